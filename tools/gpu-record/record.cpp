@@ -7,6 +7,9 @@
 #include <cuda.h>
 #include <dlfcn.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -66,7 +69,8 @@ int main(int argc, char** argv) {
           void* p = nullptr; CUdriverProcAddressQueryResult st{};
           CUresult rr = gpa(n.c_str(), &p, v, fl, &st);
           std::string cur = std::to_string(rr) + "\t" + std::to_string(st) + "\t" + symbolOf(p, exported);
-          if (cur != prev) { std::fprintf(f, "%s\t%d\t%d\t%s\n", n.c_str(), fl, v, cur.c_str()); prev = cur; }
+          if (cur != prev) {  // transitions only
+            std::fprintf(f, "%s\t%d\t%d\t%s\n", n.c_str(), fl, v, cur.c_str()); prev = cur; }
         }
       }
       // flags outside the documented set, and a huge version
@@ -78,12 +82,36 @@ int main(int argc, char** argv) {
       void* p = nullptr; CUdriverProcAddressQueryResult st{};
       CUresult rr = gpa(n.c_str(), &p, 1000000, 0, &st);
       std::fprintf(f, "%s\t0\t1000000\t%d\t%d\t%s\n", n.c_str(), rr, st, symbolOf(p, exported).c_str());
+      std::fflush(f);
     }
-    // NULL arguments
+    std::fclose(f);
+  }
+  {
+    // NULL arguments may crash the real driver: probe each in a child process.
+    FILE* f = std::fopen((out + "/nullargs.txt").c_str(), "w");
+    auto probe = [&](const char* what, auto fn) {
+      std::fflush(f);
+      pid_t pid = fork();
+      if (pid == 0) { _exit(static_cast<int>(fn())); }
+      int status = 0; waitpid(pid, &status, 0);
+      if (WIFEXITED(status)) std::fprintf(f, "%s\tresult %d\n", what, WEXITSTATUS(status));
+      else std::fprintf(f, "%s\tcrash signal %d\n", what, WTERMSIG(status));
+    };
     void* p = nullptr; CUdriverProcAddressQueryResult st{};
-    std::fprintf(f, "#null-symbol\t%d\n", gpa(nullptr, &p, 13000, 0, &st));
-    std::fprintf(f, "#null-pfn\t%d\n", gpa("cuInit", nullptr, 13000, 0, &st));
-    std::fprintf(f, "#null-status\t%d\n", gpa("cuInit", &p, 13000, 0, nullptr));
+    probe("cuGetProcAddress_v2(NULL symbol)", [&] { return gpa(nullptr, &p, 13000, 0, &st); });
+    probe("cuGetProcAddress_v2(NULL pfn)", [&] { return gpa("cuInit", nullptr, 13000, 0, &st); });
+    probe("cuGetProcAddress_v2(NULL status)", [&] { return gpa("cuInit", &p, 13000, 0, nullptr); });
+    probe("cuGetErrorName(NULL out)", [&] { return cuGetErrorName(CUDA_SUCCESS, nullptr); });
+    probe("cuGetErrorString(NULL out)", [&] { return cuGetErrorString(CUDA_SUCCESS, nullptr); });
+    probe("cuDriverGetVersion(NULL)", [&] { return cuDriverGetVersion(nullptr); });
+    probe("cuDeviceGetCount(NULL)", [&] { return cuDeviceGetCount(nullptr); });
+    probe("cuDeviceGet(NULL,0)", [&] { return cuDeviceGet(nullptr, 0); });
+    probe("cuDeviceGetName(NULL,10,0)", [&] { return cuDeviceGetName(nullptr, 10, 0); });
+    probe("cuDeviceGetAttribute(NULL)", [&] { return cuDeviceGetAttribute(nullptr, CU_DEVICE_ATTRIBUTE_WARP_SIZE, 0); });
+    probe("cuCtxGetCurrent(NULL)", [&] { return cuCtxGetCurrent(nullptr); });
+    probe("cuCtxCreate_v4(NULL)", [&] { return cuCtxCreate_v4(nullptr, nullptr, 0, 0); });
+    probe("cuCtxPopCurrent(NULL) empty stack", [&] { return cuCtxPopCurrent(nullptr); });
+    probe("cuMemAlloc(NULL) no ctx", [&] { return cuMemAlloc(nullptr, 16); });
     std::fclose(f);
   }
   {

@@ -8,6 +8,6 @@ lib=$(ldconfig -p | awk '/libcuda.so.1 /{print $NF; exit}')
 echo "libcuda: $lib" > "$out/libcuda-path.txt"
 readlink -f "$lib" >> "$out/libcuda-path.txt"
 nm -D --defined-only "$lib" | awk '{print $3}' | sed 's/@.*//' | sort -u > "$out/exports.txt"
-g++ -O1 -std=c++17 -I/usr/local/cuda/include "$here/record.cpp" -o /tmp/record -ldl -lcuda
+g++ -O1 -std=c++17 -Wno-deprecated-declarations -I/usr/local/cuda/include "$here/record.cpp" -o /tmp/record -ldl -lcuda
 /tmp/record "$here/query-names.txt" "$out/exports.txt" "$out"
 nvidia-smi -q > "$out/nvidia-smi.txt" 2>&1 || true
