@@ -87,7 +87,8 @@ int main(int argc, char** argv) {
     std::fclose(f);
   }
   {
-    // NULL arguments may crash the real driver: probe each in a child process.
+    // NULL arguments may crash the real driver: probe each in a child process. (Only calls that do
+    // not need the driver initialised in the child: a forked child cannot use CUDA.)
     FILE* f = std::fopen((out + "/nullargs.txt").c_str(), "w");
     auto probe = [&](const char* what, auto fn) {
       std::fflush(f);
@@ -103,15 +104,6 @@ int main(int argc, char** argv) {
     probe("cuGetProcAddress_v2(NULL status)", [&] { return gpa("cuInit", &p, 13000, 0, nullptr); });
     probe("cuGetErrorName(NULL out)", [&] { return cuGetErrorName(CUDA_SUCCESS, nullptr); });
     probe("cuGetErrorString(NULL out)", [&] { return cuGetErrorString(CUDA_SUCCESS, nullptr); });
-    probe("cuDriverGetVersion(NULL)", [&] { return cuDriverGetVersion(nullptr); });
-    probe("cuDeviceGetCount(NULL)", [&] { return cuDeviceGetCount(nullptr); });
-    probe("cuDeviceGet(NULL,0)", [&] { return cuDeviceGet(nullptr, 0); });
-    probe("cuDeviceGetName(NULL,10,0)", [&] { return cuDeviceGetName(nullptr, 10, 0); });
-    probe("cuDeviceGetAttribute(NULL)", [&] { return cuDeviceGetAttribute(nullptr, CU_DEVICE_ATTRIBUTE_WARP_SIZE, 0); });
-    probe("cuCtxGetCurrent(NULL)", [&] { return cuCtxGetCurrent(nullptr); });
-    probe("cuCtxCreate_v4(NULL)", [&] { return cuCtxCreate_v4(nullptr, nullptr, 0, 0); });
-    probe("cuCtxPopCurrent(NULL) empty stack", [&] { return cuCtxPopCurrent(nullptr); });
-    probe("cuMemAlloc(NULL) no ctx", [&] { return cuMemAlloc(nullptr, 16); });
     std::fclose(f);
   }
   {
@@ -124,7 +116,6 @@ int main(int argc, char** argv) {
     }
     const char* s = nullptr;
     std::fprintf(f, "#bad-code\t%d\t%s\n", cuGetErrorName((CUresult)9999, &s), s ? s : "(null)");
-    std::fprintf(f, "#null-out\t%d\t%d\n", cuGetErrorName(CUDA_SUCCESS, nullptr), cuGetErrorString(CUDA_SUCCESS, nullptr));
     std::fclose(f);
   }
   {
