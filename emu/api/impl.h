@@ -1,0 +1,15 @@
+// Declarations of every implemented entry point, cuemu::impl::<exported name>, with the exported signature.
+// Implementations live in emu/impl/<area>.cpp; the entry-point layer (api/entries.cpp) calls them.
+#pragma once
+
+#include "api/cuda_internal.h"
+
+namespace cuemu::impl {
+#define CUEMU_ENTRY(status, family, name, params, args) CUEMU_IMPL_DECL_##status(name, params)
+#define CUEMU_IMPL_DECL_IMPL(name, params) CUresult name params;
+#define CUEMU_IMPL_DECL_STUB(name, params)
+#include "generated/entries.def"
+#undef CUEMU_ENTRY
+#undef CUEMU_IMPL_DECL_IMPL
+#undef CUEMU_IMPL_DECL_STUB
+}  // namespace cuemu::impl

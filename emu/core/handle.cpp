@@ -1,0 +1,36 @@
+#include "core/handle.h"
+
+namespace cuemu {
+
+const char* handleKindName(HandleKind kind) {
+  switch (kind) {
+    case HandleKind::Context: return "ctx";
+    case HandleKind::Module: return "module";
+    case HandleKind::Function: return "func";
+    case HandleKind::Stream: return "stream";
+    case HandleKind::Event: return "event";
+    case HandleKind::Library: return "library";
+    case HandleKind::Kernel: return "kernel";
+    case HandleKind::LinkState: return "link";
+    case HandleKind::Array: return "array";
+    case HandleKind::MipmappedArray: return "mipmap";
+    case HandleKind::MemPool: return "mempool";
+    case HandleKind::Graph: return "graph";
+    case HandleKind::GraphNode: return "graphnode";
+    case HandleKind::GraphExec: return "graphexec";
+    case HandleKind::TexObject: return "tex";
+    case HandleKind::SurfObject: return "surf";
+    case HandleKind::UserObject: return "userobj";
+    case HandleKind::GreenContext: return "greenctx";
+    case HandleKind::ExternalMemory: return "extmem";
+    case HandleKind::ExternalSemaphore: return "extsem";
+    case HandleKind::GraphicsResource: return "gfxres";
+    case HandleKind::MemGenericAllocation: return "memhandle";
+    case HandleKind::DevResourceDesc: return "devres";
+    case HandleKind::LogsCallback: return "logcb";
+    case HandleKind::Count: break;
+  }
+  return "handle";
+}
+
+}  // namespace cuemu
