@@ -1,0 +1,234 @@
+// Tests of the exported surface against facts recorded on NVIDIA's driver 580 (emu/api/recorded/).
+// The library is loaded with dlopen, as the CUDA runtime does.
+#include "api/cuda_internal.h"
+
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <iostream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace {
+
+void* library() {
+  static void* handle = dlopen(CUEMU_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+  return handle;
+}
+
+template <typename Fn>
+Fn fn(const char* name) {
+  void* p = dlsym(library(), name);
+  if (!p) ADD_FAILURE() << "missing export " << name;
+  return reinterpret_cast<Fn>(p);
+}
+
+using GetProcV2 = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
+using GetProcV1 = CUresult (*)(const char*, void**, int, cuuint64_t);
+using NoArgs = CUresult (*)();
+
+std::vector<std::string> lines(const std::string& file) {
+  std::ifstream in(std::string(CUEMU_RECORDED_DIR) + "/" + file);
+  std::vector<std::string> out;
+  for (std::string l; std::getline(in, l);)
+    if (!l.empty() && l[0] != '#') out.push_back(l);
+  return out;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string f; std::getline(ss, f, sep);) out.push_back(f);
+  return out;
+}
+
+// The entries of entries.def with their status.
+std::map<std::string, bool> apiTable() {
+  std::ifstream in(std::string(CUEMU_RECORDED_DIR) + "/../generated/entries.def");
+  std::map<std::string, bool> out;
+  std::regex row(R"(^CUEMU_ENTRY\((IMPL|STUB), "[^"]*", (\w+),)");
+  for (std::string l; std::getline(in, l);) {
+    std::smatch m;
+    if (std::regex_search(l, m, row)) out[m[2]] = m[1] == "IMPL";
+  }
+  return out;
+}
+
+// Runs this test binary again with one test selected and the given environment; returns its exit status.
+int runChild(const std::string& filter, std::vector<std::string> env) {
+  std::string self = "/proc/self/exe", arg = "--gtest_filter=" + filter;
+  for (char** e = environ; *e; ++e) env.emplace_back(*e);
+  env.emplace_back("CUEMU_API_TEST_CHILD=1");
+  std::vector<char*> envp, argv{self.data(), arg.data(), nullptr};
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  pid_t pid;
+  if (posix_spawn(&pid, self.c_str(), nullptr, nullptr, argv.data(), envp.data()) != 0) return -1;
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+bool isChild() { return std::getenv("CUEMU_API_TEST_CHILD") != nullptr; }
+
+void initDriver() { ASSERT_EQ(fn<CUresult (*)(unsigned)>("cuInit")(0), CUDA_SUCCESS); }
+
+}  // namespace
+
+TEST(Api, LibraryLoads) { ASSERT_NE(library(), nullptr) << dlerror(); }
+
+// Every (symbol, version, flags) request answers as NVIDIA's driver did, for every version 0..14000.
+TEST(Api, GetProcAddressMatchesDriver580) {
+  auto gpa = fn<GetProcV2>("cuGetProcAddress_v2");
+  ASSERT_NE(gpa, nullptr);
+  struct Step {
+    int version;
+    int result, status;
+    std::string symbol;
+  };
+  std::map<std::pair<std::string, int>, std::vector<Step>> steps;
+  std::vector<std::tuple<std::string, unsigned long long, int, Step>> singles;
+  for (auto& l : lines("procaddress.tsv")) {
+    auto f = split(l, '\t');
+    if (f.size() < 6) f.insert(f.begin(), "");  // the "" probe has an empty symbol
+    Step s{std::stoi(f[2]), std::stoi(f[3]), std::stoi(f[4]), f[5]};
+    unsigned long long flags = std::stoull(f[1]);
+    if (flags <= 2 && s.version <= 13001)
+      steps[{f[0], int(flags)}].push_back(s);
+    else
+      singles.emplace_back(f[0], flags, s.version, s);
+  }
+  ASSERT_GT(steps.size(), 2000u);
+  auto check = [&](const std::string& name, unsigned long long flags, int version, const Step& want) {
+    void* p = nullptr;
+    CUdriverProcAddressQueryResult st = CU_GET_PROC_ADDRESS_SUCCESS;
+    CUresult r = gpa(name.c_str(), &p, version, flags, &st);
+    void* wantPtr = want.symbol == "-" ? nullptr : dlsym(library(), want.symbol.c_str());
+    if (r != want.result || (r == CUDA_SUCCESS && st != want.status) || p != wantPtr) {
+      ADD_FAILURE() << name << " v" << version << " flags " << flags << ": got " << r << "/" << st << " " << p
+                    << ", driver 580 answers " << want.result << "/" << want.status << " " << want.symbol;
+      return false;
+    }
+    return true;
+  };
+  int failures = 0;
+  for (auto& [key, list] : steps) {
+    for (std::size_t i = 0; i < list.size() && failures < 20; ++i) {
+      int end = i + 1 < list.size() ? list[i + 1].version : 14001;
+      for (int v = list[i].version; v < end && failures < 20; ++v)
+        if (!check(key.first, key.second, v, list[i])) ++failures;
+    }
+  }
+  for (auto& [name, flags, version, want] : singles)
+    if (!check(name, flags, version, want)) ++failures;
+}
+
+TEST(Api, GetProcAddressLegacyFormReportsNotFound) {
+  auto gpa = fn<GetProcV1>("cuGetProcAddress");
+  void* p = reinterpret_cast<void*>(1);
+  EXPECT_EQ(gpa("cuNoSuchFunction", &p, 13000, 0), CUDA_ERROR_NOT_FOUND);
+  EXPECT_EQ(p, nullptr);
+  EXPECT_EQ(gpa("cuInit", &p, 13000, 0), CUDA_SUCCESS);
+  EXPECT_EQ(p, dlsym(library(), "cuInit"));
+  // NVIDIA's driver crashes on these; cuemu answers.
+  EXPECT_EQ(gpa(nullptr, &p, 13000, 0), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(gpa("cuInit", nullptr, 13000, 0), CUDA_ERROR_INVALID_VALUE);
+}
+
+TEST(Api, ErrorNamesAndStringsMatchDriver580) {
+  auto name = fn<CUresult (*)(CUresult, const char**)>("cuGetErrorName");
+  auto text = fn<CUresult (*)(CUresult, const char**)>("cuGetErrorString");
+  int n = 0;
+  for (auto& l : lines("errors.tsv")) {
+    auto f = split(l, '\t');
+    CUresult code = CUresult(std::stoi(f[0]));
+    const char *a = nullptr, *b = nullptr;
+    ASSERT_EQ(name(code, &a), CUDA_SUCCESS) << f[0];
+    ASSERT_EQ(text(code, &b), CUDA_SUCCESS) << f[0];
+    EXPECT_STREQ(a, f[2].c_str());
+    EXPECT_STREQ(b, f[4].c_str());
+    ++n;
+  }
+  EXPECT_GT(n, 90);
+  const char* s = "x";
+  EXPECT_EQ(name(CUresult(9999), &s), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(s, nullptr);
+  EXPECT_EQ(name(CUDA_SUCCESS, nullptr), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(text(CUDA_SUCCESS, nullptr), CUDA_ERROR_INVALID_VALUE);
+}
+
+TEST(Api, DriverVersionIs13000) {
+  int v = 0;
+  EXPECT_EQ(fn<CUresult (*)(int*)>("cuDriverGetVersion")(&v), CUDA_SUCCESS);
+  EXPECT_EQ(v, 13000);
+  EXPECT_EQ(fn<CUresult (*)(int*)>("cuDriverGetVersion")(nullptr), CUDA_ERROR_INVALID_VALUE);
+}
+
+TEST(Api, InitRejectsFlags) {
+  EXPECT_EQ(fn<CUresult (*)(unsigned)>("cuInit")(1), CUDA_ERROR_INVALID_VALUE);
+  initDriver();
+}
+
+// In a fresh process every entry point except the few that work before cuInit answers NOT_INITIALIZED.
+// The check happens before any argument is touched, so calling each with no arguments is safe.
+TEST(Api, EveryEntryNeedsInit) { EXPECT_EQ(runChild("Child.PreInit", {}), 0); }
+TEST(Child, PreInit) {
+  if (!isChild()) GTEST_SKIP() << "runs in a child process";
+  const std::set<std::string> beforeInit = {"cuInit", "cuDriverGetVersion", "cuGetErrorName", "cuGetErrorString",
+                                            "cuGetProcAddress", "cuGetProcAddress_v2", "cuGetExportTable"};
+  int checked = 0;
+  for (auto& [name, implemented] : apiTable()) {
+    if (beforeInit.count(name)) continue;
+    EXPECT_EQ(fn<NoArgs>(name.c_str())(), CUDA_ERROR_NOT_INITIALIZED) << name;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 674 - 7);
+}
+
+// After cuInit every entry point still routed to a stub answers NOT_SUPPORTED (its arguments are not read).
+TEST(Api, StubsAnswerNotSupported) {
+  initDriver();
+  int stubs = 0;
+  for (auto& [name, implemented] : apiTable()) {
+    if (implemented) continue;
+    EXPECT_EQ(fn<NoArgs>(name.c_str())(), CUDA_ERROR_NOT_SUPPORTED) << name;
+    ++stubs;
+  }
+  std::cout << stubs << " of 674 entry points are still stubs\n";
+}
+
+TEST(Api, TraceLogsCallsWithDecodedArguments) {
+  std::string file = testing::TempDir() + "/cuemu-trace-" + std::to_string(getpid()) + ".log";
+  std::remove(file.c_str());
+  ASSERT_EQ(runChild("Child.Traced", {"CUEMU_TRACE=" + file}), 0);
+  std::ifstream in(file);
+  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(all.find("] cuInit(Flags=0) = CUDA_SUCCESS"), std::string::npos) << all;
+  EXPECT_NE(all.find("cuGetErrorString(error=CUDA_ERROR_INVALID_PTX, pStr="), std::string::npos) << all;
+  EXPECT_NE(all.find("cuGetProcAddress_v2(symbol=\"cuMemAlloc\", pfn="), std::string::npos) << all;
+  EXPECT_NE(all.find("cuModuleLoad(module=NULL, fname=<unreadable>) = CUDA_ERROR_NOT_INITIALIZED"), std::string::npos) << all;
+  EXPECT_NE(all.find("tid="), std::string::npos);
+  std::remove(file.c_str());
+}
+TEST(Child, Traced) {
+  if (!isChild()) GTEST_SKIP() << "runs in a child process";
+  // Before cuInit nothing is dereferenced; the tracer must print a garbage string pointer safely.
+  fn<CUresult (*)(CUmodule*, const char*)>("cuModuleLoad")(nullptr, reinterpret_cast<const char*>(8));
+  initDriver();
+  const char* s;
+  fn<CUresult (*)(CUresult, const char**)>("cuGetErrorString")(CUDA_ERROR_INVALID_PTX, &s);
+  void* p;
+  CUdriverProcAddressQueryResult st;
+  fn<GetProcV2>("cuGetProcAddress_v2")("cuMemAlloc", &p, 13000, 0, &st);
+}
