@@ -1,0 +1,300 @@
+// Parser unit tests: the IR that nvcc-style PTX produces.
+#include "ptx/parse.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+std::string readFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+struct Parsed {
+    ptx::Diagnostics diags{"test.ptx"};
+    std::unique_ptr<ptx::Module> module;
+};
+
+std::unique_ptr<Parsed> parse(std::string_view text) {
+    auto p = std::make_unique<Parsed>();
+    ptx::ParseOptions opt;
+    opt.fileName = "test.ptx";
+    p->module = ptx::parseModule(text, p->diags, opt);
+    return p;
+}
+
+const char* kHeader = ".version 9.0\n.target sm_80\n.address_size 64\n";
+
+TEST(PtxParse, VectorAddKernel) {
+    std::string src = std::string(kHeader) + R"(
+.visible .entry vadd(
+	.param .u64 vadd_param_0,
+	.param .u64 vadd_param_1,
+	.param .u32 vadd_param_2
+)
+.maxntid 256, 1, 1
+{
+	.reg .pred 	%p<2>;
+	.reg .f32 	%f<4>;
+	.reg .b32 	%r<6>;
+	.reg .b64 	%rd<8>;
+
+	ld.param.u64 	%rd1, [vadd_param_0];
+	ld.param.u64 	%rd2, [vadd_param_1];
+	ld.param.u32 	%r2, [vadd_param_2];
+	mov.u32 	%r3, %ctaid.x;
+	mov.u32 	%r4, %ntid.x;
+	mov.u32 	%r5, %tid.x;
+	mad.lo.s32 	%r1, %r3, %r4, %r5;
+	setp.ge.s32 	%p1, %r1, %r2;
+	@%p1 bra 	$L__BB0_2;
+	cvta.to.global.u64 	%rd3, %rd1;
+	mul.wide.s32 	%rd5, %r1, 4;
+	add.s64 	%rd6, %rd3, %rd5;
+	ld.global.f32 	%f1, [%rd6+-4];
+	add.f32 	%f2, %f1, 0f3F800000;
+	st.global.f32 	[%rd6], %f2;
+$L__BB0_2:
+	ret;
+}
+)";
+    auto p = parse(src);
+    ASSERT_FALSE(p->diags.hasErrors()) << p->diags.format();
+    const ptx::Module& m = *p->module;
+    EXPECT_EQ(m.versionMajor, 9u);
+    EXPECT_EQ(m.versionMinor, 0u);
+    ASSERT_EQ(m.targets.size(), 1u);
+    EXPECT_EQ(m.targets[0].smVersion, 80u);
+    ASSERT_EQ(m.functions.size(), 1u);
+    const ptx::Function& f = m.functions[0];
+    EXPECT_TRUE(f.isEntry);
+    EXPECT_EQ(f.linkage, ptx::Linkage::visible);
+    EXPECT_EQ(m.str(f.name), "vadd");
+    ASSERT_EQ(f.params.size(), 3u);
+    EXPECT_EQ(f.params[2].type, ptx::Type::u32);
+    EXPECT_EQ(f.maxntid[0], 256u);
+    EXPECT_EQ(f.numMaxntid, 3);
+    EXPECT_EQ(f.registers.size(), 2u + 4 + 6 + 8);
+    ASSERT_EQ(f.instructions.size(), 16u);
+
+    const ptx::Instruction& ld = f.instructions[0];
+    EXPECT_EQ(ld.opcode, ptx::Opcode::Ld);
+    EXPECT_EQ(ld.space, ptx::Space::param);
+    EXPECT_EQ(ld.type(), ptx::Type::u64);
+    ASSERT_EQ(ld.numOperands, 2);
+    const ptx::Operand* o = f.operandsOf(ld);
+    EXPECT_EQ(o[0].kind, ptx::OperandKind::Reg);
+    EXPECT_EQ(o[1].kind, ptx::OperandKind::Address);
+    EXPECT_EQ(o[1].symKind, ptx::SymKind::Param);
+    EXPECT_EQ(o[1].index, 0u);
+
+    const ptx::Instruction& mov = f.instructions[3];
+    const ptx::Operand* mo = f.operandsOf(mov);
+    EXPECT_EQ(mo[1].kind, ptx::OperandKind::Special);
+    EXPECT_EQ(static_cast<ptx::SpecialReg>(mo[1].index), ptx::SpecialReg::ctaid);
+    EXPECT_EQ(ptx::selComponent(mo[1].sel), 0u);
+
+    EXPECT_EQ(f.instructions[6].mulMode, ptx::MulMode::lo);
+    EXPECT_EQ(f.instructions[7].opcode, ptx::Opcode::Setp);
+    EXPECT_EQ(f.instructions[7].cmp, ptx::CmpOp::ge);
+
+    const ptx::Instruction& bra = f.instructions[8];
+    EXPECT_EQ(bra.opcode, ptx::Opcode::Bra);
+    EXPECT_NE(bra.guard, ptx::kNoIndex);
+    const ptx::Operand& target = f.operandsOf(bra)[0];
+    ASSERT_EQ(target.kind, ptx::OperandKind::Label);
+    EXPECT_EQ(f.labels[target.index].target, 15u);
+
+    const ptx::Instruction& cvta = f.instructions[9];
+    EXPECT_EQ(cvta.opcode, ptx::Opcode::Cvta);
+    EXPECT_TRUE(cvta.has(ptx::Flag::to));
+    EXPECT_EQ(cvta.space, ptx::Space::global);
+    EXPECT_EQ(f.instructions[10].mulMode, ptx::MulMode::wide);
+
+    const ptx::Operand* lo = f.operandsOf(f.instructions[12]);
+    EXPECT_EQ(lo[1].kind, ptx::OperandKind::Address);
+    EXPECT_EQ(lo[1].value, -4);
+    const ptx::Operand* ao = f.operandsOf(f.instructions[13]);
+    EXPECT_EQ(ao[2].kind, ptx::OperandKind::FImm);
+    EXPECT_EQ(ao[2].immBits, 32);
+    EXPECT_EQ(ao[2].value, 0x3F800000);
+    EXPECT_EQ(f.instructions[15].opcode, ptx::Opcode::Ret);
+    EXPECT_EQ(f.instructions[15].loc.line, 33u);
+}
+
+TEST(PtxParse, GlobalsAndInitializers) {
+    std::string src = std::string(kHeader) + R"(
+.global .align 4 .u32 gcount;
+.const .align 4 .b8 cvals[64] = {0, 0, 128, 63, 0, 0, 0, 64};
+.global .align 8 .u64 gptr = generic(gcount);
+.global .align 8 .u64 tbl[2] = {gcount, gcount+4};
+.global .align 4 .f32 fl[2] = {0f3F800000, 2.0};
+.global .align 2 .u16 un[] = {1, 2, 3};
+.shared .align 16 .b8 smem[1024];
+)";
+    auto p = parse(src);
+    ASSERT_FALSE(p->diags.hasErrors()) << p->diags.format();
+    const ptx::Module& m = *p->module;
+    ASSERT_EQ(m.globals.size(), 7u);
+    EXPECT_EQ(m.globals[0].space, ptx::Space::global);
+    EXPECT_EQ(m.globals[0].align, 4u);
+    EXPECT_EQ(m.globals[0].size, 4u);
+    const ptx::Variable& c = m.globals[1];
+    EXPECT_EQ(c.space, ptx::Space::const_);
+    EXPECT_EQ(c.size, 64u);
+    ASSERT_EQ(c.init.size(), 64u);
+    EXPECT_EQ(c.init[2], 128);
+    EXPECT_EQ(c.init[3], 63);
+    EXPECT_EQ(c.init[7], 64);
+    EXPECT_EQ(c.init[8], 0);
+    const ptx::Variable& g = m.globals[2];
+    ASSERT_EQ(g.relocs.size(), 1u);
+    EXPECT_TRUE(g.relocs[0].generic);
+    EXPECT_EQ(g.relocs[0].index, 0u);
+    const ptx::Variable& t = m.globals[3];
+    ASSERT_EQ(t.relocs.size(), 2u);
+    EXPECT_EQ(t.relocs[1].offset, 8u);
+    EXPECT_EQ(t.relocs[1].addend, 4);
+    const ptx::Variable& fl = m.globals[4];
+    EXPECT_EQ(fl.init[3], 0x3f);
+    EXPECT_EQ(fl.init[7], 0x40);   // 2.0f = 0x40000000
+    const ptx::Variable& un = m.globals[5];
+    EXPECT_EQ(un.dims[0], 3u);
+    EXPECT_EQ(un.size, 6u);
+    EXPECT_EQ(un.init[4], 3);
+    EXPECT_EQ(m.globals[6].space, ptx::Space::shared);
+}
+
+TEST(PtxParse, CallSequenceSharedAtomicsShuffle) {
+    std::string src = std::string(kHeader) + R"(
+.extern .func  (.param .b32 func_retval0) vprintf
+(
+	.param .b64 vprintf_param_0,
+	.param .b64 vprintf_param_1
+)
+;
+.global .align 1 .b8 $str[3] = {104, 105};
+.visible .entry k()
+{
+	.reg .pred 	%p<3>;
+	.reg .b32 	%r<10>;
+	.reg .b64 	%rd<5>;
+	.shared .align 4 .b8 sdata[1024];
+	mov.u64 	%rd1, $str;
+	cvta.global.u64 	%rd2, %rd1;
+	mov.u32 %r1, sdata;
+	st.shared.u32 [%r1+8], %r2;
+	bar.sync 	0;
+	atom.shared.add.u32 	%r3, [%r1], 1;
+	atom.global.cas.b32 	%r4, [%rd2], %r3, %r5;
+	red.relaxed.gpu.global.add.f32 [%rd2], 0f3F800000;
+	shfl.sync.down.b32 	%r6|%p1, %r3, 1, 31, -1;
+	vote.sync.ballot.b32 %r7, %p1, -1;
+	selp.b32 %r8, 1, 0, !%p1;
+	{ // callseq 0, 0
+	.reg .b32 temp_param_reg;
+	.param .b64 param0;
+	st.param.b64 	[param0+0], %rd2;
+	.param .b64 param1;
+	st.param.b64 	[param1+0], 0;
+	.param .b32 retval0;
+	call.uni (retval0),
+	vprintf,
+	(
+	param0,
+	param1
+	);
+	ld.param.b32 	%r9, [retval0+0];
+	} // callseq 0
+	membar.gl;
+	fence.acq_rel.gpu;
+	ret;
+}
+)";
+    auto p = parse(src);
+    ASSERT_FALSE(p->diags.hasErrors()) << p->diags.format();
+    const ptx::Module& m = *p->module;
+    ASSERT_EQ(m.functions.size(), 2u);
+    EXPECT_FALSE(m.functions[0].hasBody);
+    const ptx::Function& f = m.functions[1];
+    ASSERT_EQ(f.instructions.size(), 18u);
+    const ptx::Operand* mo = f.operandsOf(f.instructions[0]);
+    EXPECT_EQ(mo[1].kind, ptx::OperandKind::Symbol);
+    EXPECT_EQ(mo[1].symKind, ptx::SymKind::Global);
+    const ptx::Operand* so = f.operandsOf(f.instructions[2]);
+    EXPECT_EQ(so[1].symKind, ptx::SymKind::Local);
+    EXPECT_EQ(f.instructions[4].opcode, ptx::Opcode::BarSync);
+    const ptx::Instruction& atom = f.instructions[5];
+    EXPECT_EQ(atom.opcode, ptx::Opcode::Atom);
+    EXPECT_EQ(atom.redOp, ptx::RedOp::add);
+    EXPECT_EQ(atom.space, ptx::Space::shared);
+    EXPECT_EQ(f.instructions[6].redOp, ptx::RedOp::cas);
+    const ptx::Instruction& red = f.instructions[7];
+    EXPECT_EQ(red.opcode, ptx::Opcode::Red);
+    EXPECT_EQ(red.sem, ptx::Sem::relaxed);
+    EXPECT_EQ(red.scope, ptx::Scope::gpu);
+    const ptx::Instruction& shfl = f.instructions[8];
+    EXPECT_EQ(shfl.opcode, ptx::Opcode::ShflSync);
+    EXPECT_EQ(shfl.shfl, ptx::ShflMode::down);
+    EXPECT_EQ(f.operandsOf(shfl)[0].kind, ptx::OperandKind::RegPair);
+    EXPECT_EQ(f.operandsOf(shfl)[4].value, -1);
+    EXPECT_EQ(f.instructions[9].opcode, ptx::Opcode::VoteSync);
+    EXPECT_EQ(f.instructions[9].vote, ptx::VoteMode::ballot);
+    EXPECT_TRUE(f.operandsOf(f.instructions[10])[3].negated());
+    const ptx::Instruction& call = f.instructions[13];
+    EXPECT_EQ(call.opcode, ptx::Opcode::Call);
+    EXPECT_TRUE(call.has(ptx::Flag::uni));
+    ASSERT_EQ(call.numOperands, 3);
+    const ptx::Operand* co = f.operandsOf(call);
+    EXPECT_EQ(co[0].kind, ptx::OperandKind::List);
+    EXPECT_EQ(co[0].value, 1);
+    EXPECT_EQ(co[1].kind, ptx::OperandKind::Symbol);
+    EXPECT_EQ(co[1].symKind, ptx::SymKind::Function);
+    EXPECT_EQ(co[1].index, 0u);
+    EXPECT_EQ(co[2].value, 2);
+    const ptx::Operand& arg1 = f.elems[co[2].index + 1];
+    EXPECT_EQ(arg1.kind, ptx::OperandKind::Symbol);
+    EXPECT_EQ(arg1.symKind, ptx::SymKind::Local);
+    EXPECT_EQ(ptx::Scope::gpu, f.instructions[15].scope);   // membar.gl
+    EXPECT_EQ(f.instructions[16].sem, ptx::Sem::acq_rel);
+    EXPECT_EQ(f.scopes.size(), 2u);
+    EXPECT_EQ(f.scopes[1].begin, 11u);
+    EXPECT_EQ(f.scopes[1].end, 15u);
+}
+
+TEST(PtxParse, NvccVectorAddFile) {
+    std::string text = readFile(std::string(PTX_FRONT_TEST_DATA) + "/vadd_sm80.ptx");
+    ASSERT_FALSE(text.empty());
+    auto p = parse(text);
+    ASSERT_FALSE(p->diags.hasErrors()) << p->diags.format();
+    EXPECT_EQ(p->module->functions.size(), 2u);
+    EXPECT_GT(p->module->functions[1].instructions.size(), 100u);
+}
+
+TEST(PtxParse, ErrorsHaveFileLineColumn) {
+    std::string src = std::string(kHeader) + ".visible .entry k()\n{\n\tfrob.u32 %r1;\n\tbra NOWHERE;\n}\n";
+    auto p = parse(src);
+    ASSERT_TRUE(p->diags.hasErrors());
+    std::string log = p->diags.format();
+    EXPECT_NE(log.find("test.ptx:6:2: error: unknown instruction 'frob'"), std::string::npos) << log;
+    EXPECT_NE(log.find("test.ptx:7:6: error: undefined identifier 'NOWHERE'"), std::string::npos) << log;
+}
+
+TEST(PtxParse, GarbageNeverCrashes) {
+    const char* inputs[] = {"", "{", "}", ".version", ".version 9.0 .target", "\"unterminated", "/* open",
+                            ".entry k( { { { [ [ (", ".global .u8 x[99999999999999999999];",
+                            ".global .u32 x[4] = {1,2,3,4,5};", ".entry k() { add.s32 %r1, 1+(2*(3; }",
+                            ".entry k() { .reg .b32 %r<4294967295>; }", "\x01\x02\xff", ".entry k() { @ }"};
+    for (const char* in : inputs) {
+        auto p = parse(in);
+        EXPECT_TRUE(p->diags.hasErrors()) << in;
+    }
+}
+
+}  // namespace
