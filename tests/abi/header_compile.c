@@ -1,0 +1,16 @@
+/* Compiled as strict C99 in each configuration: our headers must need nothing beyond them. */
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include <stddef.h>
+
+size_t HEADER_COMPILE_ENTRY(void);
+
+/* Uses a few declarations so that the compiler checks more than the syntax. */
+size_t HEADER_COMPILE_ENTRY(void)
+{
+    PFN_cuInit_v2000 init = &cuInit;
+    CUDA_MEMCPY2D copy;
+    copy.srcXInBytes = 0;
+    return sizeof(CUtensorMap) + sizeof(copy) + (init != NULL) + (size_t)CU_MEMHOSTALLOC_DEVICEMAP;
+}
