@@ -225,15 +225,29 @@ def split_function_type(qual):
     return ret, params
 
 
+def _constant_value(expr, what):
+    """The value clang computed for an initializer (a ConstantExpr, possibly under implicit casts)."""
+    node = expr
+    while node is not None:
+        if node["kind"] == "ConstantExpr":
+            return int(node["value"])
+        if node["kind"] not in ("ImplicitCastExpr", "ParenExpr"):
+            break
+        node = node.get("inner", [None])[0]
+    raise GenError(f"cannot find the value of {what}")
+
+
 def enum_values(enum_node):
     values, nxt = [], 0
     for c in enum_node.get("inner", []):
         if c["kind"] != "EnumConstantDecl":
             continue
         val = nxt
-        for e in c.get("inner", []):
-            if e["kind"] == "ConstantExpr":
-                val = int(e["value"])
+        init = [e for e in c.get("inner", []) if "Attr" not in e["kind"] and "Comment" not in e["kind"]]
+        if init:
+            val = _constant_value(init[0], c["name"])
+            if c["type"]["qualType"] == "int" and val > 0x7FFFFFFF:
+                val -= 1 << 32  # the initializer's value converted to the enumerator's type
         values.append((c["name"], val, c))
         nxt = val + 1
     return values
