@@ -1,11 +1,248 @@
 #include "core/stream.h"
 
+#include "core/context.h"
+#include "core/log.h"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace cuemu {
+namespace {
+
+std::atomic<unsigned long long> g_nextStreamId{1};
+// 0: read CUEMU_DETERMINISTIC on first use, 1: off, 2: on.
+std::atomic<int> g_deterministic{0};
+
+}  // namespace
+
+bool deterministicMode() {
+  int state = g_deterministic.load(std::memory_order_relaxed);
+  if (state == 0) [[unlikely]] {
+    const char* value = std::getenv("CUEMU_DETERMINISTIC");
+    state = value && *value && std::strcmp(value, "0") != 0 ? 2 : 1;
+    g_deterministic.store(state, std::memory_order_relaxed);
+  }
+  return state == 2;
+}
+
+void setDeterministicMode(bool on) { g_deterministic.store(on ? 2 : 1, std::memory_order_relaxed); }
+
+HandleTable<Stream>& streamTable() {
+  static auto* table = new HandleTable<Stream>;
+  return *table;
+}
+
+Stream::Stream(Context& context, Kind kind, unsigned flags, int priority)
+    : context_(context), kind_(kind), flags_(flags), priority_(priority), id_(g_nextStreamId.fetch_add(1)) {}
+
+Stream::~Stream() = default;
+
+CUstream Stream::apiHandle() const {
+  switch (kind_) {
+    case Kind::Legacy: return CU_STREAM_LEGACY;
+    case Kind::PerThread: return CU_STREAM_PER_THREAD;
+    case Kind::User: break;
+  }
+  return toApiHandle<CUstream>(handle_);
+}
+
+uint64_t Stream::lastSubmitted() const {
+  std::lock_guard lock(mutex_);
+  return submitted_;
+}
+
+StreamPosition Stream::submit(StreamWork work, std::vector<StreamPosition> dependencies, WorkOptions options) {
+  if (deterministicMode()) {
+    // Program order on the calling thread: everything submitted earlier has already run.
+    Item item{std::move(work), std::move(dependencies), 0, options};
+    {
+      std::lock_guard lock(mutex_);
+      item.sequence = ++submitted_;
+    }
+    runItem(item);
+    return {shared_from_this(), item.sequence};
+  }
+  std::unique_lock lock(mutex_);
+  uint64_t sequence = ++submitted_;
+  queue_.push_back(Item{std::move(work), std::move(dependencies), sequence, options});
+  if (!workerRunning_) {
+    workerRunning_ = true;
+    // The worker owns a reference, so a destroyed stream finishes its queue before it dies.
+    std::thread([self = shared_from_this()] { self->workerLoop(); }).detach();
+  } else {
+    workAvailable_.notify_one();
+  }
+  return {shared_from_this(), sequence};
+}
+
+void Stream::runItem(Item& item) {
+  for (auto& dependency : item.dependencies)
+    if (dependency.stream.get() != this) dependency.stream->waitFor(dependency.sequence);
+  // After a fault the context is unusable, as on a GPU: later work is skipped but still completes.
+  bool run = context_.stickyError() == CUDA_SUCCESS || item.options == WorkOptions::RunAfterFault;
+  if (run && item.work) {
+    CUresult result = item.work();
+    if (result != CUDA_SUCCESS) context_.setStickyError(result);
+  }
+  item.work = nullptr;
+  item.dependencies.clear();
+  {
+    std::lock_guard lock(mutex_);
+    completed_.store(item.sequence, std::memory_order_release);
+  }
+  itemDone_.notify_all();
+}
+
+void Stream::workerLoop() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    workAvailable_.wait(lock, [&] { return !queue_.empty() || retired_; });
+    if (queue_.empty()) break;  // retired and drained
+    Item item = std::move(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+    runItem(item);
+    lock.lock();
+  }
+  workerRunning_ = false;
+}
+
+void Stream::waitFor(uint64_t sequence) {
+  if (completed() >= sequence) return;
+  std::unique_lock lock(mutex_);
+  itemDone_.wait(lock, [&] { return completed_.load(std::memory_order_acquire) >= sequence; });
+}
+
+void Stream::retire() {
+  {
+    std::lock_guard lock(mutex_);
+    retired_ = true;
+  }
+  workAvailable_.notify_all();
+}
+
+ContextStreams::ContextStreams(Context& context)
+    : context_(context), legacy_(std::make_shared<Stream>(context, Stream::Kind::Legacy, 0, 0)) {}
+
+ContextStreams::~ContextStreams() { teardown(); }
+
+std::shared_ptr<Stream> ContextStreams::perThreadStream() {
+  std::lock_guard lock(mutex_);
+  auto& stream = perThread_[std::this_thread::get_id()];
+  if (!stream) {
+    stream = std::make_shared<Stream>(context_, Stream::Kind::PerThread, 0, 0);
+    streams_.push_back(stream);
+  }
+  return stream;
+}
+
+Expected<std::shared_ptr<Stream>> ContextStreams::resolve(CUstream stream, bool perThreadDefault) {
+  if (stream == nullptr) return perThreadDefault ? perThreadStream() : legacy_;
+  if (stream == CU_STREAM_LEGACY) return legacy_;
+  if (stream == CU_STREAM_PER_THREAD) return perThreadStream();
+  auto found = streamTable().find(handleValue(stream));
+  if (!found) return makeError(CUDA_ERROR_INVALID_HANDLE, "invalid stream handle");
+  if (&found->context() != &context_) return makeError(CUDA_ERROR_INVALID_HANDLE, "stream belongs to another context");
+  return found;
+}
+
+std::shared_ptr<Stream> ContextStreams::create(unsigned flags, int priority) {
+  auto stream = std::make_shared<Stream>(context_, Stream::Kind::User, flags, priority);
+  stream->setHandle(streamTable().insert(stream));
+  std::lock_guard lock(mutex_);
+  streams_.push_back(stream);
+  return stream;
+}
+
+CUresult ContextStreams::destroy(const std::shared_ptr<Stream>& stream) {
+  if (!streamTable().erase(stream->handle())) return CUDA_ERROR_INVALID_HANDLE;
+  stream->retire();  // pending work still runs, as on the real driver
+  return CUDA_SUCCESS;
+}
+
+std::vector<std::shared_ptr<Stream>> ContextStreams::blockingStreams() {
+  std::vector<std::shared_ptr<Stream>> out;
+  std::lock_guard lock(mutex_);
+  std::erase_if(streams_, [&](const std::weak_ptr<Stream>& weak) {
+    auto stream = weak.lock();
+    if (!stream) return true;
+    if (stream->isBlocking()) out.push_back(std::move(stream));
+    return false;
+  });
+  return out;
+}
+
+StreamPosition ContextStreams::submit(Stream& stream, StreamWork work, std::vector<StreamPosition> dependencies,
+                                      WorkOptions options) {
+  if (stream.kind() == Stream::Kind::Legacy) {
+    for (auto& other : blockingStreams())
+      if (!other->isIdle()) dependencies.push_back({other, other->lastSubmitted()});
+  } else if (stream.isBlocking() && !legacy_->isIdle()) {
+    dependencies.push_back({legacy_, legacy_->lastSubmitted()});
+  }
+  return stream.submit(std::move(work), std::move(dependencies), options);
+}
+
+CUresult ContextStreams::synchronize() {
+  legacy_->waitIdle();
+  std::vector<std::shared_ptr<Stream>> all;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& weak : streams_)
+      if (auto s = weak.lock()) all.push_back(std::move(s));
+  }
+  for (auto& s : all) s->waitIdle();
+  return context_.stickyError();
+}
+
+void ContextStreams::teardown() {
+  synchronize();
+  std::vector<std::shared_ptr<Stream>> all;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& weak : streams_)
+      if (auto s = weak.lock()) all.push_back(std::move(s));
+    streams_.clear();
+    perThread_.clear();
+  }
+  for (auto& s : all) {
+    if (s->kind() == Stream::Kind::User) streamTable().erase(s->handle());
+    s->retire();
+    s->waitIdle();
+  }
+  legacy_->retire();
+}
+
+CUresult enqueueOnStream(Context& context, CUstream stream, StreamWork work) {
+  auto resolved = context.streams().resolve(stream);
+  if (!resolved) return resolved.error().code;
+  context.streams().submit(**resolved, std::move(work));
+  return CUDA_SUCCESS;
+}
+
+CUresult runOnStreamAndWait(Context& context, CUstream stream, StreamWork work) {
+  auto resolved = context.streams().resolve(stream);
+  if (!resolved) return resolved.error().code;
+  auto position = context.streams().submit(**resolved, std::move(work));
+  position.stream->waitFor(position.sequence);
+  return context.stickyError();
+}
+
+}  // namespace cuemu
+
+#include "core/stream_lookup.h"
+
 namespace cuemu {
 
-CUresult enqueueOnStream(Context&, CUstream stream, StreamWork work) {
-  auto value = reinterpret_cast<uintptr_t>(stream);
-  if (value != 0 && value != 1 && value != 2) return CUDA_ERROR_INVALID_HANDLE;
-  return work();
+Expected<std::shared_ptr<Stream>> lookupStream(CUstream stream, bool perThreadDefault) {
+  if (stream != nullptr && stream != CU_STREAM_LEGACY && stream != CU_STREAM_PER_THREAD) {
+    auto found = streamTable().find(handleValue(stream));
+    if (!found) return makeError(CUDA_ERROR_INVALID_HANDLE, "invalid stream handle");
+    return found;
+  }
+  auto context = requireCurrentContext();
+  if (!context) return context.takeError();
+  return (*context)->streams().resolve(stream, perThreadDefault);
 }
 
 }  // namespace cuemu

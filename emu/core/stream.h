@@ -1,32 +1,139 @@
-// Per-context streams and the ordering of asynchronous work. (The streams area fills this in.)
+// Streams: in-order queues of work executed asynchronously by one worker thread per stream, with the
+// real driver's ordering rules (the legacy default stream synchronises with blocking streams; non-blocking
+// streams do not; events and stream waits add explicit dependencies). In deterministic mode all work runs
+// on the submitting thread, in program order.
 #pragma once
 
 #include "api/cuda_internal.h"
+#include "core/handle.h"
+#include "core/result.h"
 
+#include <atomic>
+#include <condition_variable>
+#include <deque>
 #include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
 
 namespace cuemu {
 
 class Context;
 
-class ContextStreams {
- public:
-  explicit ContextStreams(Context& context) : context_(context) {}
-  // Releases everything this part owns; called once when the context is destroyed or reset.
-  void teardown() {}
-
- private:
-  [[maybe_unused]] Context& context_;
-};
-
-// Work submitted to a stream: runs after everything submitted to that stream before it (and, for the legacy
-// default stream, after all blocking streams' work). Returns the CUresult to record (a failure sticks to the
-// context only if `sticky` says so).
+// Work submitted to a stream. Returns CUDA_SUCCESS or an error that sticks to the context (a kernel fault).
 using StreamWork = std::function<CUresult()>;
 
-// Enqueues `work` on `stream` of the current context (0 / CU_STREAM_LEGACY / CU_STREAM_PER_THREAD accepted).
-// Validates the stream handle (CUDA_ERROR_INVALID_HANDLE) and that it belongs to `context`
-// (CUDA_ERROR_INVALID_CONTEXT). Until the stream engine lands this runs `work` synchronously.
+enum class WorkOptions { None, RunAfterFault };
+
+class Stream;
+struct StreamPosition {
+  std::shared_ptr<Stream> stream;
+  uint64_t sequence = 0;  // the item's number in that stream; complete when stream->completed() >= it
+};
+
+class Stream : public std::enable_shared_from_this<Stream> {
+ public:
+  static constexpr HandleKind kKind = HandleKind::Stream;
+  enum class Kind { Legacy, PerThread, User };
+
+  Stream(Context& context, Kind kind, unsigned flags, int priority);
+  ~Stream();
+
+  Context& context() const { return context_; }
+  Kind kind() const { return kind_; }
+  unsigned flags() const { return flags_; }
+  int priority() const { return priority_; }
+  unsigned long long id() const { return id_; }
+  uint64_t handle() const { return handle_; }
+  void setHandle(uint64_t handle) { handle_ = handle; }
+  CUstream apiHandle() const;
+  // Blocking streams synchronise with the legacy default stream.
+  bool isBlocking() const { return kind_ != Kind::Legacy && !(flags_ & CU_STREAM_NON_BLOCKING); }
+
+  // Appends work that starts after everything before it in this stream and after `dependencies`.
+  StreamPosition submit(StreamWork work, std::vector<StreamPosition> dependencies,
+                        WorkOptions options = WorkOptions::None);
+  uint64_t lastSubmitted() const;
+  uint64_t completed() const { return completed_.load(std::memory_order_acquire); }
+  bool isIdle() const { return completed() >= lastSubmitted(); }
+  // Blocks (without spinning) until item `sequence` has completed.
+  void waitFor(uint64_t sequence);
+  void waitIdle() { waitFor(lastSubmitted()); }
+  // Stops the worker once the queue is drained (stream destruction); returns immediately.
+  void retire();
+
+  // Stream attributes (cuStreamSetAttribute): stored and answered back.
+  std::mutex attributesMutex;
+  std::map<int, CUlaunchAttributeValue> attributes;
+
+ private:
+  struct Item {
+    StreamWork work;
+    std::vector<StreamPosition> dependencies;
+    uint64_t sequence;
+    WorkOptions options;
+  };
+  void workerLoop();
+  void runItem(Item& item);
+
+  Context& context_;
+  const Kind kind_;
+  const unsigned flags_;
+  const int priority_;
+  const unsigned long long id_;
+  uint64_t handle_ = 0;
+
+  mutable std::mutex mutex_;
+  std::condition_variable workAvailable_;
+  std::condition_variable itemDone_;
+  std::deque<Item> queue_;
+  uint64_t submitted_ = 0;
+  std::atomic<uint64_t> completed_{0};
+  bool workerRunning_ = false;
+  bool retired_ = false;
+};
+
+HandleTable<Stream>& streamTable();
+
+// Whether all work runs synchronously in program order (CUEMU_DETERMINISTIC=1 or cuemuSetDeterministic).
+bool deterministicMode();
+void setDeterministicMode(bool on);
+
+class ContextStreams {
+ public:
+  explicit ContextStreams(Context& context);
+  ~ContextStreams();
+
+  // The stream a CUstream value names in this context: 0 (legacy, or per-thread when `perThreadDefault`),
+  // CU_STREAM_LEGACY, CU_STREAM_PER_THREAD, or a stream handle of this context.
+  Expected<std::shared_ptr<Stream>> resolve(CUstream stream, bool perThreadDefault = false);
+  std::shared_ptr<Stream> create(unsigned flags, int priority);
+  CUresult destroy(const std::shared_ptr<Stream>& stream);
+
+  // Submits with the implicit dependencies of the legacy default stream.
+  StreamPosition submit(Stream& stream, StreamWork work, std::vector<StreamPosition> dependencies = {},
+                        WorkOptions options = WorkOptions::None);
+  // Waits for all work of the context; returns the sticky error if any.
+  CUresult synchronize();
+  void teardown();
+
+ private:
+  std::vector<std::shared_ptr<Stream>> blockingStreams();
+  std::shared_ptr<Stream> perThreadStream();
+
+  Context& context_;
+  std::mutex mutex_;
+  std::shared_ptr<Stream> legacy_;
+  std::vector<std::weak_ptr<Stream>> streams_;  // user and per-thread streams
+  std::map<std::thread::id, std::shared_ptr<Stream>> perThread_;
+};
+
+// Enqueues `work` on `stream` of `context` (0 / CU_STREAM_LEGACY / CU_STREAM_PER_THREAD / a handle).
+// Validates the stream (CUDA_ERROR_INVALID_HANDLE) and its context (CUDA_ERROR_INVALID_CONTEXT).
 CUresult enqueueOnStream(Context& context, CUstream stream, StreamWork work);
+// The same, then waits for the work to finish (synchronous copies and sets).
+CUresult runOnStreamAndWait(Context& context, CUstream stream, StreamWork work);
 
 }  // namespace cuemu

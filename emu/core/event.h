@@ -1,0 +1,53 @@
+// Events: markers recorded into a stream. An event completes when its stream reaches it; the time is taken
+// then, from the host's monotonic clock.
+#pragma once
+
+#include "api/cuda_internal.h"
+#include "core/handle.h"
+#include "core/stream.h"
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+
+namespace cuemu {
+
+class Event {
+ public:
+  static constexpr HandleKind kKind = HandleKind::Event;
+
+  Event(Context& context, unsigned flags) : context_(context), flags_(flags) {}
+
+  Context& context() const { return context_; }
+  unsigned flags() const { return flags_; }
+  bool timingDisabled() const { return flags_ & CU_EVENT_DISABLE_TIMING; }
+
+  // Records the event at the current end of `stream` (with the implicit legacy-stream dependencies).
+  void record(Stream& stream);
+  // The position of the latest record, if any (for cuStreamWaitEvent).
+  bool position(StreamPosition& out) const;
+  // CUDA_SUCCESS when complete or never recorded, CUDA_ERROR_NOT_READY otherwise.
+  CUresult query() const;
+  void synchronize() const;
+  // Nanoseconds on the monotonic clock at completion; 0 while pending or never recorded.
+  int64_t timestamp() const;
+  bool everRecorded() const;
+
+ private:
+  struct Record {
+    StreamPosition position;
+    std::atomic<int64_t> completedAt{0};
+  };
+  std::shared_ptr<Record> current() const;
+
+  Context& context_;
+  const unsigned flags_;
+  mutable std::mutex mutex_;
+  std::shared_ptr<Record> record_;
+};
+
+HandleTable<Event>& eventTable();
+
+int64_t monotonicNanoseconds();
+
+}  // namespace cuemu

@@ -1,0 +1,92 @@
+// Event management entry points.
+#include "api/impl.h"
+
+#include "core/context.h"
+#include "core/event.h"
+#include "core/stream_lookup.h"
+
+namespace cuemu {
+namespace {
+
+constexpr unsigned kEventFlags = CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS;
+
+std::shared_ptr<Event> findEvent(CUevent handle) { return eventTable().find(handleValue(handle)); }
+
+CUresult record(CUevent handle, CUstream streamHandle, unsigned flags, bool perThread) {
+  if (flags & ~unsigned(CU_EVENT_RECORD_EXTERNAL)) return CUDA_ERROR_INVALID_VALUE;
+  auto event = findEvent(handle);
+  if (!event) return CUDA_ERROR_INVALID_HANDLE;
+  auto stream = lookupStream(streamHandle, perThread);
+  if (!stream) return stream.error().code;
+  if (&(*stream)->context() != &event->context()) return CUDA_ERROR_INVALID_HANDLE;
+  event->record(**stream);
+  return CUDA_SUCCESS;
+}
+
+CUresult destroy(CUevent handle) {
+  // Pending records stay valid: the stream's marker owns its own record state.
+  return eventTable().erase(handleValue(handle)) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult elapsed(float* ms, CUevent startHandle, CUevent endHandle) {
+  if (!ms) return CUDA_ERROR_INVALID_VALUE;
+  auto start = findEvent(startHandle), end = findEvent(endHandle);
+  if (!start || !end) return CUDA_ERROR_INVALID_HANDLE;
+  if (start->timingDisabled() || end->timingDisabled()) return CUDA_ERROR_INVALID_HANDLE;
+  if (!start->everRecorded() || !end->everRecorded()) return CUDA_ERROR_INVALID_HANDLE;
+  if (start->query() != CUDA_SUCCESS || end->query() != CUDA_SUCCESS) return CUDA_ERROR_NOT_READY;
+  *ms = static_cast<float>(static_cast<double>(end->timestamp() - start->timestamp()) / 1.0e6);
+  return CUDA_SUCCESS;
+}
+
+}  // namespace
+
+namespace impl {
+
+CUresult cuEventCreate(CUevent* phEvent, unsigned int Flags) {
+  if (!phEvent) return CUDA_ERROR_INVALID_VALUE;
+  if (Flags & ~kEventFlags) return CUDA_ERROR_INVALID_VALUE;
+  // An interprocess event must have timing disabled.
+  if ((Flags & CU_EVENT_INTERPROCESS) && !(Flags & CU_EVENT_DISABLE_TIMING)) return CUDA_ERROR_INVALID_VALUE;
+  auto context = requireCurrentContext();
+  if (!context) return context.error().code;
+  auto event = std::make_shared<Event>(**context, Flags);
+  *phEvent = toApiHandle<CUevent>(eventTable().insert(event));
+  return CUDA_SUCCESS;
+}
+
+CUresult cuEventDestroy(CUevent hEvent) { return destroy(hEvent); }
+CUresult cuEventDestroy_v2(CUevent hEvent) { return destroy(hEvent); }
+
+CUresult cuEventQuery(CUevent hEvent) {
+  auto event = findEvent(hEvent);
+  if (!event) return CUDA_ERROR_INVALID_HANDLE;
+  if (CUresult sticky = event->context().stickyError()) return sticky;
+  return event->query();
+}
+
+CUresult cuEventSynchronize(CUevent hEvent) {
+  auto event = findEvent(hEvent);
+  if (!event) return CUDA_ERROR_INVALID_HANDLE;
+  event->synchronize();
+  return event->context().stickyError();
+}
+
+CUresult cuEventRecord(CUevent hEvent, CUstream hStream) { return record(hEvent, hStream, 0, false); }
+CUresult cuEventRecord_ptsz(CUevent hEvent, CUstream hStream) { return record(hEvent, hStream, 0, true); }
+CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags) {
+  return record(hEvent, hStream, flags, false);
+}
+CUresult cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream, unsigned int flags) {
+  return record(hEvent, hStream, flags, true);
+}
+
+CUresult cuEventElapsedTime(float* pMilliseconds, CUevent hStart, CUevent hEnd) {
+  return elapsed(pMilliseconds, hStart, hEnd);
+}
+CUresult cuEventElapsedTime_v2(float* pMilliseconds, CUevent hStart, CUevent hEnd) {
+  return elapsed(pMilliseconds, hStart, hEnd);
+}
+
+}  // namespace impl
+}  // namespace cuemu
