@@ -1,0 +1,485 @@
+#include "core/fatbin.h"
+
+#include <fmt/format.h>
+#include <lz4.h>
+#include <zstd.h>
+
+#include <link.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <memory>
+#include <optional>
+
+namespace cuemu {
+namespace {
+
+// Fixed layout facts (see the reference document).
+constexpr size_t kWrapperSize = 24;
+constexpr size_t kContainerHeaderSize = 16;
+constexpr size_t kEntryHeaderMinSize = 0x40;
+constexpr uint64_t kFlagLz4 = 0x2000;
+constexpr uint64_t kFlagZstd = 0x8000;
+constexpr uint64_t kFlagArchSpecific = 0x100000;
+constexpr uint64_t kFlagFamilySpecific = 0x200000;
+constexpr uint16_t kElfMachineCuda = 190;
+// A container of unknown size is trusted only this far; real ones are megabytes at most.
+constexpr uint64_t kMaxContainerBytes = 4ull << 30;
+// -rdc programs with more translation units than this are not real.
+constexpr size_t kMaxLinkedUnits = 1 << 16;
+
+Error invalidImage(std::string message) { return makeError(CUDA_ERROR_INVALID_IMAGE, std::move(message)); }
+
+// Bounds-checked little-endian reads from [base, base + size).
+class Bytes {
+ public:
+  Bytes(const uint8_t* base, uint64_t size) : base_(base), size_(size) {}
+  uint64_t size() const { return size_; }
+  const uint8_t* at(uint64_t offset) const { return base_ + offset; }
+  bool contains(uint64_t offset, uint64_t length) const { return offset <= size_ && length <= size_ - offset; }
+  template <typename T>
+  std::optional<T> read(uint64_t offset) const {
+    if (!contains(offset, sizeof(T))) return std::nullopt;
+    T value;
+    std::memcpy(&value, base_ + offset, sizeof(T));
+    return value;
+  }
+
+ private:
+  const uint8_t* base_;
+  uint64_t size_;
+};
+
+// Compares a prefix byte by byte, stopping at the first difference: safe on a short NUL-terminated string of
+// unknown size, because none of the magic numbers contains a zero byte.
+bool startsWith(const void* image, size_t size, const uint8_t* magic, size_t length) {
+  auto* p = static_cast<const uint8_t*>(image);
+  for (size_t i = 0; i < length; ++i) {
+    if (i >= size || p[i] != magic[i]) return false;
+  }
+  return true;
+}
+
+bool startsWithU32(const void* image, size_t size, uint32_t magic) {
+  uint8_t bytes[4];
+  std::memcpy(bytes, &magic, 4);
+  return startsWith(image, size, bytes, 4);
+}
+
+// Skips whitespace and comments at the start of a text; returns the offset of the first other character,
+// or nullopt when the text ends (NUL or size) first.
+std::optional<size_t> skipBlankAndComments(const char* text, size_t size) {
+  size_t i = 0;
+  auto more = [&](size_t k) { return k < size && text[k] != '\0'; };
+  while (more(i)) {
+    char c = text[i];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+      ++i;
+    } else if (c == '/' && more(i + 1) && text[i + 1] == '/') {
+      while (more(i) && text[i] != '\n') ++i;
+    } else if (c == '/' && more(i + 1) && text[i + 1] == '*') {
+      i += 2;
+      while (more(i) && !(text[i] == '*' && more(i + 1) && text[i + 1] == '/')) ++i;
+      if (!more(i)) return std::nullopt;
+      i += 2;
+    } else {
+      return i;
+    }
+  }
+  return std::nullopt;
+}
+
+bool looksLikePtx(const void* image, size_t size) {
+  auto start = skipBlankAndComments(static_cast<const char*>(image), size);
+  return start && static_cast<const char*>(image)[*start] == '.';
+}
+
+size_t textLength(const char* text, size_t size) {
+  if (size == kUnknownImageSize) return std::strlen(text);
+  const void* nul = std::memchr(text, 0, size);
+  return nul ? static_cast<size_t>(static_cast<const char*>(nul) - text) : size;
+}
+
+std::string trimmedString(const uint8_t* p, size_t length) {
+  std::string s(reinterpret_cast<const char*>(p), length);
+  s.erase(std::find(s.begin(), s.end(), '\0'), s.end());
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  while (!s.empty() && s.front() == ' ') s.erase(s.begin());
+  return s;
+}
+
+std::string archName(const char* prefix, uint32_t arch, bool archSpecific, bool familySpecific) {
+  return fmt::format("{}_{}{}", prefix, arch, archSpecific ? "a" : familySpecific ? "f" : "");
+}
+
+std::string entryArchName(const fatbin::Entry& e) {
+  return archName(e.kind == uint16_t(fatbin::EntryKind::Ptx) ? "compute" : "sm", e.arch, e.archSpecific,
+                  e.familySpecific);
+}
+
+bool deviceCanRun(const PtxText& ptx, uint32_t cc) {
+  if (ptx.archSpecific) return ptx.arch == cc;
+  if (ptx.familySpecific) return ptx.arch / 10 == cc / 10 && ptx.arch <= cc;
+  return ptx.arch <= cc;
+}
+
+// Preference among runnable PTX: the highest arch; on a tie the most specific, then the newest ISA.
+int specificity(const fatbin::Entry& e) { return e.archSpecific ? 2 : e.familySpecific ? 1 : 0; }
+
+std::string describeImageLocation(const void* image) {
+  std::string binary = binaryContaining(image);
+  if (!binary.empty()) return binary;
+  return fmt::format("the module image at {}", image);
+}
+
+std::string ptxAdvice(uint32_t cc) {
+  return fmt::format("rebuild with -gencode arch=compute_{0},code=compute_{0} (or -arch=sm_{0}, which also embeds PTX)",
+                     cc);
+}
+
+// The best PTX of one container for a device, or the error explaining why there is none.
+Expected<PtxText> bestPtx(const fatbin::Container& container, uint32_t cc, const void* image) {
+  const fatbin::Entry* best = nullptr;
+  std::vector<std::string> sass, ptxTooNew;
+  for (const fatbin::Entry& e : container.entries) {
+    if (e.kind == uint16_t(fatbin::EntryKind::Elf)) sass.push_back(entryArchName(e));
+    if (e.kind != uint16_t(fatbin::EntryKind::Ptx)) continue;
+    PtxText probe;
+    probe.arch = e.arch;
+    probe.archSpecific = e.archSpecific;
+    probe.familySpecific = e.familySpecific;
+    if (!deviceCanRun(probe, cc)) {
+      ptxTooNew.push_back(entryArchName(e));
+      continue;
+    }
+    if (!best || e.arch > best->arch || (e.arch == best->arch && specificity(e) > specificity(*best)) ||
+        (e.arch == best->arch && specificity(e) == specificity(*best) &&
+         std::pair(e.versionMajor, e.versionMinor) > std::pair(best->versionMajor, best->versionMinor)))
+      best = &e;
+  }
+  if (!best) {
+    std::string where = describeImageLocation(image);
+    std::string has;
+    if (!ptxTooNew.empty())
+      has = fmt::format("PTX only for {}, which a compute capability {}.{} device cannot run", fmt::join(ptxTooNew, ", "),
+                        cc / 10, cc % 10);
+    else if (!sass.empty())
+      has = fmt::format("no PTX, only SASS for {} (cuemu runs PTX, not SASS)", fmt::join(sass, ", "));
+    else
+      has = "no PTX";
+    return makeError(CUDA_ERROR_NO_BINARY_FOR_GPU,
+                     fmt::format("{}: the fatbinary has {}; {}", where, has, ptxAdvice(cc)));
+  }
+  auto text = fatbin::entryPayload(container, *best);
+  if (!text) return text.takeError();
+  PtxText ptx;
+  ptx.text = std::move(*text);
+  ptx.arch = best->arch;
+  ptx.archSpecific = best->archSpecific;
+  ptx.familySpecific = best->familySpecific;
+  ptx.options = best->options;
+  ptx.sourceName = best->sourceName;
+  return ptx;
+}
+
+Expected<PtxText> bestPtxOfContainer(const void* containerImage, size_t size, uint32_t cc, const void* image) {
+  auto container = fatbin::parseContainer(containerImage, size);
+  if (!container) return container.takeError();
+  return bestPtx(*container, cc, image);
+}
+
+std::string decompressError(const char* format, const fatbin::Entry& e, const std::string& detail) {
+  return fmt::format("fatbinary entry {} at offset {}: {} data is corrupt ({})", entryArchName(e), e.payloadOffset,
+                     format, detail);
+}
+
+Expected<std::string> decompressLz4(const uint8_t* src, const fatbin::Entry& e) {
+  // LZ4 cannot expand a byte more than 255-fold: a larger declared size is a lie.
+  if (e.uncompressedSize == 0 || e.uncompressedSize > fatbin::kMaxEntryBytes ||
+      e.uncompressedSize > e.storedSize * 255 + 64 || e.storedSize > INT_MAX)
+    return invalidImage(decompressError("LZ4", e, fmt::format("implausible sizes {} -> {}", e.storedSize,
+                                                              e.uncompressedSize)));
+  std::string out(e.uncompressedSize, '\0');
+  int n = LZ4_decompress_safe(reinterpret_cast<const char*>(src), out.data(), static_cast<int>(e.storedSize),
+                              static_cast<int>(out.size()));
+  if (n < 0 || static_cast<uint64_t>(n) != e.uncompressedSize)
+    return invalidImage(decompressError("LZ4", e, n < 0 ? "decoder error" : "wrong decompressed size"));
+  return out;
+}
+
+Expected<std::string> decompressZstd(const uint8_t* src, const fatbin::Entry& e) {
+  if (e.uncompressedSize == 0 || e.uncompressedSize > fatbin::kMaxEntryBytes)
+    return invalidImage(decompressError("ZSTD", e, fmt::format("implausible size {}", e.uncompressedSize)));
+  unsigned long long frameSize = ZSTD_getFrameContentSize(src, e.storedSize);
+  if (frameSize == ZSTD_CONTENTSIZE_ERROR)
+    return invalidImage(decompressError("ZSTD", e, "not a ZSTD frame"));
+  if (frameSize != ZSTD_CONTENTSIZE_UNKNOWN && frameSize != e.uncompressedSize)
+    return invalidImage(decompressError("ZSTD", e, "frame size disagrees with the entry header"));
+  // Streaming into a buffer that grows with the output actually produced: a lying header cannot make us
+  // allocate more than a small multiple of what the data really decodes to.
+  std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> ctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
+  if (!ctx) throw std::bad_alloc();
+  std::string out;
+  size_t produced = 0;
+  // One byte more than declared, so that a frame producing too much is caught rather than cut.
+  const uint64_t capacity = e.uncompressedSize + 1;
+  ZSTD_inBuffer in{src, static_cast<size_t>(e.storedSize), 0};
+  size_t status = 1;
+  while (status != 0) {
+    if (produced == out.size()) {
+      if (out.size() >= capacity) break;
+      size_t grow = std::max<size_t>(out.size(), 64 * 1024);
+      out.resize(std::min<uint64_t>(out.size() + grow, capacity));
+    }
+    ZSTD_outBuffer outBuf{out.data(), out.size(), produced};
+    size_t consumedBefore = in.pos;
+    status = ZSTD_decompressStream(ctx.get(), &outBuf, &in);
+    if (ZSTD_isError(status)) return invalidImage(decompressError("ZSTD", e, ZSTD_getErrorName(status)));
+    bool progressed = outBuf.pos != produced || in.pos != consumedBefore;
+    produced = outBuf.pos;
+    if (status != 0 && !progressed && produced < out.size())
+      return invalidImage(decompressError("ZSTD", e, "truncated frame"));
+  }
+  if (status != 0 || produced > e.uncompressedSize)
+    return invalidImage(decompressError("ZSTD", e, "more data than the entry header declares"));
+  if (produced != e.uncompressedSize)
+    return invalidImage(decompressError("ZSTD", e, "wrong decompressed size"));
+  out.resize(produced);
+  return out;
+}
+
+}  // namespace
+
+const char* imageKindName(ImageKind kind) {
+  switch (kind) {
+    case ImageKind::PtxText: return "PTX text";
+    case ImageKind::FatbinWrapper: return "fatbinary wrapper";
+    case ImageKind::FatbinContainer: return "fatbinary";
+    case ImageKind::ElfCubin: return "ELF cubin";
+  }
+  return "?";
+}
+
+Expected<ImageKind> classifyImage(const void* image, size_t size) {
+  if (!image) return makeError(CUDA_ERROR_INVALID_VALUE, "the module image is a null pointer");
+  if (size == 0) return invalidImage("the module image is empty");
+  if (startsWithU32(image, size, fatbin::kWrapperMagic)) {
+    if (size < kWrapperSize) return invalidImage("truncated fatbinary wrapper");
+    return ImageKind::FatbinWrapper;
+  }
+  if (startsWithU32(image, size, fatbin::kContainerMagic)) {
+    if (size < kContainerHeaderSize) return invalidImage("truncated fatbinary header");
+    return ImageKind::FatbinContainer;
+  }
+  static constexpr uint8_t kElfMagic[] = {0x7f, 'E', 'L', 'F'};
+  if (startsWith(image, size, kElfMagic, 4)) {
+    auto* p = static_cast<const uint8_t*>(image);
+    // The ELF header is 64 bytes; a short NUL-terminated string cannot get here (checked byte by byte).
+    if (size < 64) return invalidImage("truncated ELF image");
+    if (p[4] != 2) return invalidImage("ELF image is not 64-bit");
+    uint16_t machine;
+    std::memcpy(&machine, p + 0x12, 2);
+    if (machine != kElfMachineCuda) return invalidImage(fmt::format("ELF image is not a cubin (machine {})", machine));
+    return ImageKind::ElfCubin;
+  }
+  if (looksLikePtx(image, size)) return ImageKind::PtxText;
+  return invalidImage("the module image is neither PTX, a fatbinary nor a cubin");
+}
+
+namespace fatbin {
+
+Expected<Container> parseContainer(const void* image, size_t size) {
+  if (!image) return invalidImage("null fatbinary");
+  if (size != kUnknownImageSize && size < kContainerHeaderSize) return invalidImage("truncated fatbinary header");
+  Bytes header(static_cast<const uint8_t*>(image), kContainerHeaderSize);
+  if (*header.read<uint32_t>(0) != kContainerMagic) return invalidImage("not a fatbinary (bad magic)");
+  uint16_t version = *header.read<uint16_t>(4);
+  uint16_t headerSize = *header.read<uint16_t>(6);
+  uint64_t dataSize = *header.read<uint64_t>(8);
+  if (version != 1) return invalidImage(fmt::format("unsupported fatbinary version {}", version));
+  if (headerSize < kContainerHeaderSize) return invalidImage(fmt::format("bad fatbinary header size {}", headerSize));
+  uint64_t limit = size == kUnknownImageSize ? kMaxContainerBytes : size;
+  if (dataSize > limit || headerSize + dataSize > limit)
+    return invalidImage(fmt::format("fatbinary declares {} bytes, more than the {} available", headerSize + dataSize,
+                                    size == kUnknownImageSize ? "plausible" : std::to_string(size)));
+
+  Container container;
+  container.base = static_cast<const uint8_t*>(image);
+  container.totalSize = headerSize + dataSize;
+  Bytes bytes(container.base, container.totalSize);
+  uint64_t offset = headerSize;
+  while (offset < container.totalSize) {
+    if (!bytes.contains(offset, kEntryHeaderMinSize))
+      return invalidImage(fmt::format("truncated fatbinary entry header at offset {}", offset));
+    Entry e;
+    e.kind = *bytes.read<uint16_t>(offset);
+    uint32_t entryHeaderSize = *bytes.read<uint32_t>(offset + 0x04);
+    e.payloadSize = *bytes.read<uint64_t>(offset + 0x08);
+    uint32_t compressedSize = *bytes.read<uint32_t>(offset + 0x10);
+    uint32_t optionsOffset = *bytes.read<uint32_t>(offset + 0x14);
+    e.versionMinor = *bytes.read<uint16_t>(offset + 0x18);
+    e.versionMajor = *bytes.read<uint16_t>(offset + 0x1A);
+    e.arch = *bytes.read<uint32_t>(offset + 0x1C);
+    uint32_t sourceOffset = *bytes.read<uint32_t>(offset + 0x20);
+    uint32_t sourceLength = *bytes.read<uint32_t>(offset + 0x24);
+    e.flags = *bytes.read<uint64_t>(offset + 0x28);
+    e.uncompressedSize = *bytes.read<uint64_t>(offset + 0x38);
+    e.archSpecific = e.flags & kFlagArchSpecific;
+    e.familySpecific = e.flags & kFlagFamilySpecific;
+
+    if (entryHeaderSize < kEntryHeaderMinSize || !bytes.contains(offset, entryHeaderSize))
+      return invalidImage(fmt::format("bad fatbinary entry header size {} at offset {}", entryHeaderSize, offset));
+    Bytes entry(container.base + offset, container.totalSize - offset);
+    if (!entry.contains(entryHeaderSize, e.payloadSize))
+      return invalidImage(fmt::format("fatbinary entry at offset {} declares {} payload bytes, past the end", offset,
+                                      e.payloadSize));
+    e.payloadOffset = offset + entryHeaderSize;
+    uint64_t entryEnd = entryHeaderSize + e.payloadSize;
+
+    bool lz4 = e.flags & kFlagLz4, zstd = e.flags & kFlagZstd;
+    if (lz4 && zstd) return invalidImage(fmt::format("fatbinary entry at offset {} claims two compressions", offset));
+    e.compression = lz4 ? Compression::Lz4 : zstd ? Compression::Zstd : Compression::None;
+    if (e.compression != Compression::None) {
+      if (compressedSize == 0 || compressedSize > e.payloadSize)
+        return invalidImage(fmt::format("fatbinary entry at offset {}: compressed size {} does not fit its payload {}",
+                                        offset, compressedSize, e.payloadSize));
+      e.storedSize = compressedSize;
+    } else {
+      e.storedSize = e.payloadSize;
+      e.uncompressedSize = e.payloadSize;
+    }
+
+    if (optionsOffset != 0) {
+      auto stringOffset = entry.read<uint32_t>(optionsOffset);
+      auto stringLength = entry.read<uint32_t>(uint64_t(optionsOffset) + 4);
+      if (!stringOffset || !stringLength || uint64_t(optionsOffset) + 8 > entryEnd ||
+          !Bytes(entry.at(0), entryEnd).contains(*stringOffset, *stringLength))
+        return invalidImage(fmt::format("fatbinary entry at offset {}: options out of bounds", offset));
+      // SASS entries of sm_100+ keep binary data in this block; only PTX options are text.
+      if (e.kind == uint16_t(EntryKind::Ptx)) e.options = trimmedString(entry.at(*stringOffset), *stringLength);
+    }
+    if (sourceLength != 0) {
+      if (!Bytes(entry.at(0), entryEnd).contains(sourceOffset, sourceLength))
+        return invalidImage(fmt::format("fatbinary entry at offset {}: source name out of bounds", offset));
+      e.sourceName = trimmedString(entry.at(sourceOffset), sourceLength);
+    }
+    container.entries.push_back(std::move(e));
+    offset += entryEnd;
+  }
+  return container;
+}
+
+Expected<std::string> entryPayload(const Container& container, const Entry& e) {
+  if (e.payloadOffset > container.totalSize || e.storedSize > container.totalSize - e.payloadOffset)
+    return invalidImage("fatbinary entry out of bounds");
+  const uint8_t* src = container.base + e.payloadOffset;
+  Expected<std::string> data = std::string();
+  switch (e.compression) {
+    case Compression::None: data = std::string(reinterpret_cast<const char*>(src), e.storedSize); break;
+    case Compression::Lz4: data = decompressLz4(src, e); break;
+    case Compression::Zstd: data = decompressZstd(src, e); break;
+  }
+  if (data && e.kind == uint16_t(EntryKind::Ptx)) data->erase(std::find(data->begin(), data->end(), '\0'), data->end());
+  return data;
+}
+
+}  // namespace fatbin
+
+Expected<PtxImage> extractPtx(const void* image, int ccMajor, int ccMinor, size_t size) {
+  auto kind = classifyImage(image, size);
+  if (!kind) return kind.takeError();
+  if (ccMajor < 0 || ccMinor < 0 || ccMinor > 9) return makeError(CUDA_ERROR_INVALID_VALUE, "bad compute capability");
+  uint32_t cc = static_cast<uint32_t>(ccMajor * 10 + ccMinor);
+  PtxImage result;
+  result.kind = *kind;
+  switch (*kind) {
+    case ImageKind::PtxText: {
+      auto* text = static_cast<const char*>(image);
+      PtxText ptx;
+      ptx.text.assign(text, textLength(text, size));
+      result.units.push_back(std::move(ptx));
+      return result;
+    }
+    case ImageKind::FatbinContainer: {
+      auto ptx = bestPtxOfContainer(image, size, cc, image);
+      if (!ptx) return ptx.takeError();
+      result.units.push_back(std::move(*ptx));
+      return result;
+    }
+    case ImageKind::ElfCubin: {
+      auto* p = static_cast<const uint8_t*>(image);
+      uint32_t elfFlags;
+      std::memcpy(&elfFlags, p + 0x30, 4);
+      // ABI version 8 and later keep the SM number in bits 8-15 of e_flags, older ones in bits 0-7.
+      uint32_t sm = p[8] >= 8 ? (elfFlags >> 8) & 0xFF : elfFlags & 0xFF;
+      return makeError(CUDA_ERROR_NO_BINARY_FOR_GPU,
+                       fmt::format("{}: the image is a cubin (SASS for sm_{}), which cuemu cannot run; {}",
+                                   describeImageLocation(image), sm, ptxAdvice(cc)));
+    }
+    case ImageKind::FatbinWrapper: break;
+  }
+
+  Bytes wrapper(static_cast<const uint8_t*>(image), kWrapperSize);
+  uint32_t version = *wrapper.read<uint32_t>(4);
+  auto fatbinAddress = *wrapper.read<uint64_t>(8);
+  auto extraAddress = *wrapper.read<uint64_t>(16);
+  if (version == 1) {
+    if (!fatbinAddress) return invalidImage("fatbinary wrapper with a null fatbinary");
+    auto* containerImage = reinterpret_cast<const void*>(fatbinAddress);
+    if (!startsWithU32(containerImage, kContainerHeaderSize, fatbin::kContainerMagic))
+      return invalidImage("fatbinary wrapper does not point to a fatbinary");
+    auto ptx = bestPtxOfContainer(containerImage, kUnknownImageSize, cc, containerImage);
+    if (!ptx) return ptx.takeError();
+    result.units.push_back(std::move(*ptx));
+    return result;
+  }
+  if (version == 2) {
+    result.needsLinking = true;
+    auto* units = reinterpret_cast<const uint64_t*>(extraAddress);
+    for (size_t i = 0; units && units[i] != 0; ++i) {
+      if (i == kMaxLinkedUnits) return invalidImage("fatbinary wrapper: unit list is not terminated");
+      auto* containerImage = reinterpret_cast<const void*>(units[i]);
+      if (!startsWithU32(containerImage, kContainerHeaderSize, fatbin::kContainerMagic))
+        return invalidImage(fmt::format("fatbinary wrapper: unit {} is not a fatbinary", i));
+      auto ptx = bestPtxOfContainer(containerImage, kUnknownImageSize, cc, containerImage);
+      if (!ptx) return ptx.takeError();
+      result.units.push_back(std::move(*ptx));
+    }
+    return result;
+  }
+  return invalidImage(fmt::format("unsupported fatbinary wrapper version {}", version));
+}
+
+std::string binaryContaining(const void* address) {
+  struct Search {
+    uintptr_t address;
+    bool found = false;
+    std::string name;
+  } search{reinterpret_cast<uintptr_t>(address), false, {}};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) {
+        auto* s = static_cast<Search*>(data);
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const auto& ph = info->dlpi_phdr[i];
+          uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+          if (ph.p_type == PT_LOAD && s->address >= start && s->address - start < ph.p_memsz) {
+            s->found = true;
+            s->name = info->dlpi_name ? info->dlpi_name : "";
+            return 1;
+          }
+        }
+        return 0;
+      },
+      &search);
+  if (!search.found) return {};
+  if (search.name.empty()) {  // the main program
+    char path[4096];
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+    if (n > 0) return std::string(path, static_cast<size_t>(n));
+  }
+  return search.name;
+}
+
+}  // namespace cuemu

@@ -1,0 +1,112 @@
+// Module images as programs hand them to the driver (cuModuleLoadData, cuModuleLoadFatBinary,
+// cuLibraryLoadData, the runtime's registered fatbinaries): recognition, walking of fatbinary containers,
+// decompression, and the choice of the PTX that cuemu compiles for a device. Independent of contexts.
+//
+// Images recognised (layouts: /work/shared/reference/cudart-private-interface.md):
+//  - PTX text: NUL-terminated, beginning (after whitespace and comments) with a directive such as `.version`.
+//  - the runtime's 24-byte wrapper record {u32 magic 0x466243b1, u32 version, u64 fatbin, u64 extra}:
+//    version 1 points to one container; version 2 (-rdc) points to the device-linked cubin and to a
+//    NULL-terminated array of per-translation-unit containers, which carry the PTX to be linked.
+//  - a fatbinary container (magic 0xBA55ED50) holding PTX and ELF entries, optionally LZ4/ZSTD-compressed.
+//  - an ELF cubin (SASS only: cuemu cannot run it, and says so).
+// Everything read from an image is bounds-checked against the size when the caller knows it, and against
+// the sizes the image declares otherwise; decompressed sizes are bounded. Malformed input gives
+// CUDA_ERROR_INVALID_IMAGE, an image without usable PTX CUDA_ERROR_NO_BINARY_FOR_GPU, each with a one-line
+// message meant for the user.
+#pragma once
+
+#include "core/result.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cuemu {
+
+// Size argument meaning "the caller does not know how large the image is" (the API passes bare pointers).
+inline constexpr size_t kUnknownImageSize = SIZE_MAX;
+
+enum class ImageKind { PtxText, FatbinWrapper, FatbinContainer, ElfCubin };
+const char* imageKindName(ImageKind kind);
+
+// Recognises an image from its first bytes. Garbage (or a null pointer) gives CUDA_ERROR_INVALID_IMAGE
+// (CUDA_ERROR_INVALID_VALUE for null).
+Expected<ImageKind> classifyImage(const void* image, size_t size = kUnknownImageSize);
+
+namespace fatbin {
+
+inline constexpr uint32_t kWrapperMagic = 0x466243b1;
+inline constexpr uint32_t kContainerMagic = 0xBA55ED50;
+
+enum class EntryKind : uint16_t { Ptx = 1, Elf = 2 };
+enum class Compression { None, Lz4, Zstd };
+
+// One entry of a container, as its header describes it. Offsets are relative to the container's start.
+struct Entry {
+  uint16_t kind = 0;           // EntryKind value, or something cuemu does not know (kept for diagnostics)
+  uint32_t arch = 0;           // 75 for sm_75 / compute_75
+  bool archSpecific = false;   // compute_90a: runs only on exactly that compute capability
+  bool familySpecific = false; // compute_100f: runs on the same major version, minor >= arch's
+  uint16_t versionMajor = 0;   // PTX ISA version for PTX entries
+  uint16_t versionMinor = 0;
+  uint64_t flags = 0;
+  Compression compression = Compression::None;
+  uint64_t payloadOffset = 0;
+  uint64_t payloadSize = 0;     // bytes stored (padded)
+  uint64_t storedSize = 0;      // meaningful bytes of the payload (compressed size when compressed)
+  uint64_t uncompressedSize = 0;
+  std::string options;          // ptxas options recorded by nvcc ("-g --dont-merge-basicblocks ...")
+  std::string sourceName;       // the .cu name, present with -G / -lineinfo
+};
+
+struct Container {
+  const uint8_t* base = nullptr;
+  uint64_t totalSize = 0;  // header + entries
+  std::vector<Entry> entries;
+};
+
+// Walks a container. `size` bounds every read when known.
+Expected<Container> parseContainer(const void* container, size_t size = kUnknownImageSize);
+
+// The payload of an entry, decompressed. PTX text is returned without its trailing NUL padding.
+Expected<std::string> entryPayload(const Container& container, const Entry& entry);
+
+// Upper bound on one decompressed entry: far above any real PTX, low enough that garbage cannot exhaust memory.
+inline constexpr uint64_t kMaxEntryBytes = 1ull << 30;
+
+}  // namespace fatbin
+
+// One PTX module to compile.
+struct PtxText {
+  std::string text;
+  uint32_t arch = 0;            // 0 for bare PTX text handed in directly
+  bool archSpecific = false;
+  bool familySpecific = false;
+  std::string options;          // ptxas options the entry carried ("" for bare PTX)
+  std::string sourceName;
+};
+
+struct PtxImage {
+  ImageKind kind = ImageKind::PtxText;
+  // Version 2 wrappers (-rdc): the units must be linked together (each is compiled with --compile-only and
+  // refers to the others' .extern symbols). Otherwise exactly one unit.
+  bool needsLinking = false;
+  std::vector<PtxText> units;
+};
+
+// The PTX cuemu should compile for a device of compute capability ccMajor.ccMinor:
+//  - bare PTX text: the text itself;
+//  - a container (directly or through a version 1 wrapper): the best PTX entry, i.e. the highest arch the
+//    device can run (arch <= device; "a" entries only on exactly that device, "f" entries on the same major);
+//  - a version 2 wrapper: the best entry of every per-unit container (needsLinking). A version 2 wrapper
+//    whose unit array is empty (nvcc's device-link stub of a non-rdc program) gives zero units.
+// Errors: CUDA_ERROR_NO_BINARY_FOR_GPU when the image holds only SASS (or PTX only for higher archs), with a
+// message naming the binary the image lives in and the nvcc flag that would add PTX;
+// CUDA_ERROR_INVALID_IMAGE for malformed input; CUDA_ERROR_INVALID_VALUE for a null image.
+Expected<PtxImage> extractPtx(const void* image, int ccMajor, int ccMinor, size_t size = kUnknownImageSize);
+
+// The file (executable or shared library) whose mapped memory holds `address`, for messages; "" if none.
+std::string binaryContaining(const void* address);
+
+}  // namespace cuemu

@@ -1,0 +1,363 @@
+// Module image recognition and PTX extraction (emu/core/fatbin.h) on fatbinaries built by nvcc from
+// kernel.cu: the checked-in copies in data/, and, where nvcc exists, fresh ones built with the test.
+#include "core/fatbin.h"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace cuemu {
+namespace {
+
+using Bytes = std::vector<uint8_t>;
+
+std::vector<std::string> dataDirs() {
+  std::vector<std::string> dirs{CUEMU_FATBIN_CHECKED_IN_DIR};
+  if (std::string(CUEMU_FATBIN_NVCC_DIR) != "") dirs.push_back(CUEMU_FATBIN_NVCC_DIR);
+  return dirs;
+}
+
+Bytes readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in) << "missing " << path;
+  return Bytes(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+template <typename T>
+void put(Bytes& b, size_t offset, T value) {
+  ASSERT_LE(offset + sizeof(T), b.size());
+  std::memcpy(b.data() + offset, &value, sizeof(T));
+}
+
+struct Wrapper {
+  uint32_t magic = fatbin::kWrapperMagic;
+  uint32_t version = 1;
+  const void* fatbin = nullptr;
+  const void* extra = nullptr;
+};
+static_assert(sizeof(Wrapper) == 24);
+
+class Fatbin : public ::testing::TestWithParam<std::string> {
+ protected:
+  Bytes load(const char* name) { return readFile(GetParam() + "/" + name); }
+
+  fatbin::Container parse(const Bytes& b) {
+    auto c = fatbin::parseContainer(b.data(), b.size());
+    EXPECT_TRUE(c) << c.error().message;
+    return c ? *c : fatbin::Container{};
+  }
+
+  std::string ptxOf(const Bytes& b, int major = 9, int minor = 0) {
+    auto image = extractPtx(b.data(), major, minor, b.size());
+    EXPECT_TRUE(image) << image.error().message;
+    if (!image || image->units.size() != 1) return {};
+    return image->units[0].text;
+  }
+};
+
+TEST_P(Fatbin, ClassifiesEveryKind) {
+  Bytes container = load("default.fatbin");
+  EXPECT_EQ(*classifyImage(container.data(), container.size()), ImageKind::FatbinContainer);
+  EXPECT_EQ(*classifyImage(container.data()), ImageKind::FatbinContainer);
+  Bytes cubin = load("sm90.cubin");
+  EXPECT_EQ(*classifyImage(cubin.data(), cubin.size()), ImageKind::ElfCubin);
+  Wrapper w{fatbin::kWrapperMagic, 1, container.data(), nullptr};
+  EXPECT_EQ(*classifyImage(&w), ImageKind::FatbinWrapper);
+  EXPECT_EQ(*classifyImage("\n  // generated\n/* block */ .version 9.0\n.target sm_90\n"), ImageKind::PtxText);
+  EXPECT_EQ(*classifyImage(".version 8.0"), ImageKind::PtxText);
+
+  EXPECT_EQ(classifyImage(nullptr).error().code, CUDA_ERROR_INVALID_VALUE);
+  for (const char* garbage : {"", "hello", "   ", "// only a comment", "/* unterminated .version", "\x7f" "ELF"})
+    EXPECT_EQ(classifyImage(garbage).error().code, CUDA_ERROR_INVALID_IMAGE) << garbage;
+  EXPECT_EQ(classifyImage(container.data(), 0).error().code, CUDA_ERROR_INVALID_IMAGE);
+  EXPECT_EQ(classifyImage(container.data(), 8).error().code, CUDA_ERROR_INVALID_IMAGE);
+  EXPECT_EQ(classifyImage(&w, 20).error().code, CUDA_ERROR_INVALID_IMAGE);
+  EXPECT_EQ(classifyImage(cubin.data(), 40).error().code, CUDA_ERROR_INVALID_IMAGE);
+  Bytes hostElf = cubin;
+  put<uint16_t>(hostElf, 0x12, 62);  // x86-64
+  EXPECT_EQ(classifyImage(hostElf.data(), hostElf.size()).error().code, CUDA_ERROR_INVALID_IMAGE);
+}
+
+TEST_P(Fatbin, DescribesEntriesAsNvccWroteThem) {
+  auto c = parse(load("default.fatbin"));
+  ASSERT_EQ(c.entries.size(), 2u);
+  EXPECT_EQ(c.entries[0].kind, uint16_t(fatbin::EntryKind::Elf));
+  EXPECT_EQ(c.entries[0].arch, 75u);
+  EXPECT_EQ(c.entries[0].compression, fatbin::Compression::None);
+  EXPECT_EQ(c.entries[1].kind, uint16_t(fatbin::EntryKind::Ptx));
+  EXPECT_EQ(c.entries[1].arch, 75u);
+  EXPECT_EQ(c.entries[1].compression, fatbin::Compression::Zstd);
+  EXPECT_EQ(c.entries[1].versionMajor, 9);
+  EXPECT_EQ(c.entries[1].versionMinor, 0);
+  EXPECT_EQ(c.entries[1].options, "");
+
+  EXPECT_EQ(parse(load("speed.fatbin")).entries[1].compression, fatbin::Compression::Lz4);
+  EXPECT_EQ(parse(load("nocompress.fatbin")).entries[1].compression, fatbin::Compression::None);
+
+  auto rdc = parse(load("rdc.fatbin"));
+  ASSERT_EQ(rdc.entries.size(), 2u);
+  EXPECT_EQ(rdc.entries[0].compression, fatbin::Compression::Zstd);  // -rdc compresses the cubin too
+  EXPECT_EQ(rdc.entries[1].options, "--compile-only");
+
+  auto debug = parse(load("debug.fatbin"));
+  ASSERT_EQ(debug.entries.size(), 2u);
+  EXPECT_NE(debug.entries[1].options.find("-g"), std::string::npos);
+  const std::string& source = debug.entries[1].sourceName;  // as given to nvcc
+  EXPECT_EQ(source.substr(source.size() - std::min<size_t>(source.size(), 9)), "kernel.cu") << source;
+  auto lineinfo = parse(load("lineinfo.fatbin"));
+  EXPECT_EQ(lineinfo.entries[1].options, "--generate-line-info");
+
+  auto multi = parse(load("multi.fatbin"));
+  ASSERT_EQ(multi.entries.size(), 5u);
+  int archSpecific = 0;
+  for (const auto& e : multi.entries) archSpecific += e.archSpecific;
+  EXPECT_EQ(archSpecific, 1);
+}
+
+TEST_P(Fatbin, EveryCompressionGivesTheSamePtx) {
+  std::string zstd = ptxOf(load("default.fatbin"));
+  std::string lz4 = ptxOf(load("speed.fatbin"));
+  std::string plain = ptxOf(load("nocompress.fatbin"));
+  EXPECT_EQ(zstd, plain);
+  EXPECT_EQ(lz4, plain);
+  EXPECT_NE(plain.find(".version 9.0"), std::string::npos);
+  EXPECT_NE(plain.find(".target sm_75"), std::string::npos);
+  EXPECT_NE(plain.find(".visible .entry add("), std::string::npos);
+  EXPECT_NE(plain.find(".global .align 4 .u32 offset"), std::string::npos);
+  EXPECT_EQ(plain.find('\0'), std::string::npos);
+  EXPECT_EQ(plain.back(), '\n');
+
+  std::string sm90 = ptxOf(load("sm90.fatbin"));
+  EXPECT_NE(sm90.find(".target sm_90"), std::string::npos);
+  EXPECT_NE(ptxOf(load("debug.fatbin")).find(".loc"), std::string::npos);
+  EXPECT_NE(ptxOf(load("lineinfo.fatbin")).find(".loc"), std::string::npos);
+}
+
+TEST_P(Fatbin, ChoosesTheHighestPtxTheDeviceRuns) {
+  Bytes multi = load("multi.fatbin");
+  auto pick = [&](int major, int minor) { return *extractPtx(multi.data(), major, minor, multi.size()); };
+  PtxImage on90 = pick(9, 0);
+  ASSERT_EQ(on90.units.size(), 1u);
+  EXPECT_EQ(on90.units[0].arch, 90u);
+  EXPECT_TRUE(on90.units[0].archSpecific);  // compute_90a is the most specific for exactly 9.0
+  EXPECT_NE(on90.units[0].text.find(".target sm_90a"), std::string::npos);
+  EXPECT_EQ(pick(8, 6).units[0].arch, 80u);
+  EXPECT_EQ(pick(8, 9).units[0].arch, 80u);
+  PtxImage on100 = pick(10, 0);
+  EXPECT_EQ(on100.units[0].arch, 100u);
+  EXPECT_FALSE(on100.units[0].archSpecific);
+  PtxImage on120 = pick(12, 0);
+  EXPECT_EQ(on120.units[0].arch, 100u);
+  EXPECT_NE(on120.units[0].text.find(".target sm_100"), std::string::npos);
+
+  auto tooOld = extractPtx(multi.data(), 7, 5, multi.size());
+  ASSERT_FALSE(tooOld);
+  EXPECT_EQ(tooOld.error().code, CUDA_ERROR_NO_BINARY_FOR_GPU);
+  EXPECT_NE(tooOld.error().message.find("compute_80"), std::string::npos) << tooOld.error().message;
+  EXPECT_NE(tooOld.error().message.find("-gencode arch=compute_75,code=compute_75"), std::string::npos);
+
+  Bytes defaults = load("default.fatbin");
+  EXPECT_EQ(extractPtx(defaults.data(), 9, 0, defaults.size())->units[0].arch, 75u);
+  EXPECT_EQ(extractPtx(defaults.data(), 7, 5, defaults.size())->units[0].arch, 75u);
+  EXPECT_EQ(extractPtx(defaults.data(), 7, 0, defaults.size()).error().code, CUDA_ERROR_NO_BINARY_FOR_GPU);
+}
+
+TEST_P(Fatbin, SassOnlyIsRefusedWithAdvice) {
+  Bytes sass = load("sassonly.fatbin");
+  auto result = extractPtx(sass.data(), 9, 0, sass.size());
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code, CUDA_ERROR_NO_BINARY_FOR_GPU);
+  const std::string& m = result.error().message;
+  EXPECT_NE(m.find("sm_90"), std::string::npos) << m;
+  EXPECT_NE(m.find("-gencode arch=compute_90,code=compute_90"), std::string::npos) << m;
+  EXPECT_NE(m.find("-arch=sm_90"), std::string::npos) << m;
+  EXPECT_EQ(m.find('\n'), std::string::npos) << "one line";
+
+  Bytes cubin = load("sm90.cubin");
+  auto fromCubin = extractPtx(cubin.data(), 9, 0, cubin.size());
+  ASSERT_FALSE(fromCubin);
+  EXPECT_EQ(fromCubin.error().code, CUDA_ERROR_NO_BINARY_FOR_GPU);
+  EXPECT_NE(fromCubin.error().message.find("sm_90"), std::string::npos) << fromCubin.error().message;
+}
+
+TEST_P(Fatbin, WrapperRecords) {
+  Bytes container = load("default.fatbin");
+  std::string expected = ptxOf(container);
+  Wrapper v1{fatbin::kWrapperMagic, 1, container.data(), nullptr};
+  auto one = extractPtx(&v1, 9, 0);
+  ASSERT_TRUE(one) << one.error().message;
+  EXPECT_EQ(one->kind, ImageKind::FatbinWrapper);
+  EXPECT_FALSE(one->needsLinking);
+  ASSERT_EQ(one->units.size(), 1u);
+  EXPECT_EQ(one->units[0].text, expected);
+
+  Bytes rdc = load("rdc.fatbin");
+  const void* units[] = {rdc.data(), container.data(), nullptr};
+  Bytes linkedCubin = load("sm90.fatbin");
+  Wrapper v2{fatbin::kWrapperMagic, 2, linkedCubin.data(), units};
+  auto linked = extractPtx(&v2, 9, 0);
+  ASSERT_TRUE(linked) << linked.error().message;
+  EXPECT_TRUE(linked->needsLinking);
+  ASSERT_EQ(linked->units.size(), 2u);
+  EXPECT_EQ(linked->units[0].options, "--compile-only");
+  EXPECT_EQ(linked->units[1].text, expected);
+
+  const void* none[] = {nullptr};
+  Wrapper stub{fatbin::kWrapperMagic, 2, linkedCubin.data(), none};
+  auto empty = extractPtx(&stub, 9, 0);
+  ASSERT_TRUE(empty);
+  EXPECT_TRUE(empty->units.empty());
+  Wrapper noList{fatbin::kWrapperMagic, 2, linkedCubin.data(), nullptr};
+  EXPECT_TRUE(extractPtx(&noList, 9, 0)->units.empty());
+
+  Bytes sass = load("sassonly.fatbin");
+  const void* withSassOnly[] = {rdc.data(), sass.data(), nullptr};
+  Wrapper v2sass{fatbin::kWrapperMagic, 2, linkedCubin.data(), withSassOnly};
+  EXPECT_EQ(extractPtx(&v2sass, 9, 0).error().code, CUDA_ERROR_NO_BINARY_FOR_GPU);
+
+  const char* garbage = "not a fatbinary at all";
+  const void* withGarbage[] = {garbage, nullptr};
+  for (Wrapper bad : {Wrapper{fatbin::kWrapperMagic, 3, container.data(), nullptr},
+                      Wrapper{fatbin::kWrapperMagic, 1, nullptr, nullptr},
+                      Wrapper{fatbin::kWrapperMagic, 1, garbage, nullptr},
+                      Wrapper{fatbin::kWrapperMagic, 2, nullptr, withGarbage}})
+    EXPECT_EQ(extractPtx(&bad, 9, 0).error().code, CUDA_ERROR_INVALID_IMAGE);
+}
+
+TEST_P(Fatbin, TruncationAnywhereIsAnInvalidImage) {
+  for (const char* name : {"default.fatbin", "speed.fatbin", "nocompress.fatbin", "debug.fatbin"}) {
+    Bytes full = load(name);
+    for (size_t size = 1; size < full.size(); ++size) {
+      Bytes prefix(full.begin(), full.begin() + static_cast<long>(size));  // exact allocation: ASan sees overreads
+      auto result = extractPtx(prefix.data(), 9, 0, prefix.size());
+      ASSERT_FALSE(result) << name << " cut at " << size;
+      ASSERT_EQ(result.error().code, CUDA_ERROR_INVALID_IMAGE) << name << " cut at " << size;
+    }
+  }
+}
+
+TEST_P(Fatbin, LyingHeadersAreInvalidImages) {
+  Bytes good = load("default.fatbin");
+  auto c = parse(good);
+  ASSERT_EQ(c.entries.size(), 2u);
+  const size_t ptxEntry = c.entries[1].payloadOffset - 80;  // PTX entry headers are 80 bytes here
+  const size_t elfEntry = 16;
+  auto expectInvalid = [&](const char* what, auto&& mutate) {
+    Bytes b = good;
+    mutate(b);
+    auto result = extractPtx(b.data(), 9, 0, b.size());
+    ASSERT_FALSE(result) << what;
+    EXPECT_EQ(result.error().code, CUDA_ERROR_INVALID_IMAGE) << what << ": " << result.error().message;
+    EXPECT_FALSE(result.error().message.empty());
+  };
+  expectInvalid("container version", [](Bytes& b) { put<uint16_t>(b, 4, 2); });
+  expectInvalid("container header size", [](Bytes& b) { put<uint16_t>(b, 6, 8); });
+  expectInvalid("container size huge", [](Bytes& b) { put<uint64_t>(b, 8, ~0ull - 8); });
+  expectInvalid("container size past image", [&](Bytes& b) { put<uint64_t>(b, 8, good.size()); });
+  expectInvalid("container size mid-entry", [](Bytes& b) { put<uint64_t>(b, 8, 100); });
+  expectInvalid("entry header size 0", [&](Bytes& b) { put<uint32_t>(b, elfEntry + 4, 0); });
+  expectInvalid("entry header size huge", [&](Bytes& b) { put<uint32_t>(b, elfEntry + 4, 0xFFFFFFF0u); });
+  expectInvalid("payload size huge", [&](Bytes& b) { put<uint64_t>(b, elfEntry + 8, ~0ull - 100); });
+  expectInvalid("payload size past end", [&](Bytes& b) { put<uint64_t>(b, ptxEntry + 8, 1u << 20); });
+  expectInvalid("compressed size > payload", [&](Bytes& b) { put<uint32_t>(b, ptxEntry + 0x10, 1u << 20); });
+  expectInvalid("compressed size 0", [&](Bytes& b) { put<uint32_t>(b, ptxEntry + 0x10, 0); });
+  expectInvalid("two compressions", [&](Bytes& b) { put<uint64_t>(b, ptxEntry + 0x28, 0xA011); });
+  expectInvalid("options outside", [&](Bytes& b) { put<uint32_t>(b, ptxEntry + 0x14, 0x7FFFFFFF); });
+  expectInvalid("options string outside", [&](Bytes& b) { put<uint32_t>(b, ptxEntry + 0x40 + 4, 4096); });
+  expectInvalid("source name outside", [&](Bytes& b) { put<uint32_t>(b, ptxEntry + 0x24, 4096); });
+  expectInvalid("uncompressed size larger", [&](Bytes& b) {
+    put<uint64_t>(b, ptxEntry + 0x38, c.entries[1].uncompressedSize + 1);
+  });
+  expectInvalid("uncompressed size smaller", [&](Bytes& b) {
+    put<uint64_t>(b, ptxEntry + 0x38, c.entries[1].uncompressedSize - 1);
+  });
+  expectInvalid("uncompressed size enormous", [&](Bytes& b) { put<uint64_t>(b, ptxEntry + 0x38, 1ull << 40); });
+  expectInvalid("uncompressed size 0", [&](Bytes& b) { put<uint64_t>(b, ptxEntry + 0x38, 0); });
+  expectInvalid("zstd data zeroed", [&](Bytes& b) {
+    std::memset(b.data() + c.entries[1].payloadOffset, 0, c.entries[1].storedSize);
+  });
+  expectInvalid("zstd data cut", [&](Bytes& b) { put<uint32_t>(b, ptxEntry + 0x10, 40); });
+  expectInvalid("zstd declared as lz4", [&](Bytes& b) { put<uint64_t>(b, ptxEntry + 0x28, 0x2011); });
+
+  Bytes lz4 = load("speed.fatbin");
+  auto lc = parse(lz4);
+  const size_t lz4Entry = lc.entries[1].payloadOffset - 80;
+  for (uint8_t fill : {uint8_t(0x00), uint8_t(0xFF)}) {
+    Bytes b = lz4;
+    std::memset(b.data() + lc.entries[1].payloadOffset, fill, lc.entries[1].storedSize);
+    EXPECT_EQ(extractPtx(b.data(), 9, 0, b.size()).error().code, CUDA_ERROR_INVALID_IMAGE);
+  }
+  Bytes lz4Big = lz4;
+  put<uint64_t>(lz4Big, lz4Entry + 0x38, lc.entries[1].storedSize * 300);  // beyond LZ4's maximum ratio
+  EXPECT_EQ(extractPtx(lz4Big.data(), 9, 0, lz4Big.size()).error().code, CUDA_ERROR_INVALID_IMAGE);
+}
+
+// Random byte changes: the answer may be anything but a crash, an overread (under ASan) or an unexpected code.
+TEST_P(Fatbin, MutatedImagesNeverCrash) {
+  std::mt19937 rng(1234);
+  for (const char* name : {"default.fatbin", "speed.fatbin", "rdc.fatbin", "multi.fatbin", "debug.fatbin"}) {
+    Bytes good = load(name);
+    for (int iteration = 0; iteration < 1500; ++iteration) {
+      Bytes b = good;
+      int changes = 1 + static_cast<int>(rng() % 4);
+      for (int k = 0; k < changes; ++k) {
+        // Headers are where lies hurt: mutate the first bytes of each entry more often than payloads.
+        size_t at = rng() % 2 ? rng() % std::min<size_t>(b.size(), 160) : rng() % b.size();
+        b[at] = static_cast<uint8_t>(rng());
+      }
+      auto result = extractPtx(b.data(), 9, 0, b.size());
+      if (!result) {
+        CUresult code = result.error().code;
+        ASSERT_TRUE(code == CUDA_ERROR_INVALID_IMAGE || code == CUDA_ERROR_NO_BINARY_FOR_GPU)
+            << name << " iteration " << iteration << " code " << code;
+        ASSERT_FALSE(result.error().message.empty());
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Images, Fatbin, ::testing::ValuesIn(dataDirs()), [](const auto& info) {
+  return info.index == 0 ? std::string("checked_in") : std::string("built_by_nvcc");
+});
+
+TEST(PtxText, SizedTextNeedsNoNul) {
+  const char text[] = ".version 9.0\n.target sm_90\nGARBAGE";
+  auto image = extractPtx(text, 9, 0, 27);
+  ASSERT_TRUE(image);
+  EXPECT_EQ(image->kind, ImageKind::PtxText);
+  EXPECT_EQ(image->units[0].text, ".version 9.0\n.target sm_90\n");
+  EXPECT_EQ(extractPtx(text, 9, 0)->units[0].text, text);
+}
+
+// A fatbinary in the program's own read-only data: the message names the executable.
+TEST(Messages, NameTheBinaryHoldingTheImage) {
+  alignas(8) static const uint8_t kSassOnly[16 + 64 + 8] = {
+      0x50, 0xED, 0x55, 0xBA, 1, 0, 16, 0, 72, 0, 0, 0, 0, 0, 0, 0,  // container: 72 bytes follow
+      2, 0, 1, 1, 64, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0,               // ELF entry, 8 payload bytes
+      0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 1, 0, 86, 0, 0, 0,               // sm_86
+      0, 0, 0, 0, 0, 0, 0, 0, 0x11, 0, 0, 0, 0, 0, 0, 0,
+      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+      0x7f, 'E', 'L', 'F', 2, 1, 1, 0x41};
+  auto result = extractPtx(kSassOnly, 8, 6);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code, CUDA_ERROR_NO_BINARY_FOR_GPU);
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  ASSERT_GT(n, 0);
+  std::string exe(self, static_cast<size_t>(n));
+  EXPECT_EQ(binaryContaining(kSassOnly), exe);
+  EXPECT_EQ(result.error().message.rfind(exe + ": ", 0), 0u) << result.error().message;
+  EXPECT_NE(result.error().message.find("sm_86"), std::string::npos);
+  EXPECT_NE(result.error().message.find("-gencode arch=compute_86,code=compute_86"), std::string::npos);
+  EXPECT_EQ(binaryContaining(&n), "");  // the stack belongs to no file
+}
+
+}  // namespace
+}  // namespace cuemu
