@@ -1,0 +1,23 @@
+# CTest driver: runs the suite against the libcuda.so.1 in LIBDIR, then compares with the NVIDIA expectations.
+if(DEFINED ENV{LD_LIBRARY_PATH} AND NOT "$ENV{LD_LIBRARY_PATH}" STREQUAL "")
+  set(ENV{LD_LIBRARY_PATH} "${LIBDIR}:$ENV{LD_LIBRARY_PATH}")
+else()
+  set(ENV{LD_LIBRARY_PATH} "${LIBDIR}")
+endif()
+get_filename_component(dir "${RESULTS}" DIRECTORY)
+file(MAKE_DIRECTORY "${dir}")
+file(REMOVE "${RESULTS}")
+set(timeout 30)
+if(DEFINED ENV{CUEMU_CONF_CASE_TIMEOUT})
+  set(timeout "$ENV{CUEMU_CONF_CASE_TIMEOUT}")
+endif()
+execute_process(COMMAND "${SUITE}" --results "${RESULTS}" --label cuemu --case-timeout ${timeout}
+                RESULT_VARIABLE suite_rc)
+if(NOT EXISTS "${RESULTS}")
+  message(FATAL_ERROR "the conformance suite wrote no results (exit ${suite_rc})")
+endif()
+execute_process(COMMAND "${COMPARE}" --actual "${RESULTS}" --expectations "${EXPECT}" --known "${KNOWN}"
+                RESULT_VARIABLE compare_rc)
+if(NOT compare_rc EQUAL 0)
+  message(FATAL_ERROR "cuemu does not pass cases that pass on the GPU (see above; results in ${RESULTS})")
+endif()
