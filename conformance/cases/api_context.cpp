@@ -309,6 +309,15 @@ TEST_F(api_context, ApiVersionNoContext) {
   CU_EXPECT(CUDA_ERROR_INVALID_CONTEXT, cuCtxGetApiVersion(nullptr, &v));
 }
 
+TEST_F(api_context, ApiVersionIs3020) {
+  CUcontext c;
+  CU_ASSERT_OK(cuCtxCreate(&c, nullptr, 0, dev));
+  unsigned v = 0;
+  CU_EXPECT_OK(cuCtxGetApiVersion(c, &v));
+  EXPECT_EQ(v, 3020u) << "driver 580 reports 3020 (recorded)";
+  CU_EXPECT_OK(cuCtxDestroy(c));
+}
+
 TEST_F(api_context, IdUniqueAndStable) {
   CUcontext a, b;
   CU_ASSERT_OK(cuCtxCreate(&a, nullptr, 0, dev));
@@ -340,6 +349,7 @@ TEST_F(api_context, StreamPriorityRange) {
   CU_EXPECT_OK(cuCtxGetStreamPriorityRange(&least, &greatest));
   EXPECT_EQ(least, 0);
   EXPECT_LT(greatest, 0) << "greater priority is a lower number";
+  EXPECT_GE(greatest, -5) << "driver 580 on Hopper: [0, -5] (recorded)";
   CU_EXPECT_OK(cuCtxGetStreamPriorityRange(nullptr, &greatest)) << "either pointer may be NULL";
   CU_EXPECT_OK(cuCtxGetStreamPriorityRange(&least, nullptr));
   CU_EXPECT_OK(cuCtxDestroy(c));
@@ -417,9 +427,18 @@ TEST_F(api_context, LimitBad) {
   CUcontext c;
   CU_ASSERT_OK(cuCtxCreate(&c, nullptr, 0, dev));
   size_t v;
-  CU_EXPECT(CUDA_ERROR_UNSUPPORTED_LIMIT, cuCtxGetLimit(&v, static_cast<CUlimit>(0x77)));
-  CU_EXPECT(CUDA_ERROR_UNSUPPORTED_LIMIT, cuCtxSetLimit(static_cast<CUlimit>(0x77), 1));
+  // Driver 580 answers CUDA_ERROR_INVALID_VALUE for limits past the enum (recorded).
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuCtxGetLimit(&v, static_cast<CUlimit>(0x77)));
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuCtxSetLimit(static_cast<CUlimit>(0x77), 1));
   CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuCtxGetLimit(nullptr, CU_LIMIT_STACK_SIZE));
+  CU_EXPECT_OK(cuCtxDestroy(c));
+}
+
+TEST_F(api_context, LimitDeviceRuntimeSyncDepthUnsupported) {
+  CUcontext c;
+  CU_ASSERT_OK(cuCtxCreate(&c, nullptr, 0, dev));
+  size_t v;
+  CU_EXPECT(CUDA_ERROR_UNSUPPORTED_LIMIT, cuCtxGetLimit(&v, CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH));
   CU_EXPECT_OK(cuCtxDestroy(c));
 }
 

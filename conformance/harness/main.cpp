@@ -174,8 +174,11 @@ class ProgressListener : public testing::EmptyTestEventListener {
   std::chrono::steady_clock::time_point start_;
 };
 
-int RunChild(int argc, char** argv, const std::string& listFile, const std::string& progressFile) {
-  testing::InitGoogleTest(&argc, argv);
+int RunChild(char* argv0, const std::string& listFile, const std::string& progressFile) {
+  std::string brief = "--gtest_brief=1";
+  char* gargv[] = {argv0, brief.data(), nullptr};
+  int gargc = 2;
+  testing::InitGoogleTest(&gargc, gargv);
   std::ifstream in(listFile);
   std::string line, filter;
   while (std::getline(in, line)) {
@@ -184,7 +187,6 @@ int RunChild(int argc, char** argv, const std::string& listFile, const std::stri
     filter += line;
   }
   GTEST_FLAG_SET(filter, filter);
-  GTEST_FLAG_SET(brief, true);
   int fd = open(progressFile.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) {
     std::perror("progress file");
@@ -528,8 +530,7 @@ int main(int argc, char** argv) {
     return conf::RunFreshBodyInThisProcess(args[1], args.size() >= 3 ? args[2] : "");
   if (args.size() >= 1 && args[0] == "--info") return RunInfo();
   if (args.size() >= 3 && args[0] == "--child") {
-    int gargc = 1;
-    return RunChild(gargc, argv, args[1], args[2]);
+    return RunChild(argv[0], args[1], args[2]);
   }
   if (!args.empty() && args[0] == "--no-isolate") {
     std::vector<char*> gargv = {argv[0]};
