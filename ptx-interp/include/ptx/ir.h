@@ -161,7 +161,8 @@ struct SourceLoc {
 enum class OperandKind : uint8_t {
     None,
     Reg,        // index = register id; sel = component/byte selector (see Sel)
-    RegPair,    // `%r|%p` (shfl, setp, lop3, ... with a predicate second destination): index = first, value = second
+    RegPair,    // `%r|%p` (shfl, setp, lop3, elect, ... with a predicate second destination): index = first
+                //   (kNoIndex for the sink in `_|%p`), value = second
     Imm,        // integer immediate: value = bits (two's complement, as written, 64-bit)
     FImm,       // floating immediate: value = exact bits; immBits = 32 (0f...) or 64 (0d... or decimal literal)
     Symbol,     // symKind/index name a variable, parameter or function; value = byte offset added (sym+8)

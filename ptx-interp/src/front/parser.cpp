@@ -57,8 +57,28 @@ public:
 
 private:
     // ---- tokens
-    void next() { tok_ = lex_.next(); }
+    // Directive words arrive split at dots (".reg.b16" is ".reg" ".b16"); mnemonics keep their modifiers.
+    void next() {
+        if (splitRest_.kind != Tok::End) {
+            tok_ = splitRest_;
+            splitRest_.kind = Tok::End;
+        } else {
+            tok_ = lex_.next();
+        }
+        if (tok_.kind == Tok::Word && tok_.begin[0] == '.' && tok_.length > 1) {
+            std::string_view t = tok_.text();
+            size_t dot = t.find('.', 1);
+            if (dot != std::string_view::npos) {
+                splitRest_ = tok_;
+                splitRest_.begin += dot;
+                splitRest_.length -= static_cast<uint32_t>(dot);
+                splitRest_.col += static_cast<uint32_t>(dot);
+                tok_.length = static_cast<uint32_t>(dot);
+            }
+        }
+    }
     Token peek() const {
+        if (splitRest_.kind != Tok::End) return splitRest_;
         Lexer copy = lex_;
         return copy.next();
     }
@@ -175,6 +195,7 @@ private:
 
     Lexer lex_;
     Token tok_;
+    Token splitRest_;
     Diagnostics& diags_;
     const ParseOptions& opt_;
     Module& m_;
@@ -593,8 +614,15 @@ void Parser::parseSection() {
         return;
     }
     Section s;
-    s.name = intern(tok_.text());
+    // Section names may contain dots (.nv.debug_info); glue the pieces the directive splitting separated.
+    const char* nameBegin = tok_.begin;
+    const char* nameEnd = tok_.begin + tok_.length;
     next();
+    while (tok_.kind == Tok::Word && tok_.begin == nameEnd) {
+        nameEnd = tok_.begin + tok_.length;
+        next();
+    }
+    s.name = intern(std::string_view(nameBegin, static_cast<size_t>(nameEnd - nameBegin)));
     if (!expect('{', "to open the section")) {
         skipStatement();
         return;
@@ -2066,18 +2094,23 @@ bool Parser::parseOperand(Operand& out, unsigned depth) {
             if (t == "_") {
                 out.kind = OperandKind::Sink;
                 next();
-                return true;
+                if (!tok_.is('|')) return true;
+                out.kind = OperandKind::Reg;   // `_|%p`: the pair below keeps index == kNoIndex for the sink
+                out.index = kNoIndex;
             }
             if (t[0] == '.') {
                 error(tok_, "unexpected {} where an operand was expected", describe(tok_));
                 return false;
             }
-            if (t[0] == '%') {
+            if (out.kind == OperandKind::Reg) {
+                // sink before '|', already consumed
+            } else if (t[0] == '%') {
                 if (!parseRegisterWord(t, tok_, out)) return false;
+                next();
             } else {
                 resolveName(intern(t), out);
+                next();
             }
-            next();
             if (out.kind == OperandKind::Reg && tok_.is('|')) {
                 next();
                 Operand second;

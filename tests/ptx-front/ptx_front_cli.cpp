@@ -1,0 +1,77 @@
+// Command-line driver for the PTX front end: parses (and checks / prints) files, reports diagnostics.
+// Used to work on the corpus by hand and by the ptxas agreement script.
+//   ptx_front_cli [--quiet] [--print] [--roundtrip] FILE...
+// Exit status: 0 when every file is accepted, 1 otherwise.
+#include <ctime>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "ptx/parse.h"
+#include "ptx/print.h"
+
+int main(int argc, char** argv) {
+    bool quiet = false, print = false, roundtrip = false;
+    int status = 0;
+    size_t bytes = 0;
+    double seconds = 0;
+    int files = 0, failed = 0;
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--quiet")) {
+            quiet = true;
+            continue;
+        }
+        if (!std::strcmp(argv[i], "--print")) {
+            print = true;
+            continue;
+        }
+        if (!std::strcmp(argv[i], "--roundtrip")) {
+            roundtrip = true;
+            continue;
+        }
+        std::ifstream in(argv[i], std::ios::binary);
+        if (!in) {
+            std::fprintf(stderr, "%s: cannot open\n", argv[i]);
+            status = 1;
+            continue;
+        }
+        std::stringstream ss;
+        ss << in.rdbuf();
+        std::string text = ss.str();
+        ptx::Diagnostics diags(argv[i], 20);
+        ptx::ParseOptions opt;
+        opt.fileName = argv[i];
+        // CPU time of this thread: the machine is shared, wall time would measure the neighbours.
+        timespec t0, t1;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+        auto module = ptx::parseModule(text, diags, opt);
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+        seconds += double(t1.tv_sec - t0.tv_sec) + 1e-9 * double(t1.tv_nsec - t0.tv_nsec);
+        bytes += text.size();
+        ++files;
+        if (diags.hasErrors()) {
+            ++failed;
+            status = 1;
+            if (!quiet) std::fputs(diags.format().c_str(), stdout);
+            else std::printf("%s: %zu errors\n", argv[i], diags.errorCount());
+            continue;
+        }
+        if (print) std::fputs(ptx::printModule(*module).c_str(), stdout);
+        if (roundtrip) {
+            std::string printed = ptx::printModule(*module);
+            ptx::Diagnostics diags2("<printed>", 20);
+            auto again = ptx::parseModule(printed, diags2);
+            std::string diff = diags2.hasErrors() ? "reparse failed:\n" + diags2.format() : ptx::diffModules(*module, *again);
+            if (!diff.empty()) {
+                ++failed;
+                status = 1;
+                std::printf("%s: round trip: %s\n", argv[i], diff.c_str());
+            }
+        }
+    }
+    std::fprintf(stderr, "%d files, %d rejected, %.1f MB, %.3f s, %.1f MB/s (thread CPU time)\n", files, failed, bytes / 1e6, seconds,
+                 seconds > 0 ? bytes / 1e6 / seconds : 0.0);
+    return status;
+}
