@@ -1,0 +1,29 @@
+// Linking PTX modules (what cuLink* does for cuemu): several PTX texts become one PTX text that the front end
+// loads like any module. External declarations are resolved against the other inputs' definitions
+// (.visible strong, .weak overridable, .common merged), file-local symbols that clash are renamed, debug file
+// numbers are kept apart. The result is PTX, so a linked image is as inspectable as its inputs.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ptx::link {
+
+struct Input {
+  std::string name;  // for messages: file or buffer name
+  std::string text;  // PTX source
+};
+
+struct Result {
+  bool ok = false;
+  std::string ptx;  // the linked module (NUL-free text)
+  std::string log;  // one line per problem: "error   : ..." / "info    : ..."
+};
+
+// Symbols every module may use without a definition: the device runtime the interpreter provides.
+bool isBuiltinExternal(std::string_view name);
+
+Result linkModules(const std::vector<Input>& inputs);
+
+}  // namespace ptx::link
