@@ -391,6 +391,8 @@ struct LimitCase {
   size_t setValue;  // 0: only query
 };
 
+void PrintTo(const LimitCase& c, std::ostream* os) { *os << c.name; }
+
 const LimitCase kLimits[] = {
     {CU_LIMIT_STACK_SIZE, "STACK_SIZE", 8192},
     {CU_LIMIT_PRINTF_FIFO_SIZE, "PRINTF_FIFO_SIZE", 4 << 20},

@@ -76,6 +76,8 @@ struct AttributeInfo {
   const char* name;
 };
 
+void PrintTo(const AttributeInfo& c, std::ostream* os) { *os << c.name; }
+
 const AttributeInfo kAttributes[] = {
 #define X(name) {name, #name},
 #include "device_attributes.def"

@@ -239,6 +239,8 @@ struct ProcCase {
   const char* exported;  // the exported symbol expected back
 };
 
+void PrintTo(const ProcCase& c, std::ostream* os) { *os << c.request << "@" << c.version; }
+
 const ProcCase kProcCases[] = {
     {"cuInit", 13000, CU_GET_PROC_ADDRESS_DEFAULT, "cuInit"},
     {"cuDriverGetVersion", 13000, CU_GET_PROC_ADDRESS_DEFAULT, "cuDriverGetVersion"},

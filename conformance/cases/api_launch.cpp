@@ -132,6 +132,8 @@ struct Geometry {
   unsigned gx, gy, gz, bx, by, bz;
 };
 
+void PrintTo(const Geometry& c, std::ostream* os) { *os << c.gx << "x" << c.gy << "x" << c.gz << "/" << c.bx << "x" << c.by << "x" << c.bz; }
+
 class api_launch_Geometry : public api_launch, public testing::WithParamInterface<Geometry> {};
 
 TEST_P(api_launch_Geometry, EveryThreadSeesItsCoordinates) {

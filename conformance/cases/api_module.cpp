@@ -409,6 +409,8 @@ struct FuncAttrCase {
   const char* name;
 };
 
+void PrintTo(const FuncAttrCase& c, std::ostream* os) { *os << c.name; }
+
 const FuncAttrCase kFuncAttrs[] = {
     {CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "MAX_THREADS_PER_BLOCK"},
     {CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "SHARED_SIZE_BYTES"},
