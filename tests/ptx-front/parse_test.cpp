@@ -268,13 +268,22 @@ TEST(PtxParse, CallSequenceSharedAtomicsShuffle) {
     EXPECT_EQ(f.scopes[1].end, 15u);
 }
 
-TEST(PtxParse, NvccVectorAddFile) {
-    std::string text = readFile(std::string(PTX_FRONT_TEST_DATA) + "/vadd_sm80.ptx");
+TEST(PtxParse, NvccBasicKernelsFile) {
+    std::string text = readFile(std::string(PTX_FRONT_CORPUS_DIR) + "/basic.sm_80.O3.ptx");
     ASSERT_FALSE(text.empty());
     auto p = parse(text);
     ASSERT_FALSE(p->diags.hasErrors()) << p->diags.format();
-    EXPECT_EQ(p->module->functions.size(), 2u);
-    EXPECT_GT(p->module->functions[1].instructions.size(), 100u);
+    uint32_t k = p->module->findFunction("_Z10vector_addPKfS0_Pfi");
+    ASSERT_NE(k, ptx::kNoIndex);
+    const ptx::Function& f = p->module->functions[k];
+    EXPECT_TRUE(f.isEntry);
+    EXPECT_EQ(f.params.size(), 4u);
+    EXPECT_GT(f.instructions.size(), 5u);
+    EXPECT_EQ(f.instructions.back().opcode, ptx::Opcode::Ret);
+    uint32_t c = p->module->findGlobal("c_coeffs");
+    ASSERT_NE(c, ptx::kNoIndex);
+    EXPECT_EQ(p->module->globals[c].space, ptx::Space::const_);
+    EXPECT_EQ(p->module->globals[c].size, 64u);
 }
 
 TEST(PtxParse, ErrorsHaveFileLineColumn) {

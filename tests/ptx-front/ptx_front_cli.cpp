@@ -1,6 +1,6 @@
 // Command-line driver for the PTX front end: parses (and checks / prints) files, reports diagnostics.
 // Used to work on the corpus by hand and by the ptxas agreement script.
-//   ptx_front_cli [--quiet] [--print] [--roundtrip] FILE...
+//   ptx_front_cli [--quiet] [--print] [--roundtrip] FILE...   (parse + check; times are parse + check)
 // Exit status: 0 when every file is accepted, 1 otherwise.
 #include <ctime>
 #include <cstdio>
@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "ptx/check.h"
 #include "ptx/parse.h"
 #include "ptx/print.h"
 
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
         timespec t0, t1;
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
         auto module = ptx::parseModule(text, diags, opt);
+        if (!diags.hasErrors()) ptx::checkModule(*module, diags);
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
         seconds += double(t1.tv_sec - t0.tv_sec) + 1e-9 * double(t1.tv_nsec - t0.tv_nsec);
         bytes += text.size();

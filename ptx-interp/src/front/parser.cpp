@@ -196,6 +196,7 @@ private:
     Lexer lex_;
     Token tok_;
     Token splitRest_;
+    bool inCall_ = false;   // '(' starts an argument list only in call instructions
     Diagnostics& diags_;
     const ParseOptions& opt_;
     Module& m_;
@@ -1142,21 +1143,8 @@ bool Parser::parseInitScalar(Variable& v, uint64_t offset, bool inBody) {
         unsigned fbits = tok_.floatBits;
         next();
         if (kind != TypeKind::Float) {
-            // Floating literals for integer variables are converted like C does.
-            double d;
-            if (fbits == 32) {
-                float f;
-                uint32_t b32 = static_cast<uint32_t>(bits);
-                std::memcpy(&f, &b32, 4);
-                d = f;
-            } else {
-                std::memcpy(&d, &bits, 8);
-            }
-            if (negate) d = -d;
-            if (!(d > -9.3e18 && d < 1.8e19)) d = 0;
-            uint64_t iv = d < 0 ? static_cast<uint64_t>(static_cast<int64_t>(d)) : static_cast<uint64_t>(d);
-            storeLE(v.init, offset, iv, size);
-            return true;
+            error(at, "floating-point initial value for a variable of type {}", typeName(v.type));
+            return false;
         }
         if (fbits == 32) {
             if (negate) bits ^= 0x80000000u;
@@ -1191,20 +1179,9 @@ bool Parser::parseInitScalar(Variable& v, uint64_t offset, bool inBody) {
     }
     int64_t value = 0;
     if (!parseConstExpr(value)) return false;
-    (void)at;
     if (kind == TypeKind::Float) {
-        // Integer literals for float variables are their values converted (ptxas does the same).
-        double d = static_cast<double>(value);
-        uint64_t bits;
-        if (size == 8) std::memcpy(&bits, &d, 8);
-        else {
-            float f = static_cast<float>(d);
-            uint32_t fb;
-            std::memcpy(&fb, &f, 4);
-            bits = size == 4 ? fb : v.type == Type::bf16 ? (fb >> 16) : floatToHalf(f);
-        }
-        storeLE(v.init, offset, bits, size);
-        return true;
+        error(at, "integer initial value for a variable of type {}", typeName(v.type));
+        return false;
     }
     storeLE(v.init, offset, static_cast<uint64_t>(value), size);
     return true;
@@ -2157,7 +2134,15 @@ bool Parser::parseOperand(Operand& out, unsigned depth) {
         case Tok::Punct:
             switch (tok_.punct) {
                 case '{': return parseList(out, '}', OperandKind::Vector, depth);
-                case '(': return parseList(out, ')', OperandKind::List, depth);
+                case '(':
+                    if (inCall_) return parseList(out, ')', OperandKind::List, depth);
+                    {
+                        int64_t v = 0;
+                        if (!parseConstExpr(v)) return false;
+                        out.kind = OperandKind::Imm;
+                        out.value = v;
+                        return true;
+                    }
                 case '[': return parseAddress(out, depth);
                 case '!': {
                     next();
@@ -2306,6 +2291,7 @@ void Parser::parseInstruction(const Token& mnemonic, uint32_t guard, bool guardN
         }
     }
     size_t start = scratch_.size();
+    inCall_ = inst.opcode == Opcode::Call;
     if (!tok_.is(';')) {
         for (;;) {
             Operand op;

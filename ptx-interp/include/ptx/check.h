@@ -1,0 +1,22 @@
+// Semantic checks of a parsed ptx::Module: target and version gating, instruction types and operand kinds,
+// state spaces, call signatures. Rejections are reported as `file:line:col: error: message` diagnostics.
+#pragma once
+
+#include "ptx/diag.h"
+#include "ptx/ir.h"
+
+namespace ptx {
+
+struct CheckOptions {
+    // SM version the module will run on (80 for sm_80); 0 = the module's own .target. Instructions newer than
+    // this are rejected, like ptxas -arch.
+    unsigned targetSm = 0;
+};
+
+// Returns true when the module has no errors. Run only on modules that parsed without errors.
+bool checkModule(const Module& module, Diagnostics& diags, const CheckOptions& options = {});
+
+// Known targets: the PTX ISA version (major*10+minor) a target first appeared in; 0 when unknown.
+unsigned minPtxVersionForTarget(unsigned smVersion, bool archSpecific, bool familySpecific);
+
+}  // namespace ptx
