@@ -1,18 +1,89 @@
-// Per-context device memory (owned allocations). Filled in by the memory area.
+// Device memory as the API sees it: per-context ownership of allocations, resolving pointers given to copies
+// and sets, and the copy engine. Addresses, accessibility and accounting live in core/address_space.h.
 #pragma once
+
+#include "api/cuda_internal.h"
+#include "core/address_space.h"
+#include "core/result.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <mutex>
+#include <vector>
 
 namespace cuemu {
 
 class Context;
 
+// The context's part: everything allocated "in" a context dies with it.
 class ContextMemory {
  public:
   explicit ContextMemory(Context& context) : context_(context) {}
-  // Releases everything this part owns; called once when the context is destroyed or reset.
-  void teardown() {}
+  // Releases every allocation, pinned or registered host range, array and IPC mapping of the context.
+  void teardown();
+
+  // cuMemAlloc: `bytes` of device memory of the context's device, charged against the device's capacity.
+  Expected<RegionPtr> allocateDevice(uint64_t bytes);
+  // cuMemAllocHost / cuMemHostAlloc: pinned host memory (in the device range: host and device pointer equal).
+  Expected<RegionPtr> allocateHost(uint64_t bytes, unsigned flags);
+  // cuMemAllocManaged.
+  Expected<RegionPtr> allocateManaged(uint64_t bytes, unsigned attachFlags);
+  // cuMemHostRegister.
+  Expected<RegionPtr> registerHost(void* pointer, uint64_t bytes, unsigned flags);
+
+  Context& context() { return context_; }
 
  private:
-  [[maybe_unused]] Context& context_;
+  Expected<RegionPtr> allocate(uint64_t bytes, MemoryKind kind, unsigned flags, bool charged);
+  Context& context_;
 };
+
+// Releases the allocation that starts at `address` if it is one of `kinds`. An unknown pointer, an interior
+// pointer and a region of another kind are CUDA_ERROR_INVALID_VALUE.
+Expected<RegionPtr> releaseRegion(uint64_t address, std::initializer_list<MemoryKind> kinds);
+// Frees a region already unregistered from the address space: its charge, pool bookkeeping.
+void settleReleasedRegion(const MemoryRegion& region);
+
+// The region holding [address, address+bytes) on the device side (device, managed, pinned/registered host
+// memory addressed by its device pointer), or CUDA_ERROR_INVALID_VALUE.
+Expected<RegionPtr> deviceRange(uint64_t address, uint64_t bytes);
+
+// A pointer given where either side is allowed (cuMemcpy, CU_MEMORYTYPE_UNIFIED): a known region must hold
+// the whole range; an unknown pointer outside the device range is pageable host memory; an unknown pointer
+// inside the device range (freed memory) is CUDA_ERROR_INVALID_VALUE. Returns the region or null for host.
+Expected<RegionPtr> anyRange(uint64_t address, uint64_t bytes);
+
+// Whether a host pointer needs a synchronous copy: pageable memory (not pinned, not registered) that the
+// application may reuse as soon as the call returns.
+bool isPageableHost(const void* pointer);
+
+// The copy engine: memcpy, split across threads for very large copies where that adds bandwidth.
+void copyBytes(void* dst, const void* src, size_t bytes);
+
+// A side of a strided copy: the address of element (0,0,0) and the distances between rows and slices.
+struct CopySide {
+  uint8_t* origin = nullptr;
+  size_t pitch = 0;
+  size_t slicePitch = 0;
+};
+void copy3D(CopySide dst, CopySide src, size_t widthBytes, size_t height, size_t depth);
+
+// A validated strided copy, ready to run (also what graph memcpy nodes run).
+struct PreparedCopy {
+  CopySide dst, src;
+  size_t widthBytes = 0, height = 1, depth = 1;
+  bool touchesPageableHost = false;  // an asynchronous form must still finish before returning
+  void run() const { copy3D(dst, src, widthBytes, height, depth); }
+};
+// Validates a copy described like the driver's 3D copies (2D and 3D descriptors convert to this form):
+// memory types, pointers, arrays, pitches and that every byte lies inside its allocation.
+Expected<PreparedCopy> prepareCopy(const CUDA_MEMCPY3D_PEER& copy);
+CUDA_MEMCPY3D_PEER toPeerCopy(const CUDA_MEMCPY2D& copy);
+CUDA_MEMCPY3D_PEER toPeerCopy(const CUDA_MEMCPY3D& copy);
+
+// Fills `count` elements of `elementSize` (1, 2, 4) bytes with `value`, in `height` rows `pitch` apart.
+void fill2D(uint8_t* dst, size_t pitch, uint32_t value, unsigned elementSize, size_t count, size_t height);
 
 }  // namespace cuemu

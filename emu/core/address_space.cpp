@@ -1,0 +1,388 @@
+#include "core/address_space.h"
+
+#include "core/device.h"
+#include "core/log.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <mutex>
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace cuemu {
+namespace {
+
+constexpr uint64_t kGiB = uint64_t(1) << 30;
+constexpr uint64_t kHugePage = uint64_t(2) << 20;
+
+// Host RAM the process may use: physical memory, or the cgroup's limit when lower.
+uint64_t hostMemoryLimit() {
+  uint64_t physical = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
+  if (FILE* f = std::fopen("/sys/fs/cgroup/memory.max", "r")) {
+    unsigned long long limit = 0;
+    if (std::fscanf(f, "%llu", &limit) == 1 && limit > 0 && limit < physical) physical = limit;
+    std::fclose(f);
+  }
+  return physical;
+}
+
+}  // namespace
+
+const char* memoryKindName(MemoryKind kind) {
+  switch (kind) {
+    case MemoryKind::Device: return "device";
+    case MemoryKind::HostPinned: return "pinned host";
+    case MemoryKind::HostRegistered: return "registered host";
+    case MemoryKind::Managed: return "managed";
+    case MemoryKind::Array: return "array";
+    case MemoryKind::VmmReservation: return "address reservation";
+    case MemoryKind::VmmMapping: return "mapping";
+    case MemoryKind::IpcImport: return "IPC import";
+  }
+  return "?";
+}
+
+AddressSpace& AddressSpace::instance() {
+  static AddressSpace* space = new AddressSpace;  // never destroyed: memory may be used during exit
+  return *space;
+}
+
+uint64_t AddressSpace::pageSize() {
+  static const uint64_t size = uint64_t(sysconf(_SC_PAGESIZE));
+  return size;
+}
+
+AddressSpace::AddressSpace() {
+  // Largest reservation the system grants (address-space limits, sanitizers), aligned to a huge page.
+  for (uint64_t bytes : {1024 * kGiB, 256 * kGiB, 64 * kGiB, 16 * kGiB, 4 * kGiB}) {
+    void* p = mmap(nullptr, bytes + kHugePage, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) continue;
+    uint64_t raw = reinterpret_cast<uint64_t>(p);
+    uint64_t aligned = alignUp(raw, kHugePage);
+    if (aligned > raw) munmap(p, aligned - raw);
+    munmap(reinterpret_cast<void*>(aligned + bytes), raw + kHugePage - aligned);
+    uint64_t entries = bytes >> kChunkShift;
+    void* table = mmap(nullptr, entries * sizeof(uint32_t), PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (table == MAP_FAILED) {
+      munmap(reinterpret_cast<void*>(aligned), bytes);
+      continue;
+    }
+    table_ = static_cast<std::atomic<uint32_t>*>(table);
+    base_ = aligned;
+    limit_ = bytes;
+    // The first chunk stays unused: a guard below the lowest region.
+    freeSpans_.emplace(kChunk, bytes - kChunk);
+    rover_ = kChunk;
+    CUEMU_INFO("device address range {:#x}-{:#x} ({} GiB)", base_, base_ + limit_, limit_ / kGiB);
+    return;
+  }
+  CUEMU_ERROR("cannot reserve a device address range: every device allocation will fail");
+}
+
+bool AddressSpace::isAccessibleSlow(uint64_t address, uint64_t size) const noexcept {
+  std::shared_lock lock(mutex_);
+  auto it = regions_.upper_bound(address);
+  if (it == regions_.begin()) return false;
+  const MemoryRegion& region = *std::prev(it)->second;
+  if (!region.contains(address, size)) return false;
+  if (region.kind == MemoryKind::VmmMapping)
+    return region.accessFlags.load(std::memory_order_relaxed) == CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  return true;
+}
+
+RegionPtr AddressSpace::find(uint64_t address) const {
+  std::shared_lock lock(mutex_);
+  auto it = regions_.upper_bound(address);
+  if (it == regions_.begin()) return nullptr;
+  const RegionPtr& region = std::prev(it)->second;
+  // An empty range still owns its start address (zero-byte registrations do not exist, but be exact).
+  if (address - region->start < std::max<uint64_t>(region->size, 1)) return region;
+  return nullptr;
+}
+
+RegionPtr AddressSpace::findReservation(uint64_t address) const {
+  std::shared_lock lock(mutex_);
+  auto it = reservations_.upper_bound(address);
+  if (it == reservations_.begin()) return nullptr;
+  const RegionPtr& region = std::prev(it)->second;
+  return address - region->start < region->size ? region : nullptr;
+}
+
+RegionPtr AddressSpace::findStart(uint64_t address) const {
+  std::shared_lock lock(mutex_);
+  auto it = regions_.find(address);
+  return it == regions_.end() ? nullptr : it->second;
+}
+
+std::vector<RegionPtr> AddressSpace::overlapping(uint64_t address, uint64_t size) const {
+  std::vector<RegionPtr> result;
+  std::shared_lock lock(mutex_);
+  auto it = regions_.upper_bound(address);
+  if (it != regions_.begin()) --it;
+  for (; it != regions_.end() && it->first < address + size; ++it)
+    if (it->second->end() > address) result.push_back(it->second);
+  return result;
+}
+
+uint64_t AddressSpace::takeAddresses(uint64_t bytes, uint64_t alignment, uint64_t fixedAddress) {
+  auto carve = [&](std::map<uint64_t, uint64_t>::iterator span, uint64_t at) {
+    uint64_t spanStart = span->first, spanBytes = span->second;
+    freeSpans_.erase(span);
+    if (at > spanStart) freeSpans_.emplace(spanStart, at - spanStart);
+    if (at + bytes < spanStart + spanBytes) freeSpans_.emplace(at + bytes, spanStart + spanBytes - at - bytes);
+    rover_ = at + bytes;
+    return base_ + at;
+  };
+  if (fixedAddress >= base_ && fixedAddress - base_ < limit_ && (fixedAddress & (alignment - 1)) == 0) {
+    uint64_t at = fixedAddress - base_;
+    auto span = freeSpans_.upper_bound(at);
+    if (span != freeSpans_.begin()) {
+      --span;
+      if (at >= span->first && at + bytes <= span->first + span->second) return carve(span, at);
+    }
+  }
+  // Next fit: first from the rover to the end of the range, then from the beginning.
+  auto fit = [&](std::map<uint64_t, uint64_t>::iterator span, uint64_t from) -> uint64_t {
+    uint64_t at = alignUp(std::max(span->first, from), alignment);
+    return at + bytes <= span->first + span->second ? carve(span, at) : 0;
+  };
+  auto span = freeSpans_.upper_bound(rover_);
+  if (span != freeSpans_.begin() && std::prev(span)->first + std::prev(span)->second > rover_) --span;
+  for (; span != freeSpans_.end(); ++span)
+    if (uint64_t address = fit(span, rover_)) return address;
+  for (span = freeSpans_.begin(); span != freeSpans_.end(); ++span)
+    if (uint64_t address = fit(span, 0)) return address;
+  return 0;
+}
+
+void AddressSpace::returnAddresses(uint64_t start, uint64_t bytes) {
+  uint64_t at = start - base_;
+  auto next = freeSpans_.lower_bound(at);
+  if (next != freeSpans_.end() && at + bytes == next->first) {
+    bytes += next->second;
+    next = freeSpans_.erase(next);
+  }
+  if (next != freeSpans_.begin()) {
+    auto prev = std::prev(next);
+    if (prev->first + prev->second == at) {
+      prev->second += bytes;
+      return;
+    }
+  }
+  freeSpans_.emplace(at, bytes);
+}
+
+void AddressSpace::setAccessible(uint64_t start, uint64_t bytes, bool accessible) {
+  uint64_t end = start + bytes;
+  for (uint64_t chunk = start & ~kChunkMask; chunk < end; chunk += kChunk) {
+    uint64_t available = accessible ? std::min<uint64_t>(end - chunk, kSaturated) : 0;
+    table_[(chunk - base_) >> kChunkShift].store(static_cast<uint32_t>(available), std::memory_order_release);
+  }
+}
+
+bool AddressSpace::commit(uint64_t start, uint64_t bytes) {
+  // A fixed anonymous mapping without MAP_NORESERVE: under strict overcommit the kernel refuses it here
+  // (CUDA_ERROR_OUT_OF_MEMORY) instead of killing the process when the memory is touched.
+  void* p = mmap(reinterpret_cast<void*>(start), bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+  if (p == MAP_FAILED) {
+    mmap(reinterpret_cast<void*>(start), bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
+         -1, 0);
+    return false;
+  }
+  if (bytes >= 2 * kHugePage) madvise(p, bytes, MADV_HUGEPAGE);  // fewer TLB misses in large copies
+  return true;
+}
+
+void AddressSpace::decommit(const MemoryRegion& region) {
+  if (region.sharedBacking && sharedFd_ >= 0)
+    fallocate(sharedFd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off_t(region.start - base_),
+              off_t(region.committedSize));
+  // Replacing the pages with a fresh reservation frees them and their commit charge in one call.
+  mmap(reinterpret_cast<void*>(region.start), region.reservedSize, PROT_NONE,
+       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+}
+
+Expected<RegionPtr> AddressSpace::allocate(RegionPtr region, uint64_t commitBytes, uint64_t alignment,
+                                           uint64_t fixedAddress) {
+  if (!limit_) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "no device address range");
+  alignment = std::max(alignment, kChunk);
+  uint64_t reserved = alignUp(std::max<uint64_t>(region->size, 1), kChunk);
+  if (reserved < region->size || reserved > limit_) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "size too large");
+  commitBytes = alignUp(commitBytes, pageSize());
+  std::unique_lock lock(mutex_);
+  uint64_t start = takeAddresses(reserved + kChunk, alignment, fixedAddress);  // + one guard chunk
+  if (!start) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "device address range exhausted");
+  if (commitBytes && !commit(start, commitBytes)) {
+    returnAddresses(start, reserved + kChunk);
+    return makeError(CUDA_ERROR_OUT_OF_MEMORY, "the host refused to commit memory");
+  }
+  region->start = start;
+  region->reservedSize = reserved;
+  region->committedSize = commitBytes;
+  region->bufferId = nextBufferId();
+  if (region->kind == MemoryKind::VmmReservation) {
+    reservations_.emplace(start, region);
+  } else {
+    regions_.emplace(start, region);
+    if (commitBytes) setAccessible(start, region->size, true);
+  }
+  return region;
+}
+
+Expected<RegionPtr> AddressSpace::registerExternal(RegionPtr region) {
+  std::unique_lock lock(mutex_);
+  uint64_t start = region->start, end = region->start + region->size;
+  if (limit_ && start < base_ + limit_ && end > base_)
+    return makeError(CUDA_ERROR_INVALID_VALUE, "range overlaps device memory");
+  auto it = regions_.lower_bound(start);
+  if (it != regions_.end() && it->first < end)
+    return makeError(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, "range overlaps a registered range");
+  if (it != regions_.begin() && std::prev(it)->second->end() > start)
+    return makeError(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, "range overlaps a registered range");
+  region->bufferId = nextBufferId();
+  regions_.emplace(start, region);
+  return region;
+}
+
+RegionPtr AddressSpace::release(uint64_t start) {
+  std::unique_lock lock(mutex_);
+  RegionPtr region;
+  if (auto it = regions_.find(start); it != regions_.end()) {
+    region = std::move(it->second);
+    regions_.erase(it);
+  } else if (auto r = reservations_.find(start); r != reservations_.end()) {
+    region = std::move(r->second);
+    reservations_.erase(r);
+  } else {
+    return nullptr;
+  }
+  if (region->reservedSize) {
+    if (region->kind != MemoryKind::VmmReservation) setAccessible(region->start, region->size, false);
+    decommit(*region);
+    returnAddresses(region->start, region->reservedSize + kChunk);
+  }
+  return region;
+}
+
+std::vector<RegionPtr> AddressSpace::releaseIf(const std::function<bool(const MemoryRegion&)>& predicate) {
+  std::vector<uint64_t> starts;
+  {
+    std::shared_lock lock(mutex_);
+    for (auto& [start, region] : regions_)
+      if (predicate(*region)) starts.push_back(start);
+    for (auto& [start, region] : reservations_)
+      if (predicate(*region)) starts.push_back(start);
+  }
+  std::vector<RegionPtr> released;
+  for (uint64_t start : starts)
+    if (auto region = release(start)) released.push_back(std::move(region));
+  return released;
+}
+
+void AddressSpace::insertRegion(RegionPtr region) {
+  std::unique_lock lock(mutex_);
+  region->bufferId = nextBufferId();
+  regions_.emplace(region->start, std::move(region));
+}
+
+void AddressSpace::eraseRegion(uint64_t start) {
+  std::unique_lock lock(mutex_);
+  if (auto it = regions_.find(start); it != regions_.end()) {
+    setAccessible(start, it->second->size, false);
+    regions_.erase(it);
+  }
+}
+
+Expected<bool> AddressSpace::mapFile(uint64_t address, uint64_t bytes, int fd, uint64_t offset) {
+  void* p = mmap(reinterpret_cast<void*>(address), bytes, PROT_NONE, MAP_SHARED | MAP_FIXED, fd, off_t(offset));
+  if (p == MAP_FAILED) return makeError(CUDA_ERROR_OUT_OF_MEMORY, fmt::format("mmap: {}", std::strerror(errno)));
+  return true;
+}
+
+void AddressSpace::unmapFile(uint64_t address, uint64_t bytes) {
+  {
+    std::unique_lock lock(mutex_);
+    setAccessible(address, bytes, false);
+  }
+  mmap(reinterpret_cast<void*>(address), bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
+       -1, 0);
+}
+
+Expected<bool> AddressSpace::setProtection(uint64_t address, uint64_t bytes, int accessFlags) {
+  int prot = accessFlags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE ? PROT_READ | PROT_WRITE
+             : accessFlags == CU_MEM_ACCESS_FLAGS_PROT_READ    ? PROT_READ
+                                                               : PROT_NONE;
+  if (mprotect(reinterpret_cast<void*>(address), bytes, prot) != 0)
+    return makeError(CUDA_ERROR_INVALID_VALUE, fmt::format("mprotect: {}", std::strerror(errno)));
+  std::unique_lock lock(mutex_);
+  // The fast check answers read-write access; read-only spans go through the slow path's region flags.
+  setAccessible(address, bytes, accessFlags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+  return true;
+}
+
+int AddressSpace::sharedFd() {
+  if (sharedFd_ >= 0) return sharedFd_;
+  int fd = memfd_create("cuemu-device-memory", MFD_CLOEXEC);
+  if (fd < 0) return -1;
+  if (ftruncate(fd, off_t(limit_)) != 0) {
+    close(fd);
+    return -1;
+  }
+  sharedFd_ = fd;
+  return fd;
+}
+
+Expected<std::pair<int, uint64_t>> AddressSpace::shareRegion(const RegionPtr& region) {
+  std::unique_lock lock(mutex_);
+  int fd = sharedFd();
+  if (fd < 0) return makeError(CUDA_ERROR_NOT_SUPPORTED, "memfd_create failed: IPC unavailable");
+  uint64_t offset = region->start - base_;
+  if (!region->sharedBacking) {
+    // Move the pages onto the shared file: copy the contents, then replace the private mapping in one step.
+    void* src = reinterpret_cast<void*>(region->start);
+    uint64_t done = 0;
+    while (done < region->committedSize) {
+      ssize_t n = pwrite(fd, static_cast<char*>(src) + done, region->committedSize - done, off_t(offset + done));
+      if (n <= 0) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "cannot copy into shared memory");
+      done += uint64_t(n);
+    }
+    void* p = mmap(src, region->committedSize, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, off_t(offset));
+    if (p == MAP_FAILED) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "cannot map shared memory");
+    region->sharedBacking = true;
+  }
+  return std::pair<int, uint64_t>(fd, offset);
+}
+
+uint64_t AddressSpace::capacity(int device) {
+  Device* d = deviceByOrdinal(device);
+  if (d && d->profile().totalMemory) return d->profile().totalMemory;
+  // Unset: half of the host's memory (a program filling its "GPU" must not push the host into swap or the
+  // OOM killer), in whole MiB.
+  static const uint64_t share = (hostMemoryLimit() / 2) & ~((uint64_t(1) << 20) - 1);
+  return share;
+}
+
+bool AddressSpace::charge(int device, uint64_t bytes) {
+  if (device < 0 || device >= kMaxDevices) return false;
+  uint64_t cap = capacity(device);
+  uint64_t current = used_[device].load(std::memory_order_relaxed);
+  do {
+    if (bytes > cap || current > cap - bytes) return false;
+  } while (!used_[device].compare_exchange_weak(current, current + bytes, std::memory_order_relaxed));
+  return true;
+}
+
+void AddressSpace::uncharge(int device, uint64_t bytes) {
+  if (device >= 0 && device < kMaxDevices) used_[device].fetch_sub(bytes, std::memory_order_relaxed);
+}
+
+uint64_t AddressSpace::used(int device) const {
+  return device >= 0 && device < kMaxDevices ? used_[device].load(std::memory_order_relaxed) : 0;
+}
+
+}  // namespace cuemu

@@ -1,0 +1,182 @@
+// The process's device address space. Device memory lives in one large range of virtual addresses reserved
+// at first use (PROT_NONE, no swap reservation), so a device pointer IS a host address inside that range:
+// copies are plain memcpy and the PTX interpreter dereferences device pointers directly after isAccessible().
+//
+// Every allocation the driver knows of is a MemoryRegion: device memory, pinned host memory and managed memory
+// carved from the range, host memory registered by the application (outside the range), VMM reservations and
+// mappings, IPC imports. Regions start on a chunk boundary and are followed by at least one unmapped guard chunk,
+// so an overrun faults instead of touching a neighbour. A flat table with one 32-bit entry per chunk answers
+// "may `size` bytes at `address` be accessed?" in O(1) without locks.
+#pragma once
+
+#include "api/cuda_internal.h"
+#include "core/result.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <shared_mutex>
+#include <vector>
+
+namespace cuemu {
+
+class Context;
+class MemPool;
+
+enum class MemoryKind : uint8_t {
+  Device,         // cuMemAlloc, cuMemAllocPitch, stream-ordered pool allocations
+  HostPinned,     // cuMemAllocHost / cuMemHostAlloc: host memory the device can address
+  HostRegistered, // cuMemHostRegister: the application's own memory (outside the range)
+  Managed,        // cuMemAllocManaged
+  Array,          // storage of a CUarray / mipmapped array level
+  VmmReservation, // cuMemAddressReserve: addresses only; mappings are separate regions inside it
+  VmmMapping,     // cuMemMap of a physical allocation into a reservation
+  IpcImport,      // cuIpcOpenMemHandle: another process's allocation mapped here
+};
+
+const char* memoryKindName(MemoryKind kind);
+
+// One allocation. Immutable after registration except for the atomics (attributes the application may set).
+struct MemoryRegion {
+  uint64_t start = 0;
+  uint64_t size = 0;           // bytes the application asked for (the valid range)
+  uint64_t committedSize = 0;  // bytes made accessible (page multiple); 0 for registered / reservations
+  uint64_t reservedSize = 0;   // virtual addresses taken from the range, guard excluded
+  MemoryKind kind = MemoryKind::Device;
+  unsigned flags = 0;          // host-alloc / host-register / managed-attach flags, by kind
+  int device = 0;              // owning device ordinal
+  CUcontext context = nullptr; // owning context (the handle; null for pool/VMM memory owned by the device)
+  uint64_t bufferId = 0;       // process-wide unique, never reused
+  uint64_t chargedBytes = 0;   // bytes counted against the device's memory
+  std::shared_ptr<MemPool> pool;  // stream-ordered allocations: keeps a destroyed pool alive until freed
+  CUmemoryPool poolHandle = nullptr;
+  void* hostAlias = nullptr;   // registered memory: the host address (equal to start: unified addressing)
+  uint64_t arrayHandle = 0;    // Array kind: the owning CUarray handle value
+  uint64_t vmmHandle = 0;      // VmmMapping: the physical allocation's handle value
+  uint64_t vmmOffset = 0;      // VmmMapping: offset into the physical allocation
+  bool sharedBacking = false;  // backed by the shared memfd (exported through IPC)
+  std::atomic<bool> syncMemops{false};
+  std::atomic<int> accessFlags{CU_MEM_ACCESS_FLAGS_PROT_READWRITE};  // VMM mappings: set by cuMemSetAccess
+  // Managed memory advice (cuMemAdvise); read by cuMemRangeGetAttribute.
+  std::atomic<int> preferredLocation{CU_DEVICE_INVALID};
+  std::atomic<int> preferredLocationType{0};
+  std::atomic<bool> readMostly{false};
+  std::atomic<uint64_t> accessedByMask{0};
+  std::atomic<int> lastPrefetchLocation{CU_DEVICE_INVALID};
+  std::atomic<int> lastPrefetchLocationType{0};
+
+  uint64_t end() const { return start + size; }
+  bool contains(uint64_t address, uint64_t bytes) const {
+    return address >= start && address - start <= size && bytes <= size - (address - start);
+  }
+  bool isDeviceSide() const {
+    return kind != MemoryKind::HostPinned && kind != MemoryKind::HostRegistered;
+  }
+};
+
+using RegionPtr = std::shared_ptr<MemoryRegion>;
+
+class AddressSpace {
+ public:
+  // The process's address space, reserved on first call. Never destroyed (used during process exit).
+  static AddressSpace& instance();
+
+  // Whether `size` bytes at `address` may be read and written through the device: O(1), lock-free for memory
+  // inside the range, a map lookup for registered host memory. Thread-safe.
+  bool isAccessible(uint64_t address, uint64_t size) const noexcept {
+    uint64_t offset = address - base_;
+    if (offset < limit_) {
+      uint32_t available = table_[offset >> kChunkShift].load(std::memory_order_acquire);
+      uint64_t inChunk = offset & kChunkMask;
+      if (inChunk < available && size <= available - inChunk) return true;
+      if (available != kSaturated) return false;
+    }
+    return isAccessibleSlow(address, size);
+  }
+
+  // The region containing `address` (interior pointers included), or null. VMM reservations are kept apart
+  // (findReservation): inside one, find() answers the mapping.
+  RegionPtr find(uint64_t address) const;
+  RegionPtr findReservation(uint64_t address) const;
+  // The region starting exactly at `address`, or null.
+  RegionPtr findStart(uint64_t address) const;
+  // Regions overlapping [address, address+size).
+  std::vector<RegionPtr> overlapping(uint64_t address, uint64_t size) const;
+  bool inRange(uint64_t address) const { return address - base_ < limit_; }
+
+  // Takes addresses for a region of `size` bytes (plus a guard) from the range, commits `commitBytes` of it
+  // read-write (0 = addresses only), and registers `region` there. `alignment` is a power of two (0 = chunk).
+  // `fixedAddress`, if non-zero, asks for that address (VMM reservations); it is only a hint.
+  Expected<RegionPtr> allocate(RegionPtr region, uint64_t commitBytes, uint64_t alignment = 0,
+                               uint64_t fixedAddress = 0);
+  // Registers a region that needs no addresses from the range (registered host memory).
+  Expected<RegionPtr> registerExternal(RegionPtr region);
+  // Unregisters the region starting at `start`, decommits and returns its addresses. Returns the region.
+  RegionPtr release(uint64_t start);
+  // Unregisters every region `predicate` selects (context teardown); returns them.
+  std::vector<RegionPtr> releaseIf(const std::function<bool(const MemoryRegion&)>& predicate);
+
+  // VMM: maps `bytes` of the file `fd` at `offset` over `address` (inside a reservation), shared, PROT_NONE
+  // until setProtection. unmapFile restores the reservation.
+  Expected<bool> mapFile(uint64_t address, uint64_t bytes, int fd, uint64_t offset);
+  void unmapFile(uint64_t address, uint64_t bytes);
+  // Protection of an in-range span and its accessibility entries (cuMemSetAccess).
+  Expected<bool> setProtection(uint64_t address, uint64_t bytes, int accessFlags);
+  // Registers/unregisters a region in the lookup map without taking addresses (VMM mappings inside a
+  // reservation).
+  void insertRegion(RegionPtr region);
+  void eraseRegion(uint64_t start);
+
+  // IPC: makes the region's memory shareable with other processes (moves it onto the shared memfd once) and
+  // returns the fd and the offset of the region in it.
+  Expected<std::pair<int, uint64_t>> shareRegion(const RegionPtr& region);
+
+  // Device memory accounting against each device's configured capacity (CUDA_ERROR_OUT_OF_MEMORY past it).
+  bool charge(int device, uint64_t bytes);
+  void uncharge(int device, uint64_t bytes);
+  uint64_t used(int device) const;
+  static uint64_t capacity(int device);
+
+  uint64_t nextBufferId() { return nextBufferId_.fetch_add(1, std::memory_order_relaxed); }
+  uint64_t base() const { return base_; }
+  uint64_t limit() const { return limit_; }
+  static uint64_t pageSize();
+
+  static constexpr unsigned kChunkShift = 16;  // 64 KiB: covers every page size Linux uses
+  static constexpr uint64_t kChunk = uint64_t(1) << kChunkShift;
+  static constexpr uint64_t kChunkMask = kChunk - 1;
+
+ private:
+  AddressSpace();
+  bool isAccessibleSlow(uint64_t address, uint64_t size) const noexcept;
+  // Addresses: a next-fit allocator over the free spans of the range, so freed addresses are reused as late as
+  // possible (a stale pointer keeps faulting for a long time). Requires mutex_ held exclusively.
+  uint64_t takeAddresses(uint64_t bytes, uint64_t alignment, uint64_t fixedAddress);
+  void returnAddresses(uint64_t start, uint64_t bytes);
+  void setAccessible(uint64_t start, uint64_t bytes, bool accessible);
+  bool commit(uint64_t start, uint64_t bytes);
+  void decommit(const MemoryRegion& region);
+  int sharedFd();
+
+  static constexpr uint32_t kSaturated = UINT32_MAX;
+
+  uint64_t base_ = 0;
+  uint64_t limit_ = 0;  // bytes reserved (0 if the reservation failed)
+  std::atomic<uint32_t>* table_ = nullptr;
+  mutable std::shared_mutex mutex_;
+  std::map<uint64_t, RegionPtr> regions_;      // by start; never overlapping
+  std::map<uint64_t, RegionPtr> reservations_; // VMM reservations, by start
+  std::map<uint64_t, uint64_t> freeSpans_;     // start -> bytes (offsets from base_)
+  uint64_t rover_ = 0;
+  int sharedFd_ = -1;
+  std::atomic<uint64_t> nextBufferId_{1};
+  static constexpr int kMaxDevices = 64;
+  std::atomic<uint64_t> used_[kMaxDevices] = {};
+};
+
+// Round `value` up to a multiple of the power of two `alignment`.
+constexpr uint64_t alignUp(uint64_t value, uint64_t alignment) { return (value + alignment - 1) & ~(alignment - 1); }
+
+}  // namespace cuemu

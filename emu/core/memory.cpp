@@ -1,0 +1,182 @@
+#include "core/memory.h"
+
+#include "core/context.h"
+#include "core/device.h"
+#include "core/memory_array.h"
+#include "core/mempool.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <thread>
+
+namespace cuemu {
+
+void ContextMemory::teardown() {
+  CUcontext self = context_.apiHandle();
+  auto released = AddressSpace::instance().releaseIf([self](const MemoryRegion& r) { return r.context == self; });
+  for (const RegionPtr& region : released) {
+    if (region->kind == MemoryKind::Array && region->arrayHandle) forgetArray(region->arrayHandle);
+    settleReleasedRegion(*region);
+  }
+}
+
+Expected<RegionPtr> ContextMemory::allocate(uint64_t bytes, MemoryKind kind, unsigned flags, bool charged) {
+  auto region = std::make_shared<MemoryRegion>();
+  region->size = bytes;
+  region->kind = kind;
+  region->flags = flags;
+  region->device = context_.device().ordinal();
+  region->context = context_.apiHandle();
+  uint64_t commit = alignUp(bytes, AddressSpace::pageSize());
+  if (commit < bytes) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "size too large");
+  AddressSpace& space = AddressSpace::instance();
+  if (charged) {
+    if (!space.charge(region->device, commit))
+      return makeError(CUDA_ERROR_OUT_OF_MEMORY,
+                       fmt::format("{} bytes requested, {} of {} in use", bytes, space.used(region->device),
+                                   AddressSpace::capacity(region->device)));
+    region->chargedBytes = commit;
+  }
+  // Large allocations are 2 MiB aligned, as on the GPU (and huge pages become possible).
+  uint64_t alignment = bytes >= (uint64_t(2) << 20) ? uint64_t(2) << 20 : 0;
+  auto result = space.allocate(region, commit, alignment);
+  if (!result && charged) space.uncharge(region->device, commit);
+  return result;
+}
+
+Expected<RegionPtr> ContextMemory::allocateDevice(uint64_t bytes) {
+  return allocate(bytes, MemoryKind::Device, 0, /*charged=*/true);
+}
+
+Expected<RegionPtr> ContextMemory::allocateHost(uint64_t bytes, unsigned flags) {
+  auto result = allocate(bytes, MemoryKind::HostPinned, flags, /*charged=*/false);
+  if (!result) return makeError(CUDA_ERROR_OUT_OF_MEMORY, result.error().message);
+  return result;
+}
+
+Expected<RegionPtr> ContextMemory::allocateManaged(uint64_t bytes, unsigned attachFlags) {
+  return allocate(bytes, MemoryKind::Managed, attachFlags, /*charged=*/true);
+}
+
+Expected<RegionPtr> ContextMemory::registerHost(void* pointer, uint64_t bytes, unsigned flags) {
+  auto region = std::make_shared<MemoryRegion>();
+  region->start = reinterpret_cast<uint64_t>(pointer);
+  region->size = bytes;
+  region->kind = MemoryKind::HostRegistered;
+  region->flags = flags;
+  region->device = context_.device().ordinal();
+  region->context = context_.apiHandle();
+  region->hostAlias = pointer;
+  return AddressSpace::instance().registerExternal(std::move(region));
+}
+
+void settleReleasedRegion(const MemoryRegion& region) {
+  if (region.pool) {
+    region.pool->onRelease(region);
+    return;
+  }
+  if (region.chargedBytes) AddressSpace::instance().uncharge(region.device, region.chargedBytes);
+}
+
+Expected<RegionPtr> releaseRegion(uint64_t address, std::initializer_list<MemoryKind> kinds) {
+  AddressSpace& space = AddressSpace::instance();
+  RegionPtr region = space.findStart(address);
+  if (!region || std::find(kinds.begin(), kinds.end(), region->kind) == kinds.end())
+    return makeError(CUDA_ERROR_INVALID_VALUE, fmt::format("{:#x} is not the start of such an allocation", address));
+  // Two threads freeing the same pointer: only one finds it still registered.
+  region = space.release(address);
+  if (!region) return makeError(CUDA_ERROR_INVALID_VALUE, "already freed");
+  settleReleasedRegion(*region);
+  return region;
+}
+
+Expected<RegionPtr> deviceRange(uint64_t address, uint64_t bytes) {
+  RegionPtr region = AddressSpace::instance().find(address);
+  if (!region) return makeError(CUDA_ERROR_INVALID_VALUE, fmt::format("{:#x} is not device memory", address));
+  if (!region->contains(address, bytes))
+    return makeError(CUDA_ERROR_INVALID_VALUE,
+                     fmt::format("{} bytes at {:#x} run past the end of the {}-byte allocation at {:#x}", bytes,
+                                 address, region->size, region->start));
+  if (region->kind == MemoryKind::VmmMapping &&
+      region->accessFlags.load(std::memory_order_relaxed) == CU_MEM_ACCESS_FLAGS_PROT_NONE)
+    return makeError(CUDA_ERROR_INVALID_VALUE, "mapping without access");
+  return region;
+}
+
+Expected<RegionPtr> anyRange(uint64_t address, uint64_t bytes) {
+  AddressSpace& space = AddressSpace::instance();
+  if (RegionPtr region = space.find(address)) {
+    if (!region->contains(address, bytes))
+      return makeError(CUDA_ERROR_INVALID_VALUE,
+                       fmt::format("{} bytes at {:#x} run past the end of the allocation at {:#x}", bytes, address,
+                                   region->start));
+    return region;
+  }
+  if (space.inRange(address))
+    return makeError(CUDA_ERROR_INVALID_VALUE, fmt::format("{:#x} is freed or unmapped device memory", address));
+  return RegionPtr();
+}
+
+bool isPageableHost(const void* pointer) {
+  return !AddressSpace::instance().find(reinterpret_cast<uint64_t>(pointer));
+}
+
+void copyBytes(void* dst, const void* src, size_t bytes) {
+  // One core's memcpy rarely saturates memory bandwidth; very large copies are split across a few threads.
+  constexpr size_t kParallelThreshold = size_t(64) << 20;
+  constexpr size_t kPerThread = size_t(32) << 20;
+  static const unsigned cores = std::thread::hardware_concurrency();  // glibc reads sysfs for this
+  if (bytes < kParallelThreshold || cores < 4) {
+    std::memmove(dst, src, bytes);
+    return;
+  }
+  auto* d = static_cast<uint8_t*>(dst);
+  auto* s = static_cast<const uint8_t*>(src);
+  if (d < s + bytes && s < d + bytes) {  // overlapping: only memmove is correct
+    std::memmove(dst, src, bytes);
+    return;
+  }
+  size_t parts = std::min<size_t>({bytes / kPerThread, cores / 2, 8});
+  size_t step = alignUp(bytes / parts, 4096);
+  std::vector<std::thread> helpers;
+  helpers.reserve(parts - 1);
+  for (size_t i = 1; i < parts && i * step < bytes; ++i) {
+    size_t offset = i * step, n = std::min(step, bytes - offset);
+    helpers.emplace_back([=] { std::memcpy(d + offset, s + offset, n); });
+  }
+  std::memcpy(d, s, std::min(step, bytes));
+  for (auto& t : helpers) t.join();
+}
+
+void copy3D(CopySide dst, CopySide src, size_t widthBytes, size_t height, size_t depth) {
+  if (!widthBytes || !height || !depth) return;
+  bool rowsContiguous = dst.pitch == widthBytes && src.pitch == widthBytes;
+  if (rowsContiguous && (depth == 1 || (dst.slicePitch == widthBytes * height && src.slicePitch == widthBytes * height))) {
+    copyBytes(dst.origin, src.origin, widthBytes * height * depth);
+    return;
+  }
+  for (size_t z = 0; z < depth; ++z) {
+    uint8_t* d = dst.origin + z * dst.slicePitch;
+    const uint8_t* s = src.origin + z * src.slicePitch;
+    if (rowsContiguous) {
+      copyBytes(d, s, widthBytes * height);
+      continue;
+    }
+    for (size_t y = 0; y < height; ++y) std::memmove(d + y * dst.pitch, s + y * src.pitch, widthBytes);
+  }
+}
+
+void fill2D(uint8_t* dst, size_t pitch, uint32_t value, unsigned elementSize, size_t count, size_t height) {
+  for (size_t y = 0; y < height; ++y) {
+    uint8_t* row = dst + y * pitch;
+    switch (elementSize) {
+      case 1: std::memset(row, int(value & 0xFF), count); break;
+      case 2: std::fill_n(reinterpret_cast<uint16_t*>(row), count, static_cast<uint16_t>(value)); break;
+      default: std::fill_n(reinterpret_cast<uint32_t*>(row), count, value); break;
+    }
+  }
+}
+
+}  // namespace cuemu

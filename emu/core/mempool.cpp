@@ -1,0 +1,201 @@
+#include "core/mempool.h"
+
+#include "core/context.h"
+#include "core/device.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace cuemu {
+namespace {
+
+struct DevicePools {
+  std::mutex mutex;
+  std::map<int, std::shared_ptr<MemPool>> defaults;
+  std::map<int, std::shared_ptr<MemPool>> current;
+};
+
+DevicePools& devicePools() {
+  static auto* pools = new DevicePools;
+  return *pools;
+}
+
+}  // namespace
+
+MemPool::MemPool(int device, const CUmemPoolProps& props, bool isDefault)
+    : device_(device), props_(props), isDefault_(isDefault) {}
+
+Expected<RegionPtr> MemPool::allocate(Context& context, uint64_t bytes) {
+  auto region = std::make_shared<MemoryRegion>();
+  region->size = bytes;
+  region->kind = MemoryKind::Device;
+  region->device = device_;
+  region->context = context.apiHandle();
+  region->pool = shared_from_this();
+  region->poolHandle = apiHandle();
+  uint64_t commit = alignUp(bytes, AddressSpace::pageSize());
+  AddressSpace& space = AddressSpace::instance();
+  if (commit < bytes || !space.charge(device_, commit))
+    return makeError(CUDA_ERROR_OUT_OF_MEMORY, fmt::format("pool allocation of {} bytes", bytes));
+  if (props_.maxSize) {
+    std::lock_guard lock(mutex_);
+    if (used_ + commit > props_.maxSize) {
+      space.uncharge(device_, commit);
+      return makeError(CUDA_ERROR_OUT_OF_MEMORY, "the pool's maximum size is reached");
+    }
+  }
+  region->chargedBytes = commit;
+  uint64_t alignment = bytes >= (uint64_t(2) << 20) ? uint64_t(2) << 20 : 0;
+  auto result = space.allocate(region, commit, alignment);
+  if (!result) {
+    space.uncharge(device_, commit);
+    return result;
+  }
+  std::lock_guard lock(mutex_);
+  used_ += commit;
+  retained_ -= std::min(retained_, commit);  // reuse of cached memory
+  usedHigh_ = std::max(usedHigh_, used_);
+  reservedHigh_ = std::max(reservedHigh_, used_ + retained_);
+  return result;
+}
+
+void MemPool::onRelease(const MemoryRegion& region) {
+  AddressSpace::instance().uncharge(region.device, region.chargedBytes);
+  std::lock_guard lock(mutex_);
+  used_ -= std::min(used_, region.chargedBytes);
+  // A GPU pool keeps freed memory up to the release threshold for reuse.
+  retained_ = std::min(retained_ + region.chargedBytes, releaseThreshold_ > used_ ? releaseThreshold_ - used_ : 0);
+}
+
+uint64_t MemPool::usedBytes() {
+  std::lock_guard lock(mutex_);
+  return used_;
+}
+
+void MemPool::trimTo(uint64_t minBytesToKeep) {
+  std::lock_guard lock(mutex_);
+  uint64_t keep = minBytesToKeep > used_ ? minBytesToKeep - used_ : 0;
+  retained_ = std::min(retained_, keep);
+}
+
+CUresult MemPool::getAttribute(CUmemPool_attribute attribute, void* value) {
+  std::lock_guard lock(mutex_);
+  auto u64 = [&](uint64_t v) {
+    std::memcpy(value, &v, sizeof v);
+    return CUDA_SUCCESS;
+  };
+  auto i32 = [&](int v) {
+    std::memcpy(value, &v, sizeof v);
+    return CUDA_SUCCESS;
+  };
+  switch (attribute) {
+    case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES: return i32(followEventDependencies_);
+    case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC: return i32(allowOpportunistic_);
+    case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES: return i32(allowInternalDependencies_);
+    case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: return u64(releaseThreshold_);
+    case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT: return u64(used_ + retained_);
+    case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH: return u64(reservedHigh_);
+    case CU_MEMPOOL_ATTR_USED_MEM_CURRENT: return u64(used_);
+    case CU_MEMPOOL_ATTR_USED_MEM_HIGH: return u64(usedHigh_);
+    default: return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+
+CUresult MemPool::setAttribute(CUmemPool_attribute attribute, const void* value) {
+  std::lock_guard lock(mutex_);
+  int i = 0;
+  uint64_t u = 0;
+  switch (attribute) {
+    case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
+    case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
+    case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
+      std::memcpy(&i, value, sizeof i);
+      (attribute == CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES ? followEventDependencies_
+       : attribute == CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC  ? allowOpportunistic_
+                                                                 : allowInternalDependencies_) = i != 0;
+      return CUDA_SUCCESS;
+    case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD:
+      std::memcpy(&u, value, sizeof u);
+      releaseThreshold_ = u;
+      retained_ = std::min(retained_, u > used_ ? u - used_ : 0);
+      return CUDA_SUCCESS;
+    case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
+    case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
+      // Only a reset to zero is allowed: the watermark restarts from the current value.
+      std::memcpy(&u, value, sizeof u);
+      if (u != 0) return CUDA_ERROR_INVALID_VALUE;
+      if (attribute == CU_MEMPOOL_ATTR_USED_MEM_HIGH)
+        usedHigh_ = used_;
+      else
+        reservedHigh_ = used_ + retained_;
+      return CUDA_SUCCESS;
+    default:
+      return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+
+CUresult MemPool::setAccess(const CUmemAccessDesc* descriptors, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    const CUmemAccessDesc& d = descriptors[i];
+    if (d.location.type != CU_MEM_LOCATION_TYPE_DEVICE || !deviceByOrdinal(d.location.id))
+      return CUDA_ERROR_INVALID_VALUE;
+    if (d.flags != CU_MEM_ACCESS_FLAGS_PROT_NONE && d.flags != CU_MEM_ACCESS_FLAGS_PROT_READ &&
+        d.flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
+      return CUDA_ERROR_INVALID_VALUE;
+    // The owning device's access cannot be changed.
+    if (d.location.id == device_ && d.flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE) return CUDA_ERROR_INVALID_DEVICE;
+  }
+  std::lock_guard lock(mutex_);
+  for (size_t i = 0; i < count; ++i)
+    if (descriptors[i].location.id != device_) peerAccess_[descriptors[i].location.id] = descriptors[i].flags;
+  return CUDA_SUCCESS;
+}
+
+CUmemAccess_flags MemPool::access(const CUmemLocation& location) {
+  if (location.id == device_) return CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  std::lock_guard lock(mutex_);
+  auto it = peerAccess_.find(location.id);
+  return it == peerAccess_.end() ? CU_MEM_ACCESS_FLAGS_PROT_NONE : it->second;
+}
+
+HandleTable<MemPool>& memPoolTable() {
+  static auto* table = new HandleTable<MemPool>;
+  return *table;
+}
+
+std::shared_ptr<MemPool> findMemPool(CUmemoryPool handle) { return memPoolTable().find(handleValue(handle)); }
+
+std::shared_ptr<MemPool> defaultMemPool(int device) {
+  DevicePools& pools = devicePools();
+  std::lock_guard lock(pools.mutex);
+  auto& pool = pools.defaults[device];
+  if (!pool) {
+    CUmemPoolProps props{};
+    props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+    props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    props.location.id = device;
+    pool = std::make_shared<MemPool>(device, props, /*isDefault=*/true);
+    pool->registerHandle(memPoolTable().insert(pool));
+  }
+  return pool;
+}
+
+std::shared_ptr<MemPool> currentMemPool(int device) {
+  {
+    DevicePools& pools = devicePools();
+    std::lock_guard lock(pools.mutex);
+    auto it = pools.current.find(device);
+    if (it != pools.current.end() && memPoolTable().find(it->second->handle())) return it->second;
+  }
+  return defaultMemPool(device);
+}
+
+void setCurrentMemPool(int device, std::shared_ptr<MemPool> pool) {
+  DevicePools& pools = devicePools();
+  std::lock_guard lock(pools.mutex);
+  pools.current[device] = std::move(pool);
+}
+
+}  // namespace cuemu

@@ -1,0 +1,71 @@
+// Memory pools for stream-ordered allocation (cuMemAllocAsync, cuMemPool*). Each device has a default pool
+// and a current pool; applications create more. A pool hands out device memory from the address space and
+// keeps the statistics the pool attributes report. Freed memory returns to the system at once; the release
+// threshold only shapes the reported reserved size (what a GPU pool would keep cached).
+#pragma once
+
+#include "api/cuda_internal.h"
+#include "core/address_space.h"
+#include "core/handle.h"
+#include "core/result.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+
+namespace cuemu {
+
+class Context;
+
+class MemPool : public std::enable_shared_from_this<MemPool> {
+ public:
+  static constexpr HandleKind kKind = HandleKind::MemPool;
+
+  MemPool(int device, const CUmemPoolProps& props, bool isDefault);
+
+  int device() const { return device_; }
+  bool isDefault() const { return isDefault_; }
+  const CUmemPoolProps& props() const { return props_; }
+  uint64_t handle() const { return handle_; }
+  CUmemoryPool apiHandle() const { return toApiHandle<CUmemoryPool>(handle_); }
+
+  // An allocation of `bytes` owned by `context` (the stream's context).
+  Expected<RegionPtr> allocate(Context& context, uint64_t bytes);
+  // Bookkeeping after one of the pool's regions left the address space.
+  void onRelease(const MemoryRegion& region);
+
+  CUresult getAttribute(CUmemPool_attribute attribute, void* value);
+  CUresult setAttribute(CUmemPool_attribute attribute, const void* value);
+  void trimTo(uint64_t minBytesToKeep);
+
+  // Access of other devices (the pool's own device always has read-write access).
+  CUresult setAccess(const CUmemAccessDesc* descriptors, size_t count);
+  CUmemAccess_flags access(const CUmemLocation& location);
+
+  // Registers the pool in the handle table (once).
+  void registerHandle(uint64_t handle) { handle_ = handle; }
+  // Live allocations count (a pool with allocations can still be destroyed: they stay valid until freed).
+  uint64_t usedBytes();
+
+ private:
+  const int device_;
+  const CUmemPoolProps props_;
+  const bool isDefault_;
+  uint64_t handle_ = 0;
+  std::mutex mutex_;
+  uint64_t used_ = 0, usedHigh_ = 0, retained_ = 0, reservedHigh_ = 0;
+  uint64_t releaseThreshold_ = 0;
+  int followEventDependencies_ = 1, allowOpportunistic_ = 1, allowInternalDependencies_ = 1;
+  std::map<int, CUmemAccess_flags> peerAccess_;
+};
+
+HandleTable<MemPool>& memPoolTable();
+std::shared_ptr<MemPool> findMemPool(CUmemoryPool handle);
+
+// The device's default pool (created on first use) and its current pool (cuDeviceSetMemPool).
+std::shared_ptr<MemPool> defaultMemPool(int device);
+std::shared_ptr<MemPool> currentMemPool(int device);
+void setCurrentMemPool(int device, std::shared_ptr<MemPool> pool);
+
+}  // namespace cuemu

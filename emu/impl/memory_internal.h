@@ -1,0 +1,30 @@
+// Shared by the memory entry points (emu/impl/memory_*.cpp): stream ordering of memory operations.
+#pragma once
+
+#include "api/cuda_internal.h"
+#include "core/context.h"
+#include "core/stream.h"
+
+#include <memory>
+
+namespace cuemu::memops {
+
+// The stream of a per-thread-default-stream variant (_ptds / _ptsz): the NULL stream means this thread's.
+inline CUstream perThread(CUstream stream) { return stream ? stream : CU_STREAM_PER_THREAD; }
+
+// Runs `work` in order on `stream` and returns once it has run (synchronous copies and sets, and
+// asynchronous ones that touch pageable host memory, which the application may reuse on return).
+CUresult runAndWait(Context& context, CUstream stream, StreamWork work);
+
+// Runs `work` in order on `stream`; returns once it is queued.
+inline CUresult runAsync(Context& context, CUstream stream, StreamWork work) {
+  return enqueueOnStream(context, stream, std::move(work));
+}
+
+// The current context, or the error the API returns without one.
+#define CUEMU_REQUIRE_CONTEXT(var)                          \
+  auto var##_expected = ::cuemu::requireCurrentContext();   \
+  if (!var##_expected) return var##_expected.error().code;  \
+  ::cuemu::Context& var = **var##_expected
+
+}  // namespace cuemu::memops

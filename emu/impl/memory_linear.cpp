@@ -1,0 +1,87 @@
+// Linear device memory: cuMemAlloc, cuMemAllocPitch, cuMemFree, cuMemGetInfo, cuMemGetAddressRange.
+#include "api/impl.h"
+
+#include "core/device.h"
+#include "core/memory.h"
+#include "impl/memory_internal.h"
+
+#include <future>
+
+namespace cuemu {
+
+CUresult memops::runAndWait(Context& context, CUstream stream, StreamWork work) {
+  auto done = std::make_shared<std::promise<CUresult>>();
+  auto finished = done->get_future();
+  CUresult queued = enqueueOnStream(context, stream, [work = std::move(work), done]() {
+    CUresult result = work();
+    done->set_value(result);
+    return result;
+  });
+  if (queued != CUDA_SUCCESS) return queued;
+  try {
+    return finished.get();
+  } catch (const std::future_error&) {
+    // The stream dropped the work (its context failed meanwhile).
+    CUresult sticky = context.stickyError();
+    return sticky != CUDA_SUCCESS ? sticky : CUDA_ERROR_UNKNOWN;
+  }
+}
+
+namespace impl {
+
+// The pitch cuMemAllocPitch rounds rows to: the GPU's preferred alignment for 2D accesses.
+constexpr size_t kPitchAlignment = 512;
+
+CUresult cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytesize) {
+  if (!dptr || !bytesize) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_REQUIRE_CONTEXT(context);
+  auto region = context.memory().allocateDevice(bytesize);
+  if (!region) return region.error().code;
+  *dptr = (*region)->start;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemAllocPitch_v2(CUdeviceptr* dptr, size_t* pPitch, size_t WidthInBytes, size_t Height,
+                            unsigned int ElementSizeBytes) {
+  if (!dptr || !pPitch || !WidthInBytes || !Height) return CUDA_ERROR_INVALID_VALUE;
+  if (ElementSizeBytes != 4 && ElementSizeBytes != 8 && ElementSizeBytes != 16) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_REQUIRE_CONTEXT(context);
+  size_t pitch = alignUp(WidthInBytes, kPitchAlignment);
+  if (pitch < WidthInBytes || pitch > 2147483647 || Height > SIZE_MAX / pitch) return CUDA_ERROR_INVALID_VALUE;
+  auto region = context.memory().allocateDevice(pitch * Height);
+  if (!region) return region.error().code;
+  *dptr = (*region)->start;
+  *pPitch = pitch;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemFree_v2(CUdeviceptr dptr) {
+  CUEMU_REQUIRE_CONTEXT(context);
+  (void)context;
+  auto released = releaseRegion(dptr, {MemoryKind::Device, MemoryKind::Managed});
+  return released ? CUDA_SUCCESS : released.error().code;
+}
+
+CUresult cuMemGetInfo_v2(size_t* free, size_t* total) {
+  if (!free || !total) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_REQUIRE_CONTEXT(context);
+  int device = context.device().ordinal();
+  uint64_t capacity = AddressSpace::capacity(device);
+  uint64_t used = AddressSpace::instance().used(device);
+  *total = capacity;
+  *free = used < capacity ? capacity - used : 0;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemGetAddressRange_v2(CUdeviceptr* pbase, size_t* psize, CUdeviceptr dptr) {
+  CUEMU_REQUIRE_CONTEXT(context);
+  (void)context;
+  RegionPtr region = AddressSpace::instance().find(dptr);
+  if (!region || region->kind == MemoryKind::HostRegistered) return CUDA_ERROR_NOT_FOUND;
+  if (pbase) *pbase = region->start;
+  if (psize) *psize = region->size;
+  return CUDA_SUCCESS;
+}
+
+}  // namespace impl
+}  // namespace cuemu

@@ -1,0 +1,130 @@
+// Pointer queries: cuPointerGetAttribute(s), cuPointerSetAttribute.
+#include "api/impl.h"
+
+#include "core/context.h"
+#include "core/memory.h"
+#include "core/mempool.h"
+#include "impl/memory_internal.h"
+
+#include <cstring>
+
+namespace cuemu {
+namespace {
+
+template <typename T>
+CUresult put(void* data, T value) {
+  std::memcpy(data, &value, sizeof value);
+  return CUDA_SUCCESS;
+}
+
+// One attribute of the region holding `ptr`. Truth values are written as 4-byte integers.
+CUresult attributeOf(const MemoryRegion& r, uint64_t ptr, CUpointer_attribute attribute, void* data) {
+  bool host = !r.isDeviceSide();
+  switch (attribute) {
+    case CU_POINTER_ATTRIBUTE_CONTEXT: return put(data, r.context);
+    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+      return put(data, static_cast<unsigned>(host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE));
+    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: return put(data, static_cast<CUdeviceptr>(ptr));
+    case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+      // Device memory has no host address (in cuemu it has one, but programs must not learn to rely on it).
+      if (!host && r.kind != MemoryKind::Managed) return CUDA_ERROR_INVALID_VALUE;
+      return put(data, reinterpret_cast<void*>(ptr));
+    case CU_POINTER_ATTRIBUTE_P2P_TOKENS: {
+      if (host) return CUDA_ERROR_INVALID_VALUE;
+      CUDA_POINTER_ATTRIBUTE_P2P_TOKENS tokens{r.bufferId, 0};
+      return put(data, tokens);
+    }
+    case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS: return put(data, static_cast<int>(r.syncMemops.load()));
+    case CU_POINTER_ATTRIBUTE_BUFFER_ID: return put(data, static_cast<unsigned long long>(r.bufferId));
+    case CU_POINTER_ATTRIBUTE_IS_MANAGED: return put(data, static_cast<int>(r.kind == MemoryKind::Managed));
+    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: return put(data, r.device);
+    case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
+      return put(data, static_cast<int>(r.kind == MemoryKind::Device && !r.pool));
+    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: return put(data, static_cast<CUdeviceptr>(r.start));
+    case CU_POINTER_ATTRIBUTE_RANGE_SIZE: return put(data, static_cast<size_t>(r.size));
+    case CU_POINTER_ATTRIBUTE_MAPPED: return put(data, 1);
+    case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES: {
+      unsigned types = CU_MEM_HANDLE_TYPE_NONE;
+      if (r.kind == MemoryKind::VmmMapping) types = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+      if (r.pool) types = r.pool->props().handleTypes;
+      return put(data, types);
+    }
+    case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE: return put(data, 0);
+    case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
+      return put(data, static_cast<int>(r.kind == MemoryKind::VmmMapping ? r.accessFlags.load()
+                                                                          : CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE));
+    case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE: return put(data, r.poolHandle);
+    case CU_POINTER_ATTRIBUTE_MAPPING_SIZE: return put(data, static_cast<size_t>(r.size));
+    case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR: return put(data, reinterpret_cast<void*>(r.start));
+    case CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID: return put(data, static_cast<unsigned long long>(r.bufferId));
+    case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE: return put(data, 0);
+    default: return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+
+// The answer for memory the driver does not know (cuPointerGetAttributes does not fail on it).
+CUresult attributeOfUnknown(CUpointer_attribute attribute, void* data) {
+  switch (attribute) {
+    case CU_POINTER_ATTRIBUTE_CONTEXT: return put(data, CUcontext{});
+    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE: return put(data, 0u);
+    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: return put(data, CUdeviceptr{});
+    case CU_POINTER_ATTRIBUTE_HOST_POINTER: return put(data, static_cast<void*>(nullptr));
+    case CU_POINTER_ATTRIBUTE_P2P_TOKENS: return put(data, CUDA_POINTER_ATTRIBUTE_P2P_TOKENS{});
+    case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+    case CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID: return put(data, 0ull);
+    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: return put(data, -2);
+    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: return put(data, CUdeviceptr{});
+    case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+    case CU_POINTER_ATTRIBUTE_MAPPING_SIZE: return put(data, size_t{0});
+    case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR: return put(data, static_cast<void*>(nullptr));
+    case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE: return put(data, CUmemoryPool{});
+    case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES: return put(data, 0u);
+    case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
+    case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+    case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
+    case CU_POINTER_ATTRIBUTE_MAPPED:
+    case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
+    case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
+    case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE: return put(data, 0);
+    default: return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+
+}  // namespace
+
+namespace impl {
+
+CUresult cuPointerGetAttribute(void* data, CUpointer_attribute attribute, CUdeviceptr ptr) {
+  if (!data) return CUDA_ERROR_INVALID_VALUE;
+  RegionPtr region = AddressSpace::instance().find(ptr);
+  if (!region) return CUDA_ERROR_INVALID_VALUE;
+  return attributeOf(*region, ptr, attribute, data);
+}
+
+CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute* attributes, void** data,
+                                CUdeviceptr ptr) {
+  if (!numAttributes || !attributes || !data) return CUDA_ERROR_INVALID_VALUE;
+  RegionPtr region = AddressSpace::instance().find(ptr);
+  for (unsigned i = 0; i < numAttributes; ++i) {
+    if (!data[i]) return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = region ? attributeOf(*region, ptr, attributes[i], data[i]) : attributeOfUnknown(attributes[i], data[i]);
+    // Attributes that do not apply to this kind of memory read as their empty value.
+    if (r == CUDA_ERROR_INVALID_VALUE && region) r = attributeOfUnknown(attributes[i], data[i]);
+    if (r != CUDA_SUCCESS) return r;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult cuPointerSetAttribute(const void* value, CUpointer_attribute attribute, CUdeviceptr ptr) {
+  if (!value) return CUDA_ERROR_INVALID_VALUE;
+  RegionPtr region = AddressSpace::instance().find(ptr);
+  if (!region) return CUDA_ERROR_INVALID_VALUE;
+  if (attribute != CU_POINTER_ATTRIBUTE_SYNC_MEMOPS) return CUDA_ERROR_INVALID_VALUE;
+  int enable = 0;
+  std::memcpy(&enable, value, sizeof enable);
+  region->syncMemops.store(enable != 0);
+  return CUDA_SUCCESS;
+}
+
+}  // namespace impl
+}  // namespace cuemu

@@ -1,0 +1,206 @@
+// Address space, allocation, accounting, pointer attributes.
+#include "fixture.h"
+
+#include "core/address_space.h"
+#include "core/memory.h"
+
+#include <atomic>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+using cuemu::AddressSpace;
+
+namespace {
+
+bool accessible(CUdeviceptr p, size_t n) { return AddressSpace::instance().isAccessible(p, n); }
+
+TEST_F(MemoryTest, AllocationsAreAlignedDistinctAndExactlyAccessible) {
+  CUdeviceptr a = 0, b = 0;
+  ASSERT_EQ(cuMemAlloc_v2(&a, 100), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAlloc_v2(&b, 100), CUDA_SUCCESS);
+  EXPECT_NE(a, b);
+  EXPECT_EQ(a % 256, 0u);
+  EXPECT_EQ(b % 256, 0u);
+  EXPECT_TRUE(accessible(a, 100));
+  EXPECT_TRUE(accessible(a + 99, 1));
+  EXPECT_FALSE(accessible(a + 100, 1));  // one past the end
+  EXPECT_FALSE(accessible(a + 96, 8));   // straddles the end
+  EXPECT_FALSE(accessible(a - 1, 1));    // guard below
+  EXPECT_FALSE(accessible(0, 1));
+  EXPECT_FALSE(accessible(reinterpret_cast<uint64_t>(&a), 8));  // the stack is not device memory
+  // The host can use the memory directly (device pointers are host addresses).
+  std::memset(reinterpret_cast<void*>(a), 0x5A, 100);
+  EXPECT_EQ(cuMemFree_v2(a), CUDA_SUCCESS);
+  EXPECT_FALSE(accessible(a, 1));
+  EXPECT_EQ(cuMemFree_v2(b), CUDA_SUCCESS);
+}
+
+TEST_F(MemoryTest, LargeAllocationsAccessibleAcrossChunks) {
+  CUdeviceptr p = 0;
+  size_t size = (size_t(5) << 20) + 123;
+  ASSERT_EQ(cuMemAlloc_v2(&p, size), CUDA_SUCCESS);
+  EXPECT_EQ(p % (2 << 20), 0u);
+  EXPECT_TRUE(accessible(p, size));
+  EXPECT_TRUE(accessible(p + size - 4, 4));
+  EXPECT_TRUE(accessible(p + (1 << 20) + 7, 64));
+  EXPECT_FALSE(accessible(p + size - 3, 4));
+  EXPECT_FALSE(accessible(p, size + 1));
+  EXPECT_EQ(cuMemFree_v2(p), CUDA_SUCCESS);
+}
+
+TEST_F(MemoryTest, FreeValidation) {
+  CUdeviceptr p = 0;
+  ASSERT_EQ(cuMemAlloc_v2(&p, 4096), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemFree_v2(p + 16), CUDA_ERROR_INVALID_VALUE);  // interior
+  EXPECT_EQ(cuMemFree_v2(p), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemFree_v2(p), CUDA_ERROR_INVALID_VALUE);       // double
+  EXPECT_EQ(cuMemFree_v2(0x1234), CUDA_ERROR_INVALID_VALUE);  // garbage
+  EXPECT_EQ(cuMemAlloc_v2(&p, 0), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuMemAlloc_v2(nullptr, 16), CUDA_ERROR_INVALID_VALUE);
+}
+
+TEST_F(MemoryTest, AddressRangeOfInteriorPointer) {
+  CUdeviceptr p = 0, base = 0;
+  size_t size = 0;
+  ASSERT_EQ(cuMemAlloc_v2(&p, 1000), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemGetAddressRange_v2(&base, &size, p + 999), CUDA_SUCCESS);
+  EXPECT_EQ(base, p);
+  EXPECT_EQ(size, 1000u);
+  EXPECT_EQ(cuMemGetAddressRange_v2(&base, &size, p + 1000), CUDA_ERROR_NOT_FOUND);
+  EXPECT_EQ(cuMemGetAddressRange_v2(nullptr, &size, p), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemFree_v2(p), CUDA_SUCCESS);
+}
+
+TEST_F(MemoryTest, PitchIsAlignedAndValidated) {
+  CUdeviceptr p = 0;
+  size_t pitch = 0;
+  ASSERT_EQ(cuMemAllocPitch_v2(&p, &pitch, 100, 10, 4), CUDA_SUCCESS);
+  EXPECT_GE(pitch, 100u);
+  EXPECT_EQ(pitch % 256, 0u);
+  EXPECT_TRUE(accessible(p, pitch * 10));
+  EXPECT_EQ(cuMemFree_v2(p), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemAllocPitch_v2(&p, &pitch, 100, 10, 3), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuMemAllocPitch_v2(&p, &pitch, 0, 10, 4), CUDA_ERROR_INVALID_VALUE);
+}
+
+TEST_F(MemoryTest, InfoTracksAllocations) {
+  size_t free0 = 0, total = 0, free1 = 0;
+  ASSERT_EQ(cuMemGetInfo_v2(&free0, &total), CUDA_SUCCESS);
+  EXPECT_GT(total, 0u);
+  EXPECT_LE(free0, total);
+  CUdeviceptr p = 0;
+  ASSERT_EQ(cuMemAlloc_v2(&p, 64 << 20), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemGetInfo_v2(&free1, &total), CUDA_SUCCESS);
+  EXPECT_EQ(free0 - free1, size_t(64) << 20);
+  EXPECT_EQ(cuMemFree_v2(p), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemGetInfo_v2(&free1, &total), CUDA_SUCCESS);
+  EXPECT_EQ(free1, free0);
+}
+
+TEST_F(MemoryTest, ExceedingTheDeviceFailsCleanly) {
+  size_t free = 0, total = 0;
+  ASSERT_EQ(cuMemGetInfo_v2(&free, &total), CUDA_SUCCESS);
+  CUdeviceptr p = 0;
+  EXPECT_EQ(cuMemAlloc_v2(&p, total + 1), CUDA_ERROR_OUT_OF_MEMORY);
+  EXPECT_EQ(cuMemAlloc_v2(&p, SIZE_MAX), CUDA_ERROR_OUT_OF_MEMORY);
+  // Fill the device in large untouched pieces: the last one fails, the process lives, and all is given back.
+  std::vector<CUdeviceptr> pieces;
+  size_t piece = std::max<size_t>(total / 8, 1 << 20);
+  CUresult r = CUDA_SUCCESS;
+  while ((r = cuMemAlloc_v2(&p, piece)) == CUDA_SUCCESS && pieces.size() < 64) pieces.push_back(p);
+  EXPECT_EQ(r, CUDA_ERROR_OUT_OF_MEMORY);
+  for (CUdeviceptr q : pieces) EXPECT_EQ(cuMemFree_v2(q), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAlloc_v2(&p, piece), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemFree_v2(p), CUDA_SUCCESS);
+}
+
+TEST_F(MemoryTest, ContextTeardownFreesItsMemory) {
+  CUdeviceptr p = 0;
+  ASSERT_EQ(cuMemAlloc_v2(&p, 4096), CUDA_SUCCESS);
+  size_t before = AddressSpace::instance().used(0);
+  context_->teardown();
+  EXPECT_FALSE(accessible(p, 1));
+  EXPECT_EQ(AddressSpace::instance().used(0), before - 4096);
+  EXPECT_EQ(cuMemFree_v2(p), CUDA_ERROR_INVALID_VALUE);
+}
+
+TEST_F(MemoryTest, NoContextIsAnError) {
+  cuemu::forgetContextOnThisThread(*context_);
+  CUdeviceptr p = 0;
+  EXPECT_EQ(cuMemAlloc_v2(&p, 16), CUDA_ERROR_INVALID_CONTEXT);
+  cuemu::pushCurrentContext(context_);
+}
+
+TEST_F(MemoryTest, PointerAttributes) {
+  CUdeviceptr p = 0;
+  ASSERT_EQ(cuMemAlloc_v2(&p, 512), CUDA_SUCCESS);
+  CUcontext ctx = nullptr;
+  unsigned type = 0;
+  int ordinal = -1, managed = 7;
+  CUdeviceptr start = 0;
+  size_t size = 0;
+  unsigned long long id1 = 0, id2 = 0;
+  EXPECT_EQ(cuPointerGetAttribute(&ctx, CU_POINTER_ATTRIBUTE_CONTEXT, p + 3), CUDA_SUCCESS);
+  EXPECT_EQ(ctx, context_->apiHandle());
+  EXPECT_EQ(cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p), CUDA_SUCCESS);
+  EXPECT_EQ(type, unsigned(CU_MEMORYTYPE_DEVICE));
+  EXPECT_EQ(cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, p), CUDA_SUCCESS);
+  EXPECT_EQ(ordinal, 0);
+  EXPECT_EQ(cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, p), CUDA_SUCCESS);
+  EXPECT_EQ(managed, 0);
+  EXPECT_EQ(cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, p + 100), CUDA_SUCCESS);
+  EXPECT_EQ(start, p);
+  EXPECT_EQ(cuPointerGetAttribute(&size, CU_POINTER_ATTRIBUTE_RANGE_SIZE, p + 100), CUDA_SUCCESS);
+  EXPECT_EQ(size, 512u);
+  void* host = nullptr;
+  EXPECT_EQ(cuPointerGetAttribute(&host, CU_POINTER_ATTRIBUTE_HOST_POINTER, p), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuPointerGetAttribute(&id1, CU_POINTER_ATTRIBUTE_BUFFER_ID, p), CUDA_SUCCESS);
+  int sync = 1, got = 0;
+  EXPECT_EQ(cuPointerSetAttribute(&sync, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, p), CUDA_SUCCESS);
+  EXPECT_EQ(cuPointerGetAttribute(&got, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, p), CUDA_SUCCESS);
+  EXPECT_EQ(got, 1);
+  EXPECT_EQ(cuMemFree_v2(p), CUDA_SUCCESS);
+  EXPECT_EQ(cuPointerGetAttribute(&ctx, CU_POINTER_ATTRIBUTE_CONTEXT, p), CUDA_ERROR_INVALID_VALUE);
+  ASSERT_EQ(cuMemAlloc_v2(&p, 512), CUDA_SUCCESS);
+  EXPECT_EQ(cuPointerGetAttribute(&id2, CU_POINTER_ATTRIBUTE_BUFFER_ID, p), CUDA_SUCCESS);
+  EXPECT_NE(id1, id2);  // buffer ids are never reused
+  EXPECT_EQ(cuMemFree_v2(p), CUDA_SUCCESS);
+
+  // Unknown memory: cuPointerGetAttributes answers empty values instead of failing.
+  int local = 0;
+  CUpointer_attribute attrs[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_CONTEXT};
+  type = 99;
+  ctx = context_->apiHandle();
+  void* data[] = {&type, &ctx};
+  EXPECT_EQ(cuPointerGetAttributes(2, attrs, data, reinterpret_cast<CUdeviceptr>(&local)), CUDA_SUCCESS);
+  EXPECT_EQ(type, 0u);
+  EXPECT_EQ(ctx, nullptr);
+}
+
+TEST(AddressSpaceTest, ConcurrentAllocateFreeKeepsTableConsistent) {
+  ASSERT_EQ(cuInit(0), CUDA_SUCCESS);
+  auto context = std::make_shared<cuemu::Context>(*cuemu::deviceByOrdinal(0), 0, false);
+  context->registerHandle();
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 200; ++i) {
+        auto region = context->memory().allocateDevice(size_t(1 + (i * 37 + t) % 200000));
+        if (!region) {
+          ++failures;
+          continue;
+        }
+        uint64_t start = (*region)->start, size = (*region)->size;
+        if (!AddressSpace::instance().isAccessible(start, size) || AddressSpace::instance().isAccessible(start, size + 1))
+          ++failures;
+        if (!cuemu::releaseRegion(start, {cuemu::MemoryKind::Device})) ++failures;
+      }
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  context->teardown();
+}
+
+}  // namespace
