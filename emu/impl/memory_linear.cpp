@@ -5,26 +5,11 @@
 #include "core/memory.h"
 #include "impl/memory_internal.h"
 
-#include <future>
 
 namespace cuemu {
 
 CUresult memops::runAndWait(Context& context, CUstream stream, StreamWork work) {
-  auto done = std::make_shared<std::promise<CUresult>>();
-  auto finished = done->get_future();
-  CUresult queued = enqueueOnStream(context, stream, [work = std::move(work), done]() {
-    CUresult result = work();
-    done->set_value(result);
-    return result;
-  });
-  if (queued != CUDA_SUCCESS) return queued;
-  try {
-    return finished.get();
-  } catch (const std::future_error&) {
-    // The stream dropped the work (its context failed meanwhile).
-    CUresult sticky = context.stickyError();
-    return sticky != CUDA_SUCCESS ? sticky : CUDA_ERROR_UNKNOWN;
-  }
+  return runOnStreamAndWait(context, stream, std::move(work));
 }
 
 namespace impl {
