@@ -1,0 +1,176 @@
+// The PTX interpreter's interface to the driver: compile a PTX module into an executable program, then
+// launch its kernels on host threads.
+//
+// Model (see ptx-interp/README.md, section "Interpreter"):
+//  * compile() parses, checks and lowers a module once; the Program is immutable afterwards and may be shared
+//    by any number of threads and concurrent launches.
+//  * Device pointers ARE host virtual addresses. The driver maps device memory wherever it likes and tells the
+//    interpreter, per launch, which addresses are valid through a MemoryValidator (fast inline range + page
+//    bitmap, virtual slow path). Every global/const/generic access is checked, so a bad pointer becomes a Fault,
+//    never a host crash.
+//  * Storage for the module's .global/.const variables is allocated by the driver (per context) from
+//    Program::globals(); their addresses are passed to every launch in the same order.
+//  * launch() blocks until the grid is finished (or faulted) and is safe to call from many threads at once.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ptx::exec {
+
+struct Dim3 {
+  uint32_t x = 1, y = 1, z = 1;
+  uint64_t count() const { return uint64_t(x) * y * z; }
+};
+
+// ---- What compile() reports about a module -----------------------------------------------------------------
+
+struct ParamLayout {
+  uint32_t offset = 0;  // byte offset in the kernel's parameter buffer
+  uint32_t size = 0;
+  uint32_t align = 1;
+};
+
+struct KernelInfo {
+  std::string name;
+  std::vector<ParamLayout> params;
+  uint32_t paramBytes = 0;         // total size of the parameter buffer (last offset + size, no tail padding)
+  uint32_t staticSharedBytes = 0;  // .shared variables of the kernel and of functions it may call
+  uint32_t localBytesPerThread = 0;
+  uint32_t registerCount = 0;  // 32-bit register equivalents (informational)
+  Dim3 reqntid{0, 0, 0};       // 0 = not specified
+  Dim3 maxntid{0, 0, 0};
+  uint32_t minnctapersm = 0;
+  uint32_t maxThreadsPerBlock = 1024;  // derived from reqntid/maxntid
+};
+
+enum class VarSpace : uint8_t { Global, Const };
+enum class Linkage : uint8_t { Internal, Visible, Extern, Weak, Common };
+
+// A pointer stored inside a variable's initializer: at `offset`, write address(symbol) + addend (size bytes).
+struct Relocation {
+  uint64_t offset = 0;
+  uint32_t symbol = 0;  // index into Program::globals() or, when isFunction, a function (address is opaque)
+  int64_t addend = 0;
+  uint8_t size = 8;
+  bool isFunction = false;
+};
+
+struct GlobalInfo {
+  std::string name;
+  VarSpace space = VarSpace::Global;
+  Linkage linkage = Linkage::Internal;
+  uint64_t size = 0;
+  uint32_t align = 1;
+  std::vector<uint8_t> init;  // empty = zero-initialised
+  std::vector<Relocation> relocations;
+};
+
+class Program;
+
+struct CompileResult {
+  std::shared_ptr<const Program> program;  // null on error
+  std::string error;                       // "line N: message" on error
+};
+
+// Parse + check + lower. Instructions the interpreter cannot execute (textures, tensor cores, bulk async copies)
+// fail here with a message naming the instruction and its line.
+CompileResult compile(std::string_view ptxText);
+
+const std::vector<KernelInfo>& kernels(const Program& program);
+const std::vector<GlobalInfo>& globals(const Program& program);
+int findKernel(const Program& program, std::string_view name);  // -1 if absent
+
+// ---- What the driver provides at launch --------------------------------------------------------------------
+
+// Validity of global addresses. The inline fast path covers the driver's reserved device VA range: an access
+// [addr, addr+size) is valid when it lies in [base, end) and every page it touches has pageValid[page] != 0
+// (page = (addr - base) >> pageShift). Anything else goes to checkSlow (host-registered memory, managed memory...).
+// pageValid may change while kernels run (other threads allocate/free), hence atomic bytes.
+class MemoryValidator {
+ public:
+  uint64_t base = 0, end = 0;
+  uint32_t pageShift = 16;
+  const std::atomic<uint8_t>* pageValid = nullptr;
+
+  virtual ~MemoryValidator() = default;
+  virtual bool checkSlow(uint64_t addr, uint64_t size, bool write) const;  // default: false
+
+  bool check(uint64_t addr, uint64_t size, bool write) const {
+    if (addr >= base && addr + size <= end && addr + size >= addr && pageValid) {
+      uint64_t first = (addr - base) >> pageShift, last = (addr + size - 1 - base) >> pageShift;
+      if (pageValid[first].load(std::memory_order_relaxed) && pageValid[last].load(std::memory_order_relaxed))
+        return true;
+    }
+    return checkSlow(addr, size, write);
+  }
+};
+
+// Services the kernel asks of the host. Called from worker threads, possibly concurrently.
+class HostServices {
+ public:
+  virtual ~HostServices() = default;
+  // Formatted output of one device printf call (already formatted; the driver buffers it until synchronisation
+  // and applies the FIFO size limit). Return false when the FIFO is full (the call then returns -1 to the kernel).
+  virtual bool devicePrintf(std::string_view text);
+  // %globaltimer in nanoseconds; default: CLOCK_REALTIME.
+  virtual uint64_t globalTimerNs();
+};
+
+// Host-side execution settings. Thread pools are shared process-wide and created lazily.
+struct ExecConfig {
+  uint32_t threads = 0;         // host threads for one launch; 0 = all cores
+  bool deterministic = false;   // one host thread, fixed CTA and warp order
+  uint64_t scheduleSeed = 0;    // deterministic only: != 0 permutes CTA/warp order reproducibly
+  uint32_t smCount = 0;         // reported by %nsmid; 0 = number of host threads
+};
+
+enum class FaultKind : uint8_t {
+  None,
+  IllegalAddress,      // CUDA_ERROR_ILLEGAL_ADDRESS
+  MisalignedAddress,   // CUDA_ERROR_MISALIGNED_ADDRESS
+  InvalidAddressSpace, // CUDA_ERROR_INVALID_ADDRESS_SPACE (bad generic address for the space)
+  IllegalInstruction,  // CUDA_ERROR_ILLEGAL_INSTRUCTION (trap, brkpt, unsupported at run time, barrier misuse)
+  Assert,              // CUDA_ERROR_ASSERT
+  StackOverflow,       // CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES-like: call depth / local frames exhausted
+  Deadlock,            // barrier can never complete (CUDA would hang; reported as CUDA_ERROR_LAUNCH_FAILED)
+  LaunchInvalid,       // bad launch configuration (block too large, too much shared memory, param size mismatch)
+};
+const char* faultKindName(FaultKind kind);
+
+struct Fault {
+  FaultKind kind = FaultKind::None;
+  std::string kernel;
+  Dim3 block{0, 0, 0}, thread{0, 0, 0};
+  uint32_t ptxLine = 0;
+  uint64_t address = 0;
+  std::string message;  // complete human-readable description (includes the assert text for Assert)
+};
+
+struct LaunchParams {
+  Dim3 grid, block;
+  uint32_t dynamicSharedBytes = 0;
+  const void* params = nullptr;  // kernel parameter buffer laid out as KernelInfo::params says
+  size_t paramBytes = 0;
+  const uint64_t* globalAddresses = nullptr;  // one per Program::globals() entry
+  const MemoryValidator* memory = nullptr;    // required
+  HostServices* host = nullptr;               // null = defaults (printf to stdout)
+  ExecConfig config;
+  bool cooperative = false;  // all CTAs co-resident (grid sync): CTAs may be suspended while they wait
+  uint32_t gridId = 1;       // %gridid
+};
+
+struct LaunchResult {
+  bool ok() const { return fault.kind == FaultKind::None; }
+  Fault fault;
+};
+
+LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams& params);
+
+}  // namespace ptx::exec

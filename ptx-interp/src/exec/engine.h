@@ -1,0 +1,217 @@
+// Internal executable form of a PTX module and the state of running warps/CTAs.
+//
+// Op stream: each function is a flat array of fixed-size Ops. An Op holds the handler specialised for its
+// instruction and type, register-file byte offsets of its operands, and an immediate. Immediates and addresses
+// of variables are not special cases: lowering puts them into "constant registers" (a region at the start of
+// every warp's register file, filled once per launch), so every handler reads only registers.
+//
+// Registers are struct-of-arrays: a register of N bytes occupies 32*N bytes (one element per lane) at a
+// 64-byte aligned offset of the warp's register file, so the lane loops of handlers vectorise.
+// Predicates are one byte per lane (0 or 1).
+//
+// Control flow: a warp has an active mask and a reconvergence stack (immediate post-dominator scheme). Divergent
+// branches push a Join entry {rpc, mask} and possibly a Pending entry {rpc, other path}; a Reconv op at the start
+// of every reconvergence block pops them. Calls push a Call entry. Warps are explicit state machines (pc + masks +
+// stack), so a warp stops at any op boundary (barrier, yield, fault) and resumes later: no native stacks.
+#pragma once
+
+#include "ptx/exec.h"
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace ptx::exec {
+
+struct Warp;
+struct Op;
+using Handler = const Op* (*)(Warp&, const Op*);
+
+struct Op {
+  Handler fn = nullptr;
+  uint32_t d = 0, a = 0, b = 0, c = 0, e = 0, f = 0;  // register offsets (or small integers, per handler)
+  int64_t imm = 0;                                    // immediate: address offset, count, ...
+  const Op* target = nullptr;                         // branch target / call entry (patched after lowering)
+  const Op* rpc = nullptr;                            // reconvergence op for divergent branches
+  uint32_t line = 0;                                  // PTX source line (faults)
+  uint32_t aux = 0;                                   // handler specific (flags, function index, ...)
+};
+
+constexpr uint32_t kFullMask = 0xffffffffu;
+constexpr uint32_t kMaxCallDepth = 256;
+
+// Per-function layout of the per-thread local frame (bytes) and call information.
+struct FunctionCode {
+  std::string name;
+  bool isEntry = false;
+  uint32_t firstOp = 0;        // index of the function's first op in Program::ops
+  uint32_t frameBytes = 0;     // local variables + params of this function (one frame)
+  uint32_t paramOffset = 0;    // frame offset of the formal parameters
+  uint32_t retOffset = 0;      // frame offset of the return values
+  uint32_t regBase = 0, regBytes = 0;  // register-file region of this function (saved for recursive calls)
+  bool recursive = false;
+};
+
+// Kinds of constant-register slots that depend on the launch.
+enum class ConstKind : uint8_t { Literal, GlobalAddress, ParamBufferAddress };
+
+struct ConstSlot {
+  uint32_t offset = 0;  // register file offset
+  uint8_t size = 4;     // lane size in bytes
+  ConstKind kind = ConstKind::Literal;
+  uint64_t value = 0;   // literal bits, or global index
+  int64_t addend = 0;
+};
+
+struct KernelCode {
+  uint32_t function = 0;      // index into Program::functions
+  uint32_t regFileBytes = 0;  // whole register file of a warp (constants + all reachable functions)
+  uint32_t constStart = 0;    // constants (and temporaries) occupy [constStart, regFileBytes)
+  std::vector<ConstSlot> consts;
+  uint32_t localBytes = 0;    // per-thread local memory (deepest call chain; recursion adds kRecursionStack)
+  bool usesBarriers = false;
+  std::string unsupported;    // non-empty: the kernel contains an instruction the interpreter cannot run
+};
+
+// Per-call-site information (Program::calls).
+struct CallArg {
+  enum Kind : uint8_t { FrameToFrame, RegToFrame };
+  Kind kind = FrameToFrame;
+  uint32_t src = 0;  // caller frame offset or register offset
+  uint32_t dst = 0;  // callee frame offset (relative to the callee frame)
+  uint32_t size = 0;
+};
+struct CallSite {
+  uint32_t callee = 0;             // function index
+  uint32_t callerFrameBytes = 0;   // the callee frame starts this far after the caller's
+  std::vector<CallArg> args;       // into the callee frame
+  std::vector<CallArg> rets;       // src: callee frame offset, dst: caller frame offset
+};
+
+class Program {
+ public:
+  std::vector<Op> ops;
+  std::vector<FunctionCode> functions;
+  std::vector<KernelCode> kernelCode;
+  std::vector<KernelInfo> kernelInfo;
+  std::vector<GlobalInfo> globalInfo;
+  std::vector<CallSite> calls;
+  std::vector<std::vector<const Op*>> brxTables;
+  std::vector<std::vector<uint32_t>> brxTableIndices;  // op indices, patched into brxTables
+  struct PendingPatch {
+    uint32_t op, target;
+    bool rpc;
+  };
+  std::vector<PendingPatch> pendingTargets;  // used while lowering only
+  std::vector<std::string> messages;       // texts referenced by ops (unsupported instructions)
+};
+
+// ---- Runtime state -------------------------------------------------------------------------------------------
+
+struct Job;
+struct Cta;
+
+struct StackEntry {
+  enum Kind : uint8_t { Join, Pending, Call };
+  Kind kind;
+  uint32_t mask;
+  const Op* rpc;  // Join/Pending: reconvergence op that pops this entry
+  const Op* pc;   // Pending: where the other path starts; Call: return op
+  uint32_t frame; // Call: caller's frame offset
+  uint32_t spill; // Call: size of w.spill before the call (recursive register save)
+  uint32_t callOp;// Call: call-site index
+  uint32_t outer; // Call: the caller's active mask (a guarded call runs only some of them)
+};
+
+enum class WarpState : uint8_t { Ready, AtBarrier, Yielded, Done, Faulted };
+
+struct Warp {
+  uint8_t* rf = nullptr;  // register file (64-byte aligned)
+  uint32_t exec = 0;      // lanes executing the current op (active & guard)
+  uint32_t active = 0;    // lanes on the current path
+  uint32_t alive = 0;     // lanes that have not exited
+  WarpState state = WarpState::Ready;
+  uint32_t index = 0;     // warp index in the CTA
+  const Op* pc = nullptr; // resume point
+  Cta* cta = nullptr;
+  uint8_t* local = nullptr;  // lane 0's local memory; lane i at local + i*localStride
+  uint32_t localStride = 0;
+  uint32_t frame = 0;        // current function's frame offset within a thread's local memory
+  int64_t budget = 0;        // backward branches before a forced yield
+  uint32_t barrierId = 0;    // when AtBarrier
+  uint32_t barrierDst = 0;   // bar.red destination register (0 = none)
+  uint8_t barrierRedOp = 0;
+  std::vector<StackEntry> stack;
+  std::vector<uint8_t> spill;  // saved register regions of recursive calls
+  alignas(64) uint8_t carry[32];
+
+  template <class T> T* reg(uint32_t off) const {
+    return static_cast<T*>(__builtin_assume_aligned(rf + off, 64));
+  }
+};
+
+struct Barrier {
+  uint32_t arrived = 0;   // threads
+  uint32_t expected = 0;  // 0 = all live threads of the CTA
+  uint32_t waiting = 0;   // warps waiting
+  uint32_t redAnd = 1, redOr = 0, redPopc = 0;
+};
+
+struct Cta {
+  Job* job = nullptr;
+  Dim3 id;
+  uint32_t linearId = 0;
+  uint32_t nthreads = 0, nwarps = 0;
+  uint32_t liveThreads = 0;
+  uint8_t* shared = nullptr;
+  uint32_t sharedBytes = 0;
+  uint8_t* localMem = nullptr;
+  uint32_t localStride = 0;
+  std::vector<Warp> warps;
+  Barrier barriers[16];
+  uint64_t constLaunchId = 0;  // constants in register files belong to this launch
+  // storage
+  std::vector<uint8_t, std::allocator<uint8_t>> rfStorage, sharedStorage, localStorage;
+};
+
+struct Job {
+  const Program* program = nullptr;
+  const KernelCode* code = nullptr;
+  const KernelInfo* info = nullptr;
+  const FunctionCode* entry = nullptr;
+  LaunchParams lp;
+  std::vector<uint8_t> paramBuffer;
+  std::vector<uint8_t> constImage;  // constant register region, broadcast to 32 lanes
+  uint64_t launchId = 0;
+  uint64_t totalCtas = 0;
+  std::atomic<uint64_t> nextCta{0};
+  std::atomic<bool> faulted{false};
+  std::mutex faultMutex;
+  Fault fault;
+  HostServices* host = nullptr;
+  uint32_t sharedBytes = 0;
+  uint32_t smCount = 1;
+
+  void raise(Fault f) {
+    std::lock_guard<std::mutex> lock(faultMutex);
+    if (fault.kind == FaultKind::None) fault = std::move(f);
+    faulted.store(true, std::memory_order_relaxed);
+  }
+};
+
+// Raises a fault for lane `lane` of warp w at op; returns nullptr so handlers can `return fault(...)`.
+const Op* raiseFault(Warp& w, const Op* op, int lane, FaultKind kind, uint64_t address, std::string message);
+
+// Resumes the next pending path after the current path has no lanes left; nullptr when the warp is done.
+const Op* resumeNext(Warp& w);
+
+inline uint32_t predMask(const uint8_t* p) {
+  uint32_t m = 0;
+  for (int i = 0; i < 32; ++i) m |= uint32_t(p[i] != 0) << i;
+  return m;
+}
+
+}  // namespace ptx::exec

@@ -1,0 +1,721 @@
+// Op handlers. Each handler executes one op for the executing lanes of a warp and returns the next op
+// (nullptr stops the warp: barrier, yield, exit of the last lanes, fault).
+//
+// Lane loops compute all 32 lanes into a local temporary (so the compiler vectorises without alias checks) and
+// then store either all lanes (full mask: the common case) or only the executing lanes.
+#pragma once
+
+#include "exec/engine.h"
+#include "exec/numerics.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+
+namespace ptx::exec::h {
+
+using num::Round;
+
+template <class T> PTX_HOT T* R(Warp& w, uint32_t off) { return w.reg<T>(off); }
+
+// Stores f(i) to the executing lanes of register d.
+template <class T, class F> PTX_HOT void store(Warp& w, uint32_t d, F f) {
+  alignas(64) T tmp[32];
+  for (int i = 0; i < 32; ++i) tmp[i] = f(i);
+  T* dst = R<T>(w, d);
+  if (w.exec == kFullMask) {
+    std::memcpy(dst, tmp, sizeof tmp);
+  } else {
+    uint32_t m = w.exec;
+    for (int i = 0; i < 32; ++i) dst[i] = ((m >> i) & 1) ? tmp[i] : dst[i];
+  }
+}
+
+template <class F> PTX_HOT void forActive(uint32_t m, F f) {
+  while (m) {
+    int i = std::countr_zero(m);
+    m &= m - 1;
+    f(i);
+  }
+}
+
+template <class T> using Signed = std::make_signed_t<T>;
+template <class T> using Unsigned = std::make_unsigned_t<T>;
+
+// ---- generic unary / binary / ternary ops on one type --------------------------------------------------------
+
+template <class T, class F> const Op* unary(Warp& w, const Op* op) {
+  const T* a = R<T>(w, op->a);
+  store<T>(w, op->d, [&](int i) { return F::f(a[i]); });
+  return op + 1;
+}
+template <class T, class F> const Op* binary(Warp& w, const Op* op) {
+  const T* a = R<T>(w, op->a);
+  const T* b = R<T>(w, op->b);
+  store<T>(w, op->d, [&](int i) { return F::f(a[i], b[i]); });
+  return op + 1;
+}
+template <class T, class F> const Op* ternary(Warp& w, const Op* op) {
+  const T* a = R<T>(w, op->a);
+  const T* b = R<T>(w, op->b);
+  const T* c = R<T>(w, op->c);
+  store<T>(w, op->d, [&](int i) { return F::f(a[i], b[i], c[i]); });
+  return op + 1;
+}
+// Floating point with rounding mode / ftz / sat: the MXCSR is set around the lane loop for non-default modes.
+template <class T, class F, Round RM, bool FTZ, bool SAT> const Op* fbinary(Warp& w, const Op* op) {
+  const T* a = R<T>(w, op->a);
+  const T* b = R<T>(w, op->b);
+  auto body = [&](int i) {
+    T x = a[i], y = b[i];
+    if constexpr (FTZ) { x = num::flush(x); y = num::flush(y); }
+    T r = F::f(x, y);
+    if constexpr (FTZ) r = num::flush(r);
+    if constexpr (SAT) r = num::saturate(r);
+    return num::canon(r);
+  };
+  if constexpr (RM == num::RN && !FTZ) {
+    store<T>(w, op->d, body);
+  } else {
+    num::FpMode mode(RM, false);
+    store<T>(w, op->d, body);
+  }
+  return op + 1;
+}
+template <class T, class F, Round RM, bool FTZ, bool SAT> const Op* fternary(Warp& w, const Op* op) {
+  const T* a = R<T>(w, op->a);
+  const T* b = R<T>(w, op->b);
+  const T* c = R<T>(w, op->c);
+  auto body = [&](int i) {
+    T x = a[i], y = b[i], z = c[i];
+    if constexpr (FTZ) { x = num::flush(x); y = num::flush(y); z = num::flush(z); }
+    T r = F::f(x, y, z);
+    if constexpr (FTZ) r = num::flush(r);
+    if constexpr (SAT) r = num::saturate(r);
+    return num::canon(r);
+  };
+  if constexpr (RM == num::RN && !FTZ) {
+    store<T>(w, op->d, body);
+  } else {
+    num::FpMode mode(RM, false);
+    store<T>(w, op->d, body);
+  }
+  return op + 1;
+}
+template <class T, class F, Round RM, bool FTZ, bool SAT> const Op* funary(Warp& w, const Op* op) {
+  const T* a = R<T>(w, op->a);
+  auto body = [&](int i) {
+    T x = a[i];
+    if constexpr (FTZ) x = num::flush(x);
+    T r = F::f(x);
+    if constexpr (FTZ) r = num::flush(r);
+    if constexpr (SAT) r = num::saturate(r);
+    return r;
+  };
+  if constexpr (RM == num::RN && !FTZ) {
+    store<T>(w, op->d, body);
+  } else {
+    num::FpMode mode(RM, false);
+    store<T>(w, op->d, body);
+  }
+  return op + 1;
+}
+
+// ---- functors --------------------------------------------------------------------------------------------------
+
+#define PTX_BIN(Name, expr) \
+  struct Name {             \
+    template <class T> static PTX_HOT T f(T a, T b) { return expr; } \
+  };
+#define PTX_UN(Name, expr) \
+  struct Name {            \
+    template <class T> static PTX_HOT T f(T a) { return expr; } \
+  };
+#define PTX_TER(Name, expr) \
+  struct Name {             \
+    template <class T> static PTX_HOT T f(T a, T b, T c) { return expr; } \
+  };
+
+PTX_BIN(AddF, T(a + b))
+PTX_BIN(SubF, T(a - b))
+PTX_BIN(MulLoF, T(Unsigned<T>(a) * Unsigned<T>(b)))
+PTX_BIN(AndF, T(a & b))
+PTX_BIN(OrF, T(a | b))
+PTX_BIN(XorF, T(a ^ b))
+PTX_BIN(MinF, a < b ? a : b)
+PTX_BIN(MaxF, a > b ? a : b)
+PTX_UN(NotF, T(~a))
+PTX_UN(CnotF, T(a == 0 ? 1 : 0))
+PTX_UN(NegIF, T(Unsigned<T>(0) - Unsigned<T>(a)))
+PTX_UN(AbsIF, T(a < 0 ? T(Unsigned<T>(0) - Unsigned<T>(a)) : a))
+PTX_UN(PopcF, T(std::popcount(Unsigned<T>(a))))
+PTX_UN(ClzF, T(std::countl_zero(Unsigned<T>(a))))
+PTX_UN(BrevF, T(brev(Unsigned<T>(a))))
+PTX_UN(MovF, a)
+PTX_TER(MadLoF, T(Unsigned<T>(a) * Unsigned<T>(b) + Unsigned<T>(c)))
+
+template <class U> PTX_HOT U brev(U x) {
+  U r = 0;
+  for (unsigned i = 0; i < sizeof(U) * 8; ++i) r |= U((x >> i) & 1) << (sizeof(U) * 8 - 1 - i);
+  return r;
+}
+
+struct MulHiF {
+  template <class T> static PTX_HOT T f(T a, T b) {
+    if constexpr (sizeof(T) == 8) {
+      using W = std::conditional_t<std::is_signed_v<T>, __int128, unsigned __int128>;
+      return T((W(a) * W(b)) >> 64);
+    } else {
+      using W = std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>;
+      return T((W(a) * W(b)) >> (8 * sizeof(T)));
+    }
+  }
+};
+struct MadHiF {
+  template <class T> static PTX_HOT T f(T a, T b, T c) { return T(Unsigned<T>(MulHiF::f(a, b)) + Unsigned<T>(c)); }
+};
+struct DivIF {
+  template <class T> static PTX_HOT T f(T a, T b) {
+    if (b == 0) return T(~T(0));  // GPU: all ones
+    if constexpr (std::is_signed_v<T>) {
+      if (b == T(-1)) return T(Unsigned<T>(0) - Unsigned<T>(a));
+    }
+    return T(a / b);
+  }
+};
+struct RemIF {
+  template <class T> static PTX_HOT T f(T a, T b) {
+    if (b == 0) return a;
+    if constexpr (std::is_signed_v<T>) {
+      if (b == T(-1)) return 0;
+    }
+    return T(a % b);
+  }
+};
+// Shifts: amount is an unsigned 32-bit register, clamped to the width.
+template <class T, bool Left> const Op* shift(Warp& w, const Op* op) {
+  const T* a = R<T>(w, op->a);
+  const uint32_t* b = R<uint32_t>(w, op->b);
+  constexpr uint32_t bits = sizeof(T) * 8;
+  store<T>(w, op->d, [&](int i) -> T {
+    uint32_t s = b[i] > bits - 1 ? bits - 1 : b[i];
+    if constexpr (Left) {
+      return b[i] >= bits ? T(0) : T(Unsigned<T>(a[i]) << s);
+    } else if constexpr (std::is_signed_v<T>) {
+      return T(a[i] >> s);
+    } else {
+      return b[i] >= bits ? T(0) : T(a[i] >> s);
+    }
+  });
+  return op + 1;
+}
+
+// mul.wide / mad.wide: D is twice the width of S.
+template <class S, class D> const Op* mulWide(Warp& w, const Op* op) {
+  const S* a = R<S>(w, op->a);
+  const S* b = R<S>(w, op->b);
+  store<D>(w, op->d, [&](int i) { return D(D(a[i]) * D(b[i])); });
+  return op + 1;
+}
+template <class S, class D> const Op* madWide(Warp& w, const Op* op) {
+  const S* a = R<S>(w, op->a);
+  const S* b = R<S>(w, op->b);
+  const D* c = R<D>(w, op->c);
+  store<D>(w, op->d, [&](int i) {
+    using U = std::make_unsigned_t<D>;
+    return D(U(D(a[i]) * D(b[i])) + U(c[i]));
+  });
+  return op + 1;
+}
+template <class T> const Op* mul24lo(Warp& w, const Op* op) {
+  const T* a = R<T>(w, op->a);
+  const T* b = R<T>(w, op->b);
+  store<T>(w, op->d, [&](int i) {
+    int64_t x = std::is_signed_v<T> ? int64_t(int32_t(uint32_t(a[i]) << 8) >> 8) : int64_t(uint32_t(a[i]) & 0xffffff);
+    int64_t y = std::is_signed_v<T> ? int64_t(int32_t(uint32_t(b[i]) << 8) >> 8) : int64_t(uint32_t(b[i]) & 0xffffff);
+    return T(uint32_t(uint64_t(x * y)));
+  });
+  return op + 1;
+}
+template <class T> const Op* mad24lo(Warp& w, const Op* op) {
+  const T* a = R<T>(w, op->a);
+  const T* b = R<T>(w, op->b);
+  const T* c = R<T>(w, op->c);
+  store<T>(w, op->d, [&](int i) {
+    int64_t x = std::is_signed_v<T> ? int64_t(int32_t(uint32_t(a[i]) << 8) >> 8) : int64_t(uint32_t(a[i]) & 0xffffff);
+    int64_t y = std::is_signed_v<T> ? int64_t(int32_t(uint32_t(b[i]) << 8) >> 8) : int64_t(uint32_t(b[i]) & 0xffffff);
+    return T(uint32_t(uint64_t(x * y)) + uint32_t(c[i]));
+  });
+  return op + 1;
+}
+template <class T> const Op* sad(Warp& w, const Op* op) {
+  const T* a = R<T>(w, op->a);
+  const T* b = R<T>(w, op->b);
+  const T* c = R<T>(w, op->c);
+  store<T>(w, op->d, [&](int i) {
+    T diff = a[i] < b[i] ? T(b[i] - a[i]) : T(a[i] - b[i]);
+    return T(Unsigned<T>(c[i]) + Unsigned<T>(diff));
+  });
+  return op + 1;
+}
+
+// Carry chain: add.cc / addc / sub.cc / subc / mad.cc / madc (32/64-bit), CC.CF per lane in w.carry.
+template <class T, bool Sub, bool UseCarry, bool SetCarry> const Op* addCarry(Warp& w, const Op* op) {
+  using U = Unsigned<T>;
+  const U* a = R<U>(w, op->a);
+  const U* b = R<U>(w, op->b);
+  U* d = R<U>(w, op->d);
+  forActive(w.exec, [&](int i) {
+    U x = a[i], y = b[i];
+    unsigned cin = UseCarry ? w.carry[i] : 0;
+    U r;
+    unsigned cout;
+    if constexpr (!Sub) {
+      U t = U(x + y);
+      unsigned c1 = t < x;
+      r = U(t + cin);
+      cout = c1 | (r < t);
+    } else {
+      U t = U(x - y);
+      unsigned b1 = x < y;
+      r = U(t - cin);
+      cout = b1 | (t < cin);
+    }
+    d[i] = r;
+    if constexpr (SetCarry) w.carry[i] = uint8_t(cout);
+  });
+  return op + 1;
+}
+template <class T, bool Hi, bool UseCarry, bool SetCarry> const Op* madCarry(Warp& w, const Op* op) {
+  using U = Unsigned<T>;
+  const T* a = R<T>(w, op->a);
+  const T* b = R<T>(w, op->b);
+  const U* c = R<U>(w, op->c);
+  U* d = R<U>(w, op->d);
+  forActive(w.exec, [&](int i) {
+    U p = Hi ? U(MulHiF::f(a[i], b[i])) : U(U(a[i]) * U(b[i]));
+    U t = U(p + c[i]);
+    unsigned c1 = t < p;
+    unsigned cin = UseCarry ? w.carry[i] : 0;
+    U r = U(t + cin);
+    d[i] = r;
+    if constexpr (SetCarry) w.carry[i] = uint8_t(c1 | (r < t));
+  });
+  return op + 1;
+}
+
+// bfind: position of the most significant non-sign bit; 0xffffffff if none. shiftamt: 31 - pos.
+template <class T, bool ShiftAmt> const Op* bfind(Warp& w, const Op* op) {
+  const T* a = R<T>(w, op->a);
+  store<uint32_t>(w, op->d, [&](int i) -> uint32_t {
+    Unsigned<T> x = Unsigned<T>(a[i]);
+    if constexpr (std::is_signed_v<T>) {
+      if (a[i] < 0) x = Unsigned<T>(~x);
+    }
+    if (x == 0) return 0xffffffffu;
+    uint32_t pos = uint32_t(sizeof(T) * 8 - 1 - std::countl_zero(x));
+    return ShiftAmt ? uint32_t(sizeof(T) * 8 - 1 - pos) : pos;
+  });
+  return op + 1;
+}
+template <class T> const Op* popcClz(Warp& w, const Op* op) {  // aux: 0 popc, 1 clz
+  const T* a = R<T>(w, op->a);
+  if (op->aux == 0)
+    store<uint32_t>(w, op->d, [&](int i) { return uint32_t(std::popcount(Unsigned<T>(a[i]))); });
+  else
+    store<uint32_t>(w, op->d, [&](int i) { return uint32_t(std::countl_zero(Unsigned<T>(a[i]))); });
+  return op + 1;
+}
+template <class T> const Op* bfe(Warp& w, const Op* op) {
+  const T* a = R<T>(w, op->a);
+  const uint32_t* b = R<uint32_t>(w, op->b);
+  const uint32_t* c = R<uint32_t>(w, op->c);
+  constexpr uint32_t bits = sizeof(T) * 8;
+  store<T>(w, op->d, [&](int i) -> T {
+    uint32_t pos = b[i] & 0xff, len = c[i] & 0xff;
+    using U = Unsigned<T>;
+    U x = U(a[i]);
+    bool sbit;
+    if constexpr (std::is_signed_v<T>) {
+      uint32_t msb = (len == 0) ? 0 : (pos + len - 1 >= bits ? bits - 1 : pos + len - 1);
+      sbit = len != 0 && ((x >> msb) & 1);
+    } else {
+      sbit = false;
+    }
+    U r = 0;
+    for (uint32_t k = 0; k < bits; ++k) {
+      bool bit = (k < len && pos + k < bits) ? ((x >> (pos + k)) & 1) : sbit;
+      r |= U(bit) << k;
+    }
+    return T(r);
+  });
+  return op + 1;
+}
+template <class T> const Op* bfi(Warp& w, const Op* op) {  // d = bfi(a=src, b=base, c=pos, e=len)
+  const T* a = R<T>(w, op->a);
+  const T* b = R<T>(w, op->b);
+  const uint32_t* c = R<uint32_t>(w, op->c);
+  const uint32_t* e = R<uint32_t>(w, op->e);
+  constexpr uint32_t bits = sizeof(T) * 8;
+  store<T>(w, op->d, [&](int i) -> T {
+    uint32_t pos = c[i] & 0xff, len = e[i] & 0xff;
+    T r = b[i];
+    for (uint32_t k = 0; k < len && pos + k < bits; ++k) {
+      T bit = T((a[i] >> k) & 1);
+      r = T((r & ~(T(1) << (pos + k))) | (bit << (pos + k)));
+    }
+    return r;
+  });
+  return op + 1;
+}
+const Op* prmt(Warp& w, const Op* op);  // aux = mode
+const Op* lop3(Warp& w, const Op* op);  // imm = lut
+template <bool Left, bool Clamp> const Op* shf(Warp& w, const Op* op) {
+  const uint32_t* a = R<uint32_t>(w, op->a);
+  const uint32_t* b = R<uint32_t>(w, op->b);
+  const uint32_t* c = R<uint32_t>(w, op->c);
+  store<uint32_t>(w, op->d, [&](int i) -> uint32_t {
+    uint32_t n = Clamp ? (c[i] > 32 ? 32 : c[i]) : (c[i] & 31);
+    uint64_t v = (uint64_t(b[i]) << 32) | a[i];
+    if constexpr (Left) return uint32_t((v << n) >> 32);
+    else return uint32_t(v >> n);
+  });
+  return op + 1;
+}
+template <class T> const Op* shfSigned(Warp& w, const Op* op);
+
+// ---- floating point functors ----------------------------------------------------------------------------------
+
+struct FAdd { template <class T> static PTX_HOT T f(T a, T b) { return a + b; } };
+struct FSub { template <class T> static PTX_HOT T f(T a, T b) { return a - b; } };
+struct FMul { template <class T> static PTX_HOT T f(T a, T b) { return a * b; } };
+struct FDiv { template <class T> static PTX_HOT T f(T a, T b) { return a / b; } };
+struct FFma {
+  template <class T> static PTX_HOT T f(T a, T b, T c) {
+    if constexpr (std::is_same_v<T, float>) return __builtin_fmaf(a, b, c);
+    else return __builtin_fma(a, b, c);
+  }
+};
+// mad.f32 without rounding modifier is a multiply then add (two roundings) per the ISA.
+struct FMadNoFuse { template <class T> static PTX_HOT T f(T a, T b, T c) { return a * b + c; } };
+struct FMin {
+  template <class T> static PTX_HOT T f(T a, T b) {
+    if (a != a) return b;
+    if (b != b) return a;
+    if (a == b) return std::signbit(a) ? a : b;  // -0 < +0
+    return a < b ? a : b;
+  }
+};
+struct FMax {
+  template <class T> static PTX_HOT T f(T a, T b) {
+    if (a != a) return b;
+    if (b != b) return a;
+    if (a == b) return std::signbit(a) ? b : a;
+    return a > b ? a : b;
+  }
+};
+struct FSqrt { template <class T> static PTX_HOT T f(T a) { return num::canon(std::sqrt(a)); } };
+struct FRcp { template <class T> static PTX_HOT T f(T a) { return num::canon(T(1) / a); } };
+struct FRsqrt { template <class T> static PTX_HOT T f(T a) { return num::canon(T(1) / std::sqrt(a)); } };
+struct FAbs {
+  template <class T> static PTX_HOT T f(T a) { return std::fabs(a); }
+};
+struct FNeg {
+  template <class T> static PTX_HOT T f(T a) { return -a; }
+};
+struct FSin { template <class T> static PTX_HOT T f(T a) { return num::canon(T(std::sin(double(a)))); } };
+struct FCos { template <class T> static PTX_HOT T f(T a) { return num::canon(T(std::cos(double(a)))); } };
+struct FLg2 { template <class T> static PTX_HOT T f(T a) { return num::canon(T(std::log2(double(a)))); } };
+struct FEx2 { template <class T> static PTX_HOT T f(T a) { return num::canon(T(std::exp2(double(a)))); } };
+struct FTanh { template <class T> static PTX_HOT T f(T a) { return num::canon(T(std::tanh(double(a)))); } };
+
+// abs/neg keep NaN payloads (sign-bit operations), so they bypass canonicalisation: use unary<> with bit ops.
+template <class T> const Op* fabsBits(Warp& w, const Op* op) {
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  const U* a = R<U>(w, op->a);
+  constexpr U m = ~(U(1) << (sizeof(U) * 8 - 1));
+  bool ftz = op->aux;
+  store<U>(w, op->d, [&](int i) {
+    U x = U(a[i] & m);
+    if (sizeof(T) == 4 && ftz && (x & 0x7f800000u) == 0) x = 0;
+    return x;
+  });
+  return op + 1;
+}
+template <class T> const Op* fnegBits(Warp& w, const Op* op) {
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  const U* a = R<U>(w, op->a);
+  constexpr U s = U(1) << (sizeof(U) * 8 - 1);
+  bool ftz = op->aux;
+  store<U>(w, op->d, [&](int i) {
+    U x = U(a[i] ^ s);
+    if (sizeof(T) == 4 && ftz && (x & 0x7f800000u) == 0) x &= s;
+    return x;
+  });
+  return op + 1;
+}
+
+// ---- comparisons ----------------------------------------------------------------------------------------------
+
+enum Cmp : uint8_t { EQ, NE, LT, LE, GT, GE, LO, LS, HI, HS, EQU, NEU, LTU, LEU, GTU, GEU, NUM, NAN_ };
+template <class T, Cmp C> PTX_HOT bool compare(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    bool un = a != a || b != b;
+    switch (C) {
+      case EQ: return !un && a == b;
+      case NE: return !un && a != b;
+      case LT: return !un && a < b;
+      case LE: return !un && a <= b;
+      case GT: return !un && a > b;
+      case GE: return !un && a >= b;
+      case EQU: return un || a == b;
+      case NEU: return un || a != b;
+      case LTU: return un || a < b;
+      case LEU: return un || a <= b;
+      case GTU: return un || a > b;
+      case GEU: return un || a >= b;
+      case NUM: return !un;
+      case NAN_: return un;
+      default: return false;
+    }
+  } else {
+    using U = Unsigned<T>;
+    switch (C) {
+      case EQ: return a == b;
+      case NE: return a != b;
+      case LT: return a < b;
+      case LE: return a <= b;
+      case GT: return a > b;
+      case GE: return a >= b;
+      case LO: return U(a) < U(b);
+      case LS: return U(a) <= U(b);
+      case HI: return U(a) > U(b);
+      case HS: return U(a) >= U(b);
+      default: return false;
+    }
+  }
+}
+// setp: d = a CMP b; optional second destination e = !(...) and combination with predicate c (aux: 0 none,
+// 1 and, 2 or, 3 xor; bit 4: c is negated).
+template <class T, Cmp C> const Op* setp(Warp& w, const Op* op) {
+  const T* a = R<T>(w, op->a);
+  const T* b = R<T>(w, op->b);
+  if (op->aux == 0 && op->e == 0) {
+    store<uint8_t>(w, op->d, [&](int i) { return uint8_t(compare<T, C>(a[i], b[i])); });
+    return op + 1;
+  }
+  alignas(64) uint8_t r[32];
+  for (int i = 0; i < 32; ++i) r[i] = compare<T, C>(a[i], b[i]);
+  const uint8_t* c = R<uint8_t>(w, op->c);
+  uint8_t neg = (op->aux >> 4) & 1;
+  uint32_t comb = op->aux & 15;
+  alignas(64) uint8_t p[32], q[32];
+  for (int i = 0; i < 32; ++i) {
+    uint8_t cv = uint8_t((c[i] != 0) ^ neg);
+    uint8_t x = r[i], nx = uint8_t(!r[i]);
+    switch (comb) {
+      case 1: x &= cv; nx &= cv; break;
+      case 2: x |= cv; nx |= cv; break;
+      case 3: x ^= cv; nx ^= cv; break;
+      default: break;
+    }
+    p[i] = x;
+    q[i] = nx;
+  }
+  store<uint8_t>(w, op->d, [&](int i) { return p[i]; });
+  if (op->e) store<uint8_t>(w, op->e, [&](int i) { return q[i]; });
+  return op + 1;
+}
+// set: d (integer or f32) = 0xffffffff/1.0f or 0
+template <class T, Cmp C, class D> const Op* setValue(Warp& w, const Op* op) {
+  const T* a = R<T>(w, op->a);
+  const T* b = R<T>(w, op->b);
+  const uint8_t* c = R<uint8_t>(w, op->c);
+  uint8_t neg = (op->aux >> 4) & 1;
+  uint32_t comb = op->aux & 15;
+  store<D>(w, op->d, [&](int i) -> D {
+    bool x = compare<T, C>(a[i], b[i]);
+    bool cv = (c[i] != 0) ^ neg;
+    if (comb == 1) x = x && cv;
+    else if (comb == 2) x = x || cv;
+    else if (comb == 3) x = x != cv;
+    if constexpr (std::is_same_v<D, float>) return x ? 1.0f : 0.0f;
+    else return x ? D(~D(0)) : D(0);
+  });
+  return op + 1;
+}
+template <class T> const Op* selp(Warp& w, const Op* op) {
+  const T* a = R<T>(w, op->a);
+  const T* b = R<T>(w, op->b);
+  const uint8_t* c = R<uint8_t>(w, op->c);
+  store<T>(w, op->d, [&](int i) { return c[i] ? a[i] : b[i]; });
+  return op + 1;
+}
+template <class T, class C> const Op* slct(Warp& w, const Op* op) {
+  const T* a = R<T>(w, op->a);
+  const T* b = R<T>(w, op->b);
+  const C* c = R<C>(w, op->c);
+  store<T>(w, op->d, [&](int i) {
+    if constexpr (std::is_floating_point_v<C>) return c[i] >= C(0) ? a[i] : b[i];
+    else return c[i] >= 0 ? a[i] : b[i];
+  });
+  return op + 1;
+}
+// Predicate logic (bytes 0/1).
+template <int Kind> const Op* predLogic(Warp& w, const Op* op) {  // 0 and 1 or 2 xor 3 not 4 mov
+  const uint8_t* a = R<uint8_t>(w, op->a);
+  const uint8_t* b = R<uint8_t>(w, op->b);
+  store<uint8_t>(w, op->d, [&](int i) -> uint8_t {
+    switch (Kind) {
+      case 0: return a[i] & b[i];
+      case 1: return a[i] | b[i];
+      case 2: return a[i] ^ b[i];
+      case 3: return uint8_t(!a[i]);
+      default: return a[i];
+    }
+  });
+  return op + 1;
+}
+
+// ---- moves and conversions ------------------------------------------------------------------------------------
+
+template <class T> const Op* mov(Warp& w, const Op* op) {
+  const T* a = R<T>(w, op->a);
+  store<T>(w, op->d, [&](int i) { return a[i]; });
+  return op + 1;
+}
+// Width change between registers of different sizes: zero or sign extension / truncation.
+template <class D, class S> const Op* convertWidth(Warp& w, const Op* op) {
+  const S* a = R<S>(w, op->a);
+  store<D>(w, op->d, [&](int i) { return D(a[i]); });
+  return op + 1;
+}
+// mov.b64 d, {a, b} (pack) and mov.b64 {d, e}, a (unpack); S is the part type.
+template <class P, class W, int N> const Op* pack(Warp& w, const Op* op) {
+  const uint32_t srcs[4] = {op->a, op->b, op->c, op->e};
+  alignas(64) W tmp[32];
+  for (int i = 0; i < 32; ++i) tmp[i] = 0;
+  for (int k = 0; k < N; ++k) {
+    const P* s = R<P>(w, srcs[k]);
+    for (int i = 0; i < 32; ++i) tmp[i] |= W(std::make_unsigned_t<W>(s[i]) << (k * 8 * sizeof(P)));
+  }
+  store<W>(w, op->d, [&](int i) { return tmp[i]; });
+  return op + 1;
+}
+template <class P, class W, int N> const Op* unpack(Warp& w, const Op* op) {
+  const uint32_t dsts[4] = {op->d, op->b, op->c, op->e};
+  alignas(64) W src[32];
+  std::memcpy(src, R<W>(w, op->a), sizeof src);
+  for (int k = 0; k < N; ++k) {
+    if (dsts[k] == 0) continue;  // "_" sink
+    store<P>(w, dsts[k], [&](int i) { return P(src[i] >> (k * 8 * sizeof(P))); });
+  }
+  return op + 1;
+}
+
+// cvt between numeric types: D, S are C++ carrier types; kinds give the PTX interpretation (for f16/bf16 which are
+// carried as uint16_t).
+enum Kind : uint8_t { KInt, KF16, KBF16, KF32, KF64 };
+template <class T, Kind K> PTX_HOT double toDouble(T x) {
+  if constexpr (K == KF16) return num::halfToFloat(x);
+  else if constexpr (K == KBF16) return num::bf16ToFloat(x);
+  else return double(x);
+}
+template <class D, Kind DK, class S, Kind SK, Round RM, bool IntRound, bool SAT, bool FTZ>
+PTX_HOT D cvtLane(S x) {
+  if constexpr (SK == KInt && DK == KInt) {
+    if constexpr (SAT) {
+      // saturate to destination range
+      if constexpr (std::is_signed_v<S>) {
+        int64_t v = int64_t(x);
+        int64_t lo = int64_t(std::numeric_limits<D>::min());
+        if constexpr (std::is_unsigned_v<D> && sizeof(D) == 8) {
+          return v < 0 ? D(0) : D(v);
+        } else {
+          int64_t hi = std::numeric_limits<D>::max() > uint64_t(INT64_MAX) ? INT64_MAX : int64_t(std::numeric_limits<D>::max());
+          return D(v < lo ? lo : (v > hi ? hi : v));
+        }
+      } else {
+        uint64_t v = uint64_t(x);
+        uint64_t hi = uint64_t(std::numeric_limits<D>::max());
+        return D(v > hi ? hi : v);
+      }
+    } else {
+      return D(x);
+    }
+  } else if constexpr (DK == KInt) {  // float -> int: IntRound mode, saturating
+    using F = std::conditional_t<SK == KF64, double, float>;
+    F v;
+    if constexpr (SK == KF16 || SK == KBF16) v = F(toDouble<S, SK>(x));
+    else v = F(x);
+    if constexpr (FTZ) v = num::flush(v);
+    v = num::roundToInt(v, RM);
+    return num::floatToInt<D>(v);
+  } else if constexpr (DK == KF32 || DK == KF64) {
+    using F = D;
+    F r;
+    if constexpr (SK == KInt) {
+      r = F(x);  // rounding mode from MXCSR (set by the caller for non-RN)
+    } else if constexpr (SK == KF16 || SK == KBF16) {
+      r = F(toDouble<S, SK>(x));
+    } else {
+      F v = F(x);
+      if constexpr (FTZ && SK == KF32) v = num::flush(F(x));
+      r = v;
+      if constexpr (FTZ && SK == KF32 && DK == KF64) r = F(num::flush(float(x)));
+    }
+    if constexpr (IntRound) r = num::roundToInt(r, RM);
+    if constexpr (FTZ && DK == KF32) r = num::flush(r);
+    if constexpr (SAT) r = num::saturate(r);
+    if constexpr (SK != KInt) r = num::canon(r);
+    return r;
+  } else if constexpr (DK == KF16) {
+    if constexpr (SK == KInt) {
+      return num::doubleToHalf(double(x), RM, SAT);  // exact for <= 53-bit ints
+    } else if constexpr (SK == KF64) {
+      return num::doubleToHalf(x, RM, SAT);
+    } else if constexpr (SK == KF32) {
+      return num::floatToHalf(FTZ ? num::flush(x) : x, RM, SAT);
+    } else {
+      float f = float(toDouble<S, SK>(x));
+      if constexpr (IntRound) f = num::roundToInt(f, RM);
+      return num::floatToHalf(f, num::RN, SAT);
+    }
+  } else {  // bf16
+    if constexpr (SK == KF32) {
+      return num::floatToBf16(FTZ ? num::flush(x) : x, RM, SAT);
+    } else if constexpr (SK == KBF16) {
+      float f = num::bf16ToFloat(x);
+      if constexpr (IntRound) f = num::roundToInt(f, RM);
+      return num::floatToBf16(f, num::RN, SAT);
+    } else {
+      // via float with round-to-odd is not needed for ints <= 24 bits; accept double rounding otherwise
+      double v = toDouble<S, SK>(x);
+      return num::floatToBf16(float(v), RM, SAT);
+    }
+  }
+}
+template <class D, Kind DK, class S, Kind SK, Round RM, bool IntRound, bool SAT, bool FTZ>
+const Op* cvt(Warp& w, const Op* op) {
+  const S* a = R<S>(w, op->a);
+  auto body = [&](int i) { return cvtLane<D, DK, S, SK, RM, IntRound, SAT, FTZ>(a[i]); };
+  constexpr bool needMode = !IntRound && RM != num::RN &&
+                            ((DK == KF32 || DK == KF64) && (SK == KInt || (SK == KF64 && DK == KF32)));
+  if constexpr (needMode) {
+    num::FpMode mode(RM, false);
+    store<D>(w, op->d, body);
+  } else {
+    store<D>(w, op->d, body);
+  }
+  return op + 1;
+}
+
+// ---- f16 / bf16 arithmetic (scalar or packed x2), computed in float/double then rounded once ----------------
+// aux bit layout: 0-1 rounding, bit 2 ftz, bit 3 sat, bit 4 bf16, bit 5 relu
+template <class F, int N, bool Ternary> const Op* halfArith(Warp& w, const Op* op);
+
+const Op* sreg(Warp& w, const Op* op);  // special registers; aux = id, e = component
+
+}  // namespace ptx::exec::h

@@ -1,0 +1,430 @@
+// compile(), launch(): the CTA scheduler, the worker pool and the per-thread CTA contexts.
+#include "ptx/exec.h"
+
+#include "exec/control.h"
+#include "exec/engine.h"
+#include "exec/lower.h"
+#include "ptx/parse.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdio>
+#include <ctime>
+#include <deque>
+#include <random>
+#include <thread>
+#include <xmmintrin.h>
+
+namespace ptx::exec {
+
+// ---- module-level API ------------------------------------------------------------------------------------------
+
+CompileResult compile(std::string_view ptxText) {
+  CompileResult r;
+  ptx::Diagnostics diags;
+  std::unique_ptr<ptx::Module> module = ptx::parseModule(ptxText, diags);
+  if (!module || diags.hasErrors()) {
+    r.error = diags.format();
+    if (r.error.empty()) r.error = "PTX parse error";
+    return r;
+  }
+  std::string err;
+  std::unique_ptr<Program> prog = lowerModule(*module, err);
+  if (!prog) {
+    r.error = std::move(err);
+    return r;
+  }
+  r.program = std::shared_ptr<const Program>(std::move(prog));
+  return r;
+}
+
+const std::vector<KernelInfo>& kernels(const Program& program) { return program.kernelInfo; }
+const std::vector<GlobalInfo>& globals(const Program& program) { return program.globalInfo; }
+
+int findKernel(const Program& program, std::string_view name) {
+  for (size_t k = 0; k < program.kernelInfo.size(); ++k)
+    if (program.kernelInfo[k].name == name) return int(k);
+  return -1;
+}
+
+const char* faultKindName(FaultKind kind) {
+  switch (kind) {
+    case FaultKind::None: return "no fault";
+    case FaultKind::IllegalAddress: return "illegal address";
+    case FaultKind::MisalignedAddress: return "misaligned address";
+    case FaultKind::InvalidAddressSpace: return "invalid address space";
+    case FaultKind::IllegalInstruction: return "illegal instruction";
+    case FaultKind::Assert: return "device-side assert";
+    case FaultKind::StackOverflow: return "stack overflow";
+    case FaultKind::Deadlock: return "barrier deadlock";
+    case FaultKind::LaunchInvalid: return "invalid launch";
+  }
+  return "fault";
+}
+
+bool MemoryValidator::checkSlow(uint64_t, uint64_t, bool) const { return false; }
+
+bool HostServices::devicePrintf(std::string_view text) {
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return true;
+}
+
+uint64_t HostServices::globalTimerNs() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+namespace {
+
+HostServices& defaultHost() {
+  static HostServices* h = new HostServices();  // leaked on purpose: used by worker threads until exit
+  return *h;
+}
+
+std::atomic<uint64_t> gLaunchCounter{1};
+
+constexpr int64_t kWarpBudget = 1 << 16;  // backward branches before a running warp lets the others run
+
+// ---- CTA contexts (reused per host thread) ----------------------------------------------------------------------
+
+struct AlignedBuffer {
+  uint8_t* data = nullptr;
+  size_t size = 0;
+  ~AlignedBuffer() { std::free(data); }
+  // Grows to at least n bytes; returns true when it was (re)allocated (contents zeroed).
+  bool reserve(size_t n) {
+    if (n <= size && data) return false;
+    std::free(data);
+    size = std::max<size_t>(alignUp64(n), 64);
+    data = static_cast<uint8_t*>(std::aligned_alloc(64, size));
+    if (!data) throw std::bad_alloc();
+    std::memset(data, 0, size);
+    return true;
+  }
+  static size_t alignUp64(size_t n) { return (n + 63) & ~size_t(63); }
+};
+
+struct CtaContext {
+  Cta cta;
+  AlignedBuffer rf, shared, local;
+  uint64_t constLaunch = 0;  // launch whose constants are in rf
+  uint32_t constWarps = 0;
+};
+
+thread_local std::vector<std::unique_ptr<CtaContext>> tlFree;
+
+std::unique_ptr<CtaContext> takeContext() {
+  if (!tlFree.empty()) {
+    auto c = std::move(tlFree.back());
+    tlFree.pop_back();
+    return c;
+  }
+  return std::make_unique<CtaContext>();
+}
+void giveContext(std::unique_ptr<CtaContext> c) {
+  if (tlFree.size() < 64) tlFree.push_back(std::move(c));
+}
+
+Dim3 ctaCoords(const Dim3& grid, uint64_t linear) {
+  Dim3 id;
+  id.x = uint32_t(linear % grid.x);
+  id.y = uint32_t((linear / grid.x) % grid.y);
+  id.z = uint32_t(linear / (uint64_t(grid.x) * grid.y));
+  return id;
+}
+
+void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
+  Cta& cta = ctx.cta;
+  const KernelCode& code = *job.code;
+  cta.job = &job;
+  cta.linearId = uint32_t(linear);
+  cta.id = ctaCoords(job.lp.grid, linear);
+  cta.nthreads = uint32_t(job.lp.block.count());
+  cta.nwarps = (cta.nthreads + 31) / 32;
+  cta.liveThreads = cta.nthreads;
+  size_t rfBytes = code.regFileBytes;
+  bool fresh = ctx.rf.reserve(rfBytes * cta.nwarps);
+  if (fresh || ctx.constLaunch != job.launchId || ctx.constWarps < cta.nwarps) {
+    size_t n = job.constImage.size();
+    for (uint32_t w = 0; w < cta.nwarps; ++w) {
+      uint8_t* base = ctx.rf.data + w * rfBytes;
+      std::memset(base, 0, 256);  // zero register
+      if (n) std::memcpy(base + code.constStart, job.constImage.data(), n);
+    }
+    ctx.constLaunch = job.launchId;
+    ctx.constWarps = cta.nwarps;
+  }
+  ctx.shared.reserve(size_t(job.sharedBytes) + 16);
+  cta.shared = ctx.shared.data;
+  cta.sharedBytes = job.sharedBytes;
+  cta.localStride = code.localBytes;
+  ctx.local.reserve(size_t(code.localBytes) * 32 * cta.nwarps + 16);
+  cta.localMem = ctx.local.data;
+  cta.warps.resize(cta.nwarps);
+  const Op* entry = &job.program->ops[job.entry->firstOp];
+  for (uint32_t w = 0; w < cta.nwarps; ++w) {
+    Warp& wp = cta.warps[w];
+    wp.rf = ctx.rf.data + w * rfBytes;
+    uint32_t lanes = std::min<uint32_t>(32, cta.nthreads - w * 32);
+    uint32_t mask = lanes == 32 ? kFullMask : ((1u << lanes) - 1);
+    wp.active = wp.exec = wp.alive = mask;
+    wp.state = WarpState::Ready;
+    wp.index = w;
+    wp.pc = entry;
+    wp.cta = &cta;
+    wp.localStride = code.localBytes;
+    wp.local = cta.localMem + size_t(w) * 32 * code.localBytes;
+    wp.frame = 0;
+    wp.budget = kWarpBudget;
+    wp.barrierDst = 0;
+    wp.stack.clear();
+    wp.spill.clear();
+    std::memset(wp.carry, 0, sizeof wp.carry);
+  }
+  for (auto& b : cta.barriers) b = Barrier{};
+}
+
+enum class CtaStatus { Done, Yielded, Faulted };
+
+CtaStatus runCta(Cta& cta, const std::vector<uint32_t>* warpOrder) {
+  Job& job = *cta.job;
+  for (;;) {
+    bool ran = false, yielded = false, pending = false;
+    for (uint32_t k = 0; k < cta.nwarps; ++k) {
+      Warp& w = cta.warps[warpOrder ? (*warpOrder)[k % warpOrder->size()] % cta.nwarps : k];
+      if (w.state != WarpState::Ready && w.state != WarpState::Yielded) continue;
+      w.state = WarpState::Ready;
+      w.budget = kWarpBudget;
+      const Op* op = w.pc;
+      while (op) op = op->fn(w, op);
+      ran = true;
+      if (job.faulted.load(std::memory_order_relaxed)) return CtaStatus::Faulted;
+      if (w.state == WarpState::Yielded) yielded = true;
+    }
+    for (const Warp& w : cta.warps)
+      if (w.state != WarpState::Done) pending = true;
+    if (!pending) return CtaStatus::Done;
+    if (!ran) {
+      // every remaining warp waits at a barrier that cannot complete
+      Fault f;
+      f.kind = FaultKind::Deadlock;
+      f.kernel = job.info->name;
+      f.block = cta.id;
+      for (const Warp& w : cta.warps)
+        if (w.state == WarpState::AtBarrier) {
+          f.thread = Dim3{(w.index * 32) % job.lp.block.x, 0, 0};
+          f.ptxLine = w.pc ? w.pc[-1].line : 0;
+          break;
+        }
+      f.message = fmt::format("barrier deadlock in kernel '{}' block ({},{},{}) at PTX line {}: the threads of the block "
+                              "wait at barriers that can never complete",
+                              f.kernel, cta.id.x, cta.id.y, cta.id.z, f.ptxLine);
+      job.raise(std::move(f));
+      return CtaStatus::Faulted;
+    }
+    if (yielded) {
+      bool anyReady = false;
+      for (const Warp& w : cta.warps) anyReady |= w.state == WarpState::Ready;
+      if (!anyReady) return CtaStatus::Yielded;
+    }
+  }
+}
+
+// Runs CTAs of the job on this thread until none are left. CTAs that yield (spin-waiting on other CTAs) are
+// parked and resumed round-robin with newly started ones, so the CTAs they wait for get to run.
+void runJob(Job& job, const std::vector<uint64_t>* ctaOrder, const std::vector<uint32_t>* warpOrder) {
+  unsigned savedCsr = _mm_getcsr();
+  _mm_setcsr(0x1f80);  // round to nearest, exceptions masked, no FTZ/DAZ
+  std::deque<std::unique_ptr<CtaContext>> parked;
+  const size_t maxParked = job.lp.cooperative ? size_t(1) << 20 : 4096;
+  while (!job.faulted.load(std::memory_order_relaxed)) {
+    std::unique_ptr<CtaContext> ctx;
+    bool wantNew = parked.empty() || parked.size() < maxParked;
+    if (wantNew) {
+      uint64_t idx = job.nextCta.fetch_add(1, std::memory_order_relaxed);
+      if (idx < job.totalCtas) {
+        ctx = takeContext();
+        setupCta(job, *ctx, ctaOrder ? (*ctaOrder)[idx] : idx);
+      }
+    }
+    if (!ctx) {
+      if (parked.empty()) break;
+      ctx = std::move(parked.front());
+      parked.pop_front();
+    }
+    CtaStatus st = runCta(ctx->cta, warpOrder);
+    if (st == CtaStatus::Yielded) parked.push_back(std::move(ctx));
+    else giveContext(std::move(ctx));
+    if (st == CtaStatus::Faulted) break;
+  }
+  for (auto& c : parked) giveContext(std::move(c));
+  _mm_setcsr(savedCsr);
+}
+
+// ---- worker pool -------------------------------------------------------------------------------------------------
+
+struct PoolJob {
+  Job* job;
+  std::atomic<int> helpersWanted;
+  std::atomic<int> helpersActive{0};
+};
+
+class Pool {
+ public:
+  static Pool& instance() {
+    static Pool* p = new Pool();  // leaked on purpose: threads live until process exit
+    return *p;
+  }
+  unsigned size() const { return unsigned(threads_.size()); }
+
+  void ensureThreads(unsigned n) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    while (threads_.size() < n) {
+      threads_.emplace_back([this] { workerLoop(); });
+      threads_.back().detach();
+    }
+  }
+
+  void submit(PoolJob* pj) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      queue_.push_back(pj);
+    }
+    int n = pj->helpersWanted.load();
+    if (n >= int(threads_.size())) cv_.notify_all();
+    else
+      for (int i = 0; i < n; ++i) cv_.notify_one();
+  }
+
+  void retire(PoolJob* pj) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = std::find(queue_.begin(), queue_.end(), pj);
+    if (it != queue_.end()) queue_.erase(it);
+  }
+
+ private:
+  void workerLoop() {
+    for (;;) {
+      PoolJob* pj = nullptr;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        cv_.wait(lock, [&] { return !queue_.empty(); });
+        pj = queue_.front();
+        if (pj->helpersWanted.fetch_sub(1) <= 1) queue_.pop_front();
+        pj->helpersActive.fetch_add(1);
+      }
+      runJob(*pj->job, nullptr, nullptr);
+      if (pj->helpersActive.fetch_sub(1) == 1) pj->helpersActive.notify_all();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<PoolJob*> queue_;
+  std::vector<std::thread> threads_;
+};
+
+LaunchResult invalid(const Program& program, int kernelIndex, std::string msg) {
+  LaunchResult r;
+  r.fault.kind = FaultKind::LaunchInvalid;
+  if (kernelIndex >= 0 && size_t(kernelIndex) < program.kernelInfo.size()) r.fault.kernel = program.kernelInfo[size_t(kernelIndex)].name;
+  r.fault.message = std::move(msg);
+  return r;
+}
+
+}  // namespace
+
+LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams& lp) {
+  if (kernelIndex < 0 || size_t(kernelIndex) >= program.kernelInfo.size())
+    return invalid(program, kernelIndex, "invalid kernel index");
+  const KernelInfo& info = program.kernelInfo[size_t(kernelIndex)];
+  const KernelCode& code = program.kernelCode[size_t(kernelIndex)];
+  if (!lp.memory) return invalid(program, kernelIndex, "no memory validator");
+  if (lp.block.x == 0 || lp.block.y == 0 || lp.block.z == 0 || lp.grid.x == 0 || lp.grid.y == 0 || lp.grid.z == 0)
+    return invalid(program, kernelIndex, "grid and block dimensions must be non-zero");
+  if (lp.block.count() > info.maxThreadsPerBlock || lp.block.x > 1024 || lp.block.y > 1024 || lp.block.z > 64)
+    return invalid(program, kernelIndex, fmt::format("block of {} threads exceeds the kernel's limit of {}",
+                                                     lp.block.count(), info.maxThreadsPerBlock));
+  if (info.reqntid.x && (lp.block.x != info.reqntid.x || lp.block.y != info.reqntid.y || lp.block.z != info.reqntid.z))
+    return invalid(program, kernelIndex, "block dimensions differ from the kernel's .reqntid");
+  if (lp.grid.y > 65535 || lp.grid.z > 65535 || lp.grid.x > 0x7fffffffu)
+    return invalid(program, kernelIndex, "grid dimensions out of range");
+  if (lp.paramBytes < info.paramBytes || (info.paramBytes && !lp.params))
+    return invalid(program, kernelIndex, fmt::format("kernel expects {} bytes of parameters, got {}", info.paramBytes, lp.paramBytes));
+  if (!program.globalInfo.empty() && !lp.globalAddresses)
+    return invalid(program, kernelIndex, "global variable addresses missing");
+  if (!code.unsupported.empty()) {
+    LaunchResult r;
+    r.fault.kind = FaultKind::IllegalInstruction;
+    r.fault.kernel = info.name;
+    r.fault.message = code.unsupported;
+    return r;
+  }
+
+  Job job;
+  job.program = &program;
+  job.code = &code;
+  job.info = &info;
+  job.entry = &program.functions[code.function];
+  job.lp = lp;
+  job.host = lp.host ? lp.host : &defaultHost();
+  job.paramBuffer.assign(static_cast<const uint8_t*>(lp.params), static_cast<const uint8_t*>(lp.params) + lp.paramBytes);
+  if (job.paramBuffer.empty()) job.paramBuffer.resize(1);  // keep data() distinct and valid
+  job.launchId = gLaunchCounter.fetch_add(1);
+  job.totalCtas = lp.grid.count();
+  uint32_t staticShared = (info.staticSharedBytes + 15) & ~15u;
+  job.sharedBytes = staticShared + lp.dynamicSharedBytes;
+  if (job.sharedBytes > (1u << 24)) return invalid(program, kernelIndex, "shared memory size too large");
+  // constants
+  job.constImage.assign(code.regFileBytes - code.constStart, 0);
+  for (const ConstSlot& s : code.consts) {
+    uint64_t v = s.value;
+    if (s.kind == ConstKind::GlobalAddress) v = lp.globalAddresses[s.value] + uint64_t(s.addend);
+    uint8_t* dst = job.constImage.data() + (s.offset - code.constStart);
+    for (int i = 0; i < 32; ++i) std::memcpy(dst + i * s.size, &v, s.size);
+  }
+
+  unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  unsigned threads = lp.config.threads ? lp.config.threads : hw;
+  job.smCount = lp.config.smCount ? lp.config.smCount : threads;
+  if (lp.config.deterministic) {
+    std::vector<uint64_t> ctaOrder;
+    std::vector<uint32_t> warpOrder;
+    if (lp.config.scheduleSeed) {
+      std::mt19937_64 rng(lp.config.scheduleSeed);
+      if (job.totalCtas <= (1u << 24)) {
+        ctaOrder.resize(job.totalCtas);
+        for (uint64_t i = 0; i < job.totalCtas; ++i) ctaOrder[i] = i;
+        std::shuffle(ctaOrder.begin(), ctaOrder.end(), rng);
+      }
+      uint32_t nw = uint32_t((lp.block.count() + 31) / 32);
+      warpOrder.resize(nw);
+      for (uint32_t i = 0; i < nw; ++i) warpOrder[i] = i;
+      std::shuffle(warpOrder.begin(), warpOrder.end(), rng);
+    }
+    runJob(job, ctaOrder.empty() ? nullptr : &ctaOrder, warpOrder.empty() ? nullptr : &warpOrder);
+  } else if (threads <= 1 || job.totalCtas == 1) {
+    runJob(job, nullptr, nullptr);
+  } else {
+    Pool& pool = Pool::instance();
+    unsigned helpers = unsigned(std::min<uint64_t>(threads - 1, job.totalCtas - 1));
+    pool.ensureThreads(helpers);
+    PoolJob pj{&job, {int(helpers)}};
+    pool.submit(&pj);
+    runJob(job, nullptr, nullptr);
+    pool.retire(&pj);
+    for (;;) {
+      int active = pj.helpersActive.load();
+      if (active == 0) break;
+      pj.helpersActive.wait(active);
+    }
+  }
+  LaunchResult r;
+  if (job.faulted.load()) r.fault = job.fault;
+  return r;
+}
+
+}  // namespace ptx::exec

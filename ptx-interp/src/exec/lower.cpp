@@ -1,0 +1,2343 @@
+#include "exec/lower.h"
+
+#include "exec/control.h"
+#include "exec/handlers.h"
+#include "exec/lower_tables.h"
+#include "exec/memory.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+namespace ptx::exec {
+
+namespace {
+
+using ptx::Instruction;
+using ptx::Opcode;
+using ptx::Operand;
+using ptx::OperandKind;
+using ptx::SymKind;
+using ptx::Type;
+using ptx::TypeKind;
+using num::Round;
+
+struct LowerError {
+  uint32_t line;
+  std::string message;
+};
+
+[[noreturn]] void fail(uint32_t line, std::string msg) { throw LowerError{line, std::move(msg)}; }
+
+constexpr uint32_t kZeroReg = 0;       // 256 bytes of zeros at the start of every register file
+constexpr uint32_t kFirstFree = 256;
+
+uint32_t alignUp(uint32_t v, uint32_t a) { return a ? (v + a - 1) / a * a : v; }
+
+unsigned sizeOf(Type t) { return t == Type::pred ? 1 : ptx::typeSize(t); }
+bool isSigned(Type t) { return ptx::typeKind(t) == TypeKind::Signed; }
+bool isFloat(Type t) { return ptx::typeKind(t) == TypeKind::Float; }
+
+// ---- type dispatch helpers --------------------------------------------------------------------------------------
+
+template <class F> Handler byInt(Type t, uint32_t line, F f) {
+  switch (t) {
+    case Type::b8: case Type::u8: return f(uint8_t{});
+    case Type::s8: return f(int8_t{});
+    case Type::b16: case Type::u16: return f(uint16_t{});
+    case Type::s16: return f(int16_t{});
+    case Type::b32: case Type::u32: return f(uint32_t{});
+    case Type::s32: return f(int32_t{});
+    case Type::b64: case Type::u64: return f(uint64_t{});
+    case Type::s64: return f(int64_t{});
+    default: fail(line, fmt::format("type {} not supported for this instruction", ptx::typeName(t)));
+  }
+}
+// Integers of 16/32/64 bits only (the ISA's arithmetic types).
+template <class F> Handler byInt163264(Type t, uint32_t line, F f) {
+  switch (t) {
+    case Type::b16: case Type::u16: return f(uint16_t{});
+    case Type::s16: return f(int16_t{});
+    case Type::b32: case Type::u32: return f(uint32_t{});
+    case Type::s32: return f(int32_t{});
+    case Type::b64: case Type::u64: return f(uint64_t{});
+    case Type::s64: return f(int64_t{});
+    default: fail(line, fmt::format("type {} not supported for this instruction", ptx::typeName(t)));
+  }
+}
+template <class F> Handler byBits(unsigned size, uint32_t line, F f) {
+  switch (size) {
+    case 1: return f(uint8_t{});
+    case 2: return f(uint16_t{});
+    case 4: return f(uint32_t{});
+    case 8: return f(uint64_t{});
+    default: fail(line, fmt::format("operand size {} not supported", size));
+  }
+}
+template <class F> Handler byFloat(Type t, uint32_t line, F f) {
+  switch (t) {
+    case Type::f32: return f(float{});
+    case Type::f64: return f(double{});
+    default: fail(line, fmt::format("type {} not supported for this instruction", ptx::typeName(t)));
+  }
+}
+template <class F> Handler byRound(Round r, F f) {
+  switch (r) {
+    case num::RZ: return f(std::integral_constant<Round, num::RZ>{});
+    case num::RM: return f(std::integral_constant<Round, num::RM>{});
+    case num::RP: return f(std::integral_constant<Round, num::RP>{});
+    default: return f(std::integral_constant<Round, num::RN>{});
+  }
+}
+template <class F> Handler byBool(bool b, F f) {
+  return b ? f(std::true_type{}) : f(std::false_type{});
+}
+
+Round roundingOf(ptx::Rounding r) {
+  switch (r) {
+    case ptx::Rounding::rz: case ptx::Rounding::rzi: return num::RZ;
+    case ptx::Rounding::rm: case ptx::Rounding::rmi: return num::RM;
+    case ptx::Rounding::rp: case ptx::Rounding::rpi: return num::RP;
+    default: return num::RN;
+  }
+}
+bool isIntRounding(ptx::Rounding r) {
+  return r == ptx::Rounding::rni || r == ptx::Rounding::rzi || r == ptx::Rounding::rmi || r == ptx::Rounding::rpi;
+}
+
+template <class F> Handler byCmp(ptx::CmpOp c, uint32_t line, F f) {
+  using C = h::Cmp;
+  switch (c) {
+#define PTX_CMP_CASE(n, e) case ptx::CmpOp::n: return f(std::integral_constant<C, C::e>{});
+    PTX_CMP_CASE(eq, EQ) PTX_CMP_CASE(ne, NE) PTX_CMP_CASE(lt, LT) PTX_CMP_CASE(le, LE) PTX_CMP_CASE(gt, GT)
+    PTX_CMP_CASE(ge, GE) PTX_CMP_CASE(lo, LO) PTX_CMP_CASE(ls, LS) PTX_CMP_CASE(hi, HI) PTX_CMP_CASE(hs, HS)
+    PTX_CMP_CASE(equ, EQU) PTX_CMP_CASE(neu, NEU) PTX_CMP_CASE(ltu, LTU) PTX_CMP_CASE(leu, LEU)
+    PTX_CMP_CASE(gtu, GTU) PTX_CMP_CASE(geu, GEU) PTX_CMP_CASE(num, NUM) PTX_CMP_CASE(nan, NAN_)
+#undef PTX_CMP_CASE
+    default: fail(line, "missing comparison operator");
+  }
+}
+
+// Carrier kind of a PTX type for cvt.
+h::Kind kindOf(Type t) {
+  switch (t) {
+    case Type::f16: return h::KF16;
+    case Type::bf16: return h::KBF16;
+    case Type::f32: return h::KF32;
+    case Type::f64: return h::KF64;
+    default: return h::KInt;
+  }
+}
+
+struct SatAddF {
+  template <class T> static PTX_HOT T f(T a, T b) {
+    int64_t r = int64_t(a) + int64_t(b);
+    return T(std::clamp<int64_t>(r, INT32_MIN, INT32_MAX));
+  }
+};
+struct SatSubF {
+  template <class T> static PTX_HOT T f(T a, T b) {
+    int64_t r = int64_t(a) - int64_t(b);
+    return T(std::clamp<int64_t>(r, INT32_MIN, INT32_MAX));
+  }
+};
+struct MinReluF {
+  template <class T> static PTX_HOT T f(T a, T b) { T r = a < b ? a : b; return r < 0 ? T(0) : r; }
+};
+struct MaxReluF {
+  template <class T> static PTX_HOT T f(T a, T b) { T r = a > b ? a : b; return r < 0 ? T(0) : r; }
+};
+struct FMinNaN {
+  template <class T> static PTX_HOT T f(T a, T b) { return (a != a || b != b) ? T(NAN) : h::FMin::f(a, b); }
+};
+struct FMaxNaN {
+  template <class T> static PTX_HOT T f(T a, T b) { return (a != a || b != b) ? T(NAN) : h::FMax::f(a, b); }
+};
+
+template <class T> const Op* testp(Warp& w, const Op* op) {
+  const T* a = h::R<T>(w, op->a);
+  uint32_t kind = op->aux;
+  h::store<uint8_t>(w, op->d, [&](int i) -> uint8_t {
+    T x = a[i];
+    switch (kind) {
+      case 0: return std::isfinite(x);
+      case 1: return std::isinf(x);
+      case 2: return !std::isnan(x);
+      case 3: return std::isnan(x);
+      case 4: return std::isnormal(x);
+      default: return std::fpclassify(x) == FP_SUBNORMAL;
+    }
+  });
+  return op + 1;
+}
+
+// copysign.type d, a, b: the sign of a with the rest of b.
+template <class U> const Op* copysignOp(Warp& w, const Op* op) {
+  const U* a = h::R<U>(w, op->a);
+  const U* b = h::R<U>(w, op->b);
+  constexpr U s = U(1) << (sizeof(U) * 8 - 1);
+  h::store<U>(w, op->d, [&](int i) { return U((a[i] & s) | (b[i] & ~s)); });
+  return op + 1;
+}
+
+// ---- per-kernel lowering ---------------------------------------------------------------------------------------
+
+struct FuncInstance {
+  uint32_t irIndex = 0;
+  uint32_t codeIndex = 0;  // Program::functions index
+  std::vector<uint32_t> regOffset;     // per IR register
+  std::vector<uint32_t> localOffset;   // per Function::locals: frame offset (local/param) or shared offset
+  std::vector<uint32_t> paramOffset;   // frame offsets of params (non-entry)
+  std::vector<uint32_t> returnOffset;
+  uint32_t frameBytes = 0;
+};
+
+struct PendingTarget {
+  enum Kind : uint8_t { Inst, RpcBlock, Absolute, BrxInst };
+  uint32_t op;
+  uint32_t value;  // IR instruction, IR block (0xffffffff = function end) or op index; resolved: op index
+  Kind kind;
+  bool rpc = false;
+};
+
+class KernelLowerer {
+ public:
+  KernelLowerer(const ptx::Module& m, Program& p, const std::vector<uint32_t>& globalMap)
+      : mod_(m), prog_(p), globalMap_(globalMap) {}
+
+  void lowerKernel(uint32_t entryIr);
+
+ private:
+  // -- layout
+  void collectReachable(uint32_t f, std::set<uint32_t>& seen, std::vector<uint32_t>& order);
+  void layoutFunction(FuncInstance& fi);
+  uint32_t allocReg(uint32_t bytesPerLane) {
+    uint32_t off = rfTop_;
+    rfTop_ = alignUp(rfTop_ + 32 * std::max(bytesPerLane, 1u), 64);
+    return off;
+  }
+  // -- constants and temporaries (allocated after the declared registers)
+  uint32_t literal(uint64_t bits, unsigned size) {
+    auto key = std::make_pair(size, bits);
+    auto it = literals_.find(key);
+    if (it != literals_.end()) return it->second;
+    uint32_t off = allocReg(size);
+    ConstSlot s;
+    s.offset = off;
+    s.size = uint8_t(size);
+    s.kind = ConstKind::Literal;
+    s.value = bits;
+    code_->consts.push_back(s);
+    literals_[key] = off;
+    return off;
+  }
+  uint32_t globalAddress(uint32_t progGlobal, int64_t addend, unsigned size) {
+    auto key = std::make_tuple(progGlobal, addend, size);
+    auto it = globalAddrs_.find(key);
+    if (it != globalAddrs_.end()) return it->second;
+    uint32_t off = allocReg(size);
+    ConstSlot s;
+    s.offset = off;
+    s.size = uint8_t(size);
+    s.kind = ConstKind::GlobalAddress;
+    s.value = progGlobal;
+    s.addend = addend;
+    code_->consts.push_back(s);
+    globalAddrs_[key] = off;
+    return off;
+  }
+  uint32_t temp(unsigned size) {
+    auto& pool = temps_[size];
+    uint32_t& used = tempUsed_[size];
+    if (used == pool.size()) pool.push_back(allocReg(size));
+    return pool[used++];
+  }
+  void resetTemps() { tempUsed_.clear(); }
+
+  // -- emission
+  Op& emit(Handler fn) {
+    prog_.ops.emplace_back();
+    Op& o = prog_.ops.back();
+    o.fn = fn;
+    o.line = line_;
+    return o;
+  }
+  uint32_t here() const { return uint32_t(prog_.ops.size()); }
+
+  // -- operands
+  const Operand& opnd(const Instruction& in, unsigned k) const {
+    if (k >= in.numOperands) fail(line_, fmt::format("{}: missing operand {}", ptx::opcodeMnemonic(in.opcode), k + 1));
+    return fn_->operands[in.firstOperand + k];
+  }
+  uint32_t regOf(uint32_t id) const { return fi_->regOffset.at(id); }
+  Type regType(uint32_t id) const { return fn_->registers.at(id).type; }
+  uint32_t src(const Operand& o, Type t);
+  uint32_t srcPred(const Operand& o, bool& negated);
+  struct Dst {
+    uint32_t off = 0;     // where the instruction writes (type-sized)
+    uint32_t reg = 0;     // the real register (if a conversion follows)
+    unsigned regSize = 0;
+    bool convert = false;
+    bool signExtend = false;
+    unsigned size = 0;
+  };
+  Dst dst(const Operand& o, Type t);
+  void finish(const Dst& d);
+  uint32_t symbolAddress(const Operand& o, unsigned size);
+  Handler widthConverter(unsigned dsize, unsigned ssize, bool sext);
+
+  // -- instructions
+  void lowerInstruction(uint32_t idx);
+  void lowerArith(const Instruction& in);
+  void lowerFloat(const Instruction& in);
+  void lowerHalf(const Instruction& in);
+  void lowerCompare(const Instruction& in);
+  void lowerMov(const Instruction& in);
+  void lowerCvt(const Instruction& in);
+  void lowerLdSt(const Instruction& in, bool isStore);
+  void lowerAtom(const Instruction& in, bool isRed);
+  void lowerCall(const Instruction& in);
+  void lowerWarp(const Instruction& in);
+  void lowerBar(const Instruction& in);
+  void lowerBody(const Instruction& in);
+  void lowerBuiltinCall(const Instruction& in, std::string_view name, const std::vector<const Operand*>& args,
+                        const std::vector<const Operand*>& rets);
+  void unsupported(const Instruction& in, std::string_view why = "");
+
+  // memory address: returns base register offset and immediate; space resolved
+  struct Addr {
+    uint32_t base = kZeroReg;
+    unsigned baseSize = 8;
+    int64_t imm = 0;
+    mem::Space space = mem::Global;
+    bool paramUniform = false;
+  };
+  Addr address(const Instruction& in, const Operand& o);
+
+  const ptx::Module& mod_;
+  Program& prog_;
+  const std::vector<uint32_t>& globalMap_;
+  KernelCode* code_ = nullptr;
+  const ptx::Function* fn_ = nullptr;
+  FuncInstance* fi_ = nullptr;
+  std::vector<FuncInstance> instances_;
+  std::map<uint32_t, uint32_t> instanceOfIr_;  // IR function -> instances_ index
+  uint32_t rfTop_ = kFirstFree;
+  uint32_t line_ = 0;
+  std::map<std::pair<unsigned, uint64_t>, uint32_t> literals_;
+  std::map<std::tuple<uint32_t, int64_t, unsigned>, uint32_t> globalAddrs_;
+  std::map<unsigned, std::vector<uint32_t>> temps_;
+  std::map<unsigned, uint32_t> tempUsed_;
+  std::vector<PendingTarget> pending_;
+  // per function being lowered
+  std::vector<uint32_t> instOp_;     // IR instruction -> op index of its first op (reconv included)
+  std::vector<uint32_t> blockOf_;    // IR instruction -> block
+  std::vector<uint32_t> blockStart_; // block -> first IR instruction
+  std::vector<int32_t> ipdom_;       // block -> ipdom block (-1 = function end)
+  uint32_t funcEndOp_ = 0;
+  // shared memory layout of this kernel
+  std::map<uint32_t, uint32_t> moduleSharedOffset_;  // module global index -> shared offset
+  uint32_t sharedTop_ = 0;
+  bool hasDynamicShared_ = false;
+  std::vector<std::pair<uint32_t, uint32_t>> dynamicSharedUses_;  // (op index, unused)
+  std::vector<uint32_t> dynamicSharedSlots_;                       // literal slots to patch with the dynamic base
+  std::set<uint32_t> usedModuleShared_;
+  KernelInfo* info_ = nullptr;
+  std::vector<PendingTarget> resolved_;
+  std::vector<std::pair<uint32_t, uint32_t>> callOps_;  // (op index, IR callee)
+  std::vector<uint32_t> callerOf_;                      // per call site of this kernel: caller instance
+  bool usesBarriers_ = false;
+  uint32_t dynamicSharedBase_ = 0;
+  std::vector<std::vector<uint32_t>> brxTargets_;        // per brx of the current function: IR instructions
+  std::vector<std::pair<uint32_t, uint32_t>> brxPending_;  // (brxTargets_ index, Program::brxTables index)
+
+ public:
+  std::vector<PendingTarget>& resolved() { return resolved_; }
+};
+
+// ---- reachability, layouts -------------------------------------------------------------------------------------
+
+void KernelLowerer::collectReachable(uint32_t f, std::set<uint32_t>& seen, std::vector<uint32_t>& order) {
+  if (!seen.insert(f).second) return;
+  order.push_back(f);
+  const ptx::Function& fn = mod_.functions[f];
+  for (const Instruction& in : fn.instructions) {
+    for (uint32_t k = 0; k < in.numOperands; ++k) {
+      const Operand& o = fn.operands[in.firstOperand + k];
+      if ((o.kind == OperandKind::Symbol || o.kind == OperandKind::Address) && o.symKind == SymKind::Function) {
+        if (mod_.functions[o.index].hasBody) collectReachable(o.index, seen, order);
+      }
+      if ((o.kind == OperandKind::Symbol || o.kind == OperandKind::Address) && o.symKind == SymKind::Global) {
+        if (mod_.globals[o.index].space == ptx::Space::shared) usedModuleShared_.insert(o.index);
+      }
+    }
+  }
+}
+
+uint32_t varAlign(const ptx::Variable& v) {
+  uint32_t a = v.align ? v.align : std::max(1u, ptx::typeSize(v.type));
+  return std::max(a, 1u);
+}
+
+void KernelLowerer::layoutFunction(FuncInstance& fi) {
+  const ptx::Function& fn = mod_.functions[fi.irIndex];
+  fi.regOffset.resize(fn.registers.size());
+  for (size_t r = 0; r < fn.registers.size(); ++r) {
+    const ptx::Register& reg = fn.registers[r];
+    if (reg.vec) fail(fn.loc.line, "vector registers are not supported");
+    unsigned sz = sizeOf(reg.type);
+    if (sz == 0 || sz > 8) fail(fn.loc.line, fmt::format("register type {} not supported", ptx::typeName(reg.type)));
+    fi.regOffset[r] = allocReg(sz);
+  }
+  uint32_t frame = 0;
+  if (!fn.isEntry) {
+    for (const auto& p : fn.params) {
+      frame = alignUp(frame, varAlign(p));
+      fi.paramOffset.push_back(frame);
+      frame += uint32_t(p.size ? p.size : p.elementSize());
+    }
+    for (const auto& p : fn.returns) {
+      frame = alignUp(frame, varAlign(p));
+      fi.returnOffset.push_back(frame);
+      frame += uint32_t(p.size ? p.size : p.elementSize());
+    }
+  }
+  fi.localOffset.assign(fn.locals.size(), 0);
+  for (size_t k = 0; k < fn.locals.size(); ++k) {
+    const ptx::Variable& v = fn.locals[k];
+    uint64_t size = v.size ? v.size : v.elementSize();
+    if (v.space == ptx::Space::local || v.space == ptx::Space::param) {
+      frame = alignUp(frame, varAlign(v));
+      fi.localOffset[k] = frame;
+      frame += uint32_t(size);
+    } else if (v.space == ptx::Space::shared) {
+      if (v.linkage == ptx::Linkage::extern_) {
+        hasDynamicShared_ = true;
+        fi.localOffset[k] = 0xffffffffu;  // dynamic: patched later
+      } else {
+        sharedTop_ = alignUp(sharedTop_, varAlign(v));
+        fi.localOffset[k] = sharedTop_;
+        sharedTop_ += uint32_t(size);
+      }
+    } else {
+      fail(v.loc.line, "variables of this state space inside a function body are not supported");
+    }
+  }
+  fi.frameBytes = alignUp(frame, 16);
+}
+
+// ---- operands ----------------------------------------------------------------------------------------------------
+
+Handler KernelLowerer::widthConverter(unsigned dsize, unsigned ssize, bool sext) {
+  auto pick = [&](auto d) -> Handler {
+    using D = decltype(d);
+    switch (ssize) {
+      case 1: return sext ? &h::convertWidth<D, int8_t> : &h::convertWidth<D, uint8_t>;
+      case 2: return sext ? &h::convertWidth<D, int16_t> : &h::convertWidth<D, uint16_t>;
+      case 4: return sext ? &h::convertWidth<D, int32_t> : &h::convertWidth<D, uint32_t>;
+      default: return sext ? &h::convertWidth<D, int64_t> : &h::convertWidth<D, uint64_t>;
+    }
+  };
+  return byBits(dsize, line_, pick);
+}
+
+uint32_t KernelLowerer::symbolAddress(const Operand& o, unsigned size) {
+  int64_t off = o.value;
+  switch (o.symKind) {
+    case SymKind::Global: {
+      const ptx::Variable& v = mod_.globals[o.index];
+      if (v.space == ptx::Space::shared) {
+        if (v.linkage == ptx::Linkage::extern_) return literal(uint64_t(dynamicSharedBase_ + off), size);
+        return literal(uint64_t(moduleSharedOffset_.at(o.index) + off), size);
+      }
+      uint32_t g = globalMap_[o.index];
+      if (g == kNoIndex) fail(line_, fmt::format("address of '{}' is not supported", mod_.str(v.name)));
+      return globalAddress(g, off, size);
+    }
+    case SymKind::Local: {
+      const ptx::Variable& v = fn_->locals[o.index];
+      if (v.space == ptx::Space::shared) {
+        if (v.linkage == ptx::Linkage::extern_) return literal(uint64_t(dynamicSharedBase_ + off), size);
+        return literal(uint64_t(fi_->localOffset[o.index] + off), size);
+      }
+      // local / param variable in the frame: frame-relative
+      uint32_t t = temp(size);
+      Op& op = emit(&ctl::localAddr);
+      op.d = t;
+      op.imm = int64_t(fi_->localOffset[o.index]) + off;
+      op.f = size;
+      return t;
+    }
+    case SymKind::Param: {
+      if (fn_->isEntry) return literal(uint64_t(info_->params.at(o.index).offset + off), size);
+      uint32_t t = temp(size);
+      Op& op = emit(&ctl::localAddr);
+      op.d = t;
+      op.imm = int64_t(fi_->paramOffset.at(o.index)) + off;
+      op.f = size;
+      return t;
+    }
+    case SymKind::Return: {
+      uint32_t t = temp(size);
+      Op& op = emit(&ctl::localAddr);
+      op.d = t;
+      op.imm = int64_t(fi_->returnOffset.at(o.index)) + off;
+      op.f = size;
+      return t;
+    }
+    case SymKind::Function:
+      // Function addresses are opaque handles (index + 1) usable only by indirect calls.
+      return literal(uint64_t(o.index + 1), size);
+    default: fail(line_, "unsupported symbol operand");
+  }
+}
+
+uint32_t KernelLowerer::src(const Operand& o, Type t) {
+  unsigned size = sizeOf(t);
+  switch (o.kind) {
+    case OperandKind::Reg: {
+      if (o.sel) fail(line_, "register component selectors are not supported");
+      uint32_t r = regOf(o.index);
+      Type rt = regType(o.index);
+      unsigned rs = sizeOf(rt);
+      if ((rt == Type::pred) != (t == Type::pred)) fail(line_, "predicate/non-predicate operand mismatch");
+      if (rs == size) return r;
+      uint32_t tmp = temp(size);
+      Op& op = emit(widthConverter(size, rs, isSigned(t) || (rs > size ? false : isSigned(rt))));
+      op.d = tmp;
+      op.a = r;
+      return tmp;
+    }
+    case OperandKind::Imm: {
+      uint64_t v = uint64_t(o.value);
+      if (t == Type::f32) return literal(std::bit_cast<uint32_t>(float(int64_t(v))), 4);
+      if (t == Type::f64) return literal(std::bit_cast<uint64_t>(double(int64_t(v))), 8);
+      if (t == Type::pred) return literal(v != 0, 1);
+      if (size < 8) v &= (uint64_t(1) << (8 * size)) - 1;
+      return literal(v, size);
+    }
+    case OperandKind::FImm: {
+      uint64_t bits = uint64_t(o.value);
+      if (t == Type::f32 && o.immBits == 64) return literal(std::bit_cast<uint32_t>(float(std::bit_cast<double>(bits))), 4);
+      if (t == Type::f64 && o.immBits == 32)
+        return literal(std::bit_cast<uint64_t>(double(std::bit_cast<float>(uint32_t(bits)))), 8);
+      if (t == Type::f16 || t == Type::bf16) {
+        double d = o.immBits == 32 ? double(std::bit_cast<float>(uint32_t(bits))) : std::bit_cast<double>(bits);
+        return literal(t == Type::f16 ? num::doubleToHalf(d) : num::floatToBf16(float(d)), 2);
+      }
+      if (size < 8) bits &= (uint64_t(1) << (8 * size)) - 1;
+      return literal(bits, size);
+    }
+    case OperandKind::Symbol: return symbolAddress(o, size == 4 ? 4 : 8);
+    case OperandKind::Special: {
+      auto sr = static_cast<ptx::SpecialReg>(o.index);
+      unsigned ss = ptx::specialRegSize(sr);
+      uint32_t tmp = temp(ss);
+      Op& op = emit(&ctl::sreg);
+      op.d = tmp;
+      op.aux = o.index;
+      op.e = ptx::specialRegHasComponents(sr) ? ptx::selComponent(o.sel) : 0;
+      op.f = ss;
+      if (ss == size) return tmp;
+      uint32_t t2 = temp(size);
+      Op& c = emit(widthConverter(size, ss, false));
+      c.d = t2;
+      c.a = tmp;
+      return t2;
+    }
+    default: fail(line_, "unsupported source operand");
+  }
+}
+
+uint32_t KernelLowerer::srcPred(const Operand& o, bool& negated) {
+  negated = o.negated();
+  return src(o, Type::pred);
+}
+
+KernelLowerer::Dst KernelLowerer::dst(const Operand& o, Type t) {
+  Dst d;
+  d.size = sizeOf(t);
+  if (o.kind == OperandKind::Sink) {
+    d.off = temp(d.size);
+    return d;
+  }
+  if (o.kind != OperandKind::Reg) fail(line_, "destination must be a register");
+  if (o.sel) fail(line_, "register component selectors are not supported");
+  uint32_t r = regOf(o.index);
+  Type rt = regType(o.index);
+  unsigned rs = sizeOf(rt);
+  if ((rt == Type::pred) != (t == Type::pred)) fail(line_, "predicate/non-predicate destination mismatch");
+  if (rs == d.size) {
+    d.off = r;
+    return d;
+  }
+  d.off = temp(d.size);
+  d.reg = r;
+  d.regSize = rs;
+  d.convert = true;
+  d.signExtend = isSigned(t);
+  return d;
+}
+
+void KernelLowerer::finish(const Dst& d) {
+  if (!d.convert) return;
+  Op& op = emit(widthConverter(d.regSize, d.size, d.signExtend && d.regSize > d.size));
+  op.d = d.reg;
+  op.a = d.off;
+}
+
+// ---- the kernel ----------------------------------------------------------------------------------------------
+
+void KernelLowerer::lowerKernel(uint32_t entryIr) {
+  const ptx::Function& entry = mod_.functions[entryIr];
+  prog_.kernelCode.emplace_back();
+  prog_.kernelInfo.emplace_back();
+  code_ = &prog_.kernelCode.back();
+  info_ = &prog_.kernelInfo.back();
+  KernelInfo& info = *info_;
+  info.name = std::string(mod_.str(entry.name));
+  // parameter layout
+  uint32_t off = 0;
+  for (const auto& p : entry.params) {
+    uint32_t a = varAlign(p);
+    off = alignUp(off, a);
+    uint32_t sz = uint32_t(p.size ? p.size : p.elementSize());
+    info.params.push_back(ParamLayout{off, sz, a});
+    off += sz;
+  }
+  info.paramBytes = off;
+  for (int k = 0; k < 3; ++k) {
+    (&info.reqntid.x)[k] = entry.numReqntid > k ? entry.reqntid[k] : (entry.numReqntid ? 1 : 0);
+    (&info.maxntid.x)[k] = entry.numMaxntid > k ? entry.maxntid[k] : (entry.numMaxntid ? 1 : 0);
+  }
+  info.minnctapersm = entry.minnctapersm;
+  if (entry.numReqntid) info.maxThreadsPerBlock = uint32_t(info.reqntid.count());
+  else if (entry.numMaxntid) info.maxThreadsPerBlock = std::min<uint32_t>(1024, uint32_t(info.maxntid.count()));
+
+  std::set<uint32_t> seen;
+  std::vector<uint32_t> order;
+  collectReachable(entryIr, seen, order);
+  // module-level shared variables used by this kernel
+  for (uint32_t g : usedModuleShared_) {
+    const ptx::Variable& v = mod_.globals[g];
+    if (v.linkage == ptx::Linkage::extern_) {
+      hasDynamicShared_ = true;
+      continue;
+    }
+    sharedTop_ = alignUp(sharedTop_, varAlign(v));
+    moduleSharedOffset_[g] = sharedTop_;
+    sharedTop_ += uint32_t(v.size ? v.size : v.elementSize());
+  }
+  instances_.resize(order.size());
+  for (size_t k = 0; k < order.size(); ++k) {
+    instances_[k].irIndex = order[k];
+    instanceOfIr_[order[k]] = uint32_t(k);
+    layoutFunction(instances_[k]);
+  }
+  for (size_t k = 0; k < order.size(); ++k) {
+    FunctionCode fc;
+    fc.name = std::string(mod_.str(mod_.functions[order[k]].name));
+    fc.isEntry = k == 0;
+    fc.frameBytes = instances_[k].frameBytes;
+    const auto& ro = instances_[k].regOffset;
+    if (!ro.empty()) {
+      fc.regBase = *std::min_element(ro.begin(), ro.end());
+      uint32_t last = *std::max_element(ro.begin(), ro.end());
+      fc.regBytes = last + 256 - fc.regBase;  // up to and including the widest possible last register
+      fc.regBytes = std::min(fc.regBytes, rfTop_ - fc.regBase);
+    }
+    instances_[k].codeIndex = uint32_t(prog_.functions.size());
+    prog_.functions.push_back(fc);
+  }
+  info.staticSharedBytes = sharedTop_;
+  dynamicSharedBase_ = alignUp(sharedTop_, 16);
+  code_->constStart = rfTop_;  // declared registers end here; constants and temporaries follow
+  // recursion: functions on a cycle of the call graph
+  // (computed after lowering from the call sites)
+  uint32_t firstCall = uint32_t(prog_.calls.size());
+
+  for (size_t k = 0; k < order.size(); ++k) {
+    fi_ = &instances_[k];
+    fn_ = &mod_.functions[order[k]];
+    prog_.functions[fi_->codeIndex].firstOp = here();
+    if (k == 0) code_->function = fi_->codeIndex;
+    // CFG
+    const auto& ins = fn_->instructions;
+    size_t n = ins.size();
+    std::vector<bool> leader(n + 1, false);
+    leader[0] = true;
+    for (const auto& lab : fn_->labels)
+      if (lab.kind == ptx::LabelKind::Code && lab.target != kNoIndex && lab.target <= n) leader[lab.target] = true;
+    for (size_t i = 0; i < n; ++i) {
+      Opcode oc = ins[i].opcode;
+      if (oc == Opcode::Bra || oc == Opcode::BrxIdx || oc == Opcode::Ret || oc == Opcode::Exit) leader[i + 1] = true;
+    }
+    blockOf_.assign(n + 1, 0);
+    blockStart_.clear();
+    for (size_t i = 0; i <= n; ++i) {
+      if (leader[i]) blockStart_.push_back(uint32_t(i));
+      blockOf_[i] = uint32_t(blockStart_.size() - 1);
+    }
+    // blocks: [0, nb) ; the block starting at n (if any) is the end. Exit node = nb.
+    uint32_t nb = uint32_t(blockStart_.size());
+    uint32_t exitNode = nb;
+    std::vector<std::vector<uint32_t>> succ(nb);
+    auto labelBlock = [&](uint32_t label) -> uint32_t {
+      const auto& lab = fn_->labels.at(label);
+      if (lab.target == kNoIndex) fail(lab.loc.line, "branch to an undefined label");
+      return blockOf_[lab.target];
+    };
+    for (uint32_t b = 0; b < nb; ++b) {
+      uint32_t s = blockStart_[b];
+      if (s >= n) {
+        succ[b].push_back(exitNode);
+        continue;
+      }
+      uint32_t e = (b + 1 < nb ? blockStart_[b + 1] : uint32_t(n)) - 1;
+      const Instruction& last = ins[e];
+      bool guarded = last.guard != kNoIndex;
+      auto fall = [&]() { succ[b].push_back(e + 1 <= n ? blockOf_[e + 1] : exitNode); };
+      switch (last.opcode) {
+        case Opcode::Bra: {
+          const Operand& t = fn_->operands[last.firstOperand + last.numOperands - 1];
+          if (t.kind != OperandKind::Label) fail(last.loc.line, "bra needs a label");
+          succ[b].push_back(labelBlock(t.index));
+          if (guarded) fall();
+          break;
+        }
+        case Opcode::BrxIdx: {
+          const Operand& t = fn_->operands[last.firstOperand + last.numOperands - 1];
+          if (t.kind != OperandKind::Label) fail(last.loc.line, "brx.idx needs a .branchtargets label");
+          const auto& lab = fn_->labels.at(t.index);
+          for (uint32_t q = 0; q < lab.listCount; ++q) succ[b].push_back(labelBlock(fn_->labelRefs[lab.listFirst + q]));
+          if (guarded) fall();
+          break;
+        }
+        case Opcode::Ret:
+        case Opcode::Exit:
+          succ[b].push_back(exitNode);
+          if (guarded) fall();
+          break;
+        default: fall(); break;
+      }
+    }
+    // post-dominators (iterative, on reverse post-order of the reverse graph)
+    std::vector<std::vector<uint32_t>> pred(nb + 1);
+    for (uint32_t b = 0; b < nb; ++b)
+      for (uint32_t s : succ[b]) pred[s].push_back(b);
+    // nodes that cannot reach the exit get an edge to it (infinite loops)
+    std::vector<bool> reach(nb + 1, false);
+    std::vector<uint32_t> stack{exitNode};
+    reach[exitNode] = true;
+    while (!stack.empty()) {
+      uint32_t x = stack.back();
+      stack.pop_back();
+      for (uint32_t p : pred[x])
+        if (!reach[p]) { reach[p] = true; stack.push_back(p); }
+    }
+    for (uint32_t b = 0; b < nb; ++b)
+      if (!reach[b]) { succ[b].push_back(exitNode); pred[exitNode].push_back(b); }
+    // order: DFS from exit over pred edges, postorder
+    std::vector<uint32_t> po, rpoIndex(nb + 1, 0);
+    {
+      std::vector<bool> vis(nb + 1, false);
+      std::vector<std::pair<uint32_t, size_t>> st{{exitNode, 0}};
+      vis[exitNode] = true;
+      while (!st.empty()) {
+        auto& [x, i] = st.back();
+        if (i < pred[x].size()) {
+          uint32_t p = pred[x][i++];
+          if (!vis[p]) { vis[p] = true; st.push_back({p, 0}); }
+        } else {
+          po.push_back(x);
+          st.pop_back();
+        }
+      }
+    }
+    for (size_t i = 0; i < po.size(); ++i) rpoIndex[po[i]] = uint32_t(i);
+    std::vector<int64_t> ipd(nb + 1, -1);
+    ipd[exitNode] = exitNode;
+    bool changed = true;
+    auto intersect = [&](int64_t a, int64_t b2) {
+      while (a != b2) {
+        while (rpoIndex[a] < rpoIndex[b2]) a = ipd[a];
+        while (rpoIndex[b2] < rpoIndex[a]) b2 = ipd[b2];
+      }
+      return a;
+    };
+    while (changed) {
+      changed = false;
+      for (size_t i = po.size(); i-- > 0;) {
+        uint32_t b = po[i];
+        if (b == exitNode) continue;
+        int64_t nd = -1;
+        for (uint32_t s : succ[b]) {
+          if (ipd[s] == -1) continue;
+          nd = nd == -1 ? int64_t(s) : intersect(s, nd);
+        }
+        if (nd != ipd[b]) { ipd[b] = nd; changed = true; }
+      }
+    }
+    ipdom_.assign(nb, -1);
+    std::vector<bool> needReconv(nb, false);
+    for (uint32_t b = 0; b < nb; ++b) {
+      int64_t d = ipd[b];
+      ipdom_[b] = (d == -1 || d == exitNode) ? -1 : int32_t(d);
+      uint32_t s = blockStart_[b];
+      if (s >= n) continue;
+      uint32_t e = (b + 1 < nb ? blockStart_[b + 1] : uint32_t(n)) - 1;
+      const Instruction& last = ins[e];
+      bool divergent = (last.opcode == Opcode::Bra && last.guard != kNoIndex) || last.opcode == Opcode::BrxIdx ||
+                       (last.opcode == Opcode::Ret && last.guard != kNoIndex && !fn_->isEntry);
+      if (divergent && ipdom_[b] >= 0) needReconv[ipdom_[b]] = true;
+    }
+    // emit
+    instOp_.assign(n + 1, 0);
+    uint32_t funcStart = here();
+    std::vector<uint32_t> blockOp(nb, 0);
+    for (uint32_t i = 0; i < n; ++i) {
+      line_ = ins[i].loc.line;
+      if (leader[i]) {
+        uint32_t b = blockOf_[i];
+        blockOp[b] = here();
+        if (needReconv[b]) emit(&ctl::reconv);
+      }
+      instOp_[i] = leader[i] ? blockOp[blockOf_[i]] : here();
+      resetTemps();
+      lowerInstruction(i);
+    }
+    line_ = n ? ins[n - 1].loc.line : fn_->loc.line;
+    funcEndOp_ = here();
+    instOp_[n] = funcEndOp_;
+    if (leader[n]) blockOp[blockOf_[n]] = funcEndOp_;
+    emit(k == 0 ? &ctl::kernelEnd : &ctl::funcEnd);
+    // resolve branch targets and reconvergence points of this function
+    for (auto& pt : pending_) {
+      if (pt.kind == PendingTarget::RpcBlock) {
+        pt.value = pt.value == 0xffffffffu ? funcEndOp_ : blockOp[pt.value];
+        pt.kind = PendingTarget::Absolute;
+        pt.rpc = true;
+      } else if (pt.kind == PendingTarget::Inst) {
+        pt.value = instOp_[pt.value];
+        pt.kind = PendingTarget::Absolute;
+      } else if (pt.kind == PendingTarget::BrxInst) {
+        pt.value = instOp_[pt.value];
+      }
+      resolved_.push_back(pt);
+    }
+    pending_.clear();
+    for (auto [local, progIdx] : brxPending_) {
+      if (prog_.brxTableIndices.size() <= progIdx) prog_.brxTableIndices.resize(progIdx + 1);
+      for (uint32_t inst : brxTargets_[local]) prog_.brxTableIndices[progIdx].push_back(instOp_.at(inst));
+    }
+    brxPending_.clear();
+    brxTargets_.clear();
+    (void)funcStart;
+  }
+  // call sites: callee frame/entry
+  for (uint32_t c = firstCall; c < prog_.calls.size(); ++c) {
+    CallSite& cs = prog_.calls[c];
+    cs.callee = instances_[instanceOfIr_.at(cs.callee)].codeIndex;
+  }
+  for (auto& [opIndex, irCallee] : callOps_) {
+    uint32_t ci = instanceOfIr_.at(irCallee);
+    resolved_.push_back(PendingTarget{opIndex, prog_.functions[instances_[ci].codeIndex].firstOp, PendingTarget::Absolute});
+  }
+  callOps_.clear();
+  // recursion detection over the call graph of this kernel
+  {
+    size_t nf = instances_.size();
+    std::vector<std::set<uint32_t>> edges(nf);
+    for (uint32_t c = firstCall; c < prog_.calls.size(); ++c) {
+      uint32_t from = callerOf_[c - firstCall];
+      uint32_t to = prog_.calls[c].callee - instances_[0].codeIndex;
+      edges[from].insert(to);
+    }
+    for (size_t f = 0; f < nf; ++f) {
+      // f is recursive if f reaches itself
+      std::vector<bool> vis(nf, false);
+      std::vector<uint32_t> st(edges[f].begin(), edges[f].end());
+      bool rec = false;
+      while (!st.empty() && !rec) {
+        uint32_t x = st.back();
+        st.pop_back();
+        if (x == f) rec = true;
+        if (vis[x]) continue;
+        vis[x] = true;
+        for (uint32_t y : edges[x]) st.push_back(y);
+      }
+      prog_.functions[instances_[f].codeIndex].recursive = rec;
+    }
+    // local memory: deepest frame chain; recursion gets a fixed stack budget
+    std::function<uint64_t(uint32_t, std::vector<bool>&)> depth = [&](uint32_t f, std::vector<bool>& onPath) -> uint64_t {
+      uint64_t best = 0;
+      onPath[f] = true;
+      for (uint32_t c = firstCall; c < prog_.calls.size(); ++c) {
+        if (callerOf_[c - firstCall] != f) continue;
+        uint32_t to = prog_.calls[c].callee - instances_[0].codeIndex;
+        uint64_t d = onPath[to] ? (uint64_t(1) << 14) : depth(to, onPath);
+        best = std::max<uint64_t>(best, prog_.calls[c].callerFrameBytes + d);
+      }
+      onPath[f] = false;
+      return std::max<uint64_t>(best, instances_[f].frameBytes);
+    };
+    std::vector<bool> onPath(nf, false);
+    uint64_t local = depth(0, onPath);
+    if (local > (uint64_t(1) << 24)) fail(entry.loc.line, "local memory per thread too large");
+    code_->localBytes = alignUp(uint32_t(local), 16);
+    callerOf_.clear();
+  }
+  info.localBytesPerThread = code_->localBytes;
+  info.staticSharedBytes = sharedTop_;
+  code_->usesBarriers = usesBarriers_;
+  code_->regFileBytes = alignUp(rfTop_, 64);
+  uint32_t regs = 0;
+  for (auto& fi : instances_) {
+    const ptx::Function& f = mod_.functions[fi.irIndex];
+    for (const auto& r : f.registers) regs += r.type == Type::pred ? 0 : (sizeOf(r.type) + 3) / 4;
+  }
+  info.registerCount = std::min<uint32_t>(255, std::max<uint32_t>(regs, 1));
+}
+
+// ---- instructions ----------------------------------------------------------------------------------------------
+
+void KernelLowerer::unsupported(const Instruction& in, std::string_view why) {
+  // Unsupported instructions do not fail the module load: the kernel that contains them fails at launch (and the
+  // op traps if reached), so modules that mix supported and unsupported kernels still load.
+  std::string name(ptx::opcodeMnemonic(in.opcode));
+  for (uint32_t k = 0; k < in.modCount; ++k) name += ptx::modText(fn_->mods[in.modFirst + k]);
+  std::string msg = fmt::format("instruction '{}' (PTX line {}) is not supported by the interpreter{}{}", name,
+                                in.loc.line, why.empty() ? "" : ": ", why);
+  if (code_->unsupported.empty()) code_->unsupported = msg;
+  Op& op = emit(&ctl::trap);
+  op.aux = 2;
+  op.imm = int64_t(prog_.messages.size());
+  prog_.messages.push_back(msg);
+}
+
+KernelLowerer::Addr KernelLowerer::address(const Instruction& in, const Operand& o) {
+  Addr a;
+  if (o.kind != OperandKind::Address) fail(line_, "memory operand must be an address [..]");
+  a.imm = o.value;
+  mem::Space byInst;
+  switch (in.space) {
+    case ptx::Space::global: case ptx::Space::const_: byInst = mem::Global; break;
+    case ptx::Space::shared: case ptx::Space::shared_cta: case ptx::Space::shared_cluster: byInst = mem::Shared; break;
+    case ptx::Space::local: byInst = mem::Local; break;
+    case ptx::Space::param: case ptx::Space::param_entry: case ptx::Space::param_func: byInst = mem::Param; break;
+    case ptx::Space::none: byInst = mem::Generic; break;
+    default: fail(line_, "unsupported state space");
+  }
+  a.space = byInst;
+  if (o.symKind == SymKind::None) {
+    if (o.flags & ptx::kAddrAbsolute) {
+      a.base = kZeroReg;
+      a.baseSize = 8;
+    } else {
+      a.base = regOf(o.index);
+      a.baseSize = sizeOf(regType(o.index));
+      if (a.baseSize != 4 && a.baseSize != 8) fail(line_, "address register must be 32 or 64 bits");
+    }
+    if (a.space == mem::Param && !fn_->isEntry) a.space = mem::Frame;  // a function's own params live in its frame
+    return a;
+  }
+  a.base = kZeroReg;
+  a.baseSize = 8;
+  switch (o.symKind) {
+    case SymKind::Global: {
+      const ptx::Variable& v = mod_.globals[o.index];
+      if (v.space == ptx::Space::shared) {
+        a.space = mem::Shared;
+        a.imm += v.linkage == ptx::Linkage::extern_ ? dynamicSharedBase_ : moduleSharedOffset_.at(o.index);
+        return a;
+      }
+      uint32_t g = globalMap_[o.index];
+      if (g == kNoIndex) fail(line_, "unsupported variable in address");
+      a.base = globalAddress(g, 0, 8);
+      a.space = byInst == mem::Generic ? mem::Generic : mem::Global;
+      return a;
+    }
+    case SymKind::Local: {
+      const ptx::Variable& v = fn_->locals[o.index];
+      if (v.space == ptx::Space::shared) {
+        a.space = mem::Shared;
+        a.imm += v.linkage == ptx::Linkage::extern_ ? dynamicSharedBase_ : fi_->localOffset[o.index];
+        return a;
+      }
+      a.space = mem::Frame;
+      a.imm += fi_->localOffset[o.index];
+      return a;
+    }
+    case SymKind::Param:
+      if (fn_->isEntry) {
+        a.space = mem::Param;
+        a.paramUniform = true;
+        a.imm += info_->params.at(o.index).offset;
+      } else {
+        a.space = mem::Frame;
+        a.imm += fi_->paramOffset.at(o.index);
+      }
+      return a;
+    case SymKind::Return:
+      a.space = mem::Frame;
+      a.imm += fi_->returnOffset.at(o.index);
+      return a;
+    default: fail(line_, "unsupported address operand");
+  }
+}
+
+void KernelLowerer::lowerLdSt(const Instruction& in, bool isStore) {
+  Type t = in.type();
+  if (t == Type::b128) return unsupported(in, "128-bit loads and stores");
+  const Operand& addrOp = opnd(in, isStore ? 0 : 1);
+  const Operand& valOp = opnd(in, isStore ? 1 : 0);
+  Addr a = address(in, addrOp);
+  unsigned n = in.vec ? in.vec : 1;
+  if (n > 4) return unsupported(in, "vectors wider than 4");
+  uint32_t regs[4] = {0, 0, 0, 0};
+  unsigned regSize = 0;
+  std::vector<std::pair<uint32_t, Dst>> pendingDst;
+  unsigned ms = ptx::typeSize(t);
+  if (n == 1) {
+    if (isStore) {
+      if (valOp.kind == OperandKind::Reg) {
+        regs[0] = regOf(valOp.index);
+        regSize = sizeOf(regType(valOp.index));
+        if (regSize < ms) regs[0] = src(valOp, t), regSize = ms;
+      } else {
+        regs[0] = src(valOp, t);
+        regSize = ms;
+      }
+    } else {
+      if (valOp.kind == OperandKind::Reg && sizeOf(regType(valOp.index)) >= ms) {
+        regs[0] = regOf(valOp.index);
+        regSize = sizeOf(regType(valOp.index));
+      } else {
+        Dst d = dst(valOp, t);
+        regs[0] = d.off;
+        regSize = ms;
+        pendingDst.push_back({0, d});
+      }
+    }
+  } else {
+    if (valOp.kind != OperandKind::Vector || valOp.value != int64_t(n)) fail(line_, "vector operand expected");
+    for (unsigned k = 0; k < n; ++k) {
+      const Operand& e = fn_->elems[valOp.index + k];
+      if (isStore) {
+        regs[k] = src(e, t);
+      } else {
+        Dst d = dst(e, t);
+        regs[k] = d.off;
+        if (d.convert) pendingDst.push_back({k, d});
+      }
+    }
+    regSize = ms;
+  }
+  if (!isStore && a.paramUniform) {
+    Handler hnd = ldParamHandler(t, regSize);
+    if (!hnd) return unsupported(in, "operand types");
+    Op& op = emit(hnd);
+    op.d = regs[0];
+    op.b = regs[1];
+    op.c = regs[2];
+    op.e = regs[3];
+    op.f = n;
+    op.imm = a.imm;
+    if (n > 1 && regSize != ms) fail(line_, "vector parameter load into wider registers");
+  } else {
+    Handler hnd = isStore ? stHandler(a.space, a.baseSize, t, regSize, n) : ldHandler(a.space, a.baseSize, t, regSize, n);
+    if (!hnd) return unsupported(in, "operand types / state space combination");
+    Op& op = emit(hnd);
+    op.a = a.base;
+    op.imm = a.imm;
+    op.d = regs[0];
+    op.b = regs[1];
+    op.c = regs[2];
+    op.e = regs[3];
+  }
+  for (auto& [k, d] : pendingDst) finish(d);
+}
+
+void KernelLowerer::lowerAtom(const Instruction& in, bool isRed) {
+  using mem::AOp;
+  AOp aop;
+  switch (in.redOp) {
+    case ptx::RedOp::add: aop = mem::AAdd; break;
+    case ptx::RedOp::min: aop = mem::AMin; break;
+    case ptx::RedOp::max: aop = mem::AMax; break;
+    case ptx::RedOp::inc: aop = mem::AInc; break;
+    case ptx::RedOp::dec: aop = mem::ADec; break;
+    case ptx::RedOp::and_: aop = mem::AAnd; break;
+    case ptx::RedOp::or_: aop = mem::AOr; break;
+    case ptx::RedOp::xor_: aop = mem::AXor; break;
+    case ptx::RedOp::exch: aop = mem::AExch; break;
+    case ptx::RedOp::cas: aop = mem::ACas; break;
+    default: return unsupported(in, "atomic operation");
+  }
+  Type t = in.type();
+  if (in.vec) return unsupported(in, "vector atomics");
+  unsigned k = 0;
+  Dst d;
+  bool hasDst = !isRed;
+  if (hasDst) d = dst(opnd(in, k++), t);
+  Addr a = address(in, opnd(in, k++));
+  if (a.space == mem::Param || a.space == mem::Local || a.space == mem::Frame)
+    return unsupported(in, "atomics on this state space");
+  uint32_t b = src(opnd(in, k++), t);
+  uint32_t c = aop == mem::ACas ? src(opnd(in, k++), t) : kZeroReg;
+  Handler hnd = atomHandler(a.space, a.baseSize, t, aop);
+  if (!hnd) return unsupported(in, "atomic type");
+  Op& op = emit(hnd);
+  op.d = hasDst ? d.off : 0;
+  op.a = a.base;
+  op.imm = a.imm;
+  op.b = b;
+  op.c = c;
+  if (hasDst) finish(d);
+}
+
+void KernelLowerer::lowerCompare(const Instruction& in) {
+  Type t = in.type();
+  switch (in.opcode) {
+    case Opcode::Setp: {
+      const Operand& d0 = opnd(in, 0);
+      if (t == Type::f16 || t == Type::bf16) {
+        // compare in f32 (exact)
+        uint32_t a16 = src(opnd(in, 1), t), b16 = src(opnd(in, 2), t);
+        uint32_t a = temp(4), b = temp(4);
+        Handler cv = cvtHandler(Type::f32, t, num::RN, false, false, false);
+        Op& c1 = emit(cv);
+        c1.d = a;
+        c1.a = a16;
+        Op& c2 = emit(cv);
+        c2.d = b;
+        c2.a = b16;
+        Handler hnd = byCmp(in.cmp, line_, [&](auto c) -> Handler { return &h::setp<float, decltype(c)::value>; });
+        Op& op = emit(hnd);
+        op.a = a;
+        op.b = b;
+        if (d0.kind == OperandKind::RegPair) {
+          op.d = regOf(d0.index);
+          op.e = regOf(uint32_t(d0.value));
+        } else {
+          op.d = dst(d0, Type::pred).off;
+        }
+        if (in.boolOp != ptx::BoolOp::none) {
+          bool neg;
+          op.c = srcPred(opnd(in, 3), neg);
+          op.aux = uint32_t(in.boolOp) | (neg ? 16 : 0);
+        }
+        return;
+      }
+      if (t == Type::f16x2 || t == Type::bf16x2) return unsupported(in);
+      uint32_t a = src(opnd(in, 1), t), b = src(opnd(in, 2), t);
+      Handler hnd;
+      if (isFloat(t)) {
+        hnd = byFloat(t, line_, [&](auto ft) {
+          using F = decltype(ft);
+          return byCmp(in.cmp, line_, [&](auto c) -> Handler { return &h::setp<F, decltype(c)::value>; });
+        });
+      } else {
+        hnd = byInt163264(t == Type::b8 || t == Type::u8 ? Type::u16 : (t == Type::s8 ? Type::s16 : t), line_, [&](auto it) {
+          using I = decltype(it);
+          return byCmp(in.cmp, line_, [&](auto c) -> Handler { return &h::setp<I, decltype(c)::value>; });
+        });
+      }
+      uint32_t c = 0, aux = 0;
+      if (in.boolOp != ptx::BoolOp::none) {
+        bool neg;
+        c = srcPred(opnd(in, 3), neg);
+        aux = uint32_t(in.boolOp) | (neg ? 16 : 0);
+      }
+      Op& op = emit(hnd);
+      op.a = a;
+      op.b = b;
+      op.c = c;
+      op.aux = aux;
+      if (d0.kind == OperandKind::RegPair) {
+        op.d = regOf(d0.index);
+        op.e = regOf(uint32_t(d0.value));
+      } else {
+        op.d = dst(d0, Type::pred).off;
+      }
+      return;
+    }
+    case Opcode::Set: {
+      Type dt = in.types[0], st = in.numTypes > 1 ? in.types[1] : in.types[0];
+      uint32_t a = src(opnd(in, 1), st), b = src(opnd(in, 2), st);
+      uint32_t c = kZeroReg, aux = 0;
+      if (in.boolOp != ptx::BoolOp::none) {
+        bool neg;
+        c = srcPred(opnd(in, 3), neg);
+        aux = uint32_t(in.boolOp) | (neg ? 16 : 0);
+      } else {
+        c = literal(0, 1);
+      }
+      auto withD = [&](auto srcTag) -> Handler {
+        using S = decltype(srcTag);
+        return byCmp(in.cmp, line_, [&](auto cc) -> Handler {
+          constexpr h::Cmp C = decltype(cc)::value;
+          if (dt == Type::f32) return &h::setValue<S, C, float>;
+          return &h::setValue<S, C, uint32_t>;
+        });
+      };
+      Handler hnd = isFloat(st) ? byFloat(st, line_, withD) : byInt163264(st, line_, withD);
+      Dst d = dst(opnd(in, 0), dt);
+      Op& op = emit(hnd);
+      op.d = d.off;
+      op.a = a;
+      op.b = b;
+      op.c = c;
+      op.aux = aux;
+      finish(d);
+      return;
+    }
+    case Opcode::Selp: {
+      uint32_t a = src(opnd(in, 1), t), b = src(opnd(in, 2), t);
+      bool neg;
+      uint32_t c = srcPred(opnd(in, 3), neg);
+      if (neg) fail(line_, "selp predicate cannot be negated");
+      Dst d = dst(opnd(in, 0), t);
+      Op& op = emit(byBits(sizeOf(t), line_, [](auto x) -> Handler { return &h::selp<decltype(x)>; }));
+      op.d = d.off;
+      op.a = a;
+      op.b = b;
+      op.c = c;
+      finish(d);
+      return;
+    }
+    case Opcode::Slct: {
+      Type ct = in.numTypes > 1 ? in.types[1] : Type::s32;
+      uint32_t a = src(opnd(in, 1), t), b = src(opnd(in, 2), t), c = src(opnd(in, 3), ct);
+      Dst d = dst(opnd(in, 0), t);
+      Handler hnd = byBits(sizeOf(t), line_, [&](auto x) -> Handler {
+        using T = decltype(x);
+        if (ct == Type::f32) return &h::slct<T, float>;
+        return &h::slct<T, int32_t>;
+      });
+      Op& op = emit(hnd);
+      op.d = d.off;
+      op.a = a;
+      op.b = b;
+      op.c = c;
+      finish(d);
+      return;
+    }
+    default: unsupported(in);
+  }
+}
+
+// Integer arithmetic, logic and bit manipulation.
+void KernelLowerer::lowerArith(const Instruction& in) {
+  Type t = in.type();
+  Opcode oc = in.opcode;
+  auto bin = [&](Handler hnd, Type at, Type bt, Type dt) {
+    uint32_t a = src(opnd(in, 1), at), b = src(opnd(in, 2), bt);
+    Dst d = dst(opnd(in, 0), dt);
+    Op& op = emit(hnd);
+    op.d = d.off;
+    op.a = a;
+    op.b = b;
+    finish(d);
+  };
+  auto un = [&](Handler hnd, Type at, Type dt) {
+    uint32_t a = src(opnd(in, 1), at);
+    Dst d = dst(opnd(in, 0), dt);
+    Op& op = emit(hnd);
+    op.d = d.off;
+    op.a = a;
+    finish(d);
+    return &prog_.ops.back();
+  };
+  auto ter = [&](Handler hnd, Type at, Type bt, Type ct, Type dt) {
+    uint32_t a = src(opnd(in, 1), at), b = src(opnd(in, 2), bt), c = src(opnd(in, 3), ct);
+    Dst d = dst(opnd(in, 0), dt);
+    Op& op = emit(hnd);
+    op.d = d.off;
+    op.a = a;
+    op.b = b;
+    op.c = c;
+    finish(d);
+    return &prog_.ops.back();
+  };
+  auto wideType = [&](Type x) {
+    switch (x) {
+      case Type::s16: return Type::s32;
+      case Type::u16: return Type::u32;
+      case Type::s32: return Type::s64;
+      case Type::u32: return Type::u64;
+      default: fail(line_, ".wide needs a 16 or 32-bit type");
+    }
+  };
+  bool sat = in.has(ptx::Flag::sat);
+  bool cc = in.has(ptx::Flag::cc);
+  if (t == Type::pred) {
+    switch (oc) {
+      case Opcode::And: return bin(&h::predLogic<0>, t, t, t);
+      case Opcode::Or: return bin(&h::predLogic<1>, t, t, t);
+      case Opcode::Xor: return bin(&h::predLogic<2>, t, t, t);
+      case Opcode::Not: un(&h::predLogic<3>, t, t); return;
+      default: return unsupported(in);
+    }
+  }
+  switch (oc) {
+    case Opcode::Add:
+    case Opcode::Sub: {
+      bool add = oc == Opcode::Add;
+      if (sat) {
+        if (t != Type::s32) return unsupported(in);
+        return bin(add ? &h::binary<int32_t, SatAddF> : &h::binary<int32_t, SatSubF>, t, t, t);
+      }
+      return bin(byInt163264(t, line_, [&](auto x) -> Handler {
+                   using T = decltype(x);
+                   return add ? &h::binary<T, h::AddF> : &h::binary<T, h::SubF>;
+                 }), t, t, t);
+    }
+    case Opcode::AddCC: case Opcode::AddC: case Opcode::SubCC: case Opcode::SubC: {
+      bool sub = oc == Opcode::SubCC || oc == Opcode::SubC;
+      bool useC = oc == Opcode::AddC || oc == Opcode::SubC;
+      bool setC = oc == Opcode::AddCC || oc == Opcode::SubCC || cc;
+      unsigned sz = sizeOf(t);
+      Handler hnd = nullptr;
+      auto pick = [&](auto x) -> Handler {
+        using T = decltype(x);
+        if (sub) {
+          if (useC) return setC ? &h::addCarry<T, true, true, true> : &h::addCarry<T, true, true, false>;
+          return &h::addCarry<T, true, false, true>;
+        }
+        if (useC) return setC ? &h::addCarry<T, false, true, true> : &h::addCarry<T, false, true, false>;
+        return &h::addCarry<T, false, false, true>;
+      };
+      if (sz == 4) hnd = pick(uint32_t{});
+      else if (sz == 8) hnd = pick(uint64_t{});
+      else return unsupported(in);
+      return bin(hnd, t, t, t);
+    }
+    case Opcode::Mul: {
+      if (in.mulMode == ptx::MulMode::wide) {
+        Type wt = wideType(t);
+        Handler hnd = nullptr;
+        switch (t) {
+          case Type::s16: hnd = &h::mulWide<int16_t, int32_t>; break;
+          case Type::u16: hnd = &h::mulWide<uint16_t, uint32_t>; break;
+          case Type::s32: hnd = &h::mulWide<int32_t, int64_t>; break;
+          default: hnd = &h::mulWide<uint32_t, uint64_t>; break;
+        }
+        return bin(hnd, t, t, wt);
+      }
+      bool hi = in.mulMode == ptx::MulMode::hi;
+      return bin(byInt163264(t, line_, [&](auto x) -> Handler {
+                   using T = decltype(x);
+                   return hi ? &h::binary<T, h::MulHiF> : &h::binary<T, h::MulLoF>;
+                 }), t, t, t);
+    }
+    case Opcode::Mad: {
+      if (sat) return unsupported(in);
+      if (in.mulMode == ptx::MulMode::wide) {
+        Type wt = wideType(t);
+        Handler hnd = nullptr;
+        switch (t) {
+          case Type::s16: hnd = &h::madWide<int16_t, int32_t>; break;
+          case Type::u16: hnd = &h::madWide<uint16_t, uint32_t>; break;
+          case Type::s32: hnd = &h::madWide<int32_t, int64_t>; break;
+          default: hnd = &h::madWide<uint32_t, uint64_t>; break;
+        }
+        ter(hnd, t, t, wt, wt);
+        return;
+      }
+      bool hi = in.mulMode == ptx::MulMode::hi;
+      if (cc) {
+        Handler hnd = sizeOf(t) == 4 ? (hi ? (isSigned(t) ? &h::madCarry<int32_t, true, false, true> : &h::madCarry<uint32_t, true, false, true>)
+                                           : &h::madCarry<uint32_t, false, false, true>)
+                                     : (hi ? (isSigned(t) ? &h::madCarry<int64_t, true, false, true> : &h::madCarry<uint64_t, true, false, true>)
+                                           : &h::madCarry<uint64_t, false, false, true>);
+        ter(hnd, t, t, t, t);
+        return;
+      }
+      ter(byInt163264(t, line_, [&](auto x) -> Handler {
+            using T = decltype(x);
+            return hi ? &h::ternary<T, h::MadHiF> : &h::ternary<T, h::MadLoF>;
+          }), t, t, t, t);
+      return;
+    }
+    case Opcode::MadCC: case Opcode::MadC: {
+      bool hi = in.mulMode == ptx::MulMode::hi;
+      bool useC = oc == Opcode::MadC;
+      bool setC = oc == Opcode::MadCC || cc;
+      auto pick = [&](auto x) -> Handler {
+        using T = decltype(x);
+        if (hi) return useC ? (setC ? &h::madCarry<T, true, true, true> : &h::madCarry<T, true, true, false>) : &h::madCarry<T, true, false, true>;
+        return useC ? (setC ? &h::madCarry<T, false, true, true> : &h::madCarry<T, false, true, false>) : &h::madCarry<T, false, false, true>;
+      };
+      Handler hnd;
+      switch (t) {
+        case Type::s32: hnd = pick(int32_t{}); break;
+        case Type::u32: case Type::b32: hnd = pick(uint32_t{}); break;
+        case Type::s64: hnd = pick(int64_t{}); break;
+        case Type::u64: case Type::b64: hnd = pick(uint64_t{}); break;
+        default: return unsupported(in);
+      }
+      ter(hnd, t, t, t, t);
+      return;
+    }
+    case Opcode::Mul24:
+      if (in.mulMode == ptx::MulMode::hi) return unsupported(in);
+      return bin(isSigned(t) ? &h::mul24lo<int32_t> : &h::mul24lo<uint32_t>, t, t, t);
+    case Opcode::Mad24:
+      if (in.mulMode == ptx::MulMode::hi || sat) return unsupported(in);
+      ter(isSigned(t) ? &h::mad24lo<int32_t> : &h::mad24lo<uint32_t>, t, t, t, t);
+      return;
+    case Opcode::Sad:
+      ter(byInt163264(t, line_, [](auto x) -> Handler { return &h::sad<decltype(x)>; }), t, t, t, t);
+      return;
+    case Opcode::Div:
+      return bin(byInt163264(t, line_, [](auto x) -> Handler { return &h::binary<decltype(x), h::DivIF>; }), t, t, t);
+    case Opcode::Rem:
+      return bin(byInt163264(t, line_, [](auto x) -> Handler { return &h::binary<decltype(x), h::RemIF>; }), t, t, t);
+    case Opcode::Abs:
+      un(byInt163264(t, line_, [](auto x) -> Handler { return &h::unary<decltype(x), h::AbsIF>; }), t, t);
+      return;
+    case Opcode::Neg:
+      un(byInt163264(t, line_, [](auto x) -> Handler { return &h::unary<decltype(x), h::NegIF>; }), t, t);
+      return;
+    case Opcode::Min:
+    case Opcode::Max: {
+      if (ptx::typeKind(t) == ptx::TypeKind::Unsigned && in.has(ptx::Flag::relu)) return unsupported(in);
+      bool mn = oc == Opcode::Min;
+      if (in.has(ptx::Flag::relu)) {
+        if (t != Type::s32) return unsupported(in);
+        return bin(mn ? &h::binary<int32_t, MinReluF> : &h::binary<int32_t, MaxReluF>, t, t, t);
+      }
+      return bin(byInt163264(t, line_, [&](auto x) -> Handler {
+                   using T = decltype(x);
+                   return mn ? &h::binary<T, h::MinF> : &h::binary<T, h::MaxF>;
+                 }), t, t, t);
+    }
+    case Opcode::Popc:
+    case Opcode::Clz: {
+      Op* op = un(sizeOf(t) == 8 ? &h::popcClz<uint64_t> : &h::popcClz<uint32_t>, t, Type::u32);
+      op->aux = oc == Opcode::Clz;
+      return;
+    }
+    case Opcode::Bfind: {
+      bool sh = in.has(ptx::Flag::shiftamt);
+      Handler hnd = nullptr;
+      switch (t) {
+        case Type::s32: hnd = sh ? &h::bfind<int32_t, true> : &h::bfind<int32_t, false>; break;
+        case Type::u32: hnd = sh ? &h::bfind<uint32_t, true> : &h::bfind<uint32_t, false>; break;
+        case Type::s64: hnd = sh ? &h::bfind<int64_t, true> : &h::bfind<int64_t, false>; break;
+        case Type::u64: hnd = sh ? &h::bfind<uint64_t, true> : &h::bfind<uint64_t, false>; break;
+        default: return unsupported(in);
+      }
+      un(hnd, t, Type::u32);
+      return;
+    }
+    case Opcode::Brev:
+      un(sizeOf(t) == 8 ? &h::unary<uint64_t, h::BrevF> : &h::unary<uint32_t, h::BrevF>, t, t);
+      return;
+    case Opcode::Bfe: {
+      Handler hnd = nullptr;
+      switch (t) {
+        case Type::s32: hnd = &h::bfe<int32_t>; break;
+        case Type::u32: case Type::b32: hnd = &h::bfe<uint32_t>; break;
+        case Type::s64: hnd = &h::bfe<int64_t>; break;
+        case Type::u64: case Type::b64: hnd = &h::bfe<uint64_t>; break;
+        default: return unsupported(in);
+      }
+      ter(hnd, t, Type::u32, Type::u32, t);
+      return;
+    }
+    case Opcode::Bfi: {
+      uint32_t a = src(opnd(in, 1), t), b = src(opnd(in, 2), t), c = src(opnd(in, 3), Type::u32),
+               e = src(opnd(in, 4), Type::u32);
+      Dst d = dst(opnd(in, 0), t);
+      Op& op = emit(sizeOf(t) == 8 ? &h::bfi<uint64_t> : &h::bfi<uint32_t>);
+      op.d = d.off;
+      op.a = a;
+      op.b = b;
+      op.c = c;
+      op.e = e;
+      finish(d);
+      return;
+    }
+    case Opcode::And: case Opcode::Or: case Opcode::Xor: {
+      return bin(byBits(sizeOf(t), line_, [&](auto x) -> Handler {
+                   using T = decltype(x);
+                   return oc == Opcode::And ? &h::binary<T, h::AndF> : oc == Opcode::Or ? &h::binary<T, h::OrF> : &h::binary<T, h::XorF>;
+                 }), t, t, t);
+    }
+    case Opcode::Not:
+      un(byBits(sizeOf(t), line_, [](auto x) -> Handler { return &h::unary<decltype(x), h::NotF>; }), t, t);
+      return;
+    case Opcode::Cnot:
+      un(byBits(sizeOf(t), line_, [](auto x) -> Handler { return &h::unary<decltype(x), h::CnotF>; }), t, t);
+      return;
+    case Opcode::Shl:
+      return bin(byBits(sizeOf(t), line_, [](auto x) -> Handler { return &h::shift<decltype(x), true>; }), t, Type::u32, t);
+    case Opcode::Shr: {
+      Handler hnd = isSigned(t) ? byInt163264(t, line_, [](auto x) -> Handler { return &h::shift<decltype(x), false>; })
+                                : byBits(sizeOf(t), line_, [](auto x) -> Handler { return &h::shift<decltype(x), false>; });
+      return bin(hnd, t, Type::u32, t);
+    }
+    case Opcode::Lop3: {
+      Op* op = ter(&ctl::lop3, Type::b32, Type::b32, Type::b32, Type::b32);
+      const Operand& lut = opnd(in, 4);
+      if (lut.kind != OperandKind::Imm) fail(line_, "lop3 needs an immediate lookup table");
+      op->imm = lut.value & 0xff;
+      return;
+    }
+    case Opcode::Shf: {
+      bool left = fn_->hasMod(in, ptx::Mod::shf_l);
+      bool clamp = in.has(ptx::Flag::clamp);
+      Handler hnd = left ? (clamp ? &h::shf<true, true> : &h::shf<true, false>) : (clamp ? &h::shf<false, true> : &h::shf<false, false>);
+      ter(hnd, Type::b32, Type::b32, Type::u32, Type::b32);
+      return;
+    }
+    case Opcode::Prmt: {
+      Op* op = ter(&ctl::prmt, Type::b32, Type::b32, Type::b32, Type::b32);
+      uint32_t mode = 0;
+      if (fn_->hasMod(in, ptx::Mod::f4e)) mode = 1;
+      else if (fn_->hasMod(in, ptx::Mod::b4e)) mode = 2;
+      else if (fn_->hasMod(in, ptx::Mod::rc8)) mode = 3;
+      else if (fn_->hasMod(in, ptx::Mod::ecl)) mode = 4;
+      else if (fn_->hasMod(in, ptx::Mod::ecr)) mode = 5;
+      else if (fn_->hasMod(in, ptx::Mod::rc16)) mode = 6;
+      op->aux = mode;
+      return;
+    }
+    case Opcode::Dp4a: case Opcode::Dp2a: {
+      Type ta = in.types[0], tb = in.numTypes > 1 ? in.types[1] : in.types[0];
+      uint32_t aux = (isSigned(ta) ? 1 : 0) | (isSigned(tb) ? 2 : 0);
+      if (oc == Opcode::Dp2a && in.mulMode == ptx::MulMode::hi) aux |= 4;
+      Op* op = ter(oc == Opcode::Dp4a ? &ctl::dp4a : &ctl::dp2a, Type::b32, Type::b32, Type::b32, Type::b32);
+      op->aux = aux;
+      return;
+    }
+    case Opcode::Fns: {
+      ter(&ctl::fns, Type::b32, Type::u32, Type::s32, Type::b32);
+      return;
+    }
+    case Opcode::Bmsk: {
+      uint32_t a = src(opnd(in, 1), Type::u32), b = src(opnd(in, 2), Type::u32);
+      Dst d = dst(opnd(in, 0), Type::b32);
+      Op& op = emit(&ctl::bmsk);
+      op.d = d.off;
+      op.a = a;
+      op.b = b;
+      op.aux = in.has(ptx::Flag::wrap) ? 1 : 0;
+      finish(d);
+      return;
+    }
+    case Opcode::Szext: {
+      uint32_t a = src(opnd(in, 1), Type::u32), b = src(opnd(in, 2), Type::u32);
+      Dst d = dst(opnd(in, 0), Type::b32);
+      Op& op = emit(&ctl::szext);
+      op.d = d.off;
+      op.a = a;
+      op.b = b;
+      op.aux = (isSigned(t) ? 1 : 0) | (in.has(ptx::Flag::wrap) ? 2 : 0);
+      finish(d);
+      return;
+    }
+    default: return unsupported(in);
+  }
+}
+
+void KernelLowerer::lowerFloat(const Instruction& in) {
+  Type t = in.type();
+  Opcode oc = in.opcode;
+  Round rm = roundingOf(in.rounding);
+  bool ftz = in.has(ptx::Flag::ftz) && t == Type::f32;
+  bool sat = in.has(ptx::Flag::sat);
+  auto modes = [&](auto tag, auto fn) -> Handler {
+    using F = decltype(tag);
+    return byRound(rm, [&](auto r) {
+      return byBool(ftz, [&](auto fz) {
+        return byBool(sat, [&](auto st) -> Handler {
+          return fn(F{}, r, fz, st);
+        });
+      });
+    });
+  };
+  auto bin = [&](auto functor) {
+    using Fn = decltype(functor);
+    Handler hnd = byFloat(t, line_, [&](auto ft) {
+      return modes(ft, [&](auto f, auto r, auto fz, auto st) -> Handler {
+        return &h::fbinary<decltype(f), Fn, decltype(r)::value, decltype(fz)::value, decltype(st)::value>;
+      });
+    });
+    uint32_t a = src(opnd(in, 1), t), b = src(opnd(in, 2), t);
+    Dst d = dst(opnd(in, 0), t);
+    Op& op = emit(hnd);
+    op.d = d.off;
+    op.a = a;
+    op.b = b;
+    finish(d);
+  };
+  auto ter = [&](auto functor) {
+    using Fn = decltype(functor);
+    Handler hnd = byFloat(t, line_, [&](auto ft) {
+      return modes(ft, [&](auto f, auto r, auto fz, auto st) -> Handler {
+        return &h::fternary<decltype(f), Fn, decltype(r)::value, decltype(fz)::value, decltype(st)::value>;
+      });
+    });
+    uint32_t a = src(opnd(in, 1), t), b = src(opnd(in, 2), t), c = src(opnd(in, 3), t);
+    Dst d = dst(opnd(in, 0), t);
+    Op& op = emit(hnd);
+    op.d = d.off;
+    op.a = a;
+    op.b = b;
+    op.c = c;
+    finish(d);
+  };
+  auto un = [&](auto functor) {
+    using Fn = decltype(functor);
+    Handler hnd = byFloat(t, line_, [&](auto ft) {
+      return modes(ft, [&](auto f, auto r, auto fz, auto st) -> Handler {
+        return &h::funary<decltype(f), Fn, decltype(r)::value, decltype(fz)::value, decltype(st)::value>;
+      });
+    });
+    uint32_t a = src(opnd(in, 1), t);
+    Dst d = dst(opnd(in, 0), t);
+    Op& op = emit(hnd);
+    op.d = d.off;
+    op.a = a;
+    finish(d);
+  };
+  switch (oc) {
+    case Opcode::Add: return bin(h::FAdd{});
+    case Opcode::Sub: return bin(h::FSub{});
+    case Opcode::Mul: return bin(h::FMul{});
+    case Opcode::Div: return bin(h::FDiv{});
+    case Opcode::Fma: return ter(h::FFma{});
+    case Opcode::Mad:
+      if (in.rounding == ptx::Rounding::none && t == Type::f32) return ter(h::FMadNoFuse{});
+      return ter(h::FFma{});
+    case Opcode::Min:
+      if (in.has(ptx::Flag::NaN)) return bin(FMinNaN{});
+      return bin(h::FMin{});
+    case Opcode::Max:
+      if (in.has(ptx::Flag::NaN)) return bin(FMaxNaN{});
+      return bin(h::FMax{});
+    case Opcode::Sqrt: return un(h::FSqrt{});
+    case Opcode::Rcp: return un(h::FRcp{});
+    case Opcode::Rsqrt: return un(h::FRsqrt{});
+    case Opcode::Sin: return un(h::FSin{});
+    case Opcode::Cos: return un(h::FCos{});
+    case Opcode::Lg2: return un(h::FLg2{});
+    case Opcode::Ex2: return un(h::FEx2{});
+    case Opcode::Tanh: return un(h::FTanh{});
+    case Opcode::Abs:
+    case Opcode::Neg: {
+      uint32_t a = src(opnd(in, 1), t);
+      Dst d = dst(opnd(in, 0), t);
+      Handler hnd = t == Type::f32 ? (oc == Opcode::Abs ? &h::fabsBits<float> : &h::fnegBits<float>)
+                                   : (oc == Opcode::Abs ? &h::fabsBits<double> : &h::fnegBits<double>);
+      Op& op = emit(hnd);
+      op.d = d.off;
+      op.a = a;
+      op.aux = ftz;
+      finish(d);
+      return;
+    }
+    case Opcode::Testp: {
+      uint32_t a = src(opnd(in, 1), t);
+      Dst d = dst(opnd(in, 0), Type::pred);
+      uint32_t kind = 0;
+      if (fn_->hasMod(in, ptx::Mod::finite)) kind = 0;
+      else if (fn_->hasMod(in, ptx::Mod::infinite)) kind = 1;
+      else if (fn_->hasMod(in, ptx::Mod::number)) kind = 2;
+      else if (fn_->hasMod(in, ptx::Mod::notanumber)) kind = 3;
+      else if (fn_->hasMod(in, ptx::Mod::normal)) kind = 4;
+      else if (fn_->hasMod(in, ptx::Mod::subnormal)) kind = 5;
+      Op& op = emit(t == Type::f32 ? &testp<float> : &testp<double>);
+      op.d = d.off;
+      op.a = a;
+      op.aux = kind;
+      finish(d);
+      return;
+    }
+    case Opcode::Copysign: {
+      uint32_t a = src(opnd(in, 1), t), b = src(opnd(in, 2), t);
+      Dst d = dst(opnd(in, 0), t);
+      Op& op = emit(t == Type::f32 ? &copysignOp<uint32_t> : &copysignOp<uint64_t>);
+      op.d = d.off;
+      op.a = a;
+      op.b = b;
+      finish(d);
+      return;
+    }
+    default: return unsupported(in);
+  }
+}
+
+void KernelLowerer::lowerHalf(const Instruction& in) {
+  Type t = in.type();
+  Round rm = roundingOf(in.rounding);
+  bool relu = in.has(ptx::Flag::relu) || in.has(ptx::Flag::NaN);
+  Handler hnd = halfHandler(in.opcode, t, rm, in.has(ptx::Flag::ftz), in.has(ptx::Flag::sat), relu);
+  if (!hnd) return unsupported(in);
+  unsigned nsrc = in.numOperands - 1;
+  uint32_t s[3] = {kZeroReg, kZeroReg, kZeroReg};
+  for (unsigned k = 0; k < nsrc && k < 3; ++k) s[k] = src(opnd(in, k + 1), t);
+  Dst d = dst(opnd(in, 0), t);
+  Op& op = emit(hnd);
+  op.d = d.off;
+  op.a = s[0];
+  op.b = s[1];
+  op.c = s[2];
+  finish(d);
+}
+
+void KernelLowerer::lowerMov(const Instruction& in) {
+  Type t = in.type();
+  const Operand& d0 = opnd(in, 0);
+  const Operand& s0 = opnd(in, 1);
+  unsigned size = sizeOf(t);
+  if (d0.kind == OperandKind::Vector) {  // unpack
+    unsigned n = unsigned(d0.value);
+    unsigned part = size / n;
+    uint32_t a = src(s0, t);
+    uint32_t regs[4] = {0, 0, 0, 0};
+    std::vector<Dst> dsts;
+    Type pt = part == 1 ? Type::b8 : part == 2 ? Type::b16 : part == 4 ? Type::b32 : Type::b64;
+    for (unsigned k = 0; k < n; ++k) {
+      const Operand& e = fn_->elems[d0.index + k];
+      if (e.kind == OperandKind::Sink) continue;
+      Dst d = dst(e, pt);
+      regs[k] = d.off;
+      dsts.push_back(d);
+    }
+    Handler hnd = nullptr;
+    if (size == 8 && n == 2) hnd = &h::unpack<uint32_t, uint64_t, 2>;
+    else if (size == 8 && n == 4) hnd = &h::unpack<uint16_t, uint64_t, 4>;
+    else if (size == 4 && n == 2) hnd = &h::unpack<uint16_t, uint32_t, 2>;
+    else if (size == 4 && n == 4) hnd = &h::unpack<uint8_t, uint32_t, 4>;
+    else if (size == 16 && n == 2) return unsupported(in);
+    else return unsupported(in);
+    Op& op = emit(hnd);
+    op.a = a;
+    op.d = regs[0];
+    op.b = regs[1];
+    op.c = regs[2];
+    op.e = regs[3];
+    for (auto& d : dsts) finish(d);
+    return;
+  }
+  if (s0.kind == OperandKind::Vector) {  // pack
+    unsigned n = unsigned(s0.value);
+    unsigned part = size / n;
+    Type pt = part == 1 ? Type::b8 : part == 2 ? Type::b16 : part == 4 ? Type::b32 : Type::b64;
+    uint32_t regs[4] = {0, 0, 0, 0};
+    for (unsigned k = 0; k < n; ++k) regs[k] = src(fn_->elems[s0.index + k], pt);
+    Handler hnd = nullptr;
+    if (size == 8 && n == 2) hnd = &h::pack<uint32_t, uint64_t, 2>;
+    else if (size == 8 && n == 4) hnd = &h::pack<uint16_t, uint64_t, 4>;
+    else if (size == 4 && n == 2) hnd = &h::pack<uint16_t, uint32_t, 2>;
+    else if (size == 4 && n == 4) hnd = &h::pack<uint8_t, uint32_t, 4>;
+    else return unsupported(in);
+    Dst d = dst(d0, t);
+    Op& op = emit(hnd);
+    op.d = d.off;
+    op.a = regs[0];
+    op.b = regs[1];
+    op.c = regs[2];
+    op.e = regs[3];
+    finish(d);
+    return;
+  }
+  if (s0.kind == OperandKind::Special && d0.kind == OperandKind::Reg) {
+    auto sr = static_cast<ptx::SpecialReg>(s0.index);
+    unsigned ss = ptx::specialRegSize(sr);
+    if (ss == sizeOf(regType(d0.index))) {
+      Op& op = emit(&ctl::sreg);
+      op.d = regOf(d0.index);
+      op.aux = s0.index;
+      op.e = ptx::specialRegHasComponents(sr) ? ptx::selComponent(s0.sel) : 0;
+      op.f = ss;
+      return;
+    }
+  }
+  uint32_t a = src(s0, t);
+  Dst d = dst(d0, t);
+  Op& op = emit(byBits(size, line_, [](auto x) -> Handler { return &h::mov<decltype(x)>; }));
+  op.d = d.off;
+  op.a = a;
+  finish(d);
+}
+
+void KernelLowerer::lowerCvt(const Instruction& in) {
+  Type dt = in.types[0];
+  Type st = in.numTypes > 1 ? in.types[1] : in.types[0];
+  Round rm = roundingOf(in.rounding);
+  bool ir = isIntRounding(in.rounding);
+  bool sat = in.has(ptx::Flag::sat);
+  bool ftz = in.has(ptx::Flag::ftz);
+  bool dInt = !isFloat(dt), sInt = !isFloat(st);
+  if (in.has(ptx::Flag::relu) || in.has(ptx::Flag::satfinite)) return unsupported(in);
+  uint32_t a = src(opnd(in, 1), st);
+  Type curT = st;
+  // f16/bf16 to non-f32: go through f32 (exact)
+  if ((st == Type::f16 || st == Type::bf16) && dt != Type::f32 && dt != st) {
+    uint32_t t1 = temp(4);
+    Op& op = emit(cvtHandler(Type::f32, st, num::RN, false, false, false));
+    op.d = t1;
+    op.a = a;
+    a = t1;
+    curT = Type::f32;
+  }
+  // integers to f16/bf16: through f64 (exact for the values that do not overflow)
+  if (sInt && (dt == Type::f16 || dt == Type::bf16)) {
+    uint32_t t1 = temp(8);
+    Op& op = emit(cvtHandler(Type::f64, st, num::RN, false, false, false));
+    op.d = t1;
+    op.a = a;
+    a = t1;
+    curT = Type::f64;
+    if (dt == Type::bf16) {
+      uint32_t t2 = temp(4);
+      Op& op2 = emit(cvtHandler(Type::f32, Type::f64, rm, false, false, false));
+      op2.d = t2;
+      op2.a = t1;
+      a = t2;
+      curT = Type::f32;
+    }
+  }
+  if (dt == Type::bf16 && curT == Type::f64) {
+    uint32_t t2 = temp(4);
+    Op& op2 = emit(cvtHandler(Type::f32, Type::f64, rm, false, false, false));
+    op2.d = t2;
+    op2.a = a;
+    a = t2;
+    curT = Type::f32;
+  }
+  (void)dInt;
+  Handler hnd = cvtHandler(dt, curT, rm, ir || (dInt && !sInt), sat, ftz);
+  if (!hnd) return unsupported(in, "conversion");
+  Dst d = dst(opnd(in, 0), dt);
+  Op& op = emit(hnd);
+  op.d = d.off;
+  op.a = a;
+  finish(d);
+}
+
+void KernelLowerer::lowerBar(const Instruction& in) {
+  usesBarriers_ = true;
+  Op tmp;
+  uint32_t kind = 0;
+  unsigned k = 0;
+  uint32_t dReg = 0;
+  switch (in.opcode) {
+    case Opcode::BarSync: case Opcode::BarrierSync: kind = 0; break;
+    case Opcode::BarArrive: case Opcode::BarrierArrive: kind = 1; break;
+    case Opcode::BarRed: case Opcode::BarrierRed:
+      switch (in.redOp) {
+        case ptx::RedOp::popc: kind = 2; break;
+        case ptx::RedOp::and_: kind = 3; break;
+        case ptx::RedOp::or_: kind = 4; break;
+        default: return unsupported(in);
+      }
+      {
+        Type dt = kind == 2 ? Type::u32 : Type::pred;
+        const Operand& d0 = opnd(in, k++);
+        if (d0.kind != OperandKind::Reg || sizeOf(regType(d0.index)) != sizeOf(dt)) fail(line_, "bar.red destination");
+        dReg = regOf(d0.index);
+      }
+      break;
+    default: return unsupported(in);
+  }
+  uint32_t id = in.numOperands > k ? src(opnd(in, k++), Type::u32) : literal(0, 4);
+  uint32_t count = 0;
+  uint32_t pred = 0;
+  bool neg = false;
+  unsigned remaining = in.numOperands - k;
+  if (kind >= 2) {
+    if (remaining == 2) count = src(opnd(in, k++), Type::u32);
+    pred = srcPred(opnd(in, k++), neg);
+  } else if (remaining >= 1) {
+    count = src(opnd(in, k++), Type::u32);
+  }
+  Op& op = emit(&ctl::barSync);
+  op.a = id;
+  op.b = count;
+  op.c = pred;
+  op.d = dReg;
+  op.aux = kind | (neg ? 256 : 0);
+}
+
+void KernelLowerer::lowerWarp(const Instruction& in) {
+  switch (in.opcode) {
+    case Opcode::ShflSync: {
+      const Operand& d0 = opnd(in, 0);
+      uint32_t a = src(opnd(in, 1), Type::b32), b = src(opnd(in, 2), Type::u32), c = src(opnd(in, 3), Type::u32);
+      uint32_t mask = in.numOperands > 4 ? src(opnd(in, 4), Type::u32) : literal(0xffffffffu, 4);
+      Op& op = emit(&ctl::shfl);
+      if (d0.kind == OperandKind::RegPair) {
+        op.d = regOf(d0.index);
+        op.f = regOf(uint32_t(d0.value));
+      } else {
+        op.d = dst(d0, Type::b32).off;
+      }
+      op.a = a;
+      op.b = b;
+      op.c = c;
+      op.e = mask;
+      switch (in.shfl) {
+        case ptx::ShflMode::up: op.aux = 0; break;
+        case ptx::ShflMode::down: op.aux = 1; break;
+        case ptx::ShflMode::bfly: op.aux = 2; break;
+        default: op.aux = 3; break;
+      }
+      return;
+    }
+    case Opcode::Shfl: return unsupported(in, "shfl without .sync (use shfl.sync)");
+    case Opcode::Vote:
+    case Opcode::VoteSync: {
+      bool ballot = in.vote == ptx::VoteMode::ballot;
+      const Operand& d0 = opnd(in, 0);
+      bool neg;
+      uint32_t p = srcPred(opnd(in, 1), neg);
+      uint32_t d = ballot ? dst(d0, Type::b32).off : dst(d0, Type::pred).off;
+      Op& op = emit(&ctl::vote);
+      op.d = d;
+      op.a = p;
+      uint32_t kind = in.vote == ptx::VoteMode::all ? 0 : in.vote == ptx::VoteMode::any ? 1 : in.vote == ptx::VoteMode::uni ? 2 : 3;
+      op.aux = kind | (neg ? 16 : 0);
+      return;
+    }
+    case Opcode::Activemask: {
+      Dst d = dst(opnd(in, 0), Type::b32);
+      Op& op = emit(&ctl::activemask);
+      op.d = d.off;
+      finish(d);
+      return;
+    }
+    case Opcode::MatchSync: {
+      Type t = in.type();
+      const Operand& d0 = opnd(in, 0);
+      uint32_t a = src(opnd(in, 1), t);
+      Op& op = emit(&ctl::matchSync);
+      if (d0.kind == OperandKind::RegPair) {
+        op.d = regOf(d0.index);
+        op.f = regOf(uint32_t(d0.value));
+      } else {
+        op.d = dst(d0, Type::b32).off;
+      }
+      op.a = a;
+      op.imm = sizeOf(t);
+      op.aux = in.vote == ptx::VoteMode::all ? 1 : 0;
+      return;
+    }
+    case Opcode::ReduxSync: {
+      Type t = in.type();
+      if (sizeOf(t) != 4 || isFloat(t)) return unsupported(in);
+      uint32_t a = src(opnd(in, 1), t);
+      Dst d = dst(opnd(in, 0), t);
+      Op& op = emit(&ctl::reduxSync);
+      op.d = d.off;
+      op.a = a;
+      uint32_t kind = 0;
+      switch (in.redOp) {
+        case ptx::RedOp::add: kind = 0; break;
+        case ptx::RedOp::min: kind = 1; break;
+        case ptx::RedOp::max: kind = 2; break;
+        case ptx::RedOp::and_: kind = 3; break;
+        case ptx::RedOp::or_: kind = 4; break;
+        case ptx::RedOp::xor_: kind = 5; break;
+        default: return unsupported(in);
+      }
+      op.aux = kind | (isSigned(t) ? 256 : 0);
+      finish(d);
+      return;
+    }
+    case Opcode::ElectSync: {
+      const Operand& d0 = opnd(in, 0);
+      uint32_t mask = src(opnd(in, 1), Type::u32);
+      Op& op = emit(&ctl::electSync);
+      if (d0.kind == OperandKind::RegPair) {
+        op.d = d0.index == kNoIndex ? 0 : regOf(d0.index);
+        op.f = regOf(uint32_t(d0.value));
+      } else if (d0.kind == OperandKind::Reg) {
+        op.d = regOf(d0.index);
+      }
+      op.a = mask;
+      return;
+    }
+    default: return unsupported(in);
+  }
+}
+
+void KernelLowerer::lowerCall(const Instruction& in) {
+  std::vector<const Operand*> rets, args;
+  const Operand* callee = nullptr;
+  for (uint32_t k = 0; k < in.numOperands; ++k) {
+    const Operand& o = fn_->operands[in.firstOperand + k];
+    if (o.kind == OperandKind::List) {
+      std::vector<const Operand*>& into = callee ? args : rets;
+      for (int64_t q = 0; q < o.value; ++q) into.push_back(&fn_->elems[o.index + uint32_t(q)]);
+    } else if (!callee && (o.kind == OperandKind::Symbol || o.kind == OperandKind::Reg)) {
+      callee = &o;
+    }
+  }
+  if (!callee) fail(line_, "call without a target");
+  if (callee->kind != OperandKind::Symbol || callee->symKind != SymKind::Function)
+    return unsupported(in, "indirect calls");
+  const ptx::Function& target = mod_.functions[callee->index];
+  std::string_view name = mod_.str(target.name);
+  if (!target.hasBody) return lowerBuiltinCall(in, name, args, rets);
+  const FuncInstance& ti = instances_[instanceOfIr_.at(callee->index)];
+  CallSite cs;
+  cs.callee = callee->index;  // IR index until the kernel is finished
+  cs.callerFrameBytes = fi_->frameBytes;
+  if (args.size() != target.params.size() || rets.size() != target.returns.size())
+    fail(line_, fmt::format("call to '{}' with the wrong number of arguments", name));
+  for (size_t k = 0; k < args.size(); ++k) {
+    const Operand& o = *args[k];
+    const auto& p = target.params[k];
+    uint32_t size = uint32_t(p.size ? p.size : p.elementSize());
+    CallArg ca;
+    ca.dst = ti.paramOffset[k];
+    ca.size = size;
+    if (o.kind == OperandKind::Symbol && o.symKind == SymKind::Local) {
+      ca.kind = CallArg::FrameToFrame;
+      ca.src = fi_->localOffset[o.index] + uint32_t(o.value);
+    } else if (o.kind == OperandKind::Symbol && o.symKind == SymKind::Param && !fn_->isEntry) {
+      ca.kind = CallArg::FrameToFrame;
+      ca.src = fi_->paramOffset[o.index] + uint32_t(o.value);
+    } else {
+      Type pt = p.type == Type::pred ? Type::pred : (size == 1 ? Type::b8 : size == 2 ? Type::b16 : size == 4 ? Type::b32 : Type::b64);
+      if (size > 8) fail(line_, "aggregate call argument must be a .param variable");
+      ca.kind = CallArg::RegToFrame;
+      ca.src = src(o, pt);
+    }
+    cs.args.push_back(ca);
+  }
+  for (size_t k = 0; k < rets.size(); ++k) {
+    const Operand& o = *rets[k];
+    const auto& p = target.returns[k];
+    uint32_t size = uint32_t(p.size ? p.size : p.elementSize());
+    if (o.kind != OperandKind::Symbol || o.symKind != SymKind::Local)
+      fail(line_, "call return value must be a .param variable");
+    cs.rets.push_back(CallArg{CallArg::FrameToFrame, ti.returnOffset[k], fi_->localOffset[o.index] + uint32_t(o.value), size});
+  }
+  uint32_t index = uint32_t(prog_.calls.size());
+  prog_.calls.push_back(cs);
+  callerOf_.push_back(instanceOfIr_.at(fi_->irIndex));
+  callOps_.push_back({here(), callee->index});
+  Op& op = emit(&ctl::call);
+  op.aux = index;
+}
+
+void KernelLowerer::lowerBuiltinCall(const Instruction& in, std::string_view name, const std::vector<const Operand*>& args,
+                                     const std::vector<const Operand*>& rets) {
+  // Arguments of builtins are .param variables of the caller (or registers): load them into registers.
+  auto argReg = [&](size_t k, Type t) -> uint32_t {
+    if (k >= args.size()) fail(line_, fmt::format("{}: missing argument", name));
+    const Operand& o = *args[k];
+    if (o.kind == OperandKind::Symbol && (o.symKind == SymKind::Local || (o.symKind == SymKind::Param && !fn_->isEntry))) {
+      uint32_t off = (o.symKind == SymKind::Local ? fi_->localOffset[o.index] : fi_->paramOffset[o.index]) + uint32_t(o.value);
+      uint32_t r = temp(sizeOf(t));
+      Handler hnd = ldHandler(mem::Frame, 8, t, sizeOf(t), 1);
+      Op& op = emit(hnd);
+      op.d = r;
+      op.a = kZeroReg;
+      op.imm = off;
+      return r;
+    }
+    return src(o, t);
+  };
+  if (name == "vprintf") {
+    uint32_t fmtReg = argReg(0, Type::b64), argsReg = argReg(1, Type::b64);
+    uint32_t res = temp(4);
+    Op& op = emit(&ctl::vprintf);
+    op.a = fmtReg;
+    op.b = argsReg;
+    op.d = res;
+    if (!rets.empty()) {
+      const Operand& o = *rets[0];
+      if (o.kind == OperandKind::Symbol && o.symKind == SymKind::Local) {
+        Op& stOp = emit(stHandler(mem::Frame, 8, Type::b32, 4, 1));
+        stOp.a = kZeroReg;
+        stOp.imm = fi_->localOffset[o.index] + uint32_t(o.value);
+        stOp.d = res;
+      }
+    }
+    return;
+  }
+  if (name == "__assertfail" || name == "__assert_fail") {
+    uint32_t msg = argReg(0, Type::b64), file = argReg(1, Type::b64), lineR = argReg(2, Type::b32),
+             func = argReg(3, Type::b64);
+    Op& op = emit(&ctl::assertFail);
+    op.a = msg;
+    op.b = file;
+    op.c = lineR;
+    op.e = func;
+    return;
+  }
+  unsupported(in, fmt::format("call to external function '{}'", name));
+}
+
+void KernelLowerer::lowerInstruction(uint32_t idx) {
+  const Instruction& in = fn_->instructions[idx];
+  bool guarded = in.guard != kNoIndex;
+  // control flow first: these consume the guard themselves
+  switch (in.opcode) {
+    case Opcode::Bra: {
+      const Operand& t = opnd(in, in.numOperands - 1);
+      const auto& lab = fn_->labels.at(t.index);
+      uint32_t block = blockOf_[idx];
+      if (!guarded) {
+        pending_.push_back({here(), lab.target, PendingTarget::Inst});
+        emit(&ctl::braUniform);
+      } else {
+        pending_.push_back({here(), lab.target, PendingTarget::Inst});
+        int32_t r = ipdom_[block];
+        pending_.push_back({here(), r < 0 ? 0xffffffffu : uint32_t(r), PendingTarget::RpcBlock});
+        Op& op = emit(&ctl::braCond);
+        op.a = regOf(in.guard);
+        op.aux = in.guardNegated ? 1 : 0;
+      }
+      return;
+    }
+    case Opcode::Ret:
+      if (!fn_->isEntry) {
+        uint32_t block = blockOf_[idx];
+        pending_.push_back({here(), uint32_t(fn_->instructions.size()), PendingTarget::Inst});
+        if (!guarded) {
+          emit(&ctl::braUniform);
+        } else {
+          int32_t r = ipdom_[block];
+          pending_.push_back({here(), r < 0 ? 0xffffffffu : uint32_t(r), PendingTarget::RpcBlock});
+          Op& op = emit(&ctl::braCond);
+          op.a = regOf(in.guard);
+          op.aux = in.guardNegated ? 1 : 0;
+        }
+        return;
+      }
+      break;
+    case Opcode::BrxIdx: {
+      if (guarded) return unsupported(in, "guarded brx.idx");
+      const Operand& t = opnd(in, in.numOperands - 1);
+      const auto& lab = fn_->labels.at(t.index);
+      uint32_t table = uint32_t(brxTargets_.size());
+      brxTargets_.emplace_back();
+      for (uint32_t q = 0; q < lab.listCount; ++q) {
+        const auto& target = fn_->labels.at(fn_->labelRefs[lab.listFirst + q]);
+        brxTargets_.back().push_back(target.target);
+      }
+      brxPending_.push_back({table, uint32_t(prog_.brxTables.size())});
+      prog_.brxTables.emplace_back();
+      uint32_t block = blockOf_[idx];
+      int32_t r = ipdom_[block];
+      uint32_t a = src(opnd(in, 0), Type::u32);
+      pending_.push_back({here(), r < 0 ? 0xffffffffu : uint32_t(r), PendingTarget::RpcBlock});
+      Op& op = emit(&ctl::brxIdx);
+      op.a = a;
+      op.aux = brxPending_.back().second;
+      return;
+    }
+    default: break;
+  }
+  uint32_t guardOp = 0;
+  if (guarded) {
+    guardOp = here();
+    Op& g = emit(&ctl::guard);
+    g.a = regOf(in.guard);
+    g.aux = in.guardNegated ? 1 : 0;
+  }
+  lowerBody(in);
+  if (guarded) {
+    emit(&ctl::unguard);
+    pending_.push_back({guardOp, here(), PendingTarget::Absolute});
+  }
+}
+
+void KernelLowerer::lowerBody(const Instruction& in) {
+  Type t = in.type();
+  switch (in.opcode) {
+    case Opcode::Ret:
+    case Opcode::Exit:
+      emit(&ctl::exitLanes);
+      return;
+    case Opcode::Call: return lowerCall(in);
+    case Opcode::Mov: return lowerMov(in);
+    case Opcode::Cvt: return lowerCvt(in);
+    case Opcode::Ld:
+    case Opcode::Ldu: return lowerLdSt(in, false);
+    case Opcode::St: return lowerLdSt(in, true);
+    case Opcode::Atom: return lowerAtom(in, false);
+    case Opcode::Red: return lowerAtom(in, true);
+    case Opcode::Setp: case Opcode::Set: case Opcode::Selp: case Opcode::Slct: return lowerCompare(in);
+    case Opcode::BarSync: case Opcode::BarrierSync: case Opcode::BarArrive: case Opcode::BarrierArrive:
+    case Opcode::BarRed: case Opcode::BarrierRed: return lowerBar(in);
+    case Opcode::BarWarpSync: emit(&ctl::barWarpSync); return;
+    case Opcode::Membar: case Opcode::Fence: emit(&ctl::fence); return;
+    case Opcode::Prefetch: case Opcode::Prefetchu: case Opcode::Pmevent: case Opcode::Griddepcontrol:
+    case Opcode::Applypriority: case Opcode::Discard:
+      emit(&ctl::nop);
+      return;
+    case Opcode::Nanosleep: emit(&ctl::nanosleep); return;
+    case Opcode::Trap: { Op& op = emit(&ctl::trap); op.aux = 0; return; }
+    case Opcode::Brkpt: { Op& op = emit(&ctl::trap); op.aux = 1; return; }
+    case Opcode::ShflSync: case Opcode::Shfl: case Opcode::Vote: case Opcode::VoteSync: case Opcode::Activemask:
+    case Opcode::MatchSync: case Opcode::ReduxSync: case Opcode::ElectSync:
+      return lowerWarp(in);
+    case Opcode::Cvta: {
+      bool to = in.has(ptx::Flag::to);
+      uint32_t space = 0;
+      switch (in.space) {
+        case ptx::Space::global: case ptx::Space::const_: space = 0; break;
+        case ptx::Space::shared: case ptx::Space::shared_cta: case ptx::Space::shared_cluster: space = 1; break;
+        case ptx::Space::local: space = 2; break;
+        case ptx::Space::param: case ptx::Space::param_entry: space = fn_->isEntry ? 3 : 2; break;
+        default: return unsupported(in);
+      }
+      unsigned size = sizeOf(t);
+      if (space == 0) {  // global and generic addresses are the same
+        uint32_t a = src(opnd(in, 1), t);
+        Dst d = dst(opnd(in, 0), t);
+        Op& op = emit(size == 8 ? &h::mov<uint64_t> : &h::mov<uint32_t>);
+        op.d = d.off;
+        op.a = a;
+        finish(d);
+        return;
+      }
+      if (to) {
+        uint32_t a = src(opnd(in, 1), Type::u64);
+        Dst d = dst(opnd(in, 0), t);
+        Op& op = emit(&ctl::cvtaFromGeneric);
+        op.d = d.off;
+        op.a = a;
+        op.aux = space;
+        op.f = size;
+        finish(d);
+      } else {
+        uint32_t a = src(opnd(in, 1), t);
+        Dst d = dst(opnd(in, 0), Type::u64);
+        Op& op = emit(&ctl::cvtaToGeneric);
+        op.d = d.off;
+        op.a = a;
+        op.aux = space;
+        op.f = size;
+        finish(d);
+      }
+      return;
+    }
+    case Opcode::Isspacep: {
+      uint32_t space = 0;
+      switch (in.space) {
+        case ptx::Space::global: space = 0; break;
+        case ptx::Space::shared: case ptx::Space::shared_cta: case ptx::Space::shared_cluster: space = 1; break;
+        case ptx::Space::local: space = 2; break;
+        case ptx::Space::param: case ptx::Space::param_entry: space = 3; break;
+        case ptx::Space::const_: space = 0; break;
+        default: return unsupported(in);
+      }
+      uint32_t a = src(opnd(in, 1), Type::u64);
+      Dst d = dst(opnd(in, 0), Type::pred);
+      Op& op = emit(&ctl::isspacep);
+      op.d = d.off;
+      op.a = a;
+      op.aux = space;
+      finish(d);
+      return;
+    }
+    default: break;
+  }
+  switch (ptx::opcodeClass(in.opcode)) {
+    case ptx::OpClass::Arith:
+    case ptx::OpClass::Logic:
+      if (t == Type::f32 || t == Type::f64) return lowerFloat(in);
+      if (t == Type::f16 || t == Type::f16x2 || t == Type::bf16 || t == Type::bf16x2) return lowerHalf(in);
+      if (isFloat(t)) return unsupported(in);
+      return lowerArith(in);
+    case ptx::OpClass::Move:
+      if (in.opcode == Opcode::Prmt) return lowerArith(in);
+      return unsupported(in);
+    default: return unsupported(in);
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Program> lowerModule(const ptx::Module& module, std::string& error) {
+  auto prog = std::make_unique<Program>();
+  // globals the driver allocates: .global and .const variables (module scope)
+  std::vector<uint32_t> globalMap(module.globals.size(), kNoIndex);
+  for (size_t g = 0; g < module.globals.size(); ++g) {
+    const ptx::Variable& v = module.globals[g];
+    if (v.space != ptx::Space::global && v.space != ptx::Space::const_) continue;
+    GlobalInfo gi;
+    gi.name = std::string(module.str(v.name));
+    gi.space = v.space == ptx::Space::const_ ? VarSpace::Const : VarSpace::Global;
+    switch (v.linkage) {
+      case ptx::Linkage::extern_: gi.linkage = Linkage::Extern; break;
+      case ptx::Linkage::visible: gi.linkage = Linkage::Visible; break;
+      case ptx::Linkage::weak: gi.linkage = Linkage::Weak; break;
+      case ptx::Linkage::common: gi.linkage = Linkage::Common; break;
+      default: gi.linkage = Linkage::Internal; break;
+    }
+    gi.size = v.size ? v.size : v.elementSize();
+    gi.align = varAlign(v);
+    if (v.hasInit) gi.init = v.init;
+    globalMap[g] = uint32_t(prog->globalInfo.size());
+    prog->globalInfo.push_back(std::move(gi));
+  }
+  for (size_t g = 0; g < module.globals.size(); ++g) {
+    const ptx::Variable& v = module.globals[g];
+    if (globalMap[g] == kNoIndex) continue;
+    for (const auto& r : v.relocs) {
+      Relocation rel;
+      rel.offset = r.offset;
+      rel.size = r.size;
+      rel.addend = r.addend;
+      if (r.isMask) {
+        error = fmt::format("line {}: mask() initializers are not supported", v.loc.line);
+        return nullptr;
+      }
+      if (r.symKind == SymKind::Function) {
+        rel.isFunction = true;
+        rel.symbol = r.index;
+      } else {
+        if (globalMap[r.index] == kNoIndex) {
+          error = fmt::format("line {}: initializer refers to a variable that has no global address", v.loc.line);
+          return nullptr;
+        }
+        rel.symbol = globalMap[r.index];
+      }
+      prog->globalInfo[globalMap[g]].relocations.push_back(rel);
+    }
+  }
+  try {
+    for (size_t f = 0; f < module.functions.size(); ++f) {
+      const ptx::Function& fn = module.functions[f];
+      if (!fn.isEntry || !fn.hasBody) continue;
+      KernelLowerer kl(module, *prog, globalMap);
+      kl.lowerKernel(uint32_t(f));
+      // resolve targets: ops do not move any more within this kernel, but the vector may still grow: store
+      // indices now, pointers at the end
+      for (auto& pt : kl.resolved()) prog->pendingTargets.push_back({pt.op, pt.value, pt.rpc});
+    }
+  } catch (const LowerError& e) {
+    error = fmt::format("line {}: {}", e.line, e.message);
+    return nullptr;
+  }
+  // patch pointers
+  for (const auto& pt : prog->pendingTargets) {
+    Op& op = prog->ops[pt.op];
+    // kinds: RpcBlock resolved to Absolute; Absolute/Inst resolved to op indices
+    const Op* target = &prog->ops[pt.target];
+    if (pt.rpc) op.rpc = target;
+    else op.target = target;
+  }
+  prog->pendingTargets.clear();
+  prog->brxTables.resize(prog->brxTableIndices.size());
+  for (size_t t = 0; t < prog->brxTableIndices.size(); ++t)
+    for (uint32_t i : prog->brxTableIndices[t]) prog->brxTables[t].push_back(&prog->ops[i]);
+  return prog;
+}
+
+}  // namespace ptx::exec

@@ -1,0 +1,227 @@
+#include "exec/lower_tables.h"
+
+namespace ptx::exec {
+
+namespace {
+
+using mem::Space;
+using ptx::Type;
+
+template <Space S, class A> Handler ldFor(Type m, unsigned rs, unsigned n) {
+  using namespace mem;
+  if (n == 1) {
+    switch (m) {
+      case Type::b8: case Type::u8:
+        switch (rs) {
+          case 1: return &ld<S, A, uint8_t, uint8_t, 1>;
+          case 2: return &ld<S, A, uint8_t, uint16_t, 1>;
+          case 4: return &ld<S, A, uint8_t, uint32_t, 1>;
+          case 8: return &ld<S, A, uint8_t, uint64_t, 1>;
+        }
+        break;
+      case Type::s8:
+        switch (rs) {
+          case 1: return &ld<S, A, uint8_t, uint8_t, 1>;
+          case 2: return &ld<S, A, int8_t, uint16_t, 1>;
+          case 4: return &ld<S, A, int8_t, uint32_t, 1>;
+          case 8: return &ld<S, A, int8_t, uint64_t, 1>;
+        }
+        break;
+      case Type::b16: case Type::u16: case Type::f16: case Type::bf16:
+        switch (rs) {
+          case 2: return &ld<S, A, uint16_t, uint16_t, 1>;
+          case 4: return &ld<S, A, uint16_t, uint32_t, 1>;
+          case 8: return &ld<S, A, uint16_t, uint64_t, 1>;
+        }
+        break;
+      case Type::s16:
+        switch (rs) {
+          case 2: return &ld<S, A, uint16_t, uint16_t, 1>;
+          case 4: return &ld<S, A, int16_t, uint32_t, 1>;
+          case 8: return &ld<S, A, int16_t, uint64_t, 1>;
+        }
+        break;
+      case Type::b32: case Type::u32: case Type::f32: case Type::f16x2: case Type::bf16x2:
+        switch (rs) {
+          case 4:
+            if constexpr (S == Global && std::is_same_v<A, uint64_t>) return &ldGlobalScalar<A, uint32_t>;
+            return &ld<S, A, uint32_t, uint32_t, 1>;
+          case 8: return &ld<S, A, uint32_t, uint64_t, 1>;
+        }
+        break;
+      case Type::s32:
+        switch (rs) {
+          case 4: return &ld<S, A, uint32_t, uint32_t, 1>;
+          case 8: return &ld<S, A, int32_t, uint64_t, 1>;
+        }
+        break;
+      case Type::b64: case Type::u64: case Type::s64: case Type::f64:
+        if (rs == 8) {
+          if constexpr (S == Global && std::is_same_v<A, uint64_t>) return &ldGlobalScalar<A, uint64_t>;
+          return &ld<S, A, uint64_t, uint64_t, 1>;
+        }
+        break;
+      default: break;
+    }
+    return nullptr;
+  }
+  unsigned ms = m == Type::pred ? 1 : ptx::typeSize(m);
+  if (ms != rs) return nullptr;
+  switch (ms) {
+    case 1: return n == 2 ? &ld<S, A, uint8_t, uint8_t, 2> : n == 4 ? &ld<S, A, uint8_t, uint8_t, 4> : nullptr;
+    case 2: return n == 2 ? &ld<S, A, uint16_t, uint16_t, 2> : n == 4 ? &ld<S, A, uint16_t, uint16_t, 4> : nullptr;
+    case 4: return n == 2 ? &ld<S, A, uint32_t, uint32_t, 2> : n == 4 ? &ld<S, A, uint32_t, uint32_t, 4> : nullptr;
+    case 8: return n == 2 ? &ld<S, A, uint64_t, uint64_t, 2> : nullptr;
+  }
+  return nullptr;
+}
+
+template <Space S, class A> Handler stFor(Type m, unsigned rs, unsigned n) {
+  using namespace mem;
+  unsigned ms = ptx::typeSize(m);
+  if (n == 1) {
+    if (rs < ms) return nullptr;
+    switch (ms) {
+      case 1:
+        switch (rs) {
+          case 1: return &st<S, A, uint8_t, uint8_t, 1>;
+          case 2: return &st<S, A, uint8_t, uint16_t, 1>;
+          case 4: return &st<S, A, uint8_t, uint32_t, 1>;
+          case 8: return &st<S, A, uint8_t, uint64_t, 1>;
+        }
+        break;
+      case 2:
+        switch (rs) {
+          case 2: return &st<S, A, uint16_t, uint16_t, 1>;
+          case 4: return &st<S, A, uint16_t, uint32_t, 1>;
+          case 8: return &st<S, A, uint16_t, uint64_t, 1>;
+        }
+        break;
+      case 4:
+        switch (rs) {
+          case 4: return &st<S, A, uint32_t, uint32_t, 1>;
+          case 8: return &st<S, A, uint32_t, uint64_t, 1>;
+        }
+        break;
+      case 8: return &st<S, A, uint64_t, uint64_t, 1>;
+    }
+    return nullptr;
+  }
+  if (ms != rs) return nullptr;
+  switch (ms) {
+    case 1: return n == 2 ? &st<S, A, uint8_t, uint8_t, 2> : n == 4 ? &st<S, A, uint8_t, uint8_t, 4> : nullptr;
+    case 2: return n == 2 ? &st<S, A, uint16_t, uint16_t, 2> : n == 4 ? &st<S, A, uint16_t, uint16_t, 4> : nullptr;
+    case 4: return n == 2 ? &st<S, A, uint32_t, uint32_t, 2> : n == 4 ? &st<S, A, uint32_t, uint32_t, 4> : nullptr;
+    case 8: return n == 2 ? &st<S, A, uint64_t, uint64_t, 2> : nullptr;
+  }
+  return nullptr;
+}
+
+template <Space S, class A, class T> Handler atomOps(mem::AOp op) {
+  using namespace mem;
+  constexpr bool fp = std::is_floating_point_v<T>;
+  switch (op) {
+    case AAdd: return &atom<S, A, T, AAdd>;
+    case AMin: return &atom<S, A, T, AMin>;
+    case AMax: return &atom<S, A, T, AMax>;
+    case AExch: return &atom<S, A, T, AExch>;
+    case ACas: return &atom<S, A, T, ACas>;
+    default: break;
+  }
+  if constexpr (!fp) {
+    switch (op) {
+      case AInc: if constexpr (std::is_unsigned_v<T> && sizeof(T) == 4) return &atom<S, A, T, AInc>; break;
+      case ADec: if constexpr (std::is_unsigned_v<T> && sizeof(T) == 4) return &atom<S, A, T, ADec>; break;
+      case AAnd: return &atom<S, A, T, AAnd>;
+      case AOr: return &atom<S, A, T, AOr>;
+      case AXor: return &atom<S, A, T, AXor>;
+      default: break;
+    }
+  }
+  return nullptr;
+}
+
+template <Space S, class A> Handler atomFor(Type t, mem::AOp op) {
+  switch (t) {
+    case Type::b32: case Type::u32: return atomOps<S, A, uint32_t>(op);
+    case Type::s32: return atomOps<S, A, int32_t>(op);
+    case Type::b64: case Type::u64: return atomOps<S, A, uint64_t>(op);
+    case Type::s64: return atomOps<S, A, int64_t>(op);
+    case Type::f32: return atomOps<S, A, float>(op);
+    case Type::f64: return atomOps<S, A, double>(op);
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+Handler ldHandler(Space space, unsigned addrSize, Type m, unsigned rs, unsigned n) {
+  bool a32 = addrSize == 4;
+  switch (space) {
+    case Space::Global: return a32 ? ldFor<Space::Global, uint32_t>(m, rs, n) : ldFor<Space::Global, uint64_t>(m, rs, n);
+    case Space::Shared: return a32 ? ldFor<Space::Shared, uint32_t>(m, rs, n) : ldFor<Space::Shared, uint64_t>(m, rs, n);
+    case Space::Local: return a32 ? ldFor<Space::Local, uint32_t>(m, rs, n) : ldFor<Space::Local, uint64_t>(m, rs, n);
+    case Space::Frame: return ldFor<Space::Frame, uint64_t>(m, rs, n);
+    case Space::Param: return a32 ? ldFor<Space::Param, uint32_t>(m, rs, n) : ldFor<Space::Param, uint64_t>(m, rs, n);
+    case Space::Generic: return a32 ? nullptr : ldFor<Space::Generic, uint64_t>(m, rs, n);
+  }
+  return nullptr;
+}
+
+Handler stHandler(Space space, unsigned addrSize, Type m, unsigned rs, unsigned n) {
+  bool a32 = addrSize == 4;
+  switch (space) {
+    case Space::Global: return a32 ? stFor<Space::Global, uint32_t>(m, rs, n) : stFor<Space::Global, uint64_t>(m, rs, n);
+    case Space::Shared: return a32 ? stFor<Space::Shared, uint32_t>(m, rs, n) : stFor<Space::Shared, uint64_t>(m, rs, n);
+    case Space::Local: return a32 ? stFor<Space::Local, uint32_t>(m, rs, n) : stFor<Space::Local, uint64_t>(m, rs, n);
+    case Space::Frame: return stFor<Space::Frame, uint64_t>(m, rs, n);
+    case Space::Param: return nullptr;
+    case Space::Generic: return a32 ? nullptr : stFor<Space::Generic, uint64_t>(m, rs, n);
+  }
+  return nullptr;
+}
+
+Handler ldParamHandler(Type m, unsigned rs) {
+  using namespace mem;
+  unsigned ms = ptx::typeSize(m);
+  bool sgn = ptx::typeKind(m) == ptx::TypeKind::Signed;
+  switch (ms) {
+    case 1:
+      switch (rs) {
+        case 1: return &ldParamUniform<uint8_t, uint8_t>;
+        case 2: return sgn ? &ldParamUniform<int8_t, uint16_t> : &ldParamUniform<uint8_t, uint16_t>;
+        case 4: return sgn ? &ldParamUniform<int8_t, uint32_t> : &ldParamUniform<uint8_t, uint32_t>;
+        case 8: return sgn ? &ldParamUniform<int8_t, uint64_t> : &ldParamUniform<uint8_t, uint64_t>;
+      }
+      break;
+    case 2:
+      switch (rs) {
+        case 2: return &ldParamUniform<uint16_t, uint16_t>;
+        case 4: return sgn ? &ldParamUniform<int16_t, uint32_t> : &ldParamUniform<uint16_t, uint32_t>;
+        case 8: return sgn ? &ldParamUniform<int16_t, uint64_t> : &ldParamUniform<uint16_t, uint64_t>;
+      }
+      break;
+    case 4:
+      switch (rs) {
+        case 4: return &ldParamUniform<uint32_t, uint32_t>;
+        case 8: return sgn ? &ldParamUniform<int32_t, uint64_t> : &ldParamUniform<uint32_t, uint64_t>;
+      }
+      break;
+    case 8:
+      if (rs == 8) return &ldParamUniform<uint64_t, uint64_t>;
+      break;
+  }
+  return nullptr;
+}
+
+Handler atomHandler(Space space, unsigned addrSize, Type t, mem::AOp op) {
+  bool a32 = addrSize == 4;
+  switch (space) {
+    case Space::Global: return a32 ? nullptr : atomFor<Space::Global, uint64_t>(t, op);
+    case Space::Shared: return a32 ? atomFor<Space::Shared, uint32_t>(t, op) : atomFor<Space::Shared, uint64_t>(t, op);
+    case Space::Generic: return a32 ? nullptr : atomFor<Space::Generic, uint64_t>(t, op);
+    default: return nullptr;
+  }
+}
+
+}  // namespace ptx::exec

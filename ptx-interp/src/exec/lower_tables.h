@@ -1,0 +1,28 @@
+// Handler selection for the instruction families with many (type x type x mode) specialisations. Split from
+// lower.cpp so the template instantiations compile in parallel. Each returns nullptr when the combination is not
+// supported (the caller reports the instruction).
+#pragma once
+
+#include "exec/engine.h"
+#include "exec/memory.h"
+#include "exec/numerics.h"
+#include "ptx/ir.h"
+
+namespace ptx::exec {
+
+// cvt with destination type d and source type s.
+Handler cvtHandler(ptx::Type d, ptx::Type s, num::Round round, bool intRound, bool sat, bool ftz);
+
+// ld/st: memory type m (size and signedness), register size regSize, vector count n, address register size
+// addrSize (4 or 8).
+Handler ldHandler(mem::Space space, unsigned addrSize, ptx::Type m, unsigned regSize, unsigned n);
+Handler stHandler(mem::Space space, unsigned addrSize, ptx::Type m, unsigned regSize, unsigned n);
+Handler ldParamHandler(ptx::Type m, unsigned regSize);
+
+// atom/red: op kind, value type t.
+Handler atomHandler(mem::Space space, unsigned addrSize, ptx::Type t, mem::AOp op);
+
+// f16/bf16 scalar and packed arithmetic.
+Handler halfHandler(ptx::Opcode opc, ptx::Type t, num::Round round, bool ftz, bool sat, bool relu);
+
+}  // namespace ptx::exec

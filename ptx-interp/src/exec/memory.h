@@ -1,0 +1,252 @@
+// Memory handlers: ld / st / atom / red for every state space, with address validation.
+//
+// State-space addresses: global and generic addresses are host virtual addresses (validated through the
+// driver's MemoryValidator); shared addresses are byte offsets into the CTA's shared block; local addresses are
+// byte offsets into the thread's local memory; kernel param addresses are offsets into the parameter buffer.
+// Generic addresses of shared/local/param data are the host addresses of those blocks.
+#pragma once
+
+#include "exec/handlers.h"
+
+#include <atomic>
+
+namespace ptx::exec::mem {
+
+using h::R;
+
+// Local: absolute offset in the thread's local memory; Frame: offset relative to the current function's frame.
+enum Space : uint8_t { Global, Shared, Local, Frame, Param, Generic };
+
+struct B128 {
+  uint64_t lo, hi;
+};
+
+// Translates lane i's state-space address to a host pointer; nullptr after raising a fault.
+template <Space S>
+PTX_HOT uint8_t* xlate(Warp& w, const Op* op, int lane, uint64_t addr, uint32_t size, bool write) {
+  Cta& cta = *w.cta;
+  if ((addr & (size - 1)) != 0) {
+    raiseFault(w, op, lane, FaultKind::MisalignedAddress, addr, "misaligned address");
+    return nullptr;
+  }
+  if constexpr (S == Global) {
+    if (cta.job->lp.memory->check(addr, size, write)) [[likely]]
+      return reinterpret_cast<uint8_t*>(addr);
+    raiseFault(w, op, lane, FaultKind::IllegalAddress, addr, "out-of-range global address");
+    return nullptr;
+  } else if constexpr (S == Shared) {
+    if (addr + size <= cta.sharedBytes && addr + size >= addr) [[likely]]
+      return cta.shared + addr;
+    raiseFault(w, op, lane, FaultKind::IllegalAddress, addr, "out-of-range shared address");
+    return nullptr;
+  } else if constexpr (S == Local || S == Frame) {
+    uint64_t a = S == Frame ? addr + w.frame : addr;
+    if (a + size <= w.localStride && a + size >= a) [[likely]]
+      return w.local + uint64_t(lane) * w.localStride + a;
+    raiseFault(w, op, lane, FaultKind::IllegalAddress, addr, "out-of-range local address");
+    return nullptr;
+  } else if constexpr (S == Param) {
+    if (write) {
+      raiseFault(w, op, lane, FaultKind::IllegalAddress, addr, "store to kernel parameter space");
+      return nullptr;
+    }
+    auto& pb = cta.job->paramBuffer;
+    if (addr + size <= pb.size()) return pb.data() + addr;
+    raiseFault(w, op, lane, FaultKind::IllegalAddress, addr, "out-of-range kernel parameter address");
+    return nullptr;
+  } else {
+    uint64_t sh = reinterpret_cast<uint64_t>(cta.shared);
+    if (addr - sh < cta.sharedBytes) {
+      if (addr + size - sh <= cta.sharedBytes) return reinterpret_cast<uint8_t*>(addr);
+      raiseFault(w, op, lane, FaultKind::IllegalAddress, addr, "out-of-range shared address");
+      return nullptr;
+    }
+    uint64_t lo = reinterpret_cast<uint64_t>(w.local) + uint64_t(lane) * w.localStride;
+    if (addr - lo < w.localStride) {
+      if (addr + size - lo <= w.localStride) return reinterpret_cast<uint8_t*>(addr);
+      raiseFault(w, op, lane, FaultKind::IllegalAddress, addr, "out-of-range local address");
+      return nullptr;
+    }
+    if (cta.job->lp.memory->check(addr, size, write)) [[likely]]
+      return reinterpret_cast<uint8_t*>(addr);
+    uint64_t pb = reinterpret_cast<uint64_t>(cta.job->paramBuffer.data());
+    if (!write && addr - pb < cta.job->paramBuffer.size() && addr + size - pb <= cta.job->paramBuffer.size())
+      return reinterpret_cast<uint8_t*>(addr);
+    raiseFault(w, op, lane, FaultKind::IllegalAddress, addr, "invalid generic address");
+    return nullptr;
+  }
+}
+
+template <class A> PTX_HOT uint64_t laneAddr(const A* base, int i, int64_t imm) {
+  return uint64_t(base[i]) + uint64_t(imm);
+}
+
+// ld: M memory type, D register type (D wider than M: sign/zero extension by M's signedness), N vector count.
+// Registers: element k at {d, b, c, e}[k]; address register a (+ imm).
+template <Space S, class A, class M, class D, int N> const Op* ld(Warp& w, const Op* op) {
+  const A* base = R<A>(w, op->a);
+  const uint32_t dsts[4] = {op->d, op->b, op->c, op->e};
+  D* out[N];
+  for (int k = 0; k < N; ++k) out[k] = R<D>(w, dsts[k]);
+  uint32_t m = w.exec;
+  while (m) {
+    int i = std::countr_zero(m);
+    m &= m - 1;
+    uint8_t* p = xlate<S>(w, op, i, laneAddr(base, i, op->imm), uint32_t(sizeof(M) * N), false);
+    if (!p) [[unlikely]] return nullptr;
+    for (int k = 0; k < N; ++k) {
+      M v;
+      std::memcpy(&v, p + k * sizeof(M), sizeof(M));
+      out[k][i] = D(v);
+    }
+  }
+  return op + 1;
+}
+// Full-warp fast path for the common scalar global load.
+template <class A, class M> const Op* ldGlobalScalar(Warp& w, const Op* op) {
+  if (w.exec != kFullMask) return ld<Global, A, M, M, 1>(w, op);
+  const A* base = R<A>(w, op->a);
+  M* out = R<M>(w, op->d);
+  const MemoryValidator& mv = *w.cta->job->lp.memory;
+  for (int i = 0; i < 32; ++i) {
+    uint64_t addr = laneAddr(base, i, op->imm);
+    if (((addr & (sizeof(M) - 1)) != 0) || !mv.check(addr, sizeof(M), false)) [[unlikely]]
+      return ld<Global, A, M, M, 1>(w, op);  // raises the fault for the first bad lane
+    std::memcpy(&out[i], reinterpret_cast<const void*>(addr), sizeof(M));
+  }
+  return op + 1;
+}
+template <Space S, class A, class M, class D, int N> const Op* st(Warp& w, const Op* op) {
+  const A* base = R<A>(w, op->a);
+  const uint32_t srcs[4] = {op->d, op->b, op->c, op->e};
+  const D* in[N];
+  for (int k = 0; k < N; ++k) in[k] = R<D>(w, srcs[k]);
+  uint32_t m = w.exec;
+  while (m) {
+    int i = std::countr_zero(m);
+    m &= m - 1;
+    uint8_t* p = xlate<S>(w, op, i, laneAddr(base, i, op->imm), uint32_t(sizeof(M) * N), true);
+    if (!p) [[unlikely]] return nullptr;
+    for (int k = 0; k < N; ++k) {
+      M v = M(in[k][i]);
+      std::memcpy(p + k * sizeof(M), &v, sizeof(M));
+    }
+  }
+  return op + 1;
+}
+// Uniform load of a kernel parameter (ld.param [name+off]): one read, broadcast to the executing lanes.
+template <class M, class D> const Op* ldParamUniform(Warp& w, const Op* op) {
+  const auto& pb = w.cta->job->paramBuffer;
+  const uint32_t dsts[4] = {op->d, op->b, op->c, op->e};
+  for (uint32_t k = 0; k < op->f; ++k) {
+    uint64_t off = uint64_t(op->imm) + k * sizeof(M);
+    if (off + sizeof(M) > pb.size()) return raiseFault(w, op, 0, FaultKind::IllegalAddress, off, "kernel parameter read out of range");
+    M v;
+    std::memcpy(&v, pb.data() + off, sizeof(M));
+    D x = D(v);
+    h::store<D>(w, dsts[k], [&](int) { return x; });
+  }
+  return op + 1;
+}
+
+// ---- atomics ---------------------------------------------------------------------------------------------------
+
+enum AOp : uint8_t { AAdd, AMin, AMax, AInc, ADec, AAnd, AOr, AXor, AExch, ACas };
+
+template <class T, AOp O> PTX_HOT T combine(T old, T b) {
+  if constexpr (O == AAdd) {
+    if constexpr (std::is_floating_point_v<T>) return old + b;
+    else return T(std::make_unsigned_t<T>(old) + std::make_unsigned_t<T>(b));
+  } else if constexpr (O == AMin) {
+    if constexpr (std::is_floating_point_v<T>) return h::FMin::f(old, b);
+    else return b < old ? b : old;
+  } else if constexpr (O == AMax) {
+    if constexpr (std::is_floating_point_v<T>) return h::FMax::f(old, b);
+    else return b > old ? b : old;
+  } else if constexpr (O == AInc) {
+    return (old >= b) ? T(0) : T(old + 1);
+  } else if constexpr (O == ADec) {
+    return (old == 0 || old > b) ? b : T(old - 1);
+  } else if constexpr (O == AAnd) {
+    return T(old & b);
+  } else if constexpr (O == AOr) {
+    return T(old | b);
+  } else if constexpr (O == AXor) {
+    return T(old ^ b);
+  } else {
+    return b;  // exch
+  }
+}
+
+template <class T> using Bits = std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>;
+
+// One atomic read-modify-write on host memory shared with other host threads.
+template <class T, AOp O> PTX_HOT T atomicRmw(uint8_t* p, T b, T c) {
+  using U = Bits<T>;
+  U* up = reinterpret_cast<U*>(p);
+  if constexpr (O == AExch) {
+    U nb = std::bit_cast<U>(b);
+    return std::bit_cast<T>(__atomic_exchange_n(up, nb, __ATOMIC_SEQ_CST));
+  } else if constexpr (O == ACas) {
+    U expected = std::bit_cast<U>(b);
+    __atomic_compare_exchange_n(up, &expected, std::bit_cast<U>(c), false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    return std::bit_cast<T>(expected);
+  } else if constexpr (std::is_integral_v<T> && (O == AAdd || O == AAnd || O == AOr || O == AXor)) {
+    U nb = U(b);
+    if constexpr (O == AAdd) return T(__atomic_fetch_add(up, nb, __ATOMIC_SEQ_CST));
+    if constexpr (O == AAnd) return T(__atomic_fetch_and(up, nb, __ATOMIC_SEQ_CST));
+    if constexpr (O == AOr) return T(__atomic_fetch_or(up, nb, __ATOMIC_SEQ_CST));
+    if constexpr (O == AXor) return T(__atomic_fetch_xor(up, nb, __ATOMIC_SEQ_CST));
+  } else {
+    U cur = __atomic_load_n(up, __ATOMIC_RELAXED);
+    for (;;) {
+      T old = std::bit_cast<T>(cur);
+      U next = std::bit_cast<U>(combine<T, O>(old, b));
+      if (__atomic_compare_exchange_n(up, &cur, next, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) return old;
+    }
+  }
+}
+// Shared/local memory belongs to one CTA, which runs on one host thread at a time: no atomic instructions needed.
+template <class T, AOp O> PTX_HOT T plainRmw(uint8_t* p, T b, T c) {
+  T old;
+  std::memcpy(&old, p, sizeof(T));
+  T next;
+  if constexpr (O == ACas) next = (std::bit_cast<Bits<T>>(old) == std::bit_cast<Bits<T>>(b)) ? c : old;
+  else next = combine<T, O>(old, b);
+  std::memcpy(p, &next, sizeof(T));
+  return old;
+}
+
+// atom: d = old value (d == 0: red, no result). b operand, c (cas) operand.
+template <Space S, class A, class T, AOp O> const Op* atom(Warp& w, const Op* op) {
+  const A* base = R<A>(w, op->a);
+  const T* b = R<T>(w, op->b);
+  const T* c = R<T>(w, op->c);
+  T* d = op->d ? R<T>(w, op->d) : nullptr;
+  Cta& cta = *w.cta;
+  uint32_t m = w.exec;
+  while (m) {
+    int i = std::countr_zero(m);
+    m &= m - 1;
+    uint64_t addr = laneAddr(base, i, op->imm);
+    uint8_t* p = xlate<S>(w, op, i, addr, sizeof(T), true);
+    if (!p) [[unlikely]] return nullptr;
+    T old;
+    bool isShared;
+    if constexpr (S == Shared || S == Local || S == Frame) {
+      isShared = true;
+    } else if constexpr (S == Generic) {
+      uint64_t sh = reinterpret_cast<uint64_t>(cta.shared);
+      uint64_t lo = reinterpret_cast<uint64_t>(w.local);
+      isShared = (addr - sh < cta.sharedBytes) || (addr - lo < uint64_t(w.localStride) * 32);
+    } else {
+      isShared = false;
+    }
+    if (isShared) old = plainRmw<T, O>(p, b[i], c[i]);
+    else old = atomicRmw<T, O>(p, b[i], c[i]);
+    if (d) d[i] = old;
+  }
+  return op + 1;
+}
+
+}  // namespace ptx::exec::mem

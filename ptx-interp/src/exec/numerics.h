@@ -1,0 +1,182 @@
+// Scalar numeric helpers shared by the handlers: GPU NaN conventions, rounding-mode control, f16/bf16.
+#pragma once
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+#include <xmmintrin.h>
+
+namespace ptx::exec::num {
+
+#define PTX_HOT __attribute__((always_inline)) inline
+
+// NVIDIA GPUs return this NaN from every f32 arithmetic operation whose result is NaN.
+constexpr uint32_t kCanonicalNaN32 = 0x7fffffffu;
+constexpr uint64_t kCanonicalNaN64 = 0x7fffffffffffffffull;
+constexpr uint16_t kCanonicalNaN16 = 0x7fffu;
+
+PTX_HOT float canon(float x) { return x != x ? std::bit_cast<float>(kCanonicalNaN32) : x; }
+PTX_HOT double canon(double x) { return x != x ? std::bit_cast<double>(kCanonicalNaN64) : x; }
+
+PTX_HOT float flush(float x) {
+  return std::fabs(x) < std::numeric_limits<float>::min() ? std::copysign(0.0f, x) : x;
+}
+PTX_HOT double flush(double x) { return x; }  // .ftz applies to f32 only
+
+PTX_HOT float saturate(float x) { return x != x ? 0.0f : (x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x)); }
+PTX_HOT double saturate(double x) { return x != x ? 0.0 : (x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x)); }
+
+enum Round : int { RN = 0, RZ = 1, RM = 2, RP = 3 };
+
+// Sets the host rounding mode (and FTZ/DAZ for .ftz) for the lifetime of the object. Handlers for the default
+// mode (round to nearest, no ftz) never construct one.
+class FpMode {
+ public:
+  FpMode(Round r, bool ftz) : saved_(_mm_getcsr()) {
+    unsigned csr = saved_ & ~0x6000u & ~0x8040u;
+    static constexpr unsigned rc[4] = {0x0000u, 0x6000u, 0x2000u, 0x4000u};
+    csr |= rc[r];
+    if (ftz) csr |= 0x8040u;
+    _mm_setcsr(csr);
+    asm volatile("" ::: "memory");
+  }
+  ~FpMode() {
+    asm volatile("" ::: "memory");
+    _mm_setcsr(saved_);
+  }
+  FpMode(const FpMode&) = delete;
+  FpMode& operator=(const FpMode&) = delete;
+
+ private:
+  unsigned saved_;
+};
+
+// ---- f16 / bf16 (bit patterns in uint16_t) ------------------------------------------------------------------
+
+PTX_HOT float halfToFloat(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1f, man = h & 0x3ffu;
+  uint32_t bits;
+  if (exp == 0) {
+    if (man == 0) {
+      bits = sign;
+    } else {  // subnormal: normalise
+      int e = -1;
+      do { ++e; man <<= 1; } while (!(man & 0x400u));
+      bits = sign | uint32_t(127 - 15 - e) << 23 | (man & 0x3ffu) << 13;
+    }
+  } else if (exp == 31) {
+    bits = sign | 0x7f800000u | man << 13;
+  } else {
+    bits = sign | (exp + 112) << 23 | man << 13;
+  }
+  return std::bit_cast<float>(bits);
+}
+
+// float -> f16 with the given rounding (RN ties-to-even, RZ, RM, RP); NaN -> canonical f16 NaN.
+inline uint16_t floatToHalf(float f, Round r = RN, bool sat = false) {
+  if (sat) f = saturate(f);
+  uint32_t x = std::bit_cast<uint32_t>(f);
+  uint16_t sign = uint16_t((x >> 16) & 0x8000u);
+  uint32_t ax = x & 0x7fffffffu;
+  if (ax > 0x7f800000u) return kCanonicalNaN16;
+  bool neg = sign != 0;
+  auto roundUp = [&](bool lsb, bool halfBit, bool sticky) -> bool {
+    switch (r) {
+      case RN: return halfBit && (sticky || lsb);
+      case RZ: return false;
+      case RM: return neg && (halfBit || sticky);
+      case RP: return !neg && (halfBit || sticky);
+    }
+    return false;
+  };
+  auto overflow = [&]() -> uint16_t {
+    bool toInf = r == RN || (r == RP && !neg) || (r == RM && neg);
+    return uint16_t(sign | (toInf ? 0x7c00u : 0x7bffu));
+  };
+  if (ax == 0x7f800000u) return uint16_t(sign | 0x7c00u);
+  int exp = int(ax >> 23) - 127;
+  uint32_t man = (ax & 0x7fffffu) | (ax >= 0x800000u ? 0x800000u : 0);
+  if (ax < 0x800000u) exp = -126;  // f32 subnormal
+  if (exp > 15) return overflow();
+  if (exp >= -14) {  // normal half
+    uint32_t m = man >> 13;
+    bool halfBit = (man >> 12) & 1, sticky = (man & 0xfffu) != 0;
+    uint32_t v = uint32_t(exp + 15) << 10 | (m & 0x3ffu);
+    if (roundUp(m & 1, halfBit, sticky)) ++v;
+    if (v >= 0x7c00u) return overflow();
+    return uint16_t(sign | v);
+  }
+  // subnormal half: value = man * 2^(exp-23); half subnormal unit = 2^-24
+  int shift = (-14 - exp) + 13;
+  if (shift > 31) {
+    bool up = roundUp(false, false, man != 0);
+    return uint16_t(sign | (up ? 1u : 0u));
+  }
+  uint32_t m = man >> shift;
+  bool halfBit = (man >> (shift - 1)) & 1;
+  bool sticky = (man & ((1u << (shift - 1)) - 1)) != 0;
+  if (roundUp(m & 1, halfBit, sticky)) ++m;
+  return uint16_t(sign | m);
+}
+
+inline uint16_t doubleToHalf(double d, Round r = RN, bool sat = false) {
+  if (sat) d = saturate(d);
+  // Round to float with sticky bit preserved (round-to-odd) so the second rounding is exact.
+  float f = static_cast<float>(d);
+  if (f == f && static_cast<double>(f) != d && std::isfinite(f)) {
+    uint32_t bits = std::bit_cast<uint32_t>(f);
+    // truncate toward zero, then force odd
+    double af = std::fabs(static_cast<double>(f)), ad = std::fabs(d);
+    if (af > ad) bits -= 1;
+    bits |= 1;
+    f = std::bit_cast<float>(bits);
+  }
+  return floatToHalf(f, r, false);
+}
+
+PTX_HOT float bf16ToFloat(uint16_t h) { return std::bit_cast<float>(uint32_t(h) << 16); }
+
+inline uint16_t floatToBf16(float f, Round r = RN, bool sat = false) {
+  if (sat) f = saturate(f);
+  uint32_t x = std::bit_cast<uint32_t>(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return 0x7fffu;
+  bool neg = x >> 31;
+  uint32_t lower = x & 0xffffu;
+  uint32_t up = x >> 16;
+  bool inc = false;
+  switch (r) {
+    case RN: inc = lower > 0x8000u || (lower == 0x8000u && (up & 1)); break;
+    case RZ: inc = false; break;
+    case RM: inc = neg && lower; break;
+    case RP: inc = !neg && lower; break;
+  }
+  if ((x & 0x7fffffffu) == 0x7f800000u) inc = false;
+  return uint16_t(up + (inc ? 1 : 0));
+}
+
+// ---- float -> integer conversions (GPU semantics: NaN -> 0, saturate to the range) -------------------------
+
+template <class I, class F> PTX_HOT I floatToInt(F x) {
+  if (x != x) return 0;
+  constexpr F lo = F(std::numeric_limits<I>::min());
+  constexpr F hiExcl = F(std::numeric_limits<I>::max()) + F(1);  // power of two, exact
+  if (x <= lo) return std::numeric_limits<I>::min();
+  if (x >= hiExcl) return std::numeric_limits<I>::max();
+  return static_cast<I>(x);
+}
+
+template <class F> PTX_HOT F roundToInt(F x, Round r) {
+  switch (r) {
+    case RN: return std::nearbyint(x);
+    case RZ: return std::trunc(x);
+    case RM: return std::floor(x);
+    case RP: return std::ceil(x);
+  }
+  return x;
+}
+
+}  // namespace ptx::exec::num
