@@ -2,6 +2,7 @@
 
 #include "exec/handlers.h"
 #include "exec/memory.h"
+#include "ptx/ir.h"
 
 #include <fmt/format.h>
 
@@ -271,7 +272,7 @@ const Op* exitLanes(Warp& w, const Op* op) {
   return op + 1;
 }
 
-const Op* kernelEnd(Warp& w, const Op* op) {
+const Op* kernelEnd(Warp& w, const Op*) {
   uint32_t dying = w.active;
   w.alive &= ~dying;
   setActive(w, 0);
@@ -525,8 +526,8 @@ const Op* sreg(Warp& w, const Op* op) {
   auto pick = [&](Dim3 d) { return comp == 0 ? d.x : comp == 1 ? d.y : d.z; };
   auto uni32 = [&](uint32_t v) { h::store<uint32_t>(w, op->d, [&](int) { return v; }); };
   auto uni64 = [&](uint64_t v) { h::store<uint64_t>(w, op->d, [&](int) { return v; }); };
-  switch (static_cast<SpecialReg>(op->aux)) {
-    case SpecialReg::tid: {
+  switch (static_cast<ptx::SpecialReg>(op->aux)) {
+    case ptx::SpecialReg::tid: {
       uint32_t base = w.index * 32;
       h::store<uint32_t>(w, op->d, [&](int i) {
         uint32_t t = base + uint32_t(i);
@@ -534,48 +535,48 @@ const Op* sreg(Warp& w, const Op* op) {
       });
       break;
     }
-    case SpecialReg::ntid: uni32(pick(blk)); break;
-    case SpecialReg::ctaid: uni32(pick(cta.id)); break;
-    case SpecialReg::nctaid: uni32(pick(grid)); break;
-    case SpecialReg::laneid: h::store<uint32_t>(w, op->d, [&](int i) { return uint32_t(i); }); break;
-    case SpecialReg::warpid: uni32(w.index); break;
-    case SpecialReg::nwarpid: uni32(cta.nwarps); break;
-    case SpecialReg::smid: uni32(cta.linearId % job.smCount); break;
-    case SpecialReg::nsmid: uni32(job.smCount); break;
-    case SpecialReg::gridid: uni64(job.lp.gridId); break;
-    case SpecialReg::lanemask_eq: h::store<uint32_t>(w, op->d, [&](int i) { return 1u << i; }); break;
-    case SpecialReg::lanemask_le: h::store<uint32_t>(w, op->d, [&](int i) { return uint32_t((2ull << i) - 1); }); break;
-    case SpecialReg::lanemask_lt: h::store<uint32_t>(w, op->d, [&](int i) { return (1u << i) - 1; }); break;
-    case SpecialReg::lanemask_ge: h::store<uint32_t>(w, op->d, [&](int i) { return ~((1u << i) - 1); }); break;
-    case SpecialReg::lanemask_gt: h::store<uint32_t>(w, op->d, [&](int i) { return uint32_t(~((2ull << i) - 1)); }); break;
-    case SpecialReg::clock:
-    case SpecialReg::clock_hi:
-    case SpecialReg::clock64: {
+    case ptx::SpecialReg::ntid: uni32(pick(blk)); break;
+    case ptx::SpecialReg::ctaid: uni32(pick(cta.id)); break;
+    case ptx::SpecialReg::nctaid: uni32(pick(grid)); break;
+    case ptx::SpecialReg::laneid: h::store<uint32_t>(w, op->d, [&](int i) { return uint32_t(i); }); break;
+    case ptx::SpecialReg::warpid: uni32(w.index); break;
+    case ptx::SpecialReg::nwarpid: uni32(cta.nwarps); break;
+    case ptx::SpecialReg::smid: uni32(cta.linearId % job.smCount); break;
+    case ptx::SpecialReg::nsmid: uni32(job.smCount); break;
+    case ptx::SpecialReg::gridid: uni64(job.lp.gridId); break;
+    case ptx::SpecialReg::lanemask_eq: h::store<uint32_t>(w, op->d, [&](int i) { return 1u << i; }); break;
+    case ptx::SpecialReg::lanemask_le: h::store<uint32_t>(w, op->d, [&](int i) { return uint32_t((2ull << i) - 1); }); break;
+    case ptx::SpecialReg::lanemask_lt: h::store<uint32_t>(w, op->d, [&](int i) { return (1u << i) - 1; }); break;
+    case ptx::SpecialReg::lanemask_ge: h::store<uint32_t>(w, op->d, [&](int i) { return ~((1u << i) - 1); }); break;
+    case ptx::SpecialReg::lanemask_gt: h::store<uint32_t>(w, op->d, [&](int i) { return uint32_t(~((2ull << i) - 1)); }); break;
+    case ptx::SpecialReg::clock:
+    case ptx::SpecialReg::clock_hi:
+    case ptx::SpecialReg::clock64: {
       uint64_t t = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
-      auto sr = static_cast<SpecialReg>(op->aux);
-      if (sr == SpecialReg::clock64) uni64(t);
-      else uni32(sr == SpecialReg::clock ? uint32_t(t) : uint32_t(t >> 32));
+      auto sr = static_cast<ptx::SpecialReg>(op->aux);
+      if (sr == ptx::SpecialReg::clock64) uni64(t);
+      else uni32(sr == ptx::SpecialReg::clock ? uint32_t(t) : uint32_t(t >> 32));
       break;
     }
-    case SpecialReg::globaltimer:
-    case SpecialReg::globaltimer_lo:
-    case SpecialReg::globaltimer_hi: {
+    case ptx::SpecialReg::globaltimer:
+    case ptx::SpecialReg::globaltimer_lo:
+    case ptx::SpecialReg::globaltimer_hi: {
       uint64_t t = cta.job->host->globalTimerNs();
-      auto sr = static_cast<SpecialReg>(op->aux);
-      if (sr == SpecialReg::globaltimer) uni64(t);
-      else uni32(sr == SpecialReg::globaltimer_lo ? uint32_t(t) : uint32_t(t >> 32));
+      auto sr = static_cast<ptx::SpecialReg>(op->aux);
+      if (sr == ptx::SpecialReg::globaltimer) uni64(t);
+      else uni32(sr == ptx::SpecialReg::globaltimer_lo ? uint32_t(t) : uint32_t(t >> 32));
       break;
     }
-    case SpecialReg::total_smem_size:
-    case SpecialReg::aggr_smem_size: uni32(cta.sharedBytes); break;
-    case SpecialReg::dynamic_smem_size: uni32(job.lp.dynamicSharedBytes); break;
-    case SpecialReg::is_explicit_cluster: h::store<uint8_t>(w, op->d, [&](int) { return uint8_t(0); }); break;
-    case SpecialReg::clusterid: uni32(pick(cta.id)); break;
-    case SpecialReg::nclusterid: uni32(pick(grid)); break;
-    case SpecialReg::cluster_ctaid: uni32(0); break;
-    case SpecialReg::cluster_nctaid: uni32(1); break;
-    case SpecialReg::cluster_ctarank: uni32(0); break;
-    case SpecialReg::cluster_nctarank: uni32(1); break;
+    case ptx::SpecialReg::total_smem_size:
+    case ptx::SpecialReg::aggr_smem_size: uni32(cta.sharedBytes); break;
+    case ptx::SpecialReg::dynamic_smem_size: uni32(job.lp.dynamicSharedBytes); break;
+    case ptx::SpecialReg::is_explicit_cluster: h::store<uint8_t>(w, op->d, [&](int) { return uint8_t(0); }); break;
+    case ptx::SpecialReg::clusterid: uni32(pick(cta.id)); break;
+    case ptx::SpecialReg::nclusterid: uni32(pick(grid)); break;
+    case ptx::SpecialReg::cluster_ctaid: uni32(0); break;
+    case ptx::SpecialReg::cluster_nctaid: uni32(1); break;
+    case ptx::SpecialReg::cluster_ctarank: uni32(0); break;
+    case ptx::SpecialReg::cluster_nctarank: uni32(1); break;
     default:
       if (op->f == 8) uni64(0);
       else uni32(0);

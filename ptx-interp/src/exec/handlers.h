@@ -125,6 +125,12 @@ template <class T, class F, Round RM, bool FTZ, bool SAT> const Op* funary(Warp&
 
 // ---- functors --------------------------------------------------------------------------------------------------
 
+template <class U> PTX_HOT U brev(U x) {
+  U r = 0;
+  for (unsigned i = 0; i < sizeof(U) * 8; ++i) r |= U((x >> i) & 1) << (sizeof(U) * 8 - 1 - i);
+  return r;
+}
+
 #define PTX_BIN(Name, expr) \
   struct Name {             \
     template <class T> static PTX_HOT T f(T a, T b) { return expr; } \
@@ -156,11 +162,6 @@ PTX_UN(BrevF, T(brev(Unsigned<T>(a))))
 PTX_UN(MovF, a)
 PTX_TER(MadLoF, T(Unsigned<T>(a) * Unsigned<T>(b) + Unsigned<T>(c)))
 
-template <class U> PTX_HOT U brev(U x) {
-  U r = 0;
-  for (unsigned i = 0; i < sizeof(U) * 8; ++i) r |= U((x >> i) & 1) << (sizeof(U) * 8 - 1 - i);
-  return r;
-}
 
 struct MulHiF {
   template <class T> static PTX_HOT T f(T a, T b) {

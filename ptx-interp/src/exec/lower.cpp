@@ -121,17 +121,6 @@ template <class F> Handler byCmp(ptx::CmpOp c, uint32_t line, F f) {
   }
 }
 
-// Carrier kind of a PTX type for cvt.
-h::Kind kindOf(Type t) {
-  switch (t) {
-    case Type::f16: return h::KF16;
-    case Type::bf16: return h::KBF16;
-    case Type::f32: return h::KF32;
-    case Type::f64: return h::KF64;
-    default: return h::KInt;
-  }
-}
-
 struct SatAddF {
   template <class T> static PTX_HOT T f(T a, T b) {
     int64_t r = int64_t(a) + int64_t(b);

@@ -1,0 +1,542 @@
+// End-to-end interpreter tests: nvcc-generated PTX (kernels/*.cu -> *.ptx) is parsed, lowered and run; results are
+// compared with host computations.
+#include "harness.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <numeric>
+#include <thread>
+
+using namespace ptx::exec;
+using ptxtest::Arena;
+using ptxtest::Params;
+
+namespace {
+
+struct Module {
+  std::shared_ptr<const Program> prog;
+  std::vector<uint64_t> globalAddrs;
+};
+
+Arena& arena() {
+  static Arena* a = new Arena();
+  return *a;
+}
+
+Module& load(const std::string& name) {
+  static std::map<std::string, Module> cache;
+  static std::mutex m;
+  std::lock_guard<std::mutex> lock(m);
+  auto it = cache.find(name);
+  if (it != cache.end()) return it->second;
+  CompileResult r = compile(ptxtest::readFile(std::string(PTX_EXEC_KERNELS) + "/" + name));
+  if (!r.program) throw std::runtime_error("compile failed: " + r.error);
+  Module mod;
+  mod.prog = r.program;
+  for (const GlobalInfo& g : globals(*r.program)) {
+    uint8_t* p = arena().alloc<uint8_t>(g.size);
+    if (!g.init.empty()) std::memcpy(p, g.init.data(), g.init.size());
+    mod.globalAddrs.push_back(reinterpret_cast<uint64_t>(p));
+  }
+  return cache.emplace(name, std::move(mod)).first->second;
+}
+
+class CaptureHost : public HostServices {
+ public:
+  bool devicePrintf(std::string_view text) override {
+    std::lock_guard<std::mutex> lock(m);
+    out += text;
+    return true;
+  }
+  std::mutex m;
+  std::string out;
+};
+
+struct KernelRun {
+  Module& mod;
+  int kernel;
+  explicit KernelRun(const std::string& file, const std::string& name) : mod(load(file)), kernel(findKernel(*mod.prog, name)) {
+    if (kernel < 0) throw std::runtime_error("no kernel " + name);
+  }
+  const KernelInfo& info() const { return kernels(*mod.prog)[size_t(kernel)]; }
+  LaunchResult operator()(Dim3 grid, Dim3 block, const Params& p, uint32_t dynShared = 0, ExecConfig cfg = {},
+                          HostServices* host = nullptr) {
+    LaunchParams lp;
+    lp.grid = grid;
+    lp.block = block;
+    lp.dynamicSharedBytes = dynShared;
+    lp.params = p.data();
+    lp.paramBytes = p.size();
+    lp.globalAddresses = mod.globalAddrs.data();
+    lp.memory = &arena();
+    lp.host = host;
+    lp.config = cfg;
+    return launch(*mod.prog, kernel, lp);
+  }
+};
+
+#define EXPECT_OK(r) EXPECT_TRUE((r).ok()) << (r).fault.message
+
+TEST(PtxExec, VectorAdd) {
+  KernelRun k("bench.ptx", "vadd");
+  const int n = 1000;
+  std::vector<float> a(n), b(n);
+  for (int i = 0; i < n; ++i) { a[i] = float(i) * 0.5f; b[i] = float(n - i); }
+  float* da = arena().upload(a);
+  float* db = arena().upload(b);
+  float* dc = arena().alloc<float>(n);
+  Params p(k.info());
+  p.arg(da).arg(db).arg(dc).arg(n);
+  auto r = k(Dim3{(n + 255) / 256}, Dim3{256}, p);
+  EXPECT_OK(r);
+  for (int i = 0; i < n; ++i) ASSERT_EQ(dc[i], a[i] + b[i]) << i;
+}
+
+TEST(PtxExec, FmaLoopBitExact) {
+  KernelRun k("bench.ptx", "fmaloop");
+  const int n = 256, iters = 37;
+  float* out = arena().alloc<float>(n);
+  Params p(k.info());
+  p.arg(out).arg(iters);
+  auto r = k(Dim3{2}, Dim3{128}, p);
+  EXPECT_OK(r);
+  for (int i = 0; i < n; ++i) {
+    float x = float(i) * 0.001f, y = 1.0001f, z = 0.5f;
+    for (int it = 0; it < iters; ++it) { x = std::fmaf(x, y, z); z = std::fmaf(z, y, x); }
+    ASSERT_EQ(out[i], x + z) << i;
+  }
+}
+
+TEST(PtxExec, SharedReduction) {
+  KernelRun k("bench.ptx", "reduce");
+  const int blocks = 8;
+  std::vector<float> in(blocks * 256);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = float(i % 17);
+  float* din = arena().upload(in);
+  float* dout = arena().alloc<float>(blocks);
+  Params p(k.info());
+  p.arg(din).arg(dout);
+  auto r = k(Dim3{blocks}, Dim3{256}, p);
+  EXPECT_OK(r);
+  for (int b = 0; b < blocks; ++b) {
+    float s = 0;
+    for (int t = 0; t < 256; ++t) s += in[b * 256 + t];
+    EXPECT_EQ(dout[b], s) << b;
+  }
+}
+
+TEST(PtxExec, TiledMatmul) {
+  KernelRun k("bench.ptx", "matmul");
+  const int n = 48;
+  std::vector<float> A(n * n), B(n * n);
+  for (int i = 0; i < n * n; ++i) { A[i] = float(i % 7) - 3; B[i] = float(i % 5) * 0.5f; }
+  float* dA = arena().upload(A);
+  float* dB = arena().upload(B);
+  float* dC = arena().alloc<float>(n * n);
+  Params p(k.info());
+  p.arg(dA).arg(dB).arg(dC).arg(n);
+  auto r = k(Dim3{n / 16, n / 16}, Dim3{16, 16}, p);
+  EXPECT_OK(r);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      float acc = 0;
+      for (int t = 0; t < n; ++t) acc = std::fmaf(A[i * n + t], B[t * n + j], acc);
+      ASSERT_EQ(dC[i * n + j], acc) << i << "," << j;
+    }
+}
+
+TEST(PtxExec, DivergentCollatz) {
+  KernelRun k("bench.ptx", "collatz");
+  const int n = 777;
+  std::vector<unsigned> in(n);
+  for (int i = 0; i < n; ++i) in[i] = unsigned(i + 1);
+  unsigned* din = arena().upload(in);
+  unsigned* dsteps = arena().alloc<unsigned>(n);
+  Params p(k.info());
+  p.arg(din).arg(dsteps).arg(n);
+  auto r = k(Dim3{(n + 127) / 128}, Dim3{128}, p);
+  EXPECT_OK(r);
+  for (int i = 0; i < n; ++i) {
+    unsigned long long x = in[i];
+    unsigned s = 0;
+    while (x != 1) { x = (x & 1) ? 3 * x + 1 : x / 2; ++s; }
+    ASSERT_EQ(dsteps[i], s) << i;
+  }
+}
+
+TEST(PtxExec, AtomicHistogramManyThreads) {
+  KernelRun k("bench.ptx", "histogram");
+  const int n = 100000;
+  std::vector<unsigned char> in(n);
+  for (int i = 0; i < n; ++i) in[i] = static_cast<unsigned char>((i * 2654435761u) >> 24);
+  unsigned char* din = arena().upload(in);
+  unsigned* bins = arena().alloc<unsigned>(256);
+  std::memset(bins, 0, 256 * sizeof(unsigned));
+  Params p(k.info());
+  p.arg(din).arg(bins).arg(n);
+  ExecConfig cfg;
+  cfg.threads = 4;
+  auto r = k(Dim3{64}, Dim3{256}, p, 0, cfg);
+  EXPECT_OK(r);
+  std::vector<unsigned> ref(256, 0);
+  for (int i = 0; i < n; ++i) ref[in[i]]++;
+  for (int b = 0; b < 256; ++b) ASSERT_EQ(bins[b], ref[b]) << b;
+}
+
+TEST(PtxExec, NestedDivergenceLoopsSwitch) {
+  KernelRun k("basic.ptx", "divergent");
+  const int n = 300;
+  std::vector<int> in(n);
+  for (int i = 0; i < n; ++i) in[i] = i * 7 + 3;
+  int* din = arena().upload(in);
+  int* dout = arena().alloc<int>(n);
+  Params p(k.info());
+  p.arg(din).arg(dout).arg(n);
+  auto r = k(Dim3{3}, Dim3{128}, p);
+  EXPECT_OK(r);
+  for (int i = 0; i < n; ++i) {
+    int v = in[i], res = 0;
+    if (v % 3 == 0) {
+      res = v * 2;
+      if (v % 2 == 0) res += 1; else res -= 1;
+    } else if (v % 3 == 1) {
+      for (int q = 0; q < v % 7; ++q) {
+        if (q == 4) break;
+        if (q % 2) continue;
+        res += q;
+      }
+    } else {
+      static const int tab[5] = {10, 11, 12, 13, 14};
+      res = tab[v % 5];
+    }
+    ASSERT_EQ(dout[i], res) << i;
+  }
+}
+
+int fibRef(int n) { return n < 2 ? n : fibRef(n - 1) + fibRef(n - 2); }
+
+TEST(PtxExec, CallsAndRecursion) {
+  KernelRun k("basic.ptx", "calls");
+  std::vector<int> in(64);
+  for (int i = 0; i < 64; ++i) in[i] = i;
+  int* din = arena().upload(in);
+  int* dout = arena().alloc<int>(64);
+  float* fout = arena().alloc<float>(64);
+  Params p(k.info());
+  p.arg(din).arg(dout).arg(fout);
+  auto r = k(Dim3{1}, Dim3{64}, p);
+  EXPECT_OK(r);
+  for (int i = 0; i < 64; ++i) {
+    EXPECT_EQ(dout[i], fibRef(i % 12)) << i;
+    float x = float(i) - 8.0f;
+    EXPECT_EQ(fout[i], x < 0 ? -x * 0.5f : x * 0.5f) << i;
+  }
+}
+
+TEST(PtxExec, WarpShuffleVoteBallot) {
+  KernelRun k("basic.ptx", "warpops");
+  std::vector<int> in(64);
+  for (int i = 0; i < 64; ++i) in[i] = i * 3 + (i == 40 ? 200 : 0);
+  int* din = arena().upload(in);
+  int* dout = arena().alloc<int>(64 * 6);
+  Params p(k.info());
+  p.arg(din).arg(dout);
+  auto r = k(Dim3{1}, Dim3{64}, p);
+  EXPECT_OK(r);
+  for (int w = 0; w < 2; ++w) {
+    int sum = 0;
+    unsigned ballot = 0;
+    bool any = false;
+    for (int l = 0; l < 32; ++l) {
+      int v = in[w * 32 + l];
+      sum += v;
+      ballot |= unsigned(v & 1) << l;
+      any = any || v > 100;
+    }
+    for (int l = 0; l < 32; ++l) {
+      int i = w * 32 + l;
+      EXPECT_EQ(dout[i * 6 + 0], sum);
+      EXPECT_EQ(unsigned(dout[i * 6 + 1]), ballot);
+      EXPECT_EQ(dout[i * 6 + 2], any ? 1 : 0);
+      EXPECT_EQ(dout[i * 6 + 3], 1);
+      EXPECT_EQ(dout[i * 6 + 4], l >= 1 ? in[i - 1] : in[i]);
+      EXPECT_EQ(dout[i * 6 + 5], l + 3 < 32 ? in[i + 3] : in[i]);
+    }
+  }
+}
+
+TEST(PtxExec, DynamicSharedMemory) {
+  KernelRun k("basic.ptx", "dynshared");
+  const int bs = 96, blocks = 3;
+  std::vector<float> in(bs * blocks);
+  std::iota(in.begin(), in.end(), 1.0f);
+  float* din = arena().upload(in);
+  float* dout = arena().alloc<float>(in.size());
+  Params p(k.info());
+  p.arg(din).arg(dout);
+  auto r = k(Dim3{blocks}, Dim3{bs}, p, bs * sizeof(float));
+  EXPECT_OK(r);
+  for (int b = 0; b < blocks; ++b)
+    for (int t = 0; t < bs; ++t) ASSERT_EQ(dout[b * bs + t], in[b * bs + bs - 1 - t]);
+  // too little dynamic shared memory: the access is out of range and faults
+  auto bad = k(Dim3{1}, Dim3{bs}, p, 16);
+  EXPECT_EQ(bad.fault.kind, FaultKind::IllegalAddress);
+}
+
+TEST(PtxExec, OutOfBoundsGlobalFaults) {
+  KernelRun k("basic.ptx", "oob");
+  int* buf = arena().alloc<int>(16);
+  for (long long off : {16LL * 1024, -5LL, 1LL << 40}) {
+    Params p(k.info());
+    p.arg(buf).arg(off);
+    auto r = k(Dim3{2}, Dim3{32}, p);
+    ASSERT_EQ(r.fault.kind, FaultKind::IllegalAddress) << off;
+    EXPECT_EQ(r.fault.kernel, "oob");
+    EXPECT_EQ(r.fault.address, reinterpret_cast<uint64_t>(buf + off));
+    EXPECT_GT(r.fault.ptxLine, 0u);
+    EXPECT_NE(r.fault.message.find("oob"), std::string::npos);
+  }
+  Params ok(k.info());
+  ok.arg(buf).arg(3LL);
+  EXPECT_OK(k(Dim3{1}, Dim3{1}, ok));
+  EXPECT_EQ(buf[3], 1);
+}
+
+TEST(PtxExec, MisalignedFaults) {
+  KernelRun k("basic.ptx", "misaligned");
+  char* buf = arena().alloc<char>(64);
+  Params p(k.info());
+  p.arg(buf);
+  auto r = k(Dim3{1}, Dim3{1}, p);
+  EXPECT_EQ(r.fault.kind, FaultKind::MisalignedAddress);
+}
+
+TEST(PtxExec, DevicePrintf) {
+  KernelRun k("basic.ptx", "printer");
+  CaptureHost host;
+  Params p(k.info());
+  p.arg(42);
+  auto r = k(Dim3{1}, Dim3{2}, p, 0, {}, &host);
+  EXPECT_OK(r);
+  EXPECT_EQ(host.out, "hello 42 from 0, str 1.50\nhello 42 from 1, str 1.50\n");
+}
+
+TEST(PtxExec, AssertAndTrap) {
+  KernelRun a("basic.ptx", "asserter");
+  Params p0(a.info());
+  p0.arg(0);
+  EXPECT_OK(a(Dim3{1}, Dim3{32}, p0));
+  Params p1(a.info());
+  p1.arg(1);
+  auto r = a(Dim3{2}, Dim3{32}, p1);
+  ASSERT_EQ(r.fault.kind, FaultKind::Assert);
+  EXPECT_NE(r.fault.message.find("Assertion `x == 0` failed"), std::string::npos) << r.fault.message;
+  EXPECT_NE(r.fault.message.find("basic.cu"), std::string::npos) << r.fault.message;
+  KernelRun t("basic.ptx", "trapper");
+  Params pt(t.info());
+  EXPECT_EQ(t(Dim3{1}, Dim3{1}, pt).fault.kind, FaultKind::IllegalInstruction);
+}
+
+TEST(PtxExec, GlobalVariables) {
+  KernelRun k("basic.ptx", "globals");
+  float* out = arena().alloc<float>(64);
+  Params p(k.info());
+  p.arg(out);
+  auto r = k(Dim3{3}, Dim3{64}, p);
+  EXPECT_OK(r);
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(out[i], 1.5f + float(i % 4));
+  const auto& gl = globals(*k.mod.prog);
+  for (size_t g = 0; g < gl.size(); ++g)
+    if (gl[g].name == "counter") {
+      EXPECT_EQ(*reinterpret_cast<int*>(k.mod.globalAddrs[g]), 3 * 64);
+    }
+}
+
+TEST(PtxExec, AtomicsAllKinds) {
+  KernelRun k("basic.ptx", "atomics");
+  int* iv = arena().alloc<int>(4);
+  unsigned* uv = arena().alloc<unsigned>(4);
+  float* fv = arena().alloc<float>(1);
+  double* dv = arena().alloc<double>(1);
+  unsigned long long* lv = arena().alloc<unsigned long long>(1);
+  std::memset(iv, 0, 16);
+  std::memset(uv, 0, 16);
+  *fv = 0;
+  *dv = 0;
+  *lv = 0;
+  Params p(k.info());
+  p.arg(iv).arg(uv).arg(fv).arg(dv).arg(lv);
+  auto r = k(Dim3{1}, Dim3{64}, p);
+  EXPECT_OK(r);
+  EXPECT_EQ(iv[0], 64);
+  EXPECT_EQ(iv[1], 63);
+  EXPECT_EQ(iv[2], -63);
+  EXPECT_EQ(iv[3], 128);
+  EXPECT_EQ(uv[0], 64u % 11u);
+  EXPECT_EQ(uv[1], 7u);
+  EXPECT_EQ(uv[2], 5u);
+  EXPECT_EQ(uv[3], 0xffffffffu);
+  EXPECT_EQ(*fv, 32.0f);
+  EXPECT_EQ(*dv, 16.0);
+  EXPECT_EQ(*lv, 192ull);
+}
+
+TEST(PtxExec, Conversions) {
+  KernelRun k("basic.ptx", "conversions");
+  std::vector<float> f = {1.7f, -2.5f, 3e9f, -3e9f, NAN, 0.49999997f, 65520.0f, 1e-8f};
+  std::vector<double> d = {1.0 / 3, 1e300, -1e-300, 2.5, 0.1, 1e10, -0.0, 123.456};
+  int n = int(f.size());
+  float* df = arena().upload(f);
+  double* dd = arena().upload(d);
+  int* di = arena().alloc<int>(n);
+  unsigned* du = arena().alloc<unsigned>(n);
+  float* dfo = arena().alloc<float>(4 * n);
+  unsigned short* dh = arena().alloc<unsigned short>(n);
+  Params p(k.info());
+  p.arg(df).arg(dd).arg(di).arg(du).arg(dfo).arg(dh);
+  auto r = k(Dim3{1}, Dim3{uint32_t(n)}, p);
+  EXPECT_OK(r);
+  std::vector<int> ei = {1, -2, 2147483647, -2147483647 - 1, 0, 0, 65520, 0};
+  std::vector<unsigned> eu = {2, 0, 3000000000u, 0, 0, 0, 65520, 0};
+  std::vector<unsigned short> eh = {0x3ecd, 0xc100, 0x7c00, 0xfc00, 0x7fff, 0x3800, 0x7c00, 0x0000};
+  for (int i = 0; i < n; ++i) {
+    EXPECT_EQ(di[i], ei[size_t(i)]) << i;
+    EXPECT_EQ(du[i], eu[size_t(i)]) << i;
+    EXPECT_EQ(dfo[4 * i + 0], float(ei[size_t(i)] * 3 + 1)) << i;
+    EXPECT_EQ(dfo[4 * i + 1], float(d[size_t(i)])) << i;
+    float q = f[size_t(i)] / 3.0f;
+    if (std::isnan(q)) {
+      EXPECT_EQ(std::bit_cast<uint32_t>(dfo[4 * i + 2]), 0x7fffffffu);
+    } else {
+      EXPECT_EQ(dfo[4 * i + 2], q) << i;
+    }
+    EXPECT_EQ(dh[i], eh[size_t(i)]) << i;
+  }
+}
+
+TEST(PtxExec, SpinWaitingBlocksMakeProgress) {
+  KernelRun k("basic.ptx", "spin");
+  const int blocks = 40;
+  int* flags = arena().alloc<int>(blocks);
+  int* out = arena().alloc<int>(blocks);
+  std::memset(flags, 0, blocks * sizeof(int));
+  Params p(k.info());
+  p.arg(flags).arg(out);
+  for (uint32_t threads : {1u, 2u}) {
+    std::memset(flags, 0, blocks * sizeof(int));
+    ExecConfig cfg;
+    cfg.threads = threads;
+    auto r = k(Dim3{blocks}, Dim3{64}, p, 0, cfg);
+    EXPECT_OK(r);
+    for (int b = 0; b < blocks; ++b) ASSERT_EQ(out[b], b + 1);
+  }
+}
+
+TEST(PtxExec, DeterministicScheduleIsReproducible) {
+  KernelRun k("bench.ptx", "histogram");
+  const int n = 5000;
+  std::vector<unsigned char> in(n);
+  for (int i = 0; i < n; ++i) in[i] = static_cast<unsigned char>(i * 31);
+  unsigned char* din = arena().upload(in);
+  unsigned* bins = arena().alloc<unsigned>(256);
+  for (uint64_t seed : {0ull, 7ull}) {
+    std::memset(bins, 0, 1024);
+    Params p(k.info());
+    p.arg(din).arg(bins).arg(n);
+    ExecConfig cfg;
+    cfg.deterministic = true;
+    cfg.scheduleSeed = seed;
+    EXPECT_OK(k(Dim3{8}, Dim3{64}, p, 0, cfg));
+    unsigned total = 0;
+    for (int b = 0; b < 256; ++b) total += bins[b];
+    EXPECT_EQ(total, unsigned(n));
+  }
+}
+
+TEST(PtxExec, ConcurrentLaunchesFromManyThreads) {
+  KernelRun k("bench.ptx", "vadd");
+  const int n = 4096;
+  std::vector<float> a(n, 1.0f), b(n, 2.0f);
+  float* da = arena().upload(a);
+  float* db = arena().upload(b);
+  std::vector<float*> outs;
+  for (int t = 0; t < 4; ++t) outs.push_back(arena().alloc<float>(n));
+  std::vector<std::thread> th;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 4; ++t)
+    th.emplace_back([&, t] {
+      for (int rep = 0; rep < 20; ++rep) {
+        Params p(k.info());
+        p.arg(da).arg(db).arg(outs[size_t(t)]).arg(n);
+        if (!k(Dim3{n / 128}, Dim3{128}, p).ok()) failures++;
+      }
+    });
+  for (auto& x : th) x.join();
+  EXPECT_EQ(failures.load(), 0);
+  for (int t = 0; t < 4; ++t)
+    for (int i = 0; i < n; ++i) ASSERT_EQ(outs[size_t(t)][i], 3.0f);
+}
+
+TEST(PtxExec, BadLaunchConfigurationsAreRejected) {
+  KernelRun k("bench.ptx", "vadd");
+  Params p(k.info());
+  EXPECT_EQ(k(Dim3{1}, Dim3{2048}, p).fault.kind, FaultKind::LaunchInvalid);
+  EXPECT_EQ(k(Dim3{0}, Dim3{32}, p).fault.kind, FaultKind::LaunchInvalid);
+  LaunchParams lp;
+  lp.memory = &arena();
+  EXPECT_EQ(launch(*k.mod.prog, 99, lp).fault.kind, FaultKind::LaunchInvalid);
+}
+
+TEST(PtxExec, UnsupportedInstructionFailsAtLaunchWithItsName) {
+  const char* src = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry fine() { ret; }
+.visible .entry uses_tex(.param .u64 t)
+{
+  .reg .f32 %f<5>;
+  .reg .b64 %rd<2>;
+  .reg .f32 %x;
+  ld.param.u64 %rd1, [t];
+  mov.f32 %x, 0f00000000;
+  tex.1d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%x}];
+  ret;
+}
+)";
+  CompileResult cr = compile(src);
+  ASSERT_TRUE(cr.program) << cr.error;
+  LaunchParams lp;
+  lp.memory = &arena();
+  lp.params = "\0\0\0\0\0\0\0\0";
+  lp.paramBytes = 8;
+  EXPECT_TRUE(launch(*cr.program, findKernel(*cr.program, "fine"), lp).ok());
+  auto r = launch(*cr.program, findKernel(*cr.program, "uses_tex"), lp);
+  EXPECT_EQ(r.fault.kind, FaultKind::IllegalInstruction);
+  EXPECT_NE(r.fault.message.find("tex"), std::string::npos) << r.fault.message;
+}
+
+TEST(PtxExec, ParamLayout) {
+  const char* src = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u8 a, .param .u64 b, .param .align 16 .b8 c[20], .param .u32 d) { ret; }
+)";
+  CompileResult cr = compile(src);
+  ASSERT_TRUE(cr.program) << cr.error;
+  const KernelInfo& ki = kernels(*cr.program)[0];
+  ASSERT_EQ(ki.params.size(), 4u);
+  EXPECT_EQ(ki.params[0].offset, 0u);
+  EXPECT_EQ(ki.params[1].offset, 8u);
+  EXPECT_EQ(ki.params[2].offset, 16u);
+  EXPECT_EQ(ki.params[2].size, 20u);
+  EXPECT_EQ(ki.params[3].offset, 36u);
+  EXPECT_EQ(ki.paramBytes, 40u);
+}
+
+}  // namespace

@@ -1,0 +1,44 @@
+extern "C" __global__ void vadd(const float* a, const float* b, float* c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) c[i] = a[i] + b[i];
+}
+extern "C" __global__ void fmaloop(float* out, int iters) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float x = i * 0.001f, y = 1.0001f, z = 0.5f;
+  for (int k = 0; k < iters; ++k) { x = fmaf(x, y, z); z = fmaf(z, y, x); }
+  out[i] = x + z;
+}
+extern "C" __global__ void reduce(const float* in, float* out) {
+  __shared__ float s[256];
+  int t = threadIdx.x;
+  s[t] = in[blockIdx.x * 256 + t];
+  __syncthreads();
+  for (int k = 128; k > 0; k >>= 1) { if (t < k) s[t] += s[t + k]; __syncthreads(); }
+  if (t == 0) out[blockIdx.x] = s[0];
+}
+extern "C" __global__ void matmul(const float* A, const float* B, float* C, int n) {
+  __shared__ float As[16][16], Bs[16][16];
+  int tx = threadIdx.x, ty = threadIdx.y;
+  int row = blockIdx.y * 16 + ty, col = blockIdx.x * 16 + tx;
+  float acc = 0;
+  for (int t = 0; t < n / 16; ++t) {
+    As[ty][tx] = A[row * n + t * 16 + tx];
+    Bs[ty][tx] = B[(t * 16 + ty) * n + col];
+    __syncthreads();
+    for (int k = 0; k < 16; ++k) acc += As[ty][k] * Bs[k][tx];
+    __syncthreads();
+  }
+  C[row * n + col] = acc;
+}
+extern "C" __global__ void collatz(const unsigned* in, unsigned* steps, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  unsigned long long x = in[i]; unsigned s = 0;
+  while (x != 1) { x = (x & 1) ? 3 * x + 1 : x / 2; ++s; }
+  steps[i] = s;
+}
+extern "C" __global__ void histogram(const unsigned char* in, unsigned* bins, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int stride = gridDim.x * blockDim.x;
+  for (; i < n; i += stride) atomicAdd(&bins[in[i]], 1u);
+}
