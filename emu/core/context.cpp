@@ -14,16 +14,25 @@ namespace {
 std::atomic<unsigned long long> g_nextContextId{1};
 
 // The per-thread stack. Holding shared_ptrs keeps a context object alive while it is current somewhere;
-// a destroyed context is detected through its handle no longer being in the table.
+// a destroyed context is detected through its alive flag.
 std::vector<std::shared_ptr<Context>>& threadStack() {
   thread_local std::vector<std::shared_ptr<Context>> stack;
   return stack;
 }
 
+// The limits a new context starts with: what NVIDIA's driver reports on Hopper (emu/api/recorded/device.txt).
+constexpr size_t kDefaultStackSize = 1024;
+constexpr size_t kDefaultPrintfFifoSize = 8650752;
+constexpr size_t kDefaultMallocHeapSize = 8 * 1024 * 1024;
+constexpr size_t kDefaultSyncDepth = 2;
+constexpr size_t kDefaultPendingLaunchCount = 2048;
+constexpr size_t kDefaultL2FetchGranularity = 64;
+constexpr size_t kMaxL2FetchGranularity = 128;
+
 }  // namespace
 
-Context::Context(Device& device, unsigned flags, bool primary)
-    : device_(device), primary_(primary), id_(g_nextContextId.fetch_add(1)), flags_(flags) {
+Context::Context(Device& device, unsigned flags, bool primary, unsigned apiVersion)
+    : device_(device), primary_(primary), apiVersion_(apiVersion), id_(0), flags_(flags) {
   reinitialize();
 }
 
@@ -38,14 +47,39 @@ void Context::setStickyError(CUresult error) {
   sticky_.compare_exchange_strong(expected, error, std::memory_order_acq_rel);
 }
 
+void Context::resetSettings() {
+  const DeviceProfile& profile = device_.profile();
+  std::lock_guard lock(settingsMutex_);
+  limits_.fill(0);
+  limits_[CU_LIMIT_STACK_SIZE] = kDefaultStackSize;
+  limits_[CU_LIMIT_PRINTF_FIFO_SIZE] = kDefaultPrintfFifoSize;
+  limits_[CU_LIMIT_MALLOC_HEAP_SIZE] = kDefaultMallocHeapSize;
+  limits_[CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH] = kDefaultSyncDepth;
+  limits_[CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT] = kDefaultPendingLaunchCount;
+  limits_[CU_LIMIT_MAX_L2_FETCH_GRANULARITY] = kDefaultL2FetchGranularity;
+  limits_[CU_LIMIT_PERSISTING_L2_CACHE_SIZE] = static_cast<size_t>(profile.defaultPersistingL2Bytes());
+  limits_[CU_LIMIT_SHMEM_SIZE] = static_cast<size_t>(profile.sharedMemPerBlockOptin);
+  limits_[CU_LIMIT_CIG_ENABLED] = 0;
+  peers_.clear();
+  cacheConfig_.store(CU_FUNC_CACHE_PREFER_NONE, std::memory_order_relaxed);
+  sharedConfig_.store(CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE, std::memory_order_relaxed);
+  smCount_.store(profile.smCount, std::memory_order_relaxed);
+}
+
 void Context::reinitialize() {
   memory_ = std::make_unique<ContextMemory>(*this);
   streams_ = std::make_unique<ContextStreams>(*this);
   modules_ = std::make_unique<ContextModules>(*this);
   sticky_.store(CUDA_SUCCESS, std::memory_order_release);
+  usage_.store(1, std::memory_order_relaxed);
+  id_.store(g_nextContextId.fetch_add(1), std::memory_order_relaxed);
+  resetSettings();
+  tornDown_ = false;
 }
 
 void Context::teardown() {
+  if (tornDown_) return;
+  tornDown_ = true;
   // Order matters: pending work may use modules and memory.
   if (streams_) streams_->teardown();
   if (modules_) modules_->teardown();
@@ -57,6 +91,76 @@ void Context::teardown() {
   }
   for (auto& [key, entry] : storage)
     if (entry.destructor) entry.destructor(apiHandle(), key, entry.value);
+}
+
+CUresult Context::synchronize() {
+  CUresult drained = streams_->synchronize();
+  return drained != CUDA_SUCCESS ? drained : stickyError();
+}
+
+CUresult Context::limit(CUlimit which, size_t& value) const {
+  const DeviceProfile& profile = device_.profile();
+  switch (which) {
+    case CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH:
+      // Devices of compute capability 9.0 and later have no device-side synchronisation.
+      if (profile.ccMajor >= 9) return CUDA_ERROR_UNSUPPORTED_LIMIT;
+      break;
+    case CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED:
+      return CUDA_ERROR_UNSUPPORTED_LIMIT;  // only CIG contexts have it; cuemu creates none
+    default:
+      if (static_cast<unsigned>(which) >= CU_LIMIT_MAX) return CUDA_ERROR_INVALID_VALUE;
+  }
+  std::lock_guard lock(settingsMutex_);
+  value = limits_[which];
+  return CUDA_SUCCESS;
+}
+
+CUresult Context::setLimit(CUlimit which, size_t value) {
+  const DeviceProfile& profile = device_.profile();
+  switch (which) {
+    case CU_LIMIT_STACK_SIZE:
+    case CU_LIMIT_PRINTF_FIFO_SIZE:
+    case CU_LIMIT_MALLOC_HEAP_SIZE:
+    case CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT:
+      break;
+    case CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH:
+      if (profile.ccMajor >= 9) return CUDA_ERROR_UNSUPPORTED_LIMIT;
+      break;
+    case CU_LIMIT_MAX_L2_FETCH_GRANULARITY:
+      // A hint: values above the documented range are clamped.
+      value = std::min(value, kMaxL2FetchGranularity);
+      break;
+    case CU_LIMIT_PERSISTING_L2_CACHE_SIZE:
+      value = std::min(value, static_cast<size_t>(profile.maxPersistingL2Bytes()));
+      break;
+    case CU_LIMIT_SHMEM_SIZE:
+    case CU_LIMIT_CIG_ENABLED:
+      return CUDA_ERROR_INVALID_VALUE;  // can only be queried
+    case CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED:
+      return CUDA_ERROR_UNSUPPORTED_LIMIT;
+    default:
+      return CUDA_ERROR_INVALID_VALUE;
+  }
+  std::lock_guard lock(settingsMutex_);
+  limits_[which] = value;
+  return CUDA_SUCCESS;
+}
+
+CUresult Context::enablePeerAccess(const Context& peer) {
+  std::lock_guard lock(settingsMutex_);
+  if (!peers_.insert(peer.id()).second) return CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+  return CUDA_SUCCESS;
+}
+
+CUresult Context::disablePeerAccess(const Context& peer) {
+  std::lock_guard lock(settingsMutex_);
+  if (peers_.erase(peer.id()) == 0) return CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
+  return CUDA_SUCCESS;
+}
+
+bool Context::peerAccessEnabled(const Context& peer) const {
+  std::lock_guard lock(settingsMutex_);
+  return peers_.count(peer.id()) != 0;
 }
 
 void Context::storagePut(void* key, void* value, StorageDestructor destructor) {
@@ -113,15 +217,26 @@ void setCurrentContext(std::shared_ptr<Context> context) {
 
 void forgetContextOnThisThread(const Context& context) {
   auto& stack = threadStack();
-  stack.erase(std::remove_if(stack.begin(), stack.end(), [&](const auto& c) { return c.get() == &context; }),
-              stack.end());
+  if (!stack.empty() && stack.back().get() == &context) stack.pop_back();
 }
+
+std::size_t contextStackDepth() { return threadStack().size(); }
 
 Expected<std::shared_ptr<Context>> requireCurrentContext() {
   auto context = currentContext();
   if (!context) return makeError(CUDA_ERROR_INVALID_CONTEXT, "no current context");
-  if (!contextTable().find(context->handle()))
-    return makeError(CUDA_ERROR_CONTEXT_IS_DESTROYED, "the current context was destroyed");
+  if (!context->isAlive())
+    return makeError(CUDA_ERROR_CONTEXT_IS_DESTROYED,
+                     context->isPrimary() ? "the current context is an inactive primary context"
+                                          : "the current context was destroyed");
+  return context;
+}
+
+Expected<std::shared_ptr<Context>> resolveContext(CUcontext handle) {
+  if (!handle) return requireCurrentContext();
+  auto context = findContext(handle);
+  if (!context) return makeError(CUDA_ERROR_INVALID_CONTEXT, "not a live context handle");
+  if (!context->isAlive()) return makeError(CUDA_ERROR_CONTEXT_IS_DESTROYED, "an inactive primary context");
   return context;
 }
 

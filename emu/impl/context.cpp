@@ -1,0 +1,393 @@
+// Context management: creation and destruction, the per-thread context stack, per-context settings, and the
+// green-context / device-resource entry points (answered "not supported" after their arguments are checked).
+#include "api/impl.h"
+
+#include "core/context.h"
+#include "core/device.h"
+#include "core/log.h"
+
+namespace cuemu::impl {
+namespace {
+
+// Stream priorities: 0 is the lowest, -5 the highest (what NVIDIA's driver answers on Hopper).
+constexpr int kLeastStreamPriority = 0;
+constexpr int kGreatestStreamPriority = -5;
+
+CUresult createContext(CUcontext* pctx, unsigned flags, CUdevice dev, unsigned apiVersion,
+                       const CUexecAffinityParam* affinity, int affinityCount) {
+  if (!pctx) return CUDA_ERROR_INVALID_VALUE;
+  auto device = requireDevice(dev);
+  if (!device) return device.error().code;
+  if (!validContextFlags(flags)) return CUDA_ERROR_INVALID_VALUE;
+  if (affinityCount < 0 || (affinityCount > 0 && !affinity)) return CUDA_ERROR_INVALID_VALUE;
+  for (int i = 0; i < affinityCount; ++i) {
+    if (affinity[i].type != CU_EXEC_AFFINITY_TYPE_SM_COUNT) return CUDA_ERROR_INVALID_VALUE;
+    // A share of the SMs needs MPS on NVIDIA's driver (cuDeviceGetExecAffinitySupport answers 0).
+    return CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;
+  }
+  auto context = std::make_shared<Context>(**device, flags, /*primary=*/false, apiVersion);
+  context->registerHandle();
+  pushCurrentContext(context);
+  *pctx = context->apiHandle();
+  return CUDA_SUCCESS;
+}
+
+// cuCtxDestroy's work for a context that is not primary: unregister (so a second destroy fails), pop it
+// from this thread, drain its work, free everything it owns.
+CUresult destroyContext(const std::shared_ptr<Context>& found) {
+  auto context = contextTable().erase(found->handle());
+  if (!context) return CUDA_ERROR_INVALID_CONTEXT;  // another thread destroyed it meanwhile
+  context->setAlive(false);
+  forgetContextOnThisThread(*context);
+  context->synchronize();
+  context->teardown();
+  return CUDA_SUCCESS;
+}
+
+template <typename Fn>
+CUresult withCurrent(Fn&& fn) {
+  auto context = requireCurrentContext();
+  if (!context) return context.error().code;
+  return fn(**context);
+}
+
+bool validResourceType(CUdevResourceType type) { return type == CU_DEV_RESOURCE_TYPE_SM; }
+
+CUresult greenContextsNotSupported(const char* entry) {
+  CUEMU_INFO("{}: green contexts are not supported by cuemu", entry);
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+}  // namespace
+
+// --- creation and destruction ---
+
+CUresult cuCtxCreate(CUcontext* pctx, unsigned int flags, CUdevice dev) {
+  return createContext(pctx, flags, dev, kLegacyContextApiVersion, nullptr, 0);
+}
+
+CUresult cuCtxCreate_v2(CUcontext* pctx, unsigned int flags, CUdevice dev) {
+  return createContext(pctx, flags, dev, kContextApiVersion, nullptr, 0);
+}
+
+CUresult cuCtxCreate_v3(CUcontext* pctx, CUexecAffinityParam* paramsArray, int numParams, unsigned int flags,
+                        CUdevice dev) {
+  return createContext(pctx, flags, dev, kContextApiVersion, paramsArray, numParams);
+}
+
+CUresult cuCtxCreate_v4(CUcontext* pctx, CUctxCreateParams* ctxCreateParams, unsigned int flags, CUdevice dev) {
+  if (!ctxCreateParams) return createContext(pctx, flags, dev, kContextApiVersion, nullptr, 0);
+  if (ctxCreateParams->execAffinityParams && ctxCreateParams->cigParams) return CUDA_ERROR_INVALID_VALUE;
+  if (ctxCreateParams->cigParams) {
+    // CUDA in Graphics needs a D3D12 or Vulkan client (CU_DEVICE_ATTRIBUTE_*_CIG_SUPPORTED = 0).
+    if (!pctx) return CUDA_ERROR_INVALID_VALUE;
+    auto device = requireDevice(dev);
+    if (!device) return device.error().code;
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  return createContext(pctx, flags, dev, kContextApiVersion, ctxCreateParams->execAffinityParams,
+                       ctxCreateParams->execAffinityParams ? ctxCreateParams->numExecAffinityParams : 0);
+}
+
+CUresult cuCtxDestroy_v2(CUcontext ctx) {
+  if (!ctx) return CUDA_ERROR_INVALID_VALUE;
+  auto context = findContext(ctx);
+  if (!context) return CUDA_ERROR_INVALID_CONTEXT;
+  if (context->isPrimary()) return CUDA_ERROR_INVALID_CONTEXT;  // released with cuDevicePrimaryCtxRelease
+  return destroyContext(context);
+}
+
+CUresult cuCtxDestroy(CUcontext ctx) { return impl::cuCtxDestroy_v2(ctx); }
+
+// Legacy usage counting: cuCtxAttach adds a user to the current context, cuCtxDetach removes one and
+// destroys the context with its last user.
+CUresult cuCtxAttach(CUcontext* pctx, unsigned int flags) {
+  if (!pctx || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  return withCurrent([&](Context& context) {
+    context.attach();
+    *pctx = context.apiHandle();
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuCtxDetach(CUcontext ctx) {
+  auto context = findContext(ctx);
+  if (!context || !context->isAlive() || context != currentContext()) return CUDA_ERROR_INVALID_CONTEXT;
+  if (context->detach() > 0) return CUDA_SUCCESS;
+  if (context->isPrimary()) return CUDA_SUCCESS;  // its lifetime belongs to retain/release
+  return destroyContext(context);
+}
+
+// --- the context stack ---
+
+CUresult cuCtxPushCurrent_v2(CUcontext ctx) {
+  if (!ctx) return CUDA_ERROR_INVALID_CONTEXT;
+  auto context = findContext(ctx);
+  if (!context) return CUDA_ERROR_INVALID_CONTEXT;
+  pushCurrentContext(std::move(context));
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxPushCurrent(CUcontext ctx) { return impl::cuCtxPushCurrent_v2(ctx); }
+
+CUresult cuCtxPopCurrent_v2(CUcontext* pctx) {
+  auto context = popCurrentContext();
+  if (!context) return CUDA_ERROR_INVALID_CONTEXT;
+  if (pctx) *pctx = context->apiHandle();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxPopCurrent(CUcontext* pctx) { return impl::cuCtxPopCurrent_v2(pctx); }
+
+// Binding an inactive primary context is allowed: the CUDA runtime binds the primary context before it
+// retains it.
+CUresult cuCtxSetCurrent(CUcontext ctx) {
+  if (!ctx) {
+    setCurrentContext(nullptr);
+    return CUDA_SUCCESS;
+  }
+  auto context = findContext(ctx);
+  if (!context) return CUDA_ERROR_INVALID_CONTEXT;
+  setCurrentContext(std::move(context));
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxGetCurrent(CUcontext* pctx) {
+  if (!pctx) return CUDA_ERROR_INVALID_VALUE;
+  auto context = currentContext();
+  *pctx = context ? context->apiHandle() : nullptr;
+  return CUDA_SUCCESS;
+}
+
+// --- queries ---
+
+CUresult cuCtxGetDevice(CUdevice* device) {
+  if (!device) return CUDA_ERROR_INVALID_VALUE;
+  return withCurrent([&](Context& context) {
+    *device = context.device().handle();
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuCtxGetDevice_v2(CUdevice* device, CUcontext ctx) {
+  if (!device) return CUDA_ERROR_INVALID_VALUE;
+  auto context = resolveContext(ctx);
+  if (!context) return context.error().code;
+  *device = (*context)->device().handle();
+  return CUDA_SUCCESS;
+}
+
+// Mapped pinned memory is always available, so NVIDIA's driver reports CU_CTX_MAP_HOST on every context.
+CUresult cuCtxGetFlags(unsigned int* flags) {
+  if (!flags) return CUDA_ERROR_INVALID_VALUE;
+  return withCurrent([&](Context& context) {
+    *flags = context.flags() | CU_CTX_MAP_HOST;
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuCtxSetFlags(unsigned int flags) {
+  if (!validContextFlags(flags)) return CUDA_ERROR_INVALID_VALUE;
+  return withCurrent([&](Context& context) {
+    context.setFlags(flags);
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuCtxGetId(CUcontext ctx, unsigned long long* ctxId) {
+  if (!ctxId) return CUDA_ERROR_INVALID_VALUE;
+  auto context = resolveContext(ctx);
+  if (!context) return context.error().code;
+  *ctxId = (*context)->id();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int* version) {
+  if (!version) return CUDA_ERROR_INVALID_VALUE;
+  auto context = resolveContext(ctx);
+  if (!context) return context.error().code;
+  *version = (*context)->apiVersion();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxGetExecAffinity(CUexecAffinityParam* pExecAffinity, CUexecAffinityType type) {
+  if (!pExecAffinity || type != CU_EXEC_AFFINITY_TYPE_SM_COUNT) return CUDA_ERROR_INVALID_VALUE;
+  return withCurrent([&](Context& context) {
+    pExecAffinity->type = CU_EXEC_AFFINITY_TYPE_SM_COUNT;
+    pExecAffinity->param.smCount.val = static_cast<unsigned>(context.smCount());
+    return CUDA_SUCCESS;
+  });
+}
+
+// --- settings ---
+
+CUresult cuCtxGetLimit(size_t* pvalue, CUlimit limit) {
+  if (!pvalue) return CUDA_ERROR_INVALID_VALUE;
+  return withCurrent([&](Context& context) { return context.limit(limit, *pvalue); });
+}
+
+CUresult cuCtxSetLimit(CUlimit limit, size_t value) {
+  return withCurrent([&](Context& context) { return context.setLimit(limit, value); });
+}
+
+CUresult cuCtxGetCacheConfig(CUfunc_cache* pconfig) {
+  if (!pconfig) return CUDA_ERROR_INVALID_VALUE;
+  return withCurrent([&](Context& context) {
+    *pconfig = context.cacheConfig();
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuCtxSetCacheConfig(CUfunc_cache config) {
+  if (static_cast<unsigned>(config) > CU_FUNC_CACHE_PREFER_EQUAL) return CUDA_ERROR_INVALID_VALUE;
+  return withCurrent([&](Context& context) {
+    context.setCacheConfig(config);
+    return CUDA_SUCCESS;
+  });
+}
+
+// Hopper has fixed 4-byte shared memory banks: a requested configuration is accepted and has no effect.
+CUresult cuCtxGetSharedMemConfig(CUsharedconfig* pConfig) {
+  if (!pConfig) return CUDA_ERROR_INVALID_VALUE;
+  return withCurrent([&](Context&) {
+    *pConfig = CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE;
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuCtxSetSharedMemConfig(CUsharedconfig config) {
+  if (static_cast<unsigned>(config) > CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE) return CUDA_ERROR_INVALID_VALUE;
+  return withCurrent([&](Context& context) {
+    context.setSharedMemConfig(config);
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuCtxGetStreamPriorityRange(int* leastPriority, int* greatestPriority) {
+  return withCurrent([&](Context&) {
+    if (leastPriority) *leastPriority = kLeastStreamPriority;
+    if (greatestPriority) *greatestPriority = kGreatestStreamPriority;
+    return CUDA_SUCCESS;
+  });
+}
+
+// Persisting L2 lines only change timing, which cuemu does not model.
+CUresult cuCtxResetPersistingL2Cache() {
+  return withCurrent([&](Context&) { return CUDA_SUCCESS; });
+}
+
+// --- synchronisation and events ---
+
+CUresult cuCtxSynchronize() {
+  return withCurrent([&](Context& context) { return context.synchronize(); });
+}
+
+CUresult cuCtxSynchronize_v2(CUcontext ctx) {
+  auto context = resolveContext(ctx);
+  if (!context) return context.error().code;
+  return (*context)->synchronize();
+}
+
+// No event object exists yet (the events area has not landed), so every event handle is invalid.
+CUresult cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent) {
+  auto context = resolveContext(hCtx);
+  if (!context) return context.error().code;
+  (void)hEvent;
+  return CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent) {
+  auto context = resolveContext(hCtx);
+  if (!context) return context.error().code;
+  (void)hEvent;
+  return CUDA_ERROR_INVALID_HANDLE;
+}
+
+// --- peer access ---
+
+CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags) {
+  if (Flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  return withCurrent([&](Context& context) {
+    auto peer = findContext(peerContext);
+    if (!peer || !peer->isAlive() || peer.get() == &context) return CUDA_ERROR_INVALID_CONTEXT;
+    int canAccess = 0;
+    impl::cuDeviceCanAccessPeer(&canAccess, context.device().handle(), peer->device().handle());
+    if (!canAccess) return CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
+    return context.enablePeerAccess(*peer);
+  });
+}
+
+CUresult cuCtxDisablePeerAccess(CUcontext peerContext) {
+  return withCurrent([&](Context& context) {
+    auto peer = findContext(peerContext);
+    if (!peer || !peer->isAlive()) return CUDA_ERROR_INVALID_CONTEXT;
+    return context.disablePeerAccess(*peer);
+  });
+}
+
+// --- green contexts and device resources ---
+
+CUresult cuDeviceGetDevResource(CUdevice device, CUdevResource* resource, CUdevResourceType type) {
+  auto found = requireDevice(device);
+  if (!found) return found.error().code;
+  if (!resource) return CUDA_ERROR_INVALID_VALUE;
+  if (!validResourceType(type)) return CUDA_ERROR_INVALID_RESOURCE_TYPE;
+  return greenContextsNotSupported("cuDeviceGetDevResource");
+}
+
+CUresult cuCtxGetDevResource(CUcontext hCtx, CUdevResource* resource, CUdevResourceType type) {
+  auto context = resolveContext(hCtx);
+  if (!context) return context.error().code;
+  if (!resource) return CUDA_ERROR_INVALID_VALUE;
+  if (!validResourceType(type)) return CUDA_ERROR_INVALID_RESOURCE_TYPE;
+  return greenContextsNotSupported("cuCtxGetDevResource");
+}
+
+CUresult cuDevSmResourceSplitByCount(CUdevResource* result, unsigned int* nbGroups, const CUdevResource* input,
+                                     CUdevResource* remaining, unsigned int useFlags, unsigned int minCount) {
+  (void)result, (void)remaining, (void)useFlags, (void)minCount;
+  if (!nbGroups || !input) return CUDA_ERROR_INVALID_VALUE;
+  return greenContextsNotSupported("cuDevSmResourceSplitByCount");
+}
+
+CUresult cuDevResourceGenerateDesc(CUdevResourceDesc* phDesc, CUdevResource* resources, unsigned int nbResources) {
+  if (!phDesc || !resources || nbResources == 0) return CUDA_ERROR_INVALID_VALUE;
+  return greenContextsNotSupported("cuDevResourceGenerateDesc");
+}
+
+CUresult cuGreenCtxCreate(CUgreenCtx* phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags) {
+  if (!phCtx || !desc) return CUDA_ERROR_INVALID_VALUE;
+  auto device = requireDevice(dev);
+  if (!device) return device.error().code;
+  if (flags != CU_GREEN_CTX_DEFAULT_STREAM) return CUDA_ERROR_INVALID_VALUE;
+  return greenContextsNotSupported("cuGreenCtxCreate");
+}
+
+// No green context can exist, so every green-context handle is invalid.
+CUresult cuGreenCtxDestroy(CUgreenCtx) { return CUDA_ERROR_INVALID_HANDLE; }
+
+CUresult cuCtxFromGreenCtx(CUcontext* pContext, CUgreenCtx) {
+  if (!pContext) return CUDA_ERROR_INVALID_VALUE;
+  return CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult cuGreenCtxGetDevResource(CUgreenCtx, CUdevResource* resource, CUdevResourceType) {
+  if (!resource) return CUDA_ERROR_INVALID_VALUE;
+  return CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult cuGreenCtxGetId(CUgreenCtx, unsigned long long* greenCtxId) {
+  if (!greenCtxId) return CUDA_ERROR_INVALID_VALUE;
+  return CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult cuGreenCtxRecordEvent(CUgreenCtx, CUevent) { return CUDA_ERROR_INVALID_HANDLE; }
+
+CUresult cuGreenCtxWaitEvent(CUgreenCtx, CUevent) { return CUDA_ERROR_INVALID_HANDLE; }
+
+CUresult cuGreenCtxStreamCreate(CUstream* phStream, CUgreenCtx, unsigned int, int) {
+  if (!phStream) return CUDA_ERROR_INVALID_VALUE;
+  return CUDA_ERROR_INVALID_HANDLE;
+}
+
+}  // namespace cuemu::impl
