@@ -4,7 +4,9 @@
 
 #include "core/context.h"
 #include "core/device.h"
+#include "core/event.h"
 #include "core/log.h"
+#include "core/stream.h"
 
 namespace cuemu::impl {
 namespace {
@@ -121,7 +123,7 @@ CUresult cuCtxDetach(CUcontext ctx) {
 // --- the context stack ---
 
 CUresult cuCtxPushCurrent_v2(CUcontext ctx) {
-  if (!ctx) return CUDA_ERROR_INVALID_CONTEXT;
+  if (!ctx) return CUDA_ERROR_INVALID_VALUE;  // measured on driver 580
   auto context = findContext(ctx);
   if (!context) return CUDA_ERROR_INVALID_CONTEXT;
   pushCurrentContext(std::move(context));
@@ -288,19 +290,37 @@ CUresult cuCtxSynchronize_v2(CUcontext ctx) {
   return (*context)->synchronize();
 }
 
-// No event object exists yet (the events area has not landed), so every event handle is invalid.
+// A context-wide record or wait goes through the legacy default stream, which orders itself with every
+// blocking stream of the context. The event must belong to the context.
+static Expected<std::shared_ptr<Event>> contextEvent(Context& context, CUevent hEvent) {
+  auto event = eventTable().find(handleValue(hEvent));
+  if (!event) return makeError(CUDA_ERROR_INVALID_HANDLE, "not an event");
+  if (&event->context() != &context) return makeError(CUDA_ERROR_INVALID_HANDLE, "an event of another context");
+  return event;
+}
+
 CUresult cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent) {
   auto context = resolveContext(hCtx);
   if (!context) return context.error().code;
-  (void)hEvent;
-  return CUDA_ERROR_INVALID_HANDLE;
+  auto event = contextEvent(**context, hEvent);
+  if (!event) return event.error().code;
+  auto legacy = (*context)->streams().resolve(CU_STREAM_LEGACY);
+  if (!legacy) return legacy.error().code;
+  (*event)->record(**legacy);
+  return CUDA_SUCCESS;
 }
 
 CUresult cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent) {
   auto context = resolveContext(hCtx);
   if (!context) return context.error().code;
-  (void)hEvent;
-  return CUDA_ERROR_INVALID_HANDLE;
+  auto event = contextEvent(**context, hEvent);
+  if (!event) return event.error().code;
+  StreamPosition position;
+  if (!(*event)->position(position)) return CUDA_SUCCESS;  // never recorded: nothing to wait for
+  auto legacy = (*context)->streams().resolve(CU_STREAM_LEGACY);
+  if (!legacy) return legacy.error().code;
+  (*context)->streams().submit(**legacy, nullptr, {position});
+  return CUDA_SUCCESS;
 }
 
 // --- peer access ---

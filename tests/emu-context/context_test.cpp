@@ -85,7 +85,7 @@ TEST_F(ContextTest, StaleAndForeignHandlesAreErrors) {
   CUcontext garbage = reinterpret_cast<CUcontext>(0xdeadbeefull);
   EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT, cuCtxDestroy(garbage));
   EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT, cuCtxPushCurrent(garbage));
-  EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT, cuCtxPushCurrent(nullptr));
+  EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuCtxPushCurrent(nullptr));
   EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuCtxDestroy(nullptr));
   // A new context never reuses a destroyed one's handle.
   CUcontext next = nullptr;
@@ -321,13 +321,27 @@ TEST_F(ContextTest, PeerAccess) {
   ASSERT_CU(CUDA_SUCCESS, cuCtxDestroy(b));
 }
 
-TEST_F(ContextTest, EventEntryPointsCheckTheirArguments) {
-  CUcontext context;
+TEST_F(ContextTest, RecordAndWaitForEventsOnTheWholeContext) {
+  CUcontext context, other;
+  ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&other, nullptr, 0, 0));
+  CUevent foreign;
+  ASSERT_CU(CUDA_SUCCESS, cuEventCreate(&foreign, 0));
   ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&context, nullptr, 0, 0));
+  CUevent event;
+  ASSERT_CU(CUDA_SUCCESS, cuEventCreate(&event, 0));
+  EXPECT_CU(CUDA_SUCCESS, cuCtxWaitEvent(context, event));  // never recorded: nothing to wait for
+  ASSERT_CU(CUDA_SUCCESS, cuCtxRecordEvent(context, event));
+  ASSERT_CU(CUDA_SUCCESS, cuCtxWaitEvent(nullptr, event));
+  ASSERT_CU(CUDA_SUCCESS, cuEventSynchronize(event));
+  EXPECT_CU(CUDA_SUCCESS, cuEventQuery(event));
   EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuCtxRecordEvent(context, nullptr));
   EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuCtxWaitEvent(context, reinterpret_cast<CUevent>(0x42)));
+  EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuCtxRecordEvent(context, foreign));
+  ASSERT_CU(CUDA_SUCCESS, cuEventDestroy(event));
   ASSERT_CU(CUDA_SUCCESS, cuCtxDestroy(context));
-  EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT, cuCtxRecordEvent(context, nullptr));
+  EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT, cuCtxRecordEvent(context, foreign));
+  ASSERT_CU(CUDA_SUCCESS, cuEventDestroy(foreign));
+  ASSERT_CU(CUDA_SUCCESS, cuCtxDestroy(other));
 }
 
 }  // namespace
