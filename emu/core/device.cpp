@@ -160,6 +160,7 @@ void Device::resetPrimary() {
   }
   context->teardown();
   context->setFlags(0);
+  primaryRetains_ = 0;
 }
 
 void Device::primaryState(unsigned& flags, bool& active) {

@@ -95,8 +95,9 @@ class Device {
   // cuDevicePrimaryCtxRelease: on the last release the context and everything it owns is destroyed (the
   // handle stays). CUDA_ERROR_INVALID_CONTEXT when nothing is retained.
   CUresult releasePrimary();
-  // cuDevicePrimaryCtxReset: destroys everything the primary context owns and makes it inactive; the
-  // retain count is kept (a reset does not release), flags go back to the default.
+  // cuDevicePrimaryCtxReset: destroys everything the primary context owns and makes it inactive, whatever
+  // its retain count (the count starts again from zero; a later release answers CUDA_ERROR_INVALID_CONTEXT);
+  // flags go back to the default.
   void resetPrimary();
   // cuDevicePrimaryCtxGetState.
   void primaryState(unsigned& flags, bool& active);

@@ -119,6 +119,12 @@ TEST_F(PrimaryContextTest, ResetDestroysStateButKeepsTheHandle) {
   ASSERT_CU(CUDA_SUCCESS, cuCtxGetId(primary, &idAfter));
   EXPECT_NE(idBefore, idAfter);
   ASSERT_CU(CUDA_SUCCESS, cuDevicePrimaryCtxReset_v2(1));
+  // A reset drops every retain: the count starts again from zero.
+  EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT, cuDevicePrimaryCtxRelease(1));
+  ASSERT_CU(CUDA_SUCCESS, cuDevicePrimaryCtxRetain(&again, 1));
+  EXPECT_TRUE(active(1));
+  ASSERT_CU(CUDA_SUCCESS, cuDevicePrimaryCtxRelease(1));
+  EXPECT_FALSE(active(1));
 }
 
 TEST_F(PrimaryContextTest, FlagsChangeWhileActive) {
