@@ -1,10 +1,16 @@
 // Compiled once per header (NVIDIA's or ours) and configuration: turns the manifest into facts the
 // compiler computes. Which cuda.h is seen is decided by the include path; ABI_MANIFEST names the
-// manifest and ABI_TABLE the exported table.
+// manifest and ABI_TABLE the exported table; ABI_INTEROP adds the profiler and graphics interop headers.
 #include "abi_facts.h"
 
 #include <cuda.h>
 #include <cudaTypedefs.h>
+#if defined(ABI_INTEROP)
+#include <cudaProfilerTypedefs.h>
+#include <cudaGLTypedefs.h>
+#include <cudaEGLTypedefs.h>
+#include <cudaVDPAUTypedefs.h>
+#endif
 
 #include <cstddef>
 #include <typeinfo>

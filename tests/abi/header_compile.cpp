@@ -1,6 +1,16 @@
 // Compiled as strict C++20 in each configuration: our headers must need nothing beyond them.
 #include <cuda.h>
 #include <cudaTypedefs.h>
+#include <cudaProfilerTypedefs.h>
+#include <cudaVDPAUTypedefs.h>
+#if defined(__has_include)
+#if __has_include(<GL/gl.h>)
+#include <cudaGLTypedefs.h>
+#endif
+#if __has_include(<EGL/eglext.h>)
+#include <cudaEGLTypedefs.h>
+#endif
+#endif
 
 #include <cstddef>
 

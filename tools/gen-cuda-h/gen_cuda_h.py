@@ -24,8 +24,10 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
 
@@ -52,18 +54,25 @@ class GenError(Exception):
 # Reading the toolkit through clang
 
 
-def clang_ast(path, include_dirs, defines, extra=()):
+def clang_ast(path, include_dirs, defines):
     cmd = [CLANG, "-x", "c", "-std=c11", "-fsyntax-only", "-Xclang", "-ast-dump=json",
-           "-Wno-everything"] + [f"-I{d}" for d in include_dirs] + list(defines) + list(extra) + [path]
-    out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE).stdout
+           "-Wno-everything"] + [f"-I{d}" for d in include_dirs] + list(defines) + [path]
+    out = _run(cmd).stdout
     return json.loads(out)
 
 
-def clang_macros(path, include_dirs, defines, extra=()):
+def _run(cmd):
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if r.returncode != 0:
+        raise GenError(f"{' '.join(cmd)} failed:\n{r.stderr.decode(errors='replace')[:2000]}")
+    return r
+
+
+def clang_macros(path, include_dirs, defines):
     """Return [(kind, name, params, body, file, line)] for every #define / #undef, in order."""
     cmd = [CLANG, "-x", "c", "-std=c11", "-E", "-dD", "-Wno-everything"] + \
-        [f"-I{d}" for d in include_dirs] + list(defines) + list(extra) + [path]
-    text = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, universal_newlines=True).stdout
+        [f"-I{d}" for d in include_dirs] + list(defines) + [path]
+    text = _run(cmd).stdout.decode()
     result = []
     cur_file, cur_line = None, 0
     marker = re.compile(r'^# (\d+) "(.*)"')
@@ -262,49 +271,68 @@ def format_value(v):
 
 
 class HeaderModel:
-    """One toolkit header read in every configuration."""
+    """One toolkit header as read in every configuration (from a shared parse, see parse_toolkit)."""
 
-    def __init__(self, name, path, include_dirs, extra=(), structural=(), guard=None):
+    def __init__(self, name, path, parsed):
         self.name = name
         self.path = os.path.realpath(path)
         self.src = Source(self.path)
-        self.decls = {}
-        self.macros = {}
-        with ProcessPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:
-            asts = {cfg: pool.submit(own_decls, self.path, include_dirs, defs, extra)
-                    for cfg, defs in CONFIGS.items()}
-            macros = {cfg: pool.submit(own_macros, self.path, include_dirs, defs, extra)
-                      for cfg, defs in CONFIGS.items()}
-            for cfg in CONFIGS:
-                self.decls[cfg] = asts[cfg].result()
-                self.macros[cfg] = macros[cfg].result()
-        self.structural = set(structural)
+        self.decls = {cfg: [(f, d) for f, d in decls if f == name] for cfg, (decls, _) in parsed.items()}
+        self.macros = {cfg: [m for m in macros if m[4] == name] for cfg, (_, macros) in parsed.items()}
         # enums as the internal configuration sees them: a superset of the enumerators
         self.internal_enums = {decl_key(d): d for _, d in self.decls["internal"] if d["kind"] == "EnumDecl"}
 
 
-
-def _same_file(path):
+def _header_namer(paths):
+    """Maps a file name in clang's output to the toolkit header it is (or None)."""
     cache = {}
 
-    def mine(f):
+    def name_of(f):
         if f is None:
-            return False
+            return None
         if f not in cache:
-            cache[f] = os.path.realpath(f) == path
+            cache[f] = paths.get(os.path.realpath(f))
         return cache[f]
-    return mine
+    return name_of
 
 
-def own_decls(path, include_dirs, defs, extra):
-    """The top-level declarations written in `path` (runs in a worker process)."""
-    mine = _same_file(path)
-    return [(f, d) for f, d in top_level_decls(clang_ast(path, include_dirs, defs, extra)) if mine(f)]
+def own_decls(path, include_dirs, defs, paths):
+    """Top-level declarations written in the toolkit headers `paths` (runs in a worker process)."""
+    name_of = _header_namer(paths)
+    out = []
+    for f, d in top_level_decls(clang_ast(path, include_dirs, defs)):
+        n = name_of(f)
+        if n is not None:
+            out.append((n, d))
+    return out
 
 
-def own_macros(path, include_dirs, defs, extra):
-    mine = _same_file(path)
-    return [m for m in clang_macros(path, include_dirs, defs, extra) if mine(m[4])]
+def own_macros(path, include_dirs, defs, paths):
+    name_of = _header_namer(paths)
+    out = []
+    for m in clang_macros(path, include_dirs, defs):
+        n = name_of(m[4])
+        if n is not None:
+            out.append(m[:4] + (n,) + m[5:])
+    return out
+
+
+def parse_toolkit(tk, headers, workdir, prelude=()):
+    """Reads all `headers` through one umbrella file, once per configuration (in parallel)."""
+    umbrella = os.path.join(workdir, "umbrella.h")
+    with open(umbrella, "w") as f:
+        for p in prelude:
+            f.write(f"#include <{p}>\n")
+        for h in headers:
+            f.write(f"#include <{h}>\n")
+    paths = {os.path.realpath(os.path.join(tk, h)): h for h in headers}
+    parsed = {}
+    with ProcessPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:
+        asts = {cfg: pool.submit(own_decls, umbrella, [tk, workdir], defs, paths) for cfg, defs in CONFIGS.items()}
+        macros = {cfg: pool.submit(own_macros, umbrella, [tk, workdir], defs, paths) for cfg, defs in CONFIGS.items()}
+        for cfg in CONFIGS:
+            parsed[cfg] = (asts[cfg].result(), macros[cfg].result())
+    return parsed
 
 
 def decl_key(d):
@@ -1057,6 +1085,136 @@ def generate_enums_def(model, version_text):
 
 
 # --------------------------------------------------------------------------------------------------
+# Profiler and graphics interop headers
+
+# Stand-in for <vdpau/vdpau.h> (libvdpau's public types) so that cudaVDPAU.h can be read where
+# libvdpau-dev is not installed. Only the names cudaVDPAU.h uses; nothing of it is emitted.
+VDPAU_STANDIN = """#ifndef CUEMU_VDPAU_STANDIN
+#define CUEMU_VDPAU_STANDIN
+#include <stdint.h>
+typedef uint32_t VdpDevice;
+typedef uint32_t VdpVideoSurface;
+typedef uint32_t VdpOutputSurface;
+typedef int VdpStatus;
+typedef VdpStatus VdpGetProcAddress(VdpDevice device, uint32_t function_id, void **function_pointer);
+#endif
+"""
+
+# (header, guard, includes as the toolkit's header has them, structural macros it defines itself,
+#  whether it carries the __CUDA_DEPRECATED / per-thread-stream preambles)
+INTEROP_HEADERS = [
+    ("cudaProfiler.h", "cuda_profiler_H", ["<cuda.h>"], {"__CUDA_DEPRECATED"}, True, False),
+    ("cudaGL.h", "CUDAGL_H", ["<cuda.h>", "<GL/gl.h>"],
+     {"__CUDA_DEPRECATED", "__CUDA_API_PER_THREAD_DEFAULT_STREAM", "__CUDA_API_PTDS", "__CUDA_API_PTSZ"}, True, True),
+    ("cudaEGL.h", "CUDAEGL_H", ['"cuda.h"', '"EGL/egl.h"', '"EGL/eglext.h"'], set(), False, False),
+    ("cudaVDPAU.h", "CUDAVDPAU_H", [], set(), False, False),
+    ("cudaProfilerTypedefs.h", "CUDAPROFILERTYPEDEFS_H", ["<cudaProfiler.h>"], set(), False, False),
+    ("cudaGLTypedefs.h", "CUDAGLTYPEDEFS_H", ["<GL/gl.h>", "<cudaGL.h>"],
+     {"__API_TYPEDEF_PTDS", "__API_TYPEDEF_PTSZ"}, False, False),
+    ("cudaEGLTypedefs.h", "CUDAEGLTYPEDEFS_H", ["<cudaEGL.h>"], set(), False, False),
+    ("cudaVDPAUTypedefs.h", "CUDAVDPAUTYPEDEFS_H", ["<vdpau/vdpau.h>", "<cudaVDPAU.h>"], set(), False, False),
+]
+
+
+def generate_interop(tk, parsed, version_text, outputs):
+    models = []
+    for name, guard, includes, structural, deprecated, ptds in INTEROP_HEADERS:
+        model = HeaderModel(name, os.path.join(tk, name), parsed)
+        preamble = ""
+        if ptds:
+            preamble += PREAMBLE_FORCE + "\n" + PREAMBLE_PTDS + "\n"
+        if "__API_TYPEDEF_PTDS" in structural:
+            preamble += TYPEDEF_MACROS + "\n"
+        outputs[f"include/{name}"] = generate_simple_header(
+            model, name, guard, includes, version_text, structural | {guard}, preamble=preamble,
+            deprecated=deprecated)
+        models.append((name, model))
+    return models
+
+
+def generate_interop_signatures(models, version_text):
+    out = [f"# Entry points of NVIDIA's CUDA {version_text} profiler and graphics interop headers, one per line:\n",
+           "# exported name <TAB> return type <TAB> parameters <TAB> header <TAB> configurations declaring it\n",
+           "# (default, ptds = CUDA_API_PER_THREAD_DEFAULT_STREAM, internal = __CUDA_API_VERSION_INTERNAL).\n",
+           "# Generated by tools/gen-cuda-h/gen_cuda_h.py; do not edit. Windows-only entry points are not listed.\n"]
+    rows = OrderedDict()
+    for header, model in models:
+        for cfg in ("default", "ptds", "internal"):
+            for _, d in model.decls[cfg]:
+                if d["kind"] != "FunctionDecl":
+                    continue
+                params = [declare(p["type"]["qualType"], p.get("name", "")) for p in d.get("inner", [])
+                          if p["kind"] == "ParmVarDecl"]
+                ret, _ = split_function_type(d["type"]["qualType"])
+                key = (d["name"], ret, ", ".join(params) or "void", header)
+                rows.setdefault(key, []).append(cfg)
+    for (name, ret, params, header), cfgs in rows.items():
+        out.append(f"{name}\t{ret}\t({params})\t{header}\t{','.join(cfgs)}\n")
+    return "".join(out)
+
+
+# --------------------------------------------------------------------------------------------------
+# --check: our headers read back through clang must give the toolkit's facts, nothing more or less
+
+
+def _norm_type(t):
+    return ANON_TAG.sub("<anonymous>", t)
+
+
+def _deprecated(node):
+    return any(c["kind"] == "DeprecatedAttr" for c in node.get("inner", []))
+
+
+def ast_facts(model, cfg):
+    facts = set()
+
+    def record(node, owner):
+        for c in node.get("inner", []):
+            if c["kind"] == "FieldDecl":
+                facts.add(("field", owner, c.get("name", ""), _norm_type(c["type"]["qualType"]),
+                           tuple(a["inner"][0]["value"] for a in c.get("inner", []) if a["kind"] == "AlignedAttr")))
+            elif c["kind"] == "RecordDecl":
+                record(c, owner + "." + (c.get("name") or "<anonymous>"))
+
+    for _, d in model.decls[cfg]:
+        k, name = d["kind"], d.get("name") or "<anonymous>"
+        if k == "FunctionDecl":
+            facts.add(("function", name, d["type"]["qualType"], _deprecated(d),
+                       any(c["kind"] == "CompoundStmt" for c in d.get("inner", []))))
+        elif k == "TypedefDecl":
+            facts.add(("typedef", name, _norm_type(d["type"]["qualType"])))
+        elif k == "EnumDecl":
+            for n, v, c in enum_values(d):
+                facts.add(("enumerator", name, n, v, _deprecated(c)))
+        elif k == "RecordDecl":
+            facts.add(("record", d.get("tagUsed"), name, bool(d.get("completeDefinition"))))
+            record(d, name)
+    for name, (params, body, _) in macro_defs(model, cfg, final=True).items():
+        facts.add(("macro", name, tuple(params) if params is not None else None, re.sub(r"\s+", "", body)))
+    return facts
+
+
+def compare_with_toolkit(parsed_theirs, tk, ours_dir, headers, problems):
+    workdir = tempfile.mkdtemp(prefix="cuemu-check-")
+    try:
+        os.makedirs(os.path.join(workdir, "vdpau"))
+        with open(os.path.join(workdir, "vdpau", "vdpau.h"), "w") as f:
+            f.write(VDPAU_STANDIN)
+        parsed_ours = parse_toolkit(ours_dir, headers, workdir, prelude=["vdpau/vdpau.h"])
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    for h in headers:
+        theirs = HeaderModel(h, os.path.join(tk, h), parsed_theirs)
+        ours = HeaderModel(h, os.path.join(ours_dir, h), parsed_ours)
+        for cfg in CONFIGS:
+            a, b = ast_facts(theirs, cfg), ast_facts(ours, cfg)
+            for f in sorted(a - b, key=str)[:20]:
+                problems.append(f"{h} [{cfg}]: ours lacks {f}")
+            for f in sorted(b - a, key=str)[:20]:
+                problems.append(f"{h} [{cfg}]: ours adds {f}")
+
+
+# --------------------------------------------------------------------------------------------------
 # Driver
 
 
@@ -1089,23 +1247,43 @@ def main(argv=None):
         return perturb_main(args)
 
     tk = args.toolkit_include
-    cuda = HeaderModel("cuda.h", os.path.join(tk, "cuda.h"), [tk])
+    workdir = tempfile.mkdtemp(prefix="cuemu-gen-")
+    try:
+        os.makedirs(os.path.join(workdir, "vdpau"))
+        with open(os.path.join(workdir, "vdpau", "vdpau.h"), "w") as f:
+            f.write(VDPAU_STANDIN)
+        headers = ["cuda.h", "cudaTypedefs.h"] + [h[0] for h in INTEROP_HEADERS]
+        parsed = parse_toolkit(tk, headers, workdir, prelude=["vdpau/vdpau.h"])
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    cuda = HeaderModel("cuda.h", os.path.join(tk, "cuda.h"), parsed)
     ver = int(macro_defs(cuda, "default")["CUDA_VERSION"][1])
     version_text = f"{ver // 1000}.{ver % 1000 // 10}"
     outputs = OrderedDict()
     outputs["include/cuda.h"] = generate_cuda_h(cuda, version_text)
-    tdefs = HeaderModel("cudaTypedefs.h", os.path.join(tk, "cudaTypedefs.h"), [tk])
+    tdefs = HeaderModel("cudaTypedefs.h", os.path.join(tk, "cudaTypedefs.h"), parsed)
     outputs["include/cudaTypedefs.h"] = generate_simple_header(
         tdefs, "cudaTypedefs.h", "CUDATYPEDEFS_H", ["<cuda.h>"], version_text,
         {"__API_TYPEDEF_PTDS", "__API_TYPEDEF_PTSZ"}, preamble=TYPEDEF_MACROS + "\n")
 
+    interop_models = generate_interop(tk, parsed, version_text, outputs)
     for cfg in ("default", "ptds", "internal"):
         outputs[f"tests/abi/generated/abi_manifest_{cfg}.inc"] = generate_manifest([cuda, tdefs], cfg, version_text)
     outputs["emu/api/generated/cuda_enums.def"] = generate_enums_def(cuda, version_text)
+    outputs["emu/api/generated/interop_signatures.txt"] = generate_interop_signatures(interop_models, version_text)
+    for cfg in ("default", "ptds", "internal"):
+        outputs[f"tests/abi/generated/abi_manifest_interop_{cfg}.inc"] = generate_manifest(
+            [m for name, m in interop_models], cfg, version_text).replace(
+            "cuda.h and cudaTypedefs.h", "interop and profiler headers")
 
     problems = []
     for rel, text in outputs.items():
         write_if_changed(os.path.join(args.repo, rel), text, args.check, problems)
+    if args.check:
+        compare_with_toolkit(parsed, tk, os.path.join(args.repo, "include"), headers, problems)
+        if not problems:
+            print(f"gen_cuda_h --check: {len(outputs)} generated files up to date; "
+                  f"{len(headers)} headers match the toolkit's declarations in {len(CONFIGS)} configurations")
     for p in problems:
         print(p, file=sys.stderr)
     return 1 if problems else 0
