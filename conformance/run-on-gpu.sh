@@ -5,6 +5,7 @@
 #   run-on-gpu.log        everything this script printed
 #   nvidia-smi.txt        the GPU and driver
 #   build-checks.txt      the suite's own checks (kernel images current, compare tool)
+#   golden-nvidia-<gpu>.txt  outputs of every ptx.golden case (commit as conformance/golden/nvidia-<gpu>.txt)
 # Usage: conformance/run-on-gpu.sh OUTDIR [GTEST_SOURCE]
 #   GTEST_SOURCE: a GoogleTest source tree (a copy of /usr/src/googletest) when no GTest package is installed;
 #   default: $CUEMU_GTEST_SOURCE, else the first of .gtest/, shared/googletest, /usr/src/googletest that exists.
@@ -62,10 +63,13 @@ name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 slug=$(echo "$name" | tr 'A-Z' 'a-z' | grep -oE 'h100|h200|h20|gh200|b200|b100|a100|a10g|a10|l40s|l40|l4|t4|v100' | head -1)
 if [ -z "$slug" ]; then slug=$(echo "${name:-unknown}" | tr 'A-Z' 'a-z' | tr -c 'a-z0-9\n' '-' | sed 's/--*/-/g; s/^-//; s/-$//'); fi
 results="$out/nvidia-$slug.json"
+golden="$out/golden-nvidia-$slug.txt"
+rm -f "$golden"
+echo "# cuemu golden numerics v1, recorded on ${name:-unknown}: case inputs-hash count outputs(hex)" > "$golden"
 
 cases_arg=()
 if [ -n "${CUEMU_CONF_CASES:-}" ]; then cases_arg=(--cases "$CUEMU_CONF_CASES"); fi
-"$build/cuemu-conformance" --results "$results" --label "nvidia-$slug" --case-timeout "$timeout" "${cases_arg[@]}"
+CUEMU_CONF_GOLDEN_RECORD="$golden" "$build/cuemu-conformance" --results "$results" --label "nvidia-$slug" --case-timeout "$timeout" "${cases_arg[@]}"
 rc=$?
 set +x
 if [ ! -s "$results" ]; then
@@ -75,4 +79,5 @@ fi
 echo "suite exit status $rc (failing cases on the GPU are data, not an error of this script)"
 grep -E '"(driver_library|driver_version|device_name|summary)"' "$results"
 echo "results: $results"
+echo "golden outputs: $golden ($(grep -vc '^#' "$golden") forms)"
 exit 0

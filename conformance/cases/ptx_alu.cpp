@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -24,7 +25,7 @@ using s64 = int64_t;
 
 // ---- value sets ----------------------------------------------------------------------------------------------------
 
-enum class Set { I16, I32, I64, F32, F64, Shift32, Shift64, Small32 };
+enum class Set { I16, I32, I64, F32, F64, Shift32, Shift64, Small32, F16, BF16, F16x2 };
 
 u64 F2B(float f) {
   u32 b;
@@ -97,6 +98,15 @@ const std::vector<u64>& Values(Set s) {
   static const std::vector<u64> shift32 = {0, 1, 5, 31, 32, 33, 100, 0xffffffff};
   static const std::vector<u64> shift64 = {0, 1, 31, 32, 63, 64, 65, 0xffffffff};
   static const std::vector<u64> small32 = {0, 1, 2, 3, 4, 8, 15, 16, 24, 31, 32};
+  static const std::vector<u64> f16 = {0x0000, 0x8000, 0x3c00, 0xbc00, 0x3800, 0xc100, 0x7c00, 0xfc00, 0x7e00, 0x7c01,
+                                       0xfe12, 0x0001, 0x83ff, 0x0400, 0x7bff, 0xfbff, 0x3555, 0x4248, 0x5640, 0x1400};
+  static const std::vector<u64> bf16 = {0x0000, 0x8000, 0x3f80, 0xbf80, 0x3f00, 0xc020, 0x7f80, 0xff80, 0x7fc0,
+                                        0x7f81, 0x0001, 0x8080, 0x0080, 0x7f7f, 0x3eab, 0x4049, 0x42c8, 0xc2f7};
+  static const std::vector<u64> f16x2 = [] {
+    std::vector<u64> v;
+    for (size_t i = 0; i < f16.size(); ++i) v.push_back(f16[i] | (f16[(i * 7 + 3) % f16.size()] << 16));
+    return v;
+  }();
   switch (s) {
     case Set::I16: return i16;
     case Set::I32: return i32;
@@ -106,6 +116,9 @@ const std::vector<u64>& Values(Set s) {
     case Set::Shift32: return shift32;
     case Set::Shift64: return shift64;
     case Set::Small32: return small32;
+    case Set::F16: return f16;
+    case Set::BF16: return bf16;
+    case Set::F16x2: return f16x2;
   }
   return i32;
 }
@@ -197,22 +210,65 @@ bool Matches(const AluCase& c, u64 want, u64 got) {
 
 void PrintTo(const AluCase& c, std::ostream* os) { *os << c.name; }
 
-void RunAluCase(const AluCase& c) {
+// Loads the case's kernel into a fresh context, runs it on the inputs and returns one output per input.
+// Fails the current case (and returns false) on any driver error.
+bool RunKernel(const AluCase& c, const std::vector<u64>& va, const std::vector<u64>& vb, const std::vector<u64>& vc,
+               std::vector<u64>* results) {
   std::string ptx = KernelFor(c);
   if (const char* dir = std::getenv("CUEMU_CONF_DUMP_PTX")) {
     // Lets a developer check every generated kernel with ptxas: CUEMU_CONF_DUMP_PTX=/tmp/k ... --cases 'ptx.*'
     std::ofstream(std::string(dir) + "/" + c.name + ".ptx") << ptx;
   }
-  CU_ASSERT_OK(cuInit(0));
-  CUdevice dev;
-  CU_ASSERT_OK(cuDeviceGet(&dev, 0));
-  CUcontext ctx;
-  CU_ASSERT_OK(cuCtxCreate(&ctx, nullptr, 0, dev));
-  struct Guard {
-    CUcontext c;
-    ~Guard() { cuCtxDestroy(c); }
-  } guard{ctx};
+  bool ok = false;
+  [&] {
+    CU_ASSERT_OK(cuInit(0));
+    CUdevice dev;
+    CU_ASSERT_OK(cuDeviceGet(&dev, 0));
+    CUcontext ctx;
+    CU_ASSERT_OK(cuCtxCreate(&ctx, nullptr, 0, dev));
+    struct Guard {
+      CUcontext c;
+      ~Guard() { cuCtxDestroy(c); }
+    } guard{ctx};
+    const size_t n = va.size();
+    ASSERT_GT(n, 0u);
+    CUmodule mod = nullptr;
+    char log[4096] = {};
+    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void* vals[] = {log, reinterpret_cast<void*>(sizeof(log))};
+    CU_ASSERT_OK(cuModuleLoadDataEx(&mod, ptx.c_str(), 2, opts, vals)) << log << "\n" << ptx;
+    CUfunction f;
+    CU_ASSERT_OK(cuModuleGetFunction(&f, mod, "alu"));
+    auto upload = [&](const std::vector<u64>& v, int bits, CUdeviceptr* out) -> CUresult {
+      *out = 0;
+      if (!bits) return CUDA_SUCCESS;
+      std::vector<unsigned char> bytes(n * static_cast<size_t>(bits) / 8);
+      for (size_t i = 0; i < n; ++i) std::memcpy(bytes.data() + i * bits / 8, &v[i], static_cast<size_t>(bits) / 8);
+      CUresult r = cuMemAlloc(out, bytes.size());
+      if (r != CUDA_SUCCESS) return r;
+      return cuMemcpyHtoD(*out, bytes.data(), bytes.size());
+    };
+    CUdeviceptr da, db, dc, dd;
+    CU_ASSERT_OK(upload(va, c.a.bits, &da));
+    CU_ASSERT_OK(upload(vb, c.b.bits, &db));
+    CU_ASSERT_OK(upload(vc, c.c.bits, &dc));
+    CU_ASSERT_OK(cuMemAlloc(&dd, n * c.dBits / 8));
+    unsigned count = static_cast<unsigned>(n);
+    void* params[] = {&da, &db, &dc, &dd, &count};
+    CU_ASSERT_OK(
+        cuLaunchKernel(f, static_cast<unsigned>((n + 127) / 128), 1, 1, 128, 1, 1, 0, nullptr, params, nullptr));
+    CU_ASSERT_OK(cuCtxSynchronize());
+    std::vector<unsigned char> out(n * c.dBits / 8);
+    CU_ASSERT_OK(cuMemcpyDtoH(out.data(), dd, out.size()));
+    results->assign(n, 0);
+    for (size_t i = 0; i < n; ++i)
+      std::memcpy(&(*results)[i], out.data() + i * c.dBits / 8, static_cast<size_t>(c.dBits) / 8);
+    ok = true;
+  }();
+  return ok;
+}
 
+void RunAluCase(const AluCase& c) {
   // Inputs: the cross product of the operands' value sets, minus the skipped combinations.
   std::vector<u64> va, vb, vc;
   const auto& sa = Values(c.a.set);
@@ -227,57 +283,19 @@ void RunAluCase(const AluCase& c) {
         vb.push_back(yb);
         vc.push_back(zc);
       }
-  const size_t n = va.size();
-  ASSERT_GT(n, 0u);
-
-  CUmodule mod = nullptr;
-  char log[4096] = {};
-  CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-  void* vals[] = {log, reinterpret_cast<void*>(sizeof(log))};
-  CU_ASSERT_OK(cuModuleLoadDataEx(&mod, ptx.c_str(), 2, opts, vals)) << log << "\n" << ptx;
-  CUfunction f;
-  CU_ASSERT_OK(cuModuleGetFunction(&f, mod, "alu"));
-
-  auto pack = [n](const std::vector<u64>& v, int bits) {
-    std::vector<unsigned char> bytes(n * static_cast<size_t>(std::max(bits, 8)) / 8);
-    for (size_t i = 0; i < n; ++i) std::memcpy(bytes.data() + i * bits / 8, &v[i], static_cast<size_t>(bits) / 8);
-    return bytes;
-  };
-  auto upload = [&](const std::vector<u64>& v, int bits, CUdeviceptr* out) -> CUresult {
-    if (!bits) {
-      *out = 0;
-      return CUDA_SUCCESS;
-    }
-    auto bytes = pack(v, bits);
-    CUresult r = cuMemAlloc(out, bytes.size());
-    if (r != CUDA_SUCCESS) return r;
-    return cuMemcpyHtoD(*out, bytes.data(), bytes.size());
-  };
-  CUdeviceptr da, db, dc, dd;
-  CU_ASSERT_OK(upload(va, c.a.bits, &da));
-  CU_ASSERT_OK(upload(vb, c.b.bits, &db));
-  CU_ASSERT_OK(upload(vc, c.c.bits, &dc));
-  CU_ASSERT_OK(cuMemAlloc(&dd, n * c.dBits / 8));
-  unsigned count = static_cast<unsigned>(n);
-  void* params[] = {&da, &db, &dc, &dd, &count};
-  CU_ASSERT_OK(cuLaunchKernel(f, static_cast<unsigned>((n + 127) / 128), 1, 1, 128, 1, 1, 0, nullptr, params, nullptr));
-  CU_ASSERT_OK(cuCtxSynchronize());
-  std::vector<unsigned char> out(n * c.dBits / 8);
-  CU_ASSERT_OK(cuMemcpyDtoH(out.data(), dd, out.size()));
-
+  std::vector<u64> got;
+  if (!RunKernel(c, va, vb, vc, &got)) return;
   int failures = 0;
-  for (size_t i = 0; i < n && failures < 8; ++i) {
-    u64 got = 0;
-    std::memcpy(&got, out.data() + i * c.dBits / 8, static_cast<size_t>(c.dBits) / 8);
+  for (size_t i = 0; i < va.size() && failures < 8; ++i) {
     u64 want = c.ref(va[i], vb[i], vc[i]) & Mask(c.dBits);
-    if (!Matches(c, want, got)) {
+    if (!Matches(c, want, got[i])) {
       ++failures;
       ADD_FAILURE() << c.body << " a=" << Hex(va[i], c.a.bits) << (c.b.bits ? " b=" + Hex(vb[i], c.b.bits) : "")
-                    << (c.c.bits ? " c=" + Hex(vc[i], c.c.bits) : "") << ": got " << Hex(got, c.dBits) << ", expected "
-                    << Hex(want, c.dBits);
+                    << (c.c.bits ? " c=" + Hex(vc[i], c.c.bits) : "") << ": got " << Hex(got[i], c.dBits)
+                    << ", expected " << Hex(want, c.dBits);
     }
   }
-  EXPECT_EQ(failures, 0) << n << " inputs";
+  EXPECT_EQ(failures, 0) << va.size() << " inputs";
 }
 
 // ---- host references -----------------------------------------------------------------------------------------------
@@ -811,5 +829,260 @@ INSTANTIATE_TEST_SUITE_P(All, ptx_float, testing::ValuesIn(FloatCases()), CaseNa
 class ptx_convert : public testing::TestWithParam<AluCase> {};
 TEST_P(ptx_convert, Alu) { RunAluCase(GetParam()); }
 INSTANTIATE_TEST_SUITE_P(All, ptx_convert, testing::ValuesIn(ConvertCases()), CaseName);
+
+// ---- ptx.golden: outputs recorded on a real GPU, compared bit for bit ------------------------------------------------
+//
+// Every instruction form above, and forms whose results the host cannot compute exactly (half precision, bfloat16,
+// approximate transcendental functions, packed and fused integer forms), runs on edge values plus seeded random
+// values. With CUEMU_CONF_GOLDEN_RECORD=FILE set (run-on-gpu.sh sets it), each case appends its outputs to FILE and
+// passes once the kernel ran; otherwise it compares with the outputs in CUEMU_CONF_GOLDEN (the committed
+// conformance/golden/nvidia-<gpu>.txt): bit for bit, approximate forms within twice the ISA's bound.
+
+struct Rng {
+  u64 state;
+  u64 operator()() {
+    u64 z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+};
+
+u64 Fnv(const void* data, size_t n, u64 h = 0xcbf29ce484222325ull) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+
+u64 RandomFor(Set s, Rng& r) {
+  auto sign = [&] { return (r() & 1) ? -1.0 : 1.0; };
+  switch (s) {
+    case Set::I16: return r() & 0xffff;
+    case Set::I32: return (r() & 1) ? r() & 0xffffffffu : static_cast<u64>(static_cast<s64>(r() % 201) - 100);
+    case Set::I64: return (r() & 1) ? r() : static_cast<u64>(static_cast<s64>(r() % 2001) - 1000);
+    case Set::F32:
+      return (r() & 1) ? r() & 0xffffffffu
+                       : F2B(static_cast<float>(sign() * std::ldexp(1.0 + static_cast<double>(r() % 4096) / 4096.0,
+                                                                     static_cast<int>(r() % 61) - 30)));
+    case Set::F64:
+      return (r() & 1) ? r()
+                       : D2B(sign() * std::ldexp(1.0 + static_cast<double>(r() % 65536) / 65536.0,
+                                                 static_cast<int>(r() % 121) - 60));
+    case Set::Shift32: return r() % 70;
+    case Set::Shift64: return r() % 140;
+    case Set::Small32: return r() % 40;
+    case Set::F16:
+    case Set::BF16: return r() & 0xffff;
+    case Set::F16x2: return r() & 0xffffffffu;
+  }
+  return 0;
+}
+
+void GoldenInputs(const AluCase& c, std::vector<u64>* va, std::vector<u64>* vb, std::vector<u64>* vc) {
+  const auto& sa = Values(c.a.set);
+  const std::vector<u64> none{0};
+  const auto& sb = c.b.bits ? Values(c.b.set) : none;
+  const auto& sc = c.c.bits ? Values(c.c.set) : none;
+  auto add = [&](u64 x, u64 y, u64 z) {
+    x &= Mask(c.a.bits);
+    y &= Mask(c.b.bits ? c.b.bits : 64);
+    z &= Mask(c.c.bits ? c.c.bits : 64);
+    if (c.skip && c.skip(x, y, z)) return;
+    va->push_back(x);
+    vb->push_back(y);
+    vc->push_back(z);
+  };
+  size_t total = sa.size() * sb.size() * sc.size(), stride = (total + 319) / 320;
+  for (size_t k = 0; k < total; k += stride) add(sa[k / (sb.size() * sc.size())], sb[(k / sc.size()) % sb.size()], sc[k % sc.size()]);
+  Rng r{Fnv(c.name.data(), c.name.size())};
+  for (int i = 0; i < 192; ++i) {
+    u64 x = RandomFor(c.a.set, r), y = c.b.bits ? RandomFor(c.b.set, r) : 0, z = c.c.bits ? RandomFor(c.c.set, r) : 0;
+    add(x, y, z);
+  }
+}
+
+struct GoldenEntry {
+  u64 hash = 0;
+  std::vector<u64> outputs;
+};
+
+const std::map<std::string, GoldenEntry>& GoldenData(std::string* source) {
+  static std::string path;
+  static const std::map<std::string, GoldenEntry> data = [] {
+    std::map<std::string, GoldenEntry> m;
+    const char* p = std::getenv("CUEMU_CONF_GOLDEN");
+    if (!p) return m;
+    path = p;
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.empty() || line[0] == '#') continue;
+      std::istringstream ls(line);
+      std::string name, hash, values;
+      size_t count = 0;
+      ls >> name >> hash >> count >> values;
+      GoldenEntry e;
+      e.hash = std::strtoull(hash.c_str(), nullptr, 16);
+      size_t pos = 0;
+      while (pos < values.size()) {
+        size_t comma = values.find(',', pos);
+        if (comma == std::string::npos) comma = values.size();
+        e.outputs.push_back(std::strtoull(values.substr(pos, comma - pos).c_str(), nullptr, 16));
+        pos = comma + 1;
+      }
+      if (e.outputs.size() == count) m[name] = std::move(e);
+    }
+    return m;
+  }();
+  *source = path;
+  return data;
+}
+
+bool GoldenMatches(const AluCase& c, u64 want, u64 got) {
+  if (c.cmp != Cmp::Approx32) return want == got;
+  float w = B2F(want), g = B2F(got);
+  if (std::isnan(w) || std::isnan(g)) return std::isnan(w) && std::isnan(g);
+  if (std::isinf(w) || std::isinf(g)) return w == g;
+  return std::fabs(static_cast<double>(w) - g) <= 2 * c.tolerance * std::max(1.0, std::fabs(static_cast<double>(w)));
+}
+
+void RunGoldenCase(const AluCase& c) {
+  std::vector<u64> va, vb, vc;
+  GoldenInputs(c, &va, &vb, &vc);
+  std::string ptx = KernelFor(c);
+  u64 hash = Fnv(ptx.data(), ptx.size());
+  hash = Fnv(va.data(), va.size() * 8, hash);
+  hash = Fnv(vb.data(), vb.size() * 8, hash);
+  hash = Fnv(vc.data(), vc.size() * 8, hash);
+  std::vector<u64> got;
+  if (!RunKernel(c, va, vb, vc, &got)) return;
+  if (const char* record = std::getenv("CUEMU_CONF_GOLDEN_RECORD")) {
+    std::ostringstream line;
+    line << c.name << ' ' << std::hex << hash << std::dec << ' ' << got.size() << ' ';
+    for (size_t i = 0; i < got.size(); ++i) line << (i ? "," : "") << std::hex << got[i];
+    line << '\n';
+    std::string text = line.str();
+    FILE* f = std::fopen(record, "a");
+    ASSERT_NE(f, nullptr) << "cannot append to " << record;
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+    return;
+  }
+  std::string source;
+  const auto& golden = GoldenData(&source);
+  auto it = golden.find(c.name);
+  ASSERT_NE(it, golden.end()) << "no golden outputs for " << c.name
+                              << (source.empty() ? " (CUEMU_CONF_GOLDEN is not set)" : " in " + source);
+  ASSERT_EQ(it->second.hash, hash) << "the golden outputs were recorded for other inputs or another kernel; record again";
+  ASSERT_EQ(it->second.outputs.size(), got.size());
+  int failures = 0;
+  for (size_t i = 0; i < got.size() && failures < 8; ++i) {
+    u64 want = it->second.outputs[i] & Mask(c.dBits);
+    if (!GoldenMatches(c, want, got[i])) {
+      ++failures;
+      ADD_FAILURE() << c.body << " a=" << Hex(va[i], c.a.bits) << (c.b.bits ? " b=" + Hex(vb[i], c.b.bits) : "")
+                    << (c.c.bits ? " c=" + Hex(vc[i], c.c.bits) : "") << ": got " << Hex(got[i], c.dBits)
+                    << ", the GPU gave " << Hex(want, c.dBits);
+    }
+  }
+  EXPECT_EQ(failures, 0) << got.size() << " inputs";
+}
+
+// Forms whose results come only from the GPU.
+std::vector<AluCase> GoldenOnlyCases() {
+  Operand F = I(32, Set::F32), D = I(64, Set::F64), A32 = I(32, Set::I32), A64 = I(64, Set::I64),
+          H = I(16, Set::F16), B = I(16, Set::BF16), H2 = I(32, Set::F16x2), S32 = I(32, Set::Shift32),
+          Sm = I(32, Set::Small32);
+  auto g = [](const char* name, const char* body, Operand a, Operand b, Operand c, int d, const char* target = "sm_75",
+              Cmp cmp = Cmp::Exact, double tol = 0) {
+    AluCase k{name, body, a, b, c, d, nullptr, cmp};
+    k.target = target;
+    k.tolerance = tol;
+    return k;
+  };
+  return {
+      g("add_rn_f16", "add.rn.f16 %d, %a, %b;", H, H, N, 16),
+      g("sub_rn_f16", "sub.rn.f16 %d, %a, %b;", H, H, N, 16),
+      g("mul_rn_f16", "mul.rn.f16 %d, %a, %b;", H, H, N, 16),
+      g("add_ftz_f16", "add.ftz.f16 %d, %a, %b;", H, H, N, 16),
+      g("add_sat_f16", "add.sat.f16 %d, %a, %b;", H, H, N, 16),
+      g("fma_rn_f16", "fma.rn.f16 %d, %a, %b, %c;", H, H, H, 16),
+      g("neg_f16", "neg.f16 %d, %a;", H, N, N, 16),
+      g("abs_f16", "abs.f16 %d, %a;", H, N, N, 16, "sm_80"),
+      g("min_f16", "min.f16 %d, %a, %b;", H, H, N, 16, "sm_80"),
+      g("max_NaN_f16", "max.NaN.f16 %d, %a, %b;", H, H, N, 16, "sm_80"),
+      g("ex2_approx_f16", "ex2.approx.f16 %d, %a;", H, N, N, 16),
+      g("tanh_approx_f16", "tanh.approx.f16 %d, %a;", H, N, N, 16),
+      g("setp_lt_f16", "setp.lt.f16 %q, %a, %b;\n\tselp.u32 %d, 1, 0, %q;", H, H, N, 32),
+      g("add_rn_f16x2", "add.rn.f16x2 %d, %a, %b;", H2, H2, N, 32),
+      g("mul_rn_f16x2", "mul.rn.f16x2 %d, %a, %b;", H2, H2, N, 32),
+      g("fma_rn_f16x2", "fma.rn.f16x2 %d, %a, %b, %c;", H2, H2, H2, 32),
+      g("cvt_rn_f16_f64", "cvt.rn.f16.f64 %d, %a;", D, N, N, 16),
+      g("cvt_rz_f16_f32", "cvt.rz.f16.f32 %d, %a;", F, N, N, 16),
+      g("cvt_rn_relu_f16_f32", "cvt.rn.relu.f16.f32 %d, %a;", F, N, N, 16, "sm_80"),
+      g("cvt_rn_f16x2_f32", "cvt.rn.f16x2.f32 %d, %a, %b;", F, F, N, 32, "sm_80"),
+      g("cvt_rn_bf16_f32", "cvt.rn.bf16.f32 %d, %a;", F, N, N, 16, "sm_80"),
+      g("cvt_f32_bf16", "cvt.f32.bf16 %d, %a;", B, N, N, 32, "sm_90"),
+      g("cvt_rna_tf32_f32", "cvt.rna.tf32.f32 %d, %a;", F, N, N, 32, "sm_80"),
+      g("cvt_rn_satfinite_e4m3x2_f32", "cvt.rn.satfinite.e4m3x2.f32 %d, %a, %b;", F, F, N, 16, "sm_90"),
+      g("add_rn_bf16", "add.rn.bf16 %d, %a, %b;", B, B, N, 16, "sm_90"),
+      g("mul_rn_bf16", "mul.rn.bf16 %d, %a, %b;", B, B, N, 16, "sm_90"),
+      g("fma_rn_bf16", "fma.rn.bf16 %d, %a, %b, %c;", B, B, B, 16, "sm_80"),
+      g("min_NaN_f32", "min.NaN.f32 %d, %a, %b;", F, F, N, 32, "sm_80"),
+      g("max_xorsign_abs_f32", "max.xorsign.abs.f32 %d, %a, %b;", F, F, N, 32, "sm_86"),
+      g("fma_rn_sat_f32", "fma.rn.sat.f32 %d, %a, %b, %c;", F, F, F, 32),
+      g("mul_rn_sat_f32", "mul.rn.sat.f32 %d, %a, %b;", F, F, N, 32),
+      g("div_approx_f32", "div.approx.f32 %d, %a, %b;", F, F, N, 32, "sm_75", Cmp::Approx32, 4e-7),
+      g("div_full_f32", "div.full.f32 %d, %a, %b;", F, F, N, 32, "sm_75", Cmp::Approx32, 4e-7),
+      g("rcp_approx_f32", "rcp.approx.f32 %d, %a;", F, N, N, 32, "sm_75", Cmp::Approx32, 2e-7),
+      g("tanh_approx_f32", "tanh.approx.f32 %d, %a;", F, N, N, 32, "sm_75", Cmp::Approx32, 1e-3),
+      g("ex2_approx_f32", "ex2.approx.f32 %d, %a;", F, N, N, 32, "sm_75", Cmp::Approx32, 3e-7),
+      g("lg2_approx_ftz_f32", "lg2.approx.ftz.f32 %d, %a;", F, N, N, 32, "sm_75", Cmp::Approx32, 3e-7),
+      g("sin_approx_ftz_f32", "sin.approx.ftz.f32 %d, %a;", F, N, N, 32, "sm_75", Cmp::Approx32, 1e-6),
+      g("rsqrt_approx_ftz_f32", "rsqrt.approx.ftz.f32 %d, %a;", F, N, N, 32, "sm_75", Cmp::Approx32, 2e-7),
+      g("rcp_approx_ftz_f64", "rcp.approx.ftz.f64 %d, %a;", D, N, N, 64),
+      g("rsqrt_approx_f64", "rsqrt.approx.f64 %d, %a;", D, N, N, 64),
+      g("testp_finite_f32", "testp.finite.f32 %q, %a;\n\tselp.u32 %d, 1, 0, %q;", F, N, N, 32),
+      g("testp_infinite_f32", "testp.infinite.f32 %q, %a;\n\tselp.u32 %d, 1, 0, %q;", F, N, N, 32),
+      g("testp_notanumber_f64", "testp.notanumber.f64 %q, %a;\n\tselp.u32 %d, 1, 0, %q;", D, N, N, 32),
+      g("testp_normal_f32", "testp.normal.f32 %q, %a;\n\tselp.u32 %d, 1, 0, %q;", F, N, N, 32),
+      g("testp_subnormal_f32", "testp.subnormal.f32 %q, %a;\n\tselp.u32 %d, 1, 0, %q;", F, N, N, 32),
+      g("copysign_f64", "copysign.f64 %d, %a, %b;", D, D, N, 64),
+      g("mul24_lo_s32", "mul24.lo.s32 %d, %a, %b;", A32, A32, N, 32),
+      g("mul24_hi_u32", "mul24.hi.u32 %d, %a, %b;", A32, A32, N, 32),
+      g("mad24_lo_s32", "mad24.lo.s32 %d, %a, %b, %c;", A32, A32, Sm, 32),
+      g("dp4a_u32_u32", "dp4a.u32.u32 %d, %a, %b, %c;", A32, A32, A32, 32),
+      g("dp4a_s32_s32", "dp4a.s32.s32 %d, %a, %b, %c;", A32, A32, A32, 32),
+      g("dp2a_lo_s32_s32", "dp2a.lo.s32.s32 %d, %a, %b, %c;", A32, A32, A32, 32),
+      g("shf_l_wrap_b32", "shf.l.wrap.b32 %d, %a, %b, %c;", A32, A32, S32, 32),
+      g("shf_r_clamp_b32", "shf.r.clamp.b32 %d, %a, %b, %c;", A32, A32, S32, 32),
+      g("lop3_b32_0x96", "lop3.b32 %d, %a, %b, %c, 0x96;", A32, A32, A32, 32),
+      g("lop3_b32_0xe8", "lop3.b32 %d, %a, %b, %c, 0xe8;", A32, A32, A32, 32),
+      g("bmsk_clamp_b32", "bmsk.clamp.b32 %d, %a, %b;", Sm, Sm, N, 32),
+      g("szext_wrap_s32", "szext.wrap.s32 %d, %a, %b;", A32, S32, N, 32),
+      g("fns_b32", "fns.b32 %d, %a, %b, %c;", A32, Sm, I(32, Set::I32), 32),
+      g("bfi_b32", "bfi.b32 %d, %a, %b, %c, 8;", A32, A32, Sm, 32),
+      g("add_cc_carry_u32", "add.cc.u32 %tr1, %a, %b;\n\taddc.u32 %d, 0, 0;", A32, A32, N, 32),
+      g("sub_cc_borrow_u32", "sub.cc.u32 %tr1, %a, %b;\n\tsubc.u32 %d, 0, 0;", A32, A32, N, 32),
+      g("add_cc_u64_chain", "add.cc.u64 %trd1, %a, %b;\n\taddc.u64 %d, 0, 0;", A64, A64, N, 64),
+      g("cvt_rni_s16_f32", "cvt.rni.s16.f32 %d, %a;", F, N, N, 16),
+      g("cvt_sat_s8_s32", "cvt.sat.s8.s32 %d, %a;", A32, N, N, 16),
+      g("cvt_rpi_f64_f64", "cvt.rpi.f64.f64 %d, %a;", D, N, N, 64),
+      g("cvt_rn_f32_s64", "cvt.rn.f32.s64 %d, %a;", A64, N, N, 32),
+      g("cvt_rz_f64_u64", "cvt.rz.f64.u64 %d, %a;", A64, N, N, 64),
+      g("cvt_rm_f32_f64", "cvt.rm.f32.f64 %d, %a;", D, N, N, 32),
+  };
+}
+
+std::vector<AluCase> GoldenCases() {
+  std::vector<AluCase> all;
+  for (auto* list : {IntegerCases, BitsCases, FloatCases, ConvertCases, GoldenOnlyCases})
+    for (auto& c : list()) all.push_back(c);
+  return all;
+}
+
+class ptx_golden : public testing::TestWithParam<AluCase> {};
+TEST_P(ptx_golden, Bits) { RunGoldenCase(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(All, ptx_golden, testing::ValuesIn(GoldenCases()), CaseName);
 
 }  // namespace
