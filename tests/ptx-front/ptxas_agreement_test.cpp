@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 
 #include "ptx/check.h"
 #include "ptx/parse.h"
+#include "ptx/print.h"
 
 namespace {
 
@@ -77,6 +79,26 @@ TEST(PtxasAgreement, ValidAndInvalidCases) {
         }
     }
     EXPECT_GE(n, 40u);
+}
+
+// What the printer writes is PTX that ptxas accepts too (not only our own parser).
+TEST(PtxasAgreement, PrintedModulesAreAcceptedByPtxas) {
+    if (!havePtxas()) GTEST_SKIP() << "ptxas not found";
+    std::vector<std::filesystem::path> inputs = files(std::string(PTX_FRONT_AGREEMENT_DIR) + "/valid");
+    auto tmp = std::filesystem::temp_directory_path() / ("ptx_front_printed_" + std::to_string(::getpid()) + ".ptx");
+    for (const auto& path : inputs) {
+        SCOPED_TRACE(path.string());
+        std::string text = readFile(path);
+        ptx::Diagnostics diags;
+        auto module = ptx::parseModule(text, diags);
+        ASSERT_FALSE(diags.hasErrors()) << diags.format();
+        {
+            std::ofstream out(tmp, std::ios::binary);
+            out << ptx::printModule(*module);
+        }
+        EXPECT_TRUE(ptxasAccepts(tmp, archOf(text)));
+    }
+    std::filesystem::remove(tmp);
 }
 
 TEST(PtxasAgreement, CorpusIsAcceptedByBoth) {

@@ -25,6 +25,13 @@ for src in "$here"/src/*.cu; do
     done
     case "$name" in basic|coop) echo "$src $name sm_80 rdc" >> "$list" ;; esac
 done
+# The conformance suite's CUDA kernels, when that folder exists (sm_80, both optimised and with line info).
+for src in "$here"/../../conformance/kernels/cu/*.cu; do
+    [ -f "$src" ] || continue
+    name=conformance_$(basename "$src" .cu)
+    echo "$src $name sm_80 O3" >> "$list"
+    echo "$src $name sm_90 lineinfo" >> "$list"
+done
 # G for the big template libraries once, it is large but exercises the debug-section grammar.
 echo "$here/src/cub_algos.cu cub_algos sm_80 G" >> "$list"
 

@@ -189,6 +189,9 @@ enum class SymKind : uint8_t {
 inline constexpr uint8_t kOperandNegate = 1;     // `!%p`
 inline constexpr uint8_t kAddrAbsolute = 2;      // [imm]
 inline constexpr uint8_t kImmNegZero = 4;        // reserved
+inline constexpr uint8_t kVectorPredicate = 8;   // Vector `{...}|%p` (tex, tld4): elems[index + value] is the
+                                                 //   predicate register operand (not counted in value)
+inline constexpr uint8_t kOperandMinus = 16;     // `-%r` (video instructions' negated source)
 
 // Register selectors: `%tid.x`, `%v.r`, video `%r1.b0`, `%r1.h1`, SIMD `%r1.b3210`, `%r1.h10`.
 // Encoding (16 bits): kind in bits 15..14, digit count - 1 in bits 13..12, up to four 3-bit digits in 11..0

@@ -441,6 +441,11 @@ void Checker::instruction(const Function& f, const Instruction& inst) {
             }
             return;
         }
+        case Opcode::Cvta:
+            if (m_.addressSize == 64 && sm_ >= 90 && typeSize(t) == 4)
+                error(inst.loc, "32-bit generic addresses ('cvta{}') are not supported with .address_size 64 on "
+                      "sm_90 or higher", std::string_view(typeName(t)));
+            return;
         case Opcode::Ld: case Opcode::Ldu: case Opcode::St: {
             bool isStore = inst.opcode == Opcode::St;
             unsigned addrIdx = isStore ? 0 : 1, dataIdx = isStore ? 1 : 0;

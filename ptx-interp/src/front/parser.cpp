@@ -489,6 +489,7 @@ void Parser::parseModule() {
             errorAt(r.loc, "undefined symbol '{}' in initializer", m_.str(r.name));
             continue;
         }
+        if (r.var >= m_.globals.size() || r.reloc >= m_.globals[r.var].relocs.size()) continue;
         Relocation& rel = m_.globals[r.var].relocs[r.reloc];
         rel.symKind = b.kind;
         rel.index = b.index;
@@ -757,7 +758,9 @@ void Parser::parseDeclaration() {
         Variable v;
         bool more = false;
         v.loc = loc;
+        size_t relocMark = globalRelocs_.size();
         if (!parseVariable(v, space, linkage, false, more)) {
+            globalRelocs_.resize(relocMark);   // they refer to the variable that was not added
             skipStatement();
             return;
         }
@@ -2133,7 +2136,26 @@ bool Parser::parseOperand(Operand& out, unsigned depth) {
         }
         case Tok::Punct:
             switch (tok_.punct) {
-                case '{': return parseList(out, '}', OperandKind::Vector, depth);
+                case '{': {
+                    if (!parseList(out, '}', OperandKind::Vector, depth)) return false;
+                    if (!tok_.is('|')) return true;
+                    next();
+                    Operand pred;
+                    if (tok_.kind != Tok::Word || !parseRegisterWord(tok_.text(), tok_, pred) ||
+                        pred.kind != OperandKind::Reg) {
+                        error(tok_, "expected a predicate register after '|'");
+                        return false;
+                    }
+                    next();
+                    // The predicate follows the vector's elements (nothing was added to elems since they were).
+                    if (fn_->elems.size() != out.index + static_cast<size_t>(out.value)) {
+                        error(tok_, "nested operand lists before '|'");
+                        return false;
+                    }
+                    fn_->elems.push_back(pred);
+                    out.flags |= kVectorPredicate;
+                    return true;
+                }
                 case '(':
                     if (inCall_) return parseList(out, ')', OperandKind::List, depth);
                     {
@@ -2156,7 +2178,18 @@ bool Parser::parseOperand(Operand& out, unsigned depth) {
                     return true;
                 }
                 case '-': {
-                    if (peek().kind == Tok::Float) {
+                    Token n = peek();
+                    if (n.kind == Tok::Word && n.text()[0] == '%') {
+                        next();
+                        if (!parseRegisterWord(tok_.text(), tok_, out) || out.kind != OperandKind::Reg) {
+                            error(tok_, "expected a register after '-'");
+                            return false;
+                        }
+                        next();
+                        out.flags |= kOperandMinus;
+                        return true;
+                    }
+                    if (n.kind == Tok::Float) {
                         next();
                         if (tok_.malformed) {
                             error(tok_, "malformed floating-point literal '{}'", tok_.text());
@@ -2231,7 +2264,18 @@ void Parser::parseInstruction(const Token& mnemonic, uint32_t guard, bool guardN
         bool all = true;
         for (unsigned i = 0; i < c.numRequired && all; ++i) {
             bool found = false;
-            for (Mod m : modScratch_) found |= m == c.required[i];
+            for (Mod m : modScratch_) {
+                if (m == c.required[i]) {
+                    found = true;
+                    break;
+                }
+                std::string_view have = modText(m), want = modText(c.required[i]);
+                if (have.size() > want.size() + 2 && have.substr(0, want.size()) == want &&
+                    have.substr(want.size(), 2) == "::") {
+                    found = true;
+                    break;
+                }
+            }
             all = found;
         }
         if (all) {

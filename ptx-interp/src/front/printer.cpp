@@ -462,6 +462,7 @@ void Printer::operand(const Function& f, const Operand& op) {
         case OperandKind::None: append("<none>"); return;
         case OperandKind::Reg:
             if (op.negated()) out += '!';
+            if (op.flags & kOperandMinus) out += '-';
             regName(f, op.index);
             selector(op.sel);
             return;
@@ -509,6 +510,10 @@ void Printer::operand(const Function& f, const Operand& op) {
                 if (e < f.elems.size()) operand(f, f.elems[e]);
             }
             out += close;
+            if ((op.flags & kVectorPredicate) && op.index + static_cast<size_t>(op.value) < f.elems.size()) {
+                out += '|';
+                operand(f, f.elems[op.index + static_cast<size_t>(op.value)]);
+            }
             return;
         }
         case OperandKind::Label: append(op.index < f.labels.size() ? name(f.labels[op.index].name) : "<bad>"); return;
@@ -602,7 +607,7 @@ bool Differ::operand(const Function& fx, const Function& fy, const Operand& x, c
         case OperandKind::List:
         case OperandKind::Bracket:
             if (x.value != y.value) return false;
-            for (int64_t i = 0; i < x.value; ++i)
+            for (int64_t i = 0; i < x.value + ((x.flags & kVectorPredicate) ? 1 : 0); ++i)
                 if (!operand(fx, fy, fx.elems[x.index + i], fy.elems[y.index + i])) return false;
             return true;
         case OperandKind::Label: return sa(fx.labels[x.index].name) == sb(fy.labels[y.index].name);
