@@ -9,8 +9,10 @@
 # Usage: conformance/run-on-gpu.sh OUTDIR [GTEST_SOURCE]
 #   GTEST_SOURCE: a GoogleTest source tree (a copy of /usr/src/googletest) when no GTest package is installed;
 #   default: $CUEMU_GTEST_SOURCE, else the first of .gtest/, shared/googletest, /usr/src/googletest that exists.
-# Environment: CUEMU_CONF_BUILD (build folder, default /tmp/cuemu-conformance-build), CUEMU_CONF_JOBS (default 16),
-#   CUEMU_CONF_CASES (a --cases filter), CUEMU_CONF_CASE_TIMEOUT (seconds, default 120).
+# Environment: CUEMU_CONF_BUILD (build folder, default build-conf-gpu/ at the repository root, which a warm device
+#   machine keeps between calls), CUEMU_CONF_SKIP_BUILD=1 (reuse that build), CUEMU_CONF_JOBS (default 16),
+#   CUEMU_CONF_CASES (a --cases filter, e.g. 'api.*' then 'ptx.*,runtime.*' to split a run in two),
+#   CUEMU_CONF_CASE_TIMEOUT (seconds, default 120).
 set -uo pipefail
 if [ $# -lt 1 ]; then
   echo "usage: $0 OUTDIR [GTEST_SOURCE]" >&2
@@ -32,7 +34,7 @@ if [ -z "$gtest" ]; then
     fi
   done
 fi
-build=${CUEMU_CONF_BUILD:-/tmp/cuemu-conformance-build}
+build=${CUEMU_CONF_BUILD:-$root/build-conf-gpu}
 jobs=${CUEMU_CONF_JOBS:-16}
 timeout=${CUEMU_CONF_CASE_TIMEOUT:-120}
 
@@ -46,15 +48,19 @@ generator=()
 if command -v ninja > /dev/null; then generator=(-G Ninja); fi
 gtest_arg=()
 if [ -n "$gtest" ]; then gtest_arg=(-DCUEMU_GTEST_SOURCE="$gtest"); fi
-rm -rf "$build"
-if ! cmake -S "$here" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${gtest_arg[@]}"; then
-  echo "CONFIGURE FAILED"
-  exit 1
+SECONDS=0
+if [ "${CUEMU_CONF_SKIP_BUILD:-0}" != 1 ] || [ ! -x "$build/cuemu-conformance" ]; then
+  rm -rf "$build"
+  if ! cmake -S "$here" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${gtest_arg[@]}"; then
+    echo "CONFIGURE FAILED"
+    exit 1
+  fi
+  if ! cmake --build "$build" -j "$jobs"; then
+    echo "BUILD FAILED"
+    exit 1
+  fi
 fi
-if ! cmake --build "$build" -j "$jobs"; then
-  echo "BUILD FAILED"
-  exit 1
-fi
+echo "build took $SECONDS s"
 
 (cd "$build" && ctest -R 'conformance-(kernels-current|compare-selftest)' --output-on-failure) > "$out/build-checks.txt" 2>&1 || true
 cat "$out/build-checks.txt"
@@ -72,6 +78,7 @@ if [ -n "${CUEMU_CONF_CASES:-}" ]; then cases_arg=(--cases "$CUEMU_CONF_CASES");
 CUEMU_CONF_GOLDEN_RECORD="$golden" "$build/cuemu-conformance" --results "$results" --label "nvidia-$slug" --case-timeout "$timeout" "${cases_arg[@]}"
 rc=$?
 set +x
+echo "suite took $SECONDS s in all"
 if [ ! -s "$results" ]; then
   echo "NO RESULTS (suite exit $rc)"
   exit 1

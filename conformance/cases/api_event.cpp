@@ -77,7 +77,7 @@ TEST_F(api_event, QueryPending) {
   CU_ASSERT_OK(cuMemsetD32(flag, 0, 1));
   CUfunction spin;
   CU_ASSERT_OK(cuModuleGetFunction(&spin, mod, "spin_until_flag"));
-  unsigned long long maxSpins = 1ull << 40;
+  unsigned long long maxSpins = 1ull << 22;
   void* params[] = {&flag, &maxSpins};
   CU_ASSERT_OK(cuLaunchKernel(spin, 1, 1, 1, 1, 1, 1, 0, s, params, nullptr));
   CUevent e;
@@ -93,6 +93,9 @@ TEST_F(api_event, QueryPending) {
   CU_EXPECT_OK(cuEventDestroy(e));
   CU_EXPECT_OK(cuStreamDestroy(other));
   CU_EXPECT_OK(cuStreamDestroy(s));
+  unsigned flagValue = 0;
+  CU_EXPECT_OK(cuMemcpyDtoH(&flagValue, flag, 4));
+  EXPECT_EQ(flagValue, 2u) << "the spinning kernel saw the flag that the other stream set while it ran";
   CU_EXPECT_OK(cuMemFree(flag));
 }
 
@@ -164,7 +167,7 @@ TEST_F(api_event, ElapsedTimeNotReady) {
   CU_ASSERT_OK(cuMemsetD32(flag, 0, 1));
   CUfunction spin;
   CU_ASSERT_OK(cuModuleGetFunction(&spin, mod, "spin_until_flag"));
-  unsigned long long maxSpins = 1ull << 40;
+  unsigned long long maxSpins = 1ull << 22;
   void* params[] = {&flag, &maxSpins};
   CUevent a, b;
   CU_ASSERT_OK(cuEventCreate(&a, 0));
@@ -183,6 +186,9 @@ TEST_F(api_event, ElapsedTimeNotReady) {
   CU_EXPECT_OK(cuEventDestroy(b));
   CU_EXPECT_OK(cuStreamDestroy(other));
   CU_EXPECT_OK(cuStreamDestroy(s));
+  unsigned flagValue = 0;
+  CU_EXPECT_OK(cuMemcpyDtoH(&flagValue, flag, 4));
+  EXPECT_EQ(flagValue, 2u) << "the spinning kernel saw the flag that the other stream set while it ran";
   CU_EXPECT_OK(cuMemFree(flag));
 }
 

@@ -145,7 +145,7 @@ TEST_F(api_stream, QueryPendingThenDone) {
   // The kernel spins until the host writes the flag through a second (non-blocking) stream.
   CUfunction spin;
   CU_ASSERT_OK(cuModuleGetFunction(&spin, mod, "spin_until_flag"));
-  unsigned long long maxSpins = 1ull << 40;
+  unsigned long long maxSpins = 1ull << 22;
   void* params[] = {&flag, &maxSpins};
   CU_ASSERT_OK(cuLaunchKernel(spin, 1, 1, 1, 1, 1, 1, 0, s, params, nullptr));
   CU_EXPECT(CUDA_ERROR_NOT_READY, cuStreamQuery(s));
@@ -157,6 +157,9 @@ TEST_F(api_stream, QueryPendingThenDone) {
   CU_EXPECT_OK(cuStreamQuery(s));
   CU_EXPECT_OK(cuStreamDestroy(other));
   CU_EXPECT_OK(cuStreamDestroy(s));
+  unsigned flagValue = 0;
+  CU_EXPECT_OK(cuMemcpyDtoH(&flagValue, flag, 4));
+  EXPECT_EQ(flagValue, 2u) << "the spinning kernel saw the flag that the other stream set while it ran";
   CU_EXPECT_OK(cuMemFree(flag));
 }
 

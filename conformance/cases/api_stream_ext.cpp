@@ -24,7 +24,7 @@ class api_stream_Ext : public ContextTest {
     return cuLaunchKernel(fill, (n + 127) / 128, 1, 1, 128, 1, 1, 0, s, params, nullptr);
   }
   CUresult LaunchSpin(CUstream s, CUdeviceptr flag) {
-    unsigned long long maxSpins = 1ull << 40;
+    unsigned long long maxSpins = 1ull << 22;
     void* params[] = {&flag, &maxSpins};
     return cuLaunchKernel(spin, 1, 1, 1, 1, 1, 1, 0, s, params, nullptr);
   }
@@ -44,6 +44,9 @@ TEST_F(api_stream_Ext, NonBlockingStreamRunsBesideLegacyStream) {
   CU_EXPECT_OK(cuStreamSynchronize(s));
   CU_EXPECT_OK(cuCtxSynchronize());
   CU_EXPECT_OK(cuStreamDestroy(s));
+  unsigned flagValue = 0;
+  CU_EXPECT_OK(cuMemcpyDtoH(&flagValue, flag, 4));
+  EXPECT_EQ(flagValue, 2u) << "the spinning kernel saw the flag that the other stream set while it ran";
   CU_EXPECT_OK(cuMemFree(flag));
 }
 
@@ -60,6 +63,9 @@ TEST_F(api_stream_Ext, PerThreadStreamIsIndependentOfLegacy) {
   CU_EXPECT_OK(cuStreamSynchronize(CU_STREAM_PER_THREAD));
   CU_EXPECT_OK(cuStreamSynchronize(s));
   CU_EXPECT_OK(cuStreamDestroy(s));
+  unsigned flagValue = 0;
+  CU_EXPECT_OK(cuMemcpyDtoH(&flagValue, flag, 4));
+  EXPECT_EQ(flagValue, 2u) << "the spinning kernel saw the flag that the other stream set while it ran";
   CU_EXPECT_OK(cuMemFree(flag));
 }
 

@@ -79,8 +79,14 @@ extern "C" __global__ void mixed_params(char c, short s, int i, long long ll, fl
   out[6] = m.c; out[7] = m.d; out[8] = m.s; out[9] = m.i; out[10] = b;
 }
 
+// Spins until the host (through another stream) sets *flag, then marks it 2: a final value of 2 proves the two
+// streams ran concurrently. Gives up after maxSpins polls so that a serialized driver cannot hang the suite.
 extern "C" __global__ void spin_until_flag(volatile unsigned* flag, unsigned long long maxSpins) {
-  for (unsigned long long i = 0; i < maxSpins && *flag == 0; ++i) {
+  for (unsigned long long i = 0; i < maxSpins; ++i) {
+    if (*flag != 0) {
+      *flag = 2;
+      return;
+    }
   }
 }
 
