@@ -107,6 +107,10 @@ void appendUnsigned(std::string& out, unsigned long long v) {
 }
 
 void emitCall(ApiId id, std::string_view argNames, const std::string& argValues, CUresult result) {
+  emitNamedCall(apiInfo(id).name, argNames, argValues, result);
+}
+
+void emitNamedCall(std::string_view name, std::string_view argNames, const std::string& argValues, CUresult result) {
   // argNames is the stringised parameter list "(a, b, c)"; values are separated by \x1f.
   std::string line = fmt::format("[cuemu tid={} ctx=", static_cast<long>(gettid()));
   if (auto ctx = currentContext())
@@ -114,7 +118,7 @@ void emitCall(ApiId id, std::string_view argNames, const std::string& argValues,
   else
     line += "none";
   line += "] ";
-  line += apiInfo(id).name;
+  line += name;
   line += '(';
   std::string_view names = argNames.substr(1, argNames.size() - 2);
   std::size_t vpos = 0;

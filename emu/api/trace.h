@@ -62,6 +62,8 @@ void appendArg(std::string& out, const T& v) {
 
 // Writes one finished call: "cuMemAlloc_v2(dptr=0x..., bytesize=1024) = CUDA_SUCCESS".
 void emitCall(ApiId id, std::string_view argNames, const std::string& argValues, CUresult result);
+// The same for calls that do not go through an exported entry point (export-table slots).
+void emitNamedCall(std::string_view name, std::string_view argNames, const std::string& argValues, CUresult result);
 
 template <typename... Args>
 void call(ApiId id, std::string_view argNames, CUresult result, const Args&... args) {
@@ -69,6 +71,14 @@ void call(ApiId id, std::string_view argNames, CUresult result, const Args&... a
   bool first = true;
   ((values += first ? "" : "\x1f", first = false, appendArg(values, args)), ...);
   emitCall(id, argNames, values, result);
+}
+
+template <typename... Args>
+void callNamed(std::string_view name, std::string_view argNames, CUresult result, const Args&... args) {
+  std::string values;
+  bool first = true;
+  ((values += first ? "" : "\x1f", first = false, appendArg(values, args)), ...);
+  emitNamedCall(name, argNames, values, result);
 }
 
 }  // namespace cuemu::trace

@@ -1,0 +1,358 @@
+#include "api/export_tables.h"
+
+#include "api/impl.h"
+#include "api/trace.h"
+#include "core/context.h"
+#include "core/device.h"
+#include "core/driver.h"
+#include "core/log.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <cstring>
+#include <string>
+
+namespace cuemu::exporttables {
+namespace {
+
+// Tables are structs of typed pointers laid out exactly like the arrays the runtime indexes, so that they are
+// constant-initialised (no static constructors). A size slot holds the table's size in bytes.
+template <typename Table>
+constexpr size_t sizeSlot() {
+  return sizeof(Table);
+}
+
+// Slot calls bypass the entry-point layer; they are traced here in the same format.
+template <typename... Args>
+CUresult traced(const char* name, const char* argNames, CUresult result, const Args&... args) {
+  if (trace::on()) [[unlikely]] {
+    try {
+      trace::callNamed(name, argNames, result, args...);
+    } catch (...) {
+    }
+  }
+  return result;
+}
+
+// --- Runtime interface (6bd5fb6c...): 13 slots, only slot 2 is used. ---
+CUresult primaryContextImpl(CUcontext* out, CUdevice ordinal) {
+  if (!driverInitialized()) return CUDA_ERROR_NOT_INITIALIZED;
+  if (!out) return CUDA_ERROR_INVALID_VALUE;
+  Device* device = deviceByOrdinal(ordinal);
+  if (!device) return CUDA_ERROR_INVALID_DEVICE;
+  // The handle exists before any retain; cuDevicePrimaryCtxRetain later returns the same one.
+  *out = device->primaryContext()->apiHandle();
+  return CUDA_SUCCESS;
+}
+CUresult primaryContext(CUcontext* out, CUdevice ordinal) {
+  CUresult r = primaryContextImpl(out, ordinal);
+  return traced("EXPORT_TABLE[runtime interface][2] primaryContext", "(out, dev)", r, out ? *out : nullptr, ordinal);
+}
+
+struct RuntimeInterfaceTable {
+  size_t size;
+  void* slot1;
+  PrimaryContextFn slot2;
+  void* slots3to12[10];
+};
+constinit const RuntimeInterfaceTable g_runtimeInterface = {sizeSlot<RuntimeInterfaceTable>(), nullptr,
+                                                            primaryContext, {}};
+static_assert(sizeof(RuntimeInterfaceTable) == 13 * sizeof(void*));
+
+// --- Tools callback hooks (a094798c...): 7 slots; 2 and 6 hand out zeroed buffers the driver owns. ---
+alignas(16) uint8_t g_toolsBuffer1[1024];
+alignas(16) uint8_t g_toolsBuffer2[14];
+
+CUresult toolsBuffer1(void** buffer, size_t* size) {
+  if (!buffer || !size) return traced("EXPORT_TABLE[tools hooks][2] buffer", "()", CUDA_ERROR_INVALID_VALUE);
+  *buffer = g_toolsBuffer1;
+  *size = sizeof g_toolsBuffer1;
+  return traced("EXPORT_TABLE[tools hooks][2] buffer", "(buffer, size)", CUDA_SUCCESS, *buffer, *size);
+}
+CUresult toolsBuffer2(void** buffer, size_t* size) {
+  if (!buffer || !size) return traced("EXPORT_TABLE[tools hooks][6] buffer", "()", CUDA_ERROR_INVALID_VALUE);
+  *buffer = g_toolsBuffer2;
+  *size = sizeof g_toolsBuffer2;
+  return traced("EXPORT_TABLE[tools hooks][6] buffer", "(buffer, size)", CUDA_SUCCESS, *buffer, *size);
+}
+
+struct ToolsCallbackHooksTable {
+  size_t size;
+  void* slot1;  // left null: the runtime calls it only when present
+  ToolsBufferFn slot2;
+  void* slot3;
+  void* slot4;  // left null: the runtime calls it only when present
+  void* slot5;
+  ToolsBufferFn slot6;
+};
+constinit const ToolsCallbackHooksTable g_toolsCallbackHooks = {
+    sizeSlot<ToolsCallbackHooksTable>(), nullptr, toolsBuffer1, nullptr, nullptr, nullptr, toolsBuffer2};
+static_assert(sizeof(ToolsCallbackHooksTable) == 7 * sizeof(void*));
+
+// --- Tools thread-local storage (42d85a81...): 3 slots, none needed (slot 2 is used only when present). ---
+struct ToolsTlsTable {
+  size_t size;
+  void* slots[2];
+};
+constinit const ToolsTlsTable g_toolsTls = {sizeSlot<ToolsTlsTable>(), {}};
+
+// --- The table of unknown purpose (f8cff951...) that the runtime asks for but never reads. ---
+struct UnknownTable {
+  size_t size;
+};
+constinit const UnknownTable g_unknownF8cf = {sizeSlot<UnknownTable>()};
+
+// --- Context-local storage (c693336e...): no size slot; put, delete, get, then nulls. ---
+// A null context means the calling thread's current one.
+Expected<std::shared_ptr<Context>> storageContext(CUcontext handle) {
+  if (!driverInitialized()) return makeError(CUDA_ERROR_NOT_INITIALIZED);
+  if (!handle) return requireCurrentContext();
+  auto context = findContext(handle);
+  if (!context) return makeError(CUDA_ERROR_INVALID_CONTEXT, "unknown or destroyed context");
+  return context;
+}
+
+CUresult storagePutImpl(CUcontext handle, void* key, void* value, StorageDestructor destructor) {
+  auto context = storageContext(handle);
+  if (!context) return context.error().code;
+  (*context)->storagePut(key, value, destructor);
+  return CUDA_SUCCESS;
+}
+CUresult storagePut(CUcontext handle, void* key, void* value, StorageDestructor destructor) {
+  CUresult r = storagePutImpl(handle, key, value, destructor);
+  return traced("EXPORT_TABLE[context-local storage][0] put", "(ctx, key, value, destructor)", r, handle, key, value,
+                reinterpret_cast<void*>(destructor));
+}
+
+CUresult storageDeleteImpl(CUcontext handle, void* key) {
+  auto context = storageContext(handle);
+  if (!context) return context.error().code;
+  return (*context)->storageErase(key) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+CUresult storageDelete(CUcontext handle, void* key) {
+  CUresult r = storageDeleteImpl(handle, key);
+  return traced("EXPORT_TABLE[context-local storage][1] delete", "(ctx, key)", r, handle, key);
+}
+
+CUresult storageGetImpl(void** value, CUcontext handle, void* key) {
+  if (!value) return CUDA_ERROR_INVALID_VALUE;
+  auto context = storageContext(handle);
+  if (!context) return context.error().code;
+  return (*context)->storageGet(key, *value) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+CUresult storageGet(void** value, CUcontext handle, void* key) {
+  CUresult r = storageGetImpl(value, handle, key);
+  return traced("EXPORT_TABLE[context-local storage][2] get", "(value, ctx, key)", r,
+                value && r == CUDA_SUCCESS ? *value : nullptr, handle, key);
+}
+
+struct ContextLocalStorageTable {
+  StoragePutFn put;
+  StorageDeleteFn erase;
+  StorageGetFn get;
+  void* trailing[3];
+};
+constinit const ContextLocalStorageTable g_contextLocalStorage = {storagePut, storageDelete, storageGet, {}};
+
+// --- Context checks (263e8860...): 15 slots; 2 and 3 are called and must succeed. ---
+CUresult contextCheck(CUcontext context, uint32_t* out, void** unused) {
+  (void)unused;
+  if (out) *out = 0;
+  return traced("EXPORT_TABLE[context checks][2] check", "(ctx, out)", CUDA_SUCCESS, context, out);
+}
+CUresult contextCheck3() { return traced("EXPORT_TABLE[context checks][3] check", "()", CUDA_SUCCESS); }
+
+struct ContextChecksTable {
+  size_t size;
+  void* slot1;
+  ContextCheckFn slot2;
+  ContextCheck3Fn slot3;
+  void* slots4to14[11];
+};
+constinit const ContextChecksTable g_contextChecks = {sizeSlot<ContextChecksTable>(), nullptr, contextCheck,
+                                                      contextCheck3, {}};
+static_assert(sizeof(ContextChecksTable) == 15 * sizeof(void*));
+
+// --- Integrity check (d4082055...): slot 1. ---
+CUresult integrityCheck(uint32_t version, uint64_t unixSeconds, uint64_t out[2]);
+
+struct IntegrityTable {
+  size_t size;
+  IntegrityCheckFn check;
+  void* slot2;
+};
+constinit const IntegrityTable g_integrity = {sizeSlot<IntegrityTable>(), integrityCheck, nullptr};
+
+void fillDeviceFacts(IntegrityMessage& m) {
+  std::memset(&m.b, 0, sizeof m.b);
+  Device* device = driverInitialized() ? deviceByOrdinal(0) : nullptr;
+  if (!device) return;
+  std::memcpy(m.b.deviceUuid, device->uuid().bytes, sizeof m.b.deviceUuid);
+  // The runtime digests what cuDeviceGetAttribute told it; ask the same source.
+  auto attribute = [&](CUdevice_attribute which, int fallback) {
+    int value = 0;
+    return device->attribute(which, value) == CUDA_SUCCESS ? value : fallback;
+  };
+  m.b.pciDomainId = attribute(CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, device->pciDomainId());
+  m.b.pciBusId = attribute(CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, device->pciBusId());
+  m.b.pciDeviceId = attribute(CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, device->pciDeviceId());
+}
+
+CUresult integrityCheckImpl(uint32_t version, uint64_t unixSeconds, uint64_t out[2]) {
+  if (!out) return CUDA_ERROR_INVALID_VALUE;
+  if (version % 10 < 2) {
+    // Versions x0 and x1 expect fixed answers that the runtime does not verify.
+    out[0] = 0;
+    out[1] = 0;
+    return CUDA_SUCCESS;
+  }
+  IntegrityMessage m{};
+  m.a.driverVersion = static_cast<uint32_t>(kDriverVersion);
+  m.a.version = version;
+  m.a.pid = static_cast<uint32_t>(getpid());
+  m.a.tid = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(reinterpret_cast<void*>(pthread_self())));
+  m.a.runtimeInterfaceTable = &g_runtimeInterface;
+  m.a.integrityTable = &g_integrity;
+  m.a.integrityCheckFunction = reinterpret_cast<const void*>(&integrityCheck);
+  m.a.unixSeconds = unixSeconds;
+  fillDeviceFacts(m);
+  uint8_t bytes[sizeof m.a + sizeof m.b];
+  std::memcpy(bytes, &m.a, sizeof m.a);
+  std::memcpy(bytes + sizeof m.a, &m.b, sizeof m.b);
+  Md2Digest digest = integrityHmac(bytes);
+  std::memcpy(&out[0], digest.data(), 8);
+  std::memcpy(&out[1], digest.data() + 8, 8);
+  return CUDA_SUCCESS;
+}
+
+CUresult integrityCheck(uint32_t version, uint64_t unixSeconds, uint64_t out[2]) {
+  CUresult r = integrityCheckImpl(version, unixSeconds, out);
+  return traced("EXPORT_TABLE[integrity check][1] check", "(version, seconds, out)", r, version, unixSeconds,
+                static_cast<void*>(out));
+}
+
+// The RFC 1319 substitution table: a permutation of 0..255 derived from the digits of pi.
+constexpr uint8_t kMd2Substitution[256] = {
+    41,  46,  67,  201, 162, 216, 124, 1,   61,  54,  84,  161, 236, 240, 6,   19,  98,  167, 5,   243, 192, 199,
+    115, 140, 152, 147, 43,  217, 188, 76,  130, 202, 30,  155, 87,  60,  253, 212, 224, 22,  103, 66,  111, 24,
+    138, 23,  229, 18,  190, 78,  196, 214, 218, 158, 222, 73,  160, 251, 245, 142, 187, 47,  238, 122, 169, 104,
+    121, 145, 21,  178, 7,   63,  148, 194, 16,  137, 11,  34,  95,  33,  128, 127, 93,  154, 90,  144, 50,  39,
+    53,  62,  204, 231, 191, 247, 151, 3,   255, 25,  48,  179, 72,  165, 181, 209, 215, 94,  146, 42,  172, 86,
+    170, 198, 79,  184, 56,  210, 150, 164, 125, 182, 118, 252, 107, 226, 156, 116, 4,   241, 69,  157, 112, 89,
+    100, 113, 135, 32,  134, 91,  207, 101, 230, 45,  168, 2,   27,  96,  37,  173, 174, 176, 185, 246, 28,  70,
+    97,  105, 52,  64,  126, 15,  85,  71,  163, 35,  221, 81,  175, 58,  195, 92,  249, 206, 186, 197, 234, 38,
+    44,  83,  13,  110, 133, 40,  132, 9,   211, 223, 205, 244, 65,  129, 77,  82,  106, 220, 55,  200, 108, 193,
+    171, 250, 36,  225, 123, 8,   12,  189, 177, 74,  120, 136, 149, 139, 227, 99,  232, 109, 233, 203, 213, 254,
+    59,  0,   29,  57,  242, 239, 183, 14,  102, 88,  208, 228, 166, 119, 114, 248, 235, 117, 75,  10,  49,  68,
+    80,  180, 143, 237, 31,  26,  219, 153, 141, 51,  159, 17,  131, 20};
+
+class Md2 {
+ public:
+  void update(std::span<const uint8_t> data) {
+    for (uint8_t byte : data) {
+      block_[filled_++] = byte;
+      if (filled_ == 16) {
+        absorb(block_, /*updateChecksum=*/true);
+        filled_ = 0;
+      }
+    }
+  }
+  Md2Digest finish() {
+    // Padding by value: n bytes of value n (a whole block when the message is block-aligned).
+    uint8_t pad = static_cast<uint8_t>(16 - filled_);
+    while (filled_ < 16) block_[filled_++] = pad;
+    absorb(block_, true);
+    uint8_t checksum[16];
+    std::memcpy(checksum, checksum_, 16);
+    absorb(checksum, false);
+    Md2Digest digest;
+    std::memcpy(digest.data(), state_, 16);
+    return digest;
+  }
+
+ private:
+  void absorb(const uint8_t* block, bool updateChecksum) {
+    if (updateChecksum) {
+      uint8_t last = checksum_[15];
+      for (int j = 0; j < 16; ++j) last = checksum_[j] ^= kMd2Substitution[block[j] ^ last];
+    }
+    uint8_t x[48];
+    std::memcpy(x, state_, 16);
+    for (int j = 0; j < 16; ++j) {
+      x[16 + j] = block[j];
+      x[32 + j] = block[j] ^ state_[j];
+    }
+    uint8_t t = 0;
+    for (int round = 0; round < 18; ++round) {
+      for (uint8_t& v : x) t = v ^= kMd2Substitution[t];
+      t = static_cast<uint8_t>(t + round);
+    }
+    std::memcpy(state_, x, 16);
+  }
+
+  uint8_t state_[16] = {};
+  uint8_t checksum_[16] = {};
+  uint8_t block_[16] = {};
+  size_t filled_ = 0;
+};
+
+constexpr uint8_t kIntegrityKey[16] = {0x14, 0x6A, 0xDD, 0xAE, 0x53, 0xA9, 0xA7, 0x52,
+                                       0xAA, 0x08, 0x41, 0x36, 0x0B, 0xF5, 0x5A, 0x9F};
+
+}  // namespace
+
+Md2Digest md2(std::span<const uint8_t> message) {
+  Md2 h;
+  h.update(message);
+  return h.finish();
+}
+
+Md2Digest integrityHmac(std::span<const uint8_t> message) {
+  uint8_t inner[16], outer[16];
+  for (int i = 0; i < 16; ++i) {
+    inner[i] = kIntegrityKey[i] ^ 0x36;
+    outer[i] = kIntegrityKey[i] ^ 0x5C;
+  }
+  Md2 innerHash;
+  innerHash.update(inner);
+  innerHash.update(message);
+  Md2Digest innerDigest = innerHash.finish();
+  Md2 outerHash;
+  outerHash.update(outer);
+  outerHash.update(innerDigest);
+  return outerHash.finish();
+}
+
+const void* const* find(const CUuuid& id) {
+  auto is = [&](const CUuuid& known) { return std::memcmp(id.bytes, known.bytes, sizeof id.bytes) == 0; };
+  const void* table = nullptr;
+  if (is(kRuntimeInterface)) table = &g_runtimeInterface;
+  else if (is(kToolsCallbackHooks)) table = &g_toolsCallbackHooks;
+  else if (is(kToolsTls)) table = &g_toolsTls;
+  else if (is(kContextLocalStorage)) table = &g_contextLocalStorage;
+  else if (is(kContextChecks)) table = &g_contextChecks;
+  else if (is(kIntegrityCheck)) table = &g_integrity;
+  else if (is(kUnknownF8cf)) table = &g_unknownF8cf;
+  return static_cast<const void* const*>(table);
+}
+
+}  // namespace cuemu::exporttables
+
+namespace cuemu::impl {
+
+CUresult cuGetExportTable(const void** ppExportTable, const CUuuid* pExportTableId) {
+  if (!ppExportTable || !pExportTableId) return CUDA_ERROR_INVALID_VALUE;
+  const void* const* table = exporttables::find(*pExportTableId);
+  if (!table) {
+    std::string hex;
+    for (char b : pExportTableId->bytes) hex += fmt::format("{:02x}", static_cast<uint8_t>(b));
+    CUEMU_INFO("cuGetExportTable: no table {} (NVIDIA's driver refuses unknown tables too)", hex);
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  *ppExportTable = table;
+  return CUDA_SUCCESS;
+}
+
+}  // namespace cuemu::impl

@@ -1,0 +1,273 @@
+// Export tables, MD2 and the integrity check. In-process tests use the driver's internals (linked statically);
+// one test goes through the exported cuGetExportTable of the built libcuda.so, as the runtime does.
+#include "api/export_tables.h"
+
+#include "api/impl.h"
+#include "core/context.h"
+#include "core/device.h"
+#include "core/driver.h"
+
+#include <dlfcn.h>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace cuemu::exporttables {
+namespace {
+
+std::string hex(const Md2Digest& d) {
+  std::string s;
+  for (uint8_t b : d) s += fmt::format("{:02x}", b);
+  return s;
+}
+
+Md2Digest md2Of(const std::string& s) {
+  return md2(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(s.data()), s.size()));
+}
+
+TEST(Md2, Rfc1319TestSuite) {
+  EXPECT_EQ(hex(md2Of("")), "8350e5a3e24c153df2275c9f80692773");
+  EXPECT_EQ(hex(md2Of("a")), "32ec01ec4a6dac72c0ab96fb34c0b5d1");
+  EXPECT_EQ(hex(md2Of("abc")), "da853b0d3f88d99b30283a69e6ded6bb");
+  EXPECT_EQ(hex(md2Of("message digest")), "ab4f496bfb2a530b219ff33031fe06b0");
+  EXPECT_EQ(hex(md2Of("abcdefghijklmnopqrstuvwxyz")), "4e8ddff3650292ab5a4108c3aa47940b");
+  EXPECT_EQ(hex(md2Of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")),
+            "da33def2a42df13975352846c30338cd");
+  EXPECT_EQ(hex(md2Of("12345678901234567890123456789012345678901234567890123456789012345678901234567890")),
+            "d5976f79d83d3a0dc9806c3c66f3efd8");
+}
+
+// Expected values computed by a separate implementation (Python, written from RFC 1319 and the reference).
+TEST(IntegrityHmac, MatchesAnIndependentImplementation) {
+  std::vector<uint8_t> message(76);
+  for (size_t i = 0; i < message.size(); ++i) message[i] = static_cast<uint8_t>(i);
+  EXPECT_EQ(hex(integrityHmac(message)), "70179cf997c1374ec2d4e2c0c4fd2e23");
+  EXPECT_EQ(hex(integrityHmac({})), "f66b07aba4a875ea140c2cc013a41c6a");
+}
+
+// The HMAC composed here from md2() alone, over a message assembled field by field.
+Md2Digest hmacByHand(const std::vector<uint8_t>& message) {
+  const uint8_t key[16] = {0x14, 0x6A, 0xDD, 0xAE, 0x53, 0xA9, 0xA7, 0x52, 0xAA, 0x08, 0x41, 0x36, 0x0B, 0xF5, 0x5A, 0x9F};
+  std::vector<uint8_t> inner, outer;
+  for (uint8_t k : key) inner.push_back(k ^ 0x36);
+  inner.insert(inner.end(), message.begin(), message.end());
+  Md2Digest innerDigest = md2(inner);
+  for (uint8_t k : key) outer.push_back(k ^ 0x5C);
+  outer.insert(outer.end(), innerDigest.begin(), innerDigest.end());
+  return md2(outer);
+}
+
+template <typename T>
+void append(std::vector<uint8_t>& out, T value) {
+  uint8_t bytes[sizeof(T)];
+  std::memcpy(bytes, &value, sizeof(T));
+  out.insert(out.end(), bytes, bytes + sizeof(T));
+}
+
+template <typename T>
+T slot(const void* const* table, int index) {
+  return reinterpret_cast<T>(const_cast<void*>(table[index]));
+}
+
+class Tables : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_EQ(initializeDriver(0), CUDA_SUCCESS); }
+};
+
+TEST_F(Tables, IntegrityCheckDigestsTheDocumentedMessage) {
+  const void* const* integrity = find(kIntegrityCheck);
+  const void* const* runtime = find(kRuntimeInterface);
+  ASSERT_TRUE(integrity && runtime);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(integrity[0]), 3 * sizeof(void*));
+  auto check = slot<IntegrityCheckFn>(integrity, 1);
+  ASSERT_NE(check, nullptr);
+
+  const uint64_t seconds = 1763776800;
+  uint64_t out[2] = {1, 1};
+  ASSERT_EQ(check(13002, seconds, out), CUDA_SUCCESS);
+
+  std::vector<uint8_t> m;
+  append<uint32_t>(m, 13000);
+  append<uint32_t>(m, 13002);
+  append<uint32_t>(m, static_cast<uint32_t>(getpid()));
+  append<uint32_t>(m, static_cast<uint32_t>(reinterpret_cast<uintptr_t>(reinterpret_cast<void*>(pthread_self()))));
+  append<const void*>(m, runtime);
+  append<const void*>(m, integrity);
+  append<const void*>(m, integrity[1]);
+  append<uint64_t>(m, seconds);
+  Device* device = deviceByOrdinal(0);
+  ASSERT_NE(device, nullptr);
+  m.insert(m.end(), device->uuid().bytes, device->uuid().bytes + 16);
+  auto attribute = [&](CUdevice_attribute a, int fallback) {
+    int v = 0;
+    return device->attribute(a, v) == CUDA_SUCCESS ? v : fallback;
+  };
+  append<int32_t>(m, attribute(CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, device->pciDomainId()));
+  append<int32_t>(m, attribute(CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, device->pciBusId()));
+  append<int32_t>(m, attribute(CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, device->pciDeviceId()));
+  ASSERT_EQ(m.size(), 76u);
+  Md2Digest expected = hmacByHand(m);
+  uint64_t words[2];
+  std::memcpy(words, expected.data(), 16);
+  EXPECT_EQ(out[0], words[0]);
+  EXPECT_EQ(out[1], words[1]);
+
+  // A different second or thread gives a different answer: the inputs are really digested.
+  uint64_t later[2];
+  ASSERT_EQ(check(13002, seconds + 1, later), CUDA_SUCCESS);
+  EXPECT_NE(later[0], out[0]);
+  uint64_t other[2] = {};
+  std::thread([&] { check(13002, seconds, other); }).join();
+  EXPECT_NE(other[0], out[0]);
+
+  // The unverified versions answer fixed values.
+  uint64_t fixed1[2], fixed2[2];
+  ASSERT_EQ(check(13000, seconds, fixed1), CUDA_SUCCESS);
+  ASSERT_EQ(check(13001, seconds + 5, fixed2), CUDA_SUCCESS);
+  EXPECT_EQ(fixed1[0], fixed2[0]);
+  EXPECT_EQ(check(13002, seconds, nullptr), CUDA_ERROR_INVALID_VALUE);
+}
+
+TEST_F(Tables, LayoutsAndSlots) {
+  const void* const* runtime = find(kRuntimeInterface);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(runtime[0]), 13 * sizeof(void*));
+  EXPECT_NE(runtime[2], nullptr);
+  EXPECT_EQ(runtime[10], nullptr);
+
+  const void* const* hooks = find(kToolsCallbackHooks);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(hooks[0]), 7 * sizeof(void*));
+  EXPECT_EQ(hooks[1], nullptr);  // the runtime calls 1 and 4 only when present
+  EXPECT_EQ(hooks[4], nullptr);
+  void* buffer = nullptr;
+  size_t size = 0;
+  ASSERT_EQ(slot<ToolsBufferFn>(hooks, 2)(&buffer, &size), CUDA_SUCCESS);
+  EXPECT_EQ(size, 1024u);
+  ASSERT_NE(buffer, nullptr);
+  EXPECT_EQ(std::memcmp(buffer, std::vector<uint8_t>(1024).data(), 1024), 0);
+  void* buffer2 = nullptr;
+  ASSERT_EQ(slot<ToolsBufferFn>(hooks, 6)(&buffer2, &size), CUDA_SUCCESS);
+  EXPECT_EQ(size, 14u);
+  EXPECT_NE(buffer2, buffer);
+
+  const void* const* tls = find(kToolsTls);
+  ASSERT_NE(tls, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(tls[0]), 3 * sizeof(void*));
+  EXPECT_EQ(tls[2], nullptr);  // used only when present
+
+  const void* const* checks = find(kContextChecks);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(checks[0]), 15 * sizeof(void*));
+  uint32_t flag = 7;
+  EXPECT_EQ(slot<ContextCheckFn>(checks, 2)(nullptr, &flag, nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(flag, 0u);
+  EXPECT_EQ(slot<ContextCheck3Fn>(checks, 3)(), CUDA_SUCCESS);
+
+  EXPECT_NE(find(kUnknownF8cf), nullptr);
+  // Tables NVIDIA's driver refuses (195bcbf4...) and made-up ones.
+  CUuuid refused = {{char(0x19), char(0x5b), char(0xcb), char(0xf4)}};
+  EXPECT_EQ(find(refused), nullptr);
+  const void* table = nullptr;
+  EXPECT_EQ(impl::cuGetExportTable(&table, &refused), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(impl::cuGetExportTable(nullptr, &kRuntimeInterface), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(impl::cuGetExportTable(&table, nullptr), CUDA_ERROR_INVALID_VALUE);
+  ASSERT_EQ(impl::cuGetExportTable(&table, &kContextChecks), CUDA_SUCCESS);
+  EXPECT_EQ(table, static_cast<const void*>(checks));
+}
+
+TEST_F(Tables, PrimaryContextHandleBeforeAnyRetain) {
+  auto primary = slot<PrimaryContextFn>(find(kRuntimeInterface), 2);
+  CUcontext ctx = nullptr;
+  ASSERT_EQ(primary(&ctx, 0), CUDA_SUCCESS);
+  EXPECT_EQ(ctx, deviceByOrdinal(0)->primaryContext()->apiHandle());
+  CUcontext again = nullptr;
+  ASSERT_EQ(primary(&again, 0), CUDA_SUCCESS);
+  EXPECT_EQ(again, ctx);
+  EXPECT_EQ(primary(&ctx, 99), CUDA_ERROR_INVALID_DEVICE);
+  EXPECT_EQ(primary(&ctx, -1), CUDA_ERROR_INVALID_DEVICE);
+  EXPECT_EQ(primary(nullptr, 0), CUDA_ERROR_INVALID_VALUE);
+}
+
+struct DestructorLog {
+  static inline std::vector<std::pair<void*, void*>> calls;
+  static void record(CUcontext, void* key, void* value) { calls.emplace_back(key, value); }
+};
+
+TEST_F(Tables, ContextLocalStorage) {
+  const void* const* cls = find(kContextLocalStorage);
+  auto put = slot<StoragePutFn>(cls, 0);
+  auto erase = slot<StorageDeleteFn>(cls, 1);
+  auto get = slot<StorageGetFn>(cls, 2);
+  EXPECT_EQ(cls[3], nullptr);
+
+  auto context = std::make_shared<Context>(*deviceByOrdinal(0), 0, false);
+  context->registerHandle();
+  CUcontext handle = context->apiHandle();
+  int keyA = 0, keyB = 0, valueA = 0, valueB = 0;
+  void* value = nullptr;
+  EXPECT_EQ(get(&value, handle, &keyA), CUDA_ERROR_INVALID_HANDLE);
+  ASSERT_EQ(put(handle, &keyA, &valueA, DestructorLog::record), CUDA_SUCCESS);
+  ASSERT_EQ(get(&value, handle, &keyA), CUDA_SUCCESS);
+  EXPECT_EQ(value, &valueA);
+  EXPECT_EQ(get(nullptr, handle, &keyA), CUDA_ERROR_INVALID_VALUE);
+
+  // A null context is the current one; none current is an error, not a crash.
+  EXPECT_NE(get(&value, nullptr, &keyA), CUDA_SUCCESS);
+  pushCurrentContext(context);
+  ASSERT_EQ(get(&value, nullptr, &keyA), CUDA_SUCCESS);
+  EXPECT_EQ(value, &valueA);
+  ASSERT_EQ(put(nullptr, &keyB, &valueB, DestructorLog::record), CUDA_SUCCESS);
+  ASSERT_EQ(get(&value, handle, &keyB), CUDA_SUCCESS);
+  EXPECT_EQ(value, &valueB);
+  popCurrentContext();
+
+  // Delete removes without running the destructor; the destructors of what remains run at teardown.
+  EXPECT_EQ(erase(handle, &keyB), CUDA_SUCCESS);
+  EXPECT_EQ(get(&value, handle, &keyB), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(erase(handle, &keyB), CUDA_ERROR_INVALID_HANDLE);
+  DestructorLog::calls.clear();
+  contextTable().erase(context->handle());
+  context->teardown();
+  ASSERT_EQ(DestructorLog::calls.size(), 1u);
+  EXPECT_EQ(DestructorLog::calls[0], std::make_pair(static_cast<void*>(&keyA), static_cast<void*>(&valueA)));
+  // The handle is stale now.
+  EXPECT_EQ(get(&value, handle, &keyA), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(put(handle, &keyA, &valueA, nullptr), CUDA_ERROR_INVALID_CONTEXT);
+}
+
+// Through the built libcuda.so, as the runtime reaches it: cuGetProcAddress_v2 -> cuGetExportTable.
+TEST(ExportedLibrary, AnswersTheRuntimesRequests) {
+  void* lib = dlopen(CUEMU_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(lib, nullptr) << dlerror();
+  using GetProc = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
+  auto getProc = reinterpret_cast<GetProc>(dlsym(lib, "cuGetProcAddress_v2"));
+  ASSERT_NE(getProc, nullptr);
+  void* init = nullptr;
+  void* getTable = nullptr;
+  CUdriverProcAddressQueryResult status;
+  ASSERT_EQ(getProc("cuInit", &init, 2000, 0, &status), CUDA_SUCCESS);
+  ASSERT_EQ(getProc("cuGetExportTable", &getTable, 3000, 0, &status), CUDA_SUCCESS);
+  ASSERT_EQ(reinterpret_cast<CUresult (*)(unsigned)>(init)(0), CUDA_SUCCESS);
+  auto cuGetExportTable = reinterpret_cast<CUresult (*)(const void**, const CUuuid*)>(getTable);
+  for (const CUuuid* id : {&kUnknownF8cf, &kRuntimeInterface, &kToolsCallbackHooks, &kToolsTls, &kContextLocalStorage,
+                           &kContextChecks, &kIntegrityCheck}) {
+    const void* table = nullptr;
+    EXPECT_EQ(cuGetExportTable(&table, id), CUDA_SUCCESS);
+    EXPECT_NE(table, nullptr);
+  }
+  const void* table = nullptr;
+  CUuuid zero{};
+  EXPECT_EQ(cuGetExportTable(&table, &zero), CUDA_ERROR_INVALID_VALUE);
+  ASSERT_EQ(cuGetExportTable(&table, &kIntegrityCheck), CUDA_SUCCESS);
+  uint64_t out[2] = {};
+  auto check = reinterpret_cast<IntegrityCheckFn>(const_cast<void*>(static_cast<const void* const*>(table)[1]));
+  EXPECT_EQ(check(13002, 1, out), CUDA_SUCCESS);
+  EXPECT_NE(out[0] | out[1], 0u);
+}
+
+}  // namespace
+}  // namespace cuemu::exporttables
