@@ -16,7 +16,7 @@ CONF = os.path.dirname(HERE)
 ROOT = os.path.dirname(CONF)
 
 GROUPS = ["api_primary_context", "api_init", "api_device", "api_context", "api_memory", "api_stream", "api_event",
-          "api_module", "api_launch", "api_library", "api_link", "api_occupancy", "api_pointer", "api_func", "api_misc",
+          "api_module", "api_launch", "api_library", "api_link", "api_occupancy", "api_pointer", "api_func", "api_misc", "api_texture", "api_graph",
           "ptx_integer", "ptx_float", "ptx_convert", "ptx_control", "ptx_memory", "ptx_atomic", "ptx_warp",
           "ptx_barrier", "ptx_special", "ptx_bits", "ptx_golden", "runtime"]
 
