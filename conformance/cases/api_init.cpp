@@ -79,6 +79,70 @@ const std::map<std::string, std::function<CUresult()>>& BeforeInitCalls() {
          size_t g;
          return cuMemGetAllocationGranularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
        }},
+      {"cuCtxPushCurrent", [] { return cuCtxPushCurrent(nullptr); }},
+      {"cuCtxDestroy", [] { return cuCtxDestroy(nullptr); }},
+      {"cuCtxSetCacheConfig", [] { return cuCtxSetCacheConfig(CU_FUNC_CACHE_PREFER_NONE); }},
+      {"cuCtxSetFlags", [] { return cuCtxSetFlags(0); }},
+      {"cuCtxGetExecAffinity",
+       [] { CUexecAffinityParam p; return cuCtxGetExecAffinity(&p, CU_EXEC_AFFINITY_TYPE_SM_COUNT); }},
+      {"cuCtxGetDevice_v2", [] { CUdevice d; return cuCtxGetDevice_v2(&d, nullptr); }},
+      {"cuCtxSynchronize_v2", [] { return cuCtxSynchronize_v2(nullptr); }},
+      {"cuCtxEnablePeerAccess", [] { return cuCtxEnablePeerAccess(nullptr, 0); }},
+      {"cuModuleUnload", [] { return cuModuleUnload(nullptr); }},
+      {"cuModuleGetFunction", [] { CUfunction f; return cuModuleGetFunction(&f, nullptr, "k"); }},
+      {"cuModuleGetGlobal", [] { CUdeviceptr p; size_t n; return cuModuleGetGlobal(&p, &n, nullptr, "g"); }},
+      {"cuModuleLoad", [] { CUmodule m; return cuModuleLoad(&m, "/nonexistent.ptx"); }},
+      {"cuStreamQuery", [] { return cuStreamQuery(nullptr); }},
+      {"cuStreamDestroy", [] { return cuStreamDestroy(nullptr); }},
+      {"cuStreamCreateWithPriority", [] { CUstream s; return cuStreamCreateWithPriority(&s, 0, 0); }},
+      {"cuStreamWaitEvent", [] { return cuStreamWaitEvent(nullptr, nullptr, 0); }},
+      {"cuLaunchHostFunc", [] { return cuLaunchHostFunc(nullptr, [](void*) {}, nullptr); }},
+      {"cuEventRecord", [] { return cuEventRecord(nullptr, nullptr); }},
+      {"cuEventQuery", [] { return cuEventQuery(nullptr); }},
+      {"cuEventSynchronize", [] { return cuEventSynchronize(nullptr); }},
+      {"cuEventDestroy", [] { return cuEventDestroy(nullptr); }},
+      {"cuEventElapsedTime", [] { float ms; return cuEventElapsedTime(&ms, nullptr, nullptr); }},
+      {"cuMemcpyDtoH", [] { int x; return cuMemcpyDtoH(&x, 0x10000, sizeof(x)); }},
+      {"cuMemcpyDtoD", [] { return cuMemcpyDtoD(0x10000, 0x20000, 16); }},
+      {"cuMemcpy", [] { return cuMemcpy(0x10000, 0x20000, 16); }},
+      {"cuMemsetD32", [] { return cuMemsetD32(0x10000, 0, 4); }},
+      {"cuMemGetAddressRange", [] { CUdeviceptr b; size_t n; return cuMemGetAddressRange(&b, &n, 0x10000); }},
+      {"cuMemHostRegister", [] { static char buf[4096]; return cuMemHostRegister(buf, sizeof(buf), 0); }},
+      {"cuMemHostUnregister", [] { static char buf[64]; return cuMemHostUnregister(buf); }},
+      {"cuMemFreeHost", [] { static char buf[64]; return cuMemFreeHost(buf); }},
+      {"cuMemAllocPitch", [] { CUdeviceptr p; size_t pitch; return cuMemAllocPitch(&p, &pitch, 64, 4, 4); }},
+      {"cuMemAllocAsync", [] { CUdeviceptr p; return cuMemAllocAsync(&p, 256, nullptr); }},
+      {"cuMemPoolCreate",
+       [] {
+         CUmemPoolProps props{};
+         props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+         props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+         CUmemoryPool pool;
+         return cuMemPoolCreate(&pool, &props);
+       }},
+      {"cuArrayCreate",
+       [] {
+         CUDA_ARRAY_DESCRIPTOR d{};
+         d.Width = 16;
+         d.Format = CU_AD_FORMAT_FLOAT;
+         d.NumChannels = 1;
+         CUarray a;
+         return cuArrayCreate(&a, &d);
+       }},
+      {"cuLaunchKernel", [] { return cuLaunchKernel(nullptr, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr); }},
+      {"cuFuncGetAttribute", [] { int v; return cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, nullptr); }},
+      {"cuOccupancyMaxActiveBlocksPerMultiprocessor",
+       [] { int n; return cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, nullptr, 32, 0); }},
+      {"cuIpcGetMemHandle", [] { CUipcMemHandle h; return cuIpcGetMemHandle(&h, 0x10000); }},
+      {"cuDeviceGetMemPool", [] { CUmemoryPool p; return cuDeviceGetMemPool(&p, 0); }},
+      {"cuDeviceGetExecAffinitySupport",
+       [] { int v; return cuDeviceGetExecAffinitySupport(&v, CU_EXEC_AFFINITY_TYPE_SM_COUNT, 0); }},
+      {"cuDeviceGetDevResource",
+       [] { CUdevResource r; return cuDeviceGetDevResource(0, &r, CU_DEV_RESOURCE_TYPE_SM); }},
+      {"cuGraphCreate", [] { CUgraph g; return cuGraphCreate(&g, 0); }},
+      {"cuMemAddressReserve", [] { CUdeviceptr p; return cuMemAddressReserve(&p, 2 << 20, 0, 0, 0); }},
+      {"cuLibraryUnload", [] { return cuLibraryUnload(nullptr); }},
+      {"cuCtxRecordEvent", [] { return cuCtxRecordEvent(nullptr, nullptr); }},
   };
   return calls;
 }
