@@ -1,0 +1,251 @@
+// ptx.special, ptx.control, ptx.memory, ptx.atomic, ptx.warp (hand-written PTX): each case is a small kernel
+// written directly in PTX that stores one 32-bit word per thread; the host checks every word.
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "harness.h"
+
+namespace {
+
+using Check = std::function<bool(const std::vector<unsigned>&, std::string*)>;
+
+struct HandCase {
+  HandCase(std::string n, std::string b, unsigned g, unsigned bl, Check c, std::string t = "sm_75", std::string glob = "")
+      : name(std::move(n)), body(std::move(b)), grid(g), block(bl), check(std::move(c)), target(std::move(t)),
+        globals(std::move(glob)) {}
+  std::string name;
+  std::string body;  // PTX body after the prologue: %tid in %r1 (flat thread id in the grid), result to store in %r9
+  unsigned grid, block;
+  Check check;
+  std::string target;
+  std::string globals;  // module-scope declarations
+};
+
+void PrintTo(const HandCase& c, std::ostream* os) { *os << c.name; }
+
+std::string Kernel(const HandCase& c) {
+  return ".version 7.8\n.target " + c.target + "\n.address_size 64\n" + c.globals +
+         "\n.visible .entry k(.param .u64 out)\n{\n"
+         "\t.reg .pred %p<8>;\n\t.reg .b32 %r<32>;\n\t.reg .b64 %rd<16>;\n\t.reg .f32 %f<8>;\n"
+         "\tmov.u32 %r2, %ctaid.x;\n\tmov.u32 %r3, %ntid.x;\n\tmov.u32 %r4, %tid.x;\n"
+         "\tmad.lo.u32 %r1, %r2, %r3, %r4;\n\tmov.u32 %r9, 0;\n" +
+         c.body +
+         "\n\tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd1, %rd1;\n\tmul.wide.u32 %rd2, %r1, 4;\n"
+         "\tadd.u64 %rd1, %rd1, %rd2;\n\tst.global.u32 [%rd1], %r9;\n\tret;\n}\n";
+}
+
+void RunHand(const HandCase& c) {
+  if (const char* dir = std::getenv("CUEMU_CONF_DUMP_PTX")) std::ofstream(std::string(dir) + "/hand_" + c.name + ".ptx") << Kernel(c);
+  CU_ASSERT_OK(cuInit(0));
+  CUcontext ctx;
+  CU_ASSERT_OK(cuCtxCreate(&ctx, nullptr, 0, 0));
+  struct Guard {
+    CUcontext c;
+    ~Guard() { cuCtxDestroy(c); }
+  } guard{ctx};
+  std::string ptx = Kernel(c);
+  char log[4096] = {};
+  CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void* vals[] = {log, reinterpret_cast<void*>(sizeof(log))};
+  CUmodule mod;
+  CU_ASSERT_OK(cuModuleLoadDataEx(&mod, ptx.c_str(), 2, opts, vals)) << log << "\n" << ptx;
+  CUfunction f;
+  CU_ASSERT_OK(cuModuleGetFunction(&f, mod, "k"));
+  size_t n = size_t{c.grid} * c.block;
+  CUdeviceptr out;
+  CU_ASSERT_OK(cuMemAlloc(&out, n * 4));
+  CU_ASSERT_OK(cuMemsetD32(out, 0xdeadbeef, n));
+  void* params[] = {&out};
+  CU_ASSERT_OK(cuLaunchKernel(f, c.grid, 1, 1, c.block, 1, 1, 0, nullptr, params, nullptr));
+  CU_ASSERT_OK(cuCtxSynchronize());
+  std::vector<unsigned> v(n);
+  CU_ASSERT_OK(cuMemcpyDtoH(v.data(), out, n * 4));
+  std::string why;
+  EXPECT_TRUE(c.check(v, &why)) << why;
+}
+
+// Checks v[i] == f(i) for every thread i.
+Check Each(std::function<unsigned(unsigned)> f) {
+  return [f](const std::vector<unsigned>& v, std::string* why) {
+    for (unsigned i = 0; i < v.size(); ++i)
+      if (v[i] != f(i)) {
+        *why = "thread " + std::to_string(i) + ": got " + std::to_string(v[i]) + ", expected " + std::to_string(f(i));
+        return false;
+      }
+    return true;
+  };
+}
+
+std::vector<HandCase> SpecialCases() {
+  return {
+      {"laneid", "\tmov.u32 %r9, %laneid;", 2, 96, Each([](unsigned i) { return (i % 96) % 32; })},
+      {"ntid_nctaid", "\tmov.u32 %r5, %ntid.x;\n\tmov.u32 %r6, %nctaid.x;\n\tmad.lo.u32 %r9, %r5, 1000, %r6;", 3, 64,
+       Each([](unsigned) { return 64u * 1000 + 3; })},
+      {"ctaid", "\tmov.u32 %r9, %ctaid.x;", 5, 32, Each([](unsigned i) { return i / 32; })},
+      {"warpid_bounded",
+       "\tmov.u32 %r5, %warpid;\n\tmov.u32 %r6, %nwarpid;\n\tsetp.lt.u32 %p1, %r5, %r6;\n\tselp.u32 %r9, 1, 0, %p1;", 1,
+       128, Each([](unsigned) { return 1u; })},
+      {"smid_bounded",
+       "\tmov.u32 %r5, %smid;\n\tmov.u32 %r6, %nsmid;\n\tsetp.lt.u32 %p1, %r5, %r6;\n\tselp.u32 %r9, 1, 0, %p1;", 4, 32,
+       Each([](unsigned) { return 1u; })},
+      {"lanemask_lt",
+       "\tmov.u32 %r5, %lanemask_lt;\n\tpopc.b32 %r9, %r5;", 1, 64, Each([](unsigned i) { return i % 32; })},
+      {"lanemask_eq", "\tmov.u32 %r9, %lanemask_eq;", 1, 32, Each([](unsigned i) { return 1u << (i % 32); })},
+      {"clock64_monotonic",
+       "\tmov.u64 %rd3, %clock64;\n\tmov.u64 %rd4, %clock64;\n\tsetp.ge.u64 %p1, %rd4, %rd3;\n\tselp.u32 %r9, 1, 0, %p1;",
+       1, 32, Each([](unsigned) { return 1u; })},
+      {"globaltimer_monotonic",
+       "\tmov.u64 %rd3, %globaltimer;\n\tmov.u64 %rd4, %globaltimer;\n\tsetp.ge.u64 %p1, %rd4, %rd3;\n"
+       "\tsetp.ne.u64 %p2, %rd3, 0;\n\tand.pred %p1, %p1, %p2;\n\tselp.u32 %r9, 1, 0, %p1;",
+       1, 32, Each([](unsigned) { return 1u; })},
+      {"envreg_dynamic_smem", "\tmov.u32 %r9, %dynamic_smem_size;", 1, 32, Each([](unsigned) { return 0u; }), "sm_75"},
+  };
+}
+
+std::vector<HandCase> ControlCases() {
+  return {
+      {"predicated_execution",
+       "\tand.b32 %r5, %r1, 1;\n\tsetp.eq.u32 %p1, %r5, 0;\n\t@%p1 mov.u32 %r9, 100;\n\t@!%p1 mov.u32 %r9, 200;", 1, 64,
+       Each([](unsigned i) { return i % 2 ? 200u : 100u; })},
+      {"loop_with_bra",
+       "\tmov.u32 %r5, 0;\nLOOP:\n\tadd.u32 %r9, %r9, %r5;\n\tadd.u32 %r5, %r5, 1;\n\tsetp.le.u32 %p1, %r5, %r1;\n"
+       "\t@%p1 bra LOOP;",
+       1, 64, Each([](unsigned i) { return i * (i + 1) / 2; })},
+      {"call_function",
+       "\t{\n\t.param .b32 a;\n\t.param .b32 r;\n\tst.param.b32 [a], %r1;\n\tcall.uni (r), square, (a);\n"
+       "\tld.param.b32 %r9, [r];\n\t}",
+       1, 64, Each([](unsigned i) { return i * i; }), "sm_75",
+       ".func (.param .b32 r) square(.param .b32 x)\n{\n\t.reg .b32 %t<3>;\n\tld.param.b32 %t1, [x];\n"
+       "\tmul.lo.u32 %t2, %t1, %t1;\n\tst.param.b32 [r], %t2;\n\tret;\n}\n"},
+      {"indirect_call",
+       "\tmov.u64 %rd5, add_seven;\n\t{\n\t.param .b32 a;\n\t.param .b32 r;\n\tst.param.b32 [a], %r1;\n"
+       "\tprototype_1 : .callprototype (.param .b32 _) _ (.param .b32 _);\n\tcall (r), %rd5, (a), prototype_1;\n"
+       "\tld.param.b32 %r9, [r];\n\t}",
+       1, 32, Each([](unsigned i) { return i + 7; }), "sm_75",
+       ".func (.param .b32 r) add_seven(.param .b32 x)\n{\n\t.reg .b32 %t<3>;\n\tld.param.b32 %t1, [x];\n"
+       "\tadd.u32 %t2, %t1, 7;\n\tst.param.b32 [r], %t2;\n\tret;\n}\n"},
+      {"brx_idx_jump_table",
+       "\tand.b32 %r5, %r1, 3;\n\tts: .branchtargets L0, L1, L2, L3;\n\tbrx.idx %r5, ts;\nL0:\n\tmov.u32 %r9, 10;\n"
+       "\tbra.uni DONE;\nL1:\n\tmov.u32 %r9, 11;\n\tbra.uni DONE;\nL2:\n\tmov.u32 %r9, 12;\n\tbra.uni DONE;\nL3:\n"
+       "\tmov.u32 %r9, 13;\nDONE:",
+       1, 64, Each([](unsigned i) { return 10 + i % 4; })},
+      {"divergent_reconverge_vote",
+       "\tand.b32 %r5, %r1, 3;\n\tsetp.eq.u32 %p1, %r5, 0;\n\t@%p1 bra SKIP;\n\tadd.u32 %r9, %r9, 1;\nSKIP:\n"
+       "\tsetp.ne.u32 %p2, %r9, 0;\n\tvote.sync.ballot.b32 %r9, %p2, 0xffffffff;",
+       1, 32, Each([](unsigned) { return 0xeeeeeeeeu; })},
+      {"exit_early",
+       "\tmov.u32 %r9, 5;\n\tand.b32 %r5, %r1, 1;\n\tsetp.eq.u32 %p1, %r5, 1;\n\t@!%p1 bra CONT;\n"
+       "\tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd1, %rd1;\n\tmul.wide.u32 %rd2, %r1, 4;\n"
+       "\tadd.u64 %rd1, %rd1, %rd2;\n\tst.global.u32 [%rd1], 77;\n\texit;\nCONT:",
+       1, 32, Each([](unsigned i) { return i % 2 ? 77u : 5u; })},
+  };
+}
+
+std::vector<HandCase> MemoryCases() {
+  return {
+      {"shared_array_exchange",
+       "\tmov.u32 %r5, sh;\n\tshl.b32 %r6, %r4, 2;\n\tadd.u32 %r7, %r5, %r6;\n\tst.shared.u32 [%r7], %r4;\n"
+       "\tbar.sync 0;\n\tsub.u32 %r8, 63, %r4;\n\tshl.b32 %r8, %r8, 2;\n\tadd.u32 %r8, %r5, %r8;\n"
+       "\tld.shared.u32 %r9, [%r8];",
+       2, 64, Each([](unsigned i) { return 63 - i % 64; }), "sm_75", ".shared .align 4 .b32 sh[64];\n"},
+      {"global_variable_initializer",
+       "\tld.global.u32 %r9, [gtable+8];", 1, 32, Each([](unsigned) { return 30u; }), "sm_75",
+       ".global .align 4 .u32 gtable[4] = {10, 20, 30, 40};\n"},
+      {"const_variable",
+       "\tand.b32 %r5, %r1, 3;\n\tmul.wide.u32 %rd5, %r5, 4;\n\tmov.u64 %rd6, ctable;\n\tadd.u64 %rd6, %rd6, %rd5;\n"
+       "\tld.const.u32 %r9, [%rd6];",
+       1, 32, Each([](unsigned i) { return 1000u + i % 4; }), "sm_75",
+       ".const .align 4 .u32 ctable[4] = {1000, 1001, 1002, 1003};\n"},
+      {"local_memory_spill",
+       "\t.local .align 4 .b32 loc[16];\n\tmov.u32 %r5, 0;\nFILL:\n\tmul.wide.u32 %rd5, %r5, 4;\n"
+       "\tmov.u64 %rd6, loc;\n\tadd.u64 %rd6, %rd6, %rd5;\n\tadd.u32 %r6, %r5, %r1;\n\tst.local.u32 [%rd6], %r6;\n"
+       "\tadd.u32 %r5, %r5, 1;\n\tsetp.lt.u32 %p1, %r5, 16;\n\t@%p1 bra FILL;\n\tld.local.u32 %r9, [loc+60];",
+       1, 32, Each([](unsigned i) { return 15 + i; })},
+      {"cvta_shared_generic",
+       "\tmov.u64 %rd5, sh;\n\tcvta.shared.u64 %rd6, %rd5;\n\tmul.wide.u32 %rd7, %r4, 4;\n\tadd.u64 %rd6, %rd6, %rd7;\n"
+       "\tadd.u32 %r5, %r4, 500;\n\tst.u32 [%rd6], %r5;\n\tbar.sync 0;\n\tld.u32 %r9, [%rd6];\n"
+       "\tisspacep.shared %p1, %rd6;\n\tselp.u32 %r6, 1, 0, %p1;\n\tmad.lo.u32 %r9, %r6, 10000, %r9;",
+       1, 32, Each([](unsigned i) { return 10000 + 500 + i; }), "sm_75", ".shared .align 8 .b32 sh[32];\n"},
+      {"vector_ld_st_v4",
+       "\tmov.u64 %rd5, sh;\n\tmov.u32 %r5, 1;\n\tmov.u32 %r6, 2;\n\tmov.u32 %r7, 3;\n\tmov.u32 %r8, 4;\n"
+       "\tsetp.eq.u32 %p1, %r4, 0;\n\t@%p1 st.shared.v4.u32 [%rd5], {%r5, %r6, %r7, %r8};\n\tbar.sync 0;\n"
+       "\tld.shared.v4.u32 {%r10, %r11, %r12, %r13}, [%rd5];\n\tmad.lo.u32 %r9, %r10, 1000, %r13;\n"
+       "\tmad.lo.u32 %r9, %r11, 100, %r9;\n\tmad.lo.u32 %r9, %r12, 10, %r9;",
+       1, 32, Each([](unsigned) { return 1234u; }), "sm_75", ".shared .align 16 .b32 sh[4];\n"},
+  };
+}
+
+std::vector<HandCase> AtomicCases() {
+  return {
+      {"atom_shared_add_return_unique",
+       "\tmov.u32 %r5, counter;\n\tsetp.eq.u32 %p1, %r4, 0;\n\t@%p1 st.shared.u32 [%r5], 0;\n\tbar.sync 0;\n"
+       "\tatom.shared.add.u32 %r6, [%r5], 1;\n\tbar.sync 0;\n\tld.shared.u32 %r7, [%r5];\n"
+       "\tsetp.lt.u32 %p2, %r6, %r7;\n\tselp.u32 %r9, 1, 0, %p2;",
+       2, 128, Each([](unsigned) { return 1u; }), "sm_75", ".shared .align 4 .u32 counter;\n"},
+      {"atom_global_cas_b64",
+       "\tmov.u64 %rd5, gword;\n\tcvt.u64.u32 %rd6, %r1;\n\tadd.u64 %rd7, %rd6, 1;\nRETRY:\n"
+       "\tatom.global.cas.b64 %rd8, [%rd5], %rd6, %rd7;\n\tsetp.ne.u64 %p1, %rd8, %rd6;\n\t@%p1 bra RETRY;\n"
+       "\tmov.u32 %r9, 1;",
+       1, 64, Each([](unsigned) { return 1u; }), "sm_75", ".global .align 8 .u64 gword = 0;\n"},
+      {"red_global_add",
+       "\tmov.u64 %rd5, gsum;\n\tred.global.add.u32 [%rd5], %r1;\n\tbar.sync 0;\n\tmembar.gl;\n"
+       "\tsetp.eq.u32 %p1, %r1, 0;\n\t@!%p1 bra DONE;\nWAIT:\n\tld.volatile.global.u32 %r6, [%rd5];\n"
+       "\tsetp.ne.u32 %p2, %r6, 8128;\n\t@%p2 bra WAIT;\n\tmov.u32 %r9, %r6;\nDONE:",
+       1, 128, Each([](unsigned i) { return i == 0 ? 8128u : 0u; }), "sm_75", ".global .align 4 .u32 gsum = 0;\n"},
+      {"atom_exch_f32_bits",
+       "\tmov.u64 %rd5, gf;\n\tmov.b32 %f1, 0f3F800000;\n\tsetp.eq.u32 %p1, %r1, 0;\n\t@!%p1 bra DONE;\n"
+       "\tatom.global.exch.b32 %r6, [%rd5], 0x40490fdb;\n\tmov.u32 %r9, %r6;\nDONE:",
+       1, 32, Each([](unsigned i) { return i == 0 ? 0x3f800000u : 0u; }), "sm_75",
+       ".global .align 4 .f32 gf = 0f3F800000;\n"},
+  };
+}
+
+std::vector<HandCase> WarpCases() {
+  return {
+      {"shfl_sync_bfly",
+       "\tshfl.sync.bfly.b32 %r9, %r1, 1, 0x1f, 0xffffffff;", 1, 64, Each([](unsigned i) { return i ^ 1; })},
+      {"shfl_sync_up_pred",
+       "\tshfl.sync.up.b32 %r5|%p1, %r1, 3, 0, 0xffffffff;\n\tselp.u32 %r6, 1000, 0, %p1;\n\tadd.u32 %r9, %r5, %r6;", 1, 32,
+       Each([](unsigned i) { return i >= 3 ? i - 3 + 1000 : i; })},
+      {"vote_sync_all_any",
+       "\tsetp.lt.u32 %p1, %r4, 16;\n\tvote.sync.any.pred %p2, %p1, 0xffffffff;\n\tvote.sync.all.pred %p3, %p1, 0xffffffff;\n"
+       "\tselp.u32 %r5, 1, 0, %p2;\n\tselp.u32 %r6, 2, 0, %p3;\n\tor.b32 %r9, %r5, %r6;",
+       1, 64, Each([](unsigned i) { return i < 32 ? 3u : 0u; })},
+      {"match_all_sync",
+       "\tshr.u32 %r5, %r4, 5;\n\tmatch.all.sync.b32 %r9|%p1, %r5, 0xffffffff;", 1, 64,
+       Each([](unsigned) { return 0xffffffffu; }), "sm_75"},
+      {"redux_sync_add",
+       "\tredux.sync.add.u32 %r9, %r1, 0xffffffff;", 1, 64,
+       Each([](unsigned i) { return i < 32 ? 496u : 32u * 32 + 496u; }), "sm_80"},
+      {"redux_sync_max",
+       "\tredux.sync.max.s32 %r9, %r1, 0xffffffff;", 1, 64, Each([](unsigned i) { return i < 32 ? 31u : 63u; }), "sm_80"},
+      {"activemask_full", "\tactivemask.b32 %r9;", 1, 32, Each([](unsigned) { return 0xffffffffu; })},
+  };
+}
+
+std::string HandName(const testing::TestParamInfo<HandCase>& i) { return i.param.name; }
+
+class ptx_special : public testing::TestWithParam<HandCase> {};
+TEST_P(ptx_special, Hand) { RunHand(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(All, ptx_special, testing::ValuesIn(SpecialCases()), HandName);
+
+class ptx_control_Hand : public testing::TestWithParam<HandCase> {};
+TEST_P(ptx_control_Hand, Run) { RunHand(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(All, ptx_control_Hand, testing::ValuesIn(ControlCases()), HandName);
+
+class ptx_memory_Hand : public testing::TestWithParam<HandCase> {};
+TEST_P(ptx_memory_Hand, Run) { RunHand(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(All, ptx_memory_Hand, testing::ValuesIn(MemoryCases()), HandName);
+
+class ptx_atomic_Hand : public testing::TestWithParam<HandCase> {};
+TEST_P(ptx_atomic_Hand, Run) { RunHand(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(All, ptx_atomic_Hand, testing::ValuesIn(AtomicCases()), HandName);
+
+class ptx_warp_Hand : public testing::TestWithParam<HandCase> {};
+TEST_P(ptx_warp_Hand, Run) { RunHand(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(All, ptx_warp_Hand, testing::ValuesIn(WarpCases()), HandName);
+
+}  // namespace
