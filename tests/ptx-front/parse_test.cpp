@@ -1,6 +1,8 @@
 // Parser unit tests: the IR that nvcc-style PTX produces.
 #include "ptx/parse.h"
 
+#include "ptx/check.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -293,6 +295,18 @@ TEST(PtxParse, ErrorsHaveFileLineColumn) {
     std::string log = p->diags.format();
     EXPECT_NE(log.find("test.ptx:6:2: error: unknown instruction 'frob'"), std::string::npos) << log;
     EXPECT_NE(log.find("test.ptx:7:6: error: undefined identifier 'NOWHERE'"), std::string::npos) << log;
+}
+
+TEST(PtxParse, ParseAndCheckGivesModuleOrLog) {
+    auto good = ptx::parseAndCheck(std::string(kHeader) + ".visible .entry k()\n{\n\tret;\n}\n", "good.ptx");
+    EXPECT_TRUE(good.ok);
+    ASSERT_NE(good.module, nullptr);
+    EXPECT_EQ(good.log, "");
+    auto bad = ptx::parseAndCheck(std::string(kHeader) + ".visible .entry k()\n{\n\t.reg .b32 %r<2>;\n"
+                                  "\tadd.u32 %r1, %tid.x, 1;\n\tret;\n}\n", "bad.ptx");
+    EXPECT_FALSE(bad.ok);
+    EXPECT_EQ(bad.module, nullptr);
+    EXPECT_NE(bad.log.find("bad.ptx:7:2: error: special register %tid is not allowed"), std::string::npos) << bad.log;
 }
 
 TEST(PtxParse, GarbageNeverCrashes) {

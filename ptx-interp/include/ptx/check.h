@@ -2,6 +2,10 @@
 // state spaces, call signatures. Rejections are reported as `file:line:col: error: message` diagnostics.
 #pragma once
 
+#include <memory>
+#include <string>
+#include <string_view>
+
 #include "ptx/diag.h"
 #include "ptx/ir.h"
 
@@ -15,6 +19,15 @@ struct CheckOptions {
 
 // Returns true when the module has no errors. Run only on modules that parsed without errors.
 bool checkModule(const Module& module, Diagnostics& diags, const CheckOptions& options = {});
+
+// The whole front end for a module load (cuModuleLoadData, cuLinkAddData): parse, then check.
+struct FrontEndResult {
+    std::unique_ptr<Module> module;   // null when rejected
+    std::string log;                  // "file:line:col: error: ..." lines (warnings too) for the JIT log buffers
+    bool ok = false;
+};
+FrontEndResult parseAndCheck(std::string_view text, std::string_view fileName = "<ptx>",
+                             const CheckOptions& options = {});
 
 // Known targets: the PTX ISA version (major*10+minor) a target first appeared in; 0 when unknown.
 unsigned minPtxVersionForTarget(unsigned smVersion, bool archSpecific, bool familySpecific);

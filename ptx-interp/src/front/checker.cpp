@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "ptx/parse.h"
+
 namespace ptx {
 namespace {
 
@@ -605,6 +607,19 @@ unsigned minPtxVersionForTarget(unsigned sm, bool archSpecific, bool familySpeci
 
 bool checkModule(const Module& module, Diagnostics& diags, const CheckOptions& options) {
     return Checker(module, diags, options).run();
+}
+
+FrontEndResult parseAndCheck(std::string_view text, std::string_view fileName, const CheckOptions& options) {
+    FrontEndResult r;
+    Diagnostics diags(fileName);
+    ParseOptions popt;
+    popt.fileName = fileName;
+    std::unique_ptr<Module> module = parseModule(text, diags, popt);
+    if (!diags.hasErrors()) checkModule(*module, diags, options);
+    r.ok = !diags.hasErrors();
+    r.log = diags.format();
+    if (r.ok) r.module = std::move(module);
+    return r;
 }
 
 }  // namespace ptx
