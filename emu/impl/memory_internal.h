@@ -21,6 +21,10 @@ inline CUresult runAsync(Context& context, CUstream stream, StreamWork work) {
   return enqueueOnStream(context, stream, std::move(work));
 }
 
+// Frees of memory wait for the work of the owning context first, as the driver's do: work in flight may
+// still read or write it.
+void drainOwner(uint64_t address);
+
 // The current context, or the error the API returns without one.
 #define CUEMU_REQUIRE_CONTEXT(var)                          \
   auto var##_expected = ::cuemu::requireCurrentContext();   \

@@ -12,6 +12,12 @@ CUresult memops::runAndWait(Context& context, CUstream stream, StreamWork work) 
   return runOnStreamAndWait(context, stream, std::move(work));
 }
 
+void memops::drainOwner(uint64_t address) {
+  RegionPtr region = AddressSpace::instance().findStart(address);
+  if (!region) return;
+  if (auto owner = findContext(region->context)) (void)owner->streams().synchronize();
+}
+
 namespace impl {
 
 // The pitch cuMemAllocPitch rounds rows to: the GPU's preferred alignment for 2D accesses.
@@ -43,6 +49,7 @@ CUresult cuMemAllocPitch_v2(CUdeviceptr* dptr, size_t* pPitch, size_t WidthInByt
 CUresult cuMemFree_v2(CUdeviceptr dptr) {
   CUEMU_REQUIRE_CONTEXT(context);
   (void)context;
+  memops::drainOwner(dptr);
   auto released = releaseRegion(dptr, {MemoryKind::Device, MemoryKind::Managed});
   return released ? CUDA_SUCCESS : released.error().code;
 }

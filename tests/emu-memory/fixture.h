@@ -5,6 +5,7 @@
 #include "core/context.h"
 #include "core/device.h"
 #include "core/driver.h"
+#include "core/stream.h"
 
 #include <gtest/gtest.h>
 
