@@ -58,6 +58,7 @@ struct MemoryRegion {
   uint64_t vmmOffset = 0;      // VmmMapping: offset into the physical allocation
   bool sharedBacking = false;  // backed by the shared memfd (exported through IPC)
   std::atomic<bool> syncMemops{false};
+  std::atomic<bool> freePending{false};  // cuMemFreeAsync queued: a second free is an error
   std::atomic<int> accessFlags{CU_MEM_ACCESS_FLAGS_PROT_READWRITE};  // VMM mappings: set by cuMemSetAccess
   // Managed memory advice (cuMemAdvise); read by cuMemRangeGetAttribute.
   std::atomic<int> preferredLocation{CU_DEVICE_INVALID};

@@ -1,0 +1,174 @@
+// Stream-ordered allocation: cuMemAllocAsync, cuMemAllocFromPoolAsync, cuMemFreeAsync, cuMemPool*, and the
+// device's default/current pool (cuDeviceGetDefaultMemPool, cuDeviceGet/SetMemPool, cuMemGet*/SetMemPool).
+// An allocation is made at the call (earlier than stream order needs, which is allowed); a free happens in
+// stream order.
+#include "api/impl.h"
+
+#include "core/device.h"
+#include "core/memory.h"
+#include "core/mempool.h"
+#include "impl/memory_internal.h"
+
+namespace cuemu {
+namespace {
+
+CUresult allocFromPool(CUdeviceptr* dptr, size_t bytesize, std::shared_ptr<MemPool> pool, CUstream stream) {
+  if (!dptr || !bytesize) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_REQUIRE_CONTEXT(context);
+  auto resolved = context.streams().resolve(stream);
+  if (!resolved) return resolved.error().code;
+  if (!pool) pool = currentMemPool(context.device().ordinal());
+  auto region = pool->allocate(context, bytesize);
+  if (!region) return region.error().code;
+  *dptr = (*region)->start;
+  return CUDA_SUCCESS;
+}
+
+CUresult freeAsync(CUdeviceptr dptr, CUstream stream) {
+  CUEMU_REQUIRE_CONTEXT(context);
+  RegionPtr region = AddressSpace::instance().findStart(dptr);
+  if (!region || region->kind != MemoryKind::Device) return CUDA_ERROR_INVALID_VALUE;
+  if (region->freePending.exchange(true)) return CUDA_ERROR_INVALID_VALUE;
+  CUresult queued = memops::runAsync(context, stream, [dptr] {
+    (void)releaseRegion(dptr, {MemoryKind::Device});
+    return CUDA_SUCCESS;
+  });
+  if (queued != CUDA_SUCCESS) region->freePending = false;
+  return queued;
+}
+
+// The device a pool location names (pools live on devices in cuemu).
+Expected<int> poolDevice(const CUmemLocation* location, CUmemAllocationType type) {
+  if (!location) return makeError(CUDA_ERROR_INVALID_VALUE, "no location");
+  if (type != CU_MEM_ALLOCATION_TYPE_PINNED) return makeError(CUDA_ERROR_NOT_SUPPORTED, "only pinned pools");
+  if (location->type != CU_MEM_LOCATION_TYPE_DEVICE)
+    return makeError(CUDA_ERROR_NOT_SUPPORTED, "only device pools");
+  if (!deviceByOrdinal(location->id)) return makeError(CUDA_ERROR_INVALID_DEVICE, "no such device");
+  return location->id;
+}
+
+}  // namespace
+
+namespace impl {
+
+CUresult cuMemAllocAsync(CUdeviceptr* dptr, size_t bytesize, CUstream hStream) {
+  return allocFromPool(dptr, bytesize, nullptr, hStream);
+}
+CUresult cuMemAllocAsync_ptsz(CUdeviceptr* dptr, size_t bytesize, CUstream hStream) {
+  return allocFromPool(dptr, bytesize, nullptr, memops::perThread(hStream));
+}
+CUresult cuMemAllocFromPoolAsync(CUdeviceptr* dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream) {
+  auto found = findMemPool(pool);
+  if (!found) return CUDA_ERROR_INVALID_VALUE;
+  return allocFromPool(dptr, bytesize, std::move(found), hStream);
+}
+CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr* dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream) {
+  auto found = findMemPool(pool);
+  if (!found) return CUDA_ERROR_INVALID_VALUE;
+  return allocFromPool(dptr, bytesize, std::move(found), memops::perThread(hStream));
+}
+CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) { return freeAsync(dptr, hStream); }
+CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream) { return freeAsync(dptr, memops::perThread(hStream)); }
+
+CUresult cuMemPoolCreate(CUmemoryPool* pool, const CUmemPoolProps* props) {
+  if (!pool || !props) return CUDA_ERROR_INVALID_VALUE;
+  if (props->allocType != CU_MEM_ALLOCATION_TYPE_PINNED) return CUDA_ERROR_INVALID_VALUE;
+  if (props->handleTypes & ~CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_NOT_SUPPORTED;
+  auto device = poolDevice(&props->location, props->allocType);
+  if (!device) return device.error().code;
+  auto created = std::make_shared<MemPool>(*device, *props, /*isDefault=*/false);
+  created->registerHandle(memPoolTable().insert(created));
+  *pool = created->apiHandle();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemPoolDestroy(CUmemoryPool pool) {
+  auto found = findMemPool(pool);
+  if (!found || found->isDefault()) return CUDA_ERROR_INVALID_VALUE;
+  memPoolTable().erase(found->handle());
+  // A destroyed current pool leaves the device with its default pool (currentMemPool checks liveness).
+  // Outstanding allocations keep the object alive until they are freed.
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void* value) {
+  if (!value) return CUDA_ERROR_INVALID_VALUE;
+  auto found = findMemPool(pool);
+  return found ? found->getAttribute(attr, value) : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void* value) {
+  if (!value) return CUDA_ERROR_INVALID_VALUE;
+  auto found = findMemPool(pool);
+  return found ? found->setAttribute(attr, value) : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep) {
+  auto found = findMemPool(pool);
+  if (!found) return CUDA_ERROR_INVALID_VALUE;
+  found->trimTo(minBytesToKeep);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc* map, size_t count) {
+  if (!map && count) return CUDA_ERROR_INVALID_VALUE;
+  auto found = findMemPool(pool);
+  return found ? found->setAccess(map, count) : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuMemPoolGetAccess(CUmemAccess_flags* flags, CUmemoryPool memPool, CUmemLocation* location) {
+  if (!flags || !location) return CUDA_ERROR_INVALID_VALUE;
+  if (location->type != CU_MEM_LOCATION_TYPE_DEVICE || !deviceByOrdinal(location->id)) return CUDA_ERROR_INVALID_VALUE;
+  auto found = findMemPool(memPool);
+  if (!found) return CUDA_ERROR_INVALID_VALUE;
+  *flags = found->access(*location);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetDefaultMemPool(CUmemoryPool* pool_out, CUdevice dev) {
+  if (!pool_out) return CUDA_ERROR_INVALID_VALUE;
+  if (!deviceByOrdinal(dev)) return CUDA_ERROR_INVALID_DEVICE;
+  *pool_out = defaultMemPool(dev)->apiHandle();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetMemPool(CUmemoryPool* pool, CUdevice dev) {
+  if (!pool) return CUDA_ERROR_INVALID_VALUE;
+  if (!deviceByOrdinal(dev)) return CUDA_ERROR_INVALID_DEVICE;
+  *pool = currentMemPool(dev)->apiHandle();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool) {
+  if (!deviceByOrdinal(dev)) return CUDA_ERROR_INVALID_DEVICE;
+  auto found = findMemPool(pool);
+  if (!found) return CUDA_ERROR_INVALID_VALUE;
+  if (found->device() != dev) return CUDA_ERROR_INVALID_DEVICE;
+  setCurrentMemPool(dev, std::move(found));
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemGetDefaultMemPool(CUmemoryPool* pool_out, CUmemLocation* location, CUmemAllocationType type) {
+  if (!pool_out) return CUDA_ERROR_INVALID_VALUE;
+  auto device = poolDevice(location, type);
+  if (!device) return device.error().code;
+  *pool_out = defaultMemPool(*device)->apiHandle();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemGetMemPool(CUmemoryPool* pool, CUmemLocation* location, CUmemAllocationType type) {
+  if (!pool) return CUDA_ERROR_INVALID_VALUE;
+  auto device = poolDevice(location, type);
+  if (!device) return device.error().code;
+  *pool = currentMemPool(*device)->apiHandle();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemSetMemPool(CUmemLocation* location, CUmemAllocationType type, CUmemoryPool pool) {
+  auto device = poolDevice(location, type);
+  if (!device) return device.error().code;
+  return impl::cuDeviceSetMemPool(*device, pool);
+}
+
+}  // namespace impl
+}  // namespace cuemu
