@@ -14,4 +14,6 @@ expect_rc(0 --actual "${DATA}/cuemu-regressed.json" --expectations "${WORK}/exp"
 expect_rc(0 --actual "${DATA}/cuemu-good.json" --expectations "${WORK}/exp")
 expect_rc(1 --actual "${DATA}/cuemu-good.json" --expectations "${WORK}/exp" --known "${DATA}/known-cuemu-only.txt")
 expect_rc(2 --actual "${DATA}/cuemu-good.json" --expectations "${WORK}/exp" --known "${DATA}/known-malformed.txt")
+expect_rc(0 --merge "${WORK}/merged.json" "${DATA}/cuemu-regressed.json" "${DATA}/cuemu-good.json")
+expect_rc(0 --actual "${WORK}/merged.json" --expectations "${WORK}/exp")
 message("compare selftest passed")

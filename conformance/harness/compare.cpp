@@ -137,7 +137,61 @@ std::vector<std::string> ExpectationFiles(const std::string& path) {
 
 }  // namespace
 
+// --merge OUT IN...: one result file from several partial runs (e.g. a GPU run split by --cases); later files win.
+int Merge(int argc, char** argv) {
+  if (argc < 4) {
+    std::fprintf(stderr, "usage: %s --merge OUT.json IN.json...\n", argv[0]);
+    return 2;
+  }
+  std::map<std::string, std::string> cases;  // name -> JSON object text
+  conf::json::Value header;
+  for (int i = 3; i < argc; ++i) {
+    std::string text, err;
+    if (!ReadFile(argv[i], &text)) {
+      std::fprintf(stderr, "cannot read %s\n", argv[i]);
+      return 2;
+    }
+    auto v = conf::json::Parse(text, &err);
+    const conf::json::Value* c = v ? v->Find("cases") : nullptr;
+    if (!c) {
+      std::fprintf(stderr, "%s: %s\n", argv[i], v ? "no cases" : err.c_str());
+      return 2;
+    }
+    if (i == 3) header = *v;
+    for (const auto& [name, r] : c->object) {
+      std::string obj = "{\"status\": " + conf::json::Quote(r.StringOr("status", "fail"));
+      if (const auto* ms = r.Find("ms"); ms && ms->kind == conf::json::Value::Kind::Number)
+        obj += ", \"ms\": " + std::to_string(static_cast<long long>(ms->number));
+      std::string msg = r.StringOr("message", "");
+      if (!msg.empty()) obj += ", \"message\": " + conf::json::Quote(msg);
+      cases[name] = obj + "}";
+    }
+  }
+  int pass = 0, fail = 0, ns = 0;
+  for (const auto& [name, obj] : cases) {
+    if (obj.find("\"pass\"") != std::string::npos) ++pass;
+    else if (obj.find("\"not-supported\"") != std::string::npos) ++ns;
+    else ++fail;
+  }
+  std::ofstream out(argv[2], std::ios::trunc);
+  out << "{\n  \"schema\": 1,\n";
+  for (const char* key : {"date", "label", "driver_version", "driver_library", "device_count", "device_name",
+                          "compute_capability", "init_result"})
+    out << "  \"" << key << "\": " << conf::json::Quote(header.StringOr(key, "")) << ",\n";
+  out << "  \"summary\": {\"pass\": " << pass << ", \"fail\": " << fail << ", \"not-supported\": " << ns
+      << ", \"total\": " << cases.size() << "},\n  \"cases\": {";
+  bool first = true;
+  for (const auto& [name, obj] : cases) {
+    out << (first ? "\n" : ",\n") << "    " << conf::json::Quote(name) << ": " << obj;
+    first = false;
+  }
+  out << "\n  }\n}\n";
+  std::printf("[compare] merged %zu cases into %s\n", cases.size(), argv[2]);
+  return out ? 0 : 2;
+}
+
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == "--merge") return Merge(argc, argv);
   std::string actualPath, expectPath, knownPath, pendingOut;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
