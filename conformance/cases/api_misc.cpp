@@ -1,0 +1,560 @@
+// More entry points: array copies, batch copies, mipmapped arrays, memory pools by location, capture info, legacy
+// launch and texture-reference calls, tensor maps, export tables, logs, coredump attributes.
+#include <unistd.h>
+
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include "harness.h"
+
+namespace {
+
+using conf::ContextTest;
+
+CUarray Array1D(size_t width, CUarray_format format = CU_AD_FORMAT_UNSIGNED_INT32) {
+  CUDA_ARRAY_DESCRIPTOR d{};
+  d.Width = width;
+  d.Height = 0;
+  d.Format = format;
+  d.NumChannels = 1;
+  CUarray a = nullptr;
+  EXPECT_EQ(cuArrayCreate(&a, &d), CUDA_SUCCESS);
+  return a;
+}
+
+// ---- array copies --------------------------------------------------------------------------------------------------
+
+using api_memory_ArrayCopy = ContextTest;
+
+TEST_F(api_memory_ArrayCopy, DeviceToArrayToDevice) {
+  std::vector<unsigned> in(128), out(128, 0);
+  std::iota(in.begin(), in.end(), 7u);
+  conf::DeviceBuffer a(512), b(512);
+  CU_ASSERT_OK(cuMemcpyHtoD(a.ptr(), in.data(), 512));
+  CUarray arr = Array1D(128);
+  ASSERT_NE(arr, nullptr);
+  CU_ASSERT_OK(cuMemcpyDtoA(arr, 0, a.ptr(), 512));
+  CU_ASSERT_OK(cuMemcpyAtoD(b.ptr(), arr, 0, 512));
+  CU_ASSERT_OK(cuMemcpyDtoH(out.data(), b.ptr(), 512));
+  EXPECT_EQ(in, out);
+  CU_EXPECT_OK(cuArrayDestroy(arr));
+}
+
+TEST_F(api_memory_ArrayCopy, ArrayToArrayWithOffsets) {
+  std::vector<unsigned> in(64), out(64, 0);
+  std::iota(in.begin(), in.end(), 100u);
+  CUarray x = Array1D(64), y = Array1D(64);
+  ASSERT_TRUE(x && y);
+  CU_ASSERT_OK(cuMemcpyHtoA(x, 0, in.data(), 256));
+  CU_ASSERT_OK(cuMemcpyHtoA(y, 0, out.data(), 256));
+  CU_ASSERT_OK(cuMemcpyAtoA(y, 16, x, 32, 64));  // 16 words from word 8 of x to word 4 of y
+  CU_ASSERT_OK(cuMemcpyAtoH(out.data(), y, 0, 256));
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(out[i], (i >= 4 && i < 20) ? in[i + 4] : 0u) << i;
+  CU_EXPECT_OK(cuArrayDestroy(x));
+  CU_EXPECT_OK(cuArrayDestroy(y));
+}
+
+TEST_F(api_memory_ArrayCopy, AsyncHostArray) {
+  CUarray arr = Array1D(256);
+  ASSERT_NE(arr, nullptr);
+  void* pinned;
+  CU_ASSERT_OK(cuMemAllocHost(&pinned, 1024));
+  auto* w = static_cast<unsigned*>(pinned);
+  for (int i = 0; i < 256; ++i) w[i] = static_cast<unsigned>(i * 3);
+  CUstream s;
+  CU_ASSERT_OK(cuStreamCreate(&s, 0));
+  CU_ASSERT_OK(cuMemcpyHtoAAsync(arr, 0, pinned, 1024, s));
+  CU_ASSERT_OK(cuStreamSynchronize(s));
+  std::memset(pinned, 0, 1024);
+  CU_ASSERT_OK(cuMemcpyAtoHAsync(pinned, arr, 0, 1024, s));
+  CU_ASSERT_OK(cuStreamSynchronize(s));
+  EXPECT_EQ(w[255], 765u);
+  CU_EXPECT_OK(cuStreamDestroy(s));
+  CU_EXPECT_OK(cuMemFreeHost(pinned));
+  CU_EXPECT_OK(cuArrayDestroy(arr));
+}
+
+TEST_F(api_memory_ArrayCopy, Copy2DUnaligned) {
+  conf::DeviceBuffer d(1000);
+  std::vector<unsigned char> src(300), back(300);
+  for (int i = 0; i < 300; ++i) src[i] = static_cast<unsigned char>(i);
+  CUDA_MEMCPY2D c{};
+  c.srcMemoryType = CU_MEMORYTYPE_HOST;
+  c.srcHost = src.data();
+  c.srcPitch = 30;
+  c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  c.dstDevice = d.ptr() + 3;
+  c.dstPitch = 37;
+  c.WidthInBytes = 30;
+  c.Height = 10;
+  CU_ASSERT_OK(cuMemcpy2DUnaligned(&c));
+  CUDA_MEMCPY2D r{};
+  r.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  r.srcDevice = d.ptr() + 3;
+  r.srcPitch = 37;
+  r.dstMemoryType = CU_MEMORYTYPE_HOST;
+  r.dstHost = back.data();
+  r.dstPitch = 30;
+  r.WidthInBytes = 30;
+  r.Height = 10;
+  CU_ASSERT_OK(cuMemcpy2DUnaligned(&r));
+  EXPECT_EQ(src, back);
+}
+
+TEST_F(api_memory_ArrayCopy, Copy3DAsyncAndPeer) {
+  const size_t w = 8, h = 4, depth = 2;
+  std::vector<unsigned char> src(w * h * depth), back(w * h * depth);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i * 5);
+  conf::DeviceBuffer a(src.size()), b(src.size());
+  CU_ASSERT_OK(cuMemcpyHtoD(a.ptr(), src.data(), src.size()));
+  CUDA_MEMCPY3D c{};
+  c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  c.srcDevice = a.ptr();
+  c.srcPitch = w;
+  c.srcHeight = h;
+  c.dstMemoryType = CU_MEMORYTYPE_HOST;
+  c.dstHost = back.data();
+  c.dstPitch = w;
+  c.dstHeight = h;
+  c.WidthInBytes = w;
+  c.Height = h;
+  c.Depth = depth;
+  CU_ASSERT_OK(cuMemcpy3DAsync(&c, nullptr));
+  CU_ASSERT_OK(cuCtxSynchronize());
+  EXPECT_EQ(src, back);
+  CUDA_MEMCPY3D_PEER p{};
+  p.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  p.srcDevice = a.ptr();
+  p.srcContext = ctx;
+  p.srcPitch = w;
+  p.srcHeight = h;
+  p.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  p.dstDevice = b.ptr();
+  p.dstContext = ctx;
+  p.dstPitch = w;
+  p.dstHeight = h;
+  p.WidthInBytes = w;
+  p.Height = h;
+  p.Depth = depth;
+  CU_ASSERT_OK(cuMemcpy3DPeer(&p));
+  std::fill(back.begin(), back.end(), 0);
+  CU_ASSERT_OK(cuMemcpyDtoH(back.data(), b.ptr(), back.size()));
+  EXPECT_EQ(src, back);
+}
+
+TEST_F(api_memory_ArrayCopy, BatchCopy) {
+  conf::DeviceBuffer a(1024), b(1024), c(1024);
+  CU_ASSERT_OK(cuMemsetD32(a.ptr(), 0x11111111, 256));
+  CU_ASSERT_OK(cuMemsetD32(b.ptr(), 0x22222222, 256));
+  CUstream s;
+  CU_ASSERT_OK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+  CUdeviceptr dsts[] = {c.ptr(), c.ptr() + 512};
+  CUdeviceptr srcs[] = {a.ptr(), b.ptr()};
+  size_t sizes[] = {512, 512};
+  CUmemcpyAttributes attr{};
+  attr.srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
+  size_t attrIdx = 0;
+  CU_EXPECT_OK(cuMemcpyBatchAsync(dsts, srcs, sizes, 2, &attr, &attrIdx, 1, s));
+  CU_EXPECT_OK(cuStreamSynchronize(s));
+  unsigned v[2] = {};
+  CU_EXPECT_OK(cuMemcpyDtoH(&v[0], c.ptr() + 508, 4));
+  CU_EXPECT_OK(cuMemcpyDtoH(&v[1], c.ptr() + 512, 4));
+  EXPECT_EQ(v[0], 0x11111111u);
+  EXPECT_EQ(v[1], 0x22222222u);
+  CU_EXPECT_OK(cuStreamDestroy(s));
+}
+
+TEST_F(api_memory_ArrayCopy, Set2DAsync) {
+  conf::DeviceBuffer d(64 * 8);
+  CU_ASSERT_OK(cuMemsetD8(d.ptr(), 0, 64 * 8));
+  CU_ASSERT_OK(cuMemsetD2D32Async(d.ptr(), 64, 0xabcdabcd, 4, 8, nullptr));
+  CU_ASSERT_OK(cuMemsetD2D16Async(d.ptr() + 32, 64, 0x7777, 2, 8, nullptr));
+  CU_ASSERT_OK(cuCtxSynchronize());
+  std::vector<unsigned char> v(64 * 8);
+  CU_ASSERT_OK(cuMemcpyDtoH(v.data(), d.ptr(), v.size()));
+  for (int row = 0; row < 8; ++row) {
+    EXPECT_EQ(v[row * 64 + 15], 0xab);
+    EXPECT_EQ(v[row * 64 + 16], 0);
+    EXPECT_EQ(v[row * 64 + 35], 0x77);
+    EXPECT_EQ(v[row * 64 + 36], 0);
+  }
+}
+
+TEST_F(api_memory_ArrayCopy, MipmappedArrayLevels) {
+  CUDA_ARRAY3D_DESCRIPTOR d{};
+  d.Width = 64;
+  d.Height = 32;
+  d.Format = CU_AD_FORMAT_FLOAT;
+  d.NumChannels = 1;
+  CUmipmappedArray m;
+  CU_ASSERT_OK(cuMipmappedArrayCreate(&m, &d, 4));
+  for (unsigned level = 0; level < 4; ++level) {
+    CUarray a = nullptr;
+    CU_EXPECT_OK(cuMipmappedArrayGetLevel(&a, m, level));
+    CUDA_ARRAY3D_DESCRIPTOR got{};
+    CU_EXPECT_OK(cuArray3DGetDescriptor(&got, a));
+    EXPECT_EQ(got.Width, 64u >> level);
+    EXPECT_EQ(got.Height, 32u >> level);
+  }
+  CUarray none;
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMipmappedArrayGetLevel(&none, m, 9));
+  CU_EXPECT_OK(cuMipmappedArrayDestroy(m));
+}
+
+TEST_F(api_memory_ArrayCopy, MemoryRequirements) {
+  CUDA_ARRAY3D_DESCRIPTOR d{};
+  d.Width = 64;
+  d.Height = 64;
+  d.Format = CU_AD_FORMAT_FLOAT;
+  d.NumChannels = 1;
+  d.Flags = CUDA_ARRAY3D_DEFERRED_MAPPING;
+  CUarray a;
+  CU_ASSERT_OK(cuArray3DCreate(&a, &d));
+  CUDA_ARRAY_MEMORY_REQUIREMENTS req{};
+  CU_EXPECT_OK(cuArrayGetMemoryRequirements(&req, a, dev));
+  EXPECT_GE(req.size, 64u * 64u * 4u);
+  EXPECT_GT(req.alignment, 0u);
+  CU_EXPECT_OK(cuArrayDestroy(a));
+}
+
+// ---- memory pools by location ----------------------------------------------------------------------------------
+
+using api_memory_PoolLocation = ContextTest;
+
+TEST_F(api_memory_PoolLocation, DefaultPoolMatchesDevicePool) {
+  CUmemLocation loc{};
+  loc.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  loc.id = dev;
+  CUmemoryPool a = nullptr, b = nullptr, cur = nullptr;
+  CU_ASSERT_OK(cuMemGetDefaultMemPool(&a, &loc, CU_MEM_ALLOCATION_TYPE_PINNED));
+  CU_ASSERT_OK(cuDeviceGetDefaultMemPool(&b, dev));
+  EXPECT_EQ(a, b);
+  CU_EXPECT_OK(cuMemGetMemPool(&cur, &loc, CU_MEM_ALLOCATION_TYPE_PINNED));
+  EXPECT_EQ(cur, a);
+  CU_EXPECT_OK(cuMemSetMemPool(&loc, CU_MEM_ALLOCATION_TYPE_PINNED, a));
+}
+
+TEST_F(api_memory_PoolLocation, PoolSetAccessOwnDevice) {
+  CUmemPoolProps props{};
+  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  props.location.id = dev;
+  CUmemoryPool pool;
+  CU_ASSERT_OK(cuMemPoolCreate(&pool, &props));
+  CUmemAccessDesc desc{};
+  desc.location = props.location;
+  desc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  CU_EXPECT_OK(cuMemPoolSetAccess(pool, &desc, 1));
+  CU_EXPECT_OK(cuMemPoolDestroy(pool));
+}
+
+TEST_F(api_memory_PoolLocation, ExportPoolAsFileDescriptor) {
+  CUmemPoolProps props{};
+  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  props.handleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  props.location.id = dev;
+  CUmemoryPool pool;
+  CU_ASSERT_OK(cuMemPoolCreate(&pool, &props));
+  int fd = -1;
+  CU_EXPECT_OK(cuMemPoolExportToShareableHandle(&fd, pool, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+  EXPECT_GE(fd, 0);
+  if (fd >= 0) close(fd);
+  CU_EXPECT_OK(cuMemPoolDestroy(pool));
+}
+
+TEST_F(api_memory_PoolLocation, RangeGetAttributes) {
+  if (conf::Attribute(dev, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY) != 1) CONF_NOT_SUPPORTED("no managed memory");
+  CUdeviceptr p;
+  CU_ASSERT_OK(cuMemAllocManaged(&p, 1 << 20, CU_MEM_ATTACH_GLOBAL));
+  int readMostly = -1, preferred = -2;
+  void* data[] = {&readMostly, &preferred};
+  size_t sizes[] = {4, 4};
+  CUmem_range_attribute attrs[] = {CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION};
+  CU_EXPECT_OK(cuMemRangeGetAttributes(data, sizes, attrs, 2, p, 1 << 20));
+  EXPECT_EQ(readMostly, 0);
+  EXPECT_EQ(preferred, CU_DEVICE_INVALID) << "no preferred location set";
+  CU_EXPECT_OK(cuMemFree(p));
+}
+
+TEST_F(api_memory_PoolLocation, WaitValue64) {
+  conf::DeviceBuffer d(16);
+  unsigned long long v = 0x100000000ull;
+  CU_ASSERT_OK(cuMemcpyHtoD(d.ptr(), &v, 8));
+  CU_EXPECT_OK(cuStreamWaitValue64(nullptr, d.ptr(), 0x100000000ull, CU_STREAM_WAIT_VALUE_EQ));
+  CU_EXPECT_OK(cuCtxSynchronize());
+}
+
+// ---- capture info and capture modes ----------------------------------------------------------------------------
+
+using api_stream_Capture = ContextTest;
+
+TEST_F(api_stream_Capture, CaptureInfo) {
+  CUstream s;
+  CU_ASSERT_OK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+  CU_ASSERT_OK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  cuuint64_t id = 0;
+  CUgraph g = nullptr;
+  const CUgraphNode* deps = nullptr;
+  const CUgraphEdgeData* edges = nullptr;
+  size_t n = 99;
+  CU_EXPECT_OK(cuStreamGetCaptureInfo(s, &status, &id, &g, &deps, &edges, &n));
+  EXPECT_EQ(status, CU_STREAM_CAPTURE_STATUS_ACTIVE);
+  EXPECT_NE(g, nullptr);
+  EXPECT_EQ(n, 0u) << "nothing captured yet";
+  CUgraph out = nullptr;
+  CU_EXPECT_OK(cuStreamEndCapture(s, &out));
+  EXPECT_EQ(out, g);
+  if (out) cuGraphDestroy(out);
+  CU_EXPECT_OK(cuStreamDestroy(s));
+}
+
+TEST_F(api_stream_Capture, ExchangeCaptureMode) {
+  CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+  CU_EXPECT_OK(cuThreadExchangeStreamCaptureMode(&mode));
+  EXPECT_EQ(mode, CU_STREAM_CAPTURE_MODE_GLOBAL) << "the previous mode is returned; global by default";
+  CU_EXPECT_OK(cuThreadExchangeStreamCaptureMode(&mode));
+  EXPECT_EQ(mode, CU_STREAM_CAPTURE_MODE_RELAXED);
+}
+
+TEST_F(api_stream_Capture, LegacyStreamCannotCapture) {
+  CU_EXPECT(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, cuStreamBeginCapture(nullptr, CU_STREAM_CAPTURE_MODE_GLOBAL));
+}
+
+// ---- legacy launch and references ------------------------------------------------------------------------------
+
+class api_launch_Legacy : public ContextTest {
+ protected:
+  void SetUp() override {
+    ContextTest::SetUp();
+    if (HasFatalFailure()) return;
+    CU_ASSERT_OK(conf::LoadModule(&mod, "vector.ptx"));
+  }
+  CUmodule mod = nullptr;
+};
+
+TEST_F(api_launch_Legacy, LaunchSingleBlock) {
+  CUfunction f;
+  CU_ASSERT_OK(cuModuleGetFunction(&f, mod, "count_threads"));
+  CU_EXPECT_OK(cuFuncSetBlockShape(f, 32, 1, 1));
+  CU_EXPECT_OK(cuParamSetSize(f, 0));
+  CU_EXPECT_OK(cuLaunch(f));
+  CU_EXPECT_OK(cuLaunchGridAsync(f, 2, 1, nullptr));
+  CU_EXPECT_OK(cuCtxSynchronize());
+  CUdeviceptr g;
+  CU_ASSERT_OK(cuModuleGetGlobal(&g, nullptr, mod, "g_counter"));
+  int v = 0;
+  CU_EXPECT_OK(cuMemcpyDtoH(&v, g, 4));
+  EXPECT_EQ(v, 32 + 64);
+}
+
+TEST_F(api_launch_Legacy, ParamSetfAndSharedSize) {
+  CUfunction f;
+  CU_ASSERT_OK(cuModuleGetFunction(&f, mod, "reverse_dynamic_shared"));
+  CU_EXPECT_OK(cuFuncSetSharedSize(f, 1024));
+  CU_EXPECT_OK(cuParamSetf(f, 0, 1.5f));
+}
+
+TEST_F(api_launch_Legacy, TexRefOfModuleWithoutTextures) {
+  CUtexref t;
+  CU_EXPECT(CUDA_ERROR_NOT_FOUND, cuModuleGetTexRef(&t, mod, "no_texture"));
+  CUsurfref s;
+  CU_EXPECT(CUDA_ERROR_NOT_FOUND, cuModuleGetSurfRef(&s, mod, "no_surface"));
+}
+
+TEST_F(api_launch_Legacy, KernelCacheConfig) {
+  CUlibrary lib;
+  CU_ASSERT_OK(cuLibraryLoadData(&lib, conf::GetImage("vector.ptx").ptr(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+  CUkernel k;
+  CU_ASSERT_OK(cuLibraryGetKernel(&k, lib, "vadd_f32"));
+  CU_EXPECT_OK(cuKernelSetCacheConfig(k, CU_FUNC_CACHE_PREFER_SHARED, dev));
+  CUdeviceptr p;
+  size_t size;
+  CU_EXPECT(CUDA_ERROR_NOT_FOUND, cuLibraryGetManaged(&p, &size, lib, "g_counter")) << "not a __managed__ variable";
+  CU_EXPECT_OK(cuLibraryUnload(lib));
+}
+
+TEST_F(api_launch_Legacy, LinkAddFile) {
+  char path[] = "/tmp/cuemu-conf-link-XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  auto img = conf::GetImage("hand_add_one.ptx");
+  ASSERT_EQ(write(fd, img.data, img.size), static_cast<ssize_t>(img.size));
+  close(fd);
+  CUlinkState link;
+  CU_ASSERT_OK(cuLinkCreate(0, nullptr, nullptr, &link));
+  CUresult r = cuLinkAddFile(link, CU_JIT_INPUT_PTX, path, 0, nullptr, nullptr);
+  unlink(path);
+  CU_EXPECT_OK(r);
+  void* cubin = nullptr;
+  size_t size = 0;
+  CU_EXPECT_OK(cuLinkComplete(link, &cubin, &size));
+  CU_EXPECT_OK(cuLinkDestroy(link));
+}
+
+TEST_F(api_launch_Legacy, LinkAddMissingFile) {
+  CUlinkState link;
+  CU_ASSERT_OK(cuLinkCreate(0, nullptr, nullptr, &link));
+  CU_EXPECT(CUDA_ERROR_FILE_NOT_FOUND, cuLinkAddFile(link, CU_JIT_INPUT_PTX, "/nonexistent/x.ptx", 0, nullptr, nullptr));
+  CU_EXPECT_OK(cuLinkDestroy(link));
+}
+
+TEST_F(api_launch_Legacy, ClusterOccupancy) {
+  if (conf::Attribute(dev, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH) != 1) CONF_NOT_SUPPORTED("no cluster launch");
+  CUfunction f;
+  CU_ASSERT_OK(cuModuleGetFunction(&f, mod, "vadd_f32"));
+  CUlaunchConfig cfg{};
+  cfg.gridDimX = 16;
+  cfg.gridDimY = cfg.gridDimZ = 1;
+  cfg.blockDimX = 128;
+  cfg.blockDimY = cfg.blockDimZ = 1;
+  int size = 0;
+  CU_EXPECT_OK(cuOccupancyMaxPotentialClusterSize(&size, f, &cfg));
+  EXPECT_GE(size, 1);
+  CUlaunchAttribute attr{};
+  attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  attr.value.clusterDim.x = 2;
+  attr.value.clusterDim.y = attr.value.clusterDim.z = 1;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  int clusters = 0;
+  CU_EXPECT_OK(cuOccupancyMaxActiveClusters(&clusters, f, &cfg));
+  EXPECT_GE(clusters, 1);
+}
+
+TEST_F(api_launch_Legacy, SharedMemConfigSet) {
+  CU_EXPECT_OK(cuCtxSetSharedMemConfig(CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE));
+}
+
+// ---- host-side descriptors and process-wide queries -------------------------------------------------------------
+
+using api_misc = ContextTest;
+
+TEST_F(api_misc, TensorMapEncodeTiled) {
+  conf::DeviceBuffer d(64 * 64 * 4);
+  CUtensorMap map;
+  cuuint64_t dims[2] = {64, 64};
+  cuuint64_t strides[1] = {64 * 4};
+  cuuint32_t box[2] = {16, 16};
+  cuuint32_t elem[2] = {1, 1};
+  CU_EXPECT_OK(cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, reinterpret_cast<void*>(d.ptr()), dims,
+                                      strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                                      CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+}
+
+TEST_F(api_misc, TensorMapMisalignedAddress) {
+  conf::DeviceBuffer d(64 * 64 * 4);
+  CUtensorMap map;
+  cuuint64_t dims[2] = {64, 64};
+  cuuint64_t strides[1] = {64 * 4};
+  cuuint32_t box[2] = {16, 16};
+  cuuint32_t elem[2] = {1, 1};
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE,
+            cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, reinterpret_cast<void*>(d.ptr() + 4), dims,
+                                   strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                                   CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE))
+      << "the global address must be 16-byte aligned";
+}
+
+TEST_F(api_misc, ExportTableUnknownId) {
+  CUuuid id{};
+  std::memset(id.bytes, 0x5a, sizeof(id.bytes));
+  const void* table = reinterpret_cast<const void*>(1);
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuGetExportTable(&table, &id));
+}
+
+TEST_F(api_misc, DeviceLuidNotOnLinux) {
+  char luid[8];
+  unsigned mask = 0;
+  CU_EXPECT(CUDA_ERROR_NOT_SUPPORTED, cuDeviceGetLuid(luid, &mask, dev)) << "expectation from docs; GPU run will confirm";
+}
+
+TEST_F(api_misc, CoredumpGlobalAttribute) {
+  bool enabled = true;
+  size_t size = sizeof(enabled);
+  CU_EXPECT_OK(cuCoredumpGetAttributeGlobal(CU_COREDUMP_ENABLE_ON_EXCEPTION, &enabled, &size));
+}
+
+TEST_F(api_misc, LogsCurrent) {
+  CUlogIterator it = 0;
+  CU_EXPECT_OK(cuLogsCurrent(&it, 0));
+}
+
+TEST_F(api_misc, GreenContextIdAndStream) {
+  CUdevResource res{};
+  CU_ASSERT_OK(cuDeviceGetDevResource(dev, &res, CU_DEV_RESOURCE_TYPE_SM));
+  CUdevResourceDesc desc = nullptr;
+  CU_ASSERT_OK(cuDevResourceGenerateDesc(&desc, &res, 1));
+  CUgreenCtx green = nullptr;
+  CU_ASSERT_OK(cuGreenCtxCreate(&green, desc, dev, CU_GREEN_CTX_DEFAULT_STREAM));
+  unsigned long long id = 0;
+  CU_EXPECT_OK(cuGreenCtxGetId(green, &id));
+  CUdevResource gres{};
+  CU_EXPECT_OK(cuGreenCtxGetDevResource(green, &gres, CU_DEV_RESOURCE_TYPE_SM));
+  EXPECT_EQ(gres.sm.smCount, res.sm.smCount);
+  CUstream s = nullptr;
+  CU_ASSERT_OK(cuGreenCtxStreamCreate(&s, green, CU_STREAM_NON_BLOCKING, 0));
+  CUgreenCtx owner = nullptr;
+  CU_EXPECT_OK(cuStreamGetGreenCtx(s, &owner));
+  EXPECT_EQ(owner, green);
+  CUevent e;
+  CU_ASSERT_OK(cuEventCreate(&e, CU_EVENT_DISABLE_TIMING));
+  CU_EXPECT_OK(cuGreenCtxRecordEvent(green, e));
+  CU_EXPECT_OK(cuGreenCtxWaitEvent(green, e));
+  CU_EXPECT_OK(cuEventSynchronize(e));
+  CU_EXPECT_OK(cuEventDestroy(e));
+  CU_EXPECT_OK(cuStreamDestroy(s));
+  CU_EXPECT_OK(cuGreenCtxDestroy(green));
+}
+
+TEST_F(api_misc, TexObjectResourceViewOfLinear) {
+  conf::DeviceBuffer d(4096);
+  CUDA_RESOURCE_DESC res{};
+  res.resType = CU_RESOURCE_TYPE_LINEAR;
+  res.res.linear.devPtr = d.ptr();
+  res.res.linear.format = CU_AD_FORMAT_FLOAT;
+  res.res.linear.numChannels = 1;
+  res.res.linear.sizeInBytes = 4096;
+  CUDA_TEXTURE_DESC tex{};
+  CUtexObject t;
+  CU_ASSERT_OK(cuTexObjectCreate(&t, &res, &tex, nullptr));
+  CUDA_RESOURCE_VIEW_DESC view{};
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuTexObjectGetResourceViewDesc(&view, t)) << "no view was given";
+  CU_EXPECT_OK(cuTexObjectDestroy(t));
+}
+
+CONF_FRESH_BODY(IpcOpenEvent) {
+  CUipcEventHandle h{};
+  for (size_t i = 0; i < sizeof(h.reserved) && 2 * i + 1 < arg.size(); ++i)
+    h.reserved[i] = static_cast<char>(std::stoi(arg.substr(2 * i, 2), nullptr, 16));
+  CUresult r = cuInit(0);
+  CUcontext c;
+  if (r == CUDA_SUCCESS) r = cuCtxCreate(&c, nullptr, 0, 0);
+  CUevent e = nullptr;
+  if (r == CUDA_SUCCESS) r = cuIpcOpenEventHandle(&e, h);
+  if (r == CUDA_SUCCESS) r = cuEventSynchronize(e);
+  if (r == CUDA_SUCCESS) r = cuEventDestroy(e);
+  return -static_cast<int>(r);
+}
+
+TEST_F(api_misc, IpcEventInAnotherProcess) {
+  CUevent e;
+  CU_ASSERT_OK(cuEventCreate(&e, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING));
+  CU_ASSERT_OK(cuEventRecord(e, nullptr));
+  CUipcEventHandle h{};
+  CU_ASSERT_OK(cuIpcGetEventHandle(&h, e));
+  std::string hex;
+  char buf[4];
+  for (char c : h.reserved) {
+    std::snprintf(buf, sizeof(buf), "%02x", static_cast<unsigned char>(c));
+    hex += buf;
+  }
+  auto r = conf::RunFresh("IpcOpenEvent", hex, 60);
+  ASSERT_TRUE(r.ran) << r.output;
+  EXPECT_EQ(r.result, 0) << "-CUresult of the child";
+  CU_EXPECT_OK(cuEventDestroy(e));
+}
+
+}  // namespace
