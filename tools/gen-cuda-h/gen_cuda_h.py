@@ -317,19 +317,58 @@ def own_macros(path, include_dirs, defs, paths):
     return out
 
 
+def blank_comments(text):
+    """Replaces every comment by spaces (newlines kept), so offsets and lines stay the same while
+    clang has no documentation comments to attach (they would make most of the AST dump)."""
+    out = list(text)
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            i = j + 1
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            for k in range(i, j):
+                out[k] = " "
+            i = j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            for k in range(i, j):
+                if out[k] != "\n":
+                    out[k] = " "
+            i = j
+        else:
+            i += 1
+    return "".join(out)
+
+
 def parse_toolkit(tk, headers, workdir, prelude=()):
-    """Reads all `headers` through one umbrella file, once per configuration (in parallel)."""
+    """Reads all `headers` through one umbrella file, once per configuration (in parallel). The
+    headers are read from copies with their comments blanked out (same offsets)."""
+    blanked = os.path.join(workdir, "blanked")
+    os.makedirs(blanked, exist_ok=True)
+    for h in headers:
+        with open(os.path.join(tk, h), encoding="latin-1") as f:
+            text = blank_comments(f.read())
+        with open(os.path.join(blanked, h), "w", encoding="latin-1") as f:
+            f.write(text)
     umbrella = os.path.join(workdir, "umbrella.h")
     with open(umbrella, "w") as f:
         for p in prelude:
             f.write(f"#include <{p}>\n")
         for h in headers:
             f.write(f"#include <{h}>\n")
-    paths = {os.path.realpath(os.path.join(tk, h)): h for h in headers}
+    paths = {os.path.realpath(os.path.join(blanked, h)): h for h in headers}
+    dirs = [blanked, tk, workdir]
     parsed = {}
     with ProcessPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:
-        asts = {cfg: pool.submit(own_decls, umbrella, [tk, workdir], defs, paths) for cfg, defs in CONFIGS.items()}
-        macros = {cfg: pool.submit(own_macros, umbrella, [tk, workdir], defs, paths) for cfg, defs in CONFIGS.items()}
+        asts = {cfg: pool.submit(own_decls, umbrella, dirs, defs, paths) for cfg, defs in CONFIGS.items()}
+        macros = {cfg: pool.submit(own_macros, umbrella, dirs, defs, paths) for cfg, defs in CONFIGS.items()}
         for cfg in CONFIGS:
             parsed[cfg] = (asts[cfg].result(), macros[cfg].result())
     return parsed
