@@ -410,6 +410,7 @@ int Supervise(const Options& opt) {
           results[f[1]] = r;
           doneNow.insert(f[1]);
           if (current == f[1]) current.clear();
+          currentSince = std::chrono::steady_clock::now();
         }
       }
     };
@@ -420,11 +421,12 @@ int Supervise(const Options& opt) {
         break;
       }
       drain();
-      if (!current.empty() &&
-          std::chrono::steady_clock::now() - currentSince > std::chrono::seconds(opt.caseTimeout)) {
+      // A case that runs too long fails; a process that hangs between cases or at exit (a driver thread that never
+      // finishes, say) is killed too, and the cases it did not start run in a new child.
+      if (std::chrono::steady_clock::now() - currentSince > std::chrono::seconds(opt.caseTimeout)) {
         kill(-pid, SIGKILL);
         waitpid(pid, &status, 0);
-        timedOut = true;
+        timedOut = !current.empty();
         exited = true;
         break;
       }
