@@ -111,8 +111,8 @@ std::string IssueFor(const std::string& name) {
   auto starts = [&](const char* p) { return name.rfind(p, 0) == 0; };
   if (starts("api.init.") || starts("api.misc.")) return "2";
   if (starts("api.device.") || starts("api.context.") || starts("api.primary_context.")) return "4";
-  if (starts("api.memory.") || starts("api.pointer.")) return "5";
-  if (starts("api.stream.") || starts("api.event.")) return "6";
+  if (starts("api.memory.") || starts("api.pointer.") || starts("api.texture.")) return "5";
+  if (starts("api.stream.") || starts("api.event.") || starts("api.graph.")) return "6";
   if (starts("api.")) return "9";
   if (starts("ptx.")) return "8";
   if (starts("runtime.")) return "10";
