@@ -1,0 +1,239 @@
+// api.context.Lifetime and api.launch.Faults: objects that outlive their context, unloading while work is in flight,
+// kernel faults that stick to a context until it is destroyed or (primary) reset.
+#include <atomic>
+#include <vector>
+
+#include "harness.h"
+
+namespace {
+
+using conf::DeviceTest;
+
+class api_context_Lifetime : public DeviceTest {
+ protected:
+  void SetUp() override {
+    DeviceTest::SetUp();
+    if (HasFatalFailure()) return;
+    CU_ASSERT_OK(cuCtxCreate(&doomed, nullptr, 0, dev));
+  }
+  void TearDown() override {
+    conf::DrainContextStack();
+    if (doomed) cuCtxDestroy(doomed);
+    if (survivor) cuCtxDestroy(survivor);
+  }
+  // Destroys `doomed` and makes a fresh context current, so that later calls have a valid current context.
+  void DestroyDoomed() {
+    CU_ASSERT_OK(cuCtxDestroy(doomed));
+    doomed = nullptr;
+    CU_ASSERT_OK(cuCtxCreate(&survivor, nullptr, 0, dev));
+  }
+  CUcontext doomed = nullptr, survivor = nullptr;
+};
+
+TEST_F(api_context_Lifetime, StreamOfDestroyedContext) {
+  CUstream s;
+  CU_ASSERT_OK(cuStreamCreate(&s, 0));
+  DestroyDoomed();
+  CUresult r = cuStreamQuery(s);
+  EXPECT_TRUE(r == CUDA_ERROR_INVALID_HANDLE || r == CUDA_ERROR_CONTEXT_IS_DESTROYED || r == CUDA_ERROR_INVALID_CONTEXT)
+      << conf::Describe(r);
+}
+
+TEST_F(api_context_Lifetime, EventOfDestroyedContext) {
+  CUevent e;
+  CU_ASSERT_OK(cuEventCreate(&e, 0));
+  DestroyDoomed();
+  CUresult r = cuEventQuery(e);
+  EXPECT_TRUE(r == CUDA_ERROR_INVALID_HANDLE || r == CUDA_ERROR_CONTEXT_IS_DESTROYED || r == CUDA_ERROR_INVALID_CONTEXT)
+      << conf::Describe(r);
+}
+
+TEST_F(api_context_Lifetime, ModuleOfDestroyedContext) {
+  CUmodule m;
+  CU_ASSERT_OK(conf::LoadModule(&m, "second.ptx"));
+  DestroyDoomed();
+  CUfunction f;
+  CUresult r = cuModuleGetFunction(&f, m, "read_counter");
+  EXPECT_TRUE(r == CUDA_ERROR_INVALID_HANDLE || r == CUDA_ERROR_CONTEXT_IS_DESTROYED || r == CUDA_ERROR_INVALID_CONTEXT)
+      << conf::Describe(r);
+}
+
+TEST_F(api_context_Lifetime, MemoryOfDestroyedContext) {
+  CUdeviceptr p;
+  CU_ASSERT_OK(cuMemAlloc(&p, 4096));
+  DestroyDoomed();
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemFree(p)) << "the allocation went with its context";
+  unsigned v;
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemcpyDtoH(&v, p, 4));
+}
+
+TEST_F(api_context_Lifetime, FreeFromAnotherCurrentContext) {
+  CUdeviceptr p;
+  CU_ASSERT_OK(cuMemAlloc(&p, 4096));
+  CU_ASSERT_OK(cuCtxCreate(&survivor, nullptr, 0, dev));  // survivor is current now
+  CU_EXPECT_OK(cuMemFree(p)) << "memory is freed by address, whichever context is current";
+}
+
+TEST_F(api_context_Lifetime, UnloadWhileKernelInFlight) {
+  CUmodule m;
+  CU_ASSERT_OK(conf::LoadModule(&m, "vector.ptx"));
+  CUfunction busy, fill;
+  CU_ASSERT_OK(cuModuleGetFunction(&busy, m, "busy_loop"));
+  CU_ASSERT_OK(cuModuleGetFunction(&fill, m, "fill_u32"));
+  CUdeviceptr out;
+  CU_ASSERT_OK(cuMemAlloc(&out, 256 * 4));
+  CUdeviceptr none = 0;
+  unsigned iterations = 1u << 20;
+  void* busyParams[] = {&none, &iterations};
+  CU_ASSERT_OK(cuLaunchKernel(busy, 1, 1, 1, 32, 1, 1, 0, nullptr, busyParams, nullptr));
+  unsigned value = 4242;
+  int n = 256;
+  void* fillParams[] = {&out, &value, &n};
+  CU_ASSERT_OK(cuLaunchKernel(fill, 2, 1, 1, 128, 1, 1, 0, nullptr, fillParams, nullptr));
+  CU_EXPECT_OK(cuModuleUnload(m)) << "unloading waits for or outlives the work in flight";
+  CU_EXPECT_OK(cuCtxSynchronize());
+  unsigned v = 0;
+  CU_EXPECT_OK(cuMemcpyDtoH(&v, out + 255 * 4, 4));
+  EXPECT_EQ(v, 4242u);
+  CU_EXPECT_OK(cuMemFree(out));
+}
+
+TEST_F(api_context_Lifetime, DestroyWithPendingWork) {
+  CUmodule m;
+  CU_ASSERT_OK(conf::LoadModule(&m, "vector.ptx"));
+  CUfunction busy;
+  CU_ASSERT_OK(cuModuleGetFunction(&busy, m, "busy_loop"));
+  CUdeviceptr none = 0;
+  unsigned iterations = 1u << 20;
+  void* params[] = {&none, &iterations};
+  CUstream s;
+  CU_ASSERT_OK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+  CU_ASSERT_OK(cuLaunchKernel(busy, 4, 1, 1, 32, 1, 1, 0, s, params, nullptr));
+  CU_EXPECT_OK(cuCtxDestroy(doomed)) << "destroying a busy context waits for it, then frees everything";
+  doomed = nullptr;
+}
+
+TEST_F(api_context_Lifetime, ManyObjectsFreedWithContext) {
+  for (int i = 0; i < 16; ++i) {
+    CUdeviceptr p;
+    CU_ASSERT_OK(cuMemAlloc(&p, 1 << 16));
+    CUstream s;
+    CU_ASSERT_OK(cuStreamCreate(&s, 0));
+    CUevent e;
+    CU_ASSERT_OK(cuEventCreate(&e, 0));
+    CUmodule m;
+    CU_ASSERT_OK(conf::LoadModule(&m, "second.ptx"));
+  }
+  size_t freeBefore = 0, total = 0;
+  CU_ASSERT_OK(cuMemGetInfo(&freeBefore, &total));
+  CU_EXPECT_OK(cuCtxDestroy(doomed));
+  doomed = nullptr;
+  CU_ASSERT_OK(cuCtxCreate(&survivor, nullptr, 0, dev));
+  size_t freeAfter = 0;
+  CU_EXPECT_OK(cuMemGetInfo(&freeAfter, &total));
+  EXPECT_GE(freeAfter + (size_t{4} << 20), freeBefore + (size_t{16} << 16)) << "the context's memory came back";
+}
+
+// ---- faults ------------------------------------------------------------------------------------------------------
+
+class api_launch_Faults : public conf::ContextTest {
+ protected:
+  void SetUp() override {
+    ContextTest::SetUp();
+    if (HasFatalFailure()) return;
+    CU_ASSERT_OK(conf::LoadModule(&mod, "vector.ptx"));
+    CU_ASSERT_OK(cuModuleGetFunction(&writer, mod, "write_through_pointer"));
+  }
+  CUresult Write(CUdeviceptr where, CUstream s = nullptr) {
+    unsigned value = 1;
+    void* params[] = {&where, &value};
+    return cuLaunchKernel(writer, 1, 1, 1, 1, 1, 1, 0, s, params, nullptr);
+  }
+  CUmodule mod = nullptr;
+  CUfunction writer = nullptr;
+};
+
+TEST_F(api_launch_Faults, MisalignedAddress) {
+  CUdeviceptr p;
+  CU_ASSERT_OK(cuMemAlloc(&p, 64));
+  CU_ASSERT_OK(Write(p + 2));
+  CU_EXPECT(CUDA_ERROR_MISALIGNED_ADDRESS, cuCtxSynchronize());
+}
+
+TEST_F(api_launch_Faults, OutOfBoundsPastAllocation) {
+  CUdeviceptr p;
+  CU_ASSERT_OK(cuMemAlloc(&p, 64));
+  CU_ASSERT_OK(Write(p + (size_t{1} << 36)));
+  CU_EXPECT(CUDA_ERROR_ILLEGAL_ADDRESS, cuCtxSynchronize());
+}
+
+TEST_F(api_launch_Faults, ReportedByStreamSynchronize) {
+  CUstream s;
+  CU_ASSERT_OK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+  CU_ASSERT_OK(Write(0x10, s));
+  CU_EXPECT(CUDA_ERROR_ILLEGAL_ADDRESS, cuStreamSynchronize(s));
+  CU_EXPECT(CUDA_ERROR_ILLEGAL_ADDRESS, cuStreamQuery(s)) << "sticky";
+  CUevent e;
+  CU_EXPECT(CUDA_ERROR_ILLEGAL_ADDRESS, cuEventCreate(&e, 0)) << "every call of the context returns the error";
+}
+
+TEST_F(api_launch_Faults, LaunchAfterFaultFails) {
+  CU_ASSERT_OK(Write(0x10));
+  CU_EXPECT(CUDA_ERROR_ILLEGAL_ADDRESS, cuCtxSynchronize());
+  CU_EXPECT(CUDA_ERROR_ILLEGAL_ADDRESS, Write(0x10));
+}
+
+TEST_F(api_launch_Faults, CallbackSeesError) {
+  CUstream s;
+  CU_ASSERT_OK(cuStreamCreate(&s, 0));
+  CU_ASSERT_OK(Write(0x10, s));
+  std::atomic<int> status{-1};
+  CUresult r = cuStreamAddCallback(
+      s, [](CUstream, CUresult st, void* u) { static_cast<std::atomic<int>*>(u)->store(static_cast<int>(st)); }, &status,
+      0);
+  cuCtxSynchronize();
+  if (r == CUDA_SUCCESS && status.load() != -1) {
+    EXPECT_EQ(status.load(), static_cast<int>(CUDA_ERROR_ILLEGAL_ADDRESS)) << "the callback gets the stream's error";
+  } else {
+    CU_EXPECT(CUDA_ERROR_ILLEGAL_ADDRESS, r) << "or the callback is refused once the context failed";
+  }
+}
+
+TEST_F(api_launch_Faults, DestroyFaultedContextAndContinue) {
+  CU_ASSERT_OK(Write(0x10));
+  CU_EXPECT(CUDA_ERROR_ILLEGAL_ADDRESS, cuCtxSynchronize());
+  CU_EXPECT_OK(cuCtxDestroy(ctx)) << "a faulted context can be destroyed";
+  ctx = nullptr;
+  CUcontext fresh;
+  CU_ASSERT_OK(cuCtxCreate(&fresh, nullptr, 0, dev));
+  CUdeviceptr p;
+  CU_EXPECT_OK(cuMemAlloc(&p, 64));
+  CU_EXPECT_OK(cuMemFree(p));
+  CU_EXPECT_OK(cuCtxDestroy(fresh));
+}
+
+TEST_F(api_launch_Faults, PrimaryResetClearsFault) {
+  CUcontext primary;
+  CU_ASSERT_OK(cuDevicePrimaryCtxRetain(&primary, dev));
+  CU_ASSERT_OK(cuCtxPushCurrent(primary));
+  CUmodule m;
+  CU_ASSERT_OK(conf::LoadModule(&m, "vector.ptx"));
+  CUfunction f;
+  CU_ASSERT_OK(cuModuleGetFunction(&f, m, "write_through_pointer"));
+  CUdeviceptr bad = 0x10;
+  unsigned value = 1;
+  void* params[] = {&bad, &value};
+  CU_ASSERT_OK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr));
+  CU_EXPECT(CUDA_ERROR_ILLEGAL_ADDRESS, cuCtxSynchronize());
+  CU_ASSERT_OK(cuCtxPopCurrent(nullptr));
+  CU_EXPECT_OK(cuDevicePrimaryCtxReset(dev));
+  CU_ASSERT_OK(cuDevicePrimaryCtxRetain(&primary, dev));
+  CU_ASSERT_OK(cuCtxPushCurrent(primary));
+  CUdeviceptr p;
+  CU_EXPECT_OK(cuMemAlloc(&p, 64)) << "the reset primary context works again";
+  CU_EXPECT_OK(cuMemFree(p));
+  CU_EXPECT_OK(cuCtxPopCurrent(nullptr));
+  cuDevicePrimaryCtxReset(dev);  // leave the primary context inactive whatever its reference count
+}
+
+}  // namespace
