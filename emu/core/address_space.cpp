@@ -87,11 +87,20 @@ bool AddressSpace::isAccessibleSlow(uint64_t address, uint64_t size) const noexc
   std::shared_lock lock(mutex_);
   auto it = regions_.upper_bound(address);
   if (it == regions_.begin()) return false;
-  const MemoryRegion& region = *std::prev(it)->second;
-  if (!region.contains(address, size)) return false;
-  if (region.kind == MemoryKind::VmmMapping)
-    return region.accessFlags.load(std::memory_order_relaxed) == CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-  return true;
+  --it;
+  // Adjacent VMM mappings form one accessible span.
+  while (true) {
+    const MemoryRegion& region = *it->second;
+    if (address < region.start || address - region.start >= std::max<uint64_t>(region.size, 1)) return false;
+    bool vmm = region.kind == MemoryKind::VmmMapping;
+    if (vmm && region.accessFlags.load(std::memory_order_relaxed) != CU_MEM_ACCESS_FLAGS_PROT_READWRITE) return false;
+    uint64_t room = region.end() - address;
+    if (size <= room) return true;
+    if (!vmm) return false;
+    address += room;
+    size -= room;
+    if (++it == regions_.end() || it->second->kind != MemoryKind::VmmMapping) return false;
+  }
 }
 
 RegionPtr AddressSpace::find(uint64_t address) const {

@@ -57,6 +57,7 @@ struct MemoryRegion {
   uint64_t vmmHandle = 0;      // VmmMapping: the physical allocation's handle value
   uint64_t vmmOffset = 0;      // VmmMapping: offset into the physical allocation
   bool sharedBacking = false;  // backed by the shared memfd (exported through IPC)
+  std::shared_ptr<void> keepAlive;  // what the memory belongs to (a VMM physical allocation, an IPC import)
   std::atomic<bool> syncMemops{false};
   std::atomic<bool> freePending{false};  // cuMemFreeAsync queued: a second free is an error
   std::atomic<int> accessFlags{CU_MEM_ACCESS_FLAGS_PROT_READWRITE};  // VMM mappings: set by cuMemSetAccess
@@ -92,8 +93,9 @@ class AddressSpace {
       uint32_t available = table_[offset >> kChunkShift].load(std::memory_order_acquire);
       uint64_t inChunk = offset & kChunkMask;
       if (inChunk < available && size <= available - inChunk) return true;
-      if (available != kSaturated) return false;
+      if (available == 0) return false;
     }
+    // Beyond 4 GiB from a chunk, across adjacent VMM mappings, or outside the range: ask the region map.
     return isAccessibleSlow(address, size);
   }
 

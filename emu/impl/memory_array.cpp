@@ -1,0 +1,95 @@
+// CUDA arrays and mipmapped arrays: create, describe, destroy, levels.
+#include "api/impl.h"
+
+#include "core/memory.h"
+#include "core/memory_array.h"
+#include "impl/memory_internal.h"
+
+namespace cuemu {
+namespace {
+
+CUresult createArray(CUarray* pHandle, const CUDA_ARRAY3D_DESCRIPTOR& descriptor) {
+  if (!pHandle) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_REQUIRE_CONTEXT(context);
+  auto array = Array::create(context, descriptor);
+  if (!array) return array.error().code;
+  *pHandle = (*array)->apiHandle();
+  return CUDA_SUCCESS;
+}
+
+}  // namespace
+
+namespace impl {
+
+CUresult cuArrayCreate_v2(CUarray* pHandle, const CUDA_ARRAY_DESCRIPTOR* desc) {
+  if (!desc) return CUDA_ERROR_INVALID_VALUE;
+  CUDA_ARRAY3D_DESCRIPTOR d{};
+  d.Width = desc->Width;
+  d.Height = desc->Height;
+  d.Format = desc->Format;
+  d.NumChannels = desc->NumChannels;
+  return createArray(pHandle, d);
+}
+
+CUresult cuArray3DCreate_v2(CUarray* pHandle, const CUDA_ARRAY3D_DESCRIPTOR* desc) {
+  if (!desc) return CUDA_ERROR_INVALID_VALUE;
+  return createArray(pHandle, *desc);
+}
+
+CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR* desc, CUarray hArray) {
+  if (!desc) return CUDA_ERROR_INVALID_VALUE;
+  auto array = findArray(hArray);
+  if (!array) return CUDA_ERROR_INVALID_HANDLE;
+  desc->Width = array->descriptor().Width;
+  desc->Height = array->descriptor().Height;
+  desc->Format = array->descriptor().Format;
+  desc->NumChannels = array->descriptor().NumChannels;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR* desc, CUarray hArray) {
+  if (!desc) return CUDA_ERROR_INVALID_VALUE;
+  auto array = findArray(hArray);
+  if (!array) return CUDA_ERROR_INVALID_HANDLE;
+  *desc = array->descriptor();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuArrayDestroy(CUarray hArray) {
+  auto array = findArray(hArray);
+  if (!array) return CUDA_ERROR_INVALID_HANDLE;
+  if (array->isMipLevel()) return CUDA_ERROR_INVALID_VALUE;  // levels die with their mipmapped array
+  if (array->storage()) memops::drainOwner(array->storage()->start);
+  array->destroy();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMipmappedArrayCreate(CUmipmappedArray* pHandle, const CUDA_ARRAY3D_DESCRIPTOR* desc,
+                                unsigned int numMipmapLevels) {
+  if (!pHandle || !desc) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_REQUIRE_CONTEXT(context);
+  auto mip = MipmappedArray::create(context, *desc, numMipmapLevels);
+  if (!mip) return mip.error().code;
+  *pHandle = toApiHandle<CUmipmappedArray>((*mip)->handle());
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMipmappedArrayGetLevel(CUarray* pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level) {
+  if (!pLevelArray) return CUDA_ERROR_INVALID_VALUE;
+  auto mip = mipmappedArrayTable().find(handleValue(hMipmappedArray));
+  if (!mip) return CUDA_ERROR_INVALID_HANDLE;
+  if (level >= mip->levelCount()) return CUDA_ERROR_INVALID_VALUE;
+  *pLevelArray = mip->level(level)->apiHandle();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray) {
+  auto mip = mipmappedArrayTable().find(handleValue(hMipmappedArray));
+  if (!mip) return CUDA_ERROR_INVALID_HANDLE;
+  if (mip->levelCount() && mip->level(0)->storage()) memops::drainOwner(mip->level(0)->storage()->start);
+  mip->destroy();
+  return CUDA_SUCCESS;
+}
+
+}  // namespace impl
+}  // namespace cuemu

@@ -1,0 +1,146 @@
+// Interprocess memory: cuIpcGetMemHandle / cuIpcOpenMemHandle / cuIpcCloseMemHandle. An exported allocation
+// moves onto the process's shared memfd; the handle names the exporting process, its descriptor and the
+// allocation's offset, and the importer maps that range through /proc/<pid>/fd. (Event handles belong to the
+// events area.)
+#include "api/impl.h"
+
+#include "core/device.h"
+#include "core/memory.h"
+#include "impl/memory_internal.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <map>
+#include <mutex>
+
+namespace cuemu {
+namespace {
+
+// What a CUipcMemHandle carries (64 bytes).
+struct IpcPayload {
+  uint32_t magic;
+  uint32_t version;
+  int32_t pid;
+  int32_t fd;
+  uint64_t offset;
+  uint64_t size;
+  uint64_t bufferId;
+  int32_t device;
+  uint32_t reserved[5];
+};
+static_assert(sizeof(IpcPayload) == sizeof(CUipcMemHandle), "an IPC handle is 64 bytes");
+constexpr uint32_t kIpcMagic = 0x4D455543;  // "CUEM"
+
+// Imports are reference counted: opening the same handle twice yields the same pointer.
+struct ImportKey {
+  int32_t pid;
+  uint64_t bufferId;
+  bool operator<(const ImportKey& o) const { return pid != o.pid ? pid < o.pid : bufferId < o.bufferId; }
+};
+struct Imports {
+  std::mutex mutex;
+  std::map<ImportKey, std::pair<uint64_t, int>> byKey;  // -> address, opens
+};
+Imports& imports() {
+  static auto* table = new Imports;
+  return *table;
+}
+
+}  // namespace
+
+namespace impl {
+
+CUresult cuIpcGetMemHandle(CUipcMemHandle* pHandle, CUdeviceptr dptr) {
+  if (!pHandle) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_REQUIRE_CONTEXT(context);
+  (void)context;
+  RegionPtr region = AddressSpace::instance().find(dptr);
+  if (!region || region->kind != MemoryKind::Device || region->pool) return CUDA_ERROR_INVALID_VALUE;
+  auto shared = AddressSpace::instance().shareRegion(region);
+  if (!shared) return shared.error().code;
+  IpcPayload payload{};
+  payload.magic = kIpcMagic;
+  payload.version = 1;
+  payload.pid = getpid();
+  payload.fd = shared->first;
+  payload.offset = shared->second;
+  payload.size = region->size;
+  payload.bufferId = region->bufferId;
+  payload.device = region->device;
+  std::memcpy(pHandle, &payload, sizeof payload);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuIpcOpenMemHandle_v2(CUdeviceptr* pdptr, CUipcMemHandle handle, unsigned int Flags) {
+  if (!pdptr || (Flags & ~unsigned(CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS))) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_REQUIRE_CONTEXT(context);
+  IpcPayload payload;
+  std::memcpy(&payload, &handle, sizeof payload);
+  if (payload.magic != kIpcMagic || payload.version != 1 || !payload.size) return CUDA_ERROR_INVALID_VALUE;
+  // The driver refuses handles exported by the calling process itself.
+  if (payload.pid == getpid()) return CUDA_ERROR_INVALID_CONTEXT;
+  Imports& table = imports();
+  std::lock_guard lock(table.mutex);
+  ImportKey key{payload.pid, payload.bufferId};
+  if (auto it = table.byKey.find(key); it != table.byKey.end()) {
+    RegionPtr open = AddressSpace::instance().findStart(it->second.first);
+    if (open && open->kind == MemoryKind::IpcImport) {
+      ++it->second.second;
+      *pdptr = it->second.first;
+      return CUDA_SUCCESS;
+    }
+    table.byKey.erase(it);  // closed by its context's destruction
+  }
+  int fd = open(fmt::format("/proc/{}/fd/{}", payload.pid, payload.fd).c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) return CUDA_ERROR_INVALID_VALUE;  // the exporter is gone (or not ours to open)
+  auto region = std::make_shared<MemoryRegion>();
+  region->size = payload.size;
+  region->kind = MemoryKind::IpcImport;
+  region->device = context.device().ordinal();
+  region->context = context.apiHandle();
+  AddressSpace& space = AddressSpace::instance();
+  auto placed = space.allocate(region, 0);
+  if (!placed) {
+    close(fd);
+    return placed.error().code;
+  }
+  uint64_t bytes = alignUp(payload.size, AddressSpace::pageSize());
+  auto mapped = space.mapFile(region->start, bytes, fd, payload.offset);
+  close(fd);  // the mapping keeps the memory
+  if (mapped) mapped = space.setProtection(region->start, region->size, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+  if (!mapped) {
+    space.release(region->start);
+    return mapped.error().code;
+  }
+  table.byKey.emplace(key, std::make_pair(region->start, 1));
+  *pdptr = region->start;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuIpcOpenMemHandle(CUdeviceptr* pdptr, CUipcMemHandle handle, unsigned int Flags) {
+  return impl::cuIpcOpenMemHandle_v2(pdptr, handle, Flags);
+}
+
+CUresult cuIpcCloseMemHandle(CUdeviceptr dptr) {
+  CUEMU_REQUIRE_CONTEXT(context);
+  (void)context;
+  RegionPtr region = AddressSpace::instance().findStart(dptr);
+  if (!region || region->kind != MemoryKind::IpcImport) return CUDA_ERROR_INVALID_VALUE;
+  Imports& table = imports();
+  std::lock_guard lock(table.mutex);
+  for (auto it = table.byKey.begin(); it != table.byKey.end(); ++it) {
+    if (it->second.first != dptr) continue;
+    if (--it->second.second > 0) return CUDA_SUCCESS;
+    table.byKey.erase(it);
+    break;
+  }
+  memops::drainOwner(dptr);
+  AddressSpace::instance().release(dptr);
+  return CUDA_SUCCESS;
+}
+
+}  // namespace impl
+}  // namespace cuemu
