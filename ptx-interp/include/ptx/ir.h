@@ -269,13 +269,21 @@ struct Instruction {
 
 enum class Linkage : uint8_t { none, extern_, visible, weak, common };
 
+// One `field = value` of a .texref/.samplerref/.surfref initializer ({ filter_mode = linear, width = 16 }).
+struct OpaqueField {
+    StrId field = kNoStr;
+    StrId word = kNoStr;   // value when it is a name (linear, clamp_to_edge, ...)
+    int64_t value = 0;     // value when it is an integer (word == kNoStr)
+};
+
 // One address-of-symbol inside a variable's initializer.
 struct Relocation {
     uint64_t offset = 0;       // byte offset in the variable
     SymKind symKind = SymKind::Global;
     uint8_t size = 8;          // bytes written (element size)
     bool generic = false;      // generic(sym): the generic address, else the state-space address
-    bool isMask = false;       // mask(sym+addend, byteMask) form
+    bool isMask = false;       // `0xFF00(sym+addend)`: the element receives (address & maskValue) shifted right
+                               //   so that the mask's lowest set bit becomes bit 0
     uint32_t index = 0;        // symbol index (Module::globals or Module::functions)
     int64_t addend = 0;
     uint64_t maskValue = 0;    // for isMask
@@ -297,6 +305,7 @@ struct Variable {
     uint64_t size = 0;               // total bytes (unsized arrays: from the initializer, else 0)
     std::vector<uint8_t> init;       // initializer bytes (size bytes) when hasInit
     std::vector<Relocation> relocs;  // symbol addresses to patch into init
+    std::vector<OpaqueField> opaqueInit;   // .texref/.samplerref/.surfref initializer (hasInit set)
     SourceLoc loc;
     // For variables inside a function body: the scope and the instruction index where declared.
     uint32_t scope = 0;

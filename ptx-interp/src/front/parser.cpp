@@ -935,8 +935,31 @@ bool Parser::parseVariable(Variable& v, Space space, Linkage linkage, bool inBod
 
 bool Parser::parseInitializer(Variable& v, bool inBody) {
     if (v.type == Type::texref || v.type == Type::samplerref || v.type == Type::surfref) {
-        error(tok_, "initializers of {} variables are not supported", typeName(v.type));
-        return false;
+        if (!v.dims.empty() || !expect('{', "to open the texture/sampler initializer")) return false;
+        v.hasInit = true;
+        for (;;) {
+            if (tok_.kind != Tok::Word) {
+                error(tok_, "expected a field name in {} initializer, found {}", typeName(v.type), describe(tok_));
+                return false;
+            }
+            OpaqueField f;
+            f.field = intern(tok_.text());
+            next();
+            if (!expect('=', "after the field name")) return false;
+            if (tok_.kind == Tok::Word) {
+                f.word = intern(tok_.text());
+                next();
+            } else if (!parseConstExpr(f.value)) {
+                return false;
+            }
+            v.opaqueInit.push_back(f);
+            if (v.opaqueInit.size() > 64) {
+                error(tok_, "too many fields in initializer");
+                return false;
+            }
+            if (!accept(',')) break;
+        }
+        return expect('}', "to close the texture/sampler initializer");
     }
     uint64_t esize = v.elementSize();
     if (esize == 0) {
@@ -1079,29 +1102,17 @@ bool Parser::parseInitScalar(Variable& v, uint64_t offset, bool inBody) {
         r.offset = offset;
         r.size = static_cast<uint8_t>(size);
         StrId name;
-        if (w == "generic" || w == "mask") {
-            bool isMask = w == "mask";
+        if (w == "generic") {
             next();
-            if (!expect('(', "after generic/mask")) return false;
+            if (!expect('(', "after generic")) return false;
             if (tok_.kind != Tok::Word) {
                 error(tok_, "expected a symbol name, found {}", describe(tok_));
                 return false;
             }
             name = intern(tok_.text());
             next();
-            if (isMask) {
-                r.isMask = true;
-                if (tok_.is('+') || tok_.is('-')) {
-                    if (!parseBinary(r.addend, 9, 0)) return false;
-                }
-                if (!expect(',', "in mask()")) return false;
-                int64_t mv = 0;
-                if (!parseConstExpr(mv)) return false;
-                r.maskValue = static_cast<uint64_t>(mv);
-            } else {
-                r.generic = true;
-            }
-            if (!expect(')', "to close generic/mask")) return false;
+            r.generic = true;
+            if (!expect(')', "to close generic()")) return false;
         } else {
             name = intern(w);
             next();
@@ -1133,6 +1144,53 @@ bool Parser::parseInitScalar(Variable& v, uint64_t offset, bool inBody) {
     }
     bool negate = false;
     Token at = tok_;
+    if (tok_.kind == Tok::Int && !tok_.malformed && !tok_.overflow && peek().is('(')) {
+        // 0xFF00(sym) / 0xFF(generic(sym)+4): selected bytes of a symbol's address.
+        Relocation r;
+        r.offset = offset;
+        r.size = static_cast<uint8_t>(size);
+        r.isMask = true;
+        r.maskValue = tok_.intValue;
+        if (r.maskValue == 0) {
+            error(tok_, "address mask must not be zero");
+            return false;
+        }
+        next();
+        next();   // '('
+        bool generic = tok_.isWord("generic");
+        if (generic) {
+            next();
+            if (!expect('(', "after generic")) return false;
+        }
+        if (tok_.kind != Tok::Word) {
+            error(tok_, "expected a symbol name in the masked address, found {}", describe(tok_));
+            return false;
+        }
+        StrId name = intern(tok_.text());
+        Token nameTok = tok_;
+        next();
+        if (generic && !expect(')', "to close generic()")) return false;
+        r.generic = generic;
+        if (tok_.is('+') || tok_.is('-')) {
+            if (!parseBinary(r.addend, 9, 0)) return false;
+        }
+        if (!expect(')', "to close the masked address")) return false;
+        if (inBody) {
+            error(at, "symbol addresses in initializers are only allowed at module scope");
+            return false;
+        }
+        SymBinding b = globalSym(name);
+        if (b.kind == SymKind::Global || b.kind == SymKind::Function) {
+            r.symKind = b.kind;
+            r.index = b.index;
+        } else {
+            globalRelocs_.push_back(DeferredReloc{static_cast<uint32_t>(m_.globals.size()),
+                                                  static_cast<uint32_t>(v.relocs.size()), name,
+                                                  SourceLoc{nameTok.line, nameTok.col}});
+        }
+        v.relocs.push_back(r);
+        return true;
+    }
     if (tok_.kind == Tok::Float || (tok_.is('-') && peek().kind == Tok::Float)) {
         if (tok_.is('-')) {
             negate = true;

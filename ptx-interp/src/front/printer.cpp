@@ -229,9 +229,11 @@ void Printer::initializer(const Variable& v) {
                                : r.index < m_.globals.size() ? name(m_.globals[r.index].name)
                                                              : std::string_view("<bad>"));
             if (r.isMask) {
-                fmt::format_to(std::back_inserter(out), "mask({}", target);
+                fmt::format_to(std::back_inserter(out), "0x{:X}(", r.maskValue);
+                if (r.generic) fmt::format_to(std::back_inserter(out), "generic({})", target);
+                else append(target);
                 if (r.addend) fmt::format_to(std::back_inserter(out), "+{}", r.addend);
-                fmt::format_to(std::back_inserter(out), ", {})", r.maskValue);
+                out += ')';
             } else {
                 if (r.generic) fmt::format_to(std::back_inserter(out), "generic({})", target);
                 else append(target);
@@ -280,7 +282,18 @@ void Printer::variable(const Variable& v, bool isParam) {
         if (d) fmt::format_to(std::back_inserter(out), "[{}]", d);
         else append("[]");
     }
-    if (v.hasInit) initializer(v);
+    if (v.hasInit && !v.opaqueInit.empty()) {
+        append(" = {");
+        for (size_t i = 0; i < v.opaqueInit.size(); ++i) {
+            const OpaqueField& f = v.opaqueInit[i];
+            fmt::format_to(std::back_inserter(out), "{}{} = ", i ? ", " : " ", name(f.field));
+            if (f.word != kNoStr) append(name(f.word));
+            else appendInt(f.value);
+        }
+        append(" }");
+    } else if (v.hasInit) {
+        initializer(v);
+    }
 }
 
 void Printer::paramList(const std::vector<Param>& ps) {
@@ -574,6 +587,12 @@ bool Differ::var(const Variable& x, const Variable& y, const std::string& where)
         return fail(fmt::format("{}: declaration of '{}' differs", where, sa(x.name)));
     if (x.init != y.init) return fail(fmt::format("{}: initializer of '{}' differs", where, sa(x.name)));
     if (x.relocs.size() != y.relocs.size()) return fail(fmt::format("{}: relocations of '{}' differ", where, sa(x.name)));
+    if (x.opaqueInit.size() != y.opaqueInit.size())
+        return fail(fmt::format("{}: initializer of '{}' differs", where, sa(x.name)));
+    for (size_t i = 0; i < x.opaqueInit.size(); ++i)
+        if (sa(x.opaqueInit[i].field) != sb(y.opaqueInit[i].field) || sa(x.opaqueInit[i].word) != sb(y.opaqueInit[i].word) ||
+            x.opaqueInit[i].value != y.opaqueInit[i].value)
+            return fail(fmt::format("{}: initializer of '{}' differs", where, sa(x.name)));
     for (size_t i = 0; i < x.relocs.size(); ++i) {
         const Relocation &p = x.relocs[i], &q = y.relocs[i];
         if (p.offset != q.offset || p.symKind != q.symKind || p.index != q.index || p.addend != q.addend ||
