@@ -23,6 +23,7 @@ root=$(cd "$here/.." && pwd)
 mkdir -p "$1"
 out=$(cd "$1" && pwd)
 exec > >(tee "$out/run-on-gpu.log") 2>&1
+trap 'sleep 1' EXIT  # lets tee write the last lines of the log before the machine collects OUTDIR
 set -x
 
 gtest=${2:-${CUEMU_GTEST_SOURCE:-}}
