@@ -1,23 +1,23 @@
 #!/usr/bin/env python3
 """Generate cuemu's public CUDA driver API headers from the ABI facts of an installed toolkit.
 
-The toolkit's headers are only *read* through clang: its AST (declarations, types, enum values,
-attributes) and its preprocessor's macro table. Everything written here is laid out by this script;
-no comment or documentation text is carried over.
+The toolkit's headers are only *read*, through clang: its AST (declarations, types, enumerator values,
+attributes) and its preprocessor's macro table, in several preprocessor configurations. Everything
+written is laid out by this script; no comment or documentation text is carried over.
 
 Outputs (relative to --repo):
-  include/cuda.h, include/cudaTypedefs.h                 the driver API and its PFN_* typedefs
-  include/cudaProfiler.h, cudaGL.h, cudaEGL.h, cudaVDPAU.h  (+ their *Typedefs.h) interop declarations
-  emu/api/generated/cuda_enums.def                       X-macro table of every enum and flag constant
-  emu/api/generated/interop_signatures.txt               one line per interop/profiler entry point
-  tests/abi/generated/abi_manifest_<config>.inc           names the ABI test compares, per configuration
+  include/cuda.h, include/cudaTypedefs.h                     the driver API and its PFN_* typedefs
+  include/cudaProfiler.h, cudaGL.h, cudaEGL.h, cudaVDPAU.h   (+ their *Typedefs.h) profiler and interop
+  emu/api/generated/cuda_enums.def                           X-macro table of every enum and flag constant
+  emu/api/generated/interop_signatures.txt                   one line per profiler/interop entry point
+  tests/abi/generated/abi_manifest_*.inc                     what the ABI test compares, per configuration
 
 Modes:
-  (default)          regenerate everything
-  --check            regenerate into memory and fail if a committed output differs, then compare the
-                     AST facts of our headers with the toolkit's (names, types, values, deprecations)
-  --perturb KIND     copy a generated header with one deliberate ABI change (for the ABI self-test);
-                     pure text processing, needs no clang
+  (default)          regenerate everything (needs clang and the toolkit headers, incl. GL/EGL headers)
+  --check            fail if a committed output differs from what would be generated, or if our headers,
+                     read back through clang, declare anything differently from the toolkit's
+  --perturb KIND     copy our include/ with one deliberate ABI change (the ABI test's self-check);
+                     text processing only, needs no clang
 """
 
 import argparse
@@ -262,10 +262,6 @@ def enum_values(enum_node):
     return values
 
 
-def format_value(v):
-    return str(v)
-
-
 # --------------------------------------------------------------------------------------------------
 # The header model
 
@@ -452,7 +448,7 @@ class Emitter:
             dep = " __CUDA_DEPRECATED" if any(a["kind"] == "DeprecatedAttr" for a in c.get("inner", [])) else ""
             if cond:
                 lines.append(f"#if {cond}")
-            lines.append(f"    {name}{dep} = {format_value(val)},")
+            lines.append(f"    {name}{dep} = {val},")
             if cond:
                 lines.append("#endif")
         return head + " {\n" + "\n".join(lines) + "\n}"
@@ -600,8 +596,8 @@ def macro_events(model, cfg):
 API_NAME_BODY = re.compile(r"^(?:(__CUDA_API_PT(?:DS|SZ))\((\w+)\)|(\w+))$")
 
 
-def is_api_name_macro(name, params, body, prefix="cu"):
-    return params is None and name.startswith(prefix) and re.match(r"^cu[A-Z]", name) and \
+def is_api_name_macro(name, params, body):
+    return params is None and re.match(r"^cu[A-Z]", name) and \
         API_NAME_BODY.match(body) is not None
 
 
@@ -781,7 +777,7 @@ def generate_cuda_h(model, version_text):
     if "CU_UUID_HAS_BEEN_DEFINED" not in dflt:
         raise GenError("expected the CU_UUID_HAS_BEEN_DEFINED guard")
 
-    conv_done = False
+    functions_started = False
     merged = [(i[0], 1, ("decl", i)) for i in body]
     merged += [(line, 0, ("macro", (name, mbody))) for line, name, mbody in constants]
     merged.sort(key=lambda x: (x[0], x[1]))
@@ -799,14 +795,11 @@ def generate_cuda_h(model, version_text):
             prev_kind = "macro"
             continue
         _, text, d, td = payload
-        if d["kind"] == "FunctionDecl" and not conv_done:
+        if d["kind"] == "FunctionDecl" and not functions_started:
             w("\n#if defined(__GNUC__)\n#if defined(__CUDA_API_PUSH_VISIBILITY_DEFAULT)\n"
               "#pragma GCC visibility push(default)\n#endif\n#endif\n\n"
               "#ifdef _WIN32\n#define CUDAAPI __stdcall\n#else\n#define CUDAAPI\n#endif\n\n")
-            conv_done = True
-        if d["kind"] == "TypedefDecl" and "CUDA_CB" in text and "CUDA_CB_DEFINED" not in "".join(out[-3:]):
-            pass
-        name = (td or d).get("name")
+            functions_started = True
         if d["kind"] == "TypedefDecl" and d["name"] in special_typedefs:
             text = special_typedefs[d["name"]].format(t=text)
         if d.get("name") == "CUuuid_st":
@@ -817,7 +810,6 @@ def generate_cuda_h(model, version_text):
             w("\n")
         w(text + "\n")
         prev_kind = "block" if block else d["kind"]
-        del name
     if tail_line is not None and not tail_written:
         w(render_internal_tail(undefs, tail))
     w("\n#ifdef __cplusplus\n}\n#endif\n\n")
@@ -866,7 +858,7 @@ TYPEDEF_MACROS = """\
 
 
 def generate_simple_header(model, out_name, guard, includes, version_text, structural, preamble="",
-                           deprecated=False, api_macros_ptds_block=False):
+                           deprecated=False):
     """Headers made of typedefs/functions/macros with an optional __CUDA_API_VERSION_INTERNAL tail."""
     em = Emitter(model)
     conds = enum_conditions(model)
