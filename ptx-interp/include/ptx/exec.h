@@ -76,12 +76,19 @@ class Program;
 
 struct CompileResult {
   std::shared_ptr<const Program> program;  // null on error
-  std::string error;                       // "line N: message" on error
+  std::string error;                       // diagnostics ("file:line:col: error: ...") on error
+  std::string log;                         // all diagnostics (warnings included)
 };
 
-// Parse + check + lower. Instructions the interpreter cannot execute (textures, tensor cores, bulk async copies)
-// fail here with a message naming the instruction and its line.
-CompileResult compile(std::string_view ptxText);
+struct CompileOptions {
+  unsigned targetSm = 0;             // SM the module runs on (checker gating); 0 = the module's .target
+  std::string_view fileName = "<ptx>";  // for diagnostics
+};
+
+// Parse + check + lower. Malformed PTX fails here. Instructions the interpreter cannot execute (textures, tensor
+// cores, bulk async copies) do not fail the load: launching a kernel that contains one fails with
+// FaultKind::IllegalInstruction and a message naming the instruction and its PTX line.
+CompileResult compile(std::string_view ptxText, const CompileOptions& options = {});
 
 const std::vector<KernelInfo>& kernels(const Program& program);
 const std::vector<GlobalInfo>& globals(const Program& program);

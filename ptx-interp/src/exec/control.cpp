@@ -529,10 +529,14 @@ const Op* sreg(Warp& w, const Op* op) {
   switch (static_cast<ptx::SpecialReg>(op->aux)) {
     case ptx::SpecialReg::tid: {
       uint32_t base = w.index * 32;
-      h::store<uint32_t>(w, op->d, [&](int i) {
-        uint32_t t = base + uint32_t(i);
-        return comp == 0 ? t % blk.x : comp == 1 ? (t / blk.x) % blk.y : t / (blk.x * blk.y);
-      });
+      if (comp == 0 && blk.y == 1 && blk.z == 1) {
+        h::store<uint32_t>(w, op->d, [&](int i) { return base + uint32_t(i); });
+      } else {
+        h::store<uint32_t>(w, op->d, [&](int i) {
+          uint32_t t = base + uint32_t(i);
+          return comp == 0 ? t % blk.x : comp == 1 ? (t / blk.x) % blk.y : t / (blk.x * blk.y);
+        });
+      }
       break;
     }
     case ptx::SpecialReg::ntid: uni32(pick(blk)); break;

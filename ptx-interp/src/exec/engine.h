@@ -23,6 +23,9 @@
 #include <mutex>
 #include <string>
 #include <vector>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace ptx::exec {
 
@@ -56,7 +59,8 @@ struct FunctionCode {
 };
 
 // Kinds of constant-register slots that depend on the launch.
-enum class ConstKind : uint8_t { Literal, GlobalAddress, ParamBufferAddress };
+// ParamValue: bytes of the kernel parameter buffer at `value`; LaunchDim: value 0-2 = %ntid.xyz, 3-5 = %nctaid.xyz.
+enum class ConstKind : uint8_t { Literal, GlobalAddress, ParamValue, LaunchDim };
 
 struct ConstSlot {
   uint32_t offset = 0;  // register file offset
@@ -208,10 +212,20 @@ const Op* raiseFault(Warp& w, const Op* op, int lane, FaultKind kind, uint64_t a
 // Resumes the next pending path after the current path has no lanes left; nullptr when the warp is done.
 const Op* resumeNext(Warp& w);
 
+// Predicate bytes (0/1) of 32 lanes -> lane mask.
 inline uint32_t predMask(const uint8_t* p) {
+#if defined(__SSE2__)
+  __m128i zero = _mm_setzero_si128();
+  __m128i lo = _mm_load_si128(reinterpret_cast<const __m128i*>(p));
+  __m128i hi = _mm_load_si128(reinterpret_cast<const __m128i*>(p + 16));
+  uint32_t zl = uint32_t(_mm_movemask_epi8(_mm_cmpeq_epi8(lo, zero)));
+  uint32_t zh = uint32_t(_mm_movemask_epi8(_mm_cmpeq_epi8(hi, zero)));
+  return ~(zl | (zh << 16));
+#else
   uint32_t m = 0;
   for (int i = 0; i < 32; ++i) m |= uint32_t(p[i] != 0) << i;
   return m;
+#endif
 }
 
 }  // namespace ptx::exec

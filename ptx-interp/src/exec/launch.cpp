@@ -4,6 +4,7 @@
 #include "exec/control.h"
 #include "exec/engine.h"
 #include "exec/lower.h"
+#include "ptx/check.h"
 #include "ptx/parse.h"
 
 #include <fmt/format.h>
@@ -21,12 +22,18 @@ namespace ptx::exec {
 
 // ---- module-level API ------------------------------------------------------------------------------------------
 
-CompileResult compile(std::string_view ptxText) {
+CompileResult compile(std::string_view ptxText, const CompileOptions& options) {
   CompileResult r;
-  ptx::Diagnostics diags;
+  ptx::Diagnostics diags(options.fileName);
   std::unique_ptr<ptx::Module> module = ptx::parseModule(ptxText, diags);
+  if (module && !diags.hasErrors()) {
+    ptx::CheckOptions co;
+    co.targetSm = options.targetSm;
+    ptx::checkModule(*module, diags, co);
+  }
+  r.log = diags.format();
   if (!module || diags.hasErrors()) {
-    r.error = diags.format();
+    r.error = r.log;
     if (r.error.empty()) r.error = "PTX parse error";
     return r;
   }
@@ -382,7 +389,15 @@ LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams&
   job.constImage.assign(code.regFileBytes - code.constStart, 0);
   for (const ConstSlot& s : code.consts) {
     uint64_t v = s.value;
-    if (s.kind == ConstKind::GlobalAddress) v = lp.globalAddresses[s.value] + uint64_t(s.addend);
+    if (s.kind == ConstKind::GlobalAddress) {
+      v = lp.globalAddresses[s.value] + uint64_t(s.addend);
+    } else if (s.kind == ConstKind::ParamValue) {
+      v = 0;
+      std::memcpy(&v, job.paramBuffer.data() + s.value, s.size);  // in range: paramBytes checked above
+    } else if (s.kind == ConstKind::LaunchDim) {
+      const Dim3& d = s.value < 3 ? lp.block : lp.grid;
+      v = s.value % 3 == 0 ? d.x : s.value % 3 == 1 ? d.y : d.z;
+    }
     uint8_t* dst = job.constImage.data() + (s.offset - code.constStart);
     for (int i = 0; i < 32; ++i) std::memcpy(dst + i * s.size, &v, s.size);
   }

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <map>
 #include <set>
 
@@ -340,6 +341,16 @@ class KernelLowerer {
   std::vector<uint32_t> callerOf_;                      // per call site of this kernel: caller instance
   bool usesBarriers_ = false;
   uint32_t dynamicSharedBase_ = 0;
+  // Entry-function registers whose every definition yields the same launch-wide value (kernel parameter loads,
+  // %ntid/%nctaid, cvta.to.global/mov of those): they become constant registers and their definitions vanish.
+  struct LaunchConst {
+    ConstKind kind;
+    uint64_t value;
+    unsigned size;
+  };
+  std::map<uint32_t, LaunchConst> launchConstRegs_;
+  std::vector<bool> skipInst_;
+  void findLaunchConstants(const ptx::Function& fn);
   std::vector<std::vector<uint32_t>> brxTargets_;        // per brx of the current function: IR instructions
   std::vector<std::pair<uint32_t, uint32_t>> brxPending_;  // (brxTargets_ index, Program::brxTables index)
 
@@ -376,6 +387,7 @@ void KernelLowerer::layoutFunction(FuncInstance& fi) {
   fi.regOffset.resize(fn.registers.size());
   for (size_t r = 0; r < fn.registers.size(); ++r) {
     const ptx::Register& reg = fn.registers[r];
+    if (fn.isEntry && launchConstRegs_.count(uint32_t(r))) continue;  // placed with the constants
     if (reg.vec) fail(fn.loc.line, "vector registers are not supported");
     unsigned sz = sizeOf(reg.type);
     if (sz == 0 || sz > 8) fail(fn.loc.line, fmt::format("register type {} not supported", ptx::typeName(reg.type)));
@@ -620,6 +632,7 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
     moduleSharedOffset_[g] = sharedTop_;
     sharedTop_ += uint32_t(v.size ? v.size : v.elementSize());
   }
+  findLaunchConstants(entry);
   instances_.resize(order.size());
   for (size_t k = 0; k < order.size(); ++k) {
     instances_[k].irIndex = order[k];
@@ -644,6 +657,24 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
   info.staticSharedBytes = sharedTop_;
   dynamicSharedBase_ = alignUp(sharedTop_, 16);
   code_->constStart = rfTop_;  // declared registers end here; constants and temporaries follow
+  {
+    std::map<std::tuple<uint8_t, uint64_t, unsigned>, uint32_t> slots;
+    for (auto& [reg, lc] : launchConstRegs_) {
+      auto key = std::make_tuple(uint8_t(lc.kind), lc.value, lc.size);
+      auto it = slots.find(key);
+      if (it == slots.end()) {
+        uint32_t off = allocReg(lc.size);
+        ConstSlot s;
+        s.offset = off;
+        s.size = uint8_t(lc.size);
+        s.kind = lc.kind;
+        s.value = lc.value;
+        code_->consts.push_back(s);
+        it = slots.emplace(key, off).first;
+      }
+      instances_[0].regOffset[reg] = it->second;
+    }
+  }
   // recursion: functions on a cycle of the call graph
   // (computed after lowering from the call sites)
   uint32_t firstCall = uint32_t(prog_.calls.size());
@@ -796,6 +827,7 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
       }
       instOp_[i] = leader[i] ? blockOp[blockOf_[i]] : here();
       resetTemps();
+      if (k == 0 && skipInst_[i]) continue;
       lowerInstruction(i);
     }
     line_ = n ? ins[n - 1].loc.line : fn_->loc.line;
@@ -889,6 +921,60 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
     for (const auto& r : f.registers) regs += r.type == Type::pred ? 0 : (sizeOf(r.type) + 3) / 4;
   }
   info.registerCount = std::min<uint32_t>(255, std::max<uint32_t>(regs, 1));
+}
+
+void KernelLowerer::findLaunchConstants(const ptx::Function& fn) {
+  size_t nregs = fn.registers.size();
+  std::vector<uint32_t> defs(nregs, 0);
+  std::vector<int64_t> defInst(nregs, -1);
+  auto countDef = [&](const Operand& o, size_t i) {
+    if (o.kind == OperandKind::Reg || o.kind == OperandKind::RegPair) {
+      if (o.index < nregs) { defs[o.index]++; defInst[o.index] = int64_t(i); }
+      if (o.kind == OperandKind::RegPair && uint64_t(o.value) < nregs) defs[size_t(o.value)] += 2;
+    } else if (o.kind == OperandKind::Vector) {
+      for (int64_t q = 0; q < o.value; ++q) {
+        const Operand& e = fn.elems[o.index + uint32_t(q)];
+        if (e.kind == OperandKind::Reg && e.index < nregs) defs[e.index] += 2;
+      }
+    }
+  };
+  for (size_t i = 0; i < fn.instructions.size(); ++i) {
+    const Instruction& in = fn.instructions[i];
+    if (in.numOperands) countDef(fn.operands[in.firstOperand], i);
+  }
+  skipInst_.assign(fn.instructions.size(), false);
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (size_t r = 0; r < nregs; ++r) {
+      if (defs[r] != 1 || launchConstRegs_.count(uint32_t(r))) continue;
+      const Instruction& in = fn.instructions[size_t(defInst[r])];
+      if (in.guard != kNoIndex || in.numOperands != 2) continue;
+      const Operand& d = fn.operands[in.firstOperand];
+      const Operand& s = fn.operands[in.firstOperand + 1];
+      if (d.kind != OperandKind::Reg || d.sel) continue;
+      unsigned rs = sizeOf(fn.registers[r].type);
+      std::optional<LaunchConst> lc;
+      if (in.opcode == Opcode::Ld && (in.space == ptx::Space::param || in.space == ptx::Space::param_entry) && !in.vec &&
+          s.kind == OperandKind::Address && s.symKind == SymKind::Param && ptx::typeSize(in.type()) == rs &&
+          s.index < info_->params.size()) {
+        lc = LaunchConst{ConstKind::ParamValue, info_->params[s.index].offset + uint64_t(s.value), rs};
+      } else if (in.opcode == Opcode::Mov && s.kind == OperandKind::Special && rs == 4) {
+        auto sr = static_cast<ptx::SpecialReg>(s.index);
+        if (sr == ptx::SpecialReg::ntid) lc = LaunchConst{ConstKind::LaunchDim, ptx::selComponent(s.sel), 4};
+        else if (sr == ptx::SpecialReg::nctaid) lc = LaunchConst{ConstKind::LaunchDim, 3 + ptx::selComponent(s.sel), 4};
+      } else if ((in.opcode == Opcode::Mov || (in.opcode == Opcode::Cvta && in.has(ptx::Flag::to) &&
+                                                 (in.space == ptx::Space::global))) &&
+                 s.kind == OperandKind::Reg && !s.sel) {
+        auto it = launchConstRegs_.find(s.index);
+        if (it != launchConstRegs_.end() && it->second.size == rs) lc = it->second;
+      }
+      if (!lc) continue;
+      launchConstRegs_[uint32_t(r)] = *lc;
+      skipInst_[size_t(defInst[r])] = true;
+      changed = true;
+    }
+  }
 }
 
 // ---- instructions ----------------------------------------------------------------------------------------------

@@ -99,11 +99,15 @@ template <Space S, class A> Handler stFor(Type m, unsigned rs, unsigned n) {
         break;
       case 4:
         switch (rs) {
-          case 4: return &st<S, A, uint32_t, uint32_t, 1>;
+          case 4:
+            if constexpr (S == Global && std::is_same_v<A, uint64_t>) return &stGlobalScalar<A, uint32_t>;
+            return &st<S, A, uint32_t, uint32_t, 1>;
           case 8: return &st<S, A, uint32_t, uint64_t, 1>;
         }
         break;
-      case 8: return &st<S, A, uint64_t, uint64_t, 1>;
+      case 8:
+        if constexpr (S == Global && std::is_same_v<A, uint64_t>) return &stGlobalScalar<A, uint64_t>;
+        return &st<S, A, uint64_t, uint64_t, 1>;
     }
     return nullptr;
   }

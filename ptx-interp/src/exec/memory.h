@@ -102,18 +102,36 @@ template <Space S, class A, class M, class D, int N> const Op* ld(Warp& w, const
   }
   return op + 1;
 }
-// Full-warp fast path for the common scalar global load.
-template <class A, class M> const Op* ldGlobalScalar(Warp& w, const Op* op) {
-  if (w.exec != kFullMask) return ld<Global, A, M, M, 1>(w, op);
+// True when every byte of [lo, end) is valid device memory according to the validator's fast path (the span
+// of a coalesced warp access covers one or two pages).
+PTX_HOT bool spanValid(const MemoryValidator& mv, uint64_t lo, uint64_t end) {
+  if (lo < mv.base || end > mv.end || end <= lo || !mv.pageValid) return false;
+  uint64_t first = (lo - mv.base) >> mv.pageShift, last = (end - 1 - mv.base) >> mv.pageShift;
+  if (last - first > 8) return false;
+  for (uint64_t p = first; p <= last; ++p)
+    if (!mv.pageValid[p].load(std::memory_order_relaxed)) return false;
+  return true;
+}
+
+// Full-warp fast path for scalar global accesses: one range check for the whole warp when the addresses are close
+// together; otherwise (or on any problem) the per-lane path, which also raises the fault.
+template <class A, class M> PTX_HOT bool warpAddresses(Warp& w, const Op* op, uint64_t* addr) {
   const A* base = R<A>(w, op->a);
-  M* out = R<M>(w, op->d);
-  const MemoryValidator& mv = *w.cta->job->lp.memory;
+  uint64_t lo = ~uint64_t(0), hi = 0, mis = 0;
+  for (int i = 0; i < 32; ++i) addr[i] = uint64_t(base[i]) + uint64_t(op->imm);
   for (int i = 0; i < 32; ++i) {
-    uint64_t addr = laneAddr(base, i, op->imm);
-    if (((addr & (sizeof(M) - 1)) != 0) || !mv.check(addr, sizeof(M), false)) [[unlikely]]
-      return ld<Global, A, M, M, 1>(w, op);  // raises the fault for the first bad lane
-    std::memcpy(&out[i], reinterpret_cast<const void*>(addr), sizeof(M));
+    lo = addr[i] < lo ? addr[i] : lo;
+    hi = addr[i] > hi ? addr[i] : hi;
+    mis |= addr[i];
   }
+  return (mis & (sizeof(M) - 1)) == 0 && spanValid(*w.cta->job->lp.memory, lo, hi + sizeof(M));
+}
+
+template <class A, class M> const Op* ldGlobalScalar(Warp& w, const Op* op) {
+  alignas(64) uint64_t addr[32];
+  if (w.exec != kFullMask || !warpAddresses<A, M>(w, op, addr)) return ld<Global, A, M, M, 1>(w, op);
+  M* out = R<M>(w, op->d);
+  for (int i = 0; i < 32; ++i) std::memcpy(&out[i], reinterpret_cast<const void*>(addr[i]), sizeof(M));
   return op + 1;
 }
 template <Space S, class A, class M, class D, int N> const Op* st(Warp& w, const Op* op) {
@@ -134,6 +152,14 @@ template <Space S, class A, class M, class D, int N> const Op* st(Warp& w, const
   }
   return op + 1;
 }
+template <class A, class M> const Op* stGlobalScalar(Warp& w, const Op* op) {
+  alignas(64) uint64_t addr[32];
+  if (w.exec != kFullMask || !warpAddresses<A, M>(w, op, addr)) return st<Global, A, M, M, 1>(w, op);
+  const M* in = R<M>(w, op->d);
+  for (int i = 0; i < 32; ++i) std::memcpy(reinterpret_cast<void*>(addr[i]), &in[i], sizeof(M));
+  return op + 1;
+}
+
 // Uniform load of a kernel parameter (ld.param [name+off]): one read, broadcast to the executing lanes.
 template <class M, class D> const Op* ldParamUniform(Warp& w, const Op* op) {
   const auto& pb = w.cta->job->paramBuffer;

@@ -1,0 +1,275 @@
+// Interpreter vs native C++: every benchmark runs the PTX kernel in the interpreter (the timed loop) and the same
+// algorithm compiled natively for this CPU, and reports native_ms and ratio = interpreter time / native time.
+// Ratios use one host thread on both sides; BM_Scaling measures 1..N threads; BM_LaunchLatency an empty launch.
+#include "harness.h"
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <thread>
+#include <ctime>
+
+using namespace ptx::exec;
+using ptxtest::Arena;
+using ptxtest::Params;
+
+namespace {
+
+Arena& arena() {
+  static Arena* a = new Arena(size_t(1) << 30);
+  return *a;
+}
+
+std::shared_ptr<const Program> program() {
+  static std::shared_ptr<const Program> p = [] {
+    auto r = compile(ptxtest::readFile(std::string(PTX_EXEC_KERNELS) + "/bench.ptx"));
+    if (!r.program) throw std::runtime_error(r.error);
+    return r.program;
+  }();
+  return p;
+}
+
+const KernelInfo& info(const char* name) { return kernels(*program())[size_t(findKernel(*program(), name))]; }
+
+LaunchResult run(const char* name, Dim3 grid, Dim3 block, const Params& p, uint32_t threads = 1) {
+  LaunchParams lp;
+  lp.grid = grid;
+  lp.block = block;
+  lp.params = p.data();
+  lp.paramBytes = p.size();
+  lp.memory = &arena();
+  lp.config.threads = threads;
+  return launch(*program(), findKernel(*program(), name), lp);
+}
+
+// Single-threaded comparisons use the calling thread's CPU time, which other processes on a busy machine do not
+// inflate; multi-threaded runs use wall time.
+double threadCpuNow() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+double seconds(const std::function<void()>& f) {
+  double t0 = threadCpuNow();
+  f();
+  return threadCpuNow() - t0;
+}
+double wallSeconds(const std::function<void()>& f) {
+  auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Best of a few runs of the native version.
+double nativeSeconds(const std::function<void()>& f) {
+  double best = 1e30;
+  for (int i = 0; i < 5; ++i) best = std::min(best, seconds(f));
+  return best;
+}
+
+// Runs the interpreter in the benchmark loop and reports the ratio to the native time.
+void measure(benchmark::State& state, const std::function<void()>& interp, double native) {
+  double best = 1e30;
+  for (auto _ : state) {
+    double t = seconds(interp);
+    best = std::min(best, t);
+    state.SetIterationTime(t);
+  }
+  state.counters["native_ms"] = native * 1e3;
+  state.counters["interp_ms"] = best * 1e3;
+  state.counters["ratio"] = best / native;
+}
+
+void check(const LaunchResult& r, benchmark::State& state) {
+  if (!r.ok()) state.SkipWithError(r.fault.message.c_str());
+}
+
+// ---- native versions (same algorithms, CTA structure flattened into loops) ------------------------------------
+
+__attribute__((noinline)) void nativeVadd(const float* a, const float* b, float* c, int n) {
+  for (int i = 0; i < n; ++i) c[i] = a[i] + b[i];
+}
+
+__attribute__((noinline)) void nativeFma(float* out, int n, int iters) {
+  for (int i = 0; i < n; ++i) {
+    float x = float(i) * 0.001f, y = 1.0001f, z = 0.5f;
+    for (int k = 0; k < iters; ++k) {
+      x = std::fma(x, y, z);
+      z = std::fma(z, y, x);
+    }
+    out[i] = x + z;
+  }
+}
+
+__attribute__((noinline)) void nativeReduce(const float* in, float* out, int blocks) {
+  for (int b = 0; b < blocks; ++b) {
+    float s[256];
+    for (int t = 0; t < 256; ++t) s[t] = in[b * 256 + t];
+    for (int k = 128; k > 0; k >>= 1)
+      for (int t = 0; t < k; ++t) s[t] += s[t + k];
+    out[b] = s[0];
+  }
+}
+
+__attribute__((noinline)) void nativeMatmul(const float* A, const float* B, float* C, int n) {
+  for (int by = 0; by < n / 16; ++by)
+    for (int bx = 0; bx < n / 16; ++bx) {
+      float acc[16][16] = {};
+      float As[16][16], Bs[16][16];
+      for (int t = 0; t < n / 16; ++t) {
+        for (int ty = 0; ty < 16; ++ty)
+          for (int tx = 0; tx < 16; ++tx) {
+            As[ty][tx] = A[(by * 16 + ty) * n + t * 16 + tx];
+            Bs[ty][tx] = B[(t * 16 + ty) * n + bx * 16 + tx];
+          }
+        for (int ty = 0; ty < 16; ++ty)
+          for (int tx = 0; tx < 16; ++tx)
+            for (int k = 0; k < 16; ++k) acc[ty][tx] = std::fma(As[ty][k], Bs[k][tx], acc[ty][tx]);
+      }
+      for (int ty = 0; ty < 16; ++ty)
+        for (int tx = 0; tx < 16; ++tx) C[(by * 16 + ty) * n + bx * 16 + tx] = acc[ty][tx];
+    }
+}
+
+__attribute__((noinline)) void nativeCollatz(const unsigned* in, unsigned* steps, int n) {
+  for (int i = 0; i < n; ++i) {
+    unsigned long long x = in[i];
+    unsigned s = 0;
+    while (x != 1) {
+      x = (x & 1) ? 3 * x + 1 : x / 2;
+      ++s;
+    }
+    steps[i] = s;
+  }
+}
+
+__attribute__((noinline)) void nativeHistogram(const unsigned char* in, unsigned* bins, int n) {
+  for (int i = 0; i < n; ++i) std::atomic_ref<unsigned>(bins[in[i]]).fetch_add(1, std::memory_order_relaxed);
+}
+
+// ---- benchmarks ---------------------------------------------------------------------------------------------------
+
+void BM_VectorAdd(benchmark::State& state) {
+  const int n = 1 << 22;
+  float* a = arena().alloc<float>(n);
+  float* b = arena().alloc<float>(n);
+  float* c = arena().alloc<float>(n);
+  for (int i = 0; i < n; ++i) { a[i] = float(i); b[i] = 1.0f; }
+  double native = nativeSeconds([&] { nativeVadd(a, b, c, n); });
+  Params p(info("vadd"));
+  p.arg(a).arg(b).arg(c).arg(n);
+  LaunchResult r;
+  measure(state, [&] { r = run("vadd", Dim3{n / 256}, Dim3{256}, p); }, native);
+  check(r, state);
+}
+
+void BM_FmaLoop(benchmark::State& state) {
+  const int n = 1 << 16, iters = 256;
+  float* out = arena().alloc<float>(n);
+  double native = nativeSeconds([&] { nativeFma(out, n, iters); });
+  Params p(info("fmaloop"));
+  p.arg(out).arg(iters);
+  LaunchResult r;
+  measure(state, [&] { r = run("fmaloop", Dim3{n / 256}, Dim3{256}, p); }, native);
+  check(r, state);
+}
+
+void BM_SharedReduction(benchmark::State& state) {
+  const int blocks = 8192;
+  float* in = arena().alloc<float>(blocks * 256);
+  float* out = arena().alloc<float>(blocks);
+  for (int i = 0; i < blocks * 256; ++i) in[i] = float(i % 13);
+  double native = nativeSeconds([&] { nativeReduce(in, out, blocks); });
+  Params p(info("reduce"));
+  p.arg(in).arg(out);
+  LaunchResult r;
+  measure(state, [&] { r = run("reduce", Dim3{blocks}, Dim3{256}, p); }, native);
+  check(r, state);
+}
+
+void BM_TiledMatmul(benchmark::State& state) {
+  const int n = 256;
+  float* A = arena().alloc<float>(n * n);
+  float* B = arena().alloc<float>(n * n);
+  float* C = arena().alloc<float>(n * n);
+  for (int i = 0; i < n * n; ++i) { A[i] = float(i % 7); B[i] = float(i % 5); }
+  double native = nativeSeconds([&] { nativeMatmul(A, B, C, n); });
+  Params p(info("matmul"));
+  p.arg(A).arg(B).arg(C).arg(n);
+  LaunchResult r;
+  measure(state, [&] { r = run("matmul", Dim3{n / 16, n / 16}, Dim3{16, 16}, p); }, native);
+  check(r, state);
+}
+
+void BM_DivergentCollatz(benchmark::State& state) {
+  const int n = 1 << 16;
+  unsigned* in = arena().alloc<unsigned>(n);
+  unsigned* steps = arena().alloc<unsigned>(n);
+  for (int i = 0; i < n; ++i) in[i] = unsigned(i + 1);
+  double native = nativeSeconds([&] { nativeCollatz(in, steps, n); });
+  Params p(info("collatz"));
+  p.arg(in).arg(steps).arg(n);
+  LaunchResult r;
+  measure(state, [&] { r = run("collatz", Dim3{n / 256}, Dim3{256}, p); }, native);
+  check(r, state);
+}
+
+void BM_AtomicHistogram(benchmark::State& state) {
+  const int n = 1 << 22;
+  unsigned char* in = arena().alloc<unsigned char>(n);
+  unsigned* bins = arena().alloc<unsigned>(256);
+  for (int i = 0; i < n; ++i) in[i] = static_cast<unsigned char>((unsigned(i) * 2654435761u) >> 24);
+  double native = nativeSeconds([&] { nativeHistogram(in, bins, n); });
+  Params p(info("histogram"));
+  p.arg(in).arg(bins).arg(n);
+  LaunchResult r;
+  measure(state, [&] { r = run("histogram", Dim3{256}, Dim3{256}, p); }, native);
+  check(r, state);
+}
+
+// Interpreter scaling: the same collatz + vector-add work on 1..N host threads.
+void BM_Scaling(benchmark::State& state) {
+  uint32_t threads = uint32_t(state.range(0));
+  const int n = 1 << 16;
+  unsigned* in = arena().alloc<unsigned>(n);
+  unsigned* steps = arena().alloc<unsigned>(n);
+  for (int i = 0; i < n; ++i) in[i] = unsigned(i + 1);
+  Params p(info("collatz"));
+  p.arg(in).arg(steps).arg(n);
+  LaunchResult r;
+  for (auto _ : state) {
+    double t = wallSeconds([&] { r = run("collatz", Dim3{n / 256}, Dim3{256}, p, threads); });
+    state.SetIterationTime(t);
+  }
+  check(r, state);
+}
+
+// Launch latency: an (almost) empty kernel of one warp, on the calling thread.
+void BM_LaunchLatency(benchmark::State& state) {
+  float* a = arena().alloc<float>(32);
+  Params p(info("vadd"));
+  p.arg(a).arg(a).arg(a).arg(0);
+  LaunchResult r;
+  for (auto _ : state) {
+    r = run("vadd", Dim3{1}, Dim3{32}, p, 0);
+    benchmark::DoNotOptimize(r);
+  }
+  check(r, state);
+}
+
+}  // namespace
+
+BENCHMARK(BM_VectorAdd)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
+BENCHMARK(BM_FmaLoop)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
+BENCHMARK(BM_SharedReduction)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
+BENCHMARK(BM_TiledMatmul)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
+BENCHMARK(BM_DivergentCollatz)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
+BENCHMARK(BM_AtomicHistogram)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
+BENCHMARK(BM_Scaling)->UseManualTime()->Unit(benchmark::kMillisecond)->DenseRange(1, int(std::max(1u, std::thread::hardware_concurrency())), 1)->MinTime(0.3);
+BENCHMARK(BM_LaunchLatency)->Unit(benchmark::kMicrosecond);
+
+BENCHMARK_MAIN();
