@@ -518,73 +518,90 @@ const Op* electSync(Warp& w, const Op* op) {
   return op + 1;
 }
 
+namespace {
+PTX_LANES void broadcast32(uint32_t* d, uint32_t v, uint32_t m) {
+  for (int i = 0; i < 32; ++i) d[i] = ((m >> i) & 1) ? v : d[i];
+}
+PTX_LANES void iota32(uint32_t* d, uint32_t base, uint32_t m) {
+  for (int i = 0; i < 32; ++i) d[i] = ((m >> i) & 1) ? base + uint32_t(i) : d[i];
+}
+}  // namespace
+
 const Op* sreg(Warp& w, const Op* op) {
   Cta& cta = *w.cta;
   const Job& job = *cta.job;
   Dim3 blk = job.lp.block, grid = job.lp.grid;
   uint32_t comp = op->e;
   auto pick = [&](Dim3 d) { return comp == 0 ? d.x : comp == 1 ? d.y : d.z; };
-  auto uni32 = [&](uint32_t v) { h::store<uint32_t>(w, op->d, [&](int) { return v; }); };
-  auto uni64 = [&](uint64_t v) { h::store<uint64_t>(w, op->d, [&](int) { return v; }); };
-  switch (static_cast<ptx::SpecialReg>(op->aux)) {
+  uint32_t m = w.exec;
+  uint32_t* d32 = R<uint32_t>(w, op->d);
+  uint64_t v = 0;
+  bool wide = false;
+  auto sr = static_cast<ptx::SpecialReg>(op->aux);
+  switch (sr) {
     case ptx::SpecialReg::tid: {
       uint32_t base = w.index * 32;
       if (comp == 0 && blk.y == 1 && blk.z == 1) {
-        h::store<uint32_t>(w, op->d, [&](int i) { return base + uint32_t(i); });
+        iota32(d32, base, m);
       } else {
-        h::store<uint32_t>(w, op->d, [&](int i) {
+        h::forActive(m, [&](int i) {
           uint32_t t = base + uint32_t(i);
-          return comp == 0 ? t % blk.x : comp == 1 ? (t / blk.x) % blk.y : t / (blk.x * blk.y);
+          d32[i] = comp == 0 ? t % blk.x : comp == 1 ? (t / blk.x) % blk.y : t / (blk.x * blk.y);
         });
       }
-      break;
+      return op + 1;
     }
-    case ptx::SpecialReg::ntid: uni32(pick(blk)); break;
-    case ptx::SpecialReg::ctaid: uni32(pick(cta.id)); break;
-    case ptx::SpecialReg::nctaid: uni32(pick(grid)); break;
-    case ptx::SpecialReg::laneid: h::store<uint32_t>(w, op->d, [&](int i) { return uint32_t(i); }); break;
-    case ptx::SpecialReg::warpid: uni32(w.index); break;
-    case ptx::SpecialReg::nwarpid: uni32(cta.nwarps); break;
-    case ptx::SpecialReg::smid: uni32(cta.linearId % job.smCount); break;
-    case ptx::SpecialReg::nsmid: uni32(job.smCount); break;
-    case ptx::SpecialReg::gridid: uni64(job.lp.gridId); break;
-    case ptx::SpecialReg::lanemask_eq: h::store<uint32_t>(w, op->d, [&](int i) { return 1u << i; }); break;
-    case ptx::SpecialReg::lanemask_le: h::store<uint32_t>(w, op->d, [&](int i) { return uint32_t((2ull << i) - 1); }); break;
-    case ptx::SpecialReg::lanemask_lt: h::store<uint32_t>(w, op->d, [&](int i) { return (1u << i) - 1; }); break;
-    case ptx::SpecialReg::lanemask_ge: h::store<uint32_t>(w, op->d, [&](int i) { return ~((1u << i) - 1); }); break;
-    case ptx::SpecialReg::lanemask_gt: h::store<uint32_t>(w, op->d, [&](int i) { return uint32_t(~((2ull << i) - 1)); }); break;
+    case ptx::SpecialReg::laneid: iota32(d32, 0, m); return op + 1;
+    case ptx::SpecialReg::lanemask_eq: h::forActive(m, [&](int i) { d32[i] = 1u << i; }); return op + 1;
+    case ptx::SpecialReg::lanemask_le: h::forActive(m, [&](int i) { d32[i] = uint32_t((2ull << i) - 1); }); return op + 1;
+    case ptx::SpecialReg::lanemask_lt: h::forActive(m, [&](int i) { d32[i] = (1u << i) - 1; }); return op + 1;
+    case ptx::SpecialReg::lanemask_ge: h::forActive(m, [&](int i) { d32[i] = ~((1u << i) - 1); }); return op + 1;
+    case ptx::SpecialReg::lanemask_gt: h::forActive(m, [&](int i) { d32[i] = uint32_t(~((2ull << i) - 1)); }); return op + 1;
+    case ptx::SpecialReg::ntid: v = pick(blk); break;
+    case ptx::SpecialReg::ctaid: v = pick(cta.id); break;
+    case ptx::SpecialReg::nctaid: v = pick(grid); break;
+    case ptx::SpecialReg::warpid: v = w.index; break;
+    case ptx::SpecialReg::nwarpid: v = cta.nwarps; break;
+    case ptx::SpecialReg::smid: v = cta.linearId % job.smCount; break;
+    case ptx::SpecialReg::nsmid: v = job.smCount; break;
+    case ptx::SpecialReg::gridid: v = job.lp.gridId; wide = true; break;
     case ptx::SpecialReg::clock:
     case ptx::SpecialReg::clock_hi:
     case ptx::SpecialReg::clock64: {
       uint64_t t = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
-      auto sr = static_cast<ptx::SpecialReg>(op->aux);
-      if (sr == ptx::SpecialReg::clock64) uni64(t);
-      else uni32(sr == ptx::SpecialReg::clock ? uint32_t(t) : uint32_t(t >> 32));
+      if (sr == ptx::SpecialReg::clock64) { v = t; wide = true; }
+      else v = sr == ptx::SpecialReg::clock ? uint32_t(t) : uint32_t(t >> 32);
       break;
     }
     case ptx::SpecialReg::globaltimer:
     case ptx::SpecialReg::globaltimer_lo:
     case ptx::SpecialReg::globaltimer_hi: {
       uint64_t t = cta.job->host->globalTimerNs();
-      auto sr = static_cast<ptx::SpecialReg>(op->aux);
-      if (sr == ptx::SpecialReg::globaltimer) uni64(t);
-      else uni32(sr == ptx::SpecialReg::globaltimer_lo ? uint32_t(t) : uint32_t(t >> 32));
+      if (sr == ptx::SpecialReg::globaltimer) { v = t; wide = true; }
+      else v = sr == ptx::SpecialReg::globaltimer_lo ? uint32_t(t) : uint32_t(t >> 32);
       break;
     }
     case ptx::SpecialReg::total_smem_size:
-    case ptx::SpecialReg::aggr_smem_size: uni32(cta.sharedBytes); break;
-    case ptx::SpecialReg::dynamic_smem_size: uni32(job.lp.dynamicSharedBytes); break;
-    case ptx::SpecialReg::is_explicit_cluster: h::store<uint8_t>(w, op->d, [&](int) { return uint8_t(0); }); break;
-    case ptx::SpecialReg::clusterid: uni32(pick(cta.id)); break;
-    case ptx::SpecialReg::nclusterid: uni32(pick(grid)); break;
-    case ptx::SpecialReg::cluster_ctaid: uni32(0); break;
-    case ptx::SpecialReg::cluster_nctaid: uni32(1); break;
-    case ptx::SpecialReg::cluster_ctarank: uni32(0); break;
-    case ptx::SpecialReg::cluster_nctarank: uni32(1); break;
-    default:
-      if (op->f == 8) uni64(0);
-      else uni32(0);
-      break;
+    case ptx::SpecialReg::aggr_smem_size: v = cta.sharedBytes; break;
+    case ptx::SpecialReg::dynamic_smem_size: v = job.lp.dynamicSharedBytes; break;
+    case ptx::SpecialReg::is_explicit_cluster: {
+      uint8_t* d8 = R<uint8_t>(w, op->d);
+      h::forActive(m, [&](int i) { d8[i] = 0; });
+      return op + 1;
+    }
+    case ptx::SpecialReg::clusterid: v = pick(cta.id); break;
+    case ptx::SpecialReg::nclusterid: v = pick(grid); break;
+    case ptx::SpecialReg::cluster_ctaid: v = 0; break;
+    case ptx::SpecialReg::cluster_nctaid: v = 1; break;
+    case ptx::SpecialReg::cluster_ctarank: v = 0; break;
+    case ptx::SpecialReg::cluster_nctarank: v = 1; break;
+    default: v = 0; wide = op->f == 8; break;
+  }
+  if (wide) {
+    uint64_t* d64 = R<uint64_t>(w, op->d);
+    h::forActive(m, [&](int i) { d64[i] = v; });
+  } else {
+    broadcast32(d32, uint32_t(v), m);
   }
   return op + 1;
 }

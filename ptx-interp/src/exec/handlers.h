@@ -18,6 +18,14 @@ namespace ptx::exec::h {
 
 using num::Round;
 
+// Handlers whose lane loops profit from wider vectors are compiled twice (x86-64 baseline and Haswell: AVX2, FMA)
+// and picked at load time by the dynamic loader (ifunc).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#define PTX_LANES __attribute__((target_clones("arch=haswell", "default")))
+#else
+#define PTX_LANES
+#endif
+
 template <class T> PTX_HOT T* R(Warp& w, uint32_t off) { return w.reg<T>(off); }
 
 // Stores f(i) to the executing lanes of register d.
@@ -46,18 +54,18 @@ template <class T> using Unsigned = std::make_unsigned_t<T>;
 
 // ---- generic unary / binary / ternary ops on one type --------------------------------------------------------
 
-template <class T, class F> const Op* unary(Warp& w, const Op* op) {
+template <class T, class F> PTX_LANES const Op* unary(Warp& w, const Op* op) {
   const T* a = R<T>(w, op->a);
   store<T>(w, op->d, [&](int i) { return F::f(a[i]); });
   return op + 1;
 }
-template <class T, class F> const Op* binary(Warp& w, const Op* op) {
+template <class T, class F> PTX_LANES const Op* binary(Warp& w, const Op* op) {
   const T* a = R<T>(w, op->a);
   const T* b = R<T>(w, op->b);
   store<T>(w, op->d, [&](int i) { return F::f(a[i], b[i]); });
   return op + 1;
 }
-template <class T, class F> const Op* ternary(Warp& w, const Op* op) {
+template <class T, class F> PTX_LANES const Op* ternary(Warp& w, const Op* op) {
   const T* a = R<T>(w, op->a);
   const T* b = R<T>(w, op->b);
   const T* c = R<T>(w, op->c);
@@ -65,7 +73,7 @@ template <class T, class F> const Op* ternary(Warp& w, const Op* op) {
   return op + 1;
 }
 // Floating point with rounding mode / ftz / sat: the MXCSR is set around the lane loop for non-default modes.
-template <class T, class F, Round RM, bool FTZ, bool SAT> const Op* fbinary(Warp& w, const Op* op) {
+template <class T, class F, Round RM, bool FTZ, bool SAT> PTX_LANES const Op* fbinary(Warp& w, const Op* op) {
   const T* a = R<T>(w, op->a);
   const T* b = R<T>(w, op->b);
   auto body = [&](int i) {
@@ -84,7 +92,7 @@ template <class T, class F, Round RM, bool FTZ, bool SAT> const Op* fbinary(Warp
   }
   return op + 1;
 }
-template <class T, class F, Round RM, bool FTZ, bool SAT> const Op* fternary(Warp& w, const Op* op) {
+template <class T, class F, Round RM, bool FTZ, bool SAT> PTX_LANES const Op* fternary(Warp& w, const Op* op) {
   const T* a = R<T>(w, op->a);
   const T* b = R<T>(w, op->b);
   const T* c = R<T>(w, op->c);
@@ -104,7 +112,7 @@ template <class T, class F, Round RM, bool FTZ, bool SAT> const Op* fternary(War
   }
   return op + 1;
 }
-template <class T, class F, Round RM, bool FTZ, bool SAT> const Op* funary(Warp& w, const Op* op) {
+template <class T, class F, Round RM, bool FTZ, bool SAT> PTX_LANES const Op* funary(Warp& w, const Op* op) {
   const T* a = R<T>(w, op->a);
   auto body = [&](int i) {
     T x = a[i];
@@ -196,7 +204,7 @@ struct RemIF {
   }
 };
 // Shifts: amount is an unsigned 32-bit register, clamped to the width.
-template <class T, bool Left> const Op* shift(Warp& w, const Op* op) {
+template <class T, bool Left> PTX_LANES const Op* shift(Warp& w, const Op* op) {
   const T* a = R<T>(w, op->a);
   const uint32_t* b = R<uint32_t>(w, op->b);
   constexpr uint32_t bits = sizeof(T) * 8;
@@ -214,13 +222,13 @@ template <class T, bool Left> const Op* shift(Warp& w, const Op* op) {
 }
 
 // mul.wide / mad.wide: D is twice the width of S.
-template <class S, class D> const Op* mulWide(Warp& w, const Op* op) {
+template <class S, class D> PTX_LANES const Op* mulWide(Warp& w, const Op* op) {
   const S* a = R<S>(w, op->a);
   const S* b = R<S>(w, op->b);
   store<D>(w, op->d, [&](int i) { return D(D(a[i]) * D(b[i])); });
   return op + 1;
 }
-template <class S, class D> const Op* madWide(Warp& w, const Op* op) {
+template <class S, class D> PTX_LANES const Op* madWide(Warp& w, const Op* op) {
   const S* a = R<S>(w, op->a);
   const S* b = R<S>(w, op->b);
   const D* c = R<D>(w, op->c);
@@ -500,7 +508,7 @@ template <class T, Cmp C> PTX_HOT bool compare(T a, T b) {
 }
 // setp: d = a CMP b; optional second destination e = !(...) and combination with predicate c (aux: 0 none,
 // 1 and, 2 or, 3 xor; bit 4: c is negated).
-template <class T, Cmp C> const Op* setp(Warp& w, const Op* op) {
+template <class T, Cmp C> PTX_LANES const Op* setp(Warp& w, const Op* op) {
   const T* a = R<T>(w, op->a);
   const T* b = R<T>(w, op->b);
   if (op->aux == 0 && op->e == 0) {
@@ -547,7 +555,7 @@ template <class T, Cmp C, class D> const Op* setValue(Warp& w, const Op* op) {
   });
   return op + 1;
 }
-template <class T> const Op* selp(Warp& w, const Op* op) {
+template <class T> PTX_LANES const Op* selp(Warp& w, const Op* op) {
   const T* a = R<T>(w, op->a);
   const T* b = R<T>(w, op->b);
   const uint8_t* c = R<uint8_t>(w, op->c);
@@ -582,13 +590,13 @@ template <int Kind> const Op* predLogic(Warp& w, const Op* op) {  // 0 and 1 or 
 
 // ---- moves and conversions ------------------------------------------------------------------------------------
 
-template <class T> const Op* mov(Warp& w, const Op* op) {
+template <class T> PTX_LANES const Op* mov(Warp& w, const Op* op) {
   const T* a = R<T>(w, op->a);
   store<T>(w, op->d, [&](int i) { return a[i]; });
   return op + 1;
 }
 // Width change between registers of different sizes: zero or sign extension / truncation.
-template <class D, class S> const Op* convertWidth(Warp& w, const Op* op) {
+template <class D, class S> PTX_LANES const Op* convertWidth(Warp& w, const Op* op) {
   const S* a = R<S>(w, op->a);
   store<D>(w, op->d, [&](int i) { return D(a[i]); });
   return op + 1;
@@ -699,7 +707,7 @@ PTX_HOT D cvtLane(S x) {
   }
 }
 template <class D, Kind DK, class S, Kind SK, Round RM, bool IntRound, bool SAT, bool FTZ>
-const Op* cvt(Warp& w, const Op* op) {
+PTX_LANES const Op* cvt(Warp& w, const Op* op) {
   const S* a = R<S>(w, op->a);
   auto body = [&](int i) { return cvtLane<D, DK, S, SK, RM, IntRound, SAT, FTZ>(a[i]); };
   constexpr bool needMode = !IntRound && RM != num::RN &&

@@ -115,23 +115,31 @@ PTX_HOT bool spanValid(const MemoryValidator& mv, uint64_t lo, uint64_t end) {
 
 // Full-warp fast path for scalar global accesses: one range check for the whole warp when the addresses are close
 // together; otherwise (or on any problem) the per-lane path, which also raises the fault.
-template <class A, class M> PTX_HOT bool warpAddresses(Warp& w, const Op* op, uint64_t* addr) {
+// Returns 2 when the 32 addresses are consecutive elements (one block copy), 1 when valid but scattered, 0 when the
+// per-lane path must decide.
+template <class A, class M> PTX_HOT int warpAddresses(Warp& w, const Op* op, uint64_t* addr) {
   const A* base = R<A>(w, op->a);
   uint64_t lo = ~uint64_t(0), hi = 0, mis = 0;
   for (int i = 0; i < 32; ++i) addr[i] = uint64_t(base[i]) + uint64_t(op->imm);
+  uint64_t a0 = addr[0], diff = 0;
+  for (int i = 0; i < 32; ++i) diff |= addr[i] ^ (a0 + uint64_t(i) * sizeof(M));
+  if (diff == 0) return ((a0 & (sizeof(M) - 1)) == 0 && spanValid(*w.cta->job->lp.memory, a0, a0 + 32 * sizeof(M))) ? 2 : 0;
   for (int i = 0; i < 32; ++i) {
     lo = addr[i] < lo ? addr[i] : lo;
     hi = addr[i] > hi ? addr[i] : hi;
     mis |= addr[i];
   }
-  return (mis & (sizeof(M) - 1)) == 0 && spanValid(*w.cta->job->lp.memory, lo, hi + sizeof(M));
+  return ((mis & (sizeof(M) - 1)) == 0 && spanValid(*w.cta->job->lp.memory, lo, hi + sizeof(M))) ? 1 : 0;
 }
 
-template <class A, class M> const Op* ldGlobalScalar(Warp& w, const Op* op) {
+template <class A, class M> PTX_LANES const Op* ldGlobalScalar(Warp& w, const Op* op) {
   alignas(64) uint64_t addr[32];
-  if (w.exec != kFullMask || !warpAddresses<A, M>(w, op, addr)) return ld<Global, A, M, M, 1>(w, op);
+  int kind = w.exec == kFullMask ? warpAddresses<A, M>(w, op, addr) : 0;
+  if (kind == 0) return ld<Global, A, M, M, 1>(w, op);
   M* out = R<M>(w, op->d);
-  for (int i = 0; i < 32; ++i) std::memcpy(&out[i], reinterpret_cast<const void*>(addr[i]), sizeof(M));
+  if (kind == 2) std::memcpy(out, reinterpret_cast<const void*>(addr[0]), 32 * sizeof(M));
+  else
+    for (int i = 0; i < 32; ++i) std::memcpy(&out[i], reinterpret_cast<const void*>(addr[i]), sizeof(M));
   return op + 1;
 }
 template <Space S, class A, class M, class D, int N> const Op* st(Warp& w, const Op* op) {
@@ -152,11 +160,14 @@ template <Space S, class A, class M, class D, int N> const Op* st(Warp& w, const
   }
   return op + 1;
 }
-template <class A, class M> const Op* stGlobalScalar(Warp& w, const Op* op) {
+template <class A, class M> PTX_LANES const Op* stGlobalScalar(Warp& w, const Op* op) {
   alignas(64) uint64_t addr[32];
-  if (w.exec != kFullMask || !warpAddresses<A, M>(w, op, addr)) return st<Global, A, M, M, 1>(w, op);
+  int kind = w.exec == kFullMask ? warpAddresses<A, M>(w, op, addr) : 0;
+  if (kind == 0) return st<Global, A, M, M, 1>(w, op);
   const M* in = R<M>(w, op->d);
-  for (int i = 0; i < 32; ++i) std::memcpy(reinterpret_cast<void*>(addr[i]), &in[i], sizeof(M));
+  if (kind == 2) std::memcpy(reinterpret_cast<void*>(addr[0]), in, 32 * sizeof(M));
+  else
+    for (int i = 0; i < 32; ++i) std::memcpy(reinterpret_cast<void*>(addr[i]), &in[i], sizeof(M));
   return op + 1;
 }
 
