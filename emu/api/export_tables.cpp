@@ -24,6 +24,8 @@ constexpr size_t sizeSlot() {
   return sizeof(Table);
 }
 
+}  // namespace
+
 // Slot calls bypass the entry-point layer; they are traced here in the same format.
 template <typename... Args>
 CUresult traced(const char* name, const char* argNames, CUresult result, const Args&... args) {
@@ -35,6 +37,8 @@ CUresult traced(const char* name, const char* argNames, CUresult result, const A
   }
   return result;
 }
+
+namespace {
 
 // --- Runtime interface (6bd5fb6c...): 13 slots, only slot 2 is used. ---
 CUresult primaryContextImpl(CUcontext* out, CUdevice ordinal) {
@@ -325,17 +329,39 @@ Md2Digest integrityHmac(std::span<const uint8_t> message) {
   return outerHash.finish();
 }
 
+namespace {
+
+struct KnownTable {
+  const CUuuid* id;
+  const char* name;
+  const void* table;
+};
+
+const KnownTable* lookup(const CUuuid& id) {
+  static constexpr KnownTable kTables[] = {
+      {&kRuntimeInterface, "runtime interface", &g_runtimeInterface},
+      {&kToolsCallbackHooks, "tools callback hooks", &g_toolsCallbackHooks},
+      {&kToolsTls, "tools thread-local storage", &g_toolsTls},
+      {&kContextLocalStorage, "context-local storage", &g_contextLocalStorage},
+      {&kContextChecks, "context checks", &g_contextChecks},
+      {&kIntegrityCheck, "integrity check", &g_integrity},
+      {&kUnknownF8cf, "unknown f8cff951", &g_unknownF8cf},
+  };
+  for (const KnownTable& t : kTables)
+    if (std::memcmp(id.bytes, t.id->bytes, sizeof id.bytes) == 0) return &t;
+  return nullptr;
+}
+
+}  // namespace
+
 const void* const* find(const CUuuid& id) {
-  auto is = [&](const CUuuid& known) { return std::memcmp(id.bytes, known.bytes, sizeof id.bytes) == 0; };
-  const void* table = nullptr;
-  if (is(kRuntimeInterface)) table = &g_runtimeInterface;
-  else if (is(kToolsCallbackHooks)) table = &g_toolsCallbackHooks;
-  else if (is(kToolsTls)) table = &g_toolsTls;
-  else if (is(kContextLocalStorage)) table = &g_contextLocalStorage;
-  else if (is(kContextChecks)) table = &g_contextChecks;
-  else if (is(kIntegrityCheck)) table = &g_integrity;
-  else if (is(kUnknownF8cf)) table = &g_unknownF8cf;
-  return static_cast<const void* const*>(table);
+  const KnownTable* known = lookup(id);
+  return known ? static_cast<const void* const*>(known->table) : nullptr;
+}
+
+const char* tableName(const CUuuid& id) {
+  const KnownTable* known = lookup(id);
+  return known ? known->name : nullptr;
 }
 
 }  // namespace cuemu::exporttables
@@ -344,12 +370,16 @@ namespace cuemu::impl {
 
 CUresult cuGetExportTable(const void** ppExportTable, const CUuuid* pExportTableId) {
   if (!ppExportTable || !pExportTableId) return CUDA_ERROR_INVALID_VALUE;
+  std::string hex;
+  for (char b : pExportTableId->bytes) hex += fmt::format("{:02x}", static_cast<uint8_t>(b));
   const void* const* table = exporttables::find(*pExportTableId);
+  const char* name = exporttables::tableName(*pExportTableId);
+  CUresult result = table ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  // The entry-point trace shows only the UUID's address; name the table.
+  exporttables::traced("EXPORT_TABLE lookup", "(uuid, table)", result, hex.c_str(), name ? name : "none");
   if (!table) {
-    std::string hex;
-    for (char b : pExportTableId->bytes) hex += fmt::format("{:02x}", static_cast<uint8_t>(b));
     CUEMU_INFO("cuGetExportTable: no table {} (NVIDIA's driver refuses unknown tables too)", hex);
-    return CUDA_ERROR_INVALID_VALUE;
+    return result;
   }
   *ppExportTable = table;
   return CUDA_SUCCESS;

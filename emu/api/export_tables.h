@@ -48,6 +48,8 @@ using IntegrityCheckFn = CUresult (*)(uint32_t version, uint64_t unixSeconds, ui
 
 // The table for a UUID, or null when cuemu (like NVIDIA's driver) has none.
 const void* const* find(const CUuuid& id);
+// The table's role ("runtime interface", ...) for traces, or null.
+const char* tableName(const CUuuid& id);
 
 // MD2 (RFC 1319).
 using Md2Digest = std::array<uint8_t, 16>;

@@ -1,0 +1,23 @@
+// A kernel that writes through a wild pointer: cudaDeviceSynchronize reports cudaErrorIllegalAddress, which
+// then sticks (every later call that synchronises fails the same way).
+#include "check.h"
+
+__global__ void writeThrough(int* p) { p[threadIdx.x] = 1; }
+
+int main() {
+  CORPUS_PROGRAM("kernel_fault");
+  int* good;
+  CHECK_CUDA(cudaMalloc(&good, 128));
+  writeThrough<<<1, 32>>>(good);
+  CHECK_CUDA(cudaDeviceSynchronize());
+  // Far from any allocation, in the upper half of the address space.
+  writeThrough<<<1, 32>>>(reinterpret_cast<int*>(0x7ff0deadbeef0000ull));
+  EXPECT_EQ_INT(cudaGetLastError(), cudaSuccess);  // the launch itself was fine
+  cudaError_t e = cudaDeviceSynchronize();
+  EXPECT_EQ_INT(e, cudaErrorIllegalAddress);
+  EXPECT_EQ_INT(cudaGetLastError(), cudaErrorIllegalAddress);
+  EXPECT_EQ_INT(cudaPeekAtLastError(), cudaErrorIllegalAddress);  // sticky: not cleared by the read above
+  int host = 0;
+  EXPECT_EQ_INT(cudaMemcpy(&host, good, sizeof host, cudaMemcpyDeviceToHost), cudaErrorIllegalAddress);
+  return corpus::pass();
+}

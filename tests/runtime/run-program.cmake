@@ -1,0 +1,22 @@
+# Runs one corpus program: cmake -DPROGRAM=<binary> [-DEXPECT=<regex>] [-DEXPECT_CUEMU=<regex>] -P run-program.cmake
+# Passes when the program exits 0 and prints the PASS line (and what EXPECT* ask for); prints SKIP when the
+# program skips (exit 77), which the test's SKIP_REGULAR_EXPRESSION turns into a skipped test.
+execute_process(COMMAND ${PROGRAM} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 300)
+message("${out}${err}")
+if(rc EQUAL 77)
+  message("CORPUS-SKIPPED")
+  return()
+endif()
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "exit status ${rc}")
+endif()
+if(NOT out MATCHES "PASS ")
+  message(FATAL_ERROR "no PASS line")
+endif()
+foreach(var EXPECT EXPECT_CUEMU)
+  if(DEFINED ${var} AND NOT "${${var}}" STREQUAL "")
+    if(NOT "${out}${err}" MATCHES "${${var}}")
+      message(FATAL_ERROR "output does not match ${var}: ${${var}}")
+    endif()
+  endif()
+endforeach()
