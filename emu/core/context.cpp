@@ -15,9 +15,22 @@ std::atomic<unsigned long long> g_nextContextId{1};
 
 // The per-thread stack. Holding shared_ptrs keeps a context object alive while it is current somewhere;
 // a destroyed context is detected through its alive flag.
-std::vector<std::shared_ptr<Context>>& threadStack() {
-  thread_local std::vector<std::shared_ptr<Context>> stack;
-  return stack;
+// The CUDA runtime calls the driver from exit handlers, after the exiting thread's thread_local objects are
+// destroyed: from then on that thread gets a fresh (deliberately leaked) stack instead of a destroyed one.
+using ContextStack = std::vector<std::shared_ptr<Context>>;
+thread_local bool t_stackDestroyed = false;  // trivially destructible: readable until the thread is gone
+struct ContextStackHolder {
+  ContextStack stack;
+  ~ContextStackHolder() { t_stackDestroyed = true; }
+};
+
+ContextStack& threadStack() {
+  if (t_stackDestroyed) [[unlikely]] {
+    thread_local ContextStack* late = new ContextStack;
+    return *late;
+  }
+  thread_local ContextStackHolder holder;
+  return holder.stack;
 }
 
 // The limits a new context starts with: what NVIDIA's driver reports on Hopper (emu/api/recorded/device.txt).

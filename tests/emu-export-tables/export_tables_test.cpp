@@ -11,8 +11,10 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <pthread.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -237,6 +239,30 @@ TEST_F(Tables, ContextLocalStorage) {
   // The handle is stale now.
   EXPECT_EQ(get(&value, handle, &keyA), CUDA_ERROR_INVALID_CONTEXT);
   EXPECT_EQ(put(handle, &keyA, &valueA, nullptr), CUDA_ERROR_INVALID_CONTEXT);
+}
+
+// The runtime calls context-local storage (and the rest of the driver) from its exit handler, after the main
+// thread's thread_local objects are destroyed. In a child process: such a call must answer, not crash.
+void* g_exitKey = nullptr;
+void callStorageAtExit() {
+  void* value = nullptr;
+  CUresult r = slot<StorageGetFn>(find(kContextLocalStorage), 2)(&value, nullptr, &g_exitKey);
+  std::_Exit(r == CUDA_ERROR_INVALID_CONTEXT ? 42 : 43);
+}
+
+TEST_F(Tables, StorageWorksInExitHandlers) {
+  auto context = deviceByOrdinal(0)->primaryContext();
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    pushCurrentContext(context);  // still current when the thread's stack is destroyed, as in the runtime
+    std::atexit(callStorageAtExit);
+    std::exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "child died with signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  EXPECT_EQ(WEXITSTATUS(status), 42);
 }
 
 // Through the built libcuda.so, as the runtime reaches it: cuGetProcAddress_v2 -> cuGetExportTable.
