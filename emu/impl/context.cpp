@@ -55,6 +55,16 @@ CUresult withCurrent(Fn&& fn) {
 
 bool validResourceType(CUdevResourceType type) { return type == CU_DEV_RESOURCE_TYPE_SM; }
 
+// The SMs a device or context has, described as a green-context resource. Partitions on Hopper come in
+// units of 8 SMs with pairs co-scheduled (TPCs).
+void describeSms(CUdevResource& resource, int smCount) {
+  resource = CUdevResource{};
+  resource.type = CU_DEV_RESOURCE_TYPE_SM;
+  resource.sm.smCount = static_cast<unsigned>(smCount);
+  resource.sm.minSmPartitionSize = 8;
+  resource.sm.smCoscheduledAlignment = 2;
+}
+
 CUresult greenContextsNotSupported(const char* entry) {
   CUEMU_INFO("{}: green contexts are not supported by cuemu", entry);
   return CUDA_ERROR_NOT_SUPPORTED;
@@ -212,13 +222,10 @@ CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int* version) {
   return CUDA_SUCCESS;
 }
 
+// Execution affinity needs MPS on NVIDIA's driver (cuDeviceGetExecAffinitySupport answers 0).
 CUresult cuCtxGetExecAffinity(CUexecAffinityParam* pExecAffinity, CUexecAffinityType type) {
   if (!pExecAffinity || type != CU_EXEC_AFFINITY_TYPE_SM_COUNT) return CUDA_ERROR_INVALID_VALUE;
-  return withCurrent([&](Context& context) {
-    pExecAffinity->type = CU_EXEC_AFFINITY_TYPE_SM_COUNT;
-    pExecAffinity->param.smCount.val = static_cast<unsigned>(context.smCount());
-    return CUDA_SUCCESS;
-  });
+  return withCurrent([&](Context&) { return CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY; });
 }
 
 // --- settings ---
@@ -352,7 +359,8 @@ CUresult cuDeviceGetDevResource(CUdevice device, CUdevResource* resource, CUdevR
   if (!found) return found.error().code;
   if (!resource) return CUDA_ERROR_INVALID_VALUE;
   if (!validResourceType(type)) return CUDA_ERROR_INVALID_RESOURCE_TYPE;
-  return greenContextsNotSupported("cuDeviceGetDevResource");
+  describeSms(*resource, (*found)->profile().smCount);
+  return CUDA_SUCCESS;
 }
 
 CUresult cuCtxGetDevResource(CUcontext hCtx, CUdevResource* resource, CUdevResourceType type) {
@@ -360,7 +368,8 @@ CUresult cuCtxGetDevResource(CUcontext hCtx, CUdevResource* resource, CUdevResou
   if (!context) return context.error().code;
   if (!resource) return CUDA_ERROR_INVALID_VALUE;
   if (!validResourceType(type)) return CUDA_ERROR_INVALID_RESOURCE_TYPE;
-  return greenContextsNotSupported("cuCtxGetDevResource");
+  describeSms(*resource, (*context)->smCount());
+  return CUDA_SUCCESS;
 }
 
 CUresult cuDevSmResourceSplitByCount(CUdevResource* result, unsigned int* nbGroups, const CUdevResource* input,

@@ -198,7 +198,11 @@ TEST_F(DeviceTest, TextureWidthLuidAndExecAffinity) {
 
 TEST_F(DeviceTest, GreenContextsAreNotSupported) {
   CUdevResource resource{};
-  EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED, cuDeviceGetDevResource(0, &resource, CU_DEV_RESOURCE_TYPE_SM));
+  ASSERT_CU(CUDA_SUCCESS, cuDeviceGetDevResource(0, &resource, CU_DEV_RESOURCE_TYPE_SM));
+  EXPECT_EQ(resource.type, CU_DEV_RESOURCE_TYPE_SM);
+  EXPECT_EQ(resource.sm.smCount, 132u);
+  CUdevResourceDesc desc = nullptr;
+  EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED, cuDevResourceGenerateDesc(&desc, &resource, 1));
   EXPECT_CU(CUDA_ERROR_INVALID_DEVICE, cuDeviceGetDevResource(9, &resource, CU_DEV_RESOURCE_TYPE_SM));
   EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuDeviceGetDevResource(0, nullptr, CU_DEV_RESOURCE_TYPE_SM));
   EXPECT_CU(CUDA_ERROR_INVALID_RESOURCE_TYPE, cuDeviceGetDevResource(0, &resource, CU_DEV_RESOURCE_TYPE_INVALID));
