@@ -346,6 +346,11 @@ int AddressSpace::sharedFd() {
   return fd;
 }
 
+int AddressSpace::sharedFileDescriptor() {
+  std::unique_lock lock(mutex_);
+  return sharedFd();
+}
+
 Expected<std::pair<int, uint64_t>> AddressSpace::shareRegion(const RegionPtr& region) {
   std::unique_lock lock(mutex_);
   int fd = sharedFd();

@@ -135,6 +135,8 @@ class AddressSpace {
   // IPC: makes the region's memory shareable with other processes (moves it onto the shared memfd once) and
   // returns the fd and the offset of the region in it.
   Expected<std::pair<int, uint64_t>> shareRegion(const RegionPtr& region);
+  // The shared memfd itself (created on first use), or -1 where memfd is unavailable.
+  int sharedFileDescriptor();
 
   // Device memory accounting against each device's configured capacity (CUDA_ERROR_OUT_OF_MEMORY past it).
   bool charge(int device, uint64_t bytes);

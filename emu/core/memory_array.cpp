@@ -60,7 +60,8 @@ Expected<std::shared_ptr<Array>> Array::create(Context& context, const CUDA_ARRA
     return makeError(CUDA_ERROR_INVALID_VALUE, "array format not supported by cuemu");
   }
   constexpr unsigned kKnownFlags = CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_SURFACE_LDST | CUDA_ARRAY3D_CUBEMAP |
-                                   CUDA_ARRAY3D_TEXTURE_GATHER | CUDA_ARRAY3D_COLOR_ATTACHMENT;
+                                   CUDA_ARRAY3D_TEXTURE_GATHER | CUDA_ARRAY3D_COLOR_ATTACHMENT |
+                                   CUDA_ARRAY3D_DEFERRED_MAPPING;  // backed at creation all the same
   if (d.Flags & ~kKnownFlags) return invalid("unsupported array flags");
   bool layered = d.Flags & CUDA_ARRAY3D_LAYERED, cube = d.Flags & CUDA_ARRAY3D_CUBEMAP;
   if (d.Width == 0) return invalid("Width is 0");

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <unistd.h>
 
 namespace cuemu {
 namespace {
@@ -27,7 +28,12 @@ DevicePools& devicePools() {
 MemPool::MemPool(int device, const CUmemPoolProps& props, bool isDefault)
     : device_(device), props_(props), isDefault_(isDefault) {}
 
+MemPool::~MemPool() {
+  if (importedFd_ >= 0) close(importedFd_);
+}
+
 Expected<RegionPtr> MemPool::allocate(Context& context, uint64_t bytes) {
+  if (importedFd_ >= 0) return makeError(CUDA_ERROR_INVALID_VALUE, "an imported pool cannot allocate");
   auto region = std::make_shared<MemoryRegion>();
   region->size = bytes;
   region->kind = MemoryKind::Device;

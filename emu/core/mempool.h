@@ -23,6 +23,12 @@ class MemPool : public std::enable_shared_from_this<MemPool> {
   static constexpr HandleKind kKind = HandleKind::MemPool;
 
   MemPool(int device, const CUmemPoolProps& props, bool isDefault);
+  ~MemPool();
+
+  // A pool imported from another process (cuMemPoolImportFromShareableHandle): its memory file. Such a pool
+  // only maps pointers exported from the original (cuMemPoolImportPointer).
+  void setImportedFd(int fd) { importedFd_ = fd; }
+  int importedFd() const { return importedFd_; }
 
   int device() const { return device_; }
   bool isDefault() const { return isDefault_; }
@@ -58,6 +64,7 @@ class MemPool : public std::enable_shared_from_this<MemPool> {
   uint64_t releaseThreshold_ = 0;
   int followEventDependencies_ = 1, allowOpportunistic_ = 1, allowInternalDependencies_ = 1;
   std::map<int, CUmemAccess_flags> peerAccess_;
+  int importedFd_ = -1;
 };
 
 HandleTable<MemPool>& memPoolTable();

@@ -64,6 +64,36 @@ CUresult cuArrayDestroy(CUarray hArray) {
   return CUDA_SUCCESS;
 }
 
+// Only arrays created for deferred mapping have requirements; cuemu backs them like every other array.
+CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS* requirements, CUarray hArray, CUdevice device) {
+  if (!requirements) return CUDA_ERROR_INVALID_VALUE;
+  auto array = findArray(hArray);
+  if (!array) return CUDA_ERROR_INVALID_HANDLE;
+  if (!(array->descriptor().Flags & CUDA_ARRAY3D_DEFERRED_MAPPING)) return CUDA_ERROR_INVALID_VALUE;
+  if (!array->storage() || array->storage()->device != device) return CUDA_ERROR_INVALID_DEVICE;
+  *requirements = CUDA_ARRAY_MEMORY_REQUIREMENTS{};
+  requirements->size = alignUp(array->totalBytes(), AddressSpace::kChunk);
+  requirements->alignment = AddressSpace::kChunk;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS* requirements,
+                                               CUmipmappedArray mipmap, CUdevice device) {
+  if (!requirements) return CUDA_ERROR_INVALID_VALUE;
+  auto mip = mipmappedArrayTable().find(handleValue(mipmap));
+  if (!mip) return CUDA_ERROR_INVALID_HANDLE;
+  if (!(mip->descriptor().Flags & CUDA_ARRAY3D_DEFERRED_MAPPING)) return CUDA_ERROR_INVALID_VALUE;
+  uint64_t total = 0;
+  for (unsigned i = 0; i < mip->levelCount(); ++i) {
+    if (mip->level(i)->storage()->device != device) return CUDA_ERROR_INVALID_DEVICE;
+    total += alignUp(mip->level(i)->totalBytes(), AddressSpace::kChunk);
+  }
+  *requirements = CUDA_ARRAY_MEMORY_REQUIREMENTS{};
+  requirements->size = total;
+  requirements->alignment = AddressSpace::kChunk;
+  return CUDA_SUCCESS;
+}
+
 CUresult cuMipmappedArrayCreate(CUmipmappedArray* pHandle, const CUDA_ARRAY3D_DESCRIPTOR* desc,
                                 unsigned int numMipmapLevels) {
   if (!pHandle || !desc) return CUDA_ERROR_INVALID_VALUE;

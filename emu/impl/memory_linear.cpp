@@ -49,6 +49,7 @@ CUresult cuMemAllocPitch_v2(CUdeviceptr* dptr, size_t* pPitch, size_t WidthInByt
 CUresult cuMemFree_v2(CUdeviceptr dptr) {
   CUEMU_REQUIRE_CONTEXT(context);
   (void)context;
+  if (!dptr) return CUDA_SUCCESS;  // like free(NULL)
   memops::drainOwner(dptr);
   auto released = releaseRegion(dptr, {MemoryKind::Device, MemoryKind::Managed});
   return released ? CUDA_SUCCESS : released.error().code;

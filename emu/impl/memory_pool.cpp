@@ -9,6 +9,10 @@
 #include "core/mempool.h"
 #include "impl/memory_internal.h"
 
+#include <fcntl.h>
+
+#include <cstring>
+
 namespace cuemu {
 namespace {
 
@@ -75,7 +79,7 @@ CUresult cuMemPoolCreate(CUmemoryPool* pool, const CUmemPoolProps* props) {
   if (props->allocType != CU_MEM_ALLOCATION_TYPE_PINNED) return CUDA_ERROR_INVALID_VALUE;
   if (props->handleTypes & ~CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_NOT_SUPPORTED;
   auto device = poolDevice(&props->location, props->allocType);
-  if (!device) return device.error().code;
+  if (!device) return device.error().code == CUDA_ERROR_INVALID_DEVICE ? CUDA_ERROR_INVALID_VALUE : device.error().code;
   auto created = std::make_shared<MemPool>(*device, *props, /*isDefault=*/false);
   created->registerHandle(memPoolTable().insert(created));
   *pool = created->apiHandle();
@@ -168,6 +172,100 @@ CUresult cuMemSetMemPool(CUmemLocation* location, CUmemAllocationType type, CUme
   auto device = poolDevice(location, type);
   if (!device) return device.error().code;
   return impl::cuDeviceSetMemPool(*device, pool);
+}
+
+// Pool sharing between processes: the pool's memory file is the process's shared memfd; an exported pointer
+// names its offset there.
+namespace {
+struct PoolPointerPayload {
+  uint32_t magic;
+  uint32_t version;
+  uint64_t offset;
+  uint64_t size;
+  uint64_t bufferId;
+  uint8_t reserved[32];
+};
+static_assert(sizeof(PoolPointerPayload) == sizeof(CUmemPoolPtrExportData), "export data is 64 bytes");
+constexpr uint32_t kPoolPointerMagic = 0x504D4543;  // "CEMP"
+}  // namespace
+
+CUresult cuMemPoolExportToShareableHandle(void* handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType,
+                                          unsigned long long flags) {
+  if (!handle_out || flags) return CUDA_ERROR_INVALID_VALUE;
+  auto found = findMemPool(pool);
+  if (!found) return CUDA_ERROR_INVALID_VALUE;
+  if (handleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR ||
+      !(found->props().handleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR))
+    return CUDA_ERROR_INVALID_VALUE;
+  int shared = AddressSpace::instance().sharedFileDescriptor();
+  if (shared < 0) return CUDA_ERROR_NOT_SUPPORTED;
+  int fd = fcntl(shared, F_DUPFD_CLOEXEC, 0);
+  if (fd < 0) return CUDA_ERROR_OUT_OF_MEMORY;
+  *static_cast<int*>(handle_out) = fd;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool* pool_out, void* handle,
+                                            CUmemAllocationHandleType handleType, unsigned long long flags) {
+  if (!pool_out || flags || handleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_INVALID_VALUE;
+  int fd = fcntl(static_cast<int>(reinterpret_cast<intptr_t>(handle)), F_DUPFD_CLOEXEC, 0);
+  if (fd < 0) return CUDA_ERROR_INVALID_VALUE;
+  CUmemPoolProps props{};
+  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  props.handleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  auto imported = std::make_shared<MemPool>(0, props, /*isDefault=*/false);
+  imported->setImportedFd(fd);
+  imported->registerHandle(memPoolTable().insert(imported));
+  *pool_out = imported->apiHandle();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData* shareData_out, CUdeviceptr ptr) {
+  if (!shareData_out) return CUDA_ERROR_INVALID_VALUE;
+  RegionPtr region = AddressSpace::instance().findStart(ptr);
+  if (!region || !region->pool || region->pool->importedFd() >= 0 ||
+      !(region->pool->props().handleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR))
+    return CUDA_ERROR_INVALID_VALUE;
+  auto shared = AddressSpace::instance().shareRegion(region);
+  if (!shared) return shared.error().code;
+  PoolPointerPayload payload{};
+  payload.magic = kPoolPointerMagic;
+  payload.version = 1;
+  payload.offset = shared->second;
+  payload.size = region->size;
+  payload.bufferId = region->bufferId;
+  std::memcpy(shareData_out, &payload, sizeof payload);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemPoolImportPointer(CUdeviceptr* ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData* shareData) {
+  if (!ptr_out || !shareData) return CUDA_ERROR_INVALID_VALUE;
+  auto found = findMemPool(pool);
+  if (!found || found->importedFd() < 0) return CUDA_ERROR_INVALID_VALUE;
+  PoolPointerPayload payload;
+  std::memcpy(&payload, shareData, sizeof payload);
+  if (payload.magic != kPoolPointerMagic || !payload.size) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_REQUIRE_CONTEXT(context);
+  auto region = std::make_shared<MemoryRegion>();
+  region->size = payload.size;
+  region->kind = MemoryKind::Device;
+  region->device = found->device();
+  region->context = context.apiHandle();
+  region->pool = found;
+  region->poolHandle = found->apiHandle();
+  AddressSpace& space = AddressSpace::instance();
+  auto placed = space.allocate(region, 0);
+  if (!placed) return placed.error().code;
+  auto mapped = space.mapFile(region->start, alignUp(payload.size, AddressSpace::pageSize()), found->importedFd(),
+                              payload.offset);
+  if (mapped) mapped = space.setProtection(region->start, region->size, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+  if (!mapped) {
+    space.release(region->start);
+    return mapped.error().code;
+  }
+  *ptr_out = region->start;
+  return CUDA_SUCCESS;
 }
 
 }  // namespace impl

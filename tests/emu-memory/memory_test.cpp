@@ -56,6 +56,7 @@ TEST_F(MemoryTest, FreeValidation) {
   EXPECT_EQ(cuMemFree_v2(p), CUDA_SUCCESS);
   EXPECT_EQ(cuMemFree_v2(p), CUDA_ERROR_INVALID_VALUE);       // double
   EXPECT_EQ(cuMemFree_v2(0x1234), CUDA_ERROR_INVALID_VALUE);  // garbage
+  EXPECT_EQ(cuMemFree_v2(0), CUDA_SUCCESS);
   EXPECT_EQ(cuMemAlloc_v2(&p, 0), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(cuMemAlloc_v2(nullptr, 16), CUDA_ERROR_INVALID_VALUE);
 }

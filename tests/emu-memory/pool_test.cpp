@@ -3,6 +3,8 @@
 
 #include "core/address_space.h"
 
+#include <unistd.h>
+
 namespace {
 
 TEST_F(MemoryTest, AllocAsyncFreeAsync) {
@@ -76,7 +78,42 @@ TEST_F(MemoryTest, CreatedPools) {
   EXPECT_EQ(cuMemPoolDestroy(pool), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(cuMemPoolDestroy(def), CUDA_ERROR_INVALID_VALUE);
   props.location.id = 5;
-  EXPECT_EQ(cuMemPoolCreate(&pool, &props), CUDA_ERROR_INVALID_DEVICE);
+  EXPECT_EQ(cuMemPoolCreate(&pool, &props), CUDA_ERROR_INVALID_VALUE);
+}
+
+}  // namespace
+
+namespace {
+
+TEST_F(MemoryTest, PoolExportImportPointer) {
+  CUmemPoolProps props{};
+  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  props.handleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  CUmemoryPool pool = nullptr, imported = nullptr;
+  ASSERT_EQ(cuMemPoolCreate(&pool, &props), CUDA_SUCCESS);
+  int fd = -1;
+  ASSERT_EQ(cuMemPoolExportToShareableHandle(&fd, pool, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0), CUDA_SUCCESS);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(cuMemPoolImportFromShareableHandle(&imported, reinterpret_cast<void*>(intptr_t(fd)),
+                                               CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+            CUDA_SUCCESS);
+  close(fd);
+  CUdeviceptr p = 0, q = 0;
+  ASSERT_EQ(cuMemAllocFromPoolAsync(&p, 5000, pool, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemsetD8_v2(p, 0x42, 5000), CUDA_SUCCESS);
+  CUmemPoolPtrExportData data{};
+  ASSERT_EQ(cuMemPoolExportPointer(&data, p), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemPoolImportPointer(&q, imported, &data), CUDA_SUCCESS);
+  EXPECT_NE(p, q);
+  EXPECT_EQ(reinterpret_cast<uint8_t*>(q)[4999], 0x42);  // the same bytes at another address
+  reinterpret_cast<uint8_t*>(q)[0] = 7;
+  EXPECT_EQ(reinterpret_cast<uint8_t*>(p)[0], 7);
+  EXPECT_EQ(cuMemFree_v2(q), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemFree_v2(p), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemPoolImportPointer(&q, pool, &data), CUDA_ERROR_INVALID_VALUE);  // not an imported pool
+  EXPECT_EQ(cuMemPoolDestroy(imported), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemPoolDestroy(pool), CUDA_SUCCESS);
 }
 
 }  // namespace
