@@ -345,8 +345,8 @@ TEST_F(api_device, TotalMemBadDevice) {
 
 TEST_F(api_device, CanAccessPeerSelf) {
   int can = -1;
-  // expectation from docs; GPU run will confirm
-  CU_EXPECT(CUDA_ERROR_INVALID_DEVICE, cuDeviceCanAccessPeer(&can, dev, dev));
+  CU_EXPECT_OK(cuDeviceCanAccessPeer(&can, dev, dev));  // seen on an H200
+  EXPECT_EQ(can, 0);
 }
 
 TEST_F(api_device, CanAccessPeerBadDevice) {
@@ -420,8 +420,7 @@ TEST_F(api_device, ExecAffinitySupport) {
 
 TEST_F(api_device, ExecAffinitySupportBadType) {
   int v;
-  CU_EXPECT(CUDA_ERROR_INVALID_VALUE,
-            cuDeviceGetExecAffinitySupport(&v, static_cast<CUexecAffinityType>(77), dev));
+  CU_EXPECT_OK(cuDeviceGetExecAffinitySupport(&v, static_cast<CUexecAffinityType>(77), dev));  // seen on an H200
 }
 
 }  // namespace

@@ -389,8 +389,7 @@ TEST(api_init, ProcAddressUnknownSymbol) {
 TEST(api_init, ProcAddressUnknownSymbolNoStatus) {
   CU_ASSERT_OK(cuInit(0));
   void* pfn = reinterpret_cast<void*>(1);
-  // expectation from docs; GPU run will confirm
-  CU_EXPECT(CUDA_ERROR_NOT_FOUND, cuGetProcAddress("cuNoSuchFunction", &pfn, 13000, 0, nullptr));
+  CU_EXPECT_OK(cuGetProcAddress("cuNoSuchFunction", &pfn, 13000, 0, nullptr));  // seen on an H200
   EXPECT_EQ(pfn, nullptr);
 }
 
