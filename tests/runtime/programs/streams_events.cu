@@ -75,10 +75,11 @@ int main() {
   EXPECT_TRUE(ms >= 0.0f);
   EXPECT_TRUE(cudaEventElapsedTime(&ms, start, ready) == cudaErrorInvalidResourceHandle);
 
-  // The legacy default stream orders against the blocking stream s1.
+  // The legacy default stream orders against the blocking stream s1 (named explicitly: with
+  // --default-stream per-thread the implicit default stream is the per-thread one, which does not).
   fill<<<n / 256, 256, 0, s1>>>(a, n, 9);
-  fill<<<n / 256, 256>>>(b, n, 1);
-  addFrom<<<n / 256, 256>>>(b, a, n);
+  fill<<<n / 256, 256, 0, cudaStreamLegacy>>>(b, n, 1);
+  addFrom<<<n / 256, 256, 0, cudaStreamLegacy>>>(b, a, n);
   CHECK_CUDA(cudaMemcpy(host, b, n * sizeof(int), cudaMemcpyDeviceToHost));
   for (int i = 0; i < n; ++i)
     if (host[i] != 10) corpus::fail("default stream did not order after s1", __FILE__, __LINE__);
