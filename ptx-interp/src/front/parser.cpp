@@ -183,6 +183,16 @@ private:
         if (id >= v.size()) v.resize(std::max<size_t>(id + 1, v.size() * 2 + 64));
     }
     void bindRegName(StrId name, uint32_t reg);
+    // Undoes the bindings made since undo_ had `mark` entries (names declared in a closing block).
+    void restoreBindings(size_t mark) {
+        while (undo_.size() > mark) {
+            const Undo& u = undo_.back();
+            if (u.table == Undo::RegName) regBind_[u.name] = u.oldValue;
+            else if (u.table == Undo::RegRange) rangeBind_[u.name] = u.oldValue;
+            else localBind_[u.name] = u.oldSym;
+            undo_.pop_back();
+        }
+    }
     void bindRange(StrId name, uint32_t decl);
     void bindLocal(StrId name, SymBinding b);
     void bindGlobal(StrId name, SymBinding b, SourceLoc loc);
@@ -988,9 +998,6 @@ bool Parser::parseInitializer(Variable& v, bool inBody) {
     }
     if (unsized) {
         // The first dimension is the number of top-level items.
-        uint64_t inner = v.size == 0 ? 1 : 1;
-        for (size_t i = 1; i < v.dims.size(); ++i) inner *= v.dims[i];
-        (void)inner;
         v.dims[0] = count == 0 ? 1 : count;
         uint64_t elems = 1;
         for (uint64_t d : v.dims) elems *= d;
@@ -1490,13 +1497,7 @@ void Parser::parseBody() {
             s.end = static_cast<uint32_t>(f.instructions.size());
             size_t mark = undoMarks_.back();
             undoMarks_.pop_back();
-            while (undo_.size() > mark) {
-                const Undo& u = undo_.back();
-                if (u.table == Undo::RegName) regBind_[u.name] = u.oldValue;
-                else if (u.table == Undo::RegRange) rangeBind_[u.name] = u.oldValue;
-                else localBind_[u.name] = u.oldSym;
-                undo_.pop_back();
-            }
+            restoreBindings(mark);
             scope_ = s.parent;
             --blockDepth_;
             continue;
@@ -1521,13 +1522,7 @@ void Parser::parseBody() {
     while (!undoMarks_.empty()) {
         size_t mark = undoMarks_.back();
         undoMarks_.pop_back();
-        while (undo_.size() > mark) {
-            const Undo& u = undo_.back();
-            if (u.table == Undo::RegName) regBind_[u.name] = u.oldValue;
-            else if (u.table == Undo::RegRange) rangeBind_[u.name] = u.oldValue;
-            else localBind_[u.name] = u.oldSym;
-            undo_.pop_back();
-        }
+        restoreBindings(mark);
     }
     scope_ = 0;
     f.scopes[0].end = static_cast<uint32_t>(f.instructions.size());
