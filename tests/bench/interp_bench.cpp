@@ -89,12 +89,18 @@ void check(const LaunchResult& r, benchmark::State& state) {
 }
 
 // ---- native versions (same algorithms, CTA structure flattened into loops) ------------------------------------
+// Compiled for the best ISA of this CPU (AVX2+FMA clone when available), like the interpreter's lane loops.
+#if defined(__x86_64__)
+#define NATIVE __attribute__((noinline, target_clones("arch=haswell", "default")))
+#else
+#define NATIVE __attribute__((noinline))
+#endif
 
-__attribute__((noinline)) void nativeVadd(const float* a, const float* b, float* c, int n) {
+NATIVE void nativeVadd(const float* a, const float* b, float* c, int n) {
   for (int i = 0; i < n; ++i) c[i] = a[i] + b[i];
 }
 
-__attribute__((noinline)) void nativeFma(float* out, int n, int iters) {
+NATIVE void nativeFma(float* out, int n, int iters) {
   for (int i = 0; i < n; ++i) {
     float x = float(i) * 0.001f, y = 1.0001f, z = 0.5f;
     for (int k = 0; k < iters; ++k) {
@@ -105,7 +111,7 @@ __attribute__((noinline)) void nativeFma(float* out, int n, int iters) {
   }
 }
 
-__attribute__((noinline)) void nativeReduce(const float* in, float* out, int blocks) {
+NATIVE void nativeReduce(const float* in, float* out, int blocks) {
   for (int b = 0; b < blocks; ++b) {
     float s[256];
     for (int t = 0; t < 256; ++t) s[t] = in[b * 256 + t];
@@ -115,7 +121,7 @@ __attribute__((noinline)) void nativeReduce(const float* in, float* out, int blo
   }
 }
 
-__attribute__((noinline)) void nativeMatmul(const float* A, const float* B, float* C, int n) {
+NATIVE void nativeMatmul(const float* A, const float* B, float* C, int n) {
   for (int by = 0; by < n / 16; ++by)
     for (int bx = 0; bx < n / 16; ++bx) {
       float acc[16][16] = {};
@@ -135,7 +141,7 @@ __attribute__((noinline)) void nativeMatmul(const float* A, const float* B, floa
     }
 }
 
-__attribute__((noinline)) void nativeCollatz(const unsigned* in, unsigned* steps, int n) {
+NATIVE void nativeCollatz(const unsigned* in, unsigned* steps, int n) {
   for (int i = 0; i < n; ++i) {
     unsigned long long x = in[i];
     unsigned s = 0;
@@ -147,7 +153,7 @@ __attribute__((noinline)) void nativeCollatz(const unsigned* in, unsigned* steps
   }
 }
 
-__attribute__((noinline)) void nativeHistogram(const unsigned char* in, unsigned* bins, int n) {
+NATIVE void nativeHistogram(const unsigned char* in, unsigned* bins, int n) {
   for (int i = 0; i < n; ++i) std::atomic_ref<unsigned>(bins[in[i]]).fetch_add(1, std::memory_order_relaxed);
 }
 

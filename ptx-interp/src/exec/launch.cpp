@@ -245,7 +245,8 @@ CtaStatus runCta(Cta& cta, const std::vector<uint32_t>* warpOrder) {
 void runJob(Job& job, const std::vector<uint64_t>* ctaOrder, const std::vector<uint32_t>* warpOrder) {
   unsigned savedCsr = _mm_getcsr();
   _mm_setcsr(0x1f80);  // round to nearest, exceptions masked, no FTZ/DAZ
-  std::deque<std::unique_ptr<CtaContext>> parked;
+  std::vector<std::unique_ptr<CtaContext>> parked;  // round-robin from `next` (no allocation unless a CTA yields)
+  size_t next = 0;
   const size_t maxParked = job.lp.cooperative ? size_t(1) << 20 : 4096;
   while (!job.faulted.load(std::memory_order_relaxed)) {
     std::unique_ptr<CtaContext> ctx;
@@ -259,11 +260,12 @@ void runJob(Job& job, const std::vector<uint64_t>* ctaOrder, const std::vector<u
     }
     if (!ctx) {
       if (parked.empty()) break;
-      ctx = std::move(parked.front());
-      parked.pop_front();
+      if (next >= parked.size()) next = 0;
+      ctx = std::move(parked[next]);
+      parked.erase(parked.begin() + std::ptrdiff_t(next));
     }
     CtaStatus st = runCta(ctx->cta, warpOrder);
-    if (st == CtaStatus::Yielded) parked.push_back(std::move(ctx));
+    if (st == CtaStatus::Yielded) parked.insert(parked.begin() + std::ptrdiff_t(std::min(next++, parked.size())), std::move(ctx));
     else giveContext(std::move(ctx));
     if (st == CtaStatus::Faulted) break;
   }
@@ -402,7 +404,7 @@ LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams&
     for (int i = 0; i < 32; ++i) std::memcpy(dst + i * s.size, &v, s.size);
   }
 
-  unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  static const unsigned hw = std::max(1u, std::thread::hardware_concurrency());  // a syscall: ask once
   unsigned threads = lp.config.threads ? lp.config.threads : hw;
   job.smCount = lp.config.smCount ? lp.config.smCount : threads;
   if (lp.config.deterministic) {
