@@ -12,7 +12,9 @@
 
 #include <fmt/format.h>
 #include <cstring>
+#include <algorithm>
 #include <string>
+#include <vector>
 
 namespace cuemu::exporttables {
 namespace {
@@ -189,9 +191,9 @@ struct IntegrityTable {
 };
 constinit const IntegrityTable g_integrity = {sizeSlot<IntegrityTable>(), integrityCheck, nullptr};
 
-void fillDeviceFacts(IntegrityMessage& m) {
+void fillDeviceFacts(IntegrityMessage& m, int ordinal) {
   std::memset(&m.b, 0, sizeof m.b);
-  Device* device = driverInitialized() ? deviceByOrdinal(0) : nullptr;
+  Device* device = driverInitialized() ? deviceByOrdinal(ordinal) : nullptr;
   if (!device) return;
   std::memcpy(m.b.deviceUuid, device->uuid().bytes, sizeof m.b.deviceUuid);
   // The runtime digests what cuDeviceGetAttribute told it; ask the same source.
@@ -221,10 +223,17 @@ CUresult integrityCheckImpl(uint32_t version, uint64_t unixSeconds, uint64_t out
   m.a.integrityTable = &g_integrity;
   m.a.integrityCheckFunction = reinterpret_cast<const void*>(&integrityCheck);
   m.a.unixSeconds = unixSeconds;
-  fillDeviceFacts(m);
-  uint8_t bytes[sizeof m.a + sizeof m.b];
-  std::memcpy(bytes, &m.a, sizeof m.a);
-  std::memcpy(bytes + sizeof m.a, &m.b, sizeof m.b);
+  // Struct A, then struct B for every device in ordinal order (measured: with two devices the runtime
+  // verifies A || B(0) || B(1); the reference document's single B is the one-device case).
+  std::vector<uint8_t> bytes(sizeof m.a);
+  std::memcpy(bytes.data(), &m.a, sizeof m.a);
+  int count = driverInitialized() ? static_cast<int>(devices().size()) : 0;
+  for (int ordinal = 0; ordinal < std::max(count, 1); ++ordinal) {
+    fillDeviceFacts(m, ordinal);
+    size_t at = bytes.size();
+    bytes.resize(at + sizeof m.b);
+    std::memcpy(bytes.data() + at, &m.b, sizeof m.b);
+  }
   Md2Digest digest = integrityHmac(bytes);
   std::memcpy(&out[0], digest.data(), 8);
   std::memcpy(&out[1], digest.data() + 8, 8);

@@ -58,7 +58,8 @@ Md2Digest md2(std::span<const uint8_t> message);
 // The integrity check's keyed digest: MD2((K ^ opad) || MD2((K ^ ipad) || message)).
 Md2Digest integrityHmac(std::span<const uint8_t> message);
 
-// The message the integrity check digests (76 bytes: struct A then struct B of the reference document).
+// The message the integrity check digests: struct A, then one struct B per device in ordinal order (76 bytes
+// with one device, 104 with two).
 struct IntegrityMessage {
   struct {
     uint32_t driverVersion;

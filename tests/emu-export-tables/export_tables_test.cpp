@@ -103,17 +103,18 @@ TEST_F(Tables, IntegrityCheckDigestsTheDocumentedMessage) {
   append<const void*>(m, integrity);
   append<const void*>(m, integrity[1]);
   append<uint64_t>(m, seconds);
-  Device* device = deviceByOrdinal(0);
-  ASSERT_NE(device, nullptr);
-  m.insert(m.end(), device->uuid().bytes, device->uuid().bytes + 16);
-  auto attribute = [&](CUdevice_attribute a, int fallback) {
-    int v = 0;
-    return device->attribute(a, v) == CUDA_SUCCESS ? v : fallback;
-  };
-  append<int32_t>(m, attribute(CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, device->pciDomainId()));
-  append<int32_t>(m, attribute(CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, device->pciBusId()));
-  append<int32_t>(m, attribute(CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, device->pciDeviceId()));
-  ASSERT_EQ(m.size(), 76u);
+  // One struct B per device (CTest runs this binary with CUEMU_DEVICE_COUNT=2).
+  for (Device* device : devices()) {
+    m.insert(m.end(), device->uuid().bytes, device->uuid().bytes + 16);
+    auto attribute = [&](CUdevice_attribute a, int fallback) {
+      int v = 0;
+      return device->attribute(a, v) == CUDA_SUCCESS ? v : fallback;
+    };
+    append<int32_t>(m, attribute(CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, device->pciDomainId()));
+    append<int32_t>(m, attribute(CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, device->pciBusId()));
+    append<int32_t>(m, attribute(CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, device->pciDeviceId()));
+  }
+  ASSERT_EQ(m.size(), 48u + 28u * devices().size());
   Md2Digest expected = hmacByHand(m);
   uint64_t words[2];
   std::memcpy(words, expected.data(), 16);
