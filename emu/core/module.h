@@ -1,18 +1,201 @@
-// Per-context loaded modules. Filled in by the modules area.
+// Modules, functions, libraries and kernels: how code gets into a context.
+//
+// A compiled PTX program (ptx::exec::Program) is immutable and shared: a library compiles its image once
+// and instantiates a Module in each context that uses it; a Module owns the context's storage for the
+// program's .global/.const variables. A Function is one kernel of a Module; a Kernel (CUkernel) is one kernel
+// of a Library and resolves to the current context's Function wherever a CUfunction is accepted.
 #pragma once
+
+#include "api/cuda_internal.h"
+#include "core/handle.h"
+#include "core/result.h"
+
+#include <ptx/exec.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
 
 namespace cuemu {
 
 class Context;
+class Module;
+class Library;
+struct MemoryRegion;
+
+// A compiled image: the program plus what the driver reports about it.
+struct CompiledImage {
+  std::shared_ptr<const ptx::exec::Program> program;
+  int ptxVersion = 0;  // major * 10 + minor, from .version
+  int targetArch = 0;  // e.g. 75 for .target sm_75
+  std::string name;    // for messages: file name or "image"
+};
+
+// Options of cuModuleLoadDataEx / cuLinkCreate / cuLibraryLoadData that the driver honours.
+struct JitOptions {
+  char* errorLog = nullptr;
+  size_t errorLogSize = 0;
+  char* infoLog = nullptr;
+  size_t infoLogSize = 0;
+  bool verbose = false;
+  // Where to write back sizes and wall time (the option value slots).
+  void** errorLogSizeSlot = nullptr;
+  void** infoLogSizeSlot = nullptr;
+  void** wallTimeSlot = nullptr;
+};
+Expected<JitOptions> parseJitOptions(unsigned count, const CUjit_option* options, void** values);
+// Writes `message` into the error log (truncated, NUL-terminated) and the used size back.
+void reportJit(const JitOptions& options, std::string_view errorMessage, std::string_view infoMessage, float wallMs);
+
+// Turns an image given to the driver (PTX text, a fatbinary, the runtime's wrapper) into a compiled program
+// for `device`; errors carry the driver's code and a message for the log.
+Expected<CompiledImage> compileImage(const void* image, int ccMajor, int ccMinor, std::string name = "image");
+
+class Function {
+ public:
+  static constexpr HandleKind kKind = HandleKind::Function;
+  Function(std::shared_ptr<Module> module, int kernelIndex);
+
+  Module& module() const { return *module_; }
+  std::shared_ptr<Module> moduleRef() const { return module_; }
+  int kernelIndex() const { return kernelIndex_; }
+  const ptx::exec::KernelInfo& info() const;
+  uint64_t handle() const { return handle_; }
+  void setHandle(uint64_t h) { handle_ = h; }
+
+  // cuFuncSetAttribute / cuFuncSetCacheConfig state.
+  std::atomic<int> maxDynamicSharedBytes{-1};  // -1 = default (48 KiB minus static)
+  std::atomic<int> preferredCarveout{-1};
+  std::atomic<int> cacheConfig{CU_FUNC_CACHE_PREFER_NONE};
+  std::atomic<int> sharedConfig{CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE};
+  std::atomic<int> requiredClusterWidth{0}, requiredClusterHeight{0}, requiredClusterDepth{0};
+  std::atomic<int> nonPortableClusterAllowed{0};
+  std::atomic<int> clusterSchedulingPolicy{0};
+
+  // State of the legacy launch API (cuParamSet*, cuFuncSetBlockShape, cuFuncSetSharedSize, cuLaunch*).
+  struct LegacyLaunchState {
+    std::vector<uint8_t> params;
+    int blockX = 1, blockY = 1, blockZ = 1;
+    unsigned sharedBytes = 0;
+  };
+  std::mutex legacyMutex;
+  LegacyLaunchState legacy;
+
+ private:
+  std::shared_ptr<Module> module_;
+  int kernelIndex_;
+  uint64_t handle_ = 0;
+};
+
+class Module : public std::enable_shared_from_this<Module> {
+ public:
+  static constexpr HandleKind kKind = HandleKind::Module;
+  Module(Context& context, CompiledImage image);
+  ~Module();
+
+  Context& context() const { return context_; }
+  const CompiledImage& image() const { return image_; }
+  const ptx::exec::Program& program() const { return *image_.program; }
+  uint64_t handle() const { return handle_; }
+  void setHandle(uint64_t h) { handle_ = h; }
+  Library* library() const { return library_; }
+  void setLibrary(Library* library) { library_ = library; }
+
+  // Allocates and initialises the module's variables in the context (relocations applied).
+  Expected<bool> instantiateGlobals();
+  const std::vector<uint64_t>& globalAddresses() const { return globalAddresses_; }
+  // Address and size of a .global/.const variable by name.
+  bool findGlobal(std::string_view name, uint64_t& address, uint64_t& size) const;
+  // The function for a kernel name (created on first request, same handle afterwards), or null.
+  std::shared_ptr<Function> function(std::string_view name);
+  std::shared_ptr<Function> functionByIndex(int kernelIndex);
+  std::vector<std::shared_ptr<Function>> allFunctions();
+  uint64_t constBytes() const { return constBytes_; }
+
+  // Drops the handles of the module and its functions; storage goes when the last launch using it ends.
+  void unregister();
+
+ private:
+  Context& context_;
+  CompiledImage image_;
+  uint64_t handle_ = 0;
+  Library* library_ = nullptr;
+  std::vector<std::shared_ptr<MemoryRegion>> storage_;
+  std::vector<uint64_t> globalAddresses_;
+  uint64_t constBytes_ = 0;
+  std::mutex functionsMutex_;
+  std::map<int, std::shared_ptr<Function>> functions_;
+};
 
 class ContextModules {
  public:
   explicit ContextModules(Context& context) : context_(context) {}
-  // Releases everything this part owns; called once when the context is destroyed or reset.
-  void teardown() {}
+  ~ContextModules();
+  Expected<std::shared_ptr<Module>> load(CompiledImage image, Library* library = nullptr);
+  CUresult unload(const std::shared_ptr<Module>& module);
+  void teardown();
+
+  // Device printf output, buffered until the host synchronises (as the GPU's FIFO is).
+  void appendPrintf(std::string_view text);
+  void flushPrintf();
 
  private:
-  [[maybe_unused]] Context& context_;
+  Context& context_;
+  std::mutex mutex_;
+  std::vector<std::shared_ptr<Module>> modules_;
+  std::mutex printfMutex_;
+  std::string printfBuffer_;
 };
+
+// A library: an image compiled once, loaded into each context that uses it.
+class Library : public std::enable_shared_from_this<Library> {
+ public:
+  static constexpr HandleKind kKind = HandleKind::Library;
+  explicit Library(CompiledImage image) : image_(std::move(image)) {}
+
+  const CompiledImage& image() const { return image_; }
+  uint64_t handle() const { return handle_; }
+  void setHandle(uint64_t h) { handle_ = h; }
+  // The library's module in `context`, loaded on first use.
+  Expected<std::shared_ptr<Module>> moduleIn(Context& context);
+  // The CUkernel for a kernel name (same handle every time), or null if there is no such kernel.
+  uint64_t kernelHandle(std::string_view name);
+  std::vector<uint64_t> kernelHandles();
+  void unregister();
+
+ private:
+  CompiledImage image_;
+  uint64_t handle_ = 0;
+  std::mutex mutex_;
+  std::map<unsigned long long, std::weak_ptr<Module>> modules_;  // by context id
+  std::map<int, uint64_t> kernels_;
+};
+
+class Kernel {
+ public:
+  static constexpr HandleKind kKind = HandleKind::Kernel;
+  Kernel(std::shared_ptr<Library> library, int kernelIndex) : library_(std::move(library)), kernelIndex_(kernelIndex) {}
+  Library& library() const { return *library_; }
+  std::shared_ptr<Library> libraryRef() const { return library_; }
+  int kernelIndex() const { return kernelIndex_; }
+  const ptx::exec::KernelInfo& info() const;
+
+ private:
+  std::shared_ptr<Library> library_;
+  int kernelIndex_;
+};
+
+HandleTable<Module>& moduleTable();
+HandleTable<Function>& functionTable();
+HandleTable<Library>& libraryTable();
+HandleTable<Kernel>& kernelTable();
+
+// A CUfunction as the API receives it: a Function handle, or a CUkernel resolved in the current context.
+Expected<std::shared_ptr<Function>> resolveFunction(CUfunction handle);
+
+// What cuModuleGetLoadingMode answers (CUDA_MODULE_LOADING=EAGER|LAZY; default LAZY like driver 580).
+CUmoduleLoadingMode moduleLoadingMode();
 
 }  // namespace cuemu

@@ -2,6 +2,7 @@
 
 #include "core/context.h"
 #include "core/log.h"
+#include "core/module.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -192,6 +193,7 @@ CUresult ContextStreams::synchronize() {
       if (auto s = weak.lock()) all.push_back(std::move(s));
   }
   for (auto& s : all) s->waitIdle();
+  context_.modules().flushPrintf();
   return context_.stickyError();
 }
 
@@ -225,6 +227,7 @@ CUresult runOnStreamAndWait(Context& context, CUstream stream, StreamWork work) 
   if (!resolved) return resolved.error().code;
   auto position = context.streams().submit(**resolved, std::move(work));
   position.stream->waitFor(position.sequence);
+  context.modules().flushPrintf();
   return context.stickyError();
 }
 

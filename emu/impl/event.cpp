@@ -3,6 +3,7 @@
 
 #include "core/context.h"
 #include "core/event.h"
+#include "core/module.h"
 #include "core/stream_lookup.h"
 
 namespace cuemu {
@@ -69,6 +70,7 @@ CUresult cuEventSynchronize(CUevent hEvent) {
   auto event = findEvent(hEvent);
   if (!event) return CUDA_ERROR_INVALID_HANDLE;
   event->synchronize();
+  event->context().modules().flushPrintf();
   return event->context().stickyError();
 }
 

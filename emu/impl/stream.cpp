@@ -4,6 +4,7 @@
 #include "core/context.h"
 #include "core/device.h"
 #include "core/event.h"
+#include "core/module.h"
 #include "core/stream.h"
 #include "core/stream_lookup.h"
 
@@ -47,6 +48,7 @@ CUresult synchronize(CUstream handle, bool perThread) {
   // started only after the blocking streams' earlier work.
   Stream& s = **stream;
   s.waitIdle();
+  s.context().modules().flushPrintf();  // device printf output appears when the host synchronises
   return s.context().stickyError();
 }
 

@@ -1,0 +1,123 @@
+#include "core/launch.h"
+
+#include "core/context.h"
+#include "core/device.h"
+#include "core/log.h"
+#include "core/memory.h"
+#include "core/stream.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace cuemu {
+namespace {
+
+// Global-memory checks for the interpreter: the address space's O(1) table.
+class DeviceMemoryValidator final : public ptx::exec::MemoryValidator {
+ public:
+  bool checkSlow(uint64_t address, uint64_t size, bool) const override {
+    return AddressSpace::instance().isAccessible(address, size);
+  }
+};
+
+const DeviceMemoryValidator& memoryValidator() {
+  static auto* validator = new DeviceMemoryValidator;
+  return *validator;
+}
+
+class ContextHostServices final : public ptx::exec::HostServices {
+ public:
+  explicit ContextHostServices(Context& context) : context_(context) {}
+  bool devicePrintf(std::string_view text) override {
+    context_.modules().appendPrintf(text);
+    return true;
+  }
+
+ private:
+  Context& context_;
+};
+
+ptx::exec::ExecConfig execConfig(const Device& device) {
+  ptx::exec::ExecConfig config;
+  if (const char* threads = std::getenv("CUEMU_THREADS")) config.threads = unsigned(std::atoi(threads));
+  config.deterministic = deterministicMode();
+  if (const char* seed = std::getenv("CUEMU_SCHEDULE_SEED")) config.scheduleSeed = std::strtoull(seed, nullptr, 0);
+  config.smCount = unsigned(device.profile().smCount);
+  return config;
+}
+
+int attribute(const Device& device, CUdevice_attribute a, int fallback) {
+  int v = 0;
+  return device.attribute(a, v) == CUDA_SUCCESS ? v : fallback;
+}
+
+CUresult validate(const LaunchRequest& r, const Device& device) {
+  const auto& info = r.function->info();
+  const auto& g = r.grid;
+  const auto& b = r.block;
+  if (!g.x || !g.y || !g.z || !b.x || !b.y || !b.z) return CUDA_ERROR_INVALID_VALUE;
+  if (g.x > 0x7FFFFFFFu || g.y > 65535 || g.z > 65535) return CUDA_ERROR_INVALID_VALUE;
+  if (b.x > 1024 || b.y > 1024 || b.z > 64) return CUDA_ERROR_INVALID_VALUE;
+  if (b.count() > info.maxThreadsPerBlock) return CUDA_ERROR_INVALID_VALUE;
+  int maxDynamic = r.function->maxDynamicSharedBytes.load();
+  uint64_t sharedLimit = maxDynamic >= 0 ? uint64_t(maxDynamic) + info.staticSharedBytes : 49152;
+  if (info.staticSharedBytes + uint64_t(r.dynamicSharedBytes) > std::max<uint64_t>(sharedLimit, 49152) ||
+      (maxDynamic < 0 && info.staticSharedBytes + uint64_t(r.dynamicSharedBytes) > 49152))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (r.cooperative) {
+    int blocksPerSm = attribute(device, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, 32);
+    int threadsPerSm = attribute(device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, 2048);
+    uint64_t perSm = std::min<uint64_t>(blocksPerSm, threadsPerSm / std::max<uint64_t>(1, b.count()));
+    if (g.count() > perSm * uint64_t(device.profile().smCount)) return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
+  }
+  return CUDA_SUCCESS;
+}
+
+}  // namespace
+
+CUresult faultResult(ptx::exec::FaultKind kind) {
+  using K = ptx::exec::FaultKind;
+  switch (kind) {
+    case K::None: return CUDA_SUCCESS;
+    case K::IllegalAddress: return CUDA_ERROR_ILLEGAL_ADDRESS;
+    case K::MisalignedAddress: return CUDA_ERROR_MISALIGNED_ADDRESS;
+    case K::InvalidAddressSpace: return CUDA_ERROR_INVALID_ADDRESS_SPACE;
+    case K::IllegalInstruction: return CUDA_ERROR_ILLEGAL_INSTRUCTION;
+    case K::Assert: return CUDA_ERROR_ASSERT;
+    case K::StackOverflow: return CUDA_ERROR_LAUNCH_FAILED;
+    case K::Deadlock: return CUDA_ERROR_LAUNCH_FAILED;
+    case K::LaunchInvalid: return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_ERROR_LAUNCH_FAILED;
+}
+
+CUresult submitLaunch(Stream& stream, LaunchRequest request) {
+  Context& context = stream.context();
+  if (CUresult sticky = context.stickyError()) return sticky;
+  if (&request.function->module().context() != &context) return CUDA_ERROR_INVALID_HANDLE;
+  if (CUresult invalid = validate(request, context.device())) return invalid;
+  auto config = execConfig(context.device());
+  context.streams().submit(stream, [request = std::move(request), config, &context]() -> CUresult {
+    ContextHostServices host(context);
+    const Module& module = request.function->module();
+    ptx::exec::LaunchParams params;
+    params.grid = request.grid;
+    params.block = request.block;
+    params.dynamicSharedBytes = request.dynamicSharedBytes;
+    params.params = request.params.data();
+    params.paramBytes = request.params.size();
+    params.globalAddresses = module.globalAddresses().data();
+    params.memory = &memoryValidator();
+    params.host = &host;
+    params.config = config;
+    params.cooperative = request.cooperative;
+    auto result = ptx::exec::launch(module.program(), request.function->kernelIndex(), params);
+    if (result.ok()) return CUDA_SUCCESS;
+    CUresult code = faultResult(result.fault.kind);
+    CUEMU_ERROR("kernel fault ({}): {}", ptx::exec::faultKindName(result.fault.kind), result.fault.message);
+    return code;
+  });
+  return CUDA_SUCCESS;
+}
+
+}  // namespace cuemu

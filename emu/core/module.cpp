@@ -1,0 +1,327 @@
+#include "core/module.h"
+
+#include "core/context.h"
+#include "core/device.h"
+#include "core/fatbin.h"
+#include "core/log.h"
+#include "core/memory.h"
+
+#include <ptx/link.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace cuemu {
+
+HandleTable<Module>& moduleTable() {
+  static auto* table = new HandleTable<Module>;
+  return *table;
+}
+HandleTable<Function>& functionTable() {
+  static auto* table = new HandleTable<Function>;
+  return *table;
+}
+HandleTable<Library>& libraryTable() {
+  static auto* table = new HandleTable<Library>;
+  return *table;
+}
+HandleTable<Kernel>& kernelTable() {
+  static auto* table = new HandleTable<Kernel>;
+  return *table;
+}
+
+CUmoduleLoadingMode moduleLoadingMode() {
+  const char* value = std::getenv("CUDA_MODULE_LOADING");
+  if (value && std::strcmp(value, "EAGER") == 0) return CU_MODULE_EAGER_LOADING;
+  return CU_MODULE_LAZY_LOADING;
+}
+
+// ---- JIT options ---------------------------------------------------------------------------------------------
+
+Expected<JitOptions> parseJitOptions(unsigned count, const CUjit_option* options, void** values) {
+  JitOptions out;
+  if (count == 0) return out;
+  if (!options || !values) return makeError(CUDA_ERROR_INVALID_VALUE, "JIT options without values");
+  for (unsigned i = 0; i < count; ++i) {
+    void* value = values[i];
+    auto asSize = [&] { return static_cast<size_t>(reinterpret_cast<uintptr_t>(value)); };
+    switch (options[i]) {
+      case CU_JIT_ERROR_LOG_BUFFER: out.errorLog = static_cast<char*>(value); break;
+      case CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES:
+        out.errorLogSize = asSize();
+        out.errorLogSizeSlot = &values[i];
+        break;
+      case CU_JIT_INFO_LOG_BUFFER: out.infoLog = static_cast<char*>(value); break;
+      case CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES:
+        out.infoLogSize = asSize();
+        out.infoLogSizeSlot = &values[i];
+        break;
+      case CU_JIT_WALL_TIME: out.wallTimeSlot = &values[i]; break;
+      case CU_JIT_LOG_VERBOSE: out.verbose = asSize() != 0; break;
+      default:
+        // Register limits, optimisation levels, targets, caching, debug info ...: meaningful for a GPU's
+        // code generator only; accepted. Values beyond the known options are rejected.
+        if (options[i] < 0 || options[i] >= CU_JIT_NUM_OPTIONS)
+          return makeError(CUDA_ERROR_INVALID_VALUE, "unknown JIT option");
+        break;
+    }
+  }
+  return out;
+}
+
+namespace {
+void writeLog(char* buffer, size_t size, void** sizeSlot, std::string_view text) {
+  if (!buffer || size == 0) return;
+  size_t n = std::min(text.size(), size - 1);
+  std::memcpy(buffer, text.data(), n);
+  buffer[n] = 0;
+  if (sizeSlot) *sizeSlot = reinterpret_cast<void*>(static_cast<uintptr_t>(n + 1));
+}
+}  // namespace
+
+void reportJit(const JitOptions& options, std::string_view errorMessage, std::string_view infoMessage, float wallMs) {
+  writeLog(options.errorLog, options.errorLogSize, options.errorLogSizeSlot, errorMessage);
+  writeLog(options.infoLog, options.infoLogSize, options.infoLogSizeSlot, infoMessage);
+  if (options.wallTimeSlot) std::memcpy(options.wallTimeSlot, &wallMs, sizeof(float));
+}
+
+// ---- Compiling images ----------------------------------------------------------------------------------------
+
+namespace {
+
+// ".version 9.0" -> 90 and ".target sm_75" -> 75, for function attributes.
+void readVersionAndTarget(std::string_view text, int& version, int& target) {
+  auto pos = text.find(".version");
+  if (pos != std::string_view::npos) {
+    int major = 0, minor = 0;
+    std::sscanf(std::string(text.substr(pos + 8, 16)).c_str(), "%d.%d", &major, &minor);
+    version = major * 10 + minor;
+  }
+  pos = text.find(".target");
+  if (pos != std::string_view::npos) {
+    auto sm = text.find("sm_", pos);
+    if (sm != std::string_view::npos && sm - pos < 32) target = std::atoi(std::string(text.substr(sm + 3, 4)).c_str());
+  }
+}
+
+}  // namespace
+
+Expected<CompiledImage> compileImage(const void* image, int ccMajor, int ccMinor, std::string name) {
+  if (!image) return makeError(CUDA_ERROR_INVALID_VALUE, "NULL image");
+  auto ptx = extractPtx(image, ccMajor, ccMinor);
+  if (!ptx) return ptx.takeError();
+  CompiledImage out;
+  out.name = std::move(name);
+  std::string linked;
+  if (ptx->units.empty()) {
+    // nvcc's device-link stub of a program without relocatable device code: nothing to run.
+    linked = ".version 6.0\n.target sm_52\n.address_size 64\n";
+  } else if (ptx->needsLinking && ptx->units.size() > 1) {
+    std::vector<ptx::link::Input> inputs;
+    for (auto& unit : ptx->units) inputs.push_back({unit.sourceName.empty() ? out.name : unit.sourceName, unit.text});
+    auto result = ptx::link::linkModules(inputs);
+    if (!result.ok) return makeError(CUDA_ERROR_INVALID_IMAGE, out.name + ": linking relocatable device code failed:\n" + result.log);
+    linked = std::move(result.ptx);
+  } else {
+    linked = std::move(ptx->units.front().text);
+  }
+  std::string_view text = linked;
+  readVersionAndTarget(text, out.ptxVersion, out.targetArch);
+  auto compiled = ptx::exec::compile(text);
+  if (!compiled.program) return makeError(CUDA_ERROR_INVALID_PTX, out.name + ":" + compiled.error);
+  out.program = std::move(compiled.program);
+  return out;
+}
+
+// ---- Functions and modules -----------------------------------------------------------------------------------
+
+Function::Function(std::shared_ptr<Module> module, int kernelIndex) : module_(std::move(module)), kernelIndex_(kernelIndex) {}
+
+const ptx::exec::KernelInfo& Function::info() const { return ptx::exec::kernels(module_->program())[kernelIndex_]; }
+
+const ptx::exec::KernelInfo& Kernel::info() const { return ptx::exec::kernels(*library_->image().program)[kernelIndex_]; }
+
+Module::Module(Context& context, CompiledImage image) : context_(context), image_(std::move(image)) {}
+
+Module::~Module() {
+  for (auto& region : storage_) (void)releaseRegion(region->start, {MemoryKind::Device});
+}
+
+Expected<bool> Module::instantiateGlobals() {
+  const auto& globals = ptx::exec::globals(program());
+  globalAddresses_.assign(globals.size(), 0);
+  for (std::size_t i = 0; i < globals.size(); ++i) {
+    const auto& g = globals[i];
+    if (g.linkage == ptx::exec::Linkage::Extern)
+      return makeError(CUDA_ERROR_NOT_FOUND, "unresolved external variable '" + g.name + "' (link it with cuLink*)");
+    auto region = context_.memory().allocateDevice(std::max<uint64_t>(g.size, 1));
+    if (!region) return region.takeError();
+    storage_.push_back(*region);
+    globalAddresses_[i] = (*region)->start;
+    auto* bytes = reinterpret_cast<uint8_t*>((*region)->start);
+    if (!g.init.empty()) std::memcpy(bytes, g.init.data(), std::min<uint64_t>(g.init.size(), g.size));
+    if (g.space == ptx::exec::VarSpace::Const) constBytes_ += g.size;
+  }
+  for (std::size_t i = 0; i < globals.size(); ++i) {
+    for (const auto& r : globals[i].relocations) {
+      uint64_t target = r.isFunction ? (0xF000000000000000ull | r.symbol) : globalAddresses_.at(r.symbol);
+      uint64_t value = target + r.addend;
+      if (r.offset + r.size > globals[i].size) continue;
+      std::memcpy(reinterpret_cast<uint8_t*>(globalAddresses_[i] + r.offset), &value, r.size);
+    }
+  }
+  return true;
+}
+
+bool Module::findGlobal(std::string_view name, uint64_t& address, uint64_t& size) const {
+  const auto& globals = ptx::exec::globals(program());
+  for (std::size_t i = 0; i < globals.size(); ++i)
+    if (globals[i].name == name) {
+      address = globalAddresses_[i];
+      size = globals[i].size;
+      return true;
+    }
+  return false;
+}
+
+std::shared_ptr<Function> Module::functionByIndex(int index) {
+  std::lock_guard lock(functionsMutex_);
+  auto& f = functions_[index];
+  if (!f) {
+    f = std::make_shared<Function>(shared_from_this(), index);
+    f->setHandle(functionTable().insert(f));
+  }
+  return f;
+}
+
+std::shared_ptr<Function> Module::function(std::string_view name) {
+  int index = ptx::exec::findKernel(program(), name);
+  return index < 0 ? nullptr : functionByIndex(index);
+}
+
+std::vector<std::shared_ptr<Function>> Module::allFunctions() {
+  std::vector<std::shared_ptr<Function>> out;
+  for (int i = 0, n = int(ptx::exec::kernels(program()).size()); i < n; ++i) out.push_back(functionByIndex(i));
+  return out;
+}
+
+void Module::unregister() {
+  moduleTable().erase(handle_);
+  std::lock_guard lock(functionsMutex_);
+  for (auto& [index, f] : functions_) functionTable().erase(f->handle());
+  // Functions hold the module; dropping them here breaks the cycle (launches in flight keep their own refs).
+  functions_.clear();
+}
+
+ContextModules::~ContextModules() { teardown(); }
+
+Expected<std::shared_ptr<Module>> ContextModules::load(CompiledImage image, Library* library) {
+  auto module = std::make_shared<Module>(context_, std::move(image));
+  module->setLibrary(library);
+  auto globals = module->instantiateGlobals();
+  if (!globals) return globals.takeError();
+  module->setHandle(moduleTable().insert(module));
+  std::lock_guard lock(mutex_);
+  modules_.push_back(module);
+  return module;
+}
+
+CUresult ContextModules::unload(const std::shared_ptr<Module>& module) {
+  {
+    std::lock_guard lock(mutex_);
+    auto it = std::find(modules_.begin(), modules_.end(), module);
+    if (it == modules_.end()) return CUDA_ERROR_INVALID_HANDLE;
+    modules_.erase(it);
+  }
+  module->unregister();
+  return CUDA_SUCCESS;
+}
+
+void ContextModules::teardown() {
+  flushPrintf();
+  std::vector<std::shared_ptr<Module>> modules;
+  {
+    std::lock_guard lock(mutex_);
+    modules.swap(modules_);
+  }
+  for (auto& m : modules) m->unregister();
+}
+
+void ContextModules::appendPrintf(std::string_view text) {
+  std::lock_guard lock(printfMutex_);
+  printfBuffer_ += text;
+}
+
+void ContextModules::flushPrintf() {
+  std::string out;
+  {
+    std::lock_guard lock(printfMutex_);
+    out.swap(printfBuffer_);
+  }
+  if (out.empty()) return;
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+}
+
+// ---- Libraries and kernels -----------------------------------------------------------------------------------
+
+Expected<std::shared_ptr<Module>> Library::moduleIn(Context& context) {
+  std::lock_guard lock(mutex_);
+  auto& weak = modules_[context.id()];
+  if (auto module = weak.lock()) return module;
+  auto loaded = context.modules().load(image_, this);
+  if (!loaded) return loaded.takeError();
+  weak = *loaded;
+  return *loaded;
+}
+
+uint64_t Library::kernelHandle(std::string_view name) {
+  int index = ptx::exec::findKernel(*image_.program, name);
+  if (index < 0) return 0;
+  std::lock_guard lock(mutex_);
+  auto& handle = kernels_[index];
+  if (!handle) handle = kernelTable().insert(std::make_shared<Kernel>(shared_from_this(), index));
+  return handle;
+}
+
+std::vector<uint64_t> Library::kernelHandles() {
+  std::vector<uint64_t> out;
+  const auto& ks = ptx::exec::kernels(*image_.program);
+  for (const auto& k : ks) out.push_back(kernelHandle(k.name));
+  return out;
+}
+
+void Library::unregister() {
+  libraryTable().erase(handle_);
+  std::map<int, uint64_t> kernels;
+  std::map<unsigned long long, std::weak_ptr<Module>> modules;
+  {
+    std::lock_guard lock(mutex_);
+    kernels.swap(kernels_);
+    modules.swap(modules_);
+  }
+  for (auto& [index, handle] : kernels) kernelTable().erase(handle);
+  for (auto& [id, weak] : modules)
+    if (auto module = weak.lock()) module->context().modules().unload(module);
+}
+
+Expected<std::shared_ptr<Function>> resolveFunction(CUfunction handle) {
+  uint64_t value = handleValue(handle);
+  if (!value) return makeError(CUDA_ERROR_INVALID_HANDLE, "NULL function");
+  if (HandleBits::isHandle(value) && HandleBits::kind(value) == HandleKind::Kernel) {
+    auto kernel = kernelTable().find(value);
+    if (!kernel) return makeError(CUDA_ERROR_INVALID_HANDLE, "stale kernel handle");
+    auto context = requireCurrentContext();
+    if (!context) return context.takeError();
+    auto module = kernel->library().moduleIn(**context);
+    if (!module) return module.takeError();
+    return (*module)->functionByIndex(kernel->kernelIndex());
+  }
+  auto function = functionTable().find(value);
+  if (!function) return makeError(CUDA_ERROR_INVALID_HANDLE, "invalid function handle");
+  return function;
+}
+
+}  // namespace cuemu

@@ -1,0 +1,415 @@
+// Launching kernels, function attributes and occupancy.
+#include "api/impl.h"
+
+#include "core/context.h"
+#include "core/device.h"
+#include "core/launch.h"
+#include "core/module.h"
+#include "core/stream_lookup.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace cuemu {
+namespace {
+
+int deviceAttribute(const Device& device, CUdevice_attribute attribute, int fallback) {
+  int value = 0;
+  return device.attribute(attribute, value) == CUDA_SUCCESS ? value : fallback;
+}
+
+// Builds the parameter buffer from either form the API accepts.
+Expected<std::vector<uint8_t>> buildParams(const ptx::exec::KernelInfo& info, void** kernelParams, void** extra) {
+  std::vector<uint8_t> buffer(info.paramBytes);
+  if (kernelParams && extra) return makeError(CUDA_ERROR_INVALID_VALUE, "both kernelParams and extra given");
+  if (extra) {
+    const void* data = nullptr;
+    const size_t* size = nullptr;
+    for (int i = 0; extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+      if (i > 64) return makeError(CUDA_ERROR_INVALID_VALUE, "unterminated extra array");
+      if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+        data = extra[i + 1];
+      else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE)
+        size = static_cast<const size_t*>(extra[i + 1]);
+      else
+        return makeError(CUDA_ERROR_INVALID_VALUE, "unknown entry in extra");
+    }
+    if (!data || !size) return makeError(CUDA_ERROR_INVALID_VALUE, "extra lacks the buffer or its size");
+    if (*size < info.paramBytes) return makeError(CUDA_ERROR_INVALID_VALUE, "parameter buffer too small");
+    std::memcpy(buffer.data(), data, info.paramBytes);
+    return buffer;
+  }
+  if (!info.params.empty() && !kernelParams) return makeError(CUDA_ERROR_INVALID_VALUE, "kernel parameters missing");
+  for (std::size_t i = 0; i < info.params.size(); ++i) {
+    if (!kernelParams[i]) return makeError(CUDA_ERROR_INVALID_VALUE, "NULL kernel parameter pointer");
+    std::memcpy(buffer.data() + info.params[i].offset, kernelParams[i], info.params[i].size);
+  }
+  return buffer;
+}
+
+CUresult launch(CUfunction f, ptx::exec::Dim3 grid, ptx::exec::Dim3 block, unsigned sharedBytes, CUstream hStream,
+                void** kernelParams, void** extra, bool perThread, bool cooperative) {
+  auto function = resolveFunction(f);
+  if (!function) return function.error().code;
+  auto params = buildParams((*function)->info(), kernelParams, extra);
+  if (!params) return params.error().code;
+  auto stream = lookupStream(hStream, perThread);
+  if (!stream) return stream.error().code;
+  LaunchRequest request{*function, grid, block, sharedBytes, std::move(*params), cooperative};
+  return submitLaunch(**stream, std::move(request));
+}
+
+CUresult launchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                      unsigned shared, CUstream stream, void** kernelParams, void** extra, bool perThread) {
+  return launch(f, {gx, gy, gz}, {bx, by, bz}, shared, stream, kernelParams, extra, perThread, false);
+}
+
+CUresult launchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kernelParams, void** extra, bool perThread) {
+  if (!config) return CUDA_ERROR_INVALID_VALUE;
+  if (config->numAttrs && !config->attrs) return CUDA_ERROR_INVALID_VALUE;
+  bool cooperative = false;
+  for (unsigned i = 0; i < config->numAttrs; ++i) {
+    const CUlaunchAttribute& a = config->attrs[i];
+    switch (a.id) {
+      case CU_LAUNCH_ATTRIBUTE_COOPERATIVE: cooperative = a.value.cooperative != 0; break;
+      case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: {
+        // Clusters must tile the grid.
+        const auto& d = a.value.clusterDim;
+        if (!d.x || !d.y || !d.z || config->gridDimX % d.x || config->gridDimY % d.y || config->gridDimZ % d.z)
+          return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+        break;
+      }
+      default:
+        // Priority, access policy, programmatic serialization, memory sync domains ...: scheduling hints
+        // with no observable effect on a CPU; accepted.
+        if (a.id <= CU_LAUNCH_ATTRIBUTE_IGNORE || a.id >= CU_LAUNCH_ATTRIBUTE_MAX) return CUDA_ERROR_INVALID_VALUE;
+        break;
+    }
+  }
+  return launch(f, {config->gridDimX, config->gridDimY, config->gridDimZ},
+                {config->blockDimX, config->blockDimY, config->blockDimZ}, config->sharedMemBytes, config->hStream,
+                kernelParams, extra, perThread, cooperative);
+}
+
+// ---- Occupancy, from the device profile and the kernel's resources -------------------------------------------
+
+struct Occupancy {
+  int blocksPerSm = 0;
+};
+
+Occupancy occupancy(const Function& function, const Device& device, int blockSize, size_t dynamicShared) {
+  const auto& info = function.info();
+  int warpsPerBlock = (blockSize + 31) / 32;
+  int maxThreadsPerSm = deviceAttribute(device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, 2048);
+  int maxBlocksPerSm = deviceAttribute(device, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, 32);
+  int regsPerSm = deviceAttribute(device, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, 65536);
+  int sharedPerSm = deviceAttribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, 233472);
+  int reservedPerBlock = deviceAttribute(device, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, 1024);
+  if (blockSize <= 0 || blockSize > int(info.maxThreadsPerBlock)) return {0};
+  int byThreads = maxThreadsPerSm / (warpsPerBlock * 32);
+  int regs = std::max<int>(info.registerCount, 16);
+  int regsPerWarp = ((regs * 32 + 255) / 256) * 256;  // allocation unit of 256 registers per warp
+  int byRegs = regsPerSm / std::max(1, regsPerWarp * warpsPerBlock);
+  size_t shared = info.staticSharedBytes + dynamicShared + reservedPerBlock;
+  int byShared = shared ? int(sharedPerSm / shared) : maxBlocksPerSm;
+  return {std::max(0, std::min({byThreads, byRegs, byShared, maxBlocksPerSm}))};
+}
+
+CUresult maxActiveBlocks(int* numBlocks, CUfunction func, int blockSize, size_t dynamicShared, unsigned flags) {
+  if (!numBlocks) return CUDA_ERROR_INVALID_VALUE;
+  if (flags & ~unsigned(CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE)) return CUDA_ERROR_INVALID_VALUE;
+  auto function = resolveFunction(func);
+  if (!function) return function.error().code;
+  *numBlocks = occupancy(**function, (*function)->module().context().device(), blockSize, dynamicShared).blocksPerSm;
+  return CUDA_SUCCESS;
+}
+
+CUresult maxPotentialBlockSize(int* minGridSize, int* blockSize, CUfunction func, CUoccupancyB2DSize toShared,
+                               size_t dynamicShared, int limit, unsigned flags) {
+  if (!minGridSize || !blockSize) return CUDA_ERROR_INVALID_VALUE;
+  if (flags & ~unsigned(CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE)) return CUDA_ERROR_INVALID_VALUE;
+  auto function = resolveFunction(func);
+  if (!function) return function.error().code;
+  const Device& device = (*function)->module().context().device();
+  int maxBlock = int((*function)->info().maxThreadsPerBlock);
+  if (limit > 0) maxBlock = std::min(maxBlock, limit);
+  int bestBlock = 0, bestThreads = 0, bestBlocks = 0;
+  for (int size = maxBlock - maxBlock % 32 ? maxBlock - maxBlock % 32 : maxBlock; size > 0; size -= 32) {
+    size_t shared = toShared ? toShared(size) : dynamicShared;
+    int blocks = occupancy(**function, device, size, shared).blocksPerSm;
+    if (blocks * size > bestThreads) {
+      bestThreads = blocks * size;
+      bestBlock = size;
+      bestBlocks = blocks;
+    }
+  }
+  *blockSize = bestBlock;
+  *minGridSize = bestBlocks * deviceAttribute(device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 132);
+  return CUDA_SUCCESS;
+}
+
+// ---- Function attributes -------------------------------------------------------------------------------------
+
+CUresult functionAttribute(int* out, CUfunction_attribute attribute, Function& f) {
+  const auto& info = f.info();
+  const Device& device = f.module().context().device();
+  int optIn = deviceAttribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 232448);
+  switch (attribute) {
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *out = int(info.maxThreadsPerBlock); break;
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *out = int(info.staticSharedBytes); break;
+    case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: *out = int(f.module().constBytes()); break;
+    case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *out = int(info.localBytesPerThread); break;
+    case CU_FUNC_ATTRIBUTE_NUM_REGS: *out = int(info.registerCount); break;
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION: *out = f.module().image().ptxVersion; break;
+    case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *out = device.profile().ccMajor * 10 + device.profile().ccMinor; break;
+    case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA: *out = 0; break;
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: {
+      int set = f.maxDynamicSharedBytes.load();
+      *out = set >= 0 ? set : std::max(0, 49152 - int(info.staticSharedBytes));
+      (void)optIn;
+      break;
+    }
+    case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *out = f.preferredCarveout.load(); break;
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET: *out = 0; break;
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH: *out = f.requiredClusterWidth.load(); break;
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT: *out = f.requiredClusterHeight.load(); break;
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH: *out = f.requiredClusterDepth.load(); break;
+    case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED: *out = f.nonPortableClusterAllowed.load(); break;
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE: *out = f.clusterSchedulingPolicy.load(); break;
+    default: return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult setFunctionAttribute(Function& f, CUfunction_attribute attribute, int value) {
+  const Device& device = f.module().context().device();
+  int optIn = deviceAttribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 232448);
+  switch (attribute) {
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+      if (value < 0 || value + int(f.info().staticSharedBytes) > optIn) return CUDA_ERROR_INVALID_VALUE;
+      f.maxDynamicSharedBytes = value;
+      return CUDA_SUCCESS;
+    case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+      if (value < -1 || value > 100) return CUDA_ERROR_INVALID_VALUE;
+      f.preferredCarveout = value;
+      return CUDA_SUCCESS;
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH: f.requiredClusterWidth = value; return CUDA_SUCCESS;
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT: f.requiredClusterHeight = value; return CUDA_SUCCESS;
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH: f.requiredClusterDepth = value; return CUDA_SUCCESS;
+    case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
+      if (value != 0 && value != 1) return CUDA_ERROR_INVALID_VALUE;
+      f.nonPortableClusterAllowed = value;
+      return CUDA_SUCCESS;
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+      f.clusterSchedulingPolicy = value;
+      return CUDA_SUCCESS;
+    default: return CUDA_ERROR_INVALID_VALUE;  // the others are read-only
+  }
+}
+
+template <typename Fn>
+CUresult withFunction(CUfunction handle, Fn&& fn) {
+  auto function = resolveFunction(handle);
+  if (!function) return function.error().code;
+  return fn(**function);
+}
+
+}  // namespace
+
+namespace impl {
+
+CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
+                        unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
+                        unsigned int sharedMemBytes, CUstream hStream, void** kernelParams, void** extra) {
+  return launchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream,
+                      kernelParams, extra, false);
+}
+CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
+                             unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
+                             unsigned int sharedMemBytes, CUstream hStream, void** kernelParams, void** extra) {
+  return launchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream,
+                      kernelParams, extra, true);
+}
+CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kernelParams, void** extra) {
+  return launchKernelEx(config, f, kernelParams, extra, false);
+}
+CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig* config, CUfunction f, void** kernelParams, void** extra) {
+  return launchKernelEx(config, f, kernelParams, extra, true);
+}
+CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
+                                   unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
+                                   unsigned int sharedMemBytes, CUstream hStream, void** kernelParams) {
+  return launch(f, {gridDimX, gridDimY, gridDimZ}, {blockDimX, blockDimY, blockDimZ}, sharedMemBytes, hStream,
+                kernelParams, nullptr, false, true);
+}
+CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                                        unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+                                        unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
+                                        void** kernelParams) {
+  return launch(f, {gridDimX, gridDimY, gridDimZ}, {blockDimX, blockDimY, blockDimZ}, sharedMemBytes, hStream,
+                kernelParams, nullptr, true, true);
+}
+
+// ---- The legacy launch API -----------------------------------------------------------------------------------
+
+CUresult cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z) {
+  if (x <= 0 || y <= 0 || z <= 0) return CUDA_ERROR_INVALID_VALUE;
+  return withFunction(hfunc, [&](Function& f) {
+    std::lock_guard lock(f.legacyMutex);
+    f.legacy.blockX = x, f.legacy.blockY = y, f.legacy.blockZ = z;
+    return CUDA_SUCCESS;
+  });
+}
+CUresult cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes) {
+  return withFunction(hfunc, [&](Function& f) {
+    std::lock_guard lock(f.legacyMutex);
+    f.legacy.sharedBytes = bytes;
+    return CUDA_SUCCESS;
+  });
+}
+CUresult cuParamSetSize(CUfunction hfunc, unsigned int numbytes) {
+  if (numbytes > 32764) return CUDA_ERROR_INVALID_VALUE;
+  return withFunction(hfunc, [&](Function& f) {
+    std::lock_guard lock(f.legacyMutex);
+    f.legacy.params.resize(numbytes);
+    return CUDA_SUCCESS;
+  });
+}
+CUresult cuParamSetv(CUfunction hfunc, int offset, void* ptr, unsigned int numbytes) {
+  if (offset < 0 || (!ptr && numbytes)) return CUDA_ERROR_INVALID_VALUE;
+  return withFunction(hfunc, [&](Function& f) {
+    std::lock_guard lock(f.legacyMutex);
+    if (size_t(offset) + numbytes > 32764) return CUDA_ERROR_INVALID_VALUE;
+    if (f.legacy.params.size() < size_t(offset) + numbytes) f.legacy.params.resize(size_t(offset) + numbytes);
+    if (numbytes) std::memcpy(f.legacy.params.data() + offset, ptr, numbytes);
+    return CUDA_SUCCESS;
+  });
+}
+CUresult cuParamSeti(CUfunction hfunc, int offset, unsigned int value) { return impl::cuParamSetv(hfunc, offset, &value, 4); }
+CUresult cuParamSetf(CUfunction hfunc, int offset, float value) { return impl::cuParamSetv(hfunc, offset, &value, 4); }
+CUresult cuParamSetTexRef(CUfunction hfunc, int, CUtexref) {
+  return withFunction(hfunc, [](Function&) { return CUDA_ERROR_NOT_SUPPORTED; });
+}
+
+static CUresult legacyLaunch(CUfunction hfunc, int gridW, int gridH, CUstream stream) {
+  if (gridW <= 0 || gridH <= 0) return CUDA_ERROR_INVALID_VALUE;
+  auto function = resolveFunction(hfunc);
+  if (!function) return function.error().code;
+  Function& f = **function;
+  Function::LegacyLaunchState state;
+  {
+    std::lock_guard lock(f.legacyMutex);
+    state = f.legacy;
+  }
+  state.params.resize(std::max<size_t>(state.params.size(), f.info().paramBytes));
+  size_t size = state.params.size();
+  void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, state.params.data(), CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
+                   CU_LAUNCH_PARAM_END};
+  return launch(hfunc, {unsigned(gridW), unsigned(gridH), 1},
+                {unsigned(state.blockX), unsigned(state.blockY), unsigned(state.blockZ)}, state.sharedBytes, stream,
+                nullptr, extra, false, false);
+}
+CUresult cuLaunch(CUfunction f) { return legacyLaunch(f, 1, 1, nullptr); }
+CUresult cuLaunchGrid(CUfunction f, int grid_width, int grid_height) {
+  return legacyLaunch(f, grid_width, grid_height, nullptr);
+}
+CUresult cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream) {
+  return legacyLaunch(f, grid_width, grid_height, hStream);
+}
+
+// ---- Functions -------------------------------------------------------------------------------------------------
+
+CUresult cuFuncGetAttribute(int* pi, CUfunction_attribute attrib, CUfunction hfunc) {
+  if (!pi) return CUDA_ERROR_INVALID_VALUE;
+  return withFunction(hfunc, [&](Function& f) { return functionAttribute(pi, attrib, f); });
+}
+CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value) {
+  return withFunction(hfunc, [&](Function& f) { return setFunctionAttribute(f, attrib, value); });
+}
+CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config) {
+  if (config < CU_FUNC_CACHE_PREFER_NONE || config > CU_FUNC_CACHE_PREFER_EQUAL) return CUDA_ERROR_INVALID_VALUE;
+  return withFunction(hfunc, [&](Function& f) { f.cacheConfig = config; return CUDA_SUCCESS; });
+}
+CUresult cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config) {
+  if (config < CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE || config > CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE)
+    return CUDA_ERROR_INVALID_VALUE;
+  return withFunction(hfunc, [&](Function& f) { f.sharedConfig = config; return CUDA_SUCCESS; });
+}
+CUresult cuFuncGetModule(CUmodule* hmod, CUfunction hfunc) {
+  if (!hmod) return CUDA_ERROR_INVALID_VALUE;
+  return withFunction(hfunc, [&](Function& f) { *hmod = toApiHandle<CUmodule>(f.module().handle()); return CUDA_SUCCESS; });
+}
+CUresult cuFuncGetName(const char** name, CUfunction hfunc) {
+  if (!name) return CUDA_ERROR_INVALID_VALUE;
+  return withFunction(hfunc, [&](Function& f) { *name = f.info().name.c_str(); return CUDA_SUCCESS; });
+}
+CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t* paramOffset, size_t* paramSize) {
+  if (!paramOffset && !paramSize) return CUDA_ERROR_INVALID_VALUE;
+  return withFunction(func, [&](Function& f) {
+    const auto& params = f.info().params;
+    if (paramIndex >= params.size()) return CUDA_ERROR_INVALID_VALUE;
+    if (paramOffset) *paramOffset = params[paramIndex].offset;
+    if (paramSize) *paramSize = params[paramIndex].size;
+    return CUDA_SUCCESS;
+  });
+}
+CUresult cuFuncIsLoaded(CUfunctionLoadingState* state, CUfunction function) {
+  if (!state) return CUDA_ERROR_INVALID_VALUE;
+  return withFunction(function, [&](Function&) { *state = CU_FUNCTION_LOADING_STATE_LOADED; return CUDA_SUCCESS; });
+}
+CUresult cuFuncLoad(CUfunction function) {
+  return withFunction(function, [](Function&) { return CUDA_SUCCESS; });
+}
+
+CUresult cuKernelGetAttribute(int* pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev) {
+  if (!pi) return CUDA_ERROR_INVALID_VALUE;
+  if (!deviceByOrdinal(dev)) return CUDA_ERROR_INVALID_DEVICE;
+  return withFunction(reinterpret_cast<CUfunction>(kernel), [&](Function& f) { return functionAttribute(pi, attrib, f); });
+}
+CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev) {
+  if (!deviceByOrdinal(dev)) return CUDA_ERROR_INVALID_DEVICE;
+  return withFunction(reinterpret_cast<CUfunction>(kernel), [&](Function& f) { return setFunctionAttribute(f, attrib, val); });
+}
+CUresult cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev) {
+  if (!deviceByOrdinal(dev)) return CUDA_ERROR_INVALID_DEVICE;
+  return impl::cuFuncSetCacheConfig(reinterpret_cast<CUfunction>(kernel), config);
+}
+
+// ---- Occupancy -------------------------------------------------------------------------------------------------
+
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, CUfunction func, int blockSize,
+                                                     size_t dynamicSMemSize) {
+  return maxActiveBlocks(numBlocks, func, blockSize, dynamicSMemSize, 0);
+}
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, CUfunction func, int blockSize,
+                                                              size_t dynamicSMemSize, unsigned int flags) {
+  return maxActiveBlocks(numBlocks, func, blockSize, dynamicSMemSize, flags);
+}
+CUresult cuOccupancyMaxPotentialBlockSize(int* minGridSize, int* blockSize, CUfunction func,
+                                          CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize,
+                                          int blockSizeLimit) {
+  return maxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize,
+                               blockSizeLimit, 0);
+}
+CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int* minGridSize, int* blockSize, CUfunction func,
+                                                   CUoccupancyB2DSize blockSizeToDynamicSMemSize,
+                                                   size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags) {
+  return maxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize,
+                               blockSizeLimit, flags);
+}
+CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t* dynamicSmemSize, CUfunction func, int numBlocks, int blockSize) {
+  if (!dynamicSmemSize || numBlocks <= 0) return CUDA_ERROR_INVALID_VALUE;
+  return withFunction(func, [&](Function& f) {
+    const Device& device = f.module().context().device();
+    int sharedPerSm = deviceAttribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, 233472);
+    int reserved = deviceAttribute(device, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, 1024);
+    int optIn = deviceAttribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 232448);
+    if (blockSize <= 0 || blockSize > int(f.info().maxThreadsPerBlock)) return CUDA_ERROR_INVALID_VALUE;
+    long perBlock = sharedPerSm / numBlocks - reserved - long(f.info().staticSharedBytes);
+    *dynamicSmemSize = size_t(std::max(0L, std::min<long>(perBlock, optIn - long(f.info().staticSharedBytes))));
+    return CUDA_SUCCESS;
+  });
+}
+
+}  // namespace impl
+}  // namespace cuemu

@@ -1,0 +1,314 @@
+// Module, library and kernel entry points.
+#include "api/impl.h"
+
+#include "core/context.h"
+#include "core/device.h"
+#include "core/log.h"
+#include "core/module.h"
+
+#include <chrono>
+#include <fstream>
+#include <iterator>
+
+namespace cuemu {
+namespace {
+
+Expected<std::string> readFile(const char* path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return makeError(CUDA_ERROR_FILE_NOT_FOUND, std::string("cannot open ") + path);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  bytes.push_back('\0');  // PTX files need not end with a NUL; images given in memory do
+  return bytes;
+}
+
+CUresult loadModule(CUmodule* out, const void* image, const JitOptions& jit, std::string name) {
+  if (!out || !image) return CUDA_ERROR_INVALID_VALUE;
+  auto context = requireCurrentContext();
+  if (!context) return context.error().code;
+  const Device& device = (*context)->device();
+  auto start = std::chrono::steady_clock::now();
+  auto compiled = compileImage(image, device.profile().ccMajor, device.profile().ccMinor, std::move(name));
+  float ms = std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (!compiled) {
+    CUEMU_ERROR("module load failed: {}", compiled.error().message);
+    reportJit(jit, compiled.error().message, "", ms);
+    return compiled.error().code;
+  }
+  auto module = (*context)->modules().load(std::move(*compiled));
+  if (!module) {
+    CUEMU_ERROR("module load failed: {}", module.error().message);
+    reportJit(jit, module.error().message, "", ms);
+    return module.error().code;
+  }
+  reportJit(jit, "", jit.verbose ? "cuemu: PTX compiled for the interpreter" : "", ms);
+  *out = toApiHandle<CUmodule>((*module)->handle());
+  return CUDA_SUCCESS;
+}
+
+std::shared_ptr<Module> findModule(CUmodule handle) { return moduleTable().find(handleValue(handle)); }
+std::shared_ptr<Library> findLibrary(CUlibrary handle) { return libraryTable().find(handleValue(handle)); }
+std::shared_ptr<Kernel> findKernel(CUkernel handle) { return kernelTable().find(handleValue(handle)); }
+
+CUresult getGlobal(Module& module, const char* name, uint64_t* address, uint64_t* size) {
+  uint64_t a = 0, s = 0;
+  if (!module.findGlobal(name, a, s)) return CUDA_ERROR_NOT_FOUND;
+  if (address) *address = a;
+  if (size) *size = s;
+  return CUDA_SUCCESS;
+}
+
+CUresult loadLibrary(CUlibrary* out, const void* code, std::string name, unsigned numJit, CUjit_option* jitOptions,
+                     void** jitValues, unsigned numLibraryOptions, CUlibraryOption* libraryOptions, void** libraryValues) {
+  if (!out || !code) return CUDA_ERROR_INVALID_VALUE;
+  if (numLibraryOptions && (!libraryOptions || !libraryValues)) return CUDA_ERROR_INVALID_VALUE;
+  for (unsigned i = 0; i < numLibraryOptions; ++i)
+    if (libraryOptions[i] < 0 || libraryOptions[i] >= CU_LIBRARY_NUM_OPTIONS) return CUDA_ERROR_INVALID_VALUE;
+  auto jit = parseJitOptions(numJit, jitOptions, jitValues);
+  if (!jit) return jit.error().code;
+  // A library is context-independent: it compiles for device 0's architecture (all virtual devices share one).
+  const Device* device = deviceByOrdinal(0);
+  if (!device) return CUDA_ERROR_NO_DEVICE;
+  auto compiled = compileImage(code, device->profile().ccMajor, device->profile().ccMinor, std::move(name));
+  if (!compiled) {
+    CUEMU_ERROR("library load failed: {}", compiled.error().message);
+    reportJit(*jit, compiled.error().message, "", 0);
+    return compiled.error().code;
+  }
+  auto library = std::make_shared<Library>(std::move(*compiled));
+  library->setHandle(libraryTable().insert(library));
+  // Eager loading instantiates the library in the current context now; lazy loading at first use.
+  if (moduleLoadingMode() == CU_MODULE_EAGER_LOADING)
+    if (auto context = currentContext()) (void)library->moduleIn(*context);
+  *out = toApiHandle<CUlibrary>(library->handle());
+  return CUDA_SUCCESS;
+}
+
+}  // namespace
+
+namespace impl {
+
+CUresult cuModuleLoadData(CUmodule* module, const void* image) { return loadModule(module, image, {}, "image"); }
+
+CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int numOptions, CUjit_option* options,
+                            void** optionValues) {
+  auto jit = parseJitOptions(numOptions, options, optionValues);
+  if (!jit) return jit.error().code;
+  return loadModule(module, image, *jit, "image");
+}
+
+CUresult cuModuleLoadFatBinary(CUmodule* module, const void* fatCubin) {
+  return loadModule(module, fatCubin, {}, "fatbinary");
+}
+
+CUresult cuModuleLoad(CUmodule* module, const char* fname) {
+  if (!module || !fname) return CUDA_ERROR_INVALID_VALUE;
+  auto bytes = readFile(fname);
+  if (!bytes) return bytes.error().code;
+  return loadModule(module, bytes->data(), {}, fname);
+}
+
+CUresult cuModuleUnload(CUmodule hmod) {
+  auto module = findModule(hmod);
+  if (!module) return CUDA_ERROR_INVALID_HANDLE;
+  return module->context().modules().unload(module);
+}
+
+CUresult cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const char* name) {
+  if (!hfunc || !name) return CUDA_ERROR_INVALID_VALUE;
+  auto module = findModule(hmod);
+  if (!module) return CUDA_ERROR_INVALID_HANDLE;
+  auto function = module->function(name);
+  if (!function) return CUDA_ERROR_NOT_FOUND;
+  *hfunc = toApiHandle<CUfunction>(function->handle());
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleGetFunctionCount(unsigned int* count, CUmodule mod) {
+  if (!count) return CUDA_ERROR_INVALID_VALUE;
+  auto module = findModule(mod);
+  if (!module) return CUDA_ERROR_INVALID_HANDLE;
+  *count = static_cast<unsigned>(ptx::exec::kernels(module->program()).size());
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleEnumerateFunctions(CUfunction* functions, unsigned int numFunctions, CUmodule mod) {
+  if (!functions) return CUDA_ERROR_INVALID_VALUE;
+  auto module = findModule(mod);
+  if (!module) return CUDA_ERROR_INVALID_HANDLE;
+  auto all = module->allFunctions();
+  if (numFunctions > all.size()) return CUDA_ERROR_INVALID_VALUE;
+  for (unsigned i = 0; i < numFunctions; ++i) functions[i] = toApiHandle<CUfunction>(all[i]->handle());
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleGetGlobal_v2(CUdeviceptr* dptr, size_t* bytes, CUmodule hmod, const char* name) {
+  if (!name || (!dptr && !bytes)) return CUDA_ERROR_INVALID_VALUE;
+  auto module = findModule(hmod);
+  if (!module) return CUDA_ERROR_INVALID_HANDLE;
+  uint64_t a, s;
+  CUresult r = getGlobal(*module, name, &a, &s);
+  if (r) return r;
+  if (dptr) *dptr = a;
+  if (bytes) *bytes = s;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleGetGlobal(CUdeviceptr_v1* dptr, unsigned int* bytes, CUmodule hmod, const char* name) {
+  CUdeviceptr a = 0;
+  size_t s = 0;
+  CUresult r = impl::cuModuleGetGlobal_v2(dptr ? &a : nullptr, bytes ? &s : nullptr, hmod, name);
+  if (r) return r;
+  // The 32-bit legacy form cannot express cuemu's addresses.
+  if (a > 0xFFFFFFFFu) return CUDA_ERROR_NOT_SUPPORTED;
+  if (dptr) *dptr = static_cast<CUdeviceptr_v1>(a);
+  if (bytes) *bytes = static_cast<unsigned>(s);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode* mode) {
+  if (!mode) return CUDA_ERROR_INVALID_VALUE;
+  *mode = moduleLoadingMode();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleGetTexRef(CUtexref* pTexRef, CUmodule hmod, const char* name) {
+  if (!pTexRef || !name) return CUDA_ERROR_INVALID_VALUE;
+  if (!findModule(hmod)) return CUDA_ERROR_INVALID_HANDLE;
+  return CUDA_ERROR_NOT_FOUND;  // texture references are not part of the PTX cuemu runs
+}
+
+CUresult cuModuleGetSurfRef(CUsurfref* pSurfRef, CUmodule hmod, const char* name) {
+  if (!pSurfRef || !name) return CUDA_ERROR_INVALID_VALUE;
+  if (!findModule(hmod)) return CUDA_ERROR_INVALID_HANDLE;
+  return CUDA_ERROR_NOT_FOUND;
+}
+
+// ---- Libraries -------------------------------------------------------------------------------------------------
+
+CUresult cuLibraryLoadData(CUlibrary* library, const void* code, CUjit_option* jitOptions, void** jitOptionsValues,
+                           unsigned int numJitOptions, CUlibraryOption* libraryOptions, void** libraryOptionValues,
+                           unsigned int numLibraryOptions) {
+  return loadLibrary(library, code, "image", numJitOptions, jitOptions, jitOptionsValues, numLibraryOptions,
+                     libraryOptions, libraryOptionValues);
+}
+
+CUresult cuLibraryLoadFromFile(CUlibrary* library, const char* fileName, CUjit_option* jitOptions,
+                               void** jitOptionsValues, unsigned int numJitOptions, CUlibraryOption* libraryOptions,
+                               void** libraryOptionValues, unsigned int numLibraryOptions) {
+  if (!library || !fileName) return CUDA_ERROR_INVALID_VALUE;
+  auto bytes = readFile(fileName);
+  if (!bytes) return bytes.error().code;
+  return loadLibrary(library, bytes->data(), fileName, numJitOptions, jitOptions, jitOptionsValues, numLibraryOptions,
+                     libraryOptions, libraryOptionValues);
+}
+
+CUresult cuLibraryUnload(CUlibrary library) {
+  auto lib = findLibrary(library);
+  if (!lib) return CUDA_ERROR_INVALID_HANDLE;
+  lib->unregister();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLibraryGetKernel(CUkernel* pKernel, CUlibrary library, const char* name) {
+  if (!pKernel || !name) return CUDA_ERROR_INVALID_VALUE;
+  auto lib = findLibrary(library);
+  if (!lib) return CUDA_ERROR_INVALID_HANDLE;
+  uint64_t handle = lib->kernelHandle(name);
+  if (!handle) return CUDA_ERROR_NOT_FOUND;
+  *pKernel = toApiHandle<CUkernel>(handle);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLibraryGetKernelCount(unsigned int* count, CUlibrary lib) {
+  if (!count) return CUDA_ERROR_INVALID_VALUE;
+  auto library = findLibrary(lib);
+  if (!library) return CUDA_ERROR_INVALID_HANDLE;
+  *count = static_cast<unsigned>(ptx::exec::kernels(*library->image().program).size());
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLibraryEnumerateKernels(CUkernel* kernels, unsigned int numKernels, CUlibrary lib) {
+  if (!kernels) return CUDA_ERROR_INVALID_VALUE;
+  auto library = findLibrary(lib);
+  if (!library) return CUDA_ERROR_INVALID_HANDLE;
+  auto all = library->kernelHandles();
+  if (numKernels > all.size()) return CUDA_ERROR_INVALID_VALUE;
+  for (unsigned i = 0; i < numKernels; ++i) kernels[i] = toApiHandle<CUkernel>(all[i]);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLibraryGetModule(CUmodule* pMod, CUlibrary library) {
+  if (!pMod) return CUDA_ERROR_INVALID_VALUE;
+  auto lib = findLibrary(library);
+  if (!lib) return CUDA_ERROR_INVALID_HANDLE;
+  auto context = requireCurrentContext();
+  if (!context) return context.error().code;
+  auto module = lib->moduleIn(**context);
+  if (!module) return module.error().code;
+  *pMod = toApiHandle<CUmodule>((*module)->handle());
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLibraryGetGlobal(CUdeviceptr* dptr, size_t* bytes, CUlibrary library, const char* name) {
+  if (!name) return CUDA_ERROR_INVALID_VALUE;
+  auto lib = findLibrary(library);
+  if (!lib) return CUDA_ERROR_INVALID_HANDLE;
+  auto context = requireCurrentContext();
+  if (!context) return context.error().code;
+  auto module = lib->moduleIn(**context);
+  if (!module) return module.error().code;
+  uint64_t a, s;
+  if (CUresult r = getGlobal(**module, name, &a, &s)) return r;
+  if (dptr) *dptr = a;
+  if (bytes) *bytes = s;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLibraryGetManaged(CUdeviceptr* dptr, size_t* bytes, CUlibrary library, const char* name) {
+  // __managed__ variables are ordinary globals here: host and device share memory.
+  return impl::cuLibraryGetGlobal(dptr, bytes, library, name);
+}
+
+CUresult cuLibraryGetUnifiedFunction(void** fptr, CUlibrary library, const char* symbol) {
+  if (!fptr || !symbol) return CUDA_ERROR_INVALID_VALUE;
+  if (!findLibrary(library)) return CUDA_ERROR_INVALID_HANDLE;
+  return CUDA_ERROR_NOT_FOUND;
+}
+
+CUresult cuKernelGetFunction(CUfunction* pFunc, CUkernel kernel) {
+  if (!pFunc) return CUDA_ERROR_INVALID_VALUE;
+  auto function = resolveFunction(reinterpret_cast<CUfunction>(kernel));
+  if (!function) return function.error().code;
+  *pFunc = toApiHandle<CUfunction>((*function)->handle());
+  return CUDA_SUCCESS;
+}
+
+CUresult cuKernelGetLibrary(CUlibrary* pLib, CUkernel kernel) {
+  if (!pLib) return CUDA_ERROR_INVALID_VALUE;
+  auto k = findKernel(kernel);
+  if (!k) return CUDA_ERROR_INVALID_HANDLE;
+  *pLib = toApiHandle<CUlibrary>(k->library().handle());
+  return CUDA_SUCCESS;
+}
+
+CUresult cuKernelGetName(const char** name, CUkernel hfunc) {
+  if (!name) return CUDA_ERROR_INVALID_VALUE;
+  auto k = findKernel(hfunc);
+  if (!k) return CUDA_ERROR_INVALID_HANDLE;
+  *name = k->info().name.c_str();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t* paramOffset, size_t* paramSize) {
+  if (!paramOffset && !paramSize) return CUDA_ERROR_INVALID_VALUE;
+  auto k = findKernel(kernel);
+  if (!k) return CUDA_ERROR_INVALID_HANDLE;
+  const auto& params = k->info().params;
+  if (paramIndex >= params.size()) return CUDA_ERROR_INVALID_VALUE;
+  if (paramOffset) *paramOffset = params[paramIndex].offset;
+  if (paramSize) *paramSize = params[paramIndex].size;
+  return CUDA_SUCCESS;
+}
+
+}  // namespace impl
+}  // namespace cuemu
