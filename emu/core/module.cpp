@@ -129,8 +129,11 @@ Expected<CompiledImage> compileImage(const void* image, int ccMajor, int ccMinor
   }
   std::string_view text = linked;
   readVersionAndTarget(text, out.ptxVersion, out.targetArch);
-  auto compiled = ptx::exec::compile(text);
-  if (!compiled.program) return makeError(CUDA_ERROR_INVALID_PTX, out.name + ":" + compiled.error);
+  ptx::exec::CompileOptions options;
+  options.targetSm = unsigned(ccMajor * 10 + ccMinor);
+  options.fileName = out.name;
+  auto compiled = ptx::exec::compile(text, options);
+  if (!compiled.program) return makeError(CUDA_ERROR_INVALID_PTX, compiled.error);
   out.program = std::move(compiled.program);
   return out;
 }
