@@ -15,7 +15,8 @@ int main() {
   cudaError_t e = cudaDeviceSynchronize();
   EXPECT_EQ_INT(e, cudaErrorIllegalAddress);
   EXPECT_EQ_INT(cudaGetLastError(), cudaErrorIllegalAddress);
-  EXPECT_EQ_INT(cudaPeekAtLastError(), cudaErrorIllegalAddress);  // sticky: not cleared by the read above
+  // Measured on an H200 (driver 580): reading the last error clears it, although the context stays broken.
+  EXPECT_EQ_INT(cudaPeekAtLastError(), cudaSuccess);
   int host = 0;
   EXPECT_EQ_INT(cudaMemcpy(&host, good, sizeof host, cudaMemcpyDeviceToHost), cudaErrorIllegalAddress);
   return corpus::pass();
