@@ -20,6 +20,8 @@ class Event {
 
   Context& context() const { return context_; }
   unsigned flags() const { return flags_; }
+  uint64_t handle() const { return handle_; }
+  void setHandle(uint64_t handle) { handle_ = handle; }
   bool timingDisabled() const { return flags_ & CU_EVENT_DISABLE_TIMING; }
 
   // Records the event at the current end of `stream` (with the implicit legacy-stream dependencies).
@@ -42,6 +44,7 @@ class Event {
 
   Context& context_;
   const unsigned flags_;
+  uint64_t handle_ = 0;
   mutable std::mutex mutex_;
   std::shared_ptr<Record> record_;
 };

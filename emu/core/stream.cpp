@@ -1,6 +1,7 @@
 #include "core/stream.h"
 
 #include "core/context.h"
+#include "core/event.h"
 #include "core/log.h"
 #include "core/module.h"
 
@@ -213,6 +214,12 @@ void ContextStreams::teardown() {
     s->waitIdle();
   }
   legacy_->retire();
+  // Events refer to their context: their handles die with it (a later use is CUDA_ERROR_INVALID_HANDLE).
+  std::vector<uint64_t> events;
+  eventTable().forEach([&](const std::shared_ptr<Event>& e) {
+    if (&e->context() == &context_) events.push_back(e->handle());
+  });
+  for (uint64_t handle : events) eventTable().erase(handle);
 }
 
 CUresult enqueueOnStream(Context& context, CUstream stream, StreamWork work) {

@@ -52,7 +52,8 @@ CUresult cuEventCreate(CUevent* phEvent, unsigned int Flags) {
   auto context = requireCurrentContext();
   if (!context) return context.error().code;
   auto event = std::make_shared<Event>(**context, Flags);
-  *phEvent = toApiHandle<CUevent>(eventTable().insert(event));
+  event->setHandle(eventTable().insert(event));
+  *phEvent = toApiHandle<CUevent>(event->handle());
   return CUDA_SUCCESS;
 }
 
