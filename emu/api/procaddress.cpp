@@ -66,19 +66,19 @@ CUresult getProcAddress(const char* symbol, void** pfn, int version, cuuint64_t 
   Lookup found = lookup(symbol, version, flags);
   *pfn = found.function;
   if (found.result != CUDA_SUCCESS) return found.result;
-  if (status) {
-    *status = found.status;
-    return CUDA_SUCCESS;
-  }
-  return found.function ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+  if (status) *status = found.status;
+  return CUDA_SUCCESS;
 }
 
 }  // namespace
 
 namespace impl {
 
+// The original form has no status output: a symbol it cannot hand back is CUDA_ERROR_NOT_FOUND (the _v2 form
+// answers CUDA_SUCCESS with a NULL function there, measured on driver 580).
 CUresult cuGetProcAddress(const char* symbol, void** pfn, int cudaVersion, cuuint64_t flags) {
-  return getProcAddress(symbol, pfn, cudaVersion, flags, nullptr);
+  CUresult result = getProcAddress(symbol, pfn, cudaVersion, flags, nullptr);
+  return result == CUDA_SUCCESS && !*pfn ? CUDA_ERROR_NOT_FOUND : result;
 }
 
 CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int cudaVersion, cuuint64_t flags,
