@@ -59,11 +59,11 @@ CUresult validate(const LaunchRequest& r, const Device& device) {
   if (g.x > 0x7FFFFFFFu || g.y > 65535 || g.z > 65535) return CUDA_ERROR_INVALID_VALUE;
   if (b.x > 1024 || b.y > 1024 || b.z > 64) return CUDA_ERROR_INVALID_VALUE;
   if (b.count() > info.maxThreadsPerBlock) return CUDA_ERROR_INVALID_VALUE;
+  // 48 KiB per block unless cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) opted in to more.
   int maxDynamic = r.function->maxDynamicSharedBytes.load();
-  uint64_t sharedLimit = maxDynamic >= 0 ? uint64_t(maxDynamic) + info.staticSharedBytes : 49152;
-  if (info.staticSharedBytes + uint64_t(r.dynamicSharedBytes) > std::max<uint64_t>(sharedLimit, 49152) ||
-      (maxDynamic < 0 && info.staticSharedBytes + uint64_t(r.dynamicSharedBytes) > 49152))
-    return CUDA_ERROR_INVALID_VALUE;
+  uint64_t sharedLimit = 49152;
+  if (maxDynamic >= 0) sharedLimit = std::max<uint64_t>(sharedLimit, uint64_t(maxDynamic) + info.staticSharedBytes);
+  if (info.staticSharedBytes + uint64_t(r.dynamicSharedBytes) > sharedLimit) return CUDA_ERROR_INVALID_VALUE;
   if (r.cooperative) {
     int blocksPerSm = attribute(device, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, 32);
     int threadsPerSm = attribute(device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, 2048);

@@ -162,6 +162,14 @@ CUresult ContextStreams::destroy(const std::shared_ptr<Stream>& stream) {
   return CUDA_SUCCESS;
 }
 
+std::vector<std::shared_ptr<Stream>> ContextStreams::liveStreams() {
+  std::vector<std::shared_ptr<Stream>> out;
+  std::lock_guard lock(mutex_);
+  for (auto& weak : streams_)
+    if (auto s = weak.lock()) out.push_back(std::move(s));
+  return out;
+}
+
 std::vector<std::shared_ptr<Stream>> ContextStreams::blockingStreams() {
   std::vector<std::shared_ptr<Stream>> out;
   std::lock_guard lock(mutex_);
@@ -187,24 +195,16 @@ StreamPosition ContextStreams::submit(Stream& stream, StreamWork work, std::vect
 
 CUresult ContextStreams::synchronize() {
   legacy_->waitIdle();
-  std::vector<std::shared_ptr<Stream>> all;
-  {
-    std::lock_guard lock(mutex_);
-    for (auto& weak : streams_)
-      if (auto s = weak.lock()) all.push_back(std::move(s));
-  }
-  for (auto& s : all) s->waitIdle();
+  for (auto& s : liveStreams()) s->waitIdle();
   context_.modules().flushPrintf();
   return context_.stickyError();
 }
 
 void ContextStreams::teardown() {
   synchronize();
-  std::vector<std::shared_ptr<Stream>> all;
+  std::vector<std::shared_ptr<Stream>> all = liveStreams();
   {
     std::lock_guard lock(mutex_);
-    for (auto& weak : streams_)
-      if (auto s = weak.lock()) all.push_back(std::move(s));
     streams_.clear();
     perThread_.clear();
   }

@@ -121,6 +121,7 @@ class ContextStreams {
 
  private:
   std::vector<std::shared_ptr<Stream>> blockingStreams();
+  std::vector<std::shared_ptr<Stream>> liveStreams();  // user and per-thread streams still alive
   std::shared_ptr<Stream> perThreadStream();
 
   Context& context_;

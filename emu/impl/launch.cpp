@@ -153,7 +153,6 @@ CUresult maxPotentialBlockSize(int* minGridSize, int* blockSize, CUfunction func
 CUresult functionAttribute(int* out, CUfunction_attribute attribute, Function& f) {
   const auto& info = f.info();
   const Device& device = f.module().context().device();
-  int optIn = deviceAttribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 232448);
   switch (attribute) {
     case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *out = int(info.maxThreadsPerBlock); break;
     case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *out = int(info.staticSharedBytes); break;
@@ -166,7 +165,6 @@ CUresult functionAttribute(int* out, CUfunction_attribute attribute, Function& f
     case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: {
       int set = f.maxDynamicSharedBytes.load();
       *out = set >= 0 ? set : std::max(0, 49152 - int(info.staticSharedBytes));
-      (void)optIn;
       break;
     }
     case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *out = f.preferredCarveout.load(); break;
