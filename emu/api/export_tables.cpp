@@ -84,25 +84,39 @@ CUresult toolsBuffer2(void** buffer, size_t* size) {
   return traced("EXPORT_TABLE[tools hooks][6] buffer", "(buffer, size)", CUDA_SUCCESS, *buffer, *size);
 }
 
+// Slots 1, 3, 4 and 5 report API entry/exit to an attached profiler. Some runtime APIs (cudaGetDeviceProperties,
+// cudaLaunchHostFunc, cudaLaunchCooperativeKernel) call slot 4 without checking it, so every slot is a function;
+// with no profiler there is nothing to report.
+CUresult toolsHook1(void* a, void* b) { return traced("EXPORT_TABLE[tools hooks][1]", "(a, b)", CUDA_SUCCESS, a, b); }
+CUresult toolsHook3(void* a, void* b) { return traced("EXPORT_TABLE[tools hooks][3]", "(a, b)", CUDA_SUCCESS, a, b); }
+CUresult toolsHook4(void* a, void* b) { return traced("EXPORT_TABLE[tools hooks][4]", "(a, b)", CUDA_SUCCESS, a, b); }
+CUresult toolsHook5(void* a, void* b) { return traced("EXPORT_TABLE[tools hooks][5]", "(a, b)", CUDA_SUCCESS, a, b); }
+
 struct ToolsCallbackHooksTable {
   size_t size;
-  void* slot1;  // left null: the runtime calls it only when present
+  ToolsHookFn slot1;
   ToolsBufferFn slot2;
-  void* slot3;
-  void* slot4;  // left null: the runtime calls it only when present
-  void* slot5;
+  ToolsHookFn slot3;
+  ToolsHookFn slot4;
+  ToolsHookFn slot5;
   ToolsBufferFn slot6;
 };
 constinit const ToolsCallbackHooksTable g_toolsCallbackHooks = {
-    sizeSlot<ToolsCallbackHooksTable>(), nullptr, toolsBuffer1, nullptr, nullptr, nullptr, toolsBuffer2};
+    sizeSlot<ToolsCallbackHooksTable>(), toolsHook1, toolsBuffer1, toolsHook3, toolsHook4, toolsHook5, toolsBuffer2};
 static_assert(sizeof(ToolsCallbackHooksTable) == 7 * sizeof(void*));
 
-// --- Tools thread-local storage (42d85a81...): 3 slots, none needed (slot 2 is used only when present). ---
+// --- Tools thread-local storage (42d85a81...): 3 slots. cudaGetDeviceProperties, cudaLaunchHostFunc and
+// cudaLaunchCooperativeKernel call slot 2 unconditionally with a zeroed record of the calling API; with no
+// profiler attached there is nothing to record, so both functions accept and succeed. ---
+CUresult toolsTls1(void* record) { return traced("EXPORT_TABLE[tools thread-local][1]", "(record)", CUDA_SUCCESS, record); }
+CUresult toolsTls2(void* record) { return traced("EXPORT_TABLE[tools thread-local][2]", "(record)", CUDA_SUCCESS, record); }
+
 struct ToolsTlsTable {
   size_t size;
-  void* slots[2];
+  ToolsTlsFn slot1;
+  ToolsTlsFn slot2;
 };
-constinit const ToolsTlsTable g_toolsTls = {sizeSlot<ToolsTlsTable>(), {}};
+constinit const ToolsTlsTable g_toolsTls = {sizeSlot<ToolsTlsTable>(), toolsTls1, toolsTls2};
 
 // --- The table of unknown purpose (f8cff951...) that the runtime asks for but never reads. ---
 struct UnknownTable {
