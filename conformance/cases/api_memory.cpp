@@ -105,10 +105,14 @@ TEST_F(api_memory, GetInfoDecreasesAfterAlloc) {
   CU_EXPECT_OK(cuMemFree(p));
 }
 
+// Either output may be NULL (measured on driver 580): the other is still written.
 TEST_F(api_memory, GetInfoNull) {
-  size_t a;
-  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemGetInfo(nullptr, &a));
-  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemGetInfo(&a, nullptr));
+  size_t a = 0;
+  CU_EXPECT_OK(cuMemGetInfo(nullptr, &a));
+  EXPECT_GT(a, 0u) << "total";
+  a = 0;
+  CU_EXPECT_OK(cuMemGetInfo(&a, nullptr));
+  EXPECT_GT(a, 0u) << "free";
 }
 
 TEST_F(api_memory, AddressRange) {

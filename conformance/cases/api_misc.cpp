@@ -521,7 +521,8 @@ TEST_F(api_misc, TexObjectResourceViewOfLinear) {
   CUtexObject t;
   CU_ASSERT_OK(cuTexObjectCreate(&t, &res, &tex, nullptr));
   CUDA_RESOURCE_VIEW_DESC view{};
-  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuTexObjectGetResourceViewDesc(&view, t)) << "no view was given";
+  // Driver 580 answers even when no view was given at creation (measured on an H200).
+  CU_EXPECT_OK(cuTexObjectGetResourceViewDesc(&view, t));
   CU_EXPECT_OK(cuTexObjectDestroy(t));
 }
 

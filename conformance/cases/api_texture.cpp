@@ -191,6 +191,8 @@ TEST_F(api_texture, SurfaceWrite2D) {
   CU_EXPECT_OK(cuArrayDestroy(a));
 }
 
+// The documentation asks for CUDA_ARRAY3D_SURFACE_LDST, but driver 580 creates the surface object of an array
+// without it (measured on an H200).
 TEST_F(api_texture, SurfaceNeedsLoadStoreFlag) {
   CUarray a = FloatArray(8, 8);
   ASSERT_NE(a, nullptr);
@@ -198,7 +200,8 @@ TEST_F(api_texture, SurfaceNeedsLoadStoreFlag) {
   res.resType = CU_RESOURCE_TYPE_ARRAY;
   res.res.array.hArray = a;
   CUsurfObject s;
-  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuSurfObjectCreate(&s, &res));
+  CU_EXPECT_OK(cuSurfObjectCreate(&s, &res));
+  CU_EXPECT_OK(cuSurfObjectDestroy(s));
   CU_EXPECT_OK(cuArrayDestroy(a));
 }
 

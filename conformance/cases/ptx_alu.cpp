@@ -747,21 +747,26 @@ std::vector<AluCase> ConvertCases() {
       {"cvt_rzi_s64_f64", "cvt.rzi.s64.f64 %d, %a;", D, N, N, 64,
        [](u64 a, u64, u64) {
          double v = B2D(a);
-         if (std::isnan(v)) return u64{0};
+         if (std::isnan(v)) return u64{0x8000000000000000ull};  // from f64, NaN gives the minimum (measured, H200)
          if (v >= 9.2233720368547758e18) return u64{0x7fffffffffffffffull};
          if (v <= -9.2233720368547758e18) return u64{0x8000000000000000ull};
          return static_cast<u64>(static_cast<s64>(std::trunc(v)));
        }},
       {"cvt_rni_s32_f64", "cvt.rni.s32.f64 %d, %a;", D, N, N, 32,
-       [](u64 a, u64, u64) { return FloatToInt<int32_t>(B2D(a), FE_TONEAREST); }},
+       [](u64 a, u64, u64) {
+         // From f64, NaN gives the minimum (measured on an H200; from f32 it gives 0).
+         return std::isnan(B2D(a)) ? u64{0x80000000u} : FloatToInt<int32_t>(B2D(a), FE_TONEAREST);
+       }},
       {"cvt_rn_f32_s32", "cvt.rn.f32.s32 %d, %a;", A32, N, N, 32,
        [](u64 a, u64, u64) { return F2B(static_cast<float>(S32(a))); }},
       {"cvt_rz_f32_s32", "cvt.rz.f32.s32 %d, %a;", A32, N, N, 32,
        [](u64 a, u64, u64) {
-         return F2B(Rounded(FE_TOWARDZERO, [&] {
-           volatile s32 x = S32(a);
-           return static_cast<float>(x);
-         }));
+         // Exact in double; step the nearest float toward zero when it rounded away from zero. (The compiler
+         // does not honour fesetround around an int->float conversion.)
+         double exact = static_cast<double>(static_cast<s32>(S32(a)));
+         float f = static_cast<float>(exact);
+         if (std::fabs(static_cast<double>(f)) > std::fabs(exact)) f = std::nextafter(f, 0.0f);
+         return F2B(f);
        }},
       {"cvt_rn_f32_u32", "cvt.rn.f32.u32 %d, %a;", A32, N, N, 32,
        [](u64 a, u64, u64) { return F2B(static_cast<float>(static_cast<u32>(a))); }},

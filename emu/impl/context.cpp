@@ -225,7 +225,13 @@ CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int* version) {
 // Execution affinity needs MPS on NVIDIA's driver (cuDeviceGetExecAffinitySupport answers 0).
 CUresult cuCtxGetExecAffinity(CUexecAffinityParam* pExecAffinity, CUexecAffinityType type) {
   if (!pExecAffinity || type != CU_EXEC_AFFINITY_TYPE_SM_COUNT) return CUDA_ERROR_INVALID_VALUE;
-  return withCurrent([&](Context&) { return CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY; });
+  // Driver 580 answers with the context's SM count even on devices that report no affinity support.
+  return withCurrent([&](Context& context) {
+    *pExecAffinity = {};
+    pExecAffinity->type = CU_EXEC_AFFINITY_TYPE_SM_COUNT;
+    pExecAffinity->param.smCount.val = static_cast<unsigned>(context.smCount());
+    return CUDA_SUCCESS;
+  });
 }
 
 // --- settings ---

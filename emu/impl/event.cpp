@@ -20,6 +20,8 @@ CUresult record(CUevent handle, CUstream streamHandle, unsigned flags, bool perT
   auto stream = lookupStream(streamHandle, perThread);
   if (!stream) return stream.error().code;
   if (&(*stream)->context() != &event->context()) return CUDA_ERROR_INVALID_HANDLE;
+  // An external record is a node of a stream capture; outside one it is CUDA_ERROR_ILLEGAL_STATE (driver 580).
+  if (flags & CU_EVENT_RECORD_EXTERNAL) return CUDA_ERROR_ILLEGAL_STATE;
   event->record(**stream);
   return CUDA_SUCCESS;
 }

@@ -24,7 +24,11 @@ namespace impl {
 constexpr size_t kPitchAlignment = 512;
 
 CUresult cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytesize) {
-  if (!dptr || !bytesize) return CUDA_ERROR_INVALID_VALUE;
+  if (!dptr) return CUDA_ERROR_INVALID_VALUE;
+  if (!bytesize) {
+    *dptr = 0;  // driver 580 clears the output before refusing a zero-byte allocation
+    return CUDA_ERROR_INVALID_VALUE;
+  }
   CUEMU_REQUIRE_CONTEXT(context);
   auto region = context.memory().allocateDevice(bytesize);
   if (!region) return region.error().code;
@@ -55,14 +59,14 @@ CUresult cuMemFree_v2(CUdeviceptr dptr) {
   return released ? CUDA_SUCCESS : released.error().code;
 }
 
+// Either output may be NULL (driver 580 accepts that).
 CUresult cuMemGetInfo_v2(size_t* free, size_t* total) {
-  if (!free || !total) return CUDA_ERROR_INVALID_VALUE;
   CUEMU_REQUIRE_CONTEXT(context);
   int device = context.device().ordinal();
   uint64_t capacity = AddressSpace::capacity(device);
   uint64_t used = AddressSpace::instance().used(device);
-  *total = capacity;
-  *free = used < capacity ? capacity - used : 0;
+  if (total) *total = capacity;
+  if (free) *free = used < capacity ? capacity - used : 0;
   return CUDA_SUCCESS;
 }
 

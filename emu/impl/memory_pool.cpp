@@ -17,10 +17,14 @@ namespace cuemu {
 namespace {
 
 CUresult allocFromPool(CUdeviceptr* dptr, size_t bytesize, std::shared_ptr<MemPool> pool, CUstream stream) {
-  if (!dptr || !bytesize) return CUDA_ERROR_INVALID_VALUE;
+  if (!dptr) return CUDA_ERROR_INVALID_VALUE;
   CUEMU_REQUIRE_CONTEXT(context);
   auto resolved = context.streams().resolve(stream);
   if (!resolved) return resolved.error().code;
+  if (!bytesize) {  // accepted, as driver 580 does; there is nothing to point at
+    *dptr = 0;
+    return CUDA_SUCCESS;
+  }
   if (!pool) pool = currentMemPool(context.device().ordinal());
   auto region = pool->allocate(context, bytesize);
   if (!region) return region.error().code;
@@ -30,6 +34,7 @@ CUresult allocFromPool(CUdeviceptr* dptr, size_t bytesize, std::shared_ptr<MemPo
 
 CUresult freeAsync(CUdeviceptr dptr, CUstream stream) {
   CUEMU_REQUIRE_CONTEXT(context);
+  if (!dptr) return CUDA_SUCCESS;  // the pointer of a zero-byte allocation (driver 580 accepts it)
   RegionPtr region = AddressSpace::instance().findStart(dptr);
   if (!region || region->kind != MemoryKind::Device) return CUDA_ERROR_INVALID_VALUE;
   if (region->freePending.exchange(true)) return CUDA_ERROR_INVALID_VALUE;

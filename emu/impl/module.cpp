@@ -51,7 +51,12 @@ std::shared_ptr<Kernel> findKernel(CUkernel handle) { return kernelTable().find(
 
 CUresult getGlobal(Module& module, const char* name, uint64_t* address, uint64_t* size) {
   uint64_t a = 0, s = 0;
-  if (!module.findGlobal(name, a, s)) return CUDA_ERROR_NOT_FOUND;
+  if (!module.findGlobal(name, a, s)) {
+    // The name of one of the module's kernels is not a missing symbol but the wrong kind (driver 580).
+    for (const auto& kernel : ptx::exec::kernels(module.program()))
+      if (kernel.name == name) return CUDA_ERROR_INVALID_VALUE;
+    return CUDA_ERROR_NOT_FOUND;
+  }
   if (address) *address = a;
   if (size) *size = s;
   return CUDA_SUCCESS;
