@@ -133,6 +133,80 @@ TEST_F(api_context_Ext, GreenContextSplitByCount) {
   for (unsigned i = 0; i < count; ++i) EXPECT_GE(groups[i].sm.smCount, 8u);
 }
 
+TEST_F(api_context_Ext, GreenContextSplitSizesAndRemainder) {
+  CUdevResource whole{};
+  CU_ASSERT_OK(cuDeviceGetDevResource(dev, &whole, CU_DEV_RESOURCE_TYPE_SM));
+  unsigned possible = 0;
+  CU_ASSERT_OK(cuDevSmResourceSplitByCount(nullptr, &possible, &whole, nullptr, 0, 16));
+  EXPECT_GE(possible, 1u);
+  EXPECT_LE(possible * 16, whole.sm.smCount);
+  CUdevResource groups[2] = {};
+  CUdevResource rest{};
+  unsigned count = 2;
+  CU_ASSERT_OK(cuDevSmResourceSplitByCount(groups, &count, &whole, &rest, 0, 16));
+  ASSERT_EQ(count, 2u);
+  EXPECT_EQ(groups[0].sm.smCount, 16u);
+  EXPECT_EQ(groups[1].sm.smCount, 16u);
+  EXPECT_EQ(rest.sm.smCount, whole.sm.smCount - 32);
+  EXPECT_EQ(groups[0].type, CU_DEV_RESOURCE_TYPE_SM);
+  unsigned tooMany = 1;
+  CUdevResource big{};
+  CU_EXPECT(CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION,
+            cuDevSmResourceSplitByCount(&big, &tooMany, &whole, nullptr, 0, whole.sm.smCount + 8));
+}
+
+TEST_F(api_context_Ext, GreenContextRunsKernels) {
+  CUdevResource whole{};
+  CU_ASSERT_OK(cuDeviceGetDevResource(dev, &whole, CU_DEV_RESOURCE_TYPE_SM));
+  CUdevResource group{};
+  unsigned count = 1;
+  CU_ASSERT_OK(cuDevSmResourceSplitByCount(&group, &count, &whole, nullptr, 0, 8));
+  CUdevResourceDesc desc = nullptr;
+  CU_ASSERT_OK(cuDevResourceGenerateDesc(&desc, &group, 1));
+  CUgreenCtx green = nullptr;
+  CU_ASSERT_OK(cuGreenCtxCreate(&green, desc, dev, CU_GREEN_CTX_DEFAULT_STREAM));
+  CUcontext gc = nullptr;
+  CU_ASSERT_OK(cuCtxFromGreenCtx(&gc, green));
+  EXPECT_NE(gc, Current()) << "creating a green context does not make it current";
+  CUdevResource seen{};
+  CU_EXPECT_OK(cuCtxGetDevResource(gc, &seen, CU_DEV_RESOURCE_TYPE_SM));
+  EXPECT_EQ(seen.sm.smCount, group.sm.smCount);
+  CU_ASSERT_OK(cuCtxPushCurrent(gc));
+  CUstream s = nullptr;
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuGreenCtxStreamCreate(&s, green, 0, 0)) << "the non-blocking flag is required";
+  CU_ASSERT_OK(cuGreenCtxStreamCreate(&s, green, CU_STREAM_NON_BLOCKING, 0));
+  CUcontext owner = nullptr;
+  CUgreenCtx greenOwner = nullptr;
+  CU_EXPECT_OK(cuStreamGetCtx_v2(s, &owner, &greenOwner));
+  EXPECT_EQ(greenOwner, green);
+  CUmodule m;
+  CU_ASSERT_OK(conf::LoadModule(&m, "vector.ptx"));
+  CUfunction f;
+  CU_ASSERT_OK(cuModuleGetFunction(&f, m, "vadd_f32"));
+  constexpr int n = 256;
+  std::vector<float> a(n, 1.5f), b(n, 2.0f), c(n, 0.0f);
+  CUdeviceptr da, db, dc;
+  CU_ASSERT_OK(cuMemAlloc(&da, n * 4));
+  CU_ASSERT_OK(cuMemAlloc(&db, n * 4));
+  CU_ASSERT_OK(cuMemAlloc(&dc, n * 4));
+  CU_ASSERT_OK(cuMemcpyHtoD(da, a.data(), n * 4));
+  CU_ASSERT_OK(cuMemcpyHtoD(db, b.data(), n * 4));
+  int count32 = n;
+  void* params[] = {&da, &db, &dc, &count32};
+  CU_ASSERT_OK(cuLaunchKernel(f, n / 64, 1, 1, 64, 1, 1, 0, s, params, nullptr));
+  CU_ASSERT_OK(cuStreamSynchronize(s));
+  CU_ASSERT_OK(cuMemcpyDtoH(c.data(), dc, n * 4));
+  for (int i = 0; i < n; ++i) ASSERT_EQ(c[i], 3.5f) << i;
+  CU_EXPECT_OK(cuMemFree(da));
+  CU_EXPECT_OK(cuMemFree(db));
+  CU_EXPECT_OK(cuMemFree(dc));
+  CU_EXPECT_OK(cuModuleUnload(m));
+  CU_EXPECT_OK(cuStreamDestroy(s));
+  CU_ASSERT_OK(cuCtxPopCurrent(nullptr));
+  CU_EXPECT_OK(cuGreenCtxDestroy(green));
+  CU_EXPECT(CUDA_ERROR_INVALID_HANDLE, cuGreenCtxDestroy(green)) << "destroyed twice";
+}
+
 TEST_F(api_context_Ext, LegacyAttachDetach) {
   auto attach = conf::Symbol<CUresult (*)(CUcontext*, unsigned)>("cuCtxAttach");
   auto detach = conf::Symbol<CUresult (*)(CUcontext)>("cuCtxDetach");

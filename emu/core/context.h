@@ -77,6 +77,10 @@ class Context : public std::enable_shared_from_this<Context> {
   int smCount() const { return smCount_.load(std::memory_order_relaxed); }
   void setSmCount(int count) { smCount_.store(count, std::memory_order_relaxed); }
 
+  // The green context this context belongs to (its handle value), or 0 for an ordinary context.
+  uint64_t greenHandle() const { return greenHandle_.load(std::memory_order_relaxed); }
+  void setGreenHandle(uint64_t handle) { greenHandle_.store(handle, std::memory_order_relaxed); }
+
   // Legacy cuCtxAttach/cuCtxDetach usage count (1 at creation). detach() returns the count left.
   void attach() { usage_.fetch_add(1, std::memory_order_relaxed); }
   unsigned detach() { return usage_.fetch_sub(1, std::memory_order_acq_rel) - 1; }
@@ -118,6 +122,7 @@ class Context : public std::enable_shared_from_this<Context> {
   std::atomic<CUfunc_cache> cacheConfig_{CU_FUNC_CACHE_PREFER_NONE};
   std::atomic<CUsharedconfig> sharedConfig_{CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE};
   std::atomic<int> smCount_{0};
+  std::atomic<uint64_t> greenHandle_{0};
   bool tornDown_ = false;
   std::unique_ptr<ContextMemory> memory_;
   std::unique_ptr<ContextStreams> streams_;

@@ -1,5 +1,5 @@
-// Context management: creation and destruction, the per-thread context stack, per-context settings, and the
-// green-context / device-resource entry points (answered "not supported" after their arguments are checked).
+// Context management: creation and destruction, the per-thread context stack, per-context settings, and green
+// contexts (ordinary contexts restricted to a share of the device's SMs) with the device-resource entry points.
 #include "api/impl.h"
 
 #include "core/context.h"
@@ -7,6 +7,9 @@
 #include "core/event.h"
 #include "core/log.h"
 #include "core/stream.h"
+#include "core/stream_lookup.h"
+
+#include <algorithm>
 
 namespace cuemu::impl {
 namespace {
@@ -65,9 +68,47 @@ void describeSms(CUdevResource& resource, int smCount) {
   resource.sm.smCoscheduledAlignment = 2;
 }
 
-CUresult greenContextsNotSupported(const char* entry) {
-  CUEMU_INFO("{}: green contexts are not supported by cuemu", entry);
-  return CUDA_ERROR_NOT_SUPPORTED;
+// A green context: an ordinary context (made with a share of the SMs) behind its own handle kind.
+struct GreenContext {
+  static constexpr HandleKind kKind = HandleKind::GreenContext;
+  std::shared_ptr<Context> context;
+};
+HandleTable<GreenContext>& greenContextTable() {
+  static auto* table = new HandleTable<GreenContext>;
+  return *table;
+}
+
+// What cuDevResourceGenerateDesc combined: the SMs a green context will get.
+struct ResourceDesc {
+  static constexpr HandleKind kKind = HandleKind::DevResourceDesc;
+  unsigned smCount = 0;
+};
+HandleTable<ResourceDesc>& resourceDescTable() {
+  static auto* table = new HandleTable<ResourceDesc>;
+  return *table;
+}
+
+Expected<std::shared_ptr<Context>> findGreenContext(CUgreenCtx handle) {
+  auto green = greenContextTable().find(handleValue(handle));
+  if (!green) return makeError(CUDA_ERROR_INVALID_HANDLE, "not a green context");
+  if (!green->context->isAlive()) return makeError(CUDA_ERROR_CONTEXT_IS_DESTROYED, "its context was destroyed");
+  return green->context;
+}
+
+// How cuDevSmResourceSplitByCount divides SMs: groups of at least `minCount` (and at least one partition),
+// rounded up to whole partitions of the device (8 SMs on Hopper), or to co-scheduled pairs when asked to
+// ignore partitioning.
+struct SmGroups {
+  unsigned count;
+  unsigned size;
+};
+Expected<SmGroups> splitSms(unsigned available, unsigned minCount, unsigned useFlags) {
+  constexpr unsigned kPartition = 8, kCoscheduled = 2;
+  unsigned unit = (useFlags & CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING) ? 1 : kCoscheduled;
+  unsigned size = std::max(minCount, kPartition);
+  size = (size + unit - 1) / unit * unit;
+  if (size > available) return makeError(CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION, "too few SMs");
+  return SmGroups{available / size, size};
 }
 
 }  // namespace
@@ -380,14 +421,31 @@ CUresult cuCtxGetDevResource(CUcontext hCtx, CUdevResource* resource, CUdevResou
 
 CUresult cuDevSmResourceSplitByCount(CUdevResource* result, unsigned int* nbGroups, const CUdevResource* input,
                                      CUdevResource* remaining, unsigned int useFlags, unsigned int minCount) {
-  (void)result, (void)remaining, (void)useFlags, (void)minCount;
-  if (!nbGroups || !input) return CUDA_ERROR_INVALID_VALUE;
-  return greenContextsNotSupported("cuDevSmResourceSplitByCount");
+  if (!nbGroups || !input || input->type != CU_DEV_RESOURCE_TYPE_SM) return CUDA_ERROR_INVALID_VALUE;
+  if (useFlags & ~unsigned(CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING | CU_DEV_SM_RESOURCE_SPLIT_MAX_POTENTIAL_CLUSTER_SIZE))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (result && *nbGroups == 0) return CUDA_ERROR_INVALID_VALUE;
+  auto groups = splitSms(input->sm.smCount, minCount, useFlags);
+  if (!groups) return groups.error().code;
+  unsigned made = result ? std::min(*nbGroups, groups->count) : groups->count;
+  for (unsigned i = 0; result && i < made; ++i) describeSms(result[i], static_cast<int>(groups->size));
+  if (remaining) describeSms(*remaining, static_cast<int>(input->sm.smCount - made * groups->size));
+  *nbGroups = made;
+  return CUDA_SUCCESS;
 }
 
 CUresult cuDevResourceGenerateDesc(CUdevResourceDesc* phDesc, CUdevResource* resources, unsigned int nbResources) {
   if (!phDesc || !resources || nbResources == 0) return CUDA_ERROR_INVALID_VALUE;
-  return greenContextsNotSupported("cuDevResourceGenerateDesc");
+  unsigned sms = 0;
+  for (unsigned i = 0; i < nbResources; ++i) {
+    if (resources[i].type != CU_DEV_RESOURCE_TYPE_SM) return CUDA_ERROR_INVALID_RESOURCE_TYPE;
+    if (resources[i].sm.smCount == 0) return CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
+    sms += resources[i].sm.smCount;
+  }
+  auto desc = std::make_shared<ResourceDesc>();
+  desc->smCount = sms;
+  *phDesc = toApiHandle<CUdevResourceDesc>(resourceDescTable().insert(std::move(desc)));
+  return CUDA_SUCCESS;
 }
 
 CUresult cuGreenCtxCreate(CUgreenCtx* phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags) {
@@ -395,34 +453,83 @@ CUresult cuGreenCtxCreate(CUgreenCtx* phCtx, CUdevResourceDesc desc, CUdevice de
   auto device = requireDevice(dev);
   if (!device) return device.error().code;
   if (flags != CU_GREEN_CTX_DEFAULT_STREAM) return CUDA_ERROR_INVALID_VALUE;
-  return greenContextsNotSupported("cuGreenCtxCreate");
+  auto resources = resourceDescTable().find(handleValue(desc));
+  if (!resources) return CUDA_ERROR_INVALID_HANDLE;
+  if (resources->smCount > static_cast<unsigned>((*device)->profile().smCount))
+    return CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
+  // A green context is an ordinary context restricted to a share of the SMs; it is not made current.
+  auto context = std::make_shared<Context>(**device, 0, /*primary=*/false, kContextApiVersion);
+  context->setSmCount(static_cast<int>(resources->smCount));
+  context->registerHandle();
+  auto green = std::make_shared<GreenContext>();
+  green->context = context;
+  uint64_t handle = greenContextTable().insert(std::move(green));
+  context->setGreenHandle(handle);
+  *phCtx = toApiHandle<CUgreenCtx>(handle);
+  return CUDA_SUCCESS;
 }
 
-// No green context can exist, so every green-context handle is invalid.
-CUresult cuGreenCtxDestroy(CUgreenCtx) { return CUDA_ERROR_INVALID_HANDLE; }
+CUresult cuGreenCtxDestroy(CUgreenCtx hCtx) {
+  auto green = greenContextTable().erase(handleValue(hCtx));
+  if (!green) return CUDA_ERROR_INVALID_HANDLE;
+  if (!contextTable().find(green->context->handle())) return CUDA_SUCCESS;  // already destroyed as a context
+  return destroyContext(green->context);
+}
 
-CUresult cuCtxFromGreenCtx(CUcontext* pContext, CUgreenCtx) {
+CUresult cuCtxFromGreenCtx(CUcontext* pContext, CUgreenCtx hCtx) {
   if (!pContext) return CUDA_ERROR_INVALID_VALUE;
-  return CUDA_ERROR_INVALID_HANDLE;
+  auto green = findGreenContext(hCtx);
+  if (!green) return green.error().code;
+  *pContext = (*green)->apiHandle();
+  return CUDA_SUCCESS;
 }
 
-CUresult cuGreenCtxGetDevResource(CUgreenCtx, CUdevResource* resource, CUdevResourceType) {
+CUresult cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource* resource, CUdevResourceType type) {
   if (!resource) return CUDA_ERROR_INVALID_VALUE;
-  return CUDA_ERROR_INVALID_HANDLE;
+  auto green = findGreenContext(hCtx);
+  if (!green) return green.error().code;
+  if (!validResourceType(type)) return CUDA_ERROR_INVALID_RESOURCE_TYPE;
+  describeSms(*resource, (*green)->smCount());
+  return CUDA_SUCCESS;
 }
 
-CUresult cuGreenCtxGetId(CUgreenCtx, unsigned long long* greenCtxId) {
+CUresult cuGreenCtxGetId(CUgreenCtx hCtx, unsigned long long* greenCtxId) {
   if (!greenCtxId) return CUDA_ERROR_INVALID_VALUE;
-  return CUDA_ERROR_INVALID_HANDLE;
+  auto green = findGreenContext(hCtx);
+  if (!green) return green.error().code;
+  *greenCtxId = (*green)->id();
+  return CUDA_SUCCESS;
 }
 
-CUresult cuGreenCtxRecordEvent(CUgreenCtx, CUevent) { return CUDA_ERROR_INVALID_HANDLE; }
+CUresult cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent) {
+  auto green = findGreenContext(hCtx);
+  if (!green) return green.error().code;
+  return impl::cuCtxRecordEvent((*green)->apiHandle(), hEvent);
+}
 
-CUresult cuGreenCtxWaitEvent(CUgreenCtx, CUevent) { return CUDA_ERROR_INVALID_HANDLE; }
+CUresult cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent) {
+  auto green = findGreenContext(hCtx);
+  if (!green) return green.error().code;
+  return impl::cuCtxWaitEvent((*green)->apiHandle(), hEvent);
+}
 
-CUresult cuGreenCtxStreamCreate(CUstream* phStream, CUgreenCtx, unsigned int, int) {
+CUresult cuGreenCtxStreamCreate(CUstream* phStream, CUgreenCtx greenCtx, unsigned int flags, int priority) {
   if (!phStream) return CUDA_ERROR_INVALID_VALUE;
-  return CUDA_ERROR_INVALID_HANDLE;
+  auto green = findGreenContext(greenCtx);
+  if (!green) return green.error().code;
+  // Green-context streams never synchronise with a NULL stream: the flag is required.
+  if (flags != CU_STREAM_NON_BLOCKING) return CUDA_ERROR_INVALID_VALUE;
+  priority = std::min(kLeastStreamPriority, std::max(kGreatestStreamPriority, priority));
+  *phStream = (*green)->streams().create(flags, priority)->apiHandle();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx* phCtx) {
+  if (!phCtx) return CUDA_ERROR_INVALID_VALUE;
+  auto stream = lookupStream(hStream);
+  if (!stream) return stream.error().code;
+  *phCtx = toApiHandle<CUgreenCtx>((*stream)->context().greenHandle());
+  return CUDA_SUCCESS;
 }
 
 }  // namespace cuemu::impl

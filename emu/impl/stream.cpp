@@ -114,7 +114,7 @@ CUresult getCtx2(CUstream h, CUcontext* ctx, CUgreenCtx* green, bool pt) {
   if (!ctx && !green) return CUDA_ERROR_INVALID_VALUE;
   return withStream(h, pt, [&](Stream& s) {
     if (ctx) *ctx = s.context().apiHandle();
-    if (green) *green = nullptr;
+    if (green) *green = toApiHandle<CUgreenCtx>(s.context().greenHandle());
     return CUDA_SUCCESS;
   });
 }
