@@ -126,6 +126,8 @@ TEST_F(api_primary_context, ResetDestroysAllocations) {
   CU_EXPECT(CUDA_ERROR_NOT_FOUND, cuMemGetAddressRange(&base, &size, p)) << "the old allocation is gone";
   CU_EXPECT_OK(cuCtxPopCurrent(nullptr));
   CU_EXPECT_OK(cuDevicePrimaryCtxRelease(dev));
+  // The reset kept the first retain's reference: release it too, so later cases start unreferenced.
+  CU_EXPECT_OK(cuDevicePrimaryCtxRelease(dev));
 }
 
 TEST_F(api_primary_context, SetFlagsWhileInactive) {
@@ -217,6 +219,25 @@ TEST_F(api_primary_context, ReleaseV1SameAsV2) {
   int active = 1;
   State(&f, &active);
   EXPECT_EQ(active, 0);
+}
+
+// Reset destroys the context but keeps its retain count (measured on driver 580 with tools/gpu-probe).
+TEST_F(api_primary_context, ResetKeepsReferences) {
+  CUcontext c;
+  CU_ASSERT_OK(cuDevicePrimaryCtxRetain(&c, dev));
+  CU_ASSERT_OK(cuDevicePrimaryCtxReset(dev));
+  unsigned flags;
+  int active = 1;
+  State(&flags, &active);
+  EXPECT_EQ(active, 0);
+  CU_ASSERT_OK(cuDevicePrimaryCtxRetain(&c, dev));
+  CU_EXPECT_OK(cuDevicePrimaryCtxRelease(dev));
+  State(&flags, &active);
+  EXPECT_EQ(active, 1) << "the reference from before the reset is still held";
+  CU_EXPECT_OK(cuDevicePrimaryCtxRelease(dev));
+  State(&flags, &active);
+  EXPECT_EQ(active, 0);
+  CU_EXPECT(CUDA_ERROR_INVALID_CONTEXT, cuDevicePrimaryCtxRelease(dev));
 }
 
 TEST_F(api_primary_context, ApiVersionAndId) {

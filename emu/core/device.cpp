@@ -160,7 +160,8 @@ void Device::resetPrimary() {
   }
   context->teardown();
   context->setFlags(0);
-  primaryRetains_ = 0;
+  // The retain count survives a reset (measured on driver 580): a later retain makes it active again and it
+  // is destroyed only when every reference, from before and after the reset, is released.
 }
 
 void Device::primaryState(unsigned& flags, bool& active) {

@@ -96,8 +96,7 @@ class Device {
   // handle stays). CUDA_ERROR_INVALID_CONTEXT when nothing is retained.
   CUresult releasePrimary();
   // cuDevicePrimaryCtxReset: destroys everything the primary context owns and makes it inactive, whatever
-  // its retain count (the count starts again from zero; a later release answers CUDA_ERROR_INVALID_CONTEXT);
-  // flags go back to the default.
+  // its retain count; the count itself is kept (as driver 580 does); flags go back to the default.
   void resetPrimary();
   // cuDevicePrimaryCtxGetState.
   void primaryState(unsigned& flags, bool& active);

@@ -158,7 +158,8 @@ TEST_F(ContextTest, QueriesOnAContext) {
   EXPECT_CU(CUDA_SUCCESS, cuCtxSynchronize_v2(context));
   EXPECT_CU(CUDA_SUCCESS, cuCtxResetPersistingL2Cache());
   CUexecAffinityParam affinity{};
-  EXPECT_CU(CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY, cuCtxGetExecAffinity(&affinity, CU_EXEC_AFFINITY_TYPE_SM_COUNT));
+  EXPECT_CU(CUDA_SUCCESS, cuCtxGetExecAffinity(&affinity, CU_EXEC_AFFINITY_TYPE_SM_COUNT));
+  EXPECT_EQ(affinity.param.smCount.val, 132u);  // the whole device, as driver 580 answers
   ASSERT_CU(CUDA_SUCCESS, cuCtxDestroy(context));
 }
 

@@ -196,13 +196,27 @@ TEST_F(DeviceTest, TextureWidthLuidAndExecAffinity) {
   EXPECT_EQ(supported, 0);
 }
 
-TEST_F(DeviceTest, GreenContextsAreNotSupported) {
+TEST_F(DeviceTest, GreenContextResources) {
   CUdevResource resource{};
   ASSERT_CU(CUDA_SUCCESS, cuDeviceGetDevResource(0, &resource, CU_DEV_RESOURCE_TYPE_SM));
   EXPECT_EQ(resource.type, CU_DEV_RESOURCE_TYPE_SM);
   EXPECT_EQ(resource.sm.smCount, 132u);
+  CUdevResource groups[4] = {};
+  CUdevResource rest{};
+  unsigned count = 4;
+  ASSERT_CU(CUDA_SUCCESS, cuDevSmResourceSplitByCount(groups, &count, &resource, &rest, 0, 30));
+  EXPECT_EQ(count, 4u);
+  EXPECT_EQ(groups[3].sm.smCount, 30u);  // 30 is a whole number of co-scheduled pairs
+  EXPECT_EQ(rest.sm.smCount, 12u);
   CUdevResourceDesc desc = nullptr;
-  EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED, cuDevResourceGenerateDesc(&desc, &resource, 1));
+  ASSERT_CU(CUDA_SUCCESS, cuDevResourceGenerateDesc(&desc, groups, 2));
+  CUgreenCtx green = nullptr;
+  ASSERT_CU(CUDA_SUCCESS, cuGreenCtxCreate(&green, desc, 0, CU_GREEN_CTX_DEFAULT_STREAM));
+  CUdevResource greenSms{};
+  ASSERT_CU(CUDA_SUCCESS, cuGreenCtxGetDevResource(green, &greenSms, CU_DEV_RESOURCE_TYPE_SM));
+  EXPECT_EQ(greenSms.sm.smCount, 60u);
+  ASSERT_CU(CUDA_SUCCESS, cuGreenCtxDestroy(green));
+  EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuGreenCtxDestroy(green));
   EXPECT_CU(CUDA_ERROR_INVALID_DEVICE, cuDeviceGetDevResource(9, &resource, CU_DEV_RESOURCE_TYPE_SM));
   EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuDeviceGetDevResource(0, nullptr, CU_DEV_RESOURCE_TYPE_SM));
   EXPECT_CU(CUDA_ERROR_INVALID_RESOURCE_TYPE, cuDeviceGetDevResource(0, &resource, CU_DEV_RESOURCE_TYPE_INVALID));

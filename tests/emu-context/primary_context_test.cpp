@@ -119,12 +119,16 @@ TEST_F(PrimaryContextTest, ResetDestroysStateButKeepsTheHandle) {
   ASSERT_CU(CUDA_SUCCESS, cuCtxGetId(primary, &idAfter));
   EXPECT_NE(idBefore, idAfter);
   ASSERT_CU(CUDA_SUCCESS, cuDevicePrimaryCtxReset_v2(1));
-  // A reset drops every retain: the count starts again from zero.
-  EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT, cuDevicePrimaryCtxRelease(1));
+  // A reset keeps the retain count (two retains so far), as driver 580 does.
+  EXPECT_CU(CUDA_SUCCESS, cuDevicePrimaryCtxRelease(1));
+  EXPECT_FALSE(active(1));
   ASSERT_CU(CUDA_SUCCESS, cuDevicePrimaryCtxRetain(&again, 1));
   EXPECT_TRUE(active(1));
   ASSERT_CU(CUDA_SUCCESS, cuDevicePrimaryCtxRelease(1));
+  EXPECT_TRUE(active(1)) << "one reference from before the reset is left";
+  ASSERT_CU(CUDA_SUCCESS, cuDevicePrimaryCtxRelease(1));
   EXPECT_FALSE(active(1));
+  EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT, cuDevicePrimaryCtxRelease(1));
 }
 
 TEST_F(PrimaryContextTest, FlagsChangeWhileActive) {

@@ -120,11 +120,57 @@ static void faultCallbackProbe(CUdevice dev) {
   SHOW("fault.primary retain", cuDevicePrimaryCtxRetain(&pc, dev));
 }
 
+// Does cuDevicePrimaryCtxReset drop the references retains hold?
+static void primaryResetReferencesProbe(CUdevice dev) {
+  unsigned flags = 0;
+  int active = -1;
+  CUcontext c;
+  cuDevicePrimaryCtxReset(dev);
+  cuDevicePrimaryCtxRetain(&c, dev);
+  SHOW("pcref.reset while retained", cuDevicePrimaryCtxReset(dev));
+  cuDevicePrimaryCtxGetState(dev, &flags, &active);
+  std::printf("pcref.active after retain + reset: %d\n", active);
+  cuDevicePrimaryCtxRetain(&c, dev);
+  SHOW("pcref.release", cuDevicePrimaryCtxRelease(dev));
+  cuDevicePrimaryCtxGetState(dev, &flags, &active);
+  std::printf("pcref.active after retain, reset, retain, release: %d\n", active);
+  SHOW("pcref.release again", cuDevicePrimaryCtxRelease(dev));
+  cuDevicePrimaryCtxGetState(dev, &flags, &active);
+  std::printf("pcref.active after one more release: %d\n", active);
+  SHOW("pcref.release without retain", cuDevicePrimaryCtxRelease(dev));
+}
+
+// A library from garbage that starts like an ELF file, in lazy and eager loading.
+static void badLibraryProbe() {
+  CUlibrary l = nullptr;
+  static const char garbage[] = "\x7f" "ELFgarbage";
+  SHOW("badlib.load", cuLibraryLoadData(&l, garbage, nullptr, nullptr, 0, nullptr, nullptr, 0));
+  if (l) {
+    unsigned n = 99;
+    SHOW("badlib.kernelcount", cuLibraryGetKernelCount(&n, l));
+    std::printf("badlib.kernelcount %u\n", n);
+    CUkernel k;
+    SHOW("badlib.getkernel", cuLibraryGetKernel(&k, l, "vadd_f32"));
+    CUmodule m;
+    SHOW("badlib.getmodule", cuLibraryGetModule(&m, l));
+    SHOW("badlib.unload", cuLibraryUnload(l));
+  }
+  CUmodule m;
+  SHOW("badmodule.load", cuModuleLoadData(&m, garbage));
+}
+
 int main() {
   cuInit(0);
   CUdevice dev;
   cuDeviceGet(&dev, 0);
   primaryContextProbe(dev);
+  primaryResetReferencesProbe(dev);
+  {
+    CUcontext c;
+    cuCtxCreate(&c, nullptr, 0, dev);
+    badLibraryProbe();
+    cuCtxDestroy(c);
+  }
   // exec affinity on a plain context
   int supported = -1;
   cuDeviceGetExecAffinitySupport(&supported, CU_EXEC_AFFINITY_TYPE_SM_COUNT, dev);
