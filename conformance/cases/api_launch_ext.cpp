@@ -281,9 +281,21 @@ TEST_F(api_launch_Library, LoadFromFile) {
 
 TEST_F(api_launch_Library, UnloadNull) { CU_EXPECT(CUDA_ERROR_INVALID_HANDLE, cuLibraryUnload(nullptr)); }
 
+// Driver 580 accepts a library whose image merely starts like an ELF file (lazy and eager loading alike); the
+// error comes when the library is used. A module from the same bytes is refused at once.
 TEST_F(api_launch_Library, BadImage) {
-  CUlibrary l;
-  CU_EXPECT(CUDA_ERROR_INVALID_IMAGE, cuLibraryLoadData(&l, "\x7f" "ELFgarbage", nullptr, nullptr, 0, nullptr, nullptr, 0));
+  static const char garbage[] = "\x7f" "ELFgarbage";
+  CUlibrary l = nullptr;
+  CU_ASSERT_OK(cuLibraryLoadData(&l, garbage, nullptr, nullptr, 0, nullptr, nullptr, 0));
+  unsigned count = 99;
+  CU_EXPECT_OK(cuLibraryGetKernelCount(&count, l));
+  EXPECT_EQ(count, 0u);
+  CUkernel k;
+  CU_EXPECT(CUDA_ERROR_INVALID_IMAGE, cuLibraryGetKernel(&k, l, "vadd_f32"));
+  CUmodule m;
+  CU_EXPECT(CUDA_ERROR_INVALID_IMAGE, cuLibraryGetModule(&m, l));
+  CU_EXPECT_OK(cuLibraryUnload(l));
+  CU_EXPECT(CUDA_ERROR_INVALID_IMAGE, cuModuleLoadData(&m, garbage));
 }
 
 }  // namespace
