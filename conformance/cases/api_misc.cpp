@@ -458,6 +458,106 @@ TEST_F(api_misc, TensorMapMisalignedAddress) {
       << "the global address must be 16-byte aligned";
 }
 
+TEST_F(api_misc, TensorMapRequirements) {
+  conf::DeviceBuffer d(64 * 64 * 4);
+  alignas(128) CUtensorMap map;
+  void* base = reinterpret_cast<void*>(d.ptr());
+  cuuint64_t dims[2] = {64, 64};
+  cuuint64_t strides[1] = {64 * 4};
+  cuuint32_t box[2] = {16, 16};
+  cuuint32_t elem[2] = {1, 1};
+  auto encode = [&](CUtensorMapDataType type, cuuint32_t rank, const cuuint64_t* s, const cuuint32_t* b,
+                    const cuuint32_t* e, CUtensorMapSwizzle swizzle, CUtensorMapFloatOOBfill fill) {
+    return cuTensorMapEncodeTiled(&map, type, rank, base, dims, s, b, e, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+                                  CU_TENSOR_MAP_L2_PROMOTION_NONE, fill);
+  };
+  const auto f32 = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  const auto none = CU_TENSOR_MAP_SWIZZLE_NONE;
+  const auto zero = CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;
+  CU_EXPECT_OK(encode(f32, 2, strides, box, elem, none, zero));
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, encode(f32, 0, strides, box, elem, none, zero)) << "rank 0";
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, encode(f32, 6, strides, box, elem, none, zero)) << "rank 6";
+  cuuint64_t oddStride[1] = {100};
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, encode(f32, 2, oddStride, box, elem, none, zero)) << "stride not a multiple of 16";
+  cuuint32_t bigBox[2] = {16, 257};
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, encode(f32, 2, strides, bigBox, elem, none, zero)) << "box over 256";
+  cuuint32_t narrowBox[2] = {2, 16};
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, encode(f32, 2, strides, narrowBox, elem, none, zero))
+      << "inner box of 8 bytes, not a multiple of 16";
+  cuuint32_t bigElem[2] = {1, 9};
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, encode(f32, 2, strides, box, bigElem, none, zero)) << "element stride over 8";
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, encode(f32, 2, strides, box, elem, CU_TENSOR_MAP_SWIZZLE_32B, zero))
+      << "a 64-byte inner box does not fit the 32-byte swizzle";
+  CU_EXPECT_OK(encode(f32, 2, strides, box, elem, CU_TENSOR_MAP_SWIZZLE_64B, zero));
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, encode(CU_TENSOR_MAP_DATA_TYPE_INT32, 2, strides, box, elem, none,
+                                             CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA))
+      << "the NaN fill needs a floating-point type";
+  CU_EXPECT_OK(encode(f32, 2, strides, box, elem, none, zero));
+  CU_EXPECT_OK(cuTensorMapReplaceAddress(&map, reinterpret_cast<void*>(d.ptr() + 256)));
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuTensorMapReplaceAddress(&map, reinterpret_cast<void*>(d.ptr() + 8)));
+}
+
+TEST_F(api_misc, TensorMapIm2col) {
+  conf::DeviceBuffer d(8 * 16 * 16 * 32 * 2);
+  alignas(128) CUtensorMap map;
+  cuuint64_t dims[4] = {32, 16, 16, 8};  // channels, width, height, batch
+  cuuint64_t strides[3] = {32 * 2, 32 * 2 * 16, 32 * 2 * 16 * 16};
+  int lower[2] = {-1, -1};
+  int upper[2] = {-1, -1};
+  cuuint32_t elem[4] = {1, 1, 1, 1};
+  CU_EXPECT_OK(cuTensorMapEncodeIm2col(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4, reinterpret_cast<void*>(d.ptr()), dims,
+                                       strides, lower, upper, 32, 64, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                       CU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+  int tooFar[2] = {-129, 0};
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE,
+            cuTensorMapEncodeIm2col(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4, reinterpret_cast<void*>(d.ptr()), dims,
+                                    strides, tooFar, upper, 32, 64, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                    CU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE))
+      << "rank 4 corners lie in [-128, 127]";
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE,
+            cuTensorMapEncodeIm2col(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, reinterpret_cast<void*>(d.ptr()), dims,
+                                    strides, lower, upper, 32, 64, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                    CU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE))
+      << "im2col needs rank 3 to 5";
+}
+
+TEST_F(api_misc, LogsDumpAndCallbacks) {
+  CUlogIterator it = 0;
+  CU_ASSERT_OK(cuLogsCurrent(&it, 0));
+  char buffer[512];
+  size_t size = sizeof buffer;
+  CU_EXPECT_OK(cuLogsDumpToMemory(&it, buffer, &size, 0));
+  EXPECT_LT(size, sizeof buffer);
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuLogsCurrent(nullptr, 0));
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuLogsCurrent(&it, 1)) << "no flags are defined";
+  CUlogsCallbackHandle handle = nullptr;
+  CU_ASSERT_OK(cuLogsRegisterCallback([](void*, CUlogLevel, char*, size_t) {}, nullptr, &handle));
+  CU_EXPECT_OK(cuLogsUnregisterCallback(handle));
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuLogsRegisterCallback(nullptr, nullptr, &handle));
+}
+
+TEST_F(api_misc, CoredumpSettingsRoundTrip) {
+  bool value = true;
+  size_t size = sizeof value;
+  CU_ASSERT_OK(cuCoredumpSetAttribute(CU_COREDUMP_ENABLE_ON_EXCEPTION, &value, &size));
+  bool back = false;
+  size = sizeof back;
+  CU_EXPECT_OK(cuCoredumpGetAttribute(CU_COREDUMP_ENABLE_ON_EXCEPTION, &back, &size));
+  EXPECT_TRUE(back);
+  EXPECT_EQ(size, sizeof(bool));
+  value = false;
+  size = sizeof value;
+  CU_EXPECT_OK(cuCoredumpSetAttribute(CU_COREDUMP_ENABLE_ON_EXCEPTION, &value, &size));
+  char file[1024] = {};
+  size = sizeof file;
+  CU_EXPECT_OK(cuCoredumpGetAttributeGlobal(CU_COREDUMP_FILE, file, &size));
+  EXPECT_EQ(size, std::strlen(file) + 1);
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuCoredumpGetAttributeGlobal(CU_COREDUMP_ENABLE_ON_EXCEPTION, nullptr, &size));
+}
+
 TEST_F(api_misc, ExportTableUnknownId) {
   CUuuid id{};
   std::memset(id.bytes, 0x5a, sizeof(id.bytes));

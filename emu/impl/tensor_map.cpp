@@ -1,0 +1,199 @@
+// Tensor maps (TMA descriptors): cuTensorMapEncodeTiled, cuTensorMapEncodeIm2col, cuTensorMapReplaceAddress.
+// Every documented requirement is checked; the 128 opaque bytes hold cuemu's own encoding (TensorMapEncoding),
+// which is all a program may do with them besides passing them to a kernel.
+#include "api/impl.h"
+
+#include <algorithm>
+#include <cstring>
+#include <initializer_list>
+
+namespace cuemu::impl {
+namespace {
+
+// cuemu's layout of the opaque CUtensorMap bytes.
+struct TensorMapEncoding {
+  static constexpr uint32_t kMagic = 0x414d5443;  // "CTMA"
+  uint32_t magic;
+  uint8_t im2col;
+  uint8_t dataType;
+  uint8_t rank;
+  uint8_t interleave;
+  uint8_t swizzle;
+  uint8_t l2Promotion;
+  uint8_t oobFill;
+  uint8_t reserved;
+  uint64_t address;
+  uint64_t dims[5];
+  uint64_t strides[4];
+  uint16_t box[5];  // tiled: box size; im2col: box[0] = channels per pixel, box[1] = pixels per column
+  uint8_t elementStrides[5];
+  int8_t reservedCorner;
+  int16_t lowerCorner[3];
+  int16_t upperCorner[3];
+};
+static_assert(sizeof(TensorMapEncoding) <= sizeof(CUtensorMap));
+
+unsigned elementBytes(CUtensorMapDataType type) {
+  switch (type) {
+    case CU_TENSOR_MAP_DATA_TYPE_UINT8: return 1;
+    case CU_TENSOR_MAP_DATA_TYPE_UINT16:
+    case CU_TENSOR_MAP_DATA_TYPE_FLOAT16:
+    case CU_TENSOR_MAP_DATA_TYPE_BFLOAT16: return 2;
+    case CU_TENSOR_MAP_DATA_TYPE_UINT32:
+    case CU_TENSOR_MAP_DATA_TYPE_INT32:
+    case CU_TENSOR_MAP_DATA_TYPE_FLOAT32:
+    case CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ:
+    case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32:
+    case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ: return 4;
+    case CU_TENSOR_MAP_DATA_TYPE_UINT64:
+    case CU_TENSOR_MAP_DATA_TYPE_INT64:
+    case CU_TENSOR_MAP_DATA_TYPE_FLOAT64: return 8;
+    default: return 0;  // the packed sub-byte types need compute capability 10.0; cuemu models 9.0
+  }
+}
+
+bool isFloat(CUtensorMapDataType type) {
+  switch (type) {
+    case CU_TENSOR_MAP_DATA_TYPE_FLOAT16:
+    case CU_TENSOR_MAP_DATA_TYPE_FLOAT32:
+    case CU_TENSOR_MAP_DATA_TYPE_FLOAT64:
+    case CU_TENSOR_MAP_DATA_TYPE_BFLOAT16:
+    case CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ:
+    case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32:
+    case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ: return true;
+    default: return false;
+  }
+}
+
+unsigned swizzleSpan(CUtensorMapSwizzle swizzle) {
+  switch (swizzle) {
+    case CU_TENSOR_MAP_SWIZZLE_32B: return 32;
+    case CU_TENSOR_MAP_SWIZZLE_64B: return 64;
+    default: return 128;  // the 128-byte family
+  }
+}
+
+// The requirements tiled and im2col maps share; fills the common part of the encoding.
+CUresult checkCommon(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank, cuuint32_t minRank, void* address,
+                     const cuuint64_t* dims, const cuuint64_t* strides, const cuuint32_t* elementStrides,
+                     CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2,
+                     CUtensorMapFloatOOBfill oobFill, TensorMapEncoding& out) {
+  if (!map || reinterpret_cast<uintptr_t>(map) % 64) return CUDA_ERROR_INVALID_VALUE;
+  unsigned bytes = elementBytes(type);
+  if (!bytes) return CUDA_ERROR_INVALID_VALUE;
+  if (interleave < CU_TENSOR_MAP_INTERLEAVE_NONE || interleave > CU_TENSOR_MAP_INTERLEAVE_32B) return CUDA_ERROR_INVALID_VALUE;
+  if (swizzle < CU_TENSOR_MAP_SWIZZLE_NONE || swizzle > CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B) return CUDA_ERROR_INVALID_VALUE;
+  if (l2 < CU_TENSOR_MAP_L2_PROMOTION_NONE || l2 > CU_TENSOR_MAP_L2_PROMOTION_L2_256B) return CUDA_ERROR_INVALID_VALUE;
+  if (oobFill < CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE || oobFill > CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (oobFill == CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA && !isFloat(type)) return CUDA_ERROR_INVALID_VALUE;
+  if (interleave != CU_TENSOR_MAP_INTERLEAVE_NONE) minRank = std::max(minRank, 3u);
+  if (rank < minRank || rank > 5) return CUDA_ERROR_INVALID_VALUE;
+  if (interleave == CU_TENSOR_MAP_INTERLEAVE_32B && swizzle != CU_TENSOR_MAP_SWIZZLE_32B) return CUDA_ERROR_INVALID_VALUE;
+  unsigned addressAlign = interleave == CU_TENSOR_MAP_INTERLEAVE_32B ? 32 : 16;
+  if (!address || reinterpret_cast<uintptr_t>(address) % addressAlign) return CUDA_ERROR_INVALID_VALUE;
+  if (!dims || !elementStrides || (rank > 1 && !strides)) return CUDA_ERROR_INVALID_VALUE;
+  for (unsigned i = 0; i < rank; ++i) {
+    if (dims[i] == 0 || dims[i] > (uint64_t{1} << 32)) return CUDA_ERROR_INVALID_VALUE;
+    if (elementStrides[i] == 0 || elementStrides[i] > 8) return CUDA_ERROR_INVALID_VALUE;
+  }
+  unsigned strideAlign = interleave == CU_TENSOR_MAP_INTERLEAVE_32B ? 32 : 16;
+  for (unsigned i = 0; i + 1 < rank; ++i)
+    if (strides[i] % strideAlign || strides[i] >= (uint64_t{1} << 40)) return CUDA_ERROR_INVALID_VALUE;
+  out = TensorMapEncoding{};
+  out.magic = TensorMapEncoding::kMagic;
+  out.dataType = static_cast<uint8_t>(type);
+  out.rank = static_cast<uint8_t>(rank);
+  out.interleave = static_cast<uint8_t>(interleave);
+  out.swizzle = static_cast<uint8_t>(swizzle);
+  out.l2Promotion = static_cast<uint8_t>(l2);
+  out.oobFill = static_cast<uint8_t>(oobFill);
+  out.address = reinterpret_cast<uintptr_t>(address);
+  for (unsigned i = 0; i < rank; ++i) {
+    out.dims[i] = dims[i];
+    out.elementStrides[i] = static_cast<uint8_t>(elementStrides[i]);
+  }
+  for (unsigned i = 0; i + 1 < rank; ++i) out.strides[i] = strides[i];
+  return CUDA_SUCCESS;
+}
+
+// The inner dimension of a box in bytes must fit the swizzle pattern (INTERLEAVE_NONE only).
+bool fitsSwizzle(CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, uint64_t innerBytes) {
+  if (interleave != CU_TENSOR_MAP_INTERLEAVE_NONE || swizzle == CU_TENSOR_MAP_SWIZZLE_NONE) return true;
+  return innerBytes <= swizzleSpan(swizzle);
+}
+
+void store(CUtensorMap* map, const TensorMapEncoding& encoding) {
+  std::memset(map, 0, sizeof *map);
+  std::memcpy(map, &encoding, sizeof encoding);
+}
+
+}  // namespace
+
+CUresult cuTensorMapEncodeTiled(CUtensorMap* tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank,
+                                void* globalAddress, const cuuint64_t* globalDim, const cuuint64_t* globalStrides,
+                                const cuuint32_t* boxDim, const cuuint32_t* elementStrides,
+                                CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
+                                CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) {
+  TensorMapEncoding encoding;
+  if (CUresult r = checkCommon(tensorMap, tensorDataType, tensorRank, 1, globalAddress, globalDim, globalStrides,
+                               elementStrides, interleave, swizzle, l2Promotion, oobFill, encoding))
+    return r;
+  if (!boxDim) return CUDA_ERROR_INVALID_VALUE;
+  for (unsigned i = 0; i < tensorRank; ++i) {
+    if (boxDim[i] == 0 || boxDim[i] > 256) return CUDA_ERROR_INVALID_VALUE;
+    encoding.box[i] = static_cast<uint16_t>(boxDim[i]);
+  }
+  uint64_t innerBytes = uint64_t{boxDim[0]} * elementBytes(tensorDataType);
+  if (interleave == CU_TENSOR_MAP_INTERLEAVE_NONE && innerBytes % 16) return CUDA_ERROR_INVALID_VALUE;
+  if (!fitsSwizzle(interleave, swizzle, innerBytes)) return CUDA_ERROR_INVALID_VALUE;
+  store(tensorMap, encoding);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuTensorMapEncodeIm2col(CUtensorMap* tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank,
+                                 void* globalAddress, const cuuint64_t* globalDim, const cuuint64_t* globalStrides,
+                                 const int* pixelBoxLowerCorner, const int* pixelBoxUpperCorner,
+                                 cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn,
+                                 const cuuint32_t* elementStrides, CUtensorMapInterleave interleave,
+                                 CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion,
+                                 CUtensorMapFloatOOBfill oobFill) {
+  TensorMapEncoding encoding;
+  if (CUresult r = checkCommon(tensorMap, tensorDataType, tensorRank, 3, globalAddress, globalDim, globalStrides,
+                               elementStrides, interleave, swizzle, l2Promotion, oobFill, encoding))
+    return r;
+  if (!pixelBoxLowerCorner || !pixelBoxUpperCorner) return CUDA_ERROR_INVALID_VALUE;
+  // One spatial offset per dimension beyond channels and batch, with a range that shrinks as their number grows.
+  unsigned spatial = tensorRank - 2;
+  int limit = spatial == 1 ? 32768 : spatial == 2 ? 128 : 16;
+  for (unsigned i = 0; i < spatial; ++i) {
+    for (int corner : {pixelBoxLowerCorner[i], pixelBoxUpperCorner[i]})
+      if (corner < -limit || corner > limit - 1) return CUDA_ERROR_INVALID_VALUE;
+    encoding.lowerCorner[i] = static_cast<int16_t>(pixelBoxLowerCorner[i]);
+    encoding.upperCorner[i] = static_cast<int16_t>(pixelBoxUpperCorner[i]);
+  }
+  if (channelsPerPixel == 0 || channelsPerPixel > 256) return CUDA_ERROR_INVALID_VALUE;
+  if (pixelsPerColumn == 0 || pixelsPerColumn > 1024) return CUDA_ERROR_INVALID_VALUE;
+  uint64_t innerBytes = uint64_t{channelsPerPixel} * elementBytes(tensorDataType);
+  if (interleave == CU_TENSOR_MAP_INTERLEAVE_NONE && innerBytes % 16) return CUDA_ERROR_INVALID_VALUE;
+  if (!fitsSwizzle(interleave, swizzle, innerBytes)) return CUDA_ERROR_INVALID_VALUE;
+  encoding.im2col = 1;
+  encoding.box[0] = static_cast<uint16_t>(channelsPerPixel);
+  encoding.box[1] = static_cast<uint16_t>(pixelsPerColumn);
+  store(tensorMap, encoding);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuTensorMapReplaceAddress(CUtensorMap* tensorMap, void* globalAddress) {
+  if (!tensorMap || reinterpret_cast<uintptr_t>(tensorMap) % 64) return CUDA_ERROR_INVALID_VALUE;
+  TensorMapEncoding encoding;
+  std::memcpy(&encoding, tensorMap, sizeof encoding);
+  if (encoding.magic != TensorMapEncoding::kMagic) return CUDA_ERROR_INVALID_VALUE;
+  unsigned align = encoding.interleave == CU_TENSOR_MAP_INTERLEAVE_32B ? 32 : 16;
+  if (!globalAddress || reinterpret_cast<uintptr_t>(globalAddress) % align) return CUDA_ERROR_INVALID_VALUE;
+  encoding.address = reinterpret_cast<uintptr_t>(globalAddress);
+  std::memcpy(tensorMap, &encoding, sizeof encoding);
+  return CUDA_SUCCESS;
+}
+
+}  // namespace cuemu::impl
