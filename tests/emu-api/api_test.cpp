@@ -232,3 +232,39 @@ TEST(Child, Traced) {
   CUdriverProcAddressQueryResult st;
   fn<GetProcV2>("cuGetProcAddress_v2")("cuMemAlloc", &p, 13000, 0, &st);
 }
+
+// A rejected module is an error the program can read back through the error log API, and callbacks see it as
+// it happens.
+TEST(Api, ErrorLogReceivesModuleErrors) { ASSERT_EQ(runChild("Child.ErrorLog", {}), 0); }
+TEST(Child, ErrorLog) {
+  if (!isChild()) GTEST_SKIP() << "runs in a child process";
+  initDriver();
+  CUcontext ctx;
+  ASSERT_EQ(fn<CUresult (*)(CUcontext*, unsigned, CUdevice)>("cuCtxCreate_v2")(&ctx, 0, 0), CUDA_SUCCESS);
+  static std::string seen;
+  CUlogsCallbackHandle handle = nullptr;
+  ASSERT_EQ(fn<CUresult (*)(CUlogsCallback, void*, CUlogsCallbackHandle*)>("cuLogsRegisterCallback")(
+                [](void*, CUlogLevel level, char* message, size_t length) {
+                  if (level == CU_LOG_LEVEL_ERROR) seen.append(message, length);
+                },
+                nullptr, &handle),
+            CUDA_SUCCESS);
+  CUlogIterator it = 0;
+  ASSERT_EQ(fn<CUresult (*)(CUlogIterator*, unsigned)>("cuLogsCurrent")(&it, 0), CUDA_SUCCESS);
+  CUmodule module;
+  const char* bad = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k() { bogus.instruction; }\n";
+  EXPECT_EQ(fn<CUresult (*)(CUmodule*, const void*)>("cuModuleLoadData")(&module, bad), CUDA_ERROR_INVALID_PTX);
+  EXPECT_NE(seen.find("bogus"), std::string::npos) << "the callback got: " << seen;
+  char buffer[4096];
+  size_t size = sizeof buffer;
+  using Dump = CUresult (*)(CUlogIterator*, char*, size_t*, unsigned);
+  ASSERT_EQ(fn<Dump>("cuLogsDumpToMemory")(&it, buffer, &size, 0), CUDA_SUCCESS);
+  std::string dumped(buffer, size);
+  EXPECT_NE(dumped.find("bogus"), std::string::npos) << dumped;
+  EXPECT_EQ(dumped.back(), '\n');
+  size = sizeof buffer;
+  ASSERT_EQ(fn<Dump>("cuLogsDumpToMemory")(&it, buffer, &size, 0), CUDA_SUCCESS);
+  EXPECT_EQ(size, 0u) << "the iterator moved past what was read";
+  EXPECT_EQ(fn<CUresult (*)(CUlogsCallbackHandle)>("cuLogsUnregisterCallback")(handle), CUDA_SUCCESS);
+  EXPECT_EQ(fn<CUresult (*)(CUlogsCallbackHandle)>("cuLogsUnregisterCallback")(handle), CUDA_ERROR_INVALID_VALUE);
+}
