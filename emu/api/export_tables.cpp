@@ -13,6 +13,9 @@
 #include <fmt/format.h>
 #include <cstring>
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -42,7 +45,38 @@ CUresult traced(const char* name, const char* argNames, CUresult result, const A
 
 namespace {
 
-// --- Runtime interface (6bd5fb6c...): 13 slots, only slot 2 is used. ---
+// Slots whose purpose is not known. NVIDIA's driver fills them, so the runtime may call one without a NULL check
+// on a path the corpus has not exercised: instead of jumping to address 0, such a call names itself (once) and
+// fails cleanly. The tables and their slot numbers are listed here for the message.
+enum class TableId { RuntimeInterface, ContextChecks, Integrity };
+
+CUresult unmodelledSlotCalled(TableId table, int slot) {
+  static constexpr const char* kNames[] = {"runtime interface (6bd5fb6c...)", "context checks (263e8860...)",
+                                           "integrity check (d4082055...)"};
+  static std::atomic<uint64_t> reported[3];
+  uint64_t bit = uint64_t{1} << slot;
+  if (!(reported[static_cast<int>(table)].fetch_or(bit) & bit))
+    CUEMU_WARN("the CUDA runtime called slot {} of the export table {}, which cuemu does not model; the call fails "
+               "with CUDA_ERROR_NOT_SUPPORTED (please report the program)",
+               slot, kNames[static_cast<int>(table)]);
+  return traced("EXPORT_TABLE unmodelled slot", "(table, slot)", CUDA_ERROR_NOT_SUPPORTED, kNames[static_cast<int>(table)], slot);
+}
+
+template <TableId Table, int Slot>
+CUresult unmodelled() {
+  return unmodelledSlotCalled(Table, Slot);
+}
+
+template <TableId Table, int First, size_t... I>
+constexpr std::array<UnmodelledSlotFn, sizeof...(I)> unmodelledSlots(std::index_sequence<I...>) {
+  return {unmodelled<Table, First + static_cast<int>(I)>...};
+}
+template <TableId Table, int First, int Count>
+constexpr std::array<UnmodelledSlotFn, Count> unmodelledRange() {
+  return unmodelledSlots<Table, First>(std::make_index_sequence<Count>{});
+}
+
+// --- Runtime interface (6bd5fb6c...): 13 slots, only slot 2 is used (slot 10 is NULL on NVIDIA's driver too). ---
 CUresult primaryContextImpl(CUcontext* out, CUdevice ordinal) {
   if (!driverInitialized()) return CUDA_ERROR_NOT_INITIALIZED;
   if (!out) return CUDA_ERROR_INVALID_VALUE;
@@ -59,12 +93,15 @@ CUresult primaryContext(CUcontext* out, CUdevice ordinal) {
 
 struct RuntimeInterfaceTable {
   size_t size;
-  void* slot1;
+  UnmodelledSlotFn slot1;
   PrimaryContextFn slot2;
-  void* slots3to12[10];
+  std::array<UnmodelledSlotFn, 7> slots3to9;
+  void* slot10;
+  std::array<UnmodelledSlotFn, 2> slots11to12;
 };
-constinit const RuntimeInterfaceTable g_runtimeInterface = {sizeSlot<RuntimeInterfaceTable>(), nullptr,
-                                                            primaryContext, {}};
+constinit const RuntimeInterfaceTable g_runtimeInterface = {
+    sizeSlot<RuntimeInterfaceTable>(), unmodelled<TableId::RuntimeInterface, 1>, primaryContext,
+    unmodelledRange<TableId::RuntimeInterface, 3, 7>(), nullptr, unmodelledRange<TableId::RuntimeInterface, 11, 2>()};
 static_assert(sizeof(RuntimeInterfaceTable) == 13 * sizeof(void*));
 
 // --- Tools callback hooks (a094798c...): 7 slots; 2 and 6 hand out zeroed buffers the driver owns. ---
@@ -186,13 +223,14 @@ CUresult contextCheck3() { return traced("EXPORT_TABLE[context checks][3] check"
 
 struct ContextChecksTable {
   size_t size;
-  void* slot1;
+  UnmodelledSlotFn slot1;
   ContextCheckFn slot2;
   ContextCheck3Fn slot3;
-  void* slots4to14[11];
+  std::array<UnmodelledSlotFn, 11> slots4to14;
 };
-constinit const ContextChecksTable g_contextChecks = {sizeSlot<ContextChecksTable>(), nullptr, contextCheck,
-                                                      contextCheck3, {}};
+constinit const ContextChecksTable g_contextChecks = {sizeSlot<ContextChecksTable>(),
+                                                      unmodelled<TableId::ContextChecks, 1>, contextCheck,
+                                                      contextCheck3, unmodelledRange<TableId::ContextChecks, 4, 11>()};
 static_assert(sizeof(ContextChecksTable) == 15 * sizeof(void*));
 
 // --- Integrity check (d4082055...): slot 1. ---
@@ -201,9 +239,10 @@ CUresult integrityCheck(uint32_t version, uint64_t unixSeconds, uint64_t out[2])
 struct IntegrityTable {
   size_t size;
   IntegrityCheckFn check;
-  void* slot2;
+  UnmodelledSlotFn slot2;
 };
-constinit const IntegrityTable g_integrity = {sizeSlot<IntegrityTable>(), integrityCheck, nullptr};
+constinit const IntegrityTable g_integrity = {sizeSlot<IntegrityTable>(), integrityCheck,
+                                              unmodelled<TableId::Integrity, 2>};
 
 void fillDeviceFacts(IntegrityMessage& m, int ordinal) {
   std::memset(&m.b, 0, sizeof m.b);

@@ -38,6 +38,7 @@ inline constexpr CUuuid kIntegrityCheck = {{char(0xd4), char(0x08), char(0x20), 
 // Slot signatures the runtime calls (slot numbers count pointers from the table's start).
 using PrimaryContextFn = CUresult (*)(CUcontext* context, CUdevice device);            // runtime interface [2]
 using ToolsBufferFn = CUresult (*)(void** buffer, size_t* size);                       // tools hooks [2], [6]
+using UnmodelledSlotFn = CUresult (*)();                                                 // slots of unknown purpose
 using ToolsHookFn = CUresult (*)(void* first, void* second);                            // tools hooks [1], [3]-[5]
 using ToolsTlsFn = CUresult (*)(void* record);                                         // tools thread-local [1], [2]
 using StorageDestructor = void (*)(CUcontext context, void* key, void* value);
