@@ -204,7 +204,7 @@ TEST_F(api_context_Ext, GreenContextRunsKernels) {
   CU_EXPECT_OK(cuStreamDestroy(s));
   CU_ASSERT_OK(cuCtxPopCurrent(nullptr));
   CU_EXPECT_OK(cuGreenCtxDestroy(green));
-  CU_EXPECT(CUDA_ERROR_INVALID_HANDLE, cuGreenCtxDestroy(green)) << "destroyed twice";
+  CU_EXPECT(CUDA_ERROR_CONTEXT_IS_DESTROYED, cuGreenCtxDestroy(green)) << "destroyed twice (driver 580)";
 }
 
 TEST_F(api_context_Ext, LegacyAttachDetach) {

@@ -532,7 +532,7 @@ TEST_F(api_misc, LogsDumpAndCallbacks) {
   CU_EXPECT_OK(cuLogsDumpToMemory(&it, buffer, &size, 0));
   EXPECT_LT(size, sizeof buffer);
   CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuLogsCurrent(nullptr, 0));
-  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuLogsCurrent(&it, 1)) << "no flags are defined";
+  CU_EXPECT_OK(cuLogsCurrent(&it, 1)) << "flags are ignored (measured on driver 580)";
   CUlogsCallbackHandle handle = nullptr;
   CU_ASSERT_OK(cuLogsRegisterCallback([](void*, CUlogLevel, char*, size_t) {}, nullptr, &handle));
   CU_EXPECT_OK(cuLogsUnregisterCallback(handle));
@@ -551,11 +551,12 @@ TEST_F(api_misc, CoredumpSettingsRoundTrip) {
   value = false;
   size = sizeof value;
   CU_EXPECT_OK(cuCoredumpSetAttribute(CU_COREDUMP_ENABLE_ON_EXCEPTION, &value, &size));
-  char file[1024] = {};
+  // Measured on driver 580: no file name is set by default and the size is left as given.
+  char file[1024] = {'x'};
   size = sizeof file;
   CU_EXPECT_OK(cuCoredumpGetAttributeGlobal(CU_COREDUMP_FILE, file, &size));
-  EXPECT_EQ(size, std::strlen(file) + 1);
-  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuCoredumpGetAttributeGlobal(CU_COREDUMP_ENABLE_ON_EXCEPTION, nullptr, &size));
+  EXPECT_EQ(size, sizeof file);
+  EXPECT_STREQ(file, "");
 }
 
 TEST_F(api_misc, ExportTableUnknownId) {

@@ -173,6 +173,8 @@ void ContextTest::TearDown() {
 void DeviceTest::SetUp() {
   CU_ASSERT_OK(cuInit(0));
   CU_ASSERT_OK(cuDeviceGet(&dev, 0));
+  // Every case starts with an empty context stack, whatever an earlier case left on it.
+  DrainContextStack();
 }
 
 int DeviceCount() {

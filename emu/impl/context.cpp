@@ -469,11 +469,11 @@ CUresult cuGreenCtxCreate(CUgreenCtx* phCtx, CUdevResourceDesc desc, CUdevice de
   return CUDA_SUCCESS;
 }
 
+// The handle stays known after destruction: using it again answers CUDA_ERROR_CONTEXT_IS_DESTROYED (driver 580).
 CUresult cuGreenCtxDestroy(CUgreenCtx hCtx) {
-  auto green = greenContextTable().erase(handleValue(hCtx));
-  if (!green) return CUDA_ERROR_INVALID_HANDLE;
-  if (!contextTable().find(green->context->handle())) return CUDA_SUCCESS;  // already destroyed as a context
-  return destroyContext(green->context);
+  auto green = findGreenContext(hCtx);
+  if (!green) return green.error().code;
+  return destroyContext(*green);
 }
 
 CUresult cuCtxFromGreenCtx(CUcontext* pContext, CUgreenCtx hCtx) {

@@ -19,7 +19,7 @@ struct CoredumpSettings {
   bool triggerHost = true;
   bool lightweight = false;
   bool enableUserTrigger = false;
-  std::string file = "core_%t_%h_%p.nvcudmp";
+  std::string file;  // none by default (driver 580): the dump is then named after time, host and process
   std::string pipe;
   int generationFlags = CU_COREDUMP_DEFAULT_FLAGS;
 };
@@ -65,28 +65,24 @@ std::string* stringSetting(CoredumpSettings& s, CUcoredumpSettings attrib) {
   return nullptr;
 }
 
-// `*size` is the value buffer's size in; the value's size out.
+// `*size` is the value buffer's size; driver 580 leaves it as given, and a NULL value reads nothing.
 CUresult getSetting(CoredumpSettings& s, CUcoredumpSettings attrib, void* value, size_t* size) {
-  if (!value || !size) return CUDA_ERROR_INVALID_VALUE;
-  if (bool* b = boolSetting(s, attrib)) {
+  if (!size) return CUDA_ERROR_INVALID_VALUE;
+  bool* b = boolSetting(s, attrib);
+  std::string* text = stringSetting(s, attrib);
+  if (!b && !text && attrib != CU_COREDUMP_GENERATION_FLAGS) return CUDA_ERROR_INVALID_VALUE;
+  if (!value) return CUDA_SUCCESS;
+  if (b) {
     if (*size < sizeof(bool)) return CUDA_ERROR_INVALID_VALUE;
     *static_cast<bool*>(value) = *b;
-    *size = sizeof(bool);
-    return CUDA_SUCCESS;
-  }
-  if (std::string* text = stringSetting(s, attrib)) {
+  } else if (text) {
     if (*size < text->size() + 1) return CUDA_ERROR_INVALID_VALUE;
     std::memcpy(value, text->c_str(), text->size() + 1);
-    *size = text->size() + 1;
-    return CUDA_SUCCESS;
-  }
-  if (attrib == CU_COREDUMP_GENERATION_FLAGS) {
+  } else {
     if (*size < sizeof(int)) return CUDA_ERROR_INVALID_VALUE;
     *static_cast<int*>(value) = s.generationFlags;
-    *size = sizeof(int);
-    return CUDA_SUCCESS;
   }
-  return CUDA_ERROR_INVALID_VALUE;
+  return CUDA_SUCCESS;
 }
 
 CUresult setSetting(CoredumpSettings& s, CUcoredumpSettings attrib, void* value, size_t* size) {

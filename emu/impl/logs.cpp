@@ -29,7 +29,8 @@ CUresult cuLogsUnregisterCallback(CUlogsCallbackHandle callback) {
 }
 
 CUresult cuLogsCurrent(CUlogIterator* iterator_out, unsigned int flags) {
-  if (!iterator_out || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  (void)flags;  // none are defined; driver 580 ignores them
+  if (!iterator_out) return CUDA_ERROR_INVALID_VALUE;
   *iterator_out = errorlog::current();
   return CUDA_SUCCESS;
 }
@@ -37,7 +38,8 @@ CUresult cuLogsCurrent(CUlogIterator* iterator_out, unsigned int flags) {
 // Writes whole lines that fit (each ends with '\n', the text is NUL-terminated); the iterator advances past the
 // lines written, so a second call continues where a too-small buffer stopped.
 CUresult cuLogsDumpToMemory(CUlogIterator* iterator, char* buffer, size_t* size, unsigned int flags) {
-  if (!buffer || !size || *size == 0 || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  (void)flags;
+  if (!buffer || !size || *size == 0) return CUDA_ERROR_INVALID_VALUE;
   uint32_t next = 0;
   uint32_t from = iterator ? *iterator : 0;
   auto lines = errorlog::entriesFrom(from, next);
@@ -57,7 +59,8 @@ CUresult cuLogsDumpToMemory(CUlogIterator* iterator, char* buffer, size_t* size,
 }
 
 CUresult cuLogsDumpToFile(CUlogIterator* iterator, const char* pathToFile, unsigned int flags) {
-  if (!pathToFile || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  (void)flags;
+  if (!pathToFile) return CUDA_ERROR_INVALID_VALUE;
   std::FILE* file = std::fopen(pathToFile, "a");
   if (!file) return CUDA_ERROR_INVALID_VALUE;
   uint32_t next = 0;
