@@ -227,11 +227,14 @@ TEST_F(api_module_Images, LoadCubinSm90) {
 TEST_F(api_module_Images, TruncatedFatbin) {
   auto img = conf::GetImage("vector_nocompress.fatbin");
   ASSERT_GT(img.size, 64u);
+  // cuModuleLoadData has no size argument, so the bytes after the cut are zeros up to the size the header claims
+  // (anything else would make the driver read past the buffer).
   std::vector<unsigned char> cut(img.data, img.data + 40);
+  cut.resize(img.size + 64, 0);
   CUmodule m;
   CUresult r = cuModuleLoadData(&m, cut.data());
-  EXPECT_NE(r, CUDA_SUCCESS);
-  EXPECT_TRUE(r == CUDA_ERROR_INVALID_IMAGE || r == CUDA_ERROR_INVALID_VALUE) << conf::Describe(r);
+  // The entry after the cut is a PTX entry with empty contents.
+  EXPECT_TRUE(r == CUDA_ERROR_INVALID_IMAGE || r == CUDA_ERROR_INVALID_PTX) << conf::Describe(r);
 }
 
 // ---- functions and globals ----------------------------------------------------------------------------------------
