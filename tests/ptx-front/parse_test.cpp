@@ -5,9 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
+
+#include "fuzz_one.h"
 
 namespace {
 
@@ -317,6 +322,18 @@ TEST(PtxParse, GarbageNeverCrashes) {
     for (const char* in : inputs) {
         auto p = parse(in);
         EXPECT_TRUE(p->diags.hasErrors()) << in;
+    }
+}
+
+// Inputs the fuzzer once failed on (fuzz/regressions/) replay in every build, with gcc too.
+TEST(PtxParse, FuzzRegressionInputsBehave) {
+    std::vector<std::filesystem::path> inputs;
+    for (const auto& e : std::filesystem::directory_iterator(PTX_FRONT_FUZZ_REGRESSIONS_DIR))
+        if (e.is_regular_file() && e.path().filename() != "README.md") inputs.push_back(e.path());
+    std::sort(inputs.begin(), inputs.end());
+    for (const auto& path : inputs) {
+        SCOPED_TRACE(path.string());
+        EXPECT_EQ(ptx_fuzz::runOne(readFile(path.string())), "");
     }
 }
 
