@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <array>
+#include <initializer_list>
+#include <string>
+
 #include "ptx/parse.h"
 
 namespace ptx {
@@ -83,6 +87,11 @@ constexpr Gate kGates[] = {
     {Opcode::Discard, 80, false, 74},
     {Opcode::Createpolicy, 80, false, 74},
     {Opcode::Szext, 70, false, 76},
+    {Opcode::Tanh, 75, false, 70},
+    {Opcode::Ldmatrix, 75, false, 65},
+    {Opcode::WmmaLoad, 70, false, 60},
+    {Opcode::WmmaStore, 70, false, 60},
+    {Opcode::WmmaMma, 70, false, 60},
     {Opcode::Bmsk, 70, false, 76},
 };
 
@@ -114,6 +123,98 @@ constexpr Arity kArity[] = {
     {Opcode::ReduxSync, 3, 3}, {Opcode::ElectSync, 2, 2}, {Opcode::Griddepcontrol, 0, 0},
     {Opcode::Cvt, 2, 4},
 };
+
+// Modifiers and types that need a newer target or PTX version than the instruction itself, wherever they appear
+// (op == Opcode::count_) or on one instruction. Checked against ptxas (tests/ptx-front/agreement).
+struct ModGate {
+    Mod mod;
+    Opcode op;          // Opcode::count_: any instruction
+    uint16_t sm;        // 0: no target requirement
+    uint8_t ptx;        // 0: no version requirement
+};
+constexpr Opcode kAnyOp = Opcode::count_;
+constexpr ModGate kModGates[] = {
+    {Mod::type_bf16, kAnyOp, 80, 70},
+    {Mod::type_bf16x2, kAnyOp, 80, 70},
+    {Mod::type_tf32, kAnyOp, 80, 70},
+    {Mod::type_bf16, Opcode::Add, 90, 78},
+    {Mod::type_bf16x2, Opcode::Add, 90, 78},
+    {Mod::type_bf16, Opcode::Sub, 90, 78},
+    {Mod::type_bf16x2, Opcode::Sub, 90, 78},
+    {Mod::type_bf16, Opcode::Mul, 90, 78},
+    {Mod::type_bf16x2, Opcode::Mul, 90, 78},
+    {Mod::type_bf16, Opcode::Setp, 90, 78},
+    {Mod::type_bf16x2, Opcode::Setp, 90, 78},
+    {Mod::type_bf16, Opcode::Set, 90, 78},
+    {Mod::type_bf16x2, Opcode::Set, 90, 78},
+    {Mod::type_bf16, Opcode::Ex2, 90, 78},
+    {Mod::type_bf16x2, Opcode::Ex2, 90, 78},
+    {Mod::type_f16, Opcode::Ex2, 75, 70},
+    {Mod::type_f16x2, Opcode::Ex2, 75, 70},
+    {Mod::relu, kAnyOp, 80, 70},
+    {Mod::NaN, kAnyOp, 80, 70},
+    {Mod::xorsign, kAnyOp, 86, 72},
+    {Mod::abs, Opcode::Min, 86, 72},
+    {Mod::abs, Opcode::Max, 86, 72},
+    {Mod::L2_cache_hint, kAnyOp, 80, 74},
+    {Mod::L2_256B, kAnyOp, 80, 74},
+    {Mod::L2_128B, kAnyOp, 0, 74},
+    {Mod::L2_64B, kAnyOp, 0, 74},
+    {Mod::L1_evict_normal, Opcode::Ld, 0, 74},
+    {Mod::L1_evict_unchanged, Opcode::Ld, 0, 74},
+    {Mod::L1_evict_first, Opcode::Ld, 0, 74},
+    {Mod::L1_evict_last, Opcode::Ld, 0, 74},
+    {Mod::L1_no_allocate, Opcode::Ld, 0, 74},
+    {Mod::L1_evict_normal, Opcode::St, 0, 74},
+    {Mod::L1_evict_unchanged, Opcode::St, 0, 74},
+    {Mod::L1_evict_first, Opcode::St, 0, 74},
+    {Mod::L1_evict_last, Opcode::St, 0, 74},
+    {Mod::L1_no_allocate, Opcode::St, 0, 74},
+    {Mod::cluster, kAnyOp, 90, 78},
+    {Mod::shared_cluster, kAnyOp, 90, 78},
+    {Mod::shared_cta, kAnyOp, 0, 78},
+    {Mod::mmio, kAnyOp, 0, 82},
+    {Mod::parity, Opcode::MbarrierTest, 0, 71},
+    {Mod::expect_tx, Opcode::MbarrierArrive, 90, 80},
+    {Mod::expect_tx, Opcode::MbarrierArriveDrop, 90, 80},
+};
+
+// Which modifiers have an entry in kModGates: most instructions have none, and the checker stays fast.
+constexpr auto kModHasGate = [] {
+    std::array<bool, static_cast<size_t>(Mod::count_)> has{};
+    for (const ModGate& g : kModGates) has[static_cast<size_t>(g.mod)] = true;
+    return has;
+}();
+
+// Dense mma.sync shapes: fragment sizes (32-bit registers, or f64 registers for .f64) and where they appeared.
+enum class MmaKind : uint8_t { F16, BF16, TF32, F64, I8, I4, B1, F8 };
+struct MmaForm {
+    Mod shape;
+    MmaKind kind;
+    uint8_t a, b;       // registers in the A and B fragments
+    uint8_t c32, c16;   // C/D registers with a 32-bit (f32, s32) / 16-bit (f16) accumulator; 0 = not allowed
+    uint16_t sm;
+    uint8_t ptx;
+};
+constexpr MmaForm kMmaForms[] = {
+    {Mod::m8n8k4, MmaKind::F16, 2, 2, 8, 4, 70, 64},      {Mod::m16n8k8, MmaKind::F16, 2, 1, 4, 2, 75, 65},
+    {Mod::m16n8k16, MmaKind::F16, 4, 2, 4, 2, 80, 70},    {Mod::m16n8k8, MmaKind::BF16, 2, 1, 4, 0, 80, 70},
+    {Mod::m16n8k16, MmaKind::BF16, 4, 2, 4, 0, 80, 70},   {Mod::m16n8k4, MmaKind::TF32, 2, 1, 4, 0, 80, 70},
+    {Mod::m16n8k8, MmaKind::TF32, 4, 2, 4, 0, 80, 70},    {Mod::m8n8k4, MmaKind::F64, 1, 1, 2, 0, 80, 70},
+    {Mod::m16n8k4, MmaKind::F64, 2, 1, 4, 0, 90, 78},     {Mod::m16n8k8, MmaKind::F64, 4, 2, 4, 0, 90, 78},
+    {Mod::m16n8k16, MmaKind::F64, 8, 4, 4, 0, 90, 78},    {Mod::m8n8k16, MmaKind::I8, 1, 1, 2, 0, 75, 65},
+    {Mod::m16n8k16, MmaKind::I8, 2, 1, 4, 0, 80, 70},     {Mod::m16n8k32, MmaKind::I8, 4, 2, 4, 0, 80, 70},
+    {Mod::m8n8k32, MmaKind::I4, 1, 1, 2, 0, 75, 65},      {Mod::m16n8k32, MmaKind::I4, 2, 1, 4, 0, 80, 70},
+    {Mod::m16n8k64, MmaKind::I4, 4, 2, 4, 0, 80, 70},     {Mod::m8n8k128, MmaKind::B1, 1, 1, 2, 0, 75, 65},
+    {Mod::m16n8k128, MmaKind::B1, 2, 1, 4, 0, 80, 70},    {Mod::m16n8k256, MmaKind::B1, 4, 2, 4, 0, 80, 70},
+    {Mod::m16n8k32, MmaKind::F8, 4, 2, 4, 2, 89, 84},     {Mod::m16n8k16, MmaKind::F8, 2, 1, 4, 2, 89, 87},
+};
+
+bool isMmaShape(Mod m) {
+    for (const MmaForm& form : kMmaForms)
+        if (form.shape == m) return true;
+    return false;
+}
 
 bool allowsSpecialRegs(Opcode op) { return op == Opcode::Mov || op == Opcode::Cvt; }
 
@@ -148,6 +249,25 @@ private:
     // Checks a register source/destination operand against a type; returns false (after an error) on mismatch.
     bool typed(const Function& f, const Instruction& inst, unsigned index, Type type, bool wider, bool isDest);
     std::string_view mnemonic(const Instruction& inst) const { return opcodeMnemonic(inst.opcode); }
+    void requireTarget(const Instruction& inst, std::string_view feature, unsigned sm, unsigned ptx);
+    bool modGates(const Function& f, const Instruction& inst);
+    bool requireMods(const Function& f, const Instruction& inst, std::string_view name,
+                     std::initializer_list<Mod> mods);
+    bool operandCount(const Instruction& inst, std::string_view name, unsigned expected);
+    bool addressOperand(const Function& f, const Instruction& inst, unsigned index);
+    template <typename Pred>
+    bool vectorRegs(const Function& f, const Instruction& inst, unsigned index, std::string_view what, Pred ok);
+    template <typename Pred>
+    bool regOperand(const Function& f, const Instruction& inst, unsigned index, std::string_view what, Pred ok,
+                    bool allowImm, bool allowSink);
+    void mma(const Function& f, const Instruction& inst);
+    void matrixLoadStore(const Function& f, const Instruction& inst);
+    void mbarrier(const Function& f, const Instruction& inst);
+    void asyncCopy(const Function& f, const Instruction& inst);
+    void tensorCoordinates(const Function& f, const Instruction& inst);
+    void wmma(const Function& f, const Instruction& inst);
+    void wgmma(const Function& f, const Instruction& inst);
+    void convertGates(const Instruction& inst);
 
     const Module& m_;
     Diagnostics& d_;
@@ -163,6 +283,10 @@ bool Checker::run() {
         d_.error(1, 1, fmt::format("unsupported .version {}.{}; the newest supported is 9.0", m_.versionMajor,
                                    m_.versionMinor));
     if (m_.versionMajor < 1) d_.error(1, 1, "missing or invalid .version");
+    // The minor versions that exist for each major version (1.x .. 9.0).
+    static constexpr unsigned kLastMinor[] = {0, 5, 3, 2, 3, 0, 5, 8, 8, 0};
+    if (m_.versionMajor >= 1 && m_.versionMajor <= 9 && m_.versionMinor > kLastMinor[m_.versionMajor])
+        d_.error(1, 1, fmt::format("unsupported .version {}.{}", m_.versionMajor, m_.versionMinor));
     for (const Target& t : m_.targets) {
         unsigned min = minPtxVersionForTarget(t.smVersion, t.archSpecific, t.familySpecific);
         if (min == 0) {
@@ -287,6 +411,7 @@ void Checker::instruction(const Function& f, const Instruction& inst) {
                   g.ptx % 10);
         break;
     }
+    if (!modGates(f, inst)) return;
     for (const Arity& a : kArity) {
         if (a.op != inst.opcode) continue;
         if (inst.numOperands < a.min || inst.numOperands > a.max) {
@@ -418,6 +543,15 @@ void Checker::instruction(const Function& f, const Instruction& inst) {
                 return;
             }
             Type dt = inst.types[0], st = inst.types[1];
+            size_t errorsBefore = d_.errorCount();
+            convertGates(inst);
+            if (d_.errorCount() != errorsBefore) return;
+            if (inst.numOperands == 3 && ops[0].kind == OperandKind::Reg && ops[0].index < f.registers.size() &&
+                typeSize(dt) != 0 && typeSize(f.registers[ops[0].index].type) != typeSize(dt)) {
+                error(inst.loc, "the result of 'cvt{}{}' from two sources must be a {}-bit register", typeName(dt),
+                      typeName(st), typeSize(dt) * 8);
+                return;
+            }
             bool intRound = inst.rounding == Rounding::rni || inst.rounding == Rounding::rzi ||
                             inst.rounding == Rounding::rmi || inst.rounding == Rounding::rpi;
             bool fpRound = inst.rounding != Rounding::none && !intRound;
@@ -474,6 +608,11 @@ void Checker::instruction(const Function& f, const Instruction& inst) {
                 }
             }
             const Operand& dop = ops[dataIdx];
+            if (inst.vec * typeSize(t) == 32) {
+                size_t errorsBefore = d_.errorCount();
+                requireTarget(inst, "256-bit loads and stores", 100, 88);
+                if (d_.errorCount() != errorsBefore) return;
+            }
             if (inst.vec) {
                 if (dop.kind != OperandKind::Vector || dop.value != inst.vec) {
                     error(inst.loc, "'{}' .v{} needs a vector operand of {} elements", name, inst.vec, inst.vec);
@@ -557,7 +696,698 @@ void Checker::instruction(const Function& f, const Instruction& inst) {
             }
             return;
         }
+        case Opcode::Mma: mma(f, inst); return;
+        case Opcode::WmmaLoad: case Opcode::WmmaStore: case Opcode::WmmaMma: wmma(f, inst); return;
+        case Opcode::WgmmaFence: case Opcode::WgmmaCommitGroup: case Opcode::WgmmaWaitGroup:
+        case Opcode::WgmmaMmaAsync: case Opcode::WgmmaMmaAsyncSp:
+            wgmma(f, inst);
+            return;
+        case Opcode::CvtPack: convertGates(inst); return;
+        case Opcode::Ldmatrix: case Opcode::Stmatrix: matrixLoadStore(f, inst); return;
+        case Opcode::MbarrierInit: case Opcode::MbarrierInval: case Opcode::MbarrierArrive:
+        case Opcode::MbarrierArriveDrop: case Opcode::MbarrierExpectTx: case Opcode::MbarrierCompleteTx:
+        case Opcode::MbarrierTest: case Opcode::MbarrierTry: case Opcode::MbarrierPendingCount:
+            mbarrier(f, inst);
+            return;
+        case Opcode::CpAsync: case Opcode::CpAsyncWaitGroup: case Opcode::CpAsyncBulk:
+        case Opcode::CpAsyncBulkPrefetch: case Opcode::CpAsyncBulkTensor: case Opcode::CpAsyncBulkPrefetchTensor:
+        case Opcode::CpAsyncBulkWaitGroup: case Opcode::CpReduceAsyncBulk: case Opcode::CpReduceAsyncBulkTensor:
+            asyncCopy(f, inst);
+            return;
         default: return;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Modifier gating and the per-instruction checks of the tensor-core, matrix, barrier and asynchronous-copy families.
+
+void Checker::requireTarget(const Instruction& inst, std::string_view feature, unsigned sm, unsigned ptx) {
+    if (sm && sm_ && sm_ < sm) error(inst.loc, "'{}' requires .target sm_{} or higher", feature, sm);
+    else if (ptx && ptx_ < ptx)
+        error(inst.loc, "'{}' requires PTX ISA .version {}.{} or later", feature, ptx / 10, ptx % 10);
+}
+
+bool Checker::modGates(const Function& f, const Instruction& inst) {
+    size_t before = d_.errorCount();
+    const Mod* mods = f.modsOf(inst);
+    for (uint32_t k = 0; k < inst.modCount; ++k) {
+        Mod m = mods[k];
+        if (!kModHasGate[static_cast<size_t>(m)]) continue;
+        for (const ModGate& g : kModGates) {
+            if (g.mod != m || (g.op != kAnyOp && g.op != inst.opcode)) continue;
+            std::string feature = g.op == kAnyOp ? std::string(modText(m))
+                                                 : fmt::format("{}{}", opcodeMnemonic(inst.opcode), modText(m));
+            requireTarget(inst, feature, g.sm, g.ptx);
+            if (d_.errorCount() != before) return false;
+        }
+    }
+    return true;
+}
+
+// Number of elements of a `{...}` operand; 0 for anything else.
+static unsigned vectorSize(const Operand& op) { return op.kind == OperandKind::Vector ? unsigned(op.value) : 0; }
+
+// Every element of vector operand `index` is a register whose type fits `ok`.
+template <typename Pred>
+bool Checker::vectorRegs(const Function& f, const Instruction& inst, unsigned index, std::string_view what,
+                         Pred ok) {
+    const Operand& v = f.operands[inst.firstOperand + index];
+    for (unsigned i = 0; i < vectorSize(v); ++i) {
+        const Operand& e = f.elems[v.index + i];
+        if (e.kind != OperandKind::Reg || e.index >= f.registers.size()) continue;   // sinks, immediates: elsewhere
+        Type t = f.registers[e.index].type;
+        if (!ok(t)) {
+            error(inst.loc, "element {} of operand {} of '{}' has type {}; expected {}", i + 1, index + 1,
+                  mnemonic(inst), typeName(t), what);
+            return false;
+        }
+    }
+    return true;
+}
+
+bool Checker::requireMods(const Function& f, const Instruction& inst, std::string_view name,
+                          std::initializer_list<Mod> mods) {
+    for (Mod m : mods)
+        if (!f.hasMod(inst, m)) {
+            error(inst.loc, "'{}' requires the {} modifier", name, modText(m));
+            return false;
+        }
+    return true;
+}
+
+bool Checker::operandCount(const Instruction& inst, std::string_view name, unsigned expected) {
+    if (inst.numOperands == expected) return true;
+    error(inst.loc, "'{}' takes {} operand{} here, not {}", name, expected, expected == 1 ? "" : "s",
+          inst.numOperands);
+    return false;
+}
+
+static bool is32BitInteger(Type t) { return typeSize(t) == 4 && typeKind(t) != TypeKind::Float; }
+static bool is64BitInteger(Type t) { return typeSize(t) == 8 && typeKind(t) != TypeKind::Float; }
+
+// Register operand `index` (a scalar) has a type that fits `ok`.
+template <typename Pred>
+bool Checker::regOperand(const Function& f, const Instruction& inst, unsigned index, std::string_view what,
+                         Pred ok, bool allowImm, bool allowSink) {
+    const Operand& op = f.operands[inst.firstOperand + index];
+    if (op.kind == OperandKind::Reg && op.index < f.registers.size()) {
+        const Register& r = f.registers[op.index];
+        if (!r.vec && ok(r.type)) return true;
+    } else if ((op.kind == OperandKind::Imm && allowImm) || (op.kind == OperandKind::Sink && allowSink)) {
+        return true;
+    }
+    error(inst.loc, "operand {} of '{}' must be {}", index + 1, mnemonic(inst), what);
+    return false;
+}
+
+bool Checker::addressOperand(const Function& f, const Instruction& inst, unsigned index) {
+    if (f.operands[inst.firstOperand + index].kind == OperandKind::Address) return true;
+    error(inst.loc, "operand {} of '{}' must be an address in brackets", index + 1, mnemonic(inst));
+    return false;
+}
+
+static bool isSharedSpace(Space s) { return s == Space::shared || s == Space::shared_cta; }
+
+void Checker::mma(const Function& f, const Instruction& inst) {
+    if (!requireMods(f, inst, "mma", {Mod::sync, Mod::aligned})) return;
+    Mod shape = Mod::count_;
+    const Mod* mods = f.modsOf(inst);
+    for (uint32_t k = 0; k < inst.modCount; ++k)
+        if (isMmaShape(mods[k])) shape = mods[k];
+    if (shape == Mod::count_) {
+        error(inst.loc, "'mma' needs a shape (.m16n8k16, ...)");
+        return;
+    }
+    if (inst.numTypes != 4) {
+        error(inst.loc, "'mma' needs four types (.dtype.atype.btype.ctype), not {}", inst.numTypes);
+        return;
+    }
+    Type dt = inst.types[0], at = inst.types[1], bt = inst.types[2], ct = inst.types[3];
+    MmaKind kind;
+    auto pair = [&](Type x, Type y) { return (at == x || at == y) && (bt == x || bt == y); };
+    bool accOk;
+    if (at == Type::f16 && bt == Type::f16) {
+        kind = MmaKind::F16;
+        accOk = (dt == Type::f16 || dt == Type::f32) && (ct == Type::f16 || ct == Type::f32);
+    } else if (at == Type::bf16 && bt == Type::bf16) {
+        kind = MmaKind::BF16;
+        accOk = dt == Type::f32 && ct == Type::f32;
+    } else if (at == Type::tf32 && bt == Type::tf32) {
+        kind = MmaKind::TF32;
+        accOk = dt == Type::f32 && ct == Type::f32;
+    } else if (at == Type::f64 && bt == Type::f64) {
+        kind = MmaKind::F64;
+        accOk = dt == Type::f64 && ct == Type::f64;
+    } else if (pair(Type::s8, Type::u8)) {
+        kind = MmaKind::I8;
+        accOk = dt == Type::s32 && ct == Type::s32;
+    } else if (pair(Type::s4, Type::u4)) {
+        kind = MmaKind::I4;
+        accOk = dt == Type::s32 && ct == Type::s32;
+    } else if (at == Type::b1 && bt == Type::b1) {
+        kind = MmaKind::B1;
+        accOk = dt == Type::s32 && ct == Type::s32;
+    } else if (pair(Type::e4m3, Type::e5m2)) {
+        kind = MmaKind::F8;
+        accOk = (dt == Type::f32 || dt == Type::f16) && dt == ct;
+    } else {
+        error(inst.loc, "'mma' does not support the multiplicand types {}{}", typeName(at), typeName(bt));
+        return;
+    }
+    if (!accOk) {
+        error(inst.loc, "'mma' with {} multiplicands does not support the accumulator types {}/{}", typeName(at),
+              typeName(dt), typeName(ct));
+        return;
+    }
+    const MmaForm* form = nullptr;
+    for (const MmaForm& m : kMmaForms)
+        if (m.shape == shape && m.kind == kind) form = &m;
+    if (!form) {
+        error(inst.loc, "'mma' shape {} is not defined for {} multiplicands", modText(shape), typeName(at));
+        return;
+    }
+    std::string feature = fmt::format("mma{}{}", modText(shape), typeName(at));
+    size_t before = d_.errorCount();
+    requireTarget(inst, feature, form->sm, form->ptx);
+    if (kind == MmaKind::F8 && dt == Type::f16) requireTarget(inst, "mma with FP8 inputs and .f16 accumulators", 0, 87);
+    if (d_.errorCount() != before) return;
+    // Layouts: .row.col, except the m8n8k4 .f16 shape, which takes any two.
+    unsigned rows = 0, cols = 0;
+    Mod first = Mod::count_;
+    for (uint32_t k = 0; k < inst.modCount; ++k) {
+        if (mods[k] == Mod::row || mods[k] == Mod::col) {
+            if (first == Mod::count_) first = mods[k];
+            (mods[k] == Mod::row ? rows : cols)++;
+        }
+    }
+    if (rows + cols != 2) {
+        error(inst.loc, "'mma' needs the layouts of A and B (.row.col)");
+        return;
+    }
+    if (!(shape == Mod::m8n8k4 && kind == MmaKind::F16) && (first != Mod::row || cols != 1)) {
+        error(inst.loc, "'mma' {} requires the layouts .row.col", modText(shape));
+        return;
+    }
+    if (kind == MmaKind::B1 && !(f.hasMod(inst, Mod::popc) && (f.hasMod(inst, Mod::and_) || f.hasMod(inst, Mod::xor_)))) {
+        error(inst.loc, "'mma' with .b1 multiplicands requires .xor.popc or .and.popc");
+        return;
+    }
+    if (!operandCount(inst, "mma", 4)) return;
+    auto accRegs = [&](Type t) { return t == Type::f16 ? form->c16 : form->c32; };
+    const unsigned want[4] = {accRegs(dt), form->a, form->b, accRegs(ct)};
+    const char* names[4] = {"D", "A", "B", "C"};
+    const Operand* ops = f.operandsOf(inst);
+    for (unsigned i = 0; i < 4; ++i) {
+        if (ops[i].kind != OperandKind::Vector || vectorSize(ops[i]) != want[i]) {
+            error(inst.loc, "operand {} ({}) of 'mma{}{}' must be a vector of {} registers", i + 1, names[i],
+                  modText(shape), typeName(at), want[i]);
+            return;
+        }
+    }
+    bool f64 = kind == MmaKind::F64;
+    auto fragment = [&](Type t) { return f64 ? (t == Type::f64 || is64BitInteger(t)) : is32BitInteger(t); };
+    auto accumulator = [&](Type acc) {
+        return [acc, f64](Type t) {
+            if (f64) return t == Type::f64 || is64BitInteger(t);
+            if (acc == Type::f32) return typeSize(t) == 4;
+            return is32BitInteger(t);
+        };
+    };
+    const char* fragWhat = f64 ? ".f64 registers" : "32-bit integer registers";
+    if (!vectorRegs(f, inst, 0, "registers of the accumulator type", accumulator(dt))) return;
+    if (!vectorRegs(f, inst, 1, fragWhat, fragment)) return;
+    if (!vectorRegs(f, inst, 2, fragWhat, fragment)) return;
+    vectorRegs(f, inst, 3, "registers of the accumulator type", accumulator(ct));
+}
+
+void Checker::matrixLoadStore(const Function& f, const Instruction& inst) {
+    bool load = inst.opcode == Opcode::Ldmatrix;
+    std::string_view name = load ? "ldmatrix" : "stmatrix";
+    if (!requireMods(f, inst, name, {Mod::sync, Mod::aligned})) return;
+    unsigned count = f.hasMod(inst, Mod::x1) ? 1 : f.hasMod(inst, Mod::x2) ? 2 : f.hasMod(inst, Mod::x4) ? 4 : 0;
+    bool m8n8 = f.hasMod(inst, Mod::m8n8);
+    if (!m8n8 && !f.hasMod(inst, Mod::m16n16) && !f.hasMod(inst, Mod::m8n16) && !f.hasMod(inst, Mod::m16n8)) {
+        error(inst.loc, "'{}' needs a shape (.m8n8, ...)", name);
+        return;
+    }
+    if (count == 0) {
+        error(inst.loc, "'{}' needs the number of matrices (.x1, .x2 or .x4)", name);
+        return;
+    }
+    if (m8n8 && inst.type() != Type::b16) {
+        error(inst.loc, "'{}.m8n8' needs the type .b16", name);
+        return;
+    }
+    if (inst.space != Space::none && !isSharedSpace(inst.space)) {
+        error(inst.loc, "'{}' accesses .shared memory only", name);
+        return;
+    }
+    if (!operandCount(inst, name, 2)) return;
+    unsigned addr = load ? 1 : 0, data = load ? 0 : 1;
+    if (!addressOperand(f, inst, addr)) return;
+    const Operand& v = f.operandsOf(inst)[data];
+    if (vectorSize(v) != count) {
+        error(inst.loc, "operand {} of '{}' .x{} must be a vector of {} registers", data + 1, name, count, count);
+        return;
+    }
+    vectorRegs(f, inst, data, "32-bit registers", [](Type t) { return typeSize(t) == 4; });
+}
+
+void Checker::mbarrier(const Function& f, const Instruction& inst) {
+    std::string name = fmt::format("mbarrier{}", modText(f.modsOf(inst)[0]));
+    if (inst.type() != Type::b64) {
+        error(inst.loc, "'{}' needs the type .b64", name);
+        return;
+    }
+    bool cluster = inst.space == Space::shared_cluster;
+    if (inst.space != Space::none && !isSharedSpace(inst.space) && !cluster) {
+        error(inst.loc, "'{}' operates on .shared memory only", name);
+        return;
+    }
+    if ((inst.sem != Sem::none || inst.scope != Scope::none))
+        requireTarget(inst, "scopes and semantics on mbarrier operations", 0, 80);
+    switch (inst.opcode) {
+        case Opcode::MbarrierInit:
+            if (!operandCount(inst, name, 2) || !addressOperand(f, inst, 0)) return;
+            regOperand(f, inst, 1, "a 32-bit integer register or an immediate", is32BitInteger, true, false);
+            return;
+        case Opcode::MbarrierInval:
+            if (operandCount(inst, name, 1)) addressOperand(f, inst, 0);
+            return;
+        case Opcode::MbarrierExpectTx: case Opcode::MbarrierCompleteTx:
+            if (!operandCount(inst, name, 2) || !addressOperand(f, inst, 0)) return;
+            regOperand(f, inst, 1, "a 32-bit integer register or an immediate", is32BitInteger, true, false);
+            return;
+        case Opcode::MbarrierArrive: case Opcode::MbarrierArriveDrop: {
+            if (inst.numOperands != 2 && inst.numOperands != 3) {
+                error(inst.loc, "'{}' takes 2 or 3 operands, not {}", name, inst.numOperands);
+                return;
+            }
+            bool expectTx = inst.has(Flag::expect_tx);
+            if (expectTx && inst.numOperands != 3) {
+                error(inst.loc, "'{}.expect_tx' needs a transaction count", name);
+                return;
+            }
+            if (inst.has(Flag::noComplete) && inst.numOperands != 3) {
+                error(inst.loc, "'{}.noComplete' needs a count", name);
+                return;
+            }
+            if (!addressOperand(f, inst, 1)) return;
+            if (cluster) {
+                if (f.operandsOf(inst)[0].kind != OperandKind::Sink) {
+                    error(inst.loc, "the result of '{}' on .shared::cluster must be the sink '_'", name);
+                    return;
+                }
+            } else if (!regOperand(f, inst, 0, "a 64-bit register or '_'", is64BitInteger, false, true)) {
+                return;
+            }
+            if (inst.numOperands == 3) {
+                if (!regOperand(f, inst, 2, "a 32-bit integer register or an immediate", is32BitInteger, true, false))
+                    return;
+                if (!expectTx && !inst.has(Flag::noComplete))
+                    requireTarget(inst, "mbarrier.arrive with a count and without .noComplete", 90, 78);
+            }
+            return;
+        }
+        case Opcode::MbarrierTest: case Opcode::MbarrierTry: {
+            unsigned maxOps = inst.opcode == Opcode::MbarrierTry ? 4 : 3;
+            if (inst.numOperands < 3 || inst.numOperands > maxOps) {
+                error(inst.loc, "'{}' takes 3{} operands, not {}", name, maxOps == 4 ? " or 4" : "", inst.numOperands);
+                return;
+            }
+            if (!regOperand(f, inst, 0, "a .pred register", [](Type t) { return t == Type::pred; }, false, false) ||
+                !addressOperand(f, inst, 1))
+                return;
+            if (inst.has(Flag::parity)) {
+                if (!regOperand(f, inst, 2, "a 32-bit integer register or an immediate (the phase parity)",
+                                is32BitInteger, true, false))
+                    return;
+            } else if (!regOperand(f, inst, 2, "a 64-bit register (the barrier state)", is64BitInteger, false,
+                                   false)) {
+                return;
+            }
+            if (inst.numOperands == 4)
+                regOperand(f, inst, 3, "a 32-bit integer register or an immediate (the time limit)", is32BitInteger,
+                           true, false);
+            return;
+        }
+        case Opcode::MbarrierPendingCount:
+            if (!operandCount(inst, name, 2)) return;
+            if (regOperand(f, inst, 0, "a 32-bit integer register", is32BitInteger, false, false))
+                regOperand(f, inst, 1, "a 64-bit register (the barrier state)", is64BitInteger, false, false);
+            return;
+        default: return;
+    }
+}
+
+void Checker::asyncCopy(const Function& f, const Instruction& inst) {
+    const Operand* ops = f.operandsOf(inst);
+    auto immediateOperand = [&](unsigned index, std::string_view name) {
+        if (!operandCount(inst, name, 1)) return false;
+        if (ops[index].kind != OperandKind::Imm) {
+            error(inst.loc, "operand of '{}' must be an integer constant", name);
+            return false;
+        }
+        return true;
+    };
+    switch (inst.opcode) {
+        case Opcode::CpAsyncWaitGroup: immediateOperand(0, "cp.async.wait_group"); return;
+        case Opcode::CpAsyncBulkWaitGroup: immediateOperand(0, "cp.async.bulk.wait_group"); return;
+        case Opcode::CpAsync: {
+            if (!isSharedSpace(inst.space) || inst.space2 != Space::global) {
+                error(inst.loc, "'cp.async' copies from .global to .shared (.shared.global)");
+                return;
+            }
+            if (inst.numOperands < 3 || inst.numOperands > 5) {
+                error(inst.loc, "'cp.async' takes 3 to 5 operands, not {}", inst.numOperands);
+                return;
+            }
+            if (!addressOperand(f, inst, 0) || !addressOperand(f, inst, 1)) return;
+            if (ops[2].kind != OperandKind::Imm) {
+                error(inst.loc, "the copy size of 'cp.async' must be an integer constant");
+                return;
+            }
+            bool cg = inst.cacheOp == CacheOp::cg;
+            int64_t size = ops[2].value;
+            if (cg ? size != 16 : (size != 4 && size != 8 && size != 16))
+                error(inst.loc, "the copy size of 'cp.async{}' must be {}, not {}", cg ? ".cg" : ".ca",
+                      cg ? "16" : "4, 8 or 16", size);
+            return;
+        }
+        case Opcode::CpAsyncBulk: {
+            Space dst = inst.space, src = inst.space2;
+            bool mbar = f.hasMod(inst, Mod::mbarrier_complete_tx_bytes);
+            bool group = f.hasMod(inst, Mod::bulk_group);
+            unsigned expected = 0;
+            if ((dst == Space::shared_cluster || isSharedSpace(dst)) && src == Space::global) {
+                if (!mbar) {
+                    error(inst.loc, "'cp.async.bulk' into shared memory needs .mbarrier::complete_tx::bytes");
+                    return;
+                }
+                expected = 4 + f.hasMod(inst, Mod::multicast_cluster);
+            } else if (dst == Space::shared_cluster && isSharedSpace(src)) {
+                if (!mbar) {
+                    error(inst.loc, "'cp.async.bulk' into shared memory needs .mbarrier::complete_tx::bytes");
+                    return;
+                }
+                expected = 4;
+            } else if (dst == Space::global && isSharedSpace(src)) {
+                if (!group) {
+                    error(inst.loc, "'cp.async.bulk' from shared to global memory needs .bulk_group");
+                    return;
+                }
+                expected = 3;
+            } else {
+                error(inst.loc, "'cp.async.bulk' does not copy between these state spaces");
+                return;
+            }
+            expected += inst.has(Flag::cache_hint);
+            if (!operandCount(inst, "cp.async.bulk", expected)) return;
+            if (!addressOperand(f, inst, 0) || !addressOperand(f, inst, 1)) return;
+            if (!regOperand(f, inst, 2, "a 32-bit integer register or an immediate (the size)", is32BitInteger, true,
+                            false))
+                return;
+            if (mbar) addressOperand(f, inst, 3);
+            return;
+        }
+        case Opcode::CpAsyncBulkPrefetch:
+            if (inst.space != Space::global) {
+                error(inst.loc, "'cp.async.bulk.prefetch' reads .global memory only");
+                return;
+            }
+            if (!operandCount(inst, "cp.async.bulk.prefetch", 2 + inst.has(Flag::cache_hint))) return;
+            if (addressOperand(f, inst, 0))
+                regOperand(f, inst, 1, "a 32-bit integer register or an immediate (the size)", is32BitInteger, true,
+                           false);
+            return;
+        case Opcode::CpReduceAsyncBulk: case Opcode::CpReduceAsyncBulkTensor:
+            if (inst.redOp == RedOp::none)
+                error(inst.loc, "'cp.reduce.async.bulk' needs a reduction operation (.add, .min, ...)");
+            if (inst.opcode == Opcode::CpReduceAsyncBulkTensor) tensorCoordinates(f, inst);
+            return;
+        case Opcode::CpAsyncBulkTensor: case Opcode::CpAsyncBulkPrefetchTensor: tensorCoordinates(f, inst); return;
+        default: return;
+    }
+}
+
+// The tensor operand `[tensorMap, {c0, ..}]` of the bulk tensor copies has one coordinate per dimension (.1d .. .5d)
+// in tile mode.
+void Checker::tensorCoordinates(const Function& f, const Instruction& inst) {
+    unsigned dims = f.hasMod(inst, Mod::d1) ? 1 : f.hasMod(inst, Mod::d2) ? 2 : f.hasMod(inst, Mod::d3) ? 3
+                  : f.hasMod(inst, Mod::d4) ? 4 : f.hasMod(inst, Mod::d5) ? 5 : 0;
+    if (dims == 0) {
+        error(inst.loc, "'{}' needs the tensor's dimensions (.1d .. .5d)", mnemonic(inst));
+        return;
+    }
+    if (f.hasMod(inst, Mod::im2col) || f.hasMod(inst, Mod::im2col_w) || f.hasMod(inst, Mod::im2col_w_128) ||
+        f.hasMod(inst, Mod::tile_gather4) || f.hasMod(inst, Mod::tile_scatter4))
+        return;   // other coordinate layouts
+    const Operand* ops = f.operandsOf(inst);
+    for (unsigned i = 0; i < inst.numOperands; ++i) {
+        if (ops[i].kind != OperandKind::Bracket || ops[i].value < 2) continue;
+        const Operand& coords = f.elems[ops[i].index + 1];
+        if (coords.kind == OperandKind::Vector && vectorSize(coords) != dims)
+            error(inst.loc, "the tensor coordinates of '{}' .{}d must be a vector of {} elements, not {}",
+                  mnemonic(inst), dims, dims, vectorSize(coords));
+        return;
+    }
+}
+
+// wmma fragment sizes in registers (0 = the shape does not take that type).
+static unsigned wmmaFragment(Mod shape, Type t, bool isA, bool isB) {
+    bool m16 = shape == Mod::m16n16k16, m8n32 = shape == Mod::m8n32k16, m32n8 = shape == Mod::m32n8k16;
+    bool big = m16 || m8n32 || m32n8;
+    if (isA || isB) {
+        switch (t) {
+            case Type::f16: return big ? 8 : 0;
+            case Type::s8: case Type::u8: return m16 ? 2 : m8n32 ? (isA ? 1 : 4) : m32n8 ? (isA ? 4 : 1) : 0;
+            case Type::bf16: return m16 ? 4 : m8n32 ? (isA ? 2 : 8) : m32n8 ? (isA ? 8 : 2) : 0;
+            case Type::tf32: return shape == Mod::m16n16k8 ? 4 : 0;
+            case Type::f64: return shape == Mod::m8n8k4 ? 1 : 0;
+            case Type::s4: case Type::u4: return shape == Mod::m8n8k32 ? 1 : 0;
+            case Type::b1: return shape == Mod::m8n8k128 ? 1 : 0;
+            default: return 0;
+        }
+    }
+    switch (t) {
+        case Type::f16: return big ? 4 : 0;
+        case Type::f32: return big || shape == Mod::m16n16k8 ? 8 : 0;
+        case Type::s32: return big ? 8 : (shape == Mod::m8n8k32 || shape == Mod::m8n8k128) ? 2 : 0;
+        case Type::f64: return shape == Mod::m8n8k4 ? 2 : 0;
+        default: return 0;
+    }
+}
+
+void Checker::wmma(const Function& f, const Instruction& inst) {
+    std::string name = fmt::format("wmma{}", modText(f.modsOf(inst)[0]));
+    if (!requireMods(f, inst, name, {Mod::sync})) return;
+    bool aligned = f.hasMod(inst, Mod::aligned);
+    if (aligned && ptx_ < 63) {
+        error(inst.loc, "'.aligned' on '{}' requires PTX ISA .version 6.3 or later", name);
+        return;
+    }
+    if (!aligned && ptx_ >= 63) {
+        error(inst.loc, "'{}' requires the .aligned modifier", name);
+        return;
+    }
+    Mod shape = Mod::count_;
+    unsigned layouts = 0;
+    const Mod* mods = f.modsOf(inst);
+    for (uint32_t k = 0; k < inst.modCount; ++k) {
+        Mod m = mods[k];
+        if (m == Mod::m16n16k16 || m == Mod::m32n8k16 || m == Mod::m8n32k16 || m == Mod::m16n16k8 ||
+            m == Mod::m8n8k4 || m == Mod::m8n8k32 || m == Mod::m8n8k128)
+            shape = m;
+        if (m == Mod::row || m == Mod::col) ++layouts;
+    }
+    if (shape == Mod::count_) {
+        error(inst.loc, "'{}' needs a shape (.m16n16k16, ...)", name);
+        return;
+    }
+    const Operand* ops = f.operandsOf(inst);
+    if (inst.opcode == Opcode::WmmaMma) {
+        if (layouts != 2) {
+            error(inst.loc, "'{}' needs the layouts of A and B (.row/.col twice)", name);
+            return;
+        }
+        Type dt, at, bt, ct;
+        if (inst.numTypes == 2) {
+            dt = inst.types[0], ct = inst.types[1], at = bt = Type::f16;
+        } else if (inst.numTypes == 4) {
+            dt = inst.types[0], at = inst.types[1], bt = inst.types[2], ct = inst.types[3];
+        } else {
+            error(inst.loc, "'{}' needs .dtype.ctype or .dtype.atype.btype.ctype", name);
+            return;
+        }
+        if (!operandCount(inst, name, 4)) return;
+        const unsigned want[4] = {wmmaFragment(shape, dt, false, false), wmmaFragment(shape, at, true, false),
+                                  wmmaFragment(shape, bt, false, true), wmmaFragment(shape, ct, false, false)};
+        for (unsigned i = 0; i < 4; ++i) {
+            if (want[i] == 0) {
+                error(inst.loc, "'{}' {} does not take the types {}{}{}{}", name, modText(shape), typeName(dt),
+                      typeName(at), typeName(bt), typeName(ct));
+                return;
+            }
+            if (vectorSize(ops[i]) != want[i]) {
+                error(inst.loc, "operand {} of '{}' {} must be a vector of {} registers", i + 1, name,
+                      modText(shape), want[i]);
+                return;
+            }
+        }
+        return;
+    }
+    bool load = inst.opcode == Opcode::WmmaLoad;
+    if (layouts != 1) {
+        error(inst.loc, "'{}' needs a layout (.row or .col)", name);
+        return;
+    }
+    bool isA = f.hasMod(inst, Mod::comp_a), isB = f.hasMod(inst, Mod::comp_b);
+    bool isC = f.hasMod(inst, Mod::comp_c), isD = f.hasMod(inst, Mod::comp_d);
+    if (load ? !(isA || isB || isC) : !isD) {
+        error(inst.loc, "'{}' needs the fragment ({})", name, load ? ".a, .b or .c" : ".d");
+        return;
+    }
+    if (inst.space != Space::none && inst.space != Space::global && !isSharedSpace(inst.space)) {
+        error(inst.loc, "'{}' accesses .global or .shared memory only", name);
+        return;
+    }
+    if (inst.numOperands != 2 && inst.numOperands != 3) {
+        error(inst.loc, "'{}' takes 2 or 3 operands, not {}", name, inst.numOperands);
+        return;
+    }
+    unsigned addr = load ? 1 : 0, data = load ? 0 : 1;
+    if (!addressOperand(f, inst, addr)) return;
+    unsigned want = wmmaFragment(shape, inst.type(), isA, isB);
+    if (want == 0) {
+        error(inst.loc, "'{}' {} does not take the type {}", name, modText(shape), typeName(inst.type()));
+        return;
+    }
+    if (vectorSize(ops[data]) != want) {
+        error(inst.loc, "operand {} of '{}' {}{} must be a vector of {} registers", data + 1, name, modText(shape),
+              typeName(inst.type()), want);
+        return;
+    }
+    if (inst.numOperands == 3)
+        regOperand(f, inst, 2, "a 32-bit integer register or an immediate (the stride)", is32BitInteger, true, false);
+}
+
+// wgmma.mma_async: D has N/2 (32-bit accumulators) or N/4 (.f16) registers; the operand list depends on the type.
+void Checker::wgmma(const Function& f, const Instruction& inst) {
+    std::string name = fmt::format("wgmma{}", modText(f.modsOf(inst)[0]));
+    if (!requireMods(f, inst, name, {Mod::sync, Mod::aligned})) return;
+    const Operand* ops = f.operandsOf(inst);
+    if (inst.opcode == Opcode::WgmmaWaitGroup) {
+        if (operandCount(inst, name, 1) && ops[0].kind != OperandKind::Imm)
+            error(inst.loc, "operand of '{}' must be an integer constant", name);
+        return;
+    }
+    if (inst.opcode != Opcode::WgmmaMmaAsync) return;
+    unsigned n = 0, k = 0;
+    const Mod* mods = f.modsOf(inst);
+    for (uint32_t i = 0; i < inst.modCount; ++i) {
+        std::string_view t = modText(mods[i]);
+        if (t.substr(0, 5) != ".m64n") continue;
+        size_t kpos = t.find('k', 5);
+        if (kpos == std::string_view::npos) continue;
+        for (char c : t.substr(5, kpos - 5)) n = n * 10 + unsigned(c - '0');
+        for (char c : t.substr(kpos + 1)) k = k * 10 + unsigned(c - '0');
+    }
+    if (n == 0) {
+        error(inst.loc, "'{}' needs a shape (.m64nNkK)", name);
+        return;
+    }
+    if (inst.numTypes != 3) {
+        error(inst.loc, "'{}' needs three types (.dtype.atype.btype)", name);
+        return;
+    }
+    Type dt = inst.types[0], at = inst.types[1];
+    unsigned wantK, operands;
+    bool transposes = false, floating = true;
+    switch (at) {
+        case Type::f16: case Type::bf16: wantK = 16, transposes = true; break;
+        case Type::tf32: wantK = 8; break;
+        case Type::e4m3: case Type::e5m2: wantK = 32; break;
+        case Type::s8: case Type::u8: wantK = 32, floating = false; break;
+        case Type::b1: wantK = 256, floating = false; break;
+        default:
+            error(inst.loc, "'{}' does not support the multiplicand type {}", name, typeName(at));
+            return;
+    }
+    if (k != wantK) {
+        error(inst.loc, "'{}' with {} multiplicands needs K = {} (.m64n{}k{})", name, typeName(at), wantK, n, wantK);
+        return;
+    }
+    bool aInRegs = inst.numOperands > 1 && ops[1].kind == OperandKind::Vector;
+    operands = !floating ? 4 : transposes ? (aInRegs ? 7 : 8) : 6;
+    if (!operandCount(inst, name, operands)) return;
+    unsigned dRegs = dt == Type::f16 ? n / 4 : n / 2;
+    if (vectorSize(ops[0]) != dRegs) {
+        error(inst.loc, "operand 1 (D) of '{}' .m64n{} {} must be a vector of {} registers", name, n, typeName(dt),
+              dRegs);
+        return;
+    }
+    if (aInRegs) {
+        if (vectorSize(ops[1]) != 4) {
+            error(inst.loc, "operand 2 (A in registers) of '{}' must be a vector of 4 registers", name);
+            return;
+        }
+    } else if (!regOperand(f, inst, 1, "a 64-bit matrix descriptor or a vector of registers", is64BitInteger, false,
+                           false)) {
+        return;
+    }
+    if (!regOperand(f, inst, 2, "a 64-bit matrix descriptor", is64BitInteger, false, false)) return;
+    if (!regOperand(f, inst, 3, "a .pred register or an immediate (scale-d)", [](Type t) { return t == Type::pred; },
+                    true, false))
+        return;
+    for (unsigned i = 4; i < operands; ++i) {
+        if (ops[i].kind != OperandKind::Imm) {
+            error(inst.loc, "operand {} of '{}' must be an integer constant", i + 1, name);
+            return;
+        }
+        bool scale = i < 6;
+        int64_t v = ops[i].value;
+        if (scale ? (v != 1 && v != -1) : (v != 0 && v != 1)) {
+            error(inst.loc, "operand {} of '{}' must be {}, not {}", i + 1, name, scale ? "-1 or 1" : "0 or 1", v);
+            return;
+        }
+    }
+}
+
+// Conversions whose type pairs arrived later than the types themselves.
+void Checker::convertGates(const Instruction& inst) {
+    if (inst.numTypes < 2) return;
+    Type dt = inst.types[0], st = inst.types[1];
+    auto narrowX2 = [](Type t) {
+        return t == Type::e2m1x2 || t == Type::e2m3x2 || t == Type::e3m2x2 || t == Type::ue8m0x2;
+    };
+    if (narrowX2(dt) || narrowX2(st)) {
+        Type which = narrowX2(dt) ? dt : st;
+        if (sm_ && (sm_ < 100 || !archSpecific_))
+            error(inst.loc, "'cvt' with {} is not supported on .target sm_{} (it needs sm_100a/sm_100f or later "
+                  "architecture- or family-specific targets)", typeName(which), sm_);
+        else if (ptx_ < 86)
+            error(inst.loc, "'cvt' with {} requires PTX ISA .version 8.6 or later", typeName(which));
+        return;
+    }
+    auto fp8x2 = [](Type t) { return t == Type::e4m3x2 || t == Type::e5m2x2; };
+    if (fp8x2(dt) || fp8x2(st)) {
+        if (sm_ && sm_ < 89) error(inst.loc, "'cvt' with .e4m3x2/.e5m2x2 requires .target sm_89 or higher");
+        else if (sm_ == 89 && ptx_ < 81)
+            error(inst.loc, "'cvt' with .e4m3x2/.e5m2x2 on sm_89 requires PTX ISA .version 8.1 or later");
+        else if (ptx_ < 78) error(inst.loc, "'cvt' with .e4m3x2/.e5m2x2 requires PTX ISA .version 7.8 or later");
+        return;
+    }
+    auto isInteger = [](Type t) { return isInt(t); };
+    if ((dt == Type::f16x2 || dt == Type::bf16x2) && st == Type::f32 && inst.opcode == Opcode::Cvt) {
+        requireTarget(inst, fmt::format("cvt{}.f32", typeName(dt)), 80, 70);
+    } else if ((dt == Type::bf16 && isInteger(st)) || (st == Type::bf16 && isInteger(dt))) {
+        requireTarget(inst, fmt::format("cvt{}{}", typeName(dt), typeName(st)), 90, 78);
+    } else if (dt == Type::bf16 && st == Type::f32) {
+        requireTarget(inst, "cvt.bf16.f32", 80, 70);
+    } else if (st == Type::bf16 && dt == Type::f32) {
+        requireTarget(inst, "cvt.f32.bf16", 0, 71);
+    } else if (st == Type::bf16 || dt == Type::bf16) {
+        requireTarget(inst, fmt::format("cvt{}{}", typeName(dt), typeName(st)), 90, 78);
     }
 }
 
