@@ -9,11 +9,11 @@ import subprocess
 import sys
 import tempfile
 
-def module(target, version, body):
+def module(target, version, body, pre=''):
     return f'''.version {version}
 .target {target}
 .address_size 64
-.visible .entry k(.param .u64 p)
+{pre}.visible .entry k(.param .u64 p)
 {{
 	.reg .pred %p<5>;
 	.reg .b8 %c<5>;
@@ -236,10 +236,42 @@ CASES = [
     ('wgmma_a_in_registers', True, 'sm_90a', '8.0', f'wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {F4}, {R4}, %rd2, 1, 1, 1, 0;'),
     ('wgmma_wait_group_reg', False, 'sm_90a', '8.0', 'wgmma.wait_group.sync.aligned %r1;'),
     ('wgmma_fence_no_sync', False, 'sm_90a', '8.0', 'wgmma.fence.aligned;'),
+    # Textures and surfaces.
+    ('tex_2d', True, 'sm_80', '7.0', f'tex.2d.v4.f32.f32 {F4}, [tref, {{%f5,%f6}}];'),
+    ('tex_2d_one_coord', False, 'sm_80', '7.0', f'tex.2d.v4.f32.f32 {F4}, [tref, {{%f5}}];'),
+    ('tex_3d_four_coords', True, 'sm_80', '7.0', f'tex.3d.v4.f32.f32 {F4}, [tref, {{%f5,%f6,%f7,%f8}}];'),
+    ('tex_a1d', True, 'sm_80', '7.0', f'tex.a1d.v4.f32.f32 {F4}, [tref, {{%r5,%f6}}];'),
+    ('tex_v2_f32', False, 'sm_80', '7.0', 'tex.2d.v2.f32.f32 {%f1,%f2}, [tref, {%f5,%f6}];'),
+    ('tex_scalar_f32', False, 'sm_80', '7.0', 'tex.2d.f32.f32 %f1, [tref, {%f5,%f6}];'),
+    ('tex_s32_coords', True, 'sm_80', '7.0', f'tex.2d.v4.f32.s32 {F4}, [tref, {{%r5,%r6}}];'),
+    ('tex_f64_coords', False, 'sm_80', '7.0', f'tex.2d.v4.f32.f64 {F4}, [tref, {{%fd5,%fd6}}];'),
+    ('tex_level', True, 'sm_80', '7.0', f'tex.level.2d.v4.f32.f32 {F4}, [tref, {{%f5,%f6}}], %f7;'),
+    ('tex_level_no_lod', False, 'sm_80', '7.0', f'tex.level.2d.v4.f32.f32 {F4}, [tref, {{%f5,%f6}}];'),
+    ('tld4_2d', True, 'sm_80', '7.0', f'tld4.r.2d.v4.f32.f32 {F4}, [tref, {{%f5,%f6}}];'),
+    ('tld4_1d', False, 'sm_80', '7.0', f'tld4.r.1d.v4.f32.f32 {F4}, [tref, {{%f5}}];'),
+    ('tld4_two_results', False, 'sm_80', '7.0', 'tld4.r.2d.v4.f32.f32 {%f1,%f2}, [tref, {%f5,%f6}];'),
+    ('suld_2d', True, 'sm_80', '7.0', f'suld.b.2d.v4.b32.trap {R4}, [sref, {{%r5,%r6}}];'),
+    ('suld_2d_one_coord', False, 'sm_80', '7.0', f'suld.b.2d.v4.b32.trap {R4}, [sref, {{%r5}}];'),
+    ('suld_1d_scalar_coord', True, 'sm_80', '7.0', 'suld.b.1d.b32.trap %r1, [sref, %r5];'),
+    ('suld_float_coords', False, 'sm_80', '7.0', f'suld.b.2d.v4.b32.trap {R4}, [sref, {{%f5,%f6}}];'),
+    ('suld_64bit_coords', False, 'sm_80', '7.0', f'suld.b.2d.v4.b32.trap {R4}, [sref, {{%rd5,%rd6}}];'),
+    ('suld_256_bits', False, 'sm_80', '7.0', 'suld.b.2d.v4.b64.trap {%rd1,%rd2,%rd3,%rd4}, [sref, {%r5,%r6}];'),
+    ('suld_no_clamp_mode', False, 'sm_80', '7.0', f'suld.b.2d.v4.b32 {R4}, [sref, {{%r5,%r6}}];'),
+    ('suld_3d_three_coords', False, 'sm_80', '7.0', f'suld.b.3d.v4.b32.trap {R4}, [sref, {{%r5,%r6,%r7}}];'),
+    ('sust_2d', True, 'sm_80', '7.0', f'sust.b.2d.v4.b32.trap [sref, {{%r5,%r6}}], {R4};'),
+    ('sust_two_values', False, 'sm_80', '7.0', 'sust.b.2d.v4.b32.trap [sref, {%r5,%r6}], {%r1,%r2};'),
+    ('sust_clamp', True, 'sm_80', '7.0', 'sust.b.2d.b32.clamp [sref, {%r5,%r6}], %r1;'),
+    ('sured_one_coord', False, 'sm_80', '7.0', 'sured.b.add.2d.trap.u32 [sref, {%r5}], %r1;'),
+    ('sured_2d', True, 'sm_80', '7.0', 'sured.b.add.2d.trap.u32 [sref, {%r5,%r6}], %r1;'),
+    ('txq_b64', False, 'sm_80', '7.0', 'txq.width.b64 %rd1, [tref];'),
+    ('txq_b32', True, 'sm_80', '7.0', 'txq.width.b32 %r1, [tref];'),
+    ('samplerref_unified', False, 'sm_80', '7.0', 'mov.u32 %r1, 0;', '.global .samplerref samp;\n'),
+    ('samplerref_independent', True, 'sm_80, texmode_independent', '7.0', 'mov.u32 %r1, 0;', '.global .samplerref samp;\n'),
 ]
+TEXTURES = '.global .texref tref;\n.global .surfref sref;\n'
 
 def ptxas_accepts(text, target):
-    arch = target
+    arch = target.split(',')[0]
     if int(''.join(ch for ch in target[3:] if ch.isdigit())) < 75:
         arch = 'sm_75'   # ptxas 13 compiles for sm_75 and newer; it still checks features against .target
     with tempfile.NamedTemporaryFile('w', suffix='.ptx', delete=False) as f:
@@ -257,10 +289,11 @@ def main():
     base = args[0] if args else os.path.join(os.path.dirname(__file__), '..', '..', 'tests', 'ptx-front', 'agreement')
     names = set()
     bad = 0
-    for name, valid, target, version, body in CASES:
+    for name, valid, target, version, body, *pre in CASES:
         assert name not in names, name
         names.add(name)
-        text = module(target, version, body)
+        header = pre[0] if pre else TEXTURES if body.split('.')[0] in ('tex', 'tld4', 'suld', 'sust', 'sured', 'txq') else ''
+        text = module(target, version, body, header)
         path = os.path.join(base, 'valid' if valid else 'invalid', f'chk_{name}.ptx')
         with open(path, 'w') as f:
             f.write(text)

@@ -268,6 +268,7 @@ private:
     void wmma(const Function& f, const Instruction& inst);
     void wgmma(const Function& f, const Instruction& inst);
     void convertGates(const Instruction& inst);
+    void textureSurface(const Function& f, const Instruction& inst);
 
     const Module& m_;
     Diagnostics& d_;
@@ -303,6 +304,8 @@ bool Checker::run() {
     if (opt_.targetSm) sm_ = std::min(sm_ ? sm_ : opt_.targetSm, opt_.targetSm);
     if (m_.addressSize != 64 && m_.addressSize != 32) d_.error(3, 1, ".address_size must be 32 or 64");
     for (const Variable& v : m_.globals) {
+        if (v.type == Type::samplerref && !m_.texmodeIndependent)
+            error(v.loc, "'.samplerref' variable '{}' needs .target texmode_independent", m_.str(v.name));
         if (v.space == Space::local && v.linkage == Linkage::visible)
             error(v.loc, ".local variable '{}' cannot be .visible", m_.str(v.name));
         if (v.hasInit && (v.space == Space::shared || v.space == Space::local))
@@ -318,6 +321,8 @@ bool Checker::run() {
 void Checker::function(const Function& f) {
     if (f.isEntry && !f.returns.empty()) error(f.loc, "kernel '{}' cannot have return values", m_.str(f.name));
     for (const Param& p : f.params) {
+        if (p.type == Type::samplerref && !m_.texmodeIndependent)
+            error(p.loc, "'.samplerref' parameter '{}' needs .target texmode_independent", m_.str(p.name));
         if (f.isEntry && p.space != Space::param)
             error(p.loc, "kernel parameter '{}' must be in .param space", m_.str(p.name));
         if (!f.isEntry && p.ptr) error(p.loc, ".ptr is only allowed on kernel parameters");
@@ -703,6 +708,10 @@ void Checker::instruction(const Function& f, const Instruction& inst) {
             wgmma(f, inst);
             return;
         case Opcode::CvtPack: convertGates(inst); return;
+        case Opcode::Tex: case Opcode::Tld4: case Opcode::Suld: case Opcode::Sust: case Opcode::Sured:
+        case Opcode::Txq: case Opcode::Suq:
+            textureSurface(f, inst);
+            return;
         case Opcode::Ldmatrix: case Opcode::Stmatrix: matrixLoadStore(f, inst); return;
         case Opcode::MbarrierInit: case Opcode::MbarrierInval: case Opcode::MbarrierArrive:
         case Opcode::MbarrierArriveDrop: case Opcode::MbarrierExpectTx: case Opcode::MbarrierCompleteTx:
@@ -1351,6 +1360,113 @@ void Checker::wgmma(const Function& f, const Instruction& inst) {
             return;
         }
     }
+}
+
+// Texture and surface instructions: the coordinate vector matches the geometry, results are whole vectors, surface
+// accesses name their out-of-bounds mode.
+void Checker::textureSurface(const Function& f, const Instruction& inst) {
+    std::string_view name = mnemonic(inst);
+    const Operand* ops = f.operandsOf(inst);
+    if (inst.opcode == Opcode::Txq || inst.opcode == Opcode::Suq) {
+        if (inst.type() != Type::b32) error(inst.loc, "'{}' needs the type .b32", name);
+        return;
+    }
+    struct Geometry {
+        Mod mod;
+        unsigned coords;
+        bool surface;   // also a surface geometry
+    };
+    static constexpr Geometry kGeometries[] = {
+        {Mod::d1, 1, true},    {Mod::d2, 2, true},    {Mod::d3, 4, true},     {Mod::a1d, 2, true},
+        {Mod::a2d, 4, true},   {Mod::cube, 4, false}, {Mod::acube, 4, false}, {Mod::d2ms, 4, false},
+        {Mod::a2dms, 4, false},
+    };
+    const Geometry* geometry = nullptr;
+    for (const Geometry& g : kGeometries)
+        if (f.hasMod(inst, g.mod)) geometry = &g;
+    if (!geometry) {
+        error(inst.loc, "'{}' needs a geometry (.1d, .2d, .3d, ...)", name);
+        return;
+    }
+    bool surface = inst.opcode == Opcode::Suld || inst.opcode == Opcode::Sust || inst.opcode == Opcode::Sured;
+    if ((surface && !geometry->surface) ||
+        (inst.opcode == Opcode::Tld4 && geometry->mod != Mod::d2 && geometry->mod != Mod::a2d &&
+         geometry->mod != Mod::cube && geometry->mod != Mod::acube)) {
+        error(inst.loc, "'{}' does not support the geometry {}", name, modText(geometry->mod));
+        return;
+    }
+    // The bracketed operand [handle, (sampler,) coordinates]: the coordinates are its last element.
+    const Operand* bracket = nullptr;
+    unsigned bracketIndex = 0;
+    for (unsigned i = 0; i < inst.numOperands; ++i)
+        if (ops[i].kind == OperandKind::Bracket) {
+            bracket = &ops[i];
+            bracketIndex = i;
+            break;
+        }
+    if (!bracket || bracket->value < 2) {
+        error(inst.loc, "'{}' needs a [handle, coordinates] operand", name);
+        return;
+    }
+    const Operand& coords = f.elems[bracket->index + bracket->value - 1];
+    unsigned count = coords.kind == OperandKind::Vector ? vectorSize(coords) : 1;
+    if (count != geometry->coords) {
+        error(inst.loc, "the coordinates of '{}{}' must be {} {}, not {}", name, modText(geometry->mod),
+              geometry->coords == 1 ? "one value" : "a vector of", geometry->coords == 1 ? "" : std::to_string(geometry->coords), count);
+        return;
+    }
+    if (surface) {
+        if (inst.opcode != Opcode::Sured && !f.hasMod(inst, Mod::trap) && !inst.has(Flag::clamp) &&
+            !f.hasMod(inst, Mod::zero)) {
+            error(inst.loc, "'{}' needs an out-of-bounds mode (.trap, .clamp or .zero)", name);
+            return;
+        }
+        for (unsigned i = 0; i < count; ++i) {
+            const Operand& c = coords.kind == OperandKind::Vector ? f.elems[coords.index + i] : coords;
+            if (c.kind == OperandKind::Reg && c.index < f.registers.size() &&
+                !is32BitInteger(f.registers[c.index].type)) {
+                error(inst.loc, "surface coordinates of '{}' must be 32-bit integers", name);
+                return;
+            }
+        }
+        if (inst.opcode == Opcode::Sured) return;
+        unsigned elements = inst.vec ? inst.vec : 1;
+        if (elements * typeSize(inst.type()) > 16) {
+            error(inst.loc, "'{}' accesses at most 128 bits ({}{} is {} bits)", name, inst.vec ? fmt::format(".v{}", inst.vec) : "",
+                  typeName(inst.type()), elements * typeSize(inst.type()) * 8);
+            return;
+        }
+        unsigned data = inst.opcode == Opcode::Suld ? 0 : 1;
+        if (data == bracketIndex || data >= inst.numOperands) return;
+        unsigned got = ops[data].kind == OperandKind::Vector ? vectorSize(ops[data]) : 1;
+        if (got != elements)
+            error(inst.loc, "operand {} of '{}' must be {} {}", data + 1, name, elements == 1 ? "a register" : "a vector of",
+                  elements == 1 ? "" : fmt::format("{} registers", elements));
+        return;
+    }
+    // tex, tld4: .dtype.ctype; 32-bit results come as .v4.
+    if (inst.numTypes < 2) {
+        error(inst.loc, "'{}' needs a result and a coordinate type", name);
+        return;
+    }
+    Type dt = inst.types[0], ct = inst.types[1];
+    if (ct != Type::f32 && ct != Type::s32) {
+        error(inst.loc, "the coordinate type of '{}' must be .f32 or .s32, not {}", name, typeName(ct));
+        return;
+    }
+    if (dt == Type::f32 || dt == Type::s32 || dt == Type::u32) {
+        if (inst.vec != 4) {
+            error(inst.loc, "'{}{}' requires .v4", name, typeName(dt));
+            return;
+        }
+    }
+    if (inst.vec && ops[0].kind == OperandKind::Vector && vectorSize(ops[0]) != inst.vec) {
+        error(inst.loc, "the result of '{}' .v{} must be a vector of {} registers", name, inst.vec, inst.vec);
+        return;
+    }
+    unsigned minOperands = f.hasMod(inst, Mod::grad) ? 4 : f.hasMod(inst, Mod::level) ? 3 : 2;
+    if (inst.opcode == Opcode::Tex && (inst.numOperands < minOperands || inst.numOperands > minOperands + 2))
+        error(inst.loc, "'{}' takes {} to {} operands here, not {}", name, minOperands, minOperands + 2, inst.numOperands);
 }
 
 // Conversions whose type pairs arrived later than the types themselves.
