@@ -216,6 +216,23 @@ bool isMmaShape(Mod m) {
     return false;
 }
 
+std::string_view redOpText(RedOp op) {
+    switch (op) {
+        case RedOp::and_: return ".and";
+        case RedOp::or_: return ".or";
+        case RedOp::xor_: return ".xor";
+        case RedOp::cas: return ".cas";
+        case RedOp::exch: return ".exch";
+        case RedOp::add: return ".add";
+        case RedOp::inc: return ".inc";
+        case RedOp::dec: return ".dec";
+        case RedOp::min: return ".min";
+        case RedOp::max: return ".max";
+        case RedOp::popc: return ".popc";
+        default: return "";
+    }
+}
+
 bool allowsSpecialRegs(Opcode op) { return op == Opcode::Mov || op == Opcode::Cvt; }
 
 // Register/instruction type compatibility (PTX ISA "Operand type checking").
@@ -269,6 +286,7 @@ private:
     void wgmma(const Function& f, const Instruction& inst);
     void convertGates(const Instruction& inst);
     void textureSurface(const Function& f, const Instruction& inst);
+    void atomic(const Function& f, const Instruction& inst);
 
     const Module& m_;
     Diagnostics& d_;
@@ -643,8 +661,33 @@ void Checker::instruction(const Function& f, const Instruction& inst) {
                 error(inst.loc, "'{}' needs an operation (.add, .cas, .exch, ...)", name);
                 return;
             }
+            atomic(f, inst);
             return;
         }
+        case Opcode::Vote: case Opcode::Shfl:
+            if (sm_ >= 70 && ptx_ >= 64)
+                error(inst.loc, "'{}' without .sync is not supported on sm_70 and newer targets from PTX ISA 6.4 on",
+                      name);
+            return;
+        case Opcode::ReduxSync: {
+            Type t = inst.type();
+            bool logic = inst.redOp == RedOp::and_ || inst.redOp == RedOp::or_ || inst.redOp == RedOp::xor_;
+            if (t == Type::f32 && (inst.redOp == RedOp::min || inst.redOp == RedOp::max)) {
+                if (sm_ && (sm_ < 100 || !archSpecific_))
+                    error(inst.loc, "'redux.sync' with .f32 is not supported on .target sm_{}", sm_);
+                else if (ptx_ < 86)
+                    error(inst.loc, "'redux.sync' with .f32 requires PTX ISA .version 8.6 or later");
+            } else if (logic ? t != Type::b32 : (t != Type::u32 && t != Type::s32)) {
+                error(inst.loc, "'redux.sync' {} needs the type {}", redOpText(inst.redOp),
+                      logic ? ".b32" : ".u32 or .s32");
+            }
+            return;
+        }
+        case Opcode::Fence:
+            if (inst.sem == Sem::relaxed || inst.sem == Sem::weak) error(inst.loc, "'fence' does not take {}",
+                                                                         inst.sem == Sem::relaxed ? ".relaxed" : ".weak");
+            else if (inst.has(Flag::proxy) && f.hasMod(inst, Mod::async)) requireTarget(inst, "fence.proxy.async", 90, 80);
+            return;
         case Opcode::Bra: {
             const Operand& target = ops[0];
             if (target.kind != OperandKind::Label || f.labels[target.index].kind != LabelKind::Code) {
@@ -1467,6 +1510,57 @@ void Checker::textureSurface(const Function& f, const Instruction& inst) {
     unsigned minOperands = f.hasMod(inst, Mod::grad) ? 4 : f.hasMod(inst, Mod::level) ? 3 : 2;
     if (inst.opcode == Opcode::Tex && (inst.numOperands < minOperands || inst.numOperands > minOperands + 2))
         error(inst.loc, "'{}' takes {} to {} operands here, not {}", name, minOperands, minOperands + 2, inst.numOperands);
+}
+
+// atom/red: the types each operation takes, operand counts, state spaces, and the newer type forms.
+void Checker::atomic(const Function& f, const Instruction& inst) {
+    bool isAtom = inst.opcode == Opcode::Atom;
+    std::string_view name = mnemonic(inst);
+    if (inst.space != Space::none && inst.space != Space::global && !isSharedSpace(inst.space) &&
+        inst.space != Space::shared_cluster) {
+        error(inst.loc, "'{}' operates on .global or .shared memory only", name);
+        return;
+    }
+    if (!isAtom && (inst.redOp == RedOp::cas || inst.redOp == RedOp::exch)) {
+        error(inst.loc, "'red' has no {} operation (use atom)", inst.redOp == RedOp::cas ? ".cas" : ".exch");
+        return;
+    }
+    if (!isAtom && (inst.sem == Sem::acquire || inst.sem == Sem::acq_rel)) {
+        error(inst.loc, "'red' does not take {}", inst.sem == Sem::acquire ? ".acquire" : ".acq_rel");
+        return;
+    }
+    Type t = inst.type();
+    bool ok;
+    switch (inst.redOp) {
+        case RedOp::and_: case RedOp::or_: case RedOp::xor_: ok = t == Type::b32 || t == Type::b64; break;
+        case RedOp::cas: ok = t == Type::b16 || t == Type::b32 || t == Type::b64 || t == Type::b128; break;
+        case RedOp::exch: ok = t == Type::b32 || t == Type::b64 || t == Type::b128; break;
+        case RedOp::inc: case RedOp::dec: ok = t == Type::u32; break;
+        case RedOp::add:
+            ok = t == Type::u32 || t == Type::s32 || t == Type::u64 || t == Type::f32 || t == Type::f64 ||
+                 t == Type::f16 || t == Type::f16x2 || t == Type::bf16 || t == Type::bf16x2;
+            break;
+        case RedOp::min: case RedOp::max:
+            ok = t == Type::u32 || t == Type::s32 || t == Type::u64 || t == Type::s64 || t == Type::f16 ||
+                 t == Type::f16x2 || t == Type::bf16 || t == Type::bf16x2 || (inst.vec && t == Type::f32);
+            break;
+        default: ok = true;
+    }
+    if (!ok) {
+        error(inst.loc, "'{}' {} does not take the type {}", name, redOpText(inst.redOp), typeName(t));
+        return;
+    }
+    size_t before = d_.errorCount();
+    if (inst.vec) requireTarget(inst, fmt::format("{} with vector types", name), 90, 81);
+    else if (t == Type::b128) requireTarget(inst, fmt::format("{}.b128", name), 90, 83);
+    else if (t == Type::bf16 || t == Type::bf16x2) requireTarget(inst, fmt::format("{}{}", name, typeName(t)), 90, 78);
+    else if (t == Type::f16 || t == Type::f16x2) requireTarget(inst, fmt::format("{}{}", name, typeName(t)), 70, 63);
+    if (d_.errorCount() != before) return;
+    unsigned expected = (isAtom ? 3 : 2) + (inst.redOp == RedOp::cas) + inst.has(Flag::cache_hint);
+    // ptxas also takes (and ignores) a fourth operand on atom.exch.
+    bool exchExtra = inst.redOp == RedOp::exch && inst.numOperands == expected + 1;
+    if (!exchExtra && !operandCount(inst, name, expected)) return;
+    if (isAtom && !inst.vec) typed(f, inst, 0, t, false, true);
 }
 
 // Conversions whose type pairs arrived later than the types themselves.
