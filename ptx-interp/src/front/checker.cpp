@@ -287,6 +287,7 @@ private:
     void convertGates(const Instruction& inst);
     void textureSurface(const Function& f, const Instruction& inst);
     void atomic(const Function& f, const Instruction& inst);
+    void tcgen05(const Function& f, const Instruction& inst);
 
     const Module& m_;
     Diagnostics& d_;
@@ -745,6 +746,12 @@ void Checker::instruction(const Function& f, const Instruction& inst) {
             return;
         }
         case Opcode::Mma: mma(f, inst); return;
+        case Opcode::Tcgen05Alloc: case Opcode::Tcgen05Dealloc: case Opcode::Tcgen05RelinquishAllocPermit:
+        case Opcode::Tcgen05Ld: case Opcode::Tcgen05St: case Opcode::Tcgen05Wait: case Opcode::Tcgen05Cp:
+        case Opcode::Tcgen05Shift: case Opcode::Tcgen05Mma: case Opcode::Tcgen05MmaSp: case Opcode::Tcgen05MmaWs:
+        case Opcode::Tcgen05MmaWsSp: case Opcode::Tcgen05Commit:
+            tcgen05(f, inst);
+            return;
         case Opcode::WmmaLoad: case Opcode::WmmaStore: case Opcode::WmmaMma: wmma(f, inst); return;
         case Opcode::WgmmaFence: case Opcode::WgmmaCommitGroup: case Opcode::WgmmaWaitGroup:
         case Opcode::WgmmaMmaAsync: case Opcode::WgmmaMmaAsyncSp:
@@ -1561,6 +1568,115 @@ void Checker::atomic(const Function& f, const Instruction& inst) {
     bool exchExtra = inst.redOp == RedOp::exch && inst.numOperands == expected + 1;
     if (!exchExtra && !operandCount(inst, name, expected)) return;
     if (isAtom && !inst.vec) typed(f, inst, 0, t, false, true);
+}
+
+// tcgen05: required .cta_group / .sync.aligned / .kind, tensor-memory addresses and descriptors, and the number of
+// registers tcgen05.ld/st move for a shape and repeat count.
+void Checker::tcgen05(const Function& f, const Instruction& inst) {
+    std::string name = fmt::format("tcgen05{}", modText(f.modsOf(inst)[0]));
+    Opcode op = inst.opcode;
+    bool needsGroup = op != Opcode::Tcgen05Ld && op != Opcode::Tcgen05St && op != Opcode::Tcgen05Wait;
+    bool needsSync = op == Opcode::Tcgen05Alloc || op == Opcode::Tcgen05Dealloc ||
+                     op == Opcode::Tcgen05RelinquishAllocPermit || op == Opcode::Tcgen05Ld || op == Opcode::Tcgen05St ||
+                     op == Opcode::Tcgen05Wait;
+    if (needsGroup && !f.hasMod(inst, Mod::cta_group_1) && !f.hasMod(inst, Mod::cta_group_2)) {
+        error(inst.loc, "'{}' requires .cta_group::1 or .cta_group::2", name);
+        return;
+    }
+    if (needsSync && !requireMods(f, inst, name, {Mod::sync, Mod::aligned})) return;
+    bool mma = op == Opcode::Tcgen05Mma || op == Opcode::Tcgen05MmaSp || op == Opcode::Tcgen05MmaWs ||
+               op == Opcode::Tcgen05MmaWsSp;
+    if (mma && !f.hasMod(inst, Mod::kind_f16) && !f.hasMod(inst, Mod::kind_tf32) &&
+        !f.hasMod(inst, Mod::kind_f8f6f4) && !f.hasMod(inst, Mod::kind_i8) && !f.hasMod(inst, Mod::kind_mxf8f6f4) &&
+        !f.hasMod(inst, Mod::kind_mxf4) && !f.hasMod(inst, Mod::kind_mxf4nvf4)) {
+        error(inst.loc, "'{}' requires a .kind (.kind::f16, .kind::tf32, ...)", name);
+        return;
+    }
+    const Operand* ops = f.operandsOf(inst);
+    auto tmemAddress = [&](unsigned index) {
+        const Operand& a = ops[index];
+        if (a.kind == OperandKind::Address && a.symKind == SymKind::None && !(a.flags & kAddrAbsolute) &&
+            a.index < f.registers.size() && !is32BitInteger(f.registers[a.index].type)) {
+            error(inst.loc, "the tensor-memory address of '{}' must be a 32-bit register", name);
+            return false;
+        }
+        return addressOperand(f, inst, index);
+    };
+    const char* int32 = "a 32-bit integer register or an immediate";
+    switch (op) {
+        case Opcode::Tcgen05Alloc:
+            if (inst.type() != Type::b32) {
+                error(inst.loc, "'{}' needs the type .b32", name);
+                return;
+            }
+            if (inst.space != Space::none && !isSharedSpace(inst.space)) {
+                error(inst.loc, "'{}' writes the address to .shared::cta memory", name);
+                return;
+            }
+            if (operandCount(inst, name, 2) && addressOperand(f, inst, 0)) regOperand(f, inst, 1, int32, is32BitInteger, true, false);
+            return;
+        case Opcode::Tcgen05Dealloc:
+            if (inst.type() != Type::b32) {
+                error(inst.loc, "'{}' needs the type .b32", name);
+                return;
+            }
+            if (operandCount(inst, name, 2) &&
+                regOperand(f, inst, 0, "a 32-bit register (the tensor-memory address)", is32BitInteger, false, false))
+                regOperand(f, inst, 1, int32, is32BitInteger, true, false);
+            return;
+        case Opcode::Tcgen05Ld: case Opcode::Tcgen05St: {
+            bool load = op == Opcode::Tcgen05Ld;
+            if (inst.type() != Type::b32) {
+                error(inst.loc, "'{}' needs the type .b32", name);
+                return;
+            }
+            struct Shape {
+                Mod mod;
+                unsigned regs;
+            };
+            static constexpr Shape kShapes[] = {{Mod::shape_32x32b, 1}, {Mod::shape_16x64b, 1},
+                                                {Mod::shape_16x128b, 2}, {Mod::shape_16x256b, 4},
+                                                {Mod::shape_16x32bx2, 1}};
+            const Shape* shape = nullptr;
+            for (const Shape& sh : kShapes)
+                if (f.hasMod(inst, sh.mod)) shape = &sh;
+            static constexpr Mod kNums[] = {Mod::x1, Mod::x2, Mod::x4, Mod::x8, Mod::x16, Mod::x32, Mod::x64, Mod::x128};
+            unsigned num = 0;
+            for (unsigned i = 0; i < 8; ++i)
+                if (f.hasMod(inst, kNums[i])) num = 1u << i;
+            if (!shape || !num) {
+                error(inst.loc, "'{}' needs a shape (.32x32b, .16x64b, ...) and a count (.x1 .. .x128)", name);
+                return;
+            }
+            bool split = shape->mod == Mod::shape_16x32bx2;
+            if (!operandCount(inst, name, split ? 3 : 2)) return;
+            unsigned addr = load ? 1 : 0, data = load ? 0 : 1;
+            if (!tmemAddress(addr)) return;
+            if (f.hasMod(inst, Mod::pack_16b) || f.hasMod(inst, Mod::unpack_16b)) return;
+            unsigned want = shape->regs * num;
+            if (vectorSize(ops[data]) != want)
+                error(inst.loc, "operand {} of '{}' {}.x{} must be a vector of {} registers", data + 1, name,
+                      modText(shape->mod), num, want);
+            return;
+        }
+        case Opcode::Tcgen05Cp:
+            if (operandCount(inst, name, 2) && tmemAddress(0))
+                regOperand(f, inst, 1, "a 64-bit shared-memory descriptor", is64BitInteger, false, false);
+            return;
+        case Opcode::Tcgen05Mma: case Opcode::Tcgen05MmaWs:
+            if (inst.numOperands < 5) {
+                error(inst.loc, "'{}' takes at least 5 operands, not {}", name, inst.numOperands);
+                return;
+            }
+            if (!tmemAddress(0)) return;
+            if (ops[1].kind != OperandKind::Address &&
+                !regOperand(f, inst, 1, "a 64-bit matrix descriptor or a tensor-memory address", is64BitInteger, false, false))
+                return;
+            if (regOperand(f, inst, 2, "a 64-bit matrix descriptor", is64BitInteger, false, false))
+                regOperand(f, inst, 3, "a 32-bit instruction descriptor", is32BitInteger, true, false);
+            return;
+        default: return;
+    }
 }
 
 // Conversions whose type pairs arrived later than the types themselves.
