@@ -1,4 +1,5 @@
 // api.texture: texture and surface objects over linear memory and arrays, read and written by kernels.
+#include <algorithm>
 #include <vector>
 
 #include "harness.h"
@@ -27,6 +28,47 @@ class api_texture : public conf::ContextTest {
     CUarray a = nullptr;
     EXPECT_EQ(cuArray3DCreate(&a, &d), CUDA_SUCCESS);
     return a;
+  }
+  // An array of w x h (x layers) texels of `channels` x `format`, filled from `host` (tightly packed rows).
+  CUarray FilledArray(size_t w, size_t h, size_t depth, CUarray_format format, unsigned channels, const void* host,
+                      size_t texelBytes, unsigned flags = 0) {
+    CUDA_ARRAY3D_DESCRIPTOR d{};
+    d.Width = w;
+    d.Height = h;
+    d.Depth = depth;
+    d.Format = format;
+    d.NumChannels = channels;
+    d.Flags = flags;
+    CUarray a = nullptr;
+    EXPECT_EQ(cuArray3DCreate(&a, &d), CUDA_SUCCESS);
+    if (!a) return nullptr;
+    CUDA_MEMCPY3D c{};
+    c.srcMemoryType = CU_MEMORYTYPE_HOST;
+    c.srcHost = host;
+    c.srcPitch = w * texelBytes;
+    c.srcHeight = h ? h : 1;
+    c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+    c.dstArray = a;
+    c.WidthInBytes = w * texelBytes;
+    c.Height = h ? h : 1;
+    c.Depth = depth ? depth : 1;
+    EXPECT_EQ(cuMemcpy3D(&c), CUDA_SUCCESS);
+    return a;
+  }
+  CUtexObject ArrayTexture(CUarray a, CUfilter_mode filter, CUaddress_mode mode, unsigned flags = 0,
+                           const float* border = nullptr) {
+    CUDA_RESOURCE_DESC res{};
+    res.resType = CU_RESOURCE_TYPE_ARRAY;
+    res.res.array.hArray = a;
+    CUDA_TEXTURE_DESC tex{};
+    tex.addressMode[0] = tex.addressMode[1] = tex.addressMode[2] = mode;
+    tex.filterMode = filter;
+    tex.flags = flags;
+    if (border)
+      for (int i = 0; i < 4; ++i) tex.borderColor[i] = border[i];
+    CUtexObject t = 0;
+    EXPECT_EQ(cuTexObjectCreate(&t, &res, &tex, nullptr), CUDA_SUCCESS);
+    return t;
   }
   CUmodule mod = nullptr;
 };
@@ -201,6 +243,159 @@ TEST_F(api_texture, SurfaceNeedsLoadStoreFlag) {
   res.res.array.hArray = a;
   CUsurfObject s;
   CU_EXPECT_OK(cuSurfObjectCreate(&s, &res));
+  CU_EXPECT_OK(cuSurfObjectDestroy(s));
+  CU_EXPECT_OK(cuArrayDestroy(a));
+}
+
+// Linear filtering between texels, with the texture unit's 8-bit fractional weights: a shift of 0.3 texels
+// weighs the right neighbour 77/256, not 0.3.
+TEST_F(api_texture, Linear2DFilteringWeights) {
+  const int w = 8, h = 2;
+  std::vector<float> host(w * h);
+  for (int i = 0; i < w * h; ++i) host[i] = static_cast<float>((i % w) * 10);
+  CUarray a = FilledArray(w, h, 0, CU_AD_FORMAT_FLOAT, 1, host.data(), 4);
+  ASSERT_NE(a, nullptr);
+  CUtexObject t = ArrayTexture(a, CU_TR_FILTER_MODE_LINEAR, CU_TR_ADDRESS_MODE_CLAMP);
+  conf::DeviceBuffer out(w * h * 4);
+  CUdeviceptr po = out.ptr();
+  int ww = w, hh = h;
+  float dx = 0.3f;
+  void* params[] = {&t, &po, &ww, &hh, &dx};
+  CU_ASSERT_OK(cuLaunchKernel(Fn("tex_2d_linear_shift"), h, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr));
+  CU_ASSERT_OK(cuCtxSynchronize());
+  std::vector<float> got(w * h);
+  CU_ASSERT_OK(cuMemcpyDtoH(got.data(), po, got.size() * 4));
+  const float weight = 77.0f / 256.0f;  // round(0.3 * 256) / 256
+  for (int x = 0; x < w; ++x) {
+    float left = host[x], right = host[std::min(x + 1, w - 1)];
+    EXPECT_NEAR(got[x], left + weight * (right - left), 1e-4f) << x;
+  }
+  CU_EXPECT_OK(cuTexObjectDestroy(t));
+  CU_EXPECT_OK(cuArrayDestroy(a));
+}
+
+// uchar4 texels read as normalised floats, and the border colour outside the texture.
+TEST_F(api_texture, Uchar4NormalizedWithBorder) {
+  const int w = 4, h = 4;
+  std::vector<unsigned char> host(w * h * 4);
+  for (int i = 0; i < w * h; ++i)
+    for (int c = 0; c < 4; ++c) host[i * 4 + c] = static_cast<unsigned char>(i * 16 + c * 3);
+  CUarray a = FilledArray(w, h, 0, CU_AD_FORMAT_UNSIGNED_INT8, 4, host.data(), 4);
+  ASSERT_NE(a, nullptr);
+  const float border[4] = {0.25f, 0.5f, 0.75f, 1.0f};
+  CUtexObject t = ArrayTexture(a, CU_TR_FILTER_MODE_POINT, CU_TR_ADDRESS_MODE_BORDER, 0, border);
+  struct F4 {
+    float x, y, z, w;
+  };
+  conf::DeviceBuffer out(w * h * sizeof(F4));
+  CUdeviceptr po = out.ptr();
+  int ww = w, hh = h;
+  for (float offset : {0.0f, 2.0f}) {
+    void* params[] = {&t, &po, &ww, &hh, &offset};
+    CU_ASSERT_OK(cuLaunchKernel(Fn("tex_2d_float4"), h, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr));
+    CU_ASSERT_OK(cuCtxSynchronize());
+    std::vector<F4> got(w * h);
+    CU_ASSERT_OK(cuMemcpyDtoH(got.data(), po, got.size() * sizeof(F4)));
+    int shift = static_cast<int>(offset);
+    for (int y = 0; y < h; ++y) {
+      for (int x = 0; x < w; ++x) {
+        const F4& g = got[y * w + x];
+        int sx = x + shift, sy = y + shift;
+        if (sx >= w || sy >= h) {
+          EXPECT_EQ(g.x, border[0]) << x << "," << y;
+          EXPECT_EQ(g.w, border[3]) << x << "," << y;
+        } else {
+          const unsigned char* texel = &host[(sy * w + sx) * 4];
+          EXPECT_FLOAT_EQ(g.x, texel[0] / 255.0f) << x << "," << y;
+          EXPECT_FLOAT_EQ(g.w, texel[3] / 255.0f) << x << "," << y;
+        }
+      }
+    }
+  }
+  CU_EXPECT_OK(cuTexObjectDestroy(t));
+  CU_EXPECT_OK(cuArrayDestroy(a));
+}
+
+TEST_F(api_texture, Layered1D) {
+  const int w = 16, layers = 3;
+  std::vector<float> host(w * layers);
+  for (int i = 0; i < w * layers; ++i) host[i] = static_cast<float>(i) * 1.5f;
+  CUarray a = FilledArray(w, 0, layers, CU_AD_FORMAT_FLOAT, 1, host.data(), 4, CUDA_ARRAY3D_LAYERED);
+  ASSERT_NE(a, nullptr);
+  CUtexObject t = ArrayTexture(a, CU_TR_FILTER_MODE_POINT, CU_TR_ADDRESS_MODE_CLAMP);
+  conf::DeviceBuffer out(w * layers * 4);
+  CUdeviceptr po = out.ptr();
+  int ww = w, ll = layers;
+  void* params[] = {&t, &po, &ww, &ll};
+  CU_ASSERT_OK(cuLaunchKernel(Fn("tex_1d_layered"), layers, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr));
+  CU_ASSERT_OK(cuCtxSynchronize());
+  std::vector<float> got(w * layers);
+  CU_ASSERT_OK(cuMemcpyDtoH(got.data(), po, got.size() * 4));
+  EXPECT_EQ(got, host);
+  CU_EXPECT_OK(cuTexObjectDestroy(t));
+  CU_EXPECT_OK(cuArrayDestroy(a));
+}
+
+// tld4: the red components of the 2x2 footprint, in the order (i, j+1), (i+1, j+1), (i+1, j), (i, j).
+TEST_F(api_texture, GatherRed) {
+  const int w = 4, h = 4;
+  std::vector<float> host(w * h);
+  for (int i = 0; i < w * h; ++i) host[i] = static_cast<float>(i);
+  CUarray a = FilledArray(w, h, 0, CU_AD_FORMAT_FLOAT, 1, host.data(), 4);
+  ASSERT_NE(a, nullptr);
+  CUtexObject t = ArrayTexture(a, CU_TR_FILTER_MODE_POINT, CU_TR_ADDRESS_MODE_CLAMP);
+  struct F4 {
+    float x, y, z, w;
+  };
+  conf::DeviceBuffer out(w * h * sizeof(F4));
+  CUdeviceptr po = out.ptr();
+  int ww = w, hh = h;
+  void* params[] = {&t, &po, &ww, &hh};
+  CU_ASSERT_OK(cuLaunchKernel(Fn("tex_2d_gather"), h, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr));
+  CU_ASSERT_OK(cuCtxSynchronize());
+  std::vector<F4> got(w * h);
+  CU_ASSERT_OK(cuMemcpyDtoH(got.data(), po, got.size() * sizeof(F4)));
+  auto at = [&](int x, int y) { return host[std::clamp(y, 0, h - 1) * w + std::clamp(x, 0, w - 1)]; };
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) {
+      const F4& g = got[y * w + x];  // sampled at (x + 1, y + 1): footprint i = x, j = y
+      EXPECT_EQ(g.x, at(x, y + 1)) << x << "," << y;
+      EXPECT_EQ(g.y, at(x + 1, y + 1)) << x << "," << y;
+      EXPECT_EQ(g.z, at(x + 1, y)) << x << "," << y;
+      EXPECT_EQ(g.w, at(x, y)) << x << "," << y;
+    }
+  }
+  CU_EXPECT_OK(cuTexObjectDestroy(t));
+  CU_EXPECT_OK(cuArrayDestroy(a));
+}
+
+TEST_F(api_texture, SurfaceReadClampAndZero) {
+  const int w = 8, h = 3;
+  std::vector<float> host(w * h);
+  for (int i = 0; i < w * h; ++i) host[i] = static_cast<float>(i) + 0.5f;
+  CUarray a = FilledArray(w, h, 0, CU_AD_FORMAT_FLOAT, 1, host.data(), 4, CUDA_ARRAY3D_SURFACE_LDST);
+  ASSERT_NE(a, nullptr);
+  CUDA_RESOURCE_DESC res{};
+  res.resType = CU_RESOURCE_TYPE_ARRAY;
+  res.res.array.hArray = a;
+  CUsurfObject s = 0;
+  CU_ASSERT_OK(cuSurfObjectCreate(&s, &res));
+  conf::DeviceBuffer clamped(w * h * 4), zeroed(w * h * 4);
+  CUdeviceptr pc = clamped.ptr(), pz = zeroed.ptr();
+  int ww = w, hh = h;
+  void* params[] = {&s, &pc, &pz, &ww, &hh};
+  CU_ASSERT_OK(cuLaunchKernel(Fn("surf_read_2d_modes"), h, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr));
+  CU_ASSERT_OK(cuCtxSynchronize());
+  std::vector<float> gotClamped(w * h), gotZeroed(w * h);
+  CU_ASSERT_OK(cuMemcpyDtoH(gotClamped.data(), pc, gotClamped.size() * 4));
+  CU_ASSERT_OK(cuMemcpyDtoH(gotZeroed.data(), pz, gotZeroed.size() * 4));
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) {
+      float inside = host[y * w + std::max(x - 1, 0)];
+      EXPECT_EQ(gotClamped[y * w + x], inside) << x << "," << y;
+      EXPECT_EQ(gotZeroed[y * w + x], x == 0 ? 0.0f : inside) << x << "," << y;
+    }
+  }
   CU_EXPECT_OK(cuSurfObjectDestroy(s));
   CU_EXPECT_OK(cuArrayDestroy(a));
 }

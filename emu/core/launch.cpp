@@ -5,6 +5,7 @@
 #include "core/log.h"
 #include "core/memory.h"
 #include "core/stream.h"
+#include "core/texture.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -31,6 +32,22 @@ class ContextHostServices final : public ptx::exec::HostServices {
   bool devicePrintf(std::string_view text) override {
     context_.modules().appendPrintf(text);
     return true;
+  }
+  bool textureFetch(const ptx::exec::TextureRequest& request, uint32_t out[4], std::string& error) override {
+    auto object = texObjectTable().find(request.handle);
+    if (!object) {
+      error = fmt::format("{:#x} is not a texture object", request.handle);
+      return false;
+    }
+    return object->fetch(request, out, error);
+  }
+  bool surfaceAccess(const ptx::exec::SurfaceRequest& request, void* data, std::string& error) override {
+    auto object = surfObjectTable().find(request.handle);
+    if (!object) {
+      error = fmt::format("{:#x} is not a surface object", request.handle);
+      return false;
+    }
+    return object->access(request, data, error);
   }
 
  private:

@@ -119,6 +119,34 @@ class MemoryValidator {
   }
 };
 
+// Texture and surface instructions name a 64-bit object the driver owns; the interpreter asks the host to read
+// (or write) through it, one lane at a time.
+enum class TexGeometry : uint8_t { D1, D2, D3, A1D, A2D, Cube, ACube };
+enum class TexResult : uint8_t { F32, S32, U32 };
+
+struct TextureRequest {
+  uint64_t handle = 0;
+  TexGeometry geometry = TexGeometry::D1;
+  bool floatCoords = true;   // .f32 coordinates (filtered, maybe normalised); else .s32 (texel indices)
+  float coords[3] = {};      // x, y, z for float coordinates
+  int32_t icoords[3] = {};   // x, y, z for integer coordinates
+  int32_t layer = 0;         // array layer (a1d, a2d, acube)
+  TexResult result = TexResult::F32;
+  int gather = -1;           // tld4: the component gathered (0-3); -1 for tex
+};
+
+enum class SurfClamp : uint8_t { Trap, Clamp, Zero };
+
+struct SurfaceRequest {
+  uint64_t handle = 0;
+  TexGeometry geometry = TexGeometry::D1;
+  int32_t x = 0;        // in bytes, as the PTX instruction gives it
+  int32_t y = 0, z = 0;  // rows and slices (z is the layer for a1d/a2d)
+  uint32_t bytes = 0;   // bytes accessed (element size times vector length)
+  bool store = false;
+  SurfClamp clamp = SurfClamp::Trap;
+};
+
 // Services the kernel asks of the host. Called from worker threads, possibly concurrently.
 class HostServices {
  public:
@@ -128,6 +156,12 @@ class HostServices {
   virtual bool devicePrintf(std::string_view text);
   // %globaltimer in nanoseconds; default: CLOCK_REALTIME.
   virtual uint64_t globalTimerNs();
+  // tex/tld4: four 32-bit results in the requested type. An error message (unknown handle, unsupported
+  // configuration) makes the launch fault with IllegalAddress. Default: no textures.
+  virtual bool textureFetch(const TextureRequest& request, uint32_t out[4], std::string& error);
+  // suld/sust: `data` holds `request.bytes` bytes to store, or receives the bytes loaded. An out-of-range access
+  // with SurfClamp::Trap, or an unknown handle, fails with a message. Default: no surfaces.
+  virtual bool surfaceAccess(const SurfaceRequest& request, void* data, std::string& error);
 };
 
 // Host-side execution settings. Thread pools are shared process-wide and created lazily.

@@ -95,6 +95,22 @@ struct CallSite {
   std::vector<CallArg> rets;       // src: callee frame offset, dst: caller frame offset
 };
 
+// Operands of a tex/tld4/suld/sust instruction (Program::texSites): too many for an Op's fields.
+struct TextureSite {
+  TexGeometry geometry = TexGeometry::D1;
+  uint32_t handle = 0;                // u64 register: the texture/surface object
+  uint32_t coords[4] = {};            // coordinate registers (32-bit); for arrays the layer comes first
+  uint32_t coordCount = 0;
+  bool floatCoords = true;
+  bool layered = false;               // coords[0] is the layer
+  uint32_t values[4] = {};            // destinations (tex, suld) or sources (sust)
+  uint32_t valueCount = 0;
+  uint32_t valueBytes = 4;            // size of one value (suld/sust .b8/.b16/.b32/.b64)
+  TexResult result = TexResult::F32;
+  int gather = -1;
+  SurfClamp clamp = SurfClamp::Trap;
+};
+
 class Program {
  public:
   std::vector<Op> ops;
@@ -103,6 +119,7 @@ class Program {
   std::vector<KernelInfo> kernelInfo;
   std::vector<GlobalInfo> globalInfo;
   std::vector<CallSite> calls;
+  std::vector<TextureSite> texSites;
   std::vector<std::vector<const Op*>> brxTables;
   std::vector<std::vector<uint32_t>> brxTableIndices;  // op indices, patched into brxTables
   struct PendingPatch {

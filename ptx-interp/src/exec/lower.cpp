@@ -4,6 +4,7 @@
 #include "exec/handlers.h"
 #include "exec/lower_tables.h"
 #include "exec/memory.h"
+#include "exec/texture.h"
 
 #include <fmt/format.h>
 
@@ -292,6 +293,7 @@ class KernelLowerer {
   void lowerCall(const Instruction& in);
   void lowerWarp(const Instruction& in);
   void lowerBar(const Instruction& in);
+  void lowerTexture(const Instruction& in);
   void lowerBody(const Instruction& in);
   void lowerBuiltinCall(const Instruction& in, std::string_view name, const std::vector<const Operand*>& args,
                         const std::vector<const Operand*>& rets);
@@ -2230,6 +2232,100 @@ void KernelLowerer::lowerInstruction(uint32_t idx) {
   }
 }
 
+// tex.geom.v4.dtype.ctype d, [handle, {coords}];  tld4.comp.2d.v4.dtype.f32 d, [handle, {coords}];
+// suld.b.geom{.v2,.v4}.btype.clamp d, [handle, {coords}];  sust.b.geom{.vec}.btype.clamp [handle, {coords}], v;
+// Only the unified (object handle) mode; the operands go to a TextureSite.
+void KernelLowerer::lowerTexture(const Instruction& in) {
+  bool isSurface = in.opcode == Opcode::Suld || in.opcode == Opcode::Sust;
+  bool isStore = in.opcode == Opcode::Sust;
+  TextureSite site;
+  struct GeometryMod {
+    ptx::Mod mod;
+    TexGeometry geometry;
+    unsigned coords;
+    bool layered;
+  };
+  static constexpr GeometryMod kGeometries[] = {
+      {ptx::Mod::d1, TexGeometry::D1, 1, false},     {ptx::Mod::d2, TexGeometry::D2, 2, false},
+      {ptx::Mod::d3, TexGeometry::D3, 3, false},     {ptx::Mod::a1d, TexGeometry::A1D, 1, true},
+      {ptx::Mod::a2d, TexGeometry::A2D, 2, true},    {ptx::Mod::cube, TexGeometry::Cube, 3, false},
+      {ptx::Mod::acube, TexGeometry::ACube, 3, true}};
+  const GeometryMod* geometry = nullptr;
+  for (const auto& g : kGeometries)
+    if (fn_->hasMod(in, g.mod)) geometry = &g;
+  if (!geometry) return unsupported(in, "texture geometry");
+  if (isSurface && (fn_->hasMod(in, ptx::Mod::comp_p) || geometry->geometry == TexGeometry::Cube ||
+                    geometry->geometry == TexGeometry::ACube))
+    return unsupported(in, "formatted or cube surface access");
+  site.geometry = geometry->geometry;
+  site.layered = geometry->layered;
+  if (fn_->hasMod(in, ptx::Mod::clamp)) site.clamp = SurfClamp::Clamp;
+  else if (fn_->hasMod(in, ptx::Mod::zero)) site.clamp = SurfClamp::Zero;
+  // The [handle, {coords}] tuple: register operands only (the unified texture mode).
+  const Operand& tuple = opnd(in, isStore ? 0 : 1);
+  if (tuple.kind != OperandKind::Bracket || tuple.value < 2) return unsupported(in, "texture reference (non-unified) mode");
+  const Operand& handle = fn_->elems[tuple.index];
+  const Operand& coordVec = fn_->elems[tuple.index + 1];
+  if (handle.kind != OperandKind::Reg || sizeOf(regType(handle.index)) != 8)
+    return unsupported(in, "a texture or surface named by a symbol");
+  site.handle = regOf(handle.index);
+  Type coordType = isSurface ? Type::s32 : in.numTypes > 1 ? in.types[1] : Type::s32;
+  site.floatCoords = coordType == Type::f32;
+  if (!site.floatCoords && coordType != Type::s32) return unsupported(in, "texture coordinate type");
+  auto addCoord = [&](const Operand& c, bool layer) {
+    if (site.coordCount >= 4) fail(line_, "too many texture coordinates");
+    site.coords[site.coordCount++] = src(c, layer ? Type::s32 : coordType == Type::f32 ? Type::f32 : Type::s32);
+  };
+  if (coordVec.kind == OperandKind::Vector) {
+    unsigned n = unsigned(coordVec.value);
+    // Layered geometries put the layer (an integer) first; 2d arrays pad the vector to four elements.
+    unsigned wanted = geometry->coords + (geometry->layered ? 1 : 0);
+    for (unsigned k = 0; k < n && k < wanted; ++k) addCoord(fn_->elems[coordVec.index + k], geometry->layered && k == 0);
+  } else {
+    addCoord(coordVec, false);
+  }
+  // Values: the destination vector (tex, tld4, suld) or the source vector (sust).
+  const Operand& values = opnd(in, isStore ? 1 : 0);
+  Type valueType = in.type();
+  if (isSurface) {
+    unsigned bytes = ptx::typeSize(valueType);
+    if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8) return unsupported(in, "surface element type");
+    site.valueBytes = bytes;
+  } else {
+    if (valueType == Type::f32) site.result = TexResult::F32;
+    else if (valueType == Type::s32) site.result = TexResult::S32;
+    else if (valueType == Type::u32) site.result = TexResult::U32;
+    else return unsupported(in, "texture result type");
+    if (in.opcode == Opcode::Tld4) {
+      site.gather = fn_->hasMod(in, ptx::Mod::comp_g) ? 1 : fn_->hasMod(in, ptx::Mod::comp_b) ? 2
+                  : fn_->hasMod(in, ptx::Mod::comp_a) ? 3 : 0;
+    }
+  }
+  std::vector<Dst> pendingDst;
+  auto addValue = [&](const Operand& v) {
+    if (isStore) {
+      site.values[site.valueCount++] = src(v, valueType);
+    } else if (v.kind == OperandKind::Sink) {
+      site.values[site.valueCount++] = temp(isSurface ? site.valueBytes : 4);
+    } else {
+      Dst d = dst(v, valueType);
+      site.values[site.valueCount++] = d.off;
+      pendingDst.push_back(d);
+    }
+  };
+  if (values.kind == OperandKind::Vector) {
+    for (unsigned k = 0; k < unsigned(values.value) && k < 4; ++k) addValue(fn_->elems[values.index + k]);
+  } else {
+    addValue(values);
+  }
+  if (!isSurface && site.valueCount != 4) return unsupported(in, "texture fetch without a 4-vector destination");
+  Op& op = emit(isSurface ? &tex::surface : &tex::fetch);
+  op.aux = uint32_t(prog_.texSites.size());
+  op.imm = isStore ? 1 : 0;
+  prog_.texSites.push_back(site);
+  for (const Dst& d : pendingDst) finish(d);
+}
+
 void KernelLowerer::lowerBody(const Instruction& in) {
   Type t = in.type();
   switch (in.opcode) {
@@ -2238,6 +2334,7 @@ void KernelLowerer::lowerBody(const Instruction& in) {
       emit(&ctl::exitLanes);
       return;
     case Opcode::Call: return lowerCall(in);
+    case Opcode::Tex: case Opcode::Tld4: case Opcode::Suld: case Opcode::Sust: return lowerTexture(in);
     case Opcode::Mov: return lowerMov(in);
     case Opcode::Cvt: return lowerCvt(in);
     case Opcode::Ld:

@@ -1,0 +1,63 @@
+// Texture and surface objects: what cuTexObjectCreate/cuSurfObjectCreate describe, and the texture unit that the
+// interpreter's tex/tld4/suld/sust instructions reach through the launch's host services (addressing modes,
+// point and linear filtering with the hardware's 8-bit weights, normalised coordinates, format conversion).
+#pragma once
+
+#include "api/cuda_internal.h"
+#include "core/handle.h"
+#include "core/result.h"
+
+#include "ptx/exec.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace cuemu {
+
+class Array;
+
+// Where texels live: device memory (linear, pitch 2D) or an array; sizes in texels.
+struct TexelStore {
+  uint8_t* base = nullptr;
+  size_t rowBytes = 0;      // pitch
+  size_t sliceBytes = 0;
+  size_t width = 0, height = 1, depth = 1;
+  CUarray_format format = CU_AD_FORMAT_FLOAT;
+  unsigned channels = 1;
+  unsigned texelBytes = 4;
+  std::shared_ptr<Array> array;  // keeps an array alive while the object uses it
+};
+
+class TexObject {
+ public:
+  static constexpr HandleKind kKind = HandleKind::TexObject;
+  CUDA_RESOURCE_DESC resource{};
+  CUDA_TEXTURE_DESC texture{};
+  CUDA_RESOURCE_VIEW_DESC view{};
+  bool hasView = false;
+  TexelStore store;
+  uint64_t handle = 0;
+
+  // One tex/tld4 request: four 32-bit results, or false with a message.
+  bool fetch(const ptx::exec::TextureRequest& request, uint32_t out[4], std::string& error) const;
+};
+
+class SurfObject {
+ public:
+  static constexpr HandleKind kKind = HandleKind::SurfObject;
+  CUDA_RESOURCE_DESC resource{};
+  TexelStore store;
+  uint64_t handle = 0;
+
+  bool access(const ptx::exec::SurfaceRequest& request, void* data, std::string& error) const;
+};
+
+HandleTable<TexObject>& texObjectTable();
+HandleTable<SurfObject>& surfObjectTable();
+
+// Validates a resource description and resolves where its texels are (CUDA_ERROR_INVALID_VALUE,
+// CUDA_ERROR_INVALID_HANDLE for an unknown array).
+Expected<TexelStore> resolveResource(const CUDA_RESOURCE_DESC& resource);
+
+}  // namespace cuemu
