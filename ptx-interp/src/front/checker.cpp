@@ -288,6 +288,7 @@ private:
     void textureSurface(const Function& f, const Instruction& inst);
     void atomic(const Function& f, const Instruction& inst);
     void tcgen05(const Function& f, const Instruction& inst);
+    bool arithmeticModes(const Function& f, const Instruction& inst);
 
     const Module& m_;
     Diagnostics& d_;
@@ -469,6 +470,7 @@ void Checker::instruction(const Function& f, const Instruction& inst) {
         return;
     }
     Type t = inst.type();
+    if (!arithmeticModes(f, inst)) return;
     switch (inst.opcode) {
         case Opcode::Add: case Opcode::Sub: case Opcode::Div: case Opcode::Rem: case Opcode::Min: case Opcode::Max:
         case Opcode::And: case Opcode::Or: case Opcode::Xor: case Opcode::Not: case Opcode::Cnot: case Opcode::Abs:
@@ -579,6 +581,11 @@ void Checker::instruction(const Function& f, const Instruction& inst) {
             bool intRound = inst.rounding == Rounding::rni || inst.rounding == Rounding::rzi ||
                             inst.rounding == Rounding::rmi || inst.rounding == Rounding::rpi;
             bool fpRound = inst.rounding != Rounding::none && !intRound;
+            if (inst.rounding != Rounding::none && ((isInt(dt) && isInt(st)) || (dt == st && isFloat(dt) && !intRound))) {
+                error(inst.loc, "'cvt{}{}' does not take a {} rounding modifier", typeName(dt), typeName(st),
+                      isInt(dt) ? "" : "floating-point");
+                return;
+            }
             if (isFloat(st) && isInt(dt) && !intRound) {
                 error(inst.loc, "rounding modifier (.rni, .rzi, .rmi or .rpi) required for 'cvt' from {} to {}",
                       typeName(st), typeName(dt));
@@ -1677,6 +1684,99 @@ void Checker::tcgen05(const Function& f, const Instruction& inst) {
             return;
         default: return;
     }
+}
+
+// Rounding, .approx, .ftz, .sat and multiply modes each arithmetic instruction requires or refuses, and the types
+// of the bit-manipulation instructions. Returns false after an error.
+bool Checker::arithmeticModes(const Function&, const Instruction& inst) {
+    Type t = inst.type();
+    std::string_view name = mnemonic(inst);
+    bool f32 = t == Type::f32, f64 = t == Type::f64;
+    bool fpRounding = inst.rounding == Rounding::rn || inst.rounding == Rounding::rz || inst.rounding == Rounding::rm ||
+                      inst.rounding == Rounding::rp;
+    bool approx = inst.has(Flag::approx);
+    auto fail = [&](std::string message) {
+        error(inst.loc, "{}", message);
+        return false;
+    };
+    auto typeIn = [&](std::initializer_list<Type> types) {
+        for (Type x : types)
+            if (x == t) return true;
+        return false;
+    };
+    switch (inst.opcode) {
+        case Opcode::Fma: case Opcode::Mad:
+            if ((f32 || f64) && !fpRounding && !(inst.opcode == Opcode::Mad && f32 && sm_ && sm_ < 20))
+                return fail(fmt::format("'{}{}' requires a rounding modifier (.rn, .rz, .rm or .rp)", name, typeName(t)));
+            if (isInt(t) && inst.mulMode == MulMode::none)
+                return fail(fmt::format("'{}{}' requires .lo, .hi or .wide", name, typeName(t)));
+            break;
+        case Opcode::Mul:
+            if (isInt(t) && inst.mulMode == MulMode::none)
+                return fail(fmt::format("'mul{}' requires .lo, .hi or .wide", typeName(t)));
+            break;
+        case Opcode::Div:
+            if (f32 && !fpRounding && !approx && !inst.has(Flag::full))
+                return fail("'div.f32' requires a rounding modifier, .approx or .full");
+            if (f64 && (approx || inst.has(Flag::full)))
+                return fail(fmt::format("'div.f64' does not take {}", approx ? ".approx" : ".full"));
+            if (f64 && !fpRounding) return fail("'div.f64' requires a rounding modifier (.rn, .rz, .rm or .rp)");
+            break;
+        case Opcode::Sqrt: case Opcode::Rcp:
+            if (f32 && !fpRounding && !approx)
+                return fail(fmt::format("'{}.f32' requires a rounding modifier or .approx", name));
+            if (f64 && approx && !(inst.opcode == Opcode::Rcp && inst.has(Flag::ftz)))
+                return fail(fmt::format("'{}.f64' does not take .approx{}", name,
+                                        inst.opcode == Opcode::Rcp ? " without .ftz" : ""));
+            if (f64 && !approx && !fpRounding)
+                return fail(fmt::format("'{}.f64' requires a rounding modifier (.rn, .rz, .rm or .rp)", name));
+            break;
+        case Opcode::Rsqrt: case Opcode::Sin: case Opcode::Cos: case Opcode::Lg2: case Opcode::Ex2: case Opcode::Tanh: {
+            bool typeOk = inst.opcode == Opcode::Rsqrt ? (f32 || f64)
+                        : inst.opcode == Opcode::Ex2 || inst.opcode == Opcode::Tanh
+                            ? typeIn({Type::f32, Type::f16, Type::f16x2, Type::bf16, Type::bf16x2})
+                            : f32;
+            if (!typeOk) return fail(fmt::format("'{}' does not take the type {}", name, typeName(t)));
+            if (!approx) return fail(fmt::format("'{}' requires .approx", name));
+            break;
+        }
+        case Opcode::Testp: case Opcode::Copysign:
+            if (!f32 && !f64) return fail(fmt::format("'{}' takes .f32 or .f64, not {}", name, typeName(t)));
+            break;
+        case Opcode::Abs: case Opcode::Neg:
+            if (typeKind(t) == TypeKind::Unsigned || typeKind(t) == TypeKind::Bits)
+                return fail(fmt::format("'{}' takes signed integer or floating-point types, not {}", name, typeName(t)));
+            break;
+        case Opcode::Popc: case Opcode::Clz: case Opcode::Brev: case Opcode::Bfi:
+            if (t != Type::b32 && t != Type::b64)
+                return fail(fmt::format("'{}' takes .b32 or .b64, not {}", name, typeName(t)));
+            break;
+        case Opcode::Bfe:
+            if (!typeIn({Type::u32, Type::u64, Type::s32, Type::s64}))
+                return fail(fmt::format("'bfe' takes .u32, .u64, .s32 or .s64, not {}", typeName(t)));
+            break;
+        case Opcode::Lop3: case Opcode::Prmt:
+            if (t != Type::b32) return fail(fmt::format("'{}' takes .b32, not {}", name, typeName(t)));
+            break;
+        case Opcode::Shf:
+            if (t != Type::b32) return fail(fmt::format("'shf' takes .b32, not {}", typeName(t)));
+            if (!inst.has(Flag::wrap) && !inst.has(Flag::clamp)) return fail("'shf' requires .wrap or .clamp");
+            break;
+        case Opcode::Slct:
+            if (inst.numTypes >= 2 && inst.types[1] != Type::s32 && inst.types[1] != Type::f32)
+                return fail(fmt::format("the selector type of 'slct' must be .s32 or .f32, not {}", typeName(inst.types[1])));
+            break;
+        default: break;
+    }
+    // .ftz and .sat: single precision (and the half types) only; integer .sat only on .s32 add/sub.
+    OpClass cls = opcodeClass(inst.opcode);
+    if (cls == OpClass::Arith && f64 && inst.has(Flag::ftz) && inst.opcode != Opcode::Rcp && inst.opcode != Opcode::Rsqrt)
+        return fail(fmt::format("'{}.f64' does not take .ftz", name));
+    if (cls == OpClass::Arith && inst.has(Flag::sat)) {
+        if (f64) return fail(fmt::format("'{}.f64' does not take .sat", name));
+        if (isInt(t) && t != Type::s32) return fail(fmt::format("'.sat' does not apply to the type {}", typeName(t)));
+    }
+    return true;
 }
 
 // Conversions whose type pairs arrived later than the types themselves.
