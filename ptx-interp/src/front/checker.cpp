@@ -289,6 +289,7 @@ private:
     void atomic(const Function& f, const Instruction& inst);
     void tcgen05(const Function& f, const Instruction& inst);
     bool arithmeticModes(const Function& f, const Instruction& inst);
+    bool memoryModes(const Function& f, const Instruction& inst);
 
     const Module& m_;
     Diagnostics& d_;
@@ -613,8 +614,16 @@ void Checker::instruction(const Function& f, const Instruction& inst) {
                 error(inst.loc, "32-bit generic addresses ('cvta{}') are not supported with .address_size 64 on "
                       "sm_90 or higher", std::string_view(typeName(t)));
             return;
+        case Opcode::Prefetch:
+            if (inst.space != Space::none && inst.space != Space::global && inst.space != Space::local)
+                error(inst.loc, "'prefetch' takes .global or .local addresses only");
+            return;
+        case Opcode::Isspacep:
+            typed(f, inst, 0, Type::pred, false, true);
+            return;
         case Opcode::Ld: case Opcode::Ldu: case Opcode::St: {
             bool isStore = inst.opcode == Opcode::St;
+            if (!memoryModes(f, inst)) return;
             unsigned addrIdx = isStore ? 0 : 1, dataIdx = isStore ? 1 : 0;
             const Operand& a = ops[addrIdx];
             if (a.kind != OperandKind::Address) {
@@ -1775,6 +1784,42 @@ bool Checker::arithmeticModes(const Function&, const Instruction& inst) {
     if (cls == OpClass::Arith && inst.has(Flag::sat)) {
         if (f64) return fail(fmt::format("'{}.f64' does not take .sat", name));
         if (isInt(t) && t != Type::s32) return fail(fmt::format("'.sat' does not apply to the type {}", typeName(t)));
+    }
+    return true;
+}
+
+// ld/ldu/st: memory-order, scope, cache-operator and state-space combinations.
+bool Checker::memoryModes(const Function& f, const Instruction& inst) {
+    bool isStore = inst.opcode == Opcode::St;
+    std::string_view name = mnemonic(inst);
+    auto fail = [&](std::string message) {
+        error(inst.loc, "{}", message);
+        return false;
+    };
+    if (isStore ? (inst.sem == Sem::acquire || inst.sem == Sem::acq_rel)
+                : (inst.sem == Sem::release || inst.sem == Sem::acq_rel))
+        return fail(fmt::format("'{}' does not take {}", name,
+                                inst.sem == Sem::acquire ? ".acquire" : inst.sem == Sem::release ? ".release" : ".acq_rel"));
+    if ((inst.sem == Sem::relaxed || inst.sem == Sem::acquire || inst.sem == Sem::release) && inst.scope == Scope::none)
+        return fail(fmt::format("'{}' with a memory order needs a scope (.cta, .cluster, .gpu or .sys)", name));
+    if (inst.sem == Sem::volatile_ && inst.scope != Scope::none)
+        return fail(fmt::format("'{}.volatile' does not take a scope", name));
+    if (inst.has(Flag::nc)) {
+        if (isStore) return fail("'st' does not take .nc");
+        if (inst.space != Space::global) return fail("'.nc' needs the .global state space");
+    }
+    CacheOp c = inst.cacheOp;
+    if (isStore ? (c == CacheOp::ca || c == CacheOp::lu || c == CacheOp::cv) : c == CacheOp::wb || c == CacheOp::wt) {
+        static constexpr std::string_view kNames[] = {"", ".ca", ".cg", ".cs", ".lu", ".cv", ".wb", ".wt"};
+        return fail(fmt::format("'{}' does not take the cache operator {}", name, kNames[static_cast<unsigned>(c)]));
+    }
+    if (inst.opcode == Opcode::Ldu && inst.space != Space::none && inst.space != Space::global)
+        return fail("'ldu' reads .global memory only");
+    if (isStore && inst.space == Space::const_) return fail("'st' cannot write the .const state space");
+    if (isStore && (inst.space == Space::param || inst.space == Space::param_entry) && f.isEntry) {
+        const Operand& a = f.operandsOf(inst)[0];
+        if (a.kind == OperandKind::Address && a.symKind == SymKind::Param)
+            return fail("'st.param' cannot write a kernel parameter");
     }
     return true;
 }
