@@ -273,4 +273,57 @@ TEST_F(api_launch_Faults, PrimaryResetDoesNotClearFault) {
   CU_EXPECT(CUDA_ERROR_ILLEGAL_ADDRESS, cuDevicePrimaryCtxRetain(&again, dev));
 }
 
+// Which calls still answer once a fault poisoned the process. Measured facts (H200, driver 580): cuCtxDestroy,
+// cuCtxPushCurrent and cuCtxPopCurrent succeed; cuStreamDestroy returns the fault. The device queries below are
+// expectations (they do not touch the failed context); GPU run will confirm.
+TEST_F(api_launch_Faults, WhatStillAnswersAfterAFault) {
+  CUstream s;
+  CU_ASSERT_OK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+  CUevent e;
+  CU_ASSERT_OK(cuEventCreate(&e, 0));
+  CU_ASSERT_OK(Write(0x10));
+  CU_EXPECT(CUDA_ERROR_ILLEGAL_ADDRESS, cuCtxSynchronize());
+  int version = 0;
+  CU_EXPECT_OK(cuDriverGetVersion(&version));
+  const char* name = nullptr;
+  CU_EXPECT_OK(cuGetErrorName(CUDA_ERROR_ILLEGAL_ADDRESS, &name));
+  int sms = 0;
+  CU_EXPECT_OK(cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev));
+  EXPECT_GT(sms, 0);
+  char deviceName[128];
+  CU_EXPECT_OK(cuDeviceGetName(deviceName, sizeof deviceName, dev));
+  CUcontext current = nullptr;
+  CU_EXPECT_OK(cuCtxGetCurrent(&current));
+  EXPECT_EQ(current, ctx);
+  CU_EXPECT(CUDA_ERROR_ILLEGAL_ADDRESS, cuStreamDestroy(s)) << "measured on an H200 (driver 580)";
+  CU_EXPECT(CUDA_ERROR_ILLEGAL_ADDRESS, cuEventRecord(e, nullptr));
+  CU_EXPECT(CUDA_ERROR_ILLEGAL_ADDRESS, cuStreamSynchronize(nullptr));
+  CUgraph g = nullptr;
+  CU_EXPECT(CUDA_ERROR_ILLEGAL_ADDRESS, cuGraphCreate(&g, 0));
+}
+
+TEST_F(api_launch_Faults, LaunchValidationErrorsDoNotPoison) {
+  unsigned value = 1;
+  CUdeviceptr where = 0;
+  void* params[] = {&where, &value};
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuLaunchKernel(writer, 1, 1, 1, 4096, 1, 1, 0, nullptr, params, nullptr));
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuLaunchKernel(writer, 0, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr));
+  CU_EXPECT_OK(cuCtxSynchronize());
+  CUcontext other = nullptr;
+  CU_EXPECT_OK(cuCtxCreate(&other, nullptr, 0, dev)) << "the process is not poisoned by a refused launch";
+  if (other) {
+    CU_EXPECT_OK(cuCtxDestroy(other));
+  }
+}
+
+TEST_F(api_launch_Faults, FaultInOneStreamStopsWorkOnAnother) {
+  CUstream a, b;
+  CU_ASSERT_OK(cuStreamCreate(&a, CU_STREAM_NON_BLOCKING));
+  CU_ASSERT_OK(cuStreamCreate(&b, CU_STREAM_NON_BLOCKING));
+  CU_ASSERT_OK(Write(0x10, a));
+  CU_EXPECT(CUDA_ERROR_ILLEGAL_ADDRESS, cuStreamSynchronize(a));
+  CU_EXPECT(CUDA_ERROR_ILLEGAL_ADDRESS, cuStreamQuery(b)) << "the other stream of the context reports it too";
+  CU_EXPECT(CUDA_ERROR_ILLEGAL_ADDRESS, Write(0, b));
+}
+
 }  // namespace

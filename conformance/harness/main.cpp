@@ -389,7 +389,7 @@ int Supervise(const Options& opt) {
     std::string pending;
     off_t offset = 0;
     int status = 0;
-    bool exited = false, timedOut = false;
+    bool exited = false, timedOut = false, failed = false;
     std::set<std::string> doneNow;
     auto drain = [&] {
       int fd = open(progressFile.c_str(), O_RDONLY | O_CLOEXEC);
@@ -407,6 +407,7 @@ int Supervise(const Options& opt) {
         std::string line = pending.substr(0, nl);
         pending.erase(0, nl + 1);
         auto f = Split(line, '\t');
+        if (failed) break;  // the child is being replaced; what it did after the failure runs again
         if (f.size() >= 2 && f[0] == "S") {
           current = f[1];
           currentSince = std::chrono::steady_clock::now();
@@ -419,6 +420,9 @@ int Supervise(const Options& opt) {
           doneNow.insert(f[1]);
           if (current == f[1]) current.clear();
           currentSince = std::chrono::steady_clock::now();
+          // A failing case may leave the process poisoned (a kernel fault poisons the whole process on NVIDIA's
+          // driver, and on cuemu), so the cases after it run in a fresh child.
+          if (r.status == "fail") failed = true;
         }
       }
     };
@@ -429,6 +433,13 @@ int Supervise(const Options& opt) {
         break;
       }
       drain();
+      if (failed) {
+        kill(-pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        current.clear();
+        exited = true;
+        break;
+      }
       // A case that runs too long fails; a process that hangs between cases or at exit (a driver thread that never
       // finishes, say) is killed too, and the cases it did not start run in a new child.
       if (std::chrono::steady_clock::now() - currentSince > std::chrono::seconds(opt.caseTimeout)) {
@@ -440,7 +451,8 @@ int Supervise(const Options& opt) {
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
-    drain();
+    if (!failed) drain();
+    if (failed) current.clear();
     kill(-pid, SIGKILL);  // stray grandchildren of a crashed child
     if (!current.empty()) {
       CaseResult r;

@@ -1,10 +1,13 @@
-// What every exported entry point does around its implementation: the cuInit check, tracing, and a barrier
+// What every exported entry point does around its implementation: the cuInit check, the process-wide kernel
+// fault (core/fault.h), tracing, and a barrier
 // that keeps C++ exceptions from crossing the C ABI.
 #pragma once
 
 #include "api/api_table.h"
 #include "api/trace.h"
+#include "core/capture_mode.h"
 #include "core/driver.h"
+#include "core/fault.h"
 
 #include <new>
 #include <type_traits>
@@ -69,6 +72,65 @@ CUresult answerBeforeInit(const Args&... args) {
   return CUDA_ERROR_NOT_INITIALIZED;
 }
 
+
+// Entry points that still answer after a kernel fault poisoned the process (core/fault.h): error strings and
+// versions, device queries, the context stack, and releasing what the application holds. Measured on driver
+// 580: cuCtxDestroy, cuCtxPushCurrent and cuCtxPopCurrent succeed; cuCtxCreate, cuDevicePrimaryCtxRetain,
+// cuMemAlloc, cuEventCreate, cuStreamQuery, cuStreamDestroy and every synchronisation return the fault.
+constexpr bool survivesProcessFault(ApiId id) {
+  if (worksBeforeInit(id)) return true;
+  switch (id) {
+    case ApiId::cuDeviceGet:
+    case ApiId::cuDeviceGetCount:
+    case ApiId::cuDeviceGetName:
+    case ApiId::cuDeviceGetUuid:
+    case ApiId::cuDeviceGetUuid_v2:
+    case ApiId::cuDeviceGetAttribute:
+    case ApiId::cuDeviceTotalMem:
+    case ApiId::cuDeviceTotalMem_v2:
+    case ApiId::cuDeviceComputeCapability:
+    case ApiId::cuDeviceGetProperties:
+    case ApiId::cuDeviceGetPCIBusId:
+    case ApiId::cuDeviceGetByPCIBusId:
+    case ApiId::cuDevicePrimaryCtxGetState:
+    case ApiId::cuCtxGetCurrent:
+    case ApiId::cuCtxSetCurrent:
+    case ApiId::cuCtxPushCurrent:
+    case ApiId::cuCtxPushCurrent_v2:
+    case ApiId::cuCtxPopCurrent:
+    case ApiId::cuCtxPopCurrent_v2:
+    case ApiId::cuCtxGetDevice:
+    case ApiId::cuCtxGetDevice_v2:
+    case ApiId::cuCtxDestroy:
+    case ApiId::cuCtxDestroy_v2:
+    case ApiId::cuDevicePrimaryCtxRelease:
+    case ApiId::cuDevicePrimaryCtxRelease_v2:
+    case ApiId::cuDevicePrimaryCtxReset:
+    case ApiId::cuDevicePrimaryCtxReset_v2:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Potentially unsafe calls while a stream captures (they may synchronise implicitly): refused with
+// CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED during a global-mode capture (any thread) or a thread-local one of this
+// thread, unless this thread chose the relaxed mode (cuThreadExchangeStreamCaptureMode).
+constexpr bool unsafeDuringCapture(ApiId id) {
+  switch (id) {
+    case ApiId::cuMemAlloc_v2:
+    case ApiId::cuMemAllocPitch_v2:
+    case ApiId::cuMemAllocHost_v2:
+    case ApiId::cuMemHostAlloc:
+    case ApiId::cuMemAllocManaged:
+    case ApiId::cuEventQuery:
+    case ApiId::cuEventSynchronize:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // The answer of an entry point that cuemu does not implement (logged once per entry point).
 CUresult notSupported(ApiId id);
 // An exception escaped an implementation: report it, never let it cross the C ABI.
@@ -79,6 +141,10 @@ inline CUresult runEntry(const char* argNames, Impl&& impl, Args... args) noexce
   CUresult result;
   if (!worksBeforeInit(Id) && !driverInitialized()) [[unlikely]] {
     result = answerBeforeInit<Id>(args...);
+  } else if (CUresult fault = processFault(); fault != CUDA_SUCCESS && !survivesProcessFault(Id)) [[unlikely]] {
+    result = fault;
+  } else if (unsafeDuringCapture(Id) && unsafeCallRefusedDuringCapture()) [[unlikely]] {
+    result = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   } else {
     try {
       result = impl(args...);

@@ -55,11 +55,6 @@ void Context::registerHandle() {
   if (!handle_) handle_ = contextTable().insert(shared_from_this());
 }
 
-void Context::setStickyError(CUresult error) {
-  CUresult expected = CUDA_SUCCESS;
-  sticky_.compare_exchange_strong(expected, error, std::memory_order_acq_rel);
-}
-
 void Context::resetSettings() {
   const DeviceProfile& profile = device_.profile();
   std::lock_guard lock(settingsMutex_);
@@ -83,7 +78,6 @@ void Context::reinitialize() {
   memory_ = std::make_unique<ContextMemory>(*this);
   streams_ = std::make_unique<ContextStreams>(*this);
   modules_ = std::make_unique<ContextModules>(*this);
-  sticky_.store(CUDA_SUCCESS, std::memory_order_release);
   usage_.store(1, std::memory_order_relaxed);
   id_.store(g_nextContextId.fetch_add(1), std::memory_order_relaxed);
   resetSettings();
@@ -107,6 +101,7 @@ void Context::teardown() {
 }
 
 CUresult Context::synchronize() {
+  if (CUresult capturing = streams_->refuseDuringCapture()) return capturing;
   CUresult drained = streams_->synchronize();
   return drained != CUDA_SUCCESS ? drained : stickyError();
 }

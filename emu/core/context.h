@@ -4,6 +4,7 @@
 #pragma once
 
 #include "api/cuda_internal.h"
+#include "core/fault.h"
 #include "core/handle.h"
 #include "core/result.h"
 
@@ -52,10 +53,10 @@ class Context : public std::enable_shared_from_this<Context> {
   bool isAlive() const { return alive_.load(std::memory_order_acquire); }
   void setAlive(bool alive) { alive_.store(alive, std::memory_order_release); }
 
-  // An error from asynchronous work (a kernel fault) sticks to the context: every later call that
-  // synchronises or launches returns it, until the context is destroyed (or the primary context reset).
-  CUresult stickyError() const { return sticky_.load(std::memory_order_acquire); }
-  void setStickyError(CUresult error);
+  // An error from asynchronous work (a kernel fault) sticks: on NVIDIA's driver it poisons the whole process,
+  // this context and all others (core/fault.h), so the state is process-wide.
+  CUresult stickyError() const { return processFault(); }
+  void setStickyError(CUresult error) { raiseProcessFault(error); }
 
   ContextMemory& memory() { return *memory_; }
   ContextStreams& streams() { return *streams_; }
@@ -103,7 +104,7 @@ class Context : public std::enable_shared_from_this<Context> {
   // context-local storage destructors. Idempotent. The handle stays valid for primary contexts.
   void teardown();
   // Creates fresh per-area state after teardown (primary context reuse): new id, default limits and
-  // configuration, no sticky error, no peers.
+  // configuration, no peers (a kernel fault is process-wide and survives this).
   void reinitialize();
   bool tornDown() const { return tornDown_; }
 
@@ -117,7 +118,6 @@ class Context : public std::enable_shared_from_this<Context> {
   std::atomic<unsigned long long> id_;
   std::atomic<unsigned> flags_;
   std::atomic<bool> alive_{true};
-  std::atomic<CUresult> sticky_{CUDA_SUCCESS};
   std::atomic<unsigned> usage_{1};
   std::atomic<CUfunc_cache> cacheConfig_{CU_FUNC_CACHE_PREFER_NONE};
   std::atomic<CUsharedconfig> sharedConfig_{CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE};

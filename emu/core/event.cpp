@@ -1,6 +1,7 @@
 #include "core/event.h"
 
 #include "core/context.h"
+#include "core/graph.h"
 
 #include <chrono>
 
@@ -56,5 +57,10 @@ int64_t Event::timestamp() const {
 }
 
 bool Event::everRecorded() const { return current() != nullptr; }
+
+bool Event::recordedInCapture() const {
+  std::lock_guard lock(captureMutex());
+  return !captureSession.expired();
+}
 
 }  // namespace cuemu

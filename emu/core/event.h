@@ -35,6 +35,12 @@ class Event {
   int64_t timestamp() const;
   bool everRecorded() const;
 
+  // Stream capture (core/graph.h), guarded by captureMutex(): an event last recorded in a capturing stream
+  // names that capture and the nodes the record followed; a wait on it joins the capture.
+  std::weak_ptr<CaptureSession> captureSession;
+  std::vector<GraphNode*> captureNodes;
+  bool recordedInCapture() const;
+
  private:
   struct Record {
     StreamPosition position;

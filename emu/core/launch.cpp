@@ -2,6 +2,7 @@
 
 #include "core/context.h"
 #include "core/device.h"
+#include "core/graph.h"
 #include "core/log.h"
 #include "core/memory.h"
 #include "core/stream.h"
@@ -9,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 
 namespace cuemu {
 namespace {
@@ -92,6 +94,34 @@ CUresult validate(const LaunchRequest& r, const Device& device) {
 
 }  // namespace
 
+Expected<std::vector<uint8_t>> packKernelParams(const ptx::exec::KernelInfo& info, void** kernelParams, void** extra) {
+  std::vector<uint8_t> buffer(info.paramBytes);
+  if (kernelParams && extra) return makeError(CUDA_ERROR_INVALID_VALUE, "both kernelParams and extra given");
+  if (extra) {
+    const void* data = nullptr;
+    const size_t* size = nullptr;
+    for (int i = 0; extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+      if (i > 64) return makeError(CUDA_ERROR_INVALID_VALUE, "unterminated extra array");
+      if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+        data = extra[i + 1];
+      else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE)
+        size = static_cast<const size_t*>(extra[i + 1]);
+      else
+        return makeError(CUDA_ERROR_INVALID_VALUE, "unknown entry in extra");
+    }
+    if (!data || !size) return makeError(CUDA_ERROR_INVALID_VALUE, "extra lacks the buffer or its size");
+    if (*size < info.paramBytes) return makeError(CUDA_ERROR_INVALID_VALUE, "parameter buffer too small");
+    std::memcpy(buffer.data(), data, info.paramBytes);
+    return buffer;
+  }
+  if (!info.params.empty() && !kernelParams) return makeError(CUDA_ERROR_INVALID_VALUE, "kernel parameters missing");
+  for (std::size_t i = 0; i < info.params.size(); ++i) {
+    if (!kernelParams[i]) return makeError(CUDA_ERROR_INVALID_VALUE, "NULL kernel parameter pointer");
+    std::memcpy(buffer.data() + info.params[i].offset, kernelParams[i], info.params[i].size);
+  }
+  return buffer;
+}
+
 CUresult faultResult(ptx::exec::FaultKind kind) {
   using K = ptx::exec::FaultKind;
   switch (kind) {
@@ -108,13 +138,23 @@ CUresult faultResult(ptx::exec::FaultKind kind) {
   return CUDA_ERROR_LAUNCH_FAILED;
 }
 
+CUresult validateLaunch(Context& context, const LaunchRequest& request) {
+  if (&request.function->module().context() != &context) return CUDA_ERROR_INVALID_HANDLE;
+  return validate(request, context.device());
+}
+
 CUresult submitLaunch(Stream& stream, LaunchRequest request) {
   Context& context = stream.context();
   if (CUresult sticky = context.stickyError()) return sticky;
-  if (&request.function->module().context() != &context) return CUDA_ERROR_INVALID_HANDLE;
-  if (CUresult invalid = validate(request, context.device())) return invalid;
+  if (CUresult invalid = validateLaunch(context, request)) return invalid;
+  CUresult captured;
+  if (captureIfCapturing(stream, CU_GRAPH_NODE_TYPE_KERNEL, KernelNodeData{request, nullptr, nullptr, {}, {}}, captured)) return captured;
+  return enqueueWork(stream, launchWork(context, std::move(request)));
+}
+
+StreamWork launchWork(Context& context, LaunchRequest request) {
   auto config = execConfig(context.device());
-  context.streams().submit(stream, [request = std::move(request), config, &context]() -> CUresult {
+  return [request = std::move(request), config, &context]() -> CUresult {
     ContextHostServices host(context);
     const Module& module = request.function->module();
     ptx::exec::LaunchParams params;
@@ -133,8 +173,7 @@ CUresult submitLaunch(Stream& stream, LaunchRequest request) {
     CUresult code = faultResult(result.fault.kind);
     CUEMU_ERROR("kernel fault ({}): {}", ptx::exec::faultKindName(result.fault.kind), result.fault.message);
     return code;
-  });
-  return CUDA_SUCCESS;
+  };
 }
 
 }  // namespace cuemu

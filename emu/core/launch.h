@@ -4,6 +4,8 @@
 
 #include "api/cuda_internal.h"
 #include "core/module.h"
+#include "core/result.h"
+#include "core/stream.h"
 
 #include <ptx/exec.h>
 
@@ -12,6 +14,7 @@
 
 namespace cuemu {
 
+class Context;
 class Stream;
 
 struct LaunchRequest {
@@ -22,7 +25,14 @@ struct LaunchRequest {
   bool cooperative = false;
 };
 
+// Packs kernel arguments given either way the API accepts (kernelParams or the `extra` buffer).
+Expected<std::vector<uint8_t>> packKernelParams(const ptx::exec::KernelInfo& info, void** kernelParams, void** extra);
+// Checks a launch against its context and the device's limits (errors here never stick).
+CUresult validateLaunch(Context& context, const LaunchRequest& request);
+// Validates, then runs the launch in stream order (or adds a kernel node when the stream captures).
 CUresult submitLaunch(Stream& stream, LaunchRequest request);
+// The stream work of a validated launch (also what graph kernel nodes run).
+StreamWork launchWork(Context& context, LaunchRequest request);
 
 // The CUresult the real driver reports for an interpreter fault.
 CUresult faultResult(ptx::exec::FaultKind kind);

@@ -2,6 +2,7 @@
 
 #include "core/context.h"
 #include "core/event.h"
+#include "core/graph.h"
 #include "core/log.h"
 #include "core/module.h"
 
@@ -193,15 +194,35 @@ StreamPosition ContextStreams::submit(Stream& stream, StreamWork work, std::vect
   return stream.submit(std::move(work), std::move(dependencies), options);
 }
 
-CUresult ContextStreams::synchronize() {
+std::vector<std::shared_ptr<Stream>> ContextStreams::allStreams() {
+  std::vector<std::shared_ptr<Stream>> out{legacy_};
+  for (auto& s : liveStreams()) out.push_back(std::move(s));
+  return out;
+}
+
+void ContextStreams::drain() {
   legacy_->waitIdle();
   for (auto& s : liveStreams()) s->waitIdle();
   context_.modules().flushPrintf();
+}
+
+CUresult ContextStreams::refuseDuringCapture() {
+  bool capturing = false;
+  for (auto& s : liveStreams())
+    if (isCapturing(*s)) {
+      invalidateCapture(*s);
+      capturing = true;
+    }
+  return capturing ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : CUDA_SUCCESS;
+}
+
+CUresult ContextStreams::synchronize() {
+  drain();
   return context_.stickyError();
 }
 
 void ContextStreams::teardown() {
-  synchronize();
+  drain();
   std::vector<std::shared_ptr<Stream>> all = liveStreams();
   {
     std::lock_guard lock(mutex_);
@@ -222,16 +243,30 @@ void ContextStreams::teardown() {
   for (uint64_t handle : events) eventTable().erase(handle);
 }
 
-CUresult enqueueOnStream(Context& context, CUstream stream, StreamWork work) {
-  auto resolved = context.streams().resolve(stream);
-  if (!resolved) return resolved.error().code;
-  context.streams().submit(**resolved, std::move(work));
+CUresult enqueueWork(Stream& stream, StreamWork work, CUgraphNodeType capturedAs) {
+  if (stream.kind() == Stream::Kind::Legacy)
+    if (CUresult implicit = checkLegacyImplicitCapture(stream)) return implicit;
+  if (isCapturing(stream)) {
+    CUresult captured = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;  // the capture ended meanwhile
+    captureIfCapturing(stream, capturedAs, CapturedWorkData{std::move(work)}, captured);
+    return captured;
+  }
+  stream.context().streams().submit(stream, std::move(work));
   return CUDA_SUCCESS;
 }
 
-CUresult runOnStreamAndWait(Context& context, CUstream stream, StreamWork work) {
+CUresult enqueueOnStream(Context& context, CUstream stream, StreamWork work, CUgraphNodeType capturedAs) {
   auto resolved = context.streams().resolve(stream);
   if (!resolved) return resolved.error().code;
+  return enqueueWork(**resolved, std::move(work), capturedAs);
+}
+
+CUresult runOnStreamAndWait(Context& context, CUstream stream, StreamWork work, CUgraphNodeType capturedAs) {
+  auto resolved = context.streams().resolve(stream);
+  if (!resolved) return resolved.error().code;
+  if (isCapturing(**resolved)) return enqueueWork(**resolved, std::move(work), capturedAs);
+  if ((*resolved)->kind() == Stream::Kind::Legacy)
+    if (CUresult implicit = checkLegacyImplicitCapture(**resolved)) return implicit;
   auto position = context.streams().submit(**resolved, std::move(work));
   position.stream->waitFor(position.sequence);
   context.modules().flushPrintf();

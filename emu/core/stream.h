@@ -21,6 +21,8 @@
 namespace cuemu {
 
 class Context;
+class CaptureSession;  // core/graph.h
+class GraphNode;
 
 // Work submitted to a stream. Returns CUDA_SUCCESS or an error that sticks to the context (a kernel fault).
 using StreamWork = std::function<CUresult()>;
@@ -63,6 +65,12 @@ class Stream : public std::enable_shared_from_this<Stream> {
   void waitIdle() { waitFor(lastSubmitted()); }
   // Stops the worker once the queue is drained (stream destruction); returns immediately.
   void retire();
+
+  // Stream capture (core/graph.h), guarded by captureMutex(): the capture this stream takes part in, the
+  // nodes its next captured operation depends on, and those as handles for cuStreamGetCaptureInfo.
+  std::shared_ptr<CaptureSession> captureSession;
+  std::vector<GraphNode*> captureDependencies;
+  std::vector<CUgraphNode> captureDependencyHandles;
 
   // Stream attributes (cuStreamSetAttribute): stored and answered back.
   std::mutex attributesMutex;
@@ -117,9 +125,15 @@ class ContextStreams {
                         WorkOptions options = WorkOptions::None);
   // Waits for all work of the context; returns the sticky error if any.
   CUresult synchronize();
+  // What cuCtxSynchronize answers first: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED while a stream of the context
+  // captures (the captures are invalidated, as on the real driver).
+  CUresult refuseDuringCapture();
   void teardown();
+  // The context's streams: the legacy stream, then user and per-thread streams still alive.
+  std::vector<std::shared_ptr<Stream>> allStreams();
 
  private:
+  void drain();
   std::vector<std::shared_ptr<Stream>> blockingStreams();
   std::vector<std::shared_ptr<Stream>> liveStreams();  // user and per-thread streams still alive
   std::shared_ptr<Stream> perThreadStream();
@@ -131,10 +145,18 @@ class ContextStreams {
   std::map<std::thread::id, std::shared_ptr<Stream>> perThread_;
 };
 
+// The door for stream work from entry points. While `stream` captures, the work becomes a graph node of type
+// `capturedAs`; work on the legacy stream that would implicitly wait for a capturing stream is refused
+// (CUDA_ERROR_STREAM_CAPTURE_IMPLICIT). Otherwise it is submitted with the legacy stream's dependencies.
+CUresult enqueueWork(Stream& stream, StreamWork work, CUgraphNodeType capturedAs = CU_GRAPH_NODE_TYPE_MEMCPY);
+
 // Enqueues `work` on `stream` of `context` (0 / CU_STREAM_LEGACY / CU_STREAM_PER_THREAD / a handle).
 // Validates the stream (CUDA_ERROR_INVALID_HANDLE) and its context (CUDA_ERROR_INVALID_CONTEXT).
-CUresult enqueueOnStream(Context& context, CUstream stream, StreamWork work);
-// The same, then waits for the work to finish (synchronous copies and sets).
-CUresult runOnStreamAndWait(Context& context, CUstream stream, StreamWork work);
+CUresult enqueueOnStream(Context& context, CUstream stream, StreamWork work,
+                         CUgraphNodeType capturedAs = CU_GRAPH_NODE_TYPE_MEMCPY);
+// The same, then waits for the work to finish (synchronous copies and sets). On a capturing stream the work
+// is captured instead, like its asynchronous form.
+CUresult runOnStreamAndWait(Context& context, CUstream stream, StreamWork work,
+                            CUgraphNodeType capturedAs = CU_GRAPH_NODE_TYPE_MEMCPY);
 
 }  // namespace cuemu

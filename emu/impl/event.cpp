@@ -3,6 +3,7 @@
 
 #include "core/context.h"
 #include "core/event.h"
+#include "core/graph.h"
 #include "core/module.h"
 #include "core/stream_lookup.h"
 
@@ -20,8 +21,17 @@ CUresult record(CUevent handle, CUstream streamHandle, unsigned flags, bool perT
   auto stream = lookupStream(streamHandle, perThread);
   if (!stream) return stream.error().code;
   if (&(*stream)->context() != &event->context()) return CUDA_ERROR_INVALID_HANDLE;
-  // An external record is a node of a stream capture; outside one it is CUDA_ERROR_ILLEGAL_STATE (driver 580).
-  if (flags & CU_EVENT_RECORD_EXTERNAL) return CUDA_ERROR_ILLEGAL_STATE;
+  CUresult result;
+  if (flags & CU_EVENT_RECORD_EXTERNAL) {
+    // An external record exists only in a capture, as an event-record node (CUDA_ERROR_ILLEGAL_STATE
+    // outside one, measured on driver 580).
+    if (!captureIfCapturing(**stream, CU_GRAPH_NODE_TYPE_EVENT_RECORD, EventNodeData{event, handle}, result))
+      return CUDA_ERROR_ILLEGAL_STATE;
+    return result;
+  }
+  if (captureEventRecord(**stream, *event, result)) return result;
+  if ((*stream)->kind() == Stream::Kind::Legacy)
+    if (CUresult implicit = checkLegacyImplicitCapture(**stream)) return implicit;
   event->record(**stream);
   return CUDA_SUCCESS;
 }
@@ -32,9 +42,11 @@ CUresult destroy(CUevent handle) {
 }
 
 CUresult elapsed(float* ms, CUevent startHandle, CUevent endHandle) {
-  if (!ms) return CUDA_ERROR_INVALID_VALUE;
+  // A NULL result pointer is CUDA_ERROR_INVALID_HANDLE on driver 580 (measured on an H200).
+  if (!ms) return CUDA_ERROR_INVALID_HANDLE;
   auto start = findEvent(startHandle), end = findEvent(endHandle);
   if (!start || !end) return CUDA_ERROR_INVALID_HANDLE;
+  if (start->recordedInCapture() || end->recordedInCapture()) return CUDA_ERROR_CAPTURED_EVENT;
   if (start->timingDisabled() || end->timingDisabled()) return CUDA_ERROR_INVALID_HANDLE;
   if (!start->everRecorded() || !end->everRecorded()) return CUDA_ERROR_INVALID_HANDLE;
   if (start->query() != CUDA_SUCCESS || end->query() != CUDA_SUCCESS) return CUDA_ERROR_NOT_READY;
@@ -66,12 +78,14 @@ CUresult cuEventQuery(CUevent hEvent) {
   auto event = findEvent(hEvent);
   if (!event) return CUDA_ERROR_INVALID_HANDLE;
   if (CUresult sticky = event->context().stickyError()) return sticky;
+  if (event->recordedInCapture()) return CUDA_ERROR_CAPTURED_EVENT;
   return event->query();
 }
 
 CUresult cuEventSynchronize(CUevent hEvent) {
   auto event = findEvent(hEvent);
   if (!event) return CUDA_ERROR_INVALID_HANDLE;
+  if (event->recordedInCapture()) return CUDA_ERROR_CAPTURED_EVENT;
   event->synchronize();
   event->context().modules().flushPrintf();
   return event->context().stickyError();

@@ -18,40 +18,11 @@ int deviceAttribute(const Device& device, CUdevice_attribute attribute, int fall
   return device.attribute(attribute, value) == CUDA_SUCCESS ? value : fallback;
 }
 
-// Builds the parameter buffer from either form the API accepts.
-Expected<std::vector<uint8_t>> buildParams(const ptx::exec::KernelInfo& info, void** kernelParams, void** extra) {
-  std::vector<uint8_t> buffer(info.paramBytes);
-  if (kernelParams && extra) return makeError(CUDA_ERROR_INVALID_VALUE, "both kernelParams and extra given");
-  if (extra) {
-    const void* data = nullptr;
-    const size_t* size = nullptr;
-    for (int i = 0; extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
-      if (i > 64) return makeError(CUDA_ERROR_INVALID_VALUE, "unterminated extra array");
-      if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER)
-        data = extra[i + 1];
-      else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE)
-        size = static_cast<const size_t*>(extra[i + 1]);
-      else
-        return makeError(CUDA_ERROR_INVALID_VALUE, "unknown entry in extra");
-    }
-    if (!data || !size) return makeError(CUDA_ERROR_INVALID_VALUE, "extra lacks the buffer or its size");
-    if (*size < info.paramBytes) return makeError(CUDA_ERROR_INVALID_VALUE, "parameter buffer too small");
-    std::memcpy(buffer.data(), data, info.paramBytes);
-    return buffer;
-  }
-  if (!info.params.empty() && !kernelParams) return makeError(CUDA_ERROR_INVALID_VALUE, "kernel parameters missing");
-  for (std::size_t i = 0; i < info.params.size(); ++i) {
-    if (!kernelParams[i]) return makeError(CUDA_ERROR_INVALID_VALUE, "NULL kernel parameter pointer");
-    std::memcpy(buffer.data() + info.params[i].offset, kernelParams[i], info.params[i].size);
-  }
-  return buffer;
-}
-
 CUresult launch(CUfunction f, ptx::exec::Dim3 grid, ptx::exec::Dim3 block, unsigned sharedBytes, CUstream hStream,
                 void** kernelParams, void** extra, bool perThread, bool cooperative) {
   auto function = resolveFunction(f);
   if (!function) return function.error().code;
-  auto params = buildParams((*function)->info(), kernelParams, extra);
+  auto params = packKernelParams((*function)->info(), kernelParams, extra);
   if (!params) return params.error().code;
   auto stream = lookupStream(hStream, perThread);
   if (!stream) return stream.error().code;

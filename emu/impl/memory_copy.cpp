@@ -35,9 +35,10 @@ CUresult checkSide(uint64_t pointer, Side side, size_t bytes, bool& pageable) {
   return CUDA_ERROR_INVALID_VALUE;
 }
 
-CUresult submit(Context& context, CUstream stream, bool async, bool pageable, StreamWork work) {
-  if (!async || pageable) return memops::runAndWait(context, stream, std::move(work));
-  return memops::runAsync(context, stream, std::move(work));
+CUresult submit(Context& context, CUstream stream, bool async, bool pageable, StreamWork work,
+                CUgraphNodeType capturedAs = CU_GRAPH_NODE_TYPE_MEMCPY) {
+  if (!async || pageable) return memops::runAndWait(context, stream, std::move(work), capturedAs);
+  return memops::runAsync(context, stream, std::move(work), capturedAs);
 }
 
 CUresult copyLinear(uint64_t dst, Side dstSide, uint64_t src, Side srcSide, size_t bytes, CUstream stream,
@@ -135,10 +136,13 @@ CUresult memset2D(CUdeviceptr dst, size_t pitch, uint32_t value, unsigned elemen
   size_t extent = (height - 1) * pitch + rowBytes;
   auto region = deviceRange(dst, extent);
   if (!region) return region.error().code;
-  return submit(context, stream, async, false, [=] {
-    fill2D(reinterpret_cast<uint8_t*>(dst), pitch, value, elementSize, width, height);
-    return CUDA_SUCCESS;
-  });
+  return submit(
+      context, stream, async, false,
+      [=] {
+        fill2D(reinterpret_cast<uint8_t*>(dst), pitch, value, elementSize, width, height);
+        return CUDA_SUCCESS;
+      },
+      CU_GRAPH_NODE_TYPE_MEMSET);
 }
 
 bool isLegacyStream(CUstream stream) { return !stream || stream == CU_STREAM_LEGACY; }

@@ -14,11 +14,14 @@ inline CUstream perThread(CUstream stream) { return stream ? stream : CU_STREAM_
 
 // Runs `work` in order on `stream` and returns once it has run (synchronous copies and sets, and
 // asynchronous ones that touch pageable host memory, which the application may reuse on return).
-CUresult runAndWait(Context& context, CUstream stream, StreamWork work);
+// While the stream captures, both add a graph node of type `capturedAs` instead.
+CUresult runAndWait(Context& context, CUstream stream, StreamWork work,
+                    CUgraphNodeType capturedAs = CU_GRAPH_NODE_TYPE_MEMCPY);
 
 // Runs `work` in order on `stream`; returns once it is queued.
-inline CUresult runAsync(Context& context, CUstream stream, StreamWork work) {
-  return enqueueOnStream(context, stream, std::move(work));
+inline CUresult runAsync(Context& context, CUstream stream, StreamWork work,
+                         CUgraphNodeType capturedAs = CU_GRAPH_NODE_TYPE_MEMCPY) {
+  return enqueueOnStream(context, stream, std::move(work), capturedAs);
 }
 
 // Frees of memory wait for the work of the owning context first, as the driver's do: work in flight may

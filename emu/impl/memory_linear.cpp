@@ -8,8 +8,8 @@
 
 namespace cuemu {
 
-CUresult memops::runAndWait(Context& context, CUstream stream, StreamWork work) {
-  return runOnStreamAndWait(context, stream, std::move(work));
+CUresult memops::runAndWait(Context& context, CUstream stream, StreamWork work, CUgraphNodeType capturedAs) {
+  return runOnStreamAndWait(context, stream, std::move(work), capturedAs);
 }
 
 void memops::drainOwner(uint64_t address) {

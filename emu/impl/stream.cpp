@@ -4,6 +4,7 @@
 #include "core/context.h"
 #include "core/device.h"
 #include "core/event.h"
+#include "core/graph.h"
 #include "core/module.h"
 #include "core/stream.h"
 #include "core/stream_lookup.h"
@@ -38,6 +39,10 @@ CUresult query(CUstream handle, bool perThread) {
   auto stream = lookupStream(handle, perThread);
   if (!stream) return stream.error().code;
   if (CUresult sticky = (*stream)->context().stickyError()) return sticky;
+  if (isCapturing(**stream)) {
+    invalidateCapture(**stream);
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  }
   return (*stream)->isIdle() ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 
@@ -47,6 +52,12 @@ CUresult synchronize(CUstream handle, bool perThread) {
   // Waiting for the stream's last item covers the legacy stream's implicit dependencies too: that item
   // started only after the blocking streams' earlier work.
   Stream& s = **stream;
+  if (isCapturing(s)) {
+    invalidateCapture(s);  // as on the real driver: the capture cannot be ended successfully any more
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  }
+  if (s.kind() == Stream::Kind::Legacy)
+    if (CUresult implicit = checkLegacyImplicitCapture(s)) return implicit;
   s.waitIdle();
   s.context().modules().flushPrintf();  // device printf output appears when the host synchronises
   return s.context().stickyError();
@@ -58,6 +69,15 @@ CUresult waitEvent(CUstream handle, CUevent eventHandle, unsigned flags, bool pe
   if (!stream) return stream.error().code;
   auto event = eventTable().find(handleValue(eventHandle));
   if (!event) return CUDA_ERROR_INVALID_HANDLE;
+  CUresult result;
+  if ((flags & CU_EVENT_WAIT_EXTERNAL) && isCapturing(**stream)) {
+    // An external wait in a capture becomes an event-wait node that waits for the event at each launch.
+    captureIfCapturing(**stream, CU_GRAPH_NODE_TYPE_WAIT_EVENT, EventNodeData{event, eventHandle}, result);
+    return result;
+  }
+  if (captureEventWait(**stream, *event, result)) return result;
+  if ((*stream)->kind() == Stream::Kind::Legacy)
+    if (CUresult implicit = checkLegacyImplicitCapture(**stream)) return implicit;
   StreamPosition position;
   if (!event->position(position)) return CUDA_SUCCESS;  // never recorded: nothing to wait for
   (*stream)->context().streams().submit(**stream, nullptr, {position});
@@ -69,6 +89,12 @@ CUresult addCallback(CUstream handle, CUstreamCallback callback, void* userData,
   auto stream = lookupStream(handle, perThread);
   if (!stream) return stream.error().code;
   Context& context = (*stream)->context();
+  if (isCapturing(**stream)) {
+    invalidateCapture(**stream);  // stream callbacks cannot be captured (cuLaunchHostFunc can)
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  }
+  if ((*stream)->kind() == Stream::Kind::Legacy)
+    if (CUresult implicit = checkLegacyImplicitCapture(**stream)) return implicit;
   // A callback runs after a fault too, and is told the error.
   context.streams().submit(
       **stream,
@@ -84,11 +110,12 @@ CUresult launchHostFunc(CUstream handle, CUhostFn fn, void* userData, bool perTh
   if (!fn) return CUDA_ERROR_INVALID_VALUE;
   auto stream = lookupStream(handle, perThread);
   if (!stream) return stream.error().code;
-  (*stream)->context().streams().submit(**stream, [fn, userData] {
+  CUresult result;
+  if (captureIfCapturing(**stream, CU_GRAPH_NODE_TYPE_HOST, HostNodeData{fn, userData}, result)) return result;
+  return enqueueWork(**stream, [fn, userData] {
     fn(userData);
     return CUDA_SUCCESS;
   });
-  return CUDA_SUCCESS;
 }
 
 template <typename Fn>
@@ -159,22 +186,75 @@ CUresult copyAttributes(CUstream dst, CUstream src, bool pt) {
     return CUDA_SUCCESS;
   });
 }
-CUresult isCapturing(CUstream h, CUstreamCaptureStatus* status, bool pt) {
+CUresult captureStatus(CUstream h, CUstreamCaptureStatus* status, bool pt) {
   if (!status) return CUDA_ERROR_INVALID_VALUE;
-  return withStream(h, pt, [&](Stream&) { *status = CU_STREAM_CAPTURE_STATUS_NONE; return CUDA_SUCCESS; });
-}
-CUresult captureInfo(CUstream h, CUstreamCaptureStatus* status, cuuint64_t* id, CUgraph* graph,
-                     const CUgraphNode** deps, const CUgraphEdgeData** edges, size_t* count, bool pt) {
-  if (!status) return CUDA_ERROR_INVALID_VALUE;
-  return withStream(h, pt, [&](Stream&) {
-    *status = CU_STREAM_CAPTURE_STATUS_NONE;
-    if (id) *id = 0;
-    if (graph) *graph = nullptr;
-    if (deps) *deps = nullptr;
-    if (edges) *edges = nullptr;
-    if (count) *count = 0;
+  return withStream(h, pt, [&](Stream& s) {
+    // The legacy stream answers for the blocking streams it would wait for (CUDA_ERROR_STREAM_CAPTURE_IMPLICIT).
+    if (s.kind() == Stream::Kind::Legacy)
+      for (auto& other : s.context().streams().allStreams())
+        if (other->isBlocking() && captureInfo(*other).status != CU_STREAM_CAPTURE_STATUS_NONE)
+          return CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
+    *status = captureInfo(s).status;
     return CUDA_SUCCESS;
   });
+}
+CUresult getCaptureInfo(CUstream h, CUstreamCaptureStatus* status, cuuint64_t* id, CUgraph* graph,
+                        const CUgraphNode** deps, const CUgraphEdgeData** edges, size_t* count, bool pt) {
+  if (!status) return CUDA_ERROR_INVALID_VALUE;
+  return withStream(h, pt, [&](Stream& s) {
+    if (s.kind() == Stream::Kind::Legacy)
+      for (auto& other : s.context().streams().allStreams())
+        if (other->isBlocking() && captureInfo(*other).status != CU_STREAM_CAPTURE_STATUS_NONE)
+          return CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
+    CaptureInfo info = captureInfo(s);
+    *status = info.status;
+    if (id) *id = info.id;
+    if (graph) *graph = info.graph;
+    if (deps) *deps = info.dependencies;
+    if (edges) *edges = nullptr;  // every captured edge is a plain full dependency
+    if (count) *count = info.count;
+    return CUDA_SUCCESS;
+  });
+}
+CUresult begin(CUstream h, CUstreamCaptureMode mode, bool pt) {
+  auto stream = lookupStream(h, pt);
+  if (!stream) return stream.error().code;
+  return beginCapture(*stream, mode);
+}
+CUresult beginToGraph(CUstream h, CUgraph graphHandle, const CUgraphNode* deps, const CUgraphEdgeData* edges,
+                      size_t count, CUstreamCaptureMode mode, bool pt) {
+  auto stream = lookupStream(h, pt);
+  if (!stream) return stream.error().code;
+  auto graph = graphTable().find(handleValue(graphHandle));
+  if (!graph) return CUDA_ERROR_INVALID_VALUE;
+  if (count && !deps) return CUDA_ERROR_INVALID_VALUE;
+  std::vector<GraphNode*> nodes;
+  for (size_t i = 0; i < count; ++i) {
+    if (edges && (edges[i].type != CU_GRAPH_DEPENDENCY_TYPE_DEFAULT || edges[i].from_port || edges[i].to_port))
+      return CUDA_ERROR_NOT_SUPPORTED;
+    auto node = graphNodeTable().find(handleValue(deps[i]));
+    if (!node) return CUDA_ERROR_INVALID_VALUE;
+    nodes.push_back(node.get());
+  }
+  return beginCapture(*stream, mode, graph, std::move(nodes));
+}
+CUresult end(CUstream h, CUgraph* graph, bool pt) {
+  auto stream = lookupStream(h, pt);
+  if (!stream) return stream.error().code;
+  return endCapture(*stream, graph);
+}
+CUresult updateDependencies(CUstream h, CUgraphNode* deps, const CUgraphEdgeData* edges, size_t count, unsigned flags,
+                            bool pt) {
+  if (count && !deps) return CUDA_ERROR_INVALID_VALUE;
+  std::vector<GraphNode*> nodes;
+  for (size_t i = 0; i < count; ++i) {
+    if (edges && (edges[i].type != CU_GRAPH_DEPENDENCY_TYPE_DEFAULT || edges[i].from_port || edges[i].to_port))
+      return CUDA_ERROR_NOT_SUPPORTED;
+    auto node = graphNodeTable().find(handleValue(deps[i]));
+    if (!node) return CUDA_ERROR_INVALID_VALUE;
+    nodes.push_back(node.get());
+  }
+  return withStream(h, pt, [&](Stream& s) { return updateCaptureDependencies(s, nodes, flags); });
 }
 
 }  // namespace
@@ -217,23 +297,49 @@ CUEMU_STREAM_PAIR(cuStreamSetAttribute, (CUstream hStream, CUstreamAttrID attr, 
 CUEMU_STREAM_PAIR(cuStreamCopyAttributes, (CUstream dstStream, CUstream srcStream),
                   [&](bool pt) { return copyAttributes(dstStream, srcStream, pt); })
 CUEMU_STREAM_PAIR(cuStreamIsCapturing, (CUstream hStream, CUstreamCaptureStatus* captureStatus),
-                  [&](bool pt) { return isCapturing(hStream, captureStatus, pt); })
+                  [&](bool pt) { return cuemu::captureStatus(hStream, captureStatus, pt); })
 CUEMU_STREAM_PAIR(cuStreamGetCaptureInfo, (CUstream hStream, CUstreamCaptureStatus* captureStatus_out, cuuint64_t* id_out),
-                  [&](bool pt) { return captureInfo(hStream, captureStatus_out, id_out, nullptr, nullptr, nullptr, nullptr, pt); })
+                  [&](bool pt) { return getCaptureInfo(hStream, captureStatus_out, id_out, nullptr, nullptr, nullptr, nullptr, pt); })
 CUEMU_STREAM_PAIR(cuStreamGetCaptureInfo_v2,
                   (CUstream hStream, CUstreamCaptureStatus* captureStatus_out, cuuint64_t* id_out, CUgraph* graph_out,
                    const CUgraphNode** dependencies_out, size_t* numDependencies_out),
                   [&](bool pt) {
-                    return captureInfo(hStream, captureStatus_out, id_out, graph_out, dependencies_out, nullptr,
+                    return getCaptureInfo(hStream, captureStatus_out, id_out, graph_out, dependencies_out, nullptr,
                                        numDependencies_out, pt);
                   })
 CUEMU_STREAM_PAIR(cuStreamGetCaptureInfo_v3,
                   (CUstream hStream, CUstreamCaptureStatus* captureStatus_out, cuuint64_t* id_out, CUgraph* graph_out,
                    const CUgraphNode** dependencies_out, const CUgraphEdgeData** edgeData_out, size_t* numDependencies_out),
                   [&](bool pt) {
-                    return captureInfo(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out,
+                    return getCaptureInfo(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out,
                                        numDependencies_out, pt);
                   })
+
+CUEMU_STREAM_PAIR(cuStreamBeginCapture, (CUstream hStream),
+                  [&](bool pt) { return begin(hStream, CU_STREAM_CAPTURE_MODE_GLOBAL, pt); })
+CUEMU_STREAM_PAIR(cuStreamBeginCapture_v2, (CUstream hStream, CUstreamCaptureMode mode),
+                  [&](bool pt) { return begin(hStream, mode, pt); })
+CUEMU_STREAM_PAIR(cuStreamBeginCaptureToGraph,
+                  (CUstream hStream, CUgraph hGraph, const CUgraphNode* dependencies,
+                   const CUgraphEdgeData* dependencyData, size_t numDependencies, CUstreamCaptureMode mode),
+                  [&](bool pt) { return beginToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode, pt); })
+CUEMU_STREAM_PAIR(cuStreamEndCapture, (CUstream hStream, CUgraph* phGraph), [&](bool pt) { return end(hStream, phGraph, pt); })
+CUEMU_STREAM_PAIR(cuStreamUpdateCaptureDependencies,
+                  (CUstream hStream, CUgraphNode* dependencies, size_t numDependencies, unsigned int flags),
+                  [&](bool pt) { return updateDependencies(hStream, dependencies, nullptr, numDependencies, flags, pt); })
+CUEMU_STREAM_PAIR(cuStreamUpdateCaptureDependencies_v2,
+                  (CUstream hStream, CUgraphNode* dependencies, const CUgraphEdgeData* dependencyData,
+                   size_t numDependencies, unsigned int flags),
+                  [&](bool pt) { return updateDependencies(hStream, dependencies, dependencyData, numDependencies, flags, pt); })
+
+CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode* mode) {
+  if (!mode) return CUDA_ERROR_INVALID_VALUE;
+  if (*mode != CU_STREAM_CAPTURE_MODE_GLOBAL && *mode != CU_STREAM_CAPTURE_MODE_THREAD_LOCAL &&
+      *mode != CU_STREAM_CAPTURE_MODE_RELAXED)
+    return CUDA_ERROR_INVALID_VALUE;
+  *mode = exchangeThreadCaptureMode(*mode);
+  return CUDA_SUCCESS;
+}
 
 }  // namespace impl
 }  // namespace cuemu

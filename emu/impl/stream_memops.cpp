@@ -68,11 +68,13 @@ CUresult submit(CUstream handle, bool perThread, std::vector<MemOp> ops) {
     if (CUresult r = validate(op)) return r;
   auto stream = lookupStream(handle, perThread);
   if (!stream) return stream.error().code;
-  (*stream)->context().streams().submit(**stream, [ops = std::move(ops)] {
-    for (const auto& op : ops) op.wide ? run<uint64_t>(op) : run<uint32_t>(op);
-    return CUDA_SUCCESS;
-  });
-  return CUDA_SUCCESS;
+  return enqueueWork(
+      **stream,
+      [ops = std::move(ops)] {
+        for (const auto& op : ops) op.wide ? run<uint64_t>(op) : run<uint32_t>(op);
+        return CUDA_SUCCESS;
+      },
+      CU_GRAPH_NODE_TYPE_BATCH_MEM_OP);
 }
 
 CUresult batch(CUstream handle, unsigned count, CUstreamBatchMemOpParams* params, unsigned flags, bool perThread) {

@@ -4,9 +4,12 @@
 #include "core/device.h"
 #include "core/driver.h"
 #include "core/event.h"
+#include "core/fault.h"
 #include "core/stream.h"
 
 #include <gtest/gtest.h>
+
+#include <time.h>
 
 #include <atomic>
 #include <chrono>
@@ -30,6 +33,7 @@ class StreamTest : public testing::Test {
   void TearDown() override {
     context_->streams().synchronize();
     popCurrentContext();
+    clearProcessFaultForTesting();  // a fault poisons the process; each case here starts clean
   }
   CUstream create(unsigned flags = 0) {
     CUstream s = nullptr;
@@ -230,6 +234,160 @@ TEST_F(StreamTest, DeterministicModeRunsInProgramOrderOnTheCaller) {
     EXPECT_EQ(log[i].first, i);
     EXPECT_EQ(log[i].second, std::this_thread::get_id());
   }
+}
+
+// ---- kernels on streams: real concurrency, deterministic replay, host blocking ----------------------------------
+
+// `meet` announces itself in *counter, then waits (at most `limit` rounds) until two kernels have; it stores
+// what it saw. `accumulate` adds one float per thread to *sum with atom.add.f32, whose result depends on the
+// order of the additions.
+constexpr const char* kKernels = R"(
+.version 7.0
+.target sm_70
+.address_size 64
+
+.visible .entry meet(.param .u64 counter, .param .u64 seen, .param .u32 limit)
+{
+  .reg .u64 %rd<3>;
+  .reg .u32 %r<5>;
+  .reg .pred %p<3>;
+  ld.param.u64 %rd1, [counter];
+  ld.param.u64 %rd2, [seen];
+  ld.param.u32 %r1, [limit];
+  atom.global.add.u32 %r2, [%rd1], 1;
+  mov.u32 %r3, 0;
+WAIT:
+  ld.volatile.global.u32 %r4, [%rd1];
+  setp.ge.u32 %p1, %r4, 2;
+  @%p1 bra DONE;
+  add.u32 %r3, %r3, 1;
+  setp.lt.u32 %p2, %r3, %r1;
+  @%p2 bra WAIT;
+DONE:
+  st.global.u32 [%rd2], %r4;
+  ret;
+}
+
+.visible .entry accumulate(.param .u64 sum, .param .u32 seed)
+{
+  .reg .u64 %rd<2>;
+  .reg .u32 %r<8>;
+  .reg .f32 %f<3>;
+  ld.param.u64 %rd1, [sum];
+  ld.param.u32 %r1, [seed];
+  mov.u32 %r2, %tid.x;
+  mov.u32 %r3, %ctaid.x;
+  mov.u32 %r4, %ntid.x;
+  mad.lo.u32 %r5, %r3, %r4, %r2;
+  mul.lo.u32 %r6, %r5, -1640531535;
+  xor.b32 %r6, %r6, %r1;
+  shr.u32 %r7, %r6, 8;
+  cvt.rn.f32.u32 %f1, %r7;
+  mul.f32 %f1, %f1, 0f33800000;
+  atom.global.add.f32 %f2, [%rd1], %f1;
+  ret;
+}
+)";
+
+class StreamKernelTest : public StreamTest {
+ protected:
+  void SetUp() override {
+    StreamTest::SetUp();
+    ASSERT_EQ(impl::cuModuleLoadData(&module_, kKernels), CUDA_SUCCESS);
+    ASSERT_EQ(impl::cuModuleGetFunction(&meet_, module_, "meet"), CUDA_SUCCESS);
+    ASSERT_EQ(impl::cuModuleGetFunction(&accumulate_, module_, "accumulate"), CUDA_SUCCESS);
+    ASSERT_EQ(impl::cuMemAlloc_v2(&buffer_, 64), CUDA_SUCCESS);
+  }
+  void TearDown() override {
+    impl::cuMemFree_v2(buffer_);
+    impl::cuModuleUnload(module_);
+    setDeterministicMode(false);
+    StreamTest::TearDown();
+  }
+  void launch(CUfunction f, CUstream s, unsigned blocks, unsigned threads, std::vector<void*> params) {
+    ASSERT_EQ(impl::cuLaunchKernel(f, blocks, 1, 1, threads, 1, 1, 0, s, params.data(), nullptr), CUDA_SUCCESS);
+  }
+  // One run of the two-stream program: `meet` on each stream, then float atomics from both streams into one
+  // accumulator. Returns the seen counts and the accumulator's bits.
+  struct Outcome {
+    unsigned seen[2];
+    uint32_t sumBits;
+  };
+  Outcome runTwoStreamProgram(unsigned limit) {
+    EXPECT_EQ(impl::cuMemsetD32_v2(buffer_, 0, 16), CUDA_SUCCESS);
+    CUstream a = create(CU_STREAM_NON_BLOCKING), b = create(CU_STREAM_NON_BLOCKING);
+    CUdeviceptr counter = buffer_, seenA = buffer_ + 4, seenB = buffer_ + 8, sum = buffer_ + 12;
+    launch(meet_, a, 1, 1, {&counter, &seenA, &limit});
+    launch(meet_, b, 1, 1, {&counter, &seenB, &limit});
+    unsigned seedA = 0x1234, seedB = 0xbeef;
+    launch(accumulate_, a, 64, 128, {&sum, &seedA});
+    launch(accumulate_, b, 64, 128, {&sum, &seedB});
+    EXPECT_EQ(impl::cuStreamSynchronize(a), CUDA_SUCCESS);
+    EXPECT_EQ(impl::cuStreamSynchronize(b), CUDA_SUCCESS);
+    Outcome out{};
+    EXPECT_EQ(impl::cuMemcpyDtoH_v2(out.seen, seenA, 8), CUDA_SUCCESS);
+    EXPECT_EQ(impl::cuMemcpyDtoH_v2(&out.sumBits, sum, 4), CUDA_SUCCESS);
+    impl::cuStreamDestroy_v2(a);
+    impl::cuStreamDestroy_v2(b);
+    return out;
+  }
+  CUmodule module_ = nullptr;
+  CUfunction meet_ = nullptr, accumulate_ = nullptr;
+  CUdeviceptr buffer_ = 0;
+};
+
+// Issue 6: kernels on two non-blocking streams are in flight at the same time in the default mode (each one
+// sees the other's announcement while it is still running), and the same program gives bit-identical results
+// run after run in deterministic mode, where everything runs in program order on one thread.
+TEST_F(StreamKernelTest, TwoStreamsRunKernelsConcurrentlyAndDeterministicModeReplaysBitForBit) {
+  setDeterministicMode(false);
+  Outcome concurrent = runTwoStreamProgram(50'000'000);
+  EXPECT_EQ(concurrent.seen[0], 2u) << "the kernel on stream a never saw the kernel on stream b running";
+  EXPECT_EQ(concurrent.seen[1], 2u) << "the kernel on stream b never saw the kernel on stream a running";
+
+  setDeterministicMode(true);
+  Outcome first = runTwoStreamProgram(1000);
+  Outcome second = runTwoStreamProgram(1000);
+  EXPECT_EQ(first.seen[0], 1u) << "in program order the first kernel runs alone";
+  EXPECT_EQ(first.seen[1], 2u);
+  EXPECT_EQ(first.sumBits, second.sumBits) << "float atomics in deterministic mode must reproduce bit for bit";
+  EXPECT_EQ(first.seen[0], second.seen[0]);
+  EXPECT_EQ(first.seen[1], second.seen[1]);
+}
+
+double threadCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+
+// Synchronising calls block the host thread on a condition variable: 200 ms of waiting costs the waiting
+// thread (almost) no CPU time.
+TEST_F(StreamTest, SynchronisingCallsBlockWithoutBurningACore) {
+  CUstream s = create(CU_STREAM_NON_BLOCKING);
+  CUevent e;
+  ASSERT_EQ(impl::cuEventCreate(&e, CU_EVENT_BLOCKING_SYNC), CUDA_SUCCESS);
+  struct Wait {
+    const char* name;
+    std::function<CUresult()> call;
+  };
+  std::vector<Wait> waits = {
+      {"cuStreamSynchronize", [&] { return impl::cuStreamSynchronize(s); }},
+      {"cuEventSynchronize", [&] { return impl::cuEventSynchronize(e); }},
+      {"cuCtxSynchronize", [&] { return context_->synchronize(); }},
+  };
+  for (auto& wait : waits) {
+    host(s, [] { std::this_thread::sleep_for(200ms); });
+    ASSERT_EQ(impl::cuEventRecord(e, s), CUDA_SUCCESS);
+    auto wallStart = std::chrono::steady_clock::now();
+    double cpuStart = threadCpuSeconds();
+    ASSERT_EQ(wait.call(), CUDA_SUCCESS) << wait.name;
+    double cpu = threadCpuSeconds() - cpuStart;
+    auto wall = std::chrono::steady_clock::now() - wallStart;
+    EXPECT_GE(wall, 150ms) << wait.name << " returned before the work finished";
+    EXPECT_LT(cpu, 0.05) << wait.name << " used " << cpu << " s of CPU time while waiting 200 ms";
+  }
+  EXPECT_EQ(impl::cuEventDestroy_v2(e), CUDA_SUCCESS);
 }
 
 }  // namespace

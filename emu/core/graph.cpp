@@ -1,0 +1,511 @@
+#include "core/graph.h"
+
+#include "core/context.h"
+#include "core/event.h"
+#include "core/memory.h"
+
+#include <algorithm>
+#include <atomic>
+#include <unordered_map>
+
+namespace cuemu {
+namespace {
+
+std::atomic<uint64_t> g_nextNodeId{1};
+std::atomic<uint64_t> g_nextCaptureId{1};
+
+// Each thread's capture mode (cuThreadExchangeStreamCaptureMode), and the number of captures under way in
+// global mode (any thread) and in thread-local mode begun by this thread.
+thread_local CUstreamCaptureMode t_captureMode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+thread_local int t_threadLocalCaptures = 0;
+std::atomic<int> g_globalCaptures{0};
+
+}  // namespace
+
+void KernelNodeData::pointParams() {
+  paramPointers.clear();
+  if (!request.function) return;
+  for (const auto& param : request.function->info().params)
+    paramPointers.push_back(request.params.data() + param.offset);
+}
+
+HandleTable<Graph>& graphTable() {
+  static auto* table = new HandleTable<Graph>;
+  return *table;
+}
+HandleTable<GraphNode>& graphNodeTable() {
+  static auto* table = new HandleTable<GraphNode>;
+  return *table;
+}
+HandleTable<GraphExec>& graphExecTable() {
+  static auto* table = new HandleTable<GraphExec>;
+  return *table;
+}
+
+GraphNode::GraphNode(Graph& graph, CUgraphNodeType type, NodeData nodeData)
+    : data(std::move(nodeData)), graph_(graph), type_(type), id_(g_nextNodeId.fetch_add(1)), origin_(id_) {
+  if (auto* kernel = std::get_if<KernelNodeData>(&data)) kernel->pointParams();
+}
+
+Graph::~Graph() {
+  for (auto& node : nodes_) graphNodeTable().erase(node->handle());
+}
+
+void Graph::registerHandle() {
+  if (!handle_) handle_ = graphTable().insert(shared_from_this());
+}
+
+bool Graph::owns(const GraphNode* node) const { return node && &node->graph() == this; }
+
+Expected<GraphNode*> Graph::addNode(CUgraphNodeType type, NodeData data, const std::vector<GraphNode*>& dependencies) {
+  std::lock_guard lock(mutex);
+  for (std::size_t i = 0; i < dependencies.size(); ++i) {
+    if (!owns(dependencies[i])) return makeError(CUDA_ERROR_INVALID_VALUE, "dependency of another graph");
+    for (std::size_t j = 0; j < i; ++j)
+      if (dependencies[j] == dependencies[i]) return makeError(CUDA_ERROR_INVALID_VALUE, "duplicate dependency");
+  }
+  auto node = std::make_shared<GraphNode>(*this, type, std::move(data));
+  node->setHandle(graphNodeTable().insert(node));
+  for (GraphNode* from : dependencies) {
+    node->dependencies.push_back(from);
+    from->dependents.push_back(node.get());
+  }
+  nodes_.push_back(node);
+  return node.get();
+}
+
+CUresult Graph::addEdge(GraphNode* from, GraphNode* to) {
+  std::lock_guard lock(mutex);
+  if (!owns(from) || !owns(to) || from == to) return CUDA_ERROR_INVALID_VALUE;
+  if (std::find(to->dependencies.begin(), to->dependencies.end(), from) != to->dependencies.end())
+    return CUDA_ERROR_INVALID_VALUE;  // the edge exists already
+  to->dependencies.push_back(from);
+  from->dependents.push_back(to);
+  return CUDA_SUCCESS;
+}
+
+CUresult Graph::removeEdge(GraphNode* from, GraphNode* to) {
+  std::lock_guard lock(mutex);
+  if (!owns(from) || !owns(to)) return CUDA_ERROR_INVALID_VALUE;
+  auto it = std::find(to->dependencies.begin(), to->dependencies.end(), from);
+  if (it == to->dependencies.end()) return CUDA_ERROR_INVALID_VALUE;
+  to->dependencies.erase(it);
+  std::erase(from->dependents, to);
+  return CUDA_SUCCESS;
+}
+
+void Graph::destroyNode(GraphNode* node) {
+  std::lock_guard lock(mutex);
+  for (GraphNode* from : node->dependencies) std::erase(from->dependents, node);
+  for (GraphNode* to : node->dependents) std::erase(to->dependencies, node);
+  graphNodeTable().erase(node->handle());
+  std::erase_if(nodes_, [&](const std::shared_ptr<GraphNode>& n) { return n.get() == node; });
+}
+
+std::vector<GraphNode*> Graph::nodes() const {
+  std::lock_guard lock(mutex);
+  std::vector<GraphNode*> out;
+  for (auto& n : nodes_) out.push_back(n.get());
+  return out;
+}
+
+std::shared_ptr<Graph> Graph::clone() const {
+  std::lock_guard lock(mutex);
+  auto copy = std::make_shared<Graph>();
+  copy->registerHandle();
+  std::unordered_map<const GraphNode*, GraphNode*> map;
+  for (auto& node : nodes_) {
+    NodeData data = node->data;
+    if (auto* child = std::get_if<ChildGraphData>(&data)) child->graph = child->graph->clone();
+    auto added = copy->addNode(node->type(), std::move(data), {});
+    (*added)->setOrigin(node->id());
+    map[node.get()] = *added;
+  }
+  for (auto& node : nodes_)
+    for (GraphNode* from : node->dependencies) {
+      map[node.get()]->dependencies.push_back(map[from]);
+      map[from]->dependents.push_back(map[node.get()]);
+    }
+  return copy;
+}
+
+Expected<std::vector<GraphNode*>> Graph::topologicalOrder() const {
+  std::lock_guard lock(mutex);
+  std::unordered_map<const GraphNode*, std::size_t> waiting;
+  std::vector<GraphNode*> order, ready;
+  for (auto& node : nodes_) {
+    waiting[node.get()] = node->dependencies.size();
+    if (node->dependencies.empty()) ready.push_back(node.get());
+  }
+  // Creation order among ready nodes, so that a graph runs the same way every time.
+  std::reverse(ready.begin(), ready.end());
+  while (!ready.empty()) {
+    GraphNode* node = ready.back();
+    ready.pop_back();
+    order.push_back(node);
+    for (GraphNode* next : node->dependents)
+      if (--waiting[next] == 0) ready.insert(ready.begin(), next);
+  }
+  if (order.size() != nodes_.size()) return makeError(CUDA_ERROR_INVALID_VALUE, "the graph has a cycle");
+  return order;
+}
+
+// ---- executable graphs -----------------------------------------------------------------------------------
+
+namespace {
+
+CUresult flatten(const Graph& graph, std::vector<GraphExec::Step>& steps, GraphNode** errorNode) {
+  auto order = graph.topologicalOrder();
+  if (!order) {
+    if (errorNode) {
+      auto nodes = graph.nodes();
+      *errorNode = nodes.empty() ? nullptr : nodes.front();
+    }
+    return order.error().code;
+  }
+  for (GraphNode* node : *order) {
+    if (auto* child = std::get_if<ChildGraphData>(&node->data)) {
+      if (CUresult r = flatten(*child->graph, steps, errorNode)) return r;
+      continue;
+    }
+    steps.push_back({node->type(), node->data, node->id()});
+  }
+  return CUDA_SUCCESS;
+}
+
+}  // namespace
+
+CUresult GraphExec::build(const Graph& graph, GraphNode** errorNode) {
+  std::lock_guard lock(mutex);
+  steps.clear();
+  return flatten(graph, steps, errorNode);
+}
+
+GraphExec::Step* GraphExec::stepFor(const GraphNode& node) {
+  for (auto& step : steps)
+    if (step.origin == node.id()) return &step;
+  return nullptr;
+}
+
+CUresult GraphExec::launch(Stream& stream) {
+  std::lock_guard lock(mutex);
+  auto& streams = stream.context().streams();
+  if (launched_ && lastLaunch_.stream.get() != &stream) streams.submit(stream, nullptr, {lastLaunch_});
+  for (auto& step : steps) {
+    if (!step.enabled) continue;
+    if (CUresult r = submitNode(stream, step.type, step.data)) return r;
+  }
+  lastLaunch_ = streams.submit(stream, nullptr);
+  launched_ = true;
+  return CUDA_SUCCESS;
+}
+
+CUresult validateNode(const NodeData& data) {
+  if (auto* memset = std::get_if<MemsetNodeData>(&data)) {
+    const auto& p = memset->params;
+    if (p.elementSize != 1 && p.elementSize != 2 && p.elementSize != 4) return CUDA_ERROR_INVALID_VALUE;
+    if (!p.width || !p.height || p.dst % p.elementSize) return CUDA_ERROR_INVALID_VALUE;
+    size_t rowBytes = p.width * p.elementSize;
+    if (p.height > 1 && p.pitch < rowBytes) return CUDA_ERROR_INVALID_VALUE;
+    size_t extent = (p.height - 1) * p.pitch + rowBytes;
+    auto region = deviceRange(p.dst, extent);
+    return region ? CUDA_SUCCESS : region.error().code;
+  }
+  if (auto* copy = std::get_if<MemcpyNodeData>(&data)) {
+    auto prepared = prepareCopy(toPeerCopy(copy->copy));
+    return prepared ? CUDA_SUCCESS : prepared.error().code;
+  }
+  if (auto* host = std::get_if<HostNodeData>(&data)) return host->fn ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  if (auto* kernel = std::get_if<KernelNodeData>(&data)) {
+    if (!kernel->request.function) return CUDA_ERROR_INVALID_VALUE;
+    return validateLaunch(kernel->request.function->module().context(), kernel->request);
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult submitNode(Stream& stream, CUgraphNodeType type, const NodeData& data) {
+  Context& context = stream.context();
+  auto& streams = context.streams();
+  switch (type) {
+    case CU_GRAPH_NODE_TYPE_EVENT_RECORD: {
+      auto& e = std::get<EventNodeData>(data);
+      if (e.event) e.event->record(stream);
+      return CUDA_SUCCESS;
+    }
+    case CU_GRAPH_NODE_TYPE_WAIT_EVENT: {
+      auto& e = std::get<EventNodeData>(data);
+      StreamPosition position;
+      if (e.event && e.event->position(position)) streams.submit(stream, nullptr, {position});
+      return CUDA_SUCCESS;
+    }
+    default: break;
+  }
+  StreamWork work;
+  if (auto* kernel = std::get_if<KernelNodeData>(&data)) {
+    work = launchWork(kernel->request.function->module().context(), kernel->request);
+  } else if (auto* copy = std::get_if<MemcpyNodeData>(&data)) {
+    // Checked again at each launch: memory may have been freed since the node was made.
+    auto prepared = prepareCopy(toPeerCopy(copy->copy));
+    if (!prepared) return prepared.error().code;
+    work = [c = *prepared] {
+      c.run();
+      return CUDA_SUCCESS;
+    };
+  } else if (auto* memset = std::get_if<MemsetNodeData>(&data)) {
+    if (CUresult r = validateNode(data)) return r;
+    work = [p = memset->params] {
+      fill2D(reinterpret_cast<uint8_t*>(p.dst), p.pitch, p.value, p.elementSize, p.width, p.height);
+      return CUDA_SUCCESS;
+    };
+  } else if (auto* host = std::get_if<HostNodeData>(&data)) {
+    work = [fn = host->fn, user = host->userData] {
+      fn(user);
+      return CUDA_SUCCESS;
+    };
+  } else if (auto* captured = std::get_if<CapturedWorkData>(&data)) {
+    work = captured->work;
+  } else {
+    return CUDA_SUCCESS;  // empty nodes
+  }
+  streams.submit(stream, std::move(work));
+  return CUDA_SUCCESS;
+}
+
+// ---- stream capture ----------------------------------------------------------------------------------------
+
+std::mutex& captureMutex() {
+  static auto* mutex = new std::mutex;
+  return *mutex;
+}
+
+CaptureSession::CaptureSession(std::shared_ptr<Graph> graph, std::shared_ptr<Stream> origin, CUstreamCaptureMode mode)
+    : graph_(std::move(graph)),
+      origin_(std::move(origin)),
+      mode_(mode),
+      id_(g_nextCaptureId.fetch_add(1)),
+      thread_(std::this_thread::get_id()) {}
+
+namespace {
+
+void setDependencies(Stream& stream, std::vector<GraphNode*> nodes) {
+  stream.captureDependencies = std::move(nodes);
+  stream.captureDependencyHandles.clear();
+  for (GraphNode* node : stream.captureDependencies) stream.captureDependencyHandles.push_back(node->apiHandle());
+}
+
+void leaveCapture(Stream& stream) {
+  stream.captureSession.reset();
+  setDependencies(stream, {});
+}
+
+void countCapture(const CaptureSession& session, int delta) {
+  if (session.mode() == CU_STREAM_CAPTURE_MODE_GLOBAL) g_globalCaptures.fetch_add(delta);
+  if (session.mode() == CU_STREAM_CAPTURE_MODE_THREAD_LOCAL && session.thread() == std::this_thread::get_id())
+    t_threadLocalCaptures += delta;
+}
+
+}  // namespace
+
+CUresult beginCapture(const std::shared_ptr<Stream>& stream, CUstreamCaptureMode mode, std::shared_ptr<Graph> into,
+                      std::vector<GraphNode*> dependencies) {
+  if (mode != CU_STREAM_CAPTURE_MODE_GLOBAL && mode != CU_STREAM_CAPTURE_MODE_THREAD_LOCAL &&
+      mode != CU_STREAM_CAPTURE_MODE_RELAXED)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (stream->kind() == Stream::Kind::Legacy) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  for (GraphNode* node : dependencies)
+    if (!into || !into->owns(node)) return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard lock(captureMutex());
+  if (stream->captureSession) return CUDA_ERROR_ILLEGAL_STATE;
+  bool created = !into;
+  if (created) {
+    into = std::make_shared<Graph>();
+    into->registerHandle();
+  }
+  stream->captureSession = std::make_shared<CaptureSession>(std::move(into), stream, mode);
+  stream->captureSession->graphCreatedByCapture = created;
+  stream->captureSession->streams.push_back(stream);
+  setDependencies(*stream, std::move(dependencies));
+  countCapture(*stream->captureSession, +1);
+  return CUDA_SUCCESS;
+}
+
+CUresult endCapture(const std::shared_ptr<Stream>& stream, CUgraph* graphOut) {
+  if (!graphOut) return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard lock(captureMutex());
+  auto session = stream->captureSession;
+  if (!session) return CUDA_ERROR_ILLEGAL_STATE;
+  if (session->origin() != stream) return CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
+  if (session->mode() != CU_STREAM_CAPTURE_MODE_RELAXED && session->thread() != std::this_thread::get_id())
+    return CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
+  // Every stream that joined must have been joined back: its last node must be an ancestor of (or one of) the
+  // origin's current dependencies.
+  bool unjoined = false;
+  if (!session->invalidated) {
+    std::vector<const GraphNode*> reach(stream->captureDependencies.begin(), stream->captureDependencies.end());
+    std::vector<const GraphNode*> seen;
+    while (!reach.empty()) {
+      const GraphNode* n = reach.back();
+      reach.pop_back();
+      if (std::find(seen.begin(), seen.end(), n) != seen.end()) continue;
+      seen.push_back(n);
+      for (const GraphNode* d : n->dependencies) reach.push_back(d);
+    }
+    for (auto& weak : session->streams) {
+      auto other = weak.lock();
+      if (!other || other == stream || other->captureSession != session) continue;
+      for (const GraphNode* n : other->captureDependencies)
+        if (std::find(seen.begin(), seen.end(), n) == seen.end()) unjoined = true;
+    }
+  }
+  for (auto& weak : session->streams)
+    if (auto other = weak.lock(); other && other->captureSession == session) leaveCapture(*other);
+  countCapture(*session, -1);
+  if (session->invalidated || unjoined) {
+    *graphOut = nullptr;
+    if (session->graphCreatedByCapture) graphTable().erase(session->graph()->handle());
+    return unjoined && !session->invalidated ? CUDA_ERROR_STREAM_CAPTURE_UNJOINED : CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+  }
+  *graphOut = session->graph()->apiHandle();
+  return CUDA_SUCCESS;
+}
+
+CaptureInfo captureInfo(Stream& stream) {
+  std::lock_guard lock(captureMutex());
+  CaptureInfo info;
+  auto& session = stream.captureSession;
+  if (!session) return info;
+  info.status = session->invalidated ? CU_STREAM_CAPTURE_STATUS_INVALIDATED : CU_STREAM_CAPTURE_STATUS_ACTIVE;
+  info.id = session->id();
+  info.graph = session->graph()->apiHandle();
+  info.dependencies = stream.captureDependencyHandles.empty() ? nullptr : stream.captureDependencyHandles.data();
+  info.count = stream.captureDependencyHandles.size();
+  return info;
+}
+
+CUresult updateCaptureDependencies(Stream& stream, const std::vector<GraphNode*>& nodes, unsigned flags) {
+  if (flags != CU_STREAM_ADD_CAPTURE_DEPENDENCIES && flags != CU_STREAM_SET_CAPTURE_DEPENDENCIES)
+    return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard lock(captureMutex());
+  auto& session = stream.captureSession;
+  if (!session) return CUDA_ERROR_ILLEGAL_STATE;
+  if (session->invalidated) return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+  for (GraphNode* node : nodes)
+    if (!session->graph()->owns(node)) return CUDA_ERROR_INVALID_VALUE;
+  std::vector<GraphNode*> next = flags == CU_STREAM_SET_CAPTURE_DEPENDENCIES ? std::vector<GraphNode*>{}
+                                                                             : stream.captureDependencies;
+  for (GraphNode* node : nodes)
+    if (std::find(next.begin(), next.end(), node) == next.end()) next.push_back(node);
+  setDependencies(stream, std::move(next));
+  return CUDA_SUCCESS;
+}
+
+bool captureIfCapturing(Stream& stream, CUgraphNodeType type, NodeData data, CUresult& result) {
+  std::lock_guard lock(captureMutex());
+  auto& session = stream.captureSession;
+  if (!session) return false;
+  if (session->invalidated) {
+    result = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+    return true;
+  }
+  auto node = session->graph()->addNode(type, std::move(data), stream.captureDependencies);
+  if (!node) {
+    result = node.error().code;
+    return true;
+  }
+  setDependencies(stream, {*node});
+  result = CUDA_SUCCESS;
+  return true;
+}
+
+bool captureEventRecord(Stream& stream, Event& event, CUresult& result) {
+  std::lock_guard lock(captureMutex());
+  auto& session = stream.captureSession;
+  if (!session) {
+    event.captureSession.reset();
+    event.captureNodes.clear();
+    return false;
+  }
+  result = session->invalidated ? CUDA_ERROR_STREAM_CAPTURE_INVALIDATED : CUDA_SUCCESS;
+  if (!session->invalidated) {
+    event.captureSession = session;
+    event.captureNodes = stream.captureDependencies;
+  }
+  return true;
+}
+
+bool captureEventWait(Stream& stream, Event& event, CUresult& result) {
+  std::lock_guard lock(captureMutex());
+  auto eventSession = event.captureSession.lock();
+  auto& session = stream.captureSession;
+  if (!eventSession) {
+    // An event from outside any capture: a capturing stream may not depend on it.
+    if (!session) return false;
+    result = CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
+    session->invalidated = true;
+    return true;
+  }
+  if (session && session != eventSession) {
+    result = CUDA_ERROR_STREAM_CAPTURE_MERGE;
+    session->invalidated = true;
+    eventSession->invalidated = true;
+    return true;
+  }
+  if (eventSession->invalidated) {
+    result = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+    return true;
+  }
+  if (stream.kind() == Stream::Kind::Legacy) {
+    // The legacy stream cannot take part in a capture.
+    eventSession->invalidated = true;
+    result = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
+    return true;
+  }
+  std::vector<GraphNode*> next;
+  if (session) {
+    next = stream.captureDependencies;  // a join: the stream now follows both
+  } else {
+    stream.captureSession = eventSession;  // a fork: the stream joins the capture
+    eventSession->streams.push_back(stream.shared_from_this());
+  }
+  for (GraphNode* node : event.captureNodes)
+    if (std::find(next.begin(), next.end(), node) == next.end()) next.push_back(node);
+  setDependencies(stream, std::move(next));
+  result = CUDA_SUCCESS;
+  return true;
+}
+
+bool isCapturing(Stream& stream) {
+  std::lock_guard lock(captureMutex());
+  return stream.captureSession != nullptr;
+}
+
+void invalidateCapture(Stream& stream) {
+  std::lock_guard lock(captureMutex());
+  if (stream.captureSession) stream.captureSession->invalidated = true;
+}
+
+CUresult checkLegacyImplicitCapture(Stream& legacy) {
+  CUresult result = CUDA_SUCCESS;
+  auto streams = legacy.context().streams().allStreams();
+  std::lock_guard lock(captureMutex());
+  for (auto& s : streams)
+    if (s->isBlocking() && s->captureSession) {
+      s->captureSession->invalidated = true;
+      result = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
+    }
+  return result;
+}
+
+bool unsafeCallRefusedDuringCapture() {
+  if (t_captureMode == CU_STREAM_CAPTURE_MODE_RELAXED) return false;
+  if (t_threadLocalCaptures > 0) return true;
+  return t_captureMode == CU_STREAM_CAPTURE_MODE_GLOBAL && g_globalCaptures.load() > 0;
+}
+
+CUstreamCaptureMode exchangeThreadCaptureMode(CUstreamCaptureMode mode) {
+  CUstreamCaptureMode previous = t_captureMode;
+  t_captureMode = mode;
+  return previous;
+}
+
+}  // namespace cuemu

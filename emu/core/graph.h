@@ -1,0 +1,219 @@
+// CUDA graphs: graphs of nodes built by hand or by stream capture, instantiated into executable graphs that
+// run on a stream. A node keeps its parameters in the driver's own form (what Get/SetParams exchange) and is
+// turned into stream work when an executable graph is launched. An executable graph is a snapshot: its nodes
+// run in one topological order on the launch stream, which keeps every edge of the graph.
+#pragma once
+
+#include "api/cuda_internal.h"
+#include "core/capture_mode.h"
+#include "core/handle.h"
+#include "core/launch.h"
+#include "core/result.h"
+#include "core/stream.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <variant>
+#include <vector>
+
+namespace cuemu {
+
+class Context;
+class Event;
+class Graph;
+
+struct KernelNodeData {
+  LaunchRequest request;
+  CUkernel kernel = nullptr;  // when the node was given a CUkernel, what GetParams answers
+  CUcontext context = nullptr;
+  std::map<int, CUlaunchAttributeValue> attributes;
+  // Pointers to each parameter inside request.params, for GetParams (rebuilt whenever the data is copied).
+  std::vector<void*> paramPointers;
+  void pointParams();
+};
+struct MemcpyNodeData {
+  CUDA_MEMCPY3D copy{};
+  CUcontext context = nullptr;
+};
+struct MemsetNodeData {
+  CUDA_MEMSET_NODE_PARAMS params{};
+  CUcontext context = nullptr;
+};
+struct HostNodeData {
+  CUhostFn fn = nullptr;
+  void* userData = nullptr;
+};
+struct EventNodeData {
+  std::shared_ptr<Event> event;
+  CUevent handle = nullptr;
+};
+struct ChildGraphData {
+  std::shared_ptr<Graph> graph;  // the node's own copy
+};
+// A captured operation with no public parameter form of its own (stream memory operations, batch copies,
+// copies of the pageable or array kinds): the validated work itself.
+struct CapturedWorkData {
+  StreamWork work;
+};
+using NodeData = std::variant<std::monostate, KernelNodeData, MemcpyNodeData, MemsetNodeData, HostNodeData,
+                              EventNodeData, ChildGraphData, CapturedWorkData>;
+
+class GraphNode {
+ public:
+  static constexpr HandleKind kKind = HandleKind::GraphNode;
+  GraphNode(Graph& graph, CUgraphNodeType type, NodeData data);
+
+  Graph& graph() const { return graph_; }
+  CUgraphNodeType type() const { return type_; }
+  uint64_t id() const { return id_; }          // unique in the process
+  uint64_t originId() const { return origin_; }  // the id of the node this one was cloned from (own id if none)
+  void setOrigin(uint64_t origin) { origin_ = origin; }
+  uint64_t handle() const { return handle_; }
+  void setHandle(uint64_t h) { handle_ = h; }
+  CUgraphNode apiHandle() const { return toApiHandle<CUgraphNode>(handle_); }
+
+  NodeData data;
+  std::vector<GraphNode*> dependencies;  // incoming edges, in the order they were added
+  std::vector<GraphNode*> dependents;    // outgoing edges
+
+ private:
+  Graph& graph_;
+  const CUgraphNodeType type_;
+  const uint64_t id_;
+  uint64_t origin_;
+  uint64_t handle_ = 0;
+};
+
+class Graph : public std::enable_shared_from_this<Graph> {
+ public:
+  static constexpr HandleKind kKind = HandleKind::Graph;
+  ~Graph();
+
+  uint64_t handle() const { return handle_; }
+  CUgraph apiHandle() const { return toApiHandle<CUgraph>(handle_); }
+  // Registers the graph (and later its nodes) in the handle tables.
+  void registerHandle();
+
+  // Adds a node depending on `dependencies` (nodes of this graph; CUDA_ERROR_INVALID_VALUE otherwise).
+  Expected<GraphNode*> addNode(CUgraphNodeType type, NodeData data, const std::vector<GraphNode*>& dependencies);
+  CUresult addEdge(GraphNode* from, GraphNode* to);
+  CUresult removeEdge(GraphNode* from, GraphNode* to);
+  void destroyNode(GraphNode* node);
+  // A deep copy; nodes remember their originals (cuGraphNodeFindInClone).
+  std::shared_ptr<Graph> clone() const;
+  bool owns(const GraphNode* node) const;
+
+  std::vector<GraphNode*> nodes() const;
+  // Nodes in an order that respects every edge; CUDA_ERROR_INVALID_VALUE if the graph has a cycle.
+  Expected<std::vector<GraphNode*>> topologicalOrder() const;
+
+  // Guards nodes, edges and parameters (the API is thread-safe per graph, as documented).
+  mutable std::recursive_mutex mutex;
+
+ private:
+  uint64_t handle_ = 0;
+  std::vector<std::shared_ptr<GraphNode>> nodes_;  // creation order
+};
+
+HandleTable<Graph>& graphTable();
+HandleTable<GraphNode>& graphNodeTable();
+
+// An instantiated graph: its nodes flattened (child graphs inlined) in topological order.
+class GraphExec {
+ public:
+  static constexpr HandleKind kKind = HandleKind::GraphExec;
+  struct Step {
+    CUgraphNodeType type;
+    NodeData data;
+    uint64_t origin;  // the id of the graph node it came from (for cuGraphExec*SetParams)
+    bool enabled = true;
+  };
+
+  GraphExec(Context& context, unsigned long long flags) : context_(context), flags_(flags) {}
+  Context& context() const { return context_; }
+  unsigned long long flags() const { return flags_; }
+  uint64_t handle() const { return handle_; }
+  void setHandle(uint64_t h) { handle_ = h; }
+
+  // Builds the steps of `graph`; CUDA_ERROR_INVALID_VALUE for a cycle (`errorNode` names a node on it).
+  CUresult build(const Graph& graph, GraphNode** errorNode);
+  // Submits every step, in order, to `stream`.
+  CUresult launch(Stream& stream);
+  Step* stepFor(const GraphNode& node);
+  std::mutex mutex;
+  std::vector<Step> steps;
+  // A copy of the graph as instantiated: what a launch into a capturing stream adds as a child graph, and
+  // the topology cuGraphExecUpdate compares with.
+  std::shared_ptr<Graph> source;
+
+ private:
+  Context& context_;
+  const unsigned long long flags_;
+  uint64_t handle_ = 0;
+  // Launches of one executable graph run one after another, whichever streams they go to.
+  StreamPosition lastLaunch_;
+  bool launched_ = false;
+};
+
+HandleTable<GraphExec>& graphExecTable();
+
+// Stream work for one node's data, checked as the real driver checks it when the node is added or updated.
+CUresult validateNode(const NodeData& data);
+// The work a node does when it runs on `stream` (events excepted: they act on the stream itself).
+CUresult submitNode(Stream& stream, CUgraphNodeType type, const NodeData& data);
+
+// ---- Stream capture ----------------------------------------------------------------------------------------
+
+class CaptureSession {
+ public:
+  CaptureSession(std::shared_ptr<Graph> graph, std::shared_ptr<Stream> origin, CUstreamCaptureMode mode);
+  const std::shared_ptr<Graph>& graph() const { return graph_; }
+  const std::shared_ptr<Stream>& origin() const { return origin_; }
+  CUstreamCaptureMode mode() const { return mode_; }
+  uint64_t id() const { return id_; }
+  std::thread::id thread() const { return thread_; }
+  bool invalidated = false;
+  bool graphCreatedByCapture = true;           // false for cuStreamBeginCaptureToGraph
+  std::vector<std::weak_ptr<Stream>> streams;  // every stream that joined, the origin first
+
+ private:
+  std::shared_ptr<Graph> graph_;
+  std::shared_ptr<Stream> origin_;
+  CUstreamCaptureMode mode_;
+  uint64_t id_;
+  std::thread::id thread_;
+};
+
+// The lock for every stream's capture state and every session.
+std::mutex& captureMutex();
+
+// Starts capturing `stream` (into a new graph, or `into` with initial dependencies).
+CUresult beginCapture(const std::shared_ptr<Stream>& stream, CUstreamCaptureMode mode,
+                      std::shared_ptr<Graph> into = nullptr, std::vector<GraphNode*> dependencies = {});
+CUresult endCapture(const std::shared_ptr<Stream>& stream, CUgraph* graphOut);
+struct CaptureInfo {
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  uint64_t id = 0;
+  CUgraph graph = nullptr;
+  const CUgraphNode* dependencies = nullptr;
+  size_t count = 0;
+};
+CaptureInfo captureInfo(Stream& stream);
+CUresult updateCaptureDependencies(Stream& stream, const std::vector<GraphNode*>& nodes, unsigned flags);
+
+// If `stream` is capturing, adds a node for the operation and answers true with its result in `result`.
+bool captureIfCapturing(Stream& stream, CUgraphNodeType type, NodeData data, CUresult& result);
+// An event record on a capturing stream remembers the capture point; a wait on such an event joins the
+// waiting stream to the capture. Both answer false when capture is not involved.
+bool captureEventRecord(Stream& stream, Event& event, CUresult& result);
+bool captureEventWait(Stream& stream, Event& event, CUresult& result);
+// Whether `stream` is capturing; the synchronising calls refuse to run then (and invalidate the capture).
+bool isCapturing(Stream& stream);
+void invalidateCapture(Stream& stream);
+// Work on the legacy stream while a blocking stream of its context captures: the implicit dependency is not
+// allowed (CUDA_ERROR_STREAM_CAPTURE_IMPLICIT), and invalidates those captures.
+CUresult checkLegacyImplicitCapture(Stream& legacy);
+
+}  // namespace cuemu

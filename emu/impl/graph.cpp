@@ -1,0 +1,833 @@
+// Graph entry points: building graphs, node parameters, instantiation, launch and update of executable graphs.
+// Graph and node handles that are NULL or stale answer CUDA_ERROR_INVALID_VALUE, as the real driver does.
+#include "api/impl.h"
+
+#include "core/context.h"
+#include "core/event.h"
+#include "core/graph.h"
+#include "core/module.h"
+#include "core/stream_lookup.h"
+
+#include <cstdio>
+#include <unordered_map>
+
+namespace cuemu {
+namespace {
+
+std::shared_ptr<Graph> findGraph(CUgraph handle) { return graphTable().find(handleValue(handle)); }
+std::shared_ptr<GraphNode> findNode(CUgraphNode handle) { return graphNodeTable().find(handleValue(handle)); }
+std::shared_ptr<GraphExec> findExec(CUgraphExec handle) { return graphExecTable().find(handleValue(handle)); }
+
+Expected<std::vector<GraphNode*>> nodeList(const CUgraphNode* handles, size_t count) {
+  if (count && !handles) return makeError(CUDA_ERROR_INVALID_VALUE, "NULL dependency array");
+  std::vector<GraphNode*> nodes;
+  for (size_t i = 0; i < count; ++i) {
+    auto node = findNode(handles[i]);
+    if (!node) return makeError(CUDA_ERROR_INVALID_VALUE, "invalid dependency node");
+    nodes.push_back(node.get());
+  }
+  return nodes;
+}
+
+bool defaultEdges(const CUgraphEdgeData* edges, size_t count) {
+  if (!edges) return true;
+  for (size_t i = 0; i < count; ++i)
+    if (edges[i].type != CU_GRAPH_DEPENDENCY_TYPE_DEFAULT || edges[i].from_port || edges[i].to_port) return false;
+  return true;
+}
+
+CUresult addNode(CUgraphNode* out, CUgraph graphHandle, const CUgraphNode* deps, size_t count, CUgraphNodeType type,
+                 NodeData data) {
+  if (!out) return CUDA_ERROR_INVALID_VALUE;
+  auto graph = findGraph(graphHandle);
+  if (!graph) return CUDA_ERROR_INVALID_VALUE;
+  auto nodes = nodeList(deps, count);
+  if (!nodes) return nodes.error().code;
+  if (CUresult r = validateNode(data)) return r;
+  auto node = graph->addNode(type, std::move(data), *nodes);
+  if (!node) return node.error().code;
+  *out = (*node)->apiHandle();
+  return CUDA_SUCCESS;
+}
+
+// ---- node parameters in the driver's forms ------------------------------------------------------------------
+
+Expected<KernelNodeData> kernelData(const CUDA_KERNEL_NODE_PARAMS_v2& p) {
+  CUfunction handle = p.func ? p.func : reinterpret_cast<CUfunction>(p.kern);
+  auto function = resolveFunction(handle);
+  if (!function) return makeError(CUDA_ERROR_INVALID_VALUE, "invalid kernel");
+  auto params = packKernelParams((*function)->info(), p.kernelParams, p.extra);
+  if (!params) return params.takeError();
+  KernelNodeData data;
+  data.request = LaunchRequest{*function, {p.gridDimX, p.gridDimY, p.gridDimZ}, {p.blockDimX, p.blockDimY, p.blockDimZ},
+                               p.sharedMemBytes, std::move(*params), false};
+  data.kernel = p.func ? nullptr : p.kern;
+  data.context = p.ctx;
+  data.pointParams();
+  return data;
+}
+
+CUDA_KERNEL_NODE_PARAMS_v2 toV2(const CUDA_KERNEL_NODE_PARAMS_v1& p) {
+  CUDA_KERNEL_NODE_PARAMS_v2 out{};
+  out.func = p.func;
+  out.gridDimX = p.gridDimX, out.gridDimY = p.gridDimY, out.gridDimZ = p.gridDimZ;
+  out.blockDimX = p.blockDimX, out.blockDimY = p.blockDimY, out.blockDimZ = p.blockDimZ;
+  out.sharedMemBytes = p.sharedMemBytes;
+  out.kernelParams = p.kernelParams;
+  out.extra = p.extra;
+  return out;
+}
+
+CUDA_KERNEL_NODE_PARAMS_v2 toV2(const CUDA_KERNEL_NODE_PARAMS_v3& p) {
+  return CUDA_KERNEL_NODE_PARAMS_v2{p.func,      p.gridDimX,       p.gridDimY,     p.gridDimZ, p.blockDimX, p.blockDimY,
+                                    p.blockDimZ, p.sharedMemBytes, p.kernelParams, p.extra,    p.kern,      p.ctx};
+}
+
+CUDA_KERNEL_NODE_PARAMS_v2 kernelParams(KernelNodeData& data) {
+  CUDA_KERNEL_NODE_PARAMS_v2 out{};
+  const auto& r = data.request;
+  out.func = data.kernel ? nullptr : toApiHandle<CUfunction>(r.function->handle());
+  out.kern = data.kernel;
+  out.ctx = data.context;
+  out.gridDimX = r.grid.x, out.gridDimY = r.grid.y, out.gridDimZ = r.grid.z;
+  out.blockDimX = r.block.x, out.blockDimY = r.block.y, out.blockDimZ = r.block.z;
+  out.sharedMemBytes = r.dynamicSharedBytes;
+  data.pointParams();
+  out.kernelParams = data.paramPointers.data();
+  return out;
+}
+
+Expected<NodeData> memsetData(const CUDA_MEMSET_NODE_PARAMS& p, CUcontext ctx) {
+  MemsetNodeData data{p, ctx};
+  if (data.params.height == 1 && !data.params.pitch) data.params.pitch = data.params.width * data.params.elementSize;
+  return NodeData{data};
+}
+
+Expected<std::shared_ptr<Event>> eventOf(CUevent handle) {
+  auto event = eventTable().find(handleValue(handle));
+  if (!event) return makeError(CUDA_ERROR_INVALID_VALUE, "invalid event");
+  return event;
+}
+
+// Converts the generic CUgraphNodeParams form (cuGraphAddNode, cuGraphNodeSetParams).
+Expected<NodeData> genericData(const CUgraphNodeParams& p) {
+  switch (p.type) {
+    case CU_GRAPH_NODE_TYPE_KERNEL: {
+      auto data = kernelData(toV2(p.kernel));
+      if (!data) return data.takeError();
+      return NodeData{std::move(*data)};
+    }
+    case CU_GRAPH_NODE_TYPE_MEMCPY: return NodeData{MemcpyNodeData{p.memcpy.copyParams, p.memcpy.copyCtx}};
+    case CU_GRAPH_NODE_TYPE_MEMSET: {
+      CUDA_MEMSET_NODE_PARAMS m{p.memset.dst, p.memset.pitch, p.memset.value, p.memset.elementSize, p.memset.width,
+                                p.memset.height};
+      return memsetData(m, p.memset.ctx);
+    }
+    case CU_GRAPH_NODE_TYPE_HOST: return NodeData{HostNodeData{p.host.fn, p.host.userData}};
+    case CU_GRAPH_NODE_TYPE_EMPTY: return NodeData{};
+    case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+    case CU_GRAPH_NODE_TYPE_WAIT_EVENT: {
+      CUevent handle = p.type == CU_GRAPH_NODE_TYPE_EVENT_RECORD ? p.eventRecord.event : p.eventWait.event;
+      auto event = eventOf(handle);
+      if (!event) return event.takeError();
+      return NodeData{EventNodeData{*event, handle}};
+    }
+    case CU_GRAPH_NODE_TYPE_GRAPH: {
+      auto child = findGraph(p.graph.graph);
+      if (!child) return makeError(CUDA_ERROR_INVALID_VALUE, "invalid child graph");
+      return NodeData{ChildGraphData{child->clone()}};
+    }
+    default: return makeError(CUDA_ERROR_NOT_SUPPORTED, "node type not supported by cuemu");
+  }
+}
+
+// Node parameter access with the type checked: CUDA_ERROR_INVALID_VALUE for a node of another type.
+template <typename T>
+CUresult withNodeData(CUgraphNode handle, CUgraphNodeType type, auto&& fn) {
+  auto node = findNode(handle);
+  if (!node || node->type() != type) return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard lock(node->graph().mutex);
+  auto* data = std::get_if<T>(&node->data);
+  if (!data) return CUDA_ERROR_NOT_SUPPORTED;  // a captured operation without a parameter form
+  return fn(*data, *node);
+}
+
+CUresult setNodeData(CUgraphNode handle, CUgraphNodeType type, Expected<NodeData> data) {
+  auto node = findNode(handle);
+  if (!node || node->type() != type) return CUDA_ERROR_INVALID_VALUE;
+  if (!data) return data.error().code;
+  if (CUresult r = validateNode(*data)) return r;
+  std::lock_guard lock(node->graph().mutex);
+  node->data = std::move(*data);
+  return CUDA_SUCCESS;
+}
+
+CUresult execSetData(CUgraphExec execHandle, CUgraphNode nodeHandle, CUgraphNodeType type, Expected<NodeData> data) {
+  auto exec = findExec(execHandle);
+  auto node = findNode(nodeHandle);
+  if (!exec || !node || node->type() != type) return CUDA_ERROR_INVALID_VALUE;
+  if (!data) return data.error().code;
+  if (CUresult r = validateNode(*data)) return r;
+  std::lock_guard lock(exec->mutex);
+  auto* step = exec->stepFor(*node);
+  if (!step) return CUDA_ERROR_INVALID_VALUE;  // not a node of the graph this was instantiated from
+  step->data = std::move(*data);
+  return CUDA_SUCCESS;
+}
+
+// Fills an output array of a count-query pair the way the driver does: with no array, the count; with one,
+// up to *count entries, NULL for the rest, and *count set to the real number.
+template <typename T>
+CUresult fillList(const std::vector<T>& items, T* out, size_t* count) {
+  if (!count) return CUDA_ERROR_INVALID_VALUE;
+  if (out) {
+    for (size_t i = 0; i < *count; ++i) out[i] = i < items.size() ? items[i] : T{};
+    if (*count > items.size()) *count = items.size();
+    return CUDA_SUCCESS;
+  }
+  *count = items.size();
+  return CUDA_SUCCESS;
+}
+
+CUresult nodeNeighbours(CUgraphNode handle, CUgraphNode* out, CUgraphEdgeData* edges, size_t* count, bool dependencies) {
+  auto node = findNode(handle);
+  if (!node) return CUDA_ERROR_INVALID_VALUE;
+  std::vector<CUgraphNode> list;
+  {
+    std::lock_guard lock(node->graph().mutex);
+    for (GraphNode* n : dependencies ? node->dependencies : node->dependents) list.push_back(n->apiHandle());
+  }
+  if (edges && out && count)
+    for (size_t i = 0; i < *count; ++i) edges[i] = CUgraphEdgeData{};
+  return fillList(list, out, count);
+}
+
+CUresult graphEdges(CUgraph graphHandle, CUgraphNode* from, CUgraphNode* to, CUgraphEdgeData* edges, size_t* count) {
+  auto graph = findGraph(graphHandle);
+  if (!graph || !count) return CUDA_ERROR_INVALID_VALUE;
+  if ((from == nullptr) != (to == nullptr)) return CUDA_ERROR_INVALID_VALUE;
+  std::vector<CUgraphNode> froms, tos;
+  {
+    std::lock_guard lock(graph->mutex);
+    for (GraphNode* node : graph->nodes())
+      for (GraphNode* dep : node->dependencies) {
+        froms.push_back(dep->apiHandle());
+        tos.push_back(node->apiHandle());
+      }
+  }
+  if (edges && from)
+    for (size_t i = 0; i < *count; ++i) edges[i] = CUgraphEdgeData{};
+  size_t n = *count;
+  if (CUresult r = fillList(froms, from, &n)) return r;
+  return fillList(tos, to, count);
+}
+
+CUresult changeDependencies(CUgraph graphHandle, const CUgraphNode* from, const CUgraphNode* to,
+                            const CUgraphEdgeData* edges, size_t count, bool add) {
+  auto graph = findGraph(graphHandle);
+  if (!graph) return CUDA_ERROR_INVALID_VALUE;
+  if (count && (!from || !to)) return CUDA_ERROR_INVALID_VALUE;
+  if (!defaultEdges(edges, count)) return CUDA_ERROR_NOT_SUPPORTED;
+  for (size_t i = 0; i < count; ++i) {
+    auto a = findNode(from[i]), b = findNode(to[i]);
+    if (!a || !b) return CUDA_ERROR_INVALID_VALUE;
+    if (CUresult r = add ? graph->addEdge(a.get(), b.get()) : graph->removeEdge(a.get(), b.get())) return r;
+  }
+  return CUDA_SUCCESS;
+}
+
+// ---- instantiation and launch --------------------------------------------------------------------------------
+
+constexpr unsigned long long kInstantiateFlags =
+    CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH | CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD |
+    CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH | CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
+
+CUresult instantiate(CUgraphExec* out, CUgraph graphHandle, unsigned long long flags, CUgraphNode* errorNode,
+                     CUgraphInstantiateResult* result) {
+  if (result) *result = CUDA_GRAPH_INSTANTIATE_ERROR;
+  if (!out) return CUDA_ERROR_INVALID_VALUE;
+  auto graph = findGraph(graphHandle);
+  if (!graph) return CUDA_ERROR_INVALID_VALUE;
+  if (flags & ~kInstantiateFlags) return CUDA_ERROR_INVALID_VALUE;
+  auto context = requireCurrentContext();
+  if (!context) return context.error().code;
+  auto exec = std::make_shared<GraphExec>(**context, flags);
+  GraphNode* bad = nullptr;
+  if (CUresult r = exec->build(*graph, &bad)) {
+    if (errorNode) *errorNode = bad ? bad->apiHandle() : nullptr;
+    if (result) *result = CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE;
+    return r;
+  }
+  exec->source = graph->clone();
+  graphTable().erase(exec->source->handle());  // a private copy, never handed out
+  exec->setHandle(graphExecTable().insert(exec));
+  *out = toApiHandle<CUgraphExec>(exec->handle());
+  if (result) *result = CUDA_GRAPH_INSTANTIATE_SUCCESS;
+  return CUDA_SUCCESS;
+}
+
+CUresult launchExec(CUgraphExec handle, CUstream streamHandle, bool perThread, bool uploadOnly) {
+  auto exec = findExec(handle);
+  if (!exec) return CUDA_ERROR_INVALID_VALUE;
+  auto stream = lookupStream(streamHandle, perThread);
+  if (!stream) return stream.error().code;
+  if (&(*stream)->context() != &exec->context()) return CUDA_ERROR_INVALID_VALUE;
+  if ((*stream)->kind() == Stream::Kind::Legacy)
+    if (CUresult implicit = checkLegacyImplicitCapture(**stream)) return implicit;
+  if (uploadOnly) return isCapturing(**stream) ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : CUDA_SUCCESS;
+  CUresult captured;
+  if (captureIfCapturing(**stream, CU_GRAPH_NODE_TYPE_GRAPH, ChildGraphData{exec->source->clone()}, captured))
+    return captured;
+  return exec->launch(**stream);
+}
+
+// Node-by-node comparison for cuGraphExecUpdate: the same nodes in creation order, the same types, the same
+// edges.
+CUresult compareTopology(const Graph& original, const Graph& updated, CUgraphExecUpdateResultInfo& info) {
+  auto a = original.nodes(), b = updated.nodes();
+  info = {CU_GRAPH_EXEC_UPDATE_SUCCESS, nullptr, nullptr};
+  if (a.size() != b.size()) {
+    info.result = CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
+    return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+  }
+  std::unordered_map<const GraphNode*, size_t> indexA, indexB;
+  for (size_t i = 0; i < a.size(); ++i) indexA[a[i]] = i, indexB[b[i]] = i;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i]->type() != b[i]->type()) {
+      info.result = CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED;
+      info.errorNode = b[i]->apiHandle();
+      return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+    }
+    bool same = a[i]->dependencies.size() == b[i]->dependencies.size();
+    for (size_t d = 0; same && d < a[i]->dependencies.size(); ++d)
+      same = indexA[a[i]->dependencies[d]] == indexB[b[i]->dependencies[d]];
+    if (!same) {
+      info.result = CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
+      info.errorNode = b[i]->apiHandle();
+      return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+    }
+    auto* ka = std::get_if<KernelNodeData>(&a[i]->data);
+    auto* kb = std::get_if<KernelNodeData>(&b[i]->data);
+    if (ka && kb && &ka->request.function->module().context() != &kb->request.function->module().context()) {
+      info.result = CU_GRAPH_EXEC_UPDATE_ERROR_FUNCTION_CHANGED;
+      info.errorNode = b[i]->apiHandle();
+      return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+    }
+    if (a[i]->type() == CU_GRAPH_NODE_TYPE_GRAPH) {
+      auto& ca = std::get<ChildGraphData>(a[i]->data);
+      auto& cb = std::get<ChildGraphData>(b[i]->data);
+      CUgraphExecUpdateResultInfo inner;
+      if (compareTopology(*ca.graph, *cb.graph, inner)) {
+        info.result = inner.result;
+        info.errorNode = b[i]->apiHandle();
+        return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+      }
+    }
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult execUpdate(CUgraphExec execHandle, CUgraph graphHandle, CUgraphExecUpdateResultInfo& info) {
+  info = {CU_GRAPH_EXEC_UPDATE_ERROR, nullptr, nullptr};
+  auto exec = findExec(execHandle);
+  auto graph = findGraph(graphHandle);
+  if (!exec || !graph) return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult r = compareTopology(*exec->source, *graph, info)) return r;
+  GraphExec fresh(exec->context(), exec->flags());
+  if (CUresult r = fresh.build(*graph, nullptr)) {
+    info.result = CU_GRAPH_EXEC_UPDATE_ERROR;
+    return r == CUDA_SUCCESS ? CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE : r;
+  }
+  std::lock_guard lock(exec->mutex);
+  if (fresh.steps.size() != exec->steps.size()) {
+    info.result = CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
+    return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+  }
+  // The same topology flattens to the same order: the steps keep their identities (the nodes of the graph
+  // first instantiated, which cuGraphExec*SetParams name) and take the new parameters.
+  for (size_t i = 0; i < fresh.steps.size(); ++i) exec->steps[i].data = std::move(fresh.steps[i].data);
+  auto copy = graph->clone();
+  graphTable().erase(copy->handle());
+  exec->source = copy;
+  return CUDA_SUCCESS;
+}
+
+const char* nodeTypeName(CUgraphNodeType type) {
+  switch (type) {
+    case CU_GRAPH_NODE_TYPE_KERNEL: return "kernel";
+    case CU_GRAPH_NODE_TYPE_MEMCPY: return "memcpy";
+    case CU_GRAPH_NODE_TYPE_MEMSET: return "memset";
+    case CU_GRAPH_NODE_TYPE_HOST: return "host";
+    case CU_GRAPH_NODE_TYPE_GRAPH: return "graph";
+    case CU_GRAPH_NODE_TYPE_EMPTY: return "empty";
+    case CU_GRAPH_NODE_TYPE_WAIT_EVENT: return "wait_event";
+    case CU_GRAPH_NODE_TYPE_EVENT_RECORD: return "event_record";
+    case CU_GRAPH_NODE_TYPE_BATCH_MEM_OP: return "batch_mem_op";
+    default: return "node";
+  }
+}
+
+}  // namespace
+
+namespace impl {
+
+CUresult cuGraphCreate(CUgraph* phGraph, unsigned int flags) {
+  if (!phGraph || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  auto graph = std::make_shared<Graph>();
+  graph->registerHandle();
+  *phGraph = graph->apiHandle();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphDestroy(CUgraph hGraph) { return graphTable().erase(handleValue(hGraph)) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE; }
+
+CUresult cuGraphClone(CUgraph* phGraphClone, CUgraph originalGraph) {
+  if (!phGraphClone) return CUDA_ERROR_INVALID_VALUE;
+  auto graph = findGraph(originalGraph);
+  if (!graph) return CUDA_ERROR_INVALID_VALUE;
+  *phGraphClone = graph->clone()->apiHandle();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphNodeFindInClone(CUgraphNode* phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph) {
+  if (!phNode) return CUDA_ERROR_INVALID_VALUE;
+  auto original = findNode(hOriginalNode);
+  auto clone = findGraph(hClonedGraph);
+  if (!original || !clone) return CUDA_ERROR_INVALID_VALUE;
+  for (GraphNode* node : clone->nodes())
+    if (node->originId() == original->id() && node->id() != original->id()) {
+      *phNode = node->apiHandle();
+      return CUDA_SUCCESS;
+    }
+  return CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuGraphAddEmptyNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                             size_t numDependencies) {
+  return addNode(phGraphNode, hGraph, dependencies, numDependencies, CU_GRAPH_NODE_TYPE_EMPTY, NodeData{});
+}
+
+CUresult cuGraphAddKernelNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                                 size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS* nodeParams) {
+  if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+  auto data = kernelData(*nodeParams);
+  if (!data) return data.error().code;
+  return addNode(phGraphNode, hGraph, dependencies, numDependencies, CU_GRAPH_NODE_TYPE_KERNEL, std::move(*data));
+}
+CUresult cuGraphAddKernelNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                              size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS_v1* nodeParams) {
+  if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+  auto v2 = toV2(*nodeParams);
+  return impl::cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, &v2);
+}
+
+CUresult cuGraphAddMemcpyNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                              size_t numDependencies, const CUDA_MEMCPY3D* copyParams, CUcontext ctx) {
+  if (!copyParams) return CUDA_ERROR_INVALID_VALUE;
+  return addNode(phGraphNode, hGraph, dependencies, numDependencies, CU_GRAPH_NODE_TYPE_MEMCPY,
+                 MemcpyNodeData{*copyParams, ctx});
+}
+
+CUresult cuGraphAddMemsetNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                              size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS* memsetParams, CUcontext ctx) {
+  if (!memsetParams) return CUDA_ERROR_INVALID_VALUE;
+  auto data = memsetData(*memsetParams, ctx);
+  return addNode(phGraphNode, hGraph, dependencies, numDependencies, CU_GRAPH_NODE_TYPE_MEMSET, std::move(*data));
+}
+
+CUresult cuGraphAddHostNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                            size_t numDependencies, const CUDA_HOST_NODE_PARAMS* nodeParams) {
+  if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+  return addNode(phGraphNode, hGraph, dependencies, numDependencies, CU_GRAPH_NODE_TYPE_HOST,
+                 HostNodeData{nodeParams->fn, nodeParams->userData});
+}
+
+CUresult cuGraphAddEventRecordNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                                   size_t numDependencies, CUevent event) {
+  auto e = eventOf(event);
+  if (!e) return e.error().code;
+  return addNode(phGraphNode, hGraph, dependencies, numDependencies, CU_GRAPH_NODE_TYPE_EVENT_RECORD,
+                 EventNodeData{*e, event});
+}
+
+CUresult cuGraphAddEventWaitNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                                 size_t numDependencies, CUevent event) {
+  auto e = eventOf(event);
+  if (!e) return e.error().code;
+  return addNode(phGraphNode, hGraph, dependencies, numDependencies, CU_GRAPH_NODE_TYPE_WAIT_EVENT,
+                 EventNodeData{*e, event});
+}
+
+CUresult cuGraphAddChildGraphNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                                  size_t numDependencies, CUgraph childGraph) {
+  auto child = findGraph(childGraph);
+  if (!child) return CUDA_ERROR_INVALID_VALUE;
+  if (childGraph == hGraph) return CUDA_ERROR_INVALID_VALUE;
+  return addNode(phGraphNode, hGraph, dependencies, numDependencies, CU_GRAPH_NODE_TYPE_GRAPH,
+                 ChildGraphData{child->clone()});
+}
+
+CUresult cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                           const CUgraphEdgeData* dependencyData, size_t numDependencies, CUgraphNodeParams* nodeParams) {
+  if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+  if (!defaultEdges(dependencyData, numDependencies)) return CUDA_ERROR_NOT_SUPPORTED;
+  auto data = genericData(*nodeParams);
+  if (!data) return data.error().code;
+  return addNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams->type, std::move(*data));
+}
+CUresult cuGraphAddNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                        size_t numDependencies, CUgraphNodeParams* nodeParams) {
+  return impl::cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, nullptr, numDependencies, nodeParams);
+}
+
+CUresult cuGraphDestroyNode(CUgraphNode hNode) {
+  auto node = findNode(hNode);
+  if (!node) return CUDA_ERROR_INVALID_VALUE;
+  node->graph().destroyNode(node.get());
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType* type) {
+  auto node = findNode(hNode);
+  if (!node || !type) return CUDA_ERROR_INVALID_VALUE;
+  *type = node->type();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode* nodes, size_t* numNodes) {
+  auto graph = findGraph(hGraph);
+  if (!graph) return CUDA_ERROR_INVALID_VALUE;
+  std::vector<CUgraphNode> list;
+  for (GraphNode* node : graph->nodes()) list.push_back(node->apiHandle());
+  return fillList(list, nodes, numNodes);
+}
+
+CUresult cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode* rootNodes, size_t* numRootNodes) {
+  auto graph = findGraph(hGraph);
+  if (!graph) return CUDA_ERROR_INVALID_VALUE;
+  std::vector<CUgraphNode> list;
+  {
+    std::lock_guard lock(graph->mutex);
+    for (GraphNode* node : graph->nodes())
+      if (node->dependencies.empty()) list.push_back(node->apiHandle());
+  }
+  return fillList(list, rootNodes, numRootNodes);
+}
+
+CUresult cuGraphGetEdges(CUgraph hGraph, CUgraphNode* from, CUgraphNode* to, size_t* numEdges) {
+  return graphEdges(hGraph, from, to, nullptr, numEdges);
+}
+CUresult cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode* from, CUgraphNode* to, CUgraphEdgeData* edgeData,
+                            size_t* numEdges) {
+  return graphEdges(hGraph, from, to, edgeData, numEdges);
+}
+
+CUresult cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode* dependencies, size_t* numDependencies) {
+  return nodeNeighbours(hNode, dependencies, nullptr, numDependencies, true);
+}
+CUresult cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode* dependencies, CUgraphEdgeData* edgeData,
+                                       size_t* numDependencies) {
+  return nodeNeighbours(hNode, dependencies, edgeData, numDependencies, true);
+}
+CUresult cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode* dependentNodes, size_t* numDependentNodes) {
+  return nodeNeighbours(hNode, dependentNodes, nullptr, numDependentNodes, false);
+}
+CUresult cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode* dependentNodes, CUgraphEdgeData* edgeData,
+                                         size_t* numDependentNodes) {
+  return nodeNeighbours(hNode, dependentNodes, edgeData, numDependentNodes, false);
+}
+
+CUresult cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode* from, const CUgraphNode* to, size_t numDependencies) {
+  return changeDependencies(hGraph, from, to, nullptr, numDependencies, true);
+}
+CUresult cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode* from, const CUgraphNode* to,
+                                   const CUgraphEdgeData* edgeData, size_t numDependencies) {
+  return changeDependencies(hGraph, from, to, edgeData, numDependencies, true);
+}
+CUresult cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode* from, const CUgraphNode* to,
+                                   size_t numDependencies) {
+  return changeDependencies(hGraph, from, to, nullptr, numDependencies, false);
+}
+CUresult cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode* from, const CUgraphNode* to,
+                                      const CUgraphEdgeData* edgeData, size_t numDependencies) {
+  return changeDependencies(hGraph, from, to, edgeData, numDependencies, false);
+}
+
+// ---- per-type node parameters ------------------------------------------------------------------------------
+
+CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS* nodeParams) {
+  if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+  return withNodeData<KernelNodeData>(hNode, CU_GRAPH_NODE_TYPE_KERNEL, [&](KernelNodeData& data, GraphNode&) {
+    *nodeParams = kernelParams(data);
+    return CUDA_SUCCESS;
+  });
+}
+CUresult cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS_v1* nodeParams) {
+  if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+  CUDA_KERNEL_NODE_PARAMS_v2 v2{};
+  if (CUresult r = impl::cuGraphKernelNodeGetParams_v2(hNode, &v2)) return r;
+  *nodeParams = CUDA_KERNEL_NODE_PARAMS_v1{v2.func ? v2.func : reinterpret_cast<CUfunction>(v2.kern), v2.gridDimX,
+                                          v2.gridDimY, v2.gridDimZ, v2.blockDimX, v2.blockDimY, v2.blockDimZ,
+                                          v2.sharedMemBytes, v2.kernelParams, v2.extra};
+  return CUDA_SUCCESS;
+}
+CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS* nodeParams) {
+  if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+  auto data = kernelData(*nodeParams);
+  if (!data) return data.error().code;
+  auto node = findNode(hNode);
+  if (node)
+    if (auto* old = std::get_if<KernelNodeData>(&node->data)) data->attributes = old->attributes;
+  return setNodeData(hNode, CU_GRAPH_NODE_TYPE_KERNEL, NodeData{std::move(*data)});
+}
+CUresult cuGraphKernelNodeSetParams(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1* nodeParams) {
+  if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+  auto v2 = toV2(*nodeParams);
+  return impl::cuGraphKernelNodeSetParams_v2(hNode, &v2);
+}
+
+CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue* value_out) {
+  if (!value_out) return CUDA_ERROR_INVALID_VALUE;
+  return withNodeData<KernelNodeData>(hNode, CU_GRAPH_NODE_TYPE_KERNEL, [&](KernelNodeData& data, GraphNode&) {
+    auto it = data.attributes.find(int(attr));
+    *value_out = it != data.attributes.end() ? it->second : CUkernelNodeAttrValue{};
+    return CUDA_SUCCESS;
+  });
+}
+CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue* value) {
+  if (!value) return CUDA_ERROR_INVALID_VALUE;
+  if (attr <= CU_LAUNCH_ATTRIBUTE_IGNORE || attr >= CU_LAUNCH_ATTRIBUTE_MAX) return CUDA_ERROR_INVALID_VALUE;
+  return withNodeData<KernelNodeData>(hNode, CU_GRAPH_NODE_TYPE_KERNEL, [&](KernelNodeData& data, GraphNode&) {
+    data.attributes[int(attr)] = *value;
+    return CUDA_SUCCESS;
+  });
+}
+CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src) {
+  std::map<int, CUlaunchAttributeValue> attributes;
+  CUresult r = withNodeData<KernelNodeData>(src, CU_GRAPH_NODE_TYPE_KERNEL, [&](KernelNodeData& data, GraphNode&) {
+    attributes = data.attributes;
+    return CUDA_SUCCESS;
+  });
+  if (r) return r;
+  return withNodeData<KernelNodeData>(dst, CU_GRAPH_NODE_TYPE_KERNEL, [&](KernelNodeData& data, GraphNode&) {
+    data.attributes = attributes;
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D* nodeParams) {
+  if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+  return withNodeData<MemcpyNodeData>(hNode, CU_GRAPH_NODE_TYPE_MEMCPY, [&](MemcpyNodeData& data, GraphNode&) {
+    *nodeParams = data.copy;
+    return CUDA_SUCCESS;
+  });
+}
+CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D* nodeParams) {
+  if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+  auto node = findNode(hNode);
+  CUcontext ctx = nullptr;
+  if (node)
+    if (auto* old = std::get_if<MemcpyNodeData>(&node->data)) ctx = old->context;
+  return setNodeData(hNode, CU_GRAPH_NODE_TYPE_MEMCPY, NodeData{MemcpyNodeData{*nodeParams, ctx}});
+}
+
+CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS* nodeParams) {
+  if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+  return withNodeData<MemsetNodeData>(hNode, CU_GRAPH_NODE_TYPE_MEMSET, [&](MemsetNodeData& data, GraphNode&) {
+    *nodeParams = data.params;
+    return CUDA_SUCCESS;
+  });
+}
+CUresult cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS* nodeParams) {
+  if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+  return setNodeData(hNode, CU_GRAPH_NODE_TYPE_MEMSET, memsetData(*nodeParams, nullptr));
+}
+
+CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS* nodeParams) {
+  if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+  return withNodeData<HostNodeData>(hNode, CU_GRAPH_NODE_TYPE_HOST, [&](HostNodeData& data, GraphNode&) {
+    *nodeParams = CUDA_HOST_NODE_PARAMS{data.fn, data.userData};
+    return CUDA_SUCCESS;
+  });
+}
+CUresult cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS* nodeParams) {
+  if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+  return setNodeData(hNode, CU_GRAPH_NODE_TYPE_HOST, NodeData{HostNodeData{nodeParams->fn, nodeParams->userData}});
+}
+
+CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph* phGraph) {
+  if (!phGraph) return CUDA_ERROR_INVALID_VALUE;
+  return withNodeData<ChildGraphData>(hNode, CU_GRAPH_NODE_TYPE_GRAPH, [&](ChildGraphData& data, GraphNode&) {
+    *phGraph = data.graph->apiHandle();
+    return CUDA_SUCCESS;
+  });
+}
+
+#define CUEMU_EVENT_NODE_ACCESSORS(Name, Type)                                                                 \
+  CUresult cuGraph##Name##NodeGetEvent(CUgraphNode hNode, CUevent* event_out) {                                \
+    if (!event_out) return CUDA_ERROR_INVALID_VALUE;                                                           \
+    return withNodeData<EventNodeData>(hNode, Type, [&](EventNodeData& data, GraphNode&) {                     \
+      *event_out = data.handle;                                                                                \
+      return CUDA_SUCCESS;                                                                                     \
+    });                                                                                                        \
+  }                                                                                                            \
+  CUresult cuGraph##Name##NodeSetEvent(CUgraphNode hNode, CUevent event) {                                     \
+    auto e = eventOf(event);                                                                                   \
+    if (!e) return e.error().code;                                                                             \
+    return setNodeData(hNode, Type, NodeData{EventNodeData{*e, event}});                                       \
+  }                                                                                                            \
+  CUresult cuGraphExec##Name##NodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event) {         \
+    auto e = eventOf(event);                                                                                   \
+    if (!e) return e.error().code;                                                                             \
+    return execSetData(hGraphExec, hNode, Type, NodeData{EventNodeData{*e, event}});                           \
+  }
+CUEMU_EVENT_NODE_ACCESSORS(EventRecord, CU_GRAPH_NODE_TYPE_EVENT_RECORD)
+CUEMU_EVENT_NODE_ACCESSORS(EventWait, CU_GRAPH_NODE_TYPE_WAIT_EVENT)
+#undef CUEMU_EVENT_NODE_ACCESSORS
+
+CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams* nodeParams) {
+  if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+  return setNodeData(hNode, nodeParams->type, genericData(*nodeParams));
+}
+
+// ---- executable graphs ---------------------------------------------------------------------------------------
+
+CUresult cuGraphInstantiateWithFlags(CUgraphExec* phGraphExec, CUgraph hGraph, unsigned long long flags) {
+  return instantiate(phGraphExec, hGraph, flags, nullptr, nullptr);
+}
+CUresult cuGraphInstantiate_v2(CUgraphExec* phGraphExec, CUgraph hGraph, CUgraphNode* phErrorNode, char* logBuffer,
+                               size_t bufferSize) {
+  CUresult r = instantiate(phGraphExec, hGraph, 0, phErrorNode, nullptr);
+  if (logBuffer && bufferSize)
+    std::snprintf(logBuffer, bufferSize, "%s", r == CUDA_SUCCESS ? "" : "graph instantiation failed: the graph has a cycle");
+  return r;
+}
+CUresult cuGraphInstantiate(CUgraphExec* phGraphExec, CUgraph hGraph, CUgraphNode* phErrorNode, char* logBuffer,
+                            size_t bufferSize) {
+  return impl::cuGraphInstantiate_v2(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
+}
+
+CUresult instantiateWithParams(CUgraphExec* out, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS* params, bool pt) {
+  if (!params) return CUDA_ERROR_INVALID_VALUE;
+  params->hErrNode_out = nullptr;
+  CUresult r = instantiate(out, hGraph, params->flags, &params->hErrNode_out, &params->result_out);
+  if (r == CUDA_SUCCESS && (params->flags & CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD))
+    r = launchExec(*out, params->hUploadStream, pt, true);
+  return r;
+}
+CUresult cuGraphInstantiateWithParams(CUgraphExec* phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS* p) {
+  return instantiateWithParams(phGraphExec, hGraph, p, false);
+}
+CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec* phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS* p) {
+  return instantiateWithParams(phGraphExec, hGraph, p, true);
+}
+
+CUresult cuGraphExecDestroy(CUgraphExec hGraphExec) {
+  // Launches in flight keep what they run: each submitted step owns a copy of its parameters.
+  return graphExecTable().erase(handleValue(hGraphExec)) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t* flags) {
+  auto exec = findExec(hGraphExec);
+  if (!exec || !flags) return CUDA_ERROR_INVALID_VALUE;
+  *flags = exec->flags();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) { return launchExec(hGraphExec, hStream, false, false); }
+CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream) { return launchExec(hGraphExec, hStream, true, false); }
+CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream) { return launchExec(hGraphExec, hStream, false, true); }
+CUresult cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream) { return launchExec(hGraphExec, hStream, true, true); }
+
+CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo* resultInfo) {
+  if (!resultInfo) return CUDA_ERROR_INVALID_VALUE;
+  return execUpdate(hGraphExec, hGraph, *resultInfo);
+}
+CUresult cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphNode* hErrorNode_out,
+                           CUgraphExecUpdateResult* updateResult_out) {
+  if (!hErrorNode_out || !updateResult_out) return CUDA_ERROR_INVALID_VALUE;
+  CUgraphExecUpdateResultInfo info{};
+  CUresult r = execUpdate(hGraphExec, hGraph, info);
+  *hErrorNode_out = info.errorNode;
+  *updateResult_out = info.result;
+  return r;
+}
+
+CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                           const CUDA_KERNEL_NODE_PARAMS* nodeParams) {
+  if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+  auto data = kernelData(*nodeParams);
+  if (!data) return data.error().code;
+  return execSetData(hGraphExec, hNode, CU_GRAPH_NODE_TYPE_KERNEL, NodeData{std::move(*data)});
+}
+CUresult cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                        const CUDA_KERNEL_NODE_PARAMS_v1* nodeParams) {
+  if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+  auto v2 = toV2(*nodeParams);
+  return impl::cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, &v2);
+}
+CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D* copyParams,
+                                        CUcontext ctx) {
+  if (!copyParams) return CUDA_ERROR_INVALID_VALUE;
+  return execSetData(hGraphExec, hNode, CU_GRAPH_NODE_TYPE_MEMCPY, NodeData{MemcpyNodeData{*copyParams, ctx}});
+}
+CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                        const CUDA_MEMSET_NODE_PARAMS* memsetParams, CUcontext ctx) {
+  if (!memsetParams) return CUDA_ERROR_INVALID_VALUE;
+  return execSetData(hGraphExec, hNode, CU_GRAPH_NODE_TYPE_MEMSET, memsetData(*memsetParams, ctx));
+}
+CUresult cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS* nodeParams) {
+  if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+  return execSetData(hGraphExec, hNode, CU_GRAPH_NODE_TYPE_HOST,
+                     NodeData{HostNodeData{nodeParams->fn, nodeParams->userData}});
+}
+CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams* nodeParams) {
+  if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+  if (nodeParams->type == CU_GRAPH_NODE_TYPE_GRAPH) return CUDA_ERROR_NOT_SUPPORTED;
+  return execSetData(hGraphExec, hNode, nodeParams->type, genericData(*nodeParams));
+}
+
+CUresult cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled) {
+  auto exec = findExec(hGraphExec);
+  auto node = findNode(hNode);
+  if (!exec || !node) return CUDA_ERROR_INVALID_VALUE;
+  auto type = node->type();
+  if (type != CU_GRAPH_NODE_TYPE_KERNEL && type != CU_GRAPH_NODE_TYPE_MEMCPY && type != CU_GRAPH_NODE_TYPE_MEMSET)
+    return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard lock(exec->mutex);
+  auto* step = exec->stepFor(*node);
+  if (!step) return CUDA_ERROR_INVALID_VALUE;
+  step->enabled = isEnabled != 0;
+  return CUDA_SUCCESS;
+}
+CUresult cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int* isEnabled) {
+  auto exec = findExec(hGraphExec);
+  auto node = findNode(hNode);
+  if (!exec || !node || !isEnabled) return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard lock(exec->mutex);
+  auto* step = exec->stepFor(*node);
+  if (!step) return CUDA_ERROR_INVALID_VALUE;
+  *isEnabled = step->enabled ? 1 : 0;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphDebugDotPrint(CUgraph hGraph, const char* path, unsigned int) {
+  auto graph = findGraph(hGraph);
+  if (!graph || !path) return CUDA_ERROR_INVALID_VALUE;
+  std::FILE* file = std::fopen(path, "w");
+  if (!file) return CUDA_ERROR_OPERATING_SYSTEM;
+  std::fprintf(file, "digraph cuemu_graph {\n");
+  std::lock_guard lock(graph->mutex);
+  for (GraphNode* node : graph->nodes()) {
+    std::fprintf(file, "  n%llu [label=\"%s\"];\n", static_cast<unsigned long long>(node->id()), nodeTypeName(node->type()));
+    for (GraphNode* dep : node->dependencies)
+      std::fprintf(file, "  n%llu -> n%llu;\n", static_cast<unsigned long long>(dep->id()),
+                   static_cast<unsigned long long>(node->id()));
+  }
+  std::fprintf(file, "}\n");
+  std::fclose(file);
+  return CUDA_SUCCESS;
+}
+
+}  // namespace impl
+}  // namespace cuemu
