@@ -1,6 +1,8 @@
 // api.graph: building graphs by hand (kernel, memset, memcpy, host and empty nodes), instantiating, launching,
 // updating, cloning.
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include "harness.h"
@@ -644,6 +646,38 @@ TEST_F(api_graph, LaunchManyTimesAcrossStreamsInOrder) {
   EXPECT_EQ(counter.overlaps.load(), 0) << "launches of one executable graph do not overlap";
   CU_EXPECT_OK(cuGraphExecDestroy(exec));
   CU_EXPECT_OK(cuStreamDestroy(other));
+}
+
+// A user object dies with its last reference, the application's or a graph's. The real driver may run the
+// destructor later, on a thread of its own, so the case waits a little for it.
+TEST_F(api_graph, UserObjectLivesAsLongAsTheGraphs) {
+  static std::atomic<int> destroyed{0};
+  destroyed = 0;
+  CUuserObject object;
+  CU_ASSERT_OK(cuUserObjectCreate(&object, nullptr, [](void*) { ++destroyed; }, 1, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC));
+  CU_ASSERT_OK(cuGraphRetainUserObject(graph, object, 1, CU_GRAPH_USER_OBJECT_MOVE));  // the graph owns it now
+  CUgraphNode a;
+  CU_ASSERT_OK(cuGraphAddEmptyNode(&a, graph, nullptr, 0));
+  CUgraphExec exec;
+  CU_ASSERT_OK(cuGraphInstantiate(&exec, graph, 0));
+  CU_ASSERT_OK(cuGraphDestroy(graph));
+  graph = nullptr;
+  CU_ASSERT_OK(cuCtxSynchronize());
+  EXPECT_EQ(destroyed.load(), 0) << "the executable graph still holds a reference";
+  CU_ASSERT_OK(cuGraphExecDestroy(exec));
+  CU_ASSERT_OK(cuCtxSynchronize());
+  for (int i = 0; i < 100 && destroyed.load() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(destroyed.load(), 1);
+}
+
+TEST_F(api_graph, UserObjectBadArguments) {
+  CUuserObject object;
+  auto destroy = [](void*) {};
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuUserObjectCreate(&object, nullptr, destroy, 0, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC));
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuUserObjectCreate(&object, nullptr, destroy, 1, 0));
+  CU_ASSERT_OK(cuUserObjectCreate(&object, nullptr, destroy, 1, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC));
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuGraphReleaseUserObject(graph, object, 1)) << "the graph holds no reference; expectation from docs, GPU run will confirm";
+  CU_EXPECT_OK(cuUserObjectRelease(object, 1));
 }
 
 }  // namespace

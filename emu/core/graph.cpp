@@ -47,8 +47,36 @@ GraphNode::GraphNode(Graph& graph, CUgraphNodeType type, NodeData nodeData)
   if (auto* kernel = std::get_if<KernelNodeData>(&data)) kernel->pointParams();
 }
 
+HandleTable<UserObject>& userObjectTable() {
+  static auto* table = new HandleTable<UserObject>;
+  return *table;
+}
+
+void UserObject::release(unsigned count) {
+  if (refs_.fetch_sub(count) - static_cast<long long>(count) > 0) return;
+  userObjectTable().erase(handle_);
+  if (destroy_) destroy_(pointer_);
+}
+
+void Graph::retainUserObject(const std::shared_ptr<UserObject>& object, unsigned count) {
+  std::lock_guard lock(mutex);
+  userObjects_[object] += count;
+}
+
+CUresult Graph::releaseUserObject(const std::shared_ptr<UserObject>& object, unsigned count) {
+  {
+    std::lock_guard lock(mutex);
+    auto it = userObjects_.find(object);
+    if (it == userObjects_.end() || it->second < count) return CUDA_ERROR_INVALID_VALUE;
+    if ((it->second -= count) == 0) userObjects_.erase(it);
+  }
+  object->release(count);
+  return CUDA_SUCCESS;
+}
+
 Graph::~Graph() {
   for (auto& node : nodes_) graphNodeTable().erase(node->handle());
+  for (auto& [object, count] : userObjects_) object->release(count);
 }
 
 void Graph::registerHandle() {
@@ -126,6 +154,10 @@ std::shared_ptr<Graph> Graph::clone() const {
       map[node.get()]->dependencies.push_back(map[from]);
       map[from]->dependents.push_back(map[node.get()]);
     }
+  for (auto& [object, count] : userObjects_) {
+    object->retain(count);
+    copy->userObjects_[object] = count;
+  }
   return copy;
 }
 

@@ -11,6 +11,7 @@
 #include "core/result.h"
 #include "core/stream.h"
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -86,6 +87,27 @@ class GraphNode {
   uint64_t handle_ = 0;
 };
 
+// A user object (cuUserObjectCreate): a reference-counted resource whose destructor runs when the last
+// reference, the application's or a graph's, goes away.
+class UserObject {
+ public:
+  static constexpr HandleKind kKind = HandleKind::UserObject;
+  UserObject(void* pointer, CUhostFn destroy, unsigned refs) : pointer_(pointer), destroy_(destroy), refs_(refs) {}
+  uint64_t handle() const { return handle_; }
+  void setHandle(uint64_t h) { handle_ = h; }
+  void retain(unsigned count) { refs_.fetch_add(count); }
+  // Drops `count` references; the last one runs the destructor and retires the handle.
+  void release(unsigned count);
+
+ private:
+  void* pointer_;
+  CUhostFn destroy_;
+  std::atomic<long long> refs_;
+  uint64_t handle_ = 0;
+};
+
+HandleTable<UserObject>& userObjectTable();
+
 class Graph : public std::enable_shared_from_this<Graph> {
  public:
   static constexpr HandleKind kKind = HandleKind::Graph;
@@ -109,11 +131,16 @@ class Graph : public std::enable_shared_from_this<Graph> {
   // Nodes in an order that respects every edge; CUDA_ERROR_INVALID_VALUE if the graph has a cycle.
   Expected<std::vector<GraphNode*>> topologicalOrder() const;
 
+  // References the graph holds on user objects (released with the graph; copied by clone and instantiate).
+  void retainUserObject(const std::shared_ptr<UserObject>& object, unsigned count);
+  CUresult releaseUserObject(const std::shared_ptr<UserObject>& object, unsigned count);
+
   // Guards nodes, edges and parameters (the API is thread-safe per graph, as documented).
   mutable std::recursive_mutex mutex;
 
  private:
   uint64_t handle_ = 0;
+  std::map<std::shared_ptr<UserObject>, unsigned> userObjects_;
   std::vector<std::shared_ptr<GraphNode>> nodes_;  // creation order
 };
 

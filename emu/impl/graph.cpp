@@ -281,6 +281,14 @@ CUresult launchExec(CUgraphExec handle, CUstream streamHandle, bool perThread, b
   return exec->launch(**stream);
 }
 
+CUresult instantiateWithParams(CUgraphExec* out, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS* params, bool pt) {
+  if (!params) return CUDA_ERROR_INVALID_VALUE;
+  params->hErrNode_out = nullptr;
+  CUresult r = instantiate(out, hGraph, params->flags, &params->hErrNode_out, &params->result_out);
+  if (r == CUDA_SUCCESS && (params->flags & CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD))
+    r = launchExec(*out, params->hUploadStream, pt, true);
+  return r;
+}
 // Node-by-node comparison for cuGraphExecUpdate: the same nodes in creation order, the same types, the same
 // edges.
 CUresult compareTopology(const Graph& original, const Graph& updated, CUgraphExecUpdateResultInfo& info) {
@@ -707,14 +715,6 @@ CUresult cuGraphInstantiate(CUgraphExec* phGraphExec, CUgraph hGraph, CUgraphNod
   return impl::cuGraphInstantiate_v2(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
 }
 
-CUresult instantiateWithParams(CUgraphExec* out, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS* params, bool pt) {
-  if (!params) return CUDA_ERROR_INVALID_VALUE;
-  params->hErrNode_out = nullptr;
-  CUresult r = instantiate(out, hGraph, params->flags, &params->hErrNode_out, &params->result_out);
-  if (r == CUDA_SUCCESS && (params->flags & CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD))
-    r = launchExec(*out, params->hUploadStream, pt, true);
-  return r;
-}
 CUresult cuGraphInstantiateWithParams(CUgraphExec* phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS* p) {
   return instantiateWithParams(phGraphExec, hGraph, p, false);
 }
@@ -809,6 +809,47 @@ CUresult cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsign
   if (!step) return CUDA_ERROR_INVALID_VALUE;
   *isEnabled = step->enabled ? 1 : 0;
   return CUDA_SUCCESS;
+}
+
+CUresult cuUserObjectCreate(CUuserObject* object_out, void* ptr, CUhostFn destroy, unsigned int initialRefcount,
+                            unsigned int flags) {
+  if (!object_out || !destroy || !initialRefcount || flags != CU_USER_OBJECT_NO_DESTRUCTOR_SYNC)
+    return CUDA_ERROR_INVALID_VALUE;
+  auto object = std::make_shared<UserObject>(ptr, destroy, initialRefcount);
+  object->setHandle(userObjectTable().insert(object));
+  *object_out = toApiHandle<CUuserObject>(object->handle());
+  return CUDA_SUCCESS;
+}
+
+CUresult cuUserObjectRetain(CUuserObject object, unsigned int count) {
+  auto found = userObjectTable().find(handleValue(object));
+  if (!found || !count) return CUDA_ERROR_INVALID_VALUE;
+  found->retain(count);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuUserObjectRelease(CUuserObject object, unsigned int count) {
+  auto found = userObjectTable().find(handleValue(object));
+  if (!found || !count) return CUDA_ERROR_INVALID_VALUE;
+  found->release(count);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags) {
+  auto g = findGraph(graph);
+  auto found = userObjectTable().find(handleValue(object));
+  if (!g || !found || !count || (flags & ~unsigned(CU_GRAPH_USER_OBJECT_MOVE))) return CUDA_ERROR_INVALID_VALUE;
+  // Without MOVE the graph takes new references; with it, it takes over the caller's.
+  if (!(flags & CU_GRAPH_USER_OBJECT_MOVE)) found->retain(count);
+  g->retainUserObject(found, count);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count) {
+  auto g = findGraph(graph);
+  auto found = userObjectTable().find(handleValue(object));
+  if (!g || !found || !count) return CUDA_ERROR_INVALID_VALUE;
+  return g->releaseUserObject(found, count);
 }
 
 CUresult cuGraphDebugDotPrint(CUgraph hGraph, const char* path, unsigned int) {
