@@ -191,8 +191,15 @@ TEST_F(api_launch_Faults, LaunchAfterFaultFails) {
 // error as its status (possibly after cuCtxSynchronize has returned); a host function queued there does not run;
 // after the fault, adding a callback and destroying the stream answer the error.
 TEST_F(api_launch_Faults, CallbackSeesError) {
-  CUstream s;
+  CUstream s, releaser;
   CU_ASSERT_OK(cuStreamCreate(&s, 0));
+  CU_ASSERT_OK(cuStreamCreate(&releaser, CU_STREAM_NON_BLOCKING));
+  // The faulting kernel waits behind a flag until the callback and the host function are queued, so the fault
+  // cannot happen before they are (a one-thread kernel is fast on a GPU and faster on cuemu).
+  CUdeviceptr flag;
+  CU_ASSERT_OK(cuMemAlloc(&flag, 4));
+  CU_ASSERT_OK(cuMemsetD32(flag, 0, 1));
+  CU_ASSERT_OK(cuStreamWaitValue32(s, flag, 1, CU_STREAM_WAIT_VALUE_GEQ));
   CU_ASSERT_OK(Write(0x10, s));
   static std::atomic<int> status{-1};
   static std::atomic<int> calls{0};
@@ -205,6 +212,7 @@ TEST_F(api_launch_Faults, CallbackSeesError) {
       },
       nullptr, 0));
   CU_EXPECT_OK(cuLaunchHostFunc(s, [](void*) { ++hostFunctionCalls; }, nullptr));
+  CU_ASSERT_OK(cuStreamWriteValue32(releaser, flag, 1, 0));
   CU_EXPECT(CUDA_ERROR_ILLEGAL_ADDRESS, cuCtxSynchronize());
   for (int i = 0; i < 200 && calls.load() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
