@@ -697,6 +697,132 @@ TEST_F(api_memory_Ipc, EventHandleNeedsInterprocessFlag) {
   CU_EXPECT_OK(cuEventDestroy(e));
 }
 
+TEST_F(api_memory_Ipc, EventHandleNullOutput) {
+  CUevent e;
+  CU_ASSERT_OK(cuEventCreate(&e, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING));
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuIpcGetEventHandle(nullptr, e));
+  CU_EXPECT_OK(cuEventDestroy(e));
+}
+
+TEST_F(api_memory_Ipc, InterprocessEventNeedsTimingDisabled) {
+  CUevent e;
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuEventCreate(&e, CU_EVENT_INTERPROCESS));
+}
+
+TEST_F(api_memory_Ipc, OpenEventHandleNullOutput) {
+  CUevent e;
+  CU_ASSERT_OK(cuEventCreate(&e, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING));
+  CUipcEventHandle h{};
+  CU_ASSERT_OK(cuIpcGetEventHandle(&h, e));
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuIpcOpenEventHandle(nullptr, h));
+  CU_EXPECT_OK(cuEventDestroy(e));
+}
+
+std::string ToHex(const char* bytes, size_t n) {
+  std::string hex;
+  char buf[4];
+  for (size_t i = 0; i < n; ++i) {
+    std::snprintf(buf, sizeof(buf), "%02x", static_cast<unsigned char>(bytes[i]));
+    hex += buf;
+  }
+  return hex;
+}
+
+template <typename Handle>
+Handle FromHex(const std::string& hex, size_t offset) {
+  Handle h{};
+  for (size_t i = 0; i < sizeof(h.reserved) && offset + 2 * i + 1 < hex.size(); ++i)
+    h.reserved[i] = static_cast<char>(std::stoi(hex.substr(offset + 2 * i, 2), nullptr, 16));
+  return h;
+}
+
+CONF_FRESH_BODY(IpcEventGate) {
+  // arg: a memory handle (a gate word) then an event handle, as hex. The parent's event is recorded behind a
+  // stream wait on the gate: it is pending here until this process opens the gate.
+  // Returns 1000 * (cuEventQuery before opening) + (cuEventSynchronize after), or -CUresult of a setup step.
+  auto mem = FromHex<CUipcMemHandle>(arg, 0);
+  auto ev = FromHex<CUipcEventHandle>(arg, 2 * sizeof(CUipcMemHandle));
+  CUresult r = cuInit(0);
+  CUcontext c;
+  if (r == CUDA_SUCCESS) r = cuCtxCreate(&c, nullptr, 0, 0);
+  CUdeviceptr gate = 0;
+  if (r == CUDA_SUCCESS) r = cuIpcOpenMemHandle(&gate, mem, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+  CUevent e = nullptr;
+  if (r == CUDA_SUCCESS) r = cuIpcOpenEventHandle(&e, ev);
+  if (r != CUDA_SUCCESS) return -static_cast<int>(r);
+  CUresult before = cuEventQuery(e);
+  r = cuMemsetD32(gate, 1, 1);
+  if (r != CUDA_SUCCESS) return -static_cast<int>(r);
+  CUresult after = cuEventSynchronize(e);
+  cuEventDestroy(e);
+  cuIpcCloseMemHandle(gate);
+  return static_cast<int>(before) * 1000 + static_cast<int>(after);
+}
+
+TEST_F(api_memory_Ipc, EventPendingInAnotherProcessUntilItsStreamPasses) {
+  CUdeviceptr gate;
+  CU_ASSERT_OK(cuMemAlloc(&gate, 4096));
+  CU_ASSERT_OK(cuMemsetD32(gate, 0, 1));
+  CUstream s;
+  CU_ASSERT_OK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+  CUevent e;
+  CU_ASSERT_OK(cuEventCreate(&e, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING));
+  CU_ASSERT_OK(cuStreamWaitValue32(s, gate, 1, CU_STREAM_WAIT_VALUE_GEQ));
+  CU_ASSERT_OK(cuEventRecord(e, s));
+  CUipcMemHandle mh{};
+  CU_ASSERT_OK(cuIpcGetMemHandle(&mh, gate));
+  CUipcEventHandle eh{};
+  CU_ASSERT_OK(cuIpcGetEventHandle(&eh, e));
+  CU_EXPECT(CUDA_ERROR_NOT_READY, cuEventQuery(e));
+  auto r = conf::RunFresh("IpcEventGate", ToHex(mh.reserved, sizeof mh.reserved) + ToHex(eh.reserved, sizeof eh.reserved), 60);
+  ASSERT_TRUE(r.ran) << r.output;
+  EXPECT_EQ(r.result, 600 * 1000) << "the child saw CUDA_ERROR_NOT_READY, then waited for the parent's stream";
+  CU_EXPECT_OK(cuStreamSynchronize(s));
+  CU_EXPECT_OK(cuEventQuery(e));
+  CU_EXPECT_OK(cuEventDestroy(e));
+  CU_EXPECT_OK(cuStreamDestroy(s));
+  CU_EXPECT_OK(cuMemFree(gate));
+}
+
+CONF_FRESH_BODY(IpcEventStreamWait) {
+  // arg: an event handle as hex. Makes this process's stream wait for the parent's (completed) record and
+  // records the event itself; returns -CUresult of the first failure (0: all succeeded).
+  auto ev = FromHex<CUipcEventHandle>(arg, 0);
+  CUresult r = cuInit(0);
+  CUcontext c;
+  if (r == CUDA_SUCCESS) r = cuCtxCreate(&c, nullptr, 0, 0);
+  CUevent e = nullptr;
+  if (r == CUDA_SUCCESS) r = cuIpcOpenEventHandle(&e, ev);
+  CUstream s = nullptr;
+  if (r == CUDA_SUCCESS) r = cuStreamCreate(&s, CU_STREAM_NON_BLOCKING);
+  if (r == CUDA_SUCCESS) r = cuStreamWaitEvent(s, e, 0);
+  if (r == CUDA_SUCCESS) r = cuStreamSynchronize(s);
+  if (r == CUDA_SUCCESS) r = cuEventRecord(e, s);
+  if (r == CUDA_SUCCESS) r = cuEventSynchronize(e);
+  if (r == CUDA_SUCCESS) r = cuEventQuery(e);
+  float ms = 0;
+  // An imported event behaves as one created with CU_EVENT_DISABLE_TIMING.
+  if (r == CUDA_SUCCESS && cuEventElapsedTime(&ms, e, e) != CUDA_ERROR_INVALID_HANDLE) r = CUDA_ERROR_UNKNOWN;
+  if (r == CUDA_SUCCESS) r = cuStreamDestroy(s);
+  if (r == CUDA_SUCCESS) r = cuEventDestroy(e);
+  return -static_cast<int>(r);
+}
+
+TEST_F(api_memory_Ipc, EventWaitedOnAndRecordedInAnotherProcess) {
+  CUevent e;
+  CU_ASSERT_OK(cuEventCreate(&e, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING));
+  CU_ASSERT_OK(cuEventRecord(e, nullptr));
+  CU_ASSERT_OK(cuEventSynchronize(e));
+  CUipcEventHandle eh{};
+  CU_ASSERT_OK(cuIpcGetEventHandle(&eh, e));
+  auto r = conf::RunFresh("IpcEventStreamWait", ToHex(eh.reserved, sizeof eh.reserved), 60);
+  ASSERT_TRUE(r.ran) << r.output;
+  EXPECT_EQ(r.result, 0) << "-CUresult of the child";
+  CU_EXPECT_OK(cuEventQuery(e));
+  CU_EXPECT_OK(cuEventSynchronize(e));
+  CU_EXPECT_OK(cuEventDestroy(e));
+}
+
 // ---- peer copies between contexts ---------------------------------------------------------------------------------
 
 using api_memory_Peer = ContextTest;

@@ -243,6 +243,47 @@ Expected<RegionPtr> AddressSpace::allocate(RegionPtr region, uint64_t commitByte
   return region;
 }
 
+Expected<RegionPtr> AddressSpace::allocateBelow4GiB(RegionPtr region, uint64_t commitBytes) {
+  constexpr uint64_t kLowBytes = uint64_t(512) << 20;
+  std::unique_lock lock(mutex_);
+  if (!lowTried_) {
+    lowTried_ = true;
+    // Candidate places for 512 MiB below 4 GiB, above where non-PIE executables and their heaps live.
+    for (uint64_t hint : {uint64_t(0x80000000), uint64_t(0xC0000000), uint64_t(0x40000000), uint64_t(0x20000000)}) {
+      void* p = mmap(reinterpret_cast<void*>(hint), kLowBytes, PROT_NONE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+      if (p == MAP_FAILED) continue;
+      if (reinterpret_cast<uint64_t>(p) != hint) {  // kernels before 4.17 treat the flag as a hint
+        munmap(p, kLowBytes);
+        continue;
+      }
+      lowBase_.store(hint, std::memory_order_relaxed);
+      lowLimit_.store(kLowBytes, std::memory_order_release);
+      lowFreeSpans_.emplace(hint + kChunk, kLowBytes - kChunk);  // the first chunk is a guard
+      break;
+    }
+  }
+  uint64_t lowLimit = lowLimit_.load(std::memory_order_relaxed);
+  if (!lowLimit) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "no addresses below 4 GiB are free");
+  uint64_t reserved = alignUp(std::max<uint64_t>(region->size, 1), kChunk);
+  if (reserved < region->size || reserved >= lowLimit) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "size too large");
+  commitBytes = alignUp(commitBytes, pageSize());
+  uint64_t need = reserved + kChunk;  // + one guard chunk
+  auto span = std::find_if(lowFreeSpans_.begin(), lowFreeSpans_.end(), [&](auto& s) { return s.second >= need; });
+  if (span == lowFreeSpans_.end()) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "the range below 4 GiB is full");
+  uint64_t start = span->first;
+  if (commitBytes && !commit(start, commitBytes)) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "the host refused to commit memory");
+  uint64_t rest = span->second - need;
+  lowFreeSpans_.erase(span);
+  if (rest) lowFreeSpans_.emplace(start + need, rest);
+  region->start = start;
+  region->reservedSize = reserved;
+  region->committedSize = commitBytes;
+  region->bufferId = nextBufferId();
+  regions_.emplace(start, region);
+  return region;
+}
+
 Expected<RegionPtr> AddressSpace::registerExternal(RegionPtr region) {
   std::unique_lock lock(mutex_);
   uint64_t start = region->start, end = region->start + region->size;
@@ -270,7 +311,19 @@ RegionPtr AddressSpace::release(uint64_t start) {
   } else {
     return nullptr;
   }
-  if (region->reservedSize) {
+  if (region->reservedSize && inLowRange(region->start)) {
+    decommit(*region);
+    uint64_t at = region->start, bytes = region->reservedSize + kChunk;
+    auto next = lowFreeSpans_.lower_bound(at);
+    if (next != lowFreeSpans_.end() && at + bytes == next->first) {
+      bytes += next->second;
+      next = lowFreeSpans_.erase(next);
+    }
+    if (next != lowFreeSpans_.begin() && std::prev(next)->first + std::prev(next)->second == at)
+      std::prev(next)->second += bytes;
+    else
+      lowFreeSpans_.emplace(at, bytes);
+  } else if (region->reservedSize) {
     if (region->kind != MemoryKind::VmmReservation) setAccessible(region->start, region->size, false);
     decommit(*region);
     returnAddresses(region->start, region->reservedSize + kChunk);
@@ -355,6 +408,7 @@ Expected<std::pair<int, uint64_t>> AddressSpace::shareRegion(const RegionPtr& re
   std::unique_lock lock(mutex_);
   int fd = sharedFd();
   if (fd < 0) return makeError(CUDA_ERROR_NOT_SUPPORTED, "memfd_create failed: IPC unavailable");
+  if (!inRange(region->start)) return makeError(CUDA_ERROR_INVALID_VALUE, "memory below 4 GiB cannot be shared");
   uint64_t offset = region->start - base_;
   if (!region->sharedBacking) {
     // Move the pages onto the shared file: copy the contents, then replace the private mapping in one step.

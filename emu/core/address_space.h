@@ -108,12 +108,17 @@ class AddressSpace {
   // Regions overlapping [address, address+size).
   std::vector<RegionPtr> overlapping(uint64_t address, uint64_t size) const;
   bool inRange(uint64_t address) const { return address - base_ < limit_; }
+  // In the main range or the range below 4 GiB: never pageable host memory.
+  bool isDeviceAddress(uint64_t address) const { return inRange(address) || inLowRange(address); }
 
   // Takes addresses for a region of `size` bytes (plus a guard) from the range, commits `commitBytes` of it
   // read-write (0 = addresses only), and registers `region` there. `alignment` is a power of two (0 = chunk).
   // `fixedAddress`, if non-zero, asks for that address (VMM reservations); it is only a hint.
   Expected<RegionPtr> allocate(RegionPtr region, uint64_t commitBytes, uint64_t alignment = 0,
                                uint64_t fixedAddress = 0);
+  // The same below 4 GiB, for the 32-bit legacy entry points (cuMemAlloc with CUdeviceptr_v1): from a small
+  // second range reserved on first use. Its regions are found through the region map (no fast-table entries).
+  Expected<RegionPtr> allocateBelow4GiB(RegionPtr region, uint64_t commitBytes);
   // Registers a region that needs no addresses from the range (registered host memory).
   Expected<RegionPtr> registerExternal(RegionPtr region);
   // Unregisters the region starting at `start`, decommits and returns its addresses. Returns the region.
@@ -174,6 +179,15 @@ class AddressSpace {
   std::map<uint64_t, RegionPtr> regions_;      // by start; never overlapping
   std::map<uint64_t, RegionPtr> reservations_; // VMM reservations, by start
   std::map<uint64_t, uint64_t> freeSpans_;     // start -> bytes (offsets from base_)
+  // The low range (allocateBelow4GiB): absolute start -> bytes of its free spans; reserved on first use.
+  std::atomic<uint64_t> lowBase_{0};
+  std::atomic<uint64_t> lowLimit_{0};  // set once (0: not reserved)
+  bool lowTried_ = false;
+  std::map<uint64_t, uint64_t> lowFreeSpans_;
+  bool inLowRange(uint64_t address) const {
+    uint64_t limit = lowLimit_.load(std::memory_order_acquire);
+    return address - lowBase_.load(std::memory_order_relaxed) < limit;
+  }
   uint64_t rover_ = 0;
   int sharedFd_ = -1;
   std::atomic<uint64_t> nextBufferId_{1};

@@ -12,11 +12,14 @@
 
 namespace cuemu {
 
+class IpcEventState;  // core/ipc_event.h
+
 class Event {
  public:
   static constexpr HandleKind kKind = HandleKind::Event;
 
   Event(Context& context, unsigned flags) : context_(context), flags_(flags) {}
+  ~Event();
 
   Context& context() const { return context_; }
   unsigned flags() const { return flags_; }
@@ -41,10 +44,16 @@ class Event {
   std::vector<GraphNode*> captureNodes;
   bool recordedInCapture() const;
 
+  // Interprocess events (CU_EVENT_INTERPROCESS, or opened from another process's handle): their state is
+  // shared with other processes, so queries and waits follow records made in any of them.
+  void attachIpc(std::shared_ptr<IpcEventState> state) { ipc_ = std::move(state); }
+  const std::shared_ptr<IpcEventState>& ipc() const { return ipc_; }
+
  private:
   struct Record {
     StreamPosition position;
     std::atomic<int64_t> completedAt{0};
+    uint32_t ipcTicket = 0;
   };
   std::shared_ptr<Record> current() const;
 
@@ -53,6 +62,8 @@ class Event {
   uint64_t handle_ = 0;
   mutable std::mutex mutex_;
   std::shared_ptr<Record> record_;
+  std::shared_ptr<IpcEventState> ipc_;
+  mutable std::shared_ptr<Stream> ipcWaiter_;  // runs waits for records made in other processes
 };
 
 HandleTable<Event>& eventTable();

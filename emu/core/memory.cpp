@@ -22,7 +22,8 @@ void ContextMemory::teardown() {
   }
 }
 
-Expected<RegionPtr> ContextMemory::allocate(uint64_t bytes, MemoryKind kind, unsigned flags, bool charged) {
+Expected<RegionPtr> ContextMemory::allocate(uint64_t bytes, MemoryKind kind, unsigned flags, bool charged,
+                                            bool below4GiB) {
   auto region = std::make_shared<MemoryRegion>();
   region->size = bytes;
   region->kind = kind;
@@ -41,13 +42,17 @@ Expected<RegionPtr> ContextMemory::allocate(uint64_t bytes, MemoryKind kind, uns
   }
   // Large allocations are 2 MiB aligned, as on the GPU (and huge pages become possible).
   uint64_t alignment = bytes >= (uint64_t(2) << 20) ? uint64_t(2) << 20 : 0;
-  auto result = space.allocate(region, commit, alignment);
+  auto result = below4GiB ? space.allocateBelow4GiB(region, commit) : space.allocate(region, commit, alignment);
   if (!result && charged) space.uncharge(region->device, commit);
   return result;
 }
 
 Expected<RegionPtr> ContextMemory::allocateDevice(uint64_t bytes) {
   return allocate(bytes, MemoryKind::Device, 0, /*charged=*/true);
+}
+
+Expected<RegionPtr> ContextMemory::allocateDeviceBelow4GiB(uint64_t bytes) {
+  return allocate(bytes, MemoryKind::Device, 0, /*charged=*/true, /*below4GiB=*/true);
 }
 
 Expected<RegionPtr> ContextMemory::allocateHost(uint64_t bytes, unsigned flags) {
@@ -114,7 +119,7 @@ Expected<RegionPtr> anyRange(uint64_t address, uint64_t bytes) {
                                    region->start));
     return region;
   }
-  if (space.inRange(address))
+  if (space.isDeviceAddress(address))
     return makeError(CUDA_ERROR_INVALID_VALUE, fmt::format("{:#x} is freed or unmapped device memory", address));
   return RegionPtr();
 }

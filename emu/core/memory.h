@@ -26,6 +26,8 @@ class ContextMemory {
 
   // cuMemAlloc: `bytes` of device memory of the context's device, charged against the device's capacity.
   Expected<RegionPtr> allocateDevice(uint64_t bytes);
+  // The same at an address below 4 GiB (the 32-bit legacy entry points).
+  Expected<RegionPtr> allocateDeviceBelow4GiB(uint64_t bytes);
   // cuMemAllocHost / cuMemHostAlloc: pinned host memory (in the device range: host and device pointer equal).
   Expected<RegionPtr> allocateHost(uint64_t bytes, unsigned flags);
   // cuMemAllocManaged.
@@ -36,7 +38,7 @@ class ContextMemory {
   Context& context() { return context_; }
 
  private:
-  Expected<RegionPtr> allocate(uint64_t bytes, MemoryKind kind, unsigned flags, bool charged);
+  Expected<RegionPtr> allocate(uint64_t bytes, MemoryKind kind, unsigned flags, bool charged, bool below4GiB = false);
   Context& context_;
 };
 

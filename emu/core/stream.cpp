@@ -96,10 +96,28 @@ void Stream::runItem(Item& item) {
   itemDone_.notify_all();
 }
 
+bool Stream::runInlineIfIdle(StreamWork& work) {
+  Item item{nullptr, {}, 0, WorkOptions::None};
+  {
+    std::lock_guard lock(mutex_);
+    if (!queue_.empty() || inlineRunning_ || completed_.load(std::memory_order_relaxed) != submitted_) return false;
+    item.sequence = ++submitted_;
+    inlineRunning_ = true;
+  }
+  item.work = std::move(work);
+  runItem(item);
+  {
+    std::lock_guard lock(mutex_);
+    inlineRunning_ = false;
+  }
+  workAvailable_.notify_one();
+  return true;
+}
+
 void Stream::workerLoop() {
   std::unique_lock lock(mutex_);
   for (;;) {
-    workAvailable_.wait(lock, [&] { return !queue_.empty() || retired_; });
+    workAvailable_.wait(lock, [&] { return (!queue_.empty() || retired_) && !inlineRunning_; });
     if (queue_.empty()) break;  // retired and drained
     Item item = std::move(queue_.front());
     queue_.pop_front();
@@ -194,6 +212,16 @@ StreamPosition ContextStreams::submit(Stream& stream, StreamWork work, std::vect
   return stream.submit(std::move(work), std::move(dependencies), options);
 }
 
+bool ContextStreams::runInlineIfIdle(Stream& stream, StreamWork& work) {
+  if (stream.kind() == Stream::Kind::Legacy) {
+    for (auto& other : blockingStreams())
+      if (!other->isIdle()) return false;
+  } else if (stream.isBlocking() && !legacy_->isIdle()) {
+    return false;
+  }
+  return stream.runInlineIfIdle(work);
+}
+
 std::vector<std::shared_ptr<Stream>> ContextStreams::allStreams() {
   std::vector<std::shared_ptr<Stream>> out{legacy_};
   for (auto& s : liveStreams()) out.push_back(std::move(s));
@@ -267,8 +295,11 @@ CUresult runOnStreamAndWait(Context& context, CUstream stream, StreamWork work, 
   if (isCapturing(**resolved)) return enqueueWork(**resolved, std::move(work), capturedAs);
   if ((*resolved)->kind() == Stream::Kind::Legacy)
     if (CUresult implicit = checkLegacyImplicitCapture(**resolved)) return implicit;
-  auto position = context.streams().submit(**resolved, std::move(work));
-  position.stream->waitFor(position.sequence);
+  // An idle stream runs the work here: a worker round trip would cost more than a small copy itself.
+  if (!context.streams().runInlineIfIdle(**resolved, work)) {
+    auto position = context.streams().submit(**resolved, std::move(work));
+    position.stream->waitFor(position.sequence);
+  }
   context.modules().flushPrintf();
   return context.stickyError();
 }

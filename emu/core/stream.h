@@ -60,6 +60,10 @@ class Stream : public std::enable_shared_from_this<Stream> {
   uint64_t lastSubmitted() const;
   uint64_t completed() const { return completed_.load(std::memory_order_acquire); }
   bool isIdle() const { return completed() >= lastSubmitted(); }
+  // Runs `work` on the calling thread as this stream's next item when nothing is queued or running (synchronous
+  // copies: no worker round trip). Returns false, leaving `work` untouched, when the stream is busy; later
+  // submissions wait for the inline item, so stream order holds.
+  bool runInlineIfIdle(StreamWork& work);
   // Blocks (without spinning) until item `sequence` has completed.
   void waitFor(uint64_t sequence);
   void waitIdle() { waitFor(lastSubmitted()); }
@@ -101,6 +105,7 @@ class Stream : public std::enable_shared_from_this<Stream> {
   std::atomic<uint64_t> completed_{0};
   bool workerRunning_ = false;
   bool retired_ = false;
+  bool inlineRunning_ = false;  // an item runs on a caller's thread: the worker waits
 };
 
 HandleTable<Stream>& streamTable();
@@ -123,6 +128,8 @@ class ContextStreams {
   // Submits with the implicit dependencies of the legacy default stream.
   StreamPosition submit(Stream& stream, StreamWork work, std::vector<StreamPosition> dependencies = {},
                         WorkOptions options = WorkOptions::None);
+  // Runs `work` at once on the calling thread if `stream` and everything it implicitly waits for are idle.
+  bool runInlineIfIdle(Stream& stream, StreamWork& work);
   // Waits for all work of the context; returns the sticky error if any.
   CUresult synchronize();
   // What cuCtxSynchronize answers first: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED while a stream of the context

@@ -4,6 +4,7 @@
 #include "core/context.h"
 #include "core/event.h"
 #include "core/graph.h"
+#include "core/ipc_event.h"
 #include "core/module.h"
 #include "core/stream_lookup.h"
 
@@ -66,6 +67,11 @@ CUresult cuEventCreate(CUevent* phEvent, unsigned int Flags) {
   auto context = requireCurrentContext();
   if (!context) return context.error().code;
   auto event = std::make_shared<Event>(**context, Flags);
+  if (Flags & CU_EVENT_INTERPROCESS) {
+    auto shared = IpcEventState::create();
+    if (!shared) return shared.error().code;
+    event->attachIpc(std::move(*shared));
+  }
   event->setHandle(eventTable().insert(event));
   *phEvent = toApiHandle<CUevent>(event->handle());
   return CUDA_SUCCESS;

@@ -1,10 +1,13 @@
 // Interprocess memory: cuIpcGetMemHandle / cuIpcOpenMemHandle / cuIpcCloseMemHandle. An exported allocation
 // moves onto the process's shared memfd; the handle names the exporting process, its descriptor and the
-// allocation's offset, and the importer maps that range through /proc/<pid>/fd. (Event handles belong to the
-// events area.)
+// allocation's offset, and the importer maps that range through /proc/<pid>/fd. Event handles name a slot of
+// the exporter's shared event file (core/ipc_event.h), mapped the same way.
 #include "api/impl.h"
 
+#include "core/context.h"
 #include "core/device.h"
+#include "core/event.h"
+#include "core/ipc_event.h"
 #include "core/memory.h"
 #include "impl/memory_internal.h"
 
@@ -139,6 +142,28 @@ CUresult cuIpcCloseMemHandle(CUdeviceptr dptr) {
   }
   memops::drainOwner(dptr);
   AddressSpace::instance().release(dptr);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuIpcGetEventHandle(CUipcEventHandle* pHandle, CUevent event) {
+  if (!pHandle) return CUDA_ERROR_INVALID_VALUE;
+  auto found = eventTable().find(handleValue(event));
+  // An event created without CU_EVENT_INTERPROCESS is CUDA_ERROR_INVALID_HANDLE (measured on driver 580).
+  if (!found || !found->ipc()) return CUDA_ERROR_INVALID_HANDLE;
+  found->ipc()->exportHandle(*pHandle);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuIpcOpenEventHandle(CUevent* phEvent, CUipcEventHandle handle) {
+  if (!phEvent) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_REQUIRE_CONTEXT(context);
+  auto shared = IpcEventState::open(handle);
+  if (!shared) return shared.error().code;
+  // The imported event behaves like a local one created with CU_EVENT_DISABLE_TIMING.
+  auto event = std::make_shared<Event>(context, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING);
+  event->attachIpc(std::move(*shared));
+  event->setHandle(eventTable().insert(event));
+  *phEvent = toApiHandle<CUevent>(event->handle());
   return CUDA_SUCCESS;
 }
 

@@ -31,7 +31,7 @@ TEST_F(MemoryTest, AllocAsyncFreeAsync) {
   EXPECT_EQ(cuMemPoolSetAttribute(def, CU_MEMPOOL_ATTR_USED_MEM_HIGH, &zero), CUDA_SUCCESS);
   ASSERT_EQ(cuMemPoolGetAttribute(def, CU_MEMPOOL_ATTR_USED_MEM_HIGH, &high), CUDA_SUCCESS);
   EXPECT_EQ(high, 0u);
-  EXPECT_EQ(cuMemAllocAsync(&p, 0, nullptr), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuMemAllocAsync(&p, 0, nullptr), CUDA_SUCCESS);  // zero bytes are accepted (driver 580)
   EXPECT_EQ(cuMemAllocAsync(&p, 16, reinterpret_cast<CUstream>(0x1234)), CUDA_ERROR_INVALID_HANDLE);
 }
 

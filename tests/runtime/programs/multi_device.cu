@@ -8,6 +8,12 @@ __global__ void fill(int* p, int n, int value) {
   if (i < n) p[i] = value + i;
 }
 
+// Runs on one device and reads another's memory directly (peer access).
+__global__ void addPeer(int* mine, const int* peer, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) mine[i] += peer[i];
+}
+
 int main() {
   CORPUS_PROGRAM("multi_device");
   int count = 0;
@@ -47,6 +53,24 @@ int main() {
   int canAccess = -1;
   CHECK_CUDA(cudaDeviceCanAccessPeer(&canAccess, 0, 1));
   EXPECT_TRUE(canAccess == 0 || canAccess == 1);
+  if (canAccess) {
+    CHECK_CUDA(cudaDeviceEnablePeerAccess(1, 0));
+    EXPECT_TRUE(cudaDeviceEnablePeerAccess(1, 0) == cudaErrorPeerAccessAlreadyEnabled);
+    (void)cudaGetLastError();
+    addPeer<<<n / 256, 256>>>(buffers[0], buffers[1], n);  // device 1 still holds 2000 + i
+    CHECK_CUDA(cudaGetLastError());
+    CHECK_CUDA(cudaMemcpy(host.data(), buffers[0], n * sizeof(int), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; ++i)
+      if (host[i] != 2 * (2000 + i)) corpus::fail("kernel reading peer memory", __FILE__, __LINE__);
+    CHECK_CUDA(cudaDeviceDisablePeerAccess(1));
+    EXPECT_TRUE(cudaDeviceDisablePeerAccess(1) == cudaErrorPeerAccessNotEnabled);
+    (void)cudaGetLastError();
+  }
+  // With unified addressing a plain cudaMemcpy infers both devices.
+  CHECK_CUDA(cudaMemcpy(buffers[1], buffers[0], n * sizeof(int), cudaMemcpyDefault));
+  CHECK_CUDA(cudaSetDevice(1));
+  CHECK_CUDA(cudaMemcpy(host.data(), buffers[1], n * sizeof(int), cudaMemcpyDeviceToHost));
+  if (host[n - 1] != (canAccess ? 2 : 1) * (2000 + n - 1)) corpus::fail("copy between devices", __FILE__, __LINE__);
   for (int d = 0; d < count; ++d) {
     CHECK_CUDA(cudaSetDevice(d));
     CHECK_CUDA(cudaFree(buffers[d]));
