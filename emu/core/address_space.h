@@ -152,6 +152,9 @@ class AddressSpace {
   uint64_t nextBufferId() { return nextBufferId_.fetch_add(1, std::memory_order_relaxed); }
   uint64_t base() const { return base_; }
   uint64_t limit() const { return limit_; }
+  // The table behind isAccessible's fast path, one entry per chunk from base(): bytes accessible from the chunk's
+  // start on (0 = none). For the PTX interpreter's inline checks (ptx::exec::MemoryValidator has this layout).
+  const std::atomic<uint32_t>* accessTable() const { return table_; }
   static uint64_t pageSize();
 
   static constexpr unsigned kChunkShift = 16;  // 64 KiB: covers every page size Linux uses

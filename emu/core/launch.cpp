@@ -15,9 +15,19 @@
 namespace cuemu {
 namespace {
 
-// Global-memory checks for the interpreter: the address space's O(1) table.
+// Global-memory checks for the interpreter: the address space's O(1) table, read inline by the interpreter; the
+// rest (registered host memory, adjacent VMM mappings) through the region map.
 class DeviceMemoryValidator final : public ptx::exec::MemoryValidator {
  public:
+  DeviceMemoryValidator() {
+    const AddressSpace& space = AddressSpace::instance();
+    if (space.limit()) {
+      base = space.base();
+      end = space.base() + space.limit();
+      pageShift = AddressSpace::kChunkShift;
+      validBytes = space.accessTable();
+    }
+  }
   bool checkSlow(uint64_t address, uint64_t size, bool) const override {
     return AddressSpace::instance().isAccessible(address, size);
   }
@@ -83,13 +93,34 @@ CUresult validate(const LaunchRequest& r, const Device& device) {
   uint64_t sharedLimit = 49152;
   if (maxDynamic >= 0) sharedLimit = std::max<uint64_t>(sharedLimit, uint64_t(maxDynamic) + info.staticSharedBytes);
   if (info.staticSharedBytes + uint64_t(r.dynamicSharedBytes) > sharedLimit) return CUDA_ERROR_INVALID_VALUE;
-  if (r.cooperative) {
-    int blocksPerSm = attribute(device, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, 32);
-    int threadsPerSm = attribute(device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, 2048);
-    uint64_t perSm = std::min<uint64_t>(blocksPerSm, threadsPerSm / std::max<uint64_t>(1, b.count()));
-    if (g.count() > perSm * uint64_t(device.profile().smCount)) return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
-  }
+  // A cooperative grid must be co-resident, as the occupancy calculator counts it.
+  if (r.cooperative &&
+      g.count() > uint64_t(maxActiveBlocksPerSm(*r.function, device, int(b.count()), r.dynamicSharedBytes)) *
+                      uint64_t(attribute(device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 1)))
+    return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
   return CUDA_SUCCESS;
+}
+
+// The grid-sync workspace of a cooperative launch (cooperative groups' `grid_workspace {wsSize, barrier}`):
+// zeroed device memory of the context, taken when the launch runs and returned when it is done.
+constexpr uint64_t kGridWorkspaceBytes = 256;
+
+std::shared_ptr<const MemoryRegion> allocateGridWorkspace(Context& context) {
+  auto region = std::make_shared<MemoryRegion>();
+  region->size = kGridWorkspaceBytes;
+  region->kind = MemoryKind::Device;
+  region->device = context.device().ordinal();
+  region->context = context.apiHandle();
+  AddressSpace& space = AddressSpace::instance();
+  auto allocated = space.allocate(region, alignUp(kGridWorkspaceBytes, AddressSpace::pageSize()));
+  if (!allocated) return nullptr;
+  uint32_t header[2] = {uint32_t(kGridWorkspaceBytes), 0};  // fresh memory is zero: only wsSize to write
+  std::memcpy(reinterpret_cast<void*>(region->start), header, sizeof header);
+  uint64_t start = region->start;
+  // Context teardown may have released it already: release() then finds nothing.
+  return std::shared_ptr<const MemoryRegion>(region.get(), [keep = region, start](const MemoryRegion*) {
+    AddressSpace::instance().release(start);
+  });
 }
 
 }  // namespace
@@ -120,6 +151,24 @@ Expected<std::vector<uint8_t>> packKernelParams(const ptx::exec::KernelInfo& inf
     std::memcpy(buffer.data() + info.params[i].offset, kernelParams[i], info.params[i].size);
   }
   return buffer;
+}
+
+int maxActiveBlocksPerSm(const Function& function, const Device& device, int blockSize, size_t dynamicShared) {
+  const auto& info = function.info();
+  int warpsPerBlock = (blockSize + 31) / 32;
+  int maxThreadsPerSm = attribute(device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, 2048);
+  int maxBlocksPerSm = attribute(device, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, 32);
+  int regsPerSm = attribute(device, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, 65536);
+  int sharedPerSm = attribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, 233472);
+  int reservedPerBlock = attribute(device, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, 1024);
+  if (blockSize <= 0 || blockSize > int(info.maxThreadsPerBlock)) return 0;
+  int byThreads = maxThreadsPerSm / (warpsPerBlock * 32);
+  int regs = std::max<int>(info.registerCount, 16);
+  int regsPerWarp = ((regs * 32 + 255) / 256) * 256;  // allocation unit of 256 registers per warp
+  int byRegs = regsPerSm / std::max(1, regsPerWarp * warpsPerBlock);
+  size_t shared = info.staticSharedBytes + dynamicShared + reservedPerBlock;
+  int byShared = shared ? int(sharedPerSm / shared) : maxBlocksPerSm;
+  return std::max(0, std::min({byThreads, byRegs, byShared, maxBlocksPerSm}));
 }
 
 CUresult faultResult(ptx::exec::FaultKind kind) {
@@ -155,6 +204,12 @@ CUresult submitLaunch(Stream& stream, LaunchRequest request) {
 StreamWork launchWork(Context& context, LaunchRequest request) {
   auto config = execConfig(context.device());
   return [request = std::move(request), config, &context]() -> CUresult {
+    // Each execution (a graph may replay the launch) gets its own grid-sync workspace.
+    std::shared_ptr<const MemoryRegion> workspace;
+    if (request.cooperative) {
+      workspace = allocateGridWorkspace(context);
+      if (!workspace) return CUDA_ERROR_OUT_OF_MEMORY;
+    }
     ContextHostServices host(context);
     const Module& module = request.function->module();
     ptx::exec::LaunchParams params;
@@ -168,6 +223,10 @@ StreamWork launchWork(Context& context, LaunchRequest request) {
     params.host = &host;
     params.config = config;
     params.cooperative = request.cooperative;
+    if (workspace) {
+      params.envRegs[1] = uint32_t(workspace->start >> 32);
+      params.envRegs[2] = uint32_t(workspace->start);
+    }
     auto result = ptx::exec::launch(module.program(), request.function->kernelIndex(), params);
     if (result.ok()) return CUDA_SUCCESS;
     CUresult code = faultResult(result.fault.kind);

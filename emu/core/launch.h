@@ -15,6 +15,7 @@
 namespace cuemu {
 
 class Context;
+class Device;
 class Stream;
 
 struct LaunchRequest {
@@ -33,6 +34,9 @@ CUresult validateLaunch(Context& context, const LaunchRequest& request);
 CUresult submitLaunch(Stream& stream, LaunchRequest request);
 // The stream work of a validated launch (also what graph kernel nodes run).
 StreamWork launchWork(Context& context, LaunchRequest request);
+
+// The occupancy calculator: blocks of `blockSize` threads with `dynamicSharedBytes` that one SM holds at once.
+int maxActiveBlocksPerSm(const Function& function, const Device& device, int blockSize, size_t dynamicSharedBytes);
 
 // The CUresult the real driver reports for an interpreter fault.
 CUresult faultResult(ptx::exec::FaultKind kind);

@@ -62,36 +62,14 @@ CUresult launchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kerne
                 kernelParams, extra, perThread, cooperative);
 }
 
-// ---- Occupancy, from the device profile and the kernel's resources -------------------------------------------
-
-struct Occupancy {
-  int blocksPerSm = 0;
-};
-
-Occupancy occupancy(const Function& function, const Device& device, int blockSize, size_t dynamicShared) {
-  const auto& info = function.info();
-  int warpsPerBlock = (blockSize + 31) / 32;
-  int maxThreadsPerSm = deviceAttribute(device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, 2048);
-  int maxBlocksPerSm = deviceAttribute(device, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, 32);
-  int regsPerSm = deviceAttribute(device, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, 65536);
-  int sharedPerSm = deviceAttribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, 233472);
-  int reservedPerBlock = deviceAttribute(device, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, 1024);
-  if (blockSize <= 0 || blockSize > int(info.maxThreadsPerBlock)) return {0};
-  int byThreads = maxThreadsPerSm / (warpsPerBlock * 32);
-  int regs = std::max<int>(info.registerCount, 16);
-  int regsPerWarp = ((regs * 32 + 255) / 256) * 256;  // allocation unit of 256 registers per warp
-  int byRegs = regsPerSm / std::max(1, regsPerWarp * warpsPerBlock);
-  size_t shared = info.staticSharedBytes + dynamicShared + reservedPerBlock;
-  int byShared = shared ? int(sharedPerSm / shared) : maxBlocksPerSm;
-  return {std::max(0, std::min({byThreads, byRegs, byShared, maxBlocksPerSm}))};
-}
+// ---- Occupancy (core/launch.cpp computes it) ------------------------------------------------------------
 
 CUresult maxActiveBlocks(int* numBlocks, CUfunction func, int blockSize, size_t dynamicShared, unsigned flags) {
   if (!numBlocks) return CUDA_ERROR_INVALID_VALUE;
   if (flags & ~unsigned(CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE)) return CUDA_ERROR_INVALID_VALUE;
   auto function = resolveFunction(func);
   if (!function) return function.error().code;
-  *numBlocks = occupancy(**function, (*function)->module().context().device(), blockSize, dynamicShared).blocksPerSm;
+  *numBlocks = maxActiveBlocksPerSm(**function, (*function)->module().context().device(), blockSize, dynamicShared);
   return CUDA_SUCCESS;
 }
 
@@ -107,7 +85,7 @@ CUresult maxPotentialBlockSize(int* minGridSize, int* blockSize, CUfunction func
   int bestBlock = 0, bestThreads = 0, bestBlocks = 0;
   for (int size = maxBlock - maxBlock % 32 ? maxBlock - maxBlock % 32 : maxBlock; size > 0; size -= 32) {
     size_t shared = toShared ? toShared(size) : dynamicShared;
-    int blocks = occupancy(**function, device, size, shared).blocksPerSm;
+    int blocks = maxActiveBlocksPerSm(**function, device, size, shared);
     if (blocks * size > bestThreads) {
       bestThreads = blocks * size;
       bestBlock = size;

@@ -1,5 +1,5 @@
 // Test/benchmark harness: a device-memory arena that validates accesses like the driver does (reserved range +
-// page bitmap), parameter packing from the kernel's layout, and PTX file loading.
+// table of valid bytes per page), parameter packing from the kernel's layout, and PTX file loading.
 #pragma once
 
 #include "ptx/exec.h"
@@ -24,8 +24,8 @@ class Arena : public ptx::exec::MemoryValidator {
     base = reinterpret_cast<uint64_t>(p);
     end = base + bytes;
     pageShift = 12;
-    pages_ = std::vector<std::atomic<uint8_t>>(bytes >> pageShift);
-    pageValid = pages_.data();
+    pages_ = std::vector<std::atomic<uint32_t>>(bytes >> pageShift);
+    validBytes = pages_.data();
     top_ = base + 4096;  // keep the first page unmapped (null-ish pointers fault)
   }
   ~Arena() override { munmap(reinterpret_cast<void*>(base), bytes_); }
@@ -36,7 +36,7 @@ class Arena : public ptx::exec::MemoryValidator {
     uint64_t p = top_;
     top_ += n + 4096;  // one invalid page between allocations
     if (top_ > end) throw std::runtime_error("arena full");
-    for (uint64_t a = p; a < p + n; a += 4096) pages_[(a - base) >> pageShift].store(1);
+    for (uint64_t a = p; a < p + n; a += 4096) pages_[(a - base) >> pageShift].store(uint32_t(p + n - a));
     return reinterpret_cast<T*>(p);
   }
   template <class T> T* upload(const std::vector<T>& v) {
@@ -48,7 +48,7 @@ class Arena : public ptx::exec::MemoryValidator {
  private:
   size_t bytes_;
   uint64_t top_;
-  std::vector<std::atomic<uint8_t>> pages_;
+  std::vector<std::atomic<uint32_t>> pages_;
 };
 
 inline std::string readFile(const std::string& path) {

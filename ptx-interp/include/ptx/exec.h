@@ -5,9 +5,9 @@
 //  * compile() parses, checks and lowers a module once; the Program is immutable afterwards and may be shared
 //    by any number of threads and concurrent launches.
 //  * Device pointers ARE host virtual addresses. The driver maps device memory wherever it likes and tells the
-//    interpreter, per launch, which addresses are valid through a MemoryValidator (fast inline range + page
-//    bitmap, virtual slow path). Every global/const/generic access is checked, so a bad pointer becomes a Fault,
-//    never a host crash.
+//    interpreter, per launch, which addresses are valid through a MemoryValidator (fast inline range + table of
+//    valid bytes per page, virtual slow path). Every global/const/generic access is checked, so a bad pointer
+//    becomes a Fault, never a host crash.
 //  * Storage for the module's .global/.const variables is allocated by the driver (per context) from
 //    Program::globals(); their addresses are passed to every launch in the same order.
 //  * launch() blocks until the grid is finished (or faulted) and is safe to call from many threads at once.
@@ -96,25 +96,32 @@ int findKernel(const Program& program, std::string_view name);  // -1 if absent
 
 // ---- What the driver provides at launch --------------------------------------------------------------------
 
-// Validity of global addresses. The inline fast path covers the driver's reserved device VA range: an access
-// [addr, addr+size) is valid when it lies in [base, end) and every page it touches has pageValid[page] != 0
-// (page = (addr - base) >> pageShift). Anything else goes to checkSlow (host-registered memory, managed memory...).
-// pageValid may change while kernels run (other threads allocate/free), hence atomic bytes.
+// Validity of global addresses. The inline fast path covers the driver's reserved device VA range [base, end),
+// split into pages of 2^pageShift bytes: validBytes[page] is the number of bytes, counted from the start of that
+// page, that are valid device memory without a gap (0: the page start is not valid; the count may run past the
+// page into the following ones, saturating at UINT32_MAX). An access [addr, addr+size) is valid when the entry of
+// the page holding addr covers it. Anything else goes to checkSlow (host-registered memory, ranges of more than
+// 4 GiB, adjacent mappings...). The table may change while kernels run (other threads allocate/free), hence
+// atomics. This is the layout of the driver's address-space table, so the driver passes its table as is.
 class MemoryValidator {
  public:
   uint64_t base = 0, end = 0;
   uint32_t pageShift = 16;
-  const std::atomic<uint8_t>* pageValid = nullptr;
+  const std::atomic<uint32_t>* validBytes = nullptr;
 
   virtual ~MemoryValidator() = default;
   virtual bool checkSlow(uint64_t addr, uint64_t size, bool write) const;  // default: false
 
+  // Valid bytes from addr on according to the fast path (0: ask check()/checkSlow).
+  uint64_t validFrom(uint64_t addr) const {
+    uint64_t offset = addr - base;
+    if (offset >= end - base || !validBytes) return 0;
+    uint64_t available = validBytes[offset >> pageShift].load(std::memory_order_acquire);
+    uint64_t inPage = offset & ((uint64_t(1) << pageShift) - 1);
+    return available > inPage ? available - inPage : 0;
+  }
   bool check(uint64_t addr, uint64_t size, bool write) const {
-    if (addr >= base && addr + size <= end && addr + size >= addr && pageValid) {
-      uint64_t first = (addr - base) >> pageShift, last = (addr + size - 1 - base) >> pageShift;
-      if (pageValid[first].load(std::memory_order_relaxed) && pageValid[last].load(std::memory_order_relaxed))
-        return true;
-    }
+    if (size <= validFrom(addr)) return true;
     return checkSlow(addr, size, write);
   }
 };
@@ -204,6 +211,10 @@ struct LaunchParams {
   HostServices* host = nullptr;               // null = defaults (printf to stdout)
   ExecConfig config;
   bool cooperative = false;  // all CTAs co-resident (grid sync): CTAs may be suspended while they wait
+  // %envreg0..31: values the driver hands to every thread of the launch (0 where the driver sets none). The
+  // CUDA runtime's cooperative groups read the grid-sync workspace address from %envreg1 (high 32 bits) and
+  // %envreg2 (low 32 bits); it is 0 in launches that are not cooperative.
+  std::array<uint32_t, 32> envRegs{};
   uint32_t gridId = 1;       // %gridid
 };
 

@@ -106,14 +106,64 @@ namespace ctl {
 
 namespace {
 
-// Backward branches count against the warp's budget so that a spinning warp yields to the others.
+// A warp that waits for another CTA (or warp) spins in a loop; it must yield so that the one it waits for runs.
+// Two signals, both checked on backward branches only: a loop iteration that leaves the warp's whole state (pc,
+// masks, call stack, registers) as it found it can only be waiting for memory to change, so the warp yields at
+// once (checked every kSpinCheckInterval back edges: snapshot at one back edge, compare at the next); and any
+// warp yields after kWarpBudget back edges, so that loops that spin with a changing counter yield too.
+struct SpinProbe {
+  const Warp* warp = nullptr;
+  uint64_t launchId = 0;
+  uint32_t cta = 0;
+  const Op* target = nullptr;
+  uint32_t active = 0;
+  size_t stackDepth = 0;
+  uint32_t frame = 0;
+  std::vector<uint8_t> registers;
+};
+thread_local SpinProbe tlProbe;
+
+const Op* yieldAt(Warp& w, const Op* target, WarpState why) {
+  w.state = why;
+  w.pc = target;
+  return nullptr;
+}
+
+[[gnu::noinline]] const Op* backEdge(Warp& w, const Op* target) {
+  SpinProbe& p = tlProbe;
+  const Job& job = *w.cta->job;
+  uint32_t first = kFirstRegister, last = job.code->constStart;
+  bool probed = p.warp == &w && p.launchId == job.launchId && p.cta == w.cta->linearId;
+  if (probed && p.target == target && p.active == w.active && p.stackDepth == w.stack.size() && p.frame == w.frame &&
+      (last <= first || std::memcmp(p.registers.data(), w.rf + first, last - first) == 0)) {
+    p.warp = nullptr;
+    return yieldAt(w, target, WarpState::Waiting);
+  }
+  w.backEdges += w.checkInterval;
+  if (w.backEdges >= kWarpBudget) {
+    p.warp = nullptr;
+    return yieldAt(w, target, WarpState::Yielded);
+  }
+  if (probed) {  // the state changed: look again later
+    p.warp = nullptr;
+    w.budget = w.checkInterval = kSpinCheckInterval;
+    return target;
+  }
+  p.warp = &w;
+  p.launchId = job.launchId;
+  p.cta = w.cta->linearId;
+  p.target = target;
+  p.active = w.active;
+  p.stackDepth = w.stack.size();
+  p.frame = w.frame;
+  if (last > first) p.registers.assign(w.rf + first, w.rf + last);
+  w.budget = w.checkInterval = 1;
+  return target;
+}
+
 inline const Op* jump(Warp& w, const Op* op, const Op* target) {
   if (target <= op) [[unlikely]] {
-    if (--w.budget <= 0) {
-      w.state = WarpState::Yielded;
-      w.pc = target;
-      return nullptr;
-    }
+    if (--w.budget <= 0) return backEdge(w, target);
   }
   return target;
 }
@@ -389,7 +439,7 @@ const Op* nop(Warp&, const Op* op) { return op + 1; }
 
 const Op* nanosleep(Warp& w, const Op* op) {
   // A sleeping warp is waiting for someone else: let the other warps and CTAs run.
-  w.state = WarpState::Yielded;
+  w.state = WarpState::Waiting;
   w.pc = op + 1;
   return nullptr;
 }
@@ -595,7 +645,13 @@ const Op* sreg(Warp& w, const Op* op) {
     case ptx::SpecialReg::cluster_nctaid: v = 1; break;
     case ptx::SpecialReg::cluster_ctarank: v = 0; break;
     case ptx::SpecialReg::cluster_nctarank: v = 1; break;
-    default: v = 0; wide = op->f == 8; break;
+    default:
+      if (op->aux >= uint32_t(ptx::SpecialReg::envreg0) && op->aux <= uint32_t(ptx::SpecialReg::envreg31))
+        v = job.lp.envRegs[op->aux - uint32_t(ptx::SpecialReg::envreg0)];
+      else
+        v = 0;
+      wide = op->f == 8;
+      break;
   }
   if (wide) {
     uint64_t* d64 = R<uint64_t>(w, op->d);

@@ -44,6 +44,11 @@ struct Op {
 };
 
 constexpr uint32_t kFullMask = 0xffffffffu;
+constexpr uint32_t kFirstRegister = 256;  // register-file offset of the first register (a zero register before it)
+// Scheduling of warps that loop (control.cpp: backEdge): back edges between checks for a spinning warp, and back
+// edges before a running warp lets the others run in any case.
+constexpr uint32_t kSpinCheckInterval = 64;
+constexpr uint32_t kWarpBudget = 4096;
 constexpr uint32_t kMaxCallDepth = 256;
 
 // Per-function layout of the per-thread local frame (bytes) and call information.
@@ -147,7 +152,9 @@ struct StackEntry {
   uint32_t outer; // Call: the caller's active mask (a guarded call runs only some of them)
 };
 
-enum class WarpState : uint8_t { Ready, AtBarrier, Yielded, Done, Faulted };
+// Yielded: stopped after its budget of back edges (a long loop); Waiting: stopped because it waits for memory to
+// change (a spin loop that repeats the same state, nanosleep). Both resume where they stopped.
+enum class WarpState : uint8_t { Ready, AtBarrier, Yielded, Done, Faulted, Waiting };
 
 struct Warp {
   uint8_t* rf = nullptr;  // register file (64-byte aligned)
@@ -161,7 +168,9 @@ struct Warp {
   uint8_t* local = nullptr;  // lane 0's local memory; lane i at local + i*localStride
   uint32_t localStride = 0;
   uint32_t frame = 0;        // current function's frame offset within a thread's local memory
-  int64_t budget = 0;        // backward branches before a forced yield
+  int32_t budget = 0;         // back edges until the next spin check (control.cpp: backEdge)
+  uint32_t checkInterval = 0; // what budget started from
+  uint32_t backEdges = 0;     // since the warp was last resumed
   uint32_t barrierId = 0;    // when AtBarrier
   uint32_t barrierDst = 0;   // bar.red destination register (0 = none)
   uint8_t barrierRedOp = 0;
@@ -209,6 +218,8 @@ struct Job {
   uint64_t launchId = 0;
   uint64_t totalCtas = 0;
   std::atomic<uint64_t> nextCta{0};
+  std::atomic<bool> parking{false};       // some thread parked a CTA: count finished CTAs from now on
+  std::atomic<uint64_t> finishedCtas{0};  // progress signal for the schedulers of parked CTAs
   std::atomic<bool> faulted{false};
   std::mutex faultMutex;
   Fault fault;

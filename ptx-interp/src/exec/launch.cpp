@@ -93,7 +93,9 @@ HostServices& defaultHost() {
 
 std::atomic<uint64_t> gLaunchCounter{1};
 
-constexpr int64_t kWarpBudget = 1 << 16;  // backward branches before a running warp lets the others run
+// Parked CTAs per host thread (runJob), launches that are not cooperative.
+constexpr size_t kWaitingCtas = 4096;
+constexpr size_t kPreemptedCtas = 16;
 
 // ---- CTA contexts (reused per host thread) ----------------------------------------------------------------------
 
@@ -185,7 +187,8 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
     wp.localStride = code.localBytes;
     wp.local = cta.localMem + size_t(w) * 32 * code.localBytes;
     wp.frame = 0;
-    wp.budget = kWarpBudget;
+    wp.budget = wp.checkInterval = kSpinCheckInterval;
+    wp.backEdges = 0;
     wp.barrierDst = 0;
     wp.stack.clear();
     wp.spill.clear();
@@ -194,22 +197,26 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
   for (auto& b : cta.barriers) b = Barrier{};
 }
 
-enum class CtaStatus { Done, Yielded, Faulted };
+// Preempted: a warp used its budget of back edges (long loop); Waiting: every warp that can run waits for memory
+// written elsewhere (spin loop, nanosleep) or for such a warp at a barrier.
+enum class CtaStatus { Done, Preempted, Waiting, Faulted };
 
 CtaStatus runCta(Cta& cta, const std::vector<uint32_t>* warpOrder) {
   Job& job = *cta.job;
   for (;;) {
-    bool ran = false, yielded = false, pending = false;
+    bool ran = false, yielded = false, preempted = false, pending = false;
     for (uint32_t k = 0; k < cta.nwarps; ++k) {
       Warp& w = cta.warps[warpOrder ? (*warpOrder)[k % warpOrder->size()] % cta.nwarps : k];
-      if (w.state != WarpState::Ready && w.state != WarpState::Yielded) continue;
+      if (w.state != WarpState::Ready && w.state != WarpState::Yielded && w.state != WarpState::Waiting) continue;
       w.state = WarpState::Ready;
-      w.budget = kWarpBudget;
+      w.budget = w.checkInterval = kSpinCheckInterval;
+      w.backEdges = 0;
       const Op* op = w.pc;
       while (op) op = op->fn(w, op);
       ran = true;
       if (job.faulted.load(std::memory_order_relaxed)) return CtaStatus::Faulted;
-      if (w.state == WarpState::Yielded) yielded = true;
+      if (w.state == WarpState::Yielded) yielded = preempted = true;
+      if (w.state == WarpState::Waiting) yielded = true;
     }
     for (const Warp& w : cta.warps)
       if (w.state != WarpState::Done) pending = true;
@@ -235,41 +242,68 @@ CtaStatus runCta(Cta& cta, const std::vector<uint32_t>* warpOrder) {
     if (yielded) {
       bool anyReady = false;
       for (const Warp& w : cta.warps) anyReady |= w.state == WarpState::Ready;
-      if (!anyReady) return CtaStatus::Yielded;
+      if (!anyReady) return preempted ? CtaStatus::Preempted : CtaStatus::Waiting;
     }
   }
 }
 
-// Runs CTAs of the job on this thread until none are left. CTAs that yield (spin-waiting on other CTAs) are
-// parked and resumed round-robin with newly started ones, so the CTAs they wait for get to run.
+// Runs CTAs of the job on this thread until none are left. A CTA whose warps all stopped (spinning on a flag
+// another CTA writes, nanosleep, grid sync, or a long loop) is parked and the thread runs others: newly started
+// CTAs first, then the parked ones round-robin. A waiting CTA may wait for one not started yet, so new CTAs start
+// while any are left (cooperative launches: all must be co-resident anyway), up to kWaitingCtas per thread. CTAs
+// preempted in long loops are resumed before new ones start once kPreemptedCtas are parked, so a long-running
+// kernel does not start its whole grid at once. When every parked CTA had a turn since the last CTA of the job
+// finished, another one starts in any case, so no schedule can hang a grid whose CTAs wait for later ones.
 void runJob(Job& job, const std::vector<uint64_t>* ctaOrder, const std::vector<uint32_t>* warpOrder) {
   unsigned savedCsr = _mm_getcsr();
   _mm_setcsr(0x1f80);  // round to nearest, exceptions masked, no FTZ/DAZ
-  std::vector<std::unique_ptr<CtaContext>> parked;  // round-robin from `next` (no allocation unless a CTA yields)
-  size_t next = 0;
-  const size_t maxParked = job.lp.cooperative ? size_t(1) << 20 : 4096;
+  struct Parked {
+    std::unique_ptr<CtaContext> ctx;
+    bool preempted;
+  };
+  std::vector<Parked> parked;  // round-robin from `next` (no allocation unless a CTA stops)
+  size_t next = 0, preempted = 0;
+  const size_t maxParked = job.lp.cooperative ? ~size_t(0) : kWaitingCtas;
+  uint64_t turnsWithoutProgress = 0, lastFinished = 0;
   while (!job.faulted.load(std::memory_order_relaxed)) {
     std::unique_ptr<CtaContext> ctx;
-    bool wantNew = parked.empty() || parked.size() < maxParked;
-    if (wantNew) {
+    if (!parked.empty()) {
+      uint64_t finished = job.finishedCtas.load(std::memory_order_relaxed);
+      if (finished != lastFinished) {
+        lastFinished = finished;
+        turnsWithoutProgress = 0;
+      }
+    }
+    bool wantNew = (parked.size() < maxParked && preempted < kPreemptedCtas) || turnsWithoutProgress >= parked.size();
+    if (wantNew && job.nextCta.load(std::memory_order_relaxed) < job.totalCtas) {
       uint64_t idx = job.nextCta.fetch_add(1, std::memory_order_relaxed);
       if (idx < job.totalCtas) {
         ctx = takeContext();
         setupCta(job, *ctx, ctaOrder ? (*ctaOrder)[idx] : idx);
+        turnsWithoutProgress = 0;
       }
     }
     if (!ctx) {
       if (parked.empty()) break;
       if (next >= parked.size()) next = 0;
-      ctx = std::move(parked[next]);
+      ctx = std::move(parked[next].ctx);
+      preempted -= parked[next].preempted;
       parked.erase(parked.begin() + std::ptrdiff_t(next));
+      ++turnsWithoutProgress;
     }
     CtaStatus st = runCta(ctx->cta, warpOrder);
-    if (st == CtaStatus::Yielded) parked.insert(parked.begin() + std::ptrdiff_t(std::min(next++, parked.size())), std::move(ctx));
-    else giveContext(std::move(ctx));
+    if (st == CtaStatus::Preempted || st == CtaStatus::Waiting) {
+      if (!job.parking.load(std::memory_order_relaxed)) job.parking.store(true, std::memory_order_relaxed);
+      bool p = st == CtaStatus::Preempted;
+      preempted += p;
+      parked.insert(parked.begin() + std::ptrdiff_t(std::min(next++, parked.size())), Parked{std::move(ctx), p});
+      continue;
+    }
+    giveContext(std::move(ctx));
     if (st == CtaStatus::Faulted) break;
+    if (job.parking.load(std::memory_order_relaxed)) job.finishedCtas.fetch_add(1, std::memory_order_relaxed);
   }
-  for (auto& c : parked) giveContext(std::move(c));
+  for (auto& c : parked) giveContext(std::move(c.ctx));
   _mm_setcsr(savedCsr);
 }
 

@@ -102,15 +102,9 @@ template <Space S, class A, class M, class D, int N> const Op* ld(Warp& w, const
   }
   return op + 1;
 }
-// True when every byte of [lo, end) is valid device memory according to the validator's fast path (the span
-// of a coalesced warp access covers one or two pages).
+// True when every byte of [lo, end) is valid device memory according to the validator's fast path.
 PTX_HOT bool spanValid(const MemoryValidator& mv, uint64_t lo, uint64_t end) {
-  if (lo < mv.base || end > mv.end || end <= lo || !mv.pageValid) return false;
-  uint64_t first = (lo - mv.base) >> mv.pageShift, last = (end - 1 - mv.base) >> mv.pageShift;
-  if (last - first > 8) return false;
-  for (uint64_t p = first; p <= last; ++p)
-    if (!mv.pageValid[p].load(std::memory_order_relaxed)) return false;
-  return true;
+  return end > lo && end - lo <= mv.validFrom(lo);
 }
 
 // Full-warp fast path for scalar global accesses: one range check for the whole warp when the addresses are close

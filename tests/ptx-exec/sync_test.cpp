@@ -1,0 +1,134 @@
+// CTAs that wait for other CTAs (kernels/sync.cu): a decoupled look-back scan and a cooperative grid barrier must
+// terminate with correct results on one host thread, on several, and in shuffled deterministic schedules, with
+// grids much larger than the number of host threads.
+#include "harness.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+using namespace ptx::exec;
+using ptxtest::Arena;
+using ptxtest::Params;
+
+namespace {
+
+Arena& arena() {
+  static Arena* a = new Arena(size_t(64) << 20);
+  return *a;
+}
+
+const Program& program() {
+  static std::shared_ptr<const Program> p = [] {
+    auto r = compile(ptxtest::readFile(std::string(PTX_EXEC_KERNELS) + "/sync.ptx"));
+    if (!r.program) throw std::runtime_error(r.error);
+    return r.program;
+  }();
+  return *p;
+}
+
+LaunchResult run(const char* name, Dim3 grid, Dim3 block, const Params& p, ExecConfig config,
+                 const std::array<uint32_t, 32>& envRegs = {}, bool cooperative = false) {
+  LaunchParams lp;
+  lp.grid = grid;
+  lp.block = block;
+  lp.params = p.data();
+  lp.paramBytes = p.size();
+  lp.memory = &arena();
+  lp.config = config;
+  lp.envRegs = envRegs;
+  lp.cooperative = cooperative;
+  return launch(program(), findKernel(program(), name), lp);
+}
+
+const KernelInfo& info(const char* name) { return kernels(program())[size_t(findKernel(program(), name))]; }
+
+struct Schedule {
+  const char* name;
+  ExecConfig config;
+};
+
+std::vector<Schedule> schedules() {
+  std::vector<Schedule> s;
+  s.push_back({"1 thread", ExecConfig{1, false, 0, 0}});
+  s.push_back({"2 threads", ExecConfig{2, false, 0, 0}});
+  s.push_back({"4 threads", ExecConfig{4, false, 0, 0}});
+  s.push_back({"deterministic", ExecConfig{1, true, 0, 0}});
+  s.push_back({"shuffled (seed 3)", ExecConfig{1, true, 3, 0}});
+  s.push_back({"shuffled (seed 11)", ExecConfig{1, true, 11, 0}});
+  return s;
+}
+
+constexpr int kTile = 512;  // kScanThreads * kItemsPerThread in sync.cu
+
+TEST(PtxSync, DecoupledLookBackScanTerminates) {
+  const int tiles = 300, n = tiles * kTile - 77;
+  std::vector<int> in(n);
+  for (int i = 0; i < n; ++i) in[size_t(i)] = (i * 7919) % 13 - 4;
+  std::vector<int> expect(n);
+  std::partial_sum(in.begin(), in.end(), expect.begin());
+  int* din = arena().upload(in);
+  int* dout = arena().alloc<int>(n);
+  auto* status = arena().alloc<unsigned long long>(tiles);
+  for (const Schedule& s : schedules()) {
+    for (int sleepy : {0, 1}) {
+      std::memset(status, 0, tiles * sizeof(unsigned long long));
+      std::memset(dout, 0, n * sizeof(int));
+      Params p(info("lookbackScan"));
+      p.arg(din).arg(dout).arg(status).arg(n).arg(sleepy);
+      LaunchResult r = run("lookbackScan", Dim3{tiles}, Dim3{128}, p, s.config);
+      ASSERT_TRUE(r.ok()) << s.name << ": " << r.fault.message;
+      for (int i = 0; i < n; ++i) ASSERT_EQ(dout[i], expect[size_t(i)]) << s.name << " sleepy " << sleepy << " at " << i;
+    }
+  }
+}
+
+// The cooperative-groups grid barrier reads its workspace {wsSize, barrier} from %envreg1:%envreg2.
+std::array<uint32_t, 32> gridWorkspace() {
+  auto* ws = arena().alloc<uint32_t>(64);
+  std::memset(ws, 0, 256);
+  ws[0] = 256;
+  std::array<uint32_t, 32> env{};
+  env[1] = uint32_t(reinterpret_cast<uint64_t>(ws) >> 32);
+  env[2] = uint32_t(reinterpret_cast<uint64_t>(ws));
+  return env;
+}
+
+TEST(PtxSync, CooperativeGridSyncWithManyCtas) {
+  const int n = 20000, steps = 6;
+  std::vector<int> init(n);
+  for (int i = 0; i < n; ++i) init[size_t(i)] = i % 5;
+  std::vector<int> a = init, b(n);
+  for (int s = 0; s < steps; ++s) {
+    for (int i = 0; i < n; ++i) b[size_t(i)] = a[size_t(i)] + (i > 0 ? a[size_t(i) - 1] : 0) + (i + 1 < n ? a[size_t(i) + 1] : 0);
+    std::swap(a, b);
+  }
+  int* da = arena().alloc<int>(n);
+  int* db = arena().alloc<int>(n);
+  for (const Schedule& s : schedules()) {
+    for (uint32_t blocks : {3u, 64u, 200u}) {
+      std::memcpy(da, init.data(), n * sizeof(int));
+      Params p(info("gridRelax"));
+      p.arg(da).arg(db).arg(n).arg(steps);
+      LaunchResult r = run("gridRelax", Dim3{blocks}, Dim3{96}, p, s.config, gridWorkspace(), true);
+      ASSERT_TRUE(r.ok()) << s.name << ", " << blocks << " blocks: " << r.fault.message;
+      const int* result = steps % 2 ? db : da;
+      for (int i = 0; i < n; ++i) ASSERT_EQ(result[i], a[size_t(i)]) << s.name << ", " << blocks << " blocks, at " << i;
+    }
+  }
+}
+
+// Without the workspace (a launch that is not cooperative) grid.sync() traps, as on the GPU.
+TEST(PtxSync, GridSyncOutsideCooperativeLaunchTraps) {
+  int* da = arena().alloc<int>(64);
+  int* db = arena().alloc<int>(64);
+  Params p(info("gridRelax"));
+  p.arg(da).arg(db).arg(64).arg(1);
+  LaunchResult r = run("gridRelax", Dim3{2}, Dim3{32}, p, ExecConfig{1, false, 0, 0});
+  EXPECT_EQ(r.fault.kind, FaultKind::IllegalInstruction) << r.fault.message;
+}
+
+}  // namespace
