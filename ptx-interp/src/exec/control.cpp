@@ -236,16 +236,11 @@ void releaseBarrier(Cta& cta, uint32_t id) {
   b = Barrier{};
 }
 
-uint32_t liveWarps(const Cta& cta) {
-  uint32_t n = 0;
-  for (const Warp& x : cta.warps) n += (x.state != WarpState::Done && x.alive != 0);
-  return n;
-}
 
 // A barrier completes when the expected number of warps arrived (bar.sync with a count: count/32 warps;
 // without: every warp that still has live threads).
 bool barrierComplete(const Cta& cta, const Barrier& b) {
-  uint32_t need = b.expected ? (b.expected + 31) / 32 : liveWarps(cta);
+  uint32_t need = b.expected ? (b.expected + 31) / 32 : cta.liveWarps;
   return b.waiting >= need && b.waiting > 0;
 }
 
@@ -255,7 +250,8 @@ namespace {
 void noteLanesExitedImpl(Warp& w, uint32_t lanes) {
   Cta& cta = *w.cta;
   cta.liveThreads -= uint32_t(std::popcount(lanes));
-  if (w.alive == 0) {
+  if (lanes && w.alive == 0) --cta.liveWarps;
+  if (lanes && w.alive == 0 && cta.job->code->usesBarriers) {
     // a warp that finished may complete barriers the others wait on
     for (uint32_t id = 0; id < 16; ++id) {
       Barrier& b = cta.barriers[id];

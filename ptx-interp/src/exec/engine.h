@@ -196,6 +196,7 @@ struct Cta {
   uint32_t linearId = 0;
   uint32_t nthreads = 0, nwarps = 0;
   uint32_t liveThreads = 0;
+  uint32_t liveWarps = 0;  // warps with lanes that have not exited
   uint8_t* shared = nullptr;
   uint32_t sharedBytes = 0;
   uint8_t* localMem = nullptr;

@@ -154,6 +154,7 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
   cta.nthreads = uint32_t(job.lp.block.count());
   cta.nwarps = (cta.nthreads + 31) / 32;
   cta.liveThreads = cta.nthreads;
+  cta.liveWarps = cta.nwarps;
   size_t rfBytes = code.regFileBytes;
   bool fresh = ctx.rf.reserve(rfBytes * cta.nwarps);
   if (fresh || ctx.constLaunch != job.launchId || ctx.constWarps < cta.nwarps) {
@@ -264,6 +265,7 @@ void runJob(Job& job, const std::vector<uint64_t>* ctaOrder, const std::vector<u
   std::vector<Parked> parked;  // round-robin from `next` (no allocation unless a CTA stops)
   size_t next = 0, preempted = 0;
   const size_t maxParked = job.lp.cooperative ? ~size_t(0) : kWaitingCtas;
+  const size_t maxPreempted = job.lp.cooperative ? ~size_t(0) : kPreemptedCtas;
   uint64_t turnsWithoutProgress = 0, lastFinished = 0;
   while (!job.faulted.load(std::memory_order_relaxed)) {
     std::unique_ptr<CtaContext> ctx;
@@ -274,7 +276,7 @@ void runJob(Job& job, const std::vector<uint64_t>* ctaOrder, const std::vector<u
         turnsWithoutProgress = 0;
       }
     }
-    bool wantNew = (parked.size() < maxParked && preempted < kPreemptedCtas) || turnsWithoutProgress >= parked.size();
+    bool wantNew = (parked.size() < maxParked && preempted < maxPreempted) || turnsWithoutProgress >= parked.size();
     if (wantNew && job.nextCta.load(std::memory_order_relaxed) < job.totalCtas) {
       uint64_t idx = job.nextCta.fetch_add(1, std::memory_order_relaxed);
       if (idx < job.totalCtas) {

@@ -83,7 +83,43 @@ template <class A> PTX_HOT uint64_t laneAddr(const A* base, int i, int64_t imm) 
 
 // ld: M memory type, D register type (D wider than M: sign/zero extension by M's signedness), N vector count.
 // Registers: element k at {d, b, c, e}[k]; address register a (+ imm).
+// Full-warp fast path for scalar shared-memory accesses: one check of the 32 addresses (alignment and range).
+// Returns 0 when the per-lane path must decide (and raise the fault), 2 when the addresses are consecutive
+// elements (one block copy), 1 otherwise; addr receives the 32 offsets into the CTA's shared block.
+template <class A, class M> PTX_LANES int sharedAddresses(Warp& w, const Op* op, uint64_t* addr) {
+  const Cta& cta = *w.cta;
+  if (w.exec != kFullMask || cta.sharedBytes < sizeof(M)) return 0;
+  const A* base = R<A>(w, op->a);
+  uint64_t limit = cta.sharedBytes - sizeof(M), bad = 0, diff = 0, imm = uint64_t(op->imm);
+  for (int i = 0; i < 32; ++i) addr[i] = uint64_t(base[i]) + imm;
+  uint64_t a0 = addr[0];
+  for (int i = 0; i < 32; ++i) {
+    bad |= (addr[i] & (sizeof(M) - 1)) | uint64_t(addr[i] > limit);
+    diff |= addr[i] ^ (a0 + uint64_t(i) * sizeof(M));
+  }
+  return bad ? 0 : diff ? 1 : 2;
+}
+
 template <Space S, class A, class M, class D, int N> const Op* ld(Warp& w, const Op* op) {
+  if constexpr (S == Shared && N == 1) {
+    alignas(64) uint64_t addr[32];
+    if (int kind = sharedAddresses<A, M>(w, op, addr)) {
+      const uint8_t* sh = w.cta->shared;
+      D* out = R<D>(w, op->d);
+      if constexpr (sizeof(D) == sizeof(M)) {
+        if (kind == 2) {
+          std::memcpy(out, sh + addr[0], 32 * sizeof(M));
+          return op + 1;
+        }
+      }
+      for (int i = 0; i < 32; ++i) {
+        M v;
+        std::memcpy(&v, sh + addr[i], sizeof(M));
+        out[i] = D(v);
+      }
+      return op + 1;
+    }
+  }
   const A* base = R<A>(w, op->a);
   const uint32_t dsts[4] = {op->d, op->b, op->c, op->e};
   D* out[N];
@@ -137,6 +173,24 @@ template <class A, class M> PTX_LANES const Op* ldGlobalScalar(Warp& w, const Op
   return op + 1;
 }
 template <Space S, class A, class M, class D, int N> const Op* st(Warp& w, const Op* op) {
+  if constexpr (S == Shared && N == 1) {
+    alignas(64) uint64_t addr[32];
+    if (int kind = sharedAddresses<A, M>(w, op, addr)) {
+      uint8_t* sh = w.cta->shared;
+      const D* in = R<D>(w, op->d);
+      if constexpr (sizeof(D) == sizeof(M)) {
+        if (kind == 2) {
+          std::memcpy(sh + addr[0], in, 32 * sizeof(M));
+          return op + 1;
+        }
+      }
+      for (int i = 0; i < 32; ++i) {  // in lane order: the highest lane wins when addresses repeat
+        M v = M(in[i]);
+        std::memcpy(sh + addr[i], &v, sizeof(M));
+      }
+      return op + 1;
+    }
+  }
   const A* base = R<A>(w, op->a);
   const uint32_t srcs[4] = {op->d, op->b, op->c, op->e};
   const D* in[N];
