@@ -825,7 +825,7 @@ const Op* fns(Warp& w, const Op* op) {
     uint32_t m = mask[i], b = base[i];
     int32_t o = off[i];
     if (b > 31) return 0xffffffffu;
-    if (o == 0) return 0xffffffffu;
+    if (o == 0) return ((m >> b) & 1) ? b : 0xffffffffu;  // offset 0: the base bit itself
     if (o > 0) {
       int n = o;
       for (uint32_t p = b; p < 32; ++p)

@@ -77,6 +77,25 @@ template <class T, class F> PTX_LANES const Op* ternary(Warp& w, const Op* op) {
   store<T>(w, op->d, [&](int i) { return F::f(a[i], b[i], c[i]); });
   return op + 1;
 }
+struct FDiv;
+// NaN results: f32 canonical, f64 from the operands (see num::nan64); div.f64 prefers its first operand.
+template <class F, class T> PTX_HOT T nanResult(T r, T x, T y) {
+  if constexpr (std::is_same_v<T, double>) {
+    if constexpr (std::is_same_v<F, FDiv>) return num::nan64(r, y, x);
+    else return num::nan64(r, x, y);
+  } else {
+    return num::canon(r);
+  }
+}
+template <class T> PTX_HOT T nanResult(T r, T x, T y, T z) {
+  if constexpr (std::is_same_v<T, double>) return num::nan64(r, x, y, z);
+  else return num::canon(r);
+}
+template <class T> PTX_HOT T nanResult(T r, T x) {
+  if constexpr (std::is_same_v<T, double>) return num::nan64(r, x);
+  else return num::canon(r);
+}
+
 // Floating point with rounding mode / ftz / sat: the MXCSR is set around the lane loop for non-default modes.
 template <class T, class F, Round RM, bool FTZ, bool SAT> PTX_LANES const Op* fbinary(Warp& w, const Op* op) {
   const T* a = R<T>(w, op->a);
@@ -87,7 +106,7 @@ template <class T, class F, Round RM, bool FTZ, bool SAT> PTX_LANES const Op* fb
     T r = F::f(x, y);
     if constexpr (FTZ) r = num::flush(r);
     if constexpr (SAT) r = num::saturate(r);
-    return num::canon(r);
+    return nanResult<F>(r, x, y);
   };
   if constexpr (RM == num::RN && !FTZ) {
     store<T>(w, op->d, body);
@@ -136,6 +155,8 @@ template <class T, class F, Round RM, bool FTZ, bool SAT> PTX_LANES const Op* ft
   if constexpr (std::is_same_v<F, FFma> && RM == num::RN && !FTZ && !SAT) {
     alignas(64) T tmp[32];
     fmaimpl::fma32(tmp, a, b, c);
+    if constexpr (std::is_same_v<T, double>)
+      for (int i = 0; i < 32; ++i) tmp[i] = num::nan64(tmp[i], a[i], b[i], c[i]);
     store<T>(w, op->d, [&](int i) { return tmp[i]; });
     return op + 1;
   }
@@ -145,7 +166,7 @@ template <class T, class F, Round RM, bool FTZ, bool SAT> PTX_LANES const Op* ft
     T r = F::f(x, y, z);
     if constexpr (FTZ) r = num::flush(r);
     if constexpr (SAT) r = num::saturate(r);
-    return num::canon(r);
+    return nanResult(r, x, y, z);
   };
   if constexpr (RM == num::RN && !FTZ) {
     store<T>(w, op->d, body);
@@ -288,6 +309,17 @@ template <class T> const Op* mul24lo(Warp& w, const Op* op) {
     int64_t x = std::is_signed_v<T> ? int64_t(int32_t(uint32_t(a[i]) << 8) >> 8) : int64_t(uint32_t(a[i]) & 0xffffff);
     int64_t y = std::is_signed_v<T> ? int64_t(int32_t(uint32_t(b[i]) << 8) >> 8) : int64_t(uint32_t(b[i]) & 0xffffff);
     return T(uint32_t(uint64_t(x * y)));
+  });
+  return op + 1;
+}
+// mul24.hi: bits 16..47 of the 48-bit product of the low 24 bits.
+template <class T> const Op* mul24hi(Warp& w, const Op* op) {
+  const T* a = R<T>(w, op->a);
+  const T* b = R<T>(w, op->b);
+  store<T>(w, op->d, [&](int i) {
+    int64_t x = std::is_signed_v<T> ? int64_t(int32_t(uint32_t(a[i]) << 8) >> 8) : int64_t(uint32_t(a[i]) & 0xffffff);
+    int64_t y = std::is_signed_v<T> ? int64_t(int32_t(uint32_t(b[i]) << 8) >> 8) : int64_t(uint32_t(b[i]) & 0xffffff);
+    return T(uint32_t(uint64_t(x * y) >> 16));
   });
   return op + 1;
 }
@@ -468,29 +500,90 @@ struct FMax {
     return a > b ? a : b;
   }
 };
-struct FSqrt { template <class T> static PTX_HOT T f(T a) { return num::canon(std::sqrt(a)); } };
-struct FRcp { template <class T> static PTX_HOT T f(T a) { return num::canon(T(1) / a); } };
-struct FRsqrt { template <class T> static PTX_HOT T f(T a) { return num::canon(T(1) / std::sqrt(a)); } };
+struct FSqrt { template <class T> static PTX_HOT T f(T a) { return nanResult(std::sqrt(a), a); } };
+struct FRcp { template <class T> static PTX_HOT T f(T a) { return nanResult(T(1) / a, a); } };
+// div.approx.f32 is a * rcp.approx(b); the reciprocal of |b| > 2^126 is subnormal and flushed to zero.
+struct FDivApprox {
+  template <class T> static PTX_HOT T f(T a, T b) {
+    if (std::fabs(b) > T(0x1p126)) return a * std::copysign(T(0), b);
+    return a / b;
+  }
+};
+// rcp.approx.ftz.f64 reads only the upper 32 bits of its operand and computes only the upper 32 bits of the result
+// (low word zero). The GPU's table is not public: this truncates the exact reciprocal of the upper word, which
+// gives the GPU's bits for ~93% of the recorded inputs and is within one unit of bit 32 for all of them.
+struct FRcpApproxF64 {
+  template <class T> static PTX_HOT T f(T a) {
+    uint64_t hi = std::bit_cast<uint64_t>(double(a)) & 0xffffffff00000000ull;
+    if ((hi & 0x7ff0000000000000ull) == 0) hi &= 0x8000000000000000ull;  // ftz
+    double r = 1.0 / std::bit_cast<double>(hi);
+    if (r != r) return T(std::bit_cast<double>(0x7fffffff00000000ull));
+    uint64_t rb = std::bit_cast<uint64_t>(r) & 0xffffffff00000000ull;
+    if ((rb & 0x7ff0000000000000ull) == 0) rb &= 0x8000000000000000ull;
+    return T(std::bit_cast<double>(rb));
+  }
+};
+// rsqrt.approx.f64 on the GPU is correctly rounded (measured on an H200): one Newton step in binary128 from the
+// double estimate, then a single rounding. f32: within the ISA's bound.
+PTX_HOT double rsqrtF64(double a) {
+  double y = 1.0 / std::sqrt(a);
+  if (!(a > 0) || !std::isfinite(a) || y == 0 || !std::isfinite(y)) return num::nan64(y, a);
+  __float128 q = y, x = a;
+  q = q + q * (__float128(0.5) - __float128(0.5) * x * q * q);
+  return double(q);
+}
+struct FRsqrt {
+  template <class T> static PTX_HOT T f(T a) {
+    if constexpr (std::is_same_v<T, double>) return rsqrtF64(a);
+    else return num::canon(T(1) / std::sqrt(a));
+  }
+};
 struct FAbs {
   template <class T> static PTX_HOT T f(T a) { return std::fabs(a); }
 };
 struct FNeg {
   template <class T> static PTX_HOT T f(T a) { return -a; }
 };
-struct FSin { template <class T> static PTX_HOT T f(T a) { return num::canon(T(std::sin(double(a)))); } };
-struct FCos { template <class T> static PTX_HOT T f(T a) { return num::canon(T(std::cos(double(a)))); } };
+// sin/cos.approx: the GPU reduces the argument to revolutions first, x * f32(1/2pi) rounded toward zero to f32,
+// and evaluates the function on that value's fraction (measured on an H200: huge arguments give +-0 for sin).
+PTX_HOT double revolutionsFraction(float x) {
+  double p = double(std::fabs(x)) * double(0.159154936671257019f);  // exact product
+  float t = float(p);
+  if (double(t) > p) t = std::nextafter(t, 0.0f);
+  return double(t) - std::floor(double(t));
+}
+struct FSin {
+  template <class T> static PTX_HOT T f(T a) {
+    if (!std::isfinite(a)) return std::bit_cast<float>(num::kCanonicalNaN32);
+    double r = std::sin(6.283185307179586476925286766559 * revolutionsFraction(a));
+    return T(std::signbit(a) ? -r : r);
+  }
+};
+struct FCos {
+  template <class T> static PTX_HOT T f(T a) {
+    if (!std::isfinite(a)) return std::bit_cast<float>(num::kCanonicalNaN32);
+    return T(std::cos(6.283185307179586476925286766559 * revolutionsFraction(a)));
+  }
+};
 struct FLg2 { template <class T> static PTX_HOT T f(T a) { return num::canon(T(std::log2(double(a)))); } };
 struct FEx2 { template <class T> static PTX_HOT T f(T a) { return num::canon(T(std::exp2(double(a)))); } };
 struct FTanh { template <class T> static PTX_HOT T f(T a) { return num::canon(T(std::tanh(double(a)))); } };
 
 // abs/neg keep NaN payloads (sign-bit operations), so they bypass canonicalisation: use unary<> with bit ops.
+// On a NaN operand the GPU returns the canonical NaN (f32) or the operand quieted with its sign unchanged (f64).
+template <class U> PTX_HOT U nanOfSignOp(U x) {
+  if constexpr (sizeof(U) == 4) return U(num::kCanonicalNaN32);
+  else return U(x | (U(1) << 51));
+}
 template <class T> const Op* fabsBits(Warp& w, const Op* op) {
   using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
   const U* a = R<U>(w, op->a);
   constexpr U m = ~(U(1) << (sizeof(U) * 8 - 1));
+  constexpr U inf = sizeof(U) == 4 ? U(0x7f800000u) : U(0x7ff0000000000000ull);
   bool ftz = op->aux;
   store<U>(w, op->d, [&](int i) {
     U x = U(a[i] & m);
+    if (x > inf) return nanOfSignOp<U>(a[i]);
     if (sizeof(T) == 4 && ftz && (x & 0x7f800000u) == 0) x = 0;
     return x;
   });
@@ -500,8 +593,10 @@ template <class T> const Op* fnegBits(Warp& w, const Op* op) {
   using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
   const U* a = R<U>(w, op->a);
   constexpr U s = U(1) << (sizeof(U) * 8 - 1);
+  constexpr U inf = sizeof(U) == 4 ? U(0x7f800000u) : U(0x7ff0000000000000ull);
   bool ftz = op->aux;
   store<U>(w, op->d, [&](int i) {
+    if (U(a[i] & ~s) > inf) return nanOfSignOp<U>(a[i]);
     U x = U(a[i] ^ s);
     if (sizeof(T) == 4 && ftz && (x & 0x7f800000u) == 0) x &= s;
     return x;
@@ -703,6 +798,9 @@ PTX_HOT D cvtLane(S x) {
     if constexpr (SK == KF16 || SK == KBF16) v = F(toDouble<S, SK>(x));
     else v = F(x);
     if constexpr (FTZ) v = num::flush(v);
+    // f64 NaN converts to the most negative signed integer (f32 NaN to 0), as measured on an H200
+    if constexpr (SK == KF64 && std::is_signed_v<D>)
+      if (v != v) return std::numeric_limits<D>::min();
     v = num::roundToInt(v, RM);
     return num::floatToInt<D>(v);
   } else if constexpr (DK == KF32 || DK == KF64) {
@@ -721,12 +819,19 @@ PTX_HOT D cvtLane(S x) {
     if constexpr (IntRound) r = num::roundToInt(r, RM);
     if constexpr (FTZ && DK == KF32) r = num::flush(r);
     if constexpr (SAT) r = num::saturate(r);
-    if constexpr (SK != KInt) r = num::canon(r);
+    // NaN: f32/f16 -> f32 give the canonical NaN; f64 sources and destinations keep the quieted payload
+    // (x86's conversions do the same), bf16 -> f32 keeps the bits (measured on an H200).
+    if constexpr ((SK == KF32 || SK == KF16) && DK == KF32) r = num::canon(r);
+    if constexpr (SK == KF64 && DK == KF64) r = num::nan64(r, x);
     return r;
   } else if constexpr (DK == KF16) {
     if constexpr (SK == KInt) {
       return num::doubleToHalf(double(x), RM, SAT);  // exact for <= 53-bit ints
     } else if constexpr (SK == KF64) {
+      if (x != x) {  // quieted, payload truncated (the GPU's f64 -> f16 NaN; not canonical like f32 -> f16)
+        uint64_t b = std::bit_cast<uint64_t>(x);
+        return uint16_t(((b >> 48) & 0x8000u) | 0x7e00u | ((b >> 42) & 0x3ffu));
+      }
       return num::doubleToHalf(x, RM, SAT);
     } else if constexpr (SK == KF32) {
       return num::floatToHalf(FTZ ? num::flush(x) : x, RM, SAT);

@@ -141,6 +141,14 @@ struct MinReluF {
 struct MaxReluF {
   template <class T> static PTX_HOT T f(T a, T b) { T r = a > b ? a : b; return r < 0 ? T(0) : r; }
 };
+// min/max.xorsign.abs: the min/max of the magnitudes with the sign sign(a) ^ sign(b).
+template <bool Max> struct FXorsignAbs {
+  template <class T> static PTX_HOT T f(T a, T b) {
+    T m = Max ? h::FMax::f(std::fabs(a), std::fabs(b)) : h::FMin::f(std::fabs(a), std::fabs(b));
+    if (m != m) return m;
+    return std::signbit(a) != std::signbit(b) ? -m : m;
+  }
+};
 struct FMinNaN {
   template <class T> static PTX_HOT T f(T a, T b) { return (a != a || b != b) ? T(NAN) : h::FMin::f(a, b); }
 };
@@ -158,7 +166,7 @@ template <class T> const Op* testp(Warp& w, const Op* op) {
       case 1: return std::isinf(x);
       case 2: return !std::isnan(x);
       case 3: return std::isnan(x);
-      case 4: return std::isnormal(x);
+      case 4: return std::isnormal(x) || x == 0;  // zero counts as normal on the GPU (measured on an H200)
       default: return std::fpclassify(x) == FP_SUBNORMAL;
     }
   });
@@ -204,6 +212,10 @@ class KernelLowerer {
  private:
   // -- layout
   void collectReachable(uint32_t f, std::set<uint32_t>& seen, std::vector<uint32_t>& order);
+  // A call or address written before a function's definition names its earlier declaration (`-G` PTX declares
+  // every function first): map that declaration to the definition of the same name, if the module has one.
+  uint32_t definitionOf(uint32_t irFn);
+  std::map<uint32_t, uint32_t> definitionOf_;
   void layoutFunction(FuncInstance& fi);
   uint32_t allocReg(uint32_t bytesPerLane) {
     uint32_t off = rfTop_;
@@ -291,6 +303,13 @@ class KernelLowerer {
   void lowerLdSt(const Instruction& in, bool isStore);
   void lowerAtom(const Instruction& in, bool isRed);
   void lowerCall(const Instruction& in);
+  void lowerDirectCall(uint32_t calleeIr, const std::vector<const Operand*>& args,
+                       const std::vector<const Operand*>& rets);
+  void lowerIndirectCall(const Instruction& in);
+  // functions whose address the module takes (operands other than a call target, initializers): the candidates
+  // of indirect calls
+  const std::vector<uint32_t>& addressTakenFunctions();
+  std::optional<std::vector<uint32_t>> addressTaken_;
   void lowerWarp(const Instruction& in);
   void lowerBar(const Instruction& in);
   void lowerTexture(const Instruction& in);
@@ -362,15 +381,70 @@ class KernelLowerer {
 
 // ---- reachability, layouts -------------------------------------------------------------------------------------
 
+// The callee of `call` is its first operand that is not a list (return values and arguments are lists).
+static const Operand* calleeOperand(const ptx::Function& fn, const Instruction& in) {
+  for (uint32_t k = 0; k < in.numOperands; ++k) {
+    const Operand& o = fn.operands[in.firstOperand + k];
+    if (o.kind == OperandKind::Symbol || o.kind == OperandKind::Reg) return &o;
+  }
+  return nullptr;
+}
+static bool isIndirectCall(const ptx::Function& fn, const Instruction& in) {
+  const Operand* c = calleeOperand(fn, in);
+  return c && c->kind == OperandKind::Reg;
+}
+
+const std::vector<uint32_t>& KernelLowerer::addressTakenFunctions() {
+  if (addressTaken_) return *addressTaken_;
+  std::set<uint32_t> taken;
+  for (const ptx::Function& fn : mod_.functions) {
+    for (const Instruction& in : fn.instructions) {
+      const Operand* callee = in.opcode == Opcode::Call ? calleeOperand(fn, in) : nullptr;
+      for (uint32_t k = 0; k < in.numOperands; ++k) {
+        const Operand& o = fn.operands[in.firstOperand + k];
+        if (&o != callee && (o.kind == OperandKind::Symbol || o.kind == OperandKind::Address) &&
+            o.symKind == SymKind::Function)
+          taken.insert(definitionOf(o.index));
+      }
+    }
+  }
+  for (const ptx::Variable& v : mod_.globals)
+    for (const auto& r : v.relocs)
+      if (r.symKind == SymKind::Function) taken.insert(definitionOf(r.index));
+  addressTaken_.emplace();
+  for (uint32_t f : taken)
+    if (mod_.functions[f].hasBody && !mod_.functions[f].isEntry) addressTaken_->push_back(f);
+  return *addressTaken_;
+}
+
+uint32_t KernelLowerer::definitionOf(uint32_t irFn) {
+  if (mod_.functions[irFn].hasBody) return irFn;
+  auto it = definitionOf_.find(irFn);
+  if (it != definitionOf_.end()) return it->second;
+  uint32_t def = irFn;
+  for (uint32_t k = 0; k < mod_.functions.size(); ++k) {
+    const ptx::Function& g = mod_.functions[k];
+    if (g.hasBody && !g.isEntry && g.name == mod_.functions[irFn].name) {
+      def = k;
+      break;
+    }
+  }
+  definitionOf_[irFn] = def;
+  return def;
+}
+
 void KernelLowerer::collectReachable(uint32_t f, std::set<uint32_t>& seen, std::vector<uint32_t>& order) {
+  f = definitionOf(f);
   if (!seen.insert(f).second) return;
   order.push_back(f);
   const ptx::Function& fn = mod_.functions[f];
   for (const Instruction& in : fn.instructions) {
+    if (in.opcode == Opcode::Call && isIndirectCall(fn, in))
+      for (uint32_t g : addressTakenFunctions()) collectReachable(g, seen, order);
     for (uint32_t k = 0; k < in.numOperands; ++k) {
       const Operand& o = fn.operands[in.firstOperand + k];
       if ((o.kind == OperandKind::Symbol || o.kind == OperandKind::Address) && o.symKind == SymKind::Function) {
-        if (mod_.functions[o.index].hasBody) collectReachable(o.index, seen, order);
+        if (mod_.functions[definitionOf(o.index)].hasBody) collectReachable(o.index, seen, order);
       }
       if ((o.kind == OperandKind::Symbol || o.kind == OperandKind::Address) && o.symKind == SymKind::Global) {
         if (mod_.globals[o.index].space == ptx::Space::shared) usedModuleShared_.insert(o.index);
@@ -493,7 +567,7 @@ uint32_t KernelLowerer::symbolAddress(const Operand& o, unsigned size) {
     }
     case SymKind::Function:
       // Function addresses are opaque handles (index + 1) usable only by indirect calls.
-      return literal(uint64_t(o.index + 1), size);
+      return literal(uint64_t(definitionOf(o.index) + 1), size);
     default: fail(line_, "unsupported symbol operand");
   }
 }
@@ -1461,7 +1535,7 @@ void KernelLowerer::lowerArith(const Instruction& in) {
       return;
     }
     case Opcode::Mul24:
-      if (in.mulMode == ptx::MulMode::hi) return unsupported(in);
+      if (in.mulMode == ptx::MulMode::hi) return bin(isSigned(t) ? &h::mul24hi<int32_t> : &h::mul24hi<uint32_t>, t, t, t);
       return bin(isSigned(t) ? &h::mul24lo<int32_t> : &h::mul24lo<uint32_t>, t, t, t);
     case Opcode::Mad24:
       if (in.mulMode == ptx::MulMode::hi || sat) return unsupported(in);
@@ -1688,19 +1762,25 @@ void KernelLowerer::lowerFloat(const Instruction& in) {
     case Opcode::Add: return bin(h::FAdd{});
     case Opcode::Sub: return bin(h::FSub{});
     case Opcode::Mul: return bin(h::FMul{});
-    case Opcode::Div: return bin(h::FDiv{});
+    case Opcode::Div:
+      if (in.has(ptx::Flag::approx) && t == Type::f32) return bin(h::FDivApprox{});
+      return bin(h::FDiv{});
     case Opcode::Fma: return ter(h::FFma{});
     case Opcode::Mad:
       if (in.rounding == ptx::Rounding::none && t == Type::f32) return ter(h::FMadNoFuse{});
       return ter(h::FFma{});
     case Opcode::Min:
+      if (in.has(ptx::Flag::xorsign)) return bin(FXorsignAbs<false>{});
       if (in.has(ptx::Flag::NaN)) return bin(FMinNaN{});
       return bin(h::FMin{});
     case Opcode::Max:
+      if (in.has(ptx::Flag::xorsign)) return bin(FXorsignAbs<true>{});
       if (in.has(ptx::Flag::NaN)) return bin(FMaxNaN{});
       return bin(h::FMax{});
     case Opcode::Sqrt: return un(h::FSqrt{});
-    case Opcode::Rcp: return un(h::FRcp{});
+    case Opcode::Rcp:
+      if (in.has(ptx::Flag::approx) && t == Type::f64) return un(h::FRcpApproxF64{});
+      return un(h::FRcp{});
     case Opcode::Rsqrt: return un(h::FRsqrt{});
     case Opcode::Sin: return un(h::FSin{});
     case Opcode::Cos: return un(h::FCos{});
@@ -1854,7 +1934,23 @@ void KernelLowerer::lowerCvt(const Instruction& in) {
   bool sat = in.has(ptx::Flag::sat);
   bool ftz = in.has(ptx::Flag::ftz);
   bool dInt = !isFloat(dt), sInt = !isFloat(st);
-  if (in.has(ptx::Flag::relu) || in.has(ptx::Flag::satfinite)) return unsupported(in);
+  bool relu = in.has(ptx::Flag::relu), satfinite = in.has(ptx::Flag::satfinite);
+  if (relu || satfinite || dt == Type::f16x2 || dt == Type::bf16x2 || dt == Type::e4m3x2 || dt == Type::e5m2x2 ||
+      dt == Type::tf32) {
+    uint32_t aux = 0;
+    unsigned nsrc = 0;
+    Handler hnd = cvtNarrowHandler(dt, st, rm, in.rounding == ptx::Rounding::rna, relu, satfinite, &aux, &nsrc);
+    if (!hnd || in.numOperands != nsrc + 1) return unsupported(in, "conversion");
+    uint32_t a = src(opnd(in, 1), st), b = nsrc > 1 ? src(opnd(in, 2), st) : kZeroReg;
+    Dst d = dst(opnd(in, 0), dt);
+    Op& op = emit(hnd);
+    op.d = d.off;
+    op.a = a;
+    op.b = b;
+    op.aux = aux;
+    finish(d);
+    return;
+  }
   uint32_t a = src(opnd(in, 1), st);
   Type curT = st;
   // f16/bf16 to non-f32: go through f32 (exact)
@@ -2061,13 +2157,95 @@ void KernelLowerer::lowerCall(const Instruction& in) {
   }
   if (!callee) fail(line_, "call without a target");
   if (callee->kind != OperandKind::Symbol || callee->symKind != SymKind::Function)
-    return unsupported(in, "indirect calls");
-  const ptx::Function& target = mod_.functions[callee->index];
+    fail(line_, "call target must be a function or a register");
+  uint32_t calleeIr = definitionOf(callee->index);
+  const ptx::Function& target = mod_.functions[calleeIr];
+  if (!target.hasBody) return lowerBuiltinCall(in, mod_.str(target.name), args, rets);
+  lowerDirectCall(calleeIr, args, rets);
+}
+
+// call through a register (with a .callprototype): function addresses are handles (IR index + 1), so the call
+// becomes one guarded direct call per address-taken function with the same signature; lanes whose address names
+// no such function fault.
+void KernelLowerer::lowerIndirectCall(const Instruction& in) {
+  std::vector<const Operand*> rets, args;
+  const Operand* callee = calleeOperand(*fn_, in);
+  for (uint32_t k = 0; k < in.numOperands; ++k) {
+    const Operand& o = fn_->operands[in.firstOperand + k];
+    if (o.kind == OperandKind::List) {
+      std::vector<const Operand*>& into = &o > callee ? args : rets;
+      for (int64_t q = 0; q < o.value; ++q) into.push_back(&fn_->elems[o.index + uint32_t(q)]);
+    }
+  }
+  uint32_t target = allocReg(8);
+  {
+    uint32_t t = src(*callee, Type::u64);
+    Op& op = emit(&h::mov<uint64_t>);
+    op.d = target;
+    op.a = t;
+  }
+  auto sameSignature = [&](const ptx::Function& f) {
+    if (f.params.size() != args.size() || f.returns.size() != rets.size()) return false;
+    return true;
+  };
+  bool guarded = in.guard != kNoIndex;
+  // matched: lanes that call some function (or do not execute the call at all)
+  uint32_t matched = allocReg(1);
+  if (guarded) {
+    Op& op = emit(in.guardNegated ? &h::predLogic<4> : &h::predLogic<3>);
+    op.d = matched;
+    op.a = regOf(in.guard);
+    op.b = regOf(in.guard);
+  } else {
+    Op& op = emit(&h::predLogic<4>);
+    op.d = matched;
+    op.a = literal(0, 1);
+    op.b = op.a;
+  }
+  std::vector<std::pair<uint32_t, uint32_t>> candidates;  // (IR function, predicate register)
+  for (uint32_t f : addressTakenFunctions()) {
+    if (!sameSignature(mod_.functions[f]) || !instanceOfIr_.count(f)) continue;
+    uint32_t p = allocReg(1);
+    Op& op = emit(&h::setp<uint64_t, h::EQ>);
+    op.d = p;
+    op.a = target;
+    op.b = literal(uint64_t(f) + 1, 8);
+    if (guarded) {
+      op.c = regOf(in.guard);
+      op.aux = uint8_t(1 | (in.guardNegated ? 16 : 0));
+    }
+    Op& orOp = emit(&h::predLogic<1>);
+    orOp.d = matched;
+    orOp.a = matched;
+    orOp.b = p;
+    candidates.push_back({f, p});
+  }
+  auto guardedBlock = [&](uint32_t pred, bool negated, auto body) {
+    uint32_t guardOp = here();
+    Op& g = emit(&ctl::guard);
+    g.a = pred;
+    g.aux = negated ? 1 : 0;
+    body();
+    emit(&ctl::unguard);
+    pending_.push_back({guardOp, here(), PendingTarget::Absolute});
+  };
+  guardedBlock(matched, true, [&] {
+    Op& op = emit(&ctl::trap);
+    op.aux = 2;
+    op.imm = int64_t(prog_.messages.size());
+    prog_.messages.push_back(fmt::format("indirect call (PTX line {}) through an address that is not a function "
+                                         "of the module with the call's signature", in.loc.line));
+  });
+  for (auto [f, p] : candidates) guardedBlock(p, false, [&] { lowerDirectCall(f, args, rets); });
+}
+
+void KernelLowerer::lowerDirectCall(uint32_t calleeIr, const std::vector<const Operand*>& args,
+                                    const std::vector<const Operand*>& rets) {
+  const ptx::Function& target = mod_.functions[calleeIr];
   std::string_view name = mod_.str(target.name);
-  if (!target.hasBody) return lowerBuiltinCall(in, name, args, rets);
-  const FuncInstance& ti = instances_[instanceOfIr_.at(callee->index)];
+  const FuncInstance& ti = instances_[instanceOfIr_.at(calleeIr)];
   CallSite cs;
-  cs.callee = callee->index;  // IR index until the kernel is finished
+  cs.callee = calleeIr;  // IR index until the kernel is finished
   cs.callerFrameBytes = fi_->frameBytes;
   if (args.size() != target.params.size() || rets.size() != target.returns.size())
     fail(line_, fmt::format("call to '{}' with the wrong number of arguments", name));
@@ -2103,7 +2281,7 @@ void KernelLowerer::lowerCall(const Instruction& in) {
   uint32_t index = uint32_t(prog_.calls.size());
   prog_.calls.push_back(cs);
   callerOf_.push_back(instanceOfIr_.at(fi_->irIndex));
-  callOps_.push_back({here(), callee->index});
+  callOps_.push_back({here(), calleeIr});
   Op& op = emit(&ctl::call);
   op.aux = index;
 }
@@ -2216,6 +2394,9 @@ void KernelLowerer::lowerInstruction(uint32_t idx) {
       op.aux = brxPending_.back().second;
       return;
     }
+    case Opcode::Call:
+      if (isIndirectCall(*fn_, in)) return lowerIndirectCall(in);  // consumes the guard itself
+      break;
     default: break;
   }
   uint32_t guardOp = 0;

@@ -40,7 +40,7 @@ bool isInt(Type t) {
 
 // ---- half precision arithmetic -------------------------------------------------------------------------------
 
-enum HOp { HAdd, HSub, HMul, HFma, HMin, HMax, HNeg, HAbs, HMinNaN, HMaxNaN };
+enum HOp { HAdd, HSub, HMul, HFma, HMin, HMax, HNeg, HAbs, HMinNaN, HMaxNaN, HEx2, HTanh };
 
 template <bool BF> PTX_HOT float toF(uint16_t x) { return BF ? num::bf16ToFloat(x) : num::halfToFloat(x); }
 template <bool BF> PTX_HOT uint16_t fromF(float x, Round r, bool sat) {
@@ -66,10 +66,24 @@ const Op* halfOp(Warp& w, const Op* op) {
       uint16_t x = uint16_t(a[i] >> (16 * k)), y = uint16_t(b[i] >> (16 * k)), z = uint16_t(c[i] >> (16 * k));
       if constexpr (FTZ) { x = flushH<BF>(x); y = flushH<BF>(y); z = flushH<BF>(z); }
       uint16_t out;
+      bool xNaN = BF ? (x & 0x7fffu) > 0x7f80u : (x & 0x7fffu) > 0x7c00u;
       if constexpr (O == HNeg) {
-        out = uint16_t(x ^ 0x8000u);
+        out = xNaN ? uint16_t(0x7fffu) : uint16_t(x ^ 0x8000u);  // NaN: canonical, as the GPU
       } else if constexpr (O == HAbs) {
-        out = uint16_t(x & 0x7fffu);
+        out = xNaN ? uint16_t(0x7fffu) : uint16_t(x & 0x7fffu);
+      } else if constexpr (O == HEx2 || O == HTanh) {
+        // approximate in hardware; its results match the exact function rounded toward zero (measured on an H200)
+        float fx = toF<BF>(x);
+        float v = O == HEx2 ? std::exp2(fx) : std::tanh(fx);
+        out = xNaN ? uint16_t(0x7fffu) : fromF<BF>(v, num::RZ, false);
+        if (O == HEx2 && !BF && v >= 65536.0f) out = 0x7c00u;  // overflow still gives infinity
+        if constexpr (O == HTanh) {
+          // except at the ends: tiny arguments come back unchanged, arguments whose tanh is within 2^-20 of +-1
+          // give +-1 (both measured on an H200; the exact switch points are not known)
+          float ax = std::fabs(fx);
+          if (!xNaN && ax < 0x1p-8f) out = x;
+          else if (!xNaN && 1.0 - std::tanh(double(ax)) < 0x1p-20) out = fromF<BF>(std::copysign(1.0f, fx), num::RN, false);
+        }
       } else if constexpr (O == HMin || O == HMax || O == HMinNaN || O == HMaxNaN) {
         float fx = toF<BF>(x), fy = toF<BF>(y);
         if ((O == HMinNaN || O == HMaxNaN) && (fx != fx || fy != fy)) {
@@ -132,8 +146,124 @@ Handler halfHandler(ptx::Opcode opc, Type t, Round r, bool ftz, bool sat, bool r
                                        : halfByType<HMin>(t, num::RN, ftz, false, false);
     case ptx::Opcode::Max: return relu ? halfByType<HMaxNaN>(t, num::RN, ftz, false, false)
                                        : halfByType<HMax>(t, num::RN, ftz, false, false);
+    case ptx::Opcode::Ex2: return halfByType<HEx2>(t, num::RN, ftz, false, false);
+    case ptx::Opcode::Tanh: return halfByType<HTanh>(t, num::RN, false, false, false);
     default: return nullptr;
   }
+}
+
+// ---- packed and narrow conversions: f16x2/bf16x2/e4m3x2/e5m2x2 from two f32, .relu, .satfinite, tf32 -----------
+
+namespace {
+
+struct NarrowMode {
+  Round round;
+  bool relu, satfinite, ties_away;
+};
+
+PTX_HOT float reluOf(float f) { return std::signbit(f) ? 0.0f : f; }  // -0 becomes +0 too
+
+uint16_t toHalfBits(float f, const NarrowMode& m, bool bf) {
+  if (f != f) return 0x7fffu;
+  if (m.relu) f = reluOf(f);
+  uint16_t h = bf ? num::floatToBf16(f, m.round, false) : num::floatToHalf(f, m.round, false);
+  uint16_t inf = bf ? 0x7f80u : 0x7c00u, maxFinite = bf ? 0x7f7fu : 0x7bffu;
+  if (m.satfinite && (h & 0x7fffu) == inf) h = uint16_t((h & 0x8000u) | maxFinite);
+  return h;
+}
+
+// 8-bit floats (OCP FP8): e4m3 (bias 7, no infinity, NaN 0x7f, max 448), e5m2 (bias 15, f16 layout, max 57344).
+uint8_t toFp8Bits(float f, const NarrowMode& m, bool e5m2) {
+  const int mbits = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
+  const float maxFinite = e5m2 ? 57344.0f : 448.0f;
+  if (f != f) return 0x7fu;
+  if (m.relu) f = reluOf(f);
+  uint8_t sign = std::signbit(f) ? 0x80u : 0;
+  double a = std::fabs(double(f));
+  // quantum at this magnitude (subnormals share the minimum normal exponent's quantum)
+  int e = a == 0 ? 1 - bias : std::max(std::ilogb(a), 1 - bias);
+  double q = std::ldexp(1.0, e - mbits);
+  double r = std::nearbyint(a / q) * q;  // round to nearest even (the only mode cvt offers for fp8)
+  if (r > maxFinite || std::isinf(a)) {
+    if (m.satfinite || !e5m2) r = maxFinite;
+    else return uint8_t(sign | 0x7cu);
+  }
+  if (r == 0) return sign;
+  int re = std::max(std::ilogb(r), 1 - bias);
+  uint32_t mant = uint32_t(r / std::ldexp(1.0, re - mbits));  // includes the implicit bit for normals
+  uint32_t expField = mant >> mbits ? uint32_t(re + bias) : 0;
+  return uint8_t(sign | expField << mbits | (mant & ((1u << mbits) - 1)));
+}
+
+uint32_t toTf32Bits(float f, const NarrowMode& m) {
+  uint32_t x = std::bit_cast<uint32_t>(f);
+  if (f != f) return x & ~0x1fffu;  // NaN: the low bits dropped, nothing else (a signaling NaN may become inf)
+  uint32_t sign = x & 0x80000000u, mag = x & 0x7fffffffu;
+  if (mag < 0x7f800000u) {
+    uint32_t low = mag & 0x1fffu, keep = mag & ~0x1fffu;
+    bool up = false;
+    if (m.ties_away) up = low >= 0x1000u;
+    else if (m.round == num::RN) up = low > 0x1000u || (low == 0x1000u && (keep & 0x2000u));
+    if (up) keep += 0x2000u;
+    mag = keep;
+    if (m.satfinite && mag >= 0x7f800000u) mag = 0x7f7fe000u;
+  } else if (m.satfinite) {
+    mag = 0x7f7fe000u;
+  }
+  return sign | mag;
+}
+
+// aux: bits 0-3 kind, 4-5 rounding, 6 relu, 7 satfinite, 8 ties away
+enum NarrowKind : uint32_t { NF16, NBF16, NF16x2, NBF16x2, NE4M3x2, NE5M2x2, NTF32 };
+
+const Op* cvtNarrow(Warp& w, const Op* op) {
+  const float* a = h::R<float>(w, op->a);
+  const float* b = h::R<float>(w, op->b);
+  NarrowMode m{Round((op->aux >> 4) & 3), bool(op->aux & 64), bool(op->aux & 128), bool(op->aux & 256)};
+  switch (NarrowKind(op->aux & 15)) {
+    case NF16: case NBF16: {
+      bool bf = (op->aux & 15) == NBF16;
+      h::store<uint16_t>(w, op->d, [&](int i) { return toHalfBits(a[i], m, bf); });
+      break;
+    }
+    case NF16x2: case NBF16x2: {
+      bool bf = (op->aux & 15) == NBF16x2;
+      h::store<uint32_t>(w, op->d, [&](int i) {
+        return uint32_t(toHalfBits(a[i], m, bf)) << 16 | toHalfBits(b[i], m, bf);
+      });
+      break;
+    }
+    case NE4M3x2: case NE5M2x2: {
+      bool e5 = (op->aux & 15) == NE5M2x2;
+      h::store<uint16_t>(w, op->d, [&](int i) {
+        return uint16_t(toFp8Bits(a[i], m, e5) << 8 | toFp8Bits(b[i], m, e5));
+      });
+      break;
+    }
+    case NTF32: h::store<uint32_t>(w, op->d, [&](int i) { return toTf32Bits(a[i], m); }); break;
+  }
+  return op + 1;
+}
+
+}  // namespace
+
+Handler cvtNarrowHandler(Type d, Type s, Round round, bool tiesAway, bool relu, bool satfinite, uint32_t* aux,
+                         unsigned* sources) {
+  if (s != Type::f32) return nullptr;
+  uint32_t kind;
+  *sources = 1;
+  switch (d) {
+    case Type::f16: kind = NF16; break;
+    case Type::bf16: kind = NBF16; break;
+    case Type::f16x2: kind = NF16x2; *sources = 2; break;
+    case Type::bf16x2: kind = NBF16x2; *sources = 2; break;
+    case Type::e4m3x2: kind = NE4M3x2; *sources = 2; break;
+    case Type::e5m2x2: kind = NE5M2x2; *sources = 2; break;
+    case Type::tf32: kind = NTF32; break;
+    default: return nullptr;
+  }
+  *aux = kind | uint32_t(round) << 4 | (relu ? 64u : 0u) | (satfinite ? 128u : 0u) | (tiesAway ? 256u : 0u);
+  return &cvtNarrow;
 }
 
 Handler cvtHandler(Type d, Type s, Round round, bool intRound, bool sat, bool ftz) {

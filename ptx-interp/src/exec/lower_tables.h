@@ -22,6 +22,11 @@ Handler ldParamHandler(ptx::Type m, unsigned regSize);
 // atom/red: op kind, value type t.
 Handler atomHandler(mem::Space space, unsigned addrSize, ptx::Type t, mem::AOp op);
 
+// cvt to f16x2/bf16x2/e4m3x2/e5m2x2 (from two f32), tf32, and the .relu/.satfinite forms of f16/bf16; sets the
+// op's aux and the number of source operands.
+Handler cvtNarrowHandler(ptx::Type d, ptx::Type s, num::Round round, bool tiesAway, bool relu, bool satfinite,
+                         uint32_t* aux, unsigned* sources);
+
 // f16/bf16 scalar and packed arithmetic.
 Handler halfHandler(ptx::Opcode opc, ptx::Type t, num::Round round, bool ftz, bool sat, bool relu);
 

@@ -26,8 +26,30 @@ PTX_HOT float flush(float x) {
 }
 PTX_HOT double flush(double x) { return x; }  // .ftz applies to f32 only
 
-PTX_HOT float saturate(float x) { return x != x ? 0.0f : (x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x)); }
-PTX_HOT double saturate(double x) { return x != x ? 0.0 : (x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x)); }
+// .sat clamps to [+0, 1]: NaN and -0 become +0.
+PTX_HOT float saturate(float x) { return !(x > 0.0f) ? 0.0f : (x > 1.0f ? 1.0f : x); }
+PTX_HOT double saturate(double x) { return !(x > 0.0) ? 0.0 : (x > 1.0 ? 1.0 : x); }
+
+// f64 NaN results on the GPU are not canonical: a NaN operand comes back quieted, and an invalid operation on
+// non-NaN operands gives the default NaN 0xfff8000000000000 (what x86 computes too). Where several operands are
+// NaN, the later PTX operand wins (c over b over a), except for div.
+PTX_HOT double quiet(double x) { return std::bit_cast<double>(std::bit_cast<uint64_t>(x) | (uint64_t(1) << 51)); }
+constexpr uint64_t kDefaultNaN64 = 0xfff8000000000000ull;
+PTX_HOT double nan64(double r, double a, double b) {
+  if (r == r) return r;
+  if (b != b) return quiet(b);
+  if (a != a) return quiet(a);
+  return std::bit_cast<double>(kDefaultNaN64);
+}
+PTX_HOT double nan64(double r, double a, double b, double c) {
+  if (r == r) return r;
+  if (c != c) return quiet(c);
+  return nan64(r, a, b);
+}
+PTX_HOT double nan64(double r, double a) {
+  if (r == r) return r;
+  return a != a ? quiet(a) : std::bit_cast<double>(kDefaultNaN64);
+}
 
 enum Round : int { RN = 0, RZ = 1, RM = 2, RP = 3 };
 

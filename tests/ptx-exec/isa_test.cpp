@@ -1,0 +1,334 @@
+// Instruction semantics checked against what an H200 computes (values from conformance/golden/nvidia-h200.txt and
+// the PTX ISA), on small hand-written kernels: one instruction form applied to arrays of operands.
+#include "harness.h"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace ptx::exec;
+using ptxtest::Arena;
+using ptxtest::Params;
+
+namespace {
+
+Arena& arena() {
+  static Arena* a = new Arena();
+  return *a;
+}
+
+// A kernel `k(a, b, c, d, n)`: thread i loads a[i], b[i], c[i] (types ta/tb/tc), runs `body` (operands %a %b %c,
+// result %d of type td) and stores d[i].
+struct Form {
+  std::string body;
+  std::string ta, tb, tc, td;  // register types: b16, b32, b64, f32, f64
+  std::string target = "sm_90";
+};
+
+unsigned bytesOf(const std::string& t) { return t == "b16" ? 2 : (t == "b64" || t == "f64") ? 8 : 4; }
+
+std::string kernelText(const Form& f) {
+  auto ld = [](const std::string& reg, const std::string& t, const char* param) {
+    return "\tld.param.u64 %rd1, [" + std::string(param) + "];\n\tcvta.to.global.u64 %rd1, %rd1;\n" +
+           "\tmul.wide.u32 %rd2, %r1, " + std::to_string(bytesOf(t)) + ";\n\tadd.u64 %rd1, %rd1, %rd2;\n" +
+           "\tld.global." + t + " " + reg + ", [%rd1];\n";
+  };
+  std::string s = ".version 8.0\n.target " + f.target + "\n.address_size 64\n";
+  s += ".visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd, .param .u32 n)\n{\n";
+  s += "\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<4>;\n\t.reg .pred %p<4>;\n\t.reg .pred %q;\n";
+  s += "\t.reg ." + f.ta + " %a;\n\t.reg ." + f.tb + " %b;\n\t.reg ." + f.tc + " %c;\n\t.reg ." + f.td + " %d;\n";
+  s += "\tmov.u32 %r1, %tid.x;\n\tmov.u32 %r2, %ctaid.x;\n\tmov.u32 %r3, %ntid.x;\n\tmad.lo.u32 %r1, %r2, %r3, %r1;\n";
+  s += "\tld.param.u32 %r2, [n];\n\tsetp.ge.u32 %p1, %r1, %r2;\n\t@%p1 bra DONE;\n";
+  s += ld("%a", f.ta, "pa") + ld("%b", f.tb, "pb") + ld("%c", f.tc, "pc");
+  s += "\t" + f.body + "\n";
+  s += "\tld.param.u64 %rd1, [pd];\n\tcvta.to.global.u64 %rd1, %rd1;\n\tmul.wide.u32 %rd2, %r1, " +
+       std::to_string(bytesOf(f.td)) + ";\n\tadd.u64 %rd1, %rd1, %rd2;\n\tst.global." + f.td + " [%rd1], %d;\n";
+  s += "DONE:\n\tret;\n}\n";
+  return s;
+}
+
+// Runs the form on the operand bit patterns; returns the result bit patterns.
+std::vector<uint64_t> run(const Form& f, const std::vector<uint64_t>& a, const std::vector<uint64_t>& b = {},
+                          const std::vector<uint64_t>& c = {}) {
+  CompileResult cr = compile(kernelText(f));
+  if (!cr.program) {
+    ADD_FAILURE() << cr.error << "\n" << kernelText(f);
+    return {};
+  }
+  size_t n = a.size();
+  auto upload = [&](const std::vector<uint64_t>& v, const std::string& t) {
+    unsigned w = bytesOf(t);
+    uint8_t* p = arena().alloc<uint8_t>(n * w);
+    for (size_t i = 0; i < n; ++i) {
+      uint64_t x = i < v.size() ? v[i] : 0;
+      std::memcpy(p + i * w, &x, w);
+    }
+    return p;
+  };
+  uint8_t *pa = upload(a, f.ta), *pb = upload(b, f.tb), *pc = upload(c, f.tc);
+  uint8_t* pd = arena().alloc<uint8_t>(n * 8);
+  int kernel = findKernel(*cr.program, "k");
+  Params p(kernels(*cr.program)[size_t(kernel)]);
+  p.arg(pa).arg(pb).arg(pc).arg(pd).arg(uint32_t(n));
+  LaunchParams lp;
+  lp.grid = Dim3{uint32_t((n + 31) / 32)};
+  lp.block = Dim3{32};
+  lp.params = p.data();
+  lp.paramBytes = p.size();
+  lp.memory = &arena();
+  LaunchResult r = launch(*cr.program, kernel, lp);
+  EXPECT_TRUE(r.ok()) << r.fault.message;
+  std::vector<uint64_t> out(n);
+  unsigned w = bytesOf(f.td);
+  for (size_t i = 0; i < n; ++i) std::memcpy(&out[i], pd + i * w, w);
+  return out;
+}
+
+#define EXPECT_BITS(form, inputs, expected, ...)                                                        \
+  do {                                                                                                   \
+    auto got_ = run(form, inputs, ##__VA_ARGS__);                                                        \
+    std::vector<uint64_t> want_ = expected;                                                              \
+    ASSERT_EQ(got_.size(), want_.size());                                                                \
+    for (size_t i_ = 0; i_ < want_.size(); ++i_)                                                         \
+      EXPECT_EQ(got_[i_], want_[i_]) << (form).body << " lane " << i_ << std::hex << ": got 0x" << got_[i_] \
+                                     << ", want 0x" << want_[i_];                                        \
+  } while (0)
+
+using V = std::vector<uint64_t>;
+
+// ---- NaN results ---------------------------------------------------------------------------------------------
+
+TEST(PtxIsa, F64NaNOperandsComeBackQuietedLaterOperandWins) {
+  Form add{"add.rn.f64 %d, %a, %b;", "f64", "f64", "b32", "f64"};
+  EXPECT_BITS(add, (V{0x7ff8000000000000, 0x0, 0x7ff0000000000000, 0x3ff0000000000000}),
+              (V{0x7ff8000000000001, 0x7ff8000000000001, 0xfff8000000000000, 0x7ff8000000000000}),
+              V{0x7ff0000000000001, 0x7ff0000000000001, 0xfff0000000000000, 0x7ff8000000000000});
+  Form mul{"mul.rz.f64 %d, %a, %b;", "f64", "f64", "b32", "f64"};
+  EXPECT_BITS(mul, (V{0x0, 0xc007dee000000000}), (V{0xfff8000000000000, 0x7ffa097da0303ee6}),
+              V{0xfff0000000000000, 0x7ffa097da0303ee6});
+  // div prefers its first operand
+  Form div{"div.rn.f64 %d, %a, %b;", "f64", "f64", "b32", "f64"};
+  EXPECT_BITS(div, (V{0x7ff8000000000000, 0x0}), (V{0x7ff8000000000000, 0xfff8000000000000}),
+              V{0x7ff0000000000001, 0x0});
+  Form fma{"fma.rn.f64 %d, %a, %b, %c;", "f64", "f64", "f64", "f64"};
+  EXPECT_BITS(fma, (V{0x7ff0000000000001, 0x7ff8000000000000, 0x0}),
+              (V{0x7ff8000000000000, 0x7ff8000000000001, 0x7ff8000000000000}),
+              V{0x3ff0000000000000, 0x7ff0000000000001, 0x3ff0000000000000},
+              V{0x7ff8000000000000, 0xc004000000000000, 0x7ff8000000000000});
+  Form sqrt{"sqrt.rn.f64 %d, %a;", "f64", "b32", "b32", "f64"};
+  EXPECT_BITS(sqrt, (V{0xbff0000000000000, 0x7ff0000000000001}), (V{0xfff8000000000000, 0x7ff8000000000001}));
+  Form mn{"min.f64 %d, %a, %b;", "f64", "f64", "b32", "f64"};
+  EXPECT_BITS(mn, (V{0x7ff8000000000000}), (V{0x7ff8000000000001}), V{0x7ff0000000000001});
+}
+
+TEST(PtxIsa, AbsNegOfNaN) {
+  EXPECT_BITS((Form{"abs.f32 %d, %a;", "b32", "b32", "b32", "b32"}), (V{0xffc12345, 0x80000001}),
+              (V{0x7fffffff, 0x00000001}));
+  EXPECT_BITS((Form{"neg.f32 %d, %a;", "b32", "b32", "b32", "b32"}), (V{0x7f800001, 0x3f800000}),
+              (V{0x7fffffff, 0xbf800000}));
+  EXPECT_BITS((Form{"neg.f64 %d, %a;", "f64", "b32", "b32", "f64"}), (V{0x7ff0000000000001, 0x3ff0000000000000}),
+              (V{0x7ff8000000000001, 0xbff0000000000000}));
+  EXPECT_BITS((Form{"abs.f64 %d, %a;", "f64", "b32", "b32", "f64"}), (V{0x7ff0000000000001}), (V{0x7ff8000000000001}));
+  EXPECT_BITS((Form{"neg.f16 %d, %a;", "b16", "b32", "b32", "b16"}), (V{0xfe12, 0x3c00}), (V{0x7fff, 0xbc00}));
+  EXPECT_BITS((Form{"abs.f16 %d, %a;", "b16", "b32", "b32", "b16"}), (V{0x7c01, 0xbc00}), (V{0x7fff, 0x3c00}));
+}
+
+TEST(PtxIsa, ConversionNaNsAndSaturation) {
+  EXPECT_BITS((Form{"cvt.rzi.s64.f64 %d, %a;", "f64", "b32", "b32", "b64"}), (V{0x7ff8000000000000, 0x4000000000000000}),
+              (V{0x8000000000000000, 2}));
+  EXPECT_BITS((Form{"cvt.rn.f32.f64 %d, %a;", "f64", "b32", "b32", "b32"}), (V{0x7ff0000000000001}), (V{0x7fc00000}));
+  EXPECT_BITS((Form{"cvt.f64.f32 %d, %a;", "b32", "b32", "b32", "f64"}), (V{0xffc12345}), (V{0xfff82468a0000000}));
+  EXPECT_BITS((Form{"cvt.f32.bf16 %d, %a;", "b16", "b32", "b32", "b32"}), (V{0x7f81}), (V{0x7f810000}));
+  EXPECT_BITS((Form{"cvt.f32.f16 %d, %a;", "b16", "b32", "b32", "b32"}), (V{0xfed4}), (V{0x7fffffff}));
+  EXPECT_BITS((Form{"cvt.rn.f16.f64 %d, %a;", "f64", "b32", "b32", "b16"}), (V{0x7ff0000000000001}), (V{0x7e00}));
+  EXPECT_BITS((Form{"cvt.rpi.f64.f64 %d, %a;", "f64", "b32", "b32", "f64"}), (V{0x7ff0000000000001}),
+              (V{0x7ff8000000000001}));
+  // .sat: -0 becomes +0
+  EXPECT_BITS((Form{"cvt.sat.f32.f32 %d, %a;", "b32", "b32", "b32", "b32"}), (V{0x80000000, 0x3fc00000}),
+              (V{0x0, 0x3f800000}));
+  EXPECT_BITS((Form{"mul.rn.sat.f32 %d, %a, %b;", "b32", "b32", "b32", "b32"}), (V{0x80000000}), (V{0x0}),
+              V{0x3f800000});
+}
+
+TEST(PtxIsa, NarrowConversions) {
+  // f16x2: a in the upper half, b in the lower
+  EXPECT_BITS((Form{"cvt.rn.f16x2.f32 %d, %a, %b;", "b32", "b32", "b32", "b32"}), (V{0x3f800000}), (V{0x3c00c000}),
+              V{0xc0000000});
+  EXPECT_BITS((Form{"cvt.rn.relu.f16.f32 %d, %a;", "b32", "b32", "b32", "b16"}), (V{0x80000000, 0xbf800000, 0x3f800000}),
+              (V{0x0, 0x0, 0x3c00}));
+  // e4m3: 1.0 = 0x38, 448 = 0x7e (satfinite clamps infinity), NaN = 0x7f
+  EXPECT_BITS((Form{"cvt.rn.satfinite.e4m3x2.f32 %d, %a, %b;", "b32", "b32", "b32", "b16"}),
+              (V{0x3f800000, 0x7f800000, 0x7fc00000}), (V{0x38c0, 0x7efe, 0x7f00}), V{0xc0000000, 0xff800000, 0x0});
+  // tf32 rna: ties away from zero on the low 13 bits; NaN only loses its low bits
+  EXPECT_BITS((Form{"cvt.rna.tf32.f32 %d, %a;", "b32", "b32", "b32", "b32"}), (V{0x3f801000, 0x3f800fff, 0xffc12345}),
+              (V{0x3f802000, 0x3f800000, 0xffc12000}));
+}
+
+// ---- approximate functions as the GPU computes them -------------------------------------------------------------
+
+TEST(PtxIsa, SinApproxReducesToRevolutionsInF32) {
+  // huge arguments are whole revolutions: +-0; 2^24 * (1/2pi) rounded toward zero is ...0.75 revolutions: -1
+  EXPECT_BITS((Form{"sin.approx.ftz.f32 %d, %a;", "b32", "b32", "b32", "b32"}),
+              (V{0x7149f2ca, 0xf149f2ca, 0x4b800000, 0xcb556000}), (V{0x0, 0x80000000, 0xbf800000, 0x3f800000}));
+}
+
+TEST(PtxIsa, DivApproxFlushesReciprocalOfHugeDivisor) {
+  EXPECT_BITS((Form{"div.approx.f32 %d, %a, %b;", "b32", "b32", "b32", "b32"}), (V{0x7f7fc99e, 0x7f800000, 0x40000000}),
+              (V{0x0, 0x7fffffff, 0x3f800000}), V{0x7f7fc99e, 0x7f7fc99e, 0x40000000});
+}
+
+TEST(PtxIsa, RsqrtApproxF64IsCorrectlyRounded) {
+  EXPECT_BITS((Form{"rsqrt.approx.f64 %d, %a;", "f64", "b32", "b32", "f64"}),
+              (V{0x3fe0000000000000, 0x6378d9ebfdfd90e0, 0xbff0000000000000}),
+              (V{0x3ff6a09e667f3bcd, 0x2e29ad2ef65206c0, 0xfff8000000000000}));
+}
+
+TEST(PtxIsa, RcpApproxFtzF64UsesUpperWords) {
+  EXPECT_BITS((Form{"rcp.approx.ftz.f64 %d, %a;", "f64", "b32", "b32", "f64"}),
+              (V{0xc004000000000000, 0x7ff8000000000000, 0x800fffffffffffff}),
+              (V{0xbfd9999900000000, 0x7fffffff00000000, 0xfff0000000000000}));
+}
+
+TEST(PtxIsa, HalfEx2AndTanhApprox) {
+  EXPECT_BITS((Form{"ex2.approx.f16 %d, %a;", "b16", "b32", "b32", "b16"}), (V{0x83ff, 0x4248, 0x5640, 0x3c00}),
+              (V{0x3bff, 0x4868, 0x7c00, 0x4000}));
+  EXPECT_BITS((Form{"tanh.approx.f16 %d, %a;", "b16", "b32", "b32", "b16"}), (V{0x3c00, 0x1400, 0x4826, 0x3800}),
+              (V{0x3a17, 0x1400, 0x3c00, 0x3764}));
+}
+
+// ---- integer and bit forms -------------------------------------------------------------------------------------
+
+TEST(PtxIsa, FnsOffsetZeroIsTheBaseBit) {
+  EXPECT_BITS((Form{"fns.b32 %d, %a, %b, %c;", "b32", "b32", "b32", "b32"}), (V{0xffffffff, 0x2, 0x1, 0xf0}),
+              (V{0, 1, 0xffffffff, 5}), V{0, 1, 1, 0}, V{0, 0, 0, 2});
+}
+
+TEST(PtxIsa, Mul24Hi) {
+  EXPECT_BITS((Form{"mul24.hi.u32 %d, %a, %b;", "b32", "b32", "b32", "b32"}), (V{0xffffff, 0x12345678}),
+              (V{0xfffffe00, 0x3456}), V{0xffffff, 0x100});
+  EXPECT_BITS((Form{"mul24.hi.s32 %d, %a, %b;", "b32", "b32", "b32", "b32"}), (V{0xffffff}), (V{0xffffffff}), V{1});
+}
+
+TEST(PtxIsa, TestpNormalCountsZero) {
+  EXPECT_BITS((Form{"testp.normal.f32 %q, %a;\n\tselp.u32 %d, 1, 0, %q;", "b32", "b32", "b32", "b32"}),
+              (V{0x0, 0x80000000, 0x1, 0x3f800000, 0x7f800000}), (V{1, 1, 0, 1, 0}));
+}
+
+TEST(PtxIsa, MaxXorsignAbs) {
+  EXPECT_BITS((Form{"max.xorsign.abs.f32 %d, %a, %b;", "b32", "b32", "b32", "b32"}),
+              (V{0x00000000, 0x00000000, 0xbf800000, 0xc0200000}), (V{0x807fffff, 0x80000000, 0x3f800000, 0x40200000}),
+              V{0x807fffff, 0xffc12345, 0x807fffff, 0x807fffff});
+}
+
+// ---- calls -------------------------------------------------------------------------------------------------------
+
+LaunchResult launchOne(const std::string& text, uint32_t* out, uint32_t threads, uint32_t extra = 0) {
+  CompileResult cr = compile(text);
+  EXPECT_TRUE(cr.program) << cr.error;
+  if (!cr.program) return {};
+  int kernel = findKernel(*cr.program, "k");
+  Params p(kernels(*cr.program)[size_t(kernel)]);
+  p.arg(out).arg(extra);
+  LaunchParams lp;
+  lp.grid = Dim3{1};
+  lp.block = Dim3{threads};
+  lp.params = p.data();
+  lp.paramBytes = p.size();
+  lp.memory = &arena();
+  return launch(*cr.program, kernel, lp);
+}
+
+const char* kCallHeader = R"(.version 8.0
+.target sm_80
+.address_size 64
+)";
+const char* kKernelStart = R"(.visible .entry k(.param .u64 out, .param .u32 extra)
+{
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<10>;
+  .reg .pred %p<4>;
+  mov.u32 %r1, %tid.x;
+  ld.param.u32 %r8, [extra];
+)";
+const char* kKernelEnd = R"(  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.u64 %rd1, %rd1, %rd2;
+  st.global.u32 [%rd1], %r9;
+  ret;
+}
+)";
+
+// nvcc -G declares every function before the kernels and defines it after them: calls name the declaration.
+TEST(PtxIsa, CallBeforeDefinitionReachesTheDefinition) {
+  std::string text = std::string(kCallHeader) +
+                     ".func (.param .b32 r) twice(.param .b32 x);\n" + kKernelStart +
+                     "  {\n  .param .b32 a;\n  .param .b32 r;\n  st.param.b32 [a], %r1;\n"
+                     "  call.uni (r), twice, (a);\n  ld.param.b32 %r9, [r];\n  }\n" + kKernelEnd +
+                     ".func (.param .b32 r) twice(.param .b32 x)\n{\n  .reg .b32 %t<3>;\n  ld.param.b32 %t1, [x];\n"
+                     "  add.u32 %t2, %t1, %t1;\n  st.param.b32 [r], %t2;\n  ret;\n}\n";
+  uint32_t* out = arena().alloc<uint32_t>(32);
+  LaunchResult r = launchOne(text, out, 32);
+  ASSERT_TRUE(r.ok()) << r.fault.message;
+  for (uint32_t i = 0; i < 32; ++i) EXPECT_EQ(out[i], 2 * i);
+}
+
+const char* kTwoTargets = R"(.func (.param .b32 r) add_one(.param .b32 x)
+{
+  .reg .b32 %t<3>;
+  ld.param.b32 %t1, [x];
+  add.u32 %t2, %t1, 1;
+  st.param.b32 [r], %t2;
+  ret;
+}
+.func (.param .b32 r) times_three(.param .b32 x)
+{
+  .reg .b32 %t<3>;
+  ld.param.b32 %t1, [x];
+  mul.lo.u32 %t2, %t1, 3;
+  st.param.b32 [r], %t2;
+  ret;
+}
+)";
+// lanes pick a target by parity (divergent indirect call); lane 5 uses `extra` added to the address
+const char* kIndirectBody = R"(  mov.u64 %rd5, add_one;
+  mov.u64 %rd6, times_three;
+  and.b32 %r2, %r1, 1;
+  setp.eq.u32 %p1, %r2, 1;
+  selp.b64 %rd7, %rd6, %rd5, %p1;
+  setp.eq.u32 %p2, %r1, 5;
+  cvt.u64.u32 %rd8, %r8;
+  @%p2 add.u64 %rd7, %rd7, %rd8;
+  mov.u32 %r9, 1000;
+  setp.lt.u32 %p3, %r1, 30;
+  {
+  .param .b32 a;
+  .param .b32 r;
+  st.param.b32 [a], %r1;
+  proto : .callprototype (.param .b32 _) _ (.param .b32 _);
+  @%p3 call (r), %rd7, (a), proto;
+  @%p3 ld.param.b32 %r9, [r];
+  }
+)";
+
+TEST(PtxIsa, IndirectCallsDivergeByTarget) {
+  std::string text = std::string(kCallHeader) + kTwoTargets + kKernelStart + kIndirectBody + kKernelEnd;
+  uint32_t* out = arena().alloc<uint32_t>(32);
+  LaunchResult r = launchOne(text, out, 32);
+  ASSERT_TRUE(r.ok()) << r.fault.message;
+  for (uint32_t i = 0; i < 32; ++i) EXPECT_EQ(out[i], i >= 30 ? 1000u : (i % 2 ? 3 * i : i + 1)) << i;
+}
+
+TEST(PtxIsa, IndirectCallThroughABadAddressFaults) {
+  std::string text = std::string(kCallHeader) + kTwoTargets + kKernelStart + kIndirectBody + kKernelEnd;
+  uint32_t* out = arena().alloc<uint32_t>(32);
+  LaunchResult r = launchOne(text, out, 32, 0x1000);
+  EXPECT_EQ(r.fault.kind, FaultKind::IllegalInstruction);
+  EXPECT_NE(r.fault.message.find("indirect call"), std::string::npos) << r.fault.message;
+}
+
+}  // namespace
