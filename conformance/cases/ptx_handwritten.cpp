@@ -29,7 +29,7 @@ void PrintTo(const HandCase& c, std::ostream* os) { *os << c.name; }
 std::string Kernel(const HandCase& c) {
   return ".version 7.8\n.target " + c.target + "\n.address_size 64\n" + c.globals +
          "\n.visible .entry k(.param .u64 out)\n{\n"
-         "\t.reg .pred %p<8>;\n\t.reg .b32 %r<32>;\n\t.reg .b64 %rd<16>;\n\t.reg .f32 %f<8>;\n"
+         "\t.reg .pred %p<8>;\n\t.reg .b16 %rs<8>;\n\t.reg .b32 %r<32>;\n\t.reg .b64 %rd<16>;\n\t.reg .f32 %f<8>;\n"
          "\tmov.u32 %r2, %ctaid.x;\n\tmov.u32 %r3, %ntid.x;\n\tmov.u32 %r4, %tid.x;\n"
          "\tmad.lo.u32 %r1, %r2, %r3, %r4;\n\tmov.u32 %r9, 0;\n" +
          c.body +
@@ -136,6 +136,25 @@ std::vector<HandCase> ControlCases() {
        "\tand.b32 %r5, %r1, 3;\n\tsetp.eq.u32 %p1, %r5, 0;\n\t@%p1 bra SKIP;\n\tadd.u32 %r9, %r9, 1;\nSKIP:\n"
        "\tsetp.ne.u32 %p2, %r9, 0;\n\tvote.sync.ballot.b32 %r9, %p2, 0xffffffff;",
        1, 32, Each([](unsigned) { return 0xeeeeeeeeu; })},
+      // device-side malloc/free (the context's heap): each thread gets its own block
+      {"device_malloc_free",
+       "\tmul.wide.u32 %rd5, %r1, 4;\n\tadd.u64 %rd5, %rd5, 16;\n\t{\n\t.param .b64 sz;\n\tst.param.b64 [sz], %rd5;\n"
+       "\t.param .b64 ret;\n\tcall.uni (ret), malloc, (sz);\n\tld.param.b64 %rd6, [ret];\n\t}\n"
+       "\tsetp.eq.u64 %p1, %rd6, 0;\n\t@%p1 bra NOMEM;\n\tadd.u32 %r5, %r1, 7;\n\tst.u32 [%rd6], %r5;\n"
+       "\tst.u32 [%rd6+12], %r1;\n\tbar.sync 0;\n\tld.u32 %r6, [%rd6];\n\tld.u32 %r7, [%rd6+12];\n"
+       "\tadd.u32 %r9, %r6, %r7;\n\t{\n\t.param .b64 p;\n\tst.param.b64 [p], %rd6;\n\tcall.uni free, (p);\n\t}\n"
+       "\tbra.uni FIN;\nNOMEM:\n\tmov.u32 %r9, 0xffffffff;\nFIN:",
+       2, 64, Each([](unsigned i) { return 2 * i + 7; }), "sm_75",
+       ".extern .func (.param .b64 func_retval0) malloc(.param .b64 malloc_param_0);\n"
+       ".extern .func free(.param .b64 free_param_0);\n"},
+      // sm_70+: bar.sync counts threads, so the two sides of a divergent branch may each reach their own bar.sync
+      {"bar_sync_divergent_sides",
+       "\tmov.u32 %r5, sh;\n\tshl.b32 %r6, %r4, 2;\n\tadd.u32 %r5, %r5, %r6;\n\tand.b32 %r7, %r4, 1;\n"
+       "\tsetp.eq.u32 %p1, %r7, 1;\n\t@%p1 bra ODD;\n\tmul.lo.u32 %r8, %r4, 5;\n\tst.shared.u32 [%r5], %r8;\n"
+       "\tbar.sync 0;\n\tld.shared.u32 %r9, [%r5+4];\n\tbra.uni JOIN;\nODD:\n\tmul.lo.u32 %r8, %r4, 3;\n"
+       "\tst.shared.u32 [%r5], %r8;\n\tbar.sync 0;\n\tld.shared.u32 %r9, [%r5+-4];\nJOIN:",
+       2, 128, Each([](unsigned i) { unsigned t = i % 128; return t % 2 ? (t - 1) * 5 : (t + 1) * 3; }), "sm_75",
+       ".shared .align 4 .b32 sh[128];\n"},
       {"exit_early",
        "\tmov.u32 %r9, 5;\n\tand.b32 %r5, %r1, 1;\n\tsetp.eq.u32 %p1, %r5, 1;\n\t@!%p1 bra CONT;\n"
        "\tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd1, %rd1;\n\tmul.wide.u32 %rd2, %r1, 4;\n"
@@ -190,6 +209,12 @@ std::vector<HandCase> AtomicCases() {
        "\tatom.global.cas.b64 %rd8, [%rd5], %rd6, %rd7;\n\tsetp.ne.u64 %p1, %rd8, %rd6;\n\t@%p1 bra RETRY;\n"
        "\tmov.u32 %r9, 1;",
        1, 64, Each([](unsigned) { return 1u; }), "sm_75", ".global .align 8 .u64 gword = 0;\n"},
+      // f16 add: 64 threads add 1.0 to one half: 64.0 (0x5400); the returned old values are 0..63 in some order
+      {"atom_global_add_f16",
+       "\tmov.u64 %rd5, ghalf;\n\tmov.b16 %rs1, 0x3c00;\n\tatom.global.add.noftz.f16 %rs2, [%rd5], %rs1;\n"
+       "\tbar.sync 0;\n\tld.volatile.global.b16 %rs3, [%rd5];\n\tcvt.u32.u16 %r5, %rs3;\n\tcvt.f32.f16 %f1, %rs2;\n"
+       "\tcvt.rzi.u32.f32 %r6, %f1;\n\tsetp.lt.u32 %p1, %r6, 64;\n\tselp.u32 %r7, 0x10000, 0, %p1;\n\tor.b32 %r9, %r5, %r7;",
+       1, 64, Each([](unsigned) { return 0x15400u; }), "sm_75", ".global .align 2 .b16 ghalf = 0;\n"},
       {"red_global_add",
        "\tmov.u64 %rd5, gsum;\n\tred.global.add.u32 [%rd5], %r1;\n\tbar.sync 0;\n\tmembar.gl;\n"
        "\tsetp.eq.u32 %p1, %r1, 0;\n\t@!%p1 bra DONE;\nWAIT:\n\tld.volatile.global.u32 %r6, [%rd5];\n"

@@ -3,6 +3,7 @@
 #include "core/context.h"
 #include "core/device.h"
 #include "core/graph.h"
+#include "core/device_heap.h"
 #include "core/log.h"
 #include "core/memory.h"
 #include "core/stream.h"
@@ -61,6 +62,8 @@ class ContextHostServices final : public ptx::exec::HostServices {
     }
     return object->access(request, data, error);
   }
+  uint64_t deviceMalloc(uint64_t size) override { return DeviceHeap::of(context_).allocate(context_, size); }
+  void deviceFree(uint64_t address) override { DeviceHeap::of(context_).release(address); }
 
  private:
   Context& context_;

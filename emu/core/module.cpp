@@ -169,7 +169,7 @@ Expected<bool> Module::instantiateGlobals() {
   }
   for (std::size_t i = 0; i < globals.size(); ++i) {
     for (const auto& r : globals[i].relocations) {
-      uint64_t target = r.isFunction ? (0xF000000000000000ull | r.symbol) : globalAddresses_.at(r.symbol);
+      uint64_t target = r.isFunction ? (ptx::exec::kFunctionAddressBase | r.symbol) : globalAddresses_.at(r.symbol);
       uint64_t value = target + r.addend;
       if (r.offset + r.size > globals[i].size) continue;
       std::memcpy(reinterpret_cast<uint8_t*>(globalAddresses_[i] + r.offset), &value, r.size);

@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
+#include <mutex>
+#include <numeric>
+#include <set>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -329,6 +333,304 @@ TEST(PtxIsa, IndirectCallThroughABadAddressFaults) {
   LaunchResult r = launchOne(text, out, 32, 0x1000);
   EXPECT_EQ(r.fault.kind, FaultKind::IllegalInstruction);
   EXPECT_NE(r.fault.message.find("indirect call"), std::string::npos) << r.fault.message;
+}
+
+// Function pointers in a global table (a vtable): the initializer's relocations give the same handles as
+// `mov.u64 %rd, f`.
+TEST(PtxIsa, IndirectCallThroughAFunctionTableInitializer) {
+  std::string text = std::string(kCallHeader) + kTwoTargets +
+                     ".global .align 8 .u64 table[2] = {add_one, times_three};\n" + kKernelStart +
+                     "  and.b32 %r2, %r1, 1;\n  mul.wide.u32 %rd3, %r2, 8;\n  mov.u64 %rd4, table;\n"
+                     "  add.u64 %rd4, %rd4, %rd3;\n  ld.global.u64 %rd7, [%rd4];\n"
+                     "  {\n  .param .b32 a;\n  .param .b32 r;\n  st.param.b32 [a], %r1;\n"
+                     "  proto : .callprototype (.param .b32 _) _ (.param .b32 _);\n  call (r), %rd7, (a), proto;\n"
+                     "  ld.param.b32 %r9, [r];\n  }\n" + kKernelEnd;
+  CompileResult cr = compile(text);
+  ASSERT_TRUE(cr.program) << cr.error;
+  std::vector<uint64_t> addresses;
+  for (const GlobalInfo& g : globals(*cr.program)) {
+    uint8_t* p = arena().alloc<uint8_t>(g.size);
+    if (!g.init.empty()) std::memcpy(p, g.init.data(), g.init.size());
+    for (const Relocation& rel : g.relocations) {
+      ASSERT_TRUE(rel.isFunction);
+      uint64_t v = (kFunctionAddressBase | rel.symbol) + uint64_t(rel.addend);
+      std::memcpy(p + rel.offset, &v, 8);
+    }
+    addresses.push_back(reinterpret_cast<uint64_t>(p));
+  }
+  uint32_t* out = arena().alloc<uint32_t>(32);
+  int kernel = findKernel(*cr.program, "k");
+  Params p(kernels(*cr.program)[size_t(kernel)]);
+  p.arg(out).arg(uint32_t(0));
+  LaunchParams lp;
+  lp.grid = Dim3{1};
+  lp.block = Dim3{32};
+  lp.params = p.data();
+  lp.paramBytes = p.size();
+  lp.globalAddresses = addresses.data();
+  lp.memory = &arena();
+  LaunchResult r = launch(*cr.program, kernel, lp);
+  ASSERT_TRUE(r.ok()) << r.fault.message;
+  for (uint32_t i = 0; i < 32; ++i) EXPECT_EQ(out[i], i % 2 ? 3 * i : i + 1) << i;
+}
+
+// ---- 128-bit data and half-precision atomics -------------------------------------------------------------------
+
+LaunchResult launchText(const std::string& text, std::vector<void*> args, uint32_t threads, uint32_t blocks = 1) {
+  CompileResult cr = compile(text);
+  EXPECT_TRUE(cr.program) << cr.error;
+  if (!cr.program) return {};
+  int kernel = findKernel(*cr.program, "k");
+  Params p(kernels(*cr.program)[size_t(kernel)]);
+  for (void* a : args) p.arg(a);
+  LaunchParams lp;
+  lp.grid = Dim3{blocks};
+  lp.block = Dim3{threads};
+  lp.params = p.data();
+  lp.paramBytes = p.size();
+  lp.memory = &arena();
+  return launch(*cr.program, kernel, lp);
+}
+
+TEST(PtxIsa, B128LoadStoreMoveAndAtomics) {
+  const char* text = R"(.version 8.3
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 buf, .param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<12>;
+  .reg .b128 %x<4>;
+  mov.u32 %r1, %tid.x;
+  ld.param.u64 %rd1, [buf];
+  ld.param.u64 %rd2, [out];
+  cvt.u64.u32 %rd3, %r1;
+  add.u64 %rd4, %rd3, 0x1000000000;
+  mov.b128 %x1, {%rd3, %rd4};
+  mul.wide.u32 %rd5, %r1, 16;
+  add.u64 %rd6, %rd2, %rd5;
+  st.global.b128 [%rd6], %x1;
+  ld.global.b128 %x2, [%rd6];
+  mov.b128 {%rd7, %rd8}, %x2;
+  add.u64 %rd7, %rd7, 1;
+  mov.b128 %x2, {%rd7, %rd8};
+  st.global.b128 [%rd6+512], %x2;
+  // every thread swaps its pair into buf[0]; the old pairs form a chain from the initial value
+  atom.global.exch.b128 %x3, [%rd1], %x1;
+  st.global.b128 [%rd6+1024], %x3;
+  // cas: only the thread whose pair is expected (0x55, 0x66) succeeds... none here: buf[1] stays
+  mov.b64 %rd9, 0x55;
+  mov.b64 %rd10, 0x66;
+  mov.b128 %x2, {%rd9, %rd10};
+  atom.global.cas.b128 %x3, [%rd1+16], %x2, %x1;
+  st.global.b128 [%rd6+1536], %x3;
+  ret;
+}
+)";
+  uint64_t* buf = arena().alloc<uint64_t>(4);
+  buf[0] = 7;
+  buf[1] = 8;
+  buf[2] = 0x55;
+  buf[3] = 0x66;
+  uint64_t* out = arena().alloc<uint64_t>(4 * 32 * 2);
+  LaunchResult r = launchText(text, {buf, out}, 32);
+  ASSERT_TRUE(r.ok()) << r.fault.message;
+  std::vector<uint64_t> want, got(out, out + 128);
+  for (uint64_t i = 0; i < 32; ++i) want.insert(want.end(), {i, i + 0x1000000000});
+  for (uint64_t i = 0; i < 32; ++i) want.insert(want.end(), {i + 1, i + 0x1000000000});
+  EXPECT_EQ(got, want);
+  // the exchanges form one chain: each old pair (the initial one or a thread's) comes back exactly once
+  std::set<std::pair<uint64_t, uint64_t>> olds;
+  for (uint64_t i = 0; i < 32; ++i) olds.insert({out[128 + 2 * i], out[128 + 2 * i + 1]});
+  EXPECT_EQ(olds.size(), 32u);
+  EXPECT_EQ(olds.count({7, 8}), 1u);
+  // the first cas finds {0x55, 0x66}; later ones find the winner's pair
+  std::multiset<std::pair<uint64_t, uint64_t>> cas;
+  for (uint64_t i = 0; i < 32; ++i) cas.insert({out[192 + 2 * i], out[192 + 2 * i + 1]});
+  EXPECT_EQ(cas.count({0x55, 0x66}), 1u);
+  EXPECT_EQ(buf[3], buf[2] + 0x1000000000);
+}
+
+TEST(PtxIsa, HalfPrecisionAtomicAdds) {
+  const char* text = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 buf)
+{
+  .reg .b16 %h<4>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [buf];
+  mov.b16 %h1, 0x3c00;
+  atom.global.add.noftz.f16 %h2, [%rd1], %h1;
+  mov.b16 %h1, 0x3f80;
+  red.global.add.noftz.bf16 [%rd1+2], %h1;
+  mov.b32 %r1, 0x40003c00;
+  atom.global.add.noftz.f16x2 %r2, [%rd1+4], %r1;
+  mov.b32 %r1, 0x3f803f80;
+  red.global.add.noftz.bf16x2 [%rd1+8], %r1;
+  ret;
+}
+)";
+  uint16_t* buf = arena().alloc<uint16_t>(8);
+  std::memset(buf, 0, 16);
+  LaunchResult r = launchText(text, {buf}, 64, 4);
+  ASSERT_TRUE(r.ok()) << r.fault.message;
+  EXPECT_EQ(buf[0], 0x5c00);  // 256.0 in f16
+  EXPECT_EQ(buf[1], 0x4380);  // 256.0 in bf16
+  EXPECT_EQ(buf[2], 0x5c00);
+  EXPECT_EQ(buf[3], 0x6000);  // 512.0
+  EXPECT_EQ(buf[4], 0x4380);
+  EXPECT_EQ(buf[5], 0x4380);
+}
+
+// ---- device-side malloc/free through the driver's heap ------------------------------------------------------------
+
+class HeapHost : public HostServices {
+ public:
+  uint64_t deviceMalloc(uint64_t size) override {
+    std::lock_guard<std::mutex> lock(m);
+    if (used + size > 4096) return 0;
+    uint64_t p = reinterpret_cast<uint64_t>(heap) + used;
+    used += (size + 15) & ~uint64_t(15);
+    ++allocations;
+    return p;
+  }
+  void deviceFree(uint64_t address) override {
+    std::lock_guard<std::mutex> lock(m);
+    freed.push_back(address);
+  }
+  std::mutex m;
+  uint8_t* heap = arena().alloc<uint8_t>(4096);
+  uint64_t used = 0;
+  int allocations = 0;
+  std::vector<uint64_t> freed;
+};
+
+const char* kMallocKernel = R"(.version 8.0
+.target sm_80
+.address_size 64
+.extern .func (.param .b64 func_retval0) malloc(.param .b64 malloc_param_0);
+.extern .func free(.param .b64 free_param_0);
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p<2>;
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd1, %r1, 8;
+  add.u64 %rd1, %rd1, 8;
+  {
+  .param .b64 param0;
+  st.param.b64 [param0], %rd1;
+  .param .b64 retval0;
+  call.uni (retval0), malloc, (param0);
+  ld.param.b64 %rd2, [retval0];
+  }
+  ld.param.u64 %rd3, [out];
+  mul.wide.u32 %rd4, %r1, 8;
+  add.u64 %rd3, %rd3, %rd4;
+  setp.eq.u64 %p1, %rd2, 0;
+  @%p1 bra NULL;
+  add.u32 %r2, %r1, 1000;
+  st.global.u32 [%rd2], %r2;
+  ld.global.u32 %r3, [%rd2];
+  cvt.u64.u32 %rd5, %r3;
+  st.global.u64 [%rd3], %rd5;
+  {
+  .param .b64 param0;
+  st.param.b64 [param0], %rd2;
+  call.uni free, (param0);
+  }
+  ret;
+NULL:
+  st.global.u64 [%rd3], 0xdead;
+  ret;
+}
+)";
+
+LaunchResult launchMalloc(uint64_t* out, HostServices* host) {
+  CompileResult cr = compile(kMallocKernel);
+  EXPECT_TRUE(cr.program) << cr.error;
+  if (!cr.program) return {};
+  int kernel = findKernel(*cr.program, "k");
+  Params p(kernels(*cr.program)[size_t(kernel)]);
+  p.arg(out);
+  LaunchParams lp;
+  lp.grid = Dim3{1};
+  lp.block = Dim3{64};
+  lp.params = p.data();
+  lp.paramBytes = p.size();
+  lp.memory = &arena();
+  lp.host = host;
+  return launch(*cr.program, kernel, lp);
+}
+
+TEST(PtxIsa, DeviceMallocAndFreeUseTheHostHeap) {
+  HeapHost host;
+  uint64_t* out = arena().alloc<uint64_t>(64);
+  LaunchResult r = launchMalloc(out, &host);
+  ASSERT_TRUE(r.ok()) << r.fault.message;
+  // 8..512 bytes each (rounded to 16): the 4 KiB heap runs out part way; those threads get NULL
+  int nulls = 0;
+  for (uint32_t i = 0; i < 64; ++i) {
+    if (out[i] == 0xdead) ++nulls;
+    else EXPECT_EQ(out[i], 1000u + i);
+  }
+  EXPECT_GT(nulls, 0);
+  EXPECT_EQ(host.allocations, 64 - nulls);
+  EXPECT_EQ(int(host.freed.size()), host.allocations);
+}
+
+TEST(PtxIsa, DeviceMallocWithoutAHeapReturnsNull) {
+  uint64_t* out = arena().alloc<uint64_t>(64);
+  LaunchResult r = launchMalloc(out, nullptr);
+  ASSERT_TRUE(r.ok()) << r.fault.message;
+  for (uint32_t i = 0; i < 64; ++i) EXPECT_EQ(out[i], 0xdeadu);
+}
+
+// ---- barriers in divergent code (sm_70+: threads arrive, not warps) ----------------------------------------------
+
+TEST(PtxIsa, BarSyncOnBothSidesOfADivergentBranch) {
+  const char* text = R"(.version 8.0
+.target sm_80
+.address_size 64
+.shared .align 4 .b32 sh[128];
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<6>;
+  .reg .pred %p<2>;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, sh;
+  shl.b32 %r3, %r1, 2;
+  add.u32 %r4, %r2, %r3;
+  and.b32 %r5, %r1, 1;
+  setp.eq.u32 %p1, %r5, 1;
+  @%p1 bra ODD;
+  mul.lo.u32 %r6, %r1, 5;
+  st.shared.u32 [%r4], %r6;
+  bar.sync 0;
+  ld.shared.u32 %r9, [%r4+4];
+  bra.uni DONE;
+ODD:
+  mul.lo.u32 %r6, %r1, 3;
+  st.shared.u32 [%r4], %r6;
+  bar.sync 0;
+  ld.shared.u32 %r9, [%r4+-4];
+DONE:
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.u64 %rd1, %rd1, %rd2;
+  st.global.u32 [%rd1], %r9;
+  ret;
+}
+)";
+  uint32_t* out = arena().alloc<uint32_t>(128);
+  LaunchResult r = launchText(text, {out}, 128);
+  ASSERT_TRUE(r.ok()) << r.fault.message;
+  for (uint32_t i = 0; i < 128; ++i) EXPECT_EQ(out[i], i % 2 ? (i - 1) * 5 : (i + 1) * 3) << i;
 }
 
 }  // namespace

@@ -53,10 +53,14 @@ struct KernelInfo {
 enum class VarSpace : uint8_t { Global, Const };
 enum class Linkage : uint8_t { Internal, Visible, Extern, Weak, Common };
 
+// Function addresses (for indirect calls) are opaque handles: this base | the function's index in the module.
+inline constexpr uint64_t kFunctionAddressBase = 0xF000000000000000ull;
+
 // A pointer stored inside a variable's initializer: at `offset`, write address(symbol) + addend (size bytes).
 struct Relocation {
   uint64_t offset = 0;
-  uint32_t symbol = 0;  // index into Program::globals() or, when isFunction, a function (address is opaque)
+  uint32_t symbol = 0;  // index into Program::globals() or, when isFunction, a function: its address is
+                        // kFunctionAddressBase | symbol (what kernels see for `mov.u64 %rd, f` too)
   int64_t addend = 0;
   uint8_t size = 8;
   bool isFunction = false;
@@ -169,6 +173,11 @@ class HostServices {
   // suld/sust: `data` holds `request.bytes` bytes to store, or receives the bytes loaded. An out-of-range access
   // with SurfClamp::Trap, or an unknown handle, fails with a message. Default: no surfaces.
   virtual bool surfaceAccess(const SurfaceRequest& request, void* data, std::string& error);
+  // Device-side `malloc`/`free` (extern functions of PTX): memory from the context's device heap (the driver
+  // sizes it by CU_LIMIT_MALLOC_HEAP_SIZE), valid device memory for every kernel until freed. Called from many
+  // host threads at once. deviceMalloc returns 0 when the heap is exhausted; the default has no heap.
+  virtual uint64_t deviceMalloc(uint64_t size);
+  virtual void deviceFree(uint64_t address);
 };
 
 // Host-side execution settings. Thread pools are shared process-wide and created lazily.

@@ -71,6 +71,14 @@ const Op* doReturn(Warp& w, const StackEntry& e, uint32_t m) {
   return e.pc;
 }
 
+// Lanes that arrived at a barrier on one side of a divergent branch were set aside (a Pending entry) while the
+// other side ran; when they come back before the barrier completed, the warp waits for it.
+const Op* waitParked(Warp& w, const Op* pc) {
+  w.state = WarpState::AtBarrier;
+  w.pc = pc;
+  return nullptr;
+}
+
 }  // namespace
 
 const Op* resumeNext(Warp& w) {
@@ -94,6 +102,7 @@ const Op* resumeNext(Warp& w) {
     }
     if (m == 0) continue;
     setActive(w, m);
+    if (m & w.barrierParked) [[unlikely]] return waitParked(w, e.pc);
     return e.pc;
   }
   setActive(w, 0);
@@ -203,6 +212,7 @@ inline const Op* popAt(Warp& w, const Op* op, const Op* next) {
     w.stack.pop_back();
     if (m == 0) continue;
     setActive(w, m);
+    if (m & w.barrierParked) [[unlikely]] return waitParked(w, pc);
     return pc;
   }
   return next;
@@ -212,6 +222,14 @@ void releaseBarrier(Cta& cta, uint32_t id) {
   Barrier& b = cta.barriers[id];
   uint32_t result = 0;
   for (Warp& x : cta.warps) {
+    if (x.barrierParked && x.barrierId == id) {
+      if (x.barrierDst) {  // the parked lanes' bar.red result (same destination register on both paths)
+        uint32_t v = x.barrierRedOp == 1 ? b.redPopc : x.barrierRedOp == 2 ? b.redAnd : b.redOr;
+        if (x.barrierRedOp == 1) h::forActive(x.barrierParked, [&](int i) { R<uint32_t>(x, x.barrierDst)[i] = v; });
+        else if (x.barrierRedOp) h::forActive(x.barrierParked, [&](int i) { R<uint8_t>(x, x.barrierDst)[i] = uint8_t(v); });
+      }
+      x.barrierParked = 0;
+    }
     if (x.state == WarpState::AtBarrier && x.barrierId == id) {
       if (x.barrierDst) {
         switch (x.barrierRedOp) {
@@ -237,11 +255,12 @@ void releaseBarrier(Cta& cta, uint32_t id) {
 }
 
 
-// A barrier completes when the expected number of warps arrived (bar.sync with a count: count/32 warps;
-// without: every warp that still has live threads).
+// A barrier completes when the expected number of threads arrived (bar.sync with a count: that many; without:
+// every thread that has not exited). Threads count, as on sm_70+: a warp whose paths diverged arrives once per
+// path.
 bool barrierComplete(const Cta& cta, const Barrier& b) {
-  uint32_t need = b.expected ? (b.expected + 31) / 32 : cta.liveWarps;
-  return b.waiting >= need && b.waiting > 0;
+  uint32_t need = b.expected ? b.expected : cta.liveThreads;
+  return b.arrived >= need && b.arrived > 0;
 }
 
 }  // namespace
@@ -251,8 +270,8 @@ void noteLanesExitedImpl(Warp& w, uint32_t lanes) {
   Cta& cta = *w.cta;
   cta.liveThreads -= uint32_t(std::popcount(lanes));
   if (lanes && w.alive == 0) --cta.liveWarps;
-  if (lanes && w.alive == 0 && cta.job->code->usesBarriers) {
-    // a warp that finished may complete barriers the others wait on
+  if (lanes && cta.job->code->usesBarriers) {
+    // threads that exit may complete barriers the others wait on
     for (uint32_t id = 0; id < 16; ++id) {
       Barrier& b = cta.barriers[id];
       if (b.waiting && barrierComplete(cta, b)) releaseBarrier(cta, id);
@@ -408,6 +427,7 @@ const Op* barSync(Warp& w, const Op* op) {
     });
   }
   b.waiting += 1;
+  b.arrived += uint32_t(std::popcount(w.exec));
   if (kind == 1) {  // arrive: no wait
     if (barrierComplete(cta, b)) releaseBarrier(cta, id);
     return op + 1;
@@ -415,6 +435,21 @@ const Op* barSync(Warp& w, const Op* op) {
   w.barrierId = id;
   w.barrierDst = kind >= 2 ? op->d : 0;
   w.barrierRedOp = uint8_t(kind >= 2 ? kind - 1 : 0);
+  if (!barrierComplete(cta, b) && w.exec == w.active && !w.stack.empty()) {
+    // Divergent arrival: if the other side of the branch has not run yet, set these lanes aside (they resume
+    // after the barrier, as that side's Pending entry) and run the other side, which may arrive too.
+    StackEntry& top = w.stack.back();
+    uint32_t other = top.mask & w.alive;
+    if (top.kind == StackEntry::Pending && other && !(other & w.barrierParked)) {
+      const Op* otherPc = top.pc;
+      top.mask = w.active;
+      top.pc = op + 1;
+      w.barrierParked |= w.active;
+      w.active = other;
+      w.exec = other;
+      return otherPc;
+    }
+  }
   w.state = WarpState::AtBarrier;
   w.pc = op + 1;
   if (barrierComplete(cta, b)) {
@@ -864,6 +899,24 @@ const Op* szext(Warp& w, const Op* op) {
     uint32_t v = a[i] & ((1u << n) - 1);
     if (sgn && ((v >> (n - 1)) & 1)) v |= ~((1u << n) - 1);
     return v;
+  });
+  return op + 1;
+}
+
+// Device-side malloc/free: the driver's heap (HostServices), one call per executing lane in lane order.
+const Op* deviceMalloc(Warp& w, const Op* op) {
+  const uint64_t* size = R<uint64_t>(w, op->a);
+  uint64_t* out = R<uint64_t>(w, op->d);
+  HostServices& host = *w.cta->job->host;
+  h::forActive(w.exec, [&](int i) { out[i] = size[i] ? host.deviceMalloc(size[i]) : 0; });
+  return op + 1;
+}
+
+const Op* deviceFree(Warp& w, const Op* op) {
+  const uint64_t* ptr = R<uint64_t>(w, op->a);
+  HostServices& host = *w.cta->job->host;
+  h::forActive(w.exec, [&](int i) {
+    if (ptr[i]) host.deviceFree(ptr[i]);
   });
   return op + 1;
 }

@@ -34,6 +34,8 @@ const Op* cvtaFromGeneric(Warp& w, const Op* op);  // aux: space
 const Op* isspacep(Warp& w, const Op* op);         // aux: space (0 global 1 shared 2 local 3 param 4 const)
 const Op* vprintf(Warp& w, const Op* op);          // a = fmt generic ptr reg, b = args ptr reg, d = result reg
 const Op* assertFail(Warp& w, const Op* op);       // a..e: message, file, line, function regs
+const Op* deviceMalloc(Warp& w, const Op* op);     // a = size reg, d = pointer reg (HostServices::deviceMalloc)
+const Op* deviceFree(Warp& w, const Op* op);       // a = pointer reg
 const Op* prmt(Warp& w, const Op* op);
 const Op* lop3(Warp& w, const Op* op);
 const Op* dp4a(Warp& w, const Op* op);  // aux bit0: a signed, bit1: b signed

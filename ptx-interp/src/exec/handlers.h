@@ -762,6 +762,24 @@ template <class P, class W, int N> const Op* unpack(Warp& w, const Op* op) {
   return op + 1;
 }
 
+// 128-bit registers (.b128): two 64-bit halves, low first.
+struct B128 {
+  uint64_t lo, hi;
+};
+inline const Op* pack128(Warp& w, const Op* op) {
+  const uint64_t* lo = R<uint64_t>(w, op->a);
+  const uint64_t* hi = R<uint64_t>(w, op->b);
+  store<B128>(w, op->d, [&](int i) { return B128{lo[i], hi[i]}; });
+  return op + 1;
+}
+inline const Op* unpack128(Warp& w, const Op* op) {
+  alignas(64) B128 src[32];
+  std::memcpy(src, R<B128>(w, op->a), sizeof src);
+  if (op->d) store<uint64_t>(w, op->d, [&](int i) { return src[i].lo; });
+  if (op->b) store<uint64_t>(w, op->b, [&](int i) { return src[i].hi; });
+  return op + 1;
+}
+
 // cvt between numeric types: D, S are C++ carrier types; kinds give the PTX interpretation (for f16/bf16 which are
 // carried as uint16_t).
 enum Kind : uint8_t { KInt, KF16, KBF16, KF32, KF64 };

@@ -78,6 +78,9 @@ bool HostServices::devicePrintf(std::string_view text) {
   return true;
 }
 
+uint64_t HostServices::deviceMalloc(uint64_t) { return 0; }
+void HostServices::deviceFree(uint64_t) {}
+
 uint64_t HostServices::globalTimerNs() {
   timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);

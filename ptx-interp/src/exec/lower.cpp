@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <array>
 #include <optional>
 #include <map>
 #include <set>
@@ -194,6 +195,25 @@ struct FuncInstance {
   uint32_t frameBytes = 0;
 };
 
+// Functions the driver provides to PTX (declared `.extern .func`, no body): the single table of built-ins.
+// Arguments are loaded into the op's a, b, c, e registers in order; the result (if any) comes back in d.
+struct BuiltinFunction {
+  std::string_view name;
+  Handler handler;
+  bool hasResult;
+  Type result;
+  unsigned argCount;
+  std::array<Type, 4> args;
+};
+constexpr BuiltinFunction kBuiltinFunctions[] = {
+    {"vprintf", &ctl::vprintf, true, Type::b32, 2, {Type::b64, Type::b64}},
+    // (message, file, line, function[, char size]): the fifth argument is not needed
+    {"__assertfail", &ctl::assertFail, false, Type::b32, 4, {Type::b64, Type::b64, Type::b32, Type::b64}},
+    {"__assert_fail", &ctl::assertFail, false, Type::b32, 4, {Type::b64, Type::b64, Type::b32, Type::b64}},
+    {"malloc", &ctl::deviceMalloc, true, Type::b64, 1, {Type::b64}},
+    {"free", &ctl::deviceFree, false, Type::b32, 1, {Type::b64}},
+};
+
 struct PendingTarget {
   enum Kind : uint8_t { Inst, RpcBlock, Absolute, BrxInst };
   uint32_t op;
@@ -215,7 +235,7 @@ class KernelLowerer {
   // A call or address written before a function's definition names its earlier declaration (`-G` PTX declares
   // every function first): map that declaration to the definition of the same name, if the module has one.
   uint32_t definitionOf(uint32_t irFn);
-  std::map<uint32_t, uint32_t> definitionOf_;
+  std::optional<std::map<ptx::StrId, uint32_t>> definitionsByName_;
   void layoutFunction(FuncInstance& fi);
   uint32_t allocReg(uint32_t bytesPerLane) {
     uint32_t off = rfTop_;
@@ -419,18 +439,15 @@ const std::vector<uint32_t>& KernelLowerer::addressTakenFunctions() {
 
 uint32_t KernelLowerer::definitionOf(uint32_t irFn) {
   if (mod_.functions[irFn].hasBody) return irFn;
-  auto it = definitionOf_.find(irFn);
-  if (it != definitionOf_.end()) return it->second;
-  uint32_t def = irFn;
-  for (uint32_t k = 0; k < mod_.functions.size(); ++k) {
-    const ptx::Function& g = mod_.functions[k];
-    if (g.hasBody && !g.isEntry && g.name == mod_.functions[irFn].name) {
-      def = k;
-      break;
+  if (!definitionsByName_) {
+    definitionsByName_.emplace();
+    for (uint32_t k = 0; k < mod_.functions.size(); ++k) {
+      const ptx::Function& g = mod_.functions[k];
+      if (g.hasBody && !g.isEntry) definitionsByName_->emplace(g.name, k);
     }
   }
-  definitionOf_[irFn] = def;
-  return def;
+  auto it = definitionsByName_->find(mod_.functions[irFn].name);
+  return it == definitionsByName_->end() ? irFn : it->second;
 }
 
 void KernelLowerer::collectReachable(uint32_t f, std::set<uint32_t>& seen, std::vector<uint32_t>& order) {
@@ -466,7 +483,7 @@ void KernelLowerer::layoutFunction(FuncInstance& fi) {
     if (fn.isEntry && launchConstRegs_.count(uint32_t(r))) continue;  // placed with the constants
     if (reg.vec) fail(fn.loc.line, "vector registers are not supported");
     unsigned sz = sizeOf(reg.type);
-    if (sz == 0 || sz > 8) fail(fn.loc.line, fmt::format("register type {} not supported", ptx::typeName(reg.type)));
+    if (sz == 0 || (sz > 8 && sz != 16)) fail(fn.loc.line, fmt::format("register type {} not supported", ptx::typeName(reg.type)));
     fi.regOffset[r] = allocReg(sz);
   }
   uint32_t frame = 0;
@@ -566,8 +583,8 @@ uint32_t KernelLowerer::symbolAddress(const Operand& o, unsigned size) {
       return t;
     }
     case SymKind::Function:
-      // Function addresses are opaque handles (index + 1) usable only by indirect calls.
-      return literal(uint64_t(definitionOf(o.index) + 1), size);
+      // Function addresses are opaque handles usable only by indirect calls.
+      return literal(kFunctionAddressBase | definitionOf(o.index), size);
     default: fail(line_, "unsupported symbol operand");
   }
 }
@@ -724,7 +741,7 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
     if (!ro.empty()) {
       fc.regBase = *std::min_element(ro.begin(), ro.end());
       uint32_t last = *std::max_element(ro.begin(), ro.end());
-      fc.regBytes = last + 256 - fc.regBase;  // up to and including the widest possible last register
+      fc.regBytes = last + 32 * 16 - fc.regBase;  // up to and including the widest possible last register (.b128)
       fc.regBytes = std::min(fc.regBytes, rfTop_ - fc.regBase);
     }
     instances_[k].codeIndex = uint32_t(prog_.functions.size());
@@ -1142,7 +1159,7 @@ KernelLowerer::Addr KernelLowerer::address(const Instruction& in, const Operand&
 
 void KernelLowerer::lowerLdSt(const Instruction& in, bool isStore) {
   Type t = in.type();
-  if (t == Type::b128) return unsupported(in, "128-bit loads and stores");
+  if (t == Type::b128 && in.vec) return unsupported(in, "vectors of 128-bit elements");
   const Operand& addrOp = opnd(in, isStore ? 0 : 1);
   const Operand& valOp = opnd(in, isStore ? 1 : 0);
   Addr a = address(in, addrOp);
@@ -1873,7 +1890,7 @@ void KernelLowerer::lowerMov(const Instruction& in) {
     else if (size == 8 && n == 4) hnd = &h::unpack<uint16_t, uint64_t, 4>;
     else if (size == 4 && n == 2) hnd = &h::unpack<uint16_t, uint32_t, 2>;
     else if (size == 4 && n == 4) hnd = &h::unpack<uint8_t, uint32_t, 4>;
-    else if (size == 16 && n == 2) return unsupported(in);
+    else if (size == 16 && n == 2) hnd = &h::unpack128;
     else return unsupported(in);
     Op& op = emit(hnd);
     op.a = a;
@@ -1895,6 +1912,7 @@ void KernelLowerer::lowerMov(const Instruction& in) {
     else if (size == 8 && n == 4) hnd = &h::pack<uint16_t, uint64_t, 4>;
     else if (size == 4 && n == 2) hnd = &h::pack<uint16_t, uint32_t, 2>;
     else if (size == 4 && n == 4) hnd = &h::pack<uint8_t, uint32_t, 4>;
+    else if (size == 16 && n == 2) hnd = &h::pack128;
     else return unsupported(in);
     Dst d = dst(d0, t);
     Op& op = emit(hnd);
@@ -1920,7 +1938,7 @@ void KernelLowerer::lowerMov(const Instruction& in) {
   }
   uint32_t a = src(s0, t);
   Dst d = dst(d0, t);
-  Op& op = emit(byBits(size, line_, [](auto x) -> Handler { return &h::mov<decltype(x)>; }));
+  Op& op = emit(size == 16 ? &h::mov<h::B128> : byBits(size, line_, [](auto x) -> Handler { return &h::mov<decltype(x)>; }));
   op.d = d.off;
   op.a = a;
   finish(d);
@@ -2164,9 +2182,9 @@ void KernelLowerer::lowerCall(const Instruction& in) {
   lowerDirectCall(calleeIr, args, rets);
 }
 
-// call through a register (with a .callprototype): function addresses are handles (IR index + 1), so the call
-// becomes one guarded direct call per address-taken function with the same signature; lanes whose address names
-// no such function fault.
+// call through a register (with a .callprototype): function addresses are handles (kFunctionAddressBase | IR
+// index), so the call becomes one guarded direct call per address-taken function with the same signature; lanes
+// whose address names no such function fault.
 void KernelLowerer::lowerIndirectCall(const Instruction& in) {
   std::vector<const Operand*> rets, args;
   const Operand* callee = calleeOperand(*fn_, in);
@@ -2209,7 +2227,7 @@ void KernelLowerer::lowerIndirectCall(const Instruction& in) {
     Op& op = emit(&h::setp<uint64_t, h::EQ>);
     op.d = p;
     op.a = target;
-    op.b = literal(uint64_t(f) + 1, 8);
+    op.b = literal(kFunctionAddressBase | f, 8);
     if (guarded) {
       op.c = regOf(in.guard);
       op.aux = uint8_t(1 | (in.guardNegated ? 16 : 0));
@@ -2304,35 +2322,28 @@ void KernelLowerer::lowerBuiltinCall(const Instruction& in, std::string_view nam
     }
     return src(o, t);
   };
-  if (name == "vprintf") {
-    uint32_t fmtReg = argReg(0, Type::b64), argsReg = argReg(1, Type::b64);
-    uint32_t res = temp(4);
-    Op& op = emit(&ctl::vprintf);
-    op.a = fmtReg;
-    op.b = argsReg;
-    op.d = res;
-    if (!rets.empty()) {
-      const Operand& o = *rets[0];
-      if (o.kind == OperandKind::Symbol && o.symKind == SymKind::Local) {
-        Op& stOp = emit(stHandler(mem::Frame, 8, Type::b32, 4, 1));
-        stOp.a = kZeroReg;
-        stOp.imm = fi_->localOffset[o.index] + uint32_t(o.value);
-        stOp.d = res;
-      }
+  const BuiltinFunction* b = nullptr;
+  for (const BuiltinFunction& x : kBuiltinFunctions)
+    if (x.name == name) b = &x;
+  if (!b) return unsupported(in, fmt::format("call to external function '{}'", name));
+  uint32_t regs[4] = {kZeroReg, kZeroReg, kZeroReg, kZeroReg};
+  for (unsigned k = 0; k < b->argCount; ++k) regs[k] = argReg(k, b->args[k]);
+  uint32_t res = b->hasResult ? temp(sizeOf(b->result)) : 0;
+  Op& op = emit(b->handler);
+  op.a = regs[0];
+  op.b = regs[1];
+  op.c = regs[2];
+  op.e = regs[3];
+  op.d = res;
+  if (b->hasResult && !rets.empty()) {
+    const Operand& o = *rets[0];
+    if (o.kind == OperandKind::Symbol && o.symKind == SymKind::Local) {
+      Op& stOp = emit(stHandler(mem::Frame, 8, b->result, sizeOf(b->result), 1));
+      stOp.a = kZeroReg;
+      stOp.imm = fi_->localOffset[o.index] + uint32_t(o.value);
+      stOp.d = res;
     }
-    return;
   }
-  if (name == "__assertfail" || name == "__assert_fail") {
-    uint32_t msg = argReg(0, Type::b64), file = argReg(1, Type::b64), lineR = argReg(2, Type::b32),
-             func = argReg(3, Type::b64);
-    Op& op = emit(&ctl::assertFail);
-    op.a = msg;
-    op.b = file;
-    op.c = lineR;
-    op.e = func;
-    return;
-  }
-  unsupported(in, fmt::format("call to external function '{}'", name));
 }
 
 void KernelLowerer::lowerInstruction(uint32_t idx) {
@@ -2654,6 +2665,11 @@ std::unique_ptr<Program> lowerModule(const ptx::Module& module, std::string& err
       if (r.symKind == SymKind::Function) {
         rel.isFunction = true;
         rel.symbol = r.index;
+        if (!module.functions[r.index].hasBody)  // a declaration: the definition of the same name, if any
+          for (uint32_t k = 0; k < module.functions.size(); ++k)
+            if (module.functions[k].hasBody && !module.functions[k].isEntry &&
+                module.functions[k].name == module.functions[r.index].name)
+              rel.symbol = k;
       } else {
         if (globalMap[r.index] == kNoIndex) {
           error = fmt::format("line {}: initializer refers to a variable that has no global address", v.loc.line);

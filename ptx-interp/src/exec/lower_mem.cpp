@@ -61,6 +61,9 @@ template <Space S, class A> Handler ldFor(Type m, unsigned rs, unsigned n) {
           return &ld<S, A, uint64_t, uint64_t, 1>;
         }
         break;
+      case Type::b128:
+        if (rs == 16) return &ld<S, A, B128, B128, 1>;
+        break;
       default: break;
     }
     return nullptr;
@@ -108,6 +111,9 @@ template <Space S, class A> Handler stFor(Type m, unsigned rs, unsigned n) {
       case 8:
         if constexpr (S == Global && std::is_same_v<A, uint64_t>) return &stGlobalScalar<A, uint64_t>;
         return &st<S, A, uint64_t, uint64_t, 1>;
+      case 16:
+        if (rs == 16) return &st<S, A, B128, B128, 1>;
+        break;
     }
     return nullptr;
   }
@@ -153,6 +159,14 @@ template <Space S, class A> Handler atomFor(Type t, mem::AOp op) {
     case Type::s64: return atomOps<S, A, int64_t>(op);
     case Type::f32: return atomOps<S, A, float>(op);
     case Type::f64: return atomOps<S, A, double>(op);
+    case Type::f16: return op == mem::AAdd ? &mem::atom<S, A, uint16_t, mem::AAddF16> : nullptr;
+    case Type::bf16: return op == mem::AAdd ? &mem::atom<S, A, uint16_t, mem::AAddBF16> : nullptr;
+    case Type::f16x2: return op == mem::AAdd ? &mem::atom<S, A, uint32_t, mem::AAddF16x2> : nullptr;
+    case Type::bf16x2: return op == mem::AAdd ? &mem::atom<S, A, uint32_t, mem::AAddBF16x2> : nullptr;
+    case Type::b128:
+      if (op == mem::AExch) return &mem::atom<S, A, mem::B128, mem::AExch>;
+      if (op == mem::ACas) return &mem::atom<S, A, mem::B128, mem::ACas>;
+      return nullptr;
     default: return nullptr;
   }
 }
@@ -213,6 +227,9 @@ Handler ldParamHandler(Type m, unsigned rs) {
       break;
     case 8:
       if (rs == 8) return &ldParamUniform<uint64_t, uint64_t>;
+      break;
+    case 16:
+      if (rs == 16) return &ldParamUniform<B128, B128>;
       break;
   }
   return nullptr;

@@ -9,6 +9,7 @@
 #include "exec/handlers.h"
 
 #include <atomic>
+#include <mutex>
 
 namespace ptx::exec::mem {
 
@@ -17,9 +18,7 @@ using h::R;
 // Local: absolute offset in the thread's local memory; Frame: offset relative to the current function's frame.
 enum Space : uint8_t { Global, Shared, Local, Frame, Param, Generic };
 
-struct B128 {
-  uint64_t lo, hi;
-};
+using B128 = h::B128;
 
 // Translates lane i's state-space address to a host pointer; nullptr after raising a fault.
 template <Space S>
@@ -236,7 +235,14 @@ template <class M, class D> const Op* ldParamUniform(Warp& w, const Op* op) {
 
 // ---- atomics ---------------------------------------------------------------------------------------------------
 
-enum AOp : uint8_t { AAdd, AMin, AMax, AInc, ADec, AAnd, AOr, AXor, AExch, ACas };
+enum AOp : uint8_t { AAdd, AMin, AMax, AInc, ADec, AAnd, AOr, AXor, AExch, ACas,
+                     // add on f16/bf16 bit patterns (T = uint16_t) and packed pairs (T = uint32_t), .noftz
+                     AAddF16, AAddBF16, AAddF16x2, AAddBF16x2 };
+
+template <bool BF> PTX_HOT uint16_t addHalfBits(uint16_t x, uint16_t y) {
+  if constexpr (BF) return num::doubleToBf16(double(num::bf16ToFloat(x)) + double(num::bf16ToFloat(y)));
+  else return num::doubleToHalf(double(num::halfToFloat(x)) + double(num::halfToFloat(y)));
+}
 
 template <class T, AOp O> PTX_HOT T combine(T old, T b) {
   if constexpr (O == AAdd) {
@@ -258,6 +264,12 @@ template <class T, AOp O> PTX_HOT T combine(T old, T b) {
     return T(old | b);
   } else if constexpr (O == AXor) {
     return T(old ^ b);
+  } else if constexpr (O == AAddF16 || O == AAddBF16) {
+    return T(addHalfBits<O == AAddBF16>(uint16_t(old), uint16_t(b)));
+  } else if constexpr (O == AAddF16x2 || O == AAddBF16x2) {
+    constexpr bool bf = O == AAddBF16x2;
+    return T(uint32_t(addHalfBits<bf>(uint16_t(old), uint16_t(b))) |
+             uint32_t(addHalfBits<bf>(uint16_t(old >> 16), uint16_t(b >> 16))) << 16);
   } else {
     return b;  // exch
   }
@@ -265,8 +277,40 @@ template <class T, AOp O> PTX_HOT T combine(T old, T b) {
 
 template <class T> using Bits = std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>;
 
+// 128-bit compare-and-swap on host memory (16-byte aligned): cmpxchg16b on x86-64, a striped lock elsewhere.
+inline bool cas128(B128* p, B128& expected, B128 desired) {
+#if defined(__x86_64__)
+  bool ok;
+  asm volatile("lock cmpxchg16b %1"
+               : "=@ccz"(ok), "+m"(*p), "+a"(expected.lo), "+d"(expected.hi)
+               : "b"(desired.lo), "c"(desired.hi)
+               : "memory");
+  return ok;
+#else
+  static std::mutex locks[64];
+  std::lock_guard<std::mutex> g(locks[(reinterpret_cast<uintptr_t>(p) >> 4) & 63]);
+  B128 cur = *p;
+  bool ok = cur.lo == expected.lo && cur.hi == expected.hi;
+  if (ok) *p = desired;
+  expected = cur;
+  return ok;
+#endif
+}
+
 // One atomic read-modify-write on host memory shared with other host threads.
 template <class T, AOp O> PTX_HOT T atomicRmw(uint8_t* p, T b, T c) {
+  if constexpr (std::is_same_v<T, B128>) {
+    B128* q = reinterpret_cast<B128*>(p);
+    B128 expected = O == ACas ? b : B128{0, 0};
+    if constexpr (O == ACas) {
+      cas128(q, expected, c);
+      return expected;
+    } else {  // exch
+      while (!cas128(q, expected, b)) {
+      }
+      return expected;
+    }
+  } else {
   using U = Bits<T>;
   U* up = reinterpret_cast<U*>(p);
   if constexpr (O == AExch) {
@@ -290,13 +334,15 @@ template <class T, AOp O> PTX_HOT T atomicRmw(uint8_t* p, T b, T c) {
       if (__atomic_compare_exchange_n(up, &cur, next, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) return old;
     }
   }
+  }
 }
 // Shared/local memory belongs to one CTA, which runs on one host thread at a time: no atomic instructions needed.
 template <class T, AOp O> PTX_HOT T plainRmw(uint8_t* p, T b, T c) {
   T old;
   std::memcpy(&old, p, sizeof(T));
   T next;
-  if constexpr (O == ACas) next = (std::bit_cast<Bits<T>>(old) == std::bit_cast<Bits<T>>(b)) ? c : old;
+  if constexpr (std::is_same_v<T, B128>) next = O == ACas ? (old.lo == b.lo && old.hi == b.hi ? c : old) : b;
+  else if constexpr (O == ACas) next = (std::bit_cast<Bits<T>>(old) == std::bit_cast<Bits<T>>(b)) ? c : old;
   else next = combine<T, O>(old, b);
   std::memcpy(p, &next, sizeof(T));
   return old;

@@ -162,6 +162,7 @@ inline uint16_t doubleToHalf(double d, Round r = RN, bool sat = false) {
 
 PTX_HOT float bf16ToFloat(uint16_t h) { return std::bit_cast<float>(uint32_t(h) << 16); }
 
+
 inline uint16_t floatToBf16(float f, Round r = RN, bool sat = false) {
   if (sat) f = saturate(f);
   uint32_t x = std::bit_cast<uint32_t>(f);
@@ -178,6 +179,18 @@ inline uint16_t floatToBf16(float f, Round r = RN, bool sat = false) {
   }
   if ((x & 0x7fffffffu) == 0x7f800000u) inc = false;
   return uint16_t(up + (inc ? 1 : 0));
+}
+
+// double -> bf16 with one rounding (to float by round-to-odd first, then to bf16).
+inline uint16_t doubleToBf16(double d, Round r = RN) {
+  float f = static_cast<float>(d);
+  if (f == f && static_cast<double>(f) != d && std::isfinite(f)) {
+    uint32_t bits = std::bit_cast<uint32_t>(f);
+    if (std::fabs(static_cast<double>(f)) > std::fabs(d)) bits -= 1;
+    bits |= 1;
+    f = std::bit_cast<float>(bits);
+  }
+  return floatToBf16(f, r, false);
 }
 
 // ---- float -> integer conversions (GPU semantics: NaN -> 0, saturate to the range) -------------------------
