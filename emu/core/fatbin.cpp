@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -450,6 +451,103 @@ Expected<PtxImage> extractPtx(const void* image, int ccMajor, int ccMinor, size_
     return result;
   }
   return invalidImage(fmt::format("unsupported fatbinary wrapper version {}", version));
+}
+
+namespace {
+
+constexpr uint16_t kElfMachineX86_64 = 62;
+
+// The fatbinary sections of one host ELF file: every container in them, with PTX for the device, becomes a unit.
+Expected<bool> collectHostElf(const Bytes& elf, uint32_t cc, const std::string& name, PtxImage& out,
+                              std::vector<std::string>& problems) {
+  if (elf.size() < 64 || elf.at(0)[4] != 2 || elf.at(0)[5] != 1)
+    return invalidImage(name + ": not a 64-bit little-endian ELF file");
+  if (*elf.read<uint16_t>(0x12) != kElfMachineX86_64)
+    return invalidImage(fmt::format("{}: ELF file for machine {}, not a host (x86-64) object", name,
+                                    *elf.read<uint16_t>(0x12)));
+  uint64_t sectionTable = *elf.read<uint64_t>(0x28);
+  uint16_t entrySize = *elf.read<uint16_t>(0x3A);
+  uint16_t count = *elf.read<uint16_t>(0x3C);
+  uint16_t namesIndex = *elf.read<uint16_t>(0x3E);
+  if (entrySize < 64 || namesIndex >= count || !elf.contains(sectionTable, uint64_t(entrySize) * count))
+    return invalidImage(name + ": bad ELF section table");
+  auto section = [&](uint16_t i) { return sectionTable + uint64_t(i) * entrySize; };
+  uint64_t namesOffset = *elf.read<uint64_t>(section(namesIndex) + 0x18);
+  uint64_t namesSize = *elf.read<uint64_t>(section(namesIndex) + 0x20);
+  if (!elf.contains(namesOffset, namesSize)) return invalidImage(name + ": bad ELF section names");
+  for (uint16_t i = 0; i < count; ++i) {
+    uint32_t nameOffset = *elf.read<uint32_t>(section(i));
+    uint32_t type = *elf.read<uint32_t>(section(i) + 4);
+    if (nameOffset >= namesSize || type == 8 /* SHT_NOBITS */) continue;
+    const char* sectionName = reinterpret_cast<const char*>(elf.at(namesOffset + nameOffset));
+    std::string_view sn(sectionName, strnlen(sectionName, namesSize - nameOffset));
+    if (sn != ".nv_fatbin" && sn != "__nv_relfatbin") continue;
+    uint64_t offset = *elf.read<uint64_t>(section(i) + 0x18);
+    uint64_t size = *elf.read<uint64_t>(section(i) + 0x20);
+    if (!elf.contains(offset, size)) return invalidImage(fmt::format("{}: section {} out of bounds", name, sn));
+    // Containers follow each other, 8-byte aligned.
+    uint64_t at = 0;
+    while (at + kContainerHeaderSize <= size) {
+      const uint8_t* p = elf.at(offset + at);
+      if (!startsWithU32(p, size - at, fatbin::kContainerMagic)) {
+        at += 8;
+        continue;
+      }
+      auto container = fatbin::parseContainer(p, size - at);
+      if (!container) return container.takeError();
+      auto ptx = bestPtx(*container, cc, p);
+      if (ptx) {
+        out.units.push_back(std::move(*ptx));
+      } else if (ptx.error().code == CUDA_ERROR_NO_BINARY_FOR_GPU) {
+        problems.push_back(ptx.error().message);
+      } else {
+        return ptx.takeError();
+      }
+      at += (container->totalSize + 7) / 8 * 8;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+Expected<PtxImage> extractPtxFromHostBinary(const void* data, size_t size, int ccMajor, int ccMinor,
+                                            const std::string& name) {
+  if (!data) return makeError(CUDA_ERROR_INVALID_VALUE, "null input");
+  if (size == kUnknownImageSize || size == 0) return invalidImage(name + ": empty input");
+  uint32_t cc = static_cast<uint32_t>(ccMajor * 10 + ccMinor);
+  Bytes bytes(static_cast<const uint8_t*>(data), size);
+  PtxImage image;
+  image.needsLinking = true;
+  std::vector<std::string> problems;
+  static constexpr uint8_t kArMagic[] = {'!', '<', 'a', 'r', 'c', 'h', '>', '\n'};
+  static constexpr uint8_t kElfMagic[] = {0x7f, 'E', 'L', 'F'};
+  if (startsWith(data, size, kArMagic, sizeof kArMagic)) {
+    // ar archive: 60-byte member headers (name, dates, ids, mode, decimal size, "`\n"), members 2-aligned.
+    uint64_t at = sizeof kArMagic;
+    while (at + 60 <= size) {
+      std::string header(reinterpret_cast<const char*>(bytes.at(at)), 60);
+      if (header.compare(58, 2, "`\n") != 0) return invalidImage(name + ": bad archive member header");
+      uint64_t memberSize = std::strtoull(header.substr(48, 10).c_str(), nullptr, 10);
+      uint64_t start = at + 60;
+      if (!bytes.contains(start, memberSize)) return invalidImage(name + ": archive member past the end");
+      if (startsWith(bytes.at(start), memberSize, kElfMagic, 4)) {
+        std::string member = name + "(" + trimmedString(bytes.at(at), 16) + ")";
+        auto collected = collectHostElf(Bytes(bytes.at(start), memberSize), cc, member, image, problems);
+        if (!collected) return collected.takeError();
+      }
+      at = start + memberSize + (memberSize & 1);
+    }
+  } else if (startsWith(data, size, kElfMagic, 4)) {
+    auto collected = collectHostElf(bytes, cc, name, image, problems);
+    if (!collected) return collected.takeError();
+  } else {
+    return invalidImage(name + ": neither an ELF object nor an archive");
+  }
+  if (image.units.empty())
+    return makeError(CUDA_ERROR_NO_BINARY_FOR_GPU,
+                     problems.empty() ? name + ": no device code (compile with nvcc -dc or -c)" : problems.front());
+  return image;
 }
 
 std::string binaryContaining(const void* address) {

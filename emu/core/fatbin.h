@@ -106,6 +106,14 @@ struct PtxImage {
 // CUDA_ERROR_INVALID_IMAGE for malformed input; CUDA_ERROR_INVALID_VALUE for a null image.
 Expected<PtxImage> extractPtx(const void* image, int ccMajor, int ccMinor, size_t size = kUnknownImageSize);
 
+// The PTX of the device code embedded in host binaries (cuLinkAddData's CU_JIT_INPUT_OBJECT and
+// CU_JIT_INPUT_LIBRARY): an x86-64 ELF object, executable or shared library whose .nv_fatbin / __nv_relfatbin
+// sections hold fatbinaries (nvcc -c, nvcc -dc), or an ar archive of such objects. One unit per fatbinary that
+// has PTX for the device (needsLinking is set); an input without any gives CUDA_ERROR_NO_BINARY_FOR_GPU, a
+// malformed one CUDA_ERROR_INVALID_IMAGE.
+Expected<PtxImage> extractPtxFromHostBinary(const void* data, size_t size, int ccMajor, int ccMinor,
+                                            const std::string& name);
+
 // The file (executable or shared library) whose mapped memory holds `address`, for messages; "" if none.
 std::string binaryContaining(const void* address);
 

@@ -90,7 +90,7 @@ CUresult validate(const LaunchRequest& r, const Device& device) {
   if (!g.x || !g.y || !g.z || !b.x || !b.y || !b.z) return CUDA_ERROR_INVALID_VALUE;
   if (g.x > 0x7FFFFFFFu || g.y > 65535 || g.z > 65535) return CUDA_ERROR_INVALID_VALUE;
   if (b.x > 1024 || b.y > 1024 || b.z > 64) return CUDA_ERROR_INVALID_VALUE;
-  if (b.count() > info.maxThreadsPerBlock) return CUDA_ERROR_INVALID_VALUE;
+  if (b.count() > r.function->maxThreadsPerBlock()) return CUDA_ERROR_INVALID_VALUE;
   // 48 KiB per block unless cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) opted in to more.
   int maxDynamic = r.function->maxDynamicSharedBytes.load();
   uint64_t sharedLimit = 49152;
@@ -164,9 +164,9 @@ int maxActiveBlocksPerSm(const Function& function, const Device& device, int blo
   int regsPerSm = attribute(device, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, 65536);
   int sharedPerSm = attribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, 233472);
   int reservedPerBlock = attribute(device, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, 1024);
-  if (blockSize <= 0 || blockSize > int(info.maxThreadsPerBlock)) return 0;
+  if (blockSize <= 0 || blockSize > int(function.maxThreadsPerBlock())) return 0;
   int byThreads = maxThreadsPerSm / (warpsPerBlock * 32);
-  int regs = std::max<int>(info.registerCount, 16);
+  int regs = std::max(function.reportedRegisters(), 16);
   int regsPerWarp = ((regs * 32 + 255) / 256) * 256;  // allocation unit of 256 registers per warp
   int byRegs = regsPerSm / std::max(1, regsPerWarp * warpsPerBlock);
   size_t shared = info.staticSharedBytes + dynamicShared + reservedPerBlock;

@@ -6,6 +6,7 @@
 #include "core/log.h"
 #include "core/memory.h"
 
+#include <fmt/format.h>
 #include <ptx/link.h>
 
 #include <chrono>
@@ -60,9 +61,15 @@ Expected<JitOptions> parseJitOptions(unsigned count, const CUjit_option* options
         break;
       case CU_JIT_WALL_TIME: out.wallTimeSlot = &values[i]; break;
       case CU_JIT_LOG_VERBOSE: out.verbose = asSize() != 0; break;
+      case CU_JIT_MAX_REGISTERS: out.maxRegisters = static_cast<int>(static_cast<unsigned>(asSize())); break;
+      case CU_JIT_MAX_THREADS_PER_BLOCK:
+        out.maxThreadsPerBlock = static_cast<int>(static_cast<unsigned>(asSize()));
+        break;
+      case CU_JIT_CACHE_MODE: out.cacheModeCa = static_cast<unsigned>(asSize()) == CU_JIT_CACHE_OPTION_CA; break;
       default:
-        // Register limits, optimisation levels, targets, caching, debug info ...: meaningful for a GPU's
-        // code generator only; accepted. Values beyond the known options are rejected.
+        // Optimisation levels, targets, debug info, block size hints (CU_JIT_THREADS_PER_BLOCK is in/out: the
+        // interpreter runs any block size, so the request stands as what was targeted) ...: meaningful for a
+        // GPU's code generator only; accepted. Values beyond the known options are rejected.
         if (options[i] < 0 || options[i] >= CU_JIT_NUM_OPTIONS)
           return makeError(CUDA_ERROR_INVALID_VALUE, "unknown JIT option");
         break;
@@ -91,6 +98,9 @@ void reportJit(const JitOptions& options, std::string_view errorMessage, std::st
 
 namespace {
 
+// The newest PTX ISA the driver compiles (CUDA 13.0: ISA 9.0); newer PTX is CUDA_ERROR_UNSUPPORTED_PTX_VERSION.
+constexpr int kNewestPtxIsa = 90;
+
 // ".version 9.0" -> 90 and ".target sm_75" -> 75, for function attributes.
 void readVersionAndTarget(std::string_view text, int& version, int& target) {
   auto pos = text.find(".version");
@@ -108,9 +118,9 @@ void readVersionAndTarget(std::string_view text, int& version, int& target) {
 
 }  // namespace
 
-Expected<CompiledImage> compileImage(const void* image, int ccMajor, int ccMinor, std::string name) {
+Expected<CompiledImage> compileImage(const void* image, int ccMajor, int ccMinor, std::string name, size_t size) {
   if (!image) return makeError(CUDA_ERROR_INVALID_VALUE, "NULL image");
-  auto ptx = extractPtx(image, ccMajor, ccMinor);
+  auto ptx = extractPtx(image, ccMajor, ccMinor, size);
   if (!ptx) return ptx.takeError();
   CompiledImage out;
   out.name = std::move(name);
@@ -129,6 +139,10 @@ Expected<CompiledImage> compileImage(const void* image, int ccMajor, int ccMinor
   }
   std::string_view text = linked;
   readVersionAndTarget(text, out.ptxVersion, out.targetArch);
+  if (out.ptxVersion > kNewestPtxIsa)
+    return makeError(CUDA_ERROR_UNSUPPORTED_PTX_VERSION,
+                     fmt::format("{}: PTX ISA {}.{} is newer than the {}.{} this driver supports", out.name,
+                                 out.ptxVersion / 10, out.ptxVersion % 10, kNewestPtxIsa / 10, kNewestPtxIsa % 10));
   ptx::exec::CompileOptions options;
   options.targetSm = unsigned(ccMajor * 10 + ccMinor);
   options.fileName = out.name;
@@ -140,9 +154,33 @@ Expected<CompiledImage> compileImage(const void* image, int ccMajor, int ccMinor
 
 // ---- Functions and modules -----------------------------------------------------------------------------------
 
-Function::Function(std::shared_ptr<Module> module, int kernelIndex) : module_(std::move(module)), kernelIndex_(kernelIndex) {}
+Function::Function(std::shared_ptr<Module> module, int kernelIndex) : module_(std::move(module)), kernelIndex_(kernelIndex) {
+  const auto& cluster = info().reqnctapercluster;
+  compiledClusterDims = cluster.x != 0;
+  requiredClusterWidth = int(cluster.x);
+  requiredClusterHeight = int(cluster.y);
+  requiredClusterDepth = int(cluster.z);
+}
 
 const ptx::exec::KernelInfo& Function::info() const { return ptx::exec::kernels(module_->program())[kernelIndex_]; }
+
+int Function::reportedRegisters() const {
+  int regs = int(info().registerCount);
+  int limit = module_->image().maxRegisters;
+  if (limit > 0) regs = std::min(regs, limit);
+  int regsPerSm = 0;
+  if (module_->context().device().attribute(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, regsPerSm) !=
+      CUDA_SUCCESS)
+    regsPerSm = 65536;
+  int blockThreads = (int(maxThreadsPerBlock()) + 31) / 32 * 32;
+  int fitting = regsPerSm / std::max(32, blockThreads) / 8 * 8;  // allocation granularity of 8 per thread
+  return std::max(1, std::min(regs, std::max(8, fitting)));
+}
+
+uint32_t Function::maxThreadsPerBlock() const {
+  int limit = module_->image().maxThreadsPerBlock;
+  return limit > 0 ? std::min(info().maxThreadsPerBlock, uint32_t(limit)) : info().maxThreadsPerBlock;
+}
 
 const ptx::exec::KernelInfo& Kernel::info() const { return ptx::exec::kernels(*library_->image().program)[kernelIndex_]; }
 
@@ -178,12 +216,13 @@ Expected<bool> Module::instantiateGlobals() {
   return true;
 }
 
-bool Module::findGlobal(std::string_view name, uint64_t& address, uint64_t& size) const {
+bool Module::findGlobal(std::string_view name, uint64_t& address, uint64_t& size, bool* managed) const {
   const auto& globals = ptx::exec::globals(program());
   for (std::size_t i = 0; i < globals.size(); ++i)
     if (globals[i].name == name) {
       address = globalAddresses_[i];
       size = globals[i].size;
+      if (managed) *managed = globals[i].managed;
       return true;
     }
   return false;
@@ -270,7 +309,12 @@ void ContextModules::flushPrintf() {
 
 // ---- Libraries and kernels -----------------------------------------------------------------------------------
 
+std::size_t Library::kernelCount() const {
+  return image_.program ? ptx::exec::kernels(*image_.program).size() : 0;
+}
+
 Expected<std::shared_ptr<Module>> Library::moduleIn(Context& context) {
+  if (loadError_) return *loadError_;
   std::lock_guard lock(mutex_);
   auto& weak = modules_[context.id()];
   if (auto module = weak.lock()) return module;
@@ -281,6 +325,7 @@ Expected<std::shared_ptr<Module>> Library::moduleIn(Context& context) {
 }
 
 uint64_t Library::kernelHandle(std::string_view name) {
+  if (!image_.program) return 0;
   int index = ptx::exec::findKernel(*image_.program, name);
   if (index < 0) return 0;
   std::lock_guard lock(mutex_);
@@ -291,6 +336,7 @@ uint64_t Library::kernelHandle(std::string_view name) {
 
 std::vector<uint64_t> Library::kernelHandles() {
   std::vector<uint64_t> out;
+  if (!image_.program) return out;
   const auto& ks = ptx::exec::kernels(*image_.program);
   for (const auto& k : ks) out.push_back(kernelHandle(k.name));
   return out;

@@ -12,9 +12,11 @@
 
 #include <ptx/exec.h>
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,10 @@ struct CompiledImage {
   int ptxVersion = 0;  // major * 10 + minor, from .version
   int targetArch = 0;  // e.g. 75 for .target sm_75
   std::string name;    // for messages: file name or "image"
+  // JIT options of the load that shape what cuFuncGetAttribute reports.
+  int maxRegisters = 0;        // CU_JIT_MAX_REGISTERS; 0 = no limit
+  int maxThreadsPerBlock = 0;  // CU_JIT_MAX_THREADS_PER_BLOCK; 0 = no limit
+  bool cacheModeCa = false;    // CU_JIT_CACHE_MODE = CU_JIT_CACHE_OPTION_CA
 };
 
 // Options of cuModuleLoadDataEx / cuLinkCreate / cuLibraryLoadData that the driver honours.
@@ -40,10 +46,20 @@ struct JitOptions {
   char* infoLog = nullptr;
   size_t infoLogSize = 0;
   bool verbose = false;
+  int maxRegisters = 0;
+  int maxThreadsPerBlock = 0;
+  bool cacheModeCa = false;
   // Where to write back sizes and wall time (the option value slots).
   void** errorLogSizeSlot = nullptr;
   void** infoLogSizeSlot = nullptr;
   void** wallTimeSlot = nullptr;
+
+  // Applies the options that shape a compiled image (register limit, cache mode).
+  void applyTo(CompiledImage& image) const {
+    image.maxRegisters = maxRegisters;
+    image.maxThreadsPerBlock = maxThreadsPerBlock;
+    image.cacheModeCa = cacheModeCa;
+  }
 };
 Expected<JitOptions> parseJitOptions(unsigned count, const CUjit_option* options, void** values);
 // Writes `message` into the error log (truncated, NUL-terminated) and the used size back.
@@ -51,7 +67,9 @@ void reportJit(const JitOptions& options, std::string_view errorMessage, std::st
 
 // Turns an image given to the driver (PTX text, a fatbinary, the runtime's wrapper) into a compiled program
 // for `device`; errors carry the driver's code and a message for the log.
-Expected<CompiledImage> compileImage(const void* image, int ccMajor, int ccMinor, std::string name = "image");
+// `size` bounds every read when the caller knows it (files, cuLinkAddData); fatbin.h's kUnknownImageSize otherwise.
+Expected<CompiledImage> compileImage(const void* image, int ccMajor, int ccMinor, std::string name = "image",
+                                     size_t size = SIZE_MAX);
 
 class Function {
  public:
@@ -62,6 +80,13 @@ class Function {
   std::shared_ptr<Module> moduleRef() const { return module_; }
   int kernelIndex() const { return kernelIndex_; }
   const ptx::exec::KernelInfo& info() const;
+  // The largest block a launch may use: the kernel's (.maxntid/.reqntid) within CU_JIT_MAX_THREADS_PER_BLOCK.
+  uint32_t maxThreadsPerBlock() const;
+  // Registers per thread as the driver reports them (cuFuncGetAttribute, the occupancy calculator). The
+  // interpreter's count is an estimate from the declared registers; a GPU compiler allocates within
+  // CU_JIT_MAX_REGISTERS and so that a block of the kernel's largest size fits an SM (it spills otherwise).
+  // Reporting more makes the calculator answer zero blocks for kernels that run; CUB sizes grids from it.
+  int reportedRegisters() const;
   uint64_t handle() const { return handle_; }
   void setHandle(uint64_t h) { handle_ = h; }
 
@@ -71,6 +96,7 @@ class Function {
   std::atomic<int> cacheConfig{CU_FUNC_CACHE_PREFER_NONE};
   std::atomic<int> sharedConfig{CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE};
   std::atomic<int> requiredClusterWidth{0}, requiredClusterHeight{0}, requiredClusterDepth{0};
+  bool compiledClusterDims = false;  // .reqnctapercluster: the required cluster shape cannot be changed
   std::atomic<int> nonPortableClusterAllowed{0};
   std::atomic<int> clusterSchedulingPolicy{0};
 
@@ -107,7 +133,7 @@ class Module : public std::enable_shared_from_this<Module> {
   Expected<bool> instantiateGlobals();
   const std::vector<uint64_t>& globalAddresses() const { return globalAddresses_; }
   // Address and size of a .global/.const variable by name.
-  bool findGlobal(std::string_view name, uint64_t& address, uint64_t& size) const;
+  bool findGlobal(std::string_view name, uint64_t& address, uint64_t& size, bool* managed = nullptr) const;
   // The function for a kernel name (created on first request, same handle afterwards), or null.
   std::shared_ptr<Function> function(std::string_view name);
   std::shared_ptr<Function> functionByIndex(int kernelIndex);
@@ -154,8 +180,14 @@ class Library : public std::enable_shared_from_this<Library> {
  public:
   static constexpr HandleKind kKind = HandleKind::Library;
   explicit Library(CompiledImage image) : image_(std::move(image)) {}
+  // A library whose image turned out bad after the load was accepted (driver 580 accepts ELF-looking bytes and
+  // fails each use of the library): every use answers `error`.
+  explicit Library(Error error) : loadError_(std::move(error)) {}
 
   const CompiledImage& image() const { return image_; }
+  // CUDA_SUCCESS, or the code every use of a library with a bad image answers.
+  CUresult loadError() const { return loadError_ ? loadError_->code : CUDA_SUCCESS; }
+  std::size_t kernelCount() const;
   uint64_t handle() const { return handle_; }
   void setHandle(uint64_t h) { handle_ = h; }
   // The library's module in `context`, loaded on first use.
@@ -167,6 +199,7 @@ class Library : public std::enable_shared_from_this<Library> {
 
  private:
   CompiledImage image_;
+  std::optional<Error> loadError_;
   uint64_t handle_ = 0;
   std::mutex mutex_;
   std::map<unsigned long long, std::weak_ptr<Module>> modules_;  // by context id

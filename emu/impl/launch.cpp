@@ -65,7 +65,8 @@ CUresult launchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kerne
 // ---- Occupancy (core/launch.cpp computes it) ------------------------------------------------------------
 
 CUresult maxActiveBlocks(int* numBlocks, CUfunction func, int blockSize, size_t dynamicShared, unsigned flags) {
-  if (!numBlocks) return CUDA_ERROR_INVALID_VALUE;
+  // A block size above the kernel's limit fits zero blocks; a non-positive one is not a block size.
+  if (!numBlocks || blockSize <= 0) return CUDA_ERROR_INVALID_VALUE;
   if (flags & ~unsigned(CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE)) return CUDA_ERROR_INVALID_VALUE;
   auto function = resolveFunction(func);
   if (!function) return function.error().code;
@@ -80,7 +81,7 @@ CUresult maxPotentialBlockSize(int* minGridSize, int* blockSize, CUfunction func
   auto function = resolveFunction(func);
   if (!function) return function.error().code;
   const Device& device = (*function)->module().context().device();
-  int maxBlock = int((*function)->info().maxThreadsPerBlock);
+  int maxBlock = int((*function)->maxThreadsPerBlock());
   if (limit > 0) maxBlock = std::min(maxBlock, limit);
   int bestBlock = 0, bestThreads = 0, bestBlocks = 0;
   for (int size = maxBlock - maxBlock % 32 ? maxBlock - maxBlock % 32 : maxBlock; size > 0; size -= 32) {
@@ -97,27 +98,92 @@ CUresult maxPotentialBlockSize(int* minGridSize, int* blockSize, CUfunction func
   return CUDA_SUCCESS;
 }
 
+// ---- Cluster occupancy -----------------------------------------------------------------------------------------
+
+// Blocks of a cluster run on the SMs of one GPC. cuemu's virtual devices model GPCs of this many SMs (Hopper has
+// 16 to 18); the SMs that do not fill a whole GPC take no clusters.
+constexpr int kSmsPerGpc = 16;
+constexpr int kPortableClusterSize = 8;
+constexpr int kNonPortableClusterSize = 16;
+
+int requiredClusterSize(const Function& f) {
+  return f.requiredClusterWidth.load() * f.requiredClusterHeight.load() * f.requiredClusterDepth.load();
+}
+
+int clusterSizeLimit(const Function& f) {
+  return f.nonPortableClusterAllowed.load() ? kNonPortableClusterSize : kPortableClusterSize;
+}
+
+// The blocks of `config` one SM holds, for cluster calculations; errors for configurations no launch accepts.
+Expected<int> clusterBlocksPerSm(const Function& f, const CUlaunchConfig& config) {
+  const Device& device = f.module().context().device();
+  if (device.profile().ccMajor < 9) return makeError(CUDA_ERROR_NOT_SUPPORTED, "thread block clusters need sm_90");
+  uint64_t blockSize = uint64_t(config.blockDimX) * config.blockDimY * config.blockDimZ;
+  if (blockSize == 0 || blockSize > uint64_t(device.profile().maxThreadsPerBlock))
+    return makeError(CUDA_ERROR_INVALID_VALUE, "bad block size");
+  return maxActiveBlocksPerSm(f, device, int(blockSize), config.sharedMemBytes);
+}
+
+CUresult maxPotentialClusterSize(int* clusterSize, CUfunction func, const CUlaunchConfig* config) {
+  if (!clusterSize || !config || (config->numAttrs && !config->attrs)) return CUDA_ERROR_INVALID_VALUE;
+  auto function = resolveFunction(func);
+  if (!function) return function.error().code;
+  const Function& f = **function;
+  auto blocksPerSm = clusterBlocksPerSm(f, *config);
+  if (!blocksPerSm) return blocksPerSm.error().code;
+  if (int required = requiredClusterSize(f)) {
+    *clusterSize = required;
+    return CUDA_SUCCESS;
+  }
+  *clusterSize = std::min(clusterSizeLimit(f), *blocksPerSm * kSmsPerGpc);
+  return CUDA_SUCCESS;
+}
+
+CUresult maxActiveClusters(int* numClusters, CUfunction func, const CUlaunchConfig* config) {
+  if (!numClusters || !config || (config->numAttrs && !config->attrs)) return CUDA_ERROR_INVALID_VALUE;
+  auto function = resolveFunction(func);
+  if (!function) return function.error().code;
+  const Function& f = **function;
+  int size = 0;
+  for (unsigned i = 0; i < config->numAttrs; ++i)
+    if (config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+      const auto& d = config->attrs[i].value.clusterDim;
+      size = int(d.x * d.y * d.z);
+      if (size <= 0) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    }
+  int required = requiredClusterSize(f);
+  if (required && size && size != required) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  if (!size) size = required;
+  if (!size || size > clusterSizeLimit(f)) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  auto blocksPerSm = clusterBlocksPerSm(f, *config);
+  if (!blocksPerSm) return blocksPerSm.error().code;
+  int gpcs = std::max(1, f.module().context().device().profile().smCount / kSmsPerGpc);
+  *numClusters = gpcs * (*blocksPerSm * kSmsPerGpc / size);
+  return CUDA_SUCCESS;
+}
+
 // ---- Function attributes -------------------------------------------------------------------------------------
 
 CUresult functionAttribute(int* out, CUfunction_attribute attribute, Function& f) {
   const auto& info = f.info();
   const Device& device = f.module().context().device();
   switch (attribute) {
-    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *out = int(info.maxThreadsPerBlock); break;
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *out = int(f.maxThreadsPerBlock()); break;
     case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *out = int(info.staticSharedBytes); break;
     case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: *out = int(f.module().constBytes()); break;
     case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *out = int(info.localBytesPerThread); break;
-    case CU_FUNC_ATTRIBUTE_NUM_REGS: *out = int(info.registerCount); break;
-    case CU_FUNC_ATTRIBUTE_PTX_VERSION: *out = f.module().image().ptxVersion; break;
+    case CU_FUNC_ATTRIBUTE_NUM_REGS: *out = f.reportedRegisters(); break;
+    // The virtual architecture the PTX targets (75 for compute_75), not the ISA version (driver 580).
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION: *out = f.module().image().targetArch; break;
     case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *out = device.profile().ccMajor * 10 + device.profile().ccMinor; break;
-    case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA: *out = 0; break;
+    case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA: *out = f.module().image().cacheModeCa; break;
     case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: {
       int set = f.maxDynamicSharedBytes.load();
       *out = set >= 0 ? set : std::max(0, 49152 - int(info.staticSharedBytes));
       break;
     }
     case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *out = f.preferredCarveout.load(); break;
-    case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET: *out = 0; break;
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET: *out = info.explicitcluster; break;
     case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH: *out = f.requiredClusterWidth.load(); break;
     case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT: *out = f.requiredClusterHeight.load(); break;
     case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH: *out = f.requiredClusterDepth.load(); break;
@@ -140,9 +206,18 @@ CUresult setFunctionAttribute(Function& f, CUfunction_attribute attribute, int v
       if (value < -1 || value > 100) return CUDA_ERROR_INVALID_VALUE;
       f.preferredCarveout = value;
       return CUDA_SUCCESS;
-    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH: f.requiredClusterWidth = value; return CUDA_SUCCESS;
-    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT: f.requiredClusterHeight = value; return CUDA_SUCCESS;
-    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH: f.requiredClusterDepth = value; return CUDA_SUCCESS;
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH: {
+      // A shape fixed at compile time (__cluster_dims__) cannot be changed; the shape is checked at launch.
+      if (f.compiledClusterDims) return CUDA_ERROR_NOT_PERMITTED;
+      if (value < 0) return CUDA_ERROR_INVALID_VALUE;
+      auto& slot = attribute == CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH    ? f.requiredClusterWidth
+                   : attribute == CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT ? f.requiredClusterHeight
+                                                                            : f.requiredClusterDepth;
+      slot = value;
+      return CUDA_SUCCESS;
+    }
     case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
       if (value != 0 && value != 1) return CUDA_ERROR_INVALID_VALUE;
       f.nonPortableClusterAllowed = value;
@@ -252,9 +327,10 @@ static CUresult legacyLaunch(CUfunction hfunc, int gridW, int gridH, CUstream st
   size_t size = state.params.size();
   void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, state.params.data(), CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
                    CU_LAUNCH_PARAM_END};
+  // A kernel without parameters gets no buffer (an empty vector has no data pointer to pass).
   return launch(hfunc, {unsigned(gridW), unsigned(gridH), 1},
                 {unsigned(state.blockX), unsigned(state.blockY), unsigned(state.blockZ)}, state.sharedBytes, stream,
-                nullptr, extra, false, false);
+                nullptr, size ? extra : nullptr, false, false);
 }
 CUresult cuLaunch(CUfunction f) { return legacyLaunch(f, 1, 1, nullptr); }
 CUresult cuLaunchGrid(CUfunction f, int grid_width, int grid_height) {
@@ -344,6 +420,12 @@ CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int* minGridSize, int* blockS
   return maxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize,
                                blockSizeLimit, flags);
 }
+CUresult cuOccupancyMaxPotentialClusterSize(int* clusterSize, CUfunction func, const CUlaunchConfig* config) {
+  return maxPotentialClusterSize(clusterSize, func, config);
+}
+CUresult cuOccupancyMaxActiveClusters(int* numClusters, CUfunction func, const CUlaunchConfig* config) {
+  return maxActiveClusters(numClusters, func, config);
+}
 CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t* dynamicSmemSize, CUfunction func, int numBlocks, int blockSize) {
   if (!dynamicSmemSize || numBlocks <= 0) return CUDA_ERROR_INVALID_VALUE;
   return withFunction(func, [&](Function& f) {
@@ -351,7 +433,7 @@ CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t* dynamicSmemSize, CUfunc
     int sharedPerSm = deviceAttribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, 233472);
     int reserved = deviceAttribute(device, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, 1024);
     int optIn = deviceAttribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 232448);
-    if (blockSize <= 0 || blockSize > int(f.info().maxThreadsPerBlock)) return CUDA_ERROR_INVALID_VALUE;
+    if (blockSize <= 0 || blockSize > int(f.maxThreadsPerBlock())) return CUDA_ERROR_INVALID_VALUE;
     long perBlock = sharedPerSm / numBlocks - reserved - long(f.info().staticSharedBytes);
     *dynamicSmemSize = size_t(std::max(0L, std::min<long>(perBlock, optIn - long(f.info().staticSharedBytes))));
     return CUDA_SUCCESS;

@@ -8,6 +8,7 @@
 #include "core/log.h"
 #include "core/module.h"
 
+#include <ptx/check.h>
 #include <ptx/link.h>
 
 #include <cstring>
@@ -49,7 +50,17 @@ CUresult addData(CUlinkState handle, CUjitInputType type, const void* data, size
   switch (type) {
     case CU_JIT_INPUT_PTX: {
       const char* text = static_cast<const char*>(data);
-      state->inputs.push_back({inputName, std::string(text, strnlen(text, size))});
+      std::string ptx(text, strnlen(text, size));
+      // The driver compiles each input as it is added: malformed PTX fails here, with the log.
+      const Device* device = deviceByOrdinal(0);
+      ptx::CheckOptions check;
+      if (device) check.targetSm = unsigned(device->profile().ccMajor * 10 + device->profile().ccMinor);
+      auto front = ptx::parseAndCheck(ptx, inputName, check);
+      if (!front.ok) {
+        reportJit(*parsed, front.log, "", 0);
+        return fail(*state, CUDA_ERROR_INVALID_PTX, inputName + ": invalid PTX\n" + front.log);
+      }
+      state->inputs.push_back({inputName, std::move(ptx)});
       return CUDA_SUCCESS;
     }
     case CU_JIT_INPUT_FATBINARY: {
@@ -59,9 +70,16 @@ CUresult addData(CUlinkState handle, CUjitInputType type, const void* data, size
       for (auto& unit : ptx->units) state->inputs.push_back({inputName, unit.text});
       return CUDA_SUCCESS;
     }
-    case CU_JIT_INPUT_CUBIN:
     case CU_JIT_INPUT_OBJECT:
-    case CU_JIT_INPUT_LIBRARY:
+    case CU_JIT_INPUT_LIBRARY: {
+      const Device* device = deviceByOrdinal(0);
+      auto ptx = extractPtxFromHostBinary(data, size, device ? device->profile().ccMajor : 9,
+                                          device ? device->profile().ccMinor : 0, inputName);
+      if (!ptx) return fail(*state, ptx.error().code, ptx.error().message);
+      for (auto& unit : ptx->units) state->inputs.push_back({inputName, unit.text});
+      return CUDA_SUCCESS;
+    }
+    case CU_JIT_INPUT_CUBIN:
     case CU_JIT_INPUT_NVVM:
       return fail(*state, CUDA_ERROR_NO_BINARY_FOR_GPU,
                   inputName + ": cuemu links PTX only; add PTX to the input (nvcc -ptx, or -gencode arch=compute_XX,code=compute_XX)");

@@ -3,6 +3,7 @@
 
 #include "core/context.h"
 #include "core/device.h"
+#include "core/fatbin.h"
 #include "core/log.h"
 #include "core/module.h"
 
@@ -21,19 +22,21 @@ Expected<std::string> readFile(const char* path) {
   return bytes;
 }
 
-CUresult loadModule(CUmodule* out, const void* image, const JitOptions& jit, std::string name) {
+CUresult loadModule(CUmodule* out, const void* image, const JitOptions& jit, std::string name,
+                    size_t size = kUnknownImageSize) {
   if (!out || !image) return CUDA_ERROR_INVALID_VALUE;
   auto context = requireCurrentContext();
   if (!context) return context.error().code;
   const Device& device = (*context)->device();
   auto start = std::chrono::steady_clock::now();
-  auto compiled = compileImage(image, device.profile().ccMajor, device.profile().ccMinor, std::move(name));
+  auto compiled = compileImage(image, device.profile().ccMajor, device.profile().ccMinor, std::move(name), size);
   float ms = std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (!compiled) {
     CUEMU_ERROR("module load failed: {}", compiled.error().message);
     reportJit(jit, compiled.error().message, "", ms);
     return compiled.error().code;
   }
+  jit.applyTo(*compiled);
   auto module = (*context)->modules().load(std::move(*compiled));
   if (!module) {
     CUEMU_ERROR("module load failed: {}", module.error().message);
@@ -49,9 +52,13 @@ std::shared_ptr<Module> findModule(CUmodule handle) { return moduleTable().find(
 std::shared_ptr<Library> findLibrary(CUlibrary handle) { return libraryTable().find(handleValue(handle)); }
 std::shared_ptr<Kernel> findKernel(CUkernel handle) { return kernelTable().find(handleValue(handle)); }
 
-CUresult getGlobal(Module& module, const char* name, uint64_t* address, uint64_t* size) {
+enum class GlobalKind { Any, Managed };
+
+CUresult getGlobal(Module& module, const char* name, uint64_t* address, uint64_t* size,
+                   GlobalKind kind = GlobalKind::Any) {
   uint64_t a = 0, s = 0;
-  if (!module.findGlobal(name, a, s)) {
+  bool managed = false;
+  if (!module.findGlobal(name, a, s, &managed) || (kind == GlobalKind::Managed && !managed)) {
     // The name of one of the module's kernels is not a missing symbol but the wrong kind (driver 580).
     for (const auto& kernel : ptx::exec::kernels(module.program()))
       if (kernel.name == name) return CUDA_ERROR_INVALID_VALUE;
@@ -62,8 +69,9 @@ CUresult getGlobal(Module& module, const char* name, uint64_t* address, uint64_t
   return CUDA_SUCCESS;
 }
 
-CUresult loadLibrary(CUlibrary* out, const void* code, std::string name, unsigned numJit, CUjit_option* jitOptions,
-                     void** jitValues, unsigned numLibraryOptions, CUlibraryOption* libraryOptions, void** libraryValues) {
+CUresult loadLibrary(CUlibrary* out, const void* code, std::string name, size_t size, unsigned numJit,
+                     CUjit_option* jitOptions, void** jitValues, unsigned numLibraryOptions,
+                     CUlibraryOption* libraryOptions, void** libraryValues) {
   if (!out || !code) return CUDA_ERROR_INVALID_VALUE;
   if (numLibraryOptions && (!libraryOptions || !libraryValues)) return CUDA_ERROR_INVALID_VALUE;
   for (unsigned i = 0; i < numLibraryOptions; ++i)
@@ -73,18 +81,40 @@ CUresult loadLibrary(CUlibrary* out, const void* code, std::string name, unsigne
   // A library is context-independent: it compiles for device 0's architecture (all virtual devices share one).
   const Device* device = deviceByOrdinal(0);
   if (!device) return CUDA_ERROR_NO_DEVICE;
-  auto compiled = compileImage(code, device->profile().ccMajor, device->profile().ccMinor, std::move(name));
+  auto compiled = compileImage(code, device->profile().ccMajor, device->profile().ccMinor, std::move(name), size);
+  std::shared_ptr<Library> library;
   if (!compiled) {
     CUEMU_ERROR("library load failed: {}", compiled.error().message);
     reportJit(*jit, compiled.error().message, "", 0);
-    return compiled.error().code;
+    // Driver 580 accepts bytes that begin like an ELF file but are no cubin, and fails each use of the library.
+    const auto* bytes = static_cast<const unsigned char*>(code);
+    bool elfLooking = bytes[0] == 0x7f && bytes[1] == 'E' && bytes[2] == 'L' && bytes[3] == 'F';  // stops at a NUL
+    if (!elfLooking || compiled.error().code != CUDA_ERROR_INVALID_IMAGE) return compiled.error().code;
+    library = std::make_shared<Library>(compiled.takeError());
+  } else {
+    jit->applyTo(*compiled);
+    library = std::make_shared<Library>(std::move(*compiled));
   }
-  auto library = std::make_shared<Library>(std::move(*compiled));
   library->setHandle(libraryTable().insert(library));
   // Eager loading instantiates the library in the current context now; lazy loading at first use.
   if (moduleLoadingMode() == CU_MODULE_EAGER_LOADING)
     if (auto context = currentContext()) (void)library->moduleIn(*context);
   *out = toApiHandle<CUlibrary>(library->handle());
+  return CUDA_SUCCESS;
+}
+
+CUresult libraryGlobal(CUdeviceptr* dptr, size_t* bytes, CUlibrary library, const char* name, GlobalKind kind) {
+  if (!name) return CUDA_ERROR_INVALID_VALUE;
+  auto lib = findLibrary(library);
+  if (!lib) return CUDA_ERROR_INVALID_HANDLE;
+  auto context = requireCurrentContext();
+  if (!context) return context.error().code;
+  auto module = lib->moduleIn(**context);
+  if (!module) return module.error().code;
+  uint64_t a, s;
+  if (CUresult r = getGlobal(**module, name, &a, &s, kind)) return r;
+  if (dptr) *dptr = a;
+  if (bytes) *bytes = s;
   return CUDA_SUCCESS;
 }
 
@@ -109,7 +139,7 @@ CUresult cuModuleLoad(CUmodule* module, const char* fname) {
   if (!module || !fname) return CUDA_ERROR_INVALID_VALUE;
   auto bytes = readFile(fname);
   if (!bytes) return bytes.error().code;
-  return loadModule(module, bytes->data(), {}, fname);
+  return loadModule(module, bytes->data(), {}, fname, bytes->size());
 }
 
 CUresult cuModuleUnload(CUmodule hmod) {
@@ -193,7 +223,7 @@ CUresult cuModuleGetSurfRef(CUsurfref* pSurfRef, CUmodule hmod, const char* name
 CUresult cuLibraryLoadData(CUlibrary* library, const void* code, CUjit_option* jitOptions, void** jitOptionsValues,
                            unsigned int numJitOptions, CUlibraryOption* libraryOptions, void** libraryOptionValues,
                            unsigned int numLibraryOptions) {
-  return loadLibrary(library, code, "image", numJitOptions, jitOptions, jitOptionsValues, numLibraryOptions,
+  return loadLibrary(library, code, "image", kUnknownImageSize, numJitOptions, jitOptions, jitOptionsValues, numLibraryOptions,
                      libraryOptions, libraryOptionValues);
 }
 
@@ -203,7 +233,7 @@ CUresult cuLibraryLoadFromFile(CUlibrary* library, const char* fileName, CUjit_o
   if (!library || !fileName) return CUDA_ERROR_INVALID_VALUE;
   auto bytes = readFile(fileName);
   if (!bytes) return bytes.error().code;
-  return loadLibrary(library, bytes->data(), fileName, numJitOptions, jitOptions, jitOptionsValues, numLibraryOptions,
+  return loadLibrary(library, bytes->data(), fileName, bytes->size(), numJitOptions, jitOptions, jitOptionsValues, numLibraryOptions,
                      libraryOptions, libraryOptionValues);
 }
 
@@ -218,6 +248,7 @@ CUresult cuLibraryGetKernel(CUkernel* pKernel, CUlibrary library, const char* na
   if (!pKernel || !name) return CUDA_ERROR_INVALID_VALUE;
   auto lib = findLibrary(library);
   if (!lib) return CUDA_ERROR_INVALID_HANDLE;
+  if (CUresult r = lib->loadError()) return r;
   uint64_t handle = lib->kernelHandle(name);
   if (!handle) return CUDA_ERROR_NOT_FOUND;
   *pKernel = toApiHandle<CUkernel>(handle);
@@ -228,7 +259,7 @@ CUresult cuLibraryGetKernelCount(unsigned int* count, CUlibrary lib) {
   if (!count) return CUDA_ERROR_INVALID_VALUE;
   auto library = findLibrary(lib);
   if (!library) return CUDA_ERROR_INVALID_HANDLE;
-  *count = static_cast<unsigned>(ptx::exec::kernels(*library->image().program).size());
+  *count = static_cast<unsigned>(library->kernelCount());
   return CUDA_SUCCESS;
 }
 
@@ -255,29 +286,20 @@ CUresult cuLibraryGetModule(CUmodule* pMod, CUlibrary library) {
 }
 
 CUresult cuLibraryGetGlobal(CUdeviceptr* dptr, size_t* bytes, CUlibrary library, const char* name) {
-  if (!name) return CUDA_ERROR_INVALID_VALUE;
-  auto lib = findLibrary(library);
-  if (!lib) return CUDA_ERROR_INVALID_HANDLE;
-  auto context = requireCurrentContext();
-  if (!context) return context.error().code;
-  auto module = lib->moduleIn(**context);
-  if (!module) return module.error().code;
-  uint64_t a, s;
-  if (CUresult r = getGlobal(**module, name, &a, &s)) return r;
-  if (dptr) *dptr = a;
-  if (bytes) *bytes = s;
-  return CUDA_SUCCESS;
+  return libraryGlobal(dptr, bytes, library, name, GlobalKind::Any);
 }
 
 CUresult cuLibraryGetManaged(CUdeviceptr* dptr, size_t* bytes, CUlibrary library, const char* name) {
-  // __managed__ variables are ordinary globals here: host and device share memory.
-  return impl::cuLibraryGetGlobal(dptr, bytes, library, name);
+  // Only __managed__ variables (.attribute(.managed)); host and device share their memory here.
+  return libraryGlobal(dptr, bytes, library, name, GlobalKind::Managed);
 }
 
 CUresult cuLibraryGetUnifiedFunction(void** fptr, CUlibrary library, const char* symbol) {
   if (!fptr || !symbol) return CUDA_ERROR_INVALID_VALUE;
-  if (!findLibrary(library)) return CUDA_ERROR_INVALID_HANDLE;
-  return CUDA_ERROR_NOT_FOUND;
+  auto lib = findLibrary(library);
+  if (!lib) return CUDA_ERROR_INVALID_HANDLE;
+  if (CUresult r = lib->loadError()) return r;
+  return CUDA_ERROR_NOT_FOUND;  // unified (host-callable) functions do not exist in PTX
 }
 
 CUresult cuKernelGetFunction(CUfunction* pFunc, CUkernel kernel) {

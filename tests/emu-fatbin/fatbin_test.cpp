@@ -323,6 +323,37 @@ TEST_P(Fatbin, MutatedImagesNeverCrash) {
   }
 }
 
+// Host objects and archives (cuLinkAddData's OBJECT and LIBRARY inputs): the PTX of their fatbinary sections.
+TEST_P(Fatbin, HostObjectsAndArchives) {
+  for (const char* name : {"dc.o", "dc.a"}) {
+    Bytes b = load(name);
+    auto image = extractPtxFromHostBinary(b.data(), b.size(), 9, 0, name);
+    ASSERT_TRUE(image) << name << ": " << image.error().message;
+    ASSERT_EQ(image->units.size(), 1u) << name;
+    EXPECT_TRUE(image->needsLinking);
+    EXPECT_NE(image->units[0].text.find(".entry add("), std::string::npos) << name;
+  }
+  Bytes fatbin = load("default.fatbin");
+  EXPECT_EQ(extractPtxFromHostBinary(fatbin.data(), fatbin.size(), 9, 0, "x").error().code, CUDA_ERROR_INVALID_IMAGE);
+  Bytes cubin = load("sm90.cubin");
+  EXPECT_EQ(extractPtxFromHostBinary(cubin.data(), cubin.size(), 9, 0, "x").error().code, CUDA_ERROR_INVALID_IMAGE)
+      << "a device ELF is not a host object";
+  std::mt19937 rng(99);
+  for (const char* name : {"dc.o", "dc.a"}) {
+    const Bytes good = load(name);
+    for (int iteration = 0; iteration < 1500; ++iteration) {
+      Bytes b = good;
+      for (int k = 0, n = 1 + int(rng() % 4); k < n; ++k) b[rng() % b.size()] = static_cast<uint8_t>(rng());
+      auto result = extractPtxFromHostBinary(b.data(), b.size(), 9, 0, name);
+      if (!result) {
+        ASSERT_TRUE(result.error().code == CUDA_ERROR_INVALID_IMAGE ||
+                    result.error().code == CUDA_ERROR_NO_BINARY_FOR_GPU)
+            << name << " iteration " << iteration << " code " << result.error().code;
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Images, Fatbin, ::testing::ValuesIn(dataDirs()), [](const auto& info) {
   return info.index == 0 ? std::string("checked_in") : std::string("built_by_nvcc");
 });

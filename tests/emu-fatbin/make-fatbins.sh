@@ -19,3 +19,7 @@ build multi -gencode arch=compute_80,code=compute_80 -gencode arch=compute_90,co
   -gencode arch=compute_90a,code=compute_90a -gencode arch=compute_100,code=compute_100 \
   -gencode arch=compute_75,code=sm_75
 "$nvcc" -cubin -arch=sm_90 "$src" -o "$out/sm90.cubin"
+# Host objects with device code, as cuLinkAddData takes them (CU_JIT_INPUT_OBJECT / CU_JIT_INPUT_LIBRARY).
+"$nvcc" -dc "$src" -o "$out/dc.o"
+rm -f "$out/dc.a"
+ar rcs "$out/dc.a" "$out/dc.o"

@@ -48,6 +48,9 @@ struct KernelInfo {
   Dim3 maxntid{0, 0, 0};
   uint32_t minnctapersm = 0;
   uint32_t maxThreadsPerBlock = 1024;  // derived from reqntid/maxntid
+  Dim3 reqnctapercluster{0, 0, 0};     // .reqnctapercluster: the cluster shape every launch must use; 0 = none
+  uint32_t maxclusterrank = 0;         // .maxclusterrank; 0 = none
+  bool explicitcluster = false;        // .explicitcluster: launches must give cluster dimensions
 };
 
 enum class VarSpace : uint8_t { Global, Const };
@@ -72,6 +75,7 @@ struct GlobalInfo {
   Linkage linkage = Linkage::Internal;
   uint64_t size = 0;
   uint32_t align = 1;
+  bool managed = false;       // .attribute(.managed): a __managed__ variable
   std::vector<uint8_t> init;  // empty = zero-initialised
   std::vector<Relocation> relocations;
 };

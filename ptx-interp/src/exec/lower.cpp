@@ -708,6 +708,11 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
     (&info.maxntid.x)[k] = entry.numMaxntid > k ? entry.maxntid[k] : (entry.numMaxntid ? 1 : 0);
   }
   info.minnctapersm = entry.minnctapersm;
+  for (int k = 0; k < 3; ++k)
+    (&info.reqnctapercluster.x)[k] =
+        entry.numReqnctapercluster > k ? entry.reqnctapercluster[k] : (entry.numReqnctapercluster ? 1 : 0);
+  info.maxclusterrank = entry.maxclusterrank;
+  info.explicitcluster = entry.explicitcluster;
   if (entry.numReqntid) info.maxThreadsPerBlock = uint32_t(info.reqntid.count());
   else if (entry.numMaxntid) info.maxThreadsPerBlock = std::min<uint32_t>(1024, uint32_t(info.maxntid.count()));
 
@@ -2646,6 +2651,7 @@ std::unique_ptr<Program> lowerModule(const ptx::Module& module, std::string& err
     }
     gi.size = v.size ? v.size : v.elementSize();
     gi.align = varAlign(v);
+    gi.managed = v.managed;
     if (v.hasInit) gi.init = v.init;
     globalMap[g] = uint32_t(prog->globalInfo.size());
     prog->globalInfo.push_back(std::move(gi));

@@ -20,6 +20,7 @@ struct Statement {
   Linkage linkage = Linkage::Internal;
   std::string symbol;
   bool isDefinition = false;  // a function with a body, or a variable that is not .extern
+  bool isShared = false;      // a .shared variable: `.extern .shared` is dynamic shared memory, not a reference
   std::string prototype;      // functions with a body: the header followed by ';'
   std::size_t module = 0;
 };
@@ -152,6 +153,7 @@ Statement classify(std::string text, std::size_t module) {
       last = w[k];
     }
     st.symbol = last;
+    st.isShared = w[i] == ".shared";
     st.isDefinition = st.linkage != Linkage::Extern;
     return st;
   }
@@ -326,6 +328,11 @@ Result linkModules(const std::vector<Input>& inputs) {
     for (auto& st : modules[m]) {
       if (st.linkage != Linkage::Extern || st.symbol.empty()) continue;
       if (definitions.count(st.symbol)) continue;
+      if (st.kind == Kind::Variable && st.isShared) {
+        // Dynamic shared memory: every module's declaration names the same per-block buffer; keep one.
+        if (builtinDeclarations.insert(st.symbol).second) externs += st.text + "\n";
+        continue;
+      }
       if (st.kind == Kind::Func && isBuiltinExternal(st.symbol)) {
         if (builtinDeclarations.insert(st.symbol).second) externs += st.text + "\n";
         continue;
