@@ -154,7 +154,8 @@ CUresult cuLinkComplete(CUlinkState handle, void** cubinOut, size_t* sizeOut) {
     return CUDA_ERROR_INVALID_PTX;
   }
   state->output = std::move(result.ptx);
-  reportJit(state->options, "", state->log, 0);
+  // Undefined functions do not fail the link (driver 580), but the error log names them.
+  reportJit(state->options, result.undefinedFunctions.empty() ? "" : state->log, state->log, 0);
   *cubinOut = state->output.data();
   *sizeOut = state->output.size() + 1;
   return CUDA_SUCCESS;

@@ -54,6 +54,37 @@ TEST(PtxLink, ReportsUndefinedReferences) {
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.log.find("Undefined reference to '_Z6helperi'"), std::string::npos) << r.log;
   EXPECT_NE(r.log.find("Undefined reference to 'shared_counter'"), std::string::npos) << r.log;
+  EXPECT_EQ(r.undefinedFunctions, std::vector<std::string>{"_Z6helperi"});
+}
+
+// An undefined function alone does not fail the link (driver 580): the output declares it, the log names it.
+TEST(PtxLink, UndefinedFunctionAloneLinks) {
+  const char* caller =
+      ".version 7.0\n.target sm_52\n.address_size 64\n"
+      ".extern .func (.param .b32 r) missing(.param .b32 x);\n"
+      ".visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\tmov.u32 %r1, 1;\n"
+      "\t{\n\t.param .b32 a;\n\t.param .b32 r;\n\tst.param.b32 [a], %r1;\n"
+      "\tcall.uni (r), missing, (a);\n\t}\n\tret;\n}\n";
+  auto r = ptx::link::linkModules({{"caller.ptx", caller}});
+  ASSERT_TRUE(r.ok) << r.log;
+  EXPECT_EQ(r.undefinedFunctions, std::vector<std::string>{"missing"});
+  EXPECT_NE(r.log.find("Undefined reference to 'missing'"), std::string::npos) << r.log;
+  EXPECT_NE(r.ptx.find(".extern .func (.param .b32 r) missing"), std::string::npos) << r.ptx;
+}
+
+// Dynamic shared memory (.extern .shared) is no reference to resolve; each name is declared once.
+TEST(PtxLink, ExternSharedIsDynamicSharedMemory) {
+  const char* a =
+      ".version 7.0\n.target sm_52\n.address_size 64\n.extern .shared .align 16 .b8 tile[];\n"
+      ".visible .entry ka()\n{\n\t.reg .b64 %rd<2>;\n\tmov.u64 %rd1, tile;\n\tret;\n}\n";
+  const char* b =
+      ".version 7.0\n.target sm_52\n.address_size 64\n.extern .shared .align 16 .b8 tile[];\n"
+      ".visible .entry kb()\n{\n\t.reg .b64 %rd<2>;\n\tmov.u64 %rd1, tile;\n\tret;\n}\n";
+  auto r = ptx::link::linkModules({{"a.ptx", a}, {"b.ptx", b}});
+  ASSERT_TRUE(r.ok) << r.log;
+  auto first = r.ptx.find(".extern .shared");
+  ASSERT_NE(first, std::string::npos) << r.ptx;
+  EXPECT_EQ(r.ptx.find(".extern .shared", first + 1), std::string::npos) << r.ptx;
 }
 
 TEST(PtxLink, ReportsMultipleDefinitions) {

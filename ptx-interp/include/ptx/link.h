@@ -19,6 +19,9 @@ struct Result {
   bool ok = false;
   std::string ptx;  // the linked module (NUL-free text)
   std::string log;  // one line per problem: "error   : ..." / "info    : ..."
+  // Functions declared .extern that no input defines. Like driver 580's linker, the link still succeeds (the
+  // log names them) and the module loads; a call to one faults when it runs.
+  std::vector<std::string> undefinedFunctions;
 };
 
 // Symbols every module may use without a definition: the device runtime the interpreter provides.

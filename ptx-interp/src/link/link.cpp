@@ -339,6 +339,13 @@ Result linkModules(const std::vector<Input>& inputs) {
       }
       if (reported.insert({m, st.symbol}).second)
         result.log += "error   : Undefined reference to '" + st.symbol + "' in '" + inputs[m].name + "'\n";
+      if (st.kind == Kind::Func) {
+        if (builtinDeclarations.insert(st.symbol).second) {
+          externs += st.text + "\n";
+          result.undefinedFunctions.push_back(st.symbol);
+        }
+        continue;
+      }
       failed = true;
     }
   }
