@@ -216,7 +216,7 @@ TEST_F(DeviceTest, GreenContextResources) {
   ASSERT_CU(CUDA_SUCCESS, cuGreenCtxGetDevResource(green, &greenSms, CU_DEV_RESOURCE_TYPE_SM));
   EXPECT_EQ(greenSms.sm.smCount, 60u);
   ASSERT_CU(CUDA_SUCCESS, cuGreenCtxDestroy(green));
-  EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuGreenCtxDestroy(green));
+  EXPECT_CU(CUDA_ERROR_CONTEXT_IS_DESTROYED, cuGreenCtxDestroy(green));  // as driver 580
   EXPECT_CU(CUDA_ERROR_INVALID_DEVICE, cuDeviceGetDevResource(9, &resource, CU_DEV_RESOURCE_TYPE_SM));
   EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuDeviceGetDevResource(0, nullptr, CU_DEV_RESOURCE_TYPE_SM));
   EXPECT_CU(CUDA_ERROR_INVALID_RESOURCE_TYPE, cuDeviceGetDevResource(0, &resource, CU_DEV_RESOURCE_TYPE_INVALID));

@@ -141,12 +141,17 @@ TEST_F(Tables, LayoutsAndSlots) {
   const void* const* runtime = find(kRuntimeInterface);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(runtime[0]), 13 * sizeof(void*));
   EXPECT_NE(runtime[2], nullptr);
-  EXPECT_EQ(runtime[10], nullptr);
+  EXPECT_EQ(runtime[10], nullptr);  // NULL on NVIDIA's driver too
+  // Slots of unknown purpose are functions that fail cleanly instead of NULL pointers.
+  ASSERT_NE(runtime[1], nullptr);
+  EXPECT_EQ(slot<UnmodelledSlotFn>(runtime, 1)(), CUDA_ERROR_NOT_SUPPORTED);
 
   const void* const* hooks = find(kToolsCallbackHooks);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(hooks[0]), 7 * sizeof(void*));
-  EXPECT_EQ(hooks[1], nullptr);  // the runtime calls 1 and 4 only when present
-  EXPECT_EQ(hooks[4], nullptr);
+  // Some runtime APIs (cudaGetDeviceProperties, cudaLaunchHostFunc) call hooks 1 and 4 without checking them.
+  ASSERT_NE(hooks[1], nullptr);
+  ASSERT_NE(hooks[4], nullptr);
+  EXPECT_EQ(slot<ToolsHookFn>(hooks, 4)(nullptr, nullptr), CUDA_SUCCESS);
   void* buffer = nullptr;
   size_t size = 0;
   ASSERT_EQ(slot<ToolsBufferFn>(hooks, 2)(&buffer, &size), CUDA_SUCCESS);
@@ -161,7 +166,8 @@ TEST_F(Tables, LayoutsAndSlots) {
   const void* const* tls = find(kToolsTls);
   ASSERT_NE(tls, nullptr);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(tls[0]), 3 * sizeof(void*));
-  EXPECT_EQ(tls[2], nullptr);  // used only when present
+  ASSERT_NE(tls[2], nullptr);  // called unconditionally by cudaGetDeviceProperties
+  EXPECT_EQ(slot<ToolsTlsFn>(tls, 2)(nullptr), CUDA_SUCCESS);
 
   const void* const* checks = find(kContextChecks);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(checks[0]), 15 * sizeof(void*));

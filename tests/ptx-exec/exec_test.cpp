@@ -497,14 +497,12 @@ TEST(PtxExec, UnsupportedInstructionFailsAtLaunchWithItsName) {
 .target sm_80
 .address_size 64
 .visible .entry fine() { ret; }
-.visible .entry uses_tex(.param .u64 t)
+.visible .entry uses_wmma(.param .u64 t)
 {
-  .reg .f32 %f<5>;
+  .reg .b32 %r<9>;
   .reg .b64 %rd<2>;
-  .reg .f32 %x;
   ld.param.u64 %rd1, [t];
-  mov.f32 %x, 0f00000000;
-  tex.1d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%x}];
+  wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [%rd1];
   ret;
 }
 )";
@@ -515,9 +513,9 @@ TEST(PtxExec, UnsupportedInstructionFailsAtLaunchWithItsName) {
   lp.params = "\0\0\0\0\0\0\0\0";
   lp.paramBytes = 8;
   EXPECT_TRUE(launch(*cr.program, findKernel(*cr.program, "fine"), lp).ok());
-  auto r = launch(*cr.program, findKernel(*cr.program, "uses_tex"), lp);
+  auto r = launch(*cr.program, findKernel(*cr.program, "uses_wmma"), lp);
   EXPECT_EQ(r.fault.kind, FaultKind::IllegalInstruction);
-  EXPECT_NE(r.fault.message.find("tex"), std::string::npos) << r.fault.message;
+  EXPECT_NE(r.fault.message.find("wmma"), std::string::npos) << r.fault.message;
 }
 
 TEST(PtxExec, ParamLayout) {
