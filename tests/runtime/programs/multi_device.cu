@@ -68,6 +68,9 @@ int main() {
   }
   // With unified addressing a plain cudaMemcpy infers both devices.
   CHECK_CUDA(cudaMemcpy(buffers[1], buffers[0], n * sizeof(int), cudaMemcpyDefault));
+  // A device-to-device cudaMemcpy does not wait on the host; with per-thread default streams the next copy runs on
+  // another stream, so wait for this one first.
+  CHECK_CUDA(cudaDeviceSynchronize());
   CHECK_CUDA(cudaSetDevice(1));
   CHECK_CUDA(cudaMemcpy(host.data(), buffers[1], n * sizeof(int), cudaMemcpyDeviceToHost));
   if (host[n - 1] != (canAccess ? 2 : 1) * (2000 + n - 1)) corpus::fail("copy between devices", __FILE__, __LINE__);
