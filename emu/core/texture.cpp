@@ -101,6 +101,19 @@ bool isNormalizable(CUarray_format format) {
          format == CU_AD_FORMAT_UNSIGNED_INT16 || format == CU_AD_FORMAT_SIGNED_INT16;
 }
 
+// The border colour as the texture unit returns it for normalised integer formats: rounded to the format's
+// precision (0.25 reads back as 64/255 from an 8-bit texture, measured on an H200).
+float quantizedBorder(float value, CUarray_format format, bool normalizedFloat) {
+  if (!normalizedFloat) return value;
+  float scale = format == CU_AD_FORMAT_UNSIGNED_INT8    ? 255.0f
+                : format == CU_AD_FORMAT_SIGNED_INT8    ? 127.0f
+                : format == CU_AD_FORMAT_UNSIGNED_INT16 ? 65535.0f
+                                                        : 32767.0f;
+  bool isSigned = format == CU_AD_FORMAT_SIGNED_INT8 || format == CU_AD_FORMAT_SIGNED_INT16;
+  float clamped = std::clamp(value, isSigned ? -1.0f : 0.0f, 1.0f);
+  return std::nearbyint(clamped * scale) / scale;
+}
+
 // Applies an address mode to an integer texel coordinate; -1 means "outside" (border colour).
 long addressTexel(long i, long size, CUaddress_mode mode, bool normalized) {
   if (i >= 0 && i < size) return i;
@@ -214,7 +227,7 @@ bool TexObject::fetch(const ptx::exec::TextureRequest& request, uint32_t out[4],
     }
     if (border) {
       for (unsigned ch = 0; ch < 4; ++ch) {
-        float b = isLinearMemory ? 0.0f : texture.borderColor[ch];
+        float b = isLinearMemory ? 0.0f : quantizedBorder(texture.borderColor[ch], store.format, normalizedFloat);
         c[ch] = {b, readAsInteger ? uint32_t(b) : std::bit_cast<uint32_t>(b)};
       }
       return;
