@@ -42,6 +42,8 @@ constexpr Gate kGates[] = {
     {Opcode::CpAsyncBulkWaitGroup, 90, false, 80},
     {Opcode::CpReduceAsyncBulk, 90, false, 80},
     {Opcode::CpReduceAsyncBulkTensor, 90, false, 80},
+    {Opcode::MmaSp, 80, false, 71},
+    {Opcode::MmaSpOrdered, 80, false, 85},
     {Opcode::Stmatrix, 90, false, 78},
     {Opcode::Movmatrix, 75, false, 78},
     {Opcode::WgmmaFence, 90, true, 80},
@@ -177,6 +179,9 @@ constexpr ModGate kModGates[] = {
     {Mod::parity, Opcode::MbarrierTest, 0, 71},
     {Mod::expect_tx, Opcode::MbarrierArrive, 90, 80},
     {Mod::expect_tx, Opcode::MbarrierArriveDrop, 90, 80},
+    {Mod::sp_ordered_metadata, kAnyOp, 80, 85},
+    {Mod::param_entry, kAnyOp, 0, 83},
+    {Mod::acc_f32, Opcode::MultimemLdReduce, 0, 82},
 };
 
 // Which modifiers have an entry in kModGates: most instructions have none, and the checker stays fast.
@@ -208,6 +213,24 @@ constexpr MmaForm kMmaForms[] = {
     {Mod::m16n8k64, MmaKind::I4, 4, 2, 4, 0, 80, 70},     {Mod::m8n8k128, MmaKind::B1, 1, 1, 2, 0, 75, 65},
     {Mod::m16n8k128, MmaKind::B1, 2, 1, 4, 0, 80, 70},    {Mod::m16n8k256, MmaKind::B1, 4, 2, 4, 0, 80, 70},
     {Mod::m16n8k32, MmaKind::F8, 4, 2, 4, 2, 89, 84},     {Mod::m16n8k16, MmaKind::F8, 2, 1, 4, 2, 89, 87},
+};
+
+// Sparse mma (mma.sp, mma.sp::ordered_metadata): A holds half of K's elements; e is the 32-bit metadata register
+// and f the sparsity selector, a constant whose range depends on the shape and type (checked against ptxas).
+struct SparseMmaForm {
+    Mod shape;
+    MmaKind kind;
+    uint8_t a, b;       // registers in the A and B fragments
+    uint8_t c32, c16;   // C/D registers with a 32-bit / 16-bit accumulator; 0 = not allowed
+    uint8_t maxSelector;
+};
+constexpr SparseMmaForm kSparseMmaForms[] = {
+    {Mod::m16n8k16, MmaKind::F16, 2, 2, 4, 2, 3},  {Mod::m16n8k32, MmaKind::F16, 4, 4, 4, 2, 1},
+    {Mod::m16n8k16, MmaKind::BF16, 2, 2, 4, 0, 3}, {Mod::m16n8k32, MmaKind::BF16, 4, 4, 4, 0, 1},
+    {Mod::m16n8k8, MmaKind::TF32, 2, 2, 4, 0, 3},  {Mod::m16n8k16, MmaKind::TF32, 4, 4, 4, 0, 1},
+    {Mod::m16n8k32, MmaKind::I8, 2, 2, 4, 0, 1},   {Mod::m16n8k64, MmaKind::I8, 4, 4, 4, 0, 0},
+    {Mod::m16n8k64, MmaKind::I4, 2, 2, 4, 0, 1},   {Mod::m16n8k128, MmaKind::I4, 4, 4, 4, 0, 0},
+    {Mod::m16n8k64, MmaKind::F8, 4, 4, 4, 2, 0},
 };
 
 bool isMmaShape(Mod m) {
@@ -268,6 +291,7 @@ private:
     std::string_view mnemonic(const Instruction& inst) const { return opcodeMnemonic(inst.opcode); }
     void requireTarget(const Instruction& inst, std::string_view feature, unsigned sm, unsigned ptx);
     bool modGates(const Function& f, const Instruction& inst);
+    bool conversionSpace(const Instruction& inst);
     bool requireMods(const Function& f, const Instruction& inst, std::string_view name,
                      std::initializer_list<Mod> mods);
     bool operandCount(const Instruction& inst, std::string_view name, unsigned expected);
@@ -278,6 +302,7 @@ private:
     bool regOperand(const Function& f, const Instruction& inst, unsigned index, std::string_view what, Pred ok,
                     bool allowImm, bool allowSink);
     void mma(const Function& f, const Instruction& inst);
+    void sparseMma(const Function& f, const Instruction& inst);
     void matrixLoadStore(const Function& f, const Instruction& inst);
     void mbarrier(const Function& f, const Instruction& inst);
     void asyncCopy(const Function& f, const Instruction& inst);
@@ -288,6 +313,8 @@ private:
     void textureSurface(const Function& f, const Instruction& inst);
     void atomic(const Function& f, const Instruction& inst);
     void tcgen05(const Function& f, const Instruction& inst);
+    void video(const Function& f, const Instruction& inst);
+    void multimem(const Function& f, const Instruction& inst);
     bool arithmeticModes(const Function& f, const Instruction& inst);
     bool memoryModes(const Function& f, const Instruction& inst);
 
@@ -352,10 +379,19 @@ void Checker::function(const Function& f) {
     for (const Variable& v : f.locals)
         if (v.hasInit && (v.space == Space::shared || v.space == Space::local || v.space == Space::param))
             error(v.loc, "variables in this state space cannot be initialised");
+    const Instruction* singleCta = nullptr;
+    const Instruction* ctaPair = nullptr;
     for (const Instruction& inst : f.instructions) {
         if (d_.full()) return;
         instruction(f, inst);
+        if (opcodeClass(inst.opcode) != OpClass::Matrix) continue;
+        if (!singleCta && f.hasMod(inst, Mod::cta_group_1)) singleCta = &inst;
+        if (!ctaPair && f.hasMod(inst, Mod::cta_group_2)) ctaPair = &inst;
     }
+    // The tensor-memory instructions of one function all work for one CTA or all for a CTA pair.
+    if (singleCta && ctaPair)
+        error((singleCta->loc.line > ctaPair->loc.line ? singleCta : ctaPair)->loc,
+              "'{}' mixes .cta_group::1 and .cta_group::2 instructions", m_.str(f.name));
 }
 
 bool Checker::typed(const Function& f, const Instruction& inst, unsigned index, Type type, bool wider,
@@ -462,6 +498,24 @@ void Checker::instruction(const Function& f, const Instruction& inst) {
         }
     }
     OpClass cls = opcodeClass(inst.opcode);
+    if (cls == OpClass::Video) {
+        video(f, inst);
+        return;
+    }
+    // Byte/half-word selectors and negated registers belong to the video instructions only.
+    for (unsigned i = 0; i < inst.numOperands; ++i) {
+        const Operand& op = ops[i];
+        if (op.kind != OperandKind::Reg) continue;
+        if (selKind(op.sel) == SelKind::Byte || selKind(op.sel) == SelKind::Half) {
+            error(inst.loc, "byte and half-word selectors are only allowed on video instructions, not on '{}'",
+                  name);
+            return;
+        }
+        if (op.flags & kOperandMinus) {
+            error(inst.loc, "operand {} of '{}' cannot be negated with '-'", i + 1, name);
+            return;
+        }
+    }
     bool needsType = cls == OpClass::Arith || cls == OpClass::Logic || cls == OpClass::Compare ||
                      cls == OpClass::Convert || inst.opcode == Opcode::Mov || inst.opcode == Opcode::Ld ||
                      inst.opcode == Opcode::St || inst.opcode == Opcode::Ldu || inst.opcode == Opcode::Atom ||
@@ -610,6 +664,11 @@ void Checker::instruction(const Function& f, const Instruction& inst) {
             return;
         }
         case Opcode::Cvta:
+            if (!conversionSpace(inst)) return;
+            if (t != Type::u32 && t != Type::u64) {
+                error(inst.loc, "'cvta' needs the type .u32 or .u64");
+                return;
+            }
             if (m_.addressSize == 64 && sm_ >= 90 && typeSize(t) == 4)
                 error(inst.loc, "32-bit generic addresses ('cvta{}') are not supported with .address_size 64 on "
                       "sm_90 or higher", std::string_view(typeName(t)));
@@ -619,6 +678,11 @@ void Checker::instruction(const Function& f, const Instruction& inst) {
                 error(inst.loc, "'prefetch' takes .global or .local addresses only");
             return;
         case Opcode::Isspacep:
+            if (!conversionSpace(inst)) return;
+            if (inst.numTypes != 0) {
+                error(inst.loc, "'isspacep' takes no type");
+                return;
+            }
             typed(f, inst, 0, Type::pred, false, true);
             return;
         case Opcode::Ld: case Opcode::Ldu: case Opcode::St: {
@@ -762,6 +826,8 @@ void Checker::instruction(const Function& f, const Instruction& inst) {
             return;
         }
         case Opcode::Mma: mma(f, inst); return;
+        case Opcode::MmaSp: case Opcode::MmaSpOrdered: sparseMma(f, inst); return;
+        case Opcode::MultimemLdReduce: case Opcode::MultimemSt: case Opcode::MultimemRed: multimem(f, inst); return;
         case Opcode::Tcgen05Alloc: case Opcode::Tcgen05Dealloc: case Opcode::Tcgen05RelinquishAllocPermit:
         case Opcode::Tcgen05Ld: case Opcode::Tcgen05St: case Opcode::Tcgen05Wait: case Opcode::Tcgen05Cp:
         case Opcode::Tcgen05Shift: case Opcode::Tcgen05Mma: case Opcode::Tcgen05MmaSp: case Opcode::Tcgen05MmaWs:
@@ -800,6 +866,29 @@ void Checker::requireTarget(const Instruction& inst, std::string_view feature, u
     if (sm && sm_ && sm_ < sm) error(inst.loc, "'{}' requires .target sm_{} or higher", feature, sm);
     else if (ptx && ptx_ < ptx)
         error(inst.loc, "'{}' requires PTX ISA .version {}.{} or later", feature, ptx / 10, ptx % 10);
+}
+
+// cvta and isspacep name the state space of the address; .param (kernel parameters, .param::entry) came with
+// PTX ISA 7.7 and sm_70, and isspacep has no .param::func form.
+bool Checker::conversionSpace(const Instruction& inst) {
+    std::string_view name = mnemonic(inst);
+    switch (inst.space) {
+        case Space::global: case Space::shared: case Space::shared_cta: case Space::shared_cluster:
+        case Space::local: case Space::const_:
+            return true;
+        case Space::param: case Space::param_entry: {
+            size_t before = d_.errorCount();
+            requireTarget(inst, fmt::format("{} with the .param state space", name), 70, 77);
+            return d_.errorCount() == before;
+        }
+        case Space::none:
+            error(inst.loc, "'{}' needs a state space (.global, .shared, .local, .const, .param, ...)", name);
+            return false;
+        default:
+            error(inst.loc, "'{}' does not take the state space {}", name,
+                  inst.space == Space::param_func ? ".param::func" : "given");
+            return false;
+    }
 }
 
 bool Checker::modGates(const Function& f, const Instruction& inst) {
@@ -993,6 +1082,134 @@ void Checker::mma(const Function& f, const Instruction& inst) {
     if (!vectorRegs(f, inst, 1, fragWhat, fragment)) return;
     if (!vectorRegs(f, inst, 2, fragWhat, fragment)) return;
     vectorRegs(f, inst, 3, "registers of the accumulator type", accumulator(ct));
+}
+
+void Checker::sparseMma(const Function& f, const Instruction& inst) {
+    // The opcode table matches `.sp::ordered_metadata` as `.sp` too: look at the modifier itself.
+    bool ordered = f.hasMod(inst, Mod::sp_ordered_metadata);
+    std::string_view name = ordered ? "mma.sp::ordered_metadata" : "mma.sp";
+    if (!requireMods(f, inst, name, {Mod::sync, Mod::aligned})) return;
+    Mod shape = Mod::count_;
+    const Mod* mods = f.modsOf(inst);
+    for (uint32_t k = 0; k < inst.modCount; ++k)
+        if (isMmaShape(mods[k])) shape = mods[k];
+    if (shape == Mod::count_) {
+        error(inst.loc, "'{}' needs a shape (.m16n8k16, ...)", name);
+        return;
+    }
+    if (inst.numTypes != 4) {
+        error(inst.loc, "'{}' needs four types (.dtype.atype.btype.ctype), not {}", name, inst.numTypes);
+        return;
+    }
+    Type dt = inst.types[0], at = inst.types[1], bt = inst.types[2], ct = inst.types[3];
+    auto pair = [&](Type x, Type y) { return (at == x || at == y) && (bt == x || bt == y); };
+    MmaKind kind;
+    bool accOk;
+    if (at == Type::f16 && bt == Type::f16) {
+        kind = MmaKind::F16;
+        accOk = dt == ct && (dt == Type::f16 || dt == Type::f32);
+    } else if (at == Type::bf16 && bt == Type::bf16) {
+        kind = MmaKind::BF16;
+        accOk = dt == Type::f32 && ct == Type::f32;
+    } else if (at == Type::tf32 && bt == Type::tf32) {
+        kind = MmaKind::TF32;
+        accOk = dt == Type::f32 && ct == Type::f32;
+    } else if (pair(Type::s8, Type::u8)) {
+        kind = MmaKind::I8;
+        accOk = dt == Type::s32 && ct == Type::s32;
+    } else if (pair(Type::s4, Type::u4)) {
+        kind = MmaKind::I4;
+        accOk = dt == Type::s32 && ct == Type::s32;
+    } else if (pair(Type::e4m3, Type::e5m2)) {
+        kind = MmaKind::F8;
+        accOk = dt == ct && (dt == Type::f32 || dt == Type::f16);
+    } else {
+        error(inst.loc, "'{}' does not support the multiplicand types {}{}", name, typeName(at), typeName(bt));
+        return;
+    }
+    if (!accOk) {
+        error(inst.loc, "'{}' with {} multiplicands does not support the accumulator types {}/{}", name,
+              typeName(at), typeName(dt), typeName(ct));
+        return;
+    }
+    bool integer = kind == MmaKind::I8 || kind == MmaKind::I4;
+    if (f.hasMod(inst, Mod::satfinite) && !integer) {
+        error(inst.loc, "'{}' takes .satfinite with integer multiplicands only", name);
+        return;
+    }
+    const SparseMmaForm* form = nullptr;
+    for (const SparseMmaForm& m : kSparseMmaForms)
+        if (m.shape == shape && m.kind == kind) form = &m;
+    if (!form) {
+        error(inst.loc, "'{}' shape {} is not defined for {} multiplicands", name, modText(shape), typeName(at));
+        return;
+    }
+    if (kind == MmaKind::F8) {
+        size_t before = d_.errorCount();
+        requireTarget(inst, "sparse mma with FP8 multiplicands", 89, 84);
+        if (d_.errorCount() != before) return;
+        if (dt == Type::f16 && sm_ && (sm_ < 120 || !archSpecific_)) {
+            error(inst.loc, "'{}' with FP8 multiplicands and .f16 accumulators needs .target sm_120a or higher", name);
+            return;
+        }
+        if (dt == Type::f16 && !ordered) {
+            error(inst.loc, "'mma.sp' with FP8 multiplicands and .f16 accumulators needs .sp::ordered_metadata");
+            return;
+        }
+    }
+    unsigned rows = 0, cols = 0;
+    Mod first = Mod::count_;
+    for (uint32_t k = 0; k < inst.modCount; ++k) {
+        if (mods[k] == Mod::row || mods[k] == Mod::col) {
+            if (first == Mod::count_) first = mods[k];
+            (mods[k] == Mod::row ? rows : cols)++;
+        }
+    }
+    if (rows != 1 || cols != 1 || first != Mod::row) {
+        error(inst.loc, "'{}' requires the layouts .row.col", name);
+        return;
+    }
+    if (!operandCount(inst, name, 6)) return;
+    auto accRegs = [&](Type t) { return t == Type::f16 ? form->c16 : form->c32; };
+    const unsigned want[4] = {accRegs(dt), form->a, form->b, accRegs(ct)};
+    const char* names[4] = {"D", "A", "B", "C"};
+    const Operand* ops = f.operandsOf(inst);
+    for (unsigned i = 0; i < 4; ++i) {
+        if (ops[i].kind != OperandKind::Vector || vectorSize(ops[i]) != want[i]) {
+            error(inst.loc, "operand {} ({}) of '{}{}{}' must be a vector of {} registers", i + 1, names[i], name,
+                  modText(shape), typeName(at), want[i]);
+            return;
+        }
+    }
+    // Fragments are 32-bit registers: integer ones, or packed halves; accumulators any 32-bit register.
+    auto fragment = [](Type t) { return is32BitInteger(t) || t == Type::f16x2 || t == Type::bf16x2; };
+    auto accumulator = [](Type t) { return typeSize(t) == 4; };
+    if (!vectorRegs(f, inst, 0, "32-bit registers", accumulator)) return;
+    if (!vectorRegs(f, inst, 1, "32-bit integer registers", fragment)) return;
+    if (!vectorRegs(f, inst, 2, "32-bit integer registers", fragment)) return;
+    if (!vectorRegs(f, inst, 3, "32-bit registers", accumulator)) return;
+    const Operand& meta = ops[4];
+    bool metaOk = false;
+    if (meta.kind == OperandKind::Reg) {
+        metaOk = meta.index < f.registers.size() && !f.registers[meta.index].vec &&
+                 typeSize(f.registers[meta.index].type) == 4;
+    } else if (vectorSize(meta) == 1) {
+        if (!vectorRegs(f, inst, 4, "a 32-bit register", accumulator)) return;
+        metaOk = true;
+    }
+    if (!metaOk) {
+        error(inst.loc, "operand 5 (metadata) of '{}' must be a 32-bit register", name);
+        return;
+    }
+    const Operand& selector = ops[5];
+    if (selector.kind != OperandKind::Imm || selector.value < 0 || selector.value > form->maxSelector) {
+        if (form->maxSelector == 0)
+            error(inst.loc, "operand 6 (sparsity selector) of '{}{}{}' must be 0", name, modText(shape),
+                  typeName(at));
+        else
+            error(inst.loc, "operand 6 (sparsity selector) of '{}{}{}' must be a constant from 0 to {}", name,
+                  modText(shape), typeName(at), form->maxSelector);
+    }
 }
 
 void Checker::matrixLoadStore(const Function& f, const Instruction& inst) {
@@ -1347,8 +1564,16 @@ void Checker::wmma(const Function& f, const Instruction& inst) {
 }
 
 // wgmma.mma_async: D has N/2 (32-bit accumulators) or N/4 (.f16) registers; the operand list depends on the type.
+// The sparse form (.sp) doubles K and adds the metadata register and the sparsity selector after B.
 void Checker::wgmma(const Function& f, const Instruction& inst) {
     std::string name = fmt::format("wgmma{}", modText(f.modsOf(inst)[0]));
+    bool sparse = inst.opcode == Opcode::WgmmaMmaAsyncSp;
+    if (sparse) name += ".sp";
+    // The warpgroup tensor-core instructions exist on sm_90a only (sm_100a has tcgen05 instead).
+    if (sm_ > 90) {
+        error(inst.loc, "'{}' is only supported on .target sm_90a", name);
+        return;
+    }
     if (!requireMods(f, inst, name, {Mod::sync, Mod::aligned})) return;
     const Operand* ops = f.operandsOf(inst);
     if (inst.opcode == Opcode::WgmmaWaitGroup) {
@@ -1356,7 +1581,7 @@ void Checker::wgmma(const Function& f, const Instruction& inst) {
             error(inst.loc, "operand of '{}' must be an integer constant", name);
         return;
     }
-    if (inst.opcode != Opcode::WgmmaMmaAsync) return;
+    if (inst.opcode != Opcode::WgmmaMmaAsync && !sparse) return;
     unsigned n = 0, k = 0;
     const Mod* mods = f.modsOf(inst);
     for (uint32_t i = 0; i < inst.modCount; ++i) {
@@ -1376,24 +1601,38 @@ void Checker::wgmma(const Function& f, const Instruction& inst) {
         return;
     }
     Type dt = inst.types[0], at = inst.types[1];
-    unsigned wantK, operands;
+    unsigned wantK, operands, maxSelector = 0;
     bool transposes = false, floating = true;
     switch (at) {
-        case Type::f16: case Type::bf16: wantK = 16, transposes = true; break;
-        case Type::tf32: wantK = 8; break;
+        case Type::f16: case Type::bf16: wantK = 16, transposes = true, maxSelector = 1; break;
+        case Type::tf32: wantK = 8, maxSelector = 1; break;
         case Type::e4m3: case Type::e5m2: wantK = 32; break;
         case Type::s8: case Type::u8: wantK = 32, floating = false; break;
-        case Type::b1: wantK = 256, floating = false; break;
+        case Type::b1:
+            if (!sparse) {
+                wantK = 256, floating = false;
+                break;
+            }
+            [[fallthrough]];
         default:
             error(inst.loc, "'{}' does not support the multiplicand type {}", name, typeName(at));
             return;
+    }
+    if (sparse) {
+        wantK *= 2;
+        size_t before = d_.errorCount();
+        requireTarget(inst, floating ? "sparse wgmma with floating-point types" : "sparse wgmma with integer types", 0,
+                      floating ? 82 : 84);
+        if (d_.errorCount() != before) return;
     }
     if (k != wantK) {
         error(inst.loc, "'{}' with {} multiplicands needs K = {} (.m64n{}k{})", name, typeName(at), wantK, n, wantK);
         return;
     }
     bool aInRegs = inst.numOperands > 1 && ops[1].kind == OperandKind::Vector;
-    operands = !floating ? 4 : transposes ? (aInRegs ? 7 : 8) : 6;
+    // Operands after B: [metadata, selector,] scale-d, then the constants (scale-a, scale-b, transposes).
+    unsigned extra = sparse ? 2 : 0;
+    operands = extra + (!floating ? 4 : transposes ? (aInRegs ? 7 : 8) : 6);
     if (!operandCount(inst, name, operands)) return;
     unsigned dRegs = dt == Type::f16 ? n / 4 : n / 2;
     if (vectorSize(ops[0]) != dRegs) {
@@ -1411,15 +1650,33 @@ void Checker::wgmma(const Function& f, const Instruction& inst) {
         return;
     }
     if (!regOperand(f, inst, 2, "a 64-bit matrix descriptor", is64BitInteger, false, false)) return;
-    if (!regOperand(f, inst, 3, "a .pred register or an immediate (scale-d)", [](Type t) { return t == Type::pred; },
-                    true, false))
+    if (sparse) {
+        const Operand& meta = ops[3];
+        bool metaOk = meta.kind == OperandKind::Reg
+                          ? regOperand(f, inst, 3, "a 32-bit register (metadata)",
+                                       [](Type t) { return typeSize(t) == 4; }, false, false)
+                          : vectorSize(meta) == 1;
+        if (!metaOk) {
+            if (meta.kind != OperandKind::Reg)
+                error(inst.loc, "operand 4 (metadata) of '{}' must be a 32-bit register", name);
+            return;
+        }
+        const Operand& selector = ops[4];
+        if (selector.kind != OperandKind::Imm || selector.value < 0 || selector.value > maxSelector) {
+            error(inst.loc, "operand 5 (sparsity selector) of '{}' with {} multiplicands must be {}", name,
+                  typeName(at), maxSelector ? "0 or 1" : "0");
+            return;
+        }
+    }
+    if (!regOperand(f, inst, extra + 3, "a .pred register or an immediate (scale-d)",
+                    [](Type t) { return t == Type::pred; }, true, false))
         return;
-    for (unsigned i = 4; i < operands; ++i) {
+    for (unsigned i = extra + 4; i < operands; ++i) {
         if (ops[i].kind != OperandKind::Imm) {
             error(inst.loc, "operand {} of '{}' must be an integer constant", i + 1, name);
             return;
         }
-        bool scale = i < 6;
+        bool scale = i < extra + 6;
         int64_t v = ops[i].value;
         if (scale ? (v != 1 && v != -1) : (v != 0 && v != 1)) {
             error(inst.loc, "operand {} of '{}' must be {}, not {}", i + 1, name, scale ? "-1 or 1" : "0 or 1", v);
@@ -1675,6 +1932,25 @@ void Checker::tcgen05(const Function& f, const Instruction& inst) {
                       modText(shape->mod), num, want);
             return;
         }
+        case Opcode::Tcgen05Commit: {
+            // Arrives on an mbarrier once the earlier asynchronous tcgen05 operations complete; with
+            // .multicast::cluster, on the mbarrier at the same offset in each CTA of the 16-bit ctaMask.
+            if (!requireMods(f, inst, name, {Mod::mbarrier_arrive_one})) return;
+            if (inst.numTypes != 1 || inst.type() != Type::b64) {
+                error(inst.loc, "'{}' needs the type .b64", name);
+                return;
+            }
+            if (inst.space != Space::none && inst.space != Space::shared_cluster) {
+                error(inst.loc, "'{}' takes an mbarrier address in .shared::cluster memory", name);
+                return;
+            }
+            bool multicast = f.hasMod(inst, Mod::multicast_cluster);
+            if (!operandCount(inst, name, multicast ? 2 : 1) || !addressOperand(f, inst, 0)) return;
+            if (multicast)
+                regOperand(f, inst, 1, "a 16-bit register (the CTA mask)", [](Type t) { return typeSize(t) == 2; },
+                           false, false);
+            return;
+        }
         case Opcode::Tcgen05Cp:
             if (operandCount(inst, name, 2) && tmemAddress(0))
                 regOperand(f, inst, 1, "a 64-bit shared-memory descriptor", is64BitInteger, false, false);
@@ -1693,6 +1969,308 @@ void Checker::tcgen05(const Function& f, const Instruction& inst) {
             return;
         default: return;
     }
+}
+
+// Video instructions. Scalar forms (vadd .. vset) work on one 32-bit value with optional byte/half-word selectors
+// and either a secondary operation or a merge into a destination part; the SIMD forms (vadd2 .. vset4) work on two
+// half-words or four bytes with lane selectors, a destination mask and an optional accumulate. Checked against ptxas.
+
+static bool isVideoSimd2(Opcode op) {
+    return op == Opcode::Vadd2 || op == Opcode::Vsub2 || op == Opcode::Vavrg2 || op == Opcode::Vabsdiff2 ||
+           op == Opcode::Vmin2 || op == Opcode::Vmax2 || op == Opcode::Vset2;
+}
+static bool isVideoSimd4(Opcode op) {
+    return op == Opcode::Vadd4 || op == Opcode::Vsub4 || op == Opcode::Vavrg4 || op == Opcode::Vabsdiff4 ||
+           op == Opcode::Vmin4 || op == Opcode::Vmax4 || op == Opcode::Vset4;
+}
+
+// A scalar selector: one byte (.b0 .. .b3) or one half-word (.h0, .h1).
+static bool scalarVideoSel(uint16_t sel) {
+    if (sel == 0) return true;
+    if (selCount(sel) != 1) return false;
+    return (selKind(sel) == SelKind::Byte && selDigit(sel, 0) <= 3) ||
+           (selKind(sel) == SelKind::Half && selDigit(sel, 0) <= 1);
+}
+
+// A SIMD source selector: two half-words of a:b (.hxy, x and y in 0..3) or four bytes of a:b (.bwxyz, 0..7).
+static bool simdSourceSel(uint16_t sel, bool four) {
+    if (sel == 0) return true;
+    return four ? selKind(sel) == SelKind::Byte && selCount(sel) == 4
+                : selKind(sel) == SelKind::Half && selCount(sel) == 2;
+}
+
+// A SIMD destination mask: the lanes written, highest first (.h10, .h1, .h0; .b3210, .b31, .b0, ...).
+static bool simdMask(uint16_t sel, bool four) {
+    if (sel == 0) return true;
+    if (selKind(sel) != (four ? SelKind::Byte : SelKind::Half)) return false;
+    unsigned last = 8;
+    for (unsigned i = 0; i < selCount(sel); ++i) {
+        unsigned d = selDigit(sel, i);
+        if (d >= (four ? 4u : 2u) || d >= last) return false;
+        last = d;
+    }
+    return true;
+}
+
+void Checker::video(const Function& f, const Instruction& inst) {
+    std::string_view name = mnemonic(inst);
+    Opcode op = inst.opcode;
+    bool simd2 = isVideoSimd2(op), simd4 = isVideoSimd4(op), simd = simd2 || simd4;
+    bool set = op == Opcode::Vset || op == Opcode::Vset2 || op == Opcode::Vset4;
+    bool shift = op == Opcode::Vshl || op == Opcode::Vshr;
+    bool mad = op == Opcode::Vmad;
+    unsigned wantTypes = set ? 2 : 3;
+    bool typesOk = inst.numTypes == wantTypes;
+    for (unsigned i = 0; typesOk && i < inst.numTypes; ++i)
+        typesOk = inst.types[i] == Type::u32 || inst.types[i] == Type::s32;
+    if (!typesOk) {
+        error(inst.loc, "'{}' needs {} types ({}), each .u32 or .s32", name, wantTypes,
+              set ? ".atype.btype" : ".dtype.atype.btype");
+        return;
+    }
+    // Modifiers: .sat (not on vset), one secondary operation, the shift modes, vmad's .po and .shrN.
+    const Mod* mods = f.modsOf(inst);
+    unsigned clamps = 0, shifts = 0;
+    for (uint32_t k = 0; k < inst.modCount; ++k) {
+        Mod m = mods[k];
+        if (modCategory(m) == ModCat::Type) continue;
+        bool ok;
+        switch (m) {
+            case Mod::sat: ok = !set; break;
+            case Mod::add: ok = !mad; break;
+            case Mod::min: case Mod::max: ok = !mad && !simd; break;
+            case Mod::wrap: case Mod::clamp:
+                ok = shift;
+                ++clamps;
+                break;
+            case Mod::shr7: case Mod::shr15:
+                ok = mad;
+                ++shifts;
+                break;
+            case Mod::po: ok = mad; break;
+            default: ok = set && modCategory(m) == ModCat::CmpOp; break;
+        }
+        if (!ok) {
+            error(inst.loc, "'{}' does not take the modifier {}", name, modText(m));
+            return;
+        }
+    }
+    if (set) {
+        bool intCmp = inst.cmp == CmpOp::eq || inst.cmp == CmpOp::ne || inst.cmp == CmpOp::lt ||
+                      inst.cmp == CmpOp::le || inst.cmp == CmpOp::gt || inst.cmp == CmpOp::ge;
+        if (!intCmp) {
+            error(inst.loc, "'{}' needs an integer comparison (.eq, .ne, .lt, .le, .gt or .ge)", name);
+            return;
+        }
+    }
+    if (shift && clamps != 1) {
+        error(inst.loc, "'{}' needs exactly one of .wrap and .clamp", name);
+        return;
+    }
+    if (shift && inst.types[2] != Type::u32) {
+        error(inst.loc, "'{}' needs the shift amount type .u32", name);
+        return;
+    }
+    if (shifts > 1) {
+        error(inst.loc, "'vmad' takes at most one of .shr7 and .shr15");
+        return;
+    }
+    bool secondary = inst.redOp != RedOp::none;
+    if (simd && secondary && f.hasMod(inst, Mod::sat)) {
+        error(inst.loc, "'{}' cannot combine .sat with the accumulate operation .add", name);
+        return;
+    }
+    // Operands: d, a, b (scalar, no secondary operation), or d, a, b, c.
+    unsigned minOps = (simd || mad || secondary) ? 4 : 3;
+    if (inst.numOperands < minOps || inst.numOperands > 4) {
+        if (minOps == 4) operandCount(inst, name, 4);
+        else error(inst.loc, "'{}' takes 3 or 4 operands, not {}", name, inst.numOperands);
+        return;
+    }
+    const Operand* ops = f.operandsOf(inst);
+    auto reg32 = [&](const Operand& o) {
+        return o.kind == OperandKind::Reg && o.index < f.registers.size() && !f.registers[o.index].vec &&
+               is32BitInteger(f.registers[o.index].type);
+    };
+    for (unsigned i = 0; i < inst.numOperands; ++i) {
+        const Operand& o = ops[i];
+        bool immOk = i > 0 && !simd;
+        if (!reg32(o) && !(immOk && o.kind == OperandKind::Imm)) {
+            error(inst.loc, "operand {} of '{}' must be a 32-bit integer register{}", i + 1, name,
+                  immOk ? " or an integer constant" : "");
+            return;
+        }
+        if (o.flags & kOperandMinus) {
+            bool ok = mad && i > 0;
+            if (!ok) {
+                error(inst.loc, "operand {} of '{}' cannot be negated", i + 1, name);
+                return;
+            }
+        }
+        if (o.kind != OperandKind::Reg) continue;
+        uint16_t sel = o.sel;
+        bool selOk;
+        if (i == 0) {
+            if (simd) {
+                selOk = simdMask(sel, simd4);
+            } else {
+                selOk = scalarVideoSel(sel);
+                if (selOk && sel != 0 && (mad || inst.numOperands == 3)) {
+                    error(inst.loc, "the destination of '{}' takes a selector only when it merges into operand c",
+                          name);
+                    return;
+                }
+                if (selOk && sel != 0 && secondary) {
+                    error(inst.loc, "'{}' cannot combine a destination selector with a secondary operation", name);
+                    return;
+                }
+            }
+        } else if (i == 3) {
+            selOk = sel == 0;
+            if (!selOk) {
+                error(inst.loc, "operand c of '{}' takes no selector", name);
+                return;
+            }
+        } else {
+            selOk = simd ? simdSourceSel(sel, simd4) : scalarVideoSel(sel);
+        }
+        if (!selOk) {
+            error(inst.loc, "invalid selector on operand {} of '{}'", i + 1, name);
+            return;
+        }
+    }
+    if (mad) {
+        bool negAB = (ops[1].flags & kOperandMinus) || (ops[2].flags & kOperandMinus);
+        bool negC = ops[3].flags & kOperandMinus;
+        if (negAB && negC) {
+            error(inst.loc, "'vmad' negates either the product (a or b) or c, not both");
+            return;
+        }
+        if ((negAB || negC) && f.hasMod(inst, Mod::po)) error(inst.loc, "'vmad.po' takes no negated operand");
+    }
+}
+
+// multimem.ld_reduce / .st / .red: memory order and scope pairs, the operation each type takes, the vector widths
+// (at most 128 bits; integer types have none), the accumulation precision and the operand shapes.
+void Checker::multimem(const Function& f, const Instruction& inst) {
+    Opcode op = inst.opcode;
+    bool load = op == Opcode::MultimemLdReduce, store = op == Opcode::MultimemSt;
+    std::string_view name = load ? "multimem.ld_reduce" : store ? "multimem.st" : "multimem.red";
+    bool semOk = inst.sem == Sem::none || inst.sem == Sem::relaxed || (inst.sem == Sem::weak && (load || store)) ||
+                 inst.sem == (load ? Sem::acquire : Sem::release);
+    if (!semOk) {
+        error(inst.loc, "'{}' does not take this memory order", name);
+        return;
+    }
+    bool ordered = inst.sem != Sem::none && inst.sem != Sem::weak;
+    if (inst.scope != Scope::none && !ordered) {
+        error(inst.loc, "'{}' takes a scope only together with a memory order (.relaxed, {})", name,
+              load ? ".acquire" : ".release");
+        return;
+    }
+    if (ordered && inst.scope == Scope::none) {
+        error(inst.loc, "'{}' with a memory order needs a scope (.cta, .cluster, .gpu or .sys)", name);
+        return;
+    }
+    if (inst.space != Space::none && inst.space != Space::global) {
+        error(inst.loc, "'{}' works on .global addresses only", name);
+        return;
+    }
+    RedOp ro = inst.redOp;
+    if (store && ro != RedOp::none) {
+        error(inst.loc, "'multimem.st' does not take a reduction operation");
+        return;
+    }
+    bool bitwise = ro == RedOp::and_ || ro == RedOp::or_ || ro == RedOp::xor_;
+    bool arith = ro == RedOp::add || ro == RedOp::min || ro == RedOp::max;
+    if (!store && !bitwise && !arith) {
+        error(inst.loc, "'{}' needs a reduction operation (.add, .min, .max, .and, .or or .xor)", name);
+        return;
+    }
+    if (inst.numTypes != 1) {
+        error(inst.loc, "'{}' needs one type", name);
+        return;
+    }
+    Type t = inst.type();
+    bool half = t == Type::f16 || t == Type::bf16, halfPair = t == Type::f16x2 || t == Type::bf16x2;
+    bool fp8 = t == Type::e4m3x4 || t == Type::e5m2x4;
+    bool wideFloat = t == Type::f32 || t == Type::f64;
+    bool integer = t == Type::u32 || t == Type::u64 || t == Type::s32 || t == Type::s64;
+    bool bits = t == Type::b32 || t == Type::b64;
+    if (!half && !halfPair && !fp8 && !wideFloat && !integer && !bits) {
+        error(inst.loc, "'{}' does not support the type {}", name, typeName(t));
+        return;
+    }
+    if (fp8) {
+        if (op == Opcode::MultimemRed) {
+            error(inst.loc, "'multimem.red' does not support the type {}", typeName(t));
+            return;
+        }
+        if (sm_ && (sm_ < 100 || !archSpecific_)) {
+            error(inst.loc, "'{}' with {} needs .target sm_100a, sm_100f or higher", name, typeName(t));
+            return;
+        }
+    }
+    if (!store) {
+        // Bitwise operations on .b32/.b64; add/min/max on the signed and unsigned integers; floating-point types
+        // reduce with .add, and the packed half and FP8 types of ld_reduce with .min/.max too.
+        bool opOk = bits ? bitwise
+                  : integer ? arith
+                  : ro == RedOp::add || (load && !wideFloat && (ro == RedOp::min || ro == RedOp::max));
+        if (!opOk) {
+            error(inst.loc, "'{}' does not support {} on {}", name, redOpText(ro), typeName(t));
+            return;
+        }
+    }
+    if (f.hasMod(inst, Mod::acc_f32) && (!(half || halfPair) || (load && ro != RedOp::add))) {
+        error(inst.loc, "'{}' takes .acc::f32 only with .add on 16-bit floating-point types", name);
+        return;
+    }
+    if (f.hasMod(inst, Mod::acc_f16) && (!fp8 || store)) {
+        error(inst.loc, "'{}' takes .acc::f16 only on FP8 types", name);
+        return;
+    }
+    unsigned width = typeSize(t) * (inst.vec ? inst.vec : 1);
+    if (inst.vec && (integer || bits)) {
+        error(inst.loc, "'{}' with an integer type takes no vector", name);
+        return;
+    }
+    if ((t == Type::f64 && inst.vec) || (half && !inst.vec) || width > 16) {
+        error(inst.loc, "'{}' {}{} is not a 32-, 64- or 128-bit access", name,
+              inst.vec ? fmt::format(".v{}", inst.vec) : std::string(), typeName(t));
+        return;
+    }
+    if (!operandCount(inst, name, 2)) return;
+    const Operand* ops = f.operandsOf(inst);
+    unsigned addr = load ? 1 : 0, data = load ? 0 : 1;
+    if (!addressOperand(f, inst, addr)) return;
+    const Operand& a = ops[addr];
+    if (a.symKind == SymKind::Global || a.symKind == SymKind::Local) {
+        Space vs = a.symKind == SymKind::Global ? (a.index < m_.globals.size() ? m_.globals[a.index].space : Space::none)
+                                                : (a.index < f.locals.size() ? f.locals[a.index].space : Space::none);
+        if (vs != Space::none && vs != Space::global) {
+            error(inst.loc, "the address of '{}' must be in .global memory", name);
+            return;
+        }
+    } else if (a.symKind != SymKind::None) {
+        error(inst.loc, "the address of '{}' must be in .global memory", name);
+        return;
+    }
+    const Operand& d = ops[data];
+    if (inst.vec) {
+        if (vectorSize(d) != inst.vec) {
+            error(inst.loc, "operand {} of '{}' must be a vector of {} registers", data + 1, name, inst.vec);
+            return;
+        }
+        vectorRegs(f, inst, data, fmt::format("registers of type {}", typeName(t)),
+                   [t](Type r) { return compatible(t, r, false); });
+        return;
+    }
+    if (d.kind == OperandKind::Sink || d.kind == OperandKind::Vector) {
+        error(inst.loc, "operand {} of '{}' must be a register{}", data + 1, name, load ? "" : " or a constant");
+        return;
+    }
+    typed(f, inst, data, t, false, load);
 }
 
 // Rounding, .approx, .ftz, .sat and multiply modes each arithmetic instruction requires or refuses, and the types
