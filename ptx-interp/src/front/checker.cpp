@@ -303,6 +303,7 @@ private:
                     bool allowImm, bool allowSink);
     void mma(const Function& f, const Instruction& inst);
     void sparseMma(const Function& f, const Instruction& inst);
+    bool kindMma(const Function& f, const Instruction& inst, bool sparse);
     void matrixLoadStore(const Function& f, const Instruction& inst);
     void mbarrier(const Function& f, const Instruction& inst);
     void asyncCopy(const Function& f, const Instruction& inst);
@@ -828,6 +829,10 @@ void Checker::instruction(const Function& f, const Instruction& inst) {
         case Opcode::Mma: mma(f, inst); return;
         case Opcode::MmaSp: case Opcode::MmaSpOrdered: sparseMma(f, inst); return;
         case Opcode::MultimemLdReduce: case Opcode::MultimemSt: case Opcode::MultimemRed: multimem(f, inst); return;
+        case Opcode::MultimemCpAsyncBulk: case Opcode::MultimemCpReduceAsyncBulk:
+            // ptxas 13.0 (PTX ISA 9.0) does not know the multimem bulk copies yet.
+            error(inst.loc, "'multimem{}' is not part of PTX ISA 9.0", modText(f.modsOf(inst)[0]));
+            return;
         case Opcode::Tcgen05Alloc: case Opcode::Tcgen05Dealloc: case Opcode::Tcgen05RelinquishAllocPermit:
         case Opcode::Tcgen05Ld: case Opcode::Tcgen05St: case Opcode::Tcgen05Wait: case Opcode::Tcgen05Cp:
         case Opcode::Tcgen05Shift: case Opcode::Tcgen05Mma: case Opcode::Tcgen05MmaSp: case Opcode::Tcgen05MmaWs:
@@ -972,8 +977,168 @@ bool Checker::addressOperand(const Function& f, const Instruction& inst, unsigne
 
 static bool isSharedSpace(Space s) { return s == Space::shared || s == Space::shared_cta; }
 
+// mma and mma.sp::ordered_metadata with a .kind (sm_120a/f, PTX 8.7): .kind::f8f6f4 takes any pair of the 8-, 6- and
+// 4-bit float types; the block-scaled kinds (.kind::mxf8f6f4, .kind::mxf4, .kind::mxf4nvf4 with .block_scale) add a
+// scale-factor type and, per matrix, a scale register and a {byte-id, thread-id} selector. Checked against ptxas.
+// Returns true when the instruction has no .kind (the caller goes on with the plain forms); a .kind form is checked
+// here completely and false is returned.
+bool Checker::kindMma(const Function& f, const Instruction& inst, bool sparse) {
+    std::string_view name = sparse ? "mma.sp::ordered_metadata" : "mma";
+    for (Mod m : {Mod::kind_f16, Mod::kind_tf32, Mod::kind_i8}) {
+        if (f.hasMod(inst, m)) {
+            error(inst.loc, "'{}' does not take {}", name, modText(m));
+            return false;
+        }
+    }
+    bool f8f6f4 = f.hasMod(inst, Mod::kind_f8f6f4), mxf8f6f4 = f.hasMod(inst, Mod::kind_mxf8f6f4);
+    bool mxf4 = f.hasMod(inst, Mod::kind_mxf4), mxf4nvf4 = f.hasMod(inst, Mod::kind_mxf4nvf4);
+    bool scaled = mxf8f6f4 || mxf4 || mxf4nvf4;
+    if (!f8f6f4 && !scaled) return true;   // no .kind: the plain forms
+    if (sm_ && (sm_ < 120 || !archSpecific_)) {
+        error(inst.loc, "'{}' with a .kind needs .target sm_120a or sm_120f", name);
+        return false;
+    }
+    if (ptx_ < 87) {
+        error(inst.loc, "'{}' with a .kind requires PTX ISA .version 8.7 or later", name);
+        return false;
+    }
+    if (sparse && !f.hasMod(inst, Mod::sp_ordered_metadata)) {
+        error(inst.loc, "sparse 'mma' with a .kind needs .sp::ordered_metadata");
+        return false;
+    }
+    if (scaled != f.hasMod(inst, Mod::block_scale)) {
+        error(inst.loc, "'{}' takes .block_scale exactly with .kind::mxf8f6f4, .kind::mxf4 or .kind::mxf4nvf4", name);
+        return false;
+    }
+    // Instruction::types holds four types; the scale type of the block-scaled forms is the fifth type modifier.
+    Type types[5] = {};
+    unsigned numTypes = 0;
+    const Mod* mods = f.modsOf(inst);
+    Mod shape = Mod::count_, scaleVec = Mod::count_;
+    unsigned rows = 0, cols = 0;
+    Mod firstLayout = Mod::count_;
+    for (uint32_t k = 0; k < inst.modCount; ++k) {
+        Mod m = mods[k];
+        if (modCategory(m) == ModCat::Type) {
+            if (numTypes < 5) types[numTypes] = modType(m);
+            ++numTypes;
+        } else if (isMmaShape(m)) {
+            shape = m;
+        } else if (m == Mod::scale_vec_1X || m == Mod::scale_vec_2X || m == Mod::scale_vec_4X) {
+            scaleVec = m;
+        } else if (m == Mod::row || m == Mod::col) {
+            if (firstLayout == Mod::count_) firstLayout = m;
+            (m == Mod::row ? rows : cols)++;
+        }
+    }
+    unsigned wantTypes = scaled ? 5 : 4;
+    if (numTypes != wantTypes) {
+        error(inst.loc, "'{}' with this .kind needs {} types ({}), not {}", name, wantTypes,
+              scaled ? ".dtype.atype.btype.ctype.stype" : ".dtype.atype.btype.ctype", numTypes);
+        return false;
+    }
+    Type dt = types[0], at = types[1], bt = types[2], ct = types[3];
+    auto small = [&](Type t) {
+        if (mxf4 || mxf4nvf4) return t == Type::e2m1;
+        return t == Type::e4m3 || t == Type::e5m2 || t == Type::e3m2 || t == Type::e2m3 || t == Type::e2m1;
+    };
+    if (!small(at) || !small(bt)) {
+        error(inst.loc, "'{}' with this .kind does not support the multiplicand types {}{}", name, typeName(at),
+              typeName(bt));
+        return false;
+    }
+    if (dt != ct || !(dt == Type::f32 || (dt == Type::f16 && f8f6f4))) {
+        error(inst.loc, "'{}' with this .kind does not support the accumulator types {}/{}", name, typeName(dt),
+              typeName(ct));
+        return false;
+    }
+    if (f.hasMod(inst, Mod::satfinite)) {
+        error(inst.loc, "'{}' with this .kind does not take .satfinite", name);
+        return false;
+    }
+    if (scaled) {
+        if (scaleVec == Mod::count_ && mxf4nvf4) {
+            error(inst.loc, "'{}' with .kind::mxf4nvf4 needs .scale_vec::2X or .scale_vec::4X", name);
+            return false;
+        }
+        if (scaleVec == Mod::count_) scaleVec = mxf8f6f4 ? Mod::scale_vec_1X : Mod::scale_vec_2X;
+        bool vecOk = mxf8f6f4 ? scaleVec == Mod::scale_vec_1X
+                   : mxf4     ? scaleVec == Mod::scale_vec_2X
+                              : scaleVec == Mod::scale_vec_2X || scaleVec == Mod::scale_vec_4X;
+        if (!vecOk) {
+            error(inst.loc, "'{}' does not support {} with this .kind", name, modText(scaleVec));
+            return false;
+        }
+        Type want = scaleVec == Mod::scale_vec_4X ? Type::ue4m3 : Type::ue8m0;
+        if (types[4] != want) {
+            error(inst.loc, "'{}' {} needs the scale type {}", name, modText(scaleVec), typeName(want));
+            return false;
+        }
+    }
+    bool fourBit = mxf4 || mxf4nvf4;
+    Mod wantShape = sparse ? (fourBit ? Mod::m16n8k128 : Mod::m16n8k64) : (fourBit ? Mod::m16n8k64 : Mod::m16n8k32);
+    if (shape != wantShape) {
+        error(inst.loc, "'{}' with this .kind needs the shape {}", name, modText(wantShape));
+        return false;
+    }
+    if (rows != 1 || cols != 1 || firstLayout != Mod::row) {
+        error(inst.loc, "'{}' requires the layouts .row.col", name);
+        return false;
+    }
+    unsigned base = sparse ? 6 : 4;
+    if (!operandCount(inst, name, base + (scaled ? 4 : 0))) return false;
+    const Operand* ops = f.operandsOf(inst);
+    unsigned acc = dt == Type::f16 ? 2 : 4;
+    const unsigned want[4] = {acc, 4, sparse ? 4u : 2u, acc};
+    const char* names[4] = {"D", "A", "B", "C"};
+    for (unsigned i = 0; i < 4; ++i) {
+        if (vectorSize(ops[i]) != want[i]) {
+            error(inst.loc, "operand {} ({}) of '{}' must be a vector of {} registers", i + 1, names[i], name,
+                  want[i]);
+            return false;
+        }
+        if (!vectorRegs(f, inst, i, "32-bit registers", [](Type t) { return typeSize(t) == 4; })) return false;
+    }
+    auto reg32 = [](Type t) { return typeSize(t) == 4; };
+    if (sparse) {
+        if (!regOperand(f, inst, 4, "a 32-bit register (metadata)", reg32, false, false)) return false;
+        if (ops[5].kind != OperandKind::Imm || ops[5].value != 0) {
+            error(inst.loc, "operand 6 (sparsity selector) of '{}' with this .kind must be 0", name);
+            return false;
+        }
+    }
+    if (!scaled) return false;
+    // Scale factors: a 32-bit register, then {byte-id, thread-id}: the thread is 0..1 for A and 0..3 for B; the byte
+    // any of the four with one scale per row (1X), 0 or 2 with two (2X), 0 with four (4X).
+    for (unsigned m = 0; m < 2; ++m) {
+        int64_t maxThread = m == 0 ? 1 : 3;
+        unsigned reg = base + 2 * m, sel = reg + 1;
+        if (!regOperand(f, inst, reg, "a 32-bit register (scale factors)", reg32, false, false)) return false;
+        const Operand& v = ops[sel];
+        bool shapeOk = vectorSize(v) == 2 && f.elems[v.index].kind == OperandKind::Imm &&
+                       f.elems[v.index + 1].kind == OperandKind::Imm;
+        if (!shapeOk) {
+            error(inst.loc, "operand {} of '{}' must be {{byte-id, thread-id}}, two integer constants", sel + 1, name);
+            return false;
+        }
+        int64_t byteId = f.elems[v.index].value, threadId = f.elems[v.index + 1].value;
+        bool byteOk = scaleVec == Mod::scale_vec_1X ? byteId >= 0 && byteId <= 3
+                    : scaleVec == Mod::scale_vec_2X ? byteId == 0 || byteId == 2
+                                                    : byteId == 0;
+        if (!byteOk || threadId < 0 || threadId > maxThread) {
+            error(inst.loc, "operand {} of '{}' {}: byte-id must be {} and thread-id 0 to {}", sel + 1, name,
+                  modText(scaleVec),
+                  scaleVec == Mod::scale_vec_1X ? "0 to 3" : scaleVec == Mod::scale_vec_2X ? "0 or 2" : "0",
+                  maxThread);
+            return false;
+        }
+    }
+    return false;
+}
+
 void Checker::mma(const Function& f, const Instruction& inst) {
     if (!requireMods(f, inst, "mma", {Mod::sync, Mod::aligned})) return;
+    if (!kindMma(f, inst, false)) return;
     Mod shape = Mod::count_;
     const Mod* mods = f.modsOf(inst);
     for (uint32_t k = 0; k < inst.modCount; ++k)
@@ -1089,6 +1254,7 @@ void Checker::sparseMma(const Function& f, const Instruction& inst) {
     bool ordered = f.hasMod(inst, Mod::sp_ordered_metadata);
     std::string_view name = ordered ? "mma.sp::ordered_metadata" : "mma.sp";
     if (!requireMods(f, inst, name, {Mod::sync, Mod::aligned})) return;
+    if (!kindMma(f, inst, true)) return;
     Mod shape = Mod::count_;
     const Mod* mods = f.modsOf(inst);
     for (uint32_t k = 0; k < inst.modCount; ++k)
