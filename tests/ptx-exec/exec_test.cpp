@@ -518,6 +518,54 @@ TEST(PtxExec, UnsupportedInstructionFailsAtLaunchWithItsName) {
   EXPECT_NE(r.fault.message.find("wmma"), std::string::npos) << r.fault.message;
 }
 
+// Instructions the front end accepts but the interpreter does not execute (sparse tensor cores, multimem, video,
+// tcgen05.commit): the module loads, the other kernels run, and launching one of these kernels fails with an
+// IllegalInstruction fault that names the instruction.
+TEST(PtxExec, AcceptedButUnexecutedInstructionsFailAtLaunchWithTheirNames) {
+  struct Case {
+    const char* target;
+    const char* kernel;
+    const char* instruction;
+    const char* expectInMessage;
+  };
+  const Case cases[] = {
+      {"sm_90a", "sparse_mma",
+       "mma.sp::ordered_metadata.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1,%f2,%f3,%f4}, {%r1,%r2}, "
+       "{%r3,%r4}, {%f5,%f6,%f7,%f8}, %r9, 0;",
+       "mma.sp::ordered_metadata"},
+      {"sm_90a", "sparse_wgmma",
+       "wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 {%f1,%f2,%f3,%f4}, %rd1, %rd2, %r9, 0, 1, 1, 1, 0, 0;",
+       "wgmma.mma_async.sp"},
+      {"sm_90a", "multimem_ld_reduce", "multimem.ld_reduce.relaxed.sys.global.add.u32 %r2, [%rd1];",
+       "multimem.ld_reduce"},
+      {"sm_90a", "multimem_st", "multimem.st.relaxed.gpu.global.v4.f32 [%rd1], {%f1,%f2,%f3,%f4};", "multimem.st"},
+      {"sm_90a", "multimem_red", "multimem.red.release.cta.global.min.s32 [%rd1], %r1;", "multimem.red"},
+      {"sm_90a", "video_scalar", "vmad.s32.s32.u32.shr15.sat %r1, %r2.h1, -%r3.b2, %r4;", "vmad"},
+      {"sm_90a", "video_simd", "vadd4.u32.u32.u32.sat %r1.b3210, %r2.b7654, %r3, %r4;", "vadd4"},
+      {"sm_100a", "tcgen05_commit",
+       "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%r1], %h1;",
+       "tcgen05.commit"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.kernel);
+    std::string src = std::string(".version 8.6\n.target ") + c.target +
+                      "\n.address_size 64\n.visible .entry fine() { ret; }\n.visible .entry " + c.kernel +
+                      "(.param .u64 t)\n{\n  .reg .b16 %h<3>;\n  .reg .b32 %r<10>;\n  .reg .f32 %f<9>;\n"
+                      "  .reg .b64 %rd<3>;\n  ld.param.u64 %rd1, [t];\n  " + c.instruction + "\n  ret;\n}\n";
+    CompileResult cr = compile(src);
+    ASSERT_TRUE(cr.program) << cr.error;
+    LaunchParams lp;
+    lp.memory = &arena();
+    lp.params = "\0\0\0\0\0\0\0\0";
+    lp.paramBytes = 8;
+    EXPECT_TRUE(launch(*cr.program, findKernel(*cr.program, "fine"), lp).ok());
+    auto r = launch(*cr.program, findKernel(*cr.program, c.kernel), lp);
+    EXPECT_EQ(r.fault.kind, FaultKind::IllegalInstruction);
+    EXPECT_NE(r.fault.message.find(c.expectInMessage), std::string::npos) << r.fault.message;
+    EXPECT_NE(r.fault.message.find("not supported"), std::string::npos) << r.fault.message;
+  }
+}
+
 TEST(PtxExec, ParamLayout) {
   const char* src = R"(
 .version 8.0
