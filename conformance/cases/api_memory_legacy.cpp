@@ -1,7 +1,8 @@
 // The original 32-bit memory entry points (exported without the _v2 suffix, reached by name since cuda.h maps
 // the names onto _v2), and the memory entry points of features a device may lack (dma-buf, decompression,
 // planar and sparse arrays, budget notifications): each answers as the device's attributes say.
-// Expectations from the documentation; a GPU run will confirm the legacy forms on driver 580.
+// The legacy forms were measured on an H200 (driver 580): they serve only a context made by the original
+// cuCtxCreate (API version 3010) and answer CUDA_ERROR_INVALID_CONTEXT in any other.
 #include <unistd.h>
 
 #include <cstring>
@@ -59,14 +60,33 @@ using Array3DGetDescriptorV1 = CUresult (*)(CUDA_ARRAY3D_DESCRIPTOR_v1*, CUarray
 using MemcpyHtoAV1 = CUresult (*)(CUarray, unsigned, const void*, unsigned);
 using MemcpyAtoHV1 = CUresult (*)(void*, CUarray, unsigned, unsigned);
 
-class api_memory_Legacy : public ContextTest {
+using CtxCreateV1 = CUresult (*)(CUcontext*, unsigned, CUdevice);
+
+// Runs each case in a context made by the original cuCtxCreate, the only kind the 32-bit entry points serve.
+class api_memory_Legacy : public conf::DeviceTest {
  protected:
+  void SetUp() override {
+    DeviceTest::SetUp();
+    if (HasFatalFailure()) return;
+    auto create = Get<CtxCreateV1>("cuCtxCreate");
+    ASSERT_TRUE(create);
+    CU_ASSERT_OK(create(&ctx, 0, dev));
+    unsigned version = 0;
+    CU_EXPECT_OK(cuCtxGetApiVersion(ctx, &version));
+    EXPECT_EQ(version, 3010u);
+  }
+  void TearDown() override {
+    if (ctx) {
+      CU_EXPECT_OK(cuCtxDestroy(ctx));
+    }
+  }
   template <class F>
   F Get(const char* name) {
     F f = conf::Symbol<F>(name);
     if (!f) ADD_FAILURE() << name << " is not exported";
     return f;
   }
+  CUcontext ctx = nullptr;
 };
 
 TEST_F(api_memory_Legacy, AllocCopySetFree) {
@@ -201,6 +221,34 @@ TEST_F(api_memory_Legacy, ArraysAndDescriptors) {
   CU_EXPECT(CUDA_ERROR_INVALID_VALUE, create(&a, &d)) << "1, 2 or 4 channels";
 }
 
+// In a context of the current API (cuCtxCreate_v2 and later, primary contexts) the 32-bit entry points answer
+// CUDA_ERROR_INVALID_CONTEXT before looking at their arguments; with no context too.
+class api_memory_LegacyContexts : public ContextTest {};
+
+TEST_F(api_memory_LegacyContexts, OnlyTheOriginalContextKindIsServed) {
+  auto alloc = conf::Symbol<MemAllocV1>("cuMemAlloc");
+  auto info = conf::Symbol<MemGetInfoV1>("cuMemGetInfo");
+  auto create = conf::Symbol<ArrayCreateV1>("cuArrayCreate");
+  ASSERT_TRUE(alloc && info && create);
+  CUdeviceptr_v1 p = 0;
+  unsigned free = 0, total = 0;
+  CU_EXPECT(CUDA_ERROR_INVALID_CONTEXT, alloc(&p, 4096)) << "a cuCtxCreate_v4 context";
+  CU_EXPECT(CUDA_ERROR_INVALID_CONTEXT, alloc(&p, 0)) << "the context is checked before the size";
+  CU_EXPECT(CUDA_ERROR_INVALID_CONTEXT, info(&free, &total));
+  CUDA_ARRAY_DESCRIPTOR_v1 d{64, 0, CU_AD_FORMAT_FLOAT, 1};
+  CUarray a = nullptr;
+  CU_EXPECT(CUDA_ERROR_INVALID_CONTEXT, create(&a, &d));
+  CUcontext primary = nullptr;
+  CU_ASSERT_OK(cuDevicePrimaryCtxRetain(&primary, dev));
+  CU_ASSERT_OK(cuCtxPushCurrent(primary));
+  CU_EXPECT(CUDA_ERROR_INVALID_CONTEXT, alloc(&p, 4096)) << "the primary context";
+  CU_EXPECT_OK(cuCtxPopCurrent(nullptr));
+  CU_EXPECT_OK(cuDevicePrimaryCtxRelease(dev));
+  CU_ASSERT_OK(cuCtxPopCurrent(nullptr));
+  CU_EXPECT(CUDA_ERROR_INVALID_CONTEXT, alloc(&p, 4096)) << "no current context";
+  CU_EXPECT_OK(cuCtxPushCurrent(ctx));
+}
+
 // ---- features the device may lack ------------------------------------------------------------------------------
 
 using api_memory_Features = ContextTest;
@@ -301,7 +349,8 @@ TEST_F(api_memory_Features, MapArrayNeedsASparseArray) {
   info.memHandleType = CU_MEM_HANDLE_TYPE_GENERIC;
   info.deviceBitMask = 1;
   CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemMapArrayAsync(&info, 1, nullptr));
-  CU_EXPECT_OK(cuMemMapArrayAsync(nullptr, 0, nullptr)) << "an empty list maps nothing";
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemMapArrayAsync(nullptr, 0, nullptr)) << "an empty list (measured on an H200)";
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemMapArrayAsync(&info, 0, nullptr)) << "a count of zero";
   CU_EXPECT_OK(cuArrayDestroy(a));
 }
 

@@ -37,8 +37,8 @@ CUresult decompress(CUmemDecompressParams* paramsArray, size_t count, unsigned f
 }
 
 CUresult mapArrays(CUarrayMapInfo* mapInfoList, unsigned count, CUstream stream, bool perThread) {
-  if (!count) return CUDA_SUCCESS;
-  if (!mapInfoList) return CUDA_ERROR_INVALID_VALUE;
+  // An empty list is an error, not a no-op (measured on an H200, driver 580).
+  if (!count || !mapInfoList) return CUDA_ERROR_INVALID_VALUE;
   auto resolved = lookupStream(stream, perThread);
   if (!resolved) return resolved.error().code;
   for (unsigned i = 0; i < count; ++i) {
