@@ -166,7 +166,16 @@ TEST_F(api_module_Ptx, CallBeforeDefinition) {
 TEST_F(api_module_Ptx, PtxVersionTooNewThroughLibrary) {
   const char* bad = ".version 99.9\n.target sm_52\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n";
   CUlibrary lib = nullptr;
-  CU_EXPECT(CUDA_ERROR_UNSUPPORTED_PTX_VERSION, cuLibraryLoadData(&lib, bad, nullptr, nullptr, 0, nullptr, nullptr, 0));
+  // Driver 580 (measured on an H200) loads the library and fails each use of it.
+  CU_ASSERT_OK(cuLibraryLoadData(&lib, bad, nullptr, nullptr, 0, nullptr, nullptr, 0));
+  unsigned count = 99;
+  CU_EXPECT_OK(cuLibraryGetKernelCount(&count, lib));
+  EXPECT_EQ(count, 0u) << "no kernel could be compiled";
+  CUkernel k = nullptr;
+  CU_EXPECT(CUDA_ERROR_UNSUPPORTED_PTX_VERSION, cuLibraryGetKernel(&k, lib, "k"));
+  CUmodule m = nullptr;
+  CU_EXPECT(CUDA_ERROR_UNSUPPORTED_PTX_VERSION, cuLibraryGetModule(&m, lib));
+  CU_EXPECT_OK(cuLibraryUnload(lib));
 }
 
 // ---- __managed__ variables -----------------------------------------------------------------------------------------
@@ -329,10 +338,11 @@ TEST_F(api_launch_Cluster, PotentialSizeIsPortableByDefault) {
   EXPECT_LE(nonPortable, 16);
 }
 
-TEST_F(api_launch_Cluster, ActiveClustersNeedAClusterSize) {
+// Measured on an H200 (driver 580): a kernel without a cluster shape, launched without one, fits no clusters.
+TEST_F(api_launch_Cluster, ActiveClustersWithoutAClusterSizeAreZero) {
   int clusters = -1;
-  EXPECT_NE(CUDA_SUCCESS, cuOccupancyMaxActiveClusters(&clusters, vadd, &cfg))
-      << "neither the function nor the configuration gives a cluster size";
+  CU_EXPECT_OK(cuOccupancyMaxActiveClusters(&clusters, vadd, &cfg));
+  EXPECT_EQ(clusters, 0) << "neither the function nor the configuration gives a cluster size";
 }
 
 TEST_F(api_launch_Cluster, ActiveClustersBoundedByTheDevice) {
@@ -359,7 +369,8 @@ TEST_F(api_launch_Cluster, NullArguments) {
   CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuOccupancyMaxActiveClusters(nullptr, vadd, &cfg));
 }
 
-// A kernel compiled with a cluster shape (.reqnctapercluster, __cluster_dims__) reports it; it cannot be changed.
+// A kernel compiled with a cluster shape (.reqnctapercluster, __cluster_dims__) reports it; it cannot be changed,
+// and launches use it. Measured on an H200 (driver 580).
 TEST_F(api_launch_Cluster, CompiledClusterShape) {
   const char* ptx =
       ".version 7.8\n.target sm_90\n.address_size 64\n"
@@ -375,10 +386,26 @@ TEST_F(api_launch_Cluster, CompiledClusterShape) {
   EXPECT_EQ(w, 2);
   EXPECT_EQ(h, 1);
   EXPECT_EQ(d, 1);
-  CU_EXPECT(CUDA_ERROR_NOT_PERMITTED, cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, 4));
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, 4));
+  CU_EXPECT_OK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, 2)) << "the value it already has";
   int size = 0;
   CU_EXPECT_OK(cuOccupancyMaxPotentialClusterSize(&size, f, &cfg));
-  EXPECT_EQ(size, 2) << "the required cluster size";
+  EXPECT_EQ(size, 8) << "the compiled shape does not limit the potential size";
+  int clusters = 0;
+  CU_EXPECT_OK(cuOccupancyMaxActiveClusters(&clusters, f, &cfg));
+  EXPECT_GT(clusters, 0) << "the compiled shape gives the cluster size";
+  CU_EXPECT_OK(cuLaunchKernelEx(&cfg, f, nullptr, nullptr)) << "launched with its compiled shape";
+  CU_EXPECT_OK(cuCtxSynchronize());
+  CUlaunchAttribute attr{};
+  attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  attr.value.clusterDim.x = 4;
+  attr.value.clusterDim.y = attr.value.clusterDim.z = 1;
+  CUlaunchConfig conflicting = cfg;
+  conflicting.attrs = &attr;
+  conflicting.numAttrs = 1;
+  CU_EXPECT(CUDA_ERROR_INVALID_CLUSTER_SIZE, cuLaunchKernelEx(&conflicting, f, nullptr, nullptr));
+  CU_EXPECT(CUDA_ERROR_INVALID_CLUSTER_SIZE, cuOccupancyMaxActiveClusters(&clusters, f, &conflicting));
+  CU_EXPECT_OK(cuCtxSynchronize());
   CU_EXPECT_OK(cuModuleUnload(m));
 }
 

@@ -175,6 +175,11 @@ Expected<PtxText> bestPtx(const fatbin::Container& container, uint32_t cc, const
   }
   auto text = fatbin::entryPayload(container, *best);
   if (!text) return text.takeError();
+  // Driver 580 answers CUDA_ERROR_UNKNOWN for a PTX entry without text (measured on an H200 with a fatbinary cut
+  // inside its first entry header).
+  if (text->empty() || text->front() == '\0')
+    return makeError(CUDA_ERROR_UNKNOWN, fmt::format("{}: the fatbinary's PTX entry for {} is empty",
+                                                     describeImageLocation(image), entryArchName(*best)));
   PtxText ptx;
   ptx.text = std::move(*text);
   ptx.arch = best->arch;

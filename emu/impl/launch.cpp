@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 namespace cuemu {
 namespace {
@@ -35,6 +36,11 @@ CUresult launchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsig
   return launch(f, {gx, gy, gz}, {bx, by, bz}, shared, stream, kernelParams, extra, perThread, false);
 }
 
+// Blocks in the cluster shape the kernel requires; 0 when it requires none.
+int requiredClusterSize(const Function& f) {
+  return f.requiredClusterWidth.load() * f.requiredClusterHeight.load() * f.requiredClusterDepth.load();
+}
+
 CUresult launchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kernelParams, void** extra, bool perThread) {
   if (!config) return CUDA_ERROR_INVALID_VALUE;
   if (config->numAttrs && !config->attrs) return CUDA_ERROR_INVALID_VALUE;
@@ -48,6 +54,13 @@ CUresult launchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kerne
         const auto& d = a.value.clusterDim;
         if (!d.x || !d.y || !d.z || config->gridDimX % d.x || config->gridDimY % d.y || config->gridDimZ % d.z)
           return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+        // A kernel with a required shape launches only with that shape (driver 580, measured on an H200).
+        if (auto function = resolveFunction(f); function && requiredClusterSize(**function)) {
+          const Function& fn = **function;
+          if (int(d.x) != fn.requiredClusterWidth.load() || int(d.y) != fn.requiredClusterHeight.load() ||
+              int(d.z) != fn.requiredClusterDepth.load())
+            return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+        }
         break;
       }
       default:
@@ -106,10 +119,6 @@ constexpr int kSmsPerGpc = 16;
 constexpr int kPortableClusterSize = 8;
 constexpr int kNonPortableClusterSize = 16;
 
-int requiredClusterSize(const Function& f) {
-  return f.requiredClusterWidth.load() * f.requiredClusterHeight.load() * f.requiredClusterDepth.load();
-}
-
 int clusterSizeLimit(const Function& f) {
   return f.nonPortableClusterAllowed.load() ? kNonPortableClusterSize : kPortableClusterSize;
 }
@@ -131,10 +140,8 @@ CUresult maxPotentialClusterSize(int* clusterSize, CUfunction func, const CUlaun
   const Function& f = **function;
   auto blocksPerSm = clusterBlocksPerSm(f, *config);
   if (!blocksPerSm) return blocksPerSm.error().code;
-  if (int required = requiredClusterSize(f)) {
-    *clusterSize = required;
-    return CUDA_SUCCESS;
-  }
+  // A shape compiled into the kernel does not limit the answer (driver 580 reports 8 for a kernel compiled with
+  // .reqnctapercluster 2,1,1; measured on an H200).
   *clusterSize = std::min(clusterSizeLimit(f), *blocksPerSm * kSmsPerGpc);
   return CUDA_SUCCESS;
 }
@@ -154,7 +161,12 @@ CUresult maxActiveClusters(int* numClusters, CUfunction func, const CUlaunchConf
   int required = requiredClusterSize(f);
   if (required && size && size != required) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
   if (!size) size = required;
-  if (!size || size > clusterSizeLimit(f)) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  if (!size) {
+    // Neither the kernel nor the configuration asks for clusters: none fit (driver 580 answers success and 0).
+    *numClusters = 0;
+    return CUDA_SUCCESS;
+  }
+  if (size > clusterSizeLimit(f)) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
   auto blocksPerSm = clusterBlocksPerSm(f, *config);
   if (!blocksPerSm) return blocksPerSm.error().code;
   int gpcs = std::max(1, f.module().context().device().profile().smCount / kSmsPerGpc);
@@ -209,12 +221,13 @@ CUresult setFunctionAttribute(Function& f, CUfunction_attribute attribute, int v
     case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
     case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
     case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH: {
-      // A shape fixed at compile time (__cluster_dims__) cannot be changed; the shape is checked at launch.
-      if (f.compiledClusterDims) return CUDA_ERROR_NOT_PERMITTED;
       if (value < 0) return CUDA_ERROR_INVALID_VALUE;
       auto& slot = attribute == CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH    ? f.requiredClusterWidth
                    : attribute == CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT ? f.requiredClusterHeight
                                                                             : f.requiredClusterDepth;
+      // A shape fixed at compile time (__cluster_dims__) can only be set to what it already is (driver 580
+      // answers CUDA_ERROR_INVALID_VALUE for another value; measured on an H200).
+      if (f.compiledClusterDims) return value == slot.load() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
       slot = value;
       return CUDA_SUCCESS;
     }
@@ -263,6 +276,67 @@ CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned
                                    unsigned int sharedMemBytes, CUstream hStream, void** kernelParams) {
   return launch(f, {gridDimX, gridDimY, gridDimZ}, {blockDimX, blockDimY, blockDimZ}, sharedMemBytes, hStream,
                 kernelParams, nullptr, false, true);
+}
+// Launches one cooperative kernel per device. Unless the flags say otherwise, each launch waits for the work
+// already queued in every listed stream, and later work in every listed stream waits for all the kernels; cuemu
+// builds both barriers from events recorded in each stream's own context.
+CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS* launchParamsList, unsigned int numDevices,
+                                              unsigned int flags) {
+  constexpr unsigned kKnownFlags =
+      CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_PRE_LAUNCH_SYNC | CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_POST_LAUNCH_SYNC;
+  if (!launchParamsList || !numDevices || (flags & ~kKnownFlags)) return CUDA_ERROR_INVALID_VALUE;
+  std::vector<CUcontext> contexts(numDevices);
+  std::vector<CUdevice> devices(numDevices);
+  for (unsigned i = 0; i < numDevices; ++i) {
+    const CUDA_LAUNCH_PARAMS& p = launchParamsList[i];
+    // The legacy and per-thread default streams name no device: each launch needs a stream of its own.
+    if (!p.hStream || p.hStream == CU_STREAM_LEGACY || p.hStream == CU_STREAM_PER_THREAD)
+      return CUDA_ERROR_INVALID_HANDLE;
+    if (CUresult r = impl::cuStreamGetCtx(p.hStream, &contexts[i])) return r;
+    if (CUresult r = impl::cuCtxPushCurrent_v2(contexts[i])) return r;
+    CUresult r = impl::cuCtxGetDevice(&devices[i]);
+    impl::cuCtxPopCurrent_v2(nullptr);
+    if (r) return r;
+    for (unsigned j = 0; j < i; ++j)
+      if (devices[j] == devices[i]) return CUDA_ERROR_INVALID_DEVICE;  // one launch per device
+    const CUDA_LAUNCH_PARAMS& first = launchParamsList[0];
+    if (p.gridDimX != first.gridDimX || p.gridDimY != first.gridDimY || p.gridDimZ != first.gridDimZ ||
+        p.blockDimX != first.blockDimX || p.blockDimY != first.blockDimY || p.blockDimZ != first.blockDimZ ||
+        p.sharedMemBytes != first.sharedMemBytes)
+      return CUDA_ERROR_INVALID_VALUE;  // every device runs the same configuration
+  }
+  // Makes every listed stream wait for what is queued in all the others at this point.
+  auto crossWait = [&]() -> CUresult {
+    if (numDevices < 2) return CUDA_SUCCESS;
+    std::vector<CUevent> marks(numDevices, nullptr);
+    CUresult result = CUDA_SUCCESS;
+    for (unsigned i = 0; i < numDevices && !result; ++i) {
+      impl::cuCtxPushCurrent_v2(contexts[i]);
+      result = impl::cuEventCreate(&marks[i], CU_EVENT_DISABLE_TIMING);
+      if (!result) result = impl::cuEventRecord(marks[i], launchParamsList[i].hStream);
+      impl::cuCtxPopCurrent_v2(nullptr);
+    }
+    for (unsigned i = 0; i < numDevices && !result; ++i)
+      for (unsigned j = 0; j < numDevices && !result; ++j)
+        if (i != j) result = impl::cuStreamWaitEvent(launchParamsList[i].hStream, marks[j], 0);
+    for (unsigned i = 0; i < numDevices; ++i)
+      if (marks[i]) impl::cuEventDestroy_v2(marks[i]);
+    return result;
+  };
+  if (!(flags & CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_PRE_LAUNCH_SYNC))
+    if (CUresult r = crossWait()) return r;
+  for (unsigned i = 0; i < numDevices; ++i) {
+    const CUDA_LAUNCH_PARAMS& p = launchParamsList[i];
+    impl::cuCtxPushCurrent_v2(contexts[i]);
+    CUresult r = impl::cuLaunchCooperativeKernel(p.function, p.gridDimX, p.gridDimY, p.gridDimZ, p.blockDimX,
+                                                 p.blockDimY, p.blockDimZ, p.sharedMemBytes, p.hStream,
+                                                 p.kernelParams);
+    impl::cuCtxPopCurrent_v2(nullptr);
+    if (r) return r;
+  }
+  if (!(flags & CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_POST_LAUNCH_SYNC))
+    if (CUresult r = crossWait()) return r;
+  return CUDA_SUCCESS;
 }
 CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
                                         unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,

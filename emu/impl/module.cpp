@@ -86,10 +86,15 @@ CUresult loadLibrary(CUlibrary* out, const void* code, std::string name, size_t 
   if (!compiled) {
     CUEMU_ERROR("library load failed: {}", compiled.error().message);
     reportJit(*jit, compiled.error().message, "", 0);
-    // Driver 580 accepts bytes that begin like an ELF file but are no cubin, and fails each use of the library.
+    // Driver 580 (measured on an H200) accepts two kinds of bad input and fails each use of the library instead:
+    // bytes that begin like an ELF file but are no cubin, and PTX of a newer ISA than it compiles (the library
+    // then has no kernels, and getting a kernel or the module answers CUDA_ERROR_UNSUPPORTED_PTX_VERSION).
     const auto* bytes = static_cast<const unsigned char*>(code);
     bool elfLooking = bytes[0] == 0x7f && bytes[1] == 'E' && bytes[2] == 'L' && bytes[3] == 'F';  // stops at a NUL
-    if (!elfLooking || compiled.error().code != CUDA_ERROR_INVALID_IMAGE) return compiled.error().code;
+    CUresult failure = compiled.error().code;
+    bool deferred =
+        (elfLooking && failure == CUDA_ERROR_INVALID_IMAGE) || failure == CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
+    if (!deferred) return failure;
     library = std::make_shared<Library>(compiled.takeError());
   } else {
     jit->applyTo(*compiled);
