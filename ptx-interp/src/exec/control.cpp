@@ -71,14 +71,6 @@ const Op* doReturn(Warp& w, const StackEntry& e, uint32_t m) {
   return e.pc;
 }
 
-// Lanes that arrived at a barrier on one side of a divergent branch were set aside (a Pending entry) while the
-// other side ran; when they come back before the barrier completed, the warp waits for it.
-const Op* waitParked(Warp& w, const Op* pc) {
-  w.state = WarpState::AtBarrier;
-  w.pc = pc;
-  return nullptr;
-}
-
 }  // namespace
 
 const Op* resumeNext(Warp& w) {
@@ -102,7 +94,6 @@ const Op* resumeNext(Warp& w) {
     }
     if (m == 0) continue;
     setActive(w, m);
-    if (m & w.barrierParked) [[unlikely]] return waitParked(w, e.pc);
     return e.pc;
   }
   setActive(w, 0);
@@ -192,9 +183,11 @@ const Op* diverge(Warp& w, const Op* op, uint32_t taken, const Op* target) {
     setActive(w, taken);
     return jump(w, op, target);
   }
-  w.stack.push_back(StackEntry{StackEntry::Pending, notTaken, r, ft, 0, 0, 0, 0});
-  setActive(w, taken);
-  return jump(w, op, target);
+  // Both sides run before the join: the fall-through side first, as the GPU does (measured on an H200 through a
+  // barrier reached on both sides of an if/else, where the order is visible).
+  w.stack.push_back(StackEntry{StackEntry::Pending, taken, r, target, 0, 0, 0, 0});
+  setActive(w, notTaken);
+  return ft;
 }
 
 // Pops the reconvergence entries waiting for `op`; returns where to continue.
@@ -212,7 +205,6 @@ inline const Op* popAt(Warp& w, const Op* op, const Op* next) {
     w.stack.pop_back();
     if (m == 0) continue;
     setActive(w, m);
-    if (m & w.barrierParked) [[unlikely]] return waitParked(w, pc);
     return pc;
   }
   return next;
@@ -222,14 +214,6 @@ void releaseBarrier(Cta& cta, uint32_t id) {
   Barrier& b = cta.barriers[id];
   uint32_t result = 0;
   for (Warp& x : cta.warps) {
-    if (x.barrierParked && x.barrierId == id) {
-      if (x.barrierDst) {  // the parked lanes' bar.red result (same destination register on both paths)
-        uint32_t v = x.barrierRedOp == 1 ? b.redPopc : x.barrierRedOp == 2 ? b.redAnd : b.redOr;
-        if (x.barrierRedOp == 1) h::forActive(x.barrierParked, [&](int i) { R<uint32_t>(x, x.barrierDst)[i] = v; });
-        else if (x.barrierRedOp) h::forActive(x.barrierParked, [&](int i) { R<uint8_t>(x, x.barrierDst)[i] = uint8_t(v); });
-      }
-      x.barrierParked = 0;
-    }
     if (x.state == WarpState::AtBarrier && x.barrierId == id) {
       if (x.barrierDst) {
         switch (x.barrierRedOp) {
@@ -256,8 +240,9 @@ void releaseBarrier(Cta& cta, uint32_t id) {
 
 
 // A barrier completes when the expected number of threads arrived (bar.sync with a count: that many; without:
-// every thread that has not exited). Threads count, as on sm_70+: a warp whose paths diverged arrives once per
-// path.
+// every thread that has not exited). A warp arrives with all its threads that have not exited, even when only one
+// side of a divergent branch reached the barrier: measured on an H200 (bar.sync 0 on both sides of an even/odd
+// branch in a 128-thread CTA completes when the first side of every warp arrived).
 bool barrierComplete(const Cta& cta, const Barrier& b) {
   uint32_t need = b.expected ? b.expected : cta.liveThreads;
   return b.arrived >= need && b.arrived > 0;
@@ -427,7 +412,7 @@ const Op* barSync(Warp& w, const Op* op) {
     });
   }
   b.waiting += 1;
-  b.arrived += uint32_t(std::popcount(w.exec));
+  b.arrived += uint32_t(std::popcount(w.alive));
   if (kind == 1) {  // arrive: no wait
     if (barrierComplete(cta, b)) releaseBarrier(cta, id);
     return op + 1;
@@ -435,21 +420,6 @@ const Op* barSync(Warp& w, const Op* op) {
   w.barrierId = id;
   w.barrierDst = kind >= 2 ? op->d : 0;
   w.barrierRedOp = uint8_t(kind >= 2 ? kind - 1 : 0);
-  if (!barrierComplete(cta, b) && w.exec == w.active && !w.stack.empty()) {
-    // Divergent arrival: if the other side of the branch has not run yet, set these lanes aside (they resume
-    // after the barrier, as that side's Pending entry) and run the other side, which may arrive too.
-    StackEntry& top = w.stack.back();
-    uint32_t other = top.mask & w.alive;
-    if (top.kind == StackEntry::Pending && other && !(other & w.barrierParked)) {
-      const Op* otherPc = top.pc;
-      top.mask = w.active;
-      top.pc = op + 1;
-      w.barrierParked |= w.active;
-      w.active = other;
-      w.exec = other;
-      return otherPc;
-    }
-  }
   w.state = WarpState::AtBarrier;
   w.pc = op + 1;
   if (barrierComplete(cta, b)) {

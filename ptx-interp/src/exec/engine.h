@@ -174,7 +174,6 @@ struct Warp {
   uint32_t barrierId = 0;    // when AtBarrier
   uint32_t barrierDst = 0;   // bar.red destination register (0 = none)
   uint8_t barrierRedOp = 0;
-  uint32_t barrierParked = 0;  // lanes that arrived at barrier barrierId on a divergent path (Pending on the stack)
   std::vector<StackEntry> stack;
   std::vector<uint8_t> spill;  // saved register regions of recursive calls
   alignas(64) uint8_t carry[32];

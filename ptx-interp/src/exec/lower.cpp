@@ -322,6 +322,7 @@ class KernelLowerer {
   void lowerCvt(const Instruction& in);
   void lowerLdSt(const Instruction& in, bool isStore);
   void lowerAtom(const Instruction& in, bool isRed);
+  void lowerVectorAtom(const Instruction& in, bool isRed, mem::AOp aop);
   void lowerCall(const Instruction& in);
   void lowerDirectCall(uint32_t calleeIr, const std::vector<const Operand*>& args,
                        const std::vector<const Operand*>& rets);
@@ -1251,7 +1252,7 @@ void KernelLowerer::lowerAtom(const Instruction& in, bool isRed) {
     default: return unsupported(in, "atomic operation");
   }
   Type t = in.type();
-  if (in.vec) return unsupported(in, "vector atomics");
+  if (in.vec) return lowerVectorAtom(in, isRed, aop);
   unsigned k = 0;
   Dst d;
   bool hasDst = !isRed;
@@ -1270,6 +1271,45 @@ void KernelLowerer::lowerAtom(const Instruction& in, bool isRed) {
   op.b = b;
   op.c = c;
   if (hasDst) finish(d);
+}
+
+// atom/red.vN (sm_90: f16/bf16 x2..x8, f32 x2/x4 with add, min, max): each element is its own atomic operation
+// (the ISA makes no promise for the vector as a whole), so it lowers to one scalar atomic per element.
+void KernelLowerer::lowerVectorAtom(const Instruction& in, bool isRed, mem::AOp aop) {
+  Type t = in.type();
+  unsigned n = in.vec;
+  unsigned k = 0;
+  const Operand* dstVec = isRed ? nullptr : &opnd(in, k++);
+  Addr a = address(in, opnd(in, k++));
+  const Operand& srcVec = opnd(in, k++);
+  auto isVectorOf = [&](const Operand& o) { return o.kind == OperandKind::Vector && o.value == int64_t(n); };
+  if ((dstVec && !isVectorOf(*dstVec)) || !isVectorOf(srcVec)) fail(line_, "vector operand expected");
+  if (a.space == mem::Param || a.space == mem::Local || a.space == mem::Frame)
+    return unsupported(in, "atomics on this state space");
+  Handler hnd = atomHandler(a.space, a.baseSize, t, aop);
+  if (!hnd) return unsupported(in, "vector atomic type");
+  // The elements run one after another: a destination that is also a later element's source would be read after
+  // it was written.
+  if (dstVec)
+    for (unsigned e = 0; e < n; ++e)
+      for (unsigned later = e + 1; later < n; ++later) {
+        const Operand& d = fn_->elems[dstVec->index + e];
+        const Operand& b = fn_->elems[srcVec.index + later];
+        if (d.kind == OperandKind::Reg && b.kind == OperandKind::Reg && d.index == b.index)
+          return unsupported(in, "a vector atomic whose destination element is a later source element");
+      }
+  for (unsigned e = 0; e < n; ++e) {
+    uint32_t b = src(fn_->elems[srcVec.index + e], t);
+    Dst d;
+    if (dstVec) d = dst(fn_->elems[dstVec->index + e], t);
+    Op& op = emit(hnd);
+    op.d = dstVec ? d.off : 0;
+    op.a = a.base;
+    op.imm = a.imm + int64_t(e * ptx::typeSize(t));
+    op.b = b;
+    op.c = kZeroReg;
+    if (dstVec) finish(d);
+  }
 }
 
 void KernelLowerer::lowerCompare(const Instruction& in) {

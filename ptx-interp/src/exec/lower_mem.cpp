@@ -159,8 +159,16 @@ template <Space S, class A> Handler atomFor(Type t, mem::AOp op) {
     case Type::s64: return atomOps<S, A, int64_t>(op);
     case Type::f32: return atomOps<S, A, float>(op);
     case Type::f64: return atomOps<S, A, double>(op);
-    case Type::f16: return op == mem::AAdd ? &mem::atom<S, A, uint16_t, mem::AAddF16> : nullptr;
-    case Type::bf16: return op == mem::AAdd ? &mem::atom<S, A, uint16_t, mem::AAddBF16> : nullptr;
+    case Type::f16:
+      return op == mem::AAdd   ? &mem::atom<S, A, uint16_t, mem::AAddF16>
+             : op == mem::AMin ? &mem::atom<S, A, uint16_t, mem::AMinF16>
+             : op == mem::AMax ? &mem::atom<S, A, uint16_t, mem::AMaxF16>
+                               : nullptr;
+    case Type::bf16:
+      return op == mem::AAdd   ? &mem::atom<S, A, uint16_t, mem::AAddBF16>
+             : op == mem::AMin ? &mem::atom<S, A, uint16_t, mem::AMinBF16>
+             : op == mem::AMax ? &mem::atom<S, A, uint16_t, mem::AMaxBF16>
+                               : nullptr;
     case Type::f16x2: return op == mem::AAdd ? &mem::atom<S, A, uint32_t, mem::AAddF16x2> : nullptr;
     case Type::bf16x2: return op == mem::AAdd ? &mem::atom<S, A, uint32_t, mem::AAddBF16x2> : nullptr;
     case Type::b128:

@@ -237,11 +237,24 @@ template <class M, class D> const Op* ldParamUniform(Warp& w, const Op* op) {
 
 enum AOp : uint8_t { AAdd, AMin, AMax, AInc, ADec, AAnd, AOr, AXor, AExch, ACas,
                      // add on f16/bf16 bit patterns (T = uint16_t) and packed pairs (T = uint32_t), .noftz
-                     AAddF16, AAddBF16, AAddF16x2, AAddBF16x2 };
+                     AAddF16, AAddBF16, AAddF16x2, AAddBF16x2,
+                     // min/max on f16/bf16 bit patterns: the elements of vector atomics (atom.v2.f16.min ...)
+                     AMinF16, AMaxF16, AMinBF16, AMaxBF16 };
 
 template <bool BF> PTX_HOT uint16_t addHalfBits(uint16_t x, uint16_t y) {
   if constexpr (BF) return num::doubleToBf16(double(num::bf16ToFloat(x)) + double(num::bf16ToFloat(y)));
   else return num::doubleToHalf(double(num::halfToFloat(x)) + double(num::halfToFloat(y)));
+}
+
+// min/max of two half-precision bit patterns: one NaN operand gives the other, two give the canonical NaN, and
+// -0 is below +0.
+template <bool BF, bool Max> PTX_HOT uint16_t minMaxHalfBits(uint16_t x, uint16_t y) {
+  float fx = BF ? num::bf16ToFloat(x) : num::halfToFloat(x), fy = BF ? num::bf16ToFloat(y) : num::halfToFloat(y);
+  if (fx != fx && fy != fy) return 0x7fff;
+  if (fx != fx) return y;
+  if (fy != fy) return x;
+  if (fx == fy) return Max ? uint16_t(x & y) : uint16_t(x | y);  // equal values differ at most in the sign of 0
+  return (fx < fy) != Max ? x : y;
 }
 
 template <class T, AOp O> PTX_HOT T combine(T old, T b) {
@@ -266,6 +279,8 @@ template <class T, AOp O> PTX_HOT T combine(T old, T b) {
     return T(old ^ b);
   } else if constexpr (O == AAddF16 || O == AAddBF16) {
     return T(addHalfBits<O == AAddBF16>(uint16_t(old), uint16_t(b)));
+  } else if constexpr (O == AMinF16 || O == AMaxF16 || O == AMinBF16 || O == AMaxBF16) {
+    return T(minMaxHalfBits<O == AMinBF16 || O == AMaxBF16, O == AMaxF16 || O == AMaxBF16>(uint16_t(old), uint16_t(b)));
   } else if constexpr (O == AAddF16x2 || O == AAddBF16x2) {
     constexpr bool bf = O == AAddBF16x2;
     return T(uint32_t(addHalfBits<bf>(uint16_t(old), uint16_t(b))) |
