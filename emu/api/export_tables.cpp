@@ -108,26 +108,25 @@ static_assert(sizeof(RuntimeInterfaceTable) == 13 * sizeof(void*));
 alignas(16) uint8_t g_toolsBuffer1[1024];
 alignas(16) uint8_t g_toolsBuffer2[14];
 
-CUresult toolsBuffer1(void** buffer, size_t* size) {
-  if (!buffer || !size) return traced("EXPORT_TABLE[tools hooks][2] buffer", "()", CUDA_ERROR_INVALID_VALUE);
-  *buffer = g_toolsBuffer1;
-  *size = sizeof g_toolsBuffer1;
-  return traced("EXPORT_TABLE[tools hooks][2] buffer", "(buffer, size)", CUDA_SUCCESS, *buffer, *size);
-}
-CUresult toolsBuffer2(void** buffer, size_t* size) {
-  if (!buffer || !size) return traced("EXPORT_TABLE[tools hooks][6] buffer", "()", CUDA_ERROR_INVALID_VALUE);
-  *buffer = g_toolsBuffer2;
-  *size = sizeof g_toolsBuffer2;
-  return traced("EXPORT_TABLE[tools hooks][6] buffer", "(buffer, size)", CUDA_SUCCESS, *buffer, *size);
+constexpr const char* kToolsHookNames[] = {
+    "", "EXPORT_TABLE[tools hooks][1]", "EXPORT_TABLE[tools hooks][2] buffer", "EXPORT_TABLE[tools hooks][3]",
+    "EXPORT_TABLE[tools hooks][4]", "EXPORT_TABLE[tools hooks][5]", "EXPORT_TABLE[tools hooks][6] buffer"};
+
+template <int Slot, auto& Buffer>
+CUresult toolsBuffer(void** buffer, size_t* size) {
+  if (!buffer || !size) return traced(kToolsHookNames[Slot], "()", CUDA_ERROR_INVALID_VALUE);
+  *buffer = Buffer;
+  *size = sizeof Buffer;
+  return traced(kToolsHookNames[Slot], "(buffer, size)", CUDA_SUCCESS, *buffer, *size);
 }
 
 // Slots 1, 3, 4 and 5 report API entry/exit to an attached profiler. Some runtime APIs (cudaGetDeviceProperties,
 // cudaLaunchHostFunc, cudaLaunchCooperativeKernel) call slot 4 without checking it, so every slot is a function;
 // with no profiler there is nothing to report.
-CUresult toolsHook1(void* a, void* b) { return traced("EXPORT_TABLE[tools hooks][1]", "(a, b)", CUDA_SUCCESS, a, b); }
-CUresult toolsHook3(void* a, void* b) { return traced("EXPORT_TABLE[tools hooks][3]", "(a, b)", CUDA_SUCCESS, a, b); }
-CUresult toolsHook4(void* a, void* b) { return traced("EXPORT_TABLE[tools hooks][4]", "(a, b)", CUDA_SUCCESS, a, b); }
-CUresult toolsHook5(void* a, void* b) { return traced("EXPORT_TABLE[tools hooks][5]", "(a, b)", CUDA_SUCCESS, a, b); }
+template <int Slot>
+CUresult toolsHook(void* a, void* b) {
+  return traced(kToolsHookNames[Slot], "(a, b)", CUDA_SUCCESS, a, b);
+}
 
 struct ToolsCallbackHooksTable {
   size_t size;
@@ -139,21 +138,27 @@ struct ToolsCallbackHooksTable {
   ToolsBufferFn slot6;
 };
 constinit const ToolsCallbackHooksTable g_toolsCallbackHooks = {
-    sizeSlot<ToolsCallbackHooksTable>(), toolsHook1, toolsBuffer1, toolsHook3, toolsHook4, toolsHook5, toolsBuffer2};
+    sizeSlot<ToolsCallbackHooksTable>(), toolsHook<1>, toolsBuffer<2, g_toolsBuffer1>, toolsHook<3>, toolsHook<4>,
+    toolsHook<5>, toolsBuffer<6, g_toolsBuffer2>};
 static_assert(sizeof(ToolsCallbackHooksTable) == 7 * sizeof(void*));
 
 // --- Tools thread-local storage (42d85a81...): 3 slots. cudaGetDeviceProperties, cudaLaunchHostFunc and
 // cudaLaunchCooperativeKernel call slot 2 unconditionally with a zeroed record of the calling API; with no
 // profiler attached there is nothing to record, so both functions accept and succeed. ---
-CUresult toolsTls1(void* record) { return traced("EXPORT_TABLE[tools thread-local][1]", "(record)", CUDA_SUCCESS, record); }
-CUresult toolsTls2(void* record) { return traced("EXPORT_TABLE[tools thread-local][2]", "(record)", CUDA_SUCCESS, record); }
+constexpr const char* kToolsTlsNames[] = {"", "EXPORT_TABLE[tools thread-local][1]",
+                                          "EXPORT_TABLE[tools thread-local][2]"};
+
+template <int Slot>
+CUresult toolsTls(void* record) {
+  return traced(kToolsTlsNames[Slot], "(record)", CUDA_SUCCESS, record);
+}
 
 struct ToolsTlsTable {
   size_t size;
   ToolsTlsFn slot1;
   ToolsTlsFn slot2;
 };
-constinit const ToolsTlsTable g_toolsTls = {sizeSlot<ToolsTlsTable>(), toolsTls1, toolsTls2};
+constinit const ToolsTlsTable g_toolsTls = {sizeSlot<ToolsTlsTable>(), toolsTls<1>, toolsTls<2>};
 
 // --- The table of unknown purpose (f8cff951...) that the runtime asks for but never reads. ---
 struct UnknownTable {

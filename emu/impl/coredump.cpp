@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 
@@ -24,10 +25,15 @@ struct CoredumpSettings {
   int generationFlags = CU_COREDUMP_DEFAULT_FLAGS;
 };
 
+struct ContextSettings {
+  std::weak_ptr<Context> context;
+  CoredumpSettings settings;
+};
+
 struct CoredumpState {
   std::mutex mutex;
   CoredumpSettings global;
-  std::map<unsigned long long, CoredumpSettings> perContext;  // by context id
+  std::map<unsigned long long, ContextSettings> perContext;  // by context id; destroyed contexts are pruned
 };
 
 bool envTrue(const char* name) {
@@ -117,8 +123,13 @@ CUresult withContextSettings(Fn&& fn) {
   if (!context) return context.error().code;
   CoredumpState& s = state();
   std::lock_guard lock(s.mutex);
-  auto [it, inserted] = s.perContext.try_emplace((*context)->id(), s.global);
-  return fn(it->second);
+  // Settings of contexts destroyed since (or primary contexts reset) go: a context starts afresh.
+  std::erase_if(s.perContext, [](const auto& entry) {
+    auto owner = entry.second.context.lock();
+    return !owner || !owner->isAlive();
+  });
+  auto [it, inserted] = s.perContext.try_emplace((*context)->id(), ContextSettings{*context, s.global});
+  return fn(it->second.settings);
 }
 
 }  // namespace
