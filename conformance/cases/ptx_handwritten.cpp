@@ -147,13 +147,17 @@ std::vector<HandCase> ControlCases() {
        2, 64, Each([](unsigned i) { return 2 * i + 7; }), "sm_75",
        ".extern .func (.param .b64 func_retval0) malloc(.param .b64 malloc_param_0);\n"
        ".extern .func free(.param .b64 free_param_0);\n"},
-      // sm_70+: bar.sync counts threads, so the two sides of a divergent branch may each reach their own bar.sync
+      // bar.sync on both sides of an even/odd branch: a warp arrives with all its threads when its first side
+      // reaches the barrier, so the barrier completes before the second side ran (measured on an H200, where the
+      // fall-through side runs first): even threads read their odd neighbour's slot still unwritten (0xdead),
+      // odd threads read the value their even neighbour stored.
       {"bar_sync_divergent_sides",
-       "\tmov.u32 %r5, sh;\n\tshl.b32 %r6, %r4, 2;\n\tadd.u32 %r5, %r5, %r6;\n\tand.b32 %r7, %r4, 1;\n"
+       "\tmov.u32 %r5, sh;\n\tshl.b32 %r6, %r4, 2;\n\tadd.u32 %r5, %r5, %r6;\n\tst.shared.u32 [%r5], 0xdead;\n"
+       "\tbar.sync 0;\n\tand.b32 %r7, %r4, 1;\n"
        "\tsetp.eq.u32 %p1, %r7, 1;\n\t@%p1 bra ODD;\n\tmul.lo.u32 %r8, %r4, 5;\n\tst.shared.u32 [%r5], %r8;\n"
        "\tbar.sync 0;\n\tld.shared.u32 %r9, [%r5+4];\n\tbra.uni JOIN;\nODD:\n\tmul.lo.u32 %r8, %r4, 3;\n"
        "\tst.shared.u32 [%r5], %r8;\n\tbar.sync 0;\n\tld.shared.u32 %r9, [%r5+-4];\nJOIN:",
-       2, 128, Each([](unsigned i) { unsigned t = i % 128; return t % 2 ? (t - 1) * 5 : (t + 1) * 3; }), "sm_75",
+       2, 128, Each([](unsigned i) { unsigned t = i % 128; return t % 2 ? (t - 1) * 5 : 0xdeadu; }), "sm_75",
        ".shared .align 4 .b32 sh[128];\n"},
       {"exit_early",
        "\tmov.u32 %r9, 5;\n\tand.b32 %r5, %r1, 1;\n\tsetp.eq.u32 %p1, %r5, 1;\n\t@!%p1 bra CONT;\n"
