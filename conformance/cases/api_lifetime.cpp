@@ -282,8 +282,8 @@ TEST_F(api_launch_Faults, PrimaryResetDoesNotClearFault) {
 }
 
 // Which calls still answer once a fault poisoned the process. Measured facts (H200, driver 580): cuCtxDestroy,
-// cuCtxPushCurrent and cuCtxPopCurrent succeed; cuStreamDestroy returns the fault. The device queries below are
-// expectations (they do not touch the failed context); GPU run will confirm.
+// cuCtxPushCurrent, cuCtxPopCurrent and cuGraphCreate succeed; cuStreamDestroy returns the fault. The device
+// queries below are expectations (they do not touch the failed context); GPU run will confirm.
 TEST_F(api_launch_Faults, WhatStillAnswersAfterAFault) {
   CUstream s;
   CU_ASSERT_OK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
@@ -307,7 +307,8 @@ TEST_F(api_launch_Faults, WhatStillAnswersAfterAFault) {
   CU_EXPECT(CUDA_ERROR_ILLEGAL_ADDRESS, cuEventRecord(e, nullptr));
   CU_EXPECT(CUDA_ERROR_ILLEGAL_ADDRESS, cuStreamSynchronize(nullptr));
   CUgraph g = nullptr;
-  CU_EXPECT(CUDA_ERROR_ILLEGAL_ADDRESS, cuGraphCreate(&g, 0));
+  CU_EXPECT_OK(cuGraphCreate(&g, 0)) << "measured on an H200 (driver 580): a graph does not touch the context";
+  if (g) cuGraphDestroy(g);
 }
 
 TEST_F(api_launch_Faults, LaunchValidationErrorsDoNotPoison) {

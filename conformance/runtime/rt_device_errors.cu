@@ -32,7 +32,8 @@ int main() {
   void* p = nullptr;
   cudaError_t afterFault = cudaMalloc(&p, 16);
   ok = ok && afterFault == cudaErrorIllegalAddress;
-  cudaError_t reset = cudaDeviceReset();
+  cudaError_t reset = cudaDeviceReset();  // succeeds: it only drops the primary context
+  ok = ok && reset == cudaSuccess;
   cudaError_t afterReset = cudaMalloc(&p, 16);
   ok = ok && afterReset == cudaErrorDevicesUnavailable;  // the runtime cannot retain the poisoned device again
   std::printf("%s (%s, launch %s, fault %s, malloc after fault %s, reset %s, malloc after reset %s)\n",

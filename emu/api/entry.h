@@ -75,8 +75,10 @@ CUresult answerBeforeInit(const Args&... args) {
 
 // Entry points that still answer after a kernel fault poisoned the process (core/fault.h): error strings and
 // versions, device queries, the context stack, and releasing what the application holds. Measured on driver
-// 580: cuCtxDestroy, cuCtxPushCurrent and cuCtxPopCurrent succeed; cuCtxCreate, cuDevicePrimaryCtxRetain,
-// cuMemAlloc, cuEventCreate, cuStreamQuery, cuStreamDestroy and every synchronisation return the fault.
+// 580: cuCtxDestroy, cuCtxPushCurrent, cuCtxPopCurrent and cuGraphCreate succeed (a graph is a host object);
+// cuCtxGetApiVersion and cuDevicePrimaryCtxReset too, since cudaDeviceReset, which calls both, succeeds after a
+// fault; cuCtxCreate, cuDevicePrimaryCtxRetain, cuMemAlloc, cuEventCreate, cuStreamQuery, cuStreamDestroy and
+// every synchronisation return the fault.
 constexpr bool survivesProcessFault(ApiId id) {
   if (worksBeforeInit(id)) return true;
   switch (id) {
@@ -101,12 +103,15 @@ constexpr bool survivesProcessFault(ApiId id) {
     case ApiId::cuCtxPopCurrent_v2:
     case ApiId::cuCtxGetDevice:
     case ApiId::cuCtxGetDevice_v2:
+    case ApiId::cuCtxGetApiVersion:
     case ApiId::cuCtxDestroy:
     case ApiId::cuCtxDestroy_v2:
     case ApiId::cuDevicePrimaryCtxRelease:
     case ApiId::cuDevicePrimaryCtxRelease_v2:
     case ApiId::cuDevicePrimaryCtxReset:
     case ApiId::cuDevicePrimaryCtxReset_v2:
+    case ApiId::cuGraphCreate:
+    case ApiId::cuGraphDestroy:
       return true;
     default:
       return false;
