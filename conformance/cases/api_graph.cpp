@@ -301,8 +301,7 @@ TEST_F(api_graph, DestroyNodeRemovesItsEdges) {
   CU_EXPECT_OK(cuGraphGetEdges(graph, nullptr, nullptr, nullptr, &edges));
   EXPECT_EQ(nodes, 2u);
   EXPECT_EQ(edges, 0u);
-  CUgraphNodeType type;
-  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuGraphNodeGetType(b, &type)) << "expectation from docs; GPU run will confirm";
+  // A destroyed node's handle is not checked: driver 580 still answers cuGraphNodeGetType on it (use after free).
 }
 
 TEST_F(api_graph, DependencyFromAnotherGraph) {
@@ -466,7 +465,7 @@ TEST_F(api_graph, InstantiateWithParamsUploads) {
   EXPECT_EQ(ip.result_out, CUDA_GRAPH_INSTANTIATE_SUCCESS);
   cuuint64_t flags = 0;
   CU_EXPECT_OK(cuGraphExecGetFlags(exec, &flags));
-  EXPECT_EQ(flags, cuuint64_t(CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD));
+  EXPECT_EQ(flags, 0u) << "measured on an H200 (driver 580): the upload flag is not reported back";
   CU_EXPECT_OK(cuGraphLaunch(exec, stream));
   CU_EXPECT_OK(cuStreamSynchronize(stream));
   CU_EXPECT_OK(cuGraphExecDestroy(exec));

@@ -132,7 +132,9 @@ TEST_F(api_stream_CaptureGraph, ForkAndJoinThroughEvents) {
   CU_EXPECT_OK(cuEventDestroy(joinEvent));
 }
 
-TEST_F(api_stream_CaptureGraph, UnjoinedForkFailsAtEnd) {
+// Ending a capture on a stream that only joined it is refused and spoils the capture: the origin's end then
+// answers CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, not the unjoined fork's error (measured on an H200, driver 580).
+TEST_F(api_stream_CaptureGraph, EndingOnTheForkedStreamInvalidatesTheCapture) {
   CUevent e;
   CU_ASSERT_OK(cuEventCreate(&e, CU_EVENT_DISABLE_TIMING));
   CU_ASSERT_OK(cuStreamBeginCapture(s1, CU_STREAM_CAPTURE_MODE_GLOBAL));
@@ -141,6 +143,24 @@ TEST_F(api_stream_CaptureGraph, UnjoinedForkFailsAtEnd) {
   CU_ASSERT_OK(Fill(s2, p, 5, 128));
   CUgraph g = reinterpret_cast<CUgraph>(0x1);
   CU_EXPECT(CUDA_ERROR_STREAM_CAPTURE_UNMATCHED, cuStreamEndCapture(s2, &g)) << "the capture began on s1";
+  CU_EXPECT(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, cuStreamEndCapture(s1, &g));
+  EXPECT_EQ(g, nullptr);
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_ACTIVE;
+  CU_EXPECT_OK(cuStreamIsCapturing(s2, &status));
+  EXPECT_EQ(status, CU_STREAM_CAPTURE_STATUS_NONE);
+  CU_EXPECT_OK(cuEventDestroy(e));
+}
+
+// A fork that never joins the origin again fails the end of the capture. Expectation from applications' reports
+// of driver 580 (cudaStreamEndCapture answering 904 with an unjoined side stream); GPU run will confirm.
+TEST_F(api_stream_CaptureGraph, UnjoinedForkFailsAtEnd) {
+  CUevent e;
+  CU_ASSERT_OK(cuEventCreate(&e, CU_EVENT_DISABLE_TIMING));
+  CU_ASSERT_OK(cuStreamBeginCapture(s1, CU_STREAM_CAPTURE_MODE_GLOBAL));
+  CU_ASSERT_OK(cuEventRecord(e, s1));
+  CU_ASSERT_OK(cuStreamWaitEvent(s2, e, 0));
+  CU_ASSERT_OK(Fill(s2, p, 5, 128));
+  CUgraph g = reinterpret_cast<CUgraph>(0x1);
   CU_EXPECT(CUDA_ERROR_STREAM_CAPTURE_UNJOINED, cuStreamEndCapture(s1, &g));
   EXPECT_EQ(g, nullptr);
   CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_ACTIVE;
@@ -185,13 +205,29 @@ TEST_F(api_stream_CaptureGraph, CtxSynchronizeDuringCaptureIsUnsupported) {
   CU_EXPECT(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, cuStreamEndCapture(s1, &g));
 }
 
+// Measured on an H200 (driver 580), relaxed mode: querying an event recorded in the capture answers
+// CUDA_ERROR_CAPTURED_EVENT; waiting for it answers CUDA_ERROR_INVALID_VALUE and invalidates the capture.
 TEST_F(api_stream_CaptureGraph, CapturedEventCannotBeQueried) {
   CUevent e;
   CU_ASSERT_OK(cuEventCreate(&e, 0));
   CU_ASSERT_OK(cuStreamBeginCapture(s1, CU_STREAM_CAPTURE_MODE_RELAXED));
   CU_ASSERT_OK(cuEventRecord(e, s1));
   CU_EXPECT(CUDA_ERROR_CAPTURED_EVENT, cuEventQuery(e));
-  CU_EXPECT(CUDA_ERROR_CAPTURED_EVENT, cuEventSynchronize(e));
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuEventSynchronize(e));
+  CUgraph g = reinterpret_cast<CUgraph>(0x1);
+  CU_EXPECT(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, cuStreamEndCapture(s1, &g));
+  EXPECT_EQ(g, nullptr);
+  CU_EXPECT_OK(cuEventDestroy(e));
+}
+
+// The query alone leaves the capture usable: in the case above it is the wait that invalidates the capture.
+// expectation (the H200 run showed only that one of the two calls invalidates it); GPU run will confirm.
+TEST_F(api_stream_CaptureGraph, QueryingACapturedEventKeepsTheCapture) {
+  CUevent e;
+  CU_ASSERT_OK(cuEventCreate(&e, 0));
+  CU_ASSERT_OK(cuStreamBeginCapture(s1, CU_STREAM_CAPTURE_MODE_RELAXED));
+  CU_ASSERT_OK(cuEventRecord(e, s1));
+  CU_EXPECT(CUDA_ERROR_CAPTURED_EVENT, cuEventQuery(e));
   CUgraph g = nullptr;
   CU_EXPECT_OK(cuStreamEndCapture(s1, &g));
   if (g) cuGraphDestroy(g);
@@ -319,7 +355,9 @@ TEST_F(api_stream_CaptureGraph, CaptureIntoAnExistingGraph) {
   EXPECT_EQ(Read(100), 8u);
 }
 
-TEST_F(api_stream_CaptureGraph, LaunchingAGraphIntoACaptureAddsAChildGraph) {
+// Measured on an H200 (driver 580): an executable graph cannot be launched into a capturing stream (it does not
+// become a child-graph node). The launch does not run; the capture only needs ending afterwards.
+TEST_F(api_stream_CaptureGraph, LaunchingAGraphIntoACaptureIsUnsupported) {
   CUgraph inner;
   CU_ASSERT_OK(cuStreamBeginCapture(s1, CU_STREAM_CAPTURE_MODE_GLOBAL));
   CU_ASSERT_OK(Fill(s1, p, 12, 64));
@@ -327,16 +365,13 @@ TEST_F(api_stream_CaptureGraph, LaunchingAGraphIntoACaptureAddsAChildGraph) {
   CUgraphExec innerExec;
   CU_ASSERT_OK(cuGraphInstantiate(&innerExec, inner, 0));
   CU_ASSERT_OK(cuStreamBeginCapture(s2, CU_STREAM_CAPTURE_MODE_GLOBAL));
-  CU_ASSERT_OK(cuGraphLaunch(innerExec, s2));
+  CU_EXPECT(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, cuGraphLaunch(innerExec, s2));
   CUgraph outer = nullptr;
-  CU_ASSERT_OK(cuStreamEndCapture(s2, &outer));
+  CUresult end = cuStreamEndCapture(s2, &outer);  // not measured yet: cuemu invalidates the capture
+  EXPECT_TRUE(end == CUDA_SUCCESS || end == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED) << conf::Describe(end);
+  if (outer) cuGraphDestroy(outer);
   CU_EXPECT_OK(cuCtxSynchronize());
-  EXPECT_EQ(Read(0), 0u) << "the captured launch did not run";
-  size_t count = 0;
-  CU_EXPECT_OK(cuGraphGetNodes(outer, nullptr, &count));
-  EXPECT_GE(count, 1u);
-  Replay(outer, s2);
-  EXPECT_EQ(Read(63), 12u);
+  EXPECT_EQ(Read(0), 0u) << "the refused launch did not run";
   CU_EXPECT_OK(cuGraphExecDestroy(innerExec));
   CU_EXPECT_OK(cuGraphDestroy(inner));
 }
@@ -350,12 +385,15 @@ TEST_F(api_stream_CaptureGraph, PerThreadStreamCanCapture) {
   EXPECT_EQ(Read(31), 13u);
 }
 
+// Measured on an H200 (driver 580): a NULL graph pointer still ends the capture (the graph is dropped).
 TEST_F(api_stream_CaptureGraph, EndCaptureNullGraphPointer) {
   CU_ASSERT_OK(cuStreamBeginCapture(s1, CU_STREAM_CAPTURE_MODE_GLOBAL));
-  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuStreamEndCapture(s1, nullptr));
+  CU_EXPECT_OK(cuStreamEndCapture(s1, nullptr));
   CUgraph g = nullptr;
-  CU_EXPECT_OK(cuStreamEndCapture(s1, &g)) << "still capturing after the bad call";
-  if (g) cuGraphDestroy(g);
+  CU_EXPECT(CUDA_ERROR_ILLEGAL_STATE, cuStreamEndCapture(s1, &g)) << "no capture any more";
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_ACTIVE;
+  CU_EXPECT_OK(cuStreamIsCapturing(s1, &status));
+  EXPECT_EQ(status, CU_STREAM_CAPTURE_STATUS_NONE);
 }
 
 // cuMemAlloc may synchronise implicitly, so a global-mode capture refuses it on every thread unless the thread

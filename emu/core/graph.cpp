@@ -362,11 +362,14 @@ CUresult beginCapture(const std::shared_ptr<Stream>& stream, CUstreamCaptureMode
 }
 
 CUresult endCapture(const std::shared_ptr<Stream>& stream, CUgraph* graphOut) {
-  if (!graphOut) return CUDA_ERROR_INVALID_VALUE;
   std::lock_guard lock(captureMutex());
   auto session = stream->captureSession;
   if (!session) return CUDA_ERROR_ILLEGAL_STATE;
-  if (session->origin() != stream) return CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
+  if (session->origin() != stream) {
+    // Measured on driver 580: the refused end spoils the capture; the origin's end then answers INVALIDATED.
+    session->invalidated = true;
+    return CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
+  }
   if (session->mode() != CU_STREAM_CAPTURE_MODE_RELAXED && session->thread() != std::this_thread::get_id())
     return CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
   // Every stream that joined must have been joined back: its last node must be an ancestor of (or one of) the
@@ -392,10 +395,13 @@ CUresult endCapture(const std::shared_ptr<Stream>& stream, CUgraph* graphOut) {
   for (auto& weak : session->streams)
     if (auto other = weak.lock(); other && other->captureSession == session) leaveCapture(*other);
   countCapture(*session, -1);
-  if (session->invalidated || unjoined) {
-    *graphOut = nullptr;
+  // Without a place to put the graph the capture still ends (measured on driver 580); the graph is dropped.
+  if (session->invalidated || unjoined || !graphOut) {
+    if (graphOut) *graphOut = nullptr;
     if (session->graphCreatedByCapture) graphTable().erase(session->graph()->handle());
-    return unjoined && !session->invalidated ? CUDA_ERROR_STREAM_CAPTURE_UNJOINED : CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+    if (session->invalidated) return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+    if (unjoined) return CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
+    return CUDA_SUCCESS;
   }
   *graphOut = session->graph()->apiHandle();
   return CUDA_SUCCESS;
@@ -514,6 +520,12 @@ bool isCapturing(Stream& stream) {
 void invalidateCapture(Stream& stream) {
   std::lock_guard lock(captureMutex());
   if (stream.captureSession) stream.captureSession->invalidated = true;
+}
+
+CUresult refuseWaitOnCapturedEvent(Event& event) {
+  std::lock_guard lock(captureMutex());
+  if (auto session = event.captureSession.lock()) session->invalidated = true;
+  return CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult checkLegacyImplicitCapture(Stream& legacy) {

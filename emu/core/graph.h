@@ -171,8 +171,7 @@ class GraphExec {
   Step* stepFor(const GraphNode& node);
   std::mutex mutex;
   std::vector<Step> steps;
-  // A copy of the graph as instantiated: what a launch into a capturing stream adds as a child graph, and
-  // the topology cuGraphExecUpdate compares with.
+  // A copy of the graph as instantiated: the topology cuGraphExecUpdate compares with.
   std::shared_ptr<Graph> source;
 
  private:
@@ -219,6 +218,8 @@ std::mutex& captureMutex();
 // Starts capturing `stream` (into a new graph, or `into` with initial dependencies).
 CUresult beginCapture(const std::shared_ptr<Stream>& stream, CUstreamCaptureMode mode,
                       std::shared_ptr<Graph> into = nullptr, std::vector<GraphNode*> dependencies = {});
+// Ends the capture begun on `stream`. A NULL `graphOut` ends it too and drops the graph. Ending on a stream that
+// only joined the capture is CUDA_ERROR_STREAM_CAPTURE_UNMATCHED and invalidates the capture.
 CUresult endCapture(const std::shared_ptr<Stream>& stream, CUgraph* graphOut);
 struct CaptureInfo {
   CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
@@ -239,6 +240,9 @@ bool captureEventWait(Stream& stream, Event& event, CUresult& result);
 // Whether `stream` is capturing; the synchronising calls refuse to run then (and invalidate the capture).
 bool isCapturing(Stream& stream);
 void invalidateCapture(Stream& stream);
+// Waiting on the host for an event recorded in a capture: there is nothing to wait for, and the capture it was
+// recorded in is invalidated. Answers CUDA_ERROR_INVALID_VALUE (measured on driver 580, relaxed mode).
+CUresult refuseWaitOnCapturedEvent(Event& event);
 // Work on the legacy stream while a blocking stream of its context captures: the implicit dependency is not
 // allowed (CUDA_ERROR_STREAM_CAPTURE_IMPLICIT), and invalidates those captures.
 CUresult checkLegacyImplicitCapture(Stream& legacy);

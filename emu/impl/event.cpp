@@ -91,7 +91,7 @@ CUresult cuEventQuery(CUevent hEvent) {
 CUresult cuEventSynchronize(CUevent hEvent) {
   auto event = findEvent(hEvent);
   if (!event) return CUDA_ERROR_INVALID_HANDLE;
-  if (event->recordedInCapture()) return CUDA_ERROR_CAPTURED_EVENT;
+  if (event->recordedInCapture()) return refuseWaitOnCapturedEvent(*event);
   event->synchronize();
   event->context().modules().flushPrintf();
   return event->context().stickyError();

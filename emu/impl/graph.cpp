@@ -251,7 +251,9 @@ CUresult instantiate(CUgraphExec* out, CUgraph graphHandle, unsigned long long f
   if (flags & ~kInstantiateFlags) return CUDA_ERROR_INVALID_VALUE;
   auto context = requireCurrentContext();
   if (!context) return context.error().code;
-  auto exec = std::make_shared<GraphExec>(**context, flags);
+  // cuGraphExecGetFlags does not report the upload flag (measured on driver 580): it is an action, not a property.
+  constexpr auto kUpload = static_cast<unsigned long long>(CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD);
+  auto exec = std::make_shared<GraphExec>(**context, flags & ~kUpload);
   GraphNode* bad = nullptr;
   if (CUresult r = exec->build(*graph, &bad)) {
     if (errorNode) *errorNode = bad ? bad->apiHandle() : nullptr;
@@ -274,10 +276,12 @@ CUresult launchExec(CUgraphExec handle, CUstream streamHandle, bool perThread, b
   if (&(*stream)->context() != &exec->context()) return CUDA_ERROR_INVALID_VALUE;
   if ((*stream)->kind() == Stream::Kind::Legacy)
     if (CUresult implicit = checkLegacyImplicitCapture(**stream)) return implicit;
-  if (uploadOnly) return isCapturing(**stream) ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : CUDA_SUCCESS;
-  CUresult captured;
-  if (captureIfCapturing(**stream, CU_GRAPH_NODE_TYPE_GRAPH, ChildGraphData{exec->source->clone()}, captured))
-    return captured;
+  if (isCapturing(**stream)) {
+    // Measured on driver 580: a graph launch is not captured (no child-graph node); the capture is spoilt.
+    if (!uploadOnly) invalidateCapture(**stream);
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  }
+  if (uploadOnly) return CUDA_SUCCESS;
   return exec->launch(**stream);
 }
 
