@@ -518,7 +518,7 @@ TEST(PtxExec, UnsupportedInstructionFailsAtLaunchWithItsName) {
   EXPECT_NE(r.fault.message.find("wmma"), std::string::npos) << r.fault.message;
 }
 
-// Instructions the front end accepts but the interpreter does not execute (sparse tensor cores, multimem, video,
+// Instructions the front end accepts but the interpreter does not execute (sparse tensor cores, multimem,
 // tcgen05.commit): the module loads, the other kernels run, and launching one of these kernels fails with an
 // IllegalInstruction fault that names the instruction.
 TEST(PtxExec, AcceptedButUnexecutedInstructionsFailAtLaunchWithTheirNames) {
@@ -540,8 +540,6 @@ TEST(PtxExec, AcceptedButUnexecutedInstructionsFailAtLaunchWithTheirNames) {
        "multimem.ld_reduce"},
       {"sm_90a", "multimem_st", "multimem.st.relaxed.gpu.global.v4.f32 [%rd1], {%f1,%f2,%f3,%f4};", "multimem.st"},
       {"sm_90a", "multimem_red", "multimem.red.release.cta.global.min.s32 [%rd1], %r1;", "multimem.red"},
-      {"sm_90a", "video_scalar", "vmad.s32.s32.u32.shr15.sat %r1, %r2.h1, -%r3.b2, %r4;", "vmad"},
-      {"sm_90a", "video_simd", "vadd4.u32.u32.u32.sat %r1.b3210, %r2.b7654, %r3, %r4;", "vadd4"},
       {"sm_100a", "tcgen05_commit",
        "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%r1], %h1;",
        "tcgen05.commit"},
@@ -564,6 +562,78 @@ TEST(PtxExec, AcceptedButUnexecutedInstructionsFailAtLaunchWithTheirNames) {
     EXPECT_NE(r.fault.message.find(c.expectInMessage), std::string::npos) << r.fault.message;
     EXPECT_NE(r.fault.message.find("not supported"), std::string::npos) << r.fault.message;
   }
+}
+
+// Video instructions, one thread: each case loads a, b, c as constants, runs the instruction and stores d. Expected
+// values follow the PTX ISA's definition (selection and sign extension to 33 bits, exact operation, clamping to the
+// destination or its selected part, then the secondary operation or the merge into c).
+TEST(PtxExec, VideoInstructions) {
+  struct Case {
+    const char* instruction;   // operands %a %b %c, result %d
+    uint32_t a, b, c, expected;
+  };
+  const Case cases[] = {
+      {"vadd.u32.u32.u32 %d, %a, %b;", 0xffffffffu, 1, 0, 0},
+      {"vadd.u32.u32.u32.sat %d, %a, %b;", 0xffffffffu, 1, 0, 0xffffffffu},
+      {"vadd.s32.s32.s32.sat %d, %a, %b;", 0x7fffffffu, 1, 0, 0x7fffffffu},
+      {"vsub.s32.u32.u32.sat %d, %a, %b;", 1, 3, 0, 0xfffffffeu},
+      {"vsub.u32.u32.u32.sat %d, %a, %b;", 1, 3, 0, 0},
+      {"vabsdiff.u32.s32.s32 %d, %a.b0, %b.b1;", 0xf0, 0x1000, 0, 32},
+      {"vmin.s32.s32.u32 %d, %a.h1, %b.h0;", 0xffff0000u, 5, 0, 0xffffffffu},
+      {"vmax.u32.u32.u32.add %d, %a.b3, %b.b2, %c;", 0x7f000000u, 0x00fe0000u, 1000, 1254},
+      {"vadd.u32.u32.u32.sat %d.b1, %a, %b, %c;", 200, 100, 0xaabbccddu, 0xaabbffddu},
+      {"vadd.s32.s32.s32 %d.h1, %a, %b, %c;", 0x12345, 1, 0x11112222u, 0x23462222u},
+      {"vmin.s32.s32.s32.min %d, %a, %b, %c;", 5, 7, 0xfffffffdu, 0xfffffffdu},
+      {"vshl.u32.u32.u32.clamp %d, %a, %b;", 1, 40, 0, 0},
+      {"vshl.u32.u32.u32.clamp.sat %d, %a, %b;", 1, 40, 0, 0xffffffffu},
+      {"vshl.u32.u32.u32.wrap %d, %a, %b;", 1, 33, 0, 2},
+      {"vshr.s32.s32.u32.wrap %d, %a, %b;", 0x80000000u, 4, 0, 0xf8000000u},
+      {"vshr.u32.u32.u32.clamp %d, %a.h1, %b;", 0xf0000000u, 4, 0, 0x0f00},
+      {"vset.u32.u32.lt %d, %a, %b;", 1, 2, 0, 1},
+      {"vset.s32.u32.gt %d, %a, %b;", 0xffffffffu, 0, 0, 0},
+      {"vset.u32.u32.ne.add %d, %a, %b, %c;", 1, 2, 41, 42},
+      {"vset.u32.u32.eq %d.b2, %a, %b, %c;", 7, 7, 0xffffffffu, 0xff01ffffu},
+      {"vmad.u32.u32.u32 %d, %a, %b, %c;", 3, 4, 5, 17},
+      {"vmad.s32.s32.s32 %d, -%a, %b, %c;", 3, 4, 5, 0xfffffff9u},
+      {"vmad.u32.u32.u32 %d, %a, %b, -%c;", 2, 3, 10, 0xfffffffcu},
+      {"vmad.u32.u32.u32.po %d, %a, %b, %c;", 3, 4, 5, 18},
+      {"vmad.s32.s32.s32.shr7 %d, %a, %b, %c;", 256, 3, 0, 6},
+      {"vmad.u32.u32.u32.sat %d, %a, %b, %c;", 0x10000, 0x10000, 0, 0xffffffffu},
+      {"vmad.s32.s32.s32 %d, %a.h0, %b.b1, %c;", 0xfffe, 0x300, 10, 4},
+      {"vabsdiff4.u32.u32.u32 %d, %a, %b, %c;", 0x10203040u, 0x40302010u, 0, 0x30101030u},
+      {"vabsdiff4.u32.u32.u32.add %d, %a, %b, %c;", 0x10203040u, 0x40302010u, 5, 133},
+      {"vadd4.u32.u32.u32.sat %d, %a, %b, %c;", 0xf0010203u, 0x20010101u, 0, 0xff020304u},
+      {"vadd4.u32.u32.u32 %d, %a, %b, %c;", 0xf0010203u, 0x20010101u, 0, 0x10020304u},
+      {"vsub4.s32.s32.s32.sat %d, %a, %b, %c;", 0x80000000u, 0x01000000u, 0, 0x80000000u},
+      {"vmin4.u32.u32.u32 %d, %a.b4567, %b.b0123, %c;", 0x01020304u, 0x05060708u, 0, 0x04030201u},
+      {"vset4.u32.u32.lt %d, %a, %b, %c;", 0x01020304u, 0x04030201u, 0, 0x01010000u},
+      {"vadd2.u32.u32.u32.add %d, %a, %b, %c;", 0x00010002u, 0x00030004u, 100, 110},
+      {"vmax2.s32.s32.s32 %d.h1, %a, %b, %c;", 0xffff0005u, 0x00020003u, 0xaaaabbbbu, 0x0002bbbbu},
+      {"vavrg2.u32.u32.u32 %d, %a, %b, %c;", 0x00030001u, 0x00040002u, 0, 0x00040002u},
+  };
+  const size_t n = sizeof cases / sizeof cases[0];
+  std::string src =
+      ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry video(.param .u64 out)\n{\n"
+      "  .reg .b32 %a, %b, %c, %d;\n  .reg .b64 %rd1;\n  ld.param.u64 %rd1, [out];\n";
+  for (size_t i = 0; i < n; ++i)
+    src += "  mov.b32 %a, " + std::to_string(cases[i].a) + ";\n  mov.b32 %b, " + std::to_string(cases[i].b) +
+           ";\n  mov.b32 %c, " + std::to_string(cases[i].c) + ";\n  " + cases[i].instruction +
+           "\n  st.global.u32 [%rd1+" + std::to_string(4 * i) + "], %d;\n";
+  src += "  ret;\n}\n";
+  CompileResult cr = compile(src);
+  ASSERT_TRUE(cr.program) << cr.error;
+  uint32_t* out = arena().alloc<uint32_t>(n);
+  Params p(kernels(*cr.program)[0]);
+  p.arg(out);
+  LaunchParams lp;
+  lp.params = p.data();
+  lp.paramBytes = p.size();
+  lp.memory = &arena();
+  LaunchResult r = launch(*cr.program, 0, lp);
+  ASSERT_TRUE(r.ok()) << r.fault.message;
+  for (size_t i = 0; i < n; ++i)
+    EXPECT_EQ(out[i], cases[i].expected) << cases[i].instruction << " a=" << cases[i].a << " b=" << cases[i].b
+                                         << " c=" << cases[i].c;
 }
 
 TEST(PtxExec, ParamLayout) {

@@ -320,6 +320,7 @@ class KernelLowerer {
   void lowerCompare(const Instruction& in);
   void lowerMov(const Instruction& in);
   void lowerCvt(const Instruction& in);
+  void lowerVideo(const Instruction& in);
   void lowerLdSt(const Instruction& in, bool isStore);
   void lowerAtom(const Instruction& in, bool isRed);
   void lowerVectorAtom(const Instruction& in, bool isRed, mem::AOp aop);
@@ -1989,6 +1990,33 @@ void KernelLowerer::lowerMov(const Instruction& in) {
   finish(d);
 }
 
+// Video instructions: the selectors and negations are the handler's (lower_video.cpp); the registers are read and
+// written whole.
+void KernelLowerer::lowerVideo(const Instruction& in) {
+  uint32_t aux = 0;
+  uint64_t imm = 0;
+  Handler hnd = videoHandler(*fn_, in, &aux, &imm);
+  if (!hnd) return unsupported(in);
+  auto whole = [&](unsigned k) {
+    Operand o = opnd(in, k);
+    o.sel = 0;
+    o.flags &= uint8_t(~ptx::kOperandMinus);
+    return o;
+  };
+  uint32_t a = src(whole(1), Type::u32);
+  uint32_t b = src(whole(2), Type::u32);
+  uint32_t c = in.numOperands > 3 ? src(whole(3), Type::u32) : kZeroReg;
+  Dst d = dst(whole(0), Type::u32);
+  Op& op = emit(hnd);
+  op.d = d.off;
+  op.a = a;
+  op.b = b;
+  op.c = c;
+  op.aux = aux;
+  op.imm = int64_t(imm);
+  finish(d);
+}
+
 void KernelLowerer::lowerCvt(const Instruction& in) {
   Type dt = in.types[0];
   Type st = in.numTypes > 1 ? in.types[1] : in.types[0];
@@ -2574,6 +2602,12 @@ void KernelLowerer::lowerBody(const Instruction& in) {
     case Opcode::Tex: case Opcode::Tld4: case Opcode::Suld: case Opcode::Sust: return lowerTexture(in);
     case Opcode::Mov: return lowerMov(in);
     case Opcode::Cvt: return lowerCvt(in);
+    case Opcode::Vadd: case Opcode::Vsub: case Opcode::Vabsdiff: case Opcode::Vmin: case Opcode::Vmax:
+    case Opcode::Vshl: case Opcode::Vshr: case Opcode::Vmad: case Opcode::Vset: case Opcode::Vadd2:
+    case Opcode::Vsub2: case Opcode::Vavrg2: case Opcode::Vabsdiff2: case Opcode::Vmin2: case Opcode::Vmax2:
+    case Opcode::Vset2: case Opcode::Vadd4: case Opcode::Vsub4: case Opcode::Vavrg4: case Opcode::Vabsdiff4:
+    case Opcode::Vmin4: case Opcode::Vmax4: case Opcode::Vset4:
+      return lowerVideo(in);
     case Opcode::Ld:
     case Opcode::Ldu: return lowerLdSt(in, false);
     case Opcode::St: return lowerLdSt(in, true);

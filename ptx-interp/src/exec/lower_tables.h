@@ -30,4 +30,7 @@ Handler cvtNarrowHandler(ptx::Type d, ptx::Type s, num::Round round, bool tiesAw
 // f16/bf16 scalar and packed arithmetic.
 Handler halfHandler(ptx::Opcode opc, ptx::Type t, num::Round round, bool ftz, bool sat, bool relu);
 
+// Video instructions (scalar and SIMD): sets the op's aux (modes) and imm (selectors); nullptr for an unknown form.
+Handler videoHandler(const ptx::Function& fn, const ptx::Instruction& in, uint32_t* aux, uint64_t* imm);
+
 }  // namespace ptx::exec
