@@ -127,3 +127,18 @@ extern "C" __global__ void spin(volatile int* flags, int* out) {
     flags[b] = 1;
   }
 }
+
+// SIMD intrinsics that nvcc implements with the video instruction vabsdiff4/vabsdiff2 (with and without .add).
+extern "C" __global__ void simd_video(const unsigned* a, const unsigned* b, unsigned* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  unsigned x = a[i], y = b[i];
+  unsigned* o = out + 7 * i;
+  o[0] = __vabsdiffu4(x, y);
+  o[1] = __vabsdiffs4(x, y);
+  o[2] = __vsadu4(x, y);
+  o[3] = __vsads4(x, y);
+  o[4] = __vsadu2(x, y);
+  o[5] = __vabs4(x);
+  o[6] = __vabsss4(x);
+}
