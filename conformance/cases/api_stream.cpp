@@ -1,4 +1,6 @@
 // api.stream: creation, flags, priorities, query, synchronize, ordering, callbacks, host functions.
+#include <dlfcn.h>
+
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -424,6 +426,35 @@ TEST_F(api_stream, UseAfterDestroy) {
   }
   CU_EXPECT(CUDA_ERROR_INVALID_HANDLE, cuStreamQuery(s));
   CU_EXPECT_OK(cuStreamDestroy(s2));
+}
+
+// cuemu's extension (include/cuemu.h), looked up the way a portable program does: NVIDIA's driver does not export
+// it (not-supported there; the case is cuemu-only). In deterministic mode work runs when it is submitted, on the
+// submitting thread, so a stream is idle as soon as the launch returns.
+TEST_F(api_stream, CuemuDeterministicModeExtension) {
+  using SetDeterministic = CUresult (*)(int);
+  using GetDeterministic = CUresult (*)(int*);
+  auto set = reinterpret_cast<SetDeterministic>(dlsym(RTLD_DEFAULT, "cuemuSetDeterministic"));
+  auto get = reinterpret_cast<GetDeterministic>(dlsym(RTLD_DEFAULT, "cuemuGetDeterministic"));
+  if (!set || !get) CONF_NOT_SUPPORTED("the driver has no cuemuSetDeterministic (not cuemu)");
+  int before = -1;
+  CU_ASSERT_OK(get(&before));
+  CU_ASSERT_OK(set(1));
+  int now = -1;
+  CU_EXPECT_OK(get(&now));
+  EXPECT_EQ(now, 1);
+  CUstream s;
+  CU_ASSERT_OK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+  CU_EXPECT_OK(LaunchBusy(s, 1u << 16));
+  CU_EXPECT_OK(cuStreamQuery(s)) << "the kernel ran inside cuLaunchKernel";
+  std::thread::id ranOn;
+  auto noteThread = [](void* p) { *static_cast<std::thread::id*>(p) = std::this_thread::get_id(); };
+  CU_EXPECT_OK(cuLaunchHostFunc(s, noteThread, &ranOn));
+  EXPECT_EQ(ranOn, std::this_thread::get_id()) << "the host function ran on the submitting thread";
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, set(2));
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, get(nullptr));
+  CU_EXPECT_OK(set(before));
+  CU_EXPECT_OK(cuStreamDestroy(s));
 }
 
 // On NVIDIA's driver this misuse runs the memset and faults the whole process (CUDA_ERROR_LAUNCH_FAILED from

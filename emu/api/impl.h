@@ -12,4 +12,8 @@ namespace cuemu::impl {
 #undef CUEMU_ENTRY
 #undef CUEMU_IMPL_DECL_IMPL
 #undef CUEMU_IMPL_DECL_STUB
+
+// cuemu's own extensions (include/cuemu.h), exported by api/extensions.cpp.
+CUresult cuemuSetDeterministic(int enabled);
+CUresult cuemuGetDeterministic(int* enabled);
 }  // namespace cuemu::impl

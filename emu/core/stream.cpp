@@ -30,6 +30,16 @@ bool deterministicMode() {
 
 void setDeterministicMode(bool on) { g_deterministic.store(on ? 2 : 1, std::memory_order_relaxed); }
 
+void switchDeterministicMode(bool on) {
+  std::vector<std::shared_ptr<Context>> contexts;
+  contextTable().forEach([&](const std::shared_ptr<Context>& context) {
+    if (context->isAlive() && !context->tornDown()) contexts.push_back(context);
+  });
+  // Work submitted before the switch finishes in the mode it was submitted in. A fault stays with the context.
+  for (auto& context : contexts) static_cast<void>(context->streams().synchronize());
+  setDeterministicMode(on);
+}
+
 HandleTable<Stream>& streamTable() {
   static auto* table = new HandleTable<Stream>;
   return *table;
@@ -56,13 +66,24 @@ uint64_t Stream::lastSubmitted() const {
 
 StreamPosition Stream::submit(StreamWork work, std::vector<StreamPosition> dependencies, WorkOptions options) {
   if (deterministicMode()) {
-    // Program order on the calling thread: everything submitted earlier has already run.
+    // Program order on the calling thread. Items queued before the mode was switched on (by another thread
+    // meanwhile) run first, so the stream's order holds across the switch.
     Item item{std::move(work), std::move(dependencies), 0, options};
     {
-      std::lock_guard lock(mutex_);
+      std::unique_lock lock(mutex_);
+      itemDone_.wait(lock, [&] {
+        return queue_.empty() && !inlineRunning_ && completed_.load(std::memory_order_relaxed) == submitted_;
+      });
       item.sequence = ++submitted_;
+      inlineRunning_ = true;
     }
     runItem(item);
+    {
+      std::lock_guard lock(mutex_);
+      inlineRunning_ = false;
+    }
+    itemDone_.notify_all();
+    workAvailable_.notify_one();
     return {shared_from_this(), item.sequence};
   }
   std::unique_lock lock(mutex_);

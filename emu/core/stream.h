@@ -113,6 +113,8 @@ HandleTable<Stream>& streamTable();
 // Whether all work runs synchronously in program order (CUEMU_DETERMINISTIC=1 or cuemuSetDeterministic).
 bool deterministicMode();
 void setDeterministicMode(bool on);
+// cuemuSetDeterministic: waits for the work already submitted to every live context, then switches the mode.
+void switchDeterministicMode(bool on);
 
 class ContextStreams {
  public:

@@ -1,4 +1,5 @@
 /* Compiled as strict C99 in each configuration: our headers must need nothing beyond them. */
+#include <cuemu.h> /* first: cuemu's extension header must stand on its own */
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cudaProfilerTypedefs.h>
@@ -22,5 +23,6 @@ size_t HEADER_COMPILE_ENTRY(void)
     PFN_cuInit_v2000 init = &cuInit;
     CUDA_MEMCPY2D copy;
     copy.srcXInBytes = 0;
-    return sizeof(CUtensorMap) + sizeof(copy) + (init != NULL) + (size_t)CU_MEMHOSTALLOC_DEVICEMAP;
+    return sizeof(CUtensorMap) + sizeof(copy) + (init != NULL) + (size_t)CU_MEMHOSTALLOC_DEVICEMAP +
+           sizeof(PFN_cuemuSetDeterministic);
 }

@@ -6,6 +6,7 @@
 #include "core/event.h"
 #include "core/fault.h"
 #include "core/stream.h"
+#include "cuemu.h"
 
 #include <gtest/gtest.h>
 
@@ -14,6 +15,8 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -353,6 +356,69 @@ TEST_F(StreamKernelTest, TwoStreamsRunKernelsConcurrentlyAndDeterministicModeRep
   EXPECT_EQ(first.sumBits, second.sumBits) << "float atomics in deterministic mode must reproduce bit for bit";
   EXPECT_EQ(first.seen[0], second.seen[0]);
   EXPECT_EQ(first.seen[1], second.seen[1]);
+}
+
+// Issue 6: the same, switched through cuemu's extension call (include/cuemu.h) instead of the environment.
+TEST_F(StreamKernelTest, DeterministicModeSwitchedByTheExtensionCall) {
+  int enabled = -1;
+  ASSERT_EQ(cuemuSetDeterministic(0), CUDA_SUCCESS);
+  ASSERT_EQ(cuemuGetDeterministic(&enabled), CUDA_SUCCESS);
+  EXPECT_EQ(enabled, 0);
+  Outcome concurrent = runTwoStreamProgram(50'000'000);
+  EXPECT_EQ(concurrent.seen[0], 2u) << "off: the kernels on the two streams overlap";
+  EXPECT_EQ(concurrent.seen[1], 2u);
+
+  ASSERT_EQ(cuemuSetDeterministic(1), CUDA_SUCCESS);
+  ASSERT_EQ(cuemuGetDeterministic(&enabled), CUDA_SUCCESS);
+  EXPECT_EQ(enabled, 1);
+  Outcome first = runTwoStreamProgram(1000);
+  Outcome second = runTwoStreamProgram(1000);
+  EXPECT_EQ(first.seen[0], 1u) << "on: in program order the first kernel runs alone";
+  EXPECT_EQ(first.seen[1], 2u);
+  EXPECT_EQ(first.sumBits, second.sumBits) << "float atomics must reproduce bit for bit";
+
+  ASSERT_EQ(cuemuSetDeterministic(0), CUDA_SUCCESS);
+  Outcome again = runTwoStreamProgram(50'000'000);
+  EXPECT_EQ(again.seen[0], 2u) << "switched off again: concurrent again";
+
+  EXPECT_EQ(cuemuSetDeterministic(2), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuemuSetDeterministic(-1), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuemuGetDeterministic(nullptr), CUDA_ERROR_INVALID_VALUE);
+  ASSERT_EQ(cuemuGetDeterministic(&enabled), CUDA_SUCCESS);
+  EXPECT_EQ(enabled, 0) << "refused values change nothing";
+}
+
+// Switching on while a stream has work queued: the call waits for that work, and what the stream gets
+// afterwards runs after it, on the submitting thread.
+TEST_F(StreamTest, SwitchingToDeterministicModeWaitsForWorkInFlight) {
+  ASSERT_EQ(cuemuSetDeterministic(0), CUDA_SUCCESS);
+  CUstream s = create(CU_STREAM_NON_BLOCKING);
+  std::mutex logMutex;
+  std::vector<std::string> log;
+  auto note = [&](std::string what) {
+    std::lock_guard lock(logMutex);
+    log.push_back(std::move(what));
+  };
+  std::promise<void> gate;
+  std::shared_future<void> opened = gate.get_future().share();
+  host(s, [opened] { opened.wait(); });
+  for (int i = 0; i < 3; ++i) host(s, [&note, i] { note("queued " + std::to_string(i)); });
+  std::thread switcher([&] {
+    EXPECT_EQ(cuemuSetDeterministic(1), CUDA_SUCCESS);
+    note("switched");
+  });
+  gate.set_value();
+  switcher.join();
+  std::thread::id ranOn;
+  host(s, [&] {
+    ranOn = std::this_thread::get_id();
+    note("after");
+  });
+  EXPECT_EQ(ranOn, std::this_thread::get_id()) << "deterministic: runs on the submitting thread";
+  ASSERT_EQ(cuemuSetDeterministic(0), CUDA_SUCCESS);
+  std::vector<std::string> expected{"queued 0", "queued 1", "queued 2", "switched", "after"};
+  EXPECT_EQ(log, expected);
+  EXPECT_EQ(impl::cuStreamDestroy_v2(s), CUDA_SUCCESS);
 }
 
 double threadCpuSeconds() {
