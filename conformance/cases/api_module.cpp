@@ -618,11 +618,16 @@ TEST_F(api_module_Link, MissingSymbol) {
                              "caller.ptx", 0, nullptr, nullptr));
   void* cubin = nullptr;
   size_t size = 0;
-  // Driver 580 fails the link and names the missing function in the error log (measured on an H200).
-  CU_EXPECT(CUDA_ERROR_INVALID_SOURCE, cuLinkComplete(link, &cubin, &size));
+  // Driver 580 names the missing function in the error log. On an H200 it failed the link with
+  // CUDA_ERROR_INVALID_SOURCE in a fresh process (three times in a row) but completed it, log and all, in the
+  // suite's process after other links (twice): both answers are the driver's; cuemu fails the link.
+  CUresult r = cuLinkComplete(link, &cubin, &size);
+  EXPECT_TRUE(r == CUDA_ERROR_INVALID_SOURCE || r == CUDA_SUCCESS) << conf::Describe(r);
   EXPECT_NE(std::string(error).find("Undefined reference to 'triple' in 'caller.ptx'"), std::string::npos)
       << "the log names the missing symbol and the input: " << error;
-  EXPECT_EQ(cubin, nullptr);
+  if (r != CUDA_SUCCESS) {
+    EXPECT_EQ(cubin, nullptr);
+  }
   CU_EXPECT_OK(cuLinkDestroy(link));
 }
 

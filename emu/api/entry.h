@@ -6,6 +6,7 @@
 #include "api/api_table.h"
 #include "api/trace.h"
 #include "core/capture_mode.h"
+#include "core/context_legacy.h"
 #include "core/driver.h"
 #include "core/fault.h"
 
@@ -136,6 +137,76 @@ constexpr bool unsafeDuringCapture(ApiId id) {
   }
 }
 
+// The _v2 forms of the memory entry points that also exist in the original 32-bit form refuse a context made by
+// the original cuCtxCreate (API version 3010) with CUDA_ERROR_INVALID_CONTEXT, as the 32-bit forms refuse every
+// other context (measured on an H200, driver 580; emu/impl/memory_legacy.cpp). Unversioned entry points serve both.
+constexpr bool refusesLegacyContext(ApiId id) {
+  switch (id) {
+    case ApiId::cuMemAlloc_v2:
+    case ApiId::cuMemAllocPitch_v2:
+    case ApiId::cuMemFree_v2:
+    case ApiId::cuMemGetInfo_v2:
+    case ApiId::cuMemGetAddressRange_v2:
+    case ApiId::cuMemAllocHost_v2:
+    case ApiId::cuMemHostGetDevicePointer_v2:
+    case ApiId::cuMemcpyHtoD_v2:
+    case ApiId::cuMemcpyHtoD_v2_ptds:
+    case ApiId::cuMemcpyHtoDAsync_v2:
+    case ApiId::cuMemcpyHtoDAsync_v2_ptsz:
+    case ApiId::cuMemcpyDtoH_v2:
+    case ApiId::cuMemcpyDtoH_v2_ptds:
+    case ApiId::cuMemcpyDtoHAsync_v2:
+    case ApiId::cuMemcpyDtoHAsync_v2_ptsz:
+    case ApiId::cuMemcpyDtoD_v2:
+    case ApiId::cuMemcpyDtoD_v2_ptds:
+    case ApiId::cuMemcpyDtoDAsync_v2:
+    case ApiId::cuMemcpyDtoDAsync_v2_ptsz:
+    case ApiId::cuMemcpyDtoA_v2:
+    case ApiId::cuMemcpyDtoA_v2_ptds:
+    case ApiId::cuMemcpyAtoD_v2:
+    case ApiId::cuMemcpyAtoD_v2_ptds:
+    case ApiId::cuMemcpyHtoA_v2:
+    case ApiId::cuMemcpyHtoA_v2_ptds:
+    case ApiId::cuMemcpyHtoAAsync_v2:
+    case ApiId::cuMemcpyHtoAAsync_v2_ptsz:
+    case ApiId::cuMemcpyAtoH_v2:
+    case ApiId::cuMemcpyAtoH_v2_ptds:
+    case ApiId::cuMemcpyAtoHAsync_v2:
+    case ApiId::cuMemcpyAtoHAsync_v2_ptsz:
+    case ApiId::cuMemcpyAtoA_v2:
+    case ApiId::cuMemcpyAtoA_v2_ptds:
+    case ApiId::cuMemcpy2D_v2:
+    case ApiId::cuMemcpy2D_v2_ptds:
+    case ApiId::cuMemcpy2DUnaligned_v2:
+    case ApiId::cuMemcpy2DUnaligned_v2_ptds:
+    case ApiId::cuMemcpy2DAsync_v2:
+    case ApiId::cuMemcpy2DAsync_v2_ptsz:
+    case ApiId::cuMemcpy3D_v2:
+    case ApiId::cuMemcpy3D_v2_ptds:
+    case ApiId::cuMemcpy3DAsync_v2:
+    case ApiId::cuMemcpy3DAsync_v2_ptsz:
+    case ApiId::cuMemsetD8_v2:
+    case ApiId::cuMemsetD8_v2_ptds:
+    case ApiId::cuMemsetD16_v2:
+    case ApiId::cuMemsetD16_v2_ptds:
+    case ApiId::cuMemsetD32_v2:
+    case ApiId::cuMemsetD32_v2_ptds:
+    case ApiId::cuMemsetD2D8_v2:
+    case ApiId::cuMemsetD2D8_v2_ptds:
+    case ApiId::cuMemsetD2D16_v2:
+    case ApiId::cuMemsetD2D16_v2_ptds:
+    case ApiId::cuMemsetD2D32_v2:
+    case ApiId::cuMemsetD2D32_v2_ptds:
+    case ApiId::cuArrayCreate_v2:
+    case ApiId::cuArray3DCreate_v2:
+    case ApiId::cuArrayGetDescriptor_v2:
+    case ApiId::cuArray3DGetDescriptor_v2:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // The answer of an entry point that cuemu does not implement (logged once per entry point).
 CUresult notSupported(ApiId id);
 // An exception escaped an implementation: report it, never let it cross the C ABI.
@@ -150,6 +221,8 @@ inline CUresult runEntry(const char* argNames, Impl&& impl, Args... args) noexce
     result = fault;
   } else if (unsafeDuringCapture(Id) && unsafeCallRefusedDuringCapture()) [[unlikely]] {
     result = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  } else if (refusesLegacyContext(Id) && currentContextIsLegacy()) [[unlikely]] {
+    result = CUDA_ERROR_INVALID_CONTEXT;
   } else {
     try {
       result = impl(args...);

@@ -1,4 +1,5 @@
 #include "core/context.h"
+#include "core/context_legacy.h"
 
 #include "core/device.h"
 #include "core/memory.h"
@@ -44,12 +45,26 @@ constexpr size_t kMaxL2FetchGranularity = 128;
 
 }  // namespace
 
+std::atomic<int>& legacyContextCount() {
+  static constinit std::atomic<int> count{0};
+  return count;
+}
+
+bool currentContextIsLegacyLookup() {
+  auto context = currentContext();
+  return context && context->apiVersion() == kLegacyContextApiVersion;
+}
+
 Context::Context(Device& device, unsigned flags, bool primary, unsigned apiVersion)
     : device_(device), primary_(primary), apiVersion_(apiVersion), id_(0), flags_(flags) {
+  if (apiVersion_ == kLegacyContextApiVersion) legacyContextCount().fetch_add(1, std::memory_order_relaxed);
   reinitialize();
 }
 
-Context::~Context() { teardown(); }
+Context::~Context() {
+  teardown();
+  if (apiVersion_ == kLegacyContextApiVersion) legacyContextCount().fetch_sub(1, std::memory_order_relaxed);
+}
 
 void Context::registerHandle() {
   if (!handle_) handle_ = contextTable().insert(shared_from_this());

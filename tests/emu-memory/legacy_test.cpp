@@ -14,6 +14,10 @@ namespace {
 
 TEST_F(MemoryTest, LegacyAllocationsLieBelow4GiBAndFaultAfterFree) {
   CUdeviceptr_v1 a = 0, b = 0;
+  EXPECT_EQ(cuemu::impl::cuMemAlloc(&a, 100000), CUDA_ERROR_INVALID_CONTEXT) << "the fixture's context is API 3020";
+  // The 32-bit entry points serve contexts of the original cuCtxCreate (made current on top of the fixture's).
+  CUcontext legacy = nullptr;
+  ASSERT_EQ(cuemu::impl::cuCtxCreate(&legacy, 0, 0), CUDA_SUCCESS);
   ASSERT_EQ(cuemu::impl::cuMemAlloc(&a, 100000), CUDA_SUCCESS);
   ASSERT_EQ(cuemu::impl::cuMemAlloc(&b, 16), CUDA_SUCCESS);
   EXPECT_NE(a, 0u);
@@ -30,8 +34,10 @@ TEST_F(MemoryTest, LegacyAllocationsLieBelow4GiBAndFaultAfterFree) {
   unsigned char byte = 0;
   EXPECT_EQ(cuemu::impl::cuMemcpyHtoD(a, &byte, 1), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(cuemu::impl::cuMemFree(b), CUDA_SUCCESS);
-  // The context owns them: teardown releases what the application did not free.
+  // The context owns them: destroying it releases what the application did not free.
   ASSERT_EQ(cuemu::impl::cuMemAlloc(&a, 4096), CUDA_SUCCESS);
+  EXPECT_EQ(cuemu::impl::cuCtxDestroy_v2(legacy), CUDA_SUCCESS);
+  EXPECT_FALSE(space.isAccessible(a, 1));
 }
 
 TEST(IpcEventState, TicketsCompleteInAnyOrderAndWake) {

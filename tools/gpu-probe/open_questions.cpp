@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -353,21 +354,77 @@ static void divergentBarrier() {
   cuModuleUnload(m);
 }
 
+
+using MemAllocPitchV1 = CUresult (*)(unsigned*, unsigned*, unsigned, unsigned, unsigned);
+using MemsetD2D8V1 = CUresult (*)(unsigned, unsigned, unsigned char, unsigned, unsigned);
+using MemsetD8V1 = CUresult (*)(unsigned, unsigned char, unsigned);
+using MemcpyDtoHV1 = CUresult (*)(void*, unsigned, unsigned);
+
+// In a context of the original cuCtxCreate: which _v2 and unversioned entry points answer, and the 2D forms.
+static void legacyContextSurface(CUdevice dev) {
+  auto create1 = symbol<CtxCreateV1>("cuCtxCreate");
+  auto alloc1 = symbol<MemAllocV1>("cuMemAlloc");
+  auto free1 = symbol<MemFreeV1>("cuMemFree");
+  auto pitch1 = symbol<MemAllocPitchV1>("cuMemAllocPitch");
+  auto set2d1 = symbol<MemsetD2D8V1>("cuMemsetD2D8");
+  auto set1 = symbol<MemsetD8V1>("cuMemsetD8");
+  auto dtoh1 = symbol<MemcpyDtoHV1>("cuMemcpyDtoH");
+  CUcontext c = nullptr;
+  SHOW("v1surface.create", create1(&c, 0, dev));
+  unsigned p = 0, pitch = 0;
+  SHOW("v1surface.pitchalloc", pitch1(&p, &pitch, 100, 8, 4));
+  std::printf("v1surface.pitch %u ptr %u\n", pitch, p);
+  SHOW("v1surface.set2d", set2d1(p, pitch, 0x5a, 100, 8));
+  SHOW("v1surface.set2d narrow", set2d1(p, pitch, 0x5a, 16, 2));
+  SHOW("v1surface.set2d pitch=width", set2d1(p, 100, 0x5a, 100, 8));
+  SHOW("v1surface.set1d", set1(p, 0x5a, 64));
+  unsigned char host[64] = {};
+  SHOW("v1surface.dtoh", dtoh1(host, p, 64));
+  std::printf("v1surface.byte %d\n", host[0]);
+  unsigned q = 0;
+  SHOW("v1surface.alloc", alloc1(&q, 4096));
+  SHOW("v1surface.set2d plain alloc", set2d1(q, 256, 1, 64, 4));
+  CUdeviceptr w = 0;
+  SHOW("v1surface.alloc_v2", cuMemAlloc_v2(&w, 4096));
+  SHOW("v1surface.memsetd8_v2", cuMemsetD8_v2(q, 0, 16));
+  SHOW("v1surface.getinfo_v2", cuMemGetInfo_v2(nullptr, nullptr));
+  SHOW("v1surface.ctxsync", cuCtxSynchronize());
+  CUstream s = nullptr;
+  SHOW("v1surface.streamcreate", cuStreamCreate(&s, 0));
+  CUmodule m = nullptr;
+  SHOW("v1surface.moduleload", cuModuleLoadData(&m, kClusterPtx));
+  CUevent e = nullptr;
+  SHOW("v1surface.eventcreate", cuEventCreate(&e, 0));
+  CUDA_ARRAY_DESCRIPTOR d{64, 0, CU_AD_FORMAT_FLOAT, 1};
+  CUarray a = nullptr;
+  SHOW("v1surface.arraycreate_v2", cuArrayCreate_v2(&a, &d));
+  void* h = nullptr;
+  SHOW("v1surface.allochost_v2", cuMemAllocHost_v2(&h, 4096));
+  if (h) cuMemFreeHost(h);
+  SHOW("v1surface.pointerattribute", cuPointerGetAttribute(&w, CU_POINTER_ATTRIBUTE_DEVICE_POINTER, q));
+  SHOW("v1surface.free", free1(q));
+  SHOW("v1surface.free pitch", free1(p));
+  SHOW("v1surface.destroy", cuCtxDestroy(c));
+}
+
 int main() {
   cuInit(0);
   CUdevice dev;
   cuDeviceGet(&dev, 0);
-  legacyEntryPoints(dev);
+  legacyContextSurface(dev);
   CUcontext ctx;
   cuCtxCreate(&ctx, nullptr, 0, dev);
-  linkMissingSymbol("link1", 2);
-  linkMissingSymbol("link2", 4);
-  linkMissingSymbol("link3", 2);
-  clusterOccupancy();
-  libraryWithTooNewPtx();
-  cooperativeMultiDevice(dev);
-  sparseAndDmaBuf(dev);
-  divergentBarrier();
+  if (std::getenv("PROBE_ALL")) {
+    legacyEntryPoints(dev);
+    linkMissingSymbol("link1", 2);
+    linkMissingSymbol("link2", 4);
+    linkMissingSymbol("link3", 2);
+    clusterOccupancy();
+    libraryWithTooNewPtx();
+    cooperativeMultiDevice(dev);
+    sparseAndDmaBuf(dev);
+    divergentBarrier();
+  }
   cuCtxDestroy(ctx);
   return 0;
 }
