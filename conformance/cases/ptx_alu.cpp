@@ -1076,6 +1076,28 @@ std::vector<AluCase> GoldenOnlyCases() {
       g("cvt_rn_f32_s64", "cvt.rn.f32.s64 %d, %a;", A64, N, N, 32),
       g("cvt_rz_f64_u64", "cvt.rz.f64.u64 %d, %a;", A64, N, N, 64),
       g("cvt_rm_f32_f64", "cvt.rm.f32.f64 %d, %a;", D, N, N, 32),
+      // Video instructions (the interpreter follows the ISA's definition; these record what the GPU computes).
+      g("vadd_sat_s32_u32_s32_b0_h1", "vadd.s32.u32.s32.sat %d, %a.b0, %b.h1;", A32, A32, N, 32),
+      g("vsub_sat_u32_h1_merge_b2", "vsub.u32.s32.u32.sat %d.b2, %a.h1, %b, %c;", A32, A32, A32, 32),
+      g("vabsdiff_s32_add", "vabsdiff.s32.s32.s32.add %d, %a, %b, %c;", A32, A32, A32, 32),
+      g("vmin_u32_s32_min", "vmin.u32.s32.u32.min %d, %a.b3, %b, %c;", A32, A32, A32, 32),
+      g("vmax_sat_s32_merge_h0", "vmax.s32.u32.s32.sat %d.h0, %a, %b.h1, %c;", A32, A32, A32, 32),
+      g("vshl_clamp_sat_s32", "vshl.s32.s32.u32.clamp.sat %d, %a, %b;", A32, S32, N, 32),
+      g("vshr_wrap_u32_add", "vshr.u32.u32.u32.wrap.add %d, %a, %b, %c;", A32, S32, A32, 32),
+      g("vmad_s32_neg_a", "vmad.s32.s32.s32 %d, -%a.h0, %b.h1, %c;", A32, A32, A32, 32),
+      g("vmad_u32_neg_c_sat", "vmad.u32.u32.u32.sat %d, %a, %b.b1, -%c;", A32, A32, A32, 32),
+      g("vmad_u32_po_shr15", "vmad.u32.u32.u32.po.shr15 %d, %a, %b, %c;", A32, A32, A32, 32),
+      g("vset_lt_s32_u32_max", "vset.s32.u32.lt.max %d, %a, %b, %c;", A32, A32, A32, 32),
+      g("vset_ne_merge_b1", "vset.u32.s32.ne %d.b1, %a.b2, %b.b2, %c;", A32, A32, A32, 32),
+      g("vabsdiff4_u32", "vabsdiff4.u32.u32.u32 %d, %a, %b, %c;", A32, A32, A32, 32),
+      g("vabsdiff4_s32_add", "vabsdiff4.s32.s32.s32.add %d, %a, %b, %c;", A32, A32, A32, 32),
+      g("vadd4_sat_s32_mask", "vadd4.s32.s32.s32.sat %d.b31, %a, %b.b1032, %c;", A32, A32, A32, 32),
+      g("vavrg4_s32", "vavrg4.s32.s32.s32 %d, %a, %b, %c;", A32, A32, A32, 32),
+      g("vmin4_u32_selectors", "vmin4.u32.u32.u32 %d, %a.b4567, %b.b0123, %c;", A32, A32, A32, 32),
+      g("vset4_ge_s32_add", "vset4.s32.s32.ge.add %d, %a, %b, %c;", A32, A32, A32, 32),
+      g("vsub2_sat_s32", "vsub2.s32.s32.s32.sat %d, %a, %b, %c;", A32, A32, A32, 32),
+      g("vavrg2_u32_h1", "vavrg2.u32.u32.u32 %d.h1, %a.h21, %b, %c;", A32, A32, A32, 32),
+      g("vmax2_s32_add", "vmax2.s32.u32.s32.add %d, %a, %b, %c;", A32, A32, A32, 32),
   };
 }
 
