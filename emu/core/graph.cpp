@@ -522,10 +522,10 @@ void invalidateCapture(Stream& stream) {
   if (stream.captureSession) stream.captureSession->invalidated = true;
 }
 
-CUresult refuseWaitOnCapturedEvent(Event& event) {
+CUresult refuseUseOfCapturedEvent(Event& event, CUresult answer) {
   std::lock_guard lock(captureMutex());
   if (auto session = event.captureSession.lock()) session->invalidated = true;
-  return CUDA_ERROR_INVALID_VALUE;
+  return answer;
 }
 
 CUresult checkLegacyImplicitCapture(Stream& legacy) {

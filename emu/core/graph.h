@@ -240,9 +240,9 @@ bool captureEventWait(Stream& stream, Event& event, CUresult& result);
 // Whether `stream` is capturing; the synchronising calls refuse to run then (and invalidate the capture).
 bool isCapturing(Stream& stream);
 void invalidateCapture(Stream& stream);
-// Waiting on the host for an event recorded in a capture: there is nothing to wait for, and the capture it was
-// recorded in is invalidated. Answers CUDA_ERROR_INVALID_VALUE (measured on driver 580, relaxed mode).
-CUresult refuseWaitOnCapturedEvent(Event& event);
+// Querying or waiting for an event recorded in a capture invalidates that capture (measured on an H200, driver
+// 580); the call answers `answer` (CUDA_ERROR_CAPTURED_EVENT for a query, CUDA_ERROR_INVALID_VALUE for a wait).
+CUresult refuseUseOfCapturedEvent(Event& event, CUresult answer);
 // Work on the legacy stream while a blocking stream of its context captures: the implicit dependency is not
 // allowed (CUDA_ERROR_STREAM_CAPTURE_IMPLICIT), and invalidates those captures.
 CUresult checkLegacyImplicitCapture(Stream& legacy);

@@ -84,14 +84,14 @@ CUresult cuEventQuery(CUevent hEvent) {
   auto event = findEvent(hEvent);
   if (!event) return CUDA_ERROR_INVALID_HANDLE;
   if (CUresult sticky = event->context().stickyError()) return sticky;
-  if (event->recordedInCapture()) return CUDA_ERROR_CAPTURED_EVENT;
+  if (event->recordedInCapture()) return refuseUseOfCapturedEvent(*event, CUDA_ERROR_CAPTURED_EVENT);
   return event->query();
 }
 
 CUresult cuEventSynchronize(CUevent hEvent) {
   auto event = findEvent(hEvent);
   if (!event) return CUDA_ERROR_INVALID_HANDLE;
-  if (event->recordedInCapture()) return refuseWaitOnCapturedEvent(*event);
+  if (event->recordedInCapture()) return refuseUseOfCapturedEvent(*event, CUDA_ERROR_INVALID_VALUE);
   event->synchronize();
   event->context().modules().flushPrintf();
   return event->context().stickyError();
