@@ -1,9 +1,10 @@
 // Video instructions: scalar vadd/vsub/vabsdiff/vmin/vmax/vshl/vshr/vmad/vset and SIMD vadd2..vset2, vadd4..vset4.
 // One handler per family interprets a packed description of the instruction (operation, signedness, selectors,
-// saturation, secondary operation); the front end has checked the forms. Semantics follow the PTX ISA's
-// description of the video instructions: sources are selected and sign- or zero-extended to 33 bits, the operation
-// runs without overflow, the result is optionally clamped to the destination (part), then combined with c (add,
-// min, max) or merged into c's other bits.
+// saturation, secondary operation); the front end has checked the forms. The shape follows the PTX ISA's
+// description of the video instructions: sources are selected and sign- or zero-extended, the operation runs, the
+// result is optionally clamped to the destination (part), then combined with c (add, min, max) or merged into c's
+// other bits. Where the GPU's arithmetic departs from the ISA's pseudo-code, the scalar forms do what an H200 does
+// (see scalarLane).
 #include "exec/lower_tables.h"
 
 #include "exec/handlers.h"
@@ -92,56 +93,84 @@ bool compare(Cmp c, int64_t a, int64_t b) {
     }
 }
 
+// The scalar forms compute what an NVIDIA H200 computes, which departs from the ISA's pseudo-code in several places.
+// sm_90 has no video unit: the JIT expands each scalar video instruction into 32/64-bit integer code, and these rules
+// are that code's arithmetic (read from the SASS that ptxas 13.0 emits for sm_90), measured on an H200: they
+// reproduce every recorded input/output pair of the 21 video forms in conformance/golden/nvidia-h200.txt.
+// - vadd/vsub without .sat keep only the low 32 bits of the result, sign-extended, before the secondary operation.
+// - .sat to a signed whole-word destination clamps to the s32 range. To a part destination (.b<n>/.h<n>), signed
+//   or not, the result read as an unsigned 64-bit number is clamped to the part's maximum, so a negative result
+//   becomes the maximum (0xff for an unsigned byte, 0x7f for a signed one).
+// - .sat to an unsigned whole-word destination only clamps negative results to 0; larger ones keep their low 32
+//   bits (vadd.u32.u32.u32.sat 0xffffffff + 1 gives 0).
+// - vshl/vshr with .sat sign-extend the shifted value from bit 33 (a 34-bit intermediate), then clamp it to the
+//   32-bit range of the destination's type both ways, even for a part destination (which takes the low bits).
+// - .min/.max compare the result with c in the destination's signedness (vset: the first source type's) over 64
+//   bits: c is sign- or zero-extended, and with an unsigned destination a negative result compares as a huge value.
+// - vmad multiplies the selected sources extended to 32 bits as signed 32-bit numbers (a whole-word .u32 source
+//   with its top bit set counts as negative), always sign-extends c, shifts (.shr7/.shr15) arithmetically, and
+//   .sat clamps both ways to s32 when the ISA's "signed final" holds (a signed source or a negation), else to u32.
 uint32_t scalarLane(const Modes& m, const Selectors& s, uint32_t a, uint32_t b, uint32_t c) {
     auto op = VOp(m.op);
     int64_t ta = part(a, s.a, m.aSigned);
     int64_t tb = part(b, s.b, op == VOp::Shl || op == VOp::Shr ? false : bool(m.bSigned));
-    __int128 tmp = 0;
+    if (op == VOp::Mad) {
+        // (a*b) negated when exactly one source is; the negation is the one's complement plus one (lsb), as is
+        // .po's extra one.
+        bool signedFinal = m.aSigned || m.bSigned || m.negProduct || m.negC;
+        uint64_t prod = uint64_t(int64_t(int32_t(uint32_t(ta))) * int64_t(int32_t(uint32_t(tb))));
+        uint32_t cc = c;
+        uint64_t lsb = 0;
+        if (m.po) {
+            lsb = 1;
+        } else if (m.negProduct) {
+            prod = ~prod;
+            lsb = 1;
+        } else if (m.negC) {
+            cc = ~cc;
+            lsb = 1;
+        }
+        int64_t sum = int64_t(prod + uint64_t(int64_t(int32_t(cc))) + lsb) >> m.shr;
+        if (!m.sat) return uint32_t(uint64_t(sum));
+        return uint32_t(uint64_t(int64_t(clampTo(sum, 32, signedFinal))));
+    }
+    int64_t tmp = 0;
     switch (op) {
-        case VOp::Add: tmp = __int128(ta) + tb; break;
-        case VOp::Sub: tmp = __int128(ta) - tb; break;
-        case VOp::Absdiff: tmp = ta > tb ? __int128(ta) - tb : __int128(tb) - ta; break;
+        case VOp::Add: tmp = ta + tb; break;
+        case VOp::Sub: tmp = ta - tb; break;
+        case VOp::Absdiff: tmp = ta > tb ? ta - tb : tb - ta; break;
         case VOp::Min: tmp = std::min(ta, tb); break;
         case VOp::Max: tmp = std::max(ta, tb); break;
         case VOp::Shl: case VOp::Shr: {
             int64_t n = m.clamp ? std::min<int64_t>(tb, 32) : (tb & 31);
-            tmp = op == VOp::Shl ? __int128(ta) << n : __int128(ta >> n);
+            tmp = op == VOp::Shl ? int64_t(uint64_t(ta) << n) : ta >> n;
             break;
         }
         case VOp::Set: tmp = compare(Cmp(m.cmp), ta, tb) ? 1 : 0; break;
-        case VOp::Mad: {
-            // (a*b) negated when exactly one source is; the negation is the one's complement plus one (lsb), as is
-            // .po's extra one; c takes the sign of the final result.
-            bool signedFinal = m.aSigned || m.bSigned || m.negProduct || m.negC;
-            __int128 prod = __int128(ta) * tb;
-            uint32_t cc = c;
-            int lsb = 0;
-            if (m.po) {
-                lsb = 1;
-            } else if (m.negProduct) {
-                prod = ~prod;
-                lsb = 1;
-            } else if (m.negC) {
-                cc = ~cc;
-                lsb = 1;
-            }
-            __int128 c128 = signedFinal ? __int128(int32_t(cc)) : __int128(cc);
-            tmp = (prod + c128 + lsb) >> m.shr;
-            uint64_t result = uint64_t(tmp);   // the low 64 bits
-            if (!m.sat) return uint32_t(result);
-            return signedFinal ? uint32_t(uint64_t(clampTo(int64_t(result), 32, true)))
-                               : uint32_t(uint64_t(clampTo(result, 32, false)));
-        }
         default: break;
     }
     bool dSigned = op == VOp::Set ? false : bool(m.dSigned);
-    if (m.sat && op != VOp::Set) tmp = clampTo(tmp, s.d.width ? s.d.width : 32, dSigned);
+    if ((op == VOp::Add || op == VOp::Sub) && !m.sat) tmp = int64_t(int32_t(uint32_t(tmp)));
+    if (m.sat && op != VOp::Set) {
+        if (op == VOp::Shl || op == VOp::Shr) {
+            tmp = extend(uint64_t(tmp), 34, true);
+            tmp = int64_t(clampTo(tmp, 32, dSigned));
+        } else if (s.d.width == 0) {
+            tmp = dSigned ? int64_t(clampTo(tmp, 32, true)) : tmp < 0 ? 0 : int64_t(uint32_t(tmp));
+        } else {
+            uint64_t asUnsigned = uint64_t(tmp) >> 32 ? 0xffffffffu : uint64_t(tmp);
+            uint64_t top = dSigned ? (1ull << (s.d.width - 1)) - 1 : (1ull << s.d.width) - 1;
+            tmp = int64_t(std::min(asUnsigned, top));
+        }
+    }
     if (Op2(m.op2) != Op2::None) {
-        __int128 cv = dSigned ? __int128(int32_t(c)) : __int128(c);
+        bool cSigned = op == VOp::Set ? bool(m.aSigned) : dSigned;
+        int64_t cv = cSigned ? int64_t(int32_t(c)) : int64_t(c);
+        auto less = [&](int64_t x, int64_t y) { return cSigned ? x < y : uint64_t(x) < uint64_t(y); };
         switch (Op2(m.op2)) {
             case Op2::Add: tmp += cv; break;
-            case Op2::Min: tmp = std::min(tmp, cv); break;
-            default: tmp = std::max(tmp, cv); break;
+            case Op2::Min: tmp = less(cv, tmp) ? cv : tmp; break;
+            default: tmp = less(tmp, cv) ? cv : tmp; break;
         }
         return uint32_t(uint64_t(tmp));
     }
