@@ -713,4 +713,145 @@ TEST(PtxExec, ParamLayout) {
   EXPECT_EQ(ki.paramBytes, 40u);
 }
 
+// vadd's address adds are fused into its loads and store (one op computes base + offset); a fault still names the
+// first lane out of range: c holds 1024 elements, so thread 0 of block 4 stores past its end.
+TEST(PtxExec, FusedAddressStoreFaultsAtTheFirstLaneOutOfRange) {
+  KernelRun k("bench.ptx", "vadd");
+  const int n = 2048;
+  std::vector<float> a(n), b(n);
+  for (int i = 0; i < n; ++i) { a[i] = float(i); b[i] = 0.25f; }
+  float* da = arena().upload(a);
+  float* db = arena().upload(b);
+  float* dc = arena().alloc<float>(1024);
+  Params p(k.info());
+  p.arg(da).arg(db).arg(dc).arg(n);
+  ExecConfig cfg;
+  cfg.deterministic = true;
+  auto r = k(Dim3{n / 256}, Dim3{256}, p, 0, cfg);
+  ASSERT_EQ(r.fault.kind, FaultKind::IllegalAddress);
+  EXPECT_EQ(r.fault.address, reinterpret_cast<uint64_t>(dc + 1024));
+  EXPECT_EQ(r.fault.block.x, 4u);
+  EXPECT_EQ(r.fault.thread.x, 0u);
+  for (int i = 0; i < 1024; ++i) ASSERT_EQ(dc[i], a[i] + b[i]) << i;
+}
+
+Module& loadText(const std::string& key, const std::string& text) {
+  static std::map<std::string, Module> cache;
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  CompileResult r = compile(text);
+  if (!r.program) throw std::runtime_error("compile failed: " + r.error);
+  Module mod;
+  mod.prog = r.program;
+  return cache.emplace(key, std::move(mod)).first->second;
+}
+
+LaunchResult runText(Module& mod, Dim3 grid, Dim3 block, const Params& p) {
+  LaunchParams lp;
+  lp.grid = grid;
+  lp.block = block;
+  lp.params = p.data();
+  lp.paramBytes = p.size();
+  lp.memory = &arena();
+  return launch(*mod.prog, 0, lp);
+}
+
+// One warp, shared-memory accesses of every half-warp layout the full-warp path distinguishes: one address per
+// half (byte store: the highest lane of each half wins; byte load widened), both halves storing the same
+// consecutive words (the second half's values stay), 16-bit loads of every other halfword (scattered, sign
+// extended) and of consecutive halfwords widened to 32 bits.
+const char* kSharedHalves = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry halves(.param .u64 out)
+{
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b8 buf[128];
+  mov.u32 %r1, %tid.x;
+  shr.u32 %r2, %r1, 4;
+  mov.u32 %r3, buf;
+  add.u32 %r4, %r3, %r2;
+  st.shared.u8 [%r4], %r1;
+  bar.sync 0;
+  ld.shared.u8 %r5, [%r4];
+  and.b32 %r6, %r1, 15;
+  shl.b32 %r6, %r6, 2;
+  add.u32 %r6, %r6, %r3;
+  mul.lo.s32 %r7, %r1, -3;
+  st.shared.u32 [%r6+64], %r7;
+  bar.sync 0;
+  ld.shared.s16 %r8, [%r6+64];
+  shl.b32 %r9, %r1, 1;
+  add.u32 %r9, %r9, %r3;
+  ld.shared.u16 %r10, [%r9+64];
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  mul.wide.u32 %rd2, %r1, 12;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r5;
+  st.global.u32 [%rd3+4], %r8;
+  st.global.u32 [%rd3+8], %r10;
+  ret;
+}
+)";
+
+TEST(PtxExec, SharedHalfWarpLayouts) {
+  Module& mod = loadText("halves", kSharedHalves);
+  uint32_t* out = arena().alloc<uint32_t>(96);
+  Params p(kernels(*mod.prog)[0]);
+  p.arg(out);
+  auto r = runText(mod, Dim3{1}, Dim3{32}, p);
+  EXPECT_OK(r);
+  uint32_t words[16];
+  for (int j = 0; j < 16; ++j) words[j] = uint32_t(-3 * (16 + j));
+  uint16_t halves[32];
+  std::memcpy(halves, words, sizeof halves);
+  for (int l = 0; l < 32; ++l) {
+    EXPECT_EQ(out[l * 3], l < 16 ? 15u : 31u) << l;
+    EXPECT_EQ(out[l * 3 + 1], uint32_t(int32_t(int16_t(halves[2 * (l & 15)])))) << l;
+    EXPECT_EQ(out[l * 3 + 2], uint32_t(halves[l])) << l;
+  }
+}
+
+// A fused address add whose load overwrites one of the add's operands (the index): every lane's address is taken
+// before any result is written. out[i] = tab[tab[i] / 8] with tab holding byte offsets.
+const char* kChase = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry chase(.param .u64 tab, .param .u64 out)
+{
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<8>;
+  mov.u32 %r1, %tid.x;
+  ld.param.u64 %rd1, [tab];
+  cvta.to.global.u64 %rd1, %rd1;
+  mul.wide.u32 %rd2, %r1, 8;
+  add.s64 %rd3, %rd1, %rd2;
+  ld.global.u64 %rd2, [%rd3];
+  add.s64 %rd4, %rd1, %rd2;
+  ld.global.u64 %rd5, [%rd4];
+  ld.param.u64 %rd6, [out];
+  cvta.to.global.u64 %rd6, %rd6;
+  mul.wide.u32 %rd7, %r1, 8;
+  add.s64 %rd6, %rd6, %rd7;
+  st.global.u64 [%rd6], %rd5;
+  ret;
+}
+)";
+
+TEST(PtxExec, FusedAddressLoadOverwritingItsIndex) {
+  Module& mod = loadText("chase", kChase);
+  uint64_t* tab = arena().alloc<uint64_t>(32);
+  uint64_t* out = arena().alloc<uint64_t>(32);
+  for (uint64_t i = 0; i < 32; ++i) tab[i] = (i * 5 + 3) % 32 * 8;
+  Params p(kernels(*mod.prog)[0]);
+  p.arg(tab).arg(out);
+  for (uint32_t threads : {32u, 20u}) {  // full warp (fast path) and a partial one (per-lane path)
+    std::fill(out, out + 32, ~uint64_t(0));
+    EXPECT_OK(runText(mod, Dim3{1}, Dim3{threads}, p));
+    for (uint32_t i = 0; i < 32; ++i) EXPECT_EQ(out[i], i < threads ? tab[tab[i] / 8] : ~uint64_t(0)) << i;
+  }
+}
+
 }  // namespace

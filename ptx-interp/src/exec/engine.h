@@ -22,6 +22,7 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -240,6 +241,24 @@ const Op* raiseFault(Warp& w, const Op* op, int lane, FaultKind kind, uint64_t a
 
 // Resumes the next pending path after the current path has no lanes left; nullptr when the warp is done.
 const Op* resumeNext(Warp& w);
+
+// Copies Bytes (a multiple of 16) in 32-byte vector moves (16-byte ones for an odd 16 at the end). Registers are
+// read by the next ops' lane loops in 32-byte loads under AVX2; a load that spans two narrower stores cannot take
+// its data from the store buffer and waits until they reach the cache, which costs more than a simple op itself.
+// memcpy of a register expands to 16-byte moves under the generic tuning, so register writes of whole lanes go
+// through this instead. Unrolled by hand: a loop would be turned back into memcpy.
+template <size_t Bytes> __attribute__((always_inline)) inline void copyVec(void* dst, const void* src) {
+  static_assert(Bytes % 16 == 0, "whole 16-byte blocks only");
+  typedef uint8_t V32 __attribute__((vector_size(32), aligned(1), may_alias));
+  typedef uint8_t V16 __attribute__((vector_size(16), aligned(1), may_alias));
+  auto* d = static_cast<uint8_t*>(dst);
+  auto* s = static_cast<const uint8_t*>(src);
+  [&]<size_t... K>(std::index_sequence<K...>) {
+    ((*reinterpret_cast<V32*>(d + 32 * K) = *reinterpret_cast<const V32*>(s + 32 * K)), ...);
+  }(std::make_index_sequence<Bytes / 32>());
+  if constexpr (Bytes % 32 != 0)
+    *reinterpret_cast<V16*>(d + Bytes - 16) = *reinterpret_cast<const V16*>(s + Bytes - 16);
+}
 
 // Predicate bytes (0/1) of 32 lanes -> lane mask.
 inline uint32_t predMask(const uint8_t* p) {

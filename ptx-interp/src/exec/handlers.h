@@ -5,6 +5,7 @@
 // then store either all lanes (full mask: the common case) or only the executing lanes.
 #pragma once
 
+#include "exec/control.h"
 #include "exec/engine.h"
 #include "exec/numerics.h"
 
@@ -39,7 +40,7 @@ template <class T, class F> PTX_HOT void store(Warp& w, uint32_t d, F f) {
   for (int i = 0; i < 32; ++i) tmp[i] = f(i);
   T* dst = R<T>(w, d);
   if (w.exec == kFullMask) {
-    std::memcpy(dst, tmp, sizeof tmp);
+    copyVec<sizeof tmp>(dst, tmp);
   } else {
     uint32_t m = w.exec;
     for (int i = 0; i < 32; ++i) dst[i] = ((m >> i) & 1) ? tmp[i] : dst[i];
@@ -656,12 +657,16 @@ template <class T, Cmp C> PTX_HOT bool compare(T a, T b) {
 }
 // setp: d = a CMP b; optional second destination e = !(...) and combination with predicate c (aux: 0 none,
 // 1 and, 2 or, 3 xor; bit 4: c is negated).
+// aux bit 5 (kSetpThenBranch): the next op is the conditional branch on d; it runs from here, without a trip
+// through the dispatch loop (compare-and-branch is the tail of most loops).
+constexpr uint32_t kSetpThenBranch = 32;
 template <class T, Cmp C> PTX_LANES const Op* setp(Warp& w, const Op* op) {
   const T* a = R<T>(w, op->a);
   const T* b = R<T>(w, op->b);
-  if (op->aux == 0 && op->e == 0) {
+  const Op* next = op + 1;
+  if ((op->aux & ~kSetpThenBranch) == 0 && op->e == 0) {
     store<uint8_t>(w, op->d, [&](int i) { return uint8_t(compare<T, C>(a[i], b[i])); });
-    return op + 1;
+    return (op->aux & kSetpThenBranch) ? ctl::braCond(w, next) : next;
   }
   alignas(64) uint8_t r[32];
   for (int i = 0; i < 32; ++i) r[i] = compare<T, C>(a[i], b[i]);
@@ -683,7 +688,7 @@ template <class T, Cmp C> PTX_LANES const Op* setp(Warp& w, const Op* op) {
   }
   store<uint8_t>(w, op->d, [&](int i) { return p[i]; });
   if (op->e) store<uint8_t>(w, op->e, [&](int i) { return q[i]; });
-  return op + 1;
+  return (op->aux & kSetpThenBranch) ? ctl::braCond(w, next) : next;
 }
 // set: d (integer or f32) = 0xffffffff/1.0f or 0
 template <class T, Cmp C, class D> const Op* setValue(Warp& w, const Op* op) {

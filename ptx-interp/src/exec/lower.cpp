@@ -394,6 +394,14 @@ class KernelLowerer {
   std::map<uint32_t, LaunchConst> launchConstRegs_;
   std::vector<bool> skipInst_;
   void findLaunchConstants(const ptx::Function& fn);
+  // `add.s64 %rd, %base, %offset` whose sum only addresses one later scalar global ld/st of the same block: the
+  // memory op computes base + offset itself (one op less per access; see mem::globalAddresses). Per IR instruction
+  // of the function being lowered: the add folded into it (kNoIndex: none), and whether it is such an add.
+  std::vector<uint32_t> foldedAdd_;
+  std::vector<bool> addFolded_;
+  uint32_t curInst_ = 0;
+  uint32_t lastSetp_ = ~0u;  // op index of the last setp emitted (see h::kSetpThenBranch)
+  void findAddressAdds();
   std::vector<std::vector<uint32_t>> brxTargets_;        // per brx of the current function: IR instructions
   std::vector<std::pair<uint32_t, uint32_t>> brxPending_;  // (brxTargets_ index, Program::brxTables index)
 
@@ -914,6 +922,7 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
                        (last.opcode == Opcode::Ret && last.guard != kNoIndex && !fn_->isEntry);
       if (divergent && ipdom_[b] >= 0) needReconv[ipdom_[b]] = true;
     }
+    findAddressAdds();
     // emit
     instOp_.assign(n + 1, 0);
     uint32_t funcStart = here();
@@ -927,7 +936,7 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
       }
       instOp_[i] = leader[i] ? blockOp[blockOf_[i]] : here();
       resetTemps();
-      if (k == 0 && skipInst_[i]) continue;
+      if ((k == 0 && skipInst_[i]) || addFolded_[i]) continue;
       lowerInstruction(i);
     }
     line_ = n ? ins[n - 1].loc.line : fn_->loc.line;
@@ -1077,6 +1086,84 @@ void KernelLowerer::findLaunchConstants(const ptx::Function& fn) {
   }
 }
 
+void KernelLowerer::findAddressAdds() {
+  const auto& ins = fn_->instructions;
+  size_t n = ins.size(), nregs = fn_->registers.size();
+  foldedAdd_.assign(n, kNoIndex);
+  addFolded_.assign(n, false);
+  // Every mention of a register (read or write, guards included): the add's destination must have exactly two,
+  // its definition and the address, so no other instruction sees that the sum was never written.
+  auto forRegs = [&](const Operand& o, auto&& f) {
+    auto one = [&](const Operand& x) {
+      if (x.kind == OperandKind::Reg) f(x.index);
+      else if (x.kind == OperandKind::RegPair) {
+        f(x.index);
+        f(uint32_t(x.value));
+      } else if (x.kind == OperandKind::Address && x.symKind == SymKind::None) f(x.index);
+    };
+    if (o.kind == OperandKind::Vector || o.kind == OperandKind::List || o.kind == OperandKind::Bracket) {
+      for (int64_t q = 0; q < o.value; ++q) one(fn_->elems[o.index + uint32_t(q)]);
+    } else {
+      one(o);
+    }
+  };
+  std::vector<uint32_t> mentions(nregs, 0);
+  for (const Instruction& in : ins) {
+    if (in.guard != kNoIndex && in.guard < nregs) mentions[in.guard]++;
+    for (uint32_t k = 0; k < in.numOperands; ++k)
+      forRegs(fn_->operands[in.firstOperand + k], [&](uint32_t r) {
+        if (r < nregs) mentions[r]++;
+      });
+  }
+  auto wide = [&](const Operand& o) {
+    return o.kind == OperandKind::Reg && !o.sel && o.index < nregs && regType(o.index) != Type::pred &&
+           sizeOf(regType(o.index)) == 8;
+  };
+  for (uint32_t m = 0; m < n; ++m) {
+    const Instruction& mi = ins[m];
+    bool isStore = mi.opcode == Opcode::St;
+    if ((mi.opcode != Opcode::Ld && !isStore) || mi.vec || mi.space != ptx::Space::global ||
+        mi.numOperands != 2)
+      continue;
+    const Operand& addr = fn_->operands[mi.firstOperand + (isStore ? 0 : 1)];
+    if (addr.kind != OperandKind::Address || addr.symKind != SymKind::None || (addr.flags & ptx::kAddrAbsolute) ||
+        addr.index >= nregs || mentions[addr.index] != 2 || sizeOf(regType(addr.index)) != 8)
+      continue;
+    // the definition: earlier in the same block
+    uint32_t def = kNoIndex;
+    for (uint32_t j = m; j-- > 0 && blockOf_[j] == blockOf_[m];) {
+      const Instruction& in = ins[j];
+      if (in.numOperands == 0) continue;
+      const Operand& d = fn_->operands[in.firstOperand];
+      if (d.kind == OperandKind::Reg && d.index == addr.index) {
+        def = j;
+        break;
+      }
+    }
+    if (def == kNoIndex) continue;
+    const Instruction& add = ins[def];
+    if (add.opcode != Opcode::Add || add.guard != kNoIndex || add.flags != 0 || add.numTypes != 1 ||
+        (add.type() != Type::s64 && add.type() != Type::u64) || add.numOperands != 3 || addFolded_[def])
+      continue;
+    const Operand& d = fn_->operands[add.firstOperand];
+    const Operand& a = fn_->operands[add.firstOperand + 1];
+    const Operand& b = fn_->operands[add.firstOperand + 2];
+    if (d.sel || !wide(a) || !wide(b)) continue;
+    // base and offset must still hold the add's values at the memory op: nothing in between writes them (the
+    // destination is the first operand; calls are not looked into)
+    bool clobbered = false;
+    for (uint32_t j = def + 1; j < m && !clobbered; ++j) {
+      const Instruction& in = ins[j];
+      if (in.opcode == Opcode::Call) clobbered = true;
+      if (in.numOperands == 0) continue;
+      forRegs(fn_->operands[in.firstOperand], [&](uint32_t r) { clobbered |= r == a.index || r == b.index; });
+    }
+    if (clobbered) continue;
+    foldedAdd_[m] = def;
+    addFolded_[def] = true;
+  }
+}
+
 // ---- instructions ----------------------------------------------------------------------------------------------
 
 void KernelLowerer::unsupported(const Instruction& in, std::string_view why) {
@@ -1223,7 +1310,24 @@ void KernelLowerer::lowerLdSt(const Instruction& in, bool isStore) {
     op.imm = a.imm;
     if (n > 1 && regSize != ms) fail(line_, "vector parameter load into wider registers");
   } else {
-    Handler hnd = isStore ? stHandler(a.space, a.baseSize, t, regSize, n) : ldHandler(a.space, a.baseSize, t, regSize, n);
+    uint32_t folded = foldedAdd_[curInst_];
+    Handler hnd = nullptr;
+    if (folded != kNoIndex) {
+      hnd = isStore ? stIndexedHandler(t, regSize) : ldIndexedHandler(t, regSize);
+      if (hnd) {
+        const Instruction& add = fn_->instructions[folded];
+        Op& op = emit(hnd);
+        op.a = regOf(fn_->operands[add.firstOperand + 1].index);
+        op.b = regOf(fn_->operands[add.firstOperand + 2].index);
+        op.c = a.base;
+        op.imm = a.imm;
+        op.d = regs[0];
+        for (auto& [k, d] : pendingDst) finish(d);
+        return;
+      }
+      lowerBody(fn_->instructions[folded]);  // no fused handler for these types: the add after all
+    }
+    hnd = isStore ? stHandler(a.space, a.baseSize, t, regSize, n) : ldHandler(a.space, a.baseSize, t, regSize, n);
     if (!hnd) return unsupported(in, "operand types / state space combination");
     Op& op = emit(hnd);
     op.a = a.base;
@@ -1377,6 +1481,7 @@ void KernelLowerer::lowerCompare(const Instruction& in) {
       } else {
         op.d = dst(d0, Type::pred).off;
       }
+      lastSetp_ = here() - 1;
       return;
     }
     case Opcode::Set: {
@@ -2421,6 +2526,7 @@ void KernelLowerer::lowerBuiltinCall(const Instruction& in, std::string_view nam
 
 void KernelLowerer::lowerInstruction(uint32_t idx) {
   const Instruction& in = fn_->instructions[idx];
+  curInst_ = idx;
   bool guarded = in.guard != kNoIndex;
   // control flow first: these consume the guard themselves
   switch (in.opcode) {
@@ -2435,6 +2541,9 @@ void KernelLowerer::lowerInstruction(uint32_t idx) {
         pending_.push_back({here(), lab.target, PendingTarget::Inst});
         int32_t r = ipdom_[block];
         pending_.push_back({here(), r < 0 ? 0xffffffffu : uint32_t(r), PendingTarget::RpcBlock});
+        // a setp on the guard right before (same block, nothing in between): it runs the branch itself
+        if (lastSetp_ == here() - 1 && prog_.ops[lastSetp_].d == regOf(in.guard))
+          prog_.ops[lastSetp_].aux |= h::kSetpThenBranch;
         Op& op = emit(&ctl::braCond);
         op.a = regOf(in.guard);
         op.aux = in.guardNegated ? 1 : 0;

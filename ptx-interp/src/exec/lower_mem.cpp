@@ -7,67 +7,63 @@ namespace {
 using mem::Space;
 using ptx::Type;
 
-template <Space S, class A> Handler ldFor(Type m, unsigned rs, unsigned n) {
+template <Space S, class A, bool Indexed = false> Handler ldFor(Type m, unsigned rs, unsigned n) {
   using namespace mem;
   if (n == 1) {
     switch (m) {
       case Type::b8: case Type::u8:
         switch (rs) {
-          case 1: return &ld<S, A, uint8_t, uint8_t, 1>;
-          case 2: return &ld<S, A, uint8_t, uint16_t, 1>;
-          case 4: return &ld<S, A, uint8_t, uint32_t, 1>;
-          case 8: return &ld<S, A, uint8_t, uint64_t, 1>;
+          case 1: return ldScalar<S, A, uint8_t, uint8_t, Indexed>();
+          case 2: return ldScalar<S, A, uint8_t, uint16_t, Indexed>();
+          case 4: return ldScalar<S, A, uint8_t, uint32_t, Indexed>();
+          case 8: return ldScalar<S, A, uint8_t, uint64_t, Indexed>();
         }
         break;
       case Type::s8:
         switch (rs) {
-          case 1: return &ld<S, A, uint8_t, uint8_t, 1>;
-          case 2: return &ld<S, A, int8_t, uint16_t, 1>;
-          case 4: return &ld<S, A, int8_t, uint32_t, 1>;
-          case 8: return &ld<S, A, int8_t, uint64_t, 1>;
+          case 1: return ldScalar<S, A, uint8_t, uint8_t, Indexed>();
+          case 2: return ldScalar<S, A, int8_t, uint16_t, Indexed>();
+          case 4: return ldScalar<S, A, int8_t, uint32_t, Indexed>();
+          case 8: return ldScalar<S, A, int8_t, uint64_t, Indexed>();
         }
         break;
       case Type::b16: case Type::u16: case Type::f16: case Type::bf16:
         switch (rs) {
-          case 2: return &ld<S, A, uint16_t, uint16_t, 1>;
-          case 4: return &ld<S, A, uint16_t, uint32_t, 1>;
-          case 8: return &ld<S, A, uint16_t, uint64_t, 1>;
+          case 2: return ldScalar<S, A, uint16_t, uint16_t, Indexed>();
+          case 4: return ldScalar<S, A, uint16_t, uint32_t, Indexed>();
+          case 8: return ldScalar<S, A, uint16_t, uint64_t, Indexed>();
         }
         break;
       case Type::s16:
         switch (rs) {
-          case 2: return &ld<S, A, uint16_t, uint16_t, 1>;
-          case 4: return &ld<S, A, int16_t, uint32_t, 1>;
-          case 8: return &ld<S, A, int16_t, uint64_t, 1>;
+          case 2: return ldScalar<S, A, uint16_t, uint16_t, Indexed>();
+          case 4: return ldScalar<S, A, int16_t, uint32_t, Indexed>();
+          case 8: return ldScalar<S, A, int16_t, uint64_t, Indexed>();
         }
         break;
       case Type::b32: case Type::u32: case Type::f32: case Type::f16x2: case Type::bf16x2:
         switch (rs) {
-          case 4:
-            if constexpr (S == Global && std::is_same_v<A, uint64_t>) return &ldGlobalScalar<A, uint32_t>;
-            return &ld<S, A, uint32_t, uint32_t, 1>;
-          case 8: return &ld<S, A, uint32_t, uint64_t, 1>;
+          case 4: return ldScalar<S, A, uint32_t, uint32_t, Indexed>();
+          case 8: return ldScalar<S, A, uint32_t, uint64_t, Indexed>();
         }
         break;
       case Type::s32:
         switch (rs) {
-          case 4: return &ld<S, A, uint32_t, uint32_t, 1>;
-          case 8: return &ld<S, A, int32_t, uint64_t, 1>;
+          case 4: return ldScalar<S, A, uint32_t, uint32_t, Indexed>();
+          case 8: return ldScalar<S, A, int32_t, uint64_t, Indexed>();
         }
         break;
       case Type::b64: case Type::u64: case Type::s64: case Type::f64:
-        if (rs == 8) {
-          if constexpr (S == Global && std::is_same_v<A, uint64_t>) return &ldGlobalScalar<A, uint64_t>;
-          return &ld<S, A, uint64_t, uint64_t, 1>;
-        }
+        if (rs == 8) return ldScalar<S, A, uint64_t, uint64_t, Indexed>();
         break;
       case Type::b128:
-        if (rs == 16) return &ld<S, A, B128, B128, 1>;
+        if (rs == 16) return ldScalar<S, A, B128, B128, Indexed>();
         break;
       default: break;
     }
     return nullptr;
   }
+  if constexpr (Indexed) return nullptr;  // vectors have no indexed form
   unsigned ms = m == Type::pred ? 1 : ptx::typeSize(m);
   if (ms != rs) return nullptr;
   switch (ms) {
@@ -79,7 +75,7 @@ template <Space S, class A> Handler ldFor(Type m, unsigned rs, unsigned n) {
   return nullptr;
 }
 
-template <Space S, class A> Handler stFor(Type m, unsigned rs, unsigned n) {
+template <Space S, class A, bool Indexed = false> Handler stFor(Type m, unsigned rs, unsigned n) {
   using namespace mem;
   unsigned ms = ptx::typeSize(m);
   if (n == 1) {
@@ -87,36 +83,34 @@ template <Space S, class A> Handler stFor(Type m, unsigned rs, unsigned n) {
     switch (ms) {
       case 1:
         switch (rs) {
-          case 1: return &st<S, A, uint8_t, uint8_t, 1>;
-          case 2: return &st<S, A, uint8_t, uint16_t, 1>;
-          case 4: return &st<S, A, uint8_t, uint32_t, 1>;
-          case 8: return &st<S, A, uint8_t, uint64_t, 1>;
+          case 1: return stScalar<S, A, uint8_t, uint8_t, Indexed>();
+          case 2: return stScalar<S, A, uint8_t, uint16_t, Indexed>();
+          case 4: return stScalar<S, A, uint8_t, uint32_t, Indexed>();
+          case 8: return stScalar<S, A, uint8_t, uint64_t, Indexed>();
         }
         break;
       case 2:
         switch (rs) {
-          case 2: return &st<S, A, uint16_t, uint16_t, 1>;
-          case 4: return &st<S, A, uint16_t, uint32_t, 1>;
-          case 8: return &st<S, A, uint16_t, uint64_t, 1>;
+          case 2: return stScalar<S, A, uint16_t, uint16_t, Indexed>();
+          case 4: return stScalar<S, A, uint16_t, uint32_t, Indexed>();
+          case 8: return stScalar<S, A, uint16_t, uint64_t, Indexed>();
         }
         break;
       case 4:
         switch (rs) {
-          case 4:
-            if constexpr (S == Global && std::is_same_v<A, uint64_t>) return &stGlobalScalar<A, uint32_t>;
-            return &st<S, A, uint32_t, uint32_t, 1>;
-          case 8: return &st<S, A, uint32_t, uint64_t, 1>;
+          case 4: return stScalar<S, A, uint32_t, uint32_t, Indexed>();
+          case 8: return stScalar<S, A, uint32_t, uint64_t, Indexed>();
         }
         break;
       case 8:
-        if constexpr (S == Global && std::is_same_v<A, uint64_t>) return &stGlobalScalar<A, uint64_t>;
-        return &st<S, A, uint64_t, uint64_t, 1>;
+        return stScalar<S, A, uint64_t, uint64_t, Indexed>();
       case 16:
-        if (rs == 16) return &st<S, A, B128, B128, 1>;
+        if (rs == 16) return stScalar<S, A, B128, B128, Indexed>();
         break;
     }
     return nullptr;
   }
+  if constexpr (Indexed) return nullptr;  // vectors have no indexed form
   if (ms != rs) return nullptr;
   switch (ms) {
     case 1: return n == 2 ? &st<S, A, uint8_t, uint8_t, 2> : n == 4 ? &st<S, A, uint8_t, uint8_t, 4> : nullptr;
@@ -206,6 +200,9 @@ Handler stHandler(Space space, unsigned addrSize, Type m, unsigned rs, unsigned 
   }
   return nullptr;
 }
+
+Handler ldIndexedHandler(Type m, unsigned rs) { return ldFor<Space::Global, uint64_t, true>(m, rs, 1); }
+Handler stIndexedHandler(Type m, unsigned rs) { return stFor<Space::Global, uint64_t, true>(m, rs, 1); }
 
 Handler ldParamHandler(Type m, unsigned rs) {
   using namespace mem;

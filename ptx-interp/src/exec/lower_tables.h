@@ -18,6 +18,10 @@ Handler cvtHandler(ptx::Type d, ptx::Type s, num::Round round, bool intRound, bo
 Handler ldHandler(mem::Space space, unsigned addrSize, ptx::Type m, unsigned regSize, unsigned n);
 Handler stHandler(mem::Space space, unsigned addrSize, ptx::Type m, unsigned regSize, unsigned n);
 Handler ldParamHandler(ptx::Type m, unsigned regSize);
+// Scalar global ld/st whose address is the sum of two 64-bit registers a + b (+ imm): the fused form of an address
+// add and its only use. c names the add's destination (the per-lane path computes the sum there).
+Handler ldIndexedHandler(ptx::Type m, unsigned regSize);
+Handler stIndexedHandler(ptx::Type m, unsigned regSize);
 
 // atom/red: op kind, value type t.
 Handler atomHandler(mem::Space space, unsigned addrSize, ptx::Type t, mem::AOp op);

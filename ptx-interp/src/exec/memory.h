@@ -82,44 +82,12 @@ template <class A> PTX_HOT uint64_t laneAddr(const A* base, int i, int64_t imm) 
 
 // ld: M memory type, D register type (D wider than M: sign/zero extension by M's signedness), N vector count.
 // Registers: element k at {d, b, c, e}[k]; address register a (+ imm).
-// Full-warp fast path for scalar shared-memory accesses: one check of the 32 addresses (alignment and range).
-// Returns 0 when the per-lane path must decide (and raise the fault), 2 when the addresses are consecutive
-// elements (one block copy), 1 otherwise; addr receives the 32 offsets into the CTA's shared block.
-template <class A, class M> PTX_LANES int sharedAddresses(Warp& w, const Op* op, uint64_t* addr) {
-  const Cta& cta = *w.cta;
-  if (w.exec != kFullMask || cta.sharedBytes < sizeof(M)) return 0;
-  const A* base = R<A>(w, op->a);
-  uint64_t limit = cta.sharedBytes - sizeof(M), bad = 0, diff = 0, imm = uint64_t(op->imm);
-  for (int i = 0; i < 32; ++i) addr[i] = uint64_t(base[i]) + imm;
-  uint64_t a0 = addr[0];
-  for (int i = 0; i < 32; ++i) {
-    bad |= (addr[i] & (sizeof(M) - 1)) | uint64_t(addr[i] > limit);
-    diff |= addr[i] ^ (a0 + uint64_t(i) * sizeof(M));
-  }
-  return bad ? 0 : diff ? 1 : 2;
-}
-
-template <Space S, class A, class M, class D, int N> const Op* ld(Warp& w, const Op* op) {
-  if constexpr (S == Shared && N == 1) {
-    alignas(64) uint64_t addr[32];
-    if (int kind = sharedAddresses<A, M>(w, op, addr)) {
-      const uint8_t* sh = w.cta->shared;
-      D* out = R<D>(w, op->d);
-      if constexpr (sizeof(D) == sizeof(M)) {
-        if (kind == 2) {
-          std::memcpy(out, sh + addr[0], 32 * sizeof(M));
-          return op + 1;
-        }
-      }
-      for (int i = 0; i < 32; ++i) {
-        M v;
-        std::memcpy(&v, sh + addr[i], sizeof(M));
-        out[i] = D(v);
-      }
-      return op + 1;
-    }
-  }
-  const A* base = R<A>(w, op->a);
+// This is the per-lane path: every executing lane's address is translated and checked on its own, and the first
+// bad one raises the fault. The full-warp fast paths below fall back to it whenever they cannot prove all 32
+// addresses valid with one check, so faults are always raised here, for the right lane.
+// The address comes from register addrReg (+ imm): op->a, except for the fused forms below.
+template <Space S, class A, class M, class D, int N> const Op* ldLanes(Warp& w, const Op* op, uint32_t addrReg) {
+  const A* base = R<A>(w, addrReg);
   const uint32_t dsts[4] = {op->d, op->b, op->c, op->e};
   D* out[N];
   for (int k = 0; k < N; ++k) out[k] = R<D>(w, dsts[k]);
@@ -137,60 +105,8 @@ template <Space S, class A, class M, class D, int N> const Op* ld(Warp& w, const
   }
   return op + 1;
 }
-// True when every byte of [lo, end) is valid device memory according to the validator's fast path.
-PTX_HOT bool spanValid(const MemoryValidator& mv, uint64_t lo, uint64_t end) {
-  return end > lo && end - lo <= mv.validFrom(lo);
-}
-
-// Full-warp fast path for scalar global accesses: one range check for the whole warp when the addresses are close
-// together; otherwise (or on any problem) the per-lane path, which also raises the fault.
-// Returns 2 when the 32 addresses are consecutive elements (one block copy), 1 when valid but scattered, 0 when the
-// per-lane path must decide.
-template <class A, class M> PTX_HOT int warpAddresses(Warp& w, const Op* op, uint64_t* addr) {
-  const A* base = R<A>(w, op->a);
-  uint64_t lo = ~uint64_t(0), hi = 0, mis = 0;
-  for (int i = 0; i < 32; ++i) addr[i] = uint64_t(base[i]) + uint64_t(op->imm);
-  uint64_t a0 = addr[0], diff = 0;
-  for (int i = 0; i < 32; ++i) diff |= addr[i] ^ (a0 + uint64_t(i) * sizeof(M));
-  if (diff == 0) return ((a0 & (sizeof(M) - 1)) == 0 && spanValid(*w.cta->job->lp.memory, a0, a0 + 32 * sizeof(M))) ? 2 : 0;
-  for (int i = 0; i < 32; ++i) {
-    lo = addr[i] < lo ? addr[i] : lo;
-    hi = addr[i] > hi ? addr[i] : hi;
-    mis |= addr[i];
-  }
-  return ((mis & (sizeof(M) - 1)) == 0 && spanValid(*w.cta->job->lp.memory, lo, hi + sizeof(M))) ? 1 : 0;
-}
-
-template <class A, class M> PTX_LANES const Op* ldGlobalScalar(Warp& w, const Op* op) {
-  alignas(64) uint64_t addr[32];
-  int kind = w.exec == kFullMask ? warpAddresses<A, M>(w, op, addr) : 0;
-  if (kind == 0) return ld<Global, A, M, M, 1>(w, op);
-  M* out = R<M>(w, op->d);
-  if (kind == 2) std::memcpy(out, reinterpret_cast<const void*>(addr[0]), 32 * sizeof(M));
-  else
-    for (int i = 0; i < 32; ++i) std::memcpy(&out[i], reinterpret_cast<const void*>(addr[i]), sizeof(M));
-  return op + 1;
-}
-template <Space S, class A, class M, class D, int N> const Op* st(Warp& w, const Op* op) {
-  if constexpr (S == Shared && N == 1) {
-    alignas(64) uint64_t addr[32];
-    if (int kind = sharedAddresses<A, M>(w, op, addr)) {
-      uint8_t* sh = w.cta->shared;
-      const D* in = R<D>(w, op->d);
-      if constexpr (sizeof(D) == sizeof(M)) {
-        if (kind == 2) {
-          std::memcpy(sh + addr[0], in, 32 * sizeof(M));
-          return op + 1;
-        }
-      }
-      for (int i = 0; i < 32; ++i) {  // in lane order: the highest lane wins when addresses repeat
-        M v = M(in[i]);
-        std::memcpy(sh + addr[i], &v, sizeof(M));
-      }
-      return op + 1;
-    }
-  }
-  const A* base = R<A>(w, op->a);
+template <Space S, class A, class M, class D, int N> const Op* stLanes(Warp& w, const Op* op, uint32_t addrReg) {
+  const A* base = R<A>(w, addrReg);
   const uint32_t srcs[4] = {op->d, op->b, op->c, op->e};
   const D* in[N];
   for (int k = 0; k < N; ++k) in[k] = R<D>(w, srcs[k]);
@@ -207,15 +123,216 @@ template <Space S, class A, class M, class D, int N> const Op* st(Warp& w, const
   }
   return op + 1;
 }
-template <class A, class M> PTX_LANES const Op* stGlobalScalar(Warp& w, const Op* op) {
-  alignas(64) uint64_t addr[32];
-  int kind = w.exec == kFullMask ? warpAddresses<A, M>(w, op, addr) : 0;
-  if (kind == 0) return st<Global, A, M, M, 1>(w, op);
-  const M* in = R<M>(w, op->d);
-  if (kind == 2) std::memcpy(reinterpret_cast<void*>(addr[0]), in, 32 * sizeof(M));
-  else
-    for (int i = 0; i < 32; ++i) std::memcpy(reinterpret_cast<void*>(addr[i]), &in[i], sizeof(M));
+template <Space S, class A, class M, class D, int N> const Op* ld(Warp& w, const Op* op) {
+  return ldLanes<S, A, M, D, N>(w, op, op->a);
+}
+template <Space S, class A, class M, class D, int N> const Op* st(Warp& w, const Op* op) {
+  return stLanes<S, A, M, D, N>(w, op, op->a);
+}
+
+// ---- full-warp fast paths for scalar ld/st (all 32 lanes executing) ---------------------------------------------
+//
+// Once one check proved every lane's access valid, the copy goes by the layout of each half-warp's 16 addresses:
+// a 16-wide thread block puts two rows in one warp, whose lanes read one element per row (broadcast: lanes of a
+// row share an address, e.g. A[ty][k] of a tiled matmul) or a row each (consecutive elements). Copying such a
+// half as one element or one block instead of 16 lane copies is what makes shared-memory tiles fast.
+
+enum class HalfShape : uint8_t { Scattered, Uniform, Consecutive };
+
+template <size_t Size, class T> PTX_HOT HalfShape halfShape(const T* addr) {
+  T same = 0, step = 0;
+  for (int i = 0; i < 16; ++i) {
+    same |= addr[i] ^ addr[0];
+    step |= addr[i] ^ T(addr[0] + T(i) * T(Size));
+  }
+  return step == 0 ? HalfShape::Consecutive : same == 0 ? HalfShape::Uniform : HalfShape::Scattered;
+}
+
+// 16 lanes' loads from host addresses base + addr[i], all checked already.
+template <class M, class D, class T> PTX_HOT void loadHalf(uintptr_t base, const T* addr, D* out) {
+  auto at = [&](int i) { return reinterpret_cast<const uint8_t*>(base + uintptr_t(addr[i])); };
+  switch (halfShape<sizeof(M)>(addr)) {
+    case HalfShape::Uniform: {
+      M v;
+      std::memcpy(&v, at(0), sizeof(M));
+      D x = D(v);
+      for (int i = 0; i < 16; ++i) out[i] = x;
+      return;
+    }
+    case HalfShape::Consecutive:
+      if constexpr (sizeof(D) == sizeof(M)) {
+        copyVec<16 * sizeof(M)>(out, at(0));
+        return;
+      }
+      [[fallthrough]];
+    case HalfShape::Scattered:
+      for (int i = 0; i < 16; ++i) {
+        M v;
+        std::memcpy(&v, at(i), sizeof(M));
+        out[i] = D(v);
+      }
+      return;
+  }
+}
+
+// 16 lanes' stores, with the result of storing in lane order: where addresses repeat, the highest lane wins.
+template <class M, class D, class T> PTX_HOT void storeHalf(uintptr_t base, const T* addr, const D* in) {
+  auto at = [&](int i) { return reinterpret_cast<uint8_t*>(base + uintptr_t(addr[i])); };
+  switch (halfShape<sizeof(M)>(addr)) {
+    case HalfShape::Uniform: {
+      M v = M(in[15]);
+      std::memcpy(at(0), &v, sizeof(M));
+      return;
+    }
+    case HalfShape::Consecutive:
+      if constexpr (sizeof(D) == sizeof(M)) {
+        copyVec<16 * sizeof(M)>(at(0), in);
+        return;
+      }
+      [[fallthrough]];
+    case HalfShape::Scattered:
+      for (int i = 0; i < 16; ++i) {
+        M v = M(in[i]);
+        std::memcpy(at(i), &v, sizeof(M));
+      }
+      return;
+  }
+}
+
+// Shared memory: true when all 32 lanes execute and every address is aligned and inside the CTA's shared block
+// (one vector pass); off receives the 32 offsets into the block. False: the per-lane path decides (and faults).
+// base + imm <= limit is tested as base <= limit - imm, so no sum can wrap around.
+template <class A, class M> PTX_HOT bool sharedOffsets(Warp& w, const Op* op, uint32_t* off) {
+  const Cta& cta = *w.cta;
+  if (w.exec != kFullMask || cta.sharedBytes < sizeof(M)) return false;
+  uint64_t limit = cta.sharedBytes - sizeof(M), imm = uint64_t(op->imm);
+  if (imm > limit || (imm & (sizeof(M) - 1)) != 0) return false;  // negative, misaligned or past the block
+  const A maxBase = A(limit - imm);
+  const A* base = R<A>(w, op->a);
+  A bad = 0, bits = 0;
+  for (int i = 0; i < 32; ++i) {
+    bad |= A(base[i] > maxBase);
+    bits |= base[i];
+  }
+  if (bad != 0 || (bits & (sizeof(M) - 1)) != 0) return false;
+  for (int i = 0; i < 32; ++i) off[i] = uint32_t(base[i]) + uint32_t(imm);
+  return true;
+}
+
+template <class A, class M, class D> PTX_LANES const Op* ldSharedScalar(Warp& w, const Op* op) {
+  alignas(64) uint32_t off[32];
+  if (!sharedOffsets<A, M>(w, op, off)) return ld<Shared, A, M, D, 1>(w, op);
+  uintptr_t base = reinterpret_cast<uintptr_t>(w.cta->shared);
+  D* out = R<D>(w, op->d);
+  loadHalf<M>(base, off, out);
+  loadHalf<M>(base, off + 16, out + 16);
   return op + 1;
+}
+template <class A, class M, class D> PTX_LANES const Op* stSharedScalar(Warp& w, const Op* op) {
+  alignas(64) uint32_t off[32];
+  if (!sharedOffsets<A, M>(w, op, off)) return st<Shared, A, M, D, 1>(w, op);
+  uintptr_t base = reinterpret_cast<uintptr_t>(w.cta->shared);
+  const D* in = R<D>(w, op->d);
+  storeHalf<M>(base, off, in);
+  storeHalf<M>(base, off + 16, in + 16);
+  return op + 1;
+}
+
+// True when every byte of [lo, end) is valid device memory according to the validator's fast path.
+PTX_HOT bool spanValid(const MemoryValidator& mv, uint64_t lo, uint64_t end) {
+  return end > lo && end - lo <= mv.validFrom(lo);
+}
+
+// Global memory: true when all 32 lanes execute, every address is aligned and the span from the lowest to the
+// highest is valid device memory (one validator look-up: the lanes of a warp usually touch one allocation);
+// addr receives the 32 addresses. False: the per-lane path decides (and faults).
+// Indexed: the address is a + b (+ imm), the fused form of `add.s64 %rd, %base, %offset; ld [%rd]` (see
+// findAddressAdds in lower.cpp); c is the add's own destination register, which nothing else reads.
+template <class A, class M, bool Indexed> PTX_HOT bool globalAddresses(Warp& w, const Op* op, uint64_t* addr) {
+  if (w.exec != kFullMask) return false;
+  // computed into a local first: a loop writing through addr stays scalar at -O2 (it could alias the registers)
+  const A* base = R<A>(w, op->a);
+  const uint64_t imm = uint64_t(op->imm);
+  alignas(64) uint64_t tmp[32];
+  if constexpr (Indexed) {
+    const uint64_t* index = R<uint64_t>(w, op->b);
+    for (int i = 0; i < 32; ++i) tmp[i] = uint64_t(base[i]) + index[i] + imm;
+  } else {
+    for (int i = 0; i < 32; ++i) tmp[i] = uint64_t(base[i]) + imm;
+  }
+  copyVec<sizeof tmp>(addr, tmp);
+  const MemoryValidator& mv = *w.cta->job->lp.memory;
+  uint64_t a0 = addr[0], step = 0;
+  for (int i = 0; i < 32; ++i) step |= addr[i] ^ (a0 + uint64_t(i) * sizeof(M));
+  if (step == 0)  // consecutive elements (the common case): the span is known without a min/max pass
+    return (a0 & (sizeof(M) - 1)) == 0 && a0 <= ~uint64_t(0) - 32 * sizeof(M) && spanValid(mv, a0, a0 + 32 * sizeof(M));
+  uint64_t lo = ~uint64_t(0), hi = 0, bits = 0;
+  for (int i = 0; i < 32; ++i) {
+    lo = addr[i] < lo ? addr[i] : lo;
+    hi = addr[i] > hi ? addr[i] : hi;
+    bits |= addr[i];
+  }
+  return (bits & (sizeof(M) - 1)) == 0 && hi <= ~uint64_t(0) - sizeof(M) && spanValid(mv, lo, hi + sizeof(M));
+}
+
+// The per-lane path of an indexed access: the sum goes to the add's destination register (c), as the unfused
+// add would have written it, and the lanes take their addresses from there.
+PTX_HOT uint32_t materializeIndexed(Warp& w, const Op* op) {
+  const uint64_t* base = R<uint64_t>(w, op->a);
+  const uint64_t* index = R<uint64_t>(w, op->b);
+  uint64_t* sum = R<uint64_t>(w, op->c);
+  for (int i = 0; i < 32; ++i) sum[i] = base[i] + index[i];
+  return op->c;
+}
+
+template <class A, class M, class D, bool Indexed = false> PTX_LANES const Op* ldGlobalScalar(Warp& w, const Op* op) {
+  alignas(64) uint64_t addr[32];
+  if (!globalAddresses<A, M, Indexed>(w, op, addr)) {
+    if constexpr (Indexed) return ldLanes<Global, A, M, D, 1>(w, op, materializeIndexed(w, op));
+    else return ld<Global, A, M, D, 1>(w, op);
+  }
+  D* out = R<D>(w, op->d);
+  loadHalf<M>(0, addr, out);
+  loadHalf<M>(0, addr + 16, out + 16);
+  return op + 1;
+}
+template <class A, class M, class D, bool Indexed = false> PTX_LANES const Op* stGlobalScalar(Warp& w, const Op* op) {
+  alignas(64) uint64_t addr[32];
+  if (!globalAddresses<A, M, Indexed>(w, op, addr)) {
+    if constexpr (Indexed) return stLanes<Global, A, M, D, 1>(w, op, materializeIndexed(w, op));
+    else return st<Global, A, M, D, 1>(w, op);
+  }
+  const D* in = R<D>(w, op->d);
+  storeHalf<M>(0, addr, in);
+  storeHalf<M>(0, addr + 16, in + 16);
+  return op + 1;
+}
+
+// The handler of a scalar (non-vector) ld/st: the full-warp fast path where the space has one. Indexed: the fused
+// global form with a 64-bit base and index (a + b).
+template <Space S, class A, class M, class D, bool Indexed = false> constexpr Handler ldScalar() {
+  if constexpr (Indexed) {
+    static_assert(S == Global && std::is_same_v<A, uint64_t>, "indexed accesses are global, 64-bit");
+    return &ldGlobalScalar<A, M, D, true>;
+  } else if constexpr (S == Shared) {
+    return &ldSharedScalar<A, M, D>;
+  } else if constexpr (S == Global) {
+    return &ldGlobalScalar<A, M, D>;
+  } else {
+    return &ld<S, A, M, D, 1>;
+  }
+}
+template <Space S, class A, class M, class D, bool Indexed = false> constexpr Handler stScalar() {
+  if constexpr (Indexed) {
+    static_assert(S == Global && std::is_same_v<A, uint64_t>, "indexed accesses are global, 64-bit");
+    return &stGlobalScalar<A, M, D, true>;
+  } else if constexpr (S == Shared) {
+    return &stSharedScalar<A, M, D>;
+  } else if constexpr (S == Global) {
+    return &stGlobalScalar<A, M, D>;
+  } else {
+    return &st<S, A, M, D, 1>;
+  }
 }
 
 // Uniform load of a kernel parameter (ld.param [name+off]): one read, broadcast to the executing lanes.
