@@ -688,7 +688,7 @@ const Op* cvtaToGeneric(Warp& w, const Op* op) {
       default: tmp[i] = pb + a; break;
     }
   }
-  h::store<uint64_t>(w, op->d, [&](int i) { return tmp[i]; });
+  h::storeLanes<uint64_t>(w, op->d, tmp);
   return op + 1;
 }
 
@@ -707,7 +707,7 @@ const Op* cvtaFromGeneric(Warp& w, const Op* op) {
     }
   }
   if (op->f == 4) h::store<uint32_t>(w, op->d, [&](int i) { return uint32_t(tmp[i]); });
-  else h::store<uint64_t>(w, op->d, [&](int i) { return tmp[i]; });
+  else h::storeLanes<uint64_t>(w, op->d, tmp);
   return op + 1;
 }
 

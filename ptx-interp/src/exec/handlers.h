@@ -47,6 +47,19 @@ template <class T, class F> PTX_HOT void store(Warp& w, uint32_t d, F f) {
   }
 }
 
+// Stores the 32 lanes of an array computed before (tmp) to the executing lanes of register d. store<> with a
+// lambda that only copies would become a memcpy in 16-byte moves, which the next op's 32-byte loads cannot be
+// forwarded from (see copyVec).
+template <class T> PTX_HOT void storeLanes(Warp& w, uint32_t d, const T* tmp) {
+  T* dst = R<T>(w, d);
+  if (w.exec == kFullMask) {
+    copyVec<32 * sizeof(T)>(dst, tmp);
+  } else {
+    uint32_t m = w.exec;
+    for (int i = 0; i < 32; ++i) dst[i] = ((m >> i) & 1) ? tmp[i] : dst[i];
+  }
+}
+
 template <class F> PTX_HOT void forActive(uint32_t m, F f) {
   while (m) {
     int i = std::countr_zero(m);
@@ -158,7 +171,7 @@ template <class T, class F, Round RM, bool FTZ, bool SAT> PTX_LANES const Op* ft
     fmaimpl::fma32(tmp, a, b, c);
     if constexpr (std::is_same_v<T, double>)
       for (int i = 0; i < 32; ++i) tmp[i] = num::nan64(tmp[i], a[i], b[i], c[i]);
-    store<T>(w, op->d, [&](int i) { return tmp[i]; });
+    storeLanes<T>(w, op->d, tmp);
     return op + 1;
   }
   auto body = [&](int i) {
@@ -686,8 +699,8 @@ template <class T, Cmp C> PTX_LANES const Op* setp(Warp& w, const Op* op) {
     p[i] = x;
     q[i] = nx;
   }
-  store<uint8_t>(w, op->d, [&](int i) { return p[i]; });
-  if (op->e) store<uint8_t>(w, op->e, [&](int i) { return q[i]; });
+  storeLanes<uint8_t>(w, op->d, p);
+  if (op->e) storeLanes<uint8_t>(w, op->e, q);
   return (op->aux & kSetpThenBranch) ? ctl::braCond(w, next) : next;
 }
 // set: d (integer or f32) = 0xffffffff/1.0f or 0
@@ -763,7 +776,7 @@ template <class P, class W, int N> const Op* pack(Warp& w, const Op* op) {
     const P* s = R<P>(w, srcs[k]);
     for (int i = 0; i < 32; ++i) tmp[i] |= W(std::make_unsigned_t<W>(s[i]) << (k * 8 * sizeof(P)));
   }
-  store<W>(w, op->d, [&](int i) { return tmp[i]; });
+  storeLanes<W>(w, op->d, tmp);
   return op + 1;
 }
 template <class P, class W, int N> const Op* unpack(Warp& w, const Op* op) {

@@ -148,10 +148,10 @@ template <size_t Size, class T> PTX_HOT HalfShape halfShape(const T* addr) {
   return step == 0 ? HalfShape::Consecutive : same == 0 ? HalfShape::Uniform : HalfShape::Scattered;
 }
 
-// 16 lanes' loads from host addresses base + addr[i], all checked already.
-template <class M, class D, class T> PTX_HOT void loadHalf(uintptr_t base, const T* addr, D* out) {
+// 16 lanes' loads from host addresses base + addr[i], all checked already, laid out as shape says.
+template <class M, class D, class T> PTX_HOT void loadHalf(HalfShape shape, uintptr_t base, const T* addr, D* out) {
   auto at = [&](int i) { return reinterpret_cast<const uint8_t*>(base + uintptr_t(addr[i])); };
-  switch (halfShape<sizeof(M)>(addr)) {
+  switch (shape) {
     case HalfShape::Uniform: {
       M v;
       std::memcpy(&v, at(0), sizeof(M));
@@ -176,9 +176,9 @@ template <class M, class D, class T> PTX_HOT void loadHalf(uintptr_t base, const
 }
 
 // 16 lanes' stores, with the result of storing in lane order: where addresses repeat, the highest lane wins.
-template <class M, class D, class T> PTX_HOT void storeHalf(uintptr_t base, const T* addr, const D* in) {
+template <class M, class D, class T> PTX_HOT void storeHalf(HalfShape shape, uintptr_t base, const T* addr, const D* in) {
   auto at = [&](int i) { return reinterpret_cast<uint8_t*>(base + uintptr_t(addr[i])); };
-  switch (halfShape<sizeof(M)>(addr)) {
+  switch (shape) {
     case HalfShape::Uniform: {
       M v = M(in[15]);
       std::memcpy(at(0), &v, sizeof(M));
@@ -199,42 +199,56 @@ template <class M, class D, class T> PTX_HOT void storeHalf(uintptr_t base, cons
   }
 }
 
-// Shared memory: true when all 32 lanes execute and every address is aligned and inside the CTA's shared block
-// (one vector pass); off receives the 32 offsets into the block. False: the per-lane path decides (and faults).
-// base + imm <= limit is tested as base <= limit - imm, so no sum can wrap around.
-template <class A, class M> PTX_HOT bool sharedOffsets(Warp& w, const Op* op, uint32_t* off) {
+// Shared memory: when all 32 lanes execute and every address is aligned and inside the CTA's shared block, off
+// receives the 32 offsets into the block and the result is the layout of the two half-warps (low | high << 2);
+// -1: the per-lane path decides (and faults). One pass over the lanes gathers every condition as a flag bit, so
+// the whole check costs one horizontal reduction per half. base + imm <= limit is tested as base <= limit - imm,
+// so no sum can wrap around; lanes compare by base register, which differs from the offset by the same imm.
+template <class A, class M> PTX_HOT int sharedOffsets(Warp& w, const Op* op, uint32_t* off) {
   const Cta& cta = *w.cta;
-  if (w.exec != kFullMask || cta.sharedBytes < sizeof(M)) return false;
+  if (w.exec != kFullMask || cta.sharedBytes < sizeof(M)) return -1;
   uint64_t limit = cta.sharedBytes - sizeof(M), imm = uint64_t(op->imm);
-  if (imm > limit || (imm & (sizeof(M) - 1)) != 0) return false;  // negative, misaligned or past the block
+  if (imm > limit || (imm & (sizeof(M) - 1)) != 0) return -1;  // negative, misaligned or past the block
+  static_assert(sizeof(M) <= 16, "alignment bits must fit in bits 1-4");
   const A maxBase = A(limit - imm);
   const A* base = R<A>(w, op->a);
-  A bad = 0, bits = 0;
-  for (int i = 0; i < 32; ++i) {
-    bad |= A(base[i] > maxBase);
-    bits |= base[i];
+  // bit 0: a lane past the block; bits 1-4: misaligned; per half h: bit 5+2h not uniform, 6+2h not consecutive
+  uint32_t flags = 0;
+  for (int h = 0; h < 2; ++h) {
+    const A* b = base + 16 * h;
+    const A first = b[0];
+    for (int i = 0; i < 16; ++i)
+      flags |= uint32_t(b[i] > maxBase) | (uint32_t(b[i]) & uint32_t(sizeof(M) - 1)) << 1 |
+               uint32_t(b[i] != first) << (5 + 2 * h) |
+               uint32_t(b[i] != A(first + A(i) * A(sizeof(M)))) << (6 + 2 * h);
   }
-  if (bad != 0 || (bits & (sizeof(M) - 1)) != 0) return false;
+  if (flags & 0x1f) return -1;
   for (int i = 0; i < 32; ++i) off[i] = uint32_t(base[i]) + uint32_t(imm);
-  return true;
+  auto shape = [&](int h) {
+    uint32_t f = flags >> (5 + 2 * h);
+    return int((f & 2) == 0 ? HalfShape::Consecutive : (f & 1) == 0 ? HalfShape::Uniform : HalfShape::Scattered);
+  };
+  return shape(0) | shape(1) << 2;
 }
 
 template <class A, class M, class D> PTX_LANES const Op* ldSharedScalar(Warp& w, const Op* op) {
   alignas(64) uint32_t off[32];
-  if (!sharedOffsets<A, M>(w, op, off)) return ld<Shared, A, M, D, 1>(w, op);
+  int shapes = sharedOffsets<A, M>(w, op, off);
+  if (shapes < 0) return ld<Shared, A, M, D, 1>(w, op);
   uintptr_t base = reinterpret_cast<uintptr_t>(w.cta->shared);
   D* out = R<D>(w, op->d);
-  loadHalf<M>(base, off, out);
-  loadHalf<M>(base, off + 16, out + 16);
+  loadHalf<M>(HalfShape(shapes & 3), base, off, out);
+  loadHalf<M>(HalfShape(shapes >> 2), base, off + 16, out + 16);
   return op + 1;
 }
 template <class A, class M, class D> PTX_LANES const Op* stSharedScalar(Warp& w, const Op* op) {
   alignas(64) uint32_t off[32];
-  if (!sharedOffsets<A, M>(w, op, off)) return st<Shared, A, M, D, 1>(w, op);
+  int shapes = sharedOffsets<A, M>(w, op, off);
+  if (shapes < 0) return st<Shared, A, M, D, 1>(w, op);
   uintptr_t base = reinterpret_cast<uintptr_t>(w.cta->shared);
   const D* in = R<D>(w, op->d);
-  storeHalf<M>(base, off, in);
-  storeHalf<M>(base, off + 16, in + 16);
+  storeHalf<M>(HalfShape(shapes & 3), base, off, in);
+  storeHalf<M>(HalfShape(shapes >> 2), base, off + 16, in + 16);
   return op + 1;
 }
 
@@ -292,8 +306,8 @@ template <class A, class M, class D, bool Indexed = false> PTX_LANES const Op* l
     else return ld<Global, A, M, D, 1>(w, op);
   }
   D* out = R<D>(w, op->d);
-  loadHalf<M>(0, addr, out);
-  loadHalf<M>(0, addr + 16, out + 16);
+  loadHalf<M>(halfShape<sizeof(M)>(addr), 0, addr, out);
+  loadHalf<M>(halfShape<sizeof(M)>(addr + 16), 0, addr + 16, out + 16);
   return op + 1;
 }
 template <class A, class M, class D, bool Indexed = false> PTX_LANES const Op* stGlobalScalar(Warp& w, const Op* op) {
@@ -303,8 +317,8 @@ template <class A, class M, class D, bool Indexed = false> PTX_LANES const Op* s
     else return st<Global, A, M, D, 1>(w, op);
   }
   const D* in = R<D>(w, op->d);
-  storeHalf<M>(0, addr, in);
-  storeHalf<M>(0, addr + 16, in + 16);
+  storeHalf<M>(halfShape<sizeof(M)>(addr), 0, addr, in);
+  storeHalf<M>(halfShape<sizeof(M)>(addr + 16), 0, addr + 16, in + 16);
   return op + 1;
 }
 
