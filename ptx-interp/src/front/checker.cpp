@@ -314,6 +314,7 @@ private:
     void textureSurface(const Function& f, const Instruction& inst);
     void atomic(const Function& f, const Instruction& inst);
     void tcgen05(const Function& f, const Instruction& inst);
+    void tcgen05Mma(const Function& f, const Instruction& inst);
     void video(const Function& f, const Instruction& inst);
     void multimem(const Function& f, const Instruction& inst);
     bool arithmeticModes(const Function& f, const Instruction& inst);
@@ -2121,20 +2122,206 @@ void Checker::tcgen05(const Function& f, const Instruction& inst) {
             if (operandCount(inst, name, 2) && tmemAddress(0))
                 regOperand(f, inst, 1, "a 64-bit shared-memory descriptor", is64BitInteger, false, false);
             return;
-        case Opcode::Tcgen05Mma: case Opcode::Tcgen05MmaWs:
-            if (inst.numOperands < 5) {
-                error(inst.loc, "'{}' takes at least 5 operands, not {}", name, inst.numOperands);
-                return;
-            }
-            if (!tmemAddress(0)) return;
-            if (ops[1].kind != OperandKind::Address &&
-                !regOperand(f, inst, 1, "a 64-bit matrix descriptor or a tensor-memory address", is64BitInteger, false, false))
-                return;
-            if (regOperand(f, inst, 2, "a 64-bit matrix descriptor", is64BitInteger, false, false))
-                regOperand(f, inst, 3, "a 32-bit instruction descriptor", is32BitInteger, true, false);
+        case Opcode::Tcgen05Mma: case Opcode::Tcgen05MmaSp: case Opcode::Tcgen05MmaWs: case Opcode::Tcgen05MmaWsSp:
+            tcgen05Mma(f, inst);
             return;
         default: return;
     }
+}
+
+// tcgen05.mma and its sparse (.sp), weight-stationary (.ws) and .ws.sp forms. Operands: [d-tmem], A (a 64-bit
+// descriptor or [a-tmem]), the B descriptor, for .sp the sparsity metadata [sp-meta-tmem], the 32-bit instruction
+// descriptor, then a tail that depends on the form:
+//   the plain kinds:  {disable-output-lane,} enable-input-d {, scale-input-d}
+//   .block_scale:     [scale-A-tmem], [scale-B-tmem], enable-input-d
+//   .ws:              enable-input-d {, zero-column-mask-desc}
+// Descriptors may be immediates. Checked against ptxas, which also takes a predicate where the disable-output-lane
+// vector goes when scale-input-d follows, and .kind::i8 with scale-input-d.
+void Checker::tcgen05Mma(const Function& f, const Instruction& inst) {
+    Opcode op = inst.opcode;
+    bool ws = op == Opcode::Tcgen05MmaWs || op == Opcode::Tcgen05MmaWsSp;
+    bool sparse = op == Opcode::Tcgen05MmaSp || op == Opcode::Tcgen05MmaWsSp;
+    std::string_view name = ws ? (sparse ? "tcgen05.mma.ws.sp" : "tcgen05.mma.ws")
+                               : (sparse ? "tcgen05.mma.sp" : "tcgen05.mma");
+    // The modifiers: one .kind, at most one collector usage (::a for tcgen05.mma, ::b0 .. ::b3 for .ws), the
+    // block-scale size, .ashift.
+    Mod kind = Mod::count_, collector = Mod::count_, scaleSize = Mod::count_;
+    bool blockScale = false, ashift = false, group2 = false;
+    const Mod* mods = f.modsOf(inst);
+    for (uint32_t k = 0; k < inst.modCount; ++k) {
+        Mod m = mods[k];
+        switch (m) {
+            case Mod::kind_f16: case Mod::kind_tf32: case Mod::kind_f8f6f4: case Mod::kind_i8:
+            case Mod::kind_mxf8f6f4: case Mod::kind_mxf4: case Mod::kind_mxf4nvf4:
+                if (kind != Mod::count_) {
+                    error(inst.loc, "'{}' takes one .kind", name);
+                    return;
+                }
+                kind = m;
+                break;
+            case Mod::collector_a_fill: case Mod::collector_a_use: case Mod::collector_a_lastuse:
+            case Mod::collector_a_discard: case Mod::collector_b0_fill: case Mod::collector_b0_use:
+            case Mod::collector_b0_lastuse: case Mod::collector_b0_discard: case Mod::collector_b1_fill:
+            case Mod::collector_b1_use: case Mod::collector_b1_lastuse: case Mod::collector_b1_discard:
+            case Mod::collector_b2_fill: case Mod::collector_b2_use: case Mod::collector_b2_lastuse:
+            case Mod::collector_b2_discard: case Mod::collector_b3_fill: case Mod::collector_b3_use:
+            case Mod::collector_b3_lastuse: case Mod::collector_b3_discard: {
+                if (collector != Mod::count_) {
+                    error(inst.loc, "'{}' takes one .collector usage", name);
+                    return;
+                }
+                collector = m;
+                // .ws keeps B in one of four collector buffers; tcgen05.mma reuses A.
+                bool bufferA = m == Mod::collector_a_fill || m == Mod::collector_a_use ||
+                               m == Mod::collector_a_lastuse || m == Mod::collector_a_discard;
+                if (bufferA == ws) {
+                    error(inst.loc, "'{}' does not take {}", name, modText(m));
+                    return;
+                }
+                break;
+            }
+            case Mod::scale_vec_1X: case Mod::scale_vec_2X: case Mod::scale_vec_4X: case Mod::block16:
+            case Mod::block32:
+                scaleSize = m;
+                break;
+            case Mod::block_scale: blockScale = true; break;
+            case Mod::ashift: ashift = true; break;
+            case Mod::cta_group_2: group2 = true; break;
+            default: break;
+        }
+    }
+    bool mx = kind == Mod::kind_mxf8f6f4 || kind == Mod::kind_mxf4 || kind == Mod::kind_mxf4nvf4;
+    if (ws) {
+        // One CTA, no block scaling, no A shift.
+        Mod bad = group2 ? Mod::cta_group_2 : mx ? kind : blockScale ? Mod::block_scale
+                : scaleSize != Mod::count_ ? scaleSize : ashift ? Mod::ashift : Mod::count_;
+        if (bad != Mod::count_) {
+            error(inst.loc, "'{}' does not take {}", name, modText(bad));
+            return;
+        }
+    } else if (mx || blockScale || scaleSize != Mod::count_) {
+        if (!mx) {
+            error(inst.loc, "'{}' takes .block_scale{} only with .kind::mxf8f6f4, .kind::mxf4 or .kind::mxf4nvf4",
+                  name, blockScale ? "" : " and a scale size");
+            return;
+        }
+        if (!blockScale) {
+            error(inst.loc, "'{}' with {} requires .block_scale", name, modText(kind));
+            return;
+        }
+        if (kind == Mod::kind_mxf4nvf4) {
+            size_t before = d_.errorCount();
+            requireTarget(inst, fmt::format("{} {}", name, modText(kind)), 0, 87);
+            if (d_.errorCount() != before) return;
+        }
+        // The scale vector size; without one the kinds that allow it mean .block32 (PTX ISA 8.8).
+        bool sizeOk = kind == Mod::kind_mxf8f6f4 ? scaleSize == Mod::scale_vec_1X || scaleSize == Mod::block32 ||
+                                                       scaleSize == Mod::count_
+                    : kind == Mod::kind_mxf4     ? scaleSize == Mod::scale_vec_2X || scaleSize == Mod::block32 ||
+                                                       scaleSize == Mod::count_
+                                                 : scaleSize != Mod::scale_vec_1X && scaleSize != Mod::count_;
+        if (!sizeOk) {
+            if (scaleSize == Mod::count_)
+                error(inst.loc, "'{}' with {} needs a scale vector size", name, modText(kind));
+            else
+                error(inst.loc, "'{}' with {} does not take {}", name, modText(kind), modText(scaleSize));
+            return;
+        }
+        if (scaleSize == Mod::count_ || scaleSize == Mod::block16 || scaleSize == Mod::block32) {
+            size_t before = d_.errorCount();
+            requireTarget(inst, fmt::format("{} .block16/.block32", name), 0, 88);
+            if (d_.errorCount() != before) return;
+        }
+    }
+    // .ashift shifts A down the tensor-memory lanes: A in tensor memory, no block scaling, and A's collector
+    // buffer may only be released (::lastuse, ::discard).
+    if (ashift && (blockScale || collector == Mod::collector_a_fill || collector == Mod::collector_a_use)) {
+        error(inst.loc, "'{}' does not take .ashift with {}", name,
+              blockScale ? ".block_scale" : modText(collector));
+        return;
+    }
+    const Operand* ops = f.operandsOf(inst);
+    unsigned idesc = sparse ? 4 : 3;
+    unsigned minTail = blockScale ? 3 : 1, maxTail = blockScale ? 3 : ws ? 2 : 3;
+    if (inst.numOperands < idesc + 1 + minTail || inst.numOperands > idesc + 1 + maxTail) {
+        error(inst.loc, "'{}' takes {} to {} operands here, not {}", name, idesc + 1 + minTail, idesc + 1 + maxTail,
+              inst.numOperands);
+        return;
+    }
+    // A tensor-memory address: a 32-bit register, with an optional offset.
+    auto tmem = [&](unsigned index, std::string_view what) {
+        const Operand& a = ops[index];
+        if (a.kind == OperandKind::Address && a.symKind == SymKind::None && !(a.flags & kAddrAbsolute) &&
+            a.index < f.registers.size() && is32BitInteger(f.registers[a.index].type))
+            return true;
+        error(inst.loc, "operand {} of '{}' must be {} (a 32-bit register in brackets)", index + 1, name, what);
+        return false;
+    };
+    auto descriptor = [&](unsigned index, std::string_view what) {
+        return regOperand(f, inst, index, what, is64BitInteger, true, false);
+    };
+    auto enableInput = [&](unsigned index) {
+        return regOperand(f, inst, index, "a predicate or an immediate (enable-input-d)",
+                          [](Type t) { return t == Type::pred; }, true, false);
+    };
+    if (!tmem(0, "the tensor-memory address of D")) return;
+    if (ops[1].kind == OperandKind::Address) {
+        if (!tmem(1, "the tensor-memory address of A or a 64-bit descriptor")) return;
+    } else {
+        if (ashift) {
+            error(inst.loc, "'{}' takes .ashift only with A in tensor memory", name);
+            return;
+        }
+        if (!descriptor(1, "a 64-bit matrix descriptor or the tensor-memory address of A")) return;
+    }
+    if (!descriptor(2, "a 64-bit matrix descriptor")) return;
+    if (sparse && !tmem(3, "the tensor-memory address of the sparsity metadata")) return;
+    if (!regOperand(f, inst, idesc, "a 32-bit instruction descriptor", is32BitInteger, true, false)) return;
+    unsigned tail = idesc + 1, tailCount = inst.numOperands - tail;
+    if (ws) {
+        if (enableInput(tail) && tailCount == 2) descriptor(tail + 1, "a 64-bit zero-column mask descriptor");
+        return;
+    }
+    if (blockScale) {
+        if (tmem(tail, "the tensor-memory address of A's scale factors") &&
+            tmem(tail + 1, "the tensor-memory address of B's scale factors"))
+            enableInput(tail + 2);
+        return;
+    }
+    // {disable-output-lane,} enable-input-d {, scale-input-d}: with two operands, a vector first means the lanes.
+    bool lanes = tailCount == 3 || (tailCount == 2 && ops[tail].kind == OperandKind::Vector);
+    bool scale = tailCount == 3 || (tailCount == 2 && !lanes);
+    if (lanes) {
+        const Operand& v = ops[tail];
+        unsigned want = group2 ? 8 : 4;
+        bool predicate = tailCount == 3 && v.kind == OperandKind::Reg && v.index < f.registers.size() &&
+                         f.registers[v.index].type == Type::pred;
+        if (!predicate) {
+            if (vectorSize(v) != want) {
+                error(inst.loc, "operand {} of '{}' (disable-output-lane) must be a vector of {} 32-bit registers",
+                      tail + 1, name, want);
+                return;
+            }
+            for (unsigned i = 0; i < want; ++i)
+                if (f.elems[v.index + i].kind == OperandKind::Sink) {
+                    error(inst.loc, "operand {} of '{}' (disable-output-lane) cannot hold '_'", tail + 1, name);
+                    return;
+                }
+            if (!vectorRegs(f, inst, tail, "a 32-bit register", [](Type t) { return typeSize(t) == 4; })) return;
+        }
+    }
+    unsigned enable = tail + (lanes ? 1 : 0);
+    if (!enableInput(enable) || !scale) return;
+    const Operand& s = ops[enable + 1];
+    if (s.kind != OperandKind::Imm) {
+        error(inst.loc, "operand {} of '{}' (scale-input-d) must be an immediate", enable + 2, name);
+        return;
+    }
+    if (s.value < 0 || s.value > 15) {
+        error(inst.loc, "operand {} of '{}' (scale-input-d) must be in 0..15, not {}", enable + 2, name, s.value);
+        return;
+    }
+    if (kind == Mod::kind_f8f6f4) error(inst.loc, "'{}' with .kind::f8f6f4 does not take scale-input-d", name);
 }
 
 // Video instructions. Scalar forms (vadd .. vset) work on one 32-bit value with optional byte/half-word selectors
