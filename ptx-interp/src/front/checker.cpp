@@ -17,6 +17,7 @@ struct Gate {
     unsigned sm;
     bool archSpecific;   // needs the "a" target (sm_90a)
     unsigned ptx;
+    unsigned lastSm = 0;   // newest target family that has it (0: all newer ones); tcgen05 is not on sm_120
 };
 constexpr Gate kGates[] = {
     {Opcode::ReduxSync, 80, false, 70},
@@ -65,20 +66,20 @@ constexpr Gate kGates[] = {
     {Opcode::MultimemLdReduce, 90, false, 81},
     {Opcode::MultimemSt, 90, false, 81},
     {Opcode::MultimemRed, 90, false, 81},
-    {Opcode::Tcgen05Alloc, 100, true, 86},
-    {Opcode::Tcgen05Dealloc, 100, true, 86},
-    {Opcode::Tcgen05RelinquishAllocPermit, 100, true, 86},
-    {Opcode::Tcgen05Ld, 100, true, 86},
-    {Opcode::Tcgen05St, 100, true, 86},
-    {Opcode::Tcgen05Wait, 100, true, 86},
-    {Opcode::Tcgen05Cp, 100, true, 86},
-    {Opcode::Tcgen05Shift, 100, true, 86},
-    {Opcode::Tcgen05Mma, 100, true, 86},
-    {Opcode::Tcgen05MmaSp, 100, true, 86},
-    {Opcode::Tcgen05MmaWs, 100, true, 86},
-    {Opcode::Tcgen05MmaWsSp, 100, true, 86},
-    {Opcode::Tcgen05Commit, 100, true, 86},
-    {Opcode::Tcgen05Fence, 100, true, 86},
+    {Opcode::Tcgen05Alloc, 100, true, 86, 110},
+    {Opcode::Tcgen05Dealloc, 100, true, 86, 110},
+    {Opcode::Tcgen05RelinquishAllocPermit, 100, true, 86, 110},
+    {Opcode::Tcgen05Ld, 100, true, 86, 110},
+    {Opcode::Tcgen05St, 100, true, 86, 110},
+    {Opcode::Tcgen05Wait, 100, true, 86, 110},
+    {Opcode::Tcgen05Cp, 100, true, 86, 110},
+    {Opcode::Tcgen05Shift, 100, true, 86, 110},
+    {Opcode::Tcgen05Mma, 100, true, 86, 110},
+    {Opcode::Tcgen05MmaSp, 100, true, 86, 110},
+    {Opcode::Tcgen05MmaWs, 100, true, 86, 110},
+    {Opcode::Tcgen05MmaWsSp, 100, true, 86, 110},
+    {Opcode::Tcgen05Commit, 100, true, 86, 110},
+    {Opcode::Tcgen05Fence, 100, true, 86, 110},
     {Opcode::ClusterlaunchcontrolTryCancel, 100, false, 86},
     {Opcode::ClusterlaunchcontrolQueryCancel, 100, false, 86},
     {Opcode::StBulk, 100, false, 86},
@@ -324,7 +325,8 @@ private:
     Diagnostics& d_;
     const CheckOptions& opt_;
     unsigned sm_ = 0;
-    bool archSpecific_ = false;
+    bool archSpecific_ = false;   // an "a" or "f" target
+    bool archOnly_ = false;       // an "a" target (features outside the family)
     unsigned ptx_ = 0;
 };
 
@@ -349,6 +351,7 @@ bool Checker::run() {
         if (t.smVersion > sm_) {
             sm_ = t.smVersion;
             archSpecific_ = t.archSpecific || t.familySpecific;
+            archOnly_ = t.archSpecific;
         }
     }
     if (opt_.targetSm) sm_ = std::min(sm_ ? sm_ : opt_.targetSm, opt_.targetSm);
@@ -470,6 +473,8 @@ void Checker::instruction(const Function& f, const Instruction& inst) {
                   g.archSpecific ? "a" : "");
         else if (sm_ && g.archSpecific && !archSpecific_)
             error(inst.loc, "'{}' is not supported on a target without the 'a' suffix", opcodeName(inst.opcode));
+        else if (sm_ && g.lastSm && sm_ > g.lastSm)
+            error(inst.loc, "'{}' is not supported on .target sm_{}", opcodeName(inst.opcode), sm_);
         if (ptx_ < g.ptx)
             error(inst.loc, "'{}' requires PTX ISA .version {}.{} or later", opcodeName(inst.opcode), g.ptx / 10,
                   g.ptx % 10);
@@ -2191,6 +2196,15 @@ void Checker::tcgen05Mma(const Function& f, const Instruction& inst) {
         }
     }
     bool mx = kind == Mod::kind_mxf8f6f4 || kind == Mod::kind_mxf4 || kind == Mod::kind_mxf4nvf4;
+    // Outside the sm_100 family features: .kind::i8 (sm_100a and sm_110a only) and sparse .kind::mxf4/mxf4nvf4.
+    if (sm_ && kind == Mod::kind_i8 && (!archOnly_ || (sm_ != 100 && sm_ != 110))) {
+        error(inst.loc, "'{}' with .kind::i8 is not supported on .target sm_{}{}", name, sm_, archOnly_ ? "a" : "");
+        return;
+    }
+    if (sm_ && sparse && (kind == Mod::kind_mxf4 || kind == Mod::kind_mxf4nvf4) && !archOnly_) {
+        error(inst.loc, "'{}' with {} needs an architecture-specific target (sm_100a, ...)", name, modText(kind));
+        return;
+    }
     if (ws) {
         // One CTA, no block scaling, no A shift.
         Mod bad = group2 ? Mod::cta_group_2 : mx ? kind : blockScale ? Mod::block_scale
