@@ -682,6 +682,18 @@ CASES = [
     ('tcgen05_mma_sp_i8_sm110f', False, 'sm_110f', '9.0', 'tcgen05.mma.sp.cta_group::1.kind::i8 [%r1], %rd1, %rd2, [%r3], %r2, %p1;'),
     ('tcgen05_mma_sp_sm120a', False, 'sm_120a', '9.0', 'tcgen05.mma.sp.cta_group::1.kind::f16 [%r1], %rd1, %rd2, [%r3], %r2, %p1;'),
     ('tcgen05_alloc_sm121a', False, 'sm_121a', '9.0', 'tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%rd1], %r1;'),
+    ('tcgen05_mma_i8_tail_forms', True, 'sm_100a', '9.0', 'tcgen05.mma.cta_group::1.kind::i8 [%r1], %rd1, %rd2, %r2, %p1, %p2;\n\ttcgen05.mma.cta_group::1.kind::i8 [%r1], %rd1, %rd2, %r2, %p1, 16;\n\ttcgen05.mma.cta_group::1.kind::i8 [%r1], %rd1, %rd2, %r2, 3, 100;\n\ttcgen05.mma.cta_group::1.kind::i8 [%r1], %rd1, %rd2, %r2, {%r4,%r5,%r6,%r7}, %p1, 100;\n\ttcgen05.mma.cta_group::1.kind::i8 [%r1], %rd1, %rd2, %r2, %p1, 1, 1;\n\ttcgen05.mma.sp.cta_group::1.kind::i8 [%r1], %rd1, %rd2, [%r3], %r2, %p1, %p2;'),
+    ('tcgen05_mma_i8_immediate_then_predicate', False, 'sm_100a', '9.0', 'tcgen05.mma.cta_group::1.kind::i8 [%r1], %rd1, %rd2, %r2, 3, %p1;'),
+    ('tcgen05_mma_sp_i8_three_tail', False, 'sm_100a', '9.0', 'tcgen05.mma.sp.cta_group::1.kind::i8 [%r1], %rd1, %rd2, [%r3], %r2, {%r4,%r5,%r6,%r7}, %p1, 1;'),
+    ('tcgen05_mma_i8_immediate_lanes', False, 'sm_100a', '9.0', 'tcgen05.mma.cta_group::1.kind::i8 [%r1], %rd1, %rd2, %r2, 0, 3, 4;'),
+    ('tcgen05_mma_f16_predicate_lanes_two', False, 'sm_100a', '9.0', 'tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r2, %p1, %p2;'),
+    ('tcgen05_mma_scale_input_sm110a', False, 'sm_110a', '9.0', 'tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r2, %p1, 3;'),
+    ('tcgen05_mma_sp_scale_input_sm110f', False, 'sm_110f', '9.0', 'tcgen05.mma.sp.cta_group::1.kind::tf32 [%r1], %rd1, %rd2, [%r3], %r2, {%r4,%r5,%r6,%r7}, %p1, 3;'),
+    ('tcgen05_mma_scale_input_sm103f', True, 'sm_103f', '9.0', 'tcgen05.mma.cta_group::1.kind::tf32 [%r1], %rd1, %rd2, %r2, %p1, 3;\n\ttcgen05.mma.sp.cta_group::1.kind::f16 [%r1], %rd1, %rd2, [%r3], %r2, %p1, %p2, 15;'),
+    ('tcgen05_mma_i8_sm110a_third_immediate', True, 'sm_110a', '9.0', 'tcgen05.mma.cta_group::1.kind::i8 [%r1], %rd1, %rd2, %r2, %p1, %p2, 100;'),
+    ('tcgen05_mma_scale_vec_sm100f', False, 'sm_100f', '8.8', 'tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X [%r1], %rd1, %rd2, %r2, [%r4], [%r5], %p1;'),
+    ('tcgen05_mma_sp_scale_vec_sm103f', False, 'sm_103f', '9.0', 'tcgen05.mma.sp.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X [%r1], %rd1, %rd2, [%r3], %r2, [%r4], [%r5], %p1;'),
+    ('tcgen05_mma_block_size_family', True, 'sm_110f', '9.0', 'tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16 [%r1], %rd1, %rd2, %r2, [%r4], [%r5], %p1;\n\ttcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale [%r1], [%r6], %rd2, %r2, [%r4], [%r5], %p1;\n\ttcgen05.mma.sp.cta_group::1.kind::mxf8f6f4.block_scale.block32 [%r1], %rd1, %rd2, [%r3], %r2, [%r4], [%r5], %p1;'),
 ]
 TEXTURES = '.global .texref tref;\n.global .surfref sref;\n'
 

@@ -2241,7 +2241,14 @@ void Checker::tcgen05Mma(const Function& f, const Instruction& inst) {
                 error(inst.loc, "'{}' with {} does not take {}", name, modText(kind), modText(scaleSize));
             return;
         }
-        if (scaleSize == Mod::count_ || scaleSize == Mod::block16 || scaleSize == Mod::block32) {
+        bool scaleVec = scaleSize == Mod::scale_vec_1X || scaleSize == Mod::scale_vec_2X ||
+                        scaleSize == Mod::scale_vec_4X;
+        if (scaleVec && sm_ && !archOnly_) {
+            error(inst.loc, "'{}' with {} needs an architecture-specific target (sm_100a, ...)", name,
+                  modText(scaleSize));
+            return;
+        }
+        if (!scaleVec) {
             size_t before = d_.errorCount();
             requireTarget(inst, fmt::format("{} .block16/.block32", name), 0, 88);
             if (d_.errorCount() != before) return;
@@ -2302,27 +2309,38 @@ void Checker::tcgen05Mma(const Function& f, const Instruction& inst) {
             enableInput(tail + 2);
         return;
     }
-    // {disable-output-lane,} enable-input-d {, scale-input-d}: with two operands, a vector first means the lanes.
-    bool lanes = tailCount == 3 || (tailCount == 2 && ops[tail].kind == OperandKind::Vector);
+    // {disable-output-lane,} enable-input-d {, scale-input-d}. With two operands, a vector first means the lanes;
+    // ptxas reads a predicate first on .kind::i8 (which has no scale-input-d) as the lanes, and two immediates as
+    // enable-input-d and an unchecked immediate. With three, ptxas also takes a predicate for the lanes, and after
+    // a dense .kind::i8 any immediate (sparse .kind::i8 takes no third operand).
+    bool i8 = kind == Mod::kind_i8;
+    auto isPredicate = [&](const Operand& o) {
+        return o.kind == OperandKind::Reg && o.index < f.registers.size() && f.registers[o.index].type == Type::pred;
+    };
+    const Operand& first = ops[tail];
+    bool lanes = tailCount == 3 ||
+                 (tailCount == 2 && (first.kind == OperandKind::Vector || (i8 && isPredicate(first))));
     bool scale = tailCount == 3 || (tailCount == 2 && !lanes);
-    if (lanes) {
-        const Operand& v = ops[tail];
+    if (i8 && sparse && tailCount == 3) {
+        error(inst.loc, "'{}' with .kind::i8 takes at most {} operands", name, inst.numOperands - 1);
+        return;
+    }
+    if (lanes && !isPredicate(first) && first.kind != OperandKind::Imm) {
         unsigned want = group2 ? 8 : 4;
-        bool predicate = tailCount == 3 && v.kind == OperandKind::Reg && v.index < f.registers.size() &&
-                         f.registers[v.index].type == Type::pred;
-        if (!predicate) {
-            if (vectorSize(v) != want) {
-                error(inst.loc, "operand {} of '{}' (disable-output-lane) must be a vector of {} 32-bit registers",
-                      tail + 1, name, want);
+        if (vectorSize(first) != want) {
+            error(inst.loc, "operand {} of '{}' (disable-output-lane) must be a vector of {} 32-bit registers",
+                  tail + 1, name, want);
+            return;
+        }
+        for (unsigned i = 0; i < want; ++i)
+            if (f.elems[first.index + i].kind == OperandKind::Sink) {
+                error(inst.loc, "operand {} of '{}' (disable-output-lane) cannot hold '_'", tail + 1, name);
                 return;
             }
-            for (unsigned i = 0; i < want; ++i)
-                if (f.elems[v.index + i].kind == OperandKind::Sink) {
-                    error(inst.loc, "operand {} of '{}' (disable-output-lane) cannot hold '_'", tail + 1, name);
-                    return;
-                }
-            if (!vectorRegs(f, inst, tail, "a 32-bit register", [](Type t) { return typeSize(t) == 4; })) return;
-        }
+        if (!vectorRegs(f, inst, tail, "a 32-bit register", [](Type t) { return typeSize(t) == 4; })) return;
+    } else if (lanes && first.kind == OperandKind::Imm && tailCount == 3) {
+        error(inst.loc, "operand {} of '{}' (disable-output-lane) must be a vector of registers", tail + 1, name);
+        return;
     }
     unsigned enable = tail + (lanes ? 1 : 0);
     if (!enableInput(enable) || !scale) return;
@@ -2331,11 +2349,13 @@ void Checker::tcgen05Mma(const Function& f, const Instruction& inst) {
         error(inst.loc, "operand {} of '{}' (scale-input-d) must be an immediate", enable + 2, name);
         return;
     }
+    if (i8) return;
     if (s.value < 0 || s.value > 15) {
         error(inst.loc, "operand {} of '{}' (scale-input-d) must be in 0..15, not {}", enable + 2, name, s.value);
         return;
     }
     if (kind == Mod::kind_f8f6f4) error(inst.loc, "'{}' with .kind::f8f6f4 does not take scale-input-d", name);
+    else if (sm_ == 110) error(inst.loc, "'{}' scale-input-d is not supported on .target sm_110", name);
 }
 
 // Video instructions. Scalar forms (vadd .. vset) work on one 32-bit value with optional byte/half-word selectors
