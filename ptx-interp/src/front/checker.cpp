@@ -2140,8 +2140,7 @@ void Checker::tcgen05(const Function& f, const Instruction& inst) {
 //   the plain kinds:  {disable-output-lane,} enable-input-d {, scale-input-d}
 //   .block_scale:     [scale-A-tmem], [scale-B-tmem], enable-input-d
 //   .ws:              enable-input-d {, zero-column-mask-desc}
-// Descriptors may be immediates. Checked against ptxas, which also takes a predicate where the disable-output-lane
-// vector goes when scale-input-d follows, and .kind::i8 with scale-input-d.
+// Descriptors may be immediates. Checked against ptxas, including how it reads the plain tail (below).
 void Checker::tcgen05Mma(const Function& f, const Instruction& inst) {
     Opcode op = inst.opcode;
     bool ws = op == Opcode::Tcgen05MmaWs || op == Opcode::Tcgen05MmaWsSp;
