@@ -62,6 +62,118 @@ TEST_F(api_graph, KernelNodeLaunch) {
   CU_EXPECT_OK(cuGraphExecDestroy(exec));
 }
 
+// ---- graph memory ------------------------------------------------------------------------------------------------
+
+// A capture of cuMemAllocAsync ... cuMemFreeAsync becomes MEM_ALLOC and MEM_FREE nodes; the graph replays: the
+// allocation has the same address at every launch and the work between them sees it.
+TEST_F(api_graph, CapturedAllocationReplays) {
+  conf::DeviceBuffer out(4096);
+  CU_ASSERT_OK(cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_GLOBAL));
+  CUdeviceptr p = 0;
+  CU_ASSERT_OK(cuMemAllocAsync(&p, 4096, stream));
+  EXPECT_NE(p, 0u);
+  unsigned value = 5;
+  int n = 1024;
+  void* params[] = {&p, &value, &n};
+  CU_ASSERT_OK(cuLaunchKernel(fill, 8, 1, 1, 128, 1, 1, 0, stream, params, nullptr));
+  CU_ASSERT_OK(cuMemcpyDtoDAsync(out.ptr(), p, 4096, stream));
+  CU_ASSERT_OK(cuMemFreeAsync(p, stream));
+  CUgraph captured = nullptr;
+  CU_ASSERT_OK(cuStreamEndCapture(stream, &captured));
+  size_t count = 0;
+  CU_EXPECT_OK(cuGraphGetNodes(captured, nullptr, &count));
+  ASSERT_EQ(count, 4u);
+  std::vector<CUgraphNode> nodes(count);
+  CU_ASSERT_OK(cuGraphGetNodes(captured, nodes.data(), &count));
+  int allocs = 0, frees = 0;
+  for (CUgraphNode node : nodes) {
+    CUgraphNodeType type;
+    CU_EXPECT_OK(cuGraphNodeGetType(node, &type));
+    if (type == CU_GRAPH_NODE_TYPE_MEM_ALLOC) {
+      ++allocs;
+      CUDA_MEM_ALLOC_NODE_PARAMS got{};
+      CU_EXPECT_OK(cuGraphMemAllocNodeGetParams(node, &got));
+      EXPECT_EQ(got.dptr, p);
+      EXPECT_EQ(got.bytesize, 4096u);
+      EXPECT_EQ(got.poolProps.location.type, CU_MEM_LOCATION_TYPE_DEVICE);
+    }
+    if (type == CU_GRAPH_NODE_TYPE_MEM_FREE) {
+      ++frees;
+      CUdeviceptr freed = 0;
+      CU_EXPECT_OK(cuGraphMemFreeNodeGetParams(node, &freed));
+      EXPECT_EQ(freed, p);
+    }
+  }
+  EXPECT_EQ(allocs, 1);
+  EXPECT_EQ(frees, 1);
+  CUgraphExec exec;
+  CU_ASSERT_OK(cuGraphInstantiate(&exec, captured, 0));
+  for (unsigned launch = 0; launch < 3; ++launch) {
+    CU_ASSERT_OK(cuMemsetD32(out.ptr(), 0, 1024));
+    CU_ASSERT_OK(cuGraphLaunch(exec, stream));
+    CU_ASSERT_OK(cuStreamSynchronize(stream));
+    unsigned v = 0;
+    CU_EXPECT_OK(cuMemcpyDtoH(&v, out.ptr() + 4092, 4));
+    EXPECT_EQ(v, 5u) << "launch " << launch;
+  }
+  CU_EXPECT_OK(cuGraphExecDestroy(exec));
+  CU_EXPECT_OK(cuGraphDestroy(captured));
+  CU_EXPECT_OK(cuDeviceGraphMemTrim(dev));
+}
+
+// Memory nodes added explicitly; the graph memory attributes of the device.
+TEST_F(api_graph, MemoryNodesAndAttributes) {
+  CUDA_MEM_ALLOC_NODE_PARAMS ap{};
+  ap.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  ap.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  ap.poolProps.location.id = dev;
+  ap.bytesize = 1 << 20;
+  CUgraphNode alloc;
+  CU_ASSERT_OK(cuGraphAddMemAllocNode(&alloc, graph, nullptr, 0, &ap));
+  EXPECT_NE(ap.dptr, 0u) << "the address is known when the node is made";
+  CUDA_MEMSET_NODE_PARAMS mp{};
+  mp.dst = ap.dptr;
+  mp.value = 9;
+  mp.elementSize = 4;
+  mp.width = 256;
+  mp.height = 1;
+  CUgraphNode memset;
+  CU_ASSERT_OK(cuGraphAddMemsetNode(&memset, graph, &alloc, 1, &mp, ctx));
+  conf::DeviceBuffer out(1024);
+  CUDA_MEMCPY3D cp{};
+  cp.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  cp.srcDevice = ap.dptr;
+  cp.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  cp.dstDevice = out.ptr();
+  cp.WidthInBytes = 1024;
+  cp.Height = cp.Depth = 1;
+  CUgraphNode copy;
+  CU_ASSERT_OK(cuGraphAddMemcpyNode(&copy, graph, &memset, 1, &cp, ctx));
+  CUgraphNode release;
+  CU_ASSERT_OK(cuGraphAddMemFreeNode(&release, graph, &copy, 1, ap.dptr));
+  CUdeviceptr freed = 0;
+  CU_EXPECT_OK(cuGraphMemFreeNodeGetParams(release, &freed));
+  EXPECT_EQ(freed, ap.dptr);
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuGraphMemAllocNodeGetParams(release, &ap)) << "not an allocation node";
+  CUgraphExec exec;
+  CU_ASSERT_OK(cuGraphInstantiate(&exec, graph, 0));
+  CU_ASSERT_OK(cuGraphLaunch(exec, stream));
+  CU_ASSERT_OK(cuStreamSynchronize(stream));
+  unsigned v = 0;
+  CU_EXPECT_OK(cuMemcpyDtoH(&v, out.ptr() + 1020, 4));
+  EXPECT_EQ(v, 9u);
+  cuuint64_t used = 0, high = 0;
+  CU_EXPECT_OK(cuDeviceGetGraphMemAttribute(dev, CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT, &used));
+  CU_EXPECT_OK(cuDeviceGetGraphMemAttribute(dev, CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH, &high));
+  EXPECT_GE(high, used);
+  cuuint64_t zero = 0, one = 1;
+  CU_EXPECT_OK(cuDeviceSetGraphMemAttribute(dev, CU_GRAPH_MEM_ATTR_USED_MEM_HIGH, &zero));
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuDeviceSetGraphMemAttribute(dev, CU_GRAPH_MEM_ATTR_USED_MEM_HIGH, &one));
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuDeviceSetGraphMemAttribute(dev, CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT, &zero));
+  CU_EXPECT(CUDA_ERROR_INVALID_DEVICE, cuDeviceGraphMemTrim(9999));
+  CU_EXPECT_OK(cuGraphExecDestroy(exec));
+}
+
 TEST_F(api_graph, MemsetThenKernelThenCopyChain) {
   conf::DeviceBuffer d(256 * 4);
   std::vector<unsigned> host(256, 0);

@@ -1,11 +1,14 @@
 #include "core/graph.h"
 
 #include "core/context.h"
+#include "core/device.h"
 #include "core/event.h"
 #include "core/memory.h"
 
 #include <algorithm>
 #include <atomic>
+#include <map>
+#include <mutex>
 #include <unordered_map>
 
 namespace cuemu {
@@ -550,6 +553,99 @@ CUstreamCaptureMode exchangeThreadCaptureMode(CUstreamCaptureMode mode) {
   CUstreamCaptureMode previous = t_captureMode;
   t_captureMode = mode;
   return previous;
+}
+
+// ---- graph memory (MEM_ALLOC / MEM_FREE nodes) ------------------------------------------------------------------
+
+namespace {
+
+struct GraphMemoryUsage {
+  uint64_t current = 0;
+  uint64_t high = 0;
+};
+
+struct GraphMemoryRegistry {
+  std::mutex mutex;
+  std::map<int, GraphMemoryUsage> usage;  // by device ordinal
+  std::map<CUdeviceptr, uint64_t> live;   // start -> bytes of every graph allocation still held
+};
+
+GraphMemoryRegistry& graphMemory() {
+  static auto* registry = new GraphMemoryRegistry;
+  return *registry;
+}
+
+}  // namespace
+
+GraphAllocation::GraphAllocation(RegionPtr r, int d) : region(std::move(r)), device(d) {
+  auto& registry = graphMemory();
+  std::lock_guard lock(registry.mutex);
+  auto& use = registry.usage[device];
+  use.current += region->size;
+  use.high = std::max(use.high, use.current);
+  registry.live[region->start] = region->size;
+}
+
+GraphAllocation::~GraphAllocation() {
+  {
+    auto& registry = graphMemory();
+    std::lock_guard lock(registry.mutex);
+    registry.usage[device].current -= region->size;
+    registry.live.erase(region->start);
+  }
+  // Release the memory only if it is still this allocation's (the application may have freed it, and the address
+  // may since belong to another allocation).
+  if (AddressSpace::instance().findStart(region->start) == region)
+    (void)releaseRegion(region->start, {MemoryKind::Device});
+}
+
+Expected<NodeData> makeGraphAllocation(Context& context, const CUDA_MEM_ALLOC_NODE_PARAMS& params) {
+  const CUmemPoolProps& props = params.poolProps;
+  if (!params.bytesize) return makeError(CUDA_ERROR_INVALID_VALUE, "a graph allocation of zero bytes");
+  if (props.allocType != CU_MEM_ALLOCATION_TYPE_PINNED || props.location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+    return makeError(CUDA_ERROR_INVALID_VALUE, "graph allocations are pinned device memory");
+  if (props.location.id != context.device().ordinal())
+    return makeError(CUDA_ERROR_INVALID_VALUE, "a graph allocation on another device than the context's");
+  if (params.accessDescCount && !params.accessDescs) return makeError(CUDA_ERROR_INVALID_VALUE, "no access list");
+  auto region = context.memory().allocateDevice(params.bytesize);
+  if (!region) return region.takeError();
+  MemAllocNodeData data;
+  data.params = params;
+  data.params.accessDescs = nullptr;
+  data.params.accessDescCount = 0;
+  data.params.dptr = (*region)->start;
+  data.allocation = std::make_shared<GraphAllocation>(std::move(*region), context.device().ordinal());
+  return NodeData{std::move(data)};
+}
+
+bool isGraphAllocation(CUdeviceptr dptr) {
+  auto& registry = graphMemory();
+  std::lock_guard lock(registry.mutex);
+  return registry.live.count(dptr) != 0;
+}
+
+CUresult graphMemAttribute(int device, CUgraphMem_attribute attribute, uint64_t* value) {
+  auto& registry = graphMemory();
+  std::lock_guard lock(registry.mutex);
+  const GraphMemoryUsage& use = registry.usage[device];
+  switch (attribute) {
+    // cuemu maps all of a graph allocation at once: what is reserved is what is used.
+    case CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT:
+    case CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT: *value = use.current; return CUDA_SUCCESS;
+    case CU_GRAPH_MEM_ATTR_USED_MEM_HIGH:
+    case CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH: *value = use.high; return CUDA_SUCCESS;
+    default: return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+
+CUresult resetGraphMemHighWatermark(int device, CUgraphMem_attribute attribute) {
+  if (attribute != CU_GRAPH_MEM_ATTR_USED_MEM_HIGH && attribute != CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH)
+    return CUDA_ERROR_INVALID_VALUE;
+  auto& registry = graphMemory();
+  std::lock_guard lock(registry.mutex);
+  auto& use = registry.usage[device];
+  use.high = use.current;
+  return CUDA_SUCCESS;
 }
 
 }  // namespace cuemu

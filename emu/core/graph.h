@@ -5,6 +5,7 @@
 #pragma once
 
 #include "api/cuda_internal.h"
+#include "core/address_space.h"
 #include "core/capture_mode.h"
 #include "core/handle.h"
 #include "core/launch.h"
@@ -58,8 +59,35 @@ struct ChildGraphData {
 struct CapturedWorkData {
   StreamWork work;
 };
+// Memory a graph allocates (a MEM_ALLOC node, also made by capturing cuMemAllocAsync). It is allocated when the
+// node is made, so its address is the same at every launch, and lives while a graph or executable graph holding
+// the node lives, unless the application frees it first (cuMemFree, or cuMemFreeAsync outside a capture). A
+// MEM_FREE node only ends its use inside the graph: memory stays mapped, so a later launch finds it again.
+struct GraphAllocation {
+  GraphAllocation(RegionPtr region, int device);
+  ~GraphAllocation();
+  GraphAllocation(const GraphAllocation&) = delete;
+  GraphAllocation& operator=(const GraphAllocation&) = delete;
+  RegionPtr region;
+  int device;
+};
+struct MemAllocNodeData {
+  CUDA_MEM_ALLOC_NODE_PARAMS params{};  // dptr filled in; the access descriptors are not kept
+  std::shared_ptr<GraphAllocation> allocation;
+};
+struct MemFreeNodeData {
+  CUdeviceptr dptr = 0;
+};
 using NodeData = std::variant<std::monostate, KernelNodeData, MemcpyNodeData, MemsetNodeData, HostNodeData,
-                              EventNodeData, ChildGraphData, CapturedWorkData>;
+                              EventNodeData, ChildGraphData, CapturedWorkData, MemAllocNodeData, MemFreeNodeData>;
+
+// A MEM_ALLOC node's data: validates the parameters and allocates the memory in `context`.
+Expected<NodeData> makeGraphAllocation(Context& context, const CUDA_MEM_ALLOC_NODE_PARAMS& params);
+// Whether `dptr` is the start of memory a graph allocated and still holds.
+bool isGraphAllocation(CUdeviceptr dptr);
+// cuDeviceGetGraphMemAttribute / cuDeviceSetGraphMemAttribute for one device.
+CUresult graphMemAttribute(int device, CUgraphMem_attribute attribute, uint64_t* value);
+CUresult resetGraphMemHighWatermark(int device, CUgraphMem_attribute attribute);
 
 class GraphNode {
  public:

@@ -3,6 +3,7 @@
 #include "api/impl.h"
 
 #include "core/context.h"
+#include "core/device.h"
 #include "core/event.h"
 #include "core/graph.h"
 #include "core/module.h"
@@ -107,6 +108,30 @@ Expected<std::shared_ptr<Event>> eventOf(CUevent handle) {
   auto event = eventTable().find(handleValue(handle));
   if (!event) return makeError(CUDA_ERROR_INVALID_VALUE, "invalid event");
   return event;
+}
+
+// Graph memory: a MEM_ALLOC node allocates in the current context when it is made; a MEM_FREE node names memory
+// a graph allocated.
+Expected<NodeData> memAllocData(const CUDA_MEM_ALLOC_NODE_PARAMS& p) {
+  auto context = requireCurrentContext();
+  if (!context) return context.takeError();
+  return makeGraphAllocation(**context, p);
+}
+
+Expected<NodeData> memFreeData(CUdeviceptr dptr) {
+  if (!isGraphAllocation(dptr)) return makeError(CUDA_ERROR_INVALID_VALUE, "not the start of memory a graph allocated");
+  return NodeData{MemFreeNodeData{dptr}};
+}
+
+CUresult addMemAllocNode(CUgraphNode* out, CUgraph graph, const CUgraphNode* deps, size_t count,
+                         const CUDA_MEM_ALLOC_NODE_PARAMS& params, CUdeviceptr* dptrOut) {
+  if (!out || !findGraph(graph)) return CUDA_ERROR_INVALID_VALUE;
+  auto data = memAllocData(params);
+  if (!data) return data.error().code;
+  CUdeviceptr dptr = std::get<MemAllocNodeData>(*data).params.dptr;
+  CUresult r = addNode(out, graph, deps, count, CU_GRAPH_NODE_TYPE_MEM_ALLOC, std::move(*data));
+  if (r == CUDA_SUCCESS) *dptrOut = dptr;
+  return r;
 }
 
 // Converts the generic CUgraphNodeParams form (cuGraphAddNode, cuGraphNodeSetParams).
@@ -483,6 +508,17 @@ CUresult cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgra
                            const CUgraphEdgeData* dependencyData, size_t numDependencies, CUgraphNodeParams* nodeParams) {
   if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
   if (!defaultEdges(dependencyData, numDependencies)) return CUDA_ERROR_NOT_SUPPORTED;
+  if (nodeParams->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC) {
+    const auto& a = nodeParams->alloc;
+    CUDA_MEM_ALLOC_NODE_PARAMS p{a.poolProps, a.accessDescs, a.accessDescCount, a.bytesize, 0};
+    return addMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, p, &nodeParams->alloc.dptr);
+  }
+  if (nodeParams->type == CU_GRAPH_NODE_TYPE_MEM_FREE) {
+    auto data = memFreeData(nodeParams->free.dptr);
+    if (!data) return data.error().code;
+    return addNode(phGraphNode, hGraph, dependencies, numDependencies, CU_GRAPH_NODE_TYPE_MEM_FREE,
+                   std::move(*data));
+  }
   auto data = genericData(*nodeParams);
   if (!data) return data.error().code;
   return addNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams->type, std::move(*data));
@@ -490,6 +526,53 @@ CUresult cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgra
 CUresult cuGraphAddNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
                         size_t numDependencies, CUgraphNodeParams* nodeParams) {
   return impl::cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, nullptr, numDependencies, nodeParams);
+}
+
+CUresult cuGraphAddMemAllocNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                                size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS* nodeParams) {
+  if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+  return addMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, *nodeParams, &nodeParams->dptr);
+}
+
+CUresult cuGraphAddMemFreeNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                               size_t numDependencies, CUdeviceptr dptr) {
+  auto data = memFreeData(dptr);
+  if (!data) return data.error().code;
+  return addNode(phGraphNode, hGraph, dependencies, numDependencies, CU_GRAPH_NODE_TYPE_MEM_FREE, std::move(*data));
+}
+
+CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS* params_out) {
+  if (!params_out) return CUDA_ERROR_INVALID_VALUE;
+  return withNodeData<MemAllocNodeData>(hNode, CU_GRAPH_NODE_TYPE_MEM_ALLOC, [&](MemAllocNodeData& data, GraphNode&) {
+    *params_out = data.params;
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr* dptr_out) {
+  if (!dptr_out) return CUDA_ERROR_INVALID_VALUE;
+  return withNodeData<MemFreeNodeData>(hNode, CU_GRAPH_NODE_TYPE_MEM_FREE, [&](MemFreeNodeData& data, GraphNode&) {
+    *dptr_out = data.dptr;
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult cuDeviceGraphMemTrim(CUdevice device) {
+  // Graph memory is returned as soon as no graph holds it: there is nothing cached to trim.
+  return deviceByOrdinal(device) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+
+CUresult cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void* value) {
+  if (!deviceByOrdinal(device)) return CUDA_ERROR_INVALID_DEVICE;
+  if (!value) return CUDA_ERROR_INVALID_VALUE;
+  return graphMemAttribute(device, attr, static_cast<uint64_t*>(value));
+}
+
+CUresult cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void* value) {
+  if (!deviceByOrdinal(device)) return CUDA_ERROR_INVALID_DEVICE;
+  // Only the high watermarks can be set, and only to 0 (which resets them to the current use).
+  if (!value || *static_cast<uint64_t*>(value) != 0) return CUDA_ERROR_INVALID_VALUE;
+  return resetGraphMemHighWatermark(device, attr);
 }
 
 CUresult cuGraphDestroyNode(CUgraphNode hNode) {

@@ -1,10 +1,12 @@
 // Stream-ordered allocation: cuMemAllocAsync, cuMemAllocFromPoolAsync, cuMemFreeAsync, cuMemPool*, and the
 // device's default/current pool (cuDeviceGetDefaultMemPool, cuDeviceGet/SetMemPool, cuMemGet*/SetMemPool).
 // An allocation is made at the call (earlier than stream order needs, which is allowed); a free happens in
-// stream order.
+// stream order. In a stream capture they become graph memory nodes: the allocation belongs to the graph (same
+// address at every launch) and a free of such memory is a MEM_FREE node.
 #include "api/impl.h"
 
 #include "core/device.h"
+#include "core/graph.h"
 #include "core/memory.h"
 #include "core/mempool.h"
 #include "impl/memory_internal.h"
@@ -25,6 +27,19 @@ CUresult allocFromPool(CUdeviceptr* dptr, size_t bytesize, std::shared_ptr<MemPo
     *dptr = 0;
     return CUDA_SUCCESS;
   }
+  if (isCapturing(**resolved)) {
+    CUDA_MEM_ALLOC_NODE_PARAMS params{};
+    params.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+    params.poolProps.location = {CU_MEM_LOCATION_TYPE_DEVICE, context.device().ordinal()};
+    params.bytesize = bytesize;
+    auto data = makeGraphAllocation(context, params);
+    if (!data) return data.error().code;
+    CUdeviceptr address = std::get<MemAllocNodeData>(*data).params.dptr;
+    CUresult result = CUDA_SUCCESS;
+    if (captureIfCapturing(**resolved, CU_GRAPH_NODE_TYPE_MEM_ALLOC, std::move(*data), result) && !result)
+      *dptr = address;
+    return result;
+  }
   if (!pool) pool = currentMemPool(context.device().ordinal());
   auto region = pool->allocate(context, bytesize);
   if (!region) return region.error().code;
@@ -35,6 +50,11 @@ CUresult allocFromPool(CUdeviceptr* dptr, size_t bytesize, std::shared_ptr<MemPo
 CUresult freeAsync(CUdeviceptr dptr, CUstream stream) {
   CUEMU_REQUIRE_CONTEXT(context);
   if (!dptr) return CUDA_SUCCESS;  // the pointer of a zero-byte allocation (driver 580 accepts it)
+  if (auto resolved = context.streams().resolve(stream); resolved && isGraphAllocation(dptr)) {
+    CUresult result = CUDA_SUCCESS;
+    if (captureIfCapturing(**resolved, CU_GRAPH_NODE_TYPE_MEM_FREE, NodeData{MemFreeNodeData{dptr}}, result))
+      return result;
+  }
   RegionPtr region = AddressSpace::instance().findStart(dptr);
   if (!region || region->kind != MemoryKind::Device) return CUDA_ERROR_INVALID_VALUE;
   if (region->freePending.exchange(true)) return CUDA_ERROR_INVALID_VALUE;
