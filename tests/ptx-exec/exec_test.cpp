@@ -854,4 +854,52 @@ TEST(PtxExec, FusedAddressLoadOverwritingItsIndex) {
   }
 }
 
+// Consecutive global accesses of a full warp go as one block, converting when the register is wider than memory:
+// s16 loads sign-extend into 32-bit registers, u8 stores keep the low byte.
+const char* kWidenNarrow = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry widen(.param .u64 in, .param .u64 out8, .param .u64 out32)
+{
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<10>;
+  mov.u32 %r1, %tid.x;
+  ld.param.u64 %rd1, [in];
+  cvta.to.global.u64 %rd1, %rd1;
+  mul.wide.u32 %rd2, %r1, 2;
+  add.s64 %rd3, %rd1, %rd2;
+  ld.global.s16 %r2, [%rd3];
+  ld.param.u64 %rd4, [out8];
+  cvta.to.global.u64 %rd4, %rd4;
+  cvt.u64.u32 %rd5, %r1;
+  add.s64 %rd6, %rd4, %rd5;
+  st.global.u8 [%rd6], %r2;
+  ld.param.u64 %rd7, [out32];
+  cvta.to.global.u64 %rd7, %rd7;
+  mul.wide.u32 %rd8, %r1, 4;
+  add.s64 %rd9, %rd7, %rd8;
+  st.global.u32 [%rd9], %r2;
+  ret;
+}
+)";
+
+TEST(PtxExec, ConsecutiveGlobalAccessesConvertWidths) {
+  Module& mod = loadText("widen", kWidenNarrow);
+  int16_t* in = arena().alloc<int16_t>(32);
+  uint8_t* out8 = arena().alloc<uint8_t>(32);
+  uint32_t* out32 = arena().alloc<uint32_t>(32);
+  for (int i = 0; i < 32; ++i) in[i] = int16_t(-1000 + 77 * i);
+  Params p(kernels(*mod.prog)[0]);
+  p.arg(in).arg(out8).arg(out32);
+  for (uint32_t threads : {32u, 20u}) {  // full warp (one block) and a partial one (per-lane path)
+    std::fill(out8, out8 + 32, uint8_t(0xee));
+    std::fill(out32, out32 + 32, 0xeeeeeeeeu);
+    EXPECT_OK(runText(mod, Dim3{1}, Dim3{threads}, p));
+    for (uint32_t i = 0; i < 32; ++i) {
+      EXPECT_EQ(out8[i], i < threads ? uint8_t(in[i]) : uint8_t(0xee)) << i;
+      EXPECT_EQ(out32[i], i < threads ? uint32_t(int32_t(in[i])) : 0xeeeeeeeeu) << i;
+    }
+  }
+}
+
 }  // namespace
