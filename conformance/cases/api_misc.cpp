@@ -6,6 +6,8 @@
 #include <numeric>
 #include <vector>
 
+#include <cudaProfiler.h>
+
 #include "harness.h"
 
 namespace {
@@ -431,6 +433,21 @@ TEST_F(api_launch_Legacy, SharedMemConfigSet) {
 // ---- host-side descriptors and process-wide queries -------------------------------------------------------------
 
 using api_misc = ContextTest;
+
+// Profiler control with no profiler attached (measured on an H200, driver 580).
+TEST_F(api_misc, ProfilerStartStop) {
+  CU_EXPECT_OK(cuProfilerStart());
+  CU_EXPECT_OK(cuProfilerStart()) << "starting twice is fine";
+  CU_EXPECT_OK(cuProfilerStop());
+  CU_EXPECT_OK(cuProfilerStop());
+  auto initialize = conf::Symbol<CUresult (*)(const char*, const char*, int)>("cuProfilerInitialize");
+  ASSERT_TRUE(initialize);
+  CU_EXPECT(CUDA_ERROR_NOT_SUPPORTED, initialize("/tmp/cfg", "/tmp/out.csv", 1)) << "the deprecated initializer";
+  CU_ASSERT_OK(cuCtxPopCurrent(nullptr));
+  CU_EXPECT(CUDA_ERROR_INVALID_CONTEXT, cuProfilerStart()) << "no current context";
+  CU_EXPECT(CUDA_ERROR_INVALID_CONTEXT, cuProfilerStop());
+  CU_EXPECT_OK(cuCtxPushCurrent(ctx));
+}
 
 TEST_F(api_misc, TensorMapEncodeTiled) {
   conf::DeviceBuffer d(64 * 64 * 4);

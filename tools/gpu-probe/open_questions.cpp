@@ -2,6 +2,7 @@
 // machine with `PROBE=open_questions tools/gpu-probe/run.sh OUTDIR`). Each prints "name: result" lines; the answers
 // are recorded in the conformance cases that cite them.
 #include <cuda.h>
+#include <cudaProfiler.h>
 #include <dlfcn.h>
 
 #include <cstdio>
@@ -407,14 +408,33 @@ static void legacyContextSurface(CUdevice dev) {
   SHOW("v1surface.destroy", cuCtxDestroy(c));
 }
 
+
+// Profiler control with no profiler attached.
+using ProfilerInitialize = CUresult (*)(const char*, const char*, int);
+static void profilerControl() {
+  SHOW("profiler.start", cuProfilerStart());
+  SHOW("profiler.start again", cuProfilerStart());
+  SHOW("profiler.stop", cuProfilerStop());
+  SHOW("profiler.stop again", cuProfilerStop());
+  auto init = symbol<ProfilerInitialize>("cuProfilerInitialize");
+  if (init) SHOW("profiler.initialize", init("/tmp/cfg", "/tmp/out.csv", 1));
+  cuCtxPushCurrent(nullptr);
+  CUcontext none = nullptr;
+  cuCtxPopCurrent(&none);
+  SHOW("profiler.start without context", cuProfilerStart());
+  SHOW("profiler.stop without context", cuProfilerStop());
+  if (none) cuCtxPushCurrent(none);
+}
+
 int main() {
   cuInit(0);
   CUdevice dev;
   cuDeviceGet(&dev, 0);
-  legacyContextSurface(dev);
   CUcontext ctx;
   cuCtxCreate(&ctx, nullptr, 0, dev);
+  profilerControl();
   if (std::getenv("PROBE_ALL")) {
+    legacyContextSurface(dev);
     legacyEntryPoints(dev);
     linkMissingSymbol("link1", 2);
     linkMissingSymbol("link2", 4);
