@@ -1098,6 +1098,12 @@ std::vector<AluCase> GoldenOnlyCases() {
       g("vsub2_sat_s32", "vsub2.s32.s32.s32.sat %d, %a, %b, %c;", A32, A32, A32, 32),
       g("vavrg2_u32_h1", "vavrg2.u32.u32.u32 %d.h1, %a.h21, %b, %c;", A32, A32, A32, 32),
       g("vmax2_s32_add", "vmax2.s32.u32.s32.add %d, %a, %b, %c;", A32, A32, A32, 32),
+      // Forms whose rules were read from ptxas's output for sm_90 (lower_video.cpp), recorded to confirm them.
+      g("vadd_sat_u32", "vadd.u32.u32.u32.sat %d, %a, %b;", A32, A32, N, 32),
+      g("vsub_sat_s32_merge_b0", "vsub.s32.s32.s32.sat %d.b0, %a, %b, %c;", A32, A32, A32, 32),
+      g("vadd_u32_s32_min", "vadd.u32.s32.s32.min %d, %a, %b, %c;", A32, A32, A32, 32),
+      g("vshr_clamp_sat_s32", "vshr.s32.s32.u32.clamp.sat %d, %a, %b;", A32, S32, N, 32),
+      g("vshl_clamp_sat_u32_merge_b1", "vshl.u32.u32.u32.clamp.sat %d.b1, %a, %b, %c;", A32, S32, A32, 32),
   };
 }
 
