@@ -64,6 +64,13 @@ class ContextHostServices final : public ptx::exec::HostServices {
   }
   uint64_t deviceMalloc(uint64_t size) override { return DeviceHeap::of(context_).allocate(context_, size); }
   void deviceFree(uint64_t address) override { DeviceHeap::of(context_).release(address); }
+  void deterministicStall(std::string_view kernel, unsigned seconds) override {
+    CUEMU_WARN("deterministic mode: every CTA of kernel '{}' has waited {} s for memory without progress; work "
+               "runs in program order on one thread, so a kernel waiting for work queued after it (another "
+               "stream's kernel, copy or host function) never finishes. Run without CUEMU_DETERMINISTIC (or "
+               "cuemuSetDeterministic(0)) to let such work run concurrently.",
+               kernel, seconds);
+  }
 
  private:
   Context& context_;

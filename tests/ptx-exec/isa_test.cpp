@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <mutex>
 #include <numeric>
@@ -688,6 +689,73 @@ DONE:
   LaunchResult r = launchText(text, {out}, 128);
   ASSERT_TRUE(r.ok()) << r.fault.message;
   for (uint32_t i = 0; i < 128; ++i) EXPECT_EQ(out[i], i % 2 ? (i - 1) * 5 : 0xdeadu) << i;
+}
+
+}  // namespace
+
+namespace {
+
+// ---- deterministic mode: a grid that waits for memory nothing else will write ------------------------------------
+
+// Releases the waiting kernel when told it stalled, as a host thread writing mapped memory would.
+class StallWitness : public HostServices {
+ public:
+  explicit StallWitness(uint32_t* flag) : flag_(flag) {}
+  void deterministicStall(std::string_view kernel, unsigned) override {
+    name = std::string(kernel);
+    ++calls;
+    std::atomic_ref<uint32_t>(*flag_).store(7, std::memory_order_release);
+  }
+  std::string name;
+  int calls = 0;
+
+ private:
+  uint32_t* flag_;
+};
+
+TEST(PtxIsa, DeterministicModeReportsAGridThatWaitsWithoutProgress) {
+  const char* text = R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 flag, .param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [flag];
+  ld.param.u64 %rd2, [out];
+WAIT:
+  ld.volatile.global.u32 %r1, [%rd1];
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 bra WAIT;
+  st.global.u32 [%rd2], %r1;
+  ret;
+}
+)";
+  CompileResult cr = compile(text);
+  ASSERT_TRUE(cr.program) << cr.error;
+  int kernel = findKernel(*cr.program, "k");
+  uint32_t* flag = arena().alloc<uint32_t>(1);
+  uint32_t* out = arena().alloc<uint32_t>(1);
+  *flag = 0;
+  *out = 0;
+  Params p(kernels(*cr.program)[size_t(kernel)]);
+  p.arg(flag).arg(out);
+  StallWitness witness(flag);
+  LaunchParams lp;
+  lp.grid = Dim3{2};
+  lp.block = Dim3{32};
+  lp.params = p.data();
+  lp.paramBytes = p.size();
+  lp.memory = &arena();
+  lp.host = &witness;
+  lp.config.deterministic = true;
+  lp.config.stallNoticeMs = 200;
+  LaunchResult r = launch(*cr.program, kernel, lp);
+  ASSERT_TRUE(r.ok()) << r.fault.message;
+  EXPECT_EQ(witness.calls, 1) << "told once";
+  EXPECT_EQ(witness.name, "k");
+  EXPECT_EQ(*out, 7u);
 }
 
 }  // namespace

@@ -182,6 +182,11 @@ class HostServices {
   // host threads at once. deviceMalloc returns 0 when the heap is exhausted; the default has no heap.
   virtual uint64_t deviceMalloc(uint64_t size);
   virtual void deviceFree(uint64_t address);
+  // Deterministic mode only: every CTA of the running grid that can still run has waited for memory for
+  // `seconds` (ExecConfig::stallNoticeMs, rounded down) without any CTA finishing. Nothing else runs meanwhile, so unless another host thread writes the
+  // memory the grid waits for, it never finishes (typically it waits for work queued later on another stream).
+  // Called once per launch; the default says nothing.
+  virtual void deterministicStall(std::string_view kernel, unsigned seconds);
 };
 
 // Host-side execution settings. Thread pools are shared process-wide and created lazily.
@@ -190,6 +195,7 @@ struct ExecConfig {
   bool deterministic = false;   // one host thread, fixed CTA and warp order
   uint64_t scheduleSeed = 0;    // deterministic only: != 0 permutes CTA/warp order reproducibly
   uint32_t smCount = 0;         // reported by %nsmid; 0 = number of host threads
+  uint32_t stallNoticeMs = 5000;  // deterministic only: when HostServices::deterministicStall is called
 };
 
 enum class FaultKind : uint8_t {

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <ctime>
@@ -80,6 +81,7 @@ bool HostServices::devicePrintf(std::string_view text) {
 
 uint64_t HostServices::deviceMalloc(uint64_t) { return 0; }
 void HostServices::deviceFree(uint64_t) {}
+void HostServices::deterministicStall(std::string_view, unsigned) {}
 
 uint64_t HostServices::globalTimerNs() {
   timespec ts;
@@ -270,6 +272,10 @@ void runJob(Job& job, const std::vector<uint64_t>* ctaOrder, const std::vector<u
   const size_t maxParked = job.lp.cooperative ? ~size_t(0) : kWaitingCtas;
   const size_t maxPreempted = job.lp.cooperative ? ~size_t(0) : kPreemptedCtas;
   uint64_t turnsWithoutProgress = 0, lastFinished = 0;
+  // Deterministic mode: when a whole round of parked CTAs made no progress, since when (to tell the driver once).
+  const auto stallNotice = std::chrono::milliseconds(job.lp.config.stallNoticeMs);
+  std::chrono::steady_clock::time_point stalledSince{};
+  bool stallNoticed = false;
   while (!job.faulted.load(std::memory_order_relaxed)) {
     std::unique_ptr<CtaContext> ctx;
     if (!parked.empty()) {
@@ -295,6 +301,16 @@ void runJob(Job& job, const std::vector<uint64_t>* ctaOrder, const std::vector<u
       preempted -= parked[next].preempted;
       parked.erase(parked.begin() + std::ptrdiff_t(next));
       ++turnsWithoutProgress;
+      if (job.lp.config.deterministic && !stallNoticed) {
+        if (turnsWithoutProgress <= parked.size() + 1) {
+          stalledSince = {};  // progress within the last round
+        } else if (auto now = std::chrono::steady_clock::now(); stalledSince == decltype(now){}) {
+          stalledSince = now;
+        } else if (now - stalledSince >= stallNotice) {
+          stallNoticed = true;
+          job.host->deterministicStall(job.info->name, job.lp.config.stallNoticeMs / 1000);
+        }
+      }
     }
     CtaStatus st = runCta(ctx->cta, warpOrder);
     if (st == CtaStatus::Preempted || st == CtaStatus::Waiting) {
