@@ -88,6 +88,21 @@ TEST_F(api_launch_Ext, CooperativeLaunchMultiDevice) {
   CU_EXPECT_OK(cuMemFree(d));
 }
 
+// The legacy texture-reference parameter and a library's unified (host-callable) functions: a PTX module has
+// neither. Answers measured on an H200 (driver 580).
+TEST_F(api_launch_Ext, NoTextureReferenceParameterNorUnifiedFunction) {
+  CUresult texref = cuParamSetTexRef(Fn("fill_u32"), CU_PARAM_TR_DEFAULT, nullptr);
+  EXPECT_NE(texref, CUDA_SUCCESS) << conf::Describe(texref);
+  auto image = conf::GetImage("vector.ptx");
+  CUlibrary lib;
+  CU_ASSERT_OK(cuLibraryLoadData(&lib, image.data, nullptr, nullptr, 0, nullptr, nullptr, 0));
+  void* fn = nullptr;
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuLibraryGetUnifiedFunction(&fn, lib, "vadd_f32")) << "a kernel's name";
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuLibraryGetUnifiedFunction(nullptr, lib, "vadd_f32"));
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuLibraryGetUnifiedFunction(&fn, lib, nullptr));
+  CU_EXPECT_OK(cuLibraryUnload(lib));
+}
+
 TEST_F(api_launch_Ext, ClusterLaunchAttribute) {
   if (conf::Attribute(dev, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH) != 1) CONF_NOT_SUPPORTED("no cluster launch");
   CUdeviceptr d;

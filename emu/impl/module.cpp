@@ -304,7 +304,9 @@ CUresult cuLibraryGetUnifiedFunction(void** fptr, CUlibrary library, const char*
   auto lib = findLibrary(library);
   if (!lib) return CUDA_ERROR_INVALID_HANDLE;
   if (CUresult r = lib->loadError()) return r;
-  return CUDA_ERROR_NOT_FOUND;  // unified (host-callable) functions do not exist in PTX
+  // Unified (host-callable) functions do not exist in PTX; driver 580 answers CUDA_ERROR_INVALID_VALUE for a
+  // name that is none (a kernel's, measured on an H200).
+  return CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult cuKernelGetFunction(CUfunction* pFunc, CUkernel kernel) {
