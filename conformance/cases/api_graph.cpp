@@ -1,7 +1,11 @@
 // api.graph: building graphs by hand (kernel, memset, memcpy, host and empty nodes), instantiating, launching,
 // updating, cloning.
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -761,6 +765,207 @@ TEST_F(api_graph, LaunchManyTimesAcrossStreamsInOrder) {
 
 // A user object dies with its last reference, the application's or a graph's. The real driver may run the
 // destructor later, on a thread of its own, so the case waits a little for it.
+// ---- node parameters: read back, changed in the graph, changed in an executable graph -----------------------------
+
+std::atomic<int> g_hostCalls{0};
+void CountHostCall(void* weight) { g_hostCalls += static_cast<int>(reinterpret_cast<intptr_t>(weight)); }
+
+TEST_F(api_graph, NodeParametersChangeInTheGraphAndInTheExecutable) {
+  conf::DeviceBuffer a(1024), b(1024);
+  CUDA_MEMSET_NODE_PARAMS mp{};
+  mp.dst = a.ptr();
+  mp.value = 1;
+  mp.elementSize = 4;
+  mp.width = 256;
+  mp.height = 1;
+  CUgraphNode memset;
+  CU_ASSERT_OK(cuGraphAddMemsetNode(&memset, graph, nullptr, 0, &mp, ctx));
+  CUDA_MEMCPY3D cp{};
+  cp.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  cp.srcDevice = a.ptr();
+  cp.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  cp.dstDevice = b.ptr();
+  cp.WidthInBytes = 1024;
+  cp.Height = cp.Depth = 1;
+  CUgraphNode copy;
+  CU_ASSERT_OK(cuGraphAddMemcpyNode(&copy, graph, &memset, 1, &cp, ctx));
+  CUDA_HOST_NODE_PARAMS hp{CountHostCall, reinterpret_cast<void*>(intptr_t{1})};
+  CUgraphNode host;
+  CU_ASSERT_OK(cuGraphAddHostNode(&host, graph, &copy, 1, &hp));
+  CUDA_MEMCPY3D got{};
+  CU_EXPECT_OK(cuGraphMemcpyNodeGetParams(copy, &got));
+  EXPECT_EQ(got.srcDevice, a.ptr());
+  EXPECT_EQ(got.dstDevice, b.ptr());
+  EXPECT_EQ(got.WidthInBytes, 1024u);
+  // In the graph: the memset writes 2, the host function counts 10 per launch.
+  mp.value = 2;
+  CU_EXPECT_OK(cuGraphMemsetNodeSetParams(memset, &mp));
+  hp.userData = reinterpret_cast<void*>(intptr_t{10});
+  CU_EXPECT_OK(cuGraphHostNodeSetParams(host, &hp));
+  cp.WidthInBytes = 512;
+  CU_EXPECT_OK(cuGraphMemcpyNodeSetParams(copy, &cp));
+  CUgraphExec exec;
+  CU_ASSERT_OK(cuGraphInstantiate(&exec, graph, 0));
+  g_hostCalls = 0;
+  CU_ASSERT_OK(cuMemsetD32(b.ptr(), 0, 256));
+  CU_ASSERT_OK(cuGraphLaunch(exec, stream));
+  CU_ASSERT_OK(cuStreamSynchronize(stream));
+  unsigned v[2] = {};
+  CU_EXPECT_OK(cuMemcpyDtoH(&v[0], b.ptr() + 508, 4));
+  CU_EXPECT_OK(cuMemcpyDtoH(&v[1], b.ptr() + 512, 4));
+  EXPECT_EQ(v[0], 2u);
+  EXPECT_EQ(v[1], 0u) << "the copy was shortened to 512 bytes";
+  EXPECT_EQ(g_hostCalls.load(), 10);
+  // In the executable graph only: the graph keeps its own parameters.
+  mp.value = 3;
+  CU_EXPECT_OK(cuGraphExecMemsetNodeSetParams(exec, memset, &mp, ctx));
+  cp.WidthInBytes = 1024;
+  CU_EXPECT_OK(cuGraphExecMemcpyNodeSetParams(exec, copy, &cp, ctx));
+  hp.userData = reinterpret_cast<void*>(intptr_t{100});
+  CU_EXPECT_OK(cuGraphExecHostNodeSetParams(exec, host, &hp));
+  g_hostCalls = 0;
+  CU_ASSERT_OK(cuGraphLaunch(exec, stream));
+  CU_ASSERT_OK(cuStreamSynchronize(stream));
+  CU_EXPECT_OK(cuMemcpyDtoH(&v[0], b.ptr() + 508, 4));
+  CU_EXPECT_OK(cuMemcpyDtoH(&v[1], b.ptr() + 1020, 4));
+  EXPECT_EQ(v[0], 3u);
+  EXPECT_EQ(v[1], 3u);
+  EXPECT_EQ(g_hostCalls.load(), 100);
+  CUDA_MEMSET_NODE_PARAMS inGraph{};
+  CU_EXPECT_OK(cuGraphMemsetNodeGetParams(memset, &inGraph));
+  EXPECT_EQ(inGraph.value, 2u) << "the graph's own node is unchanged";
+  // The generic forms.
+  CUgraphNodeParams generic{};
+  generic.type = CU_GRAPH_NODE_TYPE_HOST;
+  generic.host.fn = CountHostCall;
+  generic.host.userData = reinterpret_cast<void*>(intptr_t{1000});
+  CU_EXPECT_OK(cuGraphExecNodeSetParams(exec, host, &generic));
+  g_hostCalls = 0;
+  CU_ASSERT_OK(cuGraphLaunch(exec, stream));
+  CU_ASSERT_OK(cuStreamSynchronize(stream));
+  EXPECT_EQ(g_hostCalls.load(), 1000);
+  generic.host.userData = reinterpret_cast<void*>(intptr_t{5});
+  CU_EXPECT_OK(cuGraphNodeSetParams(host, &generic));
+  CUDA_HOST_NODE_PARAMS hostBack{};
+  CU_EXPECT_OK(cuGraphHostNodeGetParams(host, &hostBack));
+  EXPECT_EQ(hostBack.userData, reinterpret_cast<void*>(intptr_t{5}));
+  CU_EXPECT_OK(cuGraphExecDestroy(exec));
+}
+
+TEST_F(api_graph, EventNodesChangeTheirEvent) {
+  CUevent e1, e2;
+  CU_ASSERT_OK(cuEventCreate(&e1, CU_EVENT_DISABLE_TIMING));
+  CU_ASSERT_OK(cuEventCreate(&e2, CU_EVENT_DISABLE_TIMING));
+  CUgraphNode record, wait;
+  CU_ASSERT_OK(cuGraphAddEventRecordNode(&record, graph, nullptr, 0, e1));
+  CU_ASSERT_OK(cuGraphAddEventWaitNode(&wait, graph, &record, 1, e1));
+  CUevent seen = nullptr;
+  CU_EXPECT_OK(cuGraphEventWaitNodeGetEvent(wait, &seen));
+  EXPECT_EQ(seen, e1);
+  CU_EXPECT_OK(cuGraphEventRecordNodeSetEvent(record, e2));
+  CU_EXPECT_OK(cuGraphEventWaitNodeSetEvent(wait, e2));
+  CU_EXPECT_OK(cuGraphEventRecordNodeGetEvent(record, &seen));
+  EXPECT_EQ(seen, e2);
+  CU_EXPECT_OK(cuGraphEventWaitNodeGetEvent(wait, &seen));
+  EXPECT_EQ(seen, e2);
+  CUgraphExec exec;
+  CU_ASSERT_OK(cuGraphInstantiate(&exec, graph, 0));
+  CU_EXPECT_OK(cuGraphExecEventRecordNodeSetEvent(exec, record, e1));
+  CU_EXPECT_OK(cuGraphExecEventWaitNodeSetEvent(exec, wait, e1));
+  CU_ASSERT_OK(cuGraphLaunch(exec, stream));
+  CU_ASSERT_OK(cuStreamSynchronize(stream));
+  CU_EXPECT_OK(cuEventQuery(e1)) << "recorded by the executable graph";
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuGraphEventWaitNodeGetEvent(record, &seen)) << "not a wait node";
+  CU_EXPECT_OK(cuGraphExecDestroy(exec));
+  CU_EXPECT_OK(cuEventDestroy(e1));
+  CU_EXPECT_OK(cuEventDestroy(e2));
+}
+
+TEST_F(api_graph, ExecChildGraphTakesNewParameters) {
+  conf::DeviceBuffer d(1024);
+  CUgraph child;
+  CU_ASSERT_OK(cuGraphCreate(&child, 0));
+  CUDA_MEMSET_NODE_PARAMS mp{};
+  mp.dst = d.ptr();
+  mp.value = 4;
+  mp.elementSize = 4;
+  mp.width = 256;
+  mp.height = 1;
+  CUgraphNode set;
+  CU_ASSERT_OK(cuGraphAddMemsetNode(&set, child, nullptr, 0, &mp, ctx));
+  CUgraphNode childNode;
+  CU_ASSERT_OK(cuGraphAddChildGraphNode(&childNode, graph, nullptr, 0, child));
+  CUgraphExec exec;
+  CU_ASSERT_OK(cuGraphInstantiate(&exec, graph, 0));
+  mp.value = 6;
+  CU_ASSERT_OK(cuGraphMemsetNodeSetParams(set, &mp));
+  CU_EXPECT_OK(cuGraphExecChildGraphNodeSetParams(exec, childNode, child)) << "same topology, new memset value";
+  CU_ASSERT_OK(cuGraphLaunch(exec, stream));
+  CU_ASSERT_OK(cuStreamSynchronize(stream));
+  unsigned v = 0;
+  CU_EXPECT_OK(cuMemcpyDtoH(&v, d.ptr() + 1020, 4));
+  EXPECT_EQ(v, 6u);
+  CU_EXPECT_OK(cuGraphExecDestroy(exec));
+  CU_EXPECT_OK(cuGraphDestroy(child));
+}
+
+TEST_F(api_graph, KernelNodeAttributesAndDotPrint) {
+  conf::DeviceBuffer d(1024 * 4);
+  CUdeviceptr p = d.ptr();
+  unsigned value = 1;
+  int n = 1024;
+  void* params[] = {&p, &value, &n};
+  CUDA_KERNEL_NODE_PARAMS kp = FillParams(params, 8);
+  CUgraphNode k1, k2;
+  CU_ASSERT_OK(cuGraphAddKernelNode(&k1, graph, nullptr, 0, &kp));
+  CU_ASSERT_OK(cuGraphAddKernelNode(&k2, graph, &k1, 1, &kp));
+  CUkernelNodeAttrValue priority{};
+  priority.priority = 1;
+  CU_EXPECT_OK(cuGraphKernelNodeSetAttribute(k1, CU_KERNEL_NODE_ATTRIBUTE_PRIORITY, &priority));
+  CUkernelNodeAttrValue got{};
+  CU_EXPECT_OK(cuGraphKernelNodeGetAttribute(k1, CU_KERNEL_NODE_ATTRIBUTE_PRIORITY, &got));
+  int least = 0, greatest = 0;
+  CU_ASSERT_OK(cuCtxGetStreamPriorityRange(&least, &greatest));
+  EXPECT_EQ(got.priority, least) << "clamped into the stream priority range (measured on an H200)";
+  CU_EXPECT_OK(cuGraphKernelNodeCopyAttributes(k2, k1));
+  CUkernelNodeAttrValue copied{};
+  copied.priority = 12345;
+  CU_EXPECT_OK(cuGraphKernelNodeGetAttribute(k2, CU_KERNEL_NODE_ATTRIBUTE_PRIORITY, &copied));
+  EXPECT_EQ(copied.priority, got.priority) << "copied";
+  char path[] = "/tmp/cuemu-conf-graph-XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  CU_EXPECT_OK(cuGraphDebugDotPrint(graph, path, CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE));
+  FILE* f = std::fopen(path, "r");
+  ASSERT_NE(f, nullptr);
+  std::string text;
+  char buffer[4096];
+  size_t got_bytes;
+  while ((got_bytes = std::fread(buffer, 1, sizeof buffer, f)) > 0) text.append(buffer, got_bytes);
+  std::fclose(f);
+  std::remove(path);
+  EXPECT_NE(text.find("digraph"), std::string::npos) << "a Graphviz file";
+  EXPECT_NE(text.find("->"), std::string::npos) << "with the edge";
+}
+
+TEST_F(api_graph, UserObjectRetainAddsReferences) {
+  static std::atomic<int> destroyed{0};
+  destroyed = 0;
+  CUuserObject object;
+  CU_ASSERT_OK(cuUserObjectCreate(&object, nullptr, [](void*) { ++destroyed; }, 1, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC));
+  CU_EXPECT_OK(cuUserObjectRetain(object, 2));
+  CU_EXPECT_OK(cuUserObjectRelease(object, 2));
+  CU_EXPECT_OK(cuCtxSynchronize());
+  EXPECT_EQ(destroyed.load(), 0) << "one reference left";
+  CU_EXPECT_OK(cuUserObjectRelease(object, 1));
+  for (int i = 0; i < 100 && destroyed.load() == 0; ++i) {
+    cuCtxSynchronize();
+    usleep(10000);
+  }
+  EXPECT_EQ(destroyed.load(), 1);
+}
+
 TEST_F(api_graph, UserObjectLivesAsLongAsTheGraphs) {
   static std::atomic<int> destroyed{0};
   destroyed = 0;

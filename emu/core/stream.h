@@ -20,6 +20,11 @@
 
 namespace cuemu {
 
+// Stream priorities (cuCtxGetStreamPriorityRange): 0 is the lowest, -5 the highest, as driver 580 answers on Hopper.
+// Out-of-range priorities (streams, kernel node attributes) are clamped into this range.
+inline constexpr int kLeastStreamPriority = 0;
+inline constexpr int kGreatestStreamPriority = -5;
+
 class Context;
 class CaptureSession;  // core/graph.h
 class GraphNode;

@@ -14,10 +14,6 @@
 namespace cuemu::impl {
 namespace {
 
-// Stream priorities: 0 is the lowest, -5 the highest (what NVIDIA's driver answers on Hopper).
-constexpr int kLeastStreamPriority = 0;
-constexpr int kGreatestStreamPriority = -5;
-
 CUresult createContext(CUcontext* pctx, unsigned flags, CUdevice dev, unsigned apiVersion,
                        const CUexecAffinityParam* affinity, int affinityCount) {
   if (!pctx) return CUDA_ERROR_INVALID_VALUE;

@@ -9,6 +9,7 @@
 #include "core/module.h"
 #include "core/stream_lookup.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <unordered_map>
 
@@ -692,8 +693,13 @@ CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID att
 CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue* value) {
   if (!value) return CUDA_ERROR_INVALID_VALUE;
   if (attr <= CU_LAUNCH_ATTRIBUTE_IGNORE || attr >= CU_LAUNCH_ATTRIBUTE_MAX) return CUDA_ERROR_INVALID_VALUE;
+  CUkernelNodeAttrValue stored = *value;
+  // A priority outside the device's range is clamped into it, as stream priorities are (driver 580 reads back 0
+  // after setting 1; measured on an H200).
+  if (attr == CU_LAUNCH_ATTRIBUTE_PRIORITY)
+    stored.priority = std::clamp(stored.priority, kGreatestStreamPriority, kLeastStreamPriority);
   return withNodeData<KernelNodeData>(hNode, CU_GRAPH_NODE_TYPE_KERNEL, [&](KernelNodeData& data, GraphNode&) {
-    data.attributes[int(attr)] = *value;
+    data.attributes[int(attr)] = stored;
     return CUDA_SUCCESS;
   });
 }
@@ -838,6 +844,38 @@ CUresult cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphNode* 
   *hErrorNode_out = info.errorNode;
   *updateResult_out = info.result;
   return r;
+}
+
+// A child graph node of an executable graph takes the parameters of `childGraph`, whose topology must be the one
+// the node's graph had (the executable graph's steps keep their identities, as in cuGraphExecUpdate).
+CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph) {
+  auto exec = findExec(hGraphExec);
+  auto node = findNode(hNode);
+  auto child = findGraph(childGraph);
+  if (!exec || !node || !child || node->type() != CU_GRAPH_NODE_TYPE_GRAPH) return CUDA_ERROR_INVALID_VALUE;
+  std::shared_ptr<Graph> current;
+  {
+    std::lock_guard lock(node->graph().mutex);
+    current = std::get<ChildGraphData>(node->data).graph;
+  }
+  CUgraphExecUpdateResultInfo info{};
+  if (compareTopology(*current, *child, info)) return CUDA_ERROR_INVALID_VALUE;
+  GraphExec before(exec->context(), exec->flags()), after(exec->context(), exec->flags());
+  if (CUresult r = before.build(*current, nullptr)) return r;
+  if (CUresult r = after.build(*child, nullptr)) return r;
+  if (before.steps.size() != after.steps.size()) return CUDA_ERROR_INVALID_VALUE;
+  for (auto& step : after.steps)
+    if (CUresult r = validateNode(step.data)) return r;
+  std::lock_guard lock(exec->mutex);
+  std::vector<GraphExec::Step*> targets;
+  for (auto& old : before.steps) {
+    auto found = std::find_if(exec->steps.begin(), exec->steps.end(),
+                              [&](const GraphExec::Step& s) { return s.origin == old.origin; });
+    if (found == exec->steps.end()) return CUDA_ERROR_INVALID_VALUE;  // not a node of this executable graph
+    targets.push_back(&*found);
+  }
+  for (size_t i = 0; i < targets.size(); ++i) targets[i]->data = std::move(after.steps[i].data);
+  return CUDA_SUCCESS;
 }
 
 CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode,

@@ -14,16 +14,13 @@
 namespace cuemu {
 namespace {
 
-constexpr int kLeastPriority = 0;
-constexpr int kGreatestPriority = -5;  // recorded on driver 580 (cuCtxGetStreamPriorityRange)
-
 CUresult createStream(CUstream* out, unsigned flags, int priority) {
   if (!out) return CUDA_ERROR_INVALID_VALUE;
   if (flags & ~unsigned(CU_STREAM_NON_BLOCKING)) return CUDA_ERROR_INVALID_VALUE;
   auto context = requireCurrentContext();
   if (!context) return context.error().code;
   // Out-of-range priorities are clamped, as documented.
-  priority = std::min(kLeastPriority, std::max(kGreatestPriority, priority));
+  priority = std::min(kLeastStreamPriority, std::max(kGreatestStreamPriority, priority));
   *out = (*context)->streams().create(flags, priority)->apiHandle();
   return CUDA_SUCCESS;
 }
