@@ -1,6 +1,7 @@
 // api.launch (continued): cooperative and cluster launches, CUkernel handles from libraries, occupancy queries.
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 #include <set>
 #include <string>
@@ -86,6 +87,71 @@ TEST_F(api_launch_Ext, CooperativeLaunchMultiDevice) {
       << "the NULL stream names no device";
   CU_EXPECT_OK(cuStreamDestroy(s));
   CU_EXPECT_OK(cuMemFree(d));
+}
+
+// Two devices: without flags, each launch waits for the work already queued in the other listed stream, and
+// work queued afterwards in either stream waits for both kernels.
+TEST_F(api_launch_Ext, CooperativeLaunchMultiDeviceOrdersBothStreams) {
+  if (conf::DeviceCount() < 2) CONF_NOT_SUPPORTED("needs 2 devices");
+  if (conf::Attribute(dev, CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH) != 1)
+    CONF_NOT_SUPPORTED("no multi-device cooperative launch");
+  CUcontext other;
+  CU_ASSERT_OK(cuCtxCreate(&other, nullptr, 0, 1));
+  CUmodule otherMod;
+  CU_ASSERT_OK(conf::LoadModule(&otherMod, "vector.ptx"));
+  CUfunction otherFill;
+  CU_ASSERT_OK(cuModuleGetFunction(&otherFill, otherMod, "fill_u32"));
+  CUdeviceptr d1;
+  CU_ASSERT_OK(cuMemAlloc(&d1, 256 * 4));
+  CUstream s1;
+  CU_ASSERT_OK(cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING));
+  CU_ASSERT_OK(cuCtxSetCurrent(ctx));
+  CUdeviceptr d0;
+  CU_ASSERT_OK(cuMemAlloc(&d0, 256 * 4));
+  CUstream s0;
+  CU_ASSERT_OK(cuStreamCreate(&s0, CU_STREAM_NON_BLOCKING));
+  static std::atomic<int> order{0};
+  static std::atomic<int> slowDoneAt{0}, afterAt{0};
+  order = 0;
+  // Queued on device 0's stream before the launch: slow.
+  CU_ASSERT_OK(cuLaunchHostFunc(s0, [](void*) {
+    usleep(200000);
+    slowDoneAt = ++order;
+  }, nullptr));
+  unsigned v0 = 1, v1 = 2;
+  int n = 256;
+  void* p0[] = {&d0, &v0, &n};
+  void* p1[] = {&d1, &v1, &n};
+  CUDA_LAUNCH_PARAMS lp[2]{};
+  for (auto& l : lp) {
+    l.gridDimX = 2;
+    l.gridDimY = l.gridDimZ = 1;
+    l.blockDimX = 128;
+    l.blockDimY = l.blockDimZ = 1;
+  }
+  lp[0].function = Fn("fill_u32");
+  lp[0].hStream = s0;
+  lp[0].kernelParams = p0;
+  lp[1].function = otherFill;
+  lp[1].hStream = s1;
+  lp[1].kernelParams = p1;
+  CU_ASSERT_OK(cuLaunchCooperativeKernelMultiDevice(lp, 2, 0));
+  // Queued on device 1's stream after the launch: runs after both kernels, so after the slow function.
+  CU_ASSERT_OK(cuLaunchHostFunc(s1, [](void*) { afterAt = ++order; }, nullptr));
+  CU_EXPECT_OK(cuStreamSynchronize(s1));
+  CU_EXPECT_OK(cuStreamSynchronize(s0));
+  EXPECT_GT(afterAt.load(), slowDoneAt.load()) << "device 1's later work waited for device 0's earlier work";
+  unsigned got0 = 0, got1 = 0;
+  CU_EXPECT_OK(cuMemcpyDtoH(&got0, d0 + 255 * 4, 4));
+  CU_EXPECT_OK(cuMemcpyDtoH(&got1, d1 + 255 * 4, 4));
+  EXPECT_EQ(got0, 1u);
+  EXPECT_EQ(got1, 2u);
+  lp[1].hStream = s0;
+  CU_EXPECT(CUDA_ERROR_INVALID_DEVICE, cuLaunchCooperativeKernelMultiDevice(lp, 2, 0))
+      << "two launches on device 0 (expectation from the documentation; no two-GPU machine measured it)";
+  CU_EXPECT_OK(cuStreamDestroy(s0));
+  CU_EXPECT_OK(cuMemFree(d0));
+  CU_EXPECT_OK(cuCtxDestroy(other));
 }
 
 // The legacy texture-reference parameter and a library's unified (host-callable) functions: a PTX module has

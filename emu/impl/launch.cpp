@@ -278,64 +278,53 @@ CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned
                 kernelParams, nullptr, false, true);
 }
 // Launches one cooperative kernel per device. Unless the flags say otherwise, each launch waits for the work
-// already queued in every listed stream, and later work in every listed stream waits for all the kernels; cuemu
-// builds both barriers from events recorded in each stream's own context.
+// already queued in every listed stream, and later work in every listed stream waits for all the kernels: each
+// stream takes the others' current ends as dependencies (the mechanism event waits use).
 CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS* launchParamsList, unsigned int numDevices,
                                               unsigned int flags) {
   constexpr unsigned kKnownFlags =
       CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_PRE_LAUNCH_SYNC | CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_POST_LAUNCH_SYNC;
   if (!launchParamsList || !numDevices || (flags & ~kKnownFlags)) return CUDA_ERROR_INVALID_VALUE;
-  std::vector<CUcontext> contexts(numDevices);
-  std::vector<CUdevice> devices(numDevices);
+  std::vector<std::shared_ptr<Stream>> streams;
+  const CUDA_LAUNCH_PARAMS& first = launchParamsList[0];
   for (unsigned i = 0; i < numDevices; ++i) {
     const CUDA_LAUNCH_PARAMS& p = launchParamsList[i];
     // The legacy and per-thread default streams name no device: each launch needs a stream of its own.
     if (!p.hStream || p.hStream == CU_STREAM_LEGACY || p.hStream == CU_STREAM_PER_THREAD)
       return CUDA_ERROR_INVALID_HANDLE;
-    if (CUresult r = impl::cuStreamGetCtx(p.hStream, &contexts[i])) return r;
-    if (CUresult r = impl::cuCtxPushCurrent_v2(contexts[i])) return r;
-    CUresult r = impl::cuCtxGetDevice(&devices[i]);
-    impl::cuCtxPopCurrent_v2(nullptr);
-    if (r) return r;
-    for (unsigned j = 0; j < i; ++j)
-      if (devices[j] == devices[i]) return CUDA_ERROR_INVALID_DEVICE;  // one launch per device
-    const CUDA_LAUNCH_PARAMS& first = launchParamsList[0];
+    auto stream = lookupStream(p.hStream);
+    if (!stream) return stream.error().code;
+    for (auto& earlier : streams)
+      if (&earlier->context().device() == &(*stream)->context().device())
+        return CUDA_ERROR_INVALID_DEVICE;  // one launch per device
     if (p.gridDimX != first.gridDimX || p.gridDimY != first.gridDimY || p.gridDimZ != first.gridDimZ ||
         p.blockDimX != first.blockDimX || p.blockDimY != first.blockDimY || p.blockDimZ != first.blockDimZ ||
         p.sharedMemBytes != first.sharedMemBytes)
       return CUDA_ERROR_INVALID_VALUE;  // every device runs the same configuration
+    streams.push_back(std::move(*stream));
   }
-  // Makes every listed stream wait for what is queued in all the others at this point.
-  auto crossWait = [&]() -> CUresult {
-    if (numDevices < 2) return CUDA_SUCCESS;
-    std::vector<CUevent> marks(numDevices, nullptr);
-    CUresult result = CUDA_SUCCESS;
-    for (unsigned i = 0; i < numDevices && !result; ++i) {
-      impl::cuCtxPushCurrent_v2(contexts[i]);
-      result = impl::cuEventCreate(&marks[i], CU_EVENT_DISABLE_TIMING);
-      if (!result) result = impl::cuEventRecord(marks[i], launchParamsList[i].hStream);
-      impl::cuCtxPopCurrent_v2(nullptr);
+  auto crossWait = [&] {
+    if (streams.size() < 2) return;
+    std::vector<StreamPosition> ends;
+    for (auto& s : streams) ends.push_back({s, s->lastSubmitted()});
+    for (size_t i = 0; i < streams.size(); ++i) {
+      std::vector<StreamPosition> others;
+      for (size_t j = 0; j < ends.size(); ++j)
+        if (j != i) others.push_back(ends[j]);
+      streams[i]->context().streams().submit(*streams[i], nullptr, std::move(others));
     }
-    for (unsigned i = 0; i < numDevices && !result; ++i)
-      for (unsigned j = 0; j < numDevices && !result; ++j)
-        if (i != j) result = impl::cuStreamWaitEvent(launchParamsList[i].hStream, marks[j], 0);
-    for (unsigned i = 0; i < numDevices; ++i)
-      if (marks[i]) impl::cuEventDestroy_v2(marks[i]);
-    return result;
   };
-  if (!(flags & CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_PRE_LAUNCH_SYNC))
-    if (CUresult r = crossWait()) return r;
+  if (!(flags & CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_PRE_LAUNCH_SYNC)) crossWait();
   for (unsigned i = 0; i < numDevices; ++i) {
     const CUDA_LAUNCH_PARAMS& p = launchParamsList[i];
-    impl::cuCtxPushCurrent_v2(contexts[i]);
-    CUresult r = impl::cuLaunchCooperativeKernel(p.function, p.gridDimX, p.gridDimY, p.gridDimZ, p.blockDimX,
-                                                 p.blockDimY, p.blockDimZ, p.sharedMemBytes, p.hStream,
-                                                 p.kernelParams);
-    impl::cuCtxPopCurrent_v2(nullptr);
+    // The launch resolves its function in the stream's context (a CUkernel has one function per context).
+    pushCurrentContext(streams[i]->context().shared_from_this());
+    CUresult r = launch(p.function, {p.gridDimX, p.gridDimY, p.gridDimZ}, {p.blockDimX, p.blockDimY, p.blockDimZ},
+                        p.sharedMemBytes, p.hStream, p.kernelParams, nullptr, false, true);
+    popCurrentContext();
     if (r) return r;
   }
-  if (!(flags & CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_POST_LAUNCH_SYNC))
-    if (CUresult r = crossWait()) return r;
+  if (!(flags & CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_POST_LAUNCH_SYNC)) crossWait();
   return CUDA_SUCCESS;
 }
 CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
