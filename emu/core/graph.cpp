@@ -9,6 +9,7 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <set>
 #include <unordered_map>
 
 namespace cuemu {
@@ -567,7 +568,7 @@ struct GraphMemoryUsage {
 struct GraphMemoryRegistry {
   std::mutex mutex;
   std::map<int, GraphMemoryUsage> usage;  // by device ordinal
-  std::map<CUdeviceptr, uint64_t> live;   // start -> bytes of every graph allocation still held
+  std::set<CUdeviceptr> live;             // the start of every graph allocation still held
 };
 
 GraphMemoryRegistry& graphMemory() {
@@ -583,7 +584,7 @@ GraphAllocation::GraphAllocation(RegionPtr r, int d) : region(std::move(r)), dev
   auto& use = registry.usage[device];
   use.current += region->size;
   use.high = std::max(use.high, use.current);
-  registry.live[region->start] = region->size;
+  registry.live.insert(region->start);
 }
 
 GraphAllocation::~GraphAllocation() {

@@ -50,9 +50,11 @@ CUresult allocFromPool(CUdeviceptr* dptr, size_t bytesize, std::shared_ptr<MemPo
 CUresult freeAsync(CUdeviceptr dptr, CUstream stream) {
   CUEMU_REQUIRE_CONTEXT(context);
   if (!dptr) return CUDA_SUCCESS;  // the pointer of a zero-byte allocation (driver 580 accepts it)
-  if (auto resolved = context.streams().resolve(stream); resolved && isGraphAllocation(dptr)) {
+  if (isGraphAllocation(dptr)) {
+    auto resolved = context.streams().resolve(stream);
     CUresult result = CUDA_SUCCESS;
-    if (captureIfCapturing(**resolved, CU_GRAPH_NODE_TYPE_MEM_FREE, NodeData{MemFreeNodeData{dptr}}, result))
+    if (resolved &&
+        captureIfCapturing(**resolved, CU_GRAPH_NODE_TYPE_MEM_FREE, NodeData{MemFreeNodeData{dptr}}, result))
       return result;
   }
   RegionPtr region = AddressSpace::instance().findStart(dptr);
