@@ -51,6 +51,13 @@ constexpr uint32_t kFirstRegister = 256;  // register-file offset of the first r
 constexpr uint32_t kSpinCheckInterval = 64;
 constexpr uint32_t kWarpBudget = 4096;
 constexpr uint32_t kMaxCallDepth = 256;
+// Per-warp slots for the layouts of shared-memory base registers (mem::sharedLayout; chains of accesses in
+// lower.cpp: findSharedLayoutChains).
+constexpr uint32_t kSharedLayoutSlots = 4;
+struct SharedLayoutSlot {
+  int32_t shapes = -1;   // mem::warpLayout's result for the base register; -1: no fast path
+  uint64_t maxBase = 0;  // the largest of its 32 values
+};
 
 // Per-function layout of the per-thread local frame (bytes) and call information.
 struct FunctionCode {
@@ -177,6 +184,7 @@ struct Warp {
   uint8_t barrierRedOp = 0;
   std::vector<StackEntry> stack;
   std::vector<uint8_t> spill;  // saved register regions of recursive calls
+  SharedLayoutSlot sharedLayouts[kSharedLayoutSlots];
   alignas(64) uint8_t carry[32];
 
   template <class T> T* reg(uint32_t off) const {

@@ -402,6 +402,26 @@ class KernelLowerer {
   uint32_t curInst_ = 0;
   uint32_t lastSetp_ = ~0u;  // op index of the last setp emitted (see h::kSetpThenBranch)
   void findAddressAdds();
+  // Scalar shared-memory accesses of one block through the same base register, which nothing in between writes:
+  // the first computes the layout of the register's 32 values into a per-warp slot, the others reuse it (see
+  // mem::sharedLayout). Per IR instruction: the op's aux (0: none).
+  std::vector<uint32_t> sharedLayoutTag_;
+  void findSharedLayoutChains();
+  // Calls f(register index) for every register an operand names (vectors, lists, pairs and address bases included).
+  template <class F> void forEachRegister(const Operand& o, F&& f) const {
+    auto one = [&](const Operand& x) {
+      if (x.kind == OperandKind::Reg) f(x.index);
+      else if (x.kind == OperandKind::RegPair) {
+        f(x.index);
+        f(uint32_t(x.value));
+      } else if (x.kind == OperandKind::Address && x.symKind == SymKind::None) f(x.index);
+    };
+    if (o.kind == OperandKind::Vector || o.kind == OperandKind::List || o.kind == OperandKind::Bracket) {
+      for (int64_t q = 0; q < o.value; ++q) one(fn_->elems[o.index + uint32_t(q)]);
+    } else {
+      one(o);
+    }
+  }
   std::vector<std::vector<uint32_t>> brxTargets_;        // per brx of the current function: IR instructions
   std::vector<std::pair<uint32_t, uint32_t>> brxPending_;  // (brxTargets_ index, Program::brxTables index)
 
@@ -923,6 +943,7 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
       if (divergent && ipdom_[b] >= 0) needReconv[ipdom_[b]] = true;
     }
     findAddressAdds();
+    findSharedLayoutChains();
     // emit
     instOp_.assign(n + 1, 0);
     uint32_t funcStart = here();
@@ -1093,20 +1114,7 @@ void KernelLowerer::findAddressAdds() {
   addFolded_.assign(n, false);
   // Every mention of a register (read or write, guards included): the add's destination must have exactly two,
   // its definition and the address, so no other instruction sees that the sum was never written.
-  auto forRegs = [&](const Operand& o, auto&& f) {
-    auto one = [&](const Operand& x) {
-      if (x.kind == OperandKind::Reg) f(x.index);
-      else if (x.kind == OperandKind::RegPair) {
-        f(x.index);
-        f(uint32_t(x.value));
-      } else if (x.kind == OperandKind::Address && x.symKind == SymKind::None) f(x.index);
-    };
-    if (o.kind == OperandKind::Vector || o.kind == OperandKind::List || o.kind == OperandKind::Bracket) {
-      for (int64_t q = 0; q < o.value; ++q) one(fn_->elems[o.index + uint32_t(q)]);
-    } else {
-      one(o);
-    }
-  };
+  auto forRegs = [&](const Operand& o, auto&& f) { forEachRegister(o, f); };
   std::vector<uint32_t> mentions(nregs, 0);
   for (const Instruction& in : ins) {
     if (in.guard != kNoIndex && in.guard < nregs) mentions[in.guard]++;
@@ -1161,6 +1169,54 @@ void KernelLowerer::findAddressAdds() {
     if (clobbered) continue;
     foldedAdd_[m] = def;
     addFolded_[def] = true;
+  }
+}
+
+void KernelLowerer::findSharedLayoutChains() {
+  const auto& ins = fn_->instructions;
+  size_t n = ins.size(), nregs = fn_->registers.size();
+  sharedLayoutTag_.assign(n, 0);
+  struct Chain {
+    uint32_t reg, accessSize, first, slot;
+    bool reused;
+  };
+  std::vector<Chain> chains;  // of the current block
+  uint32_t block = ~0u, nextSlot = 0;
+  for (uint32_t m = 0; m < n; ++m) {
+    const Instruction& in = ins[m];
+    if (blockOf_[m] != block) {
+      block = blockOf_[m];
+      chains.clear();
+      nextSlot = 0;
+    }
+    if (in.opcode == Opcode::Call) {
+      chains.clear();  // the callee is not looked into
+      continue;
+    }
+    bool isStore = in.opcode == Opcode::St;
+    if ((in.opcode == Opcode::Ld || isStore) && !in.vec && in.space == ptx::Space::shared && in.numOperands == 2) {
+      const Operand& addr = fn_->operands[in.firstOperand + (isStore ? 0 : 1)];
+      uint32_t size = ptx::typeSize(in.type());
+      if (addr.kind == OperandKind::Address && addr.symKind == SymKind::None && !(addr.flags & ptx::kAddrAbsolute) &&
+          addr.index < nregs && size > 0 && size <= 16) {
+        auto it = std::find_if(chains.begin(), chains.end(),
+                               [&](const Chain& c) { return c.reg == addr.index && c.accessSize == size; });
+        if (it != chains.end()) {
+          sharedLayoutTag_[m] = mem::kLayoutReuse | it->slot;
+          if (!it->reused) sharedLayoutTag_[it->first] = mem::kLayoutCompute | it->slot;
+          it->reused = true;
+        } else if (nextSlot < kSharedLayoutSlots && in.guard == kNoIndex) {
+          // a guarded access may not run at all, so it cannot be the one that computes the layout
+          chains.push_back(Chain{addr.index, size, m, nextSlot++, false});
+        }
+      }
+    }
+    // what the instruction writes ends the chains of those registers: the destination is the first operand
+    // (a store's first operand is its address, which it only reads)
+    if (isStore || in.numOperands == 0) continue;
+    forEachRegister(fn_->operands[in.firstOperand], [&](uint32_t r) {
+      std::erase_if(chains, [&](const Chain& c) { return c.reg == r; });
+    });
   }
 }
 
@@ -1330,6 +1386,7 @@ void KernelLowerer::lowerLdSt(const Instruction& in, bool isStore) {
     hnd = isStore ? stHandler(a.space, a.baseSize, t, regSize, n) : ldHandler(a.space, a.baseSize, t, regSize, n);
     if (!hnd) return unsupported(in, "operand types / state space combination");
     Op& op = emit(hnd);
+    if (a.space == mem::Shared && n == 1) op.aux = sharedLayoutTag_[curInst_];
     op.a = a.base;
     op.imm = a.imm;
     op.d = regs[0];
