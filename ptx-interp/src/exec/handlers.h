@@ -132,48 +132,13 @@ template <class T, class F, Round RM, bool FTZ, bool SAT> PTX_LANES const Op* fb
 }
 struct FFma;
 
-// 32-lane fused multiply-add with the FMA instruction when the CPU has it (the generic lane loop would call libm).
-namespace fmaimpl {
-#if defined(__x86_64__)
-__attribute__((target("avx2,fma"))) inline void fma32Avx(float* d, const float* a, const float* b, const float* c) {
-  __m256 canon = _mm256_castsi256_ps(_mm256_set1_epi32(int(num::kCanonicalNaN32)));
-  for (int i = 0; i < 32; i += 8) {
-    __m256 r = _mm256_fmadd_ps(_mm256_load_ps(a + i), _mm256_load_ps(b + i), _mm256_load_ps(c + i));
-    _mm256_store_ps(d + i, _mm256_blendv_ps(r, canon, _mm256_cmp_ps(r, r, _CMP_UNORD_Q)));
-  }
-}
-__attribute__((target("avx2,fma"))) inline void fma32Avx(double* d, const double* a, const double* b, const double* c) {
-  __m256d canon = _mm256_castsi256_pd(_mm256_set1_epi64x(int64_t(num::kCanonicalNaN64)));
-  for (int i = 0; i < 32; i += 4) {
-    __m256d r = _mm256_fmadd_pd(_mm256_load_pd(a + i), _mm256_load_pd(b + i), _mm256_load_pd(c + i));
-    _mm256_store_pd(d + i, _mm256_blendv_pd(r, canon, _mm256_cmp_pd(r, r, _CMP_UNORD_Q)));
-  }
-}
-inline bool hasFma() {
-  static const bool v = __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2");
-  return v;
-}
-#endif
-template <class T> inline void fma32(T* d, const T* a, const T* b, const T* c) {
-#if defined(__x86_64__)
-  if (hasFma()) return fma32Avx(d, a, b, c);
-#endif
-  for (int i = 0; i < 32; ++i) d[i] = num::canon(std::fma(a[i], b[i], c[i]));
-}
-}  // namespace fmaimpl
+// fma: in the x86-64-v3 clone std::fma is the FMA instruction and the lane loop vectorises; the baseline clone
+// (CPUs without AVX2/FMA) calls the library's fma per lane.
 
 template <class T, class F, Round RM, bool FTZ, bool SAT> PTX_LANES const Op* fternary(Warp& w, const Op* op) {
   const T* a = R<T>(w, op->a);
   const T* b = R<T>(w, op->b);
   const T* c = R<T>(w, op->c);
-  if constexpr (std::is_same_v<F, FFma> && RM == num::RN && !FTZ && !SAT) {
-    alignas(64) T tmp[32];
-    fmaimpl::fma32(tmp, a, b, c);
-    if constexpr (std::is_same_v<T, double>)
-      for (int i = 0; i < 32; ++i) tmp[i] = num::nan64(tmp[i], a[i], b[i], c[i]);
-    storeLanes<T>(w, op->d, tmp);
-    return op + 1;
-  }
   auto body = [&](int i) {
     T x = a[i], y = b[i], z = c[i];
     if constexpr (FTZ) { x = num::flush(x); y = num::flush(y); z = num::flush(z); }

@@ -407,6 +407,13 @@ class KernelLowerer {
   // mem::sharedLayout). Per IR instruction: the op's aux (0: none).
   std::vector<uint32_t> sharedLayoutTag_;
   void findSharedLayoutChains();
+  // `ld.shared.f32 %x, [..]; ld.shared.f32 %y, [..]; fma.rn.f32 %d, %x, %y, %c` (either order of %x, %y) whose loaded
+  // registers nothing else mentions: the inner product step of shared-memory tiles. A fused op in front of the
+  // three runs them in one dispatch without writing %x and %y, or falls through to them when its full-warp fast
+  // path does not apply (mem::fmaSharedPair). Per IR instruction: whether it starts such a triple.
+  std::vector<bool> sharedFmaTriple_;
+  void findSharedFmaTriples(const std::vector<uint32_t>& mentions);
+  void emitSharedFma(uint32_t first);
   // Calls f(register index) for every register an operand names (vectors, lists, pairs and address bases included).
   template <class F> void forEachRegister(const Operand& o, F&& f) const {
     auto one = [&](const Operand& x) {
@@ -958,6 +965,7 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
       instOp_[i] = leader[i] ? blockOp[blockOf_[i]] : here();
       resetTemps();
       if ((k == 0 && skipInst_[i]) || addFolded_[i]) continue;
+      if (sharedFmaTriple_[i]) emitSharedFma(i);
       lowerInstruction(i);
     }
     line_ = n ? ins[n - 1].loc.line : fn_->loc.line;
@@ -1123,6 +1131,7 @@ void KernelLowerer::findAddressAdds() {
         if (r < nregs) mentions[r]++;
       });
   }
+  findSharedFmaTriples(mentions);
   auto wide = [&](const Operand& o) {
     return o.kind == OperandKind::Reg && !o.sel && o.index < nregs && regType(o.index) != Type::pred &&
            sizeOf(regType(o.index)) == 8;
@@ -1218,6 +1227,65 @@ void KernelLowerer::findSharedLayoutChains() {
       std::erase_if(chains, [&](const Chain& c) { return c.reg == r; });
     });
   }
+}
+
+void KernelLowerer::findSharedFmaTriples(const std::vector<uint32_t>& mentions) {
+  const auto& ins = fn_->instructions;
+  size_t n = ins.size(), nregs = fn_->registers.size();
+  sharedFmaTriple_.assign(n + 1, false);
+  auto plainReg = [&](const Operand& o) {
+    return o.kind == OperandKind::Reg && !o.sel && o.flags == 0 && o.index < nregs && regType(o.index) != Type::pred &&
+           sizeOf(regType(o.index)) == 4;
+  };
+  // the loaded register of a scalar 32-bit shared load through a base register, or kNoIndex
+  auto sharedLoad = [&](const Instruction& in) -> uint32_t {
+    if (in.opcode != Opcode::Ld || in.vec || in.space != ptx::Space::shared || in.numOperands != 2 ||
+        in.guard != kNoIndex || in.numTypes != 1 || ptx::typeSize(in.type()) != 4)
+      return kNoIndex;
+    const Operand& d = fn_->operands[in.firstOperand];
+    const Operand& addr = fn_->operands[in.firstOperand + 1];
+    if (!plainReg(d) || mentions[d.index] != 2 || addr.kind != OperandKind::Address ||
+        addr.symKind != SymKind::None || (addr.flags & ptx::kAddrAbsolute) || addr.index >= nregs)
+      return kNoIndex;
+    return d.index;
+  };
+  for (size_t m = 0; m + 2 < n; ++m) {
+    const Instruction& f = ins[m + 2];
+    if (blockOf_[m] != blockOf_[m + 2] || f.opcode != Opcode::Fma || f.guard != kNoIndex || f.numTypes != 1 ||
+        f.type() != Type::f32 || roundingOf(f.rounding) != num::RN || f.has(ptx::Flag::ftz) ||
+        f.has(ptx::Flag::sat) || f.numOperands != 4)
+      continue;
+    uint32_t x = sharedLoad(ins[m]), y = sharedLoad(ins[m + 1]);
+    if (x == kNoIndex || y == kNoIndex || x == y) continue;
+    const Operand* o = &fn_->operands[f.firstOperand];
+    if (!plainReg(o[0]) || !plainReg(o[1]) || !plainReg(o[2]) || !plainReg(o[3])) continue;
+    bool product = (o[1].index == x && o[2].index == y) || (o[1].index == y && o[2].index == x);
+    if (!product || o[3].index == x || o[3].index == y) continue;
+    sharedFmaTriple_[m] = true;
+    m += 2;
+  }
+}
+
+void KernelLowerer::emitSharedFma(uint32_t first) {
+  const auto& ins = fn_->instructions;
+  const Instruction& f = ins[first + 2];
+  Addr x = address(ins[first], fn_->operands[ins[first].firstOperand + 1]);
+  Addr y = address(ins[first + 1], fn_->operands[ins[first + 1].firstOperand + 1]);
+  // the second offset goes to a 32-bit field; an offset that does not fit leaves the three ops unfused
+  if (x.space != mem::Shared || y.space != mem::Shared || x.baseSize != y.baseSize || y.imm < 0 ||
+      y.imm > int64_t(UINT32_MAX))
+    return;
+  const Operand* o = &fn_->operands[f.firstOperand];
+  Op& op = emit(x.baseSize == 4 ? &mem::fmaSharedPair<uint32_t> : &mem::fmaSharedPair<uint64_t>);
+  op.a = x.base;
+  op.imm = x.imm;
+  op.b = y.base;
+  op.f = uint32_t(y.imm);
+  op.c = regOf(o[3].index);
+  op.d = regOf(o[0].index);
+  op.aux = sharedLayoutTag_[first] | sharedLayoutTag_[first + 1] << 8;
+  // where the fast path continues: after the three instructions' own ops
+  pending_.push_back({here() - 1, first + 3, PendingTarget::Inst});
 }
 
 // ---- instructions ----------------------------------------------------------------------------------------------

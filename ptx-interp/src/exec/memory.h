@@ -280,17 +280,17 @@ template <class M, class D, class T> PTX_HOT void storeWarp(int shapes, uintptr_
 constexpr uint32_t kLayoutCompute = 0x10, kLayoutReuse = 0x20, kLayoutSlotMask = kSharedLayoutSlots - 1;
 static_assert((kSharedLayoutSlots & kLayoutSlotMask) == 0, "slot count is a power of two");
 
-template <class A, class M> PTX_HOT int sharedLayout(Warp& w, const Op* op) {
+template <class A, class M> PTX_HOT int sharedLayout(Warp& w, uint32_t baseReg, int64_t offset, uint32_t tag) {
   const Cta& cta = *w.cta;
-  SharedLayoutSlot& slot = w.sharedLayouts[op->aux & kLayoutSlotMask];
-  if (op->aux & kLayoutCompute) slot.shapes = -1;  // until proven below
+  SharedLayoutSlot& slot = w.sharedLayouts[tag & kLayoutSlotMask];
+  if (tag & kLayoutCompute) slot.shapes = -1;  // until proven below
   if (w.exec != kFullMask || cta.sharedBytes < sizeof(M)) return -1;
-  uint64_t limit = cta.sharedBytes - sizeof(M), imm = uint64_t(op->imm);
+  uint64_t limit = cta.sharedBytes - sizeof(M), imm = uint64_t(offset);
   if (imm > limit || (imm & (sizeof(M) - 1)) != 0) return -1;  // negative, misaligned or past the block
   const uint64_t maxBase = limit - imm;
-  if (op->aux & kLayoutReuse) return slot.maxBase <= maxBase ? slot.shapes : -1;
-  const A* base = R<A>(w, op->a);
-  if (op->aux & kLayoutCompute) {
+  if (tag & kLayoutReuse) return slot.maxBase <= maxBase ? slot.shapes : -1;
+  const A* base = R<A>(w, baseReg);
+  if (tag & kLayoutCompute) {
     A largest = 0;
     int shapes = warpLayout<sizeof(M), A, true>(base, A(0), &largest);
     slot.shapes = shapes;
@@ -298,6 +298,9 @@ template <class A, class M> PTX_HOT int sharedLayout(Warp& w, const Op* op) {
     return largest <= maxBase ? shapes : -1;
   }
   return warpLayout<sizeof(M)>(base, A(maxBase));
+}
+template <class A, class M> PTX_HOT int sharedLayout(Warp& w, const Op* op) {
+  return sharedLayout<A, M>(w, op->a, op->imm, op->aux);
 }
 
 template <class A, class M, class D> PTX_LANES const Op* ldSharedScalar(Warp& w, const Op* op) {
@@ -311,6 +314,25 @@ template <class A, class M, class D> PTX_LANES const Op* stSharedScalar(Warp& w,
   if (shapes < 0) return st<Shared, A, M, D, 1>(w, op);
   storeWarp<M>(shapes, reinterpret_cast<uintptr_t>(w.cta->shared) + uintptr_t(op->imm), R<A>(w, op->a), R<D>(w, op->d));
   return op + 1;
+}
+
+// The fused `ld.shared.f32 x; ld.shared.f32 y; fma.rn.f32 d, x, y, c` (lower.cpp: findSharedFmaTriples): x from
+// shared [a + imm], y from [b + f], layout tags in aux (x: low byte, y: next). The three original ops follow this
+// one; when a load cannot take the full-warp path they run instead (op + 1), else the fused op skips them
+// (op->target). x and y are never written: nothing else reads them. The product of two f32 is the same in
+// either order (NaN results are canonical), so which of the fma's factors x is does not matter.
+template <class A> PTX_LANES const Op* fmaSharedPair(Warp& w, const Op* op) {
+  int sx = sharedLayout<A, uint32_t>(w, op->a, op->imm, op->aux & 0xff);
+  if (sx < 0) return op + 1;
+  int sy = sharedLayout<A, uint32_t>(w, op->b, int64_t(op->f), (op->aux >> 8) & 0xff);
+  if (sy < 0) return op + 1;
+  const uintptr_t shared = reinterpret_cast<uintptr_t>(w.cta->shared);
+  alignas(64) float x[32], y[32];
+  loadWarp<uint32_t>(sx, shared + uintptr_t(op->imm), R<A>(w, op->a), reinterpret_cast<uint32_t*>(x));
+  loadWarp<uint32_t>(sy, shared + uintptr_t(op->f), R<A>(w, op->b), reinterpret_cast<uint32_t*>(y));
+  const float* c = R<float>(w, op->c);
+  h::store<float>(w, op->d, [&](int i) { return num::canon(std::fma(x[i], y[i], c[i])); });
+  return op->target;
 }
 
 // True when every byte of [lo, end) is valid device memory according to the validator's fast path.
