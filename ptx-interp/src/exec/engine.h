@@ -124,6 +124,15 @@ struct TextureSite {
   SurfClamp clamp = SurfClamp::Trap;
 };
 
+// One step of a fused chain of shared-memory inner-product steps (mem::fmaSharedChain): acc = fma(x, y, acc) with
+// x from shared [xBase + xOffset], y from [yBase + yOffset]; tags: the loads' layout-cache tags.
+struct SharedFmaStep {
+  uint32_t xBase = 0, yBase = 0;
+  uint32_t xOffset = 0, yOffset = 0;
+  uint32_t xTag = 0, yTag = 0;
+};
+constexpr uint32_t kMaxSharedFmaChain = 32;
+
 class Program {
  public:
   std::vector<Op> ops;
@@ -133,6 +142,7 @@ class Program {
   std::vector<GlobalInfo> globalInfo;
   std::vector<CallSite> calls;
   std::vector<TextureSite> texSites;
+  std::vector<SharedFmaStep> fmaSteps;
   std::vector<std::vector<const Op*>> brxTables;
   std::vector<std::vector<uint32_t>> brxTableIndices;  // op indices, patched into brxTables
   struct PendingPatch {

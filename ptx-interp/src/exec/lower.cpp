@@ -410,8 +410,10 @@ class KernelLowerer {
   // `ld.shared.f32 %x, [..]; ld.shared.f32 %y, [..]; fma.rn.f32 %d, %x, %y, %c` (either order of %x, %y) whose loaded
   // registers nothing else mentions: the inner product step of shared-memory tiles. A fused op in front of the
   // three runs them in one dispatch without writing %x and %y, or falls through to them when its full-warp fast
-  // path does not apply (mem::fmaSharedPair). Per IR instruction: whether it starts such a triple.
-  std::vector<bool> sharedFmaTriple_;
+  // path does not apply (mem::fmaSharedChain). Triples in a row where each fma accumulates into the previous one's
+  // result, which nothing else mentions (an unrolled inner product), become one op (mem::fmaSharedChain) that
+  // keeps the sum in host registers. Per IR instruction: the number of triples of the chain it starts (0: none).
+  std::vector<uint32_t> sharedFmaTriple_;
   void findSharedFmaTriples(const std::vector<uint32_t>& mentions);
   void emitSharedFma(uint32_t first);
   // Calls f(register index) for every register an operand names (vectors, lists, pairs and address bases included).
@@ -1232,7 +1234,7 @@ void KernelLowerer::findSharedLayoutChains() {
 void KernelLowerer::findSharedFmaTriples(const std::vector<uint32_t>& mentions) {
   const auto& ins = fn_->instructions;
   size_t n = ins.size(), nregs = fn_->registers.size();
-  sharedFmaTriple_.assign(n + 1, false);
+  sharedFmaTriple_.assign(n + 1, 0);
   auto plainReg = [&](const Operand& o) {
     return o.kind == OperandKind::Reg && !o.sel && o.flags == 0 && o.index < nregs && regType(o.index) != Type::pred &&
            sizeOf(regType(o.index)) == 4;
@@ -1261,31 +1263,55 @@ void KernelLowerer::findSharedFmaTriples(const std::vector<uint32_t>& mentions) 
     if (!plainReg(o[0]) || !plainReg(o[1]) || !plainReg(o[2]) || !plainReg(o[3])) continue;
     bool product = (o[1].index == x && o[2].index == y) || (o[1].index == y && o[2].index == x);
     if (!product || o[3].index == x || o[3].index == y) continue;
-    sharedFmaTriple_[m] = true;
+    sharedFmaTriple_[m] = 1;
     m += 2;
+  }
+  // chains: the next triple right after, accumulating into this one's result, which only it reads
+  auto fmaOperand = [&](size_t triple, int k) { return fn_->operands[ins[triple + 2].firstOperand + k].index; };
+  for (size_t m = 0; m < n; ++m) {
+    if (!sharedFmaTriple_[m]) continue;
+    size_t last = m;
+    uint32_t length = 1;
+    while (length < kMaxSharedFmaChain && last + 3 < n && sharedFmaTriple_[last + 3] &&
+           blockOf_[last + 3] == blockOf_[m] && fmaOperand(last + 3, 3) == fmaOperand(last, 0) &&
+           mentions[fmaOperand(last, 0)] == 2) {
+      sharedFmaTriple_[last + 3] = 0;
+      last += 3;
+      ++length;
+    }
+    sharedFmaTriple_[m] = length;
+    m = last + 2;
   }
 }
 
 void KernelLowerer::emitSharedFma(uint32_t first) {
   const auto& ins = fn_->instructions;
-  const Instruction& f = ins[first + 2];
-  Addr x = address(ins[first], fn_->operands[ins[first].firstOperand + 1]);
-  Addr y = address(ins[first + 1], fn_->operands[ins[first + 1].firstOperand + 1]);
-  // the second offset goes to a 32-bit field; an offset that does not fit leaves the three ops unfused
-  if (x.space != mem::Shared || y.space != mem::Shared || x.baseSize != y.baseSize || y.imm < 0 ||
-      y.imm > int64_t(UINT32_MAX))
-    return;
-  const Operand* o = &fn_->operands[f.firstOperand];
-  Op& op = emit(x.baseSize == 4 ? &mem::fmaSharedPair<uint32_t> : &mem::fmaSharedPair<uint64_t>);
-  op.a = x.base;
-  op.imm = x.imm;
-  op.b = y.base;
-  op.f = uint32_t(y.imm);
-  op.c = regOf(o[3].index);
-  op.d = regOf(o[0].index);
-  op.aux = sharedLayoutTag_[first] | sharedLayoutTag_[first + 1] << 8;
-  // where the fast path continues: after the three instructions' own ops
-  pending_.push_back({here() - 1, first + 3, PendingTarget::Inst});
+  const uint32_t length = sharedFmaTriple_[first];
+  std::vector<SharedFmaStep> steps;
+  uint32_t baseSize = 0;
+  for (uint32_t k = 0; k < length; ++k) {
+    uint32_t t = first + 3 * k;
+    Addr x = address(ins[t], fn_->operands[ins[t].firstOperand + 1]);
+    Addr y = address(ins[t + 1], fn_->operands[ins[t + 1].firstOperand + 1]);
+    // offsets go to 32-bit fields; one that does not fit leaves the instructions unfused
+    if (x.space != mem::Shared || y.space != mem::Shared || x.baseSize != y.baseSize ||
+        (baseSize && x.baseSize != baseSize) || x.imm < 0 || x.imm > int64_t(UINT32_MAX) || y.imm < 0 ||
+        y.imm > int64_t(UINT32_MAX))
+      return;
+    baseSize = x.baseSize;
+    steps.push_back(SharedFmaStep{x.base, y.base, uint32_t(x.imm), uint32_t(y.imm), sharedLayoutTag_[t],
+                                  sharedLayoutTag_[t + 1]});
+  }
+  const Operand* firstFma = &fn_->operands[ins[first + 2].firstOperand];
+  const Operand* lastFma = &fn_->operands[ins[first + 3 * length - 1].firstOperand];
+  Op& op = emit(baseSize == 4 ? mem::fmaSharedChainHandler<uint32_t>() : mem::fmaSharedChainHandler<uint64_t>());
+  op.c = regOf(firstFma[3].index);
+  op.d = regOf(lastFma[0].index);
+  op.imm = int64_t(prog_.fmaSteps.size());
+  op.f = length;
+  prog_.fmaSteps.insert(prog_.fmaSteps.end(), steps.begin(), steps.end());
+  // where the fast path continues: after the original instructions' own ops
+  pending_.push_back({here() - 1, first + 3 * length, PendingTarget::Inst});
 }
 
 // ---- instructions ----------------------------------------------------------------------------------------------

@@ -316,23 +316,92 @@ template <class A, class M, class D> PTX_LANES const Op* stSharedScalar(Warp& w,
   return op + 1;
 }
 
-// The fused `ld.shared.f32 x; ld.shared.f32 y; fma.rn.f32 d, x, y, c` (lower.cpp: findSharedFmaTriples): x from
-// shared [a + imm], y from [b + f], layout tags in aux (x: low byte, y: next). The three original ops follow this
-// one; when a load cannot take the full-warp path they run instead (op + 1), else the fused op skips them
-// (op->target). x and y are never written: nothing else reads them. The product of two f32 is the same in
-// either order (NaN results are canonical), so which of the fma's factors x is does not matter.
-template <class A> PTX_LANES const Op* fmaSharedPair(Warp& w, const Op* op) {
-  int sx = sharedLayout<A, uint32_t>(w, op->a, op->imm, op->aux & 0xff);
-  if (sx < 0) return op + 1;
-  int sy = sharedLayout<A, uint32_t>(w, op->b, int64_t(op->f), (op->aux >> 8) & 0xff);
-  if (sy < 0) return op + 1;
+// The fused inner-product steps of shared-memory tiles (lower.cpp: findSharedFmaTriples): each step is
+// `ld.shared.f32 x, [..]; ld.shared.f32 y, [..]; fma.rn.f32 acc', x, y, acc`, and the steps of a chain (an unrolled
+// inner product) accumulate into the previous result, which nothing else reads, as x and y are read by nothing
+// else. Steps in Program::fmaSteps[imm, imm + f), accumulator c, result d. Every load's layout is checked first,
+// so either the whole chain runs here, with the sum in host registers and neither loaded values nor intermediate
+// sums written, or none of it does and the original ops that follow run instead (op + 1; the fast path continues
+// at op->target, after them). The result is the same: every step is one fma, the product of two f32 is the same
+// in either order, and NaNs propagate through fma, so canonicalising the final sum gives what canonicalising
+// every step gives.
+template <class A> PTX_HOT bool fmaChainLayouts(Warp& w, const SharedFmaStep* steps, uint32_t n, uint8_t* shapes) {
+  for (uint32_t k = 0; k < n; ++k) {
+    int sx = sharedLayout<A, uint32_t>(w, steps[k].xBase, steps[k].xOffset, steps[k].xTag);
+    int sy = sharedLayout<A, uint32_t>(w, steps[k].yBase, steps[k].yOffset, steps[k].yTag);
+    if ((sx | sy) < 0) return false;
+    shapes[2 * k] = uint8_t(sx);
+    shapes[2 * k + 1] = uint8_t(sy);
+  }
+  return true;
+}
+
+template <class A> const Op* fmaSharedChain(Warp& w, const Op* op) {
+  const SharedFmaStep* steps = w.cta->job->program->fmaSteps.data() + op->imm;
+  uint8_t shapes[2 * kMaxSharedFmaChain];
+  if (!fmaChainLayouts<A>(w, steps, op->f, shapes)) return op + 1;
   const uintptr_t shared = reinterpret_cast<uintptr_t>(w.cta->shared);
-  alignas(64) float x[32], y[32];
-  loadWarp<uint32_t>(sx, shared + uintptr_t(op->imm), R<A>(w, op->a), reinterpret_cast<uint32_t*>(x));
-  loadWarp<uint32_t>(sy, shared + uintptr_t(op->f), R<A>(w, op->b), reinterpret_cast<uint32_t*>(y));
-  const float* c = R<float>(w, op->c);
-  h::store<float>(w, op->d, [&](int i) { return num::canon(std::fma(x[i], y[i], c[i])); });
+  alignas(64) float acc[32], x[32], y[32];
+  copyVec<sizeof acc>(acc, R<float>(w, op->c));
+  for (uint32_t k = 0; k < op->f; ++k) {
+    loadWarp<uint32_t>(shapes[2 * k], shared + steps[k].xOffset, R<A>(w, steps[k].xBase), reinterpret_cast<uint32_t*>(x));
+    loadWarp<uint32_t>(shapes[2 * k + 1], shared + steps[k].yOffset, R<A>(w, steps[k].yBase), reinterpret_cast<uint32_t*>(y));
+    for (int i = 0; i < 32; ++i) acc[i] = std::fma(x[i], y[i], acc[i]);
+  }
+  h::store<float>(w, op->d, [&](int i) { return num::canon(acc[i]); });
   return op->target;
+}
+
+#if defined(__x86_64__)
+// The same with AVX2 and FMA (chosen at lowering when the CPU has them): the loaded halves go straight into
+// vector registers (through memory, the next 32-byte read of a half written as a broadcast stalled on store
+// forwarding, and the compiler did not vectorise the generic loops over 8-lane vector types).
+template <class A> __attribute__((target("avx2,fma"))) inline void loadHalfAvx(HalfShape shape, uintptr_t base, const A* addr, __m256& lo, __m256& hi) {
+  auto at = [&](int i) { return reinterpret_cast<const float*>(base + uintptr_t(addr[i])); };
+  if (shape == HalfShape::Uniform) {
+    lo = hi = _mm256_broadcast_ss(at(0));
+  } else if (shape == HalfShape::Consecutive) {
+    lo = _mm256_loadu_ps(at(0));
+    hi = _mm256_loadu_ps(at(0) + 8);
+  } else {
+    lo = _mm256_setr_ps(*at(0), *at(1), *at(2), *at(3), *at(4), *at(5), *at(6), *at(7));
+    hi = _mm256_setr_ps(*at(8), *at(9), *at(10), *at(11), *at(12), *at(13), *at(14), *at(15));
+  }
+}
+template <class A> __attribute__((target("avx2,fma"))) const Op* fmaSharedChainAvx(Warp& w, const Op* op) {
+  const SharedFmaStep* steps = w.cta->job->program->fmaSteps.data() + op->imm;
+  uint8_t shapes[2 * kMaxSharedFmaChain];
+  if (!fmaChainLayouts<A>(w, steps, op->f, shapes)) return op + 1;
+  const uintptr_t shared = reinterpret_cast<uintptr_t>(w.cta->shared);
+  const float* c = R<float>(w, op->c);
+  __m256 acc[4];
+  for (int j = 0; j < 4; ++j) acc[j] = _mm256_load_ps(c + 8 * j);
+  for (uint32_t k = 0; k < op->f; ++k) {
+    __m256 x[4], y[4];
+    const A* xa = R<A>(w, steps[k].xBase);
+    const A* ya = R<A>(w, steps[k].yBase);
+    loadHalfAvx(lowHalf(shapes[2 * k]), shared + steps[k].xOffset, xa, x[0], x[1]);
+    loadHalfAvx(highHalf(shapes[2 * k]), shared + steps[k].xOffset, xa + 16, x[2], x[3]);
+    loadHalfAvx(lowHalf(shapes[2 * k + 1]), shared + steps[k].yOffset, ya, y[0], y[1]);
+    loadHalfAvx(highHalf(shapes[2 * k + 1]), shared + steps[k].yOffset, ya + 16, y[2], y[3]);
+    for (int j = 0; j < 4; ++j) acc[j] = _mm256_fmadd_ps(x[j], y[j], acc[j]);
+  }
+  // the fast path ran with every lane executing: all 32 lanes are written, NaNs canonical
+  const __m256 canon = _mm256_castsi256_ps(_mm256_set1_epi32(int(num::kCanonicalNaN32)));
+  float* d = R<float>(w, op->d);
+  for (int j = 0; j < 4; ++j)
+    _mm256_store_ps(d + 8 * j, _mm256_blendv_ps(acc[j], canon, _mm256_cmp_ps(acc[j], acc[j], _CMP_UNORD_Q)));
+  return op->target;
+}
+#endif
+
+// The handler for a chain: the AVX2/FMA form when this CPU has both.
+template <class A> Handler fmaSharedChainHandler() {
+#if defined(__x86_64__)
+  static const bool avx = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  if (avx) return &fmaSharedChainAvx<A>;
+#endif
+  return &fmaSharedChain<A>;
 }
 
 // True when every byte of [lo, end) is valid device memory according to the validator's fast path.
