@@ -160,7 +160,8 @@ NATIVE void nativeHistogram(const unsigned char* in, unsigned* bins, int n) {
 // ---- benchmarks ---------------------------------------------------------------------------------------------------
 
 void BM_VectorAdd(benchmark::State& state) {
-  const int n = 1 << 22;
+  const int n = getenv("VADD_N") ? atoi(getenv("VADD_N")) : 1 << 22;
+  const uint32_t nb = uint32_t(n / 256);
   float* a = arena().alloc<float>(n);
   float* b = arena().alloc<float>(n);
   float* c = arena().alloc<float>(n);
@@ -169,7 +170,7 @@ void BM_VectorAdd(benchmark::State& state) {
   Params p(info("vadd"));
   p.arg(a).arg(b).arg(c).arg(n);
   LaunchResult r;
-  measure(state, [&] { r = run("vadd", Dim3{n / 256}, Dim3{256}, p); }, native);
+  measure(state, [&] { r = run("vadd", Dim3{nb}, Dim3{256}, p); }, native);
   check(r, state);
 }
 

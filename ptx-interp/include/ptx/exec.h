@@ -121,7 +121,8 @@ class MemoryValidator {
   virtual bool checkSlow(uint64_t addr, uint64_t size, bool write) const;  // default: false
 
   // Valid bytes from addr on according to the fast path (0: ask check()/checkSlow).
-  uint64_t validFrom(uint64_t addr) const {
+  // (always inlined: the interpreter's full-warp access paths call it for every warp)
+  __attribute__((always_inline)) uint64_t validFrom(uint64_t addr) const {
     uint64_t offset = addr - base;
     if (offset >= end - base || !validBytes) return 0;
     uint64_t available = validBytes[offset >> pageShift].load(std::memory_order_acquire);

@@ -447,6 +447,32 @@ template <class A, class M, bool Indexed> PTX_HOT int globalLayout(Warp& w, cons
   return spanValid(mv, l, u + sizeof(M)) ? shapes : -1;
 }
 
+// The common case, tested before globalLayout: all 32 lanes execute and their 64-bit addresses are consecutive
+// elements (a[i] = a[0] + i * size), aligned and inside valid device memory. Returns a[0], or 0 when not (then
+// globalLayout decides; 0 is never valid device memory). One pass over the address registers, no address array.
+template <class M, bool Indexed> PTX_HOT uint64_t consecutiveGlobal(Warp& w, const Op* op) {
+  if (w.exec != kFullMask) return 0;
+  using V = Simd<uint64_t>;
+  const uint64_t* base = R<uint64_t>(w, op->a);
+  const uint64_t imm = uint64_t(op->imm);
+  const uint64_t a0 = base[0] + (Indexed ? R<uint64_t>(w, op->b)[0] : 0) + imm;
+  constexpr uint64_t kSize = sizeof(M);
+  V expect = V{0, kSize, 2 * kSize, 3 * kSize} + (a0 - imm), diff = {};
+  for (int k = 0; k < 8; ++k) {
+    V x;
+    std::memcpy(&x, base + 4 * k, sizeof x);
+    if constexpr (Indexed) {
+      V y;
+      std::memcpy(&y, R<uint64_t>(w, op->b) + 4 * k, sizeof y);
+      x += y;
+    }
+    diff |= x ^ expect;
+    expect += 4 * kSize;
+  }
+  if (orLanes(diff) != 0 || (a0 & (kSize - 1)) != 0 || a0 > ~uint64_t(0) - 32 * kSize) return 0;
+  return spanValid(*w.cta->job->lp.memory, a0, a0 + 32 * kSize) ? a0 : 0;
+}
+
 // The per-lane path of an indexed access: the sum goes to the add's destination register (c), as the unfused
 // add would have written it, and the lanes take their addresses from there.
 PTX_HOT uint32_t materializeIndexed(Warp& w, const Op* op) {
@@ -458,6 +484,23 @@ PTX_HOT uint32_t materializeIndexed(Warp& w, const Op* op) {
 }
 
 template <class A, class M, class D, bool Indexed = false> PTX_LANES const Op* ldGlobalScalar(Warp& w, const Op* op) {
+  if constexpr (std::is_same_v<A, uint64_t>) {
+    if (uint64_t a0 = consecutiveGlobal<M, Indexed>(w, op)) {
+      const auto* src = reinterpret_cast<const uint8_t*>(a0);
+      if constexpr (sizeof(D) == sizeof(M)) {
+        copyVec<32 * sizeof(M)>(R<D>(w, op->d), src);
+      } else {
+        alignas(64) D tmp[32];
+        for (int i = 0; i < 32; ++i) {
+          M v;
+          std::memcpy(&v, src + i * sizeof(M), sizeof(M));
+          tmp[i] = D(v);
+        }
+        copyVec<sizeof tmp>(R<D>(w, op->d), tmp);
+      }
+      return op + 1;
+    }
+  }
   alignas(64) uint64_t addr[32];
   int shapes = globalLayout<A, M, Indexed>(w, op, addr);
   if (shapes < 0) {
@@ -468,6 +511,20 @@ template <class A, class M, class D, bool Indexed = false> PTX_LANES const Op* l
   return op + 1;
 }
 template <class A, class M, class D, bool Indexed = false> PTX_LANES const Op* stGlobalScalar(Warp& w, const Op* op) {
+  if constexpr (std::is_same_v<A, uint64_t>) {
+    if (uint64_t a0 = consecutiveGlobal<M, Indexed>(w, op)) {
+      auto* dst = reinterpret_cast<uint8_t*>(a0);
+      const D* in = R<D>(w, op->d);
+      if constexpr (sizeof(D) == sizeof(M)) {
+        copyVec<32 * sizeof(M)>(dst, in);
+      } else {
+        alignas(64) M tmp[32];
+        for (int i = 0; i < 32; ++i) tmp[i] = M(in[i]);
+        std::memcpy(dst, tmp, sizeof tmp);
+      }
+      return op + 1;
+    }
+  }
   alignas(64) uint64_t addr[32];
   int shapes = globalLayout<A, M, Indexed>(w, op, addr);
   if (shapes < 0) {
