@@ -267,9 +267,9 @@ void noteLanesExitedImpl(Warp& w, uint32_t lanes) {
 
 const Op* braUniform(Warp& w, const Op* op) { return jump(w, op, op->target); }
 
-const Op* braCond(Warp& w, const Op* op) {
-  const uint8_t* p = R<uint8_t>(w, op->a);
-  uint32_t pm = predMask(p);
+const Op* braCond(Warp& w, const Op* op) { return braOnMask(w, op, predMask(R<uint8_t>(w, op->a))); }
+
+const Op* braOnMask(Warp& w, const Op* op, uint32_t pm) {
   if (op->aux & 1) pm = ~pm;
   uint32_t taken = pm & w.active;
   if (taken == w.active) return jump(w, op, op->target);
@@ -661,6 +661,48 @@ const Op* sreg(Warp& w, const Op* op) {
     broadcast32(d32, uint32_t(v), m);
   }
   return op + 1;
+}
+
+namespace {
+// The special registers every kernel reads, without the generic handler's switch: %tid (one-dimensional blocks:
+// consecutive lanes) and the launch-uniform %ctaid.
+template <int Comp> PTX_LANES const Op* sregTid(Warp& w, const Op* op) {
+  const Dim3 blk = w.cta->job->lp.block;
+  const uint32_t first = w.index * 32;
+  if (Comp == 0 && blk.y == 1 && blk.z == 1) {
+    h::store<uint32_t>(w, op->d, [&](int i) { return first + uint32_t(i); });
+    return op + 1;
+  }
+  // walk the lanes' thread coordinates instead of dividing 32 times
+  alignas(64) uint32_t v[32];
+  uint32_t x = first % blk.x, y = (first / blk.x) % blk.y, z = first / (blk.x * blk.y);
+  for (int i = 0; i < 32; ++i) {
+    v[i] = Comp == 0 ? x : Comp == 1 ? y : z;
+    if (++x == blk.x) {
+      x = 0;
+      if (++y == blk.y) {
+        y = 0;
+        ++z;
+      }
+    }
+  }
+  h::storeLanes<uint32_t>(w, op->d, v);
+  return op + 1;
+}
+template <int Comp> PTX_LANES const Op* sregCtaid(Warp& w, const Op* op) {
+  const Dim3 id = w.cta->id;
+  const uint32_t v = Comp == 0 ? id.x : Comp == 1 ? id.y : id.z;
+  h::store<uint32_t>(w, op->d, [&](int) { return v; });
+  return op + 1;
+}
+}  // namespace
+
+Handler sregHandler(ptx::SpecialReg sr, uint32_t component) {
+  if (component < 3 && sr == ptx::SpecialReg::tid)
+    return component == 0 ? &sregTid<0> : component == 1 ? &sregTid<1> : &sregTid<2>;
+  if (component < 3 && sr == ptx::SpecialReg::ctaid)
+    return component == 0 ? &sregCtaid<0> : component == 1 ? &sregCtaid<1> : &sregCtaid<2>;
+  return &sreg;
 }
 
 const Op* localAddr(Warp& w, const Op* op) {

@@ -34,17 +34,33 @@ using num::Round;
 
 template <class T> PTX_HOT T* R(Warp& w, uint32_t off) { return w.reg<T>(off); }
 
+// dst[i] = tmp[i] for the lanes in m, written as a branch-free blend of the lanes' bits (the conditional form
+// became a loop of byte stores and branches in divergent loops).
+template <class T> PTX_HOT void blendLanes(T* dst, const T* tmp, uint32_t m) {
+  if constexpr (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8) {
+    using U = std::conditional_t<sizeof(T) == 1, uint8_t,
+              std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+    alignas(64) U cur[32], next[32];
+    std::memcpy(cur, dst, sizeof cur);
+    std::memcpy(next, tmp, sizeof next);
+    for (int i = 0; i < 32; ++i) {
+      U sel = U(U(0) - U((m >> i) & 1));
+      cur[i] = U((next[i] & sel) | (cur[i] & U(~sel)));
+    }
+    copyVec<sizeof cur>(dst, cur);
+  } else {
+    for (int i = 0; i < 32; ++i)
+      if ((m >> i) & 1) dst[i] = tmp[i];
+  }
+}
+
 // Stores f(i) to the executing lanes of register d.
 template <class T, class F> PTX_HOT void store(Warp& w, uint32_t d, F f) {
   alignas(64) T tmp[32];
   for (int i = 0; i < 32; ++i) tmp[i] = f(i);
   T* dst = R<T>(w, d);
-  if (w.exec == kFullMask) {
-    copyVec<sizeof tmp>(dst, tmp);
-  } else {
-    uint32_t m = w.exec;
-    for (int i = 0; i < 32; ++i) dst[i] = ((m >> i) & 1) ? tmp[i] : dst[i];
-  }
+  if (w.exec == kFullMask) copyVec<sizeof tmp>(dst, tmp);
+  else blendLanes(dst, tmp, w.exec);
 }
 
 // Stores the 32 lanes of an array computed before (tmp) to the executing lanes of register d. store<> with a
@@ -52,12 +68,8 @@ template <class T, class F> PTX_HOT void store(Warp& w, uint32_t d, F f) {
 // forwarded from (see copyVec).
 template <class T> PTX_HOT void storeLanes(Warp& w, uint32_t d, const T* tmp) {
   T* dst = R<T>(w, d);
-  if (w.exec == kFullMask) {
-    copyVec<32 * sizeof(T)>(dst, tmp);
-  } else {
-    uint32_t m = w.exec;
-    for (int i = 0; i < 32; ++i) dst[i] = ((m >> i) & 1) ? tmp[i] : dst[i];
-  }
+  if (w.exec == kFullMask) copyVec<32 * sizeof(T)>(dst, tmp);
+  else blendLanes(dst, tmp, w.exec);
 }
 
 template <class F> PTX_HOT void forActive(uint32_t m, F f) {
@@ -643,8 +655,13 @@ template <class T, Cmp C> PTX_LANES const Op* setp(Warp& w, const Op* op) {
   const T* b = R<T>(w, op->b);
   const Op* next = op + 1;
   if ((op->aux & ~kSetpThenBranch) == 0 && op->e == 0) {
-    store<uint8_t>(w, op->d, [&](int i) { return uint8_t(compare<T, C>(a[i], b[i])); });
-    return (op->aux & kSetpThenBranch) ? ctl::braCond(w, next) : next;
+    alignas(64) uint8_t r[32];
+    for (int i = 0; i < 32; ++i) r[i] = uint8_t(compare<T, C>(a[i], b[i]));
+    storeLanes<uint8_t>(w, op->d, r);
+    // the branch takes the lanes from here (read back from the register, the bytes just stored would wait for
+    // store forwarding), unless a guard left some of the branch's lanes with their old predicate
+    if (op->aux & kSetpThenBranch) return ctl::braOnMask(w, next, predMask(w.exec == w.active ? r : R<uint8_t>(w, op->d)));
+    return next;
   }
   alignas(64) uint8_t r[32];
   for (int i = 0; i < 32; ++i) r[i] = compare<T, C>(a[i], b[i]);
@@ -666,7 +683,8 @@ template <class T, Cmp C> PTX_LANES const Op* setp(Warp& w, const Op* op) {
   }
   storeLanes<uint8_t>(w, op->d, p);
   if (op->e) storeLanes<uint8_t>(w, op->e, q);
-  return (op->aux & kSetpThenBranch) ? ctl::braCond(w, next) : next;
+  if (op->aux & kSetpThenBranch) return ctl::braOnMask(w, next, predMask(w.exec == w.active ? p : R<uint8_t>(w, op->d)));
+  return next;
 }
 // set: d (integer or f32) = 0xffffffff/1.0f or 0
 template <class T, Cmp C, class D> const Op* setValue(Warp& w, const Op* op) {

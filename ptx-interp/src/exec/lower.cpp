@@ -669,10 +669,11 @@ uint32_t KernelLowerer::src(const Operand& o, Type t) {
       auto sr = static_cast<ptx::SpecialReg>(o.index);
       unsigned ss = ptx::specialRegSize(sr);
       uint32_t tmp = temp(ss);
-      Op& op = emit(&ctl::sreg);
+      uint32_t component = ptx::specialRegHasComponents(sr) ? ptx::selComponent(o.sel) : 0;
+      Op& op = emit(ctl::sregHandler(sr, component));
       op.d = tmp;
       op.aux = o.index;
-      op.e = ptx::specialRegHasComponents(sr) ? ptx::selComponent(o.sel) : 0;
+      op.e = component;
       op.f = ss;
       if (ss == size) return tmp;
       uint32_t t2 = temp(size);
@@ -2230,10 +2231,11 @@ void KernelLowerer::lowerMov(const Instruction& in) {
     auto sr = static_cast<ptx::SpecialReg>(s0.index);
     unsigned ss = ptx::specialRegSize(sr);
     if (ss == sizeOf(regType(d0.index))) {
-      Op& op = emit(&ctl::sreg);
+      uint32_t component = ptx::specialRegHasComponents(sr) ? ptx::selComponent(s0.sel) : 0;
+      Op& op = emit(ctl::sregHandler(sr, component));
       op.d = regOf(d0.index);
       op.aux = s0.index;
-      op.e = ptx::specialRegHasComponents(sr) ? ptx::selComponent(s0.sel) : 0;
+      op.e = component;
       op.f = ss;
       return;
     }
