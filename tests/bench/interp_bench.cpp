@@ -160,6 +160,7 @@ NATIVE void nativeHistogram(const unsigned char* in, unsigned* bins, int n) {
 // ---- benchmarks ---------------------------------------------------------------------------------------------------
 
 void BM_VectorAdd(benchmark::State& state) {
+  // VADD_N: another element count (262144: the arrays fit in L3, which separates memory from dispatch costs)
   const int n = getenv("VADD_N") ? atoi(getenv("VADD_N")) : 1 << 22;
   const uint32_t nb = uint32_t(n / 256);
   float* a = arena().alloc<float>(n);

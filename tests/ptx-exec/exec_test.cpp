@@ -902,4 +902,199 @@ TEST(PtxExec, ConsecutiveGlobalAccessesConvertWidths) {
   }
 }
 
+
+// ---- fused shared-memory inner products and cached shared layouts (mem::fmaSharedChain, mem::sharedLayout) ----
+
+// out[t] = sum over k < 4 of tile[16 * (t / 16) + k] * tile[128 + 16 * k + t % 16] as a chain of fma.rn.f32, the
+// shape of a 16x16 tiled matmul's unrolled inner loop: the x loads share one base register (per-half broadcast,
+// its layout computed once and reused), the y loads another (consecutive per half). The last y load goes through
+// a register that adds the `extra` parameter, `LASTX` is the last x load's offset: both can push an access out of
+// the shared block.
+const char* kSharedDot = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry dot(.param .u64 out, .param .u64 in, .param .u32 extra)
+{
+  .reg .b32 %r<10>;
+  .reg .f32 %f<16>;
+  .reg .b64 %rd<6>;
+  .shared .align 4 .b8 tile[1024];
+  mov.u32 %r1, %tid.x;
+  ld.param.u64 %rd1, [in];
+  cvta.to.global.u64 %rd1, %rd1;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  ld.global.f32 %f1, [%rd3];
+  ld.global.f32 %f2, [%rd3+512];
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r3, tile;
+  add.u32 %r4, %r3, %r2;
+  st.shared.f32 [%r4], %f1;
+  st.shared.f32 [%r4+512], %f2;
+  bar.sync 0;
+  shr.u32 %r5, %r1, 4;
+  shl.b32 %r5, %r5, 6;
+  add.u32 %r5, %r3, %r5;
+  and.b32 %r6, %r1, 15;
+  shl.b32 %r6, %r6, 2;
+  add.u32 %r6, %r3, %r6;
+  ld.param.u32 %r7, [extra];
+  add.u32 %r8, %r6, %r7;
+  mov.f32 %f3, 0f00000000;
+  ld.shared.f32 %f4, [%r5];
+  ld.shared.f32 %f5, [%r6+512];
+  fma.rn.f32 %f6, %f4, %f5, %f3;
+  ld.shared.f32 %f7, [%r5+4];
+  ld.shared.f32 %f8, [%r6+576];
+  fma.rn.f32 %f9, %f8, %f7, %f6;
+  ld.shared.f32 %f10, [%r5+8];
+  ld.shared.f32 %f11, [%r6+640];
+  fma.rn.f32 %f12, %f10, %f11, %f9;
+  ld.shared.f32 %f13, [%r5+LASTX];
+  ld.shared.f32 %f14, [%r8+704];
+  fma.rn.f32 %f15, %f13, %f14, %f12;
+  ld.param.u64 %rd4, [out];
+  cvta.to.global.u64 %rd4, %rd4;
+  add.s64 %rd5, %rd4, %rd2;
+  st.global.f32 [%rd5], %f15;
+  ret;
+}
+)";
+
+std::string sharedDotText(int lastX) {
+  std::string s = kSharedDot;
+  s.replace(s.find("LASTX"), 5, std::to_string(lastX));
+  return s;
+}
+
+TEST(PtxExec, SharedInnerProductChain) {
+  Module& mod = loadText("dot12", sharedDotText(12));
+  std::vector<float> in(256);
+  for (int i = 0; i < 256; ++i) in[size_t(i)] = float((i * 37) % 23) * 0.37f - 3.1f;
+  in[3] = std::bit_cast<float>(0x7fc01234u);  // a NaN with a payload: the result is the canonical NaN
+  float* din = arena().upload(in);
+  float* out = arena().alloc<float>(128);
+  // 128 threads: the full-warp fused path; 48: the second warp is half full, so its chain falls back to the
+  // original ops; results are the same either way
+  for (uint32_t threads : {128u, 48u}) {
+    std::fill(out, out + 128, -1.0f);
+    Params p(kernels(*mod.prog)[0]);
+    p.arg(out).arg(din).arg(0u);
+    auto r = runText(mod, Dim3{1}, Dim3{threads}, p);
+    EXPECT_OK(r);
+    for (uint32_t t = 0; t < threads; ++t) {
+      float acc = 0;
+      for (uint32_t k = 0; k < 4; ++k) acc = std::fmaf(in[16 * (t / 16) + k], in[128 + 16 * k + t % 16], acc);
+      if (std::isnan(acc)) EXPECT_EQ(std::bit_cast<uint32_t>(out[t]), 0x7fffffffu) << threads << " " << t;
+      else EXPECT_EQ(out[t], acc) << threads << " " << t;
+    }
+  }
+}
+
+TEST(PtxExec, SharedInnerProductChainFaults) {
+  std::vector<float> in(256, 1.0f);
+  float* din = arena().upload(in);
+  float* out = arena().alloc<float>(128);
+  // the last y load through another register, pushed past the block for every lane
+  Module& mod = loadText("dot12", sharedDotText(12));
+  Params p(kernels(*mod.prog)[0]);
+  p.arg(out).arg(din).arg(4096u);
+  auto r = runText(mod, Dim3{1}, Dim3{64}, p);
+  ASSERT_EQ(r.fault.kind, FaultKind::IllegalAddress) << r.fault.message;
+  // which warp runs into it first is up to the schedule (the warp that completes the barrier goes on at once);
+  // the fault names the lowest lane of that warp and its address
+  uint32_t t = r.fault.thread.x;
+  EXPECT_EQ(t % 32, 0u);
+  EXPECT_EQ(r.fault.address, 4096u + 704 + (t % 16) * 4);
+  // a reused x layout whose larger offset pushes every half-warp but the first past the block (x base
+  // 64 * (t / 16) + 1008 + 4 > 1024): the reuse must notice and the per-lane path fault at the first such lane
+  Module& far = loadText("dot1008", sharedDotText(1008));
+  Params q(kernels(*far.prog)[0]);
+  q.arg(out).arg(din).arg(0u);
+  auto f = runText(far, Dim3{1}, Dim3{128}, q);
+  ASSERT_EQ(f.fault.kind, FaultKind::IllegalAddress) << f.fault.message;
+  t = f.fault.thread.x;
+  EXPECT_TRUE(t == 16 || (t >= 32 && t % 32 == 0)) << t;
+  EXPECT_EQ(f.fault.address, 64u * (t / 16) + 1008);
+}
+
+// setp right before the branch on its predicate runs the branch; under a guard, lanes the setp skips keep their
+// old predicate: p1 = tid < 8, then for tid < 16 only, p1 = tid >= 4.
+const char* kGuardedSetpBranch = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry gsb(.param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p<3>;
+  mov.u32 %r1, %tid.x;
+  setp.lt.u32 %p1, %r1, 8;
+  setp.lt.u32 %p2, %r1, 16;
+  @%p2 setp.ge.u32 %p1, %r1, 4;
+  @%p1 bra TAKEN;
+  mov.u32 %r2, 1;
+  bra.uni DONE;
+TAKEN:
+  mov.u32 %r2, 2;
+DONE:
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r2;
+  ret;
+}
+)";
+
+TEST(PtxExec, GuardedSetpBeforeBranchKeepsSkippedLanes) {
+  Module& mod = loadText("gsb", kGuardedSetpBranch);
+  uint32_t* out = arena().alloc<uint32_t>(32);
+  Params p(kernels(*mod.prog)[0]);
+  p.arg(out);
+  EXPECT_OK(runText(mod, Dim3{1}, Dim3{32}, p));
+  for (uint32_t t = 0; t < 32; ++t) EXPECT_EQ(out[t], (t >= 4 && t < 16) ? 2u : 1u) << t;
+}
+
+// %tid components of a three-dimensional block whose x extent is not a multiple of the warp size.
+const char* kTid3d = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry tid3(.param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %tid.y;
+  mov.u32 %r3, %tid.z;
+  mov.u32 %r4, %ntid.x;
+  mov.u32 %r5, %ntid.y;
+  mad.lo.u32 %r6, %r3, %r5, %r2;
+  mad.lo.u32 %r6, %r6, %r4, %r1;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  mul.wide.u32 %rd2, %r6, 12;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r1;
+  st.global.u32 [%rd3+4], %r2;
+  st.global.u32 [%rd3+8], %r3;
+  ret;
+}
+)";
+
+TEST(PtxExec, ThreadIndexComponents) {
+  Module& mod = loadText("tid3", kTid3d);
+  const Dim3 block{5, 7, 3};
+  const uint32_t n = block.x * block.y * block.z;
+  uint32_t* out = arena().alloc<uint32_t>(3 * n);
+  Params p(kernels(*mod.prog)[0]);
+  p.arg(out);
+  EXPECT_OK(runText(mod, Dim3{1}, block, p));
+  for (uint32_t t = 0; t < n; ++t) {
+    EXPECT_EQ(out[3 * t], t % block.x) << t;
+    EXPECT_EQ(out[3 * t + 1], t / block.x % block.y) << t;
+    EXPECT_EQ(out[3 * t + 2], t / (block.x * block.y)) << t;
+  }
+}
+
 }  // namespace

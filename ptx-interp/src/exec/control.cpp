@@ -253,7 +253,7 @@ bool barrierComplete(const Cta& cta, const Barrier& b) {
 namespace {
 void noteLanesExitedImpl(Warp& w, uint32_t lanes) {
   Cta& cta = *w.cta;
-  cta.liveThreads -= uint32_t(std::popcount(lanes));
+  cta.liveThreads -= laneCount(lanes);
   if (lanes && w.alive == 0) --cta.liveWarps;
   if (lanes && cta.job->code->usesBarriers) {
     // threads that exit may complete barriers the others wait on
@@ -412,7 +412,7 @@ const Op* barSync(Warp& w, const Op* op) {
     });
   }
   b.waiting += 1;
-  b.arrived += uint32_t(std::popcount(w.alive));
+  b.arrived += laneCount(w.alive);
   if (kind == 1) {  // arrive: no wait
     if (barrierComplete(cta, b)) releaseBarrier(cta, id);
     return op + 1;

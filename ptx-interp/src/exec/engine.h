@@ -278,6 +278,14 @@ template <size_t Bytes> __attribute__((always_inline)) inline void copyVec(void*
     *reinterpret_cast<V16*>(d + Bytes - 16) = *reinterpret_cast<const V16*>(s + Bytes - 16);
 }
 
+// Number of lanes in a mask. std::popcount compiles to a library call for the baseline x86-64 target (no POPCNT),
+// which the barrier and exit paths paid on every warp.
+inline uint32_t laneCount(uint32_t m) {
+  m = m - ((m >> 1) & 0x55555555u);
+  m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+  return (((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+}
+
 // Predicate bytes (0/1) of 32 lanes -> lane mask.
 inline uint32_t predMask(const uint8_t* p) {
 #if defined(__SSE2__)

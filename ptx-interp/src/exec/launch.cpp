@@ -200,7 +200,8 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
     wp.spill.clear();
     std::memset(wp.carry, 0, sizeof wp.carry);
   }
-  for (auto& b : cta.barriers) b = Barrier{};
+  if (code.usesBarriers)
+    for (auto& b : cta.barriers) b = Barrier{};
 }
 
 // Preempted: a warp used its budget of back edges (long loop); Waiting: every warp that can run waits for memory
