@@ -24,9 +24,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 namespace ptx::exec {
 
@@ -286,20 +283,19 @@ inline uint32_t laneCount(uint32_t m) {
   return (((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
 }
 
-// Predicate bytes (0/1) of 32 lanes -> lane mask.
+// Predicate bytes (0/1) of 32 lanes -> lane mask. One 32-byte load: a predicate is usually read right after an op
+// stored it with one 32-byte store, and a 16-byte load of its upper half cannot be forwarded from that store on
+// some CPUs (it waits until the store reaches the cache). The bits are then gathered in vector registers: every
+// nonzero byte becomes 1 (((b & 0x7f) + 0x7f) | b has its top bit set exactly when b != 0, without carries into
+// the next byte), and multiplying a 64-bit group of 0/1 bytes by 0x0102040810204080 puts its 8 bits in the top byte.
 inline uint32_t predMask(const uint8_t* p) {
-#if defined(__SSE2__)
-  __m128i zero = _mm_setzero_si128();
-  __m128i lo = _mm_load_si128(reinterpret_cast<const __m128i*>(p));
-  __m128i hi = _mm_load_si128(reinterpret_cast<const __m128i*>(p + 16));
-  uint32_t zl = uint32_t(_mm_movemask_epi8(_mm_cmpeq_epi8(lo, zero)));
-  uint32_t zh = uint32_t(_mm_movemask_epi8(_mm_cmpeq_epi8(hi, zero)));
-  return ~(zl | (zh << 16));
-#else
-  uint32_t m = 0;
-  for (int i = 0; i < 32; ++i) m |= uint32_t(p[i] != 0) << i;
-  return m;
-#endif
+  typedef uint64_t V4 __attribute__((vector_size(32)));
+  constexpr uint64_t kLow7 = 0x7f7f7f7f7f7f7f7full;
+  V4 q;
+  std::memcpy(&q, p, sizeof q);
+  q = ((((q & kLow7) + kLow7) | q) >> 7) & 0x0101010101010101ull;
+  q = (q * 0x0102040810204080ull) >> 56;
+  return uint32_t(q[0] | q[1] << 8 | q[2] << 16 | q[3] << 24);
 }
 
 }  // namespace ptx::exec
