@@ -41,8 +41,9 @@ template <class T> PTX_HOT void blendLanes(T* dst, const T* tmp, uint32_t m) {
     using U = std::conditional_t<sizeof(T) == 1, uint8_t,
               std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
     alignas(64) U cur[32], next[32];
-    std::memcpy(cur, dst, sizeof cur);
-    std::memcpy(next, tmp, sizeof next);
+    // copyVec, not memcpy: memcpy became 16-byte moves, and the loop's 32-byte reads of them waited for the stores
+    copyVec<sizeof cur>(cur, dst);
+    copyVec<sizeof next>(next, tmp);
     for (int i = 0; i < 32; ++i) {
       U sel = U(U(0) - U((m >> i) & 1));
       cur[i] = U((next[i] & sel) | (cur[i] & U(~sel)));
