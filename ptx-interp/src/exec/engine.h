@@ -268,7 +268,8 @@ template <size_t Bytes> __attribute__((always_inline)) inline void copyVec(void*
   typedef uint8_t V16 __attribute__((vector_size(16), aligned(1), may_alias));
   auto* d = static_cast<uint8_t*>(dst);
   auto* s = static_cast<const uint8_t*>(src);
-  [&]<size_t... K>(std::index_sequence<K...>) {
+  // the lambda is forced inline too: a 256-byte copy left out of line cost a call per op (atomics' address lists)
+  [&]<size_t... K>(std::index_sequence<K...>) __attribute__((always_inline)) {
     ((*reinterpret_cast<V32*>(d + 32 * K) = *reinterpret_cast<const V32*>(s + 32 * K)), ...);
   }(std::make_index_sequence<Bytes / 32>());
   if constexpr (Bytes % 32 != 0)
