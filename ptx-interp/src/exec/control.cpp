@@ -267,9 +267,8 @@ void noteLanesExitedImpl(Warp& w, uint32_t lanes) {
 
 const Op* braUniform(Warp& w, const Op* op) { return jump(w, op, op->target); }
 
-const Op* braCond(Warp& w, const Op* op) { return braOnMask(w, op, predMask(R<uint8_t>(w, op->a))); }
-
-const Op* braOnMask(Warp& w, const Op* op, uint32_t pm) {
+const Op* braCond(Warp& w, const Op* op) {
+  uint32_t pm = predMask(R<uint8_t>(w, op->a));
   if (op->aux & 1) pm = ~pm;
   uint32_t taken = pm & w.active;
   if (taken == w.active) return jump(w, op, op->target);

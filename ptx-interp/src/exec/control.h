@@ -7,8 +7,7 @@
 namespace ptx::exec::ctl {
 
 const Op* braUniform(Warp& w, const Op* op);   // target
-const Op* braCond(Warp& w, const Op* op);
-const Op* braOnMask(Warp& w, const Op* op, uint32_t predicateMask);  // braCond with the predicate's lanes given      // a = predicate, aux&1 = negated, target, rpc
+const Op* braCond(Warp& w, const Op* op);      // a = predicate, aux&1 = negated, target, rpc
 const Op* brxIdx(Warp& w, const Op* op);       // a = u32 index register, aux = table index, rpc
 const Op* reconv(Warp& w, const Op* op);
 const Op* exitLanes(Warp& w, const Op* op);    // exit / ret of a kernel for the executing lanes
@@ -29,8 +28,8 @@ const Op* shfl(Warp& w, const Op* op);         // aux: mode; a src, b lane, c cl
 const Op* matchSync(Warp& w, const Op* op);    // aux: 0 any, 1 all; imm: size 4/8
 const Op* reduxSync(Warp& w, const Op* op);    // aux: op kind
 const Op* electSync(Warp& w, const Op* op);
-const Op* sreg(Warp& w, const Op* op);
-Handler sregHandler(ptx::SpecialReg sr, uint32_t component);  // sreg or a specialised form (%tid, %ctaid)         // aux: SpecialReg, e: component
+const Op* sreg(Warp& w, const Op* op);         // aux: SpecialReg, e: component
+Handler sregHandler(ptx::SpecialReg sr, uint32_t component);  // sreg or a specialised form (%tid, %ctaid)
 const Op* localAddr(Warp& w, const Op* op);    // d(u32/u64 per f) = frame + imm
 const Op* cvtaToGeneric(Warp& w, const Op* op);    // aux: space (1 shared 2 local 3 param), f: addr size
 const Op* cvtaFromGeneric(Warp& w, const Op* op);  // aux: space

@@ -656,13 +656,8 @@ template <class T, Cmp C> PTX_LANES const Op* setp(Warp& w, const Op* op) {
   const T* b = R<T>(w, op->b);
   const Op* next = op + 1;
   if ((op->aux & ~kSetpThenBranch) == 0 && op->e == 0) {
-    alignas(64) uint8_t r[32];
-    for (int i = 0; i < 32; ++i) r[i] = uint8_t(compare<T, C>(a[i], b[i]));
-    storeLanes<uint8_t>(w, op->d, r);
-    // the branch takes the lanes from here (read back from the register, the bytes just stored would wait for
-    // store forwarding), unless a guard left some of the branch's lanes with their old predicate
-    if (op->aux & kSetpThenBranch) return ctl::braOnMask(w, next, predMask(w.exec == w.active ? r : R<uint8_t>(w, op->d)));
-    return next;
+    store<uint8_t>(w, op->d, [&](int i) { return uint8_t(compare<T, C>(a[i], b[i])); });
+    return (op->aux & kSetpThenBranch) ? ctl::braCond(w, next) : next;
   }
   alignas(64) uint8_t r[32];
   for (int i = 0; i < 32; ++i) r[i] = compare<T, C>(a[i], b[i]);
@@ -684,8 +679,7 @@ template <class T, Cmp C> PTX_LANES const Op* setp(Warp& w, const Op* op) {
   }
   storeLanes<uint8_t>(w, op->d, p);
   if (op->e) storeLanes<uint8_t>(w, op->e, q);
-  if (op->aux & kSetpThenBranch) return ctl::braOnMask(w, next, predMask(w.exec == w.active ? p : R<uint8_t>(w, op->d)));
-  return next;
+  return (op->aux & kSetpThenBranch) ? ctl::braCond(w, next) : next;
 }
 // set: d (integer or f32) = 0xffffffff/1.0f or 0
 template <class T, Cmp C, class D> const Op* setValue(Warp& w, const Op* op) {

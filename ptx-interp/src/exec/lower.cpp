@@ -408,13 +408,16 @@ class KernelLowerer {
   std::vector<uint32_t> sharedLayoutTag_;
   void findSharedLayoutChains();
   // `ld.shared.f32 %x, [..]; ld.shared.f32 %y, [..]; fma.rn.f32 %d, %x, %y, %c` (either order of %x, %y) whose loaded
-  // registers nothing else mentions: the inner product step of shared-memory tiles. A fused op in front of the
-  // three runs them in one dispatch without writing %x and %y, or falls through to them when its full-warp fast
-  // path does not apply (mem::fmaSharedChain). Triples in a row where each fma accumulates into the previous one's
-  // result, which nothing else mentions (an unrolled inner product), become one op (mem::fmaSharedChain) that
-  // keeps the sum in host registers. Per IR instruction: the number of triples of the chain it starts (0: none).
+  // registers nothing else mentions: the inner product step of shared-memory tiles. Such triples in a row where
+  // each fma accumulates into the previous one's result, which nothing else mentions either (an unrolled inner
+  // product), get one fused op in front of them (mem::fmaSharedChain): it runs the whole chain with the sum in host
+  // registers, or falls through to the original ops when its full-warp fast path does not apply.
+  // Per IR instruction: the number of triples of the chain it starts (0: none).
   std::vector<uint32_t> sharedFmaTriple_;
-  void findSharedFmaTriples(const std::vector<uint32_t>& mentions);
+  void findSharedFmaTriples();
+  // Per register of the function being lowered: how many times instructions mention it (reads, writes, guards).
+  std::vector<uint32_t> mentions_;
+  void countMentions();
   void emitSharedFma(uint32_t first);
   // Calls f(register index) for every register an operand names (vectors, lists, pairs and address bases included).
   template <class F> void forEachRegister(const Operand& o, F&& f) const {
@@ -952,8 +955,10 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
                        (last.opcode == Opcode::Ret && last.guard != kNoIndex && !fn_->isEntry);
       if (divergent && ipdom_[b] >= 0) needReconv[ipdom_[b]] = true;
     }
+    countMentions();
     findAddressAdds();
     findSharedLayoutChains();
+    findSharedFmaTriples();
     // emit
     instOp_.assign(n + 1, 0);
     uint32_t funcStart = here();
@@ -1123,18 +1128,9 @@ void KernelLowerer::findAddressAdds() {
   size_t n = ins.size(), nregs = fn_->registers.size();
   foldedAdd_.assign(n, kNoIndex);
   addFolded_.assign(n, false);
-  // Every mention of a register (read or write, guards included): the add's destination must have exactly two,
-  // its definition and the address, so no other instruction sees that the sum was never written.
-  auto forRegs = [&](const Operand& o, auto&& f) { forEachRegister(o, f); };
-  std::vector<uint32_t> mentions(nregs, 0);
-  for (const Instruction& in : ins) {
-    if (in.guard != kNoIndex && in.guard < nregs) mentions[in.guard]++;
-    for (uint32_t k = 0; k < in.numOperands; ++k)
-      forRegs(fn_->operands[in.firstOperand + k], [&](uint32_t r) {
-        if (r < nregs) mentions[r]++;
-      });
-  }
-  findSharedFmaTriples(mentions);
+  // The add's destination must have exactly two mentions, its definition and the address, so no other
+  // instruction sees that the sum was never written.
+  const std::vector<uint32_t>& mentions = mentions_;
   auto wide = [&](const Operand& o) {
     return o.kind == OperandKind::Reg && !o.sel && o.index < nregs && regType(o.index) != Type::pred &&
            sizeOf(regType(o.index)) == 8;
@@ -1176,11 +1172,23 @@ void KernelLowerer::findAddressAdds() {
       const Instruction& in = ins[j];
       if (in.opcode == Opcode::Call) clobbered = true;
       if (in.numOperands == 0) continue;
-      forRegs(fn_->operands[in.firstOperand], [&](uint32_t r) { clobbered |= r == a.index || r == b.index; });
+      forEachRegister(fn_->operands[in.firstOperand], [&](uint32_t r) { clobbered |= r == a.index || r == b.index; });
     }
     if (clobbered) continue;
     foldedAdd_[m] = def;
     addFolded_[def] = true;
+  }
+}
+
+void KernelLowerer::countMentions() {
+  size_t nregs = fn_->registers.size();
+  mentions_.assign(nregs, 0);
+  for (const Instruction& in : fn_->instructions) {
+    if (in.guard != kNoIndex && in.guard < nregs) mentions_[in.guard]++;
+    for (uint32_t k = 0; k < in.numOperands; ++k)
+      forEachRegister(fn_->operands[in.firstOperand + k], [&](uint32_t r) {
+        if (r < nregs) mentions_[r]++;
+      });
   }
 }
 
@@ -1232,7 +1240,8 @@ void KernelLowerer::findSharedLayoutChains() {
   }
 }
 
-void KernelLowerer::findSharedFmaTriples(const std::vector<uint32_t>& mentions) {
+void KernelLowerer::findSharedFmaTriples() {
+  const std::vector<uint32_t>& mentions = mentions_;
   const auto& ins = fn_->instructions;
   size_t n = ins.size(), nregs = fn_->registers.size();
   sharedFmaTriple_.assign(n + 1, 0);
