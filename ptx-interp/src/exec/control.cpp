@@ -267,7 +267,7 @@ void noteLanesExitedImpl(Warp& w, uint32_t lanes) {
 
 const Op* braUniform(Warp& w, const Op* op) { return jump(w, op, op->target); }
 
-const Op* braCond(Warp& w, const Op* op) {
+PTX_LANES const Op* braCond(Warp& w, const Op* op) {
   uint32_t pm = predMask(R<uint8_t>(w, op->a));
   if (op->aux & 1) pm = ~pm;
   uint32_t taken = pm & w.active;
@@ -369,7 +369,7 @@ const Op* call(Warp& w, const Op* op) {
   return op->target;
 }
 
-const Op* guard(Warp& w, const Op* op) {
+PTX_LANES const Op* guard(Warp& w, const Op* op) {
   uint32_t pm = predMask(R<uint8_t>(w, op->a));
   if (op->aux & 1) pm = ~pm;
   uint32_t m = w.active & pm;
@@ -451,7 +451,7 @@ const Op* trap(Warp& w, const Op* op) {
   return raiseFault(w, op, lane, FaultKind::IllegalInstruction, 0, programOf(w).messages[op->imm]);
 }
 
-const Op* vote(Warp& w, const Op* op) {
+PTX_LANES const Op* vote(Warp& w, const Op* op) {
   uint32_t pm = predMask(R<uint8_t>(w, op->a));
   if (op->aux & 16) pm = ~pm;
   uint32_t m = w.exec;

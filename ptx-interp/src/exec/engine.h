@@ -289,7 +289,20 @@ inline uint32_t laneCount(uint32_t m) {
 // some CPUs (it waits until the store reaches the cache). The bits are then gathered in vector registers: every
 // nonzero byte becomes 1 (((b & 0x7f) + 0x7f) | b has its top bit set exactly when b != 0, without carries into
 // the next byte), and multiplying a 64-bit group of 0/1 bytes by 0x0102040810204080 puts its 8 bits in the top byte.
-inline uint32_t predMask(const uint8_t* p) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// With AVX2 the same is a compare against zero and a byte mask: three instructions instead of a chain of ~25
+// (a warp's branch waited on that chain). Inlined into the x86-64-v3 clones of the handlers.
+__attribute__((target("arch=x86-64-v3"))) inline uint32_t predMaskAvx2(const uint8_t* p) {
+  typedef char V32 __attribute__((vector_size(32), aligned(1)));
+  V32 v = *reinterpret_cast<const V32*>(p);
+  V32 zero = {};
+  return ~uint32_t(__builtin_ia32_pmovmskb256(v == zero));
+}
+#endif
+__attribute__((always_inline)) inline uint32_t predMask(const uint8_t* p) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (__builtin_cpu_supports("avx2")) return predMaskAvx2(p);
+#endif
   typedef uint64_t V4 __attribute__((vector_size(32)));
   constexpr uint64_t kLow7 = 0x7f7f7f7f7f7f7f7full;
   V4 q;

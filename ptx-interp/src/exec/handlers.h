@@ -55,13 +55,20 @@ template <class T> PTX_HOT void blendLanes(T* dst, const T* tmp, uint32_t m) {
   }
 }
 
-// Stores f(i) to the executing lanes of register d.
+// Stores f(i) to the executing lanes of register d. f must be lane-wise: f(i) reads lane i of its operand
+// registers only (a cross-lane op reads a copy made before), since with every lane executing the results go
+// straight into d, which may be one of the operands. Writing through a temporary cost every op's consumer a
+// second store-to-load hop on its dependency chain (a chain of add.s32 ran at 6.5 ns per op, now 3.5 ns).
 template <class T, class F> PTX_HOT void store(Warp& w, uint32_t d, F f) {
+  if (w.exec == kFullMask) {
+    T* dst = R<T>(w, d);
+#pragma GCC ivdep
+    for (int i = 0; i < 32; ++i) dst[i] = f(i);
+    return;
+  }
   alignas(64) T tmp[32];
   for (int i = 0; i < 32; ++i) tmp[i] = f(i);
-  T* dst = R<T>(w, d);
-  if (w.exec == kFullMask) copyVec<sizeof tmp>(dst, tmp);
-  else blendLanes(dst, tmp, w.exec);
+  blendLanes(R<T>(w, d), tmp, w.exec);
 }
 
 // Stores the 32 lanes of an array computed before (tmp) to the executing lanes of register d. store<> with a
