@@ -1097,4 +1097,61 @@ TEST(PtxExec, ThreadIndexComponents) {
   }
 }
 
+// %tid and %ctaid moved once into registers are written when each CTA is set up instead of by ops: the values
+// must follow every CTA a host thread's reused register file runs, and launches of other block shapes. %r5 is
+// defined twice (the op path) and %r4 only on one side of a branch.
+const char* kIndexConsts = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry idx(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<4>;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %tid.y;
+  mov.u32 %r3, %ctaid.x;
+  mov.u32 %r5, %ctaid.y;
+  mov.u32 %r6, %ntid.x;
+  mov.u32 %r7, %ntid.y;
+  mov.u32 %r8, %nctaid.x;
+  mad.lo.u32 %r9, %r2, %r6, %r1;
+  mad.lo.u32 %r10, %r5, %r8, %r3;
+  mul.lo.u32 %r11, %r6, %r7;
+  mad.lo.u32 %r9, %r10, %r11, %r9;
+  mov.u32 %r4, 77;
+  setp.eq.u32 %p1, %r1, 1;
+  @%p1 bra $skip;
+  mov.u32 %r4, %ctaid.x;
+$skip:
+  mov.u32 %r5, %tid.x;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  mul.wide.u32 %rd2, %r9, 16;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.v4.u32 [%rd3], {%r2, %r3, %r4, %r5};
+  ret;
+}
+)";
+
+TEST(PtxExec, IndexRegistersFollowEveryCtaAndLaunch) {
+  Module& mod = loadText("idx", kIndexConsts);
+  for (auto [grid, block] : {std::pair{Dim3{3, 2, 1}, Dim3{8, 4, 1}}, std::pair{Dim3{2, 3, 1}, Dim3{64, 1, 1}},
+                             std::pair{Dim3{4, 1, 1}, Dim3{5, 7, 1}}}) {
+    const uint32_t threads = block.x * block.y, n = grid.x * grid.y * threads;
+    uint32_t* out = arena().alloc<uint32_t>(4 * n);
+    Params p(kernels(*mod.prog)[0]);
+    p.arg(out);
+    EXPECT_OK(runText(mod, grid, block, p));
+    for (uint32_t g = 0; g < n; ++g) {
+      const uint32_t cta = g / threads, t = g % threads, tx = t % block.x, ty = t / block.x;
+      const uint32_t cx = cta % grid.x;
+      EXPECT_EQ(out[4 * g], ty) << g;
+      EXPECT_EQ(out[4 * g + 1], cx) << g;
+      EXPECT_EQ(out[4 * g + 2], tx == 1 ? 77u : cx) << g;
+      EXPECT_EQ(out[4 * g + 3], tx) << g;
+    }
+  }
+}
+
 }  // namespace

@@ -666,25 +666,8 @@ namespace {
 // The special registers every kernel reads, without the generic handler's switch: %tid (one-dimensional blocks:
 // consecutive lanes) and the launch-uniform %ctaid.
 template <int Comp> PTX_LANES const Op* sregTid(Warp& w, const Op* op) {
-  const Dim3 blk = w.cta->job->lp.block;
-  const uint32_t first = w.index * 32;
-  if (Comp == 0 && blk.y == 1 && blk.z == 1) {
-    h::store<uint32_t>(w, op->d, [&](int i) { return first + uint32_t(i); });
-    return op + 1;
-  }
-  // walk the lanes' thread coordinates instead of dividing 32 times
   alignas(64) uint32_t v[32];
-  uint32_t x = first % blk.x, y = (first / blk.x) % blk.y, z = first / (blk.x * blk.y);
-  for (int i = 0; i < 32; ++i) {
-    v[i] = Comp == 0 ? x : Comp == 1 ? y : z;
-    if (++x == blk.x) {
-      x = 0;
-      if (++y == blk.y) {
-        y = 0;
-        ++z;
-      }
-    }
-  }
+  threadIndexLanes(w.cta->job->lp.block, w.index, Comp, v);
   h::storeLanes<uint32_t>(w, op->d, v);
   return op + 1;
 }

@@ -70,7 +70,9 @@ struct FunctionCode {
 
 // Kinds of constant-register slots that depend on the launch.
 // ParamValue: bytes of the kernel parameter buffer at `value`; LaunchDim: value 0-2 = %ntid.xyz, 3-5 = %nctaid.xyz.
-enum class ConstKind : uint8_t { Literal, GlobalAddress, ParamValue, LaunchDim };
+// ThreadIndex (%tid, value = component) differs per lane and warp and CtaIndex (%ctaid) per CTA: their slots are
+// written when a CTA is set up (launch.cpp), not from the launch's broadcast image.
+enum class ConstKind : uint8_t { Literal, GlobalAddress, ParamValue, LaunchDim, ThreadIndex, CtaIndex };
 
 struct ConstSlot {
   uint32_t offset = 0;  // register file offset
@@ -85,6 +87,7 @@ struct KernelCode {
   uint32_t regFileBytes = 0;  // whole register file of a warp (constants + all reachable functions)
   uint32_t constStart = 0;    // constants (and temporaries) occupy [constStart, regFileBytes)
   std::vector<ConstSlot> consts;
+  std::vector<ConstSlot> indexConsts;  // ThreadIndex and CtaIndex slots
   uint32_t localBytes = 0;    // per-thread local memory (deepest call chain; recursion adds kRecursionStack)
   bool usesBarriers = false;
   std::string unsupported;    // non-empty: the kernel contains an instruction the interpreter cannot run
@@ -274,6 +277,27 @@ template <size_t Bytes> __attribute__((always_inline)) inline void copyVec(void*
   }(std::make_index_sequence<Bytes / 32>());
   if constexpr (Bytes % 32 != 0)
     *reinterpret_cast<V16*>(d + Bytes - 16) = *reinterpret_cast<const V16*>(s + Bytes - 16);
+}
+
+// %tid component Comp of the 32 lanes of warp `warp` in a block of shape blk.
+inline void threadIndexLanes(const Dim3& blk, uint32_t warp, uint32_t comp, uint32_t* out) {
+  const uint32_t first = warp * 32;
+  if (comp == 0 && blk.y == 1 && blk.z == 1) {
+    for (uint32_t i = 0; i < 32; ++i) out[i] = first + i;
+    return;
+  }
+  // walk the lanes' thread coordinates instead of dividing 32 times
+  uint32_t x = first % blk.x, y = (first / blk.x) % blk.y, z = first / (blk.x * blk.y);
+  for (int i = 0; i < 32; ++i) {
+    out[i] = comp == 0 ? x : comp == 1 ? y : z;
+    if (++x == blk.x) {
+      x = 0;
+      if (++y == blk.y) {
+        y = 0;
+        ++z;
+      }
+    }
+  }
 }
 
 // Number of lanes in a mask. std::popcount compiles to a library call for the baseline x86-64 target (no POPCNT),

@@ -168,9 +168,20 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
       uint8_t* base = ctx.rf.data + w * rfBytes;
       std::memset(base, 0, 256);  // zero register
       if (n) std::memcpy(base + code.constStart, job.constImage.data(), n);
+      for (const ConstSlot& s : code.indexConsts)
+        if (s.kind == ConstKind::ThreadIndex)
+          threadIndexLanes(job.lp.block, w, uint32_t(s.value), reinterpret_cast<uint32_t*>(base + s.offset));
     }
     ctx.constLaunch = job.launchId;
     ctx.constWarps = cta.nwarps;
+  }
+  for (const ConstSlot& s : code.indexConsts) {
+    if (s.kind != ConstKind::CtaIndex) continue;
+    const uint32_t v = s.value == 0 ? cta.id.x : s.value == 1 ? cta.id.y : cta.id.z;
+    for (uint32_t w = 0; w < cta.nwarps; ++w) {
+      auto* lanes = reinterpret_cast<uint32_t*>(ctx.rf.data + w * rfBytes + s.offset);
+      for (int i = 0; i < 32; ++i) lanes[i] = v;
+    }
   }
   ctx.shared.reserve(size_t(job.sharedBytes) + 16);
   cta.shared = ctx.shared.data;

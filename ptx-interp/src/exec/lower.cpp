@@ -810,7 +810,8 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
         s.size = uint8_t(lc.size);
         s.kind = lc.kind;
         s.value = lc.value;
-        code_->consts.push_back(s);
+        bool perCta = lc.kind == ConstKind::ThreadIndex || lc.kind == ConstKind::CtaIndex;
+        (perCta ? code_->indexConsts : code_->consts).push_back(s);
         it = slots.emplace(key, off).first;
       }
       instances_[0].regOffset[reg] = it->second;
@@ -1109,6 +1110,10 @@ void KernelLowerer::findLaunchConstants(const ptx::Function& fn) {
         auto sr = static_cast<ptx::SpecialReg>(s.index);
         if (sr == ptx::SpecialReg::ntid) lc = LaunchConst{ConstKind::LaunchDim, ptx::selComponent(s.sel), 4};
         else if (sr == ptx::SpecialReg::nctaid) lc = LaunchConst{ConstKind::LaunchDim, 3 + ptx::selComponent(s.sel), 4};
+        // written once per CTA instead of by an op in every warp: the value is the same wherever the only
+        // definition stands (a use before it reads an undefined register in PTX)
+        else if (sr == ptx::SpecialReg::tid) lc = LaunchConst{ConstKind::ThreadIndex, ptx::selComponent(s.sel), 4};
+        else if (sr == ptx::SpecialReg::ctaid) lc = LaunchConst{ConstKind::CtaIndex, ptx::selComponent(s.sel), 4};
       } else if ((in.opcode == Opcode::Mov || (in.opcode == Opcode::Cvta && in.has(ptx::Flag::to) &&
                                                  (in.space == ptx::Space::global))) &&
                  s.kind == OperandKind::Reg && !s.sel) {
