@@ -1154,4 +1154,50 @@ TEST(PtxExec, IndexRegistersFollowEveryCtaAndLaunch) {
   }
 }
 
+const char* kRcpApproxF64 = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry rcp64(.param .u64 in, .param .u64 out)
+{
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<6>;
+  .reg .f64 %fd<3>;
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 8;
+  add.s64 %rd4, %rd1, %rd3;
+  add.s64 %rd5, %rd2, %rd3;
+  ld.global.f64 %fd1, [%rd4];
+  rcp.approx.ftz.f64 %fd2, %fd1;
+  st.global.f64 [%rd5], %fd2;
+  ret;
+}
+)";
+
+// Upper words recorded on an H200 (tools/probes/rcp64h.cu) for operands 1 + k * 2^-20, among them significands
+// where the GPU's value is one unit above the exact reciprocal's (712, 1016); the operand's low word is ignored and
+// the exponent only scales the result, down to flushed subnormals.
+TEST(PtxExec, RcpApproxF64MatchesGpuTable) {
+  const std::pair<uint32_t, uint32_t> recorded[] = {
+      {0, 0x3ff00000},      {1, 0x3feffffe},      {712, 0x3feffa71},    {713, 0x3feffa6f},
+      {1016, 0x3feff812},   {65535, 0x3fee1e1f},  {300007, 0x3fe8e199}, {524288, 0x3fe55555},
+      {777777, 0x3fe25f53}, {1048575, 0x3fe00000}};
+  std::vector<uint64_t> in, want;
+  for (auto [k, hi] : recorded) {
+    for (int64_t e : {1023, 1023 + 5, 1, 2046}) {
+      in.push_back((uint64_t(e) << 52) | (uint64_t(k) << 32) | 0xdeadbeefu);
+      int64_t field = int64_t(hi >> 20) + 1023 - e;
+      want.push_back(field <= 0 ? 0 : (uint64_t(field) << 52 | uint64_t(hi & 0xfffff) << 32));
+    }
+  }
+  Module& mod = loadText("rcp64", kRcpApproxF64);
+  uint64_t* src = arena().upload(in);
+  uint64_t* out = arena().alloc<uint64_t>(in.size());
+  Params p(kernels(*mod.prog)[0]);
+  p.arg(src).arg(out);
+  EXPECT_OK(runText(mod, Dim3{1}, Dim3{uint32_t(in.size())}, p));
+  for (size_t i = 0; i < in.size(); ++i) EXPECT_EQ(out[i], want[i]) << std::hex << in[i];
+}
+
 }  // namespace

@@ -214,4 +214,8 @@ template <class F> PTX_HOT F roundToInt(F x, Round r) {
   return x;
 }
 
+// Upper word of rcp.approx.ftz.f64 for an operand 1.0 with these 20 upper significand bits, as the GPU computes it
+// (a table recorded on an H200: the exact reciprocal cut to 20 bits, or one unit more; rcp64h.cpp).
+uint32_t rcp64hUpperWord(uint32_t significand);
+
 }  // namespace ptx::exec::num
