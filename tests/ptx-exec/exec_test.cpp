@@ -1200,4 +1200,76 @@ TEST(PtxExec, RcpApproxF64MatchesGpuTable) {
   for (size_t i = 0; i < in.size(); ++i) EXPECT_EQ(out[i], want[i]) << std::hex << in[i];
 }
 
+// in[i] with i = %tid.x * stride + offset (signed), out[%tid.x] (unsigned index): both become accesses that scale
+// the 32-bit index themselves (findScaledIndices), the mul.wide and add.s64 not emitted.
+const char* kScaledGather = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry gather(.param .u64 in, .param .u64 out, .param .u32 stride, .param .u32 offset)
+{
+  .reg .b32 %r<8>;
+  .reg .f32 %f<3>;
+  .reg .b64 %rd<10>;
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  ld.param.u32 %r1, [stride];
+  ld.param.u32 %r2, [offset];
+  cvta.to.global.u64 %rd3, %rd1;
+  cvta.to.global.u64 %rd4, %rd2;
+  mov.u32 %r3, %tid.x;
+  mad.lo.s32 %r4, %r3, %r1, %r2;
+  mul.wide.s32 %rd5, %r4, 4;
+  add.s64 %rd6, %rd3, %rd5;
+  ld.global.f32 %f1, [%rd6];
+  add.f32 %f2, %f1, 0f3F800000;
+  mul.wide.u32 %rd7, %r3, 4;
+  add.s64 %rd8, %rd4, %rd7;
+  st.global.f32 [%rd8], %f2;
+  ret;
+}
+)";
+
+TEST(PtxExec, ScaledIndexAccesses) {
+  Module& mod = loadText("gather", kScaledGather);
+  std::vector<float> data(1024);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = float(i);
+  float* buf = arena().upload(data);
+  float* out = arena().alloc<float>(64);
+  auto run = [&](const float* in, uint32_t threads, int32_t stride, int32_t offset) {
+    Params p(kernels(*mod.prog)[0]);
+    p.arg(in).arg(out).arg(uint32_t(stride)).arg(uint32_t(offset));
+    return runText(mod, Dim3{1}, Dim3{threads}, p);
+  };
+  struct Case {
+    int64_t shift;  // in = buf + shift
+    uint32_t threads;
+    int32_t stride, offset;
+  } cases[] = {{0, 64, 1, 0},     // consecutive
+               {8, 64, 1, -5},    // negative indices
+               {0, 64, 3, 2},     // strided: the layout path
+               {0, 40, 1, 7},     // a partial warp: the per-lane path
+               {512, 64, -2, 0}}; // descending
+  for (const Case& c : cases) {
+    const float* in = buf + c.shift;
+    auto ok = run(in, c.threads, c.stride, c.offset);
+    ASSERT_TRUE(ok.ok()) << ok.fault.message;
+    for (uint32_t t = 0; t < c.threads; ++t)
+      EXPECT_EQ(out[t], float(c.shift + int64_t(t) * c.stride + c.offset) + 1.0f) << t << " stride " << c.stride;
+  }
+  // one past the end: the fault names the first lane out of bounds and its address
+  auto r = run(buf, 64, 1, 1024 - 40);
+  ASSERT_EQ(r.fault.kind, FaultKind::IllegalAddress) << r.fault.message;
+  EXPECT_EQ(r.fault.thread.x, 40u);
+  EXPECT_EQ(r.fault.address, reinterpret_cast<uint64_t>(buf + 1024));
+  // indices that wrap past INT32_MAX within a warp are not consecutive: lane 9 of the second warp reads
+  // in + 4 * INT32_MIN
+  const int32_t high = INT32_MAX - 40;
+  const float* shifted = reinterpret_cast<const float*>(reinterpret_cast<uint64_t>(buf) - 4 * uint64_t(int64_t(high)));
+  auto w = run(shifted, 64, 1, high);
+  ASSERT_EQ(w.fault.kind, FaultKind::IllegalAddress) << w.fault.message;
+  EXPECT_EQ(w.fault.thread.x, 41u);
+  EXPECT_EQ(w.fault.address, reinterpret_cast<uint64_t>(shifted) + 4 * uint64_t(int64_t(INT32_MIN)));
+  for (uint32_t t = 0; t < 32; ++t) EXPECT_EQ(out[t], float(t) + 1.0f) << t;
+}
+
 }  // namespace

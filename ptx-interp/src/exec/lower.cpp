@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <functional>
 #include <array>
 #include <optional>
@@ -402,6 +403,12 @@ class KernelLowerer {
   uint32_t curInst_ = 0;
   uint32_t lastSetp_ = ~0u;  // op index of the last setp emitted (see h::kSetpThenBranch)
   void findAddressAdds();
+  // `mul.wide.{s32,u32} %off, %i, 2^k` whose every use is the offset of such a folded add with a launch-constant
+  // base (a kernel parameter): the accesses compute base + (%i << k) themselves and the mul is not emitted either.
+  // Per IR instruction: the mul folded into the access (kNoIndex: none), and whether it is such a mul.
+  std::vector<uint32_t> scaledIndex_;
+  std::vector<bool> mulFolded_;
+  void findScaledIndices();
   // Scalar shared-memory accesses of one block through the same base register, which nothing in between writes:
   // the first computes the layout of the register's 32 values into a per-warp slot, the others reuse it (see
   // mem::sharedLayout). Per IR instruction: the op's aux (0: none).
@@ -958,6 +965,7 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
     }
     countMentions();
     findAddressAdds();
+    findScaledIndices();
     findSharedLayoutChains();
     findSharedFmaTriples();
     // emit
@@ -973,7 +981,7 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
       }
       instOp_[i] = leader[i] ? blockOp[blockOf_[i]] : here();
       resetTemps();
-      if ((k == 0 && skipInst_[i]) || addFolded_[i]) continue;
+      if ((k == 0 && skipInst_[i]) || addFolded_[i] || mulFolded_[i]) continue;
       if (sharedFmaTriple_[i]) emitSharedFma(i);
       lowerInstruction(i);
     }
@@ -1182,6 +1190,67 @@ void KernelLowerer::findAddressAdds() {
     if (clobbered) continue;
     foldedAdd_[m] = def;
     addFolded_[def] = true;
+  }
+}
+
+void KernelLowerer::findScaledIndices() {
+  const auto& ins = fn_->instructions;
+  size_t n = ins.size(), nregs = fn_->registers.size();
+  scaledIndex_.assign(n, kNoIndex);
+  mulFolded_.assign(n, false);
+  if (!fn_->isEntry) return;  // launch constants exist in kernels only
+  auto writes = [&](const Instruction& in, uint32_t reg) {
+    if (in.opcode == Opcode::Call) return true;
+    bool w = false;
+    if (in.numOperands) forEachRegister(fn_->operands[in.firstOperand], [&](uint32_t r) { w |= r == reg; });
+    return w;
+  };
+  // candidate accesses per offset register
+  struct Use {
+    uint32_t access, mul;
+  };
+  std::map<uint32_t, std::vector<Use>> uses;
+  for (uint32_t m = 0; m < n; ++m) {
+    uint32_t def = foldedAdd_[m];
+    if (def == kNoIndex) continue;
+    const Instruction& add = ins[def];
+    const Operand& x = fn_->operands[add.firstOperand + 1];
+    const Operand& y = fn_->operands[add.firstOperand + 2];
+    bool xConst = launchConstRegs_.count(x.index) != 0, yConst = launchConstRegs_.count(y.index) != 0;
+    if (xConst == yConst) continue;
+    uint32_t offset = xConst ? y.index : x.index;
+    // the offset's definition: the last write before the add, in the same block
+    uint32_t mul = kNoIndex;
+    for (uint32_t j = def; j-- > 0 && blockOf_[j] == blockOf_[def];) {
+      if (writes(ins[j], offset)) {
+        mul = j;
+        break;
+      }
+    }
+    if (mul == kNoIndex) continue;
+    const Instruction& mi = ins[mul];
+    if (mi.opcode != Opcode::Mul || mi.mulMode != ptx::MulMode::wide || mi.guard != kNoIndex || mi.flags != 0 ||
+        mi.numOperands != 3 || (mi.type() != Type::s32 && mi.type() != Type::u32))
+      continue;
+    const Operand& d = fn_->operands[mi.firstOperand];
+    const Operand& i = fn_->operands[mi.firstOperand + 1];
+    const Operand& k = fn_->operands[mi.firstOperand + 2];
+    if (d.kind != OperandKind::Reg || d.index != offset || d.sel || i.kind != OperandKind::Reg || i.sel ||
+        i.index >= nregs || regType(i.index) == Type::pred || sizeOf(regType(i.index)) != 4 ||
+        k.kind != OperandKind::Imm || k.value <= 0 || k.value > 16 || !std::has_single_bit(uint64_t(k.value)))
+      continue;
+    // the index must still hold its value at the access
+    bool clobbered = false;
+    for (uint32_t j = mul + 1; j < m && !clobbered; ++j) clobbered = writes(ins[j], i.index);
+    if (!clobbered) uses[offset].push_back(Use{m, mul});
+  }
+  for (auto& [offset, list] : uses) {
+    // every mention of the product is its one definition or a folded add's operand
+    uint32_t mul = list.front().mul;
+    bool sameMul = std::all_of(list.begin(), list.end(), [&](const Use& u) { return u.mul == mul; });
+    if (!sameMul || mentions_[offset] != 1 + list.size()) continue;
+    for (const Use& u : list) scaledIndex_[u.access] = mul;
+    mulFolded_[mul] = true;
   }
 }
 
@@ -1477,6 +1546,38 @@ void KernelLowerer::lowerLdSt(const Instruction& in, bool isStore) {
   } else {
     uint32_t folded = foldedAdd_[curInst_];
     Handler hnd = nullptr;
+    if (folded != kNoIndex && scaledIndex_[curInst_] != kNoIndex) {
+      const Instruction& add = fn_->instructions[folded];
+      const Instruction& mul = fn_->instructions[scaledIndex_[curInst_]];
+      const Operand& x = fn_->operands[add.firstOperand + 1];
+      const Operand& y = fn_->operands[add.firstOperand + 2];
+      const Operand& base = launchConstRegs_.count(x.index) ? x : y;
+      bool signedIndex = mul.type() == Type::s32;
+      hnd = isStore ? stScaledHandler(t, regSize, signedIndex) : ldScaledHandler(t, regSize, signedIndex);
+      if (!hnd) {
+        // no fused form for these types: the mul and the add after all (the index still holds its value here,
+        // and nothing but such adds reads the product)
+        lowerBody(mul);
+        lowerBody(add);
+        hnd = isStore ? stHandler(a.space, a.baseSize, t, regSize, n) : ldHandler(a.space, a.baseSize, t, regSize, n);
+        if (!hnd) return unsupported(in, "operand types / state space combination");
+        Op& op = emit(hnd);
+        op.a = a.base;
+        op.imm = a.imm;
+        op.d = regs[0];
+        for (auto& [k, d] : pendingDst) finish(d);
+        return;
+      }
+      Op& op = emit(hnd);
+      op.a = regOf(base.index);
+      op.b = regOf(fn_->operands[mul.firstOperand + 1].index);
+      op.f = uint32_t(std::countr_zero(uint64_t(fn_->operands[mul.firstOperand + 2].value)));
+      op.c = a.base;
+      op.imm = a.imm;
+      op.d = regs[0];
+      for (auto& [k, d] : pendingDst) finish(d);
+      return;
+    }
     if (folded != kNoIndex) {
       hnd = isStore ? stIndexedHandler(t, regSize) : ldIndexedHandler(t, regSize);
       if (hnd) {

@@ -7,7 +7,7 @@ namespace {
 using mem::Space;
 using ptx::Type;
 
-template <Space S, class A, bool Indexed = false> Handler ldFor(Type m, unsigned rs, unsigned n) {
+template <Space S, class A, int Indexed = mem::kAddrPlain> Handler ldFor(Type m, unsigned rs, unsigned n) {
   using namespace mem;
   if (n == 1) {
     switch (m) {
@@ -63,7 +63,7 @@ template <Space S, class A, bool Indexed = false> Handler ldFor(Type m, unsigned
     }
     return nullptr;
   }
-  if constexpr (Indexed) return nullptr;  // vectors have no indexed form
+  if constexpr (Indexed != mem::kAddrPlain) return nullptr;  // vectors have no indexed form
   unsigned ms = m == Type::pred ? 1 : ptx::typeSize(m);
   if (ms != rs) return nullptr;
   switch (ms) {
@@ -75,7 +75,7 @@ template <Space S, class A, bool Indexed = false> Handler ldFor(Type m, unsigned
   return nullptr;
 }
 
-template <Space S, class A, bool Indexed = false> Handler stFor(Type m, unsigned rs, unsigned n) {
+template <Space S, class A, int Indexed = mem::kAddrPlain> Handler stFor(Type m, unsigned rs, unsigned n) {
   using namespace mem;
   unsigned ms = ptx::typeSize(m);
   if (n == 1) {
@@ -110,7 +110,7 @@ template <Space S, class A, bool Indexed = false> Handler stFor(Type m, unsigned
     }
     return nullptr;
   }
-  if constexpr (Indexed) return nullptr;  // vectors have no indexed form
+  if constexpr (Indexed != mem::kAddrPlain) return nullptr;  // vectors have no indexed form
   if (ms != rs) return nullptr;
   switch (ms) {
     case 1: return n == 2 ? &st<S, A, uint8_t, uint8_t, 2> : n == 4 ? &st<S, A, uint8_t, uint8_t, 4> : nullptr;
@@ -201,8 +201,16 @@ Handler stHandler(Space space, unsigned addrSize, Type m, unsigned rs, unsigned 
   return nullptr;
 }
 
-Handler ldIndexedHandler(Type m, unsigned rs) { return ldFor<Space::Global, uint64_t, true>(m, rs, 1); }
-Handler stIndexedHandler(Type m, unsigned rs) { return stFor<Space::Global, uint64_t, true>(m, rs, 1); }
+Handler ldIndexedHandler(Type m, unsigned rs) { return ldFor<Space::Global, uint64_t, mem::kAddrSum>(m, rs, 1); }
+Handler stIndexedHandler(Type m, unsigned rs) { return stFor<Space::Global, uint64_t, mem::kAddrSum>(m, rs, 1); }
+Handler ldScaledHandler(Type m, unsigned rs, bool signedIndex) {
+  return signedIndex ? ldFor<Space::Global, uint64_t, mem::kAddrScaledSigned>(m, rs, 1)
+                     : ldFor<Space::Global, uint64_t, mem::kAddrScaledUnsigned>(m, rs, 1);
+}
+Handler stScaledHandler(Type m, unsigned rs, bool signedIndex) {
+  return signedIndex ? stFor<Space::Global, uint64_t, mem::kAddrScaledSigned>(m, rs, 1)
+                     : stFor<Space::Global, uint64_t, mem::kAddrScaledUnsigned>(m, rs, 1);
+}
 
 Handler ldParamHandler(Type m, unsigned rs) {
   using namespace mem;

@@ -22,6 +22,9 @@ Handler ldParamHandler(ptx::Type m, unsigned regSize);
 // add and its only use. c names the add's destination (the per-lane path computes the sum there).
 Handler ldIndexedHandler(ptx::Type m, unsigned regSize);
 Handler stIndexedHandler(ptx::Type m, unsigned regSize);
+// base + (sign- or zero-extended 32-bit index << shift): the fused mul.wide, add.s64 and access
+Handler ldScaledHandler(ptx::Type m, unsigned regSize, bool signedIndex);
+Handler stScaledHandler(ptx::Type m, unsigned regSize, bool signedIndex);
 
 // atom/red: op kind, value type t.
 Handler atomHandler(mem::Space space, unsigned addrSize, ptx::Type t, mem::AOp op);

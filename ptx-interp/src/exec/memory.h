@@ -9,6 +9,7 @@
 #include "exec/handlers.h"
 
 #include <atomic>
+#include <limits>
 #include <mutex>
 
 namespace ptx::exec::mem {
@@ -409,21 +410,40 @@ PTX_HOT bool spanValid(const MemoryValidator& mv, uint64_t lo, uint64_t end) {
   return end > lo && end - lo <= mv.validFrom(lo);
 }
 
+// How a global ld/st forms its address from its operands (the fused forms come from findAddressAdds and
+// findScaledIndices in lower.cpp): Plain a (+ imm); Sum a + b, the fused `add.s64 %rd, %base, %offset; ld [%rd]`;
+// Scaled a + (b << f) with b a 32-bit index, sign- or zero-extended, the fused `mul.wide` of the index as well (a
+// is then a launch constant, the same in every lane). In the fused forms c is the add's own destination register,
+// which nothing else reads; the per-lane path writes the address there.
+enum AddrMode : int { kAddrPlain = 0, kAddrSum = 1, kAddrScaledSigned = 2, kAddrScaledUnsigned = 3 };
+
+// The 32 lanes' addresses without imm, for the fused forms.
+template <int Ix> PTX_HOT void fusedAddresses(Warp& w, const Op* op, uint64_t* out) {
+  const uint64_t* base = R<uint64_t>(w, op->a);
+  if constexpr (Ix == kAddrSum) {
+    const uint64_t* index = R<uint64_t>(w, op->b);
+    for (int i = 0; i < 32; ++i) out[i] = base[i] + index[i];
+  } else {
+    using I = std::conditional_t<Ix == kAddrScaledSigned, int32_t, uint32_t>;
+    const I* index = R<I>(w, op->b);
+    const uint32_t shift = op->f;
+    for (int i = 0; i < 32; ++i) out[i] = base[i] + (uint64_t(int64_t(index[i])) << shift);
+  }
+}
+
 // Global memory: when all 32 lanes execute, every address is aligned and the span from the lowest to the highest
 // is valid device memory (one validator look-up: the lanes of a warp usually touch one allocation), the layout
 // of the 32 addresses, which addr receives; -1: the per-lane path decides (and faults).
-// Indexed: the address is a + b (+ imm), the fused form of `add.s64 %rd, %base, %offset; ld [%rd]` (see
-// findAddressAdds in lower.cpp); c is the add's own destination register, which nothing else reads.
-template <class A, class M, bool Indexed> PTX_HOT int globalLayout(Warp& w, const Op* op, uint64_t* addr) {
+template <class A, class M, int Ix> PTX_HOT int globalLayout(Warp& w, const Op* op, uint64_t* addr) {
   if (w.exec != kFullMask) return -1;
   // computed into a local first: a loop writing through addr stays scalar at -O2 (it could alias the registers)
-  const A* base = R<A>(w, op->a);
   const uint64_t imm = uint64_t(op->imm);
   alignas(64) uint64_t tmp[32];
-  if constexpr (Indexed) {
-    const uint64_t* index = R<uint64_t>(w, op->b);
-    for (int i = 0; i < 32; ++i) tmp[i] = uint64_t(base[i]) + index[i] + imm;
+  if constexpr (Ix != kAddrPlain) {
+    fusedAddresses<Ix>(w, op, tmp);
+    for (int i = 0; i < 32; ++i) tmp[i] += imm;
   } else {
+    const A* base = R<A>(w, op->a);
     for (int i = 0; i < 32; ++i) tmp[i] = uint64_t(base[i]) + imm;
   }
   copyVec<sizeof tmp>(addr, tmp);
@@ -450,40 +470,62 @@ template <class A, class M, bool Indexed> PTX_HOT int globalLayout(Warp& w, cons
 // The common case, tested before globalLayout: all 32 lanes execute and their 64-bit addresses are consecutive
 // elements (a[i] = a[0] + i * size), aligned and inside valid device memory. Returns a[0], or 0 when not (then
 // globalLayout decides; 0 is never valid device memory). One pass over the address registers, no address array.
-template <class M, bool Indexed> PTX_HOT uint64_t consecutiveGlobal(Warp& w, const Op* op) {
+template <class M, int Ix> PTX_HOT uint64_t consecutiveGlobal(Warp& w, const Op* op) {
   if (w.exec != kFullMask) return 0;
-  using V = Simd<uint64_t>;
   const uint64_t* base = R<uint64_t>(w, op->a);
   const uint64_t imm = uint64_t(op->imm);
-  const uint64_t a0 = base[0] + (Indexed ? R<uint64_t>(w, op->b)[0] : 0) + imm;
   constexpr uint64_t kSize = sizeof(M);
-  V expect = V{0, kSize, 2 * kSize, 3 * kSize} + (a0 - imm), diff = {};
-  for (int k = 0; k < 8; ++k) {
-    V x;
-    std::memcpy(&x, base + 4 * k, sizeof x);
-    if constexpr (Indexed) {
-      V y;
-      std::memcpy(&y, R<uint64_t>(w, op->b) + 4 * k, sizeof y);
-      x += y;
+  uint64_t a0;
+  if constexpr (Ix == kAddrScaledSigned || Ix == kAddrScaledUnsigned) {
+    // the base is the same in every lane: consecutive elements are consecutive 32-bit indices, which must not
+    // wrap within the warp
+    using I = std::conditional_t<Ix == kAddrScaledSigned, int32_t, uint32_t>;
+    using V = Simd<uint32_t>;
+    if ((uint64_t(1) << op->f) != kSize) return 0;
+    const I* index = R<I>(w, op->b);
+    const I i0 = index[0];
+    if (i0 > std::numeric_limits<I>::max() - 31) return 0;
+    V expect = V{0, 1, 2, 3, 4, 5, 6, 7} + uint32_t(i0), diff = {};
+    for (int k = 0; k < 4; ++k) {
+      V x;
+      std::memcpy(&x, index + 8 * k, sizeof x);
+      diff |= x ^ expect;
+      expect += 8;
     }
-    diff |= x ^ expect;
-    expect += 4 * kSize;
+    if (orLanes(diff) != 0) return 0;
+    a0 = base[0] + (uint64_t(int64_t(i0)) << op->f) + imm;
+  } else {
+    using V = Simd<uint64_t>;
+    constexpr bool kSum = Ix == kAddrSum;
+    a0 = base[0] + (kSum ? R<uint64_t>(w, op->b)[0] : 0) + imm;
+    V expect = V{0, kSize, 2 * kSize, 3 * kSize} + (a0 - imm), diff = {};
+    for (int k = 0; k < 8; ++k) {
+      V x;
+      std::memcpy(&x, base + 4 * k, sizeof x);
+      if constexpr (kSum) {
+        V y;
+        std::memcpy(&y, R<uint64_t>(w, op->b) + 4 * k, sizeof y);
+        x += y;
+      }
+      diff |= x ^ expect;
+      expect += 4 * kSize;
+    }
+    if (orLanes(diff) != 0) return 0;
   }
-  if (orLanes(diff) != 0 || (a0 & (kSize - 1)) != 0 || a0 > ~uint64_t(0) - 32 * kSize) return 0;
+  if ((a0 & (kSize - 1)) != 0 || a0 > ~uint64_t(0) - 32 * kSize) return 0;
   return spanValid(*w.cta->job->lp.memory, a0, a0 + 32 * kSize) ? a0 : 0;
 }
 
-// The per-lane path of an indexed access: the sum goes to the add's destination register (c), as the unfused
+// The per-lane path of a fused access: the address goes to the add's destination register (c), as the unfused
 // add would have written it, and the lanes take their addresses from there.
-PTX_HOT uint32_t materializeIndexed(Warp& w, const Op* op) {
-  const uint64_t* base = R<uint64_t>(w, op->a);
-  const uint64_t* index = R<uint64_t>(w, op->b);
-  uint64_t* sum = R<uint64_t>(w, op->c);
-  for (int i = 0; i < 32; ++i) sum[i] = base[i] + index[i];
+template <int Ix> PTX_HOT uint32_t materializeIndexed(Warp& w, const Op* op) {
+  alignas(64) uint64_t tmp[32];
+  fusedAddresses<Ix>(w, op, tmp);
+  copyVec<sizeof tmp>(R<uint64_t>(w, op->c), tmp);
   return op->c;
 }
 
-template <class A, class M, class D, bool Indexed = false> PTX_LANES const Op* ldGlobalScalar(Warp& w, const Op* op) {
+template <class A, class M, class D, int Indexed = kAddrPlain> PTX_LANES const Op* ldGlobalScalar(Warp& w, const Op* op) {
   if constexpr (std::is_same_v<A, uint64_t>) {
     if (uint64_t a0 = consecutiveGlobal<M, Indexed>(w, op)) {
       const auto* src = reinterpret_cast<const uint8_t*>(a0);
@@ -504,13 +546,13 @@ template <class A, class M, class D, bool Indexed = false> PTX_LANES const Op* l
   alignas(64) uint64_t addr[32];
   int shapes = globalLayout<A, M, Indexed>(w, op, addr);
   if (shapes < 0) {
-    if constexpr (Indexed) return ldLanes<Global, A, M, D, 1>(w, op, materializeIndexed(w, op));
+    if constexpr (Indexed != kAddrPlain) return ldLanes<Global, A, M, D, 1>(w, op, materializeIndexed<Indexed>(w, op));
     else return ld<Global, A, M, D, 1>(w, op);
   }
   loadWarp<M>(shapes, 0, addr, R<D>(w, op->d));
   return op + 1;
 }
-template <class A, class M, class D, bool Indexed = false> PTX_LANES const Op* stGlobalScalar(Warp& w, const Op* op) {
+template <class A, class M, class D, int Indexed = kAddrPlain> PTX_LANES const Op* stGlobalScalar(Warp& w, const Op* op) {
   if constexpr (std::is_same_v<A, uint64_t>) {
     if (uint64_t a0 = consecutiveGlobal<M, Indexed>(w, op)) {
       auto* dst = reinterpret_cast<uint8_t*>(a0);
@@ -528,7 +570,7 @@ template <class A, class M, class D, bool Indexed = false> PTX_LANES const Op* s
   alignas(64) uint64_t addr[32];
   int shapes = globalLayout<A, M, Indexed>(w, op, addr);
   if (shapes < 0) {
-    if constexpr (Indexed) return stLanes<Global, A, M, D, 1>(w, op, materializeIndexed(w, op));
+    if constexpr (Indexed != kAddrPlain) return stLanes<Global, A, M, D, 1>(w, op, materializeIndexed<Indexed>(w, op));
     else return st<Global, A, M, D, 1>(w, op);
   }
   storeWarp<M>(shapes, 0, addr, R<D>(w, op->d));
@@ -537,10 +579,10 @@ template <class A, class M, class D, bool Indexed = false> PTX_LANES const Op* s
 
 // The handler of a scalar (non-vector) ld/st: the full-warp fast path where the space has one. Indexed: the fused
 // global form with a 64-bit base and index (a + b).
-template <Space S, class A, class M, class D, bool Indexed = false> constexpr Handler ldScalar() {
-  if constexpr (Indexed) {
+template <Space S, class A, class M, class D, int Indexed = kAddrPlain> constexpr Handler ldScalar() {
+  if constexpr (Indexed != kAddrPlain) {
     static_assert(S == Global && std::is_same_v<A, uint64_t>, "indexed accesses are global, 64-bit");
-    return &ldGlobalScalar<A, M, D, true>;
+    return &ldGlobalScalar<A, M, D, Indexed>;
   } else if constexpr (S == Shared) {
     return &ldSharedScalar<A, M, D>;
   } else if constexpr (S == Global) {
@@ -549,10 +591,10 @@ template <Space S, class A, class M, class D, bool Indexed = false> constexpr Ha
     return &ld<S, A, M, D, 1>;
   }
 }
-template <Space S, class A, class M, class D, bool Indexed = false> constexpr Handler stScalar() {
-  if constexpr (Indexed) {
+template <Space S, class A, class M, class D, int Indexed = kAddrPlain> constexpr Handler stScalar() {
+  if constexpr (Indexed != kAddrPlain) {
     static_assert(S == Global && std::is_same_v<A, uint64_t>, "indexed accesses are global, 64-bit");
-    return &stGlobalScalar<A, M, D, true>;
+    return &stGlobalScalar<A, M, D, Indexed>;
   } else if constexpr (S == Shared) {
     return &stSharedScalar<A, M, D>;
   } else if constexpr (S == Global) {
