@@ -3,6 +3,7 @@
 
 #include "exec/control.h"
 #include "exec/engine.h"
+#include "exec/handlers.h"
 #include "exec/lower.h"
 #include "ptx/check.h"
 #include "ptx/parse.h"
@@ -150,6 +151,12 @@ Dim3 ctaCoords(const Dim3& grid, uint64_t linear) {
   return id;
 }
 
+// One register's 32 lanes set to v, in 32-byte stores where the CPU has them: the warps' first ops read these
+// registers with 32-byte loads, which 16-byte stores cannot forward to.
+PTX_LANES void broadcastLanes(uint32_t* lanes, uint32_t v) {
+  for (int i = 0; i < 32; ++i) lanes[i] = v;
+}
+
 void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
   Cta& cta = ctx.cta;
   const KernelCode& code = *job.code;
@@ -179,8 +186,7 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
     if (s.kind != ConstKind::CtaIndex) continue;
     const uint32_t v = s.value == 0 ? cta.id.x : s.value == 1 ? cta.id.y : cta.id.z;
     for (uint32_t w = 0; w < cta.nwarps; ++w) {
-      auto* lanes = reinterpret_cast<uint32_t*>(ctx.rf.data + w * rfBytes + s.offset);
-      for (int i = 0; i < 32; ++i) lanes[i] = v;
+      broadcastLanes(reinterpret_cast<uint32_t*>(ctx.rf.data + w * rfBytes + s.offset), v);
     }
   }
   ctx.shared.reserve(size_t(job.sharedBytes) + 16);
