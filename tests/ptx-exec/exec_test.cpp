@@ -1272,4 +1272,60 @@ TEST(PtxExec, ScaledIndexAccesses) {
   for (uint32_t t = 0; t < 32; ++t) EXPECT_EQ(out[t], float(t) + 1.0f) << t;
 }
 
+// Half-warps that are each 16 consecutive elements, rows of a 2-D tile: out[row * pitch + col] = in[same] + tid
+// with col = tid % 16, row = tid / 16. A pitch of 8 makes the halves overlap: lane order decides (higher lanes win).
+const char* kHalfRows = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry rows(.param .u64 in, .param .u64 out, .param .u32 pitch)
+{
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<10>;
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  ld.param.u32 %r1, [pitch];
+  mov.u32 %r2, %tid.x;
+  and.b32 %r3, %r2, 15;
+  shr.u32 %r4, %r2, 4;
+  mad.lo.s32 %r5, %r4, %r1, %r3;
+  mul.wide.u32 %rd3, %r5, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  add.s64 %rd5, %rd2, %rd3;
+  ld.global.u32 %r6, [%rd4];
+  add.s32 %r7, %r6, %r2;
+  st.global.u32 [%rd5], %r7;
+  ret;
+}
+)";
+
+TEST(PtxExec, ConsecutiveHalfWarps) {
+  Module& mod = loadText("rows", kHalfRows);
+  std::vector<uint32_t> data(1024);
+  for (uint32_t i = 0; i < data.size(); ++i) data[i] = i * 1000;
+  uint32_t* in = arena().upload(data);
+  for (uint32_t pitch : {16u, 40u, 8u, 0u}) {
+    uint32_t* out = arena().alloc<uint32_t>(1024);
+    std::vector<int64_t> expect(1024, -1);
+    for (uint32_t t = 0; t < 64; ++t) {
+      uint32_t e = (t / 16) * pitch + t % 16;
+      expect[e] = int64_t(e) * 1000 + t;  // in lane order: the last writer wins
+    }
+    Params p(kernels(*mod.prog)[0]);
+    p.arg(in).arg(out).arg(pitch);
+    EXPECT_OK(runText(mod, Dim3{1}, Dim3{64}, p));
+    for (uint32_t e = 0; e < 1024; ++e)
+      if (expect[e] >= 0) {
+        EXPECT_EQ(out[e], uint32_t(expect[e])) << "pitch " << pitch << " element " << e;
+      }
+  }
+  // the second half's row past the end of the allocation: the fault names lane 16 and its address
+  Params p(kernels(*mod.prog)[0]);
+  uint32_t* out = arena().alloc<uint32_t>(1024);
+  p.arg(in).arg(out).arg(1024u);
+  auto r = runText(mod, Dim3{1}, Dim3{32}, p);
+  ASSERT_EQ(r.fault.kind, FaultKind::IllegalAddress) << r.fault.message;
+  EXPECT_EQ(r.fault.thread.x, 16u);
+  EXPECT_EQ(r.fault.address, reinterpret_cast<uint64_t>(in + 1024));
+}
+
 }  // namespace

@@ -467,53 +467,87 @@ template <class A, class M, int Ix> PTX_HOT int globalLayout(Warp& w, const Op* 
   return spanValid(mv, l, u + sizeof(M)) ? shapes : -1;
 }
 
-// The common case, tested before globalLayout: all 32 lanes execute and their 64-bit addresses are consecutive
-// elements (a[i] = a[0] + i * size), aligned and inside valid device memory. Returns a[0], or 0 when not (then
-// globalLayout decides; 0 is never valid device memory). One pass over the address registers, no address array.
-template <class M, int Ix> PTX_HOT uint64_t consecutiveGlobal(Warp& w, const Op* op) {
-  if (w.exec != kFullMask) return 0;
+// The common cases, tested before globalLayout: all 32 lanes execute and each half-warp's 64-bit addresses are
+// consecutive elements (a[i] = a[h] + (i - h) * size for the 16 lanes from h), aligned and inside valid device
+// memory; usually the second half follows the first (one block of 32), in 2-D blocks of 16 columns each half is a
+// row. Returns the two halves' first addresses, {0, 0} when not (then globalLayout decides; 0 is never valid
+// device memory). One pass over the address registers, no address array.
+struct HalfStarts {
+  uint64_t lo = 0, hi = 0;
+};
+template <class M, int Ix> PTX_HOT HalfStarts consecutiveGlobal(Warp& w, const Op* op) {
+  if (w.exec != kFullMask) return {};
   const uint64_t* base = R<uint64_t>(w, op->a);
   const uint64_t imm = uint64_t(op->imm);
   constexpr uint64_t kSize = sizeof(M);
-  uint64_t a0;
+  HalfStarts h;
   if constexpr (Ix == kAddrScaledSigned || Ix == kAddrScaledUnsigned) {
     // the base is the same in every lane: consecutive elements are consecutive 32-bit indices, which must not
-    // wrap within the warp
+    // wrap within a half
     using I = std::conditional_t<Ix == kAddrScaledSigned, int32_t, uint32_t>;
     using V = Simd<uint32_t>;
-    if ((uint64_t(1) << op->f) != kSize) return 0;
+    if ((uint64_t(1) << op->f) != kSize) return {};
     const I* index = R<I>(w, op->b);
-    const I i0 = index[0];
-    if (i0 > std::numeric_limits<I>::max() - 31) return 0;
-    V expect = V{0, 1, 2, 3, 4, 5, 6, 7} + uint32_t(i0), diff = {};
+    const I i0 = index[0], i16 = index[16];
+    if (i0 > std::numeric_limits<I>::max() - 15 || i16 > std::numeric_limits<I>::max() - 15) return {};
+    const V iota = V{0, 1, 2, 3, 4, 5, 6, 7};
+    V diff = {};
     for (int k = 0; k < 4; ++k) {
       V x;
       std::memcpy(&x, index + 8 * k, sizeof x);
-      diff |= x ^ expect;
-      expect += 8;
+      diff |= x ^ (iota + uint32_t(k < 2 ? i0 : i16) + uint32_t(8 * (k & 1)));
     }
-    if (orLanes(diff) != 0) return 0;
-    a0 = base[0] + (uint64_t(int64_t(i0)) << op->f) + imm;
+    if (orLanes(diff) != 0) return {};
+    h.lo = base[0] + (uint64_t(int64_t(i0)) << op->f) + imm;
+    h.hi = base[0] + (uint64_t(int64_t(i16)) << op->f) + imm;
   } else {
     using V = Simd<uint64_t>;
     constexpr bool kSum = Ix == kAddrSum;
-    a0 = base[0] + (kSum ? R<uint64_t>(w, op->b)[0] : 0) + imm;
-    V expect = V{0, kSize, 2 * kSize, 3 * kSize} + (a0 - imm), diff = {};
+    const uint64_t* index = kSum ? R<uint64_t>(w, op->b) : nullptr;
+    const uint64_t x0 = base[0] + (kSum ? index[0] : 0), x16 = base[16] + (kSum ? index[16] : 0);
+    const V step = V{0, kSize, 2 * kSize, 3 * kSize};
+    V diff = {};
     for (int k = 0; k < 8; ++k) {
       V x;
       std::memcpy(&x, base + 4 * k, sizeof x);
       if constexpr (kSum) {
         V y;
-        std::memcpy(&y, R<uint64_t>(w, op->b) + 4 * k, sizeof y);
+        std::memcpy(&y, index + 4 * k, sizeof y);
         x += y;
       }
-      diff |= x ^ expect;
-      expect += 4 * kSize;
+      diff |= x ^ (step + ((k < 4 ? x0 : x16) + uint64_t(4 * (k & 3)) * kSize));
     }
-    if (orLanes(diff) != 0) return 0;
+    if (orLanes(diff) != 0) return {};
+    h.lo = x0 + imm;
+    h.hi = x16 + imm;
   }
-  if ((a0 & (kSize - 1)) != 0 || a0 > ~uint64_t(0) - 32 * kSize) return 0;
-  return spanValid(*w.cta->job->lp.memory, a0, a0 + 32 * kSize) ? a0 : 0;
+  constexpr uint64_t kLast = ~uint64_t(0) - 32 * kSize;
+  if (((h.lo | h.hi) & (kSize - 1)) != 0 || h.lo > kLast || h.hi > kLast) return {};
+  const MemoryValidator& mv = *w.cta->job->lp.memory;
+  if (h.hi == h.lo + 16 * kSize) return spanValid(mv, h.lo, h.lo + 32 * kSize) ? h : HalfStarts{};
+  return spanValid(mv, h.lo, h.lo + 16 * kSize) && spanValid(mv, h.hi, h.hi + 16 * kSize) ? h : HalfStarts{};
+}
+
+// Loads or stores 16 consecutive elements of type M to/from 16 register lanes of type D.
+template <class M, class D> PTX_HOT void loadRun(const uint8_t* src, D* out) {
+  if constexpr (sizeof(D) == sizeof(M)) {
+    copyVec<16 * sizeof(M)>(out, src);
+  } else {
+    for (int i = 0; i < 16; ++i) {
+      M v;
+      std::memcpy(&v, src + i * sizeof(M), sizeof(M));
+      out[i] = D(v);
+    }
+  }
+}
+template <class M, class D> PTX_HOT void storeRun(uint8_t* dst, const D* in) {
+  if constexpr (sizeof(D) == sizeof(M)) {
+    copyVec<16 * sizeof(M)>(dst, in);
+  } else {
+    alignas(64) M tmp[16];
+    for (int i = 0; i < 16; ++i) tmp[i] = M(in[i]);
+    std::memcpy(dst, tmp, sizeof tmp);
+  }
 }
 
 // The per-lane path of a fused access: the address goes to the add's destination register (c), as the unfused
@@ -527,18 +561,15 @@ template <int Ix> PTX_HOT uint32_t materializeIndexed(Warp& w, const Op* op) {
 
 template <class A, class M, class D, int Indexed = kAddrPlain> PTX_LANES const Op* ldGlobalScalar(Warp& w, const Op* op) {
   if constexpr (std::is_same_v<A, uint64_t>) {
-    if (uint64_t a0 = consecutiveGlobal<M, Indexed>(w, op)) {
-      const auto* src = reinterpret_cast<const uint8_t*>(a0);
-      if constexpr (sizeof(D) == sizeof(M)) {
-        copyVec<32 * sizeof(M)>(R<D>(w, op->d), src);
+    if (HalfStarts h = consecutiveGlobal<M, Indexed>(w, op); h.lo) {
+      D* out = R<D>(w, op->d);
+      if (sizeof(D) == sizeof(M) && h.hi == h.lo + 16 * sizeof(M)) {
+        copyVec<32 * sizeof(M)>(out, reinterpret_cast<const uint8_t*>(h.lo));
       } else {
-        alignas(64) D tmp[32];
-        for (int i = 0; i < 32; ++i) {
-          M v;
-          std::memcpy(&v, src + i * sizeof(M), sizeof(M));
-          tmp[i] = D(v);
-        }
-        copyVec<sizeof tmp>(R<D>(w, op->d), tmp);
+        alignas(64) D tmp[32];  // one 32-byte write per vector of the register (see copyVec)
+        loadRun<M>(reinterpret_cast<const uint8_t*>(h.lo), tmp);
+        loadRun<M>(reinterpret_cast<const uint8_t*>(h.hi), tmp + 16);
+        copyVec<sizeof tmp>(out, tmp);
       }
       return op + 1;
     }
@@ -554,15 +585,13 @@ template <class A, class M, class D, int Indexed = kAddrPlain> PTX_LANES const O
 }
 template <class A, class M, class D, int Indexed = kAddrPlain> PTX_LANES const Op* stGlobalScalar(Warp& w, const Op* op) {
   if constexpr (std::is_same_v<A, uint64_t>) {
-    if (uint64_t a0 = consecutiveGlobal<M, Indexed>(w, op)) {
-      auto* dst = reinterpret_cast<uint8_t*>(a0);
+    if (HalfStarts h = consecutiveGlobal<M, Indexed>(w, op); h.lo) {
       const D* in = R<D>(w, op->d);
-      if constexpr (sizeof(D) == sizeof(M)) {
-        copyVec<32 * sizeof(M)>(dst, in);
+      if (sizeof(D) == sizeof(M) && h.hi == h.lo + 16 * sizeof(M)) {
+        copyVec<32 * sizeof(M)>(reinterpret_cast<uint8_t*>(h.lo), in);
       } else {
-        alignas(64) M tmp[32];
-        for (int i = 0; i < 32; ++i) tmp[i] = M(in[i]);
-        std::memcpy(dst, tmp, sizeof tmp);
+        storeRun<M>(reinterpret_cast<uint8_t*>(h.lo), in);
+        storeRun<M>(reinterpret_cast<uint8_t*>(h.hi), in + 16);
       }
       return op + 1;
     }
