@@ -1298,8 +1298,39 @@ const char* kHalfRows = R"(.version 8.0
 }
 )";
 
-TEST(PtxExec, ConsecutiveHalfWarps) {
-  Module& mod = loadText("rows", kHalfRows);
+// The same through plain address registers (the loads: %rd4 is read twice, so its add stays) and a base + offset
+// store (%rd3 is read by an add that stays, so the mul stays): out = 2 * in + tid.
+const char* kHalfRowsPlain = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry rows(.param .u64 in, .param .u64 out, .param .u32 pitch)
+{
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<10>;
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  ld.param.u32 %r1, [pitch];
+  mov.u32 %r2, %tid.x;
+  and.b32 %r3, %r2, 15;
+  shr.u32 %r4, %r2, 4;
+  mad.lo.s32 %r5, %r4, %r1, %r3;
+  mul.wide.u32 %rd3, %r5, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  add.s64 %rd5, %rd2, %rd3;
+  ld.global.u32 %r6, [%rd4];
+  ld.global.u32 %r8, [%rd4];
+  add.s32 %r9, %r6, %r8;
+  add.s32 %r7, %r9, %r2;
+  st.global.u32 [%rd5], %r7;
+  ret;
+}
+)";
+
+class HalfWarps : public ::testing::TestWithParam<bool> {};
+
+TEST_P(HalfWarps, ConsecutiveRuns) {
+  const bool plain = GetParam();
+  Module& mod = loadText(plain ? "rowsPlain" : "rows", plain ? kHalfRowsPlain : kHalfRows);
   std::vector<uint32_t> data(1024);
   for (uint32_t i = 0; i < data.size(); ++i) data[i] = i * 1000;
   uint32_t* in = arena().upload(data);
@@ -1308,7 +1339,7 @@ TEST(PtxExec, ConsecutiveHalfWarps) {
     std::vector<int64_t> expect(1024, -1);
     for (uint32_t t = 0; t < 64; ++t) {
       uint32_t e = (t / 16) * pitch + t % 16;
-      expect[e] = int64_t(e) * 1000 + t;  // in lane order: the last writer wins
+      expect[e] = int64_t(e) * 1000 * (plain ? 2 : 1) + t;  // in lane order: the last writer wins
     }
     Params p(kernels(*mod.prog)[0]);
     p.arg(in).arg(out).arg(pitch);
@@ -1327,5 +1358,7 @@ TEST(PtxExec, ConsecutiveHalfWarps) {
   EXPECT_EQ(r.fault.thread.x, 16u);
   EXPECT_EQ(r.fault.address, reinterpret_cast<uint64_t>(in + 1024));
 }
+INSTANTIATE_TEST_SUITE_P(PtxExec, HalfWarps, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "PlainAndSum" : "Scaled"; });
 
 }  // namespace
