@@ -198,6 +198,25 @@ TEST(PtxIsa, RcpApproxFtzF64UsesUpperWords) {
               (V{0xbfd9999900000000, 0x7fffffff00000000, 0xfff0000000000000}));
 }
 
+// Upper words recorded on an H200 (tools/probes/rcp64h.cu) for operands 1 + k * 2^-20, among them significands
+// where the GPU's value is one unit above the exact reciprocal's (712, 1016); the operand's low word is ignored and
+// the exponent only scales the result, down to flushed subnormals.
+TEST(PtxIsa, RcpApproxFtzF64MatchesGpuTable) {
+  const std::pair<uint32_t, uint32_t> recorded[] = {
+      {0, 0x3ff00000},      {1, 0x3feffffe},      {712, 0x3feffa71},    {713, 0x3feffa6f},
+      {1016, 0x3feff812},   {65535, 0x3fee1e1f},  {300007, 0x3fe8e199}, {524288, 0x3fe55555},
+      {777777, 0x3fe25f53}, {1048575, 0x3fe00000}};
+  V in, want;
+  for (auto [k, hi] : recorded) {
+    for (int64_t e : {1023, 1023 + 5, 1, 2046}) {
+      in.push_back((uint64_t(e) << 52) | (uint64_t(k) << 32) | 0xdeadbeefu);
+      int64_t field = int64_t(hi >> 20) + 1023 - e;
+      want.push_back(field <= 0 ? 0 : (uint64_t(field) << 52 | uint64_t(hi & 0xfffff) << 32));
+    }
+  }
+  EXPECT_BITS((Form{"rcp.approx.ftz.f64 %d, %a;", "f64", "b32", "b32", "f64"}), in, want);
+}
+
 TEST(PtxIsa, HalfEx2AndTanhApprox) {
   EXPECT_BITS((Form{"ex2.approx.f16 %d, %a;", "b16", "b32", "b32", "b16"}), (V{0x83ff, 0x4248, 0x5640, 0x3c00}),
               (V{0x3bff, 0x4868, 0x7c00, 0x4000}));

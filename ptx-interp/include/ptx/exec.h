@@ -27,6 +27,7 @@ namespace ptx::exec {
 struct Dim3 {
   uint32_t x = 1, y = 1, z = 1;
   uint64_t count() const { return uint64_t(x) * y * z; }
+  uint32_t component(uint32_t c) const { return c == 0 ? x : c == 1 ? y : z; }  // 0 x, 1 y, 2 z
 };
 
 // ---- What compile() reports about a module -----------------------------------------------------------------

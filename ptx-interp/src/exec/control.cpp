@@ -582,23 +582,16 @@ const Op* sreg(Warp& w, const Op* op) {
   const Job& job = *cta.job;
   Dim3 blk = job.lp.block, grid = job.lp.grid;
   uint32_t comp = op->e;
-  auto pick = [&](Dim3 d) { return comp == 0 ? d.x : comp == 1 ? d.y : d.z; };
   uint32_t m = w.exec;
   uint32_t* d32 = R<uint32_t>(w, op->d);
   uint64_t v = 0;
   bool wide = false;
   auto sr = static_cast<ptx::SpecialReg>(op->aux);
   switch (sr) {
-    case ptx::SpecialReg::tid: {
-      uint32_t base = w.index * 32;
-      if (comp == 0 && blk.y == 1 && blk.z == 1) {
-        iota32(d32, base, m);
-      } else {
-        h::forActive(m, [&](int i) {
-          uint32_t t = base + uint32_t(i);
-          d32[i] = comp == 0 ? t % blk.x : comp == 1 ? (t / blk.x) % blk.y : t / (blk.x * blk.y);
-        });
-      }
+    case ptx::SpecialReg::tid: {  // sregHandler gives %tid.x/y/z their own handler; kept for completeness
+      alignas(64) uint32_t lanes[32];
+      threadIndexLanes(blk, w.index, comp, lanes);
+      h::forActive(m, [&](int i) { d32[i] = lanes[i]; });
       return op + 1;
     }
     case ptx::SpecialReg::laneid: iota32(d32, 0, m); return op + 1;
@@ -607,9 +600,9 @@ const Op* sreg(Warp& w, const Op* op) {
     case ptx::SpecialReg::lanemask_lt: h::forActive(m, [&](int i) { d32[i] = (1u << i) - 1; }); return op + 1;
     case ptx::SpecialReg::lanemask_ge: h::forActive(m, [&](int i) { d32[i] = ~((1u << i) - 1); }); return op + 1;
     case ptx::SpecialReg::lanemask_gt: h::forActive(m, [&](int i) { d32[i] = uint32_t(~((2ull << i) - 1)); }); return op + 1;
-    case ptx::SpecialReg::ntid: v = pick(blk); break;
-    case ptx::SpecialReg::ctaid: v = pick(cta.id); break;
-    case ptx::SpecialReg::nctaid: v = pick(grid); break;
+    case ptx::SpecialReg::ntid: v = blk.component(comp); break;
+    case ptx::SpecialReg::ctaid: v = cta.id.component(comp); break;
+    case ptx::SpecialReg::nctaid: v = grid.component(comp); break;
     case ptx::SpecialReg::warpid: v = w.index; break;
     case ptx::SpecialReg::nwarpid: v = cta.nwarps; break;
     case ptx::SpecialReg::smid: v = cta.linearId % job.smCount; break;
@@ -639,8 +632,8 @@ const Op* sreg(Warp& w, const Op* op) {
       h::forActive(m, [&](int i) { d8[i] = 0; });
       return op + 1;
     }
-    case ptx::SpecialReg::clusterid: v = pick(cta.id); break;
-    case ptx::SpecialReg::nclusterid: v = pick(grid); break;
+    case ptx::SpecialReg::clusterid: v = cta.id.component(comp); break;
+    case ptx::SpecialReg::nclusterid: v = grid.component(comp); break;
     case ptx::SpecialReg::cluster_ctaid: v = 0; break;
     case ptx::SpecialReg::cluster_nctaid: v = 1; break;
     case ptx::SpecialReg::cluster_ctarank: v = 0; break;
@@ -672,8 +665,7 @@ template <int Comp> PTX_LANES const Op* sregTid(Warp& w, const Op* op) {
   return op + 1;
 }
 template <int Comp> PTX_LANES const Op* sregCtaid(Warp& w, const Op* op) {
-  const Dim3 id = w.cta->id;
-  const uint32_t v = Comp == 0 ? id.x : Comp == 1 ? id.y : id.z;
+  const uint32_t v = w.cta->id.component(Comp);
   h::store<uint32_t>(w, op->d, [&](int) { return v; });
   return op + 1;
 }

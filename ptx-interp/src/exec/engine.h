@@ -279,7 +279,7 @@ template <size_t Bytes> __attribute__((always_inline)) inline void copyVec(void*
     *reinterpret_cast<V16*>(d + Bytes - 16) = *reinterpret_cast<const V16*>(s + Bytes - 16);
 }
 
-// %tid component Comp of the 32 lanes of warp `warp` in a block of shape blk.
+// Component `comp` (0 x, 1 y, 2 z) of %tid for the 32 lanes of warp `warp` in a block of shape blk.
 inline void threadIndexLanes(const Dim3& blk, uint32_t warp, uint32_t comp, uint32_t* out) {
   const uint32_t first = warp * 32;
   if (comp == 0 && blk.y == 1 && blk.z == 1) {

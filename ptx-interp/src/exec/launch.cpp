@@ -184,10 +184,9 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
   }
   for (const ConstSlot& s : code.indexConsts) {
     if (s.kind != ConstKind::CtaIndex) continue;
-    const uint32_t v = s.value == 0 ? cta.id.x : s.value == 1 ? cta.id.y : cta.id.z;
-    for (uint32_t w = 0; w < cta.nwarps; ++w) {
+    const uint32_t v = cta.id.component(uint32_t(s.value));
+    for (uint32_t w = 0; w < cta.nwarps; ++w)
       broadcastLanes(reinterpret_cast<uint32_t*>(ctx.rf.data + w * rfBytes + s.offset), v);
-    }
   }
   ctx.shared.reserve(size_t(job.sharedBytes) + 16);
   cta.shared = ctx.shared.data;
@@ -471,7 +470,7 @@ LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams&
       std::memcpy(&v, job.paramBuffer.data() + s.value, s.size);  // in range: paramBytes checked above
     } else if (s.kind == ConstKind::LaunchDim) {
       const Dim3& d = s.value < 3 ? lp.block : lp.grid;
-      v = s.value % 3 == 0 ? d.x : s.value % 3 == 1 ? d.y : d.z;
+      v = d.component(uint32_t(s.value % 3));
     }
     uint8_t* dst = job.constImage.data() + (s.offset - code.constStart);
     for (int i = 0; i < 32; ++i) std::memcpy(dst + i * s.size, &v, s.size);

@@ -403,6 +403,12 @@ class KernelLowerer {
   uint32_t curInst_ = 0;
   uint32_t lastSetp_ = ~0u;  // op index of the last setp emitted (see h::kSetpThenBranch)
   void findAddressAdds();
+  // Whether instruction `in` may write register reg: its first operand names it (a store's address counts too) or
+  // it is a call (the callee is not looked into).
+  bool mayWrite(const Instruction& in, uint32_t reg) const;
+  // The last instruction before `before`, in its block, that may write reg; kNoIndex: none.
+  uint32_t lastWriteInBlock(uint32_t before, uint32_t reg) const;
+  bool writtenBetween(uint32_t first, uint32_t end, uint32_t reg) const;  // by an instruction in [first, end)
   // `mul.wide.{s32,u32} %off, %i, 2^k` whose every use is the offset of such a folded add with a launch-constant
   // base (a kernel parameter): the accesses compute base + (%i << k) themselves and the mul is not emitted either.
   // Per IR instruction: the mul folded into the access (kNoIndex: none), and whether it is such a mul.
@@ -1136,6 +1142,25 @@ void KernelLowerer::findLaunchConstants(const ptx::Function& fn) {
   }
 }
 
+bool KernelLowerer::mayWrite(const Instruction& in, uint32_t reg) const {
+  if (in.opcode == Opcode::Call) return true;
+  bool writes = false;
+  if (in.numOperands) forEachRegister(fn_->operands[in.firstOperand], [&](uint32_t r) { writes |= r == reg; });
+  return writes;
+}
+
+uint32_t KernelLowerer::lastWriteInBlock(uint32_t before, uint32_t reg) const {
+  for (uint32_t j = before; j-- > 0 && blockOf_[j] == blockOf_[before];)
+    if (mayWrite(fn_->instructions[j], reg)) return j;
+  return kNoIndex;
+}
+
+bool KernelLowerer::writtenBetween(uint32_t first, uint32_t end, uint32_t reg) const {
+  for (uint32_t j = first; j < end; ++j)
+    if (mayWrite(fn_->instructions[j], reg)) return true;
+  return false;
+}
+
 void KernelLowerer::findAddressAdds() {
   const auto& ins = fn_->instructions;
   size_t n = ins.size(), nregs = fn_->registers.size();
@@ -1159,16 +1184,7 @@ void KernelLowerer::findAddressAdds() {
         addr.index >= nregs || mentions[addr.index] != 2 || sizeOf(regType(addr.index)) != 8)
       continue;
     // the definition: earlier in the same block
-    uint32_t def = kNoIndex;
-    for (uint32_t j = m; j-- > 0 && blockOf_[j] == blockOf_[m];) {
-      const Instruction& in = ins[j];
-      if (in.numOperands == 0) continue;
-      const Operand& d = fn_->operands[in.firstOperand];
-      if (d.kind == OperandKind::Reg && d.index == addr.index) {
-        def = j;
-        break;
-      }
-    }
+    uint32_t def = lastWriteInBlock(m, addr.index);
     if (def == kNoIndex) continue;
     const Instruction& add = ins[def];
     if (add.opcode != Opcode::Add || add.guard != kNoIndex || add.flags != 0 || add.numTypes != 1 ||
@@ -1178,16 +1194,8 @@ void KernelLowerer::findAddressAdds() {
     const Operand& a = fn_->operands[add.firstOperand + 1];
     const Operand& b = fn_->operands[add.firstOperand + 2];
     if (d.sel || !wide(a) || !wide(b)) continue;
-    // base and offset must still hold the add's values at the memory op: nothing in between writes them (the
-    // destination is the first operand; calls are not looked into)
-    bool clobbered = false;
-    for (uint32_t j = def + 1; j < m && !clobbered; ++j) {
-      const Instruction& in = ins[j];
-      if (in.opcode == Opcode::Call) clobbered = true;
-      if (in.numOperands == 0) continue;
-      forEachRegister(fn_->operands[in.firstOperand], [&](uint32_t r) { clobbered |= r == a.index || r == b.index; });
-    }
-    if (clobbered) continue;
+    // base and offset must still hold the add's values at the memory op
+    if (writtenBetween(def + 1, m, a.index) || writtenBetween(def + 1, m, b.index)) continue;
     foldedAdd_[m] = def;
     addFolded_[def] = true;
   }
@@ -1199,12 +1207,6 @@ void KernelLowerer::findScaledIndices() {
   scaledIndex_.assign(n, kNoIndex);
   mulFolded_.assign(n, false);
   if (!fn_->isEntry) return;  // launch constants exist in kernels only
-  auto writes = [&](const Instruction& in, uint32_t reg) {
-    if (in.opcode == Opcode::Call) return true;
-    bool w = false;
-    if (in.numOperands) forEachRegister(fn_->operands[in.firstOperand], [&](uint32_t r) { w |= r == reg; });
-    return w;
-  };
   // candidate accesses per offset register
   struct Use {
     uint32_t access, mul;
@@ -1220,13 +1222,7 @@ void KernelLowerer::findScaledIndices() {
     if (xConst == yConst) continue;
     uint32_t offset = xConst ? y.index : x.index;
     // the offset's definition: the last write before the add, in the same block
-    uint32_t mul = kNoIndex;
-    for (uint32_t j = def; j-- > 0 && blockOf_[j] == blockOf_[def];) {
-      if (writes(ins[j], offset)) {
-        mul = j;
-        break;
-      }
-    }
+    uint32_t mul = lastWriteInBlock(def, offset);
     if (mul == kNoIndex) continue;
     const Instruction& mi = ins[mul];
     if (mi.opcode != Opcode::Mul || mi.mulMode != ptx::MulMode::wide || mi.guard != kNoIndex || mi.flags != 0 ||
@@ -1240,9 +1236,7 @@ void KernelLowerer::findScaledIndices() {
         k.kind != OperandKind::Imm || k.value <= 0 || k.value > 16 || !std::has_single_bit(uint64_t(k.value)))
       continue;
     // the index must still hold its value at the access
-    bool clobbered = false;
-    for (uint32_t j = mul + 1; j < m && !clobbered; ++j) clobbered = writes(ins[j], i.index);
-    if (!clobbered) uses[offset].push_back(Use{m, mul});
+    if (!writtenBetween(mul + 1, m, i.index)) uses[offset].push_back(Use{m, mul});
   }
   for (auto& [offset, list] : uses) {
     // every mention of the product is its one definition or a folded add's operand
@@ -1554,29 +1548,20 @@ void KernelLowerer::lowerLdSt(const Instruction& in, bool isStore) {
       const Operand& base = launchConstRegs_.count(x.index) ? x : y;
       bool signedIndex = mul.type() == Type::s32;
       hnd = isStore ? stScaledHandler(t, regSize, signedIndex) : ldScaledHandler(t, regSize, signedIndex);
-      if (!hnd) {
-        // no fused form for these types: the mul and the add after all (the index still holds its value here,
-        // and nothing but such adds reads the product)
-        lowerBody(mul);
-        lowerBody(add);
-        hnd = isStore ? stHandler(a.space, a.baseSize, t, regSize, n) : ldHandler(a.space, a.baseSize, t, regSize, n);
-        if (!hnd) return unsupported(in, "operand types / state space combination");
+      if (hnd) {
         Op& op = emit(hnd);
-        op.a = a.base;
+        op.a = regOf(base.index);
+        op.b = regOf(fn_->operands[mul.firstOperand + 1].index);
+        op.f = uint32_t(std::countr_zero(uint64_t(fn_->operands[mul.firstOperand + 2].value)));
+        op.c = a.base;
         op.imm = a.imm;
         op.d = regs[0];
         for (auto& [k, d] : pendingDst) finish(d);
         return;
       }
-      Op& op = emit(hnd);
-      op.a = regOf(base.index);
-      op.b = regOf(fn_->operands[mul.firstOperand + 1].index);
-      op.f = uint32_t(std::countr_zero(uint64_t(fn_->operands[mul.firstOperand + 2].value)));
-      op.c = a.base;
-      op.imm = a.imm;
-      op.d = regs[0];
-      for (auto& [k, d] : pendingDst) finish(d);
-      return;
+      // no fused form for these types: the product after all (the index still holds its value here, and only
+      // folded adds read the product), then the add and the access as below
+      lowerBody(mul);
     }
     if (folded != kNoIndex) {
       hnd = isStore ? stIndexedHandler(t, regSize) : ldIndexedHandler(t, regSize);
