@@ -413,6 +413,8 @@ const KnownTable* lookup(const CUuuid& id) {
       {&kContextChecks, "context checks", &g_contextChecks},
       {&kIntegrityCheck, "integrity check", &g_integrity},
       {&kUnknownF8cf, "unknown f8cff951", &g_unknownF8cf},
+      {&kRuntime134, "unknown 21318c60 (cudart 13.4+)", &g_unknownF8cf},
+      {&kCompilerQuery, "unknown da9151d3 (NVRTC, nvJitLink)", &g_unknownF8cf},
   };
   for (const KnownTable& t : kTables)
     if (std::memcmp(id.bytes, t.id->bytes, sizeof id.bytes) == 0) return &t;

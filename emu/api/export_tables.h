@@ -35,6 +35,16 @@ inline constexpr CUuuid kIntegrityCheck = {{char(0xd4), char(0x08), char(0x20), 
                                             char(0x70), char(0x4b), char(0x8d), char(0x34), char(0xba), char(0x12),
                                             char(0x3c), char(0x66), char(0xe1), char(0xf2)}};
 
+// Tables newer runtimes ask for (cudart 13.4+ asks for 21318c60..., NVRTC and nvJitLink for da9151d3...).
+// NVIDIA's driver 580 answers both with a table (measured on an H100: tools/gpu-probe/results/clients17-*.txt);
+// an unknown UUID is CUDA_ERROR_INVALID_VALUE there too.
+inline constexpr CUuuid kRuntime134 = {{char(0x21), char(0x31), char(0x8c), char(0x60), char(0x97), char(0x14),
+                                        char(0x32), char(0x48), char(0x8c), char(0xa6), char(0x41), char(0xff),
+                                        char(0x73), char(0x24), char(0xc8), char(0xf2)}};
+inline constexpr CUuuid kCompilerQuery = {{char(0xda), char(0x91), char(0x51), char(0xd3), char(0x3a), char(0xe6),
+                                           char(0xcc), char(0x41), char(0xa5), char(0xc0), char(0x4f), char(0x26),
+                                           char(0xd5), char(0x33), char(0xe3), char(0x28)}};
+
 // Slot signatures the runtime calls (slot numbers count pointers from the table's start).
 using PrimaryContextFn = CUresult (*)(CUcontext* context, CUdevice device);            // runtime interface [2]
 using ToolsBufferFn = CUresult (*)(void** buffer, size_t* size);                       // tools hooks [2], [6]

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <mutex>
@@ -56,6 +57,12 @@ uint64_t AddressSpace::pageSize() {
 }
 
 AddressSpace::AddressSpace() {
+  if (const char* mode = std::getenv("CUEMU_BOUNDS"); mode && *mode) {
+    if (std::strcmp(mode, "exact") == 0)
+      boundsMode_.store(BoundsMode::Exact, std::memory_order_relaxed);
+    else if (std::strcmp(mode, "granule") != 0)
+      CUEMU_ERROR("CUEMU_BOUNDS='{}' is neither 'granule' nor 'exact': using 'granule'", mode);
+  }
   // Largest reservation the system grants (address-space limits, sanitizers), aligned to a huge page.
   for (uint64_t bytes : {1024 * kGiB, 256 * kGiB, 64 * kGiB, 16 * kGiB, 4 * kGiB}) {
     void* p = mmap(nullptr, bytes + kHugePage, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -83,6 +90,13 @@ AddressSpace::AddressSpace() {
   CUEMU_ERROR("cannot reserve a device address range: every device allocation will fail");
 }
 
+uint64_t AddressSpace::accessibleBytes(uint64_t size) const {
+  if (boundsMode() == BoundsMode::Exact) return size;
+  uint64_t granule = size >= kHugePage ? kHugePage : kChunk;
+  uint64_t rounded = alignUp(std::max<uint64_t>(size, 1), granule);
+  return rounded < size ? size : rounded;  // sizes near 2^64 fail later as too large
+}
+
 bool AddressSpace::isAccessibleSlow(uint64_t address, uint64_t size) const noexcept {
   std::shared_lock lock(mutex_);
   auto it = regions_.upper_bound(address);
@@ -91,10 +105,11 @@ bool AddressSpace::isAccessibleSlow(uint64_t address, uint64_t size) const noexc
   // Adjacent VMM mappings form one accessible span.
   while (true) {
     const MemoryRegion& region = *it->second;
-    if (address < region.start || address - region.start >= std::max<uint64_t>(region.size, 1)) return false;
+    uint64_t accessible = std::max(region.accessibleSize, region.size);
+    if (address < region.start || address - region.start >= std::max<uint64_t>(accessible, 1)) return false;
     bool vmm = region.kind == MemoryKind::VmmMapping;
     if (vmm && region.accessFlags.load(std::memory_order_relaxed) != CU_MEM_ACCESS_FLAGS_PROT_READWRITE) return false;
-    uint64_t room = region.end() - address;
+    uint64_t room = region.start + accessible - address;
     if (size <= room) return true;
     if (!vmm) return false;
     address += room;
@@ -220,8 +235,11 @@ Expected<RegionPtr> AddressSpace::allocate(RegionPtr region, uint64_t commitByte
                                            uint64_t fixedAddress) {
   if (!limit_) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "no device address range");
   alignment = std::max(alignment, kChunk);
-  uint64_t reserved = alignUp(std::max<uint64_t>(region->size, 1), kChunk);
-  if (reserved < region->size || reserved > limit_) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "size too large");
+  // Memory kernels can reach (commitBytes != 0) is committed to the end of its accessible span.
+  uint64_t accessible = commitBytes ? accessibleBytes(region->size) : region->size;
+  uint64_t reserved = alignUp(std::max<uint64_t>(accessible, 1), kChunk);
+  if (reserved < accessible || reserved > limit_) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "size too large");
+  if (commitBytes) commitBytes = std::max(commitBytes, accessible);
   commitBytes = alignUp(commitBytes, pageSize());
   std::unique_lock lock(mutex_);
   uint64_t start = takeAddresses(reserved + kChunk, alignment, fixedAddress);  // + one guard chunk
@@ -233,12 +251,13 @@ Expected<RegionPtr> AddressSpace::allocate(RegionPtr region, uint64_t commitByte
   region->start = start;
   region->reservedSize = reserved;
   region->committedSize = commitBytes;
+  region->accessibleSize = commitBytes ? accessible : region->size;
   region->bufferId = nextBufferId();
   if (region->kind == MemoryKind::VmmReservation) {
     reservations_.emplace(start, region);
   } else {
     regions_.emplace(start, region);
-    if (commitBytes) setAccessible(start, region->size, true);
+    if (commitBytes) setAccessible(start, region->accessibleSize, true);
   }
   return region;
 }
@@ -265,8 +284,10 @@ Expected<RegionPtr> AddressSpace::allocateBelow4GiB(RegionPtr region, uint64_t c
   }
   uint64_t lowLimit = lowLimit_.load(std::memory_order_relaxed);
   if (!lowLimit) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "no addresses below 4 GiB are free");
-  uint64_t reserved = alignUp(std::max<uint64_t>(region->size, 1), kChunk);
-  if (reserved < region->size || reserved >= lowLimit) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "size too large");
+  uint64_t accessible = commitBytes ? accessibleBytes(region->size) : region->size;
+  uint64_t reserved = alignUp(std::max<uint64_t>(accessible, 1), kChunk);
+  if (reserved < accessible || reserved >= lowLimit) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "size too large");
+  if (commitBytes) commitBytes = std::max(commitBytes, accessible);
   commitBytes = alignUp(commitBytes, pageSize());
   uint64_t need = reserved + kChunk;  // + one guard chunk
   auto span = std::find_if(lowFreeSpans_.begin(), lowFreeSpans_.end(), [&](auto& s) { return s.second >= need; });
@@ -279,6 +300,7 @@ Expected<RegionPtr> AddressSpace::allocateBelow4GiB(RegionPtr region, uint64_t c
   region->start = start;
   region->reservedSize = reserved;
   region->committedSize = commitBytes;
+  region->accessibleSize = commitBytes ? accessible : region->size;
   region->bufferId = nextBufferId();
   regions_.emplace(start, region);
   return region;
@@ -324,7 +346,8 @@ RegionPtr AddressSpace::release(uint64_t start) {
     else
       lowFreeSpans_.emplace(at, bytes);
   } else if (region->reservedSize) {
-    if (region->kind != MemoryKind::VmmReservation) setAccessible(region->start, region->size, false);
+    if (region->kind != MemoryKind::VmmReservation)
+      setAccessible(region->start, std::max(region->accessibleSize, region->size), false);
     decommit(*region);
     returnAddresses(region->start, region->reservedSize + kChunk);
   }

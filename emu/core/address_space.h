@@ -44,6 +44,9 @@ struct MemoryRegion {
   uint64_t size = 0;           // bytes the application asked for (the valid range)
   uint64_t committedSize = 0;  // bytes made accessible (page multiple); 0 for registered / reservations
   uint64_t reservedSize = 0;   // virtual addresses taken from the range, guard excluded
+  // Bytes from start that kernels may touch without a fault: the allocation rounded up to the mapping granule
+  // where the GPU maps whole granules (AddressSpace::boundsMode), else exactly size.
+  uint64_t accessibleSize = 0;
   MemoryKind kind = MemoryKind::Device;
   unsigned flags = 0;          // host-alloc / host-register / managed-attach flags, by kind
   int device = 0;              // owning device ordinal
@@ -79,6 +82,15 @@ struct MemoryRegion {
 };
 
 using RegionPtr = std::shared_ptr<MemoryRegion>;
+
+// Where a kernel's access beyond an allocation faults. NVIDIA's driver maps device memory in granules and a GPU
+// faults only outside mapped memory: reads and writes a few bytes (or kilobytes) past a small allocation succeed
+// there (measured on an H100: tools/gpu-probe/results/clients17-h100-2026-11-26.txt; past a 3 MiB allocation,
+// +3 MiB+24 succeeds and +4 MiB faults). Programs and test suites rely on it, so that is the default.
+enum class BoundsMode : uint8_t {
+  Granule,  // default: allocations are accessible to the end of their granule (64 KiB below 2 MiB, 2 MiB above)
+  Exact,    // CUEMU_BOUNDS=exact: one byte past the allocation faults (a checker's view, stricter than a GPU)
+};
 
 class AddressSpace {
  public:
@@ -156,6 +168,12 @@ class AddressSpace {
   // start on (0 = none). For the PTX interpreter's inline checks (ptx::exec::MemoryValidator has this layout).
   const std::atomic<uint32_t>* accessTable() const { return table_; }
   static uint64_t pageSize();
+  // From CUEMU_BOUNDS (`granule`, the default, or `exact`) when the range is reserved; setBoundsMode changes it
+  // for allocations made afterwards (each allocation keeps the span it was made with).
+  BoundsMode boundsMode() const { return boundsMode_.load(std::memory_order_relaxed); }
+  void setBoundsMode(BoundsMode mode) { boundsMode_.store(mode, std::memory_order_relaxed); }
+  // The bytes from an allocation's start that kernels may touch, for an allocation of `size` bytes.
+  uint64_t accessibleBytes(uint64_t size) const;
 
   static constexpr unsigned kChunkShift = 16;  // 64 KiB: covers every page size Linux uses
   static constexpr uint64_t kChunk = uint64_t(1) << kChunkShift;
@@ -175,6 +193,7 @@ class AddressSpace {
 
   static constexpr uint32_t kSaturated = UINT32_MAX;
 
+  std::atomic<BoundsMode> boundsMode_{BoundsMode::Granule};
   uint64_t base_ = 0;
   uint64_t limit_ = 0;  // bytes reserved (0 if the reservation failed)
   std::atomic<uint32_t>* table_ = nullptr;

@@ -1,6 +1,24 @@
 #include "core/handle.h"
 
+#include "core/log.h"
+
+#include <sys/mman.h>
+
 namespace cuemu {
+
+uint64_t HandleBits::base() {
+  // Reserved on first use (no static constructors), never released: handles may be looked at during exit.
+  static const uint64_t reserved = [] {
+    void* p = mmap(nullptr, kRangeBytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) {
+      CUEMU_ERROR("cannot reserve {} GiB of address space for handles: every object creation will fail",
+                  kRangeBytes >> 30);
+      return uint64_t(0);
+    }
+    return reinterpret_cast<uint64_t>(p);
+  }();
+  return reserved;
+}
 
 const char* handleKindName(HandleKind kind) {
   switch (kind) {

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <new>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -20,33 +22,54 @@ enum class HandleKind : uint8_t {
 
 const char* handleKindName(HandleKind kind);
 
-// Layout of a handle value: bits 0-23 slot, 24-39 generation, 40-47 kind, 48-63 a fixed tag.
-// The tag makes handles recognisable in traces and keeps them far from small values such as
-// CU_STREAM_LEGACY (0x1) and CU_STREAM_PER_THREAD (0x2).
+// Handles look like the user-space pointers NVIDIA's driver hands out: 16-byte aligned, below 2^47, never 0.
+// Clients rely on it (cuda.core stores handles as signed 64-bit integers). Each value lies in a range of
+// address space reserved without access at first use, so no real object ever has a handle's address and a
+// host pointer passed by mistake is never taken for a handle. The offset into that range encodes
+// {kind, generation, slot}: bits 4-23 slot, 24-35 generation, 36-40 kind.
 struct HandleBits {
-  static constexpr uint64_t kTag = 0xC0DEull << 48;
-  static constexpr uint64_t kTagMask = 0xFFFFull << 48;
+  static constexpr unsigned kAlignShift = 4;
+  static constexpr unsigned kSlotBits = 20;
+  static constexpr unsigned kGenerationBits = 12;
+  static constexpr unsigned kKindBits = 5;
+  static constexpr uint32_t kMaxSlots = uint32_t(1) << kSlotBits;
+  static constexpr uint16_t kGenerationMask = (uint16_t(1) << kGenerationBits) - 1;
+  static constexpr uint64_t kRangeBytes = uint64_t(1) << (kAlignShift + kSlotBits + kGenerationBits + kKindBits);
+  static_assert(unsigned(HandleKind::Count) <= (1u << kKindBits), "handle kinds must fit their bits");
+
+  // Start of the reserved range (reserved on first use; 0 when the system refused every size).
+  static uint64_t base();
   static uint64_t encode(HandleKind kind, uint32_t slot, uint16_t generation) {
-    return kTag | (uint64_t(kind) << 40) | (uint64_t(generation) << 24) | slot;
+    uint64_t index = (uint64_t(kind) << (kSlotBits + kGenerationBits)) |
+                     (uint64_t(generation & kGenerationMask) << kSlotBits) | slot;
+    return base() + (index << kAlignShift);
   }
-  static bool isHandle(uint64_t value) { return (value & kTagMask) == kTag; }
-  static HandleKind kind(uint64_t value) { return HandleKind((value >> 40) & 0xFF); }
-  static uint32_t slot(uint64_t value) { return value & 0xFFFFFF; }
-  static uint16_t generation(uint64_t value) { return (value >> 24) & 0xFFFF; }
+  static bool isHandle(uint64_t value) {
+    uint64_t b = base();
+    return b && value - b < kRangeBytes && (value & ((uint64_t(1) << kAlignShift) - 1)) == 0;
+  }
+  static uint64_t index(uint64_t value) { return (value - base()) >> kAlignShift; }
+  static HandleKind kind(uint64_t value) { return HandleKind(index(value) >> (kSlotBits + kGenerationBits)); }
+  static uint32_t slot(uint64_t value) { return uint32_t(index(value) & (kMaxSlots - 1)); }
+  static uint16_t generation(uint64_t value) { return uint16_t((index(value) >> kSlotBits) & kGenerationMask); }
 };
 
 // One table per object type. T must expose `static constexpr HandleKind kKind`.
 template <typename T>
 class HandleTable {
  public:
-  // Registers the object and returns its handle value.
+  // Registers the object and returns its handle value. Freed slots are reused oldest first, so a stale handle
+  // stays invalid for as long as possible (its generation comes round again only after 4096 reuses of its slot).
+  // Throws std::bad_alloc when every slot of this kind is live (the API's exception barrier answers
+  // CUDA_ERROR_OUT_OF_MEMORY).
   uint64_t insert(std::shared_ptr<T> object) {
     std::unique_lock lock(mutex_);
     uint32_t slot;
     if (!free_.empty()) {
-      slot = free_.back();
-      free_.pop_back();
+      slot = free_.front();
+      free_.pop_front();
     } else {
+      if (slots_.size() >= HandleBits::kMaxSlots || !HandleBits::base()) throw std::bad_alloc();
       slot = static_cast<uint32_t>(slots_.size());
       slots_.emplace_back();
     }
@@ -76,7 +99,7 @@ class HandleTable {
     if (s.generation != HandleBits::generation(value) || !s.object) return nullptr;
     std::shared_ptr<T> object = std::move(s.object);
     s.object.reset();
-    ++s.generation;  // a later object in this slot gets a different handle
+    s.generation = (s.generation + 1) & HandleBits::kGenerationMask;  // a later object here gets another handle
     free_.push_back(slot);
     return object;
   }
@@ -95,7 +118,7 @@ class HandleTable {
   };
   mutable std::shared_mutex mutex_;
   std::vector<Slot> slots_;
-  std::vector<uint32_t> free_;
+  std::deque<uint32_t> free_;
 };
 
 // The handle type the API uses for T (CUcontext for Context, ...), converted both ways by one template.

@@ -426,7 +426,7 @@ CUresult cuFuncGetModule(CUmodule* hmod, CUfunction hfunc) {
   return withFunction(hfunc, [&](Function& f) { *hmod = toApiHandle<CUmodule>(f.module().handle()); return CUDA_SUCCESS; });
 }
 CUresult cuFuncGetName(const char** name, CUfunction hfunc) {
-  if (!name) return CUDA_ERROR_INVALID_VALUE;
+  if (!name || !hfunc) return CUDA_ERROR_INVALID_VALUE;  // a NULL function too (driver 580)
   return withFunction(hfunc, [&](Function& f) { *name = f.info().name.c_str(); return CUDA_SUCCESS; });
 }
 CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t* paramOffset, size_t* paramSize) {

@@ -59,9 +59,8 @@ namespace impl {
 CUresult cuMemAllocHost_v2(void** pp, size_t bytesize) { return hostAlloc(pp, bytesize, 0); }
 CUresult cuMemHostAlloc(void** pp, size_t bytesize, unsigned int Flags) { return hostAlloc(pp, bytesize, Flags); }
 
+// Like cuMemFree_v2, without a current context too (measured on an H100).
 CUresult cuMemFreeHost(void* p) {
-  CUEMU_REQUIRE_CONTEXT(context);
-  (void)context;
   memops::drainOwner(reinterpret_cast<uint64_t>(p));
   auto released = releaseRegion(reinterpret_cast<uint64_t>(p), {MemoryKind::HostPinned});
   return released ? CUDA_SUCCESS : released.error().code;
@@ -76,7 +75,11 @@ CUresult cuMemHostUnregister(void* p) {
   if (!p) return CUDA_ERROR_INVALID_VALUE;
   memops::drainOwner(reinterpret_cast<uint64_t>(p));
   auto released = releaseRegion(reinterpret_cast<uint64_t>(p), {MemoryKind::HostRegistered});
-  return released ? CUDA_SUCCESS : CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+  if (released) return CUDA_SUCCESS;
+  // A pointer inside a registered range is a wrong argument, not an unregistered range (driver 580).
+  RegionPtr inside = hostRegion(p);
+  return inside && inside->kind == MemoryKind::HostRegistered ? CUDA_ERROR_INVALID_VALUE
+                                                              : CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
 }
 
 CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr* pdptr, void* p, unsigned int Flags) {

@@ -326,7 +326,7 @@ CUresult cuKernelGetLibrary(CUlibrary* pLib, CUkernel kernel) {
 }
 
 CUresult cuKernelGetName(const char** name, CUkernel hfunc) {
-  if (!name) return CUDA_ERROR_INVALID_VALUE;
+  if (!name || !hfunc) return CUDA_ERROR_INVALID_VALUE;  // a NULL kernel too (driver 580)
   auto k = findKernel(hfunc);
   if (!k) return CUDA_ERROR_INVALID_HANDLE;
   *name = k->info().name.c_str();

@@ -262,6 +262,9 @@ TEST_F(Tables, StorageWorksInExitHandlers) {
   pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
+    // A child forked after cuInit cannot use the driver (as on a GPU); this test forks only to get a process to
+    // exit, so it takes the parent's initialised state back.
+    cuemu::detail::g_initialized.store(true);
     pushCurrentContext(context);  // still current when the thread's stack is destroyed, as in the runtime
     std::atexit(callStorageAtExit);
     std::exit(0);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "api/cuda_internal.h"
+#include "core/address_space.h"
 #include "core/context.h"
 #include "core/device.h"
 #include "core/driver.h"
@@ -10,6 +11,16 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+
+// Byte-exact bounds (CUEMU_BOUNDS=exact) for the allocations made while it lives, for tests of the allocator's
+// precision; the default (granule) mode comes back afterwards.
+class ExactBounds {
+ public:
+  ExactBounds() { cuemu::AddressSpace::instance().setBoundsMode(cuemu::BoundsMode::Exact); }
+  ~ExactBounds() { cuemu::AddressSpace::instance().setBoundsMode(cuemu::BoundsMode::Granule); }
+  ExactBounds(const ExactBounds&) = delete;
+  ExactBounds& operator=(const ExactBounds&) = delete;
+};
 
 class MemoryTest : public ::testing::Test {
  protected:

@@ -13,6 +13,7 @@
 namespace {
 
 TEST_F(MemoryTest, LegacyAllocationsLieBelow4GiBAndFaultAfterFree) {
+  ExactBounds exact;
   CUdeviceptr_v1 a = 0, b = 0;
   EXPECT_EQ(cuemu::impl::cuMemAlloc(&a, 100000), CUDA_ERROR_INVALID_CONTEXT) << "the fixture's context is API 3020";
   // The 32-bit entry points serve contexts of the original cuCtxCreate (made current on top of the fixture's).

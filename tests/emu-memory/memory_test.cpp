@@ -16,6 +16,7 @@ namespace {
 bool accessible(CUdeviceptr p, size_t n) { return AddressSpace::instance().isAccessible(p, n); }
 
 TEST_F(MemoryTest, AllocationsAreAlignedDistinctAndExactlyAccessible) {
+  ExactBounds exact;
   CUdeviceptr a = 0, b = 0;
   ASSERT_EQ(cuMemAlloc_v2(&a, 100), CUDA_SUCCESS);
   ASSERT_EQ(cuMemAlloc_v2(&b, 100), CUDA_SUCCESS);
@@ -37,6 +38,7 @@ TEST_F(MemoryTest, AllocationsAreAlignedDistinctAndExactlyAccessible) {
 }
 
 TEST_F(MemoryTest, LargeAllocationsAccessibleAcrossChunks) {
+  ExactBounds exact;
   CUdeviceptr p = 0;
   size_t size = (size_t(5) << 20) + 123;
   ASSERT_EQ(cuMemAlloc_v2(&p, size), CUDA_SUCCESS);
@@ -47,6 +49,36 @@ TEST_F(MemoryTest, LargeAllocationsAccessibleAcrossChunks) {
   EXPECT_FALSE(accessible(p + size - 3, 4));
   EXPECT_FALSE(accessible(p, size + 1));
   EXPECT_EQ(cuMemFree_v2(p), CUDA_SUCCESS);
+}
+
+// The default: kernels may touch an allocation to the end of its mapping granule, as on a GPU (an H100 does not
+// fault 24 bytes past a 40-byte allocation, nor 1 MiB past a 3 MiB one; it faults 1 MiB past the 2 MiB-rounded
+// end of a 3 MiB allocation).
+TEST_F(MemoryTest, DefaultBoundsFollowTheMappingGranule) {
+  ASSERT_EQ(AddressSpace::instance().boundsMode(), cuemu::BoundsMode::Granule);
+  CUdeviceptr small = 0, large = 0, next = 0;
+  ASSERT_EQ(cuMemAlloc_v2(&small, 40), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAlloc_v2(&next, 40), CUDA_SUCCESS);
+  EXPECT_TRUE(accessible(small + 40 + 24, 4));
+  EXPECT_TRUE(accessible(small, 64 << 10));
+  EXPECT_FALSE(accessible(small, (64 << 10) + 1)) << "the granule of a small allocation is 64 KiB";
+  EXPECT_FALSE(accessible(small - 4, 4)) << "below an allocation is a guard";
+  std::memset(reinterpret_cast<void*>(small + 40), 0x77, (64 << 10) - 40);  // committed, not only permitted
+  EXPECT_EQ(reinterpret_cast<unsigned char*>(next)[0], 0) << "the tail of one granule is not the next allocation";
+  size_t size = 3u << 20;
+  ASSERT_EQ(cuMemAlloc_v2(&large, size), CUDA_SUCCESS);
+  EXPECT_TRUE(accessible(large + size + 24, 4));
+  EXPECT_TRUE(accessible(large, 4u << 20));
+  EXPECT_FALSE(accessible(large + (4u << 20), 1)) << "2 MiB granule above 2 MiB";
+  // Copies through the API still stop at the allocation's size, as the driver's do.
+  unsigned char bytes[64] = {};
+  EXPECT_EQ(cuMemcpyHtoD_v2(small + 32, bytes, 16), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuMemFree_v2(small), CUDA_SUCCESS);
+  EXPECT_FALSE(accessible(small, 1));
+  EXPECT_FALSE(accessible(small + 100, 4)) << "the whole granule goes with the allocation";
+  EXPECT_EQ(cuMemFree_v2(large), CUDA_SUCCESS);
+  EXPECT_FALSE(accessible(large + size + 24, 4));
+  EXPECT_EQ(cuMemFree_v2(next), CUDA_SUCCESS);
 }
 
 TEST_F(MemoryTest, FreeValidation) {
@@ -181,6 +213,7 @@ TEST_F(MemoryTest, PointerAttributes) {
 
 TEST(AddressSpaceTest, ConcurrentAllocateFreeKeepsTableConsistent) {
   ASSERT_EQ(cuInit(0), CUDA_SUCCESS);
+  ExactBounds exact;
   auto context = std::make_shared<cuemu::Context>(*cuemu::deviceByOrdinal(0), 0, false);
   context->registerHandle();
   std::vector<std::thread> threads;
