@@ -46,6 +46,10 @@ class Context : public std::enable_shared_from_this<Context> {
   unsigned apiVersion() const { return apiVersion_; }
   // The flags as given at creation or by cuCtxSetFlags / cuDevicePrimaryCtxSetFlags.
   unsigned flags() const { return flags_.load(std::memory_order_relaxed); }
+  // cuCtxGetFlags adds CU_CTX_MAP_HOST (mapped pinned memory is always available) except for contexts made by
+  // cuCtxCreate_v4, which report their flags exactly (driver 580 on an H100).
+  bool reportsMapHost() const { return reportsMapHost_; }
+  void setReportsMapHost(bool reports) { reportsMapHost_ = reports; }
   void setFlags(unsigned flags) { flags_.store(flags, std::memory_order_relaxed); }
 
   // A context is alive from creation until cuCtxDestroy; a primary context while it is retained and not
@@ -117,6 +121,7 @@ class Context : public std::enable_shared_from_this<Context> {
   uint64_t handle_ = 0;
   std::atomic<unsigned long long> id_;
   std::atomic<unsigned> flags_;
+  bool reportsMapHost_ = true;  // set before the handle is published
   std::atomic<bool> alive_{true};
   std::atomic<unsigned> usage_{1};
   std::atomic<CUfunc_cache> cacheConfig_{CU_FUNC_CACHE_PREFER_NONE};

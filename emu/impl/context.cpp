@@ -15,7 +15,7 @@ namespace cuemu::impl {
 namespace {
 
 CUresult createContext(CUcontext* pctx, unsigned flags, CUdevice dev, unsigned apiVersion,
-                       const CUexecAffinityParam* affinity, int affinityCount) {
+                       const CUexecAffinityParam* affinity, int affinityCount, bool reportsMapHost = true) {
   if (!pctx) return CUDA_ERROR_INVALID_VALUE;
   auto device = requireDevice(dev);
   if (!device) return device.error().code;
@@ -27,6 +27,7 @@ CUresult createContext(CUcontext* pctx, unsigned flags, CUdevice dev, unsigned a
     return CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;
   }
   auto context = std::make_shared<Context>(**device, flags, /*primary=*/false, apiVersion);
+  context->setReportsMapHost(reportsMapHost);
   context->registerHandle();
   pushCurrentContext(context);
   *pctx = context->apiHandle();
@@ -125,7 +126,7 @@ CUresult cuCtxCreate_v3(CUcontext* pctx, CUexecAffinityParam* paramsArray, int n
 }
 
 CUresult cuCtxCreate_v4(CUcontext* pctx, CUctxCreateParams* ctxCreateParams, unsigned int flags, CUdevice dev) {
-  if (!ctxCreateParams) return createContext(pctx, flags, dev, kContextApiVersion, nullptr, 0);
+  if (!ctxCreateParams) return createContext(pctx, flags, dev, kContextApiVersion, nullptr, 0, false);
   if (ctxCreateParams->execAffinityParams && ctxCreateParams->cigParams) return CUDA_ERROR_INVALID_VALUE;
   if (ctxCreateParams->cigParams) {
     // CUDA in Graphics needs a D3D12 or Vulkan client (CU_DEVICE_ATTRIBUTE_*_CIG_SUPPORTED = 0).
@@ -135,7 +136,7 @@ CUresult cuCtxCreate_v4(CUcontext* pctx, CUctxCreateParams* ctxCreateParams, uns
     return CUDA_ERROR_NOT_SUPPORTED;
   }
   return createContext(pctx, flags, dev, kContextApiVersion, ctxCreateParams->execAffinityParams,
-                       ctxCreateParams->execAffinityParams ? ctxCreateParams->numExecAffinityParams : 0);
+                       ctxCreateParams->execAffinityParams ? ctxCreateParams->numExecAffinityParams : 0, false);
 }
 
 CUresult cuCtxDestroy_v2(CUcontext ctx) {
@@ -230,7 +231,7 @@ CUresult cuCtxGetDevice_v2(CUdevice* device, CUcontext ctx) {
 CUresult cuCtxGetFlags(unsigned int* flags) {
   if (!flags) return CUDA_ERROR_INVALID_VALUE;
   return withCurrent([&](Context& context) {
-    *flags = context.flags() | CU_CTX_MAP_HOST;
+    *flags = context.flags() | (context.reportsMapHost() ? unsigned{CU_CTX_MAP_HOST} : 0u);
     return CUDA_SUCCESS;
   });
 }

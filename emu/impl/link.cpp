@@ -139,7 +139,7 @@ CUresult cuLinkComplete(CUlinkState handle, void** cubinOut, size_t* sizeOut) {
   if (!cubinOut || !sizeOut) return CUDA_ERROR_INVALID_VALUE;
   auto state = linkTable().find(handleValue(handle));
   if (!state) return CUDA_ERROR_INVALID_HANDLE;
-  auto result = ptx::link::linkModules(state->inputs);
+  auto result = ptx::link::linkModules(state->inputs, unsigned(std::max(0, state->options.maxRegisters)));
   state->log += result.log;
   if (!result.ok) {
     reportJit(state->options, state->log, "", 0);

@@ -27,6 +27,8 @@ struct Result {
 // Symbols every module may use without a definition: the device runtime the interpreter provides.
 bool isBuiltinExternal(std::string_view name);
 
-Result linkModules(const std::vector<Input>& inputs);
+// `maxRegisters` (CU_JIT_MAX_REGISTERS of the link, 0 = none) becomes a `.maxnreg` directive of every kernel
+// that has none, so the limit travels with the linked PTX into the module that loads it.
+Result linkModules(const std::vector<Input>& inputs, unsigned maxRegisters = 0);
 
 }  // namespace ptx::link

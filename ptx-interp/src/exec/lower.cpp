@@ -1082,6 +1082,7 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
     for (const auto& r : f.registers) regs += r.type == Type::pred ? 0 : (sizeOf(r.type) + 3) / 4;
   }
   info.registerCount = std::min<uint32_t>(255, std::max<uint32_t>(regs, 1));
+  if (entry.maxnreg) info.registerCount = std::min(info.registerCount, entry.maxnreg);  // `.maxnreg` bounds it
 }
 
 void KernelLowerer::findLaunchConstants(const ptx::Function& fn) {

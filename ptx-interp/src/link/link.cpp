@@ -231,6 +231,14 @@ int targetValue(const std::string& header) {
   return p == std::string::npos ? 0 : std::atoi(header.c_str() + p + 3);
 }
 
+// An entry's text with `.maxnreg limit` before its body, unless it has a register limit of its own.
+std::string withRegisterLimit(const std::string& entry, unsigned limit) {
+  if (!limit || entry.find(".maxnreg") != std::string::npos) return entry;
+  size_t body = entry.find('{');  // the parameter list holds no brace
+  if (body == std::string::npos) return entry;
+  return entry.substr(0, body) + ".maxnreg " + std::to_string(limit) + "\n" + entry.substr(body);
+}
+
 }  // namespace
 
 bool isBuiltinExternal(std::string_view name) {
@@ -239,7 +247,7 @@ bool isBuiltinExternal(std::string_view name) {
   return builtins.count(name) != 0;
 }
 
-Result linkModules(const std::vector<Input>& inputs) {
+Result linkModules(const std::vector<Input>& inputs, unsigned maxRegisters) {
   Result result;
   if (inputs.empty()) {
     result.log = "error   : no input to link\n";
@@ -364,7 +372,7 @@ Result linkModules(const std::vector<Input>& inputs) {
           if (st.isDefinition) functions += text + "\n";
           break;
         case Kind::Entry:
-          if (st.isDefinition) functions += text + "\n";
+          if (st.isDefinition) functions += withRegisterLimit(text, maxRegisters) + "\n";
           break;
         case Kind::Variable: variables += text + "\n"; break;
         case Kind::Debug:
