@@ -120,7 +120,7 @@ const char* ManyLivePtx() {
 }
 
 TEST_F(api_module_Clients, LinkMaxRegistersBoundsNumRegs) {
-  for (int limit : {16, 24}) {
+  for (int limit : {24, 32}) {  // below 24 ptxas may not honour the limit (16 gave 22 on an H100)
     CUjit_option opts[] = {CU_JIT_MAX_REGISTERS};
     void* vals[] = {reinterpret_cast<void*>(static_cast<uintptr_t>(limit))};
     CUlinkState link;

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Compares an upstream suite's results on a GPU with those on cuemu (TSV files of run-*-suite.sh).
+
+A test that passes on the GPU and not on cuemu is a regression unless the known-differences file lists it
+("test-name-or-glob | reason" per line, '#' comments). Prints the counts and every unexplained difference; exits 1
+when there is one. Tests only one side ran are listed as missing (a crash or a timeout stops a worker).
+"""
+import fnmatch
+import sys
+
+
+def load(path):
+    out = {}
+    for line in open(path):
+        if "\t" in line:
+            name, status = line.rstrip("\n").split("\t", 1)
+            out[name] = status
+    return out
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__)
+        return 2
+    gpu, emu = load(sys.argv[1]), load(sys.argv[2])
+    known = []
+    if len(sys.argv) > 3:
+        for line in open(sys.argv[3]):
+            line = line.split("#", 1)[0].strip()
+            if line:
+                pattern, _, reason = line.partition("|")
+                known.append((pattern.strip(), reason.strip()))
+
+    def explained(name):
+        return next((reason for pattern, reason in known if fnmatch.fnmatchcase(name, pattern)), None)
+
+    passing = {"ok", "xfail", "skip"}
+    regressions, explained_list, missing, better = [], [], [], []
+    for name, status in sorted(gpu.items()):
+        if status not in passing:
+            if emu.get(name) in ("ok",):
+                better.append(name)
+            continue
+        if name not in emu:
+            missing.append(name)
+            continue
+        if emu[name] in passing:
+            continue
+        reason = explained(name)
+        (explained_list if reason else regressions).append((name, emu[name], reason))
+    gpu_ok = sum(s == "ok" for s in gpu.values())
+    emu_ok = sum(s == "ok" for s in emu.values())
+    print(f"GPU: {len(gpu)} tests, {gpu_ok} pass; cuemu: {len(emu)} tests, {emu_ok} pass")
+    print(f"passing on the GPU, not on cuemu: {len(regressions)} unexplained, {len(explained_list)} known "
+          f"differences; {len(missing)} not run on cuemu; {len(better)} pass on cuemu only")
+    for name, status, _ in regressions:
+        print(f"  REGRESSION {name}: {status}")
+    for name in missing:
+        print(f"  MISSING {name}")
+    return 1 if regressions or missing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
