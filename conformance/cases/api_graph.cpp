@@ -1095,7 +1095,7 @@ TEST_F(api_graph_Conditional, HandleCreateArguments) {
   codes += conf::ResultName(cuGraphConditionalHandleCreate(&h, nullptr, ctx, 0, 0)) + " ";
   codes += conf::ResultName(cuGraphConditionalHandleCreate(&h, graph, ctx, 0, 2)) + " ";
   codes += conf::ResultName(cuGraphConditionalHandleCreate(&h, graph, nullptr, 0, 0));
-  EXPECT_EQ(codes, "CUDA_ERROR_INVALID_VALUE CUDA_ERROR_INVALID_VALUE CUDA_ERROR_INVALID_VALUE CUDA_SUCCESS");
+  EXPECT_EQ(codes, "CUDA_ERROR_INVALID_VALUE CUDA_ERROR_INVALID_VALUE CUDA_ERROR_INVALID_VALUE CUDA_ERROR_INVALID_CONTEXT");
 }
 
 // Body 0 of an IF runs when the value is non-zero; with two bodies, body 1 runs when it is zero. The default value
@@ -1176,7 +1176,7 @@ TEST_F(api_graph_Conditional, Nested) {
   EXPECT_EQ(Run(graph, slots.ptr(), 4), (std::vector<unsigned>{1, 2, 0, 4}));
 }
 
-// Sizes and types the driver refuses, and handles of another graph.
+// Sizes and types the driver refuses; a handle made for another graph is accepted (driver 580).
 TEST_F(api_graph_Conditional, BadParameters) {
   CUgraphConditionalHandle h;
   CU_ASSERT_OK(cuGraphConditionalHandleCreate(&h, graph, ctx, 0, 0));
@@ -1196,11 +1196,12 @@ TEST_F(api_graph_Conditional, BadParameters) {
   codes += conf::ResultName(AddConditional(&node, graph, 0, CU_GRAPH_COND_TYPE_IF, 1, bodies));
   EXPECT_EQ(codes,
             "CUDA_ERROR_INVALID_VALUE CUDA_ERROR_INVALID_VALUE CUDA_ERROR_INVALID_VALUE CUDA_ERROR_INVALID_VALUE "
-            "CUDA_ERROR_INVALID_VALUE CUDA_ERROR_INVALID_VALUE CUDA_ERROR_INVALID_VALUE");
+            "CUDA_ERROR_INVALID_VALUE CUDA_SUCCESS CUDA_ERROR_INVALID_VALUE");
   CU_EXPECT_OK(cuGraphDestroy(other));
 }
 
-// Which node types a body takes (when they are added, or when the graph is instantiated): the codes of each.
+// Which node types a body takes: every node can be added, and host, event and memory-allocation nodes make the
+// instantiation fail (driver 580).
 TEST_F(api_graph_Conditional, NodeTypesInABody) {
   conf::DeviceBuffer slots(1 << 20);
   CUevent event;
@@ -1263,9 +1264,9 @@ TEST_F(api_graph_Conditional, NodeTypesInABody) {
   }
   EXPECT_EQ(codes,
             "0:CUDA_SUCCESS/CUDA_SUCCESS 1:CUDA_SUCCESS/CUDA_SUCCESS 2:CUDA_SUCCESS/CUDA_SUCCESS "
-            "3:CUDA_SUCCESS/CUDA_SUCCESS 4:CUDA_SUCCESS/CUDA_SUCCESS 5:CUDA_ERROR_INVALID_VALUE/CUDA_ERROR_UNKNOWN "
-            "6:CUDA_ERROR_INVALID_VALUE/CUDA_ERROR_UNKNOWN 7:CUDA_ERROR_INVALID_VALUE/CUDA_ERROR_UNKNOWN "
-            "8:CUDA_ERROR_INVALID_VALUE/CUDA_ERROR_UNKNOWN ");
+            "3:CUDA_SUCCESS/CUDA_SUCCESS 4:CUDA_SUCCESS/CUDA_SUCCESS 5:CUDA_SUCCESS/CUDA_ERROR_INVALID_VALUE "
+            "6:CUDA_SUCCESS/CUDA_ERROR_INVALID_VALUE 7:CUDA_SUCCESS/CUDA_ERROR_INVALID_VALUE "
+            "8:CUDA_SUCCESS/CUDA_ERROR_INVALID_VALUE ");
   CU_EXPECT_OK(cuEventDestroy(event));
 }
 
@@ -1305,8 +1306,8 @@ TEST_F(api_graph_Conditional, BodiesAndRestrictions) {
   codes += "destroybody:" + conf::ResultName(cuGraphDestroy(body[0]));
   EXPECT_EQ(codes,
             "clone:CUDA_ERROR_NOT_SUPPORTED child:CUDA_ERROR_NOT_SUPPORTED inst1:CUDA_SUCCESS "
-            "inst2:CUDA_ERROR_NOT_SUPPORTED set:CUDA_ERROR_INVALID_VALUE "
-            "execset:CUDA_ERROR_INVALID_VALUE destroybody:CUDA_ERROR_INVALID_VALUE");
+            "inst2:CUDA_ERROR_NOT_SUPPORTED set:CUDA_ERROR_NOT_SUPPORTED "
+            "execset:CUDA_ERROR_NOT_SUPPORTED destroybody:CUDA_ERROR_INVALID_VALUE");
   CU_ASSERT_OK(cuGraphLaunch(first, stream));
   CU_ASSERT_OK(cuStreamSynchronize(stream));
   unsigned v = 0;
@@ -1329,7 +1330,7 @@ TEST_F(api_graph_Conditional, DefaultWithoutAssignFlag) {
 }
 
 // cuGraphExecUpdate takes a graph of the same shape: the body's new memset value runs; a different number of
-// bodies is a topology change.
+// bodies cannot be updated (CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED, driver 580).
 TEST_F(api_graph_Conditional, ExecUpdate) {
   conf::DeviceBuffer slots(4);
   auto build = [&](unsigned value, unsigned size, CUgraph* out) {
@@ -1356,9 +1357,134 @@ TEST_F(api_graph_Conditional, ExecUpdate) {
   CU_EXPECT_OK(cuMemcpyDtoH(&v, slots.ptr(), 4));
   EXPECT_EQ(v, 2u);
   CU_EXPECT(CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE, cuGraphExecUpdate(exec, c, &info));
-  EXPECT_EQ(info.result, CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED);
+  EXPECT_EQ(info.result, CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED);
   CU_EXPECT_OK(cuGraphExecDestroy(exec));
   for (CUgraph g : {a, b, c}) CU_EXPECT_OK(cuGraphDestroy(g));
+}
+
+
+// ---- conditional nodes whose value kernels set (cudaGraphSetConditional) -----------------------------------------
+
+class api_graph_ConditionalDevice : public api_graph_Conditional {
+ protected:
+  void SetUp() override {
+    api_graph_Conditional::SetUp();
+    if (HasFatalFailure()) return;
+    // A lone PTX module with cudaGraphSetConditional as an extern function loads on driver 580 (measured).
+    CU_ASSERT_OK(conf::LoadModule(&condMod, "conditional.ptx"));
+    CU_ASSERT_OK(cuModuleGetFunction(&setConditional, condMod, "set_conditional"));
+    CU_ASSERT_OK(cuModuleGetFunction(&countDown, condMod, "count_down"));
+  }
+  void TearDown() override {
+    if (condMod) cuModuleUnload(condMod);
+    api_graph_Conditional::TearDown();
+  }
+  CUresult AddKernel(CUgraph g, CUfunction f, void** params, CUgraphNode* node, const CUgraphNode* deps = nullptr,
+                     size_t count = 0) {
+    CUDA_KERNEL_NODE_PARAMS kp{};
+    kp.func = f;
+    kp.gridDimX = kp.gridDimY = kp.gridDimZ = 1;
+    kp.blockDimX = 32;
+    kp.blockDimY = kp.blockDimZ = 1;
+    kp.kernelParams = params;
+    return cuGraphAddKernelNode(node, g, deps, count, &kp);
+  }
+  CUmodule condMod = nullptr;
+  CUfunction setConditional = nullptr, countDown = nullptr;
+};
+
+// A kernel before an IF node sets its value from memory (any non-zero value is true); a kernel before a SWITCH
+// picks its body.
+TEST_F(api_graph_ConditionalDevice, KernelSetsIfAndSwitch) {
+  conf::DeviceBuffer value(4), slots(16);
+  CUgraphConditionalHandle ifHandle, switchHandle;
+  CU_ASSERT_OK(cuGraphConditionalHandleCreate(&ifHandle, graph, ctx, 0, 0));
+  CU_ASSERT_OK(cuGraphConditionalHandleCreate(&switchHandle, graph, ctx, 0, 0));
+  CUdeviceptr pv = value.ptr();
+  void* setIf[] = {&ifHandle, &pv};
+  void* setSwitch[] = {&switchHandle, &pv};
+  CUgraphNode k1, c1, k2, c2;
+  CU_ASSERT_OK(AddKernel(graph, setConditional, setIf, &k1));
+  CUgraph ifBody[1] = {}, cases[3] = {};
+  CU_ASSERT_OK(AddConditional(&c1, graph, ifHandle, CU_GRAPH_COND_TYPE_IF, 1, ifBody, &k1, 1));
+  CU_ASSERT_OK(AddMemset(ifBody[0], slots.ptr(), 1));
+  CU_ASSERT_OK(AddKernel(graph, setConditional, setSwitch, &k2, &c1, 1));
+  CU_ASSERT_OK(AddConditional(&c2, graph, switchHandle, CU_GRAPH_COND_TYPE_SWITCH, 3, cases, &k2, 1));
+  for (unsigned i = 0; i < 3; ++i) CU_ASSERT_OK(AddMemset(cases[i], slots.ptr() + 4 + 4 * i, 10 + i));
+  CUgraphExec exec;
+  CU_ASSERT_OK(cuGraphInstantiate(&exec, graph, 0));
+  for (unsigned v : {1u, 0u, 2u, 7u}) {
+    CU_ASSERT_OK(cuMemsetD32(slots.ptr(), 0, 4));
+    CU_ASSERT_OK(cuMemsetD32(value.ptr(), v, 1));
+    CU_ASSERT_OK(cuGraphLaunch(exec, stream));
+    CU_ASSERT_OK(cuStreamSynchronize(stream));
+    std::vector<unsigned> got(4);
+    CU_ASSERT_OK(cuMemcpyDtoH(got.data(), slots.ptr(), 16));
+    std::vector<unsigned> expected{v ? 1u : 0u, v == 0 ? 10u : 0u, v == 1 ? 11u : 0u, v == 2 ? 12u : 0u};
+    EXPECT_EQ(got, expected) << "value " << v;
+  }
+  CU_EXPECT_OK(cuGraphExecDestroy(exec));
+}
+
+// A WHILE loop whose body counts down and sets the value; the default value (assigned at every launch) starts it.
+TEST_F(api_graph_ConditionalDevice, WhileCountsDown) {
+  conf::DeviceBuffer counters(8);
+  CUgraphConditionalHandle h;
+  CU_ASSERT_OK(cuGraphConditionalHandleCreate(&h, graph, ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT));
+  CUgraphNode loop, k;
+  CUgraph body[1] = {};
+  CU_ASSERT_OK(AddConditional(&loop, graph, h, CU_GRAPH_COND_TYPE_WHILE, 1, body));
+  CUdeviceptr remaining = counters.ptr(), iterations = counters.ptr() + 4;
+  void* params[] = {&h, &remaining, &iterations};
+  CU_ASSERT_OK(AddKernel(body[0], countDown, params, &k));
+  CUgraphExec exec;
+  CU_ASSERT_OK(cuGraphInstantiate(&exec, graph, 0));
+  for (unsigned n : {5u, 1u, 12u}) {
+    unsigned start[2] = {n, 0};
+    CU_ASSERT_OK(cuMemcpyHtoD(counters.ptr(), start, 8));
+    CU_ASSERT_OK(cuGraphLaunch(exec, stream));
+    CU_ASSERT_OK(cuStreamSynchronize(stream));
+    unsigned got[2] = {99, 99};
+    CU_ASSERT_OK(cuMemcpyDtoH(got, counters.ptr(), 8));
+    EXPECT_EQ(got[0], 0u) << n;
+    EXPECT_EQ(got[1], n);
+  }
+  CU_EXPECT_OK(cuGraphExecDestroy(exec));
+}
+
+// Without CU_GRAPH_COND_ASSIGN_DEFAULT the value a kernel sets is what the next launch starts with; with it, every
+// launch starts from the default. A kernel after the IF node sets the value for the next launch.
+TEST_F(api_graph_ConditionalDevice, ValueBetweenLaunches) {
+  conf::DeviceBuffer value(4), slot(4);
+  std::string seen;
+  for (unsigned flags : {0u, unsigned(CU_GRAPH_COND_ASSIGN_DEFAULT)}) {
+    CUgraph g;
+    CU_ASSERT_OK(cuGraphCreate(&g, 0));
+    CUgraphConditionalHandle h;
+    CU_ASSERT_OK(cuGraphConditionalHandleCreate(&h, g, ctx, 0, flags));
+    CUgraphNode cond, k;
+    CUgraph body[1] = {};
+    CU_ASSERT_OK(AddConditional(&cond, g, h, CU_GRAPH_COND_TYPE_IF, 1, body));
+    CU_ASSERT_OK(AddMemset(body[0], slot.ptr(), 1));
+    CUdeviceptr pv = value.ptr();
+    void* params[] = {&h, &pv};
+    CU_ASSERT_OK(AddKernel(g, setConditional, params, &k, &cond, 1));
+    CUgraphExec exec;
+    CU_ASSERT_OK(cuGraphInstantiate(&exec, g, 0));
+    seen += flags ? " assign:" : "keep:";
+    for (unsigned next : {1u, 0u, 1u, 1u}) {
+      CU_ASSERT_OK(cuMemsetD32(slot.ptr(), 0, 1));
+      CU_ASSERT_OK(cuMemsetD32(value.ptr(), next, 1));
+      CU_ASSERT_OK(cuGraphLaunch(exec, stream));
+      CU_ASSERT_OK(cuStreamSynchronize(stream));
+      unsigned ran = 9;
+      CU_ASSERT_OK(cuMemcpyDtoH(&ran, slot.ptr(), 4));
+      seen += std::to_string(ran);
+    }
+    CU_EXPECT_OK(cuGraphExecDestroy(exec));
+    CU_EXPECT_OK(cuGraphDestroy(g));
+  }
+  EXPECT_EQ(seen, "keep:0101 assign:0000");
 }
 
 }  // namespace

@@ -540,6 +540,26 @@ TEST_F(api_texture_Cubemap, PointFacesAndTexels) {
   CU_EXPECT_OK(cuArrayDestroy(a));
 }
 
+// Directions, not texel coordinates: without CU_TRSF_NORMALIZED_COORDINATES a cubemap fetch reads the same texels.
+TEST_F(api_texture_Cubemap, PointWithoutNormalizedFlag) {
+  CUarray a = CubeArray(1);
+  ASSERT_NE(a, nullptr);
+  CUtexObject t = ArrayTexture(a, CU_TR_FILTER_MODE_POINT, CU_TR_ADDRESS_MODE_CLAMP, 0);
+  std::vector<float> dirs, expected;
+  for (int f = 0; f < 6; ++f)
+    for (int k = 0; k < kSize; ++k) {
+      int x = (k + 1) % kSize, y = k;
+      float d[3];
+      CubeDirection(f, (x + 0.5f) / kSize, (y + 0.5f) / kSize, d);
+      dirs.insert(dirs.end(), {d[0], d[1], d[2], 0});
+      expected.push_back(static_cast<float>(f * 100 + y * 10 + x));
+    }
+  std::vector<float> got = Fetch(t, "tex_cubemap", dirs);
+  EXPECT_EQ(got, expected) << Differences(dirs, got, expected);
+  CU_EXPECT_OK(cuTexObjectDestroy(t));
+  CU_EXPECT_OK(cuArrayDestroy(a));
+}
+
 // A layered cubemap: layer l's faces are slices 6 l .. 6 l + 5.
 TEST_F(api_texture_Cubemap, LayeredPoint) {
   CUarray a = CubeArray(2);

@@ -234,8 +234,10 @@ int targetValue(const std::string& header) {
 }  // namespace
 
 bool isBuiltinExternal(std::string_view name) {
-  static const std::set<std::string_view> builtins = {"vprintf", "malloc", "free", "__assertfail",
-                                                      "cudaGetParameterBufferV2", "cudaLaunchDeviceV2"};
+  static const std::set<std::string_view> builtins = {
+      "vprintf", "malloc", "free", "__assertfail", "cudaGetParameterBufferV2", "cudaLaunchDeviceV2",
+      // CUDA graph conditional nodes (issue 17)
+      "cudaGraphSetConditional"};
   return builtins.count(name) != 0;
 }
 

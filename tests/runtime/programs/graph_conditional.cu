@@ -1,6 +1,6 @@
 // Conditional graph nodes through the runtime API: an IF node whose condition a kernel sets with
-// cudaGraphSetConditional, an IF/ELSE pair, a WHILE loop whose body counts down, a SWITCH with three bodies, a
-// handle with CU_GRAPH_COND_ASSIGN_DEFAULT (the default is applied again at every launch), and a conditional node
+// cudaGraphSetConditional, an IF/ELSE pair, a WHILE loop whose body counts down, a SWITCH with three bodies, the
+// value between launches with and without CU_GRAPH_COND_ASSIGN_DEFAULT, and a conditional node
 // made inside a stream capture (cudaStreamGetCaptureInfo + cudaGraphAddNode + cudaStreamUpdateCaptureDependencies,
 // the body captured with cudaStreamBeginCaptureToGraph), all replayed several times.
 #include "check.h"
@@ -175,29 +175,32 @@ int main() {
     CHECK_CUDA(cudaGraphDestroy(graph));
   }
 
-  // Default values: without CU_GRAPH_COND_ASSIGN_DEFAULT the value a launch leaves stays for the next launch;
-  // with it the default comes back at every launch. The body turns the condition off after running once.
+  // Default values: without CU_GRAPH_COND_ASSIGN_DEFAULT the default is never applied (the value starts at zero)
+  // and what a kernel sets is what the next launch starts with; with it, every launch starts from the default. A
+  // kernel after the IF node sets the value for the next launch.
   for (unsigned flags : {0u, static_cast<unsigned>(cudaGraphCondAssignDefault)}) {
     cudaGraph_t graph;
     CHECK_CUDA(cudaGraphCreate(&graph, 0));
     cudaGraphConditionalHandle handle;
     CHECK_CUDA(cudaGraphConditionalHandleCreate(&handle, graph, 1, flags));
     cudaGraph_t body[1];
-    addConditional(graph, nullptr, 0, handle, cudaGraphCondTypeIf, 1, body);
-    int* zeroSlot = &d->condition;  // holds 0: the body turns its own condition off
-    void* offArgs[] = {&handle, &zeroSlot};
-    cudaGraphNode_t off = addKernel(body[0], nullptr, 0, (void*)setCondition, offArgs);
+    cudaGraphNode_t ifNode = addConditional(graph, nullptr, 0, handle, cudaGraphCondTypeIf, 1, body);
     int* slot = hits;
     int one = 1;
     void* addArgs[] = {&slot, &one};
-    addKernel(body[0], &off, 1, (void*)add, addArgs);
+    addKernel(body[0], nullptr, 0, (void*)add, addArgs);
+    void* setArgs[] = {&handle, &condition};
+    addKernel(graph, &ifNode, 1, (void*)setCondition, setArgs);
     cudaGraphExec_t exec;
     CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-    Slots start{};
-    Slots first = run(exec, stream, d, start);
-    Slots second = run(exec, stream, d, start);
-    EXPECT_EQ_INT(first.hits[0], 1);
-    EXPECT_EQ_INT(second.hits[0], flags ? 1 : 0);
+    const int next[4] = {1, 0, 1, 1};
+    const int kept[4] = {0, 1, 0, 1};
+    for (int i = 0; i < 4; ++i) {
+      Slots start{};
+      start.condition = next[i];
+      Slots got = run(exec, stream, d, start);
+      EXPECT_EQ_INT(got.hits[0], flags ? 1 : kept[i]);
+    }
     CHECK_CUDA(cudaGraphExecDestroy(exec));
     CHECK_CUDA(cudaGraphDestroy(graph));
   }
