@@ -1317,18 +1317,6 @@ TEST_F(api_graph_Conditional, BodiesAndRestrictions) {
   CU_EXPECT_OK(cuGraphDestroy(parent));
 }
 
-// Without CU_GRAPH_COND_ASSIGN_DEFAULT the default value is not applied at launch: the value starts at zero.
-TEST_F(api_graph_Conditional, DefaultWithoutAssignFlag) {
-  conf::DeviceBuffer slots(4);
-  CUgraphConditionalHandle h;
-  CU_ASSERT_OK(cuGraphConditionalHandleCreate(&h, graph, ctx, 1, 0));
-  CUgraphNode node;
-  CUgraph body[1] = {};
-  CU_ASSERT_OK(AddConditional(&node, graph, h, CU_GRAPH_COND_TYPE_IF, 1, body));
-  CU_ASSERT_OK(AddMemset(body[0], slots.ptr(), 4));
-  EXPECT_EQ(Run(graph, slots.ptr(), 1), (std::vector<unsigned>{0}));
-}
-
 // cuGraphExecUpdate takes a graph of the same shape: the body's new memset value runs; a different number of
 // bodies cannot be updated (CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED, driver 580).
 TEST_F(api_graph_Conditional, ExecUpdate) {
@@ -1453,7 +1441,8 @@ TEST_F(api_graph_ConditionalDevice, WhileCountsDown) {
 }
 
 // Without CU_GRAPH_COND_ASSIGN_DEFAULT the value a kernel sets is what the next launch starts with; with it, every
-// launch starts from the default. A kernel after the IF node sets the value for the next launch.
+// launch starts from the default. A kernel after the IF node sets the value for the next launch. Without the flag
+// the first launch's value is not defined (an H100 showed 0 here, and 1 in a runtime program), so it is not checked.
 TEST_F(api_graph_ConditionalDevice, ValueBetweenLaunches) {
   conf::DeviceBuffer value(4), slot(4);
   std::string seen;
@@ -1479,12 +1468,12 @@ TEST_F(api_graph_ConditionalDevice, ValueBetweenLaunches) {
       CU_ASSERT_OK(cuStreamSynchronize(stream));
       unsigned ran = 9;
       CU_ASSERT_OK(cuMemcpyDtoH(&ran, slot.ptr(), 4));
-      seen += std::to_string(ran);
+      seen += !flags && seen.back() == ':' ? "x" : std::to_string(ran);
     }
     CU_EXPECT_OK(cuGraphExecDestroy(exec));
     CU_EXPECT_OK(cuGraphDestroy(g));
   }
-  EXPECT_EQ(seen, "keep:0101 assign:0000");
+  EXPECT_EQ(seen, "keep:x101 assign:0000");
 }
 
 }  // namespace

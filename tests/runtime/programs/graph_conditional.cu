@@ -175,9 +175,9 @@ int main() {
     CHECK_CUDA(cudaGraphDestroy(graph));
   }
 
-  // Default values: without CU_GRAPH_COND_ASSIGN_DEFAULT the default is never applied (the value starts at zero)
-  // and what a kernel sets is what the next launch starts with; with it, every launch starts from the default. A
-  // kernel after the IF node sets the value for the next launch.
+  // Default values: without CU_GRAPH_COND_ASSIGN_DEFAULT what a kernel sets is what the next launch starts with
+  // (the first launch's value is not defined: an H100 showed 0 and 1 in different builds of this program); with
+  // it, every launch starts from the default. A kernel after the IF node sets the value for the next launch.
   for (unsigned flags : {0u, static_cast<unsigned>(cudaGraphCondAssignDefault)}) {
     cudaGraph_t graph;
     CHECK_CUDA(cudaGraphCreate(&graph, 0));
@@ -199,7 +199,7 @@ int main() {
       Slots start{};
       start.condition = next[i];
       Slots got = run(exec, stream, d, start);
-      EXPECT_EQ_INT(got.hits[0], flags ? 1 : kept[i]);
+      if (flags || i > 0) EXPECT_EQ_INT(got.hits[0], flags ? 1 : kept[i]);
     }
     CHECK_CUDA(cudaGraphExecDestroy(exec));
     CHECK_CUDA(cudaGraphDestroy(graph));
