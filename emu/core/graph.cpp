@@ -265,6 +265,7 @@ CUresult flatten(const Graph& graph, std::vector<GraphExec::Step>& steps, const 
         how.assigned->push_back(run->variable);
       ConditionalNodeData data = *conditional;
       data.run = std::move(run);
+      data.bodies.reset();  // the body graphs' handles go with the graph, not with its executable graphs
       steps.push_back({node->type(), std::move(data), node->id()});
       continue;
     }
