@@ -733,11 +733,12 @@ bool GraphAllocation::mapped() const { return AddressSpace::instance().findStart
 CUresult GraphAllocation::beginLaunch(Context& context, bool freedByGraph) {
   std::lock_guard lock(mutex_);
   if (leftToApplication_ && mapped() && !region_->freePending.load()) return CUDA_ERROR_INVALID_VALUE;
+  if (!mapped()) {  // freed by the application: allocated again now, so that the nodes after it find it
+    auto region = context.memory().allocateDeviceAt(size_, start_);
+    if (!region) return region.error().code;
+    region_ = std::move(*region);
+  }
   leftToApplication_ = !freedByGraph;
-  if (mapped() || AddressSpace::instance().findStart(start_)) return CUDA_SUCCESS;  // (or queued to be freed)
-  auto region = context.memory().allocateDeviceAt(size_, start_);
-  if (!region) return region.error().code;
-  region_ = std::move(*region);
   return CUDA_SUCCESS;
 }
 
