@@ -1095,7 +1095,8 @@ TEST_F(api_graph_Conditional, HandleCreateArguments) {
   codes += conf::ResultName(cuGraphConditionalHandleCreate(&h, nullptr, ctx, 0, 0)) + " ";
   codes += conf::ResultName(cuGraphConditionalHandleCreate(&h, graph, ctx, 0, 2)) + " ";
   codes += conf::ResultName(cuGraphConditionalHandleCreate(&h, graph, nullptr, 0, 0));
-  EXPECT_EQ(codes, "CUDA_ERROR_INVALID_VALUE CUDA_ERROR_INVALID_VALUE CUDA_ERROR_INVALID_VALUE CUDA_ERROR_INVALID_CONTEXT");
+  EXPECT_EQ(codes,
+            "CUDA_ERROR_INVALID_VALUE CUDA_ERROR_INVALID_VALUE CUDA_ERROR_INVALID_VALUE CUDA_ERROR_INVALID_CONTEXT");
 }
 
 // Body 0 of an IF runs when the value is non-zero; with two bodies, body 1 runs when it is zero. The default value
@@ -1191,7 +1192,8 @@ TEST_F(api_graph_Conditional, BadParameters) {
   codes += conf::ResultName(AddConditional(&node, graph, h, CU_GRAPH_COND_TYPE_IF, 3, bodies)) + " ";
   codes += conf::ResultName(AddConditional(&node, graph, h, CU_GRAPH_COND_TYPE_WHILE, 2, bodies)) + " ";
   codes += conf::ResultName(AddConditional(&node, graph, h, CU_GRAPH_COND_TYPE_SWITCH, 0, bodies)) + " ";
-  codes += conf::ResultName(AddConditional(&node, graph, h, static_cast<CUgraphConditionalNodeType>(3), 1, bodies)) + " ";
+  auto badType = static_cast<CUgraphConditionalNodeType>(3);
+  codes += conf::ResultName(AddConditional(&node, graph, h, badType, 1, bodies)) + " ";
   codes += conf::ResultName(AddConditional(&node, graph, foreign, CU_GRAPH_COND_TYPE_IF, 1, bodies)) + " ";
   codes += conf::ResultName(AddConditional(&node, graph, 0, CU_GRAPH_COND_TYPE_IF, 1, bodies));
   EXPECT_EQ(codes,

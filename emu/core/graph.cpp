@@ -861,7 +861,8 @@ Expected<NodeData> makeConditional(const CUDA_CONDITIONAL_NODE_PARAMS& params) {
     case CU_GRAPH_COND_TYPE_SWITCH: sizeAllowed = params.size > 0; break;
     default: return makeError(CUDA_ERROR_INVALID_VALUE, "unknown conditional node type");
   }
-  if (!sizeAllowed) return makeError(CUDA_ERROR_INVALID_VALUE, "a number of bodies the conditional type does not allow");
+  if (!sizeAllowed)
+    return makeError(CUDA_ERROR_INVALID_VALUE, "a number of bodies the conditional type does not allow");
   auto variable = findConditional(params.handle);
   if (!variable) return makeError(CUDA_ERROR_INVALID_VALUE, "unknown conditional handle");
   ConditionalNodeData data;

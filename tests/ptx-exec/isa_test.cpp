@@ -662,7 +662,7 @@ TEST(PtxIsa, DeviceMallocWithoutAHeapReturnsNull) {
   for (uint32_t i = 0; i < 64; ++i) EXPECT_EQ(out[i], 0xdeadu);
 }
 
-// ---- cudaGraphSetConditional (conditional graph nodes), a device-runtime function the host answers --------------------
+// ---- cudaGraphSetConditional (conditional graph nodes), a device-runtime function the host answers ----------
 
 class ConditionalHost : public HostServices {
  public:
