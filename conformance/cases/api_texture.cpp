@@ -1,5 +1,8 @@
 // api.texture: texture and surface objects over linear memory and arrays, read and written by kernels.
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
 #include <vector>
 
 #include "harness.h"
@@ -398,6 +401,213 @@ TEST_F(api_texture, SurfaceReadClampAndZero) {
     }
   }
   CU_EXPECT_OK(cuSurfObjectDestroy(s));
+  CU_EXPECT_OK(cuArrayDestroy(a));
+}
+
+
+TEST_F(api_texture, Layered2D) {
+  const int w = 8, h = 4, layers = 3;
+  std::vector<float> host(w * h * layers);
+  for (size_t i = 0; i < host.size(); ++i) host[i] = static_cast<float>(i) + 0.25f;
+  CUarray a = FilledArray(w, h, layers, CU_AD_FORMAT_FLOAT, 1, host.data(), 4, CUDA_ARRAY3D_LAYERED);
+  ASSERT_NE(a, nullptr);
+  CUtexObject t = ArrayTexture(a, CU_TR_FILTER_MODE_POINT, CU_TR_ADDRESS_MODE_CLAMP);
+  conf::DeviceBuffer out(host.size() * 4);
+  CUdeviceptr po = out.ptr();
+  int ww = w, hh = h, ll = layers;
+  void* params[] = {&t, &po, &ww, &hh, &ll};
+  CU_ASSERT_OK(cuLaunchKernel(Fn("tex_2d_layered"), h, layers, 1, 32, 1, 1, 0, nullptr, params, nullptr));
+  CU_ASSERT_OK(cuCtxSynchronize());
+  std::vector<float> got(host.size());
+  CU_ASSERT_OK(cuMemcpyDtoH(got.data(), po, got.size() * 4));
+  EXPECT_EQ(got, host);
+  CU_EXPECT_OK(cuTexObjectDestroy(t));
+  CU_EXPECT_OK(cuArrayDestroy(a));
+}
+
+// ---- cubemaps ----------------------------------------------------------------------------------------------------
+
+// The face and the face coordinates (s, t in [0, 1]) of a direction, as the programming guide's cubemap table
+// gives them. Ties between axes are decided for z, then y, then x.
+struct CubeLookup {
+  int face;
+  float s, t;
+};
+CubeLookup CubeFace(float x, float y, float z) {
+  float ax = std::fabs(x), ay = std::fabs(y), az = std::fabs(z);
+  float m, sc, tc;
+  int face;
+  if (az >= ax && az >= ay) {
+    face = z >= 0 ? 4 : 5;
+    m = az;
+    sc = z >= 0 ? x : -x;
+    tc = -y;
+  } else if (ay >= ax) {
+    face = y >= 0 ? 2 : 3;
+    m = ay;
+    sc = x;
+    tc = y >= 0 ? z : -z;
+  } else {
+    face = x >= 0 ? 0 : 1;
+    m = ax;
+    sc = x >= 0 ? -z : z;
+    tc = -y;
+  }
+  return {face, (sc / m + 1) / 2, (tc / m + 1) / 2};
+}
+
+// A direction pointing at face coordinates (s, t) of `face` (the inverse of the table).
+void CubeDirection(int face, float s, float t, float dir[3]) {
+  float sc = 2 * s - 1, tc = 2 * t - 1;
+  switch (face) {
+    case 0: dir[0] = 1, dir[1] = -tc, dir[2] = -sc; break;
+    case 1: dir[0] = -1, dir[1] = -tc, dir[2] = sc; break;
+    case 2: dir[0] = sc, dir[1] = 1, dir[2] = tc; break;
+    case 3: dir[0] = sc, dir[1] = -1, dir[2] = -tc; break;
+    case 4: dir[0] = sc, dir[1] = -tc, dir[2] = 1; break;
+    default: dir[0] = -sc, dir[1] = -tc, dir[2] = -1; break;
+  }
+}
+
+class api_texture_Cubemap : public api_texture {
+ protected:
+  static constexpr int kSize = 4;
+  // Texel (x, y) of face f of layer l holds (l * 6 + f) * 100 + y * 10 + x.
+  CUarray CubeArray(int layers) {
+    std::vector<float> host(kSize * kSize * 6 * layers);
+    for (int f = 0; f < 6 * layers; ++f)
+      for (int y = 0; y < kSize; ++y)
+        for (int x = 0; x < kSize; ++x) host[(f * kSize + y) * kSize + x] = static_cast<float>(f * 100 + y * 10 + x);
+    unsigned flags = CUDA_ARRAY3D_CUBEMAP | (layers > 1 ? CUDA_ARRAY3D_LAYERED : 0);
+    return FilledArray(kSize, kSize, 6 * layers, CU_AD_FORMAT_FLOAT, 1, host.data(), 4, flags);
+  }
+  // Fetches every direction (x, y, z, layer) with `kernel`.
+  std::vector<float> Fetch(CUtexObject t, const char* kernel, const std::vector<float>& dirs) {
+    int n = static_cast<int>(dirs.size() / 4);
+    conf::DeviceBuffer in(dirs.size() * 4), out(n * 4);
+    EXPECT_EQ(cuMemcpyHtoD(in.ptr(), dirs.data(), dirs.size() * 4), CUDA_SUCCESS);
+    CUdeviceptr pi = in.ptr(), po = out.ptr();
+    void* params[] = {&t, &pi, &po, &n};
+    EXPECT_EQ(cuLaunchKernel(Fn(kernel), (n + 63) / 64, 1, 1, 64, 1, 1, 0, nullptr, params, nullptr), CUDA_SUCCESS);
+    EXPECT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+    std::vector<float> got(n);
+    EXPECT_EQ(cuMemcpyDtoH(got.data(), po, n * 4), CUDA_SUCCESS);
+    return got;
+  }
+  // Lists every direction whose result differs from `expected`.
+  static std::string Differences(const std::vector<float>& dirs, const std::vector<float>& got,
+                                 const std::vector<float>& expected) {
+    std::string out;
+    for (size_t i = 0; i < got.size(); ++i)
+      if (got[i] != expected[i]) {
+        char line[160];
+        std::snprintf(line, sizeof line, "(%g,%g,%g,%g): got %g expected %g; ", dirs[4 * i], dirs[4 * i + 1],
+                      dirs[4 * i + 2], dirs[4 * i + 3], got[i], expected[i]);
+        out += line;
+      }
+    return out;
+  }
+};
+
+// Point sampling: every texel of every face from a direction through its centre, directions scaled (only the
+// direction counts), and directions on the edges and corners between faces (equal largest components).
+TEST_F(api_texture_Cubemap, PointFacesAndTexels) {
+  CUarray a = CubeArray(1);
+  ASSERT_NE(a, nullptr);
+  CUtexObject t = ArrayTexture(a, CU_TR_FILTER_MODE_POINT, CU_TR_ADDRESS_MODE_CLAMP, CU_TRSF_NORMALIZED_COORDINATES);
+  std::vector<float> dirs, expected;
+  for (int f = 0; f < 6; ++f)
+    for (int y = 0; y < kSize; ++y)
+      for (int x = 0; x < kSize; ++x) {
+        float d[3];
+        CubeDirection(f, (x + 0.5f) / kSize, (y + 0.5f) / kSize, d);
+        float scale = 1.0f + static_cast<float>((x + y) % 3);
+        dirs.insert(dirs.end(), {d[0] * scale, d[1] * scale, d[2] * scale, 0});
+        expected.push_back(static_cast<float>(f * 100 + y * 10 + x));
+      }
+  const float edges[][3] = {{1, 1, 0},  {1, -1, 0}, {-1, 1, 0}, {-1, -1, 0}, {1, 0, 1},   {-1, 0, 1},
+                            {1, 0, -1}, {0, 1, 1},  {0, -1, 1}, {0, 1, -1},  {1, 1, 1},   {-1, -1, -1},
+                            {1, -1, 1}, {-1, 1, -1}, {2, 2, 0.5f}, {0.5f, 2, 2}};
+  for (const auto& e : edges) {
+    dirs.insert(dirs.end(), {e[0], e[1], e[2], 0});
+    CubeLookup l = CubeFace(e[0], e[1], e[2]);
+    int x = std::min(static_cast<int>(l.s * kSize), kSize - 1), y = std::min(static_cast<int>(l.t * kSize), kSize - 1);
+    expected.push_back(static_cast<float>(l.face * 100 + y * 10 + x));
+  }
+  std::vector<float> got = Fetch(t, "tex_cubemap", dirs);
+  EXPECT_EQ(got, expected) << Differences(dirs, got, expected);
+  CU_EXPECT_OK(cuTexObjectDestroy(t));
+  CU_EXPECT_OK(cuArrayDestroy(a));
+}
+
+// Directions, not texel coordinates: without CU_TRSF_NORMALIZED_COORDINATES a cubemap fetch reads the same texels.
+TEST_F(api_texture_Cubemap, PointWithoutNormalizedFlag) {
+  CUarray a = CubeArray(1);
+  ASSERT_NE(a, nullptr);
+  CUtexObject t = ArrayTexture(a, CU_TR_FILTER_MODE_POINT, CU_TR_ADDRESS_MODE_CLAMP, 0);
+  std::vector<float> dirs, expected;
+  for (int f = 0; f < 6; ++f)
+    for (int k = 0; k < kSize; ++k) {
+      int x = (k + 1) % kSize, y = k;
+      float d[3];
+      CubeDirection(f, (x + 0.5f) / kSize, (y + 0.5f) / kSize, d);
+      dirs.insert(dirs.end(), {d[0], d[1], d[2], 0});
+      expected.push_back(static_cast<float>(f * 100 + y * 10 + x));
+    }
+  std::vector<float> got = Fetch(t, "tex_cubemap", dirs);
+  EXPECT_EQ(got, expected) << Differences(dirs, got, expected);
+  CU_EXPECT_OK(cuTexObjectDestroy(t));
+  CU_EXPECT_OK(cuArrayDestroy(a));
+}
+
+// A layered cubemap: layer l's faces are slices 6 l .. 6 l + 5.
+TEST_F(api_texture_Cubemap, LayeredPoint) {
+  CUarray a = CubeArray(2);
+  ASSERT_NE(a, nullptr);
+  CUtexObject t = ArrayTexture(a, CU_TR_FILTER_MODE_POINT, CU_TR_ADDRESS_MODE_CLAMP, CU_TRSF_NORMALIZED_COORDINATES);
+  std::vector<float> dirs, expected;
+  for (int layer = 0; layer < 2; ++layer)
+    for (int f = 0; f < 6; ++f)
+      for (int k = 0; k < kSize; ++k) {
+        int x = k, y = (k + f) % kSize;
+        float d[3];
+        CubeDirection(f, (x + 0.5f) / kSize, (y + 0.5f) / kSize, d);
+        dirs.insert(dirs.end(), {d[0], d[1], d[2], static_cast<float>(layer)});
+        expected.push_back(static_cast<float>((layer * 6 + f) * 100 + y * 10 + x));
+      }
+  std::vector<float> got = Fetch(t, "tex_cubemap_layered", dirs);
+  EXPECT_EQ(got, expected) << Differences(dirs, got, expected);
+  CU_EXPECT_OK(cuTexObjectDestroy(t));
+  CU_EXPECT_OK(cuArrayDestroy(a));
+}
+
+// Linear filtering inside a face (away from its edges): the 2x2 footprint with 8-bit weights.
+TEST_F(api_texture_Cubemap, LinearInsideAFace) {
+  CUarray a = CubeArray(1);
+  ASSERT_NE(a, nullptr);
+  CUtexObject t = ArrayTexture(a, CU_TR_FILTER_MODE_LINEAR, CU_TR_ADDRESS_MODE_CLAMP, CU_TRSF_NORMALIZED_COORDINATES);
+  std::vector<float> dirs, expected;
+  const float offsets[][2] = {{1.25f, 1.5f}, {1.75f, 2.125f}, {2.5f, 1.0f}, {1.0f, 2.75f}};
+  for (int f = 0; f < 6; ++f)
+    for (const auto& o : offsets) {
+      // Texel-space coordinates u, v (texel centres at k + 0.5).
+      float u = o[0] + 0.5f, v = o[1] + 0.5f;
+      float d[3];
+      CubeDirection(f, u / kSize, v / kSize, d);
+      dirs.insert(dirs.end(), {d[0], d[1], d[2], 0});
+      float fu = u - 0.5f, fv = v - 0.5f;
+      int i = static_cast<int>(std::floor(fu)), j = static_cast<int>(std::floor(fv));
+      float wu = std::round((fu - i) * 256) / 256, wv = std::round((fv - j) * 256) / 256;
+      auto texel = [&](int x, int y) { return static_cast<float>(f * 100 + y * 10 + x); };
+      expected.push_back((1 - wu) * (1 - wv) * texel(i, j) + wu * (1 - wv) * texel(i + 1, j) +
+                         (1 - wu) * wv * texel(i, j + 1) + wu * wv * texel(i + 1, j + 1));
+    }
+  std::vector<float> got = Fetch(t, "tex_cubemap", dirs);
+  // Within 1/64 of a texel step: the order of the hardware's sums is not known.
+  bool close = got.size() == expected.size();
+  for (size_t i = 0; close && i < got.size(); ++i) close = std::fabs(got[i] - expected[i]) <= 0.02f;
+  EXPECT_TRUE(close) << Differences(dirs, got, expected);
+  CU_EXPECT_OK(cuTexObjectDestroy(t));
   CU_EXPECT_OK(cuArrayDestroy(a));
 }
 

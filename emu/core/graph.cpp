@@ -149,6 +149,16 @@ std::shared_ptr<Graph> Graph::clone() const {
   for (auto& node : nodes_) {
     NodeData data = node->data;
     if (auto* child = std::get_if<ChildGraphData>(&data)) child->graph = child->graph->clone();
+    if (auto* conditional = std::get_if<ConditionalNodeData>(&data)) {
+      auto bodies = std::make_shared<ConditionalBodies>();
+      for (auto& body : conditional->bodies->graphs) {
+        auto copied = body->clone();
+        copied->isConditionalBody = true;
+        bodies->handles.push_back(copied->apiHandle());
+        bodies->graphs.push_back(std::move(copied));
+      }
+      conditional->bodies = std::move(bodies);
+    }
     auto added = copy->addNode(node->type(), std::move(data), {});
     (*added)->setOrigin(node->id());
     map[node.get()] = *added;
@@ -162,7 +172,22 @@ std::shared_ptr<Graph> Graph::clone() const {
     object->retain(count);
     copy->userObjects_[object] = count;
   }
+  copy->conditionals_ = conditionals_;
   return copy;
+}
+
+bool Graph::hasConditional() const {
+  std::lock_guard lock(mutex);
+  for (auto& node : nodes_) {
+    if (std::holds_alternative<ConditionalNodeData>(node->data)) return true;
+    if (auto* child = std::get_if<ChildGraphData>(&node->data); child && child->graph->hasConditional()) return true;
+  }
+  return false;
+}
+
+void Graph::keepConditional(std::shared_ptr<ConditionalVariable> variable) {
+  std::lock_guard lock(mutex);
+  conditionals_.push_back(std::move(variable));
 }
 
 Expected<std::vector<GraphNode*>> Graph::topologicalOrder() const {
@@ -190,18 +215,58 @@ Expected<std::vector<GraphNode*>> Graph::topologicalOrder() const {
 
 namespace {
 
-CUresult flatten(const Graph& graph, std::vector<GraphExec::Step>& steps, GraphNode** errorNode) {
+// What a conditional node's body may hold (measured on an H100, driver 580: other nodes are accepted when added,
+// and the instantiation fails with CUDA_ERROR_INVALID_VALUE).
+bool allowedInConditionalBody(CUgraphNodeType type) {
+  switch (type) {
+    case CU_GRAPH_NODE_TYPE_KERNEL:
+    case CU_GRAPH_NODE_TYPE_MEMCPY:
+    case CU_GRAPH_NODE_TYPE_MEMSET:
+    case CU_GRAPH_NODE_TYPE_EMPTY:
+    case CU_GRAPH_NODE_TYPE_GRAPH:
+    case CU_GRAPH_NODE_TYPE_CONDITIONAL: return true;
+    default: return false;
+  }
+}
+
+struct Flattening {
+  GraphNode** errorNode;
+  std::vector<std::shared_ptr<ConditionalVariable>>* assigned;  // handles with CU_GRAPH_COND_ASSIGN_DEFAULT
+};
+
+CUresult flatten(const Graph& graph, std::vector<GraphExec::Step>& steps, const Flattening& how, bool inBody) {
   auto order = graph.topologicalOrder();
   if (!order) {
-    if (errorNode) {
+    if (how.errorNode) {
       auto nodes = graph.nodes();
-      *errorNode = nodes.empty() ? nullptr : nodes.front();
+      *how.errorNode = nodes.empty() ? nullptr : nodes.front();
     }
     return order.error().code;
   }
   for (GraphNode* node : *order) {
+    if (inBody && !allowedInConditionalBody(node->type())) {
+      if (how.errorNode) *how.errorNode = node;
+      return CUDA_ERROR_INVALID_VALUE;
+    }
     if (auto* child = std::get_if<ChildGraphData>(&node->data)) {
-      if (CUresult r = flatten(*child->graph, steps, errorNode)) return r;
+      if (CUresult r = flatten(*child->graph, steps, how, inBody)) return r;
+      continue;
+    }
+    if (auto* conditional = std::get_if<ConditionalNodeData>(&node->data)) {
+      auto run = std::make_shared<ConditionalRun>();
+      run->type = conditional->type;
+      run->variable = conditional->variable;
+      for (auto& body : conditional->bodies->graphs) {
+        run->bodies.emplace_back();
+        if (CUresult r = flatten(*body, run->bodies.back(), how, true)) return r;
+      }
+      if (how.assigned && run->variable->assignDefault &&
+          std::find(how.assigned->begin(), how.assigned->end(), run->variable) == how.assigned->end())
+        how.assigned->push_back(run->variable);
+      ConditionalNodeData data = *conditional;
+      data.run = std::move(run);
+      data.bodies.reset();  // the body graphs' handles go with the graph, not with its executable graphs
+      steps.push_back({node->type(), std::move(data), node->id()});
       continue;
     }
     steps.push_back({node->type(), node->data, node->id()});
@@ -214,7 +279,12 @@ CUresult flatten(const Graph& graph, std::vector<GraphExec::Step>& steps, GraphN
 CUresult GraphExec::build(const Graph& graph, GraphNode** errorNode) {
   std::lock_guard lock(mutex);
   steps.clear();
-  return flatten(graph, steps, errorNode);
+  assignedAtLaunch.clear();
+  return flatten(graph, steps, {errorNode, &assignedAtLaunch}, false);
+}
+
+GraphExec::~GraphExec() {
+  if (auto origin = conditionalOrigin.lock()) origin->instantiated = false;
 }
 
 GraphExec::Step* GraphExec::stepFor(const GraphNode& node) {
@@ -226,7 +296,20 @@ GraphExec::Step* GraphExec::stepFor(const GraphNode& node) {
 CUresult GraphExec::launch(Stream& stream) {
   std::lock_guard lock(mutex);
   auto& streams = stream.context().streams();
+  for (auto& step : steps)
+    if (auto* alloc = std::get_if<MemAllocNodeData>(&step.data)) {
+      bool freedByGraph = std::any_of(steps.begin(), steps.end(), [&](const Step& other) {
+        auto* freed = std::get_if<MemFreeNodeData>(&other.data);
+        return freed && freed->dptr == alloc->allocation->start();
+      });
+      if (CUresult r = alloc->allocation->beginLaunch(stream.context(), freedByGraph)) return r;
+    }
   if (launched_ && lastLaunch_.stream.get() != &stream) streams.submit(stream, nullptr, {lastLaunch_});
+  if (!assignedAtLaunch.empty())
+    streams.submit(stream, [variables = assignedAtLaunch] {
+      for (auto& variable : variables) variable->value = variable->defaultValue;
+      return CUDA_SUCCESS;
+    });
   for (auto& step : steps) {
     if (!step.enabled) continue;
     if (CUresult r = submitNode(stream, step.type, step.data)) return r;
@@ -277,7 +360,54 @@ CUresult submitNode(Stream& stream, CUgraphNodeType type, const NodeData& data) 
     default: break;
   }
   StreamWork work;
-  if (auto* kernel = std::get_if<KernelNodeData>(&data)) {
+  if (CUresult r = nodeWork(context, data, work)) return r;
+  if (work) streams.submit(stream, std::move(work));
+  return CUDA_SUCCESS;
+}
+
+namespace {
+
+// Runs the steps of one body on the calling thread (the stream's worker, inside the conditional node's work).
+CUresult runBody(Context& context, const std::vector<GraphExec::Step>& steps) {
+  for (const auto& step : steps) {
+    if (!step.enabled) continue;
+    StreamWork work;
+    if (CUresult r = nodeWork(context, step.data, work)) return r;
+    if (work)
+      if (CUresult r = work()) return r;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult runConditional(Context& context, const ConditionalRun& run) {
+  ConditionalVariable& variable = *run.variable;
+  switch (run.type) {
+    case CU_GRAPH_COND_TYPE_IF: {
+      unsigned value = variable.value.load();
+      if (value) return runBody(context, run.bodies[0]);
+      return run.bodies.size() > 1 ? runBody(context, run.bodies[1]) : CUDA_SUCCESS;
+    }
+    case CU_GRAPH_COND_TYPE_WHILE:
+      while (variable.value.load())
+        if (CUresult r = runBody(context, run.bodies[0])) return r;
+      return CUDA_SUCCESS;
+    case CU_GRAPH_COND_TYPE_SWITCH: {
+      unsigned value = variable.value.load();
+      return value < run.bodies.size() ? runBody(context, run.bodies[value]) : CUDA_SUCCESS;
+    }
+    default: return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+
+}  // namespace
+
+CUresult nodeWork(Context& context, const NodeData& data, StreamWork& work) {
+  if (auto* alloc = std::get_if<MemAllocNodeData>(&data)) {
+    work = [&context, allocation = alloc->allocation] { return allocation->ensureMapped(context); };
+  } else if (auto* conditional = std::get_if<ConditionalNodeData>(&data)) {
+    if (!conditional->run) return CUDA_ERROR_INVALID_VALUE;
+    work = [&context, run = conditional->run] { return runConditional(context, *run); };
+  } else if (auto* kernel = std::get_if<KernelNodeData>(&data)) {
     work = launchWork(kernel->request.function->module().context(), kernel->request);
   } else if (auto* copy = std::get_if<MemcpyNodeData>(&data)) {
     // Checked again at each launch: memory may have been freed since the node was made.
@@ -300,11 +430,8 @@ CUresult submitNode(Stream& stream, CUgraphNodeType type, const NodeData& data) 
     };
   } else if (auto* captured = std::get_if<CapturedWorkData>(&data)) {
     work = captured->work;
-  } else {
-    return CUDA_SUCCESS;  // empty nodes
   }
-  streams.submit(stream, std::move(work));
-  return CUDA_SUCCESS;
+  return CUDA_SUCCESS;  // empty nodes: no work
 }
 
 // ---- stream capture ----------------------------------------------------------------------------------------
@@ -578,26 +705,50 @@ GraphMemoryRegistry& graphMemory() {
 
 }  // namespace
 
-GraphAllocation::GraphAllocation(RegionPtr r, int d) : region(std::move(r)), device(d) {
+GraphAllocation::GraphAllocation(RegionPtr r, int d)
+    : region_(std::move(r)), start_(region_->start), size_(region_->size), device_(d) {
   auto& registry = graphMemory();
   std::lock_guard lock(registry.mutex);
-  auto& use = registry.usage[device];
-  use.current += region->size;
+  auto& use = registry.usage[device_];
+  use.current += size_;
   use.high = std::max(use.high, use.current);
-  registry.live.insert(region->start);
+  registry.live.insert(start_);
 }
 
 GraphAllocation::~GraphAllocation() {
   {
     auto& registry = graphMemory();
     std::lock_guard lock(registry.mutex);
-    registry.usage[device].current -= region->size;
-    registry.live.erase(region->start);
+    registry.usage[device_].current -= size_;
+    registry.live.erase(start_);
   }
   // Release the memory only if it is still this allocation's (the application may have freed it, and the address
   // may since belong to another allocation).
-  if (AddressSpace::instance().findStart(region->start) == region)
-    (void)releaseRegion(region->start, {MemoryKind::Device});
+  std::lock_guard lock(mutex_);
+  if (mapped()) (void)releaseRegion(start_, {MemoryKind::Device});
+}
+
+bool GraphAllocation::mapped() const { return AddressSpace::instance().findStart(start_) == region_; }
+
+CUresult GraphAllocation::beginLaunch(Context& context, bool freedByGraph) {
+  std::lock_guard lock(mutex_);
+  if (leftToApplication_ && mapped() && !region_->freePending.load()) return CUDA_ERROR_INVALID_VALUE;
+  if (!mapped()) {  // freed by the application: allocated again now, so that the nodes after it find it
+    auto region = context.memory().allocateDeviceAt(size_, start_);
+    if (!region) return region.error().code;
+    region_ = std::move(*region);
+  }
+  leftToApplication_ = !freedByGraph;
+  return CUDA_SUCCESS;
+}
+
+CUresult GraphAllocation::ensureMapped(Context& context) {
+  std::lock_guard lock(mutex_);
+  if (mapped()) return CUDA_SUCCESS;
+  auto region = context.memory().allocateDeviceAt(size_, start_);
+  if (!region) return region.error().code;
+  region_ = std::move(*region);
+  return CUDA_SUCCESS;
 }
 
 Expected<NodeData> makeGraphAllocation(Context& context, const CUDA_MEM_ALLOC_NODE_PARAMS& params) {
@@ -647,6 +798,85 @@ CUresult resetGraphMemHighWatermark(int device, CUgraphMem_attribute attribute) 
   auto& use = registry.usage[device];
   use.high = use.current;
   return CUDA_SUCCESS;
+}
+
+// ---- conditional nodes -----------------------------------------------------------------------------------------
+
+namespace {
+
+struct ConditionalRegistry {
+  std::mutex mutex;
+  std::unordered_map<CUgraphConditionalHandle, std::weak_ptr<ConditionalVariable>> variables;
+  CUgraphConditionalHandle next = 1;
+};
+
+ConditionalRegistry& conditionalRegistry() {
+  static auto* registry = new ConditionalRegistry;
+  return *registry;
+}
+
+}  // namespace
+
+ConditionalVariable::ConditionalVariable(unsigned defaultValue_, bool assignDefault_)
+    : defaultValue(defaultValue_), assignDefault(assignDefault_) {
+  auto& registry = conditionalRegistry();
+  std::lock_guard lock(registry.mutex);
+  handle_ = registry.next++;
+}
+
+ConditionalVariable::~ConditionalVariable() {
+  auto& registry = conditionalRegistry();
+  std::lock_guard lock(registry.mutex);
+  registry.variables.erase(handle_);
+}
+
+std::shared_ptr<ConditionalVariable> makeConditionalVariable(unsigned defaultValue, bool assignDefault) {
+  auto variable = std::make_shared<ConditionalVariable>(defaultValue, assignDefault);
+  auto& registry = conditionalRegistry();
+  std::lock_guard lock(registry.mutex);
+  registry.variables[variable->handle()] = variable;
+  return variable;
+}
+
+std::shared_ptr<ConditionalVariable> findConditional(CUgraphConditionalHandle handle) {
+  auto& registry = conditionalRegistry();
+  std::lock_guard lock(registry.mutex);
+  auto it = registry.variables.find(handle);
+  return it == registry.variables.end() ? nullptr : it->second.lock();
+}
+
+void setConditionalValue(CUgraphConditionalHandle handle, unsigned value) {
+  if (auto variable = findConditional(handle)) variable->value = value;
+}
+
+ConditionalBodies::~ConditionalBodies() {
+  for (auto& graph : graphs) graphTable().erase(graph->handle());
+}
+
+Expected<NodeData> makeConditional(const CUDA_CONDITIONAL_NODE_PARAMS& params) {
+  bool sizeAllowed = false;
+  switch (params.type) {
+    case CU_GRAPH_COND_TYPE_IF: sizeAllowed = params.size == 1 || params.size == 2; break;
+    case CU_GRAPH_COND_TYPE_WHILE: sizeAllowed = params.size == 1; break;
+    case CU_GRAPH_COND_TYPE_SWITCH: sizeAllowed = params.size > 0; break;
+    default: return makeError(CUDA_ERROR_INVALID_VALUE, "unknown conditional node type");
+  }
+  if (!sizeAllowed)
+    return makeError(CUDA_ERROR_INVALID_VALUE, "a number of bodies the conditional type does not allow");
+  auto variable = findConditional(params.handle);
+  if (!variable) return makeError(CUDA_ERROR_INVALID_VALUE, "unknown conditional handle");
+  ConditionalNodeData data;
+  data.type = params.type;
+  data.variable = std::move(variable);
+  data.bodies = std::make_shared<ConditionalBodies>();
+  for (unsigned i = 0; i < params.size; ++i) {
+    auto body = std::make_shared<Graph>();
+    body->registerHandle();
+    body->isConditionalBody = true;
+    data.bodies->handles.push_back(body->apiHandle());
+    data.bodies->graphs.push_back(std::move(body));
+  }
+  return NodeData{std::move(data)};
 }
 
 }  // namespace cuemu

@@ -63,13 +63,32 @@ struct CapturedWorkData {
 // node is made, so its address is the same at every launch, and lives while a graph or executable graph holding
 // the node lives, unless the application frees it first (cuMemFree, or cuMemFreeAsync outside a capture). A
 // MEM_FREE node only ends its use inside the graph: memory stays mapped, so a later launch finds it again.
-struct GraphAllocation {
+// A launch of a graph that does not free the allocation leaves it to the application: the next launch is refused
+// (CUDA_ERROR_INVALID_VALUE) until the application has freed it, and then allocates it again at the same address
+// (measured on an H100, driver 580).
+class GraphAllocation {
+ public:
   GraphAllocation(RegionPtr region, int device);
   ~GraphAllocation();
   GraphAllocation(const GraphAllocation&) = delete;
   GraphAllocation& operator=(const GraphAllocation&) = delete;
-  RegionPtr region;
-  int device;
+  CUdeviceptr start() const { return start_; }
+  uint64_t size() const { return size_; }
+  // At the launch of a graph holding the MEM_ALLOC node: refuses while an earlier launch left the memory to the
+  // application and it is not freed (nor queued to be); allocates again what the application freed.
+  // `freedByGraph`: the graph has a MEM_FREE node for it.
+  CUresult beginLaunch(Context& context, bool freedByGraph);
+  // In stream order at the node: allocates again what a cuMemFreeAsync queued before the launch released.
+  CUresult ensureMapped(Context& context);
+
+ private:
+  bool mapped() const;  // under mutex_
+  std::mutex mutex_;
+  RegionPtr region_;
+  const CUdeviceptr start_;
+  const uint64_t size_;
+  const int device_;
+  bool leftToApplication_ = false;  // a launch ended with the memory allocated
 };
 struct MemAllocNodeData {
   CUDA_MEM_ALLOC_NODE_PARAMS params{};  // dptr filled in; the access descriptors are not kept
@@ -78,8 +97,55 @@ struct MemAllocNodeData {
 struct MemFreeNodeData {
   CUdeviceptr dptr = 0;
 };
+
+// The variable behind a CUgraphConditionalHandle (cuGraphConditionalHandleCreate): set by cudaGraphSetConditional
+// in kernels, and to its default at the start of every launch when created with CU_GRAPH_COND_ASSIGN_DEFAULT.
+// Without that flag it starts at zero (measured on an H100, driver 580) and keeps its value between launches.
+// It lives while a graph, node or executable graph refers to it.
+class ConditionalVariable {
+ public:
+  ConditionalVariable(unsigned defaultValue, bool assignDefault);
+  ~ConditionalVariable();
+  ConditionalVariable(const ConditionalVariable&) = delete;
+  ConditionalVariable& operator=(const ConditionalVariable&) = delete;
+  CUgraphConditionalHandle handle() const { return handle_; }
+  const unsigned defaultValue;
+  const bool assignDefault;
+  std::atomic<unsigned> value{0};
+
+ private:
+  CUgraphConditionalHandle handle_;
+};
+// A new variable with a handle of its own.
+std::shared_ptr<ConditionalVariable> makeConditionalVariable(unsigned defaultValue, bool assignDefault);
+// The variable of a handle, or null for a handle that was never made (or whose graphs are all gone).
+std::shared_ptr<ConditionalVariable> findConditional(CUgraphConditionalHandle handle);
+// cudaGraphSetConditional: unknown handles are ignored.
+void setConditionalValue(CUgraphConditionalHandle handle, unsigned value);
+
+// The body graphs of a conditional node: registered graphs (cuGraph* calls add nodes to them) that belong to the
+// node, leave the handle table with it, and cannot be destroyed on their own.
+struct ConditionalBodies {
+  ConditionalBodies() = default;
+  ConditionalBodies(const ConditionalBodies&) = delete;
+  ConditionalBodies& operator=(const ConditionalBodies&) = delete;
+  ~ConditionalBodies();
+  std::vector<std::shared_ptr<Graph>> graphs;
+  std::vector<CUgraph> handles;  // what phGraph_out points at
+};
+struct ConditionalRun;  // the instantiated bodies (an executable graph's steps)
+struct ConditionalNodeData {
+  CUgraphConditionalNodeType type = CU_GRAPH_COND_TYPE_IF;
+  std::shared_ptr<ConditionalVariable> variable;
+  std::shared_ptr<ConditionalBodies> bodies;
+  std::shared_ptr<const ConditionalRun> run;  // set in executable graphs only
+};
 using NodeData = std::variant<std::monostate, KernelNodeData, MemcpyNodeData, MemsetNodeData, HostNodeData,
-                              EventNodeData, ChildGraphData, CapturedWorkData, MemAllocNodeData, MemFreeNodeData>;
+                              EventNodeData, ChildGraphData, CapturedWorkData, MemAllocNodeData, MemFreeNodeData,
+                              ConditionalNodeData>;
+// Makes a conditional node's data and its empty bodies: CUDA_ERROR_INVALID_VALUE for a size its type does not
+// allow or an unknown handle.
+Expected<NodeData> makeConditional(const CUDA_CONDITIONAL_NODE_PARAMS& params);
 
 // A MEM_ALLOC node's data: validates the parameters and allocates the memory in `context`.
 Expected<NodeData> makeGraphAllocation(Context& context, const CUDA_MEM_ALLOC_NODE_PARAMS& params);
@@ -151,8 +217,17 @@ class Graph : public std::enable_shared_from_this<Graph> {
   CUresult addEdge(GraphNode* from, GraphNode* to);
   CUresult removeEdge(GraphNode* from, GraphNode* to);
   void destroyNode(GraphNode* node);
-  // A deep copy; nodes remember their originals (cuGraphNodeFindInClone).
+  // A deep copy; nodes remember their originals (cuGraphNodeFindInClone). Conditional nodes get copies of their
+  // bodies (cuGraphClone refuses graphs with conditional nodes; executable graphs keep such copies).
   std::shared_ptr<Graph> clone() const;
+  // Whether a conditional node is in the graph or in any graph nested in it.
+  bool hasConditional() const;
+  // Handles made for this graph (cuGraphConditionalHandleCreate) live as long as it.
+  void keepConditional(std::shared_ptr<ConditionalVariable> variable);
+  // A conditional node's body: cuGraphDestroy refuses it.
+  bool isConditionalBody = false;
+  // Graphs with conditional nodes have one executable graph at a time.
+  std::atomic<bool> instantiated{false};
   bool owns(const GraphNode* node) const;
 
   std::vector<GraphNode*> nodes() const;
@@ -169,6 +244,7 @@ class Graph : public std::enable_shared_from_this<Graph> {
  private:
   uint64_t handle_ = 0;
   std::map<std::shared_ptr<UserObject>, unsigned> userObjects_;
+  std::vector<std::shared_ptr<ConditionalVariable>> conditionals_;
   std::vector<std::shared_ptr<GraphNode>> nodes_;  // creation order
 };
 
@@ -187,6 +263,7 @@ class GraphExec {
   };
 
   GraphExec(Context& context, unsigned long long flags) : context_(context), flags_(flags) {}
+  ~GraphExec();
   Context& context() const { return context_; }
   unsigned long long flags() const { return flags_; }
   uint64_t handle() const { return handle_; }
@@ -201,6 +278,11 @@ class GraphExec {
   std::vector<Step> steps;
   // A copy of the graph as instantiated: the topology cuGraphExecUpdate compares with.
   std::shared_ptr<Graph> source;
+  // The graph this was instantiated from, when it holds conditional nodes (it may be instantiated again once this
+  // executable graph is gone).
+  std::weak_ptr<Graph> conditionalOrigin;
+  // Handles whose default value every launch assigns first.
+  std::vector<std::shared_ptr<ConditionalVariable>> assignedAtLaunch;
 
  private:
   Context& context_;
@@ -217,6 +299,15 @@ HandleTable<GraphExec>& graphExecTable();
 CUresult validateNode(const NodeData& data);
 // The work a node does when it runs on `stream` (events excepted: they act on the stream itself).
 CUresult submitNode(Stream& stream, CUgraphNodeType type, const NodeData& data);
+// The stream work of a node that is not an event node (left empty for nodes that do nothing).
+CUresult nodeWork(Context& context, const NodeData& data, StreamWork& work);
+
+// The steps of a conditional node's bodies, run on the stream's worker when the node's turn comes.
+struct ConditionalRun {
+  CUgraphConditionalNodeType type;
+  std::shared_ptr<ConditionalVariable> variable;
+  std::vector<std::vector<GraphExec::Step>> bodies;
+};
 
 // ---- Stream capture ----------------------------------------------------------------------------------------
 

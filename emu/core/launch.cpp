@@ -64,6 +64,7 @@ class ContextHostServices final : public ptx::exec::HostServices {
   }
   uint64_t deviceMalloc(uint64_t size) override { return DeviceHeap::of(context_).allocate(context_, size); }
   void deviceFree(uint64_t address) override { DeviceHeap::of(context_).release(address); }
+  void setGraphConditional(uint64_t handle, uint32_t value) override { setConditionalValue(handle, value); }
   void deterministicStall(std::string_view kernel, unsigned seconds) override {
     CUEMU_WARN("deterministic mode: every CTA of kernel '{}' has waited {} s for memory without progress; work "
                "runs in program order on one thread, so a kernel waiting for work queued after it (another "

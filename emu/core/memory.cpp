@@ -23,7 +23,7 @@ void ContextMemory::teardown() {
 }
 
 Expected<RegionPtr> ContextMemory::allocate(uint64_t bytes, MemoryKind kind, unsigned flags, bool charged,
-                                            bool below4GiB) {
+                                            bool below4GiB, uint64_t fixedAddress) {
   auto region = std::make_shared<MemoryRegion>();
   region->size = bytes;
   region->kind = kind;
@@ -42,13 +42,21 @@ Expected<RegionPtr> ContextMemory::allocate(uint64_t bytes, MemoryKind kind, uns
   }
   // Large allocations are 2 MiB aligned, as on the GPU (and huge pages become possible).
   uint64_t alignment = bytes >= (uint64_t(2) << 20) ? uint64_t(2) << 20 : 0;
-  auto result = below4GiB ? space.allocateBelow4GiB(region, commit) : space.allocate(region, commit, alignment);
+  auto result =
+      below4GiB ? space.allocateBelow4GiB(region, commit) : space.allocate(region, commit, alignment, fixedAddress);
   if (!result && charged) space.uncharge(region->device, commit);
   return result;
 }
 
 Expected<RegionPtr> ContextMemory::allocateDevice(uint64_t bytes) {
   return allocate(bytes, MemoryKind::Device, 0, /*charged=*/true);
+}
+
+Expected<RegionPtr> ContextMemory::allocateDeviceAt(uint64_t bytes, uint64_t address) {
+  auto region = allocate(bytes, MemoryKind::Device, 0, /*charged=*/true, /*below4GiB=*/false, address);
+  if (!region || (*region)->start == address) return region;
+  (void)releaseRegion((*region)->start, {MemoryKind::Device});
+  return makeError(CUDA_ERROR_OUT_OF_MEMORY, fmt::format("the addresses at {:#x} are taken", address));
 }
 
 Expected<RegionPtr> ContextMemory::allocateDeviceBelow4GiB(uint64_t bytes) {

@@ -26,6 +26,9 @@ class ContextMemory {
 
   // cuMemAlloc: `bytes` of device memory of the context's device, charged against the device's capacity.
   Expected<RegionPtr> allocateDevice(uint64_t bytes);
+  // The same at exactly `address` (a graph allocation made again where the application freed it); fails if
+  // those addresses are taken.
+  Expected<RegionPtr> allocateDeviceAt(uint64_t bytes, uint64_t address);
   // The same at an address below 4 GiB (the 32-bit legacy entry points).
   Expected<RegionPtr> allocateDeviceBelow4GiB(uint64_t bytes);
   // cuMemAllocHost / cuMemHostAlloc: pinned host memory (in the device range: host and device pointer equal).
@@ -38,7 +41,8 @@ class ContextMemory {
   Context& context() { return context_; }
 
  private:
-  Expected<RegionPtr> allocate(uint64_t bytes, MemoryKind kind, unsigned flags, bool charged, bool below4GiB = false);
+  Expected<RegionPtr> allocate(uint64_t bytes, MemoryKind kind, unsigned flags, bool charged, bool below4GiB = false,
+                               uint64_t fixedAddress = 0);
   Context& context_;
 };
 

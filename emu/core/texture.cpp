@@ -196,11 +196,61 @@ Expected<TexelStore> resolveResource(const CUDA_RESOURCE_DESC& resource) {
   }
 }
 
+namespace {
+
+// A cubemap direction as a face and face coordinates in [0, 1] (the programming guide's cubemap table). Where
+// components tie, z wins over y and y over x (measured on an H100: directions on the edges and corners).
+struct CubeFace {
+  int face;
+  float s, t;
+};
+
+CubeFace cubeFace(float x, float y, float z) {
+  float ax = std::fabs(x), ay = std::fabs(y), az = std::fabs(z);
+  float major, sc, tc;
+  int face;
+  if (az >= ax && az >= ay) {
+    face = z >= 0 ? 4 : 5;
+    major = az;
+    sc = z >= 0 ? x : -x;
+    tc = -y;
+  } else if (ay >= ax) {
+    face = y >= 0 ? 2 : 3;
+    major = ay;
+    sc = x;
+    tc = y >= 0 ? z : -z;
+  } else {
+    face = x >= 0 ? 0 : 1;
+    major = ax;
+    sc = x >= 0 ? -z : z;
+    tc = -y;
+  }
+  return {face, (sc / major + 1) / 2, (tc / major + 1) / 2};
+}
+
+}  // namespace
+
 bool TexObject::fetch(const ptx::exec::TextureRequest& request, uint32_t out[4], std::string& error) const {
   using ptx::exec::TexGeometry;
   if (request.geometry == TexGeometry::Cube || request.geometry == TexGeometry::ACube) {
-    error = "cube map textures are not supported by cuemu";
-    return false;
+    if (!request.floatCoords || request.gather >= 0) {
+      error = "cubemap textures take float coordinates and no gather";
+      return false;
+    }
+    // The face becomes a layer of a 2D layered fetch at normalised face coordinates (faces are slices
+    // 6 * layer + face of the array); addressing clamps to the face.
+    CubeFace f = cubeFace(request.coords[0], request.coords[1], request.coords[2]);
+    long layers = std::max<long>(long(store.depth) / 6, 1);
+    long layer = request.geometry == TexGeometry::ACube ? std::clamp<long>(request.layer, 0, layers - 1) : 0;
+    ptx::exec::TextureRequest face = request;
+    face.geometry = TexGeometry::A2D;
+    face.layer = int32_t(layer * 6 + f.face);
+    face.coords[0] = f.s;
+    face.coords[1] = f.t;
+    TexObject onFace = *this;
+    onFace.texture.flags |= CU_TRSF_NORMALIZED_COORDINATES;
+    onFace.texture.addressMode[0] = onFace.texture.addressMode[1] = CU_TR_ADDRESS_MODE_CLAMP;
+    return onFace.fetch(face, out, error);
   }
   bool readAsInteger = (texture.flags & CU_TRSF_READ_AS_INTEGER) || request.result != ptx::exec::TexResult::F32;
   bool normalizedFloat = !readAsInteger && isNormalizable(store.format);

@@ -161,6 +161,7 @@ Expected<NodeData> genericData(const CUgraphNodeParams& p) {
     case CU_GRAPH_NODE_TYPE_GRAPH: {
       auto child = findGraph(p.graph.graph);
       if (!child) return makeError(CUDA_ERROR_INVALID_VALUE, "invalid child graph");
+      if (child->hasConditional()) return makeError(CUDA_ERROR_NOT_SUPPORTED, "a child graph with conditional nodes");
       return NodeData{ChildGraphData{child->clone()}};
     }
     default: return makeError(CUDA_ERROR_NOT_SUPPORTED, "node type not supported by cuemu");
@@ -280,11 +281,18 @@ CUresult instantiate(CUgraphExec* out, CUgraph graphHandle, unsigned long long f
   // cuGraphExecGetFlags does not report the upload flag (measured on driver 580): it is an action, not a property.
   constexpr auto kUpload = static_cast<unsigned long long>(CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD);
   auto exec = std::make_shared<GraphExec>(**context, flags & ~kUpload);
+  // A graph with conditional nodes has one executable graph at a time (measured on driver 580).
+  bool conditional = graph->hasConditional();
+  if (conditional && graph->instantiated.load()) return CUDA_ERROR_NOT_SUPPORTED;
   GraphNode* bad = nullptr;
   if (CUresult r = exec->build(*graph, &bad)) {
     if (errorNode) *errorNode = bad ? bad->apiHandle() : nullptr;
     if (result) *result = CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE;
     return r;
+  }
+  if (conditional) {
+    if (graph->instantiated.exchange(true)) return CUDA_ERROR_NOT_SUPPORTED;  // another thread was first
+    exec->conditionalOrigin = graph;
   }
   exec->source = graph->clone();
   graphTable().erase(exec->source->handle());  // a private copy, never handed out
@@ -351,6 +359,26 @@ CUresult compareTopology(const Graph& original, const Graph& updated, CUgraphExe
       info.errorNode = b[i]->apiHandle();
       return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
     }
+    auto* ia = std::get_if<ConditionalNodeData>(&a[i]->data);
+    auto* ib = std::get_if<ConditionalNodeData>(&b[i]->data);
+    if (ia && ib) {
+      // Another kind of conditional or another number of bodies cannot be updated (driver 580 answers
+      // CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED); the bodies compare like child graphs.
+      bool same = ia->type == ib->type && ia->bodies->graphs.size() == ib->bodies->graphs.size();
+      for (size_t k = 0; same && k < ia->bodies->graphs.size(); ++k) {
+        CUgraphExecUpdateResultInfo inner;
+        if (compareTopology(*ia->bodies->graphs[k], *ib->bodies->graphs[k], inner)) {
+          info.result = inner.result;
+          info.errorNode = b[i]->apiHandle();
+          return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+        }
+      }
+      if (!same) {
+        info.result = CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED;
+        info.errorNode = b[i]->apiHandle();
+        return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+      }
+    }
     if (a[i]->type() == CU_GRAPH_NODE_TYPE_GRAPH) {
       auto& ca = std::get<ChildGraphData>(a[i]->data);
       auto& cb = std::get<ChildGraphData>(b[i]->data);
@@ -384,6 +412,7 @@ CUresult execUpdate(CUgraphExec execHandle, CUgraph graphHandle, CUgraphExecUpda
   // The same topology flattens to the same order: the steps keep their identities (the nodes of the graph
   // first instantiated, which cuGraphExec*SetParams name) and take the new parameters.
   for (size_t i = 0; i < fresh.steps.size(); ++i) exec->steps[i].data = std::move(fresh.steps[i].data);
+  exec->assignedAtLaunch = std::move(fresh.assignedAtLaunch);
   auto copy = graph->clone();
   graphTable().erase(copy->handle());
   exec->source = copy;
@@ -401,6 +430,7 @@ const char* nodeTypeName(CUgraphNodeType type) {
     case CU_GRAPH_NODE_TYPE_WAIT_EVENT: return "wait_event";
     case CU_GRAPH_NODE_TYPE_EVENT_RECORD: return "event_record";
     case CU_GRAPH_NODE_TYPE_BATCH_MEM_OP: return "batch_mem_op";
+    case CU_GRAPH_NODE_TYPE_CONDITIONAL: return "conditional";
     default: return "node";
   }
 }
@@ -417,13 +447,30 @@ CUresult cuGraphCreate(CUgraph* phGraph, unsigned int flags) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuGraphDestroy(CUgraph hGraph) { return graphTable().erase(handleValue(hGraph)) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE; }
+CUresult cuGraphDestroy(CUgraph hGraph) {
+  auto graph = findGraph(hGraph);
+  if (!graph || graph->isConditionalBody) return CUDA_ERROR_INVALID_VALUE;  // bodies go with their node
+  return graphTable().erase(handleValue(hGraph)) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
 
 CUresult cuGraphClone(CUgraph* phGraphClone, CUgraph originalGraph) {
   if (!phGraphClone) return CUDA_ERROR_INVALID_VALUE;
   auto graph = findGraph(originalGraph);
   if (!graph) return CUDA_ERROR_INVALID_VALUE;
+  if (graph->hasConditional()) return CUDA_ERROR_NOT_SUPPORTED;  // as documented, and measured on driver 580
   *phGraphClone = graph->clone()->apiHandle();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle* pHandle_out, CUgraph hGraph, CUcontext ctx,
+                                        unsigned int defaultLaunchValue, unsigned int flags) {
+  if (!pHandle_out) return CUDA_ERROR_INVALID_VALUE;
+  auto graph = findGraph(hGraph);
+  if (!graph || (flags & ~unsigned(CU_GRAPH_COND_ASSIGN_DEFAULT))) return CUDA_ERROR_INVALID_VALUE;
+  if (!findContext(ctx)) return CUDA_ERROR_INVALID_CONTEXT;  // NULL included (measured on driver 580)
+  auto variable = makeConditionalVariable(defaultLaunchValue, flags & CU_GRAPH_COND_ASSIGN_DEFAULT);
+  *pHandle_out = variable->handle();
+  graph->keepConditional(std::move(variable));
   return CUDA_SUCCESS;
 }
 
@@ -501,6 +548,7 @@ CUresult cuGraphAddChildGraphNode(CUgraphNode* phGraphNode, CUgraph hGraph, cons
   auto child = findGraph(childGraph);
   if (!child) return CUDA_ERROR_INVALID_VALUE;
   if (childGraph == hGraph) return CUDA_ERROR_INVALID_VALUE;
+  if (child->hasConditional()) return CUDA_ERROR_NOT_SUPPORTED;
   return addNode(phGraphNode, hGraph, dependencies, numDependencies, CU_GRAPH_NODE_TYPE_GRAPH,
                  ChildGraphData{child->clone()});
 }
@@ -519,6 +567,16 @@ CUresult cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgra
     if (!data) return data.error().code;
     return addNode(phGraphNode, hGraph, dependencies, numDependencies, CU_GRAPH_NODE_TYPE_MEM_FREE,
                    std::move(*data));
+  }
+  if (nodeParams->type == CU_GRAPH_NODE_TYPE_CONDITIONAL) {
+    auto data = makeConditional(nodeParams->conditional);
+    if (!data) return data.error().code;
+    // The bodies' handles stay where they are while the node lives: phGraph_out points at them.
+    CUgraph* bodies = std::get<ConditionalNodeData>(*data).bodies->handles.data();
+    CUresult r = addNode(phGraphNode, hGraph, dependencies, numDependencies, CU_GRAPH_NODE_TYPE_CONDITIONAL,
+                         std::move(*data));
+    if (r == CUDA_SUCCESS) nodeParams->conditional.phGraph_out = bodies;
+    return r;
   }
   auto data = genericData(*nodeParams);
   if (!data) return data.error().code;
@@ -788,6 +846,7 @@ CUEMU_EVENT_NODE_ACCESSORS(EventWait, CU_GRAPH_NODE_TYPE_WAIT_EVENT)
 
 CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams* nodeParams) {
   if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+  if (nodeParams->type == CU_GRAPH_NODE_TYPE_CONDITIONAL) return CUDA_ERROR_NOT_SUPPORTED;  // driver 580
   return setNodeData(hNode, nodeParams->type, genericData(*nodeParams));
 }
 
@@ -908,7 +967,8 @@ CUresult cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
 }
 CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams* nodeParams) {
   if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
-  if (nodeParams->type == CU_GRAPH_NODE_TYPE_GRAPH) return CUDA_ERROR_NOT_SUPPORTED;
+  if (nodeParams->type == CU_GRAPH_NODE_TYPE_GRAPH || nodeParams->type == CU_GRAPH_NODE_TYPE_CONDITIONAL)
+    return CUDA_ERROR_NOT_SUPPORTED;
   return execSetData(hGraphExec, hNode, nodeParams->type, genericData(*nodeParams));
 }
 

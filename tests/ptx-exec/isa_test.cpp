@@ -662,6 +662,65 @@ TEST(PtxIsa, DeviceMallocWithoutAHeapReturnsNull) {
   for (uint32_t i = 0; i < 64; ++i) EXPECT_EQ(out[i], 0xdeadu);
 }
 
+// ---- cudaGraphSetConditional (conditional graph nodes), a device-runtime function the host answers ----------
+
+class ConditionalHost : public HostServices {
+ public:
+  void setGraphConditional(uint64_t handle, uint32_t value) override {
+    std::lock_guard<std::mutex> lock(m);
+    calls.emplace_back(handle, value);
+  }
+  std::mutex m;
+  std::vector<std::pair<uint64_t, uint32_t>> calls;
+};
+
+TEST(PtxIsa, GraphSetConditionalReachesTheHostForEachActiveLane) {
+  const char* text = R"(.version 8.0
+.target sm_80
+.address_size 64
+.extern .func cudaGraphSetConditional(.param .b64 cudaGraphSetConditional_param_0, .param .b32 cudaGraphSetConditional_param_1);
+.visible .entry k(.param .u64 base)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p<2>;
+  mov.u32 %r1, %tid.x;
+  setp.ge.u32 %p1, %r1, 3;
+  @%p1 bra DONE;
+  ld.param.u64 %rd1, [base];
+  cvt.u64.u32 %rd2, %r1;
+  add.u64 %rd3, %rd1, %rd2;
+  mul.lo.u32 %r2, %r1, 10;
+  {
+  .param .b64 param0;
+  st.param.b64 [param0], %rd3;
+  .param .b32 param1;
+  st.param.b32 [param1], %r2;
+  call.uni cudaGraphSetConditional, (param0, param1);
+  }
+DONE:
+  ret;
+}
+)";
+  CompileResult cr = compile(text);
+  ASSERT_TRUE(cr.program) << cr.error;
+  int kernel = findKernel(*cr.program, "k");
+  Params p(kernels(*cr.program)[size_t(kernel)]);
+  p.arg(uint64_t(0x100));
+  ConditionalHost host;
+  LaunchParams lp;
+  lp.grid = Dim3{1};
+  lp.block = Dim3{32};
+  lp.params = p.data();
+  lp.paramBytes = p.size();
+  lp.memory = &arena();
+  lp.host = &host;
+  LaunchResult r = launch(*cr.program, kernel, lp);
+  ASSERT_TRUE(r.ok()) << r.fault.message;
+  std::sort(host.calls.begin(), host.calls.end());
+  EXPECT_EQ(host.calls, (std::vector<std::pair<uint64_t, uint32_t>>{{0x100, 0}, {0x101, 10}, {0x102, 20}}));
+}
+
 // ---- barriers in divergent code ----------------------------------------------------------------------------------
 // Measured on an H200: a warp arrives with all its threads when the first side of a divergent branch (the
 // fall-through side) reaches bar.sync; the barrier completes before the other side ran.

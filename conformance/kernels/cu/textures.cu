@@ -48,3 +48,19 @@ extern "C" __global__ void surf_read_2d_modes(cudaSurfaceObject_t s, float* clam
     zeroed[y * w + x] = surf2Dread<float>(s, (x - 1) * 4, y, cudaBoundaryModeZero);
   }
 }
+
+extern "C" __global__ void tex_2d_layered(cudaTextureObject_t t, float* out, int w, int h, int layers) {
+  int x = threadIdx.x, y = blockIdx.x, layer = blockIdx.y;
+  if (x < w && y < h && layer < layers) out[(layer * h + y) * w + x] = tex2DLayered<float>(t, x + 0.5f, y + 0.5f, layer);
+}
+
+// One direction per thread: (x, y, z, layer).
+extern "C" __global__ void tex_cubemap(cudaTextureObject_t t, const float4* dirs, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = texCubemap<float>(t, dirs[i].x, dirs[i].y, dirs[i].z);
+}
+
+extern "C" __global__ void tex_cubemap_layered(cudaTextureObject_t t, const float4* dirs, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = texCubemapLayered<float>(t, dirs[i].x, dirs[i].y, dirs[i].z, static_cast<int>(dirs[i].w));
+}

@@ -189,6 +189,11 @@ class HostServices {
   // memory the grid waits for, it never finishes (typically it waits for work queued later on another stream).
   // Called once per launch; the default says nothing.
   virtual void deterministicStall(std::string_view kernel, unsigned seconds);
+
+  // ---- CUDA graph conditional nodes (issue 17) ----
+  // cudaGraphSetConditional(handle, value), an extern function of PTX that libcudadevrt provides on a GPU: sets the
+  // value of a conditional node's handle. Called by every active lane that calls it. Default: ignored.
+  virtual void setGraphConditional(uint64_t handle, uint32_t value);
 };
 
 // Host-side execution settings. Thread pools are shared process-wide and created lazily.

@@ -907,5 +907,14 @@ const Op* deviceFree(Warp& w, const Op* op) {
   return op + 1;
 }
 
+// ---- CUDA graph conditional nodes (issue 17) ----
+const Op* graphSetConditional(Warp& w, const Op* op) {
+  const uint64_t* handle = R<uint64_t>(w, op->a);
+  const uint32_t* value = R<uint32_t>(w, op->b);
+  HostServices& host = *w.cta->job->host;
+  h::forActive(w.exec, [&](int i) { host.setGraphConditional(handle[i], value[i]); });
+  return op + 1;
+}
+
 }  // namespace ctl
 }  // namespace ptx::exec

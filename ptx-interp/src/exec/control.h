@@ -38,6 +38,8 @@ const Op* vprintf(Warp& w, const Op* op);          // a = fmt generic ptr reg, b
 const Op* assertFail(Warp& w, const Op* op);       // a..e: message, file, line, function regs
 const Op* deviceMalloc(Warp& w, const Op* op);     // a = size reg, d = pointer reg (HostServices::deviceMalloc)
 const Op* deviceFree(Warp& w, const Op* op);       // a = pointer reg
+// CUDA graph conditional nodes (issue 17)
+const Op* graphSetConditional(Warp& w, const Op* op);  // a = handle reg, b = value reg
 const Op* prmt(Warp& w, const Op* op);
 const Op* lop3(Warp& w, const Op* op);
 const Op* dp4a(Warp& w, const Op* op);  // aux bit0: a signed, bit1: b signed

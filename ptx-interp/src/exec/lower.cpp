@@ -213,6 +213,8 @@ constexpr BuiltinFunction kBuiltinFunctions[] = {
     {"__assert_fail", &ctl::assertFail, false, Type::b32, 4, {Type::b64, Type::b64, Type::b32, Type::b64}},
     {"malloc", &ctl::deviceMalloc, true, Type::b64, 1, {Type::b64}},
     {"free", &ctl::deviceFree, false, Type::b32, 1, {Type::b64}},
+    // ---- CUDA graph conditional nodes (issue 17): libcudadevrt's function on a GPU ----
+    {"cudaGraphSetConditional", &ctl::graphSetConditional, false, Type::b32, 2, {Type::b64, Type::b32}},
 };
 
 struct PendingTarget {

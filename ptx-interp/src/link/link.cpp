@@ -242,8 +242,10 @@ std::string withRegisterLimit(const std::string& entry, unsigned limit) {
 }  // namespace
 
 bool isBuiltinExternal(std::string_view name) {
-  static const std::set<std::string_view> builtins = {"vprintf", "malloc", "free", "__assertfail",
-                                                      "cudaGetParameterBufferV2", "cudaLaunchDeviceV2"};
+  static const std::set<std::string_view> builtins = {
+      "vprintf", "malloc", "free", "__assertfail", "cudaGetParameterBufferV2", "cudaLaunchDeviceV2",
+      // CUDA graph conditional nodes (issue 17)
+      "cudaGraphSetConditional"};
   return builtins.count(name) != 0;
 }
 
