@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Real clients on cuemu. Installs cuda-python, numba-cuda and CuPy from PyPI into virtual environments under the
+# build folder (once; later runs reuse them) and runs tests/clients/test_*.py against cuemu's libcuda.so.1:
+#   - the newest releases: test_cuda_python.py, test_numba_cuda.py, test_cupy.py (each in its own process);
+#   - cuda-bindings 13.0 (cudart 13.0): test_cuda_python.py again.
+# Usage: tests/clients/run.sh BUILD_DIR        Exit 77 (ctest: skipped) when the environments cannot be made
+# (no network, no python3-venv). CUEMU_CLIENTS_REFRESH=1 reinstalls (picks up new releases).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=$(cd "${1:-build}" && pwd) || exit 2
+[ -e "$build/emu/libcuda.so.1" ] || { echo "no $build/emu/libcuda.so.1: build cuemu first"; exit 2; }
+
+make_venv() {  # DIR PACKAGE...
+  local dir=$1
+  shift
+  if [ -x "$dir/bin/python" ] && [ -f "$dir/.complete" ] && [ -z "${CUEMU_CLIENTS_REFRESH:-}" ]; then return 0; fi
+  rm -rf "$dir"
+  python3 -m venv "$dir" || return 1
+  "$dir/bin/python" -m pip install -q --disable-pip-version-check "$@" || return 1
+  touch "$dir/.complete"
+}
+
+newest=$build/clients-venv
+cudart130=$build/clients-venv-cudart13.0
+if ! make_venv "$newest" pytest numpy "numba-cuda>=0.30" "cuda-python>=13.4" cupy-cuda13x; then
+  echo "SKIP: cannot install the clients from PyPI into $newest"
+  exit 77
+fi
+if ! make_venv "$cudart130" pytest numpy "cuda-bindings==13.0.*"; then
+  echo "SKIP: cannot install cuda-bindings 13.0 into $cudart130"
+  exit 77
+fi
+
+export LD_LIBRARY_PATH="$build/emu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export CUDA_PATH=${CUDA_PATH:-/usr/local/cuda} CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+export CUPY_COMPILE_WITH_PTX=1 CUPY_ACCELERATORS= CUPY_CACHE_DIR="$build/clients-cache/cupy"
+export NUMBA_CACHE_DIR="$build/clients-cache/numba" NUMBA_DISABLE_PERFORMANCE_WARNINGS=1
+export PYTHONDONTWRITEBYTECODE=1
+
+failed=0
+run() {  # LABEL VENV FILE
+  echo "=== $1: $(basename "$3")"
+  (cd "$here" && "$2/bin/python" -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning "$3") || failed=1
+}
+for v in "$newest" "$cudart130"; do
+  "$v/bin/python" -m pip list 2>/dev/null | grep -iE '^(cuda-bindings|cuda-core|numba-cuda|cupy-cuda13x) ' | tr -s ' ' | sed 's/^/  /'
+done
+run "newest" "$newest" test_cuda_python.py
+run "newest" "$newest" test_numba_cuda.py
+run "newest" "$newest" test_cupy.py
+run "cudart 13.0" "$cudart130" test_cuda_python.py
+exit $failed
