@@ -41,11 +41,11 @@ def compile_ptx(source, name, arch="compute_90"):
     return ptx
 
 
-def test_runtime_starts_and_sees_cuemu():
+def test_runtime_starts():
     count = check(runtime.cudaGetDeviceCount())
     assert count >= 1
     props = check(runtime.cudaGetDeviceProperties(0))
-    assert b"cuemu" in props.name
+    assert props.major >= 7 and props.totalGlobalMem > 0
 
 
 def test_runtime_memory_round_trip():

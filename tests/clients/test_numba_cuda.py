@@ -10,10 +10,10 @@ import pytest
 from numba import cuda, float32, int32
 
 
-def test_device_is_cuemu():
+def test_device_is_visible():
     dev = cuda.get_current_device()
     assert dev.compute_capability >= (7, 5)
-    assert "cuemu" in dev.name.decode() if isinstance(dev.name, bytes) else "cuemu" in dev.name
+    assert cuda.is_available()
 
 
 def test_vector_add_default_linking():
