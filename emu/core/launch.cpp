@@ -2,6 +2,7 @@
 
 #include "core/context.h"
 #include "core/device.h"
+#include "core/device_runtime.h"
 #include "core/graph.h"
 #include "core/device_heap.h"
 #include "core/log.h"
@@ -41,7 +42,7 @@ const DeviceMemoryValidator& memoryValidator() {
 
 class ContextHostServices final : public ptx::exec::HostServices {
  public:
-  explicit ContextHostServices(Context& context) : context_(context) {}
+  ContextHostServices(Context& context, GridRuntime& runtime) : context_(context), runtime_(runtime) {}
   bool devicePrintf(std::string_view text) override {
     context_.modules().appendPrintf(text);
     return true;
@@ -72,8 +73,50 @@ class ContextHostServices final : public ptx::exec::HostServices {
                kernel, seconds);
   }
 
+  // CUDA dynamic parallelism (core/device_runtime.h).
+  uint64_t deviceParameterBuffer(const ptx::exec::DeviceLaunchConfig& config, uint32_t bytes, uint32_t align,
+                                 int32_t& error) override {
+    return runtime_.parameterBuffer(config, bytes, align, error);
+  }
+  int32_t deviceLaunch(uint64_t buffer, uint64_t stream, const ptx::exec::DeviceLaunchConfig* config,
+                       const ptx::exec::DeviceCaller&) override {
+    return runtime_.launch(buffer, stream, config);
+  }
+  int32_t deviceStreamCreate(uint32_t flags, uint64_t& stream) override { return runtime_.streamCreate(flags, stream); }
+  int32_t deviceStreamDestroy(uint64_t stream) override { return runtime_.streamDestroy(stream); }
+  int32_t deviceEventCreate(uint32_t flags, uint64_t& event) override { return runtime_.eventCreate(flags, event); }
+  int32_t deviceEventRecord(uint64_t event, uint64_t stream, uint32_t) override {
+    return runtime_.eventRecord(event, stream);
+  }
+  int32_t deviceStreamWaitEvent(uint64_t stream, uint64_t event, uint32_t flags) override {
+    return runtime_.streamWaitEvent(stream, event, flags);
+  }
+  int32_t deviceEventDestroy(uint64_t event) override { return runtime_.eventDestroy(event); }
+  int32_t deviceMemcpyAsync(uint64_t dst, uint64_t src, uint64_t bytes, uint32_t kind, uint64_t stream,
+                            const ptx::exec::DeviceCaller&) override {
+    return runtime_.memcpyAsync(dst, src, bytes, kind, stream);
+  }
+  int32_t deviceMemsetAsync(uint64_t dst, uint32_t value, uint64_t bytes, uint64_t stream,
+                            const ptx::exec::DeviceCaller&) override {
+    return runtime_.memsetAsync(dst, value, bytes, stream);
+  }
+  int32_t deviceOrdinal(int32_t& device) override { return runtime_.ordinal(device); }
+  int32_t deviceCount(int32_t& count) override {
+    count = int32_t(devices().size());
+    return 0;
+  }
+  int32_t deviceAttribute(int32_t attribute, int32_t device, int32_t& value) override {
+    return runtime_.attribute(attribute, device, value);
+  }
+  int32_t deviceLimit(int32_t limit, uint64_t& value) override { return runtime_.limit(limit, value); }
+  int32_t runtimeVersion(int32_t& version) override {
+    version = CUDA_VERSION;
+    return 0;
+  }
+
  private:
   Context& context_;
+  GridRuntime& runtime_;
 };
 
 ptx::exec::ExecConfig execConfig(const Device& device) {
@@ -116,24 +159,82 @@ CUresult validate(const LaunchRequest& r, const Device& device) {
 constexpr uint64_t kGridWorkspaceBytes = 256;
 
 std::shared_ptr<const MemoryRegion> allocateGridWorkspace(Context& context) {
+  auto region = allocateDriverMemory(context, kGridWorkspaceBytes);
+  if (!region) return nullptr;
+  uint32_t header[2] = {uint32_t(kGridWorkspaceBytes), 0};  // fresh memory is zero: only wsSize to write
+  std::memcpy(reinterpret_cast<void*>(region->start), header, sizeof header);
+  return region;
+}
+
+struct GridLaunch {
+  int kernel = -1;
+  ptx::exec::Dim3 grid, block;
+  unsigned dynamicSharedBytes = 0;
+  const std::vector<uint8_t>* params = nullptr;
+  bool cooperative = false;
+};
+
+// Runs one grid, then what it launched (core/device_runtime.h), each child with its own runtime one level deeper.
+CUresult runGrid(Context& context, const Module& module, const ptx::exec::ExecConfig& config, const GridLaunch& g,
+                 LaunchTree& tree, unsigned depth) {
+  // Each execution (a graph may replay the launch) gets its own grid-sync workspace.
+  std::shared_ptr<const MemoryRegion> workspace;
+  if (g.cooperative) {
+    workspace = allocateGridWorkspace(context);
+    if (!workspace) return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  GridRuntime runtime(context, module.program(), tree, depth);
+  ContextHostServices host(context, runtime);
+  ptx::exec::LaunchParams params;
+  params.grid = g.grid;
+  params.block = g.block;
+  params.dynamicSharedBytes = g.dynamicSharedBytes;
+  params.params = g.params->data();
+  params.paramBytes = g.params->size();
+  params.globalAddresses = module.globalAddresses().data();
+  params.memory = &memoryValidator();
+  params.host = &host;
+  params.config = config;
+  params.cooperative = g.cooperative;
+  if (workspace) {
+    params.envRegs[1] = uint32_t(workspace->start >> 32);
+    params.envRegs[2] = uint32_t(workspace->start);
+  }
+  auto result = ptx::exec::launch(module.program(), g.kernel, params);
+  if (!result.ok()) {
+    CUresult code = faultResult(result.fault.kind);
+    CUEMU_ERROR("kernel fault ({}): {}", ptx::exec::faultKindName(result.fault.kind), result.fault.message);
+    return code;
+  }
+  workspace.reset();
+  return runtime.runLaunched([&](const DeviceWork& child) {
+    GridLaunch c;
+    c.kernel = child.kernel;
+    c.grid = child.grid;
+    c.block = child.block;
+    c.dynamicSharedBytes = child.sharedBytes;
+    c.params = &child.params;
+    return runGrid(context, module, config, c, tree, depth + 1);
+  });
+}
+
+}  // namespace
+
+std::shared_ptr<const MemoryRegion> allocateDriverMemory(Context& context, uint64_t bytes) {
   auto region = std::make_shared<MemoryRegion>();
-  region->size = kGridWorkspaceBytes;
+  region->size = bytes;
   region->kind = MemoryKind::Device;
   region->device = context.device().ordinal();
   region->context = context.apiHandle();
   AddressSpace& space = AddressSpace::instance();
-  auto allocated = space.allocate(region, alignUp(kGridWorkspaceBytes, AddressSpace::pageSize()));
+  auto allocated = space.allocate(region, alignUp(bytes, AddressSpace::pageSize()));
   if (!allocated) return nullptr;
-  uint32_t header[2] = {uint32_t(kGridWorkspaceBytes), 0};  // fresh memory is zero: only wsSize to write
-  std::memcpy(reinterpret_cast<void*>(region->start), header, sizeof header);
   uint64_t start = region->start;
   // Context teardown may have released it already: release() then finds nothing.
   return std::shared_ptr<const MemoryRegion>(region.get(), [keep = region, start](const MemoryRegion*) {
     AddressSpace::instance().release(start);
   });
 }
-
-}  // namespace
 
 Expected<std::vector<uint8_t>> packKernelParams(const ptx::exec::KernelInfo& info, void** kernelParams, void** extra) {
   std::vector<uint8_t> buffer(info.paramBytes);
@@ -214,34 +315,15 @@ CUresult submitLaunch(Stream& stream, LaunchRequest request) {
 StreamWork launchWork(Context& context, LaunchRequest request) {
   auto config = execConfig(context.device());
   return [request = std::move(request), config, &context]() -> CUresult {
-    // Each execution (a graph may replay the launch) gets its own grid-sync workspace.
-    std::shared_ptr<const MemoryRegion> workspace;
-    if (request.cooperative) {
-      workspace = allocateGridWorkspace(context);
-      if (!workspace) return CUDA_ERROR_OUT_OF_MEMORY;
-    }
-    ContextHostServices host(context);
-    const Module& module = request.function->module();
-    ptx::exec::LaunchParams params;
-    params.grid = request.grid;
-    params.block = request.block;
-    params.dynamicSharedBytes = request.dynamicSharedBytes;
-    params.params = request.params.data();
-    params.paramBytes = request.params.size();
-    params.globalAddresses = module.globalAddresses().data();
-    params.memory = &memoryValidator();
-    params.host = &host;
-    params.config = config;
-    params.cooperative = request.cooperative;
-    if (workspace) {
-      params.envRegs[1] = uint32_t(workspace->start >> 32);
-      params.envRegs[2] = uint32_t(workspace->start);
-    }
-    auto result = ptx::exec::launch(module.program(), request.function->kernelIndex(), params);
-    if (result.ok()) return CUDA_SUCCESS;
-    CUresult code = faultResult(result.fault.kind);
-    CUEMU_ERROR("kernel fault ({}): {}", ptx::exec::faultKindName(result.fault.kind), result.fault.message);
-    return code;
+    GridLaunch g;
+    g.kernel = request.function->kernelIndex();
+    g.grid = request.grid;
+    g.block = request.block;
+    g.dynamicSharedBytes = request.dynamicSharedBytes;
+    g.params = &request.params;
+    g.cooperative = request.cooperative;
+    LaunchTree tree(context);
+    return runGrid(context, request.function->module(), config, g, tree, 0);
   };
 }
 

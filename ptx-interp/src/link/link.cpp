@@ -1,5 +1,7 @@
 #include "ptx/link.h"
 
+#include "exec/device_runtime.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -234,8 +236,9 @@ int targetValue(const std::string& header) {
 }  // namespace
 
 bool isBuiltinExternal(std::string_view name) {
-  static const std::set<std::string_view> builtins = {"vprintf", "malloc", "free", "__assertfail",
-                                                      "cudaGetParameterBufferV2", "cudaLaunchDeviceV2"};
+  static const std::set<std::string_view> builtins = {"vprintf", "malloc", "free", "__assertfail"};
+  // The device runtime of CUDA dynamic parallelism (the interpreter's table: exec/device_runtime.cpp).
+  if (ptx::exec::findRuntimeFunction(name)) return true;
   return builtins.count(name) != 0;
 }
 

@@ -1,0 +1,112 @@
+// CUDA dynamic parallelism (CDP2): the driver's half of the device runtime. The interpreter implements the
+// device runtime's entry points (ptx-interp: exec/device_runtime.cpp) and asks the HostServices of the running
+// grid for launches, streams, events and device properties; GridRuntime answers them for one grid.
+//
+// Execution model. A grid launched from a kernel (a child) never runs while its parent grid runs: the parent's
+// launches are recorded, and once every CTA of the parent has finished, the launching thread (the stream's
+// worker, not a thread of the interpreter's pool) runs them one after the other, each with its own children
+// after it, depth first. This is one of the schedules CDP2 allows (there is no device-side synchronisation, so
+// no CTA may wait for a child) and it cannot deadlock the fixed pool, in deterministic mode neither:
+//  - grids launched into the block's NULL stream or a device stream run in launch order, which keeps every
+//    stream's order; memcpy/memset from a kernel are ordered with them;
+//  - fire-and-forget grids run in the same order (nothing may depend on when they run);
+//  - tail launches run after the parent and all its other work, in the order they were made;
+//  - the parent's work item (what the host synchronises with) is complete only when all of it has run.
+// Limits: cudaLimitDevRuntimePendingLaunchCount counts the launches of one host-launched grid's tree that have
+// not started (cudaErrorLaunchPendingCountExceeded past it); nesting deeper than kMaxNestingDepth fails with
+// cudaErrorLaunchMaxDepthExceeded.
+#pragma once
+
+#include "api/cuda_internal.h"
+
+#include <ptx/exec.h>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <vector>
+
+namespace cuemu {
+
+class Context;
+struct MemoryRegion;
+
+// Grids of depth 0 are launched by the host; a grid of this depth cannot launch any more.
+inline constexpr unsigned kMaxNestingDepth = 24;
+
+// One piece of work a kernel asked for: a grid, or a copy / fill ordered with the grids of its stream.
+struct DeviceWork {
+  enum class Kind { Grid, Copy, Fill } kind = Kind::Grid;
+  enum class Order { Stream, TailLaunch, FireAndForget } order = Order::Stream;
+  // Grid
+  int kernel = -1;
+  ptx::exec::Dim3 grid, block;
+  uint32_t sharedBytes = 0;
+  std::vector<uint8_t> params;
+  // Copy / Fill
+  uint64_t dst = 0, src = 0, bytes = 0;
+  uint8_t value = 0;
+};
+
+// State shared by all grids of one host launch: the pending launch count and its limit.
+struct LaunchTree {
+  explicit LaunchTree(Context& context);
+  std::atomic<uint64_t> pending{0};
+  uint64_t pendingLimit = 0;
+};
+
+class GridRuntime {
+ public:
+  GridRuntime(Context& context, const ptx::exec::Program& program, LaunchTree& tree, unsigned depth);
+  ~GridRuntime();
+  GridRuntime(const GridRuntime&) = delete;
+  GridRuntime& operator=(const GridRuntime&) = delete;
+
+  unsigned depth() const { return depth_; }
+
+  // HostServices::device* for the grid (results are cudaError_t values).
+  uint64_t parameterBuffer(const ptx::exec::DeviceLaunchConfig& config, uint32_t bytes, uint32_t align, int32_t& error);
+  int32_t launch(uint64_t buffer, uint64_t stream, const ptx::exec::DeviceLaunchConfig* config);
+  int32_t streamCreate(uint32_t flags, uint64_t& stream);
+  int32_t streamDestroy(uint64_t stream);
+  int32_t eventCreate(uint32_t flags, uint64_t& event);
+  int32_t eventRecord(uint64_t event, uint64_t stream);
+  int32_t streamWaitEvent(uint64_t stream, uint64_t event, uint32_t flags);
+  int32_t eventDestroy(uint64_t event);
+  int32_t memcpyAsync(uint64_t dst, uint64_t src, uint64_t bytes, uint32_t kind, uint64_t stream);
+  int32_t memsetAsync(uint64_t dst, uint32_t value, uint64_t bytes, uint64_t stream);
+  int32_t attribute(int32_t attribute, int32_t device, int32_t& value);
+  int32_t limit(int32_t limit, uint64_t& value);
+  int32_t ordinal(int32_t& device);
+
+  // After the grid has finished: runs the work it asked for, in the order described above. `runGrid` runs one
+  // child grid (with a GridRuntime of depth() + 1 and, recursively, its own work); the first failure stops.
+  CUresult runLaunched(const std::function<CUresult(const DeviceWork&)>& runGrid);
+
+ private:
+  struct Buffer {
+    ptx::exec::DeviceLaunchConfig config;
+    uint32_t bytes = 0;
+  };
+  // Orders a launch may go into; 0 on an unknown stream handle.
+  bool orderOf(uint64_t stream, DeviceWork::Order& order) const;
+  uint64_t allocateBuffer(uint32_t bytes, uint32_t align);
+  void enqueue(DeviceWork work);
+
+  Context& context_;
+  const ptx::exec::Program& program_;
+  LaunchTree& tree_;
+  unsigned depth_;
+  std::mutex mutex_;
+  std::vector<DeviceWork> work_;
+  std::map<uint64_t, Buffer> buffers_;  // handed out, not launched yet (each counts as pending)
+  std::vector<std::shared_ptr<const MemoryRegion>> chunks_;
+  uint64_t chunkUsed_ = 0;
+  std::set<uint64_t> streams_, events_;
+};
+
+}  // namespace cuemu
