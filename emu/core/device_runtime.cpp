@@ -16,7 +16,6 @@ constexpr int32_t kSuccess = 0;
 constexpr int32_t kInvalidValue = 1;
 constexpr int32_t kMemoryAllocation = 2;
 constexpr int32_t kInvalidConfiguration = 9;
-constexpr int32_t kLaunchMaxDepthExceeded = 65;
 constexpr int32_t kLaunchPendingCountExceeded = 69;
 constexpr int32_t kInvalidDeviceFunction = 98;
 constexpr int32_t kInvalidDevice = 101;
@@ -50,21 +49,8 @@ bool accessible(uint64_t address, uint64_t bytes) {
 
 }  // namespace
 
-LaunchTree::LaunchTree(Context& context) {
-  size_t limit = 0;
-  if (context.limit(CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT, limit) == CUDA_SUCCESS) pendingLimit = limit;
-}
-
-GridRuntime::GridRuntime(Context& context, const ptx::exec::Program& program, LaunchTree& tree, unsigned depth)
-    : context_(context), program_(program), tree_(tree), depth_(depth) {}
-
-GridRuntime::~GridRuntime() {
-  // Launches that never ran (buffers never launched, work left after a failure) are no longer pending.
-  uint64_t grids = buffers_.size();
-  for (const DeviceWork& w : work_)
-    if (w.kind == DeviceWork::Kind::Grid) ++grids;
-  tree_.pending.fetch_sub(grids);
-}
+GridRuntime::GridRuntime(Context& context, const ptx::exec::Program& program, unsigned depth, uint64_t pendingLimit)
+    : context_(context), program_(program), depth_(depth), pendingLimit_(pendingLimit) {}
 
 bool GridRuntime::orderOf(uint64_t stream, DeviceWork::Order& order) const {
   switch (stream) {
@@ -95,19 +81,14 @@ uint64_t GridRuntime::allocateBuffer(uint32_t bytes, uint32_t align) {
 
 uint64_t GridRuntime::parameterBuffer(const ptx::exec::DeviceLaunchConfig& config, uint32_t bytes, uint32_t align,
                                       int32_t& error) {
-  if (depth_ >= kMaxNestingDepth) {
-    error = kLaunchMaxDepthExceeded;
-    return 0;
-  }
-  if (tree_.pending.fetch_add(1) >= tree_.pendingLimit) {
-    tree_.pending.fetch_sub(1);
+  // The new grid and the launching grid's incomplete device-launched ancestors (itself included).
+  if (uint64_t(depth_) + 1 > pendingLimit_) {
     error = kLaunchPendingCountExceeded;
     return 0;
   }
   std::lock_guard lock(mutex_);
   uint64_t address = allocateBuffer(bytes, align);
   if (!address) {
-    tree_.pending.fetch_sub(1);
     error = kMemoryAllocation;
     return 0;
   }
@@ -138,13 +119,15 @@ int32_t GridRuntime::launch(uint64_t buffer, uint64_t stream, const ptx::exec::D
   // The arguments are taken now: the kernel may reuse the memory they came from as soon as the call returns.
   auto* params = reinterpret_cast<const uint8_t*>(buffer);
   work.params.assign(params, params + info.paramBytes);
-  buffers_.erase(it);  // still pending until it starts
+  buffers_.erase(it);
   work_.push_back(std::move(work));
   return kSuccess;
 }
 
 int32_t GridRuntime::streamCreate(uint32_t flags, uint64_t& stream) {
-  if (flags != kStreamNonBlocking) return kInvalidValue;
+  // Device streams never synchronise with the NULL stream, whatever the flags say; both values are accepted
+  // (measured: cudaStreamDefault succeeds on an H100).
+  if (flags != kStreamNonBlocking && flags != 0) return kInvalidValue;
   std::lock_guard lock(mutex_);
   stream = newHandle();
   streams_.insert(stream);
@@ -158,6 +141,7 @@ int32_t GridRuntime::streamDestroy(uint64_t stream) {
 }
 
 int32_t GridRuntime::eventCreate(uint32_t flags, uint64_t& event) {
+  // Events of kernels cannot time (measured: cudaEventDefault is cudaErrorInvalidValue on an H100).
   if (flags != kEventDisableTiming) return kInvalidValue;
   std::lock_guard lock(mutex_);
   event = newHandle();
@@ -238,44 +222,25 @@ int32_t GridRuntime::ordinal(int32_t& device) {
   return kSuccess;
 }
 
-CUresult GridRuntime::runLaunched(const std::function<CUresult(const DeviceWork&)>& runGrid) {
+std::vector<DeviceWork> GridRuntime::takeWork() {
   std::vector<DeviceWork> work;
-  {
-    std::lock_guard lock(mutex_);
-    work.swap(work_);
-  }
+  std::lock_guard lock(mutex_);
+  work.swap(work_);
+  buffers_.clear();
+  chunks_.clear();
   std::stable_partition(work.begin(), work.end(),
                         [](const DeviceWork& w) { return w.order != DeviceWork::Order::TailLaunch; });
-  for (size_t i = 0; i < work.size(); ++i) {
-    const DeviceWork& w = work[i];
-    CUresult result = CUDA_SUCCESS;
-    switch (w.kind) {
-      case DeviceWork::Kind::Grid:
-        tree_.pending.fetch_sub(1);
-        result = runGrid(w);
-        break;
-      case DeviceWork::Kind::Copy:
-        if (!accessible(w.dst, w.bytes) || !accessible(w.src, w.bytes)) {
-          result = CUDA_ERROR_ILLEGAL_ADDRESS;
-          break;
-        }
-        std::memmove(reinterpret_cast<void*>(w.dst), reinterpret_cast<const void*>(w.src), w.bytes);
-        break;
-      case DeviceWork::Kind::Fill:
-        if (!accessible(w.dst, w.bytes)) {
-          result = CUDA_ERROR_ILLEGAL_ADDRESS;
-          break;
-        }
-        std::memset(reinterpret_cast<void*>(w.dst), w.value, w.bytes);
-        break;
-    }
-    if (result != CUDA_SUCCESS) {
-      // What did not run is no longer pending.
-      for (size_t j = i + 1; j < work.size(); ++j)
-        if (work[j].kind == DeviceWork::Kind::Grid) tree_.pending.fetch_sub(1);
-      return result;
-    }
+  return work;
+}
+
+CUresult runDeviceCopy(const DeviceWork& w) {
+  if (!accessible(w.dst, w.bytes)) return CUDA_ERROR_ILLEGAL_ADDRESS;
+  if (w.kind == DeviceWork::Kind::Fill) {
+    std::memset(reinterpret_cast<void*>(w.dst), w.value, w.bytes);
+    return CUDA_SUCCESS;
   }
+  if (!accessible(w.src, w.bytes)) return CUDA_ERROR_ILLEGAL_ADDRESS;
+  std::memmove(reinterpret_cast<void*>(w.dst), reinterpret_cast<const void*>(w.src), w.bytes);
   return CUDA_SUCCESS;
 }
 

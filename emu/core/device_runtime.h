@@ -4,26 +4,29 @@
 //
 // Execution model. A grid launched from a kernel (a child) never runs while its parent grid runs: the parent's
 // launches are recorded, and once every CTA of the parent has finished, the launching thread (the stream's
-// worker, not a thread of the interpreter's pool) runs them one after the other, each with its own children
-// after it, depth first. This is one of the schedules CDP2 allows (there is no device-side synchronisation, so
-// no CTA may wait for a child) and it cannot deadlock the fixed pool, in deterministic mode neither:
+// worker, not a thread of the interpreter's pool) runs them one after the other, each with its own work after
+// it, depth first (launch.cpp: runGridTree, a loop, not a recursion: nesting may go thousands deep). This is one
+// of the schedules CDP2 allows (there is no device-side synchronisation, so no CTA may wait for a child) and it
+// cannot deadlock the fixed pool, in deterministic mode neither:
 //  - grids launched into the block's NULL stream or a device stream run in launch order, which keeps every
-//    stream's order; memcpy/memset from a kernel are ordered with them;
+//    stream's order and satisfies every event; memcpy/memset from a kernel are ordered with them;
 //  - fire-and-forget grids run in the same order (nothing may depend on when they run);
-//  - tail launches run after the parent and all its other work, in the order they were made;
+//  - tail launches run after the parent and all its other work, in the order they were made, at the parent's
+//    nesting depth (on an H100 a grid that tail-launches itself 40 times in a row runs 40 times);
 //  - the parent's work item (what the host synchronises with) is complete only when all of it has run.
-// Limits: cudaLimitDevRuntimePendingLaunchCount counts the launches of one host-launched grid's tree that have
-// not started (cudaErrorLaunchPendingCountExceeded past it); nesting deeper than kMaxNestingDepth fails with
-// cudaErrorLaunchMaxDepthExceeded.
+// Limits, as measured on an H100 (driver 580): there is no nesting limit of its own (a chain of nested launches
+// reaches depth 2048), but every grid of such a chain is incomplete while its descendants run, and
+// cudaLimitDevRuntimePendingLaunchCount (default 2048) bounds the incomplete launches: the launch from depth
+// 2048 fails with cudaErrorLaunchPendingCountExceeded. cuemu counts the incomplete ancestors of the launching
+// grid, itself included; siblings it launched earlier do not count, because on a GPU they run (and complete)
+// while their parent still launches: one thread's 3000 launches under a limit of 64 all succeed there.
 #pragma once
 
 #include "api/cuda_internal.h"
 
 #include <ptx/exec.h>
 
-#include <atomic>
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -35,8 +38,9 @@ namespace cuemu {
 class Context;
 struct MemoryRegion;
 
-// Grids of depth 0 are launched by the host; a grid of this depth cannot launch any more.
-inline constexpr unsigned kMaxNestingDepth = 24;
+// What cudaRuntimeGetVersion answers in a kernel: the device runtime's own version, not the toolkit's (measured on
+// an H100 with CUDA 13.0's libcudadevrt).
+inline constexpr int32_t kDeviceRuntimeVersion = 6000;
 
 // One piece of work a kernel asked for: a grid, or a copy / fill ordered with the grids of its stream.
 struct DeviceWork {
@@ -52,17 +56,14 @@ struct DeviceWork {
   uint8_t value = 0;
 };
 
-// State shared by all grids of one host launch: the pending launch count and its limit.
-struct LaunchTree {
-  explicit LaunchTree(Context& context);
-  std::atomic<uint64_t> pending{0};
-  uint64_t pendingLimit = 0;
-};
+// Runs a copy or fill a kernel asked for (CUDA_ERROR_ILLEGAL_ADDRESS when the memory went away meanwhile).
+CUresult runDeviceCopy(const DeviceWork& work);
 
 class GridRuntime {
  public:
-  GridRuntime(Context& context, const ptx::exec::Program& program, LaunchTree& tree, unsigned depth);
-  ~GridRuntime();
+  // `depth`: the grid's incomplete device-launched ancestors, itself included (0 for a grid the host launched);
+  // `pendingLimit`: cudaLimitDevRuntimePendingLaunchCount when the host launched the tree.
+  GridRuntime(Context& context, const ptx::exec::Program& program, unsigned depth, uint64_t pendingLimit);
   GridRuntime(const GridRuntime&) = delete;
   GridRuntime& operator=(const GridRuntime&) = delete;
 
@@ -83,9 +84,9 @@ class GridRuntime {
   int32_t limit(int32_t limit, uint64_t& value);
   int32_t ordinal(int32_t& device);
 
-  // After the grid has finished: runs the work it asked for, in the order described above. `runGrid` runs one
-  // child grid (with a GridRuntime of depth() + 1 and, recursively, its own work); the first failure stops.
-  CUresult runLaunched(const std::function<CUresult(const DeviceWork&)>& runGrid);
+  // After the grid has finished: the work it asked for, in the order it is to run (tail launches last). The
+  // parameter buffers are released: launches copied their arguments.
+  std::vector<DeviceWork> takeWork();
 
  private:
   struct Buffer {
@@ -99,11 +100,11 @@ class GridRuntime {
 
   Context& context_;
   const ptx::exec::Program& program_;
-  LaunchTree& tree_;
   unsigned depth_;
+  uint64_t pendingLimit_;
   std::mutex mutex_;
   std::vector<DeviceWork> work_;
-  std::map<uint64_t, Buffer> buffers_;  // handed out, not launched yet (each counts as pending)
+  std::map<uint64_t, Buffer> buffers_;  // handed out, not launched yet
   std::vector<std::shared_ptr<const MemoryRegion>> chunks_;
   uint64_t chunkUsed_ = 0;
   std::set<uint64_t> streams_, events_;

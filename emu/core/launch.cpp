@@ -110,7 +110,7 @@ class ContextHostServices final : public ptx::exec::HostServices {
   }
   int32_t deviceLimit(int32_t limit, uint64_t& value) override { return runtime_.limit(limit, value); }
   int32_t runtimeVersion(int32_t& version) override {
-    version = CUDA_VERSION;
+    version = kDeviceRuntimeVersion;
     return 0;
   }
 
@@ -174,16 +174,15 @@ struct GridLaunch {
   bool cooperative = false;
 };
 
-// Runs one grid, then what it launched (core/device_runtime.h), each child with its own runtime one level deeper.
+// Runs one grid with `runtime` answering its device runtime calls.
 CUresult runGrid(Context& context, const Module& module, const ptx::exec::ExecConfig& config, const GridLaunch& g,
-                 LaunchTree& tree, unsigned depth) {
+                 GridRuntime& runtime) {
   // Each execution (a graph may replay the launch) gets its own grid-sync workspace.
   std::shared_ptr<const MemoryRegion> workspace;
   if (g.cooperative) {
     workspace = allocateGridWorkspace(context);
     if (!workspace) return CUDA_ERROR_OUT_OF_MEMORY;
   }
-  GridRuntime runtime(context, module.program(), tree, depth);
   ContextHostServices host(context, runtime);
   ptx::exec::LaunchParams params;
   params.grid = g.grid;
@@ -201,21 +200,54 @@ CUresult runGrid(Context& context, const Module& module, const ptx::exec::ExecCo
     params.envRegs[2] = uint32_t(workspace->start);
   }
   auto result = ptx::exec::launch(module.program(), g.kernel, params);
-  if (!result.ok()) {
-    CUresult code = faultResult(result.fault.kind);
-    CUEMU_ERROR("kernel fault ({}): {}", ptx::exec::faultKindName(result.fault.kind), result.fault.message);
-    return code;
+  if (result.ok()) return CUDA_SUCCESS;
+  CUresult code = faultResult(result.fault.kind);
+  CUEMU_ERROR("kernel fault ({}): {}", ptx::exec::faultKindName(result.fault.kind), result.fault.message);
+  return code;
+}
+
+// Runs a grid the host launched and everything it and its descendants launch from kernels (core/device_runtime.h),
+// depth first: a stack of the grids whose work has not all run yet.
+CUresult runGridTree(Context& context, const Module& module, const ptx::exec::ExecConfig& config, const GridLaunch& root) {
+  size_t pendingLimit = 0;
+  context.limit(CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT, pendingLimit);
+  struct Level {
+    std::vector<DeviceWork> work;
+    size_t next = 0;
+    unsigned depth = 0;
+  };
+  std::vector<Level> levels;
+  auto run = [&](const GridLaunch& g, unsigned depth) {
+    GridRuntime runtime(context, module.program(), depth, pendingLimit);
+    CUresult result = runGrid(context, module, config, g, runtime);
+    if (result == CUDA_SUCCESS) levels.push_back(Level{runtime.takeWork(), 0, depth});
+    return result;
+  };
+  if (CUresult result = run(root, 0)) return result;
+  while (!levels.empty()) {
+    Level& level = levels.back();
+    if (level.next == level.work.size()) {
+      levels.pop_back();
+      continue;
+    }
+    DeviceWork work = std::move(level.work[level.next++]);
+    // A tail launch takes its parent's place in the chain of incomplete grids; other children are one deeper.
+    unsigned depth = work.order == DeviceWork::Order::TailLaunch ? level.depth : level.depth + 1;
+    CUresult result;
+    if (work.kind == DeviceWork::Kind::Grid) {
+      GridLaunch child;
+      child.kernel = work.kernel;
+      child.grid = work.grid;
+      child.block = work.block;
+      child.dynamicSharedBytes = work.sharedBytes;
+      child.params = &work.params;
+      result = run(child, depth);
+    } else {
+      result = runDeviceCopy(work);
+    }
+    if (result != CUDA_SUCCESS) return result;
   }
-  workspace.reset();
-  return runtime.runLaunched([&](const DeviceWork& child) {
-    GridLaunch c;
-    c.kernel = child.kernel;
-    c.grid = child.grid;
-    c.block = child.block;
-    c.dynamicSharedBytes = child.sharedBytes;
-    c.params = &child.params;
-    return runGrid(context, module, config, c, tree, depth + 1);
-  });
+  return CUDA_SUCCESS;
 }
 
 }  // namespace
@@ -322,8 +354,7 @@ StreamWork launchWork(Context& context, LaunchRequest request) {
     g.dynamicSharedBytes = request.dynamicSharedBytes;
     g.params = &request.params;
     g.cooperative = request.cooperative;
-    LaunchTree tree(context);
-    return runGrid(context, request.function->module(), config, g, tree, 0);
+    return runGridTree(context, request.function->module(), config, g);
   };
 }
 

@@ -93,7 +93,9 @@ int main() {
   EXPECT_EQ_INT(h.smCount, sms);
   EXPECT_EQ_INT(h.warpSize, 32);
   EXPECT_EQ_INT(h.heapLimit, heap);
-  EXPECT_TRUE(h.runtimeVersion >= 12000);
+  EXPECT_EQ_INT(h.runtimeVersion, 6000);  // the device runtime's own version (H100, CUDA 13.0)
+  EXPECT_EQ_INT(h.blockingStreamError, cudaSuccess);
+  EXPECT_EQ_INT(h.timedEventError, cudaErrorInvalidValue);
   for (int k = 0; k < 4; ++k) EXPECT_EQ_INT(h.stage[k], k + 1);
   for (int k = 0; k < 4; ++k) EXPECT_EQ_INT(h.copied[k], k + 1);
   EXPECT_EQ_INT(h.mallocWorked, 42);
