@@ -14,6 +14,7 @@ struct Results {
   int mallocWorked;
   int blockingStreamError;  // cudaStreamCreateWithFlags without cudaStreamNonBlocking
   int timedEventError;      // cudaEventCreateWithFlags without cudaEventDisableTiming
+  int tooLargeBlockError;   // a launch of 2048 threads per block
 };
 
 __global__ void step(int* stage, int index) {
@@ -65,6 +66,8 @@ __global__ void parent(Results* r) {
   r->timedEventError = cudaEventCreateWithFlags(&timed, cudaEventDefault);
   if (r->timedEventError == cudaSuccess) cudaEventDestroy(timed);
   cudaGetLastError();
+  step<<<1, 2048>>>(r->stage, 0);
+  r->tooLargeBlockError = cudaGetLastError();
   useMemory<<<1, 1>>>(&r->mallocWorked);
   r->errors[7] = cudaGetLastError();
 }
@@ -86,8 +89,8 @@ int main() {
   CHECK_CUDA(cudaDeviceGetLimit(&heap, cudaLimitMallocHeapSize));
   std::printf("device %d, %d SMs, warp %d, heap %llu, runtime %d\n", h.device, h.smCount, h.warpSize, h.heapLimit,
               h.runtimeVersion);
-  std::printf("stream without cudaStreamNonBlocking: %d; event without cudaEventDisableTiming: %d\n",
-              h.blockingStreamError, h.timedEventError);
+  std::printf("stream without cudaStreamNonBlocking: %d; event without cudaEventDisableTiming: %d; 2048-thread "
+              "block: %d\n", h.blockingStreamError, h.timedEventError, h.tooLargeBlockError);
   for (int k = 0; k < 8; ++k) EXPECT_EQ_INT(h.errors[k], 0);
   EXPECT_EQ_INT(h.device, device);
   EXPECT_EQ_INT(h.smCount, sms);
@@ -96,6 +99,7 @@ int main() {
   EXPECT_EQ_INT(h.runtimeVersion, 6000);  // the device runtime's own version (H100, CUDA 13.0)
   EXPECT_EQ_INT(h.blockingStreamError, cudaSuccess);
   EXPECT_EQ_INT(h.timedEventError, cudaErrorInvalidValue);
+  EXPECT_EQ_INT(h.tooLargeBlockError, cudaErrorInvalidConfiguration);
   for (int k = 0; k < 4; ++k) EXPECT_EQ_INT(h.stage[k], k + 1);
   for (int k = 0; k < 4; ++k) EXPECT_EQ_INT(h.copied[k], k + 1);
   EXPECT_EQ_INT(h.mallocWorked, 42);
