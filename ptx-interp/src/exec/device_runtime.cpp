@@ -57,20 +57,13 @@ constexpr RuntimeFunction kRuntimeFunctions[] = {
     {"__cudaCDP2MemsetAsync_ptsz", C::MemsetAsync, 4, 4, {8, 4, 8, 8}},
 };
 
-// The gathered arguments of one lane (RuntimeSite::args put them at these offsets: each argument aligned to its
-// size, dim3 to 4).
+// The gathered arguments of one lane (RuntimeSite::args put them at runtimeArgOffset).
 struct Args {
   alignas(8) uint8_t bytes[64];
   uint32_t offsets[6];
 
-  Args(const RuntimeFunction& f) {
-    uint32_t at = 0;
-    for (unsigned k = 0; k < f.argCount; ++k) {
-      uint32_t align = f.argSizes[k] == kDim3 ? 4 : f.argSizes[k];
-      at = (at + align - 1) / align * align;
-      offsets[k] = at;
-      at += f.argSizes[k];
-    }
+  explicit Args(const RuntimeFunction& f) {
+    for (unsigned k = 0; k < f.argCount; ++k) offsets[k] = runtimeArgOffset(f, k);
   }
   template <class T> T get(unsigned k) const {
     T v;
@@ -114,6 +107,16 @@ template <class T> bool writeOut(Warp& w, const Op* op, int lane, uint64_t addre
 }
 
 }  // namespace
+
+uint32_t runtimeArgOffset(const RuntimeFunction& f, unsigned k) {
+  uint32_t at = 0;
+  for (unsigned i = 0;; ++i) {
+    uint32_t align = f.argSizes[i] == kDim3 ? 4 : f.argSizes[i];
+    at = (at + align - 1) / align * align;
+    if (i == k) return at;
+    at += f.argSizes[i];
+  }
+}
 
 const RuntimeFunction* findRuntimeFunction(std::string_view name) {
   for (const RuntimeFunction& f : kRuntimeFunctions)

@@ -49,6 +49,10 @@ struct RuntimeFunction {
 // The row of a device runtime function, or null for any other name.
 const RuntimeFunction* findRuntimeFunction(std::string_view name);
 
+// Where argument k lies in the buffer a lane's arguments are gathered into: each argument aligned to its size,
+// a dim3 (12 bytes) to 4.
+uint32_t runtimeArgOffset(const RuntimeFunction& f, unsigned k);
+
 namespace ctl {
 const Op* deviceRuntime(Warp& w, const Op* op);  // aux = Program::runtimeSites index
 }

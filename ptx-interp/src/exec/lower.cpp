@@ -2794,15 +2794,12 @@ void KernelLowerer::lowerRuntimeCall(const RuntimeFunction& f, const std::vector
     fail(line_, fmt::format("call to '{}' with the wrong number of arguments", f.name));
   RuntimeSite site;
   site.call = f.call;
-  uint32_t at = 0;
   for (size_t k = 0; k < args.size(); ++k) {
     const Operand& o = *args[k];
-    uint32_t size = f.argSizes[k], align = size == 12 ? 4 : size;
-    at = (at + align - 1) / align * align;
+    uint32_t size = f.argSizes[k];
     CallArg ca;
-    ca.dst = at;
+    ca.dst = runtimeArgOffset(f, unsigned(k));
     ca.size = size;
-    at += size;
     if (o.kind == OperandKind::Symbol && o.symKind == SymKind::Local) {
       ca.kind = CallArg::FrameToFrame;
       ca.src = fi_->localOffset[o.index] + uint32_t(o.value);
