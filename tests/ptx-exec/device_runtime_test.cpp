@@ -73,8 +73,8 @@ struct Cdp {
   Arena arena;
   std::shared_ptr<const Program> prog;
   std::vector<uint64_t> globals;
-  Cdp() {
-    CompileResult r = compile(ptxtest::readFile(std::string(PTX_EXEC_KERNELS) + "/cdp.ptx"));
+  explicit Cdp(const char* file = "cdp.ptx") {
+    CompileResult r = compile(ptxtest::readFile(std::string(PTX_EXEC_KERNELS) + "/" + file));
     if (!r.program) throw std::runtime_error("compile failed: " + r.error);
     prog = r.program;
     for (const GlobalInfo& g : ptx::exec::globals(*prog))
@@ -159,6 +159,25 @@ TEST(DeviceRuntime, QueriesWriteThroughTheirPointers) {
   ASSERT_EQ(host.freed.size(), 1u);
   EXPECT_EQ(host.freed[0], handles[1]);
   EXPECT_EQ(out[5], 0);
+}
+
+// CDP1 code calls the device runtime by its plain names.
+TEST(DeviceRuntime, PlainNamesOfCdp1) {
+  Cdp cdp("cdp1.ptx");
+  RecordingHost host(cdp.arena);
+  int* out = cdp.arena.alloc<int>(64);
+  int* errors = cdp.arena.alloc<int>(64);
+  Params p(kernels(*cdp.prog)[size_t(findKernel(*cdp.prog, "cdp1Parent"))]);
+  p.arg(out).arg(errors);
+  auto r = cdp.run("cdp1Parent", Dim3{8}, p, host);
+  ASSERT_TRUE(r.ok()) << r.fault.message;
+  EXPECT_EQ(host.launches.size(), 6u);
+  for (const Launch& l : host.launches) {
+    EXPECT_EQ(l.config.kernel, findKernel(*cdp.prog, "cdp1Child"));
+    EXPECT_EQ(l.config.grid.x, l.caller.thread + 1);
+    EXPECT_EQ(l.config.block.x, 32u);
+  }
+  for (int t = 0; t < 8; ++t) EXPECT_EQ(errors[t], (t == 2 || t == 3) ? kPendingCountExceeded : 0) << t;
 }
 
 // Without a driver's device runtime every call answers cudaErrorNotSupported and nothing faults.

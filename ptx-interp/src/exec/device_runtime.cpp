@@ -20,41 +20,39 @@ constexpr int32_t kNotSupported = 801;
 using C = RuntimeCall;
 constexpr uint8_t kDim3 = 12;
 
-// nvcc (CUDA 12/13) emits the __cudaCDP2 names; the plain names are what older PTX and hand-written PTX call.
+// Names without their prefix: nvcc (CUDA 12/13, CDP2) calls "__cudaCDP2" + name, CDP1 code (older toolkits,
+// CUDA_FORCE_CDP1_IF_SUPPORTED) and hand-written PTX call "cuda" + name.
+constexpr std::string_view kCdp2Prefix = "__cudaCDP2", kPlainPrefix = "cuda";
 constexpr RuntimeFunction kRuntimeFunctions[] = {
-    {"__cudaCDP2GetParameterBufferV2", C::GetParameterBufferV2, 8, 4, {8, kDim3, kDim3, 4}},
-    {"cudaGetParameterBufferV2", C::GetParameterBufferV2, 8, 4, {8, kDim3, kDim3, 4}},
-    {"__cudaCDP2GetParameterBuffer", C::GetParameterBuffer, 8, 2, {8, 8}},
-    {"cudaGetParameterBuffer", C::GetParameterBuffer, 8, 2, {8, 8}},
-    {"__cudaCDP2LaunchDeviceV2", C::LaunchDeviceV2, 4, 2, {8, 8}},
-    {"__cudaCDP2LaunchDeviceV2_ptsz", C::LaunchDeviceV2, 4, 2, {8, 8}},
-    {"cudaLaunchDeviceV2", C::LaunchDeviceV2, 4, 2, {8, 8}},
-    {"__cudaCDP2LaunchDevice", C::LaunchDevice, 4, 6, {8, 8, kDim3, kDim3, 4, 8}},
-    {"__cudaCDP2LaunchDevice_ptsz", C::LaunchDevice, 4, 6, {8, 8, kDim3, kDim3, 4, 8}},
-    {"cudaLaunchDevice", C::LaunchDevice, 4, 6, {8, 8, kDim3, kDim3, 4, 8}},
-    {"__cudaCDP2GetLastError", C::GetLastError, 4, 0, {}},
-    {"__cudaCDP2PeekAtLastError", C::PeekAtLastError, 4, 0, {}},
-    {"__cudaCDP2GetDevice", C::GetDevice, 4, 1, {8}},
-    {"__cudaCDP2GetDeviceCount", C::GetDeviceCount, 4, 1, {8}},
-    {"__cudaCDP2DeviceGetAttribute", C::DeviceGetAttribute, 4, 3, {8, 4, 4}},
-    {"__cudaCDP2DeviceGetLimit", C::DeviceGetLimit, 4, 2, {8, 4}},
-    {"__cudaCDP2RuntimeGetVersion", C::RuntimeGetVersion, 4, 1, {8}},
-    {"__cudaCDP2StreamCreateWithFlags", C::StreamCreateWithFlags, 4, 2, {8, 4}},
-    {"__cudaCDP2StreamDestroy", C::StreamDestroy, 4, 1, {8}},
-    {"__cudaCDP2StreamWaitEvent", C::StreamWaitEvent, 4, 3, {8, 8, 4}},
-    {"__cudaCDP2StreamWaitEvent_ptsz", C::StreamWaitEvent, 4, 3, {8, 8, 4}},
-    {"__cudaCDP2EventCreateWithFlags", C::EventCreateWithFlags, 4, 2, {8, 4}},
-    {"__cudaCDP2EventRecord", C::EventRecord, 4, 2, {8, 8}},
-    {"__cudaCDP2EventRecord_ptsz", C::EventRecord, 4, 2, {8, 8}},
-    {"__cudaCDP2EventRecordWithFlags", C::EventRecordWithFlags, 4, 3, {8, 8, 4}},
-    {"__cudaCDP2EventRecordWithFlags_ptsz", C::EventRecordWithFlags, 4, 3, {8, 8, 4}},
-    {"__cudaCDP2EventDestroy", C::EventDestroy, 4, 1, {8}},
-    {"__cudaCDP2Malloc", C::Malloc, 4, 2, {8, 8}},
-    {"__cudaCDP2Free", C::Free, 4, 1, {8}},
-    {"__cudaCDP2MemcpyAsync", C::MemcpyAsync, 4, 5, {8, 8, 8, 4, 8}},
-    {"__cudaCDP2MemcpyAsync_ptsz", C::MemcpyAsync, 4, 5, {8, 8, 8, 4, 8}},
-    {"__cudaCDP2MemsetAsync", C::MemsetAsync, 4, 4, {8, 4, 8, 8}},
-    {"__cudaCDP2MemsetAsync_ptsz", C::MemsetAsync, 4, 4, {8, 4, 8, 8}},
+    {"GetParameterBufferV2", C::GetParameterBufferV2, 8, 4, {8, kDim3, kDim3, 4}},
+    {"GetParameterBuffer", C::GetParameterBuffer, 8, 2, {8, 8}},
+    {"LaunchDeviceV2", C::LaunchDeviceV2, 4, 2, {8, 8}},
+    {"LaunchDeviceV2_ptsz", C::LaunchDeviceV2, 4, 2, {8, 8}},
+    {"LaunchDevice", C::LaunchDevice, 4, 6, {8, 8, kDim3, kDim3, 4, 8}},
+    {"LaunchDevice_ptsz", C::LaunchDevice, 4, 6, {8, 8, kDim3, kDim3, 4, 8}},
+    {"GetLastError", C::GetLastError, 4, 0, {}},
+    {"PeekAtLastError", C::PeekAtLastError, 4, 0, {}},
+    {"GetDevice", C::GetDevice, 4, 1, {8}},
+    {"GetDeviceCount", C::GetDeviceCount, 4, 1, {8}},
+    {"DeviceGetAttribute", C::DeviceGetAttribute, 4, 3, {8, 4, 4}},
+    {"DeviceGetLimit", C::DeviceGetLimit, 4, 2, {8, 4}},
+    {"RuntimeGetVersion", C::RuntimeGetVersion, 4, 1, {8}},
+    {"StreamCreateWithFlags", C::StreamCreateWithFlags, 4, 2, {8, 4}},
+    {"StreamDestroy", C::StreamDestroy, 4, 1, {8}},
+    {"StreamWaitEvent", C::StreamWaitEvent, 4, 3, {8, 8, 4}},
+    {"StreamWaitEvent_ptsz", C::StreamWaitEvent, 4, 3, {8, 8, 4}},
+    {"EventCreateWithFlags", C::EventCreateWithFlags, 4, 2, {8, 4}},
+    {"EventRecord", C::EventRecord, 4, 2, {8, 8}},
+    {"EventRecord_ptsz", C::EventRecord, 4, 2, {8, 8}},
+    {"EventRecordWithFlags", C::EventRecordWithFlags, 4, 3, {8, 8, 4}},
+    {"EventRecordWithFlags_ptsz", C::EventRecordWithFlags, 4, 3, {8, 8, 4}},
+    {"EventDestroy", C::EventDestroy, 4, 1, {8}},
+    {"Malloc", C::Malloc, 4, 2, {8, 8}},
+    {"Free", C::Free, 4, 1, {8}},
+    {"MemcpyAsync", C::MemcpyAsync, 4, 5, {8, 8, 8, 4, 8}},
+    {"MemcpyAsync_ptsz", C::MemcpyAsync, 4, 5, {8, 8, 8, 4, 8}},
+    {"MemsetAsync", C::MemsetAsync, 4, 4, {8, 4, 8, 8}},
+    {"MemsetAsync_ptsz", C::MemsetAsync, 4, 4, {8, 4, 8, 8}},
 };
 
 // The gathered arguments of one lane (RuntimeSite::args put them at runtimeArgOffset).
@@ -119,6 +117,12 @@ uint32_t runtimeArgOffset(const RuntimeFunction& f, unsigned k) {
 }
 
 const RuntimeFunction* findRuntimeFunction(std::string_view name) {
+  if (name.starts_with(kCdp2Prefix))
+    name.remove_prefix(kCdp2Prefix.size());
+  else if (name.starts_with(kPlainPrefix))
+    name.remove_prefix(kPlainPrefix.size());
+  else
+    return nullptr;
   for (const RuntimeFunction& f : kRuntimeFunctions)
     if (f.name == name) return &f;
   return nullptr;

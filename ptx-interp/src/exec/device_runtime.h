@@ -37,9 +37,10 @@ enum class RuntimeCall : uint8_t {
   MemsetAsync,           // (dst, int value, count, stream)
 };
 
-// One row per name a kernel may call: the argument sizes in bytes (dim3 is 12) and the result's size (0: none).
+// One row per function a kernel may call: the argument sizes in bytes (dim3 is 12) and the result's size (0: none).
 struct RuntimeFunction {
-  std::string_view name;
+  std::string_view name;  // without the "__cudaCDP2" or "cuda" prefix
+
   RuntimeCall call;
   uint8_t resultSize;
   uint8_t argCount;

@@ -338,7 +338,7 @@ class KernelLowerer {
   void lowerBar(const Instruction& in);
   void lowerTexture(const Instruction& in);
   void lowerBody(const Instruction& in);
-  void lowerRuntimeCall(const RuntimeFunction& f, const std::vector<const Operand*>& args,
+  void lowerRuntimeCall(std::string_view name, const RuntimeFunction& f, const std::vector<const Operand*>& args,
                         const std::vector<const Operand*>& rets);
   void lowerBuiltinCall(const Instruction& in, std::string_view name, const std::vector<const Operand*>& args,
                         const std::vector<const Operand*>& rets);
@@ -2763,7 +2763,7 @@ void KernelLowerer::lowerBuiltinCall(const Instruction& in, std::string_view nam
   for (const BuiltinFunction& x : kBuiltinFunctions)
     if (x.name == name) b = &x;
   if (!b) {
-    if (const RuntimeFunction* f = findRuntimeFunction(name)) return lowerRuntimeCall(*f, args, rets);
+    if (const RuntimeFunction* f = findRuntimeFunction(name)) return lowerRuntimeCall(name, *f, args, rets);
     return unsupported(in, fmt::format("call to external function '{}'", name));
   }
   uint32_t regs[4] = {kZeroReg, kZeroReg, kZeroReg, kZeroReg};
@@ -2788,10 +2788,10 @@ void KernelLowerer::lowerBuiltinCall(const Instruction& in, std::string_view nam
 
 // A device runtime call (CUDA dynamic parallelism): the arguments stay where they are (.param variables of the
 // frame, or registers) and the handler gathers them per lane.
-void KernelLowerer::lowerRuntimeCall(const RuntimeFunction& f, const std::vector<const Operand*>& args,
-                                     const std::vector<const Operand*>& rets) {
+void KernelLowerer::lowerRuntimeCall(std::string_view name, const RuntimeFunction& f,
+                                     const std::vector<const Operand*>& args, const std::vector<const Operand*>& rets) {
   if (args.size() != f.argCount || rets.size() > 1)
-    fail(line_, fmt::format("call to '{}' with the wrong number of arguments", f.name));
+    fail(line_, fmt::format("call to '{}' with the wrong number of arguments", name));
   RuntimeSite site;
   site.call = f.call;
   for (size_t k = 0; k < args.size(); ++k) {
@@ -2807,7 +2807,7 @@ void KernelLowerer::lowerRuntimeCall(const RuntimeFunction& f, const std::vector
       ca.kind = CallArg::FrameToFrame;
       ca.src = fi_->paramOffset[o.index] + uint32_t(o.value);
     } else {
-      if (size > 8) fail(line_, fmt::format("{}: aggregate argument must be a .param variable", f.name));
+      if (size > 8) fail(line_, fmt::format("{}: aggregate argument must be a .param variable", name));
       ca.kind = CallArg::RegToFrame;
       ca.src = src(o, size == 4 ? Type::b32 : Type::b64);
     }
