@@ -87,6 +87,10 @@ uint64_t GridRuntime::parameterBuffer(const ptx::exec::DeviceLaunchConfig& confi
     return 0;
   }
   std::lock_guard lock(mutex_);
+  if (work_.size() + buffers_.size() >= kMaxRecordedWork) {
+    error = kLaunchPendingCountExceeded;
+    return 0;
+  }
   uint64_t address = allocateBuffer(bytes, align);
   if (!address) {
     error = kMemoryAllocation;
@@ -178,6 +182,7 @@ int32_t GridRuntime::memcpyAsync(uint64_t dst, uint64_t src, uint64_t bytes, uin
   std::lock_guard lock(mutex_);
   DeviceWork work;
   if (!orderOf(stream, work.order) || work.order != DeviceWork::Order::Stream) return kInvalidResourceHandle;
+  if (work_.size() >= kMaxRecordedWork) return kLaunchPendingCountExceeded;
   work.kind = DeviceWork::Kind::Copy;
   work.dst = dst;
   work.src = src;
@@ -191,6 +196,7 @@ int32_t GridRuntime::memsetAsync(uint64_t dst, uint32_t value, uint64_t bytes, u
   std::lock_guard lock(mutex_);
   DeviceWork work;
   if (!orderOf(stream, work.order) || work.order != DeviceWork::Order::Stream) return kInvalidResourceHandle;
+  if (work_.size() >= kMaxRecordedWork) return kLaunchPendingCountExceeded;
   work.kind = DeviceWork::Kind::Fill;
   work.dst = dst;
   work.bytes = bytes;
@@ -220,6 +226,12 @@ int32_t GridRuntime::limit(int32_t which, uint64_t& value) {
 int32_t GridRuntime::ordinal(int32_t& device) {
   device = context_.device().ordinal();
   return kSuccess;
+}
+
+size_t GridRuntime::launchedGrids() {
+  std::lock_guard lock(mutex_);
+  return size_t(std::count_if(work_.begin(), work_.end(),
+                              [](const DeviceWork& w) { return w.kind == DeviceWork::Kind::Grid; }));
 }
 
 std::vector<DeviceWork> GridRuntime::takeWork() {

@@ -14,6 +14,10 @@
 //  - tail launches run after the parent and all its other work, in the order they were made, at the parent's
 //    nesting depth (on an H100 a grid that tail-launches itself 40 times in a row runs 40 times);
 //  - the parent's work item (what the host synchronises with) is complete only when all of it has run.
+// The price: a parent that spins until its child has written something never finishes (on a GPU it usually
+// does, without a promise); in deterministic mode cuemu says so after 5 s (HostServices::deterministicStall).
+// cuemu keeps at most kMaxRecordedWork launches and copies of one grid (a kernel that launches without end
+// would otherwise exhaust the host's memory); past that, launches fail with cudaErrorLaunchPendingCountExceeded.
 // Limits, as measured on an H100 (driver 580): there is no nesting limit of its own (a chain of nested launches
 // reaches depth 2048), but every grid of such a chain is incomplete while its descendants run, and
 // cudaLimitDevRuntimePendingLaunchCount (default 2048) bounds the incomplete launches: the launch from depth
@@ -37,6 +41,8 @@ namespace cuemu {
 
 class Context;
 struct MemoryRegion;
+
+inline constexpr size_t kMaxRecordedWork = size_t(1) << 20;
 
 // What cudaRuntimeGetVersion answers in a kernel: the device runtime's own version, not the toolkit's (measured on
 // an H100 with CUDA 13.0's libcudadevrt).
@@ -83,6 +89,9 @@ class GridRuntime {
   int32_t attribute(int32_t attribute, int32_t device, int32_t& value);
   int32_t limit(int32_t limit, uint64_t& value);
   int32_t ordinal(int32_t& device);
+
+  // Grids launched so far (and not yet taken by takeWork).
+  size_t launchedGrids();
 
   // After the grid has finished: the work it asked for, in the order it is to run (tail launches last). The
   // parameter buffers are released: launches copied their arguments.

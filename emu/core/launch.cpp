@@ -66,6 +66,14 @@ class ContextHostServices final : public ptx::exec::HostServices {
   uint64_t deviceMalloc(uint64_t size) override { return DeviceHeap::of(context_).allocate(context_, size); }
   void deviceFree(uint64_t address) override { DeviceHeap::of(context_).release(address); }
   void deterministicStall(std::string_view kernel, unsigned seconds) override {
+    if (size_t children = runtime_.launchedGrids()) {
+      CUEMU_WARN("kernel '{}' has waited {} s for memory without progress, and it launched {} child grid(s) from "
+                 "the device: on cuemu a child grid runs only after its parent grid has finished (CUDA dynamic "
+                 "parallelism does not promise that a parent sees its children's work before then either), so a "
+                 "parent waiting for its children never finishes.",
+                 kernel, seconds, children);
+      return;
+    }
     CUEMU_WARN("deterministic mode: every CTA of kernel '{}' has waited {} s for memory without progress; work "
                "runs in program order on one thread, so a kernel waiting for work queued after it (another "
                "stream's kernel, copy or host function) never finishes. Run without CUEMU_DETERMINISTIC (or "
