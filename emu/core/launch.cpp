@@ -216,7 +216,8 @@ CUresult runGrid(Context& context, const Module& module, const ptx::exec::ExecCo
 
 // Runs a grid the host launched and everything it and its descendants launch from kernels (core/device_runtime.h),
 // depth first: a stack of the grids whose work has not all run yet.
-CUresult runGridTree(Context& context, const Module& module, const ptx::exec::ExecConfig& config, const GridLaunch& root) {
+CUresult runGridTree(Context& context, const Module& module, const ptx::exec::ExecConfig& config,
+                     const GridLaunch& root) {
   size_t pendingLimit = 0;
   context.limit(CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT, pendingLimit);
   struct Level {

@@ -36,7 +36,8 @@ class RecordingHost : public HostServices {
     buffers[address] = {config, bytes};
     return address;
   }
-  int32_t deviceLaunch(uint64_t buffer, uint64_t stream, const DeviceLaunchConfig*, const DeviceCaller& caller) override {
+  int32_t deviceLaunch(uint64_t buffer, uint64_t stream, const DeviceLaunchConfig*,
+                       const DeviceCaller& caller) override {
     std::lock_guard lock(m);
     auto it = buffers.find(buffer);
     if (it == buffers.end()) return 1;
