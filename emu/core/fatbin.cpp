@@ -196,6 +196,30 @@ Expected<PtxText> bestPtxOfContainer(const void* containerImage, size_t size, ui
   return bestPtx(*container, cc, image);
 }
 
+// Whether PTX text defines (not just declares) the device runtime's launch entry point: the container is then
+// NVIDIA's device runtime library (libcudadevrt, linked by -lcudadevrt), whose PTX exists only for the newest
+// architecture and whose code talks to the GPU's scheduler. The interpreter implements the device runtime itself
+// (ptx-interp: exec/device_runtime.cpp), so such a unit is left out of the link.
+bool definesDeviceRuntime(std::string_view ptx) {
+  static constexpr std::string_view kName = "__cudaCDP2GetParameterBufferV2";
+  for (size_t at = ptx.find(kName); at != std::string_view::npos; at = ptx.find(kName, at + 1)) {
+    size_t start = ptx.find_last_of(";}", at);
+    std::string_view head = ptx.substr(start == std::string_view::npos ? 0 : start + 1, at - (start + 1));
+    if (head.find(".func") != std::string_view::npos && head.find(".extern") == std::string_view::npos) return true;
+  }
+  return false;
+}
+
+// Every PTX entry of a container comes from the same source: the first one tells.
+bool isDeviceRuntime(const fatbin::Container& container) {
+  for (const fatbin::Entry& e : container.entries) {
+    if (e.kind != uint16_t(fatbin::EntryKind::Ptx)) continue;
+    auto text = fatbin::entryPayload(container, e);
+    return text && definesDeviceRuntime(*text);
+  }
+  return false;
+}
+
 std::string decompressError(const char* format, const fatbin::Entry& e, const std::string& detail) {
   return fmt::format("fatbinary entry {} at offset {}: {} data is corrupt ({})", entryArchName(e), e.payloadOffset,
                      format, detail);
@@ -449,7 +473,13 @@ Expected<PtxImage> extractPtx(const void* image, int ccMajor, int ccMinor, size_
       auto* containerImage = reinterpret_cast<const void*>(units[i]);
       if (!startsWithU32(containerImage, kContainerHeaderSize, fatbin::kContainerMagic))
         return invalidImage(fmt::format("fatbinary wrapper: unit {} is not a fatbinary", i));
-      auto ptx = bestPtxOfContainer(containerImage, kUnknownImageSize, cc, containerImage);
+      auto container = fatbin::parseContainer(containerImage, kUnknownImageSize);
+      if (!container) return container.takeError();
+      if (isDeviceRuntime(*container)) {
+        result.deviceRuntimeLeftOut = true;
+        continue;
+      }
+      auto ptx = bestPtx(*container, cc, containerImage);
       if (!ptx) return ptx.takeError();
       result.units.push_back(std::move(*ptx));
     }
@@ -500,8 +530,9 @@ Expected<bool> collectHostElf(const Bytes& elf, uint32_t cc, const std::string& 
       }
       auto container = fatbin::parseContainer(p, size - at);
       if (!container) return container.takeError();
-      auto ptx = bestPtx(*container, cc, p);
-      if (ptx) {
+      if (isDeviceRuntime(*container)) {
+        out.deviceRuntimeLeftOut = true;
+      } else if (auto ptx = bestPtx(*container, cc, p)) {
         out.units.push_back(std::move(*ptx));
       } else if (ptx.error().code == CUDA_ERROR_NO_BINARY_FOR_GPU) {
         problems.push_back(ptx.error().message);
@@ -549,7 +580,7 @@ Expected<PtxImage> extractPtxFromHostBinary(const void* data, size_t size, int c
   } else {
     return invalidImage(name + ": neither an ELF object nor an archive");
   }
-  if (image.units.empty())
+  if (image.units.empty() && !image.deviceRuntimeLeftOut)
     return makeError(CUDA_ERROR_NO_BINARY_FOR_GPU,
                      problems.empty() ? name + ": no device code (compile with nvcc -dc or -c)" : problems.front());
   return image;

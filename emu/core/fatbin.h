@@ -93,13 +93,17 @@ struct PtxImage {
   // refers to the others' .extern symbols). Otherwise exactly one unit.
   bool needsLinking = false;
   std::vector<PtxText> units;
+  // NVIDIA's device runtime (libcudadevrt, -lcudadevrt) was among the inputs and left out: the interpreter
+  // provides the device runtime itself.
+  bool deviceRuntimeLeftOut = false;
 };
 
 // The PTX cuemu should compile for a device of compute capability ccMajor.ccMinor:
 //  - bare PTX text: the text itself;
 //  - a container (directly or through a version 1 wrapper): the best PTX entry, i.e. the highest arch the
 //    device can run (arch <= device; "a" entries only on exactly that device, "f" entries on the same major);
-//  - a version 2 wrapper: the best entry of every per-unit container (needsLinking). A version 2 wrapper
+//  - a version 2 wrapper: the best entry of every per-unit container (needsLinking), except the container of
+//    NVIDIA's device runtime (deviceRuntimeLeftOut), whatever PTX it has. A version 2 wrapper
 //    whose unit array is empty (nvcc's device-link stub of a non-rdc program) gives zero units.
 // Errors: CUDA_ERROR_NO_BINARY_FOR_GPU when the image holds only SASS (or PTX only for higher archs), with a
 // message naming the binary the image lives in and the nvcc flag that would add PTX;

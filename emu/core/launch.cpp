@@ -2,6 +2,7 @@
 
 #include "core/context.h"
 #include "core/device.h"
+#include "core/device_runtime.h"
 #include "core/graph.h"
 #include "core/device_heap.h"
 #include "core/log.h"
@@ -41,7 +42,7 @@ const DeviceMemoryValidator& memoryValidator() {
 
 class ContextHostServices final : public ptx::exec::HostServices {
  public:
-  explicit ContextHostServices(Context& context) : context_(context) {}
+  ContextHostServices(Context& context, GridRuntime& runtime) : context_(context), runtime_(runtime) {}
   bool devicePrintf(std::string_view text) override {
     context_.modules().appendPrintf(text);
     return true;
@@ -66,6 +67,14 @@ class ContextHostServices final : public ptx::exec::HostServices {
   void deviceFree(uint64_t address) override { DeviceHeap::of(context_).release(address); }
   void setGraphConditional(uint64_t handle, uint32_t value) override { setConditionalValue(handle, value); }
   void deterministicStall(std::string_view kernel, unsigned seconds) override {
+    if (size_t children = runtime_.launchedGrids()) {
+      CUEMU_WARN("kernel '{}' has waited {} s for memory without progress, and it launched {} child grid(s) from "
+                 "the device: on cuemu a child grid runs only after its parent grid has finished (CUDA dynamic "
+                 "parallelism does not promise that a parent sees its children's work before then either), so a "
+                 "parent waiting for its children never finishes.",
+                 kernel, seconds, children);
+      return;
+    }
     CUEMU_WARN("deterministic mode: every CTA of kernel '{}' has waited {} s for memory without progress; work "
                "runs in program order on one thread, so a kernel waiting for work queued after it (another "
                "stream's kernel, copy or host function) never finishes. Run without CUEMU_DETERMINISTIC (or "
@@ -73,8 +82,50 @@ class ContextHostServices final : public ptx::exec::HostServices {
                kernel, seconds);
   }
 
+  // CUDA dynamic parallelism (core/device_runtime.h).
+  uint64_t deviceParameterBuffer(const ptx::exec::DeviceLaunchConfig& config, uint32_t bytes, uint32_t align,
+                                 int32_t& error) override {
+    return runtime_.parameterBuffer(config, bytes, align, error);
+  }
+  int32_t deviceLaunch(uint64_t buffer, uint64_t stream, const ptx::exec::DeviceLaunchConfig* config,
+                       const ptx::exec::DeviceCaller&) override {
+    return runtime_.launch(buffer, stream, config);
+  }
+  int32_t deviceStreamCreate(uint32_t flags, uint64_t& stream) override { return runtime_.streamCreate(flags, stream); }
+  int32_t deviceStreamDestroy(uint64_t stream) override { return runtime_.streamDestroy(stream); }
+  int32_t deviceEventCreate(uint32_t flags, uint64_t& event) override { return runtime_.eventCreate(flags, event); }
+  int32_t deviceEventRecord(uint64_t event, uint64_t stream, uint32_t) override {
+    return runtime_.eventRecord(event, stream);
+  }
+  int32_t deviceStreamWaitEvent(uint64_t stream, uint64_t event, uint32_t flags) override {
+    return runtime_.streamWaitEvent(stream, event, flags);
+  }
+  int32_t deviceEventDestroy(uint64_t event) override { return runtime_.eventDestroy(event); }
+  int32_t deviceMemcpyAsync(uint64_t dst, uint64_t src, uint64_t bytes, uint32_t kind, uint64_t stream,
+                            const ptx::exec::DeviceCaller&) override {
+    return runtime_.memcpyAsync(dst, src, bytes, kind, stream);
+  }
+  int32_t deviceMemsetAsync(uint64_t dst, uint32_t value, uint64_t bytes, uint64_t stream,
+                            const ptx::exec::DeviceCaller&) override {
+    return runtime_.memsetAsync(dst, value, bytes, stream);
+  }
+  int32_t deviceOrdinal(int32_t& device) override { return runtime_.ordinal(device); }
+  int32_t deviceCount(int32_t& count) override {
+    count = int32_t(devices().size());
+    return 0;
+  }
+  int32_t deviceAttribute(int32_t attribute, int32_t device, int32_t& value) override {
+    return runtime_.attribute(attribute, device, value);
+  }
+  int32_t deviceLimit(int32_t limit, uint64_t& value) override { return runtime_.limit(limit, value); }
+  int32_t runtimeVersion(int32_t& version) override {
+    version = kDeviceRuntimeVersion;
+    return 0;
+  }
+
  private:
   Context& context_;
+  GridRuntime& runtime_;
 };
 
 ptx::exec::ExecConfig execConfig(const Device& device) {
@@ -117,24 +168,115 @@ CUresult validate(const LaunchRequest& r, const Device& device) {
 constexpr uint64_t kGridWorkspaceBytes = 256;
 
 std::shared_ptr<const MemoryRegion> allocateGridWorkspace(Context& context) {
+  auto region = allocateDriverMemory(context, kGridWorkspaceBytes);
+  if (!region) return nullptr;
+  uint32_t header[2] = {uint32_t(kGridWorkspaceBytes), 0};  // fresh memory is zero: only wsSize to write
+  std::memcpy(reinterpret_cast<void*>(region->start), header, sizeof header);
+  return region;
+}
+
+struct GridLaunch {
+  int kernel = -1;
+  ptx::exec::Dim3 grid, block;
+  unsigned dynamicSharedBytes = 0;
+  const std::vector<uint8_t>* params = nullptr;
+  bool cooperative = false;
+};
+
+// Runs one grid with `runtime` answering its device runtime calls.
+CUresult runGrid(Context& context, const Module& module, const ptx::exec::ExecConfig& config, const GridLaunch& g,
+                 GridRuntime& runtime) {
+  // Each execution (a graph may replay the launch) gets its own grid-sync workspace.
+  std::shared_ptr<const MemoryRegion> workspace;
+  if (g.cooperative) {
+    workspace = allocateGridWorkspace(context);
+    if (!workspace) return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  ContextHostServices host(context, runtime);
+  ptx::exec::LaunchParams params;
+  params.grid = g.grid;
+  params.block = g.block;
+  params.dynamicSharedBytes = g.dynamicSharedBytes;
+  params.params = g.params->data();
+  params.paramBytes = g.params->size();
+  params.globalAddresses = module.globalAddresses().data();
+  params.memory = &memoryValidator();
+  params.host = &host;
+  params.config = config;
+  params.cooperative = g.cooperative;
+  if (workspace) {
+    params.envRegs[1] = uint32_t(workspace->start >> 32);
+    params.envRegs[2] = uint32_t(workspace->start);
+  }
+  auto result = ptx::exec::launch(module.program(), g.kernel, params);
+  if (result.ok()) return CUDA_SUCCESS;
+  CUresult code = faultResult(result.fault.kind);
+  CUEMU_ERROR("kernel fault ({}): {}", ptx::exec::faultKindName(result.fault.kind), result.fault.message);
+  return code;
+}
+
+// Runs a grid the host launched and everything it and its descendants launch from kernels (core/device_runtime.h),
+// depth first: a stack of the grids whose work has not all run yet.
+CUresult runGridTree(Context& context, const Module& module, const ptx::exec::ExecConfig& config,
+                     const GridLaunch& root) {
+  size_t pendingLimit = 0;
+  context.limit(CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT, pendingLimit);
+  struct Level {
+    std::vector<DeviceWork> work;
+    size_t next = 0;
+    unsigned depth = 0;
+  };
+  std::vector<Level> levels;
+  auto run = [&](const GridLaunch& g, unsigned depth) {
+    GridRuntime runtime(context, module.program(), depth, pendingLimit);
+    CUresult result = runGrid(context, module, config, g, runtime);
+    if (result == CUDA_SUCCESS) levels.push_back(Level{runtime.takeWork(), 0, depth});
+    return result;
+  };
+  if (CUresult result = run(root, 0)) return result;
+  while (!levels.empty()) {
+    Level& level = levels.back();
+    if (level.next == level.work.size()) {
+      levels.pop_back();
+      continue;
+    }
+    DeviceWork work = std::move(level.work[level.next++]);
+    // A tail launch takes its parent's place in the chain of incomplete grids; other children are one deeper.
+    unsigned depth = work.order == DeviceWork::Order::TailLaunch ? level.depth : level.depth + 1;
+    CUresult result;
+    if (work.kind == DeviceWork::Kind::Grid) {
+      GridLaunch child;
+      child.kernel = work.kernel;
+      child.grid = work.grid;
+      child.block = work.block;
+      child.dynamicSharedBytes = work.sharedBytes;
+      child.params = &work.params;
+      result = run(child, depth);
+    } else {
+      result = runDeviceCopy(work);
+    }
+    if (result != CUDA_SUCCESS) return result;
+  }
+  return CUDA_SUCCESS;
+}
+
+}  // namespace
+
+std::shared_ptr<const MemoryRegion> allocateDriverMemory(Context& context, uint64_t bytes) {
   auto region = std::make_shared<MemoryRegion>();
-  region->size = kGridWorkspaceBytes;
+  region->size = bytes;
   region->kind = MemoryKind::Device;
   region->device = context.device().ordinal();
   region->context = context.apiHandle();
   AddressSpace& space = AddressSpace::instance();
-  auto allocated = space.allocate(region, alignUp(kGridWorkspaceBytes, AddressSpace::pageSize()));
+  auto allocated = space.allocate(region, alignUp(bytes, AddressSpace::pageSize()));
   if (!allocated) return nullptr;
-  uint32_t header[2] = {uint32_t(kGridWorkspaceBytes), 0};  // fresh memory is zero: only wsSize to write
-  std::memcpy(reinterpret_cast<void*>(region->start), header, sizeof header);
   uint64_t start = region->start;
   // Context teardown may have released it already: release() then finds nothing.
   return std::shared_ptr<const MemoryRegion>(region.get(), [keep = region, start](const MemoryRegion*) {
     AddressSpace::instance().release(start);
   });
 }
-
-}  // namespace
 
 Expected<std::vector<uint8_t>> packKernelParams(const ptx::exec::KernelInfo& info, void** kernelParams, void** extra) {
   std::vector<uint8_t> buffer(info.paramBytes);
@@ -215,34 +357,14 @@ CUresult submitLaunch(Stream& stream, LaunchRequest request) {
 StreamWork launchWork(Context& context, LaunchRequest request) {
   auto config = execConfig(context.device());
   return [request = std::move(request), config, &context]() -> CUresult {
-    // Each execution (a graph may replay the launch) gets its own grid-sync workspace.
-    std::shared_ptr<const MemoryRegion> workspace;
-    if (request.cooperative) {
-      workspace = allocateGridWorkspace(context);
-      if (!workspace) return CUDA_ERROR_OUT_OF_MEMORY;
-    }
-    ContextHostServices host(context);
-    const Module& module = request.function->module();
-    ptx::exec::LaunchParams params;
-    params.grid = request.grid;
-    params.block = request.block;
-    params.dynamicSharedBytes = request.dynamicSharedBytes;
-    params.params = request.params.data();
-    params.paramBytes = request.params.size();
-    params.globalAddresses = module.globalAddresses().data();
-    params.memory = &memoryValidator();
-    params.host = &host;
-    params.config = config;
-    params.cooperative = request.cooperative;
-    if (workspace) {
-      params.envRegs[1] = uint32_t(workspace->start >> 32);
-      params.envRegs[2] = uint32_t(workspace->start);
-    }
-    auto result = ptx::exec::launch(module.program(), request.function->kernelIndex(), params);
-    if (result.ok()) return CUDA_SUCCESS;
-    CUresult code = faultResult(result.fault.kind);
-    CUEMU_ERROR("kernel fault ({}): {}", ptx::exec::faultKindName(result.fault.kind), result.fault.message);
-    return code;
+    GridLaunch g;
+    g.kernel = request.function->kernelIndex();
+    g.grid = request.grid;
+    g.block = request.block;
+    g.dynamicSharedBytes = request.dynamicSharedBytes;
+    g.params = &request.params;
+    g.cooperative = request.cooperative;
+    return runGridTree(context, request.function->module(), config, g);
   };
 }
 

@@ -17,6 +17,7 @@ namespace cuemu {
 class Context;
 class Device;
 class Stream;
+struct MemoryRegion;
 
 struct LaunchRequest {
   std::shared_ptr<Function> function;
@@ -37,6 +38,10 @@ StreamWork launchWork(Context& context, LaunchRequest request);
 
 // The occupancy calculator: blocks of `blockSize` threads with `dynamicSharedBytes` that one SM holds at once.
 int maxActiveBlocksPerSm(const Function& function, const Device& device, int blockSize, size_t dynamicSharedBytes);
+
+// Device memory the driver uses for its own purposes (grid-sync workspaces, device-launch parameter buffers),
+// zeroed, valid for kernels until the last reference goes; null when the device has no memory left.
+std::shared_ptr<const MemoryRegion> allocateDriverMemory(Context& context, uint64_t bytes);
 
 // The CUresult the real driver reports for an interpreter fault.
 CUresult faultResult(ptx::exec::FaultKind kind);

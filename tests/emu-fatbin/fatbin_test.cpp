@@ -231,6 +231,71 @@ TEST_P(Fatbin, WrapperRecords) {
     EXPECT_EQ(extractPtx(&bad, 9, 0).error().code, CUDA_ERROR_INVALID_IMAGE);
 }
 
+// A container with one uncompressed PTX entry for compute_`arch`, as nvcc lays it out.
+Bytes ptxContainer(const std::string& ptx, uint32_t arch) {
+  Bytes payload(ptx.begin(), ptx.end());
+  payload.resize((payload.size() + 1 + 7) / 8 * 8, 0);
+  Bytes b(16 + 64 + payload.size(), 0);
+  put<uint32_t>(b, 0, fatbin::kContainerMagic);
+  put<uint16_t>(b, 4, 1);
+  put<uint16_t>(b, 6, 16);
+  put<uint64_t>(b, 8, 64 + payload.size());
+  put<uint16_t>(b, 16, uint16_t(fatbin::EntryKind::Ptx));
+  put<uint32_t>(b, 16 + 0x04, 64);
+  put<uint64_t>(b, 16 + 0x08, payload.size());
+  put<uint16_t>(b, 16 + 0x18, 0);
+  put<uint16_t>(b, 16 + 0x1A, 9);
+  put<uint32_t>(b, 16 + 0x1C, arch);
+  std::memcpy(b.data() + 80, payload.data(), payload.size());
+  return b;
+}
+
+// NVIDIA's device runtime (-lcudadevrt) carries PTX only for the newest architecture; the interpreter provides the
+// device runtime itself, so its unit is left out of an -rdc program whatever PTX it has.
+TEST_P(Fatbin, WrapperLeavesOutTheDeviceRuntime) {
+  Bytes rdc = load("rdc.fatbin");
+  Bytes linkedCubin = load("sm90.fatbin");
+  const std::string definition =
+      ".version 9.0\n.target sm_121\n.address_size 64\n.visible .func (.param .b64 func_retval0) "
+      "__cudaCDP2GetParameterBufferV2(\n.param .b64 p0\n)\n{\nret;\n}\n";
+  for (uint32_t arch : {121u, 90u}) {
+    Bytes devrt = ptxContainer(definition, arch);
+    const void* units[] = {rdc.data(), devrt.data(), nullptr};
+    Wrapper v2{fatbin::kWrapperMagic, 2, linkedCubin.data(), units};
+    auto linked = extractPtx(&v2, 9, 0);
+    ASSERT_TRUE(linked) << linked.error().message;
+    EXPECT_TRUE(linked->deviceRuntimeLeftOut);
+    ASSERT_EQ(linked->units.size(), 1u) << arch;
+    EXPECT_EQ(linked->units[0].options, "--compile-only");
+  }
+  // A unit that only declares the device runtime (every program that launches from a kernel) is kept.
+  const std::string declaration =
+      ".version 9.0\n.target sm_90\n.address_size 64\n.extern .func (.param .b64 func_retval0) "
+      "__cudaCDP2GetParameterBufferV2\n(\n.param .b64 p0\n)\n;\n";
+  Bytes user = ptxContainer(declaration, 90);
+  const void* withUser[] = {rdc.data(), user.data(), nullptr};
+  Wrapper v2user{fatbin::kWrapperMagic, 2, linkedCubin.data(), withUser};
+  auto kept = extractPtx(&v2user, 9, 0);
+  ASSERT_TRUE(kept) << kept.error().message;
+  EXPECT_FALSE(kept->deviceRuntimeLeftOut);
+  EXPECT_EQ(kept->units.size(), 2u);
+  // Other units with PTX only for a newer architecture still fail.
+  Bytes tooNew = ptxContainer(declaration, 121);
+  const void* withTooNew[] = {rdc.data(), tooNew.data(), nullptr};
+  Wrapper v2tooNew{fatbin::kWrapperMagic, 2, linkedCubin.data(), withTooNew};
+  EXPECT_EQ(extractPtx(&v2tooNew, 9, 0).error().code, CUDA_ERROR_NO_BINARY_FOR_GPU);
+}
+
+// cuLinkAddFile(CU_JIT_INPUT_LIBRARY, libcudadevrt.a): nothing to link, and no error.
+TEST(DeviceRuntimeLibrary, IsLeftOutOfLinks) {
+  if (std::string(CUEMU_FATBIN_CUDADEVRT).empty()) GTEST_SKIP() << "no CUDA toolkit";
+  Bytes library = readFile(CUEMU_FATBIN_CUDADEVRT);
+  auto image = extractPtxFromHostBinary(library.data(), library.size(), 9, 0, "libcudadevrt.a");
+  ASSERT_TRUE(image) << image.error().message;
+  EXPECT_TRUE(image->deviceRuntimeLeftOut);
+  EXPECT_TRUE(image->units.empty());
+}
+
 TEST_P(Fatbin, TruncationAnywhereIsAnInvalidImage) {
   for (const char* name : {"default.fatbin", "speed.fatbin", "nocompress.fatbin", "debug.fatbin"}) {
     Bytes full = load(name);

@@ -164,6 +164,18 @@ struct SurfaceRequest {
   SurfClamp clamp = SurfClamp::Trap;
 };
 
+// A grid launched from a kernel (CUDA dynamic parallelism).
+struct DeviceLaunchConfig {
+  int kernel = -1;  // index into kernels() of the launching program; -1: not known (cudaGetParameterBuffer)
+  Dim3 grid, block;
+  uint32_t sharedBytes = 0;
+};
+// The thread that calls the device runtime: its block (CTA index) and its linear index in the block.
+struct DeviceCaller {
+  Dim3 block{0, 0, 0};
+  uint32_t thread = 0;
+};
+
 // Services the kernel asks of the host. Called from worker threads, possibly concurrently.
 class HostServices {
  public:
@@ -194,6 +206,41 @@ class HostServices {
   // cudaGraphSetConditional(handle, value), an extern function of PTX that libcudadevrt provides on a GPU: sets the
   // value of a conditional node's handle. Called by every active lane that calls it. Default: ignored.
   virtual void setGraphConditional(uint64_t handle, uint32_t value);
+
+  // ---- CUDA dynamic parallelism: the device runtime (cudadevrt) that kernels call ------------------------------
+  // The interpreter implements the device runtime's entry points (exec/device_runtime.cpp) and asks the driver
+  // for what only it knows. Results are cudaError_t values (0 = success); the interpreter keeps each thread's
+  // last error. Called from worker threads, concurrently, one lane at a time in lane order. The defaults support
+  // nothing (cudaErrorNotSupported).
+  //
+  // A parameter buffer for a child grid of `kernel` (an index into kernels() of the launching program; -1 for
+  // cudaGetParameterBuffer, which names no kernel) of `bytes` bytes: valid device memory until the child starts.
+  // 0 with `error` set when none can be had (the pending launch limit, no memory).
+  virtual uint64_t deviceParameterBuffer(const DeviceLaunchConfig& config, uint32_t bytes, uint32_t align,
+                                         int32_t& error);
+  // Launches the grid whose parameters are in `parameterBuffer` into `stream` (a device stream handle, 0 for the
+  // calling block's NULL stream, or cudaStreamTailLaunch / cudaStreamFireAndForget). `config` is null for V2
+  // launches (the buffer's config applies) and the explicit configuration for cudaLaunchDevice.
+  virtual int32_t deviceLaunch(uint64_t parameterBuffer, uint64_t stream, const DeviceLaunchConfig* config,
+                               const DeviceCaller& caller);
+  virtual int32_t deviceStreamCreate(uint32_t flags, uint64_t& stream);
+  virtual int32_t deviceStreamDestroy(uint64_t stream);
+  virtual int32_t deviceEventCreate(uint32_t flags, uint64_t& event);
+  virtual int32_t deviceEventRecord(uint64_t event, uint64_t stream, uint32_t flags);
+  virtual int32_t deviceStreamWaitEvent(uint64_t stream, uint64_t event, uint32_t flags);
+  virtual int32_t deviceEventDestroy(uint64_t event);
+  // cudaMemcpyAsync / cudaMemsetAsync from a kernel: stream-ordered with the grids launched into `stream`.
+  virtual int32_t deviceMemcpyAsync(uint64_t dst, uint64_t src, uint64_t bytes, uint32_t kind, uint64_t stream,
+                                    const DeviceCaller& caller);
+  virtual int32_t deviceMemsetAsync(uint64_t dst, uint32_t value, uint64_t bytes, uint64_t stream,
+                                    const DeviceCaller& caller);
+  // The device the kernel runs on (cudaGetDevice), how many there are, a cudaDeviceAttr's value, a cudaLimit's
+  // value and the runtime version.
+  virtual int32_t deviceOrdinal(int32_t& device);
+  virtual int32_t deviceCount(int32_t& count);
+  virtual int32_t deviceAttribute(int32_t attribute, int32_t device, int32_t& value);
+  virtual int32_t deviceLimit(int32_t limit, uint64_t& value);
+  virtual int32_t runtimeVersion(int32_t& version);
 };
 
 // Host-side execution settings. Thread pools are shared process-wide and created lazily.

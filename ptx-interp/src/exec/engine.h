@@ -90,6 +90,7 @@ struct KernelCode {
   std::vector<ConstSlot> indexConsts;  // ThreadIndex and CtaIndex slots
   uint32_t localBytes = 0;    // per-thread local memory (deepest call chain; recursion adds kRecursionStack)
   bool usesBarriers = false;
+  uint32_t irFunction = 0;    // the entry's index in the module (what `mov.u64 %rd, kernel` gives, less the base)
   std::string unsupported;    // non-empty: the kernel contains an instruction the interpreter cannot run
 };
 
@@ -106,6 +107,17 @@ struct CallSite {
   uint32_t callerFrameBytes = 0;   // the callee frame starts this far after the caller's
   std::vector<CallArg> args;       // into the callee frame
   std::vector<CallArg> rets;       // src: callee frame offset, dst: caller frame offset
+};
+
+// A call of the device runtime (CUDA dynamic parallelism, exec/device_runtime.cpp; Program::runtimeSites): the
+// arguments are gathered per lane into one buffer (CallArg::dst: offset in it), the result goes to the caller's
+// frame at resultOffset when the call names a return variable.
+enum class RuntimeCall : uint8_t;
+struct RuntimeSite {
+  RuntimeCall call{};
+  std::vector<CallArg> args;
+  uint32_t resultOffset = 0;
+  uint8_t resultSize = 0;  // 0: no result stored
 };
 
 // Operands of a tex/tld4/suld/sust instruction (Program::texSites): too many for an Op's fields.
@@ -141,6 +153,7 @@ class Program {
   std::vector<KernelInfo> kernelInfo;
   std::vector<GlobalInfo> globalInfo;
   std::vector<CallSite> calls;
+  std::vector<RuntimeSite> runtimeSites;
   std::vector<TextureSite> texSites;
   std::vector<SharedFmaStep> fmaSteps;
   std::vector<std::vector<const Op*>> brxTables;
@@ -196,6 +209,7 @@ struct Warp {
   std::vector<uint8_t> spill;  // saved register regions of recursive calls
   SharedLayoutSlot sharedLayouts[kSharedLayoutSlots];
   alignas(64) uint8_t carry[32];
+  int32_t runtimeError[32];  // each thread's last device runtime error (cudaGetLastError in a kernel)
 
   template <class T> T* reg(uint32_t off) const {
     return static_cast<T*>(__builtin_assume_aligned(rf + off, 64));

@@ -216,6 +216,7 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
     wp.stack.clear();
     wp.spill.clear();
     std::memset(wp.carry, 0, sizeof wp.carry);
+    std::memset(wp.runtimeError, 0, sizeof wp.runtimeError);
   }
   if (code.usesBarriers)
     for (auto& b : cta.barriers) b = Barrier{};

@@ -1,6 +1,7 @@
 #include "exec/lower.h"
 
 #include "exec/control.h"
+#include "exec/device_runtime.h"
 #include "exec/handlers.h"
 #include "exec/lower_tables.h"
 #include "exec/memory.h"
@@ -339,6 +340,8 @@ class KernelLowerer {
   void lowerBar(const Instruction& in);
   void lowerTexture(const Instruction& in);
   void lowerBody(const Instruction& in);
+  void lowerRuntimeCall(std::string_view name, const RuntimeFunction& f, const std::vector<const Operand*>& args,
+                        const std::vector<const Operand*>& rets);
   void lowerBuiltinCall(const Instruction& in, std::string_view name, const std::vector<const Operand*>& args,
                         const std::vector<const Operand*>& rets);
   void unsupported(const Instruction& in, std::string_view why = "");
@@ -518,7 +521,9 @@ void KernelLowerer::collectReachable(uint32_t f, std::set<uint32_t>& seen, std::
     for (uint32_t k = 0; k < in.numOperands; ++k) {
       const Operand& o = fn.operands[in.firstOperand + k];
       if ((o.kind == OperandKind::Symbol || o.kind == OperandKind::Address) && o.symKind == SymKind::Function) {
-        if (mod_.functions[definitionOf(o.index)].hasBody) collectReachable(o.index, seen, order);
+        // a kernel's address (a device-side launch, exec/device_runtime.cpp) is not a call into it
+        const ptx::Function& g = mod_.functions[definitionOf(o.index)];
+        if (g.hasBody && !g.isEntry) collectReachable(o.index, seen, order);
       }
       if ((o.kind == OperandKind::Symbol || o.kind == OperandKind::Address) && o.symKind == SymKind::Global) {
         if (mod_.globals[o.index].space == ptx::Space::shared) usedModuleShared_.insert(o.index);
@@ -751,6 +756,7 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
   info_ = &prog_.kernelInfo.back();
   KernelInfo& info = *info_;
   info.name = std::string(mod_.str(entry.name));
+  code_->irFunction = entryIr;
   // parameter layout
   uint32_t off = 0;
   for (const auto& p : entry.params) {
@@ -2759,7 +2765,10 @@ void KernelLowerer::lowerBuiltinCall(const Instruction& in, std::string_view nam
   const BuiltinFunction* b = nullptr;
   for (const BuiltinFunction& x : kBuiltinFunctions)
     if (x.name == name) b = &x;
-  if (!b) return unsupported(in, fmt::format("call to external function '{}'", name));
+  if (!b) {
+    if (const RuntimeFunction* f = findRuntimeFunction(name)) return lowerRuntimeCall(name, *f, args, rets);
+    return unsupported(in, fmt::format("call to external function '{}'", name));
+  }
   uint32_t regs[4] = {kZeroReg, kZeroReg, kZeroReg, kZeroReg};
   for (unsigned k = 0; k < b->argCount; ++k) regs[k] = argReg(k, b->args[k]);
   uint32_t res = b->hasResult ? temp(sizeOf(b->result)) : 0;
@@ -2778,6 +2787,45 @@ void KernelLowerer::lowerBuiltinCall(const Instruction& in, std::string_view nam
       stOp.d = res;
     }
   }
+}
+
+// A device runtime call (CUDA dynamic parallelism): the arguments stay where they are (.param variables of the
+// frame, or registers) and the handler gathers them per lane.
+void KernelLowerer::lowerRuntimeCall(std::string_view name, const RuntimeFunction& f,
+                                     const std::vector<const Operand*>& args, const std::vector<const Operand*>& rets) {
+  if (args.size() != f.argCount || rets.size() > 1)
+    fail(line_, fmt::format("call to '{}' with the wrong number of arguments", name));
+  RuntimeSite site;
+  site.call = f.call;
+  for (size_t k = 0; k < args.size(); ++k) {
+    const Operand& o = *args[k];
+    uint32_t size = f.argSizes[k];
+    CallArg ca;
+    ca.dst = runtimeArgOffset(f, unsigned(k));
+    ca.size = size;
+    if (o.kind == OperandKind::Symbol && o.symKind == SymKind::Local) {
+      ca.kind = CallArg::FrameToFrame;
+      ca.src = fi_->localOffset[o.index] + uint32_t(o.value);
+    } else if (o.kind == OperandKind::Symbol && o.symKind == SymKind::Param && !fn_->isEntry) {
+      ca.kind = CallArg::FrameToFrame;
+      ca.src = fi_->paramOffset[o.index] + uint32_t(o.value);
+    } else {
+      if (size > 8) fail(line_, fmt::format("{}: aggregate argument must be a .param variable", name));
+      ca.kind = CallArg::RegToFrame;
+      ca.src = src(o, size == 4 ? Type::b32 : Type::b64);
+    }
+    site.args.push_back(ca);
+  }
+  if (!rets.empty() && f.resultSize) {
+    const Operand& o = *rets[0];
+    if (o.kind != OperandKind::Symbol || o.symKind != SymKind::Local)
+      fail(line_, "call return value must be a .param variable");
+    site.resultOffset = fi_->localOffset[o.index] + uint32_t(o.value);
+    site.resultSize = f.resultSize;
+  }
+  Op& op = emit(&ctl::deviceRuntime);
+  op.aux = uint32_t(prog_.runtimeSites.size());
+  prog_.runtimeSites.push_back(std::move(site));
 }
 
 void KernelLowerer::lowerInstruction(uint32_t idx) {

@@ -1,5 +1,7 @@
 #include "ptx/link.h"
 
+#include "exec/device_runtime.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -243,9 +245,11 @@ std::string withRegisterLimit(const std::string& entry, unsigned limit) {
 
 bool isBuiltinExternal(std::string_view name) {
   static const std::set<std::string_view> builtins = {
-      "vprintf", "malloc", "free", "__assertfail", "cudaGetParameterBufferV2", "cudaLaunchDeviceV2",
+      "vprintf", "malloc", "free", "__assertfail",
       // CUDA graph conditional nodes (issue 17)
       "cudaGraphSetConditional"};
+  // The device runtime of CUDA dynamic parallelism (the interpreter's table: exec/device_runtime.cpp).
+  if (ptx::exec::findRuntimeFunction(name)) return true;
   return builtins.count(name) != 0;
 }
 
