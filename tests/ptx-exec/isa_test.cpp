@@ -168,6 +168,13 @@ TEST(PtxIsa, NarrowConversions) {
   // e4m3: 1.0 = 0x38, 448 = 0x7e (satfinite clamps infinity), NaN = 0x7f
   EXPECT_BITS((Form{"cvt.rn.satfinite.e4m3x2.f32 %d, %a, %b;", "b32", "b32", "b32", "b16"}),
               (V{0x3f800000, 0x7f800000, 0x7fc00000}), (V{0x38c0, 0x7efe, 0x7f00}), V{0xc0000000, 0xff800000, 0x0});
+  // fp8 pairs widened to f16x2 (exact): upper byte to the upper half. e4m3 0x38 = 1.0, 0xc0 = -2.0, 0x7e = 448,
+  // 0x01 = 2^-9 (subnormal), 0x7f NaN; e5m2 is f16's upper byte, its infinity (0x7c) stays infinite.
+  EXPECT_BITS((Form{"cvt.rn.f16x2.e4m3x2 %d, %a;", "b16", "b32", "b32", "b32"}), (V{0x38c0, 0x7e01, 0x7f00}),
+              (V{0x3c00c000, 0x5f001800, 0x7fff0000}));
+  EXPECT_BITS((Form{"cvt.rn.f16x2.e5m2x2 %d, %a;", "b16", "b32", "b32", "b32"}), (V{0x3cc0, 0x7c01}),
+              (V{0x3c00c000, 0x7c000100}));
+  EXPECT_BITS((Form{"cvt.rn.relu.f16x2.e4m3x2 %d, %a;", "b16", "b32", "b32", "b32"}), (V{0x38c0}), (V{0x3c000000}));
   // tf32 rna: ties away from zero on the low 13 bits; NaN only loses its low bits
   EXPECT_BITS((Form{"cvt.rna.tf32.f32 %d, %a;", "b32", "b32", "b32", "b32"}), (V{0x3f801000, 0x3f800fff, 0xffc12345}),
               (V{0x3f802000, 0x3f800000, 0xffc12000}));

@@ -14,7 +14,7 @@ tests=("$@")
 python=${PYTHON:-python3}
 mkdir -p "$(dirname "$out")"
 cd "$(mktemp -d)" || exit 1  # numba writes caches into the working directory
-export PYTHONUNBUFFERED=1 NUMBA_DISABLE_PERFORMANCE_WARNINGS=1
+export PYTHONUNBUFFERED=1 NUMBA_DISABLE_PERFORMANCE_WARNINGS=1 PYTHONWARNINGS=ignore::RuntimeWarning
 SECONDS=0
 "$python" -m numba.runtests -v -m "$jobs" "${tests[@]}" > "$out.log" 2>&1
 rc=$?
@@ -22,15 +22,24 @@ echo "numba.runtests exit $rc after $SECONDS s" >> "$out.log"
 # unittest's verbose lines: "test_name (module.Class.test_name) ... ok" (possibly with a description line between).
 "$python" - "$out.log" "$out.tsv" <<'PY'
 import re, sys
-status_of = {"ok": "ok", "FAIL": "fail", "ERROR": "error", "expected failure": "xfail",
-             "unexpected success": "xpass"}
-results = {}
-pattern = re.compile(r"^(test\w*) \(([\w.]+)\)(?:\n.*?)?\s\.\.\.\s(ok|FAIL|ERROR|skipped.*|expected failure|unexpected success)\s*$",
-                     re.M)
-text = open(sys.argv[1], errors="replace").read()
-for name, where, status in pattern.findall(text):
-    key = where if where.endswith("." + name) else f"{where}.{name}"
-    results[key] = "skip" if status.startswith("skipped") else status_of[status]
+# unittest's verbose lines: "test_name (module.Class.test_name) ... ok". Warnings printed while a test runs can sit
+# between the " ... " and the status, so the status is the first line after the start that is a status.
+status_of = {"ok": "ok", "FAIL": "fail", "ERROR": "error", "expected failure": "xfail", "unexpected success": "xpass"}
+start = re.compile(r"^(test\w*) \(([\w.]+)\)(?:\s|$)")
+ending = re.compile(r"(?:^|\.\.\. )(ok|FAIL|ERROR|skipped.*|expected failure|unexpected success)\s*$")
+results, pending = {}, None
+for line in open(sys.argv[1], errors="replace"):
+    line = line.rstrip("\n")
+    m = start.match(line)
+    if m:
+        name, where = m.groups()
+        pending = where if where.endswith("." + name) else f"{where}.{name}"
+    if pending:
+        e = ending.search(line)
+        if e:
+            status = e.group(1)
+            results[pending] = "skip" if status.startswith("skipped") else status_of[status]
+            pending = None
 with open(sys.argv[2], "w") as f:
     for key in sorted(results):
         f.write(f"{key}\t{results[key]}\n")

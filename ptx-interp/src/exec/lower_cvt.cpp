@@ -213,8 +213,23 @@ uint32_t toTf32Bits(float f, const NarrowMode& m) {
   return sign | mag;
 }
 
+// An 8-bit float widened to f16: exact (every e4m3 and e5m2 value is an f16 value). NaN becomes the canonical
+// 0x7fff, as every half-precision result of cvt; e5m2 infinities stay infinities. `.relu` clamps negatives to +0.
+uint16_t fp8ToHalfBits(uint8_t v, bool e5m2, bool relu) {
+  const int mbits = e5m2 ? 2 : 3, ebits = e5m2 ? 5 : 4, bias = e5m2 ? 15 : 7;
+  uint32_t sign = v >> 7, exp = (v >> mbits) & ((1u << ebits) - 1), mant = v & ((1u << mbits) - 1);
+  bool nan = e5m2 ? (exp == 31 && mant) : (exp == 15 && mant == 7);
+  if (nan) return 0x7fffu;
+  if (relu && sign) return 0;
+  if (e5m2 && exp == 31) return uint16_t(sign << 15 | 0x7c00u);
+  float magnitude = exp ? std::ldexp(float((1u << mbits) | mant), int(exp) - bias - mbits)
+                        : std::ldexp(float(mant), 1 - bias - mbits);
+  uint16_t h = num::floatToHalf(magnitude, num::RN, false);
+  return uint16_t(sign << 15 | h);
+}
+
 // aux: bits 0-3 kind, 4-5 rounding, 6 relu, 7 satfinite, 8 ties away
-enum NarrowKind : uint32_t { NF16, NBF16, NF16x2, NBF16x2, NE4M3x2, NE5M2x2, NTF32 };
+enum NarrowKind : uint32_t { NF16, NBF16, NF16x2, NBF16x2, NE4M3x2, NE5M2x2, NTF32, NF16x2FromE4M3x2, NF16x2FromE5M2x2 };
 
 const Op* cvtNarrow(Warp& w, const Op* op) {
   const float* a = h::R<float>(w, op->a);
@@ -241,6 +256,15 @@ const Op* cvtNarrow(Warp& w, const Op* op) {
       break;
     }
     case NTF32: h::store<uint32_t>(w, op->d, [&](int i) { return toTf32Bits(a[i], m); }); break;
+    case NF16x2FromE4M3x2: case NF16x2FromE5M2x2: {
+      bool e5 = (op->aux & 15) == NF16x2FromE5M2x2;
+      const uint16_t* pair = h::R<uint16_t>(w, op->a);
+      h::store<uint32_t>(w, op->d, [&](int i) {
+        return uint32_t(fp8ToHalfBits(uint8_t(pair[i] >> 8), e5, m.relu)) << 16 |
+               fp8ToHalfBits(uint8_t(pair[i]), e5, m.relu);
+      });
+      break;
+    }
   }
   return op + 1;
 }
@@ -249,9 +273,14 @@ const Op* cvtNarrow(Warp& w, const Op* op) {
 
 Handler cvtNarrowHandler(Type d, Type s, Round round, bool tiesAway, bool relu, bool satfinite, uint32_t* aux,
                          unsigned* sources) {
-  if (s != Type::f32) return nullptr;
   uint32_t kind;
   *sources = 1;
+  if (d == Type::f16x2 && (s == Type::e4m3x2 || s == Type::e5m2x2)) {  // cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2}
+    kind = s == Type::e4m3x2 ? NF16x2FromE4M3x2 : NF16x2FromE5M2x2;
+    *aux = kind | uint32_t(round) << 4 | (relu ? 64u : 0u);
+    return &cvtNarrow;
+  }
+  if (s != Type::f32) return nullptr;
   switch (d) {
     case Type::f16: kind = NF16; break;
     case Type::bf16: kind = NBF16; break;
