@@ -149,3 +149,98 @@ TEST(PtxCompat, ArraysAsOperands) {
   EXPECT_EQ(w[7], 7u);    // cvta of local0[3]
   EXPECT_EQ(w[8], 17u);   // mov of g[7]
 }
+
+// set/setp on halves and pairs, as cuda_fp16.hpp/cuda_bf16.hpp emit them (__heq2, __hltu2_mask, __hisnan, ...):
+// true is 1.0 in an f16/bf16 destination's format, all ones in an integer one, per half for pairs (PTX ISA).
+TEST(PtxCompat, HalfPrecisionSetAndSetp) {
+  std::string text = header() + R"(
+.visible .entry k(.param .u64 out)
+{
+	.reg .b32 %r<8>;
+	.reg .b16 %h<12>;
+	.reg .pred %p<6>;
+	.reg .b64 %rd<3>;
+	ld.param.u64 %rd1, [out];
+	// f16 pairs: a = {lo 1.0, hi NaN}, b = {lo 2.0, hi 1.0}
+	mov.b32 %r1, 0x7E003C00;
+	mov.b32 %r2, 0x3C004000;
+	set.lt.f16x2.f16x2 %r3, %r1, %r2;
+	st.global.u32 [%rd1], %r3;
+	set.ltu.f16x2.f16x2 %r3, %r1, %r2;
+	st.global.u32 [%rd1+4], %r3;
+	set.ltu.u32.f16x2 %r3, %r1, %r2;
+	st.global.u32 [%rd1+8], %r3;
+	set.eq.s32.f16x2 %r3, %r1, %r2;
+	st.global.u32 [%rd1+12], %r3;
+	set.nan.f16x2.f16x2 %r3, %r1, %r2;
+	st.global.u32 [%rd1+16], %r3;
+	mov.b32 {%h1, %h2}, %r1;
+	mov.b32 {%h3, %h4}, %r2;
+	set.lt.f16.f16 %h5, %h1, %h3;
+	st.global.u16 [%rd1+20], %h5;
+	set.nan.f16.f16 %h5, %h2, %h3;
+	st.global.u16 [%rd1+22], %h5;
+	set.lt.u32.f16 %r3, %h1, %h3;
+	st.global.u32 [%rd1+24], %r3;
+	set.gt.u16.f16 %h5, %h1, %h3;
+	st.global.u16 [%rd1+28], %h5;
+	set.le.u16.f16 %h5, %h1, %h3;
+	st.global.u16 [%rd1+30], %h5;
+	// bf16 pairs: a = {lo 1.0, hi NaN}, b = {lo 2.0, hi 1.0}
+	mov.b32 %r4, 0x7FC03F80;
+	mov.b32 %r5, 0x3F804000;
+	set.lt.bf16x2.bf16x2 %r3, %r4, %r5;
+	st.global.u32 [%rd1+32], %r3;
+	set.ltu.u32.bf16x2 %r3, %r4, %r5;
+	st.global.u32 [%rd1+36], %r3;
+	mov.b32 {%h6, %h7}, %r4;
+	set.nan.bf16.bf16 %h5, %h7, %h6;
+	st.global.u16 [%rd1+40], %h5;
+	set.lt.bf16.bf16 %h5, %h6, %h7;
+	st.global.u16 [%rd1+42], %h5;
+	// .ftz: the f16 subnormal 0x0001 equals zero
+	mov.b16 %h8, 0x0001;
+	mov.b16 %h9, 0x8000;
+	set.eq.f16.f16 %h5, %h8, %h9;
+	st.global.u16 [%rd1+44], %h5;
+	set.eq.ftz.f16.f16 %h5, %h8, %h9;
+	st.global.u16 [%rd1+46], %h5;
+	// setp on pairs: p|q are the low and high halves' results; combined with c
+	setp.lt.f16x2 %p1|%p2, %r1, %r2;
+	selp.u32 %r6, 1, 0, %p1;
+	selp.u32 %r7, 2, 0, %p2;
+	or.b32 %r6, %r6, %r7;
+	st.global.u32 [%rd1+48], %r6;
+	setp.eq.f16 %p3, %h1, %h1;
+	setp.ltu.or.bf16x2 %p1|%p2, %r4, %r5, !%p3;
+	selp.u32 %r6, 1, 0, %p1;
+	selp.u32 %r7, 2, 0, %p2;
+	or.b32 %r6, %r6, %r7;
+	st.global.u32 [%rd1+52], %r6;
+	set.lt.and.f16x2.f16x2 %r3, %r1, %r2, !%p3;
+	st.global.u32 [%rd1+56], %r3;
+	setp.eq.ftz.f16 %p4, %h8, %h9;
+	selp.u32 %r6, 1, 0, %p4;
+	st.global.u32 [%rd1+60], %r6;
+	ret;
+}
+)";
+  auto w = runWords(text, 16);
+  ASSERT_EQ(w.size(), 16u);
+  EXPECT_EQ(w[0], 0x00003C00u);
+  EXPECT_EQ(w[1], 0x3C003C00u);
+  EXPECT_EQ(w[2], 0xFFFFFFFFu);
+  EXPECT_EQ(w[3], 0x00000000u);
+  EXPECT_EQ(w[4], 0x3C000000u);
+  EXPECT_EQ(w[5], 0x3C003C00u);   // set.nan (hi NaN) : set.lt (1 < 2)
+  EXPECT_EQ(w[6], 0xFFFFFFFFu);
+  EXPECT_EQ(w[7], 0xFFFF0000u);   // set.le.u16 : set.gt.u16
+  EXPECT_EQ(w[8], 0x00003F80u);
+  EXPECT_EQ(w[9], 0xFFFFFFFFu);
+  EXPECT_EQ(w[10], 0x00003F80u);  // set.lt.bf16 (1.0 < NaN: false) : set.nan
+  EXPECT_EQ(w[11], 0x3C000000u);  // ftz: equal; without: not
+  EXPECT_EQ(w[12], 1u);
+  EXPECT_EQ(w[13], 3u);           // ltu: lo 1 < 2, hi unordered; .or with !%p3 (false)
+  EXPECT_EQ(w[14], 0u);
+  EXPECT_EQ(w[15], 1u);
+}

@@ -340,6 +340,7 @@ class KernelLowerer {
   void lowerBuiltinCall(const Instruction& in, std::string_view name, const std::vector<const Operand*>& args,
                         const std::vector<const Operand*>& rets);
   void unsupported(const Instruction& in, std::string_view why = "");
+  void lowerHalfCompare(const Instruction& in);
 
   // memory address: returns base register offset and immediate; space resolved
   struct Addr {
@@ -1669,40 +1670,77 @@ void KernelLowerer::lowerVectorAtom(const Instruction& in, bool isRed, mem::AOp 
   }
 }
 
+// set/setp on .f16/.bf16 and .f16x2/.bf16x2 (cuda_fp16.hpp and cuda_bf16.hpp compare this way). set's true value:
+// 1.0 in a floating-point destination's format, all ones in an integer one; pairs get it per half.
+void KernelLowerer::lowerHalfCompare(const Instruction& in) {
+  bool isSet = in.opcode == Opcode::Set;
+  Type st = isSet && in.numTypes > 1 ? in.types[1] : in.type();
+  Type dt = isSet ? in.types[0] : Type::pred;
+  bool bf = st == Type::bf16 || st == Type::bf16x2;
+  bool pair = st == Type::f16x2 || st == Type::bf16x2;
+  uint32_t a = src(opnd(in, 1), st), b = src(opnd(in, 2), st);
+  uint32_t c = kZeroReg, aux = in.has(ptx::Flag::ftz) ? h::kHalfFtz : 0;
+  if (in.boolOp != ptx::BoolOp::none) {
+    bool neg;
+    c = srcPred(opnd(in, 3), neg);
+    aux |= uint32_t(in.boolOp) | (neg ? 16 : 0);
+  } else {
+    c = literal(0, 1);
+  }
+  auto pick = [&](auto cc) -> Handler {
+    constexpr h::Cmp C = decltype(cc)::value;
+    if (!isSet) {
+      if (bf) return pair ? &h::setpHalf<C, true, true> : &h::setpHalf<C, true, false>;
+      return pair ? &h::setpHalf<C, false, true> : &h::setpHalf<C, false, false>;
+    }
+    bool wide = pair || sizeOf(dt) == 4;
+    if (bf) {
+      if (pair) return &h::setHalf<uint32_t, C, true, true>;
+      return wide ? &h::setHalf<uint32_t, C, true, false> : &h::setHalf<uint16_t, C, true, false>;
+    }
+    if (pair) return &h::setHalf<uint32_t, C, false, true>;
+    return wide ? &h::setHalf<uint32_t, C, false, false> : &h::setHalf<uint16_t, C, false, false>;
+  };
+  Handler hnd = byCmp(in.cmp, line_, pick);
+  if (!isSet) {
+    const Operand& d0 = opnd(in, 0);
+    Op& op = emit(hnd);
+    op.a = a;
+    op.b = b;
+    op.c = c;
+    op.aux = aux;
+    if (d0.kind == OperandKind::RegPair) {
+      op.d = regOf(d0.index);
+      op.e = regOf(uint32_t(d0.value));
+    } else {
+      op.d = dst(d0, Type::pred).off;
+    }
+    return;
+  }
+  uint64_t one;
+  switch (dt) {
+    case Type::f32: one = 0x3f800000u; break;
+    case Type::f16: case Type::f16x2: one = 0x3c00u; break;
+    case Type::bf16: case Type::bf16x2: one = 0x3f80u; break;
+    default: one = pair ? 0xffffu : sizeOf(dt) == 2 ? 0xffffu : 0xffffffffu; break;
+  }
+  Dst d = dst(opnd(in, 0), pair || sizeOf(dt) == 4 ? Type::b32 : Type::b16);
+  Op& op = emit(hnd);
+  op.d = d.off;
+  op.a = a;
+  op.b = b;
+  op.c = c;
+  op.aux = aux;
+  op.imm = int64_t(one);
+  finish(d);
+}
+
 void KernelLowerer::lowerCompare(const Instruction& in) {
   Type t = in.type();
   switch (in.opcode) {
     case Opcode::Setp: {
       const Operand& d0 = opnd(in, 0);
-      if (t == Type::f16 || t == Type::bf16) {
-        // compare in f32 (exact)
-        uint32_t a16 = src(opnd(in, 1), t), b16 = src(opnd(in, 2), t);
-        uint32_t a = temp(4), b = temp(4);
-        Handler cv = cvtHandler(Type::f32, t, num::RN, false, false, false);
-        Op& c1 = emit(cv);
-        c1.d = a;
-        c1.a = a16;
-        Op& c2 = emit(cv);
-        c2.d = b;
-        c2.a = b16;
-        Handler hnd = byCmp(in.cmp, line_, [&](auto c) -> Handler { return &h::setp<float, decltype(c)::value>; });
-        Op& op = emit(hnd);
-        op.a = a;
-        op.b = b;
-        if (d0.kind == OperandKind::RegPair) {
-          op.d = regOf(d0.index);
-          op.e = regOf(uint32_t(d0.value));
-        } else {
-          op.d = dst(d0, Type::pred).off;
-        }
-        if (in.boolOp != ptx::BoolOp::none) {
-          bool neg;
-          op.c = srcPred(opnd(in, 3), neg);
-          op.aux = uint32_t(in.boolOp) | (neg ? 16 : 0);
-        }
-        return;
-      }
-      if (t == Type::f16x2 || t == Type::bf16x2) return unsupported(in);
+      if (t == Type::f16 || t == Type::bf16 || t == Type::f16x2 || t == Type::bf16x2) return lowerHalfCompare(in);
       uint32_t a = src(opnd(in, 1), t), b = src(opnd(in, 2), t);
       Handler hnd;
       if (isFloat(t)) {
@@ -1738,6 +1776,7 @@ void KernelLowerer::lowerCompare(const Instruction& in) {
     }
     case Opcode::Set: {
       Type dt = in.types[0], st = in.numTypes > 1 ? in.types[1] : in.types[0];
+      if (st == Type::f16 || st == Type::bf16 || st == Type::f16x2 || st == Type::bf16x2) return lowerHalfCompare(in);
       uint32_t a = src(opnd(in, 1), st), b = src(opnd(in, 2), st);
       uint32_t c = kZeroReg, aux = 0;
       if (in.boolOp != ptx::BoolOp::none) {

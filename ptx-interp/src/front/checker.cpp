@@ -589,6 +589,14 @@ void Checker::instruction(const Function& f, const Instruction& inst) {
                 error(inst.loc, "result of 'setp' must be a predicate register");
                 return;
             }
+            if ((t == Type::bf16 || t == Type::bf16x2) && inst.has(Flag::ftz)) {
+                error(inst.loc, "'setp{}' does not take .ftz", typeName(t));
+                return;
+            }
+            if (d.kind == OperandKind::RegPair && (t == Type::f16 || t == Type::bf16)) {
+                error(inst.loc, "'setp{}' has one result; `p|q` needs .f16x2 or .bf16x2", typeName(t));
+                return;
+            }
             if (d.kind == OperandKind::Reg && !typed(f, inst, 0, Type::pred, false, true)) return;
             if (!typed(f, inst, 1, t, false, false) || !typed(f, inst, 2, t, false, false)) return;
             if (inst.numOperands == 4) {
@@ -597,6 +605,23 @@ void Checker::instruction(const Function& f, const Instruction& inst) {
                     return;
                 }
                 if (!typed(f, inst, 3, Type::pred, false, false)) return;
+            }
+            return;
+        }
+        case Opcode::Set: {
+            // Half-precision sources (PTX ISA "Half Precision Comparison Instructions: set"): the result is 1.0 in
+            // the source's format or an integer; pairs give a pair or a 32-bit integer; no .ftz on bf16.
+            Type st = inst.numTypes > 1 ? inst.types[1] : t;
+            bool pairSrc = st == Type::f16x2 || st == Type::bf16x2;
+            if (st != Type::f16 && st != Type::bf16 && !pairSrc) return;
+            bool intDst = t == Type::u32 || t == Type::s32 || (!pairSrc && (t == Type::u16 || t == Type::s16));
+            if (t != st && !intDst) {
+                error(inst.loc, "'set' from {} cannot produce {}", typeName(st), typeName(t));
+                return;
+            }
+            if ((st == Type::bf16 || st == Type::bf16x2) && inst.has(Flag::ftz)) {
+                error(inst.loc, "'set{}' does not take .ftz", typeName(st));
+                return;
             }
             return;
         }
