@@ -244,3 +244,77 @@ TEST(PtxCompat, HalfPrecisionSetAndSetp) {
   EXPECT_EQ(w[14], 0u);
   EXPECT_EQ(w[15], 1u);
 }
+
+// A kernel in the dialect of CUDA 4 era PTX (`.version 1.4`, `.target sm_10, map_f64_to_f32`, 16-bit special
+// register moves, no .address_size): it loads, and its .f64 arithmetic runs in f32 on the low half of 64-bit
+// storage (the .f64 parameter carries a float in its low 4 bytes), as the PTX ISA specifies for map_f64_to_f32.
+TEST(PtxCompat, LegacyPtx14WithMapF64ToF32) {
+  std::string text = ptxtest::readFile(std::string(PTX_EXEC_KERNELS) + "/legacy_vecadd_ptx14.ptx");
+  CompileResult cr = compile(text);
+  ASSERT_TRUE(cr.program) << cr.error;
+  const int n = 300;
+  std::vector<float> a(n), b(n);
+  for (int i = 0; i < n; ++i) {
+    a[i] = 0.1f * float(i);
+    b[i] = 1.0f / float(i + 1);
+  }
+  float* da = arena().upload(a);
+  float* db = arena().upload(b);
+  float* dc = arena().alloc<float>(n);
+  int kernel = findKernel(*cr.program, "_Z6VecAddPKfS0_Pfid");
+  ASSERT_GE(kernel, 0);
+  const KernelInfo& info = kernels(*cr.program)[size_t(kernel)];
+  ASSERT_EQ(info.params.size(), 5u);
+  EXPECT_EQ(info.params[4].size, 8u);   // .f64 storage stays 64 bits
+  const float scale = 1.5f;
+  uint32_t scaleBits;
+  std::memcpy(&scaleBits, &scale, 4);
+  Params p(info);
+  p.arg(da).arg(db).arg(dc).arg(int32_t(n)).arg(uint64_t(scaleBits) | (uint64_t(0xdeadbeef) << 32));
+  LaunchParams lp;
+  lp.grid = Dim3{3};
+  lp.block = Dim3{128};
+  lp.params = p.data();
+  lp.paramBytes = p.size();
+  lp.memory = &arena();
+  LaunchResult r = launch(*cr.program, kernel, lp);
+  ASSERT_TRUE(r.ok()) << r.fault.message;
+  for (int i = 0; i < n; ++i) ASSERT_EQ(dc[i], (a[i] + b[i]) * scale) << "element " << i;
+}
+
+// Every PTX version from 1.4 and every .target the driver JIT-compiles (with the texmode/debug options) loads.
+TEST(PtxCompat, OldAndNewTargetsLoad) {
+  struct Case {
+    const char* version;
+    const char* target;
+  };
+  const Case cases[] = {
+      {"1.4", "sm_10"}, {"1.4", "sm_10, map_f64_to_f32"}, {"1.4", "sm_11"}, {"1.4", "sm_12"}, {"1.5", "sm_13"},
+      {"1.4", "sm_13, texmode_unified"}, {"2.0", "sm_20"}, {"2.3", "sm_21, texmode_independent"}, {"3.0", "sm_30"},
+      {"3.0", "sm_20, debug"}, {"3.1", "sm_35"}, {"4.0", "sm_32"}, {"4.1", "sm_37"}, {"4.0", "sm_50"}, {"4.1", "sm_52"},
+      {"4.2", "sm_53"}, {"5.0", "sm_60"}, {"5.0", "sm_61"}, {"5.0", "sm_62"}, {"6.0", "sm_70"}, {"6.1", "sm_72"},
+      {"6.3", "sm_75"}, {"7.0", "sm_80"}, {"7.1", "sm_86"}, {"7.4", "sm_87"}, {"7.8", "sm_89"}, {"7.8", "sm_90"},
+      {"8.0", "sm_90a"}, {"8.6", "sm_100a"}, {"8.8", "sm_100f"}, {"8.6", "sm_101"}, {"8.8", "sm_103"}, {"9.0", "sm_110"},
+      {"8.7", "sm_120"}, {"8.8", "sm_121"}, {"9.0", "sm_121a"}, {"9.0", "sm_10"}, {"2.3", "sm_20"},
+  };
+  for (const Case& c : cases) {
+    std::string text = std::string(".version ") + c.version + "\n.target " + c.target + R"(
+.entry k (.param .u64 out)
+{
+	.reg .u16 %rh<3>;
+	.reg .u32 %r<4>;
+	.reg .u64 %rd<3>;
+	mov.u16 %rh1, %ntid.x;
+	cvt.u32.u16 %r1, %rh1;
+	cvt.u32.u16 %r2, %tid.x;
+	add.u32 %r3, %r1, %r2;
+	ld.param.u64 %rd1, [out];
+	st.global.u32 [%rd1+0], %r3;
+	exit;
+}
+)";
+    auto w = runWords(text, 1, Dim3{5});
+    ASSERT_EQ(w.size(), 1u) << c.version << " " << c.target;
+    EXPECT_GE(w[0], 5u) << c.version << " " << c.target;
+  }
+}

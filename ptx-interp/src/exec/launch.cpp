@@ -40,6 +40,7 @@ CompileResult compile(std::string_view ptxText, const CompileOptions& options) {
     return r;
   }
   std::string err;
+  demoteF64ToF32(*module);
   std::unique_ptr<Program> prog = lowerModule(*module, err);
   if (!prog) {
     r.error = std::move(err);

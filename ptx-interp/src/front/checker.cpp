@@ -354,6 +354,10 @@ bool Checker::run() {
             archOnly_ = t.archSpecific;
         }
     }
+    // map_f64_to_f32 exists for the targets without double precision (ptxas: "not supported with SM 1.3 or
+    // higher"); .target debug came with PTX 3.0.
+    if (m_.mapF64ToF32 && sm_ >= 13) d_.error(2, 1, "map_f64_to_f32 is only for targets below sm_13");
+    if (m_.debug && ptx_ < 30) d_.error(2, 1, ".target debug needs PTX .version 3.0 or later");
     if (opt_.targetSm) sm_ = std::min(sm_ ? sm_ : opt_.targetSm, opt_.targetSm);
     if (m_.addressSize != 64 && m_.addressSize != 32) d_.error(3, 1, ".address_size must be 32 or 64");
     for (const Variable& v : m_.globals) {
@@ -458,6 +462,11 @@ bool Checker::typed(const Function& f, const Instruction& inst, unsigned index, 
 }
 
 static bool isFloat(Type t) { return typeKind(t) == TypeKind::Float; }
+// %tid, %ntid, %ctaid, %nctaid were 16-bit before PTX 2.0; `mov.u16 %rh, %ctaid.x` stays legal (ptxas accepts it
+// in every version) and reads the low half.
+static bool legacy16BitSpecialReg(SpecialReg sr) {
+    return sr == SpecialReg::tid || sr == SpecialReg::ntid || sr == SpecialReg::ctaid || sr == SpecialReg::nctaid;
+}
 static bool isInt(Type t) {
     TypeKind k = typeKind(t);
     return k == TypeKind::Unsigned || k == TypeKind::Signed;
@@ -643,7 +652,8 @@ void Checker::instruction(const Function& f, const Instruction& inst) {
                 unsigned size = specialRegSize(sr);
                 if (specialRegHasComponents(sr) && s.sel == 0 && inst.vec == 0)
                     error(inst.loc, "special register {} needs a component (.x, .y or .z)", specialRegName(sr));
-                else if (d.kind == OperandKind::Reg && typeSize(t) != size && typeSize(t) != 0 && size != 1)
+                else if (d.kind == OperandKind::Reg && typeSize(t) != size && typeSize(t) != 0 && size != 1 &&
+                         !(typeSize(t) == 2 && legacy16BitSpecialReg(sr)))
                     error(inst.loc, "'mov' type {} does not match the size of {}", typeName(t), specialRegName(sr));
             } else if (s.kind == OperandKind::Imm || s.kind == OperandKind::FImm) {
                 typed(f, inst, 1, t, false, false);
@@ -2872,8 +2882,11 @@ unsigned minPtxVersionForTarget(unsigned sm, bool archSpecific, bool familySpeci
         }
     }
     switch (sm) {
-        case 20: return 10;
-        case 30: case 35: return 31;
+        case 10: case 11: return 10;
+        case 12: case 13: return 12;
+        case 20: case 21: return 20;
+        case 30: return 30;
+        case 35: return 31;
         case 32: case 50: return 40;
         case 37: case 52: return 41;
         case 53: return 42;
