@@ -318,3 +318,82 @@ TEST(PtxCompat, OldAndNewTargetsLoad) {
     EXPECT_GE(w[0], 5u) << c.version << " " << c.target;
   }
 }
+
+namespace {
+// Kernel k(out, in): `body` reads through %rd2 (= in) and writes through %rd1 (= out); `in` is a 28-byte buffer of
+// floats 1..7 that ends where memory ends. Returns the launch result and the first 4 words of out.
+LaunchResult runOn28ByteBuffer(const std::string& body, std::vector<float>& outWords) {
+  std::string text = header("sm_90", "8.3") + R"(
+.visible .entry k(.param .u64 out, .param .u64 in)
+{
+	.reg .b64 %rd<3>;
+	.reg .f32 %f<5>;
+	ld.param.u64 %rd1, [out];
+	ld.param.u64 %rd2, [in];
+)" + body + R"(
+	ret;
+}
+)";
+  CompileResult cr = compile(text);
+  if (!cr.program) {
+    ADD_FAILURE() << cr.error;
+    return {};
+  }
+  float* in = arena().alloc<float>(7);
+  for (int i = 0; i < 7; ++i) in[i] = float(i + 1);
+  arena().limit(in, 28);
+  float* out = arena().alloc<float>(4);
+  int kernel = findKernel(*cr.program, "k");
+  Params p(kernels(*cr.program)[size_t(kernel)]);
+  p.arg(out).arg(in);
+  LaunchParams lp;
+  lp.grid = Dim3{1};
+  lp.block = Dim3{1};
+  lp.params = p.data();
+  lp.paramBytes = p.size();
+  lp.memory = &arena();
+  LaunchResult r = launch(*cr.program, kernel, lp);
+  outWords.assign(out, out + 4);
+  return r;
+}
+}  // namespace
+
+// NVRTC 13 widens loads and marks the bytes it does not need: `.pragma "used_bytes_mask 3855"` before a 16-byte
+// load at offset 16 of a 28-byte buffer uses bytes 0-3 and 8-11 only; the 4 bytes past the end must not fault.
+TEST(PtxCompat, UsedBytesMaskLoadDoesNotFaultOnUnusedBytes) {
+  std::vector<float> out;
+  LaunchResult r = runOn28ByteBuffer(R"(
+	.pragma "used_bytes_mask 3855";
+	ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd2+16];
+	st.global.f32 [%rd1], %f1;
+	st.global.f32 [%rd1+4], %f3;
+	st.global.f32 [%rd1+8], %f2;
+)", out);
+  ASSERT_TRUE(r.ok()) << r.fault.message;
+  EXPECT_EQ(out[0], 5.0f);
+  EXPECT_EQ(out[1], 7.0f);
+  EXPECT_EQ(out[2], 6.0f);   // unused but mapped: what is there
+  // A byte the mask uses is checked as always.
+  r = runOn28ByteBuffer(R"(
+	.pragma "used_bytes_mask 0xf0ff";
+	ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd2+16];
+	st.global.f32 [%rd1], %f1;
+)", out);
+  EXPECT_EQ(r.fault.kind, FaultKind::IllegalAddress);
+  // Without the pragma the same load faults.
+  r = runOn28ByteBuffer(R"(
+	ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd2+16];
+	st.global.f32 [%rd1], %f1;
+)", out);
+  EXPECT_EQ(r.fault.kind, FaultKind::IllegalAddress);
+  // Generic addressing, and a 64-bit pair.
+  r = runOn28ByteBuffer(R"(
+	.reg .b64 %x<3>;
+	.pragma "used_bytes_mask 0xf";
+	ld.v2.u64 {%x1, %x2}, [%rd2+16];
+	st.global.u64 [%rd1], %x1;
+)", out);
+  ASSERT_TRUE(r.ok()) << r.fault.message;
+  EXPECT_EQ(out[0], 5.0f);
+  EXPECT_EQ(out[1], 6.0f);
+}

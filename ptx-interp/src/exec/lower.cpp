@@ -5,6 +5,7 @@
 #include "exec/lower_tables.h"
 #include "exec/memory.h"
 #include "exec/texture.h"
+#include "ptx/check.h"
 
 #include <fmt/format.h>
 
@@ -341,6 +342,7 @@ class KernelLowerer {
                         const std::vector<const Operand*>& rets);
   void unsupported(const Instruction& in, std::string_view why = "");
   void lowerHalfCompare(const Instruction& in);
+  uint32_t usedBytesMask() const;
 
   // memory address: returns base register offset and immediate; space resolved
   struct Addr {
@@ -1480,6 +1482,21 @@ KernelLowerer::Addr KernelLowerer::address(const Instruction& in, const Operand&
   }
 }
 
+static uint32_t accessBytesMask(unsigned bytes) { return bytes >= 32 ? kNoIndex : (1u << bytes) - 1; }
+
+// The mask of a `.pragma "used_bytes_mask N"` right before the current instruction, or kNoIndex (no pragma, or all
+// 32 bytes used: then the plain load is the same).
+uint32_t KernelLowerer::usedBytesMask() const {
+  for (const ptx::BodyPragma& pr : fn_->bodyPragmas) {
+    uint32_t mask = 0;
+    bool malformed = false;
+    if (pr.position == curInst_ && ptx::usedBytesMaskPragma(mod_.str(pr.text), mask, malformed) && !malformed &&
+        mask != kNoIndex)
+      return mask;
+  }
+  return kNoIndex;
+}
+
 void KernelLowerer::lowerLdSt(const Instruction& in, bool isStore) {
   Type t = in.type();
   if (t == Type::b128 && in.vec) return unsupported(in, "vectors of 128-bit elements");
@@ -1538,6 +1555,18 @@ void KernelLowerer::lowerLdSt(const Instruction& in, bool isStore) {
     op.f = n;
     op.imm = a.imm;
     if (n > 1 && regSize != ms) fail(line_, "vector parameter load into wider registers");
+  } else if (uint32_t used = isStore ? kNoIndex : usedBytesMask();
+             used != kNoIndex && regSize == ms && (used & accessBytesMask(ms * n)) != accessBytesMask(ms * n)) {
+    Handler hnd = ldMaskedHandler(a.space, a.baseSize, ms, n);
+    if (!hnd) return unsupported(in, "operand types of a used_bytes_mask load");
+    Op& op = emit(hnd);
+    op.a = a.base;
+    op.imm = a.imm;
+    op.aux = used;
+    op.d = regs[0];
+    op.b = regs[1];
+    op.c = regs[2];
+    op.e = regs[3];
   } else {
     uint32_t folded = foldedAdd_[curInst_];
     Handler hnd = nullptr;

@@ -385,6 +385,14 @@ void Checker::function(const Function& f) {
         if (!f.isEntry && p.ptr) error(p.loc, ".ptr is only allowed on kernel parameters");
     }
     if (!f.hasBody) return;
+    for (const BodyPragma& pr : f.bodyPragmas) {
+        uint32_t mask = 0;
+        bool malformed = false;
+        if (!usedBytesMaskPragma(m_.str(pr.text), mask, malformed)) continue;
+        SourceLoc at = pr.loc;
+        if (ptx_ < 83) error(at, ".pragma \"used_bytes_mask\" needs PTX .version 8.3 or later");
+        else if (malformed) error(at, ".pragma \"used_bytes_mask\" needs one integer argument");
+    }
     for (const Variable& v : f.locals)
         if (v.hasInit && (v.space == Space::shared || v.space == Space::local || v.space == Space::param))
             error(v.loc, "variables in this state space cannot be initialised");
@@ -2862,6 +2870,37 @@ void Checker::convertGates(const Instruction& inst) {
 }
 
 }  // namespace
+
+bool usedBytesMaskPragma(std::string_view text, uint32_t& mask, bool& malformed) {
+    constexpr std::string_view kName = "used_bytes_mask";
+    if (text.substr(0, kName.size()) != kName) return false;
+    std::string_view arg = text.substr(kName.size());
+    if (!arg.empty() && arg[0] != ' ' && arg[0] != '\t') return false;
+    while (!arg.empty() && (arg[0] == ' ' || arg[0] == '\t')) arg.remove_prefix(1);
+    while (!arg.empty() && (arg.back() == ' ' || arg.back() == '\t')) arg.remove_suffix(1);
+    bool negative = !arg.empty() && arg[0] == '-';
+    if (negative) arg.remove_prefix(1);
+    unsigned base = 10;
+    if (arg.size() > 2 && arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X')) {
+        base = 16;
+        arg.remove_prefix(2);
+    }
+    uint64_t value = 0;
+    malformed = arg.empty();
+    for (char c : arg) {
+        unsigned digit = c >= '0' && c <= '9' ? unsigned(c - '0')
+                         : c >= 'a' && c <= 'f' ? unsigned(c - 'a' + 10)
+                         : c >= 'A' && c <= 'F' ? unsigned(c - 'A' + 10)
+                                                : 99;
+        if (digit >= base) {
+            malformed = true;
+            break;
+        }
+        value = value * base + digit;
+    }
+    mask = static_cast<uint32_t>(negative ? 0 - value : value);
+    return true;
+}
 
 unsigned minPtxVersionForTarget(unsigned sm, bool archSpecific, bool familySpecific) {
     if (familySpecific) {

@@ -1655,8 +1655,8 @@ void Parser::parseStatement() {
                 skipStatement();
                 return;
             }
-            f.bodyPragmas.push_back(
-                BodyPragma{static_cast<uint32_t>(f.instructions.size()), scope_, intern(tok_.text())});
+            f.bodyPragmas.push_back(BodyPragma{static_cast<uint32_t>(f.instructions.size()), scope_,
+                                               intern(tok_.text()), SourceLoc{word.line, word.col}});
             next();
             expect(';', "after .pragma");
         } else {
