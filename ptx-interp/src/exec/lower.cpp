@@ -379,6 +379,9 @@ class KernelLowerer {
   std::map<uint32_t, uint32_t> moduleSharedOffset_;  // module global index -> shared offset
   uint32_t sharedTop_ = 0;
   bool hasDynamicShared_ = false;
+  uint32_t frameAlign_ = 16;     // every frame's size is a multiple of the largest .local/.param alignment
+  uint32_t sharedAlign_ = 16;    // largest .shared alignment (static and dynamic)
+  uint32_t dynamicSharedAlign_ = 16;   // largest alignment of an extern .shared declaration
   std::vector<std::pair<uint32_t, uint32_t>> dynamicSharedUses_;  // (op index, unused)
   std::vector<uint32_t> dynamicSharedSlots_;                       // literal slots to patch with the dynamic base
   std::set<uint32_t> usedModuleShared_;
@@ -566,7 +569,9 @@ void KernelLowerer::layoutFunction(FuncInstance& fi) {
       fi.localOffset[k] = frame;
       frame += uint32_t(size);
     } else if (v.space == ptx::Space::shared) {
+      sharedAlign_ = std::max(sharedAlign_, varAlign(v));
       if (v.linkage == ptx::Linkage::extern_) {
+        dynamicSharedAlign_ = std::max(dynamicSharedAlign_, varAlign(v));
         hasDynamicShared_ = true;
         fi.localOffset[k] = 0xffffffffu;  // dynamic: patched later
       } else {
@@ -578,7 +583,7 @@ void KernelLowerer::layoutFunction(FuncInstance& fi) {
       fail(v.loc.line, "variables of this state space inside a function body are not supported");
     }
   }
-  fi.frameBytes = alignUp(frame, 16);
+  fi.frameBytes = alignUp(frame, frameAlign_);
 }
 
 // ---- operands ----------------------------------------------------------------------------------------------------
@@ -781,7 +786,9 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
   // module-level shared variables used by this kernel
   for (uint32_t g : usedModuleShared_) {
     const ptx::Variable& v = mod_.globals[g];
+    sharedAlign_ = std::max(sharedAlign_, varAlign(v));
     if (v.linkage == ptx::Linkage::extern_) {
+      dynamicSharedAlign_ = std::max(dynamicSharedAlign_, varAlign(v));
       hasDynamicShared_ = true;
       continue;
     }
@@ -790,6 +797,15 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
     sharedTop_ += uint32_t(v.size ? v.size : v.elementSize());
   }
   findLaunchConstants(entry);
+  for (uint32_t f : order) {
+    const ptx::Function& fn = mod_.functions[f];
+    for (const ptx::Variable& v : fn.locals)
+      if (v.space == ptx::Space::local || v.space == ptx::Space::param) frameAlign_ = std::max(frameAlign_, varAlign(v));
+    if (!fn.isEntry) {
+      for (const ptx::Variable& p : fn.params) frameAlign_ = std::max(frameAlign_, varAlign(p));
+      for (const ptx::Variable& p : fn.returns) frameAlign_ = std::max(frameAlign_, varAlign(p));
+    }
+  }
   instances_.resize(order.size());
   for (size_t k = 0; k < order.size(); ++k) {
     instances_[k].irIndex = order[k];
@@ -812,7 +828,9 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
     prog_.functions.push_back(fc);
   }
   info.staticSharedBytes = sharedTop_;
-  dynamicSharedBase_ = alignUp(sharedTop_, 16);
+  dynamicSharedBase_ = alignUp(sharedTop_, dynamicSharedAlign_);
+  code_->dynamicSharedBase = dynamicSharedBase_;
+  code_->sharedAlign = sharedAlign_;
   code_->constStart = rfTop_;  // declared registers end here; constants and temporaries follow
   {
     std::map<std::tuple<uint8_t, uint64_t, unsigned>, uint32_t> slots;
@@ -1072,9 +1090,10 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
     std::vector<bool> onPath(nf, false);
     uint64_t local = depth(0, onPath);
     if (local > (uint64_t(1) << 24)) fail(entry.loc.line, "local memory per thread too large");
-    code_->localBytes = alignUp(uint32_t(local), 16);
+    code_->localBytes = alignUp(uint32_t(local), frameAlign_);
     callerOf_.clear();
   }
+  code_->localAlign = frameAlign_;
   info.localBytesPerThread = code_->localBytes;
   info.staticSharedBytes = sharedTop_;
   code_->usesBarriers = usesBarriers_;
