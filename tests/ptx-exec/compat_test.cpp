@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -449,4 +450,56 @@ TEST(PtxCompat, LocalAndSharedAlignmentIsHonoured) {
   auto w = runWords(text, 4 * 70, Dim3{70}, Dim3{2}, 0xffffffffu);
   ASSERT_EQ(w.size(), 4u * 70);
   for (size_t i = 0; i < w.size(); ++i) EXPECT_EQ(w[i], 0u) << "thread " << i / 4 << " check " << i % 4;
+}
+
+// shfl.sync with source lanes that do not exist (blocks smaller than a warp) or have exited, full and partial
+// member masks, every mode and width: each line an H100 recorded (tools/gpu-probe/clients17.cpp, shflPtx(); thread
+// t holds 100*t+7 and writes value/predicate; 3735928559 = the thread exited before writing) is reproduced.
+TEST(PtxCompat, ShflWithMissingLanesMatchesH100) {
+  std::string ptx = ".version 8.0\n.target sm_75\n.address_size 64\n";
+  for (const char* mode : {"up", "down", "bfly", "idx"}) {
+    ptx += std::string(".visible .entry shfl_") + mode +
+           "(.param .u64 out, .param .u32 b, .param .u32 c, .param .u32 mask, .param .u32 exitFrom)\n{\n"
+           "  .reg .pred %p<3>;\n  .reg .b32 %r<10>;\n  .reg .b64 %rd<4>;\n"
+           "  mov.u32 %r1, %tid.x;\n  ld.param.u32 %r2, [exitFrom];\n  setp.ge.u32 %p1, %r1, %r2;\n  @%p1 ret;\n"
+           "  mad.lo.u32 %r3, %r1, 100, 7;\n  ld.param.u32 %r4, [b];\n  ld.param.u32 %r5, [c];\n"
+           "  ld.param.u32 %r6, [mask];\n"
+           "  shfl.sync." + std::string(mode) + ".b32 %r7|%p2, %r3, %r4, %r5, %r6;\n"
+           "  selp.u32 %r8, 1, 0, %p2;\n"
+           "  ld.param.u64 %rd1, [out];\n  mul.wide.u32 %rd2, %r1, 8;\n  add.s64 %rd3, %rd1, %rd2;\n"
+           "  st.global.v2.u32 [%rd3], {%r7, %r8};\n  ret;\n}\n";
+  }
+  CompileResult cr = compile(ptx);
+  ASSERT_TRUE(cr.program) << cr.error;
+  std::istringstream results(ptxtest::readFile(std::string(CUEMU_GPU_PROBE_RESULTS) + "/clients17-h100-2026-11-26.txt"));
+  std::string line;
+  int checked = 0;
+  auto* out = arena().alloc<uint32_t>(128);
+  while (std::getline(results, line)) {
+    if (line.rfind("shfl ", 0) != 0) continue;
+    std::istringstream in(line);
+    std::string word, mode;
+    uint32_t b = 0, c = 0, mask = 0, threads = 0, exitFrom = 0;
+    in >> word >> mode >> word >> b >> word >> std::hex >> c >> word >> mask >> std::dec >> word >> threads >> word >>
+        exitFrom >> word >> word;
+    ASSERT_EQ(word, "0:") << line;
+    int kernel = findKernel(*cr.program, "shfl_" + mode);
+    ASSERT_GE(kernel, 0) << line;
+    for (int i = 0; i < 128; ++i) out[i] = 0xdeadbeefu;
+    Params p(kernels(*cr.program)[size_t(kernel)]);
+    p.arg(out).arg(b).arg(c).arg(mask).arg(exitFrom);
+    LaunchParams lp;
+    lp.grid = Dim3{1};
+    lp.block = Dim3{threads};
+    lp.params = p.data();
+    lp.paramBytes = p.size();
+    lp.memory = &arena();
+    LaunchResult r = launch(*cr.program, kernel, lp);
+    ASSERT_TRUE(r.ok()) << line << ": " << r.fault.message;
+    std::string got;
+    for (uint32_t t = 0; t < threads && t < 64; ++t) got += " " + std::to_string(out[2 * t]) + "/" + std::to_string(out[2 * t + 1]);
+    EXPECT_EQ(got, line.substr(line.find(':') + 1)) << line.substr(0, line.find(':'));
+    ++checked;
+  }
+  EXPECT_EQ(checked, 68);
 }
