@@ -503,3 +503,104 @@ TEST(PtxCompat, ShflWithMissingLanesMatchesH100) {
   }
   EXPECT_EQ(checked, 68);
 }
+
+// add/min/max on .u16x2/.s16x2 (sm_90: device_functions.h's __vadd2, __vmins2, __vmaxs2 ... emit them; a module
+// with one did not load): each half on its own, add wrapping, .relu clamping negative halves to 0.
+TEST(PtxCompat, PackedSixteenBitIntegerArithmetic) {
+  std::string text = header() + R"(
+.visible .entry k(.param .u64 out)
+{
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [out];
+	mov.b32 %r1, 0x8001FFFF;
+	mov.b32 %r2, 0x7FFF0002;
+	add.u16x2 %r3, %r1, %r2;
+	st.global.u32 [%rd1], %r3;
+	add.s16x2 %r3, %r1, %r2;
+	st.global.u32 [%rd1+4], %r3;
+	min.u16x2 %r3, %r1, %r2;
+	st.global.u32 [%rd1+8], %r3;
+	max.u16x2 %r3, %r1, %r2;
+	st.global.u32 [%rd1+12], %r3;
+	min.s16x2 %r3, %r1, %r2;
+	st.global.u32 [%rd1+16], %r3;
+	max.s16x2 %r3, %r1, %r2;
+	st.global.u32 [%rd1+20], %r3;
+	min.relu.s16x2 %r3, %r1, %r2;
+	st.global.u32 [%rd1+24], %r3;
+	max.relu.s16x2 %r3, %r1, %r1;
+	st.global.u32 [%rd1+28], %r3;
+	ret;
+}
+)";
+  auto w = runWords(text, 8);
+  ASSERT_EQ(w.size(), 8u);
+  EXPECT_EQ(w[0], 0x00000001u);
+  EXPECT_EQ(w[1], 0x00000001u);
+  EXPECT_EQ(w[2], 0x7FFF0002u);
+  EXPECT_EQ(w[3], 0x8001FFFFu);
+  EXPECT_EQ(w[4], 0x8001FFFFu);
+  EXPECT_EQ(w[5], 0x7FFF0002u);
+  EXPECT_EQ(w[6], 0x00000000u);
+  EXPECT_EQ(w[7], 0x00000000u);
+}
+
+// Forms the header sweep (tools/ptx-sweep) found loading but failing at launch: cuda_fp8.hpp's f16x2 <-> fp8x2
+// conversions, cuda_bf16.hpp's `mov.b16 %rs, {b8, 0}` and sm_70's 16-bit atomicCAS. Values by the PTX ISA and
+// the OCP FP8 formats (e4m3: bias 7, max 448, NaN S.1111.111; e5m2: bias 15, max 57344).
+TEST(PtxCompat, HeaderSweepConversionsPacksAndCas16) {
+  std::string text = header() + R"(
+.visible .entry k(.param .u64 out)
+{
+	.reg .b8 %c<3>;
+	.reg .b16 %h<4>;
+	.reg .b32 %r<3>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [out];
+	mov.b32 %r1, 0x3C00C000;
+	cvt.rn.satfinite.e4m3x2.f16x2 %h1, %r1;
+	st.global.u16 [%rd1], %h1;
+	cvt.rn.satfinite.e5m2x2.f16x2 %h1, %r1;
+	st.global.u16 [%rd1+2], %h1;
+	mov.b32 %r1, 0x7BFF7C00;
+	cvt.rn.satfinite.e4m3x2.f16x2 %h1, %r1;
+	st.global.u16 [%rd1+4], %h1;
+	cvt.rn.satfinite.e5m2x2.f16x2 %h1, %r1;
+	st.global.u16 [%rd1+6], %h1;
+	mov.b16 %h2, 0x38C0;
+	cvt.rn.f16x2.e4m3x2 %r2, %h2;
+	st.global.u32 [%rd1+8], %r2;
+	mov.b16 %h2, 0x017F;
+	cvt.rn.f16x2.e4m3x2 %r2, %h2;
+	st.global.u32 [%rd1+12], %r2;
+	mov.b16 %h2, 0x3CC0;
+	cvt.rn.f16x2.e5m2x2 %r2, %h2;
+	st.global.u32 [%rd1+16], %r2;
+	mov.b16 %h2, 0x38C0;
+	cvt.rn.relu.f16x2.e4m3x2 %r2, %h2;
+	st.global.u32 [%rd1+20], %r2;
+	mov.b16 %h3, 0x3412;
+	mov.b16 {%c1, %c2}, %h3;
+	mov.b16 %h3, {%c2, 0};
+	st.global.u16 [%rd1+24], %h3;
+	mov.b16 %h3, 0x1234;
+	st.global.u16 [%rd1+28], %h3;
+	mov.b16 %h2, 0x5678;
+	st.global.u16 [%rd1+30], %h2;
+	atom.global.cas.b16 %h1, [%rd1+28], %h3, 0xBEEF;
+	st.global.u16 [%rd1+26], %h1;
+	ret;
+}
+)";
+  auto w = runWords(text, 8);
+  ASSERT_EQ(w.size(), 8u);
+  EXPECT_EQ(w[0], 0x3CC038C0u);   // e5m2x2 : e4m3x2 of {1.0, -2.0}
+  EXPECT_EQ(w[1], 0x7B7B7E7Eu);   // satfinite of {65504, inf}
+  EXPECT_EQ(w[2], 0x3C00C000u);
+  EXPECT_EQ(w[3], 0x18007FFFu);   // e4m3 subnormal 2^-9, NaN
+  EXPECT_EQ(w[4], 0x3C00C000u);
+  EXPECT_EQ(w[5], 0x3C000000u);   // .relu
+  EXPECT_EQ(w[6], 0x12340034u);   // cas returned the old 0x1234 : {0x34, 0}
+  EXPECT_EQ(w[7], 0x5678BEEFu);   // swapped, the neighbour untouched
+}

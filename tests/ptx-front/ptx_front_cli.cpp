@@ -1,6 +1,10 @@
 // Command-line driver for the PTX front end: parses (and checks / prints) files, reports diagnostics.
 // Used to work on the corpus by hand and by the ptxas agreement script.
-//   ptx_front_cli [--quiet] [--print] [--roundtrip] FILE...   (parse + check; times are parse + check)
+//   ptx_front_cli [--quiet] [--print] [--roundtrip] [--load] [--stats] FILE...   (parse + check; times are
+//   parse + check)
+//   --load: also lowers each accepted file for the interpreter (ptx::exec::compile, what a module load does) and
+//   counts a failure there as a rejection; --stats: one line per file, "STATS file functions instructions",
+//   and with --load one "UNSUPPORTED kernel: message" line per kernel that would fail at launch.
 // Exit status: 0 when every file is accepted, 1 otherwise.
 #include <ctime>
 #include <cstdio>
@@ -10,11 +14,12 @@
 #include <string>
 
 #include "ptx/check.h"
+#include "ptx/exec.h"
 #include "ptx/parse.h"
 #include "ptx/print.h"
 
 int main(int argc, char** argv) {
-    bool quiet = false, print = false, roundtrip = false;
+    bool quiet = false, print = false, roundtrip = false, load = false, stats = false;
     int status = 0;
     size_t bytes = 0;
     double seconds = 0;
@@ -30,6 +35,14 @@ int main(int argc, char** argv) {
         }
         if (!std::strcmp(argv[i], "--roundtrip")) {
             roundtrip = true;
+            continue;
+        }
+        if (!std::strcmp(argv[i], "--load")) {
+            load = true;
+            continue;
+        }
+        if (!std::strcmp(argv[i], "--stats")) {
+            stats = true;
             continue;
         }
         std::ifstream in(argv[i], std::ios::binary);
@@ -59,6 +72,25 @@ int main(int argc, char** argv) {
             if (!quiet) std::fputs(diags.format().c_str(), stdout);
             else std::printf("%s: %zu errors\n", argv[i], diags.errorCount());
             continue;
+        }
+        if (stats) {
+            size_t instructions = 0;
+            for (const ptx::Function& f : module->functions) instructions += f.instructions.size();
+            std::printf("STATS %s %zu %zu\n", argv[i], module->functions.size(), instructions);
+        }
+        if (load) {
+            ptx::exec::CompileOptions co;
+            co.fileName = argv[i];
+            ptx::exec::CompileResult cr = ptx::exec::compile(text, co);
+            if (!cr.program) {
+                ++failed;
+                status = 1;
+                std::printf("%s: load failed: %s\n", argv[i], cr.error.c_str());
+                continue;
+            }
+            if (stats)
+                for (const ptx::exec::KernelInfo& k : ptx::exec::kernels(*cr.program))
+                    if (!k.unsupported.empty()) std::printf("UNSUPPORTED %s: %s\n", k.name.c_str(), k.unsupported.c_str());
         }
         if (print) std::fputs(ptx::printModule(*module).c_str(), stdout);
         if (roundtrip) {

@@ -612,6 +612,33 @@ template <class T> const Op* fnegBits(Warp& w, const Op* op) {
   return op + 1;
 }
 
+// add/min/max on .u16x2/.s16x2 (sm_90; __vaddss2/__vmins2 and friends): each 16-bit half on its own, add
+// wrapping; aux 1 = .relu (min/max.s16x2: negative halves become 0). Kind: 0 add, 1 min, 2 max.
+template <int Kind, bool Signed> const Op* packed16(Warp& w, const Op* op) {
+  const uint32_t* a = R<uint32_t>(w, op->a);
+  const uint32_t* b = R<uint32_t>(w, op->b);
+  bool relu = op->aux & 1;
+  store<uint32_t>(w, op->d, [&](int i) -> uint32_t {
+    uint32_t r = 0;
+    for (int h = 0; h < 2; ++h) {
+      uint16_t x = uint16_t(a[i] >> (16 * h)), y = uint16_t(b[i] >> (16 * h));
+      uint16_t v;
+      if constexpr (Kind == 0) {
+        v = uint16_t(x + y);
+      } else if constexpr (Signed) {
+        int16_t sx = int16_t(x), sy = int16_t(y);
+        int16_t m = Kind == 1 ? std::min(sx, sy) : std::max(sx, sy);
+        v = uint16_t(relu && m < 0 ? int16_t(0) : m);
+      } else {
+        v = Kind == 1 ? std::min(x, y) : std::max(x, y);
+      }
+      r |= uint32_t(v) << (16 * h);
+    }
+    return r;
+  });
+  return op + 1;
+}
+
 // ---- comparisons ----------------------------------------------------------------------------------------------
 
 enum Cmp : uint8_t { EQ, NE, LT, LE, GT, GE, LO, LS, HI, HS, EQU, NEU, LTU, LEU, GTU, GEU, NUM, NAN_ };

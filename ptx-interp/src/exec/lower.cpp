@@ -343,6 +343,7 @@ class KernelLowerer {
   void unsupported(const Instruction& in, std::string_view why = "");
   void lowerHalfCompare(const Instruction& in);
   uint32_t usedBytesMask() const;
+  void lowerPacked16(const Instruction& in);
 
   // memory address: returns base register offset and immediate; space resolved
   struct Addr {
@@ -1095,6 +1096,7 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
   }
   code_->localAlign = frameAlign_;
   info.localBytesPerThread = code_->localBytes;
+  info.unsupported = code_->unsupported;
   info.staticSharedBytes = sharedTop_;
   code_->usesBarriers = usesBarriers_;
   code_->regFileBytes = alignUp(rfTop_, 64);
@@ -2338,6 +2340,26 @@ void KernelLowerer::lowerFloat(const Instruction& in) {
   }
 }
 
+// add/min/max on .u16x2/.s16x2 (sm_90 SIMD integer forms).
+void KernelLowerer::lowerPacked16(const Instruction& in) {
+  bool s = in.type() == Type::s16x2;
+  Handler hnd = nullptr;
+  switch (in.opcode) {
+    case Opcode::Add: hnd = s ? &h::packed16<0, true> : &h::packed16<0, false>; break;
+    case Opcode::Min: hnd = s ? &h::packed16<1, true> : &h::packed16<1, false>; break;
+    case Opcode::Max: hnd = s ? &h::packed16<2, true> : &h::packed16<2, false>; break;
+    default: return unsupported(in);
+  }
+  uint32_t a = src(opnd(in, 1), Type::b32), b = src(opnd(in, 2), Type::b32);
+  Dst d = dst(opnd(in, 0), Type::b32);
+  Op& op = emit(hnd);
+  op.d = d.off;
+  op.a = a;
+  op.b = b;
+  op.aux = in.has(ptx::Flag::relu) ? 1 : 0;
+  finish(d);
+}
+
 void KernelLowerer::lowerHalf(const Instruction& in) {
   Type t = in.type();
   Round rm = roundingOf(in.rounding);
@@ -2380,6 +2402,7 @@ void KernelLowerer::lowerMov(const Instruction& in) {
     else if (size == 8 && n == 4) hnd = &h::unpack<uint16_t, uint64_t, 4>;
     else if (size == 4 && n == 2) hnd = &h::unpack<uint16_t, uint32_t, 2>;
     else if (size == 4 && n == 4) hnd = &h::unpack<uint8_t, uint32_t, 4>;
+    else if (size == 2 && n == 2) hnd = &h::unpack<uint8_t, uint16_t, 2>;
     else if (size == 16 && n == 2) hnd = &h::unpack128;
     else return unsupported(in);
     Op& op = emit(hnd);
@@ -2402,6 +2425,7 @@ void KernelLowerer::lowerMov(const Instruction& in) {
     else if (size == 8 && n == 4) hnd = &h::pack<uint16_t, uint64_t, 4>;
     else if (size == 4 && n == 2) hnd = &h::pack<uint16_t, uint32_t, 2>;
     else if (size == 4 && n == 4) hnd = &h::pack<uint8_t, uint32_t, 4>;
+    else if (size == 2 && n == 2) hnd = &h::pack<uint8_t, uint16_t, 2>;
     else if (size == 16 && n == 2) hnd = &h::pack128;
     else return unsupported(in);
     Dst d = dst(d0, t);
@@ -3144,6 +3168,7 @@ void KernelLowerer::lowerBody(const Instruction& in) {
     case ptx::OpClass::Logic:
       if (t == Type::f32 || t == Type::f64) return lowerFloat(in);
       if (t == Type::f16 || t == Type::f16x2 || t == Type::bf16 || t == Type::bf16x2) return lowerHalf(in);
+      if (t == Type::u16x2 || t == Type::s16x2) return lowerPacked16(in);
       if (isFloat(t)) return unsupported(in);
       return lowerArith(in);
     case ptx::OpClass::Move:

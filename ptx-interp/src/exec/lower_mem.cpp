@@ -163,6 +163,7 @@ template <Space S, class A> Handler atomFor(Type t, mem::AOp op) {
              : op == mem::AMin ? &mem::atom<S, A, uint16_t, mem::AMinBF16>
              : op == mem::AMax ? &mem::atom<S, A, uint16_t, mem::AMaxBF16>
                                : nullptr;
+    case Type::b16: return op == mem::ACas ? &mem::atom<S, A, uint16_t, mem::ACas> : nullptr;   // sm_70 atomicCAS on 16 bits
     case Type::f16x2: return op == mem::AAdd ? &mem::atom<S, A, uint32_t, mem::AAddF16x2> : nullptr;
     case Type::bf16x2: return op == mem::AAdd ? &mem::atom<S, A, uint32_t, mem::AAddBF16x2> : nullptr;
     case Type::b128:
