@@ -1,6 +1,9 @@
 // PTX that NVIDIA's compilers, headers and old programs emit (issue 17): predefined constants, arrays as
 // operands, half-precision set/setp, old .version/.target dialects, load pragmas, .local alignment and shfl
-// with missing lanes. Expected values come from the PTX ISA and from runs on an H100 (named per test).
+// with missing lanes. Expected values come from the PTX ISA; the kernels of the tests WarpSizeConstant,
+// ArraysAsOperands, HalfPrecisionSetAndSetp, PackedSixteenBitIntegerArithmetic, HeaderSweepConversionsPacksAndCas16
+// and LocalAndSharedAlignmentIsHonoured ran on an H100 with the same results (tools/gpu-probe/front17.cpp,
+// tools/gpu-probe/results/front17-h100-2026-11-26.txt; driver 580 also loads legacy_vecadd_ptx14.ptx).
 #include "harness.h"
 
 #include <gtest/gtest.h>

@@ -151,6 +151,7 @@ def main():
         res["cuemu"] = r.returncode == 0
         m = re.search(r"^STATS \S+ (\d+) (\d+)$", r.stdout, re.M)
         res["instructions"] = int(m.group(2)) if m else 0
+        res["unsupported"] = re.findall(r"^UNSUPPORTED (\w+): instruction '([^']+)'", r.stdout, re.M)
         if r.returncode:
             log.write(f"{path}: cuemu: {r.stdout[-3000:]}\n")
             full = subprocess.run([a.cli, "--load", path], capture_output=True, text=True)
@@ -181,6 +182,17 @@ def main():
         s.write(f"compiled by nvcc: {total['compiled']}; PTX files: {total['files']}; PTX instructions: {total['instructions']}\n")
         s.write(f"ptxas accepts: {total['ptxas_ok']} files; cuemu loads: {total['cuemu_ok']} files "
                 f"({total['cuemu_ok_of_ptxas_ok']} of the {total['ptxas_ok']} ptxas accepts)\n")
+        unsupported = collections.Counter()
+        kernels = 0
+        for r in results:
+            for kernel, inst in r.get("unsupported", []):
+                kernels += 1
+                unsupported[inst] += 1
+        total_kernels = sum(r.get("entries", 0) for r in results)
+        s.write(f"kernels that load but would stop at launch with IllegalInstruction (an instruction the interpreter "
+                f"does not execute yet): {kernels} of {total_kernels}; their first such instruction:\n")
+        for inst, n in unsupported.most_common():
+            s.write(f"  {n:5d}  {inst}\n")
     print(open(os.path.join(a.out, "summary.txt")).read())
     bad = [r for r in results if r.get("ptxas") and not r.get("cuemu")]
     sys.exit(1 if bad else 0)
