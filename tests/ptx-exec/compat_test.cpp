@@ -607,3 +607,47 @@ TEST(PtxCompat, HeaderSweepConversionsPacksAndCas16) {
   EXPECT_EQ(w[6], 0x12340034u);   // cas returned the old 0x1234 : {0x34, 0}
   EXPECT_EQ(w[7], 0x5678BEEFu);   // swapped, the neighbour untouched
 }
+
+// sm_100's add/sub/mul/fma on .f32x2 (sm_100_rt.h's __fadd2_rn & co., found by the header sweep): the f32
+// operation with its rounding mode on each half of a 64-bit register.
+TEST(PtxCompat, PairedSinglePrecisionArithmetic) {
+  std::string text = header("sm_100a", "8.6") + R"(
+.visible .entry k(.param .u64 out)
+{
+	.reg .b64 %rd<8>;
+	ld.param.u64 %rd1, [out];
+	mov.b64 %rd2, 0xC00000003FC00000;
+	mov.b64 %rd3, 0x404000003E800000;
+	add.rn.f32x2 %rd4, %rd2, %rd3;
+	st.global.u64 [%rd1], %rd4;
+	sub.f32x2 %rd4, %rd2, %rd3;
+	st.global.u64 [%rd1+8], %rd4;
+	mul.rz.f32x2 %rd4, %rd2, %rd3;
+	st.global.u64 [%rd1+16], %rd4;
+	fma.rn.f32x2 %rd4, %rd2, %rd3, %rd2;
+	st.global.u64 [%rd1+24], %rd4;
+	mov.b64 %rd5, 0x3F8000003F800000;
+	mov.b64 %rd6, 0x3300000133000001;
+	add.rp.f32x2 %rd7, %rd5, %rd6;
+	st.global.u64 [%rd1+32], %rd7;
+	add.rn.f32x2 %rd7, %rd5, %rd6;
+	st.global.u64 [%rd1+40], %rd7;
+	ret;
+}
+)";
+  auto w = runWords(text, 12);
+  ASSERT_EQ(w.size(), 12u);
+  auto f = [](float x) { uint32_t b; std::memcpy(&b, &x, 4); return b; };
+  EXPECT_EQ(w[0], f(1.75f));
+  EXPECT_EQ(w[1], f(1.0f));
+  EXPECT_EQ(w[2], f(1.25f));
+  EXPECT_EQ(w[3], f(-5.0f));
+  EXPECT_EQ(w[4], f(0.375f));
+  EXPECT_EQ(w[5], f(-6.0f));
+  EXPECT_EQ(w[6], f(1.875f));
+  EXPECT_EQ(w[7], f(-8.0f));
+  EXPECT_EQ(w[8], 0x3F800001u);   // rounded up, each half
+  EXPECT_EQ(w[9], 0x3F800001u);
+  EXPECT_EQ(w[10], 0x3F800000u);  // to nearest
+  EXPECT_EQ(w[11], 0x3F800000u);
+}

@@ -2210,7 +2210,10 @@ void KernelLowerer::lowerFloat(const Instruction& in) {
   Type t = in.type();
   Opcode oc = in.opcode;
   Round rm = roundingOf(in.rounding);
-  bool ftz = in.has(ptx::Flag::ftz) && t == Type::f32;
+  // .f32x2 (sm_100 add/sub/mul/fma): the f32 operation on each half of 64-bit registers, low half first.
+  const bool pair = t == Type::f32x2;
+  const Type et = pair ? Type::f32 : t;
+  bool ftz = in.has(ptx::Flag::ftz) && et == Type::f32;
   bool sat = in.has(ptx::Flag::sat);
   auto modes = [&](auto tag, auto fn) -> Handler {
     using F = decltype(tag);
@@ -2222,36 +2225,63 @@ void KernelLowerer::lowerFloat(const Instruction& in) {
       });
     });
   };
+  // Emits hnd with sources `n` operands from index 1 into operand 0; pairs unpack, run it per half and pack.
+  auto emitWith = [&](Handler hnd, unsigned n) {
+    if (!pair) {
+      uint32_t s[3] = {0, 0, 0};
+      for (unsigned k = 0; k < n; ++k) s[k] = src(opnd(in, 1 + k), t);
+      Dst d = dst(opnd(in, 0), t);
+      Op& op = emit(hnd);
+      op.d = d.off;
+      op.a = s[0];
+      op.b = s[1];
+      op.c = s[2];
+      finish(d);
+      return;
+    }
+    uint32_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    for (unsigned k = 0; k < n; ++k) {
+      uint32_t r = src(opnd(in, 1 + k), Type::b64);
+      lo[k] = temp(4);
+      hi[k] = temp(4);
+      Op& u = emit(&h::unpack<uint32_t, uint64_t, 2>);
+      u.a = r;
+      u.d = lo[k];
+      u.b = hi[k];
+    }
+    uint32_t rlo = temp(4), rhi = temp(4);
+    for (int half = 0; half < 2; ++half) {
+      const uint32_t* s = half ? hi : lo;
+      Op& op = emit(hnd);
+      op.d = half ? rhi : rlo;
+      op.a = s[0];
+      op.b = s[1];
+      op.c = s[2];
+    }
+    Dst d = dst(opnd(in, 0), Type::b64);
+    Op& p = emit(&h::pack<uint32_t, uint64_t, 2>);
+    p.d = d.off;
+    p.a = rlo;
+    p.b = rhi;
+    finish(d);
+  };
   auto bin = [&](auto functor) {
     using Fn = decltype(functor);
-    Handler hnd = byFloat(t, line_, [&](auto ft) {
+    Handler hnd = byFloat(et, line_, [&](auto ft) {
       return modes(ft, [&](auto f, auto r, auto fz, auto st) -> Handler {
         return &h::fbinary<decltype(f), Fn, decltype(r)::value, decltype(fz)::value, decltype(st)::value>;
       });
     });
-    uint32_t a = src(opnd(in, 1), t), b = src(opnd(in, 2), t);
-    Dst d = dst(opnd(in, 0), t);
-    Op& op = emit(hnd);
-    op.d = d.off;
-    op.a = a;
-    op.b = b;
-    finish(d);
+    emitWith(hnd, 2);
   };
   auto ter = [&](auto functor) {
     using Fn = decltype(functor);
-    Handler hnd = byFloat(t, line_, [&](auto ft) {
+    Handler hnd = byFloat(et, line_, [&](auto ft) {
       return modes(ft, [&](auto f, auto r, auto fz, auto st) -> Handler {
         return &h::fternary<decltype(f), Fn, decltype(r)::value, decltype(fz)::value, decltype(st)::value>;
       });
     });
-    uint32_t a = src(opnd(in, 1), t), b = src(opnd(in, 2), t), c = src(opnd(in, 3), t);
-    Dst d = dst(opnd(in, 0), t);
-    Op& op = emit(hnd);
-    op.d = d.off;
-    op.a = a;
-    op.b = b;
-    op.c = c;
-    finish(d);
+    emitWith(hnd, 3);
   };
   auto un = [&](auto functor) {
     using Fn = decltype(functor);
@@ -3167,6 +3197,9 @@ void KernelLowerer::lowerBody(const Instruction& in) {
     case ptx::OpClass::Arith:
     case ptx::OpClass::Logic:
       if (t == Type::f32 || t == Type::f64) return lowerFloat(in);
+      if (t == Type::f32x2 && (in.opcode == Opcode::Add || in.opcode == Opcode::Sub || in.opcode == Opcode::Mul ||
+                               in.opcode == Opcode::Fma))
+        return lowerFloat(in);
       if (t == Type::f16 || t == Type::f16x2 || t == Type::bf16 || t == Type::bf16x2) return lowerHalf(in);
       if (t == Type::u16x2 || t == Type::s16x2) return lowerPacked16(in);
       if (isFloat(t)) return unsupported(in);
