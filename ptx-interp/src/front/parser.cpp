@@ -1125,7 +1125,7 @@ bool Parser::parseInitScalar(Variable& v, uint64_t offset, bool inBody) {
     unsigned size = typeSize(v.type);
     TypeKind kind = typeKind(v.type);
     // Symbol addresses: name, name+off, generic(name), generic(name)+off, mask(...)
-    if (tok_.kind == Tok::Word) {
+    if (tok_.kind == Tok::Word && tok_.text() != kWarpSizeName) {
         Token at = tok_;
         std::string_view w = tok_.text();
         Relocation r;
