@@ -2,7 +2,8 @@
 // operands, half-precision set/setp, old .version/.target dialects, load pragmas, .local alignment and shfl
 // with missing lanes. Expected values come from the PTX ISA; the kernels of the tests WarpSizeConstant,
 // ArraysAsOperands, HalfPrecisionSetAndSetp, PackedSixteenBitIntegerArithmetic, HeaderSweepConversionsPacksAndCas16
-// and LocalAndSharedAlignmentIsHonoured ran on an H100 with the same results (tools/gpu-probe/front17.cpp,
+// and LocalAndSharedAlignmentIsHonoured ran on an H100 with the same results (ArraysAsOperands before its two
+// register-indexed shared accesses were added; tools/gpu-probe/front17.cpp,
 // tools/gpu-probe/results/front17-h100-2026-11-26.txt; driver 580 also loads legacy_vecadd_ptx14.ptx).
 #include "harness.h"
 
@@ -138,11 +139,17 @@ TEST(PtxCompat, ArraysAsOperands) {
 	mov.u64 %rd7, g[7];
 	ld.global.u32 %r11, [%rd7];
 	st.global.u32 [%rd1+32], %r11;
+	mov.u32 %r1, 41;
+	st.shared.u32 local0[%r5+8], %r1;
+	ld.shared.u32 %r11, local0[10];
+	st.global.u32 [%rd1+36], %r11;
+	ld.shared.u32 %r11, local0[%r5+8];
+	st.global.u32 [%rd1+40], %r11;
 	ret;
 }
 )";
-  auto w = runWords(text, 9);
-  ASSERT_EQ(w.size(), 9u);
+  auto w = runWords(text, 11);
+  ASSERT_EQ(w.size(), 11u);
   EXPECT_EQ(w[0], 12u);   // local0[3] is 12 bytes in
   EXPECT_EQ(w[1], 7u);    // stored through local0[3]
   EXPECT_EQ(w[2], 15u);   // g[5]
@@ -152,6 +159,8 @@ TEST(PtxCompat, ArraysAsOperands) {
   EXPECT_EQ(w[6], 6u);    // half0[%r5+1]: 3 elements of 2 bytes
   EXPECT_EQ(w[7], 7u);    // cvta of local0[3]
   EXPECT_EQ(w[8], 17u);   // mov of g[7]
+  EXPECT_EQ(w[9], 41u);   // st.shared local0[%r5+8] is local0[10]
+  EXPECT_EQ(w[10], 41u);
 }
 
 // set/setp on halves and pairs, as cuda_fp16.hpp/cuda_bf16.hpp emit them (__heq2, __hltu2_mask, __hisnan, ...):
