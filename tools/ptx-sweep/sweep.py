@@ -15,6 +15,7 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+RUN_GROUPS = {"fp16", "bf16", "fp8", "fp6", "fp4", "intrinsics", "atomics", "device_functions"}
 NVCC = os.environ.get("NVCC", "nvcc")
 PTXAS = os.environ.get("PTXAS", "ptxas")
 
@@ -157,6 +158,14 @@ def main():
             full = subprocess.run([a.cli, "--load", path], capture_output=True, text=True)
             log.write(full.stdout[-4000:] + "\n")
         res["entries"], res["funcs"] = count_ptx(path)
+        if g in RUN_GROUPS and res["cuemu"]:
+            # Header wrappers also run, one warp over argument slots of a fixed pattern: they must finish or fault
+            # the way the GPU would (device asserts on invalid enum arguments, trap, brkpt), never crash or hang.
+            r = subprocess.run([a.cli, "--quiet", "--load", "--run", path], capture_output=True, text=True, timeout=600)
+            res["ran_ok"] = len(re.findall(r"^RUN \S+ ok$", r.stdout, re.M))
+            res["ran_fault"] = [re.sub(r"kernel '\w+' at PTX line \d+", "kernel", m) for m in
+                                re.findall(r"^RUN \S+ fault: (.*)$", r.stdout, re.M)]
+            res["run_rc"] = r.returncode
         return res
 
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
@@ -193,6 +202,12 @@ def main():
                 f"does not execute yet): {kernels} of {total_kernels}; their first such instruction:\n")
         for inst, n in unsupported.most_common():
             s.write(f"  {n:5d}  {inst}\n")
+        ran = [r for r in results if "ran_ok" in r]
+        faults = collections.Counter(re.sub(r"^.*include/", "", f) for r in ran for f in r["ran_fault"])
+        s.write(f"header wrappers run in cuemu (one warp each): {sum(r['ran_ok'] for r in ran)} finished, "
+                f"{sum(faults.values())} faulted, {sum(1 for r in ran if r['run_rc'])} runs that crashed; faults:\n")
+        for f, n in faults.most_common():
+            s.write(f"  {n:5d}  {f[:200]}\n")
     print(open(os.path.join(a.out, "summary.txt")).read())
     bad = [r for r in results if r.get("ptxas") and not r.get("cuemu")]
     sys.exit(1 if bad else 0)
