@@ -39,6 +39,13 @@ class Arena : public ptx::exec::MemoryValidator {
     for (uint64_t a = p; a < p + n; a += 4096) pages_[(a - base) >> pageShift].store(uint32_t(p + n - a));
     return reinterpret_cast<T*>(p);
   }
+  // Makes only the first `bytes` bytes at p valid (p's allocation is one page or less), so the byte after them
+  // faults: buffers whose end is not a page end.
+  void limit(const void* p, size_t bytes) {
+    uint64_t a = reinterpret_cast<uint64_t>(p);
+    uint64_t page = a & ~uint64_t(4095);
+    pages_[(page - base) >> pageShift].store(uint32_t(a + bytes - page));
+  }
   template <class T> T* upload(const std::vector<T>& v) {
     T* p = alloc<T>(v.size());
     std::memcpy(p, v.data(), v.size() * sizeof(T));

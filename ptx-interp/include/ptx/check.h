@@ -29,6 +29,11 @@ struct FrontEndResult {
 FrontEndResult parseAndCheck(std::string_view text, std::string_view fileName = "<ptx>",
                              const CheckOptions& options = {});
 
+// `.pragma "used_bytes_mask N";` (PTX 8.3; NVRTC puts it before loads it widened): bit i of N set = byte i of the
+// next load's data is used. Returns false when `text` is another pragma; otherwise sets `mask` (the low 32 bits of
+// the integer, decimal or hex, as ptxas reads it) or `malformed` when the argument is not one integer.
+bool usedBytesMaskPragma(std::string_view text, uint32_t& mask, bool& malformed);
+
 // Known targets: the PTX ISA version (major*10+minor) a target first appeared in; 0 when unknown.
 unsigned minPtxVersionForTarget(unsigned smVersion, bool archSpecific, bool familySpecific);
 

@@ -52,6 +52,9 @@ struct KernelInfo {
   Dim3 reqnctapercluster{0, 0, 0};     // .reqnctapercluster: the cluster shape every launch must use; 0 = none
   uint32_t maxclusterrank = 0;         // .maxclusterrank; 0 = none
   bool explicitcluster = false;        // .explicitcluster: launches must give cluster dimensions
+  // Non-empty when the kernel (or a function it calls) has an instruction the interpreter cannot run: the
+  // message its launches fail with (IllegalInstruction), naming the first such instruction and its PTX line.
+  std::string unsupported;
 };
 
 enum class VarSpace : uint8_t { Global, Const };

@@ -372,6 +372,7 @@ struct BodyPragma {
     uint32_t position = 0;
     uint32_t scope = 0;
     StrId text = kNoStr;   // contents of the string, without quotes
+    SourceLoc loc;
 };
 
 struct Function {

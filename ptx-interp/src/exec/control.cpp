@@ -471,7 +471,11 @@ const Op* activemask(Warp& w, const Op* op) {
   return op + 1;
 }
 
-// shfl.sync.mode.b32 d[|p], a, b, c, membermask: aux = mode (0 up 1 down 2 bfly 3 idx); f = predicate out
+// shfl.sync.mode.b32 d[|p], a, b, c, membermask: aux = mode (0 up 1 down 2 bfly 3 idx); f = predicate out.
+// The source lane and the predicate follow the PTX ISA's pseudo-code; what the ISA leaves undefined is what an
+// H100 does (tools/gpu-probe/results/clients17-h100-2026-11-26.txt): a source lane that does not exist (a block
+// smaller than the warp) or has exited gives 0 with the predicate still true; a lane that is alive but not
+// executing gives its register's value.
 const Op* shfl(Warp& w, const Op* op) {
   const uint32_t* a = R<uint32_t>(w, op->a);
   const uint32_t* b = R<uint32_t>(w, op->b);
@@ -479,7 +483,7 @@ const Op* shfl(Warp& w, const Op* op) {
   alignas(64) uint32_t src[32];
   std::memcpy(src, a, sizeof src);
   alignas(64) uint8_t valid[32];
-  uint32_t m = w.exec;
+  const uint32_t alive = w.alive;
   h::store<uint32_t>(w, op->d, [&](int i) -> uint32_t {
     uint32_t bval = b[i] & 31, cval = c[i];
     uint32_t clamp = cval & 31, segMask = (cval >> 8) & 31;
@@ -495,8 +499,8 @@ const Op* shfl(Warp& w, const Op* op) {
     }
     if (!pval) j = uint32_t(i);
     j &= 31;
-    valid[i] = uint8_t(pval && ((m >> j) & 1));
-    return ((m >> j) & 1) ? src[j] : src[i];
+    valid[i] = uint8_t(pval);
+    return ((alive >> j) & 1) ? src[j] : 0u;
   });
   if (op->f) h::store<uint8_t>(w, op->f, [&](int i) { return valid[i]; });
   return op + 1;

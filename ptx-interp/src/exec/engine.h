@@ -89,6 +89,12 @@ struct KernelCode {
   std::vector<ConstSlot> consts;
   std::vector<ConstSlot> indexConsts;  // ThreadIndex and CtaIndex slots
   uint32_t localBytes = 0;    // per-thread local memory (deepest call chain; recursion adds kRecursionStack)
+  // Largest .align of the kernel's .local/.shared data (at least 16): the CTA's local and shared blocks start at
+  // a multiple of it, so a variable's generic address is as aligned as its declaration says (the GPU gives
+  // `.local .align 256` arrays 256).
+  uint32_t localAlign = 16;
+  uint32_t sharedAlign = 16;
+  uint32_t dynamicSharedBase = 0;   // offset of the dynamic shared memory (extern .shared) in the CTA's block
   bool usesBarriers = false;
   uint32_t irFunction = 0;    // the entry's index in the module (what `mov.u64 %rd, kernel` gives, less the base)
   std::string unsupported;    // non-empty: the kernel contains an instruction the interpreter cannot run

@@ -612,6 +612,33 @@ template <class T> const Op* fnegBits(Warp& w, const Op* op) {
   return op + 1;
 }
 
+// add/min/max on .u16x2/.s16x2 (sm_90; __vaddss2/__vmins2 and friends): each 16-bit half on its own, add
+// wrapping; aux 1 = .relu (min/max.s16x2: negative halves become 0). Kind: 0 add, 1 min, 2 max.
+template <int Kind, bool Signed> const Op* packed16(Warp& w, const Op* op) {
+  const uint32_t* a = R<uint32_t>(w, op->a);
+  const uint32_t* b = R<uint32_t>(w, op->b);
+  bool relu = op->aux & 1;
+  store<uint32_t>(w, op->d, [&](int i) -> uint32_t {
+    uint32_t r = 0;
+    for (int h = 0; h < 2; ++h) {
+      uint16_t x = uint16_t(a[i] >> (16 * h)), y = uint16_t(b[i] >> (16 * h));
+      uint16_t v;
+      if constexpr (Kind == 0) {
+        v = uint16_t(x + y);
+      } else if constexpr (Signed) {
+        int16_t sx = int16_t(x), sy = int16_t(y);
+        int16_t m = Kind == 1 ? std::min(sx, sy) : std::max(sx, sy);
+        v = uint16_t(relu && m < 0 ? int16_t(0) : m);
+      } else {
+        v = Kind == 1 ? std::min(x, y) : std::max(x, y);
+      }
+      r |= uint32_t(v) << (16 * h);
+    }
+    return r;
+  });
+  return op + 1;
+}
+
 // ---- comparisons ----------------------------------------------------------------------------------------------
 
 enum Cmp : uint8_t { EQ, NE, LT, LE, GT, GE, LO, LS, HI, HS, EQU, NEU, LTU, LEU, GTU, GEU, NUM, NAN_ };
@@ -703,6 +730,80 @@ template <class T, Cmp C, class D> const Op* setValue(Warp& w, const Op* op) {
     if constexpr (std::is_same_v<D, float>) return x ? 1.0f : 0.0f;
     else return x ? D(~D(0)) : D(0);
   });
+  return op + 1;
+}
+// set/setp on .f16/.bf16 and their .x2 pairs: each half compares in f32 (exact). aux as setValue/setp, plus
+// kHalfFtz (.ftz flushes subnormal f16 inputs to signed zero). set writes op->imm's bits for true (1.0 in the
+// destination format, or all ones; per half for pairs), 0 for false.
+constexpr uint32_t kHalfFtz = 64;
+template <bool BF> PTX_HOT float halfOperand(uint16_t x, bool ftz) {
+  if constexpr (BF) {
+    return std::bit_cast<float>(uint32_t(x) << 16);
+  } else {
+    if (ftz && (x & 0x7c00u) == 0) x &= 0x8000u;
+    return num::halfToFloat(x);
+  }
+}
+template <Cmp C, bool BF> PTX_HOT bool halfCompareRaw(uint16_t a, uint16_t b, uint32_t aux) {
+  bool ftz = aux & kHalfFtz;
+  return compare<float, C>(halfOperand<BF>(a, ftz), halfOperand<BF>(b, ftz));
+}
+PTX_HOT bool combinePredicate(bool x, uint32_t aux, const uint8_t* c, int i) {
+  bool cv = (c[i] != 0) ^ ((aux >> 4) & 1);
+  switch (aux & 15) {
+    case 1: return x && cv;
+    case 2: return x || cv;
+    case 3: return x != cv;
+    default: return x;
+  }
+}
+template <Cmp C, bool BF> PTX_HOT bool halfCompare(uint16_t a, uint16_t b, uint32_t aux, const uint8_t* c, int i) {
+  return combinePredicate(halfCompareRaw<C, BF>(a, b, aux), aux, c, i);
+}
+template <class D, Cmp C, bool BF, bool PAIR> const Op* setHalf(Warp& w, const Op* op) {
+  const uint8_t* c = R<uint8_t>(w, op->c);
+  uint32_t aux = op->aux;
+  if constexpr (PAIR) {
+    const uint32_t* a = R<uint32_t>(w, op->a);
+    const uint32_t* b = R<uint32_t>(w, op->b);
+    uint32_t one = uint32_t(op->imm) & 0xffffu;
+    store<uint32_t>(w, op->d, [&](int i) -> uint32_t {
+      bool lo = halfCompare<C, BF>(uint16_t(a[i]), uint16_t(b[i]), aux, c, i);
+      bool hi = halfCompare<C, BF>(uint16_t(a[i] >> 16), uint16_t(b[i] >> 16), aux, c, i);
+      return (lo ? one : 0u) | (hi ? one << 16 : 0u);
+    });
+  } else {
+    const uint16_t* a = R<uint16_t>(w, op->a);
+    const uint16_t* b = R<uint16_t>(w, op->b);
+    D one = D(op->imm);
+    store<D>(w, op->d, [&](int i) -> D { return halfCompare<C, BF>(a[i], b[i], aux, c, i) ? one : D(0); });
+  }
+  return op + 1;
+}
+// setp: for pairs, `p|q` receive the low and the high half's result; for a single half, q is the complement (as
+// setp on other types), each combined with c.
+template <Cmp C, bool BF, bool PAIR> const Op* setpHalf(Warp& w, const Op* op) {
+  const uint8_t* c = R<uint8_t>(w, op->c);
+  uint32_t aux = op->aux;
+  alignas(64) uint8_t p[32], q[32];
+  if constexpr (PAIR) {
+    const uint32_t* a = R<uint32_t>(w, op->a);
+    const uint32_t* b = R<uint32_t>(w, op->b);
+    for (int i = 0; i < 32; ++i) {
+      p[i] = halfCompare<C, BF>(uint16_t(a[i]), uint16_t(b[i]), aux, c, i);
+      q[i] = halfCompare<C, BF>(uint16_t(a[i] >> 16), uint16_t(b[i] >> 16), aux, c, i);
+    }
+  } else {
+    const uint16_t* a = R<uint16_t>(w, op->a);
+    const uint16_t* b = R<uint16_t>(w, op->b);
+    for (int i = 0; i < 32; ++i) {
+      bool x = halfCompareRaw<C, BF>(a[i], b[i], aux);
+      p[i] = combinePredicate(x, aux, c, i);
+      q[i] = combinePredicate(!x, aux, c, i);
+    }
+  }
+  storeLanes<uint8_t>(w, op->d, p);
+  if (op->e) storeLanes<uint8_t>(w, op->e, q);
   return op + 1;
 }
 template <class T> PTX_LANES const Op* selp(Warp& w, const Op* op) {

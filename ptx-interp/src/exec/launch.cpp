@@ -40,6 +40,7 @@ CompileResult compile(std::string_view ptxText, const CompileOptions& options) {
     return r;
   }
   std::string err;
+  demoteF64ToF32(*module);
   std::unique_ptr<Program> prog = lowerModule(*module, err);
   if (!prog) {
     r.error = std::move(err);
@@ -110,12 +111,16 @@ struct AlignedBuffer {
   uint8_t* data = nullptr;
   size_t size = 0;
   ~AlignedBuffer() { std::free(data); }
-  // Grows to at least n bytes; returns true when it was (re)allocated (contents zeroed).
-  bool reserve(size_t n) {
-    if (n <= size && data) return false;
+  size_t align = 64;
+  // Grows to at least n bytes, starting at a multiple of `alignment` (a power of two); returns true when it was
+  // (re)allocated (contents zeroed).
+  bool reserve(size_t n, size_t alignment = 64) {
+    alignment = std::max<size_t>(alignment, 64);
+    if (n <= size && data && alignment <= align) return false;
     std::free(data);
-    size = std::max<size_t>(alignUp64(n), 64);
-    data = static_cast<uint8_t*>(std::aligned_alloc(64, size));
+    align = std::max(align, alignment);
+    size = std::max<size_t>((n + align - 1) & ~(align - 1), align);
+    data = static_cast<uint8_t*>(std::aligned_alloc(align, size));
     if (!data) throw std::bad_alloc();
     std::memset(data, 0, size);
     return true;
@@ -189,11 +194,11 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
     for (uint32_t w = 0; w < cta.nwarps; ++w)
       broadcastLanes(reinterpret_cast<uint32_t*>(ctx.rf.data + w * rfBytes + s.offset), v);
   }
-  ctx.shared.reserve(size_t(job.sharedBytes) + 16);
+  ctx.shared.reserve(size_t(job.sharedBytes) + 16, code.sharedAlign);
   cta.shared = ctx.shared.data;
   cta.sharedBytes = job.sharedBytes;
   cta.localStride = code.localBytes;
-  ctx.local.reserve(size_t(code.localBytes) * 32 * cta.nwarps + 16);
+  ctx.local.reserve(size_t(code.localBytes) * 32 * cta.nwarps + 16, code.localAlign);
   cta.localMem = ctx.local.data;
   cta.warps.resize(cta.nwarps);
   const Op* entry = &job.program->ops[job.entry->firstOp];
@@ -458,8 +463,7 @@ LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams&
   if (job.paramBuffer.empty()) job.paramBuffer.resize(1);  // keep data() distinct and valid
   job.launchId = gLaunchCounter.fetch_add(1);
   job.totalCtas = lp.grid.count();
-  uint32_t staticShared = (info.staticSharedBytes + 15) & ~15u;
-  job.sharedBytes = staticShared + lp.dynamicSharedBytes;
+  job.sharedBytes = code.dynamicSharedBase + lp.dynamicSharedBytes;
   if (job.sharedBytes > (1u << 24)) return invalid(program, kernelIndex, "shared memory size too large");
   // constants
   job.constImage.assign(code.regFileBytes - code.constStart, 0);

@@ -6,6 +6,7 @@
 #include "exec/lower_tables.h"
 #include "exec/memory.h"
 #include "exec/texture.h"
+#include "ptx/check.h"
 
 #include <fmt/format.h>
 
@@ -345,6 +346,9 @@ class KernelLowerer {
   void lowerBuiltinCall(const Instruction& in, std::string_view name, const std::vector<const Operand*>& args,
                         const std::vector<const Operand*>& rets);
   void unsupported(const Instruction& in, std::string_view why = "");
+  void lowerHalfCompare(const Instruction& in);
+  uint32_t usedBytesMask() const;
+  void lowerPacked16(const Instruction& in);
 
   // memory address: returns base register offset and immediate; space resolved
   struct Addr {
@@ -381,6 +385,9 @@ class KernelLowerer {
   std::map<uint32_t, uint32_t> moduleSharedOffset_;  // module global index -> shared offset
   uint32_t sharedTop_ = 0;
   bool hasDynamicShared_ = false;
+  uint32_t frameAlign_ = 16;     // every frame's size is a multiple of the largest .local/.param alignment
+  uint32_t sharedAlign_ = 16;    // largest .shared alignment (static and dynamic)
+  uint32_t dynamicSharedAlign_ = 16;   // largest alignment of an extern .shared declaration
   std::vector<std::pair<uint32_t, uint32_t>> dynamicSharedUses_;  // (op index, unused)
   std::vector<uint32_t> dynamicSharedSlots_;                       // literal slots to patch with the dynamic base
   std::set<uint32_t> usedModuleShared_;
@@ -570,7 +577,9 @@ void KernelLowerer::layoutFunction(FuncInstance& fi) {
       fi.localOffset[k] = frame;
       frame += uint32_t(size);
     } else if (v.space == ptx::Space::shared) {
+      sharedAlign_ = std::max(sharedAlign_, varAlign(v));
       if (v.linkage == ptx::Linkage::extern_) {
+        dynamicSharedAlign_ = std::max(dynamicSharedAlign_, varAlign(v));
         hasDynamicShared_ = true;
         fi.localOffset[k] = 0xffffffffu;  // dynamic: patched later
       } else {
@@ -582,7 +591,7 @@ void KernelLowerer::layoutFunction(FuncInstance& fi) {
       fail(v.loc.line, "variables of this state space inside a function body are not supported");
     }
   }
-  fi.frameBytes = alignUp(frame, 16);
+  fi.frameBytes = alignUp(frame, frameAlign_);
 }
 
 // ---- operands ----------------------------------------------------------------------------------------------------
@@ -786,7 +795,9 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
   // module-level shared variables used by this kernel
   for (uint32_t g : usedModuleShared_) {
     const ptx::Variable& v = mod_.globals[g];
+    sharedAlign_ = std::max(sharedAlign_, varAlign(v));
     if (v.linkage == ptx::Linkage::extern_) {
+      dynamicSharedAlign_ = std::max(dynamicSharedAlign_, varAlign(v));
       hasDynamicShared_ = true;
       continue;
     }
@@ -795,6 +806,15 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
     sharedTop_ += uint32_t(v.size ? v.size : v.elementSize());
   }
   findLaunchConstants(entry);
+  for (uint32_t f : order) {
+    const ptx::Function& fn = mod_.functions[f];
+    for (const ptx::Variable& v : fn.locals)
+      if (v.space == ptx::Space::local || v.space == ptx::Space::param) frameAlign_ = std::max(frameAlign_, varAlign(v));
+    if (!fn.isEntry) {
+      for (const ptx::Variable& p : fn.params) frameAlign_ = std::max(frameAlign_, varAlign(p));
+      for (const ptx::Variable& p : fn.returns) frameAlign_ = std::max(frameAlign_, varAlign(p));
+    }
+  }
   instances_.resize(order.size());
   for (size_t k = 0; k < order.size(); ++k) {
     instances_[k].irIndex = order[k];
@@ -817,7 +837,9 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
     prog_.functions.push_back(fc);
   }
   info.staticSharedBytes = sharedTop_;
-  dynamicSharedBase_ = alignUp(sharedTop_, 16);
+  dynamicSharedBase_ = alignUp(sharedTop_, dynamicSharedAlign_);
+  code_->dynamicSharedBase = dynamicSharedBase_;
+  code_->sharedAlign = sharedAlign_;
   code_->constStart = rfTop_;  // declared registers end here; constants and temporaries follow
   {
     std::map<std::tuple<uint8_t, uint64_t, unsigned>, uint32_t> slots;
@@ -1077,10 +1099,12 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
     std::vector<bool> onPath(nf, false);
     uint64_t local = depth(0, onPath);
     if (local > (uint64_t(1) << 24)) fail(entry.loc.line, "local memory per thread too large");
-    code_->localBytes = alignUp(uint32_t(local), 16);
+    code_->localBytes = alignUp(uint32_t(local), frameAlign_);
     callerOf_.clear();
   }
+  code_->localAlign = frameAlign_;
   info.localBytesPerThread = code_->localBytes;
+  info.unsupported = code_->unsupported;
   info.staticSharedBytes = sharedTop_;
   code_->usesBarriers = usesBarriers_;
   code_->regFileBytes = alignUp(rfTop_, 64);
@@ -1488,6 +1512,21 @@ KernelLowerer::Addr KernelLowerer::address(const Instruction& in, const Operand&
   }
 }
 
+static uint32_t accessBytesMask(unsigned bytes) { return bytes >= 32 ? kNoIndex : (1u << bytes) - 1; }
+
+// The mask of a `.pragma "used_bytes_mask N"` right before the current instruction, or kNoIndex (no pragma, or all
+// 32 bytes used: then the plain load is the same).
+uint32_t KernelLowerer::usedBytesMask() const {
+  for (const ptx::BodyPragma& pr : fn_->bodyPragmas) {
+    uint32_t mask = 0;
+    bool malformed = false;
+    if (pr.position == curInst_ && ptx::usedBytesMaskPragma(mod_.str(pr.text), mask, malformed) && !malformed &&
+        mask != kNoIndex)
+      return mask;
+  }
+  return kNoIndex;
+}
+
 void KernelLowerer::lowerLdSt(const Instruction& in, bool isStore) {
   Type t = in.type();
   if (t == Type::b128 && in.vec) return unsupported(in, "vectors of 128-bit elements");
@@ -1546,6 +1585,18 @@ void KernelLowerer::lowerLdSt(const Instruction& in, bool isStore) {
     op.f = n;
     op.imm = a.imm;
     if (n > 1 && regSize != ms) fail(line_, "vector parameter load into wider registers");
+  } else if (uint32_t used = isStore ? kNoIndex : usedBytesMask();
+             used != kNoIndex && regSize == ms && (used & accessBytesMask(ms * n)) != accessBytesMask(ms * n)) {
+    Handler hnd = ldMaskedHandler(a.space, a.baseSize, ms, n);
+    if (!hnd) return unsupported(in, "operand types of a used_bytes_mask load");
+    Op& op = emit(hnd);
+    op.a = a.base;
+    op.imm = a.imm;
+    op.aux = used;
+    op.d = regs[0];
+    op.b = regs[1];
+    op.c = regs[2];
+    op.e = regs[3];
   } else {
     uint32_t folded = foldedAdd_[curInst_];
     Handler hnd = nullptr;
@@ -1678,40 +1729,77 @@ void KernelLowerer::lowerVectorAtom(const Instruction& in, bool isRed, mem::AOp 
   }
 }
 
+// set/setp on .f16/.bf16 and .f16x2/.bf16x2 (cuda_fp16.hpp and cuda_bf16.hpp compare this way). set's true value:
+// 1.0 in a floating-point destination's format, all ones in an integer one; pairs get it per half.
+void KernelLowerer::lowerHalfCompare(const Instruction& in) {
+  bool isSet = in.opcode == Opcode::Set;
+  Type st = isSet && in.numTypes > 1 ? in.types[1] : in.type();
+  Type dt = isSet ? in.types[0] : Type::pred;
+  bool bf = st == Type::bf16 || st == Type::bf16x2;
+  bool pair = st == Type::f16x2 || st == Type::bf16x2;
+  uint32_t a = src(opnd(in, 1), st), b = src(opnd(in, 2), st);
+  uint32_t c = kZeroReg, aux = in.has(ptx::Flag::ftz) ? h::kHalfFtz : 0;
+  if (in.boolOp != ptx::BoolOp::none) {
+    bool neg;
+    c = srcPred(opnd(in, 3), neg);
+    aux |= uint32_t(in.boolOp) | (neg ? 16 : 0);
+  } else {
+    c = literal(0, 1);
+  }
+  auto pick = [&](auto cc) -> Handler {
+    constexpr h::Cmp C = decltype(cc)::value;
+    if (!isSet) {
+      if (bf) return pair ? &h::setpHalf<C, true, true> : &h::setpHalf<C, true, false>;
+      return pair ? &h::setpHalf<C, false, true> : &h::setpHalf<C, false, false>;
+    }
+    bool wide = pair || sizeOf(dt) == 4;
+    if (bf) {
+      if (pair) return &h::setHalf<uint32_t, C, true, true>;
+      return wide ? &h::setHalf<uint32_t, C, true, false> : &h::setHalf<uint16_t, C, true, false>;
+    }
+    if (pair) return &h::setHalf<uint32_t, C, false, true>;
+    return wide ? &h::setHalf<uint32_t, C, false, false> : &h::setHalf<uint16_t, C, false, false>;
+  };
+  Handler hnd = byCmp(in.cmp, line_, pick);
+  if (!isSet) {
+    const Operand& d0 = opnd(in, 0);
+    Op& op = emit(hnd);
+    op.a = a;
+    op.b = b;
+    op.c = c;
+    op.aux = aux;
+    if (d0.kind == OperandKind::RegPair) {
+      op.d = regOf(d0.index);
+      op.e = regOf(uint32_t(d0.value));
+    } else {
+      op.d = dst(d0, Type::pred).off;
+    }
+    return;
+  }
+  uint64_t one;
+  switch (dt) {
+    case Type::f32: one = 0x3f800000u; break;
+    case Type::f16: case Type::f16x2: one = 0x3c00u; break;
+    case Type::bf16: case Type::bf16x2: one = 0x3f80u; break;
+    default: one = pair ? 0xffffu : sizeOf(dt) == 2 ? 0xffffu : 0xffffffffu; break;
+  }
+  Dst d = dst(opnd(in, 0), pair || sizeOf(dt) == 4 ? Type::b32 : Type::b16);
+  Op& op = emit(hnd);
+  op.d = d.off;
+  op.a = a;
+  op.b = b;
+  op.c = c;
+  op.aux = aux;
+  op.imm = int64_t(one);
+  finish(d);
+}
+
 void KernelLowerer::lowerCompare(const Instruction& in) {
   Type t = in.type();
   switch (in.opcode) {
     case Opcode::Setp: {
       const Operand& d0 = opnd(in, 0);
-      if (t == Type::f16 || t == Type::bf16) {
-        // compare in f32 (exact)
-        uint32_t a16 = src(opnd(in, 1), t), b16 = src(opnd(in, 2), t);
-        uint32_t a = temp(4), b = temp(4);
-        Handler cv = cvtHandler(Type::f32, t, num::RN, false, false, false);
-        Op& c1 = emit(cv);
-        c1.d = a;
-        c1.a = a16;
-        Op& c2 = emit(cv);
-        c2.d = b;
-        c2.a = b16;
-        Handler hnd = byCmp(in.cmp, line_, [&](auto c) -> Handler { return &h::setp<float, decltype(c)::value>; });
-        Op& op = emit(hnd);
-        op.a = a;
-        op.b = b;
-        if (d0.kind == OperandKind::RegPair) {
-          op.d = regOf(d0.index);
-          op.e = regOf(uint32_t(d0.value));
-        } else {
-          op.d = dst(d0, Type::pred).off;
-        }
-        if (in.boolOp != ptx::BoolOp::none) {
-          bool neg;
-          op.c = srcPred(opnd(in, 3), neg);
-          op.aux = uint32_t(in.boolOp) | (neg ? 16 : 0);
-        }
-        return;
-      }
-      if (t == Type::f16x2 || t == Type::bf16x2) return unsupported(in);
+      if (t == Type::f16 || t == Type::bf16 || t == Type::f16x2 || t == Type::bf16x2) return lowerHalfCompare(in);
       uint32_t a = src(opnd(in, 1), t), b = src(opnd(in, 2), t);
       Handler hnd;
       if (isFloat(t)) {
@@ -1747,6 +1835,7 @@ void KernelLowerer::lowerCompare(const Instruction& in) {
     }
     case Opcode::Set: {
       Type dt = in.types[0], st = in.numTypes > 1 ? in.types[1] : in.types[0];
+      if (st == Type::f16 || st == Type::bf16 || st == Type::f16x2 || st == Type::bf16x2) return lowerHalfCompare(in);
       uint32_t a = src(opnd(in, 1), st), b = src(opnd(in, 2), st);
       uint32_t c = kZeroReg, aux = 0;
       if (in.boolOp != ptx::BoolOp::none) {
@@ -2130,7 +2219,10 @@ void KernelLowerer::lowerFloat(const Instruction& in) {
   Type t = in.type();
   Opcode oc = in.opcode;
   Round rm = roundingOf(in.rounding);
-  bool ftz = in.has(ptx::Flag::ftz) && t == Type::f32;
+  // .f32x2 (sm_100 add/sub/mul/fma): the f32 operation on each half of 64-bit registers, low half first.
+  const bool pair = t == Type::f32x2;
+  const Type et = pair ? Type::f32 : t;
+  bool ftz = in.has(ptx::Flag::ftz) && et == Type::f32;
   bool sat = in.has(ptx::Flag::sat);
   auto modes = [&](auto tag, auto fn) -> Handler {
     using F = decltype(tag);
@@ -2142,36 +2234,63 @@ void KernelLowerer::lowerFloat(const Instruction& in) {
       });
     });
   };
+  // Emits hnd with sources `n` operands from index 1 into operand 0; pairs unpack, run it per half and pack.
+  auto emitWith = [&](Handler hnd, unsigned n) {
+    if (!pair) {
+      uint32_t s[3] = {0, 0, 0};
+      for (unsigned k = 0; k < n; ++k) s[k] = src(opnd(in, 1 + k), t);
+      Dst d = dst(opnd(in, 0), t);
+      Op& op = emit(hnd);
+      op.d = d.off;
+      op.a = s[0];
+      op.b = s[1];
+      op.c = s[2];
+      finish(d);
+      return;
+    }
+    uint32_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    for (unsigned k = 0; k < n; ++k) {
+      uint32_t r = src(opnd(in, 1 + k), Type::b64);
+      lo[k] = temp(4);
+      hi[k] = temp(4);
+      Op& u = emit(&h::unpack<uint32_t, uint64_t, 2>);
+      u.a = r;
+      u.d = lo[k];
+      u.b = hi[k];
+    }
+    uint32_t rlo = temp(4), rhi = temp(4);
+    for (int half = 0; half < 2; ++half) {
+      const uint32_t* s = half ? hi : lo;
+      Op& op = emit(hnd);
+      op.d = half ? rhi : rlo;
+      op.a = s[0];
+      op.b = s[1];
+      op.c = s[2];
+    }
+    Dst d = dst(opnd(in, 0), Type::b64);
+    Op& p = emit(&h::pack<uint32_t, uint64_t, 2>);
+    p.d = d.off;
+    p.a = rlo;
+    p.b = rhi;
+    finish(d);
+  };
   auto bin = [&](auto functor) {
     using Fn = decltype(functor);
-    Handler hnd = byFloat(t, line_, [&](auto ft) {
+    Handler hnd = byFloat(et, line_, [&](auto ft) {
       return modes(ft, [&](auto f, auto r, auto fz, auto st) -> Handler {
         return &h::fbinary<decltype(f), Fn, decltype(r)::value, decltype(fz)::value, decltype(st)::value>;
       });
     });
-    uint32_t a = src(opnd(in, 1), t), b = src(opnd(in, 2), t);
-    Dst d = dst(opnd(in, 0), t);
-    Op& op = emit(hnd);
-    op.d = d.off;
-    op.a = a;
-    op.b = b;
-    finish(d);
+    emitWith(hnd, 2);
   };
   auto ter = [&](auto functor) {
     using Fn = decltype(functor);
-    Handler hnd = byFloat(t, line_, [&](auto ft) {
+    Handler hnd = byFloat(et, line_, [&](auto ft) {
       return modes(ft, [&](auto f, auto r, auto fz, auto st) -> Handler {
         return &h::fternary<decltype(f), Fn, decltype(r)::value, decltype(fz)::value, decltype(st)::value>;
       });
     });
-    uint32_t a = src(opnd(in, 1), t), b = src(opnd(in, 2), t), c = src(opnd(in, 3), t);
-    Dst d = dst(opnd(in, 0), t);
-    Op& op = emit(hnd);
-    op.d = d.off;
-    op.a = a;
-    op.b = b;
-    op.c = c;
-    finish(d);
+    emitWith(hnd, 3);
   };
   auto un = [&](auto functor) {
     using Fn = decltype(functor);
@@ -2260,6 +2379,26 @@ void KernelLowerer::lowerFloat(const Instruction& in) {
   }
 }
 
+// add/min/max on .u16x2/.s16x2 (sm_90 SIMD integer forms).
+void KernelLowerer::lowerPacked16(const Instruction& in) {
+  bool s = in.type() == Type::s16x2;
+  Handler hnd = nullptr;
+  switch (in.opcode) {
+    case Opcode::Add: hnd = s ? &h::packed16<0, true> : &h::packed16<0, false>; break;
+    case Opcode::Min: hnd = s ? &h::packed16<1, true> : &h::packed16<1, false>; break;
+    case Opcode::Max: hnd = s ? &h::packed16<2, true> : &h::packed16<2, false>; break;
+    default: return unsupported(in);
+  }
+  uint32_t a = src(opnd(in, 1), Type::b32), b = src(opnd(in, 2), Type::b32);
+  Dst d = dst(opnd(in, 0), Type::b32);
+  Op& op = emit(hnd);
+  op.d = d.off;
+  op.a = a;
+  op.b = b;
+  op.aux = in.has(ptx::Flag::relu) ? 1 : 0;
+  finish(d);
+}
+
 void KernelLowerer::lowerHalf(const Instruction& in) {
   Type t = in.type();
   Round rm = roundingOf(in.rounding);
@@ -2302,6 +2441,7 @@ void KernelLowerer::lowerMov(const Instruction& in) {
     else if (size == 8 && n == 4) hnd = &h::unpack<uint16_t, uint64_t, 4>;
     else if (size == 4 && n == 2) hnd = &h::unpack<uint16_t, uint32_t, 2>;
     else if (size == 4 && n == 4) hnd = &h::unpack<uint8_t, uint32_t, 4>;
+    else if (size == 2 && n == 2) hnd = &h::unpack<uint8_t, uint16_t, 2>;
     else if (size == 16 && n == 2) hnd = &h::unpack128;
     else return unsupported(in);
     Op& op = emit(hnd);
@@ -2324,6 +2464,7 @@ void KernelLowerer::lowerMov(const Instruction& in) {
     else if (size == 8 && n == 4) hnd = &h::pack<uint16_t, uint64_t, 4>;
     else if (size == 4 && n == 2) hnd = &h::pack<uint16_t, uint32_t, 2>;
     else if (size == 4 && n == 4) hnd = &h::pack<uint8_t, uint32_t, 4>;
+    else if (size == 2 && n == 2) hnd = &h::pack<uint8_t, uint16_t, 2>;
     else if (size == 16 && n == 2) hnd = &h::pack128;
     else return unsupported(in);
     Dst d = dst(d0, t);
@@ -3107,7 +3248,11 @@ void KernelLowerer::lowerBody(const Instruction& in) {
     case ptx::OpClass::Arith:
     case ptx::OpClass::Logic:
       if (t == Type::f32 || t == Type::f64) return lowerFloat(in);
+      if (t == Type::f32x2 && (in.opcode == Opcode::Add || in.opcode == Opcode::Sub || in.opcode == Opcode::Mul ||
+                               in.opcode == Opcode::Fma))
+        return lowerFloat(in);
       if (t == Type::f16 || t == Type::f16x2 || t == Type::bf16 || t == Type::bf16x2) return lowerHalf(in);
+      if (t == Type::u16x2 || t == Type::s16x2) return lowerPacked16(in);
       if (isFloat(t)) return unsupported(in);
       return lowerArith(in);
     case ptx::OpClass::Move:

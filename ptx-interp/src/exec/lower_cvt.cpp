@@ -213,29 +213,50 @@ uint32_t toTf32Bits(float f, const NarrowMode& m) {
   return sign | mag;
 }
 
-// An 8-bit float widened to f16: exact (every e4m3 and e5m2 value is an f16 value). NaN becomes the canonical
-// 0x7fff, as every half-precision result of cvt; e5m2 infinities stay infinities. `.relu` clamps negatives to +0.
-uint16_t fp8ToHalfBits(uint8_t v, bool e5m2, bool relu) {
-  const int mbits = e5m2 ? 2 : 3, ebits = e5m2 ? 5 : 4, bias = e5m2 ? 15 : 7;
-  uint32_t sign = v >> 7, exp = (v >> mbits) & ((1u << ebits) - 1), mant = v & ((1u << mbits) - 1);
-  bool nan = e5m2 ? (exp == 31 && mant) : (exp == 15 && mant == 7);
-  if (nan) return 0x7fffu;
-  if (relu && sign) return 0;
-  if (e5m2 && exp == 31) return uint16_t(sign << 15 | 0x7c00u);
-  float magnitude = exp ? std::ldexp(float((1u << mbits) | mant), int(exp) - bias - mbits)
-                        : std::ldexp(float(mant), 1 - bias - mbits);
-  uint16_t h = num::floatToHalf(magnitude, num::RN, false);
-  return uint16_t(sign << 15 | h);
-}
-
 // aux: bits 0-3 kind, 4-5 rounding, 6 relu, 7 satfinite, 8 ties away
-enum NarrowKind : uint32_t { NF16, NBF16, NF16x2, NBF16x2, NE4M3x2, NE5M2x2, NTF32, NF16x2FromE4M3x2, NF16x2FromE5M2x2 };
+enum NarrowKind : uint32_t {
+  NF16, NBF16, NF16x2, NBF16x2, NE4M3x2, NE5M2x2, NTF32,
+  NE4M3x2FromF16x2, NE5M2x2FromF16x2,   // cvt.rn.satfinite{.relu}.e4m3x2/e5m2x2.f16x2: each half, high to high
+  NF16x2FromE4M3x2, NF16x2FromE5M2x2,   // cvt.rn{.relu}.f16x2.e4m3x2/e5m2x2: exact, high byte to high half
+};
+
+// An 8-bit float as a float (exact). NaN (e4m3 S.1111.111, e5m2 exponent 31 with a mantissa) comes back as NaN.
+PTX_HOT float fp8ToFloat(uint8_t x, bool e5m2) {
+  const int mbits = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
+  uint32_t mant = x & ((1u << mbits) - 1), exp = (x & 0x7fu) >> mbits;
+  float sign = (x & 0x80u) ? -1.0f : 1.0f;
+  if (e5m2 && exp == 31) return mant ? std::numeric_limits<float>::quiet_NaN() : sign * INFINITY;
+  if (!e5m2 && (x & 0x7fu) == 0x7fu) return std::numeric_limits<float>::quiet_NaN();
+  if (exp == 0) return sign * std::ldexp(float(mant), 1 - bias - mbits);
+  return sign * std::ldexp(float(mant | (1u << mbits)), int(exp) - bias - mbits);
+}
 
 const Op* cvtNarrow(Warp& w, const Op* op) {
   const float* a = h::R<float>(w, op->a);
   const float* b = h::R<float>(w, op->b);
   NarrowMode m{Round((op->aux >> 4) & 3), bool(op->aux & 64), bool(op->aux & 128), bool(op->aux & 256)};
   switch (NarrowKind(op->aux & 15)) {
+    case NE4M3x2FromF16x2: case NE5M2x2FromF16x2: {
+      bool e5 = (op->aux & 15) == NE5M2x2FromF16x2;
+      const uint32_t* x = h::R<uint32_t>(w, op->a);
+      h::store<uint16_t>(w, op->d, [&](int i) {
+        return uint16_t(toFp8Bits(num::halfToFloat(uint16_t(x[i] >> 16)), m, e5) << 8 |
+                        toFp8Bits(num::halfToFloat(uint16_t(x[i])), m, e5));
+      });
+      break;
+    }
+    case NF16x2FromE4M3x2: case NF16x2FromE5M2x2: {
+      bool e5 = (op->aux & 15) == NF16x2FromE5M2x2;
+      const uint16_t* x = h::R<uint16_t>(w, op->a);
+      auto half = [&](uint8_t v) -> uint32_t {
+        float f = fp8ToFloat(v, e5);
+        if (f != f) return 0x7fffu;
+        if (m.relu) f = reluOf(f);
+        return num::floatToHalf(f, num::RN, false);
+      };
+      h::store<uint32_t>(w, op->d, [&](int i) { return half(uint8_t(x[i] >> 8)) << 16 | half(uint8_t(x[i])); });
+      break;
+    }
     case NF16: case NBF16: {
       bool bf = (op->aux & 15) == NBF16;
       h::store<uint16_t>(w, op->d, [&](int i) { return toHalfBits(a[i], m, bf); });
@@ -256,15 +277,6 @@ const Op* cvtNarrow(Warp& w, const Op* op) {
       break;
     }
     case NTF32: h::store<uint32_t>(w, op->d, [&](int i) { return toTf32Bits(a[i], m); }); break;
-    case NF16x2FromE4M3x2: case NF16x2FromE5M2x2: {
-      bool e5 = (op->aux & 15) == NF16x2FromE5M2x2;
-      const uint16_t* pair = h::R<uint16_t>(w, op->a);
-      h::store<uint32_t>(w, op->d, [&](int i) {
-        return uint32_t(fp8ToHalfBits(uint8_t(pair[i] >> 8), e5, m.relu)) << 16 |
-               fp8ToHalfBits(uint8_t(pair[i]), e5, m.relu);
-      });
-      break;
-    }
   }
   return op + 1;
 }
@@ -275,7 +287,12 @@ Handler cvtNarrowHandler(Type d, Type s, Round round, bool tiesAway, bool relu, 
                          unsigned* sources) {
   uint32_t kind;
   *sources = 1;
-  if (d == Type::f16x2 && (s == Type::e4m3x2 || s == Type::e5m2x2)) {  // cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2}
+  if (s == Type::f16x2 && (d == Type::e4m3x2 || d == Type::e5m2x2)) {
+    kind = d == Type::e4m3x2 ? NE4M3x2FromF16x2 : NE5M2x2FromF16x2;
+    *aux = kind | uint32_t(round) << 4 | (relu ? 64u : 0u) | (satfinite ? 128u : 0u);
+    return &cvtNarrow;
+  }
+  if (d == Type::f16x2 && (s == Type::e4m3x2 || s == Type::e5m2x2)) {
     kind = s == Type::e4m3x2 ? NF16x2FromE4M3x2 : NF16x2FromE5M2x2;
     *aux = kind | uint32_t(round) << 4 | (relu ? 64u : 0u);
     return &cvtNarrow;

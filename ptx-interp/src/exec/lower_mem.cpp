@@ -163,6 +163,7 @@ template <Space S, class A> Handler atomFor(Type t, mem::AOp op) {
              : op == mem::AMin ? &mem::atom<S, A, uint16_t, mem::AMinBF16>
              : op == mem::AMax ? &mem::atom<S, A, uint16_t, mem::AMaxBF16>
                                : nullptr;
+    case Type::b16: return op == mem::ACas ? &mem::atom<S, A, uint16_t, mem::ACas> : nullptr;   // sm_70 atomicCAS on 16 bits
     case Type::f16x2: return op == mem::AAdd ? &mem::atom<S, A, uint32_t, mem::AAddF16x2> : nullptr;
     case Type::bf16x2: return op == mem::AAdd ? &mem::atom<S, A, uint32_t, mem::AAddBF16x2> : nullptr;
     case Type::b128:
@@ -184,6 +185,40 @@ Handler ldHandler(Space space, unsigned addrSize, Type m, unsigned rs, unsigned 
     case Space::Frame: return ldFor<Space::Frame, uint64_t>(m, rs, n);
     case Space::Param: return a32 ? ldFor<Space::Param, uint32_t>(m, rs, n) : ldFor<Space::Param, uint64_t>(m, rs, n);
     case Space::Generic: return a32 ? nullptr : ldFor<Space::Generic, uint64_t>(m, rs, n);
+  }
+  return nullptr;
+}
+
+namespace {
+template <Space S, class A> Handler ldMaskedFor(unsigned elemSize, unsigned n) {
+  using namespace mem;
+  switch (elemSize * 8 + n) {
+    case 8 + 1: return &ldMasked<S, A, uint8_t, 1>;
+    case 8 + 2: return &ldMasked<S, A, uint8_t, 2>;
+    case 8 + 4: return &ldMasked<S, A, uint8_t, 4>;
+    case 16 + 1: return &ldMasked<S, A, uint16_t, 1>;
+    case 16 + 2: return &ldMasked<S, A, uint16_t, 2>;
+    case 16 + 4: return &ldMasked<S, A, uint16_t, 4>;
+    case 32 + 1: return &ldMasked<S, A, uint32_t, 1>;
+    case 32 + 2: return &ldMasked<S, A, uint32_t, 2>;
+    case 32 + 4: return &ldMasked<S, A, uint32_t, 4>;
+    case 64 + 1: return &ldMasked<S, A, uint64_t, 1>;
+    case 64 + 2: return &ldMasked<S, A, uint64_t, 2>;
+    case 64 + 4: return &ldMasked<S, A, uint64_t, 4>;
+    default: return nullptr;
+  }
+}
+}  // namespace
+
+Handler ldMaskedHandler(Space space, unsigned addrSize, unsigned elemSize, unsigned n) {
+  bool a32 = addrSize == 4;
+  switch (space) {
+    case Space::Global: return a32 ? ldMaskedFor<Space::Global, uint32_t>(elemSize, n) : ldMaskedFor<Space::Global, uint64_t>(elemSize, n);
+    case Space::Shared: return a32 ? ldMaskedFor<Space::Shared, uint32_t>(elemSize, n) : ldMaskedFor<Space::Shared, uint64_t>(elemSize, n);
+    case Space::Local: return a32 ? ldMaskedFor<Space::Local, uint32_t>(elemSize, n) : ldMaskedFor<Space::Local, uint64_t>(elemSize, n);
+    case Space::Frame: return ldMaskedFor<Space::Frame, uint64_t>(elemSize, n);
+    case Space::Param: return a32 ? ldMaskedFor<Space::Param, uint32_t>(elemSize, n) : ldMaskedFor<Space::Param, uint64_t>(elemSize, n);
+    case Space::Generic: return a32 ? nullptr : ldMaskedFor<Space::Generic, uint64_t>(elemSize, n);
   }
   return nullptr;
 }

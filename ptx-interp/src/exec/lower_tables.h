@@ -16,6 +16,8 @@ Handler cvtHandler(ptx::Type d, ptx::Type s, num::Round round, bool intRound, bo
 // ld/st: memory type m (size and signedness), register size regSize, vector count n, address register size
 // addrSize (4 or 8).
 Handler ldHandler(mem::Space space, unsigned addrSize, ptx::Type m, unsigned regSize, unsigned n);
+// Loads after `.pragma "used_bytes_mask"` (registers as wide as the elements; elemSize 1, 2, 4 or 8; n 1, 2, 4).
+Handler ldMaskedHandler(mem::Space space, unsigned addrSize, unsigned elemSize, unsigned n);
 Handler stHandler(mem::Space space, unsigned addrSize, ptx::Type m, unsigned regSize, unsigned n);
 Handler ldParamHandler(ptx::Type m, unsigned regSize);
 // Scalar global ld/st whose address is the sum of two 64-bit registers a + b (+ imm): the fused form of an address

@@ -21,50 +21,47 @@ enum Space : uint8_t { Global, Shared, Local, Frame, Param, Generic };
 
 using B128 = h::B128;
 
-// Translates lane i's state-space address to a host pointer; nullptr after raising a fault.
+// Translates lane i's state-space address to a host pointer; nullptr (and what is wrong in `why`) when the access
+// is out of range. No alignment check, no fault: xlate below adds both.
 template <Space S>
-PTX_HOT uint8_t* xlate(Warp& w, const Op* op, int lane, uint64_t addr, uint32_t size, bool write) {
+PTX_HOT uint8_t* resolve(Warp& w, int lane, uint64_t addr, uint32_t size, bool write, const char*& why) {
   Cta& cta = *w.cta;
-  if ((addr & (size - 1)) != 0) {
-    raiseFault(w, op, lane, FaultKind::MisalignedAddress, addr, "misaligned address");
-    return nullptr;
-  }
   if constexpr (S == Global) {
     if (cta.job->lp.memory->check(addr, size, write)) [[likely]]
       return reinterpret_cast<uint8_t*>(addr);
-    raiseFault(w, op, lane, FaultKind::IllegalAddress, addr, "out-of-range global address");
+    why = "out-of-range global address";
     return nullptr;
   } else if constexpr (S == Shared) {
     if (addr + size <= cta.sharedBytes && addr + size >= addr) [[likely]]
       return cta.shared + addr;
-    raiseFault(w, op, lane, FaultKind::IllegalAddress, addr, "out-of-range shared address");
+    why = "out-of-range shared address";
     return nullptr;
   } else if constexpr (S == Local || S == Frame) {
     uint64_t a = S == Frame ? addr + w.frame : addr;
     if (a + size <= w.localStride && a + size >= a) [[likely]]
       return w.local + uint64_t(lane) * w.localStride + a;
-    raiseFault(w, op, lane, FaultKind::IllegalAddress, addr, "out-of-range local address");
+    why = "out-of-range local address";
     return nullptr;
   } else if constexpr (S == Param) {
     if (write) {
-      raiseFault(w, op, lane, FaultKind::IllegalAddress, addr, "store to kernel parameter space");
+      why = "store to kernel parameter space";
       return nullptr;
     }
     auto& pb = cta.job->paramBuffer;
     if (addr + size <= pb.size()) return pb.data() + addr;
-    raiseFault(w, op, lane, FaultKind::IllegalAddress, addr, "out-of-range kernel parameter address");
+    why = "out-of-range kernel parameter address";
     return nullptr;
   } else {
     uint64_t sh = reinterpret_cast<uint64_t>(cta.shared);
     if (addr - sh < cta.sharedBytes) {
       if (addr + size - sh <= cta.sharedBytes) return reinterpret_cast<uint8_t*>(addr);
-      raiseFault(w, op, lane, FaultKind::IllegalAddress, addr, "out-of-range shared address");
+      why = "out-of-range shared address";
       return nullptr;
     }
     uint64_t lo = reinterpret_cast<uint64_t>(w.local) + uint64_t(lane) * w.localStride;
     if (addr - lo < w.localStride) {
       if (addr + size - lo <= w.localStride) return reinterpret_cast<uint8_t*>(addr);
-      raiseFault(w, op, lane, FaultKind::IllegalAddress, addr, "out-of-range local address");
+      why = "out-of-range local address";
       return nullptr;
     }
     if (cta.job->lp.memory->check(addr, size, write)) [[likely]]
@@ -72,9 +69,23 @@ PTX_HOT uint8_t* xlate(Warp& w, const Op* op, int lane, uint64_t addr, uint32_t 
     uint64_t pb = reinterpret_cast<uint64_t>(cta.job->paramBuffer.data());
     if (!write && addr - pb < cta.job->paramBuffer.size() && addr + size - pb <= cta.job->paramBuffer.size())
       return reinterpret_cast<uint8_t*>(addr);
-    raiseFault(w, op, lane, FaultKind::IllegalAddress, addr, "invalid generic address");
+    why = "invalid generic address";
     return nullptr;
   }
+}
+
+// Translates lane i's state-space address to a host pointer; nullptr after raising a fault.
+template <Space S>
+PTX_HOT uint8_t* xlate(Warp& w, const Op* op, int lane, uint64_t addr, uint32_t size, bool write) {
+  if ((addr & (size - 1)) != 0) {
+    raiseFault(w, op, lane, FaultKind::MisalignedAddress, addr, "misaligned address");
+    return nullptr;
+  }
+  const char* why = "";
+  if (uint8_t* p = resolve<S>(w, lane, addr, size, write, why)) [[likely]]
+    return p;
+  raiseFault(w, op, lane, FaultKind::IllegalAddress, addr, why);
+  return nullptr;
 }
 
 template <class A> PTX_HOT uint64_t laneAddr(const A* base, int i, int64_t imm) {
@@ -124,6 +135,38 @@ template <Space S, class A, class M, class D, int N> const Op* stLanes(Warp& w, 
   }
   return op + 1;
 }
+// A load after `.pragma "used_bytes_mask"` (op->aux: bit j set = byte j of the N elements of M is used): the
+// bytes in use must be valid and fault like any load; the others (NVRTC widens loads past the end of buffers)
+// never fault and read what is there, or 0 where nothing is mapped. Alignment is the whole access's, as on the GPU.
+template <Space S, class A, class M, int N> const Op* ldMasked(Warp& w, const Op* op) {
+  const A* base = R<A>(w, op->a);
+  const uint32_t dsts[4] = {op->d, op->b, op->c, op->e};
+  constexpr uint32_t kBytes = uint32_t(sizeof(M) * N);
+  const uint64_t used = op->aux;
+  uint32_t m = w.exec;
+  while (m) {
+    int i = std::countr_zero(m);
+    m &= m - 1;
+    uint64_t addr = laneAddr(base, i, op->imm);
+    if ((addr & (kBytes - 1)) != 0) {
+      raiseFault(w, op, i, FaultKind::MisalignedAddress, addr, "misaligned address");
+      return nullptr;
+    }
+    uint8_t bytes[kBytes];
+    for (uint32_t j = 0; j < kBytes; ++j) {
+      const char* why = "";
+      const uint8_t* p = resolve<S>(w, i, addr + j, 1, false, why);
+      if (!p && (j >= 32 || ((used >> j) & 1))) {
+        raiseFault(w, op, i, FaultKind::IllegalAddress, addr + j, why);
+        return nullptr;
+      }
+      bytes[j] = p ? *p : 0;
+    }
+    for (int k = 0; k < N; ++k) std::memcpy(&R<M>(w, dsts[k])[i], bytes + k * sizeof(M), sizeof(M));
+  }
+  return op + 1;
+}
+
 template <Space S, class A, class M, class D, int N> const Op* ld(Warp& w, const Op* op) {
   return ldLanes<S, A, M, D, N>(w, op, op->a);
 }

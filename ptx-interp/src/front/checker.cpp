@@ -354,6 +354,10 @@ bool Checker::run() {
             archOnly_ = t.archSpecific;
         }
     }
+    // map_f64_to_f32 exists for the targets without double precision (ptxas: "not supported with SM 1.3 or
+    // higher"); .target debug came with PTX 3.0.
+    if (m_.mapF64ToF32 && sm_ >= 13) d_.error(2, 1, "map_f64_to_f32 is only for targets below sm_13");
+    if (m_.debug && ptx_ < 30) d_.error(2, 1, ".target debug needs PTX .version 3.0 or later");
     if (opt_.targetSm) sm_ = std::min(sm_ ? sm_ : opt_.targetSm, opt_.targetSm);
     if (m_.addressSize != 64 && m_.addressSize != 32) d_.error(3, 1, ".address_size must be 32 or 64");
     for (const Variable& v : m_.globals) {
@@ -381,6 +385,14 @@ void Checker::function(const Function& f) {
         if (!f.isEntry && p.ptr) error(p.loc, ".ptr is only allowed on kernel parameters");
     }
     if (!f.hasBody) return;
+    for (const BodyPragma& pr : f.bodyPragmas) {
+        uint32_t mask = 0;
+        bool malformed = false;
+        if (!usedBytesMaskPragma(m_.str(pr.text), mask, malformed)) continue;
+        SourceLoc at = pr.loc;
+        if (ptx_ < 83) error(at, ".pragma \"used_bytes_mask\" needs PTX .version 8.3 or later");
+        else if (malformed) error(at, ".pragma \"used_bytes_mask\" needs one integer argument");
+    }
     for (const Variable& v : f.locals)
         if (v.hasInit && (v.space == Space::shared || v.space == Space::local || v.space == Space::param))
             error(v.loc, "variables in this state space cannot be initialised");
@@ -458,6 +470,11 @@ bool Checker::typed(const Function& f, const Instruction& inst, unsigned index, 
 }
 
 static bool isFloat(Type t) { return typeKind(t) == TypeKind::Float; }
+// %tid, %ntid, %ctaid, %nctaid were 16-bit before PTX 2.0; `mov.u16 %rh, %ctaid.x` stays legal (ptxas accepts it
+// in every version) and reads the low half.
+static bool legacy16BitSpecialReg(SpecialReg sr) {
+    return sr == SpecialReg::tid || sr == SpecialReg::ntid || sr == SpecialReg::ctaid || sr == SpecialReg::nctaid;
+}
 static bool isInt(Type t) {
     TypeKind k = typeKind(t);
     return k == TypeKind::Unsigned || k == TypeKind::Signed;
@@ -589,6 +606,14 @@ void Checker::instruction(const Function& f, const Instruction& inst) {
                 error(inst.loc, "result of 'setp' must be a predicate register");
                 return;
             }
+            if ((t == Type::bf16 || t == Type::bf16x2) && inst.has(Flag::ftz)) {
+                error(inst.loc, "'setp{}' does not take .ftz", typeName(t));
+                return;
+            }
+            if (d.kind == OperandKind::RegPair && (t == Type::f16 || t == Type::bf16)) {
+                error(inst.loc, "'setp{}' has one result; `p|q` needs .f16x2 or .bf16x2", typeName(t));
+                return;
+            }
             if (d.kind == OperandKind::Reg && !typed(f, inst, 0, Type::pred, false, true)) return;
             if (!typed(f, inst, 1, t, false, false) || !typed(f, inst, 2, t, false, false)) return;
             if (inst.numOperands == 4) {
@@ -597,6 +622,23 @@ void Checker::instruction(const Function& f, const Instruction& inst) {
                     return;
                 }
                 if (!typed(f, inst, 3, Type::pred, false, false)) return;
+            }
+            return;
+        }
+        case Opcode::Set: {
+            // Half-precision sources (PTX ISA "Half Precision Comparison Instructions: set"): the result is 1.0 in
+            // the source's format or an integer; pairs give a pair or a 32-bit integer; no .ftz on bf16.
+            Type st = inst.numTypes > 1 ? inst.types[1] : t;
+            bool pairSrc = st == Type::f16x2 || st == Type::bf16x2;
+            if (st != Type::f16 && st != Type::bf16 && !pairSrc) return;
+            bool intDst = t == Type::u32 || t == Type::s32 || (!pairSrc && (t == Type::u16 || t == Type::s16));
+            if (t != st && !intDst) {
+                error(inst.loc, "'set' from {} cannot produce {}", typeName(st), typeName(t));
+                return;
+            }
+            if ((st == Type::bf16 || st == Type::bf16x2) && inst.has(Flag::ftz)) {
+                error(inst.loc, "'set{}' does not take .ftz", typeName(st));
+                return;
             }
             return;
         }
@@ -618,7 +660,8 @@ void Checker::instruction(const Function& f, const Instruction& inst) {
                 unsigned size = specialRegSize(sr);
                 if (specialRegHasComponents(sr) && s.sel == 0 && inst.vec == 0)
                     error(inst.loc, "special register {} needs a component (.x, .y or .z)", specialRegName(sr));
-                else if (d.kind == OperandKind::Reg && typeSize(t) != size && typeSize(t) != 0 && size != 1)
+                else if (d.kind == OperandKind::Reg && typeSize(t) != size && typeSize(t) != 0 && size != 1 &&
+                         !(typeSize(t) == 2 && legacy16BitSpecialReg(sr)))
                     error(inst.loc, "'mov' type {} does not match the size of {}", typeName(t), specialRegName(sr));
             } else if (s.kind == OperandKind::Imm || s.kind == OperandKind::FImm) {
                 typed(f, inst, 1, t, false, false);
@@ -2828,6 +2871,37 @@ void Checker::convertGates(const Instruction& inst) {
 
 }  // namespace
 
+bool usedBytesMaskPragma(std::string_view text, uint32_t& mask, bool& malformed) {
+    constexpr std::string_view kName = "used_bytes_mask";
+    if (text.substr(0, kName.size()) != kName) return false;
+    std::string_view arg = text.substr(kName.size());
+    if (!arg.empty() && arg[0] != ' ' && arg[0] != '\t') return false;
+    while (!arg.empty() && (arg[0] == ' ' || arg[0] == '\t')) arg.remove_prefix(1);
+    while (!arg.empty() && (arg.back() == ' ' || arg.back() == '\t')) arg.remove_suffix(1);
+    bool negative = !arg.empty() && arg[0] == '-';
+    if (negative) arg.remove_prefix(1);
+    unsigned base = 10;
+    if (arg.size() > 2 && arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X')) {
+        base = 16;
+        arg.remove_prefix(2);
+    }
+    uint64_t value = 0;
+    malformed = arg.empty();
+    for (char c : arg) {
+        unsigned digit = c >= '0' && c <= '9' ? unsigned(c - '0')
+                         : c >= 'a' && c <= 'f' ? unsigned(c - 'a' + 10)
+                         : c >= 'A' && c <= 'F' ? unsigned(c - 'A' + 10)
+                                                : 99;
+        if (digit >= base) {
+            malformed = true;
+            break;
+        }
+        value = value * base + digit;
+    }
+    mask = static_cast<uint32_t>(negative ? 0 - value : value);
+    return true;
+}
+
 unsigned minPtxVersionForTarget(unsigned sm, bool archSpecific, bool familySpecific) {
     if (familySpecific) {
         switch (sm) {
@@ -2847,8 +2921,11 @@ unsigned minPtxVersionForTarget(unsigned sm, bool archSpecific, bool familySpeci
         }
     }
     switch (sm) {
-        case 20: return 10;
-        case 30: case 35: return 31;
+        case 10: case 11: return 10;
+        case 12: case 13: return 12;
+        case 20: case 21: return 20;
+        case 30: return 30;
+        case 35: return 31;
         case 32: case 50: return 40;
         case 37: case 52: return 41;
         case 53: return 42;

@@ -17,6 +17,13 @@ using front::Token;
 
 // Operand::flags bit used only while parsing: an identifier that was not yet declared; index = its StrId.
 constexpr uint8_t kPendingName = 0x80;
+// Parser-internal: a Symbol operand written as an array element `arr[i]` (ld/st/ldu read it as an address).
+constexpr uint8_t kArrayElement = 0x40;
+
+// The predefined constant `WARP_SZ` (nvcc writes `warpSize` as `mov.u32 %r1, WARP_SZ;`): an integer wherever
+// a constant expression may stand.
+constexpr std::string_view kWarpSizeName = "WARP_SZ";
+constexpr int64_t kWarpSize = 32;
 
 struct SymBinding {
     SymKind kind = SymKind::None;
@@ -163,6 +170,12 @@ private:
     bool parseOperand(Operand& out, unsigned depth);
     bool parseList(Operand& out, char close, OperandKind kind, unsigned depth);
     bool parseAddress(Operand& out, unsigned depth);
+    bool parseArrayElement(Operand& sym, const Token& nameTok);
+    bool lowerArrayElements(Instruction& inst, size_t scratchStart);
+    uint32_t newTempRegister(Type type);
+    void pushSynthetic(Opcode op, std::initializer_list<Mod> mods, std::initializer_list<Operand> operands,
+                       SourceLoc loc);
+    void decodeMods(Instruction& inst, const Mod* mods, size_t count);
     bool parseRegisterWord(std::string_view text, const Token& at, Operand& out);
     void resolveName(StrId name, Operand& out);
     uint32_t commitOperands(std::vector<Operand>& pool, size_t scratchStart, bool elemsPool);
@@ -235,6 +248,11 @@ private:
     std::vector<DeferredReloc> globalRelocs_;
     std::vector<Operand> scratch_;
     std::vector<Mod> modScratch_;
+    // Register indices of the array elements among the operands being parsed (`arr[%r]`, `arr[%r+4]`):
+    // scratch_ position -> register id.
+    std::vector<std::pair<size_t, uint32_t>> arrayIndexRegs_;
+    uint32_t tempRegisters_ = 0;
+    uint32_t pendingArrayIndexReg_ = kNoIndex;   // set by parseArrayElement for the operand being parsed   // %__cuemu_aN registers made for register-indexed array elements
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -391,6 +409,11 @@ bool Parser::parseUnary(int64_t& value, unsigned depth) {
             return false;
         }
         value = static_cast<int64_t>(tok_.intValue);
+        next();
+        return true;
+    }
+    if (tok_.kind == Tok::Word && tok_.text() == kWarpSizeName) {
+        value = kWarpSize;
         next();
         return true;
     }
@@ -1102,7 +1125,7 @@ bool Parser::parseInitScalar(Variable& v, uint64_t offset, bool inBody) {
     unsigned size = typeSize(v.type);
     TypeKind kind = typeKind(v.type);
     // Symbol addresses: name, name+off, generic(name), generic(name)+off, mask(...)
-    if (tok_.kind == Tok::Word) {
+    if (tok_.kind == Tok::Word && tok_.text() != kWarpSizeName) {
         Token at = tok_;
         std::string_view w = tok_.text();
         Relocation r;
@@ -1632,8 +1655,8 @@ void Parser::parseStatement() {
                 skipStatement();
                 return;
             }
-            f.bodyPragmas.push_back(
-                BodyPragma{static_cast<uint32_t>(f.instructions.size()), scope_, intern(tok_.text())});
+            f.bodyPragmas.push_back(BodyPragma{static_cast<uint32_t>(f.instructions.size()), scope_,
+                                               intern(tok_.text()), SourceLoc{word.line, word.col}});
             next();
             expect(';', "after .pragma");
         } else {
@@ -2020,7 +2043,7 @@ bool Parser::parseAddress(Operand& out, unsigned depth) {
     Token open = tok_;
     next();   // '['
     Operand base;
-    if (tok_.kind == Tok::Word) {
+    if (tok_.kind == Tok::Word && tok_.text() != kWarpSizeName) {
         Token w = tok_;
         if (tok_.text()[0] == '%') {
             if (!parseRegisterWord(tok_.text(), tok_, base)) return false;
@@ -2034,7 +2057,7 @@ bool Parser::parseAddress(Operand& out, unsigned depth) {
         }
         if (base.flags & kPendingName)
             base.value = (int64_t(w.line) << 32) | w.col;   // position for the fixup's message
-    } else if (tok_.kind == Tok::Int || tok_.is('-') || tok_.is('(') || tok_.is('~')) {
+    } else if (tok_.kind == Tok::Int || tok_.kind == Tok::Word || tok_.is('-') || tok_.is('(') || tok_.is('~')) {
         int64_t v = 0;
         if (!parseConstExpr(v)) return false;
         base.kind = OperandKind::Imm;
@@ -2114,6 +2137,140 @@ bool Parser::parseAddress(Operand& out, unsigned depth) {
     return true;
 }
 
+// `arr[i]`, `arr[%r]`, `arr[%r+i]` (PTX "Arrays as Operands"): the address of element i of arr, scaled by the
+// size of arr's scalar element type (ptxas scales a `.v2 .u32` or a two-dimensional `.u32` array by 4 too). A
+// constant index becomes a byte offset on the symbol; a register index is recorded in pendingArrayIndexReg_ and
+// lowerArrayElements computes the address into a fresh register before the instruction.
+bool Parser::parseArrayElement(Operand& sym, const Token& nameTok) {
+    Token open = tok_;
+    next();   // '['
+    const Variable* var = nullptr;
+    if (sym.kind == OperandKind::Symbol && !(sym.flags & kPendingName)) {
+        if (sym.symKind == SymKind::Global) var = &m_.globals[sym.index];
+        else if (sym.symKind == SymKind::Local) var = &fn_->locals[sym.index];
+        else if (sym.symKind == SymKind::Param) var = &fn_->params[sym.index];
+    }
+    if (!var || var->dims.empty()) {
+        error(nameTok, "array indexing on '{}', which is not an array variable", nameTok.text());
+        return false;
+    }
+    int64_t index = 0;
+    if (tok_.kind == Tok::Word && tok_.text()[0] == '%') {
+        Operand reg;
+        if (!parseRegisterWord(tok_.text(), tok_, reg)) return false;
+        if (reg.kind != OperandKind::Reg || reg.sel || (typeSize(fn_->registers[reg.index].type) != 4 &&
+                                                        typeSize(fn_->registers[reg.index].type) != 8)) {
+            error(tok_, "an array index register must be a 32- or 64-bit register");
+            return false;
+        }
+        next();
+        pendingArrayIndexReg_ = reg.index;
+        if ((tok_.is('+') || tok_.is('-')) && !parseBinary(index, 0, 0)) return false;
+    } else if (!parseConstExpr(index)) {
+        return false;
+    }
+    if (!expect(']', "to close the array index")) return false;
+    if (tok_.is('[')) {
+        error(open, "only one array index is allowed in an operand");
+        return false;
+    }
+    uint64_t scale = std::max(1u, typeSize(var->type));
+    sym.value = static_cast<int64_t>(static_cast<uint64_t>(index) * scale);
+    sym.flags |= kArrayElement;
+    return true;
+}
+
+uint32_t Parser::newTempRegister(Type type) {
+    Function& f = *fn_;
+    RegDecl d;
+    d.name = intern(fmt::format("%__cuemu_a{}", tempRegisters_++));
+    d.type = type;
+    d.firstReg = static_cast<uint32_t>(f.registers.size());
+    d.scope = scope_;
+    d.position = static_cast<uint32_t>(f.instructions.size());
+    Register r;
+    r.name = d.name;
+    r.type = type;
+    r.decl = static_cast<uint32_t>(f.regDecls.size());
+    f.registers.push_back(r);
+    f.regDecls.push_back(d);
+    return d.firstReg;
+}
+
+void Parser::pushSynthetic(Opcode op, std::initializer_list<Mod> mods, std::initializer_list<Operand> operands,
+                           SourceLoc loc) {
+    Function& f = *fn_;
+    Instruction inst;
+    inst.opcode = op;
+    inst.loc = loc;
+    inst.debugLoc = debugLoc_;
+    inst.modFirst = static_cast<uint32_t>(f.mods.size());
+    inst.modCount = static_cast<uint16_t>(mods.size());
+    f.mods.insert(f.mods.end(), mods.begin(), mods.end());
+    decodeMods(inst, mods.begin(), mods.size());
+    inst.firstOperand = static_cast<uint32_t>(f.operands.size());
+    inst.numOperands = static_cast<uint16_t>(operands.size());
+    f.operands.insert(f.operands.end(), operands.begin(), operands.end());
+    f.instructions.push_back(inst);
+}
+
+// ld/st/ldu read an array element as the address of a memory operand (`ld.shared.u32 %r, arr[2]` is
+// `[arr+8]`); mov and cvta take it as an address value (`mov.u64 %rd, arr[2]` is `arr+8`). A register index
+// becomes `mov %t, arr+off; mad %t, %index, scale, %t` into a new register %t, in the instruction's address
+// width, written before the instruction (unguarded: it only writes %t).
+bool Parser::lowerArrayElements(Instruction& inst, size_t scratchStart) {
+    bool memory = inst.opcode == Opcode::Ld || inst.opcode == Opcode::St || inst.opcode == Opcode::Ldu;
+    size_t nextReg = 0;
+    for (size_t i = scratchStart; i < scratch_.size(); ++i) {
+        Operand& op = scratch_[i];
+        if (!(op.flags & kArrayElement)) continue;
+        op.flags &= static_cast<uint8_t>(~kArrayElement);
+        if (memory) op.kind = OperandKind::Address;
+        if (nextReg >= arrayIndexRegs_.size() || arrayIndexRegs_[nextReg].first != i) continue;
+        uint32_t indexReg = arrayIndexRegs_[nextReg++].second;
+        unsigned width = memory ? m_.addressSize : typeSize(inst.type()) * 8;
+        if (width != 32 && width != 64) {
+            errorAt(inst.loc, "a register-indexed array element needs a 32- or 64-bit instruction type");
+            return false;
+        }
+        const Variable& var = op.symKind == SymKind::Global ? m_.globals[op.index]
+                              : op.symKind == SymKind::Local ? fn_->locals[op.index]
+                                                             : fn_->params[op.index];
+        int64_t scale = std::max(1u, typeSize(var.type));
+        Type wide = width == 64 ? Type::b64 : Type::b32;
+        Mod uW = width == 64 ? Mod::type_u64 : Mod::type_u32;
+        uint32_t addr = newTempRegister(wide);
+        Operand symbol = op;
+        symbol.kind = OperandKind::Symbol;
+        Operand addrReg;
+        addrReg.kind = OperandKind::Reg;
+        addrReg.index = addr;
+        Operand index;
+        index.kind = OperandKind::Reg;
+        index.index = indexReg;
+        Operand scaleImm;
+        scaleImm.kind = OperandKind::Imm;
+        scaleImm.value = scale;
+        unsigned indexWidth = typeSize(fn_->registers[indexReg].type) * 8;
+        pushSynthetic(Opcode::Mov, {uW}, {addrReg, symbol}, inst.loc);
+        if (indexWidth == width) {
+            pushSynthetic(Opcode::Mad, {Mod::lo, uW}, {addrReg, index, scaleImm, addrReg}, inst.loc);
+        } else if (indexWidth == 32) {
+            pushSynthetic(Opcode::Mad, {Mod::wide, Mod::type_u32}, {addrReg, index, scaleImm, addrReg}, inst.loc);
+        } else {
+            Operand narrow;
+            narrow.kind = OperandKind::Reg;
+            narrow.index = newTempRegister(Type::b32);
+            pushSynthetic(Opcode::Cvt, {Mod::type_u32, Mod::type_u64}, {narrow, index}, inst.loc);
+            pushSynthetic(Opcode::Mad, {Mod::lo, Mod::type_u32}, {addrReg, narrow, scaleImm, addrReg}, inst.loc);
+        }
+        op = Operand{};
+        op.kind = memory ? OperandKind::Address : OperandKind::Reg;
+        op.index = addr;
+    }
+    return true;
+}
+
 bool Parser::parseOperand(Operand& out, unsigned depth) {
     if (depth > 8) {
         error(tok_, "operand nested too deeply");
@@ -2135,6 +2292,13 @@ bool Parser::parseOperand(Operand& out, unsigned depth) {
                 error(tok_, "unexpected {} where an operand was expected", describe(tok_));
                 return false;
             }
+            if (t == kWarpSizeName) {
+                int64_t v = 0;
+                if (!parseConstExpr(v)) return false;
+                out.kind = OperandKind::Imm;
+                out.value = v;
+                return true;
+            }
             if (out.kind == OperandKind::Reg) {
                 // sink before '|', already consumed
             } else if (t[0] == '%') {
@@ -2143,6 +2307,13 @@ bool Parser::parseOperand(Operand& out, unsigned depth) {
             } else {
                 resolveName(intern(t), out);
                 next();
+                if (tok_.is('[')) {
+                    if (depth > 0) {
+                        error(w, "an array element cannot be part of an operand list");
+                        return false;
+                    }
+                    return parseArrayElement(out, w);
+                }
             }
             if (out.kind == OperandKind::Reg && tok_.is('|')) {
                 next();
@@ -2282,6 +2453,47 @@ static bool isSetLike(Opcode op) {
            op == Opcode::Vset4;
 }
 
+void Parser::decodeMods(Instruction& inst, const Mod* mods, size_t count) {
+    for (size_t i = 0; i < count; ++i) {
+        Mod m = mods[i];
+        uint8_t v = modValue(m);
+        switch (modCategory(m)) {
+            case ModCat::Type:
+                if (inst.numTypes < 4) inst.types[inst.numTypes++] = static_cast<Type>(v);
+                break;
+            case ModCat::Rounding: inst.rounding = static_cast<Rounding>(v); break;
+            case ModCat::CmpOp: inst.cmp = static_cast<CmpOp>(v); break;
+            case ModCat::MulMode:
+                if (isSetLike(inst.opcode) && m != Mod::wide) inst.cmp = m == Mod::lo ? CmpOp::lo : CmpOp::hi;
+                else inst.mulMode = static_cast<MulMode>(v);
+                break;
+            case ModCat::RedOp:
+                if ((isSetLike(inst.opcode) || inst.opcode == Opcode::Lop3) &&
+                    (m == Mod::and_ || m == Mod::or_ || m == Mod::xor_))
+                    inst.boolOp = m == Mod::and_ ? BoolOp::and_ : m == Mod::or_ ? BoolOp::or_ : BoolOp::xor_;
+                else inst.redOp = static_cast<RedOp>(v);
+                break;
+            case ModCat::Space:
+                if (inst.space == Space::none) inst.space = static_cast<Space>(v);
+                else if (inst.space2 == Space::none) inst.space2 = static_cast<Space>(v);
+                break;
+            case ModCat::Vec: inst.vec = v; break;
+            case ModCat::CacheOp: inst.cacheOp = static_cast<CacheOp>(v); break;
+            case ModCat::Eviction: inst.eviction = static_cast<Eviction>(v); break;
+            case ModCat::Scope: inst.scope = static_cast<Scope>(v); break;
+            case ModCat::Sem: inst.sem = static_cast<Sem>(v); break;
+            case ModCat::ShflMode: inst.shfl = static_cast<ShflMode>(v); break;
+            case ModCat::VoteMode: inst.vote = static_cast<VoteMode>(v); break;
+            case ModCat::Flag:
+                inst.flags |= uint64_t(1) << v;
+                if (m == Mod::uni && (inst.opcode == Opcode::Vote || inst.opcode == Opcode::VoteSync))
+                    inst.vote = VoteMode::uni;
+                break;
+            case ModCat::Other: break;
+        }
+    }
+}
+
 void Parser::parseInstruction(const Token& mnemonic, uint32_t guard, bool guardNegated, SourceLoc loc) {
     Function& f = *fn_;
     std::string_view text = mnemonic.text();
@@ -2349,55 +2561,22 @@ void Parser::parseInstruction(const Token& mnemonic, uint32_t guard, bool guardN
     inst.debugLoc = debugLoc_;
     inst.modFirst = static_cast<uint32_t>(f.mods.size());
     inst.modCount = static_cast<uint16_t>(modScratch_.size());
-    for (Mod m : modScratch_) {
-        f.mods.push_back(m);
-        uint8_t v = modValue(m);
-        switch (modCategory(m)) {
-            case ModCat::Type:
-                if (inst.numTypes < 4) inst.types[inst.numTypes++] = static_cast<Type>(v);
-                break;
-            case ModCat::Rounding: inst.rounding = static_cast<Rounding>(v); break;
-            case ModCat::CmpOp: inst.cmp = static_cast<CmpOp>(v); break;
-            case ModCat::MulMode:
-                if (isSetLike(inst.opcode) && m != Mod::wide) inst.cmp = m == Mod::lo ? CmpOp::lo : CmpOp::hi;
-                else inst.mulMode = static_cast<MulMode>(v);
-                break;
-            case ModCat::RedOp:
-                if ((isSetLike(inst.opcode) || inst.opcode == Opcode::Lop3) &&
-                    (m == Mod::and_ || m == Mod::or_ || m == Mod::xor_))
-                    inst.boolOp = m == Mod::and_ ? BoolOp::and_ : m == Mod::or_ ? BoolOp::or_ : BoolOp::xor_;
-                else inst.redOp = static_cast<RedOp>(v);
-                break;
-            case ModCat::Space:
-                if (inst.space == Space::none) inst.space = static_cast<Space>(v);
-                else if (inst.space2 == Space::none) inst.space2 = static_cast<Space>(v);
-                break;
-            case ModCat::Vec: inst.vec = v; break;
-            case ModCat::CacheOp: inst.cacheOp = static_cast<CacheOp>(v); break;
-            case ModCat::Eviction: inst.eviction = static_cast<Eviction>(v); break;
-            case ModCat::Scope: inst.scope = static_cast<Scope>(v); break;
-            case ModCat::Sem: inst.sem = static_cast<Sem>(v); break;
-            case ModCat::ShflMode: inst.shfl = static_cast<ShflMode>(v); break;
-            case ModCat::VoteMode: inst.vote = static_cast<VoteMode>(v); break;
-            case ModCat::Flag:
-                inst.flags |= uint64_t(1) << v;
-                if (m == Mod::uni && (inst.opcode == Opcode::Vote || inst.opcode == Opcode::VoteSync))
-                    inst.vote = VoteMode::uni;
-                break;
-            case ModCat::Other: break;
-        }
-    }
+    for (Mod m : modScratch_) f.mods.push_back(m);
+    decodeMods(inst, modScratch_.data(), modScratch_.size());
     size_t start = scratch_.size();
     inCall_ = inst.opcode == Opcode::Call;
+    arrayIndexRegs_.clear();
     if (!tok_.is(';')) {
         for (;;) {
             Operand op;
+            pendingArrayIndexReg_ = kNoIndex;
             if (!parseOperand(op, 0)) {
                 scratch_.resize(start);
                 f.mods.resize(inst.modFirst);
                 skipStatement();
                 return;
             }
+            if (pendingArrayIndexReg_ != kNoIndex) arrayIndexRegs_.emplace_back(scratch_.size(), pendingArrayIndexReg_);
             scratch_.push_back(op);
             if (scratch_.size() - start > 256) {
                 error(mnemonic, "too many operands");
@@ -2418,6 +2597,11 @@ void Parser::parseInstruction(const Token& mnemonic, uint32_t guard, bool guardN
         return;
     }
     next();
+    if (!lowerArrayElements(inst, start)) {
+        scratch_.resize(start);
+        f.mods.resize(inst.modFirst);
+        return;
+    }
     inst.numOperands = static_cast<uint16_t>(scratch_.size() - start);
     inst.firstOperand = commitOperands(f.operands, start, false);
     f.instructions.push_back(inst);
