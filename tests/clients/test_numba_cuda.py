@@ -10,6 +10,14 @@ import pytest
 from numba import cuda, float32, int32
 
 
+def _on_cuemu():
+    name = cuda.get_current_device().name
+    return b"cuemu" in name if isinstance(name, bytes) else "cuemu" in name
+
+
+ON_CUEMU = _on_cuemu()
+
+
 def test_device_is_visible():
     dev = cuda.get_current_device()
     assert dev.compute_capability >= (7, 5)
@@ -102,6 +110,9 @@ def test_local_arrays():
     np.testing.assert_array_equal(out.copy_to_host(), m[:, ::-1])
 
 
+@pytest.mark.xfail(ON_CUEMU, strict=True,
+                   reason="numba links libcudadevrt's cudaCGGetIntrinsicHandle/cudaCGSynchronize, whose PTX exists "
+                          "only for compute_121; cuemu does not provide them yet (issue 17, left open)")
 def test_cooperative_groups_grid_sync():
     @cuda.jit
     def two_phases(data, out):
