@@ -116,3 +116,38 @@ TEST(PtxLink, EmptyInputIsAnError) {
 }
 
 }  // namespace
+
+namespace {
+
+// numba's this_grid().sync(): the device runtime's grid functions, declared and called, defined by nobody.
+const char* kGridSyncCaller =
+    ".version 7.0\n.target sm_70\n.address_size 64\n"
+    ".extern .func (.param .b64 h) cudaCGGetIntrinsicHandle(.param .b32 s);\n"
+    ".extern .func (.param .b32 st) cudaCGSynchronize(.param .b64 h, .param .b32 f);\n"
+    ".visible .entry k()\n{\n\t.reg .b64 %rd<2>;\n"
+    "\t{\n\t.param .b32 s;\n\t.param .b64 h;\n\tst.param.b32 [s], 1;\n"
+    "\tcall.uni (h), cudaCGGetIntrinsicHandle, (s);\n\tld.param.b64 %rd1, [h];\n\t}\n"
+    "\t{\n\t.param .b64 h2;\n\t.param .b32 f;\n\t.param .b32 st;\n\tst.param.b64 [h2], %rd1;\n"
+    "\tst.param.b32 [f], 0;\n\tcall.uni (st), cudaCGSynchronize, (h2, f);\n\t}\n\tret;\n}\n";
+
+}  // namespace
+
+// cuemu provides them (libcudadevrt's PTX exists only for compute_121): the link defines both.
+TEST(PtxLink, GridSyncFunctionsOfTheDeviceRuntimeAreProvided) {
+  auto r = ptx::link::linkModules({{"grid.ptx", kGridSyncCaller}});
+  ASSERT_TRUE(r.ok) << r.log;
+  EXPECT_TRUE(r.undefinedFunctions.empty()) << r.log;
+  EXPECT_NE(r.ptx.find(".visible .func (.param .b32 status) cudaCGSynchronize("), std::string::npos) << r.ptx;
+  EXPECT_NE(r.ptx.find(".visible .func (.param .b64 handle) cudaCGGetIntrinsicHandle("), std::string::npos) << r.ptx;
+}
+
+// A module that brings its own definition keeps it.
+TEST(PtxLink, OwnGridSyncDefinitionIsKept) {
+  const char* own =
+      ".version 7.0\n.target sm_70\n.address_size 64\n"
+      ".visible .func (.param .b32 st) cudaCGSynchronize(.param .b64 h, .param .b32 f)\n{\n"
+      "\t.reg .b32 %r<2>;\n\tmov.u32 %r1, 7;\n\tst.param.b32 [st], %r1;\n\tret;\n}\n";
+  auto r = ptx::link::linkModules({{"own.ptx", own}});
+  ASSERT_TRUE(r.ok) << r.log;
+  EXPECT_EQ(r.ptx.find("cudaCGGetIntrinsicHandle"), std::string::npos) << r.ptx;
+}

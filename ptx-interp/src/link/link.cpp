@@ -253,7 +253,109 @@ bool isBuiltinExternal(std::string_view name) {
   return builtins.count(name) != 0;
 }
 
+namespace {
+
+// The grid-scope cooperative-groups functions of NVIDIA's device runtime (libcudadevrt), which numba-cuda calls
+// for this_grid().sync() and links from libcudadevrt.a, whose PTX exists only for compute_121. cuemu's own
+// implementation, in PTX so that a waiting block is parked like any block spinning on memory. The handle is the
+// grid-sync workspace the driver hands a cooperative launch in %envreg1 (high) / %envreg2 (low), {size, barrier};
+// a barrier adds 1 per block (block 0 adds 2^31 - (blocks - 1)) to the barrier word, so its bit 31 flips once
+// every block has arrived.
+constexpr std::string_view kCooperativeGroupsLibrary = R"(
+.version 6.0
+.target sm_70
+.address_size 64
+.visible .func (.param .b64 handle) cudaCGGetIntrinsicHandle(.param .b32 scope)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<2>;
+  ld.param.u32 %r3, [scope];
+  mov.u32 %r1, %envreg1;
+  mov.u32 %r2, %envreg2;
+  mov.b64 %rd1, {%r2, %r1};
+  setp.ne.u32 %p1, %r3, 1;
+  @%p1 mov.u64 %rd1, 0;
+  st.param.b64 [handle], %rd1;
+  ret;
+}
+.visible .func (.param .b32 status) cudaCGSynchronize(.param .b64 handle, .param .b32 flags)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [handle];
+  setp.eq.u64 %p1, %rd1, 0;
+  @%p1 trap;
+  add.u64 %rd2, %rd1, 4;
+  bar.sync 0;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %tid.y;
+  or.b32 %r1, %r1, %r2;
+  mov.u32 %r2, %tid.z;
+  or.b32 %r1, %r1, %r2;
+  setp.ne.u32 %p2, %r1, 0;
+  @%p2 bra $Lwaited;
+  mov.u32 %r3, %nctaid.x;
+  mov.u32 %r4, %nctaid.y;
+  mul.lo.u32 %r3, %r3, %r4;
+  mov.u32 %r4, %nctaid.z;
+  mul.lo.u32 %r3, %r3, %r4;
+  mov.u32 %r5, %ctaid.x;
+  mov.u32 %r6, %ctaid.y;
+  or.b32 %r5, %r5, %r6;
+  mov.u32 %r6, %ctaid.z;
+  or.b32 %r5, %r5, %r6;
+  setp.eq.u32 %p3, %r5, 0;
+  sub.u32 %r7, -2147483647, %r3;
+  selp.u32 %r8, %r7, 1, %p3;
+  atom.add.release.gpu.u32 %r9, [%rd2], %r8;
+$Lspin:
+  ld.acquire.gpu.u32 %r10, [%rd2];
+  xor.b32 %r10, %r10, %r9;
+  and.b32 %r10, %r10, -2147483648;
+  setp.eq.u32 %p3, %r10, 0;
+  @%p3 bra $Lspin;
+$Lwaited:
+  bar.sync 0;
+  mov.u32 %r11, 0;
+  st.param.b32 [status], %r11;
+  ret;
+}
+)";
+
+constexpr std::string_view kCooperativeGroupsFunctions[] = {"cudaCGGetIntrinsicHandle", "cudaCGSynchronize"};
+
+// Whether some input declares one of those functions `.extern` and none defines it.
+bool needsCooperativeGroupsLibrary(const std::vector<Input>& inputs) {
+  bool used = false;
+  for (const Input& input : inputs)
+    for (std::string_view name : kCooperativeGroupsFunctions)
+      for (size_t at = input.text.find(name); at != std::string::npos; at = input.text.find(name, at + 1)) {
+        size_t lineStart = input.text.rfind('\n', at);
+        lineStart = lineStart == std::string::npos ? 0 : lineStart + 1;
+        std::string_view line(input.text.data() + lineStart, at - lineStart);
+        if (line.find(".func") == std::string_view::npos) continue;
+        if (line.find(".extern") == std::string_view::npos) return false;  // an input defines it
+        used = true;
+      }
+  return used;
+}
+
+Result linkInputs(const std::vector<Input>& inputs, unsigned maxRegisters);
+
+}  // namespace
+
 Result linkModules(const std::vector<Input>& inputs, unsigned maxRegisters) {
+  if (!needsCooperativeGroupsLibrary(inputs)) return linkInputs(inputs, maxRegisters);
+  std::vector<Input> withLibrary = inputs;
+  withLibrary.push_back(Input{"cuemu cooperative groups", std::string(kCooperativeGroupsLibrary)});
+  return linkInputs(withLibrary, maxRegisters);
+}
+
+namespace {
+
+Result linkInputs(const std::vector<Input>& inputs, unsigned maxRegisters) {
   Result result;
   if (inputs.empty()) {
     result.log = "error   : no input to link\n";
@@ -397,5 +499,7 @@ Result linkModules(const std::vector<Input>& inputs, unsigned maxRegisters) {
   result.log += "info    : linked " + std::to_string(inputs.size()) + " module(s)\n";
   return result;
 }
+
+}  // namespace
 
 }  // namespace ptx::link
