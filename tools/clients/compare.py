@@ -35,6 +35,7 @@ def main():
         return next((reason for pattern, reason in known if fnmatch.fnmatchcase(name, pattern)), None)
 
     passing = {"ok", "xfail", "skip"}
+    alone = sorted(n for n, st in emu.items() if st == "ok-alone" and gpu.get(n) in passing)
     regressions, explained_list, missing, better = [], [], [], []
     for name, status in sorted(gpu.items()):
         if status not in passing:
@@ -44,7 +45,7 @@ def main():
         if name not in emu:
             missing.append(name)
             continue
-        if emu[name] in passing:
+        if emu[name] in passing or emu[name] == "ok-alone":
             continue
         reason = explained(name)
         (explained_list if reason else regressions).append((name, emu[name], reason))
@@ -53,6 +54,12 @@ def main():
     print(f"GPU: {len(gpu)} tests, {gpu_ok} pass; cuemu: {len(emu)} tests, {emu_ok} pass")
     print(f"passing on the GPU, not on cuemu: {len(regressions)} unexplained, {len(explained_list)} known "
           f"differences; {len(missing)} not run on cuemu; {len(better)} pass on cuemu only")
+    if alone:
+        print(f"{len(alone)} pass on cuemu only when run alone (they ran after a faulting test in the same worker):")
+        for name in alone:
+            print(f"  ALONE {name}")
+    for name, status, reason in explained_list:
+        print(f"  KNOWN {name}: {status} ({reason})")
     for name, status, _ in regressions:
         print(f"  REGRESSION {name}: {status}")
     for name in missing:
