@@ -37,7 +37,7 @@ struct HandleBits {
   static constexpr uint64_t kRangeBytes = uint64_t(1) << (kAlignShift + kSlotBits + kGenerationBits + kKindBits);
   static_assert(unsigned(HandleKind::Count) <= (1u << kKindBits), "handle kinds must fit their bits");
 
-  // Start of the reserved range (reserved on first use; 0 when the system refused every size).
+  // Start of the reserved range (reserved on first use; 0 when the system refused it: creations then fail).
   static uint64_t base();
   static uint64_t encode(HandleKind kind, uint32_t slot, uint16_t generation) {
     uint64_t index = (uint64_t(kind) << (kSlotBits + kGenerationBits)) |
