@@ -160,11 +160,12 @@ struct ToolsTlsTable {
 };
 constinit const ToolsTlsTable g_toolsTls = {sizeSlot<ToolsTlsTable>(), toolsTls<1>, toolsTls<2>};
 
-// --- The table of unknown purpose (f8cff951...) that the runtime asks for but never reads. ---
-struct UnknownTable {
+// --- Tables of unknown purpose that must exist (f8cff951..., which the runtime never reads; 21318c60... of cudart
+// 13.4+; da9151d3... of NVRTC and nvJitLink): only a size slot, so a reader finds no functions in them. ---
+struct SizeOnlyTable {
   size_t size;
 };
-constinit const UnknownTable g_unknownF8cf = {sizeSlot<UnknownTable>()};
+constinit const SizeOnlyTable g_sizeOnlyTable = {sizeSlot<SizeOnlyTable>()};
 
 // --- Context-local storage (c693336e...): no size slot; put, delete, get, then nulls. ---
 // A null context means the calling thread's current one.
@@ -412,9 +413,9 @@ const KnownTable* lookup(const CUuuid& id) {
       {&kContextLocalStorage, "context-local storage", &g_contextLocalStorage},
       {&kContextChecks, "context checks", &g_contextChecks},
       {&kIntegrityCheck, "integrity check", &g_integrity},
-      {&kUnknownF8cf, "unknown f8cff951", &g_unknownF8cf},
-      {&kRuntime134, "unknown 21318c60 (cudart 13.4+)", &g_unknownF8cf},
-      {&kCompilerQuery, "unknown da9151d3 (NVRTC, nvJitLink)", &g_unknownF8cf},
+      {&kUnknownF8cf, "unknown f8cff951", &g_sizeOnlyTable},
+      {&kRuntime134, "unknown 21318c60 (cudart 13.4+)", &g_sizeOnlyTable},
+      {&kCompilerQuery, "unknown da9151d3 (NVRTC, nvJitLink)", &g_sizeOnlyTable},
   };
   for (const KnownTable& t : kTables)
     if (std::memcmp(id.bytes, t.id->bytes, sizeof id.bytes) == 0) return &t;

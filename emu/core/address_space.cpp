@@ -105,7 +105,7 @@ bool AddressSpace::isAccessibleSlow(uint64_t address, uint64_t size) const noexc
   // Adjacent VMM mappings form one accessible span.
   while (true) {
     const MemoryRegion& region = *it->second;
-    uint64_t accessible = std::max(region.accessibleSize, region.size);
+    uint64_t accessible = region.kernelAccessibleBytes();
     if (address < region.start || address - region.start >= std::max<uint64_t>(accessible, 1)) return false;
     bool vmm = region.kind == MemoryKind::VmmMapping;
     if (vmm && region.accessFlags.load(std::memory_order_relaxed) != CU_MEM_ACCESS_FLAGS_PROT_READWRITE) return false;
@@ -347,7 +347,7 @@ RegionPtr AddressSpace::release(uint64_t start) {
       lowFreeSpans_.emplace(at, bytes);
   } else if (region->reservedSize) {
     if (region->kind != MemoryKind::VmmReservation)
-      setAccessible(region->start, std::max(region->accessibleSize, region->size), false);
+      setAccessible(region->start, region->kernelAccessibleBytes(), false);
     decommit(*region);
     returnAddresses(region->start, region->reservedSize + kChunk);
   }

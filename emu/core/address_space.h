@@ -12,6 +12,7 @@
 #include "api/cuda_internal.h"
 #include "core/result.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -73,6 +74,8 @@ struct MemoryRegion {
   std::atomic<int> lastPrefetchLocationType{0};
 
   uint64_t end() const { return start + size; }
+  // Bytes kernels may touch from start (regions registered without a span of their own: exactly size).
+  uint64_t kernelAccessibleBytes() const { return std::max(accessibleSize, size); }
   bool contains(uint64_t address, uint64_t bytes) const {
     return address >= start && address - start <= size && bytes <= size - (address - start);
   }

@@ -347,6 +347,7 @@ class KernelLowerer {
                         const std::vector<const Operand*>& rets);
   void unsupported(const Instruction& in, std::string_view why = "");
   void lowerHalfCompare(const Instruction& in);
+  void emitSetp(Handler hnd, uint32_t a, uint32_t b, uint32_t c, uint32_t aux, const Operand& d0);
   uint32_t usedBytesMask() const;
   void lowerPacked16(const Instruction& in);
 
@@ -1731,6 +1732,21 @@ void KernelLowerer::lowerVectorAtom(const Instruction& in, bool isRed, mem::AOp 
 
 // set/setp on .f16/.bf16 and .f16x2/.bf16x2 (cuda_fp16.hpp and cuda_bf16.hpp compare this way). set's true value:
 // 1.0 in a floating-point destination's format, all ones in an integer one; pairs get it per half.
+// A setp's op with its predicate destination, or both predicates of a `p|q` destination pair.
+void KernelLowerer::emitSetp(Handler hnd, uint32_t a, uint32_t b, uint32_t c, uint32_t aux, const Operand& d0) {
+  Op& op = emit(hnd);
+  op.a = a;
+  op.b = b;
+  op.c = c;
+  op.aux = aux;
+  if (d0.kind == OperandKind::RegPair) {
+    op.d = regOf(d0.index);
+    op.e = regOf(uint32_t(d0.value));
+  } else {
+    op.d = dst(d0, Type::pred).off;
+  }
+}
+
 void KernelLowerer::lowerHalfCompare(const Instruction& in) {
   bool isSet = in.opcode == Opcode::Set;
   Type st = isSet && in.numTypes > 1 ? in.types[1] : in.type();
@@ -1762,18 +1778,7 @@ void KernelLowerer::lowerHalfCompare(const Instruction& in) {
   };
   Handler hnd = byCmp(in.cmp, line_, pick);
   if (!isSet) {
-    const Operand& d0 = opnd(in, 0);
-    Op& op = emit(hnd);
-    op.a = a;
-    op.b = b;
-    op.c = c;
-    op.aux = aux;
-    if (d0.kind == OperandKind::RegPair) {
-      op.d = regOf(d0.index);
-      op.e = regOf(uint32_t(d0.value));
-    } else {
-      op.d = dst(d0, Type::pred).off;
-    }
+    emitSetp(hnd, a, b, c, aux, opnd(in, 0));
     return;
   }
   uint64_t one;
@@ -1819,17 +1824,7 @@ void KernelLowerer::lowerCompare(const Instruction& in) {
         c = srcPred(opnd(in, 3), neg);
         aux = uint32_t(in.boolOp) | (neg ? 16 : 0);
       }
-      Op& op = emit(hnd);
-      op.a = a;
-      op.b = b;
-      op.c = c;
-      op.aux = aux;
-      if (d0.kind == OperandKind::RegPair) {
-        op.d = regOf(d0.index);
-        op.e = regOf(uint32_t(d0.value));
-      } else {
-        op.d = dst(d0, Type::pred).off;
-      }
+      emitSetp(hnd, a, b, c, aux, d0);
       lastSetp_ = here() - 1;
       return;
     }
