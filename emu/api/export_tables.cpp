@@ -160,12 +160,42 @@ struct ToolsTlsTable {
 };
 constinit const ToolsTlsTable g_toolsTls = {sizeSlot<ToolsTlsTable>(), toolsTls<1>, toolsTls<2>};
 
-// --- Tables of unknown purpose that must exist (f8cff951..., which the runtime never reads; 21318c60... of cudart
-// 13.4+; da9151d3... of NVRTC and nvJitLink): only a size slot, so a reader finds no functions in them. ---
+// --- Tables of unknown purpose that must exist (f8cff951..., which the runtime never reads; da9151d3... of NVRTC
+// and nvJitLink): only a size slot, so a reader finds no functions in them. ---
 struct SizeOnlyTable {
   size_t size;
 };
 constinit const SizeOnlyTable g_sizeOnlyTable = {sizeSlot<SizeOnlyTable>()};
+
+// --- 21318c60...: a large table of driver-internal functions (cuBLAS 13 calls its slots 39 and 51, cuBLASLt 13
+// slot 4, during algorithm selection, each with a value from tools-TLS slot 2 first; none reads the size slot).
+// What the functions do is not known, so every slot answers CUDA_ERROR_NOT_SUPPORTED, which both libraries take
+// as "not available" (cuBLAS then reports CUBLAS_STATUS_NOT_SUPPORTED), and warns once naming the slot: a call
+// through a missing slot would crash the host. ---
+constexpr int kRuntime134Slots = 64;
+using Runtime134Fn = CUresult (*)(void*, void*);
+template <int Slot>
+CUresult runtime134Unsupported(void* first, void* second) {
+  static std::atomic<bool> warned{false};
+  if (!warned.exchange(true))
+    CUEMU_WARN("a library (cuBLAS/cuBLASLt 13 do) called slot {} of the driver-internal export table 21318c60, whose "
+               "functions cuemu does not provide; the call answers CUDA_ERROR_NOT_SUPPORTED",
+               Slot);
+  if (trace::on()) [[unlikely]] {
+    std::string name = fmt::format("EXPORT_TABLE[21318c60][{}]", Slot);
+    return traced(name.c_str(), "(first, second)", CUDA_ERROR_NOT_SUPPORTED, first, second);
+  }
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+struct Runtime134Table {
+  size_t size;
+  std::array<Runtime134Fn, kRuntime134Slots> slots;
+};
+template <std::size_t... Slot>
+constexpr Runtime134Table runtime134Table(std::index_sequence<Slot...>) {
+  return {sizeof(Runtime134Table), {runtime134Unsupported<int(Slot) + 1>...}};
+}
+constinit const Runtime134Table g_runtime134 = runtime134Table(std::make_index_sequence<kRuntime134Slots>());
 
 // --- Context-local storage (c693336e...): no size slot; put, delete, get, then nulls. ---
 // A null context means the calling thread's current one.
@@ -414,7 +444,7 @@ const KnownTable* lookup(const CUuuid& id) {
       {&kContextChecks, "context checks", &g_contextChecks},
       {&kIntegrityCheck, "integrity check", &g_integrity},
       {&kUnknownF8cf, "unknown f8cff951", &g_sizeOnlyTable},
-      {&kRuntime134, "unknown 21318c60 (cudart 13.4+)", &g_sizeOnlyTable},
+      {&kRuntime134, "unknown 21318c60 (cudart 13.4+, cuBLASLt 13)", &g_runtime134},
       {&kCompilerQuery, "unknown da9151d3 (NVRTC, nvJitLink)", &g_sizeOnlyTable},
   };
   for (const KnownTable& t : kTables)

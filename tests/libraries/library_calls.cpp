@@ -1,0 +1,567 @@
+// NVIDIA's math libraries called through their C APIs with fixed inputs and seeds. The same binary records the
+// results on a GPU and checks cuemu's against that record:
+//
+//   library-calls record FILE          run every case, write FILE (recorded/nvidia-h100.txt)
+//   library-calls check FILE CASE      run one case, compare with FILE's record of it; exit 0 and print "PASS CASE"
+//   library-calls run CASE             run one case, say whether it succeeded (no comparison)
+//   library-calls list                 the case names
+//
+// Record format, one block per case: "case NAME COUNT" then COUNT 32-bit words in hex (the bit patterns of f32
+// or i32 results; f16/bf16 results are widened to f32, exactly), or "error NAME message" where the GPU refused.
+//
+// Inputs are generated on the host by a fixed linear congruential generator. The GEMM, SpMV/SpMM inputs are
+// multiples of 1/4 in [-1, 1]: every product is a multiple of 1/16 and every partial sum of up to 64 of them is
+// at most 64 in magnitude, which f32 (24 bits), f16 (11 bits) and every accumulation order represent exactly.
+// Those results must therefore match the GPU bit for bit whatever blocking and order a kernel uses (tensor
+// cores included: the inputs are exact in f16, bf16 and tf32). One case ("sgemm.general") takes arbitrary
+// floats to exercise rounding, with the tolerance its accumulation order allows (see check()).
+#include <cublasLt.h>
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <curand.h>
+#include <cusparse.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Failure {
+  std::string message;
+};
+
+#define CHECK_CUDA(call)                                                                                       \
+  do {                                                                                                         \
+    cudaError_t e_ = (call);                                                                                   \
+    if (e_ != cudaSuccess) throw Failure{std::string(#call) + " -> " + cudaGetErrorName(e_) + ": " + cudaGetErrorString(e_)}; \
+  } while (0)
+#define CHECK_STATUS(call, success)                                                                            \
+  do {                                                                                                         \
+    auto s_ = (call);                                                                                          \
+    if (s_ != (success)) throw Failure{std::string(#call) + " -> status " + std::to_string(int(s_))};          \
+  } while (0)
+#define CHECK_CUBLAS(call) CHECK_STATUS(call, CUBLAS_STATUS_SUCCESS)
+#define CHECK_CURAND(call) CHECK_STATUS(call, CURAND_STATUS_SUCCESS)
+#define CHECK_CUSPARSE(call) CHECK_STATUS(call, CUSPARSE_STATUS_SUCCESS)
+
+// Results of one case: 32-bit words and how they compare.
+struct Result {
+  enum class Kind { F32, I32 } kind = Kind::F32;
+  std::vector<uint32_t> words;
+  // Allowed |got - want| for element i (F32 only); empty: bit-exact.
+  std::vector<double> tolerance;
+};
+
+uint32_t bitsOf(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+float floatOf(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+Result floats(const std::vector<float>& v) {
+  Result r;
+  for (float f : v) r.words.push_back(bitsOf(f));
+  return r;
+}
+
+// Fixed pseudo-random inputs (Knuth's MMIX LCG).
+struct Lcg {
+  uint64_t state;
+  explicit Lcg(uint64_t seed) : state(seed) {}
+  uint32_t next() {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return uint32_t(state >> 33);
+  }
+  // A multiple of 1/4 in [-1, 1].
+  float quarter() { return float(int(next() % 9) - 4) / 4.0f; }
+  // Uniform in [-1, 1).
+  float general() { return float(next() % 2000001) / 1000000.0f - 1.0f; }
+};
+
+std::vector<float> quarters(size_t n, uint64_t seed) {
+  Lcg g(seed);
+  std::vector<float> v(n);
+  for (auto& x : v) x = g.quarter();
+  return v;
+}
+
+template <typename T>
+struct DeviceBuffer {
+  T* ptr = nullptr;
+  size_t count = 0;
+  explicit DeviceBuffer(size_t n) : count(n) { CHECK_CUDA(cudaMalloc(&ptr, n * sizeof(T))); }
+  DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) {
+    CHECK_CUDA(cudaMemcpy(ptr, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  ~DeviceBuffer() { cudaFree(ptr); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  std::vector<T> read() const {
+    std::vector<T> host(count);
+    CHECK_CUDA(cudaDeviceSynchronize());
+    CHECK_CUDA(cudaMemcpy(host.data(), ptr, count * sizeof(T), cudaMemcpyDeviceToHost));
+    return host;
+  }
+};
+
+// ---- cuRAND ----------------------------------------------------------------------------------------------------
+
+constexpr size_t kRandomCount = 4096;
+
+Result curandCase(curandRngType_t type, bool normal) {
+  curandGenerator_t gen;
+  CHECK_CURAND(curandCreateGenerator(&gen, type));
+  CHECK_CURAND(curandSetPseudoRandomGeneratorSeed(gen, 1234));
+  DeviceBuffer<float> out(kRandomCount);
+  if (normal)
+    CHECK_CURAND(curandGenerateNormal(gen, out.ptr, kRandomCount, 0.0f, 1.0f));
+  else
+    CHECK_CURAND(curandGenerateUniform(gen, out.ptr, kRandomCount));
+  auto host = out.read();
+  curandDestroyGenerator(gen);
+  Result r = floats(host);
+  // Uniform: the generator's integer output times 2^-32 (plus 2^-33), bit-exact by construction. Normal: the
+  // Box-Muller transform through the device's log/sqrt/sincos, whose last-place rounding may differ between the
+  // GPU's special function unit and cuemu's: 4 ulp of the result, at least 4 * 2^-24.
+  if (normal)
+    for (float f : host) r.tolerance.push_back(std::max(4.0 * std::ldexp(1.0, -24), 4.0 * std::fabs(f) * std::ldexp(1.0, -23)));
+  return r;
+}
+
+// ---- cuSPARSE --------------------------------------------------------------------------------------------------
+
+struct Csr {
+  int rows, cols;
+  std::vector<int> offsets, columns;
+  std::vector<float> values;
+};
+
+// 256 x 256, 0..15 nonzeros per row at pseudo-random columns, quarter values.
+Csr sparseMatrix() {
+  Csr m{256, 256, {0}, {}, {}};
+  Lcg g(77);
+  for (int r = 0; r < m.rows; ++r) {
+    int n = int(g.next() % 16);
+    std::vector<bool> used(m.cols, false);
+    for (int i = 0; i < n; ++i) {
+      int c = int(g.next() % m.cols);
+      if (!used[c]) used[c] = true;
+    }
+    for (int c = 0; c < m.cols; ++c)
+      if (used[c]) {
+        m.columns.push_back(c);
+        float v = g.quarter();
+        m.values.push_back(v == 0.0f ? 0.5f : v);
+      }
+    m.offsets.push_back(int(m.columns.size()));
+  }
+  return m;
+}
+
+Result spmvCase() {
+  Csr a = sparseMatrix();
+  auto x = quarters(a.cols, 5);
+  auto y0 = quarters(a.rows, 6);
+  DeviceBuffer<int> offsets(a.offsets), columns(a.columns);
+  DeviceBuffer<float> values(a.values), dx(x), dy(y0);
+  cusparseHandle_t handle;
+  CHECK_CUSPARSE(cusparseCreate(&handle));
+  cusparseSpMatDescr_t mat;
+  cusparseDnVecDescr_t vx, vy;
+  CHECK_CUSPARSE(cusparseCreateCsr(&mat, a.rows, a.cols, int64_t(a.values.size()), offsets.ptr, columns.ptr,
+                                   values.ptr, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                                   CUDA_R_32F));
+  CHECK_CUSPARSE(cusparseCreateDnVec(&vx, a.cols, dx.ptr, CUDA_R_32F));
+  CHECK_CUSPARSE(cusparseCreateDnVec(&vy, a.rows, dy.ptr, CUDA_R_32F));
+  float alpha = 2.0f, beta = -1.0f;
+  size_t bytes = 0;
+  CHECK_CUSPARSE(cusparseSpMV_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mat, vx, &beta, vy,
+                                         CUDA_R_32F, CUSPARSE_SPMV_ALG_DEFAULT, &bytes));
+  DeviceBuffer<char> work(bytes ? bytes : 1);
+  CHECK_CUSPARSE(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mat, vx, &beta, vy, CUDA_R_32F,
+                              CUSPARSE_SPMV_ALG_DEFAULT, work.ptr));
+  auto y = dy.read();
+  cusparseDestroySpMat(mat);
+  cusparseDestroyDnVec(vx);
+  cusparseDestroyDnVec(vy);
+  cusparseDestroy(handle);
+  return floats(y);
+}
+
+Result spmmCase() {
+  Csr a = sparseMatrix();
+  const int n = 16;
+  auto b = quarters(size_t(a.cols) * n, 7);
+  auto c0 = quarters(size_t(a.rows) * n, 8);
+  DeviceBuffer<int> offsets(a.offsets), columns(a.columns);
+  DeviceBuffer<float> values(a.values), db(b), dc(c0);
+  cusparseHandle_t handle;
+  CHECK_CUSPARSE(cusparseCreate(&handle));
+  cusparseSpMatDescr_t mat;
+  cusparseDnMatDescr_t mb, mc;
+  CHECK_CUSPARSE(cusparseCreateCsr(&mat, a.rows, a.cols, int64_t(a.values.size()), offsets.ptr, columns.ptr,
+                                   values.ptr, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                                   CUDA_R_32F));
+  CHECK_CUSPARSE(cusparseCreateDnMat(&mb, a.cols, n, a.cols, db.ptr, CUDA_R_32F, CUSPARSE_ORDER_COL));
+  CHECK_CUSPARSE(cusparseCreateDnMat(&mc, a.rows, n, a.rows, dc.ptr, CUDA_R_32F, CUSPARSE_ORDER_COL));
+  float alpha = 1.0f, beta = 0.5f;
+  size_t bytes = 0;
+  CHECK_CUSPARSE(cusparseSpMM_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                         &alpha, mat, mb, &beta, mc, CUDA_R_32F, CUSPARSE_SPMM_ALG_DEFAULT, &bytes));
+  DeviceBuffer<char> work(bytes ? bytes : 1);
+  CHECK_CUSPARSE(cusparseSpMM(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha,
+                              mat, mb, &beta, mc, CUDA_R_32F, CUSPARSE_SPMM_ALG_DEFAULT, work.ptr));
+  auto c = dc.read();
+  cusparseDestroySpMat(mat);
+  cusparseDestroyDnMat(mb);
+  cusparseDestroyDnMat(mc);
+  cusparseDestroy(handle);
+  return floats(c);
+}
+
+// ---- cuBLAS ----------------------------------------------------------------------------------------------------
+
+// C (m x n) = alpha * op(A) * op(B) + beta * C, column-major; A is m x k, B is k x n.
+constexpr int kM = 64, kN = 48, kK = 40;
+
+struct Blas {
+  cublasHandle_t handle;
+  Blas() { CHECK_CUBLAS(cublasCreate(&handle)); }
+  ~Blas() { cublasDestroy(handle); }
+};
+
+Result sgemmCase() {
+  auto a = quarters(kM * kK, 11), b = quarters(kK * kN, 12), c0 = quarters(kM * kN, 13);
+  DeviceBuffer<float> da(a), db(b), dc(c0);
+  Blas blas;
+  float alpha = 1.0f, beta = 0.5f;
+  CHECK_CUBLAS(cublasSgemm(blas.handle, CUBLAS_OP_N, CUBLAS_OP_N, kM, kN, kK, &alpha, da.ptr, kM, db.ptr, kK, &beta,
+                           dc.ptr, kM));
+  return floats(dc.read());
+}
+
+// Arbitrary floats: the result depends on the accumulation order. Each element's error bound is the classic
+// one for a k-term dot product in f32, k * 2^-24 * sum|a_i b_i| (plus beta*c's rounding), doubled because both
+// the GPU's and cuemu's results carry it.
+Result sgemmGeneralCase() {
+  Lcg g(21);
+  std::vector<float> a(kM * kK), b(kK * kN);
+  for (auto& x : a) x = g.general();
+  for (auto& x : b) x = g.general();
+  DeviceBuffer<float> da(a), db(b), dc(size_t(kM) * kN);
+  CHECK_CUDA(cudaMemset(dc.ptr, 0, sizeof(float) * kM * kN));
+  Blas blas;
+  float alpha = 1.0f, beta = 0.0f;
+  CHECK_CUBLAS(cublasSgemm(blas.handle, CUBLAS_OP_T, CUBLAS_OP_N, kM, kN, kK, &alpha, da.ptr, kK, db.ptr, kK, &beta,
+                           dc.ptr, kM));
+  Result r = floats(dc.read());
+  for (int j = 0; j < kN; ++j)
+    for (int i = 0; i < kM; ++i) {
+      double s = 0;
+      for (int p = 0; p < kK; ++p) s += std::fabs(double(a[i * kK + p]) * b[j * kK + p]);
+      r.tolerance.push_back(2.0 * kK * std::ldexp(1.0, -24) * s);
+    }
+  return r;
+}
+
+Result hgemmCase() {
+  auto a = quarters(kM * kK, 14), b = quarters(kK * kN, 15), c0 = quarters(kM * kN, 16);
+  auto toHalf = [](const std::vector<float>& v) {
+    std::vector<__half> h;
+    for (float f : v) h.push_back(__float2half(f));
+    return h;
+  };
+  DeviceBuffer<__half> da(toHalf(a)), db(toHalf(b)), dc(toHalf(c0));
+  Blas blas;
+  __half alpha = __float2half(1.0f), beta = __float2half(-1.0f);
+  CHECK_CUBLAS(cublasHgemm(blas.handle, CUBLAS_OP_N, CUBLAS_OP_T, kM, kN, kK, &alpha, da.ptr, kM, db.ptr, kN, &beta,
+                           dc.ptr, kM));
+  std::vector<float> c;
+  for (__half h : dc.read()) c.push_back(__half2float(h));
+  return floats(c);
+}
+
+// cublasGemmEx with A, B of `inType`, C of `outType`, computed as `compute`.
+template <typename In, typename Out>
+Result gemmExCase(cudaDataType inType, cudaDataType outType, cublasComputeType_t compute, uint64_t seed,
+                  In (*convert)(float), float (*widen)(Out)) {
+  auto a = quarters(kM * kK, seed), b = quarters(kK * kN, seed + 1);
+  std::vector<In> ha, hb;
+  for (float f : a) ha.push_back(convert(f));
+  for (float f : b) hb.push_back(convert(f));
+  DeviceBuffer<In> da(ha), db(hb);
+  DeviceBuffer<Out> dc(size_t(kM) * kN);
+  CHECK_CUDA(cudaMemset(dc.ptr, 0, sizeof(Out) * kM * kN));
+  Blas blas;
+  Result r;
+  if (compute == CUBLAS_COMPUTE_32I) {
+    int32_t alpha = 1, beta = 0;
+    CHECK_CUBLAS(cublasGemmEx(blas.handle, CUBLAS_OP_T, CUBLAS_OP_N, kM, kN, kK, &alpha, da.ptr, inType, kK, db.ptr,
+                              inType, kK, &beta, dc.ptr, outType, kM, compute, CUBLAS_GEMM_DEFAULT));
+    r.kind = Result::Kind::I32;
+  } else {
+    float alpha = 2.0f, beta = 0.0f;
+    CHECK_CUBLAS(cublasGemmEx(blas.handle, CUBLAS_OP_N, CUBLAS_OP_N, kM, kN, kK, &alpha, da.ptr, inType, kM, db.ptr,
+                              inType, kK, &beta, dc.ptr, outType, kM, compute, CUBLAS_GEMM_DEFAULT));
+  }
+  for (Out v : dc.read()) {
+    float f = widen(v);
+    r.words.push_back(compute == CUBLAS_COMPUTE_32I ? uint32_t(int32_t(f)) : bitsOf(f));
+  }
+  return r;
+}
+
+__half toHalf(float f) { return __float2half(f); }
+__nv_bfloat16 toBf16(float f) { return __float2bfloat16(f); }
+float same(float f) { return f; }
+int8_t toInt8(float f) { return int8_t(f * 4.0f); }  // the quarters as integers -4..4
+float fromInt32(int32_t v) { return float(v); }
+
+Result stridedBatchedCase() {
+  constexpr int batch = 3;
+  auto a = quarters(size_t(kM) * kK * batch, 31), b = quarters(size_t(kK) * kN * batch, 32);
+  DeviceBuffer<float> da(a), db(b), dc(size_t(kM) * kN * batch);
+  Blas blas;
+  float alpha = 1.0f, beta = 0.0f;
+  CHECK_CUBLAS(cublasSgemmStridedBatched(blas.handle, CUBLAS_OP_N, CUBLAS_OP_N, kM, kN, kK, &alpha, da.ptr, kM,
+                                         int64_t(kM) * kK, db.ptr, kK, int64_t(kK) * kN, &beta, dc.ptr, kM,
+                                         int64_t(kM) * kN, batch));
+  return floats(dc.read());
+}
+
+Result batchedCase() {
+  constexpr int batch = 3;
+  auto a = quarters(size_t(kM) * kK * batch, 41), b = quarters(size_t(kK) * kN * batch, 42);
+  DeviceBuffer<float> da(a), db(b), dc(size_t(kM) * kN * batch);
+  std::vector<float*> pa, pb, pc;
+  for (int i = 0; i < batch; ++i) {
+    pa.push_back(da.ptr + size_t(i) * kM * kK);
+    pb.push_back(db.ptr + size_t(i) * kK * kN);
+    pc.push_back(dc.ptr + size_t(i) * kM * kN);
+  }
+  DeviceBuffer<float*> dpa(pa), dpb(pb), dpc(pc);
+  Blas blas;
+  float alpha = 1.0f, beta = 0.0f;
+  CHECK_CUBLAS(cublasSgemmBatched(blas.handle, CUBLAS_OP_N, CUBLAS_OP_N, kM, kN, kK, &alpha, dpa.ptr, kM, dpb.ptr, kK,
+                                  &beta, dpc.ptr, kM, batch));
+  return floats(dc.read());
+}
+
+// cublasLtMatmul, f32, D = relu(A * B + bias) with the bias broadcast along columns.
+Result ltMatmulReluBiasCase() {
+  auto a = quarters(kM * kK, 51), b = quarters(kK * kN, 52), bias = quarters(kM, 53);
+  DeviceBuffer<float> da(a), db(b), dbias(bias), dd(size_t(kM) * kN);
+  cublasLtHandle_t lt;
+  CHECK_CUBLAS(cublasLtCreate(&lt));
+  cublasLtMatmulDesc_t op;
+  CHECK_CUBLAS(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_RELU_BIAS;
+  CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue));
+  const float* biasPtr = dbias.ptr;
+  CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &biasPtr, sizeof biasPtr));
+  cublasLtMatrixLayout_t la, lb, ld;
+  CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&la, CUDA_R_32F, kM, kK, kM));
+  CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&lb, CUDA_R_32F, kK, kN, kK));
+  CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&ld, CUDA_R_32F, kM, kN, kM));
+  cublasLtMatmulPreference_t pref;
+  CHECK_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
+  size_t workspaceBytes = 1 << 20;
+  CHECK_CUBLAS(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspaceBytes,
+                                                    sizeof workspaceBytes));
+  cublasLtMatmulHeuristicResult_t heuristic{};
+  int found = 0;
+  CHECK_CUBLAS(cublasLtMatmulAlgoGetHeuristic(lt, op, la, lb, ld, ld, pref, 1, &heuristic, &found));
+  if (found == 0) throw Failure{"cublasLtMatmulAlgoGetHeuristic found no algorithm"};
+  DeviceBuffer<char> workspace(workspaceBytes);
+  float alpha = 1.0f, beta = 0.0f;
+  CHECK_CUBLAS(cublasLtMatmul(lt, op, &alpha, da.ptr, la, db.ptr, lb, &beta, dd.ptr, ld, dd.ptr, ld, &heuristic.algo,
+                              workspace.ptr, workspaceBytes, nullptr));
+  auto d = dd.read();
+  cublasLtMatmulPreferenceDestroy(pref);
+  cublasLtMatrixLayoutDestroy(la);
+  cublasLtMatrixLayoutDestroy(lb);
+  cublasLtMatrixLayoutDestroy(ld);
+  cublasLtMatmulDescDestroy(op);
+  cublasLtDestroy(lt);
+  return floats(d);
+}
+
+const std::map<std::string, std::function<Result()>>& cases() {
+  static const std::map<std::string, std::function<Result()>> all = {
+      {"curand.uniform.xorwow", [] { return curandCase(CURAND_RNG_PSEUDO_DEFAULT, false); }},
+      {"curand.normal.xorwow", [] { return curandCase(CURAND_RNG_PSEUDO_DEFAULT, true); }},
+      {"curand.uniform.philox", [] { return curandCase(CURAND_RNG_PSEUDO_PHILOX4_32_10, false); }},
+      {"curand.normal.philox", [] { return curandCase(CURAND_RNG_PSEUDO_PHILOX4_32_10, true); }},
+      {"cusparse.spmv.csr", spmvCase},
+      {"cusparse.spmm.csr", spmmCase},
+      {"cublas.sgemm", sgemmCase},
+      {"cublas.sgemm.general", sgemmGeneralCase},
+      {"cublas.hgemm", hgemmCase},
+      {"cublas.gemmex.f16", [] { return gemmExCase<__half, float>(CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F, 61, toHalf, same); }},
+      {"cublas.gemmex.bf16", [] { return gemmExCase<__nv_bfloat16, float>(CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F, 63, toBf16, same); }},
+      {"cublas.gemmex.tf32", [] { return gemmExCase<float, float>(CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 65, same, same); }},
+      {"cublas.gemmex.int8", [] { return gemmExCase<int8_t, int32_t>(CUDA_R_8I, CUDA_R_32I, CUBLAS_COMPUTE_32I, 67, toInt8, fromInt32); }},
+      {"cublas.sgemm.batched", batchedCase},
+      {"cublas.sgemm.strided_batched", stridedBatchedCase},
+      {"cublaslt.matmul.relu_bias", ltMatmulReluBiasCase},
+  };
+  return all;
+}
+
+void writeResult(std::ostream& out, const std::string& name, const Result& r) {
+  out << "case " << name << ' ' << (r.kind == Result::Kind::I32 ? "i32" : "f32") << ' ' << r.words.size() << '\n';
+  for (size_t i = 0; i < r.words.size(); ++i) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%08x", r.words[i]);
+    out << buf << ((i % 8 == 7 || i + 1 == r.words.size()) ? '\n' : ' ');
+  }
+}
+
+std::string deviceDescription() {
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) return "unknown device";
+  int driver = 0;
+  cudaDriverGetVersion(&driver);
+  int blas = 0;
+  cublasGetProperty(MAJOR_VERSION, &blas);
+  int blasMinor = 0;
+  cublasGetProperty(MINOR_VERSION, &blasMinor);
+  return std::string(prop.name) + " (compute capability " + std::to_string(prop.major) + "." +
+         std::to_string(prop.minor) + "), CUDA driver API " + std::to_string(driver) + ", cuBLAS " +
+         std::to_string(blas) + "." + std::to_string(blasMinor);
+}
+
+int record(const char* path) {
+  std::ofstream out(path);
+  out << "# NVIDIA libraries through tests/libraries/library_calls.cpp, on " << deviceDescription() << '\n';
+  for (const auto& [name, run] : cases()) {
+    try {
+      writeResult(out, name, run());
+      std::printf("recorded %s\n", name.c_str());
+    } catch (const Failure& f) {
+      out << "error " << name << ' ' << f.message << '\n';
+      std::printf("error %s: %s\n", name.c_str(), f.message.c_str());
+    }
+    cudaGetLastError();
+  }
+  return 0;
+}
+
+// The recorded result of one case, or false.
+bool readRecord(const char* path, const std::string& name, Result& want, std::string& error) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string tag, caseName;
+    fields >> tag >> caseName;
+    if (caseName != name) continue;
+    if (tag == "error") {
+      std::getline(fields, error);
+      return false;
+    }
+    if (tag != "case") continue;
+    std::string kind;
+    size_t count = 0;
+    fields >> kind >> count;
+    want.kind = kind == "i32" ? Result::Kind::I32 : Result::Kind::F32;
+    while (want.words.size() < count && in >> std::hex >> line) want.words.push_back(uint32_t(std::stoul(line, nullptr, 16)));
+    return want.words.size() == count;
+  }
+  error = "no record of this case";
+  return false;
+}
+
+int check(const char* path, const std::string& name) {
+  auto it = cases().find(name);
+  if (it == cases().end()) {
+    std::printf("unknown case %s\n", name.c_str());
+    return 2;
+  }
+  Result want;
+  std::string recordError;
+  if (!readRecord(path, name, want, recordError)) {
+    std::printf("FAIL %s: %s: %s\n", name.c_str(), path, recordError.c_str());
+    return 1;
+  }
+  Result got;
+  try {
+    got = it->second();
+  } catch (const Failure& f) {
+    std::printf("FAIL %s: %s\n", name.c_str(), f.message.c_str());
+    return 1;
+  }
+  if (got.words.size() != want.words.size()) {
+    std::printf("FAIL %s: %zu values, the GPU gave %zu\n", name.c_str(), got.words.size(), want.words.size());
+    return 1;
+  }
+  size_t bad = 0, exact = 0;
+  double worst = 0;
+  for (size_t i = 0; i < got.words.size(); ++i) {
+    if (got.words[i] == want.words[i]) {
+      ++exact;
+      continue;
+    }
+    double diff = got.kind == Result::Kind::F32 ? std::fabs(double(floatOf(got.words[i])) - floatOf(want.words[i]))
+                                                : INFINITY;
+    double allowed = got.tolerance.empty() ? 0.0 : got.tolerance[i];
+    worst = std::max(worst, diff);
+    if (!(diff <= allowed)) {
+      if (bad < 5)
+        std::printf("  [%zu] got %08x (%g), the GPU gave %08x (%g), allowed difference %g\n", i, got.words[i],
+                    double(floatOf(got.words[i])), want.words[i], double(floatOf(want.words[i])), allowed);
+      ++bad;
+    }
+  }
+  if (bad) {
+    std::printf("FAIL %s: %zu of %zu values differ from the GPU's beyond the tolerance\n", name.c_str(), bad,
+                got.words.size());
+    return 1;
+  }
+  std::printf("PASS %s: %zu values, %zu bit-exact, largest difference %g\n", name.c_str(), got.words.size(), exact,
+              worst);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "list") {
+    for (const auto& entry : cases()) std::printf("%s\n", entry.first.c_str());
+    return 0;
+  }
+  if (mode == "record" && argc == 3) return record(argv[2]);
+  if (mode == "run" && argc == 3) {
+    auto it = cases().find(argv[2]);
+    if (it == cases().end()) return 2;
+    try {
+      Result r = it->second();
+      std::printf("ran %s: %zu values\n", argv[2], r.words.size());
+      return 0;
+    } catch (const Failure& f) {
+      std::printf("error %s: %s\n", argv[2], f.message.c_str());
+      return 1;
+    }
+  }
+  if (mode == "check" && argc == 4) return check(argv[2], argv[3]);
+  std::fprintf(stderr, "usage: %s record FILE | check FILE CASE | list\n", argv[0]);
+  return 2;
+}
