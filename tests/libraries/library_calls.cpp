@@ -1,7 +1,8 @@
 // NVIDIA's math libraries called through their C APIs with fixed inputs and seeds. The same binary records the
 // results on a GPU and checks cuemu's against that record:
 //
-//   library-calls record FILE          run every case, write FILE (recorded/nvidia-h100.txt)
+//   library-calls record FILE [CASE]   run every case, write FILE (recorded/nvidia-h100.txt); with CASE, append
+//                                      that case's result only
 //   library-calls check FILE CASE      run one case, compare with FILE's record of it; exit 0 and print "PASS CASE"
 //   library-calls run CASE             run one case, say whether it succeeded (no comparison)
 //   library-calls list                 the case names
@@ -448,17 +449,23 @@ std::string deviceDescription() {
          std::to_string(blas) + "." + std::to_string(blasMinor);
 }
 
-int record(const char* path) {
-  std::ofstream out(path);
-  out << "# NVIDIA libraries through tests/libraries/library_calls.cpp, on " << deviceDescription() << '\n';
+// Appends one case's result to the record, or all cases' with a header when `only` is empty (a case that crashes
+// the process on a GPU then loses only itself when the recorder is run once per case).
+int record(const char* path, const std::string& only) {
+  std::ofstream out(path, only.empty() ? std::ios::trunc : std::ios::app);
+  if (only.empty() || out.tellp() == 0)
+    out << "# NVIDIA libraries through tests/libraries/library_calls.cpp, on " << deviceDescription() << '\n';
   for (const auto& [name, run] : cases()) {
+    if (!only.empty() && name != only) continue;
     try {
-      writeResult(out, name, run());
+      Result r = run();
+      writeResult(out, name, r);
       std::printf("recorded %s\n", name.c_str());
     } catch (const Failure& f) {
       out << "error " << name << ' ' << f.message << '\n';
       std::printf("error %s: %s\n", name.c_str(), f.message.c_str());
     }
+    out.flush();
     cudaGetLastError();
   }
   return 0;
@@ -548,7 +555,7 @@ int main(int argc, char** argv) {
     for (const auto& entry : cases()) std::printf("%s\n", entry.first.c_str());
     return 0;
   }
-  if (mode == "record" && argc == 3) return record(argv[2]);
+  if (mode == "record" && (argc == 3 || argc == 4)) return record(argv[2], argc == 4 ? argv[3] : "");
   if (mode == "run" && argc == 3) {
     auto it = cases().find(argv[2]);
     if (it == cases().end()) return 2;

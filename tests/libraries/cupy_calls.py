@@ -1,0 +1,117 @@
+"""CuPy's CUB-backed reductions, scans and sort with fixed inputs, recorded on a GPU and checked on cuemu.
+
+    python3 cupy_calls.py record FILE        run every case, write FILE (recorded/nvidia-h100-cupy.txt)
+    python3 cupy_calls.py check FILE CASE    run one case, compare with FILE's record; exit 0 and print "PASS CASE"
+
+Same record format as library_calls.cpp. Run with CUPY_ACCELERATORS=cub so that sum and cumsum go through CUB's
+device-wide kernels (sort always does: CuPy's sort is Thrust/CUB radix sort). The float inputs are multiples of
+1/8 in [-1, 1]: every partial sum of the 10000 elements is a multiple of 1/8 below 2^14, exact in f32 whatever
+order CUB's blocks add in, so results must match the GPU bit for bit. Exit 77 (skip) when CuPy is missing.
+"""
+import struct
+import sys
+
+try:
+    import cupy
+    import numpy
+except ImportError as error:  # the CTest test is skipped, with this message
+    print(f"SKIP: CuPy is not installed ({error})")
+    sys.exit(77)
+
+N = 10000
+
+
+def inputs():
+    state = 12345
+    floats, ints = [], []
+    for _ in range(N):
+        state = (state * 6364136223846793005 + 1442695040888963407) % (1 << 64)
+        r = state >> 33
+        floats.append(float(int(r % 17) - 8) / 8.0)
+        ints.append(int(r % 2001) - 1000)
+    return numpy.array(floats, dtype=numpy.float32), numpy.array(ints, dtype=numpy.int32)
+
+
+def words(array):
+    array = numpy.ascontiguousarray(array)
+    kind = "i32" if array.dtype == numpy.int32 else "f32"
+    return kind, list(struct.unpack(f"<{array.size}I", array.astype(array.dtype).tobytes()))
+
+
+def cases():
+    f, i = inputs()
+    return {
+        "cupy.sum.f32": lambda: cupy.asnumpy(cupy.sum(cupy.asarray(f))).reshape(1),
+        "cupy.sum.i32": lambda: cupy.asnumpy(cupy.sum(cupy.asarray(i), dtype=cupy.int32)).reshape(1),
+        "cupy.cumsum.f32": lambda: cupy.asnumpy(cupy.cumsum(cupy.asarray(f))),
+        "cupy.cumsum.i32": lambda: cupy.asnumpy(cupy.cumsum(cupy.asarray(i), dtype=cupy.int32)),
+        "cupy.sort.f32": lambda: cupy.asnumpy(cupy.sort(cupy.asarray(f))),
+        "cupy.sort.i32": lambda: cupy.asnumpy(cupy.sort(cupy.asarray(i))),
+        "cupy.argsort.i32": lambda: cupy.asnumpy(cupy.argsort(cupy.asarray(i), kind="stable")).astype(numpy.int32),
+    }
+
+
+def record(path):
+    with open(path, "w") as out:
+        props = cupy.cuda.runtime.getDeviceProperties(0)
+        out.write(f"# CuPy {cupy.__version__} through tests/libraries/cupy_calls.py, on {props['name'].decode()} "
+                  f"(compute capability {props['major']}.{props['minor']})\n")
+        for name, run in cases().items():
+            try:
+                kind, values = words(run())
+            except Exception as error:  # recorded: the GPU refused
+                out.write(f"error {name} {type(error).__name__}: {error}\n".replace("\n", " ").rstrip() + "\n")
+                print(f"error {name}: {error}")
+                continue
+            out.write(f"case {name} {kind} {len(values)}\n")
+            for start in range(0, len(values), 8):
+                out.write(" ".join(f"{v:08x}" for v in values[start:start + 8]) + "\n")
+            print(f"recorded {name}")
+
+
+def read_record(path, name):
+    with open(path) as f:
+        lines = f.read().split("\n")
+    for index, line in enumerate(lines):
+        fields = line.split()
+        if len(fields) >= 2 and fields[1] == name:
+            if fields[0] == "error":
+                return None, " ".join(fields[2:])
+            count = int(fields[3])
+            values = []
+            for more in lines[index + 1:]:
+                if len(values) >= count:
+                    break
+                values.extend(int(w, 16) for w in more.split())
+            return (fields[2], values), None
+    return None, "no record of this case"
+
+
+def check(path, name):
+    want, error = read_record(path, name)
+    if want is None:
+        print(f"FAIL {name}: {path}: {error}")
+        return 1
+    try:
+        kind, got = words(cases()[name]())
+    except Exception as error:
+        print(f"FAIL {name}: {type(error).__name__}: {error}")
+        return 1
+    if (kind, got) != want:
+        bad = [k for k in range(min(len(got), len(want[1]))) if got[k] != want[1][k]]
+        print(f"FAIL {name}: {len(bad)} of {len(got)} values differ from the GPU's (first at {bad[:1]})")
+        return 1
+    print(f"PASS {name}: {len(got)} values, bit-exact")
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "record":
+        record(sys.argv[2])
+    elif len(sys.argv) == 4 and sys.argv[1] == "check":
+        sys.exit(check(sys.argv[2], sys.argv[3]))
+    elif len(sys.argv) == 2 and sys.argv[1] == "list":
+        print("\n".join(cases()))
+    else:
+        print(__doc__)
+        sys.exit(2)
