@@ -142,15 +142,22 @@ constinit const ToolsCallbackHooksTable g_toolsCallbackHooks = {
     toolsHook<5>, toolsBuffer<6, g_toolsBuffer2>};
 static_assert(sizeof(ToolsCallbackHooksTable) == 7 * sizeof(void*));
 
-// --- Tools thread-local storage (42d85a81...): 3 slots. cudaGetDeviceProperties, cudaLaunchHostFunc and
-// cudaLaunchCooperativeKernel call slot 2 unconditionally with a zeroed record of the calling API; with no
-// profiler attached there is nothing to record, so both functions accept and succeed. ---
+// --- Tools thread-local storage (42d85a81...): 3 slots. Slot 2 writes the calling thread's current context
+// (measured on an H100 with driver 580: the value equals cuCtxGetCurrent's; tools/gpu-probe/results/cc12-*.txt).
+// cudaGetDeviceProperties, cudaLaunchHostFunc and cudaLaunchCooperativeKernel call it unconditionally, cuBLAS and
+// cuBLASLt 13 pass the context on to export table 21318c60. Slot 1 has no known reader: it accepts and succeeds. ---
 constexpr const char* kToolsTlsNames[] = {"", "EXPORT_TABLE[tools thread-local][1]",
                                           "EXPORT_TABLE[tools thread-local][2]"};
 
-template <int Slot>
-CUresult toolsTls(void* record) {
-  return traced(kToolsTlsNames[Slot], "(record)", CUDA_SUCCESS, record);
+CUresult toolsTls1(void* record) { return traced(kToolsTlsNames[1], "(record)", CUDA_SUCCESS, record); }
+
+CUresult toolsTlsCurrentContext(void* out) {
+  if (out) {
+    auto context = currentContext();
+    CUcontext handle = context ? context->apiHandle() : nullptr;
+    std::memcpy(out, &handle, sizeof handle);
+  }
+  return traced(kToolsTlsNames[2], "(out)", CUDA_SUCCESS, out);
 }
 
 struct ToolsTlsTable {
@@ -158,7 +165,7 @@ struct ToolsTlsTable {
   ToolsTlsFn slot1;
   ToolsTlsFn slot2;
 };
-constinit const ToolsTlsTable g_toolsTls = {sizeSlot<ToolsTlsTable>(), toolsTls<1>, toolsTls<2>};
+constinit const ToolsTlsTable g_toolsTls = {sizeSlot<ToolsTlsTable>(), toolsTls1, toolsTlsCurrentContext};
 
 // --- Tables of unknown purpose that must exist (f8cff951..., which the runtime never reads; da9151d3... of NVRTC
 // and nvJitLink): only a size slot, so a reader finds no functions in them. ---
@@ -167,19 +174,36 @@ struct SizeOnlyTable {
 };
 constinit const SizeOnlyTable g_sizeOnlyTable = {sizeSlot<SizeOnlyTable>()};
 
-// --- 21318c60...: a large table of driver-internal functions (cuBLAS 13 calls its slots 39 and 51, cuBLASLt 13
-// slot 4, during algorithm selection, each with a value from tools-TLS slot 2 first; none reads the size slot).
-// What the functions do is not known, so every slot answers CUDA_ERROR_NOT_SUPPORTED, which both libraries take
-// as "not available" (cuBLAS then reports CUBLAS_STATUS_NOT_SUPPORTED), and warns once naming the slot: a call
-// through a missing slot would crash the host. ---
-constexpr int kRuntime134Slots = 64;
+// --- 21318c60...: a table of 92 driver-internal functions (its size slot reads 0x2e8 on driver 580). cuBLASLt 13
+// calls slot 4 during algorithm selection with a context (from tools-TLS slot 2) and an out pointer, and keys a
+// cache on the 64-bit value written: driver 580 answers CUDA_SUCCESS and 1 for the first context of a process
+// (measured on an H100, tools/gpu-probe/results/cc12-*.txt), which is that context's cuCtxGetId; cuemu answers
+// the context's id. cuBLAS 13 also calls slots 39 and 51, whose meaning is unknown: they and every other slot answer
+// CUDA_ERROR_NOT_SUPPORTED and warn once naming the slot (a call through a missing slot would crash the host). ---
+constexpr int kRuntime134Slots = 92;
 using Runtime134Fn = CUresult (*)(void*, void*);
+
+CUresult runtime134ContextId(void* context, void* out) {
+  CUresult result = CUDA_ERROR_INVALID_VALUE;
+  if (out) {
+    auto resolved = resolveContext(static_cast<CUcontext>(context));
+    if (resolved) {
+      unsigned long long id = (*resolved)->id();
+      std::memcpy(out, &id, sizeof id);
+      result = CUDA_SUCCESS;
+    } else {
+      result = resolved.error().code;
+    }
+  }
+  return traced("EXPORT_TABLE[21318c60][4] context id", "(ctx, out)", result, static_cast<CUcontext>(context), out);
+}
+
 template <int Slot>
 CUresult runtime134Unsupported(void* first, void* second) {
   static std::atomic<bool> warned{false};
   if (!warned.exchange(true))
-    CUEMU_WARN("a library (cuBLAS/cuBLASLt 13 do) called slot {} of the driver-internal export table 21318c60, whose "
-               "functions cuemu does not provide; the call answers CUDA_ERROR_NOT_SUPPORTED",
+    CUEMU_WARN("a library (cuBLAS 13 does) called slot {} of the driver-internal export table 21318c60, whose "
+               "meaning cuemu does not know; the call answers CUDA_ERROR_NOT_SUPPORTED",
                Slot);
   if (trace::on()) [[unlikely]] {
     std::string name = fmt::format("EXPORT_TABLE[21318c60][{}]", Slot);
@@ -193,7 +217,8 @@ struct Runtime134Table {
 };
 template <std::size_t... Slot>
 constexpr Runtime134Table runtime134Table(std::index_sequence<Slot...>) {
-  return {sizeof(Runtime134Table), {runtime134Unsupported<int(Slot) + 1>...}};
+  return {sizeof(Runtime134Table),
+          {(Slot + 1 == 4 ? runtime134ContextId : runtime134Unsupported<int(Slot) + 1>)...}};
 }
 constinit const Runtime134Table g_runtime134 = runtime134Table(std::make_index_sequence<kRuntime134Slots>());
 

@@ -5,6 +5,7 @@
 #include <zstd.h>
 
 #include <link.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -126,6 +127,12 @@ bool deviceCanRun(const PtxText& ptx, uint32_t cc) {
   return ptx.arch <= cc;
 }
 
+// SASS runs on devices of its major architecture and the same or a higher minor one; "a" cubins on their own SM only.
+bool deviceCanLoadCubin(const fatbin::Entry& e, uint32_t cc) {
+  if (e.archSpecific) return e.arch == cc;
+  return e.arch / 10 == cc / 10 && e.arch <= cc;
+}
+
 // Preference among runnable PTX: the highest arch; on a tie the most specific, then the newest ISA.
 int specificity(const fatbin::Entry& e) { return e.archSpecific ? 2 : e.familySpecific ? 1 : 0; }
 
@@ -133,6 +140,49 @@ std::string describeImageLocation(const void* image) {
   std::string binary = binaryContaining(image);
   if (!binary.empty()) return binary;
   return fmt::format("the module image at {}", image);
+}
+
+// Copies [address, address + length) if every byte is readable (the image of an unknown size may be shorter than
+// its header claims); false otherwise, without faulting.
+bool copyIfReadable(const uint8_t* address, uint64_t length, std::string& out) {
+  if (length > (64u << 20)) return false;
+  out.resize(length);
+  iovec local{out.data(), length}, remote{const_cast<uint8_t*>(address), length};
+  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == ssize_t(length);
+}
+
+// The kernels of a cubin: its ".text.<name>" sections (empty when the headers are malformed or unreadable).
+std::vector<std::string> cubinKernelNames(const uint8_t* elf, size_t size) {
+  std::vector<std::string> names;
+  uint64_t sectionTable;
+  uint16_t entrySize, count, namesIndex;
+  std::memcpy(&sectionTable, elf + 0x28, 8);
+  std::memcpy(&entrySize, elf + 0x3A, 2);
+  std::memcpy(&count, elf + 0x3C, 2);
+  std::memcpy(&namesIndex, elf + 0x3E, 2);
+  if (entrySize < 64 || namesIndex >= count || sectionTable > (64u << 20)) return names;
+  uint64_t tableEnd = sectionTable + uint64_t(entrySize) * count;
+  if (size != kUnknownImageSize && tableEnd > size) return names;
+  std::string table;
+  if (!copyIfReadable(elf + sectionTable, tableEnd - sectionTable, table)) return names;
+  auto field64 = [&](uint16_t section, unsigned offset) {
+    uint64_t v;
+    std::memcpy(&v, table.data() + uint64_t(section) * entrySize + offset, 8);
+    return v;
+  };
+  uint64_t namesOffset = field64(namesIndex, 0x18), namesSize = field64(namesIndex, 0x20);
+  if (namesOffset > (64u << 20) || namesSize > (64u << 20)) return names;
+  if (size != kUnknownImageSize && namesOffset + namesSize > size) return names;
+  std::string strings;
+  if (!copyIfReadable(elf + namesOffset, namesSize, strings)) return names;
+  for (uint16_t i = 0; i < count; ++i) {
+    uint32_t nameOffset;
+    std::memcpy(&nameOffset, table.data() + uint64_t(i) * entrySize, 4);
+    if (nameOffset >= namesSize) continue;
+    std::string_view name(strings.data() + nameOffset, strnlen(strings.data() + nameOffset, namesSize - nameOffset));
+    if (name.starts_with(".text.")) names.emplace_back(name.substr(6));
+  }
+  return names;
 }
 
 std::string ptxAdvice(uint32_t cc) {
@@ -144,8 +194,12 @@ std::string ptxAdvice(uint32_t cc) {
 Expected<PtxText> bestPtx(const fatbin::Container& container, uint32_t cc, const void* image) {
   const fatbin::Entry* best = nullptr;
   std::vector<std::string> sass, ptxTooNew;
+  bool loadableCubin = false;
   for (const fatbin::Entry& e : container.entries) {
-    if (e.kind == uint16_t(fatbin::EntryKind::Elf)) sass.push_back(entryArchName(e));
+    if (e.kind == uint16_t(fatbin::EntryKind::Elf)) {
+      sass.push_back(entryArchName(e));
+      loadableCubin = loadableCubin || deviceCanLoadCubin(e, cc);
+    }
     if (e.kind != uint16_t(fatbin::EntryKind::Ptx)) continue;
     PtxText probe;
     probe.arch = e.arch;
@@ -187,6 +241,7 @@ Expected<PtxText> bestPtx(const fatbin::Container& container, uint32_t cc, const
   ptx.familySpecific = best->familySpecific;
   ptx.options = best->options;
   ptx.sourceName = best->sourceName;
+  ptx.standsInForCubin = loadableCubin;
   return ptx;
 }
 
@@ -444,9 +499,19 @@ Expected<PtxImage> extractPtx(const void* image, int ccMajor, int ccMinor, size_
       std::memcpy(&elfFlags, p + 0x30, 4);
       // ABI version 8 and later keep the SM number in bits 8-15 of e_flags, older ones in bits 0-7.
       uint32_t sm = p[8] >= 8 ? (elfFlags >> 8) & 0xFF : elfFlags & 0xFF;
+      std::string where = describeImageLocation(image);
+      auto kernels = cubinKernelNames(p, size);
+      if (binaryContaining(image).empty() && !kernels.empty())
+        // Not a cubin mapped from a binary: a library chose this SASS itself (cuBLASLt 13 does for its cutlass
+        // kernels) and copied it out of its own storage; naming the kernels lets the user find the library.
+        return makeError(CUDA_ERROR_NO_BINARY_FOR_GPU,
+                         fmt::format("{}: the image is a cubin (SASS for sm_{}) of kernel {}{}, which cuemu cannot run "
+                                     "(it runs PTX): the library loading it chose this SASS itself",
+                                     where, sm, kernels.front(),
+                                     kernels.size() > 1 ? fmt::format(" and {} more", kernels.size() - 1) : ""));
       return makeError(CUDA_ERROR_NO_BINARY_FOR_GPU,
-                       fmt::format("{}: the image is a cubin (SASS for sm_{}), which cuemu cannot run; {}",
-                                   describeImageLocation(image), sm, ptxAdvice(cc)));
+                       fmt::format("{}: the image is a cubin (SASS for sm_{}), which cuemu cannot run; {}", where, sm,
+                                   ptxAdvice(cc)));
     }
     case ImageKind::FatbinWrapper: break;
   }

@@ -85,6 +85,9 @@ struct PtxText {
   bool familySpecific = false;
   std::string options;          // ptxas options the entry carried ("" for bare PTX)
   std::string sourceName;
+  // The container also holds a cubin the device could load: NVIDIA's driver would run that SASS and never compile
+  // this PTX, so its JIT limits (the newest PTX ISA it knows) do not apply to it.
+  bool standsInForCubin = false;
 };
 
 struct PtxImage {

@@ -139,12 +139,15 @@ Expected<CompiledImage> compileImage(const void* image, int ccMajor, int ccMinor
   }
   std::string_view text = linked;
   readVersionAndTarget(text, out.ptxVersion, out.targetArch);
-  if (out.ptxVersion > kNewestPtxIsa)
+  bool standsInForCubins = !ptx->units.empty() && std::all_of(ptx->units.begin(), ptx->units.end(),
+                                                              [](const PtxText& unit) { return unit.standsInForCubin; });
+  if (out.ptxVersion > kNewestPtxIsa && !standsInForCubins)
     return makeError(CUDA_ERROR_UNSUPPORTED_PTX_VERSION,
                      fmt::format("{}: PTX ISA {}.{} is newer than the {}.{} this driver supports", out.name,
                                  out.ptxVersion / 10, out.ptxVersion % 10, kNewestPtxIsa / 10, kNewestPtxIsa % 10));
   ptx::exec::CompileOptions options;
   options.targetSm = unsigned(ccMajor * 10 + ccMinor);
+  options.acceptNewerIsa = standsInForCubins;
   options.fileName = out.name;
   auto compiled = ptx::exec::compile(text, options);
   if (!compiled.program) return makeError(CUDA_ERROR_INVALID_PTX, compiled.error);

@@ -73,9 +73,12 @@ CUresult loadLibrary(CUlibrary* out, const void* code, std::string name, size_t 
                      CUjit_option* jitOptions, void** jitValues, unsigned numLibraryOptions,
                      CUlibraryOption* libraryOptions, void** libraryValues) {
   if (!out || !code) return CUDA_ERROR_INVALID_VALUE;
-  if (numLibraryOptions && (!libraryOptions || !libraryValues)) return CUDA_ERROR_INVALID_VALUE;
-  for (unsigned i = 0; i < numLibraryOptions; ++i)
+  if (numLibraryOptions && !libraryOptions) return CUDA_ERROR_INVALID_VALUE;
+  for (unsigned i = 0; i < numLibraryOptions; ++i) {
     if (libraryOptions[i] < 0 || libraryOptions[i] >= CU_LIBRARY_NUM_OPTIONS) return CUDA_ERROR_INVALID_VALUE;
+    // CU_LIBRARY_BINARY_IS_PRESERVED is a hint without a value: cuBLASLt 13 passes it with a NULL value array.
+    if (libraryOptions[i] != CU_LIBRARY_BINARY_IS_PRESERVED && !libraryValues) return CUDA_ERROR_INVALID_VALUE;
+  }
   auto jit = parseJitOptions(numJit, jitOptions, jitValues);
   if (!jit) return jit.error().code;
   // A library is context-independent: it compiles for device 0's architecture (all virtual devices share one).

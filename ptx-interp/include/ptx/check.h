@@ -13,8 +13,11 @@ namespace ptx {
 
 struct CheckOptions {
     // SM version the module will run on (80 for sm_80); 0 = the module's own .target. Instructions newer than
-    // this are rejected, like ptxas -arch.
+    // this are rejected, like ptxas -arch, and so is a module whose every .target is newer.
     unsigned targetSm = 0;
+    // Accept a PTX ISA newer than 9.0 (the newest NVIDIA's driver 580 compiles). The driver sets this for PTX that
+    // stands in for a cubin the real driver would load instead (a library's fatbinary with SASS for the device).
+    bool acceptNewerIsa = false;
 };
 
 // Returns true when the module has no errors. Run only on modules that parsed without errors.

@@ -94,6 +94,7 @@ struct CompileResult {
 
 struct CompileOptions {
   unsigned targetSm = 0;             // SM the module runs on (checker gating); 0 = the module's .target
+  bool acceptNewerIsa = false;       // see CheckOptions::acceptNewerIsa
   std::string_view fileName = "<ptx>";  // for diagnostics
 };
 

@@ -31,6 +31,7 @@ CompileResult compile(std::string_view ptxText, const CompileOptions& options) {
   if (module && !diags.hasErrors()) {
     ptx::CheckOptions co;
     co.targetSm = options.targetSm;
+    co.acceptNewerIsa = options.acceptNewerIsa;
     ptx::checkModule(*module, diags, co);
   }
   r.log = diags.format();

@@ -332,13 +332,14 @@ private:
 
 bool Checker::run() {
     ptx_ = m_.versionMajor * 10 + m_.versionMinor;
-    if (m_.versionMajor > 9 || (m_.versionMajor == 9 && m_.versionMinor > 0))
+    bool newerIsa = m_.versionMajor > 9 || (m_.versionMajor == 9 && m_.versionMinor > 0);
+    if (newerIsa && !opt_.acceptNewerIsa)
         d_.error(1, 1, fmt::format("unsupported .version {}.{}; the newest supported is 9.0", m_.versionMajor,
                                    m_.versionMinor));
     if (m_.versionMajor < 1) d_.error(1, 1, "missing or invalid .version");
     // The minor versions that exist for each major version (1.x .. 9.0).
     static constexpr unsigned kLastMinor[] = {0, 5, 3, 2, 3, 0, 5, 8, 8, 0};
-    if (m_.versionMajor >= 1 && m_.versionMajor <= 9 && m_.versionMinor > kLastMinor[m_.versionMajor])
+    if (!newerIsa && m_.versionMajor >= 1 && m_.versionMajor <= 9 && m_.versionMinor > kLastMinor[m_.versionMajor])
         d_.error(1, 1, fmt::format("unsupported .version {}.{}", m_.versionMajor, m_.versionMinor));
     for (const Target& t : m_.targets) {
         unsigned min = minPtxVersionForTarget(t.smVersion, t.archSpecific, t.familySpecific);
@@ -358,7 +359,18 @@ bool Checker::run() {
     // higher"); .target debug came with PTX 3.0.
     if (m_.mapF64ToF32 && sm_ >= 13) d_.error(2, 1, "map_f64_to_f32 is only for targets below sm_13");
     if (m_.debug && ptx_ < 30) d_.error(2, 1, ".target debug needs PTX .version 3.0 or later");
-    if (opt_.targetSm) sm_ = std::min(sm_ ? sm_ : opt_.targetSm, opt_.targetSm);
+    if (opt_.targetSm) {
+        // The JIT compiles for the device's SM: a module whose every .target is newer is refused (driver 580 on an
+        // H100: ptxas "SM version specified by .target is higher than default SM version assumed", INVALID_PTX;
+        // tools/gpu-probe/results/cc12-h100-*.txt). A list such as "sm_100f, sm_90" loads when one entry fits.
+        unsigned lowest = 0;
+        for (const Target& t : m_.targets)
+            if (t.smVersion && (!lowest || t.smVersion < lowest)) lowest = t.smVersion;
+        if (lowest > opt_.targetSm)
+            d_.error(2, 1, fmt::format("SM version specified by .target is higher than the device's (sm_{})",
+                                       opt_.targetSm));
+        sm_ = std::min(sm_ ? sm_ : opt_.targetSm, opt_.targetSm);
+    }
     if (m_.addressSize != 64 && m_.addressSize != 32) d_.error(3, 1, ".address_size must be 32 or 64");
     for (const Variable& v : m_.globals) {
         if (v.type == Type::samplerref && !m_.texmodeIndependent)
