@@ -211,7 +211,12 @@ CUresult runGrid(Context& context, const Module& module, const ptx::exec::ExecCo
   auto result = ptx::exec::launch(module.program(), g.kernel, params);
   if (result.ok()) return CUDA_SUCCESS;
   CUresult code = faultResult(result.fault.kind);
-  CUEMU_ERROR("kernel fault ({}): {}", ptx::exec::faultKindName(result.fault.kind), result.fault.message);
+  if (result.fault.kind == ptx::exec::FaultKind::IllegalInstruction)
+    // An instruction the interpreter does not execute: say which kernel of which binary (a library) needs it.
+    CUEMU_ERROR("kernel fault ({}): kernel {} of {}: {}", ptx::exec::faultKindName(result.fault.kind),
+                result.fault.kernel, module.image().name, result.fault.message);
+  else
+    CUEMU_ERROR("kernel fault ({}): {}", ptx::exec::faultKindName(result.fault.kind), result.fault.message);
   return code;
 }
 

@@ -124,6 +124,10 @@ Expected<CompiledImage> compileImage(const void* image, int ccMajor, int ccMinor
   if (!ptx) return ptx.takeError();
   CompiledImage out;
   out.name = std::move(name);
+  // An image handed over without a file name but lying in a loaded binary (a library's registered fatbinary) is
+  // named by that binary, so that a kernel fault names the library the kernel came from.
+  if (out.name == "image")
+    if (std::string binary = binaryContaining(image); !binary.empty()) out.name = binary;
   std::string linked;
   if (ptx->units.empty()) {
     // nvcc's device-link stub of a program without relocatable device code: nothing to run.

@@ -81,7 +81,8 @@ CUresult loadLibrary(CUlibrary* out, const void* code, std::string name, size_t 
   }
   auto jit = parseJitOptions(numJit, jitOptions, jitValues);
   if (!jit) return jit.error().code;
-  // A library is context-independent: it compiles for device 0's architecture (all virtual devices share one).
+  // A library is context-independent: it compiles for device 0's architecture (a machine whose devices have
+  // different compute capabilities gets libraries for device 0's; docs/devices.md).
   const Device* device = deviceByOrdinal(0);
   if (!device) return CUDA_ERROR_NO_DEVICE;
   auto compiled = compileImage(code, device->profile().ccMajor, device->profile().ccMinor, std::move(name), size);

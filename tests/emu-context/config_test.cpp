@@ -57,7 +57,7 @@ TEST(ConfigTest, InvalidSettingsNameTheProblem) {
   EXPECT_NE(errorOf({{"devices", "2"}}).find("unknown setting CUEMU_DEVICES"), std::string::npos);
   EXPECT_NE(errorOf({{"device3_memory", "1G"}}).find("CUEMU_DEVICE3_MEMORY configures device 3, but there are only 1"),
             std::string::npos);
-  EXPECT_NE(errorOf({{"device_profile", "rtx9090"}}).find("unknown profile 'rtx9090' (known: h100, h200)"),
+  EXPECT_NE(errorOf({{"device_profile", "rtx9090"}}).find("unknown profile 'rtx9090' (known: h100, h200, rtx-pro-6000, gb10)"),
             std::string::npos);
   EXPECT_NE(errorOf({{"device_memory", "1M"}}).find("outside 64 MiB"), std::string::npos);
   EXPECT_NE(errorOf({{"device_memory", "12 parsecs"}}).find("unknown unit"), std::string::npos);
@@ -107,6 +107,31 @@ TEST(ConfigTest, BuiltinProfilesAreConsistent) {
   broken.totalMemory = kGiB;
   broken.sharedMemPerBlockOptin = 300 * 1024;
   EXPECT_FALSE(broken.validate());
+}
+
+// The compute-capability-12 profiles: the Programming Guide's 12.x per-SM limits, each part's own size; both are also
+// reachable by their SM name.
+TEST(ConfigTest, ComputeCapability12Profiles) {
+  auto rtx = builtinProfile("rtx-pro-6000");
+  auto gb10 = builtinProfile("GB10");
+  ASSERT_TRUE(rtx);
+  ASSERT_TRUE(gb10);
+  EXPECT_EQ(rtx->ccMajor * 10 + rtx->ccMinor, 120);
+  EXPECT_EQ(gb10->ccMajor * 10 + gb10->ccMinor, 121);
+  for (const DeviceProfile* p : {&*rtx, &*gb10}) {
+    EXPECT_EQ(p->maxThreadsPerSm, 1536);
+    EXPECT_EQ(p->sharedMemPerSm, 100 * 1024);
+    EXPECT_EQ(p->sharedMemPerBlockOptin, 99 * 1024);
+    EXPECT_EQ(p->maxBlocksPerSm, 32);
+  }
+  EXPECT_EQ(rtx->smCount, 188);
+  EXPECT_EQ(gb10->smCount, 48);
+  EXPECT_EQ(builtinProfile("sm_120")->profileName, "rtx-pro-6000");
+  EXPECT_EQ(builtinProfile("sm_121")->profileName, "gb10");
+  auto config = build({{"device_count", "2"}, {"device1_profile", "gb10"}});
+  ASSERT_TRUE(config);
+  EXPECT_EQ(config->devices[0].ccMajor, 9);  // the default stays the H100
+  EXPECT_EQ(config->devices[1].ccMajor, 12);
 }
 
 TEST(ContextInternalsTest, StorageDestructorsRunWhenTheContextIsDestroyed) {

@@ -305,5 +305,49 @@ TEST(ExportedLibrary, AnswersTheRuntimesRequests) {
   EXPECT_NE(out[0] | out[1], 0u);
 }
 
+// What cuBLAS and cuBLASLt 13 read (values measured on an H100 with driver 580, tools/gpu-probe/results/cc12-*.txt):
+// tools-TLS slot 2 gives the current context, 21318c60 is 0x2e8 bytes and its slot 4 gives the context's id.
+TEST(ExportedLibrary, AnswersTheMathLibrariesRequests) {
+  void* lib = dlopen(CUEMU_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(lib, nullptr) << dlerror();
+  using GetProc = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
+  auto getProc = reinterpret_cast<GetProc>(dlsym(lib, "cuGetProcAddress_v2"));
+  ASSERT_NE(getProc, nullptr);
+  auto proc = [&](const char* name) {
+    void* fn = nullptr;
+    CUdriverProcAddressQueryResult status;
+    EXPECT_EQ(getProc(name, &fn, 13000, 0, &status), CUDA_SUCCESS) << name;
+    return fn;
+  };
+  ASSERT_EQ(reinterpret_cast<CUresult (*)(unsigned)>(proc("cuInit"))(0), CUDA_SUCCESS);
+  CUcontext context = nullptr;
+  ASSERT_EQ(reinterpret_cast<CUresult (*)(CUcontext*, CUdevice)>(proc("cuDevicePrimaryCtxRetain"))(&context, 0),
+            CUDA_SUCCESS);
+  ASSERT_EQ(reinterpret_cast<CUresult (*)(CUcontext)>(proc("cuCtxSetCurrent"))(context), CUDA_SUCCESS);
+  unsigned long long id = 0;
+  ASSERT_EQ(reinterpret_cast<CUresult (*)(CUcontext, unsigned long long*)>(proc("cuCtxGetId"))(context, &id),
+            CUDA_SUCCESS);
+  auto cuGetExportTable = reinterpret_cast<CUresult (*)(const void**, const CUuuid*)>(proc("cuGetExportTable"));
+
+  const void* tls = nullptr;
+  ASSERT_EQ(cuGetExportTable(&tls, &kToolsTls), CUDA_SUCCESS);
+  void* current = nullptr;
+  auto slot2 = reinterpret_cast<CUresult (*)(void**)>(const_cast<void*>(static_cast<const void* const*>(tls)[2]));
+  EXPECT_EQ(slot2(&current), CUDA_SUCCESS);
+  EXPECT_EQ(current, static_cast<void*>(context));
+
+  const void* table = nullptr;
+  ASSERT_EQ(cuGetExportTable(&table, &kRuntime134), CUDA_SUCCESS);
+  auto slots = static_cast<const void* const*>(table);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(slots[0]), 0x2e8u);
+  for (int i = 1; i < 0x2e8 / 8; ++i) EXPECT_NE(slots[i], nullptr) << "slot " << i;
+  using Slot = CUresult (*)(void*, void*);
+  uint64_t out = 0;
+  EXPECT_EQ(reinterpret_cast<Slot>(const_cast<void*>(slots[4]))(current, &out), CUDA_SUCCESS);
+  EXPECT_EQ(out, id);
+  EXPECT_EQ(reinterpret_cast<Slot>(const_cast<void*>(slots[51]))(current, &out), CUDA_ERROR_NOT_SUPPORTED);
+  reinterpret_cast<CUresult (*)(CUdevice)>(proc("cuDevicePrimaryCtxRelease"))(0);
+}
+
 }  // namespace
 }  // namespace cuemu::exporttables

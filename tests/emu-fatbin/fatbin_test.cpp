@@ -169,6 +169,20 @@ TEST_P(Fatbin, ChoosesTheHighestPtxTheDeviceRuns) {
   EXPECT_EQ(extractPtx(defaults.data(), 7, 0, defaults.size()).error().code, CUDA_ERROR_NO_BINARY_FOR_GPU);
 }
 
+// PTX whose container also holds SASS the device could load stands in for that cubin (NVIDIA's driver would run
+// the SASS and never JIT the PTX): SASS runs on its own major architecture at the same or a higher minor.
+TEST_P(Fatbin, PtxStandsInForALoadableCubin) {
+  Bytes sm90 = load("sm90.fatbin");  // sm_90 SASS + compute_90 PTX
+  EXPECT_TRUE(extractPtx(sm90.data(), 9, 0, sm90.size())->units[0].standsInForCubin);
+  EXPECT_FALSE(extractPtx(sm90.data(), 10, 0, sm90.size())->units[0].standsInForCubin);
+  EXPECT_FALSE(extractPtx(sm90.data(), 12, 1, sm90.size())->units[0].standsInForCubin);
+  Bytes defaults = load("default.fatbin");  // sm_75 SASS + compute_75 PTX
+  EXPECT_TRUE(extractPtx(defaults.data(), 7, 5, defaults.size())->units[0].standsInForCubin);
+  EXPECT_FALSE(extractPtx(defaults.data(), 8, 0, defaults.size())->units[0].standsInForCubin);
+  Bytes multi = load("multi.fatbin");  // sm_75 SASS, PTX for 80, 90, 90a, 100
+  EXPECT_FALSE(extractPtx(multi.data(), 9, 0, multi.size())->units[0].standsInForCubin);
+}
+
 TEST_P(Fatbin, SassOnlyIsRefusedWithAdvice) {
   Bytes sass = load("sassonly.fatbin");
   auto result = extractPtx(sass.data(), 9, 0, sass.size());

@@ -314,6 +314,40 @@ TEST(PtxParse, ParseAndCheckGivesModuleOrLog) {
     EXPECT_NE(bad.log.find("bad.ptx:7:2: error: special register %tid is not allowed"), std::string::npos) << bad.log;
 }
 
+// Loading for a device (CheckOptions::targetSm): a module whose every .target is newer than the device is refused,
+// as driver 580's JIT does on an H100 (tools/gpu-probe/results/cc12-h100-*.txt).
+TEST(PtxParse, TargetsNewerThanTheDeviceAreRefused) {
+    auto load = [](const char* version, const char* target, unsigned sm) {
+        ptx::CheckOptions options;
+        options.targetSm = sm;
+        return ptx::parseAndCheck(std::string(".version ") + version + "\n.target " + target +
+                                      "\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n",
+                                  "t.ptx", options);
+    };
+    for (const char* target : {"sm_100", "sm_100a", "sm_100f", "sm_103", "sm_120", "sm_120a", "sm_121"}) {
+        auto refused = load("9.0", target, 90);
+        EXPECT_FALSE(refused.ok) << target;
+        EXPECT_NE(refused.log.find("SM version specified by .target is higher than the device's (sm_90)"),
+                  std::string::npos)
+            << refused.log;
+        EXPECT_TRUE(load("9.0", target, 121).ok) << target;
+    }
+    for (const char* target : {"sm_89", "sm_90", "sm_90a", "sm_100f, sm_90"}) EXPECT_TRUE(load("9.0", target, 90).ok) << target;
+    EXPECT_TRUE(load("9.0", "sm_120", 0).ok);  // no device: the module's own target
+}
+
+// A PTX ISA newer than 9.0 is refused unless the driver says the PTX stands in for a loadable cubin.
+TEST(PtxParse, NewerIsaOnlyWhenStandingInForACubin) {
+    const std::string text = ".version 9.2\n.target sm_120\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n";
+    ptx::CheckOptions options;
+    options.targetSm = 120;
+    auto refused = ptx::parseAndCheck(text, "t.ptx", options);
+    EXPECT_FALSE(refused.ok);
+    EXPECT_NE(refused.log.find("unsupported .version 9.2"), std::string::npos) << refused.log;
+    options.acceptNewerIsa = true;
+    EXPECT_TRUE(ptx::parseAndCheck(text, "t.ptx", options).ok);
+}
+
 TEST(PtxParse, GarbageNeverCrashes) {
     const char* inputs[] = {"", "{", "}", ".version", ".version 9.0 .target", "\"unterminated", "/* open",
                             ".entry k( { { { [ [ (", ".global .u8 x[99999999999999999999];",
