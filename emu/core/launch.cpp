@@ -150,6 +150,9 @@ CUresult validate(const LaunchRequest& r, const Device& device) {
   if (g.x > 0x7FFFFFFFu || g.y > 65535 || g.z > 65535) return CUDA_ERROR_INVALID_VALUE;
   if (b.x > 1024 || b.y > 1024 || b.z > 64) return CUDA_ERROR_INVALID_VALUE;
   if (b.count() > r.function->maxThreadsPerBlock()) return CUDA_ERROR_INVALID_VALUE;
+  // A block shape other than .reqntid's is refused by the launch itself (driver 580); the context stays usable.
+  if (info.reqntid.x && (b.x != info.reqntid.x || b.y != info.reqntid.y || b.z != info.reqntid.z))
+    return CUDA_ERROR_INVALID_VALUE;
   // 48 KiB per block unless cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) opted in to more.
   int maxDynamic = r.function->maxDynamicSharedBytes.load();
   uint64_t sharedLimit = 49152;
