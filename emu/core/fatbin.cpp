@@ -4,7 +4,9 @@
 #include <lz4.h>
 #include <zstd.h>
 
+#include <fcntl.h>
 #include <link.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -584,6 +586,41 @@ Expected<PtxImage> extractPtxFromHostBinary(const void* data, size_t size, int c
     return makeError(CUDA_ERROR_NO_BINARY_FOR_GPU,
                      problems.empty() ? name + ": no device code (compile with nvcc -dc or -c)" : problems.front());
   return image;
+}
+
+Expected<std::string> readImageFile(const char* path) {
+  // Far beyond any module a device or pipe could sensibly deliver; /dev/zero must not be read forever.
+  constexpr size_t kMaxUnsizedFileBytes = size_t(64) << 20;
+  if (!path || !*path) return makeError(CUDA_ERROR_INVALID_VALUE, "empty module file name");
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // O_NONBLOCK: a FIFO without a writer must not block
+  if (fd < 0) return makeError(CUDA_ERROR_FILE_NOT_FOUND, fmt::format("cannot open {}: {}", path, std::strerror(errno)));
+  std::unique_ptr<int, void (*)(int*)> closer(&fd, [](int* f) { close(*f); });
+  struct stat st {};
+  if (fstat(fd, &st) != 0) return makeError(CUDA_ERROR_FILE_NOT_FOUND, fmt::format("cannot stat {}", path));
+  if (S_ISDIR(st.st_mode)) return makeError(CUDA_ERROR_OUT_OF_MEMORY, fmt::format("{} is a directory", path));
+  bool regular = S_ISREG(st.st_mode);
+  size_t limit = regular ? size_t(st.st_size) : kMaxUnsizedFileBytes;
+  std::string bytes;
+  bytes.resize(regular ? limit : std::min<size_t>(limit, 1 << 20));
+  size_t done = 0;
+  while (true) {
+    if (done == bytes.size()) {
+      if (bytes.size() >= limit) {
+        if (regular) break;  // a regular file is read to its size
+        char probe;
+        if (read(fd, &probe, 1) <= 0) break;
+        return invalidImage(fmt::format("{} is not a regular file and delivers more than {} bytes", path, limit));
+      }
+      bytes.resize(std::min(limit, bytes.size() * 2));
+    }
+    ssize_t n = read(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // end of file, or a pipe with nothing to deliver
+    done += size_t(n);
+  }
+  bytes.resize(done);
+  bytes.push_back('\0');  // PTX files need not end with a NUL; images given in memory do
+  return bytes;
 }
 
 std::string binaryContaining(const void* address) {

@@ -8,19 +8,9 @@
 #include "core/module.h"
 
 #include <chrono>
-#include <fstream>
-#include <iterator>
 
 namespace cuemu {
 namespace {
-
-Expected<std::string> readFile(const char* path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return makeError(CUDA_ERROR_FILE_NOT_FOUND, std::string("cannot open ") + path);
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  bytes.push_back('\0');  // PTX files need not end with a NUL; images given in memory do
-  return bytes;
-}
 
 CUresult loadModule(CUmodule* out, const void* image, const JitOptions& jit, std::string name,
                     size_t size = kUnknownImageSize) {
@@ -142,7 +132,7 @@ CUresult cuModuleLoadFatBinary(CUmodule* module, const void* fatCubin) {
 
 CUresult cuModuleLoad(CUmodule* module, const char* fname) {
   if (!module || !fname) return CUDA_ERROR_INVALID_VALUE;
-  auto bytes = readFile(fname);
+  auto bytes = readImageFile(fname);
   if (!bytes) return bytes.error().code;
   return loadModule(module, bytes->data(), {}, fname, bytes->size());
 }
@@ -236,7 +226,7 @@ CUresult cuLibraryLoadFromFile(CUlibrary* library, const char* fileName, CUjit_o
                                void** jitOptionsValues, unsigned int numJitOptions, CUlibraryOption* libraryOptions,
                                void** libraryOptionValues, unsigned int numLibraryOptions) {
   if (!library || !fileName) return CUDA_ERROR_INVALID_VALUE;
-  auto bytes = readFile(fileName);
+  auto bytes = readImageFile(fileName);
   if (!bytes) return bytes.error().code;
   return loadLibrary(library, bytes->data(), fileName, bytes->size(), numJitOptions, jitOptions, jitOptionsValues, numLibraryOptions,
                      libraryOptions, libraryOptionValues);

@@ -457,3 +457,46 @@ TEST(Messages, NameTheBinaryHoldingTheImage) {
 
 }  // namespace
 }  // namespace cuemu
+
+// ---- module files (issue 24) --------------------------------------------------------------------------------------
+
+namespace cuemu {
+namespace {
+
+TEST(ImageFile, EmptyPathIsInvalidValue) {
+  auto bytes = readImageFile("");
+  ASSERT_FALSE(bytes);
+  EXPECT_EQ(bytes.error().code, CUDA_ERROR_INVALID_VALUE);
+}
+
+TEST(ImageFile, DirectoryIsOutOfMemoryAsOnDriver580) {
+  auto bytes = readImageFile("/tmp");
+  ASSERT_FALSE(bytes);
+  EXPECT_EQ(bytes.error().code, CUDA_ERROR_OUT_OF_MEMORY);
+}
+
+// /dev/zero and /dev/urandom never end: the read is bounded (it used to grow memory without end).
+TEST(ImageFile, EndlessDeviceIsInvalidImage) {
+  for (const char* path : {"/dev/zero", "/dev/urandom"}) {
+    auto bytes = readImageFile(path);
+    ASSERT_FALSE(bytes) << path;
+    EXPECT_EQ(bytes.error().code, CUDA_ERROR_INVALID_IMAGE) << path;
+  }
+}
+
+TEST(ImageFile, RegularFileIsReadWholeAndTerminated) {
+  char path[] = "/tmp/cuemu-image-file-XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  std::string text(100000, 'x');
+  ASSERT_EQ(write(fd, text.data(), text.size()), ssize_t(text.size()));
+  close(fd);
+  auto bytes = readImageFile(path);
+  unlink(path);
+  ASSERT_TRUE(bytes);
+  EXPECT_EQ(bytes->size(), text.size() + 1);
+  EXPECT_EQ(bytes->back(), '\0');
+}
+
+}  // namespace
+}  // namespace cuemu
