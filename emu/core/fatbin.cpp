@@ -221,11 +221,13 @@ Expected<PtxText> bestPtx(const fatbin::Container& container, uint32_t cc, const
   }
   auto text = fatbin::entryPayload(container, *best);
   if (!text) return text.takeError();
-  // Driver 580 answers CUDA_ERROR_UNKNOWN for a PTX entry without text (measured on an H200 with a fatbinary cut
-  // inside its first entry header).
+  // A PTX entry without text: driver 580 answers CUDA_ERROR_INVALID_PTX when the entry's header is intact (its
+  // payload all zero bytes, measured on an H100) and CUDA_ERROR_UNKNOWN when the header names no PTX version either
+  // (a fatbinary cut inside its first entry header, measured on an H200).
   if (text->empty() || text->front() == '\0')
-    return makeError(CUDA_ERROR_UNKNOWN, fmt::format("{}: the fatbinary's PTX entry for {} is empty",
-                                                     describeImageLocation(image), entryArchName(*best)));
+    return makeError(best->versionMajor ? CUDA_ERROR_INVALID_PTX : CUDA_ERROR_UNKNOWN,
+                     fmt::format("{}: the fatbinary's PTX entry for {} is empty", describeImageLocation(image),
+                                 entryArchName(*best)));
   PtxText ptx;
   ptx.text = std::move(*text);
   ptx.arch = best->arch;
