@@ -19,7 +19,8 @@ CUresult loadModule(CUmodule* out, const void* image, const JitOptions& jit, std
   if (!context) return context.error().code;
   const Device& device = (*context)->device();
   auto start = std::chrono::steady_clock::now();
-  auto compiled = compileImage(image, device.profile().ccMajor, device.profile().ccMinor, std::move(name), size);
+  auto compiled = compileImage(image, device.profile().ccMajor, device.profile().ccMinor, std::move(name), size,
+                               uint64_t(device.profile().sharedMemPerBlockOptin));
   float ms = std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (!compiled) {
     CUEMU_ERROR("module load failed: {}", compiled.error().message);
@@ -71,7 +72,8 @@ CUresult loadLibrary(CUlibrary* out, const void* code, std::string name, size_t 
   // A library is context-independent: it compiles for device 0's architecture (all virtual devices share one).
   const Device* device = deviceByOrdinal(0);
   if (!device) return CUDA_ERROR_NO_DEVICE;
-  auto compiled = compileImage(code, device->profile().ccMajor, device->profile().ccMinor, std::move(name), size);
+  auto compiled = compileImage(code, device->profile().ccMajor, device->profile().ccMinor, std::move(name), size,
+                               uint64_t(device->profile().sharedMemPerBlockOptin));
   std::shared_ptr<Library> library;
   if (!compiled) {
     CUEMU_ERROR("library load failed: {}", compiled.error().message);
