@@ -30,8 +30,14 @@ class DeviceMemoryValidator final : public ptx::exec::MemoryValidator {
       validBytes = space.accessTable();
     }
   }
-  bool checkSlow(uint64_t address, uint64_t size, bool) const override {
-    return AddressSpace::instance().isAccessible(address, size);
+  bool checkSlow(uint64_t address, uint64_t size, bool write) const override {
+    const AddressSpace& space = AddressSpace::instance();
+    if (!space.isAccessible(address, size)) return false;
+    if (space.isDeviceAddress(address)) return true;
+    // Registered host memory: a store into memory registered read-only faults, as on the GPU; memory the
+    // application unmapped faults too (a GPU would still reach the pinned pages; the host would crash).
+    RegionPtr region = space.find(address);
+    return !region || registeredHostUsable(*region, address, size, write);
   }
 };
 

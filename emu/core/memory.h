@@ -53,13 +53,21 @@ Expected<RegionPtr> releaseRegion(uint64_t address, std::initializer_list<Memory
 void settleReleasedRegion(const MemoryRegion& region);
 
 // The region holding [address, address+bytes) on the device side (device, managed, pinned/registered host
-// memory addressed by its device pointer), or CUDA_ERROR_INVALID_VALUE.
-Expected<RegionPtr> deviceRange(uint64_t address, uint64_t bytes);
+// memory addressed by its device pointer), or CUDA_ERROR_INVALID_VALUE. `write`: the range is a copy's or a set's
+// destination, which memory registered read-only cannot be (driver 580).
+Expected<RegionPtr> deviceRange(uint64_t address, uint64_t bytes, bool write = false);
 
 // A pointer given where either side is allowed (cuMemcpy, CU_MEMORYTYPE_UNIFIED): a known region must hold
 // the whole range; an unknown pointer outside the device range is pageable host memory; an unknown pointer
 // inside the device range (freed memory) is CUDA_ERROR_INVALID_VALUE. Returns the region or null for host.
-Expected<RegionPtr> anyRange(uint64_t address, uint64_t bytes);
+Expected<RegionPtr> anyRange(uint64_t address, uint64_t bytes, bool write = false);
+
+// Registered host memory stays the application's: it may unmap it (a GPU keeps the pinned pages; cuemu cannot) or
+// have registered it read-only. Whether [address, address+bytes) of such a region may still be read (or
+// written): the pages are mapped, and not registered read-only for a write.
+bool registeredHostUsable(const MemoryRegion& region, uint64_t address, uint64_t bytes, bool write);
+// Whether [p, p+bytes) is mapped with read access, and write access unless `readOnly` (cuMemHostRegister).
+bool hostPagesAllow(const void* p, size_t bytes, bool readOnly);
 
 // Whether a host pointer needs a synchronous copy: pageable memory (not pinned, not registered) that the
 // application may reuse as soon as the call returns.

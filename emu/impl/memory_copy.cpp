@@ -14,19 +14,19 @@ namespace {
 
 enum class Side { Host, Device, Any };
 
-CUresult checkSide(uint64_t pointer, Side side, size_t bytes, bool& pageable) {
+CUresult checkSide(uint64_t pointer, Side side, size_t bytes, bool& pageable, bool write) {
   switch (side) {
     case Side::Host:
       if (!pointer) return CUDA_ERROR_INVALID_VALUE;
       if (isPageableHost(reinterpret_cast<const void*>(pointer))) pageable = true;
       return CUDA_SUCCESS;
     case Side::Device: {
-      auto region = deviceRange(pointer, bytes);
+      auto region = deviceRange(pointer, bytes, write);
       return region ? CUDA_SUCCESS : region.error().code;
     }
     case Side::Any: {
       if (!pointer) return CUDA_ERROR_INVALID_VALUE;
-      auto region = anyRange(pointer, bytes);
+      auto region = anyRange(pointer, bytes, write);
       if (!region) return region.error().code;
       if (!*region) pageable = true;
       return CUDA_SUCCESS;
@@ -46,8 +46,8 @@ CUresult copyLinear(uint64_t dst, Side dstSide, uint64_t src, Side srcSide, size
   CUEMU_REQUIRE_CONTEXT(context);
   if (!bytes) return CUDA_SUCCESS;
   bool pageable = false;
-  if (CUresult r = checkSide(dst, dstSide, bytes, pageable); r != CUDA_SUCCESS) return r;
-  if (CUresult r = checkSide(src, srcSide, bytes, pageable); r != CUDA_SUCCESS) return r;
+  if (CUresult r = checkSide(dst, dstSide, bytes, pageable, true); r != CUDA_SUCCESS) return r;
+  if (CUresult r = checkSide(src, srcSide, bytes, pageable, false); r != CUDA_SUCCESS) return r;
   return submit(context, stream, async, pageable, [dst, src, bytes] {
     copyBytes(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), bytes);
     return CUDA_SUCCESS;
@@ -108,14 +108,14 @@ CUresult copyWithArray(uint8_t* dst, CUarray dstArray, size_t dstOffset, Side ds
     if (!p) return p.error().code;
     dst = *p;
   } else if (bytes) {
-    if (CUresult r = checkSide(reinterpret_cast<uint64_t>(dst), dstSide, bytes, pageable); r != CUDA_SUCCESS) return r;
+    if (CUresult r = checkSide(reinterpret_cast<uint64_t>(dst), dstSide, bytes, pageable, true); r != CUDA_SUCCESS) return r;
   }
   if (srcArray) {
     auto p = arrayBytes(srcArray, srcOffset, bytes);
     if (!p) return p.error().code;
     src = *p;
   } else if (bytes) {
-    if (CUresult r = checkSide(reinterpret_cast<uint64_t>(src), srcSide, bytes, pageable); r != CUDA_SUCCESS) return r;
+    if (CUresult r = checkSide(reinterpret_cast<uint64_t>(src), srcSide, bytes, pageable, false); r != CUDA_SUCCESS) return r;
   }
   if (!bytes) return CUDA_SUCCESS;
   return submit(context, stream, async, pageable, [dst, src, bytes] {
@@ -134,7 +134,7 @@ CUresult memset2D(CUdeviceptr dst, size_t pitch, uint32_t value, unsigned elemen
   if (height > 1 && (pitch < rowBytes || pitch % elementSize)) return CUDA_ERROR_INVALID_VALUE;
   if (height > 1 && (height - 1) > (SIZE_MAX - rowBytes) / pitch) return CUDA_ERROR_INVALID_VALUE;
   size_t extent = (height - 1) * pitch + rowBytes;
-  auto region = deviceRange(dst, extent);
+  auto region = deviceRange(dst, extent, /*write=*/true);
   if (!region) return region.error().code;
   return submit(
       context, stream, async, false,
@@ -173,8 +173,8 @@ CUresult copyBatch(CUdeviceptr* dsts, CUdeviceptr* srcs, size_t* sizes, size_t c
   for (size_t i = 0; i < count; ++i) {
     CUresult r = CUDA_SUCCESS;
     if (!sizes[i]) r = CUDA_ERROR_INVALID_VALUE;
-    if (r == CUDA_SUCCESS) r = checkSide(dsts[i], Side::Any, sizes[i], pageable);
-    if (r == CUDA_SUCCESS) r = checkSide(srcs[i], Side::Any, sizes[i], pageable);
+    if (r == CUDA_SUCCESS) r = checkSide(dsts[i], Side::Any, sizes[i], pageable, true);
+    if (r == CUDA_SUCCESS) r = checkSide(srcs[i], Side::Any, sizes[i], pageable, false);
     if (r != CUDA_SUCCESS) {
       if (failIdx) *failIdx = i;
       return r;
