@@ -61,6 +61,7 @@ struct MemoryRegion {
   uint64_t vmmHandle = 0;      // VmmMapping: the physical allocation's handle value
   uint64_t vmmOffset = 0;      // VmmMapping: offset into the physical allocation
   bool sharedBacking = false;  // backed by the shared memfd (exported through IPC)
+  uint64_t slab = 0;           // sub-allocated: the start of the shared slab holding it (AddressSpace::allocateSmall)
   std::shared_ptr<void> keepAlive;  // what the memory belongs to (a VMM physical allocation, an IPC import)
   std::atomic<bool> syncMemops{false};
   std::atomic<bool> freePending{false};  // cuMemFreeAsync queued: a second free is an error
@@ -131,6 +132,16 @@ class AddressSpace {
   // `fixedAddress`, if non-zero, asks for that address (VMM reservations); it is only a hint.
   Expected<RegionPtr> allocate(RegionPtr region, uint64_t commitBytes, uint64_t alignment = 0,
                                uint64_t fixedAddress = 0);
+  // Small device allocations share slabs of kSlabBytes (one host mapping each) in kSlabUnit steps, as the GPU's
+  // allocator packs them (an H100 puts 1-byte allocations 512 bytes apart in 2 MiB chunks); two host mappings per
+  // allocation exhausted vm.max_map_count after ~32,700 of them. The block is zeroed. A kernel may touch the whole
+  // slab without a fault (on the GPU the chunk is mapped too): only the API checks the block's bounds. Fails
+  // (returns an error) in exact bounds mode and for sizes above kSmallAllocationMax: allocate() serves those.
+  Expected<RegionPtr> allocateSmall(RegionPtr region);
+  static constexpr uint64_t kSlabBytes = uint64_t(2) << 20;
+  static constexpr uint64_t kSlabUnit = 512;
+  static constexpr uint64_t kSmallAllocationMax = 32 * 1024;
+
   // The same below 4 GiB, for the 32-bit legacy entry points (cuMemAlloc with CUdeviceptr_v1): from a small
   // second range reserved on first use. Its regions are found through the region map (no fast-table entries).
   Expected<RegionPtr> allocateBelow4GiB(RegionPtr region, uint64_t commitBytes);
@@ -152,8 +163,9 @@ class AddressSpace {
   void insertRegion(RegionPtr region);
   void eraseRegion(uint64_t start);
 
-  // IPC: makes the region's memory shareable with other processes (moves it onto the shared memfd once) and
-  // returns the fd and the offset of the region in it.
+  // IPC: makes the region's memory shareable with other processes (moves it onto the shared memfd once; a small
+  // allocation's whole slab) and returns the fd and the offset of the region in it (not page-aligned for a small
+  // allocation).
   Expected<std::pair<int, uint64_t>> shareRegion(const RegionPtr& region);
   // The shared memfd itself (created on first use), or -1 where memfd is unavailable.
   int sharedFileDescriptor();
@@ -214,6 +226,15 @@ class AddressSpace {
     return address - lowBase_.load(std::memory_order_relaxed) < limit;
   }
   uint64_t rover_ = 0;
+  // Slabs by start: which kSlabUnit blocks are taken, and how many.
+  struct Slab {
+    std::vector<uint64_t> taken = std::vector<uint64_t>(kSlabBytes / kSlabUnit / 64, 0);
+    uint64_t units = 0;
+    bool sharedBacking = false;  // moved onto the shared memfd (a block of it was exported through IPC)
+  };
+  std::map<uint64_t, Slab> slabs_;
+  uint64_t slabHint_ = 0;  // the slab that served the last small allocation
+  void releaseSlabBlock(const MemoryRegion& region);
   int sharedFd_ = -1;
   std::atomic<uint64_t> nextBufferId_{1};
   static constexpr int kMaxDevices = 64;

@@ -45,8 +45,11 @@ Expected<RegionPtr> ContextMemory::allocate(uint64_t bytes, MemoryKind kind, uns
   }
   // Large allocations are 2 MiB aligned, as on the GPU (and huge pages become possible).
   uint64_t alignment = bytes >= (uint64_t(2) << 20) ? uint64_t(2) << 20 : 0;
-  auto result =
-      below4GiB ? space.allocateBelow4GiB(region, commit) : space.allocate(region, commit, alignment, fixedAddress);
+  Expected<RegionPtr> result = makeError(CUDA_ERROR_NOT_SUPPORTED, "");
+  if (kind == MemoryKind::Device && !below4GiB && !fixedAddress) result = space.allocateSmall(region);
+  if (!result && result.error().code == CUDA_ERROR_NOT_SUPPORTED)
+    result =
+        below4GiB ? space.allocateBelow4GiB(region, commit) : space.allocate(region, commit, alignment, fixedAddress);
   if (!result && charged) space.uncharge(region->device, commit);
   return result;
 }
