@@ -395,23 +395,50 @@ Expected<RegionPtr> AddressSpace::registerExternal(RegionPtr region) {
   return region;
 }
 
-RegionPtr AddressSpace::release(uint64_t start) {
-  std::unique_lock lock(mutex_);
-  RegionPtr region;
-  if (auto it = regions_.find(start); it != regions_.end()) {
-    region = std::move(it->second);
-    regions_.erase(it);
-  } else if (auto r = reservations_.find(start); r != reservations_.end()) {
-    region = std::move(r->second);
-    reservations_.erase(r);
-  } else {
-    return nullptr;
+RegionLease::RegionLease(RegionPtr region) : region_(std::move(region)) {
+  if (!region_) return;
+  // Sequentially consistent with release(): either release() sees this lease and leaves the unmapping to it, or
+  // this sees the release and gives up.
+  region_->leases.fetch_add(1);
+  if (region_->released.load()) end();
+}
+
+RegionLease::RegionLease(const RegionPtr& region, bool alreadyHeld) : region_(region) {
+  // Another lease holds the region: the memory cannot be reclaimed meanwhile.
+  if (region_ && alreadyHeld) region_->leases.fetch_add(1);
+}
+
+RegionLease& RegionLease::operator=(const RegionLease& other) {
+  if (this != &other) {
+    end();
+    region_ = other.region_;
+    if (region_) region_->leases.fetch_add(1);
   }
-  if (region->slab) {
-    releaseSlabBlock(*region);
-  } else if (region->reservedSize && inLowRange(region->start)) {
-    decommit(*region);
-    uint64_t at = region->start, bytes = region->reservedSize + kChunk;
+  return *this;
+}
+
+RegionLease& RegionLease::operator=(RegionLease&& other) noexcept {
+  if (this != &other) {
+    end();
+    region_ = std::move(other.region_);
+  }
+  return *this;
+}
+
+void RegionLease::end() {
+  if (!region_) return;
+  if (region_->leases.fetch_sub(1) == 1 && region_->released.load()) AddressSpace::instance().reclaim(*region_);
+  region_.reset();
+}
+
+void AddressSpace::reclaim(MemoryRegion& region) {
+  if (region.reclaimed.exchange(true)) return;
+  std::unique_lock lock(mutex_);
+  if (region.slab) {
+    releaseSlabBlock(region);
+  } else if (region.reservedSize && inLowRange(region.start)) {
+    decommit(region);
+    uint64_t at = region.start, bytes = region.reservedSize + kChunk;
     auto next = lowFreeSpans_.lower_bound(at);
     if (next != lowFreeSpans_.end() && at + bytes == next->first) {
       bytes += next->second;
@@ -421,12 +448,32 @@ RegionPtr AddressSpace::release(uint64_t start) {
       std::prev(next)->second += bytes;
     else
       lowFreeSpans_.emplace(at, bytes);
-  } else if (region->reservedSize) {
-    if (region->kind != MemoryKind::VmmReservation)
-      setAccessible(region->start, region->kernelAccessibleBytes(), false);
-    decommit(*region);
-    returnAddresses(region->start, region->reservedSize + kChunk);
+  } else if (region.reservedSize) {
+    decommit(region);
+    returnAddresses(region.start, region.reservedSize + kChunk);
   }
+}
+
+RegionPtr AddressSpace::release(uint64_t start) {
+  RegionPtr region;
+  {
+    std::unique_lock lock(mutex_);
+    if (auto it = regions_.find(start); it != regions_.end()) {
+      region = std::move(it->second);
+      regions_.erase(it);
+    } else if (auto r = reservations_.find(start); r != reservations_.end()) {
+      region = std::move(r->second);
+      reservations_.erase(r);
+    } else {
+      return nullptr;
+    }
+    // Kernels fault on it from now on; the memory itself stays until the last lease ends.
+    if (!region->slab && region->reservedSize && !inLowRange(region->start) &&
+        region->kind != MemoryKind::VmmReservation)
+      setAccessible(region->start, region->kernelAccessibleBytes(), false);
+  }
+  region->released.store(true);
+  if (region->leases.load() == 0) reclaim(*region);
   return region;
 }
 

@@ -63,6 +63,12 @@ struct MemoryRegion {
   bool sharedBacking = false;  // backed by the shared memfd (exported through IPC)
   uint64_t slab = 0;           // sub-allocated: the start of the shared slab holding it (AddressSpace::allocateSmall)
   std::shared_ptr<void> keepAlive;  // what the memory belongs to (a VMM physical allocation, an IPC import)
+  // Copies and sets in flight hold leases (RegionLease): freeing the region meanwhile (cuMemFree on another
+  // thread, or its context's destruction) unregisters it at once but leaves its memory mapped until the last lease
+  // ends, so the bytes never vanish under a running copy.
+  std::atomic<int> leases{0};
+  std::atomic<bool> released{false};
+  std::atomic<bool> reclaimed{false};
   std::atomic<bool> syncMemops{false};
   std::atomic<bool> freePending{false};  // cuMemFreeAsync queued: a second free is an error
   std::atomic<int> accessFlags{CU_MEM_ACCESS_FLAGS_PROT_READWRITE};  // VMM mappings: set by cuMemSetAccess
@@ -86,6 +92,25 @@ struct MemoryRegion {
 };
 
 using RegionPtr = std::shared_ptr<MemoryRegion>;
+
+// A hold on a region's memory for the duration of a copy or set (see MemoryRegion::leases). Invalid (empty) when
+// the region was already freed: the caller answers as for a freed pointer. Copies hold another lease.
+class RegionLease {
+ public:
+  RegionLease() = default;
+  explicit RegionLease(RegionPtr region);
+  RegionLease(const RegionLease& other) : RegionLease(other.region_, true) {}
+  RegionLease& operator=(const RegionLease& other);
+  RegionLease(RegionLease&& other) noexcept = default;
+  RegionLease& operator=(RegionLease&& other) noexcept;
+  ~RegionLease() { end(); }
+  bool valid() const { return region_ != nullptr; }
+
+ private:
+  RegionLease(const RegionPtr& region, bool alreadyHeld);
+  void end();
+  RegionPtr region_;
+};
 
 // Where a kernel's access beyond an allocation faults. NVIDIA's driver maps device memory in granules and a GPU
 // faults only outside mapped memory: reads and writes a few bytes (or kilobytes) past a small allocation succeed
@@ -147,7 +172,8 @@ class AddressSpace {
   Expected<RegionPtr> allocateBelow4GiB(RegionPtr region, uint64_t commitBytes);
   // Registers a region that needs no addresses from the range (registered host memory).
   Expected<RegionPtr> registerExternal(RegionPtr region);
-  // Unregisters the region starting at `start`, decommits and returns its addresses. Returns the region.
+  // Unregisters the region starting at `start`, decommits and returns its addresses (once its last lease ends).
+  // Returns the region.
   RegionPtr release(uint64_t start);
   // Unregisters every region `predicate` selects (context teardown); returns them.
   std::vector<RegionPtr> releaseIf(const std::function<bool(const MemoryRegion&)>& predicate);
@@ -235,6 +261,9 @@ class AddressSpace {
   std::map<uint64_t, Slab> slabs_;
   uint64_t slabHint_ = 0;  // the slab that served the last small allocation
   void releaseSlabBlock(const MemoryRegion& region);
+  // Decommits a released region and returns its addresses: exactly once, when it is released and unleased.
+  void reclaim(MemoryRegion& region);
+  friend class RegionLease;
   int sharedFd_ = -1;
   std::atomic<uint64_t> nextBufferId_{1};
   static constexpr int kMaxDevices = 64;

@@ -81,6 +81,7 @@ struct CopySide {
   uint8_t* origin = nullptr;
   size_t pitch = 0;
   size_t slicePitch = 0;
+  RegionPtr region;  // the allocation (or array storage) it lies in; null for pageable host memory
 };
 void copy3D(CopySide dst, CopySide src, size_t widthBytes, size_t height, size_t depth);
 
