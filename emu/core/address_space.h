@@ -5,7 +5,8 @@
 // Every allocation the driver knows of is a MemoryRegion: device memory, pinned host memory and managed memory
 // carved from the range, host memory registered by the application (outside the range), VMM reservations and
 // mappings, IPC imports. Regions start on a chunk boundary and are followed by at least one unmapped guard chunk,
-// so an overrun faults instead of touching a neighbour. A flat table with one 32-bit entry per chunk answers
+// so an overrun faults instead of touching a neighbour; small device allocations are the exception: they share
+// slabs, as on a GPU (allocateSmall). A flat table with one 32-bit entry per chunk answers
 // "may `size` bytes at `address` be accessed?" in O(1) without locks.
 #pragma once
 
