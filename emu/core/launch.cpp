@@ -163,6 +163,10 @@ CUresult validate(const LaunchRequest& r, const Device& device) {
   int maxDynamic = r.function->maxDynamicSharedBytes.load();
   uint64_t sharedLimit = 49152;
   if (maxDynamic >= 0) sharedLimit = std::max<uint64_t>(sharedLimit, uint64_t(maxDynamic) + info.staticSharedBytes);
+  // Static shared memory alone may pass 48 KiB up to the opt-in maximum (49,156 static bytes launch on an H100,
+  // driver 580; more fails the load, or wraps negative and fails here).
+  uint64_t optin = uint64_t(attribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 232448));
+  if (info.staticSharedBytes <= optin) sharedLimit = std::max<uint64_t>(sharedLimit, info.staticSharedBytes);
   if (info.staticSharedBytes + uint64_t(r.dynamicSharedBytes) > sharedLimit) return CUDA_ERROR_INVALID_VALUE;
   // A cooperative grid must be co-resident, as the occupancy calculator counts it.
   if (r.cooperative &&

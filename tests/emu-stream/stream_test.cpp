@@ -103,6 +103,31 @@ TEST_F(StreamTest, WorkCompletesWhenNoWorkerThreadCanStart) {
       testing::ExitedWithCode(0), "");
 }
 
+// Static shared memory past 48 KiB: driver 580 loads and launches 49,156 bytes and refuses 300,000 at load
+// (ptxas: more than the opt-in maximum); measured on an H100 (tools/gpu-probe/results/reliability24-h100-*.txt).
+TEST_F(StreamTest, StaticSharedMemoryUpToTheOptInMaximum) {
+  auto kernel = [](unsigned bytes) {
+    return ".version 7.0\n.target sm_50\n.address_size 64\n.shared .align 4 .b8 a[" + std::to_string(bytes) +
+           "];\n.visible .entry k(.param .u64 out)\n{\n  .reg .u64 %rd<3>;\n  .reg .u32 %r<2>;\n"
+           "  mov.u64 %rd1, a;\n  ld.shared.u32 %r1, [%rd1];\n  ld.param.u64 %rd2, [out];\n"
+           "  st.global.u32 [%rd2], %r1;\n  ret;\n}\n";
+  };
+  CUmodule module = nullptr;
+  EXPECT_EQ(impl::cuModuleLoadData(&module, kernel(300000).c_str()), CUDA_ERROR_INVALID_PTX);
+  ASSERT_EQ(impl::cuModuleLoadData(&module, kernel(49156).c_str()), CUDA_SUCCESS);
+  CUfunction f = nullptr;
+  ASSERT_EQ(impl::cuModuleGetFunction(&f, module, "k"), CUDA_SUCCESS);
+  CUdeviceptr out = 0;
+  ASSERT_EQ(impl::cuMemAlloc_v2(&out, 4), CUDA_SUCCESS);
+  void* params[] = {&out};
+  EXPECT_EQ(impl::cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(impl::cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 4, nullptr, params, nullptr), CUDA_ERROR_INVALID_VALUE)
+      << "no dynamic shared memory without opting in";
+  EXPECT_EQ(impl::cuCtxSynchronize(), CUDA_SUCCESS);
+  impl::cuMemFree_v2(out);
+  impl::cuModuleUnload(module);
+}
+
 TEST_F(StreamTest, QueryReportsNotReadyWhilePending) {
   CUstream s = create();
   std::promise<void> release;
