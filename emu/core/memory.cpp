@@ -26,7 +26,7 @@ void ContextMemory::teardown() {
 }
 
 Expected<RegionPtr> ContextMemory::allocate(uint64_t bytes, MemoryKind kind, unsigned flags, bool charged,
-                                            bool below4GiB, uint64_t fixedAddress) {
+                                            bool below4GiB, uint64_t fixedAddress, bool ownMapping) {
   auto region = std::make_shared<MemoryRegion>();
   region->size = bytes;
   region->kind = kind;
@@ -46,7 +46,7 @@ Expected<RegionPtr> ContextMemory::allocate(uint64_t bytes, MemoryKind kind, uns
   // Large allocations are 2 MiB aligned, as on the GPU (and huge pages become possible).
   uint64_t alignment = bytes >= (uint64_t(2) << 20) ? uint64_t(2) << 20 : 0;
   Expected<RegionPtr> result = makeError(CUDA_ERROR_NOT_SUPPORTED, "");
-  if (kind == MemoryKind::Device && !below4GiB && !fixedAddress) result = space.allocateSmall(region);
+  if (kind == MemoryKind::Device && !below4GiB && !fixedAddress && !ownMapping) result = space.allocateSmall(region);
   if (!result && result.error().code == CUDA_ERROR_NOT_SUPPORTED)
     result =
         below4GiB ? space.allocateBelow4GiB(region, commit) : space.allocate(region, commit, alignment, fixedAddress);
@@ -54,8 +54,8 @@ Expected<RegionPtr> ContextMemory::allocate(uint64_t bytes, MemoryKind kind, uns
   return result;
 }
 
-Expected<RegionPtr> ContextMemory::allocateDevice(uint64_t bytes) {
-  return allocate(bytes, MemoryKind::Device, 0, /*charged=*/true);
+Expected<RegionPtr> ContextMemory::allocateDevice(uint64_t bytes, bool ownMapping) {
+  return allocate(bytes, MemoryKind::Device, 0, /*charged=*/true, /*below4GiB=*/false, /*fixedAddress=*/0, ownMapping);
 }
 
 Expected<RegionPtr> ContextMemory::allocateDeviceAt(uint64_t bytes, uint64_t address) {

@@ -24,8 +24,10 @@ class ContextMemory {
   // Releases every allocation, pinned or registered host range, array and IPC mapping of the context.
   void teardown();
 
-  // cuMemAlloc: `bytes` of device memory of the context's device, charged against the device's capacity.
-  Expected<RegionPtr> allocateDevice(uint64_t bytes);
+  // cuMemAlloc: `bytes` of device memory of the context's device, charged against the device's capacity. Small
+  // allocations share slabs (AddressSpace::allocateSmall) unless `ownMapping` (memory that must be made again at
+  // the same address later: graph allocations).
+  Expected<RegionPtr> allocateDevice(uint64_t bytes, bool ownMapping = false);
   // The same at exactly `address` (a graph allocation made again where the application freed it); fails if
   // those addresses are taken.
   Expected<RegionPtr> allocateDeviceAt(uint64_t bytes, uint64_t address);
@@ -42,7 +44,7 @@ class ContextMemory {
 
  private:
   Expected<RegionPtr> allocate(uint64_t bytes, MemoryKind kind, unsigned flags, bool charged, bool below4GiB = false,
-                               uint64_t fixedAddress = 0);
+                               uint64_t fixedAddress = 0, bool ownMapping = false);
   Context& context_;
 };
 

@@ -87,6 +87,36 @@ TEST_F(MemoryTest, DefaultBoundsFollowTheMappingGranule) {
   EXPECT_FALSE(accessible(small, 1)) << "the slab's memory goes with its last allocation";
 }
 
+// A graph's small allocation is made again at the same address by a later launch once the application freed it:
+// it must not share a slab with other allocations, which would keep the address taken.
+TEST_F(MemoryTest, SmallGraphAllocationIsMadeAgainAtItsAddress) {
+  CUdeviceptr neighbour = 0;
+  ASSERT_EQ(cuMemAlloc_v2(&neighbour, 100), CUDA_SUCCESS);
+  CUgraph graph = nullptr;
+  ASSERT_EQ(cuGraphCreate(&graph, 0), CUDA_SUCCESS);
+  CUDA_MEM_ALLOC_NODE_PARAMS params{};
+  params.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  params.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  params.poolProps.location.id = 0;
+  params.bytesize = 100;
+  CUgraphNode node = nullptr;
+  ASSERT_EQ(cuGraphAddMemAllocNode(&node, graph, nullptr, 0, &params), CUDA_SUCCESS);
+  CUgraphExec exec = nullptr;
+  ASSERT_EQ(cuGraphInstantiateWithFlags(&exec, graph, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphLaunch(exec, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemFree_v2(params.dptr), CUDA_SUCCESS);
+  CUdeviceptr other = 0;
+  ASSERT_EQ(cuMemAlloc_v2(&other, 100), CUDA_SUCCESS);  // a small allocation that could take the freed place
+  EXPECT_EQ(cuGraphLaunch(exec, nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemFree_v2(params.dptr), CUDA_SUCCESS);
+  EXPECT_EQ(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+  EXPECT_EQ(cuGraphDestroy(graph), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemFree_v2(other), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemFree_v2(neighbour), CUDA_SUCCESS);
+}
+
 // Small allocations do not cost host mappings each: tens of thousands fit (vm.max_map_count is about 65,530,
 // two mappings per allocation stopped cuemu at ~32,700).
 TEST_F(MemoryTest, ManySmallAllocationsShareSlabs) {
