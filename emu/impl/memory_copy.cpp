@@ -16,33 +16,37 @@ enum class Side { Host, Device, Any };
 
 // Holds the memory of `region` (if any) for a copy or set: another thread freeing it, or destroying its context,
 // meanwhile leaves it mapped until the work is done. A region freed before the lease is a freed pointer.
-CUresult leaseFor(const RegionPtr& region, std::vector<RegionLease>& leases) {
+CUresult leaseFor(RegionPtr region, RegionLease& lease) {
   if (!region) return CUDA_SUCCESS;
-  RegionLease lease(region);
-  if (!lease.valid()) return CUDA_ERROR_INVALID_VALUE;
-  leases.push_back(std::move(lease));
-  return CUDA_SUCCESS;
+  lease = RegionLease(std::move(region));
+  return lease.valid() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+CUresult leaseFor(RegionPtr region, std::vector<RegionLease>& leases) {
+  RegionLease lease;
+  CUresult r = leaseFor(std::move(region), lease);
+  if (lease.valid()) leases.push_back(std::move(lease));
+  return r;
 }
 
-CUresult checkSide(uint64_t pointer, Side side, size_t bytes, bool& pageable, bool write,
-                   std::vector<RegionLease>& leases) {
+template <class Leases>
+CUresult checkSide(uint64_t pointer, Side side, size_t bytes, bool& pageable, bool write, Leases& leases) {
   switch (side) {
     case Side::Host: {
       if (!pointer) return CUDA_ERROR_INVALID_VALUE;
       RegionPtr region = AddressSpace::instance().find(pointer);
       if (!region) pageable = true;
-      return leaseFor(region, leases);
+      return leaseFor(std::move(region), leases);
     }
     case Side::Device: {
       auto region = deviceRange(pointer, bytes, write);
-      return region ? leaseFor(*region, leases) : region.error().code;
+      return region ? leaseFor(std::move(*region), leases) : region.error().code;
     }
     case Side::Any: {
       if (!pointer) return CUDA_ERROR_INVALID_VALUE;
       auto region = anyRange(pointer, bytes, write);
       if (!region) return region.error().code;
       if (!*region) pageable = true;
-      return leaseFor(*region, leases);
+      return leaseFor(std::move(*region), leases);
     }
   }
   return CUDA_ERROR_INVALID_VALUE;
@@ -59,10 +63,11 @@ CUresult copyLinear(uint64_t dst, Side dstSide, uint64_t src, Side srcSide, size
   CUEMU_REQUIRE_CONTEXT(context);
   if (!bytes) return CUDA_SUCCESS;
   bool pageable = false;
-  std::vector<RegionLease> leases;
-  if (CUresult r = checkSide(dst, dstSide, bytes, pageable, true, leases); r != CUDA_SUCCESS) return r;
-  if (CUresult r = checkSide(src, srcSide, bytes, pageable, false, leases); r != CUDA_SUCCESS) return r;
-  return submit(context, stream, async, pageable, [dst, src, bytes, leases = std::move(leases)] {
+  RegionLease dstLease, srcLease;  // no allocation on this path: most copies are small and frequent
+  if (CUresult r = checkSide(dst, dstSide, bytes, pageable, true, dstLease); r != CUDA_SUCCESS) return r;
+  if (CUresult r = checkSide(src, srcSide, bytes, pageable, false, srcLease); r != CUDA_SUCCESS) return r;
+  return submit(context, stream, async, pageable,
+                [dst, src, bytes, dstLease = std::move(dstLease), srcLease = std::move(srcLease)] {
     copyBytes(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), bytes);
     return CUDA_SUCCESS;
   });
@@ -79,11 +84,11 @@ CUresult copyStrided(const CUDA_MEMCPY3D_PEER& descriptor, CUstream stream, bool
   auto prepared = prepareCopy(descriptor);
   if (!prepared) return prepared.error().code;
   if (!prepared->widthBytes) return CUDA_SUCCESS;
-  std::vector<RegionLease> leases;
-  if (CUresult r = leaseFor(prepared->dst.region, leases); r != CUDA_SUCCESS) return r;
-  if (CUresult r = leaseFor(prepared->src.region, leases); r != CUDA_SUCCESS) return r;
+  RegionLease dstLease, srcLease;
+  if (CUresult r = leaseFor(prepared->dst.region, dstLease); r != CUDA_SUCCESS) return r;
+  if (CUresult r = leaseFor(prepared->src.region, srcLease); r != CUDA_SUCCESS) return r;
   return submit(context, stream, async, prepared->touchesPageableHost,
-                [copy = *prepared, leases = std::move(leases)] {
+                [copy = *prepared, dstLease = std::move(dstLease), srcLease = std::move(srcLease)] {
                   copy.run();
                   return CUDA_SUCCESS;
                 });
@@ -163,11 +168,11 @@ CUresult memset2D(CUdeviceptr dst, size_t pitch, uint32_t value, unsigned elemen
   size_t extent = (height - 1) * pitch + rowBytes;
   auto region = deviceRange(dst, extent, /*write=*/true);
   if (!region) return region.error().code;
-  std::vector<RegionLease> leases;
-  if (CUresult r = leaseFor(*region, leases); r != CUDA_SUCCESS) return r;
+  RegionLease lease;
+  if (CUresult r = leaseFor(std::move(*region), lease); r != CUDA_SUCCESS) return r;
   return submit(
       context, stream, async, false,
-      [=, leases = std::move(leases)] {
+      [=, lease = std::move(lease)] {
         fill2D(reinterpret_cast<uint8_t*>(dst), pitch, value, elementSize, width, height);
         return CUDA_SUCCESS;
       },
