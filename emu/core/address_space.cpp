@@ -262,6 +262,80 @@ Expected<RegionPtr> AddressSpace::allocate(RegionPtr region, uint64_t commitByte
   return region;
 }
 
+Expected<RegionPtr> AddressSpace::allocateSmall(RegionPtr region) {
+  if (boundsMode() == BoundsMode::Exact || region->size > kSmallAllocationMax || !limit_)
+    return makeError(CUDA_ERROR_NOT_SUPPORTED, "not a small allocation");
+  const uint64_t units = alignUp(std::max<uint64_t>(region->size, 1), kSlabUnit) / kSlabUnit;
+  constexpr uint64_t kUnitsPerSlab = kSlabBytes / kSlabUnit;
+  // First fit in a slab: the run of `units` free bits, searched bit by bit (runs are at most 64 units).
+  auto findRun = [&](Slab& slab) -> int64_t {
+    if (kUnitsPerSlab - slab.units < units) return -1;
+    uint64_t run = 0;
+    for (uint64_t i = 0; i < kUnitsPerSlab; ++i) {
+      if (run == 0 && (i & 63) == 0 && slab.taken[i / 64] == ~uint64_t(0)) {
+        i += 63;
+        continue;
+      }
+      run = (slab.taken[i / 64] >> (i & 63)) & 1 ? 0 : run + 1;
+      if (run == units) return int64_t(i + 1 - units);
+    }
+    return -1;
+  };
+  std::unique_lock lock(mutex_);
+  uint64_t slabStart = 0;
+  int64_t unit = -1;
+  if (auto hinted = slabs_.find(slabHint_); hinted != slabs_.end()) {
+    unit = findRun(hinted->second);
+    slabStart = hinted->first;
+  }
+  for (auto it = slabs_.begin(); unit < 0 && it != slabs_.end(); ++it) {
+    unit = findRun(it->second);
+    slabStart = it->first;
+  }
+  if (unit < 0) {
+    slabStart = takeAddresses(kSlabBytes + kChunk, kSlabBytes, 0);  // + one guard chunk
+    if (!slabStart) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "device address range exhausted");
+    if (!commit(slabStart, kSlabBytes)) {
+      returnAddresses(slabStart, kSlabBytes + kChunk);
+      return makeError(CUDA_ERROR_OUT_OF_MEMORY, "the host refused to commit memory");
+    }
+    setAccessible(slabStart, kSlabBytes, true);
+    slabs_.emplace(slabStart, Slab{});
+    unit = 0;
+  }
+  Slab& slab = slabs_.at(slabStart);
+  for (uint64_t i = uint64_t(unit); i < uint64_t(unit) + units; ++i) slab.taken[i / 64] |= uint64_t(1) << (i & 63);
+  slab.units += units;
+  slabHint_ = slabStart;
+  region->start = slabStart + uint64_t(unit) * kSlabUnit;
+  region->slab = slabStart;
+  region->reservedSize = 0;
+  region->committedSize = 0;
+  region->accessibleSize = units * kSlabUnit;
+  region->bufferId = nextBufferId();
+  std::memset(reinterpret_cast<void*>(region->start), 0, units * kSlabUnit);  // fresh memory reads as zero
+  regions_.emplace(region->start, region);
+  return region;
+}
+
+void AddressSpace::releaseSlabBlock(const MemoryRegion& region) {
+  auto it = slabs_.find(region.slab);
+  if (it == slabs_.end()) return;
+  Slab& slab = it->second;
+  uint64_t first = (region.start - region.slab) / kSlabUnit, units = region.accessibleSize / kSlabUnit;
+  for (uint64_t i = first; i < first + units; ++i) slab.taken[i / 64] &= ~(uint64_t(1) << (i & 63));
+  slab.units -= units;
+  if (slab.units) return;
+  // The last block of the slab: its memory and addresses go back.
+  setAccessible(region.slab, kSlabBytes, false);
+  if (slab.sharedBacking && sharedFd_ >= 0)
+    fallocate(sharedFd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off_t(region.slab - base_), off_t(kSlabBytes));
+  mmap(reinterpret_cast<void*>(region.slab), kSlabBytes, PROT_NONE,
+       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+  returnAddresses(region.slab, kSlabBytes + kChunk);
+  slabs_.erase(it);
+}
+
 Expected<RegionPtr> AddressSpace::allocateBelow4GiB(RegionPtr region, uint64_t commitBytes) {
   constexpr uint64_t kLowBytes = uint64_t(512) << 20;
   std::unique_lock lock(mutex_);
@@ -321,21 +395,50 @@ Expected<RegionPtr> AddressSpace::registerExternal(RegionPtr region) {
   return region;
 }
 
-RegionPtr AddressSpace::release(uint64_t start) {
-  std::unique_lock lock(mutex_);
-  RegionPtr region;
-  if (auto it = regions_.find(start); it != regions_.end()) {
-    region = std::move(it->second);
-    regions_.erase(it);
-  } else if (auto r = reservations_.find(start); r != reservations_.end()) {
-    region = std::move(r->second);
-    reservations_.erase(r);
-  } else {
-    return nullptr;
+RegionLease::RegionLease(RegionPtr region) : region_(std::move(region)) {
+  if (!region_) return;
+  // Sequentially consistent with release(): either release() sees this lease and leaves the unmapping to it, or
+  // this sees the release and gives up.
+  region_->leases.fetch_add(1);
+  if (region_->released.load()) end();
+}
+
+RegionLease::RegionLease(const RegionPtr& region, bool alreadyHeld) : region_(region) {
+  // Another lease holds the region: the memory cannot be reclaimed meanwhile.
+  if (region_ && alreadyHeld) region_->leases.fetch_add(1);
+}
+
+RegionLease& RegionLease::operator=(const RegionLease& other) {
+  if (this != &other) {
+    end();
+    region_ = other.region_;
+    if (region_) region_->leases.fetch_add(1);
   }
-  if (region->reservedSize && inLowRange(region->start)) {
-    decommit(*region);
-    uint64_t at = region->start, bytes = region->reservedSize + kChunk;
+  return *this;
+}
+
+RegionLease& RegionLease::operator=(RegionLease&& other) noexcept {
+  if (this != &other) {
+    end();
+    region_ = std::move(other.region_);
+  }
+  return *this;
+}
+
+void RegionLease::end() {
+  if (!region_) return;
+  if (region_->leases.fetch_sub(1) == 1 && region_->released.load()) AddressSpace::instance().reclaim(*region_);
+  region_.reset();
+}
+
+void AddressSpace::reclaim(MemoryRegion& region) {
+  if (region.reclaimed.exchange(true)) return;
+  std::unique_lock lock(mutex_);
+  if (region.slab) {
+    releaseSlabBlock(region);
+  } else if (region.reservedSize && inLowRange(region.start)) {
+    decommit(region);
+    uint64_t at = region.start, bytes = region.reservedSize + kChunk;
     auto next = lowFreeSpans_.lower_bound(at);
     if (next != lowFreeSpans_.end() && at + bytes == next->first) {
       bytes += next->second;
@@ -345,12 +448,32 @@ RegionPtr AddressSpace::release(uint64_t start) {
       std::prev(next)->second += bytes;
     else
       lowFreeSpans_.emplace(at, bytes);
-  } else if (region->reservedSize) {
-    if (region->kind != MemoryKind::VmmReservation)
-      setAccessible(region->start, region->kernelAccessibleBytes(), false);
-    decommit(*region);
-    returnAddresses(region->start, region->reservedSize + kChunk);
+  } else if (region.reservedSize) {
+    decommit(region);
+    returnAddresses(region.start, region.reservedSize + kChunk);
   }
+}
+
+RegionPtr AddressSpace::release(uint64_t start) {
+  RegionPtr region;
+  {
+    std::unique_lock lock(mutex_);
+    if (auto it = regions_.find(start); it != regions_.end()) {
+      region = std::move(it->second);
+      regions_.erase(it);
+    } else if (auto r = reservations_.find(start); r != reservations_.end()) {
+      region = std::move(r->second);
+      reservations_.erase(r);
+    } else {
+      return nullptr;
+    }
+    // Kernels fault on it from now on; the memory itself stays until the last lease ends.
+    if (!region->slab && region->reservedSize && !inLowRange(region->start) &&
+        region->kind != MemoryKind::VmmReservation)
+      setAccessible(region->start, region->kernelAccessibleBytes(), false);
+  }
+  region->released.store(true);
+  if (region->leases.load() == 0) reclaim(*region);
   return region;
 }
 
@@ -432,21 +555,26 @@ Expected<std::pair<int, uint64_t>> AddressSpace::shareRegion(const RegionPtr& re
   int fd = sharedFd();
   if (fd < 0) return makeError(CUDA_ERROR_NOT_SUPPORTED, "memfd_create failed: IPC unavailable");
   if (!inRange(region->start)) return makeError(CUDA_ERROR_INVALID_VALUE, "memory below 4 GiB cannot be shared");
-  uint64_t offset = region->start - base_;
-  if (!region->sharedBacking) {
+  // A small allocation shares its slab: the whole slab moves.
+  Slab* slab = region->slab ? &slabs_.at(region->slab) : nullptr;
+  bool& moved = slab ? slab->sharedBacking : region->sharedBacking;
+  uint64_t moveStart = slab ? region->slab : region->start;
+  uint64_t moveBytes = slab ? kSlabBytes : region->committedSize;
+  uint64_t moveOffset = moveStart - base_;
+  if (!moved) {
     // Move the pages onto the shared file: copy the contents, then replace the private mapping in one step.
-    void* src = reinterpret_cast<void*>(region->start);
+    void* src = reinterpret_cast<void*>(moveStart);
     uint64_t done = 0;
-    while (done < region->committedSize) {
-      ssize_t n = pwrite(fd, static_cast<char*>(src) + done, region->committedSize - done, off_t(offset + done));
+    while (done < moveBytes) {
+      ssize_t n = pwrite(fd, static_cast<char*>(src) + done, moveBytes - done, off_t(moveOffset + done));
       if (n <= 0) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "cannot copy into shared memory");
       done += uint64_t(n);
     }
-    void* p = mmap(src, region->committedSize, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, off_t(offset));
+    void* p = mmap(src, moveBytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, off_t(moveOffset));
     if (p == MAP_FAILED) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "cannot map shared memory");
-    region->sharedBacking = true;
+    moved = true;
   }
-  return std::pair<int, uint64_t>(fd, offset);
+  return std::pair<int, uint64_t>(fd, region->start - base_);
 }
 
 uint64_t AddressSpace::capacity(int device) {

@@ -5,7 +5,8 @@
 // Every allocation the driver knows of is a MemoryRegion: device memory, pinned host memory and managed memory
 // carved from the range, host memory registered by the application (outside the range), VMM reservations and
 // mappings, IPC imports. Regions start on a chunk boundary and are followed by at least one unmapped guard chunk,
-// so an overrun faults instead of touching a neighbour. A flat table with one 32-bit entry per chunk answers
+// so an overrun faults instead of touching a neighbour; small device allocations are the exception: they share
+// slabs, as on a GPU (allocateSmall). A flat table with one 32-bit entry per chunk answers
 // "may `size` bytes at `address` be accessed?" in O(1) without locks.
 #pragma once
 
@@ -61,7 +62,14 @@ struct MemoryRegion {
   uint64_t vmmHandle = 0;      // VmmMapping: the physical allocation's handle value
   uint64_t vmmOffset = 0;      // VmmMapping: offset into the physical allocation
   bool sharedBacking = false;  // backed by the shared memfd (exported through IPC)
+  uint64_t slab = 0;           // sub-allocated: the start of the shared slab holding it (AddressSpace::allocateSmall)
   std::shared_ptr<void> keepAlive;  // what the memory belongs to (a VMM physical allocation, an IPC import)
+  // Copies and sets in flight hold leases (RegionLease): freeing the region meanwhile (cuMemFree on another
+  // thread, or its context's destruction) unregisters it at once but leaves its memory mapped until the last lease
+  // ends, so the bytes never vanish under a running copy.
+  std::atomic<int> leases{0};
+  std::atomic<bool> released{false};
+  std::atomic<bool> reclaimed{false};
   std::atomic<bool> syncMemops{false};
   std::atomic<bool> freePending{false};  // cuMemFreeAsync queued: a second free is an error
   std::atomic<int> accessFlags{CU_MEM_ACCESS_FLAGS_PROT_READWRITE};  // VMM mappings: set by cuMemSetAccess
@@ -85,6 +93,25 @@ struct MemoryRegion {
 };
 
 using RegionPtr = std::shared_ptr<MemoryRegion>;
+
+// A hold on a region's memory for the duration of a copy or set (see MemoryRegion::leases). Invalid (empty) when
+// the region was already freed: the caller answers as for a freed pointer. Copies hold another lease.
+class RegionLease {
+ public:
+  RegionLease() = default;
+  explicit RegionLease(RegionPtr region);
+  RegionLease(const RegionLease& other) : RegionLease(other.region_, true) {}
+  RegionLease& operator=(const RegionLease& other);
+  RegionLease(RegionLease&& other) noexcept = default;
+  RegionLease& operator=(RegionLease&& other) noexcept;
+  ~RegionLease() { end(); }
+  bool valid() const { return region_ != nullptr; }
+
+ private:
+  RegionLease(const RegionPtr& region, bool alreadyHeld);
+  void end();
+  RegionPtr region_;
+};
 
 // Where a kernel's access beyond an allocation faults. NVIDIA's driver maps device memory in granules and a GPU
 // faults only outside mapped memory: reads and writes a few bytes (or kilobytes) past a small allocation succeed
@@ -131,12 +158,23 @@ class AddressSpace {
   // `fixedAddress`, if non-zero, asks for that address (VMM reservations); it is only a hint.
   Expected<RegionPtr> allocate(RegionPtr region, uint64_t commitBytes, uint64_t alignment = 0,
                                uint64_t fixedAddress = 0);
+  // Small device allocations share slabs of kSlabBytes (one host mapping each) in kSlabUnit steps, as the GPU's
+  // allocator packs them (an H100 puts 1-byte allocations 512 bytes apart in 2 MiB chunks); two host mappings per
+  // allocation exhausted vm.max_map_count after ~32,700 of them. The block is zeroed. A kernel may touch the whole
+  // slab without a fault (on the GPU the chunk is mapped too): only the API checks the block's bounds. Fails
+  // (returns an error) in exact bounds mode and for sizes above kSmallAllocationMax: allocate() serves those.
+  Expected<RegionPtr> allocateSmall(RegionPtr region);
+  static constexpr uint64_t kSlabBytes = uint64_t(2) << 20;
+  static constexpr uint64_t kSlabUnit = 512;
+  static constexpr uint64_t kSmallAllocationMax = 32 * 1024;
+
   // The same below 4 GiB, for the 32-bit legacy entry points (cuMemAlloc with CUdeviceptr_v1): from a small
   // second range reserved on first use. Its regions are found through the region map (no fast-table entries).
   Expected<RegionPtr> allocateBelow4GiB(RegionPtr region, uint64_t commitBytes);
   // Registers a region that needs no addresses from the range (registered host memory).
   Expected<RegionPtr> registerExternal(RegionPtr region);
-  // Unregisters the region starting at `start`, decommits and returns its addresses. Returns the region.
+  // Unregisters the region starting at `start`, decommits and returns its addresses (once its last lease ends).
+  // Returns the region.
   RegionPtr release(uint64_t start);
   // Unregisters every region `predicate` selects (context teardown); returns them.
   std::vector<RegionPtr> releaseIf(const std::function<bool(const MemoryRegion&)>& predicate);
@@ -152,8 +190,9 @@ class AddressSpace {
   void insertRegion(RegionPtr region);
   void eraseRegion(uint64_t start);
 
-  // IPC: makes the region's memory shareable with other processes (moves it onto the shared memfd once) and
-  // returns the fd and the offset of the region in it.
+  // IPC: makes the region's memory shareable with other processes (moves it onto the shared memfd once; a small
+  // allocation's whole slab) and returns the fd and the offset of the region in it (not page-aligned for a small
+  // allocation).
   Expected<std::pair<int, uint64_t>> shareRegion(const RegionPtr& region);
   // The shared memfd itself (created on first use), or -1 where memfd is unavailable.
   int sharedFileDescriptor();
@@ -214,6 +253,18 @@ class AddressSpace {
     return address - lowBase_.load(std::memory_order_relaxed) < limit;
   }
   uint64_t rover_ = 0;
+  // Slabs by start: which kSlabUnit blocks are taken, and how many.
+  struct Slab {
+    std::vector<uint64_t> taken = std::vector<uint64_t>(kSlabBytes / kSlabUnit / 64, 0);
+    uint64_t units = 0;
+    bool sharedBacking = false;  // moved onto the shared memfd (a block of it was exported through IPC)
+  };
+  std::map<uint64_t, Slab> slabs_;
+  uint64_t slabHint_ = 0;  // the slab that served the last small allocation
+  void releaseSlabBlock(const MemoryRegion& region);
+  // Decommits a released region and returns its addresses: exactly once, when it is released and unleased.
+  void reclaim(MemoryRegion& region);
+  friend class RegionLease;
   int sharedFd_ = -1;
   std::atomic<uint64_t> nextBufferId_{1};
   static constexpr int kMaxDevices = 64;

@@ -42,6 +42,17 @@ constexpr size_t kDefaultSyncDepth = 2;
 constexpr size_t kDefaultPendingLaunchCount = 2048;
 constexpr size_t kDefaultL2FetchGranularity = 64;
 constexpr size_t kMaxL2FetchGranularity = 128;
+// What cuCtxSetLimit does with out-of-range values on an H100, driver 580
+// (tools/gpu-probe/results/reliability24-h100-2026-11-26.txt): the stack size is rounded up to 16 bytes and refused
+// (CUDA_ERROR_INVALID_VALUE, the limit unchanged) from 512 KiB on (64 KiB is accepted; the exact bound between is
+// not measured); the heap and the printf FIFO are clamped silently, the heap to a share of the device's memory
+// (17,681,179,680 bytes of an 85,017,493,504-byte H100) and to at least 4 MiB, the FIFO to 512 KiB .. 2 GiB.
+constexpr size_t kStackGranularity = 16;
+constexpr size_t kMaxStackSize = 512 * 1024;
+constexpr size_t kMinMallocHeapSize = 4 * 1024 * 1024;
+constexpr double kMaxMallocHeapShare = 17681179680.0 / 85017493504.0;
+constexpr size_t kMinPrintfFifoSize = 512 * 1024;
+constexpr size_t kMaxPrintfFifoSize = size_t(2) << 30;
 
 }  // namespace
 
@@ -142,8 +153,18 @@ CUresult Context::setLimit(CUlimit which, size_t value) {
   const DeviceProfile& profile = device_.profile();
   switch (which) {
     case CU_LIMIT_STACK_SIZE:
+      if (value >= kMaxStackSize) return CUDA_ERROR_INVALID_VALUE;
+      value = (value + kStackGranularity - 1) / kStackGranularity * kStackGranularity;
+      break;
     case CU_LIMIT_PRINTF_FIFO_SIZE:
-    case CU_LIMIT_MALLOC_HEAP_SIZE:
+      value = std::clamp(value, kMinPrintfFifoSize, kMaxPrintfFifoSize);
+      break;
+    case CU_LIMIT_MALLOC_HEAP_SIZE: {
+      auto maxHeap = static_cast<size_t>(static_cast<double>(AddressSpace::capacity(device_.ordinal())) *
+                                         kMaxMallocHeapShare);
+      value = std::clamp(value, kMinMallocHeapSize, std::max(maxHeap, kMinMallocHeapSize));
+      break;
+    }
     case CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT:
       break;
     case CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH:

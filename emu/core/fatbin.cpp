@@ -4,11 +4,14 @@
 #include <lz4.h>
 #include <zstd.h>
 
+#include <fcntl.h>
 #include <link.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -53,6 +56,48 @@ class Bytes {
   const uint8_t* base_;
   uint64_t size_;
 };
+
+// Whether every byte of [p, p + n) can be read. The sizes an image declares may point past the caller's buffer
+// (a corrupt fatbinary, a wrapper pointing at unmapped memory): one byte of every page is read through
+// process_vm_readv, which fails with EFAULT instead of faulting. Where the system refuses the call (seccomp), the
+// bytes are assumed readable, as before.
+bool readable(const void* p, size_t n) {
+  static const size_t kPage = size_t(sysconf(_SC_PAGESIZE));
+  if (n == 0) return true;
+  uintptr_t first = reinterpret_cast<uintptr_t>(p);
+  if (first + n < first) return false;
+  uintptr_t page = first & ~(kPage - 1);
+  uintptr_t last = first + n - 1;
+  constexpr size_t kBatch = 256;
+  char sink[kBatch];
+  iovec local{sink, kBatch};
+  iovec remote[kBatch];
+  while (page <= last) {
+    size_t count = 0;
+    for (; count < kBatch && page <= last; ++count, page += kPage)
+      remote[count] = {reinterpret_cast<void*>(std::max(page, first)), 1};
+    local.iov_len = count;
+    ssize_t got = process_vm_readv(getpid(), &local, 1, remote, count, 0);
+    if (got == ssize_t(count)) continue;
+    if (got < 0 && errno != EFAULT) return true;  // the call itself is unavailable
+    return false;
+  }
+  return true;
+}
+
+// The length of NUL-terminated text of unknown size, checked page by page; nullopt if unreadable memory comes
+// before the NUL.
+std::optional<size_t> readableTextLength(const char* text) {
+  static const size_t kPage = size_t(sysconf(_SC_PAGESIZE));
+  size_t length = 0;
+  while (true) {
+    const char* at = text + length;
+    size_t inPage = kPage - (reinterpret_cast<uintptr_t>(at) & (kPage - 1));
+    if (!readable(at, inPage)) return std::nullopt;
+    if (const void* nul = std::memchr(at, 0, inPage)) return length + size_t(static_cast<const char*>(nul) - at);
+    length += inPage;
+  }
+}
 
 // Compares a prefix byte by byte, stopping at the first difference: safe on a short NUL-terminated string of
 // unknown size, because none of the magic numbers contains a zero byte.
@@ -229,11 +274,13 @@ Expected<PtxText> bestPtx(const fatbin::Container& container, uint32_t cc, const
   }
   auto text = fatbin::entryPayload(container, *best);
   if (!text) return text.takeError();
-  // Driver 580 answers CUDA_ERROR_UNKNOWN for a PTX entry without text (measured on an H200 with a fatbinary cut
-  // inside its first entry header).
+  // A PTX entry without text: driver 580 answers CUDA_ERROR_INVALID_PTX when the entry's header is intact (its
+  // payload all zero bytes, measured on an H100) and CUDA_ERROR_UNKNOWN when the header names no PTX version either
+  // (a fatbinary cut inside its first entry header, measured on an H200).
   if (text->empty() || text->front() == '\0')
-    return makeError(CUDA_ERROR_UNKNOWN, fmt::format("{}: the fatbinary's PTX entry for {} is empty",
-                                                     describeImageLocation(image), entryArchName(*best)));
+    return makeError(best->versionMajor ? CUDA_ERROR_INVALID_PTX : CUDA_ERROR_UNKNOWN,
+                     fmt::format("{}: the fatbinary's PTX entry for {} is empty", describeImageLocation(image),
+                                 entryArchName(*best)));
   PtxText ptx;
   ptx.text = std::move(*text);
   ptx.arch = best->arch;
@@ -350,8 +397,10 @@ const char* imageKindName(ImageKind kind) {
 Expected<ImageKind> classifyImage(const void* image, size_t size) {
   if (!image) return makeError(CUDA_ERROR_INVALID_VALUE, "the module image is a null pointer");
   if (size == 0) return invalidImage("the module image is empty");
+  if (size == kUnknownImageSize && !readable(image, 1)) return invalidImage("the module image is not readable memory");
   if (startsWithU32(image, size, fatbin::kWrapperMagic)) {
-    if (size < kWrapperSize) return invalidImage("truncated fatbinary wrapper");
+    if (size < kWrapperSize || (size == kUnknownImageSize && !readable(image, kWrapperSize)))
+      return invalidImage("truncated fatbinary wrapper");
     return ImageKind::FatbinWrapper;
   }
   if (startsWithU32(image, size, fatbin::kContainerMagic)) {
@@ -362,13 +411,15 @@ Expected<ImageKind> classifyImage(const void* image, size_t size) {
   if (startsWith(image, size, kElfMagic, 4)) {
     auto* p = static_cast<const uint8_t*>(image);
     // The ELF header is 64 bytes; a short NUL-terminated string cannot get here (checked byte by byte).
-    if (size < 64) return invalidImage("truncated ELF image");
+    if (size < 64 || (size == kUnknownImageSize && !readable(image, 64))) return invalidImage("truncated ELF image");
     if (p[4] != 2) return invalidImage("ELF image is not 64-bit");
     uint16_t machine;
     std::memcpy(&machine, p + 0x12, 2);
     if (machine != kElfMachineCuda) return invalidImage(fmt::format("ELF image is not a cubin (machine {})", machine));
     return ImageKind::ElfCubin;
   }
+  if (size == kUnknownImageSize && !readableTextLength(static_cast<const char*>(image)))
+    return invalidImage("the module image is text without a terminating NUL before unreadable memory");
   if (looksLikePtx(image, size)) return ImageKind::PtxText;
   return invalidImage("the module image is neither PTX, a fatbinary nor a cubin");
 }
@@ -378,6 +429,8 @@ namespace fatbin {
 Expected<Container> parseContainer(const void* image, size_t size) {
   if (!image) return invalidImage("null fatbinary");
   if (size != kUnknownImageSize && size < kContainerHeaderSize) return invalidImage("truncated fatbinary header");
+  if (size == kUnknownImageSize && !readable(image, kContainerHeaderSize))
+    return invalidImage("the fatbinary header is not readable memory");
   Bytes header(static_cast<const uint8_t*>(image), kContainerHeaderSize);
   if (*header.read<uint32_t>(0) != kContainerMagic) return invalidImage("not a fatbinary (bad magic)");
   uint16_t version = *header.read<uint16_t>(4);
@@ -389,6 +442,9 @@ Expected<Container> parseContainer(const void* image, size_t size) {
   if (dataSize > limit || headerSize + dataSize > limit)
     return invalidImage(fmt::format("fatbinary declares {} bytes, more than the {} available", headerSize + dataSize,
                                     size == kUnknownImageSize ? "plausible" : std::to_string(size)));
+  if (size == kUnknownImageSize && !readable(image, headerSize + dataSize))
+    return invalidImage(fmt::format("fatbinary declares {} bytes, more than its readable memory holds",
+                                    headerSize + dataSize));
 
   Container container;
   container.base = static_cast<const uint8_t*>(image);
@@ -523,7 +579,8 @@ Expected<PtxImage> extractPtx(const void* image, int ccMajor, int ccMinor, size_
   if (version == 1) {
     if (!fatbinAddress) return invalidImage("fatbinary wrapper with a null fatbinary");
     auto* containerImage = reinterpret_cast<const void*>(fatbinAddress);
-    if (!startsWithU32(containerImage, kContainerHeaderSize, fatbin::kContainerMagic))
+    if (!readable(containerImage, kContainerHeaderSize) ||
+        !startsWithU32(containerImage, kContainerHeaderSize, fatbin::kContainerMagic))
       return invalidImage("fatbinary wrapper does not point to a fatbinary");
     auto ptx = bestPtxOfContainer(containerImage, kUnknownImageSize, cc, containerImage);
     if (!ptx) return ptx.takeError();
@@ -533,10 +590,13 @@ Expected<PtxImage> extractPtx(const void* image, int ccMajor, int ccMinor, size_
   if (version == 2) {
     result.needsLinking = true;
     auto* units = reinterpret_cast<const uint64_t*>(extraAddress);
-    for (size_t i = 0; units && units[i] != 0; ++i) {
+    for (size_t i = 0; units; ++i) {
+      if (!readable(units + i, sizeof *units)) return invalidImage("fatbinary wrapper: unreadable unit list");
+      if (units[i] == 0) break;
       if (i == kMaxLinkedUnits) return invalidImage("fatbinary wrapper: unit list is not terminated");
       auto* containerImage = reinterpret_cast<const void*>(units[i]);
-      if (!startsWithU32(containerImage, kContainerHeaderSize, fatbin::kContainerMagic))
+      if (!readable(containerImage, kContainerHeaderSize) ||
+          !startsWithU32(containerImage, kContainerHeaderSize, fatbin::kContainerMagic))
         return invalidImage(fmt::format("fatbinary wrapper: unit {} is not a fatbinary", i));
       auto container = fatbin::parseContainer(containerImage, kUnknownImageSize);
       if (!container) return container.takeError();
@@ -649,6 +709,41 @@ Expected<PtxImage> extractPtxFromHostBinary(const void* data, size_t size, int c
     return makeError(CUDA_ERROR_NO_BINARY_FOR_GPU,
                      problems.empty() ? name + ": no device code (compile with nvcc -dc or -c)" : problems.front());
   return image;
+}
+
+Expected<std::string> readImageFile(const char* path) {
+  // Far beyond any module a device or pipe could sensibly deliver; /dev/zero must not be read forever.
+  constexpr size_t kMaxUnsizedFileBytes = size_t(64) << 20;
+  if (!path || !*path) return makeError(CUDA_ERROR_INVALID_VALUE, "empty module file name");
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // O_NONBLOCK: a FIFO without a writer must not block
+  if (fd < 0) return makeError(CUDA_ERROR_FILE_NOT_FOUND, fmt::format("cannot open {}: {}", path, std::strerror(errno)));
+  std::unique_ptr<int, void (*)(int*)> closer(&fd, [](int* f) { close(*f); });
+  struct stat st {};
+  if (fstat(fd, &st) != 0) return makeError(CUDA_ERROR_FILE_NOT_FOUND, fmt::format("cannot stat {}", path));
+  if (S_ISDIR(st.st_mode)) return makeError(CUDA_ERROR_OUT_OF_MEMORY, fmt::format("{} is a directory", path));
+  bool regular = S_ISREG(st.st_mode);
+  size_t limit = regular ? size_t(st.st_size) : kMaxUnsizedFileBytes;
+  std::string bytes;
+  bytes.resize(regular ? limit : std::min<size_t>(limit, 1 << 20));
+  size_t done = 0;
+  while (true) {
+    if (done == bytes.size()) {
+      if (bytes.size() >= limit) {
+        if (regular) break;  // a regular file is read to its size
+        char probe;
+        if (read(fd, &probe, 1) <= 0) break;
+        return invalidImage(fmt::format("{} is not a regular file and delivers more than {} bytes", path, limit));
+      }
+      bytes.resize(std::min(limit, bytes.size() * 2));
+    }
+    ssize_t n = read(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // end of file, or a pipe with nothing to deliver
+    done += size_t(n);
+  }
+  bytes.resize(done);
+  bytes.push_back('\0');  // PTX files need not end with a NUL; images given in memory do
+  return bytes;
 }
 
 std::string binaryContaining(const void* address) {

@@ -121,6 +121,12 @@ Expected<PtxImage> extractPtx(const void* image, int ccMajor, int ccMinor, size_
 Expected<PtxImage> extractPtxFromHostBinary(const void* data, size_t size, int ccMajor, int ccMinor,
                                             const std::string& name);
 
+// The bytes of a module file (cuModuleLoad, cuLibraryLoadFromFile, cuLinkAddFile), NUL-terminated as images
+// given in memory are. Answers as driver 580: an empty path is CUDA_ERROR_INVALID_VALUE, a path that cannot be
+// opened CUDA_ERROR_FILE_NOT_FOUND, a directory CUDA_ERROR_OUT_OF_MEMORY; a file that is not regular (a device
+// such as /dev/zero, a pipe) is read only up to a bound and is CUDA_ERROR_INVALID_IMAGE past it.
+Expected<std::string> readImageFile(const char* path);
+
 // The file (executable or shared library) whose mapped memory holds `address`, for messages; "" if none.
 std::string binaryContaining(const void* address);
 

@@ -759,7 +759,8 @@ Expected<NodeData> makeGraphAllocation(Context& context, const CUDA_MEM_ALLOC_NO
   if (props.location.id != context.device().ordinal())
     return makeError(CUDA_ERROR_INVALID_VALUE, "a graph allocation on another device than the context's");
   if (params.accessDescCount && !params.accessDescs) return makeError(CUDA_ERROR_INVALID_VALUE, "no access list");
-  auto region = context.memory().allocateDevice(params.bytesize);
+  // Its own mapping: a later launch makes it again at the same address (allocateDeviceAt).
+  auto region = context.memory().allocateDevice(params.bytesize, /*ownMapping=*/true);
   if (!region) return region.takeError();
   MemAllocNodeData data;
   data.params = params;

@@ -30,8 +30,14 @@ class DeviceMemoryValidator final : public ptx::exec::MemoryValidator {
       validBytes = space.accessTable();
     }
   }
-  bool checkSlow(uint64_t address, uint64_t size, bool) const override {
-    return AddressSpace::instance().isAccessible(address, size);
+  bool checkSlow(uint64_t address, uint64_t size, bool write) const override {
+    const AddressSpace& space = AddressSpace::instance();
+    if (!space.isAccessible(address, size)) return false;
+    if (space.isDeviceAddress(address)) return true;
+    // Registered host memory: a store into memory registered read-only faults, as on the GPU; memory the
+    // application unmapped faults too (a GPU would still reach the pinned pages; the host would crash).
+    RegionPtr region = space.find(address);
+    return !region || registeredHostUsable(*region, address, size, write);
   }
 };
 
@@ -150,10 +156,17 @@ CUresult validate(const LaunchRequest& r, const Device& device) {
   if (g.x > 0x7FFFFFFFu || g.y > 65535 || g.z > 65535) return CUDA_ERROR_INVALID_VALUE;
   if (b.x > 1024 || b.y > 1024 || b.z > 64) return CUDA_ERROR_INVALID_VALUE;
   if (b.count() > r.function->maxThreadsPerBlock()) return CUDA_ERROR_INVALID_VALUE;
+  // A block shape other than .reqntid's is refused by the launch itself (driver 580); the context stays usable.
+  if (info.reqntid.x && (b.x != info.reqntid.x || b.y != info.reqntid.y || b.z != info.reqntid.z))
+    return CUDA_ERROR_INVALID_VALUE;
   // 48 KiB per block unless cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) opted in to more.
   int maxDynamic = r.function->maxDynamicSharedBytes.load();
   uint64_t sharedLimit = 49152;
   if (maxDynamic >= 0) sharedLimit = std::max<uint64_t>(sharedLimit, uint64_t(maxDynamic) + info.staticSharedBytes);
+  // Static shared memory alone may pass 48 KiB up to the opt-in maximum (49,156 static bytes launch on an H100,
+  // driver 580; more fails the load, or wraps negative and fails here).
+  uint64_t optin = uint64_t(attribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 232448));
+  if (info.staticSharedBytes <= optin) sharedLimit = std::max<uint64_t>(sharedLimit, info.staticSharedBytes);
   if (info.staticSharedBytes + uint64_t(r.dynamicSharedBytes) > sharedLimit) return CUDA_ERROR_INVALID_VALUE;
   // A cooperative grid must be co-resident, as the occupancy calculator counts it.
   if (r.cooperative &&

@@ -7,7 +7,10 @@
 
 #include <fmt/format.h>
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 
@@ -23,7 +26,7 @@ void ContextMemory::teardown() {
 }
 
 Expected<RegionPtr> ContextMemory::allocate(uint64_t bytes, MemoryKind kind, unsigned flags, bool charged,
-                                            bool below4GiB, uint64_t fixedAddress) {
+                                            bool below4GiB, uint64_t fixedAddress, bool ownMapping) {
   auto region = std::make_shared<MemoryRegion>();
   region->size = bytes;
   region->kind = kind;
@@ -42,14 +45,17 @@ Expected<RegionPtr> ContextMemory::allocate(uint64_t bytes, MemoryKind kind, uns
   }
   // Large allocations are 2 MiB aligned, as on the GPU (and huge pages become possible).
   uint64_t alignment = bytes >= (uint64_t(2) << 20) ? uint64_t(2) << 20 : 0;
-  auto result =
-      below4GiB ? space.allocateBelow4GiB(region, commit) : space.allocate(region, commit, alignment, fixedAddress);
+  Expected<RegionPtr> result = makeError(CUDA_ERROR_NOT_SUPPORTED, "");
+  if (kind == MemoryKind::Device && !below4GiB && !fixedAddress && !ownMapping) result = space.allocateSmall(region);
+  if (!result && result.error().code == CUDA_ERROR_NOT_SUPPORTED)
+    result =
+        below4GiB ? space.allocateBelow4GiB(region, commit) : space.allocate(region, commit, alignment, fixedAddress);
   if (!result && charged) space.uncharge(region->device, commit);
   return result;
 }
 
-Expected<RegionPtr> ContextMemory::allocateDevice(uint64_t bytes) {
-  return allocate(bytes, MemoryKind::Device, 0, /*charged=*/true);
+Expected<RegionPtr> ContextMemory::allocateDevice(uint64_t bytes, bool ownMapping) {
+  return allocate(bytes, MemoryKind::Device, 0, /*charged=*/true, /*below4GiB=*/false, /*fixedAddress=*/0, ownMapping);
 }
 
 Expected<RegionPtr> ContextMemory::allocateDeviceAt(uint64_t bytes, uint64_t address) {
@@ -105,7 +111,45 @@ Expected<RegionPtr> releaseRegion(uint64_t address, std::initializer_list<Memory
   return region;
 }
 
-Expected<RegionPtr> deviceRange(uint64_t address, uint64_t bytes) {
+bool registeredHostUsable(const MemoryRegion& region, uint64_t address, uint64_t bytes, bool write) {
+  if (region.kind != MemoryKind::HostRegistered) return true;
+  if (write && (region.flags & CU_MEMHOSTREGISTER_READ_ONLY)) return false;
+  uint64_t page = AddressSpace::pageSize();
+  uint64_t start = address & ~(page - 1);
+  uint64_t end = alignUp(address + std::max<uint64_t>(bytes, 1), page);
+  // mincore fails with ENOMEM where a page is not mapped; small spans (a kernel's access) need no allocation.
+  unsigned char small[8];
+  std::vector<unsigned char> large;
+  uint64_t pages = (end - start) / page;
+  unsigned char* residency = small;
+  if (pages > sizeof small) {
+    large.resize(pages);
+    residency = large.data();
+  }
+  return mincore(reinterpret_cast<void*>(start), end - start, residency) == 0;
+}
+
+bool hostPagesAllow(const void* p, size_t bytes, bool readOnly) {
+  uint64_t start = reinterpret_cast<uint64_t>(p), end = start + bytes;
+  FILE* maps = std::fopen("/proc/self/maps", "re");
+  if (!maps) return true;  // cannot tell: accept, as before
+  // The mappings are sorted; walk those covering [start, end) and require them contiguous and accessible.
+  uint64_t covered = start;
+  char line[512];
+  while (covered < end && std::fgets(line, sizeof line, maps)) {
+    unsigned long long lo = 0, hi = 0;
+    char perms[5] = {};
+    if (std::sscanf(line, "%llx-%llx %4s", &lo, &hi, perms) != 3) continue;
+    if (hi <= covered) continue;
+    if (lo > covered) break;  // a hole
+    if (perms[0] != 'r' || (!readOnly && perms[1] != 'w')) break;
+    covered = hi;
+  }
+  std::fclose(maps);
+  return covered >= end;
+}
+
+Expected<RegionPtr> deviceRange(uint64_t address, uint64_t bytes, bool write) {
   RegionPtr region = AddressSpace::instance().find(address);
   if (!region) return makeError(CUDA_ERROR_INVALID_VALUE, fmt::format("{:#x} is not device memory", address));
   if (!region->contains(address, bytes))
@@ -115,16 +159,22 @@ Expected<RegionPtr> deviceRange(uint64_t address, uint64_t bytes) {
   if (region->kind == MemoryKind::VmmMapping &&
       region->accessFlags.load(std::memory_order_relaxed) == CU_MEM_ACCESS_FLAGS_PROT_NONE)
     return makeError(CUDA_ERROR_INVALID_VALUE, "mapping without access");
+  if (!registeredHostUsable(*region, address, bytes, write))
+    return makeError(CUDA_ERROR_INVALID_VALUE,
+                     fmt::format("registered host memory at {:#x} is read-only or no longer mapped", address));
   return region;
 }
 
-Expected<RegionPtr> anyRange(uint64_t address, uint64_t bytes) {
+Expected<RegionPtr> anyRange(uint64_t address, uint64_t bytes, bool write) {
   AddressSpace& space = AddressSpace::instance();
   if (RegionPtr region = space.find(address)) {
     if (!region->contains(address, bytes))
       return makeError(CUDA_ERROR_INVALID_VALUE,
                        fmt::format("{} bytes at {:#x} run past the end of the allocation at {:#x}", bytes, address,
                                    region->start));
+    if (!registeredHostUsable(*region, address, bytes, write))
+      return makeError(CUDA_ERROR_INVALID_VALUE,
+                       fmt::format("registered host memory at {:#x} is read-only or no longer mapped", address));
     return region;
   }
   if (space.isDeviceAddress(address))

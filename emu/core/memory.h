@@ -24,8 +24,10 @@ class ContextMemory {
   // Releases every allocation, pinned or registered host range, array and IPC mapping of the context.
   void teardown();
 
-  // cuMemAlloc: `bytes` of device memory of the context's device, charged against the device's capacity.
-  Expected<RegionPtr> allocateDevice(uint64_t bytes);
+  // cuMemAlloc: `bytes` of device memory of the context's device, charged against the device's capacity. Small
+  // allocations share slabs (AddressSpace::allocateSmall) unless `ownMapping` (memory that must be made again at
+  // the same address later: graph allocations).
+  Expected<RegionPtr> allocateDevice(uint64_t bytes, bool ownMapping = false);
   // The same at exactly `address` (a graph allocation made again where the application freed it); fails if
   // those addresses are taken.
   Expected<RegionPtr> allocateDeviceAt(uint64_t bytes, uint64_t address);
@@ -42,7 +44,7 @@ class ContextMemory {
 
  private:
   Expected<RegionPtr> allocate(uint64_t bytes, MemoryKind kind, unsigned flags, bool charged, bool below4GiB = false,
-                               uint64_t fixedAddress = 0);
+                               uint64_t fixedAddress = 0, bool ownMapping = false);
   Context& context_;
 };
 
@@ -53,13 +55,21 @@ Expected<RegionPtr> releaseRegion(uint64_t address, std::initializer_list<Memory
 void settleReleasedRegion(const MemoryRegion& region);
 
 // The region holding [address, address+bytes) on the device side (device, managed, pinned/registered host
-// memory addressed by its device pointer), or CUDA_ERROR_INVALID_VALUE.
-Expected<RegionPtr> deviceRange(uint64_t address, uint64_t bytes);
+// memory addressed by its device pointer), or CUDA_ERROR_INVALID_VALUE. `write`: the range is a copy's or a set's
+// destination, which memory registered read-only cannot be (driver 580).
+Expected<RegionPtr> deviceRange(uint64_t address, uint64_t bytes, bool write = false);
 
 // A pointer given where either side is allowed (cuMemcpy, CU_MEMORYTYPE_UNIFIED): a known region must hold
 // the whole range; an unknown pointer outside the device range is pageable host memory; an unknown pointer
 // inside the device range (freed memory) is CUDA_ERROR_INVALID_VALUE. Returns the region or null for host.
-Expected<RegionPtr> anyRange(uint64_t address, uint64_t bytes);
+Expected<RegionPtr> anyRange(uint64_t address, uint64_t bytes, bool write = false);
+
+// Registered host memory stays the application's: it may unmap it (a GPU keeps the pinned pages; cuemu cannot) or
+// have registered it read-only. Whether [address, address+bytes) of such a region may still be read (or
+// written): the pages are mapped, and not registered read-only for a write.
+bool registeredHostUsable(const MemoryRegion& region, uint64_t address, uint64_t bytes, bool write);
+// Whether [p, p+bytes) is mapped with read access, and write access unless `readOnly` (cuMemHostRegister).
+bool hostPagesAllow(const void* p, size_t bytes, bool readOnly);
 
 // Whether a host pointer needs a synchronous copy: pageable memory (not pinned, not registered) that the
 // application may reuse as soon as the call returns.
@@ -73,6 +83,7 @@ struct CopySide {
   uint8_t* origin = nullptr;
   size_t pitch = 0;
   size_t slicePitch = 0;
+  RegionPtr region;  // the allocation (or array storage) it lies in; null for pageable host memory
 };
 void copy3D(CopySide dst, CopySide src, size_t widthBytes, size_t height, size_t depth);
 

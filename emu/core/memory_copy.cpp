@@ -20,7 +20,7 @@ struct SideSpec {
 };
 
 Expected<CopySide> resolveSide(const SideSpec& s, size_t width, size_t height, size_t depth, bool& pageable,
-                               const char* which) {
+                               const char* which, bool write) {
   auto invalid = [which](std::string why) {
     return makeError(CUDA_ERROR_INVALID_VALUE, fmt::format("{}: {}", which, why));
   };
@@ -33,6 +33,7 @@ Expected<CopySide> resolveSide(const SideSpec& s, size_t width, size_t height, s
         height > array->rows() - s.y || s.z > array->slices() || depth > array->slices() - s.z)
       return invalid("the copy leaves the array");
     CopySide side;
+    side.region = array->storage();
     side.pitch = array->rowBytes();
     side.slicePitch = array->sliceBytes();
     side.origin = array->data() + s.z * side.slicePitch + s.y * side.pitch + s.x;
@@ -50,17 +51,20 @@ Expected<CopySide> resolveSide(const SideSpec& s, size_t width, size_t height, s
   if (!base) return invalid("null pointer");
   uint64_t first = base + s.z * slicePitch + s.y * pitch + s.x;
   uint64_t extent = (depth - 1) * slicePitch + (height - 1) * pitch + width;
+  CopySide side;
   if (s.type == CU_MEMORYTYPE_DEVICE) {
-    auto region = deviceRange(first, extent);
+    auto region = deviceRange(first, extent, write);
     if (!region) return region.takeError();
+    side.region = *region;
   } else if (s.type == CU_MEMORYTYPE_UNIFIED) {
-    auto region = anyRange(first, extent);
+    auto region = anyRange(first, extent, write);
     if (!region) return region.takeError();
     if (!*region) pageable = true;
+    side.region = *region;
   } else {
-    if (isPageableHost(reinterpret_cast<const void*>(first))) pageable = true;
+    side.region = AddressSpace::instance().find(first);
+    if (!side.region) pageable = true;
   }
-  CopySide side;
   side.origin = reinterpret_cast<uint8_t*>(first);
   side.pitch = pitch;
   side.slicePitch = slicePitch;
@@ -84,9 +88,9 @@ Expected<PreparedCopy> prepareCopy(const CUDA_MEMCPY3D_PEER& c) {
                c.srcHeight};
   SideSpec dst{c.dstMemoryType, c.dstHost, c.dstDevice, c.dstArray, c.dstXInBytes, c.dstY, c.dstZ, c.dstPitch,
                c.dstHeight};
-  auto s = resolveSide(src, c.WidthInBytes, c.Height, c.Depth, prepared.touchesPageableHost, "source");
+  auto s = resolveSide(src, c.WidthInBytes, c.Height, c.Depth, prepared.touchesPageableHost, "source", false);
   if (!s) return s.takeError();
-  auto d = resolveSide(dst, c.WidthInBytes, c.Height, c.Depth, prepared.touchesPageableHost, "destination");
+  auto d = resolveSide(dst, c.WidthInBytes, c.Height, c.Depth, prepared.touchesPageableHost, "destination", true);
   if (!d) return d.takeError();
   prepared.src = *s;
   prepared.dst = *d;

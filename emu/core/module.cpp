@@ -118,7 +118,8 @@ void readVersionAndTarget(std::string_view text, int& version, int& target) {
 
 }  // namespace
 
-Expected<CompiledImage> compileImage(const void* image, int ccMajor, int ccMinor, std::string name, size_t size) {
+Expected<CompiledImage> compileImage(const void* image, int ccMajor, int ccMinor, std::string name, size_t size,
+                                     uint64_t maxSharedPerBlock) {
   if (!image) return makeError(CUDA_ERROR_INVALID_VALUE, "NULL image");
   auto ptx = extractPtx(image, ccMajor, ccMinor, size);
   if (!ptx) return ptx.takeError();
@@ -155,6 +156,16 @@ Expected<CompiledImage> compileImage(const void* image, int ccMajor, int ccMinor
   options.fileName = out.name;
   auto compiled = ptx::exec::compile(text, options);
   if (!compiled.program) return makeError(CUDA_ERROR_INVALID_PTX, compiled.error);
+  // ptxas compares a kernel's static shared size as a signed 32-bit number (driver 580 on an H100): 300,000 bytes
+  // fail the load, while 4e9 bytes wrap to a negative size that loads (SHARED_SIZE_BYTES is then negative and
+  // every launch fails), which the launch check already does.
+  for (const auto& kernel : ptx::exec::kernels(*compiled.program)) {
+    auto wrapped = static_cast<int32_t>(static_cast<uint32_t>(kernel.staticSharedBytes));
+    if (maxSharedPerBlock && wrapped > 0 && uint64_t(wrapped) > maxSharedPerBlock)
+      return makeError(CUDA_ERROR_INVALID_PTX,
+                       fmt::format("{}: entry function '{}' uses too much shared data ({:#x} bytes, {:#x} max)",
+                                   out.name, kernel.name, wrapped, maxSharedPerBlock));
+  }
   out.program = std::move(compiled.program);
   return out;
 }

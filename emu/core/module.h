@@ -68,8 +68,10 @@ void reportJit(const JitOptions& options, std::string_view errorMessage, std::st
 // Turns an image given to the driver (PTX text, a fatbinary, the runtime's wrapper) into a compiled program
 // for `device`; errors carry the driver's code and a message for the log.
 // `size` bounds every read when the caller knows it (files, cuLinkAddData); fatbin.h's kUnknownImageSize otherwise.
+// `maxSharedPerBlock` (the device's opt-in maximum; 0: unchecked): a kernel whose static shared memory is larger
+// fails as ptxas fails it (CUDA_ERROR_INVALID_PTX).
 Expected<CompiledImage> compileImage(const void* image, int ccMajor, int ccMinor, std::string name = "image",
-                                     size_t size = SIZE_MAX);
+                                     size_t size = SIZE_MAX, uint64_t maxSharedPerBlock = 0);
 
 class Function {
  public:

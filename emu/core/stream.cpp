@@ -8,6 +8,9 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <system_error>
+#include <thread>
 
 namespace cuemu {
 namespace {
@@ -91,8 +94,26 @@ StreamPosition Stream::submit(StreamWork work, std::vector<StreamPosition> depen
   queue_.push_back(Item{std::move(work), std::move(dependencies), sequence, options});
   if (!workerRunning_) {
     workerRunning_ = true;
-    // The worker owns a reference, so a destroyed stream finishes its queue before it dies.
-    std::thread([self = shared_from_this()] { self->workerLoop(); }).detach();
+    try {
+      // The worker owns a reference, so a destroyed stream finishes its queue before it dies.
+      std::thread([self = shared_from_this()] { self->workerLoop(); }).detach();
+    } catch (const std::system_error&) {
+      // No thread to be had (the process ran out of threads or memory mappings): nothing would ever run the
+      // queue, so it runs here, in order, and no submission is left waiting forever.
+      workerRunning_ = false;
+      while (!queue_.empty()) {
+        Item item = std::move(queue_.front());
+        queue_.pop_front();
+        inlineRunning_ = true;
+        lock.unlock();
+        runItem(item);
+        lock.lock();
+        inlineRunning_ = false;
+      }
+      lock.unlock();
+      workAvailable_.notify_one();
+      return {shared_from_this(), sequence};
+    }
   } else {
     workAvailable_.notify_one();
   }
@@ -105,7 +126,15 @@ void Stream::runItem(Item& item) {
   // After a fault the context is unusable, as on a GPU: later work is skipped but still completes.
   bool run = context_.stickyError() == CUDA_SUCCESS || item.options == WorkOptions::RunAfterFault;
   if (run && item.work) {
-    CUresult result = item.work();
+    CUresult result;
+    try {
+      result = item.work();
+    } catch (const std::exception& e) {
+      // Work that cannot get its resources (threads, memory) fails as a launch out of resources; the item
+      // still completes below, so whoever waits for it is released.
+      CUEMU_ERROR("stream work failed: {}", e.what());
+      result = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+    }
     if (result != CUDA_SUCCESS) context_.setStickyError(result);
   }
   item.work = nullptr;

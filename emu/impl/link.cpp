@@ -12,8 +12,6 @@
 #include <ptx/link.h>
 
 #include <cstring>
-#include <fstream>
-#include <iterator>
 
 namespace cuemu {
 namespace {
@@ -91,11 +89,9 @@ CUresult addFile(CUlinkState handle, CUjitInputType type, const char* path, unsi
                  void** values) {
   if (!path) return CUDA_ERROR_INVALID_VALUE;
   if (!linkTable().find(handleValue(handle))) return CUDA_ERROR_INVALID_HANDLE;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return CUDA_ERROR_FILE_NOT_FOUND;
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  bytes.push_back('\0');
-  return addData(handle, type, bytes.data(), bytes.size(), path, numOptions, options, values);
+  auto bytes = readImageFile(path);
+  if (!bytes) return bytes.error().code;
+  return addData(handle, type, bytes->data(), bytes->size(), path, numOptions, options, values);
 }
 
 CUresult create(unsigned numOptions, CUjit_option* options, void** values, CUlinkState* out) {

@@ -14,22 +14,39 @@ namespace {
 
 enum class Side { Host, Device, Any };
 
-CUresult checkSide(uint64_t pointer, Side side, size_t bytes, bool& pageable) {
+// Holds the memory of `region` (if any) for a copy or set: another thread freeing it, or destroying its context,
+// meanwhile leaves it mapped until the work is done. A region freed before the lease is a freed pointer.
+CUresult leaseFor(RegionPtr region, RegionLease& lease) {
+  if (!region) return CUDA_SUCCESS;
+  lease = RegionLease(std::move(region));
+  return lease.valid() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+CUresult leaseFor(RegionPtr region, std::vector<RegionLease>& leases) {
+  RegionLease lease;
+  CUresult r = leaseFor(std::move(region), lease);
+  if (lease.valid()) leases.push_back(std::move(lease));
+  return r;
+}
+
+template <class Leases>
+CUresult checkSide(uint64_t pointer, Side side, size_t bytes, bool& pageable, bool write, Leases& leases) {
   switch (side) {
-    case Side::Host:
+    case Side::Host: {
       if (!pointer) return CUDA_ERROR_INVALID_VALUE;
-      if (isPageableHost(reinterpret_cast<const void*>(pointer))) pageable = true;
-      return CUDA_SUCCESS;
+      RegionPtr region = AddressSpace::instance().find(pointer);
+      if (!region) pageable = true;
+      return leaseFor(std::move(region), leases);
+    }
     case Side::Device: {
-      auto region = deviceRange(pointer, bytes);
-      return region ? CUDA_SUCCESS : region.error().code;
+      auto region = deviceRange(pointer, bytes, write);
+      return region ? leaseFor(std::move(*region), leases) : region.error().code;
     }
     case Side::Any: {
       if (!pointer) return CUDA_ERROR_INVALID_VALUE;
-      auto region = anyRange(pointer, bytes);
+      auto region = anyRange(pointer, bytes, write);
       if (!region) return region.error().code;
       if (!*region) pageable = true;
-      return CUDA_SUCCESS;
+      return leaseFor(std::move(*region), leases);
     }
   }
   return CUDA_ERROR_INVALID_VALUE;
@@ -46,9 +63,11 @@ CUresult copyLinear(uint64_t dst, Side dstSide, uint64_t src, Side srcSide, size
   CUEMU_REQUIRE_CONTEXT(context);
   if (!bytes) return CUDA_SUCCESS;
   bool pageable = false;
-  if (CUresult r = checkSide(dst, dstSide, bytes, pageable); r != CUDA_SUCCESS) return r;
-  if (CUresult r = checkSide(src, srcSide, bytes, pageable); r != CUDA_SUCCESS) return r;
-  return submit(context, stream, async, pageable, [dst, src, bytes] {
+  RegionLease dstLease, srcLease;  // no allocation on this path: most copies are small and frequent
+  if (CUresult r = checkSide(dst, dstSide, bytes, pageable, true, dstLease); r != CUDA_SUCCESS) return r;
+  if (CUresult r = checkSide(src, srcSide, bytes, pageable, false, srcLease); r != CUDA_SUCCESS) return r;
+  return submit(context, stream, async, pageable,
+                [dst, src, bytes, dstLease = std::move(dstLease), srcLease = std::move(srcLease)] {
     copyBytes(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), bytes);
     return CUDA_SUCCESS;
   });
@@ -65,10 +84,14 @@ CUresult copyStrided(const CUDA_MEMCPY3D_PEER& descriptor, CUstream stream, bool
   auto prepared = prepareCopy(descriptor);
   if (!prepared) return prepared.error().code;
   if (!prepared->widthBytes) return CUDA_SUCCESS;
-  return submit(context, stream, async, prepared->touchesPageableHost, [copy = *prepared] {
-    copy.run();
-    return CUDA_SUCCESS;
-  });
+  RegionLease dstLease, srcLease;
+  if (CUresult r = leaseFor(prepared->dst.region, dstLease); r != CUDA_SUCCESS) return r;
+  if (CUresult r = leaseFor(prepared->src.region, srcLease); r != CUDA_SUCCESS) return r;
+  return submit(context, stream, async, prepared->touchesPageableHost,
+                [copy = *prepared, dstLease = std::move(dstLease), srcLease = std::move(srcLease)] {
+                  copy.run();
+                  return CUDA_SUCCESS;
+                });
 }
 
 CUresult copy3DPeer(const CUDA_MEMCPY3D_PEER* copy, CUstream stream, bool async) {
@@ -103,22 +126,31 @@ CUresult copyWithArray(uint8_t* dst, CUarray dstArray, size_t dstOffset, Side ds
                        CUarray srcArray, size_t srcOffset, Side srcSide, size_t bytes, CUstream stream, bool async) {
   CUEMU_REQUIRE_CONTEXT(context);
   bool pageable = false;
+  std::vector<RegionLease> leases;
   if (dstArray) {
     auto p = arrayBytes(dstArray, dstOffset, bytes);
     if (!p) return p.error().code;
     dst = *p;
+    if (CUresult r = leaseFor(AddressSpace::instance().find(reinterpret_cast<uint64_t>(dst)), leases); r != CUDA_SUCCESS)
+      return r;
   } else if (bytes) {
-    if (CUresult r = checkSide(reinterpret_cast<uint64_t>(dst), dstSide, bytes, pageable); r != CUDA_SUCCESS) return r;
+    if (CUresult r = checkSide(reinterpret_cast<uint64_t>(dst), dstSide, bytes, pageable, true, leases);
+        r != CUDA_SUCCESS)
+      return r;
   }
   if (srcArray) {
     auto p = arrayBytes(srcArray, srcOffset, bytes);
     if (!p) return p.error().code;
     src = *p;
+    if (CUresult r = leaseFor(AddressSpace::instance().find(reinterpret_cast<uint64_t>(src)), leases); r != CUDA_SUCCESS)
+      return r;
   } else if (bytes) {
-    if (CUresult r = checkSide(reinterpret_cast<uint64_t>(src), srcSide, bytes, pageable); r != CUDA_SUCCESS) return r;
+    if (CUresult r = checkSide(reinterpret_cast<uint64_t>(src), srcSide, bytes, pageable, false, leases);
+        r != CUDA_SUCCESS)
+      return r;
   }
   if (!bytes) return CUDA_SUCCESS;
-  return submit(context, stream, async, pageable, [dst, src, bytes] {
+  return submit(context, stream, async, pageable, [dst, src, bytes, leases = std::move(leases)] {
     copyBytes(dst, src, bytes);
     return CUDA_SUCCESS;
   });
@@ -134,11 +166,13 @@ CUresult memset2D(CUdeviceptr dst, size_t pitch, uint32_t value, unsigned elemen
   if (height > 1 && (pitch < rowBytes || pitch % elementSize)) return CUDA_ERROR_INVALID_VALUE;
   if (height > 1 && (height - 1) > (SIZE_MAX - rowBytes) / pitch) return CUDA_ERROR_INVALID_VALUE;
   size_t extent = (height - 1) * pitch + rowBytes;
-  auto region = deviceRange(dst, extent);
+  auto region = deviceRange(dst, extent, /*write=*/true);
   if (!region) return region.error().code;
+  RegionLease lease;
+  if (CUresult r = leaseFor(std::move(*region), lease); r != CUDA_SUCCESS) return r;
   return submit(
       context, stream, async, false,
-      [=] {
+      [=, lease = std::move(lease)] {
         fill2D(reinterpret_cast<uint8_t*>(dst), pitch, value, elementSize, width, height);
         return CUDA_SUCCESS;
       },
@@ -170,18 +204,19 @@ CUresult copyBatch(CUdeviceptr* dsts, CUdeviceptr* srcs, size_t* sizes, size_t c
   };
   std::vector<Op> ops;
   ops.reserve(count);
+  std::vector<RegionLease> leases;
   for (size_t i = 0; i < count; ++i) {
     CUresult r = CUDA_SUCCESS;
     if (!sizes[i]) r = CUDA_ERROR_INVALID_VALUE;
-    if (r == CUDA_SUCCESS) r = checkSide(dsts[i], Side::Any, sizes[i], pageable);
-    if (r == CUDA_SUCCESS) r = checkSide(srcs[i], Side::Any, sizes[i], pageable);
+    if (r == CUDA_SUCCESS) r = checkSide(dsts[i], Side::Any, sizes[i], pageable, true, leases);
+    if (r == CUDA_SUCCESS) r = checkSide(srcs[i], Side::Any, sizes[i], pageable, false, leases);
     if (r != CUDA_SUCCESS) {
       if (failIdx) *failIdx = i;
       return r;
     }
     ops.push_back({reinterpret_cast<void*>(dsts[i]), reinterpret_cast<const void*>(srcs[i]), sizes[i]});
   }
-  return submit(context, stream, true, pageable, [ops = std::move(ops)] {
+  return submit(context, stream, true, pageable, [ops = std::move(ops), leases = std::move(leases)] {
     for (const Op& op : ops) copyBytes(op.dst, op.src, op.bytes);
     return CUDA_SUCCESS;
   });
@@ -234,6 +269,7 @@ CUresult copy3DBatch(size_t numOps, CUDA_MEMCPY3D_BATCH_OP* opList, size_t* fail
   if (isLegacyStream(stream)) return CUDA_ERROR_INVALID_VALUE;
   CUEMU_REQUIRE_CONTEXT(context);
   std::vector<PreparedCopy> copies;
+  std::vector<RegionLease> leases;
   bool pageable = false;
   for (size_t i = 0; i < numOps; ++i) {
     auto descriptor = batchOpToCopy(opList[i]);
@@ -243,9 +279,15 @@ CUresult copy3DBatch(size_t numOps, CUDA_MEMCPY3D_BATCH_OP* opList, size_t* fail
       return prepared.error().code;
     }
     pageable |= prepared->touchesPageableHost;
+    CUresult leased = leaseFor(prepared->dst.region, leases);
+    if (leased == CUDA_SUCCESS) leased = leaseFor(prepared->src.region, leases);
+    if (leased != CUDA_SUCCESS) {
+      if (failIdx) *failIdx = i;
+      return leased;
+    }
     copies.push_back(*prepared);
   }
-  return submit(context, stream, true, pageable, [copies = std::move(copies)] {
+  return submit(context, stream, true, pageable, [copies = std::move(copies), leases = std::move(leases)] {
     for (const PreparedCopy& copy : copies) copy.run();
     return CUDA_SUCCESS;
   });

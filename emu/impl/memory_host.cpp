@@ -6,10 +6,6 @@
 #include "core/memory.h"
 #include "impl/memory_internal.h"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
-#include <vector>
 
 namespace cuemu {
 namespace {
@@ -27,21 +23,13 @@ CUresult hostAlloc(void** pp, size_t bytesize, unsigned flags) {
   return CUDA_SUCCESS;
 }
 
-// Whether every page of [p, p+bytes) is mapped in this process (registering unmapped memory fails).
-bool isMapped(const void* p, size_t bytes) {
-  uint64_t page = AddressSpace::pageSize();
-  uint64_t start = reinterpret_cast<uint64_t>(p) & ~(page - 1);
-  uint64_t end = alignUp(reinterpret_cast<uint64_t>(p) + bytes, page);
-  std::vector<unsigned char> residency((end - start) / page);
-  return mincore(reinterpret_cast<void*>(start), end - start, residency.data()) == 0;
-}
-
 CUresult hostRegister(void* p, size_t bytesize, unsigned flags) {
   if (!p || !bytesize || (flags & ~kHostRegisterFlags)) return CUDA_ERROR_INVALID_VALUE;
   if (flags & CU_MEMHOSTREGISTER_IOMEMORY) return CUDA_ERROR_NOT_SUPPORTED;  // no I/O memory on a CPU device
   CUEMU_REQUIRE_CONTEXT(context);
   if (reinterpret_cast<uint64_t>(p) + bytesize < reinterpret_cast<uint64_t>(p)) return CUDA_ERROR_INVALID_VALUE;
-  if (!isMapped(p, bytesize)) return CUDA_ERROR_INVALID_VALUE;
+  // Driver 580 refuses unmapped and PROT_NONE pages, and read-only pages unless registered read-only.
+  if (!hostPagesAllow(p, bytesize, flags & CU_MEMHOSTREGISTER_READ_ONLY)) return CUDA_ERROR_INVALID_VALUE;
   auto region = context.memory().registerHost(p, bytesize, flags);
   return region ? CUDA_SUCCESS : region.error().code;
 }

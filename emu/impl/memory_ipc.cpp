@@ -89,7 +89,7 @@ CUresult cuIpcOpenMemHandle_v2(CUdeviceptr* pdptr, CUipcMemHandle handle, unsign
   std::lock_guard lock(table.mutex);
   ImportKey key{payload.pid, payload.bufferId};
   if (auto it = table.byKey.find(key); it != table.byKey.end()) {
-    RegionPtr open = AddressSpace::instance().findStart(it->second.first);
+    RegionPtr open = AddressSpace::instance().find(it->second.first);
     if (open && open->kind == MemoryKind::IpcImport) {
       ++it->second.second;
       *pdptr = it->second.first;
@@ -99,8 +99,13 @@ CUresult cuIpcOpenMemHandle_v2(CUdeviceptr* pdptr, CUipcMemHandle handle, unsign
   }
   int fd = open(fmt::format("/proc/{}/fd/{}", payload.pid, payload.fd).c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0) return CUDA_ERROR_INVALID_VALUE;  // the exporter is gone (or not ours to open)
+  // A small allocation lies inside its slab, not on a page boundary: the pages around it are mapped and the
+  // pointer handed out is inside the import.
+  uint64_t page = AddressSpace::pageSize();
+  uint64_t mappedOffset = payload.offset & ~(page - 1);
+  uint64_t delta = payload.offset - mappedOffset;
   auto region = std::make_shared<MemoryRegion>();
-  region->size = payload.size;
+  region->size = payload.size + delta;
   region->kind = MemoryKind::IpcImport;
   region->device = context.device().ordinal();
   region->context = context.apiHandle();
@@ -110,16 +115,16 @@ CUresult cuIpcOpenMemHandle_v2(CUdeviceptr* pdptr, CUipcMemHandle handle, unsign
     close(fd);
     return placed.error().code;
   }
-  uint64_t bytes = alignUp(payload.size, AddressSpace::pageSize());
-  auto mapped = space.mapFile(region->start, bytes, fd, payload.offset);
+  uint64_t bytes = alignUp(region->size, page);
+  auto mapped = space.mapFile(region->start, bytes, fd, mappedOffset);
   close(fd);  // the mapping keeps the memory
   if (mapped) mapped = space.setProtection(region->start, region->size, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
   if (!mapped) {
     space.release(region->start);
     return mapped.error().code;
   }
-  table.byKey.emplace(key, std::make_pair(region->start, 1));
-  *pdptr = region->start;
+  table.byKey.emplace(key, std::make_pair(region->start + delta, 1));
+  *pdptr = region->start + delta;
   return CUDA_SUCCESS;
 }
 
@@ -130,18 +135,22 @@ CUresult cuIpcOpenMemHandle(CUdeviceptr* pdptr, CUipcMemHandle handle, unsigned 
 CUresult cuIpcCloseMemHandle(CUdeviceptr dptr) {
   CUEMU_REQUIRE_CONTEXT(context);
   (void)context;
-  RegionPtr region = AddressSpace::instance().findStart(dptr);
+  RegionPtr region = AddressSpace::instance().find(dptr);
   if (!region || region->kind != MemoryKind::IpcImport) return CUDA_ERROR_INVALID_VALUE;
   Imports& table = imports();
   std::lock_guard lock(table.mutex);
+  bool handedOut = false;
   for (auto it = table.byKey.begin(); it != table.byKey.end(); ++it) {
     if (it->second.first != dptr) continue;
+    handedOut = true;
     if (--it->second.second > 0) return CUDA_SUCCESS;
     table.byKey.erase(it);
     break;
   }
+  // Only the pointer cuIpcOpenMemHandle gave (the start, unless the export was a small allocation).
+  if (!handedOut && region->start != dptr) return CUDA_ERROR_INVALID_VALUE;
   memops::drainOwner(dptr);
-  AddressSpace::instance().release(dptr);
+  AddressSpace::instance().release(region->start);
   return CUDA_SUCCESS;
 }
 

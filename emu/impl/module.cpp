@@ -8,19 +8,9 @@
 #include "core/module.h"
 
 #include <chrono>
-#include <fstream>
-#include <iterator>
 
 namespace cuemu {
 namespace {
-
-Expected<std::string> readFile(const char* path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return makeError(CUDA_ERROR_FILE_NOT_FOUND, std::string("cannot open ") + path);
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  bytes.push_back('\0');  // PTX files need not end with a NUL; images given in memory do
-  return bytes;
-}
 
 CUresult loadModule(CUmodule* out, const void* image, const JitOptions& jit, std::string name,
                     size_t size = kUnknownImageSize) {
@@ -29,7 +19,8 @@ CUresult loadModule(CUmodule* out, const void* image, const JitOptions& jit, std
   if (!context) return context.error().code;
   const Device& device = (*context)->device();
   auto start = std::chrono::steady_clock::now();
-  auto compiled = compileImage(image, device.profile().ccMajor, device.profile().ccMinor, std::move(name), size);
+  auto compiled = compileImage(image, device.profile().ccMajor, device.profile().ccMinor, std::move(name), size,
+                               uint64_t(device.profile().sharedMemPerBlockOptin));
   float ms = std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (!compiled) {
     CUEMU_ERROR("module load failed: {}", compiled.error().message);
@@ -85,7 +76,8 @@ CUresult loadLibrary(CUlibrary* out, const void* code, std::string name, size_t 
   // different compute capabilities gets libraries for device 0's; docs/devices.md).
   const Device* device = deviceByOrdinal(0);
   if (!device) return CUDA_ERROR_NO_DEVICE;
-  auto compiled = compileImage(code, device->profile().ccMajor, device->profile().ccMinor, std::move(name), size);
+  auto compiled = compileImage(code, device->profile().ccMajor, device->profile().ccMinor, std::move(name), size,
+                               uint64_t(device->profile().sharedMemPerBlockOptin));
   std::shared_ptr<Library> library;
   if (!compiled) {
     CUEMU_ERROR("library load failed: {}", compiled.error().message);
@@ -146,7 +138,7 @@ CUresult cuModuleLoadFatBinary(CUmodule* module, const void* fatCubin) {
 
 CUresult cuModuleLoad(CUmodule* module, const char* fname) {
   if (!module || !fname) return CUDA_ERROR_INVALID_VALUE;
-  auto bytes = readFile(fname);
+  auto bytes = readImageFile(fname);
   if (!bytes) return bytes.error().code;
   return loadModule(module, bytes->data(), {}, fname, bytes->size());
 }
@@ -240,7 +232,7 @@ CUresult cuLibraryLoadFromFile(CUlibrary* library, const char* fileName, CUjit_o
                                void** jitOptionsValues, unsigned int numJitOptions, CUlibraryOption* libraryOptions,
                                void** libraryOptionValues, unsigned int numLibraryOptions) {
   if (!library || !fileName) return CUDA_ERROR_INVALID_VALUE;
-  auto bytes = readFile(fileName);
+  auto bytes = readImageFile(fileName);
   if (!bytes) return bytes.error().code;
   return loadLibrary(library, bytes->data(), fileName, bytes->size(), numJitOptions, jitOptions, jitOptionsValues, numLibraryOptions,
                      libraryOptions, libraryOptionValues);

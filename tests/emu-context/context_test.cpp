@@ -221,6 +221,27 @@ TEST_F(ContextTest, LimitsAsRecordedOnHopper) {
   ASSERT_CU(CUDA_SUCCESS, cuCtxSetLimit(CU_LIMIT_MALLOC_HEAP_SIZE, 64 << 20));
   ASSERT_CU(CUDA_SUCCESS, cuCtxGetLimit(&value, CU_LIMIT_MALLOC_HEAP_SIZE));
   EXPECT_EQ(value, size_t(64) << 20);
+  // Out-of-range values as driver 580 treats them on an H100 (tools/gpu-probe/results/reliability24-h100-*.txt):
+  // stack sizes round up to 16 bytes and are refused from 512 KiB on; heap and printf FIFO are clamped.
+  ASSERT_CU(CUDA_SUCCESS, cuCtxSetLimit(CU_LIMIT_STACK_SIZE, 1000));
+  ASSERT_CU(CUDA_SUCCESS, cuCtxGetLimit(&value, CU_LIMIT_STACK_SIZE));
+  EXPECT_EQ(value, 1008u);
+  EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuCtxSetLimit(CU_LIMIT_STACK_SIZE, size_t(1) << 40));
+  ASSERT_CU(CUDA_SUCCESS, cuCtxGetLimit(&value, CU_LIMIT_STACK_SIZE));
+  EXPECT_EQ(value, 1008u) << "a refused value leaves the limit as it was";
+  ASSERT_CU(CUDA_SUCCESS, cuCtxSetLimit(CU_LIMIT_MALLOC_HEAP_SIZE, size_t(32) << 40));
+  ASSERT_CU(CUDA_SUCCESS, cuCtxGetLimit(&value, CU_LIMIT_MALLOC_HEAP_SIZE));
+  EXPECT_LT(value, size_t(32) << 40) << "clamped to a share of the device's memory";
+  EXPECT_GT(value, size_t(64) << 20);
+  ASSERT_CU(CUDA_SUCCESS, cuCtxSetLimit(CU_LIMIT_MALLOC_HEAP_SIZE, 1000));
+  ASSERT_CU(CUDA_SUCCESS, cuCtxGetLimit(&value, CU_LIMIT_MALLOC_HEAP_SIZE));
+  EXPECT_EQ(value, size_t(4) << 20);
+  ASSERT_CU(CUDA_SUCCESS, cuCtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE, size_t(1) << 62));
+  ASSERT_CU(CUDA_SUCCESS, cuCtxGetLimit(&value, CU_LIMIT_PRINTF_FIFO_SIZE));
+  EXPECT_EQ(value, size_t(2) << 30);
+  ASSERT_CU(CUDA_SUCCESS, cuCtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE, 1000));
+  ASSERT_CU(CUDA_SUCCESS, cuCtxGetLimit(&value, CU_LIMIT_PRINTF_FIFO_SIZE));
+  EXPECT_EQ(value, size_t(512) << 10);
   ASSERT_CU(CUDA_SUCCESS, cuCtxSetLimit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE, size_t(1) << 40));
   ASSERT_CU(CUDA_SUCCESS, cuCtxGetLimit(&value, CU_LIMIT_PERSISTING_L2_CACHE_SIZE));
   EXPECT_EQ(value, 39321600u);  // clamped to CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE

@@ -70,7 +70,7 @@ TEST(ContextStressTest, SixteenThreads) {
           CUcontext context;
           CUdevice device = static_cast<CUdevice>(random() % deviceCount);
           CHECK_CU(CUDA_SUCCESS, cuCtxCreate_v2(&context, 0, device));
-          size_t tag = nextTag.fetch_add(1) * 16;
+          size_t tag = (size_t(4) << 20) + nextTag.fetch_add(1) * 16;  // the heap limit is at least 4 MiB
           CHECK_CU(CUDA_SUCCESS, cuCtxSetLimit(CU_LIMIT_MALLOC_HEAP_SIZE, tag));
           if (auto owned = findContext(context)) {
             static int key;

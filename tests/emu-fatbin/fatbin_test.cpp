@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -467,6 +468,127 @@ TEST(Messages, NameTheBinaryHoldingTheImage) {
   EXPECT_NE(result.error().message.find("sm_86"), std::string::npos);
   EXPECT_NE(result.error().message.find("-gencode arch=compute_86,code=compute_86"), std::string::npos);
   EXPECT_EQ(binaryContaining(&n), "");  // the stack belongs to no file
+}
+
+}  // namespace
+}  // namespace cuemu
+
+// ---- module files (issue 24) --------------------------------------------------------------------------------------
+
+namespace cuemu {
+namespace {
+
+TEST(ImageFile, EmptyPathIsInvalidValue) {
+  auto bytes = readImageFile("");
+  ASSERT_FALSE(bytes);
+  EXPECT_EQ(bytes.error().code, CUDA_ERROR_INVALID_VALUE);
+}
+
+TEST(ImageFile, DirectoryIsOutOfMemoryAsOnDriver580) {
+  auto bytes = readImageFile("/tmp");
+  ASSERT_FALSE(bytes);
+  EXPECT_EQ(bytes.error().code, CUDA_ERROR_OUT_OF_MEMORY);
+}
+
+// /dev/zero and /dev/urandom never end: the read is bounded (it used to grow memory without end).
+TEST(ImageFile, EndlessDeviceIsInvalidImage) {
+  for (const char* path : {"/dev/zero", "/dev/urandom"}) {
+    auto bytes = readImageFile(path);
+    ASSERT_FALSE(bytes) << path;
+    EXPECT_EQ(bytes.error().code, CUDA_ERROR_INVALID_IMAGE) << path;
+  }
+}
+
+TEST(ImageFile, RegularFileIsReadWholeAndTerminated) {
+  char path[] = "/tmp/cuemu-image-file-XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  std::string text(100000, 'x');
+  ASSERT_EQ(write(fd, text.data(), text.size()), ssize_t(text.size()));
+  close(fd);
+  auto bytes = readImageFile(path);
+  unlink(path);
+  ASSERT_TRUE(bytes);
+  EXPECT_EQ(bytes->size(), text.size() + 1);
+  EXPECT_EQ(bytes->back(), '\0');
+}
+
+}  // namespace
+}  // namespace cuemu
+
+// ---- images that declare more than the caller's memory holds (issue 24) -------------------------------------------
+
+namespace cuemu {
+namespace {
+
+// A page of memory followed by an unmapped page: images placed at its end run into unmapped memory.
+class PageBeforeHole {
+ public:
+  PageBeforeHole() : page_(size_t(sysconf(_SC_PAGESIZE))) {
+    void* p = mmap(nullptr, 2 * page_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    base_ = static_cast<uint8_t*>(p);
+    munmap(base_ + page_, page_);
+  }
+  ~PageBeforeHole() { munmap(base_, page_); }
+  // `n` bytes that end where the unmapped page begins.
+  uint8_t* tail(size_t n) { return base_ + page_ - n; }
+  uint8_t* hole() { return base_ + page_; }
+
+ private:
+  size_t page_;
+  uint8_t* base_;
+};
+
+TEST(ImageBounds, PtxWithoutNulBeforeUnmappedMemory) {
+  PageBeforeHole mem;
+  const char text[] = ".version 7.0\n.target sm_50\n.address_size 64\n.visible .entry k()\n{\n  ret;\n}\n";
+  size_t n = sizeof text - 1;  // without its NUL
+  std::memcpy(mem.tail(n), text, n);
+  auto ptx = extractPtx(mem.tail(n), 9, 0);
+  ASSERT_FALSE(ptx);
+  EXPECT_EQ(ptx.error().code, CUDA_ERROR_INVALID_IMAGE);
+  // With its NUL it loads.
+  std::memcpy(mem.tail(n + 1), text, n + 1);
+  EXPECT_TRUE(extractPtx(mem.tail(n + 1), 9, 0));
+}
+
+TEST(ImageBounds, ContainerDeclaringMoreThanItsMemory) {
+  PageBeforeHole mem;
+  uint8_t* h = mem.tail(64);
+  std::memset(h, 0, 64);
+  uint32_t magic = fatbin::kContainerMagic;
+  uint16_t version = 1, headerSize = 16;
+  uint64_t size = 1 << 20;
+  std::memcpy(h, &magic, 4);
+  std::memcpy(h + 4, &version, 2);
+  std::memcpy(h + 6, &headerSize, 2);
+  std::memcpy(h + 8, &size, 8);
+  auto ptx = extractPtx(h, 9, 0);
+  ASSERT_FALSE(ptx);
+  EXPECT_EQ(ptx.error().code, CUDA_ERROR_INVALID_IMAGE);
+}
+
+TEST(ImageBounds, WrapperPointingAtUnmappedMemory) {
+  PageBeforeHole mem;
+  struct {
+    uint32_t magic, version;
+    uint64_t data, extra;
+  } wrapper = {fatbin::kWrapperMagic, 1, reinterpret_cast<uint64_t>(mem.hole()), 0};
+  auto ptx = extractPtx(&wrapper, 9, 0);
+  ASSERT_FALSE(ptx);
+  EXPECT_EQ(ptx.error().code, CUDA_ERROR_INVALID_IMAGE);  // as driver 580 answers
+  wrapper.version = 2;
+  wrapper.extra = reinterpret_cast<uint64_t>(mem.hole());
+  ptx = extractPtx(&wrapper, 9, 0);
+  ASSERT_FALSE(ptx);
+  EXPECT_EQ(ptx.error().code, CUDA_ERROR_INVALID_IMAGE);
+}
+
+TEST(ImageBounds, ImageAtUnmappedMemory) {
+  PageBeforeHole mem;
+  auto ptx = extractPtx(mem.hole(), 9, 0);
+  ASSERT_FALSE(ptx);
+  EXPECT_EQ(ptx.error().code, CUDA_ERROR_INVALID_IMAGE);
 }
 
 }  // namespace

@@ -1,8 +1,11 @@
 // Copies and sets: data arrives, ranges are validated.
 #include "fixture.h"
 
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <numeric>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -177,6 +180,46 @@ TEST_F(MemoryTest, BatchCopies) {
   EXPECT_EQ(fail, 1u);
   EXPECT_EQ(cuMemcpyBatchAsync(dsts, srcs, sizes, 2, &attr, &idx, 1, &fail, nullptr), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(cuMemFree_v2(a), CUDA_SUCCESS);
+}
+
+
+// A copy or set on one thread while another destroys the context (or frees the memory): the pointer passes
+// validation, then the memory is freed under it. The memory stays mapped until the copy ends (issue 24: this
+// crashed the host in fill2D / copyBytes within seconds). Every call must answer a code, never crash.
+TEST(MemoryLifetime, CopiesAndSetsRaceContextDestruction) {
+  ASSERT_EQ(cuInit(0), CUDA_SUCCESS);
+  CUdevice device = 0;
+  ASSERT_EQ(cuDeviceGet(&device, 0), CUDA_SUCCESS);
+  const size_t bytes = size_t(1) << 20;
+  std::vector<uint8_t> host(bytes);
+  int completed = 0;
+  for (int round = 0; round < 40; ++round) {
+    CUcontext context = nullptr;
+    ASSERT_EQ(cuCtxCreate_v2(&context, 0, device), CUDA_SUCCESS);
+    CUdeviceptr small = 0, large = 0;
+    ASSERT_EQ(cuMemAlloc_v2(&small, 100), CUDA_SUCCESS);
+    ASSERT_EQ(cuMemAlloc_v2(&large, bytes), CUDA_SUCCESS);
+    ASSERT_EQ(cuCtxPopCurrent_v2(nullptr), CUDA_SUCCESS);
+    std::atomic<bool> started{false};
+    std::thread worker([&] {
+      cuCtxPushCurrent_v2(context);
+      started = true;
+      for (int i = 0; i < 1000000; ++i) {
+        CUresult r = (i % 4 == 0)   ? cuMemsetD8_v2(large, uint8_t(i), 4096)
+                     : (i % 4 == 1) ? cuMemcpyHtoD_v2(large + 4096, host.data(), 4096)
+                     : (i % 4 == 2) ? cuMemcpyDtoD_v2(small, large, 64)
+                                    : cuMemsetD32_v2(small, 1, 25);
+        if (r != CUDA_SUCCESS) break;  // the context is gone: any error code will do, a crash will not
+      }
+      cuCtxPopCurrent_v2(nullptr);
+    });
+    while (!started) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::microseconds(100 * (round % 10)));
+    EXPECT_EQ(cuCtxDestroy_v2(context), CUDA_SUCCESS);
+    worker.join();
+    ++completed;
+  }
+  EXPECT_EQ(completed, 40);
 }
 
 }  // namespace

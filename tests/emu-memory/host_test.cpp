@@ -3,6 +3,9 @@
 
 #include "core/address_space.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cstring>
 #include <vector>
 
@@ -103,6 +106,82 @@ TEST_F(MemoryTest, ManagedMemory) {
   EXPECT_EQ(cuMemRangeGetAttribute(&value, 8, CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, p, 16), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(cuMemFree_v2(p), CUDA_SUCCESS);
   EXPECT_EQ(cuMemAllocManaged(&p, 16, 0), CUDA_ERROR_INVALID_VALUE);
+}
+
+
+// Registered memory the application unmaps afterwards: a GPU keeps the pinned pages; cuemu cannot, and answers copies
+// with CUDA_ERROR_INVALID_VALUE and kernel accesses with an ILLEGAL_ADDRESS fault instead of crashing (issue 24).
+const char* const kStorePtx = R"(.version 7.0
+.target sm_50
+.address_size 64
+.visible .entry store(.param .u64 p)
+{
+  .reg .u64 %rd<2>;
+  .reg .u32 %r<2>;
+  ld.param.u64 %rd1, [p];
+  mov.u32 %r1, 7;
+  st.global.u32 [%rd1], %r1;
+  ret;
+}
+)";
+
+void* MapPage() {
+  return mmap(nullptr, size_t(sysconf(_SC_PAGESIZE)), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+}
+
+TEST_F(MemoryTest, RegisteredMemoryUnmappedByTheApplication) {
+  size_t page = size_t(sysconf(_SC_PAGESIZE));
+  void* p = MapPage();
+  ASSERT_EQ(cuMemHostRegister_v2(p, page, CU_MEMHOSTREGISTER_DEVICEMAP), CUDA_SUCCESS);
+  ASSERT_EQ(munmap(p, page), 0);
+  unsigned v = 1;
+  CUdeviceptr d = reinterpret_cast<CUdeviceptr>(p);
+  EXPECT_EQ(cuMemcpyHtoD_v2(d, &v, 4), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuMemcpyDtoH_v2(&v, d, 4), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuMemsetD32_v2(d, 1, 1), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuMemHostUnregister(p), CUDA_SUCCESS);
+}
+
+TEST_F(MemoryTest, KernelStoreIntoUnmappedRegisteredMemoryFaults) {
+  // The fault is sticky for the process: the launch runs in a child, a fresh process (a forked driver refuses).
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        size_t page = size_t(sysconf(_SC_PAGESIZE));
+        void* p = MapPage();
+        CUresult registered = cuMemHostRegister_v2(p, page, CU_MEMHOSTREGISTER_DEVICEMAP);
+        if (registered != CUDA_SUCCESS) _exit(10 + int(registered));
+        munmap(p, page);
+        CUmodule m;
+        CUfunction f;
+        if (cuModuleLoadData(&m, kStorePtx) != CUDA_SUCCESS || cuModuleGetFunction(&f, m, "store") != CUDA_SUCCESS)
+          _exit(3);
+        CUdeviceptr d = reinterpret_cast<CUdeviceptr>(p);
+        void* params[] = {&d};
+        if (cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr) != CUDA_SUCCESS) _exit(4);
+        _exit(cuCtxSynchronize() == CUDA_ERROR_ILLEGAL_ADDRESS ? 0 : 5);
+      },
+      testing::ExitedWithCode(0), "");
+}
+
+// Registering follows the pages' protection as driver 580 does: read-only pages only with READ_ONLY, never
+// PROT_NONE; copies and sets into memory registered read-only are refused.
+TEST_F(MemoryTest, RegisteredReadOnlyMemory) {
+  size_t page = size_t(sysconf(_SC_PAGESIZE));
+  void* p = MapPage();
+  ASSERT_EQ(mprotect(p, page, PROT_READ), 0);
+  EXPECT_EQ(cuMemHostRegister_v2(p, page, 0), CUDA_ERROR_INVALID_VALUE);
+  ASSERT_EQ(cuMemHostRegister_v2(p, page, CU_MEMHOSTREGISTER_READ_ONLY), CUDA_SUCCESS);
+  unsigned v = 1;
+  CUdeviceptr d = reinterpret_cast<CUdeviceptr>(p);
+  EXPECT_EQ(cuMemcpyHtoD_v2(d, &v, 4), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuMemsetD8_v2(d, 1, 1), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuMemcpyDtoH_v2(&v, d, 4), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemHostUnregister(p), CUDA_SUCCESS);
+  ASSERT_EQ(mprotect(p, page, PROT_NONE), 0);
+  EXPECT_EQ(cuMemHostRegister_v2(p, page, 0), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuMemHostRegister_v2(p, page, CU_MEMHOSTREGISTER_READ_ONLY), CUDA_ERROR_INVALID_VALUE);
+  munmap(p, page);
 }
 
 }  // namespace

@@ -10,13 +10,16 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <future>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -61,6 +64,68 @@ TEST_F(StreamTest, WorkInOneStreamRunsInOrder) {
   ASSERT_EQ(order.size(), 100u);
   for (int i = 0; i < 100; ++i) EXPECT_EQ(order[i], i);
   EXPECT_EQ(impl::cuStreamDestroy_v2(s), CUDA_SUCCESS);
+}
+
+// When no thread can be created (the process ran out of memory mappings: ~32,700 one-byte allocations did this),
+// work submitted to a stream must still run and complete: it used to stay queued with nobody to run it, and the
+// next synchronisation never returned (issue 24). The child exhausts its mappings, then submits.
+TEST_F(StreamTest, WorkCompletesWhenNoWorkerThreadCanStart) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        alarm(60);  // a hang fails the case instead of the test run
+        auto stream = std::make_shared<Stream>(*context_, Stream::Kind::User, 0, 0);
+        // Pages of alternating protection cannot merge: each is a mapping of its own, until the limit.
+        const size_t page = size_t(sysconf(_SC_PAGESIZE));
+        std::vector<void*> pages;
+        for (int i = 0; i < (1 << 20); ++i) {
+          void* p = mmap(nullptr, page, (i & 1) ? PROT_READ : PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+          if (p == MAP_FAILED) break;
+          pages.push_back(p);
+        }
+        bool threadFailed = false;
+        try {
+          std::thread([] {}).join();
+        } catch (const std::system_error&) {
+          threadFailed = true;
+        }
+        std::atomic<int> ran{0};
+        StreamPosition done = stream->submit(
+            [&] {
+              ran.fetch_add(1);
+              return CUDA_SUCCESS;
+            },
+            {}, WorkOptions::None);
+        done.stream->waitFor(done.sequence);
+        for (void* p : pages) munmap(p, page);
+        _exit(threadFailed && ran.load() == 1 ? 0 : 1);
+      },
+      testing::ExitedWithCode(0), "");
+}
+
+// Static shared memory past 48 KiB: driver 580 loads and launches 49,156 bytes and refuses 300,000 at load
+// (ptxas: more than the opt-in maximum); measured on an H100 (tools/gpu-probe/results/reliability24-h100-*.txt).
+TEST_F(StreamTest, StaticSharedMemoryUpToTheOptInMaximum) {
+  auto kernel = [](unsigned bytes) {
+    return ".version 7.0\n.target sm_50\n.address_size 64\n.shared .align 4 .b8 a[" + std::to_string(bytes) +
+           "];\n.visible .entry k(.param .u64 out)\n{\n  .reg .u64 %rd<3>;\n  .reg .u32 %r<2>;\n"
+           "  mov.u64 %rd1, a;\n  ld.shared.u32 %r1, [%rd1];\n  ld.param.u64 %rd2, [out];\n"
+           "  st.global.u32 [%rd2], %r1;\n  ret;\n}\n";
+  };
+  CUmodule module = nullptr;
+  EXPECT_EQ(impl::cuModuleLoadData(&module, kernel(300000).c_str()), CUDA_ERROR_INVALID_PTX);
+  ASSERT_EQ(impl::cuModuleLoadData(&module, kernel(49156).c_str()), CUDA_SUCCESS);
+  CUfunction f = nullptr;
+  ASSERT_EQ(impl::cuModuleGetFunction(&f, module, "k"), CUDA_SUCCESS);
+  CUdeviceptr out = 0;
+  ASSERT_EQ(impl::cuMemAlloc_v2(&out, 4), CUDA_SUCCESS);
+  void* params[] = {&out};
+  EXPECT_EQ(impl::cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(impl::cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 4, nullptr, params, nullptr), CUDA_ERROR_INVALID_VALUE)
+      << "no dynamic shared memory without opting in";
+  EXPECT_EQ(impl::cuCtxSynchronize(), CUDA_SUCCESS);
+  impl::cuMemFree_v2(out);
+  impl::cuModuleUnload(module);
 }
 
 TEST_F(StreamTest, QueryReportsNotReadyWhilePending) {

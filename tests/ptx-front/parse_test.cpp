@@ -3,6 +3,7 @@
 
 #include "ptx/check.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -346,6 +347,26 @@ TEST(PtxParse, NewerIsaOnlyWhenStandingInForACubin) {
     EXPECT_NE(refused.log.find("unsupported .version 9.2"), std::string::npos) << refused.log;
     options.acceptNewerIsa = true;
     EXPECT_TRUE(ptx::parseAndCheck(text, "t.ptx", options).ok);
+}
+
+// Kernel parameter space as ptxas of driver 580 limits it (tools/gpu-probe/results/reliability24-h100-2026-11-26.txt):
+// 4352 bytes, 32764 from PTX 8.1 on sm_70 and later.
+TEST(PtxParse, KernelParameterSpaceLimits) {
+    auto kernel = [](const char* version, const char* target, unsigned bytes) {
+        return fmt::format(".version {}\n.target {}\n.address_size 64\n"
+                           ".visible .entry k(.param .align 4 .b8 p[{}])\n{{\n\tret;\n}}\n",
+                           version, target, bytes);
+    };
+    EXPECT_TRUE(ptx::parseAndCheck(kernel("7.0", "sm_50", 4352)).ok);
+    auto old = ptx::parseAndCheck(kernel("7.0", "sm_50", 4356));
+    EXPECT_FALSE(old.ok);
+    EXPECT_NE(old.log.find("parameters larger than 4352 bytes need"), std::string::npos) << old.log;
+    EXPECT_FALSE(ptx::parseAndCheck(kernel("8.0", "sm_90", 4356)).ok);
+    EXPECT_FALSE(ptx::parseAndCheck(kernel("8.1", "sm_60", 4356)).ok);
+    EXPECT_TRUE(ptx::parseAndCheck(kernel("8.1", "sm_70", 32764)).ok);
+    auto over = ptx::parseAndCheck(kernel("8.1", "sm_90", 32768));
+    EXPECT_FALSE(over.ok);
+    EXPECT_NE(over.log.find("uses too much parameter space (0x8000 bytes, 0x7ffc max)"), std::string::npos) << over.log;
 }
 
 TEST(PtxParse, GarbageNeverCrashes) {

@@ -281,6 +281,7 @@ public:
     bool run();
 
 private:
+    void entryParamSpace(const Function& f);
     template <typename... Args>
     void error(SourceLoc at, fmt::format_string<Args...> f, Args&&... args) {
         d_.error(at.line, at.col, fmt::format(f, std::forward<Args>(args)...));
@@ -387,6 +388,25 @@ bool Checker::run() {
     return !d_.hasErrors();
 }
 
+// Kernel parameters, laid out with their alignment, fit the hardware's parameter space: 4352 bytes, or 32764 bytes
+// from PTX 8.1 on sm_70 and later (the limits and messages of ptxas in driver 580).
+void Checker::entryParamSpace(const Function& f) {
+    constexpr uint64_t kClassicLimit = 4352, kLargeLimit = 32764;
+    uint64_t bytes = 0;
+    for (const Param& p : f.params) {
+        uint64_t align = p.align ? p.align : std::max(1u, typeSize(p.type));
+        bytes = (bytes + align - 1) / align * align + (p.size ? p.size : p.elementSize());
+    }
+    if (bytes <= kClassicLimit) return;
+    bool large = ptx_ >= 81 && (sm_ == 0 || sm_ >= 70);
+    if (bytes > (large ? kLargeLimit : kClassicLimit))
+        error(f.loc, "entry function '{}' uses too much parameter space ({:#x} bytes, {:#x} max)", m_.str(f.name),
+              bytes, large ? kLargeLimit : kClassicLimit);
+    if (!large && bytes <= kLargeLimit)
+        error(f.loc, "kernel parameters larger than {} bytes need .target sm_70 or higher and PTX .version 8.1",
+              kClassicLimit);
+}
+
 void Checker::function(const Function& f) {
     if (f.isEntry && !f.returns.empty()) error(f.loc, "kernel '{}' cannot have return values", m_.str(f.name));
     for (const Param& p : f.params) {
@@ -396,6 +416,7 @@ void Checker::function(const Function& f) {
             error(p.loc, "kernel parameter '{}' must be in .param space", m_.str(p.name));
         if (!f.isEntry && p.ptr) error(p.loc, ".ptr is only allowed on kernel parameters");
     }
+    if (f.isEntry) entryParamSpace(f);
     if (!f.hasBody) return;
     for (const BodyPragma& pr : f.bodyPragmas) {
         uint32_t mask = 0;
