@@ -2,11 +2,24 @@
 named by $CUEMU_SUITE_TSV when the session ends, in the format tools/clients/compare.py reads.
 
 Works with pytest-xdist (the controller receives every worker's reports; a test whose worker crashed is a "fail").
-Newlines and tabs in parametrised ids are written as \\n and \\t.
+Newlines and tabs in parametrised ids are written as \\n and \\t. Each test's line is also appended to the file
+as soon as the test ends, so a run stopped from outside (a time limit) leaves the results it had; the file is
+rewritten, sorted, when the session ends.
 """
 import os
 
 _results = {}
+
+
+def _line(name, status):
+    return name.replace("\t", "\\t").replace("\n", "\\n") + "\t" + status + "\n"
+
+
+def _append(name):
+    path = os.environ.get("CUEMU_SUITE_TSV")
+    if path:
+        with open(path, "a") as f:
+            f.write(_line(name, _results[name]))
 
 
 def _status(report):
@@ -33,6 +46,8 @@ def pytest_runtest_logreport(report):
     if report.when == "teardown" and _results.get(report.nodeid) not in (None, "ok", "xpass"):
         return  # keep the call's failure rather than a teardown error that follows it
     _results[report.nodeid] = status
+    if report.when not in ("setup", "call"):
+        _append(report.nodeid)  # the teardown, or the report of a crashed worker: the test's status is final
 
 
 def pytest_collectreport(report):
@@ -41,10 +56,16 @@ def pytest_collectreport(report):
         _results[report.nodeid or "<collection>"] = "error"
 
 
+def pytest_sessionstart(session):
+    path = os.environ.get("CUEMU_SUITE_TSV")
+    if path and not hasattr(session.config, "workerinput"):
+        open(path, "w").close()
+
+
 def pytest_sessionfinish(session):
     path = os.environ.get("CUEMU_SUITE_TSV")
     if not path or hasattr(session.config, "workerinput"):
         return
     with open(path, "w") as f:
         for name in sorted(_results):
-            f.write(name.replace("\t", "\\t").replace("\n", "\\n") + "\t" + _results[name] + "\n")
+            f.write(_line(name, _results[name]))

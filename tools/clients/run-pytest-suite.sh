@@ -6,6 +6,7 @@
 # 300). A kernel fault poisons the process it happens in, as on a GPU, so the tests that run after it in the same
 # worker fail too: each failing test then runs again alone in a fresh process (at most CUEMU_RERUN_MAX of them,
 # default 400; CUEMU_RERUN_ALONE=0 skips this), and one that passes there is marked "ok-alone".
+# CUEMU_SUITE_LIMIT=SECONDS stops the whole pytest run after that long; the tests that ended are kept.
 set -uo pipefail
 out=$1 jobs=$2 root=$3
 shift 3
@@ -26,13 +27,21 @@ parallel=()
 [ "$jobs" -gt 1 ] && parallel=(-n "$jobs")
 cd "$root" || exit 2
 SECONDS=0
-CUEMU_SUITE_TSV="$out.tsv" "$python" -m pytest "${common[@]}" "${parallel[@]}" "$@" > "$out.log" 2>&1
+limit=()
+[ -n "${CUEMU_SUITE_LIMIT:-}" ] && limit=(timeout -k 10 "$CUEMU_SUITE_LIMIT")
+CUEMU_SUITE_TSV="$out.tsv" "${limit[@]}" "$python" -m pytest "${common[@]}" "${parallel[@]}" "$@" > "$out.log" 2>&1
 rc=$?
 echo "pytest exit $rc after $SECONDS s" >> "$out.log"
 [ -s "$out.tsv" ] || { echo "no results: see $out.log"; tail -20 "$out.log"; exit 1; }
 "$python" - "$out.tsv" <<'PY'
 import sys
-counts = {}
+counts, results = {}, {}
+for line in open(sys.argv[1]):
+    name, status = line.rstrip("\n").rsplit("\t", 1)
+    results[name] = status
+with open(sys.argv[1], "w") as f:  # sorted, one line a test (a stopped run leaves them in the order they ended)
+    for name in sorted(results):
+        f.write(f"{name}\t{results[name]}\n")
 for line in open(sys.argv[1]):
     status = line.rstrip("\n").rsplit("\t", 1)[1]
     counts[status] = counts.get(status, 0) + 1
