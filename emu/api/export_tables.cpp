@@ -48,14 +48,14 @@ namespace {
 // Slots whose purpose is not known. NVIDIA's driver fills them, so the runtime may call one without a NULL check
 // on a path the corpus has not exercised: instead of jumping to address 0, such a call names itself (once) and
 // fails cleanly. The tables and their slot numbers are listed here for the message.
-enum class TableId { RuntimeInterface, ContextChecks, Integrity };
+enum class TableId { RuntimeInterface, ContextChecks, Integrity, Runtime134 };
 
 CUresult unmodelledSlotCalled(TableId table, int slot) {
   static constexpr const char* kNames[] = {"runtime interface (6bd5fb6c...)", "context checks (263e8860...)",
-                                           "integrity check (d4082055...)"};
-  static std::atomic<uint64_t> reported[3];
-  uint64_t bit = uint64_t{1} << slot;
-  if (!(reported[static_cast<int>(table)].fetch_or(bit) & bit))
+                                           "integrity check (d4082055...)", "cudart 13.4+ (21318c60...)"};
+  static std::atomic<uint64_t> reported[std::size(kNames)][2];  // one bit per slot, up to 128 slots
+  uint64_t bit = uint64_t{1} << (slot % 64);
+  if (!(reported[static_cast<int>(table)][slot / 64].fetch_or(bit) & bit))
     CUEMU_WARN("the CUDA runtime called slot {} of the export table {}, which cuemu does not model; the call fails "
                "with CUDA_ERROR_NOT_SUPPORTED (please report the program)",
                slot, kNames[static_cast<int>(table)]);
@@ -160,8 +160,21 @@ struct ToolsTlsTable {
 };
 constinit const ToolsTlsTable g_toolsTls = {sizeSlot<ToolsTlsTable>(), toolsTls<1>, toolsTls<2>};
 
-// --- Tables of unknown purpose that must exist (f8cff951..., which the runtime never reads; 21318c60... of cudart
-// 13.4+; da9151d3... of NVRTC and nvJitLink): only a size slot, so a reader finds no functions in them. ---
+// --- cudart 13.4+ (21318c60...): driver 580 answers a table of 0x2e8 bytes, a size slot and 92 functions of
+// libcuda that export no names (tools/gpu-probe/results/table21318-h100-2026-11-26.txt). cudart 13.4 calls slot 1
+// when it reports an error (cudaSetDevice of a device that does not exist) and slots 51 and 39 in
+// cudaStreamGetCaptureInfo, without checking the size: every slot is a function that names itself and fails
+// cleanly, as the unmodelled slots of the other tables. ---
+struct Runtime134Table {
+  size_t size;
+  std::array<UnmodelledSlotFn, 92> slots;
+};
+constinit const Runtime134Table g_runtime134 = {sizeSlot<Runtime134Table>(),
+                                                unmodelledRange<TableId::Runtime134, 1, 92>()};
+static_assert(sizeof(Runtime134Table) == 0x2e8);
+
+// --- Tables of unknown purpose that must exist (f8cff951..., which the runtime never reads; da9151d3... of NVRTC
+// and nvJitLink): only a size slot, so a reader finds no functions in them. ---
 struct SizeOnlyTable {
   size_t size;
 };
@@ -414,7 +427,7 @@ const KnownTable* lookup(const CUuuid& id) {
       {&kContextChecks, "context checks", &g_contextChecks},
       {&kIntegrityCheck, "integrity check", &g_integrity},
       {&kUnknownF8cf, "unknown f8cff951", &g_sizeOnlyTable},
-      {&kRuntime134, "unknown 21318c60 (cudart 13.4+)", &g_sizeOnlyTable},
+      {&kRuntime134, "cudart 13.4+ (21318c60)", &g_runtime134},
       {&kCompilerQuery, "unknown da9151d3 (NVRTC, nvJitLink)", &g_sizeOnlyTable},
   };
   for (const KnownTable& t : kTables)

@@ -177,6 +177,15 @@ TEST_F(Tables, LayoutsAndSlots) {
   EXPECT_EQ(slot<ContextCheck3Fn>(checks, 3)(), CUDA_SUCCESS);
 
   EXPECT_NE(find(kUnknownF8cf), nullptr);
+  // cudart 13.4+ calls slots of 21318c60 without checking its size (1 in cudaSetDevice's error path, 51 and 39 in
+  // cudaStreamGetCaptureInfo): the table has driver 580's size and every slot fails cleanly.
+  const void* const* runtime134 = find(kRuntime134);
+  ASSERT_NE(runtime134, nullptr);
+  ASSERT_EQ(reinterpret_cast<uintptr_t>(runtime134[0]), 0x2e8u);
+  for (int i = 1; i < 0x2e8 / static_cast<int>(sizeof(void*)); ++i) {
+    ASSERT_NE(runtime134[i], nullptr) << i;
+    EXPECT_EQ(slot<UnmodelledSlotFn>(runtime134, i)(), CUDA_ERROR_NOT_SUPPORTED) << i;
+  }
   // Tables NVIDIA's driver refuses (195bcbf4...) and made-up ones.
   CUuuid refused = {{char(0x19), char(0x5b), char(0xcb), char(0xf4)}};
   EXPECT_EQ(find(refused), nullptr);
