@@ -48,11 +48,12 @@ namespace {
 // Slots whose purpose is not known. NVIDIA's driver fills them, so the runtime may call one without a NULL check
 // on a path the corpus has not exercised: instead of jumping to address 0, such a call names itself (once) and
 // fails cleanly. The tables and their slot numbers are listed here for the message.
-enum class TableId { RuntimeInterface, ContextChecks, Integrity, Runtime134 };
+enum class TableId { RuntimeInterface, ContextChecks, Integrity, Runtime134, UnknownF8cf };
 
 CUresult unmodelledSlotCalled(TableId table, int slot) {
   static constexpr const char* kNames[] = {"runtime interface (6bd5fb6c...)", "context checks (263e8860...)",
-                                           "integrity check (d4082055...)", "cudart 13.4+ (21318c60...)"};
+                                           "integrity check (d4082055...)", "cudart 13.4+ (21318c60...)",
+                                           "cudart (f8cff951...)"};
   static std::atomic<uint64_t> reported[std::size(kNames)][2];  // one bit per slot, up to 128 slots
   uint64_t bit = uint64_t{1} << (slot % 64);
   if (!(reported[static_cast<int>(table)][slot / 64].fetch_or(bit) & bit))
@@ -160,21 +161,28 @@ struct ToolsTlsTable {
 };
 constinit const ToolsTlsTable g_toolsTls = {sizeSlot<ToolsTlsTable>(), toolsTls<1>, toolsTls<2>};
 
-// --- cudart 13.4+ (21318c60...): driver 580 answers a table of 0x2e8 bytes, a size slot and 92 functions of
-// libcuda that export no names (tools/gpu-probe/results/table21318-h100-2026-11-26.txt). cudart 13.4 calls slot 1
-// when it reports an error (cudaSetDevice of a device that does not exist) and slots 51 and 39 in
-// cudaStreamGetCaptureInfo, without checking the size: every slot is a function that names itself and fails
-// cleanly, as the unmodelled slots of the other tables. ---
-struct Runtime134Table {
+// --- Tables whose slots are all of unknown purpose, with the sizes driver 580 gives them (measured on an H100:
+// tools/gpu-probe/results/tables17-h100-2026-11-26.txt; their functions are libcuda's and export no names). Callers
+// do not check the size before calling a slot, so every slot is a function that names itself and fails cleanly:
+//   21318c60 (cudart 13.4+): 92 slots; cudart calls slot 1 when it reports an error (cudaSetDevice of a device
+//     that does not exist) and slots 51 and 39 in cudaStreamGetCaptureInfo;
+//   f8cff951 (older cudart, CuPy's): 2 slots; slot 1 is called on the same error path as 21318c60's.
+// (da9151d3 of NVRTC and nvJitLink has 6 slots on driver 580, but NVRTC reads its size and calls slot 1 when it
+// is there: it stays a size-only table below, with which NVRTC works.) ---
+template <TableId Table, int Slots>
+struct UnmodelledTable {
   size_t size;
-  std::array<UnmodelledSlotFn, 92> slots;
+  std::array<UnmodelledSlotFn, Slots> slots;
 };
-constinit const Runtime134Table g_runtime134 = {sizeSlot<Runtime134Table>(),
-                                                unmodelledRange<TableId::Runtime134, 1, 92>()};
-static_assert(sizeof(Runtime134Table) == 0x2e8);
+template <TableId Table, int Slots>
+constexpr UnmodelledTable<Table, Slots> unmodelledTable() {
+  return {sizeof(UnmodelledTable<Table, Slots>), unmodelledRange<Table, 1, Slots>()};
+}
+constinit const auto g_runtime134 = unmodelledTable<TableId::Runtime134, 92>();
+constinit const auto g_unknownF8cf = unmodelledTable<TableId::UnknownF8cf, 2>();
+static_assert(sizeof(g_runtime134) == 0x2e8 && sizeof(g_unknownF8cf) == 0x18);
 
-// --- Tables of unknown purpose that must exist (f8cff951..., which the runtime never reads; da9151d3... of NVRTC
-// and nvJitLink): only a size slot, so a reader finds no functions in them. ---
+// --- da9151d3 (NVRTC, nvJitLink): only a size slot, so a reader finds no functions in it. ---
 struct SizeOnlyTable {
   size_t size;
 };
@@ -426,9 +434,9 @@ const KnownTable* lookup(const CUuuid& id) {
       {&kContextLocalStorage, "context-local storage", &g_contextLocalStorage},
       {&kContextChecks, "context checks", &g_contextChecks},
       {&kIntegrityCheck, "integrity check", &g_integrity},
-      {&kUnknownF8cf, "unknown f8cff951", &g_sizeOnlyTable},
+      {&kUnknownF8cf, "cudart (f8cff951)", &g_unknownF8cf},
       {&kRuntime134, "cudart 13.4+ (21318c60)", &g_runtime134},
-      {&kCompilerQuery, "unknown da9151d3 (NVRTC, nvJitLink)", &g_sizeOnlyTable},
+      {&kCompilerQuery, "NVRTC, nvJitLink (da9151d3)", &g_sizeOnlyTable},
   };
   for (const KnownTable& t : kTables)
     if (std::memcmp(id.bytes, t.id->bytes, sizeof id.bytes) == 0) return &t;
