@@ -39,13 +39,10 @@ def _status(report):
 
 def pytest_runtest_logreport(report):
     status = _status(report)
-    if status is None:
-        if report.when == "setup":
-            _results.setdefault(report.nodeid, "error")  # replaced by the call's status
-        return
-    if report.when == "teardown" and _results.get(report.nodeid) not in (None, "ok", "xpass"):
-        return  # keep the call's failure rather than a teardown error that follows it
-    _results[report.nodeid] = status
+    if status is None and report.when == "setup":
+        _results.setdefault(report.nodeid, "error")  # replaced by the call's status
+    elif status is not None and not (report.when == "teardown" and _results.get(report.nodeid) not in (None, "ok", "xpass")):
+        _results[report.nodeid] = status  # a teardown error after a failed call keeps the call's failure
     if report.when not in ("setup", "call"):
         _append(report.nodeid)  # the teardown, or the report of a crashed worker: the test's status is final
 
