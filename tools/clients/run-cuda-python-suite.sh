@@ -21,6 +21,8 @@ src=$(cd "${CUDA_PYTHON_SOURCE:?set CUDA_PYTHON_SOURCE to a cuda-python source t
 export CUDA_PATH=${CUDA_PATH:-/usr/local/cuda} CUDA_HOME=${CUDA_HOME:-${CUDA_PATH:-/usr/local/cuda}}
 export CUEMU_CUDA_BINDINGS_SOURCE=$src/cuda_bindings/cuda/bindings
 export PYTHONPATH="$src/cuda_python_test_helpers${PYTHONPATH:+:$PYTHONPATH}"
+# Every pytest run, the reruns of failing tests alone included, loads the compatibility plugin.
+export PYTEST_ADDOPTS="-p cuda_python_compat${PYTEST_ADDOPTS:+ $PYTEST_ADDOPTS}"
 # CuPy is used by some cuda.core tests: on cuemu its kernels must be PTX (README, real clients).
 export CUPY_COMPILE_WITH_PTX=${CUPY_COMPILE_WITH_PTX-1} CUPY_ACCELERATORS=${CUPY_ACCELERATORS-}
 skip=(--ignore=cuda_bindings/tests/cython --ignore=cuda_core/tests/cython --ignore=cuda_bindings/tests/nvml
@@ -28,11 +30,11 @@ skip=(--ignore=cuda_bindings/tests/cython --ignore=cuda_core/tests/cython --igno
   --ignore=cuda_bindings/tests/legacy_api/test_legacy_nvfatbin.py --ignore=cuda_bindings/tests/cudla)
 status=0
 if [ $# -gt 0 ]; then
-  "$here/run-pytest-suite.sh" "$out" "$jobs" "$src" -p cuda_python_compat "${skip[@]}" "$@" || status=1
+  "$here/run-pytest-suite.sh" "$out" "$jobs" "$src" "${skip[@]}" "$@" || status=1
   exit $status
 fi
 for part in cuda_bindings cuda_core; do
-  "$here/run-pytest-suite.sh" "$out.$part" "$jobs" "$src" -p cuda_python_compat "${skip[@]}" "$part/tests" || status=1
+  "$here/run-pytest-suite.sh" "$out.$part" "$jobs" "$src" "${skip[@]}" "$part/tests" || status=1
 done
 cat "$out.cuda_bindings.tsv" "$out.cuda_core.tsv" > "$out.tsv" 2>/dev/null
 echo "$out.tsv: $(wc -l < "$out.tsv") tests"
