@@ -4,8 +4,9 @@
 # Usage: run-pytest-suite.sh OUTPREFIX JOBS ROOTDIR PYTEST-ARGUMENT...   (run from the caller, not by hand)
 # JOBS > 1 needs pytest-xdist. Every test has a time limit (pytest-timeout; CUEMU_TEST_TIMEOUT seconds, default
 # 300). A kernel fault poisons the process it happens in, as on a GPU, so the tests that run after it in the same
-# worker fail too: each failing test then runs again alone in a fresh process (at most CUEMU_RERUN_MAX of them,
-# default 400; CUEMU_RERUN_ALONE=0 skips this), and one that passes there is marked "ok-alone".
+# worker fail too: the failing tests then run again in fresh processes, one per test file (CUEMU_RERUN_EACH=1: one
+# per test; at most CUEMU_RERUN_MAX tests, default 400; CUEMU_RERUN_ALONE=0 skips this), and one that passes there
+# is marked "ok-alone".
 # CUEMU_SUITE_LIMIT=SECONDS stops the whole pytest run after that long; the tests that ended are kept.
 set -uo pipefail
 out=$1 jobs=$2 root=$3
@@ -29,9 +30,11 @@ cd "$root" || exit 2
 SECONDS=0
 limit=()
 [ -n "${CUEMU_SUITE_LIMIT:-}" ] && limit=(timeout -k 10 "$CUEMU_SUITE_LIMIT")
-CUEMU_SUITE_TSV="$out.tsv" "${limit[@]}" "$python" -m pytest "${common[@]}" "${parallel[@]}" "$@" > "$out.log" 2>&1
-rc=$?
-echo "pytest exit $rc after $SECONDS s" >> "$out.log"
+if [ "${CUEMU_RERUN_ONLY:-0}" != 1 ]; then  # CUEMU_RERUN_ONLY=1: only rerun the failures of an existing OUT.tsv
+  CUEMU_SUITE_TSV="$out.tsv" "${limit[@]}" "$python" -m pytest "${common[@]}" "${parallel[@]}" "$@" > "$out.log" 2>&1
+  rc=$?
+  echo "pytest exit $rc after $SECONDS s" >> "$out.log"
+fi
 [ -s "$out.tsv" ] || { echo "no results: see $out.log"; tail -20 "$out.log"; exit 1; }
 "$python" - "$out.tsv" <<'PY'
 import sys
@@ -48,25 +51,44 @@ for line in open(sys.argv[1]):
 print(f"{sys.argv[1]}: {sum(counts.values())} tests: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
 PY
 if [ "${CUEMU_RERUN_ALONE:-1}" = 1 ]; then
-  awk -F'\t' '($2 == "fail" || $2 == "error") && $1 !~ /\\[nt]/ {print $1}' "$out.tsv" | head -n "${CUEMU_RERUN_MAX:-400}" > "$out.rerun"
+  # One fresh process per test file runs that file's failing tests (at most CUEMU_RERUN_MAX in all); with
+  # CUEMU_RERUN_EACH=1 each failing test gets a process of its own instead (slower: a process start per test).
+  awk -F'\t' '($2 == "fail" || $2 == "error") && $1 !~ /\\[nt]/ && $1 ~ /::/ {print $1}' "$out.tsv" |
+    head -n "${CUEMU_RERUN_MAX:-400}" > "$out.rerun"
   : > "$out.alone.log"
   alone=$(mktemp)
-  while IFS= read -r test; do
-    if CUEMU_SUITE_TSV="$alone" timeout $((timeout_s + 60)) "$python" -m pytest "${common[@]}" "$test" >> "$out.alone.log" 2>&1 &&
-       grep -q $'\tok$' "$alone"; then
-      "$python" - "$out.tsv" "$test" <<'PY'
+  if [ "${CUEMU_RERUN_EACH:-0}" = 1 ]; then
+    groups=$(awk '{print NR}' "$out.rerun")
+  else
+    groups=$(awk -F'::' '{print $1}' "$out.rerun" | sort -u)
+  fi
+  for group in $groups; do
+    if [ "${CUEMU_RERUN_EACH:-0}" = 1 ]; then
+      mapfile -t batch < <(sed -n "${group}p" "$out.rerun")
+    else
+      mapfile -t batch < <(awk -F'::' -v f="$group" '$1 == f' "$out.rerun")
+    fi
+    : > "$alone"
+    CUEMU_SUITE_TSV="$alone" timeout $((timeout_s * 10 + 60)) "$python" -m pytest "${common[@]}" "${batch[@]}" \
+      >> "$out.alone.log" 2>&1
+    "$python" - "$out.tsv" "$alone" <<'PY'
 import sys
-path, test = sys.argv[1], sys.argv[2]
+path, alone = sys.argv[1], sys.argv[2]
+passed = set()
+for line in open(alone):
+    name, _, status = line.rstrip("\n").rpartition("\t")
+    if status == "ok":
+        passed.add(name)
 lines = open(path).read().splitlines()
 with open(path, "w") as f:
     for line in lines:
         name, status = line.rsplit("\t", 1)
-        f.write(f"{name}\t{'ok-alone' if name == test and status in ('fail', 'error') else status}\n")
+        f.write(f"{name}\t{'ok-alone' if name in passed and status in ('fail', 'error') else status}\n")
 PY
-    fi
-  done < "$out.rerun"
+  done
   rm -f "$alone"
-  echo "rerun alone: $(wc -l < "$out.rerun") tests, $(grep -c $'\tok-alone$' "$out.tsv") pass alone" | tee -a "$out.log"
+  echo "rerun in fresh processes: $(wc -l < "$out.rerun") tests, $(grep -c $'\tok-alone$' "$out.tsv") pass there" |
+    tee -a "$out.log"
   rm -f "$out.rerun"
 fi
 exit 0
