@@ -48,14 +48,15 @@ namespace {
 // Slots whose purpose is not known. NVIDIA's driver fills them, so the runtime may call one without a NULL check
 // on a path the corpus has not exercised: instead of jumping to address 0, such a call names itself (once) and
 // fails cleanly. The tables and their slot numbers are listed here for the message.
-enum class TableId { RuntimeInterface, ContextChecks, Integrity };
+enum class TableId { RuntimeInterface, ContextChecks, Integrity, Runtime134, UnknownF8cf };
 
 CUresult unmodelledSlotCalled(TableId table, int slot) {
   static constexpr const char* kNames[] = {"runtime interface (6bd5fb6c...)", "context checks (263e8860...)",
-                                           "integrity check (d4082055...)"};
-  static std::atomic<uint64_t> reported[3];
-  uint64_t bit = uint64_t{1} << slot;
-  if (!(reported[static_cast<int>(table)].fetch_or(bit) & bit))
+                                           "integrity check (d4082055...)", "cudart 13.4+ (21318c60...)",
+                                           "cudart (f8cff951...)"};
+  static std::atomic<uint64_t> reported[std::size(kNames)][2];  // one bit per slot, up to 128 slots
+  uint64_t bit = uint64_t{1} << (slot % 64);
+  if (!(reported[static_cast<int>(table)][slot / 64].fetch_or(bit) & bit))
     CUEMU_WARN("the CUDA runtime called slot {} of the export table {}, which cuemu does not model; the call fails "
                "with CUDA_ERROR_NOT_SUPPORTED (please report the program)",
                slot, kNames[static_cast<int>(table)]);
@@ -167,8 +168,25 @@ struct ToolsTlsTable {
 };
 constinit const ToolsTlsTable g_toolsTls = {sizeSlot<ToolsTlsTable>(), toolsTls1, toolsTlsCurrentContext};
 
-// --- Tables of unknown purpose that must exist (f8cff951..., which the runtime never reads; da9151d3... of NVRTC
-// and nvJitLink): only a size slot, so a reader finds no functions in them. ---
+// --- f8cff951: a table whose slots are all of unknown purpose, with the sizes driver 580 gives them (measured on an H100:
+// tools/gpu-probe/results/tables17-h100-2026-11-26.txt; their functions are libcuda's and export no names). Callers
+// do not check the size before calling a slot, so every slot is a function that names itself and fails cleanly:
+//   f8cff951 (older cudart, CuPy's): 2 slots; slot 1 is called on the same error path as 21318c60's.
+// (da9151d3 of NVRTC and nvJitLink has 6 slots on driver 580, but NVRTC reads its size and calls slot 1 when it
+// is there: it stays a size-only table below, with which NVRTC works.) ---
+template <TableId Table, int Slots>
+struct UnmodelledTable {
+  size_t size;
+  std::array<UnmodelledSlotFn, Slots> slots;
+};
+template <TableId Table, int Slots>
+constexpr UnmodelledTable<Table, Slots> unmodelledTable() {
+  return {sizeof(UnmodelledTable<Table, Slots>), unmodelledRange<Table, 1, Slots>()};
+}
+constinit const auto g_unknownF8cf = unmodelledTable<TableId::UnknownF8cf, 2>();
+static_assert(sizeof(g_unknownF8cf) == 0x18);
+
+// --- da9151d3 (NVRTC, nvJitLink): only a size slot, so a reader finds no functions in it. ---
 struct SizeOnlyTable {
   size_t size;
 };
@@ -179,7 +197,9 @@ constinit const SizeOnlyTable g_sizeOnlyTable = {sizeSlot<SizeOnlyTable>()};
 // cache on the 64-bit value written: driver 580 answers CUDA_SUCCESS and 1 for the first context of a process
 // (measured on an H100, tools/gpu-probe/results/cc12-*.txt), which is that context's cuCtxGetId; cuemu answers
 // the context's id. cuBLAS 13 also calls slots 39 and 51, whose meaning is unknown: they and every other slot answer
-// CUDA_ERROR_NOT_SUPPORTED and warn once naming the slot (a call through a missing slot would crash the host). ---
+// CUDA_ERROR_NOT_SUPPORTED and warn once naming the slot (a call through a missing slot would crash the host);
+// cudart 13.4+ calls slot 1 when it reports an error (cudaSetDevice of a device that does not exist) and slots 51
+// and 39 in cudaStreamGetCaptureInfo (tools/gpu-probe/results/tables17-h100-2026-11-26.txt). ---
 constexpr int kRuntime134Slots = 92;
 using Runtime134Fn = CUresult (*)(void*, void*);
 
@@ -468,9 +488,9 @@ const KnownTable* lookup(const CUuuid& id) {
       {&kContextLocalStorage, "context-local storage", &g_contextLocalStorage},
       {&kContextChecks, "context checks", &g_contextChecks},
       {&kIntegrityCheck, "integrity check", &g_integrity},
-      {&kUnknownF8cf, "unknown f8cff951", &g_sizeOnlyTable},
-      {&kRuntime134, "unknown 21318c60 (cudart 13.4+, cuBLASLt 13)", &g_runtime134},
-      {&kCompilerQuery, "unknown da9151d3 (NVRTC, nvJitLink)", &g_sizeOnlyTable},
+      {&kUnknownF8cf, "cudart (f8cff951)", &g_unknownF8cf},
+      {&kRuntime134, "cudart 13.4+, cuBLAS/cuBLASLt 13 (21318c60)", &g_runtime134},
+      {&kCompilerQuery, "NVRTC, nvJitLink (da9151d3)", &g_sizeOnlyTable},
   };
   for (const KnownTable& t : kTables)
     if (std::memcmp(id.bytes, t.id->bytes, sizeof id.bytes) == 0) return &t;

@@ -1,5 +1,6 @@
 #include "core/module.h"
 
+#include "core/address_space.h"
 #include "core/context.h"
 #include "core/device.h"
 #include "core/fatbin.h"
@@ -211,15 +212,37 @@ Module::~Module() {
 Expected<bool> Module::instantiateGlobals() {
   const auto& globals = ptx::exec::globals(program());
   globalAddresses_.assign(globals.size(), 0);
-  for (std::size_t i = 0; i < globals.size(); ++i) {
-    const auto& g = globals[i];
+  for (const auto& g : globals)
     if (g.linkage == ptx::exec::Linkage::Extern)
       return makeError(CUDA_ERROR_NOT_FOUND, "unresolved external variable '" + g.name + "' (link it with cuLink*)");
-    auto region = context_.memory().allocateDevice(std::max<uint64_t>(g.size, 1));
+  // The variables share one allocation, the module's data segment, as on a GPU: an allocation each costs two host
+  // mappings, and modules that include CCCL's headers declare over a thousand variables, so a process loading a few
+  // dozen of them reached the kernel's limit on mappings and every later allocation failed. With byte-exact bounds
+  // (CUEMU_BOUNDS=exact) each variable keeps an allocation of its own, so that overrunning one faults.
+  bool exact = AddressSpace::instance().boundsMode() == BoundsMode::Exact;
+  std::vector<uint64_t> offsets(globals.size(), 0);
+  uint64_t segment = 0;
+  for (std::size_t i = 0; i < globals.size() && !exact; ++i) {
+    uint64_t align = std::max<uint64_t>(globals[i].align, 16);
+    segment = (segment + align - 1) / align * align;
+    offsets[i] = segment;
+    segment += std::max<uint64_t>(globals[i].size, 1);
+  }
+  if (!exact && !globals.empty()) {
+    auto region = context_.memory().allocateDevice(segment);
     if (!region) return region.takeError();
     storage_.push_back(*region);
-    globalAddresses_[i] = (*region)->start;
-    auto* bytes = reinterpret_cast<uint8_t*>((*region)->start);
+    for (std::size_t i = 0; i < globals.size(); ++i) globalAddresses_[i] = (*region)->start + offsets[i];
+  }
+  for (std::size_t i = 0; i < globals.size(); ++i) {
+    const auto& g = globals[i];
+    if (exact) {
+      auto region = context_.memory().allocateDevice(std::max<uint64_t>(g.size, 1));
+      if (!region) return region.takeError();
+      storage_.push_back(*region);
+      globalAddresses_[i] = (*region)->start;
+    }
+    auto* bytes = reinterpret_cast<uint8_t*>(globalAddresses_[i]);
     if (!g.init.empty()) std::memcpy(bytes, g.init.data(), std::min<uint64_t>(g.init.size(), g.size));
     if (g.space == ptx::exec::VarSpace::Const) constBytes_ += g.size;
   }

@@ -177,6 +177,20 @@ TEST_F(Tables, LayoutsAndSlots) {
   EXPECT_EQ(slot<ContextCheck3Fn>(checks, 3)(), CUDA_SUCCESS);
 
   EXPECT_NE(find(kUnknownF8cf), nullptr);
+  // cudart calls slots of 21318c60 (13.4+; 1 in cudaSetDevice's error path, 51 and 39 in cudaStreamGetCaptureInfo)
+  // and f8cff951 (older) without checking their sizes: the tables have driver 580's sizes and every slot fails
+  // cleanly. NVRTC reads da9151d3's size and calls its slots only when there are some: it has none.
+  for (auto [id, size] : {std::pair{&kRuntime134, 0x2e8}, std::pair{&kUnknownF8cf, 0x18}}) {
+    const void* const* table = find(*id);
+    ASSERT_NE(table, nullptr);
+    ASSERT_EQ(reinterpret_cast<uintptr_t>(table[0]), static_cast<uintptr_t>(size));
+    for (int i = 1; i < size / static_cast<int>(sizeof(void*)); ++i) {
+      ASSERT_NE(table[i], nullptr) << i;
+      EXPECT_EQ(slot<UnmodelledSlotFn>(table, i)(), CUDA_ERROR_NOT_SUPPORTED) << i;
+    }
+  }
+  ASSERT_NE(find(kCompilerQuery), nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(find(kCompilerQuery)[0]), sizeof(void*));
   // Tables NVIDIA's driver refuses (195bcbf4...) and made-up ones.
   CUuuid refused = {{char(0x19), char(0x5b), char(0xcb), char(0xf4)}};
   EXPECT_EQ(find(refused), nullptr);

@@ -292,3 +292,65 @@ TEST(AddressSpaceTest, ConcurrentAllocateFreeKeepsTableConsistent) {
 }
 
 }  // namespace
+
+namespace {
+// A module with many variables, as CCCL-including kernels declare (over a thousand): `count` .global bytes, the
+// last of them initialised, and a kernel that adds the first's address to the output.
+std::string ModuleWithManyGlobals(int count) {
+  std::string ptx = ".version 7.0\n.target sm_70\n.address_size 64\n";
+  for (int i = 0; i + 1 < count; ++i) ptx += ".global .align 1 .u8 g" + std::to_string(i) + ";\n";
+  ptx += ".global .align 4 .u32 last = 1234;\n";
+  ptx += ".visible .entry k() { ret; }\n";
+  return ptx;
+}
+
+int MappingCount() {
+  FILE* f = std::fopen("/proc/self/maps", "r");
+  int lines = 0;
+  for (int c; (c = std::fgetc(f)) != EOF;) lines += c == '\n';
+  std::fclose(f);
+  return lines;
+}
+}  // namespace
+
+// A module's variables share its data segment, as on a GPU: loading one with 3000 of them adds a few host mappings,
+// not two per variable (a process loading a few dozen such modules reached the kernel's mapping limit, and every
+// later allocation failed with CUDA_ERROR_OUT_OF_MEMORY).
+TEST_F(MemoryTest, ModuleVariablesShareOneAllocation) {
+  std::string ptx = ModuleWithManyGlobals(3000);
+  int before = MappingCount();
+  CUmodule module = nullptr;
+  ASSERT_EQ(cuModuleLoadData(&module, ptx.c_str()), CUDA_SUCCESS);
+  EXPECT_LT(MappingCount() - before, 100);
+  CUdeviceptr first = 0, second = 0, last = 0;
+  size_t size = 0;
+  ASSERT_EQ(cuModuleGetGlobal_v2(&first, &size, module, "g0"), CUDA_SUCCESS);
+  EXPECT_EQ(size, 1u);
+  ASSERT_EQ(cuModuleGetGlobal_v2(&second, &size, module, "g1"), CUDA_SUCCESS);
+  EXPECT_NE(first, second);
+  ASSERT_EQ(cuModuleGetGlobal_v2(&last, &size, module, "last"), CUDA_SUCCESS);
+  EXPECT_EQ(size, 4u);
+  EXPECT_EQ(last % 4, 0u);
+  uint32_t value = 0;
+  ASSERT_EQ(cuMemcpyDtoH_v2(&value, last, 4), CUDA_SUCCESS);
+  EXPECT_EQ(value, 1234u);
+  uint8_t zero = 7;
+  ASSERT_EQ(cuMemcpyDtoH_v2(&zero, second, 1), CUDA_SUCCESS);
+  EXPECT_EQ(zero, 0u);
+  EXPECT_EQ(cuModuleUnload(module), CUDA_SUCCESS);
+}
+
+// With byte-exact bounds each variable keeps an allocation of its own, so an overrun faults.
+TEST_F(MemoryTest, ModuleVariablesAreSeparateWithExactBounds) {
+  ExactBounds exact;
+  std::string ptx = ModuleWithManyGlobals(3);
+  CUmodule module = nullptr;
+  ASSERT_EQ(cuModuleLoadData(&module, ptx.c_str()), CUDA_SUCCESS);
+  CUdeviceptr first = 0, base = 0;
+  size_t size = 0, range = 0;
+  ASSERT_EQ(cuModuleGetGlobal_v2(&first, &size, module, "g0"), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemGetAddressRange_v2(&base, &range, first), CUDA_SUCCESS);
+  EXPECT_EQ(base, first);
+  EXPECT_EQ(range, 1u);
+  EXPECT_EQ(cuModuleUnload(module), CUDA_SUCCESS);
+}
