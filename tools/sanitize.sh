@@ -37,23 +37,24 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0:halt_on_erro
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=0:second_deadlock_stack=1:exitcode=66}
 
+# binary|gtest filter|environment (what the binary's ctest entries set)
+context_env="CUEMU_CONFIG=$PWD/tests/emu-context/two_devices.conf"
 unit_tests_full=(
-  tests/emu-stream/cuemu-stream-test
-  tests/emu-context/emu_context_tests
-  tests/emu-memory/emu-memory-tests
-  tests/emu-fatbin/cuemu-fatbin-test
-  tests/emu-fatbin/cuemu-image-load-fuzz-test
-  tests/emu-api/cuemu-api-test
-  tests/emu-export-tables/cuemu-export-tables-test
-  tests/ptx-exec/ptx_exec_tests
-  tests/ptx-front/ptx_front_tests
-  tests/ptx-link/cuemu-ptx-link-test
+  "tests/emu-stream/cuemu-stream-test|*|"
+  "tests/emu-context/emu_context_tests|*|$context_env"
+  "tests/emu-memory/emu-memory-tests|*|"
+  "tests/emu-fatbin/cuemu-fatbin-test|*|"
+  "tests/emu-fatbin/cuemu-image-load-fuzz-test|*|"
+  "tests/emu-api/cuemu-api-test|*|"
+  "tests/emu-export-tables/cuemu-export-tables-test|*|CUEMU_DEVICE_COUNT=2"
+  "tests/ptx-exec/ptx_exec_tests|*|"
+  "tests/ptx-front/ptx_front_tests|*|"
+  "tests/ptx-link/cuemu-ptx-link-test|*|"
 )
-# name|gtest filter
 unit_tests_reduced=(
-  "tests/emu-stream/cuemu-stream-test|*"
-  "tests/emu-context/emu_context_tests|*"
-  "tests/ptx-exec/ptx_exec_tests|PtxSync.*:PtxWatchdog.*"
+  "tests/emu-stream/cuemu-stream-test|*|"
+  "tests/emu-context/emu_context_tests|*|$context_env"
+  "tests/ptx-exec/ptx_exec_tests|PtxSync.*:PtxWatchdog.*|"
 )
 reliability_reduced=(concurrency_ faults_ launches_)
 
@@ -82,27 +83,30 @@ for kind in "${kinds[@]}"; do
     -DCUEMU_RUNTIME_CORPUS=OFF -DCUEMU_PTX_FUZZER=OFF -DCUEMU_FUZZERS=OFF \
     -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache >/dev/null || exit 1
   if [ $reduced = 1 ]; then
-    targets=(cuda cuemu-stream-test emu_context_tests ptx_exec_tests cuemu-reliability-cases cuemu-reliability-run)
+    units=("${unit_tests_reduced[@]}")
   else
-    targets=(cuda "${unit_tests_full[@]##*/}" cuemu-conformance cuemu-conformance-compare cuemu-reliability-cases
-             cuemu-reliability-run)
+    units=("${unit_tests_full[@]}")
   fi
+  targets=(cuda cuemu-reliability-cases cuemu-reliability-run)
+  for entry in "${units[@]}"; do
+    binary=${entry%%|*}
+    targets+=("${binary##*/}")
+  done
+  [ $reduced = 1 ] || targets+=(cuemu-conformance cuemu-conformance-compare)
   build_start=$SECONDS
   cmake --build "$build" -j"$jobs" --target "${targets[@]}" >"$build/sanitize-build.log" 2>&1 ||
     { echo "  build failed: $build/sanitize-build.log"; failed+=("$kind build"); continue; }
   echo "  built in $((SECONDS - build_start)) s"
   mkdir -p "$logs"
+  for entry in "${units[@]}"; do
+    IFS='|' read -r binary filter environment <<<"$entry"
+    run_part "$kind ${binary##*/}" "$logs/${binary##*/}.log" \
+      env $environment "$build/$binary" --gtest_filter="$filter"
+  done
   if [ $reduced = 1 ]; then
-    for entry in "${unit_tests_reduced[@]}"; do
-      binary=${entry%%|*} filter=${entry#*|}
-      run_part "$kind ${binary##*/}" "$logs/${binary##*/}.log" "$build/$binary" --gtest_filter="$filter"
-    done
     run_part "$kind reliability (reduced)" "$logs/reliability.log" "$build/tests/reliability/cuemu-reliability-run" \
       "$build/tests/reliability/cuemu-reliability-cases" --jobs "$jobs" --scale 4 "${reliability_reduced[@]}"
   else
-    for binary in "${unit_tests_full[@]}"; do
-      run_part "$kind ${binary##*/}" "$logs/${binary##*/}.log" "$build/$binary"
-    done
     # The suite against the sanitized libcuda.so.1, compared with the GPU's expectations (as `ctest -R conformance`).
     run_part "$kind conformance" "$logs/conformance.log" ctest --test-dir "$build" -R '^conformance$' --output-on-failure
     run_part "$kind reliability" "$logs/reliability.log" "$build/tests/reliability/cuemu-reliability-run" \
