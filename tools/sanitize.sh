@@ -35,7 +35,7 @@ failed=()
 # Leaks: the driver keeps process-wide tables and pools alive until exit on purpose.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0:halt_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=0:second_deadlock_stack=1:exitcode=66}
+export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=0:second_deadlock_stack=1:exitcode=66:suppressions=$PWD/tools/tsan-suppressions.txt}
 
 # binary|gtest filter|environment (what the binary's ctest entries set)
 context_env="CUEMU_CONFIG=$PWD/tests/emu-context/two_devices.conf"
