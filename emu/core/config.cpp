@@ -1,5 +1,7 @@
 #include "core/config.h"
 
+#include "core/log.h"
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -252,6 +254,32 @@ Expected<MachineConfig> loadMachineConfig() {
     settings[configKey(name)] = value;
   }
   return buildMachineConfig(settings, halfOfHostMemory());
+}
+
+Expected<uint64_t> parseKernelTimeout(const std::string& text) {
+  std::string value = trim(text);
+  double seconds = 0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), seconds);
+  // A day at most: the limit exists to end runaway kernels of tests and batch jobs.
+  if (value.empty() || ec != std::errc() || end != value.data() + value.size() || !(seconds >= 0) || seconds > 86400)
+    return makeError(CUDA_ERROR_INVALID_VALUE,
+                     fmt::format("CUEMU_KERNEL_TIMEOUT: '{}' is not a number of seconds in 0..86400", text));
+  uint64_t ms = uint64_t(seconds * 1000 + 0.5);
+  return seconds > 0 && ms == 0 ? 1 : ms;
+}
+
+uint64_t kernelTimeoutMs() {
+  static const uint64_t timeout = [] {
+    const char* value = std::getenv("CUEMU_KERNEL_TIMEOUT");
+    if (!value || !*value) return uint64_t(0);
+    auto parsed = parseKernelTimeout(value);
+    if (!parsed) {
+      CUEMU_ERROR("{}: kernels run without a time limit", parsed.error().message);
+      return uint64_t(0);
+    }
+    return *parsed;
+  }();
+  return timeout;
 }
 
 }  // namespace cuemu

@@ -15,6 +15,11 @@
 //                                the same for device i only (overrides the setting for all devices)
 //
 // Any other CUEMU_DEVICE* variable or file key is an error: a typo must not silently give a default machine.
+//
+// Execution settings, read from the environment on first use:
+//   CUEMU_KERNEL_TIMEOUT=seconds  the watchdog: a grid that runs longer (decimals allowed, e.g. 0.5) is stopped
+//                                 and its launch fails with CUDA_ERROR_LAUNCH_TIMEOUT, sticky as a GPU's
+//                                 watchdog error; unset or 0: no limit. An invalid value is logged and ignored.
 #pragma once
 
 #include "core/device.h"
@@ -48,5 +53,10 @@ Expected<uint64_t> parseByteSize(const std::string& text);
 
 // The machine described by CUEMU_CONFIG and the environment.
 Expected<MachineConfig> loadMachineConfig();
+
+// Parses a CUEMU_KERNEL_TIMEOUT value (seconds) into milliseconds; 0 = no limit.
+Expected<uint64_t> parseKernelTimeout(const std::string& text);
+// CUEMU_KERNEL_TIMEOUT in milliseconds (0 = no limit), read once.
+uint64_t kernelTimeoutMs();
 
 }  // namespace cuemu

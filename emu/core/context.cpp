@@ -74,6 +74,11 @@ Context::Context(Device& device, unsigned flags, bool primary, unsigned apiVersi
 
 Context::~Context() {
   teardown();
+  // The parts go in this order: ~ContextStreams drains once more and flushes the modules' printf buffer, so the
+  // modules must outlive it (member order would destroy them first: a use after free TSan found, issue 24).
+  streams_.reset();
+  modules_.reset();
+  memory_.reset();
   if (apiVersion_ == kLegacyContextApiVersion) legacyContextCount().fetch_sub(1, std::memory_order_relaxed);
 }
 

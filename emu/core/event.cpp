@@ -23,10 +23,9 @@ Event::~Event() {
 
 void Event::record(Stream& stream) {
   auto record = std::make_shared<Record>();
-  {
+  if (ipc_) {
     std::lock_guard lock(mutex_);
-    record_ = record;
-    if (ipc_) record->ipcTicket = ipc_->beginRecord();
+    record->ipcTicket = ipc_->beginRecord();
   }
   // The marker only touches its own record, so re-recording the event later is independent of it.
   record->position = stream.context().streams().submit(stream, [record, ipc = ipc_] {
@@ -34,6 +33,10 @@ void Event::record(Stream& stream) {
     if (ipc) ipc->complete(record->ipcTicket);
     return CUDA_SUCCESS;
   });
+  // Published once complete: another thread's wait or query of this event (cuStreamWaitEvent, cuEventSynchronize)
+  // must never see a record whose position is still being written (it read an empty stream pointer).
+  std::lock_guard lock(mutex_);
+  record_ = record;
 }
 
 std::shared_ptr<Event::Record> Event::current() const {

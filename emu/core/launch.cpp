@@ -1,5 +1,6 @@
 #include "core/launch.h"
 
+#include "core/config.h"
 #include "core/context.h"
 #include "core/device.h"
 #include "core/device_runtime.h"
@@ -140,6 +141,7 @@ ptx::exec::ExecConfig execConfig(const Device& device) {
   config.deterministic = deterministicMode();
   if (const char* seed = std::getenv("CUEMU_SCHEDULE_SEED")) config.scheduleSeed = std::strtoull(seed, nullptr, 0);
   config.smCount = unsigned(device.profile().smCount);
+  config.timeoutMs = kernelTimeoutMs();
   return config;
 }
 
@@ -224,7 +226,10 @@ CUresult runGrid(Context& context, const Module& module, const ptx::exec::ExecCo
   auto result = ptx::exec::launch(module.program(), g.kernel, params);
   if (result.ok()) return CUDA_SUCCESS;
   CUresult code = faultResult(result.fault.kind);
-  if (result.fault.kind == ptx::exec::FaultKind::IllegalInstruction)
+  if (result.fault.kind == ptx::exec::FaultKind::Timeout)
+    CUEMU_ERROR("kernel fault ({}): {} (CUEMU_KERNEL_TIMEOUT); the error is sticky, as a GPU watchdog's",
+                ptx::exec::faultKindName(result.fault.kind), result.fault.message);
+  else if (result.fault.kind == ptx::exec::FaultKind::IllegalInstruction)
     // An instruction the interpreter does not execute: say which kernel of which binary (a library) needs it.
     CUEMU_ERROR("kernel fault ({}): kernel {} of {}: {}", ptx::exec::faultKindName(result.fault.kind),
                 result.fault.kernel, module.image().name, result.fault.message);
@@ -354,6 +359,7 @@ CUresult faultResult(ptx::exec::FaultKind kind) {
     case K::StackOverflow: return CUDA_ERROR_LAUNCH_FAILED;
     case K::Deadlock: return CUDA_ERROR_LAUNCH_FAILED;
     case K::LaunchInvalid: return CUDA_ERROR_INVALID_VALUE;
+    case K::Timeout: return CUDA_ERROR_LAUNCH_TIMEOUT;
   }
   return CUDA_ERROR_LAUNCH_FAILED;
 }

@@ -161,6 +161,9 @@ bool Stream::runInlineIfIdle(StreamWork& work) {
     inlineRunning_ = false;
   }
   workAvailable_.notify_one();
+  // A deterministic-mode submitter waits on itemDone_ until no inline item runs; runItem's notification came
+  // before inlineRunning_ was cleared, so without this one it would sleep forever (issue 24).
+  itemDone_.notify_all();
   return true;
 }
 

@@ -43,6 +43,9 @@ LaunchResult run(const char* name, Dim3 grid, Dim3 block, const Params& p, uint3
   lp.paramBytes = p.size();
   lp.memory = &arena();
   lp.config.threads = threads;
+  // PTX_BENCH_TIMEOUT_MS: run under the kernel watchdog, to measure what it costs (nothing per instruction).
+  static const uint64_t timeoutMs = getenv("PTX_BENCH_TIMEOUT_MS") ? strtoull(getenv("PTX_BENCH_TIMEOUT_MS"), nullptr, 10) : 0;
+  lp.config.timeoutMs = timeoutMs;
   return launch(*program(), findKernel(*program(), name), lp);
 }
 

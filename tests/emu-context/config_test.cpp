@@ -83,6 +83,22 @@ TEST(ConfigTest, ByteSizes) {
   EXPECT_FALSE(parseByteSize("17179869184T"));
 }
 
+TEST(ConfigTest, KernelTimeout) {
+  EXPECT_EQ(*parseKernelTimeout("10"), 10000u);
+  EXPECT_EQ(*parseKernelTimeout("0.25"), 250u);
+  EXPECT_EQ(*parseKernelTimeout(" 2 "), 2000u);
+  EXPECT_EQ(*parseKernelTimeout("0"), 0u);           // no limit
+  EXPECT_EQ(*parseKernelTimeout("0.0001"), 1u);      // a limit, however small, is never "none"
+  EXPECT_FALSE(parseKernelTimeout(""));
+  EXPECT_FALSE(parseKernelTimeout("-1"));
+  EXPECT_FALSE(parseKernelTimeout("10s"));
+  EXPECT_FALSE(parseKernelTimeout("nan"));
+  EXPECT_FALSE(parseKernelTimeout("1e9"));
+  auto bad = parseKernelTimeout("soon");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("CUEMU_KERNEL_TIMEOUT"), std::string::npos);
+}
+
 TEST(ConfigTest, FileSyntax) {
   auto settings = parseConfigText("# a machine\ndevice_count = 2  # two\n\nCUEMU_DEVICE1_PROFILE=h200\n", "test.conf");
   ASSERT_TRUE(settings) << settings.error().message;

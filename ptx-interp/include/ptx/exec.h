@@ -254,6 +254,10 @@ struct ExecConfig {
   uint64_t scheduleSeed = 0;    // deterministic only: != 0 permutes CTA/warp order reproducibly
   uint32_t smCount = 0;         // reported by %nsmid; 0 = number of host threads
   uint32_t stallNoticeMs = 5000;  // deterministic only: when HostServices::deterministicStall is called
+  // Watchdog: a grid still running this long after launch() started it is stopped with FaultKind::Timeout
+  // (0 = never). Warps return to the scheduler at least every few thousand back edges and at barriers, where
+  // the stop is seen, so a grid that loops forever or spins on a flag nobody sets ends within milliseconds.
+  uint64_t timeoutMs = 0;
 };
 
 enum class FaultKind : uint8_t {
@@ -266,6 +270,7 @@ enum class FaultKind : uint8_t {
   StackOverflow,       // CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES-like: call depth / local frames exhausted
   Deadlock,            // barrier can never complete (CUDA would hang; reported as CUDA_ERROR_LAUNCH_FAILED)
   LaunchInvalid,       // bad launch configuration (block too large, too much shared memory, param size mismatch)
+  Timeout,             // CUDA_ERROR_LAUNCH_TIMEOUT: stopped by the watchdog (ExecConfig::timeoutMs)
 };
 const char* faultKindName(FaultKind kind);
 

@@ -71,6 +71,7 @@ const char* faultKindName(FaultKind kind) {
     case FaultKind::StackOverflow: return "stack overflow";
     case FaultKind::Deadlock: return "barrier deadlock";
     case FaultKind::LaunchInvalid: return "invalid launch";
+    case FaultKind::Timeout: return "launch timeout";
   }
   return "fault";
 }
@@ -416,6 +417,71 @@ class Pool {
   std::vector<std::thread> threads_;
 };
 
+// The kernel timeout (ExecConfig::timeoutMs): one process-wide thread, started by the first launch that has a
+// timeout, sleeps until the earliest deadline and raises FaultKind::Timeout on that job. Raising a fault is how
+// a grid is stopped anyway: every warp's return to its CTA loop and every CTA turn test Job::faulted, so the
+// watched grid pays nothing per instruction. A job is unregistered (under the same lock) before it is
+// destroyed, so the thread never touches a finished one.
+class Watchdog {
+ public:
+  static Watchdog& instance() {
+    static Watchdog* w = new Watchdog();  // leaked on purpose: its thread lives until process exit
+    return *w;
+  }
+  void watch(Job& job, uint64_t timeoutMs) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      jobs_.push_back(Entry{&job, deadline, timeoutMs});
+      if (!started_) {
+        started_ = true;
+        std::thread([this] { loop(); }).detach();
+      }
+    }
+    cv_.notify_one();
+  }
+  void unwatch(Job& job) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::erase_if(jobs_, [&](const Entry& e) { return e.job == &job; });
+  }
+
+ private:
+  struct Entry {
+    Job* job;
+    std::chrono::steady_clock::time_point deadline;
+    uint64_t timeoutMs;
+  };
+  void loop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      if (jobs_.empty()) {
+        cv_.wait(lock);
+        continue;
+      }
+      auto earliest = std::min_element(jobs_.begin(), jobs_.end(),
+                                        [](const Entry& a, const Entry& b) { return a.deadline < b.deadline; });
+      if (std::chrono::steady_clock::now() < earliest->deadline) {
+        cv_.wait_until(lock, earliest->deadline);
+        continue;
+      }
+      Job& job = *earliest->job;
+      uint64_t timeoutMs = earliest->timeoutMs;
+      jobs_.erase(earliest);
+      Fault f;
+      f.kind = FaultKind::Timeout;
+      f.kernel = job.info->name;
+      f.message = fmt::format("kernel '{}' was stopped after running for {} ms, its time limit (watchdog): it "
+                              "loops without end or waits for memory that nothing writes",
+                              f.kernel, timeoutMs);
+      job.raise(std::move(f));
+    }
+  }
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::vector<Entry> jobs_;
+  bool started_ = false;
+};
+
 LaunchResult invalid(const Program& program, int kernelIndex, std::string msg) {
   LaunchResult r;
   r.fault.kind = FaultKind::LaunchInvalid;
@@ -483,6 +549,7 @@ LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams&
     for (int i = 0; i < 32; ++i) std::memcpy(dst + i * s.size, &v, s.size);
   }
 
+  if (lp.config.timeoutMs) Watchdog::instance().watch(job, lp.config.timeoutMs);
   static const unsigned hw = std::max(1u, std::thread::hardware_concurrency());  // a syscall: ask once
   unsigned threads = lp.config.threads ? lp.config.threads : hw;
   job.smCount = lp.config.smCount ? lp.config.smCount : threads;
@@ -518,6 +585,7 @@ LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams&
       pj.helpersActive.wait(active);
     }
   }
+  if (lp.config.timeoutMs) Watchdog::instance().unwatch(job);
   LaunchResult r;
   if (job.faulted.load()) r.fault = job.fault;
   return r;

@@ -11,6 +11,9 @@
 #include <atomic>
 #include <limits>
 #include <mutex>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace ptx::exec::mem {
 
@@ -98,6 +101,29 @@ template <class A> PTX_HOT uint64_t laneAddr(const A* base, int i, int64_t imm) 
 // bad one raises the fault. The full-warp fast paths below fall back to it whenever they cannot prove all 32
 // addresses valid with one check, so faults are always raised here, for the right lane.
 // The address comes from register addrReg (+ imm): op->a, except for the fused forms below.
+// One lane's whole access (the N elements of a vector ld/st) in one host memory operation where it is 8 or 16
+// bytes: one thread's vector access is a single transaction on the GPU, and CUB's decoupled look-back relies on
+// it (a tile's {status, value} descriptor stored with st.v2.u64 and polled with ld.v2.u64 from other CTAs).
+// Copied element by element, a CTA on another host thread could read a tile's new status with its old value:
+// Thrust's reduce_by_key then counted wrong (issue 24). Aligned 8-byte moves, and aligned 16-byte SSE moves on
+// CPUs with AVX, are single-copy atomic on x86-64.
+template <size_t Bytes> PTX_HOT void copyWhole(void* dst, const void* src) {
+  if constexpr (Bytes == 8) {
+    uint64_t v = __atomic_load_n(static_cast<const uint64_t*>(src), __ATOMIC_RELAXED);
+    __atomic_store_n(static_cast<uint64_t*>(dst), v, __ATOMIC_RELAXED);
+#if defined(__SSE2__)
+  } else if constexpr (Bytes == 16) {
+    if (((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src)) & 15) == 0) [[likely]] {
+      _mm_store_si128(static_cast<__m128i*>(dst), _mm_load_si128(static_cast<const __m128i*>(src)));
+      return;
+    }
+    std::memcpy(dst, src, Bytes);
+#endif
+  } else {
+    std::memcpy(dst, src, Bytes);
+  }
+}
+
 template <Space S, class A, class M, class D, int N> const Op* ldLanes(Warp& w, const Op* op, uint32_t addrReg) {
   const A* base = R<A>(w, addrReg);
   const uint32_t dsts[4] = {op->d, op->b, op->c, op->e};
@@ -109,11 +135,9 @@ template <Space S, class A, class M, class D, int N> const Op* ldLanes(Warp& w, 
     m &= m - 1;
     uint8_t* p = xlate<S>(w, op, i, laneAddr(base, i, op->imm), uint32_t(sizeof(M) * N), false);
     if (!p) [[unlikely]] return nullptr;
-    for (int k = 0; k < N; ++k) {
-      M v;
-      std::memcpy(&v, p + k * sizeof(M), sizeof(M));
-      out[k][i] = D(v);
-    }
+    alignas(16) M v[N];
+    copyWhole<sizeof v>(v, p);
+    for (int k = 0; k < N; ++k) out[k][i] = D(v[k]);
   }
   return op + 1;
 }
@@ -128,10 +152,9 @@ template <Space S, class A, class M, class D, int N> const Op* stLanes(Warp& w, 
     m &= m - 1;
     uint8_t* p = xlate<S>(w, op, i, laneAddr(base, i, op->imm), uint32_t(sizeof(M) * N), true);
     if (!p) [[unlikely]] return nullptr;
-    for (int k = 0; k < N; ++k) {
-      M v = M(in[k][i]);
-      std::memcpy(p + k * sizeof(M), &v, sizeof(M));
-    }
+    alignas(16) M v[N];
+    for (int k = 0; k < N; ++k) v[k] = M(in[k][i]);
+    copyWhole<sizeof v>(p, v);
   }
   return op + 1;
 }

@@ -1,0 +1,145 @@
+// The kernel timeout (ExecConfig::timeoutMs, the driver's CUEMU_KERNEL_TIMEOUT): grids that never end (a loop
+// without exit, a spin on a flag nothing writes, a barrier inside an endless loop) are stopped with
+// FaultKind::Timeout naming the kernel, on one host thread, on several and in deterministic mode; a grid that
+// ends in time is not disturbed.
+#include "harness.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+using namespace ptx::exec;
+using ptxtest::Arena;
+using ptxtest::Params;
+
+namespace {
+
+constexpr const char* kPtx = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+
+.visible .entry forever()
+{
+$L_loop:
+  bra.uni $L_loop;
+}
+
+.visible .entry spinOnFlag(.param .u64 flag)
+{
+  .reg .u64 %rd<2>;
+  .reg .u32 %r<2>;
+  .reg .pred %p<2>;
+  ld.param.u64 %rd1, [flag];
+$L_spin:
+  ld.volatile.global.u32 %r1, [%rd1];
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 bra $L_spin;
+  ret;
+}
+
+.visible .entry barrierForever()
+{
+  .reg .u32 %r<3>;
+  mov.u32 %r1, 0;
+$L_loop:
+  bar.sync 0;
+  add.u32 %r1, %r1, 1;
+  bra.uni $L_loop;
+}
+
+.visible .entry finite(.param .u64 out)
+{
+  .reg .u64 %rd<2>;
+  .reg .u32 %r<3>;
+  .reg .pred %p<2>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, 0;
+$L_loop:
+  add.u32 %r1, %r1, 1;
+  setp.lt.u32 %p1, %r1, 100000;
+  @%p1 bra $L_loop;
+  st.global.u32 [%rd1], %r1;
+  ret;
+}
+)";
+
+Arena& arena() {
+  static Arena* a = new Arena(size_t(16) << 20);
+  return *a;
+}
+
+const Program& program() {
+  static std::shared_ptr<const Program> p = [] {
+    auto r = compile(kPtx);
+    if (!r.program) throw std::runtime_error(r.error);
+    return r.program;
+  }();
+  return *p;
+}
+
+LaunchResult run(const char* name, Dim3 grid, Dim3 block, const Params& p, ExecConfig config) {
+  LaunchParams lp;
+  lp.grid = grid;
+  lp.block = block;
+  lp.params = p.data();
+  lp.paramBytes = p.size();
+  lp.memory = &arena();
+  lp.config = config;
+  return launch(program(), findKernel(program(), name), lp);
+}
+
+const KernelInfo& info(const char* name) { return kernels(program())[size_t(findKernel(program(), name))]; }
+
+std::vector<std::pair<const char*, ExecConfig>> configs() {
+  ExecConfig one, two, deterministic;
+  one.threads = 1;
+  two.threads = 2;
+  deterministic.threads = 1;
+  deterministic.deterministic = true;
+  for (ExecConfig* c : {&one, &two, &deterministic}) c->timeoutMs = 100;
+  return {{"1 thread", one}, {"2 threads", two}, {"deterministic", deterministic}};
+}
+
+void expectTimeout(const LaunchResult& r, const char* kernel, const char* config) {
+  EXPECT_EQ(r.fault.kind, FaultKind::Timeout) << kernel << ", " << config << ": " << r.fault.message;
+  EXPECT_EQ(r.fault.kernel, kernel);
+  EXPECT_NE(r.fault.message.find(kernel), std::string::npos) << r.fault.message;
+}
+
+TEST(PtxWatchdog, StopsAnEndlessLoop) {
+  for (auto& [name, config] : configs())
+    expectTimeout(run("forever", Dim3{4}, Dim3{64}, Params(info("forever")), config), "forever", name);
+}
+
+TEST(PtxWatchdog, StopsASpinOnAFlagNothingWrites) {
+  auto* flag = arena().alloc<uint32_t>(1);
+  *flag = 0;
+  for (auto& [name, config] : configs()) {
+    Params p(info("spinOnFlag"));
+    p.arg(reinterpret_cast<uint64_t>(flag));
+    expectTimeout(run("spinOnFlag", Dim3{8}, Dim3{32}, p, config), "spinOnFlag", name);
+  }
+}
+
+TEST(PtxWatchdog, StopsABarrierInAnEndlessLoop) {
+  for (auto& [name, config] : configs())
+    expectTimeout(run("barrierForever", Dim3{2}, Dim3{256}, Params(info("barrierForever")), config),
+                  "barrierForever", name);
+}
+
+TEST(PtxWatchdog, GridThatEndsInTimeIsNotDisturbed) {
+  auto* out = arena().alloc<uint32_t>(1);
+  for (auto& [name, config] : configs()) {
+    *out = 0;
+    ExecConfig generous = config;
+    generous.timeoutMs = 60000;
+    Params p(info("finite"));
+    p.arg(reinterpret_cast<uint64_t>(out));
+    LaunchResult r = run("finite", Dim3{1}, Dim3{32}, p, generous);
+    EXPECT_TRUE(r.ok()) << name << ": " << r.fault.message;
+    EXPECT_EQ(*out, 100000u) << name;
+  }
+}
+
+}  // namespace
