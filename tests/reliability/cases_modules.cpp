@@ -91,7 +91,7 @@ RELIABILITY_CASE("modules", modules_fatbin_header_mutations, 60, nullptr) {
 }
 
 RELIABILITY_CASE("modules", modules_fatbin_size_past_buffer, 20,
-                 "reldrv: image bounds (fatbin sizes are trusted; the read runs past the caller's buffer)") {
+                 "") {
   setUp();
   std::vector<uint8_t> image = readData("nocompress.fatbin");
   uint64_t declared = 0;
@@ -103,7 +103,7 @@ RELIABILITY_CASE("modules", modules_fatbin_size_past_buffer, 20,
 }
 
 RELIABILITY_CASE("modules", modules_wrapper_to_unmapped_page, 20,
-                 "reldrv: image bounds (the runtime wrapper's pointer is followed unchecked)") {
+                 "") {
   setUp();
   size_t page = size_t(sysconf(_SC_PAGESIZE));
   void* hole = mmap(nullptr, page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -116,7 +116,7 @@ RELIABILITY_CASE("modules", modules_wrapper_to_unmapped_page, 20,
 }
 
 RELIABILITY_CASE("modules", modules_ptx_without_nul, 20,
-                 "reldrv: image bounds (PTX text is read until a NUL that is not there)") {
+                 "") {
   setUp();
   std::string text = std::string(kHeader) + ".visible .entry k() { ret; }\n";
   Guarded guarded(text.data(), text.size());  // no terminating NUL: an inaccessible page follows
@@ -127,7 +127,7 @@ RELIABILITY_CASE("modules", modules_ptx_without_nul, 20,
 }
 
 RELIABILITY_CASE("modules", modules_load_dev_zero, 4,
-                 "reldrv: cuModuleLoad reads /dev/zero forever (unbounded read of a non-regular file)") {
+                 "") {
   setUp();
   CUmodule module = nullptr;
   expectError(cuModuleLoad(&module, "/dev/zero"), "cuModuleLoad(/dev/zero)");
@@ -188,7 +188,7 @@ RELIABILITY_CASE("modules", modules_ptx_deep_nesting, 30, nullptr) {
 }
 
 RELIABILITY_CASE("modules", modules_target_newer_than_device, 20,
-                 "reldrv: PTX for .target sm_100a/sm_120 loads on an sm_90 device") {
+                 "") {
   setUp();
   for (const char* target : {"sm_100a", "sm_100", "sm_120"}) {
     std::string text = std::string(".version 8.8\n.target ") + target + "\n.address_size 64\n.visible .entry k() { ret; }\n";
@@ -197,22 +197,30 @@ RELIABILITY_CASE("modules", modules_target_newer_than_device, 20,
 }
 
 RELIABILITY_CASE("modules", modules_params_over_limit, 20,
-                 "reldrv: kernel parameters over the 32,764-byte limit are accepted") {
+                 "") {
   setUp();
   std::string text = std::string(kHeader) + ".visible .entry k(.param .align 4 .b8 p[40000]) { ret; }\n";
   loadMustFail(text.c_str(), "40,000 bytes of kernel parameters");
 }
 
-RELIABILITY_CASE("modules", modules_shared_4e9, 20,
-                 "reldrv: .shared .b8 a[4e9] is accepted (SHARED_SIZE_BYTES then negative)") {
+// Driver 580 loads it too (SHARED_SIZE_BYTES negative there as well: tools/gpu-probe/results/reliability24-*.txt);
+// what matters is that a launch is refused cleanly and the context stays usable.
+RELIABILITY_CASE("modules", modules_shared_4e9, 20, "") {
   setUp();
   std::string text = std::string(kHeader) +
                      ".visible .entry k() { .shared .b8 a[4000000000]; .reg .u64 %rd; mov.u64 %rd, a; ret; }\n";
-  loadMustFail(text.c_str(), "4e9 bytes of shared memory");
+  CUmodule module = nullptr;
+  CUresult r = cuModuleLoadData(&module, text.c_str());
+  if (r != CUDA_SUCCESS) return;  // refusing it at load is fine too
+  CUfunction f = nullptr;
+  expectResult(cuModuleGetFunction(&f, module, "k"), CUDA_SUCCESS, "its kernel");
+  expectError(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr), "a launch with 4e9 bytes of shared memory");
+  expectResult(cuCtxSynchronize(), CUDA_SUCCESS, "the context after the refused launch");
+  cuModuleUnload(module);
 }
 
 RELIABILITY_CASE("modules", modules_fatbin_zero_ptx_entry, 20,
-                 "reldrv: a fatbin whose PTX entry is all zero bytes gives CUDA_ERROR_UNKNOWN") {
+                 "") {
   setUp();
   std::vector<uint8_t> image = fatbinWithPtx(std::vector<uint8_t>(256, 0));
   CUmodule module = nullptr;
