@@ -233,7 +233,7 @@ uint32_t KernelLowerer::src(const Operand& o, Type t) {
       unsigned ss = ptx::specialRegSize(sr);
       uint32_t tmp = temp(ss);
       uint32_t component = ptx::specialRegHasComponents(sr) ? ptx::selComponent(o.sel) : 0;
-      Op& op = emit(ctl::sregHandler(sr, component));
+      Op& op = emit(sregHandler(sr, component));
       op.d = tmp;
       op.aux = o.index;
       op.e = component;

@@ -29,6 +29,9 @@ struct RuntimeFunction;
 // Memory type m (size and signedness), register size regSize, vector count n, address register size addrSize.
 Handler ldHandler(mem::Space space, unsigned addrSize, ptx::Type m, unsigned regSize, unsigned n);
 Handler stHandler(mem::Space space, unsigned addrSize, ptx::Type m, unsigned regSize, unsigned n);
+// Special-register reads (isa/move.cpp), also used by the core for launch-constant registers: the generic handler
+// (aux: SpecialReg, e: component) or a specialised form (%tid, %ctaid).
+Handler sregHandler(ptx::SpecialReg sr, uint32_t component);
 }  // namespace ptx::exec
 
 namespace ptx::exec::lowering {

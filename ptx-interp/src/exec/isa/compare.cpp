@@ -3,6 +3,121 @@
 
 namespace ptx::exec {
 
+namespace h {
+
+// set: d (integer or f32) = 0xffffffff/1.0f or 0
+template <class T, Cmp C, class D> const Op* setValue(Warp& w, const Op* op) {
+  const T* a = R<T>(w, op->a);
+  const T* b = R<T>(w, op->b);
+  const uint8_t* c = R<uint8_t>(w, op->c);
+  uint8_t neg = (op->aux >> 4) & 1;
+  uint32_t comb = op->aux & 15;
+  store<D>(w, op->d, [&](int i) -> D {
+    bool x = compare<T, C>(a[i], b[i]);
+    bool cv = (c[i] != 0) ^ neg;
+    if (comb == 1) x = x && cv;
+    else if (comb == 2) x = x || cv;
+    else if (comb == 3) x = x != cv;
+    if constexpr (std::is_same_v<D, float>) return x ? 1.0f : 0.0f;
+    else return x ? D(~D(0)) : D(0);
+  });
+  return op + 1;
+}
+// set/setp on .f16/.bf16 and their .x2 pairs: each half compares in f32 (exact). aux as setValue/setp, plus
+// kHalfFtz (.ftz flushes subnormal f16 inputs to signed zero). set writes op->imm's bits for true (1.0 in the
+// destination format, or all ones; per half for pairs), 0 for false.
+constexpr uint32_t kHalfFtz = 64;
+template <bool BF> PTX_HOT float halfOperand(uint16_t x, bool ftz) {
+  if constexpr (BF) {
+    return std::bit_cast<float>(uint32_t(x) << 16);
+  } else {
+    if (ftz && (x & 0x7c00u) == 0) x &= 0x8000u;
+    return num::halfToFloat(x);
+  }
+}
+template <Cmp C, bool BF> PTX_HOT bool halfCompareRaw(uint16_t a, uint16_t b, uint32_t aux) {
+  bool ftz = aux & kHalfFtz;
+  return compare<float, C>(halfOperand<BF>(a, ftz), halfOperand<BF>(b, ftz));
+}
+PTX_HOT bool combinePredicate(bool x, uint32_t aux, const uint8_t* c, int i) {
+  bool cv = (c[i] != 0) ^ ((aux >> 4) & 1);
+  switch (aux & 15) {
+    case 1: return x && cv;
+    case 2: return x || cv;
+    case 3: return x != cv;
+    default: return x;
+  }
+}
+template <Cmp C, bool BF> PTX_HOT bool halfCompare(uint16_t a, uint16_t b, uint32_t aux, const uint8_t* c, int i) {
+  return combinePredicate(halfCompareRaw<C, BF>(a, b, aux), aux, c, i);
+}
+template <class D, Cmp C, bool BF, bool PAIR> const Op* setHalf(Warp& w, const Op* op) {
+  const uint8_t* c = R<uint8_t>(w, op->c);
+  uint32_t aux = op->aux;
+  if constexpr (PAIR) {
+    const uint32_t* a = R<uint32_t>(w, op->a);
+    const uint32_t* b = R<uint32_t>(w, op->b);
+    uint32_t one = uint32_t(op->imm) & 0xffffu;
+    store<uint32_t>(w, op->d, [&](int i) -> uint32_t {
+      bool lo = halfCompare<C, BF>(uint16_t(a[i]), uint16_t(b[i]), aux, c, i);
+      bool hi = halfCompare<C, BF>(uint16_t(a[i] >> 16), uint16_t(b[i] >> 16), aux, c, i);
+      return (lo ? one : 0u) | (hi ? one << 16 : 0u);
+    });
+  } else {
+    const uint16_t* a = R<uint16_t>(w, op->a);
+    const uint16_t* b = R<uint16_t>(w, op->b);
+    D one = D(op->imm);
+    store<D>(w, op->d, [&](int i) -> D { return halfCompare<C, BF>(a[i], b[i], aux, c, i) ? one : D(0); });
+  }
+  return op + 1;
+}
+// setp: for pairs, `p|q` receive the low and the high half's result; for a single half, q is the complement (as
+// setp on other types), each combined with c.
+template <Cmp C, bool BF, bool PAIR> const Op* setpHalf(Warp& w, const Op* op) {
+  const uint8_t* c = R<uint8_t>(w, op->c);
+  uint32_t aux = op->aux;
+  alignas(64) uint8_t p[32], q[32];
+  if constexpr (PAIR) {
+    const uint32_t* a = R<uint32_t>(w, op->a);
+    const uint32_t* b = R<uint32_t>(w, op->b);
+    for (int i = 0; i < 32; ++i) {
+      p[i] = halfCompare<C, BF>(uint16_t(a[i]), uint16_t(b[i]), aux, c, i);
+      q[i] = halfCompare<C, BF>(uint16_t(a[i] >> 16), uint16_t(b[i] >> 16), aux, c, i);
+    }
+  } else {
+    const uint16_t* a = R<uint16_t>(w, op->a);
+    const uint16_t* b = R<uint16_t>(w, op->b);
+    for (int i = 0; i < 32; ++i) {
+      bool x = halfCompareRaw<C, BF>(a[i], b[i], aux);
+      p[i] = combinePredicate(x, aux, c, i);
+      q[i] = combinePredicate(!x, aux, c, i);
+    }
+  }
+  storeLanes<uint8_t>(w, op->d, p);
+  if (op->e) storeLanes<uint8_t>(w, op->e, q);
+  return op + 1;
+}
+template <class T> PTX_LANES const Op* selp(Warp& w, const Op* op) {
+  const T* a = R<T>(w, op->a);
+  const T* b = R<T>(w, op->b);
+  const uint8_t* c = R<uint8_t>(w, op->c);
+  store<T>(w, op->d, [&](int i) { return c[i] ? a[i] : b[i]; });
+  return op + 1;
+}
+template <class T, class C> const Op* slct(Warp& w, const Op* op) {
+  const T* a = R<T>(w, op->a);
+  const T* b = R<T>(w, op->b);
+  const C* c = R<C>(w, op->c);
+  store<T>(w, op->d, [&](int i) {
+    if constexpr (std::is_floating_point_v<C>) return c[i] >= C(0) ? a[i] : b[i];
+    else return c[i] >= 0 ? a[i] : b[i];
+  });
+  return op + 1;
+}
+// Predicate logic (bytes 0/1).
+
+}  // namespace h
+
 namespace lowering {
 
 // set/setp on .f16/.bf16 and .f16x2/.bf16x2 (cuda_fp16.hpp and cuda_bf16.hpp compare this way). set's true value:

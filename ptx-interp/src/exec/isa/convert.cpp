@@ -4,6 +4,117 @@
 
 namespace ptx::exec {
 
+namespace h {
+
+// cvt between numeric types: D, S are C++ carrier types; kinds give the PTX interpretation (for f16/bf16 which are
+// carried as uint16_t).
+enum Kind : uint8_t { KInt, KF16, KBF16, KF32, KF64 };
+template <class T, Kind K> PTX_HOT double toDouble(T x) {
+  if constexpr (K == KF16) return num::halfToFloat(x);
+  else if constexpr (K == KBF16) return num::bf16ToFloat(x);
+  else return double(x);
+}
+template <class D, Kind DK, class S, Kind SK, Round RM, bool IntRound, bool SAT, bool FTZ>
+PTX_HOT D cvtLane(S x) {
+  if constexpr (SK == KInt && DK == KInt) {
+    if constexpr (SAT) {
+      // saturate to destination range
+      if constexpr (std::is_signed_v<S>) {
+        int64_t v = int64_t(x);
+        int64_t lo = int64_t(std::numeric_limits<D>::min());
+        if constexpr (std::is_unsigned_v<D> && sizeof(D) == 8) {
+          return v < 0 ? D(0) : D(v);
+        } else {
+          int64_t hi = std::numeric_limits<D>::max() > uint64_t(INT64_MAX) ? INT64_MAX : int64_t(std::numeric_limits<D>::max());
+          return D(v < lo ? lo : (v > hi ? hi : v));
+        }
+      } else {
+        uint64_t v = uint64_t(x);
+        uint64_t hi = uint64_t(std::numeric_limits<D>::max());
+        return D(v > hi ? hi : v);
+      }
+    } else {
+      return D(x);
+    }
+  } else if constexpr (DK == KInt) {  // float -> int: IntRound mode, saturating
+    using F = std::conditional_t<SK == KF64, double, float>;
+    F v;
+    if constexpr (SK == KF16 || SK == KBF16) v = F(toDouble<S, SK>(x));
+    else v = F(x);
+    if constexpr (FTZ) v = num::flush(v);
+    // f64 NaN converts to the most negative signed integer (f32 NaN to 0), as measured on an H200
+    if constexpr (SK == KF64 && std::is_signed_v<D>)
+      if (v != v) return std::numeric_limits<D>::min();
+    v = num::roundToInt(v, RM);
+    return num::floatToInt<D>(v);
+  } else if constexpr (DK == KF32 || DK == KF64) {
+    using F = D;
+    F r;
+    if constexpr (SK == KInt) {
+      r = F(x);  // rounding mode from MXCSR (set by the caller for non-RN)
+    } else if constexpr (SK == KF16 || SK == KBF16) {
+      r = F(toDouble<S, SK>(x));
+    } else {
+      F v = F(x);
+      if constexpr (FTZ && SK == KF32) v = num::flush(F(x));
+      r = v;
+      if constexpr (FTZ && SK == KF32 && DK == KF64) r = F(num::flush(float(x)));
+    }
+    if constexpr (IntRound) r = num::roundToInt(r, RM);
+    if constexpr (FTZ && DK == KF32) r = num::flush(r);
+    if constexpr (SAT) r = num::saturate(r);
+    // NaN: f32/f16 -> f32 give the canonical NaN; f64 sources and destinations keep the quieted payload
+    // (x86's conversions do the same), bf16 -> f32 keeps the bits (measured on an H200).
+    if constexpr ((SK == KF32 || SK == KF16) && DK == KF32) r = num::canon(r);
+    if constexpr (SK == KF64 && DK == KF64) r = num::nan64(r, x);
+    return r;
+  } else if constexpr (DK == KF16) {
+    if constexpr (SK == KInt) {
+      return num::doubleToHalf(double(x), RM, SAT);  // exact for <= 53-bit ints
+    } else if constexpr (SK == KF64) {
+      if (x != x) {  // quieted, payload truncated (the GPU's f64 -> f16 NaN; not canonical like f32 -> f16)
+        uint64_t b = std::bit_cast<uint64_t>(x);
+        return uint16_t(((b >> 48) & 0x8000u) | 0x7e00u | ((b >> 42) & 0x3ffu));
+      }
+      return num::doubleToHalf(x, RM, SAT);
+    } else if constexpr (SK == KF32) {
+      return num::floatToHalf(FTZ ? num::flush(x) : x, RM, SAT);
+    } else {
+      float f = float(toDouble<S, SK>(x));
+      if constexpr (IntRound) f = num::roundToInt(f, RM);
+      return num::floatToHalf(f, num::RN, SAT);
+    }
+  } else {  // bf16
+    if constexpr (SK == KF32) {
+      return num::floatToBf16(FTZ ? num::flush(x) : x, RM, SAT);
+    } else if constexpr (SK == KBF16) {
+      float f = num::bf16ToFloat(x);
+      if constexpr (IntRound) f = num::roundToInt(f, RM);
+      return num::floatToBf16(f, num::RN, SAT);
+    } else {
+      // via float with round-to-odd is not needed for ints <= 24 bits; accept double rounding otherwise
+      double v = toDouble<S, SK>(x);
+      return num::floatToBf16(float(v), RM, SAT);
+    }
+  }
+}
+template <class D, Kind DK, class S, Kind SK, Round RM, bool IntRound, bool SAT, bool FTZ>
+PTX_LANES const Op* cvt(Warp& w, const Op* op) {
+  const S* a = R<S>(w, op->a);
+  auto body = [&](int i) { return cvtLane<D, DK, S, SK, RM, IntRound, SAT, FTZ>(a[i]); };
+  constexpr bool needMode = !IntRound && RM != num::RN &&
+                            ((DK == KF32 || DK == KF64) && (SK == KInt || (SK == KF64 && DK == KF32)));
+  if constexpr (needMode) {
+    num::FpMode mode(RM, false);
+    store<D>(w, op->d, body);
+  } else {
+    store<D>(w, op->d, body);
+  }
+  return op + 1;
+}
+
+}  // namespace h
+
 using num::Round;
 using ptx::Type;
 

@@ -3,6 +3,220 @@
 
 namespace ptx::exec {
 
+namespace h {
+
+struct FDiv;
+// NaN results: f32 canonical, f64 from the operands (see num::nan64); div.f64 prefers its first operand.
+template <class F, class T> PTX_HOT T nanResult(T r, T x, T y) {
+  if constexpr (std::is_same_v<T, double>) {
+    if constexpr (std::is_same_v<F, FDiv>) return num::nan64(r, y, x);
+    else return num::nan64(r, x, y);
+  } else {
+    return num::canon(r);
+  }
+}
+template <class T> PTX_HOT T nanResult(T r, T x, T y, T z) {
+  if constexpr (std::is_same_v<T, double>) return num::nan64(r, x, y, z);
+  else return num::canon(r);
+}
+template <class T> PTX_HOT T nanResult(T r, T x) {
+  if constexpr (std::is_same_v<T, double>) return num::nan64(r, x);
+  else return num::canon(r);
+}
+
+// Floating point with rounding mode / ftz / sat: the MXCSR is set around the lane loop for non-default modes.
+template <class T, class F, Round RM, bool FTZ, bool SAT> PTX_LANES const Op* fbinary(Warp& w, const Op* op) {
+  const T* a = R<T>(w, op->a);
+  const T* b = R<T>(w, op->b);
+  auto body = [&](int i) {
+    T x = a[i], y = b[i];
+    if constexpr (FTZ) { x = num::flush(x); y = num::flush(y); }
+    T r = F::f(x, y);
+    if constexpr (FTZ) r = num::flush(r);
+    if constexpr (SAT) r = num::saturate(r);
+    return nanResult<F>(r, x, y);
+  };
+  if constexpr (RM == num::RN && !FTZ) {
+    store<T>(w, op->d, body);
+  } else {
+    num::FpMode mode(RM, false);
+    store<T>(w, op->d, body);
+  }
+  return op + 1;
+}
+struct FFma;
+
+// fma: in the x86-64-v3 clone std::fma is the FMA instruction and the lane loop vectorises; the baseline clone
+// (CPUs without AVX2/FMA) calls the library's fma per lane.
+
+template <class T, class F, Round RM, bool FTZ, bool SAT> PTX_LANES const Op* fternary(Warp& w, const Op* op) {
+  const T* a = R<T>(w, op->a);
+  const T* b = R<T>(w, op->b);
+  const T* c = R<T>(w, op->c);
+  auto body = [&](int i) {
+    T x = a[i], y = b[i], z = c[i];
+    if constexpr (FTZ) { x = num::flush(x); y = num::flush(y); z = num::flush(z); }
+    T r = F::f(x, y, z);
+    if constexpr (FTZ) r = num::flush(r);
+    if constexpr (SAT) r = num::saturate(r);
+    return nanResult(r, x, y, z);
+  };
+  if constexpr (RM == num::RN && !FTZ) {
+    store<T>(w, op->d, body);
+  } else {
+    num::FpMode mode(RM, false);
+    store<T>(w, op->d, body);
+  }
+  return op + 1;
+}
+template <class T, class F, Round RM, bool FTZ, bool SAT> PTX_LANES const Op* funary(Warp& w, const Op* op) {
+  const T* a = R<T>(w, op->a);
+  auto body = [&](int i) {
+    T x = a[i];
+    if constexpr (FTZ) x = num::flush(x);
+    T r = F::f(x);
+    if constexpr (FTZ) r = num::flush(r);
+    if constexpr (SAT) r = num::saturate(r);
+    return r;
+  };
+  if constexpr (RM == num::RN && !FTZ) {
+    store<T>(w, op->d, body);
+  } else {
+    num::FpMode mode(RM, false);
+    store<T>(w, op->d, body);
+  }
+  return op + 1;
+}
+
+// ---- floating point functors ----------------------------------------------------------------------------------
+
+struct FAdd { template <class T> static PTX_HOT T f(T a, T b) { return a + b; } };
+struct FSub { template <class T> static PTX_HOT T f(T a, T b) { return a - b; } };
+struct FMul { template <class T> static PTX_HOT T f(T a, T b) { return a * b; } };
+struct FDiv { template <class T> static PTX_HOT T f(T a, T b) { return a / b; } };
+struct FFma {
+  template <class T> static PTX_HOT T f(T a, T b, T c) {
+    if constexpr (std::is_same_v<T, float>) return __builtin_fmaf(a, b, c);
+    else return __builtin_fma(a, b, c);
+  }
+};
+// mad.f32 without rounding modifier is a multiply then add (two roundings) per the ISA.
+struct FMadNoFuse { template <class T> static PTX_HOT T f(T a, T b, T c) { return a * b + c; } };
+struct FSqrt { template <class T> static PTX_HOT T f(T a) { return nanResult(std::sqrt(a), a); } };
+struct FRcp { template <class T> static PTX_HOT T f(T a) { return nanResult(T(1) / a, a); } };
+// div.approx.f32 is a * rcp.approx(b); the reciprocal of |b| > 2^126 is subnormal and flushed to zero.
+struct FDivApprox {
+  template <class T> static PTX_HOT T f(T a, T b) {
+    if (std::fabs(b) > T(0x1p126)) return a * std::copysign(T(0), b);
+    return a / b;
+  }
+};
+// rcp.approx.ftz.f64 reads only the upper 32 bits of its operand and computes only the upper 32 bits of the result
+// (low word zero). Measured on an H200 for all 2^20 upper significands: the result's significand is the GPU's
+// single-precision reciprocal approximation of the same 20 bits, cut to 20 bits, which is the exact reciprocal's or
+// one unit more (num::rcp64hUpperWord's table); the exponent only scales it, and the low word of the operand is
+// ignored. Subnormal operands and results are flushed to zero.
+struct FRcpApproxF64 {
+  template <class T> static PTX_HOT T f(T a) {
+    uint64_t bits = std::bit_cast<uint64_t>(double(a));
+    uint64_t sign = bits & 0x8000000000000000ull;
+    int exponent = int((bits >> 52) & 0x7ff);
+    uint32_t significand = uint32_t(bits >> 32) & 0xfffff;
+    if (exponent == 0x7ff) {
+      if (significand) return T(std::bit_cast<double>(0x7fffffff00000000ull));  // NaN (the upper word's bits only)
+      return T(std::bit_cast<double>(sign));                                     // 1/inf = 0
+    }
+    if (exponent == 0) return T(std::bit_cast<double>(sign | 0x7ff0000000000000ull));  // ftz: 1/0 = inf
+    uint32_t upper = num::rcp64hUpperWord(significand);  // for an operand in [1, 2): exponent field 0x3ff or 0x3fe
+    int resultExponent = int(upper >> 20) + 1023 - exponent;
+    if (resultExponent <= 0) return T(std::bit_cast<double>(sign));  // ftz
+    uint64_t rb = (uint64_t(uint32_t(resultExponent) << 20 | (upper & 0xfffff)) << 32);
+    return T(std::bit_cast<double>(rb | sign));
+  }
+};
+// rsqrt.approx.f64 on the GPU is correctly rounded (measured on an H200): one Newton step in binary128 from the
+// double estimate, then a single rounding. f32: within the ISA's bound.
+PTX_HOT double rsqrtF64(double a) {
+  double y = 1.0 / std::sqrt(a);
+  if (!(a > 0) || !std::isfinite(a) || y == 0 || !std::isfinite(y)) return num::nan64(y, a);
+  __float128 q = y, x = a;
+  q = q + q * (__float128(0.5) - __float128(0.5) * x * q * q);
+  return double(q);
+}
+struct FRsqrt {
+  template <class T> static PTX_HOT T f(T a) {
+    if constexpr (std::is_same_v<T, double>) return rsqrtF64(a);
+    else return num::canon(T(1) / std::sqrt(a));
+  }
+};
+struct FAbs {
+  template <class T> static PTX_HOT T f(T a) { return std::fabs(a); }
+};
+struct FNeg {
+  template <class T> static PTX_HOT T f(T a) { return -a; }
+};
+// sin/cos.approx: the GPU reduces the argument to revolutions first, x * f32(1/2pi) rounded toward zero to f32,
+// and evaluates the function on that value's fraction (measured on an H200: huge arguments give +-0 for sin).
+PTX_HOT double revolutionsFraction(float x) {
+  double p = double(std::fabs(x)) * double(0.159154936671257019f);  // exact product
+  float t = float(p);
+  if (double(t) > p) t = std::nextafter(t, 0.0f);
+  return double(t) - std::floor(double(t));
+}
+struct FSin {
+  template <class T> static PTX_HOT T f(T a) {
+    if (!std::isfinite(a)) return std::bit_cast<float>(num::kCanonicalNaN32);
+    double r = std::sin(6.283185307179586476925286766559 * revolutionsFraction(a));
+    return T(std::signbit(a) ? -r : r);
+  }
+};
+struct FCos {
+  template <class T> static PTX_HOT T f(T a) {
+    if (!std::isfinite(a)) return std::bit_cast<float>(num::kCanonicalNaN32);
+    return T(std::cos(6.283185307179586476925286766559 * revolutionsFraction(a)));
+  }
+};
+struct FLg2 { template <class T> static PTX_HOT T f(T a) { return num::canon(T(std::log2(double(a)))); } };
+struct FEx2 { template <class T> static PTX_HOT T f(T a) { return num::canon(T(std::exp2(double(a)))); } };
+struct FTanh { template <class T> static PTX_HOT T f(T a) { return num::canon(T(std::tanh(double(a)))); } };
+
+// abs/neg keep NaN payloads (sign-bit operations), so they bypass canonicalisation: use unary<> with bit ops.
+// On a NaN operand the GPU returns the canonical NaN (f32) or the operand quieted with its sign unchanged (f64).
+template <class U> PTX_HOT U nanOfSignOp(U x) {
+  if constexpr (sizeof(U) == 4) return U(num::kCanonicalNaN32);
+  else return U(x | (U(1) << 51));
+}
+template <class T> const Op* fabsBits(Warp& w, const Op* op) {
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  const U* a = R<U>(w, op->a);
+  constexpr U m = ~(U(1) << (sizeof(U) * 8 - 1));
+  constexpr U inf = sizeof(U) == 4 ? U(0x7f800000u) : U(0x7ff0000000000000ull);
+  bool ftz = op->aux;
+  store<U>(w, op->d, [&](int i) {
+    U x = U(a[i] & m);
+    if (x > inf) return nanOfSignOp<U>(a[i]);
+    if (sizeof(T) == 4 && ftz && (x & 0x7f800000u) == 0) x = 0;
+    return x;
+  });
+  return op + 1;
+}
+template <class T> const Op* fnegBits(Warp& w, const Op* op) {
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  const U* a = R<U>(w, op->a);
+  constexpr U s = U(1) << (sizeof(U) * 8 - 1);
+  constexpr U inf = sizeof(U) == 4 ? U(0x7f800000u) : U(0x7ff0000000000000ull);
+  bool ftz = op->aux;
+  store<U>(w, op->d, [&](int i) {
+    if (U(a[i] & ~s) > inf) return nanOfSignOp<U>(a[i]);
+    U x = U(a[i] ^ s);
+    if (sizeof(T) == 4 && ftz && (x & 0x7f800000u) == 0) x &= s;
+    return x;
+  });
+  return op + 1;
+}
+
+}  // namespace h
+
 namespace {
 
 // min/max.xorsign.abs: the min/max of the magnitudes with the sign sign(a) ^ sign(b).
