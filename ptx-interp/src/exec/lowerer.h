@@ -31,7 +31,7 @@ Handler ldHandler(mem::Space space, unsigned addrSize, ptx::Type m, unsigned reg
 Handler stHandler(mem::Space space, unsigned addrSize, ptx::Type m, unsigned regSize, unsigned n);
 // Special-register reads (isa/move.cpp), also used by the core for launch-constant registers: the generic handler
 // (aux: SpecialReg, e: component) or a specialised form (%tid, %ctaid).
-Handler sregHandler(ptx::SpecialReg sr, uint32_t component);
+Handler sregHandler(ptx::SpecialReg sr, uint32_t component, bool specialisedForms = true);
 }  // namespace ptx::exec
 
 namespace ptx::exec::lowering {
@@ -114,8 +114,8 @@ struct PendingTarget {
 
 class KernelLowerer {
  public:
-  KernelLowerer(const ptx::Module& m, Program& p, const std::vector<uint32_t>& globalMap)
-      : mod_(m), prog_(p), globalMap_(globalMap) {}
+  KernelLowerer(const ptx::Module& m, Program& p, const std::vector<uint32_t>& globalMap, uint32_t rewrites)
+      : mod_(m), prog_(p), globalMap_(globalMap), rewriteMask_(rewrites) {}
 
   void lowerKernel(uint32_t entryIr);
 
@@ -293,49 +293,61 @@ class KernelLowerer {
   std::vector<uint32_t> callerOf_;                      // per call site of this kernel: caller instance
   bool usesBarriers_ = false;
   uint32_t dynamicSharedBase_ = 0;
-  // Entry-function registers whose every definition yields the same launch-wide value (kernel parameter loads,
-  // %ntid/%nctaid, cvta.to.global/mov of those): they become constant registers and their definitions vanish.
+  // ---- rewrites (rewrites.cpp; the table: ptx/rewrites.def) ----
+  uint32_t rewriteMask_ = kAllRewrites;
+  bool enabled(Rewrite r) const { return (rewriteMask_ & rewriteBit(r)) != 0; }
+  // launch-constants: entry-function registers whose only definition yields the same launch-wide value (kernel
+  // parameter loads, %ntid/%nctaid/%tid/%ctaid, cvta.to.global/mov of those). They become constant registers (a
+  // register-level result) and their defining instructions (defInst) emit nothing.
   struct LaunchConst {
     ConstKind kind;
     uint64_t value;
     unsigned size;
+    uint32_t defInst = kNoIndex;
   };
   std::map<uint32_t, LaunchConst> launchConstRegs_;
-  std::vector<bool> skipInst_;
   void findLaunchConstants(const ptx::Function& fn);
-  // `add.s64 %rd, %base, %offset` whose sum only addresses one later scalar global ld/st of the same block: the
-  // memory op computes base + offset itself (one op less per access; see mem::globalAddresses). Per IR instruction
-  // of the function being lowered: the add folded into it (kNoIndex: none), and whether it is such an add.
-  std::vector<uint32_t> foldedAdd_;
-  std::vector<bool> addFolded_;
-  uint32_t curInst_ = 0;
-  uint32_t lastSetp_ = ~0u;  // op index of the last setp emitted (see h::kSetpThenBranch)
+  // What the rewrites decided for one instruction of the function being lowered: one record per instruction (and
+  // one for the function's end), filled by the per-function passes, read by the lowering of the instruction.
+  struct InstRewrite {
+    bool launchConstant = false;    // launch-constants: defines a launch-constant register (entry function)
+    // address-adds: `add.s64 %rd, %base, %offset` whose sum only addresses one later scalar global ld/st of the
+    // same block: the access computes base + offset itself (mem::globalAddresses), the add emits nothing.
+    bool addFolded = false;
+    uint32_t foldedAdd = kNoIndex;  // on the access: the add it computes
+    // scaled-indices: `mul.wide.{s32,u32} %off, %i, 2^k` whose every use is the offset of such a folded add with a
+    // launch-constant base: the accesses compute base + (%i << k) and the mul emits nothing either.
+    bool mulFolded = false;
+    uint32_t foldedMul = kNoIndex;  // on the access: the mul it computes
+    // shared-layouts: scalar shared-memory accesses of one block through the same base register, which nothing in
+    // between writes: the first computes the layout of the register's 32 values into a per-warp slot, the others
+    // reuse it (mem::sharedLayout). The access op's aux (0: none).
+    uint32_t sharedLayout = 0;
+    // shared-fma-chains: `ld.shared.f32 %x; ld.shared.f32 %y; fma.rn.f32 %d, %x, %y, %c` triples whose loaded
+    // registers nothing else mentions, in a row where each fma accumulates into the previous one's result: one
+    // fused op in front of them (mem::fmaSharedChain) runs the chain with the sum in host registers, or falls
+    // through to the original ops when its full-warp fast path does not apply. The triples of the chain this
+    // instruction starts (0: none).
+    uint32_t fmaChainTriples = 0;
+    // setp-branch: the op index of this setp, so that a conditional branch on its predicate right after it can make
+    // the setp run the branch (h::kSetpThenBranch).
+    uint32_t setpOp = kNoIndex;
+    bool emitsNothing() const { return launchConstant || addFolded || mulFolded; }
+  };
+  std::vector<InstRewrite> rewrites_;
+  // The per-function passes, in order (each after the ones it builds on).
+  void runFunctionRewrites(bool entry);
   void findAddressAdds();
+  void findScaledIndices();
+  void findSharedLayoutChains();
+  void findSharedFmaTriples();
+  uint32_t curInst_ = 0;
   // Whether instruction `in` may write register reg: its first operand names it (a store's address counts too) or
   // it is a call (the callee is not looked into).
   bool mayWrite(const Instruction& in, uint32_t reg) const;
   // The last instruction before `before`, in its block, that may write reg; kNoIndex: none.
   uint32_t lastWriteInBlock(uint32_t before, uint32_t reg) const;
   bool writtenBetween(uint32_t first, uint32_t end, uint32_t reg) const;  // by an instruction in [first, end)
-  // `mul.wide.{s32,u32} %off, %i, 2^k` whose every use is the offset of such a folded add with a launch-constant
-  // base (a kernel parameter): the accesses compute base + (%i << k) themselves and the mul is not emitted either.
-  // Per IR instruction: the mul folded into the access (kNoIndex: none), and whether it is such a mul.
-  std::vector<uint32_t> scaledIndex_;
-  std::vector<bool> mulFolded_;
-  void findScaledIndices();
-  // Scalar shared-memory accesses of one block through the same base register, which nothing in between writes:
-  // the first computes the layout of the register's 32 values into a per-warp slot, the others reuse it (see
-  // mem::sharedLayout). Per IR instruction: the op's aux (0: none).
-  std::vector<uint32_t> sharedLayoutTag_;
-  void findSharedLayoutChains();
-  // `ld.shared.f32 %x, [..]; ld.shared.f32 %y, [..]; fma.rn.f32 %d, %x, %y, %c` (either order of %x, %y) whose loaded
-  // registers nothing else mentions: the inner product step of shared-memory tiles. Such triples in a row where
-  // each fma accumulates into the previous one's result, which nothing else mentions either (an unrolled inner
-  // product), get one fused op in front of them (mem::fmaSharedChain): it runs the whole chain with the sum in host
-  // registers, or falls through to the original ops when its full-warp fast path does not apply.
-  // Per IR instruction: the number of triples of the chain it starts (0: none).
-  std::vector<uint32_t> sharedFmaTriple_;
-  void findSharedFmaTriples();
   // Per register of the function being lowered: how many times instructions mention it (reads, writes, guards).
   std::vector<uint32_t> mentions_;
   void countMentions();

@@ -215,7 +215,7 @@ void KernelLowerer::lowerCompare(const Instruction& in) {
         aux = uint32_t(in.boolOp) | (neg ? 16 : 0);
       }
       emitSetp(hnd, a, b, c, aux, d0);
-      lastSetp_ = here() - 1;
+      if (enabled(Rewrite::SetpBranch)) rewrites_[curInst_].setpOp = here() - 1;
       return;
     }
     case Opcode::Set: {

@@ -405,11 +405,11 @@ void KernelLowerer::lowerLdSt(const Instruction& in, bool isStore) {
     op.c = regs[2];
     op.e = regs[3];
   } else {
-    uint32_t folded = foldedAdd_[curInst_];
+    uint32_t folded = rewrites_[curInst_].foldedAdd;
     Handler hnd = nullptr;
-    if (folded != kNoIndex && scaledIndex_[curInst_] != kNoIndex) {
+    if (folded != kNoIndex && rewrites_[curInst_].foldedMul != kNoIndex) {
       const Instruction& add = fn_->instructions[folded];
-      const Instruction& mul = fn_->instructions[scaledIndex_[curInst_]];
+      const Instruction& mul = fn_->instructions[rewrites_[curInst_].foldedMul];
       const Operand& x = fn_->operands[add.firstOperand + 1];
       const Operand& y = fn_->operands[add.firstOperand + 2];
       const Operand& base = launchConstRegs_.count(x.index) ? x : y;
@@ -448,7 +448,7 @@ void KernelLowerer::lowerLdSt(const Instruction& in, bool isStore) {
     hnd = isStore ? stHandler(a.space, a.baseSize, t, regSize, n) : ldHandler(a.space, a.baseSize, t, regSize, n);
     if (!hnd) return unsupported(in, "operand types / state space combination");
     Op& op = emit(hnd);
-    if (a.space == mem::Shared && n == 1) op.aux = sharedLayoutTag_[curInst_];
+    if (a.space == mem::Shared && n == 1) op.aux = rewrites_[curInst_].sharedLayout;
     op.a = a.base;
     op.imm = a.imm;
     op.d = regs[0];

@@ -181,7 +181,8 @@ const Op* isspacep(Warp& w, const Op* op) {
 
 }  // namespace
 
-Handler sregHandler(ptx::SpecialReg sr, uint32_t component) {
+Handler sregHandler(ptx::SpecialReg sr, uint32_t component, bool specialisedForms) {
+  if (!specialisedForms) return &sreg;
   if (component < 3 && sr == ptx::SpecialReg::tid)
     return component == 0 ? &sregTid<0> : component == 1 ? &sregTid<1> : &sregTid<2>;
   if (component < 3 && sr == ptx::SpecialReg::ctaid)
@@ -256,7 +257,7 @@ void KernelLowerer::lowerMov(const Instruction& in) {
     unsigned ss = ptx::specialRegSize(sr);
     if (ss == sizeOf(regType(d0.index))) {
       uint32_t component = ptx::specialRegHasComponents(sr) ? ptx::selComponent(s0.sel) : 0;
-      Op& op = emit(sregHandler(sr, component));
+      Op& op = emit(sregHandler(sr, component, enabled(Rewrite::SpecialRegisterForms)));
       op.d = regOf(d0.index);
       op.aux = s0.index;
       op.e = component;
