@@ -40,6 +40,23 @@ CUmoduleLoadingMode moduleLoadingMode() {
   return CU_MODULE_LAZY_LOADING;
 }
 
+// The interpreter's lowering rewrites this process may use: CUEMU_REWRITES ("none", "all", or names with '-'/'+',
+// see ptx-interp/include/ptx/rewrites.def); read once. A malformed value is reported and all rewrites stay on.
+uint32_t rewritesFromEnvironment() {
+  static const uint32_t mask = [] {
+    uint32_t m = ptx::exec::kAllRewrites;
+    const char* value = std::getenv("CUEMU_REWRITES");
+    if (!value || !*value) return m;
+    std::string error;
+    if (!ptx::exec::parseRewrites(value, m, error)) {
+      CUEMU_ERROR("CUEMU_REWRITES: {}; keeping all rewrites on", error);
+      return ptx::exec::kAllRewrites;
+    }
+    return m;
+  }();
+  return mask;
+}
+
 // ---- JIT options ---------------------------------------------------------------------------------------------
 
 Expected<JitOptions> parseJitOptions(unsigned count, const CUjit_option* options, void** values) {
@@ -155,6 +172,7 @@ Expected<CompiledImage> compileImage(const void* image, int ccMajor, int ccMinor
   options.targetSm = unsigned(ccMajor * 10 + ccMinor);
   options.acceptNewerIsa = standsInForCubins;
   options.fileName = out.name;
+  options.rewrites = rewritesFromEnvironment();
   auto compiled = ptx::exec::compile(text, options);
   if (!compiled.program) return makeError(CUDA_ERROR_INVALID_PTX, compiled.error);
   // ptxas compares a kernel's static shared size as a signed 32-bit number (driver 580 on an H100): 300,000 bytes

@@ -567,7 +567,7 @@ TEST(PtxExec, AcceptedButUnexecutedInstructionsFailAtLaunchWithTheirNames) {
 // Video instructions, one thread: each case loads a, b, c as constants, runs the instruction and stores d. Expected
 // values follow the PTX ISA's definition (selection and sign extension, the operation, clamping to the destination
 // or its selected part, then the secondary operation or the merge into c) where an H200 agrees; the scalar cases
-// marked "H200" are where it does not, with the GPU's result (conformance/golden/nvidia-h200.txt, lower_video.cpp).
+// marked "H200" are where it does not, with the GPU's result (conformance/golden/nvidia-h200.txt, isa/video.cpp).
 TEST(PtxExec, VideoInstructions) {
   struct Case {
     const char* instruction;   // operands %a %b %c, result %d

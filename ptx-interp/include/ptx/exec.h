@@ -92,16 +92,44 @@ struct CompileResult {
   std::string log;                         // all diagnostics (warnings included)
 };
 
+// Lowering rewrites (fast paths), one bit each; the table with what each does: ptx/rewrites.def.
+enum class Rewrite : uint8_t {
+#define PTX_REWRITE(e, name, what) e,
+#include "ptx/rewrites.def"
+#undef PTX_REWRITE
+  count_
+};
+constexpr uint32_t kAllRewrites = (1u << unsigned(Rewrite::count_)) - 1;
+constexpr uint32_t rewriteBit(Rewrite r) { return 1u << unsigned(r); }
+std::string_view rewriteName(Rewrite r);
+// Parses "all", "none", or a comma-separated list of rewrite names, each optionally prefixed with '-' (off) or '+'
+// (on), applied in order to all-on ("-shared-fma-chains" = every rewrite but that one; "none,+setp-branch" = only
+// that one). On an unknown name: false and `error` names it and lists the known ones.
+bool parseRewrites(std::string_view spec, uint32_t& mask, std::string& error);
+// The rewrites every compile may use (default: all); CompileOptions::rewrites is intersected with it. For the driver
+// (CUEMU_REWRITES) and the tests, set once before compiling.
+void setDefaultRewrites(uint32_t mask);
+uint32_t defaultRewrites();
+
 struct CompileOptions {
   unsigned targetSm = 0;             // SM the module runs on (checker gating); 0 = the module's .target
   bool acceptNewerIsa = false;       // see CheckOptions::acceptNewerIsa
   std::string_view fileName = "<ptx>";  // for diagnostics
+  uint32_t rewrites = kAllRewrites;     // lowering rewrites this compile may use (with defaultRewrites())
 };
 
 // Parse + check + lower. Malformed PTX fails here. Instructions the interpreter cannot execute (textures, tensor
 // cores, bulk async copies) do not fail the load: launching a kernel that contains one fails with
 // FaultKind::IllegalInstruction and a message naming the instruction and its PTX line.
 CompileResult compile(std::string_view ptxText, const CompileOptions& options = {});
+
+// A summary of a compiled program for tests and tools: its op count and a digest of the op stream (handlers,
+// operands, immediates), which any change of the lowering (a rewrite switched off) changes.
+struct ProgramStats {
+  size_t ops = 0;
+  uint64_t digest = 0;
+};
+ProgramStats programStats(const Program& program);
 
 const std::vector<KernelInfo>& kernels(const Program& program);
 const std::vector<GlobalInfo>& globals(const Program& program);

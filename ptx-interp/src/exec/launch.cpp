@@ -24,33 +24,6 @@ namespace ptx::exec {
 
 // ---- module-level API ------------------------------------------------------------------------------------------
 
-CompileResult compile(std::string_view ptxText, const CompileOptions& options) {
-  CompileResult r;
-  ptx::Diagnostics diags(options.fileName);
-  std::unique_ptr<ptx::Module> module = ptx::parseModule(ptxText, diags);
-  if (module && !diags.hasErrors()) {
-    ptx::CheckOptions co;
-    co.targetSm = options.targetSm;
-    co.acceptNewerIsa = options.acceptNewerIsa;
-    ptx::checkModule(*module, diags, co);
-  }
-  r.log = diags.format();
-  if (!module || diags.hasErrors()) {
-    r.error = r.log;
-    if (r.error.empty()) r.error = "PTX parse error";
-    return r;
-  }
-  std::string err;
-  demoteF64ToF32(*module);
-  std::unique_ptr<Program> prog = lowerModule(*module, err);
-  if (!prog) {
-    r.error = std::move(err);
-    return r;
-  }
-  r.program = std::shared_ptr<const Program>(std::move(prog));
-  return r;
-}
-
 const std::vector<KernelInfo>& kernels(const Program& program) { return program.kernelInfo; }
 const std::vector<GlobalInfo>& globals(const Program& program) { return program.globalInfo; }
 

@@ -1,156 +1,122 @@
-#include "exec/lower_tables.h"
-
-#include "exec/handlers.h"
+// Conversions (OpClass Convert): cvt between every pair of types, the packed and narrow forms (f16x2, bf16x2,
+// e4m3x2, e5m2x2, tf32, .relu, .satfinite).
+#include "exec/lowerer.h"
 
 namespace ptx::exec {
 
-namespace {
+namespace h {
 
-using num::Round;
-using ptx::Type;
-
-template <class F> Handler withRound(Round r, F f) {
-  switch (r) {
-    case num::RZ: return f(std::integral_constant<Round, num::RZ>{});
-    case num::RM: return f(std::integral_constant<Round, num::RM>{});
-    case num::RP: return f(std::integral_constant<Round, num::RP>{});
-    default: return f(std::integral_constant<Round, num::RN>{});
-  }
+// cvt between numeric types: D, S are C++ carrier types; kinds give the PTX interpretation (for f16/bf16 which are
+// carried as uint16_t).
+enum Kind : uint8_t { KInt, KF16, KBF16, KF32, KF64 };
+template <class T, Kind K> PTX_HOT double toDouble(T x) {
+  if constexpr (K == KF16) return num::halfToFloat(x);
+  else if constexpr (K == KBF16) return num::bf16ToFloat(x);
+  else return double(x);
 }
-template <class F> Handler withBool(bool b, F f) { return b ? f(std::true_type{}) : f(std::false_type{}); }
-
-template <class F> Handler withIntType(Type t, F f) {
-  switch (t) {
-    case Type::b8: case Type::u8: return f(uint8_t{});
-    case Type::s8: return f(int8_t{});
-    case Type::b16: case Type::u16: return f(uint16_t{});
-    case Type::s16: return f(int16_t{});
-    case Type::b32: case Type::u32: return f(uint32_t{});
-    case Type::s32: return f(int32_t{});
-    case Type::b64: case Type::u64: return f(uint64_t{});
-    case Type::s64: return f(int64_t{});
-    default: return nullptr;
-  }
-}
-
-bool isInt(Type t) {
-  auto k = ptx::typeKind(t);
-  return k == ptx::TypeKind::Signed || k == ptx::TypeKind::Unsigned || k == ptx::TypeKind::Bits;
-}
-
-// ---- half precision arithmetic -------------------------------------------------------------------------------
-
-enum HOp { HAdd, HSub, HMul, HFma, HMin, HMax, HNeg, HAbs, HMinNaN, HMaxNaN, HEx2, HTanh };
-
-template <bool BF> PTX_HOT float toF(uint16_t x) { return BF ? num::bf16ToFloat(x) : num::halfToFloat(x); }
-template <bool BF> PTX_HOT uint16_t fromF(float x, Round r, bool sat) {
-  return BF ? num::floatToBf16(x, r, sat) : num::floatToHalf(x, r, sat);
-}
-template <bool BF> PTX_HOT uint16_t fromD(double x, Round r, bool sat) {
-  return BF ? num::floatToBf16(float(x), r, sat) : num::doubleToHalf(x, r, sat);
-}
-template <bool BF> PTX_HOT uint16_t flushH(uint16_t x) {
-  if (BF) return (x & 0x7f80u) == 0 ? uint16_t(x & 0x8000u) : x;
-  return (x & 0x7c00u) == 0 ? uint16_t(x & 0x8000u) : x;
-}
-
-template <HOp O, bool BF, int N, Round RM, bool FTZ, bool SAT, bool RELU>
-const Op* halfOp(Warp& w, const Op* op) {
-  using C = std::conditional_t<N == 2, uint32_t, uint16_t>;
-  const C* a = h::R<C>(w, op->a);
-  const C* b = h::R<C>(w, op->b);
-  const C* c = h::R<C>(w, op->c);
-  h::store<C>(w, op->d, [&](int i) -> C {
-    C r = 0;
-    for (int k = 0; k < N; ++k) {
-      uint16_t x = uint16_t(a[i] >> (16 * k)), y = uint16_t(b[i] >> (16 * k)), z = uint16_t(c[i] >> (16 * k));
-      if constexpr (FTZ) { x = flushH<BF>(x); y = flushH<BF>(y); z = flushH<BF>(z); }
-      uint16_t out;
-      bool xNaN = BF ? (x & 0x7fffu) > 0x7f80u : (x & 0x7fffu) > 0x7c00u;
-      if constexpr (O == HNeg) {
-        out = xNaN ? uint16_t(0x7fffu) : uint16_t(x ^ 0x8000u);  // NaN: canonical, as the GPU
-      } else if constexpr (O == HAbs) {
-        out = xNaN ? uint16_t(0x7fffu) : uint16_t(x & 0x7fffu);
-      } else if constexpr (O == HEx2 || O == HTanh) {
-        // approximate in hardware; its results match the exact function rounded toward zero (measured on an H200)
-        float fx = toF<BF>(x);
-        float v = O == HEx2 ? std::exp2(fx) : std::tanh(fx);
-        out = xNaN ? uint16_t(0x7fffu) : fromF<BF>(v, num::RZ, false);
-        if (O == HEx2 && !BF && v >= 65536.0f) out = 0x7c00u;  // overflow still gives infinity
-        if constexpr (O == HTanh) {
-          // except at the ends: tiny arguments come back unchanged, arguments whose tanh is within 2^-20 of +-1
-          // give +-1 (both measured on an H200; the exact switch points are not known)
-          float ax = std::fabs(fx);
-          if (!xNaN && ax < 0x1p-8f) out = x;
-          else if (!xNaN && 1.0 - std::tanh(double(ax)) < 0x1p-20) out = fromF<BF>(std::copysign(1.0f, fx), num::RN, false);
-        }
-      } else if constexpr (O == HMin || O == HMax || O == HMinNaN || O == HMaxNaN) {
-        float fx = toF<BF>(x), fy = toF<BF>(y);
-        if ((O == HMinNaN || O == HMaxNaN) && (fx != fx || fy != fy)) {
-          out = BF ? 0x7fffu : num::kCanonicalNaN16;
+template <class D, Kind DK, class S, Kind SK, Round RM, bool IntRound, bool SAT, bool FTZ>
+PTX_HOT D cvtLane(S x) {
+  if constexpr (SK == KInt && DK == KInt) {
+    if constexpr (SAT) {
+      // saturate to destination range
+      if constexpr (std::is_signed_v<S>) {
+        int64_t v = int64_t(x);
+        int64_t lo = int64_t(std::numeric_limits<D>::min());
+        if constexpr (std::is_unsigned_v<D> && sizeof(D) == 8) {
+          return v < 0 ? D(0) : D(v);
         } else {
-          float res = (O == HMin || O == HMinNaN) ? h::FMin::f(fx, fy) : h::FMax::f(fx, fy);
-          if (res != res) out = BF ? 0x7fffu : num::kCanonicalNaN16;
-          else out = (res == fx && std::signbit(res) == std::signbit(fx)) ? x : y;
+          int64_t hi = std::numeric_limits<D>::max() > uint64_t(INT64_MAX) ? INT64_MAX : int64_t(std::numeric_limits<D>::max());
+          return D(v < lo ? lo : (v > hi ? hi : v));
         }
-      } else if constexpr (O == HFma) {
-        double v = double(toF<BF>(x)) * double(toF<BF>(y)) + double(toF<BF>(z));
-        if constexpr (RELU) v = (v < 0) ? 0.0 : v;
-        out = fromD<BF>(v, RM, SAT);
       } else {
-        float fx = toF<BF>(x), fy = toF<BF>(y);
-        float v = O == HAdd ? fx + fy : O == HSub ? fx - fy : fx * fy;
-        out = fromF<BF>(v, RM, SAT);
+        uint64_t v = uint64_t(x);
+        uint64_t hi = uint64_t(std::numeric_limits<D>::max());
+        return D(v > hi ? hi : v);
       }
-      if constexpr (FTZ) out = flushH<BF>(out);
-      r |= C(C(out) << (16 * k));
+    } else {
+      return D(x);
     }
+  } else if constexpr (DK == KInt) {  // float -> int: IntRound mode, saturating
+    using F = std::conditional_t<SK == KF64, double, float>;
+    F v;
+    if constexpr (SK == KF16 || SK == KBF16) v = F(toDouble<S, SK>(x));
+    else v = F(x);
+    if constexpr (FTZ) v = num::flush(v);
+    // f64 NaN converts to the most negative signed integer (f32 NaN to 0), as measured on an H200
+    if constexpr (SK == KF64 && std::is_signed_v<D>)
+      if (v != v) return std::numeric_limits<D>::min();
+    v = num::roundToInt(v, RM);
+    return num::floatToInt<D>(v);
+  } else if constexpr (DK == KF32 || DK == KF64) {
+    using F = D;
+    F r;
+    if constexpr (SK == KInt) {
+      r = F(x);  // rounding mode from MXCSR (set by the caller for non-RN)
+    } else if constexpr (SK == KF16 || SK == KBF16) {
+      r = F(toDouble<S, SK>(x));
+    } else {
+      F v = F(x);
+      if constexpr (FTZ && SK == KF32) v = num::flush(F(x));
+      r = v;
+      if constexpr (FTZ && SK == KF32 && DK == KF64) r = F(num::flush(float(x)));
+    }
+    if constexpr (IntRound) r = num::roundToInt(r, RM);
+    if constexpr (FTZ && DK == KF32) r = num::flush(r);
+    if constexpr (SAT) r = num::saturate(r);
+    // NaN: f32/f16 -> f32 give the canonical NaN; f64 sources and destinations keep the quieted payload
+    // (x86's conversions do the same), bf16 -> f32 keeps the bits (measured on an H200).
+    if constexpr ((SK == KF32 || SK == KF16) && DK == KF32) r = num::canon(r);
+    if constexpr (SK == KF64 && DK == KF64) r = num::nan64(r, x);
     return r;
-  });
+  } else if constexpr (DK == KF16) {
+    if constexpr (SK == KInt) {
+      return num::doubleToHalf(double(x), RM, SAT);  // exact for <= 53-bit ints
+    } else if constexpr (SK == KF64) {
+      if (x != x) {  // quieted, payload truncated (the GPU's f64 -> f16 NaN; not canonical like f32 -> f16)
+        uint64_t b = std::bit_cast<uint64_t>(x);
+        return uint16_t(((b >> 48) & 0x8000u) | 0x7e00u | ((b >> 42) & 0x3ffu));
+      }
+      return num::doubleToHalf(x, RM, SAT);
+    } else if constexpr (SK == KF32) {
+      return num::floatToHalf(FTZ ? num::flush(x) : x, RM, SAT);
+    } else {
+      float f = float(toDouble<S, SK>(x));
+      if constexpr (IntRound) f = num::roundToInt(f, RM);
+      return num::floatToHalf(f, num::RN, SAT);
+    }
+  } else {  // bf16
+    if constexpr (SK == KF32) {
+      return num::floatToBf16(FTZ ? num::flush(x) : x, RM, SAT);
+    } else if constexpr (SK == KBF16) {
+      float f = num::bf16ToFloat(x);
+      if constexpr (IntRound) f = num::roundToInt(f, RM);
+      return num::floatToBf16(f, num::RN, SAT);
+    } else {
+      // via float with round-to-odd is not needed for ints <= 24 bits; accept double rounding otherwise
+      double v = toDouble<S, SK>(x);
+      return num::floatToBf16(float(v), RM, SAT);
+    }
+  }
+}
+template <class D, Kind DK, class S, Kind SK, Round RM, bool IntRound, bool SAT, bool FTZ>
+PTX_LANES const Op* cvt(Warp& w, const Op* op) {
+  const S* a = R<S>(w, op->a);
+  auto body = [&](int i) { return cvtLane<D, DK, S, SK, RM, IntRound, SAT, FTZ>(a[i]); };
+  constexpr bool needMode = !IntRound && RM != num::RN &&
+                            ((DK == KF32 || DK == KF64) && (SK == KInt || (SK == KF64 && DK == KF32)));
+  if constexpr (needMode) {
+    num::FpMode mode(RM, false);
+    store<D>(w, op->d, body);
+  } else {
+    store<D>(w, op->d, body);
+  }
   return op + 1;
 }
 
-template <HOp O, bool BF, int N> Handler halfModes(Round r, bool ftz, bool sat, bool relu) {
-  return withRound(r, [&](auto rm) {
-    return withBool(ftz, [&](auto fz) {
-      return withBool(sat, [&](auto st) {
-        return withBool(relu, [&](auto rl) -> Handler {
-          return &halfOp<O, BF, N, decltype(rm)::value, decltype(fz)::value, decltype(st)::value, decltype(rl)::value>;
-        });
-      });
-    });
-  });
-}
+}  // namespace h
 
-template <HOp O> Handler halfByType(Type t, Round r, bool ftz, bool sat, bool relu) {
-  switch (t) {
-    case Type::f16: return halfModes<O, false, 1>(r, ftz, sat, relu);
-    case Type::f16x2: return halfModes<O, false, 2>(r, ftz, sat, relu);
-    case Type::bf16: return halfModes<O, true, 1>(r, ftz, sat, relu);
-    case Type::bf16x2: return halfModes<O, true, 2>(r, ftz, sat, relu);
-    default: return nullptr;
-  }
-}
-
-}  // namespace
-
-Handler halfHandler(ptx::Opcode opc, Type t, Round r, bool ftz, bool sat, bool relu) {
-  switch (opc) {
-    case ptx::Opcode::Add: return halfByType<HAdd>(t, r, ftz, sat, false);
-    case ptx::Opcode::Sub: return halfByType<HSub>(t, r, ftz, sat, false);
-    case ptx::Opcode::Mul: return halfByType<HMul>(t, r, ftz, sat, false);
-    case ptx::Opcode::Fma: return halfByType<HFma>(t, r, ftz, sat, relu);
-    case ptx::Opcode::Neg: return halfByType<HNeg>(t, num::RN, ftz, false, false);
-    case ptx::Opcode::Abs: return halfByType<HAbs>(t, num::RN, ftz, false, false);
-    case ptx::Opcode::Min: return relu ? halfByType<HMinNaN>(t, num::RN, ftz, false, false)
-                                       : halfByType<HMin>(t, num::RN, ftz, false, false);
-    case ptx::Opcode::Max: return relu ? halfByType<HMaxNaN>(t, num::RN, ftz, false, false)
-                                       : halfByType<HMax>(t, num::RN, ftz, false, false);
-    case ptx::Opcode::Ex2: return halfByType<HEx2>(t, num::RN, ftz, false, false);
-    case ptx::Opcode::Tanh: return halfByType<HTanh>(t, num::RN, false, false, false);
-    default: return nullptr;
-  }
-}
+using num::Round;
+using ptx::Type;
 
 // ---- packed and narrow conversions: f16x2/bf16x2/e4m3x2/e5m2x2 from two f32, .relu, .satfinite, tf32 -----------
 
@@ -315,10 +281,10 @@ Handler cvtNarrowHandler(Type d, Type s, Round round, bool tiesAway, bool relu, 
 Handler cvtHandler(Type d, Type s, Round round, bool intRound, bool sat, bool ftz) {
   using h::Kind;
   // integer <-> integer
-  if (isInt(d) && isInt(s)) {
-    return withIntType(d, [&](auto dt) {
+  if (isIntegerType(d) && isIntegerType(s)) {
+    return byIntType(d, [&](auto dt) {
       using D = decltype(dt);
-      return withIntType(s, [&](auto st) -> Handler {
+      return byIntType(s, [&](auto st) -> Handler {
         using S = decltype(st);
         if (sat) return &h::cvt<D, h::KInt, S, h::KInt, num::RN, false, true, false>;
         return &h::convertWidth<D, S>;
@@ -326,10 +292,10 @@ Handler cvtHandler(Type d, Type s, Round round, bool intRound, bool sat, bool ft
     });
   }
   // float -> integer
-  if (isInt(d) && (s == Type::f32 || s == Type::f64)) {
-    return withIntType(d, [&](auto dt) {
+  if (isIntegerType(d) && (s == Type::f32 || s == Type::f64)) {
+    return byIntType(d, [&](auto dt) {
       using D = decltype(dt);
-      return withRound(round, [&](auto rm) -> Handler {
+      return byRound(round, [&](auto rm) -> Handler {
         constexpr Round R = decltype(rm)::value;
         if (s == Type::f64) return &h::cvt<D, h::KInt, double, h::KF64, R, true, false, false>;
         if (ftz) return &h::cvt<D, h::KInt, float, h::KF32, R, true, false, true>;
@@ -338,12 +304,12 @@ Handler cvtHandler(Type d, Type s, Round round, bool intRound, bool sat, bool ft
     });
   }
   // integer -> f32/f64
-  if ((d == Type::f32 || d == Type::f64) && isInt(s)) {
-    return withIntType(s, [&](auto st) {
+  if ((d == Type::f32 || d == Type::f64) && isIntegerType(s)) {
+    return byIntType(s, [&](auto st) {
       using S = decltype(st);
-      return withRound(round, [&](auto rm) {
+      return byRound(round, [&](auto rm) {
         constexpr Round R = decltype(rm)::value;
-        return withBool(sat, [&](auto sa) -> Handler {
+        return byBool(sat, [&](auto sa) -> Handler {
           constexpr bool SAT = decltype(sa)::value;
           if (d == Type::f32) return &h::cvt<float, h::KF32, S, h::KInt, R, false, SAT, false>;
           return &h::cvt<double, h::KF64, S, h::KInt, R, false, SAT, false>;
@@ -357,13 +323,13 @@ Handler cvtHandler(Type d, Type s, Round round, bool intRound, bool sat, bool ft
     using S = decltype(stag);
     constexpr Kind DK = decltype(dk)::value;
     constexpr Kind SK = decltype(sk)::value;
-    return withRound(round, [&](auto rm) {
+    return byRound(round, [&](auto rm) {
       constexpr Round R = decltype(rm)::value;
-      return withBool(sat, [&](auto sa) {
+      return byBool(sat, [&](auto sa) {
         constexpr bool SAT = decltype(sa)::value;
-        return withBool(ftz, [&](auto fz) {
+        return byBool(ftz, [&](auto fz) {
           constexpr bool FTZ = decltype(fz)::value;
-          return withBool(intRound, [&](auto ir) -> Handler {
+          return byBool(intRound, [&](auto ir) -> Handler {
             constexpr bool IR = decltype(ir)::value;
             return &h::cvt<D, DK, S, SK, R, IR, SAT, FTZ>;
           });
@@ -389,5 +355,85 @@ Handler cvtHandler(Type d, Type s, Round round, bool intRound, bool sat, bool ft
   if (d == Type::bf16 && s == Type::bf16) return ff(uint16_t{}, KBF16{}, uint16_t{}, KBF16{});
   return nullptr;
 }
+
+namespace lowering {
+
+void KernelLowerer::lowerConvert(const Instruction& in) {
+  if (in.opcode != Opcode::Cvt) return unsupported(in);
+  lowerCvt(in);
+}
+
+void KernelLowerer::lowerCvt(const Instruction& in) {
+  Type dt = in.types[0];
+  Type st = in.numTypes > 1 ? in.types[1] : in.types[0];
+  Round rm = roundingOf(in.rounding);
+  bool ir = isIntRounding(in.rounding);
+  bool sat = in.has(ptx::Flag::sat);
+  bool ftz = in.has(ptx::Flag::ftz);
+  bool dInt = !isFloat(dt), sInt = !isFloat(st);
+  bool relu = in.has(ptx::Flag::relu), satfinite = in.has(ptx::Flag::satfinite);
+  if (relu || satfinite || dt == Type::f16x2 || dt == Type::bf16x2 || dt == Type::e4m3x2 || dt == Type::e5m2x2 ||
+      dt == Type::tf32) {
+    uint32_t aux = 0;
+    unsigned nsrc = 0;
+    Handler hnd = cvtNarrowHandler(dt, st, rm, in.rounding == ptx::Rounding::rna, relu, satfinite, &aux, &nsrc);
+    if (!hnd || in.numOperands != nsrc + 1) return unsupported(in, "conversion");
+    uint32_t a = src(opnd(in, 1), st), b = nsrc > 1 ? src(opnd(in, 2), st) : kZeroReg;
+    Dst d = dst(opnd(in, 0), dt);
+    Op& op = emit(hnd);
+    op.d = d.off;
+    op.a = a;
+    op.b = b;
+    op.aux = aux;
+    finish(d);
+    return;
+  }
+  uint32_t a = src(opnd(in, 1), st);
+  Type curT = st;
+  // f16/bf16 to non-f32: go through f32 (exact)
+  if ((st == Type::f16 || st == Type::bf16) && dt != Type::f32 && dt != st) {
+    uint32_t t1 = temp(4);
+    Op& op = emit(cvtHandler(Type::f32, st, num::RN, false, false, false));
+    op.d = t1;
+    op.a = a;
+    a = t1;
+    curT = Type::f32;
+  }
+  // integers to f16/bf16: through f64 (exact for the values that do not overflow)
+  if (sInt && (dt == Type::f16 || dt == Type::bf16)) {
+    uint32_t t1 = temp(8);
+    Op& op = emit(cvtHandler(Type::f64, st, num::RN, false, false, false));
+    op.d = t1;
+    op.a = a;
+    a = t1;
+    curT = Type::f64;
+    if (dt == Type::bf16) {
+      uint32_t t2 = temp(4);
+      Op& op2 = emit(cvtHandler(Type::f32, Type::f64, rm, false, false, false));
+      op2.d = t2;
+      op2.a = t1;
+      a = t2;
+      curT = Type::f32;
+    }
+  }
+  if (dt == Type::bf16 && curT == Type::f64) {
+    uint32_t t2 = temp(4);
+    Op& op2 = emit(cvtHandler(Type::f32, Type::f64, rm, false, false, false));
+    op2.d = t2;
+    op2.a = a;
+    a = t2;
+    curT = Type::f32;
+  }
+  (void)dInt;
+  Handler hnd = cvtHandler(dt, curT, rm, ir || (dInt && !sInt), sat, ftz);
+  if (!hnd) return unsupported(in, "conversion");
+  Dst d = dst(opnd(in, 0), dt);
+  Op& op = emit(hnd);
+  op.d = d.off;
+  op.a = a;
+  finish(d);
+}
+
+}  // namespace lowering
 
 }  // namespace ptx::exec

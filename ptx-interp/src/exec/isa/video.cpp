@@ -4,10 +4,7 @@
 // description of the video instructions: sources are selected and sign- or zero-extended, the operation runs, the
 // result is optionally clamped to the destination (part), then combined with c (add, min, max) or merged into c's
 // other bits. Where the GPU's arithmetic departs from the ISA's pseudo-code, the scalar forms do what an H200 does
-// (see scalarLane).
-#include "exec/lower_tables.h"
-
-#include "exec/handlers.h"
+#include "exec/lowerer.h"
 
 namespace ptx::exec {
 
@@ -332,5 +329,36 @@ Handler videoHandler(const ptx::Function& fn, const ptx::Instruction& in, uint32
     *imm = packSelectors(s);
     return lanes == 1 ? &video<false> : &video<true>;
 }
+
+namespace lowering {
+
+// Video instructions: the selectors and negations are the handler's (isa/video.cpp); the registers are read and
+// written whole.
+void KernelLowerer::lowerVideo(const Instruction& in) {
+  uint32_t aux = 0;
+  uint64_t imm = 0;
+  Handler hnd = videoHandler(*fn_, in, &aux, &imm);
+  if (!hnd) return unsupported(in);
+  auto whole = [&](unsigned k) {
+    Operand o = opnd(in, k);
+    o.sel = 0;
+    o.flags &= uint8_t(~ptx::kOperandMinus);
+    return o;
+  };
+  uint32_t a = src(whole(1), Type::u32);
+  uint32_t b = src(whole(2), Type::u32);
+  uint32_t c = in.numOperands > 3 ? src(whole(3), Type::u32) : kZeroReg;
+  Dst d = dst(whole(0), Type::u32);
+  Op& op = emit(hnd);
+  op.d = d.off;
+  op.a = a;
+  op.b = b;
+  op.c = c;
+  op.aux = aux;
+  op.imm = int64_t(imm);
+  finish(d);
+}
+
+}  // namespace lowering
 
 }  // namespace ptx::exec

@@ -1,0 +1,111 @@
+// compile(): the whole path from PTX text to a Program (the front end's parseAndCheck, the map_f64_to_f32 demotion,
+// lowering with the enabled rewrites), and the rewrite switches.
+#include "exec/engine.h"
+#include "exec/lower.h"
+#include "ptx/check.h"
+
+#include <fmt/format.h>
+
+#include <atomic>
+
+namespace ptx::exec {
+
+namespace {
+
+constexpr std::string_view kRewriteNames[] = {
+#define PTX_REWRITE(e, name, what) name,
+#include "ptx/rewrites.def"
+#undef PTX_REWRITE
+};
+static_assert(std::size(kRewriteNames) == size_t(Rewrite::count_));
+
+// Constant-initialised: no static constructor.
+std::atomic<uint32_t> g_defaultRewrites{kAllRewrites};
+
+}  // namespace
+
+std::string_view rewriteName(Rewrite r) {
+  return unsigned(r) < std::size(kRewriteNames) ? kRewriteNames[unsigned(r)] : "?";
+}
+
+bool parseRewrites(std::string_view spec, uint32_t& mask, std::string& error) {
+  uint32_t m = kAllRewrites;
+  while (!spec.empty()) {
+    size_t comma = spec.find(',');
+    std::string_view item = spec.substr(0, comma);
+    spec = comma == std::string_view::npos ? std::string_view{} : spec.substr(comma + 1);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (item.empty()) continue;
+    if (item == "all") { m = kAllRewrites; continue; }
+    if (item == "none") { m = 0; continue; }
+    bool on = true;
+    if (item.front() == '-' || item.front() == '+') {
+      on = item.front() == '+';
+      item.remove_prefix(1);
+    }
+    bool found = false;
+    for (unsigned k = 0; k < std::size(kRewriteNames); ++k) {
+      if (kRewriteNames[k] != item) continue;
+      m = on ? m | (1u << k) : m & ~(1u << k);
+      found = true;
+    }
+    if (!found) {
+      std::string known;
+      for (std::string_view n : kRewriteNames) known += fmt::format("{}{}", known.empty() ? "" : ", ", n);
+      error = fmt::format("unknown rewrite '{}' (known: all, none, {})", item, known);
+      return false;
+    }
+  }
+  mask = m;
+  return true;
+}
+
+void setDefaultRewrites(uint32_t mask) { g_defaultRewrites.store(mask & kAllRewrites, std::memory_order_relaxed); }
+uint32_t defaultRewrites() { return g_defaultRewrites.load(std::memory_order_relaxed); }
+
+ProgramStats programStats(const Program& program) {
+  ProgramStats st;
+  st.ops = program.ops.size();
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a over the fields that make an op what it is
+  auto mix = [&](uint64_t v) {
+    for (int b = 0; b < 8; ++b) {
+      h ^= (v >> (8 * b)) & 0xff;
+      h *= 0x100000001b3ull;
+    }
+  };
+  for (const Op& op : program.ops) {
+    mix(reinterpret_cast<uintptr_t>(op.fn));
+    mix(uint64_t(op.d) | uint64_t(op.a) << 32);
+    mix(uint64_t(op.b) | uint64_t(op.c) << 32);
+    mix(uint64_t(op.e) | uint64_t(op.f) << 32);
+    mix(uint64_t(op.imm));
+    mix(op.aux);
+  }
+  st.digest = h;
+  return st;
+}
+
+CompileResult compile(std::string_view ptxText, const CompileOptions& options) {
+  CompileResult r;
+  ptx::CheckOptions co;
+  co.targetSm = options.targetSm;
+  co.acceptNewerIsa = options.acceptNewerIsa;
+  ptx::FrontEndResult front = ptx::parseAndCheck(ptxText, options.fileName, co);
+  r.log = std::move(front.log);
+  if (!front.ok) {
+    r.error = r.log.empty() ? std::string("PTX parse error") : r.log;
+    return r;
+  }
+  demoteF64ToF32(*front.module);
+  std::string err;
+  std::unique_ptr<Program> prog = lowerModule(*front.module, err, options.rewrites & defaultRewrites());
+  if (!prog) {
+    r.error = std::move(err);
+    return r;
+  }
+  r.program = std::shared_ptr<const Program>(std::move(prog));
+  return r;
+}
+
+}  // namespace ptx::exec

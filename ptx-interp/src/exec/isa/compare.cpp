@@ -1,0 +1,289 @@
+// Comparison and selection (OpClass Compare): setp, set, selp, slct, on every type including f16/bf16 pairs.
+#include "exec/lowerer.h"
+
+namespace ptx::exec {
+
+namespace h {
+
+// set: d (integer or f32) = 0xffffffff/1.0f or 0
+template <class T, Cmp C, class D> const Op* setValue(Warp& w, const Op* op) {
+  const T* a = R<T>(w, op->a);
+  const T* b = R<T>(w, op->b);
+  const uint8_t* c = R<uint8_t>(w, op->c);
+  uint8_t neg = (op->aux >> 4) & 1;
+  uint32_t comb = op->aux & 15;
+  store<D>(w, op->d, [&](int i) -> D {
+    bool x = compare<T, C>(a[i], b[i]);
+    bool cv = (c[i] != 0) ^ neg;
+    if (comb == 1) x = x && cv;
+    else if (comb == 2) x = x || cv;
+    else if (comb == 3) x = x != cv;
+    if constexpr (std::is_same_v<D, float>) return x ? 1.0f : 0.0f;
+    else return x ? D(~D(0)) : D(0);
+  });
+  return op + 1;
+}
+// set/setp on .f16/.bf16 and their .x2 pairs: each half compares in f32 (exact). aux as setValue/setp, plus
+// kHalfFtz (.ftz flushes subnormal f16 inputs to signed zero). set writes op->imm's bits for true (1.0 in the
+// destination format, or all ones; per half for pairs), 0 for false.
+constexpr uint32_t kHalfFtz = 64;
+template <bool BF> PTX_HOT float halfOperand(uint16_t x, bool ftz) {
+  if constexpr (BF) {
+    return std::bit_cast<float>(uint32_t(x) << 16);
+  } else {
+    if (ftz && (x & 0x7c00u) == 0) x &= 0x8000u;
+    return num::halfToFloat(x);
+  }
+}
+template <Cmp C, bool BF> PTX_HOT bool halfCompareRaw(uint16_t a, uint16_t b, uint32_t aux) {
+  bool ftz = aux & kHalfFtz;
+  return compare<float, C>(halfOperand<BF>(a, ftz), halfOperand<BF>(b, ftz));
+}
+PTX_HOT bool combinePredicate(bool x, uint32_t aux, const uint8_t* c, int i) {
+  bool cv = (c[i] != 0) ^ ((aux >> 4) & 1);
+  switch (aux & 15) {
+    case 1: return x && cv;
+    case 2: return x || cv;
+    case 3: return x != cv;
+    default: return x;
+  }
+}
+template <Cmp C, bool BF> PTX_HOT bool halfCompare(uint16_t a, uint16_t b, uint32_t aux, const uint8_t* c, int i) {
+  return combinePredicate(halfCompareRaw<C, BF>(a, b, aux), aux, c, i);
+}
+template <class D, Cmp C, bool BF, bool PAIR> const Op* setHalf(Warp& w, const Op* op) {
+  const uint8_t* c = R<uint8_t>(w, op->c);
+  uint32_t aux = op->aux;
+  if constexpr (PAIR) {
+    const uint32_t* a = R<uint32_t>(w, op->a);
+    const uint32_t* b = R<uint32_t>(w, op->b);
+    uint32_t one = uint32_t(op->imm) & 0xffffu;
+    store<uint32_t>(w, op->d, [&](int i) -> uint32_t {
+      bool lo = halfCompare<C, BF>(uint16_t(a[i]), uint16_t(b[i]), aux, c, i);
+      bool hi = halfCompare<C, BF>(uint16_t(a[i] >> 16), uint16_t(b[i] >> 16), aux, c, i);
+      return (lo ? one : 0u) | (hi ? one << 16 : 0u);
+    });
+  } else {
+    const uint16_t* a = R<uint16_t>(w, op->a);
+    const uint16_t* b = R<uint16_t>(w, op->b);
+    D one = D(op->imm);
+    store<D>(w, op->d, [&](int i) -> D { return halfCompare<C, BF>(a[i], b[i], aux, c, i) ? one : D(0); });
+  }
+  return op + 1;
+}
+// setp: for pairs, `p|q` receive the low and the high half's result; for a single half, q is the complement (as
+// setp on other types), each combined with c.
+template <Cmp C, bool BF, bool PAIR> const Op* setpHalf(Warp& w, const Op* op) {
+  const uint8_t* c = R<uint8_t>(w, op->c);
+  uint32_t aux = op->aux;
+  alignas(64) uint8_t p[32], q[32];
+  if constexpr (PAIR) {
+    const uint32_t* a = R<uint32_t>(w, op->a);
+    const uint32_t* b = R<uint32_t>(w, op->b);
+    for (int i = 0; i < 32; ++i) {
+      p[i] = halfCompare<C, BF>(uint16_t(a[i]), uint16_t(b[i]), aux, c, i);
+      q[i] = halfCompare<C, BF>(uint16_t(a[i] >> 16), uint16_t(b[i] >> 16), aux, c, i);
+    }
+  } else {
+    const uint16_t* a = R<uint16_t>(w, op->a);
+    const uint16_t* b = R<uint16_t>(w, op->b);
+    for (int i = 0; i < 32; ++i) {
+      bool x = halfCompareRaw<C, BF>(a[i], b[i], aux);
+      p[i] = combinePredicate(x, aux, c, i);
+      q[i] = combinePredicate(!x, aux, c, i);
+    }
+  }
+  storeLanes<uint8_t>(w, op->d, p);
+  if (op->e) storeLanes<uint8_t>(w, op->e, q);
+  return op + 1;
+}
+template <class T> PTX_LANES const Op* selp(Warp& w, const Op* op) {
+  const T* a = R<T>(w, op->a);
+  const T* b = R<T>(w, op->b);
+  const uint8_t* c = R<uint8_t>(w, op->c);
+  store<T>(w, op->d, [&](int i) { return c[i] ? a[i] : b[i]; });
+  return op + 1;
+}
+template <class T, class C> const Op* slct(Warp& w, const Op* op) {
+  const T* a = R<T>(w, op->a);
+  const T* b = R<T>(w, op->b);
+  const C* c = R<C>(w, op->c);
+  store<T>(w, op->d, [&](int i) {
+    if constexpr (std::is_floating_point_v<C>) return c[i] >= C(0) ? a[i] : b[i];
+    else return c[i] >= 0 ? a[i] : b[i];
+  });
+  return op + 1;
+}
+// Predicate logic (bytes 0/1).
+
+}  // namespace h
+
+namespace lowering {
+
+// set/setp on .f16/.bf16 and .f16x2/.bf16x2 (cuda_fp16.hpp and cuda_bf16.hpp compare this way). set's true value:
+// 1.0 in a floating-point destination's format, all ones in an integer one; pairs get it per half.
+// A setp's op with its predicate destination, or both predicates of a `p|q` destination pair.
+void KernelLowerer::emitSetp(Handler hnd, uint32_t a, uint32_t b, uint32_t c, uint32_t aux, const Operand& d0) {
+  Op& op = emit(hnd);
+  op.a = a;
+  op.b = b;
+  op.c = c;
+  op.aux = aux;
+  if (d0.kind == OperandKind::RegPair) {
+    op.d = regOf(d0.index);
+    op.e = regOf(uint32_t(d0.value));
+  } else {
+    op.d = dst(d0, Type::pred).off;
+  }
+}
+
+void KernelLowerer::lowerHalfCompare(const Instruction& in) {
+  bool isSet = in.opcode == Opcode::Set;
+  Type st = isSet && in.numTypes > 1 ? in.types[1] : in.type();
+  Type dt = isSet ? in.types[0] : Type::pred;
+  bool bf = st == Type::bf16 || st == Type::bf16x2;
+  bool pair = st == Type::f16x2 || st == Type::bf16x2;
+  uint32_t a = src(opnd(in, 1), st), b = src(opnd(in, 2), st);
+  uint32_t c = kZeroReg, aux = in.has(ptx::Flag::ftz) ? h::kHalfFtz : 0;
+  if (in.boolOp != ptx::BoolOp::none) {
+    bool neg;
+    c = srcPred(opnd(in, 3), neg);
+    aux |= uint32_t(in.boolOp) | (neg ? 16 : 0);
+  } else {
+    c = literal(0, 1);
+  }
+  auto pick = [&](auto cc) -> Handler {
+    constexpr h::Cmp C = decltype(cc)::value;
+    if (!isSet) {
+      if (bf) return pair ? &h::setpHalf<C, true, true> : &h::setpHalf<C, true, false>;
+      return pair ? &h::setpHalf<C, false, true> : &h::setpHalf<C, false, false>;
+    }
+    bool wide = pair || sizeOf(dt) == 4;
+    if (bf) {
+      if (pair) return &h::setHalf<uint32_t, C, true, true>;
+      return wide ? &h::setHalf<uint32_t, C, true, false> : &h::setHalf<uint16_t, C, true, false>;
+    }
+    if (pair) return &h::setHalf<uint32_t, C, false, true>;
+    return wide ? &h::setHalf<uint32_t, C, false, false> : &h::setHalf<uint16_t, C, false, false>;
+  };
+  Handler hnd = byCmp(in.cmp, line_, pick);
+  if (!isSet) {
+    emitSetp(hnd, a, b, c, aux, opnd(in, 0));
+    return;
+  }
+  uint64_t one;
+  switch (dt) {
+    case Type::f32: one = 0x3f800000u; break;
+    case Type::f16: case Type::f16x2: one = 0x3c00u; break;
+    case Type::bf16: case Type::bf16x2: one = 0x3f80u; break;
+    default: one = pair ? 0xffffu : sizeOf(dt) == 2 ? 0xffffu : 0xffffffffu; break;
+  }
+  Dst d = dst(opnd(in, 0), pair || sizeOf(dt) == 4 ? Type::b32 : Type::b16);
+  Op& op = emit(hnd);
+  op.d = d.off;
+  op.a = a;
+  op.b = b;
+  op.c = c;
+  op.aux = aux;
+  op.imm = int64_t(one);
+  finish(d);
+}
+
+void KernelLowerer::lowerCompare(const Instruction& in) {
+  Type t = in.type();
+  switch (in.opcode) {
+    case Opcode::Setp: {
+      const Operand& d0 = opnd(in, 0);
+      if (t == Type::f16 || t == Type::bf16 || t == Type::f16x2 || t == Type::bf16x2) return lowerHalfCompare(in);
+      uint32_t a = src(opnd(in, 1), t), b = src(opnd(in, 2), t);
+      Handler hnd;
+      if (isFloat(t)) {
+        hnd = byFloat(t, line_, [&](auto ft) {
+          using F = decltype(ft);
+          return byCmp(in.cmp, line_, [&](auto c) -> Handler { return &h::setp<F, decltype(c)::value>; });
+        });
+      } else {
+        hnd = byInt163264(t == Type::b8 || t == Type::u8 ? Type::u16 : (t == Type::s8 ? Type::s16 : t), line_, [&](auto it) {
+          using I = decltype(it);
+          return byCmp(in.cmp, line_, [&](auto c) -> Handler { return &h::setp<I, decltype(c)::value>; });
+        });
+      }
+      uint32_t c = 0, aux = 0;
+      if (in.boolOp != ptx::BoolOp::none) {
+        bool neg;
+        c = srcPred(opnd(in, 3), neg);
+        aux = uint32_t(in.boolOp) | (neg ? 16 : 0);
+      }
+      emitSetp(hnd, a, b, c, aux, d0);
+      if (enabled(Rewrite::SetpBranch)) rewrites_[curInst_].setpOp = here() - 1;
+      return;
+    }
+    case Opcode::Set: {
+      Type dt = in.types[0], st = in.numTypes > 1 ? in.types[1] : in.types[0];
+      if (st == Type::f16 || st == Type::bf16 || st == Type::f16x2 || st == Type::bf16x2) return lowerHalfCompare(in);
+      uint32_t a = src(opnd(in, 1), st), b = src(opnd(in, 2), st);
+      uint32_t c = kZeroReg, aux = 0;
+      if (in.boolOp != ptx::BoolOp::none) {
+        bool neg;
+        c = srcPred(opnd(in, 3), neg);
+        aux = uint32_t(in.boolOp) | (neg ? 16 : 0);
+      } else {
+        c = literal(0, 1);
+      }
+      auto withD = [&](auto srcTag) -> Handler {
+        using S = decltype(srcTag);
+        return byCmp(in.cmp, line_, [&](auto cc) -> Handler {
+          constexpr h::Cmp C = decltype(cc)::value;
+          if (dt == Type::f32) return &h::setValue<S, C, float>;
+          return &h::setValue<S, C, uint32_t>;
+        });
+      };
+      Handler hnd = isFloat(st) ? byFloat(st, line_, withD) : byInt163264(st, line_, withD);
+      Dst d = dst(opnd(in, 0), dt);
+      Op& op = emit(hnd);
+      op.d = d.off;
+      op.a = a;
+      op.b = b;
+      op.c = c;
+      op.aux = aux;
+      finish(d);
+      return;
+    }
+    case Opcode::Selp: {
+      uint32_t a = src(opnd(in, 1), t), b = src(opnd(in, 2), t);
+      bool neg;
+      uint32_t c = srcPred(opnd(in, 3), neg);
+      if (neg) fail(line_, "selp predicate cannot be negated");
+      Dst d = dst(opnd(in, 0), t);
+      Op& op = emit(byBits(sizeOf(t), line_, [](auto x) -> Handler { return &h::selp<decltype(x)>; }));
+      op.d = d.off;
+      op.a = a;
+      op.b = b;
+      op.c = c;
+      finish(d);
+      return;
+    }
+    case Opcode::Slct: {
+      Type ct = in.numTypes > 1 ? in.types[1] : Type::s32;
+      uint32_t a = src(opnd(in, 1), t), b = src(opnd(in, 2), t), c = src(opnd(in, 3), ct);
+      Dst d = dst(opnd(in, 0), t);
+      Handler hnd = byBits(sizeOf(t), line_, [&](auto x) -> Handler {
+        using T = decltype(x);
+        if (ct == Type::f32) return &h::slct<T, float>;
+        return &h::slct<T, int32_t>;
+      });
+      Op& op = emit(hnd);
+      op.d = d.off;
+      op.a = a;
+      op.b = b;
+      op.c = c;
+      finish(d);
+      return;
+    }
+    default: unsupported(in);
+  }
+}
+
+}  // namespace lowering
+
+}  // namespace ptx::exec

@@ -1,0 +1,433 @@
+// Single- and double-precision arithmetic (OpClass Arith on .f32, .f64 and .f32x2).
+#include "exec/lowerer.h"
+
+namespace ptx::exec {
+
+namespace h {
+
+struct FDiv;
+// NaN results: f32 canonical, f64 from the operands (see num::nan64); div.f64 prefers its first operand.
+template <class F, class T> PTX_HOT T nanResult(T r, T x, T y) {
+  if constexpr (std::is_same_v<T, double>) {
+    if constexpr (std::is_same_v<F, FDiv>) return num::nan64(r, y, x);
+    else return num::nan64(r, x, y);
+  } else {
+    return num::canon(r);
+  }
+}
+template <class T> PTX_HOT T nanResult(T r, T x, T y, T z) {
+  if constexpr (std::is_same_v<T, double>) return num::nan64(r, x, y, z);
+  else return num::canon(r);
+}
+template <class T> PTX_HOT T nanResult(T r, T x) {
+  if constexpr (std::is_same_v<T, double>) return num::nan64(r, x);
+  else return num::canon(r);
+}
+
+// Floating point with rounding mode / ftz / sat: the MXCSR is set around the lane loop for non-default modes.
+template <class T, class F, Round RM, bool FTZ, bool SAT> PTX_LANES const Op* fbinary(Warp& w, const Op* op) {
+  const T* a = R<T>(w, op->a);
+  const T* b = R<T>(w, op->b);
+  auto body = [&](int i) {
+    T x = a[i], y = b[i];
+    if constexpr (FTZ) { x = num::flush(x); y = num::flush(y); }
+    T r = F::f(x, y);
+    if constexpr (FTZ) r = num::flush(r);
+    if constexpr (SAT) r = num::saturate(r);
+    return nanResult<F>(r, x, y);
+  };
+  if constexpr (RM == num::RN && !FTZ) {
+    store<T>(w, op->d, body);
+  } else {
+    num::FpMode mode(RM, false);
+    store<T>(w, op->d, body);
+  }
+  return op + 1;
+}
+struct FFma;
+
+// fma: in the x86-64-v3 clone std::fma is the FMA instruction and the lane loop vectorises; the baseline clone
+// (CPUs without AVX2/FMA) calls the library's fma per lane.
+
+template <class T, class F, Round RM, bool FTZ, bool SAT> PTX_LANES const Op* fternary(Warp& w, const Op* op) {
+  const T* a = R<T>(w, op->a);
+  const T* b = R<T>(w, op->b);
+  const T* c = R<T>(w, op->c);
+  auto body = [&](int i) {
+    T x = a[i], y = b[i], z = c[i];
+    if constexpr (FTZ) { x = num::flush(x); y = num::flush(y); z = num::flush(z); }
+    T r = F::f(x, y, z);
+    if constexpr (FTZ) r = num::flush(r);
+    if constexpr (SAT) r = num::saturate(r);
+    return nanResult(r, x, y, z);
+  };
+  if constexpr (RM == num::RN && !FTZ) {
+    store<T>(w, op->d, body);
+  } else {
+    num::FpMode mode(RM, false);
+    store<T>(w, op->d, body);
+  }
+  return op + 1;
+}
+template <class T, class F, Round RM, bool FTZ, bool SAT> PTX_LANES const Op* funary(Warp& w, const Op* op) {
+  const T* a = R<T>(w, op->a);
+  auto body = [&](int i) {
+    T x = a[i];
+    if constexpr (FTZ) x = num::flush(x);
+    T r = F::f(x);
+    if constexpr (FTZ) r = num::flush(r);
+    if constexpr (SAT) r = num::saturate(r);
+    return r;
+  };
+  if constexpr (RM == num::RN && !FTZ) {
+    store<T>(w, op->d, body);
+  } else {
+    num::FpMode mode(RM, false);
+    store<T>(w, op->d, body);
+  }
+  return op + 1;
+}
+
+// ---- floating point functors ----------------------------------------------------------------------------------
+
+struct FAdd { template <class T> static PTX_HOT T f(T a, T b) { return a + b; } };
+struct FSub { template <class T> static PTX_HOT T f(T a, T b) { return a - b; } };
+struct FMul { template <class T> static PTX_HOT T f(T a, T b) { return a * b; } };
+struct FDiv { template <class T> static PTX_HOT T f(T a, T b) { return a / b; } };
+struct FFma {
+  template <class T> static PTX_HOT T f(T a, T b, T c) {
+    if constexpr (std::is_same_v<T, float>) return __builtin_fmaf(a, b, c);
+    else return __builtin_fma(a, b, c);
+  }
+};
+// mad.f32 without rounding modifier is a multiply then add (two roundings) per the ISA.
+struct FMadNoFuse { template <class T> static PTX_HOT T f(T a, T b, T c) { return a * b + c; } };
+struct FSqrt { template <class T> static PTX_HOT T f(T a) { return nanResult(std::sqrt(a), a); } };
+struct FRcp { template <class T> static PTX_HOT T f(T a) { return nanResult(T(1) / a, a); } };
+// div.approx.f32 is a * rcp.approx(b); the reciprocal of |b| > 2^126 is subnormal and flushed to zero.
+struct FDivApprox {
+  template <class T> static PTX_HOT T f(T a, T b) {
+    if (std::fabs(b) > T(0x1p126)) return a * std::copysign(T(0), b);
+    return a / b;
+  }
+};
+// rcp.approx.ftz.f64 reads only the upper 32 bits of its operand and computes only the upper 32 bits of the result
+// (low word zero). Measured on an H200 for all 2^20 upper significands: the result's significand is the GPU's
+// single-precision reciprocal approximation of the same 20 bits, cut to 20 bits, which is the exact reciprocal's or
+// one unit more (num::rcp64hUpperWord's table); the exponent only scales it, and the low word of the operand is
+// ignored. Subnormal operands and results are flushed to zero.
+struct FRcpApproxF64 {
+  template <class T> static PTX_HOT T f(T a) {
+    uint64_t bits = std::bit_cast<uint64_t>(double(a));
+    uint64_t sign = bits & 0x8000000000000000ull;
+    int exponent = int((bits >> 52) & 0x7ff);
+    uint32_t significand = uint32_t(bits >> 32) & 0xfffff;
+    if (exponent == 0x7ff) {
+      if (significand) return T(std::bit_cast<double>(0x7fffffff00000000ull));  // NaN (the upper word's bits only)
+      return T(std::bit_cast<double>(sign));                                     // 1/inf = 0
+    }
+    if (exponent == 0) return T(std::bit_cast<double>(sign | 0x7ff0000000000000ull));  // ftz: 1/0 = inf
+    uint32_t upper = num::rcp64hUpperWord(significand);  // for an operand in [1, 2): exponent field 0x3ff or 0x3fe
+    int resultExponent = int(upper >> 20) + 1023 - exponent;
+    if (resultExponent <= 0) return T(std::bit_cast<double>(sign));  // ftz
+    uint64_t rb = (uint64_t(uint32_t(resultExponent) << 20 | (upper & 0xfffff)) << 32);
+    return T(std::bit_cast<double>(rb | sign));
+  }
+};
+// rsqrt.approx.f64 on the GPU is correctly rounded (measured on an H200): one Newton step in binary128 from the
+// double estimate, then a single rounding. f32: within the ISA's bound.
+PTX_HOT double rsqrtF64(double a) {
+  double y = 1.0 / std::sqrt(a);
+  if (!(a > 0) || !std::isfinite(a) || y == 0 || !std::isfinite(y)) return num::nan64(y, a);
+  __float128 q = y, x = a;
+  q = q + q * (__float128(0.5) - __float128(0.5) * x * q * q);
+  return double(q);
+}
+struct FRsqrt {
+  template <class T> static PTX_HOT T f(T a) {
+    if constexpr (std::is_same_v<T, double>) return rsqrtF64(a);
+    else return num::canon(T(1) / std::sqrt(a));
+  }
+};
+struct FAbs {
+  template <class T> static PTX_HOT T f(T a) { return std::fabs(a); }
+};
+struct FNeg {
+  template <class T> static PTX_HOT T f(T a) { return -a; }
+};
+// sin/cos.approx: the GPU reduces the argument to revolutions first, x * f32(1/2pi) rounded toward zero to f32,
+// and evaluates the function on that value's fraction (measured on an H200: huge arguments give +-0 for sin).
+PTX_HOT double revolutionsFraction(float x) {
+  double p = double(std::fabs(x)) * double(0.159154936671257019f);  // exact product
+  float t = float(p);
+  if (double(t) > p) t = std::nextafter(t, 0.0f);
+  return double(t) - std::floor(double(t));
+}
+struct FSin {
+  template <class T> static PTX_HOT T f(T a) {
+    if (!std::isfinite(a)) return std::bit_cast<float>(num::kCanonicalNaN32);
+    double r = std::sin(6.283185307179586476925286766559 * revolutionsFraction(a));
+    return T(std::signbit(a) ? -r : r);
+  }
+};
+struct FCos {
+  template <class T> static PTX_HOT T f(T a) {
+    if (!std::isfinite(a)) return std::bit_cast<float>(num::kCanonicalNaN32);
+    return T(std::cos(6.283185307179586476925286766559 * revolutionsFraction(a)));
+  }
+};
+struct FLg2 { template <class T> static PTX_HOT T f(T a) { return num::canon(T(std::log2(double(a)))); } };
+struct FEx2 { template <class T> static PTX_HOT T f(T a) { return num::canon(T(std::exp2(double(a)))); } };
+struct FTanh { template <class T> static PTX_HOT T f(T a) { return num::canon(T(std::tanh(double(a)))); } };
+
+// abs/neg keep NaN payloads (sign-bit operations), so they bypass canonicalisation: use unary<> with bit ops.
+// On a NaN operand the GPU returns the canonical NaN (f32) or the operand quieted with its sign unchanged (f64).
+template <class U> PTX_HOT U nanOfSignOp(U x) {
+  if constexpr (sizeof(U) == 4) return U(num::kCanonicalNaN32);
+  else return U(x | (U(1) << 51));
+}
+template <class T> const Op* fabsBits(Warp& w, const Op* op) {
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  const U* a = R<U>(w, op->a);
+  constexpr U m = ~(U(1) << (sizeof(U) * 8 - 1));
+  constexpr U inf = sizeof(U) == 4 ? U(0x7f800000u) : U(0x7ff0000000000000ull);
+  bool ftz = op->aux;
+  store<U>(w, op->d, [&](int i) {
+    U x = U(a[i] & m);
+    if (x > inf) return nanOfSignOp<U>(a[i]);
+    if (sizeof(T) == 4 && ftz && (x & 0x7f800000u) == 0) x = 0;
+    return x;
+  });
+  return op + 1;
+}
+template <class T> const Op* fnegBits(Warp& w, const Op* op) {
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  const U* a = R<U>(w, op->a);
+  constexpr U s = U(1) << (sizeof(U) * 8 - 1);
+  constexpr U inf = sizeof(U) == 4 ? U(0x7f800000u) : U(0x7ff0000000000000ull);
+  bool ftz = op->aux;
+  store<U>(w, op->d, [&](int i) {
+    if (U(a[i] & ~s) > inf) return nanOfSignOp<U>(a[i]);
+    U x = U(a[i] ^ s);
+    if (sizeof(T) == 4 && ftz && (x & 0x7f800000u) == 0) x &= s;
+    return x;
+  });
+  return op + 1;
+}
+
+}  // namespace h
+
+namespace {
+
+// min/max.xorsign.abs: the min/max of the magnitudes with the sign sign(a) ^ sign(b).
+template <bool Max> struct FXorsignAbs {
+  template <class T> static PTX_HOT T f(T a, T b) {
+    T m = Max ? h::FMax::f(std::fabs(a), std::fabs(b)) : h::FMin::f(std::fabs(a), std::fabs(b));
+    if (m != m) return m;
+    return std::signbit(a) != std::signbit(b) ? -m : m;
+  }
+};
+struct FMinNaN {
+  template <class T> static PTX_HOT T f(T a, T b) { return (a != a || b != b) ? T(NAN) : h::FMin::f(a, b); }
+};
+struct FMaxNaN {
+  template <class T> static PTX_HOT T f(T a, T b) { return (a != a || b != b) ? T(NAN) : h::FMax::f(a, b); }
+};
+
+template <class T> const Op* testp(Warp& w, const Op* op) {
+  const T* a = h::R<T>(w, op->a);
+  uint32_t kind = op->aux;
+  h::store<uint8_t>(w, op->d, [&](int i) -> uint8_t {
+    T x = a[i];
+    switch (kind) {
+      case 0: return std::isfinite(x);
+      case 1: return std::isinf(x);
+      case 2: return !std::isnan(x);
+      case 3: return std::isnan(x);
+      case 4: return std::isnormal(x) || x == 0;  // zero counts as normal on the GPU (measured on an H200)
+      default: return std::fpclassify(x) == FP_SUBNORMAL;
+    }
+  });
+  return op + 1;
+}
+
+// copysign.type d, a, b: the sign of a with the rest of b.
+template <class U> const Op* copysignOp(Warp& w, const Op* op) {
+  const U* a = h::R<U>(w, op->a);
+  const U* b = h::R<U>(w, op->b);
+  constexpr U s = U(1) << (sizeof(U) * 8 - 1);
+  h::store<U>(w, op->d, [&](int i) { return U((a[i] & s) | (b[i] & ~s)); });
+  return op + 1;
+}
+
+}  // namespace
+
+namespace lowering {
+
+void KernelLowerer::lowerFloat(const Instruction& in) {
+  Type t = in.type();
+  Opcode oc = in.opcode;
+  Round rm = roundingOf(in.rounding);
+  // .f32x2 (sm_100 add/sub/mul/fma): the f32 operation on each half of 64-bit registers, low half first.
+  const bool pair = t == Type::f32x2;
+  const Type et = pair ? Type::f32 : t;
+  bool ftz = in.has(ptx::Flag::ftz) && et == Type::f32;
+  bool sat = in.has(ptx::Flag::sat);
+  auto modes = [&](auto tag, auto fn) -> Handler {
+    using F = decltype(tag);
+    return byRound(rm, [&](auto r) {
+      return byBool(ftz, [&](auto fz) {
+        return byBool(sat, [&](auto st) -> Handler {
+          return fn(F{}, r, fz, st);
+        });
+      });
+    });
+  };
+  // Emits hnd with sources `n` operands from index 1 into operand 0; pairs unpack, run it per half and pack.
+  auto emitWith = [&](Handler hnd, unsigned n) {
+    if (!pair) {
+      uint32_t s[3] = {0, 0, 0};
+      for (unsigned k = 0; k < n; ++k) s[k] = src(opnd(in, 1 + k), t);
+      Dst d = dst(opnd(in, 0), t);
+      Op& op = emit(hnd);
+      op.d = d.off;
+      op.a = s[0];
+      op.b = s[1];
+      op.c = s[2];
+      finish(d);
+      return;
+    }
+    uint32_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    for (unsigned k = 0; k < n; ++k) {
+      uint32_t r = src(opnd(in, 1 + k), Type::b64);
+      lo[k] = temp(4);
+      hi[k] = temp(4);
+      Op& u = emit(&h::unpack<uint32_t, uint64_t, 2>);
+      u.a = r;
+      u.d = lo[k];
+      u.b = hi[k];
+    }
+    uint32_t rlo = temp(4), rhi = temp(4);
+    for (int half = 0; half < 2; ++half) {
+      const uint32_t* s = half ? hi : lo;
+      Op& op = emit(hnd);
+      op.d = half ? rhi : rlo;
+      op.a = s[0];
+      op.b = s[1];
+      op.c = s[2];
+    }
+    Dst d = dst(opnd(in, 0), Type::b64);
+    Op& p = emit(&h::pack<uint32_t, uint64_t, 2>);
+    p.d = d.off;
+    p.a = rlo;
+    p.b = rhi;
+    finish(d);
+  };
+  auto bin = [&](auto functor) {
+    using Fn = decltype(functor);
+    Handler hnd = byFloat(et, line_, [&](auto ft) {
+      return modes(ft, [&](auto f, auto r, auto fz, auto st) -> Handler {
+        return &h::fbinary<decltype(f), Fn, decltype(r)::value, decltype(fz)::value, decltype(st)::value>;
+      });
+    });
+    emitWith(hnd, 2);
+  };
+  auto ter = [&](auto functor) {
+    using Fn = decltype(functor);
+    Handler hnd = byFloat(et, line_, [&](auto ft) {
+      return modes(ft, [&](auto f, auto r, auto fz, auto st) -> Handler {
+        return &h::fternary<decltype(f), Fn, decltype(r)::value, decltype(fz)::value, decltype(st)::value>;
+      });
+    });
+    emitWith(hnd, 3);
+  };
+  auto un = [&](auto functor) {
+    using Fn = decltype(functor);
+    Handler hnd = byFloat(t, line_, [&](auto ft) {
+      return modes(ft, [&](auto f, auto r, auto fz, auto st) -> Handler {
+        return &h::funary<decltype(f), Fn, decltype(r)::value, decltype(fz)::value, decltype(st)::value>;
+      });
+    });
+    uint32_t a = src(opnd(in, 1), t);
+    Dst d = dst(opnd(in, 0), t);
+    Op& op = emit(hnd);
+    op.d = d.off;
+    op.a = a;
+    finish(d);
+  };
+  switch (oc) {
+    case Opcode::Add: return bin(h::FAdd{});
+    case Opcode::Sub: return bin(h::FSub{});
+    case Opcode::Mul: return bin(h::FMul{});
+    case Opcode::Div:
+      if (in.has(ptx::Flag::approx) && t == Type::f32) return bin(h::FDivApprox{});
+      return bin(h::FDiv{});
+    case Opcode::Fma: return ter(h::FFma{});
+    case Opcode::Mad:
+      if (in.rounding == ptx::Rounding::none && t == Type::f32) return ter(h::FMadNoFuse{});
+      return ter(h::FFma{});
+    case Opcode::Min:
+      if (in.has(ptx::Flag::xorsign)) return bin(FXorsignAbs<false>{});
+      if (in.has(ptx::Flag::NaN)) return bin(FMinNaN{});
+      return bin(h::FMin{});
+    case Opcode::Max:
+      if (in.has(ptx::Flag::xorsign)) return bin(FXorsignAbs<true>{});
+      if (in.has(ptx::Flag::NaN)) return bin(FMaxNaN{});
+      return bin(h::FMax{});
+    case Opcode::Sqrt: return un(h::FSqrt{});
+    case Opcode::Rcp:
+      if (in.has(ptx::Flag::approx) && t == Type::f64) return un(h::FRcpApproxF64{});
+      return un(h::FRcp{});
+    case Opcode::Rsqrt: return un(h::FRsqrt{});
+    case Opcode::Sin: return un(h::FSin{});
+    case Opcode::Cos: return un(h::FCos{});
+    case Opcode::Lg2: return un(h::FLg2{});
+    case Opcode::Ex2: return un(h::FEx2{});
+    case Opcode::Tanh: return un(h::FTanh{});
+    case Opcode::Abs:
+    case Opcode::Neg: {
+      uint32_t a = src(opnd(in, 1), t);
+      Dst d = dst(opnd(in, 0), t);
+      Handler hnd = t == Type::f32 ? (oc == Opcode::Abs ? &h::fabsBits<float> : &h::fnegBits<float>)
+                                   : (oc == Opcode::Abs ? &h::fabsBits<double> : &h::fnegBits<double>);
+      Op& op = emit(hnd);
+      op.d = d.off;
+      op.a = a;
+      op.aux = ftz;
+      finish(d);
+      return;
+    }
+    case Opcode::Testp: {
+      uint32_t a = src(opnd(in, 1), t);
+      Dst d = dst(opnd(in, 0), Type::pred);
+      uint32_t kind = 0;
+      if (fn_->hasMod(in, ptx::Mod::finite)) kind = 0;
+      else if (fn_->hasMod(in, ptx::Mod::infinite)) kind = 1;
+      else if (fn_->hasMod(in, ptx::Mod::number)) kind = 2;
+      else if (fn_->hasMod(in, ptx::Mod::notanumber)) kind = 3;
+      else if (fn_->hasMod(in, ptx::Mod::normal)) kind = 4;
+      else if (fn_->hasMod(in, ptx::Mod::subnormal)) kind = 5;
+      Op& op = emit(t == Type::f32 ? &testp<float> : &testp<double>);
+      op.d = d.off;
+      op.a = a;
+      op.aux = kind;
+      finish(d);
+      return;
+    }
+    case Opcode::Copysign: {
+      uint32_t a = src(opnd(in, 1), t), b = src(opnd(in, 2), t);
+      Dst d = dst(opnd(in, 0), t);
+      Op& op = emit(t == Type::f32 ? &copysignOp<uint32_t> : &copysignOp<uint64_t>);
+      op.d = d.off;
+      op.a = a;
+      op.b = b;
+      finish(d);
+      return;
+    }
+    default: return unsupported(in);
+  }
+}
+
+}  // namespace lowering
+
+}  // namespace ptx::exec

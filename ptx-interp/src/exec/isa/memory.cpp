@@ -1,0 +1,464 @@
+// Memory instructions (OpClass Memory): ld, ldu, st and the hint instructions. Handler selection for every
+// (space x address size x type x vector) form and the lowering of the addressing modes.
+#include "exec/lowerer.h"
+#include "exec/memory.h"
+
+namespace ptx::exec {
+
+using mem::Space;
+using ptx::Type;
+
+namespace {
+
+template <Space S, class A, int Indexed = mem::kAddrPlain> Handler ldFor(Type m, unsigned rs, unsigned n) {
+  using namespace mem;
+  if (n == 1) {
+    switch (m) {
+      case Type::b8: case Type::u8:
+        switch (rs) {
+          case 1: return ldScalar<S, A, uint8_t, uint8_t, Indexed>();
+          case 2: return ldScalar<S, A, uint8_t, uint16_t, Indexed>();
+          case 4: return ldScalar<S, A, uint8_t, uint32_t, Indexed>();
+          case 8: return ldScalar<S, A, uint8_t, uint64_t, Indexed>();
+        }
+        break;
+      case Type::s8:
+        switch (rs) {
+          case 1: return ldScalar<S, A, uint8_t, uint8_t, Indexed>();
+          case 2: return ldScalar<S, A, int8_t, uint16_t, Indexed>();
+          case 4: return ldScalar<S, A, int8_t, uint32_t, Indexed>();
+          case 8: return ldScalar<S, A, int8_t, uint64_t, Indexed>();
+        }
+        break;
+      case Type::b16: case Type::u16: case Type::f16: case Type::bf16:
+        switch (rs) {
+          case 2: return ldScalar<S, A, uint16_t, uint16_t, Indexed>();
+          case 4: return ldScalar<S, A, uint16_t, uint32_t, Indexed>();
+          case 8: return ldScalar<S, A, uint16_t, uint64_t, Indexed>();
+        }
+        break;
+      case Type::s16:
+        switch (rs) {
+          case 2: return ldScalar<S, A, uint16_t, uint16_t, Indexed>();
+          case 4: return ldScalar<S, A, int16_t, uint32_t, Indexed>();
+          case 8: return ldScalar<S, A, int16_t, uint64_t, Indexed>();
+        }
+        break;
+      case Type::b32: case Type::u32: case Type::f32: case Type::f16x2: case Type::bf16x2:
+        switch (rs) {
+          case 4: return ldScalar<S, A, uint32_t, uint32_t, Indexed>();
+          case 8: return ldScalar<S, A, uint32_t, uint64_t, Indexed>();
+        }
+        break;
+      case Type::s32:
+        switch (rs) {
+          case 4: return ldScalar<S, A, uint32_t, uint32_t, Indexed>();
+          case 8: return ldScalar<S, A, int32_t, uint64_t, Indexed>();
+        }
+        break;
+      case Type::b64: case Type::u64: case Type::s64: case Type::f64:
+        if (rs == 8) return ldScalar<S, A, uint64_t, uint64_t, Indexed>();
+        break;
+      case Type::b128:
+        if (rs == 16) return ldScalar<S, A, B128, B128, Indexed>();
+        break;
+      default: break;
+    }
+    return nullptr;
+  }
+  if constexpr (Indexed != mem::kAddrPlain) return nullptr;  // vectors have no indexed form
+  unsigned ms = m == Type::pred ? 1 : ptx::typeSize(m);
+  if (ms != rs) return nullptr;
+  switch (ms) {
+    case 1: return n == 2 ? &ld<S, A, uint8_t, uint8_t, 2> : n == 4 ? &ld<S, A, uint8_t, uint8_t, 4> : nullptr;
+    case 2: return n == 2 ? &ld<S, A, uint16_t, uint16_t, 2> : n == 4 ? &ld<S, A, uint16_t, uint16_t, 4> : nullptr;
+    case 4: return n == 2 ? &ld<S, A, uint32_t, uint32_t, 2> : n == 4 ? &ld<S, A, uint32_t, uint32_t, 4> : nullptr;
+    case 8: return n == 2 ? &ld<S, A, uint64_t, uint64_t, 2> : nullptr;
+  }
+  return nullptr;
+}
+
+template <Space S, class A, int Indexed = mem::kAddrPlain> Handler stFor(Type m, unsigned rs, unsigned n) {
+  using namespace mem;
+  unsigned ms = ptx::typeSize(m);
+  if (n == 1) {
+    if (rs < ms) return nullptr;
+    switch (ms) {
+      case 1:
+        switch (rs) {
+          case 1: return stScalar<S, A, uint8_t, uint8_t, Indexed>();
+          case 2: return stScalar<S, A, uint8_t, uint16_t, Indexed>();
+          case 4: return stScalar<S, A, uint8_t, uint32_t, Indexed>();
+          case 8: return stScalar<S, A, uint8_t, uint64_t, Indexed>();
+        }
+        break;
+      case 2:
+        switch (rs) {
+          case 2: return stScalar<S, A, uint16_t, uint16_t, Indexed>();
+          case 4: return stScalar<S, A, uint16_t, uint32_t, Indexed>();
+          case 8: return stScalar<S, A, uint16_t, uint64_t, Indexed>();
+        }
+        break;
+      case 4:
+        switch (rs) {
+          case 4: return stScalar<S, A, uint32_t, uint32_t, Indexed>();
+          case 8: return stScalar<S, A, uint32_t, uint64_t, Indexed>();
+        }
+        break;
+      case 8:
+        return stScalar<S, A, uint64_t, uint64_t, Indexed>();
+      case 16:
+        if (rs == 16) return stScalar<S, A, B128, B128, Indexed>();
+        break;
+    }
+    return nullptr;
+  }
+  if constexpr (Indexed != mem::kAddrPlain) return nullptr;  // vectors have no indexed form
+  if (ms != rs) return nullptr;
+  switch (ms) {
+    case 1: return n == 2 ? &st<S, A, uint8_t, uint8_t, 2> : n == 4 ? &st<S, A, uint8_t, uint8_t, 4> : nullptr;
+    case 2: return n == 2 ? &st<S, A, uint16_t, uint16_t, 2> : n == 4 ? &st<S, A, uint16_t, uint16_t, 4> : nullptr;
+    case 4: return n == 2 ? &st<S, A, uint32_t, uint32_t, 2> : n == 4 ? &st<S, A, uint32_t, uint32_t, 4> : nullptr;
+    case 8: return n == 2 ? &st<S, A, uint64_t, uint64_t, 2> : nullptr;
+  }
+  return nullptr;
+}
+
+template <Space S, class A> Handler ldMaskedFor(unsigned elemSize, unsigned n) {
+  using namespace mem;
+  switch (elemSize * 8 + n) {
+    case 8 + 1: return &ldMasked<S, A, uint8_t, 1>;
+    case 8 + 2: return &ldMasked<S, A, uint8_t, 2>;
+    case 8 + 4: return &ldMasked<S, A, uint8_t, 4>;
+    case 16 + 1: return &ldMasked<S, A, uint16_t, 1>;
+    case 16 + 2: return &ldMasked<S, A, uint16_t, 2>;
+    case 16 + 4: return &ldMasked<S, A, uint16_t, 4>;
+    case 32 + 1: return &ldMasked<S, A, uint32_t, 1>;
+    case 32 + 2: return &ldMasked<S, A, uint32_t, 2>;
+    case 32 + 4: return &ldMasked<S, A, uint32_t, 4>;
+    case 64 + 1: return &ldMasked<S, A, uint64_t, 1>;
+    case 64 + 2: return &ldMasked<S, A, uint64_t, 2>;
+    case 64 + 4: return &ldMasked<S, A, uint64_t, 4>;
+    default: return nullptr;
+  }
+}
+
+
+
+Handler ldMaskedHandler(Space space, unsigned addrSize, unsigned elemSize, unsigned n) {
+  bool a32 = addrSize == 4;
+  switch (space) {
+    case Space::Global: return a32 ? ldMaskedFor<Space::Global, uint32_t>(elemSize, n) : ldMaskedFor<Space::Global, uint64_t>(elemSize, n);
+    case Space::Shared: return a32 ? ldMaskedFor<Space::Shared, uint32_t>(elemSize, n) : ldMaskedFor<Space::Shared, uint64_t>(elemSize, n);
+    case Space::Local: return a32 ? ldMaskedFor<Space::Local, uint32_t>(elemSize, n) : ldMaskedFor<Space::Local, uint64_t>(elemSize, n);
+    case Space::Frame: return ldMaskedFor<Space::Frame, uint64_t>(elemSize, n);
+    case Space::Param: return a32 ? ldMaskedFor<Space::Param, uint32_t>(elemSize, n) : ldMaskedFor<Space::Param, uint64_t>(elemSize, n);
+    case Space::Generic: return a32 ? nullptr : ldMaskedFor<Space::Generic, uint64_t>(elemSize, n);
+  }
+  return nullptr;
+}
+
+
+Handler ldIndexedHandler(Type m, unsigned rs) { return ldFor<Space::Global, uint64_t, mem::kAddrSum>(m, rs, 1); }
+Handler stIndexedHandler(Type m, unsigned rs) { return stFor<Space::Global, uint64_t, mem::kAddrSum>(m, rs, 1); }
+Handler ldScaledHandler(Type m, unsigned rs, bool signedIndex) {
+  return signedIndex ? ldFor<Space::Global, uint64_t, mem::kAddrScaledSigned>(m, rs, 1)
+                     : ldFor<Space::Global, uint64_t, mem::kAddrScaledUnsigned>(m, rs, 1);
+}
+Handler stScaledHandler(Type m, unsigned rs, bool signedIndex) {
+  return signedIndex ? stFor<Space::Global, uint64_t, mem::kAddrScaledSigned>(m, rs, 1)
+                     : stFor<Space::Global, uint64_t, mem::kAddrScaledUnsigned>(m, rs, 1);
+}
+
+Handler ldParamHandler(Type m, unsigned rs) {
+  using namespace mem;
+  unsigned ms = ptx::typeSize(m);
+  bool sgn = ptx::typeKind(m) == ptx::TypeKind::Signed;
+  switch (ms) {
+    case 1:
+      switch (rs) {
+        case 1: return &ldParamUniform<uint8_t, uint8_t>;
+        case 2: return sgn ? &ldParamUniform<int8_t, uint16_t> : &ldParamUniform<uint8_t, uint16_t>;
+        case 4: return sgn ? &ldParamUniform<int8_t, uint32_t> : &ldParamUniform<uint8_t, uint32_t>;
+        case 8: return sgn ? &ldParamUniform<int8_t, uint64_t> : &ldParamUniform<uint8_t, uint64_t>;
+      }
+      break;
+    case 2:
+      switch (rs) {
+        case 2: return &ldParamUniform<uint16_t, uint16_t>;
+        case 4: return sgn ? &ldParamUniform<int16_t, uint32_t> : &ldParamUniform<uint16_t, uint32_t>;
+        case 8: return sgn ? &ldParamUniform<int16_t, uint64_t> : &ldParamUniform<uint16_t, uint64_t>;
+      }
+      break;
+    case 4:
+      switch (rs) {
+        case 4: return &ldParamUniform<uint32_t, uint32_t>;
+        case 8: return sgn ? &ldParamUniform<int32_t, uint64_t> : &ldParamUniform<uint32_t, uint64_t>;
+      }
+      break;
+    case 8:
+      if (rs == 8) return &ldParamUniform<uint64_t, uint64_t>;
+      break;
+    case 16:
+      if (rs == 16) return &ldParamUniform<B128, B128>;
+      break;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Handler ldHandler(Space space, unsigned addrSize, Type m, unsigned rs, unsigned n) {
+  bool a32 = addrSize == 4;
+  switch (space) {
+    case Space::Global: return a32 ? ldFor<Space::Global, uint32_t>(m, rs, n) : ldFor<Space::Global, uint64_t>(m, rs, n);
+    case Space::Shared: return a32 ? ldFor<Space::Shared, uint32_t>(m, rs, n) : ldFor<Space::Shared, uint64_t>(m, rs, n);
+    case Space::Local: return a32 ? ldFor<Space::Local, uint32_t>(m, rs, n) : ldFor<Space::Local, uint64_t>(m, rs, n);
+    case Space::Frame: return ldFor<Space::Frame, uint64_t>(m, rs, n);
+    case Space::Param: return a32 ? ldFor<Space::Param, uint32_t>(m, rs, n) : ldFor<Space::Param, uint64_t>(m, rs, n);
+    case Space::Generic: return a32 ? nullptr : ldFor<Space::Generic, uint64_t>(m, rs, n);
+  }
+  return nullptr;
+}
+
+Handler stHandler(Space space, unsigned addrSize, Type m, unsigned rs, unsigned n) {
+  bool a32 = addrSize == 4;
+  switch (space) {
+    case Space::Global: return a32 ? stFor<Space::Global, uint32_t>(m, rs, n) : stFor<Space::Global, uint64_t>(m, rs, n);
+    case Space::Shared: return a32 ? stFor<Space::Shared, uint32_t>(m, rs, n) : stFor<Space::Shared, uint64_t>(m, rs, n);
+    case Space::Local: return a32 ? stFor<Space::Local, uint32_t>(m, rs, n) : stFor<Space::Local, uint64_t>(m, rs, n);
+    case Space::Frame: return stFor<Space::Frame, uint64_t>(m, rs, n);
+    case Space::Param: return nullptr;
+    case Space::Generic: return a32 ? nullptr : stFor<Space::Generic, uint64_t>(m, rs, n);
+  }
+  return nullptr;
+}
+
+namespace lowering {
+
+void KernelLowerer::lowerMemory(const Instruction& in) {
+  switch (in.opcode) {
+    case Opcode::Ld: case Opcode::Ldu: return lowerLdSt(in, false);
+    case Opcode::St: return lowerLdSt(in, true);
+    // cache hints: nothing to do without caches
+    case Opcode::Prefetch: case Opcode::Prefetchu: case Opcode::Applypriority: case Opcode::Discard:
+      emit(&ctl::nop);
+      return;
+    default: return unsupported(in);
+  }
+}
+
+KernelLowerer::Addr KernelLowerer::address(const Instruction& in, const Operand& o) {
+  Addr a;
+  if (o.kind != OperandKind::Address) fail(line_, "memory operand must be an address [..]");
+  a.imm = o.value;
+  mem::Space byInst;
+  switch (in.space) {
+    case ptx::Space::global: case ptx::Space::const_: byInst = mem::Global; break;
+    case ptx::Space::shared: case ptx::Space::shared_cta: case ptx::Space::shared_cluster: byInst = mem::Shared; break;
+    case ptx::Space::local: byInst = mem::Local; break;
+    case ptx::Space::param: case ptx::Space::param_entry: case ptx::Space::param_func: byInst = mem::Param; break;
+    case ptx::Space::none: byInst = mem::Generic; break;
+    default: fail(line_, "unsupported state space");
+  }
+  a.space = byInst;
+  if (o.symKind == SymKind::None) {
+    if (o.flags & ptx::kAddrAbsolute) {
+      a.base = kZeroReg;
+      a.baseSize = 8;
+    } else {
+      a.base = regOf(o.index);
+      a.baseSize = sizeOf(regType(o.index));
+      if (a.baseSize != 4 && a.baseSize != 8) fail(line_, "address register must be 32 or 64 bits");
+    }
+    if (a.space == mem::Param && !fn_->isEntry) a.space = mem::Frame;  // a function's own params live in its frame
+    return a;
+  }
+  a.base = kZeroReg;
+  a.baseSize = 8;
+  switch (o.symKind) {
+    case SymKind::Global: {
+      const ptx::Variable& v = mod_.globals[o.index];
+      if (v.space == ptx::Space::shared) {
+        a.space = mem::Shared;
+        a.imm += v.linkage == ptx::Linkage::extern_ ? dynamicSharedBase_ : moduleSharedOffset_.at(o.index);
+        return a;
+      }
+      uint32_t g = globalMap_[o.index];
+      if (g == kNoIndex) fail(line_, "unsupported variable in address");
+      a.base = globalAddress(g, 0, 8);
+      a.space = byInst == mem::Generic ? mem::Generic : mem::Global;
+      return a;
+    }
+    case SymKind::Local: {
+      const ptx::Variable& v = fn_->locals[o.index];
+      if (v.space == ptx::Space::shared) {
+        a.space = mem::Shared;
+        a.imm += v.linkage == ptx::Linkage::extern_ ? dynamicSharedBase_ : fi_->localOffset[o.index];
+        return a;
+      }
+      a.space = mem::Frame;
+      a.imm += fi_->localOffset[o.index];
+      return a;
+    }
+    case SymKind::Param:
+      if (fn_->isEntry) {
+        a.space = mem::Param;
+        a.paramUniform = true;
+        a.imm += info_->params.at(o.index).offset;
+      } else {
+        a.space = mem::Frame;
+        a.imm += fi_->paramOffset.at(o.index);
+      }
+      return a;
+    case SymKind::Return:
+      a.space = mem::Frame;
+      a.imm += fi_->returnOffset.at(o.index);
+      return a;
+    default: fail(line_, "unsupported address operand");
+  }
+}
+
+static uint32_t accessBytesMask(unsigned bytes) { return bytes >= 32 ? kNoIndex : (1u << bytes) - 1; }
+
+// The mask of a `.pragma "used_bytes_mask N"` right before the current instruction, or kNoIndex (no pragma, or all
+// 32 bytes used: then the plain load is the same).
+uint32_t KernelLowerer::usedBytesMask() const {
+  for (const ptx::BodyPragma& pr : fn_->bodyPragmas) {
+    uint32_t mask = 0;
+    bool malformed = false;
+    if (pr.position == curInst_ && ptx::usedBytesMaskPragma(mod_.str(pr.text), mask, malformed) && !malformed &&
+        mask != kNoIndex)
+      return mask;
+  }
+  return kNoIndex;
+}
+
+void KernelLowerer::lowerLdSt(const Instruction& in, bool isStore) {
+  Type t = in.type();
+  if (t == Type::b128 && in.vec) return unsupported(in, "vectors of 128-bit elements");
+  const Operand& addrOp = opnd(in, isStore ? 0 : 1);
+  const Operand& valOp = opnd(in, isStore ? 1 : 0);
+  Addr a = address(in, addrOp);
+  unsigned n = in.vec ? in.vec : 1;
+  if (n > 4) return unsupported(in, "vectors wider than 4");
+  uint32_t regs[4] = {0, 0, 0, 0};
+  unsigned regSize = 0;
+  std::vector<std::pair<uint32_t, Dst>> pendingDst;
+  unsigned ms = ptx::typeSize(t);
+  if (n == 1) {
+    if (isStore) {
+      if (valOp.kind == OperandKind::Reg) {
+        regs[0] = regOf(valOp.index);
+        regSize = sizeOf(regType(valOp.index));
+        if (regSize < ms) regs[0] = src(valOp, t), regSize = ms;
+      } else {
+        regs[0] = src(valOp, t);
+        regSize = ms;
+      }
+    } else {
+      if (valOp.kind == OperandKind::Reg && sizeOf(regType(valOp.index)) >= ms) {
+        regs[0] = regOf(valOp.index);
+        regSize = sizeOf(regType(valOp.index));
+      } else {
+        Dst d = dst(valOp, t);
+        regs[0] = d.off;
+        regSize = ms;
+        pendingDst.push_back({0, d});
+      }
+    }
+  } else {
+    if (valOp.kind != OperandKind::Vector || valOp.value != int64_t(n)) fail(line_, "vector operand expected");
+    for (unsigned k = 0; k < n; ++k) {
+      const Operand& e = fn_->elems[valOp.index + k];
+      if (isStore) {
+        regs[k] = src(e, t);
+      } else {
+        Dst d = dst(e, t);
+        regs[k] = d.off;
+        if (d.convert) pendingDst.push_back({k, d});
+      }
+    }
+    regSize = ms;
+  }
+  if (!isStore && a.paramUniform) {
+    Handler hnd = ldParamHandler(t, regSize);
+    if (!hnd) return unsupported(in, "operand types");
+    Op& op = emit(hnd);
+    op.d = regs[0];
+    op.b = regs[1];
+    op.c = regs[2];
+    op.e = regs[3];
+    op.f = n;
+    op.imm = a.imm;
+    if (n > 1 && regSize != ms) fail(line_, "vector parameter load into wider registers");
+  } else if (uint32_t used = isStore ? kNoIndex : usedBytesMask();
+             used != kNoIndex && regSize == ms && (used & accessBytesMask(ms * n)) != accessBytesMask(ms * n)) {
+    Handler hnd = ldMaskedHandler(a.space, a.baseSize, ms, n);
+    if (!hnd) return unsupported(in, "operand types of a used_bytes_mask load");
+    Op& op = emit(hnd);
+    op.a = a.base;
+    op.imm = a.imm;
+    op.aux = used;
+    op.d = regs[0];
+    op.b = regs[1];
+    op.c = regs[2];
+    op.e = regs[3];
+  } else {
+    uint32_t folded = rewrites_[curInst_].foldedAdd;
+    Handler hnd = nullptr;
+    if (folded != kNoIndex && rewrites_[curInst_].foldedMul != kNoIndex) {
+      const Instruction& add = fn_->instructions[folded];
+      const Instruction& mul = fn_->instructions[rewrites_[curInst_].foldedMul];
+      const Operand& x = fn_->operands[add.firstOperand + 1];
+      const Operand& y = fn_->operands[add.firstOperand + 2];
+      const Operand& base = launchConstRegs_.count(x.index) ? x : y;
+      bool signedIndex = mul.type() == Type::s32;
+      hnd = isStore ? stScaledHandler(t, regSize, signedIndex) : ldScaledHandler(t, regSize, signedIndex);
+      if (hnd) {
+        Op& op = emit(hnd);
+        op.a = regOf(base.index);
+        op.b = regOf(fn_->operands[mul.firstOperand + 1].index);
+        op.f = uint32_t(std::countr_zero(uint64_t(fn_->operands[mul.firstOperand + 2].value)));
+        op.c = a.base;
+        op.imm = a.imm;
+        op.d = regs[0];
+        for (auto& [k, d] : pendingDst) finish(d);
+        return;
+      }
+      // no fused form for these types: the product after all (the index still holds its value here, and only
+      // folded adds read the product), then the add and the access as below
+      lowerBody(mul);
+    }
+    if (folded != kNoIndex) {
+      hnd = isStore ? stIndexedHandler(t, regSize) : ldIndexedHandler(t, regSize);
+      if (hnd) {
+        const Instruction& add = fn_->instructions[folded];
+        Op& op = emit(hnd);
+        op.a = regOf(fn_->operands[add.firstOperand + 1].index);
+        op.b = regOf(fn_->operands[add.firstOperand + 2].index);
+        op.c = a.base;
+        op.imm = a.imm;
+        op.d = regs[0];
+        for (auto& [k, d] : pendingDst) finish(d);
+        return;
+      }
+      lowerBody(fn_->instructions[folded]);  // no fused handler for these types: the add after all
+    }
+    hnd = isStore ? stHandler(a.space, a.baseSize, t, regSize, n) : ldHandler(a.space, a.baseSize, t, regSize, n);
+    if (!hnd) return unsupported(in, "operand types / state space combination");
+    Op& op = emit(hnd);
+    if (a.space == mem::Shared && n == 1) op.aux = rewrites_[curInst_].sharedLayout;
+    op.a = a.base;
+    op.imm = a.imm;
+    op.d = regs[0];
+    op.b = regs[1];
+    op.c = regs[2];
+    op.e = regs[3];
+  }
+  for (auto& [k, d] : pendingDst) finish(d);
+}
+
+}  // namespace lowering
+
+}  // namespace ptx::exec

@@ -1,0 +1,352 @@
+// Moves (OpClass Move): mov (registers, special registers, vector pack and unpack), cvta, isspacep.
+#include "exec/lowerer.h"
+
+namespace ptx::exec {
+
+namespace {
+
+using h::R;
+
+namespace {
+PTX_LANES void broadcast32(uint32_t* d, uint32_t v, uint32_t m) {
+  for (int i = 0; i < 32; ++i) d[i] = ((m >> i) & 1) ? v : d[i];
+}
+PTX_LANES void iota32(uint32_t* d, uint32_t base, uint32_t m) {
+  for (int i = 0; i < 32; ++i) d[i] = ((m >> i) & 1) ? base + uint32_t(i) : d[i];
+}
+}  // namespace
+
+// Op: aux: SpecialReg, e: component
+const Op* sreg(Warp& w, const Op* op) {
+  Cta& cta = *w.cta;
+  const Job& job = *cta.job;
+  Dim3 blk = job.lp.block, grid = job.lp.grid;
+  uint32_t comp = op->e;
+  uint32_t m = w.exec;
+  uint32_t* d32 = R<uint32_t>(w, op->d);
+  uint64_t v = 0;
+  bool wide = false;
+  auto sr = static_cast<ptx::SpecialReg>(op->aux);
+  switch (sr) {
+    case ptx::SpecialReg::tid: {  // sregHandler gives %tid.x/y/z their own handler; kept for completeness
+      alignas(64) uint32_t lanes[32];
+      threadIndexLanes(blk, w.index, comp, lanes);
+      h::forActive(m, [&](int i) { d32[i] = lanes[i]; });
+      return op + 1;
+    }
+    case ptx::SpecialReg::laneid: iota32(d32, 0, m); return op + 1;
+    case ptx::SpecialReg::lanemask_eq: h::forActive(m, [&](int i) { d32[i] = 1u << i; }); return op + 1;
+    case ptx::SpecialReg::lanemask_le: h::forActive(m, [&](int i) { d32[i] = uint32_t((2ull << i) - 1); }); return op + 1;
+    case ptx::SpecialReg::lanemask_lt: h::forActive(m, [&](int i) { d32[i] = (1u << i) - 1; }); return op + 1;
+    case ptx::SpecialReg::lanemask_ge: h::forActive(m, [&](int i) { d32[i] = ~((1u << i) - 1); }); return op + 1;
+    case ptx::SpecialReg::lanemask_gt: h::forActive(m, [&](int i) { d32[i] = uint32_t(~((2ull << i) - 1)); }); return op + 1;
+    case ptx::SpecialReg::ntid: v = blk.component(comp); break;
+    case ptx::SpecialReg::ctaid: v = cta.id.component(comp); break;
+    case ptx::SpecialReg::nctaid: v = grid.component(comp); break;
+    case ptx::SpecialReg::warpid: v = w.index; break;
+    case ptx::SpecialReg::nwarpid: v = cta.nwarps; break;
+    case ptx::SpecialReg::smid: v = cta.linearId % job.smCount; break;
+    case ptx::SpecialReg::nsmid: v = job.smCount; break;
+    case ptx::SpecialReg::gridid: v = job.lp.gridId; wide = true; break;
+    case ptx::SpecialReg::clock:
+    case ptx::SpecialReg::clock_hi:
+    case ptx::SpecialReg::clock64: {
+      uint64_t t = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
+      if (sr == ptx::SpecialReg::clock64) { v = t; wide = true; }
+      else v = sr == ptx::SpecialReg::clock ? uint32_t(t) : uint32_t(t >> 32);
+      break;
+    }
+    case ptx::SpecialReg::globaltimer:
+    case ptx::SpecialReg::globaltimer_lo:
+    case ptx::SpecialReg::globaltimer_hi: {
+      uint64_t t = cta.job->host->globalTimerNs();
+      if (sr == ptx::SpecialReg::globaltimer) { v = t; wide = true; }
+      else v = sr == ptx::SpecialReg::globaltimer_lo ? uint32_t(t) : uint32_t(t >> 32);
+      break;
+    }
+    case ptx::SpecialReg::total_smem_size:
+    case ptx::SpecialReg::aggr_smem_size: v = cta.sharedBytes; break;
+    case ptx::SpecialReg::dynamic_smem_size: v = job.lp.dynamicSharedBytes; break;
+    case ptx::SpecialReg::is_explicit_cluster: {
+      uint8_t* d8 = R<uint8_t>(w, op->d);
+      h::forActive(m, [&](int i) { d8[i] = 0; });
+      return op + 1;
+    }
+    case ptx::SpecialReg::clusterid: v = cta.id.component(comp); break;
+    case ptx::SpecialReg::nclusterid: v = grid.component(comp); break;
+    case ptx::SpecialReg::cluster_ctaid: v = 0; break;
+    case ptx::SpecialReg::cluster_nctaid: v = 1; break;
+    case ptx::SpecialReg::cluster_ctarank: v = 0; break;
+    case ptx::SpecialReg::cluster_nctarank: v = 1; break;
+    default:
+      if (op->aux >= uint32_t(ptx::SpecialReg::envreg0) && op->aux <= uint32_t(ptx::SpecialReg::envreg31))
+        v = job.lp.envRegs[op->aux - uint32_t(ptx::SpecialReg::envreg0)];
+      else
+        v = 0;
+      wide = op->f == 8;
+      break;
+  }
+  if (wide) {
+    uint64_t* d64 = R<uint64_t>(w, op->d);
+    h::forActive(m, [&](int i) { d64[i] = v; });
+  } else {
+    broadcast32(d32, uint32_t(v), m);
+  }
+  return op + 1;
+}
+
+namespace {
+// The special registers every kernel reads, without the generic handler's switch: %tid (one-dimensional blocks:
+// consecutive lanes) and the launch-uniform %ctaid.
+template <int Comp> PTX_LANES const Op* sregTid(Warp& w, const Op* op) {
+  alignas(64) uint32_t v[32];
+  threadIndexLanes(w.cta->job->lp.block, w.index, Comp, v);
+  h::storeLanes<uint32_t>(w, op->d, v);
+  return op + 1;
+}
+template <int Comp> PTX_LANES const Op* sregCtaid(Warp& w, const Op* op) {
+  const uint32_t v = w.cta->id.component(Comp);
+  h::store<uint32_t>(w, op->d, [&](int) { return v; });
+  return op + 1;
+}
+}  // namespace
+
+
+
+
+// aux: 1 shared, 2 local, 3 param. Source width f (4/8); destination is 64-bit.
+// Op: aux: space (1 shared 2 local 3 param), f: addr size
+const Op* cvtaToGeneric(Warp& w, const Op* op) {
+  Cta& cta = *w.cta;
+  auto src = [&](int i) -> uint64_t {
+    return op->f == 4 ? uint64_t(R<uint32_t>(w, op->a)[i]) : R<uint64_t>(w, op->a)[i];
+  };
+  uint64_t sh = reinterpret_cast<uint64_t>(cta.shared);
+  uint64_t lo = reinterpret_cast<uint64_t>(w.local);
+  uint64_t pb = reinterpret_cast<uint64_t>(cta.job->paramBuffer.data());
+  alignas(64) uint64_t tmp[32];
+  for (int i = 0; i < 32; ++i) {
+    uint64_t a = src(i);
+    switch (op->aux) {
+      case 1: tmp[i] = sh + a; break;
+      case 2: tmp[i] = lo + uint64_t(i) * w.localStride + a; break;
+      default: tmp[i] = pb + a; break;
+    }
+  }
+  h::storeLanes<uint64_t>(w, op->d, tmp);
+  return op + 1;
+}
+
+const Op* cvtaFromGeneric(Warp& w, const Op* op) {
+  Cta& cta = *w.cta;
+  const uint64_t* a = R<uint64_t>(w, op->a);
+  uint64_t sh = reinterpret_cast<uint64_t>(cta.shared);
+  uint64_t lo = reinterpret_cast<uint64_t>(w.local);
+  uint64_t pb = reinterpret_cast<uint64_t>(cta.job->paramBuffer.data());
+  alignas(64) uint64_t tmp[32];
+  for (int i = 0; i < 32; ++i) {
+    switch (op->aux) {
+      case 1: tmp[i] = a[i] - sh; break;
+      case 2: tmp[i] = a[i] - (lo + uint64_t(i) * w.localStride); break;
+      default: tmp[i] = a[i] - pb; break;
+    }
+  }
+  if (op->f == 4) h::store<uint32_t>(w, op->d, [&](int i) { return uint32_t(tmp[i]); });
+  else h::storeLanes<uint64_t>(w, op->d, tmp);
+  return op + 1;
+}
+
+// Op: aux: space (0 global 1 shared 2 local 3 param 4 const)
+const Op* isspacep(Warp& w, const Op* op) {
+  Cta& cta = *w.cta;
+  const uint64_t* a = R<uint64_t>(w, op->a);
+  uint64_t sh = reinterpret_cast<uint64_t>(cta.shared);
+  uint64_t lo = reinterpret_cast<uint64_t>(w.local);
+  uint64_t pb = reinterpret_cast<uint64_t>(cta.job->paramBuffer.data());
+  const MemoryValidator& mv = *cta.job->lp.memory;
+  h::store<uint8_t>(w, op->d, [&](int i) -> uint8_t {
+    uint64_t x = a[i];
+    bool s = x - sh < cta.sharedBytes;
+    bool l = x - (lo + uint64_t(i) * w.localStride) < w.localStride;
+    bool p = x - pb < cta.job->paramBuffer.size();
+    switch (op->aux) {
+      case 1: return s;
+      case 2: return l;
+      case 3: return p;
+      default: return !s && !l && !p && mv.check(x, 1, false);
+    }
+  });
+  return op + 1;
+}
+
+}  // namespace
+
+Handler sregHandler(ptx::SpecialReg sr, uint32_t component, bool specialisedForms) {
+  if (!specialisedForms) return &sreg;
+  if (component < 3 && sr == ptx::SpecialReg::tid)
+    return component == 0 ? &sregTid<0> : component == 1 ? &sregTid<1> : &sregTid<2>;
+  if (component < 3 && sr == ptx::SpecialReg::ctaid)
+    return component == 0 ? &sregCtaid<0> : component == 1 ? &sregCtaid<1> : &sregCtaid<2>;
+  return &sreg;
+}
+
+namespace lowering {
+
+void KernelLowerer::lowerMov(const Instruction& in) {
+  Type t = in.type();
+  const Operand& d0 = opnd(in, 0);
+  const Operand& s0 = opnd(in, 1);
+  unsigned size = sizeOf(t);
+  if (d0.kind == OperandKind::Vector) {  // unpack
+    unsigned n = unsigned(d0.value);
+    unsigned part = size / n;
+    uint32_t a = src(s0, t);
+    uint32_t regs[4] = {0, 0, 0, 0};
+    std::vector<Dst> dsts;
+    Type pt = part == 1 ? Type::b8 : part == 2 ? Type::b16 : part == 4 ? Type::b32 : Type::b64;
+    for (unsigned k = 0; k < n; ++k) {
+      const Operand& e = fn_->elems[d0.index + k];
+      if (e.kind == OperandKind::Sink) continue;
+      Dst d = dst(e, pt);
+      regs[k] = d.off;
+      dsts.push_back(d);
+    }
+    Handler hnd = nullptr;
+    if (size == 8 && n == 2) hnd = &h::unpack<uint32_t, uint64_t, 2>;
+    else if (size == 8 && n == 4) hnd = &h::unpack<uint16_t, uint64_t, 4>;
+    else if (size == 4 && n == 2) hnd = &h::unpack<uint16_t, uint32_t, 2>;
+    else if (size == 4 && n == 4) hnd = &h::unpack<uint8_t, uint32_t, 4>;
+    else if (size == 2 && n == 2) hnd = &h::unpack<uint8_t, uint16_t, 2>;
+    else if (size == 16 && n == 2) hnd = &h::unpack128;
+    else return unsupported(in);
+    Op& op = emit(hnd);
+    op.a = a;
+    op.d = regs[0];
+    op.b = regs[1];
+    op.c = regs[2];
+    op.e = regs[3];
+    for (auto& d : dsts) finish(d);
+    return;
+  }
+  if (s0.kind == OperandKind::Vector) {  // pack
+    unsigned n = unsigned(s0.value);
+    unsigned part = size / n;
+    Type pt = part == 1 ? Type::b8 : part == 2 ? Type::b16 : part == 4 ? Type::b32 : Type::b64;
+    uint32_t regs[4] = {0, 0, 0, 0};
+    for (unsigned k = 0; k < n; ++k) regs[k] = src(fn_->elems[s0.index + k], pt);
+    Handler hnd = nullptr;
+    if (size == 8 && n == 2) hnd = &h::pack<uint32_t, uint64_t, 2>;
+    else if (size == 8 && n == 4) hnd = &h::pack<uint16_t, uint64_t, 4>;
+    else if (size == 4 && n == 2) hnd = &h::pack<uint16_t, uint32_t, 2>;
+    else if (size == 4 && n == 4) hnd = &h::pack<uint8_t, uint32_t, 4>;
+    else if (size == 2 && n == 2) hnd = &h::pack<uint8_t, uint16_t, 2>;
+    else if (size == 16 && n == 2) hnd = &h::pack128;
+    else return unsupported(in);
+    Dst d = dst(d0, t);
+    Op& op = emit(hnd);
+    op.d = d.off;
+    op.a = regs[0];
+    op.b = regs[1];
+    op.c = regs[2];
+    op.e = regs[3];
+    finish(d);
+    return;
+  }
+  if (s0.kind == OperandKind::Special && d0.kind == OperandKind::Reg) {
+    auto sr = static_cast<ptx::SpecialReg>(s0.index);
+    unsigned ss = ptx::specialRegSize(sr);
+    if (ss == sizeOf(regType(d0.index))) {
+      uint32_t component = ptx::specialRegHasComponents(sr) ? ptx::selComponent(s0.sel) : 0;
+      Op& op = emit(sregHandler(sr, component, enabled(Rewrite::SpecialRegisterForms)));
+      op.d = regOf(d0.index);
+      op.aux = s0.index;
+      op.e = component;
+      op.f = ss;
+      return;
+    }
+  }
+  uint32_t a = src(s0, t);
+  Dst d = dst(d0, t);
+  Op& op = emit(size == 16 ? &h::mov<h::B128> : byBits(size, line_, [](auto x) -> Handler { return &h::mov<decltype(x)>; }));
+  op.d = d.off;
+  op.a = a;
+  finish(d);
+}
+
+void KernelLowerer::lowerMove(const Instruction& in) {
+  switch (in.opcode) {
+    case Opcode::Mov: return lowerMov(in);
+    case Opcode::Prmt: return lowerArith(in);
+    case Opcode::Cvta: return lowerCvta(in);
+    case Opcode::Isspacep: return lowerIsspacep(in);
+    default: return unsupported(in);
+  }
+}
+
+// cvta{.to}.space: global and generic addresses are the same; the other windows convert per lane.
+void KernelLowerer::lowerCvta(const Instruction& in) {
+  Type t = in.type();
+  bool to = in.has(ptx::Flag::to);
+  uint32_t space = 0;
+  switch (in.space) {
+    case ptx::Space::global: case ptx::Space::const_: space = 0; break;
+    case ptx::Space::shared: case ptx::Space::shared_cta: case ptx::Space::shared_cluster: space = 1; break;
+    case ptx::Space::local: space = 2; break;
+    case ptx::Space::param: case ptx::Space::param_entry: space = fn_->isEntry ? 3 : 2; break;
+    default: return unsupported(in);
+  }
+  unsigned size = sizeOf(t);
+  if (space == 0) {  // global and generic addresses are the same
+    uint32_t a = src(opnd(in, 1), t);
+    Dst d = dst(opnd(in, 0), t);
+    Op& op = emit(size == 8 ? &h::mov<uint64_t> : &h::mov<uint32_t>);
+    op.d = d.off;
+    op.a = a;
+    finish(d);
+    return;
+  }
+  if (to) {
+    uint32_t a = src(opnd(in, 1), Type::u64);
+    Dst d = dst(opnd(in, 0), t);
+    Op& op = emit(&cvtaFromGeneric);
+    op.d = d.off;
+    op.a = a;
+    op.aux = space;
+    op.f = size;
+    finish(d);
+  } else {
+    uint32_t a = src(opnd(in, 1), t);
+    Dst d = dst(opnd(in, 0), Type::u64);
+    Op& op = emit(&cvtaToGeneric);
+    op.d = d.off;
+    op.a = a;
+    op.aux = space;
+    op.f = size;
+    finish(d);
+  }
+  return;
+}
+
+void KernelLowerer::lowerIsspacep(const Instruction& in) {
+  uint32_t space = 0;
+  switch (in.space) {
+    case ptx::Space::global: space = 0; break;
+    case ptx::Space::shared: case ptx::Space::shared_cta: case ptx::Space::shared_cluster: space = 1; break;
+    case ptx::Space::local: space = 2; break;
+    case ptx::Space::param: case ptx::Space::param_entry: space = 3; break;
+    case ptx::Space::const_: space = 0; break;
+    default: return unsupported(in);
+  }
+  uint32_t a = src(opnd(in, 1), Type::u64);
+  Dst d = dst(opnd(in, 0), Type::pred);
+  Op& op = emit(&isspacep);
+  op.d = d.off;
+  op.a = a;
+  op.aux = space;
+  finish(d);
+  return;
+}
+
+}  // namespace lowering
+
+}  // namespace ptx::exec

@@ -1,0 +1,377 @@
+// The lowering of one kernel (KernelLowerer): checked PTX IR -> op stream. Shared by the core (lower.cpp:
+// reachability, frame and register layouts, operands, branches and reconvergence, dispatch by instruction class,
+// rewrites.cpp: the fast-path rewrites) and the instruction-class files isa/*.cpp, each of which holds the handler
+// templates, the handler selection and the lowering (KernelLowerer::lower<Class>) of one OpClass of the opcode table.
+#pragma once
+
+#include "exec/control.h"
+#include "exec/dispatch.h"
+#include "exec/engine.h"
+#include "exec/handlers.h"
+#include "exec/memory.h"
+#include "ptx/check.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <map>
+#include <optional>
+#include <set>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+namespace ptx::exec {
+struct RuntimeFunction;
+// ld/st handler selection (isa/memory.cpp), also used to pass call arguments through the frame (isa/control.cpp).
+// Memory type m (size and signedness), register size regSize, vector count n, address register size addrSize.
+Handler ldHandler(mem::Space space, unsigned addrSize, ptx::Type m, unsigned regSize, unsigned n);
+Handler stHandler(mem::Space space, unsigned addrSize, ptx::Type m, unsigned regSize, unsigned n);
+// Special-register reads (isa/move.cpp), also used by the core for launch-constant registers: the generic handler
+// (aux: SpecialReg, e: component) or a specialised form (%tid, %ctaid).
+Handler sregHandler(ptx::SpecialReg sr, uint32_t component, bool specialisedForms = true);
+}  // namespace ptx::exec
+
+namespace ptx::exec::lowering {
+
+using num::Round;
+using ptx::Instruction;
+using ptx::Opcode;
+using ptx::Operand;
+using ptx::OperandKind;
+using ptx::SymKind;
+using ptx::Type;
+using ptx::TypeKind;
+
+constexpr uint32_t kZeroReg = 0;       // 256 bytes of zeros at the start of every register file
+constexpr uint32_t kFirstFree = 256;
+
+inline uint32_t alignUp(uint32_t v, uint32_t a) { return a ? (v + a - 1) / a * a : v; }
+
+inline unsigned sizeOf(Type t) { return t == Type::pred ? 1 : ptx::typeSize(t); }
+inline bool isSigned(Type t) { return ptx::typeKind(t) == TypeKind::Signed; }
+inline bool isFloat(Type t) { return ptx::typeKind(t) == TypeKind::Float; }
+
+inline Round roundingOf(ptx::Rounding r) {
+  switch (r) {
+    case ptx::Rounding::rz: case ptx::Rounding::rzi: return num::RZ;
+    case ptx::Rounding::rm: case ptx::Rounding::rmi: return num::RM;
+    case ptx::Rounding::rp: case ptx::Rounding::rpi: return num::RP;
+    default: return num::RN;
+  }
+}
+inline bool isIntRounding(ptx::Rounding r) {
+  return r == ptx::Rounding::rni || r == ptx::Rounding::rzi || r == ptx::Rounding::rmi || r == ptx::Rounding::rpi;
+}
+
+template <class F> Handler byCmp(ptx::CmpOp c, uint32_t line, F f) {
+  using C = h::Cmp;
+  switch (c) {
+#define PTX_CMP_CASE(n, e) case ptx::CmpOp::n: return f(std::integral_constant<C, C::e>{});
+    PTX_CMP_CASE(eq, EQ) PTX_CMP_CASE(ne, NE) PTX_CMP_CASE(lt, LT) PTX_CMP_CASE(le, LE) PTX_CMP_CASE(gt, GT)
+    PTX_CMP_CASE(ge, GE) PTX_CMP_CASE(lo, LO) PTX_CMP_CASE(ls, LS) PTX_CMP_CASE(hi, HI) PTX_CMP_CASE(hs, HS)
+    PTX_CMP_CASE(equ, EQU) PTX_CMP_CASE(neu, NEU) PTX_CMP_CASE(ltu, LTU) PTX_CMP_CASE(leu, LEU)
+    PTX_CMP_CASE(gtu, GTU) PTX_CMP_CASE(geu, GEU) PTX_CMP_CASE(num, NUM) PTX_CMP_CASE(nan, NAN_)
+#undef PTX_CMP_CASE
+    default: fail(line, "missing comparison operator");
+  }
+}
+
+// ---- per-kernel lowering ---------------------------------------------------------------------------------------
+
+// The callee of `call` is its first operand that is not a list (return values and arguments are lists).
+inline const Operand* calleeOperand(const ptx::Function& fn, const Instruction& in) {
+  for (uint32_t k = 0; k < in.numOperands; ++k) {
+    const Operand& o = fn.operands[in.firstOperand + k];
+    if (o.kind == OperandKind::Symbol || o.kind == OperandKind::Reg) return &o;
+  }
+  return nullptr;
+}
+inline bool isIndirectCall(const ptx::Function& fn, const Instruction& in) {
+  const Operand* c = calleeOperand(fn, in);
+  return c && c->kind == OperandKind::Reg;
+}
+
+struct FuncInstance {
+  uint32_t irIndex = 0;
+  uint32_t codeIndex = 0;  // Program::functions index
+  std::vector<uint32_t> regOffset;     // per IR register
+  std::vector<uint32_t> localOffset;   // per Function::locals: frame offset (local/param) or shared offset
+  std::vector<uint32_t> paramOffset;   // frame offsets of params (non-entry)
+  std::vector<uint32_t> returnOffset;
+  uint32_t frameBytes = 0;
+};
+
+struct PendingTarget {
+  enum Kind : uint8_t { Inst, RpcBlock, Absolute, BrxInst };
+  uint32_t op;
+  uint32_t value;  // IR instruction, IR block (0xffffffff = function end) or op index; resolved: op index
+  Kind kind;
+  bool rpc = false;
+};
+
+class KernelLowerer {
+ public:
+  KernelLowerer(const ptx::Module& m, Program& p, const std::vector<uint32_t>& globalMap, uint32_t rewrites)
+      : mod_(m), prog_(p), globalMap_(globalMap), rewriteMask_(rewrites) {}
+
+  void lowerKernel(uint32_t entryIr);
+
+ private:
+  // -- layout
+  void collectReachable(uint32_t f, std::set<uint32_t>& seen, std::vector<uint32_t>& order);
+  // A call or address written before a function's definition names its earlier declaration (`-G` PTX declares
+  // every function first): map that declaration to the definition of the same name, if the module has one.
+  uint32_t definitionOf(uint32_t irFn);
+  std::optional<std::map<ptx::StrId, uint32_t>> definitionsByName_;
+  void layoutFunction(FuncInstance& fi);
+  uint32_t allocReg(uint32_t bytesPerLane) {
+    uint32_t off = rfTop_;
+    rfTop_ = alignUp(rfTop_ + 32 * std::max(bytesPerLane, 1u), 64);
+    return off;
+  }
+  // -- constants and temporaries (allocated after the declared registers)
+  uint32_t literal(uint64_t bits, unsigned size) {
+    auto key = std::make_pair(size, bits);
+    auto it = literals_.find(key);
+    if (it != literals_.end()) return it->second;
+    uint32_t off = allocReg(size);
+    ConstSlot s;
+    s.offset = off;
+    s.size = uint8_t(size);
+    s.kind = ConstKind::Literal;
+    s.value = bits;
+    code_->consts.push_back(s);
+    literals_[key] = off;
+    return off;
+  }
+  uint32_t globalAddress(uint32_t progGlobal, int64_t addend, unsigned size) {
+    auto key = std::make_tuple(progGlobal, addend, size);
+    auto it = globalAddrs_.find(key);
+    if (it != globalAddrs_.end()) return it->second;
+    uint32_t off = allocReg(size);
+    ConstSlot s;
+    s.offset = off;
+    s.size = uint8_t(size);
+    s.kind = ConstKind::GlobalAddress;
+    s.value = progGlobal;
+    s.addend = addend;
+    code_->consts.push_back(s);
+    globalAddrs_[key] = off;
+    return off;
+  }
+  uint32_t temp(unsigned size) {
+    auto& pool = temps_[size];
+    uint32_t& used = tempUsed_[size];
+    if (used == pool.size()) pool.push_back(allocReg(size));
+    return pool[used++];
+  }
+  void resetTemps() { tempUsed_.clear(); }
+
+  // -- emission
+  Op& emit(Handler fn) {
+    prog_.ops.emplace_back();
+    Op& o = prog_.ops.back();
+    o.fn = fn;
+    o.line = line_;
+    return o;
+  }
+  uint32_t here() const { return uint32_t(prog_.ops.size()); }
+
+  // -- operands
+  const Operand& opnd(const Instruction& in, unsigned k) const {
+    if (k >= in.numOperands) fail(line_, fmt::format("{}: missing operand {}", ptx::opcodeMnemonic(in.opcode), k + 1));
+    return fn_->operands[in.firstOperand + k];
+  }
+  uint32_t regOf(uint32_t id) const { return fi_->regOffset.at(id); }
+  Type regType(uint32_t id) const { return fn_->registers.at(id).type; }
+  uint32_t src(const Operand& o, Type t);
+  uint32_t srcPred(const Operand& o, bool& negated);
+  struct Dst {
+    uint32_t off = 0;     // where the instruction writes (type-sized)
+    uint32_t reg = 0;     // the real register (if a conversion follows)
+    unsigned regSize = 0;
+    bool convert = false;
+    bool signExtend = false;
+    unsigned size = 0;
+  };
+  Dst dst(const Operand& o, Type t);
+  void finish(const Dst& d);
+  uint32_t symbolAddress(const Operand& o, unsigned size);
+  Handler widthConverter(unsigned dsize, unsigned ssize, bool sext);
+
+  // -- instructions
+  void lowerInstruction(uint32_t idx);
+  void lowerArith(const Instruction& in);
+  void lowerFloat(const Instruction& in);
+  void lowerHalf(const Instruction& in);
+  void lowerCompare(const Instruction& in);
+  void lowerMov(const Instruction& in);
+  void lowerCvt(const Instruction& in);
+  void lowerVideo(const Instruction& in);
+  void lowerLdSt(const Instruction& in, bool isStore);
+  void lowerAtom(const Instruction& in, bool isRed);
+  void lowerVectorAtom(const Instruction& in, bool isRed, mem::AOp aop);
+  void lowerCall(const Instruction& in);
+  void lowerDirectCall(uint32_t calleeIr, const std::vector<const Operand*>& args,
+                       const std::vector<const Operand*>& rets);
+  void lowerIndirectCall(const Instruction& in);
+  // functions whose address the module takes (operands other than a call target, initializers): the candidates
+  // of indirect calls
+  const std::vector<uint32_t>& addressTakenFunctions();
+  std::optional<std::vector<uint32_t>> addressTaken_;
+  void lowerWarp(const Instruction& in);
+  void lowerBar(const Instruction& in);
+  void lowerTexture(const Instruction& in);
+  void lowerBody(const Instruction& in);
+  // one per OpClass (isa/<class>.cpp); lowerBody dispatches
+  void lowerMove(const Instruction& in);
+  void lowerCvta(const Instruction& in);
+  void lowerIsspacep(const Instruction& in);
+  void lowerConvert(const Instruction& in);
+  void lowerMemory(const Instruction& in);
+  void lowerAtomic(const Instruction& in);
+  void lowerControl(const Instruction& in);
+  void lowerSync(const Instruction& in);
+  void lowerMisc(const Instruction& in);
+  void lowerRuntimeCall(std::string_view name, const RuntimeFunction& f, const std::vector<const Operand*>& args,
+                        const std::vector<const Operand*>& rets);
+  void lowerBuiltinCall(const Instruction& in, std::string_view name, const std::vector<const Operand*>& args,
+                        const std::vector<const Operand*>& rets);
+  void unsupported(const Instruction& in, std::string_view why = "");
+  void lowerHalfCompare(const Instruction& in);
+  void emitSetp(Handler hnd, uint32_t a, uint32_t b, uint32_t c, uint32_t aux, const Operand& d0);
+  uint32_t usedBytesMask() const;
+  void lowerPacked16(const Instruction& in);
+
+  // memory address: returns base register offset and immediate; space resolved
+  struct Addr {
+    uint32_t base = kZeroReg;
+    unsigned baseSize = 8;
+    int64_t imm = 0;
+    mem::Space space = mem::Global;
+    bool paramUniform = false;
+  };
+  Addr address(const Instruction& in, const Operand& o);
+
+  const ptx::Module& mod_;
+  Program& prog_;
+  const std::vector<uint32_t>& globalMap_;
+  KernelCode* code_ = nullptr;
+  const ptx::Function* fn_ = nullptr;
+  FuncInstance* fi_ = nullptr;
+  std::vector<FuncInstance> instances_;
+  std::map<uint32_t, uint32_t> instanceOfIr_;  // IR function -> instances_ index
+  uint32_t rfTop_ = kFirstFree;
+  uint32_t line_ = 0;
+  std::map<std::pair<unsigned, uint64_t>, uint32_t> literals_;
+  std::map<std::tuple<uint32_t, int64_t, unsigned>, uint32_t> globalAddrs_;
+  std::map<unsigned, std::vector<uint32_t>> temps_;
+  std::map<unsigned, uint32_t> tempUsed_;
+  std::vector<PendingTarget> pending_;
+  // per function being lowered
+  std::vector<uint32_t> instOp_;     // IR instruction -> op index of its first op (reconv included)
+  std::vector<uint32_t> blockOf_;    // IR instruction -> block
+  std::vector<uint32_t> blockStart_; // block -> first IR instruction
+  std::vector<int32_t> ipdom_;       // block -> ipdom block (-1 = function end)
+  uint32_t funcEndOp_ = 0;
+  // shared memory layout of this kernel
+  std::map<uint32_t, uint32_t> moduleSharedOffset_;  // module global index -> shared offset
+  uint32_t sharedTop_ = 0;
+  bool hasDynamicShared_ = false;
+  uint32_t frameAlign_ = 16;     // every frame's size is a multiple of the largest .local/.param alignment
+  uint32_t sharedAlign_ = 16;    // largest .shared alignment (static and dynamic)
+  uint32_t dynamicSharedAlign_ = 16;   // largest alignment of an extern .shared declaration
+  std::vector<std::pair<uint32_t, uint32_t>> dynamicSharedUses_;  // (op index, unused)
+  std::vector<uint32_t> dynamicSharedSlots_;                       // literal slots to patch with the dynamic base
+  std::set<uint32_t> usedModuleShared_;
+  KernelInfo* info_ = nullptr;
+  std::vector<PendingTarget> resolved_;
+  std::vector<std::pair<uint32_t, uint32_t>> callOps_;  // (op index, IR callee)
+  std::vector<uint32_t> callerOf_;                      // per call site of this kernel: caller instance
+  bool usesBarriers_ = false;
+  uint32_t dynamicSharedBase_ = 0;
+  // ---- rewrites (rewrites.cpp; the table: ptx/rewrites.def) ----
+  uint32_t rewriteMask_ = kAllRewrites;
+  bool enabled(Rewrite r) const { return (rewriteMask_ & rewriteBit(r)) != 0; }
+  // launch-constants: entry-function registers whose only definition yields the same launch-wide value (kernel
+  // parameter loads, %ntid/%nctaid/%tid/%ctaid, cvta.to.global/mov of those). They become constant registers (a
+  // register-level result) and their defining instructions (defInst) emit nothing.
+  struct LaunchConst {
+    ConstKind kind;
+    uint64_t value;
+    unsigned size;
+    uint32_t defInst = kNoIndex;
+  };
+  std::map<uint32_t, LaunchConst> launchConstRegs_;
+  void findLaunchConstants(const ptx::Function& fn);
+  // What the rewrites decided for one instruction of the function being lowered: one record per instruction (and
+  // one for the function's end), filled by the per-function passes, read by the lowering of the instruction.
+  struct InstRewrite {
+    bool launchConstant = false;    // launch-constants: defines a launch-constant register (entry function)
+    // address-adds: `add.s64 %rd, %base, %offset` whose sum only addresses one later scalar global ld/st of the
+    // same block: the access computes base + offset itself (mem::globalAddresses), the add emits nothing.
+    bool addFolded = false;
+    uint32_t foldedAdd = kNoIndex;  // on the access: the add it computes
+    // scaled-indices: `mul.wide.{s32,u32} %off, %i, 2^k` whose every use is the offset of such a folded add with a
+    // launch-constant base: the accesses compute base + (%i << k) and the mul emits nothing either.
+    bool mulFolded = false;
+    uint32_t foldedMul = kNoIndex;  // on the access: the mul it computes
+    // shared-layouts: scalar shared-memory accesses of one block through the same base register, which nothing in
+    // between writes: the first computes the layout of the register's 32 values into a per-warp slot, the others
+    // reuse it (mem::sharedLayout). The access op's aux (0: none).
+    uint32_t sharedLayout = 0;
+    // shared-fma-chains: `ld.shared.f32 %x; ld.shared.f32 %y; fma.rn.f32 %d, %x, %y, %c` triples whose loaded
+    // registers nothing else mentions, in a row where each fma accumulates into the previous one's result: one
+    // fused op in front of them (mem::fmaSharedChain) runs the chain with the sum in host registers, or falls
+    // through to the original ops when its full-warp fast path does not apply. The triples of the chain this
+    // instruction starts (0: none).
+    uint32_t fmaChainTriples = 0;
+    // setp-branch: the op index of this setp, so that a conditional branch on its predicate right after it can make
+    // the setp run the branch (h::kSetpThenBranch).
+    uint32_t setpOp = kNoIndex;
+    bool emitsNothing() const { return launchConstant || addFolded || mulFolded; }
+  };
+  std::vector<InstRewrite> rewrites_;
+  // The per-function passes, in order (each after the ones it builds on).
+  void runFunctionRewrites(bool entry);
+  void findAddressAdds();
+  void findScaledIndices();
+  void findSharedLayoutChains();
+  void findSharedFmaTriples();
+  uint32_t curInst_ = 0;
+  // Whether instruction `in` may write register reg: its first operand names it (a store's address counts too) or
+  // it is a call (the callee is not looked into).
+  bool mayWrite(const Instruction& in, uint32_t reg) const;
+  // The last instruction before `before`, in its block, that may write reg; kNoIndex: none.
+  uint32_t lastWriteInBlock(uint32_t before, uint32_t reg) const;
+  bool writtenBetween(uint32_t first, uint32_t end, uint32_t reg) const;  // by an instruction in [first, end)
+  // Per register of the function being lowered: how many times instructions mention it (reads, writes, guards).
+  std::vector<uint32_t> mentions_;
+  void countMentions();
+  void emitSharedFma(uint32_t first);
+  // Calls f(register index) for every register an operand names (vectors, lists, pairs and address bases included).
+  template <class F> void forEachRegister(const Operand& o, F&& f) const {
+    auto one = [&](const Operand& x) {
+      if (x.kind == OperandKind::Reg) f(x.index);
+      else if (x.kind == OperandKind::RegPair) {
+        f(x.index);
+        f(uint32_t(x.value));
+      } else if (x.kind == OperandKind::Address && x.symKind == SymKind::None) f(x.index);
+    };
+    if (o.kind == OperandKind::Vector || o.kind == OperandKind::List || o.kind == OperandKind::Bracket) {
+      for (int64_t q = 0; q < o.value; ++q) one(fn_->elems[o.index + uint32_t(q)]);
+    } else {
+      one(o);
+    }
+  }
+  std::vector<std::vector<uint32_t>> brxTargets_;        // per brx of the current function: IR instructions
+  std::vector<std::pair<uint32_t, uint32_t>> brxPending_;  // (brxTargets_ index, Program::brxTables index)
+
+ public:
+  std::vector<PendingTarget>& resolved() { return resolved_; }
+};
+
+}  // namespace ptx::exec::lowering

@@ -1,0 +1,324 @@
+// The lowering rewrites (ptx/rewrites.def): passes over a kernel's PTX IR that record, per instruction, where a
+// faster op sequence with the same results and faults applies (KernelLowerer::InstRewrite); the lowering of each
+// instruction reads its record. Each pass runs only when its rewrite is enabled, so switching one off leaves the
+// plain lowering of every instruction it would have touched.
+#include "exec/lowerer.h"
+
+namespace ptx::exec::lowering {
+
+// Runs the per-function passes for the function being lowered (fn_, blockOf_ set). The entry function also gets
+// the launch-constants pass's per-instruction result (computed once per kernel by findLaunchConstants).
+void KernelLowerer::runFunctionRewrites(bool entry) {
+  rewrites_.assign(fn_->instructions.size() + 1, InstRewrite{});
+  if (entry)
+    for (const auto& [reg, lc] : launchConstRegs_)
+      if (lc.defInst < fn_->instructions.size()) rewrites_[lc.defInst].launchConstant = true;
+  countMentions();
+  if (enabled(Rewrite::AddressAdds)) findAddressAdds();
+  if (enabled(Rewrite::ScaledIndices)) findScaledIndices();
+  if (enabled(Rewrite::SharedLayouts)) findSharedLayoutChains();
+  if (enabled(Rewrite::SharedFmaChains)) findSharedFmaTriples();
+}
+
+void KernelLowerer::findLaunchConstants(const ptx::Function& fn) {
+  size_t nregs = fn.registers.size();
+  std::vector<uint32_t> defs(nregs, 0);
+  std::vector<int64_t> defInst(nregs, -1);
+  auto countDef = [&](const Operand& o, size_t i) {
+    if (o.kind == OperandKind::Reg || o.kind == OperandKind::RegPair) {
+      if (o.index < nregs) { defs[o.index]++; defInst[o.index] = int64_t(i); }
+      if (o.kind == OperandKind::RegPair && uint64_t(o.value) < nregs) defs[size_t(o.value)] += 2;
+    } else if (o.kind == OperandKind::Vector) {
+      for (int64_t q = 0; q < o.value; ++q) {
+        const Operand& e = fn.elems[o.index + uint32_t(q)];
+        if (e.kind == OperandKind::Reg && e.index < nregs) defs[e.index] += 2;
+      }
+    }
+  };
+  for (size_t i = 0; i < fn.instructions.size(); ++i) {
+    const Instruction& in = fn.instructions[i];
+    if (in.numOperands) countDef(fn.operands[in.firstOperand], i);
+  }
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (size_t r = 0; r < nregs; ++r) {
+      if (defs[r] != 1 || launchConstRegs_.count(uint32_t(r))) continue;
+      const Instruction& in = fn.instructions[size_t(defInst[r])];
+      if (in.guard != kNoIndex || in.numOperands != 2) continue;
+      const Operand& d = fn.operands[in.firstOperand];
+      const Operand& s = fn.operands[in.firstOperand + 1];
+      if (d.kind != OperandKind::Reg || d.sel) continue;
+      unsigned rs = sizeOf(fn.registers[r].type);
+      std::optional<LaunchConst> lc;
+      if (in.opcode == Opcode::Ld && (in.space == ptx::Space::param || in.space == ptx::Space::param_entry) && !in.vec &&
+          s.kind == OperandKind::Address && s.symKind == SymKind::Param && ptx::typeSize(in.type()) == rs &&
+          s.index < info_->params.size()) {
+        lc = LaunchConst{ConstKind::ParamValue, info_->params[s.index].offset + uint64_t(s.value), rs};
+      } else if (in.opcode == Opcode::Mov && s.kind == OperandKind::Special && rs == 4) {
+        auto sr = static_cast<ptx::SpecialReg>(s.index);
+        if (sr == ptx::SpecialReg::ntid) lc = LaunchConst{ConstKind::LaunchDim, ptx::selComponent(s.sel), 4};
+        else if (sr == ptx::SpecialReg::nctaid) lc = LaunchConst{ConstKind::LaunchDim, 3 + ptx::selComponent(s.sel), 4};
+        // written once per CTA instead of by an op in every warp: the value is the same wherever the only
+        // definition stands (a use before it reads an undefined register in PTX)
+        else if (sr == ptx::SpecialReg::tid) lc = LaunchConst{ConstKind::ThreadIndex, ptx::selComponent(s.sel), 4};
+        else if (sr == ptx::SpecialReg::ctaid) lc = LaunchConst{ConstKind::CtaIndex, ptx::selComponent(s.sel), 4};
+      } else if ((in.opcode == Opcode::Mov || (in.opcode == Opcode::Cvta && in.has(ptx::Flag::to) &&
+                                                 (in.space == ptx::Space::global))) &&
+                 s.kind == OperandKind::Reg && !s.sel) {
+        auto it = launchConstRegs_.find(s.index);
+        if (it != launchConstRegs_.end() && it->second.size == rs) lc = it->second;
+      }
+      if (!lc) continue;
+      lc->defInst = uint32_t(defInst[r]);
+      launchConstRegs_[uint32_t(r)] = *lc;
+      changed = true;
+    }
+  }
+}
+
+bool KernelLowerer::mayWrite(const Instruction& in, uint32_t reg) const {
+  if (in.opcode == Opcode::Call) return true;
+  bool writes = false;
+  if (in.numOperands) forEachRegister(fn_->operands[in.firstOperand], [&](uint32_t r) { writes |= r == reg; });
+  return writes;
+}
+
+uint32_t KernelLowerer::lastWriteInBlock(uint32_t before, uint32_t reg) const {
+  for (uint32_t j = before; j-- > 0 && blockOf_[j] == blockOf_[before];)
+    if (mayWrite(fn_->instructions[j], reg)) return j;
+  return kNoIndex;
+}
+
+bool KernelLowerer::writtenBetween(uint32_t first, uint32_t end, uint32_t reg) const {
+  for (uint32_t j = first; j < end; ++j)
+    if (mayWrite(fn_->instructions[j], reg)) return true;
+  return false;
+}
+
+void KernelLowerer::findAddressAdds() {
+  const auto& ins = fn_->instructions;
+  size_t n = ins.size(), nregs = fn_->registers.size();
+  // The add's destination must have exactly two mentions, its definition and the address, so no other
+  // instruction sees that the sum was never written.
+  const std::vector<uint32_t>& mentions = mentions_;
+  auto wide = [&](const Operand& o) {
+    return o.kind == OperandKind::Reg && !o.sel && o.index < nregs && regType(o.index) != Type::pred &&
+           sizeOf(regType(o.index)) == 8;
+  };
+  for (uint32_t m = 0; m < n; ++m) {
+    const Instruction& mi = ins[m];
+    bool isStore = mi.opcode == Opcode::St;
+    if ((mi.opcode != Opcode::Ld && !isStore) || mi.vec || mi.space != ptx::Space::global ||
+        mi.numOperands != 2)
+      continue;
+    const Operand& addr = fn_->operands[mi.firstOperand + (isStore ? 0 : 1)];
+    if (addr.kind != OperandKind::Address || addr.symKind != SymKind::None || (addr.flags & ptx::kAddrAbsolute) ||
+        addr.index >= nregs || mentions[addr.index] != 2 || sizeOf(regType(addr.index)) != 8)
+      continue;
+    // the definition: earlier in the same block
+    uint32_t def = lastWriteInBlock(m, addr.index);
+    if (def == kNoIndex) continue;
+    const Instruction& add = ins[def];
+    if (add.opcode != Opcode::Add || add.guard != kNoIndex || add.flags != 0 || add.numTypes != 1 ||
+        (add.type() != Type::s64 && add.type() != Type::u64) || add.numOperands != 3 || rewrites_[def].addFolded)
+      continue;
+    const Operand& d = fn_->operands[add.firstOperand];
+    const Operand& a = fn_->operands[add.firstOperand + 1];
+    const Operand& b = fn_->operands[add.firstOperand + 2];
+    if (d.sel || !wide(a) || !wide(b)) continue;
+    // base and offset must still hold the add's values at the memory op
+    if (writtenBetween(def + 1, m, a.index) || writtenBetween(def + 1, m, b.index)) continue;
+    rewrites_[m].foldedAdd = def;
+    rewrites_[def].addFolded = true;
+  }
+}
+
+void KernelLowerer::findScaledIndices() {
+  const auto& ins = fn_->instructions;
+  size_t n = ins.size(), nregs = fn_->registers.size();
+  if (!fn_->isEntry) return;  // launch constants exist in kernels only
+  // candidate accesses per offset register
+  struct Use {
+    uint32_t access, mul;
+  };
+  std::map<uint32_t, std::vector<Use>> uses;
+  for (uint32_t m = 0; m < n; ++m) {
+    uint32_t def = rewrites_[m].foldedAdd;
+    if (def == kNoIndex) continue;
+    const Instruction& add = ins[def];
+    const Operand& x = fn_->operands[add.firstOperand + 1];
+    const Operand& y = fn_->operands[add.firstOperand + 2];
+    bool xConst = launchConstRegs_.count(x.index) != 0, yConst = launchConstRegs_.count(y.index) != 0;
+    if (xConst == yConst) continue;
+    uint32_t offset = xConst ? y.index : x.index;
+    // the offset's definition: the last write before the add, in the same block
+    uint32_t mul = lastWriteInBlock(def, offset);
+    if (mul == kNoIndex) continue;
+    const Instruction& mi = ins[mul];
+    if (mi.opcode != Opcode::Mul || mi.mulMode != ptx::MulMode::wide || mi.guard != kNoIndex || mi.flags != 0 ||
+        mi.numOperands != 3 || (mi.type() != Type::s32 && mi.type() != Type::u32))
+      continue;
+    const Operand& d = fn_->operands[mi.firstOperand];
+    const Operand& i = fn_->operands[mi.firstOperand + 1];
+    const Operand& k = fn_->operands[mi.firstOperand + 2];
+    if (d.kind != OperandKind::Reg || d.index != offset || d.sel || i.kind != OperandKind::Reg || i.sel ||
+        i.index >= nregs || regType(i.index) == Type::pred || sizeOf(regType(i.index)) != 4 ||
+        k.kind != OperandKind::Imm || k.value <= 0 || k.value > 16 || !std::has_single_bit(uint64_t(k.value)))
+      continue;
+    // the index must still hold its value at the access
+    if (!writtenBetween(mul + 1, m, i.index)) uses[offset].push_back(Use{m, mul});
+  }
+  for (auto& [offset, list] : uses) {
+    // every mention of the product is its one definition or a folded add's operand
+    uint32_t mul = list.front().mul;
+    bool sameMul = std::all_of(list.begin(), list.end(), [&](const Use& u) { return u.mul == mul; });
+    if (!sameMul || mentions_[offset] != 1 + list.size()) continue;
+    for (const Use& u : list) rewrites_[u.access].foldedMul = mul;
+    rewrites_[mul].mulFolded = true;
+  }
+}
+
+void KernelLowerer::countMentions() {
+  size_t nregs = fn_->registers.size();
+  mentions_.assign(nregs, 0);
+  for (const Instruction& in : fn_->instructions) {
+    if (in.guard != kNoIndex && in.guard < nregs) mentions_[in.guard]++;
+    for (uint32_t k = 0; k < in.numOperands; ++k)
+      forEachRegister(fn_->operands[in.firstOperand + k], [&](uint32_t r) {
+        if (r < nregs) mentions_[r]++;
+      });
+  }
+}
+
+void KernelLowerer::findSharedLayoutChains() {
+  const auto& ins = fn_->instructions;
+  size_t n = ins.size(), nregs = fn_->registers.size();
+  struct Chain {
+    uint32_t reg, accessSize, first, slot;
+    bool reused;
+  };
+  std::vector<Chain> chains;  // of the current block
+  uint32_t block = ~0u, nextSlot = 0;
+  for (uint32_t m = 0; m < n; ++m) {
+    const Instruction& in = ins[m];
+    if (blockOf_[m] != block) {
+      block = blockOf_[m];
+      chains.clear();
+      nextSlot = 0;
+    }
+    if (in.opcode == Opcode::Call) {
+      chains.clear();  // the callee is not looked into
+      continue;
+    }
+    bool isStore = in.opcode == Opcode::St;
+    if ((in.opcode == Opcode::Ld || isStore) && !in.vec && in.space == ptx::Space::shared && in.numOperands == 2) {
+      const Operand& addr = fn_->operands[in.firstOperand + (isStore ? 0 : 1)];
+      uint32_t size = ptx::typeSize(in.type());
+      if (addr.kind == OperandKind::Address && addr.symKind == SymKind::None && !(addr.flags & ptx::kAddrAbsolute) &&
+          addr.index < nregs && size > 0 && size <= 16) {
+        auto it = std::find_if(chains.begin(), chains.end(),
+                               [&](const Chain& c) { return c.reg == addr.index && c.accessSize == size; });
+        if (it != chains.end()) {
+          rewrites_[m].sharedLayout = mem::kLayoutReuse | it->slot;
+          if (!it->reused) rewrites_[it->first].sharedLayout = mem::kLayoutCompute | it->slot;
+          it->reused = true;
+        } else if (nextSlot < kSharedLayoutSlots && in.guard == kNoIndex) {
+          // a guarded access may not run at all, so it cannot be the one that computes the layout
+          chains.push_back(Chain{addr.index, size, m, nextSlot++, false});
+        }
+      }
+    }
+    // what the instruction writes ends the chains of those registers: the destination is the first operand
+    // (a store's first operand is its address, which it only reads)
+    if (isStore || in.numOperands == 0) continue;
+    forEachRegister(fn_->operands[in.firstOperand], [&](uint32_t r) {
+      std::erase_if(chains, [&](const Chain& c) { return c.reg == r; });
+    });
+  }
+}
+
+void KernelLowerer::findSharedFmaTriples() {
+  const std::vector<uint32_t>& mentions = mentions_;
+  const auto& ins = fn_->instructions;
+  size_t n = ins.size(), nregs = fn_->registers.size();
+  auto plainReg = [&](const Operand& o) {
+    return o.kind == OperandKind::Reg && !o.sel && o.flags == 0 && o.index < nregs && regType(o.index) != Type::pred &&
+           sizeOf(regType(o.index)) == 4;
+  };
+  // the loaded register of a scalar 32-bit shared load through a base register, or kNoIndex
+  auto sharedLoad = [&](const Instruction& in) -> uint32_t {
+    if (in.opcode != Opcode::Ld || in.vec || in.space != ptx::Space::shared || in.numOperands != 2 ||
+        in.guard != kNoIndex || in.numTypes != 1 || ptx::typeSize(in.type()) != 4)
+      return kNoIndex;
+    const Operand& d = fn_->operands[in.firstOperand];
+    const Operand& addr = fn_->operands[in.firstOperand + 1];
+    if (!plainReg(d) || mentions[d.index] != 2 || addr.kind != OperandKind::Address ||
+        addr.symKind != SymKind::None || (addr.flags & ptx::kAddrAbsolute) || addr.index >= nregs)
+      return kNoIndex;
+    return d.index;
+  };
+  for (size_t m = 0; m + 2 < n; ++m) {
+    const Instruction& f = ins[m + 2];
+    if (blockOf_[m] != blockOf_[m + 2] || f.opcode != Opcode::Fma || f.guard != kNoIndex || f.numTypes != 1 ||
+        f.type() != Type::f32 || roundingOf(f.rounding) != num::RN || f.has(ptx::Flag::ftz) ||
+        f.has(ptx::Flag::sat) || f.numOperands != 4)
+      continue;
+    uint32_t x = sharedLoad(ins[m]), y = sharedLoad(ins[m + 1]);
+    if (x == kNoIndex || y == kNoIndex || x == y) continue;
+    const Operand* o = &fn_->operands[f.firstOperand];
+    if (!plainReg(o[0]) || !plainReg(o[1]) || !plainReg(o[2]) || !plainReg(o[3])) continue;
+    bool product = (o[1].index == x && o[2].index == y) || (o[1].index == y && o[2].index == x);
+    if (!product || o[3].index == x || o[3].index == y) continue;
+    rewrites_[m].fmaChainTriples = 1;
+    m += 2;
+  }
+  // chains: the next triple right after, accumulating into this one's result, which only it reads
+  auto fmaOperand = [&](size_t triple, int k) { return fn_->operands[ins[triple + 2].firstOperand + k].index; };
+  for (size_t m = 0; m < n; ++m) {
+    if (!rewrites_[m].fmaChainTriples) continue;
+    size_t last = m;
+    uint32_t length = 1;
+    while (length < kMaxSharedFmaChain && last + 3 < n && rewrites_[last + 3].fmaChainTriples &&
+           blockOf_[last + 3] == blockOf_[m] && fmaOperand(last + 3, 3) == fmaOperand(last, 0) &&
+           mentions[fmaOperand(last, 0)] == 2) {
+      rewrites_[last + 3].fmaChainTriples = 0;
+      last += 3;
+      ++length;
+    }
+    rewrites_[m].fmaChainTriples = length;
+    m = last + 2;
+  }
+}
+
+void KernelLowerer::emitSharedFma(uint32_t first) {
+  const auto& ins = fn_->instructions;
+  const uint32_t length = rewrites_[first].fmaChainTriples;
+  std::vector<SharedFmaStep> steps;
+  uint32_t baseSize = 0;
+  for (uint32_t k = 0; k < length; ++k) {
+    uint32_t t = first + 3 * k;
+    Addr x = address(ins[t], fn_->operands[ins[t].firstOperand + 1]);
+    Addr y = address(ins[t + 1], fn_->operands[ins[t + 1].firstOperand + 1]);
+    // offsets go to 32-bit fields; one that does not fit leaves the instructions unfused
+    if (x.space != mem::Shared || y.space != mem::Shared || x.baseSize != y.baseSize ||
+        (baseSize && x.baseSize != baseSize) || x.imm < 0 || x.imm > int64_t(UINT32_MAX) || y.imm < 0 ||
+        y.imm > int64_t(UINT32_MAX))
+      return;
+    baseSize = x.baseSize;
+    steps.push_back(SharedFmaStep{x.base, y.base, uint32_t(x.imm), uint32_t(y.imm), rewrites_[t].sharedLayout,
+                                  rewrites_[t + 1].sharedLayout});
+  }
+  const Operand* firstFma = &fn_->operands[ins[first + 2].firstOperand];
+  const Operand* lastFma = &fn_->operands[ins[first + 3 * length - 1].firstOperand];
+  Op& op = emit(baseSize == 4 ? mem::fmaSharedChainHandler<uint32_t>() : mem::fmaSharedChainHandler<uint64_t>());
+  op.c = regOf(firstFma[3].index);
+  op.d = regOf(lastFma[0].index);
+  op.imm = int64_t(prog_.fmaSteps.size());
+  op.f = length;
+  prog_.fmaSteps.insert(prog_.fmaSteps.end(), steps.begin(), steps.end());
+  // where the fast path continues: after the original instructions' own ops
+  pending_.push_back({here() - 1, first + 3 * length, PendingTarget::Inst});
+}
+
+}  // namespace ptx::exec::lowering

@@ -1,0 +1,154 @@
+// The lowering rewrites (ptx/rewrites.def): the switch parser, that each rewrite fires on the kernels it is for
+// (switching it off changes the op stream), and that results and faults are the same with every rewrite on, each
+// one off, and all off. The whole interpreter suite also runs with all rewrites off (ptx_exec_tests_no_rewrites).
+#include "harness.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+using namespace ptx::exec;
+
+namespace {
+
+ptxtest::Arena& rewriteArena() {
+  static auto* a = new ptxtest::Arena(size_t(64) << 20);
+  return *a;
+}
+
+std::shared_ptr<const Program> compileWith(const std::string& file, uint32_t rewrites) {
+  CompileOptions options;
+  options.rewrites = rewrites;
+  CompileResult r = compile(ptxtest::readFile(std::string(PTX_EXEC_KERNELS) + "/" + file), options);
+  if (!r.program) throw std::runtime_error("compile failed: " + r.error);
+  return r.program;
+}
+
+std::vector<uint32_t> allMasks() {
+  std::vector<uint32_t> masks = {kAllRewrites, 0};
+  for (unsigned k = 0; k < unsigned(Rewrite::count_); ++k) masks.push_back(kAllRewrites & ~(1u << k));
+  return masks;
+}
+
+LaunchResult run(const Program& prog, const char* kernel, Dim3 grid, Dim3 block, const ptxtest::Params& p,
+                 ExecConfig cfg = {}) {
+  LaunchParams lp;
+  lp.config = cfg;
+  lp.grid = grid;
+  lp.block = block;
+  lp.params = p.data();
+  lp.paramBytes = p.size();
+  lp.memory = &rewriteArena();
+  return launch(prog, findKernel(prog, kernel), lp);
+}
+
+}  // namespace
+
+TEST(Rewrites, ParseSwitches) {
+  uint32_t m = 0;
+  std::string error;
+  ASSERT_TRUE(parseRewrites("none", m, error));
+  EXPECT_EQ(m, 0u);
+  ASSERT_TRUE(parseRewrites("all", m, error));
+  EXPECT_EQ(m, kAllRewrites);
+  ASSERT_TRUE(parseRewrites("-shared-fma-chains", m, error));
+  EXPECT_EQ(m, kAllRewrites & ~rewriteBit(Rewrite::SharedFmaChains));
+  ASSERT_TRUE(parseRewrites("none, +setp-branch", m, error));
+  EXPECT_EQ(m, rewriteBit(Rewrite::SetpBranch));
+  EXPECT_FALSE(parseRewrites("-no-such-rewrite", m, error));
+  EXPECT_NE(error.find("unknown rewrite 'no-such-rewrite'"), std::string::npos) << error;
+  EXPECT_NE(error.find("launch-constants"), std::string::npos) << error;
+  for (unsigned k = 0; k < unsigned(Rewrite::count_); ++k) EXPECT_NE(rewriteName(Rewrite(k)), "?");
+}
+
+// Every rewrite changes the lowering of at least one of the interpreter's kernels (so none is dead, and the
+// differential runs below and ptx_exec_tests_no_rewrites exercise both forms of each).
+TEST(Rewrites, EachFiresOnSomeKernel) {
+  if ((defaultRewrites() & kAllRewrites) != kAllRewrites) GTEST_SKIP() << "rewrites restricted for this run";
+  for (unsigned k = 0; k < unsigned(Rewrite::count_); ++k) {
+    bool changed = false;
+    for (const char* file : {"bench.ptx", "basic.ptx", "sync.ptx"}) {
+      // against all the others on, and alone (a rewrite may take over the instructions another one would touch:
+      // %tid reads that are launch constants never reach the special-register forms)
+      ProgramStats on = programStats(*compileWith(file, kAllRewrites));
+      ProgramStats off = programStats(*compileWith(file, kAllRewrites & ~(1u << k)));
+      ProgramStats alone = programStats(*compileWith(file, 1u << k));
+      ProgramStats none = programStats(*compileWith(file, 0));
+      changed |= on.digest != off.digest || alone.digest != none.digest;
+    }
+    EXPECT_TRUE(changed) << rewriteName(Rewrite(k)) << " changes no kernel";
+  }
+}
+
+// The same results, bit for bit, with every combination that switches one rewrite off, all off, and all on: a
+// tiled shared-memory matmul (shared layouts, fma chains), vadd (launch constants, address adds, scaled indices),
+// collatz (compare-and-branch loops).
+TEST(Rewrites, SameResults) {
+  const int n = 64;
+  std::vector<float> a(n * n), b(n * n);
+  for (int i = 0; i < n * n; ++i) { a[i] = float((i * 7) % 13) * 0.25f - 1.0f; b[i] = float((i * 5) % 11) * 0.5f; }
+  float* da = rewriteArena().upload(a);
+  float* db = rewriteArena().upload(b);
+  std::vector<uint32_t> seeds(1000);
+  for (int i = 0; i < 1000; ++i) seeds[size_t(i)] = uint32_t(i * 37 + 1);
+  uint32_t* dseeds = rewriteArena().upload(seeds);
+  std::vector<float> refMat, refAdd;
+  std::vector<uint32_t> refSteps;
+  for (uint32_t mask : allMasks()) {
+    auto prog = compileWith("bench.ptx", mask);
+    float* dc = rewriteArena().alloc<float>(n * n);
+    ptxtest::Params pm(kernels(*prog)[size_t(findKernel(*prog, "matmul"))]);
+    pm.arg(da).arg(db).arg(dc).arg(n);
+    ASSERT_TRUE(run(*prog, "matmul", Dim3{n / 16, n / 16}, Dim3{16, 16}, pm).ok());
+    std::vector<float> mat(dc, dc + n * n);
+    float* dv = rewriteArena().alloc<float>(n * n);
+    ptxtest::Params pv(kernels(*prog)[size_t(findKernel(*prog, "vadd"))]);
+    pv.arg(da).arg(db).arg(dv).arg(n * n);
+    ASSERT_TRUE(run(*prog, "vadd", Dim3{(n * n + 255) / 256}, Dim3{256}, pv).ok());
+    std::vector<float> add(dv, dv + n * n);
+    uint32_t* dsteps = rewriteArena().alloc<uint32_t>(1000);
+    ptxtest::Params pc(kernels(*prog)[size_t(findKernel(*prog, "collatz"))]);
+    pc.arg(static_cast<const uint32_t*>(dseeds)).arg(dsteps).arg(1000);
+    ASSERT_TRUE(run(*prog, "collatz", Dim3{4}, Dim3{256}, pc).ok());
+    std::vector<uint32_t> steps(dsteps, dsteps + 1000);
+    if (mask == kAllRewrites) {
+      refMat = mat;
+      refAdd = add;
+      refSteps = steps;
+      continue;
+    }
+    EXPECT_EQ(std::memcmp(mat.data(), refMat.data(), mat.size() * sizeof(float)), 0) << "matmul, rewrites " << mask;
+    EXPECT_EQ(std::memcmp(add.data(), refAdd.data(), add.size() * sizeof(float)), 0) << "vadd, rewrites " << mask;
+    EXPECT_EQ(steps, refSteps) << "collatz, rewrites " << mask;
+  }
+}
+
+// The same fault (kind, address, block, thread, line) when an access through a folded address runs off its buffer.
+TEST(Rewrites, SameFaults) {
+  const int n = 1000;
+  float* da = rewriteArena().alloc<float>(n);
+  float* db = rewriteArena().alloc<float>(n);
+  float* dc = rewriteArena().alloc<float>(n);
+  Fault ref;
+  bool haveRef = false;
+  for (uint32_t mask : allMasks()) {
+    auto prog = compileWith("bench.ptx", mask);
+    ptxtest::Params p(kernels(*prog)[size_t(findKernel(*prog, "vadd"))]);
+    p.arg(static_cast<const float*>(da)).arg(static_cast<const float*>(db)).arg(dc).arg(n + 4096);
+    ExecConfig cfg;
+    cfg.deterministic = true;  // the first faulting thread is the same in every run
+    LaunchResult r = run(*prog, "vadd", Dim3{(n + 4096 + 255) / 256}, Dim3{256}, p, cfg);
+    ASSERT_FALSE(r.ok()) << "rewrites " << mask;
+    if (!haveRef) {
+      ref = r.fault;
+      haveRef = true;
+      continue;
+    }
+    EXPECT_EQ(r.fault.kind, ref.kind) << mask;
+    EXPECT_EQ(r.fault.ptxLine, ref.ptxLine) << mask;
+    EXPECT_EQ(r.fault.address, ref.address) << mask;
+    EXPECT_EQ(r.fault.block.x, ref.block.x) << mask;
+    EXPECT_EQ(r.fault.thread.x, ref.thread.x) << mask;
+  }
+}
