@@ -186,6 +186,7 @@ TEST_F(Tables, LayoutsAndSlots) {
     ASSERT_EQ(reinterpret_cast<uintptr_t>(table[0]), static_cast<uintptr_t>(size));
     for (int i = 1; i < size / static_cast<int>(sizeof(void*)); ++i) {
       ASSERT_NE(table[i], nullptr) << i;
+      if (id == &kRuntime134 && i == 4) continue;  // 21318c60's slot 4 answers the context id (its own test)
       EXPECT_EQ(slot<UnmodelledSlotFn>(table, i)(), CUDA_ERROR_NOT_SUPPORTED) << i;
     }
   }
