@@ -242,44 +242,31 @@ class ProtectedPage {
 };
 
 
-CODE_CASE(api_memory_Hostile, RegisterReadOnlyPage, CUDA_ERROR_INVALID_VALUE) {
-  ProtectedPage page(PROT_READ);
+// cuMemHostRegister of one page mapped with `protection`, with `flags`: the code driver 580 answers.
+void expectRegisterOfProtectedPage(int protection, unsigned flags, CUresult expectedCode) {
+  ProtectedPage page(protection);
   ASSERT_NE(page.get(), nullptr);
-  CUresult r = cuMemHostRegister(page.get(), page.size(), 0);
+  CUresult r = cuMemHostRegister(page.get(), page.size(), flags);
   CU_EXPECT(expectedCode, r);
   if (r == CUDA_SUCCESS) {
     CU_EXPECT_OK(cuMemHostUnregister(page.get()));
   }
+}
+
+CODE_CASE(api_memory_Hostile, RegisterReadOnlyPage, CUDA_ERROR_INVALID_VALUE) {
+  expectRegisterOfProtectedPage(PROT_READ, 0, expectedCode);
 }
 
 CODE_CASE(api_memory_Hostile, RegisterReadOnlyPageWithReadOnlyFlag, CUDA_SUCCESS) {
-  ProtectedPage page(PROT_READ);
-  ASSERT_NE(page.get(), nullptr);
-  CUresult r = cuMemHostRegister(page.get(), page.size(), CU_MEMHOSTREGISTER_READ_ONLY);
-  CU_EXPECT(expectedCode, r);
-  if (r == CUDA_SUCCESS) {
-    CU_EXPECT_OK(cuMemHostUnregister(page.get()));
-  }
+  expectRegisterOfProtectedPage(PROT_READ, CU_MEMHOSTREGISTER_READ_ONLY, expectedCode);
 }
 
 CODE_CASE(api_memory_Hostile, RegisterInaccessiblePage, CUDA_ERROR_INVALID_VALUE) {
-  ProtectedPage page(PROT_NONE);
-  ASSERT_NE(page.get(), nullptr);
-  CUresult r = cuMemHostRegister(page.get(), page.size(), 0);
-  CU_EXPECT(expectedCode, r);
-  if (r == CUDA_SUCCESS) {
-    CU_EXPECT_OK(cuMemHostUnregister(page.get()));
-  }
+  expectRegisterOfProtectedPage(PROT_NONE, 0, expectedCode);
 }
 
 CODE_CASE(api_memory_Hostile, RegisterInaccessiblePageWithReadOnlyFlag, CUDA_ERROR_INVALID_VALUE) {
-  ProtectedPage page(PROT_NONE);
-  ASSERT_NE(page.get(), nullptr);
-  CUresult r = cuMemHostRegister(page.get(), page.size(), CU_MEMHOSTREGISTER_READ_ONLY);
-  CU_EXPECT(expectedCode, r);
-  if (r == CUDA_SUCCESS) {
-    CU_EXPECT_OK(cuMemHostUnregister(page.get()));
-  }
+  expectRegisterOfProtectedPage(PROT_NONE, CU_MEMHOSTREGISTER_READ_ONLY, expectedCode);
 }
 
 
