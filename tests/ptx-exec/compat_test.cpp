@@ -41,19 +41,9 @@ std::vector<uint32_t> runWords(const std::string& text, size_t words, Dim3 block
   Params p(kernels(*cr.program)[size_t(kernel)]);
   if (kernels(*cr.program)[size_t(kernel)].params[0].size == 8) p.arg(out);
   else p.arg(uint32_t(reinterpret_cast<uint64_t>(out)));
-  std::vector<uint64_t> globalAddrs;
-  for (const GlobalInfo& g : globals(*cr.program)) {
-    uint8_t* q = arena().alloc<uint8_t>(g.size);
-    if (!g.init.empty()) std::memcpy(q, g.init.data(), g.init.size());
-    globalAddrs.push_back(reinterpret_cast<uint64_t>(q));
-  }
-  LaunchParams lp;
+  std::vector<uint64_t> globalAddrs = ptxtest::allocateGlobals(*cr.program, arena());
+  LaunchParams lp = ptxtest::launchParams(grid, block, p, arena());
   lp.globalAddresses = globalAddrs.data();
-  lp.grid = grid;
-  lp.block = block;
-  lp.params = p.data();
-  lp.paramBytes = p.size();
-  lp.memory = &arena();
   LaunchResult r = launch(*cr.program, kernel, lp);
   if (!r.ok()) {
     ADD_FAILURE() << r.fault.message << "\n" << text;
@@ -284,12 +274,7 @@ TEST(PtxCompat, LegacyPtx14WithMapF64ToF32) {
   std::memcpy(&scaleBits, &scale, 4);
   Params p(info);
   p.arg(da).arg(db).arg(dc).arg(int32_t(n)).arg(uint64_t(scaleBits) | (uint64_t(0xdeadbeef) << 32));
-  LaunchParams lp;
-  lp.grid = Dim3{3};
-  lp.block = Dim3{128};
-  lp.params = p.data();
-  lp.paramBytes = p.size();
-  lp.memory = &arena();
+  LaunchParams lp = ptxtest::launchParams(Dim3{3}, Dim3{128}, p, arena());
   LaunchResult r = launch(*cr.program, kernel, lp);
   ASSERT_TRUE(r.ok()) << r.fault.message;
   for (int i = 0; i < n; ++i) ASSERT_EQ(dc[i], (a[i] + b[i]) * scale) << "element " << i;
@@ -359,12 +344,7 @@ LaunchResult runOn28ByteBuffer(const std::string& body, std::vector<float>& outW
   int kernel = findKernel(*cr.program, "k");
   Params p(kernels(*cr.program)[size_t(kernel)]);
   p.arg(out).arg(in);
-  LaunchParams lp;
-  lp.grid = Dim3{1};
-  lp.block = Dim3{1};
-  lp.params = p.data();
-  lp.paramBytes = p.size();
-  lp.memory = &arena();
+  LaunchParams lp = ptxtest::launchParams(Dim3{1}, Dim3{1}, p, arena());
   LaunchResult r = launch(*cr.program, kernel, lp);
   outWords.assign(out, out + 4);
   return r;
@@ -500,12 +480,7 @@ TEST(PtxCompat, ShflWithMissingLanesMatchesH100) {
     for (int i = 0; i < 128; ++i) out[i] = 0xdeadbeefu;
     Params p(kernels(*cr.program)[size_t(kernel)]);
     p.arg(out).arg(b).arg(c).arg(mask).arg(exitFrom);
-    LaunchParams lp;
-    lp.grid = Dim3{1};
-    lp.block = Dim3{threads};
-    lp.params = p.data();
-    lp.paramBytes = p.size();
-    lp.memory = &arena();
+    LaunchParams lp = ptxtest::launchParams(Dim3{1}, Dim3{threads}, p, arena());
     LaunchResult r = launch(*cr.program, kernel, lp);
     ASSERT_TRUE(r.ok()) << line << ": " << r.fault.message;
     std::string got;

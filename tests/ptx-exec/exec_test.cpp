@@ -37,11 +37,7 @@ Module& load(const std::string& name) {
   if (!r.program) throw std::runtime_error("compile failed: " + r.error);
   Module mod;
   mod.prog = r.program;
-  for (const GlobalInfo& g : globals(*r.program)) {
-    uint8_t* p = arena().alloc<uint8_t>(g.size);
-    if (!g.init.empty()) std::memcpy(p, g.init.data(), g.init.size());
-    mod.globalAddrs.push_back(reinterpret_cast<uint64_t>(p));
-  }
+  mod.globalAddrs = ptxtest::allocateGlobals(*r.program, arena());
   return cache.emplace(name, std::move(mod)).first->second;
 }
 
@@ -65,14 +61,9 @@ struct KernelRun {
   const KernelInfo& info() const { return kernels(*mod.prog)[size_t(kernel)]; }
   LaunchResult operator()(Dim3 grid, Dim3 block, const Params& p, uint32_t dynShared = 0, ExecConfig cfg = {},
                           HostServices* host = nullptr) {
-    LaunchParams lp;
-    lp.grid = grid;
-    lp.block = block;
+    LaunchParams lp = ptxtest::launchParams(grid, block, p, arena());
     lp.dynamicSharedBytes = dynShared;
-    lp.params = p.data();
-    lp.paramBytes = p.size();
     lp.globalAddresses = mod.globalAddrs.data();
-    lp.memory = &arena();
     lp.host = host;
     lp.config = cfg;
     return launch(*mod.prog, kernel, lp);
@@ -747,12 +738,7 @@ Module& loadText(const std::string& key, const std::string& text) {
 }
 
 LaunchResult runText(Module& mod, Dim3 grid, Dim3 block, const Params& p) {
-  LaunchParams lp;
-  lp.grid = grid;
-  lp.block = block;
-  lp.params = p.data();
-  lp.paramBytes = p.size();
-  lp.memory = &arena();
+  LaunchParams lp = ptxtest::launchParams(grid, block, p, arena());
   return launch(*mod.prog, 0, lp);
 }
 

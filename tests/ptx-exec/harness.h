@@ -86,4 +86,28 @@ class Params {
   size_t next_ = 0;
 };
 
+// Device memory for a program's module-scope variables, initialised, in the order launches take their addresses.
+inline std::vector<uint64_t> allocateGlobals(const ptx::exec::Program& program, Arena& arena) {
+  std::vector<uint64_t> addresses;
+  for (const ptx::exec::GlobalInfo& g : ptx::exec::globals(program)) {
+    uint8_t* q = arena.alloc<uint8_t>(g.size);
+    if (!g.init.empty()) std::memcpy(q, g.init.data(), g.init.size());
+    addresses.push_back(reinterpret_cast<uint64_t>(q));
+  }
+  return addresses;
+}
+
+// What every launch of the tests sets: the grid and block, the packed kernel parameters and the arena as the
+// memory; the caller adds the rest (globals, host, config, ...).
+inline ptx::exec::LaunchParams launchParams(ptx::exec::Dim3 grid, ptx::exec::Dim3 block, const Params& p,
+                                            Arena& arena) {
+  ptx::exec::LaunchParams lp;
+  lp.grid = grid;
+  lp.block = block;
+  lp.params = p.data();
+  lp.paramBytes = p.size();
+  lp.memory = &arena;
+  return lp;
+}
+
 }  // namespace ptxtest

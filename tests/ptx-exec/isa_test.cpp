@@ -79,12 +79,7 @@ std::vector<uint64_t> run(const Form& f, const std::vector<uint64_t>& a, const s
   int kernel = findKernel(*cr.program, "k");
   Params p(kernels(*cr.program)[size_t(kernel)]);
   p.arg(pa).arg(pb).arg(pc).arg(pd).arg(uint32_t(n));
-  LaunchParams lp;
-  lp.grid = Dim3{uint32_t((n + 31) / 32)};
-  lp.block = Dim3{32};
-  lp.params = p.data();
-  lp.paramBytes = p.size();
-  lp.memory = &arena();
+  LaunchParams lp = ptxtest::launchParams(Dim3{uint32_t((n + 31) / 32)}, Dim3{32}, p, arena());
   LaunchResult r = launch(*cr.program, kernel, lp);
   EXPECT_TRUE(r.ok()) << r.fault.message;
   std::vector<uint64_t> out(n);
@@ -264,12 +259,7 @@ LaunchResult launchOne(const std::string& text, uint32_t* out, uint32_t threads,
   int kernel = findKernel(*cr.program, "k");
   Params p(kernels(*cr.program)[size_t(kernel)]);
   p.arg(out).arg(extra);
-  LaunchParams lp;
-  lp.grid = Dim3{1};
-  lp.block = Dim3{threads};
-  lp.params = p.data();
-  lp.paramBytes = p.size();
-  lp.memory = &arena();
+  LaunchParams lp = ptxtest::launchParams(Dim3{1}, Dim3{threads}, p, arena());
   return launch(*cr.program, kernel, lp);
 }
 
@@ -410,12 +400,7 @@ LaunchResult launchText(const std::string& text, std::vector<void*> args, uint32
   int kernel = findKernel(*cr.program, "k");
   Params p(kernels(*cr.program)[size_t(kernel)]);
   for (void* a : args) p.arg(a);
-  LaunchParams lp;
-  lp.grid = Dim3{blocks};
-  lp.block = Dim3{threads};
-  lp.params = p.data();
-  lp.paramBytes = p.size();
-  lp.memory = &arena();
+  LaunchParams lp = ptxtest::launchParams(Dim3{blocks}, Dim3{threads}, p, arena());
   return launch(*cr.program, kernel, lp);
 }
 
@@ -636,12 +621,7 @@ LaunchResult launchMalloc(uint64_t* out, HostServices* host) {
   int kernel = findKernel(*cr.program, "k");
   Params p(kernels(*cr.program)[size_t(kernel)]);
   p.arg(out);
-  LaunchParams lp;
-  lp.grid = Dim3{1};
-  lp.block = Dim3{64};
-  lp.params = p.data();
-  lp.paramBytes = p.size();
-  lp.memory = &arena();
+  LaunchParams lp = ptxtest::launchParams(Dim3{1}, Dim3{64}, p, arena());
   lp.host = host;
   return launch(*cr.program, kernel, lp);
 }
@@ -715,12 +695,7 @@ DONE:
   Params p(kernels(*cr.program)[size_t(kernel)]);
   p.arg(uint64_t(0x100));
   ConditionalHost host;
-  LaunchParams lp;
-  lp.grid = Dim3{1};
-  lp.block = Dim3{32};
-  lp.params = p.data();
-  lp.paramBytes = p.size();
-  lp.memory = &arena();
+  LaunchParams lp = ptxtest::launchParams(Dim3{1}, Dim3{32}, p, arena());
   lp.host = &host;
   LaunchResult r = launch(*cr.program, kernel, lp);
   ASSERT_TRUE(r.ok()) << r.fault.message;
@@ -827,12 +802,7 @@ WAIT:
   Params p(kernels(*cr.program)[size_t(kernel)]);
   p.arg(flag).arg(out);
   StallWitness witness(flag);
-  LaunchParams lp;
-  lp.grid = Dim3{2};
-  lp.block = Dim3{32};
-  lp.params = p.data();
-  lp.paramBytes = p.size();
-  lp.memory = &arena();
+  LaunchParams lp = ptxtest::launchParams(Dim3{2}, Dim3{32}, p, arena());
   lp.host = &witness;
   lp.config.deterministic = true;
   lp.config.stallNoticeMs = 200;

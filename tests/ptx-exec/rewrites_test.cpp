@@ -33,13 +33,8 @@ std::vector<uint32_t> allMasks() {
 
 LaunchResult run(const Program& prog, const char* kernel, Dim3 grid, Dim3 block, const ptxtest::Params& p,
                  ExecConfig cfg = {}) {
-  LaunchParams lp;
+  LaunchParams lp = ptxtest::launchParams(grid, block, p, rewriteArena());
   lp.config = cfg;
-  lp.grid = grid;
-  lp.block = block;
-  lp.params = p.data();
-  lp.paramBytes = p.size();
-  lp.memory = &rewriteArena();
   return launch(prog, findKernel(prog, kernel), lp);
 }
 

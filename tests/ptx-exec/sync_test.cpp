@@ -32,12 +32,7 @@ const Program& program() {
 
 LaunchResult run(const char* name, Dim3 grid, Dim3 block, const Params& p, ExecConfig config,
                  const std::array<uint32_t, 32>& envRegs = {}, bool cooperative = false) {
-  LaunchParams lp;
-  lp.grid = grid;
-  lp.block = block;
-  lp.params = p.data();
-  lp.paramBytes = p.size();
-  lp.memory = &arena();
+  LaunchParams lp = ptxtest::launchParams(grid, block, p, arena());
   lp.config = config;
   lp.envRegs = envRegs;
   lp.cooperative = cooperative;
