@@ -5,6 +5,7 @@
 #include "core/graph.h"
 #include "core/log.h"
 #include "core/module.h"
+#include "core/stream_lookup.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -210,8 +211,8 @@ std::shared_ptr<Stream> ContextStreams::perThreadStream() {
   return stream;
 }
 
-Expected<std::shared_ptr<Stream>> ContextStreams::resolve(CUstream stream, bool perThreadDefault) {
-  if (stream == nullptr) return perThreadDefault ? perThreadStream() : legacy_;
+Expected<std::shared_ptr<Stream>> ContextStreams::resolve(CUstream stream) {
+  if (stream == nullptr) return defaultStreamIsPerThread() ? perThreadStream() : legacy_;
   if (stream == CU_STREAM_LEGACY) return legacy_;
   if (stream == CU_STREAM_PER_THREAD) return perThreadStream();
   auto found = streamTable().find(handleValue(stream));
@@ -357,13 +358,22 @@ CUresult runOnStreamAndWait(Context& context, CUstream stream, StreamWork work, 
   return context.stickyError();
 }
 
-}  // namespace cuemu
+namespace {
+thread_local bool tPerThreadDefaultStream = false;
+}  // namespace
 
-#include "core/stream_lookup.h"
+DefaultStreamScope::DefaultStreamScope(bool perThread) noexcept : previous_(tPerThreadDefaultStream) {
+  tPerThreadDefaultStream = perThread;
+}
+DefaultStreamScope::~DefaultStreamScope() { tPerThreadDefaultStream = previous_; }
 
-namespace cuemu {
+bool defaultStreamIsPerThread() noexcept { return tPerThreadDefaultStream; }
 
-Expected<std::shared_ptr<Stream>> lookupStream(CUstream stream, bool perThreadDefault) {
+bool namesLegacyStream(CUstream stream) noexcept {
+  return stream == CU_STREAM_LEGACY || (stream == nullptr && !tPerThreadDefaultStream);
+}
+
+Expected<std::shared_ptr<Stream>> lookupStream(CUstream stream) {
   if (stream != nullptr && stream != CU_STREAM_LEGACY && stream != CU_STREAM_PER_THREAD) {
     auto found = streamTable().find(handleValue(stream));
     if (!found) return makeError(CUDA_ERROR_INVALID_HANDLE, "invalid stream handle");
@@ -371,7 +381,7 @@ Expected<std::shared_ptr<Stream>> lookupStream(CUstream stream, bool perThreadDe
   }
   auto context = requireCurrentContext();
   if (!context) return context.takeError();
-  return (*context)->streams().resolve(stream, perThreadDefault);
+  return (*context)->streams().resolve(stream);
 }
 
 }  // namespace cuemu

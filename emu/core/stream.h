@@ -126,9 +126,9 @@ class ContextStreams {
   explicit ContextStreams(Context& context);
   ~ContextStreams();
 
-  // The stream a CUstream value names in this context: 0 (legacy, or per-thread when `perThreadDefault`),
+  // The stream a CUstream value names in this context: 0 (legacy, or per-thread inside a _ptsz/_ptds entry point),
   // CU_STREAM_LEGACY, CU_STREAM_PER_THREAD, or a stream handle of this context.
-  Expected<std::shared_ptr<Stream>> resolve(CUstream stream, bool perThreadDefault = false);
+  Expected<std::shared_ptr<Stream>> resolve(CUstream stream);
   std::shared_ptr<Stream> create(unsigned flags, int priority);
   CUresult destroy(const std::shared_ptr<Stream>& stream);
 
