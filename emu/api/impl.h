@@ -18,4 +18,5 @@ namespace cuemu::impl {
 // cuemu's own extensions (include/cuemu.h), exported by api/extensions.cpp.
 CUresult cuemuSetDeterministic(int enabled);
 CUresult cuemuGetDeterministic(int* enabled);
+CUresult cuemuGetVersion(int* major, int* minor, int* patch);
 }  // namespace cuemu::impl
