@@ -12,6 +12,7 @@
 #include "core/driver.h"
 #include "core/fault.h"
 #include "core/stream_lookup.h"
+#include "core/timeline.h"
 
 #include <new>
 #include <type_traits>
@@ -49,6 +50,13 @@ template <ApiId Id, typename Impl, typename... Args>
 inline CUresult runEntry(const char* argNames, Impl&& impl, Args... args) noexcept {
   CUresult result;
   using namespace entry_policy;
+  const bool timed = timeline::on();
+  uint64_t startNs = 0;
+  const char* outerCall = nullptr;
+  if (timed) [[unlikely]] {
+    startNs = timeline::nowNs();
+    outerCall = timeline::setCurrentCall(apiInfo(Id).name.data());
+  }
   if (!hasPolicy(Id, BeforeInit) && !driverInitialized()) [[unlikely]] {
     result = answerBeforeInit<Id>(args...);
   } else if (CUresult fault = processFault(); fault != CUDA_SUCCESS && !hasPolicy(Id, SurvivesFault | BeforeInit))
@@ -69,6 +77,10 @@ inline CUresult runEntry(const char* argNames, Impl&& impl, Args... args) noexce
     } catch (...) {
       result = internalError(Id, "unknown exception");
     }
+  }
+  if (timed) [[unlikely]] {
+    timeline::apiCall(apiInfo(Id).name, startNs, timeline::nowNs(), result);
+    timeline::setCurrentCall(outerCall);
   }
   if (trace::on()) [[unlikely]] {
     try {

@@ -37,6 +37,8 @@ const std::vector<Setting>& settings() {
       {"--bounds", "CUEMU_BOUNDS", "MODE",
        "where an access past an allocation faults: granule (as on a GPU, default) or exact (one byte past)"},
       {"--rewrites", "CUEMU_REWRITES", "LIST", "interpreter rewrites: all, none, or a list such as -setp-branch"},
+      {"--timeline", "CUEMU_TIMELINE", "FILE",
+       "write a Chrome/Perfetto trace (driver calls per thread, stream items, dependencies) to FILE at exit"},
       {"--trace", "CUEMU_TRACE", "FILE", "log every driver call with its arguments and result to FILE (or stderr)"},
       {"--log", "CUEMU_LOG", "FILE", "verbose diagnostics to FILE (or stderr)"},
   };

@@ -63,6 +63,15 @@ CUstream Stream::apiHandle() const {
   return toApiHandle<CUstream>(handle_);
 }
 
+std::string Stream::timelineName() const {
+  switch (kind_) {
+    case Kind::Legacy: return fmt::format("legacy stream (stream {})", id_);
+    case Kind::PerThread: return fmt::format("per-thread stream (stream {})", id_);
+    case Kind::User: break;
+  }
+  return fmt::format("stream {}", id_);
+}
+
 uint64_t Stream::lastSubmitted() const {
   std::lock_guard lock(mutex_);
   return submitted_;
@@ -73,6 +82,8 @@ StreamPosition Stream::submit(StreamWork work, std::vector<StreamPosition> depen
     // Program order on the calling thread. Items queued before the mode was switched on (by another thread
     // meanwhile) run first, so the stream's order holds across the switch.
     Item item{std::move(work), std::move(dependencies), 0, options};
+    if (timeline::on()) [[unlikely]]
+      item.tag = timeline::takeSubmitTag();
     {
       std::unique_lock lock(mutex_);
       itemDone_.wait(lock, [&] {
@@ -90,9 +101,12 @@ StreamPosition Stream::submit(StreamWork work, std::vector<StreamPosition> depen
     workAvailable_.notify_one();
     return {shared_from_this(), item.sequence};
   }
+  timeline::SubmitTag tag;
+  if (timeline::on()) [[unlikely]]
+    tag = timeline::takeSubmitTag();
   std::unique_lock lock(mutex_);
   uint64_t sequence = ++submitted_;
-  queue_.push_back(Item{std::move(work), std::move(dependencies), sequence, options});
+  queue_.push_back(Item{std::move(work), std::move(dependencies), sequence, options, std::move(tag)});
   if (!workerRunning_) {
     workerRunning_ = true;
     try {
@@ -126,6 +140,9 @@ void Stream::runItem(Item& item) {
     if (dependency.stream.get() != this) dependency.stream->waitFor(dependency.sequence);
   // After a fault the context is unusable, as on a GPU: later work is skipped but still completes.
   bool run = context_.stickyError() == CUDA_SUCCESS || item.options == WorkOptions::RunAfterFault;
+  // An item without work that waits for another stream (an event wait) is recorded too: it carries the arrow.
+  const bool timed = run && (item.work || !item.dependencies.empty()) && timeline::on();
+  const uint64_t startNs = timed ? timeline::nowNs() : 0;
   if (run && item.work) {
     CUresult result;
     try {
@@ -138,6 +155,12 @@ void Stream::runItem(Item& item) {
     }
     if (result != CUDA_SUCCESS) context_.setStickyError(result);
   }
+  if (timed) [[unlikely]] {
+    std::vector<std::pair<unsigned long long, uint64_t>> waitedFor;
+    for (const auto& dependency : item.dependencies)
+      if (dependency.stream.get() != this) waitedFor.emplace_back(dependency.stream->id(), dependency.sequence);
+    timeline::streamItem(id_, timelineName(), item.sequence, item.tag, startNs, timeline::nowNs(), waitedFor);
+  }
   item.work = nullptr;
   item.dependencies.clear();
   {
@@ -149,6 +172,8 @@ void Stream::runItem(Item& item) {
 
 bool Stream::runInlineIfIdle(StreamWork& work) {
   Item item{nullptr, {}, 0, WorkOptions::None};
+  if (timeline::on()) [[unlikely]]
+    item.tag = timeline::takeSubmitTag();
   {
     std::lock_guard lock(mutex_);
     if (!queue_.empty() || inlineRunning_ || completed_.load(std::memory_order_relaxed) != submitted_) return false;

@@ -45,6 +45,15 @@ check "explore: --error-exitcode" '[ $? -eq 9 ]'
 check "explore: a race-free program agrees in every schedule" \
   '[ $? -eq 0 ] && grep -q "6 schedule(s) agree" "$err" && grep -qx "result 2080" "$out"'
 
+# --timeline: a multi-stream program's timeline is valid trace-event JSON with the order and arrows it must have.
+timeline=$(mktemp)
+"$cuemu" run --timeline "$timeline" -- "$probe" streams >"$out" 2>"$err"
+check "timeline: the program runs" '[ $? -eq 0 ] && grep -qx "result 2820030817" "$out"'
+python3 "$(dirname "$0")/timeline_check.py" "$timeline" >"$err" 2>&1
+status=$?
+check "timeline: $(tail -1 "$err")" '[ $status -eq 0 ]'
+rm -f "$timeline"
+
 # devices and info.
 "$cuemu" devices >"$out"
 check "devices: lists every profile" 'grep -q "^h100 " "$out" && grep -q "^gb10 " "$out" && grep -q "12.0" "$out"'
