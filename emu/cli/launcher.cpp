@@ -95,13 +95,17 @@ std::filesystem::path selfDirectory() {
 
 }  // namespace
 
+#ifndef CUEMU_BIN_TO_LIB
+#define CUEMU_BIN_TO_LIB "../lib/cuemu"
+#endif
+
 std::string findLibraryDir(std::vector<std::string>& tried) {
   std::vector<std::filesystem::path> candidates;
   if (const char* dir = std::getenv("CUEMU_LIBRARY_DIR"); dir && *dir) {
     candidates.emplace_back(dir);
   } else {
     auto self = selfDirectory();
-    candidates = {self, self / ".." / "lib" / "cuemu", self / ".." / "lib"};
+    candidates = {self, self / CUEMU_BIN_TO_LIB, self / ".." / "lib" / "cuemu", self / ".." / "lib"};
   }
   for (const auto& dir : candidates) {
     std::error_code ec;

@@ -1,0 +1,54 @@
+# Installing cuemu (included by the top-level CMakeLists.txt):
+#   lib/cuemu/libcuda.so.1 (+ libcuda.so), lib/cuemu/libnvJitLink.so.13 (+ .so)   never where a real driver lives
+#   bin/cuemu                                                                        finds lib/cuemu from bin/
+#   include/cuemu/{cuemu.h, cuda.h, cudaTypedefs.h, ...}                           cuemu's headers (not the toolkit's)
+#   lib/cmake/cuemu/cuemuConfig.cmake    find_package(cuemu): cuemu::cuda (the driver), cuemu::cuemu (the command)
+#   lib/pkgconfig/cuemu.pc               pkg-config --cflags --libs cuemu
+#   share/doc/cuemu/                     README and docs
+# and a Debian package through CPack (cpack -G DEB): cuemu_<version>_<arch>.deb installing under /usr.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(CUEMU_INSTALL_LIBDIR ${CMAKE_INSTALL_LIBDIR}/cuemu)
+set(CUEMU_INSTALL_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR}/cuemu)
+set(CUEMU_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/cuemu)
+
+install(TARGETS cuda cuemu_nvjitlink EXPORT cuemuTargets
+        LIBRARY DESTINATION ${CUEMU_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT development)
+install(TARGETS cuemu EXPORT cuemuTargets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
+target_include_directories(cuda INTERFACE $<INSTALL_INTERFACE:${CUEMU_INSTALL_INCLUDEDIR}>)
+file(GLOB CUEMU_PUBLIC_HEADERS ${PROJECT_SOURCE_DIR}/include/*.h)
+install(FILES ${CUEMU_PUBLIC_HEADERS} DESTINATION ${CUEMU_INSTALL_INCLUDEDIR} COMPONENT development)
+install(EXPORT cuemuTargets NAMESPACE cuemu:: DESTINATION ${CUEMU_INSTALL_CMAKEDIR} COMPONENT development)
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/cuemuConfig.cmake.in
+                              ${CMAKE_CURRENT_BINARY_DIR}/cuemuConfig.cmake INSTALL_DESTINATION ${CUEMU_INSTALL_CMAKEDIR})
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/cuemuConfigVersion.cmake COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/cuemuConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/cuemuConfigVersion.cmake
+        DESTINATION ${CUEMU_INSTALL_CMAKEDIR} COMPONENT development)
+configure_file(${CMAKE_CURRENT_LIST_DIR}/cuemu.pc.in ${CMAKE_CURRENT_BINARY_DIR}/cuemu.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/cuemu.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT development)
+install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT runtime)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT runtime)
+
+# The command looks for the library relative to itself: bin/../lib/cuemu in a plain install, and wherever
+# CMAKE_INSTALL_LIBDIR puts it (lib/x86_64-linux-gnu/cuemu on Debian).
+file(RELATIVE_PATH CUEMU_BIN_TO_LIB ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_LIBDIR}/cuemu)
+target_compile_definitions(cuemu PRIVATE CUEMU_BIN_TO_LIB="${CUEMU_BIN_TO_LIB}")
+
+set(CPACK_PACKAGE_NAME cuemu)
+set(CPACK_PACKAGE_VENDOR "cuemu")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "CUDA driver (libcuda.so.1) that runs CUDA programs on the CPU")
+set(CPACK_PACKAGE_CONTACT "cuemu maintainers")
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_GENERATOR DEB)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION devel)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6 (>= 2.34), libstdc++6 (>= 12), libzstd1, liblz4-1")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_DEB_COMPONENT_INSTALL OFF)
+set(CPACK_STRIP_FILES TRUE)  # the build keeps its debug info; the package does not
+set(CPACK_PACKAGE_DESCRIPTION "cuemu emulates NVIDIA's CUDA driver API (driver 580, CUDA 13) in software. The
+ library installs under /usr/lib/cuemu, never in place of a real driver; `cuemu run -- PROGRAM` runs a program
+ with it.")
+include(CPack)

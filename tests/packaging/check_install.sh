@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Checks what cuemu installs, from outside the build tree: check_install.sh BUILD_DIR PROBE.
+#  1. `cmake --install` into a fresh prefix: the files of packaging/install.cmake; the installed `cuemu` finds the
+#     installed library; a program run through it gets cuemu; a CMake project using find_package(cuemu) builds
+#     against the installed headers and library and runs a kernel; pkg-config gives flags that build it too.
+#  2. The Debian package (cpack -G DEB): its contents are under /usr (library in /usr/lib/cuemu, never where a
+#     driver lives), and unpacked into a scratch root (dpkg-deb -x; no root needed) the command and library work.
+set -u
+build=$(cd "$1" && pwd)
+probe=$2
+here=$(cd "$(dirname "$0")" && pwd)
+failures=0
+check() {
+  if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; failures=$((failures + 1)); fi
+}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+unset LD_LIBRARY_PATH CUEMU_LIBRARY_DIR
+
+prefix=$work/prefix
+cmake --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1
+check "cmake --install succeeds" '[ $? -eq 0 ]'
+for f in bin/cuemu lib/cuemu/libcuda.so.1 lib/cuemu/libcuda.so lib/cuemu/libnvJitLink.so.13 include/cuemu/cuda.h \
+  include/cuemu/cuemu.h lib/cmake/cuemu/cuemuConfig.cmake lib/cmake/cuemu/cuemuConfigVersion.cmake \
+  lib/pkgconfig/cuemu.pc share/doc/cuemu/README.md; do
+  check "installs $f" "[ -e '$prefix/$f' ]"
+done
+check "installs nothing called libcuda outside lib/cuemu" \
+  '[ -z "$(find "$prefix" -name "libcuda*" -not -path "$prefix/lib/cuemu/*")" ]'
+"$prefix/bin/cuemu" info >"$work/info" 2>&1
+check "the installed command finds the installed library" "grep -q 'library: $prefix/lib/cuemu/libcuda.so.1 (cuemu' '$work/info'"
+"$prefix/bin/cuemu" run -- "$probe" sum >"$work/out" 2>&1
+check "a program run through the installed command gets cuemu" 'grep -qx "result 2080" "$work/out"'
+
+cmake -S "$here/consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$prefix" >"$work/consumer.log" 2>&1 &&
+  cmake --build "$work/consumer" >>"$work/consumer.log" 2>&1
+check "find_package(cuemu) builds a project against the installed library" '[ $? -eq 0 ] || { cat "$work/consumer.log"; false; }'
+"$work/consumer/consumer" >"$work/out" 2>&1
+check "that project runs a kernel on cuemu" 'grep -q "^consumer ok 0\." "$work/out" || { cat "$work/out"; false; }'
+if command -v pkg-config >/dev/null && command -v cc >/dev/null; then
+  flags=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs cuemu)
+  cc "$here/consumer/main.c" $flags -o "$work/pc-consumer" 2>"$work/pc.log" && "$work/pc-consumer" >"$work/out" 2>&1
+  check "pkg-config's flags build and run it too" 'grep -q "^consumer ok" "$work/out" || { cat "$work/pc.log"; false; }'
+fi
+
+if command -v cpack >/dev/null && command -v dpkg-deb >/dev/null; then
+  (cd "$work" && cpack --config "$build/CPackConfig.cmake" -G DEB >"$work/cpack.log" 2>&1)
+  deb=$(ls "$work"/cuemu_*.deb 2>/dev/null | head -1)
+  check "cpack builds the Debian package" '[ -n "$deb" ] || { tail -20 "$work/cpack.log"; false; }'
+  if [ -n "$deb" ]; then
+    dpkg-deb -c "$deb" >"$work/contents"
+    check "the package puts the library in /usr/lib/cuemu" 'grep -q " ./usr/lib/cuemu/libcuda.so.1$" "$work/contents"'
+    check "the package puts the command in /usr/bin" 'grep -q " ./usr/bin/cuemu$" "$work/contents"'
+    check "the package holds no libcuda outside /usr/lib/cuemu" \
+      '! grep "libcuda" "$work/contents" | grep -v " ./usr/lib/cuemu/" | grep -q .'
+    dpkg-deb -f "$deb" Package Version Depends >"$work/control"
+    check "the package's control fields" 'grep -q "^Package: cuemu" "$work/control" && grep -q "^Depends: .*libzstd1" "$work/control"'
+    dpkg-deb -x "$deb" "$work/root"
+    "$work/root/usr/bin/cuemu" run -- "$probe" sum >"$work/out" 2>&1
+    check "unpacked, the package's command runs a program on its library" 'grep -qx "result 2080" "$work/out"'
+  fi
+else
+  echo "skipped: the Debian package (no cpack or dpkg-deb)"
+fi
+echo "$failures failure(s)"
+[ "$failures" -eq 0 ]
