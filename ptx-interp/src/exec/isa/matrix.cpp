@@ -1,0 +1,631 @@
+// Warp matrix instructions (OpClass Matrix): mma.sync, wmma.load/store/mma, ldmatrix, stmatrix, movmatrix.
+//
+// A matrix instruction works on the fragments of all 32 lanes at once: the handler gathers every lane's fragment
+// registers into whole matrices, multiplies, and scatters the result back. Where each lane's registers sit in the
+// matrices is the ISA's fragment layout for mma/ldmatrix/stmatrix/movmatrix, and what an H100 does for wmma (the ISA
+// leaves it unspecified; recorded with the ptx.matrix.wmma_layout_* conformance cases).
+//
+// Numerics (recorded on an H100, conformance/golden/, ptx.matrix.* cases): integer and b1 forms are exact (wrapping,
+// or clamped with .satfinite); f64 is an IEEE fma chain; the 16-bit, tf32 and fp8 forms sum the way the tensor core
+// does (TensorSum below), which is not a chain of IEEE fmas.
+#include "exec/lowerer.h"
+
+#include <cstdlib>
+
+namespace ptx::exec {
+
+namespace {
+
+using h::R;
+
+// Element types of fragments.
+enum class Elem : uint8_t { F16, BF16, TF32, F32, F64, S8, U8, S4, U4, B1, E4M3, E5M2, S32 };
+
+constexpr unsigned elemBits(Elem e) {
+  switch (e) {
+    case Elem::F16: case Elem::BF16: return 16;
+    case Elem::F64: return 64;
+    case Elem::S8: case Elem::U8: case Elem::E4M3: case Elem::E5M2: return 8;
+    case Elem::S4: case Elem::U4: return 4;
+    case Elem::B1: return 1;
+    default: return 32;
+  }
+}
+constexpr bool isFloatElem(Elem e) {
+  return e == Elem::F16 || e == Elem::BF16 || e == Elem::TF32 || e == Elem::F32 || e == Elem::F64 ||
+         e == Elem::E4M3 || e == Elem::E5M2;
+}
+
+// MatrixSite::flags
+constexpr uint8_t kFlagSatfinite = 1;   // integer mma: clamp to s32
+constexpr uint8_t kFlagXor = 2;         // b1: .xor.popc (else .and.popc)
+constexpr uint8_t kFlagWmma = 4;        // wmma fragment layouts (else mma's)
+constexpr uint8_t kFlagRowMajor = 8;    // wmma.load/.store: the tile is row-major
+constexpr uint8_t kFlagTrans = 32;      // ldmatrix/stmatrix .trans
+
+// Fragment roles (MatrixSite::regs index).
+enum Role : unsigned { D = 0, A = 1, B = 2, C = 3 };
+
+// 8-bit floats (OCP FP8) as doubles, exact.
+double fp8Value(uint32_t bits, bool e5m2) {
+  const int mbits = e5m2 ? 2 : 3, ebits = e5m2 ? 5 : 4, bias = e5m2 ? 15 : 7;
+  const uint32_t sign = (bits >> 7) & 1, exp = (bits >> mbits) & ((1u << ebits) - 1), man = bits & ((1u << mbits) - 1);
+  double v;
+  if (e5m2 && exp == 31) v = man ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
+  else if (!e5m2 && exp == 15 && man == 7) v = std::numeric_limits<double>::quiet_NaN();
+  else if (exp == 0) v = std::ldexp(double(man), 1 - bias - mbits);
+  else v = std::ldexp(double(man | (1u << mbits)), int(exp) - bias - mbits);
+  return sign ? -v : v;
+}
+
+double floatValue(Elem e, uint64_t bits) {
+  switch (e) {
+    case Elem::F16: return num::halfToFloat(uint16_t(bits));
+    case Elem::BF16: return std::bit_cast<float>(uint32_t(bits) << 16);
+    // the tensor core reads the 19 high bits of a tf32 operand (sign, 8 exponent, 10 mantissa)
+    case Elem::TF32: return std::bit_cast<float>(uint32_t(bits) & 0xffffe000u);
+    case Elem::F32: return std::bit_cast<float>(uint32_t(bits));
+    case Elem::F64: return std::bit_cast<double>(bits);
+    case Elem::E4M3: return fp8Value(uint32_t(bits), false);
+    case Elem::E5M2: return fp8Value(uint32_t(bits), true);
+    default: return 0;
+  }
+}
+
+int64_t intValue(Elem e, uint64_t bits) {
+  switch (e) {
+    case Elem::S8: return int8_t(bits);
+    case Elem::S4: return int64_t(bits << 60) >> 60;
+    case Elem::S32: return int32_t(bits);
+    default: return int64_t(bits);
+  }
+}
+
+// ---- fragment layouts: (row, column) of element e of lane l's fragment -------------------------------------------
+
+struct Pos {
+  unsigned row, col;
+};
+
+// mma (PTX ISA "Matrix fragments for mma.m16n8k*" and m8n8k*): p elements per 32-bit register (per 64-bit one for
+// f64). A: rows g and g+8 alternate by register, then columns by groups of 4p. B: K rows p*t..p*t+p-1 per register
+// in groups of 4p, column g. C/D: two adjacent columns per lane, rows g then g+8.
+Pos mmaA(unsigned l, unsigned e, unsigned p, unsigned m) {
+  unsigned g = l >> 2, t = l & 3, r = e / p, i = e % p, blocks = m / 8;
+  return {g + 8 * (r % blocks), p * t + 4 * p * (r / blocks) + i};
+}
+Pos mmaB(unsigned l, unsigned e, unsigned p) {
+  unsigned g = l >> 2, t = l & 3, r = e / p, i = e % p;
+  return {p * t + 4 * p * r + i, g};
+}
+Pos mmaC(unsigned l, unsigned e) {
+  unsigned g = l >> 2, t = l & 3;
+  return {g + 8 * (e >> 1), 2 * t + (e & 1)};
+}
+
+// wmma on sm_80 and later: the tiles are made of mma fragments. A (M x K): M/16 blocks of m16 fragments (an 8-row
+// matrix: one m8 fragment); B (K x N): N/8 blocks of one mma B fragment each; C (M x N): blocks of 16x8 (8x8 for
+// M = 8) mma accumulators, along N first.
+Pos wmmaA(unsigned l, unsigned e, unsigned p, unsigned m, unsigned k) {
+  unsigned rowsPerBlock = m == 8 ? 8 : 16, perBlock = rowsPerBlock * k / 32, blk = e / perBlock;
+  Pos q = mmaA(l, e % perBlock, p, rowsPerBlock);
+  return {q.row + rowsPerBlock * blk, q.col};
+}
+Pos wmmaB(unsigned l, unsigned e, unsigned p, unsigned k) {
+  unsigned perBlock = k * 8 / 32, blk = e / perBlock;
+  Pos q = mmaB(l, e % perBlock, p);
+  return {q.row, q.col + 8 * blk};
+}
+Pos wmmaC(unsigned l, unsigned e, unsigned m, unsigned n) {
+  unsigned rowsPerBlock = m == 8 ? 8 : 16, perBlock = rowsPerBlock * 8 / 32, blk = e / perBlock;
+  unsigned colBlocks = n / 8;
+  Pos q = mmaC(l, e % perBlock);
+  return {q.row + rowsPerBlock * (blk / colBlocks), q.col + 8 * (blk % colBlocks)};
+}
+
+unsigned regBits(Elem e) { return e == Elem::F64 ? 64 : 32; }
+unsigned perReg(Elem e) { return regBits(e) / elemBits(e); }
+
+// Rows x columns of a fragment role.
+Pos roleShape(const MatrixSite& s, Role r) {
+  switch (r) {
+    case A: return {s.m, s.k};
+    case B: return {s.k, s.n};
+    default: return {s.m, s.n};
+  }
+}
+
+Pos elemPos(const MatrixSite& s, Role role, unsigned lane, unsigned e) {
+  Elem el = Elem(s.elem[role]);
+  unsigned p = perReg(el);
+  if (s.flags & kFlagWmma) {
+    switch (role) {
+      case A: return wmmaA(lane, e, p, s.m, s.k);
+      case B: return wmmaB(lane, e, p, s.k);
+      default: return wmmaC(lane, e, s.m, s.n);
+    }
+  }
+  switch (role) {
+    case A: return mmaA(lane, e, p, s.m);
+    case B: return mmaB(lane, e, p);
+    default: return mmaC(lane, e);
+  }
+}
+
+// Element e of lane l's fragment (the bits, zero-extended).
+uint64_t fragElem(Warp& w, const MatrixSite& s, Role role, unsigned lane, unsigned e) {
+  Elem el = Elem(s.elem[role]);
+  unsigned bits = elemBits(el), p = perReg(el), r = e / p, i = e % p;
+  if (regBits(el) == 64) return R<uint64_t>(w, s.regs[role][r])[lane];
+  uint32_t v = R<uint32_t>(w, s.regs[role][r])[lane];
+  return bits == 32 ? v : (v >> (i * bits)) & ((1u << bits) - 1);
+}
+
+// Gathers a whole fragment role into a row-major matrix of bit patterns.
+void gather(Warp& w, const MatrixSite& s, Role role, uint64_t* out) {
+  Pos shape = roleShape(s, role);
+  unsigned perLane = shape.row * shape.col / 32;
+  for (unsigned l = 0; l < 32; ++l)
+    for (unsigned e = 0; e < perLane; ++e) {
+      Pos q = elemPos(s, role, l, e);
+      out[q.row * shape.col + q.col] = fragElem(w, s, role, l, e);
+    }
+}
+
+// Writes a row-major matrix of bit patterns into the D fragment of the executing lanes.
+void scatter(Warp& w, const MatrixSite& s, Role role, const uint64_t* in) {
+  Elem el = Elem(s.elem[role]);
+  Pos shape = roleShape(s, role);
+  unsigned perLane = shape.row * shape.col / 32, bits = elemBits(el), p = perReg(el);
+  for (unsigned r = 0; r < s.count[role]; ++r) {
+    if (regBits(el) == 64) {
+      alignas(64) uint64_t v[32];
+      for (unsigned l = 0; l < 32; ++l) {
+        Pos q = elemPos(s, role, l, r);
+        v[l] = in[q.row * shape.col + q.col];
+      }
+      h::store<uint64_t>(w, s.regs[role][r], [&](int l) { return v[l]; });
+      continue;
+    }
+    alignas(64) uint32_t v[32];
+    for (unsigned l = 0; l < 32; ++l) {
+      uint32_t word = 0;
+      for (unsigned i = 0; i < p && r * p + i < perLane; ++i) {
+        Pos q = elemPos(s, role, l, r * p + i);
+        uint64_t x = in[q.row * shape.col + q.col];
+        word |= bits == 32 ? uint32_t(x) : uint32_t(x & ((1u << bits) - 1)) << (i * bits);
+      }
+      v[l] = word;
+    }
+    h::store<uint32_t>(w, s.regs[role][r], [&](int l) { return v[l]; });
+  }
+}
+
+// ---- the tensor core's sum -------------------------------------------------------------------------------------
+
+// How the tensor core adds products of 16-bit, tf32 and fp8 operands to an f32 accumulator, as measured on an H100:
+// the products are exact; `group` of them and the accumulator are aligned to the largest exponent among them,
+// each truncated to `fracBits` bits below that exponent's leading bit, summed exactly, and the sum is rounded to
+// f32 (toward zero when `truncate`) before the next group is added.
+struct TensorSum {
+  unsigned group = 16;
+  int fracBits = 24;
+  bool truncate = true;
+};
+
+TensorSum tensorSumModel() {
+  TensorSum m;
+  if (const char* s = std::getenv("CUEMU_MMA_MODEL")) {
+    int g = 16, f = 24, t = 1;
+    if (std::sscanf(s, "%d,%d,%d", &g, &f, &t) == 3) m = {unsigned(g), f, t != 0};
+  }
+  return m;
+}
+const TensorSum kTensorSum = tensorSumModel();
+
+float toF32(double x, bool truncate) {
+  if (!truncate) return float(x);
+  float f = float(x);
+  if (std::isinf(f) && !std::isinf(x)) return std::copysign(std::numeric_limits<float>::max(), float(x));
+  if (std::fabs(double(f)) > std::fabs(x)) f = std::nextafter(f, 0.0f);
+  return f;
+}
+
+float tensorSum(const double* prods, unsigned n, float c, const TensorSum& m) {
+  double acc = c;
+  for (unsigned first = 0; first < n; first += m.group) {
+    unsigned cnt = std::min(m.group, n - first);
+    // specials: NaN anywhere, or infinities of both signs, give NaN; an infinity otherwise wins
+    bool nan = acc != acc, posInf = acc == INFINITY, negInf = acc == -INFINITY;
+    int emax = INT32_MIN;
+    if (acc != 0 && std::isfinite(acc)) emax = std::ilogb(acc);
+    for (unsigned k = 0; k < cnt; ++k) {
+      double p = prods[first + k];
+      nan |= p != p;
+      posInf |= p == INFINITY;
+      negInf |= p == -INFINITY;
+      if (p != 0 && std::isfinite(p)) emax = std::max(emax, std::ilogb(p));
+    }
+    if (nan || (posInf && negInf)) return std::bit_cast<float>(num::kCanonicalNaN32);
+    if (posInf || negInf) {
+      acc = posInf ? INFINITY : -INFINITY;
+      continue;
+    }
+    if (emax == INT32_MIN) {  // all zero: the sign of an IEEE sum
+      double z = acc;
+      for (unsigned k = 0; k < cnt; ++k) z += prods[first + k];
+      acc = z;
+      continue;
+    }
+    int scale = emax - m.fracBits;
+    double sum = std::trunc(std::ldexp(acc, -scale));
+    for (unsigned k = 0; k < cnt; ++k) sum += std::trunc(std::ldexp(prods[first + k], -scale));
+    acc = toF32(std::ldexp(sum, scale), m.truncate);
+  }
+  return float(acc);
+}
+
+// ---- mma / wmma.mma --------------------------------------------------------------------------------------------
+
+constexpr unsigned kMaxElems = 16 * 256;  // the largest fragment: A of m16n8k256 .b1
+
+const MatrixSite& siteOf(Warp& w, const Op* op) { return w.cta->job->program->matrixSites[op->aux]; }
+
+const Op* mmaSync(Warp& w, const Op* op) {
+  const MatrixSite& s = siteOf(w, op);
+  static thread_local uint64_t a[kMaxElems], b[kMaxElems / 2];
+  uint64_t c[32 * 8], d[32 * 8];
+  gather(w, s, A, a);
+  gather(w, s, B, b);
+  gather(w, s, C, c);
+  const unsigned M = s.m, N = s.n, K = s.k;
+  const Elem ea = Elem(s.elem[A]), eb = Elem(s.elem[B]), ec = Elem(s.elem[C]), ed = Elem(s.elem[D]);
+  if (ea == Elem::F64) {
+    for (unsigned i = 0; i < M; ++i)
+      for (unsigned j = 0; j < N; ++j) {
+        double acc = std::bit_cast<double>(c[i * N + j]);
+        for (unsigned q = 0; q < K; ++q)
+          acc = std::fma(std::bit_cast<double>(a[i * K + q]), std::bit_cast<double>(b[q * N + j]), acc);
+        d[i * N + j] = std::bit_cast<uint64_t>(num::canon(acc));
+      }
+  } else if (isFloatElem(ea)) {
+    double prods[256];
+    for (unsigned i = 0; i < M; ++i)
+      for (unsigned j = 0; j < N; ++j) {
+        for (unsigned q = 0; q < K; ++q) prods[q] = floatValue(ea, a[i * K + q]) * floatValue(eb, b[q * N + j]);
+        float acc = float(floatValue(ec, c[i * N + j]));
+        float r = tensorSum(prods, K, acc, kTensorSum);
+        d[i * N + j] = ed == Elem::F16 ? num::floatToHalf(r, num::RN) : std::bit_cast<uint32_t>(r);
+      }
+  } else {
+    const bool b1 = ea == Elem::B1, isXor = s.flags & kFlagXor;
+    for (unsigned i = 0; i < M; ++i)
+      for (unsigned j = 0; j < N; ++j) {
+        int64_t acc = intValue(ec, c[i * N + j]);
+        for (unsigned q = 0; q < K; ++q) {
+          if (b1) acc += isXor ? (a[i * K + q] ^ b[q * N + j]) : (a[i * K + q] & b[q * N + j]);
+          else acc += intValue(ea, a[i * K + q]) * intValue(eb, b[q * N + j]);
+        }
+        if (s.flags & kFlagSatfinite) acc = std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX);
+        d[i * N + j] = uint32_t(acc);
+      }
+  }
+  scatter(w, s, D, d);
+  return op + 1;
+}
+
+// ---- memory forms ----------------------------------------------------------------------------------------------
+
+uint8_t* laneMemory(Warp& w, const Op* op, mem::Space space, int lane, uint64_t addr, uint32_t size, bool write) {
+  switch (space) {
+    case mem::Shared: return mem::xlate<mem::Shared>(w, op, lane, addr, size, write);
+    case mem::Global: return mem::xlate<mem::Global>(w, op, lane, addr, size, write);
+    case mem::Local: return mem::xlate<mem::Local>(w, op, lane, addr, size, write);
+    case mem::Frame: return mem::xlate<mem::Frame>(w, op, lane, addr, size, write);
+    default: return mem::xlate<mem::Generic>(w, op, lane, addr, size, write);
+  }
+}
+
+uint64_t laneAddress(Warp& w, const MatrixSite& s, int lane) {
+  uint64_t base = s.addrSize == 4 ? R<uint32_t>(w, s.addr)[lane] : R<uint64_t>(w, s.addr)[lane];
+  return base + uint64_t(s.offset);
+}
+
+// ldmatrix / stmatrix .m8n8 .b16: matrix j's row i is addressed by lane 8j+i; lane l's register j holds row l/4,
+// columns 2(l%4) and 2(l%4)+1 of matrix j (.trans: rows 2(l%4) and 2(l%4)+1 of column l/4).
+const Op* ldmatrix(Warp& w, const Op* op) {
+  const MatrixSite& s = siteOf(w, op);
+  const unsigned count = s.count[0];
+  uint16_t mats[4][8][8];
+  const uint32_t lanes = (8u * count == 32) ? kFullMask : ((1u << (8 * count)) - 1);
+  for (unsigned l = 0; l < 32; ++l) {
+    if (!((lanes >> l) & 1)) continue;
+    uint8_t* p = laneMemory(w, op, mem::Space(s.space), int(l), laneAddress(w, s, int(l)), 16, false);
+    if (!p) return nullptr;
+    std::memcpy(mats[l / 8][l % 8], p, 16);
+  }
+  const bool trans = s.flags & kFlagTrans;
+  for (unsigned j = 0; j < count; ++j) {
+    alignas(64) uint32_t v[32];
+    for (unsigned l = 0; l < 32; ++l) {
+      unsigned g = l >> 2, t = l & 3;
+      uint16_t lo = trans ? mats[j][2 * t][g] : mats[j][g][2 * t];
+      uint16_t hi = trans ? mats[j][2 * t + 1][g] : mats[j][g][2 * t + 1];
+      v[l] = uint32_t(lo) | uint32_t(hi) << 16;
+    }
+    h::store<uint32_t>(w, s.regs[0][j], [&](int l) { return v[l]; });
+  }
+  return op + 1;
+}
+
+const Op* stmatrix(Warp& w, const Op* op) {
+  const MatrixSite& s = siteOf(w, op);
+  const unsigned count = s.count[0];
+  uint16_t mats[4][8][8];
+  const bool trans = s.flags & kFlagTrans;
+  for (unsigned j = 0; j < count; ++j) {
+    const uint32_t* v = R<uint32_t>(w, s.regs[0][j]);
+    for (unsigned l = 0; l < 32; ++l) {
+      unsigned g = l >> 2, t = l & 3;
+      (trans ? mats[j][2 * t][g] : mats[j][g][2 * t]) = uint16_t(v[l]);
+      (trans ? mats[j][2 * t + 1][g] : mats[j][g][2 * t + 1]) = uint16_t(v[l] >> 16);
+    }
+  }
+  const uint32_t lanes = (8u * count == 32) ? kFullMask : ((1u << (8 * count)) - 1);
+  for (unsigned l = 0; l < 32; ++l) {
+    if (!((lanes >> l) & 1)) continue;
+    uint8_t* p = laneMemory(w, op, mem::Space(s.space), int(l), laneAddress(w, s, int(l)), 16, true);
+    if (!p) return nullptr;
+    std::memcpy(p, mats[l / 8][l % 8], 16);
+  }
+  return op + 1;
+}
+
+// movmatrix.sync.aligned.m8n8.trans.b16: the transpose of the 8x8 matrix the warp's registers hold (ldmatrix's
+// layout).
+const Op* movmatrix(Warp& w, const Op* op) {
+  const uint32_t* a = R<uint32_t>(w, op->a);
+  uint16_t mat[8][8];
+  for (unsigned l = 0; l < 32; ++l) {
+    unsigned g = l >> 2, t = l & 3;
+    mat[g][2 * t] = uint16_t(a[l]);
+    mat[g][2 * t + 1] = uint16_t(a[l] >> 16);
+  }
+  alignas(64) uint32_t v[32];
+  for (unsigned l = 0; l < 32; ++l) {
+    unsigned g = l >> 2, t = l & 3;
+    v[l] = uint32_t(mat[2 * t][g]) | uint32_t(mat[2 * t + 1][g]) << 16;
+  }
+  h::store<uint32_t>(w, op->d, [&](int l) { return v[l]; });
+  return op + 1;
+}
+
+// wmma.load / wmma.store: element (row, col) of the tile at base + (row * stride + col) elements (row-major) or
+// base + (col * stride + row) (column-major); sub-byte elements count in bits. Every lane passes the same base
+// and stride (the ISA requires it); lane 0's are used.
+struct TileAccess {
+  unsigned rows, cols, stride, bits;
+  bool rowMajor;
+  uint64_t bitOffset(Pos q) const {
+    return (rowMajor ? uint64_t(q.row) * stride + q.col : uint64_t(q.col) * stride + q.row) * bits;
+  }
+};
+
+TileAccess tileOf(Warp& w, const MatrixSite& s, Role role) {
+  Pos shape = roleShape(s, role);
+  TileAccess t{shape.row, shape.col, 0, elemBits(Elem(s.elem[role == D ? C : role])), (s.flags & kFlagRowMajor) != 0};
+  t.stride = s.stride ? R<uint32_t>(w, s.stride)[0] : (t.rowMajor ? t.cols : t.rows);
+  return t;
+}
+
+int firstLane(Warp& w) { return std::countr_zero(w.exec | 0x80000000u); }
+
+const Op* wmmaLoad(Warp& w, const Op* op) {
+  const MatrixSite& s = siteOf(w, op);
+  const Role role = Role(op->imm);
+  TileAccess t = tileOf(w, s, role);
+  const int lane0 = firstLane(w);
+  const uint64_t base = laneAddress(w, s, lane0);
+  static thread_local uint64_t m[kMaxElems];
+  const unsigned unit = std::max(1u, t.bits / 8);
+  for (unsigned r = 0; r < t.rows; ++r)
+    for (unsigned c = 0; c < t.cols; ++c) {
+      uint64_t bit = t.bitOffset({r, c});
+      uint8_t* p = laneMemory(w, op, mem::Space(s.space), lane0, base + bit / 8, unit, false);
+      if (!p) return nullptr;
+      uint64_t v = 0;
+      std::memcpy(&v, p, unit);
+      if (t.bits < 8) v = (v >> (bit % 8)) & ((1u << t.bits) - 1);
+      m[r * t.cols + c] = v;
+    }
+  MatrixSite view = s;
+  // the loaded registers are the D slot of the site; the layout is that of `role`
+  std::memcpy(view.regs[role], s.regs[D], sizeof s.regs[D]);
+  view.count[role] = s.count[D];
+  scatter(w, view, role, m);
+  return op + 1;
+}
+
+const Op* wmmaStore(Warp& w, const Op* op) {
+  const MatrixSite& s = siteOf(w, op);
+  TileAccess t = tileOf(w, s, D);
+  t.bits = elemBits(Elem(s.elem[D]));
+  const int lane0 = firstLane(w);
+  const uint64_t base = laneAddress(w, s, lane0);
+  static thread_local uint64_t m[32 * 32];
+  gather(w, s, D, m);
+  const unsigned unit = t.bits / 8;
+  for (unsigned r = 0; r < t.rows; ++r)
+    for (unsigned c = 0; c < t.cols; ++c) {
+      uint8_t* p = laneMemory(w, op, mem::Space(s.space), lane0, base + t.bitOffset({r, c}) / 8, unit, true);
+      if (!p) return nullptr;
+      std::memcpy(p, &m[r * t.cols + c], unit);
+    }
+  return op + 1;
+}
+
+Elem elemOf(Type t) {
+  switch (t) {
+    case Type::f16: return Elem::F16;
+    case Type::bf16: return Elem::BF16;
+    case Type::tf32: return Elem::TF32;
+    case Type::f32: return Elem::F32;
+    case Type::f64: return Elem::F64;
+    case Type::s8: return Elem::S8;
+    case Type::u8: return Elem::U8;
+    case Type::s4: return Elem::S4;
+    case Type::u4: return Elem::U4;
+    case Type::b1: return Elem::B1;
+    case Type::e4m3: return Elem::E4M3;
+    case Type::e5m2: return Elem::E5M2;
+    case Type::s32: return Elem::S32;
+    default: return Elem::S32;
+  }
+}
+
+struct Shape {
+  ptx::Mod mod;
+  uint16_t m, n, k;
+};
+constexpr Shape kShapes[] = {
+    {ptx::Mod::m8n8k4, 8, 8, 4},       {ptx::Mod::m8n8k16, 8, 8, 16},     {ptx::Mod::m8n8k32, 8, 8, 32},
+    {ptx::Mod::m8n8k128, 8, 8, 128},   {ptx::Mod::m16n8k4, 16, 8, 4},     {ptx::Mod::m16n8k8, 16, 8, 8},
+    {ptx::Mod::m16n8k16, 16, 8, 16},   {ptx::Mod::m16n8k32, 16, 8, 32},   {ptx::Mod::m16n8k64, 16, 8, 64},
+    {ptx::Mod::m16n8k128, 16, 8, 128}, {ptx::Mod::m16n8k256, 16, 8, 256}, {ptx::Mod::m16n16k16, 16, 16, 16},
+    {ptx::Mod::m16n16k8, 16, 16, 8},   {ptx::Mod::m32n8k16, 32, 8, 16},   {ptx::Mod::m8n32k16, 8, 32, 16},
+};
+
+}  // namespace
+
+namespace lowering {
+
+void KernelLowerer::lowerMatrix(const Instruction& in) {
+  MatrixSite site;
+  const Shape* shape = nullptr;
+  for (const Shape& sh : kShapes)
+    if (fn_->hasMod(in, sh.mod)) shape = &sh;
+  auto fragment = [&](Role role, const Operand& o, bool write, Type regType, std::vector<Dst>& pending) {
+    if (o.kind != OperandKind::Vector || o.value > 8) fail(line_, "matrix fragment must be a vector of up to 8 registers");
+    site.count[role] = uint8_t(o.value);
+    for (unsigned q = 0; q < unsigned(o.value); ++q) {
+      const Operand& e = fn_->elems[o.index + q];
+      if (write) {
+        Dst d = dst(e, regType);
+        site.regs[role][q] = d.off;
+        pending.push_back(d);
+      } else {
+        site.regs[role][q] = src(e, regType);
+      }
+    }
+  };
+  auto regTypeOf = [](Elem e) {
+    return e == Elem::F64 ? Type::f64 : e == Elem::F32 ? Type::f32 : e == Elem::S32 ? Type::s32 : Type::b32;
+  };
+  auto setAddress = [&](const Operand& o) {
+    Addr a = address(in, o);
+    if (a.space == mem::Param) fail(line_, "matrix access to the parameter space");
+    site.addr = a.base;
+    site.addrSize = uint8_t(a.baseSize);
+    site.offset = a.imm;
+    site.space = uint8_t(a.space);
+  };
+  auto emitSite = [&](Handler hnd, std::vector<Dst>& pending, int64_t imm = 0) {
+    Op& op = emit(hnd);
+    op.aux = uint32_t(prog_.matrixSites.size());
+    op.imm = imm;
+    prog_.matrixSites.push_back(site);
+    for (const Dst& d : pending) finish(d);  // may emit width conversions after the op
+  };
+  std::vector<Dst> pending;
+  switch (in.opcode) {
+    case Opcode::Mma:
+    case Opcode::WmmaMma: {
+      if (!shape) return unsupported(in, "matrix shape");
+      bool wmma = in.opcode == Opcode::WmmaMma;
+      if (fn_->hasMod(in, ptx::Mod::kind_f8f6f4) || fn_->hasMod(in, ptx::Mod::kind_mxf8f6f4) ||
+          fn_->hasMod(in, ptx::Mod::kind_mxf4) || fn_->hasMod(in, ptx::Mod::kind_mxf4nvf4) ||
+          fn_->hasMod(in, ptx::Mod::block_scale))
+        return unsupported(in, "mma with .kind (sm_120 block-scaled forms)");
+      Type dt, at, bt, ct;
+      if (in.numTypes == 2) {
+        dt = in.types[0], ct = in.types[1], at = bt = Type::f16;
+      } else {
+        dt = in.types[0], at = in.types[1], bt = in.types[2], ct = in.types[3];
+      }
+      if (!wmma && shape->mod == ptx::Mod::m8n8k4 && at == Type::f16)
+        return unsupported(in, "mma.m8n8k4 with .f16 multiplicands (Volta quad-pair layout)");
+      site.m = shape->m, site.n = shape->n, site.k = shape->k;
+      site.elem[D] = uint8_t(elemOf(dt)), site.elem[A] = uint8_t(elemOf(at));
+      site.elem[B] = uint8_t(elemOf(bt)), site.elem[C] = uint8_t(elemOf(ct));
+      if (in.has(ptx::Flag::satfinite)) site.flags |= kFlagSatfinite;
+      if (fn_->hasMod(in, ptx::Mod::xor_)) site.flags |= kFlagXor;
+      if (wmma) {
+        site.flags |= kFlagWmma;
+        // wmma.mma's layouts only say how the fragments were loaded: the fragments themselves are layout-free
+      }
+      // the accumulators of a 16-bit type travel as pairs in 32-bit registers
+      auto accReg = [&](Type t) { return t == Type::f16 ? Type::b32 : regTypeOf(elemOf(t)); };
+      fragment(A, opnd(in, 1), false, regTypeOf(elemOf(at)) == Type::f64 ? Type::f64 : Type::b32, pending);
+      fragment(B, opnd(in, 2), false, regTypeOf(elemOf(bt)) == Type::f64 ? Type::f64 : Type::b32, pending);
+      fragment(C, opnd(in, 3), false, accReg(ct), pending);
+      fragment(D, opnd(in, 0), true, accReg(dt), pending);
+      emitSite(&mmaSync, pending);
+      return;
+    }
+    case Opcode::WmmaLoad:
+    case Opcode::WmmaStore: {
+      if (!shape) return unsupported(in, "matrix shape");
+      bool load = in.opcode == Opcode::WmmaLoad;
+      Role role = load ? (fn_->hasMod(in, ptx::Mod::comp_a) ? A : fn_->hasMod(in, ptx::Mod::comp_b) ? B : C) : D;
+      site.m = shape->m, site.n = shape->n, site.k = shape->k;
+      site.flags = kFlagWmma | (fn_->hasMod(in, ptx::Mod::row) ? kFlagRowMajor : 0);
+      Elem el = elemOf(in.type());
+      site.elem[role] = uint8_t(el);
+      site.elem[D] = uint8_t(el);
+      site.elem[C] = uint8_t(el);
+      Type rt = el == Elem::F64 ? Type::f64 : el == Elem::F32 ? Type::f32 : el == Elem::S32 ? Type::s32 : Type::b32;
+      setAddress(opnd(in, load ? 1 : 0));
+      if (in.numOperands > 2) site.stride = src(opnd(in, 2), Type::u32);
+      fragment(D, opnd(in, load ? 0 : 1), load, rt, pending);
+      emitSite(load ? &wmmaLoad : &wmmaStore, pending, role);
+      return;
+    }
+    case Opcode::Ldmatrix:
+    case Opcode::Stmatrix: {
+      bool load = in.opcode == Opcode::Ldmatrix;
+      if (!fn_->hasMod(in, ptx::Mod::m8n8) || in.type() != Type::b16)
+        return unsupported(in, "ldmatrix/stmatrix shapes other than .m8n8 .b16 (sm_100 forms)");
+      if (in.has(ptx::Flag::trans)) site.flags |= kFlagTrans;
+      setAddress(opnd(in, load ? 1 : 0));
+      const Operand& v = opnd(in, load ? 0 : 1);
+      if (v.kind == OperandKind::Vector) {
+        fragment(D, v, load, Type::b32, pending);
+      } else {
+        site.count[D] = 1;
+        if (load) {
+          Dst d = dst(v, Type::b32);
+          site.regs[D][0] = d.off;
+          pending.push_back(d);
+        } else {
+          site.regs[D][0] = src(v, Type::b32);
+        }
+      }
+      emitSite(load ? &ldmatrix : &stmatrix, pending);
+      return;
+    }
+    case Opcode::Movmatrix: {
+      uint32_t a = src(opnd(in, 1), Type::b32);
+      Dst d = dst(opnd(in, 0), Type::b32);
+      Op& op = emit(&movmatrix);
+      op.a = a;
+      op.d = d.off;
+      finish(d);
+      return;
+    }
+    default: return unsupported(in);
+  }
+}
+
+}  // namespace lowering
+
+}  // namespace ptx::exec
