@@ -212,11 +212,12 @@ struct MmaForm {
   unsigned nd, na, nb, nc;  // registers per fragment
   std::string extra;        // .satfinite, .xor.popc, ...
   unsigned trials = 40;
+  bool sparse = false;      // mma.sp::ordered_metadata with a metadata register (selector 0)
 };
 
 std::string MmaKernel(const MmaForm& f) {
   const bool wide = f.a == El::F64;
-  const unsigned w = wide ? 8 : 4, nin = f.na + f.nb + f.nc;
+  const unsigned w = wide ? 8 : 4, nin = f.na + f.nb + f.nc + (f.sparse ? 1 : 0);
   const char* ld = wide ? "ld.global.b64" : "ld.global.b32";
   const char* st = wide ? "st.global.b64" : "st.global.b32";
   const char* reg = wide ? "%x" : "%r";
@@ -224,7 +225,7 @@ std::string MmaKernel(const MmaForm& f) {
   s << Header() << ".visible .entry k(.param .u64 pin, .param .u64 pout) {\n"
     << "  .reg .b32 %t<4>;\n  .reg .b64 %p<8>;\n  .reg " << (wide ? ".b64" : ".b32") << " %x<1>, %r<1>;\n"
     << "  .reg " << (wide ? ".b64" : ".b32") << " " << reg << "a<8>, " << reg << "b<8>, " << reg << "c<8>, " << reg
-    << "d<8>;\n"
+    << "d<8>;\n  .reg .b32 %e;\n"
     << "  mov.u32 %t0, %tid.x;\n  mov.u32 %t1, %ctaid.x;\n"
     << "  ld.param.u64 %p0, [pin];\n  ld.param.u64 %p1, [pout];\n"
     << "  mad.lo.u32 %t2, %t1, " << nin * 32 << ", %t0;\n  mul.wide.u32 %p2, %t2, " << w << ";\n"
@@ -238,14 +239,16 @@ std::string MmaKernel(const MmaForm& f) {
   loads('a', f.na);
   loads('b', f.nb);
   loads('c', f.nc);
+  if (f.sparse) s << "  ld.global.b32 %e, [%p3+" << k * 32 * w << "];\n";
   auto vec = [&](char frag, unsigned n) {
     std::string v = "{";
     for (unsigned r = 0; r < n; ++r) v += (r ? ", " : "") + std::string(reg) + frag + std::to_string(r);
     return v + "}";
   };
-  s << "  mma.sync.aligned." << f.shape << ".row.col" << f.extra << PtxType(f.d) << PtxType(f.a) << PtxType(f.b)
-    << PtxType(f.c) << " " << vec('d', f.nd) << ", " << vec('a', f.na) << ", " << vec('b', f.nb) << ", "
-    << vec('c', f.nc) << ";\n";
+  s << "  mma" << (f.sparse ? ".sp::ordered_metadata" : "") << ".sync.aligned." << f.shape << ".row.col" << f.extra
+    << PtxType(f.d) << PtxType(f.a) << PtxType(f.b) << PtxType(f.c) << " " << vec('d', f.nd) << ", "
+    << vec('a', f.na) << ", " << vec('b', f.nb) << ", " << vec('c', f.nc) << (f.sparse ? ", %e, 0x0" : "")
+    << ";\n";
   for (unsigned r = 0; r < f.nd; ++r) s << "  " << st << " [%p5+" << r * 32 * w << "], " << reg << "d" << r << ";\n";
   s << "  ret;\n}\n";
   return s.str();
@@ -268,6 +271,15 @@ void RunMma(const MmaForm& f) {
     words(f.a, f.na, false);
     words(f.b, f.nb, false);
     words(f.c, f.nc, true);
+    if (f.sparse) {
+      // 2:4 metadata: per group of four, the two nonzero positions in increasing order (lo | hi << 2)
+      static const u32 kPairs[] = {0x4, 0x8, 0xc, 0x9, 0xd, 0xe};
+      for (unsigned q = 0; q < 32; ++q) {
+        u32 m = 0;
+        for (unsigned i = 0; i < 8; ++i) m |= kPairs[r.below(6)] << (4 * i);
+        in.insert(in.end(), reinterpret_cast<unsigned char*>(&m), reinterpret_cast<unsigned char*>(&m) + 4);
+      }
+    }
   }
   std::vector<u64> got;
   if (!RunMatrixKernel(ptx, f.trials, 32, in, size_t(f.trials) * f.nd * 32 * w, w, &got)) return;
@@ -304,6 +316,13 @@ std::vector<MmaForm> MmaForms() {
       {"m8n8k128_b1_xor", "m8n8k128", E::S32, E::B1, E::B1, E::S32, 2, 1, 1, 2, ".xor.popc", 10},
       {"m16n8k256_b1_and", "m16n8k256", E::S32, E::B1, E::B1, E::S32, 4, 4, 2, 4, ".and.popc", 10},
       {"m16n8k128_b1_xor", "m16n8k128", E::S32, E::B1, E::B1, E::S32, 4, 2, 1, 4, ".xor.popc", 10},
+      {"m8n8k4_f32_f16", "m8n8k4", E::F32, E::F16, E::F16, E::F32, 8, 2, 2, 8, ""},
+      {"m8n8k4_f16_f16", "m8n8k4", E::F16, E::F16, E::F16, E::F16, 4, 2, 2, 4, ""},
+      {"sp_m16n8k32_f32_f16", "m16n8k32", E::F32, E::F16, E::F16, E::F32, 4, 4, 4, 4, "", 20, true},
+      {"sp_m16n8k16_f32_bf16", "m16n8k16", E::F32, E::BF16, E::BF16, E::F32, 4, 2, 2, 4, "", 20, true},
+      {"sp_m16n8k16_f16_f16", "m16n8k16", E::F16, E::F16, E::F16, E::F16, 2, 2, 2, 2, "", 20, true},
+      {"sp_m16n8k64_s8_satfinite", "m16n8k64", E::S32, E::S8, E::S8, E::S32, 4, 4, 4, 4, ".satfinite", 10, true},
+      {"sp_m16n8k64_f32_e4m3", "m16n8k64", E::F32, E::E4M3, E::E4M3, E::F32, 4, 4, 4, 4, "", 20, true},
   };
 }
 
