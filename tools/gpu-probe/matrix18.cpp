@@ -181,6 +181,33 @@ int main() {
       }
     }
   }
+  // second round: groups with addends below the big term's resolution; fp8's alignment bits
+  for (int ti = 0; ti < 4; ++ti) {
+    T t = T(ti);
+    unsigned K = kK[t];
+    int E = t == E4M3 ? 16 : 24;
+    for (unsigned q = 0; q < K; ++q) {
+      std::vector<double> a(K), b(K);
+      for (unsigned k = 0; k < K; ++k) {
+        if (k == q) a[k] = std::ldexp(1.0, E / 2), b[k] = std::ldexp(1.0, E - E / 2);
+        else a[k] = t == E4M3 ? 0.375 * std::ldexp(1.0, -4) : 0.375, b[k] = t == E4M3 ? std::ldexp(1.0, -4) : 1;
+      }
+      std::printf("%s group2 big@%u: %08x\n", kName[t], q, R.run(t, a, b, 0.0));
+    }
+    for (unsigned q = 0; q < K; ++q) {  // big in C, one small product at position q, the others zero
+      std::vector<double> a(K, 0), b(K, 0);
+      a[q] = t == E4M3 ? 0.375 * std::ldexp(1.0, -4) : 0.375, b[q] = t == E4M3 ? std::ldexp(1.0, -4) : 1;
+      std::printf("%s cbig small@%u: %08x\n", kName[t], q, R.run(t, a, b, std::ldexp(1.0, E)));
+    }
+    for (int j = 1; j <= 30; ++j) {  // C = 1, product 2^-j (as 2^-j/2 x 2^-(j - j/2)), both signs
+      for (double sg : {1.0, -1.0}) {
+        std::vector<double> a(K, 0), b(K, 0);
+        a[0] = sg * std::ldexp(1.0, -(j / 2)), b[0] = std::ldexp(1.0, -(j - j / 2));
+        std::printf("%s tiny p=%g*2^-%d c=1: %08x\n", kName[t], sg, j, R.run(t, a, b, 1.0));
+        std::printf("%s tiny p=%g*2^-%d c=-1: %08x\n", kName[t], sg, j, R.run(t, a, b, -1.0));
+      }
+    }
+  }
   // f16 outputs: 1 + x rounded to f16
   for (int j = 9; j <= 14; ++j)
     for (double m : {1.0, 1.5, 3.0, -1.0, -1.5}) {

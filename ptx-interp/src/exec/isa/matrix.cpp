@@ -203,25 +203,28 @@ void scatter(Warp& w, const MatrixSite& s, Role role, const uint64_t* in) {
 
 // ---- the tensor core's sum -------------------------------------------------------------------------------------
 
-// How the tensor core adds products of 16-bit, tf32 and fp8 operands to an f32 accumulator, as measured on an H100:
-// the products are exact; `group` of them and the accumulator are aligned to the largest exponent among them,
-// each truncated to `fracBits` bits below that exponent's leading bit, summed exactly, and the sum is rounded to
-// f32 (toward zero when `truncate`) before the next group is added.
+// How the tensor core adds products of 16-bit, tf32 and fp8 operands to an f32 accumulator, as measured on an H100
+// (tools/gpu-probe/matrix18.cpp, results/matrix18-h100-2026-11-26.txt): the products are exact; `group` of them and
+// the accumulator are aligned to the largest exponent among them, each truncated toward zero to 2^(e - fracBits)
+// (e: that largest exponent), summed exactly, and the sum is rounded to f32 (toward zero for 16-bit and tf32
+// inputs, to nearest for fp8) before the next group is added. Subnormals are kept.
 struct TensorSum {
   unsigned group = 16;
-  int fracBits = 24;
+  int fracBits = 25;
   bool truncate = true;
 };
 
-TensorSum tensorSumModel() {
+TensorSum tensorSumModel(bool fp8) {
   TensorSum m;
-  if (const char* s = std::getenv("CUEMU_MMA_MODEL")) {
+  if (fp8) m = {32, 25, false};
+  if (const char* s = std::getenv(fp8 ? "CUEMU_MMA_MODEL8" : "CUEMU_MMA_MODEL")) {
     int g = 16, f = 24, t = 1;
     if (std::sscanf(s, "%d,%d,%d", &g, &f, &t) == 3) m = {unsigned(g), f, t != 0};
   }
   return m;
 }
-const TensorSum kTensorSum = tensorSumModel();
+const TensorSum kTensorSum = tensorSumModel(false);
+const TensorSum kTensorSumFp8 = tensorSumModel(true);
 
 float toF32(double x, bool truncate) {
   if (!truncate) return float(x);
@@ -290,11 +293,12 @@ const Op* mmaSync(Warp& w, const Op* op) {
       }
   } else if (isFloatElem(ea)) {
     double prods[256];
+    const bool fp8 = ea == Elem::E4M3 || ea == Elem::E5M2;
     for (unsigned i = 0; i < M; ++i)
       for (unsigned j = 0; j < N; ++j) {
         for (unsigned q = 0; q < K; ++q) prods[q] = floatValue(ea, a[i * K + q]) * floatValue(eb, b[q * N + j]);
         float acc = float(floatValue(ec, c[i * N + j]));
-        float r = tensorSum(prods, K, acc, kTensorSum);
+        float r = tensorSum(prods, K, acc, fp8 ? kTensorSumFp8 : kTensorSum);
         d[i * N + j] = ed == Elem::F16 ? num::floatToHalf(r, num::RN) : std::bit_cast<uint32_t>(r);
       }
   } else {
