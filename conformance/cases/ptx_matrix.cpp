@@ -211,7 +211,7 @@ struct MmaForm {
   El d, a, b, c;
   unsigned nd, na, nb, nc;  // registers per fragment
   std::string extra;        // .satfinite, .xor.popc, ...
-  unsigned trials = 40;
+  unsigned trials = 25;
   bool sparse = false;      // mma.sp::ordered_metadata with a metadata register (selector 0)
 };
 
@@ -318,11 +318,11 @@ std::vector<MmaForm> MmaForms() {
       {"m16n8k128_b1_xor", "m16n8k128", E::S32, E::B1, E::B1, E::S32, 4, 2, 1, 4, ".xor.popc", 10},
       {"m8n8k4_f32_f16", "m8n8k4", E::F32, E::F16, E::F16, E::F32, 8, 2, 2, 8, ""},
       {"m8n8k4_f16_f16", "m8n8k4", E::F16, E::F16, E::F16, E::F16, 4, 2, 2, 4, ""},
-      {"sp_m16n8k32_f32_f16", "m16n8k32", E::F32, E::F16, E::F16, E::F32, 4, 4, 4, 4, "", 20, true},
-      {"sp_m16n8k16_f32_bf16", "m16n8k16", E::F32, E::BF16, E::BF16, E::F32, 4, 2, 2, 4, "", 20, true},
-      {"sp_m16n8k16_f16_f16", "m16n8k16", E::F16, E::F16, E::F16, E::F16, 2, 2, 2, 2, "", 20, true},
+      {"sp_m16n8k32_f32_f16", "m16n8k32", E::F32, E::F16, E::F16, E::F32, 4, 4, 4, 4, "", 15, true},
+      {"sp_m16n8k16_f32_bf16", "m16n8k16", E::F32, E::BF16, E::BF16, E::F32, 4, 2, 2, 4, "", 15, true},
+      {"sp_m16n8k16_f16_f16", "m16n8k16", E::F16, E::F16, E::F16, E::F16, 2, 2, 2, 2, "", 15, true},
       {"sp_m16n8k64_s8_satfinite", "m16n8k64", E::S32, E::S8, E::S8, E::S32, 4, 4, 4, 4, ".satfinite", 10, true},
-      {"sp_m16n8k64_f32_e4m3", "m16n8k64", E::F32, E::E4M3, E::E4M3, E::F32, 4, 4, 4, 4, "", 20, true},
+      {"sp_m16n8k64_f32_e4m3", "m16n8k64", E::F32, E::E4M3, E::E4M3, E::F32, 4, 4, 4, 4, "", 15, true},
   };
 }
 
@@ -346,7 +346,7 @@ struct WmmaForm {
   unsigned nd, na, nb, nc;
   bool aRow, bRow;
   std::string extra;
-  unsigned trials = 8;
+  unsigned trials = 5;
 };
 
 std::string RegDecl(El e) { return e == El::F64 ? ".b64" : ".b32"; }
