@@ -103,9 +103,12 @@ Pos mmaC(unsigned l, unsigned e) {
   return {g + 8 * (e >> 1), 2 * t + (e & 1)};
 }
 
-// wmma on sm_80 and later: the tiles are made of mma fragments. A (M x K): M/16 blocks of m16 fragments (an 8-row
-// matrix: one m8 fragment); B (K x N): N/8 blocks of one mma B fragment each; C (M x N): blocks of 16x8 (8x8 for
-// M = 8) mma accumulators, along N first.
+// wmma as an H100 lays it out (recorded by the ptx.matrix.wmma_layout_* cases): the tiles are made of mma fragments.
+// A (M x K): M/16 blocks of m16 fragments, stacked down (an 8-row matrix: one m8 fragment); B (K x N): N/8 blocks of
+// one mma B fragment each; C (M x N): blocks of 16x8 (8x8 for M = 8) mma accumulators, along N first. m8n32k16 is
+// m32n8k16 transposed: its A is the transpose of m32n8k16's B, its B of m32n8k16's A, its C of m32n8k16's C.
+// Fragments of .f16 multiplicands hold more elements than the tile has per lane (8 registers for a 16x16 A, the
+// Volta layout's size): element e repeats element e mod (elements per lane).
 Pos wmmaA(unsigned l, unsigned e, unsigned p, unsigned m, unsigned k) {
   unsigned rowsPerBlock = m == 8 ? 8 : 16, perBlock = rowsPerBlock * k / 32, blk = e / perBlock;
   Pos q = mmaA(l, e % perBlock, p, rowsPerBlock);
@@ -122,7 +125,6 @@ Pos wmmaC(unsigned l, unsigned e, unsigned m, unsigned n) {
   Pos q = mmaC(l, e % perBlock);
   return {q.row + rowsPerBlock * (blk / colBlocks), q.col + 8 * (blk % colBlocks)};
 }
-
 unsigned regBits(Elem e) { return e == Elem::F64 ? 64 : 32; }
 unsigned perReg(Elem e) { return regBits(e) / elemBits(e); }
 
@@ -135,15 +137,24 @@ Pos roleShape(const MatrixSite& s, Role r) {
   }
 }
 
+Pos wmmaPos(Role role, unsigned l, unsigned e, unsigned p, unsigned m, unsigned n, unsigned k) {
+  if (m == 8 && n == 32) {
+    Pos q = wmmaPos(role == A ? B : role == B ? A : role, l, e, p, 32, 8, k);
+    return {q.col, q.row};
+  }
+  switch (role) {
+    case A: return wmmaA(l, e, p, m, k);
+    case B: return wmmaB(l, e, p, k);
+    default: return wmmaC(l, e, m, n);
+  }
+}
+
 Pos elemPos(const MatrixSite& s, Role role, unsigned lane, unsigned e) {
   Elem el = Elem(s.elem[role]);
   unsigned p = perReg(el);
   if (s.flags & kFlagWmma) {
-    switch (role) {
-      case A: return wmmaA(lane, e, p, s.m, s.k);
-      case B: return wmmaB(lane, e, p, s.k);
-      default: return wmmaC(lane, e, s.m, s.n);
-    }
+    Pos shape = roleShape(s, role);
+    return wmmaPos(role, lane, e % (shape.row * shape.col / 32), p, s.m, s.n, s.k);
   }
   switch (role) {
     case A: return mmaA(lane, e, p, s.m);
@@ -176,7 +187,7 @@ void gather(Warp& w, const MatrixSite& s, Role role, uint64_t* out) {
 void scatter(Warp& w, const MatrixSite& s, Role role, const uint64_t* in) {
   Elem el = Elem(s.elem[role]);
   Pos shape = roleShape(s, role);
-  unsigned perLane = shape.row * shape.col / 32, bits = elemBits(el), p = perReg(el);
+  unsigned bits = elemBits(el), p = perReg(el);
   for (unsigned r = 0; r < s.count[role]; ++r) {
     if (regBits(el) == 64) {
       alignas(64) uint64_t v[32];
@@ -190,7 +201,7 @@ void scatter(Warp& w, const MatrixSite& s, Role role, const uint64_t* in) {
     alignas(64) uint32_t v[32];
     for (unsigned l = 0; l < 32; ++l) {
       uint32_t word = 0;
-      for (unsigned i = 0; i < p && r * p + i < perLane; ++i) {
+      for (unsigned i = 0; i < p; ++i) {  // wmma .f16 fragments repeat their elements (elemPos)
         Pos q = elemPos(s, role, l, r * p + i);
         uint64_t x = in[q.row * shape.col + q.col];
         word |= bits == 32 ? uint32_t(x) : uint32_t(x & ((1u << bits) - 1)) << (i * bits);
