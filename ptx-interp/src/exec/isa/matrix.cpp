@@ -10,7 +10,6 @@
 // does (TensorSum below), which is not a chain of IEEE fmas.
 #include "exec/lowerer.h"
 
-#include <cstdlib>
 
 namespace ptx::exec {
 
@@ -215,68 +214,86 @@ void scatter(Warp& w, const MatrixSite& s, Role role, const uint64_t* in) {
 // ---- the tensor core's sum -------------------------------------------------------------------------------------
 
 // How the tensor core adds products of 16-bit, tf32 and fp8 operands to an f32 accumulator, as measured on an H100
-// (tools/gpu-probe/matrix18.cpp, results/matrix18-h100-2026-11-26.txt): the products are exact; `group` of them and
-// the accumulator are aligned to the largest exponent among them, each truncated toward zero to 2^(e - fracBits)
-// (e: that largest exponent), summed exactly, and the sum is rounded to f32 (toward zero for 16-bit and tf32
-// inputs, to nearest for fp8) before the next group is added. Subnormals are kept.
+// (the ptx.matrix.mma golden outputs: every finite one of the f16, bf16 and tf32 forms; the structured inputs of
+// tools/gpu-probe/matrix18.cpp, results/matrix18-h100-2026-11-26.txt): the products are exact. Each product's
+// exponent is the sum of its factors' exponents (its significand, a product of two in [1, 2), lies in [1, 4)); the
+// largest of those and the accumulator's exponent (a subnormal counting with its format's smallest normal exponent),
+// e, sets the grid 2^(e - 25) to which the products and the
+// accumulator are truncated toward zero; the truncated terms are summed exactly and the sum is rounded to f32 toward
+// zero. All K products take part in one such step, except in wmma.m16n16k8 .tf32, which takes two steps of four,
+// rounding in between. Subnormals are kept; a zero sum is +0; a sum from 2^128 on overflows to infinity.
+// fp8 forms (m16n8k32, m16n8k16) round the sum to nearest instead: that matches the H100 within 1 ulp only (their
+// summation is not modelled yet; the README says where they differ).
 struct TensorSum {
   unsigned group = 16;
   int fracBits = 25;
   bool truncate = true;
 };
 
-TensorSum tensorSumModel(bool fp8) {
-  TensorSum m;
-  if (fp8) m = {32, 25, false};
-  if (const char* s = std::getenv(fp8 ? "CUEMU_MMA_MODEL8" : "CUEMU_MMA_MODEL")) {
-    int g = 16, f = 24, t = 1;
-    if (std::sscanf(s, "%d,%d,%d", &g, &f, &t) == 3) m = {unsigned(g), f, t != 0};
-  }
-  return m;
-}
-const TensorSum kTensorSum = tensorSumModel(false);
-const TensorSum kTensorSumFp8 = tensorSumModel(true);
+constexpr TensorSum kTensorSum{16, 25, true};
+constexpr TensorSum kTensorSumFp8{32, 25, false};
 
+// A sum at or beyond 2^128 overflows to infinity in either rounding (the H100's bf16/tf32 outputs).
+// A sum that rounds to zero is +0 (the H100 sums in fixed point).
 float toF32(double x, bool truncate) {
-  if (!truncate) return float(x);
   float f = float(x);
-  if (std::isinf(f) && !std::isinf(x)) return std::copysign(std::numeric_limits<float>::max(), float(x));
-  if (std::fabs(double(f)) > std::fabs(x)) f = std::nextafter(f, 0.0f);
-  return f;
+  if (truncate && !std::isinf(f) && std::fabs(double(f)) > std::fabs(x)) f = std::nextafter(f, 0.0f);
+  return f == 0 ? 0.0f : f;
 }
 
-float tensorSum(const double* prods, unsigned n, float c, const TensorSum& m) {
+// The operands here (f32 accumulators, products of 8- to 19-bit floats) are normal doubles or zero: their exponent
+// is the double's exponent field, and scaling by powers of two is exact.
+inline int exponentOf(double x) { return int((std::bit_cast<uint64_t>(x) >> 52) & 0x7ff) - 1023; }
+inline double pow2(int e) { return std::bit_cast<double>(uint64_t(e + 1023) << 52); }
+
+uint16_t plusZero(uint16_t half) { return (half & 0x7fff) == 0 ? 0 : half; }
+
+// The exponent a value counts with in the alignment: a subnormal's is its format's smallest normal exponent.
+int alignExponent(Elem e, double x) {
+  int emin = e == Elem::F16 || e == Elem::E5M2 ? -14 : e == Elem::E4M3 ? -6 : -126;
+  return std::max(exponentOf(x), emin);
+}
+
+// prods: the exact products; pexp: each one's alignment exponent (the sum of its factors' exponents; ignored
+// where the product is zero). Returns the last group's exact sum (the caller rounds it to the destination type:
+// f32 as the model says, f16 to nearest, as an H100 does, without an f32 step); NaN for an invalid sum.
+double tensorSum(const double* prods, const int* pexp, unsigned n, float c, int cexp, const TensorSum& m) {
   double acc = c;
   for (unsigned first = 0; first < n; first += m.group) {
-    unsigned cnt = std::min(m.group, n - first);
+    if (first) acc = toF32(acc, m.truncate);
+    const unsigned cnt = std::min(m.group, n - first);
+    const double* p = prods + first;
+    const int* pe = pexp + first;
     // specials: NaN anywhere, or infinities of both signs, give NaN; an infinity otherwise wins
-    bool nan = acc != acc, posInf = acc == INFINITY, negInf = acc == -INFINITY;
-    int emax = INT32_MIN;
-    if (acc != 0 && std::isfinite(acc)) emax = std::ilogb(acc);
+    bool special = exponentOf(acc) == 1024;
+    int emax = acc == 0 ? INT32_MIN : first ? exponentOf(acc) : cexp;
     for (unsigned k = 0; k < cnt; ++k) {
-      double p = prods[first + k];
-      nan |= p != p;
-      posInf |= p == INFINITY;
-      negInf |= p == -INFINITY;
-      if (p != 0 && std::isfinite(p)) emax = std::max(emax, std::ilogb(p));
+      special |= exponentOf(p[k]) == 1024;
+      if (p[k] != 0) emax = std::max(emax, pe[k]);
     }
-    if (nan || (posInf && negInf)) return std::bit_cast<float>(num::kCanonicalNaN32);
-    if (posInf || negInf) {
-      acc = posInf ? INFINITY : -INFINITY;
+    if (special) {
+      bool nan = acc != acc, pos = acc == INFINITY, neg = acc == -INFINITY;
+      for (unsigned k = 0; k < cnt; ++k) {
+        nan |= p[k] != p[k];
+        pos |= p[k] == INFINITY;
+        neg |= p[k] == -INFINITY;
+      }
+      if (nan || (pos && neg)) return std::numeric_limits<double>::quiet_NaN();
+      acc = pos ? INFINITY : -INFINITY;
       continue;
     }
-    if (emax == INT32_MIN) {  // all zero: the sign of an IEEE sum
-      double z = acc;
-      for (unsigned k = 0; k < cnt; ++k) z += prods[first + k];
-      acc = z;
+    if (emax == INT32_MIN) {  // all terms zero: +0 (the sum is an integer sum)
+      acc = 0;
       continue;
     }
-    int scale = emax - m.fracBits;
-    double sum = std::trunc(std::ldexp(acc, -scale));
-    for (unsigned k = 0; k < cnt; ++k) sum += std::trunc(std::ldexp(prods[first + k], -scale));
-    acc = toF32(std::ldexp(sum, scale), m.truncate);
+    const int scale = emax - m.fracBits;
+    const double down = pow2(-scale);
+    // each term to a multiple of 2^scale, toward zero (the conversion truncates); |term| < 2^(fracBits+2)
+    int64_t sum = int64_t(acc * down);
+    for (unsigned k = 0; k < cnt; ++k) sum += int64_t(p[k] * down);
+    acc = double(sum) * pow2(scale);
   }
-  return float(acc);
+  return acc;
 }
 
 // ---- mma / wmma.mma --------------------------------------------------------------------------------------------
@@ -295,22 +312,48 @@ const Op* mmaSync(Warp& w, const Op* op) {
   const unsigned M = s.m, N = s.n, K = s.k;
   const Elem ea = Elem(s.elem[A]), eb = Elem(s.elem[B]), ec = Elem(s.elem[C]), ed = Elem(s.elem[D]);
   if (ea == Elem::F64) {
+    // an IEEE fma per product in k order; a NaN result is, as on an H100, B's NaN of the largest k (quieted), else
+    // C's, else A's of the smallest k, else the default NaN
     for (unsigned i = 0; i < M; ++i)
       for (unsigned j = 0; j < N; ++j) {
         double acc = std::bit_cast<double>(c[i * N + j]);
         for (unsigned q = 0; q < K; ++q)
           acc = std::fma(std::bit_cast<double>(a[i * K + q]), std::bit_cast<double>(b[q * N + j]), acc);
-        d[i * N + j] = std::bit_cast<uint64_t>(num::canon(acc));
+        if (acc != acc) {
+          auto nanOf = [](uint64_t x) { return (x & 0x7fffffffffffffffull) > 0x7ff0000000000000ull; };
+          uint64_t r = num::kDefaultNaN64;
+          for (unsigned q = K; q-- > 0;)
+            if (nanOf(a[i * K + q])) r = a[i * K + q];
+          if (nanOf(c[i * N + j])) r = c[i * N + j];
+          for (unsigned q = 0; q < K; ++q)
+            if (nanOf(b[q * N + j])) r = b[q * N + j];
+          acc = num::quiet(std::bit_cast<double>(r));
+        }
+        d[i * N + j] = std::bit_cast<uint64_t>(acc);
       }
   } else if (isFloatElem(ea)) {
+    // decoded once: values and exponents of A's rows and B's columns
+    static thread_local double av[kMaxElems], bv[kMaxElems / 2];
+    static thread_local int ae[kMaxElems], be[kMaxElems / 2];
+    for (unsigned q = 0; q < M * K; ++q) av[q] = floatValue(ea, a[q]), ae[q] = alignExponent(ea, av[q]);
+    for (unsigned q = 0; q < K * N; ++q) bv[q] = floatValue(eb, b[q]), be[q] = alignExponent(eb, bv[q]);
     double prods[256];
+    int pexp[256];
     const bool fp8 = ea == Elem::E4M3 || ea == Elem::E5M2;
+    // wmma's tf32 m16n16k8 sums in two steps of four products
+    TensorSum model = fp8 ? kTensorSumFp8 : kTensorSum;
+    model.group = (s.flags & kFlagWmma) && ea == Elem::TF32 ? 4 : K;
     for (unsigned i = 0; i < M; ++i)
       for (unsigned j = 0; j < N; ++j) {
-        for (unsigned q = 0; q < K; ++q) prods[q] = floatValue(ea, a[i * K + q]) * floatValue(eb, b[q * N + j]);
+        for (unsigned q = 0; q < K; ++q) {
+          prods[q] = av[i * K + q] * bv[q * N + j];
+          pexp[q] = ae[i * K + q] + be[q * N + j];
+        }
         float acc = float(floatValue(ec, c[i * N + j]));
-        float r = tensorSum(prods, K, acc, fp8 ? kTensorSumFp8 : kTensorSum);
-        d[i * N + j] = ed == Elem::F16 ? num::floatToHalf(r, num::RN) : std::bit_cast<uint32_t>(r);
+        double r = tensorSum(prods, pexp, K, acc, alignExponent(ec, acc), model);
+        if (r != r) d[i * N + j] = ed == Elem::F16 ? num::kCanonicalNaN16 : num::kCanonicalNaN32;
+        else if (ed == Elem::F16) d[i * N + j] = plusZero(num::doubleToHalf(r, num::RN));
+        else d[i * N + j] = std::bit_cast<uint32_t>(toF32(r, model.truncate));
       }
   } else {
     const bool b1 = ea == Elem::B1, isXor = s.flags & kFlagXor;
