@@ -146,6 +146,9 @@ struct TextureSite {
 // to 8 registers each, more than an Op holds.
 struct MatrixSite {
   uint32_t regs[4][8] = {};  // register offsets of the D, A, B, C fragments (load/store forms: [0] only)
+  // per fragment: the row-major matrix index of element i of register r in lane l, at (r * 32 + l) * n + i (n:
+  // elements per register); the fragment layouts, computed once at lowering
+  std::vector<uint16_t> index[4];
   uint8_t count[4] = {};     // registers per fragment
   uint16_t m = 0, n = 0, k = 0;
   uint8_t elem[4] = {};      // element type per fragment (matrix.cpp: Elem)

@@ -162,52 +162,57 @@ Pos elemPos(const MatrixSite& s, Role role, unsigned lane, unsigned e) {
   }
 }
 
-// Element e of lane l's fragment (the bits, zero-extended).
-uint64_t fragElem(Warp& w, const MatrixSite& s, Role role, unsigned lane, unsigned e) {
-  Elem el = Elem(s.elem[role]);
-  unsigned bits = elemBits(el), p = perReg(el), r = e / p, i = e % p;
-  if (regBits(el) == 64) return R<uint64_t>(w, s.regs[role][r])[lane];
-  uint32_t v = R<uint32_t>(w, s.regs[role][r])[lane];
-  return bits == 32 ? v : (v >> (i * bits)) & ((1u << bits) - 1);
-}
-
-// Gathers a whole fragment role into a row-major matrix of bit patterns.
-void gather(Warp& w, const MatrixSite& s, Role role, uint64_t* out) {
-  Pos shape = roleShape(s, role);
-  unsigned perLane = shape.row * shape.col / 32;
-  for (unsigned l = 0; l < 32; ++l)
-    for (unsigned e = 0; e < perLane; ++e) {
-      Pos q = elemPos(s, role, l, e);
-      out[q.row * shape.col + q.col] = fragElem(w, s, role, l, e);
-    }
-}
-
-// Writes a row-major matrix of bit patterns into the D fragment of the executing lanes.
-void scatter(Warp& w, const MatrixSite& s, Role role, const uint64_t* in) {
-  Elem el = Elem(s.elem[role]);
-  Pos shape = roleShape(s, role);
-  unsigned bits = elemBits(el), p = perReg(el);
-  for (unsigned r = 0; r < s.count[role]; ++r) {
-    if (regBits(el) == 64) {
-      alignas(64) uint64_t v[32];
-      for (unsigned l = 0; l < 32; ++l) {
-        Pos q = elemPos(s, role, l, r);
-        v[l] = in[q.row * shape.col + q.col];
+// The layout table of fragment slot `slot` (MatrixSite::index), whose registers follow role `layout`'s layout.
+std::vector<uint16_t> layoutTable(const MatrixSite& s, unsigned slot, Role layout) {
+  const unsigned p = perReg(Elem(s.elem[layout])), cols = roleShape(s, layout).col;
+  std::vector<uint16_t> t(size_t(s.count[slot]) * 32 * p);
+  for (unsigned r = 0; r < s.count[slot]; ++r)
+    for (unsigned l = 0; l < 32; ++l)
+      for (unsigned i = 0; i < p; ++i) {
+        Pos q = elemPos(s, layout, l, r * p + i);
+        t[(r * 32 + l) * p + i] = uint16_t(q.row * cols + q.col);
       }
-      h::store<uint64_t>(w, s.regs[role][r], [&](int l) { return v[l]; });
+  return t;
+}
+
+// Gathers fragment slot `slot` of the 32 lanes into a row-major matrix of bit patterns.
+void gather(Warp& w, const MatrixSite& s, unsigned slot, uint64_t* out) {
+  const Elem el = Elem(s.elem[slot]);
+  const unsigned bits = elemBits(el), p = perReg(el);
+  const uint16_t* index = s.index[slot].data();
+  for (unsigned r = 0; r < s.count[slot]; ++r) {
+    if (regBits(el) == 64) {
+      const uint64_t* v = R<uint64_t>(w, s.regs[slot][r]);
+      for (unsigned l = 0; l < 32; ++l) out[index[r * 32 + l]] = v[l];
       continue;
     }
+    const uint32_t* v = R<uint32_t>(w, s.regs[slot][r]);
+    const uint32_t mask = bits == 32 ? ~0u : (1u << bits) - 1;
+    for (unsigned l = 0; l < 32; ++l)
+      for (unsigned i = 0; i < p; ++i) out[index[(r * 32 + l) * p + i]] = (v[l] >> (i * bits)) & mask;
+  }
+}
+
+// Writes a row-major matrix of bit patterns into fragment slot `slot` of the executing lanes.
+void scatter(Warp& w, const MatrixSite& s, unsigned slot, const uint64_t* in) {
+  const Elem el = Elem(s.elem[slot]);
+  const unsigned bits = elemBits(el), p = perReg(el);
+  const uint16_t* index = s.index[slot].data();
+  for (unsigned r = 0; r < s.count[slot]; ++r) {
+    if (regBits(el) == 64) {
+      alignas(64) uint64_t v[32];
+      for (unsigned l = 0; l < 32; ++l) v[l] = in[index[r * 32 + l]];
+      h::store<uint64_t>(w, s.regs[slot][r], [&](int l) { return v[l]; });
+      continue;
+    }
+    const uint32_t mask = bits == 32 ? ~0u : (1u << bits) - 1;
     alignas(64) uint32_t v[32];
     for (unsigned l = 0; l < 32; ++l) {
       uint32_t word = 0;
-      for (unsigned i = 0; i < p; ++i) {  // wmma .f16 fragments repeat their elements (elemPos)
-        Pos q = elemPos(s, role, l, r * p + i);
-        uint64_t x = in[q.row * shape.col + q.col];
-        word |= bits == 32 ? uint32_t(x) : uint32_t(x & ((1u << bits) - 1)) << (i * bits);
-      }
+      for (unsigned i = 0; i < p; ++i) word |= (uint32_t(in[index[(r * 32 + l) * p + i]]) & mask) << (i * bits);
       v[l] = word;
     }
-    h::store<uint32_t>(w, s.regs[role][r], [&](int l) { return v[l]; });
+    h::store<uint32_t>(w, s.regs[slot][r], [&](int l) { return v[l]; });
   }
 }
 
@@ -296,6 +301,37 @@ double tensorSum(const double* prods, const int* pexp, unsigned n, float c, int 
   return acc;
 }
 
+// Exponent stand-ins: a zero never sets the grid; an infinity or NaN sends its output to tensorSum.
+// (A zero times an infinity still counts as special: 2^24 - 2^22 is past the threshold 2^23.)
+constexpr int kZeroExponent = -(1 << 22), kSpecialExponent = 1 << 24;
+
+// tensorSum for one row of outputs whose K products form one group (the common case), in a form the compiler
+// vectorises over the columns: av/ae the row of A (values, exponents), bv/be B (K x n), cv/ce C's row. Writes the
+// exact sums to r; returns the columns with an infinity or NaN among their terms (left to tensorSum).
+PTX_LANES uint32_t fixedPointRow(const double* av, const int* ae, const double* bv, const int* be, const double* cv,
+                                 const int* ce, unsigned k, unsigned n, int fracBits, double* r) {
+  alignas(64) int emax[32];
+  alignas(64) double down[32], sum[32];
+  for (unsigned j = 0; j < n; ++j) emax[j] = ce[j];
+  for (unsigned q = 0; q < k; ++q)
+    for (unsigned j = 0; j < n; ++j) emax[j] = std::max(emax[j], ae[q] + be[q * n + j]);
+  uint32_t special = 0;
+  for (unsigned j = 0; j < n; ++j) {
+    special |= uint32_t(emax[j] >= kSpecialExponent / 2) << j;
+    // all terms zero: the grid does not matter (the sum is +0)
+    int e = emax[j] < kZeroExponent / 2 ? 0 : std::min(emax[j], 1000);
+    down[j] = pow2(fracBits - e);
+    emax[j] = e;
+    sum[j] = std::trunc(cv[j] * down[j]);
+  }
+  for (unsigned q = 0; q < k; ++q) {
+    const double x = av[q];
+    for (unsigned j = 0; j < n; ++j) sum[j] += std::trunc((x * bv[q * n + j]) * down[j]);
+  }
+  for (unsigned j = 0; j < n; ++j) r[j] = sum[j] * pow2(emax[j] - fracBits) + 0.0;
+  return special;
+}
+
 // ---- mma / wmma.mma --------------------------------------------------------------------------------------------
 
 constexpr unsigned kMaxElems = 16 * 256;  // the largest fragment: A of m16n8k256 .b1
@@ -335,26 +371,43 @@ const Op* mmaSync(Warp& w, const Op* op) {
     // decoded once: values and exponents of A's rows and B's columns
     static thread_local double av[kMaxElems], bv[kMaxElems / 2];
     static thread_local int ae[kMaxElems], be[kMaxElems / 2];
-    for (unsigned q = 0; q < M * K; ++q) av[q] = floatValue(ea, a[q]), ae[q] = alignExponent(ea, av[q]);
-    for (unsigned q = 0; q < K * N; ++q) bv[q] = floatValue(eb, b[q]), be[q] = alignExponent(eb, bv[q]);
+    auto exponent = [](Elem e, double x) {
+      return x == 0 ? kZeroExponent : exponentOf(x) == 1024 ? kSpecialExponent : alignExponent(e, x);
+    };
+    for (unsigned q = 0; q < M * K; ++q) av[q] = floatValue(ea, a[q]), ae[q] = exponent(ea, av[q]);
+    for (unsigned q = 0; q < K * N; ++q) bv[q] = floatValue(eb, b[q]), be[q] = exponent(eb, bv[q]);
     double prods[256];
     int pexp[256];
     const bool fp8 = ea == Elem::E4M3 || ea == Elem::E5M2;
     // wmma's tf32 m16n16k8 sums in two steps of four products
     TensorSum model = fp8 ? kTensorSumFp8 : kTensorSum;
     model.group = (s.flags & kFlagWmma) && ea == Elem::TF32 ? 4 : K;
-    for (unsigned i = 0; i < M; ++i)
+    for (unsigned i = 0; i < M; ++i) {
+      // one row of D at a time: the fixed-point sum of every output, then the outputs with an infinity or NaN
+      // among their terms (and the grouped sums) again through tensorSum
+      alignas(64) double cv[32], r[32];
+      alignas(64) int ce[32];
+      uint32_t slow = 0;
       for (unsigned j = 0; j < N; ++j) {
-        for (unsigned q = 0; q < K; ++q) {
-          prods[q] = av[i * K + q] * bv[q * N + j];
-          pexp[q] = ae[i * K + q] + be[q * N + j];
-        }
-        float acc = float(floatValue(ec, c[i * N + j]));
-        double r = tensorSum(prods, pexp, K, acc, alignExponent(ec, acc), model);
-        if (r != r) d[i * N + j] = ed == Elem::F16 ? num::kCanonicalNaN16 : num::kCanonicalNaN32;
-        else if (ed == Elem::F16) d[i * N + j] = plusZero(num::doubleToHalf(r, num::RN));
-        else d[i * N + j] = std::bit_cast<uint32_t>(toF32(r, model.truncate));
+        cv[j] = double(float(floatValue(ec, c[i * N + j])));
+        ce[j] = exponent(ec, cv[j]);
       }
+      if (model.group >= K) slow = fixedPointRow(av + i * K, ae + i * K, bv, be, cv, ce, K, N, model.fracBits, r);
+      else slow = (N >= 32 ? 0 : 1u << N) - 1;
+      for (unsigned j = 0; j < N; ++j) {
+        if ((slow >> j) & 1) {
+          for (unsigned q = 0; q < K; ++q) {
+            prods[q] = av[i * K + q] * bv[q * N + j];
+            pexp[q] = ae[i * K + q] + be[q * N + j];
+          }
+          r[j] = tensorSum(prods, pexp, K, float(cv[j]), ce[j], model);
+        }
+        uint64_t& out = d[i * N + j];
+        if (r[j] != r[j]) out = ed == Elem::F16 ? num::kCanonicalNaN16 : num::kCanonicalNaN32;
+        else if (ed == Elem::F16) out = plusZero(num::doubleToHalf(r[j], num::RN));
+        else out = std::bit_cast<uint32_t>(toF32(r[j], model.truncate));
+      }
+    }
   } else {
     const bool b1 = ea == Elem::B1, isXor = s.flags & kFlagXor;
     for (unsigned i = 0; i < M; ++i)
@@ -480,8 +533,7 @@ int firstLane(Warp& w) { return std::countr_zero(w.exec | 0x80000000u); }
 
 const Op* wmmaLoad(Warp& w, const Op* op) {
   const MatrixSite& s = siteOf(w, op);
-  const Role role = Role(op->imm);
-  TileAccess t = tileOf(w, s, role);
+  TileAccess t = tileOf(w, s, Role(op->imm));
   const int lane0 = firstLane(w);
   const uint64_t base = laneAddress(w, s, lane0);
   static thread_local uint64_t m[kMaxElems];
@@ -496,11 +548,7 @@ const Op* wmmaLoad(Warp& w, const Op* op) {
       if (t.bits < 8) v = (v >> (bit % 8)) & ((1u << t.bits) - 1);
       m[r * t.cols + c] = v;
     }
-  MatrixSite view = s;
-  // the loaded registers are the D slot of the site; the layout is that of `role`
-  std::memcpy(view.regs[role], s.regs[D], sizeof s.regs[D]);
-  view.count[role] = s.count[D];
-  scatter(w, view, role, m);
+  scatter(w, s, D, m);
   return op + 1;
 }
 
@@ -627,6 +675,7 @@ void KernelLowerer::lowerMatrix(const Instruction& in) {
       fragment(B, opnd(in, 2), false, regTypeOf(elemOf(bt)) == Type::f64 ? Type::f64 : Type::b32, pending);
       fragment(C, opnd(in, 3), false, accReg(ct), pending);
       fragment(D, opnd(in, 0), true, accReg(dt), pending);
+      for (Role r : {D, A, B, C}) site.index[r] = layoutTable(site, r, r);
       emitSite(&mmaSync, pending);
       return;
     }
@@ -645,6 +694,7 @@ void KernelLowerer::lowerMatrix(const Instruction& in) {
       setAddress(opnd(in, load ? 1 : 0));
       if (in.numOperands > 2) site.stride = src(opnd(in, 2), Type::u32);
       fragment(D, opnd(in, load ? 0 : 1), load, rt, pending);
+      site.index[D] = layoutTable(site, D, role);
       emitSite(load ? &wmmaLoad : &wmmaStore, pending, role);
       return;
     }
