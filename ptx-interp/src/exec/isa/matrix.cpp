@@ -57,7 +57,7 @@ double fp8Value(uint32_t bits, bool e5m2) {
   return sign ? -v : v;
 }
 
-double floatValue(Elem e, uint64_t bits) {
+inline double floatValue(Elem e, uint64_t bits) {
   switch (e) {
     case Elem::F16: return num::halfToFloat(uint16_t(bits));
     case Elem::BF16: return std::bit_cast<float>(uint32_t(bits) << 16);
@@ -242,7 +242,9 @@ constexpr TensorSum kTensorSumFp8{32, 25, false};
 // A sum that rounds to zero is +0 (the H100 sums in fixed point).
 float toF32(double x, bool truncate) {
   float f = float(x);
-  if (truncate && !std::isinf(f) && std::fabs(double(f)) > std::fabs(x)) f = std::nextafter(f, 0.0f);
+  // rounded away from zero: the next float toward zero (f is not zero here, and not an infinity)
+  if (truncate && !std::isinf(f) && std::fabs(double(f)) > std::fabs(x))
+    f = std::bit_cast<float>(std::bit_cast<uint32_t>(f) - 1);
   return f == 0 ? 0.0f : f;
 }
 
@@ -254,7 +256,7 @@ inline double pow2(int e) { return std::bit_cast<double>(uint64_t(e + 1023) << 5
 uint16_t plusZero(uint16_t half) { return (half & 0x7fff) == 0 ? 0 : half; }
 
 // The exponent a value counts with in the alignment: a subnormal's is its format's smallest normal exponent.
-int alignExponent(Elem e, double x) {
+inline int alignExponent(Elem e, double x) {
   int emin = e == Elem::F16 || e == Elem::E5M2 ? -14 : e == Elem::E4M3 ? -6 : -126;
   return std::max(exponentOf(x), emin);
 }
@@ -305,18 +307,41 @@ double tensorSum(const double* prods, const int* pexp, unsigned n, float c, int 
 // (A zero times an infinity still counts as special: 2^24 - 2^22 is past the threshold 2^23.)
 constexpr int kZeroExponent = -(1 << 22), kSpecialExponent = 1 << 24;
 
+inline int fixedPointExponent(Elem e, double x) {
+  return x == 0 ? kZeroExponent : exponentOf(x) == 1024 ? kSpecialExponent : alignExponent(e, x);
+}
+
+// Values and fixed-point exponents of n elements of type E (the switch on the type hoisted out of the loop).
+template <Elem E> void decodeFloats(const uint64_t* bits, unsigned n, double* v, int* e) {
+  for (unsigned q = 0; q < n; ++q) {
+    v[q] = floatValue(E, bits[q]);
+    e[q] = fixedPointExponent(E, v[q]);
+  }
+}
+void decodeFloats(Elem el, const uint64_t* bits, unsigned n, double* v, int* e) {
+  switch (el) {
+    case Elem::F16: return decodeFloats<Elem::F16>(bits, n, v, e);
+    case Elem::BF16: return decodeFloats<Elem::BF16>(bits, n, v, e);
+    case Elem::TF32: return decodeFloats<Elem::TF32>(bits, n, v, e);
+    case Elem::E4M3: return decodeFloats<Elem::E4M3>(bits, n, v, e);
+    default: return decodeFloats<Elem::E5M2>(bits, n, v, e);
+  }
+}
+
 // tensorSum for one row of outputs whose K products form one group (the common case), in a form the compiler
 // vectorises over the columns: av/ae the row of A (values, exponents), bv/be B (K x n), cv/ce C's row. Writes the
 // exact sums to r; returns the columns with an infinity or NaN among their terms (left to tensorSum).
-PTX_LANES uint32_t fixedPointRow(const double* av, const int* ae, const double* bv, const int* be, const double* cv,
-                                 const int* ce, unsigned k, unsigned n, int fracBits, double* r) {
-  alignas(64) int emax[32];
-  alignas(64) double down[32], sum[32];
-  for (unsigned j = 0; j < n; ++j) emax[j] = ce[j];
+template <unsigned N>
+PTX_LANES uint32_t fixedPointRow(const double* __restrict av, const int* __restrict ae, const double* __restrict bv,
+                                 const int* __restrict be, const double* __restrict cv, const int* __restrict ce,
+                                 unsigned k, int fracBits, double* __restrict r) {
+  alignas(64) int emax[N];
+  alignas(64) double down[N], sum[N];
+  for (unsigned j = 0; j < N; ++j) emax[j] = ce[j];
   for (unsigned q = 0; q < k; ++q)
-    for (unsigned j = 0; j < n; ++j) emax[j] = std::max(emax[j], ae[q] + be[q * n + j]);
+    for (unsigned j = 0; j < N; ++j) emax[j] = std::max(emax[j], ae[q] + be[q * N + j]);
   uint32_t special = 0;
-  for (unsigned j = 0; j < n; ++j) {
+  for (unsigned j = 0; j < N; ++j) {
     special |= uint32_t(emax[j] >= kSpecialExponent / 2) << j;
     // all terms zero: the grid does not matter (the sum is +0)
     int e = emax[j] < kZeroExponent / 2 ? 0 : std::min(emax[j], 1000);
@@ -326,10 +351,19 @@ PTX_LANES uint32_t fixedPointRow(const double* av, const int* ae, const double* 
   }
   for (unsigned q = 0; q < k; ++q) {
     const double x = av[q];
-    for (unsigned j = 0; j < n; ++j) sum[j] += std::trunc((x * bv[q * n + j]) * down[j]);
+    for (unsigned j = 0; j < N; ++j) sum[j] += std::trunc((x * bv[q * N + j]) * down[j]);
   }
-  for (unsigned j = 0; j < n; ++j) r[j] = sum[j] * pow2(emax[j] - fracBits) + 0.0;
+  for (unsigned j = 0; j < N; ++j) r[j] = sum[j] * pow2(emax[j] - fracBits) + 0.0;
   return special;
+}
+
+uint32_t fixedPointRow(const double* av, const int* ae, const double* bv, const int* be, const double* cv,
+                       const int* ce, unsigned k, unsigned n, int fracBits, double* r) {
+  switch (n) {
+    case 8: return fixedPointRow<8>(av, ae, bv, be, cv, ce, k, fracBits, r);
+    case 16: return fixedPointRow<16>(av, ae, bv, be, cv, ce, k, fracBits, r);
+    default: return fixedPointRow<32>(av, ae, bv, be, cv, ce, k, fracBits, r);
+  }
 }
 
 // ---- mma / wmma.mma --------------------------------------------------------------------------------------------
@@ -371,11 +405,8 @@ const Op* mmaSync(Warp& w, const Op* op) {
     // decoded once: values and exponents of A's rows and B's columns
     static thread_local double av[kMaxElems], bv[kMaxElems / 2];
     static thread_local int ae[kMaxElems], be[kMaxElems / 2];
-    auto exponent = [](Elem e, double x) {
-      return x == 0 ? kZeroExponent : exponentOf(x) == 1024 ? kSpecialExponent : alignExponent(e, x);
-    };
-    for (unsigned q = 0; q < M * K; ++q) av[q] = floatValue(ea, a[q]), ae[q] = exponent(ea, av[q]);
-    for (unsigned q = 0; q < K * N; ++q) bv[q] = floatValue(eb, b[q]), be[q] = exponent(eb, bv[q]);
+    decodeFloats(ea, a, M * K, av, ae);
+    decodeFloats(eb, b, K * N, bv, be);
     double prods[256];
     int pexp[256];
     const bool fp8 = ea == Elem::E4M3 || ea == Elem::E5M2;
@@ -390,7 +421,7 @@ const Op* mmaSync(Warp& w, const Op* op) {
       uint32_t slow = 0;
       for (unsigned j = 0; j < N; ++j) {
         cv[j] = double(float(floatValue(ec, c[i * N + j])));
-        ce[j] = exponent(ec, cv[j]);
+        ce[j] = fixedPointExponent(ec, cv[j]);
       }
       if (model.group >= K) slow = fixedPointRow(av + i * K, ae + i * K, bv, be, cv, ce, K, N, model.fracBits, r);
       else slow = (N >= 32 ? 0 : 1u << N) - 1;
