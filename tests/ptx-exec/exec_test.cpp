@@ -492,7 +492,7 @@ TEST(PtxExec, UnsupportedInstructionFailsAtLaunchWithItsName) {
 {
   .reg .b32 %r<5>;
   .reg .f32 %f<9>;
-  mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, {%r1, %r2}, {%r3, %r4},
+  mma.sync.aligned.m8n8k4.col.row.f32.f16.f16.f32 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, {%r1, %r2}, {%r3, %r4},
       {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8};
   ret;
 }
