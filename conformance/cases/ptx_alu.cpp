@@ -853,12 +853,6 @@ struct Rng {
   }
 };
 
-u64 Fnv(const void* data, size_t n, u64 h = 0xcbf29ce484222325ull) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
-  return h;
-}
-
 u64 RandomFor(Set s, Rng& r) {
   auto sign = [&] { return (r() & 1) ? -1.0 : 1.0; };
   switch (s) {
@@ -899,48 +893,11 @@ void GoldenInputs(const AluCase& c, std::vector<u64>* va, std::vector<u64>* vb, 
   };
   size_t total = sa.size() * sb.size() * sc.size(), stride = (total + 319) / 320;
   for (size_t k = 0; k < total; k += stride) add(sa[k / (sb.size() * sc.size())], sb[(k / sc.size()) % sb.size()], sc[k % sc.size()]);
-  Rng r{Fnv(c.name.data(), c.name.size())};
+  Rng r{conf::Fnv(c.name.data(), c.name.size())};
   for (int i = 0; i < 192; ++i) {
     u64 x = RandomFor(c.a.set, r), y = c.b.bits ? RandomFor(c.b.set, r) : 0, z = c.c.bits ? RandomFor(c.c.set, r) : 0;
     add(x, y, z);
   }
-}
-
-struct GoldenEntry {
-  u64 hash = 0;
-  std::vector<u64> outputs;
-};
-
-const std::map<std::string, GoldenEntry>& GoldenData(std::string* source) {
-  static std::string path;
-  static const std::map<std::string, GoldenEntry> data = [] {
-    std::map<std::string, GoldenEntry> m;
-    const char* p = std::getenv("CUEMU_CONF_GOLDEN");
-    if (!p) return m;
-    path = p;
-    std::ifstream in(path);
-    std::string line;
-    while (std::getline(in, line)) {
-      if (line.empty() || line[0] == '#') continue;
-      std::istringstream ls(line);
-      std::string name, hash, values;
-      size_t count = 0;
-      ls >> name >> hash >> count >> values;
-      GoldenEntry e;
-      e.hash = std::strtoull(hash.c_str(), nullptr, 16);
-      size_t pos = 0;
-      while (pos < values.size()) {
-        size_t comma = values.find(',', pos);
-        if (comma == std::string::npos) comma = values.size();
-        e.outputs.push_back(std::strtoull(values.substr(pos, comma - pos).c_str(), nullptr, 16));
-        pos = comma + 1;
-      }
-      if (e.outputs.size() == count) m[name] = std::move(e);
-    }
-    return m;
-  }();
-  *source = path;
-  return data;
 }
 
 bool GoldenMatches(const AluCase& c, u64 want, u64 got) {
@@ -955,26 +912,15 @@ void RunGoldenCase(const AluCase& c) {
   std::vector<u64> va, vb, vc;
   GoldenInputs(c, &va, &vb, &vc);
   std::string ptx = KernelFor(c);
-  u64 hash = Fnv(ptx.data(), ptx.size());
-  hash = Fnv(va.data(), va.size() * 8, hash);
-  hash = Fnv(vb.data(), vb.size() * 8, hash);
-  hash = Fnv(vc.data(), vc.size() * 8, hash);
+  u64 hash = conf::Fnv(ptx.data(), ptx.size());
+  hash = conf::Fnv(va.data(), va.size() * 8, hash);
+  hash = conf::Fnv(vb.data(), vb.size() * 8, hash);
+  hash = conf::Fnv(vc.data(), vc.size() * 8, hash);
   std::vector<u64> got;
   if (!RunKernel(c, va, vb, vc, &got)) return;
-  if (const char* record = std::getenv("CUEMU_CONF_GOLDEN_RECORD")) {
-    std::ostringstream line;
-    line << c.name << ' ' << std::hex << hash << std::dec << ' ' << got.size() << ' ';
-    for (size_t i = 0; i < got.size(); ++i) line << (i ? "," : "") << std::hex << got[i];
-    line << '\n';
-    std::string text = line.str();
-    FILE* f = std::fopen(record, "a");
-    ASSERT_NE(f, nullptr) << "cannot append to " << record;
-    std::fwrite(text.data(), 1, text.size(), f);
-    std::fclose(f);
-    return;
-  }
+  if (conf::GoldenRecord(c.name, hash, got)) return;
   std::string source;
-  const auto& golden = GoldenData(&source);
+  const auto& golden = conf::GoldenData(&source);
   auto it = golden.find(c.name);
   ASSERT_NE(it, golden.end()) << "no golden outputs for " << c.name
                               << (source.empty() ? " (CUEMU_CONF_GOLDEN is not set)" : " in " + source);

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -217,6 +218,60 @@ void DrainContextStack() {
     CUcontext popped = nullptr;
     if (cuCtxPopCurrent(&popped) != CUDA_SUCCESS) return;
   }
+}
+
+uint64_t Fnv(const void* data, size_t n, uint64_t h) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+
+const std::map<std::string, GoldenEntry>& GoldenData(std::string* source) {
+  static std::string path;
+  static const std::map<std::string, GoldenEntry> data = [] {
+    std::map<std::string, GoldenEntry> m;
+    const char* p = std::getenv("CUEMU_CONF_GOLDEN");
+    if (!p) return m;
+    path = p;
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.empty() || line[0] == '#') continue;
+      std::istringstream ls(line);
+      std::string name, hash, values;
+      size_t count = 0;
+      ls >> name >> hash >> count >> values;
+      GoldenEntry e;
+      e.hash = std::strtoull(hash.c_str(), nullptr, 16);
+      size_t pos = 0;
+      while (pos < values.size()) {
+        size_t comma = values.find(',', pos);
+        if (comma == std::string::npos) comma = values.size();
+        e.outputs.push_back(std::strtoull(values.substr(pos, comma - pos).c_str(), nullptr, 16));
+        pos = comma + 1;
+      }
+      if (e.outputs.size() == count) m[name] = std::move(e);
+    }
+    return m;
+  }();
+  *source = path;
+  return data;
+}
+
+bool GoldenRecord(const std::string& name, uint64_t hash, const std::vector<uint64_t>& outputs) {
+  const char* record = std::getenv("CUEMU_CONF_GOLDEN_RECORD");
+  if (!record) return false;
+  std::ostringstream line;
+  line << name << ' ' << std::hex << hash << std::dec << ' ' << outputs.size() << ' ';
+  for (size_t i = 0; i < outputs.size(); ++i) line << (i ? "," : "") << std::hex << outputs[i];
+  line << '\n';
+  std::string text = line.str();
+  FILE* f = std::fopen(record, "a");
+  EXPECT_NE(f, nullptr) << "cannot append to " << record;
+  if (!f) return true;
+  std::fwrite(text.data(), 1, text.size(), f);
+  std::fclose(f);
+  return true;
 }
 
 }  // namespace conf

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -109,6 +110,18 @@ F Symbol(const char* name) {
 
 // Pops every context from this thread's stack (cleanup after cases that push).
 void DrainContextStack();
+
+// Golden outputs (conformance/golden/, README "Golden numerics"): a case's outputs as recorded on a GPU, keyed by
+// the case name, with a hash of the kernel and inputs they were recorded for.
+struct GoldenEntry {
+  uint64_t hash = 0;
+  std::vector<uint64_t> outputs;
+};
+uint64_t Fnv(const void* data, size_t n, uint64_t h = 0xcbf29ce484222325ull);
+// The entries of the file CUEMU_CONF_GOLDEN names (none without it); *source: its path.
+const std::map<std::string, GoldenEntry>& GoldenData(std::string* source);
+// With CUEMU_CONF_GOLDEN_RECORD set (run-on-gpu.sh): appends one case's outputs to that file and returns true.
+bool GoldenRecord(const std::string& name, uint64_t hash, const std::vector<uint64_t>& outputs);
 
 }  // namespace conf
 

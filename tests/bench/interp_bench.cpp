@@ -12,6 +12,7 @@
 #include <functional>
 #include <thread>
 #include <ctime>
+#include <vector>
 
 using namespace ptx::exec;
 using ptxtest::Arena;
@@ -33,9 +34,27 @@ std::shared_ptr<const Program> program() {
   return p;
 }
 
-const KernelInfo& info(const char* name) { return kernels(*program())[size_t(findKernel(*program(), name))]; }
+// The tensor-core kernels (kernels/matrix.cu).
+std::shared_ptr<const Program> matrixProgram() {
+  static std::shared_ptr<const Program> p = [] {
+    auto r = compile(ptxtest::readFile(std::string(PTX_EXEC_KERNELS) + "/matrix.ptx"));
+    if (!r.program) throw std::runtime_error(r.error);
+    return r.program;
+  }();
+  return p;
+}
 
+const KernelInfo& info(const char* name) { return kernels(*program())[size_t(findKernel(*program(), name))]; }
+const KernelInfo& matrixInfo(const char* name) {
+  return kernels(*matrixProgram())[size_t(findKernel(*matrixProgram(), name))];
+}
+
+LaunchResult run(const Program& prog, const char* name, Dim3 grid, Dim3 block, const Params& p, uint32_t threads = 1);
 LaunchResult run(const char* name, Dim3 grid, Dim3 block, const Params& p, uint32_t threads = 1) {
+  return run(*program(), name, grid, block, p, threads);
+}
+
+LaunchResult run(const Program& prog, const char* name, Dim3 grid, Dim3 block, const Params& p, uint32_t threads) {
   LaunchParams lp;
   lp.grid = grid;
   lp.block = block;
@@ -46,7 +65,7 @@ LaunchResult run(const char* name, Dim3 grid, Dim3 block, const Params& p, uint3
   // PTX_BENCH_TIMEOUT_MS: run under the kernel watchdog, to measure what it costs (nothing per instruction).
   static const uint64_t timeoutMs = getenv("PTX_BENCH_TIMEOUT_MS") ? strtoull(getenv("PTX_BENCH_TIMEOUT_MS"), nullptr, 10) : 0;
   lp.config.timeoutMs = timeoutMs;
-  return launch(*program(), findKernel(*program(), name), lp);
+  return launch(prog, findKernel(prog, name), lp);
 }
 
 // Single-threaded comparisons use the calling thread's CPU time, which other processes on a busy machine do not
@@ -144,6 +163,21 @@ NATIVE void nativeMatmul(const float* A, const float* B, float* C, int n) {
     }
 }
 
+// What one warp's mma.sync.m16n8k16 computes (16x8 outputs, 16 products each), iters times, in f32.
+NATIVE void nativeMmaLoop(const float* a, const float* b, float* out, int warps, int iters) {
+  for (int w = 0; w < warps; ++w) {
+    float c[16][8] = {};
+    for (int i = 0; i < iters; ++i)
+      for (int r = 0; r < 16; ++r)
+        for (int n = 0; n < 8; ++n) {
+          float acc = c[r][n];
+          for (int k = 0; k < 16; ++k) acc = std::fma(a[r * 16 + k], b[k * 8 + n], acc);
+          c[r][n] = acc;
+        }
+    out[w] = c[0][0] + c[15][7];
+  }
+}
+
 NATIVE void nativeCollatz(const unsigned* in, unsigned* steps, int n) {
   for (int i = 0; i < n; ++i) {
     unsigned long long x = in[i];
@@ -213,6 +247,42 @@ void BM_TiledMatmul(benchmark::State& state) {
   p.arg(A).arg(B).arg(C).arg(n);
   LaunchResult r;
   measure(state, [&] { r = run("matmul", Dim3{n / 16, n / 16}, Dim3{16, 16}, p); }, native);
+  check(r, state);
+}
+
+// Tensor cores: a loop of mma.sync.m16n8k16 (f16 x f16 + f32) against the same multiply-adds in native f32 code.
+void BM_MmaLoop(benchmark::State& state) {
+  const int warps = 256, iters = 64;
+  uint32_t* a = arena().alloc<uint32_t>(32 * 4);
+  uint32_t* b = arena().alloc<uint32_t>(32 * 2);
+  float* out = arena().alloc<float>(warps * 32 * 4);
+  for (int i = 0; i < 32 * 4; ++i) a[i] = 0x3c003c00u;  // pairs of 1.0
+  for (int i = 0; i < 32 * 2; ++i) b[i] = 0x38003800u;  // pairs of 0.5
+  std::vector<float> fa(16 * 16, 1.0f), fb(16 * 8, 0.5f), fout(warps);
+  double native = nativeSeconds([&] { nativeMmaLoop(fa.data(), fb.data(), fout.data(), warps, iters); });
+  Params p(matrixInfo("mmaloop"));
+  p.arg(a).arg(b).arg(out).arg(iters);
+  LaunchResult r;
+  measure(state, [&] { r = run(*matrixProgram(), "mmaloop", Dim3{uint32_t(warps / 4)}, Dim3{128}, p); }, native);
+  check(r, state);
+}
+
+// A 256x256 GEMM with wmma (f16 inputs, f32 accumulators) against the native tiled f32 GEMM of BM_TiledMatmul.
+void BM_WmmaGemm(benchmark::State& state) {
+  const int n = 256;
+  uint16_t* A = arena().alloc<uint16_t>(n * n);
+  uint16_t* B = arena().alloc<uint16_t>(n * n);
+  float* C = arena().alloc<float>(n * n);
+  for (int i = 0; i < n * n; ++i) {
+    A[i] = uint16_t(0x3c00 + (i % 7));
+    B[i] = uint16_t(0x3800 + (i % 5));
+  }
+  std::vector<float> fa(n * n, 1.0f), fb(n * n, 0.5f), fc(n * n);
+  double native = nativeSeconds([&] { nativeMatmul(fa.data(), fb.data(), fc.data(), n); });
+  Params p(matrixInfo("wmmagemm"));
+  p.arg(A).arg(B).arg(C).arg(n);
+  LaunchResult r;
+  measure(state, [&] { r = run(*matrixProgram(), "wmmagemm", Dim3{n / 32, n / 32}, Dim3{128}, p); }, native);
   check(r, state);
 }
 
@@ -300,6 +370,8 @@ BENCHMARK(BM_VectorAdd)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime
 BENCHMARK(BM_FmaLoop)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
 BENCHMARK(BM_SharedReduction)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
 BENCHMARK(BM_TiledMatmul)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
+BENCHMARK(BM_MmaLoop)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
+BENCHMARK(BM_WmmaGemm)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
 BENCHMARK(BM_DivergentCollatz)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
 BENCHMARK(BM_AtomicHistogram)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
 BENCHMARK(BM_Scaling)->UseManualTime()->Unit(benchmark::kMillisecond)->DenseRange(1, int(std::max(1u, std::thread::hardware_concurrency())), 1)->MinTime(0.3);

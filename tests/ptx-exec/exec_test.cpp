@@ -488,12 +488,12 @@ TEST(PtxExec, UnsupportedInstructionFailsAtLaunchWithItsName) {
 .target sm_80
 .address_size 64
 .visible .entry fine() { ret; }
-.visible .entry uses_wmma(.param .u64 t)
+.visible .entry uses_mma884(.param .u64 t)
 {
-  .reg .b32 %r<9>;
-  .reg .b64 %rd<2>;
-  ld.param.u64 %rd1, [t];
-  wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [%rd1];
+  .reg .b32 %r<5>;
+  .reg .f32 %f<9>;
+  mma.sync.aligned.m8n8k4.col.row.f32.f16.f16.f32 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, {%r1, %r2}, {%r3, %r4},
+      {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8};
   ret;
 }
 )";
@@ -504,9 +504,9 @@ TEST(PtxExec, UnsupportedInstructionFailsAtLaunchWithItsName) {
   lp.params = "\0\0\0\0\0\0\0\0";
   lp.paramBytes = 8;
   EXPECT_TRUE(launch(*cr.program, findKernel(*cr.program, "fine"), lp).ok());
-  auto r = launch(*cr.program, findKernel(*cr.program, "uses_wmma"), lp);
+  auto r = launch(*cr.program, findKernel(*cr.program, "uses_mma884"), lp);
   EXPECT_EQ(r.fault.kind, FaultKind::IllegalInstruction);
-  EXPECT_NE(r.fault.message.find("wmma"), std::string::npos) << r.fault.message;
+  EXPECT_NE(r.fault.message.find("mma.sync.aligned.m8n8k4"), std::string::npos) << r.fault.message;
 }
 
 // Instructions the front end accepts but the interpreter does not execute (sparse tensor cores, multimem,

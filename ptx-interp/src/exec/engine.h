@@ -142,6 +142,24 @@ struct TextureSite {
   SurfClamp clamp = SurfClamp::Trap;
 };
 
+// Operands of a warp matrix instruction (Program::matrixSites; isa/matrix.cpp decodes the fields): fragments of up
+// to 8 registers each, more than an Op holds.
+struct MatrixSite {
+  uint32_t regs[4][8] = {};  // register offsets of the D, A, B, C fragments (load/store forms: [0] only)
+  // per fragment: the row-major matrix index of element i of register r in lane l, at (r * 32 + l) * n + i (n:
+  // elements per register); the fragment layouts, computed once at lowering
+  std::vector<uint16_t> index[4];
+  uint8_t count[4] = {};     // registers per fragment
+  uint16_t m = 0, n = 0, k = 0;
+  uint8_t elem[4] = {};      // element type per fragment (matrix.cpp: Elem)
+  uint8_t flags = 0;         // matrix.cpp: kFlag*
+  uint8_t space = 0;         // memory forms: mem::Space of the address
+  uint8_t addrSize = 8;      // bytes of the address register
+  uint32_t addr = 0;         // address register
+  uint32_t stride = 0;       // wmma stride register (elements); 0: the fragment's own leading dimension
+  int64_t offset = 0;        // address immediate
+};
+
 // One step of a fused chain of shared-memory inner-product steps (mem::fmaSharedChain): acc = fma(x, y, acc) with
 // x from shared [xBase + xOffset], y from [yBase + yOffset]; tags: the loads' layout-cache tags.
 struct SharedFmaStep {
@@ -162,6 +180,7 @@ class Program {
   std::vector<RuntimeSite> runtimeSites;
   std::vector<TextureSite> texSites;
   std::vector<SharedFmaStep> fmaSteps;
+  std::vector<MatrixSite> matrixSites;
   std::vector<std::vector<const Op*>> brxTables;
   std::vector<std::vector<uint32_t>> brxTableIndices;  // op indices, patched into brxTables
   struct PendingPatch {

@@ -236,6 +236,7 @@ class KernelLowerer {
   void lowerControl(const Instruction& in);
   void lowerSync(const Instruction& in);
   void lowerMisc(const Instruction& in);
+  void lowerMatrix(const Instruction& in);
   void lowerRuntimeCall(std::string_view name, const RuntimeFunction& f, const std::vector<const Operand*>& args,
                         const std::vector<const Operand*>& rets);
   void lowerBuiltinCall(const Instruction& in, std::string_view name, const std::vector<const Operand*>& args,

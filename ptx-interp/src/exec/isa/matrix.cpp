@@ -1,0 +1,827 @@
+// Warp matrix instructions (OpClass Matrix): mma.sync, wmma.load/store/mma, ldmatrix, stmatrix, movmatrix.
+//
+// A matrix instruction works on the fragments of all 32 lanes at once: the handler gathers every lane's fragment
+// registers into whole matrices, multiplies, and scatters the result back. Where each lane's registers sit in the
+// matrices is the ISA's fragment layout for mma/ldmatrix/stmatrix/movmatrix, and what an H100 does for wmma (the ISA
+// leaves it unspecified; recorded with the ptx.matrix.wmma_layout_* conformance cases).
+//
+// Numerics (recorded on an H100, conformance/golden/, ptx.matrix.* cases): integer and b1 forms are exact (wrapping,
+// or clamped with .satfinite); f64 is an IEEE fma chain; the 16-bit, tf32 and fp8 forms sum the way the tensor core
+// does (TensorSum below), which is not a chain of IEEE fmas.
+#include "exec/lowerer.h"
+
+
+namespace ptx::exec {
+
+namespace {
+
+using h::R;
+
+// Element types of fragments.
+enum class Elem : uint8_t { F16, BF16, TF32, F32, F64, S8, U8, S4, U4, B1, E4M3, E5M2, S32 };
+
+constexpr unsigned elemBits(Elem e) {
+  switch (e) {
+    case Elem::F16: case Elem::BF16: return 16;
+    case Elem::F64: return 64;
+    case Elem::S8: case Elem::U8: case Elem::E4M3: case Elem::E5M2: return 8;
+    case Elem::S4: case Elem::U4: return 4;
+    case Elem::B1: return 1;
+    default: return 32;
+  }
+}
+constexpr bool isFloatElem(Elem e) {
+  return e == Elem::F16 || e == Elem::BF16 || e == Elem::TF32 || e == Elem::F32 || e == Elem::F64 ||
+         e == Elem::E4M3 || e == Elem::E5M2;
+}
+
+// MatrixSite::flags
+constexpr uint8_t kFlagSatfinite = 1;   // integer mma: clamp to s32
+constexpr uint8_t kFlagXor = 2;         // b1: .xor.popc (else .and.popc)
+constexpr uint8_t kFlagWmma = 4;        // wmma fragment layouts (else mma's)
+constexpr uint8_t kFlagRowMajor = 8;    // wmma.load/.store: the tile is row-major
+constexpr uint8_t kFlagTrans = 32;      // ldmatrix/stmatrix .trans
+
+// Fragment roles (MatrixSite::regs index).
+enum Role : unsigned { D = 0, A = 1, B = 2, C = 3 };
+
+// 8-bit floats (OCP FP8) as doubles, exact.
+double fp8Value(uint32_t bits, bool e5m2) {
+  const int mbits = e5m2 ? 2 : 3, ebits = e5m2 ? 5 : 4, bias = e5m2 ? 15 : 7;
+  const uint32_t sign = (bits >> 7) & 1, exp = (bits >> mbits) & ((1u << ebits) - 1), man = bits & ((1u << mbits) - 1);
+  double v;
+  if (e5m2 && exp == 31) v = man ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
+  else if (!e5m2 && exp == 15 && man == 7) v = std::numeric_limits<double>::quiet_NaN();
+  else if (exp == 0) v = std::ldexp(double(man), 1 - bias - mbits);
+  else v = std::ldexp(double(man | (1u << mbits)), int(exp) - bias - mbits);
+  return sign ? -v : v;
+}
+
+inline double floatValue(Elem e, uint64_t bits) {
+  switch (e) {
+    case Elem::F16: return num::halfToFloat(uint16_t(bits));
+    case Elem::BF16: return std::bit_cast<float>(uint32_t(bits) << 16);
+    // the tensor core reads the 19 high bits of a tf32 operand (sign, 8 exponent, 10 mantissa)
+    case Elem::TF32: return std::bit_cast<float>(uint32_t(bits) & 0xffffe000u);
+    case Elem::F32: return std::bit_cast<float>(uint32_t(bits));
+    case Elem::F64: return std::bit_cast<double>(bits);
+    case Elem::E4M3: return fp8Value(uint32_t(bits), false);
+    case Elem::E5M2: return fp8Value(uint32_t(bits), true);
+    default: return 0;
+  }
+}
+
+int64_t intValue(Elem e, uint64_t bits) {
+  switch (e) {
+    case Elem::S8: return int8_t(bits);
+    case Elem::S4: return int64_t(bits << 60) >> 60;
+    case Elem::S32: return int32_t(bits);
+    default: return int64_t(bits);
+  }
+}
+
+// ---- fragment layouts: (row, column) of element e of lane l's fragment -------------------------------------------
+
+struct Pos {
+  unsigned row, col;
+};
+
+// mma (PTX ISA "Matrix fragments for mma.m16n8k*" and m8n8k*): p elements per 32-bit register (per 64-bit one for
+// f64). A: rows g and g+8 alternate by register, then columns by groups of 4p. B: K rows p*t..p*t+p-1 per register
+// in groups of 4p, column g. C/D: two adjacent columns per lane, rows g then g+8.
+Pos mmaA(unsigned l, unsigned e, unsigned p, unsigned m) {
+  unsigned g = l >> 2, t = l & 3, r = e / p, i = e % p, blocks = m / 8;
+  return {g + 8 * (r % blocks), p * t + 4 * p * (r / blocks) + i};
+}
+Pos mmaB(unsigned l, unsigned e, unsigned p) {
+  unsigned g = l >> 2, t = l & 3, r = e / p, i = e % p;
+  return {p * t + 4 * p * r + i, g};
+}
+Pos mmaC(unsigned l, unsigned e) {
+  unsigned g = l >> 2, t = l & 3;
+  return {g + 8 * (e >> 1), 2 * t + (e & 1)};
+}
+
+// wmma as an H100 lays it out (recorded by the ptx.matrix.wmma_layout_* cases): the tiles are made of mma fragments.
+// A (M x K): M/16 blocks of m16 fragments, stacked down (an 8-row matrix: one m8 fragment); B (K x N): N/8 blocks of
+// one mma B fragment each; C (M x N): blocks of 16x8 (8x8 for M = 8) mma accumulators, along N first. m8n32k16 is
+// m32n8k16 transposed: its A is the transpose of m32n8k16's B, its B of m32n8k16's A, its C of m32n8k16's C.
+// Fragments of .f16 multiplicands hold more elements than the tile has per lane (8 registers for a 16x16 A, the
+// Volta layout's size): element e repeats element e mod (elements per lane).
+Pos wmmaA(unsigned l, unsigned e, unsigned p, unsigned m, unsigned k) {
+  unsigned rowsPerBlock = m == 8 ? 8 : 16, perBlock = rowsPerBlock * k / 32, blk = e / perBlock;
+  Pos q = mmaA(l, e % perBlock, p, rowsPerBlock);
+  return {q.row + rowsPerBlock * blk, q.col};
+}
+Pos wmmaB(unsigned l, unsigned e, unsigned p, unsigned k) {
+  unsigned perBlock = k * 8 / 32, blk = e / perBlock;
+  Pos q = mmaB(l, e % perBlock, p);
+  return {q.row, q.col + 8 * blk};
+}
+Pos wmmaC(unsigned l, unsigned e, unsigned m, unsigned n) {
+  unsigned rowsPerBlock = m == 8 ? 8 : 16, perBlock = rowsPerBlock * 8 / 32, blk = e / perBlock;
+  unsigned colBlocks = n / 8;
+  Pos q = mmaC(l, e % perBlock);
+  return {q.row + rowsPerBlock * (blk / colBlocks), q.col + 8 * (blk % colBlocks)};
+}
+unsigned regBits(Elem e) { return e == Elem::F64 ? 64 : 32; }
+unsigned perReg(Elem e) { return regBits(e) / elemBits(e); }
+
+// Rows x columns of a fragment role.
+Pos roleShape(const MatrixSite& s, Role r) {
+  switch (r) {
+    case A: return {s.m, s.k};
+    case B: return {s.k, s.n};
+    default: return {s.m, s.n};
+  }
+}
+
+Pos wmmaPos(Role role, unsigned l, unsigned e, unsigned p, unsigned m, unsigned n, unsigned k) {
+  if (m == 8 && n == 32) {
+    Pos q = wmmaPos(role == A ? B : role == B ? A : role, l, e, p, 32, 8, k);
+    return {q.col, q.row};
+  }
+  switch (role) {
+    case A: return wmmaA(l, e, p, m, k);
+    case B: return wmmaB(l, e, p, k);
+    default: return wmmaC(l, e, m, n);
+  }
+}
+
+Pos elemPos(const MatrixSite& s, Role role, unsigned lane, unsigned e) {
+  Elem el = Elem(s.elem[role]);
+  unsigned p = perReg(el);
+  if (s.flags & kFlagWmma) {
+    Pos shape = roleShape(s, role);
+    return wmmaPos(role, lane, e % (shape.row * shape.col / 32), p, s.m, s.n, s.k);
+  }
+  switch (role) {
+    case A: return mmaA(lane, e, p, s.m);
+    case B: return mmaB(lane, e, p);
+    default: return mmaC(lane, e);
+  }
+}
+
+// The layout table of fragment slot `slot` (MatrixSite::index), whose registers follow role `layout`'s layout.
+std::vector<uint16_t> layoutTable(const MatrixSite& s, unsigned slot, Role layout) {
+  const unsigned p = perReg(Elem(s.elem[layout])), cols = roleShape(s, layout).col;
+  std::vector<uint16_t> t(size_t(s.count[slot]) * 32 * p);
+  for (unsigned r = 0; r < s.count[slot]; ++r)
+    for (unsigned l = 0; l < 32; ++l)
+      for (unsigned i = 0; i < p; ++i) {
+        Pos q = elemPos(s, layout, l, r * p + i);
+        t[(r * 32 + l) * p + i] = uint16_t(q.row * cols + q.col);
+      }
+  return t;
+}
+
+// Gathers fragment slot `slot` of the 32 lanes into a row-major matrix of bit patterns.
+void gather(Warp& w, const MatrixSite& s, unsigned slot, uint64_t* out) {
+  const Elem el = Elem(s.elem[slot]);
+  const unsigned bits = elemBits(el), p = perReg(el);
+  const uint16_t* index = s.index[slot].data();
+  for (unsigned r = 0; r < s.count[slot]; ++r) {
+    if (regBits(el) == 64) {
+      const uint64_t* v = R<uint64_t>(w, s.regs[slot][r]);
+      for (unsigned l = 0; l < 32; ++l) out[index[r * 32 + l]] = v[l];
+      continue;
+    }
+    const uint32_t* v = R<uint32_t>(w, s.regs[slot][r]);
+    const uint32_t mask = bits == 32 ? ~0u : (1u << bits) - 1;
+    for (unsigned l = 0; l < 32; ++l)
+      for (unsigned i = 0; i < p; ++i) out[index[(r * 32 + l) * p + i]] = (v[l] >> (i * bits)) & mask;
+  }
+}
+
+// Writes a row-major matrix of bit patterns into fragment slot `slot` of the executing lanes.
+void scatter(Warp& w, const MatrixSite& s, unsigned slot, const uint64_t* in) {
+  const Elem el = Elem(s.elem[slot]);
+  const unsigned bits = elemBits(el), p = perReg(el);
+  const uint16_t* index = s.index[slot].data();
+  for (unsigned r = 0; r < s.count[slot]; ++r) {
+    if (regBits(el) == 64) {
+      alignas(64) uint64_t v[32];
+      for (unsigned l = 0; l < 32; ++l) v[l] = in[index[r * 32 + l]];
+      h::store<uint64_t>(w, s.regs[slot][r], [&](int l) { return v[l]; });
+      continue;
+    }
+    const uint32_t mask = bits == 32 ? ~0u : (1u << bits) - 1;
+    alignas(64) uint32_t v[32];
+    for (unsigned l = 0; l < 32; ++l) {
+      uint32_t word = 0;
+      for (unsigned i = 0; i < p; ++i) word |= (uint32_t(in[index[(r * 32 + l) * p + i]]) & mask) << (i * bits);
+      v[l] = word;
+    }
+    h::store<uint32_t>(w, s.regs[slot][r], [&](int l) { return v[l]; });
+  }
+}
+
+// ---- the tensor core's sum -------------------------------------------------------------------------------------
+
+// How the tensor core adds products of 16-bit, tf32 and fp8 operands to an f32 accumulator, as measured on an H100
+// (the ptx.matrix.mma golden outputs: every finite one of the f16, bf16 and tf32 forms; the structured inputs of
+// tools/gpu-probe/matrix18.cpp, results/matrix18-h100-2026-11-26.txt): the products are exact. Each product's
+// exponent is the sum of its factors' exponents (its significand, a product of two in [1, 2), lies in [1, 4)); the
+// largest of those and the accumulator's exponent (a subnormal counting with its format's smallest normal exponent),
+// e, sets the grid 2^(e - 25) to which the products and the
+// accumulator are truncated toward zero; the truncated terms are summed exactly and the sum is rounded to f32 toward
+// zero. All K products take part in one such step, except in wmma.m16n16k8 .tf32, which takes two steps of four,
+// rounding in between. Subnormals are kept; a zero sum is +0; a sum from 2^128 on overflows to infinity.
+// fp8 forms (m16n8k32, m16n8k16) round the sum to nearest instead: that matches the H100 within 1 ulp only (their
+// summation is not modelled yet; the README says where they differ).
+struct TensorSum {
+  unsigned group = 16;
+  int fracBits = 25;
+  bool truncate = true;
+};
+
+constexpr TensorSum kTensorSum{16, 25, true};
+constexpr TensorSum kTensorSumFp8{32, 25, false};
+
+// A sum at or beyond 2^128 overflows to infinity in either rounding (the H100's bf16/tf32 outputs).
+// A sum that rounds to zero is +0 (the H100 sums in fixed point).
+float toF32(double x, bool truncate) {
+  float f = float(x);
+  // rounded away from zero: the next float toward zero (f is not zero here, and not an infinity)
+  if (truncate && !std::isinf(f) && std::fabs(double(f)) > std::fabs(x))
+    f = std::bit_cast<float>(std::bit_cast<uint32_t>(f) - 1);
+  return f == 0 ? 0.0f : f;
+}
+
+// The operands here (f32 accumulators, products of 8- to 19-bit floats) are normal doubles or zero: their exponent
+// is the double's exponent field, and scaling by powers of two is exact.
+inline int exponentOf(double x) { return int((std::bit_cast<uint64_t>(x) >> 52) & 0x7ff) - 1023; }
+inline double pow2(int e) { return std::bit_cast<double>(uint64_t(e + 1023) << 52); }
+
+uint16_t plusZero(uint16_t half) { return (half & 0x7fff) == 0 ? 0 : half; }
+
+// The exponent a value counts with in the alignment: a subnormal's is its format's smallest normal exponent.
+inline int alignExponent(Elem e, double x) {
+  int emin = e == Elem::F16 || e == Elem::E5M2 ? -14 : e == Elem::E4M3 ? -6 : -126;
+  return std::max(exponentOf(x), emin);
+}
+
+// prods: the exact products; pexp: each one's alignment exponent (the sum of its factors' exponents; ignored
+// where the product is zero). Returns the last group's exact sum (the caller rounds it to the destination type:
+// f32 as the model says, f16 to nearest, as an H100 does, without an f32 step); NaN for an invalid sum.
+double tensorSum(const double* prods, const int* pexp, unsigned n, float c, int cexp, const TensorSum& m) {
+  double acc = c;
+  for (unsigned first = 0; first < n; first += m.group) {
+    if (first) acc = toF32(acc, m.truncate);
+    const unsigned cnt = std::min(m.group, n - first);
+    const double* p = prods + first;
+    const int* pe = pexp + first;
+    // specials: NaN anywhere, or infinities of both signs, give NaN; an infinity otherwise wins
+    bool special = exponentOf(acc) == 1024;
+    int emax = acc == 0 ? INT32_MIN : first ? exponentOf(acc) : cexp;
+    for (unsigned k = 0; k < cnt; ++k) {
+      special |= exponentOf(p[k]) == 1024;
+      if (p[k] != 0) emax = std::max(emax, pe[k]);
+    }
+    if (special) {
+      bool nan = acc != acc, pos = acc == INFINITY, neg = acc == -INFINITY;
+      for (unsigned k = 0; k < cnt; ++k) {
+        nan |= p[k] != p[k];
+        pos |= p[k] == INFINITY;
+        neg |= p[k] == -INFINITY;
+      }
+      if (nan || (pos && neg)) return std::numeric_limits<double>::quiet_NaN();
+      acc = pos ? INFINITY : -INFINITY;
+      continue;
+    }
+    if (emax == INT32_MIN) {  // all terms zero: +0 (the sum is an integer sum)
+      acc = 0;
+      continue;
+    }
+    const int scale = emax - m.fracBits;
+    const double down = pow2(-scale);
+    // each term to a multiple of 2^scale, toward zero (the conversion truncates); |term| < 2^(fracBits+2)
+    int64_t sum = int64_t(acc * down);
+    for (unsigned k = 0; k < cnt; ++k) sum += int64_t(p[k] * down);
+    acc = double(sum) * pow2(scale);
+  }
+  return acc;
+}
+
+// Exponent stand-ins: a zero never sets the grid; an infinity or NaN sends its output to tensorSum.
+// (A zero times an infinity still counts as special: 2^24 - 2^22 is past the threshold 2^23.)
+constexpr int kZeroExponent = -(1 << 22), kSpecialExponent = 1 << 24;
+
+inline int fixedPointExponent(Elem e, double x) {
+  return x == 0 ? kZeroExponent : exponentOf(x) == 1024 ? kSpecialExponent : alignExponent(e, x);
+}
+
+// Values and fixed-point exponents of n elements of type E (the switch on the type hoisted out of the loop).
+template <Elem E> void decodeFloats(const uint64_t* bits, unsigned n, double* v, int* e) {
+  for (unsigned q = 0; q < n; ++q) {
+    v[q] = floatValue(E, bits[q]);
+    e[q] = fixedPointExponent(E, v[q]);
+  }
+}
+void decodeFloats(Elem el, const uint64_t* bits, unsigned n, double* v, int* e) {
+  switch (el) {
+    case Elem::F16: return decodeFloats<Elem::F16>(bits, n, v, e);
+    case Elem::BF16: return decodeFloats<Elem::BF16>(bits, n, v, e);
+    case Elem::TF32: return decodeFloats<Elem::TF32>(bits, n, v, e);
+    case Elem::E4M3: return decodeFloats<Elem::E4M3>(bits, n, v, e);
+    default: return decodeFloats<Elem::E5M2>(bits, n, v, e);
+  }
+}
+
+// tensorSum for one row of outputs whose K products form one group (the common case), in a form the compiler
+// vectorises over the columns: av/ae the row of A (values, exponents), bv/be B (K x n), cv/ce C's row. Writes the
+// exact sums to r; returns the columns with an infinity or NaN among their terms (left to tensorSum).
+template <unsigned N>
+PTX_LANES uint32_t fixedPointRow(const double* __restrict av, const int* __restrict ae, const double* __restrict bv,
+                                 const int* __restrict be, const double* __restrict cv, const int* __restrict ce,
+                                 unsigned k, int fracBits, double* __restrict r) {
+  alignas(64) int emax[N];
+  alignas(64) double down[N], sum[N];
+  for (unsigned j = 0; j < N; ++j) emax[j] = ce[j];
+  for (unsigned q = 0; q < k; ++q)
+    for (unsigned j = 0; j < N; ++j) emax[j] = std::max(emax[j], ae[q] + be[q * N + j]);
+  uint32_t special = 0;
+  for (unsigned j = 0; j < N; ++j) {
+    special |= uint32_t(emax[j] >= kSpecialExponent / 2) << j;
+    // all terms zero: the grid does not matter (the sum is +0)
+    int e = emax[j] < kZeroExponent / 2 ? 0 : std::min(emax[j], 1000);
+    down[j] = pow2(fracBits - e);
+    emax[j] = e;
+    sum[j] = std::trunc(cv[j] * down[j]);
+  }
+  for (unsigned q = 0; q < k; ++q) {
+    const double x = av[q];
+    for (unsigned j = 0; j < N; ++j) sum[j] += std::trunc((x * bv[q * N + j]) * down[j]);
+  }
+  for (unsigned j = 0; j < N; ++j) r[j] = sum[j] * pow2(emax[j] - fracBits) + 0.0;
+  return special;
+}
+
+uint32_t fixedPointRow(const double* av, const int* ae, const double* bv, const int* be, const double* cv,
+                       const int* ce, unsigned k, unsigned n, int fracBits, double* r) {
+  switch (n) {
+    case 8: return fixedPointRow<8>(av, ae, bv, be, cv, ce, k, fracBits, r);
+    case 16: return fixedPointRow<16>(av, ae, bv, be, cv, ce, k, fracBits, r);
+    default: return fixedPointRow<32>(av, ae, bv, be, cv, ce, k, fracBits, r);
+  }
+}
+
+// ---- mma / wmma.mma --------------------------------------------------------------------------------------------
+
+constexpr unsigned kMaxElems = 16 * 256;  // the largest fragment: A of m16n8k256 .b1
+
+const MatrixSite& siteOf(Warp& w, const Op* op) { return w.cta->job->program->matrixSites[op->aux]; }
+
+const Op* mmaSync(Warp& w, const Op* op) {
+  const MatrixSite& s = siteOf(w, op);
+  static thread_local uint64_t a[kMaxElems], b[kMaxElems / 2];
+  uint64_t c[32 * 8], d[32 * 8];
+  gather(w, s, A, a);
+  gather(w, s, B, b);
+  gather(w, s, C, c);
+  const unsigned M = s.m, N = s.n, K = s.k;
+  const Elem ea = Elem(s.elem[A]), eb = Elem(s.elem[B]), ec = Elem(s.elem[C]), ed = Elem(s.elem[D]);
+  if (ea == Elem::F64) {
+    // an IEEE fma per product in k order; a NaN result is, as on an H100, B's NaN of the largest k (quieted), else
+    // C's, else A's of the smallest k, else the default NaN
+    for (unsigned i = 0; i < M; ++i)
+      for (unsigned j = 0; j < N; ++j) {
+        double acc = std::bit_cast<double>(c[i * N + j]);
+        for (unsigned q = 0; q < K; ++q)
+          acc = std::fma(std::bit_cast<double>(a[i * K + q]), std::bit_cast<double>(b[q * N + j]), acc);
+        if (acc != acc) {
+          auto nanOf = [](uint64_t x) { return (x & 0x7fffffffffffffffull) > 0x7ff0000000000000ull; };
+          uint64_t r = num::kDefaultNaN64;
+          for (unsigned q = K; q-- > 0;)
+            if (nanOf(a[i * K + q])) r = a[i * K + q];
+          if (nanOf(c[i * N + j])) r = c[i * N + j];
+          for (unsigned q = 0; q < K; ++q)
+            if (nanOf(b[q * N + j])) r = b[q * N + j];
+          acc = num::quiet(std::bit_cast<double>(r));
+        }
+        d[i * N + j] = std::bit_cast<uint64_t>(acc);
+      }
+  } else if (isFloatElem(ea)) {
+    // decoded once: values and exponents of A's rows and B's columns
+    static thread_local double av[kMaxElems], bv[kMaxElems / 2];
+    static thread_local int ae[kMaxElems], be[kMaxElems / 2];
+    decodeFloats(ea, a, M * K, av, ae);
+    decodeFloats(eb, b, K * N, bv, be);
+    double prods[256];
+    int pexp[256];
+    const bool fp8 = ea == Elem::E4M3 || ea == Elem::E5M2;
+    // wmma's tf32 m16n16k8 sums in two steps of four products
+    TensorSum model = fp8 ? kTensorSumFp8 : kTensorSum;
+    model.group = (s.flags & kFlagWmma) && ea == Elem::TF32 ? 4 : K;
+    for (unsigned i = 0; i < M; ++i) {
+      // one row of D at a time: the fixed-point sum of every output, then the outputs with an infinity or NaN
+      // among their terms (and the grouped sums) again through tensorSum
+      alignas(64) double cv[32], r[32];
+      alignas(64) int ce[32];
+      uint32_t slow = 0;
+      for (unsigned j = 0; j < N; ++j) {
+        cv[j] = double(float(floatValue(ec, c[i * N + j])));
+        ce[j] = fixedPointExponent(ec, cv[j]);
+      }
+      if (model.group >= K) slow = fixedPointRow(av + i * K, ae + i * K, bv, be, cv, ce, K, N, model.fracBits, r);
+      else slow = (N >= 32 ? 0 : 1u << N) - 1;
+      for (unsigned j = 0; j < N; ++j) {
+        if ((slow >> j) & 1) {
+          for (unsigned q = 0; q < K; ++q) {
+            prods[q] = av[i * K + q] * bv[q * N + j];
+            pexp[q] = ae[i * K + q] + be[q * N + j];
+          }
+          r[j] = tensorSum(prods, pexp, K, float(cv[j]), ce[j], model);
+        }
+        uint64_t& out = d[i * N + j];
+        if (r[j] != r[j]) out = ed == Elem::F16 ? num::kCanonicalNaN16 : num::kCanonicalNaN32;
+        else if (ed == Elem::F16) out = plusZero(num::doubleToHalf(r[j], num::RN));
+        else out = std::bit_cast<uint32_t>(toF32(r[j], model.truncate));
+      }
+    }
+  } else {
+    const bool b1 = ea == Elem::B1, isXor = s.flags & kFlagXor;
+    for (unsigned i = 0; i < M; ++i)
+      for (unsigned j = 0; j < N; ++j) {
+        int64_t acc = intValue(ec, c[i * N + j]);
+        for (unsigned q = 0; q < K; ++q) {
+          if (b1) acc += isXor ? (a[i * K + q] ^ b[q * N + j]) : (a[i * K + q] & b[q * N + j]);
+          else acc += intValue(ea, a[i * K + q]) * intValue(eb, b[q * N + j]);
+        }
+        if (s.flags & kFlagSatfinite) acc = std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX);
+        d[i * N + j] = uint32_t(acc);
+      }
+  }
+  scatter(w, s, D, d);
+  return op + 1;
+}
+
+// mma.m8n8k4 with .f16 multiplicands (the Volta form): each quad-pair (lanes 4q..4q+3 and 4q+16..4q+19) multiplies
+// its own 8x4 A by its own 4x8 B. With .row.col, the quad-pair's lane j (0-7: the low four, then the high four)
+// holds row j of A and column j of B; element e of the accumulator of lane 4q + i (+16: hi) is row
+// (i & 1) + 2((e >> 1) & 1) + 4 hi, column (e & 1) + 2(i >> 1) + 4(e >> 2) (recorded on an H100: ptx.matrix.mma
+// m8n8k4_f32_f16 / _f16_f16). The arithmetic is not the H100's yet (see below).
+const Op* mma884(Warp& w, const Op* op) {
+  const MatrixSite& s = siteOf(w, op);
+  const Elem ec = Elem(s.elem[C]), ed = Elem(s.elem[D]);
+  auto frag = [&](Role role, unsigned lane, unsigned e) -> uint64_t {
+    unsigned p = perReg(Elem(s.elem[role]));
+    uint32_t v = R<uint32_t>(w, s.regs[role][e / p])[lane];
+    return p == 1 ? v : (v >> (16 * (e % p))) & 0xffff;
+  };
+  uint64_t out[32][8];
+  for (unsigned q = 0; q < 4; ++q) {
+    auto laneOf = [q](unsigned j) { return j < 4 ? 4 * q + j : 4 * q + 12 + j; };
+    double av[8][4], bv[8][4];
+    for (unsigned j = 0; j < 8; ++j)
+      for (unsigned k = 0; k < 4; ++k) {
+        av[j][k] = floatValue(Elem::F16, frag(A, laneOf(j), k));
+        bv[j][k] = floatValue(Elem::F16, frag(B, laneOf(j), k));
+      }
+    for (unsigned j = 0; j < 8; ++j) {
+      const unsigned lane = laneOf(j), i = j & 3, hi = j >> 2;
+      for (unsigned e = 0; e < 8; ++e) {
+        const unsigned row = (i & 1) + 2 * ((e >> 1) & 1) + 4 * hi, col = (e & 1) + 2 * (i >> 1) + 4 * (e >> 2);
+        double prods[4];
+        for (unsigned k = 0; k < 4; ++k) prods[k] = av[row][k] * bv[col][k];
+        float c = float(floatValue(ec, frag(C, lane, e)));
+        // pairs of products added in f32, then the pairs, then C: the closest model found (252 of 6400 outputs of
+        // the H100's golden m8n8k4_f32_f16 differ, most by 1-2 ulp); the H100's exact sequence is not known yet
+        const float pairs = float(prods[0] + prods[1]) + float(prods[2] + prods[3]);
+        const double r = double(pairs + c);
+        if (r != r) out[lane][e] = ed == Elem::F16 ? num::kCanonicalNaN16 : num::kCanonicalNaN32;
+        else if (ed == Elem::F16) out[lane][e] = plusZero(num::doubleToHalf(r, num::RN));
+        else out[lane][e] = std::bit_cast<uint32_t>(float(r));
+      }
+    }
+  }
+  const unsigned p = perReg(ed);
+  for (unsigned r = 0; r < s.count[D]; ++r) {
+    alignas(64) uint32_t v[32];
+    for (unsigned l = 0; l < 32; ++l)
+      v[l] = p == 1 ? uint32_t(out[l][r]) : uint32_t(out[l][2 * r]) | uint32_t(out[l][2 * r + 1]) << 16;
+    h::store<uint32_t>(w, s.regs[D][r], [&](int l) { return v[l]; });
+  }
+  return op + 1;
+}
+
+// ---- memory forms ----------------------------------------------------------------------------------------------
+
+uint8_t* laneMemory(Warp& w, const Op* op, mem::Space space, int lane, uint64_t addr, uint32_t size, bool write) {
+  switch (space) {
+    case mem::Shared: return mem::xlate<mem::Shared>(w, op, lane, addr, size, write);
+    case mem::Global: return mem::xlate<mem::Global>(w, op, lane, addr, size, write);
+    case mem::Local: return mem::xlate<mem::Local>(w, op, lane, addr, size, write);
+    case mem::Frame: return mem::xlate<mem::Frame>(w, op, lane, addr, size, write);
+    default: return mem::xlate<mem::Generic>(w, op, lane, addr, size, write);
+  }
+}
+
+uint64_t laneAddress(Warp& w, const MatrixSite& s, int lane) {
+  uint64_t base = s.addrSize == 4 ? R<uint32_t>(w, s.addr)[lane] : R<uint64_t>(w, s.addr)[lane];
+  return base + uint64_t(s.offset);
+}
+
+// ldmatrix / stmatrix .m8n8 .b16: matrix j's row i is addressed by lane 8j+i; lane l's register j holds row l/4,
+// columns 2(l%4) and 2(l%4)+1 of matrix j (.trans: rows 2(l%4) and 2(l%4)+1 of column l/4).
+const Op* ldmatrix(Warp& w, const Op* op) {
+  const MatrixSite& s = siteOf(w, op);
+  const unsigned count = s.count[0];
+  uint16_t mats[4][8][8];
+  const uint32_t lanes = (8u * count == 32) ? kFullMask : ((1u << (8 * count)) - 1);
+  for (unsigned l = 0; l < 32; ++l) {
+    if (!((lanes >> l) & 1)) continue;
+    uint8_t* p = laneMemory(w, op, mem::Space(s.space), int(l), laneAddress(w, s, int(l)), 16, false);
+    if (!p) return nullptr;
+    std::memcpy(mats[l / 8][l % 8], p, 16);
+  }
+  const bool trans = s.flags & kFlagTrans;
+  for (unsigned j = 0; j < count; ++j) {
+    alignas(64) uint32_t v[32];
+    for (unsigned l = 0; l < 32; ++l) {
+      unsigned g = l >> 2, t = l & 3;
+      uint16_t lo = trans ? mats[j][2 * t][g] : mats[j][g][2 * t];
+      uint16_t hi = trans ? mats[j][2 * t + 1][g] : mats[j][g][2 * t + 1];
+      v[l] = uint32_t(lo) | uint32_t(hi) << 16;
+    }
+    h::store<uint32_t>(w, s.regs[0][j], [&](int l) { return v[l]; });
+  }
+  return op + 1;
+}
+
+const Op* stmatrix(Warp& w, const Op* op) {
+  const MatrixSite& s = siteOf(w, op);
+  const unsigned count = s.count[0];
+  uint16_t mats[4][8][8];
+  const bool trans = s.flags & kFlagTrans;
+  for (unsigned j = 0; j < count; ++j) {
+    const uint32_t* v = R<uint32_t>(w, s.regs[0][j]);
+    for (unsigned l = 0; l < 32; ++l) {
+      unsigned g = l >> 2, t = l & 3;
+      (trans ? mats[j][2 * t][g] : mats[j][g][2 * t]) = uint16_t(v[l]);
+      (trans ? mats[j][2 * t + 1][g] : mats[j][g][2 * t + 1]) = uint16_t(v[l] >> 16);
+    }
+  }
+  const uint32_t lanes = (8u * count == 32) ? kFullMask : ((1u << (8 * count)) - 1);
+  for (unsigned l = 0; l < 32; ++l) {
+    if (!((lanes >> l) & 1)) continue;
+    uint8_t* p = laneMemory(w, op, mem::Space(s.space), int(l), laneAddress(w, s, int(l)), 16, true);
+    if (!p) return nullptr;
+    std::memcpy(p, mats[l / 8][l % 8], 16);
+  }
+  return op + 1;
+}
+
+// movmatrix.sync.aligned.m8n8.trans.b16: the transpose of the 8x8 matrix the warp's registers hold (ldmatrix's
+// layout).
+const Op* movmatrix(Warp& w, const Op* op) {
+  const uint32_t* a = R<uint32_t>(w, op->a);
+  uint16_t mat[8][8];
+  for (unsigned l = 0; l < 32; ++l) {
+    unsigned g = l >> 2, t = l & 3;
+    mat[g][2 * t] = uint16_t(a[l]);
+    mat[g][2 * t + 1] = uint16_t(a[l] >> 16);
+  }
+  alignas(64) uint32_t v[32];
+  for (unsigned l = 0; l < 32; ++l) {
+    unsigned g = l >> 2, t = l & 3;
+    v[l] = uint32_t(mat[2 * t][g]) | uint32_t(mat[2 * t + 1][g]) << 16;
+  }
+  h::store<uint32_t>(w, op->d, [&](int l) { return v[l]; });
+  return op + 1;
+}
+
+// wmma.load / wmma.store: element (row, col) of the tile at base + (row * stride + col) elements (row-major) or
+// base + (col * stride + row) (column-major); sub-byte elements count in bits. Every lane passes the same base
+// and stride (the ISA requires it); lane 0's are used.
+struct TileAccess {
+  unsigned rows, cols, stride, bits;
+  bool rowMajor;
+  uint64_t bitOffset(Pos q) const {
+    return (rowMajor ? uint64_t(q.row) * stride + q.col : uint64_t(q.col) * stride + q.row) * bits;
+  }
+};
+
+TileAccess tileOf(Warp& w, const MatrixSite& s, Role role) {
+  Pos shape = roleShape(s, role);
+  TileAccess t{shape.row, shape.col, 0, elemBits(Elem(s.elem[role == D ? C : role])), (s.flags & kFlagRowMajor) != 0};
+  t.stride = s.stride ? R<uint32_t>(w, s.stride)[0] : (t.rowMajor ? t.cols : t.rows);
+  return t;
+}
+
+int firstLane(Warp& w) { return std::countr_zero(w.exec | 0x80000000u); }
+
+const Op* wmmaLoad(Warp& w, const Op* op) {
+  const MatrixSite& s = siteOf(w, op);
+  TileAccess t = tileOf(w, s, Role(op->imm));
+  const int lane0 = firstLane(w);
+  const uint64_t base = laneAddress(w, s, lane0);
+  static thread_local uint64_t m[kMaxElems];
+  const unsigned unit = std::max(1u, t.bits / 8);
+  for (unsigned r = 0; r < t.rows; ++r)
+    for (unsigned c = 0; c < t.cols; ++c) {
+      uint64_t bit = t.bitOffset({r, c});
+      uint8_t* p = laneMemory(w, op, mem::Space(s.space), lane0, base + bit / 8, unit, false);
+      if (!p) return nullptr;
+      uint64_t v = 0;
+      std::memcpy(&v, p, unit);
+      if (t.bits < 8) v = (v >> (bit % 8)) & ((1u << t.bits) - 1);
+      m[r * t.cols + c] = v;
+    }
+  scatter(w, s, D, m);
+  return op + 1;
+}
+
+const Op* wmmaStore(Warp& w, const Op* op) {
+  const MatrixSite& s = siteOf(w, op);
+  TileAccess t = tileOf(w, s, D);
+  t.bits = elemBits(Elem(s.elem[D]));
+  const int lane0 = firstLane(w);
+  const uint64_t base = laneAddress(w, s, lane0);
+  static thread_local uint64_t m[32 * 32];
+  gather(w, s, D, m);
+  const unsigned unit = t.bits / 8;
+  for (unsigned r = 0; r < t.rows; ++r)
+    for (unsigned c = 0; c < t.cols; ++c) {
+      uint8_t* p = laneMemory(w, op, mem::Space(s.space), lane0, base + t.bitOffset({r, c}) / 8, unit, true);
+      if (!p) return nullptr;
+      std::memcpy(p, &m[r * t.cols + c], unit);
+    }
+  return op + 1;
+}
+
+Elem elemOf(Type t) {
+  switch (t) {
+    case Type::f16: return Elem::F16;
+    case Type::bf16: return Elem::BF16;
+    case Type::tf32: return Elem::TF32;
+    case Type::f32: return Elem::F32;
+    case Type::f64: return Elem::F64;
+    case Type::s8: return Elem::S8;
+    case Type::u8: return Elem::U8;
+    case Type::s4: return Elem::S4;
+    case Type::u4: return Elem::U4;
+    case Type::b1: return Elem::B1;
+    case Type::e4m3: return Elem::E4M3;
+    case Type::e5m2: return Elem::E5M2;
+    case Type::s32: return Elem::S32;
+    default: return Elem::S32;
+  }
+}
+
+struct Shape {
+  ptx::Mod mod;
+  uint16_t m, n, k;
+};
+constexpr Shape kShapes[] = {
+    {ptx::Mod::m8n8k4, 8, 8, 4},       {ptx::Mod::m8n8k16, 8, 8, 16},     {ptx::Mod::m8n8k32, 8, 8, 32},
+    {ptx::Mod::m8n8k128, 8, 8, 128},   {ptx::Mod::m16n8k4, 16, 8, 4},     {ptx::Mod::m16n8k8, 16, 8, 8},
+    {ptx::Mod::m16n8k16, 16, 8, 16},   {ptx::Mod::m16n8k32, 16, 8, 32},   {ptx::Mod::m16n8k64, 16, 8, 64},
+    {ptx::Mod::m16n8k128, 16, 8, 128}, {ptx::Mod::m16n8k256, 16, 8, 256}, {ptx::Mod::m16n16k16, 16, 16, 16},
+    {ptx::Mod::m16n16k8, 16, 16, 8},   {ptx::Mod::m32n8k16, 32, 8, 16},   {ptx::Mod::m8n32k16, 8, 32, 16},
+};
+
+}  // namespace
+
+namespace lowering {
+
+void KernelLowerer::lowerMatrix(const Instruction& in) {
+  MatrixSite site;
+  const Shape* shape = nullptr;
+  for (const Shape& sh : kShapes)
+    if (fn_->hasMod(in, sh.mod)) shape = &sh;
+  auto fragment = [&](Role role, const Operand& o, bool write, Type regType, std::vector<Dst>& pending) {
+    if (o.kind != OperandKind::Vector || o.value > 8) fail(line_, "matrix fragment must be a vector of up to 8 registers");
+    site.count[role] = uint8_t(o.value);
+    for (unsigned q = 0; q < unsigned(o.value); ++q) {
+      const Operand& e = fn_->elems[o.index + q];
+      if (write) {
+        Dst d = dst(e, regType);
+        site.regs[role][q] = d.off;
+        pending.push_back(d);
+      } else {
+        site.regs[role][q] = src(e, regType);
+      }
+    }
+  };
+  auto regTypeOf = [](Elem e) {
+    return e == Elem::F64 ? Type::f64 : e == Elem::F32 ? Type::f32 : e == Elem::S32 ? Type::s32 : Type::b32;
+  };
+  auto setAddress = [&](const Operand& o) {
+    Addr a = address(in, o);
+    if (a.space == mem::Param) fail(line_, "matrix access to the parameter space");
+    site.addr = a.base;
+    site.addrSize = uint8_t(a.baseSize);
+    site.offset = a.imm;
+    site.space = uint8_t(a.space);
+  };
+  auto emitSite = [&](Handler hnd, std::vector<Dst>& pending, int64_t imm = 0) {
+    Op& op = emit(hnd);
+    op.aux = uint32_t(prog_.matrixSites.size());
+    op.imm = imm;
+    prog_.matrixSites.push_back(site);
+    for (const Dst& d : pending) finish(d);  // may emit width conversions after the op
+  };
+  std::vector<Dst> pending;
+  switch (in.opcode) {
+    case Opcode::Mma:
+    case Opcode::WmmaMma: {
+      if (!shape) return unsupported(in, "matrix shape");
+      bool wmma = in.opcode == Opcode::WmmaMma;
+      if (fn_->hasMod(in, ptx::Mod::kind_f8f6f4) || fn_->hasMod(in, ptx::Mod::kind_mxf8f6f4) ||
+          fn_->hasMod(in, ptx::Mod::kind_mxf4) || fn_->hasMod(in, ptx::Mod::kind_mxf4nvf4) ||
+          fn_->hasMod(in, ptx::Mod::block_scale))
+        return unsupported(in, "mma with .kind (sm_120 block-scaled forms)");
+      Type dt, at, bt, ct;
+      if (in.numTypes == 2) {
+        dt = in.types[0], ct = in.types[1], at = bt = Type::f16;
+      } else {
+        dt = in.types[0], at = in.types[1], bt = in.types[2], ct = in.types[3];
+      }
+      const bool quadPairs = !wmma && shape->mod == ptx::Mod::m8n8k4 && at == Type::f16;
+      if (quadPairs) {
+        const ptx::Mod* mods = fn_->modsOf(in);
+        std::vector<ptx::Mod> layouts;
+        for (uint32_t q = 0; q < in.modCount; ++q)
+          if (mods[q] == ptx::Mod::row || mods[q] == ptx::Mod::col) layouts.push_back(mods[q]);
+        if (layouts != std::vector<ptx::Mod>{ptx::Mod::row, ptx::Mod::col})
+          return unsupported(in, "mma.m8n8k4 .f16 with layouts other than .row.col");
+      }
+      site.m = shape->m, site.n = shape->n, site.k = shape->k;
+      site.elem[D] = uint8_t(elemOf(dt)), site.elem[A] = uint8_t(elemOf(at));
+      site.elem[B] = uint8_t(elemOf(bt)), site.elem[C] = uint8_t(elemOf(ct));
+      if (in.has(ptx::Flag::satfinite)) site.flags |= kFlagSatfinite;
+      if (fn_->hasMod(in, ptx::Mod::xor_)) site.flags |= kFlagXor;
+      if (wmma) {
+        site.flags |= kFlagWmma;
+        // wmma.mma's layouts only say how the fragments were loaded: the fragments themselves are layout-free
+      }
+      // the accumulators of a 16-bit type travel as pairs in 32-bit registers
+      auto accReg = [&](Type t) { return t == Type::f16 ? Type::b32 : regTypeOf(elemOf(t)); };
+      fragment(A, opnd(in, 1), false, regTypeOf(elemOf(at)) == Type::f64 ? Type::f64 : Type::b32, pending);
+      fragment(B, opnd(in, 2), false, regTypeOf(elemOf(bt)) == Type::f64 ? Type::f64 : Type::b32, pending);
+      fragment(C, opnd(in, 3), false, accReg(ct), pending);
+      fragment(D, opnd(in, 0), true, accReg(dt), pending);
+      if (quadPairs) return emitSite(&mma884, pending);
+      for (Role r : {D, A, B, C}) site.index[r] = layoutTable(site, r, r);
+      emitSite(&mmaSync, pending);
+      return;
+    }
+    case Opcode::WmmaLoad:
+    case Opcode::WmmaStore: {
+      if (!shape) return unsupported(in, "matrix shape");
+      bool load = in.opcode == Opcode::WmmaLoad;
+      Role role = load ? (fn_->hasMod(in, ptx::Mod::comp_a) ? A : fn_->hasMod(in, ptx::Mod::comp_b) ? B : C) : D;
+      site.m = shape->m, site.n = shape->n, site.k = shape->k;
+      site.flags = kFlagWmma | (fn_->hasMod(in, ptx::Mod::row) ? kFlagRowMajor : 0);
+      Elem el = elemOf(in.type());
+      site.elem[role] = uint8_t(el);
+      site.elem[D] = uint8_t(el);
+      site.elem[C] = uint8_t(el);
+      Type rt = el == Elem::F64 ? Type::f64 : el == Elem::F32 ? Type::f32 : el == Elem::S32 ? Type::s32 : Type::b32;
+      setAddress(opnd(in, load ? 1 : 0));
+      if (in.numOperands > 2) site.stride = src(opnd(in, 2), Type::u32);
+      fragment(D, opnd(in, load ? 0 : 1), load, rt, pending);
+      site.index[D] = layoutTable(site, D, role);
+      emitSite(load ? &wmmaLoad : &wmmaStore, pending, role);
+      return;
+    }
+    case Opcode::Ldmatrix:
+    case Opcode::Stmatrix: {
+      bool load = in.opcode == Opcode::Ldmatrix;
+      if (!fn_->hasMod(in, ptx::Mod::m8n8) || in.type() != Type::b16)
+        return unsupported(in, "ldmatrix/stmatrix shapes other than .m8n8 .b16 (sm_100 forms)");
+      if (in.has(ptx::Flag::trans)) site.flags |= kFlagTrans;
+      setAddress(opnd(in, load ? 1 : 0));
+      const Operand& v = opnd(in, load ? 0 : 1);
+      if (v.kind == OperandKind::Vector) {
+        fragment(D, v, load, Type::b32, pending);
+      } else {
+        site.count[D] = 1;
+        if (load) {
+          Dst d = dst(v, Type::b32);
+          site.regs[D][0] = d.off;
+          pending.push_back(d);
+        } else {
+          site.regs[D][0] = src(v, Type::b32);
+        }
+      }
+      emitSite(load ? &ldmatrix : &stmatrix, pending);
+      return;
+    }
+    case Opcode::Movmatrix: {
+      uint32_t a = src(opnd(in, 1), Type::b32);
+      Dst d = dst(opnd(in, 0), Type::b32);
+      Op& op = emit(&movmatrix);
+      op.a = a;
+      op.d = d.off;
+      finish(d);
+      return;
+    }
+    default: return unsupported(in);
+  }
+}
+
+}  // namespace lowering
+
+}  // namespace ptx::exec
