@@ -169,7 +169,9 @@ void KernelLowerer::lowerSync(const Instruction& in) {
     case Opcode::BarRed: case Opcode::BarrierRed: return lowerBar(in);
     case Opcode::BarWarpSync: emit(&ctl::barWarpSync); return;
     case Opcode::Membar: case Opcode::Fence: emit(&ctl::fence); return;
-    // without a dependent launch in flight there is nothing to wait for or to release
+    // Programmatic dependent launch: a grid runs only after the grids before it in its stream finished (a legal
+    // schedule of the launch attribute), so wait finds its prerequisites complete and launch_dependents has no
+    // one to release early.
     case Opcode::Griddepcontrol: emit(&ctl::nop); return;
     case Opcode::MbarrierInit: case Opcode::MbarrierInval: case Opcode::MbarrierArrive:
     case Opcode::MbarrierArriveDrop: case Opcode::MbarrierExpectTx: case Opcode::MbarrierCompleteTx:
