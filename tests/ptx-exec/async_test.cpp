@@ -52,6 +52,8 @@ class PtxAsync : public testing::TestWithParam<const char*> {
     EXPECT_EQ(info(name).unsupported, "");
     LaunchParams lp = ptxtest::launchParams(grid, block, p, arena());
     lp.config = config;
+    std::vector<uint64_t> globals = ptxtest::allocateGlobals(prog(), arena());  // -G builds have some
+    lp.globalAddresses = globals.data();
     return launch(prog(), findKernel(prog(), name), lp);
   }
 };
