@@ -1,6 +1,7 @@
 // Asynchronous copies as CUDA programs write them (issue 18): the pipeline primitives, cuda::memcpy_async with
-// cuda::barrier, cuda::pipeline, cooperative groups' memcpy_async. Built for sm_80 (cp.async, mbarrier) and sm_90
+// cuda::barrier, cuda::pipeline, cooperative groups' memcpy_async, and (sm_90) tensor copies through tensor maps. Built for sm_80 (cp.async, mbarrier) and sm_90
 // (bulk copies with transaction counts) by regen.sh; tests/ptx-exec/async_test.cpp checks the results.
+#include <cuda.h>  // CUtensorMap
 #include <cooperative_groups.h>
 #include <cooperative_groups/memcpy_async.h>
 #include <cuda/barrier>
@@ -152,4 +153,37 @@ extern "C" __global__ void cg_memcpy(const unsigned* in, unsigned* out) {
                    sizeof(unsigned) * 32);
   cg::wait(block);
   for (int k = threadIdx.x; k < 512; k += blockDim.x) out[blockIdx.x * 512 + k] = buf[k] ^ 0x5a5au;
+}
+
+// sm_90: a 16 x 8 tile of a float tensor at (x, y) comes in through the tensor map `in` (a tensor copy completing a
+// cuda::barrier's transaction count), every thread doubles one element, and the tile goes out through `out`, as the
+// CUDA programming guide's tensor-memory-access example does.
+namespace cde = cuda::device::experimental;
+extern "C" __global__ void tma_tile(const __grid_constant__ CUtensorMap in, const __grid_constant__ CUtensorMap out,
+                                    int x, int y) {
+#if __CUDA_ARCH__ >= 900
+  __shared__ alignas(128) float tile[8][16];
+  __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+  if (threadIdx.x == 0) {
+    init(&bar, blockDim.x);
+    cde::fence_proxy_async_shared_cta();
+  }
+  __syncthreads();
+  cuda::barrier<cuda::thread_scope_block>::arrival_token token;
+  if (threadIdx.x == 0) {
+    cde::cp_async_bulk_tensor_2d_global_to_shared(&tile, &in, x, y, bar);
+    token = cuda::device::barrier_arrive_tx(bar, 1, sizeof(tile));
+  } else {
+    token = bar.arrive();
+  }
+  bar.wait(std::move(token));
+  tile[threadIdx.x / 16][threadIdx.x % 16] *= 2;
+  cde::fence_proxy_async_shared_cta();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    cde::cp_async_bulk_tensor_2d_shared_to_global(&out, x, y, &tile);
+    cde::cp_async_bulk_commit_group();
+    cde::cp_async_bulk_wait_group_read<0>();
+  }
+#endif
 }

@@ -1,8 +1,10 @@
 // Asynchronous copies (OpClass AsyncCopy): cp.async (commit and wait groups, the mbarrier arrive it triggers),
-// cp.async.bulk between global and shared memory, cp.reduce.async.bulk, the bulk prefetch. Every copy runs at
+// cp.async.bulk between global and shared memory, cp.reduce.async.bulk, the bulk prefetch, and the tile mode of the
+// tensor copies (cp.async.bulk.tensor, cp.reduce.async.bulk.tensor) through cuemu's tensor maps. Every copy runs at
 // issue (see exec/async.h); completion mechanisms that an mbarrier observes update it right after the copy.
 #include "exec/async.h"
 #include "exec/lowerer.h"
+#include "ptx/tensor_map.h"
 
 namespace ptx::exec {
 
@@ -152,6 +154,163 @@ const Op* bulkSharedToOwnCta(Warp& w, const Op* op) {
                     "bulk copy from shared::cta memory into the issuing CTA's own shared memory");
 }
 
+// ---- tensor copies (tile mode) -------------------------------------------------------------------------------------
+// The coordinates of a tensor copy (up to five s32 registers) are gathered first into one block of five per lane
+// (packCoordinate: d = block, a = coordinate register, imm = dimension), which the copy op reads (c).
+constexpr uint32_t kMaxTensorRank = 5;
+const Op* packCoordinate(Warp& w, const Op* op) {
+  int32_t* block = R<int32_t>(w, op->d);
+  const int32_t* x = R<int32_t>(w, op->a);
+  h::forActive(w.exec, [&](int i) { block[i * kMaxTensorRank + op->imm] = x[i]; });
+  return op + 1;
+}
+
+enum TensorKind : uint32_t { kTensorLoad = 0, kTensorStore = 1, kTensorReduce = 2 };
+constexpr uint32_t kTensorKindShift = async::kOpBits, kTensorRankShift = async::kOpBits + 2;
+constexpr uint32_t kTensorRedOpShift = 16;
+
+// The tensor map a lane names: a generic address (of a kernel parameter, global or constant memory) or, as
+// `mov %rd, param` gives it in a kernel, an offset in the kernel's parameters.
+bool readTensorMap(Warp& w, const Op* op, int lane, uint64_t addr, ptx::TensorMapEncoding& map) {
+  const char* why = "";
+  const uint8_t* p = mem::resolve<mem::Generic>(w, lane, addr, sizeof map, false, why);
+  const auto& params = w.cta->job->paramBuffer;
+  if (!p && addr + sizeof map <= params.size()) p = params.data() + addr;
+  if (!p) {
+    raiseFault(w, op, lane, FaultKind::IllegalAddress, addr, "tensor map address is not readable");
+    return false;
+  }
+  std::memcpy(&map, p, sizeof map);
+  if (map.magic != ptx::TensorMapEncoding::kMagic) {
+    raiseFault(w, op, lane, FaultKind::IllegalInstruction, addr, "operand is not a tensor map");
+    return false;
+  }
+  const char* unsupported = map.im2col ? "im2col tensor maps"
+                            : map.interleave ? "interleaved tensor maps"
+                            : map.swizzle > ptx::kTensorMapSwizzle128B ? "128-byte swizzle atoms"
+                                                                       : nullptr;
+  if (unsupported) {
+    raiseFault(w, op, lane, FaultKind::IllegalInstruction, addr,
+               fmt::format("{} are not supported by the interpreter's tensor copies", unsupported));
+    return false;
+  }
+  return true;
+}
+
+// Reduction of a tensor copy: the operation (RedOp) on the tensor map's element type; 0 when the ISA has none.
+uint32_t tensorReducer(ptx::RedOp r, uint8_t dataType) {
+  using T = ptx::TensorMapType;
+  switch (T(dataType)) {
+    case T::u32: return reducerIndex(r, Type::u32);
+    case T::s32: return reducerIndex(r, Type::s32);
+    case T::u64: return reducerIndex(r, Type::u64);
+    case T::s64: return reducerIndex(r, Type::s64);
+    case T::f16: return reducerIndex(r, Type::f16);
+    case T::bf16: return reducerIndex(r, Type::bf16);
+    case T::f32: case T::f32ftz: return reducerIndex(r, Type::f32);
+    case T::f64: return reducerIndex(r, Type::f64);
+    default: return 0;
+  }
+}
+
+// The filler of out-of-bounds elements: zeros, or a NaN where the map asks for one (float types).
+uint64_t oobFill(const ptx::TensorMapEncoding& map) {
+  if (map.oobFill != ptx::kTensorMapOobNan) return 0;
+  switch (map.elementBytes) {
+    case 2: return 0x7fff;
+    case 4: return 0x7fffffff;
+    default: return 0x7fffffffffffffffull;
+  }
+}
+
+// Copies the box at coordinates `start` between the tensor (global memory) and the dense box in shared memory at
+// offset smem: elements in row-major order, dimension 0 innermost, ceil(box / elementStride) per dimension, element k
+// of dimension i at coordinate start[i] + k * elementStride[i]. Loads fill elements outside the tensor; stores and
+// reductions skip them. Swizzled boxes move each 16-byte chunk within its 128-byte row: chunk bits [4, 4 + b) of the
+// shared address are XOR-ed with bits [7, 7 + b) (b = 1, 2, 3 for the 32, 64, 128-byte modes), so the pattern
+// repeats every 256, 512 or 1024 bytes. Returns the box's bytes, 0 after a fault.
+uint64_t tensorBox(Warp& w, const Op* op, int lane, const ptx::TensorMapEncoding& map, const int32_t* start,
+                   TensorKind kind) {
+  const unsigned rank = map.rank, eb = map.elementBytes;
+  uint32_t count[kMaxTensorRank] = {1, 1, 1, 1, 1};
+  uint64_t elements = 1;
+  for (unsigned i = 0; i < rank; ++i) {
+    count[i] = (map.box[i] + map.elementStrides[i] - 1) / map.elementStrides[i];
+    elements *= count[i];
+  }
+  const uint64_t bytes = elements * eb;
+  uint64_t smem = async::laneAddress(w, op, 0, lane);
+  if (smem % 128) {
+    raiseFault(w, op, lane, FaultKind::MisalignedAddress, smem, "tensor copy shared address not 128-byte aligned");
+    return 0;
+  }
+  uint8_t* shared = async::lanePointer(w, op, 0, lane, bytes, 128, kind == kTensorLoad);
+  if (!shared) return 0;
+  const uint64_t sharedBase = reinterpret_cast<uint64_t>(shared) - reinterpret_cast<uint64_t>(w.cta->shared);
+  const unsigned swizzleBits = map.swizzle;  // 0 none, 1 32B, 2 64B, 3 128B
+  const Reducer reduce = kind == kTensorReduce ? kReducers[tensorReducer(ptx::RedOp(op->aux >> kTensorRedOpShift), map.dataType)] : nullptr;
+  if (kind == kTensorReduce && !reduce) {
+    raiseFault(w, op, lane, FaultKind::IllegalInstruction, 0, "reduction not defined for the tensor map's element type");
+    return 0;
+  }
+  const uint64_t fill = oobFill(map);
+  const MemoryValidator& memory = *w.cta->job->lp.memory;
+  uint32_t k[kMaxTensorRank] = {};
+  for (uint64_t e = 0; e < elements; ++e) {
+    uint64_t offset = sharedBase + e * eb;
+    if (swizzleBits) offset ^= ((offset >> 7) & ((1u << swizzleBits) - 1)) << 4;
+    if (offset + eb > w.cta->sharedBytes) {
+      raiseFault(w, op, lane, FaultKind::IllegalAddress, offset, "swizzled tensor box past the end of shared memory");
+      return 0;
+    }
+    uint8_t* s = w.cta->shared + offset;
+    bool inside = true;
+    uint64_t global = map.address;
+    for (unsigned i = 0; i < rank; ++i) {
+      int64_t x = int64_t(start[i]) + int64_t(k[i]) * map.elementStrides[i];
+      if (x < 0 || uint64_t(x) >= map.dims[i]) inside = false;
+      global += uint64_t(x) * (i == 0 ? eb : map.strides[i - 1]);
+    }
+    if (inside && !memory.check(global, eb, kind != kTensorLoad)) {
+      raiseFault(w, op, lane, FaultKind::IllegalAddress, global, "tensor element outside device memory");
+      return 0;
+    }
+    uint8_t* g = reinterpret_cast<uint8_t*>(global);
+    if (kind == kTensorLoad) {
+      if (inside) std::memcpy(s, g, eb);
+      else std::memcpy(s, &fill, eb);
+    } else if (inside) {
+      if (reduce) reduce(g, s, eb, true);
+      else std::memcpy(g, s, eb);
+    }
+    for (unsigned i = 0; i < rank && ++k[i] == count[i]; ++i) k[i] = 0;
+  }
+  return bytes;
+}
+
+// cp.async.bulk.tensor / cp.reduce.async.bulk.tensor, tile mode: shared memory in slot 0, the tensor map's address
+// in b (64-bit), the coordinates in block c, the mbarrier of a load in slot 2.
+const Op* tensorCopy(Warp& w, const Op* op) {
+  const TensorKind kind = TensorKind((op->aux >> kTensorKindShift) & 3);
+  const unsigned rank = (op->aux >> kTensorRankShift) & 7;
+  uint32_t m = w.exec;
+  while (m) {
+    int i = std::countr_zero(m);
+    m &= m - 1;
+    ptx::TensorMapEncoding map;
+    if (!readTensorMap(w, op, i, R<uint64_t>(w, op->b)[i], map)) return nullptr;
+    if (map.rank != rank)
+      return raiseFault(w, op, i, FaultKind::IllegalInstruction, 0,
+                        fmt::format("a {}-dimensional tensor copy of a tensor map of rank {}", rank, map.rank));
+    uint8_t* bar = nullptr;
+    if (kind == kTensorLoad && !(bar = async::lanePointer(w, op, 2, i, 8, 8, true))) return nullptr;
+    uint64_t bytes = tensorBox(w, op, i, map, R<int32_t>(w, op->c) + i * kMaxTensorRank, kind);
+    if (!bytes) return nullptr;
+    if (bar) mbar::completeTx(bar, int64_t(bytes));
+  }
+  return op + 1;
+}
+
 }  // namespace
 
 namespace lowering {
@@ -179,6 +338,40 @@ void KernelLowerer::setAddressSlot(Op& op, int slot, const Addr& a) {
     op.d = a.base;
     op.f = uint32_t(int32_t(a.imm));
   }
+}
+
+void KernelLowerer::lowerTensorCopy(const Instruction& in) {
+  using ptx::Mod;
+  for (Mod m : {Mod::im2col, Mod::im2col_w, Mod::im2col_w_128, Mod::tile_gather4, Mod::tile_scatter4,
+                Mod::multicast_cluster})
+    if (fn_->hasMod(in, m)) return unsupported(in, "only the tile mode of tensor copies into this CTA");
+  const unsigned rank = fn_->hasMod(in, Mod::d1) ? 1 : fn_->hasMod(in, Mod::d2) ? 2 : fn_->hasMod(in, Mod::d3) ? 3
+                      : fn_->hasMod(in, Mod::d4) ? 4 : fn_->hasMod(in, Mod::d5) ? 5 : 0;
+  const bool load = in.opcode == Opcode::CpAsyncBulkTensor && in.space != ptx::Space::global;
+  const Operand& tensor = opnd(in, load ? 1 : 0);
+  if (rank == 0 || tensor.kind != OperandKind::Bracket || tensor.value != 2) fail(line_, "tensor operand [map, {coordinates}]");
+  const Operand& map = fn_->elems[tensor.index];
+  const Operand& coords = fn_->elems[tensor.index + 1];
+  if (coords.kind != OperandKind::Vector || uint64_t(coords.value) != rank) fail(line_, "tensor coordinates");
+  uint32_t mapReg = map.kind == OperandKind::Reg ? src(map, Type::u64) : symbolAddress(map, 8);
+  uint32_t block = temp(4 * kMaxTensorRank);
+  for (unsigned k = 0; k < rank; ++k) {
+    uint32_t x = src(fn_->elems[coords.index + k], Type::s32);
+    Op& pack = emit(&packCoordinate);
+    pack.d = block;
+    pack.a = x;
+    pack.imm = k;
+  }
+  Addr smem = addressIn(in, opnd(in, load ? 0 : 1), load ? in.space : in.space2);
+  std::optional<Addr> bar;
+  if (load) bar = addressIn(in, opnd(in, 2), ptx::Space::shared);
+  TensorKind kind = load ? kTensorLoad : in.opcode == Opcode::CpReduceAsyncBulkTensor ? kTensorReduce : kTensorStore;
+  Op& op = emit(&tensorCopy);
+  op.aux = kind << kTensorKindShift | rank << kTensorRankShift | uint32_t(in.redOp) << kTensorRedOpShift;
+  op.b = mapReg;
+  op.c = block;
+  setAddressSlot(op, 0, smem);
+  if (bar) setAddressSlot(op, 2, *bar);
 }
 
 void KernelLowerer::lowerAsyncCopy(const Instruction& in) {
@@ -243,6 +436,7 @@ void KernelLowerer::lowerAsyncCopy(const Instruction& in) {
       if (bar) setAddressSlot(op, 2, *bar);
       return;
     }
+    case Opcode::CpAsyncBulkTensor: case Opcode::CpReduceAsyncBulkTensor: return lowerTensorCopy(in);
     // Copies are complete when issued: groups and waits have nothing to wait for, and without caches a prefetch
     // does nothing.
     case Opcode::CpAsyncCommitGroup: case Opcode::CpAsyncWaitGroup: case Opcode::CpAsyncWaitAll:
