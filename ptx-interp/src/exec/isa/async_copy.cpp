@@ -55,15 +55,15 @@ const Op* cpAsyncMbarrierArrive(Warp& w, const Op* op) {
   return op + 1;
 }
 
-// Element-wise reduction of `bytes` bytes at src into dst: atomically per element in global memory (each element's
-// update is a relaxed atomic of the GPU scope), plainly in the CTA's own shared memory.
-using Reducer = void (*)(uint8_t* dst, const uint8_t* src, uint32_t bytes, bool atomic);
-template <class T, mem::AOp O> void reduceSpan(uint8_t* dst, const uint8_t* src, uint32_t bytes, bool atomic) {
-  for (uint32_t k = 0; k + sizeof(T) <= bytes; k += sizeof(T)) {
+// Element-wise reduction of `bytes` bytes at src into global memory at dst: each element's update is a relaxed
+// atomic of the GPU scope, as other CTAs may update the same elements. (The shared::cluster destinations fault:
+// bulkSharedToOwnCta.)
+using Reducer = void (*)(uint8_t* dst, const uint8_t* src, uint64_t bytes);
+template <class T, mem::AOp O> void reduceSpan(uint8_t* dst, const uint8_t* src, uint64_t bytes) {
+  for (uint64_t k = 0; k + sizeof(T) <= bytes; k += sizeof(T)) {
     T b;
     std::memcpy(&b, src + k, sizeof(T));
-    if (atomic) mem::atomicRmw<T, O>(dst + k, b, b);
-    else mem::plainRmw<T, O>(dst + k, b, b);
+    mem::atomicRmw<T, O>(dst + k, b, b);
   }
 }
 // The reducers an op can name (aux >> kReducerShift indexes it); 0: a plain copy.
@@ -124,7 +124,6 @@ uint32_t reducerIndex(ptx::RedOp r, Type t) {
 // 16-byte aligned; with kCompleteTx the copy then completes that many bytes of the mbarrier in slot 2.
 const Op* bulkCopy(Warp& w, const Op* op) {
   const Reducer reduce = kReducers[op->aux >> kReducerShift];
-  const bool dstGlobal = ((op->aux >> 1) & 3) == async::kGlobal;
   uint32_t m = w.exec;
   while (m) {
     int i = std::countr_zero(m);
@@ -138,7 +137,7 @@ const Op* bulkCopy(Warp& w, const Op* op) {
     if (!src) return nullptr;
     uint8_t* bar = nullptr;
     if ((op->aux & kCompleteTx) && !(bar = async::lanePointer(w, op, 2, i, 8, 8, true))) return nullptr;
-    if (reduce) reduce(dst, src, size, dstGlobal);
+    if (reduce) reduce(dst, src, size);
     else std::memmove(dst, src, size);
     if (bar) mbar::completeTx(bar, size);
   }
@@ -280,7 +279,7 @@ uint64_t tensorBox(Warp& w, const Op* op, int lane, const ptx::TensorMapEncoding
       if (inside) std::memcpy(s, g, eb);
       else std::memcpy(s, &fill, eb);
     } else if (inside) {
-      if (reduce) reduce(g, s, eb, true);
+      if (reduce) reduce(g, s, eb);
       else std::memcpy(g, s, eb);
     }
     for (unsigned i = 0; i < rank && ++k[i] == count[i]; ++i) k[i] = 0;
