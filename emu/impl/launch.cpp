@@ -3,6 +3,7 @@
 
 #include "core/context.h"
 #include "core/device.h"
+#include "core/event.h"
 #include "core/launch.h"
 #include "core/limits.h"
 #include "core/module.h"
@@ -46,10 +47,22 @@ CUresult launchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kerne
   if (!config) return CUDA_ERROR_INVALID_VALUE;
   if (config->numAttrs && !config->attrs) return CUDA_ERROR_INVALID_VALUE;
   bool cooperative = false;
+  CUevent programmaticEvent = nullptr;
   for (unsigned i = 0; i < config->numAttrs; ++i) {
     const CUlaunchAttribute& a = config->attrs[i];
     switch (a.id) {
       case CU_LAUNCH_ATTRIBUTE_COOPERATIVE: cooperative = a.value.cooperative != 0; break;
+      case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT: {
+        // Answers of driver 580 on an H100: no event, an event that keeps timing, flags (conformance
+        // ptx.async_Pdl.ProgrammaticEventErrors).
+        const auto& pe = a.value.programmaticEvent;
+        auto event = eventTable().find(handleValue(pe.event));
+        if (!event) return CUDA_ERROR_INVALID_HANDLE;
+        if (pe.flags) return CUDA_ERROR_INVALID_VALUE;
+        if (!event->timingDisabled()) return CUDA_ERROR_NOT_SUPPORTED;
+        programmaticEvent = pe.event;
+        break;
+      }
       case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: {
         // Clusters must tile the grid.
         const auto& d = a.value.clusterDim;
@@ -71,9 +84,16 @@ CUresult launchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kerne
         break;
     }
   }
-  return launch(f, {config->gridDimX, config->gridDimY, config->gridDimZ},
-                {config->blockDimX, config->blockDimY, config->blockDimZ}, config->sharedMemBytes, config->hStream,
-                kernelParams, extra, cooperative);
+  CUresult r = launch(f, {config->gridDimX, config->gridDimY, config->gridDimZ},
+                      {config->blockDimX, config->blockDimY, config->blockDimZ}, config->sharedMemBytes,
+                      config->hStream, kernelParams, extra, cooperative);
+  // The programmatic event completes once every block triggered it (griddepcontrol.launch_dependents, or its
+  // start) or exited: kernels run to completion here, so it is recorded right behind the kernel, which is the
+  // latest moment the GPU may complete it. Programmatic stream serialization needs nothing: the dependent kernel
+  // starting after its predecessor finished is a legal schedule, and griddepcontrol.wait then returns at once.
+  // (In cuLaunchKernelEx_ptsz the per-thread default stream is in force here too: core/stream_lookup.h.)
+  if (r == CUDA_SUCCESS && programmaticEvent) r = impl::cuEventRecord(programmaticEvent, config->hStream);
+  return r;
 }
 
 // ---- Occupancy (core/launch.cpp computes it) ------------------------------------------------------------

@@ -3,6 +3,8 @@
 // which is all a program may do with them besides passing them to a kernel.
 #include "api/impl.h"
 
+#include <ptx/tensor_map.h>
+
 #include <algorithm>
 #include <cstring>
 #include <initializer_list>
@@ -10,27 +12,8 @@
 namespace cuemu::impl {
 namespace {
 
-// cuemu's layout of the opaque CUtensorMap bytes.
-struct TensorMapEncoding {
-  static constexpr uint32_t kMagic = 0x414d5443;  // "CTMA"
-  uint32_t magic;
-  uint8_t im2col;
-  uint8_t dataType;
-  uint8_t rank;
-  uint8_t interleave;
-  uint8_t swizzle;
-  uint8_t l2Promotion;
-  uint8_t oobFill;
-  uint8_t reserved;
-  uint64_t address;
-  uint64_t dims[5];
-  uint64_t strides[4];
-  uint16_t box[5];  // tiled: box size; im2col: box[0] = channels per pixel, box[1] = pixels per column
-  uint8_t elementStrides[5];
-  int8_t reservedCorner;
-  int16_t lowerCorner[3];
-  int16_t upperCorner[3];
-};
+// cuemu's layout of the opaque CUtensorMap bytes, shared with the interpreter's tensor copies.
+using ptx::TensorMapEncoding;
 static_assert(sizeof(TensorMapEncoding) <= sizeof(CUtensorMap));
 
 unsigned elementBytes(CUtensorMapDataType type) {
@@ -103,6 +86,7 @@ CUresult checkCommon(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank
   out = TensorMapEncoding{};
   out.magic = TensorMapEncoding::kMagic;
   out.dataType = static_cast<uint8_t>(type);
+  out.elementBytes = static_cast<uint8_t>(bytes);
   out.rank = static_cast<uint8_t>(rank);
   out.interleave = static_cast<uint8_t>(interleave);
   out.swizzle = static_cast<uint8_t>(swizzle);

@@ -785,7 +785,7 @@ void KernelLowerer::lowerBody(const Instruction& in) {
     case ptx::OpClass::Warp: return lowerWarp(in);
     case ptx::OpClass::Video: return lowerVideo(in);
     case ptx::OpClass::Misc: return lowerMisc(in);
-    case ptx::OpClass::AsyncCopy: return unsupported(in);
+    case ptx::OpClass::AsyncCopy: return lowerAsyncCopy(in);
     case ptx::OpClass::Matrix: return lowerMatrix(in);
   }
   unsupported(in);

@@ -237,6 +237,9 @@ class KernelLowerer {
   void lowerSync(const Instruction& in);
   void lowerMisc(const Instruction& in);
   void lowerMatrix(const Instruction& in);
+  void lowerAsyncCopy(const Instruction& in);
+  void lowerTensorCopy(const Instruction& in);
+  void lowerMbarrier(const Instruction& in);
   void lowerRuntimeCall(std::string_view name, const RuntimeFunction& f, const std::vector<const Operand*>& args,
                         const std::vector<const Operand*>& rets);
   void lowerBuiltinCall(const Instruction& in, std::string_view name, const std::vector<const Operand*>& args,
@@ -256,6 +259,10 @@ class KernelLowerer {
     bool paramUniform = false;
   };
   Addr address(const Instruction& in, const Operand& o);
+  // an address operand of an instruction with several state spaces (cp.async: the source's is space2)
+  Addr addressIn(const Instruction& in, const Operand& o, ptx::Space space);
+  // the address operands of asynchronous copies and mbarrier ops (exec/async.h: slots)
+  void setAddressSlot(Op& op, int slot, const Addr& a);
 
   const ptx::Module& mod_;
   Program& prog_;

@@ -1,0 +1,104 @@
+// What the asynchronous copies (isa/async_copy.cpp) and the mbarrier instructions (isa/sync.cpp) share: the
+// address operands of their ops and the mbarrier object.
+//
+// Copies run at issue, in full: the ISA lets a copy complete at any time before the wait that observes it, so
+// copying at once is one of its legal schedules, and the commit/wait instructions have nothing left to wait for.
+// A copy that completes an mbarrier's transaction count does so right after it copied.
+#pragma once
+
+#include "exec/handlers.h"
+
+#include <cstring>
+
+namespace ptx::exec::async {
+
+// ---- address operands --------------------------------------------------------------------------------------------
+// An op has up to three address operands, "slots": 0 = register a + imm, 1 = register b + int32 e, 2 = register
+// d + int32 f. Three bits of aux per slot (bit 0: 64-bit register; bits 1-2: Where), op-specific bits from kOpBits.
+enum Where : uint32_t { kShared = 0, kGeneric = 1, kGlobal = 2 };
+constexpr uint32_t kSlotBits = 3;
+constexpr uint32_t kOpBits = 9;
+constexpr uint32_t slotAux(int slot, bool wide, Where where) { return (uint32_t(wide) | uint32_t(where) << 1) << (kSlotBits * slot); }
+
+inline uint64_t laneAddress(Warp& w, const Op* op, int slot, int lane) {
+  uint32_t bits = op->aux >> (kSlotBits * slot);
+  uint32_t reg = slot == 0 ? op->a : slot == 1 ? op->b : op->d;
+  int64_t off = slot == 0 ? op->imm : int64_t(int32_t(slot == 1 ? op->e : op->f));
+  uint64_t base = (bits & 1) ? h::R<uint64_t>(w, reg)[lane] : h::R<uint32_t>(w, reg)[lane];
+  return base + uint64_t(off);
+}
+
+// Lane `lane`'s address in slot `slot` as a host pointer to `size` bytes aligned to `align`; nullptr after raising
+// the fault. A generic address must point into the CTA's shared memory (mbarrier objects live there).
+inline uint8_t* lanePointer(Warp& w, const Op* op, int slot, int lane, uint64_t size, uint32_t align, bool write) {
+  uint64_t addr = laneAddress(w, op, slot, lane);
+  Where where = Where((op->aux >> (kSlotBits * slot + 1)) & 3);
+  if (addr & (align - 1)) {
+    raiseFault(w, op, lane, FaultKind::MisalignedAddress, addr, "misaligned address");
+    return nullptr;
+  }
+  Cta& cta = *w.cta;
+  if (where == kGlobal) {
+    if (size == 0 || cta.job->lp.memory->check(addr, size, write)) return reinterpret_cast<uint8_t*>(addr);
+    raiseFault(w, op, lane, FaultKind::IllegalAddress, addr, "out-of-range global address");
+    return nullptr;
+  }
+  uint64_t off = where == kGeneric ? addr - reinterpret_cast<uint64_t>(cta.shared) : addr;
+  if (off <= cta.sharedBytes && size <= cta.sharedBytes - off) return cta.shared + off;
+  raiseFault(w, op, lane, FaultKind::IllegalAddress, addr,
+             where == kGeneric ? "generic address outside shared memory" : "out-of-range shared address");
+  return nullptr;
+}
+
+// ---- mbarrier objects -----------------------------------------------------------------------------------------
+// The ISA leaves the 64-bit layout opaque. Here: pending arrivals in bits 0-20, expected arrivals in bits 21-41,
+// the transaction count (signed, bytes still to complete) in bits 42-62, the phase parity in bit 63. A state token
+// (what mbarrier.arrive returns) is the object's value before the arrival: its phase bit tells test_wait whether the
+// phase it arrived on has completed, its pending count is what mbarrier.pending_count reads.
+namespace mbar {
+constexpr uint64_t kCountMask = (uint64_t(1) << 21) - 1;
+inline uint32_t pending(uint64_t s) { return uint32_t(s & kCountMask); }
+inline uint32_t expected(uint64_t s) { return uint32_t((s >> 21) & kCountMask); }
+inline int32_t tx(uint64_t s) { return int32_t(uint32_t((s >> 42) & kCountMask) << 11) >> 11; }
+inline uint32_t phase(uint64_t s) { return uint32_t(s >> 63); }
+inline uint64_t make(uint32_t pend, uint32_t exp, int64_t txCount, uint32_t ph) {
+  return (pend & kCountMask) | (exp & kCountMask) << 21 | (uint64_t(txCount) & kCountMask) << 42 | uint64_t(ph & 1) << 63;
+}
+
+// A phase completes once every expected arrival happened and every expected byte arrived: the next phase starts
+// with the (possibly dropped) expected count pending.
+inline uint64_t settle(int64_t pend, uint32_t exp, int64_t txCount, uint32_t ph) {
+  if (pend <= 0 && txCount == 0) return make(exp, exp, 0, ph ^ 1);
+  return make(uint32_t(pend < 0 ? 0 : pend), exp, txCount, ph);
+}
+
+// Applies f (old value -> new value) to the object at p; returns the old value. Atomic: a CTA's shared memory is
+// only touched by the host thread that runs it, but the object is a word others may poll through generic loads.
+template <class F> inline uint64_t update(uint8_t* p, F f) {
+  auto* q = reinterpret_cast<uint64_t*>(p);
+  uint64_t old = __atomic_load_n(q, __ATOMIC_RELAXED);
+  while (!__atomic_compare_exchange_n(q, &old, f(old), true, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+  }
+  return old;
+}
+
+inline void init(uint8_t* p, uint32_t count) { __atomic_store_n(reinterpret_cast<uint64_t*>(p), make(count, count, 0, 0), __ATOMIC_RELEASE); }
+
+// arrive (count arrivals; drop: also fewer expected from the next phase on) after adding txBytes expected bytes.
+inline uint64_t arrive(uint8_t* p, uint32_t count, int64_t txBytes, bool drop) {
+  return update(p, [&](uint64_t s) {
+    uint32_t exp = expected(s);
+    if (drop) exp = exp > count ? exp - count : 0;
+    return settle(int64_t(pending(s)) - count, exp, tx(s) + txBytes, phase(s));
+  });
+}
+inline void expectTx(uint8_t* p, int64_t bytes) {
+  update(p, [&](uint64_t s) { return make(pending(s), expected(s), tx(s) + bytes, phase(s)); });
+}
+inline void completeTx(uint8_t* p, int64_t bytes) {
+  update(p, [&](uint64_t s) { return settle(pending(s), expected(s), tx(s) - bytes, phase(s)); });
+}
+inline uint64_t load(const uint8_t* p) { return __atomic_load_n(reinterpret_cast<const uint64_t*>(p), __ATOMIC_ACQUIRE); }
+}  // namespace mbar
+
+}  // namespace ptx::exec::async

@@ -1,0 +1,452 @@
+// Asynchronous copies (OpClass AsyncCopy): cp.async (commit and wait groups, the mbarrier arrive it triggers),
+// cp.async.bulk between global and shared memory, cp.reduce.async.bulk, the bulk prefetch, and the tile mode of the
+// tensor copies (cp.async.bulk.tensor, cp.reduce.async.bulk.tensor) through cuemu's tensor maps. Every copy runs at
+// issue (see exec/async.h); completion mechanisms that an mbarrier observes update it right after the copy.
+#include "exec/async.h"
+#include "exec/lowerer.h"
+#include "ptx/tensor_map.h"
+
+namespace ptx::exec {
+
+namespace {
+
+using h::R;
+namespace mbar = async::mbar;
+
+// cp.async: 4, 8 or 16 bytes from global (slot 1) to shared memory (slot 0). Of them, the first `src-size` bytes
+// (register c) come from the source and the rest are zeros; with the ignore-src predicate (register d) true, all
+// are zeros and the source is not read.
+constexpr uint32_t kSrcSize = 1u << async::kOpBits, kIgnoreSrc = kSrcSize << 1, kIgnoreNegated = kSrcSize << 2;
+constexpr uint32_t kCpSizeShift = async::kOpBits + 3;
+
+const Op* cpAsync(Warp& w, const Op* op) {
+  const uint32_t cpSize = op->aux >> kCpSizeShift;
+  uint32_t m = w.exec;
+  while (m) {
+    int i = std::countr_zero(m);
+    m &= m - 1;
+    uint32_t n = cpSize;
+    if (op->aux & kSrcSize) n = std::min(n, R<uint32_t>(w, op->c)[i]);
+    if ((op->aux & kIgnoreSrc) && (R<uint8_t>(w, op->d)[i] != 0) != bool(op->aux & kIgnoreNegated)) n = 0;
+    uint8_t* dst = async::lanePointer(w, op, 0, i, cpSize, cpSize, true);
+    if (!dst) return nullptr;
+    if (n) {
+      uint8_t* src = async::lanePointer(w, op, 1, i, n, cpSize, false);
+      if (!src) return nullptr;
+      std::memcpy(dst, src, n);
+    }
+    std::memset(dst + n, 0, cpSize - n);
+  }
+  return op + 1;
+}
+
+// cp.async.mbarrier.arrive: the arrival happens when the thread's earlier cp.async completed, which they have.
+// Without .noinc the pending count is raised by one first, so the pair changes nothing; the address is still checked.
+constexpr uint32_t kNoInc = 1u << async::kOpBits;
+const Op* cpAsyncMbarrierArrive(Warp& w, const Op* op) {
+  uint32_t m = w.exec;
+  while (m) {
+    int i = std::countr_zero(m);
+    m &= m - 1;
+    uint8_t* bar = async::lanePointer(w, op, 0, i, 8, 8, true);
+    if (!bar) return nullptr;
+    if (op->aux & kNoInc) mbar::arrive(bar, 1, 0, false);
+  }
+  return op + 1;
+}
+
+// Element-wise reduction of `bytes` bytes at src into global memory at dst: each element's update is a relaxed
+// atomic of the GPU scope, as other CTAs may update the same elements. (The shared::cluster destinations fault:
+// bulkSharedToOwnCta.)
+using Reducer = void (*)(uint8_t* dst, const uint8_t* src, uint64_t bytes);
+template <class T, mem::AOp O> void reduceSpan(uint8_t* dst, const uint8_t* src, uint64_t bytes) {
+  for (uint64_t k = 0; k + sizeof(T) <= bytes; k += sizeof(T)) {
+    T b;
+    std::memcpy(&b, src + k, sizeof(T));
+    mem::atomicRmw<T, O>(dst + k, b, b);
+  }
+}
+// The reducers an op can name (aux >> kReducerShift indexes it); 0: a plain copy.
+constexpr Reducer kReducers[] = {
+    nullptr,
+    reduceSpan<uint32_t, mem::AAdd>, reduceSpan<uint32_t, mem::AMin>, reduceSpan<uint32_t, mem::AMax>,
+    reduceSpan<uint32_t, mem::AInc>, reduceSpan<uint32_t, mem::ADec>, reduceSpan<uint32_t, mem::AAnd>,
+    reduceSpan<uint32_t, mem::AOr>, reduceSpan<uint32_t, mem::AXor>,
+    reduceSpan<int32_t, mem::AMin>, reduceSpan<int32_t, mem::AMax>,
+    reduceSpan<uint64_t, mem::AAdd>, reduceSpan<uint64_t, mem::AMin>, reduceSpan<uint64_t, mem::AMax>,
+    reduceSpan<uint64_t, mem::AAnd>, reduceSpan<uint64_t, mem::AOr>, reduceSpan<uint64_t, mem::AXor>,
+    reduceSpan<int64_t, mem::AMin>, reduceSpan<int64_t, mem::AMax>, reduceSpan<int64_t, mem::AAdd>,
+    reduceSpan<float, mem::AAdd>, reduceSpan<double, mem::AAdd>,
+    reduceSpan<uint16_t, mem::AAddF16>, reduceSpan<uint16_t, mem::AMinF16>, reduceSpan<uint16_t, mem::AMaxF16>,
+    reduceSpan<uint16_t, mem::AAddBF16>, reduceSpan<uint16_t, mem::AMinBF16>, reduceSpan<uint16_t, mem::AMaxBF16>,
+};
+constexpr uint32_t kReducerShift = 16;
+constexpr uint32_t kCompleteTx = 1u << async::kOpBits;
+
+// The index in kReducers of a cp.reduce.async.bulk operation on type t; 0 when there is none.
+uint32_t reducerIndex(ptx::RedOp r, Type t) {
+  using ptx::RedOp;
+  switch (t) {
+    case Type::u32: case Type::b32:
+      switch (r) {
+        case RedOp::add: return 1;
+        case RedOp::min: return 2;
+        case RedOp::max: return 3;
+        case RedOp::inc: return 4;
+        case RedOp::dec: return 5;
+        case RedOp::and_: return 6;
+        case RedOp::or_: return 7;
+        case RedOp::xor_: return 8;
+        default: return 0;
+      }
+    case Type::s32:
+      return r == RedOp::add ? 1 : r == RedOp::min ? 9 : r == RedOp::max ? 10 : 0;
+    case Type::u64: case Type::b64:
+      switch (r) {
+        case RedOp::add: return 11;
+        case RedOp::min: return 12;
+        case RedOp::max: return 13;
+        case RedOp::and_: return 14;
+        case RedOp::or_: return 15;
+        case RedOp::xor_: return 16;
+        default: return 0;
+      }
+    case Type::s64: return r == RedOp::min ? 17 : r == RedOp::max ? 18 : r == RedOp::add ? 19 : 0;
+    case Type::f32: return r == RedOp::add ? 20 : 0;
+    case Type::f64: return r == RedOp::add ? 21 : 0;
+    case Type::f16: return r == RedOp::add ? 22 : r == RedOp::min ? 23 : r == RedOp::max ? 24 : 0;
+    case Type::bf16: return r == RedOp::add ? 25 : r == RedOp::min ? 26 : r == RedOp::max ? 27 : 0;
+    default: return 0;
+  }
+}
+
+// cp.async.bulk / cp.reduce.async.bulk: `size` bytes (register c, a multiple of 16) from slot 1 to slot 0, both
+// 16-byte aligned; with kCompleteTx the copy then completes that many bytes of the mbarrier in slot 2.
+const Op* bulkCopy(Warp& w, const Op* op) {
+  const Reducer reduce = kReducers[op->aux >> kReducerShift];
+  uint32_t m = w.exec;
+  while (m) {
+    int i = std::countr_zero(m);
+    m &= m - 1;
+    uint32_t size = R<uint32_t>(w, op->c)[i];
+    if (size % 16)
+      return raiseFault(w, op, i, FaultKind::MisalignedAddress, size, "bulk copy size is not a multiple of 16");
+    uint8_t* dst = async::lanePointer(w, op, 0, i, size, 16, true);
+    if (!dst) return nullptr;
+    uint8_t* src = async::lanePointer(w, op, 1, i, size, 16, false);
+    if (!src) return nullptr;
+    uint8_t* bar = nullptr;
+    if ((op->aux & kCompleteTx) && !(bar = async::lanePointer(w, op, 2, i, 8, 8, true))) return nullptr;
+    if (reduce) reduce(dst, src, size);
+    else std::memmove(dst, src, size);
+    if (bar) mbar::completeTx(bar, size);
+  }
+  return op + 1;
+}
+
+// cp.async.bulk and cp.reduce.async.bulk from shared::cta to shared::cluster: the destination can only be this CTA's
+// own shared memory (a cluster of one CTA; distributed shared memory is not modelled), and an H100 raises an
+// illegal-instruction error for that (driver 580: conformance ptx.async.BulkSharedToShared and
+// ptx.async_BulkReduceShared.*, while the same copy from global memory into the own CTA works).
+const Op* bulkSharedToOwnCta(Warp& w, const Op* op) {
+  return raiseFault(w, op, std::countr_zero(w.exec), FaultKind::IllegalInstruction, 0,
+                    "bulk copy from shared::cta memory into the issuing CTA's own shared memory");
+}
+
+// ---- tensor copies (tile mode) -------------------------------------------------------------------------------------
+// The coordinates of a tensor copy (up to five s32 registers) are gathered first into one block of five per lane
+// (packCoordinate: d = block, a = coordinate register, imm = dimension), which the copy op reads (c).
+constexpr uint32_t kMaxTensorRank = 5;
+const Op* packCoordinate(Warp& w, const Op* op) {
+  int32_t* block = R<int32_t>(w, op->d);
+  const int32_t* x = R<int32_t>(w, op->a);
+  h::forActive(w.exec, [&](int i) { block[i * kMaxTensorRank + op->imm] = x[i]; });
+  return op + 1;
+}
+
+enum TensorKind : uint32_t { kTensorLoad = 0, kTensorStore = 1, kTensorReduce = 2 };
+constexpr uint32_t kTensorKindShift = async::kOpBits, kTensorRankShift = async::kOpBits + 2;
+constexpr uint32_t kTensorRedOpShift = 16;
+
+// The tensor map a lane names: a generic address (of a kernel parameter, global or constant memory) or, as
+// `mov %rd, param` gives it in a kernel, an offset in the kernel's parameters.
+bool readTensorMap(Warp& w, const Op* op, int lane, uint64_t addr, ptx::TensorMapEncoding& map) {
+  const char* why = "";
+  const uint8_t* p = mem::resolve<mem::Generic>(w, lane, addr, sizeof map, false, why);
+  const auto& params = w.cta->job->paramBuffer;
+  if (!p && addr + sizeof map <= params.size()) p = params.data() + addr;
+  if (!p) {
+    raiseFault(w, op, lane, FaultKind::IllegalAddress, addr, "tensor map address is not readable");
+    return false;
+  }
+  std::memcpy(&map, p, sizeof map);
+  if (map.magic != ptx::TensorMapEncoding::kMagic) {
+    raiseFault(w, op, lane, FaultKind::IllegalInstruction, addr, "operand is not a tensor map");
+    return false;
+  }
+  const char* unsupported = map.im2col ? "im2col tensor maps"
+                            : map.interleave ? "interleaved tensor maps"
+                            : map.swizzle > ptx::kTensorMapSwizzle128B ? "128-byte swizzle atoms"
+                                                                       : nullptr;
+  if (unsupported) {
+    raiseFault(w, op, lane, FaultKind::IllegalInstruction, addr,
+               fmt::format("{} are not supported by the interpreter's tensor copies", unsupported));
+    return false;
+  }
+  return true;
+}
+
+// Reduction of a tensor copy: the operation (RedOp) on the tensor map's element type; 0 when the ISA has none.
+uint32_t tensorReducer(ptx::RedOp r, uint8_t dataType) {
+  using T = ptx::TensorMapType;
+  switch (T(dataType)) {
+    case T::u32: return reducerIndex(r, Type::u32);
+    case T::s32: return reducerIndex(r, Type::s32);
+    case T::u64: return reducerIndex(r, Type::u64);
+    case T::s64: return reducerIndex(r, Type::s64);
+    case T::f16: return reducerIndex(r, Type::f16);
+    case T::bf16: return reducerIndex(r, Type::bf16);
+    case T::f32: case T::f32ftz: return reducerIndex(r, Type::f32);
+    case T::f64: return reducerIndex(r, Type::f64);
+    default: return 0;
+  }
+}
+
+// The filler of out-of-bounds elements: zeros, or a NaN where the map asks for one (float types).
+uint64_t oobFill(const ptx::TensorMapEncoding& map) {
+  if (map.oobFill != ptx::kTensorMapOobNan) return 0;
+  switch (map.elementBytes) {
+    case 2: return 0x7fff;
+    case 4: return 0x7fffffff;
+    default: return 0x7fffffffffffffffull;
+  }
+}
+
+// Copies the box at coordinates `start` between the tensor (global memory) and the dense box in shared memory at
+// offset smem: elements in row-major order, dimension 0 innermost, ceil(box / elementStride) per dimension, element k
+// of dimension i at coordinate start[i] + k * elementStride[i]. Loads fill elements outside the tensor; stores and
+// reductions skip them. Swizzled boxes move each 16-byte chunk within its 128-byte row: chunk bits [4, 4 + b) of the
+// shared address are XOR-ed with bits [7, 7 + b) (b = 1, 2, 3 for the 32, 64, 128-byte modes), so the pattern
+// repeats every 256, 512 or 1024 bytes. Returns the box's bytes, 0 after a fault.
+uint64_t tensorBox(Warp& w, const Op* op, int lane, const ptx::TensorMapEncoding& map, const int32_t* start,
+                   TensorKind kind) {
+  const unsigned rank = map.rank, eb = map.elementBytes;
+  uint32_t count[kMaxTensorRank] = {1, 1, 1, 1, 1};
+  uint64_t elements = 1;
+  for (unsigned i = 0; i < rank; ++i) {
+    count[i] = (map.box[i] + map.elementStrides[i] - 1) / map.elementStrides[i];
+    elements *= count[i];
+  }
+  const uint64_t bytes = elements * eb;
+  uint64_t smem = async::laneAddress(w, op, 0, lane);
+  if (smem % 128) {
+    raiseFault(w, op, lane, FaultKind::MisalignedAddress, smem, "tensor copy shared address not 128-byte aligned");
+    return 0;
+  }
+  uint8_t* shared = async::lanePointer(w, op, 0, lane, bytes, 128, kind == kTensorLoad);
+  if (!shared) return 0;
+  const uint64_t sharedBase = reinterpret_cast<uint64_t>(shared) - reinterpret_cast<uint64_t>(w.cta->shared);
+  const unsigned swizzleBits = map.swizzle;  // 0 none, 1 32B, 2 64B, 3 128B
+  const Reducer reduce = kind == kTensorReduce ? kReducers[tensorReducer(ptx::RedOp(op->aux >> kTensorRedOpShift), map.dataType)] : nullptr;
+  if (kind == kTensorReduce && !reduce) {
+    raiseFault(w, op, lane, FaultKind::IllegalInstruction, 0, "reduction not defined for the tensor map's element type");
+    return 0;
+  }
+  const uint64_t fill = oobFill(map);
+  const MemoryValidator& memory = *w.cta->job->lp.memory;
+  uint32_t k[kMaxTensorRank] = {};
+  for (uint64_t e = 0; e < elements; ++e) {
+    uint64_t offset = sharedBase + e * eb;
+    if (swizzleBits) offset ^= ((offset >> 7) & ((1u << swizzleBits) - 1)) << 4;
+    if (offset + eb > w.cta->sharedBytes) {
+      raiseFault(w, op, lane, FaultKind::IllegalAddress, offset, "swizzled tensor box past the end of shared memory");
+      return 0;
+    }
+    uint8_t* s = w.cta->shared + offset;
+    bool inside = true;
+    uint64_t global = map.address;
+    for (unsigned i = 0; i < rank; ++i) {
+      int64_t x = int64_t(start[i]) + int64_t(k[i]) * map.elementStrides[i];
+      if (x < 0 || uint64_t(x) >= map.dims[i]) inside = false;
+      global += uint64_t(x) * (i == 0 ? eb : map.strides[i - 1]);
+    }
+    if (inside && !memory.check(global, eb, kind != kTensorLoad)) {
+      raiseFault(w, op, lane, FaultKind::IllegalAddress, global, "tensor element outside device memory");
+      return 0;
+    }
+    uint8_t* g = reinterpret_cast<uint8_t*>(global);
+    if (kind == kTensorLoad) {
+      if (inside) std::memcpy(s, g, eb);
+      else std::memcpy(s, &fill, eb);
+    } else if (inside) {
+      if (reduce) reduce(g, s, eb);
+      else std::memcpy(g, s, eb);
+    }
+    for (unsigned i = 0; i < rank && ++k[i] == count[i]; ++i) k[i] = 0;
+  }
+  return bytes;
+}
+
+// cp.async.bulk.tensor / cp.reduce.async.bulk.tensor, tile mode: shared memory in slot 0, the tensor map's address
+// in b (64-bit), the coordinates in block c, the mbarrier of a load in slot 2.
+const Op* tensorCopy(Warp& w, const Op* op) {
+  const TensorKind kind = TensorKind((op->aux >> kTensorKindShift) & 3);
+  const unsigned rank = (op->aux >> kTensorRankShift) & 7;
+  uint32_t m = w.exec;
+  while (m) {
+    int i = std::countr_zero(m);
+    m &= m - 1;
+    ptx::TensorMapEncoding map;
+    if (!readTensorMap(w, op, i, R<uint64_t>(w, op->b)[i], map)) return nullptr;
+    if (map.rank != rank)
+      return raiseFault(w, op, i, FaultKind::IllegalInstruction, 0,
+                        fmt::format("a {}-dimensional tensor copy of a tensor map of rank {}", rank, map.rank));
+    uint8_t* bar = nullptr;
+    if (kind == kTensorLoad && !(bar = async::lanePointer(w, op, 2, i, 8, 8, true))) return nullptr;
+    uint64_t bytes = tensorBox(w, op, i, map, R<int32_t>(w, op->c) + i * kMaxTensorRank, kind);
+    if (!bytes) return nullptr;
+    if (bar) mbar::completeTx(bar, int64_t(bytes));
+  }
+  return op + 1;
+}
+
+}  // namespace
+
+namespace lowering {
+
+KernelLowerer::Addr KernelLowerer::addressIn(const Instruction& in, const Operand& o, ptx::Space space) {
+  Instruction copy = in;
+  copy.space = space;
+  return address(copy, o);
+}
+
+void KernelLowerer::setAddressSlot(Op& op, int slot, const Addr& a) {
+  async::Where where = async::kShared;
+  if (a.space == mem::Generic) where = async::kGeneric;
+  else if (a.space == mem::Global) where = async::kGlobal;
+  else if (a.space != mem::Shared) fail(line_, "asynchronous copy operand in an unsupported state space");
+  if (slot > 0 && a.imm != int64_t(int32_t(a.imm))) fail(line_, "address offset out of range");
+  op.aux |= async::slotAux(slot, a.baseSize == 8, where);
+  if (slot == 0) {
+    op.a = a.base;
+    op.imm = a.imm;
+  } else if (slot == 1) {
+    op.b = a.base;
+    op.e = uint32_t(int32_t(a.imm));
+  } else {
+    op.d = a.base;
+    op.f = uint32_t(int32_t(a.imm));
+  }
+}
+
+void KernelLowerer::lowerTensorCopy(const Instruction& in) {
+  using ptx::Mod;
+  for (Mod m : {Mod::im2col, Mod::im2col_w, Mod::im2col_w_128, Mod::tile_gather4, Mod::tile_scatter4,
+                Mod::multicast_cluster})
+    if (fn_->hasMod(in, m)) return unsupported(in, "only the tile mode of tensor copies into this CTA");
+  const unsigned rank = fn_->hasMod(in, Mod::d1) ? 1 : fn_->hasMod(in, Mod::d2) ? 2 : fn_->hasMod(in, Mod::d3) ? 3
+                      : fn_->hasMod(in, Mod::d4) ? 4 : fn_->hasMod(in, Mod::d5) ? 5 : 0;
+  const bool load = in.opcode == Opcode::CpAsyncBulkTensor && in.space != ptx::Space::global;
+  const Operand& tensor = opnd(in, load ? 1 : 0);
+  if (rank == 0 || tensor.kind != OperandKind::Bracket || tensor.value != 2) fail(line_, "tensor operand [map, {coordinates}]");
+  const Operand& map = fn_->elems[tensor.index];
+  const Operand& coords = fn_->elems[tensor.index + 1];
+  if (coords.kind != OperandKind::Vector || uint64_t(coords.value) != rank) fail(line_, "tensor coordinates");
+  uint32_t mapReg = map.kind == OperandKind::Reg ? src(map, Type::u64) : symbolAddress(map, 8);
+  uint32_t block = temp(4 * kMaxTensorRank);
+  for (unsigned k = 0; k < rank; ++k) {
+    uint32_t x = src(fn_->elems[coords.index + k], Type::s32);
+    Op& pack = emit(&packCoordinate);
+    pack.d = block;
+    pack.a = x;
+    pack.imm = k;
+  }
+  Addr smem = addressIn(in, opnd(in, load ? 0 : 1), load ? in.space : in.space2);
+  std::optional<Addr> bar;
+  if (load) bar = addressIn(in, opnd(in, 2), ptx::Space::shared);
+  TensorKind kind = load ? kTensorLoad : in.opcode == Opcode::CpReduceAsyncBulkTensor ? kTensorReduce : kTensorStore;
+  Op& op = emit(&tensorCopy);
+  op.aux = kind << kTensorKindShift | rank << kTensorRankShift | uint32_t(in.redOp) << kTensorRedOpShift;
+  op.b = mapReg;
+  op.c = block;
+  setAddressSlot(op, 0, smem);
+  if (bar) setAddressSlot(op, 2, *bar);
+}
+
+void KernelLowerer::lowerAsyncCopy(const Instruction& in) {
+  const bool hint = in.has(ptx::Flag::cache_hint);
+  switch (in.opcode) {
+    case Opcode::CpAsync: {
+      const Operand& size = opnd(in, 2);
+      if (size.kind != OperandKind::Imm || (size.value != 4 && size.value != 8 && size.value != 16))
+        fail(line_, "cp.async size must be 4, 8 or 16");
+      Addr dst = address(in, opnd(in, 0)), srcAddr = addressIn(in, opnd(in, 1), in.space2);
+      uint32_t aux = uint32_t(size.value) << kCpSizeShift, srcSize = 0, ignore = 0;
+      if (in.numOperands - (hint ? 1 : 0) > 3) {
+        const Operand& o = opnd(in, 3);
+        if (o.kind == OperandKind::Reg && regType(o.index) == Type::pred) {
+          bool neg = false;
+          ignore = srcPred(o, neg);
+          aux |= kIgnoreSrc | (neg ? kIgnoreNegated : 0);
+        } else {
+          srcSize = src(o, Type::u32);
+          aux |= kSrcSize;
+        }
+      }
+      Op& op = emit(&cpAsync);
+      op.aux = aux;
+      op.c = srcSize;
+      setAddressSlot(op, 0, dst);
+      setAddressSlot(op, 1, srcAddr);
+      op.d = ignore;  // not a slot-2 address: cp.async has two
+      return;
+    }
+    case Opcode::CpAsyncMbarrierArrive: {
+      Addr bar = address(in, opnd(in, 0));
+      Op& op = emit(&cpAsyncMbarrierArrive);
+      op.aux = fn_->hasMod(in, ptx::Mod::noinc) ? kNoInc : 0;
+      setAddressSlot(op, 0, bar);
+      return;
+    }
+    case Opcode::CpAsyncBulk: case Opcode::CpReduceAsyncBulk: {
+      if (fn_->hasMod(in, ptx::Mod::cp_mask)) return unsupported(in, "byte masks of bulk copies");
+      uint32_t reducer = 0;
+      if (in.opcode == Opcode::CpReduceAsyncBulk) {
+        reducer = reducerIndex(in.redOp, in.type());
+        if (!reducer) return unsupported(in);
+      }
+      const bool sharedSource = in.space2 == ptx::Space::shared || in.space2 == ptx::Space::shared_cta;
+      if (sharedSource && in.space == ptx::Space::shared_cluster) {
+        emit(&bulkSharedToOwnCta);
+        return;
+      }
+      Addr dst = address(in, opnd(in, 0)), srcAddr = addressIn(in, opnd(in, 1), in.space2);
+      uint32_t size = src(opnd(in, 2), Type::u32);
+      bool completeTx = fn_->hasMod(in, ptx::Mod::mbarrier_complete_tx_bytes);
+      // the mbarrier is in the destination's shared memory; a multicast mask (a cluster of one CTA: this CTA) and a
+      // cache policy follow it
+      std::optional<Addr> bar;
+      if (completeTx) bar = addressIn(in, opnd(in, 3), ptx::Space::shared);
+      Op& op = emit(&bulkCopy);
+      op.aux = reducer << kReducerShift | (completeTx ? kCompleteTx : 0);
+      op.c = size;
+      setAddressSlot(op, 0, dst);
+      setAddressSlot(op, 1, srcAddr);
+      if (bar) setAddressSlot(op, 2, *bar);
+      return;
+    }
+    case Opcode::CpAsyncBulkTensor: case Opcode::CpReduceAsyncBulkTensor: return lowerTensorCopy(in);
+    // Copies are complete when issued: groups and waits have nothing to wait for, and without caches a prefetch
+    // does nothing.
+    case Opcode::CpAsyncCommitGroup: case Opcode::CpAsyncWaitGroup: case Opcode::CpAsyncWaitAll:
+    case Opcode::CpAsyncBulkCommitGroup: case Opcode::CpAsyncBulkWaitGroup: case Opcode::CpAsyncBulkPrefetch:
+    case Opcode::CpAsyncBulkPrefetchTensor:
+      emit(&ctl::nop);
+      return;
+    default: return unsupported(in);
+  }
+}
+
+}  // namespace lowering
+
+}  // namespace ptx::exec
