@@ -754,8 +754,20 @@ CUresult GraphAllocation::ensureMapped(Context& context) {
 Expected<NodeData> makeGraphAllocation(Context& context, const CUDA_MEM_ALLOC_NODE_PARAMS& params) {
   const CUmemPoolProps& props = params.poolProps;
   if (!params.bytesize) return makeError(CUDA_ERROR_INVALID_VALUE, "a graph allocation of zero bytes");
-  if (props.allocType != CU_MEM_ALLOCATION_TYPE_PINNED || props.location.type != CU_MEM_LOCATION_TYPE_DEVICE)
-    return makeError(CUDA_ERROR_INVALID_VALUE, "graph allocations are pinned device memory");
+  // Driver 580 (tools/gpu-probe/ipc17.cpp): pinned and managed allocations on a device are made (a managed one is
+  // device memory: CU_POINTER_ATTRIBUTE_IS_MANAGED 0), host locations and managed memory with no location are
+  // NOT_SUPPORTED, other allocation types INVALID_VALUE.
+  if (props.allocType != CU_MEM_ALLOCATION_TYPE_PINNED && props.allocType != CU_MEM_ALLOCATION_TYPE_MANAGED)
+    return makeError(CUDA_ERROR_INVALID_VALUE, "graph allocations are pinned or managed memory");
+  bool hostLocation = props.location.type == CU_MEM_LOCATION_TYPE_HOST ||
+                      props.location.type == CU_MEM_LOCATION_TYPE_HOST_NUMA ||
+                      props.location.type == CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT;
+  bool managedAnywhere = props.allocType == CU_MEM_ALLOCATION_TYPE_MANAGED &&
+                         props.location.type == CU_MEM_LOCATION_TYPE_NONE;
+  if (hostLocation || managedAnywhere)
+    return makeError(CUDA_ERROR_NOT_SUPPORTED, "graph allocations are device memory");
+  if (props.location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+    return makeError(CUDA_ERROR_INVALID_VALUE, "graph allocations are device memory");
   if (props.location.id != context.device().ordinal())
     return makeError(CUDA_ERROR_INVALID_VALUE, "a graph allocation on another device than the context's");
   if (params.accessDescCount && !params.accessDescs) return makeError(CUDA_ERROR_INVALID_VALUE, "no access list");

@@ -12,11 +12,15 @@
 #include "impl/memory_internal.h"
 
 #include <fcntl.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 
 namespace cuemu {
 namespace {
+
+bool isHostPoolRegion(const MemoryRegion& region) { return region.kind == MemoryKind::HostPinned && region.pool; }
 
 CUresult allocFromPool(CUdeviceptr* dptr, size_t bytesize, std::shared_ptr<MemPool> pool, CUstream stream) {
   if (!dptr) return CUDA_ERROR_INVALID_VALUE;
@@ -58,14 +62,25 @@ CUresult freeAsync(CUdeviceptr dptr, CUstream stream) {
       return result;
   }
   RegionPtr region = AddressSpace::instance().findStart(dptr);
-  if (!region || region->kind != MemoryKind::Device) return CUDA_ERROR_INVALID_VALUE;
+  if (!region || !(region->kind == MemoryKind::Device || isHostPoolRegion(*region))) return CUDA_ERROR_INVALID_VALUE;
   if (region->freePending.exchange(true)) return CUDA_ERROR_INVALID_VALUE;
-  CUresult queued = memops::runAsync(context, stream, [dptr] {
-    (void)releaseRegion(dptr, {MemoryKind::Device});
+  MemoryKind kind = region->kind;
+  CUresult queued = memops::runAsync(context, stream, [dptr, kind] {
+    (void)releaseRegion(dptr, {kind});
     return CUDA_SUCCESS;
   });
   if (queued != CUDA_SUCCESS) region->freePending = false;
   return queued;
+}
+
+// Whether an open descriptor is a cuemu process's device-memory file (what a pool export hands out).
+bool isDeviceMemoryFile(int fd) {
+  char link[64], target[128];
+  std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  ssize_t n = readlink(link, target, sizeof target - 1);
+  if (n <= 0) return false;
+  target[n] = 0;
+  return std::strncmp(target, "/memfd:cuemu-device-memory", 26) == 0;
 }
 
 // The device a pool location names (pools live on devices in cuemu).
@@ -105,9 +120,25 @@ CUresult cuMemPoolCreate(CUmemoryPool* pool, const CUmemPoolProps* props) {
   if (!pool || !props) return CUDA_ERROR_INVALID_VALUE;
   if (props->allocType != CU_MEM_ALLOCATION_TYPE_PINNED) return CUDA_ERROR_INVALID_VALUE;
   if (props->handleTypes & ~CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_NOT_SUPPORTED;
-  auto device = poolDevice(&props->location, props->allocType);
-  if (!device) return device.error().code == CUDA_ERROR_INVALID_DEVICE ? CUDA_ERROR_INVALID_VALUE : device.error().code;
-  auto created = std::make_shared<MemPool>(*device, *props, /*isDefault=*/false);
+  int device = 0;
+  switch (props->location.type) {
+    case CU_MEM_LOCATION_TYPE_DEVICE: {
+      auto found = poolDevice(&props->location, props->allocType);
+      if (!found) return found.error().code == CUDA_ERROR_INVALID_DEVICE ? CUDA_ERROR_INVALID_VALUE : found.error().code;
+      device = *found;
+      break;
+    }
+    // Pinned host pools, as driver 580 answers (tools/gpu-probe/ipc17.cpp): HOST pools cannot be shared; a NUMA
+    // pool names a node of the host (cuemu's host is one node, 0, CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID).
+    case CU_MEM_LOCATION_TYPE_HOST:
+      if (props->handleTypes != CU_MEM_HANDLE_TYPE_NONE) return CUDA_ERROR_INVALID_VALUE;
+      break;
+    case CU_MEM_LOCATION_TYPE_HOST_NUMA:
+      if (props->location.id != 0) return CUDA_ERROR_INVALID_VALUE;
+      break;
+    default: return CUDA_ERROR_INVALID_VALUE;
+  }
+  auto created = std::make_shared<MemPool>(device, *props, /*isDefault=*/false);
   created->registerHandle(memPoolTable().insert(created));
   *pool = created->apiHandle();
   return CUDA_SUCCESS;
@@ -210,7 +241,8 @@ struct PoolPointerPayload {
   uint64_t offset;
   uint64_t size;
   uint64_t bufferId;
-  uint8_t reserved[32];
+  uint8_t hostMemory;  // exported from a pinned host pool
+  uint8_t reserved[31];
 };
 static_assert(sizeof(PoolPointerPayload) == sizeof(CUmemPoolPtrExportData), "export data is 64 bytes");
 constexpr uint32_t kPoolPointerMagic = 0x504D4543;  // "CEMP"
@@ -220,7 +252,7 @@ CUresult cuMemPoolExportToShareableHandle(void* handle_out, CUmemoryPool pool, C
                                           unsigned long long flags) {
   if (!handle_out || flags) return CUDA_ERROR_INVALID_VALUE;
   auto found = findMemPool(pool);
-  if (!found) return CUDA_ERROR_INVALID_VALUE;
+  if (!found || found->importedFd() >= 0) return CUDA_ERROR_INVALID_VALUE;  // an import is not re-exported
   if (handleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR ||
       !(found->props().handleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR))
     return CUDA_ERROR_INVALID_VALUE;
@@ -235,8 +267,12 @@ CUresult cuMemPoolExportToShareableHandle(void* handle_out, CUmemoryPool pool, C
 CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool* pool_out, void* handle,
                                             CUmemAllocationHandleType handleType, unsigned long long flags) {
   if (!pool_out || flags || handleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_INVALID_VALUE;
-  int fd = fcntl(static_cast<int>(reinterpret_cast<intptr_t>(handle)), F_DUPFD_CLOEXEC, 0);
-  if (fd < 0) return CUDA_ERROR_INVALID_VALUE;
+  int given = static_cast<int>(reinterpret_cast<intptr_t>(handle));
+  // Driver 580: a descriptor that is not open is CUDA_ERROR_UNKNOWN, an open one of something else INVALID_VALUE.
+  if (fcntl(given, F_GETFD) < 0) return CUDA_ERROR_UNKNOWN;
+  if (!isDeviceMemoryFile(given)) return CUDA_ERROR_INVALID_VALUE;
+  int fd = fcntl(given, F_DUPFD_CLOEXEC, 0);
+  if (fd < 0) return CUDA_ERROR_OUT_OF_MEMORY;
   CUmemPoolProps props{};
   props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
   props.handleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
@@ -262,6 +298,7 @@ CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData* shareData_out, CUdevicep
   payload.offset = shared->second;
   payload.size = region->size;
   payload.bufferId = region->bufferId;
+  payload.hostMemory = region->pool->hostMemory();
   std::memcpy(shareData_out, &payload, sizeof payload);
   return CUDA_SUCCESS;
 }
@@ -274,9 +311,16 @@ CUresult cuMemPoolImportPointer(CUdeviceptr* ptr_out, CUmemoryPool pool, CUmemPo
   std::memcpy(&payload, shareData, sizeof payload);
   if (payload.magic != kPoolPointerMagic || !payload.size) return CUDA_ERROR_INVALID_VALUE;
   CUEMU_REQUIRE_CONTEXT(context);
+  // A live earlier import of the same allocation: driver 580 answers the same address for device memory and
+  // CUDA_ERROR_ALREADY_MAPPED for host-pool memory.
+  if (RegionPtr earlier = found->findImport(payload.offset)) {
+    if (payload.hostMemory) return CUDA_ERROR_ALREADY_MAPPED;
+    *ptr_out = earlier->start;
+    return CUDA_SUCCESS;
+  }
   auto region = std::make_shared<MemoryRegion>();
   region->size = payload.size;
-  region->kind = MemoryKind::Device;
+  region->kind = payload.hostMemory ? MemoryKind::HostPinned : MemoryKind::Device;
   region->device = found->device();
   region->context = context.apiHandle();
   region->pool = found;
@@ -291,6 +335,7 @@ CUresult cuMemPoolImportPointer(CUdeviceptr* ptr_out, CUmemoryPool pool, CUmemPo
     space.release(region->start);
     return mapped.error().code;
   }
+  found->rememberImport(payload.offset, region);
   *ptr_out = region->start;
   return CUDA_SUCCESS;
 }
