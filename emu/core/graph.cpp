@@ -185,6 +185,19 @@ bool Graph::hasConditional() const {
   return false;
 }
 
+bool Graph::madeConditional(CUgraphConditionalHandle handle) const {
+  std::lock_guard lock(mutex);
+  return std::any_of(conditionals_.begin(), conditionals_.end(),
+                     [&](const auto& variable) { return variable->handle() == handle; });
+}
+
+bool Graph::hasMemoryNodes() const {
+  std::lock_guard lock(mutex);
+  return std::any_of(nodes_.begin(), nodes_.end(), [](const auto& node) {
+    return std::holds_alternative<MemAllocNodeData>(node->data) || std::holds_alternative<MemFreeNodeData>(node->data);
+  });
+}
+
 void Graph::keepConditional(std::shared_ptr<ConditionalVariable> variable) {
   std::lock_guard lock(mutex);
   conditionals_.push_back(std::move(variable));
@@ -302,7 +315,8 @@ CUresult GraphExec::launch(Stream& stream) {
         auto* freed = std::get_if<MemFreeNodeData>(&other.data);
         return freed && freed->dptr == alloc->allocation->start();
       });
-      if (CUresult r = alloc->allocation->beginLaunch(stream.context(), freedByGraph)) return r;
+      bool autoFree = flags_ & CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH;
+      if (CUresult r = alloc->allocation->beginLaunch(stream.context(), freedByGraph, autoFree)) return r;
     }
   if (launched_ && lastLaunch_.stream.get() != &stream) streams.submit(stream, nullptr, {lastLaunch_});
   if (!assignedAtLaunch.empty())
@@ -730,9 +744,10 @@ GraphAllocation::~GraphAllocation() {
 
 bool GraphAllocation::mapped() const { return AddressSpace::instance().findStart(start_) == region_; }
 
-CUresult GraphAllocation::beginLaunch(Context& context, bool freedByGraph) {
+CUresult GraphAllocation::beginLaunch(Context& context, bool freedByGraph, bool autoFree) {
   std::lock_guard lock(mutex_);
-  if (leftToApplication_ && mapped() && !region_->freePending.load()) return CUDA_ERROR_INVALID_VALUE;
+  // With auto-free the live allocation is freed and made again at the same address: cuemu keeps its mapping.
+  if (leftToApplication_ && mapped() && !region_->freePending.load() && !autoFree) return CUDA_ERROR_INVALID_VALUE;
   if (!mapped()) {  // freed by the application: allocated again now, so that the nodes after it find it
     auto region = context.memory().allocateDeviceAt(size_, start_);
     if (!region) return region.error().code;

@@ -76,8 +76,9 @@ class GraphAllocation {
   uint64_t size() const { return size_; }
   // At the launch of a graph holding the MEM_ALLOC node: refuses while an earlier launch left the memory to the
   // application and it is not freed (nor queued to be); allocates again what the application freed.
-  // `freedByGraph`: the graph has a MEM_FREE node for it.
-  CUresult beginLaunch(Context& context, bool freedByGraph);
+  // `freedByGraph`: the graph has a MEM_FREE node for it. `autoFree` (CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH):
+  // memory an earlier launch left allocated is taken back by this launch instead of refusing it.
+  CUresult beginLaunch(Context& context, bool freedByGraph, bool autoFree);
   // In stream order at the node: allocates again what a cuMemFreeAsync queued before the launch released.
   CUresult ensureMapped(Context& context);
 
@@ -224,6 +225,10 @@ class Graph : public std::enable_shared_from_this<Graph> {
   bool hasConditional() const;
   // Handles made for this graph (cuGraphConditionalHandleCreate) live as long as it.
   void keepConditional(std::shared_ptr<ConditionalVariable> variable);
+  // Whether cuGraphConditionalHandleCreate made `handle` for this graph.
+  bool madeConditional(CUgraphConditionalHandle handle) const;
+  // Whether the graph holds a MEM_ALLOC or MEM_FREE node: its nodes and edges cannot be deleted then.
+  bool hasMemoryNodes() const;
   // A conditional node's body: cuGraphDestroy refuses it.
   bool isConditionalBody = false;
   // Graphs with conditional nodes have one executable graph at a time.

@@ -569,6 +569,10 @@ CUresult cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgra
                    std::move(*data));
   }
   if (nodeParams->type == CU_GRAPH_NODE_TYPE_CONDITIONAL) {
+    // The handle must be one made for this graph (a body graph may use its enclosing graph's).
+    auto graph = findGraph(hGraph);
+    if (graph && !graph->isConditionalBody && !graph->madeConditional(nodeParams->conditional.handle))
+      return CUDA_ERROR_INVALID_VALUE;
     auto data = makeConditional(nodeParams->conditional);
     if (!data) return data.error().code;
     // The bodies' handles stay where they are while the node lives: phGraph_out points at them.
@@ -637,6 +641,8 @@ CUresult cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr
 CUresult cuGraphDestroyNode(CUgraphNode hNode) {
   auto node = findNode(hNode);
   if (!node) return CUDA_ERROR_INVALID_VALUE;
+  // Documented for graphs with memory nodes: their nodes and edges cannot be deleted.
+  if (node->graph().hasMemoryNodes()) return CUDA_ERROR_NOT_SUPPORTED;
   node->graph().destroyNode(node.get());
   return CUDA_SUCCESS;
 }
