@@ -36,7 +36,8 @@ Expected<RegionPtr> MemPool::allocate(Context& context, uint64_t bytes) {
   if (importedFd_ >= 0) return makeError(CUDA_ERROR_INVALID_VALUE, "an imported pool cannot allocate");
   auto region = std::make_shared<MemoryRegion>();
   region->size = bytes;
-  region->kind = hostMemory() ? MemoryKind::HostPinned : MemoryKind::Device;
+  region->kind = hostMemory() ? MemoryKind::HostPinned : managedMemory() ? MemoryKind::Managed : MemoryKind::Device;
+  if (managedMemory()) region->flags = CU_MEM_ATTACH_GLOBAL;
   region->device = device_;
   region->context = context.apiHandle();
   region->pool = shared_from_this();
@@ -48,7 +49,9 @@ Expected<RegionPtr> MemPool::allocate(Context& context, uint64_t bytes) {
     return makeError(CUDA_ERROR_OUT_OF_MEMORY, fmt::format("pool allocation of {} bytes", bytes));
   if (props_.maxSize) {
     std::lock_guard lock(mutex_);
-    if (used_ + commit > props_.maxSize) {
+    // A GPU pool grows in 2 MiB chunks: its maximum size counts whole chunks (a 2 KiB pool serves 64-byte
+    // allocations on an H100; cuda.core's pool attribute tests).
+    if (used_ + commit > alignUp(props_.maxSize, uint64_t(2) << 20)) {
       if (charge) space.uncharge(device_, charge);
       return makeError(CUDA_ERROR_OUT_OF_MEMORY, "the pool's maximum size is reached");
     }

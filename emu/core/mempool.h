@@ -33,7 +33,11 @@ class MemPool : public std::enable_shared_from_this<MemPool> {
   int device() const { return device_; }
   // A pool of pinned host memory (location HOST or HOST_NUMA): its allocations are host memory the device can
   // address, like cuMemHostAlloc's, and are not charged to the device.
-  bool hostMemory() const { return props_.location.type != CU_MEM_LOCATION_TYPE_DEVICE; }
+  bool hostMemory() const {
+    return props_.allocType == CU_MEM_ALLOCATION_TYPE_PINNED && props_.location.type != CU_MEM_LOCATION_TYPE_DEVICE;
+  }
+  // A pool of managed memory (CU_MEM_ALLOCATION_TYPE_MANAGED): its allocations are cuMemAllocManaged's kind.
+  bool managedMemory() const { return props_.allocType == CU_MEM_ALLOCATION_TYPE_MANAGED; }
   // Imported pools map each exported allocation once (by its offset in the exporter's memory file): a second
   // import of a live one answers the first mapping.
   RegionPtr findImport(uint64_t offset);

@@ -498,7 +498,12 @@ CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t* dynamicSmemSize, CUfunc
     int optIn = deviceAttribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 232448);
     if (blockSize <= 0 || blockSize > int(f.maxThreadsPerBlock())) return CUDA_ERROR_INVALID_VALUE;
     long perBlock = sharedPerSm / numBlocks - reserved - long(f.info().staticSharedBytes);
-    *dynamicSmemSize = size_t(std::max(0L, std::min<long>(perBlock, optIn - long(f.info().staticSharedBytes))));
+    // A launch may not use more than the function's limit (48 KiB minus static unless raised with
+    // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES): an H100 answers at most that (cuda.core's occupancy tests).
+    int set = f.maxDynamicSharedBytes.load();
+    long functionLimit = set >= 0 ? set : std::max(0L, 49152L - long(f.info().staticSharedBytes));
+    long limit = std::min<long>(optIn - long(f.info().staticSharedBytes), functionLimit);
+    *dynamicSmemSize = size_t(std::max(0L, std::min<long>(perBlock, limit)));
     return CUDA_SUCCESS;
   });
 }

@@ -16,11 +16,18 @@
 
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <tuple>
 
 namespace cuemu {
 namespace {
 
-bool isHostPoolRegion(const MemoryRegion& region) { return region.kind == MemoryKind::HostPinned && region.pool; }
+// Pool memory that is not device memory: pinned host pools and managed pools.
+bool isHostPoolRegion(const MemoryRegion& region) {
+  return (region.kind == MemoryKind::HostPinned || region.kind == MemoryKind::Managed) && region.pool;
+}
 
 CUresult allocFromPool(CUdeviceptr* dptr, size_t bytesize, std::shared_ptr<MemPool> pool, CUstream stream) {
   if (!dptr) return CUDA_ERROR_INVALID_VALUE;
@@ -93,6 +100,74 @@ Expected<int> poolDevice(const CUmemLocation* location, CUmemAllocationType type
   return location->id;
 }
 
+bool isDevicePinned(const CUmemLocation& location, CUmemAllocationType type) {
+  return type == CU_MEM_ALLOCATION_TYPE_PINNED && location.type == CU_MEM_LOCATION_TYPE_DEVICE;
+}
+
+// The device a pool at `location` belongs to in cuemu (host and managed pools: device 0, the host's one NUMA node
+// being 0, CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID), or nothing where the location is not one such a pool can have.
+std::optional<int> poolLocation(const CUmemLocation& location, CUmemAllocationType type) {
+  bool managed = type == CU_MEM_ALLOCATION_TYPE_MANAGED;
+  if (!managed && type != CU_MEM_ALLOCATION_TYPE_PINNED) return std::nullopt;
+  switch (location.type) {
+    case CU_MEM_LOCATION_TYPE_DEVICE:
+      if (!deviceByOrdinal(location.id)) return std::nullopt;
+      return location.id;
+    case CU_MEM_LOCATION_TYPE_HOST: return 0;
+    case CU_MEM_LOCATION_TYPE_HOST_NUMA: return location.id == 0 ? std::optional<int>(0) : std::nullopt;
+    case CU_MEM_LOCATION_TYPE_NONE: return managed ? std::optional<int>(0) : std::nullopt;  // no preferred location
+    default: return std::nullopt;
+  }
+}
+
+// Default and current pools of the locations other than a device's pinned memory (pinned host memory, managed
+// memory): made on first use, one per allocation type and location.
+class LocationPools {
+ public:
+  Expected<std::shared_ptr<MemPool>> defaultPool(const CUmemLocation& location, CUmemAllocationType type) {
+    auto device = poolLocation(location, type);
+    if (!device) return makeError(CUDA_ERROR_INVALID_VALUE, "no pool at that location");
+    std::lock_guard lock(mutex_);
+    auto& pool = defaults_[key(location, type)];
+    if (!pool) {
+      CUmemPoolProps props{};
+      props.allocType = type;
+      props.location = location;
+      pool = std::make_shared<MemPool>(*device, props, /*isDefault=*/true);
+      pool->registerHandle(memPoolTable().insert(pool));
+    }
+    return pool;
+  }
+  Expected<std::shared_ptr<MemPool>> currentPool(const CUmemLocation& location, CUmemAllocationType type) {
+    {
+      std::lock_guard lock(mutex_);
+      auto it = current_.find(key(location, type));
+      if (it != current_.end() && memPoolTable().find(it->second->handle())) return it->second;
+    }
+    return defaultPool(location, type);
+  }
+  CUresult setCurrent(const CUmemLocation& location, CUmemAllocationType type, std::shared_ptr<MemPool> pool) {
+    if (!poolLocation(location, type)) return CUDA_ERROR_INVALID_VALUE;
+    const CUmemPoolProps& props = pool->props();
+    if (props.allocType != type || props.location.type != location.type) return CUDA_ERROR_INVALID_VALUE;
+    std::lock_guard lock(mutex_);
+    current_[key(location, type)] = std::move(pool);
+    return CUDA_SUCCESS;
+  }
+
+ private:
+  static std::tuple<int, int, int> key(const CUmemLocation& location, CUmemAllocationType type) {
+    return {int(type), int(location.type), location.type == CU_MEM_LOCATION_TYPE_HOST ? 0 : location.id};
+  }
+  std::mutex mutex_;
+  std::map<std::tuple<int, int, int>, std::shared_ptr<MemPool>> defaults_, current_;
+};
+
+LocationPools& locationPools() {
+  static auto* pools = new LocationPools;
+  return *pools;
+}
+
 }  // namespace
 
 namespace impl {
@@ -118,27 +193,16 @@ CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream) { return freeAs
 
 CUresult cuMemPoolCreate(CUmemoryPool* pool, const CUmemPoolProps* props) {
   if (!pool || !props) return CUDA_ERROR_INVALID_VALUE;
-  if (props->allocType != CU_MEM_ALLOCATION_TYPE_PINNED) return CUDA_ERROR_INVALID_VALUE;
+  bool managed = props->allocType == CU_MEM_ALLOCATION_TYPE_MANAGED;
+  if (props->allocType != CU_MEM_ALLOCATION_TYPE_PINNED && !managed) return CUDA_ERROR_INVALID_VALUE;
   if (props->handleTypes & ~CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_NOT_SUPPORTED;
-  int device = 0;
-  switch (props->location.type) {
-    case CU_MEM_LOCATION_TYPE_DEVICE: {
-      auto found = poolDevice(&props->location, props->allocType);
-      if (!found) return found.error().code == CUDA_ERROR_INVALID_DEVICE ? CUDA_ERROR_INVALID_VALUE : found.error().code;
-      device = *found;
-      break;
-    }
-    // Pinned host pools, as driver 580 answers (tools/gpu-probe/ipc17.cpp): HOST pools cannot be shared; a NUMA
-    // pool names a node of the host (cuemu's host is one node, 0, CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID).
-    case CU_MEM_LOCATION_TYPE_HOST:
-      if (props->handleTypes != CU_MEM_HANDLE_TYPE_NONE) return CUDA_ERROR_INVALID_VALUE;
-      break;
-    case CU_MEM_LOCATION_TYPE_HOST_NUMA:
-      if (props->location.id != 0) return CUDA_ERROR_INVALID_VALUE;
-      break;
-    default: return CUDA_ERROR_INVALID_VALUE;
-  }
-  auto created = std::make_shared<MemPool>(device, *props, /*isDefault=*/false);
+  if (managed && props->handleTypes != CU_MEM_HANDLE_TYPE_NONE) return CUDA_ERROR_INVALID_VALUE;  // not shareable
+  auto device = poolLocation(props->location, props->allocType);
+  if (!device) return CUDA_ERROR_INVALID_VALUE;
+  // Pinned host pools, as driver 580 answers (tools/gpu-probe/ipc17.cpp): HOST pools cannot be shared.
+  if (props->location.type == CU_MEM_LOCATION_TYPE_HOST && props->handleTypes != CU_MEM_HANDLE_TYPE_NONE)
+    return CUDA_ERROR_INVALID_VALUE;
+  auto created = std::make_shared<MemPool>(*device, *props, /*isDefault=*/false);
   created->registerHandle(memPoolTable().insert(created));
   *pool = created->apiHandle();
   return CUDA_SUCCESS;
@@ -211,25 +275,43 @@ CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool) {
 }
 
 CUresult cuMemGetDefaultMemPool(CUmemoryPool* pool_out, CUmemLocation* location, CUmemAllocationType type) {
-  if (!pool_out) return CUDA_ERROR_INVALID_VALUE;
-  auto device = poolDevice(location, type);
-  if (!device) return device.error().code;
-  *pool_out = defaultMemPool(*device)->apiHandle();
+  if (!pool_out || !location) return CUDA_ERROR_INVALID_VALUE;
+  if (isDevicePinned(*location, type)) {
+    auto device = poolDevice(location, type);
+    if (!device) return device.error().code;
+    *pool_out = defaultMemPool(*device)->apiHandle();
+    return CUDA_SUCCESS;
+  }
+  auto found = locationPools().defaultPool(*location, type);
+  if (!found) return found.error().code;
+  *pool_out = (*found)->apiHandle();
   return CUDA_SUCCESS;
 }
 
 CUresult cuMemGetMemPool(CUmemoryPool* pool, CUmemLocation* location, CUmemAllocationType type) {
-  if (!pool) return CUDA_ERROR_INVALID_VALUE;
-  auto device = poolDevice(location, type);
-  if (!device) return device.error().code;
-  *pool = currentMemPool(*device)->apiHandle();
+  if (!pool || !location) return CUDA_ERROR_INVALID_VALUE;
+  if (isDevicePinned(*location, type)) {
+    auto device = poolDevice(location, type);
+    if (!device) return device.error().code;
+    *pool = currentMemPool(*device)->apiHandle();
+    return CUDA_SUCCESS;
+  }
+  auto found = locationPools().currentPool(*location, type);
+  if (!found) return found.error().code;
+  *pool = (*found)->apiHandle();
   return CUDA_SUCCESS;
 }
 
 CUresult cuMemSetMemPool(CUmemLocation* location, CUmemAllocationType type, CUmemoryPool pool) {
-  auto device = poolDevice(location, type);
-  if (!device) return device.error().code;
-  return impl::cuDeviceSetMemPool(*device, pool);
+  if (!location) return CUDA_ERROR_INVALID_VALUE;
+  if (isDevicePinned(*location, type)) {
+    auto device = poolDevice(location, type);
+    if (!device) return device.error().code;
+    return impl::cuDeviceSetMemPool(*device, pool);
+  }
+  auto found = findMemPool(pool);
+  if (!found) return CUDA_ERROR_INVALID_VALUE;
+  return locationPools().setCurrent(*location, type, std::move(found));
 }
 
 // Pool sharing between processes: the pool's memory file is the process's shared memfd; an exported pointer
