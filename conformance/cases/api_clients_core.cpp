@@ -19,6 +19,8 @@ using api_memory_ClientsHostPool = conf::ContextTest;
 using api_misc_Clients = conf::ContextTest;
 using api_graph_Clients = conf::ContextTest;
 using api_stream_Clients = conf::ContextTest;
+using api_launch_Clients = conf::ContextTest;
+using api_module_ClientsCore = conf::ContextTest;
 
 CUmemPoolProps PoolProps(CUmemLocationType type, int id, CUmemAllocationHandleType handles) {
   CUmemPoolProps p{};
@@ -377,6 +379,105 @@ TEST_F(api_stream_Clients, CaptureInfoEdgeData) {
   CU_EXPECT_OK(cuStreamEndCapture(s, &graph));
   if (graph) cuGraphDestroy(graph);
   CU_EXPECT_OK(cuStreamDestroy(s));
+}
+
+// Managed pools (CU_MEM_ALLOCATION_TYPE_MANAGED) at each location, and the default pools of pinned host memory and
+// managed memory that cuda.core's PinnedMemoryResource and ManagedMemoryResource take.
+TEST_F(api_memory_ClientsHostPool, ManagedAndHostDefaultPools) {
+  struct Case {
+    const char* what;
+    CUmemAllocationType type;
+    CUmemLocationType location;
+    unsigned memoryType;
+  };
+  for (Case c : {Case{"managed, no location", CU_MEM_ALLOCATION_TYPE_MANAGED, CU_MEM_LOCATION_TYPE_NONE, 0},
+                 Case{"managed on the device", CU_MEM_ALLOCATION_TYPE_MANAGED, CU_MEM_LOCATION_TYPE_DEVICE, 0},
+                 Case{"managed on the host", CU_MEM_ALLOCATION_TYPE_MANAGED, CU_MEM_LOCATION_TYPE_HOST, 0},
+                 Case{"pinned host", CU_MEM_ALLOCATION_TYPE_PINNED, CU_MEM_LOCATION_TYPE_HOST, CU_MEMORYTYPE_HOST},
+                 Case{"pinned NUMA node 0", CU_MEM_ALLOCATION_TYPE_PINNED, CU_MEM_LOCATION_TYPE_HOST_NUMA,
+                      CU_MEMORYTYPE_HOST}}) {
+    CUmemLocation location{c.location, 0};
+    CUmemoryPool current = nullptr, byDefault = nullptr;
+    CU_EXPECT_OK(cuMemGetMemPool(&current, &location, c.type)) << c.what;
+    CU_EXPECT_OK(cuMemGetDefaultMemPool(&byDefault, &location, c.type)) << c.what;
+    EXPECT_EQ(current, byDefault) << c.what;
+    CUmemPoolProps props = PoolProps(c.location, 0, CU_MEM_HANDLE_TYPE_NONE);
+    props.allocType = c.type;
+    CUmemoryPool pool = nullptr;
+    CU_EXPECT_OK(cuMemPoolCreate(&pool, &props)) << c.what;
+    if (!pool) continue;
+    CUdeviceptr p = 0;
+    CU_EXPECT_OK(cuMemAllocFromPoolAsync(&p, 4096, pool, nullptr)) << c.what;
+    CU_EXPECT_OK(cuStreamSynchronize(nullptr));
+    unsigned managed = 9;
+    CU_EXPECT_OK(cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, p)) << c.what;
+    EXPECT_EQ(managed, c.type == CU_MEM_ALLOCATION_TYPE_MANAGED ? 1u : 0u) << c.what;
+    if (c.memoryType) {
+      unsigned type = 0;
+      CU_EXPECT_OK(cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p)) << c.what;
+      EXPECT_EQ(type, c.memoryType) << c.what;
+    }
+    *reinterpret_cast<volatile uint32_t*>(p) = 5;  // managed and pinned host memory: the host writes it directly
+    EXPECT_EQ(*reinterpret_cast<volatile uint32_t*>(p), 5u) << c.what;
+    CU_EXPECT_OK(cuMemFreeAsync(p, nullptr)) << c.what;
+    CU_EXPECT_OK(cuStreamSynchronize(nullptr));
+    CU_EXPECT_OK(cuMemPoolDestroy(pool)) << c.what;
+  }
+  CUmemLocation numa7{CU_MEM_LOCATION_TYPE_HOST_NUMA, 7};
+  CUmemoryPool pool = nullptr;
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemGetMemPool(&pool, &numa7, CU_MEM_ALLOCATION_TYPE_PINNED))
+      << "no NUMA node 7";
+}
+
+// A pool's maximum size counts whole 2 MiB chunks: a 2 KiB pool serves two 64-byte allocations.
+TEST_F(api_memory_ClientsHostPool, SmallMaximumSize) {
+  CUmemPoolProps props = PoolProps(CU_MEM_LOCATION_TYPE_DEVICE, 0, CU_MEM_HANDLE_TYPE_NONE);
+  props.maxSize = 2048;
+  CUmemoryPool pool = nullptr;
+  CU_ASSERT_OK(cuMemPoolCreate(&pool, &props));
+  CUdeviceptr a = 0, b = 0, big = 0;
+  CU_EXPECT_OK(cuMemAllocFromPoolAsync(&a, 64, pool, nullptr));
+  CU_EXPECT_OK(cuMemAllocFromPoolAsync(&b, 64, pool, nullptr));
+  CU_EXPECT(CUDA_ERROR_OUT_OF_MEMORY, cuMemAllocFromPoolAsync(&big, size_t(4) << 20, pool, nullptr))
+      << "more than the chunk";
+  CU_EXPECT_OK(cuStreamSynchronize(nullptr));
+  CU_EXPECT_OK(cuMemFree(a));
+  CU_EXPECT_OK(cuMemFree(b));
+  CU_EXPECT_OK(cuMemPoolDestroy(pool));
+}
+
+// The dynamic shared memory a block may have never exceeds the function's limit (48 KiB unless raised).
+TEST_F(api_launch_Clients, AvailableDynamicSharedFollowsFunctionLimit) {
+  CUmodule mod = nullptr;
+  CU_ASSERT_OK(conf::LoadModule(&mod, "vector.ptx"));
+  CUfunction f = nullptr;
+  CU_ASSERT_OK(cuModuleGetFunction(&f, mod, "vadd_f32"));
+  size_t bytes = 0;
+  CU_EXPECT_OK(cuOccupancyAvailableDynamicSMemPerBlock(&bytes, f, 1, 256));
+  EXPECT_EQ(bytes, size_t{49152}) << "one block of 256 threads, no opt-in";
+  CU_EXPECT_OK(cuOccupancyAvailableDynamicSMemPerBlock(&bytes, f, 4, 32));
+  EXPECT_LE(bytes, size_t{49152});
+  CU_ASSERT_OK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 100000));
+  CU_EXPECT_OK(cuOccupancyAvailableDynamicSMemPerBlock(&bytes, f, 1, 256));
+  EXPECT_EQ(bytes, size_t{100000}) << "raised limit";
+  CU_EXPECT_OK(cuModuleUnload(mod));
+}
+
+// cuKernelGetParamInfo answers in a context only.
+TEST_F(api_module_ClientsCore, KernelParamInfoNeedsContext) {
+  CUlibrary lib = nullptr;
+  CU_ASSERT_OK(cuLibraryLoadData(&lib, conf::GetImage("vector.ptx").ptr(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+  CUkernel k = nullptr;
+  CU_ASSERT_OK(cuLibraryGetKernel(&k, lib, "vadd_f32"));
+  size_t offset = 9, size = 0;
+  CU_EXPECT_OK(cuKernelGetParamInfo(k, 1, &offset, &size));
+  EXPECT_EQ(offset, 8u);
+  EXPECT_EQ(size, 8u);
+  CUcontext popped = nullptr;
+  CU_ASSERT_OK(cuCtxPopCurrent(&popped));
+  CU_EXPECT(CUDA_ERROR_INVALID_CONTEXT, cuKernelGetParamInfo(k, 1, &offset, &size));
+  CU_ASSERT_OK(cuCtxPushCurrent(popped));
+  CU_EXPECT_OK(cuLibraryUnload(lib));
 }
 
 }  // namespace
