@@ -165,10 +165,9 @@ TEST_F(api_memory_ClientsIpc, ImportChecksTheDescriptor) {
       << "not an open descriptor";
   int pipeFds[2];
   ASSERT_EQ(pipe(pipeFds), 0);
-  CU_EXPECT(CUDA_ERROR_INVALID_VALUE,
-            cuMemPoolImportFromShareableHandle(&pool, reinterpret_cast<void*>(intptr_t{pipeFds[0]}),
-                                               CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0))
-      << "a pipe, not a pool";
+  CU_EXPECT(CUDA_ERROR_UNKNOWN, cuMemPoolImportFromShareableHandle(&pool, reinterpret_cast<void*>(intptr_t{pipeFds[0]}),
+                                                                   CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0))
+      << "a pipe, not a pool (the H100 of 2026-11-26 answered 999)";
   close(pipeFds[0]);
   close(pipeFds[1]);
 }
@@ -429,7 +428,8 @@ TEST_F(api_memory_ClientsHostPool, ManagedAndHostDefaultPools) {
       << "no NUMA node 7";
 }
 
-// A pool's maximum size counts whole 2 MiB chunks: a 2 KiB pool serves two 64-byte allocations.
+// A maximum size below one 2 MiB chunk limits nothing: a 2 KiB pool serves two 64-byte allocations and 4 MiB (the
+// H100 of 2026-11-26 answered CUDA_SUCCESS for the 4 MiB, where this case first expected OUT_OF_MEMORY).
 TEST_F(api_memory_ClientsHostPool, SmallMaximumSize) {
   CUmemPoolProps props = PoolProps(CU_MEM_LOCATION_TYPE_DEVICE, 0, CU_MEM_HANDLE_TYPE_NONE);
   props.maxSize = 2048;
@@ -438,11 +438,11 @@ TEST_F(api_memory_ClientsHostPool, SmallMaximumSize) {
   CUdeviceptr a = 0, b = 0, big = 0;
   CU_EXPECT_OK(cuMemAllocFromPoolAsync(&a, 64, pool, nullptr));
   CU_EXPECT_OK(cuMemAllocFromPoolAsync(&b, 64, pool, nullptr));
-  CU_EXPECT(CUDA_ERROR_OUT_OF_MEMORY, cuMemAllocFromPoolAsync(&big, size_t(4) << 20, pool, nullptr))
-      << "more than the chunk";
+  CU_EXPECT_OK(cuMemAllocFromPoolAsync(&big, size_t(4) << 20, pool, nullptr)) << "more than the maximum";
   CU_EXPECT_OK(cuStreamSynchronize(nullptr));
   CU_EXPECT_OK(cuMemFree(a));
   CU_EXPECT_OK(cuMemFree(b));
+  CU_EXPECT_OK(cuMemFree(big));
   CU_EXPECT_OK(cuMemPoolDestroy(pool));
 }
 

@@ -185,10 +185,9 @@ bool Graph::hasConditional() const {
   return false;
 }
 
-bool Graph::madeConditional(CUgraphConditionalHandle handle) const {
+bool Graph::madeConditionals() const {
   std::lock_guard lock(mutex);
-  return std::any_of(conditionals_.begin(), conditionals_.end(),
-                     [&](const auto& variable) { return variable->handle() == handle; });
+  return !conditionals_.empty();
 }
 
 bool Graph::hasMemoryNodes() const {

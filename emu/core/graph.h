@@ -225,8 +225,8 @@ class Graph : public std::enable_shared_from_this<Graph> {
   bool hasConditional() const;
   // Handles made for this graph (cuGraphConditionalHandleCreate) live as long as it.
   void keepConditional(std::shared_ptr<ConditionalVariable> variable);
-  // Whether cuGraphConditionalHandleCreate made `handle` for this graph.
-  bool madeConditional(CUgraphConditionalHandle handle) const;
+  // Whether cuGraphConditionalHandleCreate made any handle for this graph.
+  bool madeConditionals() const;
   // Whether the graph holds a MEM_ALLOC or MEM_FREE node: its nodes and edges cannot be deleted then.
   bool hasMemoryNodes() const;
   // A conditional node's body: cuGraphDestroy refuses it.

@@ -569,10 +569,12 @@ CUresult cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgra
                    std::move(*data));
   }
   if (nodeParams->type == CU_GRAPH_NODE_TYPE_CONDITIONAL) {
-    // The handle must be one made for this graph (a body graph may use its enclosing graph's).
+    // Driver 580 refuses another graph's handle in a graph that has none of its own
+    // (api.graph.Clients.ConditionalHandleOfAnotherGraph) but takes it where the graph has one
+    // (api.graph.Conditional.BadParameters): it seems to check the handle against the graph's own handles by
+    // position. cuemu refuses a handle only in a graph that made none (a body graph may use its enclosing graph's).
     auto graph = findGraph(hGraph);
-    if (graph && !graph->isConditionalBody && !graph->madeConditional(nodeParams->conditional.handle))
-      return CUDA_ERROR_INVALID_VALUE;
+    if (graph && !graph->isConditionalBody && !graph->madeConditionals()) return CUDA_ERROR_INVALID_VALUE;
     auto data = makeConditional(nodeParams->conditional);
     if (!data) return data.error().code;
     // The bodies' handles stay where they are while the node lives: phGraph_out points at them.

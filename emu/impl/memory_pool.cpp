@@ -12,6 +12,7 @@
 #include "impl/memory_internal.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -350,8 +351,10 @@ CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool* pool_out, void* handle
                                             CUmemAllocationHandleType handleType, unsigned long long flags) {
   if (!pool_out || flags || handleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_INVALID_VALUE;
   int given = static_cast<int>(reinterpret_cast<intptr_t>(handle));
-  // Driver 580: a descriptor that is not open is CUDA_ERROR_UNKNOWN, an open one of something else INVALID_VALUE.
-  if (fcntl(given, F_GETFD) < 0) return CUDA_ERROR_UNKNOWN;
+  // Driver 580 (tools/gpu-probe/ipc17.cpp, case api.memory.ClientsIpc.ImportChecksTheDescriptor): a descriptor that
+  // is not open, or a pipe, is CUDA_ERROR_UNKNOWN; a file that is not a pool's (stdin) INVALID_VALUE.
+  struct stat st {};
+  if (fstat(given, &st) != 0 || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) return CUDA_ERROR_UNKNOWN;
   if (!isDeviceMemoryFile(given)) return CUDA_ERROR_INVALID_VALUE;
   int fd = fcntl(given, F_DUPFD_CLOEXEC, 0);
   if (fd < 0) return CUDA_ERROR_OUT_OF_MEMORY;
