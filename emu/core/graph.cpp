@@ -79,7 +79,10 @@ CUresult Graph::releaseUserObject(const std::shared_ptr<UserObject>& object, uns
 }
 
 Graph::~Graph() {
-  for (auto& node : nodes_) graphNodeTable().erase(node->handle());
+  for (auto& node : nodes_) {
+    graphNodeTable().erase(node->handle());
+    forgetChildGraph(*node);
+  }
   for (auto& [object, count] : userObjects_) object->release(count);
 }
 
@@ -131,7 +134,15 @@ void Graph::destroyNode(GraphNode* node) {
   for (GraphNode* from : node->dependencies) std::erase(from->dependents, node);
   for (GraphNode* to : node->dependents) std::erase(to->dependencies, node);
   graphNodeTable().erase(node->handle());
+  forgetChildGraph(*node);
   std::erase_if(nodes_, [&](const std::shared_ptr<GraphNode>& n) { return n.get() == node; });
+}
+
+// A child-graph node's copy is registered (cuGraphChildGraphNodeGetGraph hands out its handle); the registration
+// goes with the node, so that the copy, and the user-object references it holds, end with it.
+void Graph::forgetChildGraph(const GraphNode& node) {
+  if (auto* child = std::get_if<ChildGraphData>(&node.data); child && child->graph)
+    graphTable().erase(child->graph->handle());
 }
 
 std::vector<GraphNode*> Graph::nodes() const {
@@ -316,6 +327,7 @@ CUresult GraphExec::launch(Stream& stream) {
       });
       bool autoFree = flags_ & CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH;
       if (CUresult r = alloc->allocation->beginLaunch(stream.context(), freedByGraph, autoFree)) return r;
+      if (!freedByGraph) keepLeftToApplication(alloc->allocation);
     }
   if (launched_ && lastLaunch_.stream.get() != &stream) streams.submit(stream, nullptr, {lastLaunch_});
   if (!assignedAtLaunch.empty())
@@ -327,6 +339,12 @@ CUresult GraphExec::launch(Stream& stream) {
     if (!step.enabled) continue;
     if (CUresult r = submitNode(stream, step.type, step.data)) return r;
   }
+  // The launch keeps the graph's user objects until its work is done, even if the executable graph is destroyed
+  // while it runs (as on a GPU: cuda.core's test_inflight_launch_retains_attachments_until_completion).
+  streams.submit(stream, [keep = source]() mutable {
+    keep.reset();
+    return CUDA_SUCCESS;
+  });
   lastLaunch_ = streams.submit(stream, nullptr);
   launched_ = true;
   return CUDA_SUCCESS;
@@ -709,6 +727,7 @@ struct GraphMemoryRegistry {
   std::mutex mutex;
   std::map<int, GraphMemoryUsage> usage;  // by device ordinal
   std::set<CUdeviceptr> live;             // the start of every graph allocation still held
+  std::set<std::shared_ptr<GraphAllocation>> leftToApplication;  // kept past their graphs (keepLeftToApplication)
 };
 
 GraphMemoryRegistry& graphMemory() {
@@ -754,6 +773,33 @@ CUresult GraphAllocation::beginLaunch(Context& context, bool freedByGraph, bool 
   }
   leftToApplication_ = !freedByGraph;
   return CUDA_SUCCESS;
+}
+
+bool GraphAllocation::freedByApplication() {
+  std::lock_guard lock(mutex_);
+  return !mapped() || region_->freePending.load();
+}
+
+void keepLeftToApplication(std::shared_ptr<GraphAllocation> allocation) {
+  auto& registry = graphMemory();
+  std::lock_guard lock(registry.mutex);
+  registry.leftToApplication.insert(std::move(allocation));
+}
+
+void trimGraphMemory(int device) {
+  std::vector<std::shared_ptr<GraphAllocation>> released;  // destroyed outside the registry's lock
+  {
+    auto& registry = graphMemory();
+    std::lock_guard lock(registry.mutex);
+    for (auto it = registry.leftToApplication.begin(); it != registry.leftToApplication.end();) {
+      if ((*it)->device() == device && (*it)->freedByApplication()) {
+        released.push_back(*it);
+        it = registry.leftToApplication.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
 }
 
 CUresult GraphAllocation::ensureMapped(Context& context) {

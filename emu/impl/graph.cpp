@@ -623,8 +623,10 @@ CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr* dptr_out) {
 }
 
 CUresult cuDeviceGraphMemTrim(CUdevice device) {
-  // Graph memory is returned as soon as no graph holds it: there is nothing cached to trim.
-  return deviceByOrdinal(device) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+  if (!deviceByOrdinal(device)) return CUDA_ERROR_INVALID_DEVICE;
+  // What graphs left to the application and it freed since is returned now (counted until then, as on a GPU).
+  trimGraphMemory(device);
+  return CUDA_SUCCESS;
 }
 
 CUresult cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void* value) {
