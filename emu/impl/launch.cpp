@@ -19,6 +19,11 @@ int deviceAttribute(const Device& device, CUdevice_attribute attribute, int fall
   return device.attribute(attribute, value) == CUDA_SUCCESS ? value : fallback;
 }
 
+bool currentIsGreen() {
+  auto context = requireCurrentContext();
+  return context && (*context)->greenHandle();
+}
+
 CUresult launch(CUfunction f, ptx::exec::Dim3 grid, ptx::exec::Dim3 block, unsigned sharedBytes, CUstream hStream,
                 void** kernelParams, void** extra, bool perThread, bool cooperative) {
   auto function = resolveFunction(f);
@@ -27,6 +32,15 @@ CUresult launch(CUfunction f, ptx::exec::Dim3 grid, ptx::exec::Dim3 block, unsig
   if (!params) return params.error().code;
   auto stream = lookupStream(hStream, perThread);
   if (!stream) return stream.error().code;
+  // A stream of a green context may be used from its device's other contexts (and the reverse): a CUkernel then
+  // resolves in the stream's context, as it has one function per context (cuda.core's green-context tests).
+  Context& streamContext = (*stream)->context();
+  if (&(*function)->module().context() != &streamContext && (streamContext.greenHandle() || currentIsGreen())) {
+    pushCurrentContext(streamContext.shared_from_this());
+    function = resolveFunction(f);
+    popCurrentContext();
+    if (!function) return function.error().code;
+  }
   LaunchRequest request{*function, grid, block, sharedBytes, std::move(*params), cooperative};
   return submitLaunch(**stream, std::move(request));
 }

@@ -188,3 +188,39 @@ def test_cuda_core_pinned_and_managed_pools(kind):
     buf.close(stream=stream)
     stream.sync()
     stream.close()
+
+
+FILL = r"""
+extern "C" __global__ void fill(int* out, int value, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = value;
+}
+"""
+
+
+def test_cuda_core_green_context_stream_used_from_primary_context():
+    """cuda.core's green-context tests: with the primary context current, memory is allocated, a library kernel
+    launched and an event recorded on a green context's stream (a green context shares its device's resources)."""
+    core = pytest.importorskip("cuda.core")
+    dev = core.Device(0)
+    dev.set_current()
+    try:
+        groups, _ = dev.resources.sm.split(core.SMResourceOptions(count=None))
+        ctx = dev.create_context(core.ContextOptions(resources=[groups[0]]))
+    except (AttributeError, core._utils.cuda_utils.CUDAError) as exc:
+        pytest.skip(f"no green contexts here: {exc}")
+    stream = ctx.create_stream()
+    kernel = core.Program(FILL, code_type="c++", options=core.ProgramOptions(arch=f"sm_{dev.arch}")).compile(
+        "ptx").get_kernel("fill")
+    n = 64
+    buf = dev.allocate(n * 4, stream=stream)
+    core.launch(stream, core.LaunchConfig(grid=2, block=32), kernel, buf, np.int32(42), np.int32(n))
+    event = stream.record()
+    out = np.zeros(n, dtype=np.int32)
+    check(driver.cuMemcpyDtoHAsync(out.ctypes.data, int(buf.handle), out.nbytes, int(stream.handle)))
+    event.sync()
+    stream.sync()
+    assert (out == 42).all()
+    buf.close(stream=stream)
+    stream.close()
+    ctx.close()
