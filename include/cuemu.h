@@ -46,6 +46,14 @@ CUresult CUDAAPI cuemuGetDeterministic(int *enabled);
 typedef CUresult(CUDAAPI *PFN_cuemuSetDeterministic)(int enabled);
 typedef CUresult(CUDAAPI *PFN_cuemuGetDeterministic)(int *enabled);
 
+/*
+ * cuemuGetVersion(major, minor, patch): cuemu's own version (the CUDA driver version it emulates is what
+ * cuDriverGetVersion answers). Each pointer may be NULL; CUDA_SUCCESS.
+ */
+CUresult CUDAAPI cuemuGetVersion(int* major, int* minor, int* patch);
+
+typedef CUresult(CUDAAPI* PFN_cuemuGetVersion)(int* major, int* minor, int* patch);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,9 +3,10 @@
 namespace cuemu {
 namespace {
 
-#define CUEMU_ENTRY(status, family, name, params, args) ApiInfo{#name, family, CUEMU_IS_##status},
+#define CUEMU_ENTRY(status, family, name, params, args, policy, target) ApiInfo{#name, family, CUEMU_IS_##status},
 #define CUEMU_IS_IMPL true
 #define CUEMU_IS_STUB false
+#define CUEMU_IS_PT true
 constexpr ApiInfo kApis[] = {
 #include "generated/entries.def"
 };

@@ -7,7 +7,7 @@
 namespace cuemu {
 
 enum class ApiId : uint16_t {
-#define CUEMU_ENTRY(status, family, name, params, args) name,
+#define CUEMU_ENTRY(status, family, name, params, args, policy, target) name,
 #include "generated/entries.def"
 #undef CUEMU_ENTRY
   Count

@@ -36,3 +36,7 @@ CUEMU_EXTENSION CUresult cuemuSetDeterministic(int enabled) {
 CUEMU_EXTENSION CUresult cuemuGetDeterministic(int* enabled) {
   return extensionBarrier("cuemuGetDeterministic", [&] { return cuemu::impl::cuemuGetDeterministic(enabled); });
 }
+
+CUEMU_EXTENSION CUresult cuemuGetVersion(int* major, int* minor, int* patch) {
+  return extensionBarrier("cuemuGetVersion", [&] { return cuemu::impl::cuemuGetVersion(major, minor, patch); });
+}

@@ -5,15 +5,18 @@
 #include "api/cuda_internal.h"
 
 namespace cuemu::impl {
-#define CUEMU_ENTRY(status, family, name, params, args) CUEMU_IMPL_DECL_##status(name, params)
+#define CUEMU_ENTRY(status, family, name, params, args, policy, target) CUEMU_IMPL_DECL_##status(name, params)
 #define CUEMU_IMPL_DECL_IMPL(name, params) CUresult name params;
 #define CUEMU_IMPL_DECL_STUB(name, params)
+#define CUEMU_IMPL_DECL_PT(name, params)
 #include "generated/entries.def"
 #undef CUEMU_ENTRY
 #undef CUEMU_IMPL_DECL_IMPL
 #undef CUEMU_IMPL_DECL_STUB
+#undef CUEMU_IMPL_DECL_PT
 
 // cuemu's own extensions (include/cuemu.h), exported by api/extensions.cpp.
 CUresult cuemuSetDeterministic(int enabled);
 CUresult cuemuGetDeterministic(int* enabled);
+CUresult cuemuGetVersion(int* major, int* minor, int* patch);
 }  // namespace cuemu::impl

@@ -2,6 +2,7 @@
 // The answers are NVIDIA driver 580's, recorded on a GPU (tools/gpu-record) and compiled into
 // generated/procaddress.def; this file only searches that table.
 #include "api/impl.h"
+#include "core/driver.h"
 
 #include <algorithm>
 #include <cstring>
@@ -9,7 +10,7 @@
 #include <string_view>
 
 // Every export, declared from the same table (the interop ones are in no header cuemu includes).
-#define CUEMU_ENTRY(status, family, name, params, args) extern "C" CUresult name params;
+#define CUEMU_ENTRY(status, family, name, params, args, policy, target) extern "C" CUresult name params;
 #include "generated/entries.def"
 #undef CUEMU_ENTRY
 
@@ -30,7 +31,7 @@ const ProcRow kRows[] = {
 };
 #undef CUEMU_PROC
 
-constexpr int kNewestVersion = 13000;
+constexpr int kNewestVersion = kDriverVersion;
 constexpr cuuint64_t kKnownFlags = CU_GET_PROC_ADDRESS_LEGACY_STREAM | CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
 
 struct Lookup {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "api/cuda_internal.h"
+#include "core/limits.h"
 #include "core/result.h"
 
 #include <algorithm>
@@ -267,7 +268,7 @@ class AddressSpace {
   friend class RegionLease;
   int sharedFd_ = -1;
   std::atomic<uint64_t> nextBufferId_{1};
-  static constexpr int kMaxDevices = 64;
+  static constexpr int kMaxDevices = limits::kMaxDevices;
   std::atomic<uint64_t> used_[kMaxDevices] = {};
 };
 

@@ -1,5 +1,6 @@
 #include "core/config.h"
 
+#include "core/limits.h"
 #include "core/log.h"
 
 #include <fmt/format.h>
@@ -17,10 +18,10 @@ extern char** environ;
 namespace cuemu {
 namespace {
 
-constexpr int kMaxDevices = 64;
-constexpr uint64_t kMinDeviceMemory = 64ull << 20;
-constexpr uint64_t kMaxDeviceMemory = 1ull << 48;  // what a 48-bit device address space can hold
-constexpr int kMaxSmCount = 1024;
+using limits::kMaxDeviceMemory;
+using limits::kMaxDevices;
+using limits::kMaxSmCount;
+using limits::kMinDeviceMemory;
 
 std::string trim(std::string_view text) {
   auto begin = text.find_first_not_of(" \t\r\n");

@@ -2,6 +2,7 @@
 #include "core/context_legacy.h"
 
 #include "core/device.h"
+#include "core/limits.h"
 #include "core/memory.h"
 #include "core/module.h"
 #include "core/stream.h"
@@ -42,17 +43,12 @@ constexpr size_t kDefaultSyncDepth = 2;
 constexpr size_t kDefaultPendingLaunchCount = 2048;
 constexpr size_t kDefaultL2FetchGranularity = 64;
 constexpr size_t kMaxL2FetchGranularity = 128;
-// What cuCtxSetLimit does with out-of-range values on an H100, driver 580
-// (tools/gpu-probe/results/reliability24-h100-2026-11-26.txt): the stack size is rounded up to 16 bytes and refused
-// (CUDA_ERROR_INVALID_VALUE, the limit unchanged) from 512 KiB on (64 KiB is accepted; the exact bound between is
-// not measured); the heap and the printf FIFO are clamped silently, the heap to a share of the device's memory
-// (17,681,179,680 bytes of an 85,017,493,504-byte H100) and to at least 4 MiB, the FIFO to 512 KiB .. 2 GiB.
-constexpr size_t kStackGranularity = 16;
-constexpr size_t kMaxStackSize = 512 * 1024;
-constexpr size_t kMinMallocHeapSize = 4 * 1024 * 1024;
-constexpr double kMaxMallocHeapShare = 17681179680.0 / 85017493504.0;
-constexpr size_t kMinPrintfFifoSize = 512 * 1024;
-constexpr size_t kMaxPrintfFifoSize = size_t(2) << 30;
+using limits::kMaxMallocHeapShare;
+using limits::kMaxPrintfFifoSize;
+using limits::kMaxStackSize;
+using limits::kMinMallocHeapSize;
+using limits::kMinPrintfFifoSize;
+using limits::kStackGranularity;
 
 }  // namespace
 

@@ -375,6 +375,8 @@ CUresult submitLaunch(Stream& stream, LaunchRequest request) {
   if (CUresult invalid = validateLaunch(context, request)) return invalid;
   CUresult captured;
   if (captureIfCapturing(stream, CU_GRAPH_NODE_TYPE_KERNEL, KernelNodeData{request, nullptr, nullptr, {}, {}}, captured)) return captured;
+  if (timeline::on()) [[unlikely]]
+    timeline::labelNextItem(request.function->info().name);
   return enqueueWork(stream, launchWork(context, std::move(request)));
 }
 

@@ -5,6 +5,7 @@
 #include "core/graph.h"
 #include "core/log.h"
 #include "core/module.h"
+#include "core/stream_lookup.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -62,6 +63,15 @@ CUstream Stream::apiHandle() const {
   return toApiHandle<CUstream>(handle_);
 }
 
+std::string Stream::timelineName() const {
+  switch (kind_) {
+    case Kind::Legacy: return fmt::format("legacy stream (stream {})", id_);
+    case Kind::PerThread: return fmt::format("per-thread stream (stream {})", id_);
+    case Kind::User: break;
+  }
+  return fmt::format("stream {}", id_);
+}
+
 uint64_t Stream::lastSubmitted() const {
   std::lock_guard lock(mutex_);
   return submitted_;
@@ -72,6 +82,8 @@ StreamPosition Stream::submit(StreamWork work, std::vector<StreamPosition> depen
     // Program order on the calling thread. Items queued before the mode was switched on (by another thread
     // meanwhile) run first, so the stream's order holds across the switch.
     Item item{std::move(work), std::move(dependencies), 0, options};
+    if (timeline::on()) [[unlikely]]
+      item.tag = timeline::takeSubmitTag();
     {
       std::unique_lock lock(mutex_);
       itemDone_.wait(lock, [&] {
@@ -89,9 +101,12 @@ StreamPosition Stream::submit(StreamWork work, std::vector<StreamPosition> depen
     workAvailable_.notify_one();
     return {shared_from_this(), item.sequence};
   }
+  timeline::SubmitTag tag;
+  if (timeline::on()) [[unlikely]]
+    tag = timeline::takeSubmitTag();
   std::unique_lock lock(mutex_);
   uint64_t sequence = ++submitted_;
-  queue_.push_back(Item{std::move(work), std::move(dependencies), sequence, options});
+  queue_.push_back(Item{std::move(work), std::move(dependencies), sequence, options, std::move(tag)});
   if (!workerRunning_) {
     workerRunning_ = true;
     try {
@@ -125,6 +140,9 @@ void Stream::runItem(Item& item) {
     if (dependency.stream.get() != this) dependency.stream->waitFor(dependency.sequence);
   // After a fault the context is unusable, as on a GPU: later work is skipped but still completes.
   bool run = context_.stickyError() == CUDA_SUCCESS || item.options == WorkOptions::RunAfterFault;
+  // An item without work that waits for another stream (an event wait) is recorded too: it carries the arrow.
+  const bool timed = run && (item.work || !item.dependencies.empty()) && timeline::on();
+  const uint64_t startNs = timed ? timeline::nowNs() : 0;
   if (run && item.work) {
     CUresult result;
     try {
@@ -137,6 +155,12 @@ void Stream::runItem(Item& item) {
     }
     if (result != CUDA_SUCCESS) context_.setStickyError(result);
   }
+  if (timed) [[unlikely]] {
+    std::vector<std::pair<unsigned long long, uint64_t>> waitedFor;
+    for (const auto& dependency : item.dependencies)
+      if (dependency.stream.get() != this) waitedFor.emplace_back(dependency.stream->id(), dependency.sequence);
+    timeline::streamItem(id_, timelineName(), item.sequence, item.tag, startNs, timeline::nowNs(), waitedFor);
+  }
   item.work = nullptr;
   item.dependencies.clear();
   {
@@ -148,6 +172,8 @@ void Stream::runItem(Item& item) {
 
 bool Stream::runInlineIfIdle(StreamWork& work) {
   Item item{nullptr, {}, 0, WorkOptions::None};
+  if (timeline::on()) [[unlikely]]
+    item.tag = timeline::takeSubmitTag();
   {
     std::lock_guard lock(mutex_);
     if (!queue_.empty() || inlineRunning_ || completed_.load(std::memory_order_relaxed) != submitted_) return false;
@@ -210,8 +236,8 @@ std::shared_ptr<Stream> ContextStreams::perThreadStream() {
   return stream;
 }
 
-Expected<std::shared_ptr<Stream>> ContextStreams::resolve(CUstream stream, bool perThreadDefault) {
-  if (stream == nullptr) return perThreadDefault ? perThreadStream() : legacy_;
+Expected<std::shared_ptr<Stream>> ContextStreams::resolve(CUstream stream) {
+  if (stream == nullptr) return defaultStreamIsPerThread() ? perThreadStream() : legacy_;
   if (stream == CU_STREAM_LEGACY) return legacy_;
   if (stream == CU_STREAM_PER_THREAD) return perThreadStream();
   auto found = streamTable().find(handleValue(stream));
@@ -362,13 +388,22 @@ CUresult runOnStreamAndWait(Context& context, CUstream stream, StreamWork work, 
   return context.stickyError();
 }
 
-}  // namespace cuemu
+namespace {
+thread_local bool tPerThreadDefaultStream = false;
+}  // namespace
 
-#include "core/stream_lookup.h"
+DefaultStreamScope::DefaultStreamScope(bool perThread) noexcept : previous_(tPerThreadDefaultStream) {
+  tPerThreadDefaultStream = perThread;
+}
+DefaultStreamScope::~DefaultStreamScope() { tPerThreadDefaultStream = previous_; }
 
-namespace cuemu {
+bool defaultStreamIsPerThread() noexcept { return tPerThreadDefaultStream; }
 
-Expected<std::shared_ptr<Stream>> lookupStream(CUstream stream, bool perThreadDefault) {
+bool namesLegacyStream(CUstream stream) noexcept {
+  return stream == CU_STREAM_LEGACY || (stream == nullptr && !tPerThreadDefaultStream);
+}
+
+Expected<std::shared_ptr<Stream>> lookupStream(CUstream stream) {
   if (stream != nullptr && stream != CU_STREAM_LEGACY && stream != CU_STREAM_PER_THREAD) {
     auto found = streamTable().find(handleValue(stream));
     if (!found) return makeError(CUDA_ERROR_INVALID_HANDLE, "invalid stream handle");
@@ -376,7 +411,7 @@ Expected<std::shared_ptr<Stream>> lookupStream(CUstream stream, bool perThreadDe
   }
   auto context = requireCurrentContext();
   if (!context) return context.takeError();
-  return (*context)->streams().resolve(stream, perThreadDefault);
+  return (*context)->streams().resolve(stream);
 }
 
 }  // namespace cuemu

@@ -7,6 +7,7 @@
 #include "api/cuda_internal.h"
 #include "core/handle.h"
 #include "core/result.h"
+#include "core/timeline.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -56,6 +57,8 @@ class Stream : public std::enable_shared_from_this<Stream> {
   uint64_t handle() const { return handle_; }
   void setHandle(uint64_t handle) { handle_ = handle; }
   CUstream apiHandle() const;
+  // The stream's track name on the timeline (core/timeline.h).
+  std::string timelineName() const;
   // Blocking streams synchronise with the legacy default stream.
   bool isBlocking() const { return kind_ != Kind::Legacy && !(flags_ & CU_STREAM_NON_BLOCKING); }
 
@@ -91,6 +94,7 @@ class Stream : public std::enable_shared_from_this<Stream> {
     std::vector<StreamPosition> dependencies;
     uint64_t sequence;
     WorkOptions options;
+    timeline::SubmitTag tag = {};  // only with CUEMU_TIMELINE
   };
   void workerLoop();
   void runItem(Item& item);
@@ -126,9 +130,9 @@ class ContextStreams {
   explicit ContextStreams(Context& context);
   ~ContextStreams();
 
-  // The stream a CUstream value names in this context: 0 (legacy, or per-thread when `perThreadDefault`),
+  // The stream a CUstream value names in this context: 0 (legacy, or per-thread inside a _ptsz/_ptds entry point),
   // CU_STREAM_LEGACY, CU_STREAM_PER_THREAD, or a stream handle of this context.
-  Expected<std::shared_ptr<Stream>> resolve(CUstream stream, bool perThreadDefault = false);
+  Expected<std::shared_ptr<Stream>> resolve(CUstream stream);
   std::shared_ptr<Stream> create(unsigned flags, int priority);
   CUresult destroy(const std::shared_ptr<Stream>& stream);
 

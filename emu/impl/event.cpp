@@ -15,11 +15,11 @@ constexpr unsigned kEventFlags = CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMIN
 
 std::shared_ptr<Event> findEvent(CUevent handle) { return eventTable().find(handleValue(handle)); }
 
-CUresult record(CUevent handle, CUstream streamHandle, unsigned flags, bool perThread) {
+CUresult record(CUevent handle, CUstream streamHandle, unsigned flags) {
   if (flags & ~unsigned(CU_EVENT_RECORD_EXTERNAL)) return CUDA_ERROR_INVALID_VALUE;
   auto event = findEvent(handle);
   if (!event) return CUDA_ERROR_INVALID_HANDLE;
-  auto stream = lookupStream(streamHandle, perThread);
+  auto stream = lookupStream(streamHandle);
   if (!stream) return stream.error().code;
   // An event records on a stream of its own context, or of a green context of the same device (green contexts
   // share their device's other contexts' resources; cuda.core's green-context tests).
@@ -103,13 +103,9 @@ CUresult cuEventSynchronize(CUevent hEvent) {
   return event->context().stickyError();
 }
 
-CUresult cuEventRecord(CUevent hEvent, CUstream hStream) { return record(hEvent, hStream, 0, false); }
-CUresult cuEventRecord_ptsz(CUevent hEvent, CUstream hStream) { return record(hEvent, hStream, 0, true); }
+CUresult cuEventRecord(CUevent hEvent, CUstream hStream) { return record(hEvent, hStream, 0); }
 CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags) {
-  return record(hEvent, hStream, flags, false);
-}
-CUresult cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream, unsigned int flags) {
-  return record(hEvent, hStream, flags, true);
+  return record(hEvent, hStream, flags);
 }
 
 CUresult cuEventElapsedTime(float* pMilliseconds, CUevent hStart, CUevent hEnd) {

@@ -302,10 +302,10 @@ CUresult instantiate(CUgraphExec* out, CUgraph graphHandle, unsigned long long f
   return CUDA_SUCCESS;
 }
 
-CUresult launchExec(CUgraphExec handle, CUstream streamHandle, bool perThread, bool uploadOnly) {
+CUresult launchExec(CUgraphExec handle, CUstream streamHandle, bool uploadOnly) {
   auto exec = findExec(handle);
   if (!exec) return CUDA_ERROR_INVALID_VALUE;
-  auto stream = lookupStream(streamHandle, perThread);
+  auto stream = lookupStream(streamHandle);
   if (!stream) return stream.error().code;
   if (&(*stream)->context() != &exec->context()) return CUDA_ERROR_INVALID_VALUE;
   if ((*stream)->kind() == Stream::Kind::Legacy)
@@ -319,12 +319,12 @@ CUresult launchExec(CUgraphExec handle, CUstream streamHandle, bool perThread, b
   return exec->launch(**stream);
 }
 
-CUresult instantiateWithParams(CUgraphExec* out, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS* params, bool pt) {
+CUresult instantiateWithParams(CUgraphExec* out, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS* params) {
   if (!params) return CUDA_ERROR_INVALID_VALUE;
   params->hErrNode_out = nullptr;
   CUresult r = instantiate(out, hGraph, params->flags, &params->hErrNode_out, &params->result_out);
   if (r == CUDA_SUCCESS && (params->flags & CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD))
-    r = launchExec(*out, params->hUploadStream, pt, true);
+    r = launchExec(*out, params->hUploadStream, true);
   return r;
 }
 // Node-by-node comparison for cuGraphExecUpdate: the same nodes in creation order, the same types, the same
@@ -878,10 +878,7 @@ CUresult cuGraphInstantiate(CUgraphExec* phGraphExec, CUgraph hGraph, CUgraphNod
 }
 
 CUresult cuGraphInstantiateWithParams(CUgraphExec* phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS* p) {
-  return instantiateWithParams(phGraphExec, hGraph, p, false);
-}
-CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec* phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS* p) {
-  return instantiateWithParams(phGraphExec, hGraph, p, true);
+  return instantiateWithParams(phGraphExec, hGraph, p);
 }
 
 CUresult cuGraphExecDestroy(CUgraphExec hGraphExec) {
@@ -896,10 +893,8 @@ CUresult cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t* flags) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) { return launchExec(hGraphExec, hStream, false, false); }
-CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream) { return launchExec(hGraphExec, hStream, true, false); }
-CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream) { return launchExec(hGraphExec, hStream, false, true); }
-CUresult cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream) { return launchExec(hGraphExec, hStream, true, true); }
+CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) { return launchExec(hGraphExec, hStream, false); }
+CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream) { return launchExec(hGraphExec, hStream, true); }
 
 CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo* resultInfo) {
   if (!resultInfo) return CUDA_ERROR_INVALID_VALUE;

@@ -4,6 +4,7 @@
 #include "core/context.h"
 #include "core/device.h"
 #include "core/launch.h"
+#include "core/limits.h"
 #include "core/module.h"
 #include "core/stream_lookup.h"
 
@@ -25,12 +26,12 @@ bool currentIsGreen() {
 }
 
 CUresult launch(CUfunction f, ptx::exec::Dim3 grid, ptx::exec::Dim3 block, unsigned sharedBytes, CUstream hStream,
-                void** kernelParams, void** extra, bool perThread, bool cooperative) {
+                void** kernelParams, void** extra, bool cooperative) {
   auto function = resolveFunction(f);
   if (!function) return function.error().code;
   auto params = packKernelParams((*function)->info(), kernelParams, extra);
   if (!params) return params.error().code;
-  auto stream = lookupStream(hStream, perThread);
+  auto stream = lookupStream(hStream);
   if (!stream) return stream.error().code;
   // A stream of a green context may be used from its device's other contexts (and the reverse): a CUkernel then
   // resolves in the stream's context, as it has one function per context (cuda.core's green-context tests).
@@ -46,8 +47,8 @@ CUresult launch(CUfunction f, ptx::exec::Dim3 grid, ptx::exec::Dim3 block, unsig
 }
 
 CUresult launchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                      unsigned shared, CUstream stream, void** kernelParams, void** extra, bool perThread) {
-  return launch(f, {gx, gy, gz}, {bx, by, bz}, shared, stream, kernelParams, extra, perThread, false);
+                      unsigned shared, CUstream stream, void** kernelParams, void** extra) {
+  return launch(f, {gx, gy, gz}, {bx, by, bz}, shared, stream, kernelParams, extra, false);
 }
 
 // Blocks in the cluster shape the kernel requires; 0 when it requires none.
@@ -55,7 +56,7 @@ int requiredClusterSize(const Function& f) {
   return f.requiredClusterWidth.load() * f.requiredClusterHeight.load() * f.requiredClusterDepth.load();
 }
 
-CUresult launchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kernelParams, void** extra, bool perThread) {
+CUresult launchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kernelParams, void** extra) {
   if (!config) return CUDA_ERROR_INVALID_VALUE;
   if (config->numAttrs && !config->attrs) return CUDA_ERROR_INVALID_VALUE;
   bool cooperative = false;
@@ -86,7 +87,7 @@ CUresult launchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kerne
   }
   return launch(f, {config->gridDimX, config->gridDimY, config->gridDimZ},
                 {config->blockDimX, config->blockDimY, config->blockDimZ}, config->sharedMemBytes, config->hStream,
-                kernelParams, extra, perThread, cooperative);
+                kernelParams, extra, cooperative);
 }
 
 // ---- Occupancy (core/launch.cpp computes it) ------------------------------------------------------------
@@ -127,11 +128,9 @@ CUresult maxPotentialBlockSize(int* minGridSize, int* blockSize, CUfunction func
 
 // ---- Cluster occupancy -----------------------------------------------------------------------------------------
 
-// Blocks of a cluster run on the SMs of one GPC. cuemu's virtual devices model GPCs of this many SMs (Hopper has
-// 16 to 18); the SMs that do not fill a whole GPC take no clusters.
-constexpr int kSmsPerGpc = 16;
-constexpr int kPortableClusterSize = 8;
-constexpr int kNonPortableClusterSize = 16;
+using limits::kNonPortableClusterSize;
+using limits::kPortableClusterSize;
+using limits::kSmsPerGpc;
 
 int clusterSizeLimit(const Function& f) {
   return f.nonPortableClusterAllowed.load() ? kNonPortableClusterSize : kPortableClusterSize;
@@ -271,25 +270,16 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDi
                         unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
                         unsigned int sharedMemBytes, CUstream hStream, void** kernelParams, void** extra) {
   return launchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream,
-                      kernelParams, extra, false);
-}
-CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
-                             unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
-                             unsigned int sharedMemBytes, CUstream hStream, void** kernelParams, void** extra) {
-  return launchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream,
-                      kernelParams, extra, true);
+                      kernelParams, extra);
 }
 CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kernelParams, void** extra) {
-  return launchKernelEx(config, f, kernelParams, extra, false);
-}
-CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig* config, CUfunction f, void** kernelParams, void** extra) {
-  return launchKernelEx(config, f, kernelParams, extra, true);
+  return launchKernelEx(config, f, kernelParams, extra);
 }
 CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
                                    unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
                                    unsigned int sharedMemBytes, CUstream hStream, void** kernelParams) {
   return launch(f, {gridDimX, gridDimY, gridDimZ}, {blockDimX, blockDimY, blockDimZ}, sharedMemBytes, hStream,
-                kernelParams, nullptr, false, true);
+                kernelParams, nullptr, true);
 }
 // Launches one cooperative kernel per device. Unless the flags say otherwise, each launch waits for the work
 // already queued in every listed stream, and later work in every listed stream waits for all the kernels: each
@@ -334,19 +324,12 @@ CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS* launchParamsLi
     // The launch resolves its function in the stream's context (a CUkernel has one function per context).
     pushCurrentContext(streams[i]->context().shared_from_this());
     CUresult r = launch(p.function, {p.gridDimX, p.gridDimY, p.gridDimZ}, {p.blockDimX, p.blockDimY, p.blockDimZ},
-                        p.sharedMemBytes, p.hStream, p.kernelParams, nullptr, false, true);
+                        p.sharedMemBytes, p.hStream, p.kernelParams, nullptr, true);
     popCurrentContext();
     if (r) return r;
   }
   if (!(flags & CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_POST_LAUNCH_SYNC)) crossWait();
   return CUDA_SUCCESS;
-}
-CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
-                                        unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
-                                        unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
-                                        void** kernelParams) {
-  return launch(f, {gridDimX, gridDimY, gridDimZ}, {blockDimX, blockDimY, blockDimZ}, sharedMemBytes, hStream,
-                kernelParams, nullptr, true, true);
 }
 
 // ---- The legacy launch API -----------------------------------------------------------------------------------
@@ -367,7 +350,7 @@ CUresult cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes) {
   });
 }
 CUresult cuParamSetSize(CUfunction hfunc, unsigned int numbytes) {
-  if (numbytes > 32764) return CUDA_ERROR_INVALID_VALUE;
+  if (numbytes > limits::kMaxKernelParamBytes) return CUDA_ERROR_INVALID_VALUE;
   return withFunction(hfunc, [&](Function& f) {
     std::lock_guard lock(f.legacyMutex);
     f.legacy.params.resize(numbytes);
@@ -378,7 +361,7 @@ CUresult cuParamSetv(CUfunction hfunc, int offset, void* ptr, unsigned int numby
   if (offset < 0 || (!ptr && numbytes)) return CUDA_ERROR_INVALID_VALUE;
   return withFunction(hfunc, [&](Function& f) {
     std::lock_guard lock(f.legacyMutex);
-    if (size_t(offset) + numbytes > 32764) return CUDA_ERROR_INVALID_VALUE;
+    if (size_t(offset) + numbytes > limits::kMaxKernelParamBytes) return CUDA_ERROR_INVALID_VALUE;
     if (f.legacy.params.size() < size_t(offset) + numbytes) f.legacy.params.resize(size_t(offset) + numbytes);
     if (numbytes) std::memcpy(f.legacy.params.data() + offset, ptr, numbytes);
     return CUDA_SUCCESS;
@@ -407,7 +390,7 @@ static CUresult legacyLaunch(CUfunction hfunc, int gridW, int gridH, CUstream st
   // A kernel without parameters gets no buffer (an empty vector has no data pointer to pass).
   return launch(hfunc, {unsigned(gridW), unsigned(gridH), 1},
                 {unsigned(state.blockX), unsigned(state.blockY), unsigned(state.blockZ)}, state.sharedBytes, stream,
-                nullptr, size ? extra : nullptr, false, false);
+                nullptr, size ? extra : nullptr, false);
 }
 CUresult cuLaunch(CUfunction f) { return legacyLaunch(f, 1, 1, nullptr); }
 CUresult cuLaunchGrid(CUfunction f, int grid_width, int grid_height) {

@@ -4,6 +4,7 @@
 
 #include "core/memory.h"
 #include "core/memory_array.h"
+#include "core/stream_lookup.h"
 #include "impl/memory_internal.h"
 
 #include <cstring>
@@ -179,15 +180,13 @@ CUresult memset2D(CUdeviceptr dst, size_t pitch, uint32_t value, unsigned elemen
       CU_GRAPH_NODE_TYPE_MEMSET);
 }
 
-bool isLegacyStream(CUstream stream) { return !stream || stream == CU_STREAM_LEGACY; }
-
 // cuMemcpyBatchAsync: `count` linear copies with attributes applying from attrsIdxs[i] on.
 CUresult copyBatch(CUdeviceptr* dsts, CUdeviceptr* srcs, size_t* sizes, size_t count, CUmemcpyAttributes* attrs,
                    size_t* attrsIdxs, size_t numAttrs, size_t* failIdx, CUstream stream) {
   if (failIdx) *failIdx = SIZE_MAX;
   if (!dsts || !srcs || !sizes || !count || !attrs || !attrsIdxs || !numAttrs || numAttrs > count)
     return CUDA_ERROR_INVALID_VALUE;
-  if (isLegacyStream(stream)) return CUDA_ERROR_INVALID_VALUE;
+  if (namesLegacyStream(stream)) return CUDA_ERROR_INVALID_VALUE;
   if (attrsIdxs[0] != 0) return CUDA_ERROR_INVALID_VALUE;
   for (size_t i = 0; i < numAttrs; ++i) {
     if ((i && attrsIdxs[i] <= attrsIdxs[i - 1]) || attrsIdxs[i] >= count) return CUDA_ERROR_INVALID_VALUE;
@@ -266,7 +265,7 @@ CUresult copy3DBatch(size_t numOps, CUDA_MEMCPY3D_BATCH_OP* opList, size_t* fail
                      CUstream stream) {
   if (failIdx) *failIdx = SIZE_MAX;
   if (!numOps || !opList || flags) return CUDA_ERROR_INVALID_VALUE;
-  if (isLegacyStream(stream)) return CUDA_ERROR_INVALID_VALUE;
+  if (namesLegacyStream(stream)) return CUDA_ERROR_INVALID_VALUE;
   CUEMU_REQUIRE_CONTEXT(context);
   std::vector<PreparedCopy> copies;
   std::vector<RegionLease> leases;
@@ -299,102 +298,128 @@ uint64_t u64(const void* p) { return reinterpret_cast<uint64_t>(p); }
 
 namespace impl {
 
-constexpr CUstream kLegacy = nullptr;
-using memops::perThread;
+// The default stream of the call: legacy, or per-thread in a _ptds form (core/stream_lookup.h).
+constexpr CUstream kDefaultStream = nullptr;
 
 // Unified copies: the direction comes from the pointers.
-CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n) { return copyLinear(dst, Side::Any, src, Side::Any, n, kLegacy, false); }
-CUresult cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t n) { return copyLinear(dst, Side::Any, src, Side::Any, n, CU_STREAM_PER_THREAD, false); }
-CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) { return copyLinear(dst, Side::Any, src, Side::Any, n, s, true); }
-CUresult cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) { return copyLinear(dst, Side::Any, src, Side::Any, n, perThread(s), true); }
+CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n) {
+  return copyLinear(dst, Side::Any, src, Side::Any, n, kDefaultStream, false);
+}
+CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
+  return copyLinear(dst, Side::Any, src, Side::Any, n, s, true);
+}
 
-CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, size_t n) { return copyLinear(dst, Side::Device, u64(src), Side::Host, n, kLegacy, false); }
-CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr dst, const void* src, size_t n) { return copyLinear(dst, Side::Device, u64(src), Side::Host, n, CU_STREAM_PER_THREAD, false); }
-CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, size_t n, CUstream s) { return copyLinear(dst, Side::Device, u64(src), Side::Host, n, s, true); }
-CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dst, const void* src, size_t n, CUstream s) { return copyLinear(dst, Side::Device, u64(src), Side::Host, n, perThread(s), true); }
+CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, size_t n) {
+  return copyLinear(dst, Side::Device, u64(src), Side::Host, n, kDefaultStream, false);
+}
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, size_t n, CUstream s) {
+  return copyLinear(dst, Side::Device, u64(src), Side::Host, n, s, true);
+}
 
-CUresult cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, size_t n) { return copyLinear(u64(dst), Side::Host, src, Side::Device, n, kLegacy, false); }
-CUresult cuMemcpyDtoH_v2_ptds(void* dst, CUdeviceptr src, size_t n) { return copyLinear(u64(dst), Side::Host, src, Side::Device, n, CU_STREAM_PER_THREAD, false); }
-CUresult cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, size_t n, CUstream s) { return copyLinear(u64(dst), Side::Host, src, Side::Device, n, s, true); }
-CUresult cuMemcpyDtoHAsync_v2_ptsz(void* dst, CUdeviceptr src, size_t n, CUstream s) { return copyLinear(u64(dst), Side::Host, src, Side::Device, n, perThread(s), true); }
+CUresult cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, size_t n) {
+  return copyLinear(u64(dst), Side::Host, src, Side::Device, n, kDefaultStream, false);
+}
+CUresult cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, size_t n, CUstream s) {
+  return copyLinear(u64(dst), Side::Host, src, Side::Device, n, s, true);
+}
 
-CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n) { return copyLinear(dst, Side::Device, src, Side::Device, n, kLegacy, false); }
-CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr dst, CUdeviceptr src, size_t n) { return copyLinear(dst, Side::Device, src, Side::Device, n, CU_STREAM_PER_THREAD, false); }
-CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) { return copyLinear(dst, Side::Device, src, Side::Device, n, s, true); }
-CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) { return copyLinear(dst, Side::Device, src, Side::Device, n, perThread(s), true); }
+CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n) {
+  return copyLinear(dst, Side::Device, src, Side::Device, n, kDefaultStream, false);
+}
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
+  return copyLinear(dst, Side::Device, src, Side::Device, n, s, true);
+}
 
-CUresult cuMemcpyPeer(CUdeviceptr dst, CUcontext dc, CUdeviceptr src, CUcontext sc, size_t n) { return copyPeer(dst, dc, src, sc, n, kLegacy, false); }
-CUresult cuMemcpyPeer_ptds(CUdeviceptr dst, CUcontext dc, CUdeviceptr src, CUcontext sc, size_t n) { return copyPeer(dst, dc, src, sc, n, CU_STREAM_PER_THREAD, false); }
-CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dc, CUdeviceptr src, CUcontext sc, size_t n, CUstream s) { return copyPeer(dst, dc, src, sc, n, s, true); }
-CUresult cuMemcpyPeerAsync_ptsz(CUdeviceptr dst, CUcontext dc, CUdeviceptr src, CUcontext sc, size_t n, CUstream s) { return copyPeer(dst, dc, src, sc, n, perThread(s), true); }
+CUresult cuMemcpyPeer(CUdeviceptr dst, CUcontext dc, CUdeviceptr src, CUcontext sc, size_t n) {
+  return copyPeer(dst, dc, src, sc, n, kDefaultStream, false);
+}
+CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dc, CUdeviceptr src, CUcontext sc, size_t n, CUstream s) {
+  return copyPeer(dst, dc, src, sc, n, s, true);
+}
 
-CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D* c) { return copy2D(c, kLegacy, false); }
-CUresult cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D* c) { return copy2D(c, CU_STREAM_PER_THREAD, false); }
-CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D* c) { return copy2D(c, kLegacy, false); }
-CUresult cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D* c) { return copy2D(c, CU_STREAM_PER_THREAD, false); }
+CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D* c) { return copy2D(c, kDefaultStream, false); }
+CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D* c) { return copy2D(c, kDefaultStream, false); }
 CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D* c, CUstream s) { return copy2D(c, s, true); }
-CUresult cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D* c, CUstream s) { return copy2D(c, perThread(s), true); }
 
-CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D* c) { return copy3D(c, kLegacy, false); }
-CUresult cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D* c) { return copy3D(c, CU_STREAM_PER_THREAD, false); }
+CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D* c) { return copy3D(c, kDefaultStream, false); }
 CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D* c, CUstream s) { return copy3D(c, s, true); }
-CUresult cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D* c, CUstream s) { return copy3D(c, perThread(s), true); }
-CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER* c) { return copy3DPeer(c, kLegacy, false); }
-CUresult cuMemcpy3DPeer_ptds(const CUDA_MEMCPY3D_PEER* c) { return copy3DPeer(c, CU_STREAM_PER_THREAD, false); }
+CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER* c) { return copy3DPeer(c, kDefaultStream, false); }
 CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER* c, CUstream s) { return copy3DPeer(c, s, true); }
-CUresult cuMemcpy3DPeerAsync_ptsz(const CUDA_MEMCPY3D_PEER* c, CUstream s) { return copy3DPeer(c, perThread(s), true); }
 
 // Arrays.
-CUresult cuMemcpyHtoA_v2(CUarray dst, size_t off, const void* src, size_t n) { return copyWithArray(nullptr, dst, off, Side::Device, static_cast<const uint8_t*>(src), nullptr, 0, Side::Host, n, kLegacy, false); }
-CUresult cuMemcpyHtoA_v2_ptds(CUarray dst, size_t off, const void* src, size_t n) { return copyWithArray(nullptr, dst, off, Side::Device, static_cast<const uint8_t*>(src), nullptr, 0, Side::Host, n, CU_STREAM_PER_THREAD, false); }
+CUresult cuMemcpyHtoA_v2(CUarray dst, size_t off, const void* src, size_t n) {
+  return copyWithArray(nullptr, dst, off, Side::Device, static_cast<const uint8_t*>(src), nullptr, 0, Side::Host, n,
+                       kDefaultStream, false);
+}
 CUresult cuMemcpyHtoAAsync_v2(CUarray dst, size_t off, const void* src, size_t n, CUstream s) { return copyWithArray(nullptr, dst, off, Side::Device, static_cast<const uint8_t*>(src), nullptr, 0, Side::Host, n, s, true); }
-CUresult cuMemcpyHtoAAsync_v2_ptsz(CUarray dst, size_t off, const void* src, size_t n, CUstream s) { return copyWithArray(nullptr, dst, off, Side::Device, static_cast<const uint8_t*>(src), nullptr, 0, Side::Host, n, perThread(s), true); }
-CUresult cuMemcpyAtoH_v2(void* dst, CUarray src, size_t off, size_t n) { return copyWithArray(static_cast<uint8_t*>(dst), nullptr, 0, Side::Host, nullptr, src, off, Side::Device, n, kLegacy, false); }
-CUresult cuMemcpyAtoH_v2_ptds(void* dst, CUarray src, size_t off, size_t n) { return copyWithArray(static_cast<uint8_t*>(dst), nullptr, 0, Side::Host, nullptr, src, off, Side::Device, n, CU_STREAM_PER_THREAD, false); }
+CUresult cuMemcpyAtoH_v2(void* dst, CUarray src, size_t off, size_t n) {
+  return copyWithArray(static_cast<uint8_t*>(dst), nullptr, 0, Side::Host, nullptr, src, off, Side::Device, n,
+                       kDefaultStream, false);
+}
 CUresult cuMemcpyAtoHAsync_v2(void* dst, CUarray src, size_t off, size_t n, CUstream s) { return copyWithArray(static_cast<uint8_t*>(dst), nullptr, 0, Side::Host, nullptr, src, off, Side::Device, n, s, true); }
-CUresult cuMemcpyAtoHAsync_v2_ptsz(void* dst, CUarray src, size_t off, size_t n, CUstream s) { return copyWithArray(static_cast<uint8_t*>(dst), nullptr, 0, Side::Host, nullptr, src, off, Side::Device, n, perThread(s), true); }
-CUresult cuMemcpyAtoD_v2(CUdeviceptr dst, CUarray src, size_t off, size_t n) { return copyWithArray(reinterpret_cast<uint8_t*>(dst), nullptr, 0, Side::Device, nullptr, src, off, Side::Device, n, kLegacy, false); }
-CUresult cuMemcpyAtoD_v2_ptds(CUdeviceptr dst, CUarray src, size_t off, size_t n) { return copyWithArray(reinterpret_cast<uint8_t*>(dst), nullptr, 0, Side::Device, nullptr, src, off, Side::Device, n, CU_STREAM_PER_THREAD, false); }
-CUresult cuMemcpyDtoA_v2(CUarray dst, size_t off, CUdeviceptr src, size_t n) { return copyWithArray(nullptr, dst, off, Side::Device, reinterpret_cast<const uint8_t*>(src), nullptr, 0, Side::Device, n, kLegacy, false); }
-CUresult cuMemcpyDtoA_v2_ptds(CUarray dst, size_t off, CUdeviceptr src, size_t n) { return copyWithArray(nullptr, dst, off, Side::Device, reinterpret_cast<const uint8_t*>(src), nullptr, 0, Side::Device, n, CU_STREAM_PER_THREAD, false); }
-CUresult cuMemcpyAtoA_v2(CUarray dst, size_t doff, CUarray src, size_t soff, size_t n) { return copyWithArray(nullptr, dst, doff, Side::Device, nullptr, src, soff, Side::Device, n, kLegacy, false); }
-CUresult cuMemcpyAtoA_v2_ptds(CUarray dst, size_t doff, CUarray src, size_t soff, size_t n) { return copyWithArray(nullptr, dst, doff, Side::Device, nullptr, src, soff, Side::Device, n, CU_STREAM_PER_THREAD, false); }
+CUresult cuMemcpyAtoD_v2(CUdeviceptr dst, CUarray src, size_t off, size_t n) {
+  return copyWithArray(reinterpret_cast<uint8_t*>(dst), nullptr, 0, Side::Device, nullptr, src, off, Side::Device, n,
+                       kDefaultStream, false);
+}
+CUresult cuMemcpyDtoA_v2(CUarray dst, size_t off, CUdeviceptr src, size_t n) {
+  return copyWithArray(nullptr, dst, off, Side::Device, reinterpret_cast<const uint8_t*>(src), nullptr, 0, Side::Device,
+                       n, kDefaultStream, false);
+}
+CUresult cuMemcpyAtoA_v2(CUarray dst, size_t doff, CUarray src, size_t soff, size_t n) {
+  return copyWithArray(nullptr, dst, doff, Side::Device, nullptr, src, soff, Side::Device, n, kDefaultStream, false);
+}
 
 // Batches.
-CUresult cuMemcpyBatchAsync(CUdeviceptr* d, CUdeviceptr* s, size_t* z, size_t n, CUmemcpyAttributes* a, size_t* ai, size_t na, size_t* f, CUstream st) { return copyBatch(d, s, z, n, a, ai, na, f, st); }
-CUresult cuMemcpyBatchAsync_ptsz(CUdeviceptr* d, CUdeviceptr* s, size_t* z, size_t n, CUmemcpyAttributes* a, size_t* ai, size_t na, size_t* f, CUstream st) { return copyBatch(d, s, z, n, a, ai, na, f, perThread(st)); }
-CUresult cuMemcpyBatchAsync_v2(CUdeviceptr* d, CUdeviceptr* s, size_t* z, size_t n, CUmemcpyAttributes* a, size_t* ai, size_t na, CUstream st) { return copyBatch(d, s, z, n, a, ai, na, nullptr, st); }
-CUresult cuMemcpyBatchAsync_v2_ptsz(CUdeviceptr* d, CUdeviceptr* s, size_t* z, size_t n, CUmemcpyAttributes* a, size_t* ai, size_t na, CUstream st) { return copyBatch(d, s, z, n, a, ai, na, nullptr, perThread(st)); }
-CUresult cuMemcpy3DBatchAsync(size_t n, CUDA_MEMCPY3D_BATCH_OP* ops, size_t* f, unsigned long long flags, CUstream st) { return copy3DBatch(n, ops, f, flags, st); }
-CUresult cuMemcpy3DBatchAsync_ptsz(size_t n, CUDA_MEMCPY3D_BATCH_OP* ops, size_t* f, unsigned long long flags, CUstream st) { return copy3DBatch(n, ops, f, flags, perThread(st)); }
-CUresult cuMemcpy3DBatchAsync_v2(size_t n, CUDA_MEMCPY3D_BATCH_OP* ops, unsigned long long flags, CUstream st) { return copy3DBatch(n, ops, nullptr, flags, st); }
-CUresult cuMemcpy3DBatchAsync_v2_ptsz(size_t n, CUDA_MEMCPY3D_BATCH_OP* ops, unsigned long long flags, CUstream st) { return copy3DBatch(n, ops, nullptr, flags, perThread(st)); }
+CUresult cuMemcpyBatchAsync(CUdeviceptr* d, CUdeviceptr* s, size_t* z, size_t n, CUmemcpyAttributes* a, size_t* ai,
+                            size_t na, size_t* f, CUstream st) {
+  return copyBatch(d, s, z, n, a, ai, na, f, st);
+}
+CUresult cuMemcpyBatchAsync_v2(CUdeviceptr* d, CUdeviceptr* s, size_t* z, size_t n, CUmemcpyAttributes* a, size_t* ai,
+                               size_t na, CUstream st) {
+  return copyBatch(d, s, z, n, a, ai, na, nullptr, st);
+}
+CUresult cuMemcpy3DBatchAsync(size_t n, CUDA_MEMCPY3D_BATCH_OP* ops, size_t* f, unsigned long long flags, CUstream st) {
+  return copy3DBatch(n, ops, f, flags, st);
+}
+CUresult cuMemcpy3DBatchAsync_v2(size_t n, CUDA_MEMCPY3D_BATCH_OP* ops, unsigned long long flags, CUstream st) {
+  return copy3DBatch(n, ops, nullptr, flags, st);
+}
 
 // Sets.
-CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n) { return memset2D(d, n, v, 1, n, 1, kLegacy, false); }
-CUresult cuMemsetD8_v2_ptds(CUdeviceptr d, unsigned char v, size_t n) { return memset2D(d, n, v, 1, n, 1, CU_STREAM_PER_THREAD, false); }
-CUresult cuMemsetD16_v2(CUdeviceptr d, unsigned short v, size_t n) { return memset2D(d, n * 2, v, 2, n, 1, kLegacy, false); }
-CUresult cuMemsetD16_v2_ptds(CUdeviceptr d, unsigned short v, size_t n) { return memset2D(d, n * 2, v, 2, n, 1, CU_STREAM_PER_THREAD, false); }
-CUresult cuMemsetD32_v2(CUdeviceptr d, unsigned int v, size_t n) { return memset2D(d, n * 4, v, 4, n, 1, kLegacy, false); }
-CUresult cuMemsetD32_v2_ptds(CUdeviceptr d, unsigned int v, size_t n) { return memset2D(d, n * 4, v, 4, n, 1, CU_STREAM_PER_THREAD, false); }
-CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream s) { return memset2D(d, n, v, 1, n, 1, s, true); }
-CUresult cuMemsetD8Async_ptsz(CUdeviceptr d, unsigned char v, size_t n, CUstream s) { return memset2D(d, n, v, 1, n, 1, perThread(s), true); }
-CUresult cuMemsetD16Async(CUdeviceptr d, unsigned short v, size_t n, CUstream s) { return memset2D(d, n * 2, v, 2, n, 1, s, true); }
-CUresult cuMemsetD16Async_ptsz(CUdeviceptr d, unsigned short v, size_t n, CUstream s) { return memset2D(d, n * 2, v, 2, n, 1, perThread(s), true); }
+CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n) {
+  return memset2D(d, n, v, 1, n, 1, kDefaultStream, false);
+}
+CUresult cuMemsetD16_v2(CUdeviceptr d, unsigned short v, size_t n) {
+  return memset2D(d, n * 2, v, 2, n, 1, kDefaultStream, false);
+}
+CUresult cuMemsetD32_v2(CUdeviceptr d, unsigned int v, size_t n) {
+  return memset2D(d, n * 4, v, 4, n, 1, kDefaultStream, false);
+}
+CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream s) {
+  return memset2D(d, n, v, 1, n, 1, s, true);
+}
+CUresult cuMemsetD16Async(CUdeviceptr d, unsigned short v, size_t n, CUstream s) {
+  return memset2D(d, n * 2, v, 2, n, 1, s, true);
+}
 CUresult cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n, CUstream s) { return memset2D(d, n * 4, v, 4, n, 1, s, true); }
-CUresult cuMemsetD32Async_ptsz(CUdeviceptr d, unsigned int v, size_t n, CUstream s) { return memset2D(d, n * 4, v, 4, n, 1, perThread(s), true); }
-CUresult cuMemsetD2D8_v2(CUdeviceptr d, size_t p, unsigned char v, size_t w, size_t h) { return memset2D(d, p, v, 1, w, h, kLegacy, false); }
-CUresult cuMemsetD2D8_v2_ptds(CUdeviceptr d, size_t p, unsigned char v, size_t w, size_t h) { return memset2D(d, p, v, 1, w, h, CU_STREAM_PER_THREAD, false); }
-CUresult cuMemsetD2D16_v2(CUdeviceptr d, size_t p, unsigned short v, size_t w, size_t h) { return memset2D(d, p, v, 2, w, h, kLegacy, false); }
-CUresult cuMemsetD2D16_v2_ptds(CUdeviceptr d, size_t p, unsigned short v, size_t w, size_t h) { return memset2D(d, p, v, 2, w, h, CU_STREAM_PER_THREAD, false); }
-CUresult cuMemsetD2D32_v2(CUdeviceptr d, size_t p, unsigned int v, size_t w, size_t h) { return memset2D(d, p, v, 4, w, h, kLegacy, false); }
-CUresult cuMemsetD2D32_v2_ptds(CUdeviceptr d, size_t p, unsigned int v, size_t w, size_t h) { return memset2D(d, p, v, 4, w, h, CU_STREAM_PER_THREAD, false); }
-CUresult cuMemsetD2D8Async(CUdeviceptr d, size_t p, unsigned char v, size_t w, size_t h, CUstream s) { return memset2D(d, p, v, 1, w, h, s, true); }
-CUresult cuMemsetD2D8Async_ptsz(CUdeviceptr d, size_t p, unsigned char v, size_t w, size_t h, CUstream s) { return memset2D(d, p, v, 1, w, h, perThread(s), true); }
-CUresult cuMemsetD2D16Async(CUdeviceptr d, size_t p, unsigned short v, size_t w, size_t h, CUstream s) { return memset2D(d, p, v, 2, w, h, s, true); }
-CUresult cuMemsetD2D16Async_ptsz(CUdeviceptr d, size_t p, unsigned short v, size_t w, size_t h, CUstream s) { return memset2D(d, p, v, 2, w, h, perThread(s), true); }
-CUresult cuMemsetD2D32Async(CUdeviceptr d, size_t p, unsigned int v, size_t w, size_t h, CUstream s) { return memset2D(d, p, v, 4, w, h, s, true); }
-CUresult cuMemsetD2D32Async_ptsz(CUdeviceptr d, size_t p, unsigned int v, size_t w, size_t h, CUstream s) { return memset2D(d, p, v, 4, w, h, perThread(s), true); }
+CUresult cuMemsetD2D8_v2(CUdeviceptr d, size_t p, unsigned char v, size_t w, size_t h) {
+  return memset2D(d, p, v, 1, w, h, kDefaultStream, false);
+}
+CUresult cuMemsetD2D16_v2(CUdeviceptr d, size_t p, unsigned short v, size_t w, size_t h) {
+  return memset2D(d, p, v, 2, w, h, kDefaultStream, false);
+}
+CUresult cuMemsetD2D32_v2(CUdeviceptr d, size_t p, unsigned int v, size_t w, size_t h) {
+  return memset2D(d, p, v, 4, w, h, kDefaultStream, false);
+}
+CUresult cuMemsetD2D8Async(CUdeviceptr d, size_t p, unsigned char v, size_t w, size_t h, CUstream s) {
+  return memset2D(d, p, v, 1, w, h, s, true);
+}
+CUresult cuMemsetD2D16Async(CUdeviceptr d, size_t p, unsigned short v, size_t w, size_t h, CUstream s) {
+  return memset2D(d, p, v, 2, w, h, s, true);
+}
+CUresult cuMemsetD2D32Async(CUdeviceptr d, size_t p, unsigned int v, size_t w, size_t h, CUstream s) {
+  return memset2D(d, p, v, 4, w, h, s, true);
+}
 
 }  // namespace impl
 }  // namespace cuemu

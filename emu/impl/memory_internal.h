@@ -9,9 +9,6 @@
 
 namespace cuemu::memops {
 
-// The stream of a per-thread-default-stream variant (_ptds / _ptsz): the NULL stream means this thread's.
-inline CUstream perThread(CUstream stream) { return stream ? stream : CU_STREAM_PER_THREAD; }
-
 // Runs `work` in order on `stream` and returns once it has run (synchronous copies and sets, and
 // asynchronous ones that touch pageable host memory, which the application may reuse on return).
 // While the stream captures, both add a graph node of type `capturedAs` instead.

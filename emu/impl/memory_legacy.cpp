@@ -9,6 +9,7 @@
 #include "api/impl.h"
 
 #include "core/device.h"
+#include "core/limits.h"
 #include "core/memory.h"
 #include "impl/memory_internal.h"
 
@@ -18,7 +19,7 @@
 namespace cuemu {
 namespace {
 
-constexpr size_t kPitchAlignment = 512;  // as cuMemAllocPitch_v2
+using limits::kPitchAlignment;
 
 CUresult storePointer(CUdeviceptr_v1* out, CUdeviceptr value) {
   if (value > UINT_MAX) return CUDA_ERROR_NOT_SUPPORTED;

@@ -2,6 +2,7 @@
 #include "api/impl.h"
 
 #include "core/device.h"
+#include "core/limits.h"
 #include "core/memory.h"
 #include "impl/memory_internal.h"
 
@@ -21,7 +22,7 @@ void memops::drainOwner(uint64_t address) {
 namespace impl {
 
 // The pitch cuMemAllocPitch rounds rows to: the GPU's preferred alignment for 2D accesses.
-constexpr size_t kPitchAlignment = 512;
+using limits::kPitchAlignment;
 
 CUresult cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytesize) {
   if (!dptr) return CUDA_ERROR_INVALID_VALUE;

@@ -181,39 +181,21 @@ CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, C
 CUresult cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream) {
   return prefetch(devPtr, count, locationOfDevice(dstDevice), 0, hStream);
 }
-CUresult cuMemPrefetchAsync_ptsz(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream) {
-  return prefetch(devPtr, count, locationOfDevice(dstDevice), 0, memops::perThread(hStream));
-}
 CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags,
                                CUstream hStream) {
   return prefetch(devPtr, count, location, flags, hStream);
-}
-CUresult cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags,
-                                    CUstream hStream) {
-  return prefetch(devPtr, count, location, flags, memops::perThread(hStream));
 }
 
 CUresult cuMemPrefetchBatchAsync(CUdeviceptr* d, size_t* s, size_t n, CUmemLocation* l, size_t* li, size_t nl,
                                  unsigned long long f, CUstream st) {
   return prefetchBatch(d, s, n, l, li, nl, f, st, false);
 }
-CUresult cuMemPrefetchBatchAsync_ptsz(CUdeviceptr* d, size_t* s, size_t n, CUmemLocation* l, size_t* li, size_t nl,
-                                      unsigned long long f, CUstream st) {
-  return prefetchBatch(d, s, n, l, li, nl, f, memops::perThread(st), false);
-}
 CUresult cuMemDiscardBatchAsync(CUdeviceptr* d, size_t* s, size_t n, unsigned long long f, CUstream st) {
   return prefetchBatch(d, s, n, nullptr, nullptr, 0, f, st, true);
-}
-CUresult cuMemDiscardBatchAsync_ptsz(CUdeviceptr* d, size_t* s, size_t n, unsigned long long f, CUstream st) {
-  return prefetchBatch(d, s, n, nullptr, nullptr, 0, f, memops::perThread(st), true);
 }
 CUresult cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr* d, size_t* s, size_t n, CUmemLocation* l, size_t* li,
                                            size_t nl, unsigned long long f, CUstream st) {
   return prefetchBatch(d, s, n, l, li, nl, f, st, false);
-}
-CUresult cuMemDiscardAndPrefetchBatchAsync_ptsz(CUdeviceptr* d, size_t* s, size_t n, CUmemLocation* l, size_t* li,
-                                                size_t nl, unsigned long long f, CUstream st) {
-  return prefetchBatch(d, s, n, l, li, nl, f, memops::perThread(st), false);
 }
 
 CUresult cuMemRangeGetAttribute(void* data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr,

@@ -30,16 +30,16 @@ AsyncNotifications& notifications() {
 CUresult decompress(CUmemDecompressParams* paramsArray, size_t count, unsigned flags, size_t* errorIndex,
                     CUstream stream) {
   if (!paramsArray || !count || flags != 0) return CUDA_ERROR_INVALID_VALUE;
-  auto resolved = lookupStream(stream, false);
+  auto resolved = lookupStream(stream);
   if (!resolved) return resolved.error().code;
   (void)errorIndex;
   return CUDA_ERROR_NOT_SUPPORTED;  // no algorithm in CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_ALGORITHM_MASK
 }
 
-CUresult mapArrays(CUarrayMapInfo* mapInfoList, unsigned count, CUstream stream, bool perThread) {
+CUresult mapArrays(CUarrayMapInfo* mapInfoList, unsigned count, CUstream stream) {
   // An empty list is an error, not a no-op (measured on an H200, driver 580).
   if (!count || !mapInfoList) return CUDA_ERROR_INVALID_VALUE;
-  auto resolved = lookupStream(stream, perThread);
+  auto resolved = lookupStream(stream);
   if (!resolved) return resolved.error().code;
   for (unsigned i = 0; i < count; ++i) {
     const CUarrayMapInfo& info = mapInfoList[i];
@@ -105,10 +105,6 @@ CUresult cuMemBatchDecompressAsync(CUmemDecompressParams* paramsArray, size_t co
                                    size_t* errorIndex, CUstream stream) {
   return decompress(paramsArray, count, flags, errorIndex, stream);
 }
-CUresult cuMemBatchDecompressAsync_ptsz(CUmemDecompressParams* paramsArray, size_t count, unsigned int flags,
-                                        size_t* errorIndex, CUstream stream) {
-  return decompress(paramsArray, count, flags, errorIndex, memops::perThread(stream));
-}
 
 CUresult cuArrayGetPlane(CUarray* pPlaneArray, CUarray hArray, unsigned int planeIdx) {
   (void)planeIdx;
@@ -131,10 +127,7 @@ CUresult cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES* spars
 }
 
 CUresult cuMemMapArrayAsync(CUarrayMapInfo* mapInfoList, unsigned int count, CUstream hStream) {
-  return mapArrays(mapInfoList, count, hStream, false);
-}
-CUresult cuMemMapArrayAsync_ptsz(CUarrayMapInfo* mapInfoList, unsigned int count, CUstream hStream) {
-  return mapArrays(mapInfoList, count, hStream, true);
+  return mapArrays(mapInfoList, count, hStream);
 }
 
 }  // namespace impl

@@ -176,21 +176,12 @@ namespace impl {
 CUresult cuMemAllocAsync(CUdeviceptr* dptr, size_t bytesize, CUstream hStream) {
   return allocFromPool(dptr, bytesize, nullptr, hStream);
 }
-CUresult cuMemAllocAsync_ptsz(CUdeviceptr* dptr, size_t bytesize, CUstream hStream) {
-  return allocFromPool(dptr, bytesize, nullptr, memops::perThread(hStream));
-}
 CUresult cuMemAllocFromPoolAsync(CUdeviceptr* dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream) {
   auto found = findMemPool(pool);
   if (!found) return CUDA_ERROR_INVALID_VALUE;
   return allocFromPool(dptr, bytesize, std::move(found), hStream);
 }
-CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr* dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream) {
-  auto found = findMemPool(pool);
-  if (!found) return CUDA_ERROR_INVALID_VALUE;
-  return allocFromPool(dptr, bytesize, std::move(found), memops::perThread(hStream));
-}
 CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) { return freeAsync(dptr, hStream); }
-CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream) { return freeAsync(dptr, memops::perThread(hStream)); }
 
 CUresult cuMemPoolCreate(CUmemoryPool* pool, const CUmemPoolProps* props) {
   if (!pool || !props) return CUDA_ERROR_INVALID_VALUE;

@@ -1,4 +1,5 @@
-// Stream management entry points. The _ptsz forms differ only in what a NULL stream means.
+// Stream management entry points. Their _ptsz forms run these implementations with the per-thread stream as
+// the default stream (core/stream_lookup.h).
 #include "api/impl.h"
 
 #include "core/context.h"
@@ -35,8 +36,8 @@ CUresult destroyStream(CUstream handle) {
   return stream->context().streams().destroy(stream);
 }
 
-CUresult query(CUstream handle, bool perThread) {
-  auto stream = lookupStream(handle, perThread);
+CUresult query(CUstream handle) {
+  auto stream = lookupStream(handle);
   if (!stream) return stream.error().code;
   if (CUresult sticky = (*stream)->context().stickyError()) return sticky;
   if (isCapturing(**stream)) {
@@ -46,8 +47,8 @@ CUresult query(CUstream handle, bool perThread) {
   return (*stream)->isIdle() ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 
-CUresult synchronize(CUstream handle, bool perThread) {
-  auto stream = lookupStream(handle, perThread);
+CUresult synchronize(CUstream handle) {
+  auto stream = lookupStream(handle);
   if (!stream) return stream.error().code;
   // Waiting for the stream's last item covers the legacy stream's implicit dependencies too: that item
   // started only after the blocking streams' earlier work.
@@ -63,9 +64,9 @@ CUresult synchronize(CUstream handle, bool perThread) {
   return s.context().stickyError();
 }
 
-CUresult waitEvent(CUstream handle, CUevent eventHandle, unsigned flags, bool perThread) {
+CUresult waitEvent(CUstream handle, CUevent eventHandle, unsigned flags) {
   if (flags & ~unsigned(CU_EVENT_WAIT_EXTERNAL)) return CUDA_ERROR_INVALID_VALUE;
-  auto stream = lookupStream(handle, perThread);
+  auto stream = lookupStream(handle);
   if (!stream) return stream.error().code;
   auto event = eventTable().find(handleValue(eventHandle));
   if (!event) return CUDA_ERROR_INVALID_HANDLE;
@@ -84,9 +85,9 @@ CUresult waitEvent(CUstream handle, CUevent eventHandle, unsigned flags, bool pe
   return CUDA_SUCCESS;
 }
 
-CUresult addCallback(CUstream handle, CUstreamCallback callback, void* userData, unsigned flags, bool perThread) {
+CUresult addCallback(CUstream handle, CUstreamCallback callback, void* userData, unsigned flags) {
   if (!callback || flags != 0) return CUDA_ERROR_INVALID_VALUE;
-  auto stream = lookupStream(handle, perThread);
+  auto stream = lookupStream(handle);
   if (!stream) return stream.error().code;
   Context& context = (*stream)->context();
   if (isCapturing(**stream)) {
@@ -106,9 +107,9 @@ CUresult addCallback(CUstream handle, CUstreamCallback callback, void* userData,
   return CUDA_SUCCESS;
 }
 
-CUresult launchHostFunc(CUstream handle, CUhostFn fn, void* userData, bool perThread) {
+CUresult launchHostFunc(CUstream handle, CUhostFn fn, void* userData) {
   if (!fn) return CUDA_ERROR_INVALID_VALUE;
-  auto stream = lookupStream(handle, perThread);
+  auto stream = lookupStream(handle);
   if (!stream) return stream.error().code;
   CUresult result;
   if (captureIfCapturing(**stream, CU_GRAPH_NODE_TYPE_HOST, HostNodeData{fn, userData}, result)) return result;
@@ -118,49 +119,63 @@ CUresult launchHostFunc(CUstream handle, CUhostFn fn, void* userData, bool perTh
   });
 }
 
-template <typename Fn>
-CUresult withStream(CUstream handle, bool perThread, Fn&& fn) {
-  auto stream = lookupStream(handle, perThread);
+template <typename Fn> CUresult withStream(CUstream handle, Fn&& fn) {
+  auto stream = lookupStream(handle);
   if (!stream) return stream.error().code;
   return fn(**stream);
 }
 
-CUresult getFlags(CUstream h, unsigned* flags, bool pt) {
+CUresult getFlags(CUstream h, unsigned* flags) {
   if (!flags) return CUDA_ERROR_INVALID_VALUE;
-  return withStream(h, pt, [&](Stream& s) { *flags = s.flags(); return CUDA_SUCCESS; });
+  return withStream(h, [&](Stream& s) {
+    *flags = s.flags();
+    return CUDA_SUCCESS;
+  });
 }
-CUresult getPriority(CUstream h, int* priority, bool pt) {
+CUresult getPriority(CUstream h, int* priority) {
   if (!priority) return CUDA_ERROR_INVALID_VALUE;
-  return withStream(h, pt, [&](Stream& s) { *priority = s.priority(); return CUDA_SUCCESS; });
+  return withStream(h, [&](Stream& s) {
+    *priority = s.priority();
+    return CUDA_SUCCESS;
+  });
 }
-CUresult getCtx(CUstream h, CUcontext* ctx, bool pt) {
+CUresult getCtx(CUstream h, CUcontext* ctx) {
   if (!ctx) return CUDA_ERROR_INVALID_VALUE;
-  return withStream(h, pt, [&](Stream& s) { *ctx = s.context().apiHandle(); return CUDA_SUCCESS; });
+  return withStream(h, [&](Stream& s) {
+    *ctx = s.context().apiHandle();
+    return CUDA_SUCCESS;
+  });
 }
-CUresult getCtx2(CUstream h, CUcontext* ctx, CUgreenCtx* green, bool pt) {
+CUresult getCtx2(CUstream h, CUcontext* ctx, CUgreenCtx* green) {
   if (!ctx && !green) return CUDA_ERROR_INVALID_VALUE;
-  return withStream(h, pt, [&](Stream& s) {
+  return withStream(h, [&](Stream& s) {
     if (ctx) *ctx = s.context().apiHandle();
     if (green) *green = toApiHandle<CUgreenCtx>(s.context().greenHandle());
     return CUDA_SUCCESS;
   });
 }
-CUresult getId(CUstream h, unsigned long long* id, bool pt) {
+CUresult getId(CUstream h, unsigned long long* id) {
   if (!id) return CUDA_ERROR_INVALID_VALUE;
-  return withStream(h, pt, [&](Stream& s) { *id = s.id(); return CUDA_SUCCESS; });
+  return withStream(h, [&](Stream& s) {
+    *id = s.id();
+    return CUDA_SUCCESS;
+  });
 }
-CUresult getDevice(CUstream h, CUdevice* device, bool pt) {
+CUresult getDevice(CUstream h, CUdevice* device) {
   if (!device) return CUDA_ERROR_INVALID_VALUE;
-  return withStream(h, pt, [&](Stream& s) { *device = s.context().device().ordinal(); return CUDA_SUCCESS; });
+  return withStream(h, [&](Stream& s) {
+    *device = s.context().device().ordinal();
+    return CUDA_SUCCESS;
+  });
 }
-CUresult attachMem(CUstream h, CUdeviceptr, size_t, unsigned flags, bool pt) {
+CUresult attachMem(CUstream h, CUdeviceptr, size_t, unsigned flags) {
   if (flags & ~unsigned(CU_MEM_ATTACH_GLOBAL | CU_MEM_ATTACH_HOST | CU_MEM_ATTACH_SINGLE)) return CUDA_ERROR_INVALID_VALUE;
   // Host and device share one memory: attaching changes visibility only, which the CPU does not need.
-  return withStream(h, pt, [&](Stream&) { return CUDA_SUCCESS; });
+  return withStream(h, [&](Stream&) { return CUDA_SUCCESS; });
 }
-CUresult getAttribute(CUstream h, CUstreamAttrID attr, CUstreamAttrValue* value, bool pt) {
+CUresult getAttribute(CUstream h, CUstreamAttrID attr, CUstreamAttrValue* value) {
   if (!value) return CUDA_ERROR_INVALID_VALUE;
-  return withStream(h, pt, [&](Stream& s) {
+  return withStream(h, [&](Stream& s) {
     std::lock_guard lock(s.attributesMutex);
     auto it = s.attributes.find(int(attr));
     *value = it != s.attributes.end() ? it->second : CUstreamAttrValue{};
@@ -168,27 +183,27 @@ CUresult getAttribute(CUstream h, CUstreamAttrID attr, CUstreamAttrValue* value,
     return CUDA_SUCCESS;
   });
 }
-CUresult setAttribute(CUstream h, CUstreamAttrID attr, const CUstreamAttrValue* value, bool pt) {
+CUresult setAttribute(CUstream h, CUstreamAttrID attr, const CUstreamAttrValue* value) {
   if (!value) return CUDA_ERROR_INVALID_VALUE;
-  return withStream(h, pt, [&](Stream& s) {
+  return withStream(h, [&](Stream& s) {
     std::lock_guard lock(s.attributesMutex);
     s.attributes[int(attr)] = *value;
     return CUDA_SUCCESS;
   });
 }
-CUresult copyAttributes(CUstream dst, CUstream src, bool pt) {
-  auto from = lookupStream(src, pt);
+CUresult copyAttributes(CUstream dst, CUstream src) {
+  auto from = lookupStream(src);
   if (!from) return from.error().code;
-  return withStream(dst, pt, [&](Stream& to) {
+  return withStream(dst, [&](Stream& to) {
     if (&to == from->get()) return CUDA_SUCCESS;
     std::scoped_lock lock(to.attributesMutex, (*from)->attributesMutex);
     to.attributes = (*from)->attributes;
     return CUDA_SUCCESS;
   });
 }
-CUresult captureStatus(CUstream h, CUstreamCaptureStatus* status, bool pt) {
+CUresult captureStatus(CUstream h, CUstreamCaptureStatus* status) {
   if (!status) return CUDA_ERROR_INVALID_VALUE;
-  return withStream(h, pt, [&](Stream& s) {
+  return withStream(h, [&](Stream& s) {
     // The legacy stream answers for the blocking streams it would wait for (CUDA_ERROR_STREAM_CAPTURE_IMPLICIT).
     if (s.kind() == Stream::Kind::Legacy)
       for (auto& other : s.context().streams().allStreams())
@@ -213,9 +228,9 @@ const CUgraphEdgeData* plainEdgeData(size_t count) {
 }
 
 CUresult getCaptureInfo(CUstream h, CUstreamCaptureStatus* status, cuuint64_t* id, CUgraph* graph,
-                        const CUgraphNode** deps, const CUgraphEdgeData** edges, size_t* count, bool pt) {
+                        const CUgraphNode** deps, const CUgraphEdgeData** edges, size_t* count) {
   if (!status) return CUDA_ERROR_INVALID_VALUE;
-  return withStream(h, pt, [&](Stream& s) {
+  return withStream(h, [&](Stream& s) {
     if (s.kind() == Stream::Kind::Legacy)
       for (auto& other : s.context().streams().allStreams())
         if (other->isBlocking() && captureInfo(*other).status != CU_STREAM_CAPTURE_STATUS_NONE)
@@ -230,14 +245,14 @@ CUresult getCaptureInfo(CUstream h, CUstreamCaptureStatus* status, cuuint64_t* i
     return CUDA_SUCCESS;
   });
 }
-CUresult begin(CUstream h, CUstreamCaptureMode mode, bool pt) {
-  auto stream = lookupStream(h, pt);
+CUresult begin(CUstream h, CUstreamCaptureMode mode) {
+  auto stream = lookupStream(h);
   if (!stream) return stream.error().code;
   return beginCapture(*stream, mode);
 }
 CUresult beginToGraph(CUstream h, CUgraph graphHandle, const CUgraphNode* deps, const CUgraphEdgeData* edges,
-                      size_t count, CUstreamCaptureMode mode, bool pt) {
-  auto stream = lookupStream(h, pt);
+                      size_t count, CUstreamCaptureMode mode) {
+  auto stream = lookupStream(h);
   if (!stream) return stream.error().code;
   auto graph = graphTable().find(handleValue(graphHandle));
   if (!graph) return CUDA_ERROR_INVALID_VALUE;
@@ -252,13 +267,12 @@ CUresult beginToGraph(CUstream h, CUgraph graphHandle, const CUgraphNode* deps, 
   }
   return beginCapture(*stream, mode, graph, std::move(nodes));
 }
-CUresult end(CUstream h, CUgraph* graph, bool pt) {
-  auto stream = lookupStream(h, pt);
+CUresult end(CUstream h, CUgraph* graph) {
+  auto stream = lookupStream(h);
   if (!stream) return stream.error().code;
   return endCapture(*stream, graph);
 }
-CUresult updateDependencies(CUstream h, CUgraphNode* deps, const CUgraphEdgeData* edges, size_t count, unsigned flags,
-                            bool pt) {
+CUresult updateDependencies(CUstream h, CUgraphNode* deps, const CUgraphEdgeData* edges, size_t count, unsigned flags) {
   if (count && !deps) return CUDA_ERROR_INVALID_VALUE;
   std::vector<GraphNode*> nodes;
   for (size_t i = 0; i < count; ++i) {
@@ -268,7 +282,7 @@ CUresult updateDependencies(CUstream h, CUgraphNode* deps, const CUgraphEdgeData
     if (!node) return CUDA_ERROR_INVALID_VALUE;
     nodes.push_back(node.get());
   }
-  return withStream(h, pt, [&](Stream& s) { return updateCaptureDependencies(s, nodes, flags); });
+  return withStream(h, [&](Stream& s) { return updateCaptureDependencies(s, nodes, flags); });
 }
 
 }  // namespace
@@ -282,69 +296,69 @@ CUresult cuStreamCreateWithPriority(CUstream* phStream, unsigned int flags, int 
 CUresult cuStreamDestroy(CUstream hStream) { return destroyStream(hStream); }
 CUresult cuStreamDestroy_v2(CUstream hStream) { return destroyStream(hStream); }
 
-// Each pair: the plain form (NULL = legacy stream) and the _ptsz form (NULL = per-thread stream).
-#define CUEMU_STREAM_PAIR(name, params, call)                \
-  CUresult name params { return call(false); }               \
-  CUresult name##_ptsz params { return call(true); }
-
-CUEMU_STREAM_PAIR(cuStreamQuery, (CUstream hStream), [&](bool pt) { return query(hStream, pt); })
-CUEMU_STREAM_PAIR(cuStreamSynchronize, (CUstream hStream), [&](bool pt) { return synchronize(hStream, pt); })
-CUEMU_STREAM_PAIR(cuStreamWaitEvent, (CUstream hStream, CUevent hEvent, unsigned int Flags),
-                  [&](bool pt) { return waitEvent(hStream, hEvent, Flags, pt); })
-CUEMU_STREAM_PAIR(cuStreamAddCallback, (CUstream hStream, CUstreamCallback callback, void* userData, unsigned int flags),
-                  [&](bool pt) { return addCallback(hStream, callback, userData, flags, pt); })
-CUEMU_STREAM_PAIR(cuLaunchHostFunc, (CUstream hStream, CUhostFn fn, void* userData),
-                  [&](bool pt) { return launchHostFunc(hStream, fn, userData, pt); })
-CUEMU_STREAM_PAIR(cuStreamGetFlags, (CUstream hStream, unsigned int* flags), [&](bool pt) { return getFlags(hStream, flags, pt); })
-CUEMU_STREAM_PAIR(cuStreamGetPriority, (CUstream hStream, int* priority), [&](bool pt) { return getPriority(hStream, priority, pt); })
-CUEMU_STREAM_PAIR(cuStreamGetCtx, (CUstream hStream, CUcontext* pctx), [&](bool pt) { return getCtx(hStream, pctx, pt); })
-CUEMU_STREAM_PAIR(cuStreamGetCtx_v2, (CUstream hStream, CUcontext* pCtx, CUgreenCtx* pGreenCtx),
-                  [&](bool pt) { return getCtx2(hStream, pCtx, pGreenCtx, pt); })
-CUEMU_STREAM_PAIR(cuStreamGetId, (CUstream hStream, unsigned long long* streamId), [&](bool pt) { return getId(hStream, streamId, pt); })
-CUEMU_STREAM_PAIR(cuStreamGetDevice, (CUstream hStream, CUdevice* device), [&](bool pt) { return getDevice(hStream, device, pt); })
-CUEMU_STREAM_PAIR(cuStreamAttachMemAsync, (CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags),
-                  [&](bool pt) { return attachMem(hStream, dptr, length, flags, pt); })
-CUEMU_STREAM_PAIR(cuStreamGetAttribute, (CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue* value),
-                  [&](bool pt) { return getAttribute(hStream, attr, value, pt); })
-CUEMU_STREAM_PAIR(cuStreamSetAttribute, (CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue* param),
-                  [&](bool pt) { return setAttribute(hStream, attr, param, pt); })
-CUEMU_STREAM_PAIR(cuStreamCopyAttributes, (CUstream dstStream, CUstream srcStream),
-                  [&](bool pt) { return copyAttributes(dstStream, srcStream, pt); })
-CUEMU_STREAM_PAIR(cuStreamIsCapturing, (CUstream hStream, CUstreamCaptureStatus* captureStatus),
-                  [&](bool pt) { return cuemu::captureStatus(hStream, captureStatus, pt); })
-CUEMU_STREAM_PAIR(cuStreamGetCaptureInfo, (CUstream hStream, CUstreamCaptureStatus* captureStatus_out, cuuint64_t* id_out),
-                  [&](bool pt) { return getCaptureInfo(hStream, captureStatus_out, id_out, nullptr, nullptr, nullptr, nullptr, pt); })
-CUEMU_STREAM_PAIR(cuStreamGetCaptureInfo_v2,
-                  (CUstream hStream, CUstreamCaptureStatus* captureStatus_out, cuuint64_t* id_out, CUgraph* graph_out,
-                   const CUgraphNode** dependencies_out, size_t* numDependencies_out),
-                  [&](bool pt) {
-                    return getCaptureInfo(hStream, captureStatus_out, id_out, graph_out, dependencies_out, nullptr,
-                                       numDependencies_out, pt);
-                  })
-CUEMU_STREAM_PAIR(cuStreamGetCaptureInfo_v3,
-                  (CUstream hStream, CUstreamCaptureStatus* captureStatus_out, cuuint64_t* id_out, CUgraph* graph_out,
-                   const CUgraphNode** dependencies_out, const CUgraphEdgeData** edgeData_out, size_t* numDependencies_out),
-                  [&](bool pt) {
-                    return getCaptureInfo(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out,
-                                       numDependencies_out, pt);
-                  })
-
-CUEMU_STREAM_PAIR(cuStreamBeginCapture, (CUstream hStream),
-                  [&](bool pt) { return begin(hStream, CU_STREAM_CAPTURE_MODE_GLOBAL, pt); })
-CUEMU_STREAM_PAIR(cuStreamBeginCapture_v2, (CUstream hStream, CUstreamCaptureMode mode),
-                  [&](bool pt) { return begin(hStream, mode, pt); })
-CUEMU_STREAM_PAIR(cuStreamBeginCaptureToGraph,
-                  (CUstream hStream, CUgraph hGraph, const CUgraphNode* dependencies,
-                   const CUgraphEdgeData* dependencyData, size_t numDependencies, CUstreamCaptureMode mode),
-                  [&](bool pt) { return beginToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode, pt); })
-CUEMU_STREAM_PAIR(cuStreamEndCapture, (CUstream hStream, CUgraph* phGraph), [&](bool pt) { return end(hStream, phGraph, pt); })
-CUEMU_STREAM_PAIR(cuStreamUpdateCaptureDependencies,
-                  (CUstream hStream, CUgraphNode* dependencies, size_t numDependencies, unsigned int flags),
-                  [&](bool pt) { return updateDependencies(hStream, dependencies, nullptr, numDependencies, flags, pt); })
-CUEMU_STREAM_PAIR(cuStreamUpdateCaptureDependencies_v2,
-                  (CUstream hStream, CUgraphNode* dependencies, const CUgraphEdgeData* dependencyData,
-                   size_t numDependencies, unsigned int flags),
-                  [&](bool pt) { return updateDependencies(hStream, dependencies, dependencyData, numDependencies, flags, pt); })
+CUresult cuStreamQuery(CUstream hStream) { return query(hStream); }
+CUresult cuStreamSynchronize(CUstream hStream) { return synchronize(hStream); }
+CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags) {
+  return waitEvent(hStream, hEvent, Flags);
+}
+CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void* userData, unsigned int flags) {
+  return addCallback(hStream, callback, userData, flags);
+}
+CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void* userData) {
+  return launchHostFunc(hStream, fn, userData);
+}
+CUresult cuStreamGetFlags(CUstream hStream, unsigned int* flags) { return getFlags(hStream, flags); }
+CUresult cuStreamGetPriority(CUstream hStream, int* priority) { return getPriority(hStream, priority); }
+CUresult cuStreamGetCtx(CUstream hStream, CUcontext* pctx) { return getCtx(hStream, pctx); }
+CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext* pCtx, CUgreenCtx* pGreenCtx) {
+  return getCtx2(hStream, pCtx, pGreenCtx);
+}
+CUresult cuStreamGetId(CUstream hStream, unsigned long long* streamId) { return getId(hStream, streamId); }
+CUresult cuStreamGetDevice(CUstream hStream, CUdevice* device) { return getDevice(hStream, device); }
+CUresult cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags) {
+  return attachMem(hStream, dptr, length, flags);
+}
+CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue* value) {
+  return getAttribute(hStream, attr, value);
+}
+CUresult cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue* param) {
+  return setAttribute(hStream, attr, param);
+}
+CUresult cuStreamCopyAttributes(CUstream dstStream, CUstream srcStream) { return copyAttributes(dstStream, srcStream); }
+CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus* captureStatus) {
+  return cuemu::captureStatus(hStream, captureStatus);
+}
+CUresult cuStreamGetCaptureInfo(CUstream hStream, CUstreamCaptureStatus* captureStatus_out, cuuint64_t* id_out) {
+  return getCaptureInfo(hStream, captureStatus_out, id_out, nullptr, nullptr, nullptr, nullptr);
+}
+CUresult cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus* captureStatus_out, cuuint64_t* id_out,
+                                   CUgraph* graph_out, const CUgraphNode** dependencies_out,
+                                   size_t* numDependencies_out) {
+  return getCaptureInfo(hStream, captureStatus_out, id_out, graph_out, dependencies_out, nullptr, numDependencies_out);
+}
+CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus* captureStatus_out, cuuint64_t* id_out,
+                                   CUgraph* graph_out, const CUgraphNode** dependencies_out,
+                                   const CUgraphEdgeData** edgeData_out, size_t* numDependencies_out) {
+  return getCaptureInfo(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out,
+                        numDependencies_out);
+}
+CUresult cuStreamBeginCapture(CUstream hStream) { return begin(hStream, CU_STREAM_CAPTURE_MODE_GLOBAL); }
+CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode) { return begin(hStream, mode); }
+CUresult cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode* dependencies,
+                                     const CUgraphEdgeData* dependencyData, size_t numDependencies,
+                                     CUstreamCaptureMode mode) {
+  return beginToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
+}
+CUresult cuStreamEndCapture(CUstream hStream, CUgraph* phGraph) { return end(hStream, phGraph); }
+CUresult cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode* dependencies, size_t numDependencies,
+                                           unsigned int flags) {
+  return updateDependencies(hStream, dependencies, nullptr, numDependencies, flags);
+}
+CUresult cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode* dependencies,
+                                              const CUgraphEdgeData* dependencyData, size_t numDependencies,
+                                              unsigned int flags) {
+  return updateDependencies(hStream, dependencies, dependencyData, numDependencies, flags);
+}
 
 CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode* mode) {
   if (!mode) return CUDA_ERROR_INVALID_VALUE;

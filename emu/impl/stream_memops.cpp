@@ -63,10 +63,10 @@ void run(const MemOp& op) {
   }
 }
 
-CUresult submit(CUstream handle, bool perThread, std::vector<MemOp> ops) {
+CUresult submit(CUstream handle, std::vector<MemOp> ops) {
   for (const auto& op : ops)
     if (CUresult r = validate(op)) return r;
-  auto stream = lookupStream(handle, perThread);
+  auto stream = lookupStream(handle);
   if (!stream) return stream.error().code;
   return enqueueWork(
       **stream,
@@ -77,7 +77,7 @@ CUresult submit(CUstream handle, bool perThread, std::vector<MemOp> ops) {
       CU_GRAPH_NODE_TYPE_BATCH_MEM_OP);
 }
 
-CUresult batch(CUstream handle, unsigned count, CUstreamBatchMemOpParams* params, unsigned flags, bool perThread) {
+CUresult batch(CUstream handle, unsigned count, CUstreamBatchMemOpParams* params, unsigned flags) {
   if (flags != 0 || (count && !params) || count > 256) return CUDA_ERROR_INVALID_VALUE;
   std::vector<MemOp> ops;
   for (unsigned i = 0; i < count; ++i) {
@@ -101,19 +101,16 @@ CUresult batch(CUstream handle, unsigned count, CUstreamBatchMemOpParams* params
       default: return CUDA_ERROR_INVALID_VALUE;
     }
   }
-  return submit(handle, perThread, std::move(ops));
+  return submit(handle, std::move(ops));
 }
 
 }  // namespace
 
 namespace impl {
 
-#define CUEMU_MEMOP(name, type, isWait, isWide)                                                               \
-  CUresult name(CUstream stream, CUdeviceptr addr, type value, unsigned int flags) {                          \
-    return submit(stream, false, {MemOp{isWait, isWide, addr, uint64_t(value), flags}});                     \
-  }                                                                                                           \
-  CUresult name##_ptsz(CUstream stream, CUdeviceptr addr, type value, unsigned int flags) {                   \
-    return submit(stream, true, {MemOp{isWait, isWide, addr, uint64_t(value), flags}});                      \
+#define CUEMU_MEMOP(name, type, isWait, isWide)                                      \
+  CUresult name(CUstream stream, CUdeviceptr addr, type value, unsigned int flags) { \
+    return submit(stream, {MemOp{isWait, isWide, addr, uint64_t(value), flags}});    \
   }
 CUEMU_MEMOP(cuStreamWaitValue32, cuuint32_t, true, false)
 CUEMU_MEMOP(cuStreamWaitValue32_v2, cuuint32_t, true, false)
@@ -126,19 +123,11 @@ CUEMU_MEMOP(cuStreamWriteValue64_v2, cuuint64_t, false, true)
 #undef CUEMU_MEMOP
 
 CUresult cuStreamBatchMemOp(CUstream stream, unsigned int count, CUstreamBatchMemOpParams* paramArray, unsigned int flags) {
-  return batch(stream, count, paramArray, flags, false);
-}
-CUresult cuStreamBatchMemOp_ptsz(CUstream stream, unsigned int count, CUstreamBatchMemOpParams* paramArray,
-                                 unsigned int flags) {
-  return batch(stream, count, paramArray, flags, true);
+  return batch(stream, count, paramArray, flags);
 }
 CUresult cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUstreamBatchMemOpParams* paramArray,
                                unsigned int flags) {
-  return batch(stream, count, paramArray, flags, false);
-}
-CUresult cuStreamBatchMemOp_v2_ptsz(CUstream stream, unsigned int count, CUstreamBatchMemOpParams* paramArray,
-                                    unsigned int flags) {
-  return batch(stream, count, paramArray, flags, true);
+  return batch(stream, count, paramArray, flags);
 }
 
 }  // namespace impl

@@ -57,10 +57,10 @@ std::vector<std::string> split(const std::string& s, char sep) {
 std::map<std::string, bool> apiTable() {
   std::ifstream in(std::string(CUEMU_RECORDED_DIR) + "/../generated/entries.def");
   std::map<std::string, bool> out;
-  std::regex row(R"(^CUEMU_ENTRY\((IMPL|STUB), "[^"]*", (\w+),)");
+  std::regex row(R"(^CUEMU_ENTRY\((IMPL|STUB|PT), "[^"]*", (\w+),)");
   for (std::string l; std::getline(in, l);) {
     std::smatch m;
-    if (std::regex_search(l, m, row)) out[m[2]] = m[1] == "IMPL";
+    if (std::regex_search(l, m, row)) out[m[2]] = m[1] != "STUB";
   }
   return out;
 }
@@ -206,6 +206,35 @@ TEST(Child, PreInit) {
     ++checked;
   }
   EXPECT_EQ(checked, 674 - 7);
+}
+
+// A per-thread-default-stream form (_ptsz, _ptds) is PT, run by its plain form's implementation, exactly when
+// that form is implemented; every other row is run by its own implementation (tools/gen-api/gen_api.py's rule).
+TEST(Api, PerThreadFormsRunTheirPlainFormsImplementation) {
+  std::ifstream in(std::string(CUEMU_RECORDED_DIR) + "/../generated/entries.def");
+  std::regex row(R"(^CUEMU_ENTRY\((IMPL|STUB|PT), "[^"]*", (\w+), .*, ([\w |]+), (\w+)\)$)");
+  std::map<std::string, std::pair<std::string, std::string>> rows;  // name -> (status, implemented by)
+  for (std::string l; std::getline(in, l);) {
+    std::smatch m;
+    if (std::regex_search(l, m, row)) rows[m[2]] = {m[1], m[4]};
+  }
+  ASSERT_EQ(rows.size(), 674u);
+  int perThread = 0;
+  for (auto& [name, columns] : rows) {
+    auto& [status, target] = columns;
+    std::smatch m;
+    static const std::regex suffix(R"(^(\w+)_(ptsz|ptds)$)");
+    auto plain = std::regex_match(name, m, suffix) ? rows.find(m[1]) : rows.end();
+    if (plain != rows.end() && plain->second.first == "IMPL") {
+      EXPECT_EQ(status, "PT") << name;
+      EXPECT_EQ(target, plain->first) << name;
+      ++perThread;
+    } else {
+      EXPECT_NE(status, "PT") << name;
+      EXPECT_EQ(target, name) << name;
+    }
+  }
+  EXPECT_EQ(perThread, 93);
 }
 
 // After cuInit every entry point still routed to a stub answers NOT_SUPPORTED (its arguments are not read).

@@ -1,0 +1,293 @@
+#include "cli/launcher.h"
+
+#include "core/config.h"
+#include "core/device.h"
+
+#include <ptx/exec.h>
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+
+extern char** environ;
+
+namespace cuemu::cli {
+
+const std::vector<Setting>& settings() {
+  static const std::vector<Setting> table = {
+      {"--deterministic", "CUEMU_DETERMINISTIC", nullptr,
+       "run all work in program order with CTAs and warps in a fixed order: identical results every run"},
+      {"--seed", "CUEMU_SCHEDULE_SEED", "N", "with --deterministic: another reproducible CTA/warp order"},
+      {"--threads", "CUEMU_THREADS", "N", "host threads that run one grid's CTAs (default: all cores)"},
+      {"--device-profile", "CUEMU_DEVICE_PROFILE", "NAME", "profile of every virtual device (see `cuemu devices`)"},
+      {"--device-count", "CUEMU_DEVICE_COUNT", "N", "number of virtual devices (0..64)"},
+      {"--device-memory", "CUEMU_DEVICE_MEMORY", "SIZE", "memory each device reports (bytes, or with K/M/G/T)"},
+      {"--config", "CUEMU_CONFIG", "FILE", "a configuration file of key = value lines (docs/devices.md)"},
+      {"--kernel-timeout", "CUEMU_KERNEL_TIMEOUT", "SECONDS",
+       "stop a grid still running after this long: its launch fails with CUDA_ERROR_LAUNCH_TIMEOUT"},
+      {"--bounds", "CUEMU_BOUNDS", "MODE",
+       "where an access past an allocation faults: granule (as on a GPU, default) or exact (one byte past)"},
+      {"--rewrites", "CUEMU_REWRITES", "LIST", "interpreter rewrites: all, none, or a list such as -setp-branch"},
+      {"--timeline", "CUEMU_TIMELINE", "FILE",
+       "write a Chrome/Perfetto trace (driver calls per thread, stream items, dependencies) to FILE at exit"},
+      {"--trace", "CUEMU_TRACE", "FILE", "log every driver call with its arguments and result to FILE (or stderr)"},
+      {"--log", "CUEMU_LOG", "FILE", "verbose diagnostics to FILE (or stderr)"},
+  };
+  return table;
+}
+
+std::vector<std::string> validateSettings(const SettingValues& values) {
+  std::vector<std::string> problems;
+  auto unsignedValue = [&](const std::string& name, const std::string& text, unsigned long long max) {
+    char* end = nullptr;
+    errno = 0;
+    unsigned long long v = std::strtoull(text.c_str(), &end, 0);
+    if (text.empty() || *end || errno || v > max || text[0] == '-')
+      problems.push_back(fmt::format("{}={}: not a number in 0..{}", name, text, max));
+  };
+  for (const auto& [name, value] : values) {
+    if (name == "CUEMU_SCHEDULE_SEED") {
+      unsignedValue(name, value, UINT64_MAX);
+    } else if (name == "CUEMU_THREADS") {
+      unsignedValue(name, value, 4096);
+    } else if (name == "CUEMU_DEVICE_COUNT") {
+      unsignedValue(name, value, 64);
+    } else if (name == "CUEMU_DEVICE_PROFILE") {
+      if (auto profile = builtinProfile(value); !profile)
+        problems.push_back(fmt::format("{}={}: {}", name, value, profile.error().message));
+    } else if (name == "CUEMU_DEVICE_MEMORY") {
+      if (auto bytes = parseByteSize(value); !bytes)
+        problems.push_back(fmt::format("{}={}: {}", name, value, bytes.error().message));
+    } else if (name == "CUEMU_KERNEL_TIMEOUT") {
+      if (auto ms = parseKernelTimeout(value); !ms)
+        problems.push_back(fmt::format("{}={}: {}", name, value, ms.error().message));
+    } else if (name == "CUEMU_BOUNDS") {
+      if (value != "granule" && value != "exact")
+        problems.push_back(fmt::format("{}={}: neither 'granule' nor 'exact'", name, value));
+    } else if (name == "CUEMU_REWRITES") {
+      uint32_t mask = 0;
+      std::string error;
+      if (!ptx::exec::parseRewrites(value, mask, error))
+        problems.push_back(fmt::format("{}={}: {}", name, value, error));
+    } else if (name == "CUEMU_CONFIG") {
+      if (!std::filesystem::is_regular_file(value)) problems.push_back(fmt::format("{}={}: no such file", name, value));
+    }
+  }
+  return problems;
+}
+
+namespace {
+
+std::filesystem::path selfDirectory() {
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::filesystem::path() : self.parent_path();
+}
+
+}  // namespace
+
+std::string findLibraryDir(std::vector<std::string>& tried) {
+  std::vector<std::filesystem::path> candidates;
+  if (const char* dir = std::getenv("CUEMU_LIBRARY_DIR"); dir && *dir) {
+    candidates.emplace_back(dir);
+  } else {
+    auto self = selfDirectory();
+    candidates = {self, self / ".." / "lib" / "cuemu", self / ".." / "lib"};
+  }
+  for (const auto& dir : candidates) {
+    std::error_code ec;
+    auto canonical = std::filesystem::weakly_canonical(dir, ec);
+    const auto& shown = ec ? dir : canonical;
+    tried.push_back(shown.string());
+    if (std::filesystem::exists(shown / "libcuda.so.1", ec)) return shown.string();
+  }
+  return {};
+}
+
+std::vector<std::string> programEnvironment(const SettingValues& values, const std::string& libraryDir) {
+  std::map<std::string, std::string> set;
+  for (const auto& [name, value] : values) set[name] = value;
+  const char* path = std::getenv("LD_LIBRARY_PATH");
+  set["LD_LIBRARY_PATH"] = path && *path ? libraryDir + ":" + path : libraryDir;
+  std::vector<std::string> environment;
+  for (char** e = environ; *e; ++e) {
+    std::string_view entry(*e);
+    auto name = std::string(entry.substr(0, entry.find('=')));
+    if (!set.count(name)) environment.emplace_back(entry);
+  }
+  for (const auto& [name, value] : set) environment.push_back(name + "=" + value);
+  return environment;
+}
+
+namespace {
+
+std::vector<char*> pointers(const std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (const auto& s : strings) out.push_back(const_cast<char*>(s.c_str()));
+  out.push_back(nullptr);
+  return out;
+}
+
+int statusOf(int waitStatus) {
+  if (WIFEXITED(waitStatus)) return WEXITSTATUS(waitStatus);
+  if (WIFSIGNALED(waitStatus)) return 128 + WTERMSIG(waitStatus);
+  return 1;
+}
+
+}  // namespace
+
+int execProgram(const std::vector<std::string>& argv, const std::vector<std::string>& environment) {
+  auto args = pointers(argv);
+  auto env = pointers(environment);
+  execvpe(args[0], args.data(), env.data());
+  int error = errno;
+  fmt::print(stderr, "cuemu: cannot run '{}': {}\n", argv[0], std::strerror(error));
+  return error == ENOENT ? 127 : 126;
+}
+
+std::optional<RunResult> runCaptured(const std::vector<std::string>& argv, const std::vector<std::string>& environment,
+                                     std::string& error) {
+  int outPipe[2], errPipe[2];
+  if (pipe2(outPipe, O_CLOEXEC) != 0) {
+    error = std::strerror(errno);
+    return std::nullopt;
+  }
+  if (pipe2(errPipe, O_CLOEXEC) != 0) {
+    error = std::strerror(errno);
+    close(outPipe[0]);
+    close(outPipe[1]);
+    return std::nullopt;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, outPipe[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, errPipe[1], STDERR_FILENO);
+  auto args = pointers(argv);
+  auto env = pointers(environment);
+  pid_t pid = 0;
+  int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), env.data());
+  posix_spawn_file_actions_destroy(&actions);
+  close(outPipe[1]);
+  close(errPipe[1]);
+  if (spawned != 0) {
+    error = fmt::format("cannot run '{}': {}", argv[0], std::strerror(spawned));
+    close(outPipe[0]);
+    close(errPipe[0]);
+    return std::nullopt;
+  }
+  RunResult result;
+  pollfd fds[2] = {{outPipe[0], POLLIN, 0}, {errPipe[0], POLLIN, 0}};
+  std::string* sinks[2] = {&result.out, &result.err};
+  int open = 2;
+  char buffer[65536];
+  while (open > 0) {
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      ssize_t n = read(fds[i].fd, buffer, sizeof(buffer));
+      if (n > 0) {
+        sinks[i]->append(buffer, size_t(n));
+      } else if (n == 0 || errno != EINTR) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open;
+      }
+    }
+  }
+  for (auto& fd : fds)
+    if (fd.fd >= 0) close(fd.fd);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  result.exitStatus = statusOf(status);
+  return result;
+}
+
+namespace {
+
+void setVariable(std::vector<std::string>& environment, const std::string& name, const std::string& value) {
+  std::string prefix = name + "=";
+  std::erase_if(environment, [&](const std::string& e) { return e.rfind(prefix, 0) == 0; });
+  environment.push_back(prefix + value);
+}
+
+// The first line where two outputs differ, for the report.
+std::string firstDifference(const std::string& a, const std::string& b) {
+  size_t line = 1, start = 0;
+  size_t n = std::min(a.size(), b.size());
+  for (size_t i = 0; i < n; ++i) {
+    if (a[i] != b[i]) break;
+    if (a[i] == '\n') {
+      ++line;
+      start = i + 1;
+    }
+  }
+  auto lineOf = [&](const std::string& s) {
+    if (start >= s.size()) return std::string("<end of output>");
+    return s.substr(start, s.find('\n', start) - start);
+  };
+  return fmt::format("line {}: '{}' instead of '{}'", line, lineOf(b), lineOf(a));
+}
+
+std::string quoted(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& a : argv) {
+    if (!out.empty()) out += ' ';
+    bool plain = !a.empty() && a.find_first_of(" \t\n'\"\\$`*?;&|<>()[]{}") == std::string::npos;
+    out += plain ? a : "'" + a + "'";
+  }
+  return out;
+}
+
+}  // namespace
+
+int explore(const std::vector<std::string>& argv, std::vector<std::string> environment, unsigned runs,
+            int differenceExitStatus, std::ostream& report) {
+  setVariable(environment, "CUEMU_DETERMINISTIC", "1");
+  std::optional<RunResult> reference;
+  for (unsigned seed = 0; seed < runs; ++seed) {
+    setVariable(environment, "CUEMU_SCHEDULE_SEED", std::to_string(seed));
+    std::string error;
+    auto run = runCaptured(argv, environment, error);
+    if (!run) {
+      report << "cuemu: " << error << "\n";
+      return 127;
+    }
+    if (!reference) {
+      reference = std::move(run);
+      std::fwrite(reference->out.data(), 1, reference->out.size(), stdout);
+      std::fwrite(reference->err.data(), 1, reference->err.size(), stderr);
+      std::fflush(stdout);
+      std::fflush(stderr);
+      continue;
+    }
+    std::string what;
+    if (run->exitStatus != reference->exitStatus)
+      what = fmt::format("exit status {} instead of {}", run->exitStatus, reference->exitStatus);
+    else if (run->out != reference->out)
+      what = "standard output differs, " + firstDifference(reference->out, run->out);
+    else if (run->err != reference->err)
+      what = "standard error differs, " + firstDifference(reference->err, run->err);
+    if (what.empty()) continue;
+    report << fmt::format("cuemu: explore: schedule seed {} differs from the default schedule (seed 0): {}\n", seed,
+                          what)
+           << fmt::format("cuemu: explore: replay with: cuemu run --deterministic --seed {} -- {}\n", seed,
+                          quoted(argv));
+    return differenceExitStatus;
+  }
+  report << fmt::format("cuemu: explore: {} schedule(s) agree (exit status {})\n", runs, reference->exitStatus);
+  return reference->exitStatus;
+}
+
+}  // namespace cuemu::cli

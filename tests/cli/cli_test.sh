@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Tests of the `cuemu` command: cli_test.sh CUEMU SCHEDULE_PROBE. Each check prints ok/FAIL; exits 1 on a failure.
+set -u
+cuemu=$1
+probe=$2
+failures=0
+check() {  # name, condition (a command)
+  if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; failures=$((failures + 1)); fi
+}
+out=$(mktemp)
+err=$(mktemp)
+trap 'rm -f "$out" "$err"' EXIT
+unset LD_LIBRARY_PATH CUEMU_DETERMINISTIC CUEMU_SCHEDULE_SEED CUEMU_DEVICE_PROFILE
+
+# Without the command the probe finds no driver; through it, cuemu's.
+"$probe" sum >/dev/null 2>&1
+check "the probe alone finds no libcuda.so.1" '[ $? -eq 3 ]'
+"$cuemu" run -- "$probe" sum >"$out" 2>"$err"
+check "run: the program gets cuemu's library" '[ $? -eq 0 ] && grep -qx "result 2080" "$out"'
+"$cuemu" run --seed 5 --device-profile gb10 -- sh -c 'echo "$CUEMU_SCHEDULE_SEED $CUEMU_DEVICE_PROFILE ${LD_LIBRARY_PATH%%:*}"' >"$out"
+check "run: options become the library's variables, children inherit them" \
+  'grep -q "^5 gb10 /" "$out" && [ -f "$(cut -d" " -f3 "$out")/libcuda.so.1" ]'
+"$cuemu" run -- sh -c 'exit 7'
+check "run: the exit status is the program's" '[ $? -eq 7 ]'
+"$cuemu" run -- /nonexistent/program 2>"$err"
+check "run: a missing program gives 127 and says why" '[ $? -eq 127 ] && grep -q "cannot run" "$err"'
+"$cuemu" run --device-profile h999 -- true 2>"$err"
+check "run: an invalid setting gives 2 and names it" '[ $? -eq 2 ] && grep -q "CUEMU_DEVICE_PROFILE=h999" "$err"'
+"$cuemu" run --kernel-timeout soon -- true 2>"$err"
+check "run: an invalid timeout is refused" '[ $? -eq 2 ] && grep -q "CUEMU_KERNEL_TIMEOUT" "$err"'
+
+# --explore: a race between CTAs is found, with the seed that replays it; a race-free program agrees.
+"$cuemu" run --explore 8 -- "$probe" race >"$out" 2>"$err"
+status=$?
+check "explore: a schedule-dependent result is reported" \
+  '[ $status -eq 1 ] && grep -q "differs from the default schedule" "$err"'
+seed=$(sed -n 's/.*replay with: cuemu run --deterministic --seed \([0-9]*\) -- .*/\1/p' "$err")
+"$cuemu" run --deterministic -- "$probe" race >"$out.0"
+"$cuemu" run --deterministic --seed "${seed:-0}" -- "$probe" race >"$out.s"
+check "explore: the replay command reproduces the difference" '[ -n "$seed" ] && ! cmp -s "$out.0" "$out.s"'
+rm -f "$out.0" "$out.s"
+"$cuemu" run --explore 8 --error-exitcode 9 -- "$probe" race >/dev/null 2>&1
+check "explore: --error-exitcode" '[ $? -eq 9 ]'
+"$cuemu" run --explore 6 -- "$probe" sum >"$out" 2>"$err"
+check "explore: a race-free program agrees in every schedule" \
+  '[ $? -eq 0 ] && grep -q "6 schedule(s) agree" "$err" && grep -qx "result 2080" "$out"'
+
+# --timeline: a multi-stream program's timeline is valid trace-event JSON with the order and arrows it must have.
+timeline=$(mktemp)
+"$cuemu" run --timeline "$timeline" -- "$probe" streams >"$out" 2>"$err"
+check "timeline: the program runs" '[ $? -eq 0 ] && grep -qx "result 2820030817" "$out"'
+python3 "$(dirname "$0")/timeline_check.py" "$timeline" >"$err" 2>&1
+status=$?
+check "timeline: $(tail -1 "$err")" '[ $status -eq 0 ]'
+rm -f "$timeline"
+
+# devices and info.
+"$cuemu" devices >"$out"
+check "devices: lists every profile" 'grep -q "^h100 " "$out" && grep -q "^gb10 " "$out" && grep -q "12.0" "$out"'
+"$cuemu" info --device-count 2 --device-profile rtx-pro-6000 >"$out"
+check "info: names the library and its version" 'grep -q "^library: .*libcuda.so.1 (cuemu [0-9]" "$out"'
+check "info: shows the configured machine" 'grep -q "^devices: 2" "$out" && grep -q "compute capability 12.0" "$out"'
+CUEMU_LIBRARY_DIR=/nonexistent "$cuemu" run -- true 2>"$err"
+check "run: no library gives 2 and says where it looked" '[ $? -eq 2 ] && grep -q "/nonexistent" "$err"'
+
+echo "$failures failure(s)"
+[ "$failures" -eq 0 ]
