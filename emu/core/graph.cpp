@@ -79,7 +79,10 @@ CUresult Graph::releaseUserObject(const std::shared_ptr<UserObject>& object, uns
 }
 
 Graph::~Graph() {
-  for (auto& node : nodes_) graphNodeTable().erase(node->handle());
+  for (auto& node : nodes_) {
+    graphNodeTable().erase(node->handle());
+    forgetChildGraph(*node);
+  }
   for (auto& [object, count] : userObjects_) object->release(count);
 }
 
@@ -131,7 +134,15 @@ void Graph::destroyNode(GraphNode* node) {
   for (GraphNode* from : node->dependencies) std::erase(from->dependents, node);
   for (GraphNode* to : node->dependents) std::erase(to->dependencies, node);
   graphNodeTable().erase(node->handle());
+  forgetChildGraph(*node);
   std::erase_if(nodes_, [&](const std::shared_ptr<GraphNode>& n) { return n.get() == node; });
+}
+
+// A child-graph node's copy is registered (cuGraphChildGraphNodeGetGraph hands out its handle); the registration
+// goes with the node, so that the copy, and the user-object references it holds, end with it.
+void Graph::forgetChildGraph(const GraphNode& node) {
+  if (auto* child = std::get_if<ChildGraphData>(&node.data); child && child->graph)
+    graphTable().erase(child->graph->handle());
 }
 
 std::vector<GraphNode*> Graph::nodes() const {
@@ -183,6 +194,18 @@ bool Graph::hasConditional() const {
     if (auto* child = std::get_if<ChildGraphData>(&node->data); child && child->graph->hasConditional()) return true;
   }
   return false;
+}
+
+bool Graph::madeConditionals() const {
+  std::lock_guard lock(mutex);
+  return !conditionals_.empty();
+}
+
+bool Graph::hasMemoryNodes() const {
+  std::lock_guard lock(mutex);
+  return std::any_of(nodes_.begin(), nodes_.end(), [](const auto& node) {
+    return std::holds_alternative<MemAllocNodeData>(node->data) || std::holds_alternative<MemFreeNodeData>(node->data);
+  });
 }
 
 void Graph::keepConditional(std::shared_ptr<ConditionalVariable> variable) {
@@ -302,7 +325,9 @@ CUresult GraphExec::launch(Stream& stream) {
         auto* freed = std::get_if<MemFreeNodeData>(&other.data);
         return freed && freed->dptr == alloc->allocation->start();
       });
-      if (CUresult r = alloc->allocation->beginLaunch(stream.context(), freedByGraph)) return r;
+      bool autoFree = flags_ & CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH;
+      if (CUresult r = alloc->allocation->beginLaunch(stream.context(), freedByGraph, autoFree)) return r;
+      if (!freedByGraph) keepLeftToApplication(alloc->allocation);
     }
   if (launched_ && lastLaunch_.stream.get() != &stream) streams.submit(stream, nullptr, {lastLaunch_});
   if (!assignedAtLaunch.empty())
@@ -314,6 +339,12 @@ CUresult GraphExec::launch(Stream& stream) {
     if (!step.enabled) continue;
     if (CUresult r = submitNode(stream, step.type, step.data)) return r;
   }
+  // The launch keeps the graph's user objects until its work is done, even if the executable graph is destroyed
+  // while it runs (as on a GPU: cuda.core's test_inflight_launch_retains_attachments_until_completion).
+  streams.submit(stream, [keep = source]() mutable {
+    keep.reset();
+    return CUDA_SUCCESS;
+  });
   lastLaunch_ = streams.submit(stream, nullptr);
   launched_ = true;
   return CUDA_SUCCESS;
@@ -696,6 +727,7 @@ struct GraphMemoryRegistry {
   std::mutex mutex;
   std::map<int, GraphMemoryUsage> usage;  // by device ordinal
   std::set<CUdeviceptr> live;             // the start of every graph allocation still held
+  std::set<std::shared_ptr<GraphAllocation>> leftToApplication;  // kept past their graphs (keepLeftToApplication)
 };
 
 GraphMemoryRegistry& graphMemory() {
@@ -730,9 +762,10 @@ GraphAllocation::~GraphAllocation() {
 
 bool GraphAllocation::mapped() const { return AddressSpace::instance().findStart(start_) == region_; }
 
-CUresult GraphAllocation::beginLaunch(Context& context, bool freedByGraph) {
+CUresult GraphAllocation::beginLaunch(Context& context, bool freedByGraph, bool autoFree) {
   std::lock_guard lock(mutex_);
-  if (leftToApplication_ && mapped() && !region_->freePending.load()) return CUDA_ERROR_INVALID_VALUE;
+  // With auto-free the live allocation is freed and made again at the same address: cuemu keeps its mapping.
+  if (leftToApplication_ && mapped() && !region_->freePending.load() && !autoFree) return CUDA_ERROR_INVALID_VALUE;
   if (!mapped()) {  // freed by the application: allocated again now, so that the nodes after it find it
     auto region = context.memory().allocateDeviceAt(size_, start_);
     if (!region) return region.error().code;
@@ -740,6 +773,33 @@ CUresult GraphAllocation::beginLaunch(Context& context, bool freedByGraph) {
   }
   leftToApplication_ = !freedByGraph;
   return CUDA_SUCCESS;
+}
+
+bool GraphAllocation::freedByApplication() {
+  std::lock_guard lock(mutex_);
+  return !mapped() || region_->freePending.load();
+}
+
+void keepLeftToApplication(std::shared_ptr<GraphAllocation> allocation) {
+  auto& registry = graphMemory();
+  std::lock_guard lock(registry.mutex);
+  registry.leftToApplication.insert(std::move(allocation));
+}
+
+void trimGraphMemory(int device) {
+  std::vector<std::shared_ptr<GraphAllocation>> released;  // destroyed outside the registry's lock
+  {
+    auto& registry = graphMemory();
+    std::lock_guard lock(registry.mutex);
+    for (auto it = registry.leftToApplication.begin(); it != registry.leftToApplication.end();) {
+      if ((*it)->device() == device && (*it)->freedByApplication()) {
+        released.push_back(*it);
+        it = registry.leftToApplication.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
 }
 
 CUresult GraphAllocation::ensureMapped(Context& context) {
@@ -754,8 +814,20 @@ CUresult GraphAllocation::ensureMapped(Context& context) {
 Expected<NodeData> makeGraphAllocation(Context& context, const CUDA_MEM_ALLOC_NODE_PARAMS& params) {
   const CUmemPoolProps& props = params.poolProps;
   if (!params.bytesize) return makeError(CUDA_ERROR_INVALID_VALUE, "a graph allocation of zero bytes");
-  if (props.allocType != CU_MEM_ALLOCATION_TYPE_PINNED || props.location.type != CU_MEM_LOCATION_TYPE_DEVICE)
-    return makeError(CUDA_ERROR_INVALID_VALUE, "graph allocations are pinned device memory");
+  // Driver 580 (tools/gpu-probe/ipc17.cpp): pinned and managed allocations on a device are made (a managed one is
+  // device memory: CU_POINTER_ATTRIBUTE_IS_MANAGED 0), host locations and managed memory with no location are
+  // NOT_SUPPORTED, other allocation types INVALID_VALUE.
+  if (props.allocType != CU_MEM_ALLOCATION_TYPE_PINNED && props.allocType != CU_MEM_ALLOCATION_TYPE_MANAGED)
+    return makeError(CUDA_ERROR_INVALID_VALUE, "graph allocations are pinned or managed memory");
+  bool hostLocation = props.location.type == CU_MEM_LOCATION_TYPE_HOST ||
+                      props.location.type == CU_MEM_LOCATION_TYPE_HOST_NUMA ||
+                      props.location.type == CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT;
+  bool managedAnywhere = props.allocType == CU_MEM_ALLOCATION_TYPE_MANAGED &&
+                         props.location.type == CU_MEM_LOCATION_TYPE_NONE;
+  if (hostLocation || managedAnywhere)
+    return makeError(CUDA_ERROR_NOT_SUPPORTED, "graph allocations are device memory");
+  if (props.location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+    return makeError(CUDA_ERROR_INVALID_VALUE, "graph allocations are device memory");
   if (props.location.id != context.device().ordinal())
     return makeError(CUDA_ERROR_INVALID_VALUE, "a graph allocation on another device than the context's");
   if (params.accessDescCount && !params.accessDescs) return makeError(CUDA_ERROR_INVALID_VALUE, "no access list");

@@ -73,11 +73,15 @@ class GraphAllocation {
   GraphAllocation(const GraphAllocation&) = delete;
   GraphAllocation& operator=(const GraphAllocation&) = delete;
   CUdeviceptr start() const { return start_; }
+  int device() const { return device_; }
   uint64_t size() const { return size_; }
   // At the launch of a graph holding the MEM_ALLOC node: refuses while an earlier launch left the memory to the
   // application and it is not freed (nor queued to be); allocates again what the application freed.
-  // `freedByGraph`: the graph has a MEM_FREE node for it.
-  CUresult beginLaunch(Context& context, bool freedByGraph);
+  // `freedByGraph`: the graph has a MEM_FREE node for it. `autoFree` (CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH):
+  // memory an earlier launch left allocated is taken back by this launch instead of refusing it.
+  CUresult beginLaunch(Context& context, bool freedByGraph, bool autoFree);
+  // Whether the application freed the memory (cuMemFree, cuMemFreeAsync) since a launch left it allocated.
+  bool freedByApplication();
   // In stream order at the node: allocates again what a cuMemFreeAsync queued before the launch released.
   CUresult ensureMapped(Context& context);
 
@@ -154,6 +158,10 @@ bool isGraphAllocation(CUdeviceptr dptr);
 // cuDeviceGetGraphMemAttribute / cuDeviceSetGraphMemAttribute for one device.
 CUresult graphMemAttribute(int device, CUgraphMem_attribute attribute, uint64_t* value);
 CUresult resetGraphMemHighWatermark(int device, CUgraphMem_attribute attribute);
+// Memory a launch left to the application outlives its graph, as on a GPU: it stays allocated (and counted) until
+// the application frees it and cuDeviceGraphMemTrim returns it.
+void keepLeftToApplication(std::shared_ptr<GraphAllocation> allocation);
+void trimGraphMemory(int device);
 
 class GraphNode {
  public:
@@ -224,11 +232,16 @@ class Graph : public std::enable_shared_from_this<Graph> {
   bool hasConditional() const;
   // Handles made for this graph (cuGraphConditionalHandleCreate) live as long as it.
   void keepConditional(std::shared_ptr<ConditionalVariable> variable);
+  // Whether cuGraphConditionalHandleCreate made any handle for this graph.
+  bool madeConditionals() const;
+  // Whether the graph holds a MEM_ALLOC or MEM_FREE node: its nodes and edges cannot be deleted then.
+  bool hasMemoryNodes() const;
   // A conditional node's body: cuGraphDestroy refuses it.
   bool isConditionalBody = false;
   // Graphs with conditional nodes have one executable graph at a time.
   std::atomic<bool> instantiated{false};
   bool owns(const GraphNode* node) const;
+  static void forgetChildGraph(const GraphNode& node);
 
   std::vector<GraphNode*> nodes() const;
   // Nodes in an order that respects every edge; CUDA_ERROR_INVALID_VALUE if the graph has a cycle.

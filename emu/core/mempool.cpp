@@ -36,27 +36,33 @@ Expected<RegionPtr> MemPool::allocate(Context& context, uint64_t bytes) {
   if (importedFd_ >= 0) return makeError(CUDA_ERROR_INVALID_VALUE, "an imported pool cannot allocate");
   auto region = std::make_shared<MemoryRegion>();
   region->size = bytes;
-  region->kind = MemoryKind::Device;
+  region->kind = hostMemory() ? MemoryKind::HostPinned : managedMemory() ? MemoryKind::Managed : MemoryKind::Device;
+  if (managedMemory()) region->flags = CU_MEM_ATTACH_GLOBAL;
   region->device = device_;
   region->context = context.apiHandle();
   region->pool = shared_from_this();
   region->poolHandle = apiHandle();
   uint64_t commit = alignUp(bytes, AddressSpace::pageSize());
   AddressSpace& space = AddressSpace::instance();
-  if (commit < bytes || !space.charge(device_, commit))
+  uint64_t charge = hostMemory() ? 0 : commit;
+  if (commit < bytes || (charge && !space.charge(device_, charge)))
     return makeError(CUDA_ERROR_OUT_OF_MEMORY, fmt::format("pool allocation of {} bytes", bytes));
-  if (props_.maxSize) {
+  // A GPU pool grows in 2 MiB chunks: its maximum size counts whole chunks, and one below a chunk limits nothing
+  // (an H100 serves 64 B, 64 B and then 4 MiB from a pool of maximum size 2 KiB: conformance case
+  // api.memory.ClientsHostPool.SmallMaximumSize).
+  constexpr uint64_t kChunk = uint64_t(2) << 20;
+  if (props_.maxSize >= kChunk) {
     std::lock_guard lock(mutex_);
-    if (used_ + commit > props_.maxSize) {
-      space.uncharge(device_, commit);
+    if (used_ + commit > alignUp(props_.maxSize, kChunk)) {
+      if (charge) space.uncharge(device_, charge);
       return makeError(CUDA_ERROR_OUT_OF_MEMORY, "the pool's maximum size is reached");
     }
   }
-  region->chargedBytes = commit;
+  region->chargedBytes = charge;
   uint64_t alignment = bytes >= (uint64_t(2) << 20) ? uint64_t(2) << 20 : 0;
   auto result = space.allocate(region, commit, alignment);
   if (!result) {
-    space.uncharge(device_, commit);
+    if (charge) space.uncharge(device_, charge);
     return result;
   }
   std::lock_guard lock(mutex_);
@@ -68,11 +74,31 @@ Expected<RegionPtr> MemPool::allocate(Context& context, uint64_t bytes) {
 }
 
 void MemPool::onRelease(const MemoryRegion& region) {
-  AddressSpace::instance().uncharge(region.device, region.chargedBytes);
+  if (region.chargedBytes) AddressSpace::instance().uncharge(region.device, region.chargedBytes);
+  uint64_t commit = alignUp(region.size, AddressSpace::pageSize());
   std::lock_guard lock(mutex_);
-  used_ -= std::min(used_, region.chargedBytes);
+  if (importedFd_ >= 0) return;  // a mapping of another process's allocation: this pool never counted it
+  used_ -= std::min(used_, commit);
   // A GPU pool keeps freed memory up to the release threshold for reuse.
-  retained_ = std::min(retained_ + region.chargedBytes, releaseThreshold_ > used_ ? releaseThreshold_ - used_ : 0);
+  retained_ = std::min(retained_ + commit, releaseThreshold_ > used_ ? releaseThreshold_ - used_ : 0);
+}
+
+RegionPtr MemPool::findImport(uint64_t offset) {
+  std::lock_guard lock(mutex_);
+  auto it = imports_.find(offset);
+  if (it == imports_.end()) return nullptr;
+  RegionPtr region = it->second.lock();
+  // Freed (cuMemFree) but still referenced elsewhere: no longer a mapping to hand out.
+  if (!region || AddressSpace::instance().findStart(region->start) != region) {
+    imports_.erase(it);
+    return nullptr;
+  }
+  return region;
+}
+
+void MemPool::rememberImport(uint64_t offset, const RegionPtr& region) {
+  std::lock_guard lock(mutex_);
+  imports_[offset] = region;
 }
 
 uint64_t MemPool::usedBytes() {

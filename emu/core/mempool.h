@@ -31,6 +31,17 @@ class MemPool : public std::enable_shared_from_this<MemPool> {
   int importedFd() const { return importedFd_; }
 
   int device() const { return device_; }
+  // A pool of pinned host memory (location HOST or HOST_NUMA): its allocations are host memory the device can
+  // address, like cuMemHostAlloc's, and are not charged to the device.
+  bool hostMemory() const {
+    return props_.allocType == CU_MEM_ALLOCATION_TYPE_PINNED && props_.location.type != CU_MEM_LOCATION_TYPE_DEVICE;
+  }
+  // A pool of managed memory (CU_MEM_ALLOCATION_TYPE_MANAGED): its allocations are cuMemAllocManaged's kind.
+  bool managedMemory() const { return props_.allocType == CU_MEM_ALLOCATION_TYPE_MANAGED; }
+  // Imported pools map each exported allocation once (by its offset in the exporter's memory file): a second
+  // import of a live one answers the first mapping.
+  RegionPtr findImport(uint64_t offset);
+  void rememberImport(uint64_t offset, const RegionPtr& region);
   bool isDefault() const { return isDefault_; }
   const CUmemPoolProps& props() const { return props_; }
   uint64_t handle() const { return handle_; }
@@ -65,6 +76,7 @@ class MemPool : public std::enable_shared_from_this<MemPool> {
   int followEventDependencies_ = 1, allowOpportunistic_ = 1, allowInternalDependencies_ = 1;
   std::map<int, CUmemAccess_flags> peerAccess_;
   int importedFd_ = -1;
+  std::map<uint64_t, std::weak_ptr<MemoryRegion>> imports_;
 };
 
 HandleTable<MemPool>& memPoolTable();

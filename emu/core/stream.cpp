@@ -242,7 +242,12 @@ Expected<std::shared_ptr<Stream>> ContextStreams::resolve(CUstream stream) {
   if (stream == CU_STREAM_PER_THREAD) return perThreadStream();
   auto found = streamTable().find(handleValue(stream));
   if (!found) return makeError(CUDA_ERROR_INVALID_HANDLE, "invalid stream handle");
-  if (&found->context() != &context_) return makeError(CUDA_ERROR_INVALID_HANDLE, "stream belongs to another context");
+  // A green context shares its device's memory with the device's other contexts: their streams are usable from one
+  // another (cuda.core's green-context tests allocate on a green stream from the primary context).
+  Context& owner = found->context();
+  bool green = owner.greenHandle() || context_.greenHandle();
+  if (&owner != &context_ && !(green && &owner.device() == &context_.device()))
+    return makeError(CUDA_ERROR_INVALID_HANDLE, "stream belongs to another context");
   return found;
 }
 

@@ -21,7 +21,13 @@ CUresult record(CUevent handle, CUstream streamHandle, unsigned flags) {
   if (!event) return CUDA_ERROR_INVALID_HANDLE;
   auto stream = lookupStream(streamHandle);
   if (!stream) return stream.error().code;
-  if (&(*stream)->context() != &event->context()) return CUDA_ERROR_INVALID_HANDLE;
+  // An event records on a stream of its own context, or of a green context of the same device (green contexts
+  // share their device's other contexts' resources; cuda.core's green-context tests).
+  Context& streamContext = (*stream)->context();
+  Context& eventContext = event->context();
+  bool green = streamContext.greenHandle() || eventContext.greenHandle();
+  if (&streamContext != &eventContext && !(green && &streamContext.device() == &eventContext.device()))
+    return CUDA_ERROR_INVALID_HANDLE;
   CUresult result;
   if (flags & CU_EVENT_RECORD_EXTERNAL) {
     // An external record exists only in a capture, as an event-record node (CUDA_ERROR_ILLEGAL_STATE

@@ -569,6 +569,12 @@ CUresult cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgra
                    std::move(*data));
   }
   if (nodeParams->type == CU_GRAPH_NODE_TYPE_CONDITIONAL) {
+    // Driver 580 refuses another graph's handle in a graph that has none of its own
+    // (api.graph.Clients.ConditionalHandleOfAnotherGraph) but takes it where the graph has one
+    // (api.graph.Conditional.BadParameters): it seems to check the handle against the graph's own handles by
+    // position. cuemu refuses a handle only in a graph that made none (a body graph may use its enclosing graph's).
+    auto graph = findGraph(hGraph);
+    if (graph && !graph->isConditionalBody && !graph->madeConditionals()) return CUDA_ERROR_INVALID_VALUE;
     auto data = makeConditional(nodeParams->conditional);
     if (!data) return data.error().code;
     // The bodies' handles stay where they are while the node lives: phGraph_out points at them.
@@ -617,8 +623,10 @@ CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr* dptr_out) {
 }
 
 CUresult cuDeviceGraphMemTrim(CUdevice device) {
-  // Graph memory is returned as soon as no graph holds it: there is nothing cached to trim.
-  return deviceByOrdinal(device) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+  if (!deviceByOrdinal(device)) return CUDA_ERROR_INVALID_DEVICE;
+  // What graphs left to the application and it freed since is returned now (counted until then, as on a GPU).
+  trimGraphMemory(device);
+  return CUDA_SUCCESS;
 }
 
 CUresult cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void* value) {
@@ -637,6 +645,8 @@ CUresult cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr
 CUresult cuGraphDestroyNode(CUgraphNode hNode) {
   auto node = findNode(hNode);
   if (!node) return CUDA_ERROR_INVALID_VALUE;
+  // Documented for graphs with memory nodes: their nodes and edges cannot be deleted.
+  if (node->graph().hasMemoryNodes()) return CUDA_ERROR_NOT_SUPPORTED;
   node->graph().destroyNode(node.get());
   return CUDA_SUCCESS;
 }

@@ -21,6 +21,11 @@ int deviceAttribute(const Device& device, CUdevice_attribute attribute, int fall
   return device.attribute(attribute, value) == CUDA_SUCCESS ? value : fallback;
 }
 
+bool currentIsGreen() {
+  auto context = requireCurrentContext();
+  return context && (*context)->greenHandle();
+}
+
 CUresult launch(CUfunction f, ptx::exec::Dim3 grid, ptx::exec::Dim3 block, unsigned sharedBytes, CUstream hStream,
                 void** kernelParams, void** extra, bool cooperative) {
   auto function = resolveFunction(f);
@@ -29,6 +34,15 @@ CUresult launch(CUfunction f, ptx::exec::Dim3 grid, ptx::exec::Dim3 block, unsig
   if (!params) return params.error().code;
   auto stream = lookupStream(hStream);
   if (!stream) return stream.error().code;
+  // A stream of a green context may be used from its device's other contexts (and the reverse): a CUkernel then
+  // resolves in the stream's context, as it has one function per context (cuda.core's green-context tests).
+  Context& streamContext = (*stream)->context();
+  if (&(*function)->module().context() != &streamContext && (streamContext.greenHandle() || currentIsGreen())) {
+    pushCurrentContext(streamContext.shared_from_this());
+    function = resolveFunction(f);
+    popCurrentContext();
+    if (!function) return function.error().code;
+  }
   LaunchRequest request{*function, grid, block, sharedBytes, std::move(*params), cooperative};
   return submitLaunch(**stream, std::move(request));
 }
@@ -501,7 +515,12 @@ CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t* dynamicSmemSize, CUfunc
     int optIn = deviceAttribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 232448);
     if (blockSize <= 0 || blockSize > int(f.maxThreadsPerBlock())) return CUDA_ERROR_INVALID_VALUE;
     long perBlock = sharedPerSm / numBlocks - reserved - long(f.info().staticSharedBytes);
-    *dynamicSmemSize = size_t(std::max(0L, std::min<long>(perBlock, optIn - long(f.info().staticSharedBytes))));
+    // A launch may not use more than the function's limit (48 KiB minus static unless raised with
+    // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES): an H100 answers at most that (cuda.core's occupancy tests).
+    int set = f.maxDynamicSharedBytes.load();
+    long functionLimit = set >= 0 ? set : std::max(0L, 49152L - long(f.info().staticSharedBytes));
+    long limit = std::min<long>(optIn - long(f.info().staticSharedBytes), functionLimit);
+    *dynamicSmemSize = size_t(std::max(0L, std::min<long>(perBlock, limit)));
     return CUDA_SUCCESS;
   });
 }

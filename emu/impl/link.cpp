@@ -152,7 +152,15 @@ CUresult cuLinkComplete(CUlinkState handle, void** cubinOut, size_t* sizeOut) {
   // A function nobody defines fails the link with CUDA_ERROR_INVALID_SOURCE and the log names it (driver 580,
   // measured three times in a row on an H200).
   if (!result.undefinedFunctions.empty()) {
-    reportJit(state->options, state->log, "", 0);
+    // The error log holds the errors only, without a final newline (cuda.core compares it whole).
+    std::string errors;
+    for (size_t at = 0; at < state->log.size();) {
+      size_t end = state->log.find('\n', at);
+      if (end == std::string::npos) end = state->log.size();
+      if (state->log.compare(at, 5, "error") == 0) errors += (errors.empty() ? "" : "\n") + state->log.substr(at, end - at);
+      at = end + 1;
+    }
+    reportJit(state->options, errors, "", 0);
     CUEMU_ERROR("link failed:\n{}", result.log);
     return CUDA_ERROR_INVALID_SOURCE;
   }

@@ -56,7 +56,11 @@ CUresult cuMemAllocPitch_v2(CUdeviceptr* dptr, size_t* pPitch, size_t WidthInByt
 CUresult cuMemFree_v2(CUdeviceptr dptr) {
   if (!dptr) return CUDA_SUCCESS;  // like free(NULL)
   memops::drainOwner(dptr);
-  auto released = releaseRegion(dptr, {MemoryKind::Device, MemoryKind::Managed});
+  // Memory of a pinned host pool is freed here too (driver 580 accepts it).
+  RegionPtr region = AddressSpace::instance().findStart(dptr);
+  bool hostPool = region && region->kind == MemoryKind::HostPinned && region->pool;
+  auto released = hostPool ? releaseRegion(dptr, {MemoryKind::HostPinned})
+                           : releaseRegion(dptr, {MemoryKind::Device, MemoryKind::Managed});
   return released ? CUDA_SUCCESS : released.error().code;
 }
 

@@ -12,11 +12,23 @@
 #include "impl/memory_internal.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <tuple>
 
 namespace cuemu {
 namespace {
+
+// Pool memory that is not device memory: pinned host pools and managed pools.
+bool isHostPoolRegion(const MemoryRegion& region) {
+  return (region.kind == MemoryKind::HostPinned || region.kind == MemoryKind::Managed) && region.pool;
+}
 
 CUresult allocFromPool(CUdeviceptr* dptr, size_t bytesize, std::shared_ptr<MemPool> pool, CUstream stream) {
   if (!dptr) return CUDA_ERROR_INVALID_VALUE;
@@ -58,14 +70,25 @@ CUresult freeAsync(CUdeviceptr dptr, CUstream stream) {
       return result;
   }
   RegionPtr region = AddressSpace::instance().findStart(dptr);
-  if (!region || region->kind != MemoryKind::Device) return CUDA_ERROR_INVALID_VALUE;
+  if (!region || !(region->kind == MemoryKind::Device || isHostPoolRegion(*region))) return CUDA_ERROR_INVALID_VALUE;
   if (region->freePending.exchange(true)) return CUDA_ERROR_INVALID_VALUE;
-  CUresult queued = memops::runAsync(context, stream, [dptr] {
-    (void)releaseRegion(dptr, {MemoryKind::Device});
+  MemoryKind kind = region->kind;
+  CUresult queued = memops::runAsync(context, stream, [dptr, kind] {
+    (void)releaseRegion(dptr, {kind});
     return CUDA_SUCCESS;
   });
   if (queued != CUDA_SUCCESS) region->freePending = false;
   return queued;
+}
+
+// Whether an open descriptor is a cuemu process's device-memory file (what a pool export hands out).
+bool isDeviceMemoryFile(int fd) {
+  char link[64], target[128];
+  std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  ssize_t n = readlink(link, target, sizeof target - 1);
+  if (n <= 0) return false;
+  target[n] = 0;
+  return std::strncmp(target, "/memfd:cuemu-device-memory", 26) == 0;
 }
 
 // The device a pool location names (pools live on devices in cuemu).
@@ -76,6 +99,74 @@ Expected<int> poolDevice(const CUmemLocation* location, CUmemAllocationType type
     return makeError(CUDA_ERROR_NOT_SUPPORTED, "only device pools");
   if (!deviceByOrdinal(location->id)) return makeError(CUDA_ERROR_INVALID_DEVICE, "no such device");
   return location->id;
+}
+
+bool isDevicePinned(const CUmemLocation& location, CUmemAllocationType type) {
+  return type == CU_MEM_ALLOCATION_TYPE_PINNED && location.type == CU_MEM_LOCATION_TYPE_DEVICE;
+}
+
+// The device a pool at `location` belongs to in cuemu (host and managed pools: device 0, the host's one NUMA node
+// being 0, CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID), or nothing where the location is not one such a pool can have.
+std::optional<int> poolLocation(const CUmemLocation& location, CUmemAllocationType type) {
+  bool managed = type == CU_MEM_ALLOCATION_TYPE_MANAGED;
+  if (!managed && type != CU_MEM_ALLOCATION_TYPE_PINNED) return std::nullopt;
+  switch (location.type) {
+    case CU_MEM_LOCATION_TYPE_DEVICE:
+      if (!deviceByOrdinal(location.id)) return std::nullopt;
+      return location.id;
+    case CU_MEM_LOCATION_TYPE_HOST: return 0;
+    case CU_MEM_LOCATION_TYPE_HOST_NUMA: return location.id == 0 ? std::optional<int>(0) : std::nullopt;
+    case CU_MEM_LOCATION_TYPE_NONE: return managed ? std::optional<int>(0) : std::nullopt;  // no preferred location
+    default: return std::nullopt;
+  }
+}
+
+// Default and current pools of the locations other than a device's pinned memory (pinned host memory, managed
+// memory): made on first use, one per allocation type and location.
+class LocationPools {
+ public:
+  Expected<std::shared_ptr<MemPool>> defaultPool(const CUmemLocation& location, CUmemAllocationType type) {
+    auto device = poolLocation(location, type);
+    if (!device) return makeError(CUDA_ERROR_INVALID_VALUE, "no pool at that location");
+    std::lock_guard lock(mutex_);
+    auto& pool = defaults_[key(location, type)];
+    if (!pool) {
+      CUmemPoolProps props{};
+      props.allocType = type;
+      props.location = location;
+      pool = std::make_shared<MemPool>(*device, props, /*isDefault=*/true);
+      pool->registerHandle(memPoolTable().insert(pool));
+    }
+    return pool;
+  }
+  Expected<std::shared_ptr<MemPool>> currentPool(const CUmemLocation& location, CUmemAllocationType type) {
+    {
+      std::lock_guard lock(mutex_);
+      auto it = current_.find(key(location, type));
+      if (it != current_.end() && memPoolTable().find(it->second->handle())) return it->second;
+    }
+    return defaultPool(location, type);
+  }
+  CUresult setCurrent(const CUmemLocation& location, CUmemAllocationType type, std::shared_ptr<MemPool> pool) {
+    if (!poolLocation(location, type)) return CUDA_ERROR_INVALID_VALUE;
+    const CUmemPoolProps& props = pool->props();
+    if (props.allocType != type || props.location.type != location.type) return CUDA_ERROR_INVALID_VALUE;
+    std::lock_guard lock(mutex_);
+    current_[key(location, type)] = std::move(pool);
+    return CUDA_SUCCESS;
+  }
+
+ private:
+  static std::tuple<int, int, int> key(const CUmemLocation& location, CUmemAllocationType type) {
+    return {int(type), int(location.type), location.type == CU_MEM_LOCATION_TYPE_HOST ? 0 : location.id};
+  }
+  std::mutex mutex_;
+  std::map<std::tuple<int, int, int>, std::shared_ptr<MemPool>> defaults_, current_;
+};
+
+LocationPools& locationPools() {
+  static auto* pools = new LocationPools;
+  return *pools;
 }
 
 }  // namespace
@@ -94,10 +185,15 @@ CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) { return freeAsync(d
 
 CUresult cuMemPoolCreate(CUmemoryPool* pool, const CUmemPoolProps* props) {
   if (!pool || !props) return CUDA_ERROR_INVALID_VALUE;
-  if (props->allocType != CU_MEM_ALLOCATION_TYPE_PINNED) return CUDA_ERROR_INVALID_VALUE;
+  bool managed = props->allocType == CU_MEM_ALLOCATION_TYPE_MANAGED;
+  if (props->allocType != CU_MEM_ALLOCATION_TYPE_PINNED && !managed) return CUDA_ERROR_INVALID_VALUE;
   if (props->handleTypes & ~CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_NOT_SUPPORTED;
-  auto device = poolDevice(&props->location, props->allocType);
-  if (!device) return device.error().code == CUDA_ERROR_INVALID_DEVICE ? CUDA_ERROR_INVALID_VALUE : device.error().code;
+  if (managed && props->handleTypes != CU_MEM_HANDLE_TYPE_NONE) return CUDA_ERROR_INVALID_VALUE;  // not shareable
+  auto device = poolLocation(props->location, props->allocType);
+  if (!device) return CUDA_ERROR_INVALID_VALUE;
+  // Pinned host pools, as driver 580 answers (tools/gpu-probe/ipc17.cpp): HOST pools cannot be shared.
+  if (props->location.type == CU_MEM_LOCATION_TYPE_HOST && props->handleTypes != CU_MEM_HANDLE_TYPE_NONE)
+    return CUDA_ERROR_INVALID_VALUE;
   auto created = std::make_shared<MemPool>(*device, *props, /*isDefault=*/false);
   created->registerHandle(memPoolTable().insert(created));
   *pool = created->apiHandle();
@@ -171,25 +267,43 @@ CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool) {
 }
 
 CUresult cuMemGetDefaultMemPool(CUmemoryPool* pool_out, CUmemLocation* location, CUmemAllocationType type) {
-  if (!pool_out) return CUDA_ERROR_INVALID_VALUE;
-  auto device = poolDevice(location, type);
-  if (!device) return device.error().code;
-  *pool_out = defaultMemPool(*device)->apiHandle();
+  if (!pool_out || !location) return CUDA_ERROR_INVALID_VALUE;
+  if (isDevicePinned(*location, type)) {
+    auto device = poolDevice(location, type);
+    if (!device) return device.error().code;
+    *pool_out = defaultMemPool(*device)->apiHandle();
+    return CUDA_SUCCESS;
+  }
+  auto found = locationPools().defaultPool(*location, type);
+  if (!found) return found.error().code;
+  *pool_out = (*found)->apiHandle();
   return CUDA_SUCCESS;
 }
 
 CUresult cuMemGetMemPool(CUmemoryPool* pool, CUmemLocation* location, CUmemAllocationType type) {
-  if (!pool) return CUDA_ERROR_INVALID_VALUE;
-  auto device = poolDevice(location, type);
-  if (!device) return device.error().code;
-  *pool = currentMemPool(*device)->apiHandle();
+  if (!pool || !location) return CUDA_ERROR_INVALID_VALUE;
+  if (isDevicePinned(*location, type)) {
+    auto device = poolDevice(location, type);
+    if (!device) return device.error().code;
+    *pool = currentMemPool(*device)->apiHandle();
+    return CUDA_SUCCESS;
+  }
+  auto found = locationPools().currentPool(*location, type);
+  if (!found) return found.error().code;
+  *pool = (*found)->apiHandle();
   return CUDA_SUCCESS;
 }
 
 CUresult cuMemSetMemPool(CUmemLocation* location, CUmemAllocationType type, CUmemoryPool pool) {
-  auto device = poolDevice(location, type);
-  if (!device) return device.error().code;
-  return impl::cuDeviceSetMemPool(*device, pool);
+  if (!location) return CUDA_ERROR_INVALID_VALUE;
+  if (isDevicePinned(*location, type)) {
+    auto device = poolDevice(location, type);
+    if (!device) return device.error().code;
+    return impl::cuDeviceSetMemPool(*device, pool);
+  }
+  auto found = findMemPool(pool);
+  if (!found) return CUDA_ERROR_INVALID_VALUE;
+  return locationPools().setCurrent(*location, type, std::move(found));
 }
 
 // Pool sharing between processes: the pool's memory file is the process's shared memfd; an exported pointer
@@ -201,7 +315,8 @@ struct PoolPointerPayload {
   uint64_t offset;
   uint64_t size;
   uint64_t bufferId;
-  uint8_t reserved[32];
+  uint8_t hostMemory;  // exported from a pinned host pool
+  uint8_t reserved[31];
 };
 static_assert(sizeof(PoolPointerPayload) == sizeof(CUmemPoolPtrExportData), "export data is 64 bytes");
 constexpr uint32_t kPoolPointerMagic = 0x504D4543;  // "CEMP"
@@ -211,7 +326,7 @@ CUresult cuMemPoolExportToShareableHandle(void* handle_out, CUmemoryPool pool, C
                                           unsigned long long flags) {
   if (!handle_out || flags) return CUDA_ERROR_INVALID_VALUE;
   auto found = findMemPool(pool);
-  if (!found) return CUDA_ERROR_INVALID_VALUE;
+  if (!found || found->importedFd() >= 0) return CUDA_ERROR_INVALID_VALUE;  // an import is not re-exported
   if (handleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR ||
       !(found->props().handleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR))
     return CUDA_ERROR_INVALID_VALUE;
@@ -226,8 +341,14 @@ CUresult cuMemPoolExportToShareableHandle(void* handle_out, CUmemoryPool pool, C
 CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool* pool_out, void* handle,
                                             CUmemAllocationHandleType handleType, unsigned long long flags) {
   if (!pool_out || flags || handleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_INVALID_VALUE;
-  int fd = fcntl(static_cast<int>(reinterpret_cast<intptr_t>(handle)), F_DUPFD_CLOEXEC, 0);
-  if (fd < 0) return CUDA_ERROR_INVALID_VALUE;
+  int given = static_cast<int>(reinterpret_cast<intptr_t>(handle));
+  // Driver 580 (tools/gpu-probe/ipc17.cpp, case api.memory.ClientsIpc.ImportChecksTheDescriptor): a descriptor that
+  // is not open, or a pipe, is CUDA_ERROR_UNKNOWN; a file that is not a pool's (stdin) INVALID_VALUE.
+  struct stat st {};
+  if (fstat(given, &st) != 0 || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) return CUDA_ERROR_UNKNOWN;
+  if (!isDeviceMemoryFile(given)) return CUDA_ERROR_INVALID_VALUE;
+  int fd = fcntl(given, F_DUPFD_CLOEXEC, 0);
+  if (fd < 0) return CUDA_ERROR_OUT_OF_MEMORY;
   CUmemPoolProps props{};
   props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
   props.handleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
@@ -253,6 +374,7 @@ CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData* shareData_out, CUdevicep
   payload.offset = shared->second;
   payload.size = region->size;
   payload.bufferId = region->bufferId;
+  payload.hostMemory = region->pool->hostMemory();
   std::memcpy(shareData_out, &payload, sizeof payload);
   return CUDA_SUCCESS;
 }
@@ -265,9 +387,16 @@ CUresult cuMemPoolImportPointer(CUdeviceptr* ptr_out, CUmemoryPool pool, CUmemPo
   std::memcpy(&payload, shareData, sizeof payload);
   if (payload.magic != kPoolPointerMagic || !payload.size) return CUDA_ERROR_INVALID_VALUE;
   CUEMU_REQUIRE_CONTEXT(context);
+  // A live earlier import of the same allocation: driver 580 answers the same address for device memory and
+  // CUDA_ERROR_ALREADY_MAPPED for host-pool memory.
+  if (RegionPtr earlier = found->findImport(payload.offset)) {
+    if (payload.hostMemory) return CUDA_ERROR_ALREADY_MAPPED;
+    *ptr_out = earlier->start;
+    return CUDA_SUCCESS;
+  }
   auto region = std::make_shared<MemoryRegion>();
   region->size = payload.size;
-  region->kind = MemoryKind::Device;
+  region->kind = payload.hostMemory ? MemoryKind::HostPinned : MemoryKind::Device;
   region->device = found->device();
   region->context = context.apiHandle();
   region->pool = found;
@@ -282,6 +411,7 @@ CUresult cuMemPoolImportPointer(CUdeviceptr* ptr_out, CUmemoryPool pool, CUmemPo
     space.release(region->start);
     return mapped.error().code;
   }
+  found->rememberImport(payload.offset, region);
   *ptr_out = region->start;
   return CUDA_SUCCESS;
 }

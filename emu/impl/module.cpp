@@ -331,6 +331,8 @@ CUresult cuKernelGetName(const char** name, CUkernel hfunc) {
 
 CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t* paramOffset, size_t* paramSize) {
   if (!paramOffset && !paramSize) return CUDA_ERROR_INVALID_VALUE;
+  // Driver 580 answers it only in a context (cuda.core's test_num_args_error_handling).
+  if (auto context = requireCurrentContext(); !context) return context.error().code;
   auto k = findKernel(kernel);
   if (!k) return CUDA_ERROR_INVALID_HANDLE;
   const auto& params = k->info().params;

@@ -11,6 +11,9 @@
 #include "core/stream_lookup.h"
 
 #include <algorithm>
+#include <memory>
+#include <mutex>
+#include <vector>
 
 namespace cuemu {
 namespace {
@@ -210,6 +213,20 @@ CUresult captureStatus(CUstream h, CUstreamCaptureStatus* status) {
     return CUDA_SUCCESS;
   });
 }
+// Edge data of `count` plain dependencies (all zero). Clients read the array the query hands out (cuda.core
+// does, and crashed on NULL), so it must exist; blocks are never freed, so an earlier answer stays readable.
+const CUgraphEdgeData* plainEdgeData(size_t count) {
+  static std::mutex mutex;
+  static std::vector<std::unique_ptr<CUgraphEdgeData[]>> blocks;
+  static size_t capacity = 0;
+  std::lock_guard lock(mutex);
+  if (count > capacity) {
+    capacity = std::max<size_t>(count, capacity * 2);
+    blocks.push_back(std::make_unique<CUgraphEdgeData[]>(capacity));  // value-initialised: zero
+  }
+  return blocks.empty() ? nullptr : blocks.back().get();
+}
+
 CUresult getCaptureInfo(CUstream h, CUstreamCaptureStatus* status, cuuint64_t* id, CUgraph* graph,
                         const CUgraphNode** deps, const CUgraphEdgeData** edges, size_t* count) {
   if (!status) return CUDA_ERROR_INVALID_VALUE;
@@ -223,7 +240,7 @@ CUresult getCaptureInfo(CUstream h, CUstreamCaptureStatus* status, cuuint64_t* i
     if (id) *id = info.id;
     if (graph) *graph = info.graph;
     if (deps) *deps = info.dependencies;
-    if (edges) *edges = nullptr;  // every captured edge is a plain full dependency
+    if (edges) *edges = info.count ? plainEdgeData(info.count) : nullptr;  // every captured edge is plain
     if (count) *count = info.count;
     return CUDA_SUCCESS;
   });

@@ -137,3 +137,90 @@ def test_cuda_core_program_launch_and_stream():
     buf_x.close(stream=stream)
     buf_y.close(stream=stream)
     stream.close()
+
+
+LATCH = r"""
+extern "C" __global__ void latch(volatile int* flag, unsigned long long limit) {
+  unsigned long long start = clock64();
+  while (!*flag && clock64() - start < limit) __nanosleep(100000);
+  flag[1] = *flag ? 1 : 2;
+}
+"""
+
+
+def test_cuda_core_event_not_done_while_kernel_waits_for_host():
+    """cuda.core's test_event_is_done_false: a kernel waits for a flag the host sets after querying an event
+    recorded behind it; the launch and the query must not wait for the kernel (the clock limit ends it either way)."""
+    core = pytest.importorskip("cuda.core")
+    dev = core.Device(0)
+    dev.set_current()
+    stream = dev.create_stream()
+    program = core.Program(LATCH, code_type="c++", options=core.ProgramOptions(arch=f"sm_{dev.arch}"))
+    kernel = program.compile("ptx").get_kernel("latch")
+    flag_buffer = core.LegacyPinnedMemoryResource().allocate(8)
+    flag = (ctypes.c_int32 * 2).from_address(int(flag_buffer.handle))
+    flag[0] = flag[1] = 0
+    limit = 30 * dev.properties.clock_rate * 1000  # 30 s of clock64
+    core.launch(stream, core.LaunchConfig(grid=1, block=1), kernel, flag_buffer, np.uint64(limit))
+    event = stream.record()
+    assert event.is_done is False
+    flag[0] = 1
+    event.sync()
+    assert flag[1] == 1, "the kernel saw the host's write"
+    flag_buffer.close()
+    stream.close()
+
+
+@pytest.mark.parametrize("kind", ["pinned", "managed"])
+def test_cuda_core_pinned_and_managed_pools(kind):
+    """PinnedMemoryResource and ManagedMemoryResource take the driver's host and managed pools (cuMemGetMemPool
+    with a host or managed location); the host reads what a device-side fill wrote."""
+    core = pytest.importorskip("cuda.core")
+    dev = core.Device(0)
+    dev.set_current()
+    stream = dev.create_stream()
+    mr = core.PinnedMemoryResource() if kind == "pinned" else core.ManagedMemoryResource()
+    buf = mr.allocate(256, stream=stream)
+    check(driver.cuMemsetD32Async(int(buf.handle), 0x01020304, 64, int(stream.handle)))
+    stream.sync()
+    words = (ctypes.c_uint32 * 64).from_address(int(buf.handle))
+    assert all(w == 0x01020304 for w in words)
+    buf.close(stream=stream)
+    stream.sync()
+    stream.close()
+
+
+FILL = r"""
+extern "C" __global__ void fill(int* out, int value, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = value;
+}
+"""
+
+
+def test_cuda_core_green_context_stream_used_from_primary_context():
+    """cuda.core's green-context tests: with the primary context current, memory is allocated, a library kernel
+    launched and an event recorded on a green context's stream (a green context shares its device's resources)."""
+    core = pytest.importorskip("cuda.core")
+    dev = core.Device(0)
+    dev.set_current()
+    try:
+        groups, _ = dev.resources.sm.split(core.SMResourceOptions(count=None))
+        ctx = dev.create_context(core.ContextOptions(resources=[groups[0]]))
+    except (AttributeError, core._utils.cuda_utils.CUDAError) as exc:
+        pytest.skip(f"no green contexts here: {exc}")
+    stream = ctx.create_stream()
+    kernel = core.Program(FILL, code_type="c++", options=core.ProgramOptions(arch=f"sm_{dev.arch}")).compile(
+        "ptx").get_kernel("fill")
+    n = 64
+    buf = dev.allocate(n * 4, stream=stream)
+    core.launch(stream, core.LaunchConfig(grid=2, block=32), kernel, buf, np.int32(42), np.int32(n))
+    event = stream.record()
+    out = np.zeros(n, dtype=np.int32)
+    check(driver.cuMemcpyDtoHAsync(out.ctypes.data, int(buf.handle), out.nbytes, int(stream.handle)))
+    event.sync()
+    stream.sync()
+    assert (out == 42).all()
+    buf.close(stream=stream)
+    stream.close()
+    ctx.close()

@@ -1,0 +1,99 @@
+// Lifetimes that cuda.core's own tests rely on (tools/clients, issue 17): memory a graph launch leaves to the
+// application outlives the graph; a child graph's copy, and the user objects it holds, end with its parent; a
+// launch keeps its graph's user objects until its work is done.
+#include "fixture.h"
+
+#include <atomic>
+#include <thread>
+
+namespace {
+
+std::atomic<int> destroyed{0};
+void countDestroy(void*) { destroyed.fetch_add(1); }
+
+CUDA_MEM_ALLOC_NODE_PARAMS deviceAllocation(size_t bytes) {
+  CUDA_MEM_ALLOC_NODE_PARAMS params{};
+  params.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  params.poolProps.location = {CU_MEM_LOCATION_TYPE_DEVICE, 0};
+  params.bytesize = bytes;
+  return params;
+}
+
+uint64_t graphMemoryInUse() {
+  cuuint64_t used = 0;
+  EXPECT_EQ(cuDeviceGetGraphMemAttribute(0, CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT, &used), CUDA_SUCCESS);
+  return used;
+}
+
+TEST_F(MemoryTest, GraphAllocationLeftToApplicationOutlivesItsGraph) {
+  ASSERT_EQ(cuDeviceGraphMemTrim(0), CUDA_SUCCESS);
+  uint64_t before = graphMemoryInUse();
+  CUgraph graph = nullptr;
+  ASSERT_EQ(cuGraphCreate(&graph, 0), CUDA_SUCCESS);
+  CUDA_MEM_ALLOC_NODE_PARAMS params = deviceAllocation(4096);
+  CUgraphNode node = nullptr;
+  ASSERT_EQ(cuGraphAddMemAllocNode(&node, graph, nullptr, 0, &params), CUDA_SUCCESS);
+  CUgraphExec exec = nullptr;
+  ASSERT_EQ(cuGraphInstantiateWithFlags(&exec, graph, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphLaunch(exec, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphDestroy(graph), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemsetD8_v2(params.dptr, 7, 4096), CUDA_SUCCESS) << "still allocated after its graph is gone";
+  EXPECT_GT(graphMemoryInUse(), before) << "and counted";
+  ASSERT_EQ(cuMemFree_v2(params.dptr), CUDA_SUCCESS);
+  EXPECT_GT(graphMemoryInUse(), before) << "freed memory stays counted until a trim";
+  ASSERT_EQ(cuDeviceGraphMemTrim(0), CUDA_SUCCESS);
+  EXPECT_EQ(graphMemoryInUse(), before);
+}
+
+TEST_F(MemoryTest, ChildGraphCopyReleasesUserObjectsWithItsParent) {
+  destroyed = 0;
+  CUgraph inner = nullptr, outer = nullptr;
+  ASSERT_EQ(cuGraphCreate(&inner, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphCreate(&outer, 0), CUDA_SUCCESS);
+  CUuserObject object = nullptr;
+  int payload = 0;
+  ASSERT_EQ(cuUserObjectCreate(&object, &payload, countDestroy, 1, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphRetainUserObject(inner, object, 1, CU_GRAPH_USER_OBJECT_MOVE), CUDA_SUCCESS);
+  CUgraphNode child = nullptr;
+  ASSERT_EQ(cuGraphAddChildGraphNode(&child, outer, nullptr, 0, inner), CUDA_SUCCESS);
+  CUgraph copy = nullptr;
+  ASSERT_EQ(cuGraphChildGraphNodeGetGraph(child, &copy), CUDA_SUCCESS);  // hands out the copy's handle
+  ASSERT_EQ(cuGraphDestroy(inner), CUDA_SUCCESS);
+  EXPECT_EQ(destroyed.load(), 0) << "the child copy still holds a reference";
+  ASSERT_EQ(cuGraphDestroy(outer), CUDA_SUCCESS);
+  EXPECT_EQ(destroyed.load(), 1) << "the copy went with its parent";
+}
+
+TEST_F(MemoryTest, LaunchKeepsUserObjectsUntilItsWorkIsDone) {
+  destroyed = 0;
+  static std::atomic<bool> release{false};
+  release = false;
+  CUgraph graph = nullptr;
+  ASSERT_EQ(cuGraphCreate(&graph, 0), CUDA_SUCCESS);
+  CUDA_HOST_NODE_PARAMS host{};
+  host.fn = [](void*) {
+    while (!release.load()) std::this_thread::yield();
+  };
+  CUgraphNode node = nullptr;
+  ASSERT_EQ(cuGraphAddHostNode(&node, graph, nullptr, 0, &host), CUDA_SUCCESS);
+  CUuserObject object = nullptr;
+  int payload = 0;
+  ASSERT_EQ(cuUserObjectCreate(&object, &payload, countDestroy, 1, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphRetainUserObject(graph, object, 1, CU_GRAPH_USER_OBJECT_MOVE), CUDA_SUCCESS);
+  CUgraphExec exec = nullptr;
+  ASSERT_EQ(cuGraphInstantiateWithFlags(&exec, graph, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphDestroy(graph), CUDA_SUCCESS);
+  CUstream stream = nullptr;
+  ASSERT_EQ(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphLaunch(exec, stream), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+  EXPECT_EQ(destroyed.load(), 0) << "the launch still runs";
+  release = true;
+  ASSERT_EQ(cuStreamSynchronize(stream), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamDestroy(stream), CUDA_SUCCESS);
+  EXPECT_EQ(destroyed.load(), 1) << "released once the launch's work is done";
+}
+
+}  // namespace
