@@ -263,6 +263,13 @@ void Checker::mma(const Function& f, const Instruction& inst) {
     requireTarget(inst, feature, form->sm, form->ptx);
     if (kind == MmaKind::F8 && dt == Type::f16) requireTarget(inst, "mma with FP8 inputs and .f16 accumulators", 0, 87);
     if (d_.errorCount() != before) return;
+    // f16 multiplicands: the accumulators are both .f16 or both .f32, except that m8n8k4 also takes .f32 results
+    // from .f16 addends (ptxas: ".dtype must be ... when .ctype is ...").
+    if (kind == MmaKind::F16 && dt != ct && !(shape == Mod::m8n8k4 && dt == Type::f32)) {
+        error(inst.loc, "'mma{}' with .f16 multiplicands needs .dtype {} when .ctype is {}", modText(shape),
+              typeName(ct), typeName(ct));
+        return;
+    }
     // Layouts: .row.col, except the m8n8k4 .f16 shape, which takes any two.
     unsigned rows = 0, cols = 0;
     Mod first = Mod::count_;
