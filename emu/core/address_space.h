@@ -64,9 +64,10 @@ struct MemoryRegion {
   bool sharedBacking = false;  // backed by the shared memfd (exported through IPC)
   uint64_t slab = 0;           // sub-allocated: the start of the shared slab holding it (AddressSpace::allocateSmall)
   std::shared_ptr<void> keepAlive;  // what the memory belongs to (a VMM physical allocation, an IPC import)
-  // Copies and sets in flight hold leases (RegionLease): freeing the region meanwhile (cuMemFree on another
-  // thread, or its context's destruction) unregisters it at once but leaves its memory mapped until the last lease
-  // ends, so the bytes never vanish under a running copy.
+  // Copies and sets in flight hold leases (RegionLease), as do graph memcpy/memset nodes and stream memory
+  // operations from their launch until they ran: freeing the region meanwhile (cuMemFree on another thread, or its
+  // context's destruction) unregisters it at once but leaves its memory mapped until the last lease ends, so the
+  // bytes never vanish under a running copy.
   std::atomic<int> leases{0};
   std::atomic<bool> released{false};
   std::atomic<bool> reclaimed{false};
