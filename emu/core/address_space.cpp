@@ -392,7 +392,16 @@ Expected<RegionPtr> AddressSpace::registerExternal(RegionPtr region) {
     return makeError(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, "range overlaps a registered range");
   region->bufferId = nextBufferId();
   regions_.emplace(start, region);
+  external_.emplace(start, region);
   return region;
+}
+
+std::vector<RegionPtr> AddressSpace::externalRegions() const {
+  std::shared_lock lock(mutex_);
+  std::vector<RegionPtr> regions;
+  regions.reserve(external_.size());
+  for (const auto& [start, region] : external_) regions.push_back(region);
+  return regions;
 }
 
 RegionLease::RegionLease(RegionPtr region) : region_(std::move(region)) {
@@ -461,6 +470,7 @@ RegionPtr AddressSpace::release(uint64_t start) {
     if (auto it = regions_.find(start); it != regions_.end()) {
       region = std::move(it->second);
       regions_.erase(it);
+      external_.erase(start);
     } else if (auto r = reservations_.find(start); r != reservations_.end()) {
       region = std::move(r->second);
       reservations_.erase(r);

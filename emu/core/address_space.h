@@ -174,6 +174,9 @@ class AddressSpace {
   Expected<RegionPtr> allocateBelow4GiB(RegionPtr region, uint64_t commitBytes);
   // Registers a region that needs no addresses from the range (registered host memory).
   Expected<RegionPtr> registerExternal(RegionPtr region);
+  // The regions registerExternal registered and release has not released yet, by start (a launch checks them
+  // once: RegisteredHostSnapshot).
+  std::vector<RegionPtr> externalRegions() const;
   // Unregisters the region starting at `start`, decommits and returns its addresses (once its last lease ends).
   // Returns the region.
   RegionPtr release(uint64_t start);
@@ -243,6 +246,7 @@ class AddressSpace {
   mutable std::shared_mutex mutex_;
   std::map<uint64_t, RegionPtr> regions_;      // by start; never overlapping
   std::map<uint64_t, RegionPtr> reservations_; // VMM reservations, by start
+  std::map<uint64_t, RegionPtr> external_;     // registered host memory, by start (also in regions_)
   std::map<uint64_t, uint64_t> freeSpans_;     // start -> bytes (offsets from base_)
   // The low range (allocateBelow4GiB): absolute start -> bytes of its free spans; reserved on first use.
   std::atomic<uint64_t> lowBase_{0};
