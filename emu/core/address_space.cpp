@@ -227,36 +227,8 @@ void AddressSpace::decommit(const MemoryRegion& region) {
     fallocate(sharedFd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off_t(region.start - base_),
               off_t(region.committedSize));
   // Replacing the pages with a fresh reservation frees them and their commit charge in one call.
-  mmap(reinterpret_cast<void*>(mappingStart(region)), region.reservedSize, PROT_NONE,
+  mmap(reinterpret_cast<void*>(region.start), region.reservedSize, PROT_NONE,
        MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
-}
-
-Expected<RegionPtr> AddressSpace::mapImport(RegionPtr region, int fd, uint64_t fileOffset, uint64_t windowBytes,
-                                            uint64_t offsetInWindow, uint64_t alignment) {
-  if (!limit_) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "no device address range");
-  windowBytes = alignUp(windowBytes, pageSize());
-  if (offsetInWindow > windowBytes || region->size > windowBytes - offsetInWindow)
-    return makeError(CUDA_ERROR_INVALID_VALUE, "the block lies outside its mapping");
-  uint64_t reserved = alignUp(std::max<uint64_t>(windowBytes, 1), kChunk);
-  std::unique_lock lock(mutex_);
-  uint64_t window = takeAddresses(reserved + kChunk, std::max(alignment, kChunk), 0);  // + one guard chunk
-  if (!window) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "device address range exhausted");
-  void* p = mmap(reinterpret_cast<void*>(window), windowBytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
-                 off_t(fileOffset));
-  if (p == MAP_FAILED) {
-    mmap(reinterpret_cast<void*>(window), reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
-         -1, 0);
-    returnAddresses(window, reserved + kChunk);
-    return makeError(CUDA_ERROR_OUT_OF_MEMORY, std::string("mmap: ") + std::strerror(errno));
-  }
-  region->windowStart = window;
-  region->start = window + offsetInWindow;
-  region->reservedSize = reserved;
-  region->accessibleSize = windowBytes - offsetInWindow;
-  region->bufferId = nextBufferId();
-  regions_.emplace(region->start, region);
-  setAccessible(window, windowBytes, true);
-  return region;
 }
 
 Expected<RegionPtr> AddressSpace::allocate(RegionPtr region, uint64_t commitBytes, uint64_t alignment,
@@ -287,6 +259,57 @@ Expected<RegionPtr> AddressSpace::allocate(RegionPtr region, uint64_t commitByte
     regions_.emplace(start, region);
     if (commitBytes) setAccessible(start, region->accessibleSize, true);
   }
+  return region;
+}
+
+Expected<std::shared_ptr<AddressSpace::MappedWindow>> AddressSpace::mapWindow(int fd, uint64_t fileOffset,
+                                                                                    uint64_t bytes,
+                                                                                    uint64_t alignment) {
+  if (!limit_) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "no device address range");
+  bytes = alignUp(std::max<uint64_t>(bytes, 1), pageSize());
+  uint64_t reserved = alignUp(bytes, kChunk);
+  if (reserved > limit_) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "size too large");
+  std::unique_lock lock(mutex_);
+  uint64_t start = takeAddresses(reserved + kChunk, std::max(alignment, kChunk), 0);  // + one guard chunk
+  if (!start) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "device address range exhausted");
+  void* p = mmap(reinterpret_cast<void*>(start), bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
+                 off_t(fileOffset));
+  if (p == MAP_FAILED) {
+    int error = errno;
+    mmap(reinterpret_cast<void*>(start), bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
+         -1, 0);
+    returnAddresses(start, reserved + kChunk);
+    return makeError(CUDA_ERROR_OUT_OF_MEMORY, std::string("mmap: ") + std::strerror(error));
+  }
+  setAccessible(start, bytes, true);
+  auto window = std::make_shared<MappedWindow>();
+  window->start = start;
+  window->bytes = bytes;
+  window->reserved = reserved;
+  return window;
+}
+
+AddressSpace::MappedWindow::~MappedWindow() {
+  AddressSpace& space = AddressSpace::instance();
+  std::unique_lock lock(space.mutex_);
+  space.setAccessible(start, bytes, false);
+  mmap(reinterpret_cast<void*>(start), reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
+       -1, 0);
+  space.returnAddresses(start, reserved + kChunk);
+}
+
+Expected<RegionPtr> AddressSpace::registerInWindow(RegionPtr region, std::shared_ptr<MappedWindow> window,
+                                                   uint64_t offset) {
+  if (offset > window->bytes || region->size > window->bytes - offset)
+    return makeError(CUDA_ERROR_INVALID_VALUE, "the block lies outside its mapping");
+  std::unique_lock lock(mutex_);
+  uint64_t start = window->start + offset;
+  if (regions_.count(start)) return makeError(CUDA_ERROR_ALREADY_MAPPED, "a block is already imported there");
+  region->start = start;
+  region->accessibleSize = window->bytes - offset;  // kernels may touch the rest of the window
+  region->bufferId = nextBufferId();
+  region->keepAlive = std::move(window);
+  regions_.emplace(start, region);
   return region;
 }
 
@@ -487,7 +510,7 @@ void AddressSpace::reclaim(MemoryRegion& region) {
       lowFreeSpans_.emplace(at, bytes);
   } else if (region.reservedSize) {
     decommit(region);
-    returnAddresses(mappingStart(region), region.reservedSize + kChunk);
+    returnAddresses(region.start, region.reservedSize + kChunk);
   }
 }
 
@@ -508,8 +531,7 @@ RegionPtr AddressSpace::release(uint64_t start) {
     // Kernels fault on it from now on; the memory itself stays until the last lease ends.
     if (!region->slab && region->reservedSize && !inLowRange(region->start) &&
         region->kind != MemoryKind::VmmReservation)
-      setAccessible(mappingStart(*region), region->start - mappingStart(*region) + region->kernelAccessibleBytes(),
-                    false);
+      setAccessible(region->start, region->kernelAccessibleBytes(), false);
   }
   region->released.store(true);
   if (region->leases.load() == 0) reclaim(*region);

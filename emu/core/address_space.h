@@ -63,9 +63,6 @@ struct MemoryRegion {
   uint64_t vmmOffset = 0;      // VmmMapping: offset into the physical allocation
   bool sharedBacking = false;  // backed by the shared memfd (exported through IPC)
   uint64_t slab = 0;           // sub-allocated: the start of the shared slab holding it (AddressSpace::allocateSmall)
-  // An IPC import inside a larger mapping (AddressSpace::mapImport): the mapping's start; reservedSize counts from
-  // it. 0 otherwise (the mapping starts at `start`).
-  uint64_t windowStart = 0;
   std::shared_ptr<void> keepAlive;  // what the memory belongs to (a VMM physical allocation, an IPC import)
   // Copies and sets in flight hold leases (RegionLease), as do graph memcpy/memset nodes and stream memory
   // operations from their launch until they ran: freeing the region meanwhile (cuMemFree on another thread, or its
@@ -197,12 +194,18 @@ class AddressSpace {
   void insertRegion(RegionPtr region);
   void eraseRegion(uint64_t start);
 
-  // IPC import: maps `windowBytes` of the file `fd` from `fileOffset` (page-aligned) read-write at fresh addresses
-  // aligned to `alignment`, and registers `region` at window + `offsetInWindow` for region->size bytes, as the
-  // GPU maps an exported block where it lay in its 2 MiB chunk: the API sees the block only, kernels may touch
-  // the whole window (as in the exporting process). Released like any region.
-  Expected<RegionPtr> mapImport(RegionPtr region, int fd, uint64_t fileOffset, uint64_t windowBytes,
-                                uint64_t offsetInWindow, uint64_t alignment);
+  // IPC imports: `bytes` of the file `fd` from `fileOffset` (page-aligned) mapped read-write at fresh addresses
+  // aligned to `alignment`, kernel-accessible throughout. The blocks imported from it are regions inside it
+  // (registerInWindow), each holding the window (MemoryRegion::keepAlive): it is unmapped when the last is gone,
+  // so blocks of one exported slab share one mapping, as on a GPU.
+  struct MappedWindow {
+    uint64_t start = 0, bytes = 0, reserved = 0;
+    ~MappedWindow();
+  };
+  Expected<std::shared_ptr<MappedWindow>> mapWindow(int fd, uint64_t fileOffset, uint64_t bytes,
+                                                          uint64_t alignment);
+  // Registers `region` (region->size bytes) at window->start + `offset`; the API sees the region alone.
+  Expected<RegionPtr> registerInWindow(RegionPtr region, std::shared_ptr<MappedWindow> window, uint64_t offset);
 
   // IPC: makes the region's memory shareable with other processes (moves it onto the shared memfd once; a small
   // allocation's whole slab) and returns the fd and the offset of the region in it (not page-aligned for a small
@@ -245,9 +248,6 @@ class AddressSpace {
   void setAccessible(uint64_t start, uint64_t bytes, bool accessible);
   bool commit(uint64_t start, uint64_t bytes);
   void decommit(const MemoryRegion& region);
-  static uint64_t mappingStart(const MemoryRegion& region) {
-    return region.windowStart ? region.windowStart : region.start;
-  }
   int sharedFd();
 
   static constexpr uint32_t kSaturated = UINT32_MAX;

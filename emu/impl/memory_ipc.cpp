@@ -50,6 +50,9 @@ struct ImportKey {
 struct Imports {
   std::mutex mutex;
   std::map<ImportKey, std::pair<uint64_t, int>> byKey;  // -> address, opens
+  // The mappings of exported file ranges, by exporting process and file offset: blocks of one exported slab share
+  // one (each imported block holds it).
+  std::map<std::pair<int32_t, uint64_t>, std::weak_ptr<AddressSpace::MappedWindow>> windows;
 };
 Imports& imports() {
   static auto* table = new Imports;
@@ -105,10 +108,11 @@ CUresult cuIpcOpenMemHandle_v2(CUdeviceptr* pdptr, CUipcMemHandle handle, unsign
   }
   int fd = open(fmt::format("/proc/{}/fd/{}", payload.pid, payload.fd).c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0) return CUDA_ERROR_INVALID_VALUE;  // the exporter is gone (or not ours to open)
-  // A small allocation lies inside its slab: the importer maps the whole slab 2 MiB-aligned and hands out the
-  // block at its offset there, the block alone being the allocation the API sees (measured on an H100: the
-  // imported pointer keeps its offset in the 2 MiB chunk, cuMemGetAddressRange gives the block's start and size,
-  // copies past the block fail; tools/gpu-probe/results/rel24-cdp-ipc-h100-2026-11-26.txt).
+  // A small allocation lies inside its slab: the importer maps the whole slab 2 MiB-aligned, once, and hands out
+  // each block at its offset there, the block alone being the allocation the API sees (measured on an H100: the
+  // imported pointer keeps its offset in the 2 MiB chunk, two blocks of one chunk keep their distance,
+  // cuMemGetAddressRange gives the block's start and size, copies past the block fail;
+  // tools/gpu-probe/results/rel24-cdp-ipc-h100-2026-11-26.txt).
   uint64_t windowBytes = payload.size, windowAlignment = 0;
   if (payload.inSlab) {
     if (payload.offsetInSlab >= AddressSpace::kSlabBytes || payload.offset < payload.offsetInSlab) {
@@ -120,14 +124,26 @@ CUresult cuIpcOpenMemHandle_v2(CUdeviceptr* pdptr, CUipcMemHandle handle, unsign
     close(fd);
     return CUDA_ERROR_INVALID_VALUE;
   }
+  AddressSpace& space = AddressSpace::instance();
+  uint64_t windowOffset = payload.offset - payload.offsetInSlab;
+  std::erase_if(table.windows, [](const auto& entry) { return entry.second.expired(); });
+  std::shared_ptr<AddressSpace::MappedWindow> window = table.windows[{payload.pid, windowOffset}].lock();
+  if (!window || window->bytes < payload.offsetInSlab + payload.size) {
+    auto mapped = space.mapWindow(fd, windowOffset, windowBytes, windowAlignment);
+    if (!mapped) {
+      close(fd);
+      return mapped.error().code;
+    }
+    window = std::move(*mapped);
+    table.windows[{payload.pid, windowOffset}] = window;
+  }
+  close(fd);  // the mapping keeps the memory
   auto region = std::make_shared<MemoryRegion>();
   region->size = payload.size;
   region->kind = MemoryKind::IpcImport;
   region->device = context.device().ordinal();
   region->context = context.apiHandle();
-  auto placed = AddressSpace::instance().mapImport(region, fd, payload.offset - payload.offsetInSlab, windowBytes,
-                                                   payload.offsetInSlab, windowAlignment);
-  close(fd);  // the mapping keeps the memory
+  auto placed = space.registerInWindow(region, std::move(window), payload.offsetInSlab);
   if (!placed) return placed.error().code;
   table.byKey.emplace(key, std::make_pair(region->start, 1));
   *pdptr = region->start;

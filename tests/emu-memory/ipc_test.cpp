@@ -72,12 +72,14 @@ TEST_F(MemoryTest, IpcHandleOfASmallBlockMapsTheBlockAtItsChunkOffset) {
   ASSERT_EQ(cuMemsetD8_v2(a, 0xA1, 512), CUDA_SUCCESS);
   ASSERT_EQ(cuMemsetD8_v2(b, 0xB2, 512), CUDA_SUCCESS);
   ASSERT_EQ(cuMemsetD8_v2(c, 0xC3, 512), CUDA_SUCCESS);
-  CUipcMemHandle handle{};
+  CUipcMemHandle handle{}, first{};
   ASSERT_EQ(cuIpcGetMemHandle(&handle, b), CUDA_SUCCESS);
+  ASSERT_EQ(cuIpcGetMemHandle(&first, a), CUDA_SUCCESS);
   pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
     setenv("CUEMU_TEST_IPC_SMALL_HANDLE", toHex(handle).c_str(), 1);
+    setenv("CUEMU_TEST_IPC_SMALL_FIRST", toHex(first).c_str(), 1);
     setenv("CUEMU_TEST_IPC_SMALL_OFFSET", std::to_string(b % (uint64_t(2) << 20)).c_str(), 1);
     execl("/proc/self/exe", "emu-memory-tests", "--gtest_filter=IpcChild.SmallBlock", static_cast<char*>(nullptr));
     _exit(99);
@@ -95,7 +97,8 @@ TEST_F(MemoryTest, IpcHandleOfASmallBlockMapsTheBlockAtItsChunkOffset) {
 TEST(IpcChild, SmallBlock) {
   const char* hex = std::getenv("CUEMU_TEST_IPC_SMALL_HANDLE");
   const char* offset = std::getenv("CUEMU_TEST_IPC_SMALL_OFFSET");
-  if (!hex || !offset) GTEST_SKIP() << "runs as the child of IpcHandleOfASmallBlockMapsTheBlockAtItsChunkOffset";
+  const char* firstHex = std::getenv("CUEMU_TEST_IPC_SMALL_FIRST");
+  if (!hex || !offset || !firstHex) GTEST_SKIP() << "runs as the child of IpcHandleOfASmallBlockMapsTheBlockAtItsChunkOffset";
   ASSERT_EQ(cuInit(0), CUDA_SUCCESS);
   auto context = std::make_shared<cuemu::Context>(*cuemu::deviceByOrdinal(0), 0, false);
   context->registerHandle();
@@ -116,7 +119,15 @@ TEST(IpcChild, SmallBlock) {
   EXPECT_EQ(cuMemcpyDtoH_v2(bytes, p - 512, 512), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(cuMemcpyDtoH_v2(bytes, p + 512, 512), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(cuMemsetD8_v2(p + 511, 0x5A, 1), CUDA_SUCCESS);
+  // The block before it in the same slab lands where it lay there: one mapping serves both.
+  CUdeviceptr q = 0;
+  ASSERT_EQ(cuIpcOpenMemHandle_v2(&q, fromHex(firstHex), CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS), CUDA_SUCCESS);
+  EXPECT_EQ(q, p - 512);
   EXPECT_EQ(cuIpcCloseMemHandle(p), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemcpyDtoH_v2(bytes, q, 512), CUDA_SUCCESS);  // closing one block keeps the other
+  EXPECT_EQ(bytes[0], 0xA1u);
+  EXPECT_EQ(cuIpcCloseMemHandle(q), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemcpyDtoH_v2(bytes, q, 512), CUDA_ERROR_INVALID_VALUE);
   context->teardown();
 }
 
