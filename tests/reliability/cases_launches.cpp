@@ -365,6 +365,14 @@ RELIABILITY_CASE("launches", launches_device_side_block_contradicts_reqntid, 20,
           " (the GPU: 32 threads, error 0)");
 }
 
+// ... also with more threads than .reqntid names, or its count in another shape.
+RELIABILITY_CASE("launches", launches_device_side_block_over_reqntid, 20, nullptr) {
+  auto [threads, error] = launchFromDevice(0, 128);
+  if (error != 0 || threads != 128)
+    wrong("the child ran " + std::to_string(threads) + " threads, the launch's error " + std::to_string(error) +
+          " (the GPU: 128 threads, error 0)");
+}
+
 // A device-side launch past the child's .maxntid fails with cudaErrorInvalidConfiguration (9), which the parent's
 // cudaGetLastError returns; the child does not run and the context stays usable.
 RELIABILITY_CASE("launches", launches_device_side_block_over_maxntid, 20, nullptr) {
