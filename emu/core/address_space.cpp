@@ -262,6 +262,57 @@ Expected<RegionPtr> AddressSpace::allocate(RegionPtr region, uint64_t commitByte
   return region;
 }
 
+Expected<std::shared_ptr<AddressSpace::MappedWindow>> AddressSpace::mapWindow(int fd, uint64_t fileOffset,
+                                                                                    uint64_t bytes,
+                                                                                    uint64_t alignment) {
+  if (!limit_) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "no device address range");
+  bytes = alignUp(std::max<uint64_t>(bytes, 1), pageSize());
+  uint64_t reserved = alignUp(bytes, kChunk);
+  if (reserved > limit_) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "size too large");
+  std::unique_lock lock(mutex_);
+  uint64_t start = takeAddresses(reserved + kChunk, std::max(alignment, kChunk), 0);  // + one guard chunk
+  if (!start) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "device address range exhausted");
+  void* p = mmap(reinterpret_cast<void*>(start), bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
+                 off_t(fileOffset));
+  if (p == MAP_FAILED) {
+    int error = errno;
+    mmap(reinterpret_cast<void*>(start), bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
+         -1, 0);
+    returnAddresses(start, reserved + kChunk);
+    return makeError(CUDA_ERROR_OUT_OF_MEMORY, std::string("mmap: ") + std::strerror(error));
+  }
+  setAccessible(start, bytes, true);
+  auto window = std::make_shared<MappedWindow>();
+  window->start = start;
+  window->bytes = bytes;
+  window->reserved = reserved;
+  return window;
+}
+
+AddressSpace::MappedWindow::~MappedWindow() {
+  AddressSpace& space = AddressSpace::instance();
+  std::unique_lock lock(space.mutex_);
+  space.setAccessible(start, bytes, false);
+  mmap(reinterpret_cast<void*>(start), reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
+       -1, 0);
+  space.returnAddresses(start, reserved + kChunk);
+}
+
+Expected<RegionPtr> AddressSpace::registerInWindow(RegionPtr region, std::shared_ptr<MappedWindow> window,
+                                                   uint64_t offset) {
+  if (offset > window->bytes || region->size > window->bytes - offset)
+    return makeError(CUDA_ERROR_INVALID_VALUE, "the block lies outside its mapping");
+  std::unique_lock lock(mutex_);
+  uint64_t start = window->start + offset;
+  if (regions_.count(start)) return makeError(CUDA_ERROR_ALREADY_MAPPED, "a block is already imported there");
+  region->start = start;
+  region->accessibleSize = window->bytes - offset;  // kernels may touch the rest of the window
+  region->bufferId = nextBufferId();
+  region->keepAlive = std::move(window);
+  regions_.emplace(start, region);
+  return region;
+}
+
 Expected<RegionPtr> AddressSpace::allocateSmall(RegionPtr region) {
   if (boundsMode() == BoundsMode::Exact || region->size > kSmallAllocationMax || !limit_)
     return makeError(CUDA_ERROR_NOT_SUPPORTED, "not a small allocation");
@@ -392,7 +443,16 @@ Expected<RegionPtr> AddressSpace::registerExternal(RegionPtr region) {
     return makeError(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, "range overlaps a registered range");
   region->bufferId = nextBufferId();
   regions_.emplace(start, region);
+  external_.emplace(start, region);
   return region;
+}
+
+std::vector<RegionPtr> AddressSpace::externalRegions() const {
+  std::shared_lock lock(mutex_);
+  std::vector<RegionPtr> regions;
+  regions.reserve(external_.size());
+  for (const auto& [start, region] : external_) regions.push_back(region);
+  return regions;
 }
 
 RegionLease::RegionLease(RegionPtr region) : region_(std::move(region)) {
@@ -461,6 +521,7 @@ RegionPtr AddressSpace::release(uint64_t start) {
     if (auto it = regions_.find(start); it != regions_.end()) {
       region = std::move(it->second);
       regions_.erase(it);
+      external_.erase(start);
     } else if (auto r = reservations_.find(start); r != reservations_.end()) {
       region = std::move(r->second);
       reservations_.erase(r);

@@ -65,9 +65,10 @@ struct MemoryRegion {
   bool sharedBacking = false;  // backed by the shared memfd (exported through IPC)
   uint64_t slab = 0;           // sub-allocated: the start of the shared slab holding it (AddressSpace::allocateSmall)
   std::shared_ptr<void> keepAlive;  // what the memory belongs to (a VMM physical allocation, an IPC import)
-  // Copies and sets in flight hold leases (RegionLease): freeing the region meanwhile (cuMemFree on another
-  // thread, or its context's destruction) unregisters it at once but leaves its memory mapped until the last lease
-  // ends, so the bytes never vanish under a running copy.
+  // Copies and sets in flight hold leases (RegionLease), as do graph memcpy/memset nodes and stream memory
+  // operations from their launch until they ran: freeing the region meanwhile (cuMemFree on another thread, or its
+  // context's destruction) unregisters it at once but leaves its memory mapped until the last lease ends, so the
+  // bytes never vanish under a running copy.
   std::atomic<int> leases{0};
   std::atomic<bool> released{false};
   std::atomic<bool> reclaimed{false};
@@ -174,6 +175,9 @@ class AddressSpace {
   Expected<RegionPtr> allocateBelow4GiB(RegionPtr region, uint64_t commitBytes);
   // Registers a region that needs no addresses from the range (registered host memory).
   Expected<RegionPtr> registerExternal(RegionPtr region);
+  // The regions registerExternal registered and release has not released yet, by start (a launch checks them
+  // once: RegisteredHostSnapshot).
+  std::vector<RegionPtr> externalRegions() const;
   // Unregisters the region starting at `start`, decommits and returns its addresses (once its last lease ends).
   // Returns the region.
   RegionPtr release(uint64_t start);
@@ -190,6 +194,19 @@ class AddressSpace {
   // reservation).
   void insertRegion(RegionPtr region);
   void eraseRegion(uint64_t start);
+
+  // IPC imports: `bytes` of the file `fd` from `fileOffset` (page-aligned) mapped read-write at fresh addresses
+  // aligned to `alignment`, kernel-accessible throughout. The blocks imported from it are regions inside it
+  // (registerInWindow), each holding the window (MemoryRegion::keepAlive): it is unmapped when the last is gone,
+  // so blocks of one exported slab share one mapping, as on a GPU.
+  struct MappedWindow {
+    uint64_t start = 0, bytes = 0, reserved = 0;
+    ~MappedWindow();
+  };
+  Expected<std::shared_ptr<MappedWindow>> mapWindow(int fd, uint64_t fileOffset, uint64_t bytes,
+                                                          uint64_t alignment);
+  // Registers `region` (region->size bytes) at window->start + `offset`; the API sees the region alone.
+  Expected<RegionPtr> registerInWindow(RegionPtr region, std::shared_ptr<MappedWindow> window, uint64_t offset);
 
   // IPC: makes the region's memory shareable with other processes (moves it onto the shared memfd once; a small
   // allocation's whole slab) and returns the fd and the offset of the region in it (not page-aligned for a small
@@ -243,6 +260,7 @@ class AddressSpace {
   mutable std::shared_mutex mutex_;
   std::map<uint64_t, RegionPtr> regions_;      // by start; never overlapping
   std::map<uint64_t, RegionPtr> reservations_; // VMM reservations, by start
+  std::map<uint64_t, RegionPtr> external_;     // registered host memory, by start (also in regions_)
   std::map<uint64_t, uint64_t> freeSpans_;     // start -> bytes (offsets from base_)
   // The low range (allocateBelow4GiB): absolute start -> bytes of its free spans; reserved on first use.
   std::atomic<uint64_t> lowBase_{0};

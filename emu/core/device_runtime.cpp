@@ -112,7 +112,7 @@ int32_t GridRuntime::launch(uint64_t buffer, uint64_t stream, const ptx::exec::D
   const ptx::exec::KernelInfo& info = kernels[size_t(c.kernel)];
   if (!c.grid.x || !c.grid.y || !c.grid.z || !c.block.x || !c.block.y || !c.block.z || c.grid.y > 65535 ||
       c.grid.z > 65535 || c.grid.x > 0x7FFFFFFFu || c.block.x > 1024 || c.block.y > 1024 || c.block.z > 64 ||
-      c.block.count() > info.maxThreadsPerBlock ||
+      c.block.count() > info.maxThreadsOfAnyShape() ||
       uint64_t(info.staticSharedBytes) + c.sharedBytes > uint64_t(context_.device().profile().sharedMemPerBlockOptin))
     return kInvalidConfiguration;
   if (it->second.bytes < info.paramBytes) return kInvalidValue;

@@ -350,15 +350,36 @@ CUresult GraphExec::launch(Stream& stream) {
   return CUDA_SUCCESS;
 }
 
+namespace {
+
+// The allocation a memset node writes, checked: the whole 2D extent lies inside it (and, when it is about to
+// run, that the memory is writable: registered host memory may be read-only or unmapped by then).
+Expected<RegionPtr> memsetRegion(const CUDA_MEMSET_NODE_PARAMS& p, bool write) {
+  if (p.elementSize != 1 && p.elementSize != 2 && p.elementSize != 4)
+    return makeError(CUDA_ERROR_INVALID_VALUE, "memset element size is not 1, 2 or 4");
+  if (!p.width || !p.height || p.dst % p.elementSize)
+    return makeError(CUDA_ERROR_INVALID_VALUE, "empty or misaligned memset");
+  size_t rowBytes = p.width * p.elementSize;
+  if (p.height > 1 && p.pitch < rowBytes) return makeError(CUDA_ERROR_INVALID_VALUE, "memset pitch below its width");
+  size_t extent = (p.height - 1) * p.pitch + rowBytes;
+  return deviceRange(p.dst, extent, write);
+}
+
+// Holds `region`'s memory until the node's work has run (see RegionLease): memory freed after the launch checked
+// it (cuMemFree or a context's destruction on another thread) stays mapped under the running copy or set.
+CUresult leaseRegion(const RegionPtr& region, std::vector<RegionLease>& leases) {
+  if (!region) return CUDA_SUCCESS;  // pageable host memory
+  RegionLease lease(region);
+  if (!lease.valid()) return CUDA_ERROR_INVALID_VALUE;  // freed since it was checked
+  leases.push_back(std::move(lease));
+  return CUDA_SUCCESS;
+}
+
+}  // namespace
+
 CUresult validateNode(const NodeData& data) {
   if (auto* memset = std::get_if<MemsetNodeData>(&data)) {
-    const auto& p = memset->params;
-    if (p.elementSize != 1 && p.elementSize != 2 && p.elementSize != 4) return CUDA_ERROR_INVALID_VALUE;
-    if (!p.width || !p.height || p.dst % p.elementSize) return CUDA_ERROR_INVALID_VALUE;
-    size_t rowBytes = p.width * p.elementSize;
-    if (p.height > 1 && p.pitch < rowBytes) return CUDA_ERROR_INVALID_VALUE;
-    size_t extent = (p.height - 1) * p.pitch + rowBytes;
-    auto region = deviceRange(p.dst, extent);
+    auto region = memsetRegion(memset->params, /*write=*/false);
     return region ? CUDA_SUCCESS : region.error().code;
   }
   if (auto* copy = std::get_if<MemcpyNodeData>(&data)) {
@@ -444,13 +465,19 @@ CUresult nodeWork(Context& context, const NodeData& data, StreamWork& work) {
     // Checked again at each launch: memory may have been freed since the node was made.
     auto prepared = prepareCopy(toPeerCopy(copy->copy));
     if (!prepared) return prepared.error().code;
-    work = [c = *prepared] {
+    std::vector<RegionLease> leases;
+    if (CUresult r = leaseRegion(prepared->dst.region, leases)) return r;
+    if (CUresult r = leaseRegion(prepared->src.region, leases)) return r;
+    work = [c = *prepared, leases = std::move(leases)] {
       c.run();
       return CUDA_SUCCESS;
     };
   } else if (auto* memset = std::get_if<MemsetNodeData>(&data)) {
-    if (CUresult r = validateNode(data)) return r;
-    work = [p = memset->params] {
+    auto region = memsetRegion(memset->params, /*write=*/true);
+    if (!region) return region.error().code;
+    std::vector<RegionLease> leases;
+    if (CUresult r = leaseRegion(*region, leases)) return r;
+    work = [p = memset->params, leases = std::move(leases)] {
       fill2D(reinterpret_cast<uint8_t*>(p.dst), p.pitch, p.value, p.elementSize, p.width, p.height);
       return CUDA_SUCCESS;
     };

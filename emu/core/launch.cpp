@@ -18,8 +18,9 @@
 namespace cuemu {
 namespace {
 
-// Global-memory checks for the interpreter: the address space's O(1) table, read inline by the interpreter; the
-// rest (registered host memory, adjacent VMM mappings) through the region map.
+// Global-memory checks for the interpreter, one per grid: the address space's O(1) table, read inline by the
+// interpreter; adjacent VMM mappings through the region map; registered host memory through the ranges taken
+// when the grid started (RegisteredHostSnapshot).
 class DeviceMemoryValidator final : public ptx::exec::MemoryValidator {
  public:
   DeviceMemoryValidator() {
@@ -32,20 +33,25 @@ class DeviceMemoryValidator final : public ptx::exec::MemoryValidator {
     }
   }
   bool checkSlow(uint64_t address, uint64_t size, bool write) const override {
+    // Registered host memory (never inside the device ranges): a store into memory registered read-only faults,
+    // as on the GPU; memory the application unmapped faults too (a GPU would still reach the pinned pages; the
+    // host would crash).
+    switch (registered_.check(address, size, write)) {
+      case RegisteredHostSnapshot::Verdict::Allowed: return true;
+      case RegisteredHostSnapshot::Verdict::Refused: return false;
+      case RegisteredHostSnapshot::Verdict::CheckPages:
+      case RegisteredHostSnapshot::Verdict::Outside: break;  // also device memory, and memory registered since
+    }
     const AddressSpace& space = AddressSpace::instance();
     if (!space.isAccessible(address, size)) return false;
     if (space.isDeviceAddress(address)) return true;
-    // Registered host memory: a store into memory registered read-only faults, as on the GPU; memory the
-    // application unmapped faults too (a GPU would still reach the pinned pages; the host would crash).
     RegionPtr region = space.find(address);
     return !region || registeredHostUsable(*region, address, size, write);
   }
-};
 
-const DeviceMemoryValidator& memoryValidator() {
-  static auto* validator = new DeviceMemoryValidator;
-  return *validator;
-}
+ private:
+  RegisteredHostSnapshot registered_;
+};
 
 class ContextHostServices final : public ptx::exec::HostServices {
  public:
@@ -208,6 +214,7 @@ CUresult runGrid(Context& context, const Module& module, const ptx::exec::ExecCo
     if (!workspace) return CUDA_ERROR_OUT_OF_MEMORY;
   }
   ContextHostServices host(context, runtime);
+  DeviceMemoryValidator memory;
   ptx::exec::LaunchParams params;
   params.grid = g.grid;
   params.block = g.block;
@@ -215,7 +222,7 @@ CUresult runGrid(Context& context, const Module& module, const ptx::exec::ExecCo
   params.params = g.params->data();
   params.paramBytes = g.params->size();
   params.globalAddresses = module.globalAddresses().data();
-  params.memory = &memoryValidator();
+  params.memory = &memory;
   params.host = &host;
   params.config = config;
   params.cooperative = g.cooperative;

@@ -129,6 +129,20 @@ bool registeredHostUsable(const MemoryRegion& region, uint64_t address, uint64_t
   return mincore(reinterpret_cast<void*>(start), end - start, residency) == 0;
 }
 
+RegisteredHostSnapshot::RegisteredHostSnapshot() {
+  std::vector<RegionPtr> regions = AddressSpace::instance().externalRegions();
+  ranges_.reserve(regions.size());
+  uint64_t page = AddressSpace::pageSize();
+  for (const RegionPtr& region : regions) {
+    uint64_t start = region->start & ~(page - 1);
+    uint64_t end = alignUp(region->start + std::max<uint64_t>(region->size, 1), page);
+    // msync fails with ENOMEM where part of the span is not mapped; MS_ASYNC writes nothing back and, unlike
+    // mincore, needs no buffer of one byte per page.
+    bool mapped = msync(reinterpret_cast<void*>(start), end - start, MS_ASYNC) == 0;
+    ranges_.push_back({region->start, region->size, (region->flags & CU_MEMHOSTREGISTER_READ_ONLY) != 0, mapped});
+  }
+}
+
 bool hostPagesAllow(const void* p, size_t bytes, bool readOnly) {
   uint64_t start = reinterpret_cast<uint64_t>(p), end = start + bytes;
   FILE* maps = std::fopen("/proc/self/maps", "re");

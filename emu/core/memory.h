@@ -6,6 +6,7 @@
 #include "core/address_space.h"
 #include "core/result.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -68,6 +69,40 @@ Expected<RegionPtr> anyRange(uint64_t address, uint64_t bytes, bool write = fals
 // have registered it read-only. Whether [address, address+bytes) of such a region may still be read (or
 // written): the pages are mapped, and not registered read-only for a write.
 bool registeredHostUsable(const MemoryRegion& region, uint64_t address, uint64_t bytes, bool write);
+// Registered host memory as one kernel launch sees it. Checking the pages on every kernel access cost a syscall
+// each (mincore); a launch instead takes the registered ranges and checks their pages once, so an access is a
+// range test. A range with pages missing at launch (the application unmapped some) keeps the per-access check,
+// so an access to its missing pages is a clean ILLEGAL_ADDRESS and one to its mapped pages works. Memory
+// unmapped while the kernel runs is not noticed (on a GPU the pinned pages would stay; here the host faults).
+class RegisteredHostSnapshot {
+ public:
+  RegisteredHostSnapshot();
+  enum class Verdict : uint8_t {
+    Allowed,     // inside a registered range that was fully mapped at launch (and writable, for a write)
+    Refused,     // a write into a range registered read-only
+    CheckPages,  // inside a range with pages missing at launch: ask registeredHostUsable
+    Outside,     // in no range registered at launch
+  };
+  Verdict check(uint64_t address, uint64_t bytes, bool write) const {
+    // The ranges are sorted by start and do not overlap: the one that may hold `address` is the last starting
+    // at or below it.
+    auto after = std::upper_bound(ranges_.begin(), ranges_.end(), address,
+                                  [](uint64_t a, const Range& range) { return a < range.start; });
+    if (after == ranges_.begin()) return Verdict::Outside;
+    const Range& range = *std::prev(after);
+    if (address - range.start >= range.bytes || bytes > range.bytes - (address - range.start)) return Verdict::Outside;
+    if (write && range.readOnly) return Verdict::Refused;
+    return range.mapped ? Verdict::Allowed : Verdict::CheckPages;
+  }
+
+ private:
+  struct Range {
+    uint64_t start, bytes;
+    bool readOnly, mapped;
+  };
+  std::vector<Range> ranges_;
+};
+
 // Whether [p, p+bytes) is mapped with read access, and write access unless `readOnly` (cuMemHostRegister).
 bool hostPagesAllow(const void* p, size_t bytes, bool readOnly);
 

@@ -32,7 +32,11 @@ struct IpcPayload {
   uint64_t size;
   uint64_t bufferId;
   int32_t device;
-  uint32_t reserved[5];
+  // A small (sub-allocated) block (inSlab 1): its offset in its slab (2 MiB, aligned to 2 MiB), which the
+  // importer maps whole so that the block keeps its offset in a 2 MiB chunk, as on a GPU.
+  uint32_t inSlab;
+  uint32_t offsetInSlab;
+  uint32_t reserved[3];
 };
 static_assert(sizeof(IpcPayload) == sizeof(CUipcMemHandle), "an IPC handle is 64 bytes");
 constexpr uint32_t kIpcMagic = 0x4D455543;  // "CUEM"
@@ -46,6 +50,9 @@ struct ImportKey {
 struct Imports {
   std::mutex mutex;
   std::map<ImportKey, std::pair<uint64_t, int>> byKey;  // -> address, opens
+  // The mappings of exported file ranges, by exporting process and file offset: blocks of one exported slab share
+  // one (each imported block holds it).
+  std::map<std::pair<int32_t, uint64_t>, std::weak_ptr<AddressSpace::MappedWindow>> windows;
 };
 Imports& imports() {
   static auto* table = new Imports;
@@ -73,6 +80,8 @@ CUresult cuIpcGetMemHandle(CUipcMemHandle* pHandle, CUdeviceptr dptr) {
   payload.size = region->size;
   payload.bufferId = region->bufferId;
   payload.device = region->device;
+  payload.inSlab = region->slab != 0;
+  payload.offsetInSlab = region->slab ? uint32_t(region->start - region->slab) : 0;
   std::memcpy(pHandle, &payload, sizeof payload);
   return CUDA_SUCCESS;
 }
@@ -99,32 +108,45 @@ CUresult cuIpcOpenMemHandle_v2(CUdeviceptr* pdptr, CUipcMemHandle handle, unsign
   }
   int fd = open(fmt::format("/proc/{}/fd/{}", payload.pid, payload.fd).c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0) return CUDA_ERROR_INVALID_VALUE;  // the exporter is gone (or not ours to open)
-  // A small allocation lies inside its slab, not on a page boundary: the pages around it are mapped and the
-  // pointer handed out is inside the import.
-  uint64_t page = AddressSpace::pageSize();
-  uint64_t mappedOffset = payload.offset & ~(page - 1);
-  uint64_t delta = payload.offset - mappedOffset;
+  // A small allocation lies inside its slab: the importer maps the whole slab 2 MiB-aligned, once, and hands out
+  // each block at its offset there, the block alone being the allocation the API sees (measured on an H100: the
+  // imported pointer keeps its offset in the 2 MiB chunk, two blocks of one chunk keep their distance,
+  // cuMemGetAddressRange gives the block's start and size, copies past the block fail;
+  // tools/gpu-probe/results/rel24-cdp-ipc-h100-2026-11-26.txt).
+  uint64_t windowBytes = payload.size, windowAlignment = 0;
+  if (payload.inSlab) {
+    if (payload.offsetInSlab >= AddressSpace::kSlabBytes || payload.offset < payload.offsetInSlab) {
+      close(fd);
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+    windowBytes = windowAlignment = AddressSpace::kSlabBytes;
+  } else if (payload.offsetInSlab) {
+    close(fd);
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  AddressSpace& space = AddressSpace::instance();
+  uint64_t windowOffset = payload.offset - payload.offsetInSlab;
+  std::erase_if(table.windows, [](const auto& entry) { return entry.second.expired(); });
+  std::shared_ptr<AddressSpace::MappedWindow> window = table.windows[{payload.pid, windowOffset}].lock();
+  if (!window || window->bytes < payload.offsetInSlab + payload.size) {
+    auto mapped = space.mapWindow(fd, windowOffset, windowBytes, windowAlignment);
+    if (!mapped) {
+      close(fd);
+      return mapped.error().code;
+    }
+    window = std::move(*mapped);
+    table.windows[{payload.pid, windowOffset}] = window;
+  }
+  close(fd);  // the mapping keeps the memory
   auto region = std::make_shared<MemoryRegion>();
-  region->size = payload.size + delta;
+  region->size = payload.size;
   region->kind = MemoryKind::IpcImport;
   region->device = context.device().ordinal();
   region->context = context.apiHandle();
-  AddressSpace& space = AddressSpace::instance();
-  auto placed = space.allocate(region, 0);
-  if (!placed) {
-    close(fd);
-    return placed.error().code;
-  }
-  uint64_t bytes = alignUp(region->size, page);
-  auto mapped = space.mapFile(region->start, bytes, fd, mappedOffset);
-  close(fd);  // the mapping keeps the memory
-  if (mapped) mapped = space.setProtection(region->start, region->size, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
-  if (!mapped) {
-    space.release(region->start);
-    return mapped.error().code;
-  }
-  table.byKey.emplace(key, std::make_pair(region->start + delta, 1));
-  *pdptr = region->start + delta;
+  auto placed = space.registerInWindow(region, std::move(window), payload.offsetInSlab);
+  if (!placed) return placed.error().code;
+  table.byKey.emplace(key, std::make_pair(region->start, 1));
+  *pdptr = region->start;
   return CUDA_SUCCESS;
 }
 

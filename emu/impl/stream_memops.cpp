@@ -4,6 +4,7 @@
 
 #include "core/address_space.h"
 #include "core/context.h"
+#include "core/memory.h"
 #include "core/stream.h"
 #include "core/stream_lookup.h"
 
@@ -26,10 +27,20 @@ struct MemOp {
   unsigned flags;
 };
 
-CUresult validate(const MemOp& op) {
+// Checks `op` and holds the memory it touches until it has run (RegionLease): a free or a context's destruction on
+// another thread meanwhile leaves the cell mapped instead of unmapping it under the stream's worker.
+CUresult validate(const MemOp& op, std::vector<RegionLease>& leases) {
   unsigned size = op.wide ? 8 : 4;
   if (!op.address || op.address % size) return CUDA_ERROR_INVALID_VALUE;
-  if (!AddressSpace::instance().isAccessible(op.address, size)) return CUDA_ERROR_INVALID_VALUE;
+  AddressSpace& space = AddressSpace::instance();
+  if (!space.isAccessible(op.address, size)) return CUDA_ERROR_INVALID_VALUE;
+  if (RegionPtr region = space.find(op.address)) {
+    // Registered host memory the application has unmapped (or registered read-only, for a write) since.
+    if (!registeredHostUsable(*region, op.address, size, !op.wait)) return CUDA_ERROR_INVALID_VALUE;
+    RegionLease lease(std::move(region));
+    if (!lease.valid()) return CUDA_ERROR_INVALID_VALUE;  // freed since isAccessible
+    leases.push_back(std::move(lease));
+  }
   if (op.wait && (op.flags & ~unsigned(kWaitConditionMask | CU_STREAM_WAIT_VALUE_FLUSH))) return CUDA_ERROR_INVALID_VALUE;
   if (op.wait && (op.flags & kWaitConditionMask) > CU_STREAM_WAIT_VALUE_NOR) return CUDA_ERROR_INVALID_VALUE;
   if (!op.wait && (op.flags & ~unsigned(CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER))) return CUDA_ERROR_INVALID_VALUE;
@@ -64,13 +75,14 @@ void run(const MemOp& op) {
 }
 
 CUresult submit(CUstream handle, std::vector<MemOp> ops) {
+  std::vector<RegionLease> leases;
   for (const auto& op : ops)
-    if (CUresult r = validate(op)) return r;
+    if (CUresult r = validate(op, leases)) return r;
   auto stream = lookupStream(handle);
   if (!stream) return stream.error().code;
   return enqueueWork(
       **stream,
-      [ops = std::move(ops)] {
+      [ops = std::move(ops), leases = std::move(leases)] {
         for (const auto& op : ops) op.wide ? run<uint64_t>(op) : run<uint32_t>(op);
         return CUDA_SUCCESS;
       },

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <cstdint>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -59,6 +60,75 @@ TEST_F(MemoryTest, IpcHandleSharesMemoryWithAnotherProcess) {
   ASSERT_EQ(cuMemcpyDtoH_v2(&v, p + 99996, 4), CUDA_SUCCESS);
   EXPECT_EQ(v, 0xABCDEF01u);
   EXPECT_EQ(cuMemFree_v2(p), CUDA_SUCCESS);
+}
+
+// A 512-byte block sub-allocated in a 2 MiB slab: the importer sees the block alone, at the offset it has in its
+// 2 MiB chunk (as on an H100: tools/gpu-probe/results/rel24-cdp-ipc-h100-2026-11-26.txt).
+TEST_F(MemoryTest, IpcHandleOfASmallBlockMapsTheBlockAtItsChunkOffset) {
+  CUdeviceptr a = 0, b = 0, c = 0;
+  ASSERT_EQ(cuMemAlloc_v2(&a, 512), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAlloc_v2(&b, 512), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAlloc_v2(&c, 512), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemsetD8_v2(a, 0xA1, 512), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemsetD8_v2(b, 0xB2, 512), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemsetD8_v2(c, 0xC3, 512), CUDA_SUCCESS);
+  CUipcMemHandle handle{}, first{};
+  ASSERT_EQ(cuIpcGetMemHandle(&handle, b), CUDA_SUCCESS);
+  ASSERT_EQ(cuIpcGetMemHandle(&first, a), CUDA_SUCCESS);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    setenv("CUEMU_TEST_IPC_SMALL_HANDLE", toHex(handle).c_str(), 1);
+    setenv("CUEMU_TEST_IPC_SMALL_FIRST", toHex(first).c_str(), 1);
+    setenv("CUEMU_TEST_IPC_SMALL_OFFSET", std::to_string(b % (uint64_t(2) << 20)).c_str(), 1);
+    execl("/proc/self/exe", "emu-memory-tests", "--gtest_filter=IpcChild.SmallBlock", static_cast<char*>(nullptr));
+    _exit(99);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  uint8_t v = 0;
+  ASSERT_EQ(cuMemcpyDtoH_v2(&v, b + 511, 1), CUDA_SUCCESS);
+  EXPECT_EQ(v, 0x5Au);  // the child's write
+  for (CUdeviceptr p : {a, b, c}) EXPECT_EQ(cuMemFree_v2(p), CUDA_SUCCESS);
+}
+
+TEST(IpcChild, SmallBlock) {
+  const char* hex = std::getenv("CUEMU_TEST_IPC_SMALL_HANDLE");
+  const char* offset = std::getenv("CUEMU_TEST_IPC_SMALL_OFFSET");
+  const char* firstHex = std::getenv("CUEMU_TEST_IPC_SMALL_FIRST");
+  if (!hex || !offset || !firstHex) GTEST_SKIP() << "runs as the child of IpcHandleOfASmallBlockMapsTheBlockAtItsChunkOffset";
+  ASSERT_EQ(cuInit(0), CUDA_SUCCESS);
+  auto context = std::make_shared<cuemu::Context>(*cuemu::deviceByOrdinal(0), 0, false);
+  context->registerHandle();
+  cuemu::pushCurrentContext(context);
+  CUdeviceptr p = 0;
+  ASSERT_EQ(cuIpcOpenMemHandle_v2(&p, fromHex(hex), CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS), CUDA_SUCCESS);
+  EXPECT_EQ(p % (uint64_t(2) << 20), std::strtoull(offset, nullptr, 10));
+  CUdeviceptr base = 0;
+  size_t size = 0;
+  ASSERT_EQ(cuMemGetAddressRange_v2(&base, &size, p), CUDA_SUCCESS);
+  EXPECT_EQ(base, p);
+  EXPECT_EQ(size, 512u);
+  uint8_t bytes[512] = {};
+  ASSERT_EQ(cuMemcpyDtoH_v2(bytes, p, 512), CUDA_SUCCESS);
+  EXPECT_EQ(bytes[0], 0xB2u);
+  EXPECT_EQ(bytes[511], 0xB2u);
+  // The neighbouring blocks are not part of the import.
+  EXPECT_EQ(cuMemcpyDtoH_v2(bytes, p - 512, 512), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuMemcpyDtoH_v2(bytes, p + 512, 512), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuMemsetD8_v2(p + 511, 0x5A, 1), CUDA_SUCCESS);
+  // The block before it in the same slab lands where it lay there: one mapping serves both.
+  CUdeviceptr q = 0;
+  ASSERT_EQ(cuIpcOpenMemHandle_v2(&q, fromHex(firstHex), CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS), CUDA_SUCCESS);
+  EXPECT_EQ(q, p - 512);
+  EXPECT_EQ(cuIpcCloseMemHandle(p), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemcpyDtoH_v2(bytes, q, 512), CUDA_SUCCESS);  // closing one block keeps the other
+  EXPECT_EQ(bytes[0], 0xA1u);
+  EXPECT_EQ(cuIpcCloseMemHandle(q), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemcpyDtoH_v2(bytes, q, 512), CUDA_ERROR_INVALID_VALUE);
+  context->teardown();
 }
 
 // Runs only in the child started above.

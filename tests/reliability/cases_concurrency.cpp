@@ -281,3 +281,109 @@ RELIABILITY_CASE("concurrency", concurrency_vector_accesses_are_whole, 60, nullp
   expectResult(cuMemcpyDtoH(&torn, bad, 4), CUDA_SUCCESS, "cuMemcpyDtoH");
   if (torn) wrong(std::to_string(torn) + " vector loads saw a half-written vector store");
 }
+
+namespace {
+
+// Work queued on a stream of context `user` that touches memory of context `owner`, held back behind a host
+// function until the memory is gone: cuMemFree (or destroying `owner`) drains only the owner's streams, so the
+// queued work runs after the memory was freed. It may fail or write into the freed allocation; the host must not
+// die. `enqueue` queues the work on `stream` against the 1 MiB allocation `p`.
+template <class Enqueue> void runAfterFree(bool destroyOwner, Enqueue enqueue) {
+  expectResult(cuInit(0), CUDA_SUCCESS, "cuInit");
+  CUdevice device = device0();
+  CUcontext owner = nullptr, user = nullptr;
+  expectResult(cuCtxCreate(&user, nullptr, 0, device), CUDA_SUCCESS, "cuCtxCreate (user)");
+  expectResult(cuCtxCreate(&owner, nullptr, 0, device), CUDA_SUCCESS, "cuCtxCreate (owner)");
+  constexpr size_t bytes = 1 << 20;
+  CUdeviceptr p = 0;
+  expectResult(cuMemAlloc(&p, bytes), CUDA_SUCCESS, "cuMemAlloc (owner)");
+  expectResult(cuCtxSetCurrent(user), CUDA_SUCCESS, "cuCtxSetCurrent (user)");
+  CUstream stream = nullptr;
+  expectResult(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS, "cuStreamCreate");
+  static std::atomic<bool> open{false};
+  open = false;
+  expectResult(cuLaunchHostFunc(
+                   stream, [](void*) { while (!open) std::this_thread::sleep_for(std::chrono::milliseconds(1)); },
+                   nullptr),
+               CUDA_SUCCESS, "cuLaunchHostFunc");
+  enqueue(stream, p, bytes);
+  if (destroyOwner)
+    expectResult(cuCtxDestroy(owner), CUDA_SUCCESS, "cuCtxDestroy (owner)");
+  else
+    expectResult(cuMemFree(p), CUDA_SUCCESS, "cuMemFree");
+  open = true;
+  cuStreamSynchronize(stream);  // the work may fail: freed memory is an application error
+  expectResult(cuStreamDestroy(stream), CUDA_SUCCESS, "cuStreamDestroy");
+  if (!destroyOwner) cuCtxDestroy(owner);
+  cuCtxDestroy(user);
+}
+
+void enqueueGraphNodes(CUstream stream, CUdeviceptr p, size_t bytes) {
+  CUdeviceptr scratch = 0;
+  expectResult(cuMemAlloc(&scratch, bytes), CUDA_SUCCESS, "cuMemAlloc (user)");
+  CUgraph graph = nullptr;
+  expectResult(cuGraphCreate(&graph, 0), CUDA_SUCCESS, "cuGraphCreate");
+  CUcontext user = nullptr;
+  cuCtxGetCurrent(&user);
+  CUDA_MEMSET_NODE_PARAMS set{};
+  set.dst = p;
+  set.value = 7;
+  set.elementSize = 1;
+  set.width = bytes;
+  set.height = 1;
+  CUgraphNode memsetNode = nullptr, copyNode = nullptr;
+  expectResult(cuGraphAddMemsetNode(&memsetNode, graph, nullptr, 0, &set, user), CUDA_SUCCESS, "memset node");
+  CUDA_MEMCPY3D copy{};
+  copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  copy.srcDevice = scratch;
+  copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  copy.dstDevice = p;
+  copy.WidthInBytes = bytes;
+  copy.Height = 1;
+  copy.Depth = 1;
+  expectResult(cuGraphAddMemcpyNode(&copyNode, graph, &memsetNode, 1, &copy, user), CUDA_SUCCESS, "memcpy node");
+  CUgraphExec exec = nullptr;
+  expectResult(cuGraphInstantiate(&exec, graph, 0), CUDA_SUCCESS, "cuGraphInstantiate");
+  expectResult(cuGraphLaunch(exec, stream), CUDA_SUCCESS, "cuGraphLaunch");
+  // The same nodes through an executable graph's update.
+  set.value = 9;
+  expectResult(cuGraphExecMemsetNodeSetParams(exec, memsetNode, &set, user), CUDA_SUCCESS,
+               "cuGraphExecMemsetNodeSetParams");
+  expectResult(cuGraphLaunch(exec, stream), CUDA_SUCCESS, "cuGraphLaunch (updated)");
+}
+
+void enqueueStreamMemOps(CUstream stream, CUdeviceptr p, size_t) {
+  expectResult(cuStreamWriteValue32(stream, p, 1, 0), CUDA_SUCCESS, "cuStreamWriteValue32");
+  expectResult(cuStreamWriteValue64(stream, p + 8, 2, 0), CUDA_SUCCESS, "cuStreamWriteValue64");
+  CUstreamBatchMemOpParams ops[2] = {};
+  ops[0].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
+  ops[0].writeValue.address = p + 16;
+  ops[0].writeValue.value = 3;
+  ops[1].waitValue.operation = CU_STREAM_MEM_OP_WAIT_VALUE_32;
+  ops[1].waitValue.address = p + 16;
+  ops[1].waitValue.value = 3;
+  ops[1].waitValue.flags = CU_STREAM_WAIT_VALUE_EQ;
+  expectResult(cuStreamBatchMemOp(stream, 2, ops, 0), CUDA_SUCCESS, "cuStreamBatchMemOp");
+}
+
+}  // namespace
+
+// Graph memset and memcpy nodes (and a memset node updated in the executable graph) run after their memory was
+// freed by cuMemFree on another context's behalf; before they held their memory, the host died in fill2D.
+RELIABILITY_CASE("concurrency", concurrency_graph_nodes_after_free, 30, nullptr) {
+  runAfterFree(false, enqueueGraphNodes);
+}
+
+// The same with the owning context destroyed instead.
+RELIABILITY_CASE("concurrency", concurrency_graph_nodes_after_context_destroyed, 30, nullptr) {
+  runAfterFree(true, enqueueGraphNodes);
+}
+
+// cuStreamWriteValue32/64 and cuStreamBatchMemOp running after their memory was freed.
+RELIABILITY_CASE("concurrency", concurrency_stream_memops_after_free, 30, nullptr) {
+  runAfterFree(false, enqueueStreamMemOps);
+}
+
+RELIABILITY_CASE("concurrency", concurrency_stream_memops_after_context_destroyed, 30, nullptr) {
+  runAfterFree(true, enqueueStreamMemOps);
+}

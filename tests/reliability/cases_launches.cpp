@@ -2,6 +2,8 @@
 #include "cases.h"
 
 #include <cstdint>
+#include <string>
+#include <utility>
 
 using namespace reliability;
 
@@ -131,4 +133,251 @@ RELIABILITY_CASE("launches", launches_invalid_stream, 20, nullptr) {
   expectResult(cuStreamDestroy(s), CUDA_SUCCESS, "cuStreamDestroy");
   expectError(cuLaunchKernel(k, 1, 1, 1, 1, 1, 1, 0, s, f.args, nullptr), "a destroyed stream");
   contextStillWorks(f.module);
+}
+
+namespace {
+
+// tools/gpu-probe/cdp24.cu as nvcc 13.0 compiles it (-arch=sm_90 -rdc=true), without the `.blocksareclusters` and
+// `.reqnctapercluster 1, 1, 1` that `__block_size__` adds: requiredShape has .reqntid 64, boundedShape .maxntid 64,
+// parent(p, which, block) launches one of them (which 0: requiredShape) from the device with `block` threads and
+// stores cudaGetLastError and cudaPeekAtLastError after it in p[1] and p[2]; each child adds 1 to p[0] per thread.
+const char* kDeviceLaunches = R"(
+.version 9.0
+.target sm_90
+.address_size 64
+.extern .func  (.param .b32 func_retval0) __cudaCDP2GetLastError
+()
+;
+.extern .func  (.param .b32 func_retval0) __cudaCDP2PeekAtLastError
+()
+;
+.extern .func  (.param .b64 func_retval0) __cudaCDP2GetParameterBufferV2
+(
+	.param .b64 __cudaCDP2GetParameterBufferV2_param_0,
+	.param .align 4 .b8 __cudaCDP2GetParameterBufferV2_param_1[12],
+	.param .align 4 .b8 __cudaCDP2GetParameterBufferV2_param_2[12],
+	.param .b32 __cudaCDP2GetParameterBufferV2_param_3
+)
+;
+.extern .func  (.param .b32 func_retval0) __cudaCDP2LaunchDeviceV2
+(
+	.param .b64 __cudaCDP2LaunchDeviceV2_param_0,
+	.param .b64 __cudaCDP2LaunchDeviceV2_param_1
+)
+;
+.visible .entry _Z13requiredShapePi(
+	.param .u64 _Z13requiredShapePi_param_0
+)
+.reqntid 64, 1, 1
+{
+	.reg .b32 	%r<2>;
+	.reg .b64 	%rd<3>;
+	ld.param.u64 	%rd1, [_Z13requiredShapePi_param_0];
+	cvta.to.global.u64 	%rd2, %rd1;
+	atom.global.add.u32 	%r1, [%rd2], 1;
+	ret;
+}
+.visible .entry _Z12boundedShapePi(
+	.param .u64 _Z12boundedShapePi_param_0
+)
+.maxntid 64, 1, 1
+{
+	.reg .b32 	%r<2>;
+	.reg .b64 	%rd<3>;
+	ld.param.u64 	%rd1, [_Z12boundedShapePi_param_0];
+	cvta.to.global.u64 	%rd2, %rd1;
+	atom.global.add.u32 	%r1, [%rd2], 1;
+	ret;
+}
+.visible .entry _Z6parentPiii(
+	.param .u64 _Z6parentPiii_param_0,
+	.param .u32 _Z6parentPiii_param_1,
+	.param .u32 _Z6parentPiii_param_2
+)
+{
+	.reg .pred 	%p<4>;
+	.reg .b32 	%r<9>;
+	.reg .b64 	%rd<7>;
+	ld.param.u64 	%rd3, [_Z6parentPiii_param_0];
+	ld.param.u32 	%r4, [_Z6parentPiii_param_1];
+	mov.u32 	%r2, 1;
+	ld.param.u32 	%r1, [_Z6parentPiii_param_2];
+	setp.eq.s32 	%p1, %r4, 0;
+	@%p1 bra 	$L__BB2_3;
+	mov.u64 	%rd4, _Z12boundedShapePi;
+	{ // callseq 0, 0
+	.reg .b32 temp_param_reg;
+	.param .b64 param0;
+	st.param.b64 	[param0+0], %rd4;
+	.param .align 4 .b8 param1[12];
+	st.param.b32 	[param1+0], 1;
+	st.param.b32 	[param1+4], 1;
+	st.param.b32 	[param1+8], 1;
+	.param .align 4 .b8 param2[12];
+	st.param.b32 	[param2+0], %r1;
+	st.param.b32 	[param2+4], %r2;
+	st.param.b32 	[param2+8], %r2;
+	.param .b32 param3;
+	st.param.b32 	[param3+0], 0;
+	.param .b64 retval0;
+	call.uni (retval0), 
+	__cudaCDP2GetParameterBufferV2, 
+	(
+	param0, 
+	param1, 
+	param2, 
+	param3
+	);
+	ld.param.b64 	%rd1, [retval0+0];
+	} // callseq 0
+	setp.eq.s64 	%p2, %rd1, 0;
+	@%p2 bra 	$L__BB2_5;
+	st.u64 	[%rd1], %rd3;
+	{ // callseq 1, 0
+	.reg .b32 temp_param_reg;
+	.param .b64 param0;
+	st.param.b64 	[param0+0], %rd1;
+	.param .b64 param1;
+	st.param.b64 	[param1+0], 0;
+	.param .b32 retval0;
+	call.uni (retval0), 
+	__cudaCDP2LaunchDeviceV2, 
+	(
+	param0, 
+	param1
+	);
+	ld.param.b32 	%r5, [retval0+0];
+	} // callseq 1
+	bra.uni 	$L__BB2_5;
+$L__BB2_3:
+	mov.u64 	%rd5, _Z13requiredShapePi;
+	{ // callseq 2, 0
+	.reg .b32 temp_param_reg;
+	.param .b64 param0;
+	st.param.b64 	[param0+0], %rd5;
+	.param .align 4 .b8 param1[12];
+	st.param.b32 	[param1+0], 1;
+	st.param.b32 	[param1+4], 1;
+	st.param.b32 	[param1+8], 1;
+	.param .align 4 .b8 param2[12];
+	st.param.b32 	[param2+0], %r1;
+	st.param.b32 	[param2+4], %r2;
+	st.param.b32 	[param2+8], %r2;
+	.param .b32 param3;
+	st.param.b32 	[param3+0], 0;
+	.param .b64 retval0;
+	call.uni (retval0), 
+	__cudaCDP2GetParameterBufferV2, 
+	(
+	param0, 
+	param1, 
+	param2, 
+	param3
+	);
+	ld.param.b64 	%rd2, [retval0+0];
+	} // callseq 2
+	setp.eq.s64 	%p3, %rd2, 0;
+	@%p3 bra 	$L__BB2_5;
+	st.u64 	[%rd2], %rd3;
+	{ // callseq 3, 0
+	.reg .b32 temp_param_reg;
+	.param .b64 param0;
+	st.param.b64 	[param0+0], %rd2;
+	.param .b64 param1;
+	st.param.b64 	[param1+0], 0;
+	.param .b32 retval0;
+	call.uni (retval0), 
+	__cudaCDP2LaunchDeviceV2, 
+	(
+	param0, 
+	param1
+	);
+	ld.param.b32 	%r6, [retval0+0];
+	} // callseq 3
+$L__BB2_5:
+	{ // callseq 4, 0
+	.reg .b32 temp_param_reg;
+	.param .b32 retval0;
+	call.uni (retval0), 
+	__cudaCDP2GetLastError, 
+	(
+	);
+	ld.param.b32 	%r7, [retval0+0];
+	} // callseq 4
+	cvta.to.global.u64 	%rd6, %rd3;
+	st.global.u32 	[%rd6+4], %r7;
+	{ // callseq 5, 0
+	.reg .b32 temp_param_reg;
+	.param .b32 retval0;
+	call.uni (retval0), 
+	__cudaCDP2PeekAtLastError, 
+	(
+	);
+	ld.param.b32 	%r8, [retval0+0];
+	} // callseq 5
+	st.global.u32 	[%rd6+8], %r8;
+	ret;
+}
+.visible .entry _Z5plainPi(
+	.param .u64 _Z5plainPi_param_0
+)
+{
+	.reg .b32 	%r<2>;
+	.reg .b64 	%rd<3>;
+	ld.param.u64 	%rd1, [_Z5plainPi_param_0];
+	cvta.to.global.u64 	%rd2, %rd1;
+	mov.u32 	%r1, 7;
+	st.global.u32 	[%rd2+12], %r1;
+	ret;
+}
+)";
+
+// A device-side launch of `which` (0: the .reqntid 64 child, 1: the .maxntid 64 one) with `block` threads. Returns
+// {threads the child ran, the parent's cudaGetLastError}; the host's synchronisation must succeed either way.
+std::pair<int, int> launchFromDevice(int which, int block) {
+  setUp();
+  CUmodule module = nullptr;
+  expectResult(cuModuleLoadData(&module, kDeviceLaunches), CUDA_SUCCESS, "cuModuleLoadData of the CDP kernels");
+  CUdeviceptr p = 0;
+  expectResult(cuMemAlloc(&p, 16), CUDA_SUCCESS, "cuMemAlloc");
+  expectResult(cuMemsetD8(p, 0, 16), CUDA_SUCCESS, "cuMemsetD8");
+  void* args[] = {&p, &which, &block};
+  expectResult(launch(kernel(module, "_Z6parentPiii"), 1, 1, args), CUDA_SUCCESS, "the parent's launch");
+  expectResult(cuCtxSynchronize(), CUDA_SUCCESS, "cuCtxSynchronize after the device-side launch");
+  int out[4] = {};
+  expectResult(cuMemcpyDtoH(out, p, sizeof out), CUDA_SUCCESS, "cuMemcpyDtoH");
+  if (out[2] != 0) wrong("cudaPeekAtLastError after cudaGetLastError gave " + std::to_string(out[2]) + ", expected 0");
+  void* plainArgs[] = {&p};
+  expectResult(launch(kernel(module, "_Z5plainPi"), 1, 1, plainArgs), CUDA_SUCCESS, "a launch afterwards");
+  expectResult(cuCtxSynchronize(), CUDA_SUCCESS, "cuCtxSynchronize afterwards");
+  return {out[0], out[1]};
+}
+
+}  // namespace
+
+// Measured on an H100 with driver 580 (tools/gpu-probe/results/rel24-cdp-ipc-h100-2026-11-26.txt): unlike a host
+// launch, a device-side launch whose block contradicts the child's .reqntid is not refused: the child runs with
+// the block it was given.
+RELIABILITY_CASE("launches", launches_device_side_block_contradicts_reqntid, 20, nullptr) {
+  auto [threads, error] = launchFromDevice(0, 32);
+  if (error != 0 || threads != 32)
+    wrong("the child ran " + std::to_string(threads) + " threads, the launch's error " + std::to_string(error) +
+          " (the GPU: 32 threads, error 0)");
+}
+
+// ... also with more threads than .reqntid names, or its count in another shape.
+RELIABILITY_CASE("launches", launches_device_side_block_over_reqntid, 20, nullptr) {
+  auto [threads, error] = launchFromDevice(0, 128);
+  if (error != 0 || threads != 128)
+    wrong("the child ran " + std::to_string(threads) + " threads, the launch's error " + std::to_string(error) +
+          " (the GPU: 128 threads, error 0)");
+}
+
+// A device-side launch past the child's .maxntid fails with cudaErrorInvalidConfiguration (9), which the parent's
+// cudaGetLastError returns; the child does not run and the context stays usable.
+RELIABILITY_CASE("launches", launches_device_side_block_over_maxntid, 20, nullptr) {
+  auto [threads, error] = launchFromDevice(1, 128);
+  if (error != 9 || threads != 0)
+    wrong("the child ran " + std::to_string(threads) + " threads, the launch's error " + std::to_string(error) +
+          " (the GPU: 0 threads, error 9 cudaErrorInvalidConfiguration)");
 }

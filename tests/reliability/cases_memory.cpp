@@ -119,3 +119,24 @@ RELIABILITY_CASE("memory", memory_limits_out_of_range, 20,
   cuCtxGetLimit(&value, CU_LIMIT_MALLOC_HEAP_SIZE);
   if (heap == CUDA_SUCCESS && value == size_t(32) << 40) wrong("a 32 TiB heap limit was accepted as is");
 }
+
+// Registered memory is checked once per launch (RegisteredHostSnapshot): a range with a page unmapped before the
+// launch must still work where it is mapped and fault cleanly where it is not.
+RELIABILITY_CASE("memory", memory_register_then_unmap_half, 20, nullptr) {
+  setUp();
+  CUmodule module = loadKernels();
+  size_t page = pageSize();
+  auto* pages = static_cast<uint8_t*>(mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  expectResult(cuMemHostRegister(pages, 2 * page, 0), CUDA_SUCCESS, "cuMemHostRegister of two pages");
+  munmap(pages + page, page);
+  CUdeviceptr p = 0;
+  expectResult(cuMemHostGetDevicePointer(&p, pages, 0), CUDA_SUCCESS, "cuMemHostGetDevicePointer");
+  unsigned v = 5;
+  void* args[] = {&p, &v};
+  expectResult(launch(kernel(module, "store"), 1, 1, args), CUDA_SUCCESS, "store into the mapped page");
+  expectResult(cuCtxSynchronize(), CUDA_SUCCESS, "cuCtxSynchronize after the store into the mapped page");
+  if (*reinterpret_cast<unsigned*>(pages) != 5) wrong("the store into the mapped page did not arrive");
+  p += page;
+  expectResult(launch(kernel(module, "store"), 1, 1, args), CUDA_SUCCESS, "store into the unmapped page");
+  expectResult(cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS, "cuCtxSynchronize after the store into the unmapped page");
+}

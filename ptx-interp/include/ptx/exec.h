@@ -14,6 +14,7 @@
 #pragma once
 
 #include <array>
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -49,6 +50,12 @@ struct KernelInfo {
   Dim3 maxntid{0, 0, 0};
   uint32_t minnctapersm = 0;
   uint32_t maxThreadsPerBlock = 1024;  // derived from reqntid/maxntid
+  // The most threads a block may have where .reqntid is not enforced: a grid a kernel launches runs with any
+  // block up to .maxntid's product (measured on an H100, driver 580: a .reqntid 64 child runs with 32, 128 or 32x2
+  // threads, a .maxntid 64 child with 128 is refused); the driver enforces .reqntid on host launches.
+  uint32_t maxThreadsOfAnyShape() const {
+    return maxntid.x ? uint32_t(std::min<uint64_t>(1024, maxntid.count())) : 1024;
+  }
   Dim3 reqnctapercluster{0, 0, 0};     // .reqnctapercluster: the cluster shape every launch must use; 0 = none
   uint32_t maxclusterrank = 0;         // .maxclusterrank; 0 = none
   bool explicitcluster = false;        // .explicitcluster: launches must give cluster dimensions

@@ -473,11 +473,11 @@ LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams&
   if (!lp.memory) return invalid(program, kernelIndex, "no memory validator");
   if (lp.block.x == 0 || lp.block.y == 0 || lp.block.z == 0 || lp.grid.x == 0 || lp.grid.y == 0 || lp.grid.z == 0)
     return invalid(program, kernelIndex, "grid and block dimensions must be non-zero");
-  if (lp.block.count() > info.maxThreadsPerBlock || lp.block.x > 1024 || lp.block.y > 1024 || lp.block.z > 64)
+  // A block other than .reqntid's runs: the GPU runs such a grid when a kernel launches it (driver 580 on an H100);
+  // the driver refuses it where a host launches it.
+  if (lp.block.count() > info.maxThreadsOfAnyShape() || lp.block.x > 1024 || lp.block.y > 1024 || lp.block.z > 64)
     return invalid(program, kernelIndex, fmt::format("block of {} threads exceeds the kernel's limit of {}",
-                                                     lp.block.count(), info.maxThreadsPerBlock));
-  if (info.reqntid.x && (lp.block.x != info.reqntid.x || lp.block.y != info.reqntid.y || lp.block.z != info.reqntid.z))
-    return invalid(program, kernelIndex, "block dimensions differ from the kernel's .reqntid");
+                                                     lp.block.count(), info.maxThreadsOfAnyShape()));
   if (lp.grid.y > 65535 || lp.grid.z > 65535 || lp.grid.x > 0x7fffffffu)
     return invalid(program, kernelIndex, "grid dimensions out of range");
   if (lp.paramBytes < info.paramBytes || (info.paramBytes && !lp.params))

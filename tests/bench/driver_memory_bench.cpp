@@ -1,0 +1,107 @@
+// Kernel memory accesses through the driver: the same kernel (each thread loads, adds one, stores one 32-bit
+// element) over device memory, pinned host memory (cuMemAllocHost) and registered host memory
+// (cuMemHostRegister). Device and pinned memory are checked by the address space's inline table; registered
+// memory lies outside it, so its checks show what the registered-memory path costs per access.
+//   driver_memory_bench [--benchmark_filter=...]     (CUEMU_THREADS=1 for a single-threaded comparison)
+#include <cuda.h>
+
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+namespace {
+
+const char* kAddOne = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry addOne(.param .u64 p, .param .u32 n)
+{
+  .reg .u64 %rd<4>;
+  .reg .u32 %r<6>;
+  .reg .pred %q<2>;
+  ld.param.u64 %rd1, [p];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mov.u32 %r4, %tid.x;
+  mad.lo.u32 %r2, %r2, %r3, %r4;
+  setp.ge.u32 %q1, %r2, %r1;
+  @%q1 bra $L_done;
+  mul.wide.u32 %rd2, %r2, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  ld.global.u32 %r5, [%rd3];
+  add.u32 %r5, %r5, 1;
+  st.global.u32 [%rd3], %r5;
+$L_done:
+  ret;
+}
+)";
+
+void check(CUresult r, const char* what) {
+  if (r == CUDA_SUCCESS) return;
+  std::fprintf(stderr, "%s failed: %d\n", what, int(r));
+  std::exit(1);
+}
+
+CUfunction addOne() {
+  static CUfunction f = [] {
+    check(cuInit(0), "cuInit");
+    CUdevice device = 0;
+    check(cuDeviceGet(&device, 0), "cuDeviceGet");
+    CUcontext context = nullptr;
+    check(cuDevicePrimaryCtxRetain(&context, device), "cuDevicePrimaryCtxRetain");
+    check(cuCtxSetCurrent(context), "cuCtxSetCurrent");
+    CUmodule module = nullptr;
+    check(cuModuleLoadData(&module, kAddOne), "cuModuleLoadData");
+    CUfunction function = nullptr;
+    check(cuModuleGetFunction(&function, module, "addOne"), "cuModuleGetFunction");
+    return function;
+  }();
+  return f;
+}
+
+enum Memory { Device, Pinned, Registered };
+
+void BM_AddOne(benchmark::State& state) {
+  CUfunction function = addOne();
+  unsigned n = unsigned(state.range(1));
+  size_t bytes = size_t(n) * 4;
+  CUdeviceptr p = 0;
+  void* host = nullptr;
+  std::vector<uint32_t> registered;
+  switch (Memory(state.range(0))) {
+    case Device: check(cuMemAlloc(&p, bytes), "cuMemAlloc"); break;
+    case Pinned:
+      check(cuMemAllocHost(&host, bytes), "cuMemAllocHost");
+      check(cuMemHostGetDevicePointer(&p, host, 0), "cuMemHostGetDevicePointer");
+      break;
+    case Registered:
+      registered.resize(n);
+      check(cuMemHostRegister(registered.data(), bytes, 0), "cuMemHostRegister");
+      check(cuMemHostGetDevicePointer(&p, registered.data(), 0), "cuMemHostGetDevicePointer");
+      break;
+  }
+  void* args[] = {&p, &n};
+  for (auto _ : state) {
+    check(cuLaunchKernel(function, (n + 255) / 256, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr), "cuLaunchKernel");
+    check(cuCtxSynchronize(), "cuCtxSynchronize");
+  }
+  state.SetItemsProcessed(int64_t(state.iterations()) * n);
+  switch (Memory(state.range(0))) {
+    case Device: cuMemFree(p); break;
+    case Pinned: cuMemFreeHost(host); break;
+    case Registered: cuMemHostUnregister(registered.data()); break;
+  }
+}
+BENCHMARK(BM_AddOne)
+    ->ArgNames({"memory", "n"})
+    ->ArgsProduct({{Device, Pinned, Registered}, {1 << 10, 1 << 18}})
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
