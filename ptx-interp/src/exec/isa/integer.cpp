@@ -27,8 +27,9 @@ template <class U> PTX_HOT U brev(U x) {
     template <class T> static PTX_HOT T f(T a, T b, T c) { return expr; } \
   };
 
-PTX_BIN(AddF, T(a + b))
-PTX_BIN(SubF, T(a - b))
+// Wrapping, as the hardware: through the unsigned type (signed overflow would be undefined in C++).
+PTX_BIN(AddF, T(Unsigned<T>(a) + Unsigned<T>(b)))
+PTX_BIN(SubF, T(Unsigned<T>(a) - Unsigned<T>(b)))
 PTX_BIN(MulLoF, T(Unsigned<T>(a) * Unsigned<T>(b)))
 PTX_BIN(AndF, T(a & b))
 PTX_BIN(OrF, T(a | b))
