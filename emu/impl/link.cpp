@@ -157,7 +157,10 @@ CUresult cuLinkComplete(CUlinkState handle, void** cubinOut, size_t* sizeOut) {
     for (size_t at = 0; at < state->log.size();) {
       size_t end = state->log.find('\n', at);
       if (end == std::string::npos) end = state->log.size();
-      if (state->log.compare(at, 5, "error") == 0) errors += (errors.empty() ? "" : "\n") + state->log.substr(at, end - at);
+      if (state->log.compare(at, 5, "error") == 0) {
+        if (!errors.empty()) errors += '\n';
+        errors.append(state->log, at, end - at);
+      }
       at = end + 1;
     }
     reportJit(state->options, errors, "", 0);
