@@ -105,10 +105,12 @@ TEST_F(api_module_Clients, NameOfNullFunctionOrKernel) {
 // The register limit of a link (numba passes max_registers to cuLinkCreate) bounds what the linked kernel reports.
 const char* ManyLivePtx() {
   static const std::string ptx = [] {
-    std::string s = ".version 8.0\n.target sm_75\n.address_size 64\n"
-                    ".visible .entry many_live(.param .u64 p)\n{\n  .reg .b32 %r<42>;\n  .reg .b64 %rd<2>;\n"
-                    "  ld.param.u64 %rd1, [p];\n";
-    for (int i = 1; i <= 40; ++i) s += "  ld.global.u32 %r" + std::to_string(i) + ", [%rd1+" + std::to_string(4 * i) + "];\n";
+    std::string s =
+        ".version 8.0\n.target sm_75\n.address_size 64\n"
+        ".visible .entry many_live(.param .u64 p)\n{\n  .reg .b32 %r<42>;\n  .reg .b64 %rd<2>;\n"
+        "  ld.param.u64 %rd1, [p];\n";
+    for (int i = 1; i <= 40; ++i)
+      s += "  ld.global.u32 %r" + std::to_string(i) + ", [%rd1+" + std::to_string(4 * i) + "];\n";
     for (int i = 1; i < 40; ++i)
       s += "  mul.lo.u32 %r" + std::to_string(i) + ", %r" + std::to_string(i) + ", %r" + std::to_string(i + 1) + ";\n";
     s += "  mov.u32 %r41, 0;\n";
@@ -218,8 +220,8 @@ class api_memory_Bounds : public conf::ContextTest {
   CUresult Access(CUdeviceptr where, bool write) {
     void* readParams[] = {&where, &out};
     void* writeParams[] = {&where};
-    CUresult r = cuLaunchKernel(write ? writer : reader, 1, 1, 1, 1, 1, 1, 0, nullptr,
-                                write ? writeParams : readParams, nullptr);
+    CUresult r = cuLaunchKernel(write ? writer : reader, 1, 1, 1, 1, 1, 1, 0, nullptr, write ? writeParams : readParams,
+                                nullptr);
     return r == CUDA_SUCCESS ? cuCtxSynchronize() : r;
   }
   CUmodule mod = nullptr;

@@ -233,10 +233,9 @@ TEST_F(api_misc_Clients, TensorMapAtAnyHostAlignment) {
   cuuint32_t elem[2] = {1, 1};
   for (size_t offset : {4, 16, 32, 48}) {
     auto* map = reinterpret_cast<CUtensorMap*>(storage + offset);
-    CU_EXPECT_OK(cuTensorMapEncodeTiled(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, reinterpret_cast<void*>(d.ptr()),
-                                        dims, strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                        CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
-                                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE))
+    CU_EXPECT_OK(cuTensorMapEncodeTiled(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, reinterpret_cast<void*>(d.ptr()), dims,
+                                        strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                                        CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE))
         << "map at " << offset << " mod 64";
     CU_EXPECT_OK(cuTensorMapReplaceAddress(map, reinterpret_cast<void*>(d.ptr() + 256))) << offset;
   }
@@ -251,18 +250,16 @@ TEST_F(api_graph_Clients, MemAllocNodeLocations) {
     CUmemLocationType location;
     CUresult expected;
   };
-  for (Case c : {Case{"managed on the device", CU_MEM_ALLOCATION_TYPE_MANAGED, CU_MEM_LOCATION_TYPE_DEVICE,
-                      CUDA_SUCCESS},
-                 Case{"managed, no location", CU_MEM_ALLOCATION_TYPE_MANAGED, CU_MEM_LOCATION_TYPE_NONE,
-                      CUDA_ERROR_NOT_SUPPORTED},
-                 Case{"managed on the host", CU_MEM_ALLOCATION_TYPE_MANAGED, CU_MEM_LOCATION_TYPE_HOST,
-                      CUDA_ERROR_NOT_SUPPORTED},
-                 Case{"pinned on the host", CU_MEM_ALLOCATION_TYPE_PINNED, CU_MEM_LOCATION_TYPE_HOST,
-                      CUDA_ERROR_NOT_SUPPORTED},
-                 Case{"pinned on NUMA node 0", CU_MEM_ALLOCATION_TYPE_PINNED, CU_MEM_LOCATION_TYPE_HOST_NUMA,
-                      CUDA_ERROR_NOT_SUPPORTED},
-                 Case{"invalid type", CU_MEM_ALLOCATION_TYPE_INVALID, CU_MEM_LOCATION_TYPE_DEVICE,
-                      CUDA_ERROR_INVALID_VALUE}}) {
+  for (Case c :
+       {Case{"managed on the device", CU_MEM_ALLOCATION_TYPE_MANAGED, CU_MEM_LOCATION_TYPE_DEVICE, CUDA_SUCCESS},
+        Case{"managed, no location", CU_MEM_ALLOCATION_TYPE_MANAGED, CU_MEM_LOCATION_TYPE_NONE,
+             CUDA_ERROR_NOT_SUPPORTED},
+        Case{"managed on the host", CU_MEM_ALLOCATION_TYPE_MANAGED, CU_MEM_LOCATION_TYPE_HOST,
+             CUDA_ERROR_NOT_SUPPORTED},
+        Case{"pinned on the host", CU_MEM_ALLOCATION_TYPE_PINNED, CU_MEM_LOCATION_TYPE_HOST, CUDA_ERROR_NOT_SUPPORTED},
+        Case{"pinned on NUMA node 0", CU_MEM_ALLOCATION_TYPE_PINNED, CU_MEM_LOCATION_TYPE_HOST_NUMA,
+             CUDA_ERROR_NOT_SUPPORTED},
+        Case{"invalid type", CU_MEM_ALLOCATION_TYPE_INVALID, CU_MEM_LOCATION_TYPE_DEVICE, CUDA_ERROR_INVALID_VALUE}}) {
     CUgraph graph = nullptr;
     CU_ASSERT_OK(cuGraphCreate(&graph, 0));
     CUDA_MEM_ALLOC_NODE_PARAMS params{};

@@ -18,8 +18,7 @@ CUcontext Current() {
 }
 
 // Runs f on a new thread and waits for it.
-template <class F>
-void OnThread(F&& f) {
+template <class F> void OnThread(F&& f) {
   std::thread t(std::forward<F>(f));
   t.join();
 }
@@ -48,9 +47,7 @@ TEST_F(api_context, CreatePushesOntoStack) {
   EXPECT_EQ(Current(), nullptr);
 }
 
-TEST_F(api_context, CreateNullResult) {
-  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuCtxCreate(nullptr, nullptr, 0, dev));
-}
+TEST_F(api_context, CreateNullResult) { CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuCtxCreate(nullptr, nullptr, 0, dev)); }
 
 TEST_F(api_context, CreateBadDevice) {
   CUcontext c;
@@ -533,7 +530,8 @@ TEST_F(api_context_Threads, CurrentInSeveralThreadsAtOnce) {
       CUdeviceptr p = 0;
       unsigned v = 0;
       bool good = cuMemAlloc(&p, 64) == CUDA_SUCCESS && cuMemsetD32(p, static_cast<unsigned>(t), 16) == CUDA_SUCCESS &&
-                  cuMemcpyDtoH(&v, p, 4) == CUDA_SUCCESS && v == static_cast<unsigned>(t) && cuMemFree(p) == CUDA_SUCCESS;
+                  cuMemcpyDtoH(&v, p, 4) == CUDA_SUCCESS && v == static_cast<unsigned>(t) &&
+                  cuMemFree(p) == CUDA_SUCCESS;
       CUcontext cur = nullptr;
       cuCtxGetCurrent(&cur);
       if (good && cur == c) ok++;

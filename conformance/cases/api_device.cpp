@@ -370,8 +370,7 @@ TEST_F(api_device, CanAccessPeerTwoDevices) {
 
 TEST_F(api_device, P2PAttributeSelf) {
   int v;
-  CU_EXPECT(CUDA_ERROR_INVALID_DEVICE,
-            cuDeviceGetP2PAttribute(&v, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, dev, dev));
+  CU_EXPECT(CUDA_ERROR_INVALID_DEVICE, cuDeviceGetP2PAttribute(&v, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, dev, dev));
 }
 
 TEST_F(api_device, P2PAttributesTwoDevices) {

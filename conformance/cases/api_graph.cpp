@@ -953,7 +953,8 @@ TEST_F(api_graph, UserObjectRetainAddsReferences) {
   static std::atomic<int> destroyed{0};
   destroyed = 0;
   CUuserObject object;
-  CU_ASSERT_OK(cuUserObjectCreate(&object, nullptr, [](void*) { ++destroyed; }, 1, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC));
+  CU_ASSERT_OK(cuUserObjectCreate(
+      &object, nullptr, [](void*) { ++destroyed; }, 1, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC));
   CU_EXPECT_OK(cuUserObjectRetain(object, 2));
   CU_EXPECT_OK(cuUserObjectRelease(object, 2));
   CU_EXPECT_OK(cuCtxSynchronize());
@@ -970,7 +971,8 @@ TEST_F(api_graph, UserObjectLivesAsLongAsTheGraphs) {
   static std::atomic<int> destroyed{0};
   destroyed = 0;
   CUuserObject object;
-  CU_ASSERT_OK(cuUserObjectCreate(&object, nullptr, [](void*) { ++destroyed; }, 1, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC));
+  CU_ASSERT_OK(cuUserObjectCreate(
+      &object, nullptr, [](void*) { ++destroyed; }, 1, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC));
   CU_ASSERT_OK(cuGraphRetainUserObject(graph, object, 1, CU_GRAPH_USER_OBJECT_MOVE));  // the graph owns it now
   CUgraphNode a;
   CU_ASSERT_OK(cuGraphAddEmptyNode(&a, graph, nullptr, 0));
@@ -989,13 +991,14 @@ TEST_F(api_graph, UserObjectLivesAsLongAsTheGraphs) {
 TEST_F(api_graph, UserObjectBadArguments) {
   CUuserObject object;
   auto destroy = [](void*) {};
-  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuUserObjectCreate(&object, nullptr, destroy, 0, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC));
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE,
+            cuUserObjectCreate(&object, nullptr, destroy, 0, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC));
   CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuUserObjectCreate(&object, nullptr, destroy, 1, 0));
   CU_ASSERT_OK(cuUserObjectCreate(&object, nullptr, destroy, 1, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC));
-  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuGraphReleaseUserObject(graph, object, 1)) << "the graph holds no reference; expectation from docs, GPU run will confirm";
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuGraphReleaseUserObject(graph, object, 1))
+      << "the graph holds no reference; expectation from docs, GPU run will confirm";
   CU_EXPECT_OK(cuUserObjectRelease(object, 1));
 }
-
 
 // ---- graph memory freed outside the graph ------------------------------------------------------------------------
 
@@ -1351,7 +1354,6 @@ TEST_F(api_graph_Conditional, ExecUpdate) {
   CU_EXPECT_OK(cuGraphExecDestroy(exec));
   for (CUgraph g : {a, b, c}) CU_EXPECT_OK(cuGraphDestroy(g));
 }
-
 
 // ---- conditional nodes whose value kernels set (cudaGraphSetConditional) -----------------------------------------
 

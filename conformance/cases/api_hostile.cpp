@@ -38,8 +38,8 @@ struct CodeCaseRegistration {
 };
 
 // CODE_CASE(suite, Test, CUDA_ERROR_X) { ... expectedCode ... }: registers suite.Test.CUDA_ERROR_X.
-#define CODE_CASE(suite, test, code)                                                                 \
-  void suite##_##test(CUresult);                                                                     \
+#define CODE_CASE(suite, test, code)                                                                     \
+  void suite##_##test(CUresult);                                                                         \
   const CodeCaseRegistration suite##_##test##_registration(#suite, #test, code, #code, &suite##_##test); \
   void suite##_##test([[maybe_unused]] CUresult expectedCode)
 
@@ -61,7 +61,6 @@ const char* const kReqntidPtx = R"(.version 7.0
 
 // ---- launches ------------------------------------------------------------------------------------------------------
 
-
 // The GPU refuses a block shape that contradicts .reqntid at the launch, and the context stays usable.
 CODE_CASE(api_launch_Hostile, ReqntidMismatchRefusedAtLaunch, CUDA_ERROR_INVALID_VALUE) {
   CUmodule m;
@@ -81,7 +80,6 @@ CODE_CASE(api_launch_Hostile, ReqntidMismatchRefusedAtLaunch, CUDA_ERROR_INVALID
   EXPECT_EQ(v[63], 63u);
   CU_EXPECT_OK(cuModuleUnload(m));
 }
-
 
 // ---- module loads --------------------------------------------------------------------------------------------------
 
@@ -106,7 +104,6 @@ CUresult LoadWithLog(CUmodule* m, const std::string& text, std::string* log) {
   *log = errors.data();
   return r;
 }
-
 
 CODE_CASE(api_module_Hostile, ParamsOverLimit, CUDA_ERROR_INVALID_PTX) {
   CUmodule m = nullptr;
@@ -191,9 +188,7 @@ CODE_CASE(api_module_Hostile, LoadDevNull, CUDA_ERROR_INVALID_IMAGE) {
   if (r == CUDA_SUCCESS) cuModuleUnload(m);
 }
 
-
 // ---- limits --------------------------------------------------------------------------------------------------------
-
 
 CODE_CASE(api_context_Hostile, StackLimitOf1TiB, CUDA_ERROR_INVALID_VALUE) {
   size_t before = 0, after = 0;
@@ -217,7 +212,6 @@ CODE_CASE(api_context_Hostile, HeapLimitOf32TiB, CUDA_SUCCESS) {
   }
 }
 
-
 // ---- host memory ---------------------------------------------------------------------------------------------------
 
 // A page of the process with protection `prot` (unmapped at scope exit).
@@ -240,7 +234,6 @@ class ProtectedPage {
   size_t size_;
   void* page_ = nullptr;
 };
-
 
 // cuMemHostRegister of one page mapped with `protection`, with `flags`: the code driver 580 answers.
 void expectRegisterOfProtectedPage(int protection, unsigned flags, CUresult expectedCode) {
@@ -268,7 +261,6 @@ CODE_CASE(api_memory_Hostile, RegisterInaccessiblePage, CUDA_ERROR_INVALID_VALUE
 CODE_CASE(api_memory_Hostile, RegisterInaccessiblePageWithReadOnlyFlag, CUDA_ERROR_INVALID_VALUE) {
   expectRegisterOfProtectedPage(PROT_NONE, CU_MEMHOSTREGISTER_READ_ONLY, expectedCode);
 }
-
 
 const char* const kStorePtx = R"(.version 7.0
 .target sm_50
@@ -300,8 +292,7 @@ using api_memory_Hostile_Fixed = ContextTest;
 TEST_F(api_memory_Hostile_Fixed, KernelReadsReadOnlyRegisteredPage) {
   ProtectedPage page(PROT_READ);
   ASSERT_NE(page.get(), nullptr);
-  CU_ASSERT_OK(
-      cuMemHostRegister(page.get(), page.size(), CU_MEMHOSTREGISTER_READ_ONLY | CU_MEMHOSTREGISTER_DEVICEMAP));
+  CU_ASSERT_OK(cuMemHostRegister(page.get(), page.size(), CU_MEMHOSTREGISTER_READ_ONLY | CU_MEMHOSTREGISTER_DEVICEMAP));
   CUdeviceptr d = 0;
   CU_ASSERT_OK(cuMemHostGetDevicePointer(&d, page.get(), 0));
   CUmodule m;
@@ -352,8 +343,7 @@ TEST_F(api_memory_Hostile_Fixed, FortyThousandOneByteAllocations) {
 CODE_CASE(api_memory_Hostile_Faults, KernelStoreIntoReadOnlyRegisteredPage, CUDA_ERROR_ILLEGAL_ADDRESS) {
   ProtectedPage page(PROT_READ);
   ASSERT_NE(page.get(), nullptr);
-  CU_ASSERT_OK(
-      cuMemHostRegister(page.get(), page.size(), CU_MEMHOSTREGISTER_READ_ONLY | CU_MEMHOSTREGISTER_DEVICEMAP));
+  CU_ASSERT_OK(cuMemHostRegister(page.get(), page.size(), CU_MEMHOSTREGISTER_READ_ONLY | CU_MEMHOSTREGISTER_DEVICEMAP));
   CUdeviceptr d = 0;
   CU_ASSERT_OK(cuMemHostGetDevicePointer(&d, page.get(), 0));
   CUmodule m;
@@ -364,6 +354,5 @@ CODE_CASE(api_memory_Hostile_Faults, KernelStoreIntoReadOnlyRegisteredPage, CUDA
   CU_EXPECT_OK(cuLaunchKernel(store, 1, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr));
   CU_EXPECT(expectedCode, cuCtxSynchronize());
 }
-
 
 }  // namespace

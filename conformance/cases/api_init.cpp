@@ -15,61 +15,207 @@ using conf::Describe;
 // Each entry point called with plausible arguments before cuInit. Handles are garbage-free NULLs or stack values.
 const std::map<std::string, std::function<CUresult()>>& BeforeInitCalls() {
   static const std::map<std::string, std::function<CUresult()>> calls = {
-      {"cuDeviceGet", [] { CUdevice d; return cuDeviceGet(&d, 0); }},
-      {"cuDeviceGetCount", [] { int n; return cuDeviceGetCount(&n); }},
-      {"cuDeviceGetName", [] { char b[64]; return cuDeviceGetName(b, sizeof(b), 0); }},
-      {"cuDeviceGetAttribute", [] { int v; return cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_WARP_SIZE, 0); }},
-      {"cuDeviceTotalMem", [] { size_t s; return cuDeviceTotalMem(&s, 0); }},
-      {"cuDeviceGetUuid", [] { CUuuid u; return cuDeviceGetUuid(&u, 0); }},
-      {"cuDeviceGetPCIBusId", [] { char b[32]; return cuDeviceGetPCIBusId(b, sizeof(b), 0); }},
-      {"cuDeviceGetByPCIBusId", [] { CUdevice d; return cuDeviceGetByPCIBusId(&d, "0000:00:00.0"); }},
-      {"cuDeviceComputeCapability", [] { int a, b; return cuDeviceComputeCapability(&a, &b, 0); }},
-      {"cuDeviceGetProperties", [] { CUdevprop p; return cuDeviceGetProperties(&p, 0); }},
-      {"cuDeviceCanAccessPeer", [] { int v; return cuDeviceCanAccessPeer(&v, 0, 1); }},
+      {"cuDeviceGet",
+       [] {
+         CUdevice d;
+         return cuDeviceGet(&d, 0);
+       }},
+      {"cuDeviceGetCount",
+       [] {
+         int n;
+         return cuDeviceGetCount(&n);
+       }},
+      {"cuDeviceGetName",
+       [] {
+         char b[64];
+         return cuDeviceGetName(b, sizeof(b), 0);
+       }},
+      {"cuDeviceGetAttribute",
+       [] {
+         int v;
+         return cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_WARP_SIZE, 0);
+       }},
+      {"cuDeviceTotalMem",
+       [] {
+         size_t s;
+         return cuDeviceTotalMem(&s, 0);
+       }},
+      {"cuDeviceGetUuid",
+       [] {
+         CUuuid u;
+         return cuDeviceGetUuid(&u, 0);
+       }},
+      {"cuDeviceGetPCIBusId",
+       [] {
+         char b[32];
+         return cuDeviceGetPCIBusId(b, sizeof(b), 0);
+       }},
+      {"cuDeviceGetByPCIBusId",
+       [] {
+         CUdevice d;
+         return cuDeviceGetByPCIBusId(&d, "0000:00:00.0");
+       }},
+      {"cuDeviceComputeCapability",
+       [] {
+         int a, b;
+         return cuDeviceComputeCapability(&a, &b, 0);
+       }},
+      {"cuDeviceGetProperties",
+       [] {
+         CUdevprop p;
+         return cuDeviceGetProperties(&p, 0);
+       }},
+      {"cuDeviceCanAccessPeer",
+       [] {
+         int v;
+         return cuDeviceCanAccessPeer(&v, 0, 1);
+       }},
       {"cuDeviceGetP2PAttribute",
-       [] { int v; return cuDeviceGetP2PAttribute(&v, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 1); }},
-      {"cuDeviceGetDefaultMemPool", [] { CUmemoryPool p; return cuDeviceGetDefaultMemPool(&p, 0); }},
+       [] {
+         int v;
+         return cuDeviceGetP2PAttribute(&v, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 1);
+       }},
+      {"cuDeviceGetDefaultMemPool",
+       [] {
+         CUmemoryPool p;
+         return cuDeviceGetDefaultMemPool(&p, 0);
+       }},
       {"cuDeviceGetTexture1DLinearMaxWidth",
-       [] { size_t w; return cuDeviceGetTexture1DLinearMaxWidth(&w, CU_AD_FORMAT_FLOAT, 1, 0); }},
-      {"cuDevicePrimaryCtxRetain", [] { CUcontext c; return cuDevicePrimaryCtxRetain(&c, 0); }},
+       [] {
+         size_t w;
+         return cuDeviceGetTexture1DLinearMaxWidth(&w, CU_AD_FORMAT_FLOAT, 1, 0);
+       }},
+      {"cuDevicePrimaryCtxRetain",
+       [] {
+         CUcontext c;
+         return cuDevicePrimaryCtxRetain(&c, 0);
+       }},
       {"cuDevicePrimaryCtxRelease", [] { return cuDevicePrimaryCtxRelease(0); }},
       {"cuDevicePrimaryCtxReset", [] { return cuDevicePrimaryCtxReset(0); }},
-      {"cuDevicePrimaryCtxGetState", [] { unsigned f; int a; return cuDevicePrimaryCtxGetState(0, &f, &a); }},
+      {"cuDevicePrimaryCtxGetState",
+       [] {
+         unsigned f;
+         int a;
+         return cuDevicePrimaryCtxGetState(0, &f, &a);
+       }},
       {"cuDevicePrimaryCtxSetFlags", [] { return cuDevicePrimaryCtxSetFlags(0, 0); }},
-      {"cuCtxCreate", [] { CUcontext c; return cuCtxCreate(&c, nullptr, 0, 0); }},
-      {"cuCtxGetCurrent", [] { CUcontext c; return cuCtxGetCurrent(&c); }},
+      {"cuCtxCreate",
+       [] {
+         CUcontext c;
+         return cuCtxCreate(&c, nullptr, 0, 0);
+       }},
+      {"cuCtxGetCurrent",
+       [] {
+         CUcontext c;
+         return cuCtxGetCurrent(&c);
+       }},
       {"cuCtxSetCurrent", [] { return cuCtxSetCurrent(nullptr); }},
-      {"cuCtxPopCurrent", [] { CUcontext c; return cuCtxPopCurrent(&c); }},
-      {"cuCtxGetDevice", [] { CUdevice d; return cuCtxGetDevice(&d); }},
+      {"cuCtxPopCurrent",
+       [] {
+         CUcontext c;
+         return cuCtxPopCurrent(&c);
+       }},
+      {"cuCtxGetDevice",
+       [] {
+         CUdevice d;
+         return cuCtxGetDevice(&d);
+       }},
       {"cuCtxSynchronize", [] { return cuCtxSynchronize(); }},
-      {"cuCtxGetFlags", [] { unsigned f; return cuCtxGetFlags(&f); }},
-      {"cuCtxGetLimit", [] { size_t v; return cuCtxGetLimit(&v, CU_LIMIT_STACK_SIZE); }},
+      {"cuCtxGetFlags",
+       [] {
+         unsigned f;
+         return cuCtxGetFlags(&f);
+       }},
+      {"cuCtxGetLimit",
+       [] {
+         size_t v;
+         return cuCtxGetLimit(&v, CU_LIMIT_STACK_SIZE);
+       }},
       {"cuCtxSetLimit", [] { return cuCtxSetLimit(CU_LIMIT_STACK_SIZE, 4096); }},
-      {"cuCtxGetCacheConfig", [] { CUfunc_cache c; return cuCtxGetCacheConfig(&c); }},
-      {"cuCtxGetStreamPriorityRange", [] { int a, b; return cuCtxGetStreamPriorityRange(&a, &b); }},
-      {"cuMemAlloc", [] { CUdeviceptr p; return cuMemAlloc(&p, 256); }},
+      {"cuCtxGetCacheConfig",
+       [] {
+         CUfunc_cache c;
+         return cuCtxGetCacheConfig(&c);
+       }},
+      {"cuCtxGetStreamPriorityRange",
+       [] {
+         int a, b;
+         return cuCtxGetStreamPriorityRange(&a, &b);
+       }},
+      {"cuMemAlloc",
+       [] {
+         CUdeviceptr p;
+         return cuMemAlloc(&p, 256);
+       }},
       {"cuMemFree", [] { return cuMemFree(0x10000); }},
-      {"cuMemGetInfo", [] { size_t a, b; return cuMemGetInfo(&a, &b); }},
-      {"cuMemAllocHost", [] { void* p; return cuMemAllocHost(&p, 256); }},
-      {"cuMemHostAlloc", [] { void* p; return cuMemHostAlloc(&p, 256, 0); }},
-      {"cuMemAllocManaged", [] { CUdeviceptr p; return cuMemAllocManaged(&p, 256, CU_MEM_ATTACH_GLOBAL); }},
-      {"cuMemcpyHtoD", [] { int x = 0; return cuMemcpyHtoD(0x10000, &x, sizeof(x)); }},
+      {"cuMemGetInfo",
+       [] {
+         size_t a, b;
+         return cuMemGetInfo(&a, &b);
+       }},
+      {"cuMemAllocHost",
+       [] {
+         void* p;
+         return cuMemAllocHost(&p, 256);
+       }},
+      {"cuMemHostAlloc",
+       [] {
+         void* p;
+         return cuMemHostAlloc(&p, 256, 0);
+       }},
+      {"cuMemAllocManaged",
+       [] {
+         CUdeviceptr p;
+         return cuMemAllocManaged(&p, 256, CU_MEM_ATTACH_GLOBAL);
+       }},
+      {"cuMemcpyHtoD",
+       [] {
+         int x = 0;
+         return cuMemcpyHtoD(0x10000, &x, sizeof(x));
+       }},
       {"cuMemsetD8", [] { return cuMemsetD8(0x10000, 0, 16); }},
-      {"cuModuleLoadData", [] { CUmodule m; return cuModuleLoadData(&m, ".version 7.0\n.target sm_52\n.address_size 64\n"); }},
-      {"cuStreamCreate", [] { CUstream s; return cuStreamCreate(&s, 0); }},
+      {"cuModuleLoadData",
+       [] {
+         CUmodule m;
+         return cuModuleLoadData(&m, ".version 7.0\n.target sm_52\n.address_size 64\n");
+       }},
+      {"cuStreamCreate",
+       [] {
+         CUstream s;
+         return cuStreamCreate(&s, 0);
+       }},
       {"cuStreamSynchronize", [] { return cuStreamSynchronize(nullptr); }},
-      {"cuEventCreate", [] { CUevent e; return cuEventCreate(&e, 0); }},
+      {"cuEventCreate",
+       [] {
+         CUevent e;
+         return cuEventCreate(&e, 0);
+       }},
       {"cuPointerGetAttribute",
-       [] { CUcontext c; return cuPointerGetAttribute(&c, CU_POINTER_ATTRIBUTE_CONTEXT, 0x10000); }},
-      {"cuLinkCreate", [] { CUlinkState s; return cuLinkCreate(0, nullptr, nullptr, &s); }},
+       [] {
+         CUcontext c;
+         return cuPointerGetAttribute(&c, CU_POINTER_ATTRIBUTE_CONTEXT, 0x10000);
+       }},
+      {"cuLinkCreate",
+       [] {
+         CUlinkState s;
+         return cuLinkCreate(0, nullptr, nullptr, &s);
+       }},
       {"cuLibraryLoadData",
        [] {
          CUlibrary l;
          return cuLibraryLoadData(&l, ".version 7.0\n.target sm_52\n.address_size 64\n", nullptr, nullptr, 0, nullptr,
                                   nullptr, 0);
        }},
-      {"cuCtxGetApiVersion", [] { unsigned v; return cuCtxGetApiVersion(nullptr, &v); }},
-      {"cuCtxGetId", [] { unsigned long long id; return cuCtxGetId(nullptr, &id); }},
+      {"cuCtxGetApiVersion",
+       [] {
+         unsigned v;
+         return cuCtxGetApiVersion(nullptr, &v);
+       }},
+      {"cuCtxGetId",
+       [] {
+         unsigned long long id;
+         return cuCtxGetId(nullptr, &id);
+       }},
       {"cuMemGetAllocationGranularity",
        [] {
          CUmemAllocationProp prop{};
@@ -84,34 +230,96 @@ const std::map<std::string, std::function<CUresult()>>& BeforeInitCalls() {
       {"cuCtxSetCacheConfig", [] { return cuCtxSetCacheConfig(CU_FUNC_CACHE_PREFER_NONE); }},
       {"cuCtxSetFlags", [] { return cuCtxSetFlags(0); }},
       {"cuCtxGetExecAffinity",
-       [] { CUexecAffinityParam p; return cuCtxGetExecAffinity(&p, CU_EXEC_AFFINITY_TYPE_SM_COUNT); }},
-      {"cuCtxGetDevice_v2", [] { CUdevice d; return cuCtxGetDevice_v2(&d, nullptr); }},
+       [] {
+         CUexecAffinityParam p;
+         return cuCtxGetExecAffinity(&p, CU_EXEC_AFFINITY_TYPE_SM_COUNT);
+       }},
+      {"cuCtxGetDevice_v2",
+       [] {
+         CUdevice d;
+         return cuCtxGetDevice_v2(&d, nullptr);
+       }},
       {"cuCtxSynchronize_v2", [] { return cuCtxSynchronize_v2(nullptr); }},
       {"cuCtxEnablePeerAccess", [] { return cuCtxEnablePeerAccess(nullptr, 0); }},
       {"cuModuleUnload", [] { return cuModuleUnload(nullptr); }},
-      {"cuModuleGetFunction", [] { CUfunction f; return cuModuleGetFunction(&f, nullptr, "k"); }},
-      {"cuModuleGetGlobal", [] { CUdeviceptr p; size_t n; return cuModuleGetGlobal(&p, &n, nullptr, "g"); }},
-      {"cuModuleLoad", [] { CUmodule m; return cuModuleLoad(&m, "/nonexistent.ptx"); }},
+      {"cuModuleGetFunction",
+       [] {
+         CUfunction f;
+         return cuModuleGetFunction(&f, nullptr, "k");
+       }},
+      {"cuModuleGetGlobal",
+       [] {
+         CUdeviceptr p;
+         size_t n;
+         return cuModuleGetGlobal(&p, &n, nullptr, "g");
+       }},
+      {"cuModuleLoad",
+       [] {
+         CUmodule m;
+         return cuModuleLoad(&m, "/nonexistent.ptx");
+       }},
       {"cuStreamQuery", [] { return cuStreamQuery(nullptr); }},
       {"cuStreamDestroy", [] { return cuStreamDestroy(nullptr); }},
-      {"cuStreamCreateWithPriority", [] { CUstream s; return cuStreamCreateWithPriority(&s, 0, 0); }},
+      {"cuStreamCreateWithPriority",
+       [] {
+         CUstream s;
+         return cuStreamCreateWithPriority(&s, 0, 0);
+       }},
       {"cuStreamWaitEvent", [] { return cuStreamWaitEvent(nullptr, nullptr, 0); }},
-      {"cuLaunchHostFunc", [] { return cuLaunchHostFunc(nullptr, [](void*) {}, nullptr); }},
+      {"cuLaunchHostFunc",
+       [] {
+         return cuLaunchHostFunc(
+             nullptr, [](void*) {}, nullptr);
+       }},
       {"cuEventRecord", [] { return cuEventRecord(nullptr, nullptr); }},
       {"cuEventQuery", [] { return cuEventQuery(nullptr); }},
       {"cuEventSynchronize", [] { return cuEventSynchronize(nullptr); }},
       {"cuEventDestroy", [] { return cuEventDestroy(nullptr); }},
-      {"cuEventElapsedTime", [] { float ms; return cuEventElapsedTime(&ms, nullptr, nullptr); }},
-      {"cuMemcpyDtoH", [] { int x; return cuMemcpyDtoH(&x, 0x10000, sizeof(x)); }},
+      {"cuEventElapsedTime",
+       [] {
+         float ms;
+         return cuEventElapsedTime(&ms, nullptr, nullptr);
+       }},
+      {"cuMemcpyDtoH",
+       [] {
+         int x;
+         return cuMemcpyDtoH(&x, 0x10000, sizeof(x));
+       }},
       {"cuMemcpyDtoD", [] { return cuMemcpyDtoD(0x10000, 0x20000, 16); }},
       {"cuMemcpy", [] { return cuMemcpy(0x10000, 0x20000, 16); }},
       {"cuMemsetD32", [] { return cuMemsetD32(0x10000, 0, 4); }},
-      {"cuMemGetAddressRange", [] { CUdeviceptr b; size_t n; return cuMemGetAddressRange(&b, &n, 0x10000); }},
-      {"cuMemHostRegister", [] { static char buf[4096]; return cuMemHostRegister(buf, sizeof(buf), 0); }},
-      {"cuMemHostUnregister", [] { static char buf[64]; return cuMemHostUnregister(buf); }},
-      {"cuMemFreeHost", [] { static char buf[64]; return cuMemFreeHost(buf); }},
-      {"cuMemAllocPitch", [] { CUdeviceptr p; size_t pitch; return cuMemAllocPitch(&p, &pitch, 64, 4, 4); }},
-      {"cuMemAllocAsync", [] { CUdeviceptr p; return cuMemAllocAsync(&p, 256, nullptr); }},
+      {"cuMemGetAddressRange",
+       [] {
+         CUdeviceptr b;
+         size_t n;
+         return cuMemGetAddressRange(&b, &n, 0x10000);
+       }},
+      {"cuMemHostRegister",
+       [] {
+         static char buf[4096];
+         return cuMemHostRegister(buf, sizeof(buf), 0);
+       }},
+      {"cuMemHostUnregister",
+       [] {
+         static char buf[64];
+         return cuMemHostUnregister(buf);
+       }},
+      {"cuMemFreeHost",
+       [] {
+         static char buf[64];
+         return cuMemFreeHost(buf);
+       }},
+      {"cuMemAllocPitch",
+       [] {
+         CUdeviceptr p;
+         size_t pitch;
+         return cuMemAllocPitch(&p, &pitch, 64, 4, 4);
+       }},
+      {"cuMemAllocAsync",
+       [] {
+         CUdeviceptr p;
+         return cuMemAllocAsync(&p, 256, nullptr);
+       }},
       {"cuMemPoolCreate",
        [] {
          CUmemPoolProps props{};
@@ -130,17 +338,46 @@ const std::map<std::string, std::function<CUresult()>>& BeforeInitCalls() {
          return cuArrayCreate(&a, &d);
        }},
       {"cuLaunchKernel", [] { return cuLaunchKernel(nullptr, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr); }},
-      {"cuFuncGetAttribute", [] { int v; return cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, nullptr); }},
+      {"cuFuncGetAttribute",
+       [] {
+         int v;
+         return cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, nullptr);
+       }},
       {"cuOccupancyMaxActiveBlocksPerMultiprocessor",
-       [] { int n; return cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, nullptr, 32, 0); }},
-      {"cuIpcGetMemHandle", [] { CUipcMemHandle h; return cuIpcGetMemHandle(&h, 0x10000); }},
-      {"cuDeviceGetMemPool", [] { CUmemoryPool p; return cuDeviceGetMemPool(&p, 0); }},
+       [] {
+         int n;
+         return cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, nullptr, 32, 0);
+       }},
+      {"cuIpcGetMemHandle",
+       [] {
+         CUipcMemHandle h;
+         return cuIpcGetMemHandle(&h, 0x10000);
+       }},
+      {"cuDeviceGetMemPool",
+       [] {
+         CUmemoryPool p;
+         return cuDeviceGetMemPool(&p, 0);
+       }},
       {"cuDeviceGetExecAffinitySupport",
-       [] { int v; return cuDeviceGetExecAffinitySupport(&v, CU_EXEC_AFFINITY_TYPE_SM_COUNT, 0); }},
+       [] {
+         int v;
+         return cuDeviceGetExecAffinitySupport(&v, CU_EXEC_AFFINITY_TYPE_SM_COUNT, 0);
+       }},
       {"cuDeviceGetDevResource",
-       [] { CUdevResource r; return cuDeviceGetDevResource(0, &r, CU_DEV_RESOURCE_TYPE_SM); }},
-      {"cuGraphCreate", [] { CUgraph g; return cuGraphCreate(&g, 0); }},
-      {"cuMemAddressReserve", [] { CUdeviceptr p; return cuMemAddressReserve(&p, 2 << 20, 0, 0, 0); }},
+       [] {
+         CUdevResource r;
+         return cuDeviceGetDevResource(0, &r, CU_DEV_RESOURCE_TYPE_SM);
+       }},
+      {"cuGraphCreate",
+       [] {
+         CUgraph g;
+         return cuGraphCreate(&g, 0);
+       }},
+      {"cuMemAddressReserve",
+       [] {
+         CUdeviceptr p;
+         return cuMemAddressReserve(&p, 2 << 20, 0, 0, 0);
+       }},
       {"cuLibraryUnload", [] { return cuLibraryUnload(nullptr); }},
       {"cuCtxRecordEvent", [] { return cuCtxRecordEvent(nullptr, nullptr); }},
   };
@@ -162,7 +399,7 @@ std::vector<std::string> BeforeInitNames() {
 // Entry points that reject their NULL handle argument before checking cuInit (measured on driver 580, H200).
 CUresult ExpectedBeforeInit(const std::string& name) {
   static const std::map<std::string, CUresult> nullHandleFirst = {
-      {"cuCtxDestroy", CUDA_ERROR_INVALID_VALUE},       {"cuEventDestroy", CUDA_ERROR_INVALID_HANDLE},
+      {"cuCtxDestroy", CUDA_ERROR_INVALID_VALUE},        {"cuEventDestroy", CUDA_ERROR_INVALID_HANDLE},
       {"cuEventElapsedTime", CUDA_ERROR_INVALID_HANDLE}, {"cuEventQuery", CUDA_ERROR_INVALID_HANDLE},
       {"cuEventSynchronize", CUDA_ERROR_INVALID_HANDLE}, {"cuFuncGetAttribute", CUDA_ERROR_INVALID_HANDLE},
       {"cuLibraryUnload", CUDA_ERROR_INVALID_HANDLE},    {"cuStreamDestroy", CUDA_ERROR_INVALID_HANDLE},
@@ -277,9 +514,7 @@ TEST(api_init, ErrorStringUnknownCode) {
 
 // cuemu-only: NVIDIA's driver 580 crashes on a NULL output (recorded); cuemu answers an error.
 TEST(api_init, ErrorNameNullPointer) { CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuGetErrorName(CUDA_SUCCESS, nullptr)); }
-TEST(api_init, ErrorStringNullPointer) {
-  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuGetErrorString(CUDA_SUCCESS, nullptr));
-}
+TEST(api_init, ErrorStringNullPointer) { CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuGetErrorString(CUDA_SUCCESS, nullptr)); }
 
 CONF_FRESH_BODY(ErrorNameBeforeInit) {
   const char* s = nullptr;
@@ -310,8 +545,8 @@ TEST(api_init, ErrorStringWorksBeforeInit) {
 // ---- cuGetProcAddress ----------------------------------------------------------------------------------------------
 
 struct ProcCase {
-  const char* request;   // name asked for
-  int version;           // cudaVersion argument
+  const char* request;  // name asked for
+  int version;          // cudaVersion argument
   cuuint64_t flags;
   const char* exported;  // the exported symbol expected back
 };

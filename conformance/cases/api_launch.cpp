@@ -135,7 +135,9 @@ struct Geometry {
   unsigned gx, gy, gz, bx, by, bz;
 };
 
-void PrintTo(const Geometry& c, std::ostream* os) { *os << c.gx << "x" << c.gy << "x" << c.gz << "/" << c.bx << "x" << c.by << "x" << c.bz; }
+void PrintTo(const Geometry& c, std::ostream* os) {
+  *os << c.gx << "x" << c.gy << "x" << c.gz << "/" << c.bx << "x" << c.by << "x" << c.bz;
+}
 
 class api_launch_Geometry : public api_launch, public testing::WithParamInterface<Geometry> {};
 
@@ -145,7 +147,8 @@ TEST_P(api_launch_Geometry, EveryThreadSeesItsCoordinates) {
   conf::DeviceBuffer out(threads * 6 * 4);
   CUdeviceptr p = out.ptr();
   void* params[] = {&p};
-  CU_ASSERT_OK(cuLaunchKernel(Fn("write_coordinates"), g.gx, g.gy, g.gz, g.bx, g.by, g.bz, 0, nullptr, params, nullptr));
+  CU_ASSERT_OK(
+      cuLaunchKernel(Fn("write_coordinates"), g.gx, g.gy, g.gz, g.bx, g.by, g.bz, 0, nullptr, params, nullptr));
   CU_ASSERT_OK(cuCtxSynchronize());
   std::vector<unsigned> v(threads * 6);
   CU_ASSERT_OK(cuMemcpyDtoH(v.data(), p, v.size() * 4));
@@ -225,9 +228,12 @@ TEST_F(api_launch, TooMuchSharedMemory) {
 TEST_F(api_launch, BlockTooLarge) {
   CUdeviceptr none = 0;
   void* params[] = {&none};
-  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuLaunchKernel(Fn("write_coordinates"), 1, 1, 1, 1025, 1, 1, 0, nullptr, params, nullptr));
-  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuLaunchKernel(Fn("write_coordinates"), 1, 1, 1, 32, 32, 2, 0, nullptr, params, nullptr));
-  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuLaunchKernel(Fn("write_coordinates"), 1, 1, 1, 1, 1, 65, 0, nullptr, params, nullptr));
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE,
+            cuLaunchKernel(Fn("write_coordinates"), 1, 1, 1, 1025, 1, 1, 0, nullptr, params, nullptr));
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE,
+            cuLaunchKernel(Fn("write_coordinates"), 1, 1, 1, 32, 32, 2, 0, nullptr, params, nullptr));
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE,
+            cuLaunchKernel(Fn("write_coordinates"), 1, 1, 1, 1, 1, 65, 0, nullptr, params, nullptr));
   CU_EXPECT_OK(cuCtxSynchronize());
 }
 

@@ -114,10 +114,13 @@ TEST_F(api_launch_Ext, CooperativeLaunchMultiDeviceOrdersBothStreams) {
   static std::atomic<int> slowDoneAt{0}, afterAt{0};
   order = 0;
   // Queued on device 0's stream before the launch: slow.
-  CU_ASSERT_OK(cuLaunchHostFunc(s0, [](void*) {
-    usleep(200000);
-    slowDoneAt = ++order;
-  }, nullptr));
+  CU_ASSERT_OK(cuLaunchHostFunc(
+      s0,
+      [](void*) {
+        usleep(200000);
+        slowDoneAt = ++order;
+      },
+      nullptr));
   unsigned v0 = 1, v1 = 2;
   int n = 256;
   void* p0[] = {&d0, &v0, &n};
@@ -137,7 +140,8 @@ TEST_F(api_launch_Ext, CooperativeLaunchMultiDeviceOrdersBothStreams) {
   lp[1].kernelParams = p1;
   CU_ASSERT_OK(cuLaunchCooperativeKernelMultiDevice(lp, 2, 0));
   // Queued on device 1's stream after the launch: runs after both kernels, so after the slow function.
-  CU_ASSERT_OK(cuLaunchHostFunc(s1, [](void*) { afterAt = ++order; }, nullptr));
+  CU_ASSERT_OK(cuLaunchHostFunc(
+      s1, [](void*) { afterAt = ++order; }, nullptr));
   CU_EXPECT_OK(cuStreamSynchronize(s1));
   CU_EXPECT_OK(cuStreamSynchronize(s0));
   EXPECT_GT(afterAt.load(), slowDoneAt.load()) << "device 1's later work waited for device 0's earlier work";
@@ -240,7 +244,7 @@ TEST_F(api_launch_Ext, LaunchExOnStream) {
 TEST_F(api_launch_Ext, OccupancyWithFlags) {
   int blocks = -1;
   CU_EXPECT_OK(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&blocks, Fn("vadd_f32"), 256, 0,
-                                                                     CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE));
+                                                                    CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE));
   EXPECT_GE(blocks, 1);
   int minGrid = 0, block = 0;
   CU_EXPECT_OK(cuOccupancyMaxPotentialBlockSizeWithFlags(&minGrid, &block, Fn("vadd_f32"), nullptr, 0, 256,
@@ -280,8 +284,7 @@ class api_launch_Library : public api_launch_Ext {
   void SetUp() override {
     api_launch_Ext::SetUp();
     if (HasFatalFailure()) return;
-    CU_ASSERT_OK(
-        cuLibraryLoadData(&lib, conf::GetImage("vector.ptx").ptr(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+    CU_ASSERT_OK(cuLibraryLoadData(&lib, conf::GetImage("vector.ptx").ptr(), nullptr, nullptr, 0, nullptr, nullptr, 0));
   }
   void TearDown() override {
     if (lib) cuLibraryUnload(lib);
@@ -401,7 +404,9 @@ TEST_F(api_launch_Library, UnloadNull) { CU_EXPECT(CUDA_ERROR_INVALID_HANDLE, cu
 // Driver 580 accepts a library whose image merely starts like an ELF file (lazy and eager loading alike); the
 // error comes when the library is used. A module from the same bytes is refused at once.
 TEST_F(api_launch_Library, BadImage) {
-  static const char garbage[] = "\x7f" "ELFgarbage";
+  static const char garbage[] =
+      "\x7f"
+      "ELFgarbage";
   CUlibrary l = nullptr;
   CU_ASSERT_OK(cuLibraryLoadData(&l, garbage, nullptr, nullptr, 0, nullptr, nullptr, 0));
   unsigned count = 99;

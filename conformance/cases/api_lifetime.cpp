@@ -211,7 +211,8 @@ TEST_F(api_launch_Faults, CallbackSeesError) {
         ++calls;
       },
       nullptr, 0));
-  CU_EXPECT_OK(cuLaunchHostFunc(s, [](void*) { ++hostFunctionCalls; }, nullptr));
+  CU_EXPECT_OK(cuLaunchHostFunc(
+      s, [](void*) { ++hostFunctionCalls; }, nullptr));
   CU_ASSERT_OK(cuStreamWriteValue32(releaser, flag, 1, 0));
   CU_EXPECT(CUDA_ERROR_ILLEGAL_ADDRESS, cuCtxSynchronize());
   for (int i = 0; i < 200 && calls.load() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -219,7 +220,8 @@ TEST_F(api_launch_Faults, CallbackSeesError) {
   EXPECT_EQ(calls.load(), 1) << "the callback runs once";
   EXPECT_EQ(status.load(), static_cast<int>(CUDA_ERROR_ILLEGAL_ADDRESS)) << "the callback gets the stream's error";
   EXPECT_EQ(hostFunctionCalls.load(), 0) << "a host function behind a fault does not run";
-  CU_EXPECT(CUDA_ERROR_ILLEGAL_ADDRESS, cuStreamAddCallback(s, [](CUstream, CUresult, void*) { ++calls; }, nullptr, 0));
+  CU_EXPECT(CUDA_ERROR_ILLEGAL_ADDRESS, cuStreamAddCallback(
+                                            s, [](CUstream, CUresult, void*) { ++calls; }, nullptr, 0));
   CU_EXPECT(CUDA_ERROR_ILLEGAL_ADDRESS, cuStreamDestroy(s));
 }
 

@@ -501,9 +501,9 @@ TEST_F(api_memory, AllocHostUsableForCopies) {
 }
 
 TEST_F(api_memory, HostAllocFlags) {
-  for (unsigned flags : {0u, unsigned{CU_MEMHOSTALLOC_PORTABLE}, unsigned{CU_MEMHOSTALLOC_DEVICEMAP},
-                         unsigned{CU_MEMHOSTALLOC_WRITECOMBINED},
-                         unsigned{CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP}}) {
+  for (unsigned flags :
+       {0u, unsigned{CU_MEMHOSTALLOC_PORTABLE}, unsigned{CU_MEMHOSTALLOC_DEVICEMAP},
+        unsigned{CU_MEMHOSTALLOC_WRITECOMBINED}, unsigned{CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP}}) {
     void* h = nullptr;
     CU_ASSERT_OK(cuMemHostAlloc(&h, 1 << 16, flags)) << flags;
     unsigned got = 0xffff;
@@ -651,8 +651,8 @@ TEST_F(api_memory, PointerAttributesHost) {
 TEST_F(api_memory, PointerAttributeUnknownPointer) {
   std::vector<char> plain(64);
   unsigned type = 0;
-  CU_EXPECT(CUDA_ERROR_INVALID_VALUE,
-            cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, reinterpret_cast<CUdeviceptr>(plain.data())));
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                                            reinterpret_cast<CUdeviceptr>(plain.data())));
 }
 
 TEST_F(api_memory, PointerAttributeManaged) {

@@ -78,8 +78,7 @@ TEST_F(api_memory_Batch, Copy3DBatchOfPointerOperands) {
   std::vector<unsigned char> back(4096);
   CU_EXPECT_OK(cuMemcpyDtoH(back.data(), dst.ptr(), back.size()));
   for (size_t row = 0; row < 8; ++row)
-    for (size_t x = 0; x < 32; ++x)
-      EXPECT_EQ(back[row * 32 + x], x < 16 ? host[row * 64 + x] : 0) << row << "," << x;
+    for (size_t x = 0; x < 32; ++x) EXPECT_EQ(back[row * 32 + x], x < 16 ? host[row * 64 + x] : 0) << row << "," << x;
   EXPECT_EQ(back[2048], host[2048]);
   EXPECT_EQ(back[3071], host[3071]);
   EXPECT_EQ(back[3072], 0);

@@ -137,7 +137,8 @@ class api_memory_Pool : public api_memory_Async {
   void SetUp() override {
     api_memory_Async::SetUp();
     if (HasFatalFailure()) return;
-    if (conf::Attribute(dev, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED) != 1) GTEST_SKIP() << "not-supported: no memory pools";
+    if (conf::Attribute(dev, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED) != 1)
+      GTEST_SKIP() << "not-supported: no memory pools";
   }
   CUmemPoolProps Props() {
     CUmemPoolProps p{};
@@ -528,7 +529,8 @@ class api_memory_Managed : public ContextTest {
   void SetUp() override {
     ContextTest::SetUp();
     if (HasFatalFailure()) return;
-    if (conf::Attribute(dev, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY) != 1) GTEST_SKIP() << "not-supported: no managed memory";
+    if (conf::Attribute(dev, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY) != 1)
+      GTEST_SKIP() << "not-supported: no managed memory";
     CU_ASSERT_OK(cuMemAllocManaged(&ptr, size, CU_MEM_ATTACH_GLOBAL));
   }
   void TearDown() override {
@@ -728,8 +730,7 @@ std::string ToHex(const char* bytes, size_t n) {
   return hex;
 }
 
-template <typename Handle>
-Handle FromHex(const std::string& hex, size_t offset) {
+template <typename Handle> Handle FromHex(const std::string& hex, size_t offset) {
   Handle h{};
   for (size_t i = 0; i < sizeof(h.reserved) && offset + 2 * i + 1 < hex.size(); ++i)
     h.reserved[i] = static_cast<char>(std::stoi(hex.substr(offset + 2 * i, 2), nullptr, 16));
@@ -774,7 +775,8 @@ TEST_F(api_memory_Ipc, EventPendingInAnotherProcessUntilItsStreamPasses) {
   CUipcEventHandle eh{};
   CU_ASSERT_OK(cuIpcGetEventHandle(&eh, e));
   CU_EXPECT(CUDA_ERROR_NOT_READY, cuEventQuery(e));
-  auto r = conf::RunFresh("IpcEventGate", ToHex(mh.reserved, sizeof mh.reserved) + ToHex(eh.reserved, sizeof eh.reserved), 60);
+  auto r = conf::RunFresh("IpcEventGate",
+                          ToHex(mh.reserved, sizeof mh.reserved) + ToHex(eh.reserved, sizeof eh.reserved), 60);
   ASSERT_TRUE(r.ran) << r.output;
   EXPECT_EQ(r.result, 600 * 1000) << "the child saw CUDA_ERROR_NOT_READY, then waited for the parent's stream";
   CU_EXPECT_OK(cuStreamSynchronize(s));

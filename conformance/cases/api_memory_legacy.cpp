@@ -80,8 +80,7 @@ class api_memory_Legacy : public conf::DeviceTest {
       CU_EXPECT_OK(cuCtxDestroy(ctx));
     }
   }
-  template <class F>
-  F Get(const char* name) {
+  template <class F> F Get(const char* name) {
     F f = conf::Symbol<F>(name);
     if (!f) ADD_FAILURE() << name << " is not exported";
     return f;

@@ -399,7 +399,8 @@ TEST_F(api_launch_Legacy, LinkAddFile) {
 TEST_F(api_launch_Legacy, LinkAddMissingFile) {
   CUlinkState link;
   CU_ASSERT_OK(cuLinkCreate(0, nullptr, nullptr, &link));
-  CU_EXPECT(CUDA_ERROR_FILE_NOT_FOUND, cuLinkAddFile(link, CU_JIT_INPUT_PTX, "/nonexistent/x.ptx", 0, nullptr, nullptr));
+  CU_EXPECT(CUDA_ERROR_FILE_NOT_FOUND,
+            cuLinkAddFile(link, CU_JIT_INPUT_PTX, "/nonexistent/x.ptx", 0, nullptr, nullptr));
   CU_EXPECT_OK(cuLinkDestroy(link));
 }
 
@@ -495,7 +496,8 @@ TEST_F(api_misc, TensorMapRequirements) {
   CU_EXPECT(CUDA_ERROR_INVALID_VALUE, encode(f32, 0, strides, box, elem, none, zero)) << "rank 0";
   CU_EXPECT(CUDA_ERROR_INVALID_VALUE, encode(f32, 6, strides, box, elem, none, zero)) << "rank 6";
   cuuint64_t oddStride[1] = {100};
-  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, encode(f32, 2, oddStride, box, elem, none, zero)) << "stride not a multiple of 16";
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, encode(f32, 2, oddStride, box, elem, none, zero))
+      << "stride not a multiple of 16";
   cuuint32_t bigBox[2] = {16, 257};
   CU_EXPECT(CUDA_ERROR_INVALID_VALUE, encode(f32, 2, strides, bigBox, elem, none, zero)) << "box over 256";
   cuuint32_t narrowBox[2] = {2, 16};
@@ -527,17 +529,17 @@ TEST_F(api_misc, TensorMapIm2col) {
                                        CU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_L2_PROMOTION_NONE,
                                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
   int tooFar[2] = {-129, 0};
-  CU_EXPECT(CUDA_ERROR_INVALID_VALUE,
-            cuTensorMapEncodeIm2col(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4, reinterpret_cast<void*>(d.ptr()), dims,
-                                    strides, tooFar, upper, 32, 64, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                    CU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_L2_PROMOTION_NONE,
-                                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE))
+  CU_EXPECT(
+      CUDA_ERROR_INVALID_VALUE,
+      cuTensorMapEncodeIm2col(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4, reinterpret_cast<void*>(d.ptr()), dims, strides,
+                              tooFar, upper, 32, 64, elem, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_64B,
+                              CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE))
       << "rank 4 corners lie in [-128, 127]";
-  CU_EXPECT(CUDA_ERROR_INVALID_VALUE,
-            cuTensorMapEncodeIm2col(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, reinterpret_cast<void*>(d.ptr()), dims,
-                                    strides, lower, upper, 32, 64, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                    CU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_L2_PROMOTION_NONE,
-                                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE))
+  CU_EXPECT(
+      CUDA_ERROR_INVALID_VALUE,
+      cuTensorMapEncodeIm2col(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, reinterpret_cast<void*>(d.ptr()), dims, strides,
+                              lower, upper, 32, 64, elem, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_64B,
+                              CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE))
       << "im2col needs rank 3 to 5";
 }
 
@@ -586,7 +588,8 @@ TEST_F(api_misc, ExportTableUnknownId) {
 TEST_F(api_misc, DeviceLuidNotOnLinux) {
   char luid[8];
   unsigned mask = 0;
-  CU_EXPECT(CUDA_ERROR_NOT_SUPPORTED, cuDeviceGetLuid(luid, &mask, dev)) << "expectation from docs; GPU run will confirm";
+  CU_EXPECT(CUDA_ERROR_NOT_SUPPORTED, cuDeviceGetLuid(luid, &mask, dev))
+      << "expectation from docs; GPU run will confirm";
 }
 
 TEST_F(api_misc, CoredumpGlobalAttribute) {

@@ -59,8 +59,8 @@ TEST_F(api_module, LoadDataExWithLogs) {
 
 TEST_F(api_module, LoadDataExAcceptsCommonOptions) {
   float wall = -1;
-  CUjit_option opts[] = {CU_JIT_MAX_REGISTERS, CU_JIT_OPTIMIZATION_LEVEL, CU_JIT_GENERATE_LINE_INFO,
-                         CU_JIT_CACHE_MODE, CU_JIT_WALL_TIME};
+  CUjit_option opts[] = {CU_JIT_MAX_REGISTERS, CU_JIT_OPTIMIZATION_LEVEL, CU_JIT_GENERATE_LINE_INFO, CU_JIT_CACHE_MODE,
+                         CU_JIT_WALL_TIME};
   void* vals[] = {reinterpret_cast<void*>(32), reinterpret_cast<void*>(3), reinterpret_cast<void*>(1),
                   reinterpret_cast<void*>(CU_JIT_CACHE_OPTION_CA), nullptr};
   CUmodule m;
@@ -71,7 +71,8 @@ TEST_F(api_module, LoadDataExAcceptsCommonOptions) {
 }
 
 TEST_F(api_module, BadPtxSyntax) {
-  const char* bad = ".version 7.0\n.target sm_52\n.address_size 64\n.visible .entry broken()\n{\n\tthis is not ptx;\n}\n";
+  const char* bad =
+      ".version 7.0\n.target sm_52\n.address_size 64\n.visible .entry broken()\n{\n\tthis is not ptx;\n}\n";
   char error[4096] = {};
   CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void* vals[] = {error, reinterpret_cast<void*>(sizeof(error))};
@@ -474,7 +475,8 @@ TEST_F(api_module_Symbols, FuncSetMaxDynamicShared) {
   int v = 0;
   CU_EXPECT_OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f));
   EXPECT_EQ(v, optin);
-  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, optin + 1));
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE,
+            cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, optin + 1));
 }
 
 TEST_F(api_module_Symbols, FuncCacheConfig) {
@@ -635,9 +637,8 @@ TEST_F(api_module_Link, BadPtxInput) {
   CUlinkState link;
   CU_ASSERT_OK(cuLinkCreate(0, nullptr, nullptr, &link));
   const char* bad = ".version 7.0\n.target sm_52\n.address_size 64\nnonsense\n";
-  CU_EXPECT(CUDA_ERROR_INVALID_PTX,
-            cuLinkAddData(link, CU_JIT_INPUT_PTX, const_cast<char*>(bad), std::strlen(bad) + 1, "bad.ptx", 0, nullptr,
-                          nullptr));
+  CU_EXPECT(CUDA_ERROR_INVALID_PTX, cuLinkAddData(link, CU_JIT_INPUT_PTX, const_cast<char*>(bad), std::strlen(bad) + 1,
+                                                  "bad.ptx", 0, nullptr, nullptr));
   CU_EXPECT_OK(cuLinkDestroy(link));
 }
 

@@ -283,8 +283,8 @@ TEST_F(api_module_LinkInputs, DuplicateDefinition) {
   void* vals[] = {error, reinterpret_cast<void*>(sizeof error)};
   CUlinkState link;
   CU_ASSERT_OK(cuLinkCreate(2, opts, vals, &link));
-  CU_ASSERT_OK(cuLinkAddData(link, CU_JIT_INPUT_PTX, const_cast<char*>(a), std::strlen(a) + 1, "a.ptx", 0, nullptr,
-                             nullptr));
+  CU_ASSERT_OK(
+      cuLinkAddData(link, CU_JIT_INPUT_PTX, const_cast<char*>(a), std::strlen(a) + 1, "a.ptx", 0, nullptr, nullptr));
   CUresult added =
       cuLinkAddData(link, CU_JIT_INPUT_PTX, const_cast<char*>(b), std::strlen(b) + 1, "b.ptx", 0, nullptr, nullptr);
   void* cubin = nullptr;

@@ -251,7 +251,8 @@ TEST_F(api_stream, CallbackRunsAfterPriorWork) {
 TEST_F(api_stream, CallbackBadFlags) {
   CUstream s;
   CU_ASSERT_OK(cuStreamCreate(&s, 0));
-  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuStreamAddCallback(s, [](CUstream, CUresult, void*) {}, nullptr, 1));
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuStreamAddCallback(
+                                          s, [](CUstream, CUresult, void*) {}, nullptr, 1));
   CU_EXPECT_OK(cuStreamDestroy(s));
 }
 
@@ -291,8 +292,8 @@ TEST_F(api_stream, HostFuncRunsOnAnotherThread) {
   CUstream s;
   CU_ASSERT_OK(cuStreamCreate(&s, 0));
   std::thread::id where;
-  CU_ASSERT_OK(cuLaunchHostFunc(s, [](void* u) { *static_cast<std::thread::id*>(u) = std::this_thread::get_id(); },
-                                &where));
+  CU_ASSERT_OK(cuLaunchHostFunc(
+      s, [](void* u) { *static_cast<std::thread::id*>(u) = std::this_thread::get_id(); }, &where));
   CU_ASSERT_OK(cuStreamSynchronize(s));
   EXPECT_NE(where, std::this_thread::get_id());
   CU_EXPECT_OK(cuStreamDestroy(s));

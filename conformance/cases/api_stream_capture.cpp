@@ -71,7 +71,8 @@ TEST_F(api_stream_CaptureGraph, CapturedNodesFormAChain) {
   CU_ASSERT_OK(cuStreamBeginCapture(s1, CU_STREAM_CAPTURE_MODE_GLOBAL));
   CU_ASSERT_OK(cuMemsetD32Async(p, 1, 1024, s1));
   CU_ASSERT_OK(Fill(s1, p, 2, 128));
-  CU_ASSERT_OK(cuLaunchHostFunc(s1, [](void* u) { ++*static_cast<std::atomic<int>*>(u); }, &calls));
+  CU_ASSERT_OK(cuLaunchHostFunc(
+      s1, [](void* u) { ++*static_cast<std::atomic<int>*>(u); }, &calls));
   CUgraph g = nullptr;
   CU_ASSERT_OK(cuStreamEndCapture(s1, &g));
   EXPECT_EQ(calls.load(), 0);
@@ -83,7 +84,7 @@ TEST_F(api_stream_CaptureGraph, CapturedNodesFormAChain) {
   std::vector<CUgraphNodeType> types(count);
   for (size_t i = 0; i < count; ++i) CU_EXPECT_OK(cuGraphNodeGetType(nodes[i], &types[i]));
   EXPECT_EQ(types, (std::vector<CUgraphNodeType>{CU_GRAPH_NODE_TYPE_MEMSET, CU_GRAPH_NODE_TYPE_KERNEL,
-                                                  CU_GRAPH_NODE_TYPE_HOST}));
+                                                 CU_GRAPH_NODE_TYPE_HOST}));
   size_t edges = 0;
   CU_EXPECT_OK(cuGraphGetEdges(g, nullptr, nullptr, nullptr, &edges));
   EXPECT_EQ(edges, 2u);
@@ -191,7 +192,8 @@ TEST_F(api_stream_CaptureGraph, QueryDuringCaptureInvalidatesIt) {
   CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
   CU_EXPECT_OK(cuStreamIsCapturing(s1, &status));
   EXPECT_EQ(status, CU_STREAM_CAPTURE_STATUS_INVALIDATED);
-  CU_EXPECT(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, cuMemsetD32Async(p, 1, 16, s1)) << "expectation from docs; GPU run will confirm";
+  CU_EXPECT(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, cuMemsetD32Async(p, 1, 16, s1))
+      << "expectation from docs; GPU run will confirm";
   CUgraph g = reinterpret_cast<CUgraph>(0x1);
   CU_EXPECT(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, cuStreamEndCapture(s1, &g));
   EXPECT_EQ(g, nullptr);

@@ -404,7 +404,6 @@ TEST_F(api_texture, SurfaceReadClampAndZero) {
   CU_EXPECT_OK(cuArrayDestroy(a));
 }
 
-
 TEST_F(api_texture, Layered2D) {
   const int w = 8, h = 4, layers = 3;
   std::vector<float> host(w * h * layers);
@@ -525,8 +524,8 @@ TEST_F(api_texture_Cubemap, PointFacesAndTexels) {
         dirs.insert(dirs.end(), {d[0] * scale, d[1] * scale, d[2] * scale, 0});
         expected.push_back(static_cast<float>(f * 100 + y * 10 + x));
       }
-  const float edges[][3] = {{1, 1, 0},  {1, -1, 0}, {-1, 1, 0}, {-1, -1, 0}, {1, 0, 1},   {-1, 0, 1},
-                            {1, 0, -1}, {0, 1, 1},  {0, -1, 1}, {0, 1, -1},  {1, 1, 1},   {-1, -1, -1},
+  const float edges[][3] = {{1, 1, 0},  {1, -1, 0},  {-1, 1, 0},   {-1, -1, 0}, {1, 0, 1}, {-1, 0, 1},
+                            {1, 0, -1}, {0, 1, 1},   {0, -1, 1},   {0, 1, -1},  {1, 1, 1}, {-1, -1, -1},
                             {1, -1, 1}, {-1, 1, -1}, {2, 2, 0.5f}, {0.5f, 2, 2}};
   for (const auto& e : edges) {
     dirs.insert(dirs.end(), {e[0], e[1], e[2], 0});

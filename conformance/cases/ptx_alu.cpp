@@ -51,9 +51,9 @@ double B2D(u64 b) {
 
 const std::vector<u64>& Values(Set s) {
   static const std::vector<u64> i16 = {0, 1, 0xffff, 7, 0xfff9, 0x7fff, 0x8000, 0x1234, 0xfed4, 255, 256};
-  static const std::vector<u64> i32 = {0,          1,          0xffffffff, 2,          7,          0xfffffff9,
-                                       100,        0xffffff9c, 0x7fffffff, 0x80000000, 0x12345678, 0xdeadbeef,
-                                       31,         32,         33,         0x80000001, 0x0000ffff, 0xffff0000};
+  static const std::vector<u64> i32 = {0,   1,          0xffffffff, 2,          7,          0xfffffff9,
+                                       100, 0xffffff9c, 0x7fffffff, 0x80000000, 0x12345678, 0xdeadbeef,
+                                       31,  32,         33,         0x80000001, 0x0000ffff, 0xffff0000};
   static const std::vector<u64> i64 = {0,
                                        1,
                                        ~u64{0},
@@ -68,13 +68,30 @@ const std::vector<u64>& Values(Set s) {
                                        0x100000000ull,
                                        0xffffffffull,
                                        0xffffffff00000000ull};
-  static const std::vector<u64> f32 = {
-      F2B(0.0f),         F2B(-0.0f),       F2B(1.0f),        F2B(-1.0f),         F2B(0.5f),
-      F2B(-2.5f),        F2B(1.5f),        F2B(3.0f),        F2B(3.14159265f),   F2B(1e-3f),
-      F2B(1e30f),        F2B(-1e30f),      F2B(3.4e38f),     0x00000001u /*min denormal*/,
-      0x807fffffu /*-max denormal*/,       0x00800000u /*min normal*/,           0x7f800000u /*inf*/,
-      0xff800000u /*-inf*/,                0x7fc00000u /*qNaN*/,                 0x7f800001u /*sNaN*/,
-      0xffc12345u /*-NaN payload*/,        F2B(16777216.0f), F2B(0.3333333f),    F2B(-7.75e-20f)};
+  static const std::vector<u64> f32 = {F2B(0.0f),
+                                       F2B(-0.0f),
+                                       F2B(1.0f),
+                                       F2B(-1.0f),
+                                       F2B(0.5f),
+                                       F2B(-2.5f),
+                                       F2B(1.5f),
+                                       F2B(3.0f),
+                                       F2B(3.14159265f),
+                                       F2B(1e-3f),
+                                       F2B(1e30f),
+                                       F2B(-1e30f),
+                                       F2B(3.4e38f),
+                                       0x00000001u /*min denormal*/,
+                                       0x807fffffu /*-max denormal*/,
+                                       0x00800000u /*min normal*/,
+                                       0x7f800000u /*inf*/,
+                                       0xff800000u /*-inf*/,
+                                       0x7fc00000u /*qNaN*/,
+                                       0x7f800001u /*sNaN*/,
+                                       0xffc12345u /*-NaN payload*/,
+                                       F2B(16777216.0f),
+                                       F2B(0.3333333f),
+                                       F2B(-7.75e-20f)};
   static const std::vector<u64> f64 = {D2B(0.0),
                                        D2B(-0.0),
                                        D2B(1.0),
@@ -136,13 +153,13 @@ using Ref = std::function<u64(u64, u64, u64)>;
 using Skip = std::function<bool(u64, u64, u64)>;
 
 struct AluCase {
-  std::string name;     // case name: instruction with '_' for '.'
-  std::string body;     // PTX using %a %b %c -> %d
+  std::string name;  // case name: instruction with '_' for '.'
+  std::string body;  // PTX using %a %b %c -> %d
   Operand a, b, c;
   int dBits;
   Ref ref;
   Cmp cmp = Cmp::Exact;
-  Skip skip = nullptr;  // inputs whose result PTX leaves unspecified
+  Skip skip = nullptr;   // inputs whose result PTX leaves unspecified
   double tolerance = 0;  // Approx32: relative error bound (or absolute below 1)
   std::string target = "sm_75";
 };
@@ -164,8 +181,8 @@ std::string KernelFor(const AluCase& c) {
   for (auto [reg, op] : {std::pair{'a', c.a}, std::pair{'b', c.b}, std::pair{'c', c.c}}) {
     if (!op.bits) continue;
     k << "\tld.param.u64 %rd" << idx << ", [p" << reg << "];\n\tcvta.to.global.u64 %rd" << idx << ", %rd" << idx
-      << ";\n\tmad.lo.u64 %rd" << idx << ", %rd1, " << op.bits / 8 << ", %rd" << idx << ";\n\tld.global" << RegType(op.bits)
-      << " %" << reg << ", [%rd" << idx << "];\n";
+      << ";\n\tmad.lo.u64 %rd" << idx << ", %rd1, " << op.bits / 8 << ", %rd" << idx << ";\n\tld.global"
+      << RegType(op.bits) << " %" << reg << ", [%rd" << idx << "];\n";
     ++idx;
   }
   k << "\t" << c.body << "\n";
@@ -362,8 +379,7 @@ u64 SatSub32(u64 a, u64 b) {
 }
 
 // Float helpers with a rounding mode.
-template <class F>
-auto Rounded(int mode, F f) {
+template <class F> auto Rounded(int mode, F f) {
   int old = std::fegetround();
   std::fesetround(mode);
   auto r = f();
@@ -424,12 +440,13 @@ float PtxMaxF(float a, float b) {
 }
 
 // PTX float -> integer conversion: round as asked, saturate to the destination range, NaN -> 0.
-template <class I>
-u64 FloatToInt(double v, int mode) {
+template <class I> u64 FloatToInt(double v, int mode) {
   if (std::isnan(v)) return 0;
   double r = Rounded(mode, [&] { return std::nearbyint(v); });
-  if (r <= static_cast<double>(std::numeric_limits<I>::min())) return static_cast<u64>(std::numeric_limits<I>::min()) & Mask(8 * sizeof(I));
-  if (r >= static_cast<double>(std::numeric_limits<I>::max())) return static_cast<u64>(std::numeric_limits<I>::max()) & Mask(8 * sizeof(I));
+  if (r <= static_cast<double>(std::numeric_limits<I>::min()))
+    return static_cast<u64>(std::numeric_limits<I>::min()) & Mask(8 * sizeof(I));
+  if (r >= static_cast<double>(std::numeric_limits<I>::max()))
+    return static_cast<u64>(std::numeric_limits<I>::max()) & Mask(8 * sizeof(I));
   return static_cast<u64>(static_cast<I>(r)) & Mask(8 * sizeof(I));
 }
 
@@ -463,9 +480,12 @@ u64 FloatToHalf(float f) {
 float HalfToFloat(u64 h) {
   u32 sign = (h & 0x8000) ? 1 : 0, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
   float v;
-  if (exp == 0) v = std::ldexp(static_cast<float>(mant), -24);
-  else if (exp == 31) v = mant ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
-  else v = std::ldexp(static_cast<float>(mant | 0x400), static_cast<int>(exp) - 25);
+  if (exp == 0)
+    v = std::ldexp(static_cast<float>(mant), -24);
+  else if (exp == 31)
+    v = mant ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
+  else
+    v = std::ldexp(static_cast<float>(mant | 0x400), static_cast<int>(exp) - 25);
   return sign ? -v : v;
 }
 
@@ -555,8 +575,8 @@ std::vector<AluCase> IntegerCases() {
        [](u64 a, u64 b, u64) { return u64{a == b}; }},
       {"setp_ne_s16", "setp.ne.s16 %q, %a, %b;\n\tselp.u32 %d, 1, 0, %q;", A16, A16, N, 32,
        [](u64 a, u64 b, u64) { return u64{a != b}; }},
-      {"setp_le_s32_and", "setp.eq.u32 %p2, %r1, %r1;\n\tsetp.le.and.s32 %q, %a, %b, %p2;\n\tselp.u32 %d, 1, 0, %q;", A32, A32, N, 32,
-       [](u64 a, u64 b, u64) { return u64{S32(a) <= S32(b)}; }},
+      {"setp_le_s32_and", "setp.eq.u32 %p2, %r1, %r1;\n\tsetp.le.and.s32 %q, %a, %b, %p2;\n\tselp.u32 %d, 1, 0, %q;",
+       A32, A32, N, 32, [](u64 a, u64 b, u64) { return u64{S32(a) <= S32(b)}; }},
       {"selp_b32", "setp.ne.u32 %q, %c, 0;\n\tselp.b32 %d, %a, %b, %q;", A32, A32, I(32, Set::Small32), 32,
        [](u64 a, u64 b, u64 c) { return c ? a : b; }},
   };
@@ -630,59 +650,80 @@ std::vector<AluCase> FloatCases() {
       f32("mul_ftz_f32", "mul.ftz.f32 %d, %a, %b;", F32Bin(FE_TONEAREST, true, MulF)),
       f32("div_rn_f32", "div.rn.f32 %d, %a, %b;", F32Bin(FE_TONEAREST, false, DivF)),
       f32("div_rz_f32", "div.rz.f32 %d, %a, %b;", F32Bin(FE_TOWARDZERO, false, DivF)),
-      f32("min_f32", "min.f32 %d, %a, %b;", [](u64 a, u64 b, u64) { return Canon32(PtxMinF(B2F(a), B2F(b))); },
+      f32(
+          "min_f32", "min.f32 %d, %a, %b;", [](u64 a, u64 b, u64) { return Canon32(PtxMinF(B2F(a), B2F(b))); },
           Cmp::Float32ZeroSignFree),
-      f32("max_f32", "max.f32 %d, %a, %b;", [](u64 a, u64 b, u64) { return Canon32(PtxMaxF(B2F(a), B2F(b))); },
+      f32(
+          "max_f32", "max.f32 %d, %a, %b;", [](u64 a, u64 b, u64) { return Canon32(PtxMaxF(B2F(a), B2F(b))); },
           Cmp::Float32ZeroSignFree),
-      f32("add_sat_f32", "add.sat.f32 %d, %a, %b;",
+      f32(
+          "add_sat_f32", "add.sat.f32 %d, %a, %b;",
           [](u64 a, u64 b, u64) {
             float r = B2F(a) + B2F(b);
             if (std::isnan(r)) return F2B(0.0f);
             return F2B(std::min(1.0f, std::max(0.0f, r)));
           },
           Cmp::Float32ZeroSignFree),
-      f32("setp_lt_f32", "setp.lt.f32 %q, %a, %b;\n\tselp.u32 %d, 1, 0, %q;",
+      f32(
+          "setp_lt_f32", "setp.lt.f32 %q, %a, %b;\n\tselp.u32 %d, 1, 0, %q;",
           [](u64 a, u64 b, u64) { return u64{B2F(a) < B2F(b)}; }, Cmp::Exact),
-      f32("setp_ltu_f32", "setp.ltu.f32 %q, %a, %b;\n\tselp.u32 %d, 1, 0, %q;",
+      f32(
+          "setp_ltu_f32", "setp.ltu.f32 %q, %a, %b;\n\tselp.u32 %d, 1, 0, %q;",
           [](u64 a, u64 b, u64) { return u64{!(B2F(a) >= B2F(b))}; }, Cmp::Exact),
-      f32("setp_eq_f32", "setp.eq.f32 %q, %a, %b;\n\tselp.u32 %d, 1, 0, %q;",
+      f32(
+          "setp_eq_f32", "setp.eq.f32 %q, %a, %b;\n\tselp.u32 %d, 1, 0, %q;",
           [](u64 a, u64 b, u64) { return u64{B2F(a) == B2F(b)}; }, Cmp::Exact),
-      f32("setp_neu_f32", "setp.neu.f32 %q, %a, %b;\n\tselp.u32 %d, 1, 0, %q;",
+      f32(
+          "setp_neu_f32", "setp.neu.f32 %q, %a, %b;\n\tselp.u32 %d, 1, 0, %q;",
           [](u64 a, u64 b, u64) { return u64{!(B2F(a) == B2F(b))}; }, Cmp::Exact),
-      f32("setp_num_f32", "setp.num.f32 %q, %a, %b;\n\tselp.u32 %d, 1, 0, %q;",
+      f32(
+          "setp_num_f32", "setp.num.f32 %q, %a, %b;\n\tselp.u32 %d, 1, 0, %q;",
           [](u64 a, u64 b, u64) { return u64{!std::isnan(B2F(a)) && !std::isnan(B2F(b))}; }, Cmp::Exact),
-      f32("setp_nan_f32", "setp.nan.f32 %q, %a, %b;\n\tselp.u32 %d, 1, 0, %q;",
+      f32(
+          "setp_nan_f32", "setp.nan.f32 %q, %a, %b;\n\tselp.u32 %d, 1, 0, %q;",
           [](u64 a, u64 b, u64) { return u64{std::isnan(B2F(a)) || std::isnan(B2F(b))}; }, Cmp::Exact),
-      f32("setp_ge_f32", "setp.ge.f32 %q, %a, %b;\n\tselp.u32 %d, 1, 0, %q;",
+      f32(
+          "setp_ge_f32", "setp.ge.f32 %q, %a, %b;\n\tselp.u32 %d, 1, 0, %q;",
           [](u64 a, u64 b, u64) { return u64{B2F(a) >= B2F(b)}; }, Cmp::Exact),
-      f32("copysign_f32", "copysign.f32 %d, %a, %b;",
+      f32(
+          "copysign_f32", "copysign.f32 %d, %a, %b;",
           [](u64 a, u64 b, u64) { return (b & 0x7fffffffu) | (a & 0x80000000u); }, Cmp::Exact),
-      unaryF("abs_f32", "abs.f32 %d, %a;", [](u64 a, u64, u64) { return a & 0x7fffffffu; }, Cmp::Float32),
-      unaryF("neg_f32", "neg.f32 %d, %a;", [](u64 a, u64, u64) { return a ^ 0x80000000u; }, Cmp::Float32),
+      unaryF(
+          "abs_f32", "abs.f32 %d, %a;", [](u64 a, u64, u64) { return a & 0x7fffffffu; }, Cmp::Float32),
+      unaryF(
+          "neg_f32", "neg.f32 %d, %a;", [](u64 a, u64, u64) { return a ^ 0x80000000u; }, Cmp::Float32),
       unaryF("sqrt_rn_f32", "sqrt.rn.f32 %d, %a;", [](u64 a, u64, u64) { return Canon32(std::sqrt(B2F(a))); }),
-      unaryF("rcp_rn_f32", "rcp.rn.f32 %d, %a;", [](u64 a, u64, u64) {
-        volatile float one = 1.0f;
-        return Canon32(one / B2F(a));
-      }),
-      unaryF("sqrt_approx_f32", "sqrt.approx.f32 %d, %a;",
-             [](u64 a, u64, u64) { return Canon32(std::sqrt(FlushF(B2F(a)))); }, Cmp::Approx32, 1e-6),
-      unaryF("rsqrt_approx_f32", "rsqrt.approx.f32 %d, %a;",
-             [](u64 a, u64, u64) { return Canon32(1.0f / std::sqrt(FlushF(B2F(a)))); }, Cmp::Approx32, 1e-6),
-      unaryF("ex2_approx_ftz_f32", "ex2.approx.ftz.f32 %d, %a;",
-             [](u64 a, u64, u64) { return Canon32(FlushF(std::exp2(FlushF(B2F(a))))); }, Cmp::Approx32, 1e-6),
-      unaryF("lg2_approx_f32", "lg2.approx.f32 %d, %a;",
-             [](u64 a, u64, u64) { return Canon32(std::log2(FlushF(B2F(a)))); }, Cmp::Approx32, 1e-6),
-      unaryF("sin_approx_f32", "sin.approx.f32 %d, %a;",
-             [](u64 a, u64, u64) { return Canon32(std::sin(B2F(a))); }, Cmp::Approx32, 1e-6),
-      unaryF("cos_approx_f32", "cos.approx.f32 %d, %a;",
-             [](u64 a, u64, u64) { return Canon32(std::cos(B2F(a))); }, Cmp::Approx32, 1e-6),
+      unaryF("rcp_rn_f32", "rcp.rn.f32 %d, %a;",
+             [](u64 a, u64, u64) {
+               volatile float one = 1.0f;
+               return Canon32(one / B2F(a));
+             }),
+      unaryF(
+          "sqrt_approx_f32", "sqrt.approx.f32 %d, %a;",
+          [](u64 a, u64, u64) { return Canon32(std::sqrt(FlushF(B2F(a)))); }, Cmp::Approx32, 1e-6),
+      unaryF(
+          "rsqrt_approx_f32", "rsqrt.approx.f32 %d, %a;",
+          [](u64 a, u64, u64) { return Canon32(1.0f / std::sqrt(FlushF(B2F(a)))); }, Cmp::Approx32, 1e-6),
+      unaryF(
+          "ex2_approx_ftz_f32", "ex2.approx.ftz.f32 %d, %a;",
+          [](u64 a, u64, u64) { return Canon32(FlushF(std::exp2(FlushF(B2F(a))))); }, Cmp::Approx32, 1e-6),
+      unaryF(
+          "lg2_approx_f32", "lg2.approx.f32 %d, %a;",
+          [](u64 a, u64, u64) { return Canon32(std::log2(FlushF(B2F(a)))); }, Cmp::Approx32, 1e-6),
+      unaryF(
+          "sin_approx_f32", "sin.approx.f32 %d, %a;", [](u64 a, u64, u64) { return Canon32(std::sin(B2F(a))); },
+          Cmp::Approx32, 1e-6),
+      unaryF(
+          "cos_approx_f32", "cos.approx.f32 %d, %a;", [](u64 a, u64, u64) { return Canon32(std::cos(B2F(a))); },
+          Cmp::Approx32, 1e-6),
       f64("add_rn_f64", "add.rn.f64 %d, %a, %b;", F64Bin(FE_TONEAREST, AddD)),
       f64("add_rm_f64", "add.rm.f64 %d, %a, %b;", F64Bin(FE_DOWNWARD, AddD)),
       f64("sub_rp_f64", "sub.rp.f64 %d, %a, %b;", F64Bin(FE_UPWARD, SubD)),
       f64("mul_rn_f64", "mul.rn.f64 %d, %a, %b;", F64Bin(FE_TONEAREST, MulD)),
       f64("mul_rz_f64", "mul.rz.f64 %d, %a, %b;", F64Bin(FE_TOWARDZERO, MulD)),
       f64("div_rn_f64", "div.rn.f64 %d, %a, %b;", F64Bin(FE_TONEAREST, DivD)),
-      f64("min_f64", "min.f64 %d, %a, %b;",
+      f64(
+          "min_f64", "min.f64 %d, %a, %b;",
           [](u64 a, u64 b, u64) {
             double x = B2D(a), y = B2D(b);
             if (std::isnan(x) && std::isnan(y)) return Canon64(x);
@@ -701,11 +742,28 @@ std::vector<AluCase> FloatCases() {
        Cmp::Float64},
   };
   // Fused multiply-add with a third operand from a reduced set (the cross product stays small).
-  AluCase fma32{"fma_rn_f32", "fma.rn.f32 %d, %a, %b, %c;", F, F, I(32, Set::F32), 32,
-                [](u64 a, u64 b, u64 c) { return Canon32(std::fma(B2F(a), B2F(b), B2F(c))); }, Cmp::Float32};
-  AluCase fma64{"fma_rn_f64", "fma.rn.f64 %d, %a, %b, %c;", D, D, I(64, Set::F64), 64,
-                [](u64 a, u64 b, u64 c) { return Canon64(std::fma(B2D(a), B2D(b), B2D(c))); }, Cmp::Float64};
-  AluCase fmaRz{"fma_rz_f32", "fma.rz.f32 %d, %a, %b, %c;", F, F, I(32, Set::F32), 32,
+  AluCase fma32{"fma_rn_f32",
+                "fma.rn.f32 %d, %a, %b, %c;",
+                F,
+                F,
+                I(32, Set::F32),
+                32,
+                [](u64 a, u64 b, u64 c) { return Canon32(std::fma(B2F(a), B2F(b), B2F(c))); },
+                Cmp::Float32};
+  AluCase fma64{"fma_rn_f64",
+                "fma.rn.f64 %d, %a, %b, %c;",
+                D,
+                D,
+                I(64, Set::F64),
+                64,
+                [](u64 a, u64 b, u64 c) { return Canon64(std::fma(B2D(a), B2D(b), B2D(c))); },
+                Cmp::Float64};
+  AluCase fmaRz{"fma_rz_f32",
+                "fma.rz.f32 %d, %a, %b, %c;",
+                F,
+                F,
+                I(32, Set::F32),
+                32,
                 [](u64 a, u64 b, u64 c) {
                   return Canon32(Rounded(FE_TOWARDZERO, [&] {
                     volatile float x = B2F(a), y = B2F(b), z = B2F(c);
@@ -722,8 +780,7 @@ std::vector<AluCase> FloatCases() {
       c.skip = [](u64 a, u64, u64) { return !(std::fabs(B2F(a)) <= 3.15f); };
   // ex2/lg2/rsqrt/sqrt approximate: compare where the ISA bound is meaningful (no subnormal inputs).
   for (auto& c : v) {
-    if (c.name == "ex2_approx_ftz_f32")
-      c.skip = [](u64 a, u64, u64) { return !(std::fabs(B2F(a)) <= 100.0f); };
+    if (c.name == "ex2_approx_ftz_f32") c.skip = [](u64 a, u64, u64) { return !(std::fabs(B2F(a)) <= 100.0f); };
     if (c.name == "lg2_approx_f32" || c.name == "rsqrt_approx_f32" || c.name == "sqrt_approx_f32")
       c.skip = [](u64 a, u64, u64) { return std::fpclassify(B2F(a)) == FP_SUBNORMAL; };
   }
@@ -731,8 +788,7 @@ std::vector<AluCase> FloatCases() {
 }
 
 std::vector<AluCase> ConvertCases() {
-  Operand F = I(32, Set::F32), D = I(64, Set::F64), A32 = I(32, Set::I32), A64 = I(64, Set::I64),
-          A16 = I(16, Set::I16);
+  Operand F = I(32, Set::F32), D = I(64, Set::F64), A32 = I(32, Set::I32), A64 = I(64, Set::I64), A16 = I(16, Set::I16);
   return {
       {"cvt_rni_s32_f32", "cvt.rni.s32.f32 %d, %a;", F, N, N, 32,
        [](u64 a, u64, u64) { return FloatToInt<int32_t>(B2F(a), FE_TONEAREST); }},
@@ -770,7 +826,8 @@ std::vector<AluCase> ConvertCases() {
        }},
       {"cvt_rn_f32_u32", "cvt.rn.f32.u32 %d, %a;", A32, N, N, 32,
        [](u64 a, u64, u64) { return F2B(static_cast<float>(static_cast<u32>(a))); }},
-      {"cvt_rn_f32_u64", "cvt.rn.f32.u64 %d, %a;", A64, N, N, 32, [](u64 a, u64, u64) { return F2B(static_cast<float>(a)); }},
+      {"cvt_rn_f32_u64", "cvt.rn.f32.u64 %d, %a;", A64, N, N, 32,
+       [](u64 a, u64, u64) { return F2B(static_cast<float>(a)); }},
       {"cvt_rn_f64_s64", "cvt.rn.f64.s64 %d, %a;", A64, N, N, 64,
        [](u64 a, u64, u64) { return D2B(static_cast<double>(S64(a))); }},
       {"cvt_rn_f32_f64", "cvt.rn.f32.f64 %d, %a;", D, N, N, 32,
@@ -794,8 +851,7 @@ std::vector<AluCase> ConvertCases() {
        Cmp::Exact},
       {"cvt_f32_f16", "cvt.f32.f16 %d, %a;", A16, N, N, 32, [](u64 a, u64, u64) { return Canon32(HalfToFloat(a)); },
        Cmp::Float32},
-      {"cvt_s32_s16", "cvt.s32.s16 %d, %a;", A16, N, N, 32,
-       [](u64 a, u64, u64) { return FromS32(S16(a)); }},
+      {"cvt_s32_s16", "cvt.s32.s16 %d, %a;", A16, N, N, 32, [](u64 a, u64, u64) { return FromS32(S16(a)); }},
       {"cvt_u32_u16", "cvt.u32.u16 %d, %a;", A16, N, N, 32, [](u64 a, u64, u64) { return a & 0xffff; }},
       {"cvt_u32_u64", "cvt.u32.u64 %d, %a;", A64, N, N, 32, [](u64 a, u64, u64) { return a & 0xffffffffu; }},
       {"cvt_s64_s32", "cvt.s64.s32 %d, %a;", A32, N, N, 64,
@@ -835,7 +891,8 @@ class ptx_convert : public testing::TestWithParam<AluCase> {};
 TEST_P(ptx_convert, Alu) { RunAluCase(GetParam()); }
 INSTANTIATE_TEST_SUITE_P(All, ptx_convert, testing::ValuesIn(ConvertCases()), CaseName);
 
-// ---- ptx.golden: outputs recorded on a real GPU, compared bit for bit ------------------------------------------------
+// ---- ptx.golden: outputs recorded on a real GPU, compared bit for bit
+// ------------------------------------------------
 //
 // Every instruction form above, and forms whose results the host cannot compute exactly (half precision, bfloat16,
 // approximate transcendental functions, packed and fused integer forms), runs on edge values plus seeded random
@@ -862,7 +919,7 @@ u64 RandomFor(Set s, Rng& r) {
     case Set::F32:
       return (r() & 1) ? r() & 0xffffffffu
                        : F2B(static_cast<float>(sign() * std::ldexp(1.0 + static_cast<double>(r() % 4096) / 4096.0,
-                                                                     static_cast<int>(r() % 61) - 30)));
+                                                                    static_cast<int>(r() % 61) - 30)));
     case Set::F64:
       return (r() & 1) ? r()
                        : D2B(sign() * std::ldexp(1.0 + static_cast<double>(r() % 65536) / 65536.0,
@@ -892,7 +949,8 @@ void GoldenInputs(const AluCase& c, std::vector<u64>* va, std::vector<u64>* vb, 
     vc->push_back(z);
   };
   size_t total = sa.size() * sb.size() * sc.size(), stride = (total + 319) / 320;
-  for (size_t k = 0; k < total; k += stride) add(sa[k / (sb.size() * sc.size())], sb[(k / sc.size()) % sb.size()], sc[k % sc.size()]);
+  for (size_t k = 0; k < total; k += stride)
+    add(sa[k / (sb.size() * sc.size())], sb[(k / sc.size()) % sb.size()], sc[k % sc.size()]);
   Rng r{conf::Fnv(c.name.data(), c.name.size())};
   for (int i = 0; i < 192; ++i) {
     u64 x = RandomFor(c.a.set, r), y = c.b.bits ? RandomFor(c.b.set, r) : 0, z = c.c.bits ? RandomFor(c.c.set, r) : 0;
@@ -924,7 +982,8 @@ void RunGoldenCase(const AluCase& c) {
   auto it = golden.find(c.name);
   ASSERT_NE(it, golden.end()) << "no golden outputs for " << c.name
                               << (source.empty() ? " (CUEMU_CONF_GOLDEN is not set)" : " in " + source);
-  ASSERT_EQ(it->second.hash, hash) << "the golden outputs were recorded for other inputs or another kernel; record again";
+  ASSERT_EQ(it->second.hash, hash)
+      << "the golden outputs were recorded for other inputs or another kernel; record again";
   ASSERT_EQ(it->second.outputs.size(), got.size());
   int failures = 0;
   for (size_t i = 0; i < got.size() && failures < 8; ++i) {
@@ -941,9 +1000,8 @@ void RunGoldenCase(const AluCase& c) {
 
 // Forms whose results come only from the GPU.
 std::vector<AluCase> GoldenOnlyCases() {
-  Operand F = I(32, Set::F32), D = I(64, Set::F64), A32 = I(32, Set::I32), A64 = I(64, Set::I64),
-          H = I(16, Set::F16), B = I(16, Set::BF16), H2 = I(32, Set::F16x2), S32 = I(32, Set::Shift32),
-          Sm = I(32, Set::Small32);
+  Operand F = I(32, Set::F32), D = I(64, Set::F64), A32 = I(32, Set::I32), A64 = I(64, Set::I64), H = I(16, Set::F16),
+          B = I(16, Set::BF16), H2 = I(32, Set::F16x2), S32 = I(32, Set::Shift32), Sm = I(32, Set::Small32);
   auto g = [](const char* name, const char* body, Operand a, Operand b, Operand c, int d, const char* target = "sm_75",
               Cmp cmp = Cmp::Exact, double tol = 0) {
     AluCase k{name, body, a, b, c, d, nullptr, cmp};

@@ -32,9 +32,8 @@ std::string Module(const std::string& body, const std::string& version = "8.0") 
 // Loads `ptx`, copies `in` to the device, fills `out` (outBytes) with `fill` bytes, launches k on one block of
 // `threads` threads and returns out.
 bool RunKernel(const std::string& ptx, const std::vector<uint8_t>& in, size_t outBytes, unsigned threads,
-         std::vector<uint8_t>* out, const std::vector<uint8_t>& outInit = {}) {
-  if (const char* dir = std::getenv("CUEMU_CONF_DUMP_PTX"))
-  {
+               std::vector<uint8_t>* out, const std::vector<uint8_t>& outInit = {}) {
+  if (const char* dir = std::getenv("CUEMU_CONF_DUMP_PTX")) {
     const testing::TestInfo* t = testing::UnitTest::GetInstance()->current_test_info();
     std::string name = std::string(t->test_suite_name()) + "_" + t->name();
     std::replace(name.begin(), name.end(), '/', '_');
@@ -84,7 +83,9 @@ template <class T> T Get(const std::vector<uint8_t>& v, size_t byteOffset) {
   std::memcpy(&x, v.data() + byteOffset, sizeof x);
   return x;
 }
-template <class T> void Put(std::vector<uint8_t>& v, size_t byteOffset, T x) { std::memcpy(v.data() + byteOffset, &x, sizeof x); }
+template <class T> void Put(std::vector<uint8_t>& v, size_t byteOffset, T x) {
+  std::memcpy(v.data() + byteOffset, &x, sizeof x);
+}
 
 // First differing byte, or "".
 std::string Diff(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want) {
@@ -143,8 +144,10 @@ TEST_F(ptx_async, CpAsyncSizesZeroFillIgnoreSrc) {
     copy(8, 8);
     copy(16, t % 17);
     zero(16 + t % 17, 16 - t % 17);
-    if (t & 1) zero(32, 16);
-    else copy(32, 16);
+    if (t & 1)
+      zero(32, 16);
+    else
+      copy(32, 16);
     copy(48, 3);
     zero(51, 5);
     copy(56, 4);
@@ -524,8 +527,10 @@ WAIT:
 
 // 1 KiB shared -> shared (the own CTA's shared::cluster window) on an mbarrier.
 TEST_F(ptx_async, BulkSharedToShared) {
-  std::string body = "\t.shared .align 128 .b8 sbuf[1024];\n\t.shared .align 128 .b8 sbuf2[1024];\n"
-                     "\t.shared .align 8 .b64 bar;\n" + std::string(kFillShared) + R"(
+  std::string body =
+      "\t.shared .align 128 .b8 sbuf[1024];\n\t.shared .align 128 .b8 sbuf2[1024];\n"
+      "\t.shared .align 8 .b64 bar;\n" +
+      std::string(kFillShared) + R"(
 	mov.u32 %r7, sbuf2;
 	mov.u32 %r10, bar;
 	setp.ne.u32 %p1, %r1, 0;
@@ -568,9 +573,10 @@ DONE:
 
 // A bulk L2 prefetch changes nothing a program sees.
 TEST_F(ptx_async, BulkPrefetch) {
-  std::string body = "\t.shared .align 128 .b8 sbuf[1024];\n\tsetp.ne.u32 %p1, %r1, 0;\n\t@%p1 bra GO;\n"
-                     "\tcp.async.bulk.prefetch.L2.global [%rd1], 1024;\nGO:\n" +
-                     std::string(kFillShared) + "\tmov.u32 %r7, sbuf;\n" + kStoreShared;
+  std::string body =
+      "\t.shared .align 128 .b8 sbuf[1024];\n\tsetp.ne.u32 %p1, %r1, 0;\n\t@%p1 bra GO;\n"
+      "\tcp.async.bulk.prefetch.L2.global [%rd1], 1024;\nGO:\n" +
+      std::string(kFillShared) + "\tmov.u32 %r7, sbuf;\n" + kStoreShared;
   std::vector<uint8_t> in = Pattern(1024, 8), out;
   ASSERT_TRUE(RunKernel(Module(body), in, 1024, 32, &out));
   EXPECT_EQ(Diff(out, in), "");
@@ -605,10 +611,10 @@ WAIT:
 
 // One cp.reduce.async.bulk form: `op` applied element-wise to out (global, or a shared copy of it) with in.
 struct ReduceForm {
-  std::string name, mnemonic;  // e.g. "add.u32"
-  unsigned size;               // element bytes
+  std::string name, mnemonic;                     // e.g. "add.u32"
+  unsigned size;                                  // element bytes
   std::function<uint64_t(uint64_t, uint64_t)> f;  // (old, operand) -> new, on element bits
-  bool shared = false;         // also a form with a shared::cluster destination
+  bool shared = false;                            // also a form with a shared::cluster destination
 };
 void PrintTo(const ReduceForm& f, std::ostream* os) { *os << f.name; }
 
@@ -639,19 +645,45 @@ float FloatOfBf16(uint16_t h) {
 std::vector<ReduceForm> ReduceForms() {
   auto s32 = [](uint64_t x) { return int32_t(uint32_t(x)); };
   auto s64 = [](uint64_t x) { return int64_t(x); };
-  auto f32 = [](uint64_t x) { float f; uint32_t b = uint32_t(x); std::memcpy(&f, &b, 4); return f; };
-  auto bits32 = [](float f) { uint32_t b; std::memcpy(&b, &f, 4); return uint64_t(b); };
-  auto f64 = [](uint64_t x) { double d; std::memcpy(&d, &x, 8); return d; };
-  auto bits64 = [](double d) { uint64_t b; std::memcpy(&b, &d, 8); return b; };
+  auto f32 = [](uint64_t x) {
+    float f;
+    uint32_t b = uint32_t(x);
+    std::memcpy(&f, &b, 4);
+    return f;
+  };
+  auto bits32 = [](float f) {
+    uint32_t b;
+    std::memcpy(&b, &f, 4);
+    return uint64_t(b);
+  };
+  auto f64 = [](uint64_t x) {
+    double d;
+    std::memcpy(&d, &x, 8);
+    return d;
+  };
+  auto bits64 = [](double d) {
+    uint64_t b;
+    std::memcpy(&b, &d, 8);
+    return b;
+  };
   return {
       {"add_u32", "add.u32", 4, [](uint64_t a, uint64_t b) { return uint64_t(uint32_t(a + b)); }, true},
-      {"min_u32", "min.u32", 4, [](uint64_t a, uint64_t b) { return std::min(uint32_t(a), uint32_t(b)) + uint64_t(0); }, true},
-      {"max_u32", "max.u32", 4, [](uint64_t a, uint64_t b) { return std::max(uint32_t(a), uint32_t(b)) + uint64_t(0); }, true},
-      {"inc_u32", "inc.u32", 4, [](uint64_t a, uint64_t b) { return uint64_t(uint32_t(a) >= uint32_t(b) ? 0 : uint32_t(a) + 1); }, true},
-      {"dec_u32", "dec.u32", 4, [](uint64_t a, uint64_t b) { return uint64_t(uint32_t(a) == 0 || uint32_t(a) > uint32_t(b) ? uint32_t(b) : uint32_t(a) - 1); }, true},
+      {"min_u32", "min.u32", 4, [](uint64_t a, uint64_t b) { return std::min(uint32_t(a), uint32_t(b)) + uint64_t(0); },
+       true},
+      {"max_u32", "max.u32", 4, [](uint64_t a, uint64_t b) { return std::max(uint32_t(a), uint32_t(b)) + uint64_t(0); },
+       true},
+      {"inc_u32", "inc.u32", 4,
+       [](uint64_t a, uint64_t b) { return uint64_t(uint32_t(a) >= uint32_t(b) ? 0 : uint32_t(a) + 1); }, true},
+      {"dec_u32", "dec.u32", 4,
+       [](uint64_t a, uint64_t b) {
+         return uint64_t(uint32_t(a) == 0 || uint32_t(a) > uint32_t(b) ? uint32_t(b) : uint32_t(a) - 1);
+       },
+       true},
       {"add_s32", "add.s32", 4, [](uint64_t a, uint64_t b) { return uint64_t(uint32_t(a + b)); }, true},
-      {"min_s32", "min.s32", 4, [=](uint64_t a, uint64_t b) { return uint64_t(uint32_t(std::min(s32(a), s32(b)))); }, true},
-      {"max_s32", "max.s32", 4, [=](uint64_t a, uint64_t b) { return uint64_t(uint32_t(std::max(s32(a), s32(b)))); }, true},
+      {"min_s32", "min.s32", 4, [=](uint64_t a, uint64_t b) { return uint64_t(uint32_t(std::min(s32(a), s32(b)))); },
+       true},
+      {"max_s32", "max.s32", 4, [=](uint64_t a, uint64_t b) { return uint64_t(uint32_t(std::max(s32(a), s32(b)))); },
+       true},
       {"and_b32", "and.b32", 4, [](uint64_t a, uint64_t b) { return a & b; }, true},
       {"or_b32", "or.b32", 4, [](uint64_t a, uint64_t b) { return a | b; }, true},
       {"xor_b32", "xor.b32", 4, [](uint64_t a, uint64_t b) { return a ^ b; }, true},
@@ -665,12 +697,20 @@ std::vector<ReduceForm> ReduceForms() {
       {"xor_b64", "xor.b64", 8, [](uint64_t a, uint64_t b) { return a ^ b; }},
       {"add_f32", "add.f32", 4, [=](uint64_t a, uint64_t b) { return bits32(f32(a) + f32(b)); }},
       {"add_f64", "add.f64", 8, [=](uint64_t a, uint64_t b) { return bits64(f64(a) + f64(b)); }},
-      {"add_noftz_f16", "add.noftz.f16", 2, [](uint64_t a, uint64_t b) { return uint64_t(HalfOf(int(FloatOfHalf(uint16_t(a)) + FloatOfHalf(uint16_t(b))))); }},
-      {"min_f16", "min.f16", 2, [](uint64_t a, uint64_t b) { return FloatOfHalf(uint16_t(b)) < FloatOfHalf(uint16_t(a)) ? b : a; }},
-      {"max_f16", "max.f16", 2, [](uint64_t a, uint64_t b) { return FloatOfHalf(uint16_t(b)) > FloatOfHalf(uint16_t(a)) ? b : a; }},
-      {"add_noftz_bf16", "add.noftz.bf16", 2, [](uint64_t a, uint64_t b) { return uint64_t(Bf16Of(FloatOfBf16(uint16_t(a)) + FloatOfBf16(uint16_t(b)))); }},
-      {"min_bf16", "min.bf16", 2, [](uint64_t a, uint64_t b) { return FloatOfBf16(uint16_t(b)) < FloatOfBf16(uint16_t(a)) ? b : a; }},
-      {"max_bf16", "max.bf16", 2, [](uint64_t a, uint64_t b) { return FloatOfBf16(uint16_t(b)) > FloatOfBf16(uint16_t(a)) ? b : a; }},
+      {"add_noftz_f16", "add.noftz.f16", 2,
+       [](uint64_t a, uint64_t b) {
+         return uint64_t(HalfOf(int(FloatOfHalf(uint16_t(a)) + FloatOfHalf(uint16_t(b)))));
+       }},
+      {"min_f16", "min.f16", 2,
+       [](uint64_t a, uint64_t b) { return FloatOfHalf(uint16_t(b)) < FloatOfHalf(uint16_t(a)) ? b : a; }},
+      {"max_f16", "max.f16", 2,
+       [](uint64_t a, uint64_t b) { return FloatOfHalf(uint16_t(b)) > FloatOfHalf(uint16_t(a)) ? b : a; }},
+      {"add_noftz_bf16", "add.noftz.bf16", 2,
+       [](uint64_t a, uint64_t b) { return uint64_t(Bf16Of(FloatOfBf16(uint16_t(a)) + FloatOfBf16(uint16_t(b)))); }},
+      {"min_bf16", "min.bf16", 2,
+       [](uint64_t a, uint64_t b) { return FloatOfBf16(uint16_t(b)) < FloatOfBf16(uint16_t(a)) ? b : a; }},
+      {"max_bf16", "max.bf16", 2,
+       [](uint64_t a, uint64_t b) { return FloatOfBf16(uint16_t(b)) > FloatOfBf16(uint16_t(a)) ? b : a; }},
   };
 }
 
@@ -682,8 +722,18 @@ uint64_t ElementValue(const ReduceForm& f, unsigned i, uint32_t seed) {
   int small = int(x % 61) - 30;
   if (f.mnemonic.find("bf16") != std::string::npos) return Bf16Of(float(small));
   if (f.mnemonic.find("f16") != std::string::npos) return HalfOf(small);
-  if (f.mnemonic.find("f32") != std::string::npos) { float v = float(small) * 0.25f; uint32_t b; std::memcpy(&b, &v, 4); return b; }
-  if (f.mnemonic.find("f64") != std::string::npos) { double v = double(small) * 0.125; uint64_t b; std::memcpy(&b, &v, 8); return b; }
+  if (f.mnemonic.find("f32") != std::string::npos) {
+    float v = float(small) * 0.25f;
+    uint32_t b;
+    std::memcpy(&b, &v, 4);
+    return b;
+  }
+  if (f.mnemonic.find("f64") != std::string::npos) {
+    double v = double(small) * 0.125;
+    uint64_t b;
+    std::memcpy(&b, &v, 8);
+    return b;
+  }
   uint64_t wide = uint64_t(x) << 32 | (x * 7919u);
   if (f.mnemonic.find("inc") != std::string::npos || f.mnemonic.find("dec") != std::string::npos) return x % 20;
   return f.size == 4 ? uint64_t(x) : wide;
@@ -721,11 +771,13 @@ void RunReduce(const ReduceForm& f, bool shared) {
 	fence.proxy.async.shared::cta;
 )";
   if (shared)
-    body += "\tmbarrier.arrive.expect_tx.shared::cta.b64 %rd10, [%r10], 64;\n"
-            "\tcp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes." + f.mnemonic +
-            " [%r4], [%r3], 64, [%r10];\n"
-            "WAIT:\n\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [%r10], 0;\n\t@!%p3 bra WAIT;\n"
-            "\tcp.async.bulk.global.shared::cta.bulk_group [%rd2], [%r4], 64;\n";
+    body +=
+        "\tmbarrier.arrive.expect_tx.shared::cta.b64 %rd10, [%r10], 64;\n"
+        "\tcp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes." +
+        f.mnemonic +
+        " [%r4], [%r3], 64, [%r10];\n"
+        "WAIT:\n\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [%r10], 0;\n\t@!%p3 bra WAIT;\n"
+        "\tcp.async.bulk.global.shared::cta.bulk_group [%rd2], [%r4], 64;\n";
   else
     body += "\tcp.reduce.async.bulk.global.shared::cta.bulk_group." + f.mnemonic + " [%rd2], [%r3], 64;\n";
   body += "\tcp.async.bulk.commit_group;\n\tcp.async.bulk.wait_group 0;\nDONE:\n";

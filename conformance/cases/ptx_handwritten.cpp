@@ -13,8 +13,14 @@ namespace {
 using Check = std::function<bool(const std::vector<unsigned>&, std::string*)>;
 
 struct HandCase {
-  HandCase(std::string n, std::string b, unsigned g, unsigned bl, Check c, std::string t = "sm_75", std::string glob = "")
-      : name(std::move(n)), body(std::move(b)), grid(g), block(bl), check(std::move(c)), target(std::move(t)),
+  HandCase(std::string n, std::string b, unsigned g, unsigned bl, Check c, std::string t = "sm_75",
+           std::string glob = "")
+      : name(std::move(n)),
+        body(std::move(b)),
+        grid(g),
+        block(bl),
+        check(std::move(c)),
+        target(std::move(t)),
         globals(std::move(glob)) {}
   std::string name;
   std::string body;  // PTX body after the prologue: %tid in %r1 (flat thread id in the grid), result to store in %r9
@@ -38,7 +44,8 @@ std::string Kernel(const HandCase& c) {
 }
 
 void RunHand(const HandCase& c) {
-  if (const char* dir = std::getenv("CUEMU_CONF_DUMP_PTX")) std::ofstream(std::string(dir) + "/hand_" + c.name + ".ptx") << Kernel(c);
+  if (const char* dir = std::getenv("CUEMU_CONF_DUMP_PTX"))
+    std::ofstream(std::string(dir) + "/hand_" + c.name + ".ptx") << Kernel(c);
   CU_ASSERT_OK(cuInit(0));
   CUcontext ctx;
   CU_ASSERT_OK(cuCtxCreate(&ctx, nullptr, 0, 0));
@@ -91,11 +98,12 @@ std::vector<HandCase> SpecialCases() {
       {"smid_bounded",
        "\tmov.u32 %r5, %smid;\n\tmov.u32 %r6, %nsmid;\n\tsetp.lt.u32 %p1, %r5, %r6;\n\tselp.u32 %r9, 1, 0, %p1;", 4, 32,
        Each([](unsigned) { return 1u; })},
-      {"lanemask_lt",
-       "\tmov.u32 %r5, %lanemask_lt;\n\tpopc.b32 %r9, %r5;", 1, 64, Each([](unsigned i) { return i % 32; })},
+      {"lanemask_lt", "\tmov.u32 %r5, %lanemask_lt;\n\tpopc.b32 %r9, %r5;", 1, 64,
+       Each([](unsigned i) { return i % 32; })},
       {"lanemask_eq", "\tmov.u32 %r9, %lanemask_eq;", 1, 32, Each([](unsigned i) { return 1u << (i % 32); })},
       {"clock64_monotonic",
-       "\tmov.u64 %rd3, %clock64;\n\tmov.u64 %rd4, %clock64;\n\tsetp.ge.u64 %p1, %rd4, %rd3;\n\tselp.u32 %r9, 1, 0, %p1;",
+       "\tmov.u64 %rd3, %clock64;\n\tmov.u64 %rd4, %clock64;\n\tsetp.ge.u64 %p1, %rd4, %rd3;\n\tselp.u32 %r9, 1, 0, "
+       "%p1;",
        1, 32, Each([](unsigned) { return 1u; })},
       {"globaltimer_monotonic",
        "\tmov.u64 %rd3, %globaltimer;\n\tmov.u64 %rd4, %globaltimer;\n\tsetp.ge.u64 %p1, %rd4, %rd3;\n"
@@ -157,8 +165,11 @@ std::vector<HandCase> ControlCases() {
        "\tsetp.eq.u32 %p1, %r7, 1;\n\t@%p1 bra ODD;\n\tmul.lo.u32 %r8, %r4, 5;\n\tst.shared.u32 [%r5], %r8;\n"
        "\tbar.sync 0;\n\tld.shared.u32 %r9, [%r5+4];\n\tbra.uni JOIN;\nODD:\n\tmul.lo.u32 %r8, %r4, 3;\n"
        "\tst.shared.u32 [%r5], %r8;\n\tbar.sync 0;\n\tld.shared.u32 %r9, [%r5+-4];\nJOIN:",
-       2, 128, Each([](unsigned i) { unsigned t = i % 128; return t % 2 ? (t - 1) * 5 : 0xdeadu; }), "sm_75",
-       ".shared .align 4 .b32 sh[128];\n"},
+       2, 128, Each([](unsigned i) {
+         unsigned t = i % 128;
+         return t % 2 ? (t - 1) * 5 : 0xdeadu;
+       }),
+       "sm_75", ".shared .align 4 .b32 sh[128];\n"},
       {"exit_early",
        "\tmov.u32 %r9, 5;\n\tand.b32 %r5, %r1, 1;\n\tsetp.eq.u32 %p1, %r5, 1;\n\t@!%p1 bra CONT;\n"
        "\tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd1, %rd1;\n\tmul.wide.u32 %rd2, %r1, 4;\n"
@@ -174,9 +185,8 @@ std::vector<HandCase> MemoryCases() {
        "\tbar.sync 0;\n\tsub.u32 %r8, 63, %r4;\n\tshl.b32 %r8, %r8, 2;\n\tadd.u32 %r8, %r5, %r8;\n"
        "\tld.shared.u32 %r9, [%r8];",
        2, 64, Each([](unsigned i) { return 63 - i % 64; }), "sm_75", ".shared .align 4 .b32 sh[64];\n"},
-      {"global_variable_initializer",
-       "\tld.global.u32 %r9, [gtable+8];", 1, 32, Each([](unsigned) { return 30u; }), "sm_75",
-       ".global .align 4 .u32 gtable[4] = {10, 20, 30, 40};\n"},
+      {"global_variable_initializer", "\tld.global.u32 %r9, [gtable+8];", 1, 32, Each([](unsigned) { return 30u; }),
+       "sm_75", ".global .align 4 .u32 gtable[4] = {10, 20, 30, 40};\n"},
       {"const_variable",
        "\tand.b32 %r5, %r1, 3;\n\tmul.wide.u32 %rd5, %r5, 4;\n\tmov.u64 %rd6, ctable;\n\tadd.u64 %rd6, %rd6, %rd5;\n"
        "\tld.const.u32 %r9, [%rd6];",
@@ -217,7 +227,8 @@ std::vector<HandCase> AtomicCases() {
       {"atom_global_add_f16",
        "\tmov.u64 %rd5, ghalf;\n\tmov.b16 %rs1, 0x3c00;\n\tatom.global.add.noftz.f16 %rs2, [%rd5], %rs1;\n"
        "\tbar.sync 0;\n\tld.volatile.global.b16 %rs3, [%rd5];\n\tcvt.u32.u16 %r5, %rs3;\n\tcvt.f32.f16 %f1, %rs2;\n"
-       "\tcvt.rzi.u32.f32 %r6, %f1;\n\tsetp.lt.u32 %p1, %r6, 64;\n\tselp.u32 %r7, 0x10000, 0, %p1;\n\tor.b32 %r9, %r5, %r7;",
+       "\tcvt.rzi.u32.f32 %r6, %f1;\n\tsetp.lt.u32 %p1, %r6, 64;\n\tselp.u32 %r7, 0x10000, 0, %p1;\n\tor.b32 %r9, %r5, "
+       "%r7;",
        1, 64, Each([](unsigned) { return 0x15400u; }), "sm_75", ".global .align 2 .b16 ghalf = 0;\n"},
       {"red_global_add",
        "\tmov.u64 %rd5, gsum;\n\tred.global.add.u32 [%rd5], %r1;\n\tbar.sync 0;\n\tmembar.gl;\n"
@@ -234,23 +245,22 @@ std::vector<HandCase> AtomicCases() {
 
 std::vector<HandCase> WarpCases() {
   return {
-      {"shfl_sync_bfly",
-       "\tshfl.sync.bfly.b32 %r9, %r1, 1, 0x1f, 0xffffffff;", 1, 64, Each([](unsigned i) { return i ^ 1; })},
+      {"shfl_sync_bfly", "\tshfl.sync.bfly.b32 %r9, %r1, 1, 0x1f, 0xffffffff;", 1, 64,
+       Each([](unsigned i) { return i ^ 1; })},
       {"shfl_sync_up_pred",
-       "\tshfl.sync.up.b32 %r5|%p1, %r1, 3, 0, 0xffffffff;\n\tselp.u32 %r6, 1000, 0, %p1;\n\tadd.u32 %r9, %r5, %r6;", 1, 32,
-       Each([](unsigned i) { return i >= 3 ? i - 3 + 1000 : i; })},
+       "\tshfl.sync.up.b32 %r5|%p1, %r1, 3, 0, 0xffffffff;\n\tselp.u32 %r6, 1000, 0, %p1;\n\tadd.u32 %r9, %r5, %r6;", 1,
+       32, Each([](unsigned i) { return i >= 3 ? i - 3 + 1000 : i; })},
       {"vote_sync_all_any",
-       "\tsetp.lt.u32 %p1, %r4, 16;\n\tvote.sync.any.pred %p2, %p1, 0xffffffff;\n\tvote.sync.all.pred %p3, %p1, 0xffffffff;\n"
+       "\tsetp.lt.u32 %p1, %r4, 16;\n\tvote.sync.any.pred %p2, %p1, 0xffffffff;\n\tvote.sync.all.pred %p3, %p1, "
+       "0xffffffff;\n"
        "\tselp.u32 %r5, 1, 0, %p2;\n\tselp.u32 %r6, 2, 0, %p3;\n\tor.b32 %r9, %r5, %r6;",
        1, 64, Each([](unsigned i) { return i < 32 ? 1u : 0u; })},  // warp 0: some lanes (any), not all; warp 1: none
-      {"match_all_sync",
-       "\tshr.u32 %r5, %r4, 5;\n\tmatch.all.sync.b32 %r9|%p1, %r5, 0xffffffff;", 1, 64,
+      {"match_all_sync", "\tshr.u32 %r5, %r4, 5;\n\tmatch.all.sync.b32 %r9|%p1, %r5, 0xffffffff;", 1, 64,
        Each([](unsigned) { return 0xffffffffu; }), "sm_75"},
-      {"redux_sync_add",
-       "\tredux.sync.add.u32 %r9, %r1, 0xffffffff;", 1, 64,
+      {"redux_sync_add", "\tredux.sync.add.u32 %r9, %r1, 0xffffffff;", 1, 64,
        Each([](unsigned i) { return i < 32 ? 496u : 32u * 32 + 496u; }), "sm_80"},
-      {"redux_sync_max",
-       "\tredux.sync.max.s32 %r9, %r1, 0xffffffff;", 1, 64, Each([](unsigned i) { return i < 32 ? 31u : 63u; }), "sm_80"},
+      {"redux_sync_max", "\tredux.sync.max.s32 %r9, %r1, 0xffffffff;", 1, 64,
+       Each([](unsigned i) { return i < 32 ? 31u : 63u; }), "sm_80"},
       {"activemask_full", "\tactivemask.b32 %r9;", 1, 32, Each([](unsigned) { return 0xffffffffu; })},
   };
 }

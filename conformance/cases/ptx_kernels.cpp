@@ -24,8 +24,7 @@ class PtxKernelTest : public conf::ContextTest {
     EXPECT_EQ(cuModuleGetFunction(&f, mod, name), CUDA_SUCCESS) << name;
     return f;
   }
-  template <class T>
-  CUdeviceptr Upload(const std::vector<T>& v) {
+  template <class T> CUdeviceptr Upload(const std::vector<T>& v) {
     CUdeviceptr p = 0;
     EXPECT_EQ(cuMemAlloc(&p, std::max<size_t>(v.size() * sizeof(T), 4)), CUDA_SUCCESS);
     if (!v.empty()) {
@@ -34,12 +33,8 @@ class PtxKernelTest : public conf::ContextTest {
     owned.push_back(p);
     return p;
   }
-  template <class T>
-  CUdeviceptr Zeros(size_t n) {
-    return Upload(std::vector<T>(n));
-  }
-  template <class T>
-  std::vector<T> Download(CUdeviceptr p, size_t n) {
+  template <class T> CUdeviceptr Zeros(size_t n) { return Upload(std::vector<T>(n)); }
+  template <class T> std::vector<T> Download(CUdeviceptr p, size_t n) {
     std::vector<T> v(n);
     EXPECT_EQ(cuMemcpyDtoH(v.data(), p, n * sizeof(T)), CUDA_SUCCESS);
     return v;
@@ -154,7 +149,8 @@ TEST_F(ptx_atomic, IncDecWrap) {
   CUdeviceptr inc = Zeros<unsigned>(1), dec = Zeros<unsigned>(1);
   unsigned limit = 9;
   CU_ASSERT_OK(Run("atomic_inc_dec", 1, 25, {&inc, &dec, &limit}));
-  // inc: old >= limit ? 0 : old+1 ; dec: (old == 0 || old > limit) ? limit : old-1. Order does not matter for the end value.
+  // inc: old >= limit ? 0 : old+1 ; dec: (old == 0 || old > limit) ? limit : old-1. Order does not matter for the end
+  // value.
   unsigned i = 0, d = 0;
   for (int k = 0; k < 25; ++k) {
     i = i >= limit ? 0 : i + 1;
@@ -231,9 +227,9 @@ TEST_F(ptx_warp, ShuffleWidth) {
 TEST_F(ptx_warp, VoteBallotAnyAll) {
   const int threads = 128;
   std::vector<int> in(threads, 0);
-  for (int t = 0; t < 32; ++t) in[t] = 1;                        // warp 0: all
-  for (int t = 32; t < 64; ++t) in[t] = (t % 3 == 0);           // warp 1: some
-  for (int t = 96; t < 128; ++t) in[t] = (t == 127);            // warp 3: one; warp 2: none
+  for (int t = 0; t < 32; ++t) in[t] = 1;              // warp 0: all
+  for (int t = 32; t < 64; ++t) in[t] = (t % 3 == 0);  // warp 1: some
+  for (int t = 96; t < 128; ++t) in[t] = (t == 127);   // warp 3: one; warp 2: none
   CUdeviceptr din = Upload(in), ballot = Zeros<unsigned>(4), any = Zeros<int>(4), all = Zeros<int>(4),
               active = Zeros<unsigned>(threads);
   CU_ASSERT_OK(Run("warp_vote", 1, threads, {&din, &ballot, &any, &all, &active}));
@@ -316,7 +312,8 @@ INSTANTIATE_TEST_SUITE_P(All, ptx_barrier_BlockSum, testing::Values(32, 64, 128,
 TEST_F(ptx_barrier, CountAndOr) {
   for (int pattern = 0; pattern < 4; ++pattern) {
     std::vector<int> in(200);
-    for (int t = 0; t < 200; ++t) in[t] = pattern == 0 ? 0 : pattern == 1 ? 1 : pattern == 2 ? (t % 7 == 0) : (t != 150);
+    for (int t = 0; t < 200; ++t)
+      in[t] = pattern == 0 ? 0 : pattern == 1 ? 1 : pattern == 2 ? (t % 7 == 0) : (t != 150);
     CUdeviceptr din = Upload(in), count = Zeros<int>(1), all = Zeros<int>(1), any = Zeros<int>(1);
     CU_ASSERT_OK(Run("barrier_count_and_or", 1, 200, {&din, &count, &all, &any}));
     int c = static_cast<int>(std::count(in.begin(), in.end(), 1));
@@ -494,9 +491,8 @@ TEST_P(ptx_memory_Generic, PointerToEachSpace) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(All, ptx_memory_Generic, testing::Values(0, 1, 2),
-                         [](const testing::TestParamInfo<int>& i) {
-                           return std::string(i.param == 0 ? "global" : i.param == 1 ? "shared" : "local");
-                         });
+INSTANTIATE_TEST_SUITE_P(All, ptx_memory_Generic, testing::Values(0, 1, 2), [](const testing::TestParamInfo<int>& i) {
+  return std::string(i.param == 0 ? "global" : i.param == 1 ? "shared" : "local");
+});
 
 }  // namespace

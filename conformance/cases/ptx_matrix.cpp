@@ -39,10 +39,15 @@ enum class El { F16, BF16, TF32, F32, F64, S8, U8, S4, U4, B1, E4M3, E5M2, S32 }
 
 unsigned Bits(El e) {
   switch (e) {
-    case El::F16: case El::BF16: return 16;
+    case El::F16:
+    case El::BF16: return 16;
     case El::F64: return 64;
-    case El::S8: case El::U8: case El::E4M3: case El::E5M2: return 8;
-    case El::S4: case El::U4: return 4;
+    case El::S8:
+    case El::U8:
+    case El::E4M3:
+    case El::E5M2: return 8;
+    case El::S4:
+    case El::U4: return 4;
     case El::B1: return 1;
     default: return 32;
   }
@@ -77,14 +82,20 @@ u64 FloatBits(Rng& r, int mode, int ebits, int mbits, bool hasInf) {
   switch (mode) {
     case 1: exp = 1 + r() % (emax - 1); break;
     case 2: exp = r() % 3; break;
-    case 3: exp = bias; man &= ~((u64{1} << mbits) - 1) | 0x7; break;
+    case 3:
+      exp = bias;
+      man &= ~((u64{1} << mbits) - 1) | 0x7;
+      break;
     default: exp = bias - 2 + r() % 5; break;
   }
   if (mode == 4) {
     u32 k = static_cast<u32>(r() % 24);
-    if (k == 0) exp = emax, man = hasInf ? 0 : man | 1;          // infinity (NaN where there is none)
-    else if (k == 1) exp = emax, man = man | 1;                   // NaN
-    else if (k == 2) exp = 0, man = 0;                            // zero
+    if (k == 0)
+      exp = emax, man = hasInf ? 0 : man | 1;  // infinity (NaN where there is none)
+    else if (k == 1)
+      exp = emax, man = man | 1;  // NaN
+    else if (k == 2)
+      exp = 0, man = 0;  // zero
   }
   if (!hasInf && exp == emax && mode != 4) exp = emax - 1;
   return sign << (ebits + mbits) | exp << mbits | man;
@@ -182,7 +193,8 @@ void CheckGolden(const std::string& name, const std::string& ptx, const std::vec
   auto it = golden.find(name);
   ASSERT_NE(it, golden.end()) << "no golden outputs for " << name
                               << (source.empty() ? " (CUEMU_CONF_GOLDEN is not set)" : " in " + source);
-  ASSERT_EQ(it->second.hash, hash) << "the golden outputs were recorded for other inputs or another kernel; record again";
+  ASSERT_EQ(it->second.hash, hash)
+      << "the golden outputs were recorded for other inputs or another kernel; record again";
   ASSERT_EQ(it->second.outputs.size(), got.size());
   int failures = 0;
   size_t bad = 0;
@@ -199,9 +211,7 @@ void CheckGolden(const std::string& name, const std::string& ptx, const std::vec
   EXPECT_EQ(bad, 0u) << "of " << got.size() << " output words (" << outWord * 8 << "-bit)\n" << ptx;
 }
 
-std::string Header() {
-  return ".version 8.7\n.target sm_90\n.address_size 64\n";
-}
+std::string Header() { return ".version 8.7\n.target sm_90\n.address_size 64\n"; }
 
 // ---- mma.sync ------------------------------------------------------------------------------------------------
 
@@ -212,7 +222,7 @@ struct MmaForm {
   unsigned nd, na, nb, nc;  // registers per fragment
   std::string extra;        // .satfinite, .xor.popc, ...
   unsigned trials = 25;
-  bool sparse = false;      // mma.sp::ordered_metadata with a metadata register (selector 0)
+  bool sparse = false;  // mma.sp::ordered_metadata with a metadata register (selector 0)
 };
 
 std::string MmaKernel(const MmaForm& f) {
@@ -234,7 +244,8 @@ std::string MmaKernel(const MmaForm& f) {
     << "  add.s64 %p5, %p1, %p4;\n";
   unsigned k = 0;
   auto loads = [&](char frag, unsigned n) {
-    for (unsigned r = 0; r < n; ++r, ++k) s << "  " << ld << " " << reg << frag << r << ", [%p3+" << k * 32 * w << "];\n";
+    for (unsigned r = 0; r < n; ++r, ++k)
+      s << "  " << ld << " " << reg << frag << r << ", [%p3+" << k * 32 * w << "];\n";
   };
   loads('a', f.na);
   loads('b', f.nb);
@@ -246,9 +257,8 @@ std::string MmaKernel(const MmaForm& f) {
     return v + "}";
   };
   s << "  mma" << (f.sparse ? ".sp::ordered_metadata" : "") << ".sync.aligned." << f.shape << ".row.col" << f.extra
-    << PtxType(f.d) << PtxType(f.a) << PtxType(f.b) << PtxType(f.c) << " " << vec('d', f.nd) << ", "
-    << vec('a', f.na) << ", " << vec('b', f.nb) << ", " << vec('c', f.nc) << (f.sparse ? ", %e, 0x0" : "")
-    << ";\n";
+    << PtxType(f.d) << PtxType(f.a) << PtxType(f.b) << PtxType(f.c) << " " << vec('d', f.nd) << ", " << vec('a', f.na)
+    << ", " << vec('b', f.nb) << ", " << vec('c', f.nc) << (f.sparse ? ", %e, 0x0" : "") << ";\n";
   for (unsigned r = 0; r < f.nd; ++r) s << "  " << st << " [%p5+" << r * 32 * w << "], " << reg << "d" << r << ";\n";
   s << "  ret;\n}\n";
   return s.str();
@@ -380,13 +390,14 @@ std::string WmmaKernel(const WmmaForm& f, unsigned strideA, unsigned strideB, un
   const bool satfinite = f.extra == ".satfinite";
   s << "  wmma.mma" << (satfinite ? "" : f.extra) << ".sync.aligned" << (f.aRow ? ".row" : ".col")
     << (f.bRow ? ".row" : ".col") << "." << f.shape.name;
-  if (f.a == El::F16) s << PtxType(f.d) << PtxType(f.c);
-  else s << PtxType(f.d) << PtxType(f.a) << PtxType(f.b) << PtxType(f.c);
+  if (f.a == El::F16)
+    s << PtxType(f.d) << PtxType(f.c);
+  else
+    s << PtxType(f.d) << PtxType(f.a) << PtxType(f.b) << PtxType(f.c);
   if (satfinite) s << f.extra;
-  s << " " << vec("%d", f.nd) << ", " << vec("%a", f.na) << ", " << vec("%b", f.nb) << ", " << vec("%c", f.nc)
-    << ";\n";
-  s << "  wmma.store.d.sync.aligned.row." << f.shape.name << ".global" << PtxType(f.d) << " [%p5], "
-    << vec("%d", f.nd) << ", " << strideC << ";\n";
+  s << " " << vec("%d", f.nd) << ", " << vec("%a", f.na) << ", " << vec("%b", f.nb) << ", " << vec("%c", f.nc) << ";\n";
+  s << "  wmma.store.d.sync.aligned.row." << f.shape.name << ".global" << PtxType(f.d) << " [%p5], " << vec("%d", f.nd)
+    << ", " << strideC << ";\n";
   s << "  ret;\n}\n";
   return s.str();
 }
@@ -397,7 +408,9 @@ void RunWmma(const WmmaForm& f) {
   const unsigned strideA = (f.aRow ? f.shape.k : f.shape.m) + pad(bitsA);
   const unsigned strideB = (f.bRow ? f.shape.n : f.shape.k) + pad(bitsB);
   const unsigned strideC = f.shape.n + pad(bitsC);
-  auto tileBytes = [](unsigned lines, unsigned stride, unsigned bits) { return (size_t(lines) * stride * bits + 7) / 8; };
+  auto tileBytes = [](unsigned lines, unsigned stride, unsigned bits) {
+    return (size_t(lines) * stride * bits + 7) / 8;
+  };
   const size_t bytesA = tileBytes(f.aRow ? f.shape.m : f.shape.k, strideA, bitsA);
   const size_t bytesB = tileBytes(f.bRow ? f.shape.k : f.shape.n, strideB, bitsB);
   const size_t bytesC = tileBytes(f.shape.m, strideC, bitsC);
@@ -535,8 +548,8 @@ void RunLayout(const LayoutForm& f) {
       for (unsigned r = 0; r < f.regs; ++r)
         s << "  " << ld << " %v" << r << ", [%p6+" << (p * f.regs + r) * 32 * w << "];\n";
       s << "  add.s64 %p4, %p1, " << p * tileSlot << ";\n";
-      s << "  wmma.store.d.sync.aligned" << (f.row ? ".row." : ".col.") << f.shape.name << ".global"
-        << PtxType(f.type) << " [%p4], " << vec << ", " << lead << ";\n";
+      s << "  wmma.store.d.sync.aligned" << (f.row ? ".row." : ".col.") << f.shape.name << ".global" << PtxType(f.type)
+        << " [%p4], " << vec << ", " << lead << ";\n";
     }
     outBytes = tileSlot * planes;
   }
@@ -637,8 +650,8 @@ void RunMove(const MoveForm& f) {
       << "  add.s64 %p4, %p1, %p2;\n  st.global.b32 [%p4], %w0;\n";
     outWords = 32;
   } else {
-    t << "  ldmatrix.sync.aligned.m8n8" << x << (f.trans && f.op == "ldmatrix" ? ".trans" : "") << ".shared.b16 "
-      << vec << ", [%t7];\n";
+    t << "  ldmatrix.sync.aligned.m8n8" << x << (f.trans && f.op == "ldmatrix" ? ".trans" : "") << ".shared.b16 " << vec
+      << ", [%t7];\n";
     for (unsigned r = 0; r < f.count; ++r)
       t << "  mad.lo.u32 %t2, " << r << ", 32, %t0;\n  mul.wide.u32 %p2, %t2, 4;\n  add.s64 %p3, %p1, %p2;\n"
         << "  st.global.b32 [%p3], %v" << r << ";\n";
@@ -670,11 +683,11 @@ void RunMove(const MoveForm& f) {
 
 std::vector<MoveForm> MoveForms() {
   return {
-      {"ldmatrix_x1", "ldmatrix", 1, false},        {"ldmatrix_x2", "ldmatrix", 2, false},
-      {"ldmatrix_x4", "ldmatrix", 4, false},        {"ldmatrix_x1_trans", "ldmatrix", 1, true},
-      {"ldmatrix_x2_trans", "ldmatrix", 2, true},   {"ldmatrix_x4_trans", "ldmatrix", 4, true},
-      {"stmatrix_x1", "stmatrix", 1, false},        {"stmatrix_x2_trans", "stmatrix", 2, true},
-      {"stmatrix_x4", "stmatrix", 4, false},        {"stmatrix_x4_trans", "stmatrix", 4, true},
+      {"ldmatrix_x1", "ldmatrix", 1, false},      {"ldmatrix_x2", "ldmatrix", 2, false},
+      {"ldmatrix_x4", "ldmatrix", 4, false},      {"ldmatrix_x1_trans", "ldmatrix", 1, true},
+      {"ldmatrix_x2_trans", "ldmatrix", 2, true}, {"ldmatrix_x4_trans", "ldmatrix", 4, true},
+      {"stmatrix_x1", "stmatrix", 1, false},      {"stmatrix_x2_trans", "stmatrix", 2, true},
+      {"stmatrix_x4", "stmatrix", 4, false},      {"stmatrix_x4_trans", "stmatrix", 4, true},
       {"movmatrix_trans", "movmatrix", 1, true},
   };
 }

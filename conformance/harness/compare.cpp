@@ -127,7 +127,8 @@ std::vector<std::string> ExpectationFiles(const std::string& path) {
   if (DIR* d = opendir(path.c_str())) {
     while (dirent* e = readdir(d)) {
       std::string n = e->d_name;
-      if (n.rfind("nvidia-", 0) == 0 && n.size() > 5 && n.substr(n.size() - 5) == ".json") files.push_back(path + "/" + n);
+      if (n.rfind("nvidia-", 0) == 0 && n.size() > 5 && n.substr(n.size() - 5) == ".json")
+        files.push_back(path + "/" + n);
     }
     closedir(d);
   }
@@ -169,9 +170,12 @@ int Merge(int argc, char** argv) {
   }
   int pass = 0, fail = 0, ns = 0;
   for (const auto& [name, obj] : cases) {
-    if (obj.find("\"pass\"") != std::string::npos) ++pass;
-    else if (obj.find("\"not-supported\"") != std::string::npos) ++ns;
-    else ++fail;
+    if (obj.find("\"pass\"") != std::string::npos)
+      ++pass;
+    else if (obj.find("\"not-supported\"") != std::string::npos)
+      ++ns;
+    else
+      ++fail;
   }
   std::ofstream out(argv[2], std::ios::trunc);
   out << "{\n  \"schema\": 1,\n";
@@ -196,10 +200,14 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-    if (a == "--actual") actualPath = value();
-    else if (a == "--expectations") expectPath = value();
-    else if (a == "--known") knownPath = value();
-    else if (a == "--write-pending") pendingOut = value();
+    if (a == "--actual")
+      actualPath = value();
+    else if (a == "--expectations")
+      expectPath = value();
+    else if (a == "--known")
+      knownPath = value();
+    else if (a == "--write-pending")
+      pendingOut = value();
     else {
       std::fprintf(stderr,
                    "usage: %s --actual cuemu.json --expectations DIR|FILE [--known known-differences.txt]\n"
@@ -265,7 +273,8 @@ int main(int argc, char** argv) {
       continue;
     }
     if (it->second == "pass") {
-      if (k && k->kind == "pending") fixed.push_back(name + "   (known-differences.txt:" + std::to_string(k->line) + ")");
+      if (k && k->kind == "pending")
+        fixed.push_back(name + "   (known-differences.txt:" + std::to_string(k->line) + ")");
       continue;
     }
     if (k && (k->kind == "pending" || k->kind == "gpu-only")) {

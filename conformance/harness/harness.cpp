@@ -69,8 +69,7 @@ const std::vector<CUresult>& AllResults() {
 
 std::string Describe(CUresult r) { return ResultName(r) + " (" + std::to_string(static_cast<int>(r)) + ")"; }
 
-testing::AssertionResult ResultIs(const char* expectedExpr, const char* callExpr, CUresult expected,
-                                  CUresult actual) {
+testing::AssertionResult ResultIs(const char* expectedExpr, const char* callExpr, CUresult expected, CUresult actual) {
   if (expected == actual) return testing::AssertionSuccess();
   (void)expectedExpr;
   return testing::AssertionFailure() << callExpr << " returned " << Describe(actual) << ", expected "
@@ -145,8 +144,7 @@ FreshResult RunFresh(const std::string& name, const std::string& arg, int timeou
   }
   close(fds[0]);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   out.exitStatus = status;
   if (killed) return out;
   auto pos = out.output.rfind("RESULT ");
@@ -196,8 +194,7 @@ CUresult LoadModule(CUmodule* mod, std::string_view imageName) {
   return cuModuleLoadData(mod, img.ptr());
 }
 
-CUresult Launch1D(CUfunction f, unsigned grid, unsigned block, void** params, unsigned sharedBytes,
-                  CUstream stream) {
+CUresult Launch1D(CUfunction f, unsigned grid, unsigned block, void** params, unsigned sharedBytes, CUstream stream) {
   CUresult r = cuLaunchKernel(f, grid, 1, 1, block, 1, 1, sharedBytes, stream, params, nullptr);
   if (r != CUDA_SUCCESS) return r;
   return cuCtxSynchronize();

@@ -42,10 +42,10 @@ std::vector<std::string> ImageNames();
 // Runs `body` registered under `name` in a fresh process (the same binary, re-executed), so that process-global
 // state (cuInit, primary contexts) starts from scratch. The body's return value comes back as `result`.
 struct FreshResult {
-  bool ran = false;          // the child started and reported a result
-  int result = 0;            // the body's return value
-  int exitStatus = -1;       // raw waitpid status
-  std::string output;        // everything the child printed on stdout
+  bool ran = false;     // the child started and reported a result
+  int result = 0;       // the body's return value
+  int exitStatus = -1;  // raw waitpid status
+  std::string output;   // everything the child printed on stdout
 };
 FreshResult RunFresh(const std::string& name, const std::string& arg = "", int timeoutSeconds = 30);
 
@@ -73,7 +73,7 @@ class DeviceTest : public testing::Test {
   CUdevice dev = 0;
 };
 
-int DeviceCount();  // after cuInit; 0 on failure
+int DeviceCount();                                     // after cuInit; 0 on failure
 int Attribute(CUdevice dev, CUdevice_attribute attr);  // -1 on failure
 
 // Loads an embedded image with cuModuleLoadData into the current context.
@@ -103,10 +103,7 @@ class DeviceBuffer {
 
 // An exported symbol of the driver library under test (for ABI versions cuda.h no longer declares); NULL if absent.
 void* SymbolAddress(const char* name);
-template <class F>
-F Symbol(const char* name) {
-  return reinterpret_cast<F>(SymbolAddress(name));
-}
+template <class F> F Symbol(const char* name) { return reinterpret_cast<F>(SymbolAddress(name)); }
 
 // Pops every context from this thread's stack (cleanup after cases that push).
 void DrainContextStack();
@@ -132,9 +129,9 @@ bool GoldenRecord(const std::string& name, uint64_t hash, const std::vector<uint
 #define CU_EXPECT_OK(call) CU_EXPECT(CUDA_SUCCESS, call)
 
 // Registers a body that RunFresh can execute in a new process.
-#define CONF_FRESH_BODY(name)                                                              \
-  static int name(const std::string& arg);                                                 \
-  static const ::conf::FreshRegistration name##_registration(#name, &name);                \
+#define CONF_FRESH_BODY(name)                                               \
+  static int name(const std::string& arg);                                  \
+  static const ::conf::FreshRegistration name##_registration(#name, &name); \
   static int name([[maybe_unused]] const std::string& arg)
 
 // Marks the current case not-supported (GoogleTest skip) with a reason.

@@ -34,11 +34,11 @@ namespace {
 
 // GoogleTest suite names use '_' where the case name has '.'; the group is the longest known prefix.
 const char* const kGroups[] = {
-    "api_init",   "api_device",    "api_context",  "api_primary_context", "api_memory",   "api_stream",
-    "api_event",  "api_module",    "api_launch",   "api_library",         "api_link",     "api_occupancy",
-    "api_pointer", "api_func",     "api_misc",     "api_texture",         "api_graph",     "ptx_integer",         "ptx_float",    "ptx_convert",
-    "ptx_control", "ptx_memory",   "ptx_atomic",   "ptx_warp",            "ptx_barrier",  "ptx_special",
-    "ptx_bits",   "ptx_golden",    "ptx_matrix",   "runtime",
+    "api_init",    "api_device",  "api_context", "api_primary_context", "api_memory", "api_stream",
+    "api_event",   "api_module",  "api_launch",  "api_library",         "api_link",   "api_occupancy",
+    "api_pointer", "api_func",    "api_misc",    "api_texture",         "api_graph",  "ptx_integer",
+    "ptx_float",   "ptx_convert", "ptx_control", "ptx_memory",          "ptx_atomic", "ptx_warp",
+    "ptx_barrier", "ptx_special", "ptx_bits",    "ptx_golden",          "ptx_matrix", "runtime",
 };
 
 std::string Dotted(std::string_view group) {
@@ -82,10 +82,14 @@ bool GlobMatch(const char* pat, const char* s) {
 std::string Escape(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '\n') out += "\\n";
-    else if (c == '\t') out += "\\t";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '\n')
+      out += "\\n";
+    else if (c == '\t')
+      out += "\\t";
+    else
+      out += c;
   }
   return out;
 }
@@ -302,7 +306,8 @@ std::map<std::string, std::string> QueryInfo(const std::string& exe) {
 }
 
 std::string Describe(int status) {
-  if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+  if (WIFSIGNALED(status))
+    return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
   return "ended with raw status " + std::to_string(status);
 }
@@ -355,8 +360,10 @@ int Supervise(const Options& opt) {
   std::vector<std::vector<std::string>> batches(1);
   for (const auto& c : cases) {
     std::string suite = c.first.substr(0, c.first.find('.'));
-    if (suite.size() >= 7 && suite.compare(suite.size() - 7, 7, "_Faults") == 0) batches.push_back({c.first});
-    else batches[0].push_back(c.first);
+    if (suite.size() >= 7 && suite.compare(suite.size() - 7, 7, "_Faults") == 0)
+      batches.push_back({c.first});
+    else
+      batches[0].push_back(c.first);
   }
   std::vector<std::string> remaining;
 
@@ -371,113 +378,113 @@ int Supervise(const Options& opt) {
   int children = 0;
 
   for (auto& batch : batches) {
-  remaining = batch;
-  while (!remaining.empty()) {
-    {
-      std::ofstream list(listFile, std::ios::trunc);
-      for (const auto& n : remaining) list << n << "\n";
-    }
-    unlink(progressFile.c_str());
-    pid_t pid = Spawn({exe, "--child", listFile, progressFile}, -1);
-    ++children;
-    if (pid <= 0) {
-      std::fprintf(stderr, "cannot start child process\n");
-      break;
-    }
-    std::string current;  // started, not ended
-    auto currentSince = std::chrono::steady_clock::now();
-    std::string pending;
-    off_t offset = 0;
-    int status = 0;
-    bool exited = false, timedOut = false, failed = false;
-    std::set<std::string> doneNow;
-    auto drain = [&] {
-      int fd = open(progressFile.c_str(), O_RDONLY | O_CLOEXEC);
-      if (fd < 0) return;
-      char buf[65536];
-      for (;;) {
-        ssize_t n = pread(fd, buf, sizeof(buf), offset);
-        if (n <= 0) break;
-        offset += n;
-        pending.append(buf, static_cast<size_t>(n));
+    remaining = batch;
+    while (!remaining.empty()) {
+      {
+        std::ofstream list(listFile, std::ios::trunc);
+        for (const auto& n : remaining) list << n << "\n";
       }
-      close(fd);
-      size_t nl;
-      while ((nl = pending.find('\n')) != std::string::npos) {
-        std::string line = pending.substr(0, nl);
-        pending.erase(0, nl + 1);
-        auto f = Split(line, '\t');
-        if (failed) break;  // the child is being replaced; what it did after the failure runs again
-        if (f.size() >= 2 && f[0] == "S") {
-          current = f[1];
-          currentSince = std::chrono::steady_clock::now();
-        } else if (f.size() >= 5 && f[0] == "E") {
-          CaseResult r;
-          r.status = f[2];
-          r.ms = std::atol(f[3].c_str());
-          r.message = Unescape(f[4]);
-          results[f[1]] = r;
-          doneNow.insert(f[1]);
-          if (current == f[1]) current.clear();
-          currentSince = std::chrono::steady_clock::now();
-          // A failing case may leave the process poisoned (a kernel fault poisons the whole process on NVIDIA's
-          // driver, and on cuemu), so the cases after it run in a fresh child.
-          if (r.status == "fail") failed = true;
+      unlink(progressFile.c_str());
+      pid_t pid = Spawn({exe, "--child", listFile, progressFile}, -1);
+      ++children;
+      if (pid <= 0) {
+        std::fprintf(stderr, "cannot start child process\n");
+        break;
+      }
+      std::string current;  // started, not ended
+      auto currentSince = std::chrono::steady_clock::now();
+      std::string pending;
+      off_t offset = 0;
+      int status = 0;
+      bool exited = false, timedOut = false, failed = false;
+      std::set<std::string> doneNow;
+      auto drain = [&] {
+        int fd = open(progressFile.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) return;
+        char buf[65536];
+        for (;;) {
+          ssize_t n = pread(fd, buf, sizeof(buf), offset);
+          if (n <= 0) break;
+          offset += n;
+          pending.append(buf, static_cast<size_t>(n));
         }
+        close(fd);
+        size_t nl;
+        while ((nl = pending.find('\n')) != std::string::npos) {
+          std::string line = pending.substr(0, nl);
+          pending.erase(0, nl + 1);
+          auto f = Split(line, '\t');
+          if (failed) break;  // the child is being replaced; what it did after the failure runs again
+          if (f.size() >= 2 && f[0] == "S") {
+            current = f[1];
+            currentSince = std::chrono::steady_clock::now();
+          } else if (f.size() >= 5 && f[0] == "E") {
+            CaseResult r;
+            r.status = f[2];
+            r.ms = std::atol(f[3].c_str());
+            r.message = Unescape(f[4]);
+            results[f[1]] = r;
+            doneNow.insert(f[1]);
+            if (current == f[1]) current.clear();
+            currentSince = std::chrono::steady_clock::now();
+            // A failing case may leave the process poisoned (a kernel fault poisons the whole process on NVIDIA's
+            // driver, and on cuemu), so the cases after it run in a fresh child.
+            if (r.status == "fail") failed = true;
+          }
+        }
+      };
+      while (!exited) {
+        pid_t w = waitpid(pid, &status, WNOHANG);
+        if (w == pid) {
+          exited = true;
+          break;
+        }
+        drain();
+        if (failed) {
+          kill(-pid, SIGKILL);
+          waitpid(pid, &status, 0);
+          current.clear();
+          exited = true;
+          break;
+        }
+        // A case that runs too long fails; a process that hangs between cases or at exit (a driver thread that never
+        // finishes, say) is killed too, and the cases it did not start run in a new child.
+        if (std::chrono::steady_clock::now() - currentSince > std::chrono::seconds(opt.caseTimeout)) {
+          kill(-pid, SIGKILL);
+          waitpid(pid, &status, 0);
+          timedOut = !current.empty();
+          exited = true;
+          break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
       }
-    };
-    while (!exited) {
-      pid_t w = waitpid(pid, &status, WNOHANG);
-      if (w == pid) {
-        exited = true;
-        break;
-      }
-      drain();
-      if (failed) {
-        kill(-pid, SIGKILL);
-        waitpid(pid, &status, 0);
-        current.clear();
-        exited = true;
-        break;
-      }
-      // A case that runs too long fails; a process that hangs between cases or at exit (a driver thread that never
-      // finishes, say) is killed too, and the cases it did not start run in a new child.
-      if (std::chrono::steady_clock::now() - currentSince > std::chrono::seconds(opt.caseTimeout)) {
-        kill(-pid, SIGKILL);
-        waitpid(pid, &status, 0);
-        timedOut = !current.empty();
-        exited = true;
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    if (!failed) drain();
-    if (failed) current.clear();
-    kill(-pid, SIGKILL);  // stray grandchildren of a crashed child
-    if (!current.empty()) {
-      CaseResult r;
-      r.status = "fail";
-      r.message = timedOut ? "timed out after " + std::to_string(opt.caseTimeout) + " s (child killed)"
-                           : "the process " + Describe(status) + " during this case";
-      results[current] = r;
-      doneNow.insert(current);
-      std::printf("[conformance] %s: %s\n", ctsOf[current].c_str(), r.message.c_str());
-      std::fflush(stdout);
-    }
-    std::vector<std::string> next;
-    for (const auto& n : remaining)
-      if (!results.count(n)) next.push_back(n);
-    if (doneNow.empty()) {
-      // The child made no progress at all: do not loop; every remaining case fails with the reason.
-      for (const auto& n : next) {
+      if (!failed) drain();
+      if (failed) current.clear();
+      kill(-pid, SIGKILL);  // stray grandchildren of a crashed child
+      if (!current.empty()) {
         CaseResult r;
-        r.message = "the test process " + Describe(status) + " before running this case";
-        results[n] = r;
+        r.status = "fail";
+        r.message = timedOut ? "timed out after " + std::to_string(opt.caseTimeout) + " s (child killed)"
+                             : "the process " + Describe(status) + " during this case";
+        results[current] = r;
+        doneNow.insert(current);
+        std::printf("[conformance] %s: %s\n", ctsOf[current].c_str(), r.message.c_str());
+        std::fflush(stdout);
       }
-      next.clear();
+      std::vector<std::string> next;
+      for (const auto& n : remaining)
+        if (!results.count(n)) next.push_back(n);
+      if (doneNow.empty()) {
+        // The child made no progress at all: do not loop; every remaining case fails with the reason.
+        for (const auto& n : next) {
+          CaseResult r;
+          r.message = "the test process " + Describe(status) + " before running this case";
+          results[n] = r;
+        }
+        next.clear();
+      }
+      remaining.swap(next);
     }
-    remaining.swap(next);
-  }
   }
   unlink(listFile.c_str());
   unlink(progressFile.c_str());
@@ -492,9 +499,12 @@ int Supervise(const Options& opt) {
     auto parts = Split(name, '.');
     std::string group = parts.size() >= 2 ? parts[0] + "." + parts[1] : parts[0];
     auto& g = groups[group];
-    if (r->status == "pass") ++g[0], ++pass;
-    else if (r->status == "not-supported") ++g[2], ++ns;
-    else ++g[1], ++fail;
+    if (r->status == "pass")
+      ++g[0], ++pass;
+    else if (r->status == "not-supported")
+      ++g[2], ++ns;
+    else
+      ++g[1], ++fail;
   }
   std::ostringstream js;
   js << "{\n  \"schema\": 1,\n  \"date\": " << conf::json::Quote(UtcNow()) << ",\n";
@@ -510,8 +520,8 @@ int Supervise(const Options& opt) {
   js << "  \"cases\": {";
   bool first = true;
   for (const auto& [name, r] : byCts) {
-    js << (first ? "\n" : ",\n") << "    " << conf::json::Quote(name) << ": {\"status\": " << conf::json::Quote(r->status)
-       << ", \"ms\": " << r->ms;
+    js << (first ? "\n" : ",\n") << "    " << conf::json::Quote(name)
+       << ": {\"status\": " << conf::json::Quote(r->status) << ", \"ms\": " << r->ms;
     if (!r->message.empty()) js << ", \"message\": " << conf::json::Quote(r->message);
     js << "}";
     first = false;
@@ -530,8 +540,7 @@ int Supervise(const Options& opt) {
   for (const auto& [group, g] : groups)
     std::printf("%-28s %6d %6d %14d %6d\n", group.c_str(), g[0], g[1], g[2], g[0] + g[1] + g[2]);
   std::printf("%-28s %6d %6d %14d %6d\n", "all", pass, fail, ns, pass + fail + ns);
-  std::printf("[conformance] %zu cases in %d process(es); results: %s\n", byCts.size(), children,
-              opt.results.c_str());
+  std::printf("[conformance] %zu cases in %d process(es); results: %s\n", byCts.size(), children, opt.results.c_str());
   return fail == 0 ? 0 : 1;
 }
 
@@ -542,8 +551,8 @@ class SelfTestCase : public testing::Test {
   explicit SelfTestCase(int kind) : kind_(kind) {}
   void TestBody() override {
     switch (kind_) {
-      case 0: break;                                         // passes
-      case 1: std::raise(SIGSEGV); break;                    // crashes the process
+      case 0: break;                                                      // passes
+      case 1: std::raise(SIGSEGV); break;                                 // crashes the process
       case 2: std::this_thread::sleep_for(std::chrono::hours(1)); break;  // hangs
       case 3: GTEST_SKIP() << "not-supported: self test"; break;
       case 4: FAIL() << "an ordinary failure"; break;
@@ -604,11 +613,16 @@ int main(int argc, char** argv) {
       }
       return args[++i];
     };
-    if (args[i] == "--results") opt.results = value();
-    else if (args[i] == "--cases") opt.patterns = Split(value(), ',');
-    else if (args[i] == "--case-timeout") opt.caseTimeout = std::max(1, std::atoi(value().c_str()));
-    else if (args[i] == "--label") opt.label = value();
-    else if (args[i] == "--list") opt.list = true;
+    if (args[i] == "--results")
+      opt.results = value();
+    else if (args[i] == "--cases")
+      opt.patterns = Split(value(), ',');
+    else if (args[i] == "--case-timeout")
+      opt.caseTimeout = std::max(1, std::atoi(value().c_str()));
+    else if (args[i] == "--label")
+      opt.label = value();
+    else if (args[i] == "--list")
+      opt.list = true;
     else if (args[i] == "--help" || args[i] == "-h") {
       Usage();
       return 0;

@@ -19,8 +19,7 @@
 
 namespace cuemu {
 
-template <typename T>
-constexpr bool isNullObjectHandle(const T& value) {
+template <typename T> constexpr bool isNullObjectHandle(const T& value) {
   if constexpr (std::is_same_v<T, CUcontext> || std::is_same_v<T, CUevent> || std::is_same_v<T, CUstream> ||
                 std::is_same_v<T, CUfunction> || std::is_same_v<T, CUlibrary>) {
     return value == nullptr;
@@ -30,8 +29,7 @@ constexpr bool isNullObjectHandle(const T& value) {
 }
 
 // Before cuInit: the answer of an entry point without BeforeInit. A few reject a NULL handle first.
-template <ApiId Id, typename... Args>
-CUresult answerBeforeInit(const Args&... args) {
+template <ApiId Id, typename... Args> CUresult answerBeforeInit(const Args&... args) {
   constexpr CUresult nullAnswer = hasPolicy(Id, entry_policy::NullBeforeInitInvalidValue)    ? CUDA_ERROR_INVALID_VALUE
                                   : hasPolicy(Id, entry_policy::NullBeforeInitInvalidHandle) ? CUDA_ERROR_INVALID_HANDLE
                                                                                              : CUDA_SUCCESS;
@@ -85,8 +83,7 @@ inline CUresult runEntry(const char* argNames, Impl&& impl, Args... args) noexce
   if (trace::on()) [[unlikely]] {
     try {
       trace::call(Id, argNames, result, args...);
-    } catch (...) {
-    }
+    } catch (...) {}
   }
   return result;
 }

@@ -24,10 +24,7 @@ namespace {
 
 // Tables are structs of typed pointers laid out exactly like the arrays the runtime indexes, so that they are
 // constant-initialised (no static constructors). A size slot holds the table's size in bytes.
-template <typename Table>
-constexpr size_t sizeSlot() {
-  return sizeof(Table);
-}
+template <typename Table> constexpr size_t sizeSlot() { return sizeof(Table); }
 
 }  // namespace
 
@@ -37,8 +34,7 @@ CUresult traced(const char* name, const char* argNames, CUresult result, const A
   if (trace::on()) [[unlikely]] {
     try {
       trace::callNamed(name, argNames, result, args...);
-    } catch (...) {
-    }
+    } catch (...) {}
   }
   return result;
 }
@@ -57,23 +53,21 @@ CUresult unmodelledSlotCalled(TableId table, int slot) {
   static std::atomic<uint64_t> reported[std::size(kNames)][2];  // one bit per slot, up to 128 slots
   uint64_t bit = uint64_t{1} << (slot % 64);
   if (!(reported[static_cast<int>(table)][slot / 64].fetch_or(bit) & bit))
-    CUEMU_WARN("the CUDA runtime called slot {} of the export table {}, which cuemu does not model; the call fails "
-               "with CUDA_ERROR_NOT_SUPPORTED (please report the program)",
-               slot, kNames[static_cast<int>(table)]);
-  return traced("EXPORT_TABLE unmodelled slot", "(table, slot)", CUDA_ERROR_NOT_SUPPORTED, kNames[static_cast<int>(table)], slot);
+    CUEMU_WARN(
+        "the CUDA runtime called slot {} of the export table {}, which cuemu does not model; the call fails "
+        "with CUDA_ERROR_NOT_SUPPORTED (please report the program)",
+        slot, kNames[static_cast<int>(table)]);
+  return traced("EXPORT_TABLE unmodelled slot", "(table, slot)", CUDA_ERROR_NOT_SUPPORTED,
+                kNames[static_cast<int>(table)], slot);
 }
 
-template <TableId Table, int Slot>
-CUresult unmodelled() {
-  return unmodelledSlotCalled(Table, Slot);
-}
+template <TableId Table, int Slot> CUresult unmodelled() { return unmodelledSlotCalled(Table, Slot); }
 
 template <TableId Table, int First, size_t... I>
 constexpr std::array<UnmodelledSlotFn, sizeof...(I)> unmodelledSlots(std::index_sequence<I...>) {
   return {unmodelled<Table, First + static_cast<int>(I)>...};
 }
-template <TableId Table, int First, int Count>
-constexpr std::array<UnmodelledSlotFn, Count> unmodelledRange() {
+template <TableId Table, int First, int Count> constexpr std::array<UnmodelledSlotFn, Count> unmodelledRange() {
   return unmodelledSlots<Table, First>(std::make_index_sequence<Count>{});
 }
 
@@ -100,21 +94,27 @@ struct RuntimeInterfaceTable {
   void* slot10;
   std::array<UnmodelledSlotFn, 2> slots11to12;
 };
-constinit const RuntimeInterfaceTable g_runtimeInterface = {
-    sizeSlot<RuntimeInterfaceTable>(), unmodelled<TableId::RuntimeInterface, 1>, primaryContext,
-    unmodelledRange<TableId::RuntimeInterface, 3, 7>(), nullptr, unmodelledRange<TableId::RuntimeInterface, 11, 2>()};
+constinit const RuntimeInterfaceTable g_runtimeInterface = {sizeSlot<RuntimeInterfaceTable>(),
+                                                            unmodelled<TableId::RuntimeInterface, 1>,
+                                                            primaryContext,
+                                                            unmodelledRange<TableId::RuntimeInterface, 3, 7>(),
+                                                            nullptr,
+                                                            unmodelledRange<TableId::RuntimeInterface, 11, 2>()};
 static_assert(sizeof(RuntimeInterfaceTable) == 13 * sizeof(void*));
 
 // --- Tools callback hooks (a094798c...): 7 slots; 2 and 6 hand out zeroed buffers the driver owns. ---
 alignas(16) uint8_t g_toolsBuffer1[1024];
 alignas(16) uint8_t g_toolsBuffer2[14];
 
-constexpr const char* kToolsHookNames[] = {
-    "", "EXPORT_TABLE[tools hooks][1]", "EXPORT_TABLE[tools hooks][2] buffer", "EXPORT_TABLE[tools hooks][3]",
-    "EXPORT_TABLE[tools hooks][4]", "EXPORT_TABLE[tools hooks][5]", "EXPORT_TABLE[tools hooks][6] buffer"};
+constexpr const char* kToolsHookNames[] = {"",
+                                           "EXPORT_TABLE[tools hooks][1]",
+                                           "EXPORT_TABLE[tools hooks][2] buffer",
+                                           "EXPORT_TABLE[tools hooks][3]",
+                                           "EXPORT_TABLE[tools hooks][4]",
+                                           "EXPORT_TABLE[tools hooks][5]",
+                                           "EXPORT_TABLE[tools hooks][6] buffer"};
 
-template <int Slot, auto& Buffer>
-CUresult toolsBuffer(void** buffer, size_t* size) {
+template <int Slot, auto& Buffer> CUresult toolsBuffer(void** buffer, size_t* size) {
   if (!buffer || !size) return traced(kToolsHookNames[Slot], "()", CUDA_ERROR_INVALID_VALUE);
   *buffer = Buffer;
   *size = sizeof Buffer;
@@ -124,8 +124,7 @@ CUresult toolsBuffer(void** buffer, size_t* size) {
 // Slots 1, 3, 4 and 5 report API entry/exit to an attached profiler. Some runtime APIs (cudaGetDeviceProperties,
 // cudaLaunchHostFunc, cudaLaunchCooperativeKernel) call slot 4 without checking it, so every slot is a function;
 // with no profiler there is nothing to report.
-template <int Slot>
-CUresult toolsHook(void* a, void* b) {
+template <int Slot> CUresult toolsHook(void* a, void* b) {
   return traced(kToolsHookNames[Slot], "(a, b)", CUDA_SUCCESS, a, b);
 }
 
@@ -138,9 +137,13 @@ struct ToolsCallbackHooksTable {
   ToolsHookFn slot5;
   ToolsBufferFn slot6;
 };
-constinit const ToolsCallbackHooksTable g_toolsCallbackHooks = {
-    sizeSlot<ToolsCallbackHooksTable>(), toolsHook<1>, toolsBuffer<2, g_toolsBuffer1>, toolsHook<3>, toolsHook<4>,
-    toolsHook<5>, toolsBuffer<6, g_toolsBuffer2>};
+constinit const ToolsCallbackHooksTable g_toolsCallbackHooks = {sizeSlot<ToolsCallbackHooksTable>(),
+                                                                toolsHook<1>,
+                                                                toolsBuffer<2, g_toolsBuffer1>,
+                                                                toolsHook<3>,
+                                                                toolsHook<4>,
+                                                                toolsHook<5>,
+                                                                toolsBuffer<6, g_toolsBuffer2>};
 static_assert(sizeof(ToolsCallbackHooksTable) == 7 * sizeof(void*));
 
 // --- Tools thread-local storage (42d85a81...): 3 slots. Slot 2 writes the calling thread's current context
@@ -168,19 +171,17 @@ struct ToolsTlsTable {
 };
 constinit const ToolsTlsTable g_toolsTls = {sizeSlot<ToolsTlsTable>(), toolsTls1, toolsTlsCurrentContext};
 
-// --- f8cff951: a table whose slots are all of unknown purpose, with the sizes driver 580 gives them (measured on an H100:
-// tools/gpu-probe/results/tables17-h100-2026-11-26.txt; their functions are libcuda's and export no names). Callers
-// do not check the size before calling a slot, so every slot is a function that names itself and fails cleanly:
+// --- f8cff951: a table whose slots are all of unknown purpose, with the sizes driver 580 gives them (measured on an
+// H100: tools/gpu-probe/results/tables17-h100-2026-11-26.txt; their functions are libcuda's and export no names).
+// Callers do not check the size before calling a slot, so every slot is a function that names itself and fails cleanly:
 //   f8cff951 (older cudart, CuPy's): 2 slots; slot 1 is called on the same error path as 21318c60's.
 // (da9151d3 of NVRTC and nvJitLink has 6 slots on driver 580, but NVRTC reads its size and calls slot 1 when it
 // is there: it stays a size-only table below, with which NVRTC works.) ---
-template <TableId Table, int Slots>
-struct UnmodelledTable {
+template <TableId Table, int Slots> struct UnmodelledTable {
   size_t size;
   std::array<UnmodelledSlotFn, Slots> slots;
 };
-template <TableId Table, int Slots>
-constexpr UnmodelledTable<Table, Slots> unmodelledTable() {
+template <TableId Table, int Slots> constexpr UnmodelledTable<Table, Slots> unmodelledTable() {
   return {sizeof(UnmodelledTable<Table, Slots>), unmodelledRange<Table, 1, Slots>()};
 }
 constinit const auto g_unknownF8cf = unmodelledTable<TableId::UnknownF8cf, 2>();
@@ -218,13 +219,13 @@ CUresult runtime134ContextId(void* context, void* out) {
   return traced("EXPORT_TABLE[21318c60][4] context id", "(ctx, out)", result, static_cast<CUcontext>(context), out);
 }
 
-template <int Slot>
-CUresult runtime134Unsupported(void* first, void* second) {
+template <int Slot> CUresult runtime134Unsupported(void* first, void* second) {
   static std::atomic<bool> warned{false};
   if (!warned.exchange(true))
-    CUEMU_WARN("a library (cuBLAS 13 does) called slot {} of the driver-internal export table 21318c60, whose "
-               "meaning cuemu does not know; the call answers CUDA_ERROR_NOT_SUPPORTED",
-               Slot);
+    CUEMU_WARN(
+        "a library (cuBLAS 13 does) called slot {} of the driver-internal export table 21318c60, whose "
+        "meaning cuemu does not know; the call answers CUDA_ERROR_NOT_SUPPORTED",
+        Slot);
   if (trace::on()) [[unlikely]] {
     std::string name = fmt::format("EXPORT_TABLE[21318c60][{}]", Slot);
     return traced(name.c_str(), "(first, second)", CUDA_ERROR_NOT_SUPPORTED, first, second);
@@ -235,10 +236,8 @@ struct Runtime134Table {
   size_t size;
   std::array<Runtime134Fn, kRuntime134Slots> slots;
 };
-template <std::size_t... Slot>
-constexpr Runtime134Table runtime134Table(std::index_sequence<Slot...>) {
-  return {sizeof(Runtime134Table),
-          {(Slot + 1 == 4 ? runtime134ContextId : runtime134Unsupported<int(Slot) + 1>)...}};
+template <std::size_t... Slot> constexpr Runtime134Table runtime134Table(std::index_sequence<Slot...>) {
+  return {sizeof(Runtime134Table), {(Slot + 1 == 4 ? runtime134ContextId : runtime134Unsupported<int(Slot) + 1>)...}};
 }
 constinit const Runtime134Table g_runtime134 = runtime134Table(std::make_index_sequence<kRuntime134Slots>());
 

@@ -46,17 +46,17 @@ inline constexpr CUuuid kCompilerQuery = {{char(0xda), char(0x91), char(0x51), c
                                            char(0xd5), char(0x33), char(0xe3), char(0x28)}};
 
 // Slot signatures the runtime calls (slot numbers count pointers from the table's start).
-using PrimaryContextFn = CUresult (*)(CUcontext* context, CUdevice device);            // runtime interface [2]
-using ToolsBufferFn = CUresult (*)(void** buffer, size_t* size);                       // tools hooks [2], [6]
-using UnmodelledSlotFn = CUresult (*)();                                                 // slots of unknown purpose
-using ToolsHookFn = CUresult (*)(void* first, void* second);                            // tools hooks [1], [3]-[5]
-using ToolsTlsFn = CUresult (*)(void* record);                                         // tools thread-local [1], [2]
+using PrimaryContextFn = CUresult (*)(CUcontext* context, CUdevice device);  // runtime interface [2]
+using ToolsBufferFn = CUresult (*)(void** buffer, size_t* size);             // tools hooks [2], [6]
+using UnmodelledSlotFn = CUresult (*)();                                     // slots of unknown purpose
+using ToolsHookFn = CUresult (*)(void* first, void* second);                 // tools hooks [1], [3]-[5]
+using ToolsTlsFn = CUresult (*)(void* record);                               // tools thread-local [1], [2]
 using StorageDestructor = void (*)(CUcontext context, void* key, void* value);
 using StoragePutFn = CUresult (*)(CUcontext context, void* key, void* value, StorageDestructor destructor);  // [0]
-using StorageDeleteFn = CUresult (*)(CUcontext context, void* key);                     // [1]
-using StorageGetFn = CUresult (*)(void** value, CUcontext context, void* key);          // [2]
-using ContextCheckFn = CUresult (*)(CUcontext context, uint32_t* out, void** unused);   // context checks [2]
-using ContextCheck3Fn = CUresult (*)();                                                  // context checks [3]
+using StorageDeleteFn = CUresult (*)(CUcontext context, void* key);                                          // [1]
+using StorageGetFn = CUresult (*)(void** value, CUcontext context, void* key);                               // [2]
+using ContextCheckFn = CUresult (*)(CUcontext context, uint32_t* out, void** unused);            // context checks [2]
+using ContextCheck3Fn = CUresult (*)();                                                          // context checks [3]
 using IntegrityCheckFn = CUresult (*)(uint32_t version, uint64_t unixSeconds, uint64_t out[2]);  // [1]
 
 // The table for a UUID, or null when cuemu (like NVIDIA's driver) has none.

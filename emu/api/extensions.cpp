@@ -13,8 +13,7 @@
 
 namespace {
 
-template <typename Impl>
-CUresult extensionBarrier(const char* name, Impl&& impl) noexcept {
+template <typename Impl> CUresult extensionBarrier(const char* name, Impl&& impl) noexcept {
   try {
     return impl();
   } catch (const std::bad_alloc&) {

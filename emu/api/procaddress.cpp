@@ -41,17 +41,17 @@ struct Lookup {
 };
 
 Lookup lookup(const char* symbol, int version, cuuint64_t flags) {
-  if (version > kNewestVersion || (flags & ~kKnownFlags)) return {CUDA_ERROR_INVALID_VALUE, CU_GET_PROC_ADDRESS_SUCCESS, nullptr};
+  if (version > kNewestVersion || (flags & ~kKnownFlags))
+    return {CUDA_ERROR_INVALID_VALUE, CU_GET_PROC_ADDRESS_SUCCESS, nullptr};
   const bool perThread = flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
   std::string_view name(symbol);
   // Rows are sorted by symbol, then flag, then version (the generator emits them sorted).
-  auto [first, last] = std::equal_range(std::begin(kRows), std::end(kRows), name,
-                                        [](const auto& a, const auto& b) {
-                                          if constexpr (std::is_same_v<std::decay_t<decltype(a)>, ProcRow>)
-                                            return a.symbol < b;
-                                          else
-                                            return a < b.symbol;
-                                        });
+  auto [first, last] = std::equal_range(std::begin(kRows), std::end(kRows), name, [](const auto& a, const auto& b) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(a)>, ProcRow>)
+      return a.symbol < b;
+    else
+      return a < b.symbol;
+  });
   if (first == last) return {CUDA_SUCCESS, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND, nullptr};
   void* best = nullptr;
   for (auto it = first; it != last; ++it)

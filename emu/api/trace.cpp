@@ -55,18 +55,24 @@ void appendString(std::string& out, const char* s) {
   }
   // Read through the kernel so that a garbage pointer yields "<unreadable>" instead of a crash.
   char buffer[129] = {};
-  struct iovec local{buffer, sizeof(buffer) - 1}, remote{const_cast<char*>(s), sizeof(buffer) - 1};
+  struct iovec local {
+    buffer, sizeof(buffer) - 1
+  }, remote{const_cast<char*>(s), sizeof(buffer) - 1};
   ssize_t n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
   if (n <= 0) {
     // The string may end near an unmapped page: retry byte by byte up to the terminator.
     n = 0;
     while (n < 128) {
-      struct iovec l{buffer + n, 1}, r{const_cast<char*>(s) + n, 1};
+      struct iovec l {
+        buffer + n, 1
+      }, r{const_cast<char*>(s) + n, 1};
       if (process_vm_readv(getpid(), &l, 1, &r, 1, 0) != 1 || buffer[n] == 0) break;
       ++n;
     }
     if (n == 0 && buffer[0] == 0) {
-      struct iovec l{buffer, 1}, r{const_cast<char*>(s), 1};
+      struct iovec l {
+        buffer, 1
+      }, r{const_cast<char*>(s), 1};
       if (process_vm_readv(getpid(), &l, 1, &r, 1, 0) != 1) {
         out += "<unreadable>";
         return;
@@ -97,7 +103,9 @@ void appendResult(std::string& out, CUresult r) {
     fmt::format_to(std::back_inserter(out), "CUresult({})", static_cast<int>(r));
 }
 
-void appendEnum(std::string& out, std::string_view, long long value) { fmt::format_to(std::back_inserter(out), "{}", value); }
+void appendEnum(std::string& out, std::string_view, long long value) {
+  fmt::format_to(std::back_inserter(out), "{}", value);
+}
 void appendSigned(std::string& out, long long v) { fmt::format_to(std::back_inserter(out), "{}", v); }
 void appendUnsigned(std::string& out, unsigned long long v) {
   if (v > 0xFFFF)

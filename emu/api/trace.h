@@ -21,7 +21,8 @@ bool readState();
 
 inline bool on() {
   int s = detail::g_state.load(std::memory_order_relaxed);
-  if (s == 0) [[unlikely]] return detail::readState();
+  if (s == 0) [[unlikely]]
+    return detail::readState();
   return s == 2;
 }
 
@@ -34,8 +35,7 @@ void appendSigned(std::string& out, long long v);
 void appendUnsigned(std::string& out, unsigned long long v);
 
 // Decodes one argument by its C++ type.
-template <typename T>
-void appendArg(std::string& out, const T& v) {
+template <typename T> void appendArg(std::string& out, const T& v) {
   if constexpr (std::is_same_v<T, CUresult>) {
     appendResult(out, v);
   } else if constexpr (std::is_enum_v<T>) {
@@ -65,8 +65,7 @@ void emitCall(ApiId id, std::string_view argNames, const std::string& argValues,
 // The same for calls that do not go through an exported entry point (export-table slots).
 void emitNamedCall(std::string_view name, std::string_view argNames, const std::string& argValues, CUresult result);
 
-template <typename... Args>
-void call(ApiId id, std::string_view argNames, CUresult result, const Args&... args) {
+template <typename... Args> void call(ApiId id, std::string_view argNames, CUresult result, const Args&... args) {
   std::string values;
   bool first = true;
   ((values += first ? "" : "\x1f", first = false, appendArg(values, args)), ...);

@@ -211,11 +211,11 @@ void AddressSpace::setAccessible(uint64_t start, uint64_t bytes, bool accessible
 bool AddressSpace::commit(uint64_t start, uint64_t bytes) {
   // A fixed anonymous mapping without MAP_NORESERVE: under strict overcommit the kernel refuses it here
   // (CUDA_ERROR_OUT_OF_MEMORY) instead of killing the process when the memory is touched.
-  void* p = mmap(reinterpret_cast<void*>(start), bytes, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+  void* p = mmap(reinterpret_cast<void*>(start), bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+                 -1, 0);
   if (p == MAP_FAILED) {
-    mmap(reinterpret_cast<void*>(start), bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
-         -1, 0);
+    mmap(reinterpret_cast<void*>(start), bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1,
+         0);
     return false;
   }
   if (bytes >= 2 * kHugePage) madvise(p, bytes, MADV_HUGEPAGE);  // fewer TLB misses in large copies
@@ -263,8 +263,7 @@ Expected<RegionPtr> AddressSpace::allocate(RegionPtr region, uint64_t commitByte
 }
 
 Expected<std::shared_ptr<AddressSpace::MappedWindow>> AddressSpace::mapWindow(int fd, uint64_t fileOffset,
-                                                                                    uint64_t bytes,
-                                                                                    uint64_t alignment) {
+                                                                              uint64_t bytes, uint64_t alignment) {
   if (!limit_) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "no device address range");
   bytes = alignUp(std::max<uint64_t>(bytes, 1), pageSize());
   uint64_t reserved = alignUp(bytes, kChunk);
@@ -276,8 +275,8 @@ Expected<std::shared_ptr<AddressSpace::MappedWindow>> AddressSpace::mapWindow(in
                  off_t(fileOffset));
   if (p == MAP_FAILED) {
     int error = errno;
-    mmap(reinterpret_cast<void*>(start), bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
-         -1, 0);
+    mmap(reinterpret_cast<void*>(start), bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1,
+         0);
     returnAddresses(start, reserved + kChunk);
     return makeError(CUDA_ERROR_OUT_OF_MEMORY, std::string("mmap: ") + std::strerror(error));
   }
@@ -293,8 +292,8 @@ AddressSpace::MappedWindow::~MappedWindow() {
   AddressSpace& space = AddressSpace::instance();
   std::unique_lock lock(space.mutex_);
   space.setAccessible(start, bytes, false);
-  mmap(reinterpret_cast<void*>(start), reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
-       -1, 0);
+  mmap(reinterpret_cast<void*>(start), reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1,
+       0);
   space.returnAddresses(start, reserved + kChunk);
 }
 
@@ -418,7 +417,8 @@ Expected<RegionPtr> AddressSpace::allocateBelow4GiB(RegionPtr region, uint64_t c
   auto span = std::find_if(lowFreeSpans_.begin(), lowFreeSpans_.end(), [&](auto& s) { return s.second >= need; });
   if (span == lowFreeSpans_.end()) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "the range below 4 GiB is full");
   uint64_t start = span->first;
-  if (commitBytes && !commit(start, commitBytes)) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "the host refused to commit memory");
+  if (commitBytes && !commit(start, commitBytes))
+    return makeError(CUDA_ERROR_OUT_OF_MEMORY, "the host refused to commit memory");
   uint64_t rest = span->second - need;
   lowFreeSpans_.erase(span);
   if (rest) lowFreeSpans_.emplace(start + need, rest);
@@ -578,8 +578,8 @@ void AddressSpace::unmapFile(uint64_t address, uint64_t bytes) {
     std::unique_lock lock(mutex_);
     setAccessible(address, bytes, false);
   }
-  mmap(reinterpret_cast<void*>(address), bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
-       -1, 0);
+  mmap(reinterpret_cast<void*>(address), bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1,
+       0);
 }
 
 Expected<bool> AddressSpace::setProtection(uint64_t address, uint64_t bytes, int accessFlags) {

@@ -29,14 +29,14 @@ class Context;
 class MemPool;
 
 enum class MemoryKind : uint8_t {
-  Device,         // cuMemAlloc, cuMemAllocPitch, stream-ordered pool allocations
-  HostPinned,     // cuMemAllocHost / cuMemHostAlloc: host memory the device can address
-  HostRegistered, // cuMemHostRegister: the application's own memory (outside the range)
-  Managed,        // cuMemAllocManaged
-  Array,          // storage of a CUarray / mipmapped array level
-  VmmReservation, // cuMemAddressReserve: addresses only; mappings are separate regions inside it
-  VmmMapping,     // cuMemMap of a physical allocation into a reservation
-  IpcImport,      // cuIpcOpenMemHandle: another process's allocation mapped here
+  Device,          // cuMemAlloc, cuMemAllocPitch, stream-ordered pool allocations
+  HostPinned,      // cuMemAllocHost / cuMemHostAlloc: host memory the device can address
+  HostRegistered,  // cuMemHostRegister: the application's own memory (outside the range)
+  Managed,         // cuMemAllocManaged
+  Array,           // storage of a CUarray / mipmapped array level
+  VmmReservation,  // cuMemAddressReserve: addresses only; mappings are separate regions inside it
+  VmmMapping,      // cuMemMap of a physical allocation into a reservation
+  IpcImport,       // cuIpcOpenMemHandle: another process's allocation mapped here
 };
 
 const char* memoryKindName(MemoryKind kind);
@@ -51,11 +51,11 @@ struct MemoryRegion {
   // where the GPU maps whole granules (AddressSpace::boundsMode), else exactly size.
   uint64_t accessibleSize = 0;
   MemoryKind kind = MemoryKind::Device;
-  unsigned flags = 0;          // host-alloc / host-register / managed-attach flags, by kind
-  int device = 0;              // owning device ordinal
-  CUcontext context = nullptr; // owning context (the handle; null for pool/VMM memory owned by the device)
-  uint64_t bufferId = 0;       // process-wide unique, never reused
-  uint64_t chargedBytes = 0;   // bytes counted against the device's memory
+  unsigned flags = 0;             // host-alloc / host-register / managed-attach flags, by kind
+  int device = 0;                 // owning device ordinal
+  CUcontext context = nullptr;    // owning context (the handle; null for pool/VMM memory owned by the device)
+  uint64_t bufferId = 0;          // process-wide unique, never reused
+  uint64_t chargedBytes = 0;      // bytes counted against the device's memory
   std::shared_ptr<MemPool> pool;  // stream-ordered allocations: keeps a destroyed pool alive until freed
   CUmemoryPool poolHandle = nullptr;
   void* hostAlias = nullptr;   // registered memory: the host address (equal to start: unified addressing)
@@ -73,7 +73,7 @@ struct MemoryRegion {
   std::atomic<bool> released{false};
   std::atomic<bool> reclaimed{false};
   std::atomic<bool> syncMemops{false};
-  std::atomic<bool> freePending{false};  // cuMemFreeAsync queued: a second free is an error
+  std::atomic<bool> freePending{false};                              // cuMemFreeAsync queued: a second free is an error
   std::atomic<int> accessFlags{CU_MEM_ACCESS_FLAGS_PROT_READWRITE};  // VMM mappings: set by cuMemSetAccess
   // Managed memory advice (cuMemAdvise); read by cuMemRangeGetAttribute.
   std::atomic<int> preferredLocation{CU_DEVICE_INVALID};
@@ -89,9 +89,7 @@ struct MemoryRegion {
   bool contains(uint64_t address, uint64_t bytes) const {
     return address >= start && address - start <= size && bytes <= size - (address - start);
   }
-  bool isDeviceSide() const {
-    return kind != MemoryKind::HostPinned && kind != MemoryKind::HostRegistered;
-  }
+  bool isDeviceSide() const { return kind != MemoryKind::HostPinned && kind != MemoryKind::HostRegistered; }
 };
 
 using RegionPtr = std::shared_ptr<MemoryRegion>;
@@ -203,8 +201,7 @@ class AddressSpace {
     uint64_t start = 0, bytes = 0, reserved = 0;
     ~MappedWindow();
   };
-  Expected<std::shared_ptr<MappedWindow>> mapWindow(int fd, uint64_t fileOffset, uint64_t bytes,
-                                                          uint64_t alignment);
+  Expected<std::shared_ptr<MappedWindow>> mapWindow(int fd, uint64_t fileOffset, uint64_t bytes, uint64_t alignment);
   // Registers `region` (region->size bytes) at window->start + `offset`; the API sees the region alone.
   Expected<RegionPtr> registerInWindow(RegionPtr region, std::shared_ptr<MappedWindow> window, uint64_t offset);
 
@@ -258,10 +255,10 @@ class AddressSpace {
   uint64_t limit_ = 0;  // bytes reserved (0 if the reservation failed)
   std::atomic<uint32_t>* table_ = nullptr;
   mutable std::shared_mutex mutex_;
-  std::map<uint64_t, RegionPtr> regions_;      // by start; never overlapping
-  std::map<uint64_t, RegionPtr> reservations_; // VMM reservations, by start
-  std::map<uint64_t, RegionPtr> external_;     // registered host memory, by start (also in regions_)
-  std::map<uint64_t, uint64_t> freeSpans_;     // start -> bytes (offsets from base_)
+  std::map<uint64_t, RegionPtr> regions_;       // by start; never overlapping
+  std::map<uint64_t, RegionPtr> reservations_;  // VMM reservations, by start
+  std::map<uint64_t, RegionPtr> external_;      // registered host memory, by start (also in regions_)
+  std::map<uint64_t, uint64_t> freeSpans_;      // start -> bytes (offsets from base_)
   // The low range (allocateBelow4GiB): absolute start -> bytes of its free spans; reserved on first use.
   std::atomic<uint64_t> lowBase_{0};
   std::atomic<uint64_t> lowLimit_{0};  // set once (0: not reserved)

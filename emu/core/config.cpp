@@ -165,14 +165,13 @@ Expected<MachineConfig> buildMachineConfig(const ConfigSettings& settings, uint6
   for (const auto& [key, value] : settings) {
     if (key == "device_count") continue;
     KeyParts parts = splitKey(key);
-    bool known = parts.valid && std::find_if(std::begin(kFields), std::end(kFields), [&](const char* f) {
-                                  return parts.field == f;
-                                }) != std::end(kFields);
+    bool known = parts.valid && std::find_if(std::begin(kFields), std::end(kFields),
+                                             [&](const char* f) { return parts.field == f; }) != std::end(kFields);
     if (!known)
-      return configError(fmt::format(
-          "unknown setting CUEMU_{} (known: CUEMU_DEVICE_COUNT, CUEMU_DEVICE_PROFILE, CUEMU_DEVICE_MEMORY, "
-          "CUEMU_DEVICE_NAME, CUEMU_DEVICE_SM_COUNT, CUEMU_DEVICE<i>_<PROFILE|MEMORY|NAME|SM_COUNT>)",
-          upper(key)));
+      return configError(
+          fmt::format("unknown setting CUEMU_{} (known: CUEMU_DEVICE_COUNT, CUEMU_DEVICE_PROFILE, CUEMU_DEVICE_MEMORY, "
+                      "CUEMU_DEVICE_NAME, CUEMU_DEVICE_SM_COUNT, CUEMU_DEVICE<i>_<PROFILE|MEMORY|NAME|SM_COUNT>)",
+                      upper(key)));
     FieldSettings& field = fields[parts.field];
     if (parts.index < 0) {
       field.all = value;
@@ -180,8 +179,7 @@ Expected<MachineConfig> buildMachineConfig(const ConfigSettings& settings, uint6
     } else {
       if (parts.index >= count)
         return configError(fmt::format("CUEMU_DEVICE{}_{} configures device {}, but there are only {} device(s)",
-                                       parts.index, upper(parts.field),
-                                       parts.index, count));
+                                       parts.index, upper(parts.field), parts.index, count));
       field.perDevice[parts.index] = value;
     }
   }

@@ -157,17 +157,14 @@ CUresult Context::setLimit(CUlimit which, size_t value) {
       if (value >= kMaxStackSize) return CUDA_ERROR_INVALID_VALUE;
       value = (value + kStackGranularity - 1) / kStackGranularity * kStackGranularity;
       break;
-    case CU_LIMIT_PRINTF_FIFO_SIZE:
-      value = std::clamp(value, kMinPrintfFifoSize, kMaxPrintfFifoSize);
-      break;
+    case CU_LIMIT_PRINTF_FIFO_SIZE: value = std::clamp(value, kMinPrintfFifoSize, kMaxPrintfFifoSize); break;
     case CU_LIMIT_MALLOC_HEAP_SIZE: {
-      auto maxHeap = static_cast<size_t>(static_cast<double>(AddressSpace::capacity(device_.ordinal())) *
-                                         kMaxMallocHeapShare);
+      auto maxHeap =
+          static_cast<size_t>(static_cast<double>(AddressSpace::capacity(device_.ordinal())) * kMaxMallocHeapShare);
       value = std::clamp(value, kMinMallocHeapSize, std::max(maxHeap, kMinMallocHeapSize));
       break;
     }
-    case CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT:
-      break;
+    case CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT: break;
     case CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH:
       if (profile.ccMajor >= 9) return CUDA_ERROR_UNSUPPORTED_LIMIT;
       break;
@@ -179,12 +176,9 @@ CUresult Context::setLimit(CUlimit which, size_t value) {
       value = std::min(value, static_cast<size_t>(profile.maxPersistingL2Bytes()));
       break;
     case CU_LIMIT_SHMEM_SIZE:
-    case CU_LIMIT_CIG_ENABLED:
-      return CUDA_ERROR_INVALID_VALUE;  // can only be queried
-    case CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED:
-      return CUDA_ERROR_UNSUPPORTED_LIMIT;
-    default:
-      return CUDA_ERROR_INVALID_VALUE;
+    case CU_LIMIT_CIG_ENABLED: return CUDA_ERROR_INVALID_VALUE;  // can only be queried
+    case CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED: return CUDA_ERROR_UNSUPPORTED_LIMIT;
+    default: return CUDA_ERROR_INVALID_VALUE;
   }
   std::lock_guard lock(settingsMutex_);
   limits_[which] = value;
@@ -271,9 +265,9 @@ Expected<std::shared_ptr<Context>> requireCurrentContext() {
   auto context = currentContext();
   if (!context) return makeError(CUDA_ERROR_INVALID_CONTEXT, "no current context");
   if (!context->isAlive())
-    return makeError(CUDA_ERROR_CONTEXT_IS_DESTROYED,
-                     context->isPrimary() ? "the current context is an inactive primary context"
-                                          : "the current context was destroyed");
+    return makeError(CUDA_ERROR_CONTEXT_IS_DESTROYED, context->isPrimary()
+                                                          ? "the current context is an inactive primary context"
+                                                          : "the current context was destroyed");
   return context;
 }
 

@@ -34,8 +34,12 @@ static_assert(std::size(kTableAttributes) == CU_DEVICE_ATTRIBUTE_MAX - 1,
 
 using AttributeFn = int (*)(const DeviceProfile& p, const Device& d);
 constexpr AttributeFn kAttributeFns[] = {
-#define CUEMU_DEVICE_ATTRIBUTE(name, expression) \
-  [](const DeviceProfile& p, const Device& d) -> int { (void)p; (void)d; return static_cast<int>(expression); },
+#define CUEMU_DEVICE_ATTRIBUTE(name, expression)       \
+  [](const DeviceProfile& p, const Device& d) -> int { \
+    (void)p;                                           \
+    (void)d;                                           \
+    return static_cast<int>(expression);               \
+  },
 #include "core/device_attributes.def"
 #undef CUEMU_DEVICE_ATTRIBUTE
 };
@@ -118,7 +122,9 @@ DeviceProfile gb10Profile() {
 }  // namespace
 
 Expected<bool> DeviceProfile::validate() const {
-  auto fail = [](std::string message) -> Expected<bool> { return makeError(CUDA_ERROR_INVALID_VALUE, std::move(message)); };
+  auto fail = [](std::string message) -> Expected<bool> {
+    return makeError(CUDA_ERROR_INVALID_VALUE, std::move(message));
+  };
   if (name.empty()) return fail("the device name is empty");
   if (ccMajor < 1 || ccMinor < 0 || ccMinor > 9) return fail(fmt::format("compute capability {}.{}", ccMajor, ccMinor));
   if (smCount < 1) return fail(fmt::format("SM count {} (must be at least 1)", smCount));

@@ -39,10 +39,10 @@ struct DeviceProfile {
   int maxBlocksPerSm = 32;
   int registersPerBlock = 65536;
   int registersPerSm = 65536;
-  int sharedMemPerBlock = 48 * 1024;          // static limit
-  int sharedMemPerBlockOptin = 227 * 1024;    // with cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)
+  int sharedMemPerBlock = 48 * 1024;        // static limit
+  int sharedMemPerBlockOptin = 227 * 1024;  // with cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)
   int sharedMemPerSm = 228 * 1024;
-  int reservedSharedMemPerBlock = 1024;       // what the driver keeps for itself in every block
+  int reservedSharedMemPerBlock = 1024;  // what the driver keeps for itself in every block
   int totalConstantMemory = 64 * 1024;
   int asyncEngineCount = 3;
   int singleToDoublePerfRatio = 2;

@@ -21,8 +21,10 @@ DeviceHeap& DeviceHeap::of(Context& context) {
       std::lock_guard heapLock(it->second->mutex_);
       dead = it->second->created_ && it->second->region_.expired();
     }
-    if (dead) it = registry->erase(it);
-    else ++it;
+    if (dead)
+      it = registry->erase(it);
+    else
+      ++it;
   }
   auto& fresh = (*registry)[context.id()];
   fresh = std::make_unique<DeviceHeap>();

@@ -230,8 +230,8 @@ int32_t GridRuntime::ordinal(int32_t& device) {
 
 size_t GridRuntime::launchedGrids() {
   std::lock_guard lock(mutex_);
-  return size_t(std::count_if(work_.begin(), work_.end(),
-                              [](const DeviceWork& w) { return w.kind == DeviceWork::Kind::Grid; }));
+  return size_t(
+      std::count_if(work_.begin(), work_.end(), [](const DeviceWork& w) { return w.kind == DeviceWork::Kind::Grid; }));
 }
 
 std::vector<DeviceWork> GridRuntime::takeWork() {

@@ -33,8 +33,8 @@ Log& log() {
 std::string format(CUlogLevel level, std::string_view message) {
   auto now = std::chrono::system_clock::now().time_since_epoch();
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now).count();
-  return fmt::format("[{}.{:03}][{}][CUDA][{}] {}", ms / 1000, ms % 1000,
-                     static_cast<unsigned long>(pthread_self()), level == CU_LOG_LEVEL_ERROR ? "E" : "W", message);
+  return fmt::format("[{}.{:03}][{}][CUDA][{}] {}", ms / 1000, ms % 1000, static_cast<unsigned long>(pthread_self()),
+                     level == CU_LOG_LEVEL_ERROR ? "E" : "W", message);
 }
 
 }  // namespace

@@ -14,7 +14,8 @@ HandleTable<Event>& eventTable() {
 }
 
 int64_t monotonicNanoseconds() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
 Event::~Event() {
@@ -56,10 +57,12 @@ bool Event::position(StreamPosition& out) const {
     // Recorded in another process: a hidden stream of this context waits for it, and the caller's stream
     // depends on that wait.
     if (!ipcWaiter_) ipcWaiter_ = std::make_shared<Stream>(context_, Stream::Kind::User, CU_STREAM_NON_BLOCKING, 0);
-    out = ipcWaiter_->submit([ipc = ipc_, latest] {
-      ipc->wait(latest);
-      return CUDA_SUCCESS;
-    }, {});
+    out = ipcWaiter_->submit(
+        [ipc = ipc_, latest] {
+          ipc->wait(latest);
+          return CUDA_SUCCESS;
+        },
+        {});
     return true;
   }
   auto record = current();

@@ -44,8 +44,7 @@ class Bytes {
   uint64_t size() const { return size_; }
   const uint8_t* at(uint64_t offset) const { return base_ + offset; }
   bool contains(uint64_t offset, uint64_t length) const { return offset <= size_ && length <= size_ - offset; }
-  template <typename T>
-  std::optional<T> read(uint64_t offset) const {
+  template <typename T> std::optional<T> read(uint64_t offset) const {
     if (!contains(offset, sizeof(T))) return std::nullopt;
     T value;
     std::memcpy(&value, base_ + offset, sizeof(T));
@@ -263,8 +262,8 @@ Expected<PtxText> bestPtx(const fatbin::Container& container, uint32_t cc, const
     std::string where = describeImageLocation(image);
     std::string has;
     if (!ptxTooNew.empty())
-      has = fmt::format("PTX only for {}, which a compute capability {}.{} device cannot run", fmt::join(ptxTooNew, ", "),
-                        cc / 10, cc % 10);
+      has = fmt::format("PTX only for {}, which a compute capability {}.{} device cannot run",
+                        fmt::join(ptxTooNew, ", "), cc / 10, cc % 10);
     else if (!sass.empty())
       has = fmt::format("no PTX, only SASS for {} (cuemu runs PTX, not SASS)", fmt::join(sass, ", "));
     else
@@ -331,8 +330,8 @@ Expected<std::string> decompressLz4(const uint8_t* src, const fatbin::Entry& e) 
   // LZ4 cannot expand a byte more than 255-fold: a larger declared size is a lie.
   if (e.uncompressedSize == 0 || e.uncompressedSize > fatbin::kMaxEntryBytes ||
       e.uncompressedSize > e.storedSize * 255 + 64 || e.storedSize > INT_MAX)
-    return invalidImage(decompressError("LZ4", e, fmt::format("implausible sizes {} -> {}", e.storedSize,
-                                                              e.uncompressedSize)));
+    return invalidImage(
+        decompressError("LZ4", e, fmt::format("implausible sizes {} -> {}", e.storedSize, e.uncompressedSize)));
   std::string out(e.uncompressedSize, '\0');
   int n = LZ4_decompress_safe(reinterpret_cast<const char*>(src), out.data(), static_cast<int>(e.storedSize),
                               static_cast<int>(out.size()));
@@ -345,8 +344,7 @@ Expected<std::string> decompressZstd(const uint8_t* src, const fatbin::Entry& e)
   if (e.uncompressedSize == 0 || e.uncompressedSize > fatbin::kMaxEntryBytes)
     return invalidImage(decompressError("ZSTD", e, fmt::format("implausible size {}", e.uncompressedSize)));
   unsigned long long frameSize = ZSTD_getFrameContentSize(src, e.storedSize);
-  if (frameSize == ZSTD_CONTENTSIZE_ERROR)
-    return invalidImage(decompressError("ZSTD", e, "not a ZSTD frame"));
+  if (frameSize == ZSTD_CONTENTSIZE_ERROR) return invalidImage(decompressError("ZSTD", e, "not a ZSTD frame"));
   if (frameSize != ZSTD_CONTENTSIZE_UNKNOWN && frameSize != e.uncompressedSize)
     return invalidImage(decompressError("ZSTD", e, "frame size disagrees with the entry header"));
   // Streaming into a buffer that grows with the output actually produced: a lying header cannot make us
@@ -376,8 +374,7 @@ Expected<std::string> decompressZstd(const uint8_t* src, const fatbin::Entry& e)
   }
   if (status != 0 || produced > e.uncompressedSize)
     return invalidImage(decompressError("ZSTD", e, "more data than the entry header declares"));
-  if (produced != e.uncompressedSize)
-    return invalidImage(decompressError("ZSTD", e, "wrong decompressed size"));
+  if (produced != e.uncompressedSize) return invalidImage(decompressError("ZSTD", e, "wrong decompressed size"));
   out.resize(produced);
   return out;
 }
@@ -443,8 +440,8 @@ Expected<Container> parseContainer(const void* image, size_t size) {
     return invalidImage(fmt::format("fatbinary declares {} bytes, more than the {} available", headerSize + dataSize,
                                     size == kUnknownImageSize ? "plausible" : std::to_string(size)));
   if (size == kUnknownImageSize && !readable(image, headerSize + dataSize))
-    return invalidImage(fmt::format("fatbinary declares {} bytes, more than its readable memory holds",
-                                    headerSize + dataSize));
+    return invalidImage(
+        fmt::format("fatbinary declares {} bytes, more than its readable memory holds", headerSize + dataSize));
 
   Container container;
   container.base = static_cast<const uint8_t*>(image);
@@ -474,8 +471,8 @@ Expected<Container> parseContainer(const void* image, size_t size) {
       return invalidImage(fmt::format("bad fatbinary entry header size {} at offset {}", entryHeaderSize, offset));
     Bytes entry(container.base + offset, container.totalSize - offset);
     if (!entry.contains(entryHeaderSize, e.payloadSize))
-      return invalidImage(fmt::format("fatbinary entry at offset {} declares {} payload bytes, past the end", offset,
-                                      e.payloadSize));
+      return invalidImage(
+          fmt::format("fatbinary entry at offset {} declares {} payload bytes, past the end", offset, e.payloadSize));
     e.payloadOffset = offset + entryHeaderSize;
     uint64_t entryEnd = entryHeaderSize + e.payloadSize;
 
@@ -623,8 +620,8 @@ Expected<bool> collectHostElf(const Bytes& elf, uint32_t cc, const std::string& 
   if (elf.size() < 64 || elf.at(0)[4] != 2 || elf.at(0)[5] != 1)
     return invalidImage(name + ": not a 64-bit little-endian ELF file");
   if (*elf.read<uint16_t>(0x12) != kElfMachineX86_64)
-    return invalidImage(fmt::format("{}: ELF file for machine {}, not a host (x86-64) object", name,
-                                    *elf.read<uint16_t>(0x12)));
+    return invalidImage(
+        fmt::format("{}: ELF file for machine {}, not a host (x86-64) object", name, *elf.read<uint16_t>(0x12)));
   uint64_t sectionTable = *elf.read<uint64_t>(0x28);
   uint16_t entrySize = *elf.read<uint16_t>(0x3A);
   uint16_t count = *elf.read<uint16_t>(0x3C);
@@ -716,7 +713,8 @@ Expected<std::string> readImageFile(const char* path) {
   constexpr size_t kMaxUnsizedFileBytes = size_t(64) << 20;
   if (!path || !*path) return makeError(CUDA_ERROR_INVALID_VALUE, "empty module file name");
   int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // O_NONBLOCK: a FIFO without a writer must not block
-  if (fd < 0) return makeError(CUDA_ERROR_FILE_NOT_FOUND, fmt::format("cannot open {}: {}", path, std::strerror(errno)));
+  if (fd < 0)
+    return makeError(CUDA_ERROR_FILE_NOT_FOUND, fmt::format("cannot open {}: {}", path, std::strerror(errno)));
   std::unique_ptr<int, void (*)(int*)> closer(&fd, [](int* f) { close(*f); });
   struct stat st {};
   if (fstat(fd, &st) != 0) return makeError(CUDA_ERROR_FILE_NOT_FOUND, fmt::format("cannot stat {}", path));

@@ -44,20 +44,20 @@ enum class Compression { None, Lz4, Zstd };
 
 // One entry of a container, as its header describes it. Offsets are relative to the container's start.
 struct Entry {
-  uint16_t kind = 0;           // EntryKind value, or something cuemu does not know (kept for diagnostics)
-  uint32_t arch = 0;           // 75 for sm_75 / compute_75
-  bool archSpecific = false;   // compute_90a: runs only on exactly that compute capability
-  bool familySpecific = false; // compute_100f: runs on the same major version, minor >= arch's
-  uint16_t versionMajor = 0;   // PTX ISA version for PTX entries
+  uint16_t kind = 0;            // EntryKind value, or something cuemu does not know (kept for diagnostics)
+  uint32_t arch = 0;            // 75 for sm_75 / compute_75
+  bool archSpecific = false;    // compute_90a: runs only on exactly that compute capability
+  bool familySpecific = false;  // compute_100f: runs on the same major version, minor >= arch's
+  uint16_t versionMajor = 0;    // PTX ISA version for PTX entries
   uint16_t versionMinor = 0;
   uint64_t flags = 0;
   Compression compression = Compression::None;
   uint64_t payloadOffset = 0;
-  uint64_t payloadSize = 0;     // bytes stored (padded)
-  uint64_t storedSize = 0;      // meaningful bytes of the payload (compressed size when compressed)
+  uint64_t payloadSize = 0;  // bytes stored (padded)
+  uint64_t storedSize = 0;   // meaningful bytes of the payload (compressed size when compressed)
   uint64_t uncompressedSize = 0;
-  std::string options;          // ptxas options recorded by nvcc ("-g --dont-merge-basicblocks ...")
-  std::string sourceName;       // the .cu name, present with -G / -lineinfo
+  std::string options;     // ptxas options recorded by nvcc ("-g --dont-merge-basicblocks ...")
+  std::string sourceName;  // the .cu name, present with -G / -lineinfo
 };
 
 struct Container {
@@ -80,10 +80,10 @@ inline constexpr uint64_t kMaxEntryBytes = 1ull << 30;
 // One PTX module to compile.
 struct PtxText {
   std::string text;
-  uint32_t arch = 0;            // 0 for bare PTX text handed in directly
+  uint32_t arch = 0;  // 0 for bare PTX text handed in directly
   bool archSpecific = false;
   bool familySpecific = false;
-  std::string options;          // ptxas options the entry carried ("" for bare PTX)
+  std::string options;  // ptxas options the entry carried ("" for bare PTX)
   std::string sourceName;
   // The container also holds a cubin the device could load: NVIDIA's driver would run that SASS and never compile
   // this PTX, so its JIT limits (the newest PTX ISA it knows) do not apply to it.

@@ -618,8 +618,8 @@ CUresult updateCaptureDependencies(Stream& stream, const std::vector<GraphNode*>
   if (session->invalidated) return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
   for (GraphNode* node : nodes)
     if (!session->graph()->owns(node)) return CUDA_ERROR_INVALID_VALUE;
-  std::vector<GraphNode*> next = flags == CU_STREAM_SET_CAPTURE_DEPENDENCIES ? std::vector<GraphNode*>{}
-                                                                             : stream.captureDependencies;
+  std::vector<GraphNode*> next =
+      flags == CU_STREAM_SET_CAPTURE_DEPENDENCIES ? std::vector<GraphNode*>{} : stream.captureDependencies;
   for (GraphNode* node : nodes)
     if (std::find(next.begin(), next.end(), node) == next.end()) next.push_back(node);
   setDependencies(stream, std::move(next));
@@ -752,8 +752,8 @@ struct GraphMemoryUsage {
 
 struct GraphMemoryRegistry {
   std::mutex mutex;
-  std::map<int, GraphMemoryUsage> usage;  // by device ordinal
-  std::set<CUdeviceptr> live;             // the start of every graph allocation still held
+  std::map<int, GraphMemoryUsage> usage;                         // by device ordinal
+  std::set<CUdeviceptr> live;                                    // the start of every graph allocation still held
   std::set<std::shared_ptr<GraphAllocation>> leftToApplication;  // kept past their graphs (keepLeftToApplication)
 };
 
@@ -849,8 +849,8 @@ Expected<NodeData> makeGraphAllocation(Context& context, const CUDA_MEM_ALLOC_NO
   bool hostLocation = props.location.type == CU_MEM_LOCATION_TYPE_HOST ||
                       props.location.type == CU_MEM_LOCATION_TYPE_HOST_NUMA ||
                       props.location.type == CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT;
-  bool managedAnywhere = props.allocType == CU_MEM_ALLOCATION_TYPE_MANAGED &&
-                         props.location.type == CU_MEM_LOCATION_TYPE_NONE;
+  bool managedAnywhere =
+      props.allocType == CU_MEM_ALLOCATION_TYPE_MANAGED && props.location.type == CU_MEM_LOCATION_TYPE_NONE;
   if (hostLocation || managedAnywhere)
     return makeError(CUDA_ERROR_NOT_SUPPORTED, "graph allocations are device memory");
   if (props.location.type != CU_MEM_LOCATION_TYPE_DEVICE)

@@ -144,9 +144,9 @@ struct ConditionalNodeData {
   std::shared_ptr<ConditionalBodies> bodies;
   std::shared_ptr<const ConditionalRun> run;  // set in executable graphs only
 };
-using NodeData = std::variant<std::monostate, KernelNodeData, MemcpyNodeData, MemsetNodeData, HostNodeData,
-                              EventNodeData, ChildGraphData, CapturedWorkData, MemAllocNodeData, MemFreeNodeData,
-                              ConditionalNodeData>;
+using NodeData =
+    std::variant<std::monostate, KernelNodeData, MemcpyNodeData, MemsetNodeData, HostNodeData, EventNodeData,
+                 ChildGraphData, CapturedWorkData, MemAllocNodeData, MemFreeNodeData, ConditionalNodeData>;
 // Makes a conditional node's data and its empty bodies: CUDA_ERROR_INVALID_VALUE for a size its type does not
 // allow or an unknown handle.
 Expected<NodeData> makeConditional(const CUDA_CONDITIONAL_NODE_PARAMS& params);
@@ -170,7 +170,7 @@ class GraphNode {
 
   Graph& graph() const { return graph_; }
   CUgraphNodeType type() const { return type_; }
-  uint64_t id() const { return id_; }          // unique in the process
+  uint64_t id() const { return id_; }            // unique in the process
   uint64_t originId() const { return origin_; }  // the id of the node this one was cloned from (own id if none)
   void setOrigin(uint64_t origin) { origin_ = origin; }
   uint64_t handle() const { return handle_; }

@@ -15,9 +15,31 @@
 namespace cuemu {
 
 enum class HandleKind : uint8_t {
-  Context = 1, Module, Function, Stream, Event, Library, Kernel, LinkState, Array, MipmappedArray,
-  MemPool, Graph, GraphNode, GraphExec, TexObject, SurfObject, UserObject, GreenContext, ExternalMemory,
-  ExternalSemaphore, GraphicsResource, MemGenericAllocation, DevResourceDesc, LogsCallback, Count
+  Context = 1,
+  Module,
+  Function,
+  Stream,
+  Event,
+  Library,
+  Kernel,
+  LinkState,
+  Array,
+  MipmappedArray,
+  MemPool,
+  Graph,
+  GraphNode,
+  GraphExec,
+  TexObject,
+  SurfObject,
+  UserObject,
+  GreenContext,
+  ExternalMemory,
+  ExternalSemaphore,
+  GraphicsResource,
+  MemGenericAllocation,
+  DevResourceDesc,
+  LogsCallback,
+  Count
 };
 
 const char* handleKindName(HandleKind kind);
@@ -61,8 +83,7 @@ struct HandleBits {
 };
 
 // One table per object type. T must expose `static constexpr HandleKind kKind`.
-template <typename T>
-class HandleTable {
+template <typename T> class HandleTable {
  public:
   // Registers the object and returns its handle value. Freed slots are reused oldest first, so a stale handle
   // stays invalid for as long as possible (its generation comes round again only after 4096 reuses of its slot).
@@ -110,8 +131,7 @@ class HandleTable {
     return object;
   }
 
-  template <typename Fn>
-  void forEach(Fn&& fn) const {
+  template <typename Fn> void forEach(Fn&& fn) const {
     std::shared_lock lock(mutex_);
     for (const Slot& s : slots_)
       if (s.object) fn(s.object);
@@ -128,13 +148,7 @@ class HandleTable {
 };
 
 // The handle type the API uses for T (CUcontext for Context, ...), converted both ways by one template.
-template <typename ApiHandle>
-uint64_t handleValue(ApiHandle handle) {
-  return reinterpret_cast<uint64_t>(handle);
-}
-template <typename ApiHandle>
-ApiHandle toApiHandle(uint64_t value) {
-  return reinterpret_cast<ApiHandle>(value);
-}
+template <typename ApiHandle> uint64_t handleValue(ApiHandle handle) { return reinterpret_cast<uint64_t>(handle); }
+template <typename ApiHandle> ApiHandle toApiHandle(uint64_t value) { return reinterpret_cast<ApiHandle>(value); }
 
 }  // namespace cuemu

@@ -126,7 +126,8 @@ Expected<std::shared_ptr<IpcEventState>> IpcEventState::open(const CUipcEventHan
   }
   if (!slots) return makeError(CUDA_ERROR_INVALID_VALUE, "the exporting process or its event file is gone");
   Slot& slot = slots[payload.index];
-  if (!slot.inUse.load(std::memory_order_acquire) || slot.generation.load(std::memory_order_relaxed) != payload.generation)
+  if (!slot.inUse.load(std::memory_order_acquire) ||
+      slot.generation.load(std::memory_order_relaxed) != payload.generation)
     return makeError(CUDA_ERROR_INVALID_VALUE, "the exported event was destroyed");
   return std::shared_ptr<IpcEventState>(new IpcEventState(&slot, payload.index, false));
 }
@@ -156,8 +157,7 @@ void IpcEventState::complete(uint32_t ticket) {
   uint32_t current = slot_->completed.load(std::memory_order_relaxed);
   // Records complete in their streams' order, not globally: keep the highest ticket.
   while (static_cast<int32_t>(ticket - current) > 0 &&
-         !slot_->completed.compare_exchange_weak(current, ticket, std::memory_order_acq_rel)) {
-  }
+         !slot_->completed.compare_exchange_weak(current, ticket, std::memory_order_acq_rel)) {}
   futex(&slot_->completed, FUTEX_WAKE, INT_MAX, nullptr);
 }
 

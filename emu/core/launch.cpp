@@ -81,18 +81,20 @@ class ContextHostServices final : public ptx::exec::HostServices {
   void setGraphConditional(uint64_t handle, uint32_t value) override { setConditionalValue(handle, value); }
   void deterministicStall(std::string_view kernel, unsigned seconds) override {
     if (size_t children = runtime_.launchedGrids()) {
-      CUEMU_WARN("kernel '{}' has waited {} s for memory without progress, and it launched {} child grid(s) from "
-                 "the device: on cuemu a child grid runs only after its parent grid has finished (CUDA dynamic "
-                 "parallelism does not promise that a parent sees its children's work before then either), so a "
-                 "parent waiting for its children never finishes.",
-                 kernel, seconds, children);
+      CUEMU_WARN(
+          "kernel '{}' has waited {} s for memory without progress, and it launched {} child grid(s) from "
+          "the device: on cuemu a child grid runs only after its parent grid has finished (CUDA dynamic "
+          "parallelism does not promise that a parent sees its children's work before then either), so a "
+          "parent waiting for its children never finishes.",
+          kernel, seconds, children);
       return;
     }
-    CUEMU_WARN("deterministic mode: every CTA of kernel '{}' has waited {} s for memory without progress; work "
-               "runs in program order on one thread, so a kernel waiting for work queued after it (another "
-               "stream's kernel, copy or host function) never finishes. Run without CUEMU_DETERMINISTIC (or "
-               "cuemuSetDeterministic(0)) to let such work run concurrently.",
-               kernel, seconds);
+    CUEMU_WARN(
+        "deterministic mode: every CTA of kernel '{}' has waited {} s for memory without progress; work "
+        "runs in program order on one thread, so a kernel waiting for work queued after it (another "
+        "stream's kernel, copy or host function) never finishes. Run without CUEMU_DETERMINISTIC (or "
+        "cuemuSetDeterministic(0)) to let such work run concurrently.",
+        kernel, seconds);
   }
 
   // CUDA dynamic parallelism (core/device_runtime.h).
@@ -303,9 +305,8 @@ std::shared_ptr<const MemoryRegion> allocateDriverMemory(Context& context, uint6
   if (!allocated) return nullptr;
   uint64_t start = region->start;
   // Context teardown may have released it already: release() then finds nothing.
-  return std::shared_ptr<const MemoryRegion>(region.get(), [keep = region, start](const MemoryRegion*) {
-    AddressSpace::instance().release(start);
-  });
+  return std::shared_ptr<const MemoryRegion>(
+      region.get(), [keep = region, start](const MemoryRegion*) { AddressSpace::instance().release(start); });
 }
 
 Expected<std::vector<uint8_t>> packKernelParams(const ptx::exec::KernelInfo& info, void** kernelParams, void** extra) {
@@ -381,7 +382,9 @@ CUresult submitLaunch(Stream& stream, LaunchRequest request) {
   if (CUresult sticky = context.stickyError()) return sticky;
   if (CUresult invalid = validateLaunch(context, request)) return invalid;
   CUresult captured;
-  if (captureIfCapturing(stream, CU_GRAPH_NODE_TYPE_KERNEL, KernelNodeData{request, nullptr, nullptr, {}, {}}, captured)) return captured;
+  if (captureIfCapturing(stream, CU_GRAPH_NODE_TYPE_KERNEL, KernelNodeData{request, nullptr, nullptr, {}, {}},
+                         captured))
+    return captured;
   if (timeline::on()) [[unlikely]]
     timeline::labelNextItem(request.function->info().name);
   return enqueueWork(stream, launchWork(context, std::move(request)));

@@ -48,7 +48,8 @@ bool enabled(Level level) { return level >= sink().threshold; }
 
 void write(Level level, std::string_view message) {
   // Warnings and errors also go to the driver's error log that programs read with cuLogs*.
-  if (level >= Level::Warn) errorlog::append(level == Level::Error ? CU_LOG_LEVEL_ERROR : CU_LOG_LEVEL_WARNING, message);
+  if (level >= Level::Warn)
+    errorlog::append(level == Level::Error ? CU_LOG_LEVEL_ERROR : CU_LOG_LEVEL_WARNING, message);
   Sink& s = sink();
   std::lock_guard lock(s.mutex);
   std::fprintf(s.file, "%s%.*s\n", prefix(level), static_cast<int>(message.size()), message.data());

@@ -13,8 +13,7 @@ enum class Level { Trace, Info, Warn, Error };
 bool enabled(Level level);
 void write(Level level, std::string_view message);
 
-template <typename... Args>
-void emit(Level level, fmt::format_string<Args...> format, Args&&... args) {
+template <typename... Args> void emit(Level level, fmt::format_string<Args...> format, Args&&... args) {
   if (enabled(level)) write(level, fmt::format(format, std::forward<Args>(args)...));
 }
 

@@ -183,9 +183,9 @@ Expected<RegionPtr> anyRange(uint64_t address, uint64_t bytes, bool write) {
   AddressSpace& space = AddressSpace::instance();
   if (RegionPtr region = space.find(address)) {
     if (!region->contains(address, bytes))
-      return makeError(CUDA_ERROR_INVALID_VALUE,
-                       fmt::format("{} bytes at {:#x} run past the end of the allocation at {:#x}", bytes, address,
-                                   region->start));
+      return makeError(
+          CUDA_ERROR_INVALID_VALUE,
+          fmt::format("{} bytes at {:#x} run past the end of the allocation at {:#x}", bytes, address, region->start));
     if (!registeredHostUsable(*region, address, bytes, write))
       return makeError(CUDA_ERROR_INVALID_VALUE,
                        fmt::format("registered host memory at {:#x} is read-only or no longer mapped", address));
@@ -196,9 +196,7 @@ Expected<RegionPtr> anyRange(uint64_t address, uint64_t bytes, bool write) {
   return RegionPtr();
 }
 
-bool isPageableHost(const void* pointer) {
-  return !AddressSpace::instance().find(reinterpret_cast<uint64_t>(pointer));
-}
+bool isPageableHost(const void* pointer) { return !AddressSpace::instance().find(reinterpret_cast<uint64_t>(pointer)); }
 
 void copyBytes(void* dst, const void* src, size_t bytes) {
   // One core's memcpy rarely saturates memory bandwidth; very large copies are split across a few threads.
@@ -230,7 +228,8 @@ void copyBytes(void* dst, const void* src, size_t bytes) {
 void copy3D(CopySide dst, CopySide src, size_t widthBytes, size_t height, size_t depth) {
   if (!widthBytes || !height || !depth) return;
   bool rowsContiguous = dst.pitch == widthBytes && src.pitch == widthBytes;
-  if (rowsContiguous && (depth == 1 || (dst.slicePitch == widthBytes * height && src.slicePitch == widthBytes * height))) {
+  if (rowsContiguous &&
+      (depth == 1 || (dst.slicePitch == widthBytes * height && src.slicePitch == widthBytes * height))) {
     copyBytes(dst.origin, src.origin, widthBytes * height * depth);
     return;
   }

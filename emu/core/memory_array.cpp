@@ -11,18 +11,14 @@ namespace cuemu {
 unsigned formatChannelBytes(CUarray_format format) {
   switch (format) {
     case CU_AD_FORMAT_UNSIGNED_INT8:
-    case CU_AD_FORMAT_SIGNED_INT8:
-      return 1;
+    case CU_AD_FORMAT_SIGNED_INT8: return 1;
     case CU_AD_FORMAT_UNSIGNED_INT16:
     case CU_AD_FORMAT_SIGNED_INT16:
-    case CU_AD_FORMAT_HALF:
-      return 2;
+    case CU_AD_FORMAT_HALF: return 2;
     case CU_AD_FORMAT_UNSIGNED_INT32:
     case CU_AD_FORMAT_SIGNED_INT32:
-    case CU_AD_FORMAT_FLOAT:
-      return 4;
-    default:
-      return 0;
+    case CU_AD_FORMAT_FLOAT: return 4;
+    default: return 0;
   }
 }
 
@@ -31,13 +27,40 @@ namespace {
 // Formats whose channel count is part of the format: {element bytes, channels}.
 bool packedFormat(CUarray_format format, unsigned& elementBytes, unsigned& channels) {
   switch (format) {
-    case CU_AD_FORMAT_UNORM_INT8X1: case CU_AD_FORMAT_SNORM_INT8X1: elementBytes = 1; channels = 1; return true;
-    case CU_AD_FORMAT_UNORM_INT8X2: case CU_AD_FORMAT_SNORM_INT8X2: elementBytes = 2; channels = 2; return true;
-    case CU_AD_FORMAT_UNORM_INT8X4: case CU_AD_FORMAT_SNORM_INT8X4: elementBytes = 4; channels = 4; return true;
-    case CU_AD_FORMAT_UNORM_INT16X1: case CU_AD_FORMAT_SNORM_INT16X1: elementBytes = 2; channels = 1; return true;
-    case CU_AD_FORMAT_UNORM_INT16X2: case CU_AD_FORMAT_SNORM_INT16X2: elementBytes = 4; channels = 2; return true;
-    case CU_AD_FORMAT_UNORM_INT16X4: case CU_AD_FORMAT_SNORM_INT16X4: elementBytes = 8; channels = 4; return true;
-    case CU_AD_FORMAT_UNORM_INT_101010_2: elementBytes = 4; channels = 4; return true;
+    case CU_AD_FORMAT_UNORM_INT8X1:
+    case CU_AD_FORMAT_SNORM_INT8X1:
+      elementBytes = 1;
+      channels = 1;
+      return true;
+    case CU_AD_FORMAT_UNORM_INT8X2:
+    case CU_AD_FORMAT_SNORM_INT8X2:
+      elementBytes = 2;
+      channels = 2;
+      return true;
+    case CU_AD_FORMAT_UNORM_INT8X4:
+    case CU_AD_FORMAT_SNORM_INT8X4:
+      elementBytes = 4;
+      channels = 4;
+      return true;
+    case CU_AD_FORMAT_UNORM_INT16X1:
+    case CU_AD_FORMAT_SNORM_INT16X1:
+      elementBytes = 2;
+      channels = 1;
+      return true;
+    case CU_AD_FORMAT_UNORM_INT16X2:
+    case CU_AD_FORMAT_SNORM_INT16X2:
+      elementBytes = 4;
+      channels = 2;
+      return true;
+    case CU_AD_FORMAT_UNORM_INT16X4:
+    case CU_AD_FORMAT_SNORM_INT16X4:
+      elementBytes = 8;
+      channels = 4;
+      return true;
+    case CU_AD_FORMAT_UNORM_INT_101010_2:
+      elementBytes = 4;
+      channels = 4;
+      return true;
     default: return false;
   }
 }

@@ -56,8 +56,7 @@ class MipmappedArray {
  public:
   static constexpr HandleKind kKind = HandleKind::MipmappedArray;
 
-  static Expected<std::shared_ptr<MipmappedArray>> create(Context& context,
-                                                          const CUDA_ARRAY3D_DESCRIPTOR& descriptor,
+  static Expected<std::shared_ptr<MipmappedArray>> create(Context& context, const CUDA_ARRAY3D_DESCRIPTOR& descriptor,
                                                           unsigned levels);
   const CUDA_ARRAY3D_DESCRIPTOR& descriptor() const { return descriptor_; }
   unsigned levelCount() const { return static_cast<unsigned>(levels_.size()); }

@@ -84,10 +84,10 @@ Expected<PreparedCopy> prepareCopy(const CUDA_MEMCPY3D_PEER& c) {
     return prepared;
   }
   if (c.srcLOD || c.dstLOD) return makeError(CUDA_ERROR_INVALID_VALUE, "LOD must be 0");
-  SideSpec src{c.srcMemoryType, c.srcHost, c.srcDevice, c.srcArray, c.srcXInBytes, c.srcY, c.srcZ, c.srcPitch,
-               c.srcHeight};
-  SideSpec dst{c.dstMemoryType, c.dstHost, c.dstDevice, c.dstArray, c.dstXInBytes, c.dstY, c.dstZ, c.dstPitch,
-               c.dstHeight};
+  SideSpec src{c.srcMemoryType, c.srcHost, c.srcDevice, c.srcArray, c.srcXInBytes,
+               c.srcY,          c.srcZ,    c.srcPitch,  c.srcHeight};
+  SideSpec dst{c.dstMemoryType, c.dstHost, c.dstDevice, c.dstArray, c.dstXInBytes,
+               c.dstY,          c.dstZ,    c.dstPitch,  c.dstHeight};
   auto s = resolveSide(src, c.WidthInBytes, c.Height, c.Depth, prepared.touchesPageableHost, "source", false);
   if (!s) return s.takeError();
   auto d = resolveSide(dst, c.WidthInBytes, c.Height, c.Depth, prepared.touchesPageableHost, "destination", true);

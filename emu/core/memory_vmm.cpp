@@ -17,7 +17,8 @@ namespace {
 std::mutex g_handleMutex;  // serialises handle retain/release (re-registration after release)
 }
 
-Expected<std::shared_ptr<PhysicalAllocation>> PhysicalAllocation::create(uint64_t size, const CUmemAllocationProp& prop) {
+Expected<std::shared_ptr<PhysicalAllocation>> PhysicalAllocation::create(uint64_t size,
+                                                                         const CUmemAllocationProp& prop) {
   AddressSpace& space = AddressSpace::instance();
   int device = prop.location.id;
   if (!space.charge(device, size)) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "device memory exhausted");
@@ -37,7 +38,7 @@ Expected<std::shared_ptr<PhysicalAllocation>> PhysicalAllocation::create(uint64_
 }
 
 Expected<std::shared_ptr<PhysicalAllocation>> PhysicalAllocation::import(int fd) {
-  struct stat st{};
+  struct stat st {};
   if (fd < 0 || fstat(fd, &st) != 0 || st.st_size <= 0)
     return makeError(CUDA_ERROR_INVALID_VALUE, "not a shareable allocation");
   int copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);

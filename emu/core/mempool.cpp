@@ -145,8 +145,8 @@ CUresult MemPool::setAttribute(CUmemPool_attribute attribute, const void* value)
     case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
       std::memcpy(&i, value, sizeof i);
       (attribute == CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES ? followEventDependencies_
-       : attribute == CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC  ? allowOpportunistic_
-                                                                 : allowInternalDependencies_) = i != 0;
+       : attribute == CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC     ? allowOpportunistic_
+                                                                    : allowInternalDependencies_) = i != 0;
       return CUDA_SUCCESS;
     case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD:
       std::memcpy(&u, value, sizeof u);
@@ -163,8 +163,7 @@ CUresult MemPool::setAttribute(CUmemPool_attribute attribute, const void* value)
       else
         reservedHigh_ = used_ + retained_;
       return CUDA_SUCCESS;
-    default:
-      return CUDA_ERROR_INVALID_VALUE;
+    default: return CUDA_ERROR_INVALID_VALUE;
   }
 }
 

@@ -159,15 +159,17 @@ Expected<CompiledImage> compileImage(const void* image, int ccMajor, int ccMinor
     std::vector<ptx::link::Input> inputs;
     for (auto& unit : ptx->units) inputs.push_back({unit.sourceName.empty() ? out.name : unit.sourceName, unit.text});
     auto result = ptx::link::linkModules(inputs);
-    if (!result.ok) return makeError(CUDA_ERROR_INVALID_IMAGE, out.name + ": linking relocatable device code failed:\n" + result.log);
+    if (!result.ok)
+      return makeError(CUDA_ERROR_INVALID_IMAGE, out.name + ": linking relocatable device code failed:\n" + result.log);
     linked = std::move(result.ptx);
   } else {
     linked = std::move(ptx->units.front().text);
   }
   std::string_view text = linked;
   readVersionAndTarget(text, out.ptxVersion, out.targetArch);
-  bool standsInForCubins = !ptx->units.empty() && std::all_of(ptx->units.begin(), ptx->units.end(),
-                                                              [](const PtxText& unit) { return unit.standsInForCubin; });
+  bool standsInForCubins =
+      !ptx->units.empty() &&
+      std::all_of(ptx->units.begin(), ptx->units.end(), [](const PtxText& unit) { return unit.standsInForCubin; });
   if (out.ptxVersion > kNewestPtxIsa && !standsInForCubins)
     return makeError(CUDA_ERROR_UNSUPPORTED_PTX_VERSION,
                      fmt::format("{}: PTX ISA {}.{} is newer than the {}.{} this driver supports", out.name,
@@ -199,7 +201,8 @@ Expected<CompiledImage> compileImage(const void* image, int ccMajor, int ccMinor
 
 // ---- Functions and modules -----------------------------------------------------------------------------------
 
-Function::Function(std::shared_ptr<Module> module, int kernelIndex) : module_(std::move(module)), kernelIndex_(kernelIndex) {
+Function::Function(std::shared_ptr<Module> module, int kernelIndex)
+    : module_(std::move(module)), kernelIndex_(kernelIndex) {
   const auto& cluster = info().reqnctapercluster;
   compiledClusterDims = cluster.x != 0;
   requiredClusterWidth = int(cluster.x);
@@ -227,7 +230,9 @@ uint32_t Function::maxThreadsPerBlock() const {
   return limit > 0 ? std::min(info().maxThreadsPerBlock, uint32_t(limit)) : info().maxThreadsPerBlock;
 }
 
-const ptx::exec::KernelInfo& Kernel::info() const { return ptx::exec::kernels(*library_->image().program)[kernelIndex_]; }
+const ptx::exec::KernelInfo& Kernel::info() const {
+  return ptx::exec::kernels(*library_->image().program)[kernelIndex_];
+}
 
 Module::Module(Context& context, CompiledImage image) : context_(context), image_(std::move(image)) {}
 
@@ -376,9 +381,7 @@ void ContextModules::flushPrintf() {
 
 // ---- Libraries and kernels -----------------------------------------------------------------------------------
 
-std::size_t Library::kernelCount() const {
-  return image_.program ? ptx::exec::kernels(*image_.program).size() : 0;
-}
+std::size_t Library::kernelCount() const { return image_.program ? ptx::exec::kernels(*image_.program).size() : 0; }
 
 Expected<std::shared_ptr<Module>> Library::moduleIn(Context& context) {
   if (loadError_) return *loadError_;

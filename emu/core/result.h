@@ -17,8 +17,7 @@ struct Error {
 
 inline Error makeError(CUresult code, std::string message = {}) { return Error{code, std::move(message)}; }
 
-template <typename T>
-class [[nodiscard]] Expected {
+template <typename T> class [[nodiscard]] Expected {
  public:
   Expected(T value) : state_(std::move(value)) {}
   Expected(Error error) : state_(std::move(error)) {}

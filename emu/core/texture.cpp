@@ -378,9 +378,7 @@ bool SurfObject::access(const ptx::exec::SurfaceRequest& request, void* data, st
   bool inside = x >= 0 && x + long(request.bytes) <= width && y >= 0 && y < height && z >= 0 && z < depth;
   if (!inside) {
     switch (request.clamp) {
-      case SurfClamp::Trap:
-        error = "coordinates outside the surface";
-        return false;
+      case SurfClamp::Trap: error = "coordinates outside the surface"; return false;
       case SurfClamp::Zero:
         if (!request.store) std::memset(data, 0, request.bytes);
         return true;
@@ -392,8 +390,10 @@ bool SurfObject::access(const ptx::exec::SurfaceRequest& request, void* data, st
     }
   }
   uint8_t* p = store.base + size_t(z) * store.sliceBytes + size_t(y) * store.rowBytes + size_t(x);
-  if (request.store) std::memcpy(p, data, request.bytes);
-  else std::memcpy(data, p, request.bytes);
+  if (request.store)
+    std::memcpy(p, data, request.bytes);
+  else
+    std::memcpy(data, p, request.bytes);
   return true;
 }
 

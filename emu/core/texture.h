@@ -20,7 +20,7 @@ class Array;
 // Where texels live: device memory (linear, pitch 2D) or an array; sizes in texels.
 struct TexelStore {
   uint8_t* base = nullptr;
-  size_t rowBytes = 0;      // pitch
+  size_t rowBytes = 0;  // pitch
   size_t sliceBytes = 0;
   size_t width = 0, height = 1, depth = 1;
   CUarray_format format = CU_AD_FORMAT_FLOAT;

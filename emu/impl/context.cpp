@@ -46,8 +46,7 @@ CUresult destroyContext(const std::shared_ptr<Context>& found) {
   return CUDA_SUCCESS;
 }
 
-template <typename Fn>
-CUresult withCurrent(Fn&& fn) {
+template <typename Fn> CUresult withCurrent(Fn&& fn) {
   auto context = requireCurrentContext();
   if (!context) return context.error().code;
   return fn(**context);
@@ -419,7 +418,8 @@ CUresult cuCtxGetDevResource(CUcontext hCtx, CUdevResource* resource, CUdevResou
 CUresult cuDevSmResourceSplitByCount(CUdevResource* result, unsigned int* nbGroups, const CUdevResource* input,
                                      CUdevResource* remaining, unsigned int useFlags, unsigned int minCount) {
   if (!nbGroups || !input || input->type != CU_DEV_RESOURCE_TYPE_SM) return CUDA_ERROR_INVALID_VALUE;
-  if (useFlags & ~unsigned(CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING | CU_DEV_SM_RESOURCE_SPLIT_MAX_POTENTIAL_CLUSTER_SIZE))
+  if (useFlags &
+      ~unsigned(CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING | CU_DEV_SM_RESOURCE_SPLIT_MAX_POTENTIAL_CLUSTER_SIZE))
     return CUDA_ERROR_INVALID_VALUE;
   if (result && *nbGroups == 0) return CUDA_ERROR_INVALID_VALUE;
   auto groups = splitSms(input->sm.smCount, minCount, useFlags);

@@ -108,8 +108,8 @@ CUresult setSetting(CoredumpSettings& s, CUcoredumpSettings attrib, void* value,
     if (*size != sizeof(int)) return CUDA_ERROR_INVALID_VALUE;
     int flags = *static_cast<int*>(value);
     constexpr int kKnown = CU_COREDUMP_SKIP_NONRELOCATED_ELF_IMAGES | CU_COREDUMP_SKIP_GLOBAL_MEMORY |
-                           CU_COREDUMP_SKIP_SHARED_MEMORY | CU_COREDUMP_SKIP_LOCAL_MEMORY |
-                           CU_COREDUMP_SKIP_ABORT | CU_COREDUMP_SKIP_CONSTBANK_MEMORY;
+                           CU_COREDUMP_SKIP_SHARED_MEMORY | CU_COREDUMP_SKIP_LOCAL_MEMORY | CU_COREDUMP_SKIP_ABORT |
+                           CU_COREDUMP_SKIP_CONSTBANK_MEMORY;
     if (flags & ~kKnown) return CUDA_ERROR_INVALID_VALUE;
     s.generationFlags = flags;
     return CUDA_SUCCESS;
@@ -117,8 +117,7 @@ CUresult setSetting(CoredumpSettings& s, CUcoredumpSettings attrib, void* value,
   return CUDA_ERROR_INVALID_VALUE;
 }
 
-template <typename Fn>
-CUresult withContextSettings(Fn&& fn) {
+template <typename Fn> CUresult withContextSettings(Fn&& fn) {
   auto context = requireCurrentContext();
   if (!context) return context.error().code;
   CoredumpState& s = state();

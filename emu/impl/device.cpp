@@ -24,7 +24,9 @@ bool parsePciBusId(const char* text, unsigned& domain, unsigned& bus, unsigned& 
   unsigned function = 0;
   int consumed = 0;
   std::size_t length = std::strlen(text);
-  auto whole = [&](int count, int expected) { return count == expected && static_cast<std::size_t>(consumed) == length; };
+  auto whole = [&](int count, int expected) {
+    return count == expected && static_cast<std::size_t>(consumed) == length;
+  };
   consumed = 0;
   if (whole(std::sscanf(text, "%x:%x:%x.%x%n", &domain, &bus, &device, &function, &consumed), 4)) return true;
   consumed = 0;
@@ -50,15 +52,12 @@ unsigned peerAtomicCapabilities(CUatomicOperation operation) {
     case CU_ATOMIC_OPERATION_XOR:
       return CU_ATOMIC_CAPABILITY_SIGNED | CU_ATOMIC_CAPABILITY_UNSIGNED | CU_ATOMIC_CAPABILITY_REDUCTION | kScalar;
     case CU_ATOMIC_OPERATION_EXCHANGE:
-    case CU_ATOMIC_OPERATION_CAS:
-      return kScalar | CU_ATOMIC_CAPABILITY_SCALAR_128;
+    case CU_ATOMIC_OPERATION_CAS: return kScalar | CU_ATOMIC_CAPABILITY_SCALAR_128;
     case CU_ATOMIC_OPERATION_FLOAT_ADD:
       return CU_ATOMIC_CAPABILITY_REDUCTION | kScalar | CU_ATOMIC_CAPABILITY_VECTOR_32x4;
     case CU_ATOMIC_OPERATION_FLOAT_MIN:
-    case CU_ATOMIC_OPERATION_FLOAT_MAX:
-      return CU_ATOMIC_CAPABILITY_REDUCTION | kScalar;
-    default:
-      return 0;
+    case CU_ATOMIC_OPERATION_FLOAT_MAX: return CU_ATOMIC_CAPABILITY_REDUCTION | kScalar;
+    default: return 0;
   }
 }
 
@@ -185,7 +184,8 @@ CUresult cuDeviceGetByPCIBusId(CUdevice* dev, const char* pciBusId) {
   unsigned domain = 0, bus = 0, device = 0;
   if (!parsePciBusId(pciBusId, domain, bus, device)) return CUDA_ERROR_INVALID_VALUE;
   for (const Device* d : devices()) {
-    if (unsigned(d->pciDomainId()) == domain && unsigned(d->pciBusId()) == bus && unsigned(d->pciDeviceId()) == device) {
+    if (unsigned(d->pciDomainId()) == domain && unsigned(d->pciBusId()) == bus &&
+        unsigned(d->pciDeviceId()) == device) {
       *dev = d->handle();
       return CUDA_SUCCESS;
     }
@@ -212,19 +212,12 @@ CUresult cuDeviceGetP2PAttribute(int* value, CUdevice_P2PAttribute attrib, CUdev
   if (*src == *dst) return CUDA_ERROR_INVALID_DEVICE;
   bool connected = peersConnected(**src, **dst);
   switch (attrib) {
-    case CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK:
-      *value = 0;
-      return CUDA_SUCCESS;
+    case CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK: *value = 0; return CUDA_SUCCESS;
     case CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED:
     case CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED:
-    case CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED:
-      *value = connected ? 1 : 0;
-      return CUDA_SUCCESS;
-    case CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED:
-      *value = 0;
-      return CUDA_SUCCESS;
-    default:
-      return CUDA_ERROR_INVALID_VALUE;
+    case CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED: *value = connected ? 1 : 0; return CUDA_SUCCESS;
+    case CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED: *value = 0; return CUDA_SUCCESS;
+    default: return CUDA_ERROR_INVALID_VALUE;
   }
 }
 
@@ -269,10 +262,8 @@ CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t* maxWidthInElements, CUarray_
     case CU_AD_FORMAT_SIGNED_INT16:
     case CU_AD_FORMAT_SIGNED_INT32:
     case CU_AD_FORMAT_HALF:
-    case CU_AD_FORMAT_FLOAT:
-      break;
-    default:
-      return CUDA_ERROR_INVALID_VALUE;
+    case CU_AD_FORMAT_FLOAT: break;
+    default: return CUDA_ERROR_INVALID_VALUE;
   }
   int width = 0;
   (*device)->attribute(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH, width);

@@ -61,8 +61,12 @@ Expected<KernelNodeData> kernelData(const CUDA_KERNEL_NODE_PARAMS_v2& p) {
   auto params = packKernelParams((*function)->info(), p.kernelParams, p.extra);
   if (!params) return params.takeError();
   KernelNodeData data;
-  data.request = LaunchRequest{*function, {p.gridDimX, p.gridDimY, p.gridDimZ}, {p.blockDimX, p.blockDimY, p.blockDimZ},
-                               p.sharedMemBytes, std::move(*params), false};
+  data.request = LaunchRequest{*function,
+                               {p.gridDimX, p.gridDimY, p.gridDimZ},
+                               {p.blockDimX, p.blockDimY, p.blockDimZ},
+                               p.sharedMemBytes,
+                               std::move(*params),
+                               false};
   data.kernel = p.func ? nullptr : p.kern;
   data.context = p.ctx;
   data.pointParams();
@@ -145,8 +149,8 @@ Expected<NodeData> genericData(const CUgraphNodeParams& p) {
     }
     case CU_GRAPH_NODE_TYPE_MEMCPY: return NodeData{MemcpyNodeData{p.memcpy.copyParams, p.memcpy.copyCtx}};
     case CU_GRAPH_NODE_TYPE_MEMSET: {
-      CUDA_MEMSET_NODE_PARAMS m{p.memset.dst, p.memset.pitch, p.memset.value, p.memset.elementSize, p.memset.width,
-                                p.memset.height};
+      CUDA_MEMSET_NODE_PARAMS m{p.memset.dst,         p.memset.pitch, p.memset.value,
+                                p.memset.elementSize, p.memset.width, p.memset.height};
       return memsetData(m, p.memset.ctx);
     }
     case CU_GRAPH_NODE_TYPE_HOST: return NodeData{HostNodeData{p.host.fn, p.host.userData}};
@@ -169,8 +173,7 @@ Expected<NodeData> genericData(const CUgraphNodeParams& p) {
 }
 
 // Node parameter access with the type checked: CUDA_ERROR_INVALID_VALUE for a node of another type.
-template <typename T>
-CUresult withNodeData(CUgraphNode handle, CUgraphNodeType type, auto&& fn) {
+template <typename T> CUresult withNodeData(CUgraphNode handle, CUgraphNodeType type, auto&& fn) {
   auto node = findNode(handle);
   if (!node || node->type() != type) return CUDA_ERROR_INVALID_VALUE;
   std::lock_guard lock(node->graph().mutex);
@@ -204,8 +207,7 @@ CUresult execSetData(CUgraphExec execHandle, CUgraphNode nodeHandle, CUgraphNode
 
 // Fills an output array of a count-query pair the way the driver does: with no array, the count; with one,
 // up to *count entries, NULL for the rest, and *count set to the real number.
-template <typename T>
-CUresult fillList(const std::vector<T>& items, T* out, size_t* count) {
+template <typename T> CUresult fillList(const std::vector<T>& items, T* out, size_t* count) {
   if (!count) return CUDA_ERROR_INVALID_VALUE;
   if (out) {
     for (size_t i = 0; i < *count; ++i) out[i] = i < items.size() ? items[i] : T{};
@@ -216,7 +218,8 @@ CUresult fillList(const std::vector<T>& items, T* out, size_t* count) {
   return CUDA_SUCCESS;
 }
 
-CUresult nodeNeighbours(CUgraphNode handle, CUgraphNode* out, CUgraphEdgeData* edges, size_t* count, bool dependencies) {
+CUresult nodeNeighbours(CUgraphNode handle, CUgraphNode* out, CUgraphEdgeData* edges, size_t* count,
+                        bool dependencies) {
   auto node = findNode(handle);
   if (!node) return CUDA_ERROR_INVALID_VALUE;
   std::vector<CUgraphNode> list;
@@ -554,7 +557,8 @@ CUresult cuGraphAddChildGraphNode(CUgraphNode* phGraphNode, CUgraph hGraph, cons
 }
 
 CUresult cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
-                           const CUgraphEdgeData* dependencyData, size_t numDependencies, CUgraphNodeParams* nodeParams) {
+                           const CUgraphEdgeData* dependencyData, size_t numDependencies,
+                           CUgraphNodeParams* nodeParams) {
   if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
   if (!defaultEdges(dependencyData, numDependencies)) return CUDA_ERROR_NOT_SUPPORTED;
   if (nodeParams->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC) {
@@ -565,8 +569,7 @@ CUresult cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgra
   if (nodeParams->type == CU_GRAPH_NODE_TYPE_MEM_FREE) {
     auto data = memFreeData(nodeParams->free.dptr);
     if (!data) return data.error().code;
-    return addNode(phGraphNode, hGraph, dependencies, numDependencies, CU_GRAPH_NODE_TYPE_MEM_FREE,
-                   std::move(*data));
+    return addNode(phGraphNode, hGraph, dependencies, numDependencies, CU_GRAPH_NODE_TYPE_MEM_FREE, std::move(*data));
   }
   if (nodeParams->type == CU_GRAPH_NODE_TYPE_CONDITIONAL) {
     // Driver 580 refuses another graph's handle in a graph that has none of its own
@@ -579,8 +582,8 @@ CUresult cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgra
     if (!data) return data.error().code;
     // The bodies' handles stay where they are while the node lives: phGraph_out points at them.
     CUgraph* bodies = std::get<ConditionalNodeData>(*data).bodies->handles.data();
-    CUresult r = addNode(phGraphNode, hGraph, dependencies, numDependencies, CU_GRAPH_NODE_TYPE_CONDITIONAL,
-                         std::move(*data));
+    CUresult r =
+        addNode(phGraphNode, hGraph, dependencies, numDependencies, CU_GRAPH_NODE_TYPE_CONDITIONAL, std::move(*data));
     if (r == CUDA_SUCCESS) nodeParams->conditional.phGraph_out = bodies;
     return r;
   }
@@ -701,7 +704,8 @@ CUresult cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode* depende
   return nodeNeighbours(hNode, dependentNodes, edgeData, numDependentNodes, false);
 }
 
-CUresult cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode* from, const CUgraphNode* to, size_t numDependencies) {
+CUresult cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode* from, const CUgraphNode* to,
+                                size_t numDependencies) {
   return changeDependencies(hGraph, from, to, nullptr, numDependencies, true);
 }
 CUresult cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode* from, const CUgraphNode* to,
@@ -730,9 +734,16 @@ CUresult cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS_v
   if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
   CUDA_KERNEL_NODE_PARAMS_v2 v2{};
   if (CUresult r = impl::cuGraphKernelNodeGetParams_v2(hNode, &v2)) return r;
-  *nodeParams = CUDA_KERNEL_NODE_PARAMS_v1{v2.func ? v2.func : reinterpret_cast<CUfunction>(v2.kern), v2.gridDimX,
-                                          v2.gridDimY, v2.gridDimZ, v2.blockDimX, v2.blockDimY, v2.blockDimZ,
-                                          v2.sharedMemBytes, v2.kernelParams, v2.extra};
+  *nodeParams = CUDA_KERNEL_NODE_PARAMS_v1{v2.func ? v2.func : reinterpret_cast<CUfunction>(v2.kern),
+                                           v2.gridDimX,
+                                           v2.gridDimY,
+                                           v2.gridDimZ,
+                                           v2.blockDimX,
+                                           v2.blockDimY,
+                                           v2.blockDimZ,
+                                           v2.sharedMemBytes,
+                                           v2.kernelParams,
+                                           v2.extra};
   return CUDA_SUCCESS;
 }
 CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS* nodeParams) {
@@ -832,23 +843,23 @@ CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph* phGraph) {
   });
 }
 
-#define CUEMU_EVENT_NODE_ACCESSORS(Name, Type)                                                                 \
-  CUresult cuGraph##Name##NodeGetEvent(CUgraphNode hNode, CUevent* event_out) {                                \
-    if (!event_out) return CUDA_ERROR_INVALID_VALUE;                                                           \
-    return withNodeData<EventNodeData>(hNode, Type, [&](EventNodeData& data, GraphNode&) {                     \
-      *event_out = data.handle;                                                                                \
-      return CUDA_SUCCESS;                                                                                     \
-    });                                                                                                        \
-  }                                                                                                            \
-  CUresult cuGraph##Name##NodeSetEvent(CUgraphNode hNode, CUevent event) {                                     \
-    auto e = eventOf(event);                                                                                   \
-    if (!e) return e.error().code;                                                                             \
-    return setNodeData(hNode, Type, NodeData{EventNodeData{*e, event}});                                       \
-  }                                                                                                            \
-  CUresult cuGraphExec##Name##NodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event) {         \
-    auto e = eventOf(event);                                                                                   \
-    if (!e) return e.error().code;                                                                             \
-    return execSetData(hGraphExec, hNode, Type, NodeData{EventNodeData{*e, event}});                           \
+#define CUEMU_EVENT_NODE_ACCESSORS(Name, Type)                                                         \
+  CUresult cuGraph##Name##NodeGetEvent(CUgraphNode hNode, CUevent* event_out) {                        \
+    if (!event_out) return CUDA_ERROR_INVALID_VALUE;                                                   \
+    return withNodeData<EventNodeData>(hNode, Type, [&](EventNodeData& data, GraphNode&) {             \
+      *event_out = data.handle;                                                                        \
+      return CUDA_SUCCESS;                                                                             \
+    });                                                                                                \
+  }                                                                                                    \
+  CUresult cuGraph##Name##NodeSetEvent(CUgraphNode hNode, CUevent event) {                             \
+    auto e = eventOf(event);                                                                           \
+    if (!e) return e.error().code;                                                                     \
+    return setNodeData(hNode, Type, NodeData{EventNodeData{*e, event}});                               \
+  }                                                                                                    \
+  CUresult cuGraphExec##Name##NodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event) { \
+    auto e = eventOf(event);                                                                           \
+    if (!e) return e.error().code;                                                                     \
+    return execSetData(hGraphExec, hNode, Type, NodeData{EventNodeData{*e, event}});                   \
   }
 CUEMU_EVENT_NODE_ACCESSORS(EventRecord, CU_GRAPH_NODE_TYPE_EVENT_RECORD)
 CUEMU_EVENT_NODE_ACCESSORS(EventWait, CU_GRAPH_NODE_TYPE_WAIT_EVENT)
@@ -869,7 +880,8 @@ CUresult cuGraphInstantiate_v2(CUgraphExec* phGraphExec, CUgraph hGraph, CUgraph
                                size_t bufferSize) {
   CUresult r = instantiate(phGraphExec, hGraph, 0, phErrorNode, nullptr);
   if (logBuffer && bufferSize)
-    std::snprintf(logBuffer, bufferSize, "%s", r == CUDA_SUCCESS ? "" : "graph instantiation failed: the graph has a cycle");
+    std::snprintf(logBuffer, bufferSize, "%s",
+                  r == CUDA_SUCCESS ? "" : "graph instantiation failed: the graph has a cycle");
   return r;
 }
 CUresult cuGraphInstantiate(CUgraphExec* phGraphExec, CUgraph hGraph, CUgraphNode* phErrorNode, char* logBuffer,
@@ -965,7 +977,8 @@ CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNod
   if (!memsetParams) return CUDA_ERROR_INVALID_VALUE;
   return execSetData(hGraphExec, hNode, CU_GRAPH_NODE_TYPE_MEMSET, memsetData(*memsetParams, ctx));
 }
-CUresult cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS* nodeParams) {
+CUresult cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                      const CUDA_HOST_NODE_PARAMS* nodeParams) {
   if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
   return execSetData(hGraphExec, hNode, CU_GRAPH_NODE_TYPE_HOST,
                      NodeData{HostNodeData{nodeParams->fn, nodeParams->userData}});
@@ -1050,7 +1063,8 @@ CUresult cuGraphDebugDotPrint(CUgraph hGraph, const char* path, unsigned int) {
   std::fprintf(file, "digraph cuemu_graph {\n");
   std::lock_guard lock(graph->mutex);
   for (GraphNode* node : graph->nodes()) {
-    std::fprintf(file, "  n%llu [label=\"%s\"];\n", static_cast<unsigned long long>(node->id()), nodeTypeName(node->type()));
+    std::fprintf(file, "  n%llu [label=\"%s\"];\n", static_cast<unsigned long long>(node->id()),
+                 nodeTypeName(node->type()));
     for (GraphNode* dep : node->dependencies)
       std::fprintf(file, "  n%llu -> n%llu;\n", static_cast<unsigned long long>(dep->id()),
                    static_cast<unsigned long long>(node->id()));

@@ -268,15 +268,12 @@ CUresult setFunctionAttribute(Function& f, CUfunction_attribute attribute, int v
       if (value != 0 && value != 1) return CUDA_ERROR_INVALID_VALUE;
       f.nonPortableClusterAllowed = value;
       return CUDA_SUCCESS;
-    case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
-      f.clusterSchedulingPolicy = value;
-      return CUDA_SUCCESS;
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE: f.clusterSchedulingPolicy = value; return CUDA_SUCCESS;
     default: return CUDA_ERROR_INVALID_VALUE;  // the others are read-only
   }
 }
 
-template <typename Fn>
-CUresult withFunction(CUfunction handle, Fn&& fn) {
+template <typename Fn> CUresult withFunction(CUfunction handle, Fn&& fn) {
   auto function = resolveFunction(handle);
   if (!function) return function.error().code;
   return fn(**function);
@@ -306,8 +303,8 @@ CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned
 // stream takes the others' current ends as dependencies (the mechanism event waits use).
 CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS* launchParamsList, unsigned int numDevices,
                                               unsigned int flags) {
-  constexpr unsigned kKnownFlags =
-      CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_PRE_LAUNCH_SYNC | CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_POST_LAUNCH_SYNC;
+  constexpr unsigned kKnownFlags = CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_PRE_LAUNCH_SYNC |
+                                   CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_POST_LAUNCH_SYNC;
   if (!launchParamsList || !numDevices || (flags & ~kKnownFlags)) return CUDA_ERROR_INVALID_VALUE;
   std::vector<std::shared_ptr<Stream>> streams;
   const CUDA_LAUNCH_PARAMS& first = launchParamsList[0];
@@ -387,7 +384,9 @@ CUresult cuParamSetv(CUfunction hfunc, int offset, void* ptr, unsigned int numby
     return CUDA_SUCCESS;
   });
 }
-CUresult cuParamSeti(CUfunction hfunc, int offset, unsigned int value) { return impl::cuParamSetv(hfunc, offset, &value, 4); }
+CUresult cuParamSeti(CUfunction hfunc, int offset, unsigned int value) {
+  return impl::cuParamSetv(hfunc, offset, &value, 4);
+}
 CUresult cuParamSetf(CUfunction hfunc, int offset, float value) { return impl::cuParamSetv(hfunc, offset, &value, 4); }
 CUresult cuParamSetTexRef(CUfunction hfunc, int, CUtexref) {
   return withFunction(hfunc, [](Function&) { return CUDA_ERROR_NOT_SUPPORTED; });
@@ -431,20 +430,32 @@ CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int v
 }
 CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config) {
   if (config < CU_FUNC_CACHE_PREFER_NONE || config > CU_FUNC_CACHE_PREFER_EQUAL) return CUDA_ERROR_INVALID_VALUE;
-  return withFunction(hfunc, [&](Function& f) { f.cacheConfig = config; return CUDA_SUCCESS; });
+  return withFunction(hfunc, [&](Function& f) {
+    f.cacheConfig = config;
+    return CUDA_SUCCESS;
+  });
 }
 CUresult cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config) {
   if (config < CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE || config > CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE)
     return CUDA_ERROR_INVALID_VALUE;
-  return withFunction(hfunc, [&](Function& f) { f.sharedConfig = config; return CUDA_SUCCESS; });
+  return withFunction(hfunc, [&](Function& f) {
+    f.sharedConfig = config;
+    return CUDA_SUCCESS;
+  });
 }
 CUresult cuFuncGetModule(CUmodule* hmod, CUfunction hfunc) {
   if (!hmod) return CUDA_ERROR_INVALID_VALUE;
-  return withFunction(hfunc, [&](Function& f) { *hmod = toApiHandle<CUmodule>(f.module().handle()); return CUDA_SUCCESS; });
+  return withFunction(hfunc, [&](Function& f) {
+    *hmod = toApiHandle<CUmodule>(f.module().handle());
+    return CUDA_SUCCESS;
+  });
 }
 CUresult cuFuncGetName(const char** name, CUfunction hfunc) {
   if (!name || !hfunc) return CUDA_ERROR_INVALID_VALUE;  // a NULL function too (driver 580)
-  return withFunction(hfunc, [&](Function& f) { *name = f.info().name.c_str(); return CUDA_SUCCESS; });
+  return withFunction(hfunc, [&](Function& f) {
+    *name = f.info().name.c_str();
+    return CUDA_SUCCESS;
+  });
 }
 CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t* paramOffset, size_t* paramSize) {
   if (!paramOffset && !paramSize) return CUDA_ERROR_INVALID_VALUE;
@@ -458,7 +469,10 @@ CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t* paramOff
 }
 CUresult cuFuncIsLoaded(CUfunctionLoadingState* state, CUfunction function) {
   if (!state) return CUDA_ERROR_INVALID_VALUE;
-  return withFunction(function, [&](Function&) { *state = CU_FUNCTION_LOADING_STATE_LOADED; return CUDA_SUCCESS; });
+  return withFunction(function, [&](Function&) {
+    *state = CU_FUNCTION_LOADING_STATE_LOADED;
+    return CUDA_SUCCESS;
+  });
 }
 CUresult cuFuncLoad(CUfunction function) {
   return withFunction(function, [](Function&) { return CUDA_SUCCESS; });
@@ -467,11 +481,13 @@ CUresult cuFuncLoad(CUfunction function) {
 CUresult cuKernelGetAttribute(int* pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev) {
   if (!pi) return CUDA_ERROR_INVALID_VALUE;
   if (!deviceByOrdinal(dev)) return CUDA_ERROR_INVALID_DEVICE;
-  return withFunction(reinterpret_cast<CUfunction>(kernel), [&](Function& f) { return functionAttribute(pi, attrib, f); });
+  return withFunction(reinterpret_cast<CUfunction>(kernel),
+                      [&](Function& f) { return functionAttribute(pi, attrib, f); });
 }
 CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev) {
   if (!deviceByOrdinal(dev)) return CUDA_ERROR_INVALID_DEVICE;
-  return withFunction(reinterpret_cast<CUfunction>(kernel), [&](Function& f) { return setFunctionAttribute(f, attrib, val); });
+  return withFunction(reinterpret_cast<CUfunction>(kernel),
+                      [&](Function& f) { return setFunctionAttribute(f, attrib, val); });
 }
 CUresult cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev) {
   if (!deviceByOrdinal(dev)) return CUDA_ERROR_INVALID_DEVICE;
@@ -506,7 +522,8 @@ CUresult cuOccupancyMaxPotentialClusterSize(int* clusterSize, CUfunction func, c
 CUresult cuOccupancyMaxActiveClusters(int* numClusters, CUfunction func, const CUlaunchConfig* config) {
   return maxActiveClusters(numClusters, func, config);
 }
-CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t* dynamicSmemSize, CUfunction func, int numBlocks, int blockSize) {
+CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t* dynamicSmemSize, CUfunction func, int numBlocks,
+                                                 int blockSize) {
   if (!dynamicSmemSize || numBlocks <= 0) return CUDA_ERROR_INVALID_VALUE;
   return withFunction(func, [&](Function& f) {
     const Device& device = f.module().context().device();

@@ -79,8 +79,10 @@ CUresult addData(CUlinkState handle, CUjitInputType type, const void* data, size
     }
     case CU_JIT_INPUT_CUBIN:
     case CU_JIT_INPUT_NVVM:
-      return fail(*state, CUDA_ERROR_NO_BINARY_FOR_GPU,
-                  inputName + ": cuemu links PTX only; add PTX to the input (nvcc -ptx, or -gencode arch=compute_XX,code=compute_XX)");
+      return fail(
+          *state, CUDA_ERROR_NO_BINARY_FOR_GPU,
+          inputName +
+              ": cuemu links PTX only; add PTX to the input (nvcc -ptx, or -gencode arch=compute_XX,code=compute_XX)");
     default: return CUDA_ERROR_INVALID_VALUE;
   }
 }

@@ -77,8 +77,8 @@ CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS* requiremen
   return CUDA_SUCCESS;
 }
 
-CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS* requirements,
-                                               CUmipmappedArray mipmap, CUdevice device) {
+CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS* requirements, CUmipmappedArray mipmap,
+                                               CUdevice device) {
   if (!requirements) return CUDA_ERROR_INVALID_VALUE;
   auto mip = mipmappedArrayTable().find(handleValue(mipmap));
   if (!mip) return CUDA_ERROR_INVALID_HANDLE;

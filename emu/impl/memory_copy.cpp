@@ -59,8 +59,7 @@ CUresult submit(Context& context, CUstream stream, bool async, bool pageable, St
   return memops::runAsync(context, stream, std::move(work), capturedAs);
 }
 
-CUresult copyLinear(uint64_t dst, Side dstSide, uint64_t src, Side srcSide, size_t bytes, CUstream stream,
-                    bool async) {
+CUresult copyLinear(uint64_t dst, Side dstSide, uint64_t src, Side srcSide, size_t bytes, CUstream stream, bool async) {
   CUEMU_REQUIRE_CONTEXT(context);
   if (!bytes) return CUDA_SUCCESS;
   bool pageable = false;
@@ -69,9 +68,9 @@ CUresult copyLinear(uint64_t dst, Side dstSide, uint64_t src, Side srcSide, size
   if (CUresult r = checkSide(src, srcSide, bytes, pageable, false, srcLease); r != CUDA_SUCCESS) return r;
   return submit(context, stream, async, pageable,
                 [dst, src, bytes, dstLease = std::move(dstLease), srcLease = std::move(srcLease)] {
-    copyBytes(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), bytes);
-    return CUDA_SUCCESS;
-  });
+                  copyBytes(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), bytes);
+                  return CUDA_SUCCESS;
+                });
 }
 
 CUresult copyPeer(CUdeviceptr dst, CUcontext dstContext, CUdeviceptr src, CUcontext srcContext, size_t bytes,
@@ -132,7 +131,8 @@ CUresult copyWithArray(uint8_t* dst, CUarray dstArray, size_t dstOffset, Side ds
     auto p = arrayBytes(dstArray, dstOffset, bytes);
     if (!p) return p.error().code;
     dst = *p;
-    if (CUresult r = leaseFor(AddressSpace::instance().find(reinterpret_cast<uint64_t>(dst)), leases); r != CUDA_SUCCESS)
+    if (CUresult r = leaseFor(AddressSpace::instance().find(reinterpret_cast<uint64_t>(dst)), leases);
+        r != CUDA_SUCCESS)
       return r;
   } else if (bytes) {
     if (CUresult r = checkSide(reinterpret_cast<uint64_t>(dst), dstSide, bytes, pageable, true, leases);
@@ -143,7 +143,8 @@ CUresult copyWithArray(uint8_t* dst, CUarray dstArray, size_t dstOffset, Side ds
     auto p = arrayBytes(srcArray, srcOffset, bytes);
     if (!p) return p.error().code;
     src = *p;
-    if (CUresult r = leaseFor(AddressSpace::instance().find(reinterpret_cast<uint64_t>(src)), leases); r != CUDA_SUCCESS)
+    if (CUresult r = leaseFor(AddressSpace::instance().find(reinterpret_cast<uint64_t>(src)), leases);
+        r != CUDA_SUCCESS)
       return r;
   } else if (bytes) {
     if (CUresult r = checkSide(reinterpret_cast<uint64_t>(src), srcSide, bytes, pageable, false, leases);
@@ -241,8 +242,8 @@ Expected<CUDA_MEMCPY3D_PEER> batchOpToCopy(const CUDA_MEMCPY3D_BATCH_OP& op) {
   c.WidthInBytes = op.extent.width * elementBytes;
   c.Height = op.extent.height;
   c.Depth = op.extent.depth;
-  auto fill = [&](const CUmemcpy3DOperand& operand, CUmemorytype& type, CUdeviceptr& device, CUarray& array,
-                  size_t& x, size_t& y, size_t& z, size_t& pitch, size_t& height) {
+  auto fill = [&](const CUmemcpy3DOperand& operand, CUmemorytype& type, CUdeviceptr& device, CUarray& array, size_t& x,
+                  size_t& y, size_t& z, size_t& pitch, size_t& height) {
     if (operand.type == CU_MEMCPY_OPERAND_TYPE_ARRAY) {
       type = CU_MEMORYTYPE_ARRAY;
       array = operand.op.array.array;
@@ -272,7 +273,8 @@ CUresult copy3DBatch(size_t numOps, CUDA_MEMCPY3D_BATCH_OP* opList, size_t* fail
   bool pageable = false;
   for (size_t i = 0; i < numOps; ++i) {
     auto descriptor = batchOpToCopy(opList[i]);
-    Expected<PreparedCopy> prepared = descriptor ? prepareCopy(*descriptor) : Expected<PreparedCopy>(descriptor.takeError());
+    Expected<PreparedCopy> prepared =
+        descriptor ? prepareCopy(*descriptor) : Expected<PreparedCopy>(descriptor.takeError());
     if (!prepared) {
       if (failIdx) *failIdx = i;
       return prepared.error().code;
@@ -351,12 +353,17 @@ CUresult cuMemcpyHtoA_v2(CUarray dst, size_t off, const void* src, size_t n) {
   return copyWithArray(nullptr, dst, off, Side::Device, static_cast<const uint8_t*>(src), nullptr, 0, Side::Host, n,
                        kDefaultStream, false);
 }
-CUresult cuMemcpyHtoAAsync_v2(CUarray dst, size_t off, const void* src, size_t n, CUstream s) { return copyWithArray(nullptr, dst, off, Side::Device, static_cast<const uint8_t*>(src), nullptr, 0, Side::Host, n, s, true); }
+CUresult cuMemcpyHtoAAsync_v2(CUarray dst, size_t off, const void* src, size_t n, CUstream s) {
+  return copyWithArray(nullptr, dst, off, Side::Device, static_cast<const uint8_t*>(src), nullptr, 0, Side::Host, n, s,
+                       true);
+}
 CUresult cuMemcpyAtoH_v2(void* dst, CUarray src, size_t off, size_t n) {
   return copyWithArray(static_cast<uint8_t*>(dst), nullptr, 0, Side::Host, nullptr, src, off, Side::Device, n,
                        kDefaultStream, false);
 }
-CUresult cuMemcpyAtoHAsync_v2(void* dst, CUarray src, size_t off, size_t n, CUstream s) { return copyWithArray(static_cast<uint8_t*>(dst), nullptr, 0, Side::Host, nullptr, src, off, Side::Device, n, s, true); }
+CUresult cuMemcpyAtoHAsync_v2(void* dst, CUarray src, size_t off, size_t n, CUstream s) {
+  return copyWithArray(static_cast<uint8_t*>(dst), nullptr, 0, Side::Host, nullptr, src, off, Side::Device, n, s, true);
+}
 CUresult cuMemcpyAtoD_v2(CUdeviceptr dst, CUarray src, size_t off, size_t n) {
   return copyWithArray(reinterpret_cast<uint8_t*>(dst), nullptr, 0, Side::Device, nullptr, src, off, Side::Device, n,
                        kDefaultStream, false);
@@ -401,7 +408,9 @@ CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream s) {
 CUresult cuMemsetD16Async(CUdeviceptr d, unsigned short v, size_t n, CUstream s) {
   return memset2D(d, n * 2, v, 2, n, 1, s, true);
 }
-CUresult cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n, CUstream s) { return memset2D(d, n * 4, v, 4, n, 1, s, true); }
+CUresult cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n, CUstream s) {
+  return memset2D(d, n * 4, v, 4, n, 1, s, true);
+}
 CUresult cuMemsetD2D8_v2(CUdeviceptr d, size_t p, unsigned char v, size_t w, size_t h) {
   return memset2D(d, p, v, 1, w, h, kDefaultStream, false);
 }

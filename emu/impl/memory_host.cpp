@@ -6,13 +6,13 @@
 #include "core/memory.h"
 #include "impl/memory_internal.h"
 
-
 namespace cuemu {
 namespace {
 
-constexpr unsigned kHostAllocFlags = CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_WRITECOMBINED;
-constexpr unsigned kHostRegisterFlags =
-    CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_IOMEMORY | CU_MEMHOSTREGISTER_READ_ONLY;
+constexpr unsigned kHostAllocFlags =
+    CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_WRITECOMBINED;
+constexpr unsigned kHostRegisterFlags = CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP |
+                                        CU_MEMHOSTREGISTER_IOMEMORY | CU_MEMHOSTREGISTER_READ_ONLY;
 
 CUresult hostAlloc(void** pp, size_t bytesize, unsigned flags) {
   if (!pp || !bytesize || (flags & ~kHostAllocFlags)) return CUDA_ERROR_INVALID_VALUE;

@@ -26,9 +26,9 @@ inline CUresult runAsync(Context& context, CUstream stream, StreamWork work,
 void drainOwner(uint64_t address);
 
 // The current context, or the error the API returns without one.
-#define CUEMU_REQUIRE_CONTEXT(var)                          \
-  auto var##_expected = ::cuemu::requireCurrentContext();   \
-  if (!var##_expected) return var##_expected.error().code;  \
+#define CUEMU_REQUIRE_CONTEXT(var)                         \
+  auto var##_expected = ::cuemu::requireCurrentContext();  \
+  if (!var##_expected) return var##_expected.error().code; \
   ::cuemu::Context& var = **var##_expected
 
 }  // namespace cuemu::memops

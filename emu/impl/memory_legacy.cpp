@@ -304,8 +304,12 @@ CUresult cuArray3DGetDescriptor(CUDA_ARRAY3D_DESCRIPTOR_v1* desc, CUarray hArray
   CUresult r = impl::cuArray3DGetDescriptor_v2(&w, hArray);
   if (r != CUDA_SUCCESS) return r;
   if (!fits(w.Width) || !fits(w.Height) || !fits(w.Depth)) return CUDA_ERROR_NOT_SUPPORTED;
-  *desc = {static_cast<unsigned>(w.Width), static_cast<unsigned>(w.Height), static_cast<unsigned>(w.Depth), w.Format,
-           w.NumChannels, w.Flags};
+  *desc = {static_cast<unsigned>(w.Width),
+           static_cast<unsigned>(w.Height),
+           static_cast<unsigned>(w.Depth),
+           w.Format,
+           w.NumChannels,
+           w.Flags};
   return CUDA_SUCCESS;
 }
 

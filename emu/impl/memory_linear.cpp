@@ -6,7 +6,6 @@
 #include "core/memory.h"
 #include "impl/memory_internal.h"
 
-
 namespace cuemu {
 
 CUresult memops::runAndWait(Context& context, CUstream stream, StreamWork work, CUgraphNodeType capturedAs) {

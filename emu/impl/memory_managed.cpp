@@ -104,9 +104,11 @@ CUresult rangeAttribute(void* data, size_t dataSize, CUmem_range_attribute attri
   };
   switch (attribute) {
     case CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY: return scalar(r.readMostly ? 1 : 0);
-    case CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION: return scalar(legacyId(r.preferredLocationType, r.preferredLocation));
+    case CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION:
+      return scalar(legacyId(r.preferredLocationType, r.preferredLocation));
     case CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE: return scalar(r.preferredLocationType);
-    case CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID: return scalar(r.preferredLocationType ? r.preferredLocation.load() : CU_DEVICE_INVALID);
+    case CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID:
+      return scalar(r.preferredLocationType ? r.preferredLocation.load() : CU_DEVICE_INVALID);
     case CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION:
       return scalar(legacyId(r.lastPrefetchLocationType, r.lastPrefetchLocation));
     case CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE: return scalar(r.lastPrefetchLocationType);
@@ -127,9 +129,8 @@ CUresult rangeAttribute(void* data, size_t dataSize, CUmem_range_attribute attri
   }
 }
 
-CUresult prefetchBatch(CUdeviceptr* dptrs, size_t* sizes, size_t count, CUmemLocation* locations,
-                       size_t* locationIdxs, size_t numLocations, unsigned long long flags, CUstream stream,
-                       bool discard) {
+CUresult prefetchBatch(CUdeviceptr* dptrs, size_t* sizes, size_t count, CUmemLocation* locations, size_t* locationIdxs,
+                       size_t numLocations, unsigned long long flags, CUstream stream, bool discard) {
   if (!dptrs || !sizes || !count || flags) return CUDA_ERROR_INVALID_VALUE;
   if (numLocations && (!locations || !locationIdxs || numLocations > count || locationIdxs[0] != 0))
     return CUDA_ERROR_INVALID_VALUE;
@@ -193,8 +194,8 @@ CUresult cuMemPrefetchBatchAsync(CUdeviceptr* d, size_t* s, size_t n, CUmemLocat
 CUresult cuMemDiscardBatchAsync(CUdeviceptr* d, size_t* s, size_t n, unsigned long long f, CUstream st) {
   return prefetchBatch(d, s, n, nullptr, nullptr, 0, f, st, true);
 }
-CUresult cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr* d, size_t* s, size_t n, CUmemLocation* l, size_t* li,
-                                           size_t nl, unsigned long long f, CUstream st) {
+CUresult cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr* d, size_t* s, size_t n, CUmemLocation* l, size_t* li, size_t nl,
+                                           unsigned long long f, CUstream st) {
   return prefetchBatch(d, s, n, l, li, nl, f, st, false);
 }
 

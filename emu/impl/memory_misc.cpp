@@ -63,7 +63,8 @@ namespace impl {
 CUresult cuMemGetHandleForAddressRange(void* handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType,
                                        unsigned long long flags) {
   if (!handle || !size || handleType != CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD) return CUDA_ERROR_INVALID_VALUE;
-  if (flags & ~static_cast<unsigned long long>(CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE)) return CUDA_ERROR_INVALID_VALUE;
+  if (flags & ~static_cast<unsigned long long>(CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE))
+    return CUDA_ERROR_INVALID_VALUE;
   CUEMU_REQUIRE_CONTEXT(context);
   (void)context;
   // The range must be page aligned and lie in one allocation of the device.
@@ -119,8 +120,7 @@ CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES* sparseProperti
   return CUDA_ERROR_INVALID_VALUE;  // not created with CUDA_ARRAY3D_SPARSE
 }
 
-CUresult cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES* sparseProperties,
-                                             CUmipmappedArray mipmap) {
+CUresult cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES* sparseProperties, CUmipmappedArray mipmap) {
   if (!sparseProperties) return CUDA_ERROR_INVALID_VALUE;
   if (!mipmappedArrayTable().find(handleValue(mipmap))) return CUDA_ERROR_INVALID_HANDLE;
   return CUDA_ERROR_INVALID_VALUE;

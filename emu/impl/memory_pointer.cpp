@@ -11,8 +11,7 @@
 namespace cuemu {
 namespace {
 
-template <typename T>
-CUresult put(void* data, T value) {
+template <typename T> CUresult put(void* data, T value) {
   std::memcpy(data, &value, sizeof value);
   return CUDA_SUCCESS;
 }
@@ -52,7 +51,7 @@ CUresult attributeOf(const MemoryRegion& r, uint64_t ptr, CUpointer_attribute at
     case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE: return put(data, 0);
     case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
       return put(data, static_cast<int>(r.kind == MemoryKind::VmmMapping ? r.accessFlags.load()
-                                                                          : CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE));
+                                                                         : CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE));
     case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE: return put(data, r.poolHandle);
     case CU_POINTER_ATTRIBUTE_MAPPING_SIZE: return put(data, static_cast<size_t>(r.size));
     case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR: return put(data, reinterpret_cast<void*>(r.start));
@@ -107,7 +106,8 @@ CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute*
   RegionPtr region = AddressSpace::instance().find(ptr);
   for (unsigned i = 0; i < numAttributes; ++i) {
     if (!data[i]) return CUDA_ERROR_INVALID_VALUE;
-    CUresult r = region ? attributeOf(*region, ptr, attributes[i], data[i]) : attributeOfUnknown(attributes[i], data[i]);
+    CUresult r =
+        region ? attributeOf(*region, ptr, attributes[i], data[i]) : attributeOfUnknown(attributes[i], data[i]);
     // Attributes that do not apply to this kind of memory read as their empty value.
     if (r == CUDA_ERROR_INVALID_VALUE && region) r = attributeOfUnknown(attributes[i], data[i]);
     if (r != CUDA_SUCCESS) return r;

@@ -95,8 +95,7 @@ bool isDeviceMemoryFile(int fd) {
 Expected<int> poolDevice(const CUmemLocation* location, CUmemAllocationType type) {
   if (!location) return makeError(CUDA_ERROR_INVALID_VALUE, "no location");
   if (type != CU_MEM_ALLOCATION_TYPE_PINNED) return makeError(CUDA_ERROR_NOT_SUPPORTED, "only pinned pools");
-  if (location->type != CU_MEM_LOCATION_TYPE_DEVICE)
-    return makeError(CUDA_ERROR_NOT_SUPPORTED, "only device pools");
+  if (location->type != CU_MEM_LOCATION_TYPE_DEVICE) return makeError(CUDA_ERROR_NOT_SUPPORTED, "only device pools");
   if (!deviceByOrdinal(location->id)) return makeError(CUDA_ERROR_INVALID_DEVICE, "no such device");
   return location->id;
 }
@@ -338,8 +337,8 @@ CUresult cuMemPoolExportToShareableHandle(void* handle_out, CUmemoryPool pool, C
   return CUDA_SUCCESS;
 }
 
-CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool* pool_out, void* handle,
-                                            CUmemAllocationHandleType handleType, unsigned long long flags) {
+CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool* pool_out, void* handle, CUmemAllocationHandleType handleType,
+                                            unsigned long long flags) {
   if (!pool_out || flags || handleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_INVALID_VALUE;
   int given = static_cast<int>(reinterpret_cast<intptr_t>(handle));
   // Driver 580 (tools/gpu-probe/ipc17.cpp, case api.memory.ClientsIpc.ImportChecksTheDescriptor): a descriptor that

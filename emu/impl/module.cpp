@@ -224,8 +224,8 @@ CUresult cuModuleGetSurfRef(CUsurfref* pSurfRef, CUmodule hmod, const char* name
 CUresult cuLibraryLoadData(CUlibrary* library, const void* code, CUjit_option* jitOptions, void** jitOptionsValues,
                            unsigned int numJitOptions, CUlibraryOption* libraryOptions, void** libraryOptionValues,
                            unsigned int numLibraryOptions) {
-  return loadLibrary(library, code, "image", kUnknownImageSize, numJitOptions, jitOptions, jitOptionsValues, numLibraryOptions,
-                     libraryOptions, libraryOptionValues);
+  return loadLibrary(library, code, "image", kUnknownImageSize, numJitOptions, jitOptions, jitOptionsValues,
+                     numLibraryOptions, libraryOptions, libraryOptionValues);
 }
 
 CUresult cuLibraryLoadFromFile(CUlibrary* library, const char* fileName, CUjit_option* jitOptions,
@@ -234,8 +234,8 @@ CUresult cuLibraryLoadFromFile(CUlibrary* library, const char* fileName, CUjit_o
   if (!library || !fileName) return CUDA_ERROR_INVALID_VALUE;
   auto bytes = readImageFile(fileName);
   if (!bytes) return bytes.error().code;
-  return loadLibrary(library, bytes->data(), fileName, bytes->size(), numJitOptions, jitOptions, jitOptionsValues, numLibraryOptions,
-                     libraryOptions, libraryOptionValues);
+  return loadLibrary(library, bytes->data(), fileName, bytes->size(), numJitOptions, jitOptions, jitOptionsValues,
+                     numLibraryOptions, libraryOptions, libraryOptionValues);
 }
 
 CUresult cuLibraryUnload(CUlibrary library) {

@@ -30,7 +30,8 @@ CUresult createStream(CUstream* out, unsigned flags, int priority) {
 }
 
 CUresult destroyStream(CUstream handle) {
-  if (handle == nullptr || handle == CU_STREAM_LEGACY || handle == CU_STREAM_PER_THREAD) return CUDA_ERROR_INVALID_HANDLE;
+  if (handle == nullptr || handle == CU_STREAM_LEGACY || handle == CU_STREAM_PER_THREAD)
+    return CUDA_ERROR_INVALID_HANDLE;
   auto stream = streamTable().find(handleValue(handle));
   if (!stream) return CUDA_ERROR_INVALID_HANDLE;
   return stream->context().streams().destroy(stream);
@@ -169,7 +170,8 @@ CUresult getDevice(CUstream h, CUdevice* device) {
   });
 }
 CUresult attachMem(CUstream h, CUdeviceptr, size_t, unsigned flags) {
-  if (flags & ~unsigned(CU_MEM_ATTACH_GLOBAL | CU_MEM_ATTACH_HOST | CU_MEM_ATTACH_SINGLE)) return CUDA_ERROR_INVALID_VALUE;
+  if (flags & ~unsigned(CU_MEM_ATTACH_GLOBAL | CU_MEM_ATTACH_HOST | CU_MEM_ATTACH_SINGLE))
+    return CUDA_ERROR_INVALID_VALUE;
   // Host and device share one memory: attaching changes visibility only, which the CPU does not need.
   return withStream(h, [&](Stream&) { return CUDA_SUCCESS; });
 }

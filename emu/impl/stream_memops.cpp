@@ -16,8 +16,8 @@
 namespace cuemu {
 namespace {
 
-constexpr unsigned kWaitConditionMask = CU_STREAM_WAIT_VALUE_GEQ | CU_STREAM_WAIT_VALUE_EQ | CU_STREAM_WAIT_VALUE_AND |
-                                        CU_STREAM_WAIT_VALUE_NOR;
+constexpr unsigned kWaitConditionMask =
+    CU_STREAM_WAIT_VALUE_GEQ | CU_STREAM_WAIT_VALUE_EQ | CU_STREAM_WAIT_VALUE_AND | CU_STREAM_WAIT_VALUE_NOR;
 
 struct MemOp {
   bool wait;
@@ -41,16 +41,17 @@ CUresult validate(const MemOp& op, std::vector<RegionLease>& leases) {
     if (!lease.valid()) return CUDA_ERROR_INVALID_VALUE;  // freed since isAccessible
     leases.push_back(std::move(lease));
   }
-  if (op.wait && (op.flags & ~unsigned(kWaitConditionMask | CU_STREAM_WAIT_VALUE_FLUSH))) return CUDA_ERROR_INVALID_VALUE;
+  if (op.wait && (op.flags & ~unsigned(kWaitConditionMask | CU_STREAM_WAIT_VALUE_FLUSH)))
+    return CUDA_ERROR_INVALID_VALUE;
   if (op.wait && (op.flags & kWaitConditionMask) > CU_STREAM_WAIT_VALUE_NOR) return CUDA_ERROR_INVALID_VALUE;
   if (!op.wait && (op.flags & ~unsigned(CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER))) return CUDA_ERROR_INVALID_VALUE;
   return CUDA_SUCCESS;
 }
 
-template <typename T>
-bool satisfied(T current, T value, unsigned condition) {
+template <typename T> bool satisfied(T current, T value, unsigned condition) {
   switch (condition) {
-    case CU_STREAM_WAIT_VALUE_GEQ: return static_cast<std::make_signed_t<T>>(current - value) >= 0;  // wraps, as documented
+    case CU_STREAM_WAIT_VALUE_GEQ:
+      return static_cast<std::make_signed_t<T>>(current - value) >= 0;  // wraps, as documented
     case CU_STREAM_WAIT_VALUE_EQ: return current == value;
     case CU_STREAM_WAIT_VALUE_AND: return (current & value) != 0;
     case CU_STREAM_WAIT_VALUE_NOR: return ~(current | value) != 0;
@@ -58,15 +59,15 @@ bool satisfied(T current, T value, unsigned condition) {
   return true;
 }
 
-template <typename T>
-void run(const MemOp& op) {
+template <typename T> void run(const MemOp& op) {
   std::atomic_ref<T> cell(*reinterpret_cast<T*>(op.address));
   if (!op.wait) {
     cell.store(static_cast<T>(op.value), std::memory_order_seq_cst);
     return;
   }
   unsigned condition = op.flags & kWaitConditionMask;
-  for (unsigned spins = 0; !satisfied<T>(cell.load(std::memory_order_acquire), static_cast<T>(op.value), condition); ++spins) {
+  for (unsigned spins = 0; !satisfied<T>(cell.load(std::memory_order_acquire), static_cast<T>(op.value), condition);
+       ++spins) {
     if (spins < 64)
       std::this_thread::yield();
     else
@@ -98,14 +99,15 @@ CUresult batch(CUstream handle, unsigned count, CUstreamBatchMemOpParams* params
       case CU_STREAM_MEM_OP_WAIT_VALUE_32:
       case CU_STREAM_MEM_OP_WAIT_VALUE_64: {
         bool wide = p.operation == CU_STREAM_MEM_OP_WAIT_VALUE_64;
-        ops.push_back({true, wide, p.waitValue.address, wide ? p.waitValue.value64 : p.waitValue.value, p.waitValue.flags});
+        ops.push_back(
+            {true, wide, p.waitValue.address, wide ? p.waitValue.value64 : p.waitValue.value, p.waitValue.flags});
         break;
       }
       case CU_STREAM_MEM_OP_WRITE_VALUE_32:
       case CU_STREAM_MEM_OP_WRITE_VALUE_64: {
         bool wide = p.operation == CU_STREAM_MEM_OP_WRITE_VALUE_64;
-        ops.push_back({false, wide, p.writeValue.address, wide ? p.writeValue.value64 : p.writeValue.value,
-                       p.writeValue.flags});
+        ops.push_back(
+            {false, wide, p.writeValue.address, wide ? p.writeValue.value64 : p.writeValue.value, p.writeValue.flags});
         break;
       }
       case CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES:
@@ -134,7 +136,8 @@ CUEMU_MEMOP(cuStreamWriteValue64, cuuint64_t, false, true)
 CUEMU_MEMOP(cuStreamWriteValue64_v2, cuuint64_t, false, true)
 #undef CUEMU_MEMOP
 
-CUresult cuStreamBatchMemOp(CUstream stream, unsigned int count, CUstreamBatchMemOpParams* paramArray, unsigned int flags) {
+CUresult cuStreamBatchMemOp(CUstream stream, unsigned int count, CUstreamBatchMemOpParams* paramArray,
+                            unsigned int flags) {
   return batch(stream, count, paramArray, flags);
 }
 CUresult cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUstreamBatchMemOpParams* paramArray,

@@ -66,15 +66,18 @@ CUresult checkCommon(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank
   if (!map) return CUDA_ERROR_INVALID_VALUE;
   unsigned bytes = elementBytes(type);
   if (!bytes) return CUDA_ERROR_INVALID_VALUE;
-  if (interleave < CU_TENSOR_MAP_INTERLEAVE_NONE || interleave > CU_TENSOR_MAP_INTERLEAVE_32B) return CUDA_ERROR_INVALID_VALUE;
-  if (swizzle < CU_TENSOR_MAP_SWIZZLE_NONE || swizzle > CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B) return CUDA_ERROR_INVALID_VALUE;
+  if (interleave < CU_TENSOR_MAP_INTERLEAVE_NONE || interleave > CU_TENSOR_MAP_INTERLEAVE_32B)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (swizzle < CU_TENSOR_MAP_SWIZZLE_NONE || swizzle > CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B)
+    return CUDA_ERROR_INVALID_VALUE;
   if (l2 < CU_TENSOR_MAP_L2_PROMOTION_NONE || l2 > CU_TENSOR_MAP_L2_PROMOTION_L2_256B) return CUDA_ERROR_INVALID_VALUE;
   if (oobFill < CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE || oobFill > CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA)
     return CUDA_ERROR_INVALID_VALUE;
   if (oobFill == CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA && !isFloat(type)) return CUDA_ERROR_INVALID_VALUE;
   if (interleave != CU_TENSOR_MAP_INTERLEAVE_NONE) minRank = std::max(minRank, 3u);
   if (rank < minRank || rank > 5) return CUDA_ERROR_INVALID_VALUE;
-  if (interleave == CU_TENSOR_MAP_INTERLEAVE_32B && swizzle != CU_TENSOR_MAP_SWIZZLE_32B) return CUDA_ERROR_INVALID_VALUE;
+  if (interleave == CU_TENSOR_MAP_INTERLEAVE_32B && swizzle != CU_TENSOR_MAP_SWIZZLE_32B)
+    return CUDA_ERROR_INVALID_VALUE;
   unsigned addressAlign = interleave == CU_TENSOR_MAP_INTERLEAVE_32B ? 32 : 16;
   if (!address || reinterpret_cast<uintptr_t>(address) % addressAlign) return CUDA_ERROR_INVALID_VALUE;
   if (!dims || !elementStrides || (rank > 1 && !strides)) return CUDA_ERROR_INVALID_VALUE;

@@ -9,12 +9,15 @@
 namespace cuemu::impl {
 namespace {
 
-bool validAddressMode(CUaddress_mode mode) { return mode >= CU_TR_ADDRESS_MODE_WRAP && mode <= CU_TR_ADDRESS_MODE_BORDER; }
+bool validAddressMode(CUaddress_mode mode) {
+  return mode >= CU_TR_ADDRESS_MODE_WRAP && mode <= CU_TR_ADDRESS_MODE_BORDER;
+}
 
 CUresult validateTextureDesc(const CUDA_TEXTURE_DESC& t, const CUDA_RESOURCE_DESC& resource) {
   for (CUaddress_mode mode : t.addressMode)
     if (!validAddressMode(mode)) return CUDA_ERROR_INVALID_VALUE;
-  if (t.filterMode != CU_TR_FILTER_MODE_POINT && t.filterMode != CU_TR_FILTER_MODE_LINEAR) return CUDA_ERROR_INVALID_VALUE;
+  if (t.filterMode != CU_TR_FILTER_MODE_POINT && t.filterMode != CU_TR_FILTER_MODE_LINEAR)
+    return CUDA_ERROR_INVALID_VALUE;
   constexpr unsigned kKnownFlags = CU_TRSF_READ_AS_INTEGER | CU_TRSF_NORMALIZED_COORDINATES | CU_TRSF_SRGB |
                                    CU_TRSF_DISABLE_TRILINEAR_OPTIMIZATION | CU_TRSF_SEAMLESS_CUBEMAP;
   if (t.flags & ~kKnownFlags) return CUDA_ERROR_INVALID_VALUE;
@@ -26,8 +29,8 @@ CUresult validateTextureDesc(const CUDA_TEXTURE_DESC& t, const CUDA_RESOURCE_DES
 
 }  // namespace
 
-CUresult cuTexObjectCreate(CUtexObject* pTexObject, const CUDA_RESOURCE_DESC* pResDesc, const CUDA_TEXTURE_DESC* pTexDesc,
-                           const CUDA_RESOURCE_VIEW_DESC* pResViewDesc) {
+CUresult cuTexObjectCreate(CUtexObject* pTexObject, const CUDA_RESOURCE_DESC* pResDesc,
+                           const CUDA_TEXTURE_DESC* pTexDesc, const CUDA_RESOURCE_VIEW_DESC* pResViewDesc) {
   if (!pTexObject || !pResDesc || !pTexDesc) return CUDA_ERROR_INVALID_VALUE;
   if (auto current = requireCurrentContext(); !current) return current.error().code;
   auto store = resolveResource(*pResDesc);

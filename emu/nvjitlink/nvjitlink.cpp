@@ -109,8 +109,8 @@ Result addInput(Linker* linker, int type, const void* data, size_t size, const c
     case kInputObject: cuType = CU_JIT_INPUT_OBJECT; break;
     case kInputLibrary: cuType = CU_JIT_INPUT_LIBRARY; break;
     case kInputLtoir:
-      linker->errorLog += "ERROR: " + label +
-                          ": LTO-IR cannot be linked by cuemu's nvJitLink (it links PTX; compile without LTO)\n";
+      linker->errorLog +=
+          "ERROR: " + label + ": LTO-IR cannot be linked by cuemu's nvJitLink (it links PTX; compile without LTO)\n";
       return kErrorUnrecognizedInput;
     default:
       linker->errorLog += "ERROR: " + label + ": unrecognized input type " + std::to_string(type) + "\n";
@@ -246,7 +246,7 @@ extern "C" {
 using nvJitLinkHandle = Linker*;
 
 __attribute__((visibility("default"))) int __nvJitLinkCreate_13_0(nvJitLinkHandle* handle, uint32_t numOptions,
-                                                                    const char** options) {
+                                                                  const char** options) {
   return create(handle, numOptions, options);
 }
 
@@ -260,13 +260,12 @@ __attribute__((visibility("default"))) int __nvJitLinkDestroy_13_0(nvJitLinkHand
 }
 
 __attribute__((visibility("default"))) int __nvJitLinkAddData_13_0(nvJitLinkHandle handle, int inputType,
-                                                                     const void* data, size_t size,
-                                                                     const char* name) {
+                                                                   const void* data, size_t size, const char* name) {
   return addInput(handle, inputType, data, size, name);
 }
 
 __attribute__((visibility("default"))) int __nvJitLinkAddFile_13_0(nvJitLinkHandle handle, int inputType,
-                                                                     const char* fileName) {
+                                                                   const char* fileName) {
   if (!validHandle(handle)) return kErrorInvalidInput;
   if (!fileName) return kErrorNullInput;
   FILE* file = std::fopen(fileName, "rb");
@@ -286,8 +285,7 @@ __attribute__((visibility("default"))) int __nvJitLinkComplete_13_0(nvJitLinkHan
   return completeLink(handle);
 }
 
-__attribute__((visibility("default"))) int __nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle handle,
-                                                                                size_t* size) {
+__attribute__((visibility("default"))) int __nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle handle, size_t* size) {
   const std::string* text = nullptr;
   Result r = linkedOutput(handle, &text);
   return r == kSuccess ? sizeOf(handle, *text, size) : r;
@@ -344,15 +342,15 @@ __attribute__((visibility("default"), alias("__nvJitLinkGetLinkedCubin_13_0"))) 
     nvJitLinkHandle, void*);
 __attribute__((visibility("default"), alias("__nvJitLinkGetLinkedPtxSize_13_0"))) int nvJitLinkGetLinkedPtxSize(
     nvJitLinkHandle, size_t*);
-__attribute__((visibility("default"), alias("__nvJitLinkGetLinkedPtx_13_0"))) int nvJitLinkGetLinkedPtx(
-    nvJitLinkHandle, char*);
+__attribute__((visibility("default"), alias("__nvJitLinkGetLinkedPtx_13_0"))) int nvJitLinkGetLinkedPtx(nvJitLinkHandle,
+                                                                                                        char*);
 __attribute__((visibility("default"), alias("__nvJitLinkGetErrorLogSize_13_0"))) int nvJitLinkGetErrorLogSize(
     nvJitLinkHandle, size_t*);
-__attribute__((visibility("default"), alias("__nvJitLinkGetErrorLog_13_0"))) int nvJitLinkGetErrorLog(
-    nvJitLinkHandle, char*);
+__attribute__((visibility("default"), alias("__nvJitLinkGetErrorLog_13_0"))) int nvJitLinkGetErrorLog(nvJitLinkHandle,
+                                                                                                      char*);
 __attribute__((visibility("default"), alias("__nvJitLinkGetInfoLogSize_13_0"))) int nvJitLinkGetInfoLogSize(
     nvJitLinkHandle, size_t*);
-__attribute__((visibility("default"), alias("__nvJitLinkGetInfoLog_13_0"))) int nvJitLinkGetInfoLog(
-    nvJitLinkHandle, char*);
+__attribute__((visibility("default"), alias("__nvJitLinkGetInfoLog_13_0"))) int nvJitLinkGetInfoLog(nvJitLinkHandle,
+                                                                                                    char*);
 
 }  // extern "C"

@@ -26,10 +26,16 @@ namespace {
 
 const Fact kFacts[] = {
 #define ABI_FUNCTION(f) {Kind::Function, #f, typeid(decltype(f)).name(), 0, 0, 0},
-#define ABI_TYPE(...) {Kind::Type, #__VA_ARGS__, typeid(__VA_ARGS__).name(), sizeof(__VA_ARGS__), alignof(__VA_ARGS__), 0},
+#define ABI_TYPE(...) \
+  {Kind::Type, #__VA_ARGS__, typeid(__VA_ARGS__).name(), sizeof(__VA_ARGS__), alignof(__VA_ARGS__), 0},
 #define ABI_OPAQUE(...) {Kind::Opaque, #__VA_ARGS__, typeid(__VA_ARGS__*).name(), 0, 0, 0},
-#define ABI_FIELD(T, path) {Kind::Field, #T "::" #path, typeid(decltype(ABI_MEMBER(T, path))).name(), \
-                            sizeof(ABI_MEMBER(T, path)), __builtin_offsetof(T, path), 0},
+#define ABI_FIELD(T, path)                       \
+  {Kind::Field,                                  \
+   #T "::" #path,                                \
+   typeid(decltype(ABI_MEMBER(T, path))).name(), \
+   sizeof(ABI_MEMBER(T, path)),                  \
+   __builtin_offsetof(T, path),                  \
+   0},
 #define ABI_ENUM(e) {Kind::Enum, #e, "", 0, 0, static_cast<long long>(e)},
 #define ABI_MACRO(m) {Kind::Macro, #m, ABI_EXPAND_TO_STRING(m), 0, 0, 0},
 #define ABI_MACRO_FN(m, args) {Kind::Macro, #m #args, ABI_EXPAND_TO_STRING(m args), 0, 0, 0},

@@ -9,17 +9,17 @@ namespace cuemu_abi {
 enum class Kind { Function, Type, Opaque, Field, Enum, Macro };
 
 struct Fact {
-    Kind kind;
-    const char* name;      // as written in the manifest
-    const char* type;      // mangled type (typeid name), or a macro's expansion
-    std::size_t size;      // sizeof of a type or field
-    std::size_t position;  // alignof of a type, offsetof of a field
-    long long value;       // enumerator value
+  Kind kind;
+  const char* name;      // as written in the manifest
+  const char* type;      // mangled type (typeid name), or a macro's expansion
+  std::size_t size;      // sizeof of a type or field
+  std::size_t position;  // alignof of a type, offsetof of a field
+  long long value;       // enumerator value
 };
 
 struct FactTable {
-    const Fact* facts;
-    std::size_t count;
+  const Fact* facts;
+  std::size_t count;
 };
 
 }  // namespace cuemu_abi

@@ -18,9 +18,9 @@
 extern "C" std::size_t HEADER_COMPILE_ENTRY(void);
 
 extern "C" std::size_t HEADER_COMPILE_ENTRY(void) {
-    PFN_cuInit_v2000 init = &cuInit;
-    CUDA_MEMCPY2D copy{};
-    static_assert(alignof(CUtensorMap) == 128, "C++ sees the tensor map's alignment");
-    return sizeof(CUtensorMap) + sizeof(copy) + (init != nullptr) + std::size_t{CU_MEMHOSTALLOC_DEVICEMAP} +
-           sizeof(PFN_cuemuSetDeterministic);
+  PFN_cuInit_v2000 init = &cuInit;
+  CUDA_MEMCPY2D copy{};
+  static_assert(alignof(CUtensorMap) == 128, "C++ sees the tensor map's alignment");
+  return sizeof(CUtensorMap) + sizeof(copy) + (init != nullptr) + std::size_t{CU_MEMHOSTALLOC_DEVICEMAP} +
+         sizeof(PFN_cuemuSetDeterministic);
 }

@@ -95,7 +95,8 @@ void BM_HtoDAsyncPinned(benchmark::State& state) {
   DeviceBuffer device(n);
   // Each iteration waits for its copy: the rate is the copy's, not the queue's.
   for (auto _ : state)
-    if (cuMemcpyHtoDAsync_v2(device.ptr, pinned, n, nullptr) != CUDA_SUCCESS || cuStreamSynchronize(nullptr) != CUDA_SUCCESS)
+    if (cuMemcpyHtoDAsync_v2(device.ptr, pinned, n, nullptr) != CUDA_SUCCESS ||
+        cuStreamSynchronize(nullptr) != CUDA_SUCCESS)
       state.SkipWithError("copy failed");
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(n));
   cuMemFreeHost(pinned);

@@ -109,11 +109,12 @@ int main(int argc, char** argv) {
   long rssAfterText = statusBytes("VmRSS");
   long peak = statusBytes("VmHWM");
   std::printf("kernels %u, PTX %.1f MB, load %.2f s (%.0f MB/s)\n", kernels, textMb, seconds, textMb / seconds);
-  std::printf("resident: before load %.0f MB, after load %.0f MB (+%.0f MB = %.2fx the text), after %u launches "
-              "%.0f MB, without the text %.0f MB (driver: %.2fx the text); peak %.0f MB (%.2fx the text)\n",
-              rssBefore / 1e6, rssLoaded / 1e6, (rssLoaded - rssBefore) / 1e6, (rssLoaded - rssBefore) / 1e6 / textMb,
-              launches, rssLaunched / 1e6, rssAfterText / 1e6, (rssAfterText - (rssBefore - textMb * 1e6)) / 1e6 / textMb,
-              peak / 1e6, peak / 1e6 / textMb);
+  std::printf(
+      "resident: before load %.0f MB, after load %.0f MB (+%.0f MB = %.2fx the text), after %u launches "
+      "%.0f MB, without the text %.0f MB (driver: %.2fx the text); peak %.0f MB (%.2fx the text)\n",
+      rssBefore / 1e6, rssLoaded / 1e6, (rssLoaded - rssBefore) / 1e6, (rssLoaded - rssBefore) / 1e6 / textMb, launches,
+      rssLaunched / 1e6, rssAfterText / 1e6, (rssAfterText - (rssBefore - textMb * 1e6)) / 1e6 / textMb, peak / 1e6,
+      peak / 1e6 / textMb);
   double loadRatio = (rssLoaded - rssBefore) / 1e6 / textMb;
   if (maxRatio > 0 && loadRatio > maxRatio) {
     std::fprintf(stderr, "the load added %.2fx the text to the resident memory (at most %.2fx expected)\n", loadRatio,

@@ -63,7 +63,8 @@ LaunchResult run(const Program& prog, const char* name, Dim3 grid, Dim3 block, c
   lp.memory = &arena();
   lp.config.threads = threads;
   // PTX_BENCH_TIMEOUT_MS: run under the kernel watchdog, to measure what it costs (nothing per instruction).
-  static const uint64_t timeoutMs = getenv("PTX_BENCH_TIMEOUT_MS") ? strtoull(getenv("PTX_BENCH_TIMEOUT_MS"), nullptr, 10) : 0;
+  static const uint64_t timeoutMs =
+      getenv("PTX_BENCH_TIMEOUT_MS") ? strtoull(getenv("PTX_BENCH_TIMEOUT_MS"), nullptr, 10) : 0;
   lp.config.timeoutMs = timeoutMs;
   return launch(prog, findKernel(prog, name), lp);
 }
@@ -203,12 +204,16 @@ void BM_VectorAdd(benchmark::State& state) {
   float* a = arena().alloc<float>(n);
   float* b = arena().alloc<float>(n);
   float* c = arena().alloc<float>(n);
-  for (int i = 0; i < n; ++i) { a[i] = float(i); b[i] = 1.0f; }
+  for (int i = 0; i < n; ++i) {
+    a[i] = float(i);
+    b[i] = 1.0f;
+  }
   double native = nativeSeconds([&] { nativeVadd(a, b, c, n); });
   Params p(info("vadd"));
   p.arg(a).arg(b).arg(c).arg(n);
   LaunchResult r;
-  measure(state, [&] { r = run("vadd", Dim3{nb}, Dim3{256}, p); }, native);
+  measure(
+      state, [&] { r = run("vadd", Dim3{nb}, Dim3{256}, p); }, native);
   check(r, state);
 }
 
@@ -219,7 +224,8 @@ void BM_FmaLoop(benchmark::State& state) {
   Params p(info("fmaloop"));
   p.arg(out).arg(iters);
   LaunchResult r;
-  measure(state, [&] { r = run("fmaloop", Dim3{n / 256}, Dim3{256}, p); }, native);
+  measure(
+      state, [&] { r = run("fmaloop", Dim3{n / 256}, Dim3{256}, p); }, native);
   check(r, state);
 }
 
@@ -232,7 +238,8 @@ void BM_SharedReduction(benchmark::State& state) {
   Params p(info("reduce"));
   p.arg(in).arg(out);
   LaunchResult r;
-  measure(state, [&] { r = run("reduce", Dim3{blocks}, Dim3{256}, p); }, native);
+  measure(
+      state, [&] { r = run("reduce", Dim3{blocks}, Dim3{256}, p); }, native);
   check(r, state);
 }
 
@@ -241,12 +248,20 @@ void BM_TiledMatmul(benchmark::State& state) {
   float* A = arena().alloc<float>(n * n);
   float* B = arena().alloc<float>(n * n);
   float* C = arena().alloc<float>(n * n);
-  for (int i = 0; i < n * n; ++i) { A[i] = float(i % 7); B[i] = float(i % 5); }
+  for (int i = 0; i < n * n; ++i) {
+    A[i] = float(i % 7);
+    B[i] = float(i % 5);
+  }
   double native = nativeSeconds([&] { nativeMatmul(A, B, C, n); });
   Params p(info("matmul"));
   p.arg(A).arg(B).arg(C).arg(n);
   LaunchResult r;
-  measure(state, [&] { r = run("matmul", Dim3{n / 16, n / 16}, Dim3{16, 16}, p); }, native);
+  measure(
+      state,
+      [&] {
+        r = run("matmul", Dim3{n / 16, n / 16}, Dim3{16, 16}, p);
+      },
+      native);
   check(r, state);
 }
 
@@ -263,7 +278,8 @@ void BM_MmaLoop(benchmark::State& state) {
   Params p(matrixInfo("mmaloop"));
   p.arg(a).arg(b).arg(out).arg(iters);
   LaunchResult r;
-  measure(state, [&] { r = run(*matrixProgram(), "mmaloop", Dim3{uint32_t(warps / 4)}, Dim3{128}, p); }, native);
+  measure(
+      state, [&] { r = run(*matrixProgram(), "mmaloop", Dim3{uint32_t(warps / 4)}, Dim3{128}, p); }, native);
   check(r, state);
 }
 
@@ -282,7 +298,12 @@ void BM_WmmaGemm(benchmark::State& state) {
   Params p(matrixInfo("wmmagemm"));
   p.arg(A).arg(B).arg(C).arg(n);
   LaunchResult r;
-  measure(state, [&] { r = run(*matrixProgram(), "wmmagemm", Dim3{n / 32, n / 32}, Dim3{128}, p); }, native);
+  measure(
+      state,
+      [&] {
+        r = run(*matrixProgram(), "wmmagemm", Dim3{n / 32, n / 32}, Dim3{128}, p);
+      },
+      native);
   check(r, state);
 }
 
@@ -295,7 +316,8 @@ void BM_DivergentCollatz(benchmark::State& state) {
   Params p(info("collatz"));
   p.arg(in).arg(steps).arg(n);
   LaunchResult r;
-  measure(state, [&] { r = run("collatz", Dim3{n / 256}, Dim3{256}, p); }, native);
+  measure(
+      state, [&] { r = run("collatz", Dim3{n / 256}, Dim3{256}, p); }, native);
   check(r, state);
 }
 
@@ -308,7 +330,8 @@ void BM_AtomicHistogram(benchmark::State& state) {
   Params p(info("histogram"));
   p.arg(in).arg(bins).arg(n);
   LaunchResult r;
-  measure(state, [&] { r = run("histogram", Dim3{256}, Dim3{256}, p); }, native);
+  measure(
+      state, [&] { r = run("histogram", Dim3{256}, Dim3{256}, p); }, native);
   check(r, state);
 }
 
@@ -374,7 +397,11 @@ BENCHMARK(BM_MmaLoop)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0
 BENCHMARK(BM_WmmaGemm)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
 BENCHMARK(BM_DivergentCollatz)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
 BENCHMARK(BM_AtomicHistogram)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
-BENCHMARK(BM_Scaling)->UseManualTime()->Unit(benchmark::kMillisecond)->DenseRange(1, int(std::max(1u, std::thread::hardware_concurrency())), 1)->MinTime(0.3);
+BENCHMARK(BM_Scaling)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->DenseRange(1, int(std::max(1u, std::thread::hardware_concurrency())), 1)
+    ->MinTime(0.3);
 BENCHMARK(BM_LaunchLatency)->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_MAIN();

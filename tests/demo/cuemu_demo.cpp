@@ -9,15 +9,15 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(call)                                                          \
-  do {                                                                       \
-    CUresult r_ = (call);                                                    \
-    if (r_ != CUDA_SUCCESS) {                                                \
-      const char* name_ = "?";                                               \
-      cuGetErrorName(r_, &name_);                                            \
+#define CHECK(call)                                                            \
+  do {                                                                         \
+    CUresult r_ = (call);                                                      \
+    if (r_ != CUDA_SUCCESS) {                                                  \
+      const char* name_ = "?";                                                 \
+      cuGetErrorName(r_, &name_);                                              \
       std::printf("%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, name_); \
-      std::exit(1);                                                          \
-    }                                                                        \
+      std::exit(1);                                                            \
+    }                                                                          \
   } while (0)
 
 static double millisecondsSince(std::chrono::steady_clock::time_point start) {
@@ -42,7 +42,8 @@ int main(int argc, char** argv) {
     CHECK(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev));
     CHECK(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev));
     CHECK(cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev));
-    std::printf("  device %d: %s, compute capability %d.%d, %d SMs, %zu MiB\n", d, name, major, minor, sms, memory >> 20);
+    std::printf("  device %d: %s, compute capability %d.%d, %d SMs, %zu MiB\n", d, name, major, minor, sms,
+                memory >> 20);
   }
 
   CUdevice dev;

@@ -27,8 +27,7 @@ void* library() {
   return handle;
 }
 
-template <typename Fn>
-Fn fn(const char* name) {
+template <typename Fn> Fn fn(const char* name) {
   void* p = dlsym(library(), name);
   if (!p) ADD_FAILURE() << "missing export " << name;
   return reinterpret_cast<Fn>(p);
@@ -185,16 +184,17 @@ TEST(Api, InitRejectsFlags) {
 TEST(Api, EveryEntryNeedsInit) { EXPECT_EQ(runChild("Child.PreInit", {}), 0); }
 TEST(Child, PreInit) {
   if (!isChild()) GTEST_SKIP() << "runs in a child process";
-  const std::set<std::string> beforeInit = {"cuInit", "cuDriverGetVersion", "cuGetErrorName", "cuGetErrorString",
-                                            "cuGetProcAddress", "cuGetProcAddress_v2", "cuGetExportTable"};
+  const std::set<std::string> beforeInit = {"cuInit",           "cuDriverGetVersion", "cuGetErrorName",
+                                            "cuGetErrorString", "cuGetProcAddress",   "cuGetProcAddress_v2",
+                                            "cuGetExportTable"};
   // These reject their NULL handle before looking at cuInit (measured on driver 580: api.init.BeforeInit.*).
   const std::map<std::string, CUresult> nullHandleFirst = {
-      {"cuCtxDestroy", CUDA_ERROR_INVALID_VALUE},          {"cuCtxDestroy_v2", CUDA_ERROR_INVALID_VALUE},
-      {"cuEventDestroy", CUDA_ERROR_INVALID_HANDLE},       {"cuEventDestroy_v2", CUDA_ERROR_INVALID_HANDLE},
-      {"cuEventElapsedTime", CUDA_ERROR_INVALID_HANDLE},   {"cuEventElapsedTime_v2", CUDA_ERROR_INVALID_HANDLE},
-      {"cuEventQuery", CUDA_ERROR_INVALID_HANDLE},         {"cuEventSynchronize", CUDA_ERROR_INVALID_HANDLE},
-      {"cuFuncGetAttribute", CUDA_ERROR_INVALID_HANDLE},   {"cuLibraryUnload", CUDA_ERROR_INVALID_HANDLE},
-      {"cuStreamDestroy", CUDA_ERROR_INVALID_HANDLE},      {"cuStreamDestroy_v2", CUDA_ERROR_INVALID_HANDLE}};
+      {"cuCtxDestroy", CUDA_ERROR_INVALID_VALUE},        {"cuCtxDestroy_v2", CUDA_ERROR_INVALID_VALUE},
+      {"cuEventDestroy", CUDA_ERROR_INVALID_HANDLE},     {"cuEventDestroy_v2", CUDA_ERROR_INVALID_HANDLE},
+      {"cuEventElapsedTime", CUDA_ERROR_INVALID_HANDLE}, {"cuEventElapsedTime_v2", CUDA_ERROR_INVALID_HANDLE},
+      {"cuEventQuery", CUDA_ERROR_INVALID_HANDLE},       {"cuEventSynchronize", CUDA_ERROR_INVALID_HANDLE},
+      {"cuFuncGetAttribute", CUDA_ERROR_INVALID_HANDLE}, {"cuLibraryUnload", CUDA_ERROR_INVALID_HANDLE},
+      {"cuStreamDestroy", CUDA_ERROR_INVALID_HANDLE},    {"cuStreamDestroy_v2", CUDA_ERROR_INVALID_HANDLE}};
   int checked = 0;
   for (auto& [name, implemented] : apiTable()) {
     if (beforeInit.count(name)) continue;
@@ -258,7 +258,8 @@ TEST(Api, TraceLogsCallsWithDecodedArguments) {
   EXPECT_NE(all.find("] cuInit(Flags=0) = CUDA_SUCCESS"), std::string::npos) << all;
   EXPECT_NE(all.find("cuGetErrorString(error=CUDA_ERROR_INVALID_PTX, pStr="), std::string::npos) << all;
   EXPECT_NE(all.find("cuGetProcAddress_v2(symbol=\"cuMemAlloc\", pfn="), std::string::npos) << all;
-  EXPECT_NE(all.find("cuModuleLoad(module=NULL, fname=<unreadable>) = CUDA_ERROR_NOT_INITIALIZED"), std::string::npos) << all;
+  EXPECT_NE(all.find("cuModuleLoad(module=NULL, fname=<unreadable>) = CUDA_ERROR_NOT_INITIALIZED"), std::string::npos)
+      << all;
   EXPECT_NE(all.find("tid="), std::string::npos);
   std::remove(file.c_str());
 }

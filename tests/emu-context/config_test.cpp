@@ -57,7 +57,8 @@ TEST(ConfigTest, InvalidSettingsNameTheProblem) {
   EXPECT_NE(errorOf({{"devices", "2"}}).find("unknown setting CUEMU_DEVICES"), std::string::npos);
   EXPECT_NE(errorOf({{"device3_memory", "1G"}}).find("CUEMU_DEVICE3_MEMORY configures device 3, but there are only 1"),
             std::string::npos);
-  EXPECT_NE(errorOf({{"device_profile", "rtx9090"}}).find("unknown profile 'rtx9090' (known: h100, h200, rtx-pro-6000, gb10)"),
+  EXPECT_NE(errorOf({{"device_profile", "rtx9090"}})
+                .find("unknown profile 'rtx9090' (known: h100, h200, rtx-pro-6000, gb10)"),
             std::string::npos);
   EXPECT_NE(errorOf({{"device_memory", "1M"}}).find("outside 64 MiB"), std::string::npos);
   EXPECT_NE(errorOf({{"device_memory", "12 parsecs"}}).find("unknown unit"), std::string::npos);
@@ -87,8 +88,8 @@ TEST(ConfigTest, KernelTimeout) {
   EXPECT_EQ(*parseKernelTimeout("10"), 10000u);
   EXPECT_EQ(*parseKernelTimeout("0.25"), 250u);
   EXPECT_EQ(*parseKernelTimeout(" 2 "), 2000u);
-  EXPECT_EQ(*parseKernelTimeout("0"), 0u);           // no limit
-  EXPECT_EQ(*parseKernelTimeout("0.0001"), 1u);      // a limit, however small, is never "none"
+  EXPECT_EQ(*parseKernelTimeout("0"), 0u);       // no limit
+  EXPECT_EQ(*parseKernelTimeout("0.0001"), 1u);  // a limit, however small, is never "none"
   EXPECT_FALSE(parseKernelTimeout(""));
   EXPECT_FALSE(parseKernelTimeout("-1"));
   EXPECT_FALSE(parseKernelTimeout("10s"));

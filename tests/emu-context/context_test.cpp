@@ -25,8 +25,7 @@ class ContextTest : public ::testing::Test {
   }
   void TearDown() override {
     CUcontext popped;
-    while (cuCtxPopCurrent(&popped) == CUDA_SUCCESS) {
-    }
+    while (cuCtxPopCurrent(&popped) == CUDA_SUCCESS) {}
   }
 };
 

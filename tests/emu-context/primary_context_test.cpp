@@ -21,12 +21,10 @@ class PrimaryContextTest : public ::testing::Test {
       ASSERT_CU(CUDA_SUCCESS, cuDevicePrimaryCtxRelease(1));
       ASSERT_CU(CUDA_SUCCESS, cuDevicePrimaryCtxGetState(1, &flags, &active));
     }
-    while (cuDevicePrimaryCtxRelease(1) == CUDA_SUCCESS) {
-    }
+    while (cuDevicePrimaryCtxRelease(1) == CUDA_SUCCESS) {}
   }
   void TearDown() override {
-    while (cuCtxPopCurrent(nullptr) == CUDA_SUCCESS) {
-    }
+    while (cuCtxPopCurrent(nullptr) == CUDA_SUCCESS) {}
   }
 };
 

@@ -55,7 +55,8 @@ TEST(IntegrityHmac, MatchesAnIndependentImplementation) {
 
 // The HMAC composed here from md2() alone, over a message assembled field by field.
 Md2Digest hmacByHand(const std::vector<uint8_t>& message) {
-  const uint8_t key[16] = {0x14, 0x6A, 0xDD, 0xAE, 0x53, 0xA9, 0xA7, 0x52, 0xAA, 0x08, 0x41, 0x36, 0x0B, 0xF5, 0x5A, 0x9F};
+  const uint8_t key[16] = {0x14, 0x6A, 0xDD, 0xAE, 0x53, 0xA9, 0xA7, 0x52,
+                           0xAA, 0x08, 0x41, 0x36, 0x0B, 0xF5, 0x5A, 0x9F};
   std::vector<uint8_t> inner, outer;
   for (uint8_t k : key) inner.push_back(k ^ 0x36);
   inner.insert(inner.end(), message.begin(), message.end());
@@ -65,15 +66,13 @@ Md2Digest hmacByHand(const std::vector<uint8_t>& message) {
   return md2(outer);
 }
 
-template <typename T>
-void append(std::vector<uint8_t>& out, T value) {
+template <typename T> void append(std::vector<uint8_t>& out, T value) {
   uint8_t bytes[sizeof(T)];
   std::memcpy(bytes, &value, sizeof(T));
   out.insert(out.end(), bytes, bytes + sizeof(T));
 }
 
-template <typename T>
-T slot(const void* const* table, int index) {
+template <typename T> T slot(const void* const* table, int index) {
   return reinterpret_cast<T>(const_cast<void*>(table[index]));
 }
 

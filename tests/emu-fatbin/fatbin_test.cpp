@@ -31,8 +31,7 @@ Bytes readFile(const std::string& path) {
   return Bytes(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-template <typename T>
-void put(Bytes& b, size_t offset, T value) {
+template <typename T> void put(Bytes& b, size_t offset, T value) {
   ASSERT_LE(offset + sizeof(T), b.size());
   std::memcpy(b.data() + offset, &value, sizeof(T));
 }
@@ -75,7 +74,9 @@ TEST_P(Fatbin, ClassifiesEveryKind) {
   EXPECT_EQ(*classifyImage(".version 8.0"), ImageKind::PtxText);
 
   EXPECT_EQ(classifyImage(nullptr).error().code, CUDA_ERROR_INVALID_VALUE);
-  for (const char* garbage : {"", "hello", "   ", "// only a comment", "/* unterminated .version", "\x7f" "ELF"})
+  for (const char* garbage : {"", "hello", "   ", "// only a comment", "/* unterminated .version",
+                              "\x7f"
+                              "ELF"})
     EXPECT_EQ(classifyImage(garbage).error().code, CUDA_ERROR_INVALID_IMAGE) << garbage;
   EXPECT_EQ(classifyImage(container.data(), 0).error().code, CUDA_ERROR_INVALID_IMAGE);
   EXPECT_EQ(classifyImage(container.data(), 8).error().code, CUDA_ERROR_INVALID_IMAGE);
@@ -239,10 +240,10 @@ TEST_P(Fatbin, WrapperRecords) {
 
   const char* garbage = "not a fatbinary at all";
   const void* withGarbage[] = {garbage, nullptr};
-  for (Wrapper bad : {Wrapper{fatbin::kWrapperMagic, 3, container.data(), nullptr},
-                      Wrapper{fatbin::kWrapperMagic, 1, nullptr, nullptr},
-                      Wrapper{fatbin::kWrapperMagic, 1, garbage, nullptr},
-                      Wrapper{fatbin::kWrapperMagic, 2, nullptr, withGarbage}})
+  for (Wrapper bad :
+       {Wrapper{fatbin::kWrapperMagic, 3, container.data(), nullptr},
+        Wrapper{fatbin::kWrapperMagic, 1, nullptr, nullptr}, Wrapper{fatbin::kWrapperMagic, 1, garbage, nullptr},
+        Wrapper{fatbin::kWrapperMagic, 2, nullptr, withGarbage}})
     EXPECT_EQ(extractPtx(&bad, 9, 0).error().code, CUDA_ERROR_INVALID_IMAGE);
 }
 
@@ -352,17 +353,14 @@ TEST_P(Fatbin, LyingHeadersAreInvalidImages) {
   expectInvalid("options outside", [&](Bytes& b) { put<uint32_t>(b, ptxEntry + 0x14, 0x7FFFFFFF); });
   expectInvalid("options string outside", [&](Bytes& b) { put<uint32_t>(b, ptxEntry + 0x40 + 4, 4096); });
   expectInvalid("source name outside", [&](Bytes& b) { put<uint32_t>(b, ptxEntry + 0x24, 4096); });
-  expectInvalid("uncompressed size larger", [&](Bytes& b) {
-    put<uint64_t>(b, ptxEntry + 0x38, c.entries[1].uncompressedSize + 1);
-  });
-  expectInvalid("uncompressed size smaller", [&](Bytes& b) {
-    put<uint64_t>(b, ptxEntry + 0x38, c.entries[1].uncompressedSize - 1);
-  });
+  expectInvalid("uncompressed size larger",
+                [&](Bytes& b) { put<uint64_t>(b, ptxEntry + 0x38, c.entries[1].uncompressedSize + 1); });
+  expectInvalid("uncompressed size smaller",
+                [&](Bytes& b) { put<uint64_t>(b, ptxEntry + 0x38, c.entries[1].uncompressedSize - 1); });
   expectInvalid("uncompressed size enormous", [&](Bytes& b) { put<uint64_t>(b, ptxEntry + 0x38, 1ull << 40); });
   expectInvalid("uncompressed size 0", [&](Bytes& b) { put<uint64_t>(b, ptxEntry + 0x38, 0); });
-  expectInvalid("zstd data zeroed", [&](Bytes& b) {
-    std::memset(b.data() + c.entries[1].payloadOffset, 0, c.entries[1].storedSize);
-  });
+  expectInvalid("zstd data zeroed",
+                [&](Bytes& b) { std::memset(b.data() + c.entries[1].payloadOffset, 0, c.entries[1].storedSize); });
   expectInvalid("zstd data cut", [&](Bytes& b) { put<uint32_t>(b, ptxEntry + 0x10, 40); });
   expectInvalid("zstd declared as lz4", [&](Bytes& b) { put<uint64_t>(b, ptxEntry + 0x28, 0x2011); });
 
@@ -450,12 +448,11 @@ TEST(PtxText, SizedTextNeedsNoNul) {
 // A fatbinary in the program's own read-only data: the message names the executable.
 TEST(Messages, NameTheBinaryHoldingTheImage) {
   alignas(8) static const uint8_t kSassOnly[16 + 64 + 8] = {
-      0x50, 0xED, 0x55, 0xBA, 1, 0, 16, 0, 72, 0, 0, 0, 0, 0, 0, 0,  // container: 72 bytes follow
-      2, 0, 1, 1, 64, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0,               // ELF entry, 8 payload bytes
-      0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 1, 0, 86, 0, 0, 0,               // sm_86
-      0, 0, 0, 0, 0, 0, 0, 0, 0x11, 0, 0, 0, 0, 0, 0, 0,
-      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-      0x7f, 'E', 'L', 'F', 2, 1, 1, 0x41};
+      0x50, 0xED, 0x55, 0xBA, 1,  0, 16, 0, 72,   0, 0, 0, 0,    0,   0,   0,  // container: 72 bytes follow
+      2,    0,    1,    1,    64, 0, 0,  0, 8,    0, 0, 0, 0,    0,   0,   0,  // ELF entry, 8 payload bytes
+      0,    0,    0,    0,    0,  0, 0,  0, 8,    0, 1, 0, 86,   0,   0,   0,  // sm_86
+      0,    0,    0,    0,    0,  0, 0,  0, 0x11, 0, 0, 0, 0,    0,   0,   0,   0, 0, 0, 0,
+      0,    0,    0,    0,    0,  0, 0,  0, 0,    0, 0, 0, 0x7f, 'E', 'L', 'F', 2, 1, 1, 0x41};
   auto result = extractPtx(kSassOnly, 8, 6);
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().code, CUDA_ERROR_NO_BINARY_FOR_GPU);

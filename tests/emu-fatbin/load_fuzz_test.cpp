@@ -39,8 +39,8 @@ TEST(ImageFuzz, DamagedImagesLoadOrFailCleanly) {
       for (int k = 0; k < changes; ++k) {
         size_t at = rng() % 3 == 0 ? rng() % std::min<size_t>(b.size(), 256) : rng() % b.size();
         switch (rng() % 3) {
-          case 0: b[at] = static_cast<uint8_t>(rng()); break;           // any byte
-          case 1: b[at] = "{};.%,[]()\n \"0x"[rng() % 16]; break;        // PTX punctuation
+          case 0: b[at] = static_cast<uint8_t>(rng()); break;               // any byte
+          case 1: b[at] = "{};.%,[]()\n \"0x"[rng() % 16]; break;           // PTX punctuation
           case 2: b[at] ^= static_cast<uint8_t>(1u << (rng() % 8)); break;  // one bit
         }
       }
@@ -52,9 +52,8 @@ TEST(ImageFuzz, DamagedImagesLoadOrFailCleanly) {
         EXPECT_TRUE(compiled->program);
       } else {
         ++refused;
-        ASSERT_TRUE(isLoadError(compiled.error().code))
-            << name << " iteration " << iteration << ": code " << compiled.error().code << " "
-            << compiled.error().message;
+        ASSERT_TRUE(isLoadError(compiled.error().code)) << name << " iteration " << iteration << ": code "
+                                                        << compiled.error().code << " " << compiled.error().message;
         ASSERT_FALSE(compiled.error().message.empty());
       }
     }

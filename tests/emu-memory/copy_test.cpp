@@ -72,9 +72,9 @@ TEST_F(MemoryTest, Sets) {
   uint32_t h32;
   std::memcpy(&h32, bytes + 20, 4);
   EXPECT_EQ(h32, 0xDEADBEEFu);
-  EXPECT_EQ(cuMemsetD16_v2(a + 1, 0, 1), CUDA_ERROR_INVALID_VALUE);    // misaligned
-  EXPECT_EQ(cuMemsetD32_v2(a + 2, 0, 1), CUDA_ERROR_INVALID_VALUE);    // misaligned
-  EXPECT_EQ(cuMemsetD32_v2(a, 0, 257), CUDA_ERROR_INVALID_VALUE);      // past the end
+  EXPECT_EQ(cuMemsetD16_v2(a + 1, 0, 1), CUDA_ERROR_INVALID_VALUE);  // misaligned
+  EXPECT_EQ(cuMemsetD32_v2(a + 2, 0, 1), CUDA_ERROR_INVALID_VALUE);  // misaligned
+  EXPECT_EQ(cuMemsetD32_v2(a, 0, 257), CUDA_ERROR_INVALID_VALUE);    // past the end
   EXPECT_EQ(cuMemsetD8Async(a, 1, 1024, nullptr), CUDA_SUCCESS);
   // 2D: 3 rows of 5 32-bit values, 64 bytes apart; the padding is untouched.
   EXPECT_EQ(cuMemsetD2D32_v2(a, 64, 7, 5, 3), CUDA_SUCCESS);
@@ -82,7 +82,7 @@ TEST_F(MemoryTest, Sets) {
   std::memcpy(&v, bytes + 128 + 16, 4);
   EXPECT_EQ(v, 7u);
   EXPECT_EQ(bytes[128 + 20], 1);
-  EXPECT_EQ(cuMemsetD2D8_v2(a, 4, 0, 8, 2), CUDA_ERROR_INVALID_VALUE);  // pitch < width
+  EXPECT_EQ(cuMemsetD2D8_v2(a, 4, 0, 8, 2), CUDA_ERROR_INVALID_VALUE);    // pitch < width
   EXPECT_EQ(cuMemsetD2D8_v2(a, 512, 0, 8, 3), CUDA_ERROR_INVALID_VALUE);  // last row past the end
   EXPECT_EQ(cuMemFree_v2(a), CUDA_SUCCESS);
 }
@@ -181,7 +181,6 @@ TEST_F(MemoryTest, BatchCopies) {
   EXPECT_EQ(cuMemcpyBatchAsync(dsts, srcs, sizes, 2, &attr, &idx, 1, &fail, nullptr), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(cuMemFree_v2(a), CUDA_SUCCESS);
 }
-
 
 // A copy or set on one thread while another destroys the context (or frees the memory): the pointer passes
 // validation, then the memory is freed under it. The memory stays mapped until the copy ends (issue 24: this

@@ -108,7 +108,6 @@ TEST_F(MemoryTest, ManagedMemory) {
   EXPECT_EQ(cuMemAllocManaged(&p, 16, 0), CUDA_ERROR_INVALID_VALUE);
 }
 
-
 // Registered memory the application unmaps afterwards: a GPU keeps the pinned pages; cuemu cannot, and answers copies
 // with CUDA_ERROR_INVALID_VALUE and kernel accesses with an ILLEGAL_ADDRESS fault instead of crashing (issue 24).
 const char* const kStorePtx = R"(.version 7.0

@@ -98,7 +98,8 @@ TEST(IpcChild, SmallBlock) {
   const char* hex = std::getenv("CUEMU_TEST_IPC_SMALL_HANDLE");
   const char* offset = std::getenv("CUEMU_TEST_IPC_SMALL_OFFSET");
   const char* firstHex = std::getenv("CUEMU_TEST_IPC_SMALL_FIRST");
-  if (!hex || !offset || !firstHex) GTEST_SKIP() << "runs as the child of IpcHandleOfASmallBlockMapsTheBlockAtItsChunkOffset";
+  if (!hex || !offset || !firstHex)
+    GTEST_SKIP() << "runs as the child of IpcHandleOfASmallBlockMapsTheBlockAtItsChunkOffset";
   ASSERT_EQ(cuInit(0), CUDA_SUCCESS);
   auto context = std::make_shared<cuemu::Context>(*cuemu::deviceByOrdinal(0), 0, false);
   context->registerHandle();

@@ -281,7 +281,8 @@ TEST(AddressSpaceTest, ConcurrentAllocateFreeKeepsTableConsistent) {
           continue;
         }
         uint64_t start = (*region)->start, size = (*region)->size;
-        if (!AddressSpace::instance().isAccessible(start, size) || AddressSpace::instance().isAccessible(start, size + 1))
+        if (!AddressSpace::instance().isAccessible(start, size) ||
+            AddressSpace::instance().isAccessible(start, size + 1))
           ++failures;
         if (!cuemu::releaseRegion(start, {cuemu::MemoryKind::Device})) ++failures;
       }

@@ -31,7 +31,7 @@ TEST_F(MemoryTest, ReserveMapAccessAndAlias) {
   ASSERT_EQ(cuMemMap(va, granularity, 0, handle, 0), CUDA_SUCCESS);
   ASSERT_EQ(cuMemMap(va + granularity, granularity, 0, handle, 0), CUDA_SUCCESS);
   EXPECT_EQ(cuMemMap(va, granularity, 0, handle, 0), CUDA_ERROR_INVALID_VALUE);  // already mapped
-  EXPECT_FALSE(cuemu::AddressSpace::instance().isAccessible(va, 4));  // no access granted yet
+  EXPECT_FALSE(cuemu::AddressSpace::instance().isAccessible(va, 4));             // no access granted yet
   CUmemAccessDesc access{};
   access.location = prop.location;
   access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
@@ -96,7 +96,8 @@ TEST_F(MemoryTest, ShareableHandleRoundTrip) {
   // Not requested as shareable: export refused.
   CUmemAllocationProp plain = deviceProp();
   ASSERT_EQ(cuMemCreate(&handle, granularity, &plain, 0), CUDA_SUCCESS);
-  EXPECT_EQ(cuMemExportToShareableHandle(&fd, handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuMemExportToShareableHandle(&fd, handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+            CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(cuMemRelease(handle), CUDA_SUCCESS);
 }
 

@@ -50,7 +50,13 @@ class StreamTest : public testing::Test {
   void host(CUstream s, std::function<void()> fn) {
     auto* heap = new std::function<void()>(std::move(fn));
     ASSERT_EQ(impl::cuLaunchHostFunc(
-                  s, [](void* p) { auto* f = static_cast<std::function<void()>*>(p); (*f)(); delete f; }, heap),
+                  s,
+                  [](void* p) {
+                    auto* f = static_cast<std::function<void()>*>(p);
+                    (*f)();
+                    delete f;
+                  },
+                  heap),
               CUDA_SUCCESS);
   }
   std::shared_ptr<Context> context_;
@@ -167,9 +173,15 @@ TEST_F(StreamTest, LegacyStreamSynchronisesWithBlockingStreams) {
   std::promise<void> release;
   auto gate = release.get_future().share();
   std::atomic<int> step{0};
-  host(blocking, [gate, &step] { gate.wait(); step = 1; });
+  host(blocking, [gate, &step] {
+    gate.wait();
+    step = 1;
+  });
   int seenByLegacy = -1;
-  host(CU_STREAM_LEGACY, [&] { seenByLegacy = step.load(); step = 2; });
+  host(CU_STREAM_LEGACY, [&] {
+    seenByLegacy = step.load();
+    step = 2;
+  });
   int seenByBlocking = -1;
   host(blocking, [&] { seenByBlocking = step.load(); });
   std::atomic<bool> nonBlockingRan{false};
@@ -193,7 +205,10 @@ TEST_F(StreamTest, EventsOrderStreamsAndMeasureTime) {
   EXPECT_EQ(impl::cuEventQuery(start), CUDA_SUCCESS);
   std::atomic<bool> aDone{false};
   ASSERT_EQ(impl::cuEventRecord(start, a), CUDA_SUCCESS);
-  host(a, [&] { std::this_thread::sleep_for(20ms); aDone = true; });
+  host(a, [&] {
+    std::this_thread::sleep_for(20ms);
+    aDone = true;
+  });
   ASSERT_EQ(impl::cuEventRecord(stop, a), CUDA_SUCCESS);
   bool bSawA = false;
   ASSERT_EQ(impl::cuStreamWaitEvent(b, stop, 0), CUDA_SUCCESS);

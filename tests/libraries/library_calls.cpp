@@ -44,15 +44,16 @@ struct Failure {
   std::string message;
 };
 
-#define CHECK_CUDA(call)                                                                                       \
-  do {                                                                                                         \
-    cudaError_t e_ = (call);                                                                                   \
-    if (e_ != cudaSuccess) throw Failure{std::string(#call) + " -> " + cudaGetErrorName(e_) + ": " + cudaGetErrorString(e_)}; \
+#define CHECK_CUDA(call)                                                                                 \
+  do {                                                                                                   \
+    cudaError_t e_ = (call);                                                                             \
+    if (e_ != cudaSuccess)                                                                               \
+      throw Failure{std::string(#call) + " -> " + cudaGetErrorName(e_) + ": " + cudaGetErrorString(e_)}; \
   } while (0)
-#define CHECK_STATUS(call, success)                                                                            \
-  do {                                                                                                         \
-    auto s_ = (call);                                                                                          \
-    if (s_ != (success)) throw Failure{std::string(#call) + " -> status " + std::to_string(int(s_))};          \
+#define CHECK_STATUS(call, success)                                                                   \
+  do {                                                                                                \
+    auto s_ = (call);                                                                                 \
+    if (s_ != (success)) throw Failure{std::string(#call) + " -> status " + std::to_string(int(s_))}; \
   } while (0)
 #define CHECK_CUBLAS(call) CHECK_STATUS(call, CUBLAS_STATUS_SUCCESS)
 #define CHECK_CURAND(call) CHECK_STATUS(call, CURAND_STATUS_SUCCESS)
@@ -104,8 +105,7 @@ std::vector<float> quarters(size_t n, uint64_t seed) {
   return v;
 }
 
-template <typename T>
-struct DeviceBuffer {
+template <typename T> struct DeviceBuffer {
   T* ptr = nullptr;
   size_t count = 0;
   explicit DeviceBuffer(size_t n) : count(n) { CHECK_CUDA(cudaMalloc(&ptr, n * sizeof(T))); }
@@ -193,9 +193,8 @@ Result spmvCase() {
   CHECK_CUSPARSE(cusparseCreate(&handle));
   cusparseSpMatDescr_t mat;
   cusparseDnVecDescr_t vx, vy;
-  CHECK_CUSPARSE(cusparseCreateCsr(&mat, a.rows, a.cols, int64_t(a.values.size()), offsets.ptr, columns.ptr,
-                                   values.ptr, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
-                                   CUDA_R_32F));
+  CHECK_CUSPARSE(cusparseCreateCsr(&mat, a.rows, a.cols, int64_t(a.values.size()), offsets.ptr, columns.ptr, values.ptr,
+                                   CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
   CHECK_CUSPARSE(cusparseCreateDnVec(&vx, a.cols, dx.ptr, CUDA_R_32F));
   CHECK_CUSPARSE(cusparseCreateDnVec(&vy, a.rows, dy.ptr, CUDA_R_32F));
   float alpha = 2.0f, beta = -1.0f;
@@ -224,9 +223,8 @@ Result spmmCase() {
   CHECK_CUSPARSE(cusparseCreate(&handle));
   cusparseSpMatDescr_t mat;
   cusparseDnMatDescr_t mb, mc;
-  CHECK_CUSPARSE(cusparseCreateCsr(&mat, a.rows, a.cols, int64_t(a.values.size()), offsets.ptr, columns.ptr,
-                                   values.ptr, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
-                                   CUDA_R_32F));
+  CHECK_CUSPARSE(cusparseCreateCsr(&mat, a.rows, a.cols, int64_t(a.values.size()), offsets.ptr, columns.ptr, values.ptr,
+                                   CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
   CHECK_CUSPARSE(cusparseCreateDnMat(&mb, a.cols, n, a.cols, db.ptr, CUDA_R_32F, CUSPARSE_ORDER_COL));
   CHECK_CUSPARSE(cusparseCreateDnMat(&mc, a.rows, n, a.rows, dc.ptr, CUDA_R_32F, CUSPARSE_ORDER_COL));
   float alpha = 1.0f, beta = 0.5f;
@@ -234,8 +232,8 @@ Result spmmCase() {
   CHECK_CUSPARSE(cusparseSpMM_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
                                          &alpha, mat, mb, &beta, mc, CUDA_R_32F, CUSPARSE_SPMM_ALG_DEFAULT, &bytes));
   DeviceBuffer<char> work(bytes ? bytes : 1);
-  CHECK_CUSPARSE(cusparseSpMM(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha,
-                              mat, mb, &beta, mc, CUDA_R_32F, CUSPARSE_SPMM_ALG_DEFAULT, work.ptr));
+  CHECK_CUSPARSE(cusparseSpMM(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mat,
+                              mb, &beta, mc, CUDA_R_32F, CUSPARSE_SPMM_ALG_DEFAULT, work.ptr));
   auto c = dc.read();
   cusparseDestroySpMat(mat);
   cusparseDestroyDnMat(mb);
@@ -307,9 +305,9 @@ Result hgemmCase() {
 }
 
 // cublasGemmEx with A, B of `inType`, C of `outType`, computed as `compute`.
-template <typename In, typename Out>
-Result gemmExCase(cudaDataType inType, cudaDataType outType, cublasComputeType_t compute, uint64_t seed,
-                  In (*convert)(float), float (*widen)(Out)) {
+template <typename In, typename Out> Result gemmExCase(cudaDataType inType, cudaDataType outType,
+                                                       cublasComputeType_t compute, uint64_t seed, In (*convert)(float),
+                                                       float (*widen)(Out)) {
   auto a = quarters(kM * kK, seed), b = quarters(kK * kN, seed + 1);
   std::vector<In> ha, hb;
   for (float f : a) ha.push_back(convert(f));
@@ -422,10 +420,14 @@ const std::map<std::string, std::function<Result()>>& cases() {
       {"cublas.sgemm", sgemmCase},
       {"cublas.sgemm.general", sgemmGeneralCase},
       {"cublas.hgemm", hgemmCase},
-      {"cublas.gemmex.f16", [] { return gemmExCase<__half, float>(CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F, 61, toHalf, same); }},
-      {"cublas.gemmex.bf16", [] { return gemmExCase<__nv_bfloat16, float>(CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F, 63, toBf16, same); }},
-      {"cublas.gemmex.tf32", [] { return gemmExCase<float, float>(CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 65, same, same); }},
-      {"cublas.gemmex.int8", [] { return gemmExCase<int8_t, int32_t>(CUDA_R_8I, CUDA_R_32I, CUBLAS_COMPUTE_32I, 67, toInt8, fromInt32); }},
+      {"cublas.gemmex.f16",
+       [] { return gemmExCase<__half, float>(CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F, 61, toHalf, same); }},
+      {"cublas.gemmex.bf16",
+       [] { return gemmExCase<__nv_bfloat16, float>(CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F, 63, toBf16, same); }},
+      {"cublas.gemmex.tf32",
+       [] { return gemmExCase<float, float>(CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 65, same, same); }},
+      {"cublas.gemmex.int8",
+       [] { return gemmExCase<int8_t, int32_t>(CUDA_R_8I, CUDA_R_32I, CUBLAS_COMPUTE_32I, 67, toInt8, fromInt32); }},
       {"cublas.sgemm.batched", batchedCase},
       {"cublas.sgemm.strided_batched", stridedBatchedCase},
       {"cublaslt.matmul.relu_bias", ltMatmulReluBiasCase},
@@ -496,7 +498,8 @@ bool readRecord(const char* path, const std::string& name, Result& want, std::st
     size_t count = 0;
     fields >> kind >> count;
     want.kind = kind == "i32" ? Result::Kind::I32 : Result::Kind::F32;
-    while (want.words.size() < count && in >> std::hex >> line) want.words.push_back(uint32_t(std::stoul(line, nullptr, 16)));
+    while (want.words.size() < count && in >> std::hex >> line)
+      want.words.push_back(uint32_t(std::stoul(line, nullptr, 16)));
     return want.words.size() == count;
   }
   error = "no record of this case";
@@ -533,8 +536,8 @@ int check(const char* path, const std::string& name) {
       ++exact;
       continue;
     }
-    double diff = got.kind == Result::Kind::F32 ? std::fabs(double(floatOf(got.words[i])) - floatOf(want.words[i]))
-                                                : INFINITY;
+    double diff =
+        got.kind == Result::Kind::F32 ? std::fabs(double(floatOf(got.words[i])) - floatOf(want.words[i])) : INFINITY;
     double allowed = got.tolerance.empty() ? 0.0 : got.tolerance[i];
     worst = std::max(worst, diff);
     if (!(diff <= allowed)) {

@@ -185,13 +185,14 @@ INSTANTIATE_TEST_SUITE_P(Arch, PtxAsync, testing::Values("async_sm80.ptx", "asyn
 // One-thread-per-lane kernel k(in, out) around `body`; %r1 = %tid.x, %rd1 = in, %rd2 = out, shared `sbuf` (256
 // bytes) at %r3, an mbarrier `bar` at %r10.
 LaunchResult runBody(const std::string& body, uint32_t threads, void* in, void* out, Fault* unsupported = nullptr) {
-  std::string text = ".version 8.0\n.target sm_90\n.address_size 64\n"
-                     ".visible .entry k(.param .u64 pin, .param .u64 pout)\n{\n"
-                     "\t.reg .pred %p<8>;\n\t.reg .b16 %rs<4>;\n\t.reg .b32 %r<32>;\n\t.reg .b64 %rd<32>;\n"
-                     "\t.shared .align 16 .b8 sbuf[256];\n\t.shared .align 8 .b64 bar;\n"
-                     "\tld.param.u64 %rd1, [pin];\n\tld.param.u64 %rd2, [pout];\n\tmov.u32 %r1, %tid.x;\n"
-                     "\tmov.u32 %r3, sbuf;\n\tmov.u32 %r10, bar;\n" +
-                     body + "\n\tret;\n}\n";
+  std::string text =
+      ".version 8.0\n.target sm_90\n.address_size 64\n"
+      ".visible .entry k(.param .u64 pin, .param .u64 pout)\n{\n"
+      "\t.reg .pred %p<8>;\n\t.reg .b16 %rs<4>;\n\t.reg .b32 %r<32>;\n\t.reg .b64 %rd<32>;\n"
+      "\t.shared .align 16 .b8 sbuf[256];\n\t.shared .align 8 .b64 bar;\n"
+      "\tld.param.u64 %rd1, [pin];\n\tld.param.u64 %rd2, [pout];\n\tmov.u32 %r1, %tid.x;\n"
+      "\tmov.u32 %r3, sbuf;\n\tmov.u32 %r10, bar;\n" +
+      body + "\n\tret;\n}\n";
   auto c = compile(text);
   if (!c.program) {
     ADD_FAILURE() << c.error << "\n" << text;
@@ -208,9 +209,10 @@ LaunchResult runBody(const std::string& body, uint32_t threads, void* in, void* 
 
 TEST(PtxAsyncFaults, CpAsyncMisalignedSharedDestination) {
   auto* in = arena().alloc<uint8_t>(4096);
-  LaunchResult r = runBody("\tshl.b32 %r4, %r1, 4;\n\tadd.u32 %r4, %r4, %r3;\n\tadd.u32 %r4, %r4, 8;\n"
-                           "\tcp.async.cg.shared.global [%r4], [%rd1], 16;\n\tcp.async.wait_all;",
-                           8, in, in);
+  LaunchResult r = runBody(
+      "\tshl.b32 %r4, %r1, 4;\n\tadd.u32 %r4, %r4, %r3;\n\tadd.u32 %r4, %r4, 8;\n"
+      "\tcp.async.cg.shared.global [%r4], [%rd1], 16;\n\tcp.async.wait_all;",
+      8, in, in);
   EXPECT_EQ(r.fault.kind, FaultKind::MisalignedAddress) << r.fault.message;
   EXPECT_EQ(r.fault.thread.x, 0u);
 }
@@ -218,10 +220,11 @@ TEST(PtxAsyncFaults, CpAsyncMisalignedSharedDestination) {
 TEST(PtxAsyncFaults, CpAsyncSourceOutsideDeviceMemory) {
   auto* in = arena().alloc<uint8_t>(4096);
   // lane 2 reads right after the end of a one-page allocation; lanes 0 and 1 read inside it
-  LaunchResult r = runBody("\tshl.b32 %r4, %r1, 4;\n\tadd.u32 %r5, %r4, %r3;\n\tmul.wide.u32 %rd3, %r1, 2048;\n"
-                           "\tadd.u64 %rd3, %rd3, %rd1;\n\tcp.async.ca.shared.global [%r5], [%rd3], 16;\n"
-                           "\tcp.async.commit_group;\n\tcp.async.wait_group 0;",
-                           4, in, in);
+  LaunchResult r = runBody(
+      "\tshl.b32 %r4, %r1, 4;\n\tadd.u32 %r5, %r4, %r3;\n\tmul.wide.u32 %rd3, %r1, 2048;\n"
+      "\tadd.u64 %rd3, %rd3, %rd1;\n\tcp.async.ca.shared.global [%r5], [%rd3], 16;\n"
+      "\tcp.async.commit_group;\n\tcp.async.wait_group 0;",
+      4, in, in);
   EXPECT_EQ(r.fault.kind, FaultKind::IllegalAddress) << r.fault.message;
   EXPECT_EQ(r.fault.thread.x, 2u);
 }
@@ -229,14 +232,15 @@ TEST(PtxAsyncFaults, CpAsyncSourceOutsideDeviceMemory) {
 TEST(PtxAsyncFaults, CpAsyncWithZeroSourceSizeReadsNothing) {
   auto* out = arena().alloc<uint32_t>(64);
   // the source is a null pointer, but src-size 0 (and ignore-src true) copy only zeros
-  LaunchResult r = runBody("\tmov.u64 %rd3, 0;\n\tsetp.eq.u32 %p1, %r1, %r1;\n\tshl.b32 %r4, %r1, 4;\n"
-                           "\tadd.u32 %r5, %r4, %r3;\n\tst.shared.v4.u32 [%r5], {%r1, %r1, %r1, %r1};\n"
-                           "\tcp.async.cg.shared.global [%r5], [%rd3], 16, 0;\n"
-                           "\tcp.async.ca.shared.global [%r5], [%rd3], 8, %p1;\n\tcp.async.wait_all;\n"
-                           "\tld.shared.v4.u32 {%r6, %r7, %r8, %r9}, [%r5];\n\tor.b32 %r6, %r6, %r7;\n"
-                           "\tor.b32 %r6, %r6, %r8;\n\tor.b32 %r6, %r6, %r9;\n\tmul.wide.u32 %rd4, %r1, 4;\n"
-                           "\tadd.u64 %rd4, %rd4, %rd2;\n\tadd.u32 %r6, %r6, 7;\n\tst.global.u32 [%rd4], %r6;",
-                           16, out, out);
+  LaunchResult r = runBody(
+      "\tmov.u64 %rd3, 0;\n\tsetp.eq.u32 %p1, %r1, %r1;\n\tshl.b32 %r4, %r1, 4;\n"
+      "\tadd.u32 %r5, %r4, %r3;\n\tst.shared.v4.u32 [%r5], {%r1, %r1, %r1, %r1};\n"
+      "\tcp.async.cg.shared.global [%r5], [%rd3], 16, 0;\n"
+      "\tcp.async.ca.shared.global [%r5], [%rd3], 8, %p1;\n\tcp.async.wait_all;\n"
+      "\tld.shared.v4.u32 {%r6, %r7, %r8, %r9}, [%r5];\n\tor.b32 %r6, %r6, %r7;\n"
+      "\tor.b32 %r6, %r6, %r8;\n\tor.b32 %r6, %r6, %r9;\n\tmul.wide.u32 %rd4, %r1, 4;\n"
+      "\tadd.u64 %rd4, %rd4, %rd2;\n\tadd.u32 %r6, %r6, 7;\n\tst.global.u32 [%rd4], %r6;",
+      16, out, out);
   ASSERT_TRUE(r.ok()) << r.fault.message;
   for (int i = 0; i < 16; ++i) EXPECT_EQ(out[i], 7u) << i;
 }
@@ -252,13 +256,15 @@ TEST(PtxAsyncFaults, MbarrierOutsideSharedMemory) {
 
 TEST(PtxAsyncFaults, BulkCopyOfPartialBlock) {
   auto* in = arena().alloc<uint8_t>(4096);
-  LaunchResult r = runBody("\tmbarrier.init.shared.b64 [%r10], 1;\n"
-                           "\tcp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r3], [%rd1], 24, [%r10];",
-                           1, in, in);
+  LaunchResult r = runBody(
+      "\tmbarrier.init.shared.b64 [%r10], 1;\n"
+      "\tcp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r3], [%rd1], 24, [%r10];",
+      1, in, in);
   EXPECT_EQ(r.fault.kind, FaultKind::MisalignedAddress) << r.fault.message;
-  LaunchResult o = runBody("\tmbarrier.init.shared.b64 [%r10], 1;\n"
-                           "\tcp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r3], [%rd1], 512, [%r10];",
-                           1, in, in);
+  LaunchResult o = runBody(
+      "\tmbarrier.init.shared.b64 [%r10], 1;\n"
+      "\tcp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r3], [%rd1], 512, [%r10];",
+      1, in, in);
   EXPECT_EQ(o.fault.kind, FaultKind::IllegalAddress) << o.fault.message;  // past the 256 bytes of shared memory
 }
 
@@ -267,16 +273,17 @@ TEST(PtxAsyncFaults, BulkCopyOfPartialBlock) {
 // arrivals.
 TEST(PtxAsyncFaults, TryWaitLetsTheArrivingWarpsRun) {
   auto* out = arena().alloc<uint32_t>(128);
-  LaunchResult r = runBody("\tsetp.ne.u32 %p1, %r1, 0;\n\t@%p1 bra INIT_DONE;\n\tmbarrier.init.shared.b64 [%r10], 64;\n"
-                           "INIT_DONE:\n\tbar.sync 0;\n\tsetp.lt.u32 %p2, %r1, 32;\n\t@%p2 bra WAIT;\n"
-                           "\tsub.u32 %r4, %r1, 32;\n\tshl.b32 %r5, %r4, 2;\n\tadd.u32 %r5, %r5, %r3;\n"
-                           "\tmul.lo.u32 %r6, %r4, 9;\n\tst.shared.u32 [%r5], %r6;\n"
-                           "\tmbarrier.arrive.release.cta.shared::cta.b64 %rd3, [%r10];\n\tbra.uni DONE;\n"
-                           "WAIT:\n\tmbarrier.try_wait.parity.acquire.cta.shared::cta.b64 %p3, [%r10], 0;\n"
-                           "\t@!%p3 bra WAIT;\n\tshl.b32 %r5, %r1, 3;\n\tadd.u32 %r5, %r5, %r3;\n"
-                           "\tld.shared.u32 %r6, [%r5];\n\tmul.wide.u32 %rd4, %r1, 4;\n\tadd.u64 %rd4, %rd4, %rd2;\n"
-                           "\tst.global.u32 [%rd4], %r6;\nDONE:",
-                           96, out, out);
+  LaunchResult r = runBody(
+      "\tsetp.ne.u32 %p1, %r1, 0;\n\t@%p1 bra INIT_DONE;\n\tmbarrier.init.shared.b64 [%r10], 64;\n"
+      "INIT_DONE:\n\tbar.sync 0;\n\tsetp.lt.u32 %p2, %r1, 32;\n\t@%p2 bra WAIT;\n"
+      "\tsub.u32 %r4, %r1, 32;\n\tshl.b32 %r5, %r4, 2;\n\tadd.u32 %r5, %r5, %r3;\n"
+      "\tmul.lo.u32 %r6, %r4, 9;\n\tst.shared.u32 [%r5], %r6;\n"
+      "\tmbarrier.arrive.release.cta.shared::cta.b64 %rd3, [%r10];\n\tbra.uni DONE;\n"
+      "WAIT:\n\tmbarrier.try_wait.parity.acquire.cta.shared::cta.b64 %p3, [%r10], 0;\n"
+      "\t@!%p3 bra WAIT;\n\tshl.b32 %r5, %r1, 3;\n\tadd.u32 %r5, %r5, %r3;\n"
+      "\tld.shared.u32 %r6, [%r5];\n\tmul.wide.u32 %rd4, %r1, 4;\n\tadd.u64 %rd4, %rd4, %rd2;\n"
+      "\tst.global.u32 [%rd4], %r6;\nDONE:",
+      96, out, out);
   ASSERT_TRUE(r.ok()) << r.fault.message;
   for (uint32_t i = 0; i < 32; ++i) EXPECT_EQ(out[i], 2 * i * 9) << i;
 }
@@ -285,15 +292,15 @@ TEST(PtxAsyncFaults, TryWaitLetsTheArrivingWarpsRun) {
 TEST(PtxAsyncFaults, MulticastTensorCopiesAreReportedUnsupported) {
   auto* buf = arena().alloc<uint8_t>(4096);
   Fault why;
-  LaunchResult r = runBody("\tmov.u16 %rs1, 1;\n"
-                           "\tcp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-                           ".multicast::cluster [%r3], [%rd1, {%r1}], [%r10], %rs1;",
-                           1, buf, buf, &why);
+  LaunchResult r = runBody(
+      "\tmov.u16 %rs1, 1;\n"
+      "\tcp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      ".multicast::cluster [%r3], [%rd1, {%r1}], [%r10], %rs1;",
+      1, buf, buf, &why);
   EXPECT_EQ(r.fault.kind, FaultKind::IllegalInstruction);
   EXPECT_NE(why.message.find("cp.async.bulk.tensor"), std::string::npos) << why.message;
   EXPECT_NE(why.message.find("tile mode"), std::string::npos) << why.message;
 }
-
 
 // ---- tensor copies (tile mode) ----------------------------------------------------------------------------------
 // Not recorded on a GPU: the layout rules are the PTX ISA's (dense boxes, dimension 0 innermost, elementStrides
@@ -437,8 +444,10 @@ TEST(PtxAsyncTensor, ElementStridesAndNanFill) {
     for (int bx = 0; bx < 8; ++bx) {
       int x = 54 + 2 * bx, y = 6 + by;
       uint32_t got = r.shared[size_t(by * 8 + bx)];
-      if (x < 64 && y < 8) EXPECT_EQ(std::bit_cast<float>(got), tensor::value(uint32_t(x), uint32_t(y))) << bx << "," << by;
-      else EXPECT_EQ(got, 0x7fffffffu) << bx << "," << by;
+      if (x < 64 && y < 8)
+        EXPECT_EQ(std::bit_cast<float>(got), tensor::value(uint32_t(x), uint32_t(y))) << bx << "," << by;
+      else
+        EXPECT_EQ(got, 0x7fffffffu) << bx << "," << by;
     }
 }
 

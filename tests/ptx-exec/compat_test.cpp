@@ -39,8 +39,10 @@ std::vector<uint32_t> runWords(const std::string& text, size_t words, Dim3 block
   for (size_t i = 0; i < words; ++i) out[i] = fill;
   int kernel = findKernel(*cr.program, "k");
   Params p(kernels(*cr.program)[size_t(kernel)]);
-  if (kernels(*cr.program)[size_t(kernel)].params[0].size == 8) p.arg(out);
-  else p.arg(uint32_t(reinterpret_cast<uint64_t>(out)));
+  if (kernels(*cr.program)[size_t(kernel)].params[0].size == 8)
+    p.arg(out);
+  else
+    p.arg(uint32_t(reinterpret_cast<uint64_t>(out)));
   std::vector<uint64_t> globalAddrs = ptxtest::allocateGlobals(*cr.program, arena());
   LaunchParams lp = ptxtest::launchParams(grid, block, p, arena());
   lp.globalAddresses = globalAddrs.data();
@@ -140,16 +142,16 @@ TEST(PtxCompat, ArraysAsOperands) {
 )";
   auto w = runWords(text, 11);
   ASSERT_EQ(w.size(), 11u);
-  EXPECT_EQ(w[0], 12u);   // local0[3] is 12 bytes in
-  EXPECT_EQ(w[1], 7u);    // stored through local0[3]
-  EXPECT_EQ(w[2], 15u);   // g[5]
-  EXPECT_EQ(w[3], 12u);   // g[%r5]
-  EXPECT_EQ(w[4], 15u);   // g[%r5+3]
-  EXPECT_EQ(w[5], 11u);   // g[%rd5-1]
-  EXPECT_EQ(w[6], 6u);    // half0[%r5+1]: 3 elements of 2 bytes
-  EXPECT_EQ(w[7], 7u);    // cvta of local0[3]
-  EXPECT_EQ(w[8], 17u);   // mov of g[7]
-  EXPECT_EQ(w[9], 41u);   // st.shared local0[%r5+8] is local0[10]
+  EXPECT_EQ(w[0], 12u);  // local0[3] is 12 bytes in
+  EXPECT_EQ(w[1], 7u);   // stored through local0[3]
+  EXPECT_EQ(w[2], 15u);  // g[5]
+  EXPECT_EQ(w[3], 12u);  // g[%r5]
+  EXPECT_EQ(w[4], 15u);  // g[%r5+3]
+  EXPECT_EQ(w[5], 11u);  // g[%rd5-1]
+  EXPECT_EQ(w[6], 6u);   // half0[%r5+1]: 3 elements of 2 bytes
+  EXPECT_EQ(w[7], 7u);   // cvta of local0[3]
+  EXPECT_EQ(w[8], 17u);  // mov of g[7]
+  EXPECT_EQ(w[9], 41u);  // st.shared local0[%r5+8] is local0[10]
   EXPECT_EQ(w[10], 41u);
 }
 
@@ -235,15 +237,15 @@ TEST(PtxCompat, HalfPrecisionSetAndSetp) {
   EXPECT_EQ(w[2], 0xFFFFFFFFu);
   EXPECT_EQ(w[3], 0x00000000u);
   EXPECT_EQ(w[4], 0x3C000000u);
-  EXPECT_EQ(w[5], 0x3C003C00u);   // set.nan (hi NaN) : set.lt (1 < 2)
+  EXPECT_EQ(w[5], 0x3C003C00u);  // set.nan (hi NaN) : set.lt (1 < 2)
   EXPECT_EQ(w[6], 0xFFFFFFFFu);
-  EXPECT_EQ(w[7], 0xFFFF0000u);   // set.le.u16 : set.gt.u16
+  EXPECT_EQ(w[7], 0xFFFF0000u);  // set.le.u16 : set.gt.u16
   EXPECT_EQ(w[8], 0x00003F80u);
   EXPECT_EQ(w[9], 0xFFFFFFFFu);
   EXPECT_EQ(w[10], 0x00003F80u);  // set.lt.bf16 (1.0 < NaN: false) : set.nan
   EXPECT_EQ(w[11], 0x3C000000u);  // ftz: equal; without: not
   EXPECT_EQ(w[12], 1u);
-  EXPECT_EQ(w[13], 3u);           // ltu: lo 1 < 2, hi unordered; .or with !%p3 (false)
+  EXPECT_EQ(w[13], 3u);  // ltu: lo 1 < 2, hi unordered; .or with !%p3 (false)
   EXPECT_EQ(w[14], 0u);
   EXPECT_EQ(w[15], 1u);
 }
@@ -268,7 +270,7 @@ TEST(PtxCompat, LegacyPtx14WithMapF64ToF32) {
   ASSERT_GE(kernel, 0);
   const KernelInfo& info = kernels(*cr.program)[size_t(kernel)];
   ASSERT_EQ(info.params.size(), 5u);
-  EXPECT_EQ(info.params[4].size, 8u);   // .f64 storage stays 64 bits
+  EXPECT_EQ(info.params[4].size, 8u);  // .f64 storage stays 64 bits
   const float scale = 1.5f;
   uint32_t scaleBits;
   std::memcpy(&scaleBits, &scale, 4);
@@ -287,13 +289,25 @@ TEST(PtxCompat, OldAndNewTargetsLoad) {
     const char* target;
   };
   const Case cases[] = {
-      {"1.4", "sm_10"}, {"1.4", "sm_10, map_f64_to_f32"}, {"1.4", "sm_11"}, {"1.4", "sm_12"}, {"1.5", "sm_13"},
-      {"1.4", "sm_13, texmode_unified"}, {"2.0", "sm_20"}, {"2.3", "sm_21, texmode_independent"}, {"3.0", "sm_30"},
-      {"3.0", "sm_20, debug"}, {"3.1", "sm_35"}, {"4.0", "sm_32"}, {"4.1", "sm_37"}, {"4.0", "sm_50"}, {"4.1", "sm_52"},
-      {"4.2", "sm_53"}, {"5.0", "sm_60"}, {"5.0", "sm_61"}, {"5.0", "sm_62"}, {"6.0", "sm_70"}, {"6.1", "sm_72"},
-      {"6.3", "sm_75"}, {"7.0", "sm_80"}, {"7.1", "sm_86"}, {"7.4", "sm_87"}, {"7.8", "sm_89"}, {"7.8", "sm_90"},
-      {"8.0", "sm_90a"}, {"8.6", "sm_100a"}, {"8.8", "sm_100f"}, {"8.6", "sm_101"}, {"8.8", "sm_103"}, {"9.0", "sm_110"},
-      {"8.7", "sm_120"}, {"8.8", "sm_121"}, {"9.0", "sm_121a"}, {"9.0", "sm_10"}, {"2.3", "sm_20"},
+      {"1.4", "sm_10"},   {"1.4", "sm_10, map_f64_to_f32"},
+      {"1.4", "sm_11"},   {"1.4", "sm_12"},
+      {"1.5", "sm_13"},   {"1.4", "sm_13, texmode_unified"},
+      {"2.0", "sm_20"},   {"2.3", "sm_21, texmode_independent"},
+      {"3.0", "sm_30"},   {"3.0", "sm_20, debug"},
+      {"3.1", "sm_35"},   {"4.0", "sm_32"},
+      {"4.1", "sm_37"},   {"4.0", "sm_50"},
+      {"4.1", "sm_52"},   {"4.2", "sm_53"},
+      {"5.0", "sm_60"},   {"5.0", "sm_61"},
+      {"5.0", "sm_62"},   {"6.0", "sm_70"},
+      {"6.1", "sm_72"},   {"6.3", "sm_75"},
+      {"7.0", "sm_80"},   {"7.1", "sm_86"},
+      {"7.4", "sm_87"},   {"7.8", "sm_89"},
+      {"7.8", "sm_90"},   {"8.0", "sm_90a"},
+      {"8.6", "sm_100a"}, {"8.8", "sm_100f"},
+      {"8.6", "sm_101"},  {"8.8", "sm_103"},
+      {"9.0", "sm_110"},  {"8.7", "sm_120"},
+      {"8.8", "sm_121"},  {"9.0", "sm_121a"},
+      {"9.0", "sm_10"},   {"2.3", "sm_20"},
   };
   for (const Case& c : cases) {
     std::string text = std::string(".version ") + c.version + "\n.target " + c.target + R"(
@@ -361,23 +375,26 @@ TEST(PtxCompat, UsedBytesMaskLoadDoesNotFaultOnUnusedBytes) {
 	st.global.f32 [%rd1], %f1;
 	st.global.f32 [%rd1+4], %f3;
 	st.global.f32 [%rd1+8], %f2;
-)", out);
+)",
+                                     out);
   ASSERT_TRUE(r.ok()) << r.fault.message;
   EXPECT_EQ(out[0], 5.0f);
   EXPECT_EQ(out[1], 7.0f);
-  EXPECT_EQ(out[2], 6.0f);   // unused but mapped: what is there
+  EXPECT_EQ(out[2], 6.0f);  // unused but mapped: what is there
   // A byte the mask uses is checked as always.
   r = runOn28ByteBuffer(R"(
 	.pragma "used_bytes_mask 0xf0ff";
 	ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd2+16];
 	st.global.f32 [%rd1], %f1;
-)", out);
+)",
+                        out);
   EXPECT_EQ(r.fault.kind, FaultKind::IllegalAddress);
   // Without the pragma the same load faults.
   r = runOn28ByteBuffer(R"(
 	ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd2+16];
 	st.global.f32 [%rd1], %f1;
-)", out);
+)",
+                        out);
   EXPECT_EQ(r.fault.kind, FaultKind::IllegalAddress);
   // Generic addressing, and a 64-bit pair.
   r = runOn28ByteBuffer(R"(
@@ -385,7 +402,8 @@ TEST(PtxCompat, UsedBytesMaskLoadDoesNotFaultOnUnusedBytes) {
 	.pragma "used_bytes_mask 0xf";
 	ld.v2.u64 {%x1, %x2}, [%rd2+16];
 	st.global.u64 [%rd1], %x1;
-)", out);
+)",
+                        out);
   ASSERT_TRUE(r.ok()) << r.fault.message;
   EXPECT_EQ(out[0], 5.0f);
   EXPECT_EQ(out[1], 6.0f);
@@ -456,14 +474,17 @@ TEST(PtxCompat, ShflWithMissingLanesMatchesH100) {
            "  mov.u32 %r1, %tid.x;\n  ld.param.u32 %r2, [exitFrom];\n  setp.ge.u32 %p1, %r1, %r2;\n  @%p1 ret;\n"
            "  mad.lo.u32 %r3, %r1, 100, 7;\n  ld.param.u32 %r4, [b];\n  ld.param.u32 %r5, [c];\n"
            "  ld.param.u32 %r6, [mask];\n"
-           "  shfl.sync." + std::string(mode) + ".b32 %r7|%p2, %r3, %r4, %r5, %r6;\n"
+           "  shfl.sync." +
+           std::string(mode) +
+           ".b32 %r7|%p2, %r3, %r4, %r5, %r6;\n"
            "  selp.u32 %r8, 1, 0, %p2;\n"
            "  ld.param.u64 %rd1, [out];\n  mul.wide.u32 %rd2, %r1, 8;\n  add.s64 %rd3, %rd1, %rd2;\n"
            "  st.global.v2.u32 [%rd3], {%r7, %r8};\n  ret;\n}\n";
   }
   CompileResult cr = compile(ptx);
   ASSERT_TRUE(cr.program) << cr.error;
-  std::istringstream results(ptxtest::readFile(std::string(CUEMU_GPU_PROBE_RESULTS) + "/clients17-h100-2026-11-26.txt"));
+  std::istringstream results(
+      ptxtest::readFile(std::string(CUEMU_GPU_PROBE_RESULTS) + "/clients17-h100-2026-11-26.txt"));
   std::string line;
   int checked = 0;
   auto* out = arena().alloc<uint32_t>(128);
@@ -484,7 +505,8 @@ TEST(PtxCompat, ShflWithMissingLanesMatchesH100) {
     LaunchResult r = launch(*cr.program, kernel, lp);
     ASSERT_TRUE(r.ok()) << line << ": " << r.fault.message;
     std::string got;
-    for (uint32_t t = 0; t < threads && t < 64; ++t) got += " " + std::to_string(out[2 * t]) + "/" + std::to_string(out[2 * t + 1]);
+    for (uint32_t t = 0; t < threads && t < 64; ++t)
+      got += " " + std::to_string(out[2 * t]) + "/" + std::to_string(out[2 * t + 1]);
     EXPECT_EQ(got, line.substr(line.find(':') + 1)) << line.substr(0, line.find(':'));
     ++checked;
   }
@@ -582,14 +604,14 @@ TEST(PtxCompat, HeaderSweepConversionsPacksAndCas16) {
 )";
   auto w = runWords(text, 8);
   ASSERT_EQ(w.size(), 8u);
-  EXPECT_EQ(w[0], 0x3CC038C0u);   // e5m2x2 : e4m3x2 of {1.0, -2.0}
-  EXPECT_EQ(w[1], 0x7B7B7E7Eu);   // satfinite of {65504, inf}
+  EXPECT_EQ(w[0], 0x3CC038C0u);  // e5m2x2 : e4m3x2 of {1.0, -2.0}
+  EXPECT_EQ(w[1], 0x7B7B7E7Eu);  // satfinite of {65504, inf}
   EXPECT_EQ(w[2], 0x3C00C000u);
-  EXPECT_EQ(w[3], 0x18007FFFu);   // e4m3 subnormal 2^-9, NaN
+  EXPECT_EQ(w[3], 0x18007FFFu);  // e4m3 subnormal 2^-9, NaN
   EXPECT_EQ(w[4], 0x3C00C000u);
-  EXPECT_EQ(w[5], 0x3C000000u);   // .relu
-  EXPECT_EQ(w[6], 0x12340034u);   // cas returned the old 0x1234 : {0x34, 0}
-  EXPECT_EQ(w[7], 0x5678BEEFu);   // swapped, the neighbour untouched
+  EXPECT_EQ(w[5], 0x3C000000u);  // .relu
+  EXPECT_EQ(w[6], 0x12340034u);  // cas returned the old 0x1234 : {0x34, 0}
+  EXPECT_EQ(w[7], 0x5678BEEFu);  // swapped, the neighbour untouched
 }
 
 // sm_100's add/sub/mul/fma on .f32x2 (sm_100_rt.h's __fadd2_rn & co., found by the header sweep): the f32
@@ -621,7 +643,11 @@ TEST(PtxCompat, PairedSinglePrecisionArithmetic) {
 )";
   auto w = runWords(text, 12);
   ASSERT_EQ(w.size(), 12u);
-  auto f = [](float x) { uint32_t b; std::memcpy(&b, &x, 4); return b; };
+  auto f = [](float x) {
+    uint32_t b;
+    std::memcpy(&b, &x, 4);
+    return b;
+  };
   EXPECT_EQ(w[0], f(1.75f));
   EXPECT_EQ(w[1], f(1.0f));
   EXPECT_EQ(w[2], f(1.25f));
@@ -630,7 +656,7 @@ TEST(PtxCompat, PairedSinglePrecisionArithmetic) {
   EXPECT_EQ(w[5], f(-6.0f));
   EXPECT_EQ(w[6], f(1.875f));
   EXPECT_EQ(w[7], f(-8.0f));
-  EXPECT_EQ(w[8], 0x3F800001u);   // rounded up, each half
+  EXPECT_EQ(w[8], 0x3F800001u);  // rounded up, each half
   EXPECT_EQ(w[9], 0x3F800001u);
   EXPECT_EQ(w[10], 0x3F800000u);  // to nearest
   EXPECT_EQ(w[11], 0x3F800000u);

@@ -55,7 +55,8 @@ class CaptureHost : public HostServices {
 struct KernelRun {
   Module& mod;
   int kernel;
-  explicit KernelRun(const std::string& file, const std::string& name) : mod(load(file)), kernel(findKernel(*mod.prog, name)) {
+  explicit KernelRun(const std::string& file, const std::string& name)
+      : mod(load(file)), kernel(findKernel(*mod.prog, name)) {
     if (kernel < 0) throw std::runtime_error("no kernel " + name);
   }
   const KernelInfo& info() const { return kernels(*mod.prog)[size_t(kernel)]; }
@@ -76,7 +77,10 @@ TEST(PtxExec, VectorAdd) {
   KernelRun k("bench.ptx", "vadd");
   const int n = 1000;
   std::vector<float> a(n), b(n);
-  for (int i = 0; i < n; ++i) { a[i] = float(i) * 0.5f; b[i] = float(n - i); }
+  for (int i = 0; i < n; ++i) {
+    a[i] = float(i) * 0.5f;
+    b[i] = float(n - i);
+  }
   float* da = arena().upload(a);
   float* db = arena().upload(b);
   float* dc = arena().alloc<float>(n);
@@ -97,7 +101,10 @@ TEST(PtxExec, FmaLoopBitExact) {
   EXPECT_OK(r);
   for (int i = 0; i < n; ++i) {
     float x = float(i) * 0.001f, y = 1.0001f, z = 0.5f;
-    for (int it = 0; it < iters; ++it) { x = std::fmaf(x, y, z); z = std::fmaf(z, y, x); }
+    for (int it = 0; it < iters; ++it) {
+      x = std::fmaf(x, y, z);
+      z = std::fmaf(z, y, x);
+    }
     ASSERT_EQ(out[i], x + z) << i;
   }
 }
@@ -124,7 +131,10 @@ TEST(PtxExec, TiledMatmul) {
   KernelRun k("bench.ptx", "matmul");
   const int n = 48;
   std::vector<float> A(n * n), B(n * n);
-  for (int i = 0; i < n * n; ++i) { A[i] = float(i % 7) - 3; B[i] = float(i % 5) * 0.5f; }
+  for (int i = 0; i < n * n; ++i) {
+    A[i] = float(i % 7) - 3;
+    B[i] = float(i % 5) * 0.5f;
+  }
   float* dA = arena().upload(A);
   float* dB = arena().upload(B);
   float* dC = arena().alloc<float>(n * n);
@@ -154,7 +164,10 @@ TEST(PtxExec, DivergentCollatz) {
   for (int i = 0; i < n; ++i) {
     unsigned long long x = in[i];
     unsigned s = 0;
-    while (x != 1) { x = (x & 1) ? 3 * x + 1 : x / 2; ++s; }
+    while (x != 1) {
+      x = (x & 1) ? 3 * x + 1 : x / 2;
+      ++s;
+    }
     ASSERT_EQ(dsteps[i], s) << i;
   }
 }
@@ -193,7 +206,10 @@ TEST(PtxExec, NestedDivergenceLoopsSwitch) {
     int v = in[i], res = 0;
     if (v % 3 == 0) {
       res = v * 2;
-      if (v % 2 == 0) res += 1; else res -= 1;
+      if (v % 2 == 0)
+        res += 1;
+      else
+        res -= 1;
     } else if (v % 3 == 1) {
       for (int q = 0; q < v % 7; ++q) {
         if (q == 4) break;
@@ -540,7 +556,8 @@ TEST(PtxExec, AcceptedButUnexecutedInstructionsFailAtLaunchWithTheirNames) {
     std::string src = std::string(".version 8.6\n.target ") + c.target +
                       "\n.address_size 64\n.visible .entry fine() { ret; }\n.visible .entry " + c.kernel +
                       "(.param .u64 t)\n{\n  .reg .b16 %h<3>;\n  .reg .b32 %r<10>;\n  .reg .f32 %f<9>;\n"
-                      "  .reg .b64 %rd<3>;\n  ld.param.u64 %rd1, [t];\n  " + c.instruction + "\n  ret;\n}\n";
+                      "  .reg .b64 %rd<3>;\n  ld.param.u64 %rd1, [t];\n  " +
+                      c.instruction + "\n  ret;\n}\n";
     CompileResult cr = compile(src);
     ASSERT_TRUE(cr.program) << cr.error;
     LaunchParams lp;
@@ -561,7 +578,7 @@ TEST(PtxExec, AcceptedButUnexecutedInstructionsFailAtLaunchWithTheirNames) {
 // marked "H200" are where it does not, with the GPU's result (conformance/golden/nvidia-h200.txt, isa/video.cpp).
 TEST(PtxExec, VideoInstructions) {
   struct Case {
-    const char* instruction;   // operands %a %b %c, result %d
+    const char* instruction;  // operands %a %b %c, result %d
     uint32_t a, b, c, expected;
   };
   const Case cases[] = {
@@ -652,7 +669,7 @@ TEST(PtxExec, SimdIntrinsicsBuiltOnVideoInstructions) {
   KernelRun k("basic.ptx", "simd_video");
   std::vector<uint32_t> a = {0, 0x10203040u, 0x80ff7f01u, 0xffffffffu, 0x12345678u, 0x807f0080u, 0x01020304u};
   std::vector<uint32_t> b = {0, 0x40302010u, 0x7f0180ffu, 0x00000000u, 0x87654321u, 0x7f80ff7fu, 0xfffefdfcu};
-  for (uint32_t i = 0; i < 64; ++i) {   // and some mixed patterns
+  for (uint32_t i = 0; i < 64; ++i) {  // and some mixed patterns
     a.push_back(i * 0x9e3779b9u);
     b.push_back(~i * 0x85ebca6bu);
   }
@@ -677,7 +694,8 @@ TEST(PtxExec, SimdIntrinsicsBuiltOnVideoInstructions) {
       abs4 |= uint32_t(std::abs(sbyte(x, i)) & 0xff) << (8 * i);
       absss4 |= uint32_t(std::min(std::abs(sbyte(x, i)), 127)) << (8 * i);
     }
-    for (int i = 0; i < 2; ++i) sadu2 += uint32_t(std::abs(int((x >> (16 * i)) & 0xffff) - int((y >> (16 * i)) & 0xffff)));
+    for (int i = 0; i < 2; ++i)
+      sadu2 += uint32_t(std::abs(int((x >> (16 * i)) & 0xffff) - int((y >> (16 * i)) & 0xffff)));
     const uint32_t want[7] = {absdiffu, absdiffs, sadu, sads, sadu2, abs4, absss4};
     const char* names[7] = {"__vabsdiffu4", "__vabsdiffs4", "__vsadu4", "__vsads4", "__vsadu2", "__vabs4", "__vabsss4"};
     for (int f = 0; f < 7; ++f)
@@ -710,7 +728,10 @@ TEST(PtxExec, FusedAddressStoreFaultsAtTheFirstLaneOutOfRange) {
   KernelRun k("bench.ptx", "vadd");
   const int n = 2048;
   std::vector<float> a(n), b(n);
-  for (int i = 0; i < n; ++i) { a[i] = float(i); b[i] = 0.25f; }
+  for (int i = 0; i < n; ++i) {
+    a[i] = float(i);
+    b[i] = 0.25f;
+  }
   float* da = arena().upload(a);
   float* db = arena().upload(b);
   float* dc = arena().alloc<float>(1024);
@@ -888,7 +909,6 @@ TEST(PtxExec, ConsecutiveGlobalAccessesConvertWidths) {
   }
 }
 
-
 // ---- fused shared-memory inner products and cached shared layouts (mem::fmaSharedChain, mem::sharedLayout) ----
 
 // out[t] = sum over k < 4 of tile[16 * (t / 16) + k] * tile[128 + 16 * k + t % 16] as a chain of fma.rn.f32, the
@@ -971,8 +991,10 @@ TEST(PtxExec, SharedInnerProductChain) {
     for (uint32_t t = 0; t < threads; ++t) {
       float acc = 0;
       for (uint32_t k = 0; k < 4; ++k) acc = std::fmaf(in[16 * (t / 16) + k], in[128 + 16 * k + t % 16], acc);
-      if (std::isnan(acc)) EXPECT_EQ(std::bit_cast<uint32_t>(out[t]), 0x7fffffffu) << threads << " " << t;
-      else EXPECT_EQ(out[t], acc) << threads << " " << t;
+      if (std::isnan(acc))
+        EXPECT_EQ(std::bit_cast<uint32_t>(out[t]), 0x7fffffffu) << threads << " " << t;
+      else
+        EXPECT_EQ(out[t], acc) << threads << " " << t;
     }
   }
 }
@@ -1184,11 +1206,11 @@ TEST(PtxExec, ScaledIndexAccesses) {
     int64_t shift;  // in = buf + shift
     uint32_t threads;
     int32_t stride, offset;
-  } cases[] = {{0, 64, 1, 0},     // consecutive
-               {8, 64, 1, -5},    // negative indices
-               {0, 64, 3, 2},     // strided: the layout path
-               {0, 40, 1, 7},     // a partial warp: the per-lane path
-               {512, 64, -2, 0}}; // descending
+  } cases[] = {{0, 64, 1, 0},      // consecutive
+               {8, 64, 1, -5},     // negative indices
+               {0, 64, 3, 2},      // strided: the layout path
+               {0, 40, 1, 7},      // a partial warp: the per-lane path
+               {512, 64, -2, 0}};  // descending
   for (const Case& c : cases) {
     const float* in = buf + c.shift;
     auto ok = run(in, c.threads, c.stride, c.offset);
@@ -1237,7 +1259,8 @@ std::string halfRowsText(bool plain) {
   mul.wide.u32 %rd3, %r5, 4;
   add.s64 %rd4, %rd1, %rd3;
   add.s64 %rd5, %rd2, %rd3;
-)" + load + R"(  add.s32 %r7, %r9, %r2;
+)" + load +
+         R"(  add.s32 %r7, %r9, %r2;
   st.global.u32 [%rd5], %r7;
   ret;
 }

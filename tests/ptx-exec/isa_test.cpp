@@ -88,14 +88,14 @@ std::vector<uint64_t> run(const Form& f, const std::vector<uint64_t>& a, const s
   return out;
 }
 
-#define EXPECT_BITS(form, inputs, expected, ...)                                                        \
-  do {                                                                                                   \
-    auto got_ = run(form, inputs, ##__VA_ARGS__);                                                        \
-    std::vector<uint64_t> want_ = expected;                                                              \
-    ASSERT_EQ(got_.size(), want_.size());                                                                \
-    for (size_t i_ = 0; i_ < want_.size(); ++i_)                                                         \
+#define EXPECT_BITS(form, inputs, expected, ...)                                                            \
+  do {                                                                                                      \
+    auto got_ = run(form, inputs, ##__VA_ARGS__);                                                           \
+    std::vector<uint64_t> want_ = expected;                                                                 \
+    ASSERT_EQ(got_.size(), want_.size());                                                                   \
+    for (size_t i_ = 0; i_ < want_.size(); ++i_)                                                            \
       EXPECT_EQ(got_[i_], want_[i_]) << (form).body << " lane " << i_ << std::hex << ": got 0x" << got_[i_] \
-                                     << ", want 0x" << want_[i_];                                        \
+                                     << ", want 0x" << want_[i_];                                           \
   } while (0)
 
 using V = std::vector<uint64_t>;
@@ -138,8 +138,8 @@ TEST(PtxIsa, AbsNegOfNaN) {
 }
 
 TEST(PtxIsa, ConversionNaNsAndSaturation) {
-  EXPECT_BITS((Form{"cvt.rzi.s64.f64 %d, %a;", "f64", "b32", "b32", "b64"}), (V{0x7ff8000000000000, 0x4000000000000000}),
-              (V{0x8000000000000000, 2}));
+  EXPECT_BITS((Form{"cvt.rzi.s64.f64 %d, %a;", "f64", "b32", "b32", "b64"}),
+              (V{0x7ff8000000000000, 0x4000000000000000}), (V{0x8000000000000000, 2}));
   EXPECT_BITS((Form{"cvt.rn.f32.f64 %d, %a;", "f64", "b32", "b32", "b32"}), (V{0x7ff0000000000001}), (V{0x7fc00000}));
   EXPECT_BITS((Form{"cvt.f64.f32 %d, %a;", "b32", "b32", "b32", "f64"}), (V{0xffc12345}), (V{0xfff82468a0000000}));
   EXPECT_BITS((Form{"cvt.f32.bf16 %d, %a;", "b16", "b32", "b32", "b32"}), (V{0x7f81}), (V{0x7f810000}));
@@ -158,8 +158,8 @@ TEST(PtxIsa, NarrowConversions) {
   // f16x2: a in the upper half, b in the lower
   EXPECT_BITS((Form{"cvt.rn.f16x2.f32 %d, %a, %b;", "b32", "b32", "b32", "b32"}), (V{0x3f800000}), (V{0x3c00c000}),
               V{0xc0000000});
-  EXPECT_BITS((Form{"cvt.rn.relu.f16.f32 %d, %a;", "b32", "b32", "b32", "b16"}), (V{0x80000000, 0xbf800000, 0x3f800000}),
-              (V{0x0, 0x0, 0x3c00}));
+  EXPECT_BITS((Form{"cvt.rn.relu.f16.f32 %d, %a;", "b32", "b32", "b32", "b16"}),
+              (V{0x80000000, 0xbf800000, 0x3f800000}), (V{0x0, 0x0, 0x3c00}));
   // e4m3: 1.0 = 0x38, 448 = 0x7e (satfinite clamps infinity), NaN = 0x7f
   EXPECT_BITS((Form{"cvt.rn.satfinite.e4m3x2.f32 %d, %a, %b;", "b32", "b32", "b32", "b16"}),
               (V{0x3f800000, 0x7f800000, 0x7fc00000}), (V{0x38c0, 0x7efe, 0x7f00}), V{0xc0000000, 0xff800000, 0x0});
@@ -205,9 +205,8 @@ TEST(PtxIsa, RcpApproxFtzF64UsesUpperWords) {
 // the exponent only scales the result, down to flushed subnormals.
 TEST(PtxIsa, RcpApproxFtzF64MatchesGpuTable) {
   const std::pair<uint32_t, uint32_t> recorded[] = {
-      {0, 0x3ff00000},      {1, 0x3feffffe},      {712, 0x3feffa71},    {713, 0x3feffa6f},
-      {1016, 0x3feff812},   {65535, 0x3fee1e1f},  {300007, 0x3fe8e199}, {524288, 0x3fe55555},
-      {777777, 0x3fe25f53}, {1048575, 0x3fe00000}};
+      {0, 0x3ff00000},     {1, 0x3feffffe},      {712, 0x3feffa71},    {713, 0x3feffa6f},    {1016, 0x3feff812},
+      {65535, 0x3fee1e1f}, {300007, 0x3fe8e199}, {524288, 0x3fe55555}, {777777, 0x3fe25f53}, {1048575, 0x3fe00000}};
   V in, want;
   for (auto [k, hi] : recorded) {
     for (int64_t e : {1023, 1023 + 5, 1, 2046}) {
@@ -286,10 +285,10 @@ const char* kKernelEnd = R"(  ld.param.u64 %rd1, [out];
 
 // nvcc -G declares every function before the kernels and defines it after them: calls name the declaration.
 TEST(PtxIsa, CallBeforeDefinitionReachesTheDefinition) {
-  std::string text = std::string(kCallHeader) +
-                     ".func (.param .b32 r) twice(.param .b32 x);\n" + kKernelStart +
+  std::string text = std::string(kCallHeader) + ".func (.param .b32 r) twice(.param .b32 x);\n" + kKernelStart +
                      "  {\n  .param .b32 a;\n  .param .b32 r;\n  st.param.b32 [a], %r1;\n"
-                     "  call.uni (r), twice, (a);\n  ld.param.b32 %r9, [r];\n  }\n" + kKernelEnd +
+                     "  call.uni (r), twice, (a);\n  ld.param.b32 %r9, [r];\n  }\n" +
+                     kKernelEnd +
                      ".func (.param .b32 r) twice(.param .b32 x)\n{\n  .reg .b32 %t<3>;\n  ld.param.b32 %t1, [x];\n"
                      "  add.u32 %t2, %t1, %t1;\n  st.param.b32 [r], %t2;\n  ret;\n}\n";
   uint32_t* out = arena().alloc<uint32_t>(32);
@@ -361,7 +360,8 @@ TEST(PtxIsa, IndirectCallThroughAFunctionTableInitializer) {
                      "  add.u64 %rd4, %rd4, %rd3;\n  ld.global.u64 %rd7, [%rd4];\n"
                      "  {\n  .param .b32 a;\n  .param .b32 r;\n  st.param.b32 [a], %r1;\n"
                      "  proto : .callprototype (.param .b32 _) _ (.param .b32 _);\n  call (r), %rd7, (a), proto;\n"
-                     "  ld.param.b32 %r9, [r];\n  }\n" + kKernelEnd;
+                     "  ld.param.b32 %r9, [r];\n  }\n" +
+                     kKernelEnd;
   CompileResult cr = compile(text);
   ASSERT_TRUE(cr.program) << cr.error;
   std::vector<uint64_t> addresses;
@@ -634,8 +634,10 @@ TEST(PtxIsa, DeviceMallocAndFreeUseTheHostHeap) {
   // 8..512 bytes each (rounded to 16): the 4 KiB heap runs out part way; those threads get NULL
   int nulls = 0;
   for (uint32_t i = 0; i < 64; ++i) {
-    if (out[i] == 0xdead) ++nulls;
-    else EXPECT_EQ(out[i], 1000u + i);
+    if (out[i] == 0xdead)
+      ++nulls;
+    else
+      EXPECT_EQ(out[i], 1000u + i);
   }
   EXPECT_GT(nulls, 0);
   EXPECT_EQ(host.allocations, 64 - nulls);

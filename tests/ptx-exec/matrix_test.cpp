@@ -29,9 +29,7 @@ const Program& matrixProgram() {
   return *p;
 }
 
-const KernelInfo& info(const char* name) {
-  return kernels(matrixProgram())[size_t(findKernel(matrixProgram(), name))];
-}
+const KernelInfo& info(const char* name) { return kernels(matrixProgram())[size_t(findKernel(matrixProgram(), name))]; }
 
 LaunchResult run(const char* name, Dim3 grid, Dim3 block, const Params& p) {
   return launch(matrixProgram(), findKernel(matrixProgram(), name), ptxtest::launchParams(grid, block, p, arena()));
@@ -66,7 +64,8 @@ TEST(PtxMatrix, WmmaGemmMatchesHostProduct) {
     for (int j = 0; j < n; ++j) {
       long want = 0;
       for (int k = 0; k < n; ++k) want += long(a[i * n + k]) * b[j * n + k];
-      if (C[i * n + j] != float(want) && bad++ < 5) ADD_FAILURE() << i << "," << j << ": " << C[i * n + j] << " vs " << want;
+      if (C[i * n + j] != float(want) && bad++ < 5)
+        ADD_FAILURE() << i << "," << j << ": " << C[i * n + j] << " vs " << want;
     }
   EXPECT_EQ(bad, 0);
 }

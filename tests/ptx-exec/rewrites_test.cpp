@@ -82,7 +82,10 @@ TEST(Rewrites, EachFiresOnSomeKernel) {
 TEST(Rewrites, SameResults) {
   const int n = 64;
   std::vector<float> a(n * n), b(n * n);
-  for (int i = 0; i < n * n; ++i) { a[i] = float((i * 7) % 13) * 0.25f - 1.0f; b[i] = float((i * 5) % 11) * 0.5f; }
+  for (int i = 0; i < n * n; ++i) {
+    a[i] = float((i * 7) % 13) * 0.25f - 1.0f;
+    b[i] = float((i * 5) % 11) * 0.5f;
+  }
   float* da = rewriteArena().upload(a);
   float* db = rewriteArena().upload(b);
   std::vector<uint32_t> seeds(1000);

@@ -76,7 +76,8 @@ TEST(PtxSync, DecoupledLookBackScanTerminates) {
       p.arg(din).arg(dout).arg(status).arg(n).arg(sleepy);
       LaunchResult r = run("lookbackScan", Dim3{tiles}, Dim3{128}, p, s.config);
       ASSERT_TRUE(r.ok()) << s.name << ": " << r.fault.message;
-      for (int i = 0; i < n; ++i) ASSERT_EQ(dout[i], expect[size_t(i)]) << s.name << " sleepy " << sleepy << " at " << i;
+      for (int i = 0; i < n; ++i)
+        ASSERT_EQ(dout[i], expect[size_t(i)]) << s.name << " sleepy " << sleepy << " at " << i;
     }
   }
 }
@@ -98,7 +99,8 @@ TEST(PtxSync, CooperativeGridSyncWithManyCtas) {
   for (int i = 0; i < n; ++i) init[size_t(i)] = i % 5;
   std::vector<int> a = init, b(n);
   for (int s = 0; s < steps; ++s) {
-    for (int i = 0; i < n; ++i) b[size_t(i)] = a[size_t(i)] + (i > 0 ? a[size_t(i) - 1] : 0) + (i + 1 < n ? a[size_t(i) + 1] : 0);
+    for (int i = 0; i < n; ++i)
+      b[size_t(i)] = a[size_t(i)] + (i > 0 ? a[size_t(i) - 1] : 0) + (i + 1 < n ? a[size_t(i) + 1] : 0);
     std::swap(a, b);
   }
   int* da = arena().alloc<int>(n);

@@ -124,8 +124,8 @@ TEST(PtxWatchdog, StopsASpinOnAFlagNothingWrites) {
 
 TEST(PtxWatchdog, StopsABarrierInAnEndlessLoop) {
   for (auto& [name, config] : configs())
-    expectTimeout(run("barrierForever", Dim3{2}, Dim3{256}, Params(info("barrierForever")), config),
-                  "barrierForever", name);
+    expectTimeout(run("barrierForever", Dim3{2}, Dim3{256}, Params(info("barrierForever")), config), "barrierForever",
+                  name);
 }
 
 TEST(PtxWatchdog, GridThatEndsInTimeIsNotDisturbed) {

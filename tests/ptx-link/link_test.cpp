@@ -95,13 +95,16 @@ TEST(PtxLink, ReportsMultipleDefinitions) {
 
 TEST(PtxLink, StrongDefinitionOverridesWeak) {
   const char* header = ".version 7.0\n.target sm_75\n.address_size 64\n";
-  ptx::link::Input weak{"weak.ptx", std::string(header) +
-                                        ".weak .func (.param .b32 r) f() { .reg .b32 %a; mov.u32 %a, 1; st.param.b32 [r], %a; ret; }\n"
-                                        ".visible .entry k(.param .u64 p) { .reg .b32 %x; .reg .b64 %q;\n"
-                                        "{ .param .b32 rv; call (rv), f, (); ld.param.b32 %x, [rv]; }\n"
-                                        "ld.param.u64 %q, [p]; st.global.u32 [%q], %x; ret; }\n"};
-  ptx::link::Input strong{"strong.ptx", std::string(header) +
-                                            ".visible .func (.param .b32 r) f() { .reg .b32 %a; mov.u32 %a, 2; st.param.b32 [r], %a; ret; }\n"};
+  ptx::link::Input weak{
+      "weak.ptx", std::string(header) +
+                      ".weak .func (.param .b32 r) f() { .reg .b32 %a; mov.u32 %a, 1; st.param.b32 [r], %a; ret; }\n"
+                      ".visible .entry k(.param .u64 p) { .reg .b32 %x; .reg .b64 %q;\n"
+                      "{ .param .b32 rv; call (rv), f, (); ld.param.b32 %x, [rv]; }\n"
+                      "ld.param.u64 %q, [p]; st.global.u32 [%q], %x; ret; }\n"};
+  ptx::link::Input strong{
+      "strong.ptx",
+      std::string(header) +
+          ".visible .func (.param .b32 r) f() { .reg .b32 %a; mov.u32 %a, 2; st.param.b32 [r], %a; ret; }\n"};
   auto r = ptx::link::linkModules({weak, strong});
   ASSERT_TRUE(r.ok) << r.log;
   EXPECT_EQ(r.ptx.find("mov.u32 %a, 1"), std::string::npos) << r.ptx;

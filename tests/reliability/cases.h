@@ -10,9 +10,9 @@ namespace reliability {
 
 struct Case {
   const char* name;
-  const char* theme;      // modules, launches, faults, memory, handles, concurrency
-  void (*run)();          // returns when cuemu behaved; calls wrong() otherwise
-  unsigned hangSeconds;   // the runner calls the case a HANG after this long (scaled under sanitizers)
+  const char* theme;     // modules, launches, faults, memory, handles, concurrency
+  void (*run)();         // returns when cuemu behaved; calls wrong() otherwise
+  unsigned hangSeconds;  // the runner calls the case a HANG after this long (scaled under sanitizers)
   // Non-null: the case fails today, for this reason (a defect whose fix is not merged yet). The runner reports
   // XFAIL while it fails and XPASS once it passes, so that the mark can be removed.
   const char* expectedFailure;
@@ -23,8 +23,8 @@ struct Register {
 };
 std::vector<Case>& registry();
 
-#define RELIABILITY_CASE(theme, name, hangSeconds, expectedFailure)                                      \
-  static void case_##name();                                                                           \
+#define RELIABILITY_CASE(theme, name, hangSeconds, expectedFailure)                                          \
+  static void case_##name();                                                                                 \
   static ::reliability::Register register_##name({#name, theme, case_##name, hangSeconds, expectedFailure}); \
   static void case_##name()
 

@@ -80,7 +80,8 @@ RELIABILITY_CASE("concurrency", concurrency_streams_and_events, 60, nullptr) {
       expectResult(cuStreamWaitEvent(stream, events[(t + 1) % kThreads], 0), CUDA_SUCCESS, "cuStreamWaitEvent");
       CUresult q = cuEventQuery(events[(t + 3) % kThreads]);
       if (q != CUDA_SUCCESS && q != CUDA_ERROR_NOT_READY) wrong("cuEventQuery: " + resultName(q));
-      if (round % 7 == 0) expectResult(cuEventSynchronize(events[(t + 5) % kThreads]), CUDA_SUCCESS, "cuEventSynchronize");
+      if (round % 7 == 0)
+        expectResult(cuEventSynchronize(events[(t + 5) % kThreads]), CUDA_SUCCESS, "cuEventSynchronize");
     }
     expectResult(cuStreamSynchronize(stream), CUDA_SUCCESS, "cuStreamSynchronize");
     expectResult(cuStreamDestroy(stream), CUDA_SUCCESS, "cuStreamDestroy");
@@ -120,8 +121,7 @@ RELIABILITY_CASE("concurrency", concurrency_launches_into_one_stream, 60, nullpt
     if (v != unsigned(kThreads * kRounds)) wrong("an element holds " + std::to_string(v));
 }
 
-RELIABILITY_CASE("concurrency", concurrency_copy_while_context_destroyed, 60,
-                 "") {
+RELIABILITY_CASE("concurrency", concurrency_copy_while_context_destroyed, 60, "") {
   expectResult(cuInit(0), CUDA_SUCCESS, "cuInit");
   CUdevice device = device0();
   for (int round = 0; round < 500; ++round) {
@@ -303,7 +303,10 @@ template <class Enqueue> void runAfterFree(bool destroyOwner, Enqueue enqueue) {
   static std::atomic<bool> open{false};
   open = false;
   expectResult(cuLaunchHostFunc(
-                   stream, [](void*) { while (!open) std::this_thread::sleep_for(std::chrono::milliseconds(1)); },
+                   stream,
+                   [](void*) {
+                     while (!open) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                   },
                    nullptr),
                CUDA_SUCCESS, "cuLaunchHostFunc");
   enqueue(stream, p, bytes);

@@ -89,8 +89,7 @@ RELIABILITY_CASE("launches", launches_missing_or_conflicting_parameters, 20, nul
   contextStillWorks(f.module);
 }
 
-RELIABILITY_CASE("launches", launches_block_contradicts_reqntid, 20,
-                 "") {
+RELIABILITY_CASE("launches", launches_block_contradicts_reqntid, 20, "") {
   Fixture f;
   CUfunction k = kernel(f.module, "fixedShape");
   expectError(cuLaunchKernel(k, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr), "32 threads for .reqntid 64");
@@ -101,14 +100,13 @@ RELIABILITY_CASE("launches", launches_block_contradicts_reqntid, 20,
 RELIABILITY_CASE("launches", launches_null_and_stale_function, 20, nullptr) {
   Fixture f;
   expectError(cuLaunchKernel(nullptr, 1, 1, 1, 1, 1, 1, 0, nullptr, f.args, nullptr), "a null function");
-  expectError(cuLaunchKernel(reinterpret_cast<CUfunction>(uintptr_t(0x1234)), 1, 1, 1, 1, 1, 1, 0, nullptr, f.args,
-                             nullptr),
-              "a garbage function");
+  expectError(
+      cuLaunchKernel(reinterpret_cast<CUfunction>(uintptr_t(0x1234)), 1, 1, 1, 1, 1, 1, 0, nullptr, f.args, nullptr),
+      "a garbage function");
   CUmodule other = loadKernels();
   CUfunction stale = kernel(other, "store");
   expectResult(cuModuleUnload(other), CUDA_SUCCESS, "cuModuleUnload");
-  expectError(cuLaunchKernel(stale, 1, 1, 1, 1, 1, 1, 0, nullptr, f.args, nullptr),
-              "a function of an unloaded module");
+  expectError(cuLaunchKernel(stale, 1, 1, 1, 1, 1, 1, 0, nullptr, f.args, nullptr), "a function of an unloaded module");
   contextStillWorks(f.module);
 }
 
@@ -116,8 +114,7 @@ RELIABILITY_CASE("launches", launches_function_of_another_context, 20, nullptr) 
   Fixture f;
   CUfunction k = kernel(f.module, "store");
   CUcontext second = setUp();  // current now
-  expectError(cuLaunchKernel(k, 1, 1, 1, 1, 1, 1, 0, nullptr, f.args, nullptr),
-              "a function of another context");
+  expectError(cuLaunchKernel(k, 1, 1, 1, 1, 1, 1, 0, nullptr, f.args, nullptr), "a function of another context");
   cuCtxDestroy(second);
   expectResult(cuCtxSetCurrent(f.context), CUDA_SUCCESS, "cuCtxSetCurrent");
   contextStillWorks(f.module);

@@ -71,23 +71,13 @@ RELIABILITY_CASE("memory", memory_huge_allocations, 20, nullptr) {
   expectResult(cuMemAlloc(&p, 1024), CUDA_SUCCESS, "cuMemAlloc afterwards");
 }
 
-RELIABILITY_CASE("memory", memory_register_read_only_page, 20,
-                 "") {
-  registerAndStore(PROT_READ, 0, false);
-}
+RELIABILITY_CASE("memory", memory_register_read_only_page, 20, "") { registerAndStore(PROT_READ, 0, false); }
 
-RELIABILITY_CASE("memory", memory_register_prot_none_page, 20,
-                 "") {
-  registerAndStore(PROT_NONE, 0, false);
-}
+RELIABILITY_CASE("memory", memory_register_prot_none_page, 20, "") { registerAndStore(PROT_NONE, 0, false); }
 
-RELIABILITY_CASE("memory", memory_register_then_unmap, 20,
-                 "") {
-  registerAndStore(PROT_READ | PROT_WRITE, 0, true);
-}
+RELIABILITY_CASE("memory", memory_register_then_unmap, 20, "") { registerAndStore(PROT_READ | PROT_WRITE, 0, true); }
 
-RELIABILITY_CASE("memory", memory_many_small_allocations, 30,
-                 "") {
+RELIABILITY_CASE("memory", memory_many_small_allocations, 30, "") {
   setUp();
   CUmodule module = loadKernels();
   std::vector<CUdeviceptr> allocations;
@@ -108,8 +98,7 @@ RELIABILITY_CASE("memory", memory_many_small_allocations, 30,
   expectResult(cuCtxSynchronize(), CUDA_SUCCESS, "cuCtxSynchronize");
 }
 
-RELIABILITY_CASE("memory", memory_limits_out_of_range, 20,
-                 "") {
+RELIABILITY_CASE("memory", memory_limits_out_of_range, 20, "") {
   setUp();
   CUresult stack = cuCtxSetLimit(CU_LIMIT_STACK_SIZE, size_t(1) << 40);
   size_t value = 0;
@@ -126,7 +115,8 @@ RELIABILITY_CASE("memory", memory_register_then_unmap_half, 20, nullptr) {
   setUp();
   CUmodule module = loadKernels();
   size_t page = pageSize();
-  auto* pages = static_cast<uint8_t*>(mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  auto* pages =
+      static_cast<uint8_t*>(mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
   expectResult(cuMemHostRegister(pages, 2 * page, 0), CUDA_SUCCESS, "cuMemHostRegister of two pages");
   munmap(pages + page, page);
   CUdeviceptr p = 0;
@@ -138,5 +128,6 @@ RELIABILITY_CASE("memory", memory_register_then_unmap_half, 20, nullptr) {
   if (*reinterpret_cast<unsigned*>(pages) != 5) wrong("the store into the mapped page did not arrive");
   p += page;
   expectResult(launch(kernel(module, "store"), 1, 1, args), CUDA_SUCCESS, "store into the unmapped page");
-  expectResult(cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS, "cuCtxSynchronize after the store into the unmapped page");
+  expectResult(cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS,
+               "cuCtxSynchronize after the store into the unmapped page");
 }

@@ -60,10 +60,10 @@ std::vector<uint8_t> fatbinWithPtx(const std::vector<uint8_t>& payload) {
   put(16 + 0x00, uint16_t(1));   // PTX
   put(16 + 0x04, uint32_t(64));  // entry header size
   put(16 + 0x08, uint64_t(payload.size()));
-  put(16 + 0x18, uint16_t(0));   // PTX ISA 8.0
+  put(16 + 0x18, uint16_t(0));  // PTX ISA 8.0
   put(16 + 0x1A, uint16_t(8));
   put(16 + 0x1C, uint32_t(90));
-  put(16 + 0x28, uint64_t(1));   // 64-bit
+  put(16 + 0x28, uint64_t(1));  // 64-bit
   std::memcpy(out.data() + 80, payload.data(), payload.size());
   return out;
 }
@@ -90,8 +90,7 @@ RELIABILITY_CASE("modules", modules_fatbin_header_mutations, 60, nullptr) {
   expectResult(cuModuleLoadData(&module, original.data()), CUDA_SUCCESS, "the unmutated fatbinary");
 }
 
-RELIABILITY_CASE("modules", modules_fatbin_size_past_buffer, 20,
-                 "") {
+RELIABILITY_CASE("modules", modules_fatbin_size_past_buffer, 20, "") {
   setUp();
   std::vector<uint8_t> image = readData("nocompress.fatbin");
   uint64_t declared = 0;
@@ -102,8 +101,7 @@ RELIABILITY_CASE("modules", modules_fatbin_size_past_buffer, 20,
   loadMustFail(guarded.data, "a fatbinary declaring more bytes than its buffer holds");
 }
 
-RELIABILITY_CASE("modules", modules_wrapper_to_unmapped_page, 20,
-                 "") {
+RELIABILITY_CASE("modules", modules_wrapper_to_unmapped_page, 20, "") {
   setUp();
   size_t page = size_t(sysconf(_SC_PAGESIZE));
   void* hole = mmap(nullptr, page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -115,8 +113,7 @@ RELIABILITY_CASE("modules", modules_wrapper_to_unmapped_page, 20,
   loadMustFail(&wrapper, "a runtime wrapper pointing at an inaccessible page");
 }
 
-RELIABILITY_CASE("modules", modules_ptx_without_nul, 20,
-                 "") {
+RELIABILITY_CASE("modules", modules_ptx_without_nul, 20, "") {
   setUp();
   std::string text = std::string(kHeader) + ".visible .entry k() { ret; }\n";
   Guarded guarded(text.data(), text.size());  // no terminating NUL: an inaccessible page follows
@@ -126,8 +123,7 @@ RELIABILITY_CASE("modules", modules_ptx_without_nul, 20,
     wrong("PTX without a terminating NUL before an inaccessible page: " + resultName(r));
 }
 
-RELIABILITY_CASE("modules", modules_load_dev_zero, 4,
-                 "") {
+RELIABILITY_CASE("modules", modules_load_dev_zero, 4, "") {
   setUp();
   CUmodule module = nullptr;
   expectError(cuModuleLoad(&module, "/dev/zero"), "cuModuleLoad(/dev/zero)");
@@ -187,17 +183,16 @@ RELIABILITY_CASE("modules", modules_ptx_deep_nesting, 30, nullptr) {
   if (cuModuleLoadData(&module, expression.c_str()) == CUDA_SUCCESS) cuModuleUnload(module);
 }
 
-RELIABILITY_CASE("modules", modules_target_newer_than_device, 20,
-                 "") {
+RELIABILITY_CASE("modules", modules_target_newer_than_device, 20, "") {
   setUp();
   for (const char* target : {"sm_100a", "sm_100", "sm_120"}) {
-    std::string text = std::string(".version 8.8\n.target ") + target + "\n.address_size 64\n.visible .entry k() { ret; }\n";
+    std::string text =
+        std::string(".version 8.8\n.target ") + target + "\n.address_size 64\n.visible .entry k() { ret; }\n";
     loadMustFail(text.c_str(), target);
   }
 }
 
-RELIABILITY_CASE("modules", modules_params_over_limit, 20,
-                 "") {
+RELIABILITY_CASE("modules", modules_params_over_limit, 20, "") {
   setUp();
   std::string text = std::string(kHeader) + ".visible .entry k(.param .align 4 .b8 p[40000]) { ret; }\n";
   loadMustFail(text.c_str(), "40,000 bytes of kernel parameters");
@@ -207,20 +202,20 @@ RELIABILITY_CASE("modules", modules_params_over_limit, 20,
 // what matters is that a launch is refused cleanly and the context stays usable.
 RELIABILITY_CASE("modules", modules_shared_4e9, 20, "") {
   setUp();
-  std::string text = std::string(kHeader) +
-                     ".visible .entry k() { .shared .b8 a[4000000000]; .reg .u64 %rd; mov.u64 %rd, a; ret; }\n";
+  std::string text =
+      std::string(kHeader) + ".visible .entry k() { .shared .b8 a[4000000000]; .reg .u64 %rd; mov.u64 %rd, a; ret; }\n";
   CUmodule module = nullptr;
   CUresult r = cuModuleLoadData(&module, text.c_str());
   if (r != CUDA_SUCCESS) return;  // refusing it at load is fine too
   CUfunction f = nullptr;
   expectResult(cuModuleGetFunction(&f, module, "k"), CUDA_SUCCESS, "its kernel");
-  expectError(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr), "a launch with 4e9 bytes of shared memory");
+  expectError(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr),
+              "a launch with 4e9 bytes of shared memory");
   expectResult(cuCtxSynchronize(), CUDA_SUCCESS, "the context after the refused launch");
   cuModuleUnload(module);
 }
 
-RELIABILITY_CASE("modules", modules_fatbin_zero_ptx_entry, 20,
-                 "") {
+RELIABILITY_CASE("modules", modules_fatbin_zero_ptx_entry, 20, "") {
   setUp();
   std::vector<uint8_t> image = fatbinWithPtx(std::vector<uint8_t>(256, 0));
   CUmodule module = nullptr;
@@ -245,14 +240,15 @@ RELIABILITY_CASE("modules", modules_link_garbage, 20, nullptr) {
   setUp();
   CUlinkState link = nullptr;
   expectResult(cuLinkCreate(0, nullptr, nullptr, &link), CUDA_SUCCESS, "cuLinkCreate");
-  const char garbage[] = "\x7f" "ELF garbage that is not an object";
-  expectError(cuLinkAddData(link, CU_JIT_INPUT_CUBIN, const_cast<char*>(garbage), sizeof garbage, "g", 0, nullptr,
-                            nullptr),
-              "cuLinkAddData(garbage cubin)");
-  expectError(cuLinkAddData(link, CU_JIT_INPUT_FATBINARY, const_cast<char*>(garbage), sizeof garbage, "g", 0,
-                            nullptr, nullptr),
-              "cuLinkAddData(garbage fatbinary)");
-  expectError(cuLinkAddData(link, CU_JIT_INPUT_PTX, nullptr, 16, "g", 0, nullptr, nullptr),
-              "cuLinkAddData(null PTX)");
+  const char garbage[] =
+      "\x7f"
+      "ELF garbage that is not an object";
+  expectError(
+      cuLinkAddData(link, CU_JIT_INPUT_CUBIN, const_cast<char*>(garbage), sizeof garbage, "g", 0, nullptr, nullptr),
+      "cuLinkAddData(garbage cubin)");
+  expectError(
+      cuLinkAddData(link, CU_JIT_INPUT_FATBINARY, const_cast<char*>(garbage), sizeof garbage, "g", 0, nullptr, nullptr),
+      "cuLinkAddData(garbage fatbinary)");
+  expectError(cuLinkAddData(link, CU_JIT_INPUT_PTX, nullptr, 16, "g", 0, nullptr, nullptr), "cuLinkAddData(null PTX)");
   cuLinkDestroy(link);
 }

@@ -108,10 +108,14 @@ int main(int argc, char** argv) {
   std::vector<std::string> filters;
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--jobs" && i + 1 < argc) jobs = unsigned(std::max(1, std::atoi(argv[++i])));
-    else if (a == "--scale" && i + 1 < argc) scale = std::atof(argv[++i]);
-    else if (a == "--strict") strict = true;
-    else filters.push_back(a);
+    if (a == "--jobs" && i + 1 < argc)
+      jobs = unsigned(std::max(1, std::atoi(argv[++i])));
+    else if (a == "--scale" && i + 1 < argc)
+      scale = std::atof(argv[++i]);
+    else if (a == "--strict")
+      strict = true;
+    else
+      filters.push_back(a);
   }
   std::vector<Case> all = listCases(binary), cases;
   for (auto& c : all) {
@@ -178,10 +182,14 @@ int main(int argc, char** argv) {
     const Outcome& o = outcomes[i];
     bool marked = !c.expectedFailure.empty();
     std::string shown = o.verdict;
-    if (marked && o.verdict != "OK") shown = "XFAIL(" + o.verdict + ")", ++xfail;
-    else if (marked) shown = "XPASS", ++xpass;
-    else if (o.verdict == "OK") ++ok;
-    else ++unexpected;
+    if (marked && o.verdict != "OK")
+      shown = "XFAIL(" + o.verdict + ")", ++xfail;
+    else if (marked)
+      shown = "XPASS", ++xpass;
+    else if (o.verdict == "OK")
+      ++ok;
+    else
+      ++unexpected;
     std::printf("%-14s %-12s %-58s %6.2fs\n", shown.c_str(), c.theme.c_str(), c.name.c_str(), o.seconds);
     if (marked && o.verdict != "OK") std::printf("    expected failure: %s\n", c.expectedFailure.c_str());
     if (marked && o.verdict == "OK")
@@ -189,8 +197,9 @@ int main(int argc, char** argv) {
     if (!marked && !o.detail.empty()) std::printf("    %s", o.detail.c_str());
   }
   double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("\nreliability: %zu cases, %d ok, %d expected failures, %d now passing (XPASS), %d unexpected "
-              "(%.1f s, %u jobs)\n",
-              cases.size(), ok, xfail, xpass, unexpected, total, jobs);
+  std::printf(
+      "\nreliability: %zu cases, %d ok, %d expected failures, %d now passing (XPASS), %d unexpected "
+      "(%.1f s, %u jobs)\n",
+      cases.size(), ok, xfail, xpass, unexpected, total, jobs);
   return unexpected || (strict && xpass) ? 1 : 0;
 }

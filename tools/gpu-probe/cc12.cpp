@@ -16,9 +16,9 @@ static const char* errName(CUresult r) {
 }
 
 static void ptxTargets() {
-  const char* targets[] = {"sm_89",   "sm_90",   "sm_90a",  "sm_100",  "sm_100a", "sm_100f", "sm_101",
-                           "sm_103",  "sm_110",  "sm_120",  "sm_120a", "sm_120f", "sm_121",  "sm_121a",
-                           "sm_121f", "sm_103a", "sm_110a", "sm_100f,sm_90"};
+  const char* targets[] = {"sm_89",  "sm_90",   "sm_90a",  "sm_100",  "sm_100a", "sm_100f",
+                           "sm_101", "sm_103",  "sm_110",  "sm_120",  "sm_120a", "sm_120f",
+                           "sm_121", "sm_121a", "sm_121f", "sm_103a", "sm_110a", "sm_100f,sm_90"};
   const char* versions[] = {"9.0", "8.8", "8.7"};
   for (const char* version : versions)
     for (const char* target : targets) {
@@ -38,8 +38,8 @@ static void ptxTargets() {
       if (withLog == CUDA_SUCCESS) cuModuleUnload(module);
       for (char* c = log; *c; ++c)
         if (*c == '\n') *c = '|';
-      std::printf("ptx version %s target %s: cuModuleLoadData %d %s; Ex %d log \"%s\"\n", version, target,
-                  int(plain), errName(plain), int(withLog), log);
+      std::printf("ptx version %s target %s: cuModuleLoadData %d %s; Ex %d log \"%s\"\n", version, target, int(plain),
+                  errName(plain), int(withLog), log);
     }
 }
 

@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#define SHOW(name, expr)                                                       \
-  do {                                                                         \
-    CUresult r_ = (expr);                                                      \
-    const char* n_ = nullptr;                                                  \
-    cuGetErrorName(r_, &n_);                                                   \
+#define SHOW(name, expr)                                                     \
+  do {                                                                       \
+    CUresult r_ = (expr);                                                    \
+    const char* n_ = nullptr;                                                \
+    cuGetErrorName(r_, &n_);                                                 \
     std::printf("%s: %s (%d)\n", name, n_ ? n_ : "?", static_cast<int>(r_)); \
   } while (0)
 
@@ -80,7 +80,9 @@ static std::string shflPtx() {
          "  mov.u32 %r1, %tid.x;\n  ld.param.u32 %r2, [exitFrom];\n  setp.ge.u32 %p1, %r1, %r2;\n  @%p1 ret;\n"
          "  mad.lo.u32 %r3, %r1, 100, 7;\n  ld.param.u32 %r4, [b];\n  ld.param.u32 %r5, [c];\n"
          "  ld.param.u32 %r6, [mask];\n"
-         "  shfl.sync." + mode + ".b32 %r7|%p2, %r3, %r4, %r5, %r6;\n"
+         "  shfl.sync." +
+         mode +
+         ".b32 %r7|%p2, %r3, %r4, %r5, %r6;\n"
          "  selp.u32 %r8, 1, 0, %p2;\n"
          "  ld.param.u64 %rd1, [out];\n  mul.wide.u32 %rd2, %r1, 8;\n  add.s64 %rd3, %rd1, %rd2;\n"
          "  st.global.v2.u32 [%rd3], {%r7, %r8};\n  ret;\n}\n";
@@ -121,15 +123,29 @@ static void runChild(void (*fn)(size_t, long long, bool), size_t size, long long
   if (pid == 0) fn(size, offset, write);
   int status = 0;
   waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) std::printf("oob child size %zu offset %lld status %d\n", size, offset, status);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    std::printf("oob child size %zu offset %lld status %d\n", size, offset, status);
 }
 
 static void outOfBounds() {
   const size_t sizes[] = {40, 4096, 100000, 1u << 20, 2u << 20, 3u << 20};
   for (size_t size : sizes) {
-    std::vector<long long> offsets = {static_cast<long long>(size), static_cast<long long>(size) + 24, 512, 4096,
-                                      65532, 65536, 1 << 20, (2 << 20) - 4, 2 << 20, 4 << 20, 64 << 20,
-                                      -4, -512, -4096, -(1 << 20), -(2 << 20) - 4};
+    std::vector<long long> offsets = {static_cast<long long>(size),
+                                      static_cast<long long>(size) + 24,
+                                      512,
+                                      4096,
+                                      65532,
+                                      65536,
+                                      1 << 20,
+                                      (2 << 20) - 4,
+                                      2 << 20,
+                                      4 << 20,
+                                      64 << 20,
+                                      -4,
+                                      -512,
+                                      -4096,
+                                      -(1 << 20),
+                                      -(2 << 20) - 4};
     for (long long off : offsets) {
       if (off >= 0 && static_cast<size_t>(off) < size) continue;
       runChild(oobChild, size, off, false);
@@ -199,8 +215,8 @@ static void shuffles() {
     if (r == CUDA_SUCCESS) r = cuCtxSynchronize();
     unsigned host[128];
     cuMemcpyDtoH(host, out, sizeof(host));
-    std::printf("shfl %s b %u c 0x%x mask 0x%x threads %u exitFrom %u result %d:", k.mode, k.b, k.c, k.mask,
-                k.threads, k.exitFrom, static_cast<int>(r));
+    std::printf("shfl %s b %u c 0x%x mask 0x%x threads %u exitFrom %u result %d:", k.mode, k.b, k.c, k.mask, k.threads,
+                k.exitFrom, static_cast<int>(r));
     for (unsigned t = 0; t < k.threads && t < 64; ++t) std::printf(" %u/%u", host[2 * t], host[2 * t + 1]);
     std::printf("\n");
     if (r != CUDA_SUCCESS) return;

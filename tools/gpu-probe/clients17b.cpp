@@ -7,11 +7,11 @@
 #include <cstdio>
 #include <initializer_list>
 
-#define SHOW(name, expr)                                                       \
-  do {                                                                         \
-    CUresult r_ = (expr);                                                      \
-    const char* n_ = nullptr;                                                  \
-    cuGetErrorName(r_, &n_);                                                   \
+#define SHOW(name, expr)                                                     \
+  do {                                                                       \
+    CUresult r_ = (expr);                                                    \
+    const char* n_ = nullptr;                                                \
+    cuGetErrorName(r_, &n_);                                                 \
     std::printf("%s: %s (%d)\n", name, n_ ? n_ : "?", static_cast<int>(r_)); \
   } while (0)
 
@@ -55,7 +55,8 @@ using CtxCreateV2 = CUresult (*)(CUcontext*, unsigned, CUdevice);
 
 static void contextFlags(CUdevice dev) {
   auto create2 = reinterpret_cast<CtxCreateV2>(dlsym(RTLD_DEFAULT, "cuCtxCreate_v2"));
-  for (unsigned f : {0u, unsigned(CU_CTX_SCHED_YIELD), unsigned(CU_CTX_MAP_HOST), unsigned(CU_CTX_SCHED_BLOCKING_SYNC)}) {
+  for (unsigned f :
+       {0u, unsigned(CU_CTX_SCHED_YIELD), unsigned(CU_CTX_MAP_HOST), unsigned(CU_CTX_SCHED_BLOCKING_SYNC)}) {
     CUcontext c = nullptr;
     unsigned got = 0;
     if (create2 && create2(&c, f, dev) == CUDA_SUCCESS) {

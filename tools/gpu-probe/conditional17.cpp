@@ -6,11 +6,11 @@
 #include <cstdio>
 #include <initializer_list>
 
-#define SHOW(name, call)                                              \
-  do {                                                                \
-    CUresult r_ = (call);                                             \
-    const char* s_ = nullptr;                                         \
-    cuGetErrorName(r_, &s_);                                          \
+#define SHOW(name, call)                                                     \
+  do {                                                                       \
+    CUresult r_ = (call);                                                    \
+    const char* s_ = nullptr;                                                \
+    cuGetErrorName(r_, &s_);                                                 \
     std::printf("%s: %s (%d)\n", name, s_ ? s_ : "?", static_cast<int>(r_)); \
   } while (0)
 
@@ -138,8 +138,8 @@ int main() {
   SHOW("link.create", cuLinkCreate(2, opts, vals, &link));
   SHOW("link.addptx", cuLinkAddData(link, CU_JIT_INPUT_PTX, const_cast<char*>(kPtx), __builtin_strlen(kPtx) + 1,
                                     "setc.ptx", 0, nullptr, nullptr));
-  SHOW("link.adddevrt", cuLinkAddFile(link, CU_JIT_INPUT_LIBRARY, "/usr/local/cuda/lib64/libcudadevrt.a", 0, nullptr,
-                                      nullptr));
+  SHOW("link.adddevrt",
+       cuLinkAddFile(link, CU_JIT_INPUT_LIBRARY, "/usr/local/cuda/lib64/libcudadevrt.a", 0, nullptr, nullptr));
   void* image = nullptr;
   size_t size = 0;
   SHOW("link.complete", cuLinkComplete(link, &image, &size));

@@ -14,11 +14,11 @@
 #include <initializer_list>
 #include <string>
 
-#define SHOW(name, expr)                                                       \
-  do {                                                                         \
-    CUresult r_ = (expr);                                                      \
-    const char* n_ = nullptr;                                                  \
-    cuGetErrorName(r_, &n_);                                                   \
+#define SHOW(name, expr)                                                     \
+  do {                                                                       \
+    CUresult r_ = (expr);                                                    \
+    const char* n_ = nullptr;                                                \
+    cuGetErrorName(r_, &n_);                                                 \
     std::printf("%s: %s (%d)\n", name, n_ ? n_ : "?", static_cast<int>(r_)); \
   } while (0)
 
@@ -176,8 +176,7 @@ static void poolLocations(CUdevice dev) {
        cuDeviceGetAttribute(&hostPools, CU_DEVICE_ATTRIBUTE_HOST_NUMA_MEMORY_POOLS_SUPPORTED, dev));
   std::printf("attr.host_memory_pools_value %d\n", hostPools);
   int cma = -1;
-  SHOW("attr.concurrent_managed",
-       cuDeviceGetAttribute(&cma, CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, dev));
+  SHOW("attr.concurrent_managed", cuDeviceGetAttribute(&cma, CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, dev));
   std::printf("attr.concurrent_managed_value %d\n", cma);
   struct Case {
     const char* name;
@@ -224,16 +223,17 @@ static void poolLocations(CUdevice dev) {
   CUmemoryPool def = nullptr;
   cuDeviceGetDefaultMemPool(&def, dev);
   int fd = -1;
-  SHOW("export_fd.default_pool", cuMemPoolExportToShareableHandle(&fd, def, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+  SHOW("export_fd.default_pool",
+       cuMemPoolExportToShareableHandle(&fd, def, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
   CUdeviceptr fromDefault = 0;
   cuMemAllocAsync(&fromDefault, 4096, nullptr);
   cuStreamSynchronize(nullptr);
   SHOW("export_pointer.default_pool", cuMemPoolExportPointer(&data, fromDefault));
   CUmemoryPool imported = nullptr;
   SHOW("import_fd.minus_one", cuMemPoolImportFromShareableHandle(&imported, reinterpret_cast<void*>(intptr_t{-1}),
-                                                                  CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+                                                                 CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
   SHOW("import_fd.stdin", cuMemPoolImportFromShareableHandle(&imported, reinterpret_cast<void*>(intptr_t{0}),
-                                                              CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+                                                             CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
   cuMemFree(fromDefault);
   cuMemFree(plain);
 }
@@ -249,12 +249,11 @@ static void tensorMapAlignment() {
     cuuint64_t strides[2] = {stride, stride * 64};
     cuuint32_t box[3] = {interleave == CU_TENSOR_MAP_INTERLEAVE_NONE ? 16u : 8u, 8, 1};
     cuuint32_t elementStrides[3] = {1, 1, 1};
-    return cuTensorMapEncodeTiled(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3,
-                                  reinterpret_cast<void*>(buf + addressOffset), dims, strides, box, elementStrides,
-                                  interleave,
-                                  interleave == CU_TENSOR_MAP_INTERLEAVE_32B ? CU_TENSOR_MAP_SWIZZLE_32B
-                                                                             : CU_TENSOR_MAP_SWIZZLE_NONE,
-                                  CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    return cuTensorMapEncodeTiled(
+        map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, reinterpret_cast<void*>(buf + addressOffset), dims, strides, box,
+        elementStrides, interleave,
+        interleave == CU_TENSOR_MAP_INTERLEAVE_32B ? CU_TENSOR_MAP_SWIZZLE_32B : CU_TENSOR_MAP_SWIZZLE_NONE,
+        CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   };
   char name[96];
   for (size_t off : {0, 4, 8, 16, 32, 48, 64}) {
@@ -274,8 +273,8 @@ static void tensorMapAlignment() {
   // cuTensorMapReplaceAddress on a map at 32 mod 64, and with addresses at several alignments.
   encode(0, 0, 256, CU_TENSOR_MAP_INTERLEAVE_NONE);
   std::memmove(storage + 32, storage, sizeof(CUtensorMap));
-  SHOW("tmap.replace.map_offset_32", cuTensorMapReplaceAddress(reinterpret_cast<CUtensorMap*>(storage + 32),
-                                                                reinterpret_cast<void*>(buf + 256)));
+  SHOW("tmap.replace.map_offset_32",
+       cuTensorMapReplaceAddress(reinterpret_cast<CUtensorMap*>(storage + 32), reinterpret_cast<void*>(buf + 256)));
   for (size_t off : {4, 8, 16, 32}) {
     std::snprintf(name, sizeof name, "tmap.replace.address_offset_%zu", off);
     SHOW(name, cuTensorMapReplaceAddress(reinterpret_cast<CUtensorMap*>(storage), reinterpret_cast<void*>(buf + off)));
@@ -338,7 +337,8 @@ static void managedAllocNodes(CUdevice dev) {
         SHOW((p + "keep.launch").c_str(), cuGraphLaunch(kexec, nullptr));
         SHOW((p + "keep.sync").c_str(), cuStreamSynchronize(nullptr));
         unsigned managed = 9, memType = 9;
-        SHOW((p + "keep.is_managed").c_str(), cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, kp.dptr));
+        SHOW((p + "keep.is_managed").c_str(),
+             cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, kp.dptr));
         SHOW((p + "keep.memory_type").c_str(),
              cuPointerGetAttribute(&memType, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, kp.dptr));
         std::printf("%skeep.is_managed_value %u memory_type_value %u\n", p.c_str(), managed, memType);

@@ -55,17 +55,18 @@ static void range(const char* label, CUdeviceptr p) {
   CUdeviceptr base = 0;
   size_t size = 0;
   CUresult r = cuMemGetAddressRange(&base, &size, p);
-  std::printf("%s: pointer %% 2MiB = %#llx; cuMemGetAddressRange %s base %% 2MiB = %#llx, pointer - base = %lld, "
-              "size = %zu\n",
-              label, (unsigned long long)(p % kChunk), name(r), (unsigned long long)(base % kChunk),
-              (long long)(p - base), size);
+  std::printf(
+      "%s: pointer %% 2MiB = %#llx; cuMemGetAddressRange %s base %% 2MiB = %#llx, pointer - base = %lld, "
+      "size = %zu\n",
+      label, (unsigned long long)(p % kChunk), name(r), (unsigned long long)(base % kChunk), (long long)(p - base),
+      size);
 }
 
 static void probeRead(const char* label, CUdeviceptr p, long long delta, size_t bytes) {
   std::vector<uint8_t> host(bytes, 0xEE);
   CUresult r = cuMemcpyDtoH(host.data(), p + delta, bytes);
-  std::printf("%s: read %zu bytes at %+lld: %s, first byte %#x, last byte %#x\n", label, bytes, delta, name(r),
-              host[0], host[bytes - 1]);
+  std::printf("%s: read %zu bytes at %+lld: %s, first byte %#x, last byte %#x\n", label, bytes, delta, name(r), host[0],
+              host[bytes - 1]);
 }
 
 static int importer(char** argv) {
@@ -77,8 +78,8 @@ static int importer(char** argv) {
   if (r == CUDA_SUCCESS) {
     range("B", qb);
     probeRead("B", qb, 0, 512);
-    probeRead("B", qb, 512, 512);       // C's bytes, if the chunk is mapped
-    probeRead("B", qb, -512, 512);      // A's bytes
+    probeRead("B", qb, 512, 512);   // C's bytes, if the chunk is mapped
+    probeRead("B", qb, -512, 512);  // A's bytes
     probeRead("B", qb, 0, 4096);
     probeRead("B", qb, 0, 65536);
   }
@@ -127,7 +128,8 @@ int main(int argc, char** argv) {
   std::printf("get B: %s\n", name(cuIpcGetMemHandle(&hb, b)));
   std::printf("get X: %s\n", name(cuIpcGetMemHandle(&hx, x)));
   CUipcMemHandle hb2{};
-  std::printf("get B again: %s, same handle %d\n", name(cuIpcGetMemHandle(&hb2, b)), int(!std::memcmp(&hb, &hb2, sizeof hb)));
+  std::printf("get B again: %s, same handle %d\n", name(cuIpcGetMemHandle(&hb2, b)),
+              int(!std::memcmp(&hb, &hb2, sizeof hb)));
   std::printf("handle A %s\nhandle B %s\nhandle X %s\n", hex(&ha, sizeof ha).c_str(), hex(&hb, sizeof hb).c_str(),
               hex(&hx, sizeof hx).c_str());
   std::fflush(stdout);

@@ -45,22 +45,27 @@ std::string kernel(T t, bool f16acc) {
   const char* shape[] = {"m16n8k16", "m16n8k16", "m16n8k8", "m16n8k32"};
   unsigned nd = f16acc ? 2 : 4, nc = nd;
   std::string acc = f16acc ? ".f16" : ".f32";
-  std::string s = ".version 8.7\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 pin, .param .u64 pout) {\n"
-                  "  .reg .b32 %t<2>;\n  .reg .b64 %p<6>;\n  .reg .b32 %a<4>, %b<2>, %c<4>, %d<4>;\n"
-                  "  mov.u32 %t0, %tid.x;\n  ld.param.u64 %p0, [pin];\n  ld.param.u64 %p1, [pout];\n"
-                  "  mul.wide.u32 %p2, %t0, 4;\n  add.s64 %p3, %p0, %p2;\n  add.s64 %p4, %p1, %p2;\n";
+  std::string s =
+      ".version 8.7\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 pin, .param .u64 pout) {\n"
+      "  .reg .b32 %t<2>;\n  .reg .b64 %p<6>;\n  .reg .b32 %a<4>, %b<2>, %c<4>, %d<4>;\n"
+      "  mov.u32 %t0, %tid.x;\n  ld.param.u64 %p0, [pin];\n  ld.param.u64 %p1, [pout];\n"
+      "  mul.wide.u32 %p2, %t0, 4;\n  add.s64 %p3, %p0, %p2;\n  add.s64 %p4, %p1, %p2;\n";
   unsigned na = t == TF32 || t == E4M3 ? 4 : 4, nb = 2, k = 0;
   auto vec = [](const char* p, unsigned n) {
     std::string v = "{";
     for (unsigned i = 0; i < n; ++i) v += (i ? ", " : "") + std::string(p) + std::to_string(i);
     return v + "}";
   };
-  for (unsigned i = 0; i < na; ++i, ++k) s += "  ld.global.b32 %a" + std::to_string(i) + ", [%p3+" + std::to_string(k * 128) + "];\n";
-  for (unsigned i = 0; i < nb; ++i, ++k) s += "  ld.global.b32 %b" + std::to_string(i) + ", [%p3+" + std::to_string(k * 128) + "];\n";
-  for (unsigned i = 0; i < nc; ++i, ++k) s += "  ld.global.b32 %c" + std::to_string(i) + ", [%p3+" + std::to_string(k * 128) + "];\n";
+  for (unsigned i = 0; i < na; ++i, ++k)
+    s += "  ld.global.b32 %a" + std::to_string(i) + ", [%p3+" + std::to_string(k * 128) + "];\n";
+  for (unsigned i = 0; i < nb; ++i, ++k)
+    s += "  ld.global.b32 %b" + std::to_string(i) + ", [%p3+" + std::to_string(k * 128) + "];\n";
+  for (unsigned i = 0; i < nc; ++i, ++k)
+    s += "  ld.global.b32 %c" + std::to_string(i) + ", [%p3+" + std::to_string(k * 128) + "];\n";
   s += std::string("  mma.sync.aligned.") + shape[t] + ".row.col" + acc + ty[t] + ty[t] + acc + " " + vec("%d", nd) +
        ", " + vec("%a", na) + ", " + vec("%b", nb) + ", " + vec("%c", nc) + ";\n";
-  for (unsigned i = 0; i < nd; ++i) s += "  st.global.b32 [%p4+" + std::to_string(i * 128) + "], %d" + std::to_string(i) + ";\n";
+  for (unsigned i = 0; i < nd; ++i)
+    s += "  st.global.b32 [%p4+" + std::to_string(i * 128) + "], %d" + std::to_string(i) + ";\n";
   return s + "  ret;\n}\n";
 }
 
@@ -107,7 +112,8 @@ struct Runner {
           if (g == 0 && k < K && k < b.size()) words[(na + r) * 32 + l] |= enc(t, b[k]) << (i * bits % 32);
         }
       if (l == 0) {
-        if (f16acc) words[(na + nb) * 32] = enc(F16, c);
+        if (f16acc)
+          words[(na + nb) * 32] = enc(F16, c);
         else {
           float cf = float(c);
           std::memcpy(&words[(na + nb) * 32], &cf, 4);
@@ -153,8 +159,10 @@ int main() {
       std::vector<double> a(K), b(K);
       int sm = t == E4M3 ? E - 20 : E - 24;
       for (unsigned k = 0; k < K; ++k) {
-        if (k == q) a[k] = std::ldexp(1.0, E / 2), b[k] = std::ldexp(1.0, E - E / 2);
-        else a[k] = 1.5 * std::ldexp(1.0, sm / 2), b[k] = std::ldexp(1.0, sm - sm / 2);
+        if (k == q)
+          a[k] = std::ldexp(1.0, E / 2), b[k] = std::ldexp(1.0, E - E / 2);
+        else
+          a[k] = 1.5 * std::ldexp(1.0, sm / 2), b[k] = std::ldexp(1.0, sm - sm / 2);
       }
       std::printf("%s group big@%u: %08x\n", n, q, R.run(t, a, b, 0.0));
     }
@@ -189,8 +197,10 @@ int main() {
     for (unsigned q = 0; q < K; ++q) {
       std::vector<double> a(K), b(K);
       for (unsigned k = 0; k < K; ++k) {
-        if (k == q) a[k] = std::ldexp(1.0, E / 2), b[k] = std::ldexp(1.0, E - E / 2);
-        else a[k] = t == E4M3 ? 0.375 * std::ldexp(1.0, -4) : 0.375, b[k] = t == E4M3 ? std::ldexp(1.0, -4) : 1;
+        if (k == q)
+          a[k] = std::ldexp(1.0, E / 2), b[k] = std::ldexp(1.0, E - E / 2);
+        else
+          a[k] = t == E4M3 ? 0.375 * std::ldexp(1.0, -4) : 0.375, b[k] = t == E4M3 ? std::ldexp(1.0, -4) : 1;
       }
       std::printf("%s group2 big@%u: %08x\n", kName[t], q, R.run(t, a, b, 0.0));
     }

@@ -10,18 +10,15 @@
 #include <cstring>
 #include <string>
 
-#define SHOW(name, expr)                                                       \
-  do {                                                                         \
-    CUresult r_ = (expr);                                                      \
-    const char* n_ = nullptr;                                                  \
-    cuGetErrorName(r_, &n_);                                                   \
+#define SHOW(name, expr)                                                     \
+  do {                                                                       \
+    CUresult r_ = (expr);                                                    \
+    const char* n_ = nullptr;                                                \
+    cuGetErrorName(r_, &n_);                                                 \
     std::printf("%s: %s (%d)\n", name, n_ ? n_ : "?", static_cast<int>(r_)); \
   } while (0)
 
-template <class F>
-static F symbol(const char* name) {
-  return reinterpret_cast<F>(dlsym(RTLD_DEFAULT, name));
-}
+template <class F> static F symbol(const char* name) { return reinterpret_cast<F>(dlsym(RTLD_DEFAULT, name)); }
 
 using CtxCreateV1 = CUresult (*)(CUcontext*, unsigned, CUdevice);
 using CtxCreateV2 = CUresult (*)(CUcontext*, unsigned, CUdevice);
@@ -319,7 +316,6 @@ static void sparseAndDmaBuf(CUdevice dev) {
   cuMemFree(p);
 }
 
-
 // bar.sync reached on both sides of a divergent branch (even lanes on one side, odd on the other): does the barrier
 // count threads or warps? Shared memory is filled with 0xdead first so an unwritten neighbour is recognisable.
 static const char* kDivergentBarrierPtx =
@@ -354,7 +350,6 @@ static void divergentBarrier() {
   cuMemFree(out);
   cuModuleUnload(m);
 }
-
 
 using MemAllocPitchV1 = CUresult (*)(unsigned*, unsigned*, unsigned, unsigned, unsigned);
 using MemsetD2D8V1 = CUresult (*)(unsigned, unsigned, unsigned char, unsigned, unsigned);
@@ -407,7 +402,6 @@ static void legacyContextSurface(CUdevice dev) {
   SHOW("v1surface.free pitch", free1(p));
   SHOW("v1surface.destroy", cuCtxDestroy(c));
 }
-
 
 // Profiler control with no profiler attached.
 using ProfilerInitialize = CUresult (*)(const char*, const char*, int);

@@ -9,11 +9,11 @@
 #include <thread>
 #include <vector>
 
-#define SHOW(name, expr)                                             \
-  do {                                                               \
-    CUresult r_ = (expr);                                            \
-    const char* n_ = nullptr;                                        \
-    cuGetErrorName(r_, &n_);                                         \
+#define SHOW(name, expr)                                                     \
+  do {                                                                       \
+    CUresult r_ = (expr);                                                    \
+    const char* n_ = nullptr;                                                \
+    cuGetErrorName(r_, &n_);                                                 \
     std::printf("%s: %s (%d)\n", name, n_ ? n_ : "?", static_cast<int>(r_)); \
   } while (0)
 
@@ -101,12 +101,14 @@ static void faultCallbackProbe(CUdevice dev) {
                                 },
                                 nullptr, 0));
   static std::atomic<int> hostFnCalls{0};
-  SHOW("fault.hostfunc", cuLaunchHostFunc(s, [](void*) { ++hostFnCalls; }, nullptr));
+  SHOW("fault.hostfunc", cuLaunchHostFunc(
+                             s, [](void*) { ++hostFnCalls; }, nullptr));
   SHOW("fault.ctxsync", cuCtxSynchronize());
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   std::printf("fault.callback calls %d status %d; host function calls %d\n", calls.load(), status.load(),
               hostFnCalls.load());
-  SHOW("fault.addcallback after", cuStreamAddCallback(s, [](CUstream, CUresult, void*) { ++calls; }, nullptr, 0));
+  SHOW("fault.addcallback after", cuStreamAddCallback(
+                                      s, [](CUstream, CUresult, void*) { ++calls; }, nullptr, 0));
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   std::printf("fault.callback calls after %d\n", calls.load());
   SHOW("fault.streamdestroy", cuStreamDestroy(s));
@@ -143,7 +145,9 @@ static void primaryResetReferencesProbe(CUdevice dev) {
 // A library from garbage that starts like an ELF file, in lazy and eager loading.
 static void badLibraryProbe() {
   CUlibrary l = nullptr;
-  static const char garbage[] = "\x7f" "ELFgarbage";
+  static const char garbage[] =
+      "\x7f"
+      "ELFgarbage";
   SHOW("badlib.load", cuLibraryLoadData(&l, garbage, nullptr, nullptr, 0, nullptr, nullptr, 0));
   if (l) {
     unsigned n = 99;

@@ -23,11 +23,11 @@ static const char* name(CUresult r) {
   return n ? n : "?";
 }
 
-#define SHOW(label, expr)                                                           \
-  do {                                                                              \
-    CUresult r_ = (expr);                                                           \
+#define SHOW(label, expr)                                                        \
+  do {                                                                           \
+    CUresult r_ = (expr);                                                        \
     std::printf("%s: %s (%d)\n", std::string(label).c_str(), name(r_), int(r_)); \
-    std::fflush(stdout);                                                            \
+    std::fflush(stdout);                                                         \
   } while (0)
 
 static CUcontext makeContext() {
@@ -40,8 +40,7 @@ static CUcontext makeContext() {
 }
 
 // Runs `body` in a child with a time limit; reports how it ended.
-template <class F>
-static void section(const char* label, unsigned seconds, F body) {
+template <class F> static void section(const char* label, unsigned seconds, F body) {
   std::fflush(stdout);
   pid_t pid = fork();
   if (pid == 0) {
@@ -168,9 +167,9 @@ static void loadTimeLimits() {
     std::string text = paramKernel(32768);
     SHOW("params.32768.plain", cuModuleLoadData(&m, text.c_str()));
   }
-  for (const char* decl : {".shared .align 4 .b8 a[4000000000];", ".shared .align 4 .b8 a[2147483648];",
-                           ".shared .align 4 .b8 a[300000];", ".shared .align 4 .b8 a[49156];",
-                           ".shared .align 4 .b8 a[49152];", ".shared .align 4 .b8 a[4294967300];"}) {
+  for (const char* decl :
+       {".shared .align 4 .b8 a[4000000000];", ".shared .align 4 .b8 a[2147483648];", ".shared .align 4 .b8 a[300000];",
+        ".shared .align 4 .b8 a[49156];", ".shared .align 4 .b8 a[49152];", ".shared .align 4 .b8 a[4294967300];"}) {
     CUmodule m = nullptr;
     std::string log;
     std::string text = sharedKernel(decl);
@@ -306,8 +305,9 @@ static void registeredAccess(const char* what) {
   bool readOnly = w.rfind("ro_", 0) == 0;
   void* p = pageWith(readOnly ? PROT_READ : PROT_READ | PROT_WRITE);
   SHOW("access." + w + ".register",
-       cuMemHostRegister(p, size_t(page), readOnly ? CU_MEMHOSTREGISTER_READ_ONLY | CU_MEMHOSTREGISTER_DEVICEMAP
-                                                   : CU_MEMHOSTREGISTER_DEVICEMAP));
+       cuMemHostRegister(
+           p, size_t(page),
+           readOnly ? CU_MEMHOSTREGISTER_READ_ONLY | CU_MEMHOSTREGISTER_DEVICEMAP : CU_MEMHOSTREGISTER_DEVICEMAP));
   CUdeviceptr d = 0;
   SHOW("access." + w + ".devptr", cuMemHostGetDevicePointer(&d, p, 0));
   std::printf("access.%s.devptr_equal %d\n", what, d == CUdeviceptr(uintptr_t(p)));
@@ -367,8 +367,10 @@ static void smallAllocations() {
       CUdeviceptr p = 0;
       cuMemAlloc(&p, size);
       ptrs.push_back(p);
-      if (i == 0) std::printf(" first %#llx (mod 2M %#llx)", (unsigned long long)p, (unsigned long long)(p % (2 << 20)));
-      else std::printf(" %+lld", (long long)(p - prev));
+      if (i == 0)
+        std::printf(" first %#llx (mod 2M %#llx)", (unsigned long long)p, (unsigned long long)(p % (2 << 20)));
+      else
+        std::printf(" %+lld", (long long)(p - prev));
       prev = p;
     }
     cuMemGetInfo(&f1, &total);

@@ -11,8 +11,8 @@
 
 int main() {
   if (cuInit(0) != CUDA_SUCCESS) return 1;
-  for (const char* hex : {"21318c60971432488ca641ff7324c8f2", "f8cff95121468b4eb9e2fb469e7c0dd9",
-                          "da9151d33ae6cc41a5c04f26d533e328"}) {
+  for (const char* hex :
+       {"21318c60971432488ca641ff7324c8f2", "f8cff95121468b4eb9e2fb469e7c0dd9", "da9151d33ae6cc41a5c04f26d533e328"}) {
     CUuuid id;
     for (int i = 0; i < 16; ++i) id.bytes[i] = static_cast<char>(std::stoi(std::string(hex + 2 * i, 2), nullptr, 16));
     const void* table = nullptr;

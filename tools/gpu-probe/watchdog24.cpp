@@ -24,14 +24,14 @@ static double msSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
 
-#define SHOW(call)                                                                  \
-  do {                                                                              \
-    auto t0 = std::chrono::steady_clock::now();                                     \
-    CUresult r = call;                                                              \
-    const char* name = "?";                                                         \
-    cuGetErrorName(r, &name);                                                       \
-    std::printf("%-60s -> %s (%.1f ms)\n", #call, name, msSince(t0));               \
-    std::fflush(stdout);                                                            \
+#define SHOW(call)                                                    \
+  do {                                                                \
+    auto t0 = std::chrono::steady_clock::now();                       \
+    CUresult r = call;                                                \
+    const char* name = "?";                                           \
+    cuGetErrorName(r, &name);                                         \
+    std::printf("%-60s -> %s (%.1f ms)\n", #call, name, msSince(t0)); \
+    std::fflush(stdout);                                              \
   } while (0)
 
 int main() {

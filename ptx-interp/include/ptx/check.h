@@ -12,12 +12,12 @@
 namespace ptx {
 
 struct CheckOptions {
-    // SM version the module will run on (80 for sm_80); 0 = the module's own .target. Instructions newer than
-    // this are rejected, like ptxas -arch, and so is a module whose every .target is newer.
-    unsigned targetSm = 0;
-    // Accept a PTX ISA newer than 9.0 (the newest NVIDIA's driver 580 compiles). The driver sets this for PTX that
-    // stands in for a cubin the real driver would load instead (a library's fatbinary with SASS for the device).
-    bool acceptNewerIsa = false;
+  // SM version the module will run on (80 for sm_80); 0 = the module's own .target. Instructions newer than
+  // this are rejected, like ptxas -arch, and so is a module whose every .target is newer.
+  unsigned targetSm = 0;
+  // Accept a PTX ISA newer than 9.0 (the newest NVIDIA's driver 580 compiles). The driver sets this for PTX that
+  // stands in for a cubin the real driver would load instead (a library's fatbinary with SASS for the device).
+  bool acceptNewerIsa = false;
 };
 
 // Returns true when the module has no errors. Run only on modules that parsed without errors.
@@ -25,9 +25,9 @@ bool checkModule(const Module& module, Diagnostics& diags, const CheckOptions& o
 
 // The whole front end for a module load (cuModuleLoadData, cuLinkAddData): parse, then check.
 struct FrontEndResult {
-    std::unique_ptr<Module> module;   // null when rejected
-    std::string log;                  // "file:line:col: error: ..." lines (warnings too) for the JIT log buffers
-    bool ok = false;
+  std::unique_ptr<Module> module;  // null when rejected
+  std::string log;                 // "file:line:col: error: ..." lines (warnings too) for the JIT log buffers
+  bool ok = false;
 };
 FrontEndResult parseAndCheck(std::string_view text, std::string_view fileName = "<ptx>",
                              const CheckOptions& options = {});

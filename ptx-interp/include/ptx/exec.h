@@ -56,9 +56,9 @@ struct KernelInfo {
   uint32_t maxThreadsOfAnyShape() const {
     return maxntid.x ? uint32_t(std::min<uint64_t>(1024, maxntid.count())) : 1024;
   }
-  Dim3 reqnctapercluster{0, 0, 0};     // .reqnctapercluster: the cluster shape every launch must use; 0 = none
-  uint32_t maxclusterrank = 0;         // .maxclusterrank; 0 = none
-  bool explicitcluster = false;        // .explicitcluster: launches must give cluster dimensions
+  Dim3 reqnctapercluster{0, 0, 0};  // .reqnctapercluster: the cluster shape every launch must use; 0 = none
+  uint32_t maxclusterrank = 0;      // .maxclusterrank; 0 = none
+  bool explicitcluster = false;     // .explicitcluster: launches must give cluster dimensions
   // Non-empty when the kernel (or a function it calls) has an instruction the interpreter cannot run: the
   // message its launches fail with (IllegalInstruction), naming the first such instruction and its PTX line.
   std::string unsupported;
@@ -119,8 +119,8 @@ void setDefaultRewrites(uint32_t mask);
 uint32_t defaultRewrites();
 
 struct CompileOptions {
-  unsigned targetSm = 0;             // SM the module runs on (checker gating); 0 = the module's .target
-  bool acceptNewerIsa = false;       // see CheckOptions::acceptNewerIsa
+  unsigned targetSm = 0;                // SM the module runs on (checker gating); 0 = the module's .target
+  bool acceptNewerIsa = false;          // see CheckOptions::acceptNewerIsa
   std::string_view fileName = "<ptx>";  // for diagnostics
   uint32_t rewrites = kAllRewrites;     // lowering rewrites this compile may use (with defaultRewrites())
 };
@@ -183,12 +183,12 @@ enum class TexResult : uint8_t { F32, S32, U32 };
 struct TextureRequest {
   uint64_t handle = 0;
   TexGeometry geometry = TexGeometry::D1;
-  bool floatCoords = true;   // .f32 coordinates (filtered, maybe normalised); else .s32 (texel indices)
-  float coords[3] = {};      // x, y, z for float coordinates
-  int32_t icoords[3] = {};   // x, y, z for integer coordinates
-  int32_t layer = 0;         // array layer (a1d, a2d, acube)
+  bool floatCoords = true;  // .f32 coordinates (filtered, maybe normalised); else .s32 (texel indices)
+  float coords[3] = {};     // x, y, z for float coordinates
+  int32_t icoords[3] = {};  // x, y, z for integer coordinates
+  int32_t layer = 0;        // array layer (a1d, a2d, acube)
   TexResult result = TexResult::F32;
-  int gather = -1;           // tld4: the component gathered (0-3); -1 for tex
+  int gather = -1;  // tld4: the component gathered (0-3); -1 for tex
 };
 
 enum class SurfClamp : uint8_t { Trap, Clamp, Zero };
@@ -196,9 +196,9 @@ enum class SurfClamp : uint8_t { Trap, Clamp, Zero };
 struct SurfaceRequest {
   uint64_t handle = 0;
   TexGeometry geometry = TexGeometry::D1;
-  int32_t x = 0;        // in bytes, as the PTX instruction gives it
+  int32_t x = 0;         // in bytes, as the PTX instruction gives it
   int32_t y = 0, z = 0;  // rows and slices (z is the layer for a1d/a2d)
-  uint32_t bytes = 0;   // bytes accessed (element size times vector length)
+  uint32_t bytes = 0;    // bytes accessed (element size times vector length)
   bool store = false;
   SurfClamp clamp = SurfClamp::Trap;
 };
@@ -236,9 +236,9 @@ class HostServices {
   virtual uint64_t deviceMalloc(uint64_t size);
   virtual void deviceFree(uint64_t address);
   // Deterministic mode only: every CTA of the running grid that can still run has waited for memory for
-  // `seconds` (ExecConfig::stallNoticeMs, rounded down) without any CTA finishing. Nothing else runs meanwhile, so unless another host thread writes the
-  // memory the grid waits for, it never finishes (typically it waits for work queued later on another stream).
-  // Called once per launch; the default says nothing.
+  // `seconds` (ExecConfig::stallNoticeMs, rounded down) without any CTA finishing. Nothing else runs meanwhile, so
+  // unless another host thread writes the memory the grid waits for, it never finishes (typically it waits for work
+  // queued later on another stream). Called once per launch; the default says nothing.
   virtual void deterministicStall(std::string_view kernel, unsigned seconds);
 
   // ---- CUDA graph conditional nodes (issue 17) ----
@@ -284,10 +284,10 @@ class HostServices {
 
 // Host-side execution settings. Thread pools are shared process-wide and created lazily.
 struct ExecConfig {
-  uint32_t threads = 0;         // host threads for one launch; 0 = all cores
-  bool deterministic = false;   // one host thread, fixed CTA and warp order
-  uint64_t scheduleSeed = 0;    // deterministic only: != 0 permutes CTA/warp order reproducibly
-  uint32_t smCount = 0;         // reported by %nsmid; 0 = number of host threads
+  uint32_t threads = 0;           // host threads for one launch; 0 = all cores
+  bool deterministic = false;     // one host thread, fixed CTA and warp order
+  uint64_t scheduleSeed = 0;      // deterministic only: != 0 permutes CTA/warp order reproducibly
+  uint32_t smCount = 0;           // reported by %nsmid; 0 = number of host threads
   uint32_t stallNoticeMs = 5000;  // deterministic only: when HostServices::deterministicStall is called
   // Watchdog: a grid still running this long after launch() started it is stopped with FaultKind::Timeout
   // (0 = never). Warps return to the scheduler at least every few thousand back edges and at barriers, where
@@ -297,15 +297,15 @@ struct ExecConfig {
 
 enum class FaultKind : uint8_t {
   None,
-  IllegalAddress,      // CUDA_ERROR_ILLEGAL_ADDRESS
-  MisalignedAddress,   // CUDA_ERROR_MISALIGNED_ADDRESS
-  InvalidAddressSpace, // CUDA_ERROR_INVALID_ADDRESS_SPACE (bad generic address for the space)
-  IllegalInstruction,  // CUDA_ERROR_ILLEGAL_INSTRUCTION (trap, brkpt, unsupported at run time, barrier misuse)
-  Assert,              // CUDA_ERROR_ASSERT
-  StackOverflow,       // CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES-like: call depth / local frames exhausted
-  Deadlock,            // barrier can never complete (CUDA would hang; reported as CUDA_ERROR_LAUNCH_FAILED)
-  LaunchInvalid,       // bad launch configuration (block too large, too much shared memory, param size mismatch)
-  Timeout,             // CUDA_ERROR_LAUNCH_TIMEOUT: stopped by the watchdog (ExecConfig::timeoutMs)
+  IllegalAddress,       // CUDA_ERROR_ILLEGAL_ADDRESS
+  MisalignedAddress,    // CUDA_ERROR_MISALIGNED_ADDRESS
+  InvalidAddressSpace,  // CUDA_ERROR_INVALID_ADDRESS_SPACE (bad generic address for the space)
+  IllegalInstruction,   // CUDA_ERROR_ILLEGAL_INSTRUCTION (trap, brkpt, unsupported at run time, barrier misuse)
+  Assert,               // CUDA_ERROR_ASSERT
+  StackOverflow,        // CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES-like: call depth / local frames exhausted
+  Deadlock,             // barrier can never complete (CUDA would hang; reported as CUDA_ERROR_LAUNCH_FAILED)
+  LaunchInvalid,        // bad launch configuration (block too large, too much shared memory, param size mismatch)
+  Timeout,              // CUDA_ERROR_LAUNCH_TIMEOUT: stopped by the watchdog (ExecConfig::timeoutMs)
 };
 const char* faultKindName(FaultKind kind);
 
@@ -332,7 +332,7 @@ struct LaunchParams {
   // CUDA runtime's cooperative groups read the grid-sync workspace address from %envreg1 (high 32 bits) and
   // %envreg2 (low 32 bits); it is 0 in launches that are not cooperative.
   std::array<uint32_t, 32> envRegs{};
-  uint32_t gridId = 1;       // %gridid
+  uint32_t gridId = 1;  // %gridid
 };
 
 struct LaunchResult {

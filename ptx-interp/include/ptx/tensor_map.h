@@ -1,7 +1,8 @@
 // The 128 opaque bytes of a CUtensorMap as cuemu encodes them: written by the driver (cuTensorMapEncodeTiled/Im2col,
-// emu/impl/tensor_map.cpp), read by the interpreter's tensor copies (cp.async.bulk.tensor, src/exec/isa/async_copy.cpp).
-// The enumerations' values are the CUDA driver API's (cuda.h: CUtensorMapDataType, CUtensorMapInterleave,
-// CUtensorMapSwizzle, CUtensorMapFloatOOBfill), restated here because the interpreter does not include cuda.h.
+// emu/impl/tensor_map.cpp), read by the interpreter's tensor copies (cp.async.bulk.tensor,
+// src/exec/isa/async_copy.cpp). The enumerations' values are the CUDA driver API's (cuda.h: CUtensorMapDataType,
+// CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapFloatOOBfill), restated here because the interpreter does not
+// include cuda.h.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,7 @@ struct TensorMapEncoding {
   static constexpr uint32_t kMagic = 0x414d5443;  // "CTMA"
   uint32_t magic;
   uint8_t im2col;
-  uint8_t dataType;     // CUtensorMapDataType
+  uint8_t dataType;  // CUtensorMapDataType
   uint8_t rank;
   uint8_t interleave;   // CUtensorMapInterleave
   uint8_t swizzle;      // CUtensorMapSwizzle

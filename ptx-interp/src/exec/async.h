@@ -18,7 +18,9 @@ namespace ptx::exec::async {
 enum Where : uint32_t { kShared = 0, kGeneric = 1, kGlobal = 2 };
 constexpr uint32_t kSlotBits = 3;
 constexpr uint32_t kOpBits = 9;
-constexpr uint32_t slotAux(int slot, bool wide, Where where) { return (uint32_t(wide) | uint32_t(where) << 1) << (kSlotBits * slot); }
+constexpr uint32_t slotAux(int slot, bool wide, Where where) {
+  return (uint32_t(wide) | uint32_t(where) << 1) << (kSlotBits * slot);
+}
 
 inline uint64_t laneAddress(Warp& w, const Op* op, int slot, int lane) {
   uint32_t bits = op->aux >> (kSlotBits * slot);
@@ -62,7 +64,8 @@ inline uint32_t expected(uint64_t s) { return uint32_t((s >> 21) & kCountMask); 
 inline int32_t tx(uint64_t s) { return int32_t(uint32_t((s >> 42) & kCountMask) << 11) >> 11; }
 inline uint32_t phase(uint64_t s) { return uint32_t(s >> 63); }
 inline uint64_t make(uint32_t pend, uint32_t exp, int64_t txCount, uint32_t ph) {
-  return (pend & kCountMask) | (exp & kCountMask) << 21 | (uint64_t(txCount) & kCountMask) << 42 | uint64_t(ph & 1) << 63;
+  return (pend & kCountMask) | (exp & kCountMask) << 21 | (uint64_t(txCount) & kCountMask) << 42 |
+         uint64_t(ph & 1) << 63;
 }
 
 // A phase completes once every expected arrival happened and every expected byte arrived: the next phase starts
@@ -77,12 +80,13 @@ inline uint64_t settle(int64_t pend, uint32_t exp, int64_t txCount, uint32_t ph)
 template <class F> inline uint64_t update(uint8_t* p, F f) {
   auto* q = reinterpret_cast<uint64_t*>(p);
   uint64_t old = __atomic_load_n(q, __ATOMIC_RELAXED);
-  while (!__atomic_compare_exchange_n(q, &old, f(old), true, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-  }
+  while (!__atomic_compare_exchange_n(q, &old, f(old), true, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {}
   return old;
 }
 
-inline void init(uint8_t* p, uint32_t count) { __atomic_store_n(reinterpret_cast<uint64_t*>(p), make(count, count, 0, 0), __ATOMIC_RELEASE); }
+inline void init(uint8_t* p, uint32_t count) {
+  __atomic_store_n(reinterpret_cast<uint64_t*>(p), make(count, count, 0, 0), __ATOMIC_RELEASE);
+}
 
 // arrive (count arrivals; drop: also fewer expected from the next phase on) after adding txBytes expected bytes.
 inline uint64_t arrive(uint8_t* p, uint32_t count, int64_t txBytes, bool drop) {
@@ -98,7 +102,9 @@ inline void expectTx(uint8_t* p, int64_t bytes) {
 inline void completeTx(uint8_t* p, int64_t bytes) {
   update(p, [&](uint64_t s) { return settle(pending(s), expected(s), tx(s) - bytes, phase(s)); });
 }
-inline uint64_t load(const uint8_t* p) { return __atomic_load_n(reinterpret_cast<const uint64_t*>(p), __ATOMIC_ACQUIRE); }
+inline uint64_t load(const uint8_t* p) {
+  return __atomic_load_n(reinterpret_cast<const uint64_t*>(p), __ATOMIC_ACQUIRE);
+}
 }  // namespace mbar
 
 }  // namespace ptx::exec::async

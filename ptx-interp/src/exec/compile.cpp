@@ -37,8 +37,14 @@ bool parseRewrites(std::string_view spec, uint32_t& mask, std::string& error) {
     while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
     while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
     if (item.empty()) continue;
-    if (item == "all") { m = kAllRewrites; continue; }
-    if (item == "none") { m = 0; continue; }
+    if (item == "all") {
+      m = kAllRewrites;
+      continue;
+    }
+    if (item == "none") {
+      m = 0;
+      continue;
+    }
     bool on = true;
     if (item.front() == '-' || item.front() == '+') {
       on = item.front() == '+';

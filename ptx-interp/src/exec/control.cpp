@@ -238,7 +238,6 @@ void releaseBarrier(Cta& cta, uint32_t id) {
   b = Barrier{};
 }
 
-
 // A barrier completes when the expected number of threads arrived (bar.sync with a count: that many; without:
 // every thread that has not exited). A warp arrives with all its threads that have not exited, even when only one
 // side of a divergent branch reached the barrier: measured on an H200 (bar.sync 0 on both sides of an even/odd
@@ -453,8 +452,10 @@ const Op* trap(Warp& w, const Op* op) {
 
 const Op* localAddr(Warp& w, const Op* op) {
   uint64_t v = uint64_t(w.frame) + uint64_t(op->imm);
-  if (op->f == 8) h::store<uint64_t>(w, op->d, [&](int) { return v; });
-  else h::store<uint32_t>(w, op->d, [&](int) { return uint32_t(v); });
+  if (op->f == 8)
+    h::store<uint64_t>(w, op->d, [&](int) { return v; });
+  else
+    h::store<uint32_t>(w, op->d, [&](int) { return uint32_t(v); });
   return op + 1;
 }
 const Op* deviceMalloc(Warp& w, const Op* op) {

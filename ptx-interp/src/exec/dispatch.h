@@ -29,21 +29,35 @@ struct LowerError {
 // Integer types of every width (b/u/s 8..64); nullptr for any other type.
 template <class F> Handler byIntType(Type t, F f) {
   switch (t) {
-    case Type::b8: case Type::u8: return f(uint8_t{});
+    case Type::b8:
+    case Type::u8: return f(uint8_t{});
     case Type::s8: return f(int8_t{});
-    case Type::b16: case Type::u16: return f(uint16_t{});
+    case Type::b16:
+    case Type::u16: return f(uint16_t{});
     case Type::s16: return f(int16_t{});
-    case Type::b32: case Type::u32: return f(uint32_t{});
+    case Type::b32:
+    case Type::u32: return f(uint32_t{});
     case Type::s32: return f(int32_t{});
-    case Type::b64: case Type::u64: return f(uint64_t{});
+    case Type::b64:
+    case Type::u64: return f(uint64_t{});
     case Type::s64: return f(int64_t{});
     default: return nullptr;
   }
 }
 inline bool isIntegerType(Type t) {
   switch (t) {
-    case Type::b8: case Type::u8: case Type::s8: case Type::b16: case Type::u16: case Type::s16:
-    case Type::b32: case Type::u32: case Type::s32: case Type::b64: case Type::u64: case Type::s64: return true;
+    case Type::b8:
+    case Type::u8:
+    case Type::s8:
+    case Type::b16:
+    case Type::u16:
+    case Type::s16:
+    case Type::b32:
+    case Type::u32:
+    case Type::s32:
+    case Type::b64:
+    case Type::u64:
+    case Type::s64: return true;
     default: return false;
   }
 }
@@ -55,11 +69,14 @@ template <class F> Handler byInt(Type t, uint32_t line, F f) {
 // Integers of 16/32/64 bits only (the ISA's arithmetic types).
 template <class F> Handler byInt163264(Type t, uint32_t line, F f) {
   switch (t) {
-    case Type::b16: case Type::u16: return f(uint16_t{});
+    case Type::b16:
+    case Type::u16: return f(uint16_t{});
     case Type::s16: return f(int16_t{});
-    case Type::b32: case Type::u32: return f(uint32_t{});
+    case Type::b32:
+    case Type::u32: return f(uint32_t{});
     case Type::s32: return f(int32_t{});
-    case Type::b64: case Type::u64: return f(uint64_t{});
+    case Type::b64:
+    case Type::u64: return f(uint64_t{});
     case Type::s64: return f(int64_t{});
     default: fail(line, fmt::format("type {} not supported for this instruction", ptx::typeName(t)));
   }
@@ -88,8 +105,6 @@ template <class F> Handler byRound(Round r, F f) {
     default: return f(std::integral_constant<Round, num::RN>{});
   }
 }
-template <class F> Handler byBool(bool b, F f) {
-  return b ? f(std::true_type{}) : f(std::false_type{});
-}
+template <class F> Handler byBool(bool b, F f) { return b ? f(std::true_type{}) : f(std::false_type{}); }
 
 }  // namespace ptx::exec

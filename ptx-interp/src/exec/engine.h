@@ -60,10 +60,10 @@ struct SharedLayoutSlot {
 struct FunctionCode {
   std::string name;
   bool isEntry = false;
-  uint32_t firstOp = 0;        // index of the function's first op in Program::ops
-  uint32_t frameBytes = 0;     // local variables + params of this function (one frame)
-  uint32_t paramOffset = 0;    // frame offset of the formal parameters
-  uint32_t retOffset = 0;      // frame offset of the return values
+  uint32_t firstOp = 0;                // index of the function's first op in Program::ops
+  uint32_t frameBytes = 0;             // local variables + params of this function (one frame)
+  uint32_t paramOffset = 0;            // frame offset of the formal parameters
+  uint32_t retOffset = 0;              // frame offset of the return values
   uint32_t regBase = 0, regBytes = 0;  // register-file region of this function (saved for recursive calls)
   bool recursive = false;
 };
@@ -78,7 +78,7 @@ struct ConstSlot {
   uint32_t offset = 0;  // register file offset
   uint8_t size = 4;     // lane size in bytes
   ConstKind kind = ConstKind::Literal;
-  uint64_t value = 0;   // literal bits, or global index
+  uint64_t value = 0;  // literal bits, or global index
   int64_t addend = 0;
 };
 
@@ -88,16 +88,16 @@ struct KernelCode {
   uint32_t constStart = 0;    // constants (and temporaries) occupy [constStart, regFileBytes)
   std::vector<ConstSlot> consts;
   std::vector<ConstSlot> indexConsts;  // ThreadIndex and CtaIndex slots
-  uint32_t localBytes = 0;    // per-thread local memory (deepest call chain; recursion adds kRecursionStack)
+  uint32_t localBytes = 0;             // per-thread local memory (deepest call chain; recursion adds kRecursionStack)
   // Largest .align of the kernel's .local/.shared data (at least 16): the CTA's local and shared blocks start at
   // a multiple of it, so a variable's generic address is as aligned as its declaration says (the GPU gives
   // `.local .align 256` arrays 256).
   uint32_t localAlign = 16;
   uint32_t sharedAlign = 16;
-  uint32_t dynamicSharedBase = 0;   // offset of the dynamic shared memory (extern .shared) in the CTA's block
+  uint32_t dynamicSharedBase = 0;  // offset of the dynamic shared memory (extern .shared) in the CTA's block
   bool usesBarriers = false;
-  uint32_t irFunction = 0;    // the entry's index in the module (what `mov.u64 %rd, kernel` gives, less the base)
-  std::string unsupported;    // non-empty: the kernel contains an instruction the interpreter cannot run
+  uint32_t irFunction = 0;  // the entry's index in the module (what `mov.u64 %rd, kernel` gives, less the base)
+  std::string unsupported;  // non-empty: the kernel contains an instruction the interpreter cannot run
 };
 
 // Per-call-site information (Program::calls).
@@ -109,10 +109,10 @@ struct CallArg {
   uint32_t size = 0;
 };
 struct CallSite {
-  uint32_t callee = 0;             // function index
-  uint32_t callerFrameBytes = 0;   // the callee frame starts this far after the caller's
-  std::vector<CallArg> args;       // into the callee frame
-  std::vector<CallArg> rets;       // src: callee frame offset, dst: caller frame offset
+  uint32_t callee = 0;            // function index
+  uint32_t callerFrameBytes = 0;  // the callee frame starts this far after the caller's
+  std::vector<CallArg> args;      // into the callee frame
+  std::vector<CallArg> rets;      // src: callee frame offset, dst: caller frame offset
 };
 
 // A call of the device runtime (CUDA dynamic parallelism, exec/device_runtime.cpp; Program::runtimeSites): the
@@ -129,14 +129,14 @@ struct RuntimeSite {
 // Operands of a tex/tld4/suld/sust instruction (Program::texSites): too many for an Op's fields.
 struct TextureSite {
   TexGeometry geometry = TexGeometry::D1;
-  uint32_t handle = 0;                // u64 register: the texture/surface object
-  uint32_t coords[4] = {};            // coordinate registers (32-bit); for arrays the layer comes first
+  uint32_t handle = 0;      // u64 register: the texture/surface object
+  uint32_t coords[4] = {};  // coordinate registers (32-bit); for arrays the layer comes first
   uint32_t coordCount = 0;
   bool floatCoords = true;
-  bool layered = false;               // coords[0] is the layer
-  uint32_t values[4] = {};            // destinations (tex, suld) or sources (sust)
+  bool layered = false;     // coords[0] is the layer
+  uint32_t values[4] = {};  // destinations (tex, suld) or sources (sust)
   uint32_t valueCount = 0;
-  uint32_t valueBytes = 4;            // size of one value (suld/sust .b8/.b16/.b32/.b64)
+  uint32_t valueBytes = 4;  // size of one value (suld/sust .b8/.b16/.b32/.b64)
   TexResult result = TexResult::F32;
   int gather = -1;
   SurfClamp clamp = SurfClamp::Trap;
@@ -149,15 +149,15 @@ struct MatrixSite {
   // per fragment: the row-major matrix index of element i of register r in lane l, at (r * 32 + l) * n + i (n:
   // elements per register); the fragment layouts, computed once at lowering
   std::vector<uint16_t> index[4];
-  uint8_t count[4] = {};     // registers per fragment
+  uint8_t count[4] = {};  // registers per fragment
   uint16_t m = 0, n = 0, k = 0;
-  uint8_t elem[4] = {};      // element type per fragment (matrix.cpp: Elem)
-  uint8_t flags = 0;         // matrix.cpp: kFlag*
-  uint8_t space = 0;         // memory forms: mem::Space of the address
-  uint8_t addrSize = 8;      // bytes of the address register
-  uint32_t addr = 0;         // address register
-  uint32_t stride = 0;       // wmma stride register (elements); 0: the fragment's own leading dimension
-  int64_t offset = 0;        // address immediate
+  uint8_t elem[4] = {};  // element type per fragment (matrix.cpp: Elem)
+  uint8_t flags = 0;     // matrix.cpp: kFlag*
+  uint8_t space = 0;     // memory forms: mem::Space of the address
+  uint8_t addrSize = 8;  // bytes of the address register
+  uint32_t addr = 0;     // address register
+  uint32_t stride = 0;   // wmma stride register (elements); 0: the fragment's own leading dimension
+  int64_t offset = 0;    // address immediate
 };
 
 // One step of a fused chain of shared-memory inner-product steps (mem::fmaSharedChain): acc = fma(x, y, acc) with
@@ -188,7 +188,7 @@ class Program {
     bool rpc;
   };
   std::vector<PendingPatch> pendingTargets;  // used while lowering only
-  std::vector<std::string> messages;       // texts referenced by ops (unsupported instructions)
+  std::vector<std::string> messages;         // texts referenced by ops (unsupported instructions)
 };
 
 // ---- Runtime state -------------------------------------------------------------------------------------------
@@ -200,12 +200,12 @@ struct StackEntry {
   enum Kind : uint8_t { Join, Pending, Call };
   Kind kind;
   uint32_t mask;
-  const Op* rpc;  // Join/Pending: reconvergence op that pops this entry
-  const Op* pc;   // Pending: where the other path starts; Call: return op
-  uint32_t frame; // Call: caller's frame offset
-  uint32_t spill; // Call: size of w.spill before the call (recursive register save)
-  uint32_t callOp;// Call: call-site index
-  uint32_t outer; // Call: the caller's active mask (a guarded call runs only some of them)
+  const Op* rpc;    // Join/Pending: reconvergence op that pops this entry
+  const Op* pc;     // Pending: where the other path starts; Call: return op
+  uint32_t frame;   // Call: caller's frame offset
+  uint32_t spill;   // Call: size of w.spill before the call (recursive register save)
+  uint32_t callOp;  // Call: call-site index
+  uint32_t outer;   // Call: the caller's active mask (a guarded call runs only some of them)
 };
 
 // Yielded: stopped after its budget of back edges (a long loop); Waiting: stopped because it waits for memory to
@@ -218,17 +218,17 @@ struct Warp {
   uint32_t active = 0;    // lanes on the current path
   uint32_t alive = 0;     // lanes that have not exited
   WarpState state = WarpState::Ready;
-  uint32_t index = 0;     // warp index in the CTA
-  const Op* pc = nullptr; // resume point
+  uint32_t index = 0;      // warp index in the CTA
+  const Op* pc = nullptr;  // resume point
   Cta* cta = nullptr;
   uint8_t* local = nullptr;  // lane 0's local memory; lane i at local + i*localStride
   uint32_t localStride = 0;
-  uint32_t frame = 0;        // current function's frame offset within a thread's local memory
-  int32_t budget = 0;         // back edges until the next spin check (control.cpp: backEdge)
-  uint32_t checkInterval = 0; // what budget started from
-  uint32_t backEdges = 0;     // since the warp was last resumed
-  uint32_t barrierId = 0;    // when AtBarrier
-  uint32_t barrierDst = 0;   // bar.red destination register (0 = none)
+  uint32_t frame = 0;          // current function's frame offset within a thread's local memory
+  int32_t budget = 0;          // back edges until the next spin check (control.cpp: backEdge)
+  uint32_t checkInterval = 0;  // what budget started from
+  uint32_t backEdges = 0;      // since the warp was last resumed
+  uint32_t barrierId = 0;      // when AtBarrier
+  uint32_t barrierDst = 0;     // bar.red destination register (0 = none)
   uint8_t barrierRedOp = 0;
   std::vector<StackEntry> stack;
   std::vector<uint8_t> spill;  // saved register regions of recursive calls
@@ -236,9 +236,7 @@ struct Warp {
   alignas(64) uint8_t carry[32];
   int32_t runtimeError[32];  // each thread's last device runtime error (cudaGetLastError in a kernel)
 
-  template <class T> T* reg(uint32_t off) const {
-    return static_cast<T*>(__builtin_assume_aligned(rf + off, 64));
-  }
+  template <class T> T* reg(uint32_t off) const { return static_cast<T*>(__builtin_assume_aligned(rf + off, 64)); }
 };
 
 struct Barrier {
@@ -313,7 +311,8 @@ template <size_t Bytes> __attribute__((always_inline)) inline void copyVec(void*
   // the lambda is forced inline too: a 256-byte copy left out of line cost a call per op (atomics' address lists)
   [&]<size_t... K>(std::index_sequence<K...>) __attribute__((always_inline)) {
     ((*reinterpret_cast<V32*>(d + 32 * K) = *reinterpret_cast<const V32*>(s + 32 * K)), ...);
-  }(std::make_index_sequence<Bytes / 32>());
+  }
+  (std::make_index_sequence<Bytes / 32>());
   if constexpr (Bytes % 32 != 0)
     *reinterpret_cast<V16*>(d + Bytes - 16) = *reinterpret_cast<const V16*>(s + Bytes - 16);
 }

@@ -30,7 +30,8 @@ using num::Round;
 // BMI) and picked at load time by the dynamic loader (ifunc). The clone is named by ISA level, not by CPU: an
 // "arch=haswell" clone is chosen only on Intel Haswell-family CPUs (the resolver tests the CPU model), so AMD
 // CPUs ran the baseline code.
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__SANITIZE_ADDRESS__) && \
+    !defined(__SANITIZE_THREAD__)
 #define PTX_LANES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define PTX_LANES
@@ -42,8 +43,9 @@ template <class T> PTX_HOT T* R(Warp& w, uint32_t off) { return w.reg<T>(off); }
 // became a loop of byte stores and branches in divergent loops).
 template <class T> PTX_HOT void blendLanes(T* dst, const T* tmp, uint32_t m) {
   if constexpr (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8) {
-    using U = std::conditional_t<sizeof(T) == 1, uint8_t,
-              std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+    using U = std::conditional_t<
+        sizeof(T) == 1, uint8_t,
+        std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
     alignas(64) U cur[32], next[32];
     // copyVec, not memcpy: memcpy became 16-byte moves, and the loop's 32-byte reads of them waited for the stores
     copyVec<sizeof cur>(cur, dst);
@@ -80,8 +82,10 @@ template <class T, class F> PTX_HOT void store(Warp& w, uint32_t d, F f) {
 // forwarded from (see copyVec).
 template <class T> PTX_HOT void storeLanes(Warp& w, uint32_t d, const T* tmp) {
   T* dst = R<T>(w, d);
-  if (w.exec == kFullMask) copyVec<32 * sizeof(T)>(dst, tmp);
-  else blendLanes(dst, tmp, w.exec);
+  if (w.exec == kFullMask)
+    copyVec<32 * sizeof(T)>(dst, tmp);
+  else
+    blendLanes(dst, tmp, w.exec);
 }
 
 template <class F> PTX_HOT void forActive(uint32_t m, F f) {
@@ -198,9 +202,18 @@ template <class T, Cmp C> PTX_LANES const Op* setp(Warp& w, const Op* op) {
     uint8_t cv = uint8_t((c[i] != 0) ^ neg);
     uint8_t x = r[i], nx = uint8_t(!r[i]);
     switch (comb) {
-      case 1: x &= cv; nx &= cv; break;
-      case 2: x |= cv; nx |= cv; break;
-      case 3: x ^= cv; nx ^= cv; break;
+      case 1:
+        x &= cv;
+        nx &= cv;
+        break;
+      case 2:
+        x |= cv;
+        nx |= cv;
+        break;
+      case 3:
+        x ^= cv;
+        nx ^= cv;
+        break;
       default: break;
     }
     p[i] = x;
@@ -278,6 +291,5 @@ inline const Op* unpack128(Warp& w, const Op* op) {
   if (op->b) store<uint64_t>(w, op->b, [&](int i) { return src[i].hi; });
   return op + 1;
 }
-
 
 }  // namespace ptx::exec::h

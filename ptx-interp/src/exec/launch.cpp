@@ -238,9 +238,10 @@ CtaStatus runCta(Cta& cta, const std::vector<uint32_t>* warpOrder) {
           f.ptxLine = w.pc ? w.pc[-1].line : 0;
           break;
         }
-      f.message = fmt::format("barrier deadlock in kernel '{}' block ({},{},{}) at PTX line {}: the threads of the block "
-                              "wait at barriers that can never complete",
-                              f.kernel, cta.id.x, cta.id.y, cta.id.z, f.ptxLine);
+      f.message = fmt::format(
+          "barrier deadlock in kernel '{}' block ({},{},{}) at PTX line {}: the threads of the block "
+          "wait at barriers that can never complete",
+          f.kernel, cta.id.x, cta.id.y, cta.id.z, f.ptxLine);
       job.raise(std::move(f));
       return CtaStatus::Faulted;
     }
@@ -357,7 +358,8 @@ class Pool {
       queue_.push_back(pj);
     }
     int n = pj->helpersWanted.load();
-    if (n >= int(threads_.size())) cv_.notify_all();
+    if (n >= int(threads_.size()))
+      cv_.notify_all();
     else
       for (int i = 0; i < n; ++i) cv_.notify_one();
   }
@@ -432,7 +434,7 @@ class Watchdog {
         continue;
       }
       auto earliest = std::min_element(jobs_.begin(), jobs_.end(),
-                                        [](const Entry& a, const Entry& b) { return a.deadline < b.deadline; });
+                                       [](const Entry& a, const Entry& b) { return a.deadline < b.deadline; });
       if (std::chrono::steady_clock::now() < earliest->deadline) {
         cv_.wait_until(lock, earliest->deadline);
         continue;
@@ -443,9 +445,10 @@ class Watchdog {
       Fault f;
       f.kind = FaultKind::Timeout;
       f.kernel = job.info->name;
-      f.message = fmt::format("kernel '{}' was stopped after running for {} ms, its time limit (watchdog): it "
-                              "loops without end or waits for memory that nothing writes",
-                              f.kernel, timeoutMs);
+      f.message = fmt::format(
+          "kernel '{}' was stopped after running for {} ms, its time limit (watchdog): it "
+          "loops without end or waits for memory that nothing writes",
+          f.kernel, timeoutMs);
       job.raise(std::move(f));
     }
   }
@@ -458,7 +461,8 @@ class Watchdog {
 LaunchResult invalid(const Program& program, int kernelIndex, std::string msg) {
   LaunchResult r;
   r.fault.kind = FaultKind::LaunchInvalid;
-  if (kernelIndex >= 0 && size_t(kernelIndex) < program.kernelInfo.size()) r.fault.kernel = program.kernelInfo[size_t(kernelIndex)].name;
+  if (kernelIndex >= 0 && size_t(kernelIndex) < program.kernelInfo.size())
+    r.fault.kernel = program.kernelInfo[size_t(kernelIndex)].name;
   r.fault.message = std::move(msg);
   return r;
 }
@@ -476,12 +480,14 @@ LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams&
   // A block other than .reqntid's runs: the GPU runs such a grid when a kernel launches it (driver 580 on an H100);
   // the driver refuses it where a host launches it.
   if (lp.block.count() > info.maxThreadsOfAnyShape() || lp.block.x > 1024 || lp.block.y > 1024 || lp.block.z > 64)
-    return invalid(program, kernelIndex, fmt::format("block of {} threads exceeds the kernel's limit of {}",
-                                                     lp.block.count(), info.maxThreadsOfAnyShape()));
+    return invalid(program, kernelIndex,
+                   fmt::format("block of {} threads exceeds the kernel's limit of {}", lp.block.count(),
+                               info.maxThreadsOfAnyShape()));
   if (lp.grid.y > 65535 || lp.grid.z > 65535 || lp.grid.x > 0x7fffffffu)
     return invalid(program, kernelIndex, "grid dimensions out of range");
   if (lp.paramBytes < info.paramBytes || (info.paramBytes && !lp.params))
-    return invalid(program, kernelIndex, fmt::format("kernel expects {} bytes of parameters, got {}", info.paramBytes, lp.paramBytes));
+    return invalid(program, kernelIndex,
+                   fmt::format("kernel expects {} bytes of parameters, got {}", info.paramBytes, lp.paramBytes));
   if (!program.globalInfo.empty() && !lp.globalAddresses)
     return invalid(program, kernelIndex, "global variable addresses missing");
   if (!code.unsupported.empty()) {
@@ -499,7 +505,8 @@ LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams&
   job.entry = &program.functions[code.function];
   job.lp = lp;
   job.host = lp.host ? lp.host : &defaultHost();
-  job.paramBuffer.assign(static_cast<const uint8_t*>(lp.params), static_cast<const uint8_t*>(lp.params) + lp.paramBytes);
+  job.paramBuffer.assign(static_cast<const uint8_t*>(lp.params),
+                         static_cast<const uint8_t*>(lp.params) + lp.paramBytes);
   if (job.paramBuffer.empty()) job.paramBuffer.resize(1);  // keep data() distinct and valid
   job.launchId = gLaunchCounter.fetch_add(1);
   job.totalCtas = lp.grid.count();

@@ -83,7 +83,8 @@ void KernelLowerer::layoutFunction(FuncInstance& fi) {
     if (fn.isEntry && launchConstRegs_.count(uint32_t(r))) continue;  // placed with the constants
     if (reg.vec) fail(fn.loc.line, "vector registers are not supported");
     unsigned sz = sizeOf(reg.type);
-    if (sz == 0 || (sz > 8 && sz != 16)) fail(fn.loc.line, fmt::format("register type {} not supported", ptx::typeName(reg.type)));
+    if (sz == 0 || (sz > 8 && sz != 16))
+      fail(fn.loc.line, fmt::format("register type {} not supported", ptx::typeName(reg.type)));
     fi.regOffset[r] = allocReg(sz);
   }
   uint32_t frame = 0;
@@ -217,7 +218,8 @@ uint32_t KernelLowerer::src(const Operand& o, Type t) {
     }
     case OperandKind::FImm: {
       uint64_t bits = uint64_t(o.value);
-      if (t == Type::f32 && o.immBits == 64) return literal(std::bit_cast<uint32_t>(float(std::bit_cast<double>(bits))), 4);
+      if (t == Type::f32 && o.immBits == 64)
+        return literal(std::bit_cast<uint32_t>(float(std::bit_cast<double>(bits))), 4);
       if (t == Type::f64 && o.immBits == 32)
         return literal(std::bit_cast<uint64_t>(double(std::bit_cast<float>(uint32_t(bits)))), 8);
       if (t == Type::f16 || t == Type::bf16) {
@@ -317,8 +319,10 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
         entry.numReqnctapercluster > k ? entry.reqnctapercluster[k] : (entry.numReqnctapercluster ? 1 : 0);
   info.maxclusterrank = entry.maxclusterrank;
   info.explicitcluster = entry.explicitcluster;
-  if (entry.numReqntid) info.maxThreadsPerBlock = uint32_t(info.reqntid.count());
-  else if (entry.numMaxntid) info.maxThreadsPerBlock = std::min<uint32_t>(1024, uint32_t(info.maxntid.count()));
+  if (entry.numReqntid)
+    info.maxThreadsPerBlock = uint32_t(info.reqntid.count());
+  else if (entry.numMaxntid)
+    info.maxThreadsPerBlock = std::min<uint32_t>(1024, uint32_t(info.maxntid.count()));
 
   std::set<uint32_t> seen;
   std::vector<uint32_t> order;
@@ -340,7 +344,8 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
   for (uint32_t f : order) {
     const ptx::Function& fn = mod_.functions[f];
     for (const ptx::Variable& v : fn.locals)
-      if (v.space == ptx::Space::local || v.space == ptx::Space::param) frameAlign_ = std::max(frameAlign_, varAlign(v));
+      if (v.space == ptx::Space::local || v.space == ptx::Space::param)
+        frameAlign_ = std::max(frameAlign_, varAlign(v));
     if (!fn.isEntry) {
       for (const ptx::Variable& p : fn.params) frameAlign_ = std::max(frameAlign_, varAlign(p));
       for (const ptx::Variable& p : fn.returns) frameAlign_ = std::max(frameAlign_, varAlign(p));
@@ -472,10 +477,16 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
       uint32_t x = stack.back();
       stack.pop_back();
       for (uint32_t p : pred[x])
-        if (!reach[p]) { reach[p] = true; stack.push_back(p); }
+        if (!reach[p]) {
+          reach[p] = true;
+          stack.push_back(p);
+        }
     }
     for (uint32_t b = 0; b < nb; ++b)
-      if (!reach[b]) { succ[b].push_back(exitNode); pred[exitNode].push_back(b); }
+      if (!reach[b]) {
+        succ[b].push_back(exitNode);
+        pred[exitNode].push_back(b);
+      }
     // order: DFS from exit over pred edges, postorder
     std::vector<uint32_t> po, rpoIndex(nb + 1, 0);
     {
@@ -486,7 +497,10 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
         auto& [x, i] = st.back();
         if (i < pred[x].size()) {
           uint32_t p = pred[x][i++];
-          if (!vis[p]) { vis[p] = true; st.push_back({p, 0}); }
+          if (!vis[p]) {
+            vis[p] = true;
+            st.push_back({p, 0});
+          }
         } else {
           po.push_back(x);
           st.pop_back();
@@ -514,7 +528,10 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
           if (ipd[s] == -1) continue;
           nd = nd == -1 ? int64_t(s) : intersect(s, nd);
         }
-        if (nd != ipd[b]) { ipd[b] = nd; changed = true; }
+        if (nd != ipd[b]) {
+          ipd[b] = nd;
+          changed = true;
+        }
       }
     }
     ipdom_.assign(nb, -1);
@@ -583,7 +600,8 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
   }
   for (auto& [opIndex, irCallee] : callOps_) {
     uint32_t ci = instanceOfIr_.at(irCallee);
-    resolved_.push_back(PendingTarget{opIndex, prog_.functions[instances_[ci].codeIndex].firstOp, PendingTarget::Absolute});
+    resolved_.push_back(
+        PendingTarget{opIndex, prog_.functions[instances_[ci].codeIndex].firstOp, PendingTarget::Absolute});
   }
   callOps_.clear();
   // recursion detection over the call graph of this kernel
@@ -611,7 +629,8 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
       prog_.functions[instances_[f].codeIndex].recursive = rec;
     }
     // local memory: deepest frame chain; recursion gets a fixed stack budget
-    std::function<uint64_t(uint32_t, std::vector<bool>&)> depth = [&](uint32_t f, std::vector<bool>& onPath) -> uint64_t {
+    std::function<uint64_t(uint32_t, std::vector<bool>&)> depth = [&](uint32_t f,
+                                                                      std::vector<bool>& onPath) -> uint64_t {
       uint64_t best = 0;
       onPath[f] = true;
       for (uint32_t c = firstCall; c < prog_.calls.size(); ++c) {
@@ -644,7 +663,6 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
   if (entry.maxnreg) info.registerCount = std::min(info.registerCount, entry.maxnreg);  // `.maxnreg` bounds it
 }
 
-
 // ---- instructions ----------------------------------------------------------------------------------------------
 
 void KernelLowerer::unsupported(const Instruction& in, std::string_view why) {
@@ -660,18 +678,6 @@ void KernelLowerer::unsupported(const Instruction& in, std::string_view why) {
   op.imm = int64_t(prog_.messages.size());
   prog_.messages.push_back(msg);
 }
-
-
-
-
-
-
-
-
-
-
-
-
 
 void KernelLowerer::lowerInstruction(uint32_t idx) {
   const Instruction& in = fn_->instructions[idx];
@@ -757,7 +763,6 @@ void KernelLowerer::lowerInstruction(uint32_t idx) {
     pending_.push_back({guardOp, here(), PendingTarget::Absolute});
   }
 }
-
 
 // Every instruction goes to the lowering of its class (the opcode table's OpClass); arithmetic and logic are
 // further split by type (integer, single/double, half precision, 16-bit SIMD pairs).
@@ -866,8 +871,10 @@ std::unique_ptr<Program> lowerModule(const ptx::Module& module, std::string& err
     Op& op = prog->ops[pt.op];
     // kinds: RpcBlock resolved to Absolute; Absolute/Inst resolved to op indices
     const Op* target = &prog->ops[pt.target];
-    if (pt.rpc) op.rpc = target;
-    else op.target = target;
+    if (pt.rpc)
+      op.rpc = target;
+    else
+      op.target = target;
   }
   prog->pendingTargets.clear();
   prog->brxTables.resize(prog->brxTableIndices.size());

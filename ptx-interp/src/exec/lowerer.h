@@ -45,7 +45,7 @@ using ptx::SymKind;
 using ptx::Type;
 using ptx::TypeKind;
 
-constexpr uint32_t kZeroReg = 0;       // 256 bytes of zeros at the start of every register file
+constexpr uint32_t kZeroReg = 0;  // 256 bytes of zeros at the start of every register file
 constexpr uint32_t kFirstFree = 256;
 
 inline uint32_t alignUp(uint32_t v, uint32_t a) { return a ? (v + a - 1) / a * a : v; }
@@ -56,9 +56,12 @@ inline bool isFloat(Type t) { return ptx::typeKind(t) == TypeKind::Float; }
 
 inline Round roundingOf(ptx::Rounding r) {
   switch (r) {
-    case ptx::Rounding::rz: case ptx::Rounding::rzi: return num::RZ;
-    case ptx::Rounding::rm: case ptx::Rounding::rmi: return num::RM;
-    case ptx::Rounding::rp: case ptx::Rounding::rpi: return num::RP;
+    case ptx::Rounding::rz:
+    case ptx::Rounding::rzi: return num::RZ;
+    case ptx::Rounding::rm:
+    case ptx::Rounding::rmi: return num::RM;
+    case ptx::Rounding::rp:
+    case ptx::Rounding::rpi: return num::RP;
     default: return num::RN;
   }
 }
@@ -69,7 +72,9 @@ inline bool isIntRounding(ptx::Rounding r) {
 template <class F> Handler byCmp(ptx::CmpOp c, uint32_t line, F f) {
   using C = h::Cmp;
   switch (c) {
-#define PTX_CMP_CASE(n, e) case ptx::CmpOp::n: return f(std::integral_constant<C, C::e>{});
+// clang-format off
+#define PTX_CMP_CASE(n, e) \
+  case ptx::CmpOp::n: return f(std::integral_constant<C, C::e>{});
     PTX_CMP_CASE(eq, EQ) PTX_CMP_CASE(ne, NE) PTX_CMP_CASE(lt, LT) PTX_CMP_CASE(le, LE) PTX_CMP_CASE(gt, GT)
     PTX_CMP_CASE(ge, GE) PTX_CMP_CASE(lo, LO) PTX_CMP_CASE(ls, LS) PTX_CMP_CASE(hi, HI) PTX_CMP_CASE(hs, HS)
     PTX_CMP_CASE(equ, EQU) PTX_CMP_CASE(neu, NEU) PTX_CMP_CASE(ltu, LTU) PTX_CMP_CASE(leu, LEU)
@@ -77,6 +82,7 @@ template <class F> Handler byCmp(ptx::CmpOp c, uint32_t line, F f) {
 #undef PTX_CMP_CASE
     default: fail(line, "missing comparison operator");
   }
+  // clang-format on
 }
 
 // ---- per-kernel lowering ---------------------------------------------------------------------------------------
@@ -96,10 +102,10 @@ inline bool isIndirectCall(const ptx::Function& fn, const Instruction& in) {
 
 struct FuncInstance {
   uint32_t irIndex = 0;
-  uint32_t codeIndex = 0;  // Program::functions index
-  std::vector<uint32_t> regOffset;     // per IR register
-  std::vector<uint32_t> localOffset;   // per Function::locals: frame offset (local/param) or shared offset
-  std::vector<uint32_t> paramOffset;   // frame offsets of params (non-entry)
+  uint32_t codeIndex = 0;             // Program::functions index
+  std::vector<uint32_t> regOffset;    // per IR register
+  std::vector<uint32_t> localOffset;  // per Function::locals: frame offset (local/param) or shared offset
+  std::vector<uint32_t> paramOffset;  // frame offsets of params (non-entry)
   std::vector<uint32_t> returnOffset;
   uint32_t frameBytes = 0;
 };
@@ -190,8 +196,8 @@ class KernelLowerer {
   uint32_t src(const Operand& o, Type t);
   uint32_t srcPred(const Operand& o, bool& negated);
   struct Dst {
-    uint32_t off = 0;     // where the instruction writes (type-sized)
-    uint32_t reg = 0;     // the real register (if a conversion follows)
+    uint32_t off = 0;  // where the instruction writes (type-sized)
+    uint32_t reg = 0;  // the real register (if a conversion follows)
     unsigned regSize = 0;
     bool convert = false;
     bool signExtend = false;
@@ -280,20 +286,20 @@ class KernelLowerer {
   std::map<unsigned, uint32_t> tempUsed_;
   std::vector<PendingTarget> pending_;
   // per function being lowered
-  std::vector<uint32_t> instOp_;     // IR instruction -> op index of its first op (reconv included)
-  std::vector<uint32_t> blockOf_;    // IR instruction -> block
-  std::vector<uint32_t> blockStart_; // block -> first IR instruction
-  std::vector<int32_t> ipdom_;       // block -> ipdom block (-1 = function end)
+  std::vector<uint32_t> instOp_;      // IR instruction -> op index of its first op (reconv included)
+  std::vector<uint32_t> blockOf_;     // IR instruction -> block
+  std::vector<uint32_t> blockStart_;  // block -> first IR instruction
+  std::vector<int32_t> ipdom_;        // block -> ipdom block (-1 = function end)
   uint32_t funcEndOp_ = 0;
   // shared memory layout of this kernel
   std::map<uint32_t, uint32_t> moduleSharedOffset_;  // module global index -> shared offset
   uint32_t sharedTop_ = 0;
   bool hasDynamicShared_ = false;
-  uint32_t frameAlign_ = 16;     // every frame's size is a multiple of the largest .local/.param alignment
-  uint32_t sharedAlign_ = 16;    // largest .shared alignment (static and dynamic)
-  uint32_t dynamicSharedAlign_ = 16;   // largest alignment of an extern .shared declaration
+  uint32_t frameAlign_ = 16;          // every frame's size is a multiple of the largest .local/.param alignment
+  uint32_t sharedAlign_ = 16;         // largest .shared alignment (static and dynamic)
+  uint32_t dynamicSharedAlign_ = 16;  // largest alignment of an extern .shared declaration
   std::vector<std::pair<uint32_t, uint32_t>> dynamicSharedUses_;  // (op index, unused)
-  std::vector<uint32_t> dynamicSharedSlots_;                       // literal slots to patch with the dynamic base
+  std::vector<uint32_t> dynamicSharedSlots_;                      // literal slots to patch with the dynamic base
   std::set<uint32_t> usedModuleShared_;
   KernelInfo* info_ = nullptr;
   std::vector<PendingTarget> resolved_;
@@ -318,7 +324,7 @@ class KernelLowerer {
   // What the rewrites decided for one instruction of the function being lowered: one record per instruction (and
   // one for the function's end), filled by the per-function passes, read by the lowering of the instruction.
   struct InstRewrite {
-    bool launchConstant = false;    // launch-constants: defines a launch-constant register (entry function)
+    bool launchConstant = false;  // launch-constants: defines a launch-constant register (entry function)
     // address-adds: `add.s64 %rd, %base, %offset` whose sum only addresses one later scalar global ld/st of the
     // same block: the access computes base + offset itself (mem::globalAddresses), the add emits nothing.
     bool addFolded = false;
@@ -363,11 +369,13 @@ class KernelLowerer {
   // Calls f(register index) for every register an operand names (vectors, lists, pairs and address bases included).
   template <class F> void forEachRegister(const Operand& o, F&& f) const {
     auto one = [&](const Operand& x) {
-      if (x.kind == OperandKind::Reg) f(x.index);
+      if (x.kind == OperandKind::Reg)
+        f(x.index);
       else if (x.kind == OperandKind::RegPair) {
         f(x.index);
         f(uint32_t(x.value));
-      } else if (x.kind == OperandKind::Address && x.symKind == SymKind::None) f(x.index);
+      } else if (x.kind == OperandKind::Address && x.symKind == SymKind::None)
+        f(x.index);
     };
     if (o.kind == OperandKind::Vector || o.kind == OperandKind::List || o.kind == OperandKind::Bracket) {
       for (int64_t q = 0; q < o.value; ++q) one(fn_->elems[o.index + uint32_t(q)]);
@@ -375,7 +383,7 @@ class KernelLowerer {
       one(o);
     }
   }
-  std::vector<std::vector<uint32_t>> brxTargets_;        // per brx of the current function: IR instructions
+  std::vector<std::vector<uint32_t>> brxTargets_;          // per brx of the current function: IR instructions
   std::vector<std::pair<uint32_t, uint32_t>> brxPending_;  // (brxTargets_ index, Program::brxTables index)
 
  public:

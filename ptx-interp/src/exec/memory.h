@@ -78,8 +78,7 @@ PTX_HOT uint8_t* resolve(Warp& w, int lane, uint64_t addr, uint32_t size, bool w
 }
 
 // Translates lane i's state-space address to a host pointer; nullptr after raising a fault.
-template <Space S>
-PTX_HOT uint8_t* xlate(Warp& w, const Op* op, int lane, uint64_t addr, uint32_t size, bool write) {
+template <Space S> PTX_HOT uint8_t* xlate(Warp& w, const Op* op, int lane, uint64_t addr, uint32_t size, bool write) {
   if ((addr & (size - 1)) != 0) {
     raiseFault(w, op, lane, FaultKind::MisalignedAddress, addr, "misaligned address");
     return nullptr;
@@ -134,7 +133,8 @@ template <Space S, class A, class M, class D, int N> const Op* ldLanes(Warp& w, 
     int i = std::countr_zero(m);
     m &= m - 1;
     uint8_t* p = xlate<S>(w, op, i, laneAddr(base, i, op->imm), uint32_t(sizeof(M) * N), false);
-    if (!p) [[unlikely]] return nullptr;
+    if (!p) [[unlikely]]
+      return nullptr;
     alignas(16) M v[N];
     copyWhole<sizeof v>(v, p);
     for (int k = 0; k < N; ++k) out[k][i] = D(v[k]);
@@ -151,7 +151,8 @@ template <Space S, class A, class M, class D, int N> const Op* stLanes(Warp& w, 
     int i = std::countr_zero(m);
     m &= m - 1;
     uint8_t* p = xlate<S>(w, op, i, laneAddr(base, i, op->imm), uint32_t(sizeof(M) * N), true);
-    if (!p) [[unlikely]] return nullptr;
+    if (!p) [[unlikely]]
+      return nullptr;
     alignas(16) M v[N];
     for (int k = 0; k < N; ++k) v[k] = M(in[k][i]);
     copyWhole<sizeof v>(p, v);
@@ -210,9 +211,7 @@ template <Space S, class A, class M, class D, int N> const Op* st(Warp& w, const
 
 enum class HalfShape : uint8_t { Scattered, Uniform, Consecutive };
 
-template <class T> struct SimdOf {
-  typedef T V __attribute__((vector_size(32)));
-};
+template <class T> struct SimdOf { typedef T V __attribute__((vector_size(32))); };
 template <class T> using Simd = typename SimdOf<T>::V;
 
 // Lane values (or 0/-1 comparison results) of one vector OR-ed into one scalar.
@@ -226,7 +225,8 @@ template <class V> PTX_HOT uint64_t orLanes(const V& x) {
 // Layout of 32 lane values (addresses or offsets) of an access of Size bytes: -1 when a value is above maxValue or
 // not a multiple of Size, else the shape of each half-warp (low | high << 2). With MaxOut, *maxOut receives the
 // largest value. Every condition becomes one flag bit per vector element, so there is one horizontal reduction.
-template <size_t Size, class T, bool MaxOut = false> PTX_HOT int warpLayout(const T* values, T maxValue, T* maxOut = nullptr) {
+template <size_t Size, class T, bool MaxOut = false>
+PTX_HOT int warpLayout(const T* values, T maxValue, T* maxOut = nullptr) {
   using V = Simd<T>;
   constexpr int kPerVector = 32 / sizeof(T), kPerHalf = 16 / kPerVector;
   V step;
@@ -238,8 +238,10 @@ template <size_t Size, class T, bool MaxOut = false> PTX_HOT int warpLayout(cons
     for (int k = 0; k < kPerHalf; ++k) {
       V x;
       std::memcpy(&x, values + 16 * h + k * kPerVector, sizeof x);
-      if constexpr (MaxOut) largest = x > largest ? x : largest;
-      else flags |= reinterpret_cast<V>(x > maxValue) & T(1);
+      if constexpr (MaxOut)
+        largest = x > largest ? x : largest;
+      else
+        flags |= reinterpret_cast<V>(x > maxValue) & T(1);
       flags |= reinterpret_cast<V>((x & T(Size - 1)) != T(0)) & T(1);
       notUniform |= x ^ first;
       notConsecutive |= x ^ (step + T(first + T(k * kPerVector) * T(Size)));
@@ -297,7 +299,8 @@ template <class M, class D, class T> PTX_HOT void loadHalf(HalfShape shape, uint
 }
 
 // 16 lanes' stores, with the result of storing in lane order: where addresses repeat, the highest lane wins.
-template <class M, class D, class T> PTX_HOT void storeHalf(HalfShape shape, uintptr_t base, const T* addr, const D* in) {
+template <class M, class D, class T>
+PTX_HOT void storeHalf(HalfShape shape, uintptr_t base, const T* addr, const D* in) {
   auto at = [&](int i) { return reinterpret_cast<uint8_t*>(base + uintptr_t(addr[i])); };
   switch (shape) {
     case HalfShape::Uniform: {
@@ -323,14 +326,16 @@ template <class M, class D, class T> PTX_HOT void storeHalf(HalfShape shape, uin
 // 32 lanes' loads / stores of a warp whose layout was checked.
 template <class M, class D, class T> PTX_HOT void loadWarp(int shapes, uintptr_t base, const T* addr, D* out) {
   if constexpr (sizeof(D) == sizeof(M)) {
-    if (wholeBlock<sizeof(M)>(shapes, addr)) return copyVec<32 * sizeof(M)>(out, reinterpret_cast<const void*>(base + uintptr_t(addr[0])));
+    if (wholeBlock<sizeof(M)>(shapes, addr))
+      return copyVec<32 * sizeof(M)>(out, reinterpret_cast<const void*>(base + uintptr_t(addr[0])));
   }
   loadHalf<M>(lowHalf(shapes), base, addr, out);
   loadHalf<M>(highHalf(shapes), base, addr + 16, out + 16);
 }
 template <class M, class D, class T> PTX_HOT void storeWarp(int shapes, uintptr_t base, const T* addr, const D* in) {
   if constexpr (sizeof(D) == sizeof(M)) {
-    if (wholeBlock<sizeof(M)>(shapes, addr)) return copyVec<32 * sizeof(M)>(reinterpret_cast<void*>(base + uintptr_t(addr[0])), in);
+    if (wholeBlock<sizeof(M)>(shapes, addr))
+      return copyVec<32 * sizeof(M)>(reinterpret_cast<void*>(base + uintptr_t(addr[0])), in);
   }
   storeHalf<M>(lowHalf(shapes), base, addr, in);
   storeHalf<M>(highHalf(shapes), base, addr + 16, in + 16);
@@ -411,8 +416,10 @@ template <class A> const Op* fmaSharedChain(Warp& w, const Op* op) {
   alignas(64) float acc[32], x[32], y[32];
   copyVec<sizeof acc>(acc, R<float>(w, op->c));
   for (uint32_t k = 0; k < op->f; ++k) {
-    loadWarp<uint32_t>(shapes[2 * k], shared + steps[k].xOffset, R<A>(w, steps[k].xBase), reinterpret_cast<uint32_t*>(x));
-    loadWarp<uint32_t>(shapes[2 * k + 1], shared + steps[k].yOffset, R<A>(w, steps[k].yBase), reinterpret_cast<uint32_t*>(y));
+    loadWarp<uint32_t>(shapes[2 * k], shared + steps[k].xOffset, R<A>(w, steps[k].xBase),
+                       reinterpret_cast<uint32_t*>(x));
+    loadWarp<uint32_t>(shapes[2 * k + 1], shared + steps[k].yOffset, R<A>(w, steps[k].yBase),
+                       reinterpret_cast<uint32_t*>(y));
     for (int i = 0; i < 32; ++i) acc[i] = std::fma(x[i], y[i], acc[i]);
   }
   h::store<float>(w, op->d, [&](int i) { return num::canon(acc[i]); });
@@ -423,7 +430,8 @@ template <class A> const Op* fmaSharedChain(Warp& w, const Op* op) {
 // The same with AVX2 and FMA (chosen at lowering when the CPU has them): the loaded halves go straight into
 // vector registers (through memory, the next 32-byte read of a half written as a broadcast stalled on store
 // forwarding, and the compiler did not vectorise the generic loops over 8-lane vector types).
-template <class A> __attribute__((target("avx2,fma"))) inline void loadHalfAvx(HalfShape shape, uintptr_t base, const A* addr, __m256& lo, __m256& hi) {
+template <class A> __attribute__((target("avx2,fma"))) inline void loadHalfAvx(HalfShape shape, uintptr_t base,
+                                                                               const A* addr, __m256& lo, __m256& hi) {
   auto at = [&](int i) { return reinterpret_cast<const float*>(base + uintptr_t(addr[i])); };
   if (shape == HalfShape::Uniform) {
     lo = hi = _mm256_broadcast_ss(at(0));
@@ -625,7 +633,8 @@ template <int Ix> PTX_HOT uint32_t materializeIndexed(Warp& w, const Op* op) {
   return op->c;
 }
 
-template <class A, class M, class D, int Indexed = kAddrPlain> PTX_LANES const Op* ldGlobalScalar(Warp& w, const Op* op) {
+template <class A, class M, class D, int Indexed = kAddrPlain>
+PTX_LANES const Op* ldGlobalScalar(Warp& w, const Op* op) {
   if constexpr (std::is_same_v<A, uint64_t>) {
     if (HalfStarts h = consecutiveGlobal<M, Indexed>(w, op); h.lo) {
       D* out = R<D>(w, op->d);
@@ -643,13 +652,16 @@ template <class A, class M, class D, int Indexed = kAddrPlain> PTX_LANES const O
   alignas(64) uint64_t addr[32];
   int shapes = globalLayout<A, M, Indexed>(w, op, addr);
   if (shapes < 0) {
-    if constexpr (Indexed != kAddrPlain) return ldLanes<Global, A, M, D, 1>(w, op, materializeIndexed<Indexed>(w, op));
-    else return ld<Global, A, M, D, 1>(w, op);
+    if constexpr (Indexed != kAddrPlain)
+      return ldLanes<Global, A, M, D, 1>(w, op, materializeIndexed<Indexed>(w, op));
+    else
+      return ld<Global, A, M, D, 1>(w, op);
   }
   loadWarp<M>(shapes, 0, addr, R<D>(w, op->d));
   return op + 1;
 }
-template <class A, class M, class D, int Indexed = kAddrPlain> PTX_LANES const Op* stGlobalScalar(Warp& w, const Op* op) {
+template <class A, class M, class D, int Indexed = kAddrPlain>
+PTX_LANES const Op* stGlobalScalar(Warp& w, const Op* op) {
   if constexpr (std::is_same_v<A, uint64_t>) {
     if (HalfStarts h = consecutiveGlobal<M, Indexed>(w, op); h.lo) {
       const D* in = R<D>(w, op->d);
@@ -665,8 +677,10 @@ template <class A, class M, class D, int Indexed = kAddrPlain> PTX_LANES const O
   alignas(64) uint64_t addr[32];
   int shapes = globalLayout<A, M, Indexed>(w, op, addr);
   if (shapes < 0) {
-    if constexpr (Indexed != kAddrPlain) return stLanes<Global, A, M, D, 1>(w, op, materializeIndexed<Indexed>(w, op));
-    else return st<Global, A, M, D, 1>(w, op);
+    if constexpr (Indexed != kAddrPlain)
+      return stLanes<Global, A, M, D, 1>(w, op, materializeIndexed<Indexed>(w, op));
+    else
+      return st<Global, A, M, D, 1>(w, op);
   }
   storeWarp<M>(shapes, 0, addr, R<D>(w, op->d));
   return op + 1;
@@ -705,7 +719,8 @@ template <class M, class D> const Op* ldParamUniform(Warp& w, const Op* op) {
   const uint32_t dsts[4] = {op->d, op->b, op->c, op->e};
   for (uint32_t k = 0; k < op->f; ++k) {
     uint64_t off = uint64_t(op->imm) + k * sizeof(M);
-    if (off + sizeof(M) > pb.size()) return raiseFault(w, op, 0, FaultKind::IllegalAddress, off, "kernel parameter read out of range");
+    if (off + sizeof(M) > pb.size())
+      return raiseFault(w, op, 0, FaultKind::IllegalAddress, off, "kernel parameter read out of range");
     M v;
     std::memcpy(&v, pb.data() + off, sizeof(M));
     D x = D(v);
@@ -716,15 +731,34 @@ template <class M, class D> const Op* ldParamUniform(Warp& w, const Op* op) {
 
 // ---- atomics ---------------------------------------------------------------------------------------------------
 
-enum AOp : uint8_t { AAdd, AMin, AMax, AInc, ADec, AAnd, AOr, AXor, AExch, ACas,
-                     // add on f16/bf16 bit patterns (T = uint16_t) and packed pairs (T = uint32_t), .noftz
-                     AAddF16, AAddBF16, AAddF16x2, AAddBF16x2,
-                     // min/max on f16/bf16 bit patterns: the elements of vector atomics (atom.v2.f16.min ...)
-                     AMinF16, AMaxF16, AMinBF16, AMaxBF16 };
+enum AOp : uint8_t {
+  AAdd,
+  AMin,
+  AMax,
+  AInc,
+  ADec,
+  AAnd,
+  AOr,
+  AXor,
+  AExch,
+  ACas,
+  // add on f16/bf16 bit patterns (T = uint16_t) and packed pairs (T = uint32_t), .noftz
+  AAddF16,
+  AAddBF16,
+  AAddF16x2,
+  AAddBF16x2,
+  // min/max on f16/bf16 bit patterns: the elements of vector atomics (atom.v2.f16.min ...)
+  AMinF16,
+  AMaxF16,
+  AMinBF16,
+  AMaxBF16
+};
 
 template <bool BF> PTX_HOT uint16_t addHalfBits(uint16_t x, uint16_t y) {
-  if constexpr (BF) return num::doubleToBf16(double(num::bf16ToFloat(x)) + double(num::bf16ToFloat(y)));
-  else return num::doubleToHalf(double(num::halfToFloat(x)) + double(num::halfToFloat(y)));
+  if constexpr (BF)
+    return num::doubleToBf16(double(num::bf16ToFloat(x)) + double(num::bf16ToFloat(y)));
+  else
+    return num::doubleToHalf(double(num::halfToFloat(x)) + double(num::halfToFloat(y)));
 }
 
 // min/max of two half-precision bit patterns: one NaN operand gives the other, two give the canonical NaN, and
@@ -740,14 +774,20 @@ template <bool BF, bool Max> PTX_HOT uint16_t minMaxHalfBits(uint16_t x, uint16_
 
 template <class T, AOp O> PTX_HOT T combine(T old, T b) {
   if constexpr (O == AAdd) {
-    if constexpr (std::is_floating_point_v<T>) return old + b;
-    else return T(std::make_unsigned_t<T>(old) + std::make_unsigned_t<T>(b));
+    if constexpr (std::is_floating_point_v<T>)
+      return old + b;
+    else
+      return T(std::make_unsigned_t<T>(old) + std::make_unsigned_t<T>(b));
   } else if constexpr (O == AMin) {
-    if constexpr (std::is_floating_point_v<T>) return h::FMin::f(old, b);
-    else return b < old ? b : old;
+    if constexpr (std::is_floating_point_v<T>)
+      return h::FMin::f(old, b);
+    else
+      return b < old ? b : old;
   } else if constexpr (O == AMax) {
-    if constexpr (std::is_floating_point_v<T>) return h::FMax::f(old, b);
-    else return b > old ? b : old;
+    if constexpr (std::is_floating_point_v<T>)
+      return h::FMax::f(old, b);
+    else
+      return b > old ? b : old;
   } else if constexpr (O == AInc) {
     return (old >= b) ? T(0) : T(old + 1);
   } else if constexpr (O == ADec) {
@@ -761,7 +801,8 @@ template <class T, AOp O> PTX_HOT T combine(T old, T b) {
   } else if constexpr (O == AAddF16 || O == AAddBF16) {
     return T(addHalfBits<O == AAddBF16>(uint16_t(old), uint16_t(b)));
   } else if constexpr (O == AMinF16 || O == AMaxF16 || O == AMinBF16 || O == AMaxBF16) {
-    return T(minMaxHalfBits<O == AMinBF16 || O == AMaxBF16, O == AMaxF16 || O == AMaxBF16>(uint16_t(old), uint16_t(b)));
+    return T(minMaxHalfBits < O == AMinBF16 || O == AMaxBF16,
+             O == AMaxF16 || O == AMaxBF16 > (uint16_t(old), uint16_t(b)));
   } else if constexpr (O == AAddF16x2 || O == AAddBF16x2) {
     constexpr bool bf = O == AAddBF16x2;
     return T(uint32_t(addHalfBits<bf>(uint16_t(old), uint16_t(b))) |
@@ -771,7 +812,8 @@ template <class T, AOp O> PTX_HOT T combine(T old, T b) {
   }
 }
 
-template <class T> using Bits = std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>;
+template <class T> using Bits =
+    std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>;
 
 // 128-bit compare-and-swap on host memory (16-byte aligned): cmpxchg16b on x86-64, a striped lock elsewhere.
 inline bool cas128(B128* p, B128& expected, B128 desired) {
@@ -802,34 +844,33 @@ template <class T, AOp O> PTX_HOT T atomicRmw(uint8_t* p, T b, T c) {
       cas128(q, expected, c);
       return expected;
     } else {  // exch
-      while (!cas128(q, expected, b)) {
-      }
+      while (!cas128(q, expected, b)) {}
       return expected;
     }
   } else {
-  using U = Bits<T>;
-  U* up = reinterpret_cast<U*>(p);
-  if constexpr (O == AExch) {
-    U nb = std::bit_cast<U>(b);
-    return std::bit_cast<T>(__atomic_exchange_n(up, nb, __ATOMIC_SEQ_CST));
-  } else if constexpr (O == ACas) {
-    U expected = std::bit_cast<U>(b);
-    __atomic_compare_exchange_n(up, &expected, std::bit_cast<U>(c), false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-    return std::bit_cast<T>(expected);
-  } else if constexpr (std::is_integral_v<T> && (O == AAdd || O == AAnd || O == AOr || O == AXor)) {
-    U nb = U(b);
-    if constexpr (O == AAdd) return T(__atomic_fetch_add(up, nb, __ATOMIC_SEQ_CST));
-    if constexpr (O == AAnd) return T(__atomic_fetch_and(up, nb, __ATOMIC_SEQ_CST));
-    if constexpr (O == AOr) return T(__atomic_fetch_or(up, nb, __ATOMIC_SEQ_CST));
-    if constexpr (O == AXor) return T(__atomic_fetch_xor(up, nb, __ATOMIC_SEQ_CST));
-  } else {
-    U cur = __atomic_load_n(up, __ATOMIC_RELAXED);
-    for (;;) {
-      T old = std::bit_cast<T>(cur);
-      U next = std::bit_cast<U>(combine<T, O>(old, b));
-      if (__atomic_compare_exchange_n(up, &cur, next, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) return old;
+    using U = Bits<T>;
+    U* up = reinterpret_cast<U*>(p);
+    if constexpr (O == AExch) {
+      U nb = std::bit_cast<U>(b);
+      return std::bit_cast<T>(__atomic_exchange_n(up, nb, __ATOMIC_SEQ_CST));
+    } else if constexpr (O == ACas) {
+      U expected = std::bit_cast<U>(b);
+      __atomic_compare_exchange_n(up, &expected, std::bit_cast<U>(c), false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+      return std::bit_cast<T>(expected);
+    } else if constexpr (std::is_integral_v<T> && (O == AAdd || O == AAnd || O == AOr || O == AXor)) {
+      U nb = U(b);
+      if constexpr (O == AAdd) return T(__atomic_fetch_add(up, nb, __ATOMIC_SEQ_CST));
+      if constexpr (O == AAnd) return T(__atomic_fetch_and(up, nb, __ATOMIC_SEQ_CST));
+      if constexpr (O == AOr) return T(__atomic_fetch_or(up, nb, __ATOMIC_SEQ_CST));
+      if constexpr (O == AXor) return T(__atomic_fetch_xor(up, nb, __ATOMIC_SEQ_CST));
+    } else {
+      U cur = __atomic_load_n(up, __ATOMIC_RELAXED);
+      for (;;) {
+        T old = std::bit_cast<T>(cur);
+        U next = std::bit_cast<U>(combine<T, O>(old, b));
+        if (__atomic_compare_exchange_n(up, &cur, next, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) return old;
+      }
     }
-  }
   }
 }
 // Shared/local memory belongs to one CTA, which runs on one host thread at a time: no atomic instructions needed.
@@ -837,9 +878,12 @@ template <class T, AOp O> PTX_HOT T plainRmw(uint8_t* p, T b, T c) {
   T old;
   std::memcpy(&old, p, sizeof(T));
   T next;
-  if constexpr (std::is_same_v<T, B128>) next = O == ACas ? (old.lo == b.lo && old.hi == b.hi ? c : old) : b;
-  else if constexpr (O == ACas) next = (std::bit_cast<Bits<T>>(old) == std::bit_cast<Bits<T>>(b)) ? c : old;
-  else next = combine<T, O>(old, b);
+  if constexpr (std::is_same_v<T, B128>)
+    next = O == ACas ? (old.lo == b.lo && old.hi == b.hi ? c : old) : b;
+  else if constexpr (O == ACas)
+    next = (std::bit_cast<Bits<T>>(old) == std::bit_cast<Bits<T>>(b)) ? c : old;
+  else
+    next = combine<T, O>(old, b);
   std::memcpy(p, &next, sizeof(T));
   return old;
 }
@@ -857,7 +901,8 @@ template <Space S, class A, class T, AOp O> const Op* atom(Warp& w, const Op* op
     m &= m - 1;
     uint64_t addr = laneAddr(base, i, op->imm);
     uint8_t* p = xlate<S>(w, op, i, addr, sizeof(T), true);
-    if (!p) [[unlikely]] return nullptr;
+    if (!p) [[unlikely]]
+      return nullptr;
     T old;
     bool isShared;
     if constexpr (S == Shared || S == Local || S == Frame) {
@@ -869,8 +914,10 @@ template <Space S, class A, class T, AOp O> const Op* atom(Warp& w, const Op* op
     } else {
       isShared = false;
     }
-    if (isShared) old = plainRmw<T, O>(p, b[i], c[i]);
-    else old = atomicRmw<T, O>(p, b[i], c[i]);
+    if (isShared)
+      old = plainRmw<T, O>(p, b[i], c[i]);
+    else
+      old = atomicRmw<T, O>(p, b[i], c[i]);
     if (d) d[i] = old;
   }
   return op + 1;

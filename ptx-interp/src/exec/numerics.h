@@ -21,9 +21,7 @@ constexpr uint16_t kCanonicalNaN16 = 0x7fffu;
 PTX_HOT float canon(float x) { return x != x ? std::bit_cast<float>(kCanonicalNaN32) : x; }
 PTX_HOT double canon(double x) { return x != x ? std::bit_cast<double>(kCanonicalNaN64) : x; }
 
-PTX_HOT float flush(float x) {
-  return std::fabs(x) < std::numeric_limits<float>::min() ? std::copysign(0.0f, x) : x;
-}
+PTX_HOT float flush(float x) { return std::fabs(x) < std::numeric_limits<float>::min() ? std::copysign(0.0f, x) : x; }
 PTX_HOT double flush(double x) { return x; }  // .ftz applies to f32 only
 
 // .sat clamps to [+0, 1]: NaN and -0 become +0.
@@ -87,7 +85,10 @@ PTX_HOT float halfToFloat(uint16_t h) {
       bits = sign;
     } else {  // subnormal: normalise
       int e = -1;
-      do { ++e; man <<= 1; } while (!(man & 0x400u));
+      do {
+        ++e;
+        man <<= 1;
+      } while (!(man & 0x400u));
       bits = sign | uint32_t(127 - 15 - e) << 23 | (man & 0x3ffu) << 13;
     }
   } else if (exp == 31) {
@@ -161,7 +162,6 @@ inline uint16_t doubleToHalf(double d, Round r = RN, bool sat = false) {
 }
 
 PTX_HOT float bf16ToFloat(uint16_t h) { return std::bit_cast<float>(uint32_t(h) << 16); }
-
 
 inline uint16_t floatToBf16(float f, Round r = RN, bool sat = false) {
   if (sat) f = saturate(f);

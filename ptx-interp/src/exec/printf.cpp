@@ -36,7 +36,8 @@ bool readArg(Warp& w, const Op* op, int lane, uint64_t base, uint64_t& off, unsi
 }
 
 // Formats one printf call; returns false after a fault.
-bool formatPrintf(Warp& w, const Op* op, int lane, const std::string& fmtStr, uint64_t args, std::string& out, int& count) {
+bool formatPrintf(Warp& w, const Op* op, int lane, const std::string& fmtStr, uint64_t args, std::string& out,
+                  int& count) {
   uint64_t off = 0;
   count = 0;
   for (size_t i = 0; i < fmtStr.size(); ++i) {
@@ -53,17 +54,25 @@ bool formatPrintf(Warp& w, const Op* op, int lane, const std::string& fmtStr, ui
     size_t start = i++;
     while (i < fmtStr.size() && std::strchr("-+ #0", fmtStr[i])) ++i;
     bool starWidth = false, starPrec = false;
-    if (i < fmtStr.size() && fmtStr[i] == '*') { starWidth = true; ++i; }
+    if (i < fmtStr.size() && fmtStr[i] == '*') {
+      starWidth = true;
+      ++i;
+    }
     while (i < fmtStr.size() && std::isdigit(uint8_t(fmtStr[i]))) ++i;
     if (i < fmtStr.size() && fmtStr[i] == '.') {
       ++i;
-      if (i < fmtStr.size() && fmtStr[i] == '*') { starPrec = true; ++i; }
+      if (i < fmtStr.size() && fmtStr[i] == '*') {
+        starPrec = true;
+        ++i;
+      }
       while (i < fmtStr.size() && std::isdigit(uint8_t(fmtStr[i]))) ++i;
     }
     int longs = 0;
     bool half = false;
     while (i < fmtStr.size() && std::strchr("hlLqjzt", fmtStr[i])) {
-      if (fmtStr[i] == 'l' || fmtStr[i] == 'q' || fmtStr[i] == 'j' || fmtStr[i] == 'z' || fmtStr[i] == 't' || fmtStr[i] == 'L') ++longs;
+      if (fmtStr[i] == 'l' || fmtStr[i] == 'q' || fmtStr[i] == 'j' || fmtStr[i] == 'z' || fmtStr[i] == 't' ||
+          fmtStr[i] == 'L')
+        ++longs;
       if (fmtStr[i] == 'h') half = true;
       ++i;
     }
@@ -78,17 +87,30 @@ bool formatPrintf(Warp& w, const Op* op, int lane, const std::string& fmtStr, ui
       if (!std::strchr("hlLqjzt", fmtStr[k])) spec.push_back(fmtStr[k]);
     int starVals[2] = {0, 0};
     int nstar = 0;
-    if (starWidth) { if (!readArg(w, op, lane, args, off, 4, &starVals[nstar++])) return false; }
-    if (starPrec) { if (!readArg(w, op, lane, args, off, 4, &starVals[nstar++])) return false; }
+    if (starWidth) {
+      if (!readArg(w, op, lane, args, off, 4, &starVals[nstar++])) return false;
+    }
+    if (starPrec) {
+      if (!readArg(w, op, lane, args, off, 4, &starVals[nstar++])) return false;
+    }
     char buf[512];
     int n = 0;
     auto fmt1 = [&](auto v) {
-      if (nstar == 2) n = std::snprintf(buf, sizeof buf, spec.c_str(), starVals[0], starVals[1], v);
-      else if (nstar == 1) n = std::snprintf(buf, sizeof buf, spec.c_str(), starVals[0], v);
-      else n = std::snprintf(buf, sizeof buf, spec.c_str(), v);
+      if (nstar == 2)
+        n = std::snprintf(buf, sizeof buf, spec.c_str(), starVals[0], starVals[1], v);
+      else if (nstar == 1)
+        n = std::snprintf(buf, sizeof buf, spec.c_str(), starVals[0], v);
+      else
+        n = std::snprintf(buf, sizeof buf, spec.c_str(), v);
     };
     switch (conv) {
-      case 'd': case 'i': case 'u': case 'x': case 'X': case 'o': case 'c': {
+      case 'd':
+      case 'i':
+      case 'u':
+      case 'x':
+      case 'X':
+      case 'o':
+      case 'c': {
         if (longs) {
           uint64_t v;
           if (!readArg(w, op, lane, args, off, 8, &v)) return false;
@@ -104,7 +126,14 @@ bool formatPrintf(Warp& w, const Op* op, int lane, const std::string& fmtStr, ui
         }
         break;
       }
-      case 'f': case 'F': case 'e': case 'E': case 'g': case 'G': case 'a': case 'A': {
+      case 'f':
+      case 'F':
+      case 'e':
+      case 'E':
+      case 'g':
+      case 'G':
+      case 'a':
+      case 'A': {
         double v;
         if (!readArg(w, op, lane, args, off, 8, &v)) return false;
         spec.push_back(conv);
@@ -127,9 +156,7 @@ bool formatPrintf(Warp& w, const Op* op, int lane, const std::string& fmtStr, ui
         fmt1(s->c_str());
         break;
       }
-      default:
-        out.append(fmtStr, start, i - start + 1);
-        continue;
+      default: out.append(fmtStr, start, i - start + 1); continue;
     }
     ++count;
     if (n > 0) out.append(buf, std::min<size_t>(size_t(n), sizeof buf - 1));

@@ -26,7 +26,10 @@ void KernelLowerer::findLaunchConstants(const ptx::Function& fn) {
   std::vector<int64_t> defInst(nregs, -1);
   auto countDef = [&](const Operand& o, size_t i) {
     if (o.kind == OperandKind::Reg || o.kind == OperandKind::RegPair) {
-      if (o.index < nregs) { defs[o.index]++; defInst[o.index] = int64_t(i); }
+      if (o.index < nregs) {
+        defs[o.index]++;
+        defInst[o.index] = int64_t(i);
+      }
       if (o.kind == OperandKind::RegPair && uint64_t(o.value) < nregs) defs[size_t(o.value)] += 2;
     } else if (o.kind == OperandKind::Vector) {
       for (int64_t q = 0; q < o.value; ++q) {
@@ -51,20 +54,24 @@ void KernelLowerer::findLaunchConstants(const ptx::Function& fn) {
       if (d.kind != OperandKind::Reg || d.sel) continue;
       unsigned rs = sizeOf(fn.registers[r].type);
       std::optional<LaunchConst> lc;
-      if (in.opcode == Opcode::Ld && (in.space == ptx::Space::param || in.space == ptx::Space::param_entry) && !in.vec &&
-          s.kind == OperandKind::Address && s.symKind == SymKind::Param && ptx::typeSize(in.type()) == rs &&
+      if (in.opcode == Opcode::Ld && (in.space == ptx::Space::param || in.space == ptx::Space::param_entry) &&
+          !in.vec && s.kind == OperandKind::Address && s.symKind == SymKind::Param && ptx::typeSize(in.type()) == rs &&
           s.index < info_->params.size()) {
         lc = LaunchConst{ConstKind::ParamValue, info_->params[s.index].offset + uint64_t(s.value), rs};
       } else if (in.opcode == Opcode::Mov && s.kind == OperandKind::Special && rs == 4) {
         auto sr = static_cast<ptx::SpecialReg>(s.index);
-        if (sr == ptx::SpecialReg::ntid) lc = LaunchConst{ConstKind::LaunchDim, ptx::selComponent(s.sel), 4};
-        else if (sr == ptx::SpecialReg::nctaid) lc = LaunchConst{ConstKind::LaunchDim, 3 + ptx::selComponent(s.sel), 4};
+        if (sr == ptx::SpecialReg::ntid)
+          lc = LaunchConst{ConstKind::LaunchDim, ptx::selComponent(s.sel), 4};
+        else if (sr == ptx::SpecialReg::nctaid)
+          lc = LaunchConst{ConstKind::LaunchDim, 3 + ptx::selComponent(s.sel), 4};
         // written once per CTA instead of by an op in every warp: the value is the same wherever the only
         // definition stands (a use before it reads an undefined register in PTX)
-        else if (sr == ptx::SpecialReg::tid) lc = LaunchConst{ConstKind::ThreadIndex, ptx::selComponent(s.sel), 4};
-        else if (sr == ptx::SpecialReg::ctaid) lc = LaunchConst{ConstKind::CtaIndex, ptx::selComponent(s.sel), 4};
-      } else if ((in.opcode == Opcode::Mov || (in.opcode == Opcode::Cvta && in.has(ptx::Flag::to) &&
-                                                 (in.space == ptx::Space::global))) &&
+        else if (sr == ptx::SpecialReg::tid)
+          lc = LaunchConst{ConstKind::ThreadIndex, ptx::selComponent(s.sel), 4};
+        else if (sr == ptx::SpecialReg::ctaid)
+          lc = LaunchConst{ConstKind::CtaIndex, ptx::selComponent(s.sel), 4};
+      } else if ((in.opcode == Opcode::Mov ||
+                  (in.opcode == Opcode::Cvta && in.has(ptx::Flag::to) && (in.space == ptx::Space::global))) &&
                  s.kind == OperandKind::Reg && !s.sel) {
         auto it = launchConstRegs_.find(s.index);
         if (it != launchConstRegs_.end() && it->second.size == rs) lc = it->second;
@@ -109,8 +116,7 @@ void KernelLowerer::findAddressAdds() {
   for (uint32_t m = 0; m < n; ++m) {
     const Instruction& mi = ins[m];
     bool isStore = mi.opcode == Opcode::St;
-    if ((mi.opcode != Opcode::Ld && !isStore) || mi.vec || mi.space != ptx::Space::global ||
-        mi.numOperands != 2)
+    if ((mi.opcode != Opcode::Ld && !isStore) || mi.vec || mi.space != ptx::Space::global || mi.numOperands != 2)
       continue;
     const Operand& addr = fn_->operands[mi.firstOperand + (isStore ? 0 : 1)];
     if (addr.kind != OperandKind::Address || addr.symKind != SymKind::None || (addr.flags & ptx::kAddrAbsolute) ||
@@ -232,9 +238,8 @@ void KernelLowerer::findSharedLayoutChains() {
     // what the instruction writes ends the chains of those registers: the destination is the first operand
     // (a store's first operand is its address, which it only reads)
     if (isStore || in.numOperands == 0) continue;
-    forEachRegister(fn_->operands[in.firstOperand], [&](uint32_t r) {
-      std::erase_if(chains, [&](const Chain& c) { return c.reg == r; });
-    });
+    forEachRegister(fn_->operands[in.firstOperand],
+                    [&](uint32_t r) { std::erase_if(chains, [&](const Chain& c) { return c.reg == r; }); });
   }
 }
 
@@ -253,16 +258,16 @@ void KernelLowerer::findSharedFmaTriples() {
       return kNoIndex;
     const Operand& d = fn_->operands[in.firstOperand];
     const Operand& addr = fn_->operands[in.firstOperand + 1];
-    if (!plainReg(d) || mentions[d.index] != 2 || addr.kind != OperandKind::Address ||
-        addr.symKind != SymKind::None || (addr.flags & ptx::kAddrAbsolute) || addr.index >= nregs)
+    if (!plainReg(d) || mentions[d.index] != 2 || addr.kind != OperandKind::Address || addr.symKind != SymKind::None ||
+        (addr.flags & ptx::kAddrAbsolute) || addr.index >= nregs)
       return kNoIndex;
     return d.index;
   };
   for (size_t m = 0; m + 2 < n; ++m) {
     const Instruction& f = ins[m + 2];
     if (blockOf_[m] != blockOf_[m + 2] || f.opcode != Opcode::Fma || f.guard != kNoIndex || f.numTypes != 1 ||
-        f.type() != Type::f32 || roundingOf(f.rounding) != num::RN || f.has(ptx::Flag::ftz) ||
-        f.has(ptx::Flag::sat) || f.numOperands != 4)
+        f.type() != Type::f32 || roundingOf(f.rounding) != num::RN || f.has(ptx::Flag::ftz) || f.has(ptx::Flag::sat) ||
+        f.numOperands != 4)
       continue;
     uint32_t x = sharedLoad(ins[m]), y = sharedLoad(ins[m + 1]);
     if (x == kNoIndex || y == kNoIndex || x == y) continue;

@@ -87,7 +87,9 @@ std::vector<std::string> words(std::string_view s, std::size_t limit) {
   std::vector<std::string> out;
   std::size_t i = 0;
   while (i < s.size() && out.size() < limit) {
-    while (i < s.size() && (std::isspace(static_cast<unsigned char>(s[i])) || s[i] == '(' || s[i] == ')' || s[i] == ',')) ++i;
+    while (i < s.size() &&
+           (std::isspace(static_cast<unsigned char>(s[i])) || s[i] == '(' || s[i] == ')' || s[i] == ','))
+      ++i;
     std::size_t start = i;
     while (i < s.size() && !std::isspace(static_cast<unsigned char>(s[i])) && s[i] != '(' && s[i] != ')' &&
            s[i] != ',' && s[i] != '[' && s[i] != ';' && s[i] != '=' && s[i] != '<' && s[i] != '{')
@@ -120,11 +122,16 @@ Statement classify(std::string text, std::size_t module) {
   auto w = words(body, 64);
   std::size_t i = 0;
   for (; i < w.size(); ++i) {
-    if (w[i] == ".extern") st.linkage = Linkage::Extern;
-    else if (w[i] == ".visible") st.linkage = Linkage::Visible;
-    else if (w[i] == ".weak") st.linkage = Linkage::Weak;
-    else if (w[i] == ".common") st.linkage = Linkage::Common;
-    else break;
+    if (w[i] == ".extern")
+      st.linkage = Linkage::Extern;
+    else if (w[i] == ".visible")
+      st.linkage = Linkage::Visible;
+    else if (w[i] == ".weak")
+      st.linkage = Linkage::Weak;
+    else if (w[i] == ".common")
+      st.linkage = Linkage::Common;
+    else
+      break;
   }
   if (i >= w.size()) return st;
   if (w[i] == ".entry" || w[i] == ".func") {
@@ -202,8 +209,8 @@ std::string renumberFiles(const std::string& text, std::size_t module) {
     auto first = line.find_first_not_of(" \t");
     for (const char* directive : {".loc", ".file"}) {
       std::size_t len = std::char_traits<char>::length(directive);
-      if (first != std::string::npos && line.compare(first, len, directive) == 0 &&
-          first + len < line.size() && std::isspace(static_cast<unsigned char>(line[first + len]))) {
+      if (first != std::string::npos && line.compare(first, len, directive) == 0 && first + len < line.size() &&
+          std::isspace(static_cast<unsigned char>(line[first + len]))) {
         auto numStart = line.find_first_not_of(" \t", first + len);
         auto numEnd = line.find_first_not_of("0123456789", numStart);
         if (numStart != std::string::npos && numEnd != numStart) {
@@ -244,10 +251,9 @@ std::string withRegisterLimit(const std::string& entry, unsigned limit) {
 }  // namespace
 
 bool isBuiltinExternal(std::string_view name) {
-  static const std::set<std::string_view> builtins = {
-      "vprintf", "malloc", "free", "__assertfail",
-      // CUDA graph conditional nodes (issue 17)
-      "cudaGraphSetConditional"};
+  static const std::set<std::string_view> builtins = {"vprintf", "malloc", "free", "__assertfail",
+                                                      // CUDA graph conditional nodes (issue 17)
+                                                      "cudaGraphSetConditional"};
   // The device runtime of CUDA dynamic parallelism (the interpreter's table: exec/device_runtime.cpp).
   if (ptx::exec::findRuntimeFunction(name)) return true;
   return builtins.count(name) != 0;
@@ -485,7 +491,8 @@ Result linkInputs(const std::vector<Input>& inputs, unsigned maxRegisters) {
         case Kind::Variable: variables += text + "\n"; break;
         case Kind::Debug:
           // DWARF sections of separate modules cannot be concatenated meaningfully; file tables can.
-          if (text.find(".file") != std::string::npos && text.find(".section") == std::string::npos) debug += text + "\n";
+          if (text.find(".file") != std::string::npos && text.find(".section") == std::string::npos)
+            debug += text + "\n";
           break;
         default:
           if (text.find_first_not_of(" \t\r\n;") != std::string::npos) functions += text + "\n";

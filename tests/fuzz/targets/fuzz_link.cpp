@@ -20,7 +20,9 @@ void addInput(std::string_view bytes, std::vector<ptx::link::Input>& inputs) {
   std::vector<uint8_t> copy(bytes.begin(), bytes.end());
   std::vector<std::string> texts;
   auto kind = cuemu::classifyImage(copy.data(), copy.size());
-  if (bytes.starts_with("\x7f" "ELF") || bytes.starts_with("!<arch>\n")) {  // a host object or archive
+  if (bytes.starts_with("\x7f"
+                        "ELF") ||
+      bytes.starts_with("!<arch>\n")) {  // a host object or archive
     if (auto ptx = cuemu::extractPtxFromHostBinary(copy.data(), copy.size(), 9, 0, "fuzz.o"))
       for (auto& unit : ptx->units) texts.push_back(unit.text);
   } else if (kind && *kind == cuemu::ImageKind::FatbinContainer) {

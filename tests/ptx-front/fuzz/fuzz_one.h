@@ -15,21 +15,21 @@ namespace ptx_fuzz {
 
 // Returns an empty string when the input behaves, else what went wrong.
 inline std::string runOne(std::string_view text) {
-    ptx::Diagnostics diags("fuzz", 20);
-    ptx::ParseOptions options;
-    options.maxVariableBytes = uint64_t(1) << 24;   // keep the fuzzer's memory bounded
-    auto module = ptx::parseModule(text, diags, options);
-    (void)diags.format();
-    if (diags.hasErrors()) return {};
-    ptx::checkModule(*module, diags);
-    (void)diags.format();
-    std::string printed = ptx::printModule(*module);
-    ptx::Diagnostics again("printed", 20);
-    auto reparsed = ptx::parseModule(printed, again, options);
-    if (again.hasErrors()) return "the printed module does not parse: " + again.format();
-    std::string diff = ptx::diffModules(*module, *reparsed);
-    if (!diff.empty()) return "the printed module differs after re-parsing: " + diff;
-    return {};
+  ptx::Diagnostics diags("fuzz", 20);
+  ptx::ParseOptions options;
+  options.maxVariableBytes = uint64_t(1) << 24;  // keep the fuzzer's memory bounded
+  auto module = ptx::parseModule(text, diags, options);
+  (void)diags.format();
+  if (diags.hasErrors()) return {};
+  ptx::checkModule(*module, diags);
+  (void)diags.format();
+  std::string printed = ptx::printModule(*module);
+  ptx::Diagnostics again("printed", 20);
+  auto reparsed = ptx::parseModule(printed, again, options);
+  if (again.hasErrors()) return "the printed module does not parse: " + again.format();
+  std::string diff = ptx::diffModules(*module, *reparsed);
+  if (!diff.empty()) return "the printed module differs after re-parsing: " + diff;
+  return {};
 }
 
 }  // namespace ptx_fuzz

@@ -7,10 +7,10 @@
 #include "fuzz_one.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    std::string failure = ptx_fuzz::runOne(std::string_view(reinterpret_cast<const char*>(data), size));
-    if (!failure.empty()) {
-        std::fprintf(stderr, "%s\n", failure.c_str());
-        std::abort();
-    }
-    return 0;
+  std::string failure = ptx_fuzz::runOne(std::string_view(reinterpret_cast<const char*>(data), size));
+  if (!failure.empty()) {
+    std::fprintf(stderr, "%s\n", failure.c_str());
+    std::abort();
+  }
+  return 0;
 }

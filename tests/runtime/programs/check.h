@@ -46,17 +46,17 @@ inline int pass() {
 
 #define CORPUS_PROGRAM(name) corpus::programName() = name
 #define CHECK_CUDA(call) corpus::checkCuda((call), #call, __FILE__, __LINE__)
-#define EXPECT_TRUE(cond)                                      \
-  do {                                                         \
+#define EXPECT_TRUE(cond)                                             \
+  do {                                                                \
     if (!(cond)) corpus::fail("expected " #cond, __FILE__, __LINE__); \
   } while (0)
 // Compares integers and reports both values.
-#define EXPECT_EQ_INT(actual, expected)                                                                  \
-  do {                                                                                                   \
-    long long a_ = static_cast<long long>(actual), e_ = static_cast<long long>(expected);                \
-    if (a_ != e_) {                                                                                      \
-      char what_[256];                                                                                   \
-      std::snprintf(what_, sizeof what_, "%s is %lld, expected %lld", #actual, a_, e_);                   \
-      corpus::fail(what_, __FILE__, __LINE__);                                                           \
-    }                                                                                                    \
+#define EXPECT_EQ_INT(actual, expected)                                                   \
+  do {                                                                                    \
+    long long a_ = static_cast<long long>(actual), e_ = static_cast<long long>(expected); \
+    if (a_ != e_) {                                                                       \
+      char what_[256];                                                                    \
+      std::snprintf(what_, sizeof what_, "%s is %lld, expected %lld", #actual, a_, e_);   \
+      corpus::fail(what_, __FILE__, __LINE__);                                            \
+    }                                                                                     \
   } while (0)

@@ -69,16 +69,33 @@ template <class T, mem::AOp O> void reduceSpan(uint8_t* dst, const uint8_t* src,
 // The reducers an op can name (aux >> kReducerShift indexes it); 0: a plain copy.
 constexpr Reducer kReducers[] = {
     nullptr,
-    reduceSpan<uint32_t, mem::AAdd>, reduceSpan<uint32_t, mem::AMin>, reduceSpan<uint32_t, mem::AMax>,
-    reduceSpan<uint32_t, mem::AInc>, reduceSpan<uint32_t, mem::ADec>, reduceSpan<uint32_t, mem::AAnd>,
-    reduceSpan<uint32_t, mem::AOr>, reduceSpan<uint32_t, mem::AXor>,
-    reduceSpan<int32_t, mem::AMin>, reduceSpan<int32_t, mem::AMax>,
-    reduceSpan<uint64_t, mem::AAdd>, reduceSpan<uint64_t, mem::AMin>, reduceSpan<uint64_t, mem::AMax>,
-    reduceSpan<uint64_t, mem::AAnd>, reduceSpan<uint64_t, mem::AOr>, reduceSpan<uint64_t, mem::AXor>,
-    reduceSpan<int64_t, mem::AMin>, reduceSpan<int64_t, mem::AMax>, reduceSpan<int64_t, mem::AAdd>,
-    reduceSpan<float, mem::AAdd>, reduceSpan<double, mem::AAdd>,
-    reduceSpan<uint16_t, mem::AAddF16>, reduceSpan<uint16_t, mem::AMinF16>, reduceSpan<uint16_t, mem::AMaxF16>,
-    reduceSpan<uint16_t, mem::AAddBF16>, reduceSpan<uint16_t, mem::AMinBF16>, reduceSpan<uint16_t, mem::AMaxBF16>,
+    reduceSpan<uint32_t, mem::AAdd>,
+    reduceSpan<uint32_t, mem::AMin>,
+    reduceSpan<uint32_t, mem::AMax>,
+    reduceSpan<uint32_t, mem::AInc>,
+    reduceSpan<uint32_t, mem::ADec>,
+    reduceSpan<uint32_t, mem::AAnd>,
+    reduceSpan<uint32_t, mem::AOr>,
+    reduceSpan<uint32_t, mem::AXor>,
+    reduceSpan<int32_t, mem::AMin>,
+    reduceSpan<int32_t, mem::AMax>,
+    reduceSpan<uint64_t, mem::AAdd>,
+    reduceSpan<uint64_t, mem::AMin>,
+    reduceSpan<uint64_t, mem::AMax>,
+    reduceSpan<uint64_t, mem::AAnd>,
+    reduceSpan<uint64_t, mem::AOr>,
+    reduceSpan<uint64_t, mem::AXor>,
+    reduceSpan<int64_t, mem::AMin>,
+    reduceSpan<int64_t, mem::AMax>,
+    reduceSpan<int64_t, mem::AAdd>,
+    reduceSpan<float, mem::AAdd>,
+    reduceSpan<double, mem::AAdd>,
+    reduceSpan<uint16_t, mem::AAddF16>,
+    reduceSpan<uint16_t, mem::AMinF16>,
+    reduceSpan<uint16_t, mem::AMaxF16>,
+    reduceSpan<uint16_t, mem::AAddBF16>,
+    reduceSpan<uint16_t, mem::AMinBF16>,
+    reduceSpan<uint16_t, mem::AMaxBF16>,
 };
 constexpr uint32_t kReducerShift = 16;
 constexpr uint32_t kCompleteTx = 1u << async::kOpBits;
@@ -87,7 +104,8 @@ constexpr uint32_t kCompleteTx = 1u << async::kOpBits;
 uint32_t reducerIndex(ptx::RedOp r, Type t) {
   using ptx::RedOp;
   switch (t) {
-    case Type::u32: case Type::b32:
+    case Type::u32:
+    case Type::b32:
       switch (r) {
         case RedOp::add: return 1;
         case RedOp::min: return 2;
@@ -99,9 +117,9 @@ uint32_t reducerIndex(ptx::RedOp r, Type t) {
         case RedOp::xor_: return 8;
         default: return 0;
       }
-    case Type::s32:
-      return r == RedOp::add ? 1 : r == RedOp::min ? 9 : r == RedOp::max ? 10 : 0;
-    case Type::u64: case Type::b64:
+    case Type::s32: return r == RedOp::add ? 1 : r == RedOp::min ? 9 : r == RedOp::max ? 10 : 0;
+    case Type::u64:
+    case Type::b64:
       switch (r) {
         case RedOp::add: return 11;
         case RedOp::min: return 12;
@@ -137,8 +155,10 @@ const Op* bulkCopy(Warp& w, const Op* op) {
     if (!src) return nullptr;
     uint8_t* bar = nullptr;
     if ((op->aux & kCompleteTx) && !(bar = async::lanePointer(w, op, 2, i, 8, 8, true))) return nullptr;
-    if (reduce) reduce(dst, src, size);
-    else std::memmove(dst, src, size);
+    if (reduce)
+      reduce(dst, src, size);
+    else
+      std::memmove(dst, src, size);
     if (bar) mbar::completeTx(bar, size);
   }
   return op + 1;
@@ -184,8 +204,8 @@ bool readTensorMap(Warp& w, const Op* op, int lane, uint64_t addr, ptx::TensorMa
     raiseFault(w, op, lane, FaultKind::IllegalInstruction, addr, "operand is not a tensor map");
     return false;
   }
-  const char* unsupported = map.im2col ? "im2col tensor maps"
-                            : map.interleave ? "interleaved tensor maps"
+  const char* unsupported = map.im2col                                 ? "im2col tensor maps"
+                            : map.interleave                           ? "interleaved tensor maps"
                             : map.swizzle > ptx::kTensorMapSwizzle128B ? "128-byte swizzle atoms"
                                                                        : nullptr;
   if (unsupported) {
@@ -206,7 +226,8 @@ uint32_t tensorReducer(ptx::RedOp r, uint8_t dataType) {
     case T::s64: return reducerIndex(r, Type::s64);
     case T::f16: return reducerIndex(r, Type::f16);
     case T::bf16: return reducerIndex(r, Type::bf16);
-    case T::f32: case T::f32ftz: return reducerIndex(r, Type::f32);
+    case T::f32:
+    case T::f32ftz: return reducerIndex(r, Type::f32);
     case T::f64: return reducerIndex(r, Type::f64);
     default: return 0;
   }
@@ -247,9 +268,12 @@ uint64_t tensorBox(Warp& w, const Op* op, int lane, const ptx::TensorMapEncoding
   if (!shared) return 0;
   const uint64_t sharedBase = reinterpret_cast<uint64_t>(shared) - reinterpret_cast<uint64_t>(w.cta->shared);
   const unsigned swizzleBits = map.swizzle;  // 0 none, 1 32B, 2 64B, 3 128B
-  const Reducer reduce = kind == kTensorReduce ? kReducers[tensorReducer(ptx::RedOp(op->aux >> kTensorRedOpShift), map.dataType)] : nullptr;
+  const Reducer reduce = kind == kTensorReduce
+                             ? kReducers[tensorReducer(ptx::RedOp(op->aux >> kTensorRedOpShift), map.dataType)]
+                             : nullptr;
   if (kind == kTensorReduce && !reduce) {
-    raiseFault(w, op, lane, FaultKind::IllegalInstruction, 0, "reduction not defined for the tensor map's element type");
+    raiseFault(w, op, lane, FaultKind::IllegalInstruction, 0,
+               "reduction not defined for the tensor map's element type");
     return 0;
   }
   const uint64_t fill = oobFill(map);
@@ -276,11 +300,15 @@ uint64_t tensorBox(Warp& w, const Op* op, int lane, const ptx::TensorMapEncoding
     }
     uint8_t* g = reinterpret_cast<uint8_t*>(global);
     if (kind == kTensorLoad) {
-      if (inside) std::memcpy(s, g, eb);
-      else std::memcpy(s, &fill, eb);
+      if (inside)
+        std::memcpy(s, g, eb);
+      else
+        std::memcpy(s, &fill, eb);
     } else if (inside) {
-      if (reduce) reduce(g, s, eb);
-      else std::memcpy(g, s, eb);
+      if (reduce)
+        reduce(g, s, eb);
+      else
+        std::memcpy(g, s, eb);
     }
     for (unsigned i = 0; i < rank && ++k[i] == count[i]; ++i) k[i] = 0;
   }
@@ -322,9 +350,12 @@ KernelLowerer::Addr KernelLowerer::addressIn(const Instruction& in, const Operan
 
 void KernelLowerer::setAddressSlot(Op& op, int slot, const Addr& a) {
   async::Where where = async::kShared;
-  if (a.space == mem::Generic) where = async::kGeneric;
-  else if (a.space == mem::Global) where = async::kGlobal;
-  else if (a.space != mem::Shared) fail(line_, "asynchronous copy operand in an unsupported state space");
+  if (a.space == mem::Generic)
+    where = async::kGeneric;
+  else if (a.space == mem::Global)
+    where = async::kGlobal;
+  else if (a.space != mem::Shared)
+    fail(line_, "asynchronous copy operand in an unsupported state space");
   if (slot > 0 && a.imm != int64_t(int32_t(a.imm))) fail(line_, "address offset out of range");
   op.aux |= async::slotAux(slot, a.baseSize == 8, where);
   if (slot == 0) {
@@ -341,14 +372,19 @@ void KernelLowerer::setAddressSlot(Op& op, int slot, const Addr& a) {
 
 void KernelLowerer::lowerTensorCopy(const Instruction& in) {
   using ptx::Mod;
-  for (Mod m : {Mod::im2col, Mod::im2col_w, Mod::im2col_w_128, Mod::tile_gather4, Mod::tile_scatter4,
-                Mod::multicast_cluster})
+  for (Mod m :
+       {Mod::im2col, Mod::im2col_w, Mod::im2col_w_128, Mod::tile_gather4, Mod::tile_scatter4, Mod::multicast_cluster})
     if (fn_->hasMod(in, m)) return unsupported(in, "only the tile mode of tensor copies into this CTA");
-  const unsigned rank = fn_->hasMod(in, Mod::d1) ? 1 : fn_->hasMod(in, Mod::d2) ? 2 : fn_->hasMod(in, Mod::d3) ? 3
-                      : fn_->hasMod(in, Mod::d4) ? 4 : fn_->hasMod(in, Mod::d5) ? 5 : 0;
+  const unsigned rank = fn_->hasMod(in, Mod::d1)   ? 1
+                        : fn_->hasMod(in, Mod::d2) ? 2
+                        : fn_->hasMod(in, Mod::d3) ? 3
+                        : fn_->hasMod(in, Mod::d4) ? 4
+                        : fn_->hasMod(in, Mod::d5) ? 5
+                                                   : 0;
   const bool load = in.opcode == Opcode::CpAsyncBulkTensor && in.space != ptx::Space::global;
   const Operand& tensor = opnd(in, load ? 1 : 0);
-  if (rank == 0 || tensor.kind != OperandKind::Bracket || tensor.value != 2) fail(line_, "tensor operand [map, {coordinates}]");
+  if (rank == 0 || tensor.kind != OperandKind::Bracket || tensor.value != 2)
+    fail(line_, "tensor operand [map, {coordinates}]");
   const Operand& map = fn_->elems[tensor.index];
   const Operand& coords = fn_->elems[tensor.index + 1];
   if (coords.kind != OperandKind::Vector || uint64_t(coords.value) != rank) fail(line_, "tensor coordinates");
@@ -408,7 +444,8 @@ void KernelLowerer::lowerAsyncCopy(const Instruction& in) {
       setAddressSlot(op, 0, bar);
       return;
     }
-    case Opcode::CpAsyncBulk: case Opcode::CpReduceAsyncBulk: {
+    case Opcode::CpAsyncBulk:
+    case Opcode::CpReduceAsyncBulk: {
       if (fn_->hasMod(in, ptx::Mod::cp_mask)) return unsupported(in, "byte masks of bulk copies");
       uint32_t reducer = 0;
       if (in.opcode == Opcode::CpReduceAsyncBulk) {
@@ -435,14 +472,17 @@ void KernelLowerer::lowerAsyncCopy(const Instruction& in) {
       if (bar) setAddressSlot(op, 2, *bar);
       return;
     }
-    case Opcode::CpAsyncBulkTensor: case Opcode::CpReduceAsyncBulkTensor: return lowerTensorCopy(in);
+    case Opcode::CpAsyncBulkTensor:
+    case Opcode::CpReduceAsyncBulkTensor: return lowerTensorCopy(in);
     // Copies are complete when issued: groups and waits have nothing to wait for, and without caches a prefetch
     // does nothing.
-    case Opcode::CpAsyncCommitGroup: case Opcode::CpAsyncWaitGroup: case Opcode::CpAsyncWaitAll:
-    case Opcode::CpAsyncBulkCommitGroup: case Opcode::CpAsyncBulkWaitGroup: case Opcode::CpAsyncBulkPrefetch:
-    case Opcode::CpAsyncBulkPrefetchTensor:
-      emit(&ctl::nop);
-      return;
+    case Opcode::CpAsyncCommitGroup:
+    case Opcode::CpAsyncWaitGroup:
+    case Opcode::CpAsyncWaitAll:
+    case Opcode::CpAsyncBulkCommitGroup:
+    case Opcode::CpAsyncBulkWaitGroup:
+    case Opcode::CpAsyncBulkPrefetch:
+    case Opcode::CpAsyncBulkPrefetchTensor: emit(&ctl::nop); return;
     default: return unsupported(in);
   }
 }

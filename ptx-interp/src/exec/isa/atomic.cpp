@@ -22,8 +22,12 @@ template <Space S, class A, class T> Handler atomOps(mem::AOp op) {
   }
   if constexpr (!fp) {
     switch (op) {
-      case AInc: if constexpr (std::is_unsigned_v<T> && sizeof(T) == 4) return &atom<S, A, T, AInc>; break;
-      case ADec: if constexpr (std::is_unsigned_v<T> && sizeof(T) == 4) return &atom<S, A, T, ADec>; break;
+      case AInc:
+        if constexpr (std::is_unsigned_v<T> && sizeof(T) == 4) return &atom<S, A, T, AInc>;
+        break;
+      case ADec:
+        if constexpr (std::is_unsigned_v<T> && sizeof(T) == 4) return &atom<S, A, T, ADec>;
+        break;
       case AAnd: return &atom<S, A, T, AAnd>;
       case AOr: return &atom<S, A, T, AOr>;
       case AXor: return &atom<S, A, T, AXor>;
@@ -35,9 +39,11 @@ template <Space S, class A, class T> Handler atomOps(mem::AOp op) {
 
 template <Space S, class A> Handler atomFor(Type t, mem::AOp op) {
   switch (t) {
-    case Type::b32: case Type::u32: return atomOps<S, A, uint32_t>(op);
+    case Type::b32:
+    case Type::u32: return atomOps<S, A, uint32_t>(op);
     case Type::s32: return atomOps<S, A, int32_t>(op);
-    case Type::b64: case Type::u64: return atomOps<S, A, uint64_t>(op);
+    case Type::b64:
+    case Type::u64: return atomOps<S, A, uint64_t>(op);
     case Type::s64: return atomOps<S, A, int64_t>(op);
     case Type::f32: return atomOps<S, A, float>(op);
     case Type::f64: return atomOps<S, A, double>(op);
@@ -51,7 +57,8 @@ template <Space S, class A> Handler atomFor(Type t, mem::AOp op) {
              : op == mem::AMin ? &mem::atom<S, A, uint16_t, mem::AMinBF16>
              : op == mem::AMax ? &mem::atom<S, A, uint16_t, mem::AMaxBF16>
                                : nullptr;
-    case Type::b16: return op == mem::ACas ? &mem::atom<S, A, uint16_t, mem::ACas> : nullptr;   // sm_70 atomicCAS on 16 bits
+    case Type::b16:
+      return op == mem::ACas ? &mem::atom<S, A, uint16_t, mem::ACas> : nullptr;  // sm_70 atomicCAS on 16 bits
     case Type::f16x2: return op == mem::AAdd ? &mem::atom<S, A, uint32_t, mem::AAddF16x2> : nullptr;
     case Type::bf16x2: return op == mem::AAdd ? &mem::atom<S, A, uint32_t, mem::AAddBF16x2> : nullptr;
     case Type::b128:
@@ -61,7 +68,6 @@ template <Space S, class A> Handler atomFor(Type t, mem::AOp op) {
     default: return nullptr;
   }
 }
-
 
 Handler atomHandler(Space space, unsigned addrSize, Type t, mem::AOp op) {
   bool a32 = addrSize == 4;

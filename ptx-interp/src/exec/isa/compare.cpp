@@ -15,11 +15,16 @@ template <class T, Cmp C, class D> const Op* setValue(Warp& w, const Op* op) {
   store<D>(w, op->d, [&](int i) -> D {
     bool x = compare<T, C>(a[i], b[i]);
     bool cv = (c[i] != 0) ^ neg;
-    if (comb == 1) x = x && cv;
-    else if (comb == 2) x = x || cv;
-    else if (comb == 3) x = x != cv;
-    if constexpr (std::is_same_v<D, float>) return x ? 1.0f : 0.0f;
-    else return x ? D(~D(0)) : D(0);
+    if (comb == 1)
+      x = x && cv;
+    else if (comb == 2)
+      x = x || cv;
+    else if (comb == 3)
+      x = x != cv;
+    if constexpr (std::is_same_v<D, float>)
+      return x ? 1.0f : 0.0f;
+    else
+      return x ? D(~D(0)) : D(0);
   });
   return op + 1;
 }
@@ -109,8 +114,10 @@ template <class T, class C> const Op* slct(Warp& w, const Op* op) {
   const T* b = R<T>(w, op->b);
   const C* c = R<C>(w, op->c);
   store<T>(w, op->d, [&](int i) {
-    if constexpr (std::is_floating_point_v<C>) return c[i] >= C(0) ? a[i] : b[i];
-    else return c[i] >= 0 ? a[i] : b[i];
+    if constexpr (std::is_floating_point_v<C>)
+      return c[i] >= C(0) ? a[i] : b[i];
+    else
+      return c[i] >= 0 ? a[i] : b[i];
   });
   return op + 1;
 }
@@ -174,8 +181,10 @@ void KernelLowerer::lowerHalfCompare(const Instruction& in) {
   uint64_t one;
   switch (dt) {
     case Type::f32: one = 0x3f800000u; break;
-    case Type::f16: case Type::f16x2: one = 0x3c00u; break;
-    case Type::bf16: case Type::bf16x2: one = 0x3f80u; break;
+    case Type::f16:
+    case Type::f16x2: one = 0x3c00u; break;
+    case Type::bf16:
+    case Type::bf16x2: one = 0x3f80u; break;
     default: one = pair ? 0xffffu : sizeOf(dt) == 2 ? 0xffffu : 0xffffffffu; break;
   }
   Dst d = dst(opnd(in, 0), pair || sizeOf(dt) == 4 ? Type::b32 : Type::b16);
@@ -203,10 +212,11 @@ void KernelLowerer::lowerCompare(const Instruction& in) {
           return byCmp(in.cmp, line_, [&](auto c) -> Handler { return &h::setp<F, decltype(c)::value>; });
         });
       } else {
-        hnd = byInt163264(t == Type::b8 || t == Type::u8 ? Type::u16 : (t == Type::s8 ? Type::s16 : t), line_, [&](auto it) {
-          using I = decltype(it);
-          return byCmp(in.cmp, line_, [&](auto c) -> Handler { return &h::setp<I, decltype(c)::value>; });
-        });
+        hnd = byInt163264(
+            t == Type::b8 || t == Type::u8 ? Type::u16 : (t == Type::s8 ? Type::s16 : t), line_, [&](auto it) {
+              using I = decltype(it);
+              return byCmp(in.cmp, line_, [&](auto c) -> Handler { return &h::setp<I, decltype(c)::value>; });
+            });
       }
       uint32_t c = 0, aux = 0;
       if (in.boolOp != ptx::BoolOp::none) {

@@ -137,8 +137,10 @@ void KernelLowerer::lowerIndirectCall(const Instruction& in) {
     Op& op = emit(&ctl::trap);
     op.aux = 2;
     op.imm = int64_t(prog_.messages.size());
-    prog_.messages.push_back(fmt::format("indirect call (PTX line {}) through an address that is not a function "
-                                         "of the module with the call's signature", in.loc.line));
+    prog_.messages.push_back(
+        fmt::format("indirect call (PTX line {}) through an address that is not a function "
+                    "of the module with the call's signature",
+                    in.loc.line));
   });
   for (auto [f, p] : candidates) guardedBlock(p, false, [&] { lowerDirectCall(f, args, rets); });
 }
@@ -167,7 +169,11 @@ void KernelLowerer::lowerDirectCall(uint32_t calleeIr, const std::vector<const O
       ca.kind = CallArg::FrameToFrame;
       ca.src = fi_->paramOffset[o.index] + uint32_t(o.value);
     } else {
-      Type pt = p.type == Type::pred ? Type::pred : (size == 1 ? Type::b8 : size == 2 ? Type::b16 : size == 4 ? Type::b32 : Type::b64);
+      Type pt = p.type == Type::pred ? Type::pred
+                                     : (size == 1   ? Type::b8
+                                        : size == 2 ? Type::b16
+                                        : size == 4 ? Type::b32
+                                                    : Type::b64);
       if (size > 8) fail(line_, "aggregate call argument must be a .param variable");
       ca.kind = CallArg::RegToFrame;
       ca.src = src(o, pt);
@@ -180,7 +186,8 @@ void KernelLowerer::lowerDirectCall(uint32_t calleeIr, const std::vector<const O
     uint32_t size = uint32_t(p.size ? p.size : p.elementSize());
     if (o.kind != OperandKind::Symbol || o.symKind != SymKind::Local)
       fail(line_, "call return value must be a .param variable");
-    cs.rets.push_back(CallArg{CallArg::FrameToFrame, ti.returnOffset[k], fi_->localOffset[o.index] + uint32_t(o.value), size});
+    cs.rets.push_back(
+        CallArg{CallArg::FrameToFrame, ti.returnOffset[k], fi_->localOffset[o.index] + uint32_t(o.value), size});
   }
   uint32_t index = uint32_t(prog_.calls.size());
   prog_.calls.push_back(cs);
@@ -190,14 +197,16 @@ void KernelLowerer::lowerDirectCall(uint32_t calleeIr, const std::vector<const O
   op.aux = index;
 }
 
-void KernelLowerer::lowerBuiltinCall(const Instruction& in, std::string_view name, const std::vector<const Operand*>& args,
-                                     const std::vector<const Operand*>& rets) {
+void KernelLowerer::lowerBuiltinCall(const Instruction& in, std::string_view name,
+                                     const std::vector<const Operand*>& args, const std::vector<const Operand*>& rets) {
   // Arguments of builtins are .param variables of the caller (or registers): load them into registers.
   auto argReg = [&](size_t k, Type t) -> uint32_t {
     if (k >= args.size()) fail(line_, fmt::format("{}: missing argument", name));
     const Operand& o = *args[k];
-    if (o.kind == OperandKind::Symbol && (o.symKind == SymKind::Local || (o.symKind == SymKind::Param && !fn_->isEntry))) {
-      uint32_t off = (o.symKind == SymKind::Local ? fi_->localOffset[o.index] : fi_->paramOffset[o.index]) + uint32_t(o.value);
+    if (o.kind == OperandKind::Symbol &&
+        (o.symKind == SymKind::Local || (o.symKind == SymKind::Param && !fn_->isEntry))) {
+      uint32_t off =
+          (o.symKind == SymKind::Local ? fi_->localOffset[o.index] : fi_->paramOffset[o.index]) + uint32_t(o.value);
       uint32_t r = temp(sizeOf(t));
       Handler hnd = ldHandler(mem::Frame, 8, t, sizeOf(t), 1);
       Op& op = emit(hnd);

@@ -10,12 +10,14 @@ namespace h {
 // carried as uint16_t).
 enum Kind : uint8_t { KInt, KF16, KBF16, KF32, KF64 };
 template <class T, Kind K> PTX_HOT double toDouble(T x) {
-  if constexpr (K == KF16) return num::halfToFloat(x);
-  else if constexpr (K == KBF16) return num::bf16ToFloat(x);
-  else return double(x);
+  if constexpr (K == KF16)
+    return num::halfToFloat(x);
+  else if constexpr (K == KBF16)
+    return num::bf16ToFloat(x);
+  else
+    return double(x);
 }
-template <class D, Kind DK, class S, Kind SK, Round RM, bool IntRound, bool SAT, bool FTZ>
-PTX_HOT D cvtLane(S x) {
+template <class D, Kind DK, class S, Kind SK, Round RM, bool IntRound, bool SAT, bool FTZ> PTX_HOT D cvtLane(S x) {
   if constexpr (SK == KInt && DK == KInt) {
     if constexpr (SAT) {
       // saturate to destination range
@@ -25,7 +27,8 @@ PTX_HOT D cvtLane(S x) {
         if constexpr (std::is_unsigned_v<D> && sizeof(D) == 8) {
           return v < 0 ? D(0) : D(v);
         } else {
-          int64_t hi = std::numeric_limits<D>::max() > uint64_t(INT64_MAX) ? INT64_MAX : int64_t(std::numeric_limits<D>::max());
+          int64_t hi =
+              std::numeric_limits<D>::max() > uint64_t(INT64_MAX) ? INT64_MAX : int64_t(std::numeric_limits<D>::max());
           return D(v < lo ? lo : (v > hi ? hi : v));
         }
       } else {
@@ -39,8 +42,10 @@ PTX_HOT D cvtLane(S x) {
   } else if constexpr (DK == KInt) {  // float -> int: IntRound mode, saturating
     using F = std::conditional_t<SK == KF64, double, float>;
     F v;
-    if constexpr (SK == KF16 || SK == KBF16) v = F(toDouble<S, SK>(x));
-    else v = F(x);
+    if constexpr (SK == KF16 || SK == KBF16)
+      v = F(toDouble<S, SK>(x));
+    else
+      v = F(x);
     if constexpr (FTZ) v = num::flush(v);
     // f64 NaN converts to the most negative signed integer (f32 NaN to 0), as measured on an H200
     if constexpr (SK == KF64 && std::is_signed_v<D>)
@@ -102,8 +107,8 @@ template <class D, Kind DK, class S, Kind SK, Round RM, bool IntRound, bool SAT,
 PTX_LANES const Op* cvt(Warp& w, const Op* op) {
   const S* a = R<S>(w, op->a);
   auto body = [&](int i) { return cvtLane<D, DK, S, SK, RM, IntRound, SAT, FTZ>(a[i]); };
-  constexpr bool needMode = !IntRound && RM != num::RN &&
-                            ((DK == KF32 || DK == KF64) && (SK == KInt || (SK == KF64 && DK == KF32)));
+  constexpr bool needMode =
+      !IntRound && RM != num::RN && ((DK == KF32 || DK == KF64) && (SK == KInt || (SK == KF64 && DK == KF32)));
   if constexpr (needMode) {
     num::FpMode mode(RM, false);
     store<D>(w, op->d, body);
@@ -151,8 +156,10 @@ uint8_t toFp8Bits(float f, const NarrowMode& m, bool e5m2) {
   double q = std::ldexp(1.0, e - mbits);
   double r = std::nearbyint(a / q) * q;  // round to nearest even (the only mode cvt offers for fp8)
   if (r > maxFinite || std::isinf(a)) {
-    if (m.satfinite || !e5m2) r = maxFinite;
-    else return uint8_t(sign | 0x7cu);
+    if (m.satfinite || !e5m2)
+      r = maxFinite;
+    else
+      return uint8_t(sign | 0x7cu);
   }
   if (r == 0) return sign;
   int re = std::max(std::ilogb(r), 1 - bias);
@@ -168,8 +175,10 @@ uint32_t toTf32Bits(float f, const NarrowMode& m) {
   if (mag < 0x7f800000u) {
     uint32_t low = mag & 0x1fffu, keep = mag & ~0x1fffu;
     bool up = false;
-    if (m.ties_away) up = low >= 0x1000u;
-    else if (m.round == num::RN) up = low > 0x1000u || (low == 0x1000u && (keep & 0x2000u));
+    if (m.ties_away)
+      up = low >= 0x1000u;
+    else if (m.round == num::RN)
+      up = low > 0x1000u || (low == 0x1000u && (keep & 0x2000u));
     if (up) keep += 0x2000u;
     mag = keep;
     if (m.satfinite && mag >= 0x7f800000u) mag = 0x7f7fe000u;
@@ -181,9 +190,17 @@ uint32_t toTf32Bits(float f, const NarrowMode& m) {
 
 // aux: bits 0-3 kind, 4-5 rounding, 6 relu, 7 satfinite, 8 ties away
 enum NarrowKind : uint32_t {
-  NF16, NBF16, NF16x2, NBF16x2, NE4M3x2, NE5M2x2, NTF32,
-  NE4M3x2FromF16x2, NE5M2x2FromF16x2,   // cvt.rn.satfinite{.relu}.e4m3x2/e5m2x2.f16x2: each half, high to high
-  NF16x2FromE4M3x2, NF16x2FromE5M2x2,   // cvt.rn{.relu}.f16x2.e4m3x2/e5m2x2: exact, high byte to high half
+  NF16,
+  NBF16,
+  NF16x2,
+  NBF16x2,
+  NE4M3x2,
+  NE5M2x2,
+  NTF32,
+  NE4M3x2FromF16x2,
+  NE5M2x2FromF16x2,  // cvt.rn.satfinite{.relu}.e4m3x2/e5m2x2.f16x2: each half, high to high
+  NF16x2FromE4M3x2,
+  NF16x2FromE5M2x2,  // cvt.rn{.relu}.f16x2.e4m3x2/e5m2x2: exact, high byte to high half
 };
 
 // An 8-bit float as a float (exact). NaN (e4m3 S.1111.111, e5m2 exponent 31 with a mantissa) comes back as NaN.
@@ -202,7 +219,8 @@ const Op* cvtNarrow(Warp& w, const Op* op) {
   const float* b = h::R<float>(w, op->b);
   NarrowMode m{Round((op->aux >> 4) & 3), bool(op->aux & 64), bool(op->aux & 128), bool(op->aux & 256)};
   switch (NarrowKind(op->aux & 15)) {
-    case NE4M3x2FromF16x2: case NE5M2x2FromF16x2: {
+    case NE4M3x2FromF16x2:
+    case NE5M2x2FromF16x2: {
       bool e5 = (op->aux & 15) == NE5M2x2FromF16x2;
       const uint32_t* x = h::R<uint32_t>(w, op->a);
       h::store<uint16_t>(w, op->d, [&](int i) {
@@ -211,7 +229,8 @@ const Op* cvtNarrow(Warp& w, const Op* op) {
       });
       break;
     }
-    case NF16x2FromE4M3x2: case NF16x2FromE5M2x2: {
+    case NF16x2FromE4M3x2:
+    case NF16x2FromE5M2x2: {
       bool e5 = (op->aux & 15) == NF16x2FromE5M2x2;
       const uint16_t* x = h::R<uint16_t>(w, op->a);
       auto half = [&](uint8_t v) -> uint32_t {
@@ -223,23 +242,24 @@ const Op* cvtNarrow(Warp& w, const Op* op) {
       h::store<uint32_t>(w, op->d, [&](int i) { return half(uint8_t(x[i] >> 8)) << 16 | half(uint8_t(x[i])); });
       break;
     }
-    case NF16: case NBF16: {
+    case NF16:
+    case NBF16: {
       bool bf = (op->aux & 15) == NBF16;
       h::store<uint16_t>(w, op->d, [&](int i) { return toHalfBits(a[i], m, bf); });
       break;
     }
-    case NF16x2: case NBF16x2: {
+    case NF16x2:
+    case NBF16x2: {
       bool bf = (op->aux & 15) == NBF16x2;
-      h::store<uint32_t>(w, op->d, [&](int i) {
-        return uint32_t(toHalfBits(a[i], m, bf)) << 16 | toHalfBits(b[i], m, bf);
-      });
+      h::store<uint32_t>(w, op->d,
+                         [&](int i) { return uint32_t(toHalfBits(a[i], m, bf)) << 16 | toHalfBits(b[i], m, bf); });
       break;
     }
-    case NE4M3x2: case NE5M2x2: {
+    case NE4M3x2:
+    case NE5M2x2: {
       bool e5 = (op->aux & 15) == NE5M2x2;
-      h::store<uint16_t>(w, op->d, [&](int i) {
-        return uint16_t(toFp8Bits(a[i], m, e5) << 8 | toFp8Bits(b[i], m, e5));
-      });
+      h::store<uint16_t>(w, op->d,
+                         [&](int i) { return uint16_t(toFp8Bits(a[i], m, e5) << 8 | toFp8Bits(b[i], m, e5)); });
       break;
     }
     case NTF32: h::store<uint32_t>(w, op->d, [&](int i) { return toTf32Bits(a[i], m); }); break;
@@ -267,10 +287,22 @@ Handler cvtNarrowHandler(Type d, Type s, Round round, bool tiesAway, bool relu, 
   switch (d) {
     case Type::f16: kind = NF16; break;
     case Type::bf16: kind = NBF16; break;
-    case Type::f16x2: kind = NF16x2; *sources = 2; break;
-    case Type::bf16x2: kind = NBF16x2; *sources = 2; break;
-    case Type::e4m3x2: kind = NE4M3x2; *sources = 2; break;
-    case Type::e5m2x2: kind = NE5M2x2; *sources = 2; break;
+    case Type::f16x2:
+      kind = NF16x2;
+      *sources = 2;
+      break;
+    case Type::bf16x2:
+      kind = NBF16x2;
+      *sources = 2;
+      break;
+    case Type::e4m3x2:
+      kind = NE4M3x2;
+      *sources = 2;
+      break;
+    case Type::e5m2x2:
+      kind = NE5M2x2;
+      *sources = 2;
+      break;
     case Type::tf32: kind = NTF32; break;
     default: return nullptr;
   }

@@ -9,19 +9,25 @@ struct FDiv;
 // NaN results: f32 canonical, f64 from the operands (see num::nan64); div.f64 prefers its first operand.
 template <class F, class T> PTX_HOT T nanResult(T r, T x, T y) {
   if constexpr (std::is_same_v<T, double>) {
-    if constexpr (std::is_same_v<F, FDiv>) return num::nan64(r, y, x);
-    else return num::nan64(r, x, y);
+    if constexpr (std::is_same_v<F, FDiv>)
+      return num::nan64(r, y, x);
+    else
+      return num::nan64(r, x, y);
   } else {
     return num::canon(r);
   }
 }
 template <class T> PTX_HOT T nanResult(T r, T x, T y, T z) {
-  if constexpr (std::is_same_v<T, double>) return num::nan64(r, x, y, z);
-  else return num::canon(r);
+  if constexpr (std::is_same_v<T, double>)
+    return num::nan64(r, x, y, z);
+  else
+    return num::canon(r);
 }
 template <class T> PTX_HOT T nanResult(T r, T x) {
-  if constexpr (std::is_same_v<T, double>) return num::nan64(r, x);
-  else return num::canon(r);
+  if constexpr (std::is_same_v<T, double>)
+    return num::nan64(r, x);
+  else
+    return num::canon(r);
 }
 
 // Floating point with rounding mode / ftz / sat: the MXCSR is set around the lane loop for non-default modes.
@@ -30,7 +36,10 @@ template <class T, class F, Round RM, bool FTZ, bool SAT> PTX_LANES const Op* fb
   const T* b = R<T>(w, op->b);
   auto body = [&](int i) {
     T x = a[i], y = b[i];
-    if constexpr (FTZ) { x = num::flush(x); y = num::flush(y); }
+    if constexpr (FTZ) {
+      x = num::flush(x);
+      y = num::flush(y);
+    }
     T r = F::f(x, y);
     if constexpr (FTZ) r = num::flush(r);
     if constexpr (SAT) r = num::saturate(r);
@@ -55,7 +64,11 @@ template <class T, class F, Round RM, bool FTZ, bool SAT> PTX_LANES const Op* ft
   const T* c = R<T>(w, op->c);
   auto body = [&](int i) {
     T x = a[i], y = b[i], z = c[i];
-    if constexpr (FTZ) { x = num::flush(x); y = num::flush(y); z = num::flush(z); }
+    if constexpr (FTZ) {
+      x = num::flush(x);
+      y = num::flush(y);
+      z = num::flush(z);
+    }
     T r = F::f(x, y, z);
     if constexpr (FTZ) r = num::flush(r);
     if constexpr (SAT) r = num::saturate(r);
@@ -90,20 +103,36 @@ template <class T, class F, Round RM, bool FTZ, bool SAT> PTX_LANES const Op* fu
 
 // ---- floating point functors ----------------------------------------------------------------------------------
 
-struct FAdd { template <class T> static PTX_HOT T f(T a, T b) { return a + b; } };
-struct FSub { template <class T> static PTX_HOT T f(T a, T b) { return a - b; } };
-struct FMul { template <class T> static PTX_HOT T f(T a, T b) { return a * b; } };
-struct FDiv { template <class T> static PTX_HOT T f(T a, T b) { return a / b; } };
+struct FAdd {
+  template <class T> static PTX_HOT T f(T a, T b) { return a + b; }
+};
+struct FSub {
+  template <class T> static PTX_HOT T f(T a, T b) { return a - b; }
+};
+struct FMul {
+  template <class T> static PTX_HOT T f(T a, T b) { return a * b; }
+};
+struct FDiv {
+  template <class T> static PTX_HOT T f(T a, T b) { return a / b; }
+};
 struct FFma {
   template <class T> static PTX_HOT T f(T a, T b, T c) {
-    if constexpr (std::is_same_v<T, float>) return __builtin_fmaf(a, b, c);
-    else return __builtin_fma(a, b, c);
+    if constexpr (std::is_same_v<T, float>)
+      return __builtin_fmaf(a, b, c);
+    else
+      return __builtin_fma(a, b, c);
   }
 };
 // mad.f32 without rounding modifier is a multiply then add (two roundings) per the ISA.
-struct FMadNoFuse { template <class T> static PTX_HOT T f(T a, T b, T c) { return a * b + c; } };
-struct FSqrt { template <class T> static PTX_HOT T f(T a) { return nanResult(std::sqrt(a), a); } };
-struct FRcp { template <class T> static PTX_HOT T f(T a) { return nanResult(T(1) / a, a); } };
+struct FMadNoFuse {
+  template <class T> static PTX_HOT T f(T a, T b, T c) { return a * b + c; }
+};
+struct FSqrt {
+  template <class T> static PTX_HOT T f(T a) { return nanResult(std::sqrt(a), a); }
+};
+struct FRcp {
+  template <class T> static PTX_HOT T f(T a) { return nanResult(T(1) / a, a); }
+};
 // div.approx.f32 is a * rcp.approx(b); the reciprocal of |b| > 2^126 is subnormal and flushed to zero.
 struct FDivApprox {
   template <class T> static PTX_HOT T f(T a, T b) {
@@ -124,7 +153,7 @@ struct FRcpApproxF64 {
     uint32_t significand = uint32_t(bits >> 32) & 0xfffff;
     if (exponent == 0x7ff) {
       if (significand) return T(std::bit_cast<double>(0x7fffffff00000000ull));  // NaN (the upper word's bits only)
-      return T(std::bit_cast<double>(sign));                                     // 1/inf = 0
+      return T(std::bit_cast<double>(sign));                                    // 1/inf = 0
     }
     if (exponent == 0) return T(std::bit_cast<double>(sign | 0x7ff0000000000000ull));  // ftz: 1/0 = inf
     uint32_t upper = num::rcp64hUpperWord(significand);  // for an operand in [1, 2): exponent field 0x3ff or 0x3fe
@@ -145,8 +174,10 @@ PTX_HOT double rsqrtF64(double a) {
 }
 struct FRsqrt {
   template <class T> static PTX_HOT T f(T a) {
-    if constexpr (std::is_same_v<T, double>) return rsqrtF64(a);
-    else return num::canon(T(1) / std::sqrt(a));
+    if constexpr (std::is_same_v<T, double>)
+      return rsqrtF64(a);
+    else
+      return num::canon(T(1) / std::sqrt(a));
   }
 };
 struct FAbs {
@@ -176,15 +207,23 @@ struct FCos {
     return T(std::cos(6.283185307179586476925286766559 * revolutionsFraction(a)));
   }
 };
-struct FLg2 { template <class T> static PTX_HOT T f(T a) { return num::canon(T(std::log2(double(a)))); } };
-struct FEx2 { template <class T> static PTX_HOT T f(T a) { return num::canon(T(std::exp2(double(a)))); } };
-struct FTanh { template <class T> static PTX_HOT T f(T a) { return num::canon(T(std::tanh(double(a)))); } };
+struct FLg2 {
+  template <class T> static PTX_HOT T f(T a) { return num::canon(T(std::log2(double(a)))); }
+};
+struct FEx2 {
+  template <class T> static PTX_HOT T f(T a) { return num::canon(T(std::exp2(double(a)))); }
+};
+struct FTanh {
+  template <class T> static PTX_HOT T f(T a) { return num::canon(T(std::tanh(double(a)))); }
+};
 
 // abs/neg keep NaN payloads (sign-bit operations), so they bypass canonicalisation: use unary<> with bit ops.
 // On a NaN operand the GPU returns the canonical NaN (f32) or the operand quieted with its sign unchanged (f64).
 template <class U> PTX_HOT U nanOfSignOp(U x) {
-  if constexpr (sizeof(U) == 4) return U(num::kCanonicalNaN32);
-  else return U(x | (U(1) << 51));
+  if constexpr (sizeof(U) == 4)
+    return U(num::kCanonicalNaN32);
+  else
+    return U(x | (U(1) << 51));
 }
 template <class T> const Op* fabsBits(Warp& w, const Op* op) {
   using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
@@ -276,11 +315,7 @@ void KernelLowerer::lowerFloat(const Instruction& in) {
   auto modes = [&](auto tag, auto fn) -> Handler {
     using F = decltype(tag);
     return byRound(rm, [&](auto r) {
-      return byBool(ftz, [&](auto fz) {
-        return byBool(sat, [&](auto st) -> Handler {
-          return fn(F{}, r, fz, st);
-        });
-      });
+      return byBool(ftz, [&](auto fz) { return byBool(sat, [&](auto st) -> Handler { return fn(F{}, r, fz, st); }); });
     });
   };
   // Emits hnd with sources `n` operands from index 1 into operand 0; pairs unpack, run it per half and pack.
@@ -401,12 +436,18 @@ void KernelLowerer::lowerFloat(const Instruction& in) {
       uint32_t a = src(opnd(in, 1), t);
       Dst d = dst(opnd(in, 0), Type::pred);
       uint32_t kind = 0;
-      if (fn_->hasMod(in, ptx::Mod::finite)) kind = 0;
-      else if (fn_->hasMod(in, ptx::Mod::infinite)) kind = 1;
-      else if (fn_->hasMod(in, ptx::Mod::number)) kind = 2;
-      else if (fn_->hasMod(in, ptx::Mod::notanumber)) kind = 3;
-      else if (fn_->hasMod(in, ptx::Mod::normal)) kind = 4;
-      else if (fn_->hasMod(in, ptx::Mod::subnormal)) kind = 5;
+      if (fn_->hasMod(in, ptx::Mod::finite))
+        kind = 0;
+      else if (fn_->hasMod(in, ptx::Mod::infinite))
+        kind = 1;
+      else if (fn_->hasMod(in, ptx::Mod::number))
+        kind = 2;
+      else if (fn_->hasMod(in, ptx::Mod::notanumber))
+        kind = 3;
+      else if (fn_->hasMod(in, ptx::Mod::normal))
+        kind = 4;
+      else if (fn_->hasMod(in, ptx::Mod::subnormal))
+        kind = 5;
       Op& op = emit(t == Type::f32 ? &testp<float> : &testp<double>);
       op.d = d.off;
       op.a = a;

@@ -25,8 +25,7 @@ template <bool BF> PTX_HOT uint16_t flushH(uint16_t x) {
   return (x & 0x7c00u) == 0 ? uint16_t(x & 0x8000u) : x;
 }
 
-template <HOp O, bool BF, int N, Round RM, bool FTZ, bool SAT, bool RELU>
-const Op* halfOp(Warp& w, const Op* op) {
+template <HOp O, bool BF, int N, Round RM, bool FTZ, bool SAT, bool RELU> const Op* halfOp(Warp& w, const Op* op) {
   using C = std::conditional_t<N == 2, uint32_t, uint16_t>;
   const C* a = h::R<C>(w, op->a);
   const C* b = h::R<C>(w, op->b);
@@ -35,7 +34,11 @@ const Op* halfOp(Warp& w, const Op* op) {
     C r = 0;
     for (int k = 0; k < N; ++k) {
       uint16_t x = uint16_t(a[i] >> (16 * k)), y = uint16_t(b[i] >> (16 * k)), z = uint16_t(c[i] >> (16 * k));
-      if constexpr (FTZ) { x = flushH<BF>(x); y = flushH<BF>(y); z = flushH<BF>(z); }
+      if constexpr (FTZ) {
+        x = flushH<BF>(x);
+        y = flushH<BF>(y);
+        z = flushH<BF>(z);
+      }
       uint16_t out;
       bool xNaN = BF ? (x & 0x7fffu) > 0x7f80u : (x & 0x7fffu) > 0x7c00u;
       if constexpr (O == HNeg) {
@@ -52,8 +55,10 @@ const Op* halfOp(Warp& w, const Op* op) {
           // except at the ends: tiny arguments come back unchanged, arguments whose tanh is within 2^-20 of +-1
           // give +-1 (both measured on an H200; the exact switch points are not known)
           float ax = std::fabs(fx);
-          if (!xNaN && ax < 0x1p-8f) out = x;
-          else if (!xNaN && 1.0 - std::tanh(double(ax)) < 0x1p-20) out = fromF<BF>(std::copysign(1.0f, fx), num::RN, false);
+          if (!xNaN && ax < 0x1p-8f)
+            out = x;
+          else if (!xNaN && 1.0 - std::tanh(double(ax)) < 0x1p-20)
+            out = fromF<BF>(std::copysign(1.0f, fx), num::RN, false);
         }
       } else if constexpr (O == HMin || O == HMax || O == HMinNaN || O == HMaxNaN) {
         float fx = toF<BF>(x), fy = toF<BF>(y);
@@ -61,8 +66,10 @@ const Op* halfOp(Warp& w, const Op* op) {
           out = BF ? 0x7fffu : num::kCanonicalNaN16;
         } else {
           float res = (O == HMin || O == HMinNaN) ? h::FMin::f(fx, fy) : h::FMax::f(fx, fy);
-          if (res != res) out = BF ? 0x7fffu : num::kCanonicalNaN16;
-          else out = (res == fx && std::signbit(res) == std::signbit(fx)) ? x : y;
+          if (res != res)
+            out = BF ? 0x7fffu : num::kCanonicalNaN16;
+          else
+            out = (res == fx && std::signbit(res) == std::signbit(fx)) ? x : y;
         }
       } else if constexpr (O == HFma) {
         double v = double(toF<BF>(x)) * double(toF<BF>(y)) + double(toF<BF>(z));
@@ -105,7 +112,6 @@ template <HOp O> Handler halfByType(Type t, Round r, bool ftz, bool sat, bool re
 
 }  // namespace
 
-
 Handler halfHandler(ptx::Opcode opc, Type t, Round r, bool ftz, bool sat, bool relu) {
   switch (opc) {
     case ptx::Opcode::Add: return halfByType<HAdd>(t, r, ftz, sat, false);
@@ -114,10 +120,12 @@ Handler halfHandler(ptx::Opcode opc, Type t, Round r, bool ftz, bool sat, bool r
     case ptx::Opcode::Fma: return halfByType<HFma>(t, r, ftz, sat, relu);
     case ptx::Opcode::Neg: return halfByType<HNeg>(t, num::RN, ftz, false, false);
     case ptx::Opcode::Abs: return halfByType<HAbs>(t, num::RN, ftz, false, false);
-    case ptx::Opcode::Min: return relu ? halfByType<HMinNaN>(t, num::RN, ftz, false, false)
-                                       : halfByType<HMin>(t, num::RN, ftz, false, false);
-    case ptx::Opcode::Max: return relu ? halfByType<HMaxNaN>(t, num::RN, ftz, false, false)
-                                       : halfByType<HMax>(t, num::RN, ftz, false, false);
+    case ptx::Opcode::Min:
+      return relu ? halfByType<HMinNaN>(t, num::RN, ftz, false, false)
+                  : halfByType<HMin>(t, num::RN, ftz, false, false);
+    case ptx::Opcode::Max:
+      return relu ? halfByType<HMaxNaN>(t, num::RN, ftz, false, false)
+                  : halfByType<HMax>(t, num::RN, ftz, false, false);
     case ptx::Opcode::Ex2: return halfByType<HEx2>(t, num::RN, ftz, false, false);
     case ptx::Opcode::Tanh: return halfByType<HTanh>(t, num::RN, false, false, false);
     default: return nullptr;

@@ -14,16 +14,16 @@ template <class U> PTX_HOT U brev(U x) {
   return r;
 }
 
-#define PTX_BIN(Name, expr) \
-  struct Name {             \
+#define PTX_BIN(Name, expr)                                          \
+  struct Name {                                                      \
     template <class T> static PTX_HOT T f(T a, T b) { return expr; } \
   };
-#define PTX_UN(Name, expr) \
-  struct Name {            \
+#define PTX_UN(Name, expr)                                      \
+  struct Name {                                                 \
     template <class T> static PTX_HOT T f(T a) { return expr; } \
   };
-#define PTX_TER(Name, expr) \
-  struct Name {             \
+#define PTX_TER(Name, expr)                                               \
+  struct Name {                                                           \
     template <class T> static PTX_HOT T f(T a, T b, T c) { return expr; } \
   };
 
@@ -31,7 +31,7 @@ template <class U> PTX_HOT U brev(U x) {
 PTX_BIN(AddF, T(Unsigned<T>(a) + Unsigned<T>(b)))
 PTX_BIN(SubF, T(Unsigned<T>(a) - Unsigned<T>(b)))
 PTX_BIN(MulLoF, T(Unsigned<T>(a) * Unsigned<T>(b)))
-PTX_BIN(AndF, T(a & b))
+PTX_BIN(AndF, T(a& b))
 PTX_BIN(OrF, T(a | b))
 PTX_BIN(XorF, T(a ^ b))
 PTX_BIN(MinF, a < b ? a : b)
@@ -45,7 +45,6 @@ PTX_UN(ClzF, T(std::countl_zero(Unsigned<T>(a))))
 PTX_UN(BrevF, T(brev(Unsigned<T>(a))))
 PTX_UN(MovF, a)
 PTX_TER(MadLoF, T(Unsigned<T>(a) * Unsigned<T>(b) + Unsigned<T>(c)))
-
 
 struct MulHiF {
   template <class T> static PTX_HOT T f(T a, T b) {
@@ -273,8 +272,10 @@ template <bool Left, bool Clamp> const Op* shf(Warp& w, const Op* op) {
   store<uint32_t>(w, op->d, [&](int i) -> uint32_t {
     uint32_t n = Clamp ? (c[i] > 32 ? 32 : c[i]) : (c[i] & 31);
     uint64_t v = (uint64_t(b[i]) << 32) | a[i];
-    if constexpr (Left) return uint32_t((v << n) >> 32);
-    else return uint32_t(v >> n);
+    if constexpr (Left)
+      return uint32_t((v << n) >> 32);
+    else
+      return uint32_t(v >> n);
   });
   return op + 1;
 }
@@ -323,10 +324,16 @@ struct SatSubF {
   }
 };
 struct MinReluF {
-  template <class T> static PTX_HOT T f(T a, T b) { T r = a < b ? a : b; return r < 0 ? T(0) : r; }
+  template <class T> static PTX_HOT T f(T a, T b) {
+    T r = a < b ? a : b;
+    return r < 0 ? T(0) : r;
+  }
 };
 struct MaxReluF {
-  template <class T> static PTX_HOT T f(T a, T b) { T r = a > b ? a : b; return r < 0 ? T(0) : r; }
+  template <class T> static PTX_HOT T f(T a, T b) {
+    T r = a > b ? a : b;
+    return r < 0 ? T(0) : r;
+  }
 };
 
 }  // namespace
@@ -362,7 +369,12 @@ const Op* prmt(Warp& w, const Op* op) {
     static const uint8_t ecl[4][4] = {{0, 1, 2, 3}, {1, 1, 2, 3}, {2, 2, 2, 3}, {3, 3, 3, 3}};
     static const uint8_t ecr[4][4] = {{0, 0, 0, 0}, {0, 1, 1, 1}, {0, 1, 2, 2}, {0, 1, 2, 3}};
     static const uint8_t rc16[4][4] = {{0, 1, 0, 1}, {2, 3, 2, 3}, {0, 1, 0, 1}, {2, 3, 2, 3}};
-    const uint8_t(*t)[4] = mode == 1 ? f4e : mode == 2 ? b4e : mode == 3 ? rc8 : mode == 4 ? ecl : mode == 5 ? ecr : rc16;
+    const uint8_t(*t)[4] = mode == 1   ? f4e
+                           : mode == 2 ? b4e
+                           : mode == 3 ? rc8
+                           : mode == 4 ? ecl
+                           : mode == 5 ? ecr
+                                       : rc16;
     for (int k = 0; k < 4; ++k) r |= uint32_t(bytes[t[n][k]]) << (8 * k);
     return r;
   });
@@ -546,12 +558,17 @@ void KernelLowerer::lowerArith(const Instruction& in) {
         if (t != Type::s32) return unsupported(in);
         return bin(add ? &h::binary<int32_t, SatAddF> : &h::binary<int32_t, SatSubF>, t, t, t);
       }
-      return bin(byInt163264(t, line_, [&](auto x) -> Handler {
-                   using T = decltype(x);
-                   return add ? &h::binary<T, h::AddF> : &h::binary<T, h::SubF>;
-                 }), t, t, t);
+      return bin(byInt163264(t, line_,
+                             [&](auto x) -> Handler {
+                               using T = decltype(x);
+                               return add ? &h::binary<T, h::AddF> : &h::binary<T, h::SubF>;
+                             }),
+                 t, t, t);
     }
-    case Opcode::AddCC: case Opcode::AddC: case Opcode::SubCC: case Opcode::SubC: {
+    case Opcode::AddCC:
+    case Opcode::AddC:
+    case Opcode::SubCC:
+    case Opcode::SubC: {
       bool sub = oc == Opcode::SubCC || oc == Opcode::SubC;
       bool useC = oc == Opcode::AddC || oc == Opcode::SubC;
       bool setC = oc == Opcode::AddCC || oc == Opcode::SubCC || cc;
@@ -566,9 +583,12 @@ void KernelLowerer::lowerArith(const Instruction& in) {
         if (useC) return setC ? &h::addCarry<T, false, true, true> : &h::addCarry<T, false, true, false>;
         return &h::addCarry<T, false, false, true>;
       };
-      if (sz == 4) hnd = pick(uint32_t{});
-      else if (sz == 8) hnd = pick(uint64_t{});
-      else return unsupported(in);
+      if (sz == 4)
+        hnd = pick(uint32_t{});
+      else if (sz == 8)
+        hnd = pick(uint64_t{});
+      else
+        return unsupported(in);
       return bin(hnd, t, t, t);
     }
     case Opcode::Mul: {
@@ -584,10 +604,12 @@ void KernelLowerer::lowerArith(const Instruction& in) {
         return bin(hnd, t, t, wt);
       }
       bool hi = in.mulMode == ptx::MulMode::hi;
-      return bin(byInt163264(t, line_, [&](auto x) -> Handler {
-                   using T = decltype(x);
-                   return hi ? &h::binary<T, h::MulHiF> : &h::binary<T, h::MulLoF>;
-                 }), t, t, t);
+      return bin(byInt163264(t, line_,
+                             [&](auto x) -> Handler {
+                               using T = decltype(x);
+                               return hi ? &h::binary<T, h::MulHiF> : &h::binary<T, h::MulLoF>;
+                             }),
+                 t, t, t);
     }
     case Opcode::Mad: {
       if (sat) return unsupported(in);
@@ -605,41 +627,52 @@ void KernelLowerer::lowerArith(const Instruction& in) {
       }
       bool hi = in.mulMode == ptx::MulMode::hi;
       if (cc) {
-        Handler hnd = sizeOf(t) == 4 ? (hi ? (isSigned(t) ? &h::madCarry<int32_t, true, false, true> : &h::madCarry<uint32_t, true, false, true>)
+        Handler hnd = sizeOf(t) == 4 ? (hi ? (isSigned(t) ? &h::madCarry<int32_t, true, false, true>
+                                                          : &h::madCarry<uint32_t, true, false, true>)
                                            : &h::madCarry<uint32_t, false, false, true>)
-                                     : (hi ? (isSigned(t) ? &h::madCarry<int64_t, true, false, true> : &h::madCarry<uint64_t, true, false, true>)
+                                     : (hi ? (isSigned(t) ? &h::madCarry<int64_t, true, false, true>
+                                                          : &h::madCarry<uint64_t, true, false, true>)
                                            : &h::madCarry<uint64_t, false, false, true>);
         ter(hnd, t, t, t, t);
         return;
       }
-      ter(byInt163264(t, line_, [&](auto x) -> Handler {
-            using T = decltype(x);
-            return hi ? &h::ternary<T, h::MadHiF> : &h::ternary<T, h::MadLoF>;
-          }), t, t, t, t);
+      ter(byInt163264(t, line_,
+                      [&](auto x) -> Handler {
+                        using T = decltype(x);
+                        return hi ? &h::ternary<T, h::MadHiF> : &h::ternary<T, h::MadLoF>;
+                      }),
+          t, t, t, t);
       return;
     }
-    case Opcode::MadCC: case Opcode::MadC: {
+    case Opcode::MadCC:
+    case Opcode::MadC: {
       bool hi = in.mulMode == ptx::MulMode::hi;
       bool useC = oc == Opcode::MadC;
       bool setC = oc == Opcode::MadCC || cc;
       auto pick = [&](auto x) -> Handler {
         using T = decltype(x);
-        if (hi) return useC ? (setC ? &h::madCarry<T, true, true, true> : &h::madCarry<T, true, true, false>) : &h::madCarry<T, true, false, true>;
-        return useC ? (setC ? &h::madCarry<T, false, true, true> : &h::madCarry<T, false, true, false>) : &h::madCarry<T, false, false, true>;
+        if (hi)
+          return useC ? (setC ? &h::madCarry<T, true, true, true> : &h::madCarry<T, true, true, false>)
+                      : &h::madCarry<T, true, false, true>;
+        return useC ? (setC ? &h::madCarry<T, false, true, true> : &h::madCarry<T, false, true, false>)
+                    : &h::madCarry<T, false, false, true>;
       };
       Handler hnd;
       switch (t) {
         case Type::s32: hnd = pick(int32_t{}); break;
-        case Type::u32: case Type::b32: hnd = pick(uint32_t{}); break;
+        case Type::u32:
+        case Type::b32: hnd = pick(uint32_t{}); break;
         case Type::s64: hnd = pick(int64_t{}); break;
-        case Type::u64: case Type::b64: hnd = pick(uint64_t{}); break;
+        case Type::u64:
+        case Type::b64: hnd = pick(uint64_t{}); break;
         default: return unsupported(in);
       }
       ter(hnd, t, t, t, t);
       return;
     }
     case Opcode::Mul24:
-      if (in.mulMode == ptx::MulMode::hi) return bin(isSigned(t) ? &h::mul24hi<int32_t> : &h::mul24hi<uint32_t>, t, t, t);
+      if (in.mulMode == ptx::MulMode::hi)
+        return bin(isSigned(t) ? &h::mul24hi<int32_t> : &h::mul24hi<uint32_t>, t, t, t);
       return bin(isSigned(t) ? &h::mul24lo<int32_t> : &h::mul24lo<uint32_t>, t, t, t);
     case Opcode::Mad24:
       if (in.mulMode == ptx::MulMode::hi || sat) return unsupported(in);
@@ -666,10 +699,12 @@ void KernelLowerer::lowerArith(const Instruction& in) {
         if (t != Type::s32) return unsupported(in);
         return bin(mn ? &h::binary<int32_t, MinReluF> : &h::binary<int32_t, MaxReluF>, t, t, t);
       }
-      return bin(byInt163264(t, line_, [&](auto x) -> Handler {
-                   using T = decltype(x);
-                   return mn ? &h::binary<T, h::MinF> : &h::binary<T, h::MaxF>;
-                 }), t, t, t);
+      return bin(byInt163264(t, line_,
+                             [&](auto x) -> Handler {
+                               using T = decltype(x);
+                               return mn ? &h::binary<T, h::MinF> : &h::binary<T, h::MaxF>;
+                             }),
+                 t, t, t);
     }
     case Opcode::Popc:
     case Opcode::Clz: {
@@ -690,16 +725,16 @@ void KernelLowerer::lowerArith(const Instruction& in) {
       un(hnd, t, Type::u32);
       return;
     }
-    case Opcode::Brev:
-      un(sizeOf(t) == 8 ? &h::unary<uint64_t, h::BrevF> : &h::unary<uint32_t, h::BrevF>, t, t);
-      return;
+    case Opcode::Brev: un(sizeOf(t) == 8 ? &h::unary<uint64_t, h::BrevF> : &h::unary<uint32_t, h::BrevF>, t, t); return;
     case Opcode::Bfe: {
       Handler hnd = nullptr;
       switch (t) {
         case Type::s32: hnd = &h::bfe<int32_t>; break;
-        case Type::u32: case Type::b32: hnd = &h::bfe<uint32_t>; break;
+        case Type::u32:
+        case Type::b32: hnd = &h::bfe<uint32_t>; break;
         case Type::s64: hnd = &h::bfe<int64_t>; break;
-        case Type::u64: case Type::b64: hnd = &h::bfe<uint64_t>; break;
+        case Type::u64:
+        case Type::b64: hnd = &h::bfe<uint64_t>; break;
         default: return unsupported(in);
       }
       ter(hnd, t, Type::u32, Type::u32, t);
@@ -718,11 +753,17 @@ void KernelLowerer::lowerArith(const Instruction& in) {
       finish(d);
       return;
     }
-    case Opcode::And: case Opcode::Or: case Opcode::Xor: {
-      return bin(byBits(sizeOf(t), line_, [&](auto x) -> Handler {
-                   using T = decltype(x);
-                   return oc == Opcode::And ? &h::binary<T, h::AndF> : oc == Opcode::Or ? &h::binary<T, h::OrF> : &h::binary<T, h::XorF>;
-                 }), t, t, t);
+    case Opcode::And:
+    case Opcode::Or:
+    case Opcode::Xor: {
+      return bin(byBits(sizeOf(t), line_,
+                        [&](auto x) -> Handler {
+                          using T = decltype(x);
+                          return oc == Opcode::And  ? &h::binary<T, h::AndF>
+                                 : oc == Opcode::Or ? &h::binary<T, h::OrF>
+                                                    : &h::binary<T, h::XorF>;
+                        }),
+                 t, t, t);
     }
     case Opcode::Not:
       un(byBits(sizeOf(t), line_, [](auto x) -> Handler { return &h::unary<decltype(x), h::NotF>; }), t, t);
@@ -731,10 +772,12 @@ void KernelLowerer::lowerArith(const Instruction& in) {
       un(byBits(sizeOf(t), line_, [](auto x) -> Handler { return &h::unary<decltype(x), h::CnotF>; }), t, t);
       return;
     case Opcode::Shl:
-      return bin(byBits(sizeOf(t), line_, [](auto x) -> Handler { return &h::shift<decltype(x), true>; }), t, Type::u32, t);
+      return bin(byBits(sizeOf(t), line_, [](auto x) -> Handler { return &h::shift<decltype(x), true>; }), t, Type::u32,
+                 t);
     case Opcode::Shr: {
-      Handler hnd = isSigned(t) ? byInt163264(t, line_, [](auto x) -> Handler { return &h::shift<decltype(x), false>; })
-                                : byBits(sizeOf(t), line_, [](auto x) -> Handler { return &h::shift<decltype(x), false>; });
+      Handler hnd = isSigned(t)
+                        ? byInt163264(t, line_, [](auto x) -> Handler { return &h::shift<decltype(x), false>; })
+                        : byBits(sizeOf(t), line_, [](auto x) -> Handler { return &h::shift<decltype(x), false>; });
       return bin(hnd, t, Type::u32, t);
     }
     case Opcode::Lop3: {
@@ -747,23 +790,31 @@ void KernelLowerer::lowerArith(const Instruction& in) {
     case Opcode::Shf: {
       bool left = fn_->hasMod(in, ptx::Mod::shf_l);
       bool clamp = in.has(ptx::Flag::clamp);
-      Handler hnd = left ? (clamp ? &h::shf<true, true> : &h::shf<true, false>) : (clamp ? &h::shf<false, true> : &h::shf<false, false>);
+      Handler hnd = left ? (clamp ? &h::shf<true, true> : &h::shf<true, false>)
+                         : (clamp ? &h::shf<false, true> : &h::shf<false, false>);
       ter(hnd, Type::b32, Type::b32, Type::u32, Type::b32);
       return;
     }
     case Opcode::Prmt: {
       Op* op = ter(&prmt, Type::b32, Type::b32, Type::b32, Type::b32);
       uint32_t mode = 0;
-      if (fn_->hasMod(in, ptx::Mod::f4e)) mode = 1;
-      else if (fn_->hasMod(in, ptx::Mod::b4e)) mode = 2;
-      else if (fn_->hasMod(in, ptx::Mod::rc8)) mode = 3;
-      else if (fn_->hasMod(in, ptx::Mod::ecl)) mode = 4;
-      else if (fn_->hasMod(in, ptx::Mod::ecr)) mode = 5;
-      else if (fn_->hasMod(in, ptx::Mod::rc16)) mode = 6;
+      if (fn_->hasMod(in, ptx::Mod::f4e))
+        mode = 1;
+      else if (fn_->hasMod(in, ptx::Mod::b4e))
+        mode = 2;
+      else if (fn_->hasMod(in, ptx::Mod::rc8))
+        mode = 3;
+      else if (fn_->hasMod(in, ptx::Mod::ecl))
+        mode = 4;
+      else if (fn_->hasMod(in, ptx::Mod::ecr))
+        mode = 5;
+      else if (fn_->hasMod(in, ptx::Mod::rc16))
+        mode = 6;
       op->aux = mode;
       return;
     }
-    case Opcode::Dp4a: case Opcode::Dp2a: {
+    case Opcode::Dp4a:
+    case Opcode::Dp2a: {
       Type ta = in.types[0], tb = in.numTypes > 1 ? in.types[1] : in.types[0];
       uint32_t aux = (isSigned(ta) ? 1 : 0) | (isSigned(tb) ? 2 : 0);
       if (oc == Opcode::Dp2a && in.mulMode == ptx::MulMode::hi) aux |= 4;

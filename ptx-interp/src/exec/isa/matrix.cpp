@@ -10,7 +10,6 @@
 // does (TensorSum below), which is not a chain of IEEE fmas.
 #include "exec/lowerer.h"
 
-
 namespace ptx::exec {
 
 namespace {
@@ -22,25 +21,30 @@ enum class Elem : uint8_t { F16, BF16, TF32, F32, F64, S8, U8, S4, U4, B1, E4M3,
 
 constexpr unsigned elemBits(Elem e) {
   switch (e) {
-    case Elem::F16: case Elem::BF16: return 16;
+    case Elem::F16:
+    case Elem::BF16: return 16;
     case Elem::F64: return 64;
-    case Elem::S8: case Elem::U8: case Elem::E4M3: case Elem::E5M2: return 8;
-    case Elem::S4: case Elem::U4: return 4;
+    case Elem::S8:
+    case Elem::U8:
+    case Elem::E4M3:
+    case Elem::E5M2: return 8;
+    case Elem::S4:
+    case Elem::U4: return 4;
     case Elem::B1: return 1;
     default: return 32;
   }
 }
 constexpr bool isFloatElem(Elem e) {
-  return e == Elem::F16 || e == Elem::BF16 || e == Elem::TF32 || e == Elem::F32 || e == Elem::F64 ||
-         e == Elem::E4M3 || e == Elem::E5M2;
+  return e == Elem::F16 || e == Elem::BF16 || e == Elem::TF32 || e == Elem::F32 || e == Elem::F64 || e == Elem::E4M3 ||
+         e == Elem::E5M2;
 }
 
 // MatrixSite::flags
-constexpr uint8_t kFlagSatfinite = 1;   // integer mma: clamp to s32
-constexpr uint8_t kFlagXor = 2;         // b1: .xor.popc (else .and.popc)
-constexpr uint8_t kFlagWmma = 4;        // wmma fragment layouts (else mma's)
-constexpr uint8_t kFlagRowMajor = 8;    // wmma.load/.store: the tile is row-major
-constexpr uint8_t kFlagTrans = 32;      // ldmatrix/stmatrix .trans
+constexpr uint8_t kFlagSatfinite = 1;  // integer mma: clamp to s32
+constexpr uint8_t kFlagXor = 2;        // b1: .xor.popc (else .and.popc)
+constexpr uint8_t kFlagWmma = 4;       // wmma fragment layouts (else mma's)
+constexpr uint8_t kFlagRowMajor = 8;   // wmma.load/.store: the tile is row-major
+constexpr uint8_t kFlagTrans = 32;     // ldmatrix/stmatrix .trans
 
 // Fragment roles (MatrixSite::regs index).
 enum Role : unsigned { D = 0, A = 1, B = 2, C = 3 };
@@ -50,10 +54,14 @@ double fp8Value(uint32_t bits, bool e5m2) {
   const int mbits = e5m2 ? 2 : 3, ebits = e5m2 ? 5 : 4, bias = e5m2 ? 15 : 7;
   const uint32_t sign = (bits >> 7) & 1, exp = (bits >> mbits) & ((1u << ebits) - 1), man = bits & ((1u << mbits) - 1);
   double v;
-  if (e5m2 && exp == 31) v = man ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
-  else if (!e5m2 && exp == 15 && man == 7) v = std::numeric_limits<double>::quiet_NaN();
-  else if (exp == 0) v = std::ldexp(double(man), 1 - bias - mbits);
-  else v = std::ldexp(double(man | (1u << mbits)), int(exp) - bias - mbits);
+  if (e5m2 && exp == 31)
+    v = man ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
+  else if (!e5m2 && exp == 15 && man == 7)
+    v = std::numeric_limits<double>::quiet_NaN();
+  else if (exp == 0)
+    v = std::ldexp(double(man), 1 - bias - mbits);
+  else
+    v = std::ldexp(double(man | (1u << mbits)), int(exp) - bias - mbits);
   return sign ? -v : v;
 }
 
@@ -331,10 +339,10 @@ void decodeFloats(Elem el, const uint64_t* bits, unsigned n, double* v, int* e) 
 // tensorSum for one row of outputs whose K products form one group (the common case), in a form the compiler
 // vectorises over the columns: av/ae the row of A (values, exponents), bv/be B (K x n), cv/ce C's row. Writes the
 // exact sums to r; returns the columns with an infinity or NaN among their terms (left to tensorSum).
-template <unsigned N>
-PTX_LANES uint32_t fixedPointRow(const double* __restrict av, const int* __restrict ae, const double* __restrict bv,
-                                 const int* __restrict be, const double* __restrict cv, const int* __restrict ce,
-                                 unsigned k, int fracBits, double* __restrict r) {
+template <unsigned N> PTX_LANES uint32_t fixedPointRow(const double* __restrict av, const int* __restrict ae,
+                                                       const double* __restrict bv, const int* __restrict be,
+                                                       const double* __restrict cv, const int* __restrict ce,
+                                                       unsigned k, int fracBits, double* __restrict r) {
   alignas(64) int emax[N];
   alignas(64) double down[N], sum[N];
   for (unsigned j = 0; j < N; ++j) emax[j] = ce[j];
@@ -423,8 +431,10 @@ const Op* mmaSync(Warp& w, const Op* op) {
         cv[j] = double(float(floatValue(ec, c[i * N + j])));
         ce[j] = fixedPointExponent(ec, cv[j]);
       }
-      if (model.group >= K) slow = fixedPointRow(av + i * K, ae + i * K, bv, be, cv, ce, K, N, model.fracBits, r);
-      else slow = (N >= 32 ? 0 : 1u << N) - 1;
+      if (model.group >= K)
+        slow = fixedPointRow(av + i * K, ae + i * K, bv, be, cv, ce, K, N, model.fracBits, r);
+      else
+        slow = (N >= 32 ? 0 : 1u << N) - 1;
       for (unsigned j = 0; j < N; ++j) {
         if ((slow >> j) & 1) {
           for (unsigned q = 0; q < K; ++q) {
@@ -434,9 +444,12 @@ const Op* mmaSync(Warp& w, const Op* op) {
           r[j] = tensorSum(prods, pexp, K, float(cv[j]), ce[j], model);
         }
         uint64_t& out = d[i * N + j];
-        if (r[j] != r[j]) out = ed == Elem::F16 ? num::kCanonicalNaN16 : num::kCanonicalNaN32;
-        else if (ed == Elem::F16) out = plusZero(num::doubleToHalf(r[j], num::RN));
-        else out = std::bit_cast<uint32_t>(toF32(r[j], model.truncate));
+        if (r[j] != r[j])
+          out = ed == Elem::F16 ? num::kCanonicalNaN16 : num::kCanonicalNaN32;
+        else if (ed == Elem::F16)
+          out = plusZero(num::doubleToHalf(r[j], num::RN));
+        else
+          out = std::bit_cast<uint32_t>(toF32(r[j], model.truncate));
       }
     }
   } else {
@@ -445,8 +458,10 @@ const Op* mmaSync(Warp& w, const Op* op) {
       for (unsigned j = 0; j < N; ++j) {
         int64_t acc = intValue(ec, c[i * N + j]);
         for (unsigned q = 0; q < K; ++q) {
-          if (b1) acc += isXor ? (a[i * K + q] ^ b[q * N + j]) : (a[i * K + q] & b[q * N + j]);
-          else acc += intValue(ea, a[i * K + q]) * intValue(eb, b[q * N + j]);
+          if (b1)
+            acc += isXor ? (a[i * K + q] ^ b[q * N + j]) : (a[i * K + q] & b[q * N + j]);
+          else
+            acc += intValue(ea, a[i * K + q]) * intValue(eb, b[q * N + j]);
         }
         if (s.flags & kFlagSatfinite) acc = std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX);
         d[i * N + j] = uint32_t(acc);
@@ -489,9 +504,12 @@ const Op* mma884(Warp& w, const Op* op) {
         // the H100's golden m8n8k4_f32_f16 differ, most by 1-2 ulp); the H100's exact sequence is not known yet
         const float pairs = float(prods[0] + prods[1]) + float(prods[2] + prods[3]);
         const double r = double(pairs + c);
-        if (r != r) out[lane][e] = ed == Elem::F16 ? num::kCanonicalNaN16 : num::kCanonicalNaN32;
-        else if (ed == Elem::F16) out[lane][e] = plusZero(num::doubleToHalf(r, num::RN));
-        else out[lane][e] = std::bit_cast<uint32_t>(float(r));
+        if (r != r)
+          out[lane][e] = ed == Elem::F16 ? num::kCanonicalNaN16 : num::kCanonicalNaN32;
+        else if (ed == Elem::F16)
+          out[lane][e] = plusZero(num::doubleToHalf(r, num::RN));
+        else
+          out[lane][e] = std::bit_cast<uint32_t>(float(r));
       }
     }
   }
@@ -691,7 +709,8 @@ void KernelLowerer::lowerMatrix(const Instruction& in) {
   for (const Shape& sh : kShapes)
     if (fn_->hasMod(in, sh.mod)) shape = &sh;
   auto fragment = [&](Role role, const Operand& o, bool write, Type regType, std::vector<Dst>& pending) {
-    if (o.kind != OperandKind::Vector || o.value > 8) fail(line_, "matrix fragment must be a vector of up to 8 registers");
+    if (o.kind != OperandKind::Vector || o.value > 8)
+      fail(line_, "matrix fragment must be a vector of up to 8 registers");
     site.count[role] = uint8_t(o.value);
     for (unsigned q = 0; q < unsigned(o.value); ++q) {
       const Operand& e = fn_->elems[o.index + q];

@@ -14,7 +14,8 @@ template <Space S, class A, int Indexed = mem::kAddrPlain> Handler ldFor(Type m,
   using namespace mem;
   if (n == 1) {
     switch (m) {
-      case Type::b8: case Type::u8:
+      case Type::b8:
+      case Type::u8:
         switch (rs) {
           case 1: return ldScalar<S, A, uint8_t, uint8_t, Indexed>();
           case 2: return ldScalar<S, A, uint8_t, uint16_t, Indexed>();
@@ -30,7 +31,10 @@ template <Space S, class A, int Indexed = mem::kAddrPlain> Handler ldFor(Type m,
           case 8: return ldScalar<S, A, int8_t, uint64_t, Indexed>();
         }
         break;
-      case Type::b16: case Type::u16: case Type::f16: case Type::bf16:
+      case Type::b16:
+      case Type::u16:
+      case Type::f16:
+      case Type::bf16:
         switch (rs) {
           case 2: return ldScalar<S, A, uint16_t, uint16_t, Indexed>();
           case 4: return ldScalar<S, A, uint16_t, uint32_t, Indexed>();
@@ -44,7 +48,11 @@ template <Space S, class A, int Indexed = mem::kAddrPlain> Handler ldFor(Type m,
           case 8: return ldScalar<S, A, int16_t, uint64_t, Indexed>();
         }
         break;
-      case Type::b32: case Type::u32: case Type::f32: case Type::f16x2: case Type::bf16x2:
+      case Type::b32:
+      case Type::u32:
+      case Type::f32:
+      case Type::f16x2:
+      case Type::bf16x2:
         switch (rs) {
           case 4: return ldScalar<S, A, uint32_t, uint32_t, Indexed>();
           case 8: return ldScalar<S, A, uint32_t, uint64_t, Indexed>();
@@ -56,7 +64,10 @@ template <Space S, class A, int Indexed = mem::kAddrPlain> Handler ldFor(Type m,
           case 8: return ldScalar<S, A, int32_t, uint64_t, Indexed>();
         }
         break;
-      case Type::b64: case Type::u64: case Type::s64: case Type::f64:
+      case Type::b64:
+      case Type::u64:
+      case Type::s64:
+      case Type::f64:
         if (rs == 8) return ldScalar<S, A, uint64_t, uint64_t, Indexed>();
         break;
       case Type::b128:
@@ -105,8 +116,7 @@ template <Space S, class A, int Indexed = mem::kAddrPlain> Handler stFor(Type m,
           case 8: return stScalar<S, A, uint32_t, uint64_t, Indexed>();
         }
         break;
-      case 8:
-        return stScalar<S, A, uint64_t, uint64_t, Indexed>();
+      case 8: return stScalar<S, A, uint64_t, uint64_t, Indexed>();
       case 16:
         if (rs == 16) return stScalar<S, A, B128, B128, Indexed>();
         break;
@@ -143,21 +153,24 @@ template <Space S, class A> Handler ldMaskedFor(unsigned elemSize, unsigned n) {
   }
 }
 
-
-
 Handler ldMaskedHandler(Space space, unsigned addrSize, unsigned elemSize, unsigned n) {
   bool a32 = addrSize == 4;
   switch (space) {
-    case Space::Global: return a32 ? ldMaskedFor<Space::Global, uint32_t>(elemSize, n) : ldMaskedFor<Space::Global, uint64_t>(elemSize, n);
-    case Space::Shared: return a32 ? ldMaskedFor<Space::Shared, uint32_t>(elemSize, n) : ldMaskedFor<Space::Shared, uint64_t>(elemSize, n);
-    case Space::Local: return a32 ? ldMaskedFor<Space::Local, uint32_t>(elemSize, n) : ldMaskedFor<Space::Local, uint64_t>(elemSize, n);
+    case Space::Global:
+      return a32 ? ldMaskedFor<Space::Global, uint32_t>(elemSize, n)
+                 : ldMaskedFor<Space::Global, uint64_t>(elemSize, n);
+    case Space::Shared:
+      return a32 ? ldMaskedFor<Space::Shared, uint32_t>(elemSize, n)
+                 : ldMaskedFor<Space::Shared, uint64_t>(elemSize, n);
+    case Space::Local:
+      return a32 ? ldMaskedFor<Space::Local, uint32_t>(elemSize, n) : ldMaskedFor<Space::Local, uint64_t>(elemSize, n);
     case Space::Frame: return ldMaskedFor<Space::Frame, uint64_t>(elemSize, n);
-    case Space::Param: return a32 ? ldMaskedFor<Space::Param, uint32_t>(elemSize, n) : ldMaskedFor<Space::Param, uint64_t>(elemSize, n);
+    case Space::Param:
+      return a32 ? ldMaskedFor<Space::Param, uint32_t>(elemSize, n) : ldMaskedFor<Space::Param, uint64_t>(elemSize, n);
     case Space::Generic: return a32 ? nullptr : ldMaskedFor<Space::Generic, uint64_t>(elemSize, n);
   }
   return nullptr;
 }
-
 
 Handler ldIndexedHandler(Type m, unsigned rs) { return ldFor<Space::Global, uint64_t, mem::kAddrSum>(m, rs, 1); }
 Handler stIndexedHandler(Type m, unsigned rs) { return stFor<Space::Global, uint64_t, mem::kAddrSum>(m, rs, 1); }
@@ -211,8 +224,10 @@ Handler ldParamHandler(Type m, unsigned rs) {
 Handler ldHandler(Space space, unsigned addrSize, Type m, unsigned rs, unsigned n) {
   bool a32 = addrSize == 4;
   switch (space) {
-    case Space::Global: return a32 ? ldFor<Space::Global, uint32_t>(m, rs, n) : ldFor<Space::Global, uint64_t>(m, rs, n);
-    case Space::Shared: return a32 ? ldFor<Space::Shared, uint32_t>(m, rs, n) : ldFor<Space::Shared, uint64_t>(m, rs, n);
+    case Space::Global:
+      return a32 ? ldFor<Space::Global, uint32_t>(m, rs, n) : ldFor<Space::Global, uint64_t>(m, rs, n);
+    case Space::Shared:
+      return a32 ? ldFor<Space::Shared, uint32_t>(m, rs, n) : ldFor<Space::Shared, uint64_t>(m, rs, n);
     case Space::Local: return a32 ? ldFor<Space::Local, uint32_t>(m, rs, n) : ldFor<Space::Local, uint64_t>(m, rs, n);
     case Space::Frame: return ldFor<Space::Frame, uint64_t>(m, rs, n);
     case Space::Param: return a32 ? ldFor<Space::Param, uint32_t>(m, rs, n) : ldFor<Space::Param, uint64_t>(m, rs, n);
@@ -224,8 +239,10 @@ Handler ldHandler(Space space, unsigned addrSize, Type m, unsigned rs, unsigned 
 Handler stHandler(Space space, unsigned addrSize, Type m, unsigned rs, unsigned n) {
   bool a32 = addrSize == 4;
   switch (space) {
-    case Space::Global: return a32 ? stFor<Space::Global, uint32_t>(m, rs, n) : stFor<Space::Global, uint64_t>(m, rs, n);
-    case Space::Shared: return a32 ? stFor<Space::Shared, uint32_t>(m, rs, n) : stFor<Space::Shared, uint64_t>(m, rs, n);
+    case Space::Global:
+      return a32 ? stFor<Space::Global, uint32_t>(m, rs, n) : stFor<Space::Global, uint64_t>(m, rs, n);
+    case Space::Shared:
+      return a32 ? stFor<Space::Shared, uint32_t>(m, rs, n) : stFor<Space::Shared, uint64_t>(m, rs, n);
     case Space::Local: return a32 ? stFor<Space::Local, uint32_t>(m, rs, n) : stFor<Space::Local, uint64_t>(m, rs, n);
     case Space::Frame: return stFor<Space::Frame, uint64_t>(m, rs, n);
     case Space::Param: return nullptr;
@@ -238,12 +255,14 @@ namespace lowering {
 
 void KernelLowerer::lowerMemory(const Instruction& in) {
   switch (in.opcode) {
-    case Opcode::Ld: case Opcode::Ldu: return lowerLdSt(in, false);
+    case Opcode::Ld:
+    case Opcode::Ldu: return lowerLdSt(in, false);
     case Opcode::St: return lowerLdSt(in, true);
     // cache hints: nothing to do without caches
-    case Opcode::Prefetch: case Opcode::Prefetchu: case Opcode::Applypriority: case Opcode::Discard:
-      emit(&ctl::nop);
-      return;
+    case Opcode::Prefetch:
+    case Opcode::Prefetchu:
+    case Opcode::Applypriority:
+    case Opcode::Discard: emit(&ctl::nop); return;
     default: return unsupported(in);
   }
 }
@@ -254,10 +273,15 @@ KernelLowerer::Addr KernelLowerer::address(const Instruction& in, const Operand&
   a.imm = o.value;
   mem::Space byInst;
   switch (in.space) {
-    case ptx::Space::global: case ptx::Space::const_: byInst = mem::Global; break;
-    case ptx::Space::shared: case ptx::Space::shared_cta: case ptx::Space::shared_cluster: byInst = mem::Shared; break;
+    case ptx::Space::global:
+    case ptx::Space::const_: byInst = mem::Global; break;
+    case ptx::Space::shared:
+    case ptx::Space::shared_cta:
+    case ptx::Space::shared_cluster: byInst = mem::Shared; break;
     case ptx::Space::local: byInst = mem::Local; break;
-    case ptx::Space::param: case ptx::Space::param_entry: case ptx::Space::param_func: byInst = mem::Param; break;
+    case ptx::Space::param:
+    case ptx::Space::param_entry:
+    case ptx::Space::param_func: byInst = mem::Param; break;
     case ptx::Space::none: byInst = mem::Generic; break;
     default: fail(line_, "unsupported state space");
   }

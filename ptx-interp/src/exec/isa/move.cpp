@@ -36,10 +36,14 @@ const Op* sreg(Warp& w, const Op* op) {
     }
     case ptx::SpecialReg::laneid: iota32(d32, 0, m); return op + 1;
     case ptx::SpecialReg::lanemask_eq: h::forActive(m, [&](int i) { d32[i] = 1u << i; }); return op + 1;
-    case ptx::SpecialReg::lanemask_le: h::forActive(m, [&](int i) { d32[i] = uint32_t((2ull << i) - 1); }); return op + 1;
+    case ptx::SpecialReg::lanemask_le:
+      h::forActive(m, [&](int i) { d32[i] = uint32_t((2ull << i) - 1); });
+      return op + 1;
     case ptx::SpecialReg::lanemask_lt: h::forActive(m, [&](int i) { d32[i] = (1u << i) - 1; }); return op + 1;
     case ptx::SpecialReg::lanemask_ge: h::forActive(m, [&](int i) { d32[i] = ~((1u << i) - 1); }); return op + 1;
-    case ptx::SpecialReg::lanemask_gt: h::forActive(m, [&](int i) { d32[i] = uint32_t(~((2ull << i) - 1)); }); return op + 1;
+    case ptx::SpecialReg::lanemask_gt:
+      h::forActive(m, [&](int i) { d32[i] = uint32_t(~((2ull << i) - 1)); });
+      return op + 1;
     case ptx::SpecialReg::ntid: v = blk.component(comp); break;
     case ptx::SpecialReg::ctaid: v = cta.id.component(comp); break;
     case ptx::SpecialReg::nctaid: v = grid.component(comp); break;
@@ -47,21 +51,30 @@ const Op* sreg(Warp& w, const Op* op) {
     case ptx::SpecialReg::nwarpid: v = cta.nwarps; break;
     case ptx::SpecialReg::smid: v = cta.linearId % job.smCount; break;
     case ptx::SpecialReg::nsmid: v = job.smCount; break;
-    case ptx::SpecialReg::gridid: v = job.lp.gridId; wide = true; break;
+    case ptx::SpecialReg::gridid:
+      v = job.lp.gridId;
+      wide = true;
+      break;
     case ptx::SpecialReg::clock:
     case ptx::SpecialReg::clock_hi:
     case ptx::SpecialReg::clock64: {
       uint64_t t = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
-      if (sr == ptx::SpecialReg::clock64) { v = t; wide = true; }
-      else v = sr == ptx::SpecialReg::clock ? uint32_t(t) : uint32_t(t >> 32);
+      if (sr == ptx::SpecialReg::clock64) {
+        v = t;
+        wide = true;
+      } else
+        v = sr == ptx::SpecialReg::clock ? uint32_t(t) : uint32_t(t >> 32);
       break;
     }
     case ptx::SpecialReg::globaltimer:
     case ptx::SpecialReg::globaltimer_lo:
     case ptx::SpecialReg::globaltimer_hi: {
       uint64_t t = cta.job->host->globalTimerNs();
-      if (sr == ptx::SpecialReg::globaltimer) { v = t; wide = true; }
-      else v = sr == ptx::SpecialReg::globaltimer_lo ? uint32_t(t) : uint32_t(t >> 32);
+      if (sr == ptx::SpecialReg::globaltimer) {
+        v = t;
+        wide = true;
+      } else
+        v = sr == ptx::SpecialReg::globaltimer_lo ? uint32_t(t) : uint32_t(t >> 32);
       break;
     }
     case ptx::SpecialReg::total_smem_size:
@@ -111,9 +124,6 @@ template <int Comp> PTX_LANES const Op* sregCtaid(Warp& w, const Op* op) {
 }
 }  // namespace
 
-
-
-
 // aux: 1 shared, 2 local, 3 param. Source width f (4/8); destination is 64-bit.
 // Op: aux: space (1 shared 2 local 3 param), f: addr size
 const Op* cvtaToGeneric(Warp& w, const Op* op) {
@@ -151,8 +161,10 @@ const Op* cvtaFromGeneric(Warp& w, const Op* op) {
       default: tmp[i] = a[i] - pb; break;
     }
   }
-  if (op->f == 4) h::store<uint32_t>(w, op->d, [&](int i) { return uint32_t(tmp[i]); });
-  else h::storeLanes<uint64_t>(w, op->d, tmp);
+  if (op->f == 4)
+    h::store<uint32_t>(w, op->d, [&](int i) { return uint32_t(tmp[i]); });
+  else
+    h::storeLanes<uint64_t>(w, op->d, tmp);
   return op + 1;
 }
 
@@ -212,13 +224,20 @@ void KernelLowerer::lowerMov(const Instruction& in) {
       dsts.push_back(d);
     }
     Handler hnd = nullptr;
-    if (size == 8 && n == 2) hnd = &h::unpack<uint32_t, uint64_t, 2>;
-    else if (size == 8 && n == 4) hnd = &h::unpack<uint16_t, uint64_t, 4>;
-    else if (size == 4 && n == 2) hnd = &h::unpack<uint16_t, uint32_t, 2>;
-    else if (size == 4 && n == 4) hnd = &h::unpack<uint8_t, uint32_t, 4>;
-    else if (size == 2 && n == 2) hnd = &h::unpack<uint8_t, uint16_t, 2>;
-    else if (size == 16 && n == 2) hnd = &h::unpack128;
-    else return unsupported(in);
+    if (size == 8 && n == 2)
+      hnd = &h::unpack<uint32_t, uint64_t, 2>;
+    else if (size == 8 && n == 4)
+      hnd = &h::unpack<uint16_t, uint64_t, 4>;
+    else if (size == 4 && n == 2)
+      hnd = &h::unpack<uint16_t, uint32_t, 2>;
+    else if (size == 4 && n == 4)
+      hnd = &h::unpack<uint8_t, uint32_t, 4>;
+    else if (size == 2 && n == 2)
+      hnd = &h::unpack<uint8_t, uint16_t, 2>;
+    else if (size == 16 && n == 2)
+      hnd = &h::unpack128;
+    else
+      return unsupported(in);
     Op& op = emit(hnd);
     op.a = a;
     op.d = regs[0];
@@ -235,13 +254,20 @@ void KernelLowerer::lowerMov(const Instruction& in) {
     uint32_t regs[4] = {0, 0, 0, 0};
     for (unsigned k = 0; k < n; ++k) regs[k] = src(fn_->elems[s0.index + k], pt);
     Handler hnd = nullptr;
-    if (size == 8 && n == 2) hnd = &h::pack<uint32_t, uint64_t, 2>;
-    else if (size == 8 && n == 4) hnd = &h::pack<uint16_t, uint64_t, 4>;
-    else if (size == 4 && n == 2) hnd = &h::pack<uint16_t, uint32_t, 2>;
-    else if (size == 4 && n == 4) hnd = &h::pack<uint8_t, uint32_t, 4>;
-    else if (size == 2 && n == 2) hnd = &h::pack<uint8_t, uint16_t, 2>;
-    else if (size == 16 && n == 2) hnd = &h::pack128;
-    else return unsupported(in);
+    if (size == 8 && n == 2)
+      hnd = &h::pack<uint32_t, uint64_t, 2>;
+    else if (size == 8 && n == 4)
+      hnd = &h::pack<uint16_t, uint64_t, 4>;
+    else if (size == 4 && n == 2)
+      hnd = &h::pack<uint16_t, uint32_t, 2>;
+    else if (size == 4 && n == 4)
+      hnd = &h::pack<uint8_t, uint32_t, 4>;
+    else if (size == 2 && n == 2)
+      hnd = &h::pack<uint8_t, uint16_t, 2>;
+    else if (size == 16 && n == 2)
+      hnd = &h::pack128;
+    else
+      return unsupported(in);
     Dst d = dst(d0, t);
     Op& op = emit(hnd);
     op.d = d.off;
@@ -267,7 +293,8 @@ void KernelLowerer::lowerMov(const Instruction& in) {
   }
   uint32_t a = src(s0, t);
   Dst d = dst(d0, t);
-  Op& op = emit(size == 16 ? &h::mov<h::B128> : byBits(size, line_, [](auto x) -> Handler { return &h::mov<decltype(x)>; }));
+  Op& op =
+      emit(size == 16 ? &h::mov<h::B128> : byBits(size, line_, [](auto x) -> Handler { return &h::mov<decltype(x)>; }));
   op.d = d.off;
   op.a = a;
   finish(d);
@@ -289,10 +316,14 @@ void KernelLowerer::lowerCvta(const Instruction& in) {
   bool to = in.has(ptx::Flag::to);
   uint32_t space = 0;
   switch (in.space) {
-    case ptx::Space::global: case ptx::Space::const_: space = 0; break;
-    case ptx::Space::shared: case ptx::Space::shared_cta: case ptx::Space::shared_cluster: space = 1; break;
+    case ptx::Space::global:
+    case ptx::Space::const_: space = 0; break;
+    case ptx::Space::shared:
+    case ptx::Space::shared_cta:
+    case ptx::Space::shared_cluster: space = 1; break;
     case ptx::Space::local: space = 2; break;
-    case ptx::Space::param: case ptx::Space::param_entry: space = fn_->isEntry ? 3 : 2; break;
+    case ptx::Space::param:
+    case ptx::Space::param_entry: space = fn_->isEntry ? 3 : 2; break;
     default: return unsupported(in);
   }
   unsigned size = sizeOf(t);
@@ -331,9 +362,12 @@ void KernelLowerer::lowerIsspacep(const Instruction& in) {
   uint32_t space = 0;
   switch (in.space) {
     case ptx::Space::global: space = 0; break;
-    case ptx::Space::shared: case ptx::Space::shared_cta: case ptx::Space::shared_cluster: space = 1; break;
+    case ptx::Space::shared:
+    case ptx::Space::shared_cta:
+    case ptx::Space::shared_cluster: space = 1; break;
     case ptx::Space::local: space = 2; break;
-    case ptx::Space::param: case ptx::Space::param_entry: space = 3; break;
+    case ptx::Space::param:
+    case ptx::Space::param_entry: space = 3; break;
     case ptx::Space::const_: space = 0; break;
     default: return unsupported(in);
   }

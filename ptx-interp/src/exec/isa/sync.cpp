@@ -58,8 +58,10 @@ const Op* mbarrierTx(Warp& w, const Op* op) {
     uint8_t* p = async::lanePointer(w, op, 0, i, 8, 8, true);
     if (!p) return nullptr;
     uint32_t bytes = R<uint32_t>(w, op->b)[i];
-    if (op->aux & kMbarFlag) mbar::completeTx(p, bytes);
-    else mbar::expectTx(p, bytes);
+    if (op->aux & kMbarFlag)
+      mbar::completeTx(p, bytes);
+    else
+      mbar::expectTx(p, bytes);
   }
   return op + 1;
 }
@@ -114,7 +116,8 @@ void KernelLowerer::lowerMbarrier(const Instruction& in) {
       object(op, 0);
       return;
     }
-    case Opcode::MbarrierArrive: case Opcode::MbarrierArriveDrop: {
+    case Opcode::MbarrierArrive:
+    case Opcode::MbarrierArriveDrop: {
       // state, [addr] {, count} | .expect_tx: state, [addr], bytes (one arrival)
       bool expectTx = in.has(ptx::Flag::expect_tx);
       uint32_t count = literal(1, 4), bytes = kZeroReg;
@@ -129,7 +132,8 @@ void KernelLowerer::lowerMbarrier(const Instruction& in) {
       finish(d);
       return;
     }
-    case Opcode::MbarrierExpectTx: case Opcode::MbarrierCompleteTx: {
+    case Opcode::MbarrierExpectTx:
+    case Opcode::MbarrierCompleteTx: {
       uint32_t bytes = src(opnd(in, 1), Type::u32);
       Op& op = emit(&mbarrierTx);
       op.aux = in.opcode == Opcode::MbarrierCompleteTx ? kMbarFlag : 0;
@@ -137,7 +141,8 @@ void KernelLowerer::lowerMbarrier(const Instruction& in) {
       object(op, 0);
       return;
     }
-    case Opcode::MbarrierTest: case Opcode::MbarrierTry: {
+    case Opcode::MbarrierTest:
+    case Opcode::MbarrierTry: {
       // waitComplete, [addr], state | phaseParity {, suspendTimeHint}: the hint only bounds how long to wait
       bool parity = in.has(ptx::Flag::parity);
       uint32_t waited = src(opnd(in, 2), parity ? Type::u32 : Type::u64);
@@ -165,18 +170,28 @@ void KernelLowerer::lowerMbarrier(const Instruction& in) {
 
 void KernelLowerer::lowerSync(const Instruction& in) {
   switch (in.opcode) {
-    case Opcode::BarSync: case Opcode::BarrierSync: case Opcode::BarArrive: case Opcode::BarrierArrive:
-    case Opcode::BarRed: case Opcode::BarrierRed: return lowerBar(in);
+    case Opcode::BarSync:
+    case Opcode::BarrierSync:
+    case Opcode::BarArrive:
+    case Opcode::BarrierArrive:
+    case Opcode::BarRed:
+    case Opcode::BarrierRed: return lowerBar(in);
     case Opcode::BarWarpSync: emit(&ctl::barWarpSync); return;
-    case Opcode::Membar: case Opcode::Fence: emit(&ctl::fence); return;
+    case Opcode::Membar:
+    case Opcode::Fence: emit(&ctl::fence); return;
     // Programmatic dependent launch: a grid runs only after the grids before it in its stream finished (a legal
     // schedule of the launch attribute), so wait finds its prerequisites complete and launch_dependents has no
     // one to release early.
     case Opcode::Griddepcontrol: emit(&ctl::nop); return;
-    case Opcode::MbarrierInit: case Opcode::MbarrierInval: case Opcode::MbarrierArrive:
-    case Opcode::MbarrierArriveDrop: case Opcode::MbarrierExpectTx: case Opcode::MbarrierCompleteTx:
-    case Opcode::MbarrierTest: case Opcode::MbarrierTry: case Opcode::MbarrierPendingCount:
-      return lowerMbarrier(in);
+    case Opcode::MbarrierInit:
+    case Opcode::MbarrierInval:
+    case Opcode::MbarrierArrive:
+    case Opcode::MbarrierArriveDrop:
+    case Opcode::MbarrierExpectTx:
+    case Opcode::MbarrierCompleteTx:
+    case Opcode::MbarrierTest:
+    case Opcode::MbarrierTry:
+    case Opcode::MbarrierPendingCount: return lowerMbarrier(in);
     default: return unsupported(in);
   }
 }
@@ -188,9 +203,12 @@ void KernelLowerer::lowerBar(const Instruction& in) {
   unsigned k = 0;
   uint32_t dReg = 0;
   switch (in.opcode) {
-    case Opcode::BarSync: case Opcode::BarrierSync: kind = 0; break;
-    case Opcode::BarArrive: case Opcode::BarrierArrive: kind = 1; break;
-    case Opcode::BarRed: case Opcode::BarrierRed:
+    case Opcode::BarSync:
+    case Opcode::BarrierSync: kind = 0; break;
+    case Opcode::BarArrive:
+    case Opcode::BarrierArrive: kind = 1; break;
+    case Opcode::BarRed:
+    case Opcode::BarrierRed:
       switch (in.redOp) {
         case ptx::RedOp::popc: kind = 2; break;
         case ptx::RedOp::and_: kind = 3; break;

@@ -130,11 +130,14 @@ void KernelLowerer::lowerTexture(const Instruction& in) {
     return unsupported(in, "formatted or cube surface access");
   site.geometry = geometry->geometry;
   site.layered = geometry->layered;
-  if (fn_->hasMod(in, ptx::Mod::clamp)) site.clamp = SurfClamp::Clamp;
-  else if (fn_->hasMod(in, ptx::Mod::zero)) site.clamp = SurfClamp::Zero;
+  if (fn_->hasMod(in, ptx::Mod::clamp))
+    site.clamp = SurfClamp::Clamp;
+  else if (fn_->hasMod(in, ptx::Mod::zero))
+    site.clamp = SurfClamp::Zero;
   // The [handle, {coords}] tuple: register operands only (the unified texture mode).
   const Operand& tuple = opnd(in, isStore ? 0 : 1);
-  if (tuple.kind != OperandKind::Bracket || tuple.value < 2) return unsupported(in, "texture reference (non-unified) mode");
+  if (tuple.kind != OperandKind::Bracket || tuple.value < 2)
+    return unsupported(in, "texture reference (non-unified) mode");
   const Operand& handle = fn_->elems[tuple.index];
   const Operand& coordVec = fn_->elems[tuple.index + 1];
   if (handle.kind != OperandKind::Reg || sizeOf(regType(handle.index)) != 8)
@@ -151,7 +154,8 @@ void KernelLowerer::lowerTexture(const Instruction& in) {
     unsigned n = unsigned(coordVec.value);
     // Layered geometries put the layer (an integer) first; 2d arrays pad the vector to four elements.
     unsigned wanted = geometry->coords + (geometry->layered ? 1 : 0);
-    for (unsigned k = 0; k < n && k < wanted; ++k) addCoord(fn_->elems[coordVec.index + k], geometry->layered && k == 0);
+    for (unsigned k = 0; k < n && k < wanted; ++k)
+      addCoord(fn_->elems[coordVec.index + k], geometry->layered && k == 0);
   } else {
     addCoord(coordVec, false);
   }
@@ -163,13 +167,19 @@ void KernelLowerer::lowerTexture(const Instruction& in) {
     if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8) return unsupported(in, "surface element type");
     site.valueBytes = bytes;
   } else {
-    if (valueType == Type::f32) site.result = TexResult::F32;
-    else if (valueType == Type::s32) site.result = TexResult::S32;
-    else if (valueType == Type::u32) site.result = TexResult::U32;
-    else return unsupported(in, "texture result type");
+    if (valueType == Type::f32)
+      site.result = TexResult::F32;
+    else if (valueType == Type::s32)
+      site.result = TexResult::S32;
+    else if (valueType == Type::u32)
+      site.result = TexResult::U32;
+    else
+      return unsupported(in, "texture result type");
     if (in.opcode == Opcode::Tld4) {
-      site.gather = fn_->hasMod(in, ptx::Mod::comp_g) ? 1 : fn_->hasMod(in, ptx::Mod::comp_b) ? 2
-                  : fn_->hasMod(in, ptx::Mod::comp_a) ? 3 : 0;
+      site.gather = fn_->hasMod(in, ptx::Mod::comp_g)   ? 1
+                    : fn_->hasMod(in, ptx::Mod::comp_b) ? 2
+                    : fn_->hasMod(in, ptx::Mod::comp_a) ? 3
+                                                        : 0;
     }
   }
   std::vector<Dst> pendingDst;

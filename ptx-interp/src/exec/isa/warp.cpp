@@ -14,9 +14,21 @@ PTX_LANES const Op* vote(Warp& w, const Op* op) {
   uint32_t m = w.exec;
   uint32_t ballot = pm & m;
   switch (op->aux & 15) {
-    case 0: { uint8_t v = (ballot == m); h::store<uint8_t>(w, op->d, [&](int) { return v; }); break; }
-    case 1: { uint8_t v = ballot != 0; h::store<uint8_t>(w, op->d, [&](int) { return v; }); break; }
-    case 2: { uint8_t v = ballot == 0 || ballot == m; h::store<uint8_t>(w, op->d, [&](int) { return v; }); break; }
+    case 0: {
+      uint8_t v = (ballot == m);
+      h::store<uint8_t>(w, op->d, [&](int) { return v; });
+      break;
+    }
+    case 1: {
+      uint8_t v = ballot != 0;
+      h::store<uint8_t>(w, op->d, [&](int) { return v; });
+      break;
+    }
+    case 2: {
+      uint8_t v = ballot == 0 || ballot == m;
+      h::store<uint8_t>(w, op->d, [&](int) { return v; });
+      break;
+    }
     default: h::store<uint32_t>(w, op->d, [&](int) { return ballot; }); break;
   }
   return op + 1;
@@ -50,10 +62,22 @@ const Op* shfl(Warp& w, const Op* op) {
     uint32_t j = 0;
     bool pval = false;
     switch (op->aux) {
-      case 0: j = uint32_t(i) - bval; pval = int32_t(j) >= int32_t(maxLane); break;
-      case 1: j = uint32_t(i) + bval; pval = j <= maxLane; break;
-      case 2: j = uint32_t(i) ^ bval; pval = j <= maxLane; break;
-      default: j = minLane | (bval & ~segMask); pval = j <= maxLane; break;
+      case 0:
+        j = uint32_t(i) - bval;
+        pval = int32_t(j) >= int32_t(maxLane);
+        break;
+      case 1:
+        j = uint32_t(i) + bval;
+        pval = j <= maxLane;
+        break;
+      case 2:
+        j = uint32_t(i) ^ bval;
+        pval = j <= maxLane;
+        break;
+      default:
+        j = minLane | (bval & ~segMask);
+        pval = j <= maxLane;
+        break;
     }
     if (!pval) j = uint32_t(i);
     j &= 31;
@@ -172,7 +196,10 @@ void KernelLowerer::lowerWarp(const Instruction& in) {
       Op& op = emit(&vote);
       op.d = d;
       op.a = p;
-      uint32_t kind = in.vote == ptx::VoteMode::all ? 0 : in.vote == ptx::VoteMode::any ? 1 : in.vote == ptx::VoteMode::uni ? 2 : 3;
+      uint32_t kind = in.vote == ptx::VoteMode::all   ? 0
+                      : in.vote == ptx::VoteMode::any ? 1
+                      : in.vote == ptx::VoteMode::uni ? 2
+                                                      : 3;
       op.aux = kind | (neg ? 16 : 0);
       return;
     }

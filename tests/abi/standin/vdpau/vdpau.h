@@ -8,5 +8,5 @@ typedef uint32_t VdpDevice;
 typedef uint32_t VdpVideoSurface;
 typedef uint32_t VdpOutputSurface;
 typedef int VdpStatus;
-typedef VdpStatus VdpGetProcAddress(VdpDevice device, uint32_t function_id, void **function_pointer);
+typedef VdpStatus VdpGetProcAddress(VdpDevice device, uint32_t function_id, void** function_pointer);
 #endif
