@@ -18,7 +18,6 @@ const char* errorName(CUresult code);  // impl/init.cpp
 
 namespace cuemu::trace {
 namespace detail {
-std::atomic<int> g_state{0};
 
 namespace {
 std::FILE* g_file = nullptr;
@@ -36,7 +35,6 @@ bool readState() {
         if (std::FILE* f = std::fopen(value, "a")) g_file = f;
     }
   }
-  g_state.store(enabled ? 2 : 1, std::memory_order_relaxed);
   return enabled;
 }
 }  // namespace detail

@@ -5,6 +5,7 @@
 
 #include "api/api_table.h"
 #include "api/cuda_internal.h"
+#include "core/env_switch.h"
 
 #include <atomic>
 #include <cstdint>
@@ -14,17 +15,11 @@
 namespace cuemu::trace {
 
 namespace detail {
-// 0: not yet read from the environment, 1: off, 2: on.
-extern std::atomic<int> g_state;
-bool readState();
+bool readState();  // CUEMU_TRACE; opens the trace file
+inline constinit EnvSwitch g_switch{&readState};
 }  // namespace detail
 
-inline bool on() {
-  int s = detail::g_state.load(std::memory_order_relaxed);
-  if (s == 0) [[unlikely]]
-    return detail::readState();
-  return s == 2;
-}
+inline bool on() { return detail::g_switch.on(); }
 
 void appendPointer(std::string& out, const void* p);
 void appendString(std::string& out, const char* s);  // safe for garbage pointers

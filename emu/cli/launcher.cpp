@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -95,22 +96,20 @@ std::filesystem::path selfDirectory() {
 
 }  // namespace
 
-#ifndef CUEMU_BIN_TO_LIB
-#define CUEMU_BIN_TO_LIB "../lib/cuemu"
-#endif
-
 std::string findLibraryDir(std::vector<std::string>& tried) {
   std::vector<std::filesystem::path> candidates;
   if (const char* dir = std::getenv("CUEMU_LIBRARY_DIR"); dir && *dir) {
     candidates.emplace_back(dir);
   } else {
     auto self = selfDirectory();
+    // CUEMU_BIN_TO_LIB: where packaging/install.cmake puts the library, seen from the installed command.
     candidates = {self, self / CUEMU_BIN_TO_LIB, self / ".." / "lib" / "cuemu", self / ".." / "lib"};
   }
   for (const auto& dir : candidates) {
     std::error_code ec;
     auto canonical = std::filesystem::weakly_canonical(dir, ec);
     const auto& shown = ec ? dir : canonical;
+    if (std::find(tried.begin(), tried.end(), shown.string()) != tried.end()) continue;
     tried.push_back(shown.string());
     if (std::filesystem::exists(shown / "libcuda.so.1", ec)) return shown.string();
   }

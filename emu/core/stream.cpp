@@ -63,13 +63,13 @@ CUstream Stream::apiHandle() const {
   return toApiHandle<CUstream>(handle_);
 }
 
-std::string Stream::timelineName() const {
+const char* Stream::timelineKind() const {
   switch (kind_) {
-    case Kind::Legacy: return fmt::format("legacy stream (stream {})", id_);
-    case Kind::PerThread: return fmt::format("per-thread stream (stream {})", id_);
+    case Kind::Legacy: return "legacy stream";
+    case Kind::PerThread: return "per-thread stream";
     case Kind::User: break;
   }
-  return fmt::format("stream {}", id_);
+  return "stream";
 }
 
 uint64_t Stream::lastSubmitted() const {
@@ -159,7 +159,7 @@ void Stream::runItem(Item& item) {
     std::vector<std::pair<unsigned long long, uint64_t>> waitedFor;
     for (const auto& dependency : item.dependencies)
       if (dependency.stream.get() != this) waitedFor.emplace_back(dependency.stream->id(), dependency.sequence);
-    timeline::streamItem(id_, timelineName(), item.sequence, item.tag, startNs, timeline::nowNs(), waitedFor);
+    timeline::streamItem(id_, timelineKind(), item.sequence, item.tag, startNs, timeline::nowNs(), waitedFor);
   }
   item.work = nullptr;
   item.dependencies.clear();

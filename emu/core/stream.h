@@ -57,8 +57,8 @@ class Stream : public std::enable_shared_from_this<Stream> {
   uint64_t handle() const { return handle_; }
   void setHandle(uint64_t handle) { handle_ = handle; }
   CUstream apiHandle() const;
-  // The stream's track name on the timeline (core/timeline.h).
-  std::string timelineName() const;
+  // What the stream's track on the timeline is called, before its id (core/timeline.h).
+  const char* timelineKind() const;
   // Blocking streams synchronise with the legacy default stream.
   bool isBlocking() const { return kind_ != Kind::Legacy && !(flags_ & CU_STREAM_NON_BLOCKING); }
 

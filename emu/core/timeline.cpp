@@ -13,10 +13,6 @@
 #include <mutex>
 
 namespace cuemu::timeline {
-namespace detail {
-std::atomic<int> g_state{0};
-}  // namespace detail
-
 namespace {
 
 // Beyond this many events the recording stops (a note in the file says so): a long run must not exhaust memory.
@@ -44,8 +40,14 @@ struct Recorder {
   uint64_t origin = 0;
   std::vector<ApiEvent> calls;
   std::vector<ItemEvent> items;
-  std::map<unsigned long long, std::string> streamNames;
-  size_t events() const { return calls.size() + items.size(); }
+  std::map<unsigned long long, const char*> streamKinds;  // "stream", "legacy stream", ... (static strings)
+  // Whether one more event is recorded; once the cap is reached, the file says the timeline was cut short.
+  bool accepting() {
+    if (written) return false;
+    if (calls.size() + items.size() < kMaxEvents) return true;
+    truncated = true;
+    return false;
+  }
 };
 
 // Created on first use and never destroyed: events arrive from worker threads until the process ends.
@@ -95,7 +97,6 @@ bool detail::readState() {
       std::atexit(writeAtExit);
     }
   }
-  g_state.store(enabled ? 2 : 1, std::memory_order_relaxed);
   return enabled;
 }
 
@@ -108,10 +109,7 @@ uint64_t nowNs() {
 void apiCall(std::string_view name, uint64_t startNs, uint64_t endNs, int result) {
   Recorder& r = recorder();
   std::lock_guard lock(r.mutex);
-  if (r.written || r.events() >= kMaxEvents) {
-    r.truncated = !r.written;
-    return;
-  }
+  if (!r.accepting()) return;
   r.calls.push_back({name, startNs, endNs, threadId(), result});
 }
 
@@ -132,16 +130,13 @@ SubmitTag takeSubmitTag() {
   return tag;
 }
 
-void streamItem(unsigned long long streamId, std::string_view streamName, uint64_t sequence, const SubmitTag& tag,
+void streamItem(unsigned long long streamId, const char* streamKind, uint64_t sequence, const SubmitTag& tag,
                 uint64_t startNs, uint64_t endNs,
                 const std::vector<std::pair<unsigned long long, uint64_t>>& waitedFor) {
   Recorder& r = recorder();
   std::lock_guard lock(r.mutex);
-  if (r.written || r.events() >= kMaxEvents) {
-    r.truncated = !r.written;
-    return;
-  }
-  r.streamNames.try_emplace(streamId, streamName);
+  if (!r.accepting()) return;
+  r.streamKinds.try_emplace(streamId, streamKind);
   r.items.push_back({streamId, sequence, tag, startNs, endNs, waitedFor});
 }
 
@@ -174,7 +169,9 @@ void flush() {
         fmt::format("{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":\"host thread "
                     "{}\"}}}}",
                     pid, tid, tid));
-  for (const auto& [id, name] : r.streamNames) {
+  for (const auto& [id, kind] : r.streamKinds) {
+    std::string name =
+        std::string_view(kind) == "stream" ? fmt::format("stream {}", id) : fmt::format("{} (stream {})", kind, id);
     add(fmt::format("{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":{}}}}}", pid,
                     kStreamTrackBase + id, jsonString(name)));
     add(

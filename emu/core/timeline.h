@@ -6,7 +6,8 @@
 // and a stream item pay one relaxed atomic load each.
 #pragma once
 
-#include <atomic>
+#include "core/env_switch.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -16,17 +17,11 @@
 namespace cuemu::timeline {
 
 namespace detail {
-// 0: not yet read from the environment, 1: off, 2: on.
-extern std::atomic<int> g_state;
-bool readState();
+bool readState();  // CUEMU_TIMELINE; starts the recording
+inline constinit EnvSwitch g_switch{&readState};
 }  // namespace detail
 
-inline bool on() {
-  int s = detail::g_state.load(std::memory_order_relaxed);
-  if (s == 0) [[unlikely]]
-    return detail::readState();
-  return s == 2;
-}
+inline bool on() { return detail::g_switch.on(); }
 
 uint64_t nowNs();
 
@@ -49,7 +44,8 @@ SubmitTag takeSubmitTag();
 
 // An item stream `streamId` ran from startNs to endNs, after the items of other streams in `waitedFor`
 // ({stream id, sequence}).
-void streamItem(unsigned long long streamId, std::string_view streamName, uint64_t sequence, const SubmitTag& tag,
+// `streamKind` is a static string ("stream", "legacy stream", "per-thread stream"): the track is named at the end.
+void streamItem(unsigned long long streamId, const char* streamKind, uint64_t sequence, const SubmitTag& tag,
                 uint64_t startNs, uint64_t endNs,
                 const std::vector<std::pair<unsigned long long, uint64_t>>& waitedFor);
 
