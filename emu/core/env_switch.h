@@ -14,7 +14,8 @@ class EnvSwitch {
 
   bool on() {
     int state = state_.load(std::memory_order_relaxed);
-    if (state == kUnread) [[unlikely]] return readNow();
+    if (state == kUnread) [[unlikely]]
+      return readNow();
     return state == kOn;
   }
 
