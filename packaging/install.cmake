@@ -1,5 +1,6 @@
 # Installing cuemu (included by the top-level CMakeLists.txt):
-#   lib/cuemu/libcuda.so.1 (+ libcuda.so), lib/cuemu/libnvJitLink.so.13 (+ .so)   never where a real driver lives
+#   lib/cuemu/libcuda.so.1 (+ libcuda.so), lib/cuemu/libnvJitLink.so.13, libnvrtc.so.13 (+ .so)   never where a
+#                                                                        real driver lives
 #   bin/cuemu                                                                        finds lib/cuemu from bin/
 #   include/cuemu/{cuemu.h, cuda.h, cudaTypedefs.h, ...}                           cuemu's headers (not the toolkit's)
 #   lib/cmake/cuemu/cuemuConfig.cmake    find_package(cuemu): cuemu::cuda (the driver), cuemu::cuemu (the command)
@@ -13,7 +14,7 @@ set(CUEMU_INSTALL_LIBDIR ${CMAKE_INSTALL_LIBDIR}/cuemu)
 set(CUEMU_INSTALL_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR}/cuemu)
 set(CUEMU_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/cuemu)
 
-install(TARGETS cuda cuemu_nvjitlink EXPORT cuemuTargets
+install(TARGETS cuda cuemu_nvjitlink cuemu_nvrtc EXPORT cuemuTargets
         LIBRARY DESTINATION ${CUEMU_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT development)
 install(TARGETS cuemu EXPORT cuemuTargets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
 target_include_directories(cuda INTERFACE $<INSTALL_INTERFACE:${CUEMU_INSTALL_INCLUDEDIR}>)
@@ -27,7 +28,7 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/cuemuConfig.cmake ${CMAKE_CURRENT_BINA
         DESTINATION ${CUEMU_INSTALL_CMAKEDIR} COMPONENT development)
 configure_file(${CMAKE_CURRENT_LIST_DIR}/cuemu.pc.in ${CMAKE_CURRENT_BINARY_DIR}/cuemu.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/cuemu.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT development)
-install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT runtime)
+install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/CHANGELOG.md DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT runtime)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT runtime)
 
 # The command looks for the library relative to itself: bin/../lib/cuemu in a plain install, and wherever
