@@ -236,6 +236,7 @@ class KernelLowerer {
   void lowerMove(const Instruction& in);
   void lowerCvta(const Instruction& in);
   void lowerIsspacep(const Instruction& in);
+  void lowerClusterAddress(const Instruction& in);  // mapa, getctarank
   void lowerConvert(const Instruction& in);
   void lowerMemory(const Instruction& in);
   void lowerAtomic(const Instruction& in);
