@@ -99,6 +99,9 @@ constexpr Reducer kReducers[] = {
 };
 constexpr uint32_t kReducerShift = 16;
 constexpr uint32_t kCompleteTx = 1u << async::kOpBits;
+// kMulticast: register c is a u64 of {size, ctaMask}; the copy goes to the same offsets (destination and mbarrier)
+// in each CTA of the mask. kToOtherCta: from shared::cta memory to shared::cluster memory, which must be another CTA's.
+constexpr uint32_t kMulticast = kCompleteTx << 1, kToOtherCta = kCompleteTx << 2;
 
 // The index in kReducers of a cp.reduce.async.bulk operation on type t; 0 when there is none.
 uint32_t reducerIndex(ptx::RedOp r, Type t) {
@@ -138,6 +141,24 @@ uint32_t reducerIndex(ptx::RedOp r, Type t) {
   }
 }
 
+// The multicast form of a bulk copy into shared memory: the same offsets of destination (slot 0) and mbarrier
+// (slot 2) in every CTA of ctaMask (bits past the cluster's size are ignored).
+const Op* bulkMulticast(Warp& w, const Op* op, int lane, const uint8_t* src, uint32_t size, uint32_t ctaMask) {
+  constexpr uint64_t kOffset = (uint64_t(1) << kClusterRankShift) - 1;
+  const uint64_t dstOffset = async::laneAddress(w, op, 0, lane) & kOffset;
+  const uint64_t barOffset = async::laneAddress(w, op, 2, lane) & kOffset;
+  const std::vector<Cta*>& ctas = w.cta->cluster->ctas;
+  for (uint32_t rank = 0; rank < ctas.size(); ++rank) {
+    if (!((ctaMask >> rank) & 1)) continue;
+    Cta& target = *ctas[rank];
+    if (dstOffset + size > target.sharedBytes || ((op->aux & kCompleteTx) && barOffset + 8 > target.sharedBytes))
+      return raiseFault(w, op, lane, FaultKind::IllegalAddress, dstOffset, "out-of-range shared address (multicast)");
+    std::memmove(target.shared + dstOffset, src, size);
+    if (op->aux & kCompleteTx) mbar::completeTx(target.shared + barOffset, size);
+  }
+  return op + 1;
+}
+
 // cp.async.bulk / cp.reduce.async.bulk: `size` bytes (register c, a multiple of 16) from slot 1 to slot 0, both
 // 16-byte aligned; with kCompleteTx the copy then completes that many bytes of the mbarrier in slot 2.
 const Op* bulkCopy(Warp& w, const Op* op) {
@@ -146,9 +167,25 @@ const Op* bulkCopy(Warp& w, const Op* op) {
   while (m) {
     int i = std::countr_zero(m);
     m &= m - 1;
-    uint32_t size = R<uint32_t>(w, op->c)[i];
+    const uint64_t sizeAndMask = (op->aux & kMulticast) ? R<uint64_t>(w, op->c)[i] : R<uint32_t>(w, op->c)[i];
+    const uint32_t size = uint32_t(sizeAndMask);
     if (size % 16)
       return raiseFault(w, op, i, FaultKind::MisalignedAddress, size, "bulk copy size is not a multiple of 16");
+    if (op->aux & kToOtherCta) {
+      // An H100 raises an illegal-instruction error for a copy from shared::cta memory into the issuing CTA's own
+      // shared memory (driver 580: conformance ptx.async.BulkSharedToShared and ptx.async_BulkReduceShared.*)
+      const uint64_t rankField = async::laneAddress(w, op, 0, i) >> kClusterRankShift;
+      if (rankField == 0 || rankField - 1 == w.cta->clusterRank)
+        return raiseFault(w, op, i, FaultKind::IllegalInstruction, 0,
+                          "bulk copy from shared::cta memory into the issuing CTA's own shared memory");
+    }
+    if (op->aux & kMulticast) {
+      const uint8_t* src = async::lanePointer(w, op, 1, i, size, 16, false);
+      if (!src || ((async::laneAddress(w, op, 0, i) & 15) != 0))
+        return src ? raiseFault(w, op, i, FaultKind::MisalignedAddress, 0, "misaligned address") : nullptr;
+      if (!bulkMulticast(w, op, i, src, size, uint32_t(sizeAndMask >> 32) & 0xffffu)) return nullptr;
+      continue;
+    }
     uint8_t* dst = async::lanePointer(w, op, 0, i, size, 16, true);
     if (!dst) return nullptr;
     uint8_t* src = async::lanePointer(w, op, 1, i, size, 16, false);
@@ -162,15 +199,6 @@ const Op* bulkCopy(Warp& w, const Op* op) {
     if (bar) mbar::completeTx(bar, size);
   }
   return op + 1;
-}
-
-// cp.async.bulk and cp.reduce.async.bulk from shared::cta to shared::cluster: the destination can only be this CTA's
-// own shared memory (a cluster of one CTA; distributed shared memory is not modelled), and an H100 raises an
-// illegal-instruction error for that (driver 580: conformance ptx.async.BulkSharedToShared and
-// ptx.async_BulkReduceShared.*, while the same copy from global memory into the own CTA works).
-const Op* bulkSharedToOwnCta(Warp& w, const Op* op) {
-  return raiseFault(w, op, std::countr_zero(w.exec), FaultKind::IllegalInstruction, 0,
-                    "bulk copy from shared::cta memory into the issuing CTA's own shared memory");
 }
 
 // ---- tensor copies (tile mode) -------------------------------------------------------------------------------------
@@ -453,19 +481,28 @@ void KernelLowerer::lowerAsyncCopy(const Instruction& in) {
         if (!reducer) return unsupported(in);
       }
       const bool sharedSource = in.space2 == ptx::Space::shared || in.space2 == ptx::Space::shared_cta;
-      if (sharedSource && in.space == ptx::Space::shared_cluster) {
-        emit(&bulkSharedToOwnCta);
-        return;
-      }
+      const bool toOtherCta = sharedSource && in.space == ptx::Space::shared_cluster;
+      const bool multicast = fn_->hasMod(in, ptx::Mod::multicast_cluster);
       Addr dst = address(in, opnd(in, 0)), srcAddr = addressIn(in, opnd(in, 1), in.space2);
       uint32_t size = src(opnd(in, 2), Type::u32);
       bool completeTx = fn_->hasMod(in, ptx::Mod::mbarrier_complete_tx_bytes);
-      // the mbarrier is in the destination's shared memory; a multicast mask (a cluster of one CTA: this CTA) and a
-      // cache policy follow it
+      // the mbarrier is in the destination's shared memory; a multicast mask and a cache policy follow it
       std::optional<Addr> bar;
       if (completeTx) bar = addressIn(in, opnd(in, 3), ptx::Space::shared);
+      if (multicast) {
+        if (dst.space != mem::Shared || !bar)
+          return unsupported(in, "multicast bulk copies other than into shared memory");
+        uint32_t mask = src(opnd(in, 4), Type::u32);  // a 16-bit operand, zero-extended
+        uint32_t packed = temp(8);
+        Op& pack = emit(&h::pack<uint32_t, uint64_t, 2>);
+        pack.d = packed;
+        pack.a = size;
+        pack.b = mask;
+        size = packed;
+      }
       Op& op = emit(&bulkCopy);
-      op.aux = reducer << kReducerShift | (completeTx ? kCompleteTx : 0);
+      op.aux = reducer << kReducerShift | (completeTx ? kCompleteTx : 0) | (multicast ? kMulticast : 0) |
+               (toOtherCta ? kToOtherCta : 0);
       op.c = size;
       setAddressSlot(op, 0, dst);
       setAddressSlot(op, 1, srcAddr);
