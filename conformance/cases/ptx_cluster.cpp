@@ -471,7 +471,8 @@ TEST_F(ptx_cluster, SpecialRegisters3DCluster) {
   for (unsigned z = 0; z < 2; ++z)
     for (unsigned y = 0; y < 2; ++y)
       for (unsigned x = 0; x < 4; ++x) {
-        const std::vector<uint32_t> want{x / 2, 0, 0, 2, 1, 1, x % 2, y, z, 2, 2, 2, x % 2 + 2 * y + 4 * z, 8, 1, 0xabcd};
+        const std::vector<uint32_t> want{x / 2, 0, 0,     2, 1, 1, x % 2, y, z, 2, 2, 2, x % 2 + 2 * y + 4 * z,
+                                         8,     1, 0xabcd};
         EXPECT_EQ(Sregs(x + 4 * (y + 2 * z)), want) << x << "," << y << "," << z;
       }
 }
@@ -547,8 +548,7 @@ TEST_F(ptx_cluster, BulkCopyIntoAnotherCta) {
   const unsigned shape[3] = {2, 1, 1};
   CU_ASSERT_OK(Run(Fn("bulk_peer"), 4, 1, 1, 16, 1, shape));
   for (unsigned b = 0; b < 4; ++b)
-    for (unsigned t = 0; t < 16; ++t)
-      EXPECT_EQ(host[b * 16 + t], b % 2 == 1 ? t : 0xffffffffu) << b << " " << t;
+    for (unsigned t = 0; t < 16; ++t) EXPECT_EQ(host[b * 16 + t], b % 2 == 1 ? t : 0xffffffffu) << b << " " << t;
 }
 
 TEST_F(ptx_cluster, BulkCopyMulticast) {

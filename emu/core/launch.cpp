@@ -200,8 +200,8 @@ CUresult launchShape(const LaunchRequest& r, LaunchShape& shape) {
   const Dim3& c = shape.cluster;
   if (c.x) {
     const uint64_t size = c.count();
-    if (size > uint64_t(f.nonPortableClusterAllowed.load() ? limits::kNonPortableClusterSize
-                                                           : limits::kPortableClusterSize))
+    if (size >
+        uint64_t(f.nonPortableClusterAllowed.load() ? limits::kNonPortableClusterSize : limits::kPortableClusterSize))
       return CUDA_ERROR_INVALID_CLUSTER_SIZE;
     if (info.maxclusterrank && size > info.maxclusterrank) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
     if (shape.grid.x % c.x || shape.grid.y % c.y || shape.grid.z % c.z) return CUDA_ERROR_INVALID_CLUSTER_SIZE;

@@ -3,9 +3,11 @@
 // seeded shuffles). Kernels: nvcc-built (kernels/cluster.cu, cooperative groups) and hand-written PTX for the
 // address instructions. What an H100 gives for them is checked by the conformance cases ptx.cluster.*.
 #include "harness.h"
+#include "ptx/tensor_map.h"
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,8 +37,8 @@ struct Schedule {
   ExecConfig config;
 };
 const Schedule kSchedules[] = {
-    {"1 thread", ExecConfig{1, false, 0, 0}},       {"2 threads", ExecConfig{2, false, 0, 0}},
-    {"deterministic", ExecConfig{1, true, 0, 0}},   {"shuffled (seed 5)", ExecConfig{1, true, 5, 0}},
+    {"1 thread", ExecConfig{1, false, 0, 0}},           {"2 threads", ExecConfig{2, false, 0, 0}},
+    {"deterministic", ExecConfig{1, true, 0, 0}},       {"shuffled (seed 5)", ExecConfig{1, true, 5, 0}},
     {"shuffled (seed 12)", ExecConfig{1, true, 12, 0}},
 };
 
@@ -334,6 +336,99 @@ TEST(PtxCluster, RankOutsideTheClusterFaults) {
   Params p(info(prog, "outside"));
   p.arg(static_cast<unsigned*>(nullptr)).arg(1u);
   EXPECT_TRUE(run(prog, "outside", Dim3{2}, Dim3{32}, p, kSchedules[0].config, Dim3{2, 1, 1}).ok());
+}
+
+// A tensor copy with .multicast::cluster: rank 0 loads one 16 x 8 box into ranks 1 and 2 (ctaMask 0b0110), completing
+// their mbarriers; ranks 0 and 3 receive nothing.
+const char* kTensorMulticastPtx = R"(
+.version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry tmc(.param .align 64 .b8 map[128], .param .u64 pout)
+{
+  .reg .pred %p<8>;
+  .reg .b32 %r<32>;
+  .reg .b64 %rd<16>;
+  .reg .b16 %rs<2>;
+  .shared .align 1024 .b8 sbuf[512];
+  .shared .align 8 .b64 bar;
+  ld.param.u64 %rd2, [pout];
+  mov.u64 %rd1, map;
+  mov.u32 %r1, %cluster_ctarank;
+  mov.u32 %r10, bar;
+  mov.u32 %r11, sbuf;
+  mbarrier.init.shared::cta.b64 [%r10], 1;
+  mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [%r10], 512;
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  setp.eq.u32 %p1, %r1, 0;
+  mov.b16 %rs1, 6;
+  mov.u32 %r2, 0;
+  @%p1 cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%r11], [%rd1, {%r2, %r2}], [%r10], %rs1;
+  setp.eq.u32 %p2, %r1, 1;
+  setp.eq.u32 %p3, %r1, 2;
+  or.pred %p4, %p2, %p3;
+  @!%p4 bra DONE;
+WAIT:
+  mbarrier.try_wait.parity.shared::cta.b64 %p5, [%r10], 0;
+  @!%p5 bra WAIT;
+  mov.u32 %r12, 0;
+  mov.u32 %r3, %ctaid.x;
+  mul.wide.u32 %rd4, %r3, 512;
+  add.u64 %rd2, %rd2, %rd4;
+COPY:
+  add.u32 %r13, %r11, %r12;
+  ld.shared.u32 %r20, [%r13];
+  cvt.u64.u32 %rd5, %r12;
+  add.u64 %rd6, %rd2, %rd5;
+  st.global.u32 [%rd6], %r20;
+  add.u32 %r12, %r12, 4;
+  setp.lt.u32 %p6, %r12, 512;
+  @%p6 bra COPY;
+DONE:
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  ret;
+}
+)";
+
+TEST(PtxCluster, TensorCopyMulticast) {
+  static std::shared_ptr<const Program> prog = [] {
+    auto r = compile(kTensorMulticastPtx);
+    if (!r.program) throw std::runtime_error(r.error);
+    return r.program;
+  }();
+  std::vector<uint32_t> t(16 * 8);
+  for (uint32_t i = 0; i < t.size(); ++i) t[i] = 5000 + i;
+  uint32_t* data = arena().upload(t);
+  ptx::TensorMapEncoding e{};
+  e.magic = ptx::TensorMapEncoding::kMagic;
+  e.dataType = uint8_t(ptx::TensorMapType::u32);
+  e.rank = 2;
+  e.elementBytes = 4;
+  e.address = reinterpret_cast<uint64_t>(data);
+  e.dims[0] = 16;
+  e.dims[1] = 8;
+  e.strides[0] = 16 * 4;
+  e.box[0] = 16;
+  e.box[1] = 8;
+  e.elementStrides[0] = e.elementStrides[1] = 1;
+  struct alignas(64) Map {
+    uint8_t bytes[128] = {};
+  } map;
+  std::memcpy(map.bytes, &e, sizeof e);
+  uint32_t* out = arena().alloc<uint32_t>(8 * 128);
+  for (const Schedule& s : kSchedules) {
+    std::fill(out, out + 8 * 128, 0xeeeeeeeeu);
+    Params p(info(*prog, "tmc"));
+    p.arg(map).arg(out);
+    LaunchResult r = run(*prog, "tmc", Dim3{8}, Dim3{1}, p, s.config, Dim3{4, 1, 1});
+    ASSERT_TRUE(r.ok()) << s.name << ": " << r.fault.message;
+    for (unsigned b = 0; b < 8; ++b)
+      for (unsigned i = 0; i < 128; ++i)
+        ASSERT_EQ(out[b * 128 + i], b % 4 == 1 || b % 4 == 2 ? 5000 + i : 0xeeeeeeeeu)
+            << s.name << " " << b << " " << i;
+  }
 }
 
 // Cluster shapes the interpreter refuses: more than 16 CTAs, shapes that do not tile the grid.

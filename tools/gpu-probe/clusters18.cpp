@@ -298,8 +298,8 @@ static void sregsDump(const char* label, unsigned ctas) {
     std::printf(
         "%s cta %u: ctaid %u %u %u nctaid %u %u %u clusterid %u %u %u nclusterid %u %u %u cluster_ctaid %u %u %u "
         "cluster_nctaid %u %u %u ctarank %u nctarank %u explicit %u ntid %u %u\n",
-        label, c, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14],
-        v[15], v[16], v[17], v[18], v[19], v[20], v[21], v[22]);
+        label, c, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15],
+        v[16], v[17], v[18], v[19], v[20], v[21], v[22]);
   }
 }
 
@@ -384,8 +384,7 @@ int main() {
   std::printf("maxrank REQUIRED_CLUSTER_WIDTH %d\n", a);
 
   // (3) shapes
-  const unsigned c3[3] = {3, 1, 1}, c16[3] = {16, 1, 1}, c32[3] = {32, 1, 1}, c9[3] = {9, 1, 1},
-                 c442[3] = {4, 4, 2};
+  const unsigned c3[3] = {3, 1, 1}, c16[3] = {16, 1, 1}, c32[3] = {32, 1, 1}, c9[3] = {9, 1, 1}, c442[3] = {4, 4, 2};
   std::printf("cluster 8 grid 8: %s\n", name(launchEx(sregs, 8, 1, 1, 32, 1, 1, c8)));
   std::printf("cluster 8 grid 8 block 1024: %s\n", name(launchEx(sregs, 8, 1, 1, 1024, 1, 1, c8)));
   std::printf("cluster 3 grid 6: %s\n", name(launchEx(sregs, 6, 1, 1, 32, 1, 1, c3)));

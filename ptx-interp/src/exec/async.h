@@ -56,7 +56,8 @@ inline uint8_t* lanePointer(Warp& w, const Op* op, int slot, int lane, uint64_t 
     owner = t.cta;
     off = t.offset;
     if (!owner) {
-      raiseFault(w, op, lane, FaultKind::ClusterAddress, addr, "shared::cluster address of a CTA rank outside the cluster");
+      raiseFault(w, op, lane, FaultKind::ClusterAddress, addr,
+                 "shared::cluster address of a CTA rank outside the cluster");
       return nullptr;
     }
   }

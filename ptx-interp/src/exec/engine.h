@@ -261,7 +261,7 @@ struct Barrier {
 constexpr uint32_t kClusterRankShift = 24;
 constexpr uint32_t kMaxClusterSize = 16;
 struct Cluster {
-  std::vector<Cta*> ctas;  // by rank
+  std::vector<Cta*> ctas;       // by rank
   uint32_t barrierArrived = 0;  // threads that arrived in the current phase
   uint32_t barrierPhase = 0;
   uint64_t progress = 0;  // barrier phases completed and CTAs finished: runCluster goes round again while it grows
@@ -301,11 +301,11 @@ struct Job {
   // Scheduling units: clusters (of one CTA where the launch has none), started in linear order of %clusterid
   Dim3 clusterShape{1, 1, 1};
   uint32_t clusterSize = 1;
-  bool explicitCluster = false;  // %is_explicit_cluster
+  bool explicitCluster = false;     // %is_explicit_cluster
   std::vector<uint32_t> rankOrder;  // deterministic mode with a seed: the order runCluster runs a cluster's CTAs in
   uint64_t totalClusters = 0;
   std::atomic<uint64_t> nextCluster{0};
-  std::atomic<bool> parking{false};       // some thread parked a CTA: count finished CTAs from now on
+  std::atomic<bool> parking{false};           // some thread parked a CTA: count finished CTAs from now on
   std::atomic<uint64_t> finishedClusters{0};  // progress signal for the schedulers of parked clusters
   std::atomic<bool> faulted{false};
   std::mutex faultMutex;

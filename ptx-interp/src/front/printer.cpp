@@ -668,9 +668,9 @@ bool Differ::fn(const Function& x, const Function& y) {
   if (x.isEntry != y.isEntry || x.hasBody != y.hasBody || x.noreturn != y.noreturn || x.linkage != y.linkage ||
       x.minnctapersm != y.minnctapersm || x.maxnctapersm != y.maxnctapersm || x.maxnreg != y.maxnreg ||
       x.maxclusterrank != y.maxclusterrank || x.explicitcluster != y.explicitcluster ||
-      x.blocksareclusters != y.blocksareclusters || x.numMaxntid != y.numMaxntid ||
-      x.numReqntid != y.numReqntid || x.numReqnctapercluster != y.numReqnctapercluster ||
-      !std::equal(x.maxntid, x.maxntid + 3, y.maxntid) || !std::equal(x.reqntid, x.reqntid + 3, y.reqntid) ||
+      x.blocksareclusters != y.blocksareclusters || x.numMaxntid != y.numMaxntid || x.numReqntid != y.numReqntid ||
+      x.numReqnctapercluster != y.numReqnctapercluster || !std::equal(x.maxntid, x.maxntid + 3, y.maxntid) ||
+      !std::equal(x.reqntid, x.reqntid + 3, y.reqntid) ||
       !std::equal(x.reqnctapercluster, x.reqnctapercluster + 3, y.reqnctapercluster) ||
       x.pragmas.size() != y.pragmas.size())
     return fail(where + ": header differs");

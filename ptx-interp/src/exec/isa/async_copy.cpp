@@ -215,6 +215,7 @@ const Op* packCoordinate(Warp& w, const Op* op) {
 enum TensorKind : uint32_t { kTensorLoad = 0, kTensorStore = 1, kTensorReduce = 2 };
 constexpr uint32_t kTensorKindShift = async::kOpBits, kTensorRankShift = async::kOpBits + 2;
 constexpr uint32_t kTensorRedOpShift = 16;
+constexpr uint32_t kTensorMulticast = 1u << (async::kOpBits + 5);  // .multicast::cluster: ctaMask in register e
 
 // The tensor map a lane names: a generic address (of a kernel parameter, global or constant memory) or, as
 // `mov %rd, param` gives it in a kernel, an offset in the kernel's parameters.
@@ -276,9 +277,11 @@ uint64_t oobFill(const ptx::TensorMapEncoding& map) {
 // of dimension i at coordinate start[i] + k * elementStride[i]. Loads fill elements outside the tensor; stores and
 // reductions skip them. Swizzled boxes move each 16-byte chunk within its 128-byte row: chunk bits [4, 4 + b) of the
 // shared address are XOR-ed with bits [7, 7 + b) (b = 1, 2, 3 for the 32, 64, 128-byte modes), so the pattern
-// repeats every 256, 512 or 1024 bytes. Returns the box's bytes, 0 after a fault.
+// repeats every 256, 512 or 1024 bytes. The shared memory is the CTA's that the address names (another CTA's of
+// the cluster through a shared::cluster address), or with `multicastTo` that CTA's at the address's offset.
+// Returns the box's bytes, 0 after a fault.
 uint64_t tensorBox(Warp& w, const Op* op, int lane, const ptx::TensorMapEncoding& map, const int32_t* start,
-                   TensorKind kind) {
+                   TensorKind kind, Cta* multicastTo = nullptr) {
   const unsigned rank = map.rank, eb = map.elementBytes;
   uint32_t count[kMaxTensorRank] = {1, 1, 1, 1, 1};
   uint64_t elements = 1;
@@ -292,9 +295,15 @@ uint64_t tensorBox(Warp& w, const Op* op, int lane, const ptx::TensorMapEncoding
     raiseFault(w, op, lane, FaultKind::MisalignedAddress, smem, "tensor copy shared address not 128-byte aligned");
     return 0;
   }
-  uint8_t* shared = async::lanePointer(w, op, 0, lane, bytes, 128, kind == kTensorLoad);
-  if (!shared) return 0;
-  const uint64_t sharedBase = reinterpret_cast<uint64_t>(shared) - reinterpret_cast<uint64_t>(w.cta->shared);
+  Cta* owner = multicastTo;
+  uint64_t sharedBase = smem & ((uint64_t(1) << kClusterRankShift) - 1);
+  if (!owner) {
+    uint8_t* shared = async::lanePointer(w, op, 0, lane, bytes, 128, kind == kTensorLoad);
+    if (!shared) return 0;
+    const bool generic = ((op->aux >> 1) & 3) == async::kGeneric;
+    owner = generic ? clusterSharedOwner(*w.cta, smem) : clusterSharedTarget(*w.cta, smem).cta;
+    sharedBase = reinterpret_cast<uint64_t>(shared) - reinterpret_cast<uint64_t>(owner->shared);
+  }
   const unsigned swizzleBits = map.swizzle;  // 0 none, 1 32B, 2 64B, 3 128B
   const Reducer reduce = kind == kTensorReduce
                              ? kReducers[tensorReducer(ptx::RedOp(op->aux >> kTensorRedOpShift), map.dataType)]
@@ -310,11 +319,11 @@ uint64_t tensorBox(Warp& w, const Op* op, int lane, const ptx::TensorMapEncoding
   for (uint64_t e = 0; e < elements; ++e) {
     uint64_t offset = sharedBase + e * eb;
     if (swizzleBits) offset ^= ((offset >> 7) & ((1u << swizzleBits) - 1)) << 4;
-    if (offset + eb > w.cta->sharedBytes) {
+    if (offset + eb > owner->sharedBytes) {
       raiseFault(w, op, lane, FaultKind::IllegalAddress, offset, "swizzled tensor box past the end of shared memory");
       return 0;
     }
-    uint8_t* s = w.cta->shared + offset;
+    uint8_t* s = owner->shared + offset;
     bool inside = true;
     uint64_t global = map.address;
     for (unsigned i = 0; i < rank; ++i) {
@@ -357,6 +366,22 @@ const Op* tensorCopy(Warp& w, const Op* op) {
     if (map.rank != rank)
       return raiseFault(w, op, i, FaultKind::IllegalInstruction, 0,
                         fmt::format("a {}-dimensional tensor copy of a tensor map of rank {}", rank, map.rank));
+    if (op->aux & kTensorMulticast) {
+      // the same offsets of box and mbarrier in every CTA of the 16-bit mask (register e)
+      const uint64_t barOffset = async::laneAddress(w, op, 2, i) & ((uint64_t(1) << kClusterRankShift) - 1);
+      const uint32_t mask = R<uint32_t>(w, op->e)[i] & 0xffffu;
+      const std::vector<Cta*>& ctas = w.cta->cluster->ctas;
+      for (uint32_t r = 0; r < ctas.size(); ++r) {
+        if (!((mask >> r) & 1)) continue;
+        if (barOffset + 8 > ctas[r]->sharedBytes || (barOffset & 7))
+          return raiseFault(w, op, i, FaultKind::IllegalAddress, barOffset,
+                            "mbarrier outside shared memory (multicast)");
+        const uint64_t bytes = tensorBox(w, op, i, map, R<int32_t>(w, op->c) + i * kMaxTensorRank, kind, ctas[r]);
+        if (!bytes) return nullptr;
+        mbar::completeTx(ctas[r]->shared + barOffset, int64_t(bytes));
+      }
+      continue;
+    }
     uint8_t* bar = nullptr;
     if (kind == kTensorLoad && !(bar = async::lanePointer(w, op, 2, i, 8, 8, true))) return nullptr;
     uint64_t bytes = tensorBox(w, op, i, map, R<int32_t>(w, op->c) + i * kMaxTensorRank, kind);
@@ -400,9 +425,8 @@ void KernelLowerer::setAddressSlot(Op& op, int slot, const Addr& a) {
 
 void KernelLowerer::lowerTensorCopy(const Instruction& in) {
   using ptx::Mod;
-  for (Mod m :
-       {Mod::im2col, Mod::im2col_w, Mod::im2col_w_128, Mod::tile_gather4, Mod::tile_scatter4, Mod::multicast_cluster})
-    if (fn_->hasMod(in, m)) return unsupported(in, "only the tile mode of tensor copies into this CTA");
+  for (Mod m : {Mod::im2col, Mod::im2col_w, Mod::im2col_w_128, Mod::tile_gather4, Mod::tile_scatter4})
+    if (fn_->hasMod(in, m)) return unsupported(in, "only the tile mode of tensor copies");
   const unsigned rank = fn_->hasMod(in, Mod::d1)   ? 1
                         : fn_->hasMod(in, Mod::d2) ? 2
                         : fn_->hasMod(in, Mod::d3) ? 3
@@ -429,10 +453,16 @@ void KernelLowerer::lowerTensorCopy(const Instruction& in) {
   std::optional<Addr> bar;
   if (load) bar = addressIn(in, opnd(in, 2), ptx::Space::shared);
   TensorKind kind = load ? kTensorLoad : in.opcode == Opcode::CpReduceAsyncBulkTensor ? kTensorReduce : kTensorStore;
+  const bool multicast = load && fn_->hasMod(in, Mod::multicast_cluster);
+  if (multicast && smem.space != mem::Shared)
+    return unsupported(in, "multicast tensor copies other than into shared memory");
+  const uint32_t mask = multicast ? src(opnd(in, 3), Type::u32) : 0;  // a 16-bit operand, zero-extended
   Op& op = emit(&tensorCopy);
-  op.aux = kind << kTensorKindShift | rank << kTensorRankShift | uint32_t(in.redOp) << kTensorRedOpShift;
+  op.aux = kind << kTensorKindShift | rank << kTensorRankShift | uint32_t(in.redOp) << kTensorRedOpShift |
+           (multicast ? kTensorMulticast : 0);
   op.b = mapReg;
   op.c = block;
+  op.e = mask;
   setAddressSlot(op, 0, smem);
   if (bar) setAddressSlot(op, 2, *bar);
 }

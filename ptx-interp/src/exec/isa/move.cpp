@@ -126,7 +126,13 @@ template <int Comp> PTX_LANES const Op* sregCtaid(Warp& w, const Op* op) {
 }  // namespace
 
 // The windows of cvta and isspacep (op aux).
-enum AddressWindow : uint32_t { kWindowGlobal = 0, kWindowShared = 1, kWindowLocal = 2, kWindowParam = 3, kWindowCluster = 4 };
+enum AddressWindow : uint32_t {
+  kWindowGlobal = 0,
+  kWindowShared = 1,
+  kWindowLocal = 2,
+  kWindowParam = 3,
+  kWindowCluster = 4
+};
 
 // Op: aux: AddressWindow, f: source width (4/8); the destination is 64-bit.
 const Op* cvtaToGeneric(Warp& w, const Op* op) {
@@ -252,7 +258,8 @@ const Op* getctarank(Warp& w, const Op* op) {
       const uint64_t a = R<uint64_t>(w, op->a)[i];
       const Cta* owner = clusterSharedOwner(cta, a);
       if (!owner)
-        return raiseFault(w, op, i, FaultKind::IllegalAddress, a, "getctarank of a generic address outside shared memory");
+        return raiseFault(w, op, i, FaultKind::IllegalAddress, a,
+                          "getctarank of a generic address outside shared memory");
       rank = owner->clusterRank;
     } else {
       const uint64_t a = op->f == 4 ? R<uint32_t>(w, op->a)[i] : R<uint64_t>(w, op->a)[i];
