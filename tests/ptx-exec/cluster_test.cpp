@@ -431,6 +431,77 @@ TEST(PtxCluster, TensorCopyMulticast) {
   }
 }
 
+// st.async and red.async into the partner CTA complete the partner's mbarrier with their sizes (16 + 4 bytes).
+const char* kStoreAsyncPtx = R"(
+.version 8.1
+.target sm_90
+.address_size 64
+.visible .entry stasync(.param .u64 pout)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<32>;
+  .reg .b64 %rd<8>;
+  .shared .align 16 .b32 buf[4];
+  .shared .align 4 .b32 counter;
+  .shared .align 8 .b64 bar;
+  ld.param.u64 %rd1, [pout];
+  mov.u32 %r1, %cluster_ctarank;
+  xor.b32 %r2, %r1, 1;
+  mov.u32 %r3, bar;
+  mov.u32 %r4, buf;
+  mov.u32 %r5, counter;
+  st.shared.u32 [counter], 5;
+  mbarrier.init.shared::cta.b64 [%r3], 1;
+  mbarrier.arrive.expect_tx.shared::cta.b64 %rd2, [%r3], 20;
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  mapa.shared::cluster.u32 %r6, %r4, %r2;
+  mapa.shared::cluster.u32 %r7, %r5, %r2;
+  mapa.shared::cluster.u32 %r8, %r3, %r2;
+  add.u32 %r10, %r1, 1;
+  add.u32 %r11, %r1, 2;
+  add.u32 %r12, %r1, 3;
+  add.u32 %r13, %r1, 4;
+  st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.u32 [%r6], {%r10, %r11, %r12, %r13}, [%r8];
+  add.u32 %r14, %r1, 10;
+  red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%r7], %r14, [%r8];
+WAIT:
+  mbarrier.try_wait.parity.shared::cta.b64 %p1, [%r3], 0;
+  @!%p1 bra WAIT;
+  ld.shared.v4.u32 {%r20, %r21, %r22, %r23}, [buf];
+  ld.shared.u32 %r24, [counter];
+  mov.u32 %r25, %ctaid.x;
+  mul.wide.u32 %rd3, %r25, 32;
+  add.u64 %rd4, %rd1, %rd3;
+  st.global.v4.u32 [%rd4], {%r20, %r21, %r22, %r23};
+  st.global.u32 [%rd4+16], %r24;
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  ret;
+}
+)";
+
+TEST(PtxCluster, StoreAndReduceAsyncCompleteTheTargetsMbarrier) {
+  static std::shared_ptr<const Program> prog = [] {
+    auto r = compile(kStoreAsyncPtx);
+    if (!r.program) throw std::runtime_error(r.error);
+    return r.program;
+  }();
+  uint32_t* out = arena().alloc<uint32_t>(6 * 8);
+  for (const Schedule& s : kSchedules) {
+    Params p(info(*prog, "stasync"));
+    p.arg(out);
+    LaunchResult r = run(*prog, "stasync", Dim3{6}, Dim3{1}, p, s.config, Dim3{2, 1, 1});
+    ASSERT_TRUE(r.ok()) << s.name << ": " << r.fault.message;
+    for (unsigned b = 0; b < 6; ++b) {
+      const uint32_t partner = (b % 2) ^ 1;
+      const std::vector<uint32_t> got(out + b * 8, out + b * 8 + 5);
+      EXPECT_EQ(got, (std::vector<uint32_t>{partner + 1, partner + 2, partner + 3, partner + 4, 5 + 10 + partner}))
+          << s.name << " " << b;
+    }
+  }
+}
+
 // Cluster shapes the interpreter refuses: more than 16 CTAs, shapes that do not tile the grid.
 TEST(PtxCluster, ShapesThatCannotRun) {
   const Program& prog = clusterProgram();

@@ -200,6 +200,13 @@ void KernelLowerer::lowerMbarrier(const Instruction& in) {
   }
 }
 
+void KernelLowerer::emitCompleteTx(const Addr& object, uint32_t bytesReg) {
+  Op& op = emit(&mbarrierTx);
+  op.aux = kMbarFlag;
+  op.b = bytesReg;
+  setAddressSlot(op, 0, object);
+}
+
 void KernelLowerer::lowerSync(const Instruction& in) {
   switch (in.opcode) {
     case Opcode::BarSync:
