@@ -449,7 +449,9 @@ class ClusterTest : public ContextTest {
     CUresult s = cuCtxSynchronize();
     host.assign(kOutWords, 0);
     const CUresult copied = cuMemcpyDtoH(host.data(), out, kOutWords * 4);
-    if (r == CUDA_SUCCESS && s == CUDA_SUCCESS) EXPECT_EQ(copied, CUDA_SUCCESS);  // a fault sticks to the context
+    if (r == CUDA_SUCCESS && s == CUDA_SUCCESS) {  // a fault sticks to the context
+      EXPECT_EQ(copied, CUDA_SUCCESS);
+    }
     return r != CUDA_SUCCESS ? r : s;
   }
   // sregs_body's 16 words of CTA `linear`: clusterid xyz, nclusterid xyz, cluster_ctaid xyz, cluster_nctaid xyz,
