@@ -38,7 +38,8 @@ const char* const kGroups[] = {
     "api_event",   "api_module",  "api_launch",  "api_library",         "api_link",   "api_occupancy",
     "api_pointer", "api_func",    "api_misc",    "api_texture",         "api_graph",  "ptx_integer",
     "ptx_float",   "ptx_convert", "ptx_control", "ptx_memory",          "ptx_atomic", "ptx_warp",
-    "ptx_barrier", "ptx_special", "ptx_bits",    "ptx_golden",          "ptx_matrix", "runtime",
+    "ptx_barrier", "ptx_special", "ptx_bits",    "ptx_golden",          "ptx_matrix", "ptx_cluster",
+    "runtime",
 };
 
 std::string Dotted(std::string_view group) {

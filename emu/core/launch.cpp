@@ -6,6 +6,7 @@
 #include "core/device_runtime.h"
 #include "core/graph.h"
 #include "core/device_heap.h"
+#include "core/limits.h"
 #include "core/log.h"
 #include "core/memory.h"
 #include "core/stream.h"
@@ -158,11 +159,63 @@ int attribute(const Device& device, CUdevice_attribute a, int fallback) {
   return device.attribute(a, v) == CUDA_SUCCESS ? v : fallback;
 }
 
+bool sameShape(const ptx::exec::Dim3& a, const ptx::exec::Dim3& b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
+
+// What a launch runs: the grid and block in CTAs and threads, and the cluster shape ({0,0,0}: clusters of one CTA).
+struct LaunchShape {
+  ptx::exec::Dim3 grid, block, cluster{0, 0, 0};
+};
+
+// The shape of a launch as driver 580 takes it (tools/gpu-probe/results/clusters18-h100-2026-11-26.txt,
+// blockclusters26-h100-2026-11-26.txt). The cluster shape is the launch attribute's, else the function's required
+// one (.reqnctapercluster, or cuFuncSetAttribute's REQUIRED_CLUSTER_WIDTH/HEIGHT/DEPTH, which refuses every launch
+// until all three are set), else none, which a .explicitcluster kernel refuses. A .blocksareclusters kernel
+// (__block_size__) counts its grid in clusters of its .reqnctapercluster and its block must be .reqntid or 1.
+CUresult launchShape(const LaunchRequest& r, LaunchShape& shape) {
+  using ptx::exec::Dim3;
+  const Function& f = *r.function;
+  const auto& info = f.info();
+  shape.grid = r.grid;
+  shape.block = r.block;
+  const Dim3 required{uint32_t(f.requiredClusterWidth.load()), uint32_t(f.requiredClusterHeight.load()),
+                      uint32_t(f.requiredClusterDepth.load())};
+  const bool requiresShape = required.x || required.y || required.z;
+  if (requiresShape && (!required.x || !required.y || !required.z)) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  const bool given = r.cluster.x || r.cluster.y || r.cluster.z;
+  if (given && requiresShape && !sameShape(r.cluster, required)) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  if (info.blocksareclusters) {
+    if (!sameShape(r.block, info.reqntid) && !sameShape(r.block, Dim3{1, 1, 1})) return CUDA_ERROR_INVALID_VALUE;
+    const auto& c = info.reqnctapercluster;
+    const uint64_t x = uint64_t(r.grid.x) * c.x, y = uint64_t(r.grid.y) * c.y, z = uint64_t(r.grid.z) * c.z;
+    if (x > 0x7FFFFFFFu || y > 65535 || z > 65535) return CUDA_ERROR_INVALID_VALUE;
+    shape.grid = Dim3{uint32_t(x), uint32_t(y), uint32_t(z)};
+    shape.block = info.reqntid;
+  }
+  if (given)
+    shape.cluster = r.cluster;
+  else if (requiresShape)
+    shape.cluster = required;
+  else if (info.explicitcluster)
+    return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  const Dim3& c = shape.cluster;
+  if (c.x) {
+    const uint64_t size = c.count();
+    if (size >
+        uint64_t(f.nonPortableClusterAllowed.load() ? limits::kNonPortableClusterSize : limits::kPortableClusterSize))
+      return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    if (info.maxclusterrank && size > info.maxclusterrank) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    if (shape.grid.x % c.x || shape.grid.y % c.y || shape.grid.z % c.z) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  }
+  return CUDA_SUCCESS;
+}
+
 CUresult validate(const LaunchRequest& r, const Device& device) {
   const auto& info = r.function->info();
-  const auto& g = r.grid;
-  const auto& b = r.block;
-  if (!g.x || !g.y || !g.z || !b.x || !b.y || !b.z) return CUDA_ERROR_INVALID_VALUE;
+  if (!r.grid.x || !r.grid.y || !r.grid.z || !r.block.x || !r.block.y || !r.block.z) return CUDA_ERROR_INVALID_VALUE;
+  LaunchShape shape;
+  if (CUresult refused = launchShape(r, shape)) return refused;
+  const auto& g = shape.grid;
+  const auto& b = shape.block;
   if (g.x > 0x7FFFFFFFu || g.y > 65535 || g.z > 65535) return CUDA_ERROR_INVALID_VALUE;
   if (b.x > 1024 || b.y > 1024 || b.z > 64) return CUDA_ERROR_INVALID_VALUE;
   if (b.count() > r.function->maxThreadsPerBlock()) return CUDA_ERROR_INVALID_VALUE;
@@ -200,7 +253,7 @@ std::shared_ptr<const MemoryRegion> allocateGridWorkspace(Context& context) {
 
 struct GridLaunch {
   int kernel = -1;
-  ptx::exec::Dim3 grid, block;
+  ptx::exec::Dim3 grid, block, cluster{0, 0, 0};
   unsigned dynamicSharedBytes = 0;
   const std::vector<uint8_t>* params = nullptr;
   bool cooperative = false;
@@ -228,6 +281,7 @@ CUresult runGrid(Context& context, const Module& module, const ptx::exec::ExecCo
   params.host = &host;
   params.config = config;
   params.cooperative = g.cooperative;
+  params.cluster = g.cluster;
   if (workspace) {
     params.envRegs[1] = uint32_t(workspace->start >> 32);
     params.envRegs[2] = uint32_t(workspace->start);
@@ -368,6 +422,7 @@ CUresult faultResult(ptx::exec::FaultKind kind) {
     case K::Deadlock: return CUDA_ERROR_LAUNCH_FAILED;
     case K::LaunchInvalid: return CUDA_ERROR_INVALID_VALUE;
     case K::Timeout: return CUDA_ERROR_LAUNCH_TIMEOUT;
+    case K::ClusterAddress: return CUDA_ERROR_LAUNCH_FAILED;  // measured on an H100 (clusters18 probe)
   }
   return CUDA_ERROR_LAUNCH_FAILED;
 }
@@ -393,10 +448,13 @@ CUresult submitLaunch(Stream& stream, LaunchRequest request) {
 StreamWork launchWork(Context& context, LaunchRequest request) {
   auto config = execConfig(context.device());
   return [request = std::move(request), config, &context]() -> CUresult {
+    LaunchShape shape;
+    if (CUresult refused = launchShape(request, shape)) return refused;  // validated: a function attribute changed
     GridLaunch g;
     g.kernel = request.function->kernelIndex();
-    g.grid = request.grid;
-    g.block = request.block;
+    g.grid = shape.grid;
+    g.block = shape.block;
+    g.cluster = shape.cluster;
     g.dynamicSharedBytes = request.dynamicSharedBytes;
     g.params = &request.params;
     g.cooperative = request.cooperative;

@@ -25,6 +25,7 @@ struct LaunchRequest {
   unsigned dynamicSharedBytes = 0;
   std::vector<uint8_t> params;
   bool cooperative = false;
+  ptx::exec::Dim3 cluster{0, 0, 0};  // CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION; {0,0,0}: not given
 };
 
 // Packs kernel arguments given either way the API accepts (kernelParams or the `extra` buffer).

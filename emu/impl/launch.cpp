@@ -27,7 +27,7 @@ bool currentIsGreen() {
 }
 
 CUresult launch(CUfunction f, ptx::exec::Dim3 grid, ptx::exec::Dim3 block, unsigned sharedBytes, CUstream hStream,
-                void** kernelParams, void** extra, bool cooperative) {
+                void** kernelParams, void** extra, bool cooperative, ptx::exec::Dim3 cluster = {0, 0, 0}) {
   auto function = resolveFunction(f);
   if (!function) return function.error().code;
   auto params = packKernelParams((*function)->info(), kernelParams, extra);
@@ -43,7 +43,7 @@ CUresult launch(CUfunction f, ptx::exec::Dim3 grid, ptx::exec::Dim3 block, unsig
     popCurrentContext();
     if (!function) return function.error().code;
   }
-  LaunchRequest request{*function, grid, block, sharedBytes, std::move(*params), cooperative};
+  LaunchRequest request{*function, grid, block, sharedBytes, std::move(*params), cooperative, cluster};
   return submitLaunch(**stream, std::move(request));
 }
 
@@ -57,10 +57,12 @@ int requiredClusterSize(const Function& f) {
   return f.requiredClusterWidth.load() * f.requiredClusterHeight.load() * f.requiredClusterDepth.load();
 }
 
+// The cluster shape a launch gives is checked with the rest of its configuration (core/launch.cpp: launchShape).
 CUresult launchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kernelParams, void** extra) {
   if (!config) return CUDA_ERROR_INVALID_VALUE;
   if (config->numAttrs && !config->attrs) return CUDA_ERROR_INVALID_VALUE;
   bool cooperative = false;
+  ptx::exec::Dim3 cluster{0, 0, 0};
   CUevent programmaticEvent = nullptr;
   for (unsigned i = 0; i < config->numAttrs; ++i) {
     const CUlaunchAttribute& a = config->attrs[i];
@@ -78,19 +80,16 @@ CUresult launchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kerne
         break;
       }
       case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: {
-        // Clusters must tile the grid.
         const auto& d = a.value.clusterDim;
-        if (!d.x || !d.y || !d.z || config->gridDimX % d.x || config->gridDimY % d.y || config->gridDimZ % d.z)
-          return CUDA_ERROR_INVALID_CLUSTER_SIZE;
-        // A kernel with a required shape launches only with that shape (driver 580, measured on an H200).
-        if (auto function = resolveFunction(f); function && requiredClusterSize(**function)) {
-          const Function& fn = **function;
-          if (int(d.x) != fn.requiredClusterWidth.load() || int(d.y) != fn.requiredClusterHeight.load() ||
-              int(d.z) != fn.requiredClusterDepth.load())
-            return CUDA_ERROR_INVALID_CLUSTER_SIZE;
-        }
+        if (!d.x || !d.y || !d.z) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+        cluster = ptx::exec::Dim3{d.x, d.y, d.z};
         break;
       }
+      case CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+        // a hint with no effect here; values past the enumeration are refused (driver 580 on an H100)
+        if (unsigned(a.value.clusterSchedulingPolicyPreference) > CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING)
+          return CUDA_ERROR_INVALID_VALUE;
+        break;
       default:
         // Priority, access policy, programmatic serialization, memory sync domains ...: scheduling hints
         // with no observable effect on a CPU; accepted.
@@ -100,7 +99,7 @@ CUresult launchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kerne
   }
   CUresult r = launch(f, {config->gridDimX, config->gridDimY, config->gridDimZ},
                       {config->blockDimX, config->blockDimY, config->blockDimZ}, config->sharedMemBytes,
-                      config->hStream, kernelParams, extra, cooperative);
+                      config->hStream, kernelParams, extra, cooperative, cluster);
   // The programmatic event completes once every block triggered it (griddepcontrol.launch_dependents, or its
   // start) or exited: kernels run to completion here, so it is recorded right behind the kernel, which is the
   // latest moment the GPU may complete it. Programmatic stream serialization needs nothing: the dependent kernel

@@ -288,14 +288,15 @@ TEST(PtxAsyncFaults, TryWaitLetsTheArrivingWarpsRun) {
   for (uint32_t i = 0; i < 32; ++i) EXPECT_EQ(out[i], 2 * i * 9) << i;
 }
 
-// Multicast to other CTAs of a cluster (and im2col, gather/scatter) are not modelled: the kernel names the form.
-TEST(PtxAsyncFaults, MulticastTensorCopiesAreReportedUnsupported) {
+// The im2col and gather/scatter modes are not modelled: the kernel names the form. (Multicast tensor copies are:
+// cluster_test.cpp.)
+TEST(PtxAsyncFaults, Im2colTensorCopiesAreReportedUnsupported) {
   auto* buf = arena().alloc<uint8_t>(4096);
   Fault why;
   LaunchResult r = runBody(
       "\tmov.u16 %rs1, 1;\n"
-      "\tcp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      ".multicast::cluster [%r3], [%rd1, {%r1}], [%r10], %rs1;",
+      "\tcp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes"
+      " [%r3], [%rd1, {%r1, %r1, %r1}], [%r10], {%rs1};",
       1, buf, buf, &why);
   EXPECT_EQ(r.fault.kind, FaultKind::IllegalInstruction);
   EXPECT_NE(why.message.find("cp.async.bulk.tensor"), std::string::npos) << why.message;

@@ -2,6 +2,7 @@
 #include "ptx/parse.h"
 
 #include "ptx/check.h"
+#include "ptx/print.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -407,3 +408,30 @@ TEST(PtxParse, FuzzRegressionInputsBehave) {
 }
 
 }  // namespace
+
+// .blocksareclusters (nvcc 13's __block_size__) as ptxas 13.0 takes it: PTX 9.0, sm_90, an entry with .reqntid and
+// .reqnctapercluster; printed back and compared by the round trip.
+TEST(PtxParse, BlocksAreClustersDirective) {
+  auto kernel = [](const char* version, const char* target, const char* directives) {
+    return fmt::format(".version {}\n.target {}\n.address_size 64\n.visible .entry k()\n{}\n{{\n\tret;\n}}\n", version,
+                       target, directives);
+  };
+  auto ok = ptx::parseAndCheck(kernel("9.0", "sm_90", ".blocksareclusters\n.reqntid 64, 1, 1\n.reqnctapercluster 2"));
+  ASSERT_TRUE(ok.ok) << ok.log;
+  EXPECT_TRUE(ok.module->functions[0].blocksareclusters);
+  const std::string printed = ptx::printModule(*ok.module);
+  EXPECT_NE(printed.find(".blocksareclusters"), std::string::npos) << printed;
+  auto reparsed = ptx::parseAndCheck(printed);
+  ASSERT_TRUE(reparsed.ok) << reparsed.log;
+  EXPECT_TRUE(reparsed.module->functions[0].blocksareclusters);
+  auto refused = [&](const char* version, const char* target, const char* directives, const char* message) {
+    auto r = ptx::parseAndCheck(kernel(version, target, directives));
+    EXPECT_FALSE(r.ok) << directives;
+    EXPECT_NE(r.log.find(message), std::string::npos) << r.log;
+  };
+  refused("8.8", "sm_90", ".blocksareclusters .reqntid 64 .reqnctapercluster 2", "requires PTX ISA .version 9.0");
+  refused("9.0", "sm_80", ".blocksareclusters .reqntid 64 .reqnctapercluster 2", "requires .target sm_90");
+  refused("9.0", "sm_90", ".blocksareclusters .reqntid 64", ".reqntid and .reqnctapercluster directive(s) required");
+  refused("9.0", "sm_90", ".blocksareclusters .reqnctapercluster 2",
+          ".reqntid and .reqnctapercluster directive(s) required");
+}

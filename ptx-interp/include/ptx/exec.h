@@ -59,6 +59,9 @@ struct KernelInfo {
   Dim3 reqnctapercluster{0, 0, 0};  // .reqnctapercluster: the cluster shape every launch must use; 0 = none
   uint32_t maxclusterrank = 0;      // .maxclusterrank; 0 = none
   bool explicitcluster = false;     // .explicitcluster: launches must give cluster dimensions
+  // .blocksareclusters: a launch's grid and block count clusters of .reqnctapercluster CTAs of .reqntid threads
+  // (the driver turns them into CTAs; launch() takes CTAs)
+  bool blocksareclusters = false;
   // Non-empty when the kernel (or a function it calls) has an instruction the interpreter cannot run: the
   // message its launches fail with (IllegalInstruction), naming the first such instruction and its PTX line.
   std::string unsupported;
@@ -306,6 +309,7 @@ enum class FaultKind : uint8_t {
   Deadlock,             // barrier can never complete (CUDA would hang; reported as CUDA_ERROR_LAUNCH_FAILED)
   LaunchInvalid,        // bad launch configuration (block too large, too much shared memory, param size mismatch)
   Timeout,              // CUDA_ERROR_LAUNCH_TIMEOUT: stopped by the watchdog (ExecConfig::timeoutMs)
+  ClusterAddress,       // CUDA_ERROR_LAUNCH_FAILED: a shared::cluster address of a CTA rank outside the cluster
 };
 const char* faultKindName(FaultKind kind);
 
@@ -328,6 +332,11 @@ struct LaunchParams {
   HostServices* host = nullptr;               // null = defaults (printf to stdout)
   ExecConfig config;
   bool cooperative = false;  // all CTAs co-resident (grid sync): CTAs may be suspended while they wait
+  // Thread-block clusters: the cluster shape in CTAs, which must tile the grid (at most 16 CTAs). {0,0,0}: none
+  // given, the kernel's .reqnctapercluster if it has one, else clusters of one CTA. %is_explicit_cluster is true
+  // when a shape is given or the kernel has .reqnctapercluster. The CTAs of a cluster run together on one host
+  // thread, so cluster barriers and distributed shared memory between them work in every schedule.
+  Dim3 cluster{0, 0, 0};
   // %envreg0..31: values the driver hands to every thread of the launch (0 where the driver sets none). The
   // CUDA runtime's cooperative groups read the grid-sync workspace address from %envreg1 (high 32 bits) and
   // %envreg2 (low 32 bits); it is 0 in launches that are not cooperative.

@@ -473,6 +473,9 @@ struct Function {
   uint32_t maxnreg = 0;
   uint32_t maxclusterrank = 0;
   bool explicitcluster = false;
+  // .blocksareclusters (PTX 9.0, nvcc's __block_size__): a launch's grid counts clusters and each block of the
+  // launch is a cluster of .reqnctapercluster CTAs of .reqntid threads
+  bool blocksareclusters = false;
   uint8_t numMaxntid = 0, numReqntid = 0, numReqnctapercluster = 0;  // how many dims were written
   std::vector<StrId> pragmas;                                        // .pragma strings between the header and the body
   SourceLoc loc;

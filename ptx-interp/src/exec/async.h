@@ -31,7 +31,8 @@ inline uint64_t laneAddress(Warp& w, const Op* op, int slot, int lane) {
 }
 
 // Lane `lane`'s address in slot `slot` as a host pointer to `size` bytes aligned to `align`; nullptr after raising
-// the fault. A generic address must point into the CTA's shared memory (mbarrier objects live there).
+// the fault. A generic address must point into shared memory (mbarrier objects live there): the CTA's own or, as a
+// shared address of the shared::cluster window, another CTA's of its cluster (engine.h: Cluster).
 inline uint8_t* lanePointer(Warp& w, const Op* op, int slot, int lane, uint64_t size, uint32_t align, bool write) {
   uint64_t addr = laneAddress(w, op, slot, lane);
   Where where = Where((op->aux >> (kSlotBits * slot + 1)) & 3);
@@ -45,8 +46,22 @@ inline uint8_t* lanePointer(Warp& w, const Op* op, int slot, int lane, uint64_t 
     raiseFault(w, op, lane, FaultKind::IllegalAddress, addr, "out-of-range global address");
     return nullptr;
   }
-  uint64_t off = where == kGeneric ? addr - reinterpret_cast<uint64_t>(cta.shared) : addr;
-  if (off <= cta.sharedBytes && size <= cta.sharedBytes - off) return cta.shared + off;
+  Cta* owner = &cta;
+  uint64_t off = addr;
+  if (where == kGeneric) {
+    owner = clusterSharedOwner(cta, addr);
+    off = owner ? addr - reinterpret_cast<uint64_t>(owner->shared) : 0;
+  } else if (off >= cta.sharedBytes) {
+    ClusterSharedTarget t = clusterSharedTarget(cta, addr);
+    owner = t.cta;
+    off = t.offset;
+    if (!owner) {
+      raiseFault(w, op, lane, FaultKind::ClusterAddress, addr,
+                 "shared::cluster address of a CTA rank outside the cluster");
+      return nullptr;
+    }
+  }
+  if (owner && off <= owner->sharedBytes && size <= owner->sharedBytes - off) return owner->shared + off;
   raiseFault(w, op, lane, FaultKind::IllegalAddress, addr,
              where == kGeneric ? "generic address outside shared memory" : "out-of-range shared address");
   return nullptr;

@@ -235,6 +235,9 @@ struct Warp {
   SharedLayoutSlot sharedLayouts[kSharedLayoutSlots];
   alignas(64) uint8_t carry[32];
   int32_t runtimeError[32];  // each thread's last device runtime error (cudaGetLastError in a kernel)
+  // barrier.cluster: whether the warp arrived at the cluster barrier and in which of its phases (isa/sync.cpp)
+  bool clusterArrived = false;
+  uint32_t clusterPhase = 0;
 
   template <class T> T* reg(uint32_t off) const { return static_cast<T*>(__builtin_assume_aligned(rf + off, 64)); }
 };
@@ -246,8 +249,30 @@ struct Barrier {
   uint32_t redAnd = 1, redOr = 0, redPopc = 0;
 };
 
+// A thread-block cluster: its CTAs by rank, all run by one host thread (launch.cpp: runCluster), and the state of
+// its barrier (barrier.cluster.arrive/wait, isa/sync.cpp). Every CTA belongs to one, a cluster of one CTA included.
+//
+// Distributed shared memory: a shared::cluster address of the CTA of rank r is ((r + 1) << 24) | offset, a
+// shared::cta address (below 2^24) is one of the executing CTA (shared blocks are at most 16 MiB). An H100 puts rank
+// r in the same bits of its shared::cta addresses too (r << 24 | 0x400 + offset,
+// tools/gpu-probe/results/clusters18-h100-2026-11-26.txt); here shared::cta addresses stay plain offsets, so that
+// every shared access of a CTA keeps its one range check. A generic address of another CTA's shared memory is the
+// host address of that CTA's shared block.
+constexpr uint32_t kClusterRankShift = 24;
+constexpr uint32_t kMaxClusterSize = 16;
+struct Cluster {
+  std::vector<Cta*> ctas;       // by rank
+  uint32_t barrierArrived = 0;  // threads that arrived in the current phase
+  uint32_t barrierPhase = 0;
+  uint64_t progress = 0;  // barrier phases completed and CTAs finished: runCluster goes round again while it grows
+  uint32_t doneMask = 0;  // ranks whose CTA finished
+  uint32_t liveThreads() const;
+};
+
 struct Cta {
   Job* job = nullptr;
+  Cluster* cluster = nullptr;
+  uint32_t clusterRank = 0;
   Dim3 id;
   uint32_t linearId = 0;
   uint32_t nthreads = 0, nwarps = 0;
@@ -273,10 +298,15 @@ struct Job {
   std::vector<uint8_t> paramBuffer;
   std::vector<uint8_t> constImage;  // constant register region, broadcast to 32 lanes
   uint64_t launchId = 0;
-  uint64_t totalCtas = 0;
-  std::atomic<uint64_t> nextCta{0};
-  std::atomic<bool> parking{false};       // some thread parked a CTA: count finished CTAs from now on
-  std::atomic<uint64_t> finishedCtas{0};  // progress signal for the schedulers of parked CTAs
+  // Scheduling units: clusters (of one CTA where the launch has none), started in linear order of %clusterid
+  Dim3 clusterShape{1, 1, 1};
+  uint32_t clusterSize = 1;
+  bool explicitCluster = false;     // %is_explicit_cluster
+  std::vector<uint32_t> rankOrder;  // deterministic mode with a seed: the order runCluster runs a cluster's CTAs in
+  uint64_t totalClusters = 0;
+  std::atomic<uint64_t> nextCluster{0};
+  std::atomic<bool> parking{false};           // some thread parked a CTA: count finished CTAs from now on
+  std::atomic<uint64_t> finishedClusters{0};  // progress signal for the schedulers of parked clusters
   std::atomic<bool> faulted{false};
   std::mutex faultMutex;
   Fault fault;
@@ -290,6 +320,36 @@ struct Job {
     faulted.store(true, std::memory_order_relaxed);
   }
 };
+
+inline uint32_t Cluster::liveThreads() const {
+  uint32_t n = 0;
+  for (const Cta* c : ctas) n += c->liveThreads;
+  return n;
+}
+
+// Distributed shared memory (the encoding: see Cluster). What a shared::cluster address names: the CTA (nullptr for
+// a rank outside the cluster) and the offset in its shared block.
+struct ClusterSharedTarget {
+  Cta* cta;
+  uint64_t offset;
+};
+inline ClusterSharedTarget clusterSharedTarget(Cta& self, uint64_t addr) {
+  const uint64_t rankField = addr >> kClusterRankShift;
+  const uint64_t offset = addr & ((1u << kClusterRankShift) - 1);
+  if (rankField == 0) return {&self, offset};
+  const std::vector<Cta*>& ctas = self.cluster->ctas;
+  return {rankField - 1 < ctas.size() ? ctas[rankField - 1] : nullptr, offset};
+}
+inline uint64_t clusterSharedAddress(uint32_t rank, uint64_t offset) {
+  return (uint64_t(rank + 1) << kClusterRankShift) | offset;
+}
+// The CTA of self's cluster whose shared block holds generic address a; nullptr when none does.
+inline Cta* clusterSharedOwner(Cta& self, uint64_t a) {
+  if (a - reinterpret_cast<uint64_t>(self.shared) < self.sharedBytes) return &self;
+  for (Cta* c : self.cluster->ctas)
+    if (a - reinterpret_cast<uint64_t>(c->shared) < c->sharedBytes) return c;
+  return nullptr;
+}
 
 // Raises a fault for lane `lane` of warp w at op; returns nullptr so handlers can `return fault(...)`.
 const Op* raiseFault(Warp& w, const Op* op, int lane, FaultKind kind, uint64_t address, std::string message);

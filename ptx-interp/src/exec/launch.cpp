@@ -45,6 +45,7 @@ const char* faultKindName(FaultKind kind) {
     case FaultKind::Deadlock: return "barrier deadlock";
     case FaultKind::LaunchInvalid: return "invalid launch";
     case FaultKind::Timeout: return "launch timeout";
+    case FaultKind::ClusterAddress: return "shared::cluster address outside the cluster";
   }
   return "fault";
 }
@@ -103,11 +104,14 @@ struct AlignedBuffer {
   static size_t alignUp64(size_t n) { return (n + 63) & ~size_t(63); }
 };
 
+// One CTA's storage; the context that starts a cluster (rank 0) also holds the cluster and its other CTAs.
 struct CtaContext {
   Cta cta;
   AlignedBuffer rf, shared, local;
   uint64_t constLaunch = 0;  // launch whose constants are in rf
   uint32_t constWarps = 0;
+  Cluster cluster;
+  std::vector<std::unique_ptr<CtaContext>> peers;  // ranks 1.. of the cluster (kept for reuse)
 };
 
 thread_local std::vector<std::unique_ptr<CtaContext>> tlFree;
@@ -197,9 +201,35 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
     wp.spill.clear();
     std::memset(wp.carry, 0, sizeof wp.carry);
     std::memset(wp.runtimeError, 0, sizeof wp.runtimeError);
+    wp.clusterArrived = false;
   }
   if (code.usesBarriers)
     for (auto& b : cta.barriers) b = Barrier{};
+}
+
+// Sets up the CTAs of the cluster with linear index `linear` (x fastest over %nclusterid): ctx runs rank 0 and
+// holds the others. Ranks are linear in %cluster_ctaid, x fastest, as on an H100.
+void setupCluster(Job& job, CtaContext& ctx, uint64_t linear) {
+  const Dim3& shape = job.clusterShape;
+  const Dim3& grid = job.lp.grid;
+  Cluster& cluster = ctx.cluster;
+  while (ctx.peers.size() + 1 < job.clusterSize) ctx.peers.push_back(std::make_unique<CtaContext>());
+  cluster.ctas.resize(job.clusterSize);
+  const Dim3 first = ctaCoords(Dim3{grid.x / shape.x, grid.y / shape.y, grid.z / shape.z}, linear);
+  for (uint32_t rank = 0; rank < job.clusterSize; ++rank) {
+    CtaContext& c = rank ? *ctx.peers[rank - 1] : ctx;
+    const Dim3 local = ctaCoords(shape, rank);
+    const uint64_t x = uint64_t(first.x) * shape.x + local.x, y = uint64_t(first.y) * shape.y + local.y,
+                   z = uint64_t(first.z) * shape.z + local.z;
+    setupCta(job, c, x + grid.x * (y + grid.y * z));
+    c.cta.cluster = &cluster;
+    c.cta.clusterRank = rank;
+    cluster.ctas[rank] = &c.cta;
+  }
+  cluster.barrierArrived = 0;
+  cluster.barrierPhase = 0;
+  cluster.progress = 0;
+  cluster.doneMask = 0;
 }
 
 // Preempted: a warp used its budget of back edges (long loop); Waiting: every warp that can run waits for memory
@@ -253,6 +283,33 @@ CtaStatus runCta(Cta& cta, const std::vector<uint32_t>* warpOrder) {
   }
 }
 
+// Runs the CTAs of one cluster, each in turn, until all are done or none makes progress (a cluster barrier phase
+// or a CTA finishing) in a whole round: then the cluster stops as a CTA does, Waiting, or Preempted when one of its
+// CTAs was preempted. Its CTAs wait for each other at cluster barriers and through distributed shared memory, so
+// they always run together, on one host thread; in deterministic mode with a seed, in a permuted order.
+CtaStatus runCluster(Cluster& cluster, const std::vector<uint32_t>* warpOrder, const std::vector<uint32_t>& order) {
+  const size_t n = cluster.ctas.size();
+  if (n == 1) return runCta(*cluster.ctas[0], warpOrder);
+  const uint32_t all = uint32_t((1ull << n) - 1);
+  for (;;) {
+    const uint64_t before = cluster.progress;
+    bool preempted = false;
+    for (size_t k = 0; k < n; ++k) {
+      const uint32_t rank = order.empty() ? uint32_t(k) : order[k];
+      if ((cluster.doneMask >> rank) & 1) continue;
+      CtaStatus st = runCta(*cluster.ctas[rank], warpOrder);
+      if (st == CtaStatus::Faulted) return st;
+      if (st == CtaStatus::Done) {
+        cluster.doneMask |= 1u << rank;
+        ++cluster.progress;
+      }
+      preempted |= st == CtaStatus::Preempted;
+    }
+    if (cluster.doneMask == all) return CtaStatus::Done;
+    if (cluster.progress == before) return preempted ? CtaStatus::Preempted : CtaStatus::Waiting;
+  }
+}
+
 // Runs CTAs of the job on this thread until none are left. A CTA whose warps all stopped (spinning on a flag
 // another CTA writes, nanosleep, grid sync, or a long loop) is parked and the thread runs others: newly started
 // CTAs first, then the parked ones round-robin. A waiting CTA may wait for one not started yet, so new CTAs start
@@ -260,7 +317,8 @@ CtaStatus runCta(Cta& cta, const std::vector<uint32_t>* warpOrder) {
 // preempted in long loops are resumed before new ones start once kPreemptedCtas are parked, so a long-running
 // kernel does not start its whole grid at once. When every parked CTA had a turn since the last CTA of the job
 // finished, another one starts in any case, so no schedule can hang a grid whose CTAs wait for later ones.
-void runJob(Job& job, const std::vector<uint64_t>* ctaOrder, const std::vector<uint32_t>* warpOrder) {
+// The unit started, parked and resumed is a cluster (runCluster): one CTA where the launch has no clusters.
+void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vector<uint32_t>* warpOrder) {
   unsigned savedCsr = _mm_getcsr();
   _mm_setcsr(0x1f80);  // round to nearest, exceptions masked, no FTZ/DAZ
   struct Parked {
@@ -279,18 +337,18 @@ void runJob(Job& job, const std::vector<uint64_t>* ctaOrder, const std::vector<u
   while (!job.faulted.load(std::memory_order_relaxed)) {
     std::unique_ptr<CtaContext> ctx;
     if (!parked.empty()) {
-      uint64_t finished = job.finishedCtas.load(std::memory_order_relaxed);
+      uint64_t finished = job.finishedClusters.load(std::memory_order_relaxed);
       if (finished != lastFinished) {
         lastFinished = finished;
         turnsWithoutProgress = 0;
       }
     }
     bool wantNew = (parked.size() < maxParked && preempted < maxPreempted) || turnsWithoutProgress >= parked.size();
-    if (wantNew && job.nextCta.load(std::memory_order_relaxed) < job.totalCtas) {
-      uint64_t idx = job.nextCta.fetch_add(1, std::memory_order_relaxed);
-      if (idx < job.totalCtas) {
+    if (wantNew && job.nextCluster.load(std::memory_order_relaxed) < job.totalClusters) {
+      uint64_t idx = job.nextCluster.fetch_add(1, std::memory_order_relaxed);
+      if (idx < job.totalClusters) {
         ctx = takeContext();
-        setupCta(job, *ctx, ctaOrder ? (*ctaOrder)[idx] : idx);
+        setupCluster(job, *ctx, clusterOrder ? (*clusterOrder)[idx] : idx);
         turnsWithoutProgress = 0;
       }
     }
@@ -312,7 +370,7 @@ void runJob(Job& job, const std::vector<uint64_t>* ctaOrder, const std::vector<u
         }
       }
     }
-    CtaStatus st = runCta(ctx->cta, warpOrder);
+    CtaStatus st = runCluster(ctx->cluster, warpOrder, job.rankOrder);
     if (st == CtaStatus::Preempted || st == CtaStatus::Waiting) {
       if (!job.parking.load(std::memory_order_relaxed)) job.parking.store(true, std::memory_order_relaxed);
       bool p = st == CtaStatus::Preempted;
@@ -322,7 +380,7 @@ void runJob(Job& job, const std::vector<uint64_t>* ctaOrder, const std::vector<u
     }
     giveContext(std::move(ctx));
     if (st == CtaStatus::Faulted) break;
-    if (job.parking.load(std::memory_order_relaxed)) job.finishedCtas.fetch_add(1, std::memory_order_relaxed);
+    if (job.parking.load(std::memory_order_relaxed)) job.finishedClusters.fetch_add(1, std::memory_order_relaxed);
   }
   for (auto& c : parked) giveContext(std::move(c.ctx));
   _mm_setcsr(savedCsr);
@@ -509,7 +567,18 @@ LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams&
                          static_cast<const uint8_t*>(lp.params) + lp.paramBytes);
   if (job.paramBuffer.empty()) job.paramBuffer.resize(1);  // keep data() distinct and valid
   job.launchId = gLaunchCounter.fetch_add(1);
-  job.totalCtas = lp.grid.count();
+  const bool shapeGiven = lp.cluster.x || lp.cluster.y || lp.cluster.z;
+  job.clusterShape = shapeGiven ? lp.cluster : info.reqnctapercluster.x ? info.reqnctapercluster : Dim3{1, 1, 1};
+  job.explicitCluster = shapeGiven || info.reqnctapercluster.x;
+  const Dim3& shape = job.clusterShape;
+  if (!shape.x || !shape.y || !shape.z || shape.count() > kMaxClusterSize)
+    return invalid(program, kernelIndex, fmt::format("a cluster has 1 to {} CTAs", kMaxClusterSize));
+  if (lp.grid.x % shape.x || lp.grid.y % shape.y || lp.grid.z % shape.z)
+    return invalid(program, kernelIndex,
+                   fmt::format("clusters of {}x{}x{} CTAs do not tile the grid of {}x{}x{}", shape.x, shape.y, shape.z,
+                               lp.grid.x, lp.grid.y, lp.grid.z));
+  job.clusterSize = uint32_t(shape.count());
+  job.totalClusters = lp.grid.count() / job.clusterSize;
   job.sharedBytes = code.dynamicSharedBase + lp.dynamicSharedBytes;
   if (job.sharedBytes > (1u << 24)) return invalid(program, kernelIndex, "shared memory size too large");
   // constants
@@ -534,26 +603,31 @@ LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams&
   unsigned threads = lp.config.threads ? lp.config.threads : hw;
   job.smCount = lp.config.smCount ? lp.config.smCount : threads;
   if (lp.config.deterministic) {
-    std::vector<uint64_t> ctaOrder;
+    std::vector<uint64_t> clusterOrder;
     std::vector<uint32_t> warpOrder;
     if (lp.config.scheduleSeed) {
       std::mt19937_64 rng(lp.config.scheduleSeed);
-      if (job.totalCtas <= (1u << 24)) {
-        ctaOrder.resize(job.totalCtas);
-        for (uint64_t i = 0; i < job.totalCtas; ++i) ctaOrder[i] = i;
-        std::shuffle(ctaOrder.begin(), ctaOrder.end(), rng);
+      if (job.totalClusters <= (1u << 24)) {
+        clusterOrder.resize(job.totalClusters);
+        for (uint64_t i = 0; i < job.totalClusters; ++i) clusterOrder[i] = i;
+        std::shuffle(clusterOrder.begin(), clusterOrder.end(), rng);
       }
       uint32_t nw = uint32_t((lp.block.count() + 31) / 32);
       warpOrder.resize(nw);
       for (uint32_t i = 0; i < nw; ++i) warpOrder[i] = i;
       std::shuffle(warpOrder.begin(), warpOrder.end(), rng);
+      if (job.clusterSize > 1) {
+        job.rankOrder.resize(job.clusterSize);
+        for (uint32_t i = 0; i < job.clusterSize; ++i) job.rankOrder[i] = i;
+        std::shuffle(job.rankOrder.begin(), job.rankOrder.end(), rng);
+      }
     }
-    runJob(job, ctaOrder.empty() ? nullptr : &ctaOrder, warpOrder.empty() ? nullptr : &warpOrder);
-  } else if (threads <= 1 || job.totalCtas == 1) {
+    runJob(job, clusterOrder.empty() ? nullptr : &clusterOrder, warpOrder.empty() ? nullptr : &warpOrder);
+  } else if (threads <= 1 || job.totalClusters == 1) {
     runJob(job, nullptr, nullptr);
   } else {
     Pool& pool = Pool::instance();
-    unsigned helpers = unsigned(std::min<uint64_t>(threads - 1, job.totalCtas - 1));
+    unsigned helpers = unsigned(std::min<uint64_t>(threads - 1, job.totalClusters - 1));
     pool.ensureThreads(helpers);
     PoolJob pj{&job, {int(helpers)}};
     pool.submit(&pj);

@@ -319,6 +319,7 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
         entry.numReqnctapercluster > k ? entry.reqnctapercluster[k] : (entry.numReqnctapercluster ? 1 : 0);
   info.maxclusterrank = entry.maxclusterrank;
   info.explicitcluster = entry.explicitcluster;
+  info.blocksareclusters = entry.blocksareclusters;
   if (entry.numReqntid)
     info.maxThreadsPerBlock = uint32_t(info.reqntid.count());
   else if (entry.numMaxntid)

@@ -236,6 +236,7 @@ class KernelLowerer {
   void lowerMove(const Instruction& in);
   void lowerCvta(const Instruction& in);
   void lowerIsspacep(const Instruction& in);
+  void lowerClusterAddress(const Instruction& in);  // mapa, getctarank
   void lowerConvert(const Instruction& in);
   void lowerMemory(const Instruction& in);
   void lowerAtomic(const Instruction& in);
@@ -265,6 +266,8 @@ class KernelLowerer {
     bool paramUniform = false;
   };
   Addr address(const Instruction& in, const Operand& o);
+  // complete_tx of `bytesReg` bytes on the mbarrier at `object` (st.async, red.async: isa/sync.cpp)
+  void emitCompleteTx(const Addr& object, uint32_t bytesReg);
   // an address operand of an instruction with several state spaces (cp.async: the source's is space2)
   Addr addressIn(const Instruction& in, const Operand& o, ptx::Space space);
   // the address operands of asynchronous copies and mbarrier ops (exec/async.h: slots)

@@ -24,6 +24,21 @@ enum Space : uint8_t { Global, Shared, Local, Frame, Param, Generic };
 
 using B128 = h::B128;
 
+// A shared-space access that is not one to the CTA's own shared block: distributed shared memory (ld/st/atom/red
+// .shared::cluster through an address of mapa; see Cluster in engine.h), or out of range.
+inline const char* const kOutsideCluster = "shared::cluster address of a CTA rank outside the cluster";
+inline uint8_t* clusterShared(Cta& cta, uint64_t addr, uint32_t size, const char*& why) {
+  why = "out-of-range shared address";
+  if (addr + size < addr) return nullptr;
+  ClusterSharedTarget t = clusterSharedTarget(cta, addr);
+  if (!t.cta) {
+    why = kOutsideCluster;
+    return nullptr;
+  }
+  if (t.offset + size > t.cta->sharedBytes) return nullptr;
+  return t.cta->shared + t.offset;
+}
+
 // Translates lane i's state-space address to a host pointer; nullptr (and what is wrong in `why`) when the access
 // is out of range. No alignment check, no fault: xlate below adds both.
 template <Space S>
@@ -37,8 +52,7 @@ PTX_HOT uint8_t* resolve(Warp& w, int lane, uint64_t addr, uint32_t size, bool w
   } else if constexpr (S == Shared) {
     if (addr + size <= cta.sharedBytes && addr + size >= addr) [[likely]]
       return cta.shared + addr;
-    why = "out-of-range shared address";
-    return nullptr;
+    return clusterShared(cta, addr, size, why);
   } else if constexpr (S == Local || S == Frame) {
     uint64_t a = S == Frame ? addr + w.frame : addr;
     if (a + size <= w.localStride && a + size >= a) [[likely]]
@@ -72,6 +86,12 @@ PTX_HOT uint8_t* resolve(Warp& w, int lane, uint64_t addr, uint32_t size, bool w
     uint64_t pb = reinterpret_cast<uint64_t>(cta.job->paramBuffer.data());
     if (!write && addr - pb < cta.job->paramBuffer.size() && addr + size - pb <= cta.job->paramBuffer.size())
       return reinterpret_cast<uint8_t*>(addr);
+    if (const Cta* peer = clusterSharedOwner(cta, addr)) {  // another CTA's shared memory (mapa)
+      if (addr + size - reinterpret_cast<uint64_t>(peer->shared) <= peer->sharedBytes)
+        return reinterpret_cast<uint8_t*>(addr);
+      why = "out-of-range shared address";
+      return nullptr;
+    }
     why = "invalid generic address";
     return nullptr;
   }
@@ -86,7 +106,7 @@ template <Space S> PTX_HOT uint8_t* xlate(Warp& w, const Op* op, int lane, uint6
   const char* why = "";
   if (uint8_t* p = resolve<S>(w, lane, addr, size, write, why)) [[likely]]
     return p;
-  raiseFault(w, op, lane, FaultKind::IllegalAddress, addr, why);
+  raiseFault(w, op, lane, why == kOutsideCluster ? FaultKind::ClusterAddress : FaultKind::IllegalAddress, addr, why);
   return nullptr;
 }
 

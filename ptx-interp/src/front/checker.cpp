@@ -144,6 +144,13 @@ void Checker::function(const Function& f) {
     if (!f.isEntry && p.ptr) error(p.loc, ".ptr is only allowed on kernel parameters");
   }
   if (f.isEntry) entryParamSpace(f);
+  if (f.blocksareclusters) {  // as ptxas 13.0 words and orders these checks
+    if (!f.isEntry) error(f.loc, "'.blocksareclusters' is only allowed on .entry functions");
+    if (ptx_ < 90) error(f.loc, "Feature '.blocksareclusters' requires PTX ISA .version 9.0 or later");
+    if (sm_ && sm_ < 90) error(f.loc, "Feature '.blocksareclusters' requires .target sm_90 or higher");
+    if (!f.numReqntid || !f.numReqnctapercluster)
+      error(f.loc, ".reqntid and .reqnctapercluster directive(s) required for directive '.blocksareclusters'");
+  }
   if (!f.hasBody) return;
   for (const BodyPragma& pr : f.bodyPragmas) {
     uint32_t mask = 0;

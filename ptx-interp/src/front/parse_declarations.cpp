@@ -696,6 +696,8 @@ void Parser::parseFunction(Linkage linkage, bool isEntry, SourceLoc loc) {
       next(), ok = expectUint32(f.maxclusterrank, "a cluster rank");
     else if (w == ".explicitcluster")
       next(), f.explicitcluster = true;
+    else if (w == ".blocksareclusters")
+      next(), f.blocksareclusters = true;
     else if (w == ".noreturn") {
       next();
       if (isEntry) error(at, ".noreturn is not allowed on .entry");

@@ -354,6 +354,7 @@ void Printer::function(const Function& f) {
   if (f.maxnreg) fmt::format_to(std::back_inserter(out), ".maxnreg {}\n", f.maxnreg);
   if (f.maxclusterrank) fmt::format_to(std::back_inserter(out), ".maxclusterrank {}\n", f.maxclusterrank);
   if (f.explicitcluster) append(".explicitcluster\n");
+  if (f.blocksareclusters) append(".blocksareclusters\n");
   for (StrId p : f.pragmas) fmt::format_to(std::back_inserter(out), ".pragma \"{}\";\n", name(p));
   if (!f.hasBody) {
     append(";\n");
@@ -666,9 +667,10 @@ bool Differ::fn(const Function& x, const Function& y) {
   if (sa(x.name) != sb(y.name)) return fail(fmt::format("function {} vs {}", sa(x.name), sb(y.name)));
   if (x.isEntry != y.isEntry || x.hasBody != y.hasBody || x.noreturn != y.noreturn || x.linkage != y.linkage ||
       x.minnctapersm != y.minnctapersm || x.maxnctapersm != y.maxnctapersm || x.maxnreg != y.maxnreg ||
-      x.maxclusterrank != y.maxclusterrank || x.explicitcluster != y.explicitcluster || x.numMaxntid != y.numMaxntid ||
-      x.numReqntid != y.numReqntid || x.numReqnctapercluster != y.numReqnctapercluster ||
-      !std::equal(x.maxntid, x.maxntid + 3, y.maxntid) || !std::equal(x.reqntid, x.reqntid + 3, y.reqntid) ||
+      x.maxclusterrank != y.maxclusterrank || x.explicitcluster != y.explicitcluster ||
+      x.blocksareclusters != y.blocksareclusters || x.numMaxntid != y.numMaxntid || x.numReqntid != y.numReqntid ||
+      x.numReqnctapercluster != y.numReqnctapercluster || !std::equal(x.maxntid, x.maxntid + 3, y.maxntid) ||
+      !std::equal(x.reqntid, x.reqntid + 3, y.reqntid) ||
       !std::equal(x.reqnctapercluster, x.reqnctapercluster + 3, y.reqnctapercluster) ||
       x.pragmas.size() != y.pragmas.size())
     return fail(where + ": header differs");

@@ -99,6 +99,9 @@ constexpr Reducer kReducers[] = {
 };
 constexpr uint32_t kReducerShift = 16;
 constexpr uint32_t kCompleteTx = 1u << async::kOpBits;
+// kMulticast: register c is a u64 of {size, ctaMask}; the copy goes to the same offsets (destination and mbarrier)
+// in each CTA of the mask. kToOtherCta: from shared::cta memory to shared::cluster memory, which must be another CTA's.
+constexpr uint32_t kMulticast = kCompleteTx << 1, kToOtherCta = kCompleteTx << 2;
 
 // The index in kReducers of a cp.reduce.async.bulk operation on type t; 0 when there is none.
 uint32_t reducerIndex(ptx::RedOp r, Type t) {
@@ -138,6 +141,24 @@ uint32_t reducerIndex(ptx::RedOp r, Type t) {
   }
 }
 
+// The multicast form of a bulk copy into shared memory: the same offsets of destination (slot 0) and mbarrier
+// (slot 2) in every CTA of ctaMask (bits past the cluster's size are ignored).
+const Op* bulkMulticast(Warp& w, const Op* op, int lane, const uint8_t* src, uint32_t size, uint32_t ctaMask) {
+  constexpr uint64_t kOffset = (uint64_t(1) << kClusterRankShift) - 1;
+  const uint64_t dstOffset = async::laneAddress(w, op, 0, lane) & kOffset;
+  const uint64_t barOffset = async::laneAddress(w, op, 2, lane) & kOffset;
+  const std::vector<Cta*>& ctas = w.cta->cluster->ctas;
+  for (uint32_t rank = 0; rank < ctas.size(); ++rank) {
+    if (!((ctaMask >> rank) & 1)) continue;
+    Cta& target = *ctas[rank];
+    if (dstOffset + size > target.sharedBytes || ((op->aux & kCompleteTx) && barOffset + 8 > target.sharedBytes))
+      return raiseFault(w, op, lane, FaultKind::IllegalAddress, dstOffset, "out-of-range shared address (multicast)");
+    std::memmove(target.shared + dstOffset, src, size);
+    if (op->aux & kCompleteTx) mbar::completeTx(target.shared + barOffset, size);
+  }
+  return op + 1;
+}
+
 // cp.async.bulk / cp.reduce.async.bulk: `size` bytes (register c, a multiple of 16) from slot 1 to slot 0, both
 // 16-byte aligned; with kCompleteTx the copy then completes that many bytes of the mbarrier in slot 2.
 const Op* bulkCopy(Warp& w, const Op* op) {
@@ -146,9 +167,25 @@ const Op* bulkCopy(Warp& w, const Op* op) {
   while (m) {
     int i = std::countr_zero(m);
     m &= m - 1;
-    uint32_t size = R<uint32_t>(w, op->c)[i];
+    const uint64_t sizeAndMask = (op->aux & kMulticast) ? R<uint64_t>(w, op->c)[i] : R<uint32_t>(w, op->c)[i];
+    const uint32_t size = uint32_t(sizeAndMask);
     if (size % 16)
       return raiseFault(w, op, i, FaultKind::MisalignedAddress, size, "bulk copy size is not a multiple of 16");
+    if (op->aux & kToOtherCta) {
+      // An H100 raises an illegal-instruction error for a copy from shared::cta memory into the issuing CTA's own
+      // shared memory (driver 580: conformance ptx.async.BulkSharedToShared and ptx.async_BulkReduceShared.*)
+      const uint64_t rankField = async::laneAddress(w, op, 0, i) >> kClusterRankShift;
+      if (rankField == 0 || rankField - 1 == w.cta->clusterRank)
+        return raiseFault(w, op, i, FaultKind::IllegalInstruction, 0,
+                          "bulk copy from shared::cta memory into the issuing CTA's own shared memory");
+    }
+    if (op->aux & kMulticast) {
+      const uint8_t* src = async::lanePointer(w, op, 1, i, size, 16, false);
+      if (!src || ((async::laneAddress(w, op, 0, i) & 15) != 0))
+        return src ? raiseFault(w, op, i, FaultKind::MisalignedAddress, 0, "misaligned address") : nullptr;
+      if (!bulkMulticast(w, op, i, src, size, uint32_t(sizeAndMask >> 32) & 0xffffu)) return nullptr;
+      continue;
+    }
     uint8_t* dst = async::lanePointer(w, op, 0, i, size, 16, true);
     if (!dst) return nullptr;
     uint8_t* src = async::lanePointer(w, op, 1, i, size, 16, false);
@@ -162,15 +199,6 @@ const Op* bulkCopy(Warp& w, const Op* op) {
     if (bar) mbar::completeTx(bar, size);
   }
   return op + 1;
-}
-
-// cp.async.bulk and cp.reduce.async.bulk from shared::cta to shared::cluster: the destination can only be this CTA's
-// own shared memory (a cluster of one CTA; distributed shared memory is not modelled), and an H100 raises an
-// illegal-instruction error for that (driver 580: conformance ptx.async.BulkSharedToShared and
-// ptx.async_BulkReduceShared.*, while the same copy from global memory into the own CTA works).
-const Op* bulkSharedToOwnCta(Warp& w, const Op* op) {
-  return raiseFault(w, op, std::countr_zero(w.exec), FaultKind::IllegalInstruction, 0,
-                    "bulk copy from shared::cta memory into the issuing CTA's own shared memory");
 }
 
 // ---- tensor copies (tile mode) -------------------------------------------------------------------------------------
@@ -187,6 +215,7 @@ const Op* packCoordinate(Warp& w, const Op* op) {
 enum TensorKind : uint32_t { kTensorLoad = 0, kTensorStore = 1, kTensorReduce = 2 };
 constexpr uint32_t kTensorKindShift = async::kOpBits, kTensorRankShift = async::kOpBits + 2;
 constexpr uint32_t kTensorRedOpShift = 16;
+constexpr uint32_t kTensorMulticast = 1u << (async::kOpBits + 5);  // .multicast::cluster: ctaMask in register e
 
 // The tensor map a lane names: a generic address (of a kernel parameter, global or constant memory) or, as
 // `mov %rd, param` gives it in a kernel, an offset in the kernel's parameters.
@@ -248,9 +277,11 @@ uint64_t oobFill(const ptx::TensorMapEncoding& map) {
 // of dimension i at coordinate start[i] + k * elementStride[i]. Loads fill elements outside the tensor; stores and
 // reductions skip them. Swizzled boxes move each 16-byte chunk within its 128-byte row: chunk bits [4, 4 + b) of the
 // shared address are XOR-ed with bits [7, 7 + b) (b = 1, 2, 3 for the 32, 64, 128-byte modes), so the pattern
-// repeats every 256, 512 or 1024 bytes. Returns the box's bytes, 0 after a fault.
+// repeats every 256, 512 or 1024 bytes. The shared memory is the CTA's that the address names (another CTA's of
+// the cluster through a shared::cluster address), or with `multicastTo` that CTA's at the address's offset.
+// Returns the box's bytes, 0 after a fault.
 uint64_t tensorBox(Warp& w, const Op* op, int lane, const ptx::TensorMapEncoding& map, const int32_t* start,
-                   TensorKind kind) {
+                   TensorKind kind, Cta* multicastTo = nullptr) {
   const unsigned rank = map.rank, eb = map.elementBytes;
   uint32_t count[kMaxTensorRank] = {1, 1, 1, 1, 1};
   uint64_t elements = 1;
@@ -264,9 +295,15 @@ uint64_t tensorBox(Warp& w, const Op* op, int lane, const ptx::TensorMapEncoding
     raiseFault(w, op, lane, FaultKind::MisalignedAddress, smem, "tensor copy shared address not 128-byte aligned");
     return 0;
   }
-  uint8_t* shared = async::lanePointer(w, op, 0, lane, bytes, 128, kind == kTensorLoad);
-  if (!shared) return 0;
-  const uint64_t sharedBase = reinterpret_cast<uint64_t>(shared) - reinterpret_cast<uint64_t>(w.cta->shared);
+  Cta* owner = multicastTo;
+  uint64_t sharedBase = smem & ((uint64_t(1) << kClusterRankShift) - 1);
+  if (!owner) {
+    uint8_t* shared = async::lanePointer(w, op, 0, lane, bytes, 128, kind == kTensorLoad);
+    if (!shared) return 0;
+    const bool generic = ((op->aux >> 1) & 3) == async::kGeneric;
+    owner = generic ? clusterSharedOwner(*w.cta, smem) : clusterSharedTarget(*w.cta, smem).cta;
+    sharedBase = reinterpret_cast<uint64_t>(shared) - reinterpret_cast<uint64_t>(owner->shared);
+  }
   const unsigned swizzleBits = map.swizzle;  // 0 none, 1 32B, 2 64B, 3 128B
   const Reducer reduce = kind == kTensorReduce
                              ? kReducers[tensorReducer(ptx::RedOp(op->aux >> kTensorRedOpShift), map.dataType)]
@@ -282,11 +319,11 @@ uint64_t tensorBox(Warp& w, const Op* op, int lane, const ptx::TensorMapEncoding
   for (uint64_t e = 0; e < elements; ++e) {
     uint64_t offset = sharedBase + e * eb;
     if (swizzleBits) offset ^= ((offset >> 7) & ((1u << swizzleBits) - 1)) << 4;
-    if (offset + eb > w.cta->sharedBytes) {
+    if (offset + eb > owner->sharedBytes) {
       raiseFault(w, op, lane, FaultKind::IllegalAddress, offset, "swizzled tensor box past the end of shared memory");
       return 0;
     }
-    uint8_t* s = w.cta->shared + offset;
+    uint8_t* s = owner->shared + offset;
     bool inside = true;
     uint64_t global = map.address;
     for (unsigned i = 0; i < rank; ++i) {
@@ -329,6 +366,22 @@ const Op* tensorCopy(Warp& w, const Op* op) {
     if (map.rank != rank)
       return raiseFault(w, op, i, FaultKind::IllegalInstruction, 0,
                         fmt::format("a {}-dimensional tensor copy of a tensor map of rank {}", rank, map.rank));
+    if (op->aux & kTensorMulticast) {
+      // the same offsets of box and mbarrier in every CTA of the 16-bit mask (register e)
+      const uint64_t barOffset = async::laneAddress(w, op, 2, i) & ((uint64_t(1) << kClusterRankShift) - 1);
+      const uint32_t mask = R<uint32_t>(w, op->e)[i] & 0xffffu;
+      const std::vector<Cta*>& ctas = w.cta->cluster->ctas;
+      for (uint32_t r = 0; r < ctas.size(); ++r) {
+        if (!((mask >> r) & 1)) continue;
+        if (barOffset + 8 > ctas[r]->sharedBytes || (barOffset & 7))
+          return raiseFault(w, op, i, FaultKind::IllegalAddress, barOffset,
+                            "mbarrier outside shared memory (multicast)");
+        const uint64_t bytes = tensorBox(w, op, i, map, R<int32_t>(w, op->c) + i * kMaxTensorRank, kind, ctas[r]);
+        if (!bytes) return nullptr;
+        mbar::completeTx(ctas[r]->shared + barOffset, int64_t(bytes));
+      }
+      continue;
+    }
     uint8_t* bar = nullptr;
     if (kind == kTensorLoad && !(bar = async::lanePointer(w, op, 2, i, 8, 8, true))) return nullptr;
     uint64_t bytes = tensorBox(w, op, i, map, R<int32_t>(w, op->c) + i * kMaxTensorRank, kind);
@@ -372,9 +425,8 @@ void KernelLowerer::setAddressSlot(Op& op, int slot, const Addr& a) {
 
 void KernelLowerer::lowerTensorCopy(const Instruction& in) {
   using ptx::Mod;
-  for (Mod m :
-       {Mod::im2col, Mod::im2col_w, Mod::im2col_w_128, Mod::tile_gather4, Mod::tile_scatter4, Mod::multicast_cluster})
-    if (fn_->hasMod(in, m)) return unsupported(in, "only the tile mode of tensor copies into this CTA");
+  for (Mod m : {Mod::im2col, Mod::im2col_w, Mod::im2col_w_128, Mod::tile_gather4, Mod::tile_scatter4})
+    if (fn_->hasMod(in, m)) return unsupported(in, "only the tile mode of tensor copies");
   const unsigned rank = fn_->hasMod(in, Mod::d1)   ? 1
                         : fn_->hasMod(in, Mod::d2) ? 2
                         : fn_->hasMod(in, Mod::d3) ? 3
@@ -401,10 +453,16 @@ void KernelLowerer::lowerTensorCopy(const Instruction& in) {
   std::optional<Addr> bar;
   if (load) bar = addressIn(in, opnd(in, 2), ptx::Space::shared);
   TensorKind kind = load ? kTensorLoad : in.opcode == Opcode::CpReduceAsyncBulkTensor ? kTensorReduce : kTensorStore;
+  const bool multicast = load && fn_->hasMod(in, Mod::multicast_cluster);
+  if (multicast && smem.space != mem::Shared)
+    return unsupported(in, "multicast tensor copies other than into shared memory");
+  const uint32_t mask = multicast ? src(opnd(in, 3), Type::u32) : 0;  // a 16-bit operand, zero-extended
   Op& op = emit(&tensorCopy);
-  op.aux = kind << kTensorKindShift | rank << kTensorRankShift | uint32_t(in.redOp) << kTensorRedOpShift;
+  op.aux = kind << kTensorKindShift | rank << kTensorRankShift | uint32_t(in.redOp) << kTensorRedOpShift |
+           (multicast ? kTensorMulticast : 0);
   op.b = mapReg;
   op.c = block;
+  op.e = mask;
   setAddressSlot(op, 0, smem);
   if (bar) setAddressSlot(op, 2, *bar);
 }
@@ -453,19 +511,28 @@ void KernelLowerer::lowerAsyncCopy(const Instruction& in) {
         if (!reducer) return unsupported(in);
       }
       const bool sharedSource = in.space2 == ptx::Space::shared || in.space2 == ptx::Space::shared_cta;
-      if (sharedSource && in.space == ptx::Space::shared_cluster) {
-        emit(&bulkSharedToOwnCta);
-        return;
-      }
+      const bool toOtherCta = sharedSource && in.space == ptx::Space::shared_cluster;
+      const bool multicast = fn_->hasMod(in, ptx::Mod::multicast_cluster);
       Addr dst = address(in, opnd(in, 0)), srcAddr = addressIn(in, opnd(in, 1), in.space2);
       uint32_t size = src(opnd(in, 2), Type::u32);
       bool completeTx = fn_->hasMod(in, ptx::Mod::mbarrier_complete_tx_bytes);
-      // the mbarrier is in the destination's shared memory; a multicast mask (a cluster of one CTA: this CTA) and a
-      // cache policy follow it
+      // the mbarrier is in the destination's shared memory; a multicast mask and a cache policy follow it
       std::optional<Addr> bar;
       if (completeTx) bar = addressIn(in, opnd(in, 3), ptx::Space::shared);
+      if (multicast) {
+        if (dst.space != mem::Shared || !bar)
+          return unsupported(in, "multicast bulk copies other than into shared memory");
+        uint32_t mask = src(opnd(in, 4), Type::u32);  // a 16-bit operand, zero-extended
+        uint32_t packed = temp(8);
+        Op& pack = emit(&h::pack<uint32_t, uint64_t, 2>);
+        pack.d = packed;
+        pack.a = size;
+        pack.b = mask;
+        size = packed;
+      }
       Op& op = emit(&bulkCopy);
-      op.aux = reducer << kReducerShift | (completeTx ? kCompleteTx : 0);
+      op.aux = reducer << kReducerShift | (completeTx ? kCompleteTx : 0) | (multicast ? kMulticast : 0) |
+               (toOtherCta ? kToOtherCta : 0);
       op.c = size;
       setAddressSlot(op, 0, dst);
       setAddressSlot(op, 1, srcAddr);

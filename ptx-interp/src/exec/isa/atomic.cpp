@@ -87,6 +87,16 @@ void KernelLowerer::lowerAtomic(const Instruction& in) {
   switch (in.opcode) {
     case Opcode::Atom: return lowerAtom(in, false);
     case Opcode::Red: return lowerAtom(in, true);
+    case Opcode::RedAsync: {
+      // red.async [a], b, [mbar]: a reduction on shared::cluster memory that then completes its size in bytes on the
+      // mbarrier (memory.cpp: st.async)
+      Instruction red = in;
+      red.opcode = Opcode::Red;
+      red.numOperands = 2;
+      lowerAtom(red, true);
+      emitCompleteTx(address(in, opnd(in, 2)), literal(ptx::typeSize(in.type()), 4));
+      return;
+    }
     default: return unsupported(in);
   }
 }

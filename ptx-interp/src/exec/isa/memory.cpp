@@ -258,6 +258,17 @@ void KernelLowerer::lowerMemory(const Instruction& in) {
     case Opcode::Ld:
     case Opcode::Ldu: return lowerLdSt(in, false);
     case Opcode::St: return lowerLdSt(in, true);
+    case Opcode::StAsync: {
+      // st.async [a], b, [mbar]: a store into (another CTA's) shared::cluster memory that then completes its size in
+      // bytes on the mbarrier, in the same CTA as the destination. Stores run at issue here, as copies do.
+      Instruction store = in;
+      store.opcode = Opcode::St;
+      store.numOperands = 2;
+      lowerLdSt(store, true);
+      const uint32_t bytes = ptx::typeSize(in.type()) * (in.vec ? in.vec : 1);
+      emitCompleteTx(address(in, opnd(in, 2)), literal(bytes, 4));
+      return;
+    }
     // cache hints: nothing to do without caches
     case Opcode::Prefetch:
     case Opcode::Prefetchu:

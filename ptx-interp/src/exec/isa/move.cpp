@@ -82,15 +82,16 @@ const Op* sreg(Warp& w, const Op* op) {
     case ptx::SpecialReg::dynamic_smem_size: v = job.lp.dynamicSharedBytes; break;
     case ptx::SpecialReg::is_explicit_cluster: {
       uint8_t* d8 = R<uint8_t>(w, op->d);
-      h::forActive(m, [&](int i) { d8[i] = 0; });
+      const uint8_t given = job.explicitCluster;
+      h::forActive(m, [&](int i) { d8[i] = given; });
       return op + 1;
     }
-    case ptx::SpecialReg::clusterid: v = cta.id.component(comp); break;
-    case ptx::SpecialReg::nclusterid: v = grid.component(comp); break;
-    case ptx::SpecialReg::cluster_ctaid: v = 0; break;
-    case ptx::SpecialReg::cluster_nctaid: v = 1; break;
-    case ptx::SpecialReg::cluster_ctarank: v = 0; break;
-    case ptx::SpecialReg::cluster_nctarank: v = 1; break;
+    case ptx::SpecialReg::clusterid: v = cta.id.component(comp) / job.clusterShape.component(comp); break;
+    case ptx::SpecialReg::nclusterid: v = grid.component(comp) / job.clusterShape.component(comp); break;
+    case ptx::SpecialReg::cluster_ctaid: v = cta.id.component(comp) % job.clusterShape.component(comp); break;
+    case ptx::SpecialReg::cluster_nctaid: v = job.clusterShape.component(comp); break;
+    case ptx::SpecialReg::cluster_ctarank: v = cta.clusterRank; break;
+    case ptx::SpecialReg::cluster_nctarank: v = job.clusterSize; break;
     default:
       if (op->aux >= uint32_t(ptx::SpecialReg::envreg0) && op->aux <= uint32_t(ptx::SpecialReg::envreg31))
         v = job.lp.envRegs[op->aux - uint32_t(ptx::SpecialReg::envreg0)];
@@ -124,8 +125,16 @@ template <int Comp> PTX_LANES const Op* sregCtaid(Warp& w, const Op* op) {
 }
 }  // namespace
 
-// aux: 1 shared, 2 local, 3 param. Source width f (4/8); destination is 64-bit.
-// Op: aux: space (1 shared 2 local 3 param), f: addr size
+// The windows of cvta and isspacep (op aux).
+enum AddressWindow : uint32_t {
+  kWindowGlobal = 0,
+  kWindowShared = 1,
+  kWindowLocal = 2,
+  kWindowParam = 3,
+  kWindowCluster = 4
+};
+
+// Op: aux: AddressWindow, f: source width (4/8); the destination is 64-bit.
 const Op* cvtaToGeneric(Warp& w, const Op* op) {
   Cta& cta = *w.cta;
   auto src = [&](int i) -> uint64_t {
@@ -138,8 +147,13 @@ const Op* cvtaToGeneric(Warp& w, const Op* op) {
   for (int i = 0; i < 32; ++i) {
     uint64_t a = src(i);
     switch (op->aux) {
-      case 1: tmp[i] = sh + a; break;
-      case 2: tmp[i] = lo + uint64_t(i) * w.localStride + a; break;
+      case kWindowShared: tmp[i] = sh + a; break;
+      case kWindowCluster: {  // another CTA's shared block; a rank outside the cluster gives no usable address
+        ClusterSharedTarget t = clusterSharedTarget(cta, a);
+        tmp[i] = t.cta ? reinterpret_cast<uint64_t>(t.cta->shared) + t.offset : 0;
+        break;
+      }
+      case kWindowLocal: tmp[i] = lo + uint64_t(i) * w.localStride + a; break;
       default: tmp[i] = pb + a; break;
     }
   }
@@ -156,8 +170,15 @@ const Op* cvtaFromGeneric(Warp& w, const Op* op) {
   alignas(64) uint64_t tmp[32];
   for (int i = 0; i < 32; ++i) {
     switch (op->aux) {
-      case 1: tmp[i] = a[i] - sh; break;
-      case 2: tmp[i] = a[i] - (lo + uint64_t(i) * w.localStride); break;
+      case kWindowShared: tmp[i] = a[i] - sh; break;
+      case kWindowCluster: {
+        const Cta* owner = clusterSharedOwner(cta, a[i]);
+        tmp[i] = owner && owner != &cta
+                     ? clusterSharedAddress(owner->clusterRank, a[i] - reinterpret_cast<uint64_t>(owner->shared))
+                     : a[i] - sh;
+        break;
+      }
+      case kWindowLocal: tmp[i] = a[i] - (lo + uint64_t(i) * w.localStride); break;
       default: tmp[i] = a[i] - pb; break;
     }
   }
@@ -168,7 +189,7 @@ const Op* cvtaFromGeneric(Warp& w, const Op* op) {
   return op + 1;
 }
 
-// Op: aux: space (0 global 1 shared 2 local 3 param 4 const)
+// Op: aux: AddressWindow
 const Op* isspacep(Warp& w, const Op* op) {
   Cta& cta = *w.cta;
   const uint64_t* a = R<uint64_t>(w, op->a);
@@ -182,12 +203,71 @@ const Op* isspacep(Warp& w, const Op* op) {
     bool l = x - (lo + uint64_t(i) * w.localStride) < w.localStride;
     bool p = x - pb < cta.job->paramBuffer.size();
     switch (op->aux) {
-      case 1: return s;
-      case 2: return l;
-      case 3: return p;
-      default: return !s && !l && !p && mv.check(x, 1, false);
+      case kWindowShared: return s;
+      case kWindowCluster: return s || clusterSharedOwner(cta, x);
+      case kWindowLocal: return l;
+      case kWindowParam: return p;
+      default: return !s && !l && !p && !clusterSharedOwner(cta, x) && mv.check(x, 1, false);
     }
   });
+  return op + 1;
+}
+
+// mapa: d = the address of the same shared variable in the CTA of rank b (u32). aux 1: generic addresses (u64),
+// else shared::cluster addresses of width f.
+const Op* mapa(Warp& w, const Op* op) {
+  Cta& cta = *w.cta;
+  const std::vector<Cta*>& ctas = cta.cluster->ctas;
+  const uint32_t* rank = R<uint32_t>(w, op->b);
+  uint32_t m = w.exec;
+  while (m) {
+    int i = std::countr_zero(m);
+    m &= m - 1;
+    if (op->aux == 1) {
+      const uint64_t a = R<uint64_t>(w, op->a)[i];
+      const Cta* owner = clusterSharedOwner(cta, a);
+      if (!owner)
+        return raiseFault(w, op, i, FaultKind::IllegalAddress, a, "mapa of a generic address outside shared memory");
+      if (rank[i] >= ctas.size())
+        return raiseFault(w, op, i, FaultKind::ClusterAddress, rank[i], "mapa to a CTA rank outside the cluster");
+      R<uint64_t>(w, op->d)[i] =
+          reinterpret_cast<uint64_t>(ctas[rank[i]]->shared) + (a - reinterpret_cast<uint64_t>(owner->shared));
+    } else {
+      // the rank is checked where the address is used, as on an H100 (an access through it fails the launch)
+      const uint64_t a = op->f == 4 ? R<uint32_t>(w, op->a)[i] : R<uint64_t>(w, op->a)[i];
+      const uint64_t v = clusterSharedAddress(rank[i], a & ((1u << kClusterRankShift) - 1));
+      if (op->f == 4)
+        R<uint32_t>(w, op->d)[i] = uint32_t(v);
+      else
+        R<uint64_t>(w, op->d)[i] = v;
+    }
+  }
+  return op + 1;
+}
+
+// getctarank: d (u32) = the rank of the CTA whose shared memory address a names. aux 1: generic (u64), else a
+// shared::cluster address of width f.
+const Op* getctarank(Warp& w, const Op* op) {
+  Cta& cta = *w.cta;
+  uint32_t m = w.exec;
+  while (m) {
+    int i = std::countr_zero(m);
+    m &= m - 1;
+    uint32_t rank;
+    if (op->aux == 1) {
+      const uint64_t a = R<uint64_t>(w, op->a)[i];
+      const Cta* owner = clusterSharedOwner(cta, a);
+      if (!owner)
+        return raiseFault(w, op, i, FaultKind::IllegalAddress, a,
+                          "getctarank of a generic address outside shared memory");
+      rank = owner->clusterRank;
+    } else {
+      const uint64_t a = op->f == 4 ? R<uint32_t>(w, op->a)[i] : R<uint64_t>(w, op->a)[i];
+      const uint64_t field = a >> kClusterRankShift;
+      rank = field ? uint32_t(field - 1) : cta.clusterRank;
+    }
+    R<uint32_t>(w, op->d)[i] = rank;
+  }
   return op + 1;
 }
 
@@ -306,6 +386,8 @@ void KernelLowerer::lowerMove(const Instruction& in) {
     case Opcode::Prmt: return lowerArith(in);
     case Opcode::Cvta: return lowerCvta(in);
     case Opcode::Isspacep: return lowerIsspacep(in);
+    case Opcode::Mapa:
+    case Opcode::Getctarank: return lowerClusterAddress(in);
     default: return unsupported(in);
   }
 }
@@ -314,20 +396,20 @@ void KernelLowerer::lowerMove(const Instruction& in) {
 void KernelLowerer::lowerCvta(const Instruction& in) {
   Type t = in.type();
   bool to = in.has(ptx::Flag::to);
-  uint32_t space = 0;
+  uint32_t space = kWindowGlobal;
   switch (in.space) {
     case ptx::Space::global:
-    case ptx::Space::const_: space = 0; break;
+    case ptx::Space::const_: space = kWindowGlobal; break;
     case ptx::Space::shared:
-    case ptx::Space::shared_cta:
-    case ptx::Space::shared_cluster: space = 1; break;
-    case ptx::Space::local: space = 2; break;
+    case ptx::Space::shared_cta: space = kWindowShared; break;
+    case ptx::Space::shared_cluster: space = kWindowCluster; break;
+    case ptx::Space::local: space = kWindowLocal; break;
     case ptx::Space::param:
-    case ptx::Space::param_entry: space = fn_->isEntry ? 3 : 2; break;
+    case ptx::Space::param_entry: space = fn_->isEntry ? kWindowParam : kWindowLocal; break;
     default: return unsupported(in);
   }
   unsigned size = sizeOf(t);
-  if (space == 0) {  // global and generic addresses are the same
+  if (space == kWindowGlobal) {  // global and generic addresses are the same
     uint32_t a = src(opnd(in, 1), t);
     Dst d = dst(opnd(in, 0), t);
     Op& op = emit(size == 8 ? &h::mov<uint64_t> : &h::mov<uint32_t>);
@@ -359,16 +441,16 @@ void KernelLowerer::lowerCvta(const Instruction& in) {
 }
 
 void KernelLowerer::lowerIsspacep(const Instruction& in) {
-  uint32_t space = 0;
+  uint32_t space = kWindowGlobal;
   switch (in.space) {
-    case ptx::Space::global: space = 0; break;
+    case ptx::Space::global: space = kWindowGlobal; break;
     case ptx::Space::shared:
-    case ptx::Space::shared_cta:
-    case ptx::Space::shared_cluster: space = 1; break;
-    case ptx::Space::local: space = 2; break;
+    case ptx::Space::shared_cta: space = kWindowShared; break;
+    case ptx::Space::shared_cluster: space = kWindowCluster; break;
+    case ptx::Space::local: space = kWindowLocal; break;
     case ptx::Space::param:
-    case ptx::Space::param_entry: space = 3; break;
-    case ptx::Space::const_: space = 0; break;
+    case ptx::Space::param_entry: space = kWindowParam; break;
+    case ptx::Space::const_: space = kWindowGlobal; break;
     default: return unsupported(in);
   }
   uint32_t a = src(opnd(in, 1), Type::u64);
@@ -379,6 +461,37 @@ void KernelLowerer::lowerIsspacep(const Instruction& in) {
   op.aux = space;
   finish(d);
   return;
+}
+
+// mapa{.space}.type d, a, rank; getctarank{.space}.type d, a: without a space the addresses are generic (64-bit).
+void KernelLowerer::lowerClusterAddress(const Instruction& in) {
+  const Type t = in.type();
+  const bool generic = in.space == ptx::Space::none;
+  if (!generic && in.space != ptx::Space::shared_cluster) return unsupported(in);
+  const unsigned size = sizeOf(t);
+  if ((size != 4 && size != 8) || (generic && size != 8)) return unsupported(in);
+  const Type at = size == 4 ? Type::u32 : Type::u64;
+  if (in.opcode == Opcode::Mapa) {
+    uint32_t a = src(opnd(in, 1), at);
+    uint32_t rank = src(opnd(in, 2), Type::u32);
+    Dst d = dst(opnd(in, 0), at);
+    Op& op = emit(&mapa);
+    op.d = d.off;
+    op.a = a;
+    op.b = rank;
+    op.aux = generic ? 1 : 0;
+    op.f = size;
+    finish(d);
+    return;
+  }
+  uint32_t a = src(opnd(in, 1), at);
+  Dst d = dst(opnd(in, 0), Type::u32);
+  Op& op = emit(&getctarank);
+  op.d = d.off;
+  op.a = a;
+  op.aux = generic ? 1 : 0;
+  op.f = size;
+  finish(d);
 }
 
 }  // namespace lowering

@@ -89,6 +89,38 @@ const Op* mbarrierWait(Warp& w, const Op* op) {
   }
   return op + 1;
 }
+// barrier.cluster.arrive / wait (.relaxed, .aligned: the same here). A warp arrives once per phase with all its
+// threads that have not exited, as at bar.sync; a phase completes when every live thread of the cluster arrived
+// (threads that exit later no longer count: the test repeats at each wait). A warp whose phase is not complete
+// stops at the wait (Waiting) and asks again when it is resumed: the other CTAs of the cluster run in between
+// (launch.cpp: runCluster).
+bool completeClusterPhase(Cluster& cluster) {
+  if (cluster.barrierArrived < cluster.liveThreads()) return false;
+  cluster.barrierArrived = 0;
+  ++cluster.barrierPhase;
+  ++cluster.progress;
+  return true;
+}
+const Op* clusterArrive(Warp& w, const Op* op) {
+  Cluster& cluster = *w.cta->cluster;
+  if (w.clusterArrived && w.clusterPhase == cluster.barrierPhase) return op + 1;  // the rest of a divergent warp
+  w.clusterArrived = true;
+  w.clusterPhase = cluster.barrierPhase;
+  cluster.barrierArrived += laneCount(w.alive);
+  completeClusterPhase(cluster);
+  return op + 1;
+}
+const Op* clusterWait(Warp& w, const Op* op) {
+  Cluster& cluster = *w.cta->cluster;
+  if (w.clusterArrived && w.clusterPhase == cluster.barrierPhase && !completeClusterPhase(cluster)) {
+    w.state = WarpState::Waiting;
+    w.pc = op;
+    return nullptr;
+  }
+  w.clusterArrived = false;
+  return op + 1;
+}
+
 // pending_count: d (u32) = the pending arrivals a token (b, u64) recorded
 const Op* mbarrierPendingCount(Warp& w, const Op* op) {
   const uint64_t* t = R<uint64_t>(w, op->b);
@@ -168,6 +200,13 @@ void KernelLowerer::lowerMbarrier(const Instruction& in) {
   }
 }
 
+void KernelLowerer::emitCompleteTx(const Addr& object, uint32_t bytesReg) {
+  Op& op = emit(&mbarrierTx);
+  op.aux = kMbarFlag;
+  op.b = bytesReg;
+  setAddressSlot(op, 0, object);
+}
+
 void KernelLowerer::lowerSync(const Instruction& in) {
   switch (in.opcode) {
     case Opcode::BarSync:
@@ -183,6 +222,8 @@ void KernelLowerer::lowerSync(const Instruction& in) {
     // schedule of the launch attribute), so wait finds its prerequisites complete and launch_dependents has no
     // one to release early.
     case Opcode::Griddepcontrol: emit(&ctl::nop); return;
+    case Opcode::BarrierClusterArrive: emit(&clusterArrive); return;
+    case Opcode::BarrierClusterWait: emit(&clusterWait); return;
     case Opcode::MbarrierInit:
     case Opcode::MbarrierInval:
     case Opcode::MbarrierArrive:
