@@ -204,6 +204,67 @@ TEST(LazyLowering, AnErrorOnlyLoweringFindsFailsTheKernelNotTheLoad) {
   EXPECT_NE(result.fault.message.find("local memory per thread too large"), std::string::npos);
 }
 
+// `triple`'s address is taken only in `takeAddress`; lowered first, that entry drops its body: `callThrough`,
+// lowered later, must still count `triple` among the targets of its indirect call.
+constexpr const char* kAddressTakenOnlyInALoweredEntry = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+
+.func (.param .b32 r) triple(.param .b32 x)
+{
+  .reg .b32 %t<3>;
+  ld.param.b32 %t1, [x];
+  mul.lo.u32 %t2, %t1, 3;
+  st.param.b32 [r], %t2;
+  ret;
+}
+
+.visible .entry takeAddress(.param .u64 p)
+{
+  .reg .u64 %rd<3>;
+  mov.u64 %rd1, triple;
+  ld.param.u64 %rd2, [p];
+  st.global.u64 [%rd2], %rd1;
+  ret;
+}
+
+.visible .entry callThrough(.param .u64 p)
+{
+  .reg .u64 %rd<3>;
+  .reg .b32 %r<3>;
+  ld.param.u64 %rd1, [p];
+  ld.global.u64 %rd2, [%rd1];
+  mov.u32 %r1, 5;
+  {
+  .param .b32 a;
+  .param .b32 r;
+  st.param.b32 [a], %r1;
+  proto : .callprototype (.param .b32 _) _ (.param .b32 _);
+  call (r), %rd2, (a), proto;
+  ld.param.b32 %r2, [r];
+  }
+  st.global.u32 [%rd1+8], %r2;
+  ret;
+}
+)";
+
+TEST(LazyLowering, AnAddressTakenOnlyInAnEarlierLoweredEntryStaysACallTarget) {
+  CompileResult r = compile(kAddressTakenOnlyInALoweredEntry, withLowering(Lowering::Lazy));
+  ASSERT_TRUE(r.program) << r.error;
+  uint64_t* data = arena().alloc<uint64_t>(2);
+  data[0] = data[1] = 0;
+  for (const char* name : {"takeAddress", "callThrough"}) {
+    int k = findKernel(*r.program, name);
+    Params p(declaredKernels(*r.program)[size_t(k)]);
+    p.arg(reinterpret_cast<uint64_t>(data));
+    LaunchParams lp = ptxtest::launchParams({1, 1, 1}, {1, 1, 1}, p, arena());
+    LaunchResult result = launch(*r.program, k, lp);
+    ASSERT_TRUE(result.ok()) << name << ": " << result.fault.message;
+  }
+  EXPECT_EQ(uint32_t(data[1]), 15u);
+}
+
 TEST(LazyLowering, MalformedPtxStillFailsTheLoad) {
   std::string bad = withoutBig() + ".visible .entry broken() { add.u32 %nothere, 1, 2; ret; }\n";
   CompileResult r = compile(bad, withLowering(Lowering::Lazy));

@@ -2,8 +2,9 @@
 // launch its kernels on host threads.
 //
 // Model (see ptx-interp/README.md, section "Interpreter"):
-//  * compile() parses, checks and lowers a module once; the Program is immutable afterwards and may be shared
-//    by any number of threads and concurrent launches.
+//  * compile() parses and checks a module once (and lowers it, when eager); kernels of a lazily lowered Program are
+//    lowered on first use, once, under the program's lock; otherwise the Program is immutable and may be shared by
+//    any number of threads and concurrent launches.
 //  * Device pointers ARE host virtual addresses. The driver maps device memory wherever it likes and tells the
 //    interpreter, per launch, which addresses are valid through a MemoryValidator (fast inline range + table of
 //    valid bytes per page, virtual slow path). Every global/const/generic access is checked, so a bad pointer

@@ -15,18 +15,8 @@ namespace lowering {
 const std::vector<uint32_t>& KernelLowerer::addressTakenFunctions() {
   std::optional<std::vector<uint32_t>>& addressTaken = lookups_.addressTaken;
   if (addressTaken) return *addressTaken;
-  std::set<uint32_t> taken;
-  for (const ptx::Function& fn : mod_.functions) {
-    for (const Instruction& in : fn.instructions) {
-      const Operand* callee = in.opcode == Opcode::Call ? calleeOperand(fn, in) : nullptr;
-      for (uint32_t k = 0; k < in.numOperands; ++k) {
-        const Operand& o = fn.operands[in.firstOperand + k];
-        if (&o != callee && (o.kind == OperandKind::Symbol || o.kind == OperandKind::Address) &&
-            o.symKind == SymKind::Function)
-          taken.insert(definitionOf(o.index));
-      }
-    }
-  }
+  std::set<uint32_t> taken = lookups_.takenInDroppedBodies;
+  for (const ptx::Function& fn : mod_.functions) addressesTakenIn(fn, taken);
   for (const ptx::Variable& v : mod_.globals)
     for (const auto& r : v.relocs)
       if (r.symKind == SymKind::Function) taken.insert(definitionOf(r.index));
@@ -34,6 +24,22 @@ const std::vector<uint32_t>& KernelLowerer::addressTakenFunctions() {
   for (uint32_t f : taken)
     if (mod_.functions[f].hasBody && !mod_.functions[f].isEntry) addressTaken->push_back(f);
   return *addressTaken;
+}
+
+void KernelLowerer::addressesTakenIn(const ptx::Function& fn, std::set<uint32_t>& taken) {
+  for (const Instruction& in : fn.instructions) {
+    const Operand* callee = in.opcode == Opcode::Call ? calleeOperand(fn, in) : nullptr;
+    for (uint32_t k = 0; k < in.numOperands; ++k) {
+      const Operand& o = fn.operands[in.firstOperand + k];
+      if (&o != callee && (o.kind == OperandKind::Symbol || o.kind == OperandKind::Address) &&
+          o.symKind == SymKind::Function)
+        taken.insert(definitionOf(o.index));
+    }
+  }
+}
+
+void KernelLowerer::beforeDroppingBody(uint32_t irFn) {
+  if (!lookups_.addressTaken) addressesTakenIn(mod_.functions[irFn], lookups_.takenInDroppedBodies);
 }
 
 uint32_t KernelLowerer::definitionOf(uint32_t irFn) {
@@ -132,10 +138,13 @@ uint32_t KernelLowerer::placeShared(const ptx::Variable& v) {
   return offset;
 }
 
-uint32_t KernelLowerer::staticSharedBytes(uint32_t entryIr) {
+uint32_t KernelLowerer::staticSharedBytes(uint32_t entryIr, bool ownOnly) {
   std::set<uint32_t> seen;
   std::vector<uint32_t> order;
-  collectReachable(entryIr, seen, order);
+  if (ownOnly)
+    order.push_back(entryIr);
+  else
+    collectReachable(entryIr, seen, order);
   for (uint32_t g : usedModuleShared_) placeShared(mod_.globals[g]);
   for (uint32_t f : order)
     for (const ptx::Variable& v : mod_.functions[f].locals)
@@ -958,10 +967,18 @@ std::unique_ptr<Program> describeForLazyLowering(std::unique_ptr<ptx::Module> mo
   lazy->unlowered = n;
   Program scratch;
   prog->kernelInfo.reserve(n);
+  // Without static .shared data outside the entries (module-level or in functions), a kernel's static shared memory
+  // is its own: no walk over what it may call.
+  auto staticShared = [](const ptx::Variable& v) {
+    return v.space == ptx::Space::shared && v.linkage != ptx::Linkage::extern_;
+  };
+  bool sharedOutsideEntries = std::any_of(module->globals.begin(), module->globals.end(), staticShared);
+  for (const ptx::Function& fn : module->functions)
+    if (!fn.isEntry && std::any_of(fn.locals.begin(), fn.locals.end(), staticShared)) sharedOutsideEntries = true;
   for (uint32_t entry : prog->kernelEntries) {
     KernelInfo info = lowering::declaredKernelInfo(*module, entry);
-    info.staticSharedBytes =
-        lowering::KernelLowerer(*module, scratch, lazy->globalMap, rewrites, lazy->lookups).staticSharedBytes(entry);
+    info.staticSharedBytes = lowering::KernelLowerer(*module, scratch, lazy->globalMap, rewrites, lazy->lookups)
+                                 .staticSharedBytes(entry, !sharedOutsideEntries);
     prog->kernelInfo.push_back(std::move(info));
   }
   lazy->module = std::move(module);
@@ -977,11 +994,6 @@ const Program& loweredKernel(const Program& program, int kernel, int& codeKernel
   if (const Program* code = lazy.code[size_t(kernel)].load(std::memory_order_acquire)) return *code;
   std::lock_guard lock(lazy.mutex);
   if (const Program* code = lazy.code[size_t(kernel)].load(std::memory_order_relaxed)) return *code;
-  if (lazy.unlowered == program.kernelEntries.size()) {
-    // The lookups that scan the whole module, made before the first lowered entry drops its body.
-    Program scratch;
-    lowering::KernelLowerer(*lazy.module, scratch, lazy.globalMap, lazy.rewrites, lazy.lookups).prepareLookups();
-  }
   auto code = std::make_unique<Program>();
   uint32_t entry = program.kernelEntries[size_t(kernel)];
   std::string error;
@@ -997,6 +1009,11 @@ const Program& loweredKernel(const Program& program, int kernel, int& codeKernel
     code->kernelInfo[0].unsupported = code->kernelCode[0].unsupported = std::move(error);
   }
   code->kernelEntries = {entry};
+  {
+    Program scratch;
+    lowering::KernelLowerer(*lazy.module, scratch, lazy.globalMap, lazy.rewrites, lazy.lookups)
+        .beforeDroppingBody(entry);
+  }
   dropBody(lazy.module->functions[entry]);
   if (--lazy.unlowered == 0) lazy.module.reset();
   const Program* published = code.get();

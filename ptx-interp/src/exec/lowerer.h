@@ -125,6 +125,9 @@ struct ModuleLookups {
   // of indirect calls
   std::optional<std::vector<uint32_t>> addressTaken;
   std::optional<std::map<ptx::StrId, uint32_t>> definitionsByName;  // non-entry definitions by name
+  // Functions whose address the bodies dropped before addressTaken was made take (lazy lowering drops lowered
+  // entries' bodies).
+  std::set<uint32_t> takenInDroppedBodies;
 };
 
 // What a kernel's declaration gives (parameters, launch bounds, cluster shape), without lowering it.
@@ -139,13 +142,10 @@ class KernelLowerer {
   void lowerKernel(uint32_t entryIr);
   // The kernel's static shared memory (its own .shared variables, those of the functions it may call and the
   // module's it uses) as lowerKernel lays it out, without lowering anything: what the load checks.
-  uint32_t staticSharedBytes(uint32_t entryIr);
-  // Fills the module's lookups now (lazy lowering drops lowered entries' bodies, which address-taking may use).
-  void prepareLookups() {
-    addressTakenFunctions();
-    for (uint32_t f = 0; f < mod_.functions.size(); ++f)
-      if (!mod_.functions[f].hasBody) definitionOf(f);
-  }
+  // `ownOnly`: the module has no static .shared data outside entries, so only the entry's own counts.
+  uint32_t staticSharedBytes(uint32_t entryIr, bool ownOnly = false);
+  // Keeps what the body of `irFn` tells the module's lookups before lazy lowering drops that body.
+  void beforeDroppingBody(uint32_t irFn);
 
  private:
   // -- layout
@@ -252,6 +252,7 @@ class KernelLowerer {
   // functions whose address the module takes (operands other than a call target, initializers): the candidates
   // of indirect calls
   const std::vector<uint32_t>& addressTakenFunctions();
+  void addressesTakenIn(const ptx::Function& fn, std::set<uint32_t>& taken);
   void lowerWarp(const Instruction& in);
   void lowerBar(const Instruction& in);
   void lowerTexture(const Instruction& in);
