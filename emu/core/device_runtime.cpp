@@ -107,7 +107,7 @@ int32_t GridRuntime::launch(uint64_t buffer, uint64_t stream, const ptx::exec::D
   DeviceWork work;
   if (!orderOf(stream, work.order)) return kInvalidResourceHandle;
   const ptx::exec::DeviceLaunchConfig& c = config ? *config : it->second.config;
-  const auto& kernels = ptx::exec::kernels(program_);
+  const auto& kernels = ptx::exec::declaredKernels(program_);
   if (c.kernel < 0 || size_t(c.kernel) >= kernels.size()) return kInvalidDeviceFunction;
   const ptx::exec::KernelInfo& info = kernels[size_t(c.kernel)];
   if (!c.grid.x || !c.grid.y || !c.grid.z || !c.block.x || !c.block.y || !c.block.z || c.grid.y > 65535 ||

@@ -179,6 +179,8 @@ Expected<CompiledImage> compileImage(const void* image, int ccMajor, int ccMinor
   options.acceptNewerIsa = standsInForCubins;
   options.fileName = out.name;
   options.rewrites = rewritesFromEnvironment();
+  options.lowering =
+      moduleLoadingMode() == CU_MODULE_LAZY_LOADING ? ptx::exec::Lowering::Lazy : ptx::exec::Lowering::Eager;
   auto compiled = ptx::exec::compile(text, options);
   // Parsing builds a tree several times the text's size that is gone once the module is lowered; glibc keeps
   // such freed memory resident. Give it back after a large module (200 MB of PTX: 1.6 GB resident after the load
@@ -188,7 +190,7 @@ Expected<CompiledImage> compileImage(const void* image, int ccMajor, int ccMinor
   // ptxas compares a kernel's static shared size as a signed 32-bit number (driver 580 on an H100): 300,000 bytes
   // fail the load, while 4e9 bytes wrap to a negative size that loads (SHARED_SIZE_BYTES is then negative and
   // every launch fails), which the launch check already does.
-  for (const auto& kernel : ptx::exec::kernels(*compiled.program)) {
+  for (const auto& kernel : ptx::exec::declaredKernels(*compiled.program)) {
     auto wrapped = static_cast<int32_t>(static_cast<uint32_t>(kernel.staticSharedBytes));
     if (maxSharedPerBlock && wrapped > 0 && uint64_t(wrapped) > maxSharedPerBlock)
       return makeError(CUDA_ERROR_INVALID_PTX,
@@ -203,14 +205,15 @@ Expected<CompiledImage> compileImage(const void* image, int ccMajor, int ccMinor
 
 Function::Function(std::shared_ptr<Module> module, int kernelIndex)
     : module_(std::move(module)), kernelIndex_(kernelIndex) {
-  const auto& cluster = info().reqnctapercluster;
+  // The declaration's shape: getting a function does not lower it (lazy loading lowers at the first launch or query).
+  const auto& cluster = ptx::exec::declaredKernels(module_->program())[size_t(kernelIndex_)].reqnctapercluster;
   compiledClusterDims = cluster.x != 0;
   requiredClusterWidth = int(cluster.x);
   requiredClusterHeight = int(cluster.y);
   requiredClusterDepth = int(cluster.z);
 }
 
-const ptx::exec::KernelInfo& Function::info() const { return ptx::exec::kernels(module_->program())[kernelIndex_]; }
+const ptx::exec::KernelInfo& Function::info() const { return ptx::exec::kernelInfo(module_->program(), kernelIndex_); }
 
 int Function::reportedRegisters() const {
   int regs = int(info().registerCount);
@@ -231,7 +234,7 @@ uint32_t Function::maxThreadsPerBlock() const {
 }
 
 const ptx::exec::KernelInfo& Kernel::info() const {
-  return ptx::exec::kernels(*library_->image().program)[kernelIndex_];
+  return ptx::exec::kernelInfo(*library_->image().program, kernelIndex_);
 }
 
 Module::Module(Context& context, CompiledImage image) : context_(context), image_(std::move(image)) {}
@@ -317,7 +320,7 @@ std::shared_ptr<Function> Module::function(std::string_view name) {
 
 std::vector<std::shared_ptr<Function>> Module::allFunctions() {
   std::vector<std::shared_ptr<Function>> out;
-  for (int i = 0, n = int(ptx::exec::kernels(program()).size()); i < n; ++i) out.push_back(functionByIndex(i));
+  for (int i = 0, n = int(ptx::exec::declaredKernels(program()).size()); i < n; ++i) out.push_back(functionByIndex(i));
   return out;
 }
 
@@ -381,7 +384,9 @@ void ContextModules::flushPrintf() {
 
 // ---- Libraries and kernels -----------------------------------------------------------------------------------
 
-std::size_t Library::kernelCount() const { return image_.program ? ptx::exec::kernels(*image_.program).size() : 0; }
+std::size_t Library::kernelCount() const {
+  return image_.program ? ptx::exec::declaredKernels(*image_.program).size() : 0;
+}
 
 Expected<std::shared_ptr<Module>> Library::moduleIn(Context& context) {
   if (loadError_) return *loadError_;
@@ -407,7 +412,7 @@ uint64_t Library::kernelHandle(std::string_view name) {
 std::vector<uint64_t> Library::kernelHandles() {
   std::vector<uint64_t> out;
   if (!image_.program) return out;
-  const auto& ks = ptx::exec::kernels(*image_.program);
+  const auto& ks = ptx::exec::declaredKernels(*image_.program);
   for (const auto& k : ks) out.push_back(kernelHandle(k.name));
   return out;
 }

@@ -51,7 +51,7 @@ CUresult getGlobal(Module& module, const char* name, uint64_t* address, uint64_t
   bool managed = false;
   if (!module.findGlobal(name, a, s, &managed) || (kind == GlobalKind::Managed && !managed)) {
     // The name of one of the module's kernels is not a missing symbol but the wrong kind (driver 580).
-    for (const auto& kernel : ptx::exec::kernels(module.program()))
+    for (const auto& kernel : ptx::exec::declaredKernels(module.program()))
       if (kernel.name == name) return CUDA_ERROR_INVALID_VALUE;
     return CUDA_ERROR_NOT_FOUND;
   }
@@ -163,7 +163,7 @@ CUresult cuModuleGetFunctionCount(unsigned int* count, CUmodule mod) {
   if (!count) return CUDA_ERROR_INVALID_VALUE;
   auto module = findModule(mod);
   if (!module) return CUDA_ERROR_INVALID_HANDLE;
-  *count = static_cast<unsigned>(ptx::exec::kernels(module->program()).size());
+  *count = static_cast<unsigned>(ptx::exec::declaredKernels(module->program()).size());
   return CUDA_SUCCESS;
 }
 

@@ -2,8 +2,9 @@
 // launch its kernels on host threads.
 //
 // Model (see ptx-interp/README.md, section "Interpreter"):
-//  * compile() parses, checks and lowers a module once; the Program is immutable afterwards and may be shared
-//    by any number of threads and concurrent launches.
+//  * compile() parses and checks a module once (and lowers it, when eager); kernels of a lazily lowered Program are
+//    lowered on first use, once, under the program's lock; otherwise the Program is immutable and may be shared by
+//    any number of threads and concurrent launches.
 //  * Device pointers ARE host virtual addresses. The driver maps device memory wherever it likes and tells the
 //    interpreter, per launch, which addresses are valid through a MemoryValidator (fast inline range + table of
 //    valid bytes per page, virtual slow path). Every global/const/generic access is checked, so a bad pointer
@@ -121,16 +122,26 @@ bool parseRewrites(std::string_view spec, uint32_t& mask, std::string& error);
 void setDefaultRewrites(uint32_t mask);
 uint32_t defaultRewrites();
 
+// When kernels are lowered (CUDA_MODULE_LOADING's meaning on a GPU): Lazy lowers a kernel the first time it is
+// launched or its complete description is asked for (kernelInfo, kernels); Eager lowers every kernel in compile().
+// Default: the CUDA_MODULE_LOADING environment variable, EAGER or LAZY (unset: LAZY, as driver 580).
+enum class Lowering : uint8_t { Default, Eager, Lazy };
+Lowering defaultLowering();
+
 struct CompileOptions {
   unsigned targetSm = 0;                // SM the module runs on (checker gating); 0 = the module's .target
   bool acceptNewerIsa = false;          // see CheckOptions::acceptNewerIsa
   std::string_view fileName = "<ptx>";  // for diagnostics
   uint32_t rewrites = kAllRewrites;     // lowering rewrites this compile may use (with defaultRewrites())
+  Lowering lowering = Lowering::Default;
 };
 
-// Parse + check + lower. Malformed PTX fails here. Instructions the interpreter cannot execute (textures, tensor
-// cores, bulk async copies) do not fail the load: launching a kernel that contains one fails with
-// FaultKind::IllegalInstruction and a message naming the instruction and its PTX line.
+// Parse + check (+ lower, when eager). Malformed PTX fails here, in both modes. Instructions the interpreter cannot
+// execute (textures, tensor cores, bulk async copies) do not fail the load: launching a kernel that contains one
+// fails with FaultKind::IllegalInstruction and a message naming the instruction and its PTX line. With lazy
+// lowering, what only lowering finds (an interpreter limit, e.g. more than 16 MiB of local memory per thread) fails
+// the kernel's launches the same way instead of the load.
+// The same text compiled again with the same options while its program lives gives that program (lowered once).
 CompileResult compile(std::string_view ptxText, const CompileOptions& options = {});
 
 // A summary of a compiled program for tests and tools: its op count and a digest of the op stream (handlers,
@@ -141,7 +152,15 @@ struct ProgramStats {
 };
 ProgramStats programStats(const Program& program);
 
+// Every kernel's complete description; a lazily lowered program lowers all its kernels first.
 const std::vector<KernelInfo>& kernels(const Program& program);
+// The kernels as declared, without lowering any: name, params, paramBytes, launch bounds, cluster shape and
+// staticSharedBytes are complete; localBytesPerThread, registerCount and unsupported are only when lowered eagerly.
+const std::vector<KernelInfo>& declaredKernels(const Program& program);
+// One kernel's complete description (lowers it if it was not). Thread-safe.
+const KernelInfo& kernelInfo(const Program& program, int kernel);
+bool lowersLazily(const Program& program);
+size_t loweredKernelCount(const Program& program);  // kernels lowered so far
 const std::vector<GlobalInfo>& globals(const Program& program);
 int findKernel(const Program& program, std::string_view name);  // -1 if absent
 

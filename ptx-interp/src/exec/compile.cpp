@@ -7,6 +7,13 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <bit>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <tuple>
 
 namespace ptx::exec {
 
@@ -72,7 +79,6 @@ uint32_t defaultRewrites() { return g_defaultRewrites.load(std::memory_order_rel
 
 ProgramStats programStats(const Program& program) {
   ProgramStats st;
-  st.ops = program.ops.size();
   uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a over the fields that make an op what it is
   auto mix = [&](uint64_t v) {
     for (int b = 0; b < 8; ++b) {
@@ -80,20 +86,115 @@ ProgramStats programStats(const Program& program) {
       h *= 0x100000001b3ull;
     }
   };
-  for (const Op& op : program.ops) {
-    mix(reinterpret_cast<uintptr_t>(op.fn));
-    mix(uint64_t(op.d) | uint64_t(op.a) << 32);
-    mix(uint64_t(op.b) | uint64_t(op.c) << 32);
-    mix(uint64_t(op.e) | uint64_t(op.f) << 32);
-    mix(uint64_t(op.imm));
-    mix(op.aux);
+  auto add = [&](const Program& code) {
+    st.ops += code.ops.size();
+    for (const Op& op : code.ops) {
+      mix(reinterpret_cast<uintptr_t>(op.fn));
+      mix(uint64_t(op.d) | uint64_t(op.a) << 32);
+      mix(uint64_t(op.b) | uint64_t(op.c) << 32);
+      mix(uint64_t(op.e) | uint64_t(op.f) << 32);
+      mix(uint64_t(op.imm));
+      mix(op.aux);
+    }
+  };
+  if (!program.lazy) {
+    add(program);
+  } else {
+    for (size_t k = 0; k < program.kernelInfo.size(); ++k) {
+      int codeKernel = 0;
+      add(loweredKernel(program, int(k), codeKernel));
+    }
   }
   st.digest = h;
   return st;
 }
 
+Lowering defaultLowering() {
+  static const Lowering mode = [] {
+    const char* value = std::getenv("CUDA_MODULE_LOADING");
+    return value && std::strcmp(value, "EAGER") == 0 ? Lowering::Eager : Lowering::Lazy;
+  }();
+  return mode;
+}
+
+namespace {
+
+// A 128-bit hash of the text in one pass, 8 bytes a step (the cache must not cost a noticeable part of a load; a
+// collision of both halves would hand out another module's program).
+void textHash(std::string_view text, uint64_t out[2]) {
+  constexpr uint64_t kMul1 = 0x9e3779b97f4a7c15ull, kMul2 = 0xc2b2ae3d27d4eb4full;
+  uint64_t h1 = 0x243f6a8885a308d3ull ^ text.size(), h2 = 0x13198a2e03707344ull;
+  size_t i = 0;
+  for (; i + 8 <= text.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, text.data() + i, 8);
+    h1 = (h1 ^ w) * kMul1;
+    h2 = (std::rotl(h2, 29) + w) * kMul2;
+  }
+  uint64_t last = 0;
+  std::memcpy(&last, text.data() + i, text.size() - i);
+  h1 = (h1 ^ last) * kMul1;
+  h2 = (std::rotl(h2, 29) + last) * kMul2;
+  out[0] = h1 ^ (h1 >> 31) ^ (h2 >> 17);
+  out[1] = h2 ^ (h2 >> 29) ^ (h1 << 7);
+}
+
+// Programs compiled in this process by their text and options: loading the same image again (another module,
+// another context) while its program lives gives that program, lowered once.
+struct ProgramCache {
+  struct Key {
+    uint64_t hash[2];
+    size_t size;
+    unsigned targetSm;
+    bool acceptNewerIsa;
+    uint32_t rewrites;
+    Lowering lowering;
+    std::string fileName;
+    bool operator<(const Key& o) const {
+      return std::tie(hash[0], hash[1], size, targetSm, acceptNewerIsa, rewrites, lowering, fileName) <
+             std::tie(o.hash[0], o.hash[1], o.size, o.targetSm, o.acceptNewerIsa, o.rewrites, o.lowering, o.fileName);
+    }
+  };
+  struct Entry {
+    std::weak_ptr<const Program> program;
+    std::string log;
+  };
+  std::mutex mutex;
+  std::map<Key, Entry> entries;
+
+  static ProgramCache& instance() {
+    static auto* cache = new ProgramCache;  // never destroyed: programs may be compiled during exit
+    return *cache;
+  }
+  bool find(const Key& key, CompileResult& out) {
+    std::lock_guard lock(mutex);
+    auto it = entries.find(key);
+    if (it == entries.end()) return false;
+    out.program = it->second.program.lock();
+    if (!out.program) {
+      entries.erase(it);
+      return false;
+    }
+    out.log = it->second.log;
+    return true;
+  }
+  void insert(const Key& key, const CompileResult& r) {
+    std::lock_guard lock(mutex);
+    std::erase_if(entries, [](const auto& e) { return e.second.program.expired(); });
+    entries[key] = Entry{r.program, r.log};
+  }
+};
+
+}  // namespace
+
 CompileResult compile(std::string_view ptxText, const CompileOptions& options) {
   CompileResult r;
+  Lowering lowering = options.lowering == Lowering::Default ? defaultLowering() : options.lowering;
+  uint32_t rewrites = options.rewrites & defaultRewrites();
+  ProgramCache::Key key{
+      {}, ptxText.size(), options.targetSm, options.acceptNewerIsa, rewrites, lowering, std::string(options.fileName)};
+  textHash(ptxText, key.hash);
+  if (ProgramCache::instance().find(key, r)) return r;
   ptx::CheckOptions co;
   co.targetSm = options.targetSm;
   co.acceptNewerIsa = options.acceptNewerIsa;
@@ -105,12 +206,15 @@ CompileResult compile(std::string_view ptxText, const CompileOptions& options) {
   }
   demoteF64ToF32(*front.module);
   std::string err;
-  std::unique_ptr<Program> prog = lowerModule(*front.module, err, options.rewrites & defaultRewrites());
+  std::unique_ptr<Program> prog = lowering == Lowering::Lazy
+                                      ? describeForLazyLowering(std::move(front.module), err, rewrites)
+                                      : lowerModule(*front.module, err, rewrites);
   if (!prog) {
     r.error = std::move(err);
     return r;
   }
   r.program = std::shared_ptr<const Program>(std::move(prog));
+  ProgramCache::instance().insert(key, r);
   return r;
 }
 

@@ -84,11 +84,11 @@ const RuntimeFunction& rowOf(RuntimeCall call) {
 }
 
 // The kernel whose address a kernel took (`mov.u64 %rd, kernel`), or -1.
-int kernelAt(const Program& program, uint64_t address) {
+int kernelAt(const Program& module, uint64_t address) {
   if ((address & kFunctionAddressBase) != kFunctionAddressBase) return -1;
   uint64_t ir = address & ~kFunctionAddressBase;
-  for (size_t k = 0; k < program.kernelCode.size(); ++k)
-    if (program.kernelCode[k].irFunction == ir) return int(k);
+  for (size_t k = 0; k < module.kernelEntries.size(); ++k)
+    if (module.kernelEntries[k] == ir) return int(k);
   return -1;
 }
 
@@ -132,8 +132,8 @@ namespace ctl {
 
 const Op* deviceRuntime(Warp& w, const Op* op) {
   Cta& cta = *w.cta;
-  const Program& program = *cta.job->program;
-  const RuntimeSite& site = program.runtimeSites[op->aux];
+  const Program& module = *cta.job->module;  // kernels are named module-wide; the sites are the code's
+  const RuntimeSite& site = cta.job->program->runtimeSites[op->aux];
   const RuntimeFunction& f = rowOf(site.call);
   HostServices& host = *cta.job->host;
   uint32_t m = w.exec;
@@ -161,7 +161,7 @@ const Op* deviceRuntime(Warp& w, const Op* op) {
         DeviceLaunchConfig config;
         uint32_t bytes = 0, align = 8;
         if (site.call == C::GetParameterBufferV2) {
-          config.kernel = kernelAt(program, args.get<uint64_t>(0));
+          config.kernel = kernelAt(module, args.get<uint64_t>(0));
           config.grid = args.dim(1);
           config.block = args.dim(2);
           config.sharedBytes = args.get<uint32_t>(3);
@@ -169,7 +169,7 @@ const Op* deviceRuntime(Warp& w, const Op* op) {
             error = kInvalidDeviceFunction;
             break;
           }
-          bytes = program.kernelInfo[size_t(config.kernel)].paramBytes;
+          bytes = module.kernelInfo[size_t(config.kernel)].paramBytes;
         } else {
           uint64_t a = args.get<uint64_t>(0), size = args.get<uint64_t>(1);
           if (size > UINT32_MAX || a > 4096 || (a & (a - 1)) != 0) {
@@ -187,7 +187,7 @@ const Op* deviceRuntime(Warp& w, const Op* op) {
         break;
       case C::LaunchDevice: {
         DeviceLaunchConfig config;
-        config.kernel = kernelAt(program, args.get<uint64_t>(0));
+        config.kernel = kernelAt(module, args.get<uint64_t>(0));
         config.grid = args.dim(2);
         config.block = args.dim(3);
         config.sharedBytes = args.get<uint32_t>(4);

@@ -20,6 +20,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -29,6 +30,7 @@ namespace ptx::exec {
 
 struct Warp;
 struct Op;
+struct LazyKernels;
 using Handler = const Op* (*)(Warp&, const Op*);
 
 struct Op {
@@ -189,6 +191,11 @@ class Program {
   };
   std::vector<PendingPatch> pendingTargets;  // used while lowering only
   std::vector<std::string> messages;         // texts referenced by ops (unsupported instructions)
+  // Module level: the IR index of each kernel's entry (what `mov.u64 %rd, kernel` names), in kernelInfo's order.
+  std::vector<uint32_t> kernelEntries;
+  // Lazy lowering (CompileOptions::lowering): kernelInfo holds what the declarations give, the ops are empty, and
+  // each kernel is lowered into a Program of its own (its kernel 0) on first use (lower.h: loweredKernel).
+  std::shared_ptr<LazyKernels> lazy;
 };
 
 // ---- Runtime state -------------------------------------------------------------------------------------------
@@ -290,7 +297,8 @@ struct Cta {
 };
 
 struct Job {
-  const Program* program = nullptr;
+  const Program* program = nullptr;  // the code: the module's program, or the kernel's own when lowered lazily
+  const Program* module = nullptr;   // the module's program: its kernels (device-side launches name them)
   const KernelCode* code = nullptr;
   const KernelInfo* info = nullptr;
   const FunctionCode* entry = nullptr;

@@ -24,7 +24,6 @@ namespace ptx::exec {
 
 // ---- module-level API ------------------------------------------------------------------------------------------
 
-const std::vector<KernelInfo>& kernels(const Program& program) { return program.kernelInfo; }
 const std::vector<GlobalInfo>& globals(const Program& program) { return program.globalInfo; }
 
 int findKernel(const Program& program, std::string_view name) {
@@ -530,8 +529,10 @@ LaunchResult invalid(const Program& program, int kernelIndex, std::string msg) {
 LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams& lp) {
   if (kernelIndex < 0 || size_t(kernelIndex) >= program.kernelInfo.size())
     return invalid(program, kernelIndex, "invalid kernel index");
-  const KernelInfo& info = program.kernelInfo[size_t(kernelIndex)];
-  const KernelCode& code = program.kernelCode[size_t(kernelIndex)];
+  int codeKernel = 0;
+  const Program& codeProgram = loweredKernel(program, kernelIndex, codeKernel);
+  const KernelInfo& info = codeProgram.kernelInfo[size_t(codeKernel)];
+  const KernelCode& code = codeProgram.kernelCode[size_t(codeKernel)];
   if (!lp.memory) return invalid(program, kernelIndex, "no memory validator");
   if (lp.block.x == 0 || lp.block.y == 0 || lp.block.z == 0 || lp.grid.x == 0 || lp.grid.y == 0 || lp.grid.z == 0)
     return invalid(program, kernelIndex, "grid and block dimensions must be non-zero");
@@ -557,10 +558,11 @@ LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams&
   }
 
   Job job;
-  job.program = &program;
+  job.program = &codeProgram;
+  job.module = &program;
   job.code = &code;
   job.info = &info;
-  job.entry = &program.functions[code.function];
+  job.entry = &codeProgram.functions[code.function];
   job.lp = lp;
   job.host = lp.host ? lp.host : &defaultHost();
   job.paramBuffer.assign(static_cast<const uint8_t*>(lp.params),

@@ -13,39 +13,47 @@ namespace lowering {
 // ---- reachability, layouts -------------------------------------------------------------------------------------
 
 const std::vector<uint32_t>& KernelLowerer::addressTakenFunctions() {
-  if (addressTaken_) return *addressTaken_;
-  std::set<uint32_t> taken;
-  for (const ptx::Function& fn : mod_.functions) {
-    for (const Instruction& in : fn.instructions) {
-      const Operand* callee = in.opcode == Opcode::Call ? calleeOperand(fn, in) : nullptr;
-      for (uint32_t k = 0; k < in.numOperands; ++k) {
-        const Operand& o = fn.operands[in.firstOperand + k];
-        if (&o != callee && (o.kind == OperandKind::Symbol || o.kind == OperandKind::Address) &&
-            o.symKind == SymKind::Function)
-          taken.insert(definitionOf(o.index));
-      }
-    }
-  }
+  std::optional<std::vector<uint32_t>>& addressTaken = lookups_.addressTaken;
+  if (addressTaken) return *addressTaken;
+  std::set<uint32_t> taken = lookups_.takenInDroppedBodies;
+  for (const ptx::Function& fn : mod_.functions) addressesTakenIn(fn, taken);
   for (const ptx::Variable& v : mod_.globals)
     for (const auto& r : v.relocs)
       if (r.symKind == SymKind::Function) taken.insert(definitionOf(r.index));
-  addressTaken_.emplace();
+  addressTaken.emplace();
   for (uint32_t f : taken)
-    if (mod_.functions[f].hasBody && !mod_.functions[f].isEntry) addressTaken_->push_back(f);
-  return *addressTaken_;
+    if (mod_.functions[f].hasBody && !mod_.functions[f].isEntry) addressTaken->push_back(f);
+  return *addressTaken;
+}
+
+void KernelLowerer::addressesTakenIn(const ptx::Function& fn, std::set<uint32_t>& taken) {
+  for (const Instruction& in : fn.instructions) {
+    const Operand* callee = in.opcode == Opcode::Call ? calleeOperand(fn, in) : nullptr;
+    for (uint32_t k = 0; k < in.numOperands; ++k) {
+      const Operand& o = fn.operands[in.firstOperand + k];
+      if (&o != callee && (o.kind == OperandKind::Symbol || o.kind == OperandKind::Address) &&
+          o.symKind == SymKind::Function)
+        taken.insert(definitionOf(o.index));
+    }
+  }
+}
+
+void KernelLowerer::beforeDroppingBody(uint32_t irFn) {
+  if (!lookups_.addressTaken) addressesTakenIn(mod_.functions[irFn], lookups_.takenInDroppedBodies);
 }
 
 uint32_t KernelLowerer::definitionOf(uint32_t irFn) {
   if (mod_.functions[irFn].hasBody) return irFn;
-  if (!definitionsByName_) {
-    definitionsByName_.emplace();
+  std::optional<std::map<ptx::StrId, uint32_t>>& byName = lookups_.definitionsByName;
+  if (!byName) {
+    byName.emplace();
     for (uint32_t k = 0; k < mod_.functions.size(); ++k) {
       const ptx::Function& g = mod_.functions[k];
-      if (g.hasBody && !g.isEntry) definitionsByName_->emplace(g.name, k);
+      if (g.hasBody && !g.isEntry) byName->emplace(g.name, k);
     }
   }
-  auto it = definitionsByName_->find(mod_.functions[irFn].name);
-  return it == definitionsByName_->end() ? irFn : it->second;
+  auto it = byName->find(mod_.functions[irFn].name);
+  return it == byName->end() ? irFn : it->second;
 }
 
 void KernelLowerer::collectReachable(uint32_t f, std::set<uint32_t>& seen, std::vector<uint32_t>& order) {
@@ -109,21 +117,70 @@ void KernelLowerer::layoutFunction(FuncInstance& fi) {
       fi.localOffset[k] = frame;
       frame += uint32_t(size);
     } else if (v.space == ptx::Space::shared) {
-      sharedAlign_ = std::max(sharedAlign_, varAlign(v));
-      if (v.linkage == ptx::Linkage::extern_) {
-        dynamicSharedAlign_ = std::max(dynamicSharedAlign_, varAlign(v));
-        hasDynamicShared_ = true;
-        fi.localOffset[k] = 0xffffffffu;  // dynamic: patched later
-      } else {
-        sharedTop_ = alignUp(sharedTop_, varAlign(v));
-        fi.localOffset[k] = sharedTop_;
-        sharedTop_ += uint32_t(size);
-      }
+      fi.localOffset[k] = placeShared(v);  // dynamic: patched later
     } else {
       fail(v.loc.line, "variables of this state space inside a function body are not supported");
     }
   }
   fi.frameBytes = alignUp(frame, frameAlign_);
+}
+
+uint32_t KernelLowerer::placeShared(const ptx::Variable& v) {
+  sharedAlign_ = std::max(sharedAlign_, varAlign(v));
+  if (v.linkage == ptx::Linkage::extern_) {
+    dynamicSharedAlign_ = std::max(dynamicSharedAlign_, varAlign(v));
+    hasDynamicShared_ = true;
+    return kDynamicShared;
+  }
+  sharedTop_ = alignUp(sharedTop_, varAlign(v));
+  uint32_t offset = sharedTop_;
+  sharedTop_ += uint32_t(v.size ? v.size : v.elementSize());
+  return offset;
+}
+
+uint32_t KernelLowerer::staticSharedBytes(uint32_t entryIr, bool ownOnly) {
+  std::set<uint32_t> seen;
+  std::vector<uint32_t> order;
+  if (ownOnly)
+    order.push_back(entryIr);
+  else
+    collectReachable(entryIr, seen, order);
+  for (uint32_t g : usedModuleShared_) placeShared(mod_.globals[g]);
+  for (uint32_t f : order)
+    for (const ptx::Variable& v : mod_.functions[f].locals)
+      if (v.space == ptx::Space::shared) placeShared(v);
+  return sharedTop_;
+}
+
+KernelInfo declaredKernelInfo(const ptx::Module& module, uint32_t entryIr) {
+  const ptx::Function& entry = module.functions[entryIr];
+  KernelInfo info;
+  info.name = std::string(module.str(entry.name));
+  uint32_t off = 0;
+  for (const auto& p : entry.params) {
+    uint32_t a = varAlign(p);
+    off = alignUp(off, a);
+    uint32_t sz = uint32_t(p.size ? p.size : p.elementSize());
+    info.params.push_back(ParamLayout{off, sz, a});
+    off += sz;
+  }
+  info.paramBytes = off;
+  for (int k = 0; k < 3; ++k) {
+    (&info.reqntid.x)[k] = entry.numReqntid > k ? entry.reqntid[k] : (entry.numReqntid ? 1 : 0);
+    (&info.maxntid.x)[k] = entry.numMaxntid > k ? entry.maxntid[k] : (entry.numMaxntid ? 1 : 0);
+  }
+  info.minnctapersm = entry.minnctapersm;
+  for (int k = 0; k < 3; ++k)
+    (&info.reqnctapercluster.x)[k] =
+        entry.numReqnctapercluster > k ? entry.reqnctapercluster[k] : (entry.numReqnctapercluster ? 1 : 0);
+  info.maxclusterrank = entry.maxclusterrank;
+  info.explicitcluster = entry.explicitcluster;
+  info.blocksareclusters = entry.blocksareclusters;
+  if (entry.numReqntid)
+    info.maxThreadsPerBlock = uint32_t(info.reqntid.count());
+  else if (entry.numMaxntid)
+    info.maxThreadsPerBlock = std::min<uint32_t>(1024, uint32_t(info.maxntid.count()));
+  return info;
 }
 
 // ---- operands ----------------------------------------------------------------------------------------------------
@@ -293,54 +350,18 @@ void KernelLowerer::finish(const Dst& d) {
 void KernelLowerer::lowerKernel(uint32_t entryIr) {
   const ptx::Function& entry = mod_.functions[entryIr];
   prog_.kernelCode.emplace_back();
-  prog_.kernelInfo.emplace_back();
+  prog_.kernelInfo.push_back(declaredKernelInfo(mod_, entryIr));
   code_ = &prog_.kernelCode.back();
   info_ = &prog_.kernelInfo.back();
   KernelInfo& info = *info_;
-  info.name = std::string(mod_.str(entry.name));
   code_->irFunction = entryIr;
-  // parameter layout
-  uint32_t off = 0;
-  for (const auto& p : entry.params) {
-    uint32_t a = varAlign(p);
-    off = alignUp(off, a);
-    uint32_t sz = uint32_t(p.size ? p.size : p.elementSize());
-    info.params.push_back(ParamLayout{off, sz, a});
-    off += sz;
-  }
-  info.paramBytes = off;
-  for (int k = 0; k < 3; ++k) {
-    (&info.reqntid.x)[k] = entry.numReqntid > k ? entry.reqntid[k] : (entry.numReqntid ? 1 : 0);
-    (&info.maxntid.x)[k] = entry.numMaxntid > k ? entry.maxntid[k] : (entry.numMaxntid ? 1 : 0);
-  }
-  info.minnctapersm = entry.minnctapersm;
-  for (int k = 0; k < 3; ++k)
-    (&info.reqnctapercluster.x)[k] =
-        entry.numReqnctapercluster > k ? entry.reqnctapercluster[k] : (entry.numReqnctapercluster ? 1 : 0);
-  info.maxclusterrank = entry.maxclusterrank;
-  info.explicitcluster = entry.explicitcluster;
-  info.blocksareclusters = entry.blocksareclusters;
-  if (entry.numReqntid)
-    info.maxThreadsPerBlock = uint32_t(info.reqntid.count());
-  else if (entry.numMaxntid)
-    info.maxThreadsPerBlock = std::min<uint32_t>(1024, uint32_t(info.maxntid.count()));
 
   std::set<uint32_t> seen;
   std::vector<uint32_t> order;
   collectReachable(entryIr, seen, order);
   // module-level shared variables used by this kernel
-  for (uint32_t g : usedModuleShared_) {
-    const ptx::Variable& v = mod_.globals[g];
-    sharedAlign_ = std::max(sharedAlign_, varAlign(v));
-    if (v.linkage == ptx::Linkage::extern_) {
-      dynamicSharedAlign_ = std::max(dynamicSharedAlign_, varAlign(v));
-      hasDynamicShared_ = true;
-      continue;
-    }
-    sharedTop_ = alignUp(sharedTop_, varAlign(v));
-    moduleSharedOffset_[g] = sharedTop_;
-    sharedTop_ += uint32_t(v.size ? v.size : v.elementSize());
-  }
+  for (uint32_t g : usedModuleShared_)
+    if (uint32_t offset = placeShared(mod_.globals[g]); offset != kDynamicShared) moduleSharedOffset_[g] = offset;
   if (enabled(Rewrite::LaunchConstants)) findLaunchConstants(entry);
   for (uint32_t f : order) {
     const ptx::Function& fn = mod_.functions[f];
@@ -799,10 +820,12 @@ void KernelLowerer::lowerBody(const Instruction& in) {
 
 }  // namespace lowering
 
-std::unique_ptr<Program> lowerModule(const ptx::Module& module, std::string& error, uint32_t rewrites) {
-  auto prog = std::make_unique<Program>();
-  // globals the driver allocates: .global and .const variables (module scope)
-  std::vector<uint32_t> globalMap(module.globals.size(), kNoIndex);
+namespace {
+
+// The module-level part of a program: the variables the driver allocates (with their relocations) and the IR
+// index of every kernel. Fails on initializers the interpreter cannot place.
+bool describeModule(const ptx::Module& module, Program& prog, std::vector<uint32_t>& globalMap, std::string& error) {
+  globalMap.assign(module.globals.size(), kNoIndex);
   for (size_t g = 0; g < module.globals.size(); ++g) {
     const ptx::Variable& v = module.globals[g];
     if (v.space != ptx::Space::global && v.space != ptx::Space::const_) continue;
@@ -820,8 +843,8 @@ std::unique_ptr<Program> lowerModule(const ptx::Module& module, std::string& err
     gi.align = lowering::varAlign(v);
     gi.managed = v.managed;
     if (v.hasInit) gi.init = v.init;
-    globalMap[g] = uint32_t(prog->globalInfo.size());
-    prog->globalInfo.push_back(std::move(gi));
+    globalMap[g] = uint32_t(prog.globalInfo.size());
+    prog.globalInfo.push_back(std::move(gi));
   }
   for (size_t g = 0; g < module.globals.size(); ++g) {
     const ptx::Variable& v = module.globals[g];
@@ -833,7 +856,7 @@ std::unique_ptr<Program> lowerModule(const ptx::Module& module, std::string& err
       rel.addend = r.addend;
       if (r.isMask) {
         error = fmt::format("line {}: mask() initializers are not supported", v.loc.line);
-        return nullptr;
+        return false;
       }
       if (r.symKind == SymKind::Function) {
         rel.isFunction = true;
@@ -846,42 +869,187 @@ std::unique_ptr<Program> lowerModule(const ptx::Module& module, std::string& err
       } else {
         if (globalMap[r.index] == kNoIndex) {
           error = fmt::format("line {}: initializer refers to a variable that has no global address", v.loc.line);
-          return nullptr;
+          return false;
         }
         rel.symbol = globalMap[r.index];
       }
-      prog->globalInfo[globalMap[g]].relocations.push_back(rel);
+      prog.globalInfo[globalMap[g]].relocations.push_back(rel);
     }
   }
-  try {
-    for (size_t f = 0; f < module.functions.size(); ++f) {
-      const ptx::Function& fn = module.functions[f];
-      if (!fn.isEntry || !fn.hasBody) continue;
-      lowering::KernelLowerer kl(module, *prog, globalMap, rewrites);
-      kl.lowerKernel(uint32_t(f));
-      // resolve targets: ops do not move any more within this kernel, but the vector may still grow: store
-      // indices now, pointers at the end
-      for (auto& pt : kl.resolved()) prog->pendingTargets.push_back({pt.op, pt.value, pt.rpc});
-    }
-  } catch (const LowerError& e) {
-    error = fmt::format("line {}: {}", e.line, e.message);
-    return nullptr;
-  }
-  // patch pointers
-  for (const auto& pt : prog->pendingTargets) {
-    Op& op = prog->ops[pt.op];
-    // kinds: RpcBlock resolved to Absolute; Absolute/Inst resolved to op indices
-    const Op* target = &prog->ops[pt.target];
+  for (size_t f = 0; f < module.functions.size(); ++f)
+    if (module.functions[f].isEntry && module.functions[f].hasBody) prog.kernelEntries.push_back(uint32_t(f));
+  return true;
+}
+
+// Turns the lowering's op indices into pointers (the ops do not move any more).
+void patchTargets(Program& prog) {
+  for (const auto& pt : prog.pendingTargets) {
+    Op& op = prog.ops[pt.op];
+    const Op* target = &prog.ops[pt.target];
     if (pt.rpc)
       op.rpc = target;
     else
       op.target = target;
   }
-  prog->pendingTargets.clear();
-  prog->brxTables.resize(prog->brxTableIndices.size());
-  for (size_t t = 0; t < prog->brxTableIndices.size(); ++t)
-    for (uint32_t i : prog->brxTableIndices[t]) prog->brxTables[t].push_back(&prog->ops[i]);
+  prog.pendingTargets.clear();
+  prog.pendingTargets.shrink_to_fit();
+  prog.brxTables.resize(prog.brxTableIndices.size());
+  for (size_t t = 0; t < prog.brxTableIndices.size(); ++t)
+    for (uint32_t i : prog.brxTableIndices[t]) prog.brxTables[t].push_back(&prog.ops[i]);
+}
+
+// Lowers one kernel into `prog` (appending its code); false with `error` ("line N: message") on a LowerError.
+bool lowerInto(const ptx::Module& module, Program& prog, const std::vector<uint32_t>& globalMap, uint32_t rewrites,
+               lowering::ModuleLookups& lookups, uint32_t entryIr, std::string& error) {
+  try {
+    lowering::KernelLowerer kl(module, prog, globalMap, rewrites, lookups);
+    kl.lowerKernel(entryIr);
+    // ops do not move any more within this kernel, but the vector may still grow: indices now, pointers at the end
+    for (auto& pt : kl.resolved()) prog.pendingTargets.push_back({pt.op, pt.value, pt.rpc});
+  } catch (const LowerError& e) {
+    error = fmt::format("line {}: {}", e.line, e.message);
+    return false;
+  }
+  return true;
+}
+
+// A body's instructions and what only they use: what a lowered entry no longer needs (nothing calls an entry).
+void dropBody(ptx::Function& fn) {
+  std::vector<ptx::Register>().swap(fn.registers);
+  std::vector<ptx::RegDecl>().swap(fn.regDecls);
+  std::vector<ptx::Label>().swap(fn.labels);
+  std::vector<Instruction>().swap(fn.instructions);
+  std::vector<Operand>().swap(fn.operands);
+  std::vector<Operand>().swap(fn.elems);
+  std::vector<ptx::Mod>().swap(fn.mods);
+  std::vector<uint32_t>().swap(fn.labelRefs);
+  std::vector<ptx::BlockScope>().swap(fn.scopes);
+  std::vector<ptx::BodyPragma>().swap(fn.bodyPragmas);
+}
+
+}  // namespace
+
+struct LazyKernels {
+  std::unique_ptr<ptx::Module> module;  // the checked IR; released once every kernel is lowered
+  std::vector<uint32_t> globalMap;
+  uint32_t rewrites = 0;
+  lowering::ModuleLookups lookups;
+  std::mutex mutex;                                     // lowering is one kernel at a time
+  std::unique_ptr<std::atomic<const Program*>[]> code;  // per kernel, null until lowered
+  std::vector<std::unique_ptr<Program>> owned;
+  size_t unlowered = 0;
+  std::once_flag allLowered;
+  std::vector<KernelInfo> complete;  // every kernel's complete info, once kernels() asked for it
+};
+
+std::unique_ptr<Program> lowerModule(const ptx::Module& module, std::string& error, uint32_t rewrites) {
+  auto prog = std::make_unique<Program>();
+  std::vector<uint32_t> globalMap;
+  if (!describeModule(module, *prog, globalMap, error)) return nullptr;
+  lowering::ModuleLookups lookups;
+  // The tree stays whole until the program is complete: dropping lowered bodies on the way lowers the peak little
+  // and scatters the program over the tree's pages, which then cannot be given back (7.5x the text resident after
+  // a 48 MB load instead of 3x).
+  for (uint32_t entry : prog->kernelEntries)
+    if (!lowerInto(module, *prog, globalMap, rewrites, lookups, entry, error)) return nullptr;
+  patchTargets(*prog);
   return prog;
+}
+
+std::unique_ptr<Program> describeForLazyLowering(std::unique_ptr<ptx::Module> module, std::string& error,
+                                                 uint32_t rewrites) {
+  auto prog = std::make_unique<Program>();
+  auto lazy = std::make_shared<LazyKernels>();
+  if (!describeModule(*module, *prog, lazy->globalMap, error)) return nullptr;
+  lazy->rewrites = rewrites;
+  size_t n = prog->kernelEntries.size();
+  lazy->code = std::make_unique<std::atomic<const Program*>[]>(n);
+  lazy->owned.resize(n);
+  lazy->unlowered = n;
+  Program scratch;
+  prog->kernelInfo.reserve(n);
+  // Without static .shared data outside the entries (module-level or in functions), a kernel's static shared memory
+  // is its own: no walk over what it may call.
+  auto staticShared = [](const ptx::Variable& v) {
+    return v.space == ptx::Space::shared && v.linkage != ptx::Linkage::extern_;
+  };
+  bool sharedOutsideEntries = std::any_of(module->globals.begin(), module->globals.end(), staticShared);
+  for (const ptx::Function& fn : module->functions)
+    if (!fn.isEntry && std::any_of(fn.locals.begin(), fn.locals.end(), staticShared)) sharedOutsideEntries = true;
+  for (uint32_t entry : prog->kernelEntries) {
+    KernelInfo info = lowering::declaredKernelInfo(*module, entry);
+    info.staticSharedBytes = lowering::KernelLowerer(*module, scratch, lazy->globalMap, rewrites, lazy->lookups)
+                                 .staticSharedBytes(entry, !sharedOutsideEntries);
+    prog->kernelInfo.push_back(std::move(info));
+  }
+  lazy->module = std::move(module);
+  prog->lazy = std::move(lazy);
+  return prog;
+}
+
+const Program& loweredKernel(const Program& program, int kernel, int& codeKernel) {
+  codeKernel = kernel;
+  if (!program.lazy) return program;
+  LazyKernels& lazy = *program.lazy;
+  codeKernel = 0;
+  if (const Program* code = lazy.code[size_t(kernel)].load(std::memory_order_acquire)) return *code;
+  std::lock_guard lock(lazy.mutex);
+  if (const Program* code = lazy.code[size_t(kernel)].load(std::memory_order_relaxed)) return *code;
+  auto code = std::make_unique<Program>();
+  uint32_t entry = program.kernelEntries[size_t(kernel)];
+  std::string error;
+  if (lowerInto(*lazy.module, *code, lazy.globalMap, lazy.rewrites, lazy.lookups, entry, error)) {
+    patchTargets(*code);
+  } else {
+    // Found only by lowering (an interpreter limit the checker does not know): the kernel's launches fail with
+    // it, as an eager load would have failed.
+    code = std::make_unique<Program>();
+    code->kernelInfo.push_back(program.kernelInfo[size_t(kernel)]);
+    code->kernelCode.emplace_back();
+    code->kernelCode[0].irFunction = entry;
+    code->kernelInfo[0].unsupported = code->kernelCode[0].unsupported = std::move(error);
+  }
+  code->kernelEntries = {entry};
+  {
+    Program scratch;
+    lowering::KernelLowerer(*lazy.module, scratch, lazy.globalMap, lazy.rewrites, lazy.lookups)
+        .beforeDroppingBody(entry);
+  }
+  dropBody(lazy.module->functions[entry]);
+  if (--lazy.unlowered == 0) lazy.module.reset();
+  const Program* published = code.get();
+  lazy.owned[size_t(kernel)] = std::move(code);
+  lazy.code[size_t(kernel)].store(published, std::memory_order_release);
+  return *published;
+}
+
+const KernelInfo& kernelInfo(const Program& program, int kernel) {
+  int codeKernel = 0;
+  const Program& code = loweredKernel(program, kernel, codeKernel);
+  return code.kernelInfo[size_t(codeKernel)];
+}
+
+const std::vector<KernelInfo>& kernels(const Program& program) {
+  if (!program.lazy) return program.kernelInfo;
+  LazyKernels& lazy = *program.lazy;
+  std::call_once(lazy.allLowered, [&] {
+    std::vector<KernelInfo> all;
+    for (size_t k = 0; k < program.kernelInfo.size(); ++k) all.push_back(kernelInfo(program, int(k)));
+    lazy.complete = std::move(all);
+  });
+  return lazy.complete;
+}
+
+const std::vector<KernelInfo>& declaredKernels(const Program& program) { return program.kernelInfo; }
+
+bool lowersLazily(const Program& program) { return program.lazy != nullptr; }
+
+size_t loweredKernelCount(const Program& program) {
+  if (!program.lazy) return program.kernelInfo.size();
+  size_t n = 0;
+  for (size_t k = 0; k < program.kernelInfo.size(); ++k)
+    n += program.lazy->code[k].load(std::memory_order_acquire) != nullptr;
+  return n;
 }
 
 }  // namespace ptx::exec

@@ -13,6 +13,15 @@ namespace ptx::exec {
 // `rewrites`: the rewrites it may use (ptx/rewrites.def bits).
 std::unique_ptr<Program> lowerModule(const ptx::Module& module, std::string& error, uint32_t rewrites = kAllRewrites);
 
+// Lazy lowering: the module-level program (globals; the kernels as declared, static shared size included) that
+// keeps `module` and lowers each kernel on first use.
+std::unique_ptr<Program> describeForLazyLowering(std::unique_ptr<ptx::Module> module, std::string& error,
+                                                 uint32_t rewrites = kAllRewrites);
+// The code of `kernel`: the program itself (codeKernel = kernel) when lowered eagerly, else the kernel's own program
+// (codeKernel = 0), lowered now if it was not yet. Thread-safe: two threads asking first lower it once. A kernel
+// whose lowering fails gets a program whose kernel carries the error as `unsupported` (its launches fail with it).
+const Program& loweredKernel(const Program& program, int kernel, int& codeKernel);
+
 // `.target map_f64_to_f32`: demotes the module's double-precision instructions to single precision (map_f64.cpp).
 // Runs after the check (which sees the module as written) and before lowerModule.
 void demoteF64ToF32(ptx::Module& module);

@@ -118,12 +118,34 @@ struct PendingTarget {
   bool rpc = false;
 };
 
+// What the lowering of every kernel of one module looks up the same way: built once per module (lowering kernels
+// one by one, lazily, must not scan the whole module for each).
+struct ModuleLookups {
+  // functions whose address the module takes (operands other than a call target, initializers): the candidates
+  // of indirect calls
+  std::optional<std::vector<uint32_t>> addressTaken;
+  std::optional<std::map<ptx::StrId, uint32_t>> definitionsByName;  // non-entry definitions by name
+  // Functions whose address the bodies dropped before addressTaken was made take (lazy lowering drops lowered
+  // entries' bodies).
+  std::set<uint32_t> takenInDroppedBodies;
+};
+
+// What a kernel's declaration gives (parameters, launch bounds, cluster shape), without lowering it.
+KernelInfo declaredKernelInfo(const ptx::Module& module, uint32_t entryIr);
+
 class KernelLowerer {
  public:
-  KernelLowerer(const ptx::Module& m, Program& p, const std::vector<uint32_t>& globalMap, uint32_t rewrites)
-      : mod_(m), prog_(p), globalMap_(globalMap), rewriteMask_(rewrites) {}
+  KernelLowerer(const ptx::Module& m, Program& p, const std::vector<uint32_t>& globalMap, uint32_t rewrites,
+                ModuleLookups& lookups)
+      : mod_(m), prog_(p), globalMap_(globalMap), rewriteMask_(rewrites), lookups_(lookups) {}
 
   void lowerKernel(uint32_t entryIr);
+  // The kernel's static shared memory (its own .shared variables, those of the functions it may call and the
+  // module's it uses) as lowerKernel lays it out, without lowering anything: what the load checks.
+  // `ownOnly`: the module has no static .shared data outside entries, so only the entry's own counts.
+  uint32_t staticSharedBytes(uint32_t entryIr, bool ownOnly = false);
+  // Keeps what the body of `irFn` tells the module's lookups before lazy lowering drops that body.
+  void beforeDroppingBody(uint32_t irFn);
 
  private:
   // -- layout
@@ -131,8 +153,11 @@ class KernelLowerer {
   // A call or address written before a function's definition names its earlier declaration (`-G` PTX declares
   // every function first): map that declaration to the definition of the same name, if the module has one.
   uint32_t definitionOf(uint32_t irFn);
-  std::optional<std::map<ptx::StrId, uint32_t>> definitionsByName_;
   void layoutFunction(FuncInstance& fi);
+  // The one placement rule of static .shared variables (module-level and function-level): the offset of `v`, or
+  // kDynamicShared for an extern (dynamic) one.
+  static constexpr uint32_t kDynamicShared = 0xffffffffu;
+  uint32_t placeShared(const ptx::Variable& v);
   uint32_t allocReg(uint32_t bytesPerLane) {
     uint32_t off = rfTop_;
     rfTop_ = alignUp(rfTop_ + 32 * std::max(bytesPerLane, 1u), 64);
@@ -227,7 +252,7 @@ class KernelLowerer {
   // functions whose address the module takes (operands other than a call target, initializers): the candidates
   // of indirect calls
   const std::vector<uint32_t>& addressTakenFunctions();
-  std::optional<std::vector<uint32_t>> addressTaken_;
+  void addressesTakenIn(const ptx::Function& fn, std::set<uint32_t>& taken);
   void lowerWarp(const Instruction& in);
   void lowerBar(const Instruction& in);
   void lowerTexture(const Instruction& in);
@@ -312,6 +337,7 @@ class KernelLowerer {
   uint32_t dynamicSharedBase_ = 0;
   // ---- rewrites (rewrites.cpp; the table: ptx/rewrites.def) ----
   uint32_t rewriteMask_ = kAllRewrites;
+  ModuleLookups& lookups_;
   bool enabled(Rewrite r) const { return (rewriteMask_ & rewriteBit(r)) != 0; }
   // launch-constants: entry-function registers whose only definition yields the same launch-wide value (kernel
   // parameter loads, %ntid/%nctaid/%tid/%ctaid, cvta.to.global/mov of those). They become constant registers (a

@@ -10,6 +10,7 @@ namespace parser_detail {
 void Parser::parseBody() {
   next();  // '{'
   Function& f = *fn_;
+  eachScratch(f, [](auto& v, auto& scratch) { intoScratch(v, scratch); });
   scope_ = 0;
   blockDepth_ = 0;
   debugLoc_ = 0;
@@ -119,6 +120,7 @@ void Parser::finishFunction() {
   }
   touched_.clear();
   undo_.clear();
+  eachScratch(f, [](auto& v, auto& scratch) { outOfScratch(v, scratch); });
 }
 
 void Parser::parseStatement() {

@@ -230,6 +230,39 @@ class Parser {
   std::vector<SymBinding> globalBind_;
   // Per-function state.
   Function* fn_ = nullptr;
+  // A body is parsed into vectors with the capacity the largest body so far needed, then copied out at its exact
+  // size: no growth reallocations per function, and no growth slack kept in the tree (kept by lazily lowered
+  // modules; it was about a third of the tree).
+  struct BodyScratch {
+    std::vector<Register> registers;
+    std::vector<RegDecl> regDecls;
+    std::vector<Label> labels;
+    std::vector<Instruction> instructions;
+    std::vector<Operand> operands;
+    std::vector<Operand> elems;
+    std::vector<Mod> mods;
+    std::vector<uint32_t> labelRefs;
+  } bodyScratch_;
+  template <class T> static void intoScratch(std::vector<T>& v, std::vector<T>& scratch) {
+    scratch.assign(v.begin(), v.end());
+    v.swap(scratch);
+  }
+  template <class T> static void outOfScratch(std::vector<T>& v, std::vector<T>& scratch) {
+    std::vector<T> exact(v.begin(), v.end());
+    v.swap(exact);
+    scratch.swap(exact);
+    scratch.clear();
+  }
+  template <class F> void eachScratch(Function& f, F&& move) {
+    move(f.registers, bodyScratch_.registers);
+    move(f.regDecls, bodyScratch_.regDecls);
+    move(f.labels, bodyScratch_.labels);
+    move(f.instructions, bodyScratch_.instructions);
+    move(f.operands, bodyScratch_.operands);
+    move(f.elems, bodyScratch_.elems);
+    move(f.mods, bodyScratch_.mods);
+    move(f.labelRefs, bodyScratch_.labelRefs);
+  }
   uint32_t fnIndex_ = 0;
   uint32_t scope_ = 0;
   unsigned blockDepth_ = 0;
