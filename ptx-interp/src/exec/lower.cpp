@@ -554,6 +554,7 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
     std::vector<uint32_t> blockOp(nb, 0);
     for (uint32_t i = 0; i < n; ++i) {
       line_ = ins[i].loc.line;
+      if (ins[i].debugLoc) recordSourceLine(prog_, mod_, line_, ins[i].debugLoc);
       if (leader[i]) {
         uint32_t b = blockOf_[i];
         blockOp[b] = here();

@@ -6,6 +6,7 @@
 
 #include "exec/control.h"
 #include "exec/dispatch.h"
+#include "exec/checking.h"
 #include "exec/engine.h"
 #include "exec/handlers.h"
 #include "exec/memory.h"
@@ -121,7 +122,7 @@ struct PendingTarget {
 class KernelLowerer {
  public:
   KernelLowerer(const ptx::Module& m, Program& p, const std::vector<uint32_t>& globalMap, uint32_t rewrites)
-      : mod_(m), prog_(p), globalMap_(globalMap), rewriteMask_(rewrites) {}
+      : mod_(m), prog_(p), globalMap_(globalMap), rewriteMask_(rewrites & checking::rewritesAllowed()) {}
 
   void lowerKernel(uint32_t entryIr);
 
@@ -265,6 +266,8 @@ class KernelLowerer {
     bool paramUniform = false;
   };
   Addr address(const Instruction& in, const Operand& o);
+  // checking builds (checking.h): a checking op for the access of `bytes` at `a` (flags: checking::kAccess*)
+  void emitAccessCheck(const Addr& a, uint32_t flags, uint32_t bytes);
   // an address operand of an instruction with several state spaces (cp.async: the source's is space2)
   Addr addressIn(const Instruction& in, const Operand& o, ptx::Space space);
   // the address operands of asynchronous copies and mbarrier ops (exec/async.h: slots)

@@ -1,0 +1,141 @@
+#include "exec/checking.h"
+
+#include "exec/memory.h"
+
+#include <atomic>
+
+namespace ptx::exec {
+namespace {
+
+std::atomic<uint32_t> g_checked{0};
+
+}  // namespace
+
+void setCheckedAccesses(uint32_t kinds) { g_checked.store(kinds, std::memory_order_relaxed); }
+uint32_t checkedAccesses() { return g_checked.load(std::memory_order_relaxed); }
+
+namespace checking {
+namespace {
+
+CheckSite siteOf(const Warp& w, const Op* op, int lane) {
+  const Cta& cta = *w.cta;
+  const Job& job = *cta.job;
+  CheckSite s;
+  s.kernel = job.info->name;
+  s.program = job.program;
+  s.ptxLine = op->line;
+  s.block = cta.id;
+  uint32_t t = w.index * 32 + uint32_t(lane);
+  const Dim3 b = job.lp.block;
+  s.thread = Dim3{t % b.x, (t / b.x) % b.y, t / (b.x * b.y)};
+  return s;
+}
+
+// One shared byte's last write and last read: warp + 1 (0 = none), the warp's barrier count then, the PTX line.
+struct Cell {
+  uint16_t writer, writeEpoch, reader, readEpoch;
+  uint32_t writeLine, readLine;
+};
+static_assert(sizeof(Cell) == 2 * sizeof(uint64_t));
+
+// The CTA's checking state, started afresh for each CTA a Cta object runs.
+Cell* shadowOf(Cta& cta) {
+  const Job& job = *cta.job;
+  if (cta.checkLaunch != job.launchId || cta.checkCta != cta.linearId) {
+    cta.checkLaunch = job.launchId;
+    cta.checkCta = cta.linearId;
+    cta.checkEpochs.assign(cta.nwarps, 0);
+    cta.checkShadow.assign(size_t(cta.sharedBytes) * 2, 0);
+  }
+  return reinterpret_cast<Cell*>(cta.checkShadow.data());
+}
+
+// Shared bytes [offset, offset + bytes) accessed by warp w at PTX line `line`: one hazard at most per access.
+void sharedAccess(Warp& w, const Op* op, int lane, uint64_t offset, uint32_t bytes, bool write, Checker& checker) {
+  Cta& cta = *w.cta;
+  Cell* shadow = shadowOf(cta);
+  if (offset + bytes > cta.sharedBytes) return;  // the access faults next
+  const uint16_t me = uint16_t(w.index + 1);
+  const uint16_t epoch = uint16_t(cta.checkEpochs[w.index]);
+  bool reported = false;
+  for (uint32_t k = 0; k < bytes; ++k) {
+    Cell& c = shadow[offset + k];
+    if (!reported) {
+      if (c.writer && c.writer != me && c.writeEpoch == epoch) {
+        checker.sharedHazard(siteOf(w, op, lane), write ? HazardKind::WriteAfterWrite : HazardKind::ReadAfterWrite,
+                             c.writeLine, offset + k);
+        reported = true;
+      } else if (write && c.reader && c.reader != me && c.readEpoch == epoch) {
+        checker.sharedHazard(siteOf(w, op, lane), HazardKind::WriteAfterRead, c.readLine, offset + k);
+        reported = true;
+      }
+    }
+    if (write) {
+      c.writer = me;
+      c.writeEpoch = epoch;
+      c.writeLine = op->line;
+    } else {
+      c.reader = me;
+      c.readEpoch = epoch;
+      c.readLine = op->line;
+    }
+  }
+}
+
+}  // namespace
+
+uint32_t rewritesAllowed() {
+  if (!checkedAccesses()) return kAllRewrites;
+  return kAllRewrites & ~(rewriteBit(Rewrite::AddressAdds) | rewriteBit(Rewrite::ScaledIndices) |
+                          rewriteBit(Rewrite::SharedLayouts) | rewriteBit(Rewrite::SharedFmaChains));
+}
+
+const Op* access(Warp& w, const Op* op) {
+  Checker* checker = w.cta->job->lp.checker;
+  if (!checker) return op + 1;
+  const auto space = mem::Space(op->aux & 0xff);
+  const bool write = op->aux & kAccessWrite;
+  const bool atomic = op->aux & kAccessAtomic;
+  const uint32_t checks = checkedAccesses();
+  Cta& cta = *w.cta;
+  for (uint32_t m = w.exec; m;) {
+    int i = std::countr_zero(m);
+    m &= m - 1;
+    uint64_t addr = op->aux & kAccessAddr32 ? uint64_t(h::R<uint32_t>(w, op->a)[i]) : h::R<uint64_t>(w, op->a)[i];
+    addr += uint64_t(op->imm);
+    bool shared = space == mem::Shared;
+    bool global = space == mem::Global;
+    if (space == mem::Generic) {
+      uint64_t sh = reinterpret_cast<uint64_t>(cta.shared);
+      uint64_t lo = reinterpret_cast<uint64_t>(w.local) + uint64_t(i) * w.localStride;
+      if (addr - sh < cta.sharedBytes) {
+        shared = true;
+        addr -= sh;
+      } else {
+        global = !(addr - lo < w.localStride);
+      }
+    }
+    if (shared && !atomic && (checks & kCheckSharedHazards)) sharedAccess(w, op, i, addr, op->f, write, *checker);
+    if (global && (checks & kCheckGlobalAccesses)) checker->globalAccess(siteOf(w, op, i), addr, op->f, write);
+  }
+  return op + 1;
+}
+
+const Op* barrier(Warp& w, const Op* op) {
+  Cta& cta = *w.cta;
+  Checker* checker = cta.job->lp.checker;
+  if (!checker) return op + 1;
+  if ((op->aux & kCheckBarriers) && w.exec != w.alive) {
+    int lane = std::countr_zero(w.exec);
+    if (checker->divergentBarrier(siteOf(w, op, lane), w.index, w.exec, w.alive))
+      return raiseFault(w, op, lane, FaultKind::Deadlock, 0, "barrier reached by part of a warp (synccheck)");
+  }
+  if (op->aux & kCheckSharedHazards) {
+    shadowOf(cta);
+    ++cta.checkEpochs[w.index];
+  }
+  return op + 1;
+}
+
+}  // namespace checking
+}  // namespace ptx::exec
