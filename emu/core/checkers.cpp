@@ -2,6 +2,7 @@
 
 #include "api/impl.h"
 #include "core/address_space.h"
+#include "core/fault.h"
 #include "ptx/checker.h"
 #include "ptx/exec.h"
 
@@ -68,7 +69,8 @@ std::string demangled(std::string_view mangled) {
 std::string location(std::string_view kernel, const ptx::exec::Program* program, uint32_t ptxLine) {
   ptx::exec::SourceLocation source;
   if (program) source = ptx::exec::sourceLocation(*program, ptxLine);
-  if (source.line) return fmt::format("{} in {}:{} (PTX line {})", demangled(kernel), source.file, source.line, ptxLine);
+  if (source.line)
+    return fmt::format("{} in {}:{} (PTX line {})", demangled(kernel), source.file, source.line, ptxLine);
   return fmt::format("{} at PTX line {}", demangled(kernel), ptxLine);
 }
 
@@ -87,7 +89,6 @@ std::string dim(const ptx::exec::Dim3& d) { return fmt::format("({},{},{})", d.x
 struct Allocation {
   uint64_t bytes = 0;
   uint64_t sequence = 0;
-  uint64_t bufferId = 0;
   std::vector<uint64_t> written;  // initcheck: one bit per byte
 };
 
@@ -106,14 +107,12 @@ Allocations& allocations() {
 }
 
 void trackAllocation(uint64_t start, uint64_t bytes) {
-  RegionPtr region = AddressSpace::instance().findStart(start);
   Allocations& s = allocations();
   std::unique_lock lock(s.mutex);
   Allocation& a = s.live[start];
   a = Allocation{};
   a.bytes = bytes;
   a.sequence = s.sequence++;
-  a.bufferId = region ? region->bufferId : 0;
   if (g_tool == Tool::Initcheck) a.written.assign((bytes + 63) / 64, 0);
   auto freed = s.freed.lower_bound(start);
   while (freed != s.freed.end() && freed->first < start + bytes) freed = s.freed.erase(freed);
@@ -224,11 +223,18 @@ bool reportInvalidAccess(const ptx::exec::Fault& fault, const ptx::exec::Program
 
 // ---- the checkers the interpreter calls during a launch ----------------------------------------------------------
 
+// One pair of instructions: a hazard between them is one report whichever ran first (a read-after-write one way
+// is a write-after-read the other), as compute-sanitizer reports a pair once with its count.
 struct HazardKey {
   std::string kernel;
-  ptx::exec::HazardKind kind;
-  uint32_t earlier, later;
+  bool firstWrites, secondWrites;
+  uint32_t first, second;  // PTX lines, first <= second
   auto operator<=>(const HazardKey&) const = default;
+};
+struct HazardCount {
+  bool earlierWrites, laterWrites;  // the order in which the pair was first seen
+  uint32_t earlier, later;
+  uint64_t count = 0;
 };
 
 class Watch final : public LaunchWatch, public ptx::exec::Checker {
@@ -253,9 +259,14 @@ class Watch final : public LaunchWatch, public ptx::exec::Checker {
 
   void sharedHazard(const ptx::exec::CheckSite& site, ptx::exec::HazardKind kind, uint32_t earlierLine,
                     uint64_t) override {
+    using H = ptx::exec::HazardKind;
+    bool earlierWrites = kind != H::WriteAfterRead, laterWrites = kind != H::ReadAfterWrite;
+    std::pair<uint32_t, bool> a{earlierLine, earlierWrites}, b{site.ptxLine, laterWrites};
+    if (b < a) std::swap(a, b);
     std::lock_guard lock(mutex_);
     program_ = site.program;
-    ++hazards_[HazardKey{std::string(site.kernel), kind, earlierLine, site.ptxLine}];
+    HazardCount& h = hazards_[HazardKey{std::string(site.kernel), a.second, b.second, a.first, b.first}];
+    if (h.count++ == 0) h = HazardCount{earlierWrites, laterWrites, earlierLine, site.ptxLine, 1};
   }
 
   bool divergentBarrier(const ptx::exec::CheckSite& site, uint32_t warp, uint32_t arrived, uint32_t) override {
@@ -303,14 +314,11 @@ class Watch final : public LaunchWatch, public ptx::exec::Checker {
  private:
   void reportHazards() {
     std::string text;
-    for (const auto& [key, count] : hazards_) {
-      using H = ptx::exec::HazardKind;
-      const char* first = key.kind == H::WriteAfterRead ? "Read" : "Write";
-      const char* second = key.kind == H::ReadAfterWrite ? "Read" : "Write";
-      text += fmt::format("{}Error: Race reported between {} access at {}\n", kPrefix, first,
-                          location(key.kernel, program_, key.earlier));
-      text += fmt::format("{}    and {} access at {} [{} hazards]\n", kPrefix, second,
-                          location(key.kernel, program_, key.later), count);
+    for (const auto& [key, h] : hazards_) {
+      text += fmt::format("{}Error: Race reported between {} access at {}\n", kPrefix,
+                          h.earlierWrites ? "Write" : "Read", location(key.kernel, program_, h.earlier));
+      text += fmt::format("{}    and {} access at {} [{} hazard{}]\n", kPrefix, h.laterWrites ? "Write" : "Read",
+                          location(key.kernel, program_, h.later), h.count, h.count == 1 ? "" : "s");
       text += fmt::format("{}\n", kPrefix);
       g_hazards.fetch_add(1, std::memory_order_relaxed);
     }
@@ -331,8 +339,8 @@ class Watch final : public LaunchWatch, public ptx::exec::Checker {
       if (progressDone_) break;
       if (steady_clock::now() - started < milliseconds(500)) continue;
       uint64_t done = ctasFinished_.load(std::memory_order_relaxed);
-      std::string line = fmt::format("\r[cuemu] {}: {}/{} CTAs ({}%)", name, done, total_,
-                                     total_ ? done * 100 / total_ : 100);
+      std::string line =
+          fmt::format("\r[cuemu] {}: {}/{} CTAs ({}%)", name, done, total_, total_ ? done * 100 / total_ : 100);
       (void)!::write(2, line.data(), line.size());
       shown = true;
     }
@@ -355,7 +363,7 @@ class Watch final : public LaunchWatch, public ptx::exec::Checker {
   std::string kernel_;
   std::mutex mutex_;
   const ptx::exec::Program* program_ = nullptr;
-  std::map<HazardKey, uint64_t> hazards_;
+  std::map<HazardKey, HazardCount> hazards_;
   std::atomic<bool> divergent_{false};
   std::atomic<uint64_t> ctasFinished_{0};
   uint64_t total_ = 0;
@@ -378,10 +386,8 @@ void reportLeaks() {
   {
     std::shared_lock lock(s.mutex);
     std::map<uint64_t, std::pair<uint64_t, uint64_t>> bySequence;
-    for (const auto& [start, a] : s.live) {
-      RegionPtr region = AddressSpace::instance().findStart(start);
-      if (region && region->bufferId == a.bufferId) bySequence[a.sequence] = {start, a.bytes};
-    }
+    // Memory a context's destruction released counts too: compute-sanitizer reports it when the context goes.
+    for (const auto& [start, a] : s.live) bySequence[a.sequence] = {start, a.bytes};
     for (const auto& [sequence, entry] : bySequence) leaked.push_back(entry);
   }
   for (const auto& [start, size] : leaked) {
@@ -422,8 +428,7 @@ void finishRun() {
 bool readTool() {
   const char* text = std::getenv("CUEMU_TOOL");
   if (!parseTool(text ? text : "", g_tool)) {
-    print(fmt::format("cuemu: unknown CUEMU_TOOL '{}' (memcheck, racecheck, initcheck, synccheck): no checks\n",
-                      text));
+    print(fmt::format("cuemu: unknown CUEMU_TOOL '{}' (memcheck, racecheck, initcheck, synccheck): no checks\n", text));
     g_tool = Tool::None;
   }
   if (g_tool == Tool::None) return false;
@@ -487,13 +492,21 @@ bool isProbe(ApiId id) {
          name.starts_with("cuModuleGetGlobal") || name.starts_with("cuLibraryGet") ||
          name.starts_with("cuDevicePrimaryCtxGetState") || name.starts_with("cuCtxGetCurrent") ||
          name.starts_with("cuModuleGetFunction") || name.starts_with("cuStreamQuery") ||
-         name.starts_with("cuEventQuery") || name.starts_with("cuGetErrorName") || name.starts_with("cuGetErrorString") ||
-         name.starts_with("cuPointerGetAttribute") || name.starts_with("cuFuncGetAttribute");
+         name.starts_with("cuEventQuery") || name.starts_with("cuGetErrorName") ||
+         name.starts_with("cuGetErrorString") || name.starts_with("cuPointerGetAttribute") ||
+         name.starts_with("cuFuncGetAttribute");
 }
 
 void apiCall(ApiId id, CUresult result, uint64_t allocation, uint64_t bytes) {
   if (allocation && (g_tool == Tool::Memcheck || g_tool == Tool::Initcheck)) trackAllocation(allocation, bytes);
   if (result == CUDA_SUCCESS || g_tool != Tool::Memcheck || isProbe(id)) return;
+  // A kernel's fault fails every later call with the same code: compute-sanitizer sees the program's one check of
+  // it, and at driver level the runtime's own calls at exit would repeat it.
+  static std::atomic<int> stickyReported{CUDA_SUCCESS};
+  if (result == processFault()) {
+    int expected = CUDA_SUCCESS;
+    if (!stickyReported.compare_exchange_strong(expected, int(result))) return;
+  }
   const char* name = nullptr;
   const char* description = nullptr;
   impl::cuGetErrorName(result, &name);

@@ -7,8 +7,8 @@ Both directories hold <program>.<tool>.txt files: the whole output of one run (c
 the program's own lines) and a last line "exit: N" (runs used --error-exitcode 99). What is compared, per run:
   memcheck   each invalid access (space, read/write/atomic, size, kernel, source line, thread, block, out of
              bounds/misaligned), the API errors by error number, the leaked allocations' sizes, the error count
-  racecheck  the set of hazards as (first access kind, its source line, second access kind, its source line);
-             the counts differ by design: the GPU counts hazards per SASS instruction pair, cuemu per PTX one
+  racecheck  the set of hazards as pairs of (access kind, source line), unordered (which came first depends on
+             the schedule); the counts differ by design: the GPU counts per SASS instruction pair, cuemu per PTX one
   initcheck  each uninitialised read (size, kernel, source line, thread, block), the error count
   synccheck  each divergent-barrier report (kernel, source line, thread, block), the error count
 and for every run the program's own output lines and the exit status. Kernel names are compared up to their
@@ -71,8 +71,9 @@ def parse(path):
         if m:
             second = re.match(r"and (\w+) access at (.*)", field("and "))
             if second:
-                out["race"].append((m.group(1), source_line(m.group(2)), second.group(1),
-                                    source_line(second.group(2))))
+                # which access came first depends on how the warps were scheduled: the pair is unordered
+                out["race"].append(tuple(sorted([(m.group(1), source_line(m.group(2))),
+                                                 (second.group(1), source_line(second.group(2)))])))
         m = re.match(r"Uninitialized __global__ memory read of size (\d+) bytes", body)
         if m:
             at = field("at ")

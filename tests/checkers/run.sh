@@ -6,7 +6,7 @@
 # Usage: tests/checkers/run.sh CUEMU_COMMAND WORK [NVCC]
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-cuemu=${1:?usage: run.sh CUEMU_COMMAND WORK [NVCC]}
+cuemu=$(realpath "${1:?usage: run.sh CUEMU_COMMAND WORK [NVCC]}")
 work=${2:?usage: run.sh CUEMU_COMMAND WORK [NVCC]}
 nvcc=${3:-nvcc}
 mkdir -p "$work/bin" "$work/out"

@@ -14,7 +14,7 @@ namespace ptx::exec {
 
 // What code compiled from now on checks (bits; 0 = nothing, the default). Set once, before compiling.
 enum CheckedAccess : uint32_t {
-  kCheckSharedHazards = 1,  // shared-memory accesses and barriers: read/write hazards between warps (racecheck)
+  kCheckSharedHazards = 1,   // shared-memory accesses and barriers: read/write hazards between warps (racecheck)
   kCheckGlobalAccesses = 2,  // global loads and stores (initcheck)
   kCheckBarriers = 4,        // barriers reached by part of a warp (synccheck)
 };

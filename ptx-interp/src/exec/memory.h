@@ -79,9 +79,8 @@ PTX_HOT uint8_t* resolve(Warp& w, int lane, uint64_t addr, uint32_t size, bool w
 
 // The access a fault report names: the state space as the program sees it (a generic address by the window it
 // falls in), the direction and the size.
-template <Space S>
-__attribute__((noinline, cold)) FaultAccess faultAccess(Warp& w, int lane, uint64_t addr, uint32_t size, bool write,
-                                                        bool atomic) {
+template <Space S> __attribute__((noinline, cold)) FaultAccess faultAccess(Warp& w, int lane, uint64_t addr,
+                                                                           uint32_t size, bool write, bool atomic) {
   using K = FaultAccess::Kind;
   using FS = FaultAccess::Space;
   FaultAccess a;
