@@ -138,14 +138,29 @@ Allocation* holding(Allocations& s, uint64_t address, uint64_t& offset) {
   return offset < it->second.bytes && !it->second.written.empty() ? &it->second : nullptr;
 }
 
+// Calls `f(word, mask)` for the bits of bytes [offset, offset + bytes) of `a`, a word at a time.
+template <class F> bool forBits(Allocation& a, uint64_t offset, uint64_t bytes, F f) {
+  for (uint64_t b = offset, end = std::min(a.bytes, offset + bytes); b < end;) {
+    uint64_t n = std::min<uint64_t>(end - b, 64 - (b & 63));
+    uint64_t mask = (n == 64 ? ~uint64_t(0) : ((uint64_t(1) << n) - 1)) << (b & 63);
+    if (!f(a.written[b >> 6], mask)) return false;
+    b += n;
+  }
+  return true;
+}
+
+// Both under the shared lock (kernels' threads mark and test at once; bits are set atomically): only tracking
+// and untracking allocations take it exclusively.
 void markWritten(uint64_t address, uint64_t bytes) {
   Allocations& s = allocations();
-  std::unique_lock lock(s.mutex);
+  std::shared_lock lock(s.mutex);
   uint64_t offset = 0;
-  Allocation* a = holding(s, address, offset);
-  if (!a) return;
-  for (uint64_t b = offset, end = std::min(a->bytes, offset + bytes); b < end; ++b)
-    a->written[b >> 6] |= uint64_t(1) << (b & 63);
+  if (Allocation* a = holding(s, address, offset))
+    forBits(*a, offset, bytes, [](uint64_t& word, uint64_t mask) {
+      if ((std::atomic_ref<uint64_t>(word).load(std::memory_order_relaxed) & mask) != mask)
+        std::atomic_ref<uint64_t>(word).fetch_or(mask, std::memory_order_relaxed);
+      return true;
+    });
 }
 
 bool allWritten(uint64_t address, uint64_t bytes) {
@@ -153,10 +168,9 @@ bool allWritten(uint64_t address, uint64_t bytes) {
   std::shared_lock lock(s.mutex);
   uint64_t offset = 0;
   Allocation* a = holding(s, address, offset);
-  if (!a) return true;
-  for (uint64_t b = offset, end = std::min(a->bytes, offset + bytes); b < end; ++b)
-    if (!(a->written[b >> 6] & (uint64_t(1) << (b & 63)))) return false;
-  return true;
+  return !a || forBits(*a, offset, bytes, [](uint64_t& word, uint64_t mask) {
+    return (std::atomic_ref<uint64_t>(word).load(std::memory_order_relaxed) & mask) == mask;
+  });
 }
 
 // ---- memcheck: a kernel's invalid access -------------------------------------------------------------------------

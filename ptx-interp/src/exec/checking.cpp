@@ -50,33 +50,39 @@ Cell* shadowOf(Cta& cta) {
   return reinterpret_cast<Cell*>(cta.checkShadow.data());
 }
 
-// Shared bytes [offset, offset + bytes) accessed by warp w at PTX line `line`: one hazard at most per access.
-void sharedAccess(Warp& w, const Op* op, int lane, uint64_t offset, uint32_t bytes, bool write, Checker& checker) {
-  Cta& cta = *w.cta;
-  Cell* shadow = shadowOf(cta);
-  if (offset + bytes > cta.sharedBytes) return;  // the access faults next
-  const uint16_t me = uint16_t(w.index + 1);
-  const uint16_t epoch = uint16_t(cta.checkEpochs[w.index]);
+// What a warp's shared accesses are checked against: its CTA's shadow, the warp (+ 1) and its barrier count.
+struct SharedView {
+  Cell* shadow;
+  uint32_t sharedBytes;
+  uint16_t me, epoch;
+};
+
+// Shared bytes [offset, offset + bytes) accessed by a lane of warp w at op: one hazard report at most per access.
+// Most accesses find nothing to report and their cells already as they would leave them (a warp re-reading what
+// it read), so those cost a comparison per byte.
+void sharedAccess(Warp& w, const Op* op, int lane, const SharedView& v, uint64_t offset, uint32_t bytes, bool write,
+                  Checker& checker) {
+  if (offset + bytes > v.sharedBytes) return;  // the access faults next
   bool reported = false;
   for (uint32_t k = 0; k < bytes; ++k) {
-    Cell& c = shadow[offset + k];
-    if (!reported) {
-      if (c.writer && c.writer != me && c.writeEpoch == epoch) {
+    Cell& c = v.shadow[offset + k];
+    if (!reported) [[likely]] {
+      if (c.writer && c.writer != v.me && c.writeEpoch == v.epoch) [[unlikely]] {
         checker.sharedHazard(siteOf(w, op, lane), write ? HazardKind::WriteAfterWrite : HazardKind::ReadAfterWrite,
                              c.writeLine, offset + k);
         reported = true;
-      } else if (write && c.reader && c.reader != me && c.readEpoch == epoch) {
+      } else if (write && c.reader && c.reader != v.me && c.readEpoch == v.epoch) [[unlikely]] {
         checker.sharedHazard(siteOf(w, op, lane), HazardKind::WriteAfterRead, c.readLine, offset + k);
         reported = true;
       }
     }
     if (write) {
-      c.writer = me;
-      c.writeEpoch = epoch;
+      c.writer = v.me;
+      c.writeEpoch = v.epoch;
       c.writeLine = op->line;
-    } else {
-      c.reader = me;
-      c.readEpoch = epoch;
+    } else if (c.reader != v.me || c.readEpoch != v.epoch || c.readLine != op->line) {
+      c.reader = v.me;
+      c.readEpoch = v.epoch;
       c.readLine = op->line;
     }
   }
@@ -85,7 +91,7 @@ void sharedAccess(Warp& w, const Op* op, int lane, uint64_t offset, uint32_t byt
 }  // namespace
 
 uint32_t rewritesAllowed() {
-  if (!checkedAccesses()) return kAllRewrites;
+  if (!(checkedAccesses() & (kCheckSharedHazards | kCheckGlobalAccesses))) return kAllRewrites;
   return kAllRewrites & ~(rewriteBit(Rewrite::AddressAdds) | rewriteBit(Rewrite::ScaledIndices) |
                           rewriteBit(Rewrite::SharedLayouts) | rewriteBit(Rewrite::SharedFmaChains));
 }
@@ -98,6 +104,10 @@ const Op* access(Warp& w, const Op* op) {
   const bool atomic = op->aux & kAccessAtomic;
   const uint32_t checks = checkedAccesses();
   Cta& cta = *w.cta;
+  SharedView view{};
+  if (checks & kCheckSharedHazards)
+    view = SharedView{shadowOf(cta), cta.sharedBytes, uint16_t(w.index + 1), uint16_t(cta.checkEpochs[w.index])};
+  uint64_t previous = ~uint64_t(0);
   for (uint32_t m = w.exec; m;) {
     int i = std::countr_zero(m);
     m &= m - 1;
@@ -115,7 +125,12 @@ const Op* access(Warp& w, const Op* op) {
         global = !(addr - lo < w.localStride);
       }
     }
-    if (shared && !atomic && (checks & kCheckSharedHazards)) sharedAccess(w, op, i, addr, op->f, write, *checker);
+    if (shared && !write) {
+      // lanes of one warp reading what the lane before read (a broadcast) change nothing a second time
+      if (addr == previous) continue;
+      previous = addr;
+    }
+    if (shared && !atomic && (checks & kCheckSharedHazards)) sharedAccess(w, op, i, view, addr, op->f, write, *checker);
     if (global && (checks & kCheckGlobalAccesses)) checker->globalAccess(siteOf(w, op, i), addr, op->f, write);
   }
   return op + 1;

@@ -1,5 +1,5 @@
 // Checker overhead workloads (tools/bench/checker-overhead.sh): a memory-bound vector add, a shared-memory tiled
-// matmul with barriers and a shared-memory tree reduction, each timed on the host around launch + synchronise.
+// matmul with barriers and a shared-memory tree reduction, each timed on the host around 5 launches + synchronise.
 // Usage: workloads [vecadd|matmul|reduce]... (default: all three); prints "<name> <milliseconds>".
 #include <chrono>
 #include <cstdio>
@@ -38,14 +38,15 @@ __global__ void reduce(const float* in, float* out) {
   if (threadIdx.x == 0) out[blockIdx.x] = s[0];
 }
 
+constexpr int kRepeats = 5;  // launches timed together, so the synchronisation's latency does not dominate
 template <class F> void timed(const char* name, F run) {
   run();  // warm up: module load, first-touch of the buffers
   cudaDeviceSynchronize();
   auto start = std::chrono::steady_clock::now();
-  run();
+  for (int i = 0; i < kRepeats; ++i) run();
   cudaError_t e = cudaDeviceSynchronize();
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  std::printf("%s %.1f %s\n", name, ms, cudaGetErrorName(e));
+  std::printf("%s %.1f %s\n", name, ms / kRepeats, cudaGetErrorName(e));
 }
 
 int main(int argc, char** argv) {
