@@ -106,14 +106,15 @@ Allocations& allocations() {
   return *state;
 }
 
-void trackAllocation(uint64_t start, uint64_t bytes) {
+// `initialised`: contents initcheck does not follow (managed memory the host writes directly).
+void trackAllocation(uint64_t start, uint64_t bytes, bool initialised) {
   Allocations& s = allocations();
   std::unique_lock lock(s.mutex);
   Allocation& a = s.live[start];
   a = Allocation{};
   a.bytes = bytes;
   a.sequence = s.sequence++;
-  if (g_tool == Tool::Initcheck) a.written.assign((bytes + 63) / 64, 0);
+  if (g_tool == Tool::Initcheck && !initialised) a.written.assign((bytes + 63) / 64, 0);
   auto freed = s.freed.lower_bound(start);
   while (freed != s.freed.end() && freed->first < start + bytes) freed = s.freed.erase(freed);
 }
@@ -512,7 +513,8 @@ bool isProbe(ApiId id) {
 }
 
 void apiCall(ApiId id, CUresult result, uint64_t allocation, uint64_t bytes) {
-  if (allocation && (g_tool == Tool::Memcheck || g_tool == Tool::Initcheck)) trackAllocation(allocation, bytes);
+  if (allocation && (g_tool == Tool::Memcheck || g_tool == Tool::Initcheck))
+    trackAllocation(allocation, bytes, id == ApiId::cuMemAllocManaged);
   if (result == CUDA_SUCCESS || g_tool != Tool::Memcheck || isProbe(id)) return;
   // A kernel's fault fails every later call with the same code: compute-sanitizer sees the program's one check of
   // it, and at driver level the runtime's own calls at exit would repeat it.
