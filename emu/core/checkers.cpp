@@ -150,28 +150,49 @@ template <class F> bool forBits(Allocation& a, uint64_t offset, uint64_t bytes, 
   return true;
 }
 
-// Both under the shared lock (kernels' threads mark and test at once; bits are set atomically): only tracking
-// and untracking allocations take it exclusively.
+// Marks the bytes of one warp's stores written, or returns the lanes whose loads read a byte never written.
+// Under the shared lock (kernels' threads mark and test at once; bits are set atomically): only tracking and
+// untracking allocations take it exclusively. One lookup serves the lanes that fall in the same allocation.
+uint32_t markOrFindUnwritten(uint32_t lanes, const uint64_t* addresses, uint32_t bytes, bool write) {
+  Allocations& s = allocations();
+  std::shared_lock lock(s.mutex);
+  uint64_t start = 0, end = 0;
+  Allocation* a = nullptr;
+  uint32_t unwritten = 0;
+  for (uint32_t m = lanes; m; m &= m - 1) {
+    int lane = std::countr_zero(m);
+    uint64_t address = addresses[lane];
+    if (address - start >= end - start) {
+      uint64_t offset = 0;
+      a = holding(s, address, offset);
+      start = a ? address - offset : 0;
+      end = a ? start + a->bytes : 0;
+      if (!a) continue;
+    }
+    if (write) {
+      forBits(*a, address - start, bytes, [](uint64_t& word, uint64_t mask) {
+        if ((std::atomic_ref<uint64_t>(word).load(std::memory_order_relaxed) & mask) != mask)
+          std::atomic_ref<uint64_t>(word).fetch_or(mask, std::memory_order_relaxed);
+        return true;
+      });
+    } else if (!forBits(*a, address - start, bytes, [](uint64_t& word, uint64_t mask) {
+                 return (std::atomic_ref<uint64_t>(word).load(std::memory_order_relaxed) & mask) == mask;
+               })) {
+      unwritten |= 1u << lane;
+    }
+  }
+  return unwritten;
+}
+
 void markWritten(uint64_t address, uint64_t bytes) {
   Allocations& s = allocations();
   std::shared_lock lock(s.mutex);
   uint64_t offset = 0;
   if (Allocation* a = holding(s, address, offset))
     forBits(*a, offset, bytes, [](uint64_t& word, uint64_t mask) {
-      if ((std::atomic_ref<uint64_t>(word).load(std::memory_order_relaxed) & mask) != mask)
-        std::atomic_ref<uint64_t>(word).fetch_or(mask, std::memory_order_relaxed);
+      std::atomic_ref<uint64_t>(word).fetch_or(mask, std::memory_order_relaxed);
       return true;
     });
-}
-
-bool allWritten(uint64_t address, uint64_t bytes) {
-  Allocations& s = allocations();
-  std::shared_lock lock(s.mutex);
-  uint64_t offset = 0;
-  Allocation* a = holding(s, address, offset);
-  return !a || forBits(*a, offset, bytes, [](uint64_t& word, uint64_t mask) {
-    return (std::atomic_ref<uint64_t>(word).load(std::memory_order_relaxed) & mask) == mask;
-  });
 }
 
 // ---- memcheck: a kernel's invalid access -------------------------------------------------------------------------
@@ -256,20 +277,25 @@ class Watch final : public LaunchWatch, public ptx::exec::Checker {
  public:
   explicit Watch(std::string_view kernel) : kernel_(kernel) {}
 
-  void globalAccess(const ptx::exec::CheckSite& site, uint64_t address, uint32_t bytes, bool write) override {
-    if (write) {
-      markWritten(address, bytes);
+  void globalAccesses(const ptx::exec::CheckSite& site, uint32_t warp, uint32_t lanes, const uint64_t* addresses,
+                      uint32_t bytes, bool write) override {
+    uint32_t unwritten = markOrFindUnwritten(lanes, addresses, bytes, write);
+    if (!unwritten) [[likely]]
       return;
+    std::string text;
+    for (uint32_t m = unwritten; m; m &= m - 1) {
+      int lane = std::countr_zero(m);
+      uint32_t t = warp * 32 + uint32_t(lane);
+      ptx::exec::Dim3 thread{t % block_.x, (t / block_.x) % block_.y, t / (block_.x * block_.y)};
+      text += fmt::format("{}Uninitialized __global__ memory read of size {} bytes\n", kPrefix, bytes);
+      text += fmt::format("{}    at {}\n", kPrefix, location(site.kernel, site.program, site.ptxLine));
+      text += fmt::format("{}    by thread {} in block {}\n", kPrefix, dim(thread), dim(site.block));
+      text += fmt::format("{}    Address 0x{:x}\n", kPrefix, addresses[lane]);
+      text += deviceFrame(site.kernel, site.program, site.ptxLine);
+      text += fmt::format("{}\n", kPrefix);
+      g_errors.fetch_add(1, std::memory_order_relaxed);
     }
-    if (allWritten(address, bytes)) return;
-    std::string text = fmt::format("{}Uninitialized __global__ memory read of size {} bytes\n", kPrefix, bytes);
-    text += fmt::format("{}    at {}\n", kPrefix, location(site.kernel, site.program, site.ptxLine));
-    text += fmt::format("{}    by thread {} in block {}\n", kPrefix, dim(site.thread), dim(site.block));
-    text += fmt::format("{}    Address 0x{:x}\n", kPrefix, address);
-    text += deviceFrame(site.kernel, site.program, site.ptxLine);
-    text += fmt::format("{}\n", kPrefix);
     print(text);
-    g_errors.fetch_add(1, std::memory_order_relaxed);
   }
 
   void sharedHazard(const ptx::exec::CheckSite& site, ptx::exec::HazardKind kind, uint32_t earlierLine,

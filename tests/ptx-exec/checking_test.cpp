@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -97,10 +98,11 @@ struct Recorder : Checker {
   std::vector<uint32_t> laterLines;
   std::vector<std::pair<uint64_t, bool>> globals;  // address, write
   std::vector<uint32_t> barriers;                  // arrived masks
-  void globalAccess(const CheckSite&, uint64_t address, uint32_t bytes, bool write) override {
+  void globalAccesses(const CheckSite&, uint32_t, uint32_t lanes, const uint64_t* addresses, uint32_t bytes,
+                      bool write) override {
     std::lock_guard lock(mutex);
     EXPECT_EQ(bytes, 4u);
-    globals.emplace_back(address, write);
+    for (uint32_t m = lanes; m; m &= m - 1) globals.emplace_back(addresses[std::countr_zero(m)], write);
   }
   void sharedHazard(const CheckSite& site, HazardKind kind, uint32_t earlierLine, uint64_t) override {
     std::lock_guard lock(mutex);

@@ -34,8 +34,10 @@ enum class HazardKind : uint8_t { ReadAfterWrite, WriteAfterRead, WriteAfterWrit
 class Checker {
  public:
   virtual ~Checker() = default;
-  // A global load (`write` false) or store by one thread. Called from many host threads at once.
-  virtual void globalAccess(const CheckSite& site, uint64_t address, uint32_t bytes, bool write) = 0;
+  // The global loads (`write` false) or stores of one instruction of warp `warp`: lane i (bit i of `lanes`)
+  // accessed `bytes` bytes at addresses[i] (site: the first of them). Called from many host threads at once.
+  virtual void globalAccesses(const CheckSite& site, uint32_t warp, uint32_t lanes, const uint64_t* addresses,
+                              uint32_t bytes, bool write) = 0;
   // Two threads of different warps of one CTA accessed the same shared byte with no barrier between them, one
   // of them writing: `earlierLine` is the PTX line of the earlier access, site.ptxLine the later one's.
   virtual void sharedHazard(const CheckSite& site, HazardKind kind, uint32_t earlierLine, uint64_t offset) = 0;

@@ -108,6 +108,8 @@ const Op* access(Warp& w, const Op* op) {
   if (checks & kCheckSharedHazards)
     view = SharedView{shadowOf(cta), cta.sharedBytes, uint16_t(w.index + 1), uint16_t(cta.checkEpochs[w.index])};
   uint64_t previous = ~uint64_t(0);
+  uint64_t globalAddresses[32];
+  uint32_t globalLanes = 0;
   for (uint32_t m = w.exec; m;) {
     int i = std::countr_zero(m);
     m &= m - 1;
@@ -131,8 +133,14 @@ const Op* access(Warp& w, const Op* op) {
       previous = addr;
     }
     if (shared && !atomic && (checks & kCheckSharedHazards)) sharedAccess(w, op, i, view, addr, op->f, write, *checker);
-    if (global && (checks & kCheckGlobalAccesses)) checker->globalAccess(siteOf(w, op, i), addr, op->f, write);
+    if (global) {
+      globalAddresses[i] = addr;
+      globalLanes |= 1u << i;
+    }
   }
+  if (globalLanes && (checks & kCheckGlobalAccesses))
+    checker->globalAccesses(siteOf(w, op, std::countr_zero(globalLanes)), w.index, globalLanes, globalAddresses, op->f,
+                            write);
   return op + 1;
 }
 
