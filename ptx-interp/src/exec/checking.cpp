@@ -92,8 +92,9 @@ void sharedAccess(Warp& w, const Op* op, int lane, const SharedView& v, uint64_t
 
 uint32_t rewritesAllowed() {
   if (!(checkedAccesses() & (kCheckSharedHazards | kCheckGlobalAccesses))) return kAllRewrites;
+  // shared-layouts stays: it only lets an access reuse the layout of an unchanged base register
   return kAllRewrites & ~(rewriteBit(Rewrite::AddressAdds) | rewriteBit(Rewrite::ScaledIndices) |
-                          rewriteBit(Rewrite::SharedLayouts) | rewriteBit(Rewrite::SharedFmaChains));
+                          rewriteBit(Rewrite::SharedFmaChains));
 }
 
 const Op* access(Warp& w, const Op* op) {
