@@ -8,6 +8,7 @@
 #include "api/entry_policy.h"
 #include "api/trace.h"
 #include "core/capture_mode.h"
+#include "core/checkers.h"
 #include "core/context_legacy.h"
 #include "core/driver.h"
 #include "core/fault.h"
@@ -80,6 +81,8 @@ inline CUresult runEntry(const char* argNames, Impl&& impl, Args... args) noexce
     timeline::apiCall(apiInfo(Id).name, startNs, timeline::nowNs(), result);
     timeline::setCurrentCall(outerCall);
   }
+  if (checkers::on()) [[unlikely]]
+    checkers::afterCall<Id>(result, args...);
   if (trace::on()) [[unlikely]] {
     try {
       trace::call(Id, argNames, result, args...);

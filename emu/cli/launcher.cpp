@@ -1,5 +1,6 @@
 #include "cli/launcher.h"
 
+#include "core/checkers.h"
 #include "core/config.h"
 #include "core/device.h"
 
@@ -42,6 +43,11 @@ const std::vector<Setting>& settings() {
        "write a Chrome/Perfetto trace (driver calls per thread, stream items, dependencies) to FILE at exit"},
       {"--trace", "CUEMU_TRACE", "FILE", "log every driver call with its arguments and result to FILE (or stderr)"},
       {"--log", "CUEMU_LOG", "FILE", "verbose diagnostics to FILE (or stderr)"},
+      {"--tool", "CUEMU_TOOL", "TOOL",
+       "check the program as compute-sanitizer's tool of that name does: memcheck, racecheck, initcheck, synccheck"},
+      {"--leak-check", "CUEMU_LEAK_CHECK", "MODE",
+       "with --tool memcheck: full reports device memory and device-heap blocks never freed (default: no)"},
+      {"--progress", "CUEMU_PROGRESS", nullptr, "a live line on stderr for long grids: CTAs done / total"},
   };
   return table;
 }
@@ -79,6 +85,12 @@ std::vector<std::string> validateSettings(const SettingValues& values) {
       std::string error;
       if (!ptx::exec::parseRewrites(value, mask, error))
         problems.push_back(fmt::format("{}={}: {}", name, value, error));
+    } else if (name == "CUEMU_TOOL") {
+      if (checkers::Tool tool; !checkers::parseTool(value, tool))
+        problems.push_back(fmt::format("{}={}: not one of memcheck, racecheck, initcheck, synccheck", name, value));
+    } else if (name == "CUEMU_LEAK_CHECK") {
+      if (value != "full" && value != "no")
+        problems.push_back(fmt::format("{}={}: neither 'full' nor 'no'", name, value));
     } else if (name == "CUEMU_CONFIG") {
       if (!std::filesystem::is_regular_file(value)) problems.push_back(fmt::format("{}={}: no such file", name, value));
     }

@@ -133,8 +133,10 @@ int main(int argc, char** argv) {
                   "status or output differs, with the command that replays it")
       ->type_name("N")
       ->check(CLI::Range(2u, 100000u));
-  run->add_option("--error-exitcode", errorExitCode, "exit status when --explore finds a difference (default 1)")
-      ->type_name("N");
+  auto* errorExitOption = run->add_option("--error-exitcode", errorExitCode,
+                                          "exit status when --explore finds a difference (default 1), or when --tool "
+                                          "reports errors (default: the program's own)")
+                              ->type_name("N");
   std::vector<std::string> program;
   run->add_option("program", program, "the program and its arguments (after --)")->required()->expected(-1);
   run->positionals_at_end();
@@ -160,6 +162,7 @@ int main(int argc, char** argv) {
                fmt::join(tried, ", "));
     return 2;
   }
+  if (errorExitOption->count()) chosen.emplace_back("CUEMU_ERROR_EXITCODE", std::to_string(errorExitCode));
   auto environment = programEnvironment(chosen, dir);
   if (exploreRuns) return explore(program, environment, exploreRuns, errorExitCode, std::cerr);
   return execProgram(program, environment);

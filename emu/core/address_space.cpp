@@ -128,6 +128,17 @@ RegionPtr AddressSpace::find(uint64_t address) const {
   return nullptr;
 }
 
+RegionPtr AddressSpace::nearest(uint64_t address) const {
+  std::shared_lock lock(mutex_);
+  auto next = regions_.upper_bound(address);
+  RegionPtr before = next == regions_.begin() ? nullptr : std::prev(next)->second;
+  RegionPtr after = next == regions_.end() ? nullptr : next->second;
+  if (before && (address < before->end() || !after)) return before;
+  if (!before) return after;
+  // compute-sanitizer's distances: bytes past the end counting the first byte past it, bytes before the start
+  return address - before->end() + 1 <= after->start - address ? before : after;
+}
+
 RegionPtr AddressSpace::findReservation(uint64_t address) const {
   std::shared_lock lock(mutex_);
   auto it = reservations_.upper_bound(address);

@@ -145,6 +145,9 @@ class AddressSpace {
   // (findReservation): inside one, find() answers the mapping.
   RegionPtr find(uint64_t address) const;
   RegionPtr findReservation(uint64_t address) const;
+  // The region containing `address`, else the closest one before or after it (null when there is none): the
+  // allocation a checker's report names.
+  RegionPtr nearest(uint64_t address) const;
   // The region starting exactly at `address`, or null.
   RegionPtr findStart(uint64_t address) const;
   // Regions overlapping [address, address+size).

@@ -1,5 +1,7 @@
 #include "core/device_heap.h"
 
+#include "core/checkers.h"
+
 #include "core/context.h"
 #include "core/memory.h"
 
@@ -55,6 +57,8 @@ uint64_t DeviceHeap::allocate(Context& context, uint64_t size) {
     free_.erase(it);
     if (rest) free_[start + need] = rest;
     used_[start] = need;
+    if (checkers::on()) [[unlikely]]
+      checkers::heapAllocated(start, size);
     return start;
   }
   return 0;
@@ -64,6 +68,8 @@ void DeviceHeap::release(uint64_t address) {
   std::lock_guard lock(mutex_);
   auto u = used_.find(address);
   if (u == used_.end()) return;
+  if (checkers::on()) [[unlikely]]
+    checkers::heapFreed(address);
   uint64_t start = u->first, bytes = u->second;
   used_.erase(u);
   auto next = free_.lower_bound(start);

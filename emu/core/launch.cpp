@@ -1,5 +1,6 @@
 #include "core/launch.h"
 
+#include "core/checkers.h"
 #include "core/config.h"
 #include "core/context.h"
 #include "core/device.h"
@@ -286,9 +287,15 @@ CUresult runGrid(Context& context, const Module& module, const ptx::exec::ExecCo
     params.envRegs[1] = uint32_t(workspace->start >> 32);
     params.envRegs[2] = uint32_t(workspace->start);
   }
+  auto watch = checkers::LaunchWatch::start(ptx::exec::kernels(module.program())[size_t(g.kernel)].name, params);
   auto result = ptx::exec::launch(module.program(), g.kernel, params);
-  if (result.ok()) return CUDA_SUCCESS;
   CUresult code = faultResult(result.fault.kind);
+  if (watch) [[unlikely]] {
+    bool reported = false;
+    code = watch->finish(result, module.program(), code, reported);
+    if (reported || code == CUDA_SUCCESS) return code;
+  }
+  if (result.ok()) return CUDA_SUCCESS;
   if (result.fault.kind == ptx::exec::FaultKind::Timeout)
     CUEMU_ERROR("kernel fault ({}): {} (CUEMU_KERNEL_TIMEOUT); the error is sticky, as a GPU watchdog's",
                 ptx::exec::faultKindName(result.fault.kind), result.fault.message);

@@ -1,5 +1,7 @@
 #include "core/memory.h"
 
+#include "core/checkers.h"
+
 #include "core/context.h"
 #include "core/device.h"
 #include "core/memory_array.h"
@@ -199,6 +201,8 @@ Expected<RegionPtr> anyRange(uint64_t address, uint64_t bytes, bool write) {
 bool isPageableHost(const void* pointer) { return !AddressSpace::instance().find(reinterpret_cast<uint64_t>(pointer)); }
 
 void copyBytes(void* dst, const void* src, size_t bytes) {
+  if (checkers::on()) [[unlikely]]
+    checkers::hostWrote(reinterpret_cast<uint64_t>(dst), bytes);
   // One core's memcpy rarely saturates memory bandwidth; very large copies are split across a few threads.
   constexpr size_t kParallelThreshold = size_t(64) << 20;
   constexpr size_t kPerThread = size_t(32) << 20;
@@ -240,13 +244,19 @@ void copy3D(CopySide dst, CopySide src, size_t widthBytes, size_t height, size_t
       copyBytes(d, s, widthBytes * height);
       continue;
     }
-    for (size_t y = 0; y < height; ++y) std::memmove(d + y * dst.pitch, s + y * src.pitch, widthBytes);
+    for (size_t y = 0; y < height; ++y) {
+      std::memmove(d + y * dst.pitch, s + y * src.pitch, widthBytes);
+      if (checkers::on()) [[unlikely]]
+        checkers::hostWrote(reinterpret_cast<uint64_t>(d + y * dst.pitch), widthBytes);
+    }
   }
 }
 
 void fill2D(uint8_t* dst, size_t pitch, uint32_t value, unsigned elementSize, size_t count, size_t height) {
   for (size_t y = 0; y < height; ++y) {
     uint8_t* row = dst + y * pitch;
+    if (checkers::on()) [[unlikely]]
+      checkers::hostWrote(reinterpret_cast<uint64_t>(row), size_t(count) * elementSize);
     switch (elementSize) {
       case 1: std::memset(row, int(value & 0xFF), count); break;
       case 2: std::fill_n(reinterpret_cast<uint16_t*>(row), count, static_cast<uint16_t>(value)); break;

@@ -29,6 +29,17 @@ check "run: an invalid setting gives 2 and names it" '[ $? -eq 2 ] && grep -q "C
 "$cuemu" run --kernel-timeout soon -- true 2>"$err"
 check "run: an invalid timeout is refused" '[ $? -eq 2 ] && grep -q "CUEMU_KERNEL_TIMEOUT" "$err"'
 
+# --tool: compute-sanitizer's banner and summary around a clean run; an unknown tool is refused.
+"$cuemu" run --tool memcheck -- "$probe" sum >"$out" 2>"$err"
+check "tool: a clean run under memcheck reports 0 errors" \
+  '[ $? -eq 0 ] && grep -q "^========= COMPUTE-SANITIZER" "$out" && grep -qx "result 2080" "$out" && grep -qx "========= ERROR SUMMARY: 0 errors" "$out"'
+"$cuemu" run --tool racecheck -- "$probe" race >"$out" 2>"$err"
+check "tool: racecheck has its own summary" 'grep -qx "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)" "$out"'
+"$cuemu" run --tool helgrind -- true 2>"$err"
+check "tool: an unknown tool gives 2 and names it" '[ $? -eq 2 ] && grep -q "CUEMU_TOOL=helgrind" "$err"'
+"$cuemu" run --progress -- "$probe" sum >"$out" 2>"$err"
+check "progress: the program runs as without it" '[ $? -eq 0 ] && grep -qx "result 2080" "$out"'
+
 # --explore: a race between CTAs is found, with the seed that replays it; a race-free program agrees.
 "$cuemu" run --explore 8 -- "$probe" race >"$out" 2>"$err"
 status=$?

@@ -265,6 +265,27 @@ TEST_F(MemoryTest, PointerAttributes) {
   EXPECT_EQ(ctx, nullptr);
 }
 
+// The allocation a memcheck report names: the one holding the address, else the closer of its neighbours by
+// compute-sanitizer's distances (bytes past the end count the first byte past it).
+TEST(AddressSpaceTest, NearestNamesTheHoldingOrCloserAllocation) {
+  ASSERT_EQ(cuInit(0), CUDA_SUCCESS);
+  ExactBounds exact;
+  auto context = std::make_shared<cuemu::Context>(*cuemu::deviceByOrdinal(0), 0, false);
+  context->registerHandle();
+  auto a = context->memory().allocateDevice(400);
+  auto b = context->memory().allocateDevice(400);
+  ASSERT_TRUE(a && b);
+  uint64_t first = std::min((*a)->start, (*b)->start), second = std::max((*a)->start, (*b)->start);
+  auto& space = AddressSpace::instance();
+  EXPECT_EQ(space.nearest(first + 10)->start, first);
+  EXPECT_EQ(space.nearest(first + 400)->start, first);  // one past the end: 1 byte after the first
+  EXPECT_EQ(space.nearest(second - 1)->start, second);  // 1 byte before the second
+  EXPECT_EQ(space.nearest(second + 399)->start, second);
+  EXPECT_TRUE(cuemu::releaseRegion((*a)->start, {cuemu::MemoryKind::Device}));
+  EXPECT_TRUE(cuemu::releaseRegion((*b)->start, {cuemu::MemoryKind::Device}));
+  context->teardown();
+}
+
 TEST(AddressSpaceTest, ConcurrentAllocateFreeKeepsTableConsistent) {
   ASSERT_EQ(cuInit(0), CUDA_SUCCESS);
   ExactBounds exact;

@@ -96,6 +96,7 @@ struct GlobalInfo {
 };
 
 class Program;
+class Checker;  // ptx/checker.h
 
 struct CompileResult {
   std::shared_ptr<const Program> program;  // null on error
@@ -332,6 +333,15 @@ enum class FaultKind : uint8_t {
 };
 const char* faultKindName(FaultKind kind);
 
+// The memory access behind an IllegalAddress or MisalignedAddress fault (the checkers' reports name it).
+struct FaultAccess {
+  enum class Kind : uint8_t { None, Read, Write, Atomic };
+  enum class Space : uint8_t { None, Global, Shared, Local };
+  Kind kind = Kind::None;  // None: not a memory access, or one of the paths that do not say
+  Space space = Space::None;
+  uint32_t bytes = 0;
+};
+
 struct Fault {
   FaultKind kind = FaultKind::None;
   std::string kernel;
@@ -339,7 +349,19 @@ struct Fault {
   uint32_t ptxLine = 0;
   uint64_t address = 0;
   std::string message;  // complete human-readable description (includes the assert text for Assert)
+  FaultAccess access;
 };
+
+// Where PTX line `ptxLine` of a program comes from in the CUDA source, from the module's .loc/.file directives
+// (nvcc -lineinfo or -G): the file's name without its directory, as compute-sanitizer prints it, and the line;
+// for code inlined into another function, the outermost call site too. Line 0: the PTX has no line information.
+struct SourceLocation {
+  std::string file;
+  uint32_t line = 0;
+  std::string callerFile;  // inlined code: the outermost call site (empty otherwise)
+  uint32_t callerLine = 0;
+};
+SourceLocation sourceLocation(const Program& program, uint32_t ptxLine);
 
 struct LaunchParams {
   Dim3 grid, block;
@@ -349,6 +371,8 @@ struct LaunchParams {
   const uint64_t* globalAddresses = nullptr;  // one per Program::globals() entry
   const MemoryValidator* memory = nullptr;    // required
   HostServices* host = nullptr;               // null = defaults (printf to stdout)
+  Checker* checker = nullptr;  // code compiled with checking on (ptx/checker.h) reports here; null = no checks
+  std::atomic<uint64_t>* ctasFinished = nullptr;  // when set: incremented as each CTA finishes (progress displays)
   ExecConfig config;
   bool cooperative = false;  // all CTAs co-resident (grid sync): CTAs may be suspended while they wait
   // Thread-block clusters: the cluster shape in CTAs, which must tile the grid (at most 16 CTAs). {0,0,0}: none

@@ -15,7 +15,8 @@ namespace ptx::exec {
 
 using h::R;
 
-const Op* raiseFault(Warp& w, const Op* op, int lane, FaultKind kind, uint64_t address, std::string message) {
+const Op* raiseFault(Warp& w, const Op* op, int lane, FaultKind kind, uint64_t address, std::string message,
+                     FaultAccess access) {
   Cta& cta = *w.cta;
   Job& job = *cta.job;
   Fault f;
@@ -27,6 +28,7 @@ const Op* raiseFault(Warp& w, const Op* op, int lane, FaultKind kind, uint64_t a
   f.thread = Dim3{t % b.x, (t / b.x) % b.y, t / (b.x * b.y)};
   f.ptxLine = op ? op->line : 0;
   f.address = address;
+  f.access = access;
   if (kind == FaultKind::Assert) {
     f.message = std::move(message);
   } else {

@@ -16,11 +16,13 @@
 #pragma once
 
 #include "ptx/exec.h"
+#include "ptx/ir.h"
 
 #include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <map>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -196,7 +198,16 @@ class Program {
   // Lazy lowering (CompileOptions::lowering): kernelInfo holds what the declarations give, the ops are empty, and
   // each kernel is lowered into a Program of its own (its kernel 0) on first use (lower.h: loweredKernel).
   std::shared_ptr<LazyKernels> lazy;
+  // The CUDA source line of each PTX line that has one (.loc), for sourceLocation(): indices into sourceFiles.
+  struct SourceLine {
+    uint32_t file = 0, line = 0, callerFile = 0, callerLine = 0;
+  };
+  std::map<uint32_t, SourceLine> sourceLines;
+  std::vector<std::string> sourceFiles;
 };
+
+// Lowering: records that PTX line `ptxLine` runs the CUDA source line of .loc `debugLoc` of `module` (0: none).
+void recordSourceLine(Program& program, const ptx::Module& module, uint32_t ptxLine, uint32_t debugLoc);
 
 // ---- Runtime state -------------------------------------------------------------------------------------------
 
@@ -292,6 +303,12 @@ struct Cta {
   std::vector<Warp> warps;
   Barrier barriers[16];
   uint64_t constLaunchId = 0;  // constants in register files belong to this launch
+  // Checking ops (exec/checking.cpp; code compiled with ptx::exec::checkedAccesses()): each warp's barrier count
+  // and the shared-memory shadow, for the CTA of launch checkLaunch with linear index checkCta.
+  std::vector<uint32_t> checkEpochs;
+  std::vector<uint64_t> checkShadow;
+  uint64_t checkLaunch = ~uint64_t(0);
+  uint32_t checkCta = 0;
   // storage
   std::vector<uint8_t, std::allocator<uint8_t>> rfStorage, sharedStorage, localStorage;
 };
@@ -360,7 +377,8 @@ inline Cta* clusterSharedOwner(Cta& self, uint64_t a) {
 }
 
 // Raises a fault for lane `lane` of warp w at op; returns nullptr so handlers can `return fault(...)`.
-const Op* raiseFault(Warp& w, const Op* op, int lane, FaultKind kind, uint64_t address, std::string message);
+const Op* raiseFault(Warp& w, const Op* op, int lane, FaultKind kind, uint64_t address, std::string message,
+                     FaultAccess access = {});
 
 // Resumes the next pending path after the current path has no lanes left; nullptr when the warp is done.
 const Op* resumeNext(Warp& w);

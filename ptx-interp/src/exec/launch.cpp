@@ -380,6 +380,7 @@ void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vect
     giveContext(std::move(ctx));
     if (st == CtaStatus::Faulted) break;
     if (job.parking.load(std::memory_order_relaxed)) job.finishedClusters.fetch_add(1, std::memory_order_relaxed);
+    if (job.lp.ctasFinished) job.lp.ctasFinished->fetch_add(job.clusterSize, std::memory_order_relaxed);
   }
   for (auto& c : parked) giveContext(std::move(c.ctx));
   _mm_setcsr(savedCsr);

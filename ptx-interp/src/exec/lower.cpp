@@ -576,6 +576,7 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
     std::vector<uint32_t> blockOp(nb, 0);
     for (uint32_t i = 0; i < n; ++i) {
       line_ = ins[i].loc.line;
+      if (ins[i].debugLoc) recordSourceLine(prog_, mod_, line_, ins[i].debugLoc);
       if (leader[i]) {
         uint32_t b = blockOf_[i];
         blockOp[b] = here();
@@ -1021,6 +1022,14 @@ const Program& loweredKernel(const Program& program, int kernel, int& codeKernel
   lazy.owned[size_t(kernel)] = std::move(code);
   lazy.code[size_t(kernel)].store(published, std::memory_order_release);
   return *published;
+}
+
+const Program& programOfLine(const Program& program, uint32_t ptxLine) {
+  if (!program.lazy || program.sourceLines.count(ptxLine)) return program;
+  std::lock_guard lock(program.lazy->mutex);
+  for (const std::unique_ptr<Program>& code : program.lazy->owned)
+    if (code && code->sourceLines.count(ptxLine)) return *code;
+  return program;
 }
 
 const KernelInfo& kernelInfo(const Program& program, int kernel) {

@@ -21,6 +21,9 @@ std::unique_ptr<Program> describeForLazyLowering(std::unique_ptr<ptx::Module> mo
 // (codeKernel = 0), lowered now if it was not yet. Thread-safe: two threads asking first lower it once. A kernel
 // whose lowering fails gets a program whose kernel carries the error as `unsupported` (its launches fail with it).
 const Program& loweredKernel(const Program& program, int kernel, int& codeKernel);
+// The program whose code came from PTX line `ptxLine`: `program` itself, or under lazy lowering the kernel's own
+// program that holds that line's source information (source_lines.cpp); `program` when none does.
+const Program& programOfLine(const Program& program, uint32_t ptxLine);
 
 // `.target map_f64_to_f32`: demotes the module's double-precision instructions to single precision (map_f64.cpp).
 // Runs after the check (which sees the module as written) and before lowerModule.

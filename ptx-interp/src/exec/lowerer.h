@@ -6,6 +6,7 @@
 
 #include "exec/control.h"
 #include "exec/dispatch.h"
+#include "exec/checking.h"
 #include "exec/engine.h"
 #include "exec/handlers.h"
 #include "exec/memory.h"
@@ -137,7 +138,7 @@ class KernelLowerer {
  public:
   KernelLowerer(const ptx::Module& m, Program& p, const std::vector<uint32_t>& globalMap, uint32_t rewrites,
                 ModuleLookups& lookups)
-      : mod_(m), prog_(p), globalMap_(globalMap), rewriteMask_(rewrites), lookups_(lookups) {}
+      : mod_(m), prog_(p), globalMap_(globalMap), rewriteMask_(rewrites & checking::rewritesAllowed()), lookups_(lookups) {}
 
   void lowerKernel(uint32_t entryIr);
   // The kernel's static shared memory (its own .shared variables, those of the functions it may call and the
@@ -293,6 +294,8 @@ class KernelLowerer {
   Addr address(const Instruction& in, const Operand& o);
   // complete_tx of `bytesReg` bytes on the mbarrier at `object` (st.async, red.async: isa/sync.cpp)
   void emitCompleteTx(const Addr& object, uint32_t bytesReg);
+  // checking builds (checking.h): a checking op for the access of `bytes` at `a` (flags: checking::kAccess*)
+  void emitAccessCheck(const Addr& a, uint32_t flags, uint32_t bytes);
   // an address operand of an instruction with several state spaces (cp.async: the source's is space2)
   Addr addressIn(const Instruction& in, const Operand& o, ptx::Space space);
   // the address operands of asynchronous copies and mbarrier ops (exec/async.h: slots)

@@ -97,16 +97,42 @@ PTX_HOT uint8_t* resolve(Warp& w, int lane, uint64_t addr, uint32_t size, bool w
   }
 }
 
+// The access a fault report names: the state space as the program sees it (a generic address by the window it
+// falls in), the direction and the size.
+template <Space S> __attribute__((noinline, cold)) FaultAccess faultAccess(Warp& w, int lane, uint64_t addr,
+                                                                           uint32_t size, bool write, bool atomic) {
+  using K = FaultAccess::Kind;
+  using FS = FaultAccess::Space;
+  FaultAccess a;
+  a.kind = atomic ? K::Atomic : write ? K::Write : K::Read;
+  a.bytes = size;
+  if constexpr (S == Shared) {
+    a.space = FS::Shared;
+  } else if constexpr (S == Local || S == Frame) {
+    a.space = FS::Local;
+  } else if constexpr (S == Generic) {
+    uint64_t sh = reinterpret_cast<uint64_t>(w.cta->shared);
+    uint64_t lo = reinterpret_cast<uint64_t>(w.local) + uint64_t(lane) * w.localStride;
+    a.space = addr - sh < w.cta->sharedBytes ? FS::Shared : addr - lo < w.localStride ? FS::Local : FS::Global;
+  } else {
+    a.space = FS::Global;
+  }
+  return a;
+}
+
 // Translates lane i's state-space address to a host pointer; nullptr after raising a fault.
-template <Space S> PTX_HOT uint8_t* xlate(Warp& w, const Op* op, int lane, uint64_t addr, uint32_t size, bool write) {
+template <Space S>
+PTX_HOT uint8_t* xlate(Warp& w, const Op* op, int lane, uint64_t addr, uint32_t size, bool write, bool atomic = false) {
   if ((addr & (size - 1)) != 0) {
-    raiseFault(w, op, lane, FaultKind::MisalignedAddress, addr, "misaligned address");
+    raiseFault(w, op, lane, FaultKind::MisalignedAddress, addr, "misaligned address",
+               faultAccess<S>(w, lane, addr, size, write, atomic));
     return nullptr;
   }
   const char* why = "";
   if (uint8_t* p = resolve<S>(w, lane, addr, size, write, why)) [[likely]]
     return p;
-  raiseFault(w, op, lane, why == kOutsideCluster ? FaultKind::ClusterAddress : FaultKind::IllegalAddress, addr, why);
+  raiseFault(w, op, lane, why == kOutsideCluster ? FaultKind::ClusterAddress : FaultKind::IllegalAddress, addr, why,
+             faultAccess<S>(w, lane, addr, size, write, atomic));
   return nullptr;
 }
 
@@ -920,7 +946,7 @@ template <Space S, class A, class T, AOp O> const Op* atom(Warp& w, const Op* op
     int i = std::countr_zero(m);
     m &= m - 1;
     uint64_t addr = laneAddr(base, i, op->imm);
-    uint8_t* p = xlate<S>(w, op, i, addr, sizeof(T), true);
+    uint8_t* p = xlate<S>(w, op, i, addr, sizeof(T), true, true);
     if (!p) [[unlikely]]
       return nullptr;
     T old;

@@ -130,6 +130,8 @@ void KernelLowerer::lowerAtom(const Instruction& in, bool isRed) {
   uint32_t c = aop == mem::ACas ? src(opnd(in, k++), t) : kZeroReg;
   Handler hnd = atomHandler(a.space, a.baseSize, t, aop);
   if (!hnd) return unsupported(in, "atomic type");
+  if (checkedAccesses())
+    emitAccessCheck(a, checking::kAccessWrite | checking::kAccessAtomic, uint32_t(ptx::typeSize(t)));
   Op& op = emit(hnd);
   op.d = hasDst ? d.off : 0;
   op.a = a.base;

@@ -354,6 +354,18 @@ KernelLowerer::Addr KernelLowerer::address(const Instruction& in, const Operand&
   }
 }
 
+void KernelLowerer::emitAccessCheck(const Addr& a, uint32_t flags, uint32_t bytes) {
+  uint32_t kinds = checkedAccesses();
+  bool wanted = a.space == mem::Generic || (a.space == mem::Shared && (kinds & kCheckSharedHazards)) ||
+                (a.space == mem::Global && (kinds & kCheckGlobalAccesses));
+  if (!wanted) return;
+  Op& op = emit(&checking::access);
+  op.a = a.base;
+  op.imm = a.imm;
+  op.f = bytes;
+  op.aux = uint32_t(a.space) | flags | (a.baseSize == 4 ? checking::kAccessAddr32 : 0);
+}
+
 static uint32_t accessBytesMask(unsigned bytes) { return bytes >= 32 ? kNoIndex : (1u << bytes) - 1; }
 
 // The mask of a `.pragma "used_bytes_mask N"` right before the current instruction, or kNoIndex (no pragma, or all
@@ -381,6 +393,7 @@ void KernelLowerer::lowerLdSt(const Instruction& in, bool isStore) {
   unsigned regSize = 0;
   std::vector<std::pair<uint32_t, Dst>> pendingDst;
   unsigned ms = ptx::typeSize(t);
+  if (checkedAccesses() && !a.paramUniform) emitAccessCheck(a, isStore ? checking::kAccessWrite : 0, ms * n);
   if (n == 1) {
     if (isStore) {
       if (valOp.kind == OperandKind::Reg) {

@@ -276,6 +276,8 @@ void KernelLowerer::lowerBar(const Instruction& in) {
   } else if (remaining >= 1) {
     count = src(opnd(in, k++), Type::u32);
   }
+  if (uint32_t checks = checkedAccesses() & (kCheckSharedHazards | kCheckBarriers); checks && kind != 1)
+    emit(&checking::barrier).aux = checks;
   Op& op = emit(&ctl::barSync);
   op.a = id;
   op.b = count;

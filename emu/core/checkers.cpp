@@ -1,0 +1,577 @@
+#include "core/checkers.h"
+
+#include "api/impl.h"
+#include "core/address_space.h"
+#include "core/fault.h"
+#include "ptx/checker.h"
+#include "ptx/exec.h"
+
+#include <cxxabi.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <shared_mutex>
+#include <thread>
+#include <vector>
+
+namespace cuemu::checkers {
+namespace {
+
+Tool g_tool = Tool::None;
+bool g_leakCheck = false;
+int g_errorExitCode = 0;  // 0: the program's own exit status
+std::atomic<uint64_t> g_errors{0};
+std::atomic<uint64_t> g_hazards{0};
+
+// Reports go straight to the standard output's descriptor, as compute-sanitizer's do: the program's own buffered
+// output does not hold them back.
+std::mutex g_outputMutex;
+void print(const std::string& text) {
+  std::lock_guard lock(g_outputMutex);
+  for (size_t done = 0; done < text.size();) {
+    ssize_t n = ::write(1, text.data() + done, text.size() - done);
+    if (n <= 0) break;
+    done += size_t(n);
+  }
+}
+
+constexpr const char* kPrefix = "========= ";
+
+// 1,048,576: compute-sanitizer's way of writing byte counts in reports.
+std::string withCommas(uint64_t value) {
+  std::string digits = std::to_string(value);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string demangled(std::string_view mangled) {
+  std::string name(mangled);
+  int status = 0;
+  char* text = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+  if (status != 0 || !text) return name;
+  std::string out = text;
+  std::free(text);
+  return out;
+}
+
+// "kernel(int*, int) in file.cu:5 (PTX line 42)": compute-sanitizer gives a SASS offset where we have a PTX line.
+std::string location(std::string_view kernel, const ptx::exec::Program* program, uint32_t ptxLine) {
+  ptx::exec::SourceLocation source;
+  if (program) source = ptx::exec::sourceLocation(*program, ptxLine);
+  if (source.line)
+    return fmt::format("{} in {}:{} (PTX line {})", demangled(kernel), source.file, source.line, ptxLine);
+  return fmt::format("{} at PTX line {}", demangled(kernel), ptxLine);
+}
+
+std::string deviceFrame(std::string_view kernel, const ptx::exec::Program* program, uint32_t ptxLine) {
+  if (!program) return {};
+  ptx::exec::SourceLocation source = ptx::exec::sourceLocation(*program, ptxLine);
+  if (source.callerFile.empty()) return {};
+  return fmt::format("{}        Device Frame: {} in {}:{}\n", kPrefix, demangled(kernel), source.callerFile,
+                     source.callerLine);
+}
+
+std::string dim(const ptx::exec::Dim3& d) { return fmt::format("({},{},{})", d.x, d.y, d.z); }
+
+// ---- allocations: the leak check, and the allocations initcheck tracks -----------------------------------------
+
+struct Allocation {
+  uint64_t bytes = 0;
+  uint64_t sequence = 0;
+  std::vector<uint64_t> written;  // initcheck: one bit per byte
+};
+
+// Never destroyed: the report at exit (an atexit handler registered at load time) still uses it.
+struct Allocations {
+  std::shared_mutex mutex;
+  std::map<uint64_t, Allocation> live;  // by start
+  uint64_t sequence = 0;
+  std::map<uint64_t, uint64_t> freed;  // recently freed: start -> bytes, to say so when a kernel touches one
+  std::mutex heapMutex;
+  std::map<uint64_t, uint64_t> heapBlocks;  // device heap: start -> bytes
+};
+Allocations& allocations() {
+  static Allocations* state = new Allocations;
+  return *state;
+}
+
+// `initialised`: contents initcheck does not follow (managed memory the host writes directly).
+void trackAllocation(uint64_t start, uint64_t bytes, bool initialised) {
+  Allocations& s = allocations();
+  std::unique_lock lock(s.mutex);
+  Allocation& a = s.live[start];
+  a = Allocation{};
+  a.bytes = bytes;
+  a.sequence = s.sequence++;
+  if (g_tool == Tool::Initcheck && !initialised) a.written.assign((bytes + 63) / 64, 0);
+  auto freed = s.freed.lower_bound(start);
+  while (freed != s.freed.end() && freed->first < start + bytes) freed = s.freed.erase(freed);
+}
+
+void untrackAllocation(uint64_t start) {
+  Allocations& s = allocations();
+  std::unique_lock lock(s.mutex);
+  auto it = s.live.find(start);
+  if (it == s.live.end()) return;
+  if (s.freed.size() > 4096) s.freed.erase(s.freed.begin());
+  s.freed[start] = it->second.bytes;
+  s.live.erase(it);
+}
+
+// The tracked allocation holding `address` and the offset in it, or null. Bytes outside the tracked allocations
+// count as written: their contents come from elsewhere (module variables, pools).
+Allocation* holding(Allocations& s, uint64_t address, uint64_t& offset) {
+  auto it = s.live.upper_bound(address);
+  if (it == s.live.begin()) return nullptr;
+  --it;
+  offset = address - it->first;
+  return offset < it->second.bytes && !it->second.written.empty() ? &it->second : nullptr;
+}
+
+// Calls `f(word, mask)` for the bits of bytes [offset, offset + bytes) of `a`, a word at a time.
+template <class F> bool forBits(Allocation& a, uint64_t offset, uint64_t bytes, F f) {
+  for (uint64_t b = offset, end = std::min(a.bytes, offset + bytes); b < end;) {
+    uint64_t n = std::min<uint64_t>(end - b, 64 - (b & 63));
+    uint64_t mask = (n == 64 ? ~uint64_t(0) : ((uint64_t(1) << n) - 1)) << (b & 63);
+    if (!f(a.written[b >> 6], mask)) return false;
+    b += n;
+  }
+  return true;
+}
+
+// Marks the bytes of one warp's stores written, or returns the lanes whose loads read a byte never written.
+// Under the shared lock (kernels' threads mark and test at once; bits are set atomically): only tracking and
+// untracking allocations take it exclusively. One lookup serves the lanes that fall in the same allocation.
+uint32_t markOrFindUnwritten(uint32_t lanes, const uint64_t* addresses, uint32_t bytes, bool write) {
+  Allocations& s = allocations();
+  std::shared_lock lock(s.mutex);
+  uint64_t start = 0, end = 0;
+  Allocation* a = nullptr;
+  uint32_t unwritten = 0;
+  for (uint32_t m = lanes; m; m &= m - 1) {
+    int lane = std::countr_zero(m);
+    uint64_t address = addresses[lane];
+    if (address - start >= end - start) {
+      uint64_t offset = 0;
+      a = holding(s, address, offset);
+      start = a ? address - offset : 0;
+      end = a ? start + a->bytes : 0;
+      if (!a) continue;
+    }
+    if (write) {
+      forBits(*a, address - start, bytes, [](uint64_t& word, uint64_t mask) {
+        if ((std::atomic_ref<uint64_t>(word).load(std::memory_order_relaxed) & mask) != mask)
+          std::atomic_ref<uint64_t>(word).fetch_or(mask, std::memory_order_relaxed);
+        return true;
+      });
+    } else if (!forBits(*a, address - start, bytes, [](uint64_t& word, uint64_t mask) {
+                 return (std::atomic_ref<uint64_t>(word).load(std::memory_order_relaxed) & mask) == mask;
+               })) {
+      unwritten |= 1u << lane;
+    }
+  }
+  return unwritten;
+}
+
+void markWritten(uint64_t address, uint64_t bytes) {
+  Allocations& s = allocations();
+  std::shared_lock lock(s.mutex);
+  uint64_t offset = 0;
+  if (Allocation* a = holding(s, address, offset))
+    forBits(*a, offset, bytes, [](uint64_t& word, uint64_t mask) {
+      std::atomic_ref<uint64_t>(word).fetch_or(mask, std::memory_order_relaxed);
+      return true;
+    });
+}
+
+// ---- memcheck: a kernel's invalid access -------------------------------------------------------------------------
+
+const char* spaceName(ptx::exec::FaultAccess::Space space) {
+  using S = ptx::exec::FaultAccess::Space;
+  switch (space) {
+    case S::Shared: return "__shared__";
+    case S::Local: return "__local__";
+    default: return "__global__";
+  }
+}
+
+const char* accessName(ptx::exec::FaultAccess::Kind kind) {
+  using K = ptx::exec::FaultAccess::Kind;
+  switch (kind) {
+    case K::Write: return "write";
+    case K::Atomic: return "atomic";
+    default: return "read";
+  }
+}
+
+std::string nearestAllocation(uint64_t address) {
+  RegionPtr region = AddressSpace::instance().nearest(address);
+  std::string out;
+  if (region) {
+    if (address >= region->start && address < region->end())
+      out = fmt::format("{}    and is inside the nearest allocation at 0x{:x} of size {} bytes\n", kPrefix,
+                        region->start, withCommas(region->size));
+    else if (address >= region->end())
+      out = fmt::format("{}    and is {} bytes after the nearest allocation at 0x{:x} of size {} bytes\n", kPrefix,
+                        withCommas(address - region->end() + 1), region->start, withCommas(region->size));
+    else
+      out = fmt::format("{}    and is {} bytes before the nearest allocation at 0x{:x} of size {} bytes\n", kPrefix,
+                        withCommas(region->start - address), region->start, withCommas(region->size));
+  }
+  Allocations& s = allocations();
+  std::shared_lock lock(s.mutex);
+  auto freed = s.freed.upper_bound(address);
+  if (freed != s.freed.begin() && address - std::prev(freed)->first < std::prev(freed)->second)
+    out += fmt::format("{}    and is inside an allocation of {} bytes at 0x{:x} that the program freed\n", kPrefix,
+                       withCommas(std::prev(freed)->second), std::prev(freed)->first);
+  return out;
+}
+
+bool reportInvalidAccess(const ptx::exec::Fault& fault, const ptx::exec::Program& program) {
+  using ptx::exec::FaultKind;
+  if ((fault.kind != FaultKind::IllegalAddress && fault.kind != FaultKind::MisalignedAddress) ||
+      fault.access.kind == ptx::exec::FaultAccess::Kind::None)
+    return false;
+  std::string text = fmt::format("{}Invalid {} {} of size {} bytes\n", kPrefix, spaceName(fault.access.space),
+                                 accessName(fault.access.kind), fault.access.bytes);
+  text += fmt::format("{}    at {}\n", kPrefix, location(fault.kernel, &program, fault.ptxLine));
+  text += fmt::format("{}    by thread {} in block {}\n", kPrefix, dim(fault.thread), dim(fault.block));
+  text += fmt::format("{}    Access to 0x{:x} is {}\n", kPrefix, fault.address,
+                      fault.kind == FaultKind::MisalignedAddress ? "misaligned" : "out of bounds");
+  if (fault.access.space == ptx::exec::FaultAccess::Space::Global) text += nearestAllocation(fault.address);
+  text += deviceFrame(fault.kernel, &program, fault.ptxLine);
+  text += fmt::format("{}\n", kPrefix);
+  print(text);
+  g_errors.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+// ---- the checkers the interpreter calls during a launch ----------------------------------------------------------
+
+// One pair of instructions: a hazard between them is one report whichever ran first (a read-after-write one way
+// is a write-after-read the other), as compute-sanitizer reports a pair once with its count.
+struct HazardKey {
+  std::string kernel;
+  bool firstWrites, secondWrites;
+  uint32_t first, second;  // PTX lines, first <= second
+  auto operator<=>(const HazardKey&) const = default;
+};
+struct HazardCount {
+  bool earlierWrites, laterWrites;  // the order in which the pair was first seen
+  uint32_t earlier, later;
+  uint64_t count = 0;
+};
+
+class Watch final : public LaunchWatch, public ptx::exec::Checker {
+ public:
+  explicit Watch(std::string_view kernel) : kernel_(kernel) {}
+
+  void globalAccesses(const ptx::exec::CheckSite& site, uint32_t warp, uint32_t lanes, const uint64_t* addresses,
+                      uint32_t bytes, bool write) override {
+    uint32_t unwritten = markOrFindUnwritten(lanes, addresses, bytes, write);
+    if (!unwritten) [[likely]]
+      return;
+    std::string text;
+    for (uint32_t m = unwritten; m; m &= m - 1) {
+      int lane = std::countr_zero(m);
+      uint32_t t = warp * 32 + uint32_t(lane);
+      ptx::exec::Dim3 thread{t % block_.x, (t / block_.x) % block_.y, t / (block_.x * block_.y)};
+      text += fmt::format("{}Uninitialized __global__ memory read of size {} bytes\n", kPrefix, bytes);
+      text += fmt::format("{}    at {}\n", kPrefix, location(site.kernel, site.program, site.ptxLine));
+      text += fmt::format("{}    by thread {} in block {}\n", kPrefix, dim(thread), dim(site.block));
+      text += fmt::format("{}    Address 0x{:x}\n", kPrefix, addresses[lane]);
+      text += deviceFrame(site.kernel, site.program, site.ptxLine);
+      text += fmt::format("{}\n", kPrefix);
+      g_errors.fetch_add(1, std::memory_order_relaxed);
+    }
+    print(text);
+  }
+
+  void sharedHazard(const ptx::exec::CheckSite& site, ptx::exec::HazardKind kind, uint32_t earlierLine,
+                    uint64_t) override {
+    using H = ptx::exec::HazardKind;
+    bool earlierWrites = kind != H::WriteAfterRead, laterWrites = kind != H::ReadAfterWrite;
+    std::pair<uint32_t, bool> a{earlierLine, earlierWrites}, b{site.ptxLine, laterWrites};
+    if (b < a) std::swap(a, b);
+    std::lock_guard lock(mutex_);
+    program_ = site.program;
+    HazardCount& h = hazards_[HazardKey{std::string(site.kernel), a.second, b.second, a.first, b.first}];
+    if (h.count++ == 0) h = HazardCount{earlierWrites, laterWrites, earlierLine, site.ptxLine, 1};
+  }
+
+  bool divergentBarrier(const ptx::exec::CheckSite& site, uint32_t warp, uint32_t arrived, uint32_t) override {
+    std::string text;
+    for (uint32_t m = arrived; m;) {
+      int lane = std::countr_zero(m);
+      m &= m - 1;
+      uint32_t t = warp * 32 + uint32_t(lane);
+      ptx::exec::Dim3 thread{t % block_.x, (t / block_.x) % block_.y, t / (block_.x * block_.y)};
+      text += fmt::format("{}Barrier error detected. Divergent thread(s) in warp.\n", kPrefix);
+      text += fmt::format("{}    at {}\n", kPrefix, location(site.kernel, site.program, site.ptxLine));
+      text += fmt::format("{}    by thread {} in block {}\n", kPrefix, dim(thread), dim(site.block));
+      text += fmt::format("{}\n", kPrefix);
+      g_errors.fetch_add(1, std::memory_order_relaxed);
+    }
+    print(text);
+    divergent_.store(true, std::memory_order_relaxed);
+    return false;  // the other warps report theirs too, as on the GPU; the launch fails at its end
+  }
+
+  CUresult finish(const ptx::exec::LaunchResult& result, const ptx::exec::Program& program, CUresult code,
+                  bool& reported) override {
+    stopProgress();
+    reported = false;
+    if (!hazards_.empty()) reportHazards();
+    if (g_tool == Tool::Memcheck && !result.ok() && reportInvalidAccess(result.fault, program)) {
+      reported = true;
+      return CUDA_ERROR_LAUNCH_FAILED;
+    }
+    if (divergent_.load(std::memory_order_relaxed)) {
+      reported = true;  // the barrier reports said it (a partial barrier may also have stopped the grid)
+      return CUDA_ERROR_LAUNCH_FAILED;
+    }
+    return code;
+  }
+
+  void startProgress(ptx::exec::LaunchParams& params) {
+    params.ctasFinished = &ctasFinished_;
+    total_ = uint64_t(params.grid.x) * params.grid.y * params.grid.z;
+    progress_ = std::thread([this] { showProgress(); });
+  }
+
+  ptx::exec::Dim3 block_{1, 1, 1};
+
+ private:
+  void reportHazards() {
+    std::string text;
+    for (const auto& [key, h] : hazards_) {
+      text += fmt::format("{}Error: Race reported between {} access at {}\n", kPrefix,
+                          h.earlierWrites ? "Write" : "Read", location(key.kernel, program_, h.earlier));
+      text += fmt::format("{}    and {} access at {} [{} hazard{}]\n", kPrefix, h.laterWrites ? "Write" : "Read",
+                          location(key.kernel, program_, h.later), h.count, h.count == 1 ? "" : "s");
+      text += fmt::format("{}\n", kPrefix);
+      g_hazards.fetch_add(1, std::memory_order_relaxed);
+    }
+    print(text);
+  }
+
+  // The live line: "[cuemu] kernel: 1234/4096 CTAs" on stderr, at most 4 times a second, for grids that run
+  // longer than half a second; erased when the grid ends.
+  void showProgress() {
+    using namespace std::chrono;
+    auto started = steady_clock::now();
+    std::unique_lock lock(progressMutex_);
+    bool shown = false;
+    std::string name = demangled(kernel_);
+    if (size_t paren = name.find('('); paren != std::string::npos) name.erase(paren);
+    while (!progressDone_) {
+      progressWake_.wait_for(lock, shown ? milliseconds(250) : milliseconds(500));
+      if (progressDone_) break;
+      if (steady_clock::now() - started < milliseconds(500)) continue;
+      uint64_t done = ctasFinished_.load(std::memory_order_relaxed);
+      std::string line =
+          fmt::format("\r[cuemu] {}: {}/{} CTAs ({}%)", name, done, total_, total_ ? done * 100 / total_ : 100);
+      (void)!::write(2, line.data(), line.size());
+      shown = true;
+    }
+    if (shown) {
+      std::string clear = "\r\033[K";
+      (void)!::write(2, clear.data(), clear.size());
+    }
+  }
+
+  void stopProgress() {
+    if (!progress_.joinable()) return;
+    {
+      std::lock_guard lock(progressMutex_);
+      progressDone_ = true;
+    }
+    progressWake_.notify_all();
+    progress_.join();
+  }
+
+  std::string kernel_;
+  std::mutex mutex_;
+  const ptx::exec::Program* program_ = nullptr;
+  std::map<HazardKey, HazardCount> hazards_;
+  std::atomic<bool> divergent_{false};
+  std::atomic<uint64_t> ctasFinished_{0};
+  uint64_t total_ = 0;
+  std::thread progress_;
+  std::mutex progressMutex_;
+  std::condition_variable progressWake_;
+  bool progressDone_ = false;
+
+ public:
+  ~Watch() override { stopProgress(); }
+};
+
+// ---- the end of the run -------------------------------------------------------------------------------------------
+
+void reportLeaks() {
+  std::string text;
+  uint64_t bytes = 0, count = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> leaked;  // by sequence: start, bytes
+  Allocations& s = allocations();
+  {
+    std::shared_lock lock(s.mutex);
+    std::map<uint64_t, std::pair<uint64_t, uint64_t>> bySequence;
+    // Memory a context's destruction released counts too: compute-sanitizer reports it when the context goes.
+    for (const auto& [start, a] : s.live) bySequence[a.sequence] = {start, a.bytes};
+    for (const auto& [sequence, entry] : bySequence) leaked.push_back(entry);
+  }
+  for (const auto& [start, size] : leaked) {
+    text += fmt::format("{}Leaked {} bytes at 0x{:x}\n{}\n", kPrefix, withCommas(size), start, kPrefix);
+    bytes += size;
+    ++count;
+  }
+  {
+    std::lock_guard lock(s.heapMutex);
+    for (const auto& [start, size] : s.heapBlocks) {
+      text += fmt::format("{}Leaked {} bytes at 0x{:x} on the device heap\n{}\n", kPrefix, withCommas(size), start,
+                          kPrefix);
+      bytes += size;
+      ++count;
+    }
+  }
+  g_errors.fetch_add(count, std::memory_order_relaxed);
+  text += fmt::format("{}LEAK SUMMARY: {} bytes leaked in {} allocations\n", kPrefix, bytes, count);
+  print(text);
+}
+
+void finishRun() {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  if (g_tool == Tool::Memcheck && g_leakCheck) reportLeaks();
+  uint64_t errors = g_errors.load();
+  if (g_tool == Tool::Racecheck) {
+    uint64_t hazards = g_hazards.load();
+    print(fmt::format("{}RACECHECK SUMMARY: {} hazard{} displayed ({} error{}, 0 warnings)\n", kPrefix, hazards,
+                      hazards == 1 ? "" : "s", hazards, hazards == 1 ? "" : "s"));
+    errors += hazards;
+  } else {
+    print(fmt::format("{}ERROR SUMMARY: {} error{}\n", kPrefix, errors, errors == 1 ? "" : "s"));
+  }
+  if (errors && g_errorExitCode) ::_exit(g_errorExitCode);
+}
+
+bool readTool() {
+  const char* text = std::getenv("CUEMU_TOOL");
+  if (!parseTool(text ? text : "", g_tool)) {
+    print(fmt::format("cuemu: unknown CUEMU_TOOL '{}' (memcheck, racecheck, initcheck, synccheck): no checks\n", text));
+    g_tool = Tool::None;
+  }
+  if (g_tool == Tool::None) return false;
+  const char* leaks = std::getenv("CUEMU_LEAK_CHECK");
+  g_leakCheck = leaks && std::strcmp(leaks, "full") == 0;
+  if (const char* code = std::getenv("CUEMU_ERROR_EXITCODE")) g_errorExitCode = std::atoi(code);
+  switch (g_tool) {
+    case Tool::Memcheck:
+      // byte-exact bounds: every allocation ends where the program asked (no granules, no shared slabs)
+      AddressSpace::instance().setBoundsMode(BoundsMode::Exact);
+      break;
+    case Tool::Racecheck: ptx::exec::setCheckedAccesses(ptx::exec::kCheckSharedHazards); break;
+    case Tool::Initcheck: ptx::exec::setCheckedAccesses(ptx::exec::kCheckGlobalAccesses); break;
+    case Tool::Synccheck: ptx::exec::setCheckedAccesses(ptx::exec::kCheckBarriers); break;
+    case Tool::None: break;
+  }
+  print(fmt::format("{}COMPUTE-SANITIZER (cuemu {})\n", kPrefix, kToolNames[size_t(g_tool)]));
+  std::atexit(finishRun);
+  return true;
+}
+
+EnvSwitch g_progress([] {
+  const char* text = std::getenv("CUEMU_PROGRESS");
+  return text && *text && std::strcmp(text, "0") != 0;
+});
+
+// The tool is chosen before anything is compiled or allocated: at load time.
+__attribute__((constructor)) void startTool() { (void)g_active.on(); }
+
+}  // namespace
+
+EnvSwitch g_active(readTool);
+
+Tool tool() { return on() ? g_tool : Tool::None; }
+
+bool progressOn() { return g_progress.on(); }
+
+void hostWrote(uint64_t address, uint64_t bytes) {
+  if (g_tool == Tool::Initcheck && bytes) markWritten(address, bytes);
+}
+
+void heapAllocated(uint64_t address, uint64_t bytes) {
+  if (g_tool != Tool::Memcheck || !address) return;
+  Allocations& s = allocations();
+  std::lock_guard lock(s.heapMutex);
+  s.heapBlocks[address] = bytes;
+}
+
+void heapFreed(uint64_t address) {
+  if (g_tool != Tool::Memcheck) return;
+  Allocations& s = allocations();
+  std::lock_guard lock(s.heapMutex);
+  s.heapBlocks.erase(address);
+}
+
+// Calls whose failures are part of how the CUDA runtime starts or probes the driver, not the program's errors
+// (compute-sanitizer reports the runtime's calls, which never fail there).
+bool isProbe(ApiId id) {
+  std::string_view name = apiInfo(id).name;
+  return name.starts_with("cuGetExportTable") || name.starts_with("cuGetProcAddress") ||
+         name.starts_with("cuModuleGetGlobal") || name.starts_with("cuLibraryGet") ||
+         name.starts_with("cuDevicePrimaryCtxGetState") || name.starts_with("cuCtxGetCurrent") ||
+         name.starts_with("cuModuleGetFunction") || name.starts_with("cuStreamQuery") ||
+         name.starts_with("cuEventQuery") || name.starts_with("cuGetErrorName") ||
+         name.starts_with("cuGetErrorString") || name.starts_with("cuPointerGetAttribute") ||
+         name.starts_with("cuFuncGetAttribute");
+}
+
+void apiCall(ApiId id, CUresult result, uint64_t allocation, uint64_t bytes) {
+  if (allocation && (g_tool == Tool::Memcheck || g_tool == Tool::Initcheck))
+    trackAllocation(allocation, bytes, id == ApiId::cuMemAllocManaged);
+  if (result == CUDA_SUCCESS || g_tool != Tool::Memcheck || isProbe(id)) return;
+  // A kernel's fault fails every later call with the same code: compute-sanitizer sees the program's one check of
+  // it, and at driver level the runtime's own calls at exit would repeat it.
+  static std::atomic<int> stickyReported{CUDA_SUCCESS};
+  if (result == processFault()) {
+    int expected = CUDA_SUCCESS;
+    if (!stickyReported.compare_exchange_strong(expected, int(result))) return;
+  }
+  const char* name = nullptr;
+  const char* description = nullptr;
+  impl::cuGetErrorName(result, &name);
+  impl::cuGetErrorString(result, &description);
+  print(fmt::format("{}Program hit {} (error {}) due to \"{}\" on CUDA API call to {}.\n{}\n", kPrefix,
+                    name ? name : "CUDA_ERROR_UNKNOWN", int(result), description ? description : "unknown error",
+                    apiInfo(id).name, kPrefix));
+  g_errors.fetch_add(1, std::memory_order_relaxed);
+}
+
+void apiFreed(ApiId id, CUresult result, uint64_t address) {
+  if (result == CUDA_SUCCESS && address) untrackAllocation(address);
+  apiCall(id, result, 0, 0);
+}
+
+std::unique_ptr<LaunchWatch> LaunchWatch::start(std::string_view kernel, ptx::exec::LaunchParams& params) {
+  bool progress = progressOn();
+  if (!on() && !progress) return nullptr;
+  auto watch = std::make_unique<Watch>(kernel);
+  watch->block_ = params.block;
+  if (on() && ptx::exec::checkedAccesses()) params.checker = watch.get();
+  if (progress) watch->startProgress(params);
+  return watch;
+}
+
+}  // namespace cuemu::checkers

@@ -1,0 +1,49 @@
+// What the interpreter offers a correctness checker (the driver's racecheck, initcheck and synccheck): checking
+// ops that the lowering puts before memory accesses and barriers, only in code compiled while checking is on, so
+// code compiled without it runs exactly as before and pays nothing. The interpreter keeps what belongs to a CTA
+// (a shadow of its shared memory for hazards, each warp's barrier count); the checker, given per launch
+// (LaunchParams::checker), decides what is an error and reports it.
+#pragma once
+
+#include "ptx/exec.h"
+
+#include <cstdint>
+#include <string_view>
+
+namespace ptx::exec {
+
+// What code compiled from now on checks (bits; 0 = nothing, the default). Set once, before compiling.
+enum CheckedAccess : uint32_t {
+  kCheckSharedHazards = 1,   // shared-memory accesses and barriers: read/write hazards between warps (racecheck)
+  kCheckGlobalAccesses = 2,  // global loads and stores (initcheck)
+  kCheckBarriers = 4,        // barriers reached by part of a warp (synccheck)
+};
+void setCheckedAccesses(uint32_t kinds);
+uint32_t checkedAccesses();
+
+// The thread an event belongs to.
+struct CheckSite {
+  std::string_view kernel;  // mangled name
+  const Program* program = nullptr;
+  uint32_t ptxLine = 0;
+  Dim3 block{0, 0, 0}, thread{0, 0, 0};
+};
+
+enum class HazardKind : uint8_t { ReadAfterWrite, WriteAfterRead, WriteAfterWrite };
+
+class Checker {
+ public:
+  virtual ~Checker() = default;
+  // The global loads (`write` false) or stores of one instruction of warp `warp`: lane i (bit i of `lanes`)
+  // accessed `bytes` bytes at addresses[i] (site: the first of them). Called from many host threads at once.
+  virtual void globalAccesses(const CheckSite& site, uint32_t warp, uint32_t lanes, const uint64_t* addresses,
+                              uint32_t bytes, bool write) = 0;
+  // Two threads of different warps of one CTA accessed the same shared byte with no barrier between them, one
+  // of them writing: `earlierLine` is the PTX line of the earlier access, site.ptxLine the later one's.
+  virtual void sharedHazard(const CheckSite& site, HazardKind kind, uint32_t earlierLine, uint64_t offset) = 0;
+  // A barrier reached by lanes `arrived` of a warp whose lanes `alive` have not exited (site: the first lane).
+  // Returns true to stop the launch (it then fails with FaultKind::Deadlock).
+  virtual bool divergentBarrier(const CheckSite& site, uint32_t warp, uint32_t arrived, uint32_t alive) = 0;
+};
+
+}  // namespace ptx::exec

@@ -1,0 +1,165 @@
+#include "exec/checking.h"
+
+#include "exec/memory.h"
+
+#include <atomic>
+
+namespace ptx::exec {
+namespace {
+
+std::atomic<uint32_t> g_checked{0};
+
+}  // namespace
+
+void setCheckedAccesses(uint32_t kinds) { g_checked.store(kinds, std::memory_order_relaxed); }
+uint32_t checkedAccesses() { return g_checked.load(std::memory_order_relaxed); }
+
+namespace checking {
+namespace {
+
+CheckSite siteOf(const Warp& w, const Op* op, int lane) {
+  const Cta& cta = *w.cta;
+  const Job& job = *cta.job;
+  CheckSite s;
+  s.kernel = job.info->name;
+  s.program = job.program;
+  s.ptxLine = op->line;
+  s.block = cta.id;
+  uint32_t t = w.index * 32 + uint32_t(lane);
+  const Dim3 b = job.lp.block;
+  s.thread = Dim3{t % b.x, (t / b.x) % b.y, t / (b.x * b.y)};
+  return s;
+}
+
+// One shared byte's last write and last read: warp + 1 (0 = none), the warp's barrier count then, the PTX line.
+struct Cell {
+  uint16_t writer, writeEpoch, reader, readEpoch;
+  uint32_t writeLine, readLine;
+};
+static_assert(sizeof(Cell) == 2 * sizeof(uint64_t));
+
+// The CTA's checking state, started afresh for each CTA a Cta object runs.
+Cell* shadowOf(Cta& cta) {
+  const Job& job = *cta.job;
+  if (cta.checkLaunch != job.launchId || cta.checkCta != cta.linearId) {
+    cta.checkLaunch = job.launchId;
+    cta.checkCta = cta.linearId;
+    cta.checkEpochs.assign(cta.nwarps, 0);
+    cta.checkShadow.assign(size_t(cta.sharedBytes) * 2, 0);
+  }
+  return reinterpret_cast<Cell*>(cta.checkShadow.data());
+}
+
+// What a warp's shared accesses are checked against: its CTA's shadow, the warp (+ 1) and its barrier count.
+struct SharedView {
+  Cell* shadow;
+  uint32_t sharedBytes;
+  uint16_t me, epoch;
+};
+
+// Shared bytes [offset, offset + bytes) accessed by a lane of warp w at op: one hazard report at most per access.
+// Most accesses find nothing to report and their cells already as they would leave them (a warp re-reading what
+// it read), so those cost a comparison per byte.
+void sharedAccess(Warp& w, const Op* op, int lane, const SharedView& v, uint64_t offset, uint32_t bytes, bool write,
+                  Checker& checker) {
+  if (offset + bytes > v.sharedBytes) return;  // the access faults next
+  bool reported = false;
+  for (uint32_t k = 0; k < bytes; ++k) {
+    Cell& c = v.shadow[offset + k];
+    if (!reported) [[likely]] {
+      if (c.writer && c.writer != v.me && c.writeEpoch == v.epoch) [[unlikely]] {
+        checker.sharedHazard(siteOf(w, op, lane), write ? HazardKind::WriteAfterWrite : HazardKind::ReadAfterWrite,
+                             c.writeLine, offset + k);
+        reported = true;
+      } else if (write && c.reader && c.reader != v.me && c.readEpoch == v.epoch) [[unlikely]] {
+        checker.sharedHazard(siteOf(w, op, lane), HazardKind::WriteAfterRead, c.readLine, offset + k);
+        reported = true;
+      }
+    }
+    if (write) {
+      c.writer = v.me;
+      c.writeEpoch = v.epoch;
+      c.writeLine = op->line;
+    } else if (c.reader != v.me || c.readEpoch != v.epoch || c.readLine != op->line) {
+      c.reader = v.me;
+      c.readEpoch = v.epoch;
+      c.readLine = op->line;
+    }
+  }
+}
+
+}  // namespace
+
+uint32_t rewritesAllowed() {
+  if (!(checkedAccesses() & (kCheckSharedHazards | kCheckGlobalAccesses))) return kAllRewrites;
+  // shared-layouts stays: it only lets an access reuse the layout of an unchanged base register
+  return kAllRewrites & ~(rewriteBit(Rewrite::AddressAdds) | rewriteBit(Rewrite::ScaledIndices) |
+                          rewriteBit(Rewrite::SharedFmaChains));
+}
+
+const Op* access(Warp& w, const Op* op) {
+  Checker* checker = w.cta->job->lp.checker;
+  if (!checker) return op + 1;
+  const auto space = mem::Space(op->aux & 0xff);
+  const bool write = op->aux & kAccessWrite;
+  const bool atomic = op->aux & kAccessAtomic;
+  const uint32_t checks = checkedAccesses();
+  Cta& cta = *w.cta;
+  SharedView view{};
+  if (checks & kCheckSharedHazards)
+    view = SharedView{shadowOf(cta), cta.sharedBytes, uint16_t(w.index + 1), uint16_t(cta.checkEpochs[w.index])};
+  uint64_t previous = ~uint64_t(0);
+  uint64_t globalAddresses[32];
+  uint32_t globalLanes = 0;
+  for (uint32_t m = w.exec; m;) {
+    int i = std::countr_zero(m);
+    m &= m - 1;
+    uint64_t addr = op->aux & kAccessAddr32 ? uint64_t(h::R<uint32_t>(w, op->a)[i]) : h::R<uint64_t>(w, op->a)[i];
+    addr += uint64_t(op->imm);
+    bool shared = space == mem::Shared;
+    bool global = space == mem::Global;
+    if (space == mem::Generic) {
+      uint64_t sh = reinterpret_cast<uint64_t>(cta.shared);
+      uint64_t lo = reinterpret_cast<uint64_t>(w.local) + uint64_t(i) * w.localStride;
+      if (addr - sh < cta.sharedBytes) {
+        shared = true;
+        addr -= sh;
+      } else {
+        global = !(addr - lo < w.localStride);
+      }
+    }
+    if (shared && !write) {
+      // lanes of one warp reading what the lane before read (a broadcast) change nothing a second time
+      if (addr == previous) continue;
+      previous = addr;
+    }
+    if (shared && !atomic && (checks & kCheckSharedHazards)) sharedAccess(w, op, i, view, addr, op->f, write, *checker);
+    if (global) {
+      globalAddresses[i] = addr;
+      globalLanes |= 1u << i;
+    }
+  }
+  if (globalLanes && (checks & kCheckGlobalAccesses))
+    checker->globalAccesses(siteOf(w, op, std::countr_zero(globalLanes)), w.index, globalLanes, globalAddresses, op->f,
+                            write);
+  return op + 1;
+}
+
+const Op* barrier(Warp& w, const Op* op) {
+  Cta& cta = *w.cta;
+  Checker* checker = cta.job->lp.checker;
+  if (!checker) return op + 1;
+  if ((op->aux & kCheckBarriers) && w.exec != w.alive) {
+    int lane = std::countr_zero(w.exec);
+    if (checker->divergentBarrier(siteOf(w, op, lane), w.index, w.exec, w.alive))
+      return raiseFault(w, op, lane, FaultKind::Deadlock, 0, "barrier reached by part of a warp (synccheck)");
+  }
+  if (op->aux & kCheckSharedHazards) {
+    shadowOf(cta);
+    ++cta.checkEpochs[w.index];
+  }
+  return op + 1;
+}
+
+}  // namespace checking
+}  // namespace ptx::exec

@@ -1,0 +1,225 @@
+// The checking ops (ptx/checker.h): compiled in only while setCheckedAccesses() is on, they report shared-memory
+// hazards between warps, global accesses and barriers reached by part of a warp to the launch's Checker; faults
+// name their access, and sourceLocation() maps PTX lines to the .loc source lines.
+#include "harness.h"
+#include "ptx/checker.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <mutex>
+#include <string>
+#include <vector>
+
+using namespace ptx::exec;
+using ptxtest::Arena;
+using ptxtest::Params;
+
+namespace {
+
+const char* kPtx = R"(.version 7.0
+.target sm_70
+.address_size 64
+.file 1 "/src/dir/racy.cu"
+.visible .entry racy(.param .u64 out, .param .u32 synced) {
+  .shared .align 4 .b32 s[64];
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p;
+  mov.u32 %r1, %tid.x;
+  mov.u64 %rd1, s;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  .loc 1 7 3
+  st.shared.u32 [%rd3], %r1;
+  ld.param.u32 %r2, [synced];
+  setp.ne.u32 %p, %r2, 0;
+  @!%p bra NOSYNC;
+  bar.sync 0;
+NOSYNC:
+  add.u32 %r3, %r1, 32;
+  and.b32 %r3, %r3, 63;
+  mul.wide.u32 %rd4, %r3, 4;
+  add.u64 %rd5, %rd1, %rd4;
+  .loc 1 9 5
+  ld.shared.u32 %r4, [%rd5];
+  ld.param.u64 %rd6, [out];
+  add.u64 %rd7, %rd6, %rd2;
+  st.global.u32 [%rd7], %r4;
+  ret;
+}
+.visible .entry divergent(.param .u64 out) {
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p;
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 31;
+  setp.ge.u32 %p, %r2, 16;
+  @%p bra SKIP;
+  bar.sync 0;
+SKIP:
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r1, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r1;
+  ret;
+}
+.visible .entry reads(.param .u64 in, .param .u64 out) {
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<6>;
+  mov.u32 %r1, %tid.x;
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  mul.wide.u32 %rd3, %r1, 4;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.u32 %r2, [%rd4];
+  add.u64 %rd5, %rd2, %rd3;
+  st.global.u32 [%rd5], %r2;
+  ret;
+}
+)";
+
+uint32_t lineOf(const std::string& text) {
+  std::string all = kPtx;
+  size_t at = all.find(text);
+  return uint32_t(std::count(all.begin(), all.begin() + std::ptrdiff_t(at), '\n') + 1);
+}
+
+// setCheckedAccesses for one test, then off again (the other tests compile without checks).
+struct Checking {
+  explicit Checking(uint32_t kinds) { setCheckedAccesses(kinds); }
+  ~Checking() { setCheckedAccesses(0); }
+};
+
+struct Recorder : Checker {
+  std::mutex mutex;
+  std::vector<std::pair<HazardKind, uint32_t>> hazards;  // kind, earlier line
+  std::vector<uint32_t> laterLines;
+  std::vector<std::pair<uint64_t, bool>> globals;  // address, write
+  std::vector<uint32_t> barriers;                  // arrived masks
+  void globalAccesses(const CheckSite&, uint32_t, uint32_t lanes, const uint64_t* addresses, uint32_t bytes,
+                      bool write) override {
+    std::lock_guard lock(mutex);
+    EXPECT_EQ(bytes, 4u);
+    for (uint32_t m = lanes; m; m &= m - 1) globals.emplace_back(addresses[std::countr_zero(m)], write);
+  }
+  void sharedHazard(const CheckSite& site, HazardKind kind, uint32_t earlierLine, uint64_t) override {
+    std::lock_guard lock(mutex);
+    hazards.emplace_back(kind, earlierLine);
+    laterLines.push_back(site.ptxLine);
+  }
+  bool divergentBarrier(const CheckSite&, uint32_t, uint32_t arrived, uint32_t alive) override {
+    std::lock_guard lock(mutex);
+    EXPECT_EQ(alive, 0xffffffffu);
+    barriers.push_back(arrived);
+    return false;
+  }
+};
+
+Arena& arena() {
+  static Arena* a = new Arena(size_t(16) << 20);
+  return *a;
+}
+
+std::shared_ptr<const Program> compiled() {
+  auto r = compile(kPtx);
+  if (!r.program) throw std::runtime_error(r.error);
+  return r.program;
+}
+
+LaunchResult run(const Program& program, const char* name, Dim3 block, const Params& p, Checker* checker) {
+  LaunchParams lp = ptxtest::launchParams(Dim3{1, 1, 1}, block, p, arena());
+  lp.config = ExecConfig{1, true, 0, 0};
+  lp.checker = checker;
+  return launch(program, findKernel(program, name), lp);
+}
+
+TEST(CheckingTest, CodeCompiledWithoutChecksHasNoCheckingOps) {
+  auto plain = compiled();
+  size_t checked = 0;
+  {
+    Checking on(kCheckSharedHazards | kCheckGlobalAccesses | kCheckBarriers);
+    checked = programStats(*compiled()).ops;
+  }
+  EXPECT_GT(checked, programStats(*plain).ops);
+  // a checker given to plain code hears nothing
+  Recorder recorder;
+  uint32_t* out = arena().alloc<uint32_t>(64);
+  const auto& info = kernels(*plain)[size_t(findKernel(*plain, "racy"))];
+  EXPECT_TRUE(run(*plain, "racy", Dim3{64, 1, 1}, Params(info).arg(out).arg(0u), &recorder).ok());
+  EXPECT_TRUE(recorder.hazards.empty());
+}
+
+TEST(CheckingTest, SharedHazardsBetweenWarpsWithoutABarrier) {
+  Checking on(kCheckSharedHazards);
+  auto program = compiled();
+  const auto& info = kernels(*program)[size_t(findKernel(*program, "racy"))];
+  uint32_t* out = arena().alloc<uint32_t>(64);
+  Recorder racy;
+  ASSERT_TRUE(run(*program, "racy", Dim3{64, 1, 1}, Params(info).arg(out).arg(0u), &racy).ok());
+  ASSERT_FALSE(racy.hazards.empty());
+  uint32_t store = lineOf("st.shared.u32"), load = lineOf("ld.shared.u32");
+  for (size_t i = 0; i < racy.hazards.size(); ++i) {
+    // one warp runs to its end before the other starts (deterministic order): whichever order, the pair is the
+    // store and the load
+    std::pair<uint32_t, uint32_t> lines{racy.hazards[i].second, racy.laterLines[i]};
+    EXPECT_TRUE(lines == std::make_pair(store, load) || lines == std::make_pair(load, store));
+  }
+  Recorder synced;
+  ASSERT_TRUE(run(*program, "racy", Dim3{64, 1, 1}, Params(info).arg(out).arg(1u), &synced).ok());
+  EXPECT_TRUE(synced.hazards.empty());
+  for (uint32_t t = 0; t < 64; ++t) EXPECT_EQ(out[t], (t + 32) % 64);
+  // within one warp nothing is reported (lanes of a warp are not checked against each other)
+  Recorder oneWarp;
+  ASSERT_TRUE(run(*program, "racy", Dim3{32, 1, 1}, Params(info).arg(out).arg(0u), &oneWarp).ok());
+  EXPECT_TRUE(oneWarp.hazards.empty());
+}
+
+TEST(CheckingTest, BarrierReachedByPartOfAWarp) {
+  Checking on(kCheckBarriers);
+  auto program = compiled();
+  const auto& info = kernels(*program)[size_t(findKernel(*program, "divergent"))];
+  uint32_t* out = arena().alloc<uint32_t>(64);
+  Recorder recorder;
+  (void)run(*program, "divergent", Dim3{64, 1, 1}, Params(info).arg(out), &recorder);
+  ASSERT_EQ(recorder.barriers.size(), 2u);  // both warps
+  EXPECT_EQ(recorder.barriers[0], 0xffffu);
+  EXPECT_EQ(recorder.barriers[1], 0xffffu);
+}
+
+TEST(CheckingTest, GlobalAccessesPerThread) {
+  Checking on(kCheckGlobalAccesses);
+  auto program = compiled();
+  const auto& info = kernels(*program)[size_t(findKernel(*program, "reads"))];
+  uint32_t* in = arena().alloc<uint32_t>(32);
+  uint32_t* out = arena().alloc<uint32_t>(32);
+  Recorder recorder;
+  ASSERT_TRUE(run(*program, "reads", Dim3{32, 1, 1}, Params(info).arg(in).arg(out), &recorder).ok());
+  ASSERT_EQ(recorder.globals.size(), 64u);
+  size_t reads = 0;
+  for (auto [address, write] : recorder.globals) {
+    uint64_t base = reinterpret_cast<uint64_t>(write ? out : in);
+    EXPECT_LT(address - base, 32u * 4);
+    reads += !write;
+  }
+  EXPECT_EQ(reads, 32u);
+}
+
+TEST(CheckingTest, FaultsNameTheirAccessAndSourceLine) {
+  auto program = compiled();
+  EXPECT_EQ(sourceLocation(*program, lineOf("ld.shared.u32")).file, "racy.cu");
+  EXPECT_EQ(sourceLocation(*program, lineOf("ld.shared.u32")).line, 9u);
+  EXPECT_EQ(sourceLocation(*program, lineOf("st.shared.u32")).line, 7u);
+  EXPECT_EQ(sourceLocation(*program, lineOf("mov.u32 %r1, %tid.x")).line, 0u);
+  const auto& info = kernels(*program)[size_t(findKernel(*program, "reads"))];
+  uint32_t* out = arena().alloc<uint32_t>(32);
+  LaunchResult r = run(*program, "reads", Dim3{32, 1, 1}, Params(info).arg(uint64_t(8)).arg(out), nullptr);
+  ASSERT_EQ(r.fault.kind, FaultKind::IllegalAddress);
+  EXPECT_EQ(r.fault.access.kind, FaultAccess::Kind::Read);
+  EXPECT_EQ(r.fault.access.space, FaultAccess::Space::Global);
+  EXPECT_EQ(r.fault.access.bytes, 4u);
+  EXPECT_EQ(r.fault.thread.x, 0u);
+}
+
+}  // namespace
