@@ -965,6 +965,12 @@ Expected<NodeData> makeConditional(const CUDA_CONDITIONAL_NODE_PARAMS& params) {
     return makeError(CUDA_ERROR_INVALID_VALUE, "a number of bodies the conditional type does not allow");
   auto variable = findConditional(params.handle);
   if (!variable) return makeError(CUDA_ERROR_INVALID_VALUE, "unknown conditional handle");
+  {
+    auto& registry = conditionalRegistry();
+    std::lock_guard lock(registry.mutex);
+    if (!variable->boundNode.expired())
+      return makeError(CUDA_ERROR_INVALID_VALUE, "the conditional handle is used by another node");
+  }
   ConditionalNodeData data;
   data.type = params.type;
   data.variable = std::move(variable);
@@ -975,6 +981,12 @@ Expected<NodeData> makeConditional(const CUDA_CONDITIONAL_NODE_PARAMS& params) {
     body->isConditionalBody = true;
     data.bodies->handles.push_back(body->apiHandle());
     data.bodies->graphs.push_back(std::move(body));
+  }
+  data.binding = std::make_shared<char>();
+  {
+    auto& registry = conditionalRegistry();
+    std::lock_guard lock(registry.mutex);
+    data.variable->boundNode = data.binding;
   }
   return NodeData{std::move(data)};
 }

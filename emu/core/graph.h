@@ -116,6 +116,10 @@ class ConditionalVariable {
   const unsigned defaultValue;
   const bool assignDefault;
   std::atomic<unsigned> value{0};
+  // The conditional node that uses the handle: driver 580 gives a handle to one node only, a second node (in the
+  // same graph or in a body of it) is CUDA_ERROR_INVALID_VALUE (tools/gpu-probe/results/clients17c-h100-*.txt).
+  // Held by that node's data (and copies of it in executable graphs); expired once they are gone.
+  std::weak_ptr<void> boundNode;
 
  private:
   CUgraphConditionalHandle handle_;
@@ -143,6 +147,7 @@ struct ConditionalNodeData {
   std::shared_ptr<ConditionalVariable> variable;
   std::shared_ptr<ConditionalBodies> bodies;
   std::shared_ptr<const ConditionalRun> run;  // set in executable graphs only
+  std::shared_ptr<void> binding;              // the node's claim on its handle (ConditionalVariable::boundNode)
 };
 using NodeData =
     std::variant<std::monostate, KernelNodeData, MemcpyNodeData, MemsetNodeData, HostNodeData, EventNodeData,

@@ -163,6 +163,11 @@ bool hostPagesAllow(const void* p, size_t bytes, bool readOnly) {
   return covered >= end;
 }
 
+bool hostPoolHiddenFromDevice(const MemoryRegion& region) {
+  return region.kind == MemoryKind::HostPinned && region.pool && region.pool->hostMemory() &&
+         !region.pool->deviceMayAccess(region.device);
+}
+
 Expected<RegionPtr> deviceRange(uint64_t address, uint64_t bytes, bool write) {
   RegionPtr region = AddressSpace::instance().find(address);
   if (!region) return makeError(CUDA_ERROR_INVALID_VALUE, fmt::format("{:#x} is not device memory", address));
@@ -173,6 +178,9 @@ Expected<RegionPtr> deviceRange(uint64_t address, uint64_t bytes, bool write) {
   if (region->kind == MemoryKind::VmmMapping &&
       region->accessFlags.load(std::memory_order_relaxed) == CU_MEM_ACCESS_FLAGS_PROT_NONE)
     return makeError(CUDA_ERROR_INVALID_VALUE, "mapping without access");
+  if (hostPoolHiddenFromDevice(*region))
+    return makeError(CUDA_ERROR_INVALID_VALUE,
+                     fmt::format("{:#x} is memory of a pinned host pool without device access", address));
   if (!registeredHostUsable(*region, address, bytes, write))
     return makeError(CUDA_ERROR_INVALID_VALUE,
                      fmt::format("registered host memory at {:#x} is read-only or no longer mapped", address));

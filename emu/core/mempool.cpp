@@ -176,16 +176,22 @@ CUresult MemPool::setAccess(const CUmemAccessDesc* descriptors, size_t count) {
         d.flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
       return CUDA_ERROR_INVALID_VALUE;
     // The owning device's access cannot be changed.
-    if (d.location.id == device_ && d.flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE) return CUDA_ERROR_INVALID_DEVICE;
+    if (!hostMemory() && d.location.id == device_ && d.flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
+      return CUDA_ERROR_INVALID_DEVICE;
   }
   std::lock_guard lock(mutex_);
   for (size_t i = 0; i < count; ++i)
-    if (descriptors[i].location.id != device_) peerAccess_[descriptors[i].location.id] = descriptors[i].flags;
+    if (hostMemory() || descriptors[i].location.id != device_)
+      peerAccess_[descriptors[i].location.id] = descriptors[i].flags;
   return CUDA_SUCCESS;
 }
 
+bool MemPool::deviceMayAccess(int device) {
+  return access(CUmemLocation{CU_MEM_LOCATION_TYPE_DEVICE, device}) != CU_MEM_ACCESS_FLAGS_PROT_NONE;
+}
+
 CUmemAccess_flags MemPool::access(const CUmemLocation& location) {
-  if (location.id == device_) return CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  if (!hostMemory() && location.id == device_) return CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
   std::lock_guard lock(mutex_);
   auto it = peerAccess_.find(location.id);
   return it == peerAccess_.end() ? CU_MEM_ACCESS_FLAGS_PROT_NONE : it->second;

@@ -78,7 +78,8 @@ CUresult cuMemGetAddressRange_v2(CUdeviceptr* pbase, size_t* psize, CUdeviceptr 
   CUEMU_REQUIRE_CONTEXT(context);
   (void)context;
   RegionPtr region = AddressSpace::instance().find(dptr);
-  if (!region || region->kind == MemoryKind::HostRegistered) return CUDA_ERROR_NOT_FOUND;
+  if (!region || region->kind == MemoryKind::HostRegistered || hostPoolHiddenFromDevice(*region))
+    return CUDA_ERROR_NOT_FOUND;
   if (pbase) *pbase = region->start;
   if (psize) *psize = region->size;
   return CUDA_SUCCESS;

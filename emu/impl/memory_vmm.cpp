@@ -19,7 +19,7 @@ CUresult validateProp(const CUmemAllocationProp* prop) {
   if (!prop || prop->type != CU_MEM_ALLOCATION_TYPE_PINNED) return CUDA_ERROR_INVALID_VALUE;
   if (prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE) return CUDA_ERROR_INVALID_VALUE;
   if (!deviceByOrdinal(prop->location.id)) return CUDA_ERROR_INVALID_DEVICE;
-  if (prop->requestedHandleTypes & ~CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_NOT_SUPPORTED;
+  if (prop->requestedHandleTypes & ~memops::kCreatableHandleTypes) return CUDA_ERROR_NOT_SUPPORTED;
   return CUDA_SUCCESS;
 }
 
@@ -183,6 +183,9 @@ CUresult cuMemExportToShareableHandle(void* shareableHandle, CUmemGenericAllocat
   if (!shareableHandle || flags) return CUDA_ERROR_INVALID_VALUE;
   auto allocation = findPhysicalAllocation(handle);
   if (!allocation) return CUDA_ERROR_INVALID_VALUE;
+  if (handleType == CU_MEM_HANDLE_TYPE_FABRIC)
+    return allocation->prop().requestedHandleTypes & CU_MEM_HANDLE_TYPE_FABRIC ? CUDA_ERROR_NOT_PERMITTED
+                                                                               : CUDA_ERROR_INVALID_VALUE;
   if (handleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_NOT_SUPPORTED;
   if (!(allocation->prop().requestedHandleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR))
     return CUDA_ERROR_INVALID_VALUE;
@@ -195,6 +198,7 @@ CUresult cuMemExportToShareableHandle(void* shareableHandle, CUmemGenericAllocat
 CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle* handle, void* osHandle,
                                         CUmemAllocationHandleType shHandleType) {
   if (!handle) return CUDA_ERROR_INVALID_VALUE;
+  if (shHandleType == CU_MEM_HANDLE_TYPE_FABRIC) return CUDA_ERROR_NOT_PERMITTED;
   if (shHandleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_NOT_SUPPORTED;
   int fd = static_cast<int>(reinterpret_cast<intptr_t>(osHandle));
   auto imported = PhysicalAllocation::import(fd);
