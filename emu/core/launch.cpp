@@ -209,6 +209,7 @@ struct GridLaunch {
 // Runs one grid with `runtime` answering its device runtime calls.
 CUresult runGrid(Context& context, const Module& module, const ptx::exec::ExecConfig& config, const GridLaunch& g,
                  GridRuntime& runtime) {
+  GridInFlight inFlight;  // memory released while it runs stays mapped until it ends (core/memory.h)
   // Each execution (a graph may replay the launch) gets its own grid-sync workspace.
   std::shared_ptr<const MemoryRegion> workspace;
   if (g.cooperative) {

@@ -99,14 +99,67 @@ void settleReleasedRegion(const MemoryRegion& region) {
   if (region.chargedBytes) AddressSpace::instance().uncharge(region.device, region.chargedBytes);
 }
 
+KernelsInFlight& KernelsInFlight::instance() {
+  static auto* tracker = new KernelsInFlight;  // never destroyed: grids may end during process exit
+  return *tracker;
+}
+
+uint64_t KernelsInFlight::enter() {
+  std::lock_guard lock(mutex_);
+  uint64_t ticket = next_++;
+  running_.insert(ticket);
+  return ticket;
+}
+
+void KernelsInFlight::exit(uint64_t ticket) {
+  std::vector<std::function<void()>> ready;
+  {
+    std::lock_guard lock(mutex_);
+    running_.erase(running_.find(ticket));
+    // A deferred unmapping waits for the grids that began before it (tickets below its own).
+    uint64_t oldest = running_.empty() ? next_ : *running_.begin();
+    auto keep =
+        std::partition(deferred_.begin(), deferred_.end(), [oldest](const Deferred& d) { return d.ticket > oldest; });
+    for (auto it = keep; it != deferred_.end(); ++it) ready.push_back(std::move(it->unmap));
+    deferred_.erase(keep, deferred_.end());
+  }
+  if (ready.empty()) return;
+  for (auto& unmap : ready) unmap();
+  std::lock_guard lock(mutex_);
+  settled_.notify_all();
+}
+
+void KernelsInFlight::defer(uint64_t start, uint64_t bytes, std::function<void()> unmap) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!running_.empty()) {
+      deferred_.push_back({next_, start, bytes, std::move(unmap)});
+      return;
+    }
+  }
+  unmap();
+}
+
+void KernelsInFlight::settle(uint64_t start, uint64_t bytes) {
+  std::unique_lock lock(mutex_);
+  settled_.wait(lock, [&] {
+    return std::none_of(deferred_.begin(), deferred_.end(), [&](const Deferred& d) {
+      return d.bytes && d.start < start + bytes && start < d.start + d.bytes;
+    });
+  });
+}
+
 Expected<RegionPtr> releaseRegion(uint64_t address, std::initializer_list<MemoryKind> kinds) {
   AddressSpace& space = AddressSpace::instance();
   RegionPtr region = space.findStart(address);
   if (!region || std::find(kinds.begin(), kinds.end(), region->kind) == kinds.end())
     return makeError(CUDA_ERROR_INVALID_VALUE, fmt::format("{:#x} is not the start of such an allocation", address));
+  // The lease keeps the memory mapped (and its addresses taken) until the grids running now have ended.
+  auto hold = std::make_shared<RegionLease>(region);
   // Two threads freeing the same pointer: only one finds it still registered.
   region = space.release(address);
   if (!region) return makeError(CUDA_ERROR_INVALID_VALUE, "already freed");
+  KernelsInFlight::instance().defer(region->start, 0, [hold]() mutable { hold.reset(); });
   settleReleasedRegion(*region);
   return region;
 }

@@ -67,6 +67,7 @@ CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size) {
   RegionPtr reservation = space.findReservation(ptr);
   if (!reservation || reservation->start != ptr || reservation->size != size) return CUDA_ERROR_INVALID_VALUE;
   if (!space.overlapping(ptr, size).empty()) return CUDA_ERROR_INVALID_VALUE;  // still mapped
+  KernelsInFlight::instance().settle(ptr, size);                               // the addresses may be reused at once
   space.release(ptr);
   return CUDA_SUCCESS;
 }
@@ -98,6 +99,7 @@ CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAlloc
   RegionPtr reservation = space.findReservation(ptr);
   if (!reservation || !reservation->contains(ptr, size)) return CUDA_ERROR_INVALID_VALUE;
   if (!space.overlapping(ptr, size).empty()) return CUDA_ERROR_INVALID_VALUE;  // already mapped there
+  KernelsInFlight::instance().settle(ptr, size);  // an unmapping deferred there must not undo this mapping
   auto mapped = space.mapFile(ptr, size, allocation->fd(), offset);
   if (!mapped) return mapped.error().code;
   auto region = std::make_shared<MemoryRegion>();
@@ -119,10 +121,11 @@ CUresult cuMemUnmap(CUdeviceptr ptr, size_t size) {
   if (mappings.empty() || mappings.front()->start != ptr || mappings.back()->end() != ptr + size)
     return CUDA_ERROR_INVALID_VALUE;
   AddressSpace& space = AddressSpace::instance();
-  for (const RegionPtr& r : mappings) {
-    space.eraseRegion(r->start);
-    space.unmapFile(r->start, r->size);
-  }
+  // Kernels fault on the range from now on (as a GPU's do: tools/gpu-probe/results/clients17c-h100-*.txt, part
+  // unmap); the pages go once the grids running now have ended (KernelsInFlight), so none of them can touch
+  // memory that is gone.
+  for (const RegionPtr& r : mappings) space.eraseRegion(r->start);
+  KernelsInFlight::instance().defer(ptr, size, [ptr, size] { AddressSpace::instance().unmapFile(ptr, size); });
   return CUDA_SUCCESS;
 }
 
