@@ -9,7 +9,6 @@
 namespace {
 
 using api_memory_ClientsHostPoolPointer = conf::ContextTest;
-using api_memory_ClientsPoolMaximum = conf::ContextTest;
 using api_memory_ClientsFabric = conf::ContextTest;
 using api_graph_ClientsConditionalHandle = conf::ContextTest;
 
@@ -87,77 +86,6 @@ void CheckHostPoolPointer(CUmemLocationType type) {
 }
 
 TEST_F(api_memory_ClientsHostPoolPointer, HostLocation) { CheckHostPoolPointer(CU_MEM_LOCATION_TYPE_HOST); }
-TEST_F(api_memory_ClientsHostPoolPointer, HostNumaLocation) { CheckHostPoolPointer(CU_MEM_LOCATION_TYPE_HOST_NUMA); }
-
-// Granting the device access makes the memory the device's to set and copy.
-// expectation from docs (cuMemPoolSetAccess); GPU run will confirm
-TEST_F(api_memory_ClientsHostPoolPointer, AccessGranted) {
-  CUmemPoolProps props = Props(CU_MEM_LOCATION_TYPE_HOST);
-  CUmemoryPool pool = nullptr;
-  CU_ASSERT_OK(cuMemPoolCreate(&pool, &props));
-  CUmemLocation device{CU_MEM_LOCATION_TYPE_DEVICE, 0};
-  CUmemAccess_flags flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-  CU_EXPECT_OK(cuMemPoolGetAccess(&flags, pool, &device));
-  EXPECT_EQ(flags, CU_MEM_ACCESS_FLAGS_PROT_NONE) << "no device access at creation";
-  CUmemAccessDesc grant{};
-  grant.location = device;
-  grant.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-  CU_ASSERT_OK(cuMemPoolSetAccess(pool, &grant, 1));
-  CU_EXPECT_OK(cuMemPoolGetAccess(&flags, pool, &device));
-  EXPECT_EQ(flags, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
-  CUdeviceptr p = 0;
-  CU_ASSERT_OK(cuMemAllocFromPoolAsync(&p, 4096, pool, nullptr));
-  CU_ASSERT_OK(cuStreamSynchronize(nullptr));
-  CU_EXPECT_OK(cuMemsetD8(p, 9, 4096));
-  unsigned char host[16] = {};
-  CU_EXPECT_OK(cuMemcpyDtoH(host, p, sizeof host));
-  EXPECT_EQ(host[15], 9);
-  CU_EXPECT_OK(cuMemFreeAsync(p, nullptr));
-  CU_EXPECT_OK(cuStreamSynchronize(nullptr));
-  CU_EXPECT_OK(cuMemPoolDestroy(pool));
-}
-
-// Blocks of 1 MiB until one is refused: how many a pool of maximum size `maxSize` serves.
-int BlocksServed(size_t maxSize) {
-  CUmemPoolProps props = Props(CU_MEM_LOCATION_TYPE_DEVICE, CU_MEM_HANDLE_TYPE_NONE, maxSize);
-  CUmemoryPool pool = nullptr;
-  if (cuMemPoolCreate(&pool, &props) != CUDA_SUCCESS) return -1;
-  CUdeviceptr blocks[16] = {};
-  int served = 0;
-  while (served < 16 && cuMemAllocFromPoolAsync(&blocks[served], size_t(1) << 20, pool, nullptr) == CUDA_SUCCESS)
-    ++served;
-  cuStreamSynchronize(nullptr);
-  for (int i = 0; i < served; ++i) cuMemFreeAsync(blocks[i], nullptr);
-  cuStreamSynchronize(nullptr);
-  cuMemPoolDestroy(pool);
-  return served;
-}
-
-// A maximum of whole 2 MiB chunks serves that many bytes; one between chunks is rounded up to a whole chunk.
-// expectation from cuemu's model (2 MiB chunks, case SmallMaximumSize); GPU run will confirm
-TEST_F(api_memory_ClientsPoolMaximum, OneMiBBlocks) {
-  const size_t MiB = size_t(1) << 20;
-  EXPECT_EQ(BlocksServed(2 * MiB), 2);
-  EXPECT_EQ(BlocksServed(3 * MiB), 4);
-  EXPECT_EQ(BlocksServed(4 * MiB), 4);
-  EXPECT_EQ(BlocksServed(32 * MiB), 16) << "as many as asked";
-}
-
-// expectation from cuemu's model; GPU run will confirm
-TEST_F(api_memory_ClientsPoolMaximum, SingleAllocationAboveTheMaximum) {
-  const size_t MiB = size_t(1) << 20;
-  CUmemPoolProps props = Props(CU_MEM_LOCATION_TYPE_DEVICE, CU_MEM_HANDLE_TYPE_NONE, 2 * MiB);
-  CUmemoryPool pool = nullptr;
-  CU_ASSERT_OK(cuMemPoolCreate(&pool, &props));
-  CUdeviceptr p = 0;
-  CU_EXPECT_OK(cuMemAllocFromPoolAsync(&p, 2 * MiB, pool, nullptr)) << "exactly the maximum";
-  CU_EXPECT_OK(cuMemFreeAsync(p, nullptr));
-  CU_EXPECT_OK(cuStreamSynchronize(nullptr));
-  CU_EXPECT(CUDA_ERROR_OUT_OF_MEMORY, cuMemAllocFromPoolAsync(&p, 2 * MiB + 4096, pool, nullptr));
-  CU_EXPECT(CUDA_ERROR_OUT_OF_MEMORY, cuMemAllocFromPoolAsync(&p, 4 * MiB, pool, nullptr));
-  CU_EXPECT_OK(cuStreamSynchronize(nullptr));
-  CU_EXPECT_OK(cuMemPoolDestroy(pool));
-}
 
 TEST_F(api_memory_ClientsFabric, Advertised) {
   int supported = -1;
@@ -165,43 +93,9 @@ TEST_F(api_memory_ClientsFabric, Advertised) {
   EXPECT_EQ(supported, 1);
 }
 
-// A pool may be made with the fabric handle type (alone or with file descriptors).
-TEST_F(api_memory_ClientsFabric, PoolCreation) {
-  for (unsigned handles : {unsigned(CU_MEM_HANDLE_TYPE_FABRIC),
-                           unsigned(CU_MEM_HANDLE_TYPE_FABRIC | CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)}) {
-    CUmemPoolProps props = Props(CU_MEM_LOCATION_TYPE_DEVICE, handles);
-    CUmemoryPool pool = nullptr;
-    CU_EXPECT_OK(cuMemPoolCreate(&pool, &props)) << handles;
-    CUdeviceptr p = 0;
-    CU_EXPECT_OK(cuMemAllocFromPoolAsync(&p, 4096, pool, nullptr)) << handles;
-    CU_EXPECT_OK(cuMemFreeAsync(p, nullptr));
-    CU_EXPECT_OK(cuStreamSynchronize(nullptr));
-    CU_EXPECT_OK(cuMemPoolDestroy(pool)) << handles;
-  }
-  CUmemPoolProps host = Props(CU_MEM_LOCATION_TYPE_HOST, CU_MEM_HANDLE_TYPE_FABRIC);
-  CUmemoryPool pool = nullptr;
-  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemPoolCreate(&pool, &host)) << "host pools are not shareable";
-}
-
-// cuMemCreate takes the fabric type; without an IMEX channel its export is not permitted.
-// expectation from docs (IMEX channels); GPU run will confirm
-TEST_F(api_memory_ClientsFabric, PhysicalAllocation) {
-  CUmemAllocationProp prop{};
-  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  prop.location.id = 0;
-  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_FABRIC;
-  size_t granularity = 0;
-  CU_EXPECT_OK(cuMemGetAllocationGranularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
-  CUmemGenericAllocationHandle handle = 0;
-  CU_ASSERT_OK(cuMemCreate(&handle, size_t(2) << 20, &prop, 0));
-  CUmemFabricHandle fabric{};
-  CU_EXPECT(CUDA_ERROR_NOT_PERMITTED, cuMemExportToShareableHandle(&fabric, handle, CU_MEM_HANDLE_TYPE_FABRIC, 0));
-  CU_EXPECT_OK(cuMemRelease(handle));
-}
-
-// Without an IMEX channel a fabric pool's export is not permitted (the H100 of 2026-11-26 answered 800).
-TEST_F(api_memory_ClientsFabric, PoolExportNotPermitted) {
+// A device pool may be made with the fabric handle type; without an IMEX channel its export is not permitted (the
+// H100 answered 800). The pool is left to the context: on the H100 the probe crashed right after this export.
+TEST_F(api_memory_ClientsFabric, PoolCreatedNotExported) {
   CUmemPoolProps props = Props(CU_MEM_LOCATION_TYPE_DEVICE, CU_MEM_HANDLE_TYPE_FABRIC);
   CUmemoryPool pool = nullptr;
   CU_ASSERT_OK(cuMemPoolCreate(&pool, &props));
@@ -253,46 +147,6 @@ TEST_F(api_graph_ClientsConditionalHandle, ChildGraphCannotUseParentHandle) {
   CU_ASSERT_OK(cuGraphConditionalHandleCreate(&handle, parent, ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT));
   CUgraphNode node = nullptr;
   CU_EXPECT(CUDA_ERROR_INVALID_VALUE, AddIf(&node, child, nullptr, handle, ctx, nullptr));
-  CU_EXPECT_OK(cuGraphDestroy(child));
-  CU_EXPECT_OK(cuGraphDestroy(parent));
-}
-
-// A graph that made a handle no node uses still instantiates.
-// expectation from docs; GPU run will confirm
-TEST_F(api_graph_ClientsConditionalHandle, UnusedHandleInstantiates) {
-  CUgraph graph = nullptr;
-  CU_ASSERT_OK(cuGraphCreate(&graph, 0));
-  CUgraphConditionalHandle handle = 0;
-  CU_ASSERT_OK(cuGraphConditionalHandleCreate(&handle, graph, ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT));
-  conf::DeviceBuffer slot(4);
-  CUDA_MEMSET_NODE_PARAMS mp{};
-  mp.dst = slot.ptr();
-  mp.value = 1;
-  mp.elementSize = 4;
-  mp.width = mp.height = 1;
-  CUgraphNode memset = nullptr;
-  CU_ASSERT_OK(cuGraphAddMemsetNode(&memset, graph, nullptr, 0, &mp, ctx));
-  CUgraphExec exec = nullptr;
-  CU_EXPECT_OK(cuGraphInstantiate(&exec, graph, 0));
-  if (exec) {
-    CU_EXPECT_OK(cuGraphExecDestroy(exec));
-  }
-  CU_EXPECT_OK(cuGraphDestroy(graph));
-}
-
-// An empty graph embedded as a child graph instantiates.
-// expectation from docs; GPU run will confirm
-TEST_F(api_graph_ClientsConditionalHandle, EmptyChildGraphInstantiates) {
-  CUgraph parent = nullptr, child = nullptr;
-  CU_ASSERT_OK(cuGraphCreate(&parent, 0));
-  CU_ASSERT_OK(cuGraphCreate(&child, 0));
-  CUgraphNode node = nullptr;
-  CU_ASSERT_OK(cuGraphAddChildGraphNode(&node, parent, nullptr, 0, child));
-  CUgraphExec exec = nullptr;
-  CU_EXPECT_OK(cuGraphInstantiate(&exec, parent, 0));
-  if (exec) {
-    CU_EXPECT_OK(cuGraphExecDestroy(exec));
-  }
   CU_EXPECT_OK(cuGraphDestroy(child));
   CU_EXPECT_OK(cuGraphDestroy(parent));
 }

@@ -67,8 +67,7 @@ Running startToucher(CUdeviceptr buf) {
   expectResult(cuMemHostGetDevicePointer(&startedDevice, host, 0), CUDA_SUCCESS, "cuMemHostGetDevicePointer");
   expectResult(cuStreamCreate(&r.stream, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS, "cuStreamCreate");
   void* args[] = {&buf, &startedDevice};
-  expectResult(launch(kernel(module, "touchUntilGone"), kGrid, kBlock, args, r.stream), CUDA_SUCCESS,
-               "touchUntilGone");
+  expectResult(launch(kernel(module, "touchUntilGone"), kGrid, kBlock, args, r.stream), CUDA_SUCCESS, "touchUntilGone");
   while (*r.started == 0) std::this_thread::yield();
   // Let every block reach its loop.
   std::this_thread::sleep_for(std::chrono::milliseconds(50));

@@ -187,10 +187,64 @@ static void hostPoolPointer(const char* tag, CUmemLocationType type) {
   SHOW(t + ".final", cuStreamSynchronize(nullptr));
 }
 
+static void hostPoolAccess(const char* tag, CUmemLocationType type) {
+  std::string t = tag;
+  CUmemPoolProps props = poolProps(type, 0, 0);
+  CUmemoryPool pool = nullptr;
+  SHOW(t + ".create", cuMemPoolCreate(&pool, &props));
+  CUmemLocation device{CU_MEM_LOCATION_TYPE_DEVICE, 0};
+  CUmemAccess_flags flags = CUmemAccess_flags(7);
+  SHOW(t + ".getaccess", cuMemPoolGetAccess(&flags, pool, &device));
+  std::printf("%s.getaccess value %d\n", tag, int(flags));
+  CUmemAccessDesc grant{};
+  grant.location = device;
+  grant.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  SHOW(t + ".setaccess_rw", cuMemPoolSetAccess(pool, &grant, 1));
+  SHOW(t + ".getaccess2", cuMemPoolGetAccess(&flags, pool, &device));
+  std::printf("%s.getaccess2 value %d\n", tag, int(flags));
+  CUdeviceptr p = 0;
+  SHOW(t + ".alloc", cuMemAllocFromPoolAsync(&p, 4096, pool, nullptr));
+  cuStreamSynchronize(nullptr);
+  unsigned char host[16] = {};
+  SHOW(t + ".memsetD8", cuMemsetD8(p, 9, 4096));
+  SHOW(t + ".DtoH", cuMemcpyDtoH(host, p, 16));
+  std::printf("%s.DtoH value %d\n", tag, host[15]);
+  CUdeviceptr base = 0;
+  size_t size = 0;
+  SHOW(t + ".addressRange", cuMemGetAddressRange(&base, &size, p + 16));
+  std::printf("%s.range base-p %lld size %zu\n", tag, (long long)(base - p), size);
+  CUdeviceptr dp = 0;
+  SHOW(t + ".attr_device_pointer", cuPointerGetAttribute(&dp, CU_POINTER_ATTRIBUTE_DEVICE_POINTER, p + 16));
+  grant.flags = CU_MEM_ACCESS_FLAGS_PROT_NONE;
+  SHOW(t + ".setaccess_none", cuMemPoolSetAccess(pool, &grant, 1));
+  SHOW(t + ".memsetD8_after_none", cuMemsetD8(p, 9, 4096));
+  SHOW(t + ".free", cuMemFreeAsync(p, nullptr));
+  SHOW(t + ".sync", cuStreamSynchronize(nullptr));
+  SHOW(t + ".destroy", cuMemPoolDestroy(pool));
+  // A pool made with access for the device in its properties? (no such field: access is set afterwards)
+}
+
 static void partPools() {
   setup();
   hostPoolPointer("hostpool", CU_MEM_LOCATION_TYPE_HOST);
   hostPoolPointer("numapool", CU_MEM_LOCATION_TYPE_HOST_NUMA);
+  hostPoolAccess("hostaccess", CU_MEM_LOCATION_TYPE_HOST);
+  hostPoolAccess("numaaccess", CU_MEM_LOCATION_TYPE_HOST_NUMA);
+  {
+    CUmemoryPool def = nullptr;
+    CUmemLocation host{CU_MEM_LOCATION_TYPE_HOST, 0};
+    SHOW("defaulthost.get", cuMemGetDefaultMemPool(&def, &host, CU_MEM_ALLOCATION_TYPE_PINNED));
+    CUmemLocation device{CU_MEM_LOCATION_TYPE_DEVICE, 0};
+    CUmemAccess_flags flags = CUmemAccess_flags(7);
+    if (def) SHOW("defaulthost.getaccess", cuMemPoolGetAccess(&flags, def, &device));
+    std::printf("defaulthost.getaccess value %d\n", int(flags));
+    CUdeviceptr p = 0;
+    if (def) SHOW("defaulthost.alloc", cuMemAllocFromPoolAsync(&p, 4096, def, nullptr));
+    cuStreamSynchronize(nullptr);
+    if (p) SHOW("defaulthost.memsetD8", cuMemsetD8(p, 9, 4096));
+    if (p) SHOW("defaulthost.free", cuMemFreeAsync(p, nullptr));
+    cuStreamSynchronize(nullptr);
+  }
   // Maximum sizes of 2 MiB and more.
   const size_t MiB = size_t(1) << 20;
   for (size_t maxSize : {2 * MiB, 2 * MiB + 1, 3 * MiB, 4 * MiB, 5 * MiB, 32 * MiB}) {
@@ -271,10 +325,16 @@ static void partFabric() {
     CUmemoryPool pool = nullptr;
     SHOW(std::string("fabric.pool ") + p.name, cuMemPoolCreate(&pool, &props));
     if (pool) {
-      CUmemFabricHandle fh{};
-      SHOW(std::string("fabric.pool_export ") + p.name,
-           cuMemPoolExportToShareableHandle(&fh, pool, CU_MEM_HANDLE_TYPE_FABRIC, 0));
-      cuMemPoolDestroy(pool);
+      CUdeviceptr q = 0;
+      SHOW(std::string("fabric.pool_alloc ") + p.name, cuMemAllocFromPoolAsync(&q, 4096, pool, nullptr));
+      if (q) cuMemFreeAsync(q, nullptr);
+      cuStreamSynchronize(nullptr);
+      if (p.handles & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) {
+        int fd = -1;
+        SHOW(std::string("fabric.pool_export_fd ") + p.name,
+             cuMemPoolExportToShareableHandle(&fd, pool, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+      }
+      SHOW(std::string("fabric.pool_destroy ") + p.name, cuMemPoolDestroy(pool));
     }
   }
   CUmemAllocationProp prop{};
@@ -304,6 +364,20 @@ static void partFabric() {
   SHOW("fabric.default_pool_export", cuMemPoolExportToShareableHandle(&fh, def, CU_MEM_HANDLE_TYPE_FABRIC, 0));
   CUmemoryPool impPool = nullptr;
   SHOW("fabric.pool_import_zero", cuMemPoolImportFromShareableHandle(&impPool, &fh, CU_MEM_HANDLE_TYPE_FABRIC, 0));
+  {
+    CUmemPoolProps posix = poolProps(CU_MEM_LOCATION_TYPE_DEVICE, 0, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+    CUmemoryPool pool = nullptr;
+    cuMemPoolCreate(&pool, &posix);
+    SHOW("fabric.posix_pool_export_fabric", cuMemPoolExportToShareableHandle(&fh, pool, CU_MEM_HANDLE_TYPE_FABRIC, 0));
+    SHOW("fabric.posix_pool_destroy", cuMemPoolDestroy(pool));
+  }
+  // Last (the first run crashed after it): a fabric pool's export, then its destruction.
+  CUmemPoolProps props = poolProps(CU_MEM_LOCATION_TYPE_DEVICE, 0, CU_MEM_HANDLE_TYPE_FABRIC);
+  CUmemoryPool pool = nullptr;
+  SHOW("fabric.last.create", cuMemPoolCreate(&pool, &props));
+  SHOW("fabric.last.export", cuMemPoolExportToShareableHandle(&fh, pool, CU_MEM_HANDLE_TYPE_FABRIC, 0));
+  SHOW("fabric.last.destroy", cuMemPoolDestroy(pool));
+  SHOW("fabric.last.sync", cuCtxSynchronize());
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -439,6 +513,59 @@ static void partCond() {
     CUgraphNode childNode;
     SHOW("cond.child.embed", cuGraphAddChildGraphNode(&childNode, d, nullptr, 0, child));
     run("cond.child", d);
+  }
+  // 2b. Instantiation of a graph with an unused handle; of a graph with an empty child graph.
+  {
+    CUgraph u;
+    cuGraphCreate(&u, 0);
+    CUgraphConditionalHandle hu = 0;
+    cuGraphConditionalHandleCreate(&hu, u, ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT);
+    CUDA_MEMSET_NODE_PARAMS mp{};
+    mp.dst = slot;
+    mp.value = 42;
+    mp.elementSize = 4;
+    mp.width = mp.height = 1;
+    CUgraphNode m;
+    cuGraphAddMemsetNode(&m, u, nullptr, 0, &mp, ctx);
+    run("cond.unused_handle", u);
+    CUgraph e, empty;
+    cuGraphCreate(&e, 0);
+    cuGraphCreate(&empty, 0);
+    CUgraphNode en;
+    SHOW("cond.empty_child.embed", cuGraphAddChildGraphNode(&en, e, nullptr, 0, empty));
+    run("cond.empty_child", e);
+    CUgraph e2, empty2;
+    cuGraphCreate(&e2, 0);
+    cuGraphCreate(&empty2, 0);
+    CUgraphConditionalHandle h2 = 0;
+    cuGraphConditionalHandleCreate(&h2, e2, ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT);
+    CUgraphNode en2;
+    cuGraphAddChildGraphNode(&en2, e2, nullptr, 0, empty2);
+    run("cond.empty_child_with_handle", e2);
+    // A handle used in its graph's conditional node after the graph was embedded elsewhere as a child.
+    CUgraph outer, inner;
+    cuGraphCreate(&outer, 0);
+    cuGraphCreate(&inner, 0);
+    CUgraphConditionalHandle hi = 0;
+    cuGraphConditionalHandleCreate(&hi, inner, ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT);
+    CUgraphNode ci;
+    CUgraph bi = nullptr;
+    SHOW("cond.inner_own_handle.add", addCond(&ci, inner, nullptr, hi, ctx, &bi));
+    if (bi) memsetBody(bi);
+    CUgraphNode cn2;
+    SHOW("cond.inner_own_handle.embed", cuGraphAddChildGraphNode(&cn2, outer, nullptr, 0, inner));
+    run("cond.inner_own_handle", outer);
+  }
+  if (std::getenv("CLIENTS17C_COND_STREAM")) {
+    CUgraph a;
+    cuGraphCreate(&a, 0);
+    CUgraphConditionalHandle h = 0;
+    cuGraphConditionalHandleCreate(&h, a, ctx, 0, CU_GRAPH_COND_ASSIGN_DEFAULT);
+    unsigned one = 1;
+    void* args[] = {&h, &one};
+    SHOW("cond.kernel_stream.launch", cuLaunchKernel(set, 1, 1, 1, 1, 1, 1, 0, nullptr, args, nullptr));
+    SHOW("cond.kernel_stream.sync", cuCtxSynchronize());
+    return;
   }
   // 3. A kernel of graph B sets a handle of graph A.
   {
@@ -786,10 +913,14 @@ int main(int argc, char** argv) {
   if (mode == "pools") partPools();
   if (mode == "fabric") partFabric();
   if (mode == "cond") partCond();
+  if (mode == "cond2") {
+    setenv("CLIENTS17C_COND_STREAM", "1", 1);
+    partCond();
+  }
   if (mode == "unmap") partUnmap(self);
   if (mode == "ckpt") partCheckpoint(self);
   if (mode == "all") {
-    for (const char* part : {"pools", "fabric", "cond", "unmap", "ckpt"}) {
+    for (const char* part : {"pools", "fabric", "cond", "cond2"}) {
       std::printf("=== %s\n", part);
       std::fflush(stdout);
       std::string cmd = "timeout 150 " + std::string(self) + " " + part;
