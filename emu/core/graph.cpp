@@ -201,6 +201,12 @@ bool Graph::madeConditionals() const {
   return !conditionals_.empty();
 }
 
+bool Graph::hasUnusedConditional() const {
+  std::lock_guard lock(mutex);
+  return std::any_of(conditionals_.begin(), conditionals_.end(),
+                     [](const auto& variable) { return !variable->bound(); });
+}
+
 bool Graph::hasMemoryNodes() const {
   std::lock_guard lock(mutex);
   return std::any_of(nodes_.begin(), nodes_.end(), [](const auto& node) {
@@ -938,6 +944,12 @@ std::shared_ptr<ConditionalVariable> makeConditionalVariable(unsigned defaultVal
   return variable;
 }
 
+bool ConditionalVariable::bound() const {
+  auto& registry = conditionalRegistry();
+  std::lock_guard lock(registry.mutex);
+  return !boundNode.expired();
+}
+
 std::shared_ptr<ConditionalVariable> findConditional(CUgraphConditionalHandle handle) {
   auto& registry = conditionalRegistry();
   std::lock_guard lock(registry.mutex);
@@ -965,12 +977,7 @@ Expected<NodeData> makeConditional(const CUDA_CONDITIONAL_NODE_PARAMS& params) {
     return makeError(CUDA_ERROR_INVALID_VALUE, "a number of bodies the conditional type does not allow");
   auto variable = findConditional(params.handle);
   if (!variable) return makeError(CUDA_ERROR_INVALID_VALUE, "unknown conditional handle");
-  {
-    auto& registry = conditionalRegistry();
-    std::lock_guard lock(registry.mutex);
-    if (!variable->boundNode.expired())
-      return makeError(CUDA_ERROR_INVALID_VALUE, "the conditional handle is used by another node");
-  }
+  if (variable->bound()) return makeError(CUDA_ERROR_INVALID_VALUE, "the conditional handle is used by another node");
   ConditionalNodeData data;
   data.type = params.type;
   data.variable = std::move(variable);

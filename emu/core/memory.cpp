@@ -216,9 +216,12 @@ bool hostPagesAllow(const void* p, size_t bytes, bool readOnly) {
   return covered >= end;
 }
 
+bool isHostPoolMemory(const MemoryRegion& region) {
+  return region.kind == MemoryKind::HostPinned && region.pool && region.pool->hostMemory();
+}
+
 bool hostPoolHiddenFromDevice(const MemoryRegion& region) {
-  return region.kind == MemoryKind::HostPinned && region.pool && region.pool->hostMemory() &&
-         !region.pool->deviceMayAccess(region.device);
+  return isHostPoolMemory(region) && !region.pool->deviceMayAccess(region.device);
 }
 
 Expected<RegionPtr> deviceRange(uint64_t address, uint64_t bytes, bool write) {

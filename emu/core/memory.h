@@ -101,6 +101,8 @@ void settleReleasedRegion(const MemoryRegion& region);
 // Memory of a pinned host pool that has not granted its device access: host memory only, which device-side
 // copies, sets and address-range queries do not accept (driver 580 on an H100).
 bool hostPoolHiddenFromDevice(const MemoryRegion& region);
+// Memory of a pinned host pool (location HOST or HOST_NUMA), with or without device access.
+bool isHostPoolMemory(const MemoryRegion& region);
 
 // The region holding [address, address+bytes) on the device side (device, managed, pinned/registered host
 // memory addressed by its device pointer), or CUDA_ERROR_INVALID_VALUE. `write`: the range is a copy's or a set's
