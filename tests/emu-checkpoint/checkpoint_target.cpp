@@ -5,9 +5,13 @@
 //   release  lets that kernel end (a store to mapped host memory: no driver call)
 //   check    prints "check <result> <value>" of the device memory
 //   exit
+// With arguments `query PID` it instead asks, without cuInit, for the state of process PID and of itself and
+// prints "query <result> <state> self <result>".
 #include <cuda.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace {
@@ -32,7 +36,14 @@ $L_spin:
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc == 3 && !std::strcmp(argv[1], "query")) {
+    CUprocessState state = CUprocessState(99), own = CUprocessState(99);
+    CUresult r = cuCheckpointProcessGetState(std::atoi(argv[2]), &state);
+    CUresult self = cuCheckpointProcessGetState(int(getpid()), &own);
+    std::printf("query %d %d self %d\n", int(r), int(state), int(self));
+    return 0;
+  }
   CUdevice dev = 0;
   CUcontext ctx = nullptr;
   if (cuInit(0) || cuDeviceGet(&dev, 0) || cuCtxCreate(&ctx, nullptr, 0, dev)) return 2;

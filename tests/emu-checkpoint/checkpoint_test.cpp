@@ -10,6 +10,7 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 extern char** environ;
 
@@ -18,7 +19,7 @@ namespace {
 // A target process and its stdin/stdout.
 class Target {
  public:
-  Target() {
+  explicit Target(std::vector<std::string> arguments = {}) {
     int in[2], out[2];
     if (pipe(in) || pipe(out)) return;
     posix_spawn_file_actions_t actions;
@@ -27,8 +28,10 @@ class Target {
     posix_spawn_file_actions_adddup2(&actions, out[1], 1);
     posix_spawn_file_actions_addclose(&actions, in[1]);
     posix_spawn_file_actions_addclose(&actions, out[0]);
-    char* argv[] = {const_cast<char*>(CHECKPOINT_TARGET), nullptr};
-    if (posix_spawn(&pid_, CHECKPOINT_TARGET, &actions, nullptr, argv, environ) != 0) pid_ = -1;
+    std::vector<char*> argv = {const_cast<char*>(CHECKPOINT_TARGET)};
+    for (std::string& a : arguments) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    if (posix_spawn(&pid_, CHECKPOINT_TARGET, &actions, nullptr, argv.data(), environ) != 0) pid_ = -1;
     posix_spawn_file_actions_destroy(&actions);
     close(in[0]);
     close(out[1]);
@@ -74,7 +77,10 @@ class Target {
 
 class Checkpoint : public testing::Test {
  protected:
-  void SetUp() override { ASSERT_EQ(cuInit(0), CUDA_SUCCESS); }
+  void SetUp() override {
+    signal(SIGPIPE, SIG_IGN);  // a target that has ended gets no "exit"
+    ASSERT_EQ(cuInit(0), CUDA_SUCCESS);
+  }
   static CUprocessState state(int pid) {
     CUprocessState s = CUprocessState(99);
     EXPECT_EQ(cuCheckpointProcessGetState(pid, &s), CUDA_SUCCESS);
@@ -183,6 +189,15 @@ TEST_F(Checkpoint, ArgumentsAndProcesses) {
   kill(plain, SIGKILL);
   waitpid(plain, nullptr, 0);
   EXPECT_EQ(cuCheckpointProcessGetState(plain, &s), CUDA_ERROR_OPERATING_SYSTEM) << "it has ended";
+}
+
+// A coordinator needs no cuInit of its own (cuda-checkpoint calls nothing else); asking about itself then answers
+// CUDA_ERROR_NOT_INITIALIZED, as for any process without a driver (driver 580).
+TEST_F(Checkpoint, CoordinatorWithoutInit) {
+  Target target;
+  ASSERT_EQ(target.line(), "ready");
+  Target coordinator({"query", std::to_string(target.pid())});
+  EXPECT_EQ(coordinator.line(), "query 0 0 self 3");
 }
 
 }  // namespace
