@@ -356,6 +356,22 @@ CUresult GraphExec::launch(Stream& stream) {
   return CUDA_SUCCESS;
 }
 
+CUresult GraphExec::runHere() {
+  std::vector<Step> copy;
+  {
+    std::lock_guard lock(mutex);
+    copy = steps;
+  }
+  for (const Step& step : copy) {
+    if (!step.enabled) continue;
+    StreamWork work;
+    if (CUresult r = nodeWork(context_, step.data, work)) return r;
+    if (work)
+      if (CUresult r = work()) return r;
+  }
+  return CUDA_SUCCESS;
+}
+
 namespace {
 
 // The allocation a memset node writes, checked: the whole 2D extent lies inside it (and, when it is about to

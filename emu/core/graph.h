@@ -295,6 +295,8 @@ class GraphExec {
   CUresult build(const Graph& graph, GraphNode** errorNode);
   // Submits every step, in order, to `stream`.
   CUresult launch(Stream& stream);
+  // A launch from a kernel (cudaGraphLaunch): the nodes run one after the other on the calling thread.
+  CUresult runHere();
   Step* stepFor(const GraphNode& node);
   std::mutex mutex;
   std::vector<Step> steps;
