@@ -9,6 +9,7 @@
 #include "api/trace.h"
 #include "core/capture_mode.h"
 #include "core/checkers.h"
+#include "core/checkpoint.h"
 #include "core/context_legacy.h"
 #include "core/driver.h"
 #include "core/fault.h"
@@ -40,6 +41,12 @@ template <ApiId Id, typename... Args> CUresult answerBeforeInit(const Args&... a
   return CUDA_ERROR_NOT_INITIALIZED;
 }
 
+constexpr bool isCheckpointEntry(ApiId id) {
+  return id == ApiId::cuCheckpointProcessGetState || id == ApiId::cuCheckpointProcessGetRestoreThreadId ||
+         id == ApiId::cuCheckpointProcessLock || id == ApiId::cuCheckpointProcessCheckpoint ||
+         id == ApiId::cuCheckpointProcessRestore || id == ApiId::cuCheckpointProcessUnlock;
+}
+
 // The answer of an entry point that cuemu does not implement (logged once per entry point).
 CUresult notSupported(ApiId id);
 // An exception escaped an implementation: report it, never let it cross the C ABI.
@@ -56,6 +63,8 @@ inline CUresult runEntry(const char* argNames, Impl&& impl, Args... args) noexce
     startNs = timeline::nowNs();
     outerCall = timeline::setCurrentCall(apiInfo(Id).name.data());
   }
+  // A process locked for a checkpoint (core/checkpoint.h) takes no calls but the checkpoint entry points.
+  if constexpr (!isCheckpointEntry(Id)) checkpoint::waitWhileLocked();
   if (!hasPolicy(Id, BeforeInit) && !driverInitialized()) [[unlikely]] {
     result = answerBeforeInit<Id>(args...);
   } else if (CUresult fault = processFault(); fault != CUDA_SUCCESS && !hasPolicy(Id, SurvivesFault | BeforeInit))

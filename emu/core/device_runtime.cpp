@@ -3,6 +3,7 @@
 #include "core/address_space.h"
 #include "core/context.h"
 #include "core/device.h"
+#include "core/graph.h"
 #include "core/launch.h"
 
 #include <algorithm>
@@ -28,6 +29,10 @@ constexpr uint64_t kStreamLegacy = 1;
 constexpr uint64_t kStreamPerThread = 2;
 constexpr uint64_t kStreamTailLaunch = 3;
 constexpr uint64_t kStreamFireAndForget = 4;
+// The streams a kernel launches graphs into (cuda_device_runtime_api.h).
+constexpr uint64_t kGraphTailLaunch = uint64_t(1) << 56;
+constexpr uint64_t kGraphFireAndForget = uint64_t(2) << 56;
+constexpr uint64_t kGraphFireAndForgetAsSibling = uint64_t(3) << 56;
 // cudaStreamCreateWithFlags / cudaEventCreateWithFlags flags a kernel must pass.
 constexpr uint32_t kStreamNonBlocking = 1;
 constexpr uint32_t kEventDisableTiming = 2;
@@ -205,6 +210,24 @@ int32_t GridRuntime::memsetAsync(uint64_t dst, uint32_t value, uint64_t bytes, u
   return kSuccess;
 }
 
+int32_t GridRuntime::graphLaunch(uint64_t graphExec, uint64_t stream) {
+  DeviceWork work;
+  work.kind = DeviceWork::Kind::Graph;
+  work.graphExec = graphExec;
+  switch (stream) {
+    case kGraphTailLaunch: work.order = DeviceWork::Order::TailLaunch; break;
+    case kGraphFireAndForget:
+    case kGraphFireAndForgetAsSibling: work.order = DeviceWork::Order::FireAndForget; break;
+    default: return kInvalidValue;
+  }
+  auto exec = graphExecTable().find(graphExec);
+  if (!exec || !(exec->flags() & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH)) return kInvalidValue;
+  std::lock_guard lock(mutex_);
+  if (work_.size() >= kMaxRecordedWork) return kLaunchPendingCountExceeded;
+  work_.push_back(std::move(work));
+  return kSuccess;
+}
+
 int32_t GridRuntime::attribute(int32_t attribute, int32_t device, int32_t& value) {
   // cudaDeviceAttr values are the driver's CUdevice_attribute values.
   Device* d = deviceByOrdinal(device);
@@ -243,6 +266,11 @@ std::vector<DeviceWork> GridRuntime::takeWork() {
   std::stable_partition(work.begin(), work.end(),
                         [](const DeviceWork& w) { return w.order != DeviceWork::Order::TailLaunch; });
   return work;
+}
+
+CUresult runDeviceGraph(const DeviceWork& work) {
+  auto exec = graphExecTable().find(work.graphExec);
+  return exec ? exec->runHere() : CUDA_SUCCESS;
 }
 
 CUresult runDeviceCopy(const DeviceWork& w) {

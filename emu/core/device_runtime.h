@@ -13,6 +13,8 @@
 //  - fire-and-forget grids run in the same order (nothing may depend on when they run);
 //  - tail launches run after the parent and all its other work, in the order they were made, at the parent's
 //    nesting depth (on an H100 a grid that tail-launches itself 40 times in a row runs 40 times);
+//  - graphs launched from a kernel (cudaGraphLaunch into cudaStreamGraphTailLaunch, ...FireAndForget or
+//    ...FireAndForgetAsSibling) run as tail launches or fire-and-forget grids do, their nodes one after the other;
 //  - the parent's work item (what the host synchronises with) is complete only when all of it has run.
 // The price: a parent that spins until its child has written something never finishes (on a GPU it usually
 // does, without a promise); in deterministic mode cuemu says so after 5 s (HostServices::deterministicStall).
@@ -50,7 +52,7 @@ inline constexpr int32_t kDeviceRuntimeVersion = 6000;
 
 // One piece of work a kernel asked for: a grid, or a copy / fill ordered with the grids of its stream.
 struct DeviceWork {
-  enum class Kind { Grid, Copy, Fill } kind = Kind::Grid;
+  enum class Kind { Grid, Copy, Fill, Graph } kind = Kind::Grid;
   enum class Order { Stream, TailLaunch, FireAndForget } order = Order::Stream;
   // Grid
   int kernel = -1;
@@ -60,10 +62,15 @@ struct DeviceWork {
   // Copy / Fill
   uint64_t dst = 0, src = 0, bytes = 0;
   uint8_t value = 0;
+  // Graph: the executable graph's handle (instantiated with CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH)
+  uint64_t graphExec = 0;
 };
 
 // Runs a copy or fill a kernel asked for (CUDA_ERROR_ILLEGAL_ADDRESS when the memory went away meanwhile).
 CUresult runDeviceCopy(const DeviceWork& work);
+// Runs the executable graph a kernel launched, on the calling thread (its nodes in order; the stream's worker
+// runs the grid tree the launch belongs to). A graph destroyed meanwhile runs nothing.
+CUresult runDeviceGraph(const DeviceWork& work);
 
 class GridRuntime {
  public:
@@ -86,6 +93,7 @@ class GridRuntime {
   int32_t eventDestroy(uint64_t event);
   int32_t memcpyAsync(uint64_t dst, uint64_t src, uint64_t bytes, uint32_t kind, uint64_t stream);
   int32_t memsetAsync(uint64_t dst, uint32_t value, uint64_t bytes, uint64_t stream);
+  int32_t graphLaunch(uint64_t graphExec, uint64_t stream);
   int32_t attribute(int32_t attribute, int32_t device, int32_t& value);
   int32_t limit(int32_t limit, uint64_t& value);
   int32_t ordinal(int32_t& device);

@@ -201,6 +201,12 @@ bool Graph::madeConditionals() const {
   return !conditionals_.empty();
 }
 
+bool Graph::hasUnusedConditional() const {
+  std::lock_guard lock(mutex);
+  return std::any_of(conditionals_.begin(), conditionals_.end(),
+                     [](const auto& variable) { return !variable->bound(); });
+}
+
 bool Graph::hasMemoryNodes() const {
   std::lock_guard lock(mutex);
   return std::any_of(nodes_.begin(), nodes_.end(), [](const auto& node) {
@@ -347,6 +353,22 @@ CUresult GraphExec::launch(Stream& stream) {
   });
   lastLaunch_ = streams.submit(stream, nullptr);
   launched_ = true;
+  return CUDA_SUCCESS;
+}
+
+CUresult GraphExec::runHere() {
+  std::vector<Step> copy;
+  {
+    std::lock_guard lock(mutex);
+    copy = steps;
+  }
+  for (const Step& step : copy) {
+    if (!step.enabled) continue;
+    StreamWork work;
+    if (CUresult r = nodeWork(context_, step.data, work)) return r;
+    if (work)
+      if (CUresult r = work()) return r;
+  }
   return CUDA_SUCCESS;
 }
 
@@ -938,6 +960,12 @@ std::shared_ptr<ConditionalVariable> makeConditionalVariable(unsigned defaultVal
   return variable;
 }
 
+bool ConditionalVariable::bound() const {
+  auto& registry = conditionalRegistry();
+  std::lock_guard lock(registry.mutex);
+  return !boundNode.expired();
+}
+
 std::shared_ptr<ConditionalVariable> findConditional(CUgraphConditionalHandle handle) {
   auto& registry = conditionalRegistry();
   std::lock_guard lock(registry.mutex);
@@ -965,6 +993,7 @@ Expected<NodeData> makeConditional(const CUDA_CONDITIONAL_NODE_PARAMS& params) {
     return makeError(CUDA_ERROR_INVALID_VALUE, "a number of bodies the conditional type does not allow");
   auto variable = findConditional(params.handle);
   if (!variable) return makeError(CUDA_ERROR_INVALID_VALUE, "unknown conditional handle");
+  if (variable->bound()) return makeError(CUDA_ERROR_INVALID_VALUE, "the conditional handle is used by another node");
   ConditionalNodeData data;
   data.type = params.type;
   data.variable = std::move(variable);
@@ -975,6 +1004,12 @@ Expected<NodeData> makeConditional(const CUDA_CONDITIONAL_NODE_PARAMS& params) {
     body->isConditionalBody = true;
     data.bodies->handles.push_back(body->apiHandle());
     data.bodies->graphs.push_back(std::move(body));
+  }
+  data.binding = std::make_shared<char>();
+  {
+    auto& registry = conditionalRegistry();
+    std::lock_guard lock(registry.mutex);
+    data.variable->boundNode = data.binding;
   }
   return NodeData{std::move(data)};
 }

@@ -116,6 +116,11 @@ class ConditionalVariable {
   const unsigned defaultValue;
   const bool assignDefault;
   std::atomic<unsigned> value{0};
+  // The conditional node that uses the handle: driver 580 gives a handle to one node only, a second node (in the
+  // same graph or in a body of it) is CUDA_ERROR_INVALID_VALUE (tools/gpu-probe/results/clients17c-h100-*.txt).
+  // Held by that node's data (and copies of it in executable graphs); expired once they are gone.
+  std::weak_ptr<void> boundNode;  // guarded by the handle registry's mutex: read it through bound()
+  bool bound() const;
 
  private:
   CUgraphConditionalHandle handle_;
@@ -143,6 +148,7 @@ struct ConditionalNodeData {
   std::shared_ptr<ConditionalVariable> variable;
   std::shared_ptr<ConditionalBodies> bodies;
   std::shared_ptr<const ConditionalRun> run;  // set in executable graphs only
+  std::shared_ptr<void> binding;              // the node's claim on its handle (ConditionalVariable::boundNode)
 };
 using NodeData =
     std::variant<std::monostate, KernelNodeData, MemcpyNodeData, MemsetNodeData, HostNodeData, EventNodeData,
@@ -234,6 +240,9 @@ class Graph : public std::enable_shared_from_this<Graph> {
   void keepConditional(std::shared_ptr<ConditionalVariable> variable);
   // Whether cuGraphConditionalHandleCreate made any handle for this graph.
   bool madeConditionals() const;
+  // Whether a handle made for the graph has no conditional node: driver 580 refuses to instantiate such a graph
+  // (CUDA_ERROR_INVALID_VALUE; tools/gpu-probe/results/clients17c-round2-h100-2026-11-26.txt).
+  bool hasUnusedConditional() const;
   // Whether the graph holds a MEM_ALLOC or MEM_FREE node: its nodes and edges cannot be deleted then.
   bool hasMemoryNodes() const;
   // A conditional node's body: cuGraphDestroy refuses it.
@@ -286,6 +295,8 @@ class GraphExec {
   CUresult build(const Graph& graph, GraphNode** errorNode);
   // Submits every step, in order, to `stream`.
   CUresult launch(Stream& stream);
+  // A launch from a kernel (cudaGraphLaunch): the nodes run one after the other on the calling thread.
+  CUresult runHere();
   Step* stepFor(const GraphNode& node);
   std::mutex mutex;
   std::vector<Step> steps;

@@ -126,6 +126,9 @@ class ContextHostServices final : public ptx::exec::HostServices {
                             const ptx::exec::DeviceCaller&) override {
     return runtime_.memsetAsync(dst, value, bytes, stream);
   }
+  int32_t deviceGraphLaunch(uint64_t graphExec, uint64_t stream, const ptx::exec::DeviceCaller&) override {
+    return runtime_.graphLaunch(graphExec, stream);
+  }
   int32_t deviceOrdinal(int32_t& device) override { return runtime_.ordinal(device); }
   int32_t deviceCount(int32_t& count) override {
     count = int32_t(devices().size());
@@ -263,6 +266,7 @@ struct GridLaunch {
 // Runs one grid with `runtime` answering its device runtime calls.
 CUresult runGrid(Context& context, const Module& module, const ptx::exec::ExecConfig& config, const GridLaunch& g,
                  GridRuntime& runtime) {
+  GridInFlight inFlight;  // memory released while it runs stays mapped until it ends (core/memory.h)
   // Each execution (a graph may replay the launch) gets its own grid-sync workspace.
   std::shared_ptr<const MemoryRegion> workspace;
   if (g.cooperative) {
@@ -345,6 +349,8 @@ CUresult runGridTree(Context& context, const Module& module, const ptx::exec::Ex
       child.dynamicSharedBytes = work.sharedBytes;
       child.params = &work.params;
       result = run(child, depth);
+    } else if (work.kind == DeviceWork::Kind::Graph) {
+      result = runDeviceGraph(work);
     } else {
       result = runDeviceCopy(work);
     }

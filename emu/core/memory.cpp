@@ -101,14 +101,67 @@ void settleReleasedRegion(const MemoryRegion& region) {
   if (region.chargedBytes) AddressSpace::instance().uncharge(region.device, region.chargedBytes);
 }
 
+KernelsInFlight& KernelsInFlight::instance() {
+  static auto* tracker = new KernelsInFlight;  // never destroyed: grids may end during process exit
+  return *tracker;
+}
+
+uint64_t KernelsInFlight::enter() {
+  std::lock_guard lock(mutex_);
+  uint64_t ticket = next_++;
+  running_.insert(ticket);
+  return ticket;
+}
+
+void KernelsInFlight::exit(uint64_t ticket) {
+  std::vector<std::function<void()>> ready;
+  {
+    std::lock_guard lock(mutex_);
+    running_.erase(running_.find(ticket));
+    // A deferred unmapping waits for the grids that began before it (tickets below its own).
+    uint64_t oldest = running_.empty() ? next_ : *running_.begin();
+    auto keep =
+        std::partition(deferred_.begin(), deferred_.end(), [oldest](const Deferred& d) { return d.ticket > oldest; });
+    for (auto it = keep; it != deferred_.end(); ++it) ready.push_back(std::move(it->unmap));
+    deferred_.erase(keep, deferred_.end());
+  }
+  if (ready.empty()) return;
+  for (auto& unmap : ready) unmap();
+  std::lock_guard lock(mutex_);
+  settled_.notify_all();
+}
+
+void KernelsInFlight::defer(uint64_t start, uint64_t bytes, std::function<void()> unmap) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!running_.empty()) {
+      deferred_.push_back({next_, start, bytes, std::move(unmap)});
+      return;
+    }
+  }
+  unmap();
+}
+
+void KernelsInFlight::settle(uint64_t start, uint64_t bytes) {
+  std::unique_lock lock(mutex_);
+  settled_.wait(lock, [&] {
+    return std::none_of(deferred_.begin(), deferred_.end(), [&](const Deferred& d) {
+      return d.bytes && d.start < start + bytes && start < d.start + d.bytes;
+    });
+  });
+}
+
 Expected<RegionPtr> releaseRegion(uint64_t address, std::initializer_list<MemoryKind> kinds) {
   AddressSpace& space = AddressSpace::instance();
   RegionPtr region = space.findStart(address);
   if (!region || std::find(kinds.begin(), kinds.end(), region->kind) == kinds.end())
     return makeError(CUDA_ERROR_INVALID_VALUE, fmt::format("{:#x} is not the start of such an allocation", address));
+  // The lease keeps the memory mapped (and its addresses taken) until the grids running now have ended.
+  auto hold = std::make_shared<RegionLease>(region);
   // Two threads freeing the same pointer: only one finds it still registered.
   region = space.release(address);
   if (!region) return makeError(CUDA_ERROR_INVALID_VALUE, "already freed");
+  KernelsInFlight::instance().defer(region->start, 0, [hold]() mutable { hold.reset(); });
   settleReleasedRegion(*region);
   return region;
 }
@@ -165,6 +218,14 @@ bool hostPagesAllow(const void* p, size_t bytes, bool readOnly) {
   return covered >= end;
 }
 
+bool isHostPoolMemory(const MemoryRegion& region) {
+  return region.kind == MemoryKind::HostPinned && region.pool && region.pool->hostMemory();
+}
+
+bool hostPoolHiddenFromDevice(const MemoryRegion& region) {
+  return isHostPoolMemory(region) && !region.pool->deviceMayAccess(region.device);
+}
+
 Expected<RegionPtr> deviceRange(uint64_t address, uint64_t bytes, bool write) {
   RegionPtr region = AddressSpace::instance().find(address);
   if (!region) return makeError(CUDA_ERROR_INVALID_VALUE, fmt::format("{:#x} is not device memory", address));
@@ -175,6 +236,9 @@ Expected<RegionPtr> deviceRange(uint64_t address, uint64_t bytes, bool write) {
   if (region->kind == MemoryKind::VmmMapping &&
       region->accessFlags.load(std::memory_order_relaxed) == CU_MEM_ACCESS_FLAGS_PROT_NONE)
     return makeError(CUDA_ERROR_INVALID_VALUE, "mapping without access");
+  if (hostPoolHiddenFromDevice(*region))
+    return makeError(CUDA_ERROR_INVALID_VALUE,
+                     fmt::format("{:#x} is memory of a pinned host pool without device access", address));
   if (!registeredHostUsable(*region, address, bytes, write))
     return makeError(CUDA_ERROR_INVALID_VALUE,
                      fmt::format("registered host memory at {:#x} is read-only or no longer mapped", address));

@@ -7,11 +7,14 @@
 #include "core/result.h"
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <vector>
 
 namespace cuemu {
@@ -49,11 +52,57 @@ class ContextMemory {
   Context& context_;
 };
 
+// Memory released while kernels run (issue 24). A GPU kernel that touches memory freed or unmapped under it faults
+// with CUDA_ERROR_ILLEGAL_ADDRESS (measured on an H100: tools/gpu-probe/results/clients17c-h100-2026-11-26.txt).
+// Here a kernel checks an address and then touches host memory: if the memory were unmapped between the two the
+// host process would crash. So a release makes the memory inaccessible to kernels at once (their next check
+// faults cleanly) and defers the unmapping until every grid that was running at that moment has ended.
+class KernelsInFlight {
+ public:
+  static KernelsInFlight& instance();
+  uint64_t enter();
+  void exit(uint64_t ticket);
+  // Runs `unmap` once the grids running now have ended (at once when none runs). It unmaps [start, start+bytes)
+  // (0 bytes: addresses that nothing can map again before the action runs).
+  void defer(uint64_t start, uint64_t bytes, std::function<void()> unmap);
+  // Waits for the deferred unmappings overlapping [start, start+bytes): a new mapping there must not be undone.
+  void settle(uint64_t start, uint64_t bytes);
+
+ private:
+  struct Deferred {
+    uint64_t ticket, start, bytes;
+    std::function<void()> unmap;
+  };
+  std::mutex mutex_;
+  std::condition_variable settled_;
+  uint64_t next_ = 1;
+  std::multiset<uint64_t> running_;
+  std::vector<Deferred> deferred_;
+};
+
+// One grid's run, for KernelsInFlight.
+class GridInFlight {
+ public:
+  GridInFlight() : ticket_(KernelsInFlight::instance().enter()) {}
+  ~GridInFlight() { KernelsInFlight::instance().exit(ticket_); }
+  GridInFlight(const GridInFlight&) = delete;
+  GridInFlight& operator=(const GridInFlight&) = delete;
+
+ private:
+  uint64_t ticket_;
+};
+
 // Releases the allocation that starts at `address` if it is one of `kinds`. An unknown pointer, an interior
 // pointer and a region of another kind are CUDA_ERROR_INVALID_VALUE.
 Expected<RegionPtr> releaseRegion(uint64_t address, std::initializer_list<MemoryKind> kinds);
 // Frees a region already unregistered from the address space: its charge, pool bookkeeping.
 void settleReleasedRegion(const MemoryRegion& region);
+
+// Memory of a pinned host pool that has not granted its device access: host memory only, which device-side
+// copies, sets and address-range queries do not accept (driver 580 on an H100).
+bool hostPoolHiddenFromDevice(const MemoryRegion& region);
+// Memory of a pinned host pool (location HOST or HOST_NUMA), with or without device access.
+bool isHostPoolMemory(const MemoryRegion& region);
 
 // The region holding [address, address+bytes) on the device side (device, managed, pinned/registered host
 // memory addressed by its device pointer), or CUDA_ERROR_INVALID_VALUE. `write`: the range is a copy's or a set's

@@ -47,13 +47,14 @@ Expected<RegionPtr> MemPool::allocate(Context& context, uint64_t bytes) {
   uint64_t charge = hostMemory() ? 0 : commit;
   if (commit < bytes || (charge && !space.charge(device_, charge)))
     return makeError(CUDA_ERROR_OUT_OF_MEMORY, fmt::format("pool allocation of {} bytes", bytes));
-  // A GPU pool grows in 2 MiB chunks: its maximum size counts whole chunks, and one below a chunk limits nothing
-  // (an H100 serves 64 B, 64 B and then 4 MiB from a pool of maximum size 2 KiB: conformance case
-  // api.memory.ClientsHostPool.SmallMaximumSize).
-  constexpr uint64_t kChunk = uint64_t(2) << 20;
-  if (props_.maxSize >= kChunk) {
+  // A GPU pool grows in 2 MiB chunks and never limits itself below 32 MiB: an H100 serves 32 blocks of 1 MiB (and
+  // single allocations up to 32 MiB) from pools of maximum size 2 KiB to 32 MiB, and refuses the 33rd
+  // (tools/gpu-probe/results/clients17c-round2-h100-2026-11-26.txt; conformance case
+  // api.memory.ClientsHostPool.SmallMaximumSize). Above 32 MiB the maximum counts whole chunks.
+  constexpr uint64_t kChunk = uint64_t(2) << 20, kLeast = uint64_t(32) << 20;
+  if (props_.maxSize) {
     std::lock_guard lock(mutex_);
-    if (used_ + commit > alignUp(props_.maxSize, kChunk)) {
+    if (used_ + commit > std::max(alignUp(props_.maxSize, kChunk), kLeast)) {
       if (charge) space.uncharge(device_, charge);
       return makeError(CUDA_ERROR_OUT_OF_MEMORY, "the pool's maximum size is reached");
     }
@@ -176,16 +177,22 @@ CUresult MemPool::setAccess(const CUmemAccessDesc* descriptors, size_t count) {
         d.flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
       return CUDA_ERROR_INVALID_VALUE;
     // The owning device's access cannot be changed.
-    if (d.location.id == device_ && d.flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE) return CUDA_ERROR_INVALID_DEVICE;
+    if (!hostMemory() && d.location.id == device_ && d.flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
+      return CUDA_ERROR_INVALID_DEVICE;
   }
   std::lock_guard lock(mutex_);
   for (size_t i = 0; i < count; ++i)
-    if (descriptors[i].location.id != device_) peerAccess_[descriptors[i].location.id] = descriptors[i].flags;
+    if (hostMemory() || descriptors[i].location.id != device_)
+      peerAccess_[descriptors[i].location.id] = descriptors[i].flags;
   return CUDA_SUCCESS;
 }
 
+bool MemPool::deviceMayAccess(int device) {
+  return access(CUmemLocation{CU_MEM_LOCATION_TYPE_DEVICE, device}) != CU_MEM_ACCESS_FLAGS_PROT_NONE;
+}
+
 CUmemAccess_flags MemPool::access(const CUmemLocation& location) {
-  if (location.id == device_) return CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  if (!hostMemory() && location.id == device_) return CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
   std::lock_guard lock(mutex_);
   auto it = peerAccess_.find(location.id);
   return it == peerAccess_.end() ? CU_MEM_ACCESS_FLAGS_PROT_NONE : it->second;

@@ -56,9 +56,12 @@ class MemPool : public std::enable_shared_from_this<MemPool> {
   CUresult setAttribute(CUmemPool_attribute attribute, const void* value);
   void trimTo(uint64_t minBytesToKeep);
 
-  // Access of other devices (the pool's own device always has read-write access).
+  // Access of devices: a device pool's own device always has read-write access, other devices what was set. A
+  // pinned host pool starts with no device access (an H100 faults a kernel that touches it and refuses memsets and
+  // device-side copies of it: tools/gpu-probe/results/clients17c-h100-2026-11-26.txt) until it is granted.
   CUresult setAccess(const CUmemAccessDesc* descriptors, size_t count);
   CUmemAccess_flags access(const CUmemLocation& location);
+  bool deviceMayAccess(int device);
 
   // Registers the pool in the handle table (once).
   void registerHandle(uint64_t handle) { handle_ = handle; }

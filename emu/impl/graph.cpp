@@ -279,6 +279,7 @@ CUresult instantiate(CUgraphExec* out, CUgraph graphHandle, unsigned long long f
   auto graph = findGraph(graphHandle);
   if (!graph) return CUDA_ERROR_INVALID_VALUE;
   if (flags & ~kInstantiateFlags) return CUDA_ERROR_INVALID_VALUE;
+  if (graph->hasUnusedConditional()) return CUDA_ERROR_INVALID_VALUE;
   auto context = requireCurrentContext();
   if (!context) return context.error().code;
   // cuGraphExecGetFlags does not report the upload flag (measured on driver 580): it is an action, not a property.

@@ -2,6 +2,7 @@
 #include "api/impl.h"
 
 #include "api/entry.h"
+#include "core/checkpoint.h"
 #include "core/driver.h"
 #include "core/log.h"
 
@@ -50,7 +51,11 @@ const char* errorName(CUresult code) {
 
 namespace impl {
 
-CUresult cuInit(unsigned int flags) { return initializeDriver(flags); }
+CUresult cuInit(unsigned int flags) {
+  CUresult r = initializeDriver(flags);
+  if (r == CUDA_SUCCESS) checkpoint::startService();  // another process may checkpoint this one from now on
+  return r;
+}
 
 CUresult cuDriverGetVersion(int* driverVersion) {
   if (!driverVersion) return CUDA_ERROR_INVALID_VALUE;

@@ -40,7 +40,11 @@ CUresult checkSide(uint64_t pointer, Side side, size_t bytes, bool& pageable, bo
     }
     case Side::Device: {
       auto region = deviceRange(pointer, bytes, write);
-      return region ? leaseFor(std::move(*region), leases) : region.error().code;
+      if (!region) return region.error().code;
+      // A copy that names a side device memory refuses a pinned host pool's memory even where the pool granted
+      // the device access (driver 580: cuMemsetD8 takes it then, cuMemcpyDtoH does not).
+      if (isHostPoolMemory(**region)) return CUDA_ERROR_INVALID_VALUE;
+      return leaseFor(std::move(*region), leases);
     }
     case Side::Any: {
       if (!pointer) return CUDA_ERROR_INVALID_VALUE;

@@ -25,6 +25,12 @@ inline CUresult runAsync(Context& context, CUstream stream, StreamWork work,
 // still read or write it.
 void drainOwner(uint64_t address);
 
+// Handle types memory may be created with: POSIX file descriptors, and fabric handles, which driver 580 on an H100
+// advertises (CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED) and accepts at creation but refuses to export with
+// CUDA_ERROR_NOT_PERMITTED without an IMEX channel (tools/gpu-probe/results/clients17c-h100-2026-11-26.txt). A
+// software device never has an IMEX channel, so its fabric exports and imports are never permitted.
+inline constexpr unsigned kCreatableHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR | CU_MEM_HANDLE_TYPE_FABRIC;
+
 // The current context, or the error the API returns without one.
 #define CUEMU_REQUIRE_CONTEXT(var)                         \
   auto var##_expected = ::cuemu::requireCurrentContext();  \

@@ -54,9 +54,11 @@ CUresult cuMemAllocPitch_v2(CUdeviceptr* dptr, size_t* pPitch, size_t WidthInByt
 // H100; numba's cuda.close() frees after popping its context).
 CUresult cuMemFree_v2(CUdeviceptr dptr) {
   if (!dptr) return CUDA_SUCCESS;  // like free(NULL)
-  memops::drainOwner(dptr);
   // Memory of a pinned host pool is freed here too (driver 580 accepts it).
   RegionPtr region = AddressSpace::instance().findStart(dptr);
+  // cuMemAlloc memory waits for the owner's work; pool memory does not (an H100 frees it at once and a kernel still
+  // using it faults: tools/gpu-probe/results/clients17c-h100-2026-11-26.txt, part unmap).
+  if (!region || !region->pool) memops::drainOwner(dptr);
   bool hostPool = region && region->kind == MemoryKind::HostPinned && region->pool;
   auto released = hostPool ? releaseRegion(dptr, {MemoryKind::HostPinned})
                            : releaseRegion(dptr, {MemoryKind::Device, MemoryKind::Managed});
@@ -78,7 +80,8 @@ CUresult cuMemGetAddressRange_v2(CUdeviceptr* pbase, size_t* psize, CUdeviceptr 
   CUEMU_REQUIRE_CONTEXT(context);
   (void)context;
   RegionPtr region = AddressSpace::instance().find(dptr);
-  if (!region || region->kind == MemoryKind::HostRegistered) return CUDA_ERROR_NOT_FOUND;
+  if (!region || region->kind == MemoryKind::HostRegistered || hostPoolHiddenFromDevice(*region))
+    return CUDA_ERROR_NOT_FOUND;
   if (pbase) *pbase = region->start;
   if (psize) *psize = region->size;
   return CUDA_SUCCESS;

@@ -19,11 +19,15 @@ template <typename T> CUresult put(void* data, T value) {
 // One attribute of the region holding `ptr`. Truth values are written as 4-byte integers.
 CUresult attributeOf(const MemoryRegion& r, uint64_t ptr, CUpointer_attribute attribute, void* data) {
   bool host = !r.isDeviceSide();
+  // Host-pool memory without device access has no context, device pointer or range start (driver 580).
+  bool hidden = hostPoolHiddenFromDevice(r);
   switch (attribute) {
-    case CU_POINTER_ATTRIBUTE_CONTEXT: return put(data, r.context);
+    case CU_POINTER_ATTRIBUTE_CONTEXT: return put(data, hidden ? CUcontext{} : r.context);
     case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
       return put(data, static_cast<unsigned>(host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE));
-    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: return put(data, static_cast<CUdeviceptr>(ptr));
+    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+      if (hidden) return CUDA_ERROR_INVALID_VALUE;
+      return put(data, static_cast<CUdeviceptr>(ptr));
     case CU_POINTER_ATTRIBUTE_HOST_POINTER:
       // Device memory has no host address (in cuemu it has one, but programs must not learn to rely on it).
       if (!host && r.kind != MemoryKind::Managed) return CUDA_ERROR_INVALID_VALUE;
@@ -39,7 +43,7 @@ CUresult attributeOf(const MemoryRegion& r, uint64_t ptr, CUpointer_attribute at
     case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: return put(data, r.device);
     case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
       return put(data, static_cast<int>(r.kind == MemoryKind::Device && !r.pool));
-    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: return put(data, static_cast<CUdeviceptr>(r.start));
+    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: return put(data, hidden ? CUdeviceptr{} : CUdeviceptr(r.start));
     case CU_POINTER_ATTRIBUTE_RANGE_SIZE: return put(data, static_cast<size_t>(r.size));
     case CU_POINTER_ATTRIBUTE_MAPPED: return put(data, 1);
     case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES: {

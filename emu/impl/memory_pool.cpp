@@ -186,7 +186,7 @@ CUresult cuMemPoolCreate(CUmemoryPool* pool, const CUmemPoolProps* props) {
   if (!pool || !props) return CUDA_ERROR_INVALID_VALUE;
   bool managed = props->allocType == CU_MEM_ALLOCATION_TYPE_MANAGED;
   if (props->allocType != CU_MEM_ALLOCATION_TYPE_PINNED && !managed) return CUDA_ERROR_INVALID_VALUE;
-  if (props->handleTypes & ~CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_NOT_SUPPORTED;
+  if (props->handleTypes & ~memops::kCreatableHandleTypes) return CUDA_ERROR_NOT_SUPPORTED;
   if (managed && props->handleTypes != CU_MEM_HANDLE_TYPE_NONE) return CUDA_ERROR_INVALID_VALUE;  // not shareable
   auto device = poolLocation(props->location, props->allocType);
   if (!device) return CUDA_ERROR_INVALID_VALUE;
@@ -326,6 +326,9 @@ CUresult cuMemPoolExportToShareableHandle(void* handle_out, CUmemoryPool pool, C
   if (!handle_out || flags) return CUDA_ERROR_INVALID_VALUE;
   auto found = findMemPool(pool);
   if (!found || found->importedFd() >= 0) return CUDA_ERROR_INVALID_VALUE;  // an import is not re-exported
+  // A pool made with the fabric type exports nothing without an IMEX channel, a file descriptor neither (driver
+  // 580 on an H100: tools/gpu-probe/results/clients17c-round2-h100-2026-11-26.txt).
+  if (found->props().handleTypes & CU_MEM_HANDLE_TYPE_FABRIC) return CUDA_ERROR_NOT_PERMITTED;
   if (handleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR ||
       !(found->props().handleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR))
     return CUDA_ERROR_INVALID_VALUE;

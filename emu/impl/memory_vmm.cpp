@@ -19,7 +19,7 @@ CUresult validateProp(const CUmemAllocationProp* prop) {
   if (!prop || prop->type != CU_MEM_ALLOCATION_TYPE_PINNED) return CUDA_ERROR_INVALID_VALUE;
   if (prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE) return CUDA_ERROR_INVALID_VALUE;
   if (!deviceByOrdinal(prop->location.id)) return CUDA_ERROR_INVALID_DEVICE;
-  if (prop->requestedHandleTypes & ~CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_NOT_SUPPORTED;
+  if (prop->requestedHandleTypes & ~memops::kCreatableHandleTypes) return CUDA_ERROR_NOT_SUPPORTED;
   return CUDA_SUCCESS;
 }
 
@@ -67,6 +67,7 @@ CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size) {
   RegionPtr reservation = space.findReservation(ptr);
   if (!reservation || reservation->start != ptr || reservation->size != size) return CUDA_ERROR_INVALID_VALUE;
   if (!space.overlapping(ptr, size).empty()) return CUDA_ERROR_INVALID_VALUE;  // still mapped
+  KernelsInFlight::instance().settle(ptr, size);                               // the addresses may be reused at once
   space.release(ptr);
   return CUDA_SUCCESS;
 }
@@ -98,6 +99,7 @@ CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAlloc
   RegionPtr reservation = space.findReservation(ptr);
   if (!reservation || !reservation->contains(ptr, size)) return CUDA_ERROR_INVALID_VALUE;
   if (!space.overlapping(ptr, size).empty()) return CUDA_ERROR_INVALID_VALUE;  // already mapped there
+  KernelsInFlight::instance().settle(ptr, size);  // an unmapping deferred there must not undo this mapping
   auto mapped = space.mapFile(ptr, size, allocation->fd(), offset);
   if (!mapped) return mapped.error().code;
   auto region = std::make_shared<MemoryRegion>();
@@ -119,10 +121,11 @@ CUresult cuMemUnmap(CUdeviceptr ptr, size_t size) {
   if (mappings.empty() || mappings.front()->start != ptr || mappings.back()->end() != ptr + size)
     return CUDA_ERROR_INVALID_VALUE;
   AddressSpace& space = AddressSpace::instance();
-  for (const RegionPtr& r : mappings) {
-    space.eraseRegion(r->start);
-    space.unmapFile(r->start, r->size);
-  }
+  // Kernels fault on the range from now on (as a GPU's do: tools/gpu-probe/results/clients17c-h100-*.txt, part
+  // unmap); the pages go once the grids running now have ended (KernelsInFlight), so none of them can touch
+  // memory that is gone.
+  for (const RegionPtr& r : mappings) space.eraseRegion(r->start);
+  KernelsInFlight::instance().defer(ptr, size, [ptr, size] { AddressSpace::instance().unmapFile(ptr, size); });
   return CUDA_SUCCESS;
 }
 
@@ -183,6 +186,9 @@ CUresult cuMemExportToShareableHandle(void* shareableHandle, CUmemGenericAllocat
   if (!shareableHandle || flags) return CUDA_ERROR_INVALID_VALUE;
   auto allocation = findPhysicalAllocation(handle);
   if (!allocation) return CUDA_ERROR_INVALID_VALUE;
+  if (handleType == CU_MEM_HANDLE_TYPE_FABRIC)
+    return allocation->prop().requestedHandleTypes & CU_MEM_HANDLE_TYPE_FABRIC ? CUDA_ERROR_NOT_PERMITTED
+                                                                               : CUDA_ERROR_INVALID_VALUE;
   if (handleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_NOT_SUPPORTED;
   if (!(allocation->prop().requestedHandleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR))
     return CUDA_ERROR_INVALID_VALUE;
@@ -195,6 +201,7 @@ CUresult cuMemExportToShareableHandle(void* shareableHandle, CUmemGenericAllocat
 CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle* handle, void* osHandle,
                                         CUmemAllocationHandleType shHandleType) {
   if (!handle) return CUDA_ERROR_INVALID_VALUE;
+  if (shHandleType == CU_MEM_HANDLE_TYPE_FABRIC) return CUDA_ERROR_NOT_PERMITTED;
   if (shHandleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_NOT_SUPPORTED;
   int fd = static_cast<int>(reinterpret_cast<intptr_t>(osHandle));
   auto imported = PhysicalAllocation::import(fd);

@@ -97,3 +97,32 @@ TEST_F(MemoryTest, LaunchKeepsUserObjectsUntilItsWorkIsDone) {
 }
 
 }  // namespace
+
+// A conditional handle serves one node, and a graph whose handle no node uses does not instantiate (driver 580:
+// tools/gpu-probe/results/clients17c-round2-h100-2026-11-26.txt).
+TEST_F(MemoryTest, ConditionalHandleServesOneNode) {
+  CUcontext ctx = context_->apiHandle();
+  CUgraph graph = nullptr;
+  ASSERT_EQ(cuGraphCreate(&graph, 0), CUDA_SUCCESS);
+  CUgraphConditionalHandle handle = 0;
+  ASSERT_EQ(cuGraphConditionalHandleCreate(&handle, graph, ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT), CUDA_SUCCESS);
+  CUgraphExec exec = nullptr;
+  EXPECT_EQ(cuGraphInstantiateWithFlags(&exec, graph, 0), CUDA_ERROR_INVALID_VALUE) << "unused handle";
+  CUgraphNodeParams params{};
+  params.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+  params.conditional.handle = handle;
+  params.conditional.type = CU_GRAPH_COND_TYPE_IF;
+  params.conditional.size = 1;
+  params.conditional.ctx = ctx;
+  CUgraphNode node = nullptr, second = nullptr;
+  ASSERT_EQ(cuGraphAddNode(&node, graph, nullptr, 0, &params), CUDA_SUCCESS);
+  CUgraphNodeParams again = params;
+  EXPECT_EQ(cuGraphAddNode(&second, graph, nullptr, 0, &again), CUDA_ERROR_INVALID_VALUE);
+  ASSERT_EQ(cuGraphInstantiateWithFlags(&exec, graph, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+  // Removing the node frees the handle for another node.
+  ASSERT_EQ(cuGraphDestroyNode(node), CUDA_SUCCESS);
+  CUgraphNodeParams third = params;
+  EXPECT_EQ(cuGraphAddNode(&second, graph, nullptr, 0, &third), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphDestroy(graph), CUDA_SUCCESS);
+}

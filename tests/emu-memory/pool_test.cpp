@@ -5,6 +5,8 @@
 
 #include <unistd.h>
 
+#include <vector>
+
 namespace {
 
 TEST_F(MemoryTest, AllocAsyncFreeAsync) {
@@ -117,3 +119,134 @@ TEST_F(MemoryTest, PoolExportImportPointer) {
 }
 
 }  // namespace
+
+// Behaviour measured on an H100 with driver 580 that no recorded conformance case covers
+// (tools/gpu-probe/results/clients17c-round2-h100-2026-11-26.txt).
+namespace {
+
+CUmemPoolProps PoolProps(CUmemLocationType type, unsigned handles = CU_MEM_HANDLE_TYPE_NONE, size_t maxSize = 0) {
+  CUmemPoolProps props{};
+  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  props.handleTypes = static_cast<CUmemAllocationHandleType>(handles);
+  props.location.type = type;
+  props.location.id = 0;
+  props.maxSize = maxSize;
+  return props;
+}
+
+// 1 MiB blocks a pool of maximum size `maxSize` serves before refusing one.
+int BlocksOfOneMiB(size_t maxSize) {
+  CUmemPoolProps props = PoolProps(CU_MEM_LOCATION_TYPE_DEVICE, CU_MEM_HANDLE_TYPE_NONE, maxSize);
+  CUmemoryPool pool = nullptr;
+  if (cuMemPoolCreate(&pool, &props) != CUDA_SUCCESS) return -1;
+  std::vector<CUdeviceptr> blocks;
+  CUdeviceptr p = 0;
+  while (blocks.size() < 64 && cuMemAllocFromPoolAsync(&p, size_t(1) << 20, pool, nullptr) == CUDA_SUCCESS)
+    blocks.push_back(p);
+  for (CUdeviceptr b : blocks) cuMemFreeAsync(b, nullptr);
+  cuStreamSynchronize(nullptr);
+  cuMemPoolDestroy(pool);
+  return int(blocks.size());
+}
+
+}  // namespace
+
+// A maximum size limits a pool to no less than 32 MiB: the H100 served 32 blocks of 1 MiB for maxima of 2, 3, 4, 5
+// and 32 MiB, and single allocations above the maximum up to 32 MiB.
+TEST_F(MemoryTest, PoolMaximumSizeIsAtLeast32MiB) {
+  const size_t MiB = size_t(1) << 20;
+  for (size_t maxSize : {2 * MiB, 2 * MiB + 1, 3 * MiB, 5 * MiB, 32 * MiB}) EXPECT_EQ(BlocksOfOneMiB(maxSize), 32);
+  EXPECT_EQ(BlocksOfOneMiB(40 * MiB), 40);
+  CUmemPoolProps props = PoolProps(CU_MEM_LOCATION_TYPE_DEVICE, CU_MEM_HANDLE_TYPE_NONE, 5 * MiB);
+  CUmemoryPool pool = nullptr;
+  ASSERT_EQ(cuMemPoolCreate(&pool, &props), CUDA_SUCCESS);
+  CUdeviceptr p = 0;
+  ASSERT_EQ(cuMemAllocFromPoolAsync(&p, 10 * MiB, pool, nullptr), CUDA_SUCCESS) << "twice the maximum";
+  ASSERT_EQ(cuMemFreeAsync(p, nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemAllocFromPoolAsync(&p, 32 * MiB + 1, pool, nullptr), CUDA_ERROR_OUT_OF_MEMORY);
+  ASSERT_EQ(cuStreamSynchronize(nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemPoolDestroy(pool), CUDA_SUCCESS);
+}
+
+// A pinned host pool grants the device no access until asked; with access, memsets and address-range queries take
+// its memory, typed device copies still do not.
+TEST_F(MemoryTest, HostPoolDeviceAccess) {
+  for (CUmemLocationType type : {CU_MEM_LOCATION_TYPE_HOST, CU_MEM_LOCATION_TYPE_HOST_NUMA}) {
+    CUmemPoolProps props = PoolProps(type);
+    CUmemoryPool pool = nullptr;
+    ASSERT_EQ(cuMemPoolCreate(&pool, &props), CUDA_SUCCESS);
+    CUmemLocation device{CU_MEM_LOCATION_TYPE_DEVICE, 0};
+    CUmemAccess_flags flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    ASSERT_EQ(cuMemPoolGetAccess(&flags, pool, &device), CUDA_SUCCESS);
+    EXPECT_EQ(flags, CU_MEM_ACCESS_FLAGS_PROT_NONE);
+    CUdeviceptr p = 0;
+    ASSERT_EQ(cuMemAllocFromPoolAsync(&p, 4096, pool, nullptr), CUDA_SUCCESS);
+    ASSERT_EQ(cuStreamSynchronize(nullptr), CUDA_SUCCESS);
+    EXPECT_EQ(cuMemsetD8_v2(p, 9, 4096), CUDA_ERROR_INVALID_VALUE);
+    CUdeviceptr base = 0;
+    size_t size = 0;
+    EXPECT_EQ(cuMemGetAddressRange_v2(&base, &size, p + 16), CUDA_ERROR_NOT_FOUND);
+    CUmemAccessDesc grant{device, CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
+    ASSERT_EQ(cuMemPoolSetAccess(pool, &grant, 1), CUDA_SUCCESS);
+    ASSERT_EQ(cuMemPoolGetAccess(&flags, pool, &device), CUDA_SUCCESS);
+    EXPECT_EQ(flags, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+    EXPECT_EQ(cuMemsetD8_v2(p, 9, 4096), CUDA_SUCCESS);
+    EXPECT_EQ(cuMemGetAddressRange_v2(&base, &size, p + 16), CUDA_SUCCESS);
+    EXPECT_EQ(base, p);
+    CUdeviceptr devicePointer = 0;
+    EXPECT_EQ(cuPointerGetAttribute(&devicePointer, CU_POINTER_ATTRIBUTE_DEVICE_POINTER, p), CUDA_SUCCESS);
+    unsigned char host[16] = {};
+    EXPECT_EQ(cuMemcpyDtoH_v2(host, p, sizeof host), CUDA_ERROR_INVALID_VALUE) << "a typed copy still refuses it";
+    EXPECT_EQ(cuMemcpy(reinterpret_cast<CUdeviceptr>(host), p, sizeof host), CUDA_SUCCESS);
+    EXPECT_EQ(host[15], 9);
+    grant.flags = CU_MEM_ACCESS_FLAGS_PROT_NONE;
+    ASSERT_EQ(cuMemPoolSetAccess(pool, &grant, 1), CUDA_SUCCESS);
+    EXPECT_EQ(cuMemsetD8_v2(p, 9, 4096), CUDA_ERROR_INVALID_VALUE);
+    ASSERT_EQ(cuMemFreeAsync(p, nullptr), CUDA_SUCCESS);
+    ASSERT_EQ(cuStreamSynchronize(nullptr), CUDA_SUCCESS);
+    ASSERT_EQ(cuMemPoolDestroy(pool), CUDA_SUCCESS);
+  }
+  CUmemoryPool defaultHost = nullptr;
+  CUmemLocation host{CU_MEM_LOCATION_TYPE_HOST, 0};
+  ASSERT_EQ(cuMemGetDefaultMemPool(&defaultHost, &host, CU_MEM_ALLOCATION_TYPE_PINNED), CUDA_SUCCESS);
+  CUdeviceptr p = 0;
+  ASSERT_EQ(cuMemAllocFromPoolAsync(&p, 4096, defaultHost, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemsetD8_v2(p, 9, 4096), CUDA_ERROR_INVALID_VALUE) << "the default host pool has no device access";
+  ASSERT_EQ(cuMemFreeAsync(p, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(nullptr), CUDA_SUCCESS);
+}
+
+// Fabric handles: advertised, taken at creation, never exported (no IMEX channel); a fabric pool exports no file
+// descriptor either.
+TEST_F(MemoryTest, FabricHandles) {
+  CUmemPoolProps props =
+      PoolProps(CU_MEM_LOCATION_TYPE_DEVICE, CU_MEM_HANDLE_TYPE_FABRIC | CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+  CUmemoryPool pool = nullptr;
+  ASSERT_EQ(cuMemPoolCreate(&pool, &props), CUDA_SUCCESS);
+  CUdeviceptr p = 0;
+  ASSERT_EQ(cuMemAllocFromPoolAsync(&p, 4096, pool, nullptr), CUDA_SUCCESS);
+  int fd = -1;
+  EXPECT_EQ(cuMemPoolExportToShareableHandle(&fd, pool, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+            CUDA_ERROR_NOT_PERMITTED);
+  CUmemFabricHandle fabric{};
+  EXPECT_EQ(cuMemPoolExportToShareableHandle(&fabric, pool, CU_MEM_HANDLE_TYPE_FABRIC, 0), CUDA_ERROR_NOT_PERMITTED);
+  ASSERT_EQ(cuMemFreeAsync(p, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemPoolDestroy(pool), CUDA_SUCCESS);
+  CUmemPoolProps posix = PoolProps(CU_MEM_LOCATION_TYPE_DEVICE, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+  ASSERT_EQ(cuMemPoolCreate(&pool, &posix), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemPoolExportToShareableHandle(&fabric, pool, CU_MEM_HANDLE_TYPE_FABRIC, 0), CUDA_ERROR_INVALID_VALUE);
+  ASSERT_EQ(cuMemPoolDestroy(pool), CUDA_SUCCESS);
+  CUmemPoolProps hostFabric = PoolProps(CU_MEM_LOCATION_TYPE_HOST, CU_MEM_HANDLE_TYPE_FABRIC);
+  EXPECT_EQ(cuMemPoolCreate(&pool, &hostFabric), CUDA_ERROR_INVALID_VALUE);
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location = {CU_MEM_LOCATION_TYPE_DEVICE, 0};
+  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_FABRIC;
+  CUmemGenericAllocationHandle handle = 0;
+  ASSERT_EQ(cuMemCreate(&handle, size_t(2) << 20, &prop, 0), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemExportToShareableHandle(&fabric, handle, CU_MEM_HANDLE_TYPE_FABRIC, 0), CUDA_ERROR_NOT_PERMITTED);
+  EXPECT_EQ(cuMemImportFromShareableHandle(&handle, &fabric, CU_MEM_HANDLE_TYPE_FABRIC), CUDA_ERROR_NOT_PERMITTED);
+  ASSERT_EQ(cuMemRelease(handle), CUDA_SUCCESS);
+}

@@ -296,6 +296,9 @@ class HostServices {
                                     const DeviceCaller& caller);
   virtual int32_t deviceMemsetAsync(uint64_t dst, uint32_t value, uint64_t bytes, uint64_t stream,
                                     const DeviceCaller& caller);
+  // cudaGraphLaunch from a kernel: launches an executable graph (instantiated for device launch) into one of the
+  // graph launch streams (cudaStreamGraphTailLaunch, ...FireAndForget, ...FireAndForgetAsSibling).
+  virtual int32_t deviceGraphLaunch(uint64_t graphExec, uint64_t stream, const DeviceCaller& caller);
   // The device the kernel runs on (cudaGetDevice), how many there are, a cudaDeviceAttr's value, a cudaLimit's
   // value and the runtime version.
   virtual int32_t deviceOrdinal(int32_t& device);

@@ -53,6 +53,7 @@ constexpr RuntimeFunction kRuntimeFunctions[] = {
     {"MemcpyAsync_ptsz", C::MemcpyAsync, 4, 5, {8, 8, 8, 4, 8}},
     {"MemsetAsync", C::MemsetAsync, 4, 4, {8, 4, 8, 8}},
     {"MemsetAsync_ptsz", C::MemsetAsync, 4, 4, {8, 4, 8, 8}},
+    {"GraphLaunch", C::GraphLaunch, 4, 2, {8, 8}},
 };
 
 // The gathered arguments of one lane (RuntimeSite::args put them at runtimeArgOffset).
@@ -261,6 +262,7 @@ const Op* deviceRuntime(Warp& w, const Op* op) {
         error = host.deviceMemsetAsync(args.get<uint64_t>(0), args.get<uint32_t>(1), args.get<uint64_t>(2),
                                        args.get<uint64_t>(3), caller);
         break;
+      case C::GraphLaunch: error = host.deviceGraphLaunch(args.get<uint64_t>(0), args.get<uint64_t>(1), caller); break;
     }
     if (faulted) return nullptr;
     if (error != kSuccess) lastError = error;
@@ -295,6 +297,7 @@ int32_t HostServices::deviceMemcpyAsync(uint64_t, uint64_t, uint64_t, uint32_t, 
 int32_t HostServices::deviceMemsetAsync(uint64_t, uint32_t, uint64_t, uint64_t, const DeviceCaller&) {
   return kNotSupported;
 }
+int32_t HostServices::deviceGraphLaunch(uint64_t, uint64_t, const DeviceCaller&) { return kNotSupported; }
 int32_t HostServices::deviceOrdinal(int32_t&) { return kNotSupported; }
 int32_t HostServices::deviceCount(int32_t&) { return kNotSupported; }
 int32_t HostServices::deviceAttribute(int32_t, int32_t, int32_t&) { return kNotSupported; }

@@ -35,6 +35,7 @@ enum class RuntimeCall : uint8_t {
   Free,                   // (void*)
   MemcpyAsync,            // (dst, src, count, kind, stream)
   MemsetAsync,            // (dst, int value, count, stream)
+  GraphLaunch,            // (graphExec, stream)
 };
 
 // One row per function a kernel may call: the argument sizes in bytes (dim3 is 12) and the result's size (0: none).
