@@ -387,22 +387,24 @@ void multiply(const MatrixSite& s, unsigned M, unsigned N, unsigned K, const uin
               const uint64_t* c, uint64_t* d) {
   const Elem ea = Elem(s.elem[A]), eb = Elem(s.elem[B]), ec = Elem(s.elem[C]), ed = Elem(s.elem[D]);
   if (ea == Elem::F64) {
-    // an IEEE fma per product in k order; a NaN result is, as on an H100, B's NaN of the largest k (quieted), else
-    // C's, else A's of the smallest k, else the default NaN
+    // an IEEE fma per product in k order; an fma with a NaN result gives, as on an H100, B's NaN (quieted), else
+    // the accumulator's, else A's (quieted), else the default NaN: so the last B NaN wins, an invalid operation
+    // (0 x inf, inf - inf) before any NaN operand gives the default NaN for good
+    auto nanOf = [](uint64_t x) { return (x & 0x7fffffffffffffffull) > 0x7ff0000000000000ull; };
     for (unsigned i = 0; i < M; ++i)
       for (unsigned j = 0; j < N; ++j) {
         double acc = std::bit_cast<double>(c[i * N + j]);
-        for (unsigned q = 0; q < K; ++q)
-          acc = std::fma(std::bit_cast<double>(a[i * K + q]), std::bit_cast<double>(b[q * N + j]), acc);
-        if (acc != acc) {
-          auto nanOf = [](uint64_t x) { return (x & 0x7fffffffffffffffull) > 0x7ff0000000000000ull; };
-          uint64_t r = num::kDefaultNaN64;
-          for (unsigned q = K; q-- > 0;)
-            if (nanOf(a[i * K + q])) r = a[i * K + q];
-          if (nanOf(c[i * N + j])) r = c[i * N + j];
-          for (unsigned q = 0; q < K; ++q)
-            if (nanOf(b[q * N + j])) r = b[q * N + j];
-          acc = num::quiet(std::bit_cast<double>(r));
+        for (unsigned q = 0; q < K; ++q) {
+          const uint64_t x = a[i * K + q], y = b[q * N + j];
+          const double r = std::fma(std::bit_cast<double>(x), std::bit_cast<double>(y), acc);
+          if (r == r)
+            acc = r;
+          else if (nanOf(y))
+            acc = num::quiet(std::bit_cast<double>(y));
+          else if (acc != acc)
+            acc = num::quiet(acc);
+          else
+            acc = num::quiet(std::bit_cast<double>(nanOf(x) ? x : num::kDefaultNaN64));
         }
         d[i * N + j] = std::bit_cast<uint64_t>(acc);
       }
