@@ -222,7 +222,9 @@ struct MmaForm {
   unsigned nd, na, nb, nc;  // registers per fragment
   std::string extra;        // .satfinite, .xor.popc, ...
   unsigned trials = 25;
-  bool sparse = false;  // mma.sp::ordered_metadata with a metadata register (selector 0)
+  bool sparse = false;     // mma.sp::ordered_metadata with a metadata register
+  unsigned selector = 0;   // the sparsity selector of a sparse form
+  bool unordered = false;  // sparse: plain mma.sp instead of mma.sp::ordered_metadata
 };
 
 std::string MmaKernel(const MmaForm& f) {
@@ -256,9 +258,10 @@ std::string MmaKernel(const MmaForm& f) {
     for (unsigned r = 0; r < n; ++r) v += (r ? ", " : "") + std::string(reg) + frag + std::to_string(r);
     return v + "}";
   };
-  s << "  mma" << (f.sparse ? ".sp::ordered_metadata" : "") << ".sync.aligned." << f.shape << ".row.col" << f.extra
-    << PtxType(f.d) << PtxType(f.a) << PtxType(f.b) << PtxType(f.c) << " " << vec('d', f.nd) << ", " << vec('a', f.na)
-    << ", " << vec('b', f.nb) << ", " << vec('c', f.nc) << (f.sparse ? ", %e, 0x0" : "") << ";\n";
+  s << "  mma" << (f.sparse ? (f.unordered ? ".sp" : ".sp::ordered_metadata") : "") << ".sync.aligned." << f.shape
+    << ".row.col" << f.extra << PtxType(f.d) << PtxType(f.a) << PtxType(f.b) << PtxType(f.c) << " " << vec('d', f.nd)
+    << ", " << vec('a', f.na) << ", " << vec('b', f.nb) << ", " << vec('c', f.nc)
+    << (f.sparse ? ", %e, 0x" + std::to_string(f.selector) : "") << ";\n";
   for (unsigned r = 0; r < f.nd; ++r) s << "  " << st << " [%p5+" << r * 32 * w << "], " << reg << "d" << r << ";\n";
   s << "  ret;\n}\n";
   return s.str();
@@ -282,11 +285,14 @@ void RunMma(const MmaForm& f) {
     words(f.b, f.nb, false);
     words(f.c, f.nc, true);
     if (f.sparse) {
-      // 2:4 metadata: per group of four, the two nonzero positions in increasing order (lo | hi << 2)
+      // 2:4 metadata: per group of four, the two nonzero positions in increasing order (lo | hi << 2); .tf32
+      // keeps one element of two: 0x4 the first, 0xe the second
       static const u32 kPairs[] = {0x4, 0x8, 0xc, 0x9, 0xd, 0xe};
+      static const u32 kTf32Pairs[] = {0x4, 0xe};
       for (unsigned q = 0; q < 32; ++q) {
         u32 m = 0;
-        for (unsigned i = 0; i < 8; ++i) m |= kPairs[r.below(6)] << (4 * i);
+        for (unsigned i = 0; i < 8; ++i)
+          m |= (f.a == El::TF32 ? kTf32Pairs[r.below(2)] : kPairs[r.below(6)]) << (4 * i);
         in.insert(in.end(), reinterpret_cast<unsigned char*>(&m), reinterpret_cast<unsigned char*>(&m) + 4);
       }
     }
@@ -333,6 +339,19 @@ std::vector<MmaForm> MmaForms() {
       {"sp_m16n8k16_f16_f16", "m16n8k16", E::F16, E::F16, E::F16, E::F16, 2, 2, 2, 2, "", 15, true},
       {"sp_m16n8k64_s8_satfinite", "m16n8k64", E::S32, E::S8, E::S8, E::S32, 4, 4, 4, 4, ".satfinite", 10, true},
       {"sp_m16n8k64_f32_e4m3", "m16n8k64", E::F32, E::E4M3, E::E4M3, E::F32, 4, 4, 4, 4, "", 15, true},
+      // the other shapes and types, other selectors, and plain mma.sp
+      {"sp_m16n8k16_f32_f16_sel3", "m16n8k16", E::F32, E::F16, E::F16, E::F32, 4, 2, 2, 4, "", 10, true, 3},
+      {"sp_m16n8k32_f16_f16_sel1", "m16n8k32", E::F16, E::F16, E::F16, E::F16, 2, 4, 4, 2, "", 10, true, 1},
+      {"sp_m16n8k32_f32_bf16", "m16n8k32", E::F32, E::BF16, E::BF16, E::F32, 4, 4, 4, 4, "", 10, true},
+      {"sp_m16n8k8_f32_tf32_sel2", "m16n8k8", E::F32, E::TF32, E::TF32, E::F32, 4, 2, 2, 4, "", 10, true, 2},
+      {"sp_m16n8k16_f32_tf32", "m16n8k16", E::F32, E::TF32, E::TF32, E::F32, 4, 4, 4, 4, "", 10, true},
+      {"sp_m16n8k16_f32_tf32_sel1", "m16n8k16", E::F32, E::TF32, E::TF32, E::F32, 4, 4, 4, 4, "", 10, true, 1},
+      {"sp_m16n8k32_s8_u8_sel1", "m16n8k32", E::S32, E::S8, E::U8, E::S32, 4, 2, 2, 4, "", 10, true, 1},
+      {"sp_m16n8k32_s8", "m16n8k32", E::S32, E::S8, E::S8, E::S32, 4, 2, 2, 4, "", 10, true},
+      {"sp_m16n8k64_u4_s4_sel1", "m16n8k64", E::S32, E::U4, E::S4, E::S32, 4, 2, 2, 4, "", 10, true, 1},
+      {"sp_m16n8k128_s4_satfinite", "m16n8k128", E::S32, E::S4, E::S4, E::S32, 4, 4, 4, 4, ".satfinite", 10, true},
+      {"sp_plain_m16n8k32_f32_f16", "m16n8k32", E::F32, E::F16, E::F16, E::F32, 4, 4, 4, 4, "", 10, true, 0, true},
+      {"sp_plain_m16n8k64_s8", "m16n8k64", E::S32, E::S8, E::S8, E::S32, 4, 4, 4, 4, "", 10, true, 0, true},
   };
 }
 

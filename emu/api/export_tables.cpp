@@ -197,7 +197,8 @@ constinit const SizeOnlyTable g_sizeOnlyTable = {sizeSlot<SizeOnlyTable>()};
 // calls slot 4 during algorithm selection with a context (from tools-TLS slot 2) and an out pointer, and keys a
 // cache on the 64-bit value written: driver 580 answers CUDA_SUCCESS and 1 for the first context of a process
 // (measured on an H100, tools/gpu-probe/results/cc12-*.txt), which is that context's cuCtxGetId; cuemu answers
-// the context's id. cuBLAS 13 also calls slots 39 and 51, whose meaning is unknown: they and every other slot answer
+// the context's id. cuBLAS 13 also calls slots 39 and 51, whose meaning is unknown (51 only on the error path after a
+// kernel of cuBLASLt's failed to load; the GEMMs that run never call it): they and every other slot answer
 // CUDA_ERROR_NOT_SUPPORTED and warn once naming the slot (a call through a missing slot would crash the host);
 // cudart 13.4+ calls slot 1 when it reports an error (cudaSetDevice of a device that does not exist) and slots 51
 // and 39 in cudaStreamGetCaptureInfo (tools/gpu-probe/results/tables17-h100-2026-11-26.txt). ---
@@ -223,8 +224,9 @@ template <int Slot> CUresult runtime134Unsupported(void* first, void* second) {
   static std::atomic<bool> warned{false};
   if (!warned.exchange(true))
     CUEMU_WARN(
-        "a library (cuBLAS 13 does) called slot {} of the driver-internal export table 21318c60, whose "
-        "meaning cuemu does not know; the call answers CUDA_ERROR_NOT_SUPPORTED",
+        "a library called slot {} of the driver-internal export table 21318c60, whose meaning cuemu does not "
+        "know; the call answers CUDA_ERROR_NOT_SUPPORTED (cuBLAS 13 calls slot 51 only after one of its kernels "
+        "failed to load: see the error before this one)",
         Slot);
   if (trace::on()) [[unlikely]] {
     std::string name = fmt::format("EXPORT_TABLE[21318c60][{}]", Slot);

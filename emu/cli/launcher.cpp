@@ -133,6 +133,9 @@ std::vector<std::string> programEnvironment(const SettingValues& values, const s
   for (const auto& [name, value] : values) set[name] = value;
   const char* path = std::getenv("LD_LIBRARY_PATH");
   set["LD_LIBRARY_PATH"] = path && *path ? libraryDir + ":" + path : libraryDir;
+  // cuemu runs PTX only. NVIDIA's cuBLAS/cuBLASLt read this variable of NVIDIA's driver themselves and then choose
+  // kernels that have PTX instead of SASS-only ones (README, "NVIDIA's math libraries"); a value the user set stays.
+  if (!std::getenv("CUDA_FORCE_PTX_JIT")) set["CUDA_FORCE_PTX_JIT"] = "1";
   std::vector<std::string> environment;
   for (char** e = environ; *e; ++e) {
     std::string_view entry(*e);

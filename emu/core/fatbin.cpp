@@ -554,14 +554,21 @@ Expected<PtxImage> extractPtx(const void* image, int ccMajor, int ccMinor, size_
       uint32_t sm = p[8] >= 8 ? (elfFlags >> 8) & 0xFF : elfFlags & 0xFF;
       std::string where = describeImageLocation(image);
       auto kernels = cubinKernelNames(p, size);
-      if (binaryContaining(image).empty() && !kernels.empty())
+      if (binaryContaining(image).empty() && !kernels.empty()) {
         // Not a cubin mapped from a binary: a library chose this SASS itself (cuBLASLt 13 does for its cutlass
         // kernels) and copied it out of its own storage; naming the kernels lets the user find the library.
+        // cuBLAS/cuBLASLt read NVIDIA's CUDA_FORCE_PTX_JIT themselves and then prefer kernels that have PTX.
+        const char* forced = std::getenv("CUDA_FORCE_PTX_JIT");
+        const bool forcedOn = forced && forced[0] == '1';
         return makeError(CUDA_ERROR_NO_BINARY_FOR_GPU,
                          fmt::format("{}: the image is a cubin (SASS for sm_{}) of kernel {}{}, which cuemu cannot run "
-                                     "(it runs PTX): the library loading it chose this SASS itself",
+                                     "(it runs PTX): the library loading it chose this SASS itself{}",
                                      where, sm, kernels.front(),
-                                     kernels.size() > 1 ? fmt::format(" and {} more", kernels.size() - 1) : ""));
+                                     kernels.size() > 1 ? fmt::format(" and {} more", kernels.size() - 1) : "",
+                                     forcedOn ? " (although CUDA_FORCE_PTX_JIT=1: it has no PTX of this kernel)"
+                                              : "; with CUDA_FORCE_PTX_JIT=1 NVIDIA's libraries choose kernels "
+                                                "that have PTX"));
+      }
       return makeError(CUDA_ERROR_NO_BINARY_FOR_GPU,
                        fmt::format("{}: the image is a cubin (SASS for sm_{}), which cuemu cannot run; {}", where, sm,
                                    ptxAdvice(cc)));

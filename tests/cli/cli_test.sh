@@ -10,7 +10,7 @@ check() {  # name, condition (a command)
 out=$(mktemp)
 err=$(mktemp)
 trap 'rm -f "$out" "$err"' EXIT
-unset LD_LIBRARY_PATH CUEMU_DETERMINISTIC CUEMU_SCHEDULE_SEED CUEMU_DEVICE_PROFILE
+unset LD_LIBRARY_PATH CUEMU_DETERMINISTIC CUEMU_SCHEDULE_SEED CUEMU_DEVICE_PROFILE CUDA_FORCE_PTX_JIT
 
 # Without the command the probe finds no driver; through it, cuemu's.
 "$probe" sum >/dev/null 2>&1
@@ -20,6 +20,10 @@ check "run: the program gets cuemu's library" '[ $? -eq 0 ] && grep -qx "result 
 "$cuemu" run --seed 5 --device-profile gb10 -- sh -c 'echo "$CUEMU_SCHEDULE_SEED $CUEMU_DEVICE_PROFILE ${LD_LIBRARY_PATH%%:*}"' >"$out"
 check "run: options become the library's variables, children inherit them" \
   'grep -q "^5 gb10 /" "$out" && [ -f "$(cut -d" " -f3 "$out")/libcuda.so.1" ]'
+"$cuemu" run -- sh -c 'echo "force=$CUDA_FORCE_PTX_JIT"' >"$out"
+check "run: NVIDIA's libraries are told to choose PTX kernels (CUDA_FORCE_PTX_JIT=1)" 'grep -qx "force=1" "$out"'
+CUDA_FORCE_PTX_JIT=0 "$cuemu" run -- sh -c 'echo "force=$CUDA_FORCE_PTX_JIT"' >"$out"
+check "run: a CUDA_FORCE_PTX_JIT the user set stays" 'grep -qx "force=0" "$out"'
 "$cuemu" run -- sh -c 'exit 7'
 check "run: the exit status is the program's" '[ $? -eq 7 ]'
 "$cuemu" run -- /nonexistent/program 2>"$err"

@@ -536,10 +536,6 @@ TEST(PtxExec, AcceptedButUnexecutedInstructionsFailAtLaunchWithTheirNames) {
     const char* expectInMessage;
   };
   const Case cases[] = {
-      {"sm_90a", "sparse_mma",
-       "mma.sp::ordered_metadata.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1,%f2,%f3,%f4}, {%r1,%r2}, "
-       "{%r3,%r4}, {%f5,%f6,%f7,%f8}, %r9, 0;",
-       "mma.sp::ordered_metadata"},
       {"sm_90a", "sparse_wgmma",
        "wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 {%f1,%f2,%f3,%f4}, %rd1, %rd2, %r9, 0, 1, 1, 1, 0, 0;",
        "wgmma.mma_async.sp"},

@@ -155,13 +155,15 @@ struct MatrixSite {
   std::vector<uint16_t> index[4];
   uint8_t count[4] = {};  // registers per fragment
   uint16_t m = 0, n = 0, k = 0;
-  uint8_t elem[4] = {};  // element type per fragment (matrix.cpp: Elem)
-  uint8_t flags = 0;     // matrix.cpp: kFlag*
-  uint8_t space = 0;     // memory forms: mem::Space of the address
-  uint8_t addrSize = 8;  // bytes of the address register
-  uint32_t addr = 0;     // address register
-  uint32_t stride = 0;   // wmma stride register (elements); 0: the fragment's own leading dimension
-  int64_t offset = 0;    // address immediate
+  uint8_t elem[4] = {};   // element type per fragment (matrix.cpp: Elem)
+  uint8_t flags = 0;      // matrix.cpp: kFlag*
+  uint8_t space = 0;      // memory forms: mem::Space of the address
+  uint8_t addrSize = 8;   // bytes of the address register
+  uint32_t addr = 0;      // address register
+  uint32_t stride = 0;    // wmma stride register (elements); 0: the fragment's own leading dimension
+  int64_t offset = 0;     // address immediate
+  uint32_t metadata = 0;  // mma.sp: the metadata register
+  uint8_t selector = 0;   // mma.sp: the sparsity selector
 };
 
 // One step of a fused chain of shared-memory inner-product steps (mem::fmaSharedChain): acc = fma(x, y, acc) with

@@ -1,4 +1,5 @@
-// Warp matrix instructions (OpClass Matrix): mma.sync, wmma.load/store/mma, ldmatrix, stmatrix, movmatrix.
+// Warp matrix instructions (OpClass Matrix): mma.sync (dense and sparse), wmma.load/store/mma, ldmatrix, stmatrix,
+// movmatrix.
 //
 // A matrix instruction works on the fragments of all 32 lanes at once: the handler gathers every lane's fragment
 // registers into whole matrices, multiplies, and scatters the result back. Where each lane's registers sit in the
@@ -380,32 +381,30 @@ constexpr unsigned kMaxElems = 16 * 256;  // the largest fragment: A of m16n8k25
 
 const MatrixSite& siteOf(Warp& w, const Op* op) { return w.cta->job->program->matrixSites[op->aux]; }
 
-const Op* mmaSync(Warp& w, const Op* op) {
-  const MatrixSite& s = siteOf(w, op);
-  static thread_local uint64_t a[kMaxElems], b[kMaxElems / 2];
-  uint64_t c[32 * 8], d[32 * 8];
-  gather(w, s, A, a);
-  gather(w, s, B, b);
-  gather(w, s, C, c);
-  const unsigned M = s.m, N = s.n, K = s.k;
+// D = A B + C for row-major matrices of bit patterns (A: M x K, B: K x N, C and D: M x N) with the numerics of the
+// site's element types and flags.
+void multiply(const MatrixSite& s, unsigned M, unsigned N, unsigned K, const uint64_t* a, const uint64_t* b,
+              const uint64_t* c, uint64_t* d) {
   const Elem ea = Elem(s.elem[A]), eb = Elem(s.elem[B]), ec = Elem(s.elem[C]), ed = Elem(s.elem[D]);
   if (ea == Elem::F64) {
-    // an IEEE fma per product in k order; a NaN result is, as on an H100, B's NaN of the largest k (quieted), else
-    // C's, else A's of the smallest k, else the default NaN
+    // an IEEE fma per product in k order; an fma with a NaN result gives, as on an H100, B's NaN (quieted), else
+    // the accumulator's, else A's (quieted), else the default NaN: so the last B NaN wins, an invalid operation
+    // (0 x inf, inf - inf) before any NaN operand gives the default NaN for good
+    auto nanOf = [](uint64_t x) { return (x & 0x7fffffffffffffffull) > 0x7ff0000000000000ull; };
     for (unsigned i = 0; i < M; ++i)
       for (unsigned j = 0; j < N; ++j) {
         double acc = std::bit_cast<double>(c[i * N + j]);
-        for (unsigned q = 0; q < K; ++q)
-          acc = std::fma(std::bit_cast<double>(a[i * K + q]), std::bit_cast<double>(b[q * N + j]), acc);
-        if (acc != acc) {
-          auto nanOf = [](uint64_t x) { return (x & 0x7fffffffffffffffull) > 0x7ff0000000000000ull; };
-          uint64_t r = num::kDefaultNaN64;
-          for (unsigned q = K; q-- > 0;)
-            if (nanOf(a[i * K + q])) r = a[i * K + q];
-          if (nanOf(c[i * N + j])) r = c[i * N + j];
-          for (unsigned q = 0; q < K; ++q)
-            if (nanOf(b[q * N + j])) r = b[q * N + j];
-          acc = num::quiet(std::bit_cast<double>(r));
+        for (unsigned q = 0; q < K; ++q) {
+          const uint64_t x = a[i * K + q], y = b[q * N + j];
+          const double r = std::fma(std::bit_cast<double>(x), std::bit_cast<double>(y), acc);
+          if (r == r)
+            acc = r;
+          else if (nanOf(y))
+            acc = num::quiet(std::bit_cast<double>(y));
+          else if (acc != acc)
+            acc = num::quiet(acc);
+          else
+            acc = num::quiet(std::bit_cast<double>(nanOf(x) ? x : num::kDefaultNaN64));
         }
         d[i * N + j] = std::bit_cast<uint64_t>(acc);
       }
@@ -466,6 +465,69 @@ const Op* mmaSync(Warp& w, const Op* op) {
         if (s.flags & kFlagSatfinite) acc = std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX);
         d[i * N + j] = uint32_t(acc);
       }
+  }
+}
+
+const Op* mmaSync(Warp& w, const Op* op) {
+  const MatrixSite& s = siteOf(w, op);
+  static thread_local uint64_t a[kMaxElems], b[kMaxElems / 2];
+  uint64_t c[32 * 8], d[32 * 8];
+  gather(w, s, A, a);
+  gather(w, s, B, b);
+  gather(w, s, C, c);
+  multiply(s, s.m, s.n, s.k, a, b, c, d);
+  scatter(w, s, D, d);
+  return op + 1;
+}
+
+// ---- mma.sp, mma.sp::ordered_metadata ----------------------------------------------------------------------------
+
+// Sparse A (PTX ISA "Sparse matrix storage"): each row of A is cut into groups of four slots along K, two of which
+// hold values; the fragment holds those two per group (an M x K/2 matrix laid out as the dense A of half the K),
+// and a 4-bit metadata nibble per group names their two slots (low two bits the first). A slot is one element of
+// 8 or 16 bits, two 4-bit elements, or half a .tf32 element (a .tf32 group is two elements, one of them kept).
+// The nibbles come from the metadata registers of T = (groups per row) / 4 lanes of each quad g (rows g and g + 8),
+// those numbered selector*T ... selector*T + T-1. With groups of 64 bits (16-bit elements, .tf32) the t-th of them
+// holds groups 4t..4t+3 of row g in bits 0-15 and of row g + 8 in bits 16-31; with groups of 32 bits (8- and 4-bit
+// elements) lane 2u holds groups 8u..8u+7 of row g, lane 2u+1 those of row g + 8 (recorded on an H100: the
+// ptx.matrix.mma sp_* cases).
+// The products of the slots left out are not formed at all (an infinity of B there does not reach D).
+unsigned sparseSlotElems(Elem e) { return e == Elem::S4 || e == Elem::U4 ? 2 : 1; }
+
+// The K position of element q of row `row` of the compressed A.
+unsigned sparsePosition(const MatrixSite& s, const uint32_t* meta, unsigned row, unsigned q) {
+  const Elem e = Elem(s.elem[A]);
+  const bool tf32 = e == Elem::TF32;
+  const unsigned slot = sparseSlotElems(e);
+  const unsigned groupElems = tf32 ? 2 : 4 * slot, keptPerGroup = tf32 ? 1 : 2 * slot;
+  const unsigned groups = s.k / groupElems, lanesPerQuad = std::max(1u, groups / 4);
+  const unsigned group = q / keptPerGroup, within = q % keptPerGroup;
+  // groups of 32 bits (8- and 4-bit elements): a lane holds eight groups of one row; of 64 bits (16-bit, .tf32):
+  // four groups of each of its two rows
+  const unsigned hi = row >= 8, quad = 4 * (row % 8) + s.selector * lanesPerQuad;
+  const bool narrow = elemBits(e) <= 8;
+  const unsigned lane = narrow ? quad + (group / 8) * 2 + hi : quad + group / 4;
+  const unsigned shift = narrow ? 4 * (group % 8) : 16 * hi + 4 * (group % 4);
+  const unsigned nibble = (meta[lane] >> shift) & 0xf;
+  if (tf32) return group * 2 + (nibble & 3) / 2;
+  const unsigned index = within / slot ? (nibble >> 2) & 3 : nibble & 3;
+  return group * groupElems + index * slot + within % slot;
+}
+
+const Op* mmaSparse(Warp& w, const Op* op) {
+  const MatrixSite& s = siteOf(w, op);
+  constexpr unsigned kMaxK = 128, kMaxN = 8, kMaxM = 16;
+  uint64_t packed[kMaxM * kMaxK / 2], b[kMaxK * kMaxN], picked[kMaxK / 2 * kMaxN], c[kMaxM * kMaxN], d[kMaxM * kMaxN];
+  gather(w, s, A, packed);
+  gather(w, s, B, b);
+  gather(w, s, C, c);
+  const uint32_t* meta = R<uint32_t>(w, s.metadata);
+  const unsigned M = s.m, N = s.n, half = s.k / 2;
+  // each row multiplies its own K/2 rows of B
+  for (unsigned i = 0; i < M; ++i) {
+    for (unsigned q = 0; q < half; ++q)
+      std::memcpy(picked + q * N, b + sparsePosition(s, meta, i, q) * N, N * sizeof *b);
+    multiply(s, 1, N, half, packed + i * half, picked, c + i * N, d + i * N);
   }
   scatter(w, s, D, d);
   return op + 1;
@@ -784,6 +846,34 @@ void KernelLowerer::lowerMatrix(const Instruction& in) {
       if (quadPairs) return emitSite(&mma884, pending);
       for (Role r : {D, A, B, C}) site.index[r] = layoutTable(site, r, r);
       emitSite(&mmaSync, pending);
+      return;
+    }
+    case Opcode::MmaSp:
+    case Opcode::MmaSpOrdered: {
+      if (!shape) return unsupported(in, "matrix shape");
+      if (in.numTypes != 4 || fn_->hasMod(in, ptx::Mod::kind_f8f6f4) || fn_->hasMod(in, ptx::Mod::kind_mxf8f6f4) ||
+          fn_->hasMod(in, ptx::Mod::kind_mxf4) || fn_->hasMod(in, ptx::Mod::kind_mxf4nvf4))
+        return unsupported(in, "mma.sp with .kind (sm_120 block-scaled forms)");
+      const Operand& selector = opnd(in, 5);
+      if (selector.kind != OperandKind::Imm) fail(line_, "mma.sp needs an immediate sparsity selector");
+      const Type dt = in.types[0], at = in.types[1], bt = in.types[2], ct = in.types[3];
+      site.m = shape->m, site.n = shape->n, site.k = shape->k;
+      site.elem[D] = uint8_t(elemOf(dt)), site.elem[A] = uint8_t(elemOf(at));
+      site.elem[B] = uint8_t(elemOf(bt)), site.elem[C] = uint8_t(elemOf(ct));
+      if (in.has(ptx::Flag::satfinite)) site.flags |= kFlagSatfinite;
+      site.selector = uint8_t(selector.value);
+      auto accReg = [&](Type t) { return t == Type::f16 ? Type::b32 : regTypeOf(elemOf(t)); };
+      fragment(A, opnd(in, 1), false, Type::b32, pending);
+      fragment(B, opnd(in, 2), false, Type::b32, pending);
+      fragment(C, opnd(in, 3), false, accReg(ct), pending);
+      fragment(D, opnd(in, 0), true, accReg(dt), pending);
+      site.metadata = src(opnd(in, 4), Type::b32);
+      for (Role r : {D, B, C}) site.index[r] = layoutTable(site, r, r);
+      // the fragment of A is the dense A of half the K
+      MatrixSite packed = site;
+      packed.k = uint16_t(site.k / 2);
+      site.index[A] = layoutTable(packed, A, A);
+      emitSite(&mmaSparse, pending);
       return;
     }
     case Opcode::WmmaLoad:
