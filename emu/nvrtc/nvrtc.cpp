@@ -37,35 +37,35 @@ constexpr nvrtcResult kInternalError = 11;
 
 // Every forwarded entry: name, parameter list, argument list. The four that the cubin rewrite changes
 // (nvrtcCompileProgram, nvrtcGetCUBINSize, nvrtcGetCUBIN, nvrtcDestroyProgram) are written out below.
-#define CUEMU_NVRTC_FORWARDED(X)                                                                                     \
-  X(nvrtcVersion, (int* major, int* minor), (major, minor))                                                          \
-  X(nvrtcGetNumSupportedArchs, (int* count), (count))                                                                \
-  X(nvrtcGetSupportedArchs, (int* archs), (archs))                                                                   \
-  X(nvrtcCreateProgram,                                                                                              \
-    (nvrtcProgram * prog, const char* src, const char* name, int numHeaders, const char* const* headers,            \
-     const char* const* includeNames),                                                                               \
-    (prog, src, name, numHeaders, headers, includeNames))                                                            \
-  X(nvrtcGetPTXSize, (nvrtcProgram prog, size_t * size), (prog, size))                                               \
-  X(nvrtcGetPTX, (nvrtcProgram prog, char* ptx), (prog, ptx))                                                        \
-  X(nvrtcGetLTOIRSize, (nvrtcProgram prog, size_t * size), (prog, size))                                             \
-  X(nvrtcGetLTOIR, (nvrtcProgram prog, char* ltoir), (prog, ltoir))                                                  \
-  X(nvrtcGetOptiXIRSize, (nvrtcProgram prog, size_t * size), (prog, size))                                           \
-  X(nvrtcGetOptiXIR, (nvrtcProgram prog, char* optixir), (prog, optixir))                                            \
-  X(nvrtcGetProgramLogSize, (nvrtcProgram prog, size_t * size), (prog, size))                                        \
-  X(nvrtcGetProgramLog, (nvrtcProgram prog, char* log), (prog, log))                                                 \
-  X(nvrtcAddNameExpression, (nvrtcProgram prog, const char* const expression), (prog, expression))                  \
-  X(nvrtcGetLoweredName, (nvrtcProgram prog, const char* const expression, const char** lowered),                   \
-    (prog, expression, lowered))                                                                                     \
-  X(nvrtcGetPCHHeapSize, (size_t * size), (size))                                                                    \
-  X(nvrtcSetPCHHeapSize, (size_t size), (size))                                                                      \
-  X(nvrtcGetPCHCreateStatus, (nvrtcProgram prog), (prog))                                                            \
-  X(nvrtcGetPCHHeapSizeRequired, (nvrtcProgram prog, size_t * size), (prog, size))                                   \
+#define CUEMU_NVRTC_FORWARDED(X)                                                                         \
+  X(nvrtcVersion, (int* major, int* minor), (major, minor))                                              \
+  X(nvrtcGetNumSupportedArchs, (int* count), (count))                                                    \
+  X(nvrtcGetSupportedArchs, (int* archs), (archs))                                                       \
+  X(nvrtcCreateProgram,                                                                                  \
+    (nvrtcProgram * prog, const char* src, const char* name, int numHeaders, const char* const* headers, \
+     const char* const* includeNames),                                                                   \
+    (prog, src, name, numHeaders, headers, includeNames))                                                \
+  X(nvrtcGetPTXSize, (nvrtcProgram prog, size_t * size), (prog, size))                                   \
+  X(nvrtcGetPTX, (nvrtcProgram prog, char* ptx), (prog, ptx))                                            \
+  X(nvrtcGetLTOIRSize, (nvrtcProgram prog, size_t * size), (prog, size))                                 \
+  X(nvrtcGetLTOIR, (nvrtcProgram prog, char* ltoir), (prog, ltoir))                                      \
+  X(nvrtcGetOptiXIRSize, (nvrtcProgram prog, size_t * size), (prog, size))                               \
+  X(nvrtcGetOptiXIR, (nvrtcProgram prog, char* optixir), (prog, optixir))                                \
+  X(nvrtcGetProgramLogSize, (nvrtcProgram prog, size_t * size), (prog, size))                            \
+  X(nvrtcGetProgramLog, (nvrtcProgram prog, char* log), (prog, log))                                     \
+  X(nvrtcAddNameExpression, (nvrtcProgram prog, const char* const expression), (prog, expression))       \
+  X(nvrtcGetLoweredName, (nvrtcProgram prog, const char* const expression, const char** lowered),        \
+    (prog, expression, lowered))                                                                         \
+  X(nvrtcGetPCHHeapSize, (size_t * size), (size))                                                        \
+  X(nvrtcSetPCHHeapSize, (size_t size), (size))                                                          \
+  X(nvrtcGetPCHCreateStatus, (nvrtcProgram prog), (prog))                                                \
+  X(nvrtcGetPCHHeapSizeRequired, (nvrtcProgram prog, size_t * size), (prog, size))                       \
   X(nvrtcSetFlowCallback, (nvrtcProgram prog, int (*callback)(void*, void*), void* payload), (prog, callback, payload))
 
-#define CUEMU_NVRTC_REWRITTEN(X)                                                                                     \
+#define CUEMU_NVRTC_REWRITTEN(X)                                                                                       \
   X(nvrtcCompileProgram, (nvrtcProgram prog, int numOptions, const char* const* options), (prog, numOptions, options)) \
-  X(nvrtcGetCUBINSize, (nvrtcProgram prog, size_t * size), (prog, size))                                             \
-  X(nvrtcGetCUBIN, (nvrtcProgram prog, char* cubin), (prog, cubin))                                                  \
+  X(nvrtcGetCUBINSize, (nvrtcProgram prog, size_t * size), (prog, size))                                               \
+  X(nvrtcGetCUBIN, (nvrtcProgram prog, char* cubin), (prog, cubin))                                                    \
   X(nvrtcDestroyProgram, (nvrtcProgram * prog), (prog))
 
 // NVIDIA's entry points, resolved once.
@@ -111,8 +111,8 @@ std::vector<std::string> candidateDirectories() {
     }
   }
   for (const char* dir : {"/usr/local/cuda/lib64", "/usr/local/cuda/lib", "/usr/local/cuda/targets/x86_64-linux/lib",
-                          "/usr/local/cuda/targets/sbsa-linux/lib", "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
-                          "/usr/lib64", "/usr/local/lib", "/usr/lib"})
+                          "/usr/local/cuda/targets/sbsa-linux/lib", "/usr/lib/x86_64-linux-gnu",
+                          "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/local/lib", "/usr/lib"})
     dirs.emplace_back(dir);
   return dirs;
 }
@@ -207,10 +207,10 @@ CUEMU_NVRTC_EXPORT const char* nvrtcGetErrorString(nvrtcResult result) {
   return r.nvrtcGetErrorString(result);
 }
 
-#define CUEMU_NVRTC_DEFINE(name, params, args)           \
-  CUEMU_NVRTC_EXPORT nvrtcResult name params {           \
-    const RealNvrtc& r = real();                         \
-    return r.name ? r.name args : kInternalError;        \
+#define CUEMU_NVRTC_DEFINE(name, params, args)    \
+  CUEMU_NVRTC_EXPORT nvrtcResult name params {    \
+    const RealNvrtc& r = real();                  \
+    return r.name ? r.name args : kInternalError; \
   }
 CUEMU_NVRTC_FORWARDED(CUEMU_NVRTC_DEFINE)
 #undef CUEMU_NVRTC_DEFINE

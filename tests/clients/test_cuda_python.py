@@ -181,6 +181,15 @@ def test_cuda_core_pinned_and_managed_pools(kind):
     stream = dev.create_stream()
     mr = core.PinnedMemoryResource() if kind == "pinned" else core.ManagedMemoryResource()
     buf = mr.allocate(256, stream=stream)
+    if kind == "pinned":
+        # A host pool starts without device access; until it is granted, an H100 refuses memsets of its memory
+        # with CUDA_ERROR_INVALID_VALUE (tools/gpu-probe/results/clients17c-round2-h100-2026-11-26.txt).
+        assert int(driver.cuMemsetD32Async(int(buf.handle), 0x01020304, 64, int(stream.handle))[0]) == 1
+        desc = driver.CUmemAccessDesc()
+        desc.location.type = driver.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE
+        desc.location.id = 0
+        desc.flags = driver.CUmemAccess_flags.CU_MEM_ACCESS_FLAGS_PROT_READWRITE
+        check(driver.cuMemPoolSetAccess(int(mr.handle), [desc], 1))
     check(driver.cuMemsetD32Async(int(buf.handle), 0x01020304, 64, int(stream.handle)))
     stream.sync()
     words = (ctypes.c_uint32 * 64).from_address(int(buf.handle))

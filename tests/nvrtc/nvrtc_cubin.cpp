@@ -90,7 +90,12 @@ bool runs(const std::vector<char>& image) {
   return right;
 }
 
-bool isElf(const std::vector<char>& image) { return image.size() > 4 && std::memcmp(image.data(), "\x7f" "ELF", 4) == 0; }
+bool isElf(const std::vector<char>& image) {
+  return image.size() > 4 && std::memcmp(image.data(),
+                                         "\x7f"
+                                         "ELF",
+                                         4) == 0;
+}
 
 }  // namespace
 

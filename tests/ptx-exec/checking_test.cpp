@@ -208,6 +208,7 @@ TEST(CheckingTest, GlobalAccessesPerThread) {
 
 TEST(CheckingTest, FaultsNameTheirAccessAndSourceLine) {
   auto program = compiled();
+  kernels(*program);  // source lines are known once the kernels are lowered (lazily: at their first launch)
   EXPECT_EQ(sourceLocation(*program, lineOf("ld.shared.u32")).file, "racy.cu");
   EXPECT_EQ(sourceLocation(*program, lineOf("ld.shared.u32")).line, 9u);
   EXPECT_EQ(sourceLocation(*program, lineOf("st.shared.u32")).line, 7u);

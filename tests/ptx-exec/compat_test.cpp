@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <cstring>
 #include <sstream>
@@ -660,4 +662,69 @@ TEST(PtxCompat, PairedSinglePrecisionArithmetic) {
   EXPECT_EQ(w[9], 0x3F800001u);
   EXPECT_EQ(w[10], 0x3F800000u);  // to nearest
   EXPECT_EQ(w[11], 0x3F800000u);
+}
+
+// Warp collectives whose lanes name different member groups in one instruction, as cooperative groups'
+// labeled_partition does (NVIDIA's warpAggregatedAtomicsCG sample: match.any.sync gives each lane its group, then
+// redux.sync.max over that group): each lane's result covers its own group only. Lane i holds value v(i) and label
+// i % 3; the group of lane i is every lane with its label.
+TEST(PtxCompat, CollectivesOverPerLaneMemberGroups) {
+  const char* ptx = R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<4>;
+  mov.u32 %r1, %laneid;
+  rem.u32 %r2, %r1, 3;
+  mul.lo.u32 %r3, %r1, 2654435761;
+  shr.u32 %r3, %r3, 8;
+  activemask.b32 %r4;
+  match.any.sync.b32 %r5, %r2, %r4;
+  redux.sync.max.s32 %r6, %r3, %r5;
+  redux.sync.add.u32 %r7, %r1, %r5;
+  setp.lt.u32 %p1, %r1, 16;
+  vote.sync.ballot.b32 %r8, %p1, %r5;
+  vote.sync.all.pred %p2, %p1, %r5;
+  selp.u32 %r9, 1, 0, %p2;
+  match.all.sync.b32 %r10|%p3, %r2, %r5;
+  selp.u32 %r11, 1, 0, %p3;
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r1, 32;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.v4.u32 [%rd3], {%r5, %r6, %r7, %r8};
+  st.global.v2.u32 [%rd3+16], {%r9, %r10};
+  st.global.u32 [%rd3+24], %r11;
+  ret;
+}
+)";
+  CompileResult cr = compile(ptx);
+  ASSERT_TRUE(cr.program) << cr.error;
+  auto* out = arena().alloc<uint32_t>(32 * 8);
+  Params p(kernels(*cr.program)[0]);
+  p.arg(out);
+  LaunchResult r = launch(*cr.program, 0, ptxtest::launchParams(Dim3{1}, Dim3{32}, p, arena()));
+  ASSERT_TRUE(r.ok()) << r.fault.message;
+  auto value = [](uint32_t lane) { return (lane * 2654435761u) >> 8; };
+  for (uint32_t lane = 0; lane < 32; ++lane) {
+    uint32_t group = 0, sum = 0, ballot = 0;
+    int32_t max = INT32_MIN;
+    for (uint32_t j = 0; j < 32; ++j) {
+      if (j % 3 != lane % 3) continue;
+      group |= 1u << j;
+      sum += j;
+      max = std::max(max, int32_t(value(j)));
+      if (j < 16) ballot |= 1u << j;
+    }
+    const uint32_t* o = out + 8 * lane;
+    EXPECT_EQ(o[0], group) << "match.any, lane " << lane;
+    EXPECT_EQ(int32_t(o[1]), max) << "redux.max.s32 over the group, lane " << lane;
+    EXPECT_EQ(o[2], sum) << "redux.add over the group, lane " << lane;
+    EXPECT_EQ(o[3], ballot) << "vote.ballot over the group, lane " << lane;
+    EXPECT_EQ(o[4], 0u) << "vote.all: no group lies wholly below lane 16, lane " << lane;
+    EXPECT_EQ(o[5], group) << "match.all: a group's members share the label, lane " << lane;
+    EXPECT_EQ(o[6], 1u) << "match.all's predicate, lane " << lane;
+  }
 }

@@ -3,6 +3,7 @@
 #include "exec/engine.h"
 #include "exec/lower.h"
 #include "ptx/check.h"
+#include "ptx/checker.h"
 
 #include <fmt/format.h>
 
@@ -149,10 +150,12 @@ struct ProgramCache {
     bool acceptNewerIsa;
     uint32_t rewrites;
     Lowering lowering;
+    uint32_t checks;  // checkedAccesses(): code compiled under a checker carries checking ops
     std::string fileName;
     bool operator<(const Key& o) const {
-      return std::tie(hash[0], hash[1], size, targetSm, acceptNewerIsa, rewrites, lowering, fileName) <
-             std::tie(o.hash[0], o.hash[1], o.size, o.targetSm, o.acceptNewerIsa, o.rewrites, o.lowering, o.fileName);
+      return std::tie(hash[0], hash[1], size, targetSm, acceptNewerIsa, rewrites, lowering, checks, fileName) <
+             std::tie(o.hash[0], o.hash[1], o.size, o.targetSm, o.acceptNewerIsa, o.rewrites, o.lowering, o.checks,
+                      o.fileName);
     }
   };
   struct Entry {
@@ -191,8 +194,8 @@ CompileResult compile(std::string_view ptxText, const CompileOptions& options) {
   CompileResult r;
   Lowering lowering = options.lowering == Lowering::Default ? defaultLowering() : options.lowering;
   uint32_t rewrites = options.rewrites & defaultRewrites();
-  ProgramCache::Key key{
-      {}, ptxText.size(), options.targetSm, options.acceptNewerIsa, rewrites, lowering, std::string(options.fileName)};
+  ProgramCache::Key key{{},       ptxText.size(), options.targetSm,  options.acceptNewerIsa,
+                        rewrites, lowering,       checkedAccesses(), std::string(options.fileName)};
   textHash(ptxText, key.hash);
   if (ProgramCache::instance().find(key, r)) return r;
   ptx::CheckOptions co;

@@ -138,7 +138,11 @@ class KernelLowerer {
  public:
   KernelLowerer(const ptx::Module& m, Program& p, const std::vector<uint32_t>& globalMap, uint32_t rewrites,
                 ModuleLookups& lookups)
-      : mod_(m), prog_(p), globalMap_(globalMap), rewriteMask_(rewrites & checking::rewritesAllowed()), lookups_(lookups) {}
+      : mod_(m),
+        prog_(p),
+        globalMap_(globalMap),
+        rewriteMask_(rewrites & checking::rewritesAllowed()),
+        lookups_(lookups) {}
 
   void lowerKernel(uint32_t entryIr);
   // The kernel's static shared memory (its own .shared variables, those of the functions it may call and the

@@ -486,6 +486,9 @@ Result linkInputs(const std::vector<Input>& inputs, unsigned maxRegisters) {
           if (st.isDefinition) functions += text + "\n";
           break;
         case Kind::Entry:
+          // A kernel's address can be taken in another module (a device-side launch of a kernel defined in
+          // another translation unit: `.extern .entry k(...)` there, `mov.u64 %rd, k`): declared ahead of all code.
+          if (st.isDefinition) prototypes += renameIdentifiers(st.prototype, renames[m]);
           if (st.isDefinition) functions += withRegisterLimit(text, maxRegisters) + "\n";
           break;
         case Kind::Variable: variables += text + "\n"; break;

@@ -7,30 +7,44 @@ namespace {
 
 using h::R;
 
-// Op: aux: 0 all 1 any 2 uni 3 ballot; bit 4 negate pred; c = membermask
+// The lanes a .sync collective runs over, for each active lane: its membermask among the active lanes. One
+// instruction's lanes may name different groups (each lane of a cooperative-groups labeled partition names its
+// own), so `fn(group, users)` runs once per distinct group, `users` being the active lanes that named it.
+// maskReg 0: no membermask operand, every active lane is in one group.
+template <class F> void forEachMemberGroup(Warp& w, uint32_t maskReg, F fn) {
+  uint32_t m = w.exec;
+  if (!maskReg) return fn(m, m);
+  const uint32_t* mm = R<uint32_t>(w, maskReg);
+  uint32_t left = m;
+  while (left) {
+    uint32_t group = mm[std::countr_zero(left)] & m;
+    uint32_t users = 0;
+    h::forActive(left, [&](int i) { users |= uint32_t((mm[i] & m) == group) << i; });
+    fn(group, users);
+    left &= ~users;
+  }
+}
+
+// Op: aux: 0 all 1 any 2 uni 3 ballot; bit 4 negate pred; c = membermask (0: none)
 PTX_LANES const Op* vote(Warp& w, const Op* op) {
   uint32_t pm = predMask(R<uint8_t>(w, op->a));
   if (op->aux & 16) pm = ~pm;
-  uint32_t m = w.exec;
-  uint32_t ballot = pm & m;
-  switch (op->aux & 15) {
-    case 0: {
-      uint8_t v = (ballot == m);
-      h::store<uint8_t>(w, op->d, [&](int) { return v; });
-      break;
+  alignas(64) uint32_t result[32] = {};
+  forEachMemberGroup(w, op->c, [&](uint32_t group, uint32_t users) {
+    uint32_t ballot = pm & group;
+    uint32_t v = 0;
+    switch (op->aux & 15) {
+      case 0: v = ballot == group; break;
+      case 1: v = ballot != 0; break;
+      case 2: v = ballot == 0 || ballot == group; break;
+      default: v = ballot; break;
     }
-    case 1: {
-      uint8_t v = ballot != 0;
-      h::store<uint8_t>(w, op->d, [&](int) { return v; });
-      break;
-    }
-    case 2: {
-      uint8_t v = ballot == 0 || ballot == m;
-      h::store<uint8_t>(w, op->d, [&](int) { return v; });
-      break;
-    }
-    default: h::store<uint32_t>(w, op->d, [&](int) { return ballot; }); break;
-  }
+    h::forActive(users, [&](int i) { result[i] = v; });
+  });
+  if ((op->aux & 15) == 3)
+    h::store<uint32_t>(w, op->d, [&](int i) { return result[i]; });
+  else
+    h::store<uint8_t>(w, op->d, [&](int i) { return uint8_t(result[i]); });
   return op + 1;
 }
 
@@ -88,61 +102,64 @@ const Op* shfl(Warp& w, const Op* op) {
   return op + 1;
 }
 
-// Op: aux: 0 any, 1 all; imm: size 4/8
+// Op: aux: 0 any, 1 all; imm: size 4/8; b = membermask (0: none)
+template <class T> void matchGroups(Warp& w, const Op* op, uint32_t* res, uint8_t* pred) {
+  const T* a = R<T>(w, op->a);
+  forEachMemberGroup(w, op->b, [&](uint32_t group, uint32_t users) {
+    if (op->aux == 1) {  // all: the group if every member holds the same value, else 0
+      bool all = true;
+      T first = a[std::countr_zero(group ? group : users)];
+      h::forActive(group, [&](int j) { all = all && a[j] == first; });
+      h::forActive(users, [&](int i) {
+        res[i] = all ? group : 0;
+        pred[i] = all;
+      });
+    } else {
+      h::forActive(users, [&](int i) {
+        uint32_t same = 0;
+        h::forActive(group, [&](int j) { same |= uint32_t(a[j] == a[i]) << j; });
+        res[i] = same;
+      });
+    }
+  });
+}
+
 const Op* matchSync(Warp& w, const Op* op) {
-  uint32_t m = w.exec;
   alignas(64) uint32_t res[32] = {};
   alignas(64) uint8_t pred[32] = {};
-  if (op->imm == 8) {
-    const uint64_t* a = R<uint64_t>(w, op->a);
-    h::forActive(m, [&](int i) {
-      uint32_t s = 0;
-      h::forActive(m, [&](int j) { s |= uint32_t(a[j] == a[i]) << j; });
-      res[i] = s;
-    });
-  } else {
-    const uint32_t* a = R<uint32_t>(w, op->a);
-    h::forActive(m, [&](int i) {
-      uint32_t s = 0;
-      h::forActive(m, [&](int j) { s |= uint32_t(a[j] == a[i]) << j; });
-      res[i] = s;
-    });
-  }
-  if (op->aux == 1) {  // all: mask if all equal, else 0
-    bool all = true;
-    h::forActive(m, [&](int i) { all = all && res[i] == m; });
-    for (int i = 0; i < 32; ++i) {
-      pred[i] = all;
-      res[i] = all ? m : 0;
-    }
-    if (op->f) h::store<uint8_t>(w, op->f, [&](int i) { return pred[i]; });
-  }
+  if (op->imm == 8)
+    matchGroups<uint64_t>(w, op, res, pred);
+  else
+    matchGroups<uint32_t>(w, op, res, pred);
+  if (op->aux == 1 && op->f) h::store<uint8_t>(w, op->f, [&](int i) { return pred[i]; });
   h::store<uint32_t>(w, op->d, [&](int i) { return res[i]; });
   return op + 1;
 }
 
-// aux: 0 add 1 min 2 max 3 and 4 or 5 xor; bit 8: signed
-// Op: aux: op kind
+// aux: 0 add 1 min 2 max 3 and 4 or 5 xor; bit 8: signed; b = membermask
 const Op* reduxSync(Warp& w, const Op* op) {
   const uint32_t* a = R<uint32_t>(w, op->a);
-  uint32_t m = w.exec;
   bool sgn = (op->aux >> 8) & 1;
   uint32_t kind = op->aux & 0xff;
-  uint32_t acc = kind == 3 ? 0xffffffffu : 0;
-  bool first = true;
-  h::forActive(m, [&](int i) {
-    uint32_t v = a[i];
-    switch (kind) {
-      case 0: acc += v; break;
-      case 1: acc = first ? v : (sgn ? uint32_t(std::min(int32_t(acc), int32_t(v))) : std::min(acc, v)); break;
-      case 2: acc = first ? v : (sgn ? uint32_t(std::max(int32_t(acc), int32_t(v))) : std::max(acc, v)); break;
-      case 3: acc &= v; break;
-      case 4: acc |= v; break;
-      default: acc ^= v; break;
-    }
-    first = false;
+  alignas(64) uint32_t result[32] = {};
+  forEachMemberGroup(w, op->b, [&](uint32_t group, uint32_t users) {
+    uint32_t acc = kind == 3 ? 0xffffffffu : 0;
+    bool first = true;
+    h::forActive(group, [&](int i) {
+      uint32_t v = a[i];
+      switch (kind) {
+        case 0: acc += v; break;
+        case 1: acc = first ? v : (sgn ? uint32_t(std::min(int32_t(acc), int32_t(v))) : std::min(acc, v)); break;
+        case 2: acc = first ? v : (sgn ? uint32_t(std::max(int32_t(acc), int32_t(v))) : std::max(acc, v)); break;
+        case 3: acc &= v; break;
+        case 4: acc |= v; break;
+        default: acc ^= v; break;
+      }
+      first = false;
+    });
+    h::forActive(users, [&](int i) { result[i] = acc; });
   });
-  h::store<uint32_t>(w, op->d, [&](int) { return acc; });
+  h::store<uint32_t>(w, op->d, [&](int i) { return result[i]; });
   return op + 1;
 }
 
@@ -193,6 +210,7 @@ void KernelLowerer::lowerWarp(const Instruction& in) {
       bool neg;
       uint32_t p = srcPred(opnd(in, 1), neg);
       uint32_t d = ballot ? dst(d0, Type::b32).off : dst(d0, Type::pred).off;
+      uint32_t members = in.opcode == Opcode::VoteSync && in.numOperands > 2 ? src(opnd(in, 2), Type::u32) : 0;
       Op& op = emit(&vote);
       op.d = d;
       op.a = p;
@@ -201,6 +219,7 @@ void KernelLowerer::lowerWarp(const Instruction& in) {
                       : in.vote == ptx::VoteMode::uni ? 2
                                                       : 3;
       op.aux = kind | (neg ? 16 : 0);
+      op.c = members;
       return;
     }
     case Opcode::Activemask: {
@@ -214,6 +233,7 @@ void KernelLowerer::lowerWarp(const Instruction& in) {
       Type t = in.type();
       const Operand& d0 = opnd(in, 0);
       uint32_t a = src(opnd(in, 1), t);
+      uint32_t members = in.numOperands > 2 ? src(opnd(in, 2), Type::u32) : 0;
       Op& op = emit(&matchSync);
       if (d0.kind == OperandKind::RegPair) {
         op.d = regOf(d0.index);
@@ -224,6 +244,7 @@ void KernelLowerer::lowerWarp(const Instruction& in) {
       op.a = a;
       op.imm = sizeOf(t);
       op.aux = in.vote == ptx::VoteMode::all ? 1 : 0;
+      op.b = members;
       return;
     }
     case Opcode::ReduxSync: {
@@ -231,9 +252,11 @@ void KernelLowerer::lowerWarp(const Instruction& in) {
       if (sizeOf(t) != 4 || isFloat(t)) return unsupported(in);
       uint32_t a = src(opnd(in, 1), t);
       Dst d = dst(opnd(in, 0), t);
+      uint32_t members = in.numOperands > 2 ? src(opnd(in, 2), Type::u32) : 0;
       Op& op = emit(&reduxSync);
       op.d = d.off;
       op.a = a;
+      op.b = members;
       uint32_t kind = 0;
       switch (in.redOp) {
         case ptx::RedOp::add: kind = 0; break;
