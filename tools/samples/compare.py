@@ -42,10 +42,15 @@ def main():
             waived.append(name)
             continue
         if name not in emu:
-            missing.append(name)
+            if name in known:
+                explained.append((name, (-1, 0.0, ""), known[name] + "; not built"))
+            else:
+                missing.append(name)
             continue
         e = emu[name]
-        if e[0] == 0:
+        if e[0] == -1 and name in known:
+            explained.append((name, e, known[name] + "; not run"))
+        elif e[0] == 0:
             passed_both.append(name)
         elif name in known:
             explained.append((name, e, known[name]))
