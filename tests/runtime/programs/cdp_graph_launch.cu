@@ -1,7 +1,10 @@
 // Device-side graph launch: a kernel of an outer graph launches an executable graph instantiated with
 // cudaGraphInstantiateFlagDeviceLaunch (and uploaded) into cudaStreamGraphTailLaunch, ...FireAndForget and
 // ...FireAndForgetAsSibling. A tail-launched graph runs after the launching grid; every launch of the outer graph
-// launches the inner one again; a graph not instantiated for device launch is refused. Not run on a GPU yet.
+// launches the inner one again. Passes on an H100 (driver 580, 2026-11-26). Not here: a kernel that launches a
+// graph instantiated without the device-launch flag faults on the H100 (cudaErrorIllegalAddress at the next
+// synchronisation), where cuemu's cudaGraphLaunch answers an error code
+// (tools/gpu-probe/results/cdp-graph-launch-h100-2026-11-26.txt).
 #include "check.h"
 
 struct Counters {
@@ -26,10 +29,6 @@ __global__ void launcher(cudaGraphExec_t graph, Counters* c, int mode) {
   }
   for (int i = 0; i < 100; ++i) __threadfence();
   atomicAdd(&c->parentThreads, 1);
-}
-
-__global__ void badLauncher(cudaGraphExec_t graph, Counters* c) {
-  c->errors[3] = int(cudaGraphLaunch(graph, cudaStreamGraphTailLaunch));
 }
 
 int main() {
@@ -87,24 +86,8 @@ int main() {
   CHECK_CUDA(cudaMemcpy(&h, c, sizeof h, cudaMemcpyDeviceToHost));
   EXPECT_EQ_INT(h.increments, 8);
 
-  // A graph instantiated without the device-launch flag cannot be launched from a kernel.
-  cudaGraph_t bad;
-  CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-  badLauncher<<<1, 1, 0, stream>>>(plainExec, c);
-  CHECK_CUDA(cudaStreamEndCapture(stream, &bad));
-  cudaGraphExec_t badExec;
-  CHECK_CUDA(cudaGraphInstantiate(&badExec, bad, 0));
-  CHECK_CUDA(cudaGraphLaunch(badExec, stream));
-  CHECK_CUDA(cudaStreamSynchronize(stream));
-  CHECK_CUDA(cudaMemcpy(&h, c, sizeof h, cudaMemcpyDeviceToHost));
-  std::printf("device launch of a host-only graph: %d\n", h.errors[3]);
-  if (h.errors[3] == 0) corpus::fail("a graph without the device-launch flag was launched from a kernel", __FILE__,
-                                     __LINE__);
-  EXPECT_EQ_INT(h.increments, 8);
-
-  for (cudaGraphExec_t e : {tailExec, fireExec, siblingExec, badExec, innerExec, plainExec})
+  for (cudaGraphExec_t e : {tailExec, fireExec, siblingExec, innerExec, plainExec})
     CHECK_CUDA(cudaGraphExecDestroy(e));
-  CHECK_CUDA(cudaGraphDestroy(bad));
   CHECK_CUDA(cudaGraphDestroy(inner));
   CHECK_CUDA(cudaFree(c));
   return corpus::pass();
