@@ -71,7 +71,6 @@ constexpr nvrtcResult kInternalError = 11;
 // NVIDIA's entry points, resolved once.
 struct RealNvrtc {
   void* handle = nullptr;
-  std::string path;
   const char* (*nvrtcGetErrorString)(nvrtcResult) = nullptr;
 #define CUEMU_NVRTC_POINTER(name, params, args) nvrtcResult(*name) params = nullptr;
   CUEMU_NVRTC_FORWARDED(CUEMU_NVRTC_POINTER)
@@ -140,16 +139,12 @@ const RealNvrtc& real() {
     std::vector<std::string> tried;
     if (const char* named = getenv("CUEMU_NVRTC_LIBRARY"); named && *named) {
       tried.emplace_back(named);
-      if (void* h = openReal(named, self)) r.handle = h, r.path = named;
+      r.handle = openReal(named, self);
     } else {
       for (const std::string& dir : candidateDirectories()) {
         std::string path = dir + "/libnvrtc.so.13";
         tried.push_back(path);
-        if (void* h = openReal(path, self)) {
-          r.handle = h;
-          r.path = path;
-          break;
-        }
+        if ((r.handle = openReal(path, self))) break;
       }
     }
     if (!r.handle) {

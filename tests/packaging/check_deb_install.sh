@@ -9,10 +9,7 @@ build=$(cd "$1" && pwd)
 probe=$(realpath "$2")
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
-failures=0
-check() {
-  if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; failures=$((failures + 1)); fi
-}
+. "$here/common.sh"
 sudo=()
 if [ "$(id -u)" -ne 0 ]; then
   sudo -n true 2>/dev/null || { echo "SKIP: dpkg -i needs root or password-less sudo"; exit 77; }
@@ -37,9 +34,7 @@ if ! { python3 -m venv "$work/env" &&
   exit 77
 fi
 
-(cd "$work" && cpack --config "$build/CPackConfig.cmake" -G DEB >"$work/cpack.log" 2>&1)
-deb=$(ls "$work"/cuemu_*.deb 2>/dev/null | head -1)
-check "cpack builds the Debian package" '[ -n "$deb" ] || { tail -20 "$work/cpack.log"; false; }'
+build_deb "$build" "$work"
 [ -n "$deb" ] || exit 1
 "${sudo[@]}" dpkg -i "$deb" >"$work/dpkg.log" 2>&1
 check "dpkg -i installs it" '[ $? -eq 0 ] || { cat "$work/dpkg.log"; false; }'

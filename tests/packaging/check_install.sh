@@ -9,10 +9,7 @@ set -u
 build=$(cd "$1" && pwd)
 probe=$2
 here=$(cd "$(dirname "$0")" && pwd)
-failures=0
-check() {
-  if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; failures=$((failures + 1)); fi
-}
+. "$here/common.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 unset LD_LIBRARY_PATH CUEMU_LIBRARY_DIR
@@ -44,9 +41,7 @@ if command -v pkg-config >/dev/null && command -v cc >/dev/null; then
 fi
 
 if command -v cpack >/dev/null && command -v dpkg-deb >/dev/null; then
-  (cd "$work" && cpack --config "$build/CPackConfig.cmake" -G DEB >"$work/cpack.log" 2>&1)
-  deb=$(ls "$work"/cuemu_*.deb 2>/dev/null | head -1)
-  check "cpack builds the Debian package" '[ -n "$deb" ] || { tail -20 "$work/cpack.log"; false; }'
+  build_deb "$build" "$work"
   if [ -n "$deb" ]; then
     dpkg-deb -c "$deb" >"$work/contents"
     check "the package puts the library in /usr/lib/cuemu" 'grep -q " ./usr/lib/cuemu/libcuda.so.1$" "$work/contents"'

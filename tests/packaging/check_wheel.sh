@@ -13,10 +13,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 here=$root/tests/packaging
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failures=0
-check() {
-  if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; failures=$((failures + 1)); fi
-}
+. "$here/common.sh"
 unset LD_LIBRARY_PATH CUEMU_LIBRARY_DIR CUEMU_PYTEST
 export CUDA_HOME=${CUDA_HOME:-/usr/local/cuda} PYTHONDONTWRITEBYTECODE=1 NUMBA_CACHE_DIR=$work/numba-cache
 pip_quiet=(-q --disable-pip-version-check)
@@ -61,9 +58,11 @@ check "cuemu.version() answers" 'grep -q "^(0, " "$work/out"'
 check "a numba-cuda kernel runs through the wheel's cuemu run" \
   'grep -qx "numba block sums 499500 on cuemu" "$work/out" || { tail -20 "$work/out"; false; }'
 
-cat >"$work/user/test_driver.py" <<'PY'
+cat >"$work/user/test_driver.py" <<PY
 import ctypes
 import runpy
+
+NUMBA_KERNEL = "$here/numba_kernel.py"
 
 
 def test_runs_on_cuemu():
@@ -76,7 +75,6 @@ def test_numba_kernel(capsys):
     runpy.run_path(NUMBA_KERNEL)
     assert "numba block sums 499500 on cuemu" in capsys.readouterr().out
 PY
-sed -i "1i NUMBA_KERNEL = '$here/numba_kernel.py'" "$work/user/test_driver.py"
 "$work/env/bin/python" -m pytest -q -p no:cacheprovider --cuemu test_driver.py >"$work/out" 2>&1
 check "pytest --cuemu: the session gets cuemu, numba-cuda included" '[ $? -eq 0 ] || { tail -30 "$work/out"; false; }'
 "$work/env/bin/python" -m pytest -q -p no:cacheprovider test_driver.py -k runs_on_cuemu >"$work/out" 2>&1
