@@ -243,6 +243,15 @@ std::vector<HandCase> AtomicCases() {
   };
 }
 
+// %r7 = the lanes whose label (lane % 3) is this lane's: a per-lane member mask.
+constexpr const char* kLabeledGroups =
+    "\trem.u32 %r5, %r4, 3;\n\tactivemask.b32 %r6;\n\tmatch.any.sync.b32 %r7, %r5, %r6;\n";
+unsigned LabeledGroup(unsigned lane) {
+  unsigned group = 0;
+  for (unsigned j = lane % 3; j < 32; j += 3) group |= 1u << j;
+  return group;
+}
+
 std::vector<HandCase> WarpCases() {
   return {
       {"shfl_sync_bfly", "\tshfl.sync.bfly.b32 %r9, %r1, 1, 0x1f, 0xffffffff;", 1, 64,
@@ -262,6 +271,23 @@ std::vector<HandCase> WarpCases() {
       {"redux_sync_max", "\tredux.sync.max.s32 %r9, %r1, 0xffffffff;", 1, 64,
        Each([](unsigned i) { return i < 32 ? 31u : 63u; }), "sm_80"},
       {"activemask_full", "\tactivemask.b32 %r9;", 1, 32, Each([](unsigned) { return 0xffffffffu; })},
+      // Lanes of one instruction naming different member groups, as cooperative groups' labeled_partition does:
+      // the group of lane i is every lane with label i % 3 (from match.any.sync), and each collective covers the
+      // lane's own group only.
+      {"match_any_labeled_groups", std::string(kLabeledGroups) + "\tmov.u32 %r9, %r7;", 1, 32,
+       Each([](unsigned i) { return LabeledGroup(i); })},
+      {"redux_sync_max_labeled_groups", std::string(kLabeledGroups) + "\tredux.sync.max.u32 %r9, %r4, %r7;", 1, 32,
+       Each([](unsigned i) { return 31u - (31u - i) % 3u; }), "sm_80"},
+      {"redux_sync_add_labeled_groups", std::string(kLabeledGroups) + "\tredux.sync.add.u32 %r9, %r4, %r7;", 1, 32,
+       Each([](unsigned i) {
+         unsigned sum = 0;
+         for (unsigned j = i % 3; j < 32; j += 3) sum += j;
+         return sum;
+       }),
+       "sm_80"},
+      {"vote_sync_ballot_labeled_groups",
+       std::string(kLabeledGroups) + "\tsetp.lt.u32 %p1, %r4, 16;\n\tvote.sync.ballot.b32 %r9, %p1, %r7;", 1, 32,
+       Each([](unsigned i) { return LabeledGroup(i) & 0xffffu; })},
   };
 }
 
