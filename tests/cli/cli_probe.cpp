@@ -2,6 +2,8 @@
 // dependency, no rpath), so it finds a driver only where the loader path has one: `cuemu run` provides it.
 //   cli_probe race      64 CTAs store their index to one word: the last writer depends on the CTA order
 //   cli_probe sum       64 CTAs add their index + 1 to one word: 2080 in every order
+//   cli_probe slow      a 2,000,000-iteration loop in each of 64 CTAs: a grid that runs for seconds (the
+//                       progress line's test)
 //   cli_probe streams   two streams: `spin` on stream A, an event, stream B waits for it and runs `after`, which
 //                       reads what `spin` wrote, then a copy back on B (the timeline test's program)
 // Prints "result N"; exits 3 when no libcuda.so.1 is found, 4 when a driver call fails.
@@ -50,6 +52,21 @@ loop:
   st.global.u32 [%rd1], %r2;
   ret;
 }
+.visible .entry slow(.param .u64 out) {
+  .reg .b64 %rd<2>;
+  .reg .b32 %r<3>;
+  .reg .pred %p;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, 0;
+  mov.u32 %r2, 0;
+loop:
+  xor.b32 %r2, %r2, %r1;
+  add.u32 %r1, %r1, 1;
+  setp.lt.u32 %p, %r1, 2000000;
+  @%p bra loop;
+  atom.global.add.u32 %r1, [%rd1], %r2;
+  ret;
+}
 .visible .entry after(.param .u64 out) {
   .reg .b64 %rd<2>;
   .reg .b32 %r<2>;
@@ -91,8 +108,9 @@ int streams(void* library) {
 
 int main(int argc, char** argv) {
   const char* kernel = argc > 1 ? argv[1] : "sum";
-  if (std::strcmp(kernel, "race") != 0 && std::strcmp(kernel, "sum") != 0 && std::strcmp(kernel, "streams") != 0) {
-    std::fprintf(stderr, "usage: cli_probe race|sum|streams\n");
+  if (std::strcmp(kernel, "race") != 0 && std::strcmp(kernel, "sum") != 0 && std::strcmp(kernel, "streams") != 0 &&
+      std::strcmp(kernel, "slow") != 0) {
+    std::fprintf(stderr, "usage: cli_probe race|sum|slow|streams\n");
     return 2;
   }
   void* library = dlopen("libcuda.so.1", RTLD_NOW);

@@ -43,6 +43,12 @@ check "tool: racecheck has its own summary" 'grep -qx "========= RACECHECK SUMMA
 check "tool: an unknown tool gives 2 and names it" '[ $? -eq 2 ] && grep -q "CUEMU_TOOL=helgrind" "$err"'
 "$cuemu" run --progress -- "$probe" sum >"$out" 2>"$err"
 check "progress: the program runs as without it" '[ $? -eq 0 ] && grep -qx "result 2080" "$out"'
+# A grid of several seconds: the live line names the kernel and counts its CTAs, and is erased at the end.
+"$cuemu" run --progress -- "$probe" slow >"$out" 2>"$err"
+check "progress: a long grid shows CTAs done / total, then erases the line" \
+  '[ $? -eq 0 ] && grep -qx "result 0" "$out" && grep -q "\[cuemu\] slow: [0-9]*/64 CTAs ([0-9]*%)" "$err" && [ "$(tail -c 4 "$err" | od -An -c | tr -d " ")" = "\r033[K" ]'
+"$cuemu" run -- "$probe" slow >"$out" 2>"$err"
+check "progress: off unless asked for" '[ $? -eq 0 ] && ! grep -q "CTAs" "$err"'
 
 # --explore: a race between CTAs is found, with the seed that replays it; a race-free program agrees.
 "$cuemu" run --explore 8 -- "$probe" race >"$out" 2>"$err"
