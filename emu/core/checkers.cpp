@@ -29,6 +29,7 @@ bool g_leakCheck = false;
 int g_errorExitCode = 0;  // 0: the program's own exit status
 std::atomic<uint64_t> g_errors{0};
 std::atomic<uint64_t> g_hazards{0};
+std::atomic<uint64_t> g_hazardWarnings{0};  // racecheck: hazards within a warp
 
 // Reports go straight to the standard output's descriptor, as compute-sanitizer's do: the program's own buffered
 // output does not hold them back.
@@ -150,10 +151,13 @@ template <class F> bool forBits(Allocation& a, uint64_t offset, uint64_t bytes, 
   return true;
 }
 
-// Marks the bytes of one warp's stores written, or returns the lanes whose loads read a byte never written.
+// Marks the bytes of one warp's stores written, or returns the lanes whose loads read a byte never written; an
+// atomic does both, lane after lane (the first lane reads what nothing wrote, the next ones what it wrote).
 // Under the shared lock (kernels' threads mark and test at once; bits are set atomically): only tracking and
 // untracking allocations take it exclusively. One lookup serves the lanes that fall in the same allocation.
-uint32_t markOrFindUnwritten(uint32_t lanes, const uint64_t* addresses, uint32_t bytes, bool write) {
+uint32_t markOrFindUnwritten(uint32_t lanes, const uint64_t* addresses, uint32_t bytes,
+                             ptx::exec::GlobalAccess access) {
+  using ptx::exec::GlobalAccess;
   Allocations& s = allocations();
   std::shared_lock lock(s.mutex);
   uint64_t start = 0, end = 0;
@@ -169,17 +173,16 @@ uint32_t markOrFindUnwritten(uint32_t lanes, const uint64_t* addresses, uint32_t
       end = a ? start + a->bytes : 0;
       if (!a) continue;
     }
-    if (write) {
+    if (access != GlobalAccess::Store && !forBits(*a, address - start, bytes, [](uint64_t& word, uint64_t mask) {
+          return (std::atomic_ref<uint64_t>(word).load(std::memory_order_relaxed) & mask) == mask;
+        }))
+      unwritten |= 1u << lane;
+    if (access != GlobalAccess::Load)
       forBits(*a, address - start, bytes, [](uint64_t& word, uint64_t mask) {
         if ((std::atomic_ref<uint64_t>(word).load(std::memory_order_relaxed) & mask) != mask)
           std::atomic_ref<uint64_t>(word).fetch_or(mask, std::memory_order_relaxed);
         return true;
       });
-    } else if (!forBits(*a, address - start, bytes, [](uint64_t& word, uint64_t mask) {
-                 return (std::atomic_ref<uint64_t>(word).load(std::memory_order_relaxed) & mask) == mask;
-               })) {
-      unwritten |= 1u << lane;
-    }
   }
   return unwritten;
 }
@@ -263,6 +266,7 @@ bool reportInvalidAccess(const ptx::exec::Fault& fault, const ptx::exec::Program
 // is a write-after-read the other), as compute-sanitizer reports a pair once with its count.
 struct HazardKey {
   std::string kernel;
+  bool withinWarp;  // between lanes of one warp: compute-sanitizer's warning, not error
   bool firstWrites, secondWrites;
   uint32_t first, second;  // PTX lines, first <= second
   auto operator<=>(const HazardKey&) const = default;
@@ -278,8 +282,8 @@ class Watch final : public LaunchWatch, public ptx::exec::Checker {
   explicit Watch(std::string_view kernel) : kernel_(kernel) {}
 
   void globalAccesses(const ptx::exec::CheckSite& site, uint32_t warp, uint32_t lanes, const uint64_t* addresses,
-                      uint32_t bytes, bool write) override {
-    uint32_t unwritten = markOrFindUnwritten(lanes, addresses, bytes, write);
+                      uint32_t bytes, ptx::exec::GlobalAccess access) override {
+    uint32_t unwritten = markOrFindUnwritten(lanes, addresses, bytes, access);
     if (!unwritten) [[likely]]
       return;
     std::string text;
@@ -298,15 +302,15 @@ class Watch final : public LaunchWatch, public ptx::exec::Checker {
     print(text);
   }
 
-  void sharedHazard(const ptx::exec::CheckSite& site, ptx::exec::HazardKind kind, uint32_t earlierLine,
-                    uint64_t) override {
+  void sharedHazard(const ptx::exec::CheckSite& site, ptx::exec::HazardKind kind, uint32_t earlierLine, uint64_t,
+                    bool withinWarp) override {
     using H = ptx::exec::HazardKind;
     bool earlierWrites = kind != H::WriteAfterRead, laterWrites = kind != H::ReadAfterWrite;
     std::pair<uint32_t, bool> a{earlierLine, earlierWrites}, b{site.ptxLine, laterWrites};
     if (b < a) std::swap(a, b);
     std::lock_guard lock(mutex_);
     program_ = site.program;
-    HazardCount& h = hazards_[HazardKey{std::string(site.kernel), a.second, b.second, a.first, b.first}];
+    HazardCount& h = hazards_[HazardKey{std::string(site.kernel), withinWarp, a.second, b.second, a.first, b.first}];
     if (h.count++ == 0) h = HazardCount{earlierWrites, laterWrites, earlierLine, site.ptxLine, 1};
   }
 
@@ -356,12 +360,13 @@ class Watch final : public LaunchWatch, public ptx::exec::Checker {
   void reportHazards() {
     std::string text;
     for (const auto& [key, h] : hazards_) {
-      text += fmt::format("{}Error: Race reported between {} access at {}\n", kPrefix,
-                          h.earlierWrites ? "Write" : "Read", location(key.kernel, program_, h.earlier));
+      text +=
+          fmt::format("{}{}: Race reported between {} access at {}\n", kPrefix, key.withinWarp ? "Warning" : "Error",
+                      h.earlierWrites ? "Write" : "Read", location(key.kernel, program_, h.earlier));
       text += fmt::format("{}    and {} access at {} [{} hazard{}]\n", kPrefix, h.laterWrites ? "Write" : "Read",
                           location(key.kernel, program_, h.later), h.count, h.count == 1 ? "" : "s");
       text += fmt::format("{}\n", kPrefix);
-      g_hazards.fetch_add(1, std::memory_order_relaxed);
+      (key.withinWarp ? g_hazardWarnings : g_hazards).fetch_add(1, std::memory_order_relaxed);
     }
     print(text);
   }
@@ -456,10 +461,11 @@ void finishRun() {
   if (g_tool == Tool::Memcheck && g_leakCheck) reportLeaks();
   uint64_t errors = g_errors.load();
   if (g_tool == Tool::Racecheck) {
-    uint64_t hazards = g_hazards.load();
-    print(fmt::format("{}RACECHECK SUMMARY: {} hazard{} displayed ({} error{}, 0 warnings)\n", kPrefix, hazards,
-                      hazards == 1 ? "" : "s", hazards, hazards == 1 ? "" : "s"));
-    errors += hazards;
+    // --error-exitcode counts warnings too, as compute-sanitizer's does
+    uint64_t hazards = g_hazards.load(), warnings = g_hazardWarnings.load(), shown = hazards + warnings;
+    print(fmt::format("{}RACECHECK SUMMARY: {} hazard{} displayed ({} error{}, {} warning{})\n", kPrefix, shown,
+                      shown == 1 ? "" : "s", hazards, hazards == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s"));
+    errors += shown;
   } else {
     print(fmt::format("{}ERROR SUMMARY: {} error{}\n", kPrefix, errors, errors == 1 ? "" : "s"));
   }
@@ -509,6 +515,14 @@ bool progressOn() { return g_progress.on(); }
 
 void hostWrote(uint64_t address, uint64_t bytes) {
   if (g_tool == Tool::Initcheck && bytes) markWritten(address, bytes);
+}
+
+void poolAllocated(uint64_t address, uint64_t bytes) {
+  if (address && (g_tool == Tool::Memcheck || g_tool == Tool::Initcheck)) trackAllocation(address, bytes, false);
+}
+
+void poolReleased(uint64_t address) {
+  if (address && (g_tool == Tool::Memcheck || g_tool == Tool::Initcheck)) untrackAllocation(address);
 }
 
 void heapAllocated(uint64_t address, uint64_t bytes) {

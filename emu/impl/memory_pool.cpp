@@ -5,6 +5,7 @@
 // address at every launch) and a free of such memory is a MEM_FREE node.
 #include "api/impl.h"
 
+#include "core/checkers.h"
 #include "core/device.h"
 #include "core/graph.h"
 #include "core/memory.h"
@@ -56,6 +57,7 @@ CUresult allocFromPool(CUdeviceptr* dptr, size_t bytesize, std::shared_ptr<MemPo
   auto region = pool->allocate(context, bytesize);
   if (!region) return region.error().code;
   *dptr = (*region)->start;
+  checkers::poolAllocated(*dptr, bytesize);
   return CUDA_SUCCESS;
 }
 
@@ -74,6 +76,7 @@ CUresult freeAsync(CUdeviceptr dptr, CUstream stream) {
   if (region->freePending.exchange(true)) return CUDA_ERROR_INVALID_VALUE;
   MemoryKind kind = region->kind;
   CUresult queued = memops::runAsync(context, stream, [dptr, kind] {
+    checkers::poolReleased(dptr);
     (void)releaseRegion(dptr, {kind});
     return CUDA_SUCCESS;
   });

@@ -7,8 +7,8 @@ Both directories hold <program>.<tool>.txt files: the whole output of one run (c
 the program's own lines) and a last line "exit: N" (runs used --error-exitcode 99). What is compared, per run:
   memcheck   each invalid access (space, read/write/atomic, size, kernel, source line, thread, block, out of
              bounds/misaligned), the API errors by error number, the leaked allocations' sizes, the error count
-  racecheck  the set of hazards as pairs of (access kind, source line), unordered (which came first depends on
-             the schedule); the counts differ by design: the GPU counts per SASS instruction pair, cuemu per PTX one
+  racecheck  the set of hazards as error/warning and pairs of (access kind, source line), unordered (which came
+             first depends on the schedule); the counts differ by design: the GPU counts per SASS instruction pair, cuemu per PTX one
   initcheck  each uninitialised read (size, kernel, source line, thread, block), the error count
   synccheck  each divergent-barrier report (kernel, source line, thread, block), the error count
 and for every run the program's own output lines and the exit status. Kernel names are compared up to their
@@ -67,13 +67,14 @@ def parse(path):
         m = re.match(r"Leaked ([\d,]+) bytes at 0x[0-9a-f]+( on the device heap)?", body)
         if m:
             out["leak"].append((int(m.group(1).replace(",", "")), bool(m.group(2))))
-        m = re.match(r"Error: Race reported between (\w+) access at (.*)", body)
+        m = re.match(r"(Error|Warning): Race reported between (\w+) access at (.*)", body)
         if m:
             second = re.match(r"and (\w+) access at (.*)", field("and "))
             if second:
-                # which access came first depends on how the warps were scheduled: the pair is unordered
-                out["race"].append(tuple(sorted([(m.group(1), source_line(m.group(2))),
-                                                 (second.group(1), source_line(second.group(2)))])))
+                # which access came first depends on how the warps were scheduled: the pair is unordered; a
+                # warning (a hazard between lanes of one warp) is not the same finding as an error
+                out["race"].append((m.group(1),) + tuple(sorted([(m.group(2), source_line(m.group(3))),
+                                                                 (second.group(1), source_line(second.group(2)))])))
         m = re.match(r"Uninitialized __global__ memory read of size (\d+) bytes", body)
         if m:
             at = field("at ")

@@ -65,6 +65,31 @@ SKIP:
   st.global.u32 [%rd3], %r1;
   ret;
 }
+.visible .entry shift(.param .u64 out, .param .u32 synced) {
+  .shared .align 4 .b32 w[32];
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p;
+  mov.u32 %r1, %tid.x;
+  mov.u64 %rd1, w;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  st.shared.u32 [%rd3], %r1;
+  ld.param.u32 %r2, [synced];
+  setp.ne.u32 %p, %r2, 0;
+  @!%p bra NOWARPSYNC;
+  bar.warp.sync -1;
+NOWARPSYNC:
+  add.u32 %r3, %r1, 1;
+  and.b32 %r3, %r3, 31;
+  mul.wide.u32 %rd4, %r3, 4;
+  add.u64 %rd5, %rd1, %rd4;
+  ld.shared.u32 %r4, [%rd5];
+  ld.param.u64 %rd6, [out];
+  add.u64 %rd7, %rd6, %rd2;
+  st.global.u32 [%rd7], %r4;
+  ret;
+}
 .visible .entry reads(.param .u64 in, .param .u64 out) {
   .reg .b32 %r<4>;
   .reg .b64 %rd<6>;
@@ -96,16 +121,20 @@ struct Recorder : Checker {
   std::mutex mutex;
   std::vector<std::pair<HazardKind, uint32_t>> hazards;  // kind, earlier line
   std::vector<uint32_t> laterLines;
-  std::vector<std::pair<uint64_t, bool>> globals;  // address, write
-  std::vector<uint32_t> barriers;                  // arrived masks
+  std::vector<std::pair<HazardKind, uint32_t>> warpHazards;  // between lanes of one warp: kind, earlier line
+  std::vector<std::pair<uint64_t, bool>> globals;            // address, write (stores and atomics)
+  std::vector<uint32_t> barriers;                            // arrived masks
   void globalAccesses(const CheckSite&, uint32_t, uint32_t lanes, const uint64_t* addresses, uint32_t bytes,
-                      bool write) override {
+                      GlobalAccess access) override {
     std::lock_guard lock(mutex);
     EXPECT_EQ(bytes, 4u);
-    for (uint32_t m = lanes; m; m &= m - 1) globals.emplace_back(addresses[std::countr_zero(m)], write);
+    for (uint32_t m = lanes; m; m &= m - 1)
+      globals.emplace_back(addresses[std::countr_zero(m)], access != GlobalAccess::Load);
   }
-  void sharedHazard(const CheckSite& site, HazardKind kind, uint32_t earlierLine, uint64_t) override {
+  void sharedHazard(const CheckSite& site, HazardKind kind, uint32_t earlierLine, uint64_t, bool withinWarp) override {
     std::lock_guard lock(mutex);
+    if (withinWarp) warpHazards.emplace_back(kind, earlierLine);
+    if (withinWarp) return;
     hazards.emplace_back(kind, earlierLine);
     laterLines.push_back(site.ptxLine);
   }
@@ -170,10 +199,32 @@ TEST(CheckingTest, SharedHazardsBetweenWarpsWithoutABarrier) {
   ASSERT_TRUE(run(*program, "racy", Dim3{64, 1, 1}, Params(info).arg(out).arg(1u), &synced).ok());
   EXPECT_TRUE(synced.hazards.empty());
   for (uint32_t t = 0; t < 64; ++t) EXPECT_EQ(out[t], (t + 32) % 64);
-  // within one warp nothing is reported (lanes of a warp are not checked against each other)
+  // one warp alone: its lanes read what no lane wrote, nothing to report
   Recorder oneWarp;
   ASSERT_TRUE(run(*program, "racy", Dim3{32, 1, 1}, Params(info).arg(out).arg(0u), &oneWarp).ok());
   EXPECT_TRUE(oneWarp.hazards.empty());
+  EXPECT_TRUE(oneWarp.warpHazards.empty());
+}
+
+TEST(CheckingTest, SharedHazardsBetweenLanesOfAWarpWithoutSyncwarp) {
+  Checking on(kCheckSharedHazards);
+  auto program = compiled();
+  const auto& info = kernels(*program)[size_t(findKernel(*program, "shift"))];
+  uint32_t* out = arena().alloc<uint32_t>(32);
+  Recorder racy;
+  ASSERT_TRUE(run(*program, "shift", Dim3{32, 1, 1}, Params(info).arg(out).arg(0u), &racy).ok());
+  EXPECT_TRUE(racy.hazards.empty());  // no second warp
+  ASSERT_FALSE(racy.warpHazards.empty());
+  uint32_t store = lineOf(
+      "st.shared.u32 [%rd3], %r1;\n  ld.param.u32 %r2, [synced];\n  setp.ne.u32 %p, %r2, 0;\n  @!%p bra NOWARPSYNC");
+  for (auto [kind, earlier] : racy.warpHazards) {
+    EXPECT_EQ(kind, HazardKind::ReadAfterWrite);
+    EXPECT_EQ(earlier, store);
+  }
+  Recorder synced;
+  ASSERT_TRUE(run(*program, "shift", Dim3{32, 1, 1}, Params(info).arg(out).arg(1u), &synced).ok());
+  EXPECT_TRUE(synced.warpHazards.empty());
+  for (uint32_t t = 0; t < 32; ++t) EXPECT_EQ(out[t], (t + 1) % 32);
 }
 
 TEST(CheckingTest, BarrierReachedByPartOfAWarp) {

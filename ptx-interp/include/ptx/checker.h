@@ -30,17 +30,22 @@ struct CheckSite {
 };
 
 enum class HazardKind : uint8_t { ReadAfterWrite, WriteAfterRead, WriteAfterWrite };
+// How a global access uses memory: an atomic reads the old value and writes the new one, lane after lane.
+enum class GlobalAccess : uint8_t { Load, Store, Atomic };
 
 class Checker {
  public:
   virtual ~Checker() = default;
-  // The global loads (`write` false) or stores of one instruction of warp `warp`: lane i (bit i of `lanes`)
-  // accessed `bytes` bytes at addresses[i] (site: the first of them). Called from many host threads at once.
+  // The global loads, stores or atomics of one instruction of warp `warp`: lane i (bit i of `lanes`) accessed
+  // `bytes` bytes at addresses[i] (site: the first of them), atomics in lane order. Called from many host threads
+  // at once.
   virtual void globalAccesses(const CheckSite& site, uint32_t warp, uint32_t lanes, const uint64_t* addresses,
-                              uint32_t bytes, bool write) = 0;
-  // Two threads of different warps of one CTA accessed the same shared byte with no barrier between them, one
-  // of them writing: `earlierLine` is the PTX line of the earlier access, site.ptxLine the later one's.
-  virtual void sharedHazard(const CheckSite& site, HazardKind kind, uint32_t earlierLine, uint64_t offset) = 0;
+                              uint32_t bytes, GlobalAccess access) = 0;
+  // Two threads of one CTA accessed the same shared byte with no barrier between them, one of them writing:
+  // `earlierLine` is the PTX line of the earlier access, site.ptxLine the later one's. `withinWarp`: both threads
+  // are lanes of one warp with no __syncwarp between (compute-sanitizer reports those as warnings).
+  virtual void sharedHazard(const CheckSite& site, HazardKind kind, uint32_t earlierLine, uint64_t offset,
+                            bool withinWarp) = 0;
   // A barrier reached by lanes `arrived` of a warp whose lanes `alive` have not exited (site: the first lane).
   // Returns true to stop the launch (it then fails with FaultKind::Deadlock).
   virtual bool divergentBarrier(const CheckSite& site, uint32_t warp, uint32_t arrived, uint32_t alive) = 0;

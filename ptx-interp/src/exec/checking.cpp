@@ -31,12 +31,17 @@ CheckSite siteOf(const Warp& w, const Op* op, int lane) {
   return s;
 }
 
-// One shared byte's last write and last read: warp + 1 (0 = none), the warp's barrier count then, the PTX line.
+// One shared byte's last write and last read: the thread (warp + 1 in the low byte, 0 = none; its lane in the high
+// byte), the warp's barrier count then and its count of barriers and __syncwarps then, the PTX line.
 struct Cell {
   uint16_t writer, writeEpoch, reader, readEpoch;
   uint32_t writeLine, readLine;
+  uint32_t writeWarpSync, readWarpSync;
 };
-static_assert(sizeof(Cell) == 2 * sizeof(uint64_t));
+static_assert(sizeof(Cell) == 3 * sizeof(uint64_t));
+
+uint16_t threadTag(uint16_t warpPlusOne, int lane) { return uint16_t(warpPlusOne | (lane << 8)); }
+uint16_t warpOf(uint16_t tag) { return tag & 0xff; }
 
 // The CTA's checking state, started afresh for each CTA a Cta object runs.
 Cell* shadowOf(Cta& cta) {
@@ -45,44 +50,64 @@ Cell* shadowOf(Cta& cta) {
     cta.checkLaunch = job.launchId;
     cta.checkCta = cta.linearId;
     cta.checkEpochs.assign(cta.nwarps, 0);
-    cta.checkShadow.assign(size_t(cta.sharedBytes) * 2, 0);
+    cta.checkWarpSyncs.assign(cta.nwarps, 0);
+    cta.checkShadow.assign(size_t(cta.sharedBytes) * (sizeof(Cell) / sizeof(uint64_t)), 0);
   }
   return reinterpret_cast<Cell*>(cta.checkShadow.data());
 }
 
-// What a warp's shared accesses are checked against: its CTA's shadow, the warp (+ 1) and its barrier count.
+// What a warp's shared accesses are checked against: its CTA's shadow, the warp (+ 1), its barrier count and its
+// count of barriers and __syncwarps.
 struct SharedView {
   Cell* shadow;
   uint32_t sharedBytes;
   uint16_t me, epoch;
+  uint32_t warpSync;
 };
 
 // Shared bytes [offset, offset + bytes) accessed by a lane of warp w at op: one hazard report at most per access.
-// Most accesses find nothing to report and their cells already as they would leave them (a warp re-reading what
-// it read), so those cost a comparison per byte.
+// Between warps a hazard needs no barrier between the two accesses; between lanes of one warp, no barrier and no
+// __syncwarp (a store and a store of one instruction are not a hazard: no order is implied within it). Most
+// accesses find nothing to report and their cells already as they would leave them (a thread re-reading what it
+// read), so those cost a comparison per byte.
 void sharedAccess(Warp& w, const Op* op, int lane, const SharedView& v, uint64_t offset, uint32_t bytes, bool write,
                   Checker& checker) {
   if (offset + bytes > v.sharedBytes) return;  // the access faults next
+  const uint16_t tag = threadTag(v.me, lane);
   bool reported = false;
   for (uint32_t k = 0; k < bytes; ++k) {
     Cell& c = v.shadow[offset + k];
     if (!reported) [[likely]] {
-      if (c.writer && c.writer != v.me && c.writeEpoch == v.epoch) [[unlikely]] {
-        checker.sharedHazard(siteOf(w, op, lane), write ? HazardKind::WriteAfterWrite : HazardKind::ReadAfterWrite,
-                             c.writeLine, offset + k);
+      auto report = [&](HazardKind kind, uint32_t earlierLine, bool withinWarp) {
+        checker.sharedHazard(siteOf(w, op, lane), kind, earlierLine, offset + k, withinWarp);
         reported = true;
-      } else if (write && c.reader && c.reader != v.me && c.readEpoch == v.epoch) [[unlikely]] {
-        checker.sharedHazard(siteOf(w, op, lane), HazardKind::WriteAfterRead, c.readLine, offset + k);
-        reported = true;
+      };
+      const HazardKind afterWrite = write ? HazardKind::WriteAfterWrite : HazardKind::ReadAfterWrite;
+      if (c.writer && warpOf(c.writer) != v.me) {
+        if (c.writeEpoch == v.epoch) [[unlikely]]
+          report(afterWrite, c.writeLine, false);
+      } else if (c.writer && c.writer != tag && c.writeWarpSync == v.warpSync && !(write && c.writeLine == op->line))
+          [[unlikely]] {
+        report(afterWrite, c.writeLine, true);
+      }
+      if (!reported && write && c.reader) {
+        if (warpOf(c.reader) != v.me) {
+          if (c.readEpoch == v.epoch) [[unlikely]]
+            report(HazardKind::WriteAfterRead, c.readLine, false);
+        } else if (c.reader != tag && c.readWarpSync == v.warpSync) [[unlikely]] {
+          report(HazardKind::WriteAfterRead, c.readLine, true);
+        }
       }
     }
     if (write) {
-      c.writer = v.me;
+      c.writer = tag;
       c.writeEpoch = v.epoch;
+      c.writeWarpSync = v.warpSync;
       c.writeLine = op->line;
-    } else if (c.reader != v.me || c.readEpoch != v.epoch || c.readLine != op->line) {
-      c.reader = v.me;
+    } else if (c.reader != tag || c.readWarpSync != v.warpSync || c.readLine != op->line) {
+      c.reader = tag;
       c.readEpoch = v.epoch;
+      c.readWarpSync = v.warpSync;
       c.readLine = op->line;
     }
   }
@@ -107,7 +132,8 @@ const Op* access(Warp& w, const Op* op) {
   Cta& cta = *w.cta;
   SharedView view{};
   if (checks & kCheckSharedHazards)
-    view = SharedView{shadowOf(cta), cta.sharedBytes, uint16_t(w.index + 1), uint16_t(cta.checkEpochs[w.index])};
+    view = SharedView{shadowOf(cta), cta.sharedBytes, uint16_t(w.index + 1), uint16_t(cta.checkEpochs[w.index]),
+                      cta.checkWarpSyncs[w.index]};
   uint64_t previous = ~uint64_t(0);
   uint64_t globalAddresses[32];
   uint32_t globalLanes = 0;
@@ -141,7 +167,9 @@ const Op* access(Warp& w, const Op* op) {
   }
   if (globalLanes && (checks & kCheckGlobalAccesses))
     checker->globalAccesses(siteOf(w, op, std::countr_zero(globalLanes)), w.index, globalLanes, globalAddresses, op->f,
-                            write);
+                            atomic  ? GlobalAccess::Atomic
+                            : write ? GlobalAccess::Store
+                                    : GlobalAccess::Load);
   return op + 1;
 }
 
@@ -157,7 +185,16 @@ const Op* barrier(Warp& w, const Op* op) {
   if (op->aux & kCheckSharedHazards) {
     shadowOf(cta);
     ++cta.checkEpochs[w.index];
+    ++cta.checkWarpSyncs[w.index];
   }
+  return op + 1;
+}
+
+const Op* warpSync(Warp& w, const Op* op) {
+  Cta& cta = *w.cta;
+  if (!cta.job->lp.checker) return op + 1;
+  shadowOf(cta);
+  ++cta.checkWarpSyncs[w.index];
   return op + 1;
 }
 

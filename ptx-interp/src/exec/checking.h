@@ -16,5 +16,7 @@ constexpr uint32_t kAccessWrite = 1u << 8, kAccessAddr32 = 1u << 9, kAccessAtomi
 const Op* access(Warp& w, const Op* op);
 // Before bar.sync/barrier.sync/bar.red: aux = checkedAccesses() at compile time.
 const Op* barrier(Warp& w, const Op* op);
+// Before bar.warp.sync (__syncwarp) while shared hazards are checked: the warp's lanes are ordered from here on.
+const Op* warpSync(Warp& w, const Op* op);
 
 }  // namespace ptx::exec::checking

@@ -305,9 +305,11 @@ struct Cta {
   std::vector<Warp> warps;
   Barrier barriers[16];
   uint64_t constLaunchId = 0;  // constants in register files belong to this launch
-  // Checking ops (exec/checking.cpp; code compiled with ptx::exec::checkedAccesses()): each warp's barrier count
-  // and the shared-memory shadow, for the CTA of launch checkLaunch with linear index checkCta.
+  // Checking ops (exec/checking.cpp; code compiled with ptx::exec::checkedAccesses()): each warp's barrier count,
+  // its count of barriers and __syncwarps, and the shared-memory shadow, for the CTA of launch checkLaunch with
+  // linear index checkCta.
   std::vector<uint32_t> checkEpochs;
+  std::vector<uint32_t> checkWarpSyncs;
   std::vector<uint64_t> checkShadow;
   uint64_t checkLaunch = ~uint64_t(0);
   uint32_t checkCta = 0;

@@ -215,7 +215,10 @@ void KernelLowerer::lowerSync(const Instruction& in) {
     case Opcode::BarrierArrive:
     case Opcode::BarRed:
     case Opcode::BarrierRed: return lowerBar(in);
-    case Opcode::BarWarpSync: emit(&ctl::barWarpSync); return;
+    case Opcode::BarWarpSync:
+      if (checkedAccesses() & kCheckSharedHazards) emit(&checking::warpSync);
+      emit(&ctl::barWarpSync);
+      return;
     case Opcode::Membar:
     case Opcode::Fence: emit(&ctl::fence); return;
     // Programmatic dependent launch: a grid runs only after the grids before it in its stream finished (a legal
