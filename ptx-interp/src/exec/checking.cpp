@@ -3,6 +3,7 @@
 #include "exec/memory.h"
 
 #include <atomic>
+#include <cstring>
 
 namespace ptx::exec {
 namespace {
@@ -32,7 +33,7 @@ CheckSite siteOf(const Warp& w, const Op* op, int lane) {
 }
 
 // One shared byte's last write and last read: the thread (warp + 1 in the low byte, 0 = none; its lane in the high
-// byte), the warp's barrier count then and its count of barriers and __syncwarps then, the PTX line.
+// byte, or kSeveralLanes), the warp's barrier count then and its count of barriers and __syncwarps then, the PTX line.
 struct Cell {
   uint16_t writer, writeEpoch, reader, readEpoch;
   uint32_t writeLine, readLine;
@@ -41,6 +42,7 @@ struct Cell {
 static_assert(sizeof(Cell) == 3 * sizeof(uint64_t));
 
 uint16_t threadTag(uint16_t warpPlusOne, int lane) { return uint16_t(warpPlusOne | (lane << 8)); }
+constexpr int kSeveralLanes = 32;  // the reader "lane" of a byte that lanes of one warp read at one instruction
 uint16_t warpOf(uint16_t tag) { return tag & 0xff; }
 
 // The CTA's checking state, started afresh for each CTA a Cta object runs.
@@ -75,8 +77,7 @@ void sharedAccess(Warp& w, const Op* op, int lane, const SharedView& v, uint64_t
   if (offset + bytes > v.sharedBytes) return;  // the access faults next
   const uint16_t tag = threadTag(v.me, lane);
   bool reported = false;
-  for (uint32_t k = 0; k < bytes; ++k) {
-    Cell& c = v.shadow[offset + k];
+  auto visit = [&](Cell & c, uint32_t k) __attribute__((always_inline)) {
     if (!reported) [[likely]] {
       auto report = [&](HazardKind kind, uint32_t earlierLine, bool withinWarp) {
         checker.sharedHazard(siteOf(w, op, lane), kind, earlierLine, offset + k, withinWarp);
@@ -104,13 +105,18 @@ void sharedAccess(Warp& w, const Op* op, int lane, const SharedView& v, uint64_t
       c.writeEpoch = v.epoch;
       c.writeWarpSync = v.warpSync;
       c.writeLine = op->line;
-    } else if (c.reader != tag || c.readWarpSync != v.warpSync || c.readLine != op->line) {
+    } else if (warpOf(c.reader) != v.me || c.readWarpSync != v.warpSync || c.readLine != op->line) {
       c.reader = tag;
       c.readEpoch = v.epoch;
       c.readWarpSync = v.warpSync;
       c.readLine = op->line;
+    } else if (c.reader != tag && c.reader != threadTag(v.me, kSeveralLanes)) {
+      // a second lane of the warp read it at this instruction: any lane's write is then after another's read
+      c.reader = threadTag(v.me, kSeveralLanes);
     }
-  }
+  };
+  Cell* cells = v.shadow + offset;
+  for (uint32_t k = 0; k < bytes; ++k) visit(cells[k], k);
 }
 
 }  // namespace
