@@ -90,6 +90,35 @@ NOWARPSYNC:
   st.global.u32 [%rd7], %r4;
   ret;
 }
+.visible .entry interleaved(.param .u64 out, .param .u32 synced) {
+  .shared .align 4 .b8 bytes[64];
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p;
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 31;
+  shl.b32 %r2, %r2, 1;
+  shr.u32 %r3, %r1, 5;
+  add.u32 %r2, %r2, %r3;
+  mov.u64 %rd1, bytes;
+  cvt.u64.u32 %rd2, %r2;
+  add.u64 %rd3, %rd1, %rd2;
+  st.shared.u8 [%rd3], %r1;
+  ld.param.u32 %r4, [synced];
+  setp.ne.u32 %p, %r4, 0;
+  @!%p bra NOBARRIER;
+  bar.sync 0;
+NOBARRIER:
+  and.b32 %r5, %r1, 15;
+  mul.wide.u32 %rd4, %r5, 4;
+  add.u64 %rd5, %rd1, %rd4;
+  ld.shared.u32 %r6, [%rd5];
+  ld.param.u64 %rd6, [out];
+  mul.wide.u32 %rd7, %r1, 4;
+  add.u64 %rd7, %rd6, %rd7;
+  st.global.u32 [%rd7], %r6;
+  ret;
+}
 .visible .entry reads(.param .u64 in, .param .u64 out) {
   .reg .b32 %r<4>;
   .reg .b64 %rd<6>;
@@ -225,6 +254,35 @@ TEST(CheckingTest, SharedHazardsBetweenLanesOfAWarpWithoutSyncwarp) {
   ASSERT_TRUE(run(*program, "shift", Dim3{32, 1, 1}, Params(info).arg(out).arg(1u), &synced).ok());
   EXPECT_TRUE(synced.warpHazards.empty());
   for (uint32_t t = 0; t < 32; ++t) EXPECT_EQ(out[t], (t + 1) % 32);
+}
+
+// Byte stores of two warps interleaved in every word are no hazard (the shadow goes per byte for words accessed in
+// part); a whole-word load of them with no barrier is.
+TEST(CheckingTest, SharedHazardsOfBytesInterleavedInWords) {
+  Checking on(kCheckSharedHazards);
+  auto program = compiled();
+  const auto& info = kernels(*program)[size_t(findKernel(*program, "interleaved"))];
+  uint32_t* out = arena().alloc<uint32_t>(64);
+  Recorder synced;
+  ASSERT_TRUE(run(*program, "interleaved", Dim3{64, 1, 1}, Params(info).arg(out).arg(1u), &synced).ok());
+  EXPECT_TRUE(synced.hazards.empty());
+  EXPECT_TRUE(synced.warpHazards.empty());
+  for (uint32_t t = 0; t < 64; ++t) {
+    uint32_t word = 0;
+    for (uint32_t k = 0; k < 4; ++k) {
+      uint32_t j = (t % 16) * 4 + k;  // byte j was stored by thread (j % 2) * 32 + j / 2
+      word |= ((j % 2) * 32 + j / 2) << (8 * k);
+    }
+    EXPECT_EQ(out[t], word) << t;
+  }
+  Recorder racy;
+  ASSERT_TRUE(run(*program, "interleaved", Dim3{64, 1, 1}, Params(info).arg(out).arg(0u), &racy).ok());
+  ASSERT_FALSE(racy.hazards.empty());
+  uint32_t store = lineOf("st.shared.u8"), load = lineOf("ld.shared.u32 %r6");
+  for (size_t i = 0; i < racy.hazards.size(); ++i) {
+    std::pair<uint32_t, uint32_t> lines{racy.hazards[i].second, racy.laterLines[i]};
+    EXPECT_TRUE(lines == std::make_pair(store, load) || lines == std::make_pair(load, store));
+  }
 }
 
 TEST(CheckingTest, BarrierReachedByPartOfAWarp) {

@@ -45,23 +45,38 @@ uint16_t threadTag(uint16_t warpPlusOne, int lane) { return uint16_t(warpPlusOne
 constexpr int kSeveralLanes = 32;  // the reader "lane" of a byte that lanes of one warp read at one instruction
 uint16_t warpOf(uint16_t tag) { return tag & 0xff; }
 
-// The CTA's checking state, started afresh for each CTA a Cta object runs.
-Cell* shadowOf(Cta& cta) {
+// The shadow of a CTA's shared memory is kept per 4-byte word while every access to the word covered it whole (its
+// 4 bytes then have one history), and per byte once an access covered part of it: the word's cell then says
+// kSplitWord and its bytes' cells hold their histories (copies of the word's at the split). The results are those
+// of a shadow per byte; whole-word accesses, nearly all of them, visit one cell instead of four.
+constexpr uint16_t kSplitWord = 0x8000;  // a word cell's writer: see the byte cells
+
+struct Shadow {
+  Cell* words;
+  Cell* bytes;
+};
+
+// The CTA's checking state, started afresh for each CTA a Cta object runs. Byte cells need no clearing: a split
+// copies the word's cell into them first.
+Shadow shadowOf(Cta& cta) {
   const Job& job = *cta.job;
+  constexpr size_t kCellWords = sizeof(Cell) / sizeof(uint64_t);
   if (cta.checkLaunch != job.launchId || cta.checkCta != cta.linearId) {
     cta.checkLaunch = job.launchId;
     cta.checkCta = cta.linearId;
     cta.checkEpochs.assign(cta.nwarps, 0);
     cta.checkWarpSyncs.assign(cta.nwarps, 0);
-    cta.checkShadow.assign(size_t(cta.sharedBytes) * (sizeof(Cell) / sizeof(uint64_t)), 0);
+    cta.checkShadow.assign((size_t(cta.sharedBytes) + 3) / 4 * kCellWords, 0);
+    if (cta.checkShadowBytes.size() < (size_t(cta.sharedBytes) + 3) / 4 * 4 * kCellWords)
+      cta.checkShadowBytes.resize((size_t(cta.sharedBytes) + 3) / 4 * 4 * kCellWords);
   }
-  return reinterpret_cast<Cell*>(cta.checkShadow.data());
+  return Shadow{reinterpret_cast<Cell*>(cta.checkShadow.data()), reinterpret_cast<Cell*>(cta.checkShadowBytes.data())};
 }
 
 // What a warp's shared accesses are checked against: its CTA's shadow, the warp (+ 1), its barrier count and its
 // count of barriers and __syncwarps.
 struct SharedView {
-  Cell* shadow;
+  Shadow shadow;
   uint32_t sharedBytes;
   uint16_t me, epoch;
   uint32_t warpSync;
@@ -71,16 +86,16 @@ struct SharedView {
 // Between warps a hazard needs no barrier between the two accesses; between lanes of one warp, no barrier and no
 // __syncwarp (a store and a store of one instruction are not a hazard: no order is implied within it). Most
 // accesses find nothing to report and their cells already as they would leave them (a thread re-reading what it
-// read), so those cost a comparison per byte.
+// read), so those cost a comparison per cell.
 void sharedAccess(Warp& w, const Op* op, int lane, const SharedView& v, uint64_t offset, uint32_t bytes, bool write,
                   Checker& checker) {
   if (offset + bytes > v.sharedBytes) return;  // the access faults next
   const uint16_t tag = threadTag(v.me, lane);
   bool reported = false;
-  auto visit = [&](Cell & c, uint32_t k) __attribute__((always_inline)) {
+  auto visit = [&](Cell & c, uint64_t at) __attribute__((always_inline)) {
     if (!reported) [[likely]] {
       auto report = [&](HazardKind kind, uint32_t earlierLine, bool withinWarp) {
-        checker.sharedHazard(siteOf(w, op, lane), kind, earlierLine, offset + k, withinWarp);
+        checker.sharedHazard(siteOf(w, op, lane), kind, earlierLine, at, withinWarp);
         reported = true;
       };
       const HazardKind afterWrite = write ? HazardKind::WriteAfterWrite : HazardKind::ReadAfterWrite;
@@ -115,8 +130,27 @@ void sharedAccess(Warp& w, const Op* op, int lane, const SharedView& v, uint64_t
       c.reader = threadTag(v.me, kSeveralLanes);
     }
   };
-  Cell* cells = v.shadow + offset;
-  for (uint32_t k = 0; k < bytes; ++k) visit(cells[k], k);
+  Cell* words = v.shadow.words;
+  Cell* byteCells = v.shadow.bytes;
+  if ((offset & 3) == 0 && (bytes & 3) == 0) {
+    for (uint64_t at = offset; at < offset + bytes; at += 4) {
+      Cell& word = words[at / 4];
+      if (word.writer != kSplitWord) [[likely]] {
+        visit(word, at);
+      } else {
+        for (uint64_t b = at; b < at + 4; ++b) visit(byteCells[b], b);
+      }
+    }
+    return;
+  }
+  for (uint64_t b = offset; b < offset + bytes; ++b) {
+    Cell& word = words[b / 4];
+    if (word.writer != kSplitWord) {
+      for (uint64_t k = b & ~uint64_t(3); k < (b & ~uint64_t(3)) + 4; ++k) byteCells[k] = word;
+      word.writer = kSplitWord;
+    }
+    visit(byteCells[b], b);
+  }
 }
 
 }  // namespace

@@ -310,7 +310,7 @@ struct Cta {
   // linear index checkCta.
   std::vector<uint32_t> checkEpochs;
   std::vector<uint32_t> checkWarpSyncs;
-  std::vector<uint64_t> checkShadow;
+  std::vector<uint64_t> checkShadow, checkShadowBytes;  // per word, and per byte for words accessed in part
   uint64_t checkLaunch = ~uint64_t(0);
   uint32_t checkCta = 0;
   // storage
