@@ -195,7 +195,8 @@ int main() {
   cuCtxSetCurrent(ctx);
   for (int a : {int(CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED),
                 int(CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED),
-                int(CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED), int(CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED)}) {
+                int(CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED),
+                int(CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED)}) {
     int v = -1;
     CUresult r = cuDeviceGetAttribute(&v, CUdevice_attribute(a), dev);
     std::printf("attribute %d: %d value %d\n", a, int(r), v);
