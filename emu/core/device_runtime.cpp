@@ -7,6 +7,8 @@
 #include "core/launch.h"
 #include "core/memory.h"
 
+#include <ptx/device_runtime.h>
+
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -224,7 +226,10 @@ int32_t GridRuntime::graphLaunch(uint64_t graphExec, uint64_t stream) {
     default: return kInvalidValue;
   }
   auto exec = graphExecTable().find(graphExec);
-  if (!exec || !(exec->flags() & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH)) return kInvalidValue;
+  if (!exec) return kInvalidValue;
+  // The H100 (driver 580) faults the launching grid with an illegal address (tools/gpu-probe/results/
+  // cdp-graph-launch-h100-2026-11-26.txt; runtime.cdp_graph_launch_unflagged).
+  if (!(exec->flags() & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH)) return ptx::exec::kDeviceGraphLaunchFault;
   std::lock_guard lock(mutex_);
   if (work_.size() >= kMaxRecordedWork) return kLaunchPendingCountExceeded;
   work_.push_back(std::move(work));

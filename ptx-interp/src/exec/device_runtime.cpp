@@ -4,6 +4,7 @@
 
 #include "exec/handlers.h"
 #include "exec/memory.h"
+#include "ptx/device_runtime.h"
 
 #include <cstring>
 
@@ -264,7 +265,13 @@ const Op* deviceRuntime(Warp& w, const Op* op) {
         error = host.deviceMemsetAsync(args.get<uint64_t>(0), args.get<uint32_t>(1), args.get<uint64_t>(2),
                                        args.get<uint64_t>(3), caller);
         break;
-      case C::GraphLaunch: error = host.deviceGraphLaunch(args.get<uint64_t>(0), args.get<uint64_t>(1), caller); break;
+      case C::GraphLaunch:
+        error = host.deviceGraphLaunch(args.get<uint64_t>(0), args.get<uint64_t>(1), caller);
+        if (error == kDeviceGraphLaunchFault)
+          return raiseFault(w, op, lane, FaultKind::IllegalAddress, args.get<uint64_t>(0),
+                            "cudaGraphLaunch in a kernel of a graph not instantiated with "
+                            "cudaGraphInstantiateFlagDeviceLaunch");
+        break;
       case C::GetErrorName:
       case C::GetErrorString: result = host.deviceErrorText(args.get<int32_t>(0), site.call == C::GetErrorName); break;
     }
