@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fails when a committed generated file differs from what its generator writes now, naming the command that
 # regenerates it: docs/API-STATUS.md and conformance/COVERAGE.md always; emu/api/generated/{entries,procaddress,
-# errors}.def where clang and NVIDIA's headers are installed (the generator reads the toolkit's signatures).
+# errors,device_runtime_errors}.def where clang and NVIDIA's headers are installed (the generator reads the toolkit's signatures).
 set -u
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
@@ -24,7 +24,7 @@ toolkit=${CUDA_INCLUDE:-/usr/local/cuda/include}
 if command -v clang >/dev/null && [ -f "$toolkit/cuda.h" ] && [ -f /usr/include/GL/gl.h ]; then
   mkdir -p "$tmp/generated"
   python3 tools/gen-api/gen_api.py --out "$tmp/generated" || exit 1
-  for f in entries.def procaddress.def errors.def; do
+  for f in entries.def procaddress.def errors.def device_runtime_errors.def; do
     compare "emu/api/generated/$f" "$tmp/generated/$f" "python3 tools/gen-api/gen_api.py"
   done
 else

@@ -53,6 +53,7 @@ DeviceProfile h200Profile() {
   DeviceProfile p;
   p.profileName = "h200";
   p.name = "cuemu virtual H200";
+  p.genericCompression = false;
   p.memoryClockRateKHz = 3201000;
   p.memoryBusWidthBits = 6016;
   p.l2CacheBytes = 60 * 1024 * 1024;
@@ -69,6 +70,7 @@ DeviceProfile h200Profile() {
 DeviceProfile computeCapability12Profile() {
   DeviceProfile p;
   p.ccMajor = 12;
+  p.genericCompression = false;  // not measured on a compute capability 12 part
   p.maxThreadsPerSm = 1536;
   p.maxBlocksPerSm = 32;
   p.sharedMemPerSm = 100 * 1024;

@@ -51,6 +51,9 @@ struct DeviceProfile {
   uint16_t pciDeviceId = 0x2330;  // the PCI ids an H100 SXM5 80GB reports
   uint16_t pciSubsystemId = 0x16c1;
   bool peerAccess = true;  // virtual devices share the host's memory: peer access between them always works
+  // CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED: 1 on the H100 (driver 580), 0 on the H200 the attributes
+  // were recorded on. Compressible memory behaves as any other here; cuMemCreate reports what it granted.
+  bool genericCompression = true;
 
   // The largest L2 set-aside for persisting accesses, and the set-aside a new context starts with (the
   // fractions of L2 that NVIDIA's driver reports on Hopper).

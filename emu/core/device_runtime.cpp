@@ -5,9 +5,14 @@
 #include "core/device.h"
 #include "core/graph.h"
 #include "core/launch.h"
+#include "core/memory.h"
+
+#include <ptx/device_runtime.h>
 
 #include <algorithm>
 #include <cstring>
+#include <string>
+#include <unordered_map>
 
 namespace cuemu {
 namespace {
@@ -221,7 +226,10 @@ int32_t GridRuntime::graphLaunch(uint64_t graphExec, uint64_t stream) {
     default: return kInvalidValue;
   }
   auto exec = graphExecTable().find(graphExec);
-  if (!exec || !(exec->flags() & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH)) return kInvalidValue;
+  if (!exec) return kInvalidValue;
+  // The H100 (driver 580) faults the launching grid with an illegal address (tools/gpu-probe/results/
+  // cdp-graph-launch-h100-2026-11-26.txt; runtime.cdp_graph_launch_unflagged).
+  if (!(exec->flags() & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH)) return ptx::exec::kDeviceGraphLaunchFault;
   std::lock_guard lock(mutex_);
   if (work_.size() >= kMaxRecordedWork) return kLaunchPendingCountExceeded;
   work_.push_back(std::move(work));
@@ -282,6 +290,63 @@ CUresult runDeviceCopy(const DeviceWork& w) {
   if (!accessible(w.src, w.bytes)) return CUDA_ERROR_ILLEGAL_ADDRESS;
   std::memmove(reinterpret_cast<void*>(w.dst), reinterpret_cast<const void*>(w.src), w.bytes);
   return CUDA_SUCCESS;
+}
+
+namespace {
+
+// The device runtime's texts (emu/api/recorded/device-runtime-errors.tsv), laid out as one block: for each code its
+// name and its description, NUL-terminated, and last the text of every other code.
+struct ErrorTexts {
+  struct Row {
+    int32_t code;
+    uint32_t name, text;  // offsets into `block`
+  };
+  std::vector<Row> rows;
+  std::string block;
+  uint32_t unrecognized = 0;
+
+  ErrorTexts() {
+    auto add = [this](std::string_view s) {
+      uint32_t at = uint32_t(block.size());
+      block.append(s);
+      block.push_back('\0');
+      return at;
+    };
+#define CUEMU_DEVICE_RUNTIME_ERROR(code, name, text) rows.push_back({code, add(#name), add(text)});
+#include "api/generated/device_runtime_errors.def"
+#undef CUEMU_DEVICE_RUNTIME_ERROR
+    unrecognized = add("unrecognized error code");
+  }
+  uint32_t offsetOf(int32_t code, bool name) const {
+    for (const Row& r : rows)
+      if (r.code == code) return name ? r.name : r.text;
+    return unrecognized;
+  }
+};
+
+const ErrorTexts& errorTexts() {
+  static const ErrorTexts texts;
+  return texts;
+}
+
+}  // namespace
+
+uint64_t deviceErrorText(Context& context, int32_t error, bool name) {
+  // One copy per context, in the context's device memory (it goes with the context; a reset makes a new one).
+  static std::mutex mutex;
+  static auto* copies = new std::unordered_map<unsigned long long, std::weak_ptr<MemoryRegion>>;
+  const ErrorTexts& texts = errorTexts();
+  std::lock_guard lock(mutex);
+  std::shared_ptr<MemoryRegion> copy = (*copies)[context.id()].lock();
+  if (!copy) {
+    std::erase_if(*copies, [](const auto& entry) { return entry.second.expired(); });
+    auto region = context.memory().allocateDevice(texts.block.size());
+    if (!region) return 0;
+    copy = *region;
+    std::memcpy(reinterpret_cast<void*>(copy->start), texts.block.data(), texts.block.size());
+    (*copies)[context.id()] = copy;
+  }
+  return copy->start + texts.offsetOf(error, name);
 }
 
 }  // namespace cuemu

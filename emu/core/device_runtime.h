@@ -72,6 +72,11 @@ CUresult runDeviceCopy(const DeviceWork& work);
 // runs the grid tree the launch belongs to). A graph destroyed meanwhile runs nothing.
 CUresult runDeviceGraph(const DeviceWork& work);
 
+// cudaGetErrorName (`name`) / cudaGetErrorString called in a kernel: the device address of the text the device
+// runtime gives for `error` (as recorded on an H100), in a copy of all texts kept in the context's device memory;
+// 0 when that memory cannot be had.
+uint64_t deviceErrorText(Context& context, int32_t error, bool name);
+
 class GridRuntime {
  public:
   // `depth`: the grid's incomplete device-launched ancestors, itself included (0 for a grid the host launched);

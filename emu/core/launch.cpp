@@ -57,13 +57,14 @@ class DeviceMemoryValidator final : public ptx::exec::MemoryValidator {
 
 class ContextHostServices final : public ptx::exec::HostServices {
  public:
-  ContextHostServices(Context& context, GridRuntime& runtime) : context_(context), runtime_(runtime) {}
+  ContextHostServices(Context& context, GridRuntime& runtime, const TextureObjectsView* textures)
+      : context_(context), runtime_(runtime), textures_(textures) {}
   bool devicePrintf(std::string_view text) override {
     context_.modules().appendPrintf(text);
     return true;
   }
   bool textureFetch(const ptx::exec::TextureRequest& request, uint32_t out[4], std::string& error) override {
-    auto object = texObjectTable().find(request.handle);
+    auto object = textures_ ? textures_->texture(request.handle) : texObjectTable().find(request.handle);
     if (!object) {
       error = fmt::format("{:#x} is not a texture object", request.handle);
       return false;
@@ -71,7 +72,7 @@ class ContextHostServices final : public ptx::exec::HostServices {
     return object->fetch(request, out, error);
   }
   bool surfaceAccess(const ptx::exec::SurfaceRequest& request, void* data, std::string& error) override {
-    auto object = surfObjectTable().find(request.handle);
+    auto object = textures_ ? textures_->surface(request.handle) : surfObjectTable().find(request.handle);
     if (!object) {
       error = fmt::format("{:#x} is not a surface object", request.handle);
       return false;
@@ -142,10 +143,12 @@ class ContextHostServices final : public ptx::exec::HostServices {
     version = kDeviceRuntimeVersion;
     return 0;
   }
+  uint64_t deviceErrorText(int32_t error, bool name) override { return cuemu::deviceErrorText(context_, error, name); }
 
  private:
   Context& context_;
   GridRuntime& runtime_;
+  const TextureObjectsView* textures_;  // null: only live objects
 };
 
 ptx::exec::ExecConfig execConfig(const Device& device) {
@@ -261,6 +264,7 @@ struct GridLaunch {
   unsigned dynamicSharedBytes = 0;
   const std::vector<uint8_t>* params = nullptr;
   bool cooperative = false;
+  const TextureObjectsView* textures = nullptr;  // the launch's view (grids it launches from kernels share it)
 };
 
 // Runs one grid with `runtime` answering its device runtime calls.
@@ -273,7 +277,7 @@ CUresult runGrid(Context& context, const Module& module, const ptx::exec::ExecCo
     workspace = allocateGridWorkspace(context);
     if (!workspace) return CUDA_ERROR_OUT_OF_MEMORY;
   }
-  ContextHostServices host(context, runtime);
+  ContextHostServices host(context, runtime, g.textures);
   DeviceMemoryValidator memory;
   ptx::exec::LaunchParams params;
   params.grid = g.grid;
@@ -348,6 +352,7 @@ CUresult runGridTree(Context& context, const Module& module, const ptx::exec::Ex
       child.block = work.block;
       child.dynamicSharedBytes = work.sharedBytes;
       child.params = &work.params;
+      child.textures = root.textures;
       result = run(child, depth);
     } else if (work.kind == DeviceWork::Kind::Graph) {
       result = runDeviceGraph(work);
@@ -455,12 +460,12 @@ CUresult submitLaunch(Stream& stream, LaunchRequest request) {
     return captured;
   if (timeline::on()) [[unlikely]]
     timeline::labelNextItem(request.function->info().name);
-  return enqueueWork(stream, launchWork(context, std::move(request)));
+  return enqueueWork(stream, launchWork(context, std::move(request), std::make_shared<TextureObjectsView>()));
 }
 
-StreamWork launchWork(Context& context, LaunchRequest request) {
+StreamWork launchWork(Context& context, LaunchRequest request, std::shared_ptr<const TextureObjectsView> textures) {
   auto config = execConfig(context.device());
-  return [request = std::move(request), config, &context]() -> CUresult {
+  return [request = std::move(request), config, &context, textures = std::move(textures)]() -> CUresult {
     LaunchShape shape;
     if (CUresult refused = launchShape(request, shape)) return refused;  // validated: a function attribute changed
     GridLaunch g;
@@ -471,6 +476,7 @@ StreamWork launchWork(Context& context, LaunchRequest request) {
     g.dynamicSharedBytes = request.dynamicSharedBytes;
     g.params = &request.params;
     g.cooperative = request.cooperative;
+    g.textures = textures.get();
     return runGridTree(context, request.function->module(), config, g);
   };
 }

@@ -18,6 +18,7 @@ class Context;
 class Device;
 class Stream;
 struct MemoryRegion;
+class TextureObjectsView;
 
 struct LaunchRequest {
   std::shared_ptr<Function> function;
@@ -34,8 +35,10 @@ Expected<std::vector<uint8_t>> packKernelParams(const ptx::exec::KernelInfo& inf
 CUresult validateLaunch(Context& context, const LaunchRequest& request);
 // Validates, then runs the launch in stream order (or adds a kernel node when the stream captures).
 CUresult submitLaunch(Stream& stream, LaunchRequest request);
-// The stream work of a validated launch (also what graph kernel nodes run).
-StreamWork launchWork(Context& context, LaunchRequest request);
+// The stream work of a validated launch (also what graph kernel nodes run). `textures`: the texture and surface
+// objects as they were when the launch was queued (core/texture.h); null: those live when it runs.
+StreamWork launchWork(Context& context, LaunchRequest request,
+                      std::shared_ptr<const TextureObjectsView> textures = nullptr);
 
 // The occupancy calculator: blocks of `blockSize` threads with `dynamicSharedBytes` that one SM holds at once.
 int maxActiveBlocksPerSm(const Function& function, const Device& device, int blockSize, size_t dynamicSharedBytes);

@@ -5,7 +5,10 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <string>
+#include <string_view>
 #include <fcntl.h>
 #include <mutex>
 #include <sys/mman.h>
@@ -15,14 +18,19 @@
 namespace cuemu {
 namespace {
 std::mutex g_handleMutex;  // serialises handle retain/release (re-registration after release)
-}
+// memfd names of plain and of compressible allocations; the second extends the first.
+constexpr const char* kPlainName = "cuemu-vmm";
+constexpr const char* kCompressedName = "cuemu-vmm-compressible";
+}  // namespace
 
 Expected<std::shared_ptr<PhysicalAllocation>> PhysicalAllocation::create(uint64_t size,
                                                                          const CUmemAllocationProp& prop) {
   AddressSpace& space = AddressSpace::instance();
   int device = prop.location.id;
   if (!space.charge(device, size)) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "device memory exhausted");
-  int fd = memfd_create("cuemu-vmm", MFD_CLOEXEC);
+  // The name carries what an importing process reports (PhysicalAllocation::import).
+  bool compressed = prop.allocFlags.compressionType == CU_MEM_ALLOCATION_COMP_GENERIC;
+  int fd = memfd_create(compressed ? kCompressedName : kPlainName, MFD_CLOEXEC);
   if (fd < 0 || ftruncate(fd, off_t(size)) != 0) {
     if (fd >= 0) close(fd);
     space.uncharge(device, size);
@@ -50,6 +58,12 @@ Expected<std::shared_ptr<PhysicalAllocation>> PhysicalAllocation::import(int fd)
   allocation->prop_.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
   allocation->prop_.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
   allocation->prop_.location.id = 0;
+  // As on the H100, an imported allocation reports the compression its creator was granted.
+  char link[64], target[256];
+  std::snprintf(link, sizeof link, "/proc/self/fd/%d", copy);
+  ssize_t n = readlink(link, target, sizeof target - 1);
+  if (n > 0 && std::string_view(target, size_t(n)).starts_with(std::string("/memfd:") + kCompressedName))
+    allocation->prop_.allocFlags.compressionType = CU_MEM_ALLOCATION_COMP_GENERIC;
   allocation->blockId_ = AddressSpace::instance().nextBufferId();
   return allocation;
 }

@@ -6,6 +6,9 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <mutex>
+#include <set>
+#include <vector>
 
 namespace cuemu {
 
@@ -17,6 +20,88 @@ HandleTable<TexObject>& texObjectTable() {
 HandleTable<SurfObject>& surfObjectTable() {
   static auto* table = new HandleTable<SurfObject>;
   return *table;
+}
+
+namespace {
+
+// Objects destroyed while views made before their destroy are held, and the views held (by when they were made).
+struct Retired {
+  std::mutex mutex;
+  uint64_t destroys = 0;
+  std::multiset<uint64_t> views;
+  struct Entry {
+    uint64_t destroyedAt;  // `destroys` after this one
+    uint64_t handle;
+    std::shared_ptr<const TexObject> texture;
+    std::shared_ptr<const SurfObject> surface;
+  };
+  std::vector<Entry> entries;
+
+  static Retired& instance() {
+    static auto* retired = new Retired;
+    return *retired;
+  }
+  void add(Entry entry) {
+    Entry unneeded;  // dies after the lock is released
+    std::lock_guard lock(mutex);
+    entry.destroyedAt = ++destroys;
+    if (!views.empty() && *views.begin() < entry.destroyedAt)
+      entries.push_back(std::move(entry));
+    else
+      unneeded = std::move(entry);
+  }
+  const Entry* find(uint64_t handle, uint64_t madeAt) const {
+    for (const Entry& e : entries)
+      if (e.handle == handle && e.destroyedAt > madeAt) return &e;
+    return nullptr;
+  }
+};
+
+}  // namespace
+
+TextureObjectsView::TextureObjectsView() {
+  Retired& r = Retired::instance();
+  std::lock_guard lock(r.mutex);
+  madeAt_ = r.destroys;
+  r.views.insert(madeAt_);
+}
+
+TextureObjectsView::~TextureObjectsView() {
+  Retired& r = Retired::instance();
+  std::vector<Retired::Entry> dropped;  // objects die outside the lock (an array's release may take others)
+  std::lock_guard lock(r.mutex);
+  r.views.erase(r.views.find(madeAt_));
+  uint64_t oldest = r.views.empty() ? r.destroys : *r.views.begin();
+  auto unneeded = [oldest](const Retired::Entry& e) { return e.destroyedAt <= oldest; };
+  for (Retired::Entry& e : r.entries)
+    if (unneeded(e)) dropped.push_back(std::move(e));
+  std::erase_if(r.entries, [&](const Retired::Entry& e) { return !e.texture && !e.surface; });
+}
+
+std::shared_ptr<const TexObject> TextureObjectsView::texture(uint64_t handle) const {
+  if (auto live = texObjectTable().find(handle)) return live;
+  Retired& r = Retired::instance();
+  std::lock_guard lock(r.mutex);
+  const Retired::Entry* e = r.find(handle, madeAt_);
+  return e ? e->texture : nullptr;
+}
+
+std::shared_ptr<const SurfObject> TextureObjectsView::surface(uint64_t handle) const {
+  if (auto live = surfObjectTable().find(handle)) return live;
+  Retired& r = Retired::instance();
+  std::lock_guard lock(r.mutex);
+  const Retired::Entry* e = r.find(handle, madeAt_);
+  return e ? e->surface : nullptr;
+}
+
+void retireTexObject(std::shared_ptr<const TexObject> object) {
+  uint64_t handle = object->handle;
+  Retired::instance().add({0, handle, std::move(object), nullptr});
+}
+
+void retireSurfObject(std::shared_ptr<const SurfObject> object) {
+  uint64_t handle = object->handle;
+  Retired::instance().add({0, handle, nullptr, std::move(object)});
 }
 
 namespace {

@@ -56,6 +56,31 @@ class SurfObject {
 HandleTable<TexObject>& texObjectTable();
 HandleTable<SurfObject>& surfObjectTable();
 
+// Texture and surface objects as a launch sees them. On NVIDIA's driver a kernel launched before the host destroys
+// an object it uses still reads and writes through that object when it runs later (the NV12toBGRandResize sample
+// destroys its objects right after an asynchronous launch), while host calls on the handle fail at once. A launch
+// made from the host holds a view from when it is queued until it has run: objects destroyed meanwhile
+// (retireTexObject / retireSurfObject) stay reachable through it, and only through it.
+class TextureObjectsView {
+ public:
+  TextureObjectsView();
+  ~TextureObjectsView();
+  TextureObjectsView(const TextureObjectsView&) = delete;
+  TextureObjectsView& operator=(const TextureObjectsView&) = delete;
+
+  // The live object, else one destroyed after this view was made; null for any other handle.
+  std::shared_ptr<const TexObject> texture(uint64_t handle) const;
+  std::shared_ptr<const SurfObject> surface(uint64_t handle) const;
+
+ private:
+  uint64_t madeAt_;  // destroys counted so far
+};
+
+// cuTexObjectDestroy / cuSurfObjectDestroy: the object, already erased from its table, is kept while a view made
+// before now is held.
+void retireTexObject(std::shared_ptr<const TexObject> object);
+void retireSurfObject(std::shared_ptr<const SurfObject> object);
+
 // Validates a resource description and resolves where its texels are (CUDA_ERROR_INVALID_VALUE,
 // CUDA_ERROR_INVALID_HANDLE for an unknown array).
 Expected<TexelStore> resolveResource(const CUDA_RESOURCE_DESC& resource);

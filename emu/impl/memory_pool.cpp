@@ -75,9 +75,16 @@ CUresult freeAsync(CUdeviceptr dptr, CUstream stream) {
   if (!region || !(region->kind == MemoryKind::Device || isHostPoolRegion(*region))) return CUDA_ERROR_INVALID_VALUE;
   if (region->freePending.exchange(true)) return CUDA_ERROR_INVALID_VALUE;
   MemoryKind kind = region->kind;
-  CUresult queued = memops::runAsync(context, stream, [dptr, kind] {
+  // cuMemAlloc memory (not a pool's) freed in stream order while a kernel on another stream still uses it: the
+  // H100 (driver 580) lets the kernel finish with it, as cuMemFree waits for it (tools/gpu-probe/results/
+  // clients17c-h100-2026-11-26.txt, memfree_async_other); the release waits for the grids running then.
+  bool waitsForKernels = kind == MemoryKind::Device && !region->pool;
+  CUresult queued = memops::runAsync(context, stream, [dptr, kind, waitsForKernels] {
     checkers::poolReleased(dptr);
-    (void)releaseRegion(dptr, {kind});
+    if (waitsForKernels)
+      KernelsInFlight::instance().defer(0, 0, [dptr, kind] { (void)releaseRegion(dptr, {kind}); });
+    else
+      (void)releaseRegion(dptr, {kind});
     return CUDA_SUCCESS;
   });
   if (queued != CUDA_SUCCESS) region->freePending = false;

@@ -77,7 +77,12 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle* handle, size_t size, const CU
   if (!handle || !size || flags) return CUDA_ERROR_INVALID_VALUE;
   if (CUresult r = validateProp(prop); r != CUDA_SUCCESS) return r;
   if (!aligned(size)) return CUDA_ERROR_INVALID_VALUE;
-  auto created = PhysicalAllocation::create(size, *prop);
+  if (prop->allocFlags.compressionType > CU_MEM_ALLOCATION_COMP_GENERIC) return CUDA_ERROR_INVALID_VALUE;
+  // The compression granted, as the H100 reports it: none for GPUDirect RDMA memory or where unsupported.
+  CUmemAllocationProp granted = *prop;
+  if (granted.allocFlags.gpuDirectRDMACapable || !deviceByOrdinal(prop->location.id)->profile().genericCompression)
+    granted.allocFlags.compressionType = CU_MEM_ALLOCATION_COMP_NONE;
+  auto created = PhysicalAllocation::create(size, granted);
   if (!created) return created.error().code;
   *handle = PhysicalAllocation::retain(*created);
   return CUDA_SUCCESS;

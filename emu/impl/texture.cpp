@@ -51,7 +51,10 @@ CUresult cuTexObjectCreate(CUtexObject* pTexObject, const CUDA_RESOURCE_DESC* pR
 }
 
 CUresult cuTexObjectDestroy(CUtexObject texObject) {
-  return texObjectTable().erase(texObject) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  auto object = texObjectTable().erase(texObject);
+  if (!object) return CUDA_ERROR_INVALID_VALUE;
+  retireTexObject(std::move(object));  // launches queued before now may still use it
+  return CUDA_SUCCESS;
 }
 
 CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC* pResDesc, CUtexObject texObject) {
@@ -96,7 +99,10 @@ CUresult cuSurfObjectCreate(CUsurfObject* pSurfObject, const CUDA_RESOURCE_DESC*
 }
 
 CUresult cuSurfObjectDestroy(CUsurfObject surfObject) {
-  return surfObjectTable().erase(surfObject) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  auto object = surfObjectTable().erase(surfObject);
+  if (!object) return CUDA_ERROR_INVALID_VALUE;
+  retireSurfObject(std::move(object));  // launches queued before now may still use it
+  return CUDA_SUCCESS;
 }
 
 CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC* pResDesc, CUsurfObject surfObject) {

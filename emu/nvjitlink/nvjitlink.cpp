@@ -5,8 +5,10 @@
 // Installed beside cuemu's libcuda.so.1, this library is the nvJitLink that the loader finds first; it links
 // PTX, fatbinaries, relocatable objects and libraries that carry PTX, and the "cubin" it returns is the linked
 // PTX text, which cuemu's cuModuleLoadData/cuLibraryLoadData accept (as NVIDIA's driver accepts PTX there too).
-// LTO-IR (NVVM bitcode) cannot be linked without NVIDIA's optimiser: such input fails with
-// NVJITLINK_ERROR_UNRECOGNIZED_INPUT and says so in the error log.
+// LTO-IR (NVVM bitcode) needs NVIDIA's optimiser: the LTO-IR inputs of a link go to NVIDIA's libnvJitLink.so.13
+// (CUEMU_NVJITLINK_LIBRARY, else the toolkit's), run in a child process and asked for PTX (`-lto -ptx`), and that
+// PTX joins the other inputs in cuemu's link. Without NVIDIA's library such input fails with
+// NVJITLINK_ERROR_UNRECOGNIZED_INPUT and the error log says why.
 //
 // `nvJitLinkVersion` is deliberately not exported. Clients probe for it to decide whether nvJitLink is usable
 // for everything, LTO included: without it, numba-cuda compiles PTX instead of LTO-IR (its default turns LTO on
@@ -15,7 +17,13 @@
 //
 // ABI facts (names, enum values, the versioned symbol names) are those of CUDA 13's nvJitLink.h.
 #include <cuda.h>
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -60,7 +68,9 @@ constexpr char kArchiveMagic[] = "!<arch>\n";
 struct Linker {
   CUlinkState state = nullptr;
   std::string arch;
-  std::string linked;  // the linked PTX, once complete
+  std::vector<std::pair<std::string, std::string>> ltoInputs;  // name, bitcode: linked at completion
+  std::vector<std::string> optimiserOptions;                   // passed on to NVIDIA's nvJitLink for them
+  std::string linked;                                          // the linked PTX, once complete
   std::string errorLog, infoLog;
   bool complete = false;
   bool wantsPtx = false;
@@ -90,9 +100,181 @@ InputType guessType(const void* data, size_t size) {
   if (magic == kFatbinMagic) return kInputFatbin;
   if (magic == kElfMagic) return kInputCubin;
   if (size >= 8 && std::memcmp(data, kArchiveMagic, 8) == 0) return kInputLibrary;
-  // NVVM bitcode starts with "BC" (0x42 0x43 0xC0 0xDE) or its wrapper magic 0x0B17C0DE.
-  if (magic == 0xDEC04342 || magic == 0x0B17C0DE) return kInputLtoir;
+  // NVVM bitcode starts with "BC" (0x42 0x43 0xC0 0xDE) or its wrapper magic 0x0B17C0DE; NVRTC's and nvcc's
+  // LTO-IR (-dlto) with 0xED 0x43 0x4E 0x7F.
+  if (magic == 0xDEC04342 || magic == 0x0B17C0DE || magic == 0x7F4E43ED) return kInputLtoir;
   return kInputPtx;
+}
+
+// NVIDIA's nvJitLink, for LTO-IR. It runs in a child process of its own: loaded beside cuemu's library of the
+// same name, NVIDIA's aborts in its exit handler, and a child keeps the client's process clear of it.
+struct RealNvJitLink {
+  using Handle = void*;
+  int (*create)(Handle*, uint32_t, const char**) = nullptr;
+  int (*destroy)(Handle*) = nullptr;
+  int (*addData)(Handle, int, const void*, size_t, const char*) = nullptr;
+  int (*complete)(Handle) = nullptr;
+  int (*ptxSize)(Handle, size_t*) = nullptr;
+  int (*ptx)(Handle, char*) = nullptr;
+  int (*errorLogSize)(Handle, size_t*) = nullptr;
+  int (*errorLog)(Handle, char*) = nullptr;
+};
+
+std::string realPathOf(const char* path) {
+  char resolved[PATH_MAX];
+  return realpath(path, resolved) ? std::string(resolved) : std::string();
+}
+
+// Where NVIDIA's libnvJitLink.so.13 is (CUEMU_NVJITLINK_LIBRARY, else the toolkit's), or empty.
+const std::string& nvidiaNvJitLinkPath() {
+  static const std::string found = [] {
+    Dl_info self{};
+    dladdr(reinterpret_cast<void*>(&realPathOf), &self);
+    std::string ownPath = self.dli_fname ? realPathOf(self.dli_fname) : std::string();
+    std::vector<std::string> candidates;
+    if (const char* named = getenv("CUEMU_NVJITLINK_LIBRARY"); named && *named) {
+      candidates.emplace_back(named);
+    } else {
+      for (const char* root : {static_cast<const char*>(getenv("CUDA_HOME")),
+                               static_cast<const char*>(getenv("CUDA_PATH")), "/usr/local/cuda"})
+        if (root && *root) candidates.push_back(std::string(root) + "/lib64/libnvJitLink.so.13");
+    }
+    for (const std::string& path : candidates) {
+      std::string resolved = realPathOf(path.c_str());
+      if (!resolved.empty() && resolved != ownPath) return resolved;  // not cuemu's own, found by its SONAME
+    }
+    return std::string();
+  }();
+  return found;
+}
+
+bool loadNvidiaNvJitLink(RealNvJitLink& r) {
+  void* handle = dlopen(nvidiaNvJitLinkPath().c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+  if (!handle) return false;
+  auto symbol = [handle](const char* name) { return dlsym(handle, name); };
+  r.create = reinterpret_cast<decltype(r.create)>(symbol("__nvJitLinkCreate_13_0"));
+  r.destroy = reinterpret_cast<decltype(r.destroy)>(symbol("__nvJitLinkDestroy_13_0"));
+  r.addData = reinterpret_cast<decltype(r.addData)>(symbol("__nvJitLinkAddData_13_0"));
+  r.complete = reinterpret_cast<decltype(r.complete)>(symbol("__nvJitLinkComplete_13_0"));
+  r.ptxSize = reinterpret_cast<decltype(r.ptxSize)>(symbol("__nvJitLinkGetLinkedPtxSize_13_0"));
+  r.ptx = reinterpret_cast<decltype(r.ptx)>(symbol("__nvJitLinkGetLinkedPtx_13_0"));
+  r.errorLogSize = reinterpret_cast<decltype(r.errorLogSize)>(symbol("__nvJitLinkGetErrorLogSize_13_0"));
+  r.errorLog = reinterpret_cast<decltype(r.errorLog)>(symbol("__nvJitLinkGetErrorLog_13_0"));
+  return r.create && r.destroy && r.addData && r.complete && r.ptxSize && r.ptx && r.errorLogSize && r.errorLog;
+}
+
+// The architecture NVIDIA's nvJitLink is to optimise for: sm_NN[a|f] whichever way the link named it.
+std::string realArch(const std::string& arch) {
+  for (const char* prefix : {"compute_", "lto_", "sm_"})
+    if (arch.rfind(prefix, 0) == 0) return "sm_" + arch.substr(std::strlen(prefix));
+  return arch;
+}
+
+// In the child: links the LTO-IR into PTX with NVIDIA's nvJitLink and writes result, PTX and error log to `fd`.
+void nvidiaLinkInChild(const Linker& linker, int fd) {
+  int r = kErrorInternal;
+  std::string ptx, log;
+  RealNvJitLink real;
+  if (!loadNvidiaNvJitLink(real)) {
+    log =
+        "ERROR: cannot load " + nvidiaNvJitLinkPath() + ": " + (dlerror() ? dlerror() : "missing entry points") + "\n";
+  } else {
+    std::string arch = "-arch=" + realArch(linker.arch);
+    std::vector<const char*> options = {arch.c_str(), "-lto", "-ptx"};
+    for (const std::string& o : linker.optimiserOptions) options.push_back(o.c_str());
+    RealNvJitLink::Handle handle = nullptr;
+    r = real.create(&handle, uint32_t(options.size()), options.data());
+    if (r == kSuccess) {
+      for (const auto& [name, bitcode] : linker.ltoInputs)
+        if ((r = real.addData(handle, kInputLtoir, bitcode.data(), bitcode.size(), name.c_str())) != kSuccess) break;
+      if (r == kSuccess) r = real.complete(handle);
+      size_t size = 0;
+      if (r == kSuccess && (r = real.ptxSize(handle, &size)) == kSuccess) {
+        ptx.assign(size, '\0');
+        r = real.ptx(handle, ptx.data());
+      }
+      size_t logSize = 0;
+      if (r != kSuccess && real.errorLogSize(handle, &logSize) == kSuccess && logSize > 1) {
+        log.assign(logSize, '\0');
+        real.errorLog(handle, log.data());
+        log.resize(logSize - 1);
+      }
+      real.destroy(&handle);
+    }
+  }
+  auto put = [fd](const void* data, size_t bytes) {
+    const char* p = static_cast<const char*>(data);
+    while (bytes) {
+      ssize_t n = write(fd, p, bytes);
+      if (n <= 0) return;
+      p += n;
+      bytes -= size_t(n);
+    }
+  };
+  uint64_t ptxBytes = ptx.size(), logBytes = log.size();
+  put(&r, sizeof r);
+  put(&ptxBytes, sizeof ptxBytes);
+  put(ptx.data(), ptx.size());
+  put(&logBytes, sizeof logBytes);
+  put(log.data(), log.size());
+}
+
+// Links the LTO-IR inputs with NVIDIA's nvJitLink (in a child process) into PTX and adds that to cuemu's link.
+Result linkLtoInputs(Linker& linker) {
+  int fds[2];
+  if (pipe(fds) != 0) return kErrorInternal;
+  pid_t child = fork();
+  if (child < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return kErrorInternal;
+  }
+  if (child == 0) {
+    close(fds[0]);
+    nvidiaLinkInChild(linker, fds[1]);
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string reply;
+  char buffer[65536];
+  ssize_t n;
+  while ((n = read(fds[0], buffer, sizeof buffer)) > 0 || (n < 0 && errno == EINTR))
+    if (n > 0) reply.append(buffer, size_t(n));
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
+  int r = kErrorInternal;
+  uint64_t ptxBytes = 0, logBytes = 0;
+  size_t at = 0;
+  auto take = [&](void* out, size_t bytes) {
+    if (reply.size() - at < bytes) return false;
+    std::memcpy(out, reply.data() + at, bytes);
+    at += bytes;
+    return true;
+  };
+  std::string ptx;
+  bool complete = take(&r, sizeof r) && take(&ptxBytes, sizeof ptxBytes) && reply.size() - at >= ptxBytes;
+  if (complete) {
+    ptx = reply.substr(at, ptxBytes);
+    at += ptxBytes;
+    if (take(&logBytes, sizeof logBytes) && reply.size() - at >= logBytes)
+      linker.errorLog += reply.substr(at, logBytes);
+  } else {
+    r = kErrorInternal;
+    linker.errorLog += "ERROR: NVIDIA's nvJitLink ended without an answer\n";
+  }
+  if (r != kSuccess) {
+    linker.errorLog += "ERROR: NVIDIA's nvJitLink could not link the LTO-IR (" + std::to_string(r) + ")\n";
+    return Result(r);
+  }
+  CUresult added =
+      cuLinkAddData(linker.state, CU_JIT_INPUT_PTX, ptx.data(), ptx.size(), "lto.ptx", 0, nullptr, nullptr);
+  collectJitLogs(linker);
+  if (added != CUDA_SUCCESS) {
+    linker.errorLog += "ERROR: the PTX of the LTO-IR: " + cuErrorText(added) + "\n";
+    return kErrorPtxCompile;
+  }
+  return kSuccess;
 }
 
 Result addInput(Linker* linker, int type, const void* data, size_t size, const char* name) {
@@ -109,9 +291,13 @@ Result addInput(Linker* linker, int type, const void* data, size_t size, const c
     case kInputObject: cuType = CU_JIT_INPUT_OBJECT; break;
     case kInputLibrary: cuType = CU_JIT_INPUT_LIBRARY; break;
     case kInputLtoir:
-      linker->errorLog +=
-          "ERROR: " + label + ": LTO-IR cannot be linked by cuemu's nvJitLink (it links PTX; compile without LTO)\n";
-      return kErrorUnrecognizedInput;
+      if (nvidiaNvJitLinkPath().empty()) {
+        linker->errorLog += "ERROR: " + label + ": LTO-IR needs NVIDIA's libnvJitLink.so.13, which was not found " +
+                            "(set CUEMU_NVJITLINK_LIBRARY to its path)\n";
+        return kErrorUnrecognizedInput;
+      }
+      linker->ltoInputs.emplace_back(label, std::string(static_cast<const char*>(data), size));
+      return kSuccess;
     default:
       linker->errorLog += "ERROR: " + label + ": unrecognized input type " + std::to_string(type) + "\n";
       return kErrorUnrecognizedInput;
@@ -155,8 +341,10 @@ Result parseOptions(Linker& linker, uint32_t count, const char** options, std::v
       keys.push_back(CU_JIT_GENERATE_DEBUG_INFO);
       values.push_back(reinterpret_cast<void*>(uintptr_t(1)));
     } else if (option.rfind("-O", 0) == 0 || option.rfind("-ftz=", 0) == 0 || option.rfind("-prec-div=", 0) == 0 ||
-               option.rfind("-prec-sqrt=", 0) == 0 || option.rfind("-fma=", 0) == 0 || option == "-verbose" ||
-               option == "-warningsaserror" || option.rfind("-split-compile", 0) == 0 ||
+               option.rfind("-prec-sqrt=", 0) == 0 || option.rfind("-fma=", 0) == 0) {
+      // Numerics of the code NVIDIA's optimiser makes of LTO-IR; nothing to do for PTX.
+      linker.optimiserOptions.emplace_back(option);
+    } else if (option == "-verbose" || option == "-warningsaserror" || option.rfind("-split-compile", 0) == 0 ||
                option.rfind("-jump-table-density", 0) == 0 || option == "-no-cache" ||
                option.rfind("-kernels-used=", 0) == 0 || option.rfind("-variables-used=", 0) == 0 ||
                option == "-optimize-unused-variables" || option.rfind("-Xptxas", 0) == 0 ||
@@ -204,6 +392,10 @@ Result create(Linker** out, uint32_t count, const char** options) {
 Result completeLink(Linker* linker) {
   if (!validHandle(linker)) return kErrorInvalidInput;
   if (linker->complete) return kSuccess;
+  if (!linker->ltoInputs.empty()) {
+    if (Result r = linkLtoInputs(*linker); r != kSuccess) return r == kErrorPtxCompile ? r : kErrorFinalize;
+    linker->ltoInputs.clear();
+  }
   void* image = nullptr;
   size_t size = 0;
   CUresult r = cuLinkComplete(linker->state, &image, &size);

@@ -1,6 +1,9 @@
 // CUDA arrays: creation, descriptors, copies in and out.
 #include "fixture.h"
 
+#include "core/texture.h"
+
+#include <memory>
 #include <vector>
 
 namespace {
@@ -105,6 +108,50 @@ TEST_F(MemoryTest, MipmappedArrayLevels) {
   EXPECT_EQ(cuMipmappedArrayDestroy(mip), CUDA_SUCCESS);
   EXPECT_EQ(cuArray3DGetDescriptor_v2(&back, level), CUDA_ERROR_INVALID_HANDLE);
   EXPECT_EQ(cuMipmappedArrayCreate(&mip, &d, 8), CUDA_ERROR_INVALID_VALUE);
+}
+
+// A launch queued before cuTexObjectDestroy / cuSurfObjectDestroy still reaches the objects through the view it
+// holds (as on the GPU, where the queued kernel uses them); host calls, and launches queued after the destroy, see
+// a stale handle at once; the objects go when the last view that needs them does.
+TEST_F(MemoryTest, DestroyedTextureObjectsStayVisibleToEarlierLaunches) {
+  CUDA_ARRAY_DESCRIPTOR desc{};
+  desc.Width = 8;
+  desc.Height = 2;
+  desc.Format = CU_AD_FORMAT_FLOAT;
+  desc.NumChannels = 1;
+  CUarray array = nullptr;
+  ASSERT_EQ(cuArrayCreate_v2(&array, &desc), CUDA_SUCCESS);
+  CUDA_RESOURCE_DESC resource{};
+  resource.resType = CU_RESOURCE_TYPE_ARRAY;
+  resource.res.array.hArray = array;
+  CUDA_TEXTURE_DESC sampling{};
+  CUtexObject tex = 0;
+  ASSERT_EQ(cuTexObjectCreate(&tex, &resource, &sampling, nullptr), CUDA_SUCCESS);
+  CUsurfObject surf = 0;
+  ASSERT_EQ(cuSurfObjectCreate(&surf, &resource), CUDA_SUCCESS);
+
+  auto queuedBefore = std::make_unique<cuemu::TextureObjectsView>();
+  ASSERT_EQ(cuTexObjectDestroy(tex), CUDA_SUCCESS);
+  ASSERT_EQ(cuSurfObjectDestroy(surf), CUDA_SUCCESS);
+  cuemu::TextureObjectsView queuedAfter;
+
+  CUDA_RESOURCE_DESC back{};
+  EXPECT_EQ(cuTexObjectGetResourceDesc(&back, tex), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuSurfObjectGetResourceDesc(&back, surf), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuTexObjectDestroy(tex), CUDA_ERROR_INVALID_VALUE);
+  auto texture = queuedBefore->texture(tex);
+  ASSERT_NE(texture, nullptr);
+  EXPECT_EQ(texture->resource.res.array.hArray, array);
+  EXPECT_NE(queuedBefore->surface(surf), nullptr);
+  EXPECT_EQ(queuedAfter.texture(tex), nullptr);
+  EXPECT_EQ(queuedAfter.surface(surf), nullptr);
+  texture.reset();
+
+  queuedBefore.reset();  // the last launch that could use them has run
+  cuemu::TextureObjectsView later;
+  EXPECT_EQ(later.texture(tex), nullptr);
+  EXPECT_EQ(later.surface(surf), nullptr);
+  EXPECT_EQ(cuArrayDestroy(array), CUDA_SUCCESS);
 }
 
 }  // namespace

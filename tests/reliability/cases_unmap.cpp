@@ -44,6 +44,33 @@ $L_loop:
   st.volatile.global.u32 [%rd4], %r5;
   bra.uni $L_loop;
 }
+.visible .entry touchUntilStopped(.param .u64 buf, .param .u64 started)
+{
+  .reg .u64 %rd<6>;
+  .reg .u32 %r<7>;
+  .reg .pred %p<3>;
+  ld.param.u64 %rd1, [buf];
+  ld.param.u64 %rd2, [started];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mad.lo.u32 %r4, %r2, %r3, %r1;
+  mul.wide.u32 %rd3, %r4, 4;
+  add.u64 %rd4, %rd1, %rd3;
+  or.b32 %r5, %r1, %r2;
+  setp.ne.u32 %p1, %r5, 0;
+  @%p1 bra $L_loop;
+  mov.u32 %r5, 1;
+  st.volatile.global.u32 [%rd2], %r5;
+$L_loop:
+  ld.volatile.global.u32 %r5, [%rd4];
+  add.u32 %r5, %r5, 1;
+  st.volatile.global.u32 [%rd4], %r5;
+  ld.volatile.global.u32 %r6, [%rd2];
+  setp.ne.u32 %p2, %r6, 2;
+  @%p2 bra.uni $L_loop;
+  ret;
+}
 )PTX";
 
 constexpr unsigned kGrid = 8, kBlock = 128;
@@ -54,8 +81,9 @@ struct Running {
   volatile unsigned* started = nullptr;
 };
 
-// Launches touchUntilGone on buf on a stream of its own and returns once it runs.
-Running startToucher(CUdeviceptr buf) {
+// Launches touchUntilGone (or touchUntilStopped: it ends once *started is 2) on buf on a stream of its own and
+// returns once it runs.
+Running startToucher(CUdeviceptr buf, const char* name = "touchUntilGone") {
   CUmodule module = nullptr;
   expectResult(cuModuleLoadData(&module, kTouchPtx), CUDA_SUCCESS, "cuModuleLoadData");
   Running r;
@@ -67,7 +95,7 @@ Running startToucher(CUdeviceptr buf) {
   expectResult(cuMemHostGetDevicePointer(&startedDevice, host, 0), CUDA_SUCCESS, "cuMemHostGetDevicePointer");
   expectResult(cuStreamCreate(&r.stream, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS, "cuStreamCreate");
   void* args[] = {&buf, &startedDevice};
-  expectResult(launch(kernel(module, "touchUntilGone"), kGrid, kBlock, args, r.stream), CUDA_SUCCESS, "touchUntilGone");
+  expectResult(launch(kernel(module, name), kGrid, kBlock, args, r.stream), CUDA_SUCCESS, name);
   while (*r.started == 0) std::this_thread::yield();
   // Let every block reach its loop.
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -103,6 +131,22 @@ RELIABILITY_CASE("memory", memory_pool_free_under_running_kernel, 30, nullptr) {
   Running r = startToucher(buf);
   expectResult(cuMemFree(buf), CUDA_SUCCESS, "cuMemFree of pool memory in use");
   expectResult(cuStreamSynchronize(r.stream), CUDA_ERROR_ILLEGAL_ADDRESS, "cuStreamSynchronize");
+}
+
+// cuMemFreeAsync of cuMemAlloc memory into the NULL stream returns at once, and the kernel on another stream goes on
+// using the memory until it ends, without a fault (memfree_async_other on the H100).
+RELIABILITY_CASE("memory", memory_free_async_under_running_kernel, 30, nullptr) {
+  setUp();
+  CUdeviceptr buf = 0;
+  expectResult(cuMemAlloc(&buf, kBytes), CUDA_SUCCESS, "cuMemAlloc");
+  expectResult(cuMemsetD8(buf, 0, kBytes), CUDA_SUCCESS, "cuMemsetD8");
+  Running r = startToucher(buf, "touchUntilStopped");
+  expectResult(cuMemFreeAsync(buf, nullptr), CUDA_SUCCESS, "cuMemFreeAsync of memory in use");
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  expectResult(cuStreamQuery(r.stream), CUDA_ERROR_NOT_READY, "cuStreamQuery after the free");
+  *r.started = 2;
+  expectResult(cuStreamSynchronize(r.stream), CUDA_SUCCESS, "cuStreamSynchronize");
+  expectResult(cuCtxSynchronize(), CUDA_SUCCESS, "cuCtxSynchronize");
 }
 
 // cuMemUnmap returns at once; the kernel's next access faults, the process lives.

@@ -1,6 +1,6 @@
-// What driver 580's export tables of unknown purpose hold: 21318c60 (cudart 13.4+), f8cff951 (older cudart) and
-// da9151d3 (NVRTC, nvJitLink): the first qword (a size where it is one), then each slot with the library and
-// symbol dladdr names for it (libcuda exports its cu* entry points).
+// What driver 580's export tables of unknown purpose hold: 21318c60 (cudart 13.4+), f8cff951 (older cudart),
+// da9151d3 (NVRTC, nvJitLink) and 6e163fbe (cuFFT, not yet recorded): the first qword (a size where it is one),
+// then each slot with the library and symbol dladdr names for it (libcuda exports its cu* entry points).
 #include <cuda.h>
 #include <dlfcn.h>
 
@@ -11,8 +11,8 @@
 
 int main() {
   if (cuInit(0) != CUDA_SUCCESS) return 1;
-  for (const char* hex :
-       {"21318c60971432488ca641ff7324c8f2", "f8cff95121468b4eb9e2fb469e7c0dd9", "da9151d33ae6cc41a5c04f26d533e328"}) {
+  for (const char* hex : {"21318c60971432488ca641ff7324c8f2", "f8cff95121468b4eb9e2fb469e7c0dd9",
+                          "da9151d33ae6cc41a5c04f26d533e328", "6e163fbeb958444d835ce182aff1991e"}) {
     CUuuid id;
     for (int i = 0; i < 16; ++i) id.bytes[i] = static_cast<char>(std::stoi(std::string(hex + 2 * i, 2), nullptr, 16));
     const void* table = nullptr;

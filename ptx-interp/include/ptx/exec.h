@@ -306,6 +306,9 @@ class HostServices {
   virtual int32_t deviceAttribute(int32_t attribute, int32_t device, int32_t& value);
   virtual int32_t deviceLimit(int32_t limit, uint64_t& value);
   virtual int32_t runtimeVersion(int32_t& version);
+  // cudaGetErrorName (`name`) or cudaGetErrorString from a kernel: the device address of the NUL-terminated text
+  // for `error`, or 0 when the driver has none to give.
+  virtual uint64_t deviceErrorText(int32_t error, bool name);
 };
 
 // Host-side execution settings. Thread pools are shared process-wide and created lazily.

@@ -4,6 +4,7 @@
 
 #include "exec/handlers.h"
 #include "exec/memory.h"
+#include "ptx/device_runtime.h"
 
 #include <cstring>
 
@@ -54,6 +55,8 @@ constexpr RuntimeFunction kRuntimeFunctions[] = {
     {"MemsetAsync", C::MemsetAsync, 4, 4, {8, 4, 8, 8}},
     {"MemsetAsync_ptsz", C::MemsetAsync, 4, 4, {8, 4, 8, 8}},
     {"GraphLaunch", C::GraphLaunch, 4, 2, {8, 8}},
+    {"GetErrorName", C::GetErrorName, 8, 1, {4}},
+    {"GetErrorString", C::GetErrorString, 8, 1, {4}},
 };
 
 // The gathered arguments of one lane (RuntimeSite::args put them at runtimeArgOffset).
@@ -262,12 +265,21 @@ const Op* deviceRuntime(Warp& w, const Op* op) {
         error = host.deviceMemsetAsync(args.get<uint64_t>(0), args.get<uint32_t>(1), args.get<uint64_t>(2),
                                        args.get<uint64_t>(3), caller);
         break;
-      case C::GraphLaunch: error = host.deviceGraphLaunch(args.get<uint64_t>(0), args.get<uint64_t>(1), caller); break;
+      case C::GraphLaunch:
+        error = host.deviceGraphLaunch(args.get<uint64_t>(0), args.get<uint64_t>(1), caller);
+        if (error == kDeviceGraphLaunchFault)
+          return raiseFault(w, op, lane, FaultKind::IllegalAddress, args.get<uint64_t>(0),
+                            "cudaGraphLaunch in a kernel of a graph not instantiated with "
+                            "cudaGraphInstantiateFlagDeviceLaunch");
+        break;
+      case C::GetErrorName:
+      case C::GetErrorString: result = host.deviceErrorText(args.get<int32_t>(0), site.call == C::GetErrorName); break;
     }
     if (faulted) return nullptr;
     if (error != kSuccess) lastError = error;
     bool returnsError = site.call != C::GetParameterBufferV2 && site.call != C::GetParameterBuffer &&
-                        site.call != C::GetLastError && site.call != C::PeekAtLastError;
+                        site.call != C::GetLastError && site.call != C::PeekAtLastError &&
+                        site.call != C::GetErrorName && site.call != C::GetErrorString;
     if (returnsError) result = uint32_t(error);
     if (site.resultSize) std::memcpy(frame + site.resultOffset, &result, site.resultSize);
   }
@@ -303,5 +315,6 @@ int32_t HostServices::deviceCount(int32_t&) { return kNotSupported; }
 int32_t HostServices::deviceAttribute(int32_t, int32_t, int32_t&) { return kNotSupported; }
 int32_t HostServices::deviceLimit(int32_t, uint64_t&) { return kNotSupported; }
 int32_t HostServices::runtimeVersion(int32_t&) { return kNotSupported; }
+uint64_t HostServices::deviceErrorText(int32_t, bool) { return 0; }
 
 }  // namespace ptx::exec

@@ -36,6 +36,8 @@ enum class RuntimeCall : uint8_t {
   MemcpyAsync,            // (dst, src, count, kind, stream)
   MemsetAsync,            // (dst, int value, count, stream)
   GraphLaunch,            // (graphExec, stream)
+  GetErrorName,           // (cudaError_t) -> const char*
+  GetErrorString,         // (cudaError_t) -> const char*
 };
 
 // One row per function a kernel may call: the argument sizes in bytes (dim3 is 12) and the result's size (0: none).

@@ -49,11 +49,14 @@ uint32_t KernelLowerer::definitionOf(uint32_t irFn) {
     byName.emplace();
     for (uint32_t k = 0; k < mod_.functions.size(); ++k) {
       const ptx::Function& g = mod_.functions[k];
-      if (g.hasBody && !g.isEntry) byName->emplace(g.name, k);
+      if (g.hasBody) byName->emplace(g.name, k);
     }
   }
+  // A `.extern .entry` (a kernel of another translation unit that a kernel launches) resolves to that kernel, a
+  // `.extern .func` to a function.
   auto it = byName->find(mod_.functions[irFn].name);
-  return it == byName->end() ? irFn : it->second;
+  if (it == byName->end() || mod_.functions[it->second].isEntry != mod_.functions[irFn].isEntry) return irFn;
+  return it->second;
 }
 
 void KernelLowerer::collectReachable(uint32_t f, std::set<uint32_t>& seen, std::vector<uint32_t>& order) {

@@ -1,10 +1,8 @@
 // Device-side graph launch: a kernel of an outer graph launches an executable graph instantiated with
 // cudaGraphInstantiateFlagDeviceLaunch (and uploaded) into cudaStreamGraphTailLaunch, ...FireAndForget and
 // ...FireAndForgetAsSibling. A tail-launched graph runs after the launching grid; every launch of the outer graph
-// launches the inner one again. Passes on an H100 (driver 580, 2026-11-26). Not here: a kernel that launches a
-// graph instantiated without the device-launch flag faults on the H100 (cudaErrorIllegalAddress at the next
-// synchronisation), where cuemu's cudaGraphLaunch answers an error code
-// (tools/gpu-probe/results/cdp-graph-launch-h100-2026-11-26.txt).
+// launches the inner one again. Passes on an H100 (driver 580, 2026-11-26). A graph instantiated without the
+// device-launch flag makes the launching grid fault: cdp_graph_launch_unflagged.cu.
 #include "check.h"
 
 struct Counters {
