@@ -146,7 +146,9 @@ bool RunMatrixKernel(const std::string& ptx, unsigned grid, unsigned block, cons
                      size_t outBytes, unsigned outWord, std::vector<u64>* out) {
   if (const char* dir = std::getenv("CUEMU_CONF_DUMP_PTX")) {
     static int serial = 0;
-    std::ofstream(std::string(dir) + "/matrix" + std::to_string(serial++) + ".ptx") << ptx;
+    const std::string base = std::string(dir) + "/matrix" + std::to_string(serial++);
+    std::ofstream(base + ".ptx") << ptx;
+    std::ofstream(base + ".in", std::ios::binary).write(reinterpret_cast<const char*>(in.data()), in.size());
   }
   bool ok = false;
   [&] {
