@@ -37,6 +37,7 @@ constexpr uint8_t kFlagXor = 2;        // b1: .xor.popc (else .and.popc)
 constexpr uint8_t kFlagWmma = 4;       // wmma fragment layouts (else mma's)
 constexpr uint8_t kFlagRowMajor = 8;   // wmma.load/.store: the tile is row-major
 constexpr uint8_t kFlagTrans = 32;     // ldmatrix/stmatrix .trans
+constexpr uint8_t kFlagWgmma = 64;     // wgmma: fp8 products sum in the H100's reduced precision (matrix.cpp)
 
 // Fragment roles (MatrixSite::regs index).
 enum Role : unsigned { D = 0, A = 1, B = 2, C = 3 };

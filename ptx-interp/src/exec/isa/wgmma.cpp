@@ -93,8 +93,8 @@ int firstLane(const Warp& w) { return std::countr_zero(w.exec | 0x80000000u); }
 // Reads `rows` x `cols` elements of `bits` bits of a shared-memory operand into a row-major matrix (rows: M or N;
 // cols: K), row by row of the operand: element (r, k) of A, or (n, k) of B stored at out[k * rows + n] when
 // `transposeOut` (B as K x N). Returns false after a fault.
-bool readOperand(Warp& w, const Op* op, int lane, const Descriptor& desc, bool mnMajor, unsigned rowBase,
-                 unsigned rows, unsigned cols, unsigned bits, bool transposeOut, uint64_t flip, uint64_t* out) {
+bool readOperand(Warp& w, const Op* op, int lane, const Descriptor& desc, bool mnMajor, unsigned rowBase, unsigned rows,
+                 unsigned cols, unsigned bits, bool transposeOut, uint64_t flip, uint64_t* out) {
   const unsigned bytes = std::max(1u, bits / 8);
   for (unsigned r = 0; r < rows; ++r)
     for (unsigned k = 0; k < cols; ++k) {
@@ -136,12 +136,12 @@ const Op* wgmmaMma(Warp& w, const Op* op) {
           a[q.row * KA + q.col] = ((v[l] >> (i * bitsA)) & mask) ^ flipA;
         }
     }
-  } else if (!readOperand(w, op, lane0, Descriptor(R<uint64_t>(w, s.a[0])[lane0]), s.flags & kWgmmaTransA, rowBase,
-                          16, KA, bitsA, false, flipA, a.data())) {
+  } else if (!readOperand(w, op, lane0, Descriptor(R<uint64_t>(w, s.a[0])[lane0]), s.flags & kWgmmaTransA, rowBase, 16,
+                          KA, bitsA, false, flipA, a.data())) {
     return nullptr;
   }
-  if (!readOperand(w, op, lane0, Descriptor(R<uint64_t>(w, s.b)[lane0]), s.flags & kWgmmaTransB, 0, N, K, bitsB,
-                   true, flipB, b.data()))
+  if (!readOperand(w, op, lane0, Descriptor(R<uint64_t>(w, s.b)[lane0]), s.flags & kWgmmaTransB, 0, N, K, bitsB, true,
+                   flipB, b.data()))
     return nullptr;
   // C: the accumulators, m16n8 blocks along N (f16 pairs in one register), unless scale-d is false
   const bool half = ed == Elem::F16;
@@ -214,6 +214,7 @@ void KernelLowerer::lowerWgmma(const Instruction& in) {
   ar.elem[D] = ar.elem[C] = uint8_t(elemOf(dt));
   ar.elem[A] = uint8_t(elemOf(at));
   ar.elem[B] = uint8_t(elemOf(bt));
+  ar.flags = kFlagWgmma;
   if (in.has(ptx::Flag::satfinite)) ar.flags |= kFlagSatfinite;
   const bool integer = dt == Type::s32, transposes = at == Type::f16 || at == Type::bf16;
   const Operand& aOp = opnd(in, 1);
