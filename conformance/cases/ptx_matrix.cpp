@@ -9,6 +9,7 @@
 // records the fragment layout the ISA leaves unspecified. ldmatrix, stmatrix and movmatrix move coded data.
 // With CUEMU_CONF_GOLDEN_RECORD set (run-on-gpu.sh) each case records its outputs; otherwise it compares them bit
 // for bit with CUEMU_CONF_GOLDEN.
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -145,7 +146,9 @@ bool RunMatrixKernel(const std::string& ptx, unsigned grid, unsigned block, cons
                      size_t outBytes, unsigned outWord, std::vector<u64>* out) {
   if (const char* dir = std::getenv("CUEMU_CONF_DUMP_PTX")) {
     static int serial = 0;
-    std::ofstream(std::string(dir) + "/matrix" + std::to_string(serial++) + ".ptx") << ptx;
+    const std::string base = std::string(dir) + "/matrix" + std::to_string(serial++);
+    std::ofstream(base + ".ptx") << ptx;
+    std::ofstream(base + ".in", std::ios::binary).write(reinterpret_cast<const char*>(in.data()), in.size());
   }
   bool ok = false;
   [&] {
@@ -716,5 +719,240 @@ std::string MoveName(const testing::TestParamInfo<MoveForm>& i) { return i.param
 class ptx_matrix_move : public testing::TestWithParam<MoveForm> {};
 TEST_P(ptx_matrix_move, Golden) { RunMove(GetParam()); }
 INSTANTIATE_TEST_SUITE_P(All, ptx_matrix_move, testing::ValuesIn(MoveForms()), MoveName);
+
+// ---- wgmma (warpgroup matrix multiply, sm_90a) -------------------------------------------------------------------
+
+// One warpgroup (128 threads) per trial. Shared memory is loaded with an image of random elements (or, in the
+// probe forms, f16 elements holding their own index), A and B are read through matrix descriptors built from
+// the image's address and the form's layout fields (A from registers in the .rs forms), C comes from memory into
+// the accumulators (register r of thread x at [r][x]) and D goes out the same way. So the golden outputs pin down
+// the descriptor's layouts and swizzles, the register fragments and the arithmetic together.
+struct WgmmaOperand {
+  unsigned swizzle = 128;  // bytes: 0 (none), 32, 64, 128
+  bool mnMajor = false;    // the transposed (M- or N-major) layout, .f16/.bf16 only
+  unsigned lbo = 0, sbo = 0;
+  unsigned start = 0;       // byte offset of the matrix from the image (which is 1024-aligned)
+  unsigned baseOffset = 0;  // the descriptor's base-offset field
+};
+
+struct WgmmaForm {
+  std::string name;
+  unsigned n;
+  El d, a, b;
+  bool aRegs;  // A from registers (else a descriptor)
+  WgmmaOperand la, lb;
+  int scaleA = 1, scaleB = 1;
+  std::string extra;  // .satfinite, .and.popc
+  unsigned trials = 4;
+  unsigned ksteps = 1;  // wgmmas in the group, the descriptors advanced by one K step each
+  bool probe = false;   // image element i = i (f16), A one-hot in column t of trial t, C = 0
+  bool sparse = false;  // wgmma.mma_async.sp: A holds two of every four K elements; metadata register, selector 0
+};
+
+unsigned WgmmaK(El a) { return a == El::TF32 ? 8 : a == El::F16 || a == El::BF16 ? 16 : a == El::B1 ? 256 : 32; }
+
+// Byte offset of element (row, kByte) of a K-major operand, or (mnByte, k) of an MN-major one, in the canonical
+// layouts (before the swizzle); only used to size the image, so it is generous where it could be wrong.
+unsigned WgmmaSpan(const WgmmaOperand& o, unsigned rows, unsigned kBytes, unsigned ebytes) {
+  const unsigned l = std::max(o.lbo, o.sbo), w = std::max(o.swizzle, 16u);
+  unsigned span;
+  if (!o.mnMajor)
+    span = ((rows + 7) / 8) * l + 8 * w + (kBytes / 16 + 1) * l + kBytes;
+  else
+    span = ((rows * ebytes + w - 1) / w + 1) * l + 8 * w + ((kBytes / ebytes + 7) / 8 + 1) * l;
+  return o.start + span + 1024;
+}
+
+// The descriptor's fields other than the start address.
+u64 WgmmaDescHigh(const WgmmaOperand& o) {
+  const u64 mode = o.swizzle == 128 ? 1 : o.swizzle == 64 ? 2 : o.swizzle == 32 ? 3 : 0;
+  return u64(o.lbo >> 4 & 0x3fff) << 16 | u64(o.sbo >> 4 & 0x3fff) << 32 | u64(o.baseOffset & 7) << 49 | mode << 62;
+}
+
+// The descriptor advance of one K step (32 bytes of K).
+unsigned WgmmaKStep(const WgmmaOperand& o, unsigned ebytes) {
+  if (!o.mnMajor) return o.swizzle ? 32 : 2 * o.lbo;
+  const unsigned kRows = 32 / ebytes;  // K elements per step
+  return (kRows / 8) * (o.swizzle ? o.sbo : o.lbo);
+}
+
+std::string WgmmaKernel(const WgmmaForm& f, unsigned image, unsigned startA, unsigned startB, size_t trialIn,
+                        size_t trialOut, unsigned nd) {
+  const unsigned K = WgmmaK(f.a) * (f.sparse ? 2 : 1);
+  const bool f16ab = f.a == El::F16 || f.a == El::BF16, integer = f.d == El::S32;
+  const unsigned ebytes = std::max(1u, Bits(f.a) / 8);
+  const char* dreg = f.d == El::F32 ? ".f32" : f.d == El::S32 ? ".s32" : ".b32";
+  std::ostringstream s;
+  s << ".version 8.7\n.target sm_90a\n.address_size 64\n"
+    << ".visible .entry k(.param .u64 pin, .param .u64 pout) {\n"
+    << "  .reg .b32 %t<8>;\n  .reg .b64 %p<8>;\n  .reg .pred %q<2>;\n  .reg .b64 %da, %db;\n  .reg .b32 %a<4>, %e;\n"
+    << "  .reg " << dreg << " %d<" << nd << ">;\n"
+    << "  .shared .align 1024 .b8 smem[" << image << "];\n"
+    << "  mov.u32 %t0, %tid.x;\n  mov.u32 %t1, %ctaid.x;\n  ld.param.u64 %p0, [pin];\n  ld.param.u64 %p1, [pout];\n"
+    << "  mul.wide.u32 %p2, %t1, " << trialIn << ";\n  add.s64 %p3, %p0, %p2;\n"
+    << "  mul.wide.u32 %p2, %t1, " << trialOut << ";\n  add.s64 %p4, %p1, %p2;\n"
+    << "  mov.u32 %t2, %t0;\n"
+    << "COPY:\n  mul.wide.u32 %p5, %t2, 4;\n  add.s64 %p6, %p3, %p5;\n  ld.global.b32 %t3, [%p6];\n"
+    << "  mov.u32 %t4, smem;\n  mad.lo.u32 %t4, %t2, 4, %t4;\n  st.shared.b32 [%t4], %t3;\n"
+    << "  add.u32 %t2, %t2, 128;\n  setp.lt.u32 %q1, %t2, " << image / 4 << ";\n  @%q1 bra COPY;\n"
+    << "  fence.proxy.async.shared::cta;\n  bar.sync 0;\n"
+    << "  mul.wide.u32 %p5, %t0, 4;\n  add.s64 %p6, %p3, %p5;\n  add.s64 %p7, %p4, %p5;\n";
+  for (unsigned r = 0; r < nd; ++r) s << "  ld.global.b32 %d" << r << ", [%p6+" << image + r * 512 << "];\n";
+  if (f.aRegs)
+    for (unsigned r = 0; r < 4; ++r) s << "  ld.global.b32 %a" << r << ", [%p6+" << image + (nd + r) * 512 << "];\n";
+  s << "  ld.global.b32 %t5, [%p3+" << image + (nd + 4) * 512 << "];\n  setp.ne.u32 %q0, %t5, 0;\n"
+    << "  setp.eq.u32 %q1, %t0, %t0;\n";
+  if (f.sparse) s << "  ld.global.b32 %e, [%p6+" << image + (nd + 5) * 512 << "];\n";
+  auto desc = [&](const char* reg, unsigned start, const WgmmaOperand& o) {
+    s << "  mov.u32 %t6, smem;\n  add.u32 %t6, %t6, " << start << ";\n  cvt.u64.u32 " << reg << ", %t6;\n"
+      << "  shr.u64 " << reg << ", " << reg << ", 4;\n  and.b64 " << reg << ", " << reg << ", 16383;\n"
+      << "  or.b64 " << reg << ", " << reg << ", " << WgmmaDescHigh(o) << ";\n";
+  };
+  if (!f.aRegs) desc("%da", startA, f.la);
+  desc("%db", startB, f.lb);
+  std::string dv = "{";
+  for (unsigned r = 0; r < nd; ++r) dv += (r ? ", %d" : "%d") + std::to_string(r);
+  dv += "}";
+  s << "  wgmma.fence.sync.aligned;\n";
+  for (unsigned step = 0; step < f.ksteps; ++step) {
+    if (step) {
+      if (!f.aRegs) s << "  add.s64 %da, %da, " << WgmmaKStep(f.la, ebytes) / 16 << ";\n";
+      s << "  add.s64 %db, %db, " << WgmmaKStep(f.lb, ebytes) / 16 << ";\n";
+    }
+    s << "  wgmma.mma_async" << (f.sparse ? ".sp" : "") << ".sync.aligned.m64n" << f.n << "k" << K << PtxType(f.d)
+      << PtxType(f.a) << PtxType(f.b) << f.extra << " " << dv << ", " << (f.aRegs ? "{%a0, %a1, %a2, %a3}" : "%da")
+      << ", %db, " << (f.sparse ? "%e, 0, " : "") << (step ? "%q1" : "%q0");
+    if (!integer) s << ", " << f.scaleA << ", " << f.scaleB;
+    if (f16ab) {
+      if (!f.aRegs) s << ", " << (f.la.mnMajor ? 1 : 0);
+      s << ", " << (f.lb.mnMajor ? 1 : 0);
+    }
+    s << ";\n";
+  }
+  s << "  wgmma.commit_group.sync.aligned;\n  wgmma.wait_group.sync.aligned 0;\n";
+  for (unsigned r = 0; r < nd; ++r) s << "  st.global.b32 [%p7+" << r * 512 << "], %d" << r << ";\n";
+  s << "  ret;\n}\n";
+  return s.str();
+}
+
+void RunWgmma(const WgmmaForm& f) {
+  const unsigned K = WgmmaK(f.a), ebytes = std::max(1u, Bits(f.a) / 8), kBytes = 32 * f.ksteps;
+  const unsigned nd = f.d == El::F16 ? f.n / 4 : f.n / 2;
+  const unsigned spanA = f.aRegs ? 0 : (WgmmaSpan(f.la, 64, kBytes, ebytes) + 1023) / 1024 * 1024;
+  const unsigned spanB = (WgmmaSpan(f.lb, f.n, kBytes * (f.sparse ? 2 : 1), ebytes) + 1023) / 1024 * 1024;
+  const unsigned image = spanA + spanB, startA = f.la.start, startB = spanA + f.lb.start;
+  const size_t trialIn = image + (nd + 6) * 512, trialOut = size_t(nd) * 512;
+  std::string ptx = WgmmaKernel(f, image, startA, startB, trialIn, trialOut, nd);
+  Rng r{conf::Fnv(f.name.data(), f.name.size())};
+  std::vector<unsigned char> in(trialIn * f.trials);
+  for (unsigned t = 0; t < f.trials; ++t) {
+    const int mode = static_cast<int>(t % kModes);
+    unsigned char* p = &in[t * trialIn];
+    auto word = [&](size_t off, El e, bool acc) {
+      u32 v = static_cast<u32>(RandomWord(e, r, mode, acc));
+      std::memcpy(p + off, &v, 4);
+    };
+    if (f.probe) {
+      for (unsigned i = 0; i < image / 2; ++i) {
+        float x = static_cast<float>(i % 2048);
+        u32 b;
+        std::memcpy(&b, &x, 4);
+        uint16_t h = static_cast<uint16_t>(((b >> 23) - 112) << 10 | (b >> 13 & 0x3ff));
+        if (x == 0) h = 0;
+        std::memcpy(p + 2 * i, &h, 2);
+      }
+      // A: 1.0 in column t (the mma m16n8k16 A fragment: lane l, register q, half i holds column 2(l%4) + 8(q/2) + i)
+      for (unsigned q = 0; q < 4; ++q)
+        for (unsigned x = 0; x < 128; ++x) {
+          u32 v = 0;
+          for (unsigned i = 0; i < 2; ++i)
+            if (2 * (x % 4) + 8 * (q / 2) + i == t % K) v |= 0x3c00u << (16 * i);
+          std::memcpy(p + image + (nd + q) * 512 + 4 * x, &v, 4);
+        }
+      u32 one = 1;
+      std::memcpy(p + image + (nd + 4) * 512, &one, 4);
+      continue;
+    }
+    for (unsigned q = 0; q < image; q += 4) word(q, q < spanA ? f.a : f.b, false);
+    for (unsigned q = 0; q < nd * 128; ++q) word(image + 4 * q, f.d, true);
+    for (unsigned q = 0; q < 4 * 128; ++q) word(image + (nd + q / 128) * 512 + 4 * (q % 128), f.a, false);
+    u32 scaleD = t % 3 != 2;
+    std::memcpy(p + image + (nd + 4) * 512, &scaleD, 4);
+    for (unsigned x = 0; x < 128 && f.sparse; ++x) {
+      // 2:4 metadata as for mma.sp (.tf32: one element of two)
+      static const u32 kPairs[] = {0x4, 0x8, 0xc, 0x9, 0xd, 0xe};
+      static const u32 kTf32Pairs[] = {0x4, 0xe};
+      u32 m = 0;
+      for (unsigned i = 0; i < 8; ++i) m |= (f.a == El::TF32 ? kTf32Pairs[r.below(2)] : kPairs[r.below(6)]) << (4 * i);
+      std::memcpy(p + image + (nd + 5) * 512 + 4 * x, &m, 4);
+    }
+  }
+  std::vector<u64> got;
+  if (!RunMatrixKernel(ptx, f.trials, 128, in, trialOut * f.trials, 4, &got)) return;
+  CheckGolden("wgmma_" + f.name, ptx, in, got, 4);
+}
+
+std::vector<WgmmaForm> WgmmaForms() {
+  using E = El;
+  // operand layouts: swizzle, MN-major, LBO, SBO, start, base offset
+  const WgmmaOperand k128{128, false, 16, 1024}, k64{64, false, 16, 512}, k32{32, false, 16, 256},
+      kInter{0, false, 128, 256}, kInterWide{0, false, 1024, 128}, m128{128, true, 5120, 1024},
+      m64{64, true, 1024, 512}, m32{32, true, 512, 256}, mInter{0, true, 2048, 128};
+  WgmmaOperand k128Mid = k128;  // a start inside a swizzle atom (the K loop of a 128-byte swizzled tile)
+  k128Mid.start = 64;
+  WgmmaOperand k128Row3 = k128, k128Row3Base = k128;  // a start on row 3 of the pattern, with and without the field
+  k128Row3.start = k128Row3Base.start = 384;
+  k128Row3Base.baseOffset = 3;
+  WgmmaOperand k64Mid = k64;
+  k64Mid.start = 32;
+  return {
+      {"m64n64k16_f32_f16_ss_sw128", 64, E::F32, E::F16, E::F16, false, k128, k128, 1, 1, "", 5, 2},
+      {"m64n64k16_f32_f16_rs_sw128", 64, E::F32, E::F16, E::F16, true, {}, k128, 1, 1, "", 5},
+      {"m64n128k16_f32_f16_ss_sw64", 128, E::F32, E::F16, E::F16, false, k64, k64, 1, 1, "", 3, 2},
+      {"m64n32k16_f32_f16_ss_sw32", 32, E::F32, E::F16, E::F16, false, k32, k32, 1, 1, "", 5, 2},
+      {"m64n16k16_f32_f16_ss_interleave", 16, E::F32, E::F16, E::F16, false, kInter, kInterWide, 1, 1, "", 5, 2},
+      {"m64n128k16_f32_f16_ss_sw128_trans", 128, E::F32, E::F16, E::F16, false, m128, m128, 1, 1, "", 5, 2},
+      {"m64n64k16_f32_f16_ss_sw64_trans_b", 64, E::F32, E::F16, E::F16, false, k64, m64, 1, 1, "", 5},
+      {"m64n32k16_f32_f16_ss_sw32_trans_a", 32, E::F32, E::F16, E::F16, false, m32, k32, 1, 1, "", 5},
+      {"m64n32k16_f32_f16_ss_interleave_trans", 32, E::F32, E::F16, E::F16, false, mInter, mInter, 1, 1, "", 5, 2},
+      {"m64n64k16_f32_f16_rs_interleave_trans_b", 64, E::F32, E::F16, E::F16, true, {}, mInter, 1, 1, "", 5},
+      {"m64n64k16_f32_f16_ss_sw128_start", 64, E::F32, E::F16, E::F16, false, k128Mid, k128Row3, 1, 1, "", 5},
+      {"m64n64k16_f32_f16_ss_sw128_base_offset", 64, E::F32, E::F16, E::F16, false, k64Mid, k128Row3Base, 1, 1, "", 5},
+      {"m64n8k16_f32_f16_ss_sw128", 8, E::F32, E::F16, E::F16, false, k128, k128, 1, 1, "", 5},
+      {"m64n64k16_f16_f16_ss_sw128", 64, E::F16, E::F16, E::F16, false, k128, k128, 1, 1, "", 5, 2},
+      {"m64n64k16_f16_f16_rs_sw64_neg", 64, E::F16, E::F16, E::F16, true, {}, k64, -1, 1, "", 5},
+      {"m64n64k16_f32_bf16_rs_sw128_neg", 64, E::F32, E::BF16, E::BF16, true, {}, k128, -1, -1, "", 5},
+      {"m64n256k16_f32_bf16_ss_sw128", 256, E::F32, E::BF16, E::BF16, false, k128, k128, 1, -1, "", 2},
+      {"m64n64k16_f32_bf16_ss_sw128_trans", 64, E::F32, E::BF16, E::BF16, false, m128, k128, 1, 1, "", 5},
+      {"m64n64k8_f32_tf32_ss_sw128", 64, E::F32, E::TF32, E::TF32, false, k128, k128, 1, 1, "", 5, 2},
+      {"m64n32k8_f32_tf32_rs_sw64", 32, E::F32, E::TF32, E::TF32, true, {}, k64, 1, -1, "", 5},
+      {"m64n24k8_f32_tf32_ss_interleave", 24, E::F32, E::TF32, E::TF32, false, kInter, kInterWide, -1, 1, "", 5},
+      {"m64n64k32_f32_e4m3_ss_sw128", 64, E::F32, E::E4M3, E::E4M3, false, k128, k128, 1, 1, "", 5, 2},
+      {"m64n32k32_f32_e5m2_e4m3_rs_sw32", 32, E::F32, E::E5M2, E::E4M3, true, {}, k32, 1, 1, "", 5},
+      {"m64n64k32_f16_e4m3_e5m2_ss_sw64", 64, E::F16, E::E4M3, E::E5M2, false, k64, k64, 1, -1, "", 5},
+      {"m64n64k32_s32_s8_ss_sw128", 64, E::S32, E::S8, E::S8, false, k128, k128, 1, 1, "", 5, 2},
+      {"m64n32k32_s32_u8_s8_rs_sw64_satfinite", 32, E::S32, E::U8, E::S8, true, {}, k64, 1, 1, ".satfinite", 5},
+      {"m64n48k32_s32_s8_u8_ss_interleave_satfinite", 48, E::S32, E::S8, E::U8, false, kInter, kInterWide, 1, 1,
+       ".satfinite", 5},
+      {"m64n64k256_s32_b1_ss_sw128", 64, E::S32, E::B1, E::B1, false, k128, k128, 1, 1, ".and.popc", 5},
+      {"sp_m64n64k32_f32_f16_ss_sw128", 64, E::F32, E::F16, E::F16, false, k128, k128, 1, 1, "", 5, 1, false, true},
+      {"sp_m64n32k32_f32_bf16_rs_sw64", 32, E::F32, E::BF16, E::BF16, true, {}, k64, 1, 1, "", 5, 1, false, true},
+      {"sp_m64n64k64_s32_s8_ss_sw128", 64, E::S32, E::S8, E::S8, false, k128, k128, 1, 1, "", 5, 1, false, true},
+      {"sp_m64n32k64_f32_e4m3_rs_sw128", 32, E::F32, E::E4M3, E::E4M3, true, {}, k128, 1, 1, "", 5, 1, false, true},
+      {"sp_m64n32k16_f32_tf32_ss_sw64", 32, E::F32, E::TF32, E::TF32, false, k64, k64, 1, 1, "", 5, 1, false, true},
+      // layout probes: D(m, n) = the index of B(t, n) in the image
+      {"probe_m64n64k16_b_sw128", 64, E::F32, E::F16, E::F16, true, {}, k128, 1, 1, "", 16, 1, true},
+      {"probe_m64n64k16_b_sw128_trans", 64, E::F32, E::F16, E::F16, true, {}, m128, 1, 1, "", 16, 1, true},
+      {"probe_m64n32k16_b_interleave", 32, E::F32, E::F16, E::F16, true, {}, kInter, 1, 1, "", 16, 1, true},
+      {"probe_m64n32k16_b_interleave_trans", 32, E::F32, E::F16, E::F16, true, {}, mInter, 1, 1, "", 16, 1, true},
+      {"probe_m64n64k16_b_sw32_trans", 64, E::F32, E::F16, E::F16, true, {}, m32, 1, 1, "", 16, 1, true},
+  };
+}
+
+std::string WgmmaName(const testing::TestParamInfo<WgmmaForm>& i) { return i.param.name; }
+
+class ptx_matrix_wgmma : public testing::TestWithParam<WgmmaForm> {};
+TEST_P(ptx_matrix_wgmma, Golden) { RunWgmma(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(All, ptx_matrix_wgmma, testing::ValuesIn(WgmmaForms()), WgmmaName);
 
 }  // namespace

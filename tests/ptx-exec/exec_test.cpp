@@ -525,7 +525,7 @@ TEST(PtxExec, UnsupportedInstructionFailsAtLaunchWithItsName) {
   EXPECT_NE(r.fault.message.find("mma.sync.aligned.m8n8k4"), std::string::npos) << r.fault.message;
 }
 
-// Instructions the front end accepts but the interpreter does not execute (sparse tensor cores, multimem,
+// Instructions the front end accepts but the interpreter does not execute (multimem,
 // tcgen05.commit): the module loads, the other kernels run, and launching one of these kernels fails with an
 // IllegalInstruction fault that names the instruction.
 TEST(PtxExec, AcceptedButUnexecutedInstructionsFailAtLaunchWithTheirNames) {
@@ -536,9 +536,6 @@ TEST(PtxExec, AcceptedButUnexecutedInstructionsFailAtLaunchWithTheirNames) {
     const char* expectInMessage;
   };
   const Case cases[] = {
-      {"sm_90a", "sparse_wgmma",
-       "wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 {%f1,%f2,%f3,%f4}, %rd1, %rd2, %r9, 0, 1, 1, 1, 0, 0;",
-       "wgmma.mma_async.sp"},
       {"sm_90a", "multimem_ld_reduce", "multimem.ld_reduce.relaxed.sys.global.add.u32 %r2, [%rd1];",
        "multimem.ld_reduce"},
       {"sm_90a", "multimem_st", "multimem.st.relaxed.gpu.global.v4.f32 [%rd1], {%f1,%f2,%f3,%f4};", "multimem.st"},

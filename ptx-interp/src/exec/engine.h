@@ -166,6 +166,17 @@ struct MatrixSite {
   uint8_t selector = 0;   // mma.sp: the sparsity selector
 };
 
+// A wgmma.mma_async site (isa/wgmma.cpp). The accumulators are read and written in place.
+struct WgmmaSite {
+  std::vector<uint32_t> d;  // accumulator registers
+  uint32_t a[4] = {};       // A in registers; with A in shared memory, a[0] is its descriptor register
+  uint32_t b = 0;           // B's descriptor register
+  uint32_t scaleD = 0;      // scale-d (a predicate register or a constant)
+  uint32_t metadata = 0;    // .sp: the metadata register
+  MatrixSite arith;         // shape, element types, flags and .sp selector for the multiply (isa/matrix.h)
+  uint8_t flags = 0;        // wgmma.cpp: kWgmma*
+};
+
 // One step of a fused chain of shared-memory inner-product steps (mem::fmaSharedChain): acc = fma(x, y, acc) with
 // x from shared [xBase + xOffset], y from [yBase + yOffset]; tags: the loads' layout-cache tags.
 struct SharedFmaStep {
@@ -187,6 +198,7 @@ class Program {
   std::vector<TextureSite> texSites;
   std::vector<SharedFmaStep> fmaSteps;
   std::vector<MatrixSite> matrixSites;
+  std::vector<WgmmaSite> wgmmaSites;
   std::vector<std::vector<const Op*>> brxTables;
   std::vector<std::vector<uint32_t>> brxTableIndices;  // op indices, patched into brxTables
   struct PendingPatch {

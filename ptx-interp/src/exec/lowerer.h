@@ -274,6 +274,7 @@ class KernelLowerer {
   void lowerSync(const Instruction& in);
   void lowerMisc(const Instruction& in);
   void lowerMatrix(const Instruction& in);
+  void lowerWgmma(const Instruction& in);
   void lowerAsyncCopy(const Instruction& in);
   void lowerTensorCopy(const Instruction& in);
   void lowerMbarrier(const Instruction& in);

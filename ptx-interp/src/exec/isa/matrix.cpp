@@ -9,46 +9,17 @@
 // Numerics (recorded on an H100, conformance/golden/, ptx.matrix.* cases): integer and b1 forms are exact (wrapping,
 // or clamped with .satfinite); f64 is an IEEE fma chain; the 16-bit, tf32 and fp8 forms sum the way the tensor core
 // does (TensorSum below), which is not a chain of IEEE fmas.
+#include "exec/isa/matrix.h"
+
 #include "exec/lowerer.h"
 
 namespace ptx::exec {
 
+using namespace matrix;
+
 namespace {
 
 using h::R;
-
-// Element types of fragments.
-enum class Elem : uint8_t { F16, BF16, TF32, F32, F64, S8, U8, S4, U4, B1, E4M3, E5M2, S32 };
-
-constexpr unsigned elemBits(Elem e) {
-  switch (e) {
-    case Elem::F16:
-    case Elem::BF16: return 16;
-    case Elem::F64: return 64;
-    case Elem::S8:
-    case Elem::U8:
-    case Elem::E4M3:
-    case Elem::E5M2: return 8;
-    case Elem::S4:
-    case Elem::U4: return 4;
-    case Elem::B1: return 1;
-    default: return 32;
-  }
-}
-constexpr bool isFloatElem(Elem e) {
-  return e == Elem::F16 || e == Elem::BF16 || e == Elem::TF32 || e == Elem::F32 || e == Elem::F64 || e == Elem::E4M3 ||
-         e == Elem::E5M2;
-}
-
-// MatrixSite::flags
-constexpr uint8_t kFlagSatfinite = 1;  // integer mma: clamp to s32
-constexpr uint8_t kFlagXor = 2;        // b1: .xor.popc (else .and.popc)
-constexpr uint8_t kFlagWmma = 4;       // wmma fragment layouts (else mma's)
-constexpr uint8_t kFlagRowMajor = 8;   // wmma.load/.store: the tile is row-major
-constexpr uint8_t kFlagTrans = 32;     // ldmatrix/stmatrix .trans
-
-// Fragment roles (MatrixSite::regs index).
-enum Role : unsigned { D = 0, A = 1, B = 2, C = 3 };
 
 // 8-bit floats (OCP FP8) as doubles, exact.
 double fp8Value(uint32_t bits, bool e5m2) {
@@ -91,25 +62,27 @@ int64_t intValue(Elem e, uint64_t bits) {
 
 // ---- fragment layouts: (row, column) of element e of lane l's fragment -------------------------------------------
 
-struct Pos {
-  unsigned row, col;
-};
-
 // mma (PTX ISA "Matrix fragments for mma.m16n8k*" and m8n8k*): p elements per 32-bit register (per 64-bit one for
 // f64). A: rows g and g+8 alternate by register, then columns by groups of 4p. B: K rows p*t..p*t+p-1 per register
 // in groups of 4p, column g. C/D: two adjacent columns per lane, rows g then g+8.
-Pos mmaA(unsigned l, unsigned e, unsigned p, unsigned m) {
+}  // namespace
+
+Pos matrix::mmaA(unsigned l, unsigned e, unsigned p, unsigned m) {
   unsigned g = l >> 2, t = l & 3, r = e / p, i = e % p, blocks = m / 8;
   return {g + 8 * (r % blocks), p * t + 4 * p * (r / blocks) + i};
 }
+namespace {
 Pos mmaB(unsigned l, unsigned e, unsigned p) {
   unsigned g = l >> 2, t = l & 3, r = e / p, i = e % p;
   return {p * t + 4 * p * r + i, g};
 }
-Pos mmaC(unsigned l, unsigned e) {
+}  // namespace
+Pos matrix::mmaC(unsigned l, unsigned e) {
   unsigned g = l >> 2, t = l & 3;
   return {g + 8 * (e >> 1), 2 * t + (e & 1)};
 }
+
+namespace {
 
 // wmma as an H100 lays it out (recorded by the ptx.matrix.wmma_layout_* cases): the tiles are made of mma fragments.
 // A (M x K): M/16 blocks of m16 fragments, stacked down (an 8-row matrix: one m8 fragment); B (K x N): N/8 blocks of
@@ -236,8 +209,7 @@ void scatter(Warp& w, const MatrixSite& s, unsigned slot, const uint64_t* in) {
 // accumulator are truncated toward zero; the truncated terms are summed exactly and the sum is rounded to f32 toward
 // zero. All K products take part in one such step, except in wmma.m16n16k8 .tf32, which takes two steps of four,
 // rounding in between. Subnormals are kept; a zero sum is +0; a sum from 2^128 on overflows to infinity.
-// fp8 forms (m16n8k32, m16n8k16) round the sum to nearest instead: that matches the H100 within 1 ulp only (their
-// summation is not modelled yet; the README says where they differ).
+// fp8 forms (mma m16n8k32/m16n8k16, mma.sp m16n8k64, wgmma k32) sum in two such steps and add C last (fp8Sum).
 struct TensorSum {
   unsigned group = 16;
   int fracBits = 25;
@@ -246,6 +218,7 @@ struct TensorSum {
 
 constexpr TensorSum kTensorSum{16, 25, true};
 constexpr TensorSum kTensorSumFp8{32, 25, false};
+constexpr TensorSum kTensorSumWgmmaFp8{32, 13, true};
 
 // A sum at or beyond 2^128 overflows to infinity in either rounding (the H100's bf16/tf32 outputs).
 // A sum that rounds to zero is +0 (the H100 sums in fixed point).
@@ -310,6 +283,35 @@ double tensorSum(const double* prods, const int* pexp, unsigned n, float c, int 
     acc = double(sum) * pow2(scale);
   }
   return acc;
+}
+
+// The fp8 sum, as fitted to the H100's golden outputs of every finite f32-output fp8 mma (7289 of them, 0 differ):
+// the products with k mod 4 < 2 form one fixed-point sum (grid 2^(e-25), as above) truncated to f32; that value
+// and the other products form a second one, truncated to f32 again; C is added to it last, rounded to nearest by
+// the caller. With .f16 outputs the two steps round to f16 (to nearest) instead: the closest model found, 78 of
+// the 2008 finite m16n8k32_f16_e5m2 outputs still differ by an ulp. An infinity or NaN among the terms follows
+// tensorSum's rules.
+double fp8Sum(const double* prods, const int* pexp, unsigned n, float c, int cexp, const TensorSum& m, bool halfOut) {
+  bool special = exponentOf(double(c)) == 1024;
+  for (unsigned k = 0; k < n; ++k) special |= exponentOf(prods[k]) == 1024;
+  if (special) return tensorSum(prods, pexp, n, c, cexp, m);
+  auto fixedSum = [&](double first, bool second) -> double {
+    int emax = first != 0 ? std::max(exponentOf(first), halfOut ? -14 : -126) : INT32_MIN;
+    for (unsigned k = 0; k < n; ++k)
+      if ((k % 4 >= 2) == second && prods[k] != 0) emax = std::max(emax, pexp[k]);
+    if (emax == INT32_MIN) return 0.0;
+    const int scale = emax - m.fracBits;
+    const double down = pow2(-scale);
+    int64_t sum = int64_t(first * down);
+    for (unsigned k = 0; k < n; ++k)
+      if ((k % 4 >= 2) == second) sum += int64_t(prods[k] * down);
+    const double exact = double(sum) * pow2(scale);
+    return halfOut ? double(num::halfToFloat(num::doubleToHalf(exact, num::RN))) : double(toF32(exact, true));
+  };
+  const double low = fixedSum(0, false);
+  if (std::isinf(low)) return low + double(c);
+  const double both = fixedSum(low, true);
+  return both + double(c);
 }
 
 // Exponent stand-ins: a zero never sets the grid; an infinity or NaN sends its output to tensorSum.
@@ -381,10 +383,12 @@ constexpr unsigned kMaxElems = 16 * 256;  // the largest fragment: A of m16n8k25
 
 const MatrixSite& siteOf(Warp& w, const Op* op) { return w.cta->job->program->matrixSites[op->aux]; }
 
+}  // namespace
+
 // D = A B + C for row-major matrices of bit patterns (A: M x K, B: K x N, C and D: M x N) with the numerics of the
 // site's element types and flags.
-void multiply(const MatrixSite& s, unsigned M, unsigned N, unsigned K, const uint64_t* a, const uint64_t* b,
-              const uint64_t* c, uint64_t* d) {
+void matrix::multiply(const MatrixSite& s, unsigned M, unsigned N, unsigned K, const uint64_t* a, const uint64_t* b,
+                      const uint64_t* c, uint64_t* d) {
   const Elem ea = Elem(s.elem[A]), eb = Elem(s.elem[B]), ec = Elem(s.elem[C]), ed = Elem(s.elem[D]);
   if (ea == Elem::F64) {
     // an IEEE fma per product in k order; an fma with a NaN result gives, as on an H100, B's NaN (quieted), else
@@ -416,9 +420,13 @@ void multiply(const MatrixSite& s, unsigned M, unsigned N, unsigned K, const uin
     decodeFloats(eb, b, K * N, bv, be);
     double prods[256];
     int pexp[256];
-    const bool fp8 = ea == Elem::E4M3 || ea == Elem::E5M2;
+    // wgmma's fp8 products: one fixed-point sum with C, as the 16-bit types' but on a grid 2^(e-13), and the result
+    // keeps 13 fraction bits, truncated (fitted to the ptx.matrix.wgmma fp8 golden outputs: 0 of the 6669 finite
+    // f32 outputs of m64n32k32_f32_e5m2_e4m3 differ)
+    const bool reduced = (ea == Elem::E4M3 || ea == Elem::E5M2) && (s.flags & kFlagWgmma);
+    const bool fp8 = (ea == Elem::E4M3 || ea == Elem::E5M2) && !reduced;
     // wmma's tf32 m16n16k8 sums in two steps of four products
-    TensorSum model = fp8 ? kTensorSumFp8 : kTensorSum;
+    TensorSum model = fp8 ? kTensorSumFp8 : reduced ? kTensorSumWgmmaFp8 : kTensorSum;
     model.group = (s.flags & kFlagWmma) && ea == Elem::TF32 ? 4 : K;
     for (unsigned i = 0; i < M; ++i) {
       // one row of D at a time: the fixed-point sum of every output, then the outputs with an infinity or NaN
@@ -430,7 +438,9 @@ void multiply(const MatrixSite& s, unsigned M, unsigned N, unsigned K, const uin
         cv[j] = double(float(floatValue(ec, c[i * N + j])));
         ce[j] = fixedPointExponent(ec, cv[j]);
       }
-      if (model.group >= K)
+      if (fp8)
+        slow = (N >= 32 ? 0 : 1u << N) - 1;
+      else if (model.group >= K)
         slow = fixedPointRow(av + i * K, ae + i * K, bv, be, cv, ce, K, N, model.fracBits, r);
       else
         slow = (N >= 32 ? 0 : 1u << N) - 1;
@@ -440,13 +450,16 @@ void multiply(const MatrixSite& s, unsigned M, unsigned N, unsigned K, const uin
             prods[q] = av[i * K + q] * bv[q * N + j];
             pexp[q] = ae[i * K + q] + be[q * N + j];
           }
-          r[j] = tensorSum(prods, pexp, K, float(cv[j]), ce[j], model);
+          r[j] = fp8 ? fp8Sum(prods, pexp, K, float(cv[j]), ce[j], model, ed == Elem::F16)
+                     : tensorSum(prods, pexp, K, float(cv[j]), ce[j], model);
         }
         uint64_t& out = d[i * N + j];
         if (r[j] != r[j])
           out = ed == Elem::F16 ? num::kCanonicalNaN16 : num::kCanonicalNaN32;
         else if (ed == Elem::F16)
           out = plusZero(num::doubleToHalf(r[j], num::RN));
+        else if (reduced)
+          out = std::bit_cast<uint32_t>(toF32(r[j], true)) & ~uint32_t{0x3ff};
         else
           out = std::bit_cast<uint32_t>(toF32(r[j], model.truncate));
       }
@@ -467,6 +480,27 @@ void multiply(const MatrixSite& s, unsigned M, unsigned N, unsigned K, const uin
       }
   }
 }
+
+Elem matrix::elemOf(Type t) {
+  switch (t) {
+    case Type::f16: return Elem::F16;
+    case Type::bf16: return Elem::BF16;
+    case Type::tf32: return Elem::TF32;
+    case Type::f32: return Elem::F32;
+    case Type::f64: return Elem::F64;
+    case Type::s8: return Elem::S8;
+    case Type::u8: return Elem::U8;
+    case Type::s4: return Elem::S4;
+    case Type::u4: return Elem::U4;
+    case Type::b1: return Elem::B1;
+    case Type::e4m3: return Elem::E4M3;
+    case Type::e5m2: return Elem::E5M2;
+    case Type::s32: return Elem::S32;
+    default: return Elem::S32;
+  }
+}
+
+namespace {
 
 const Op* mmaSync(Warp& w, const Op* op) {
   const MatrixSite& s = siteOf(w, op);
@@ -494,8 +528,9 @@ const Op* mmaSync(Warp& w, const Op* op) {
 // The products of the slots left out are not formed at all (an infinity of B there does not reach D).
 unsigned sparseSlotElems(Elem e) { return e == Elem::S4 || e == Elem::U4 ? 2 : 1; }
 
-// The K position of element q of row `row` of the compressed A.
-unsigned sparsePosition(const MatrixSite& s, const uint32_t* meta, unsigned row, unsigned q) {
+}  // namespace
+
+unsigned matrix::sparsePosition(const MatrixSite& s, const uint32_t* meta, unsigned row, unsigned q) {
   const Elem e = Elem(s.elem[A]);
   const bool tf32 = e == Elem::TF32;
   const unsigned slot = sparseSlotElems(e);
@@ -513,6 +548,8 @@ unsigned sparsePosition(const MatrixSite& s, const uint32_t* meta, unsigned row,
   const unsigned index = within / slot ? (nibble >> 2) & 3 : nibble & 3;
   return group * groupElems + index * slot + within % slot;
 }
+
+namespace {
 
 const Op* mmaSparse(Warp& w, const Op* op) {
   const MatrixSite& s = siteOf(w, op);
@@ -535,9 +572,11 @@ const Op* mmaSparse(Warp& w, const Op* op) {
 
 // mma.m8n8k4 with .f16 multiplicands (the Volta form): each quad-pair (lanes 4q..4q+3 and 4q+16..4q+19) multiplies
 // its own 8x4 A by its own 4x8 B. With .row.col, the quad-pair's lane j (0-7: the low four, then the high four)
-// holds row j of A and column j of B; element e of the accumulator of lane 4q + i (+16: hi) is row
-// (i & 1) + 2((e >> 1) & 1) + 4 hi, column (e & 1) + 2(i >> 1) + 4(e >> 2) (recorded on an H100: ptx.matrix.mma
-// m8n8k4_f32_f16 / _f16_f16). The arithmetic is not the H100's yet (see below).
+// holds row j of A and column j of B. Accumulators (recorded on an H100: ptx.matrix.mma m8n8k4_f32_f16 /
+// _f16_f16): with .f32, element e of lane 4q + i (+16: hi) is row (i & 1) + 2((e >> 1) & 1) + 4 hi, column
+// (e & 1) + 2(i >> 1) + 4(e >> 2); with .f16, lane j holds row j, element e column e. Arithmetic, fitted to every
+// finite golden output (0 differ): the four products (exact) are added in k order in f32, each step rounded to
+// nearest (a chain of fmas from the first product), and C is added last, rounded to the destination type.
 const Op* mma884(Warp& w, const Op* op) {
   const MatrixSite& s = siteOf(w, op);
   const Elem ec = Elem(s.elem[C]), ed = Elem(s.elem[D]);
@@ -546,34 +585,41 @@ const Op* mma884(Warp& w, const Op* op) {
     uint32_t v = R<uint32_t>(w, s.regs[role][e / p])[lane];
     return p == 1 ? v : (v >> (16 * (e % p))) & 0xffff;
   };
+  // row and column of element e of quad-pair lane j's accumulator of type t
+  auto place = [](Elem t, unsigned j, unsigned e) -> Pos {
+    if (t == Elem::F16) return {j, e};
+    const unsigned i = j & 3, hi = j >> 2;
+    return {(i & 1) + 2 * ((e >> 1) & 1) + 4 * hi, (e & 1) + 2 * (i >> 1) + 4 * (e >> 2)};
+  };
   uint64_t out[32][8];
   for (unsigned q = 0; q < 4; ++q) {
     auto laneOf = [q](unsigned j) { return j < 4 ? 4 * q + j : 4 * q + 12 + j; };
     double av[8][4], bv[8][4];
-    for (unsigned j = 0; j < 8; ++j)
+    float cm[8][8];
+    for (unsigned j = 0; j < 8; ++j) {
       for (unsigned k = 0; k < 4; ++k) {
         av[j][k] = floatValue(Elem::F16, frag(A, laneOf(j), k));
         bv[j][k] = floatValue(Elem::F16, frag(B, laneOf(j), k));
       }
-    for (unsigned j = 0; j < 8; ++j) {
-      const unsigned lane = laneOf(j), i = j & 3, hi = j >> 2;
       for (unsigned e = 0; e < 8; ++e) {
-        const unsigned row = (i & 1) + 2 * ((e >> 1) & 1) + 4 * hi, col = (e & 1) + 2 * (i >> 1) + 4 * (e >> 2);
-        double prods[4];
-        for (unsigned k = 0; k < 4; ++k) prods[k] = av[row][k] * bv[col][k];
-        float c = float(floatValue(ec, frag(C, lane, e)));
-        // pairs of products added in f32, then the pairs, then C: the closest model found (252 of 6400 outputs of
-        // the H100's golden m8n8k4_f32_f16 differ, most by 1-2 ulp); the H100's exact sequence is not known yet
-        const float pairs = float(prods[0] + prods[1]) + float(prods[2] + prods[3]);
-        const double r = double(pairs + c);
-        if (r != r)
-          out[lane][e] = ed == Elem::F16 ? num::kCanonicalNaN16 : num::kCanonicalNaN32;
-        else if (ed == Elem::F16)
-          out[lane][e] = plusZero(num::doubleToHalf(r, num::RN));
-        else
-          out[lane][e] = std::bit_cast<uint32_t>(float(r));
+        Pos c = place(ec, j, e);
+        cm[c.row][c.col] = float(floatValue(ec, frag(C, laneOf(j), e)));
       }
     }
+    for (unsigned j = 0; j < 8; ++j)
+      for (unsigned e = 0; e < 8; ++e) {
+        const Pos at = place(ed, j, e);
+        float sum = float(av[at.row][0] * bv[at.col][0]);
+        for (unsigned k = 1; k < 4; ++k) sum = float(std::fma(av[at.row][k], bv[at.col][k], double(sum)));
+        const double r = double(sum) + double(cm[at.row][at.col]);
+        uint64_t& o = out[laneOf(j)][e];
+        if (r != r)
+          o = ed == Elem::F16 ? num::kCanonicalNaN16 : num::kCanonicalNaN32;
+        else if (ed == Elem::F16)
+          o = plusZero(num::doubleToHalf(r, num::RN));
+        else
+          o = std::bit_cast<uint32_t>(float(r));
+      }
   }
   const unsigned p = perReg(ed);
   for (unsigned r = 0; r < s.count[D]; ++r) {
@@ -728,25 +774,6 @@ const Op* wmmaStore(Warp& w, const Op* op) {
       std::memcpy(p, &m[r * t.cols + c], unit);
     }
   return op + 1;
-}
-
-Elem elemOf(Type t) {
-  switch (t) {
-    case Type::f16: return Elem::F16;
-    case Type::bf16: return Elem::BF16;
-    case Type::tf32: return Elem::TF32;
-    case Type::f32: return Elem::F32;
-    case Type::f64: return Elem::F64;
-    case Type::s8: return Elem::S8;
-    case Type::u8: return Elem::U8;
-    case Type::s4: return Elem::S4;
-    case Type::u4: return Elem::U4;
-    case Type::b1: return Elem::B1;
-    case Type::e4m3: return Elem::E4M3;
-    case Type::e5m2: return Elem::E5M2;
-    case Type::s32: return Elem::S32;
-    default: return Elem::S32;
-  }
 }
 
 struct Shape {
@@ -927,6 +954,11 @@ void KernelLowerer::lowerMatrix(const Instruction& in) {
       finish(d);
       return;
     }
+    case Opcode::WgmmaFence:
+    case Opcode::WgmmaCommitGroup:
+    case Opcode::WgmmaWaitGroup:
+    case Opcode::WgmmaMmaAsync:
+    case Opcode::WgmmaMmaAsyncSp: return lowerWgmma(in);
     default: return unsupported(in);
   }
 }

@@ -1,0 +1,64 @@
+// The parts of the warp matrix instructions (isa/matrix.cpp) that the warpgroup ones (isa/wgmma.cpp) share: element
+// types, fragment roles and flags, the ISA's mma fragment layouts and the tensor core's arithmetic.
+#pragma once
+
+#include <cstdint>
+
+#include "exec/engine.h"
+
+namespace ptx::exec::matrix {
+
+// Element types of fragments.
+enum class Elem : uint8_t { F16, BF16, TF32, F32, F64, S8, U8, S4, U4, B1, E4M3, E5M2, S32 };
+
+constexpr unsigned elemBits(Elem e) {
+  switch (e) {
+    case Elem::F16:
+    case Elem::BF16: return 16;
+    case Elem::F64: return 64;
+    case Elem::S8:
+    case Elem::U8:
+    case Elem::E4M3:
+    case Elem::E5M2: return 8;
+    case Elem::S4:
+    case Elem::U4: return 4;
+    case Elem::B1: return 1;
+    default: return 32;
+  }
+}
+constexpr bool isFloatElem(Elem e) {
+  return e == Elem::F16 || e == Elem::BF16 || e == Elem::TF32 || e == Elem::F32 || e == Elem::F64 || e == Elem::E4M3 ||
+         e == Elem::E5M2;
+}
+
+// MatrixSite::flags
+constexpr uint8_t kFlagSatfinite = 1;  // integer mma: clamp to s32
+constexpr uint8_t kFlagXor = 2;        // b1: .xor.popc (else .and.popc)
+constexpr uint8_t kFlagWmma = 4;       // wmma fragment layouts (else mma's)
+constexpr uint8_t kFlagRowMajor = 8;   // wmma.load/.store: the tile is row-major
+constexpr uint8_t kFlagTrans = 32;     // ldmatrix/stmatrix .trans
+constexpr uint8_t kFlagWgmma = 64;     // wgmma: fp8 products sum in the H100's reduced precision (matrix.cpp)
+
+// Fragment roles (MatrixSite::regs index).
+enum Role : unsigned { D = 0, A = 1, B = 2, C = 3 };
+
+struct Pos {
+  unsigned row, col;
+};
+
+// Row and column of element e of lane l in the mma fragments of A (p elements per register, m rows) and of C/D.
+Pos mmaA(unsigned l, unsigned e, unsigned p, unsigned m);
+Pos mmaC(unsigned l, unsigned e);
+
+Elem elemOf(Type t);
+
+// Sparse A (mma.sp): the K position (of s.k) of element q of row `row` (0-15) of the compressed A, from the 32
+// lanes' metadata registers and s.selector.
+unsigned sparsePosition(const MatrixSite& s, const uint32_t* meta, unsigned row, unsigned q);
+
+// D = A B + C for row-major matrices of bit patterns (A: M x K, B: K x N, C and D: M x N) with the numerics of the
+// site's element types (MatrixSite::elem, by Role) and flags.
+void multiply(const MatrixSite& s, unsigned M, unsigned N, unsigned K, const uint64_t* a, const uint64_t* b,
+              const uint64_t* c, uint64_t* d);
+
+}  // namespace ptx::exec::matrix
