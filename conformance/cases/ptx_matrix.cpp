@@ -744,9 +744,10 @@ struct WgmmaForm {
   int scaleA = 1, scaleB = 1;
   std::string extra;  // .satfinite, .and.popc
   unsigned trials = 4;
-  unsigned ksteps = 1;  // wgmmas in the group, the descriptors advanced by one K step each
-  bool probe = false;   // image element i = i (f16), A one-hot in column t of trial t, C = 0
-  bool sparse = false;  // wgmma.mma_async.sp: A holds two of every four K elements; metadata register, selector 0
+  unsigned ksteps = 1;    // wgmmas in the group, the descriptors advanced by one K step each
+  bool probe = false;     // image element i = i (f16), A one-hot in column t of trial t, C = 0
+  bool sparse = false;    // wgmma.mma_async.sp: A holds two of every four K elements; metadata register
+  unsigned selector = 0;  // .sp: the sparsity selector
 };
 
 unsigned WgmmaK(El a) { return a == El::TF32 ? 8 : a == El::F16 || a == El::BF16 ? 16 : a == El::B1 ? 256 : 32; }
@@ -821,7 +822,7 @@ std::string WgmmaKernel(const WgmmaForm& f, unsigned image, unsigned startA, uns
     }
     s << "  wgmma.mma_async" << (f.sparse ? ".sp" : "") << ".sync.aligned.m64n" << f.n << "k" << K << PtxType(f.d)
       << PtxType(f.a) << PtxType(f.b) << f.extra << " " << dv << ", " << (f.aRegs ? "{%a0, %a1, %a2, %a3}" : "%da")
-      << ", %db, " << (f.sparse ? "%e, 0, " : "") << (step ? "%q1" : "%q0");
+      << ", %db, " << (f.sparse ? "%e, " + std::to_string(f.selector) + ", " : "") << (step ? "%q1" : "%q0");
     if (!integer) s << ", " << f.scaleA << ", " << f.scaleB;
     if (f16ab) {
       if (!f.aRegs) s << ", " << (f.la.mnMajor ? 1 : 0);
@@ -905,6 +906,15 @@ std::vector<WgmmaForm> WgmmaForms() {
   k128Row3Base.baseOffset = 3;
   WgmmaOperand k64Mid = k64;
   k64Mid.start = 32;
+  // base offsets: the field on other rows and swizzles, and a field that is not the start's row
+  WgmmaOperand k128Row5Base = k128, k128Row3Base1 = k128, k64Row3Base = k64, k32Row1Base = k32;
+  k128Row5Base.start = 640, k128Row5Base.baseOffset = 5;
+  k128Row3Base1.start = 384, k128Row3Base1.baseOffset = 1;
+  k64Row3Base.start = 384, k64Row3Base.baseOffset = 3;
+  k32Row1Base.start = 128, k32Row1Base.baseOffset = 1;
+  // a sparse 16-bit B has 64 bytes of K per row: longer than a 32-byte swizzle line
+  WgmmaOperand k32Lbo = k32;
+  k32Lbo.lbo = 4096;
   return {
       {"m64n64k16_f32_f16_ss_sw128", 64, E::F32, E::F16, E::F16, false, k128, k128, 1, 1, "", 5, 2},
       {"m64n64k16_f32_f16_rs_sw128", 64, E::F32, E::F16, E::F16, true, {}, k128, 1, 1, "", 5},
@@ -940,6 +950,32 @@ std::vector<WgmmaForm> WgmmaForms() {
       {"sp_m64n64k64_s32_s8_ss_sw128", 64, E::S32, E::S8, E::S8, false, k128, k128, 1, 1, "", 5, 1, false, true},
       {"sp_m64n32k64_f32_e4m3_rs_sw128", 32, E::F32, E::E4M3, E::E4M3, true, {}, k128, 1, 1, "", 5, 1, false, true},
       {"sp_m64n32k16_f32_tf32_ss_sw64", 32, E::F32, E::TF32, E::TF32, false, k64, k64, 1, 1, "", 5, 1, false, true},
+      {"m64n64k16_f32_f16_ss_base_offset_row5", 64, E::F32, E::F16, E::F16, false, k128, k128Row5Base, 1, 1, "", 3},
+      {"m64n64k16_f32_f16_ss_base_offset_other_row", 64, E::F32, E::F16, E::F16, false, k128, k128Row3Base1, 1, 1, "",
+       3},
+      {"m64n64k16_f32_f16_ss_base_offset_sw64", 64, E::F32, E::F16, E::F16, false, k64Row3Base, k64Row3Base, 1, 1, "",
+       3},
+      {"m64n32k16_f32_f16_ss_base_offset_sw32", 32, E::F32, E::F16, E::F16, false, k32Row1Base, k32Row1Base, 1, 1, "",
+       3},
+      {"sp_m64n32k32_f32_f16_ss_sw32_lbo", 32, E::F32, E::F16, E::F16, false, k32, k32Lbo, 1, 1, "", 3, 1, false, true},
+      {"sp_m64n32k32_f32_f16_rs_sw128_sel1",
+       32,
+       E::F32,
+       E::F16,
+       E::F16,
+       true,
+       {},
+       k128,
+       1,
+       1,
+       "",
+       3,
+       1,
+       false,
+       true,
+       1},
+      {"sp_m64n32k16_f32_tf32_ss_sw64_sel1", 32, E::F32, E::TF32, E::TF32, false, k64, k64, 1, 1, "", 3, 1, false, true,
+       1},
       // layout probes: D(m, n) = the index of B(t, n) in the image
       {"probe_m64n64k16_b_sw128", 64, E::F32, E::F16, E::F16, true, {}, k128, 1, 1, "", 16, 1, true},
       {"probe_m64n64k16_b_sw128_trans", 64, E::F32, E::F16, E::F16, true, {}, m128, 1, 1, "", 16, 1, true},
