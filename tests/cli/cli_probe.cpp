@@ -2,7 +2,7 @@
 // dependency, no rpath), so it finds a driver only where the loader path has one: `cuemu run` provides it.
 //   cli_probe race      64 CTAs store their index to one word: the last writer depends on the CTA order
 //   cli_probe sum       64 CTAs add their index + 1 to one word: 2080 in every order
-//   cli_probe slow      a 2,000,000-iteration loop in each of 64 CTAs: a grid that runs for seconds (the
+//   cli_probe slow      `spin` with 2,000,000 iterations in each of 64 CTAs: a grid that runs for seconds (the
 //                       progress line's test)
 //   cli_probe streams   two streams: `spin` on stream A, an event, stream B waits for it and runs `after`, which
 //                       reads what `spin` wrote, then a copy back on B (the timeline test's program)
@@ -37,34 +37,20 @@ const char* kPtx = R"(
   atom.global.add.u32 %r2, [%rd1], %r1;
   ret;
 }
-.visible .entry spin(.param .u64 out) {
+.visible .entry spin(.param .u64 out, .param .u32 count) {
   .reg .b64 %rd<2>;
-  .reg .b32 %r<3>;
+  .reg .b32 %r<4>;
   .reg .pred %p;
   ld.param.u64 %rd1, [out];
+  ld.param.u32 %r3, [count];
   mov.u32 %r1, 0;
   mov.u32 %r2, 0;
 loop:
   add.u32 %r2, %r2, %r1;
   add.u32 %r1, %r1, 1;
-  setp.lt.u32 %p, %r1, 200000;
+  setp.lt.u32 %p, %r1, %r3;
   @%p bra loop;
   st.global.u32 [%rd1], %r2;
-  ret;
-}
-.visible .entry slow(.param .u64 out) {
-  .reg .b64 %rd<2>;
-  .reg .b32 %r<3>;
-  .reg .pred %p;
-  ld.param.u64 %rd1, [out];
-  mov.u32 %r1, 0;
-  mov.u32 %r2, 0;
-loop:
-  xor.b32 %r2, %r2, %r1;
-  add.u32 %r1, %r1, 1;
-  setp.lt.u32 %p, %r1, 2000000;
-  @%p bra loop;
-  atom.global.add.u32 %r1, [%rd1], %r2;
   ret;
 }
 .visible .entry after(.param .u64 out) {
@@ -86,12 +72,14 @@ int streams(void* library) {
   unsigned long long buffer = 0;
   unsigned value = 0;
   void* params[] = {&buffer};
+  unsigned iterations = 200000;
+  void* spinParams[] = {&buffer, &iterations};
   bool ok =
       fn("cuInit")(0) == 0 && fn("cuDeviceGet")(&device, 0) == 0 && fn("cuCtxCreate_v2")(&context, 0u, device) == 0 &&
       fn("cuModuleLoadData")(&module, kPtx) == 0 && fn("cuModuleGetFunction")(&spin, module, "spin") == 0 &&
       fn("cuModuleGetFunction")(&after, module, "after") == 0 && fn("cuMemAlloc_v2")(&buffer, size_t(4)) == 0 &&
       fn("cuStreamCreate")(&a, 1u) == 0 && fn("cuStreamCreate")(&b, 1u) == 0 && fn("cuEventCreate")(&event, 2u) == 0 &&
-      fn("cuLaunchKernel")(spin, 1u, 1u, 1u, 1u, 1u, 1u, 0u, a, params, nullptr) == 0 &&
+      fn("cuLaunchKernel")(spin, 1u, 1u, 1u, 1u, 1u, 1u, 0u, a, spinParams, nullptr) == 0 &&
       fn("cuEventRecord")(event, a) == 0 && fn("cuStreamWaitEvent")(b, event, 0u) == 0 &&
       fn("cuLaunchKernel")(after, 1u, 1u, 1u, 1u, 1u, 1u, 0u, b, params, nullptr) == 0 &&
       fn("cuMemcpyDtoHAsync_v2")(&value, buffer, size_t(4), b) == 0 && fn("cuStreamSynchronize")(b) == 0 &&
@@ -124,7 +112,9 @@ int main(int argc, char** argv) {
   void *context = nullptr, *module = nullptr, *function = nullptr;
   unsigned long long buffer = 0;
   unsigned value = 0;
-  void* params[] = {&buffer};
+  unsigned iterations = 2000000;
+  void* params[] = {&buffer, &iterations};  // `spin` reads the count; the other kernels only `out`
+  if (std::strcmp(kernel, "slow") == 0) kernel = "spin";
   bool ok = fn("cuInit")(0) == 0 && fn("cuDeviceGet")(&device, 0) == 0 &&
             fn("cuCtxCreate_v2")(&context, 0u, device) == 0 && fn("cuModuleLoadData")(&module, kPtx) == 0 &&
             fn("cuModuleGetFunction")(&function, module, kernel) == 0 && fn("cuMemAlloc_v2")(&buffer, size_t(4)) == 0 &&

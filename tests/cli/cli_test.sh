@@ -46,7 +46,7 @@ check "progress: the program runs as without it" '[ $? -eq 0 ] && grep -qx "resu
 # A grid of several seconds: the live line names the kernel and counts its CTAs, and is erased at the end.
 "$cuemu" run --progress -- "$probe" slow >"$out" 2>"$err"
 check "progress: a long grid shows CTAs done / total, then erases the line" \
-  '[ $? -eq 0 ] && grep -qx "result 0" "$out" && grep -q "\[cuemu\] slow: [0-9]*/64 CTAs ([0-9]*%)" "$err" && [ "$(tail -c 4 "$err" | od -An -c | tr -d " ")" = "\r033[K" ]'
+  '[ $? -eq 0 ] && grep -qx "result 2839207360" "$out" && grep -q "\[cuemu\] spin: [0-9]*/64 CTAs ([0-9]*%)" "$err" && [ "$(tail -c 4 "$err" | od -An -c | tr -d " ")" = "\r033[K" ]'
 "$cuemu" run -- "$probe" slow >"$out" 2>"$err"
 check "progress: off unless asked for" '[ $? -eq 0 ] && ! grep -q "CTAs" "$err"'
 
