@@ -220,8 +220,8 @@ int32_t GridRuntime::graphLaunch(uint64_t graphExec, uint64_t stream) {
     case kGraphFireAndForgetAsSibling: work.order = DeviceWork::Order::FireAndForget; break;
     default: return kInvalidValue;
   }
-  auto exec = graphExecTable().find(graphExec);
-  if (!exec || !(exec->flags() & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH)) return kInvalidValue;
+  auto exec = lookup<GraphExec>(graphExec);
+  if (!exec || !((*exec)->flags() & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH)) return kInvalidValue;
   std::lock_guard lock(mutex_);
   if (work_.size() >= kMaxRecordedWork) return kLaunchPendingCountExceeded;
   work_.push_back(std::move(work));
@@ -269,8 +269,8 @@ std::vector<DeviceWork> GridRuntime::takeWork() {
 }
 
 CUresult runDeviceGraph(const DeviceWork& work) {
-  auto exec = graphExecTable().find(work.graphExec);
-  return exec ? exec->runHere() : CUDA_SUCCESS;
+  auto exec = lookup<GraphExec>(work.graphExec);
+  return exec ? (*exec)->runHere() : CUDA_SUCCESS;
 }
 
 CUresult runDeviceCopy(const DeviceWork& w) {

@@ -63,20 +63,20 @@ class ContextHostServices final : public ptx::exec::HostServices {
     return true;
   }
   bool textureFetch(const ptx::exec::TextureRequest& request, uint32_t out[4], std::string& error) override {
-    auto object = texObjectTable().find(request.handle);
+    auto object = lookup<TexObject>(request.handle);
     if (!object) {
       error = fmt::format("{:#x} is not a texture object", request.handle);
       return false;
     }
-    return object->fetch(request, out, error);
+    return (*object)->fetch(request, out, error);
   }
   bool surfaceAccess(const ptx::exec::SurfaceRequest& request, void* data, std::string& error) override {
-    auto object = surfObjectTable().find(request.handle);
+    auto object = lookup<SurfObject>(request.handle);
     if (!object) {
       error = fmt::format("{:#x} is not a surface object", request.handle);
       return false;
     }
-    return object->access(request, data, error);
+    return (*object)->access(request, data, error);
   }
   uint64_t deviceMalloc(uint64_t size) override { return DeviceHeap::of(context_).allocate(context_, size); }
   void deviceFree(uint64_t address) override { DeviceHeap::of(context_).release(address); }

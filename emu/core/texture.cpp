@@ -9,16 +9,6 @@
 
 namespace cuemu {
 
-HandleTable<TexObject>& texObjectTable() {
-  static auto* table = new HandleTable<TexObject>;
-  return *table;
-}
-
-HandleTable<SurfObject>& surfObjectTable() {
-  static auto* table = new HandleTable<SurfObject>;
-  return *table;
-}
-
 namespace {
 
 bool validChannels(unsigned channels) { return channels == 1 || channels == 2 || channels == 4; }
@@ -138,8 +128,9 @@ Expected<TexelStore> resolveResource(const CUDA_RESOURCE_DESC& resource) {
   TexelStore store;
   switch (resource.resType) {
     case CU_RESOURCE_TYPE_ARRAY: {
-      auto array = findArray(resource.res.array.hArray);
-      if (!array) return makeError(CUDA_ERROR_INVALID_HANDLE, "unknown array");
+      auto found = lookup<Array>(resource.res.array.hArray);
+      if (!found) return found.takeError();
+      const std::shared_ptr<Array>& array = *found;
       const CUDA_ARRAY3D_DESCRIPTOR& d = array->descriptor();
       store.base = array->data();
       store.rowBytes = array->rowBytes();
@@ -154,8 +145,9 @@ Expected<TexelStore> resolveResource(const CUDA_RESOURCE_DESC& resource) {
       return store;
     }
     case CU_RESOURCE_TYPE_MIPMAPPED_ARRAY: {
-      auto mipmapped = mipmappedArrayTable().find(handleValue(resource.res.mipmap.hMipmappedArray));
-      if (!mipmapped) return makeError(CUDA_ERROR_INVALID_HANDLE, "unknown mipmapped array");
+      auto found = lookup<MipmappedArray>(resource.res.mipmap.hMipmappedArray);
+      if (!found) return found.takeError();
+      const std::shared_ptr<MipmappedArray>& mipmapped = *found;
       CUDA_RESOURCE_DESC level0{};
       level0.resType = CU_RESOURCE_TYPE_ARRAY;
       level0.res.array.hArray = mipmapped->level(0)->apiHandle();

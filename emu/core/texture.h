@@ -53,9 +53,6 @@ class SurfObject {
   bool access(const ptx::exec::SurfaceRequest& request, void* data, std::string& error) const;
 };
 
-HandleTable<TexObject>& texObjectTable();
-HandleTable<SurfObject>& surfObjectTable();
-
 // Validates a resource description and resolves where its texels are (CUDA_ERROR_INVALID_VALUE,
 // CUDA_ERROR_INVALID_HANDLE for an unknown array).
 Expected<TexelStore> resolveResource(const CUDA_RESOURCE_DESC& resource);

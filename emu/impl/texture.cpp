@@ -45,27 +45,25 @@ CUresult cuTexObjectCreate(CUtexObject* pTexObject, const CUDA_RESOURCE_DESC* pR
   }
   object->store = std::move(*store);
   TexObject* raw = object.get();
-  raw->handle = texObjectTable().insert(std::move(object));
+  raw->handle = handleTable<TexObject>().insert(std::move(object));
   *pTexObject = raw->handle;
   return CUDA_SUCCESS;
 }
 
 CUresult cuTexObjectDestroy(CUtexObject texObject) {
-  return texObjectTable().erase(texObject) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  return handleTable<TexObject>().erase(texObject) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC* pResDesc, CUtexObject texObject) {
   if (!pResDesc) return CUDA_ERROR_INVALID_VALUE;
-  auto object = texObjectTable().find(texObject);
-  if (!object) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(object, TexObject, texObject, CUDA_ERROR_INVALID_VALUE);
   *pResDesc = object->resource;
   return CUDA_SUCCESS;
 }
 
 CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC* pTexDesc, CUtexObject texObject) {
   if (!pTexDesc) return CUDA_ERROR_INVALID_VALUE;
-  auto object = texObjectTable().find(texObject);
-  if (!object) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(object, TexObject, texObject, CUDA_ERROR_INVALID_VALUE);
   *pTexDesc = object->texture;
   return CUDA_SUCCESS;
 }
@@ -73,8 +71,7 @@ CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC* pTexDesc, CUtexObject texO
 // Without a view given at creation driver 580 succeeds and leaves the output untouched (measured on an H200).
 CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC* pResViewDesc, CUtexObject texObject) {
   if (!pResViewDesc) return CUDA_ERROR_INVALID_VALUE;
-  auto object = texObjectTable().find(texObject);
-  if (!object) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(object, TexObject, texObject, CUDA_ERROR_INVALID_VALUE);
   if (object->hasView) *pResViewDesc = object->view;
   return CUDA_SUCCESS;
 }
@@ -90,19 +87,18 @@ CUresult cuSurfObjectCreate(CUsurfObject* pSurfObject, const CUDA_RESOURCE_DESC*
   object->resource = *pResDesc;
   object->store = std::move(*store);
   SurfObject* raw = object.get();
-  raw->handle = surfObjectTable().insert(std::move(object));
+  raw->handle = handleTable<SurfObject>().insert(std::move(object));
   *pSurfObject = raw->handle;
   return CUDA_SUCCESS;
 }
 
 CUresult cuSurfObjectDestroy(CUsurfObject surfObject) {
-  return surfObjectTable().erase(surfObject) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  return handleTable<SurfObject>().erase(surfObject) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC* pResDesc, CUsurfObject surfObject) {
   if (!pResDesc) return CUDA_ERROR_INVALID_VALUE;
-  auto object = surfObjectTable().find(surfObject);
-  if (!object) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(object, SurfObject, surfObject, CUDA_ERROR_INVALID_VALUE);
   *pResDesc = object->resource;
   return CUDA_SUCCESS;
 }
