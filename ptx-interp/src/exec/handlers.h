@@ -66,7 +66,7 @@ template <class T> PTX_HOT void blendLanes(T* dst, const T* tmp, uint32_t m) {
 // straight into d, which may be one of the operands. Writing through a temporary cost every op's consumer a
 // second store-to-load hop on its dependency chain (a chain of add.s32 went from 6.5 to about 4 ns per op).
 template <class T, class F> PTX_HOT void store(Warp& w, uint32_t d, F f) {
-  if (w.exec == kFullMask) {
+  if (w.exec == w.fullWarpWrites) {  // runtime fast path full-warp-writes
     T* dst = R<T>(w, d);
 #pragma GCC ivdep
     for (int i = 0; i < 32; ++i) dst[i] = f(i);
@@ -82,7 +82,7 @@ template <class T, class F> PTX_HOT void store(Warp& w, uint32_t d, F f) {
 // forwarded from (see copyVec).
 template <class T> PTX_HOT void storeLanes(Warp& w, uint32_t d, const T* tmp) {
   T* dst = R<T>(w, d);
-  if (w.exec == kFullMask)
+  if (w.exec == w.fullWarpWrites)  // runtime fast path full-warp-writes
     copyVec<32 * sizeof(T)>(dst, tmp);
   else
     blendLanes(dst, tmp, w.exec);

@@ -676,6 +676,7 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
   info.unsupported = code_->unsupported;
   info.staticSharedBytes = sharedTop_;
   code_->usesBarriers = usesBarriers_;
+  code_->fastPaths = rewriteMask_ & kRuntimeFastPaths;
   code_->regFileBytes = alignUp(rfTop_, 64);
   uint32_t regs = 0;
   for (auto& fi : instances_) {
