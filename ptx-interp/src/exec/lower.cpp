@@ -723,8 +723,11 @@ void KernelLowerer::lowerInstruction(uint32_t idx) {
         // (instructions that emit nothing may stand between them)
         uint32_t prev = idx;
         while (prev > 0 && rewrites_[prev - 1].emitsNothing()) --prev;
-        if (prev > 0 && rewrites_[prev - 1].setpOp == here() - 1 && prog_.ops[here() - 1].d == regOf(in.guard))
-          prog_.ops[here() - 1].aux |= h::kSetpThenBranch;
+        if (prev > 0 && rewrites_[prev - 1].setpOp == here() - 1 && prog_.ops[here() - 1].d == regOf(in.guard)) {
+          h::CompareOperands setp = h::CompareOperands::of(prog_.ops[here() - 1]);
+          setp.thenBranch = true;
+          setp.into(prog_.ops[here() - 1]);
+        }
         ctl::PredicateTest{regOf(in.guard), in.guardNegated}.into(emit(&ctl::braCond));
       }
       return;

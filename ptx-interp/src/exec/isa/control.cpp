@@ -116,8 +116,11 @@ void KernelLowerer::lowerIndirectCall(const Instruction& in) {
     op.a = target;
     op.b = literal(kFunctionAddressBase | f, 8);
     if (guarded) {
-      op.c = regOf(in.guard);
-      op.aux = uint8_t(1 | (in.guardNegated ? 16 : 0));
+      h::CompareOperands v;
+      v.combine = h::CompareOperands::And;
+      v.predicate = regOf(in.guard);
+      v.negated = in.guardNegated;
+      v.into(op);
     }
     Op& orOp = emit(&h::predLogic<1>);
     orOp.d = matched;
