@@ -248,9 +248,7 @@ constinit const Runtime134Table g_runtime134 = runtime134Table(std::make_index_s
 Expected<std::shared_ptr<Context>> storageContext(CUcontext handle) {
   if (!driverInitialized()) return makeError(CUDA_ERROR_NOT_INITIALIZED);
   if (!handle) return requireCurrentContext();
-  auto context = findContext(handle);
-  if (!context) return makeError(CUDA_ERROR_INVALID_CONTEXT, "unknown or destroyed context");
-  return context;
+  return lookup<Context>(handle, CUDA_ERROR_INVALID_CONTEXT);
 }
 
 CUresult storagePutImpl(CUcontext handle, void* key, void* value, StorageDestructor destructor) {

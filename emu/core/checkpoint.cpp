@@ -48,7 +48,7 @@ socklen_t socketAddress(int pid, sockaddr_un& address) {
 
 bool submittedWorkDone() {
   bool idle = true;
-  contextTable().forEach([&](const std::shared_ptr<Context>& context) {
+  handleTable<Context>().forEach([&](const std::shared_ptr<Context>& context) {
     for (const auto& stream : context->streams().allStreams())
       if (!stream->isIdle()) idle = false;
   });

@@ -79,7 +79,7 @@ Context::~Context() {
 }
 
 void Context::registerHandle() {
-  if (!handle_) handle_ = contextTable().insert(shared_from_this());
+  if (!handle_) handle_ = handleTable<Context>().insert(shared_from_this());
 }
 
 void Context::resetSettings() {
@@ -220,13 +220,6 @@ bool Context::storageErase(void* key) {
   return storage_.erase(key) != 0;
 }
 
-HandleTable<Context>& contextTable() {
-  static auto* table = new HandleTable<Context>;  // never destroyed: used during process exit
-  return *table;
-}
-
-std::shared_ptr<Context> findContext(CUcontext handle) { return contextTable().find(handleValue(handle)); }
-
 std::shared_ptr<Context> currentContext() {
   auto& stack = threadStack();
   return stack.empty() ? nullptr : stack.back();
@@ -273,9 +266,9 @@ Expected<std::shared_ptr<Context>> requireCurrentContext() {
 
 Expected<std::shared_ptr<Context>> resolveContext(CUcontext handle) {
   if (!handle) return requireCurrentContext();
-  auto context = findContext(handle);
-  if (!context) return makeError(CUDA_ERROR_INVALID_CONTEXT, "not a live context handle");
-  if (!context->isAlive()) return makeError(CUDA_ERROR_CONTEXT_IS_DESTROYED, "an inactive primary context");
+  auto context = lookup<Context>(handle, CUDA_ERROR_INVALID_CONTEXT);
+  if (!context) return context;
+  if (!(*context)->isAlive()) return makeError(CUDA_ERROR_CONTEXT_IS_DESTROYED, "an inactive primary context");
   return context;
 }
 

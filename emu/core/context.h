@@ -145,10 +145,7 @@ class Context : public std::enable_shared_from_this<Context> {
   std::map<void*, StorageEntry> storage_;
 };
 
-HandleTable<Context>& contextTable();
-
 // The registered context behind an API handle (alive or not: an inactive primary context is found), or null.
-std::shared_ptr<Context> findContext(CUcontext handle);
 
 // This thread's context stack. The top is the current context.
 std::shared_ptr<Context> currentContext();

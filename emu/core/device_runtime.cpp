@@ -225,11 +225,11 @@ int32_t GridRuntime::graphLaunch(uint64_t graphExec, uint64_t stream) {
     case kGraphFireAndForgetAsSibling: work.order = DeviceWork::Order::FireAndForget; break;
     default: return kInvalidValue;
   }
-  auto exec = graphExecTable().find(graphExec);
+  auto exec = lookup<GraphExec>(graphExec);
   if (!exec) return kInvalidValue;
   // The H100 (driver 580) faults the launching grid with an illegal address (tools/gpu-probe/results/
   // cdp-graph-launch-h100-2026-11-26.txt; runtime.cdp_graph_launch_unflagged).
-  if (!(exec->flags() & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH)) return ptx::exec::kDeviceGraphLaunchFault;
+  if (!((*exec)->flags() & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH)) return ptx::exec::kDeviceGraphLaunchFault;
   std::lock_guard lock(mutex_);
   if (work_.size() >= kMaxRecordedWork) return kLaunchPendingCountExceeded;
   work_.push_back(std::move(work));
@@ -277,8 +277,8 @@ std::vector<DeviceWork> GridRuntime::takeWork() {
 }
 
 CUresult runDeviceGraph(const DeviceWork& work) {
-  auto exec = graphExecTable().find(work.graphExec);
-  return exec ? exec->runHere() : CUDA_SUCCESS;
+  auto exec = lookup<GraphExec>(work.graphExec);
+  return exec ? (*exec)->runHere() : CUDA_SUCCESS;
 }
 
 CUresult runDeviceCopy(const DeviceWork& w) {

@@ -8,11 +8,6 @@
 
 namespace cuemu {
 
-HandleTable<Event>& eventTable() {
-  static auto* table = new HandleTable<Event>;
-  return *table;
-}
-
 int64_t monotonicNanoseconds() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();

@@ -66,8 +66,6 @@ class Event {
   mutable std::shared_ptr<Stream> ipcWaiter_;  // runs waits for records made in other processes
 };
 
-HandleTable<Event>& eventTable();
-
 int64_t monotonicNanoseconds();
 
 }  // namespace cuemu

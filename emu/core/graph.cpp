@@ -33,32 +33,14 @@ void KernelNodeData::pointParams() {
     paramPointers.push_back(request.params.data() + param.offset);
 }
 
-HandleTable<Graph>& graphTable() {
-  static auto* table = new HandleTable<Graph>;
-  return *table;
-}
-HandleTable<GraphNode>& graphNodeTable() {
-  static auto* table = new HandleTable<GraphNode>;
-  return *table;
-}
-HandleTable<GraphExec>& graphExecTable() {
-  static auto* table = new HandleTable<GraphExec>;
-  return *table;
-}
-
 GraphNode::GraphNode(Graph& graph, CUgraphNodeType type, NodeData nodeData)
     : data(std::move(nodeData)), graph_(graph), type_(type), id_(g_nextNodeId.fetch_add(1)), origin_(id_) {
   if (auto* kernel = std::get_if<KernelNodeData>(&data)) kernel->pointParams();
 }
 
-HandleTable<UserObject>& userObjectTable() {
-  static auto* table = new HandleTable<UserObject>;
-  return *table;
-}
-
 void UserObject::release(unsigned count) {
   if (refs_.fetch_sub(count) - static_cast<long long>(count) > 0) return;
-  userObjectTable().erase(handle_);
+  handleTable<UserObject>().erase(handle_);
   if (destroy_) destroy_(pointer_);
 }
 
@@ -80,14 +62,14 @@ CUresult Graph::releaseUserObject(const std::shared_ptr<UserObject>& object, uns
 
 Graph::~Graph() {
   for (auto& node : nodes_) {
-    graphNodeTable().erase(node->handle());
+    handleTable<GraphNode>().erase(node->handle());
     forgetChildGraph(*node);
   }
   for (auto& [object, count] : userObjects_) object->release(count);
 }
 
 void Graph::registerHandle() {
-  if (!handle_) handle_ = graphTable().insert(shared_from_this());
+  if (!handle_) handle_ = handleTable<Graph>().insert(shared_from_this());
 }
 
 bool Graph::owns(const GraphNode* node) const { return node && &node->graph() == this; }
@@ -100,7 +82,7 @@ Expected<GraphNode*> Graph::addNode(CUgraphNodeType type, NodeData data, const s
       if (dependencies[j] == dependencies[i]) return makeError(CUDA_ERROR_INVALID_VALUE, "duplicate dependency");
   }
   auto node = std::make_shared<GraphNode>(*this, type, std::move(data));
-  node->setHandle(graphNodeTable().insert(node));
+  node->setHandle(handleTable<GraphNode>().insert(node));
   for (GraphNode* from : dependencies) {
     node->dependencies.push_back(from);
     from->dependents.push_back(node.get());
@@ -133,7 +115,7 @@ void Graph::destroyNode(GraphNode* node) {
   std::lock_guard lock(mutex);
   for (GraphNode* from : node->dependencies) std::erase(from->dependents, node);
   for (GraphNode* to : node->dependents) std::erase(to->dependencies, node);
-  graphNodeTable().erase(node->handle());
+  handleTable<GraphNode>().erase(node->handle());
   forgetChildGraph(*node);
   std::erase_if(nodes_, [&](const std::shared_ptr<GraphNode>& n) { return n.get() == node; });
 }
@@ -142,7 +124,7 @@ void Graph::destroyNode(GraphNode* node) {
 // goes with the node, so that the copy, and the user-object references it holds, end with it.
 void Graph::forgetChildGraph(const GraphNode& node) {
   if (auto* child = std::get_if<ChildGraphData>(&node.data); child && child->graph)
-    graphTable().erase(child->graph->handle());
+    handleTable<Graph>().erase(child->graph->handle());
 }
 
 std::vector<GraphNode*> Graph::nodes() const {
@@ -609,7 +591,7 @@ CUresult endCapture(const std::shared_ptr<Stream>& stream, CUgraph* graphOut) {
   // Without a place to put the graph the capture still ends (measured on driver 580); the graph is dropped.
   if (session->invalidated || unjoined || !graphOut) {
     if (graphOut) *graphOut = nullptr;
-    if (session->graphCreatedByCapture) graphTable().erase(session->graph()->handle());
+    if (session->graphCreatedByCapture) handleTable<Graph>().erase(session->graph()->handle());
     if (session->invalidated) return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
     if (unjoined) return CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
     return CUDA_SUCCESS;
@@ -978,7 +960,7 @@ void setConditionalValue(CUgraphConditionalHandle handle, unsigned value) {
 }
 
 ConditionalBodies::~ConditionalBodies() {
-  for (auto& graph : graphs) graphTable().erase(graph->handle());
+  for (auto& graph : graphs) handleTable<Graph>().erase(graph->handle());
 }
 
 Expected<NodeData> makeConditional(const CUDA_CONDITIONAL_NODE_PARAMS& params) {

@@ -214,8 +214,6 @@ class UserObject {
   uint64_t handle_ = 0;
 };
 
-HandleTable<UserObject>& userObjectTable();
-
 class Graph : public std::enable_shared_from_this<Graph> {
  public:
   static constexpr HandleKind kKind = HandleKind::Graph;
@@ -270,9 +268,6 @@ class Graph : public std::enable_shared_from_this<Graph> {
   std::vector<std::shared_ptr<GraphNode>> nodes_;  // creation order
 };
 
-HandleTable<Graph>& graphTable();
-HandleTable<GraphNode>& graphNodeTable();
-
 // An instantiated graph: its nodes flattened (child graphs inlined) in topological order.
 class GraphExec {
  public:
@@ -316,8 +311,6 @@ class GraphExec {
   StreamPosition lastLaunch_;
   bool launched_ = false;
 };
-
-HandleTable<GraphExec>& graphExecTable();
 
 // Stream work for one node's data, checked as the real driver checks it when the node is added or updated.
 CUresult validateNode(const NodeData& data);

@@ -4,12 +4,16 @@
 // that work in flight keeps what it uses alive even if the application destroys it meanwhile.
 #pragma once
 
+#include "core/result.h"
+
 #include <cstdint>
 #include <deque>
 #include <new>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 namespace cuemu {
@@ -148,7 +152,37 @@ template <typename T> class HandleTable {
 };
 
 // The handle type the API uses for T (CUcontext for Context, ...), converted both ways by one template.
-template <typename ApiHandle> uint64_t handleValue(ApiHandle handle) { return reinterpret_cast<uint64_t>(handle); }
+template <typename ApiHandle> uint64_t handleValue(ApiHandle handle) {
+  if constexpr (std::is_integral_v<ApiHandle>)  // CUtexObject, CUmemGenericAllocationHandle, ...
+    return static_cast<uint64_t>(handle);
+  else
+    return reinterpret_cast<uint64_t>(handle);
+}
 template <typename ApiHandle> ApiHandle toApiHandle(uint64_t value) { return reinterpret_cast<ApiHandle>(value); }
 
+// The one table of T's handles (never destroyed: handles are looked up during process exit).
+template <typename T> HandleTable<T>& handleTable() {
+  static auto* table = new HandleTable<T>;
+  return *table;
+}
+
+// The live T behind an API handle (CUevent, CUgraph, ..., or a handle's integer value), or the error the entry
+// point answers for a NULL, stale, wrong-kind or garbage handle: `invalid`. Which code each entry point answers is
+// the real driver's (conformance records them): most say CUDA_ERROR_INVALID_HANDLE, the graph, memory-pool and
+// texture-object entries CUDA_ERROR_INVALID_VALUE, contexts CUDA_ERROR_INVALID_CONTEXT. Entry points that answer
+// NULL with another code than a stale handle test NULL first (or through entries.def's before-init policies).
+template <typename T, typename ApiHandle>
+Expected<std::shared_ptr<T>> lookup(ApiHandle handle, CUresult invalid = CUDA_ERROR_INVALID_HANDLE) {
+  if (auto object = handleTable<T>().find(handleValue(handle))) return object;
+  return makeError(invalid,
+                   std::string(handleValue(handle) ? "not a live " : "NULL ") + handleKindName(T::kKind) + " handle");
+}
+
 }  // namespace cuemu
+
+// In a function returning CUresult: declares `std::shared_ptr<T> var`, the live object behind the handle, or
+// returns the error code of lookup<T>(handle, codes...).
+#define CUEMU_LOOKUP(var, T, ...)                      \
+  auto var##_lookup = ::cuemu::lookup<T>(__VA_ARGS__); \
+  if (!var##_lookup) return var##_lookup.error().code; \
+  std::shared_ptr<T> var = std::move(*var##_lookup)

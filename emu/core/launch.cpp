@@ -64,7 +64,11 @@ class ContextHostServices final : public ptx::exec::HostServices {
     return true;
   }
   bool textureFetch(const ptx::exec::TextureRequest& request, uint32_t out[4], std::string& error) override {
-    auto object = textures_ ? textures_->texture(request.handle) : texObjectTable().find(request.handle);
+    std::shared_ptr<const TexObject> object;
+    if (textures_)
+      object = textures_->texture(request.handle);
+    else if (auto live = lookup<TexObject>(request.handle))
+      object = *live;
     if (!object) {
       error = fmt::format("{:#x} is not a texture object", request.handle);
       return false;
@@ -72,7 +76,11 @@ class ContextHostServices final : public ptx::exec::HostServices {
     return object->fetch(request, out, error);
   }
   bool surfaceAccess(const ptx::exec::SurfaceRequest& request, void* data, std::string& error) override {
-    auto object = textures_ ? textures_->surface(request.handle) : surfObjectTable().find(request.handle);
+    std::shared_ptr<const SurfObject> object;
+    if (textures_)
+      object = textures_->surface(request.handle);
+    else if (auto live = lookup<SurfObject>(request.handle))
+      object = *live;
     if (!object) {
       error = fmt::format("{:#x} is not a surface object", request.handle);
       return false;

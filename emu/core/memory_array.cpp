@@ -118,14 +118,14 @@ Expected<std::shared_ptr<Array>> Array::create(Context& context, const CUDA_ARRA
   if (!storage) return storage.takeError();
   array->storage_ = *storage;
   array->storage_->kind = MemoryKind::Array;
-  array->handle_ = arrayTable().insert(array);
+  array->handle_ = handleTable<Array>().insert(array);
   array->storage_->arrayHandle = array->handle_;
   return array;
 }
 
 void Array::destroy() {
   if (storage_) (void)releaseRegion(storage_->start, {MemoryKind::Array});
-  arrayTable().erase(handle_);
+  handleTable<Array>().erase(handle_);
 }
 
 Expected<std::shared_ptr<MipmappedArray>> MipmappedArray::create(Context& context, const CUDA_ARRAY3D_DESCRIPTOR& d,
@@ -150,27 +150,15 @@ Expected<std::shared_ptr<MipmappedArray>> MipmappedArray::create(Context& contex
     }
     mip->levels_.push_back(*array);
   }
-  mip->handle_ = mipmappedArrayTable().insert(mip);
+  mip->handle_ = handleTable<MipmappedArray>().insert(mip);
   return mip;
 }
 
 void MipmappedArray::destroy() {
   for (auto& level : levels_) level->destroy();
-  mipmappedArrayTable().erase(handle_);
+  handleTable<MipmappedArray>().erase(handle_);
 }
 
-HandleTable<Array>& arrayTable() {
-  static auto* table = new HandleTable<Array>;
-  return *table;
-}
-
-HandleTable<MipmappedArray>& mipmappedArrayTable() {
-  static auto* table = new HandleTable<MipmappedArray>;
-  return *table;
-}
-
-std::shared_ptr<Array> findArray(CUarray handle) { return arrayTable().find(handleValue(handle)); }
-
-void forgetArray(uint64_t handle) { arrayTable().erase(handle); }
+void forgetArray(uint64_t handle) { handleTable<Array>().erase(handle); }
 
 }  // namespace cuemu

@@ -70,9 +70,6 @@ class MipmappedArray {
   uint64_t handle_ = 0;
 };
 
-HandleTable<Array>& arrayTable();
-HandleTable<MipmappedArray>& mipmappedArrayTable();
-std::shared_ptr<Array> findArray(CUarray handle);
 // Called when the array's storage was released with its context.
 void forgetArray(uint64_t handle);
 

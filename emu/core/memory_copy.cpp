@@ -25,8 +25,9 @@ Expected<CopySide> resolveSide(const SideSpec& s, size_t width, size_t height, s
     return makeError(CUDA_ERROR_INVALID_VALUE, fmt::format("{}: {}", which, why));
   };
   if (s.type == CU_MEMORYTYPE_ARRAY) {
-    auto array = findArray(s.array);
-    if (!array) return invalid("not a valid array");
+    auto found = lookup<Array>(s.array, CUDA_ERROR_INVALID_VALUE);
+    if (!found) return found.takeError();
+    const std::shared_ptr<Array>& array = *found;
     if (s.x % array->elementBytes() || width % array->elementBytes())
       return invalid("x offset and width must be whole elements");
     if (s.x > array->rowBytes() || width > array->rowBytes() - s.x || s.y > array->rows() ||

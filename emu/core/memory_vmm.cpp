@@ -76,7 +76,7 @@ PhysicalAllocation::~PhysicalAllocation() {
 uint64_t PhysicalAllocation::retain(const std::shared_ptr<PhysicalAllocation>& self) {
   std::lock_guard lock(g_handleMutex);
   // New, or every handle was released while a mapping kept the memory: register under a fresh handle.
-  if (self->references_++ == 0) self->handle_ = physicalAllocationTable().insert(self);
+  if (self->references_++ == 0) self->handle_ = handleTable<PhysicalAllocation>().insert(self);
   return self->handle_;
 }
 
@@ -84,19 +84,10 @@ bool PhysicalAllocation::release() {
   std::lock_guard lock(g_handleMutex);
   if (references_ <= 0) return false;
   if (--references_ == 0) {
-    physicalAllocationTable().erase(handle_);
+    handleTable<PhysicalAllocation>().erase(handle_);
     handle_ = 0;
   }
   return true;
-}
-
-HandleTable<PhysicalAllocation>& physicalAllocationTable() {
-  static auto* table = new HandleTable<PhysicalAllocation>;
-  return *table;
-}
-
-std::shared_ptr<PhysicalAllocation> findPhysicalAllocation(CUmemGenericAllocationHandle handle) {
-  return physicalAllocationTable().find(handle);
 }
 
 }  // namespace cuemu

@@ -46,7 +46,4 @@ class PhysicalAllocation {
   uint64_t handle_ = 0;
 };
 
-HandleTable<PhysicalAllocation>& physicalAllocationTable();
-std::shared_ptr<PhysicalAllocation> findPhysicalAllocation(CUmemGenericAllocationHandle handle);
-
 }  // namespace cuemu

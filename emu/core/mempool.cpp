@@ -198,13 +198,6 @@ CUmemAccess_flags MemPool::access(const CUmemLocation& location) {
   return it == peerAccess_.end() ? CU_MEM_ACCESS_FLAGS_PROT_NONE : it->second;
 }
 
-HandleTable<MemPool>& memPoolTable() {
-  static auto* table = new HandleTable<MemPool>;
-  return *table;
-}
-
-std::shared_ptr<MemPool> findMemPool(CUmemoryPool handle) { return memPoolTable().find(handleValue(handle)); }
-
 std::shared_ptr<MemPool> defaultMemPool(int device) {
   DevicePools& pools = devicePools();
   std::lock_guard lock(pools.mutex);
@@ -215,7 +208,7 @@ std::shared_ptr<MemPool> defaultMemPool(int device) {
     props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
     props.location.id = device;
     pool = std::make_shared<MemPool>(device, props, /*isDefault=*/true);
-    pool->registerHandle(memPoolTable().insert(pool));
+    pool->registerHandle(handleTable<MemPool>().insert(pool));
   }
   return pool;
 }
@@ -225,7 +218,7 @@ std::shared_ptr<MemPool> currentMemPool(int device) {
     DevicePools& pools = devicePools();
     std::lock_guard lock(pools.mutex);
     auto it = pools.current.find(device);
-    if (it != pools.current.end() && memPoolTable().find(it->second->handle())) return it->second;
+    if (it != pools.current.end() && lookup<MemPool>(it->second->handle())) return it->second;
   }
   return defaultMemPool(device);
 }

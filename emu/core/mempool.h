@@ -82,9 +82,6 @@ class MemPool : public std::enable_shared_from_this<MemPool> {
   std::map<uint64_t, std::weak_ptr<MemoryRegion>> imports_;
 };
 
-HandleTable<MemPool>& memPoolTable();
-std::shared_ptr<MemPool> findMemPool(CUmemoryPool handle);
-
 // The device's default pool (created on first use) and its current pool (cuDeviceSetMemPool).
 std::shared_ptr<MemPool> defaultMemPool(int device);
 std::shared_ptr<MemPool> currentMemPool(int device);

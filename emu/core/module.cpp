@@ -19,23 +19,6 @@
 
 namespace cuemu {
 
-HandleTable<Module>& moduleTable() {
-  static auto* table = new HandleTable<Module>;
-  return *table;
-}
-HandleTable<Function>& functionTable() {
-  static auto* table = new HandleTable<Function>;
-  return *table;
-}
-HandleTable<Library>& libraryTable() {
-  static auto* table = new HandleTable<Library>;
-  return *table;
-}
-HandleTable<Kernel>& kernelTable() {
-  static auto* table = new HandleTable<Kernel>;
-  return *table;
-}
-
 CUmoduleLoadingMode moduleLoadingMode() {
   const char* value = std::getenv("CUDA_MODULE_LOADING");
   if (value && std::strcmp(value, "EAGER") == 0) return CU_MODULE_EAGER_LOADING;
@@ -308,7 +291,7 @@ std::shared_ptr<Function> Module::functionByIndex(int index) {
   auto& f = functions_[index];
   if (!f) {
     f = std::make_shared<Function>(shared_from_this(), index);
-    f->setHandle(functionTable().insert(f));
+    f->setHandle(handleTable<Function>().insert(f));
   }
   return f;
 }
@@ -325,9 +308,9 @@ std::vector<std::shared_ptr<Function>> Module::allFunctions() {
 }
 
 void Module::unregister() {
-  moduleTable().erase(handle_);
+  handleTable<Module>().erase(handle_);
   std::lock_guard lock(functionsMutex_);
-  for (auto& [index, f] : functions_) functionTable().erase(f->handle());
+  for (auto& [index, f] : functions_) handleTable<Function>().erase(f->handle());
   // Functions hold the module; dropping them here breaks the cycle (launches in flight keep their own refs).
   functions_.clear();
 }
@@ -339,7 +322,7 @@ Expected<std::shared_ptr<Module>> ContextModules::load(CompiledImage image, Libr
   module->setLibrary(library);
   auto globals = module->instantiateGlobals();
   if (!globals) return globals.takeError();
-  module->setHandle(moduleTable().insert(module));
+  module->setHandle(handleTable<Module>().insert(module));
   std::lock_guard lock(mutex_);
   modules_.push_back(module);
   return module;
@@ -405,7 +388,7 @@ uint64_t Library::kernelHandle(std::string_view name) {
   if (index < 0) return 0;
   std::lock_guard lock(mutex_);
   auto& handle = kernels_[index];
-  if (!handle) handle = kernelTable().insert(std::make_shared<Kernel>(shared_from_this(), index));
+  if (!handle) handle = handleTable<Kernel>().insert(std::make_shared<Kernel>(shared_from_this(), index));
   return handle;
 }
 
@@ -418,7 +401,7 @@ std::vector<uint64_t> Library::kernelHandles() {
 }
 
 void Library::unregister() {
-  libraryTable().erase(handle_);
+  handleTable<Library>().erase(handle_);
   std::map<int, uint64_t> kernels;
   std::map<unsigned long long, std::weak_ptr<Module>> modules;
   {
@@ -426,7 +409,7 @@ void Library::unregister() {
     kernels.swap(kernels_);
     modules.swap(modules_);
   }
-  for (auto& [index, handle] : kernels) kernelTable().erase(handle);
+  for (auto& [index, handle] : kernels) handleTable<Kernel>().erase(handle);
   for (auto& [id, weak] : modules)
     if (auto module = weak.lock()) module->context().modules().unload(module);
 }
@@ -435,17 +418,15 @@ Expected<std::shared_ptr<Function>> resolveFunction(CUfunction handle) {
   uint64_t value = handleValue(handle);
   if (!value) return makeError(CUDA_ERROR_INVALID_HANDLE, "NULL function");
   if (HandleBits::isHandle(value) && HandleBits::kind(value) == HandleKind::Kernel) {
-    auto kernel = kernelTable().find(value);
-    if (!kernel) return makeError(CUDA_ERROR_INVALID_HANDLE, "stale kernel handle");
+    auto kernel = lookup<Kernel>(value);
+    if (!kernel) return kernel.takeError();
     auto context = requireCurrentContext();
     if (!context) return context.takeError();
-    auto module = kernel->library().moduleIn(**context);
+    auto module = (*kernel)->library().moduleIn(**context);
     if (!module) return module.takeError();
-    return (*module)->functionByIndex(kernel->kernelIndex());
+    return (*module)->functionByIndex((*kernel)->kernelIndex());
   }
-  auto function = functionTable().find(value);
-  if (!function) return makeError(CUDA_ERROR_INVALID_HANDLE, "invalid function handle");
-  return function;
+  return lookup<Function>(value);
 }
 
 }  // namespace cuemu

@@ -222,11 +222,6 @@ class Kernel {
   int kernelIndex_;
 };
 
-HandleTable<Module>& moduleTable();
-HandleTable<Function>& functionTable();
-HandleTable<Library>& libraryTable();
-HandleTable<Kernel>& kernelTable();
-
 // A CUfunction as the API receives it: a Function handle, or a CUkernel resolved in the current context.
 Expected<std::shared_ptr<Function>> resolveFunction(CUfunction handle);
 

@@ -36,17 +36,12 @@ void setDeterministicMode(bool on) { g_deterministic.store(on ? 2 : 1, std::memo
 
 void switchDeterministicMode(bool on) {
   std::vector<std::shared_ptr<Context>> contexts;
-  contextTable().forEach([&](const std::shared_ptr<Context>& context) {
+  handleTable<Context>().forEach([&](const std::shared_ptr<Context>& context) {
     if (context->isAlive() && !context->tornDown()) contexts.push_back(context);
   });
   // Work submitted before the switch finishes in the mode it was submitted in. A fault stays with the context.
   for (auto& context : contexts) static_cast<void>(context->streams().synchronize());
   setDeterministicMode(on);
-}
-
-HandleTable<Stream>& streamTable() {
-  static auto* table = new HandleTable<Stream>;
-  return *table;
 }
 
 Stream::Stream(Context& context, Kind kind, unsigned flags, int priority)
@@ -240,8 +235,9 @@ Expected<std::shared_ptr<Stream>> ContextStreams::resolve(CUstream stream) {
   if (stream == nullptr) return defaultStreamIsPerThread() ? perThreadStream() : legacy_;
   if (stream == CU_STREAM_LEGACY) return legacy_;
   if (stream == CU_STREAM_PER_THREAD) return perThreadStream();
-  auto found = streamTable().find(handleValue(stream));
-  if (!found) return makeError(CUDA_ERROR_INVALID_HANDLE, "invalid stream handle");
+  auto lookedUp = lookup<Stream>(stream);
+  if (!lookedUp) return lookedUp.takeError();
+  const std::shared_ptr<Stream>& found = *lookedUp;
   // A green context shares its device's memory with the device's other contexts: their streams are usable from one
   // another (cuda.core's green-context tests allocate on a green stream from the primary context).
   Context& owner = found->context();
@@ -253,14 +249,14 @@ Expected<std::shared_ptr<Stream>> ContextStreams::resolve(CUstream stream) {
 
 std::shared_ptr<Stream> ContextStreams::create(unsigned flags, int priority) {
   auto stream = std::make_shared<Stream>(context_, Stream::Kind::User, flags, priority);
-  stream->setHandle(streamTable().insert(stream));
+  stream->setHandle(handleTable<Stream>().insert(stream));
   std::lock_guard lock(mutex_);
   streams_.push_back(stream);
   return stream;
 }
 
 CUresult ContextStreams::destroy(const std::shared_ptr<Stream>& stream) {
-  if (!streamTable().erase(stream->handle())) return CUDA_ERROR_INVALID_HANDLE;
+  if (!handleTable<Stream>().erase(stream->handle())) return CUDA_ERROR_INVALID_HANDLE;
   stream->retire();  // pending work still runs, as on the real driver
   return CUDA_SUCCESS;
 }
@@ -342,17 +338,17 @@ void ContextStreams::teardown() {
     perThread_.clear();
   }
   for (auto& s : all) {
-    if (s->kind() == Stream::Kind::User) streamTable().erase(s->handle());
+    if (s->kind() == Stream::Kind::User) handleTable<Stream>().erase(s->handle());
     s->retire();
     s->waitIdle();
   }
   legacy_->retire();
   // Events refer to their context: their handles die with it (a later use is CUDA_ERROR_INVALID_HANDLE).
   std::vector<uint64_t> events;
-  eventTable().forEach([&](const std::shared_ptr<Event>& e) {
+  handleTable<Event>().forEach([&](const std::shared_ptr<Event>& e) {
     if (&e->context() == &context_) events.push_back(e->handle());
   });
-  for (uint64_t handle : events) eventTable().erase(handle);
+  for (uint64_t handle : events) handleTable<Event>().erase(handle);
 }
 
 CUresult enqueueWork(Stream& stream, StreamWork work, CUgraphNodeType capturedAs) {
@@ -405,9 +401,7 @@ bool namesLegacyStream(CUstream stream) noexcept {
 
 Expected<std::shared_ptr<Stream>> lookupStream(CUstream stream) {
   if (stream != nullptr && stream != CU_STREAM_LEGACY && stream != CU_STREAM_PER_THREAD) {
-    auto found = streamTable().find(handleValue(stream));
-    if (!found) return makeError(CUDA_ERROR_INVALID_HANDLE, "invalid stream handle");
-    return found;
+    return lookup<Stream>(stream);
   }
   auto context = requireCurrentContext();
   if (!context) return context.takeError();

@@ -117,8 +117,6 @@ class Stream : public std::enable_shared_from_this<Stream> {
   bool inlineRunning_ = false;  // an item runs on a caller's thread: the worker waits
 };
 
-HandleTable<Stream>& streamTable();
-
 // Whether all work runs synchronously in program order (CUEMU_DETERMINISTIC=1 or cuemuSetDeterministic).
 bool deterministicMode();
 void setDeterministicMode(bool on);

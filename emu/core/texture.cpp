@@ -12,16 +12,6 @@
 
 namespace cuemu {
 
-HandleTable<TexObject>& texObjectTable() {
-  static auto* table = new HandleTable<TexObject>;
-  return *table;
-}
-
-HandleTable<SurfObject>& surfObjectTable() {
-  static auto* table = new HandleTable<SurfObject>;
-  return *table;
-}
-
 namespace {
 
 // Objects destroyed while views made before their destroy are held, and the views held (by when they were made).
@@ -79,7 +69,7 @@ TextureObjectsView::~TextureObjectsView() {
 }
 
 std::shared_ptr<const TexObject> TextureObjectsView::texture(uint64_t handle) const {
-  if (auto live = texObjectTable().find(handle)) return live;
+  if (auto live = handleTable<TexObject>().find(handle)) return live;
   Retired& r = Retired::instance();
   std::lock_guard lock(r.mutex);
   const Retired::Entry* e = r.find(handle, madeAt_);
@@ -87,7 +77,7 @@ std::shared_ptr<const TexObject> TextureObjectsView::texture(uint64_t handle) co
 }
 
 std::shared_ptr<const SurfObject> TextureObjectsView::surface(uint64_t handle) const {
-  if (auto live = surfObjectTable().find(handle)) return live;
+  if (auto live = handleTable<SurfObject>().find(handle)) return live;
   Retired& r = Retired::instance();
   std::lock_guard lock(r.mutex);
   const Retired::Entry* e = r.find(handle, madeAt_);
@@ -223,8 +213,9 @@ Expected<TexelStore> resolveResource(const CUDA_RESOURCE_DESC& resource) {
   TexelStore store;
   switch (resource.resType) {
     case CU_RESOURCE_TYPE_ARRAY: {
-      auto array = findArray(resource.res.array.hArray);
-      if (!array) return makeError(CUDA_ERROR_INVALID_HANDLE, "unknown array");
+      auto found = lookup<Array>(resource.res.array.hArray);
+      if (!found) return found.takeError();
+      const std::shared_ptr<Array>& array = *found;
       const CUDA_ARRAY3D_DESCRIPTOR& d = array->descriptor();
       store.base = array->data();
       store.rowBytes = array->rowBytes();
@@ -239,8 +230,9 @@ Expected<TexelStore> resolveResource(const CUDA_RESOURCE_DESC& resource) {
       return store;
     }
     case CU_RESOURCE_TYPE_MIPMAPPED_ARRAY: {
-      auto mipmapped = mipmappedArrayTable().find(handleValue(resource.res.mipmap.hMipmappedArray));
-      if (!mipmapped) return makeError(CUDA_ERROR_INVALID_HANDLE, "unknown mipmapped array");
+      auto found = lookup<MipmappedArray>(resource.res.mipmap.hMipmappedArray);
+      if (!found) return found.takeError();
+      const std::shared_ptr<MipmappedArray>& mipmapped = *found;
       CUDA_RESOURCE_DESC level0{};
       level0.resType = CU_RESOURCE_TYPE_ARRAY;
       level0.res.array.hArray = mipmapped->level(0)->apiHandle();

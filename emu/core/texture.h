@@ -53,9 +53,6 @@ class SurfObject {
   bool access(const ptx::exec::SurfaceRequest& request, void* data, std::string& error) const;
 };
 
-HandleTable<TexObject>& texObjectTable();
-HandleTable<SurfObject>& surfObjectTable();
-
 // Texture and surface objects as a launch sees them. On NVIDIA's driver a kernel launched before the host destroys
 // an object it uses still reads and writes through that object when it runs later (the NV12toBGRandResize sample
 // destroys its objects right after an asynchronous launch), while host calls on the handle fail at once. A launch

@@ -37,7 +37,7 @@ CUresult createContext(CUcontext* pctx, unsigned flags, CUdevice dev, unsigned a
 // cuCtxDestroy's work for a context that is not primary: unregister (so a second destroy fails), pop it
 // from this thread, drain its work, free everything it owns.
 CUresult destroyContext(const std::shared_ptr<Context>& found) {
-  auto context = contextTable().erase(found->handle());
+  auto context = handleTable<Context>().erase(found->handle());
   if (!context) return CUDA_ERROR_INVALID_CONTEXT;  // another thread destroyed it meanwhile
   context->setAlive(false);
   forgetContextOnThisThread(*context);
@@ -69,26 +69,16 @@ struct GreenContext {
   static constexpr HandleKind kKind = HandleKind::GreenContext;
   std::shared_ptr<Context> context;
 };
-HandleTable<GreenContext>& greenContextTable() {
-  static auto* table = new HandleTable<GreenContext>;
-  return *table;
-}
-
 // What cuDevResourceGenerateDesc combined: the SMs a green context will get.
 struct ResourceDesc {
   static constexpr HandleKind kKind = HandleKind::DevResourceDesc;
   unsigned smCount = 0;
 };
-HandleTable<ResourceDesc>& resourceDescTable() {
-  static auto* table = new HandleTable<ResourceDesc>;
-  return *table;
-}
-
 Expected<std::shared_ptr<Context>> findGreenContext(CUgreenCtx handle) {
-  auto green = greenContextTable().find(handleValue(handle));
-  if (!green) return makeError(CUDA_ERROR_INVALID_HANDLE, "not a green context");
-  if (!green->context->isAlive()) return makeError(CUDA_ERROR_CONTEXT_IS_DESTROYED, "its context was destroyed");
-  return green->context;
+  auto green = lookup<GreenContext>(handle);
+  if (!green) return green.takeError();
+  if (!(*green)->context->isAlive()) return makeError(CUDA_ERROR_CONTEXT_IS_DESTROYED, "its context was destroyed");
+  return (*green)->context;
 }
 
 // How cuDevSmResourceSplitByCount divides SMs: groups of at least `minCount` (and at least one partition),
@@ -140,8 +130,7 @@ CUresult cuCtxCreate_v4(CUcontext* pctx, CUctxCreateParams* ctxCreateParams, uns
 
 CUresult cuCtxDestroy_v2(CUcontext ctx) {
   if (!ctx) return CUDA_ERROR_INVALID_VALUE;
-  auto context = findContext(ctx);
-  if (!context) return CUDA_ERROR_INVALID_CONTEXT;
+  CUEMU_LOOKUP(context, Context, ctx, CUDA_ERROR_INVALID_CONTEXT);
   if (context->isPrimary()) return CUDA_ERROR_INVALID_CONTEXT;  // released with cuDevicePrimaryCtxRelease
   return destroyContext(context);
 }
@@ -160,8 +149,8 @@ CUresult cuCtxAttach(CUcontext* pctx, unsigned int flags) {
 }
 
 CUresult cuCtxDetach(CUcontext ctx) {
-  auto context = findContext(ctx);
-  if (!context || !context->isAlive() || context != currentContext()) return CUDA_ERROR_INVALID_CONTEXT;
+  CUEMU_LOOKUP(context, Context, ctx, CUDA_ERROR_INVALID_CONTEXT);
+  if (!context->isAlive() || context != currentContext()) return CUDA_ERROR_INVALID_CONTEXT;
   if (context->detach() > 0) return CUDA_SUCCESS;
   if (context->isPrimary()) return CUDA_SUCCESS;  // its lifetime belongs to retain/release
   return destroyContext(context);
@@ -171,8 +160,7 @@ CUresult cuCtxDetach(CUcontext ctx) {
 
 CUresult cuCtxPushCurrent_v2(CUcontext ctx) {
   if (!ctx) return CUDA_ERROR_INVALID_VALUE;  // measured on driver 580
-  auto context = findContext(ctx);
-  if (!context) return CUDA_ERROR_INVALID_CONTEXT;
+  CUEMU_LOOKUP(context, Context, ctx, CUDA_ERROR_INVALID_CONTEXT);
   pushCurrentContext(std::move(context));
   return CUDA_SUCCESS;
 }
@@ -195,8 +183,7 @@ CUresult cuCtxSetCurrent(CUcontext ctx) {
     setCurrentContext(nullptr);
     return CUDA_SUCCESS;
   }
-  auto context = findContext(ctx);
-  if (!context) return CUDA_ERROR_INVALID_CONTEXT;
+  CUEMU_LOOKUP(context, Context, ctx, CUDA_ERROR_INVALID_CONTEXT);
   setCurrentContext(std::move(context));
   return CUDA_SUCCESS;
 }
@@ -343,9 +330,9 @@ CUresult cuCtxSynchronize_v2(CUcontext ctx) {
 // A context-wide record or wait goes through the legacy default stream, which orders itself with every
 // blocking stream of the context. The event must belong to the context.
 static Expected<std::shared_ptr<Event>> contextEvent(Context& context, CUevent hEvent) {
-  auto event = eventTable().find(handleValue(hEvent));
-  if (!event) return makeError(CUDA_ERROR_INVALID_HANDLE, "not an event");
-  if (&event->context() != &context) return makeError(CUDA_ERROR_INVALID_HANDLE, "an event of another context");
+  auto event = lookup<Event>(hEvent);
+  if (event && &(*event)->context() != &context)
+    return makeError(CUDA_ERROR_INVALID_HANDLE, "an event of another context");
   return event;
 }
 
@@ -378,8 +365,8 @@ CUresult cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent) {
 CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags) {
   if (Flags != 0) return CUDA_ERROR_INVALID_VALUE;
   return withCurrent([&](Context& context) {
-    auto peer = findContext(peerContext);
-    if (!peer || !peer->isAlive() || peer.get() == &context) return CUDA_ERROR_INVALID_CONTEXT;
+    CUEMU_LOOKUP(peer, Context, peerContext, CUDA_ERROR_INVALID_CONTEXT);
+    if (!peer->isAlive() || peer.get() == &context) return CUDA_ERROR_INVALID_CONTEXT;
     int canAccess = 0;
     impl::cuDeviceCanAccessPeer(&canAccess, context.device().handle(), peer->device().handle());
     if (!canAccess) return CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
@@ -389,8 +376,8 @@ CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags) {
 
 CUresult cuCtxDisablePeerAccess(CUcontext peerContext) {
   return withCurrent([&](Context& context) {
-    auto peer = findContext(peerContext);
-    if (!peer || !peer->isAlive()) return CUDA_ERROR_INVALID_CONTEXT;
+    CUEMU_LOOKUP(peer, Context, peerContext, CUDA_ERROR_INVALID_CONTEXT);
+    if (!peer->isAlive()) return CUDA_ERROR_INVALID_CONTEXT;
     return context.disablePeerAccess(*peer);
   });
 }
@@ -441,7 +428,7 @@ CUresult cuDevResourceGenerateDesc(CUdevResourceDesc* phDesc, CUdevResource* res
   }
   auto desc = std::make_shared<ResourceDesc>();
   desc->smCount = sms;
-  *phDesc = toApiHandle<CUdevResourceDesc>(resourceDescTable().insert(std::move(desc)));
+  *phDesc = toApiHandle<CUdevResourceDesc>(handleTable<ResourceDesc>().insert(std::move(desc)));
   return CUDA_SUCCESS;
 }
 
@@ -450,8 +437,7 @@ CUresult cuGreenCtxCreate(CUgreenCtx* phCtx, CUdevResourceDesc desc, CUdevice de
   auto device = requireDevice(dev);
   if (!device) return device.error().code;
   if (flags != CU_GREEN_CTX_DEFAULT_STREAM) return CUDA_ERROR_INVALID_VALUE;
-  auto resources = resourceDescTable().find(handleValue(desc));
-  if (!resources) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(resources, ResourceDesc, desc);
   if (resources->smCount > static_cast<unsigned>((*device)->profile().smCount))
     return CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
   // A green context is an ordinary context restricted to a share of the SMs; it is not made current.
@@ -460,7 +446,7 @@ CUresult cuGreenCtxCreate(CUgreenCtx* phCtx, CUdevResourceDesc desc, CUdevice de
   context->registerHandle();
   auto green = std::make_shared<GreenContext>();
   green->context = context;
-  uint64_t handle = greenContextTable().insert(std::move(green));
+  uint64_t handle = handleTable<GreenContext>().insert(std::move(green));
   context->setGreenHandle(handle);
   *phCtx = toApiHandle<CUgreenCtx>(handle);
   return CUDA_SUCCESS;

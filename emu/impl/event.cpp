@@ -13,12 +13,9 @@ namespace {
 
 constexpr unsigned kEventFlags = CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS;
 
-std::shared_ptr<Event> findEvent(CUevent handle) { return eventTable().find(handleValue(handle)); }
-
 CUresult record(CUevent handle, CUstream streamHandle, unsigned flags) {
   if (flags & ~unsigned(CU_EVENT_RECORD_EXTERNAL)) return CUDA_ERROR_INVALID_VALUE;
-  auto event = findEvent(handle);
-  if (!event) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(event, Event, handle);
   auto stream = lookupStream(streamHandle);
   if (!stream) return stream.error().code;
   // An event records on a stream of its own context, or of a green context of the same device (green contexts
@@ -45,14 +42,14 @@ CUresult record(CUevent handle, CUstream streamHandle, unsigned flags) {
 
 CUresult destroy(CUevent handle) {
   // Pending records stay valid: the stream's marker owns its own record state.
-  return eventTable().erase(handleValue(handle)) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+  return handleTable<Event>().erase(handleValue(handle)) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
 CUresult elapsed(float* ms, CUevent startHandle, CUevent endHandle) {
   // A NULL result pointer is CUDA_ERROR_INVALID_HANDLE on driver 580 (measured on an H200).
   if (!ms) return CUDA_ERROR_INVALID_HANDLE;
-  auto start = findEvent(startHandle), end = findEvent(endHandle);
-  if (!start || !end) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(start, Event, startHandle);
+  CUEMU_LOOKUP(end, Event, endHandle);
   if (start->recordedInCapture() || end->recordedInCapture()) return CUDA_ERROR_CAPTURED_EVENT;
   if (start->timingDisabled() || end->timingDisabled()) return CUDA_ERROR_INVALID_HANDLE;
   if (!start->everRecorded() || !end->everRecorded()) return CUDA_ERROR_INVALID_HANDLE;
@@ -78,7 +75,7 @@ CUresult cuEventCreate(CUevent* phEvent, unsigned int Flags) {
     if (!shared) return shared.error().code;
     event->attachIpc(std::move(*shared));
   }
-  event->setHandle(eventTable().insert(event));
+  event->setHandle(handleTable<Event>().insert(event));
   *phEvent = toApiHandle<CUevent>(event->handle());
   return CUDA_SUCCESS;
 }
@@ -87,16 +84,14 @@ CUresult cuEventDestroy(CUevent hEvent) { return destroy(hEvent); }
 CUresult cuEventDestroy_v2(CUevent hEvent) { return destroy(hEvent); }
 
 CUresult cuEventQuery(CUevent hEvent) {
-  auto event = findEvent(hEvent);
-  if (!event) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(event, Event, hEvent);
   if (CUresult sticky = event->context().stickyError()) return sticky;
   if (event->recordedInCapture()) return refuseUseOfCapturedEvent(*event, CUDA_ERROR_CAPTURED_EVENT);
   return event->query();
 }
 
 CUresult cuEventSynchronize(CUevent hEvent) {
-  auto event = findEvent(hEvent);
-  if (!event) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(event, Event, hEvent);
   if (event->recordedInCapture()) return refuseUseOfCapturedEvent(*event, CUDA_ERROR_INVALID_VALUE);
   event->synchronize();
   event->context().modules().flushPrintf();

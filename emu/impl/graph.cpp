@@ -16,17 +16,13 @@
 namespace cuemu {
 namespace {
 
-std::shared_ptr<Graph> findGraph(CUgraph handle) { return graphTable().find(handleValue(handle)); }
-std::shared_ptr<GraphNode> findNode(CUgraphNode handle) { return graphNodeTable().find(handleValue(handle)); }
-std::shared_ptr<GraphExec> findExec(CUgraphExec handle) { return graphExecTable().find(handleValue(handle)); }
-
 Expected<std::vector<GraphNode*>> nodeList(const CUgraphNode* handles, size_t count) {
   if (count && !handles) return makeError(CUDA_ERROR_INVALID_VALUE, "NULL dependency array");
   std::vector<GraphNode*> nodes;
   for (size_t i = 0; i < count; ++i) {
-    auto node = findNode(handles[i]);
-    if (!node) return makeError(CUDA_ERROR_INVALID_VALUE, "invalid dependency node");
-    nodes.push_back(node.get());
+    auto node = lookup<GraphNode>(handles[i], CUDA_ERROR_INVALID_VALUE);
+    if (!node) return node.takeError();
+    nodes.push_back(node->get());
   }
   return nodes;
 }
@@ -41,8 +37,7 @@ bool defaultEdges(const CUgraphEdgeData* edges, size_t count) {
 CUresult addNode(CUgraphNode* out, CUgraph graphHandle, const CUgraphNode* deps, size_t count, CUgraphNodeType type,
                  NodeData data) {
   if (!out) return CUDA_ERROR_INVALID_VALUE;
-  auto graph = findGraph(graphHandle);
-  if (!graph) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(graph, Graph, graphHandle, CUDA_ERROR_INVALID_VALUE);
   auto nodes = nodeList(deps, count);
   if (!nodes) return nodes.error().code;
   if (CUresult r = validateNode(data)) return r;
@@ -109,11 +104,7 @@ Expected<NodeData> memsetData(const CUDA_MEMSET_NODE_PARAMS& p, CUcontext ctx) {
   return NodeData{data};
 }
 
-Expected<std::shared_ptr<Event>> eventOf(CUevent handle) {
-  auto event = eventTable().find(handleValue(handle));
-  if (!event) return makeError(CUDA_ERROR_INVALID_VALUE, "invalid event");
-  return event;
-}
+Expected<std::shared_ptr<Event>> eventOf(CUevent handle) { return lookup<Event>(handle, CUDA_ERROR_INVALID_VALUE); }
 
 // Graph memory: a MEM_ALLOC node allocates in the current context when it is made; a MEM_FREE node names memory
 // a graph allocated.
@@ -130,7 +121,8 @@ Expected<NodeData> memFreeData(CUdeviceptr dptr) {
 
 CUresult addMemAllocNode(CUgraphNode* out, CUgraph graph, const CUgraphNode* deps, size_t count,
                          const CUDA_MEM_ALLOC_NODE_PARAMS& params, CUdeviceptr* dptrOut) {
-  if (!out || !findGraph(graph)) return CUDA_ERROR_INVALID_VALUE;
+  if (!out) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(owner, Graph, graph, CUDA_ERROR_INVALID_VALUE);
   auto data = memAllocData(params);
   if (!data) return data.error().code;
   CUdeviceptr dptr = std::get<MemAllocNodeData>(*data).params.dptr;
@@ -163,10 +155,11 @@ Expected<NodeData> genericData(const CUgraphNodeParams& p) {
       return NodeData{EventNodeData{*event, handle}};
     }
     case CU_GRAPH_NODE_TYPE_GRAPH: {
-      auto child = findGraph(p.graph.graph);
-      if (!child) return makeError(CUDA_ERROR_INVALID_VALUE, "invalid child graph");
-      if (child->hasConditional()) return makeError(CUDA_ERROR_NOT_SUPPORTED, "a child graph with conditional nodes");
-      return NodeData{ChildGraphData{child->clone()}};
+      auto child = lookup<Graph>(p.graph.graph, CUDA_ERROR_INVALID_VALUE);
+      if (!child) return child.takeError();
+      if ((*child)->hasConditional())
+        return makeError(CUDA_ERROR_NOT_SUPPORTED, "a child graph with conditional nodes");
+      return NodeData{ChildGraphData{(*child)->clone()}};
     }
     default: return makeError(CUDA_ERROR_NOT_SUPPORTED, "node type not supported by cuemu");
   }
@@ -174,8 +167,8 @@ Expected<NodeData> genericData(const CUgraphNodeParams& p) {
 
 // Node parameter access with the type checked: CUDA_ERROR_INVALID_VALUE for a node of another type.
 template <typename T> CUresult withNodeData(CUgraphNode handle, CUgraphNodeType type, auto&& fn) {
-  auto node = findNode(handle);
-  if (!node || node->type() != type) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(node, GraphNode, handle, CUDA_ERROR_INVALID_VALUE);
+  if (node->type() != type) return CUDA_ERROR_INVALID_VALUE;
   std::lock_guard lock(node->graph().mutex);
   auto* data = std::get_if<T>(&node->data);
   if (!data) return CUDA_ERROR_NOT_SUPPORTED;  // a captured operation without a parameter form
@@ -183,8 +176,8 @@ template <typename T> CUresult withNodeData(CUgraphNode handle, CUgraphNodeType 
 }
 
 CUresult setNodeData(CUgraphNode handle, CUgraphNodeType type, Expected<NodeData> data) {
-  auto node = findNode(handle);
-  if (!node || node->type() != type) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(node, GraphNode, handle, CUDA_ERROR_INVALID_VALUE);
+  if (node->type() != type) return CUDA_ERROR_INVALID_VALUE;
   if (!data) return data.error().code;
   if (CUresult r = validateNode(*data)) return r;
   std::lock_guard lock(node->graph().mutex);
@@ -193,9 +186,9 @@ CUresult setNodeData(CUgraphNode handle, CUgraphNodeType type, Expected<NodeData
 }
 
 CUresult execSetData(CUgraphExec execHandle, CUgraphNode nodeHandle, CUgraphNodeType type, Expected<NodeData> data) {
-  auto exec = findExec(execHandle);
-  auto node = findNode(nodeHandle);
-  if (!exec || !node || node->type() != type) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(exec, GraphExec, execHandle, CUDA_ERROR_INVALID_VALUE);
+  CUEMU_LOOKUP(node, GraphNode, nodeHandle, CUDA_ERROR_INVALID_VALUE);
+  if (node->type() != type) return CUDA_ERROR_INVALID_VALUE;
   if (!data) return data.error().code;
   if (CUresult r = validateNode(*data)) return r;
   std::lock_guard lock(exec->mutex);
@@ -220,8 +213,7 @@ template <typename T> CUresult fillList(const std::vector<T>& items, T* out, siz
 
 CUresult nodeNeighbours(CUgraphNode handle, CUgraphNode* out, CUgraphEdgeData* edges, size_t* count,
                         bool dependencies) {
-  auto node = findNode(handle);
-  if (!node) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(node, GraphNode, handle, CUDA_ERROR_INVALID_VALUE);
   std::vector<CUgraphNode> list;
   {
     std::lock_guard lock(node->graph().mutex);
@@ -233,8 +225,8 @@ CUresult nodeNeighbours(CUgraphNode handle, CUgraphNode* out, CUgraphEdgeData* e
 }
 
 CUresult graphEdges(CUgraph graphHandle, CUgraphNode* from, CUgraphNode* to, CUgraphEdgeData* edges, size_t* count) {
-  auto graph = findGraph(graphHandle);
-  if (!graph || !count) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(graph, Graph, graphHandle, CUDA_ERROR_INVALID_VALUE);
+  if (!count) return CUDA_ERROR_INVALID_VALUE;
   if ((from == nullptr) != (to == nullptr)) return CUDA_ERROR_INVALID_VALUE;
   std::vector<CUgraphNode> froms, tos;
   {
@@ -254,13 +246,12 @@ CUresult graphEdges(CUgraph graphHandle, CUgraphNode* from, CUgraphNode* to, CUg
 
 CUresult changeDependencies(CUgraph graphHandle, const CUgraphNode* from, const CUgraphNode* to,
                             const CUgraphEdgeData* edges, size_t count, bool add) {
-  auto graph = findGraph(graphHandle);
-  if (!graph) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(graph, Graph, graphHandle, CUDA_ERROR_INVALID_VALUE);
   if (count && (!from || !to)) return CUDA_ERROR_INVALID_VALUE;
   if (!defaultEdges(edges, count)) return CUDA_ERROR_NOT_SUPPORTED;
   for (size_t i = 0; i < count; ++i) {
-    auto a = findNode(from[i]), b = findNode(to[i]);
-    if (!a || !b) return CUDA_ERROR_INVALID_VALUE;
+    CUEMU_LOOKUP(a, GraphNode, from[i], CUDA_ERROR_INVALID_VALUE);
+    CUEMU_LOOKUP(b, GraphNode, to[i], CUDA_ERROR_INVALID_VALUE);
     if (CUresult r = add ? graph->addEdge(a.get(), b.get()) : graph->removeEdge(a.get(), b.get())) return r;
   }
   return CUDA_SUCCESS;
@@ -276,8 +267,7 @@ CUresult instantiate(CUgraphExec* out, CUgraph graphHandle, unsigned long long f
                      CUgraphInstantiateResult* result) {
   if (result) *result = CUDA_GRAPH_INSTANTIATE_ERROR;
   if (!out) return CUDA_ERROR_INVALID_VALUE;
-  auto graph = findGraph(graphHandle);
-  if (!graph) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(graph, Graph, graphHandle, CUDA_ERROR_INVALID_VALUE);
   if (flags & ~kInstantiateFlags) return CUDA_ERROR_INVALID_VALUE;
   if (graph->hasUnusedConditional()) return CUDA_ERROR_INVALID_VALUE;
   auto context = requireCurrentContext();
@@ -299,16 +289,15 @@ CUresult instantiate(CUgraphExec* out, CUgraph graphHandle, unsigned long long f
     exec->conditionalOrigin = graph;
   }
   exec->source = graph->clone();
-  graphTable().erase(exec->source->handle());  // a private copy, never handed out
-  exec->setHandle(graphExecTable().insert(exec));
+  handleTable<Graph>().erase(exec->source->handle());  // a private copy, never handed out
+  exec->setHandle(handleTable<GraphExec>().insert(exec));
   *out = toApiHandle<CUgraphExec>(exec->handle());
   if (result) *result = CUDA_GRAPH_INSTANTIATE_SUCCESS;
   return CUDA_SUCCESS;
 }
 
 CUresult launchExec(CUgraphExec handle, CUstream streamHandle, bool uploadOnly) {
-  auto exec = findExec(handle);
-  if (!exec) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(exec, GraphExec, handle, CUDA_ERROR_INVALID_VALUE);
   auto stream = lookupStream(streamHandle);
   if (!stream) return stream.error().code;
   if (&(*stream)->context() != &exec->context()) return CUDA_ERROR_INVALID_VALUE;
@@ -399,9 +388,8 @@ CUresult compareTopology(const Graph& original, const Graph& updated, CUgraphExe
 
 CUresult execUpdate(CUgraphExec execHandle, CUgraph graphHandle, CUgraphExecUpdateResultInfo& info) {
   info = {CU_GRAPH_EXEC_UPDATE_ERROR, nullptr, nullptr};
-  auto exec = findExec(execHandle);
-  auto graph = findGraph(graphHandle);
-  if (!exec || !graph) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(exec, GraphExec, execHandle, CUDA_ERROR_INVALID_VALUE);
+  CUEMU_LOOKUP(graph, Graph, graphHandle, CUDA_ERROR_INVALID_VALUE);
   if (CUresult r = compareTopology(*exec->source, *graph, info)) return r;
   GraphExec fresh(exec->context(), exec->flags());
   if (CUresult r = fresh.build(*graph, nullptr)) {
@@ -418,7 +406,7 @@ CUresult execUpdate(CUgraphExec execHandle, CUgraph graphHandle, CUgraphExecUpda
   for (size_t i = 0; i < fresh.steps.size(); ++i) exec->steps[i].data = std::move(fresh.steps[i].data);
   exec->assignedAtLaunch = std::move(fresh.assignedAtLaunch);
   auto copy = graph->clone();
-  graphTable().erase(copy->handle());
+  handleTable<Graph>().erase(copy->handle());
   exec->source = copy;
   return CUDA_SUCCESS;
 }
@@ -452,15 +440,14 @@ CUresult cuGraphCreate(CUgraph* phGraph, unsigned int flags) {
 }
 
 CUresult cuGraphDestroy(CUgraph hGraph) {
-  auto graph = findGraph(hGraph);
-  if (!graph || graph->isConditionalBody) return CUDA_ERROR_INVALID_VALUE;  // bodies go with their node
-  return graphTable().erase(handleValue(hGraph)) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(graph, Graph, hGraph, CUDA_ERROR_INVALID_VALUE);
+  if (graph->isConditionalBody) return CUDA_ERROR_INVALID_VALUE;  // bodies go with their node
+  return handleTable<Graph>().erase(handleValue(hGraph)) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult cuGraphClone(CUgraph* phGraphClone, CUgraph originalGraph) {
   if (!phGraphClone) return CUDA_ERROR_INVALID_VALUE;
-  auto graph = findGraph(originalGraph);
-  if (!graph) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(graph, Graph, originalGraph, CUDA_ERROR_INVALID_VALUE);
   if (graph->hasConditional()) return CUDA_ERROR_NOT_SUPPORTED;  // as documented, and measured on driver 580
   *phGraphClone = graph->clone()->apiHandle();
   return CUDA_SUCCESS;
@@ -469,9 +456,9 @@ CUresult cuGraphClone(CUgraph* phGraphClone, CUgraph originalGraph) {
 CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle* pHandle_out, CUgraph hGraph, CUcontext ctx,
                                         unsigned int defaultLaunchValue, unsigned int flags) {
   if (!pHandle_out) return CUDA_ERROR_INVALID_VALUE;
-  auto graph = findGraph(hGraph);
-  if (!graph || (flags & ~unsigned(CU_GRAPH_COND_ASSIGN_DEFAULT))) return CUDA_ERROR_INVALID_VALUE;
-  if (!findContext(ctx)) return CUDA_ERROR_INVALID_CONTEXT;  // NULL included (measured on driver 580)
+  CUEMU_LOOKUP(graph, Graph, hGraph, CUDA_ERROR_INVALID_VALUE);
+  if (flags & ~unsigned(CU_GRAPH_COND_ASSIGN_DEFAULT)) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(context, Context, ctx, CUDA_ERROR_INVALID_CONTEXT);  // NULL included (measured on driver 580)
   auto variable = makeConditionalVariable(defaultLaunchValue, flags & CU_GRAPH_COND_ASSIGN_DEFAULT);
   *pHandle_out = variable->handle();
   graph->keepConditional(std::move(variable));
@@ -480,9 +467,8 @@ CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle* pHandle_out, C
 
 CUresult cuGraphNodeFindInClone(CUgraphNode* phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph) {
   if (!phNode) return CUDA_ERROR_INVALID_VALUE;
-  auto original = findNode(hOriginalNode);
-  auto clone = findGraph(hClonedGraph);
-  if (!original || !clone) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(original, GraphNode, hOriginalNode, CUDA_ERROR_INVALID_VALUE);
+  CUEMU_LOOKUP(clone, Graph, hClonedGraph, CUDA_ERROR_INVALID_VALUE);
   for (GraphNode* node : clone->nodes())
     if (node->originId() == original->id() && node->id() != original->id()) {
       *phNode = node->apiHandle();
@@ -549,8 +535,7 @@ CUresult cuGraphAddEventWaitNode(CUgraphNode* phGraphNode, CUgraph hGraph, const
 
 CUresult cuGraphAddChildGraphNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
                                   size_t numDependencies, CUgraph childGraph) {
-  auto child = findGraph(childGraph);
-  if (!child) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(child, Graph, childGraph, CUDA_ERROR_INVALID_VALUE);
   if (childGraph == hGraph) return CUDA_ERROR_INVALID_VALUE;
   if (child->hasConditional()) return CUDA_ERROR_NOT_SUPPORTED;
   return addNode(phGraphNode, hGraph, dependencies, numDependencies, CU_GRAPH_NODE_TYPE_GRAPH,
@@ -577,8 +562,8 @@ CUresult cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgra
     // (api.graph.Clients.ConditionalHandleOfAnotherGraph) but takes it where the graph has one
     // (api.graph.Conditional.BadParameters): it seems to check the handle against the graph's own handles by
     // position. cuemu refuses a handle only in a graph that made none (a body graph may use its enclosing graph's).
-    auto graph = findGraph(hGraph);
-    if (graph && !graph->isConditionalBody && !graph->madeConditionals()) return CUDA_ERROR_INVALID_VALUE;
+    auto graph = lookup<Graph>(hGraph);
+    if (graph && !(*graph)->isConditionalBody && !(*graph)->madeConditionals()) return CUDA_ERROR_INVALID_VALUE;
     auto data = makeConditional(nodeParams->conditional);
     if (!data) return data.error().code;
     // The bodies' handles stay where they are while the node lives: phGraph_out points at them.
@@ -647,8 +632,7 @@ CUresult cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr
 }
 
 CUresult cuGraphDestroyNode(CUgraphNode hNode) {
-  auto node = findNode(hNode);
-  if (!node) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(node, GraphNode, hNode, CUDA_ERROR_INVALID_VALUE);
   // Documented for graphs with memory nodes: their nodes and edges cannot be deleted.
   if (node->graph().hasMemoryNodes()) return CUDA_ERROR_NOT_SUPPORTED;
   node->graph().destroyNode(node.get());
@@ -656,23 +640,21 @@ CUresult cuGraphDestroyNode(CUgraphNode hNode) {
 }
 
 CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType* type) {
-  auto node = findNode(hNode);
-  if (!node || !type) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(node, GraphNode, hNode, CUDA_ERROR_INVALID_VALUE);
+  if (!type) return CUDA_ERROR_INVALID_VALUE;
   *type = node->type();
   return CUDA_SUCCESS;
 }
 
 CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode* nodes, size_t* numNodes) {
-  auto graph = findGraph(hGraph);
-  if (!graph) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(graph, Graph, hGraph, CUDA_ERROR_INVALID_VALUE);
   std::vector<CUgraphNode> list;
   for (GraphNode* node : graph->nodes()) list.push_back(node->apiHandle());
   return fillList(list, nodes, numNodes);
 }
 
 CUresult cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode* rootNodes, size_t* numRootNodes) {
-  auto graph = findGraph(hGraph);
-  if (!graph) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(graph, Graph, hGraph, CUDA_ERROR_INVALID_VALUE);
   std::vector<CUgraphNode> list;
   {
     std::lock_guard lock(graph->mutex);
@@ -751,9 +733,8 @@ CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE
   if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
   auto data = kernelData(*nodeParams);
   if (!data) return data.error().code;
-  auto node = findNode(hNode);
-  if (node)
-    if (auto* old = std::get_if<KernelNodeData>(&node->data)) data->attributes = old->attributes;
+  if (auto node = lookup<GraphNode>(hNode))
+    if (auto* old = std::get_if<KernelNodeData>(&(*node)->data)) data->attributes = old->attributes;
   return setNodeData(hNode, CU_GRAPH_NODE_TYPE_KERNEL, NodeData{std::move(*data)});
 }
 CUresult cuGraphKernelNodeSetParams(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1* nodeParams) {
@@ -805,10 +786,9 @@ CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D* nodeParams
 }
 CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D* nodeParams) {
   if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
-  auto node = findNode(hNode);
   CUcontext ctx = nullptr;
-  if (node)
-    if (auto* old = std::get_if<MemcpyNodeData>(&node->data)) ctx = old->context;
+  if (auto node = lookup<GraphNode>(hNode))
+    if (auto* old = std::get_if<MemcpyNodeData>(&(*node)->data)) ctx = old->context;
   return setNodeData(hNode, CU_GRAPH_NODE_TYPE_MEMCPY, NodeData{MemcpyNodeData{*nodeParams, ctx}});
 }
 
@@ -896,12 +876,12 @@ CUresult cuGraphInstantiateWithParams(CUgraphExec* phGraphExec, CUgraph hGraph, 
 
 CUresult cuGraphExecDestroy(CUgraphExec hGraphExec) {
   // Launches in flight keep what they run: each submitted step owns a copy of its parameters.
-  return graphExecTable().erase(handleValue(hGraphExec)) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  return handleTable<GraphExec>().erase(handleValue(hGraphExec)) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t* flags) {
-  auto exec = findExec(hGraphExec);
-  if (!exec || !flags) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(exec, GraphExec, hGraphExec, CUDA_ERROR_INVALID_VALUE);
+  if (!flags) return CUDA_ERROR_INVALID_VALUE;
   *flags = exec->flags();
   return CUDA_SUCCESS;
 }
@@ -926,10 +906,10 @@ CUresult cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphNode* 
 // A child graph node of an executable graph takes the parameters of `childGraph`, whose topology must be the one
 // the node's graph had (the executable graph's steps keep their identities, as in cuGraphExecUpdate).
 CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph) {
-  auto exec = findExec(hGraphExec);
-  auto node = findNode(hNode);
-  auto child = findGraph(childGraph);
-  if (!exec || !node || !child || node->type() != CU_GRAPH_NODE_TYPE_GRAPH) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(exec, GraphExec, hGraphExec, CUDA_ERROR_INVALID_VALUE);
+  CUEMU_LOOKUP(node, GraphNode, hNode, CUDA_ERROR_INVALID_VALUE);
+  CUEMU_LOOKUP(child, Graph, childGraph, CUDA_ERROR_INVALID_VALUE);
+  if (node->type() != CU_GRAPH_NODE_TYPE_GRAPH) return CUDA_ERROR_INVALID_VALUE;
   std::shared_ptr<Graph> current;
   {
     std::lock_guard lock(node->graph().mutex);
@@ -992,9 +972,8 @@ CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUg
 }
 
 CUresult cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled) {
-  auto exec = findExec(hGraphExec);
-  auto node = findNode(hNode);
-  if (!exec || !node) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(exec, GraphExec, hGraphExec, CUDA_ERROR_INVALID_VALUE);
+  CUEMU_LOOKUP(node, GraphNode, hNode, CUDA_ERROR_INVALID_VALUE);
   auto type = node->type();
   if (type != CU_GRAPH_NODE_TYPE_KERNEL && type != CU_GRAPH_NODE_TYPE_MEMCPY && type != CU_GRAPH_NODE_TYPE_MEMSET)
     return CUDA_ERROR_INVALID_VALUE;
@@ -1005,9 +984,9 @@ CUresult cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsign
   return CUDA_SUCCESS;
 }
 CUresult cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int* isEnabled) {
-  auto exec = findExec(hGraphExec);
-  auto node = findNode(hNode);
-  if (!exec || !node || !isEnabled) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(exec, GraphExec, hGraphExec, CUDA_ERROR_INVALID_VALUE);
+  CUEMU_LOOKUP(node, GraphNode, hNode, CUDA_ERROR_INVALID_VALUE);
+  if (!isEnabled) return CUDA_ERROR_INVALID_VALUE;
   std::lock_guard lock(exec->mutex);
   auto* step = exec->stepFor(*node);
   if (!step) return CUDA_ERROR_INVALID_VALUE;
@@ -1020,29 +999,29 @@ CUresult cuUserObjectCreate(CUuserObject* object_out, void* ptr, CUhostFn destro
   if (!object_out || !destroy || !initialRefcount || flags != CU_USER_OBJECT_NO_DESTRUCTOR_SYNC)
     return CUDA_ERROR_INVALID_VALUE;
   auto object = std::make_shared<UserObject>(ptr, destroy, initialRefcount);
-  object->setHandle(userObjectTable().insert(object));
+  object->setHandle(handleTable<UserObject>().insert(object));
   *object_out = toApiHandle<CUuserObject>(object->handle());
   return CUDA_SUCCESS;
 }
 
 CUresult cuUserObjectRetain(CUuserObject object, unsigned int count) {
-  auto found = userObjectTable().find(handleValue(object));
-  if (!found || !count) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(found, UserObject, object, CUDA_ERROR_INVALID_VALUE);
+  if (!count) return CUDA_ERROR_INVALID_VALUE;
   found->retain(count);
   return CUDA_SUCCESS;
 }
 
 CUresult cuUserObjectRelease(CUuserObject object, unsigned int count) {
-  auto found = userObjectTable().find(handleValue(object));
-  if (!found || !count) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(found, UserObject, object, CUDA_ERROR_INVALID_VALUE);
+  if (!count) return CUDA_ERROR_INVALID_VALUE;
   found->release(count);
   return CUDA_SUCCESS;
 }
 
 CUresult cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags) {
-  auto g = findGraph(graph);
-  auto found = userObjectTable().find(handleValue(object));
-  if (!g || !found || !count || (flags & ~unsigned(CU_GRAPH_USER_OBJECT_MOVE))) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(g, Graph, graph, CUDA_ERROR_INVALID_VALUE);
+  CUEMU_LOOKUP(found, UserObject, object, CUDA_ERROR_INVALID_VALUE);
+  if (!count || (flags & ~unsigned(CU_GRAPH_USER_OBJECT_MOVE))) return CUDA_ERROR_INVALID_VALUE;
   // Without MOVE the graph takes new references; with it, it takes over the caller's.
   if (!(flags & CU_GRAPH_USER_OBJECT_MOVE)) found->retain(count);
   g->retainUserObject(found, count);
@@ -1050,15 +1029,15 @@ CUresult cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned in
 }
 
 CUresult cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count) {
-  auto g = findGraph(graph);
-  auto found = userObjectTable().find(handleValue(object));
-  if (!g || !found || !count) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(g, Graph, graph, CUDA_ERROR_INVALID_VALUE);
+  CUEMU_LOOKUP(found, UserObject, object, CUDA_ERROR_INVALID_VALUE);
+  if (!count) return CUDA_ERROR_INVALID_VALUE;
   return g->releaseUserObject(found, count);
 }
 
 CUresult cuGraphDebugDotPrint(CUgraph hGraph, const char* path, unsigned int) {
-  auto graph = findGraph(hGraph);
-  if (!graph || !path) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(graph, Graph, hGraph, CUDA_ERROR_INVALID_VALUE);
+  if (!path) return CUDA_ERROR_INVALID_VALUE;
   std::FILE* file = std::fopen(path, "w");
   if (!file) return CUDA_ERROR_OPERATING_SYSTEM;
   std::fprintf(file, "digraph cuemu_graph {\n");

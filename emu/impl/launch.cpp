@@ -72,8 +72,7 @@ CUresult launchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kerne
         // Answers of driver 580 on an H100: no event, an event that keeps timing, flags (conformance
         // ptx.async_Pdl.ProgrammaticEventErrors).
         const auto& pe = a.value.programmaticEvent;
-        auto event = eventTable().find(handleValue(pe.event));
-        if (!event) return CUDA_ERROR_INVALID_HANDLE;
+        CUEMU_LOOKUP(event, Event, pe.event);
         if (pe.flags) return CUDA_ERROR_INVALID_VALUE;
         if (!event->timingDisabled()) return CUDA_ERROR_NOT_SUPPORTED;
         programmaticEvent = pe.event;

@@ -25,11 +25,6 @@ class LinkState {
   std::string log;
 };
 
-HandleTable<LinkState>& linkTable() {
-  static auto* table = new HandleTable<LinkState>;
-  return *table;
-}
-
 CUresult fail(LinkState& state, CUresult code, const std::string& message) {
   state.log += "error   : " + message + "\n";
   reportJit(state.options, state.log, "", 0);
@@ -39,8 +34,7 @@ CUresult fail(LinkState& state, CUresult code, const std::string& message) {
 
 CUresult addData(CUlinkState handle, CUjitInputType type, const void* data, size_t size, const char* name,
                  unsigned numOptions, CUjit_option* options, void** values) {
-  auto state = linkTable().find(handleValue(handle));
-  if (!state) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(state, LinkState, handle);
   if (!data || size == 0) return CUDA_ERROR_INVALID_VALUE;
   auto parsed = parseJitOptions(numOptions, options, values);
   if (!parsed) return parsed.error().code;
@@ -90,7 +84,7 @@ CUresult addData(CUlinkState handle, CUjitInputType type, const void* data, size
 CUresult addFile(CUlinkState handle, CUjitInputType type, const char* path, unsigned numOptions, CUjit_option* options,
                  void** values) {
   if (!path) return CUDA_ERROR_INVALID_VALUE;
-  if (!linkTable().find(handleValue(handle))) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(state, LinkState, handle);
   auto bytes = readImageFile(path);
   if (!bytes) return bytes.error().code;
   return addData(handle, type, bytes->data(), bytes->size(), path, numOptions, options, values);
@@ -102,7 +96,7 @@ CUresult create(unsigned numOptions, CUjit_option* options, void** values, CUlin
   if (!parsed) return parsed.error().code;
   auto state = std::make_shared<LinkState>();
   state->options = *parsed;
-  *out = toApiHandle<CUlinkState>(linkTable().insert(state));
+  *out = toApiHandle<CUlinkState>(handleTable<LinkState>().insert(state));
   return CUDA_SUCCESS;
 }
 
@@ -135,8 +129,7 @@ CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char* pa
 
 CUresult cuLinkComplete(CUlinkState handle, void** cubinOut, size_t* sizeOut) {
   if (!cubinOut || !sizeOut) return CUDA_ERROR_INVALID_VALUE;
-  auto state = linkTable().find(handleValue(handle));
-  if (!state) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(state, LinkState, handle);
   auto result = ptx::link::linkModules(state->inputs, unsigned(std::max(0, state->options.maxRegisters)));
   state->log += result.log;
   if (!result.ok) {
@@ -177,7 +170,7 @@ CUresult cuLinkComplete(CUlinkState handle, void** cubinOut, size_t* sizeOut) {
 }
 
 CUresult cuLinkDestroy(CUlinkState handle) {
-  return linkTable().erase(handleValue(handle)) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+  return handleTable<LinkState>().erase(handleValue(handle)) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
 }  // namespace impl

@@ -38,8 +38,7 @@ CUresult cuArray3DCreate_v2(CUarray* pHandle, const CUDA_ARRAY3D_DESCRIPTOR* des
 
 CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR* desc, CUarray hArray) {
   if (!desc) return CUDA_ERROR_INVALID_VALUE;
-  auto array = findArray(hArray);
-  if (!array) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(array, Array, hArray);
   desc->Width = array->descriptor().Width;
   desc->Height = array->descriptor().Height;
   desc->Format = array->descriptor().Format;
@@ -49,15 +48,13 @@ CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR* desc, CUarray hArray) {
 
 CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR* desc, CUarray hArray) {
   if (!desc) return CUDA_ERROR_INVALID_VALUE;
-  auto array = findArray(hArray);
-  if (!array) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(array, Array, hArray);
   *desc = array->descriptor();
   return CUDA_SUCCESS;
 }
 
 CUresult cuArrayDestroy(CUarray hArray) {
-  auto array = findArray(hArray);
-  if (!array) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(array, Array, hArray);
   if (array->isMipLevel()) return CUDA_ERROR_INVALID_VALUE;  // levels die with their mipmapped array
   if (array->storage()) memops::drainOwner(array->storage()->start);
   array->destroy();
@@ -67,8 +64,7 @@ CUresult cuArrayDestroy(CUarray hArray) {
 // Only arrays created for deferred mapping have requirements; cuemu backs them like every other array.
 CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS* requirements, CUarray hArray, CUdevice device) {
   if (!requirements) return CUDA_ERROR_INVALID_VALUE;
-  auto array = findArray(hArray);
-  if (!array) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(array, Array, hArray);
   if (!(array->descriptor().Flags & CUDA_ARRAY3D_DEFERRED_MAPPING)) return CUDA_ERROR_INVALID_VALUE;
   if (!array->storage() || array->storage()->device != device) return CUDA_ERROR_INVALID_DEVICE;
   *requirements = CUDA_ARRAY_MEMORY_REQUIREMENTS{};
@@ -80,8 +76,7 @@ CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS* requiremen
 CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS* requirements, CUmipmappedArray mipmap,
                                                CUdevice device) {
   if (!requirements) return CUDA_ERROR_INVALID_VALUE;
-  auto mip = mipmappedArrayTable().find(handleValue(mipmap));
-  if (!mip) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(mip, MipmappedArray, mipmap);
   if (!(mip->descriptor().Flags & CUDA_ARRAY3D_DEFERRED_MAPPING)) return CUDA_ERROR_INVALID_VALUE;
   uint64_t total = 0;
   for (unsigned i = 0; i < mip->levelCount(); ++i) {
@@ -106,16 +101,14 @@ CUresult cuMipmappedArrayCreate(CUmipmappedArray* pHandle, const CUDA_ARRAY3D_DE
 
 CUresult cuMipmappedArrayGetLevel(CUarray* pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level) {
   if (!pLevelArray) return CUDA_ERROR_INVALID_VALUE;
-  auto mip = mipmappedArrayTable().find(handleValue(hMipmappedArray));
-  if (!mip) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(mip, MipmappedArray, hMipmappedArray);
   if (level >= mip->levelCount()) return CUDA_ERROR_INVALID_VALUE;
   *pLevelArray = mip->level(level)->apiHandle();
   return CUDA_SUCCESS;
 }
 
 CUresult cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray) {
-  auto mip = mipmappedArrayTable().find(handleValue(hMipmappedArray));
-  if (!mip) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(mip, MipmappedArray, hMipmappedArray);
   if (mip->levelCount() && mip->level(0)->storage()) memops::drainOwner(mip->level(0)->storage()->start);
   mip->destroy();
   return CUDA_SUCCESS;

@@ -79,7 +79,8 @@ CUresult copyLinear(uint64_t dst, Side dstSide, uint64_t src, Side srcSide, size
 
 CUresult copyPeer(CUdeviceptr dst, CUcontext dstContext, CUdeviceptr src, CUcontext srcContext, size_t bytes,
                   CUstream stream, bool async) {
-  if (!findContext(dstContext) || !findContext(srcContext)) return CUDA_ERROR_INVALID_CONTEXT;
+  CUEMU_LOOKUP(dstOwner, Context, dstContext, CUDA_ERROR_INVALID_CONTEXT);
+  CUEMU_LOOKUP(srcOwner, Context, srcContext, CUDA_ERROR_INVALID_CONTEXT);
   return copyLinear(dst, Side::Device, src, Side::Device, bytes, stream, async);
 }
 
@@ -100,8 +101,8 @@ CUresult copyStrided(const CUDA_MEMCPY3D_PEER& descriptor, CUstream stream, bool
 
 CUresult copy3DPeer(const CUDA_MEMCPY3D_PEER* copy, CUstream stream, bool async) {
   if (!copy) return CUDA_ERROR_INVALID_VALUE;
-  if ((copy->srcMemoryType != CU_MEMORYTYPE_ARRAY && copy->srcContext && !findContext(copy->srcContext)) ||
-      (copy->dstMemoryType != CU_MEMORYTYPE_ARRAY && copy->dstContext && !findContext(copy->dstContext)))
+  if ((copy->srcMemoryType != CU_MEMORYTYPE_ARRAY && copy->srcContext && !lookup<Context>(copy->srcContext)) ||
+      (copy->dstMemoryType != CU_MEMORYTYPE_ARRAY && copy->dstContext && !lookup<Context>(copy->dstContext)))
     return CUDA_ERROR_INVALID_CONTEXT;
   return copyStrided(*copy, stream, async);
 }
@@ -119,11 +120,11 @@ CUresult copy3D(const CUDA_MEMCPY3D* copy, CUstream stream, bool async) {
 
 // Array <-> linear copies address the array's bytes as one run (its rows are packed).
 Expected<uint8_t*> arrayBytes(CUarray handle, size_t offset, size_t bytes) {
-  auto array = findArray(handle);
-  if (!array) return makeError(CUDA_ERROR_INVALID_VALUE, "not a valid array");
-  if (offset > array->totalBytes() || bytes > array->totalBytes() - offset)
+  auto array = lookup<Array>(handle, CUDA_ERROR_INVALID_VALUE);
+  if (!array) return array.takeError();
+  if (offset > (*array)->totalBytes() || bytes > (*array)->totalBytes() - offset)
     return makeError(CUDA_ERROR_INVALID_VALUE, "the copy leaves the array");
-  return array->data() + offset;
+  return (*array)->data() + offset;
 }
 
 CUresult copyWithArray(uint8_t* dst, CUarray dstArray, size_t dstOffset, Side dstSide, const uint8_t* src,
@@ -235,9 +236,9 @@ Expected<CUDA_MEMCPY3D_PEER> batchOpToCopy(const CUDA_MEMCPY3D_BATCH_OP& op) {
   unsigned elementBytes = 1;
   for (const CUmemcpy3DOperand* operand : {&op.src, &op.dst}) {
     if (operand->type == CU_MEMCPY_OPERAND_TYPE_ARRAY) {
-      auto array = findArray(operand->op.array.array);
-      if (!array) return makeError(CUDA_ERROR_INVALID_VALUE, "not a valid array");
-      elementBytes = array->elementBytes();
+      auto array = lookup<Array>(operand->op.array.array, CUDA_ERROR_INVALID_VALUE);
+      if (!array) return array.takeError();
+      elementBytes = (*array)->elementBytes();
     } else if (operand->type != CU_MEMCPY_OPERAND_TYPE_POINTER) {
       return makeError(CUDA_ERROR_INVALID_VALUE, "invalid operand type");
     }

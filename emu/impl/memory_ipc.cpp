@@ -178,9 +178,9 @@ CUresult cuIpcCloseMemHandle(CUdeviceptr dptr) {
 
 CUresult cuIpcGetEventHandle(CUipcEventHandle* pHandle, CUevent event) {
   if (!pHandle) return CUDA_ERROR_INVALID_VALUE;
-  auto found = eventTable().find(handleValue(event));
+  CUEMU_LOOKUP(found, Event, event);
   // An event created without CU_EVENT_INTERPROCESS is CUDA_ERROR_INVALID_HANDLE (measured on driver 580).
-  if (!found || !found->ipc()) return CUDA_ERROR_INVALID_HANDLE;
+  if (!found->ipc()) return CUDA_ERROR_INVALID_HANDLE;
   found->ipc()->exportHandle(*pHandle);
   return CUDA_SUCCESS;
 }
@@ -193,7 +193,7 @@ CUresult cuIpcOpenEventHandle(CUevent* phEvent, CUipcEventHandle handle) {
   // The imported event behaves like a local one created with CU_EVENT_DISABLE_TIMING.
   auto event = std::make_shared<Event>(context, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING);
   event->attachIpc(std::move(*shared));
-  event->setHandle(eventTable().insert(event));
+  event->setHandle(handleTable<Event>().insert(event));
   *phEvent = toApiHandle<CUevent>(event->handle());
   return CUDA_SUCCESS;
 }

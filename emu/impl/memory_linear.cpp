@@ -15,7 +15,7 @@ CUresult memops::runAndWait(Context& context, CUstream stream, StreamWork work, 
 void memops::drainOwner(uint64_t address) {
   RegionPtr region = AddressSpace::instance().findStart(address);
   if (!region) return;
-  if (auto owner = findContext(region->context)) (void)owner->streams().synchronize();
+  if (auto owner = lookup<Context>(region->context)) (void)(*owner)->streams().synchronize();
 }
 
 namespace impl {

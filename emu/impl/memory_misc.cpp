@@ -44,9 +44,9 @@ CUresult mapArrays(CUarrayMapInfo* mapInfoList, unsigned count, CUstream stream)
   for (unsigned i = 0; i < count; ++i) {
     const CUarrayMapInfo& info = mapInfoList[i];
     if (info.resourceType == CU_RESOURCE_TYPE_ARRAY) {
-      if (!findArray(info.resource.array)) return CUDA_ERROR_INVALID_HANDLE;
+      if (auto array = lookup<Array>(info.resource.array); !array) return array.error().code;
     } else if (info.resourceType == CU_RESOURCE_TYPE_MIPMAPPED_ARRAY) {
-      if (!mipmappedArrayTable().find(handleValue(info.resource.mipmap))) return CUDA_ERROR_INVALID_HANDLE;
+      if (auto mipmap = lookup<MipmappedArray>(info.resource.mipmap); !mipmap) return mipmap.error().code;
     } else {
       return CUDA_ERROR_INVALID_VALUE;
     }
@@ -110,19 +110,19 @@ CUresult cuMemBatchDecompressAsync(CUmemDecompressParams* paramsArray, size_t co
 CUresult cuArrayGetPlane(CUarray* pPlaneArray, CUarray hArray, unsigned int planeIdx) {
   (void)planeIdx;
   if (!pPlaneArray) return CUDA_ERROR_INVALID_VALUE;
-  if (!findArray(hArray)) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(found, Array, hArray);
   return CUDA_ERROR_INVALID_VALUE;  // single-plane formats only: no plane to return
 }
 
 CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES* sparseProperties, CUarray array) {
   if (!sparseProperties) return CUDA_ERROR_INVALID_VALUE;
-  if (!findArray(array)) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(found, Array, array);
   return CUDA_ERROR_INVALID_VALUE;  // not created with CUDA_ARRAY3D_SPARSE
 }
 
 CUresult cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES* sparseProperties, CUmipmappedArray mipmap) {
   if (!sparseProperties) return CUDA_ERROR_INVALID_VALUE;
-  if (!mipmappedArrayTable().find(handleValue(mipmap))) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(found, MipmappedArray, mipmap);
   return CUDA_ERROR_INVALID_VALUE;
 }
 

@@ -144,7 +144,7 @@ class LocationPools {
       props.allocType = type;
       props.location = location;
       pool = std::make_shared<MemPool>(*device, props, /*isDefault=*/true);
-      pool->registerHandle(memPoolTable().insert(pool));
+      pool->registerHandle(handleTable<MemPool>().insert(pool));
     }
     return pool;
   }
@@ -152,7 +152,7 @@ class LocationPools {
     {
       std::lock_guard lock(mutex_);
       auto it = current_.find(key(location, type));
-      if (it != current_.end() && memPoolTable().find(it->second->handle())) return it->second;
+      if (it != current_.end() && lookup<MemPool>(it->second->handle())) return it->second;
     }
     return defaultPool(location, type);
   }
@@ -186,8 +186,7 @@ CUresult cuMemAllocAsync(CUdeviceptr* dptr, size_t bytesize, CUstream hStream) {
   return allocFromPool(dptr, bytesize, nullptr, hStream);
 }
 CUresult cuMemAllocFromPoolAsync(CUdeviceptr* dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream) {
-  auto found = findMemPool(pool);
-  if (!found) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(found, MemPool, pool, CUDA_ERROR_INVALID_VALUE);
   return allocFromPool(dptr, bytesize, std::move(found), hStream);
 }
 CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) { return freeAsync(dptr, hStream); }
@@ -204,15 +203,15 @@ CUresult cuMemPoolCreate(CUmemoryPool* pool, const CUmemPoolProps* props) {
   if (props->location.type == CU_MEM_LOCATION_TYPE_HOST && props->handleTypes != CU_MEM_HANDLE_TYPE_NONE)
     return CUDA_ERROR_INVALID_VALUE;
   auto created = std::make_shared<MemPool>(*device, *props, /*isDefault=*/false);
-  created->registerHandle(memPoolTable().insert(created));
+  created->registerHandle(handleTable<MemPool>().insert(created));
   *pool = created->apiHandle();
   return CUDA_SUCCESS;
 }
 
 CUresult cuMemPoolDestroy(CUmemoryPool pool) {
-  auto found = findMemPool(pool);
-  if (!found || found->isDefault()) return CUDA_ERROR_INVALID_VALUE;
-  memPoolTable().erase(found->handle());
+  CUEMU_LOOKUP(found, MemPool, pool, CUDA_ERROR_INVALID_VALUE);
+  if (found->isDefault()) return CUDA_ERROR_INVALID_VALUE;
+  handleTable<MemPool>().erase(found->handle());
   // A destroyed current pool leaves the device with its default pool (currentMemPool checks liveness).
   // Outstanding allocations keep the object alive until they are freed.
   return CUDA_SUCCESS;
@@ -220,34 +219,32 @@ CUresult cuMemPoolDestroy(CUmemoryPool pool) {
 
 CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void* value) {
   if (!value) return CUDA_ERROR_INVALID_VALUE;
-  auto found = findMemPool(pool);
-  return found ? found->getAttribute(attr, value) : CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(found, MemPool, pool, CUDA_ERROR_INVALID_VALUE);
+  return found->getAttribute(attr, value);
 }
 
 CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void* value) {
   if (!value) return CUDA_ERROR_INVALID_VALUE;
-  auto found = findMemPool(pool);
-  return found ? found->setAttribute(attr, value) : CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(found, MemPool, pool, CUDA_ERROR_INVALID_VALUE);
+  return found->setAttribute(attr, value);
 }
 
 CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep) {
-  auto found = findMemPool(pool);
-  if (!found) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(found, MemPool, pool, CUDA_ERROR_INVALID_VALUE);
   found->trimTo(minBytesToKeep);
   return CUDA_SUCCESS;
 }
 
 CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc* map, size_t count) {
   if (!map && count) return CUDA_ERROR_INVALID_VALUE;
-  auto found = findMemPool(pool);
-  return found ? found->setAccess(map, count) : CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(found, MemPool, pool, CUDA_ERROR_INVALID_VALUE);
+  return found->setAccess(map, count);
 }
 
 CUresult cuMemPoolGetAccess(CUmemAccess_flags* flags, CUmemoryPool memPool, CUmemLocation* location) {
   if (!flags || !location) return CUDA_ERROR_INVALID_VALUE;
   if (location->type != CU_MEM_LOCATION_TYPE_DEVICE || !deviceByOrdinal(location->id)) return CUDA_ERROR_INVALID_VALUE;
-  auto found = findMemPool(memPool);
-  if (!found) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(found, MemPool, memPool, CUDA_ERROR_INVALID_VALUE);
   *flags = found->access(*location);
   return CUDA_SUCCESS;
 }
@@ -268,8 +265,7 @@ CUresult cuDeviceGetMemPool(CUmemoryPool* pool, CUdevice dev) {
 
 CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool) {
   if (!deviceByOrdinal(dev)) return CUDA_ERROR_INVALID_DEVICE;
-  auto found = findMemPool(pool);
-  if (!found) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(found, MemPool, pool, CUDA_ERROR_INVALID_VALUE);
   if (found->device() != dev) return CUDA_ERROR_INVALID_DEVICE;
   setCurrentMemPool(dev, std::move(found));
   return CUDA_SUCCESS;
@@ -310,8 +306,7 @@ CUresult cuMemSetMemPool(CUmemLocation* location, CUmemAllocationType type, CUme
     if (!device) return device.error().code;
     return impl::cuDeviceSetMemPool(*device, pool);
   }
-  auto found = findMemPool(pool);
-  if (!found) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(found, MemPool, pool, CUDA_ERROR_INVALID_VALUE);
   return locationPools().setCurrent(*location, type, std::move(found));
 }
 
@@ -334,8 +329,8 @@ constexpr uint32_t kPoolPointerMagic = 0x504D4543;  // "CEMP"
 CUresult cuMemPoolExportToShareableHandle(void* handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType,
                                           unsigned long long flags) {
   if (!handle_out || flags) return CUDA_ERROR_INVALID_VALUE;
-  auto found = findMemPool(pool);
-  if (!found || found->importedFd() >= 0) return CUDA_ERROR_INVALID_VALUE;  // an import is not re-exported
+  CUEMU_LOOKUP(found, MemPool, pool, CUDA_ERROR_INVALID_VALUE);
+  if (found->importedFd() >= 0) return CUDA_ERROR_INVALID_VALUE;  // an import is not re-exported
   // A pool made with the fabric type exports nothing without an IMEX channel, a file descriptor neither (driver
   // 580 on an H100: tools/gpu-probe/results/clients17c-round2-h100-2026-11-26.txt).
   if (found->props().handleTypes & CU_MEM_HANDLE_TYPE_FABRIC) return CUDA_ERROR_NOT_PERMITTED;
@@ -367,7 +362,7 @@ CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool* pool_out, void* handle
   props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
   auto imported = std::make_shared<MemPool>(0, props, /*isDefault=*/false);
   imported->setImportedFd(fd);
-  imported->registerHandle(memPoolTable().insert(imported));
+  imported->registerHandle(handleTable<MemPool>().insert(imported));
   *pool_out = imported->apiHandle();
   return CUDA_SUCCESS;
 }
@@ -393,8 +388,8 @@ CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData* shareData_out, CUdevicep
 
 CUresult cuMemPoolImportPointer(CUdeviceptr* ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData* shareData) {
   if (!ptr_out || !shareData) return CUDA_ERROR_INVALID_VALUE;
-  auto found = findMemPool(pool);
-  if (!found || found->importedFd() < 0) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(found, MemPool, pool, CUDA_ERROR_INVALID_VALUE);
+  if (found->importedFd() < 0) return CUDA_ERROR_INVALID_VALUE;
   PoolPointerPayload payload;
   std::memcpy(&payload, shareData, sizeof payload);
   if (payload.magic != kPoolPointerMagic || !payload.size) return CUDA_ERROR_INVALID_VALUE;

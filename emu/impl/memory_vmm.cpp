@@ -89,16 +89,15 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle* handle, size_t size, const CU
 }
 
 CUresult cuMemRelease(CUmemGenericAllocationHandle handle) {
-  auto allocation = findPhysicalAllocation(handle);
-  if (!allocation || !allocation->release()) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(allocation, PhysicalAllocation, handle, CUDA_ERROR_INVALID_VALUE);
+  if (!allocation->release()) return CUDA_ERROR_INVALID_VALUE;
   return CUDA_SUCCESS;
 }
 
 CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle,
                   unsigned long long flags) {
   if (!size || flags || !aligned(ptr) || !aligned(size) || !aligned(offset)) return CUDA_ERROR_INVALID_VALUE;
-  auto allocation = findPhysicalAllocation(handle);
-  if (!allocation) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(allocation, PhysicalAllocation, handle);
   if (offset > allocation->size() || size > allocation->size() - offset) return CUDA_ERROR_INVALID_VALUE;
   AddressSpace& space = AddressSpace::instance();
   RegionPtr reservation = space.findReservation(ptr);
@@ -171,8 +170,7 @@ CUresult cuMemGetAccess(unsigned long long* flags, const CUmemLocation* location
 
 CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp* prop, CUmemGenericAllocationHandle handle) {
   if (!prop) return CUDA_ERROR_INVALID_VALUE;
-  auto allocation = findPhysicalAllocation(handle);
-  if (!allocation) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(allocation, PhysicalAllocation, handle, CUDA_ERROR_INVALID_VALUE);
   *prop = allocation->prop();
   return CUDA_SUCCESS;
 }
@@ -189,8 +187,7 @@ CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle* handle, void*
 CUresult cuMemExportToShareableHandle(void* shareableHandle, CUmemGenericAllocationHandle handle,
                                       CUmemAllocationHandleType handleType, unsigned long long flags) {
   if (!shareableHandle || flags) return CUDA_ERROR_INVALID_VALUE;
-  auto allocation = findPhysicalAllocation(handle);
-  if (!allocation) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(allocation, PhysicalAllocation, handle, CUDA_ERROR_INVALID_VALUE);
   if (handleType == CU_MEM_HANDLE_TYPE_FABRIC)
     return allocation->prop().requestedHandleTypes & CU_MEM_HANDLE_TYPE_FABRIC ? CUDA_ERROR_NOT_PERMITTED
                                                                                : CUDA_ERROR_INVALID_VALUE;

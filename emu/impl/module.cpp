@@ -39,10 +39,6 @@ CUresult loadModule(CUmodule* out, const void* image, const JitOptions& jit, std
   return CUDA_SUCCESS;
 }
 
-std::shared_ptr<Module> findModule(CUmodule handle) { return moduleTable().find(handleValue(handle)); }
-std::shared_ptr<Library> findLibrary(CUlibrary handle) { return libraryTable().find(handleValue(handle)); }
-std::shared_ptr<Kernel> findKernel(CUkernel handle) { return kernelTable().find(handleValue(handle)); }
-
 enum class GlobalKind { Any, Managed };
 
 CUresult getGlobal(Module& module, const char* name, uint64_t* address, uint64_t* size,
@@ -96,7 +92,7 @@ CUresult loadLibrary(CUlibrary* out, const void* code, std::string name, size_t 
     jit->applyTo(*compiled);
     library = std::make_shared<Library>(std::move(*compiled));
   }
-  library->setHandle(libraryTable().insert(library));
+  library->setHandle(handleTable<Library>().insert(library));
   // Eager loading instantiates the library in the current context now; lazy loading at first use.
   if (moduleLoadingMode() == CU_MODULE_EAGER_LOADING)
     if (auto context = currentContext()) (void)library->moduleIn(*context);
@@ -106,8 +102,7 @@ CUresult loadLibrary(CUlibrary* out, const void* code, std::string name, size_t 
 
 CUresult libraryGlobal(CUdeviceptr* dptr, size_t* bytes, CUlibrary library, const char* name, GlobalKind kind) {
   if (!name) return CUDA_ERROR_INVALID_VALUE;
-  auto lib = findLibrary(library);
-  if (!lib) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(lib, Library, library);
   auto context = requireCurrentContext();
   if (!context) return context.error().code;
   auto module = lib->moduleIn(**context);
@@ -144,15 +139,13 @@ CUresult cuModuleLoad(CUmodule* module, const char* fname) {
 }
 
 CUresult cuModuleUnload(CUmodule hmod) {
-  auto module = findModule(hmod);
-  if (!module) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(module, Module, hmod);
   return module->context().modules().unload(module);
 }
 
 CUresult cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const char* name) {
   if (!hfunc || !name) return CUDA_ERROR_INVALID_VALUE;
-  auto module = findModule(hmod);
-  if (!module) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(module, Module, hmod);
   auto function = module->function(name);
   if (!function) return CUDA_ERROR_NOT_FOUND;
   *hfunc = toApiHandle<CUfunction>(function->handle());
@@ -161,16 +154,14 @@ CUresult cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const char* name)
 
 CUresult cuModuleGetFunctionCount(unsigned int* count, CUmodule mod) {
   if (!count) return CUDA_ERROR_INVALID_VALUE;
-  auto module = findModule(mod);
-  if (!module) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(module, Module, mod);
   *count = static_cast<unsigned>(ptx::exec::declaredKernels(module->program()).size());
   return CUDA_SUCCESS;
 }
 
 CUresult cuModuleEnumerateFunctions(CUfunction* functions, unsigned int numFunctions, CUmodule mod) {
   if (!functions) return CUDA_ERROR_INVALID_VALUE;
-  auto module = findModule(mod);
-  if (!module) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(module, Module, mod);
   auto all = module->allFunctions();
   if (numFunctions > all.size()) return CUDA_ERROR_INVALID_VALUE;
   for (unsigned i = 0; i < numFunctions; ++i) functions[i] = toApiHandle<CUfunction>(all[i]->handle());
@@ -179,8 +170,7 @@ CUresult cuModuleEnumerateFunctions(CUfunction* functions, unsigned int numFunct
 
 CUresult cuModuleGetGlobal_v2(CUdeviceptr* dptr, size_t* bytes, CUmodule hmod, const char* name) {
   if (!name || (!dptr && !bytes)) return CUDA_ERROR_INVALID_VALUE;
-  auto module = findModule(hmod);
-  if (!module) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(module, Module, hmod);
   uint64_t a, s;
   CUresult r = getGlobal(*module, name, &a, &s);
   if (r) return r;
@@ -209,13 +199,13 @@ CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode* mode) {
 
 CUresult cuModuleGetTexRef(CUtexref* pTexRef, CUmodule hmod, const char* name) {
   if (!pTexRef || !name) return CUDA_ERROR_INVALID_VALUE;
-  if (!findModule(hmod)) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(module, Module, hmod);
   return CUDA_ERROR_NOT_FOUND;  // texture references are not part of the PTX cuemu runs
 }
 
 CUresult cuModuleGetSurfRef(CUsurfref* pSurfRef, CUmodule hmod, const char* name) {
   if (!pSurfRef || !name) return CUDA_ERROR_INVALID_VALUE;
-  if (!findModule(hmod)) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(module, Module, hmod);
   return CUDA_ERROR_NOT_FOUND;
 }
 
@@ -239,16 +229,14 @@ CUresult cuLibraryLoadFromFile(CUlibrary* library, const char* fileName, CUjit_o
 }
 
 CUresult cuLibraryUnload(CUlibrary library) {
-  auto lib = findLibrary(library);
-  if (!lib) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(lib, Library, library);
   lib->unregister();
   return CUDA_SUCCESS;
 }
 
 CUresult cuLibraryGetKernel(CUkernel* pKernel, CUlibrary library, const char* name) {
   if (!pKernel || !name) return CUDA_ERROR_INVALID_VALUE;
-  auto lib = findLibrary(library);
-  if (!lib) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(lib, Library, library);
   if (CUresult r = lib->loadError()) return r;
   uint64_t handle = lib->kernelHandle(name);
   if (!handle) return CUDA_ERROR_NOT_FOUND;
@@ -258,16 +246,14 @@ CUresult cuLibraryGetKernel(CUkernel* pKernel, CUlibrary library, const char* na
 
 CUresult cuLibraryGetKernelCount(unsigned int* count, CUlibrary lib) {
   if (!count) return CUDA_ERROR_INVALID_VALUE;
-  auto library = findLibrary(lib);
-  if (!library) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(library, Library, lib);
   *count = static_cast<unsigned>(library->kernelCount());
   return CUDA_SUCCESS;
 }
 
 CUresult cuLibraryEnumerateKernels(CUkernel* kernels, unsigned int numKernels, CUlibrary lib) {
   if (!kernels) return CUDA_ERROR_INVALID_VALUE;
-  auto library = findLibrary(lib);
-  if (!library) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(library, Library, lib);
   auto all = library->kernelHandles();
   if (numKernels > all.size()) return CUDA_ERROR_INVALID_VALUE;
   for (unsigned i = 0; i < numKernels; ++i) kernels[i] = toApiHandle<CUkernel>(all[i]);
@@ -276,8 +262,7 @@ CUresult cuLibraryEnumerateKernels(CUkernel* kernels, unsigned int numKernels, C
 
 CUresult cuLibraryGetModule(CUmodule* pMod, CUlibrary library) {
   if (!pMod) return CUDA_ERROR_INVALID_VALUE;
-  auto lib = findLibrary(library);
-  if (!lib) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(lib, Library, library);
   auto context = requireCurrentContext();
   if (!context) return context.error().code;
   auto module = lib->moduleIn(**context);
@@ -297,8 +282,7 @@ CUresult cuLibraryGetManaged(CUdeviceptr* dptr, size_t* bytes, CUlibrary library
 
 CUresult cuLibraryGetUnifiedFunction(void** fptr, CUlibrary library, const char* symbol) {
   if (!fptr || !symbol) return CUDA_ERROR_INVALID_VALUE;
-  auto lib = findLibrary(library);
-  if (!lib) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(lib, Library, library);
   if (CUresult r = lib->loadError()) return r;
   // Unified (host-callable) functions do not exist in PTX; driver 580 answers CUDA_ERROR_INVALID_VALUE for a
   // name that is none (a kernel's, measured on an H200).
@@ -315,16 +299,14 @@ CUresult cuKernelGetFunction(CUfunction* pFunc, CUkernel kernel) {
 
 CUresult cuKernelGetLibrary(CUlibrary* pLib, CUkernel kernel) {
   if (!pLib) return CUDA_ERROR_INVALID_VALUE;
-  auto k = findKernel(kernel);
-  if (!k) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(k, Kernel, kernel);
   *pLib = toApiHandle<CUlibrary>(k->library().handle());
   return CUDA_SUCCESS;
 }
 
 CUresult cuKernelGetName(const char** name, CUkernel hfunc) {
   if (!name || !hfunc) return CUDA_ERROR_INVALID_VALUE;  // a NULL kernel too (driver 580)
-  auto k = findKernel(hfunc);
-  if (!k) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(k, Kernel, hfunc);
   *name = k->info().name.c_str();
   return CUDA_SUCCESS;
 }
@@ -333,8 +315,7 @@ CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t* paramO
   if (!paramOffset && !paramSize) return CUDA_ERROR_INVALID_VALUE;
   // Driver 580 answers it only in a context (cuda.core's test_num_args_error_handling).
   if (auto context = requireCurrentContext(); !context) return context.error().code;
-  auto k = findKernel(kernel);
-  if (!k) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(k, Kernel, kernel);
   const auto& params = k->info().params;
   if (paramIndex >= params.size()) return CUDA_ERROR_INVALID_VALUE;
   if (paramOffset) *paramOffset = params[paramIndex].offset;

@@ -32,8 +32,7 @@ CUresult createStream(CUstream* out, unsigned flags, int priority) {
 CUresult destroyStream(CUstream handle) {
   if (handle == nullptr || handle == CU_STREAM_LEGACY || handle == CU_STREAM_PER_THREAD)
     return CUDA_ERROR_INVALID_HANDLE;
-  auto stream = streamTable().find(handleValue(handle));
-  if (!stream) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(stream, Stream, handle);
   return stream->context().streams().destroy(stream);
 }
 
@@ -69,8 +68,7 @@ CUresult waitEvent(CUstream handle, CUevent eventHandle, unsigned flags) {
   if (flags & ~unsigned(CU_EVENT_WAIT_EXTERNAL)) return CUDA_ERROR_INVALID_VALUE;
   auto stream = lookupStream(handle);
   if (!stream) return stream.error().code;
-  auto event = eventTable().find(handleValue(eventHandle));
-  if (!event) return CUDA_ERROR_INVALID_HANDLE;
+  CUEMU_LOOKUP(event, Event, eventHandle);
   CUresult result;
   if ((flags & CU_EVENT_WAIT_EXTERNAL) && isCapturing(**stream)) {
     // An external wait in a capture becomes an event-wait node that waits for the event at each launch.
@@ -256,15 +254,13 @@ CUresult beginToGraph(CUstream h, CUgraph graphHandle, const CUgraphNode* deps, 
                       size_t count, CUstreamCaptureMode mode) {
   auto stream = lookupStream(h);
   if (!stream) return stream.error().code;
-  auto graph = graphTable().find(handleValue(graphHandle));
-  if (!graph) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(graph, Graph, graphHandle, CUDA_ERROR_INVALID_VALUE);
   if (count && !deps) return CUDA_ERROR_INVALID_VALUE;
   std::vector<GraphNode*> nodes;
   for (size_t i = 0; i < count; ++i) {
     if (edges && (edges[i].type != CU_GRAPH_DEPENDENCY_TYPE_DEFAULT || edges[i].from_port || edges[i].to_port))
       return CUDA_ERROR_NOT_SUPPORTED;
-    auto node = graphNodeTable().find(handleValue(deps[i]));
-    if (!node) return CUDA_ERROR_INVALID_VALUE;
+    CUEMU_LOOKUP(node, GraphNode, deps[i], CUDA_ERROR_INVALID_VALUE);
     nodes.push_back(node.get());
   }
   return beginCapture(*stream, mode, graph, std::move(nodes));
@@ -280,8 +276,7 @@ CUresult updateDependencies(CUstream h, CUgraphNode* deps, const CUgraphEdgeData
   for (size_t i = 0; i < count; ++i) {
     if (edges && (edges[i].type != CU_GRAPH_DEPENDENCY_TYPE_DEFAULT || edges[i].from_port || edges[i].to_port))
       return CUDA_ERROR_NOT_SUPPORTED;
-    auto node = graphNodeTable().find(handleValue(deps[i]));
-    if (!node) return CUDA_ERROR_INVALID_VALUE;
+    CUEMU_LOOKUP(node, GraphNode, deps[i], CUDA_ERROR_INVALID_VALUE);
     nodes.push_back(node.get());
   }
   return withStream(h, [&](Stream& s) { return updateCaptureDependencies(s, nodes, flags); });

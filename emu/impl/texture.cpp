@@ -45,13 +45,13 @@ CUresult cuTexObjectCreate(CUtexObject* pTexObject, const CUDA_RESOURCE_DESC* pR
   }
   object->store = std::move(*store);
   TexObject* raw = object.get();
-  raw->handle = texObjectTable().insert(std::move(object));
+  raw->handle = handleTable<TexObject>().insert(std::move(object));
   *pTexObject = raw->handle;
   return CUDA_SUCCESS;
 }
 
 CUresult cuTexObjectDestroy(CUtexObject texObject) {
-  auto object = texObjectTable().erase(texObject);
+  auto object = handleTable<TexObject>().erase(texObject);
   if (!object) return CUDA_ERROR_INVALID_VALUE;
   retireTexObject(std::move(object));  // launches queued before now may still use it
   return CUDA_SUCCESS;
@@ -59,16 +59,14 @@ CUresult cuTexObjectDestroy(CUtexObject texObject) {
 
 CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC* pResDesc, CUtexObject texObject) {
   if (!pResDesc) return CUDA_ERROR_INVALID_VALUE;
-  auto object = texObjectTable().find(texObject);
-  if (!object) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(object, TexObject, texObject, CUDA_ERROR_INVALID_VALUE);
   *pResDesc = object->resource;
   return CUDA_SUCCESS;
 }
 
 CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC* pTexDesc, CUtexObject texObject) {
   if (!pTexDesc) return CUDA_ERROR_INVALID_VALUE;
-  auto object = texObjectTable().find(texObject);
-  if (!object) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(object, TexObject, texObject, CUDA_ERROR_INVALID_VALUE);
   *pTexDesc = object->texture;
   return CUDA_SUCCESS;
 }
@@ -76,8 +74,7 @@ CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC* pTexDesc, CUtexObject texO
 // Without a view given at creation driver 580 succeeds and leaves the output untouched (measured on an H200).
 CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC* pResViewDesc, CUtexObject texObject) {
   if (!pResViewDesc) return CUDA_ERROR_INVALID_VALUE;
-  auto object = texObjectTable().find(texObject);
-  if (!object) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(object, TexObject, texObject, CUDA_ERROR_INVALID_VALUE);
   if (object->hasView) *pResViewDesc = object->view;
   return CUDA_SUCCESS;
 }
@@ -93,13 +90,13 @@ CUresult cuSurfObjectCreate(CUsurfObject* pSurfObject, const CUDA_RESOURCE_DESC*
   object->resource = *pResDesc;
   object->store = std::move(*store);
   SurfObject* raw = object.get();
-  raw->handle = surfObjectTable().insert(std::move(object));
+  raw->handle = handleTable<SurfObject>().insert(std::move(object));
   *pSurfObject = raw->handle;
   return CUDA_SUCCESS;
 }
 
 CUresult cuSurfObjectDestroy(CUsurfObject surfObject) {
-  auto object = surfObjectTable().erase(surfObject);
+  auto object = handleTable<SurfObject>().erase(surfObject);
   if (!object) return CUDA_ERROR_INVALID_VALUE;
   retireSurfObject(std::move(object));  // launches queued before now may still use it
   return CUDA_SUCCESS;
@@ -107,8 +104,7 @@ CUresult cuSurfObjectDestroy(CUsurfObject surfObject) {
 
 CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC* pResDesc, CUsurfObject surfObject) {
   if (!pResDesc) return CUDA_ERROR_INVALID_VALUE;
-  auto object = surfObjectTable().find(surfObject);
-  if (!object) return CUDA_ERROR_INVALID_VALUE;
+  CUEMU_LOOKUP(object, SurfObject, surfObject, CUDA_ERROR_INVALID_VALUE);
   *pResDesc = object->resource;
   return CUDA_SUCCESS;
 }

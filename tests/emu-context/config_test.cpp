@@ -155,7 +155,7 @@ TEST(ContextInternalsTest, StorageDestructorsRunWhenTheContextIsDestroyed) {
   ASSERT_EQ(cuInit(0), CUDA_SUCCESS);
   CUcontext handle = nullptr;
   ASSERT_EQ(cuCtxCreate_v2(&handle, 0, 0), CUDA_SUCCESS);
-  auto context = findContext(handle);
+  auto context = handleTable<Context>().find(handleValue(handle));
   ASSERT_TRUE(context);
   static int destroyed = 0;
   static CUcontext destroyedWith = nullptr;
@@ -171,7 +171,7 @@ TEST(ContextInternalsTest, StorageDestructorsRunWhenTheContextIsDestroyed) {
   EXPECT_EQ(destroyed, 7);
   EXPECT_EQ(destroyedWith, handle);
   EXPECT_FALSE(context->storageGet(&key, found));
-  EXPECT_FALSE(findContext(handle));
+  EXPECT_FALSE(handleTable<Context>().find(handleValue(handle)));
 }
 
 TEST(ContextInternalsTest, PrimaryReleaseRunsStorageDestructors) {
@@ -185,10 +185,12 @@ TEST(ContextInternalsTest, PrimaryReleaseRunsStorageDestructors) {
   EXPECT_EQ(early, handle);
   static int destroyed = 0;
   int key = 0;
-  findContext(handle)->storagePut(&key, nullptr, [](CUcontext, void*, void*) { ++destroyed; });
+  handleTable<Context>().find(handleValue(handle))->storagePut(&key, nullptr, [](CUcontext, void*, void*) {
+    ++destroyed;
+  });
   ASSERT_EQ(cuDevicePrimaryCtxRelease_v2(0), CUDA_SUCCESS);
   EXPECT_EQ(destroyed, 1);
-  EXPECT_TRUE(findContext(handle));  // the handle stays
+  EXPECT_TRUE(handleTable<Context>().find(handleValue(handle)));  // the handle stays
 }
 
 }  // namespace

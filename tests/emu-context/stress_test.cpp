@@ -72,7 +72,7 @@ TEST(ContextStressTest, SixteenThreads) {
           CHECK_CU(CUDA_SUCCESS, cuCtxCreate_v2(&context, 0, device));
           size_t tag = (size_t(4) << 20) + nextTag.fetch_add(1) * 16;  // the heap limit is at least 4 MiB
           CHECK_CU(CUDA_SUCCESS, cuCtxSetLimit(CU_LIMIT_MALLOC_HEAP_SIZE, tag));
-          if (auto owned = findContext(context)) {
+          if (auto owned = handleTable<Context>().find(handleValue(context))) {
             static int key;
             owned->storagePut(&key, nullptr, countStorageDestroyed);
             storagePuts.fetch_add(1);
@@ -174,7 +174,8 @@ TEST(ContextStressTest, SixteenThreads) {
   EXPECT_EQ(failures.load(), 0);
   EXPECT_EQ(g_storageDestroyed.load(), storagePuts.load());
   int live = 0;
-  contextTable().forEach([&](const std::shared_ptr<Context>& context) { live += context->isPrimary() ? 0 : 1; });
+  handleTable<Context>().forEach(
+      [&](const std::shared_ptr<Context>& context) { live += context->isPrimary() ? 0 : 1; });
   EXPECT_EQ(live, 0);
 }
 

@@ -253,7 +253,7 @@ TEST_F(Tables, ContextLocalStorage) {
   EXPECT_EQ(get(&value, handle, &keyB), CUDA_ERROR_INVALID_HANDLE);
   EXPECT_EQ(erase(handle, &keyB), CUDA_ERROR_INVALID_HANDLE);
   DestructorLog::calls.clear();
-  contextTable().erase(context->handle());
+  handleTable<Context>().erase(context->handle());
   context->teardown();
   ASSERT_EQ(DestructorLog::calls.size(), 1u);
   EXPECT_EQ(DestructorLog::calls[0], std::make_pair(static_cast<void*>(&keyA), static_cast<void*>(&valueA)));

@@ -34,7 +34,7 @@ class MemoryTest : public ::testing::Test {
   }
   void TearDown() override {
     cuemu::forgetContextOnThisThread(*context_);
-    cuemu::contextTable().erase(context_->handle());
+    cuemu::handleTable<cuemu::Context>().erase(context_->handle());
     context_->teardown();
     context_.reset();
   }

@@ -260,7 +260,7 @@ TEST_F(StreamTest, CallbacksRunInOrderAndSeeStickyErrors) {
   };
   ASSERT_EQ(impl::cuStreamAddCallback(s, cb, &r1, 0), CUDA_SUCCESS);
   // A fault sticks; later work is skipped, but callbacks still run and are told.
-  context_->streams().submit(*streamTable().find(handleValue(s)), [] { return CUDA_ERROR_ILLEGAL_ADDRESS; });
+  context_->streams().submit(*handleTable<Stream>().find(handleValue(s)), [] { return CUDA_ERROR_ILLEGAL_ADDRESS; });
   bool skipped = true;
   host(s, [&] { skipped = false; });
   ASSERT_EQ(impl::cuStreamAddCallback(s, cb, &r2, 0), CUDA_SUCCESS);

@@ -1,6 +1,7 @@
-// The lowering rewrites (ptx/rewrites.def): the switch parser, that each rewrite fires on the kernels it is for
-// (switching it off changes the op stream), and that results and faults are the same with every rewrite on, each
-// one off, and all off. The whole interpreter suite also runs with all rewrites off (ptx_exec_tests_no_rewrites).
+// The interpreter's fast paths (ptx/rewrites.def): the switch parser, that each lowering rewrite fires on the kernels
+// it is for (switching it off changes the op stream), and that results and faults are the same with every fast path
+// on, each one off, the runtime ones off, and all off. The whole interpreter suite also runs with all of them off
+// (ptx_exec_tests_no_rewrites) and with the runtime fast paths off (ptx_exec_tests_no_runtime_fast_paths).
 #include "harness.h"
 
 #include <gtest/gtest.h>
@@ -26,7 +27,7 @@ std::shared_ptr<const Program> compileWith(const std::string& file, uint32_t rew
 }
 
 std::vector<uint32_t> allMasks() {
-  std::vector<uint32_t> masks = {kAllRewrites, 0};
+  std::vector<uint32_t> masks = {kAllRewrites, 0, kLoweringRewrites};
   for (unsigned k = 0; k < unsigned(Rewrite::count_); ++k) masks.push_back(kAllRewrites & ~(1u << k));
   return masks;
 }
@@ -51,17 +52,25 @@ TEST(Rewrites, ParseSwitches) {
   EXPECT_EQ(m, kAllRewrites & ~rewriteBit(Rewrite::SharedFmaChains));
   ASSERT_TRUE(parseRewrites("none, +setp-branch", m, error));
   EXPECT_EQ(m, rewriteBit(Rewrite::SetpBranch));
+  ASSERT_TRUE(parseRewrites("-runtime", m, error));
+  EXPECT_EQ(m, kLoweringRewrites);
+  ASSERT_TRUE(parseRewrites("none,+runtime,-global-runs", m, error));
+  EXPECT_EQ(m, kRuntimeFastPaths & ~rewriteBit(Rewrite::GlobalRuns));
+  EXPECT_NE(kRuntimeFastPaths & rewriteBit(Rewrite::FullWarpWrites), 0u);
+  EXPECT_EQ(kRuntimeFastPaths & rewriteBit(Rewrite::SharedFmaChains), 0u);
   EXPECT_FALSE(parseRewrites("-no-such-rewrite", m, error));
   EXPECT_NE(error.find("unknown rewrite 'no-such-rewrite'"), std::string::npos) << error;
   EXPECT_NE(error.find("launch-constants"), std::string::npos) << error;
   for (unsigned k = 0; k < unsigned(Rewrite::count_); ++k) EXPECT_NE(rewriteName(Rewrite(k)), "?");
 }
 
-// Every rewrite changes the lowering of at least one of the interpreter's kernels (so none is dead, and the
-// differential runs below and ptx_exec_tests_no_rewrites exercise both forms of each).
+// Every lowering rewrite changes the lowering of at least one of the interpreter's kernels (so none is dead, and the
+// differential runs below and ptx_exec_tests_no_rewrites exercise both forms of each). Runtime fast paths leave the
+// op stream alone: a kernel only carries their switches.
 TEST(Rewrites, EachFiresOnSomeKernel) {
   if ((defaultRewrites() & kAllRewrites) != kAllRewrites) GTEST_SKIP() << "rewrites restricted for this run";
   for (unsigned k = 0; k < unsigned(Rewrite::count_); ++k) {
+    if (kRuntimeFastPaths & (1u << k)) continue;
     bool changed = false;
     for (const char* file : {"bench.ptx", "basic.ptx", "sync.ptx"}) {
       // against all the others on, and alone (a rewrite may take over the instructions another one would touch:

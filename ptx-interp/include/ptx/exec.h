@@ -104,7 +104,8 @@ struct CompileResult {
   std::string log;                         // all diagnostics (warnings included)
 };
 
-// Lowering rewrites (fast paths), one bit each; the table with what each does: ptx/rewrites.def.
+// The interpreter's fast paths, lowering rewrites and runtime fast paths, one bit each; the table with what each
+// does: ptx/rewrites.def.
 enum class Rewrite : uint8_t {
 #define PTX_REWRITE(e, name, what) e,
 #include "ptx/rewrites.def"
@@ -113,10 +114,19 @@ enum class Rewrite : uint8_t {
 };
 constexpr uint32_t kAllRewrites = (1u << unsigned(Rewrite::count_)) - 1;
 constexpr uint32_t rewriteBit(Rewrite r) { return 1u << unsigned(r); }
+constexpr uint32_t kRuntimeFastPaths = 0
+#define PTX_REWRITE(e, name, what)
+#define PTX_RUNTIME_FAST_PATH(e, name, what) | rewriteBit(Rewrite::e)
+#include "ptx/rewrites.def"
+#undef PTX_RUNTIME_FAST_PATH
+#undef PTX_REWRITE
+    ;
+constexpr uint32_t kLoweringRewrites = kAllRewrites & ~kRuntimeFastPaths;
 std::string_view rewriteName(Rewrite r);
 // Parses "all", "none", or a comma-separated list of rewrite names, each optionally prefixed with '-' (off) or '+'
 // (on), applied in order to all-on ("-shared-fma-chains" = every rewrite but that one; "none,+setp-branch" = only
-// that one). On an unknown name: false and `error` names it and lists the known ones.
+// that one); the group names "lowering" and "runtime" stand for all rewrites of that kind ("-runtime": every
+// runtime fast path off). On an unknown name: false and `error` names it and lists the known ones.
 bool parseRewrites(std::string_view spec, uint32_t& mask, std::string& error);
 // The rewrites every compile may use (default: all); CompileOptions::rewrites is intersected with it. For the driver
 // (CUEMU_REWRITES) and the tests, set once before compiling.

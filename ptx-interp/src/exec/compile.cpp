@@ -58,6 +58,11 @@ bool parseRewrites(std::string_view spec, uint32_t& mask, std::string& error) {
       on = item.front() == '+';
       item.remove_prefix(1);
     }
+    if (item == "lowering" || item == "runtime") {
+      uint32_t group = item == "runtime" ? kRuntimeFastPaths : kLoweringRewrites;
+      m = on ? m | group : m & ~group;
+      continue;
+    }
     bool found = false;
     for (unsigned k = 0; k < std::size(kRewriteNames); ++k) {
       if (kRewriteNames[k] != item) continue;
@@ -67,7 +72,7 @@ bool parseRewrites(std::string_view spec, uint32_t& mask, std::string& error) {
     if (!found) {
       std::string known;
       for (std::string_view n : kRewriteNames) known += fmt::format("{}{}", known.empty() ? "" : ", ", n);
-      error = fmt::format("unknown rewrite '{}' (known: all, none, {})", item, known);
+      error = fmt::format("unknown rewrite '{}' (known: all, none, lowering, runtime, {})", item, known);
       return false;
     }
   }

@@ -1,4 +1,5 @@
 #include "exec/control.h"
+#include "exec/control_ops.h"
 
 #include "exec/handlers.h"
 #include "exec/memory.h"
@@ -269,8 +270,9 @@ void noteLanesExitedImpl(Warp& w, uint32_t lanes) {
 const Op* braUniform(Warp& w, const Op* op) { return jump(w, op, op->target); }
 
 PTX_LANES const Op* braCond(Warp& w, const Op* op) {
-  uint32_t pm = predMask(R<uint8_t>(w, op->a));
-  if (op->aux & 1) pm = ~pm;
+  const PredicateTest test = PredicateTest::of(*op);
+  uint32_t pm = predMask(R<uint8_t>(w, test.predicate));
+  if (test.negated) pm = ~pm;
   uint32_t taken = pm & w.active;
   if (taken == w.active) return jump(w, op, op->target);
   if (taken == 0) return op + 1;
@@ -278,8 +280,9 @@ PTX_LANES const Op* braCond(Warp& w, const Op* op) {
 }
 
 const Op* brxIdx(Warp& w, const Op* op) {
-  const auto& table = programOf(w).brxTables[op->aux];
-  const uint32_t* idx = R<uint32_t>(w, op->a);
+  const IndexedBranch branch = IndexedBranch::of(*op);
+  const auto& table = programOf(w).brxTables[branch.table];
+  const uint32_t* idx = R<uint32_t>(w, branch.index);
   // group lanes by target
   uint32_t remaining = w.active;
   int first = std::countr_zero(remaining);
@@ -343,7 +346,8 @@ const Op* funcEnd(Warp& w, const Op* op) {
 
 const Op* call(Warp& w, const Op* op) {
   const Program& p = programOf(w);
-  const CallSite& cs = p.calls[op->aux];
+  const uint32_t site = CallOperands::of(*op).site;
+  const CallSite& cs = p.calls[site];
   const FunctionCode& callee = p.functions[cs.callee];
   uint32_t newFrame = w.frame + cs.callerFrameBytes;
   if (uint64_t(newFrame) + callee.frameBytes > w.localStride || w.stack.size() > 64 * kMaxCallDepth)
@@ -364,15 +368,16 @@ const Op* call(Warp& w, const Op* op) {
     w.spill.resize(spill + callee.regBytes);
     std::memcpy(w.spill.data() + spill, w.rf + callee.regBase, callee.regBytes);
   }
-  w.stack.push_back(StackEntry{StackEntry::Call, m, nullptr, op + 1, w.frame, spill, op->aux, w.active});
+  w.stack.push_back(StackEntry{StackEntry::Call, m, nullptr, op + 1, w.frame, spill, site, w.active});
   w.frame = newFrame;
   setActive(w, m);
   return op->target;
 }
 
 PTX_LANES const Op* guard(Warp& w, const Op* op) {
-  uint32_t pm = predMask(R<uint8_t>(w, op->a));
-  if (op->aux & 1) pm = ~pm;
+  const PredicateTest test = PredicateTest::of(*op);
+  uint32_t pm = predMask(R<uint8_t>(w, test.predicate));
+  if (test.negated) pm = ~pm;
   uint32_t m = w.active & pm;
   if (m == 0) return op->target;
   w.exec = m;
@@ -384,12 +389,12 @@ const Op* unguard(Warp& w, const Op* op) {
   return op + 1;
 }
 
-// aux: 0 sync, 1 arrive, 2 red.popc, 3 red.and, 4 red.or; d: red destination; c: red predicate (aux bit 8: negated)
 const Op* barSync(Warp& w, const Op* op) {
   Cta& cta = *w.cta;
+  const BarrierOperands bar = BarrierOperands::of(*op);
   int lane = std::countr_zero(w.exec | 0x80000000u);
-  uint32_t id = R<uint32_t>(w, op->a)[lane];
-  uint32_t count = op->b ? R<uint32_t>(w, op->b)[lane] : 0;
+  uint32_t id = R<uint32_t>(w, bar.id)[lane];
+  uint32_t count = bar.count ? R<uint32_t>(w, bar.count)[lane] : 0;
   if (id >= 16) return raiseFault(w, op, lane, FaultKind::IllegalInstruction, id, "barrier id out of range");
   if (count && (count % 32 != 0 || count > cta.nwarps * 32u))
     return raiseFault(w, op, lane, FaultKind::IllegalInstruction, count, "invalid barrier thread count");
@@ -400,12 +405,10 @@ const Op* barSync(Warp& w, const Op* op) {
     b.redOr = 0;
     b.redPopc = 0;
   }
-  uint32_t kind = op->aux & 0xff;
-  if (kind >= 2) {
-    const uint8_t* pr = R<uint8_t>(w, op->c);
-    bool neg = (op->aux >> 8) & 1;
+  if (bar.isReduction()) {
+    const uint8_t* pr = R<uint8_t>(w, bar.predicate);
     h::forActive(w.exec, [&](int i) {
-      bool v = (pr[i] != 0) != neg;
+      bool v = (pr[i] != 0) != bar.negated;
       b.redPopc += v;
       b.redAnd &= v;
       b.redOr |= v;
@@ -413,13 +416,13 @@ const Op* barSync(Warp& w, const Op* op) {
   }
   b.waiting += 1;
   b.arrived += laneCount(w.alive);
-  if (kind == 1) {  // arrive: no wait
+  if (bar.kind == BarrierOperands::Arrive) {  // no wait
     if (barrierComplete(cta, b)) releaseBarrier(cta, id);
     return op + 1;
   }
   w.barrierId = id;
-  w.barrierDst = kind >= 2 ? op->d : 0;
-  w.barrierRedOp = uint8_t(kind >= 2 ? kind - 1 : 0);
+  w.barrierDst = bar.isReduction() ? bar.result : 0;
+  w.barrierRedOp = uint8_t(bar.isReduction() ? bar.kind - 1 : 0);
   w.state = WarpState::AtBarrier;
   w.pc = op + 1;
   if (barrierComplete(cta, b)) {
@@ -447,9 +450,12 @@ const Op* nanosleep(Warp& w, const Op* op) {
 
 const Op* trap(Warp& w, const Op* op) {
   int lane = std::countr_zero(w.exec | 0x80000000u);
-  if (op->aux == 0) return raiseFault(w, op, lane, FaultKind::IllegalInstruction, 0, "trap instruction executed");
-  if (op->aux == 1) return raiseFault(w, op, lane, FaultKind::IllegalInstruction, 0, "brkpt instruction executed");
-  return raiseFault(w, op, lane, FaultKind::IllegalInstruction, 0, programOf(w).messages[op->imm]);
+  const TrapOperands trap = TrapOperands::of(*op);
+  if (trap.kind == TrapOperands::Trap)
+    return raiseFault(w, op, lane, FaultKind::IllegalInstruction, 0, "trap instruction executed");
+  if (trap.kind == TrapOperands::Brkpt)
+    return raiseFault(w, op, lane, FaultKind::IllegalInstruction, 0, "brkpt instruction executed");
+  return raiseFault(w, op, lane, FaultKind::IllegalInstruction, 0, programOf(w).messages[trap.message]);
 }
 
 const Op* localAddr(Warp& w, const Op* op) {

@@ -100,6 +100,7 @@ struct KernelCode {
   uint32_t sharedAlign = 16;
   uint32_t dynamicSharedBase = 0;  // offset of the dynamic shared memory (extern .shared) in the CTA's block
   bool usesBarriers = false;
+  uint32_t fastPaths = kRuntimeFastPaths;  // the runtime fast paths (ptx/rewrites.def) its compile allowed
   uint32_t irFunction = 0;  // the entry's index in the module (what `mov.u64 %rd, kernel` gives, less the base)
   std::string unsupported;  // non-empty: the kernel contains an instruction the interpreter cannot run
 };
@@ -249,6 +250,10 @@ struct Warp {
   uint32_t exec = 0;      // lanes executing the current op (active & guard)
   uint32_t active = 0;    // lanes on the current path
   uint32_t alive = 0;     // lanes that have not exited
+  // The kernel's runtime fast paths (KernelCode::fastPaths). full-warp-writes is tested on every lane-wise op, so
+  // it is a mask to compare exec with: kFullMask when on, a value no 32-bit mask equals when off.
+  uint32_t fastPaths = kRuntimeFastPaths;
+  uint64_t fullWarpWrites = kFullMask;
   WarpState state = WarpState::Ready;
   uint32_t index = 0;      // warp index in the CTA
   const Op* pc = nullptr;  // resume point
@@ -390,6 +395,16 @@ inline Cta* clusterSharedOwner(Cta& self, uint64_t a) {
   for (Cta* c : self.cluster->ctas)
     if (a - reinterpret_cast<uint64_t>(c->shared) < c->sharedBytes) return c;
   return nullptr;
+}
+
+// Whether runtime fast path r (ptx/rewrites.def) may run for the current op: every lane executes and r is on.
+inline bool fullWarpFastPath(const Warp& w, Rewrite r) {
+  return w.exec == kFullMask && (w.fastPaths & rewriteBit(r)) != 0;
+}
+// Sets a warp's runtime fast paths to those of its kernel.
+inline void setFastPaths(Warp& w, uint32_t fastPaths) {
+  w.fastPaths = fastPaths;
+  w.fullWarpWrites = (fastPaths & rewriteBit(Rewrite::FullWarpWrites)) ? kFullMask : ~uint64_t(0);
 }
 
 // Raises a fault for lane `lane` of warp w at op; returns nullptr so handlers can `return fault(...)`.

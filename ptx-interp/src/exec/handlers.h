@@ -66,7 +66,7 @@ template <class T> PTX_HOT void blendLanes(T* dst, const T* tmp, uint32_t m) {
 // straight into d, which may be one of the operands. Writing through a temporary cost every op's consumer a
 // second store-to-load hop on its dependency chain (a chain of add.s32 went from 6.5 to about 4 ns per op).
 template <class T, class F> PTX_HOT void store(Warp& w, uint32_t d, F f) {
-  if (w.exec == kFullMask) {
+  if (w.exec == w.fullWarpWrites) {  // runtime fast path full-warp-writes
     T* dst = R<T>(w, d);
 #pragma GCC ivdep
     for (int i = 0; i < 32; ++i) dst[i] = f(i);
@@ -82,7 +82,7 @@ template <class T, class F> PTX_HOT void store(Warp& w, uint32_t d, F f) {
 // forwarded from (see copyVec).
 template <class T> PTX_HOT void storeLanes(Warp& w, uint32_t d, const T* tmp) {
   T* dst = R<T>(w, d);
-  if (w.exec == kFullMask)
+  if (w.exec == w.fullWarpWrites)  // runtime fast path full-warp-writes
     copyVec<32 * sizeof(T)>(dst, tmp);
   else
     blendLanes(dst, tmp, w.exec);
@@ -179,38 +179,76 @@ template <class T, Cmp C> PTX_HOT bool compare(T a, T b) {
     }
   }
 }
-// setp: d = a CMP b; optional second destination e = !(...) and combination with predicate c (aux: 0 none,
-// 1 and, 2 or, 3 xor; bit 4: c is negated).
-// aux bit 5 (kSetpThenBranch): the next op is the conditional branch on d; it runs from here, without a trip
-// through the dispatch loop (compare-and-branch is the tail of most loops).
-constexpr uint32_t kSetpThenBranch = 32;
+// The typed operand view of setp and set (the f16/bf16 forms in isa/compare.cpp too): d = a CMP b, combined with
+// predicate c (negated or not) by and/or/xor; setp's optional second destination gets the complement combined
+// likewise; halfFtz flushes subnormal f16 inputs; thenBranch: the next op is the conditional branch on d, which
+// runs from here without a trip through the dispatch loop (rewrite setp-branch: compare-and-branch is the tail of
+// most loops). set's value for true stays in the op's imm (isa/compare.cpp). The one place that packs these fields
+// (into) and reads them (of).
+struct CompareOperands {
+  enum Combine : uint8_t { None = 0, And = 1, Or = 2, Xor = 3 };  // ptx::BoolOp's values
+  Combine combine = None;
+  uint32_t predicate = 0;  // c
+  bool negated = false;
+  uint32_t complement = 0;  // setp's second destination (0: none)
+  bool halfFtz = false;
+  bool thenBranch = false;
+
+  // d = a CMP b and nothing else
+  bool plain() const { return combine == None && !negated && !halfFtz && complement == 0; }
+  static CompareOperands of(const Op& op) {
+    CompareOperands v;
+    v.combine = Combine(op.aux & 15);
+    v.negated = (op.aux & 16) != 0;
+    v.thenBranch = (op.aux & 32) != 0;
+    v.halfFtz = (op.aux & 64) != 0;
+    v.predicate = op.c;
+    v.complement = op.e;
+    return v;
+  }
+  void into(Op& op) const {
+    op.aux = uint32_t(combine) | (negated ? 16 : 0) | (thenBranch ? 32 : 0) | (halfFtz ? 64 : 0);
+    op.c = predicate;
+    op.e = complement;
+  }
+  // x combined with lane i of the predicate register's bytes c
+  PTX_HOT bool combined(bool x, const uint8_t* c, int i) const {
+    bool cv = (c[i] != 0) != negated;
+    switch (combine) {
+      case And: return x && cv;
+      case Or: return x || cv;
+      case Xor: return x != cv;
+      default: return x;
+    }
+  }
+};
 template <class T, Cmp C> PTX_LANES const Op* setp(Warp& w, const Op* op) {
   const T* a = R<T>(w, op->a);
   const T* b = R<T>(w, op->b);
   const Op* next = op + 1;
-  if ((op->aux & ~kSetpThenBranch) == 0 && op->e == 0) {
+  const CompareOperands v = CompareOperands::of(*op);
+  if (v.plain()) {
     store<uint8_t>(w, op->d, [&](int i) { return uint8_t(compare<T, C>(a[i], b[i])); });
-    return (op->aux & kSetpThenBranch) ? ctl::braCond(w, next) : next;
+    return v.thenBranch ? ctl::braCond(w, next) : next;
   }
   alignas(64) uint8_t r[32];
   for (int i = 0; i < 32; ++i) r[i] = compare<T, C>(a[i], b[i]);
-  const uint8_t* c = R<uint8_t>(w, op->c);
-  uint8_t neg = (op->aux >> 4) & 1;
-  uint32_t comb = op->aux & 15;
+  const uint8_t* c = R<uint8_t>(w, v.predicate);
+  uint8_t neg = v.negated;
   alignas(64) uint8_t p[32], q[32];
   for (int i = 0; i < 32; ++i) {
     uint8_t cv = uint8_t((c[i] != 0) ^ neg);
     uint8_t x = r[i], nx = uint8_t(!r[i]);
-    switch (comb) {
-      case 1:
+    switch (v.combine) {
+      case CompareOperands::And:
         x &= cv;
         nx &= cv;
         break;
-      case 2:
+      case CompareOperands::Or:
         x |= cv;
         nx |= cv;
         break;
-      case 3:
+      case CompareOperands::Xor:
         x ^= cv;
         nx ^= cv;
         break;
@@ -220,8 +258,8 @@ template <class T, Cmp C> PTX_LANES const Op* setp(Warp& w, const Op* op) {
     q[i] = nx;
   }
   storeLanes<uint8_t>(w, op->d, p);
-  if (op->e) storeLanes<uint8_t>(w, op->e, q);
-  return (op->aux & kSetpThenBranch) ? ctl::braCond(w, next) : next;
+  if (v.complement) storeLanes<uint8_t>(w, v.complement, q);
+  return v.thenBranch ? ctl::braCond(w, next) : next;
 }
 template <int Kind> const Op* predLogic(Warp& w, const Op* op) {  // 0 and 1 or 2 xor 3 not 4 mov
   const uint8_t* a = R<uint8_t>(w, op->a);

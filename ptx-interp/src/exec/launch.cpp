@@ -186,6 +186,7 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
     uint32_t lanes = std::min<uint32_t>(32, cta.nthreads - w * 32);
     uint32_t mask = lanes == 32 ? kFullMask : ((1u << lanes) - 1);
     wp.active = wp.exec = wp.alive = mask;
+    setFastPaths(wp, code.fastPaths);
     wp.state = WarpState::Ready;
     wp.index = w;
     wp.pc = entry;

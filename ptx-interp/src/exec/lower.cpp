@@ -2,6 +2,7 @@
 // reconvergence, the dispatch of every instruction to its class (isa/*.cpp), and the module-level lowerModule.
 #include "exec/lower.h"
 
+#include "exec/control_ops.h"
 #include "exec/lowerer.h"
 
 #include <functional>
@@ -679,6 +680,7 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
   info.unsupported = code_->unsupported;
   info.staticSharedBytes = sharedTop_;
   code_->usesBarriers = usesBarriers_;
+  code_->fastPaths = rewriteMask_ & kRuntimeFastPaths;
   code_->regFileBytes = alignUp(rfTop_, 64);
   uint32_t regs = 0;
   for (auto& fi : instances_) {
@@ -699,9 +701,7 @@ void KernelLowerer::unsupported(const Instruction& in, std::string_view why) {
   std::string msg = fmt::format("instruction '{}' (PTX line {}) is not supported by the interpreter{}{}", name,
                                 in.loc.line, why.empty() ? "" : ": ", why);
   if (code_->unsupported.empty()) code_->unsupported = msg;
-  Op& op = emit(&ctl::trap);
-  op.aux = 2;
-  op.imm = int64_t(prog_.messages.size());
+  ctl::TrapOperands{ctl::TrapOperands::Unsupported, uint32_t(prog_.messages.size())}.into(emit(&ctl::trap));
   prog_.messages.push_back(msg);
 }
 
@@ -726,11 +726,12 @@ void KernelLowerer::lowerInstruction(uint32_t idx) {
         // (instructions that emit nothing may stand between them)
         uint32_t prev = idx;
         while (prev > 0 && rewrites_[prev - 1].emitsNothing()) --prev;
-        if (prev > 0 && rewrites_[prev - 1].setpOp == here() - 1 && prog_.ops[here() - 1].d == regOf(in.guard))
-          prog_.ops[here() - 1].aux |= h::kSetpThenBranch;
-        Op& op = emit(&ctl::braCond);
-        op.a = regOf(in.guard);
-        op.aux = in.guardNegated ? 1 : 0;
+        if (prev > 0 && rewrites_[prev - 1].setpOp == here() - 1 && prog_.ops[here() - 1].d == regOf(in.guard)) {
+          h::CompareOperands setp = h::CompareOperands::of(prog_.ops[here() - 1]);
+          setp.thenBranch = true;
+          setp.into(prog_.ops[here() - 1]);
+        }
+        ctl::PredicateTest{regOf(in.guard), in.guardNegated}.into(emit(&ctl::braCond));
       }
       return;
     }
@@ -743,9 +744,7 @@ void KernelLowerer::lowerInstruction(uint32_t idx) {
         } else {
           int32_t r = ipdom_[block];
           pending_.push_back({here(), r < 0 ? 0xffffffffu : uint32_t(r), PendingTarget::RpcBlock});
-          Op& op = emit(&ctl::braCond);
-          op.a = regOf(in.guard);
-          op.aux = in.guardNegated ? 1 : 0;
+          ctl::PredicateTest{regOf(in.guard), in.guardNegated}.into(emit(&ctl::braCond));
         }
         return;
       }
@@ -766,9 +765,7 @@ void KernelLowerer::lowerInstruction(uint32_t idx) {
       int32_t r = ipdom_[block];
       uint32_t a = src(opnd(in, 0), Type::u32);
       pending_.push_back({here(), r < 0 ? 0xffffffffu : uint32_t(r), PendingTarget::RpcBlock});
-      Op& op = emit(&ctl::brxIdx);
-      op.a = a;
-      op.aux = brxPending_.back().second;
+      ctl::IndexedBranch{a, brxPending_.back().second}.into(emit(&ctl::brxIdx));
       return;
     }
     case Opcode::Call:
@@ -779,9 +776,7 @@ void KernelLowerer::lowerInstruction(uint32_t idx) {
   uint32_t guardOp = 0;
   if (guarded) {
     guardOp = here();
-    Op& g = emit(&ctl::guard);
-    g.a = regOf(in.guard);
-    g.aux = in.guardNegated ? 1 : 0;
+    ctl::PredicateTest{regOf(in.guard), in.guardNegated}.into(emit(&ctl::guard));
   }
   lowerBody(in);
   if (guarded) {

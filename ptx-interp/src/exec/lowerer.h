@@ -284,7 +284,7 @@ class KernelLowerer {
                         const std::vector<const Operand*>& rets);
   void unsupported(const Instruction& in, std::string_view why = "");
   void lowerHalfCompare(const Instruction& in);
-  void emitSetp(Handler hnd, uint32_t a, uint32_t b, uint32_t c, uint32_t aux, const Operand& d0);
+  void emitSetp(Handler hnd, uint32_t a, uint32_t b, h::CompareOperands v, const Operand& d0);
   uint32_t usedBytesMask() const;
   void lowerPacked16(const Instruction& in);
 

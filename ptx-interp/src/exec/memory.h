@@ -402,7 +402,7 @@ template <class A, class M> PTX_HOT int sharedLayout(Warp& w, uint32_t baseReg, 
   const Cta& cta = *w.cta;
   SharedLayoutSlot& slot = w.sharedLayouts[tag & kLayoutSlotMask];
   if (tag & kLayoutCompute) slot.shapes = -1;  // until proven below
-  if (w.exec != kFullMask || cta.sharedBytes < sizeof(M)) return -1;
+  if (!fullWarpFastPath(w, Rewrite::SharedWarpLayouts) || cta.sharedBytes < sizeof(M)) return -1;
   uint64_t limit = cta.sharedBytes - sizeof(M), imm = uint64_t(offset);
   if (imm > limit || (imm & (sizeof(M) - 1)) != 0) return -1;  // negative, misaligned or past the block
   const uint64_t maxBase = limit - imm;
@@ -555,7 +555,7 @@ template <int Ix> PTX_HOT void fusedAddresses(Warp& w, const Op* op, uint64_t* o
 // is valid device memory (one validator look-up: the lanes of a warp usually touch one allocation), the layout
 // of the 32 addresses, which addr receives; -1: the per-lane path decides (and faults).
 template <class A, class M, int Ix> PTX_HOT int globalLayout(Warp& w, const Op* op, uint64_t* addr) {
-  if (w.exec != kFullMask) return -1;
+  if (!fullWarpFastPath(w, Rewrite::GlobalLayouts)) return -1;
   // computed into a local first: a loop writing through addr stays scalar at -O2 (it could alias the registers)
   const uint64_t imm = uint64_t(op->imm);
   alignas(64) uint64_t tmp[32];
@@ -596,7 +596,7 @@ struct HalfStarts {
   uint64_t lo = 0, hi = 0;
 };
 template <class M, int Ix> PTX_HOT HalfStarts consecutiveGlobal(Warp& w, const Op* op) {
-  if (w.exec != kFullMask) return {};
+  if (!fullWarpFastPath(w, Rewrite::GlobalRuns)) return {};
   const uint64_t* base = R<uint64_t>(w, op->a);
   const uint64_t imm = uint64_t(op->imm);
   constexpr uint64_t kSize = sizeof(M);

@@ -9,18 +9,10 @@ namespace h {
 template <class T, Cmp C, class D> const Op* setValue(Warp& w, const Op* op) {
   const T* a = R<T>(w, op->a);
   const T* b = R<T>(w, op->b);
-  const uint8_t* c = R<uint8_t>(w, op->c);
-  uint8_t neg = (op->aux >> 4) & 1;
-  uint32_t comb = op->aux & 15;
+  const CompareOperands v = CompareOperands::of(*op);
+  const uint8_t* c = R<uint8_t>(w, v.predicate);
   store<D>(w, op->d, [&](int i) -> D {
-    bool x = compare<T, C>(a[i], b[i]);
-    bool cv = (c[i] != 0) ^ neg;
-    if (comb == 1)
-      x = x && cv;
-    else if (comb == 2)
-      x = x || cv;
-    else if (comb == 3)
-      x = x != cv;
+    bool x = v.combined(compare<T, C>(a[i], b[i]), c, i);
     if constexpr (std::is_same_v<D, float>)
       return x ? 1.0f : 0.0f;
     else
@@ -28,10 +20,9 @@ template <class T, Cmp C, class D> const Op* setValue(Warp& w, const Op* op) {
   });
   return op + 1;
 }
-// set/setp on .f16/.bf16 and their .x2 pairs: each half compares in f32 (exact). aux as setValue/setp, plus
-// kHalfFtz (.ftz flushes subnormal f16 inputs to signed zero). set writes op->imm's bits for true (1.0 in the
-// destination format, or all ones; per half for pairs), 0 for false.
-constexpr uint32_t kHalfFtz = 64;
+// set/setp on .f16/.bf16 and their .x2 pairs: each half compares in f32 (exact), with the CompareOperands of
+// setValue/setp (halfFtz: .ftz flushes subnormal f16 inputs to signed zero). set writes op->imm's bits for true
+// (1.0 in the destination format, or all ones; per half for pairs), 0 for false.
 template <bool BF> PTX_HOT float halfOperand(uint16_t x, bool ftz) {
   if constexpr (BF) {
     return std::bit_cast<float>(uint32_t(x) << 16);
@@ -40,25 +31,16 @@ template <bool BF> PTX_HOT float halfOperand(uint16_t x, bool ftz) {
     return num::halfToFloat(x);
   }
 }
-template <Cmp C, bool BF> PTX_HOT bool halfCompareRaw(uint16_t a, uint16_t b, uint32_t aux) {
-  bool ftz = aux & kHalfFtz;
-  return compare<float, C>(halfOperand<BF>(a, ftz), halfOperand<BF>(b, ftz));
+template <Cmp C, bool BF> PTX_HOT bool halfCompareRaw(uint16_t a, uint16_t b, const CompareOperands& v) {
+  return compare<float, C>(halfOperand<BF>(a, v.halfFtz), halfOperand<BF>(b, v.halfFtz));
 }
-PTX_HOT bool combinePredicate(bool x, uint32_t aux, const uint8_t* c, int i) {
-  bool cv = (c[i] != 0) ^ ((aux >> 4) & 1);
-  switch (aux & 15) {
-    case 1: return x && cv;
-    case 2: return x || cv;
-    case 3: return x != cv;
-    default: return x;
-  }
-}
-template <Cmp C, bool BF> PTX_HOT bool halfCompare(uint16_t a, uint16_t b, uint32_t aux, const uint8_t* c, int i) {
-  return combinePredicate(halfCompareRaw<C, BF>(a, b, aux), aux, c, i);
+template <Cmp C, bool BF>
+PTX_HOT bool halfCompare(uint16_t a, uint16_t b, const CompareOperands& v, const uint8_t* c, int i) {
+  return v.combined(halfCompareRaw<C, BF>(a, b, v), c, i);
 }
 template <class D, Cmp C, bool BF, bool PAIR> const Op* setHalf(Warp& w, const Op* op) {
-  const uint8_t* c = R<uint8_t>(w, op->c);
-  uint32_t aux = op->aux;
+  const CompareOperands aux = CompareOperands::of(*op);
+  const uint8_t* c = R<uint8_t>(w, aux.predicate);
   if constexpr (PAIR) {
     const uint32_t* a = R<uint32_t>(w, op->a);
     const uint32_t* b = R<uint32_t>(w, op->b);
@@ -79,8 +61,8 @@ template <class D, Cmp C, bool BF, bool PAIR> const Op* setHalf(Warp& w, const O
 // setp: for pairs, `p|q` receive the low and the high half's result; for a single half, q is the complement (as
 // setp on other types), each combined with c.
 template <Cmp C, bool BF, bool PAIR> const Op* setpHalf(Warp& w, const Op* op) {
-  const uint8_t* c = R<uint8_t>(w, op->c);
-  uint32_t aux = op->aux;
+  const CompareOperands aux = CompareOperands::of(*op);
+  const uint8_t* c = R<uint8_t>(w, aux.predicate);
   alignas(64) uint8_t p[32], q[32];
   if constexpr (PAIR) {
     const uint32_t* a = R<uint32_t>(w, op->a);
@@ -94,12 +76,12 @@ template <Cmp C, bool BF, bool PAIR> const Op* setpHalf(Warp& w, const Op* op) {
     const uint16_t* b = R<uint16_t>(w, op->b);
     for (int i = 0; i < 32; ++i) {
       bool x = halfCompareRaw<C, BF>(a[i], b[i], aux);
-      p[i] = combinePredicate(x, aux, c, i);
-      q[i] = combinePredicate(!x, aux, c, i);
+      p[i] = aux.combined(x, c, i);
+      q[i] = aux.combined(!x, c, i);
     }
   }
   storeLanes<uint8_t>(w, op->d, p);
-  if (op->e) storeLanes<uint8_t>(w, op->e, q);
+  if (aux.complement) storeLanes<uint8_t>(w, aux.complement, q);
   return op + 1;
 }
 template <class T> PTX_LANES const Op* selp(Warp& w, const Op* op) {
@@ -130,18 +112,17 @@ namespace lowering {
 // set/setp on .f16/.bf16 and .f16x2/.bf16x2 (cuda_fp16.hpp and cuda_bf16.hpp compare this way). set's true value:
 // 1.0 in a floating-point destination's format, all ones in an integer one; pairs get it per half.
 // A setp's op with its predicate destination, or both predicates of a `p|q` destination pair.
-void KernelLowerer::emitSetp(Handler hnd, uint32_t a, uint32_t b, uint32_t c, uint32_t aux, const Operand& d0) {
+void KernelLowerer::emitSetp(Handler hnd, uint32_t a, uint32_t b, h::CompareOperands v, const Operand& d0) {
   Op& op = emit(hnd);
   op.a = a;
   op.b = b;
-  op.c = c;
-  op.aux = aux;
   if (d0.kind == OperandKind::RegPair) {
     op.d = regOf(d0.index);
-    op.e = regOf(uint32_t(d0.value));
+    v.complement = regOf(uint32_t(d0.value));
   } else {
     op.d = dst(d0, Type::pred).off;
   }
+  v.into(op);
 }
 
 void KernelLowerer::lowerHalfCompare(const Instruction& in) {
@@ -151,13 +132,13 @@ void KernelLowerer::lowerHalfCompare(const Instruction& in) {
   bool bf = st == Type::bf16 || st == Type::bf16x2;
   bool pair = st == Type::f16x2 || st == Type::bf16x2;
   uint32_t a = src(opnd(in, 1), st), b = src(opnd(in, 2), st);
-  uint32_t c = kZeroReg, aux = in.has(ptx::Flag::ftz) ? h::kHalfFtz : 0;
+  h::CompareOperands v;
+  v.halfFtz = in.has(ptx::Flag::ftz);
   if (in.boolOp != ptx::BoolOp::none) {
-    bool neg;
-    c = srcPred(opnd(in, 3), neg);
-    aux |= uint32_t(in.boolOp) | (neg ? 16 : 0);
+    v.predicate = srcPred(opnd(in, 3), v.negated);
+    v.combine = h::CompareOperands::Combine(in.boolOp);
   } else {
-    c = literal(0, 1);
+    v.predicate = literal(0, 1);
   }
   auto pick = [&](auto cc) -> Handler {
     constexpr h::Cmp C = decltype(cc)::value;
@@ -175,7 +156,7 @@ void KernelLowerer::lowerHalfCompare(const Instruction& in) {
   };
   Handler hnd = byCmp(in.cmp, line_, pick);
   if (!isSet) {
-    emitSetp(hnd, a, b, c, aux, opnd(in, 0));
+    emitSetp(hnd, a, b, v, opnd(in, 0));
     return;
   }
   uint64_t one;
@@ -192,8 +173,7 @@ void KernelLowerer::lowerHalfCompare(const Instruction& in) {
   op.d = d.off;
   op.a = a;
   op.b = b;
-  op.c = c;
-  op.aux = aux;
+  v.into(op);
   op.imm = int64_t(one);
   finish(d);
 }
@@ -218,13 +198,12 @@ void KernelLowerer::lowerCompare(const Instruction& in) {
               return byCmp(in.cmp, line_, [&](auto c) -> Handler { return &h::setp<I, decltype(c)::value>; });
             });
       }
-      uint32_t c = 0, aux = 0;
+      h::CompareOperands v;
       if (in.boolOp != ptx::BoolOp::none) {
-        bool neg;
-        c = srcPred(opnd(in, 3), neg);
-        aux = uint32_t(in.boolOp) | (neg ? 16 : 0);
+        v.predicate = srcPred(opnd(in, 3), v.negated);
+        v.combine = h::CompareOperands::Combine(in.boolOp);
       }
-      emitSetp(hnd, a, b, c, aux, d0);
+      emitSetp(hnd, a, b, v, d0);
       if (enabled(Rewrite::SetpBranch)) rewrites_[curInst_].setpOp = here() - 1;
       return;
     }
@@ -232,13 +211,12 @@ void KernelLowerer::lowerCompare(const Instruction& in) {
       Type dt = in.types[0], st = in.numTypes > 1 ? in.types[1] : in.types[0];
       if (st == Type::f16 || st == Type::bf16 || st == Type::f16x2 || st == Type::bf16x2) return lowerHalfCompare(in);
       uint32_t a = src(opnd(in, 1), st), b = src(opnd(in, 2), st);
-      uint32_t c = kZeroReg, aux = 0;
+      h::CompareOperands v;
       if (in.boolOp != ptx::BoolOp::none) {
-        bool neg;
-        c = srcPred(opnd(in, 3), neg);
-        aux = uint32_t(in.boolOp) | (neg ? 16 : 0);
+        v.predicate = srcPred(opnd(in, 3), v.negated);
+        v.combine = h::CompareOperands::Combine(in.boolOp);
       } else {
-        c = literal(0, 1);
+        v.predicate = literal(0, 1);
       }
       auto withD = [&](auto srcTag) -> Handler {
         using S = decltype(srcTag);
@@ -254,8 +232,7 @@ void KernelLowerer::lowerCompare(const Instruction& in) {
       op.d = d.off;
       op.a = a;
       op.b = b;
-      op.c = c;
-      op.aux = aux;
+      v.into(op);
       finish(d);
       return;
     }

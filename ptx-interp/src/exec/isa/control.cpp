@@ -1,5 +1,6 @@
 // Control flow (OpClass Control): calls (direct, indirect, built-in functions, the device runtime), exit and ret.
 // Branches are lowered by the core (lower.cpp) with the CFG.
+#include "exec/control_ops.h"
 #include "exec/lowerer.h"
 #include "exec/device_runtime.h"
 
@@ -18,8 +19,8 @@ void KernelLowerer::lowerControl(const Instruction& in) {
 
 void KernelLowerer::lowerMisc(const Instruction& in) {
   switch (in.opcode) {
-    case Opcode::Trap: emit(&ctl::trap).aux = 0; return;
-    case Opcode::Brkpt: emit(&ctl::trap).aux = 1; return;
+    case Opcode::Trap: ctl::TrapOperands{ctl::TrapOperands::Trap}.into(emit(&ctl::trap)); return;
+    case Opcode::Brkpt: ctl::TrapOperands{ctl::TrapOperands::Brkpt}.into(emit(&ctl::trap)); return;
     case Opcode::Nanosleep: emit(&ctl::nanosleep); return;
     case Opcode::Pmevent: emit(&ctl::nop); return;
     default: return unsupported(in);
@@ -115,8 +116,11 @@ void KernelLowerer::lowerIndirectCall(const Instruction& in) {
     op.a = target;
     op.b = literal(kFunctionAddressBase | f, 8);
     if (guarded) {
-      op.c = regOf(in.guard);
-      op.aux = uint8_t(1 | (in.guardNegated ? 16 : 0));
+      h::CompareOperands v;
+      v.combine = h::CompareOperands::And;
+      v.predicate = regOf(in.guard);
+      v.negated = in.guardNegated;
+      v.into(op);
     }
     Op& orOp = emit(&h::predLogic<1>);
     orOp.d = matched;
@@ -126,17 +130,13 @@ void KernelLowerer::lowerIndirectCall(const Instruction& in) {
   }
   auto guardedBlock = [&](uint32_t pred, bool negated, auto body) {
     uint32_t guardOp = here();
-    Op& g = emit(&ctl::guard);
-    g.a = pred;
-    g.aux = negated ? 1 : 0;
+    ctl::PredicateTest{pred, negated}.into(emit(&ctl::guard));
     body();
     emit(&ctl::unguard);
     pending_.push_back({guardOp, here(), PendingTarget::Absolute});
   };
   guardedBlock(matched, true, [&] {
-    Op& op = emit(&ctl::trap);
-    op.aux = 2;
-    op.imm = int64_t(prog_.messages.size());
+    ctl::TrapOperands{ctl::TrapOperands::Unsupported, uint32_t(prog_.messages.size())}.into(emit(&ctl::trap));
     prog_.messages.push_back(
         fmt::format("indirect call (PTX line {}) through an address that is not a function "
                     "of the module with the call's signature",
@@ -193,8 +193,7 @@ void KernelLowerer::lowerDirectCall(uint32_t calleeIr, const std::vector<const O
   prog_.calls.push_back(cs);
   callerOf_.push_back(instanceOfIr_.at(fi_->irIndex));
   callOps_.push_back({here(), calleeIr});
-  Op& op = emit(&ctl::call);
-  op.aux = index;
+  ctl::CallOperands{index}.into(emit(&ctl::call));
 }
 
 void KernelLowerer::lowerBuiltinCall(const Instruction& in, std::string_view name,

@@ -188,7 +188,6 @@ uint32_t toTf32Bits(float f, const NarrowMode& m) {
   return sign | mag;
 }
 
-// aux: bits 0-3 kind, 4-5 rounding, 6 relu, 7 satfinite, 8 ties away
 enum NarrowKind : uint32_t {
   NF16,
   NBF16,
@@ -201,6 +200,22 @@ enum NarrowKind : uint32_t {
   NE5M2x2FromF16x2,  // cvt.rn.satfinite{.relu}.e4m3x2/e5m2x2.f16x2: each half, high to high
   NF16x2FromE4M3x2,
   NF16x2FromE5M2x2,  // cvt.rn{.relu}.f16x2.e4m3x2/e5m2x2: exact, high byte to high half
+};
+
+// The typed operand view of a narrowing conversion (cvtNarrow): which conversion and its modes; the one place that
+// packs them into the op at lowering (into) and reads them in the handler (of).
+struct NarrowOperands {
+  NarrowKind kind = NF16;
+  NarrowMode mode{Round::RN, false, false, false};
+
+  static NarrowOperands of(const Op& op) {
+    return {NarrowKind(op.aux & 15),
+            NarrowMode{Round((op.aux >> 4) & 3), (op.aux & 64) != 0, (op.aux & 128) != 0, (op.aux & 256) != 0}};
+  }
+  void into(Op& op) const {
+    op.aux = uint32_t(kind) | uint32_t(mode.round) << 4 | (mode.relu ? 64u : 0u) | (mode.satfinite ? 128u : 0u) |
+             (mode.ties_away ? 256u : 0u);
+  }
 };
 
 // An 8-bit float as a float (exact). NaN (e4m3 S.1111.111, e5m2 exponent 31 with a mantissa) comes back as NaN.
@@ -217,11 +232,12 @@ PTX_HOT float fp8ToFloat(uint8_t x, bool e5m2) {
 const Op* cvtNarrow(Warp& w, const Op* op) {
   const float* a = h::R<float>(w, op->a);
   const float* b = h::R<float>(w, op->b);
-  NarrowMode m{Round((op->aux >> 4) & 3), bool(op->aux & 64), bool(op->aux & 128), bool(op->aux & 256)};
-  switch (NarrowKind(op->aux & 15)) {
+  const NarrowOperands n = NarrowOperands::of(*op);
+  const NarrowMode& m = n.mode;
+  switch (n.kind) {
     case NE4M3x2FromF16x2:
     case NE5M2x2FromF16x2: {
-      bool e5 = (op->aux & 15) == NE5M2x2FromF16x2;
+      bool e5 = n.kind == NE5M2x2FromF16x2;
       const uint32_t* x = h::R<uint32_t>(w, op->a);
       h::store<uint16_t>(w, op->d, [&](int i) {
         return uint16_t(toFp8Bits(num::halfToFloat(uint16_t(x[i] >> 16)), m, e5) << 8 |
@@ -231,7 +247,7 @@ const Op* cvtNarrow(Warp& w, const Op* op) {
     }
     case NF16x2FromE4M3x2:
     case NF16x2FromE5M2x2: {
-      bool e5 = (op->aux & 15) == NF16x2FromE5M2x2;
+      bool e5 = n.kind == NF16x2FromE5M2x2;
       const uint16_t* x = h::R<uint16_t>(w, op->a);
       auto half = [&](uint8_t v) -> uint32_t {
         float f = fp8ToFloat(v, e5);
@@ -244,20 +260,20 @@ const Op* cvtNarrow(Warp& w, const Op* op) {
     }
     case NF16:
     case NBF16: {
-      bool bf = (op->aux & 15) == NBF16;
+      bool bf = n.kind == NBF16;
       h::store<uint16_t>(w, op->d, [&](int i) { return toHalfBits(a[i], m, bf); });
       break;
     }
     case NF16x2:
     case NBF16x2: {
-      bool bf = (op->aux & 15) == NBF16x2;
+      bool bf = n.kind == NBF16x2;
       h::store<uint32_t>(w, op->d,
                          [&](int i) { return uint32_t(toHalfBits(a[i], m, bf)) << 16 | toHalfBits(b[i], m, bf); });
       break;
     }
     case NE4M3x2:
     case NE5M2x2: {
-      bool e5 = (op->aux & 15) == NE5M2x2;
+      bool e5 = n.kind == NE5M2x2;
       h::store<uint16_t>(w, op->d,
                          [&](int i) { return uint16_t(toFp8Bits(a[i], m, e5) << 8 | toFp8Bits(b[i], m, e5)); });
       break;
@@ -269,18 +285,18 @@ const Op* cvtNarrow(Warp& w, const Op* op) {
 
 }  // namespace
 
-Handler cvtNarrowHandler(Type d, Type s, Round round, bool tiesAway, bool relu, bool satfinite, uint32_t* aux,
-                         unsigned* sources) {
-  uint32_t kind;
+Handler cvtNarrowHandler(Type d, Type s, Round round, bool tiesAway, bool relu, bool satfinite,
+                         NarrowOperands* operands, unsigned* sources) {
+  NarrowKind kind;
   *sources = 1;
   if (s == Type::f16x2 && (d == Type::e4m3x2 || d == Type::e5m2x2)) {
     kind = d == Type::e4m3x2 ? NE4M3x2FromF16x2 : NE5M2x2FromF16x2;
-    *aux = kind | uint32_t(round) << 4 | (relu ? 64u : 0u) | (satfinite ? 128u : 0u);
+    *operands = {kind, NarrowMode{round, relu, satfinite, false}};
     return &cvtNarrow;
   }
   if (d == Type::f16x2 && (s == Type::e4m3x2 || s == Type::e5m2x2)) {
     kind = s == Type::e4m3x2 ? NF16x2FromE4M3x2 : NF16x2FromE5M2x2;
-    *aux = kind | uint32_t(round) << 4 | (relu ? 64u : 0u);
+    *operands = {kind, NarrowMode{round, relu, false, false}};
     return &cvtNarrow;
   }
   if (s != Type::f32) return nullptr;
@@ -306,7 +322,7 @@ Handler cvtNarrowHandler(Type d, Type s, Round round, bool tiesAway, bool relu, 
     case Type::tf32: kind = NTF32; break;
     default: return nullptr;
   }
-  *aux = kind | uint32_t(round) << 4 | (relu ? 64u : 0u) | (satfinite ? 128u : 0u) | (tiesAway ? 256u : 0u);
+  *operands = {kind, NarrowMode{round, relu, satfinite, tiesAway}};
   return &cvtNarrow;
 }
 
@@ -406,9 +422,9 @@ void KernelLowerer::lowerCvt(const Instruction& in) {
   bool relu = in.has(ptx::Flag::relu), satfinite = in.has(ptx::Flag::satfinite);
   if (relu || satfinite || dt == Type::f16x2 || dt == Type::bf16x2 || dt == Type::e4m3x2 || dt == Type::e5m2x2 ||
       dt == Type::tf32) {
-    uint32_t aux = 0;
+    NarrowOperands narrow;
     unsigned nsrc = 0;
-    Handler hnd = cvtNarrowHandler(dt, st, rm, in.rounding == ptx::Rounding::rna, relu, satfinite, &aux, &nsrc);
+    Handler hnd = cvtNarrowHandler(dt, st, rm, in.rounding == ptx::Rounding::rna, relu, satfinite, &narrow, &nsrc);
     if (!hnd || in.numOperands != nsrc + 1) return unsupported(in, "conversion");
     uint32_t a = src(opnd(in, 1), st), b = nsrc > 1 ? src(opnd(in, 2), st) : kZeroReg;
     Dst d = dst(opnd(in, 0), dt);
@@ -416,7 +432,7 @@ void KernelLowerer::lowerCvt(const Instruction& in) {
     op.d = d.off;
     op.a = a;
     op.b = b;
-    op.aux = aux;
+    narrow.into(op);
     finish(d);
     return;
   }

@@ -3,6 +3,27 @@
 
 namespace ptx::exec {
 
+// Typed operand views of the float ops that carry more than d = f(a, b, c): the one place that packs the extra
+// fields at lowering (into) and reads them in the handler (of).
+namespace floatops {
+
+// abs / neg on f32 and f64 bit patterns: .ftz flushes an f32 subnormal result to a zero of its sign.
+struct SignOp {
+  bool ftz = false;
+  static SignOp of(const Op& op) { return {op.aux != 0}; }
+  void into(Op& op) const { op.aux = ftz ? 1 : 0; }
+};
+
+// testp.op d, a: which class of value the predicate tests for.
+struct ClassTest {
+  enum Kind : uint8_t { Finite = 0, Infinite = 1, Number = 2, NotANumber = 3, Normal = 4, Subnormal = 5 };
+  Kind kind = Finite;
+  static ClassTest of(const Op& op) { return {Kind(op.aux)}; }
+  void into(Op& op) const { op.aux = kind; }
+};
+
+}  // namespace floatops
+
 namespace h {
 
 struct FDiv;
@@ -230,7 +251,7 @@ template <class T> const Op* fabsBits(Warp& w, const Op* op) {
   const U* a = R<U>(w, op->a);
   constexpr U m = ~(U(1) << (sizeof(U) * 8 - 1));
   constexpr U inf = sizeof(U) == 4 ? U(0x7f800000u) : U(0x7ff0000000000000ull);
-  bool ftz = op->aux;
+  const bool ftz = floatops::SignOp::of(*op).ftz;
   store<U>(w, op->d, [&](int i) {
     U x = U(a[i] & m);
     if (x > inf) return nanOfSignOp<U>(a[i]);
@@ -244,7 +265,7 @@ template <class T> const Op* fnegBits(Warp& w, const Op* op) {
   const U* a = R<U>(w, op->a);
   constexpr U s = U(1) << (sizeof(U) * 8 - 1);
   constexpr U inf = sizeof(U) == 4 ? U(0x7f800000u) : U(0x7ff0000000000000ull);
-  bool ftz = op->aux;
+  const bool ftz = floatops::SignOp::of(*op).ftz;
   store<U>(w, op->d, [&](int i) {
     if (U(a[i] & ~s) > inf) return nanOfSignOp<U>(a[i]);
     U x = U(a[i] ^ s);
@@ -275,15 +296,16 @@ struct FMaxNaN {
 
 template <class T> const Op* testp(Warp& w, const Op* op) {
   const T* a = h::R<T>(w, op->a);
-  uint32_t kind = op->aux;
+  using C = floatops::ClassTest;
+  const C::Kind kind = C::of(*op).kind;
   h::store<uint8_t>(w, op->d, [&](int i) -> uint8_t {
     T x = a[i];
     switch (kind) {
-      case 0: return std::isfinite(x);
-      case 1: return std::isinf(x);
-      case 2: return !std::isnan(x);
-      case 3: return std::isnan(x);
-      case 4: return std::isnormal(x) || x == 0;  // zero counts as normal on the GPU (measured on an H200)
+      case C::Finite: return std::isfinite(x);
+      case C::Infinite: return std::isinf(x);
+      case C::Number: return !std::isnan(x);
+      case C::NotANumber: return std::isnan(x);
+      case C::Normal: return std::isnormal(x) || x == 0;  // zero counts as normal on the GPU (measured on an H200)
       default: return std::fpclassify(x) == FP_SUBNORMAL;
     }
   });
@@ -428,30 +450,31 @@ void KernelLowerer::lowerFloat(const Instruction& in) {
       Op& op = emit(hnd);
       op.d = d.off;
       op.a = a;
-      op.aux = ftz;
+      floatops::SignOp{ftz}.into(op);
       finish(d);
       return;
     }
     case Opcode::Testp: {
       uint32_t a = src(opnd(in, 1), t);
       Dst d = dst(opnd(in, 0), Type::pred);
-      uint32_t kind = 0;
+      using C = floatops::ClassTest;
+      C test;
       if (fn_->hasMod(in, ptx::Mod::finite))
-        kind = 0;
+        test.kind = C::Finite;
       else if (fn_->hasMod(in, ptx::Mod::infinite))
-        kind = 1;
+        test.kind = C::Infinite;
       else if (fn_->hasMod(in, ptx::Mod::number))
-        kind = 2;
+        test.kind = C::Number;
       else if (fn_->hasMod(in, ptx::Mod::notanumber))
-        kind = 3;
+        test.kind = C::NotANumber;
       else if (fn_->hasMod(in, ptx::Mod::normal))
-        kind = 4;
+        test.kind = C::Normal;
       else if (fn_->hasMod(in, ptx::Mod::subnormal))
-        kind = 5;
+        test.kind = C::Subnormal;
       Op& op = emit(t == Type::f32 ? &testp<float> : &testp<double>);
       op.d = d.off;
       op.a = a;
-      op.aux = kind;
+      test.into(op);
       finish(d);
       return;
     }

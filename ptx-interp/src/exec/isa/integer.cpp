@@ -4,6 +4,63 @@
 
 namespace ptx::exec {
 
+// Typed operand views of the integer ops that carry more than d = f(a, b, c): what the extra fields mean, named;
+// the one place that packs them at lowering (into) and reads them in the handler (of).
+namespace intops {
+
+// popc / clz: d = the count over a.
+struct BitCount {
+  enum Kind : uint8_t { Popc = 0, Clz = 1 };
+  Kind kind = Popc;
+  static BitCount of(const Op& op) { return {Kind(op.aux)}; }
+  void into(Op& op) const { op.aux = kind; }
+};
+
+// bfi d, a (source), b (base), c (position), length: the fourth source register.
+struct BitFieldInsert {
+  uint32_t length = 0;  // u32 register
+  static BitFieldInsert of(const Op& op) { return {op.e}; }
+  void into(Op& op) const { op.e = length; }
+};
+
+// add/min/max on .u16x2/.s16x2: .relu (negative halves become 0).
+struct PackedHalves {
+  bool relu = false;
+  static PackedHalves of(const Op& op) { return {(op.aux & 1) != 0}; }
+  void into(Op& op) const { op.aux = relu ? 1 : 0; }
+};
+
+// prmt d, a, b, c: the byte-selection mode (Generic: c holds four 4-bit selectors).
+struct Permute {
+  enum Mode : uint8_t { Generic = 0, F4e = 1, B4e = 2, Rc8 = 3, Ecl = 4, Ecr = 5, Rc16 = 6 };
+  Mode mode = Generic;
+  static Permute of(const Op& op) { return {Mode(op.aux)}; }
+  void into(Op& op) const { op.aux = mode; }
+};
+
+// lop3 d, a, b, c, lut: the 8-bit truth table.
+struct LogicTable {
+  uint8_t lut = 0;
+  static LogicTable of(const Op& op) { return {uint8_t(op.imm)}; }
+  void into(Op& op) const { op.imm = lut; }
+};
+
+// dp4a / dp2a d, a, b, c: the signedness of a and b; dp2a.hi takes the upper two bytes of b.
+struct DotProduct {
+  bool aSigned = false, bSigned = false, high = false;
+  static DotProduct of(const Op& op) { return {(op.aux & 1) != 0, (op.aux & 2) != 0, (op.aux & 4) != 0}; }
+  void into(Op& op) const { op.aux = (aSigned ? 1 : 0) | (bSigned ? 2 : 0) | (high ? 4 : 0); }
+};
+
+// bmsk (wrap) and szext (signed, wrap): positions and lengths wrap modulo 32 instead of clamping at 32.
+struct BitRange {
+  bool isSigned = false, wrap = false;
+  static BitRange of(const Op& op) { return {(op.aux & 1) != 0, (op.aux & 2) != 0}; }
+  void into(Op& op) const { op.aux = (isSigned ? 1 : 0) | (wrap ? 2 : 0); }
+};
+
+}  // namespace intops
+
 namespace h {
 
 // ---- functors --------------------------------------------------------------------------------------------------
@@ -215,9 +272,9 @@ template <class T, bool ShiftAmt> const Op* bfind(Warp& w, const Op* op) {
   });
   return op + 1;
 }
-template <class T> const Op* popcClz(Warp& w, const Op* op) {  // aux: 0 popc, 1 clz
+template <class T> const Op* popcClz(Warp& w, const Op* op) {
   const T* a = R<T>(w, op->a);
-  if (op->aux == 0)
+  if (intops::BitCount::of(*op).kind == intops::BitCount::Popc)
     store<uint32_t>(w, op->d, [&](int i) { return uint32_t(std::popcount(Unsigned<T>(a[i]))); });
   else
     store<uint32_t>(w, op->d, [&](int i) { return uint32_t(std::countl_zero(Unsigned<T>(a[i]))); });
@@ -248,11 +305,11 @@ template <class T> const Op* bfe(Warp& w, const Op* op) {
   });
   return op + 1;
 }
-template <class T> const Op* bfi(Warp& w, const Op* op) {  // d = bfi(a=src, b=base, c=pos, e=len)
+template <class T> const Op* bfi(Warp& w, const Op* op) {  // d = bfi(a=src, b=base, c=pos, length)
   const T* a = R<T>(w, op->a);
   const T* b = R<T>(w, op->b);
   const uint32_t* c = R<uint32_t>(w, op->c);
-  const uint32_t* e = R<uint32_t>(w, op->e);
+  const uint32_t* e = R<uint32_t>(w, intops::BitFieldInsert::of(*op).length);
   constexpr uint32_t bits = sizeof(T) * 8;
   store<T>(w, op->d, [&](int i) -> T {
     uint32_t pos = c[i] & 0xff, len = e[i] & 0xff;
@@ -281,11 +338,11 @@ template <bool Left, bool Clamp> const Op* shf(Warp& w, const Op* op) {
 }
 
 // add/min/max on .u16x2/.s16x2 (sm_90; __vaddss2/__vmins2 and friends): each 16-bit half on its own, add
-// wrapping; aux 1 = .relu (min/max.s16x2: negative halves become 0). Kind: 0 add, 1 min, 2 max.
+// wrapping; .relu (min/max.s16x2: negative halves become 0). Kind: 0 add, 1 min, 2 max.
 template <int Kind, bool Signed> const Op* packed16(Warp& w, const Op* op) {
   const uint32_t* a = R<uint32_t>(w, op->a);
   const uint32_t* b = R<uint32_t>(w, op->b);
-  bool relu = op->aux & 1;
+  bool relu = intops::PackedHalves::of(*op).relu;
   store<uint32_t>(w, op->d, [&](int i) -> uint32_t {
     uint32_t r = 0;
     for (int h = 0; h < 2; ++h) {
@@ -346,14 +403,15 @@ const Op* prmt(Warp& w, const Op* op) {
   const uint32_t* a = R<uint32_t>(w, op->a);
   const uint32_t* b = R<uint32_t>(w, op->b);
   const uint32_t* c = R<uint32_t>(w, op->c);
-  uint32_t mode = op->aux;
+  using P = intops::Permute;
+  const P::Mode mode = P::of(*op).mode;
   h::store<uint32_t>(w, op->d, [&](int i) -> uint32_t {
     uint64_t x = (uint64_t(b[i]) << 32) | a[i];
     uint8_t bytes[8];
     for (int k = 0; k < 8; ++k) bytes[k] = uint8_t(x >> (8 * k));
     uint32_t s = c[i];
     uint32_t r = 0;
-    if (mode == 0) {
+    if (mode == P::Generic) {
       for (int k = 0; k < 4; ++k) {
         uint32_t sel = (s >> (4 * k)) & 15;
         uint8_t v = bytes[sel & 7];
@@ -369,12 +427,12 @@ const Op* prmt(Warp& w, const Op* op) {
     static const uint8_t ecl[4][4] = {{0, 1, 2, 3}, {1, 1, 2, 3}, {2, 2, 2, 3}, {3, 3, 3, 3}};
     static const uint8_t ecr[4][4] = {{0, 0, 0, 0}, {0, 1, 1, 1}, {0, 1, 2, 2}, {0, 1, 2, 3}};
     static const uint8_t rc16[4][4] = {{0, 1, 0, 1}, {2, 3, 2, 3}, {0, 1, 0, 1}, {2, 3, 2, 3}};
-    const uint8_t(*t)[4] = mode == 1   ? f4e
-                           : mode == 2 ? b4e
-                           : mode == 3 ? rc8
-                           : mode == 4 ? ecl
-                           : mode == 5 ? ecr
-                                       : rc16;
+    const uint8_t(*t)[4] = mode == P::F4e   ? f4e
+                           : mode == P::B4e ? b4e
+                           : mode == P::Rc8 ? rc8
+                           : mode == P::Ecl ? ecl
+                           : mode == P::Ecr ? ecr
+                                            : rc16;
     for (int k = 0; k < 4; ++k) r |= uint32_t(bytes[t[n][k]]) << (8 * k);
     return r;
   });
@@ -385,7 +443,7 @@ const Op* lop3(Warp& w, const Op* op) {
   const uint32_t* a = R<uint32_t>(w, op->a);
   const uint32_t* b = R<uint32_t>(w, op->b);
   const uint32_t* c = R<uint32_t>(w, op->c);
-  uint32_t lut = uint32_t(op->imm);
+  const uint32_t lut = intops::LogicTable::of(*op).lut;
   h::store<uint32_t>(w, op->d, [&](int i) -> uint32_t {
     uint32_t x = a[i], y = b[i], z = c[i], r = 0;
     if (lut & 0x01) r |= ~x & ~y & ~z;
@@ -401,12 +459,12 @@ const Op* lop3(Warp& w, const Op* op) {
   return op + 1;
 }
 
-// Op: aux bit0: a signed, bit1: b signed
 const Op* dp4a(Warp& w, const Op* op) {
   const uint32_t* a = R<uint32_t>(w, op->a);
   const uint32_t* b = R<uint32_t>(w, op->b);
   const uint32_t* c = R<uint32_t>(w, op->c);
-  bool sa = op->aux & 1, sb = op->aux & 2;
+  const intops::DotProduct dot = intops::DotProduct::of(*op);
+  const bool sa = dot.aSigned, sb = dot.bSigned;
   h::store<uint32_t>(w, op->d, [&](int i) -> uint32_t {
     int64_t acc = (sa || sb) ? int64_t(int32_t(c[i])) : int64_t(c[i]);
     for (int k = 0; k < 4; ++k) {
@@ -419,12 +477,12 @@ const Op* dp4a(Warp& w, const Op* op) {
   return op + 1;
 }
 
-// Op: aux bit0/1 signedness, bit2: hi
 const Op* dp2a(Warp& w, const Op* op) {
   const uint32_t* a = R<uint32_t>(w, op->a);
   const uint32_t* b = R<uint32_t>(w, op->b);
   const uint32_t* c = R<uint32_t>(w, op->c);
-  bool sa = op->aux & 1, sb = op->aux & 2, hi = op->aux & 4;
+  const intops::DotProduct dot = intops::DotProduct::of(*op);
+  const bool sa = dot.aSigned, sb = dot.bSigned, hi = dot.high;
   h::store<uint32_t>(w, op->d, [&](int i) -> uint32_t {
     int64_t acc = (sa || sb) ? int64_t(int32_t(c[i])) : int64_t(c[i]);
     for (int k = 0; k < 2; ++k) {
@@ -461,11 +519,10 @@ const Op* fns(Warp& w, const Op* op) {
   return op + 1;
 }
 
-// Op: aux: 1 = wrap
 const Op* bmsk(Warp& w, const Op* op) {
   const uint32_t* a = R<uint32_t>(w, op->a);
   const uint32_t* b = R<uint32_t>(w, op->b);
-  bool wrap = op->aux & 1;
+  const bool wrap = intops::BitRange::of(*op).wrap;
   h::store<uint32_t>(w, op->d, [&](int i) -> uint32_t {
     uint32_t pos = wrap ? a[i] & 31 : std::min(a[i], 32u);
     uint32_t len = wrap ? b[i] & 31 : std::min(b[i], 32u);
@@ -475,11 +532,11 @@ const Op* bmsk(Warp& w, const Op* op) {
   return op + 1;
 }
 
-// Op: aux: 1 = signed, 2 = wrap
 const Op* szext(Warp& w, const Op* op) {
   const uint32_t* a = R<uint32_t>(w, op->a);
   const uint32_t* b = R<uint32_t>(w, op->b);
-  bool sgn = op->aux & 1, wrap = op->aux & 2;
+  const intops::BitRange range = intops::BitRange::of(*op);
+  const bool sgn = range.isSigned, wrap = range.wrap;
   h::store<uint32_t>(w, op->d, [&](int i) -> uint32_t {
     uint32_t n = wrap ? b[i] & 31 : std::min(b[i], 32u);
     if (n >= 32) return a[i];
@@ -709,7 +766,7 @@ void KernelLowerer::lowerArith(const Instruction& in) {
     case Opcode::Popc:
     case Opcode::Clz: {
       Op* op = un(sizeOf(t) == 8 ? &h::popcClz<uint64_t> : &h::popcClz<uint32_t>, t, Type::u32);
-      op->aux = oc == Opcode::Clz;
+      intops::BitCount{oc == Opcode::Clz ? intops::BitCount::Clz : intops::BitCount::Popc}.into(*op);
       return;
     }
     case Opcode::Bfind: {
@@ -749,7 +806,7 @@ void KernelLowerer::lowerArith(const Instruction& in) {
       op.a = a;
       op.b = b;
       op.c = c;
-      op.e = e;
+      intops::BitFieldInsert{e}.into(op);
       finish(d);
       return;
     }
@@ -784,7 +841,7 @@ void KernelLowerer::lowerArith(const Instruction& in) {
       Op* op = ter(&lop3, Type::b32, Type::b32, Type::b32, Type::b32);
       const Operand& lut = opnd(in, 4);
       if (lut.kind != OperandKind::Imm) fail(line_, "lop3 needs an immediate lookup table");
-      op->imm = lut.value & 0xff;
+      intops::LogicTable{uint8_t(lut.value & 0xff)}.into(*op);
       return;
     }
     case Opcode::Shf: {
@@ -797,29 +854,29 @@ void KernelLowerer::lowerArith(const Instruction& in) {
     }
     case Opcode::Prmt: {
       Op* op = ter(&prmt, Type::b32, Type::b32, Type::b32, Type::b32);
-      uint32_t mode = 0;
+      using P = intops::Permute;
+      P p;
       if (fn_->hasMod(in, ptx::Mod::f4e))
-        mode = 1;
+        p.mode = P::F4e;
       else if (fn_->hasMod(in, ptx::Mod::b4e))
-        mode = 2;
+        p.mode = P::B4e;
       else if (fn_->hasMod(in, ptx::Mod::rc8))
-        mode = 3;
+        p.mode = P::Rc8;
       else if (fn_->hasMod(in, ptx::Mod::ecl))
-        mode = 4;
+        p.mode = P::Ecl;
       else if (fn_->hasMod(in, ptx::Mod::ecr))
-        mode = 5;
+        p.mode = P::Ecr;
       else if (fn_->hasMod(in, ptx::Mod::rc16))
-        mode = 6;
-      op->aux = mode;
+        p.mode = P::Rc16;
+      p.into(*op);
       return;
     }
     case Opcode::Dp4a:
     case Opcode::Dp2a: {
       Type ta = in.types[0], tb = in.numTypes > 1 ? in.types[1] : in.types[0];
-      uint32_t aux = (isSigned(ta) ? 1 : 0) | (isSigned(tb) ? 2 : 0);
-      if (oc == Opcode::Dp2a && in.mulMode == ptx::MulMode::hi) aux |= 4;
+      const intops::DotProduct dot{isSigned(ta), isSigned(tb), oc == Opcode::Dp2a && in.mulMode == ptx::MulMode::hi};
       Op* op = ter(oc == Opcode::Dp4a ? &dp4a : &dp2a, Type::b32, Type::b32, Type::b32, Type::b32);
-      op->aux = aux;
+      dot.into(*op);
       return;
     }
     case Opcode::Fns: {
@@ -833,7 +890,7 @@ void KernelLowerer::lowerArith(const Instruction& in) {
       op.d = d.off;
       op.a = a;
       op.b = b;
-      op.aux = in.has(ptx::Flag::wrap) ? 1 : 0;
+      intops::BitRange{false, in.has(ptx::Flag::wrap)}.into(op);
       finish(d);
       return;
     }
@@ -844,7 +901,7 @@ void KernelLowerer::lowerArith(const Instruction& in) {
       op.d = d.off;
       op.a = a;
       op.b = b;
-      op.aux = (isSigned(t) ? 1 : 0) | (in.has(ptx::Flag::wrap) ? 2 : 0);
+      intops::BitRange{isSigned(t), in.has(ptx::Flag::wrap)}.into(op);
       finish(d);
       return;
     }
@@ -868,7 +925,7 @@ void KernelLowerer::lowerPacked16(const Instruction& in) {
   op.d = d.off;
   op.a = a;
   op.b = b;
-  op.aux = in.has(ptx::Flag::relu) ? 1 : 0;
+  intops::PackedHalves{in.has(ptx::Flag::relu)}.into(op);
   finish(d);
 }
 

@@ -1,6 +1,7 @@
 // Synchronisation (OpClass Sync): bar/barrier (sync, arrive, red), bar.warp.sync, membar and fence, mbarrier
 // objects (their state: exec/async.h).
 #include "exec/async.h"
+#include "exec/control_ops.h"
 #include "exec/lowerer.h"
 
 namespace ptx::exec {
@@ -242,51 +243,42 @@ void KernelLowerer::lowerSync(const Instruction& in) {
 
 void KernelLowerer::lowerBar(const Instruction& in) {
   usesBarriers_ = true;
-  Op tmp;
-  uint32_t kind = 0;
+  using Bar = ctl::BarrierOperands;
+  Bar bar;
   unsigned k = 0;
-  uint32_t dReg = 0;
   switch (in.opcode) {
     case Opcode::BarSync:
-    case Opcode::BarrierSync: kind = 0; break;
+    case Opcode::BarrierSync: bar.kind = Bar::Sync; break;
     case Opcode::BarArrive:
-    case Opcode::BarrierArrive: kind = 1; break;
+    case Opcode::BarrierArrive: bar.kind = Bar::Arrive; break;
     case Opcode::BarRed:
     case Opcode::BarrierRed:
       switch (in.redOp) {
-        case ptx::RedOp::popc: kind = 2; break;
-        case ptx::RedOp::and_: kind = 3; break;
-        case ptx::RedOp::or_: kind = 4; break;
+        case ptx::RedOp::popc: bar.kind = Bar::RedPopc; break;
+        case ptx::RedOp::and_: bar.kind = Bar::RedAnd; break;
+        case ptx::RedOp::or_: bar.kind = Bar::RedOr; break;
         default: return unsupported(in);
       }
       {
-        Type dt = kind == 2 ? Type::u32 : Type::pred;
+        Type dt = bar.kind == Bar::RedPopc ? Type::u32 : Type::pred;
         const Operand& d0 = opnd(in, k++);
         if (d0.kind != OperandKind::Reg || sizeOf(regType(d0.index)) != sizeOf(dt)) fail(line_, "bar.red destination");
-        dReg = regOf(d0.index);
+        bar.result = regOf(d0.index);
       }
       break;
     default: return unsupported(in);
   }
-  uint32_t id = in.numOperands > k ? src(opnd(in, k++), Type::u32) : literal(0, 4);
-  uint32_t count = 0;
-  uint32_t pred = 0;
-  bool neg = false;
+  bar.id = in.numOperands > k ? src(opnd(in, k++), Type::u32) : literal(0, 4);
   unsigned remaining = in.numOperands - k;
-  if (kind >= 2) {
-    if (remaining == 2) count = src(opnd(in, k++), Type::u32);
-    pred = srcPred(opnd(in, k++), neg);
+  if (bar.isReduction()) {
+    if (remaining == 2) bar.count = src(opnd(in, k++), Type::u32);
+    bar.predicate = srcPred(opnd(in, k++), bar.negated);
   } else if (remaining >= 1) {
-    count = src(opnd(in, k++), Type::u32);
+    bar.count = src(opnd(in, k++), Type::u32);
   }
-  if (uint32_t checks = checkedAccesses() & (kCheckSharedHazards | kCheckBarriers); checks && kind != 1)
+  if (uint32_t checks = checkedAccesses() & (kCheckSharedHazards | kCheckBarriers); checks && bar.kind != Bar::Arrive)
     emit(&checking::barrier).aux = checks;
-  Op& op = emit(&ctl::barSync);
-  op.a = id;
-  op.b = count;
-  op.c = pred;
-  op.d = dReg;
-  op.aux = kind | (neg ? 256 : 0);
+  bar.into(emit(&ctl::barSync));
 }
 
 }  // namespace lowering

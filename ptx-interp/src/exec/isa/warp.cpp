@@ -7,6 +7,144 @@ namespace {
 
 using h::R;
 
+// Typed operand views of the warp collectives' ops: what each op's fields mean, named; the one place that packs
+// them at lowering (into) and reads them in the handler (of). A register offset of 0 means "none".
+
+// vote[.sync]: the lanes' predicate (negated or not) combined over each member group; the result is a predicate,
+// or the u32 ballot.
+struct VoteOperands {
+  enum Mode : uint8_t { All = 0, Any = 1, Uni = 2, Ballot = 3 };
+  Mode mode = All;
+  uint32_t predicate = 0;
+  bool negated = false;
+  uint32_t members = 0;  // u32 membermask register (0: every executing lane is one group)
+  uint32_t result = 0;
+
+  static VoteOperands of(const Op& op) {
+    VoteOperands v;
+    v.mode = Mode(op.aux & 15);
+    v.predicate = op.a;
+    v.negated = (op.aux & 16) != 0;
+    v.members = op.c;
+    v.result = op.d;
+    return v;
+  }
+  void into(Op& op) const {
+    op.d = result;
+    op.a = predicate;
+    op.aux = uint32_t(mode) | (negated ? 16 : 0);
+    op.c = members;
+  }
+};
+
+// shfl.sync.mode.b32 d[|p], a, b, c, membermask.
+struct ShuffleOperands {
+  enum Mode : uint8_t { Up = 0, Down = 1, Butterfly = 2, Index = 3 };
+  Mode mode = Up;
+  uint32_t value = 0;    // a: the b32 register read from the source lane
+  uint32_t lane = 0;     // b: lane offset, xor mask or index
+  uint32_t clamp = 0;    // c: clamp and segment mask
+  uint32_t members = 0;  // membermask register
+  uint32_t result = 0;   // d
+  uint32_t inRange = 0;  // p: predicate result (0: none)
+
+  static ShuffleOperands of(const Op& op) {
+    ShuffleOperands v;
+    v.mode = Mode(op.aux);
+    v.value = op.a;
+    v.lane = op.b;
+    v.clamp = op.c;
+    v.members = op.e;
+    v.result = op.d;
+    v.inRange = op.f;
+    return v;
+  }
+  void into(Op& op) const {
+    op.d = result;
+    op.f = inRange;
+    op.a = value;
+    op.b = lane;
+    op.c = clamp;
+    op.e = members;
+    op.aux = mode;
+  }
+};
+
+// match.any/all.sync.b32/b64 d[|p], a, membermask.
+struct MatchOperands {
+  bool all = false;       // match.all (else match.any)
+  uint8_t size = 4;       // bytes of the compared value
+  uint32_t value = 0;     // a
+  uint32_t members = 0;   // membermask register (0: none)
+  uint32_t result = 0;    // d: u32 mask
+  uint32_t allEqual = 0;  // p: match.all's predicate (0: none)
+
+  static MatchOperands of(const Op& op) {
+    MatchOperands v;
+    v.all = op.aux == 1;
+    v.size = uint8_t(op.imm);
+    v.value = op.a;
+    v.members = op.b;
+    v.result = op.d;
+    v.allEqual = op.f;
+    return v;
+  }
+  void into(Op& op) const {
+    op.d = result;
+    op.f = allEqual;
+    op.a = value;
+    op.imm = size;
+    op.aux = all ? 1 : 0;
+    op.b = members;
+  }
+};
+
+// redux.sync.op.u32/s32 d, a, membermask.
+struct ReduxOperands {
+  enum Kind : uint8_t { Add = 0, Min = 1, Max = 2, And = 3, Or = 4, Xor = 5 };
+  Kind kind = Add;
+  bool isSigned = false;  // min/max compare as s32
+  uint32_t value = 0;     // a
+  uint32_t members = 0;   // membermask register (0: none)
+  uint32_t result = 0;    // d
+
+  static ReduxOperands of(const Op& op) {
+    ReduxOperands v;
+    v.kind = Kind(op.aux & 0xff);
+    v.isSigned = ((op.aux >> 8) & 1) != 0;
+    v.value = op.a;
+    v.members = op.b;
+    v.result = op.d;
+    return v;
+  }
+  void into(Op& op) const {
+    op.d = result;
+    op.a = value;
+    op.b = members;
+    op.aux = uint32_t(kind) | (isSigned ? 256 : 0);
+  }
+};
+
+// elect.sync d|p, membermask.
+struct ElectOperands {
+  uint32_t members = 0;   // a: membermask register
+  uint32_t leader = 0;    // d: the leader's lane (0: none)
+  uint32_t isLeader = 0;  // p (0: none)
+
+  static ElectOperands of(const Op& op) {
+    ElectOperands v;
+    v.members = op.a;
+    v.leader = op.d;
+    v.isLeader = op.f;
+    return v;
+  }
+  void into(Op& op) const {
+    op.d = leader;
+    op.f = isLeader;
+    op.a = members;
+  }
+};
+
 // The lanes a .sync collective runs over, for each active lane: its membermask among the active lanes. One
 // instruction's lanes may name different groups (each lane of a cooperative-groups labeled partition names its
 // own), so `fn(group, users)` runs once per distinct group, `users` being the active lanes that named it.
@@ -25,26 +163,26 @@ template <class F> void forEachMemberGroup(Warp& w, uint32_t maskReg, F fn) {
   }
 }
 
-// Op: aux: 0 all 1 any 2 uni 3 ballot; bit 4 negate pred; c = membermask (0: none)
 PTX_LANES const Op* vote(Warp& w, const Op* op) {
-  uint32_t pm = predMask(R<uint8_t>(w, op->a));
-  if (op->aux & 16) pm = ~pm;
+  const VoteOperands v = VoteOperands::of(*op);
+  uint32_t pm = predMask(R<uint8_t>(w, v.predicate));
+  if (v.negated) pm = ~pm;
   alignas(64) uint32_t result[32] = {};
-  forEachMemberGroup(w, op->c, [&](uint32_t group, uint32_t users) {
+  forEachMemberGroup(w, v.members, [&](uint32_t group, uint32_t users) {
     uint32_t ballot = pm & group;
-    uint32_t v = 0;
-    switch (op->aux & 15) {
-      case 0: v = ballot == group; break;
-      case 1: v = ballot != 0; break;
-      case 2: v = ballot == 0 || ballot == group; break;
-      default: v = ballot; break;
+    uint32_t x = 0;
+    switch (v.mode) {
+      case VoteOperands::All: x = ballot == group; break;
+      case VoteOperands::Any: x = ballot != 0; break;
+      case VoteOperands::Uni: x = ballot == 0 || ballot == group; break;
+      default: x = ballot; break;
     }
-    h::forActive(users, [&](int i) { result[i] = v; });
+    h::forActive(users, [&](int i) { result[i] = x; });
   });
-  if ((op->aux & 15) == 3)
-    h::store<uint32_t>(w, op->d, [&](int i) { return result[i]; });
+  if (v.mode == VoteOperands::Ballot)
+    h::store<uint32_t>(w, v.result, [&](int i) { return result[i]; });
   else
-    h::store<uint8_t>(w, op->d, [&](int i) { return uint8_t(result[i]); });
+    h::store<uint8_t>(w, v.result, [&](int i) { return uint8_t(result[i]); });
   return op + 1;
 }
 
@@ -54,37 +192,37 @@ const Op* activemask(Warp& w, const Op* op) {
   return op + 1;
 }
 
-// shfl.sync.mode.b32 d[|p], a, b, c, membermask: aux = mode (0 up 1 down 2 bfly 3 idx); f = predicate out.
-// The source lane and the predicate follow the PTX ISA's pseudo-code; what the ISA leaves undefined is what an
-// H100 does (tools/gpu-probe/results/clients17-h100-2026-11-26.txt): a source lane that does not exist (a block
-// smaller than the warp) or has exited gives 0 with the predicate still true; a lane that is alive but not
-// executing gives its register's value.
-// Op: aux: mode; a src, b lane, c clamp, e membermask, f pred out
+// shfl.sync.mode.b32 d[|p], a, b, c, membermask (ShuffleOperands). The source lane and the predicate follow the PTX
+// ISA's pseudo-code; what the ISA leaves undefined is what an H100 does
+// (tools/gpu-probe/results/clients17-h100-2026-11-26.txt): a source lane that does not exist (a block smaller than the
+// warp) or has exited gives 0 with the predicate still true; a lane that is alive but not executing gives its
+// register's value.
 const Op* shfl(Warp& w, const Op* op) {
-  const uint32_t* a = R<uint32_t>(w, op->a);
-  const uint32_t* b = R<uint32_t>(w, op->b);
-  const uint32_t* c = R<uint32_t>(w, op->c);
+  const ShuffleOperands v = ShuffleOperands::of(*op);
+  const uint32_t* a = R<uint32_t>(w, v.value);
+  const uint32_t* b = R<uint32_t>(w, v.lane);
+  const uint32_t* c = R<uint32_t>(w, v.clamp);
   alignas(64) uint32_t src[32];
   std::memcpy(src, a, sizeof src);
   alignas(64) uint8_t valid[32];
   const uint32_t alive = w.alive;
-  h::store<uint32_t>(w, op->d, [&](int i) -> uint32_t {
+  h::store<uint32_t>(w, v.result, [&](int i) -> uint32_t {
     uint32_t bval = b[i] & 31, cval = c[i];
     uint32_t clamp = cval & 31, segMask = (cval >> 8) & 31;
     uint32_t maxLane = (uint32_t(i) & segMask) | (clamp & ~segMask);
     uint32_t minLane = uint32_t(i) & segMask;
     uint32_t j = 0;
     bool pval = false;
-    switch (op->aux) {
-      case 0:
+    switch (v.mode) {
+      case ShuffleOperands::Up:
         j = uint32_t(i) - bval;
         pval = int32_t(j) >= int32_t(maxLane);
         break;
-      case 1:
+      case ShuffleOperands::Down:
         j = uint32_t(i) + bval;
         pval = j <= maxLane;
         break;
-      case 2:
+      case ShuffleOperands::Butterfly:
         j = uint32_t(i) ^ bval;
         pval = j <= maxLane;
         break;
@@ -98,15 +236,14 @@ const Op* shfl(Warp& w, const Op* op) {
     valid[i] = uint8_t(pval);
     return ((alive >> j) & 1) ? src[j] : 0u;
   });
-  if (op->f) h::store<uint8_t>(w, op->f, [&](int i) { return valid[i]; });
+  if (v.inRange) h::store<uint8_t>(w, v.inRange, [&](int i) { return valid[i]; });
   return op + 1;
 }
 
-// Op: aux: 0 any, 1 all; imm: size 4/8; b = membermask (0: none)
-template <class T> void matchGroups(Warp& w, const Op* op, uint32_t* res, uint8_t* pred) {
-  const T* a = R<T>(w, op->a);
-  forEachMemberGroup(w, op->b, [&](uint32_t group, uint32_t users) {
-    if (op->aux == 1) {  // all: the group if every member holds the same value, else 0
+template <class T> void matchGroups(Warp& w, const MatchOperands& v, uint32_t* res, uint8_t* pred) {
+  const T* a = R<T>(w, v.value);
+  forEachMemberGroup(w, v.members, [&](uint32_t group, uint32_t users) {
+    if (v.all) {  // all: the group if every member holds the same value, else 0
       bool all = true;
       T first = a[std::countr_zero(group ? group : users)];
       h::forActive(group, [&](int j) { all = all && a[j] == first; });
@@ -127,49 +264,54 @@ template <class T> void matchGroups(Warp& w, const Op* op, uint32_t* res, uint8_
 const Op* matchSync(Warp& w, const Op* op) {
   alignas(64) uint32_t res[32] = {};
   alignas(64) uint8_t pred[32] = {};
-  if (op->imm == 8)
-    matchGroups<uint64_t>(w, op, res, pred);
+  const MatchOperands v = MatchOperands::of(*op);
+  if (v.size == 8)
+    matchGroups<uint64_t>(w, v, res, pred);
   else
-    matchGroups<uint32_t>(w, op, res, pred);
-  if (op->aux == 1 && op->f) h::store<uint8_t>(w, op->f, [&](int i) { return pred[i]; });
-  h::store<uint32_t>(w, op->d, [&](int i) { return res[i]; });
+    matchGroups<uint32_t>(w, v, res, pred);
+  if (v.all && v.allEqual) h::store<uint8_t>(w, v.allEqual, [&](int i) { return pred[i]; });
+  h::store<uint32_t>(w, v.result, [&](int i) { return res[i]; });
   return op + 1;
 }
 
-// aux: 0 add 1 min 2 max 3 and 4 or 5 xor; bit 8: signed; b = membermask
 const Op* reduxSync(Warp& w, const Op* op) {
-  const uint32_t* a = R<uint32_t>(w, op->a);
-  bool sgn = (op->aux >> 8) & 1;
-  uint32_t kind = op->aux & 0xff;
+  const ReduxOperands r = ReduxOperands::of(*op);
+  const uint32_t* a = R<uint32_t>(w, r.value);
+  const bool sgn = r.isSigned;
   alignas(64) uint32_t result[32] = {};
-  forEachMemberGroup(w, op->b, [&](uint32_t group, uint32_t users) {
-    uint32_t acc = kind == 3 ? 0xffffffffu : 0;
+  forEachMemberGroup(w, r.members, [&](uint32_t group, uint32_t users) {
+    uint32_t acc = r.kind == ReduxOperands::And ? 0xffffffffu : 0;
     bool first = true;
     h::forActive(group, [&](int i) {
       uint32_t v = a[i];
-      switch (kind) {
-        case 0: acc += v; break;
-        case 1: acc = first ? v : (sgn ? uint32_t(std::min(int32_t(acc), int32_t(v))) : std::min(acc, v)); break;
-        case 2: acc = first ? v : (sgn ? uint32_t(std::max(int32_t(acc), int32_t(v))) : std::max(acc, v)); break;
-        case 3: acc &= v; break;
-        case 4: acc |= v; break;
+      switch (r.kind) {
+        case ReduxOperands::Add: acc += v; break;
+        case ReduxOperands::Min:
+          acc = first ? v : (sgn ? uint32_t(std::min(int32_t(acc), int32_t(v))) : std::min(acc, v));
+          break;
+        case ReduxOperands::Max:
+          acc = first ? v : (sgn ? uint32_t(std::max(int32_t(acc), int32_t(v))) : std::max(acc, v));
+          break;
+        case ReduxOperands::And: acc &= v; break;
+        case ReduxOperands::Or: acc |= v; break;
         default: acc ^= v; break;
       }
       first = false;
     });
     h::forActive(users, [&](int i) { result[i] = acc; });
   });
-  h::store<uint32_t>(w, op->d, [&](int i) { return result[i]; });
+  h::store<uint32_t>(w, r.result, [&](int i) { return result[i]; });
   return op + 1;
 }
 
 const Op* electSync(Warp& w, const Op* op) {
-  const uint32_t* mm = R<uint32_t>(w, op->a);
+  const ElectOperands v = ElectOperands::of(*op);
+  const uint32_t* mm = R<uint32_t>(w, v.members);
   int lane = std::countr_zero(w.exec | 0x80000000u);
   uint32_t members = mm[lane] & w.exec;
   int leader = members ? std::countr_zero(members) : -1;
-  if (op->d) h::store<uint32_t>(w, op->d, [&](int) { return uint32_t(leader); });
-  if (op->f) h::store<uint8_t>(w, op->f, [&](int i) { return uint8_t(i == leader); });
+  if (v.leader) h::store<uint32_t>(w, v.leader, [&](int) { return uint32_t(leader); });
+  if (v.isLeader) h::store<uint8_t>(w, v.isLeader, [&](int i) { return uint8_t(i == leader); });
   return op + 1;
 }
 
@@ -184,22 +326,24 @@ void KernelLowerer::lowerWarp(const Instruction& in) {
       uint32_t a = src(opnd(in, 1), Type::b32), b = src(opnd(in, 2), Type::u32), c = src(opnd(in, 3), Type::u32);
       uint32_t mask = in.numOperands > 4 ? src(opnd(in, 4), Type::u32) : literal(0xffffffffu, 4);
       Op& op = emit(&shfl);
+      ShuffleOperands v;
       if (d0.kind == OperandKind::RegPair) {
-        op.d = regOf(d0.index);
-        op.f = regOf(uint32_t(d0.value));
+        v.result = regOf(d0.index);
+        v.inRange = regOf(uint32_t(d0.value));
       } else {
-        op.d = dst(d0, Type::b32).off;
+        v.result = dst(d0, Type::b32).off;
       }
-      op.a = a;
-      op.b = b;
-      op.c = c;
-      op.e = mask;
+      v.value = a;
+      v.lane = b;
+      v.clamp = c;
+      v.members = mask;
       switch (in.shfl) {
-        case ptx::ShflMode::up: op.aux = 0; break;
-        case ptx::ShflMode::down: op.aux = 1; break;
-        case ptx::ShflMode::bfly: op.aux = 2; break;
-        default: op.aux = 3; break;
+        case ptx::ShflMode::up: v.mode = ShuffleOperands::Up; break;
+        case ptx::ShflMode::down: v.mode = ShuffleOperands::Down; break;
+        case ptx::ShflMode::bfly: v.mode = ShuffleOperands::Butterfly; break;
+        default: v.mode = ShuffleOperands::Index; break;
       }
+      v.into(op);
       return;
     }
     case Opcode::Shfl: return unsupported(in, "shfl without .sync (use shfl.sync)");
@@ -211,15 +355,16 @@ void KernelLowerer::lowerWarp(const Instruction& in) {
       uint32_t p = srcPred(opnd(in, 1), neg);
       uint32_t d = ballot ? dst(d0, Type::b32).off : dst(d0, Type::pred).off;
       uint32_t members = in.opcode == Opcode::VoteSync && in.numOperands > 2 ? src(opnd(in, 2), Type::u32) : 0;
-      Op& op = emit(&vote);
-      op.d = d;
-      op.a = p;
-      uint32_t kind = in.vote == ptx::VoteMode::all   ? 0
-                      : in.vote == ptx::VoteMode::any ? 1
-                      : in.vote == ptx::VoteMode::uni ? 2
-                                                      : 3;
-      op.aux = kind | (neg ? 16 : 0);
-      op.c = members;
+      VoteOperands v;
+      v.result = d;
+      v.predicate = p;
+      v.mode = in.vote == ptx::VoteMode::all   ? VoteOperands::All
+               : in.vote == ptx::VoteMode::any ? VoteOperands::Any
+               : in.vote == ptx::VoteMode::uni ? VoteOperands::Uni
+                                               : VoteOperands::Ballot;
+      v.negated = neg;
+      v.members = members;
+      v.into(emit(&vote));
       return;
     }
     case Opcode::Activemask: {
@@ -235,16 +380,18 @@ void KernelLowerer::lowerWarp(const Instruction& in) {
       uint32_t a = src(opnd(in, 1), t);
       uint32_t members = in.numOperands > 2 ? src(opnd(in, 2), Type::u32) : 0;
       Op& op = emit(&matchSync);
+      MatchOperands v;
       if (d0.kind == OperandKind::RegPair) {
-        op.d = regOf(d0.index);
-        op.f = regOf(uint32_t(d0.value));
+        v.result = regOf(d0.index);
+        v.allEqual = regOf(uint32_t(d0.value));
       } else {
-        op.d = dst(d0, Type::b32).off;
+        v.result = dst(d0, Type::b32).off;
       }
-      op.a = a;
-      op.imm = sizeOf(t);
-      op.aux = in.vote == ptx::VoteMode::all ? 1 : 0;
-      op.b = members;
+      v.value = a;
+      v.size = uint8_t(sizeOf(t));
+      v.all = in.vote == ptx::VoteMode::all;
+      v.members = members;
+      v.into(op);
       return;
     }
     case Opcode::ReduxSync: {
@@ -254,34 +401,37 @@ void KernelLowerer::lowerWarp(const Instruction& in) {
       Dst d = dst(opnd(in, 0), t);
       uint32_t members = in.numOperands > 2 ? src(opnd(in, 2), Type::u32) : 0;
       Op& op = emit(&reduxSync);
-      op.d = d.off;
-      op.a = a;
-      op.b = members;
-      uint32_t kind = 0;
+      ReduxOperands r;
+      r.result = d.off;
+      r.value = a;
+      r.members = members;
+      r.into(op);
       switch (in.redOp) {
-        case ptx::RedOp::add: kind = 0; break;
-        case ptx::RedOp::min: kind = 1; break;
-        case ptx::RedOp::max: kind = 2; break;
-        case ptx::RedOp::and_: kind = 3; break;
-        case ptx::RedOp::or_: kind = 4; break;
-        case ptx::RedOp::xor_: kind = 5; break;
+        case ptx::RedOp::add: r.kind = ReduxOperands::Add; break;
+        case ptx::RedOp::min: r.kind = ReduxOperands::Min; break;
+        case ptx::RedOp::max: r.kind = ReduxOperands::Max; break;
+        case ptx::RedOp::and_: r.kind = ReduxOperands::And; break;
+        case ptx::RedOp::or_: r.kind = ReduxOperands::Or; break;
+        case ptx::RedOp::xor_: r.kind = ReduxOperands::Xor; break;
         default: return unsupported(in);
       }
-      op.aux = kind | (isSigned(t) ? 256 : 0);
+      r.isSigned = isSigned(t);
+      r.into(op);
       finish(d);
       return;
     }
     case Opcode::ElectSync: {
       const Operand& d0 = opnd(in, 0);
       uint32_t mask = src(opnd(in, 1), Type::u32);
-      Op& op = emit(&electSync);
+      ElectOperands v;
       if (d0.kind == OperandKind::RegPair) {
-        op.d = d0.index == kNoIndex ? 0 : regOf(d0.index);
-        op.f = regOf(uint32_t(d0.value));
+        v.leader = d0.index == kNoIndex ? 0 : regOf(d0.index);
+        v.isLeader = regOf(uint32_t(d0.value));
       } else if (d0.kind == OperandKind::Reg) {
-        op.d = regOf(d0.index);
+        v.leader = regOf(d0.index);
       }
-      op.a = mask;
+      v.members = mask;
+      v.into(emit(&electSync));
       return;
     }
     default: return unsupported(in);

@@ -1,0 +1,84 @@
+// Typed operand views of the control-flow ops (control.cpp's handlers): what an Op's untyped fields (a..f, imm,
+// aux) mean for each family, named. Each view is the one place that packs its fields into an Op (into: the
+// lowering) and reads them back (of: the handler), so a handler never decodes aux bits of its own. The other
+// instruction classes still read an Op's fields directly (ptx-interp/README.md: "Where an instruction lives").
+#pragma once
+
+#include "exec/engine.h"
+
+#include <cstdint>
+
+namespace ptx::exec::ctl {
+
+// braCond and guard: the lanes whose predicate register, possibly negated, is true branch / execute.
+struct PredicateTest {
+  uint32_t predicate = 0;  // predicate register
+  bool negated = false;
+
+  static PredicateTest of(const Op& op) { return {op.a, (op.aux & 1) != 0}; }
+  void into(Op& op) const {
+    op.a = predicate;
+    op.aux = negated ? 1 : 0;
+  }
+};
+
+// brx.idx: each lane jumps to entry `index` of a jump table (Program::brxTables); the reconvergence op is rpc.
+struct IndexedBranch {
+  uint32_t index = 0;  // u32 index register
+  uint32_t table = 0;  // Program::brxTables index
+
+  static IndexedBranch of(const Op& op) { return {op.a, op.aux}; }
+  void into(Op& op) const {
+    op.a = index;
+    op.aux = table;
+  }
+};
+
+// call: the call site (Program::calls: callee, argument and result copies); the callee's entry is the op's target.
+struct CallOperands {
+  uint32_t site = 0;
+
+  static CallOperands of(const Op& op) { return {op.aux}; }
+  void into(Op& op) const { op.aux = site; }
+};
+
+// bar.sync / bar.arrive / bar.red: barrier id and thread count registers (count 0: every live thread of the CTA);
+// the reductions combine a predicate register, possibly negated, into a u32 (popc) or predicate result register.
+// The kinds' values are what Warp::barrierRedOp records, plus one.
+struct BarrierOperands {
+  enum Kind : uint8_t { Sync = 0, Arrive = 1, RedPopc = 2, RedAnd = 3, RedOr = 4 };
+  Kind kind = Sync;
+  uint32_t id = 0;         // u32 register
+  uint32_t count = 0;      // u32 register, 0: none
+  uint32_t predicate = 0;  // reductions: the predicate register
+  bool negated = false;
+  uint32_t result = 0;  // reductions: the destination register
+
+  bool isReduction() const { return kind >= RedPopc; }
+  static BarrierOperands of(const Op& op) {
+    return {Kind(op.aux & 0xff), op.a, op.b, op.c, ((op.aux >> 8) & 1) != 0, op.d};
+  }
+  void into(Op& op) const {
+    op.a = id;
+    op.b = count;
+    op.c = predicate;
+    op.d = result;
+    op.aux = uint32_t(kind) | (negated ? 256 : 0);
+  }
+};
+
+// trap / brkpt, and the trap that stands for an instruction the interpreter cannot run (its message in
+// Program::messages).
+struct TrapOperands {
+  enum Kind : uint8_t { Trap = 0, Brkpt = 1, Unsupported = 2 };
+  Kind kind = Trap;
+  uint32_t message = 0;  // Unsupported: Program::messages index
+
+  static TrapOperands of(const Op& op) { return {Kind(op.aux), uint32_t(op.imm)}; }
+  void into(Op& op) const {
+    op.aux = kind;
+    op.imm = int64_t(message);
+  }
+};
+
+}  // namespace ptx::exec::ctl
