@@ -133,6 +133,12 @@ const Op* yieldAt(Warp& w, const Op* target, WarpState why) {
 
 [[gnu::noinline]] const Op* backEdge(Warp& w, const Op* target) {
   SpinProbe& p = tlProbe;
+  if (w.readTime) {  // a loop that reads a clock waits for time to pass: others wait alongside it
+    w.readTime = false;
+    w.budget = w.checkInterval;
+    if (p.warp == &w) p.warp = nullptr;
+    return yieldAt(w, target, WarpState::Waiting);
+  }
   const Job& job = *w.cta->job;
   uint32_t first = kFirstRegister, last = job.code->constStart;
   bool probed = p.warp == &w && p.launchId == job.launchId && p.cta == w.cta->linearId;

@@ -676,6 +676,7 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
   info.unsupported = code_->unsupported;
   info.staticSharedBytes = sharedTop_;
   code_->usesBarriers = usesBarriers_;
+  info.mayWaitForOtherWork = hasBackwardBranch_ && observesOthers_;
   code_->regFileBytes = alignUp(rfTop_, 64);
   uint32_t regs = 0;
   for (auto& fi : instances_) {
@@ -702,9 +703,38 @@ void KernelLowerer::unsupported(const Instruction& in, std::string_view why) {
   prog_.messages.push_back(msg);
 }
 
+// A grid can wait for work outside itself only in a loop that reads what that work writes: weak loads may not
+// observe other threads' writes (PTX memory model), so such a read is strong (volatile, relaxed, acquire), atomic,
+// an mbarrier wait, or follows a nanosleep.
+void KernelLowerer::noteWaitingHazards(const Instruction& in, uint32_t idx) {
+  switch (in.opcode) {
+    case Opcode::Bra: {
+      const Operand& t = opnd(in, in.numOperands - 1);
+      if (fn_->labels.at(t.index).target <= idx) hasBackwardBranch_ = true;
+      break;
+    }
+    case Opcode::BrxIdx:
+    case Opcode::Call:  // an indirect call or one to a recursive function may loop as well
+      hasBackwardBranch_ = true;
+      break;
+    case Opcode::Ld:
+    case Opcode::Ldu:
+      if (in.sem != Sem::none && in.sem != Sem::weak) observesOthers_ = true;
+      break;
+    case Opcode::Atom:
+    case Opcode::MbarrierTest:
+    case Opcode::MbarrierTry:
+    case Opcode::Nanosleep:
+    case Opcode::Suld:
+    case Opcode::BarrierClusterWait: observesOthers_ = true; break;
+    default: break;
+  }
+}
+
 void KernelLowerer::lowerInstruction(uint32_t idx) {
   const Instruction& in = fn_->instructions[idx];
   curInst_ = idx;
+  noteWaitingHazards(in, idx);
   bool guarded = in.guard != kNoIndex;
   // control flow first: these consume the guard themselves
   switch (in.opcode) {
