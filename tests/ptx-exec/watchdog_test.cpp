@@ -166,8 +166,9 @@ TEST(PtxWatchdog, GridThatEndsInTimeIsNotDisturbed) {
 }
 
 // ExecConfig::timeWaitsYield: a warp that reads a clock yields at its backward branch, so on one host thread the
-// CTAs of a grid that wait for time wait in the same interval (each starts before the first one ends), with the same
-// results as running each wait to its end (off: every CTA starts after the previous one ended).
+// CTAs of a grid that wait for time wait in the same interval (each starts before the first one ends: a host thread
+// starts new CTAs while fewer than 16 are parked), with the same results as running each wait to its end (off: every
+// CTA starts after the previous one ended).
 TEST(PtxWatchdog, CtasWaitingForTimeWaitTogether) {
   constexpr uint32_t kCtas = 4;
   auto* out = arena().alloc<uint64_t>(2 * kCtas);
@@ -177,12 +178,14 @@ TEST(PtxWatchdog, CtasWaitingForTimeWaitTogether) {
     config.timeWaitsYield = yield;
     std::memset(out, 0, sizeof(uint64_t) * 2 * kCtas);
     Params p(info("waitForTime"));
-    p.arg(reinterpret_cast<uint64_t>(out)).arg(uint64_t(20'000'000));  // 20 ms
+    // 20 us: shorter than the 4096 back edges after which any warp yields, so without the yield each CTA ends its
+    // wait before the next one starts.
+    p.arg(reinterpret_cast<uint64_t>(out)).arg(uint64_t(20'000));
     LaunchResult r = run("waitForTime", Dim3{kCtas}, Dim3{64}, p, config);
     ASSERT_TRUE(r.ok()) << r.fault.message;
     uint64_t firstEnd = ~uint64_t(0), lastStart = 0;
     for (uint32_t c = 0; c < kCtas; ++c) {
-      EXPECT_GE(out[2 * c + 1] - out[2 * c], 20'000'000u) << "CTA " << c << " did not wait its time";
+      EXPECT_GE(out[2 * c + 1] - out[2 * c], 20'000u) << "CTA " << c << " did not wait its time";
       firstEnd = std::min(firstEnd, out[2 * c + 1]);
       lastStart = std::max(lastStart, out[2 * c]);
     }

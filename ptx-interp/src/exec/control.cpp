@@ -133,11 +133,14 @@ const Op* yieldAt(Warp& w, const Op* target, WarpState why) {
 
 [[gnu::noinline]] const Op* backEdge(Warp& w, const Op* target) {
   SpinProbe& p = tlProbe;
-  if (w.readTime) {  // a loop that reads a clock waits for time to pass: others wait alongside it
+  // A loop that reads a clock waits for time to pass: other warps and CTAs wait alongside it. It yields as a long
+  // loop does (Yielded), so its CTA counts among the few preempted ones a host thread keeps parked (kPreemptedCtas)
+  // rather than among the thousands of CTAs waiting for memory: each parked CTA's wait ends while the others run.
+  if (w.readTime) {
     w.readTime = false;
     w.budget = w.checkInterval;
     if (p.warp == &w) p.warp = nullptr;
-    return yieldAt(w, target, WarpState::Waiting);
+    return yieldAt(w, target, WarpState::Yielded);
   }
   const Job& job = *w.cta->job;
   uint32_t first = kFirstRegister, last = job.code->constStart;
