@@ -71,6 +71,27 @@ $L_wait:
   ret;
 }
 
+// Each CTA reads %globaltimer, runs 1000 iterations that read no clock, reads it again and records both.
+.visible .entry timedLoop(.param .u64 out)
+{
+  .reg .u64 %rd<6>;
+  .reg .u32 %r<3>;
+  .reg .pred %p<2>;
+  ld.param.u64 %rd1, [out];
+  mov.u64 %rd2, %globaltimer;
+  mov.u32 %r1, 0;
+$L_loop:
+  add.u32 %r1, %r1, 1;
+  setp.lt.u32 %p1, %r1, 1000;
+  @%p1 bra $L_loop;
+  mov.u64 %rd3, %globaltimer;
+  mov.u32 %r2, %ctaid.x;
+  mul.wide.u32 %rd4, %r2, 16;
+  add.u64 %rd5, %rd1, %rd4;
+  st.global.v2.u64 [%rd5], {%rd2, %rd3};
+  ret;
+}
+
 .visible .entry finite(.param .u64 out)
 {
   .reg .u64 %rd<2>;
@@ -194,6 +215,22 @@ TEST(PtxWatchdog, CtasWaitingForTimeWaitTogether) {
     else
       EXPECT_GE(lastStart, firstEnd) << "without yielding, one host thread runs the CTAs in turn";
   }
+}
+
+// A clock read before and after a loop that reads no clock is not a wait for time: the warp does not yield, so on
+// one host thread each CTA's timed loop runs to its end before the next CTA starts (timings measured with clock()
+// around a computation stay those of the computation).
+TEST(PtxWatchdog, AClockReadBeforeATimedLoopDoesNotYield) {
+  constexpr uint32_t kCtas = 4;
+  auto* out = arena().alloc<uint64_t>(2 * kCtas);
+  ExecConfig config;
+  config.threads = 1;
+  Params p(info("timedLoop"));
+  p.arg(reinterpret_cast<uint64_t>(out));
+  LaunchResult r = run("timedLoop", Dim3{kCtas}, Dim3{32}, p, config);
+  ASSERT_TRUE(r.ok()) << r.fault.message;
+  for (uint32_t c = 1; c < kCtas; ++c)
+    EXPECT_GE(out[2 * c], out[2 * c - 1]) << "CTA " << c << " started before CTA " << c - 1 << " ended";
 }
 
 }  // namespace

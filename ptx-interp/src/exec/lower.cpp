@@ -705,7 +705,8 @@ void KernelLowerer::unsupported(const Instruction& in, std::string_view why) {
 
 // A grid can wait for work outside itself only in a loop that reads what that work writes: weak loads may not
 // observe other threads' writes (PTX memory model), so such a read is strong (volatile, relaxed, acquire), atomic,
-// an mbarrier wait, or follows a nanosleep.
+// an mbarrier wait, or follows a nanosleep. A loop that reads a clock may wait for time to pass (simpleHyperQ's
+// clock_block kernels on 32 streams must wait together, not one after the other on the launching thread).
 void KernelLowerer::noteWaitingHazards(const Instruction& in, uint32_t idx) {
   switch (in.opcode) {
     case Opcode::Bra: {
@@ -720,6 +721,17 @@ void KernelLowerer::noteWaitingHazards(const Instruction& in, uint32_t idx) {
     case Opcode::Ld:
     case Opcode::Ldu:
       if (in.sem != Sem::none && in.sem != Sem::weak) observesOthers_ = true;
+      break;
+    case Opcode::Mov:
+      for (uint32_t k = 0; k < in.numOperands; ++k) {
+        const Operand& o = opnd(in, k);
+        if (o.kind != OperandKind::Special) continue;
+        const auto reg = static_cast<ptx::SpecialReg>(o.index);
+        if (reg == ptx::SpecialReg::clock || reg == ptx::SpecialReg::clock_hi || reg == ptx::SpecialReg::clock64 ||
+            reg == ptx::SpecialReg::globaltimer || reg == ptx::SpecialReg::globaltimer_lo ||
+            reg == ptx::SpecialReg::globaltimer_hi)
+          observesOthers_ = true;
+      }
       break;
     case Opcode::Atom:
     case Opcode::MbarrierTest:
