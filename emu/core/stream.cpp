@@ -224,14 +224,15 @@ void Stream::notifyDone(std::unique_lock<std::mutex>&) {
 
 bool Stream::runInlineIfIdle(StreamWork& work) {
   Item item{nullptr, {}, 0, WorkOptions::None};
-  if (timeline::on()) [[unlikely]]
-    item.tag = timeline::takeSubmitTag();
   {
     std::lock_guard lock(mutex_);
     if (!queue_.empty() || inlineRunning_ || completed_.load(std::memory_order_relaxed) != submitted_) return false;
     item.sequence = ++submitted_;
     inlineRunning_ = true;
   }
+  // Only once the item runs here: a busy stream leaves the label (timeline::labelNextItem) to its submission.
+  if (timeline::on()) [[unlikely]]
+    item.tag = timeline::takeSubmitTag();
   item.work = std::move(work);
   runItem(item);
   std::unique_lock lock(mutex_);
