@@ -14,11 +14,39 @@
 #include "core/texture.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <unordered_map>
 
 namespace cuemu {
 namespace {
+
+// The per-grid texture and surface object cache (resolveForGrid); -1: CUEMU_GRID_OBJECT_CACHE not read yet.
+std::atomic<int> g_gridObjectCache{-1};
+
+}  // namespace
+
+void setGridObjectCache(bool on) { g_gridObjectCache.store(on, std::memory_order_relaxed); }
+
+bool gridObjectCacheOn() {
+  int state = g_gridObjectCache.load(std::memory_order_relaxed);
+  if (state < 0) [[unlikely]] {
+    const char* value = std::getenv("CUEMU_GRID_OBJECT_CACHE");
+    state = !value || std::strcmp(value, "0") != 0;
+    g_gridObjectCache.store(state, std::memory_order_relaxed);
+  }
+  return state;
+}
+
+namespace {
+
+// The launching-thread fast path (runsOnLaunchingThread): the largest grid, in threads, it takes by default.
+constexpr uint64_t kDefaultInlineLaunchThreads = 8192;
+// setInlineLaunchThreads's value (tests), else CUEMU_INLINE_LAUNCH_THREADS.
+constexpr uint64_t kNoOverride = ~uint64_t(0);
+std::atomic<uint64_t> g_inlineLaunchThreads{kNoOverride};
 
 // Global-memory checks for the interpreter, one per grid: the address space's O(1) table, read inline by the
 // interpreter; adjacent VMM mappings through the region map; registered host memory through the ranges taken
@@ -55,6 +83,64 @@ class DeviceMemoryValidator final : public ptx::exec::MemoryValidator {
   RegisteredHostSnapshot registered_;
 };
 
+// The texture and surface objects a grid's fetches name, resolved once per host thread and object instead of once
+// per lane (the handle table's lock and reference count cost more than a fetch): each host thread keeps a few
+// (grid, handle) -> object entries; the grid's ObjectPins keep those objects alive until the grid ends, so an
+// entry of a finished grid (another serial) is never used.
+std::atomic<uint64_t> g_gridSerial{1};
+
+template <class Object> class ObjectPins {
+ public:
+  template <class Resolve> std::shared_ptr<const Object> pin(uint64_t handle, const Resolve& resolve) {
+    std::lock_guard lock(mutex_);
+    auto found = pinned_.find(handle);
+    if (found != pinned_.end()) return found->second;
+    std::shared_ptr<const Object> object = resolve(handle);
+    if (object) pinned_.emplace(handle, object);
+    return object;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_map<uint64_t, std::shared_ptr<const Object>> pinned_;
+};
+
+// A live texture or surface object, or null.
+template <class Object> std::shared_ptr<const Object> liveObject(uint64_t handle) {
+  auto live = lookup<Object>(handle);
+  return live ? std::shared_ptr<const Object>(*live) : nullptr;
+}
+
+template <class Object> struct ObjectCache {
+  static constexpr unsigned kEntries = 4;
+  struct Entry {
+    uint64_t grid = 0, handle = 0;
+    const Object* object = nullptr;
+  };
+  Entry entries[kEntries];
+  unsigned next = 0;
+
+  const Object* find(uint64_t grid, uint64_t handle) const {
+    for (const Entry& e : entries)
+      if (e.grid == grid && e.handle == handle) return e.object;
+    return nullptr;
+  }
+  void add(uint64_t grid, uint64_t handle, const Object* object) {
+    entries[next] = Entry{grid, handle, object};
+    next = (next + 1) % kEntries;
+  }
+};
+
+template <class Object, class Resolve>
+const Object* resolveForGrid(ObjectPins<Object>& pins, const Resolve& resolve, uint64_t grid, uint64_t handle) {
+  thread_local ObjectCache<Object> cache;
+  if (!gridObjectCacheOn()) return nullptr;
+  if (const Object* object = cache.find(grid, handle)) return object;
+  auto object = pins.pin(handle, resolve);
+  if (object) cache.add(grid, handle, object.get());
+  return object.get();
+}
+
 class ContextHostServices final : public ptx::exec::HostServices {
  public:
   ContextHostServices(Context& context, GridRuntime& runtime, const TextureObjectsView* textures)
@@ -64,11 +150,12 @@ class ContextHostServices final : public ptx::exec::HostServices {
     return true;
   }
   bool textureFetch(const ptx::exec::TextureRequest& request, uint32_t out[4], std::string& error) override {
-    std::shared_ptr<const TexObject> object;
-    if (textures_)
-      object = textures_->texture(request.handle);
-    else if (auto live = lookup<TexObject>(request.handle))
-      object = *live;
+    auto resolve = [this](uint64_t handle) {
+      return textures_ ? textures_->texture(handle) : liveObject<TexObject>(handle);
+    };
+    if (const TexObject* cached = resolveForGrid(texturePins_, resolve, serial_, request.handle))
+      return cached->fetch(request, out, error);
+    auto object = resolve(request.handle);
     if (!object) {
       error = fmt::format("{:#x} is not a texture object", request.handle);
       return false;
@@ -76,11 +163,12 @@ class ContextHostServices final : public ptx::exec::HostServices {
     return object->fetch(request, out, error);
   }
   bool surfaceAccess(const ptx::exec::SurfaceRequest& request, void* data, std::string& error) override {
-    std::shared_ptr<const SurfObject> object;
-    if (textures_)
-      object = textures_->surface(request.handle);
-    else if (auto live = lookup<SurfObject>(request.handle))
-      object = *live;
+    auto resolve = [this](uint64_t handle) {
+      return textures_ ? textures_->surface(handle) : liveObject<SurfObject>(handle);
+    };
+    if (const SurfObject* cached = resolveForGrid(surfacePins_, resolve, serial_, request.handle))
+      return cached->access(request, data, error);
+    auto object = resolve(request.handle);
     if (!object) {
       error = fmt::format("{:#x} is not a surface object", request.handle);
       return false;
@@ -157,6 +245,9 @@ class ContextHostServices final : public ptx::exec::HostServices {
   Context& context_;
   GridRuntime& runtime_;
   const TextureObjectsView* textures_;  // null: only live objects
+  const uint64_t serial_ = g_gridSerial.fetch_add(1, std::memory_order_relaxed);
+  ObjectPins<TexObject> texturePins_;
+  ObjectPins<SurfObject> surfacePins_;
 };
 
 ptx::exec::ExecConfig execConfig(const Device& device) {
@@ -166,6 +257,11 @@ ptx::exec::ExecConfig execConfig(const Device& device) {
   if (const char* seed = std::getenv("CUEMU_SCHEDULE_SEED")) config.scheduleSeed = std::strtoull(seed, nullptr, 0);
   config.smCount = unsigned(device.profile().smCount);
   config.timeoutMs = kernelTimeoutMs();
+  static const bool timeWaitsYield = [] {
+    const char* value = std::getenv("CUEMU_TIME_WAITS_YIELD");
+    return !value || std::strcmp(value, "0") != 0;
+  }();
+  config.timeWaitsYield = timeWaitsYield;
   return config;
 }
 
@@ -468,7 +564,28 @@ CUresult submitLaunch(Stream& stream, LaunchRequest request) {
     return captured;
   if (timeline::on()) [[unlikely]]
     timeline::labelNextItem(request.function->info().name);
-  return enqueueWork(stream, launchWork(context, std::move(request), std::make_shared<TextureObjectsView>()));
+  const bool runIfIdle = runsOnLaunchingThread(request);
+  StreamWork work = launchWork(context, std::move(request), std::make_shared<TextureObjectsView>());
+  if (runIfIdle) return enqueueWorkRunIfIdle(stream, std::move(work), CU_GRAPH_NODE_TYPE_KERNEL);
+  return enqueueWork(stream, std::move(work));
+}
+
+uint64_t inlineLaunchThreads() {
+  static const uint64_t threads = [] {
+    const char* value = std::getenv("CUEMU_INLINE_LAUNCH_THREADS");
+    return value && *value ? std::strtoull(value, nullptr, 10) : kDefaultInlineLaunchThreads;
+  }();
+  const uint64_t override = g_inlineLaunchThreads.load(std::memory_order_relaxed);
+  return override == kNoOverride ? threads : override;
+}
+
+void setInlineLaunchThreads(std::optional<uint64_t> threads) {
+  g_inlineLaunchThreads.store(threads.value_or(kNoOverride), std::memory_order_relaxed);
+}
+
+bool runsOnLaunchingThread(const LaunchRequest& request) {
+  const uint64_t threads = request.grid.count() * request.block.count();
+  return threads <= inlineLaunchThreads() && !request.cooperative && !request.function->info().mayWaitForOtherWork;
 }
 
 StreamWork launchWork(Context& context, LaunchRequest request, std::shared_ptr<const TextureObjectsView> textures) {

@@ -10,6 +10,7 @@
 #include <ptx/exec.h>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace cuemu {
@@ -39,6 +40,20 @@ CUresult submitLaunch(Stream& stream, LaunchRequest request);
 // objects as they were when the launch was queued (core/texture.h); null: those live when it runs.
 StreamWork launchWork(Context& context, LaunchRequest request,
                       std::shared_ptr<const TextureObjectsView> textures = nullptr);
+
+// The launching-thread fast path: a launch into an idle stream runs its grid at once on the launching thread
+// (enqueueWorkRunIfIdle) when the grid is small (at most inlineLaunchThreads() threads), not cooperative, and its
+// kernel finishes on its own (KernelInfo::mayWaitForOtherWork is false: it cannot wait for the host or other work,
+// so running it before the launch returns is a legal schedule). A launch then costs no thread hand-off.
+bool runsOnLaunchingThread(const LaunchRequest& request);
+// CUEMU_INLINE_LAUNCH_THREADS (default 8192; 0 switches the fast path off).
+uint64_t inlineLaunchThreads();
+void setInlineLaunchThreads(std::optional<uint64_t> threads);  // tests; nullopt: back to the variable's value
+
+// The per-grid object cache: a grid resolves each texture and surface object it names once per host thread instead
+// of once per lane. CUEMU_GRID_OBJECT_CACHE=0 switches it off.
+bool gridObjectCacheOn();
+void setGridObjectCache(bool on);  // tests
 
 // The occupancy calculator: blocks of `blockSize` threads with `dynamicSharedBytes` that one SM holds at once.
 int maxActiveBlocksPerSm(const Function& function, const Device& device, int blockSize, size_t dynamicSharedBytes);

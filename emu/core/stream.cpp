@@ -7,11 +7,15 @@
 #include "core/module.h"
 #include "core/stream_lookup.h"
 
+#include <sched.h>
+
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <system_error>
 #include <thread>
+#include <xmmintrin.h>
 
 namespace cuemu {
 namespace {
@@ -20,7 +24,43 @@ std::atomic<unsigned long long> g_nextStreamId{1};
 // 0: read CUEMU_DETERMINISTIC on first use, 1: off, 2: on.
 std::atomic<int> g_deterministic{0};
 
+// Nanoseconds; kSpinUnread until CUEMU_STREAM_SPIN_US is read.
+constexpr uint64_t kSpinUnread = ~uint64_t(0);
+constexpr uint64_t kDefaultSpinNs = 0;
+std::atomic<uint64_t> g_spinNs{kSpinUnread};
+
+// Spins until `done` holds or streamSpinNs() passed; returns whether it holds. The first microseconds poll with
+// pause; after that the spinner yields its core between polls, so on a machine with more runnable threads than
+// cores it does not take the core from the thread it waits for.
+template <class Done> bool spinUntil(Done done) {
+  const uint64_t limit = streamSpinNs();
+  if (!limit) return false;
+  const auto start = std::chrono::steady_clock::now();
+  for (unsigned i = 1;; ++i) {
+    if (done()) return true;
+    _mm_pause();
+    if ((i & 63) == 0) {
+      const auto spent = std::chrono::steady_clock::now() - start;
+      if (uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(spent).count()) >= limit) return done();
+      if (spent > std::chrono::microseconds(4)) sched_yield();
+    }
+  }
+}
+
 }  // namespace
+
+uint64_t streamSpinNs() {
+  uint64_t ns = g_spinNs.load(std::memory_order_relaxed);
+  if (ns == kSpinUnread) [[unlikely]] {
+    ns = kDefaultSpinNs;
+    if (const char* value = std::getenv("CUEMU_STREAM_SPIN_US"); value && *value)
+      ns = std::strtoull(value, nullptr, 10) * 1000;
+    g_spinNs.store(ns, std::memory_order_relaxed);
+  }
+  return ns;
+}
+
+void setStreamSpinNs(uint64_t ns) { g_spinNs.store(ns, std::memory_order_relaxed); }
 
 bool deterministicMode() {
   int state = g_deterministic.load(std::memory_order_relaxed);
@@ -81,7 +121,7 @@ StreamPosition Stream::submit(StreamWork work, std::vector<StreamPosition> depen
       item.tag = timeline::takeSubmitTag();
     {
       std::unique_lock lock(mutex_);
-      itemDone_.wait(lock, [&] {
+      waitDone(lock, [&] {
         return queue_.empty() && !inlineRunning_ && completed_.load(std::memory_order_relaxed) == submitted_;
       });
       item.sequence = ++submitted_;
@@ -89,11 +129,11 @@ StreamPosition Stream::submit(StreamWork work, std::vector<StreamPosition> depen
     }
     runItem(item);
     {
-      std::lock_guard lock(mutex_);
+      std::unique_lock lock(mutex_);
       inlineRunning_ = false;
+      notifyDone(lock);
+      signalWorkLocked();
     }
-    itemDone_.notify_all();
-    workAvailable_.notify_one();
     return {shared_from_this(), item.sequence};
   }
   timeline::SubmitTag tag;
@@ -120,12 +160,11 @@ StreamPosition Stream::submit(StreamWork work, std::vector<StreamPosition> depen
         lock.lock();
         inlineRunning_ = false;
       }
-      lock.unlock();
-      workAvailable_.notify_one();
+      signalWorkLocked();
       return {shared_from_this(), sequence};
     }
   } else {
-    workAvailable_.notify_one();
+    signalWorkLocked();
   }
   return {shared_from_this(), sequence};
 }
@@ -158,40 +197,61 @@ void Stream::runItem(Item& item) {
   }
   item.work = nullptr;
   item.dependencies.clear();
-  {
-    std::lock_guard lock(mutex_);
-    completed_.store(item.sequence, std::memory_order_release);
-  }
-  itemDone_.notify_all();
+  std::unique_lock lock(mutex_);
+  completed_.store(item.sequence, std::memory_order_release);
+  notifyDone(lock);
+}
+
+void Stream::signalWorkLocked() {
+  workSignal_.fetch_add(1, std::memory_order_release);
+  if (workerSleeping_) workAvailable_.notify_one();
+}
+
+template <class Ready> void Stream::waitDone(std::unique_lock<std::mutex>& lock, Ready ready) {
+  ++doneWaiters_;
+  itemDone_.wait(lock, ready);
+  --doneWaiters_;
+}
+
+void Stream::notifyDone(std::unique_lock<std::mutex>&) {
+  if (doneWaiters_) itemDone_.notify_all();
 }
 
 bool Stream::runInlineIfIdle(StreamWork& work) {
   Item item{nullptr, {}, 0, WorkOptions::None};
-  if (timeline::on()) [[unlikely]]
-    item.tag = timeline::takeSubmitTag();
   {
     std::lock_guard lock(mutex_);
     if (!queue_.empty() || inlineRunning_ || completed_.load(std::memory_order_relaxed) != submitted_) return false;
     item.sequence = ++submitted_;
     inlineRunning_ = true;
   }
+  // Only once the item runs here: a busy stream leaves the label (timeline::labelNextItem) to its submission.
+  if (timeline::on()) [[unlikely]]
+    item.tag = timeline::takeSubmitTag();
   item.work = std::move(work);
   runItem(item);
-  {
-    std::lock_guard lock(mutex_);
-    inlineRunning_ = false;
-  }
-  workAvailable_.notify_one();
+  std::unique_lock lock(mutex_);
+  inlineRunning_ = false;
+  signalWorkLocked();
   // A deterministic-mode submitter waits on itemDone_ until no inline item runs; runItem's notification came
   // before inlineRunning_ was cleared, so without this one it would sleep forever (issue 24).
-  itemDone_.notify_all();
+  notifyDone(lock);
   return true;
 }
 
 void Stream::workerLoop() {
   std::unique_lock lock(mutex_);
+  const auto ready = [&] { return (!queue_.empty() || retired_) && !inlineRunning_; };
   for (;;) {
-    workAvailable_.wait(lock, [&] { return (!queue_.empty() || retired_) && !inlineRunning_; });
+    if (!ready()) {
+      const uint64_t seen = workSignal_.load(std::memory_order_acquire);
+      lock.unlock();
+      spinUntil([&] { return workSignal_.load(std::memory_order_acquire) != seen; });
+      lock.lock();
+      workerSleeping_ = true;
+      workAvailable_.wait(lock, ready);
+      workerSleeping_ = false;
+    }
     if (queue_.empty()) break;  // retired and drained
     Item item = std::move(queue_.front());
     queue_.pop_front();
@@ -203,17 +263,15 @@ void Stream::workerLoop() {
 }
 
 void Stream::waitFor(uint64_t sequence) {
-  if (completed() >= sequence) return;
+  if (spinUntil([&] { return completed() >= sequence; })) return;
   std::unique_lock lock(mutex_);
-  itemDone_.wait(lock, [&] { return completed_.load(std::memory_order_acquire) >= sequence; });
+  waitDone(lock, [&] { return completed_.load(std::memory_order_acquire) >= sequence; });
 }
 
 void Stream::retire() {
-  {
-    std::lock_guard lock(mutex_);
-    retired_ = true;
-  }
-  workAvailable_.notify_all();
+  std::lock_guard lock(mutex_);
+  retired_ = true;
+  signalWorkLocked();
 }
 
 ContextStreams::ContextStreams(Context& context)
@@ -361,6 +419,15 @@ CUresult enqueueWork(Stream& stream, StreamWork work, CUgraphNodeType capturedAs
   }
   stream.context().streams().submit(stream, std::move(work));
   return CUDA_SUCCESS;
+}
+
+CUresult enqueueWorkRunIfIdle(Stream& stream, StreamWork work, CUgraphNodeType capturedAs) {
+  if (!isCapturing(stream) && !deterministicMode()) {
+    if (stream.kind() == Stream::Kind::Legacy)
+      if (CUresult implicit = checkLegacyImplicitCapture(stream)) return implicit;
+    if (stream.context().streams().runInlineIfIdle(stream, work)) return CUDA_SUCCESS;
+  }
+  return enqueueWork(stream, std::move(work), capturedAs);
 }
 
 CUresult enqueueOnStream(Context& context, CUstream stream, StreamWork work, CUgraphNodeType capturedAs) {

@@ -98,6 +98,12 @@ class Stream : public std::enable_shared_from_this<Stream> {
   };
   void workerLoop();
   void runItem(Item& item);
+  // Wakes the worker when it sleeps; a spinning worker sees workSignal_ change (called with mutex_ held).
+  void signalWorkLocked();
+  // Waits on itemDone_ until `ready` holds, counted in doneWaiters_ so that completions notify only when someone
+  // sleeps there.
+  template <class Ready> void waitDone(std::unique_lock<std::mutex>& lock, Ready ready);
+  void notifyDone(std::unique_lock<std::mutex>& lock);
 
   Context& context_;
   const Kind kind_;
@@ -115,7 +121,18 @@ class Stream : public std::enable_shared_from_this<Stream> {
   bool workerRunning_ = false;
   bool retired_ = false;
   bool inlineRunning_ = false;  // an item runs on a caller's thread: the worker waits
+  // The spinning hand-off (streamSpinNs): an idle worker spins on workSignal_ before it sleeps on workAvailable_
+  // (workerSleeping_), and waitFor spins on completed_ before it sleeps on itemDone_ (doneWaiters_), so a launch
+  // and its synchronisation cost no futex call while the two threads keep up with each other.
+  std::atomic<uint64_t> workSignal_{0};
+  bool workerSleeping_ = false;
+  unsigned doneWaiters_ = 0;
 };
+
+// How long an idle stream worker, and a thread waiting for a stream, spin before they sleep (CUEMU_STREAM_SPIN_US,
+// microseconds; 0 switches the spinning hand-off off: every hand-off then goes through the condition variables).
+uint64_t streamSpinNs();
+void setStreamSpinNs(uint64_t ns);  // tests: the differential test runs both settings
 
 // Whether all work runs synchronously in program order (CUEMU_DETERMINISTIC=1 or cuemuSetDeterministic).
 bool deterministicMode();
@@ -165,6 +182,9 @@ class ContextStreams {
 // `capturedAs`; work on the legacy stream that would implicitly wait for a capturing stream is refused
 // (CUDA_ERROR_STREAM_CAPTURE_IMPLICIT). Otherwise it is submitted with the legacy stream's dependencies.
 CUresult enqueueWork(Stream& stream, StreamWork work, CUgraphNodeType capturedAs = CU_GRAPH_NODE_TYPE_MEMCPY);
+// enqueueWork for work that finishes on its own (a launch: core/launch.cpp): when `stream` and everything it
+// implicitly waits for are idle, it runs at once on the calling thread, in stream order, without a worker round trip.
+CUresult enqueueWorkRunIfIdle(Stream& stream, StreamWork work, CUgraphNodeType capturedAs);
 
 // Enqueues `work` on `stream` of `context` (0 / CU_STREAM_LEGACY / CU_STREAM_PER_THREAD / a handle).
 // Validates the stream (CUDA_ERROR_INVALID_HANDLE) and its context (CUDA_ERROR_INVALID_CONTEXT).

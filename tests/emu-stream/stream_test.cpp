@@ -5,6 +5,7 @@
 #include "core/driver.h"
 #include "core/event.h"
 #include "core/fault.h"
+#include "core/launch.h"
 #include "core/stream.h"
 #include "cuemu.h"
 
@@ -16,6 +17,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstring>
+#include <optional>
 #include <future>
 #include <mutex>
 #include <string>
@@ -354,6 +357,22 @@ DONE:
   ret;
 }
 
+.visible .entry addScaled(.param .u64 p, .param .u32 k)
+{
+  .reg .u64 %rd<4>;
+  .reg .u32 %r<5>;
+  ld.param.u64 %rd1, [p];
+  ld.param.u32 %r1, [k];
+  mov.u32 %r2, %tid.x;
+  mul.wide.u32 %rd2, %r2, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  ld.global.u32 %r3, [%rd3];
+  mad.lo.u32 %r4, %r2, %r1, %r3;
+  add.u32 %r4, %r4, 1;
+  st.global.u32 [%rd3], %r4;
+  ret;
+}
+
 .visible .entry accumulate(.param .u64 sum, .param .u32 seed)
 {
   .reg .u64 %rd<2>;
@@ -382,12 +401,14 @@ class StreamKernelTest : public StreamTest {
     ASSERT_EQ(impl::cuModuleLoadData(&module_, kKernels), CUDA_SUCCESS);
     ASSERT_EQ(impl::cuModuleGetFunction(&meet_, module_, "meet"), CUDA_SUCCESS);
     ASSERT_EQ(impl::cuModuleGetFunction(&accumulate_, module_, "accumulate"), CUDA_SUCCESS);
+    ASSERT_EQ(impl::cuModuleGetFunction(&addScaled_, module_, "addScaled"), CUDA_SUCCESS);
     ASSERT_EQ(impl::cuMemAlloc_v2(&buffer_, 64), CUDA_SUCCESS);
   }
   void TearDown() override {
     impl::cuMemFree_v2(buffer_);
     impl::cuModuleUnload(module_);
     setDeterministicMode(false);
+    setInlineLaunchThreads(std::nullopt);
     StreamTest::TearDown();
   }
   void launch(CUfunction f, CUstream s, unsigned blocks, unsigned threads, std::vector<void*> params) {
@@ -418,7 +439,7 @@ class StreamKernelTest : public StreamTest {
     return out;
   }
   CUmodule module_ = nullptr;
-  CUfunction meet_ = nullptr, accumulate_ = nullptr;
+  CUfunction meet_ = nullptr, accumulate_ = nullptr, addScaled_ = nullptr;
   CUdeviceptr buffer_ = 0;
 };
 
@@ -537,6 +558,113 @@ TEST_F(StreamTest, SynchronisingCallsBlockWithoutBurningACore) {
     EXPECT_LT(cpu, 0.05) << wait.name << " used " << cpu << " s of CPU time while waiting 200 ms";
   }
   EXPECT_EQ(impl::cuEventDestroy_v2(e), CUDA_SUCCESS);
+}
+
+// Issue 21 item 1, the launching-thread fast path (core/launch.h: runsOnLaunchingThread): a small grid of a kernel
+// that cannot wait for other work, launched into an idle stream, has run when the launch returns (no worker round
+// trip: launch + synchronise costs about one interpreter launch).
+TEST_F(StreamKernelTest, ASmallLaunchIntoAnIdleStreamHasRunWhenTheLaunchReturns) {
+  uint32_t* host = nullptr;
+  ASSERT_EQ(impl::cuMemAllocHost_v2(reinterpret_cast<void**>(&host), 4 * 32), CUDA_SUCCESS);
+  std::memset(host, 0, 4 * 32);
+  CUdeviceptr p = 0;
+  ASSERT_EQ(impl::cuMemHostGetDevicePointer_v2(&p, host, 0), CUDA_SUCCESS);
+  CUstream s = create(CU_STREAM_NON_BLOCKING);
+  for (uint32_t i = 1; i <= 200; ++i) {
+    uint32_t k = 1;
+    launch(addScaled_, s, 1, 32, {&p, &k});
+    // No synchronisation: the grid ran on this thread.
+    EXPECT_EQ(reinterpret_cast<volatile uint32_t*>(host)[31], i * 32) << "launch " << i;
+  }
+  ASSERT_EQ(impl::cuStreamSynchronize(s), CUDA_SUCCESS);
+  impl::cuStreamDestroy_v2(s);
+  impl::cuMemFreeHost(host);
+}
+
+// The fast path keeps stream order: behind a host function still running, the launch is queued (the host
+// function sees the memory before the kernel), and a kernel that may wait for the host (a spin on memory the host
+// writes after the launch returns) is never run on the launching thread, where it would wait forever.
+TEST_F(StreamKernelTest, TheLaunchingThreadFastPathKeepsStreamOrderAndNeverRunsAWaitingKernel) {
+  uint32_t* pinned = nullptr;
+  ASSERT_EQ(impl::cuMemAllocHost_v2(reinterpret_cast<void**>(&pinned), 4 * 64), CUDA_SUCCESS);
+  std::memset(pinned, 0, 4 * 64);
+  CUdeviceptr p = 0;
+  ASSERT_EQ(impl::cuMemHostGetDevicePointer_v2(&p, pinned, 0), CUDA_SUCCESS);
+  CUstream s = create(CU_STREAM_NON_BLOCKING);
+  std::atomic<uint32_t> seenByHostFunction{~0u};
+  host(s, [&] {
+    std::this_thread::sleep_for(30ms);
+    seenByHostFunction = reinterpret_cast<volatile uint32_t*>(pinned)[0];
+  });
+  uint32_t k = 0;
+  launch(addScaled_, s, 1, 32, {&p, &k});
+  ASSERT_EQ(impl::cuStreamSynchronize(s), CUDA_SUCCESS);
+  EXPECT_EQ(seenByHostFunction.load(), 0u) << "the kernel ran before the host function queued ahead of it";
+  EXPECT_EQ(pinned[0], 1u);
+
+  // meet: announces itself with an atomic, then spins (volatile loads) until a second party has announced.
+  CUdeviceptr counter = p + 128, seen = p + 132;
+  unsigned limit = 2'000'000'000u;
+  launch(meet_, s, 1, 1, {&counter, &seen, &limit});
+  __atomic_fetch_add(&pinned[32], 1u, __ATOMIC_SEQ_CST);  // only after the launch returned
+  ASSERT_EQ(impl::cuStreamSynchronize(s), CUDA_SUCCESS);
+  EXPECT_EQ(pinned[33], 2u) << "the spinning kernel did not see the host's announcement";
+  impl::cuStreamDestroy_v2(s);
+  impl::cuMemFreeHost(pinned);
+}
+
+// Differential test of the fast path (CUEMU_INLINE_LAUNCH_THREADS) and of the spinning hand-off: a program of launches
+// on two streams ordered by events, host functions that read the memory, copies and synchronisations gives the same
+// results with the fast path off and on.
+TEST_F(StreamKernelTest, TheLaunchingThreadFastPathGivesTheSameResultsAsTheWorker) {
+  auto run = [&] {
+    std::vector<uint32_t> out;
+    EXPECT_EQ(impl::cuMemsetD32_v2(buffer_, 0, 16), CUDA_SUCCESS);
+    // Blocking streams: the legacy stream's launches order them; between those a and b touch halves of their own.
+    CUstream a = create(), b = create();
+    CUdeviceptr halfB = buffer_ + 32;
+    CUevent e;
+    EXPECT_EQ(impl::cuEventCreate(&e, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+    std::vector<uint32_t> seen(8);
+    uint32_t snapshot[16] = {};
+    for (uint32_t i = 0; i < 40; ++i) {
+      uint32_t k = i;
+      if (i % 3)
+        launch(addScaled_, a, 1, 8, {&buffer_, &k});
+      else
+        launch(addScaled_, b, 1, 8, {&halfB, &k});
+      if (i % 5 == 4) {
+        EXPECT_EQ(impl::cuEventRecord(e, a), CUDA_SUCCESS);
+        EXPECT_EQ(impl::cuStreamWaitEvent(b, e, 0), CUDA_SUCCESS);
+        EXPECT_EQ(impl::cuMemcpyDtoHAsync_v2(snapshot, buffer_, sizeof snapshot, b), CUDA_SUCCESS);
+        host(b, [&, i] { seen[i / 5] = snapshot[7]; });
+      }
+      if (i % 7 == 6) {
+        EXPECT_EQ(impl::cuStreamSynchronize(i % 2 ? a : b), CUDA_SUCCESS);
+      }
+      launch(addScaled_, nullptr, 1, 16, {&buffer_, &k});  // the legacy stream: waits for b, and b for it
+    }
+    EXPECT_EQ(impl::cuCtxSynchronize(), CUDA_SUCCESS);
+    out.resize(16);
+    EXPECT_EQ(impl::cuMemcpyDtoH_v2(out.data(), buffer_, 64), CUDA_SUCCESS);
+    out.insert(out.end(), seen.begin(), seen.end());
+    impl::cuEventDestroy_v2(e);
+    impl::cuStreamDestroy_v2(a);
+    impl::cuStreamDestroy_v2(b);
+    return out;
+  };
+  setInlineLaunchThreads(0);
+  std::vector<uint32_t> off = run();
+  // The spinning hand-off (CUEMU_STREAM_SPIN_US): workers and waiters spin before they sleep.
+  const uint64_t spin = streamSpinNs();
+  setStreamSpinNs(50'000);
+  std::vector<uint32_t> spinning = run();
+  setStreamSpinNs(spin);
+  setInlineLaunchThreads(std::nullopt);
+  std::vector<uint32_t> on = run();
+  EXPECT_EQ(off, on);
+  EXPECT_EQ(off, spinning);
+  EXPECT_EQ(off[0], 26u + 40u) << "thread 0 adds one per launch of stream a and of the legacy stream";
 }
 
 }  // namespace

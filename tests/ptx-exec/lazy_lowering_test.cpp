@@ -293,4 +293,106 @@ TEST(LazyLowering, TheSameTextCompiledTwiceIsOneProgram) {
   EXPECT_TRUE(gone.expired());
 }
 
+// KernelInfo::mayWaitForOtherWork (the driver runs a small grid on the launching thread only without it): a loop
+// that reads memory others may write while the grid runs (volatile, relaxed, acquire, atomics, mbarrier waits,
+// nanosleep) may wait for the host or another grid; straight-line code, and loops over weak loads, cannot.
+constexpr const char* kWaitHazards = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+
+.visible .entry straight(.param .u64 p)
+{
+  .reg .u64 %rd<2>;
+  .reg .u32 %r<3>;
+  ld.param.u64 %rd1, [p];
+  atom.global.add.u32 %r1, [%rd1], 1;
+  ld.volatile.global.u32 %r2, [%rd1];
+  ret;
+}
+
+.visible .entry weakLoop(.param .u64 p)
+{
+  .reg .u64 %rd<2>;
+  .reg .u32 %r<3>;
+  .reg .pred %q<2>;
+  ld.param.u64 %rd1, [p];
+  mov.u32 %r1, 0;
+L:
+  ld.global.u32 %r2, [%rd1];
+  add.u32 %r1, %r1, %r2;
+  setp.lt.u32 %q1, %r1, 100;
+  @%q1 bra L;
+  ret;
+}
+
+.visible .entry volatileSpin(.param .u64 p)
+{
+  .reg .u64 %rd<2>;
+  .reg .u32 %r<2>;
+  .reg .pred %q<2>;
+  ld.param.u64 %rd1, [p];
+L:
+  ld.volatile.global.u32 %r1, [%rd1];
+  setp.eq.u32 %q1, %r1, 0;
+  @%q1 bra L;
+  ret;
+}
+
+.func spinOnAcquire(.param .b64 p)
+{
+  .reg .u64 %rd<2>;
+  .reg .u32 %r<2>;
+  .reg .pred %q<2>;
+  ld.param.b64 %rd1, [p];
+L:
+  ld.acquire.gpu.global.u32 %r1, [%rd1];
+  setp.eq.u32 %q1, %r1, 0;
+  @%q1 bra L;
+  ret;
+}
+
+.visible .entry calledSpin(.param .u64 p)
+{
+  .reg .u64 %rd<2>;
+  ld.param.u64 %rd1, [p];
+  {
+  .param .b64 a;
+  st.param.b64 [a], %rd1;
+  call.uni spinOnAcquire, (a);
+  }
+  ret;
+}
+
+.visible .entry casLock(.param .u64 p)
+{
+  .reg .u64 %rd<2>;
+  .reg .u32 %r<2>;
+  .reg .pred %q<2>;
+  ld.param.u64 %rd1, [p];
+L:
+  atom.global.cas.b32 %r1, [%rd1], 0, 1;
+  setp.ne.u32 %q1, %r1, 0;
+  @%q1 bra L;
+  ret;
+}
+)";
+
+TEST(LazyLowering, KernelsThatMayWaitForOtherWorkAreKnownWhenLowered) {
+  for (Lowering lowering : {Lowering::Lazy, Lowering::Eager}) {
+    CompileResult r = compile(kWaitHazards, withLowering(lowering));
+    ASSERT_TRUE(r.program) << r.error;
+    auto waits = [&](const char* name) {
+      int k = findKernel(*r.program, name);
+      EXPECT_GE(k, 0) << name;
+      return kernelInfo(*r.program, k).mayWaitForOtherWork;
+    };
+    EXPECT_FALSE(waits("straight")) << "no loop: it finishes whatever others do";
+    EXPECT_FALSE(waits("weakLoop")) << "weak loads need not observe others' writes";
+    EXPECT_TRUE(waits("volatileSpin"));
+    EXPECT_TRUE(waits("calledSpin")) << "the spin is in a function the kernel calls";
+    EXPECT_TRUE(waits("casLock"));
+  }
+}
+
 }  // namespace

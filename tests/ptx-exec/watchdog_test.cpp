@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 
 using namespace ptx::exec;
@@ -46,6 +47,49 @@ $L_loop:
   bar.sync 0;
   add.u32 %r1, %r1, 1;
   bra.uni $L_loop;
+}
+
+// Each CTA waits `ns` nanoseconds of %globaltimer (as a GPU's clock-block kernel waits for %clock64), then
+// records when it started and when it ended.
+.visible .entry waitForTime(.param .u64 out, .param .u64 ns)
+{
+  .reg .u64 %rd<8>;
+  .reg .u32 %r<2>;
+  .reg .pred %p<2>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd2, [ns];
+  mov.u64 %rd3, %globaltimer;
+$L_wait:
+  mov.u64 %rd4, %globaltimer;
+  sub.u64 %rd5, %rd4, %rd3;
+  setp.lt.u64 %p1, %rd5, %rd2;
+  @%p1 bra $L_wait;
+  mov.u32 %r1, %ctaid.x;
+  mul.wide.u32 %rd6, %r1, 16;
+  add.u64 %rd7, %rd1, %rd6;
+  st.global.v2.u64 [%rd7], {%rd3, %rd4};
+  ret;
+}
+
+// Each CTA reads %globaltimer, runs 1000 iterations that read no clock, reads it again and records both.
+.visible .entry timedLoop(.param .u64 out)
+{
+  .reg .u64 %rd<6>;
+  .reg .u32 %r<3>;
+  .reg .pred %p<2>;
+  ld.param.u64 %rd1, [out];
+  mov.u64 %rd2, %globaltimer;
+  mov.u32 %r1, 0;
+$L_loop:
+  add.u32 %r1, %r1, 1;
+  setp.lt.u32 %p1, %r1, 1000;
+  @%p1 bra $L_loop;
+  mov.u64 %rd3, %globaltimer;
+  mov.u32 %r2, %ctaid.x;
+  mul.wide.u32 %rd4, %r2, 16;
+  add.u64 %rd5, %rd1, %rd4;
+  st.global.v2.u64 [%rd5], {%rd2, %rd3};
+  ret;
 }
 
 .visible .entry finite(.param .u64 out)
@@ -140,6 +184,53 @@ TEST(PtxWatchdog, GridThatEndsInTimeIsNotDisturbed) {
     EXPECT_TRUE(r.ok()) << name << ": " << r.fault.message;
     EXPECT_EQ(*out, 100000u) << name;
   }
+}
+
+// ExecConfig::timeWaitsYield: a warp that reads a clock yields at its backward branch, so on one host thread the
+// CTAs of a grid that wait for time wait in the same interval (each starts before the first one ends: a host thread
+// starts new CTAs while fewer than 16 are parked), with the same results as running each wait to its end (off: every
+// CTA starts after the previous one ended).
+TEST(PtxWatchdog, CtasWaitingForTimeWaitTogether) {
+  constexpr uint32_t kCtas = 4;
+  auto* out = arena().alloc<uint64_t>(2 * kCtas);
+  for (bool yield : {true, false}) {
+    ExecConfig config;
+    config.threads = 1;
+    config.timeWaitsYield = yield;
+    std::memset(out, 0, sizeof(uint64_t) * 2 * kCtas);
+    Params p(info("waitForTime"));
+    // 20 us: shorter than the 4096 back edges after which any warp yields, so without the yield each CTA ends its
+    // wait before the next one starts.
+    p.arg(reinterpret_cast<uint64_t>(out)).arg(uint64_t(20'000));
+    LaunchResult r = run("waitForTime", Dim3{kCtas}, Dim3{64}, p, config);
+    ASSERT_TRUE(r.ok()) << r.fault.message;
+    uint64_t firstEnd = ~uint64_t(0), lastStart = 0;
+    for (uint32_t c = 0; c < kCtas; ++c) {
+      EXPECT_GE(out[2 * c + 1] - out[2 * c], 20'000u) << "CTA " << c << " did not wait its time";
+      firstEnd = std::min(firstEnd, out[2 * c + 1]);
+      lastStart = std::max(lastStart, out[2 * c]);
+    }
+    if (yield)
+      EXPECT_LT(lastStart, firstEnd) << "the CTAs waited one after the other";
+    else
+      EXPECT_GE(lastStart, firstEnd) << "without yielding, one host thread runs the CTAs in turn";
+  }
+}
+
+// A clock read before and after a loop that reads no clock is not a wait for time: the warp does not yield, so on
+// one host thread each CTA's timed loop runs to its end before the next CTA starts (timings measured with clock()
+// around a computation stay those of the computation).
+TEST(PtxWatchdog, AClockReadBeforeATimedLoopDoesNotYield) {
+  constexpr uint32_t kCtas = 4;
+  auto* out = arena().alloc<uint64_t>(2 * kCtas);
+  ExecConfig config;
+  config.threads = 1;
+  Params p(info("timedLoop"));
+  p.arg(reinterpret_cast<uint64_t>(out));
+  LaunchResult r = run("timedLoop", Dim3{kCtas}, Dim3{32}, p, config);
+  ASSERT_TRUE(r.ok()) << r.fault.message;
+  for (uint32_t c = 1; c < kCtas; ++c)
+    EXPECT_GE(out[2 * c], out[2 * c - 1]) << "CTA " << c << " started before CTA " << c - 1 << " ended";
 }
 
 }  // namespace

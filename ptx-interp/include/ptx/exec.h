@@ -66,6 +66,11 @@ struct KernelInfo {
   // Non-empty when the kernel (or a function it calls) has an instruction the interpreter cannot run: the
   // message its launches fail with (IllegalInstruction), naming the first such instruction and its PTX line.
   std::string unsupported;
+  // The kernel (or a function it calls) loops and reads memory that other threads, grids or the host may write
+  // while it runs (volatile, relaxed or acquire loads, atomics, mbarrier waits, nanosleep) or a clock: it may wait
+  // for work outside its grid, or for time to pass. Without both, every grid of it finishes on its own, soon (the
+  // driver may run it on the launching thread). Complete only when lowered, as `unsupported`.
+  bool mayWaitForOtherWork = true;
 };
 
 enum class VarSpace : uint8_t { Global, Const };
@@ -332,6 +337,12 @@ struct ExecConfig {
   // (0 = never). Warps return to the scheduler at least every few thousand back edges and at barriers, where
   // the stop is seen, so a grid that loops forever or spins on a flag nobody sets ends within milliseconds.
   uint64_t timeoutMs = 0;
+  // A warp that read %clock, %clock64 or %globaltimer in two loop iterations in a row yields at the backward branch,
+  // as a long loop does, so the other warps and CTAs of the grid run meanwhile: a loop that waits for time to pass
+  // (a GPU's clock-block kernel) then waits in the same wall-clock interval in every CTA instead of one CTA after
+  // the other, while a clock read before and after a timed loop changes nothing. Off: such loops run to their end
+  // before the next warp runs (the driver's CUEMU_TIME_WAITS_YIELD=0).
+  bool timeWaitsYield = true;
 };
 
 enum class FaultKind : uint8_t {

@@ -134,6 +134,25 @@ const Op* yieldAt(Warp& w, const Op* target, WarpState why) {
 
 [[gnu::noinline]] const Op* backEdge(Warp& w, const Op* target) {
   SpinProbe& p = tlProbe;
+  // A loop that reads a clock in two iterations in a row waits for time to pass: other warps and CTAs wait
+  // alongside it. The first back edge after a clock read looks at the next iteration (checkInterval 0 marks that);
+  // a clock read before a timed loop changes nothing. The warp yields as a long loop does (Yielded), so its CTA
+  // counts among the few preempted ones a host thread keeps parked (kPreemptedCtas) rather than among the thousands
+  // of CTAs waiting for memory: each parked CTA's wait ends while the others run.
+  if (w.readTime || w.checkInterval == 0) {
+    const bool readNow = w.readTime, readBefore = w.checkInterval == 0;
+    w.readTime = false;
+    if (p.warp == &w) p.warp = nullptr;
+    if (readNow && !readBefore) {
+      w.checkInterval = 0;
+      w.budget = 1;
+      return target;
+    }
+    w.budget = w.checkInterval = kSpinCheckInterval;
+    if (readNow) return yieldAt(w, target, WarpState::Yielded);
+    ++w.backEdges;
+    return target;
+  }
   const Job& job = *w.cta->job;
   uint32_t first = kFirstRegister, last = job.code->constStart;
   bool probed = p.warp == &w && p.launchId == job.launchId && p.cta == w.cta->linearId;

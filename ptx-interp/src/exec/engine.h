@@ -264,6 +264,7 @@ struct Warp {
   int32_t budget = 0;          // back edges until the next spin check (control.cpp: backEdge)
   uint32_t checkInterval = 0;  // what budget started from
   uint32_t backEdges = 0;      // since the warp was last resumed
+  bool readTime = false;       // read a clock since its last backward branch (ExecConfig::timeWaitsYield)
   uint32_t barrierId = 0;      // when AtBarrier
   uint32_t barrierDst = 0;     // bar.red destination register (0 = none)
   uint8_t barrierRedOp = 0;

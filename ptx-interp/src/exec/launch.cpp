@@ -196,6 +196,7 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
     wp.frame = 0;
     wp.budget = wp.checkInterval = kSpinCheckInterval;
     wp.backEdges = 0;
+    wp.readTime = false;
     wp.barrierDst = 0;
     wp.stack.clear();
     wp.spill.clear();

@@ -681,6 +681,7 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
   info.staticSharedBytes = sharedTop_;
   code_->usesBarriers = usesBarriers_;
   code_->fastPaths = rewriteMask_ & kRuntimeFastPaths;
+  info.mayWaitForOtherWork = hasBackwardBranch_ && observesOthers_;
   code_->regFileBytes = alignUp(rfTop_, 64);
   uint32_t regs = 0;
   for (auto& fi : instances_) {
@@ -705,9 +706,50 @@ void KernelLowerer::unsupported(const Instruction& in, std::string_view why) {
   prog_.messages.push_back(msg);
 }
 
+// A grid can wait for work outside itself only in a loop that reads what that work writes: weak loads may not
+// observe other threads' writes (PTX memory model), so such a read is strong (volatile, relaxed, acquire), atomic,
+// an mbarrier wait, or follows a nanosleep. A loop that reads a clock may wait for time to pass (simpleHyperQ's
+// clock_block kernels on 32 streams must wait together, not one after the other on the launching thread).
+void KernelLowerer::noteWaitingHazards(const Instruction& in, uint32_t idx) {
+  switch (in.opcode) {
+    case Opcode::Bra: {
+      const Operand& t = opnd(in, in.numOperands - 1);
+      if (fn_->labels.at(t.index).target <= idx) hasBackwardBranch_ = true;
+      break;
+    }
+    case Opcode::BrxIdx:
+    case Opcode::Call:  // an indirect call or one to a recursive function may loop as well
+      hasBackwardBranch_ = true;
+      break;
+    case Opcode::Ld:
+    case Opcode::Ldu:
+      if (in.sem != Sem::none && in.sem != Sem::weak) observesOthers_ = true;
+      break;
+    case Opcode::Mov:
+      for (uint32_t k = 0; k < in.numOperands; ++k) {
+        const Operand& o = opnd(in, k);
+        if (o.kind != OperandKind::Special) continue;
+        const auto reg = static_cast<ptx::SpecialReg>(o.index);
+        if (reg == ptx::SpecialReg::clock || reg == ptx::SpecialReg::clock_hi || reg == ptx::SpecialReg::clock64 ||
+            reg == ptx::SpecialReg::globaltimer || reg == ptx::SpecialReg::globaltimer_lo ||
+            reg == ptx::SpecialReg::globaltimer_hi)
+          observesOthers_ = true;
+      }
+      break;
+    case Opcode::Atom:
+    case Opcode::MbarrierTest:
+    case Opcode::MbarrierTry:
+    case Opcode::Nanosleep:
+    case Opcode::Suld:
+    case Opcode::BarrierClusterWait: observesOthers_ = true; break;
+    default: break;
+  }
+}
+
 void KernelLowerer::lowerInstruction(uint32_t idx) {
   const Instruction& in = fn_->instructions[idx];
   curInst_ = idx;
+  noteWaitingHazards(in, idx);
   bool guarded = in.guard != kNoIndex;
   // control flow first: these consume the guard themselves
   switch (in.opcode) {

@@ -342,6 +342,10 @@ class KernelLowerer {
   std::vector<std::pair<uint32_t, uint32_t>> callOps_;  // (op index, IR callee)
   std::vector<uint32_t> callerOf_;                      // per call site of this kernel: caller instance
   bool usesBarriers_ = false;
+  // KernelInfo::mayWaitForOtherWork: any backward branch, any instruction that may observe others' writes.
+  bool hasBackwardBranch_ = false;
+  bool observesOthers_ = false;
+  void noteWaitingHazards(const Instruction& in, uint32_t idx);
   uint32_t dynamicSharedBase_ = 0;
   // ---- rewrites (rewrites.cpp; the table: ptx/rewrites.def) ----
   uint32_t rewriteMask_ = kAllRewrites;

@@ -16,6 +16,13 @@ PTX_LANES void iota32(uint32_t* d, uint32_t base, uint32_t m) {
 }
 }  // namespace
 
+// ExecConfig::timeWaitsYield: the warp's next backward branch goes through ctl::backEdge (budget 0), which yields.
+void noteTimeRead(Warp& w) {
+  if (!w.cta->job->lp.config.timeWaitsYield) return;
+  w.readTime = true;
+  w.budget = 0;
+}
+
 // Op: aux: SpecialReg, e: component
 const Op* sreg(Warp& w, const Op* op) {
   Cta& cta = *w.cta;
@@ -58,6 +65,7 @@ const Op* sreg(Warp& w, const Op* op) {
     case ptx::SpecialReg::clock:
     case ptx::SpecialReg::clock_hi:
     case ptx::SpecialReg::clock64: {
+      noteTimeRead(w);
       uint64_t t = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
       if (sr == ptx::SpecialReg::clock64) {
         v = t;
@@ -69,6 +77,7 @@ const Op* sreg(Warp& w, const Op* op) {
     case ptx::SpecialReg::globaltimer:
     case ptx::SpecialReg::globaltimer_lo:
     case ptx::SpecialReg::globaltimer_hi: {
+      noteTimeRead(w);
       uint64_t t = cta.job->host->globalTimerNs();
       if (sr == ptx::SpecialReg::globaltimer) {
         v = t;
