@@ -3,8 +3,9 @@
 // cuModuleLoadData, launches a few, and prints the load time, the loading speed, and the process's resident
 // and peak memory (VmRSS, VmHWM) against the text's size.
 //   big_module_bench [kernels (default 393350)] [launches (default 4)] [maximum resident ratio]
-// With a maximum ratio it exits 1 when the driver's resident growth over the load exceeds that many times the
-// text (the ctest big_module_resident: the memory the parse tree took must be given back).
+// With a maximum ratio it exits 1 when the driver's resident growth over the load, or what the driver keeps after
+// the launches, exceeds that many times the text (the ctests big_module_resident*: the memory the parse tree took
+// must be given back, and launching a few kernels of a lazily lowered module must not lower all of them).
 #include <cuda.h>
 
 #include <malloc.h>
@@ -108,17 +109,22 @@ int main(int argc, char** argv) {
   malloc_trim(0);
   long rssAfterText = statusBytes("VmRSS");
   long peak = statusBytes("VmHWM");
+  double loadRatio = (rssLoaded - rssBefore) / 1e6 / textMb;
+  double keptRatio = (rssAfterText - (rssBefore - textMb * 1e6)) / 1e6 / textMb;
   std::printf("kernels %u, PTX %.1f MB, load %.2f s (%.0f MB/s)\n", kernels, textMb, seconds, textMb / seconds);
   std::printf(
       "resident: before load %.0f MB, after load %.0f MB (+%.0f MB = %.2fx the text), after %u launches "
       "%.0f MB, without the text %.0f MB (driver: %.2fx the text); peak %.0f MB (%.2fx the text)\n",
-      rssBefore / 1e6, rssLoaded / 1e6, (rssLoaded - rssBefore) / 1e6, (rssLoaded - rssBefore) / 1e6 / textMb, launches,
-      rssLaunched / 1e6, rssAfterText / 1e6, (rssAfterText - (rssBefore - textMb * 1e6)) / 1e6 / textMb, peak / 1e6,
-      peak / 1e6 / textMb);
-  double loadRatio = (rssLoaded - rssBefore) / 1e6 / textMb;
+      rssBefore / 1e6, rssLoaded / 1e6, (rssLoaded - rssBefore) / 1e6, loadRatio, launches, rssLaunched / 1e6,
+      rssAfterText / 1e6, keptRatio, peak / 1e6, peak / 1e6 / textMb);
   if (maxRatio > 0 && loadRatio > maxRatio) {
     std::fprintf(stderr, "the load added %.2fx the text to the resident memory (at most %.2fx expected)\n", loadRatio,
                  maxRatio);
+    return 1;
+  }
+  if (maxRatio > 0 && keptRatio > maxRatio) {
+    std::fprintf(stderr, "after %u launches the driver keeps %.2fx the text (at most %.2fx expected)\n", launches,
+                 keptRatio, maxRatio);
     return 1;
   }
   if (first != expected) {
