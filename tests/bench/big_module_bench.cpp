@@ -9,6 +9,7 @@
 #include <cuda.h>
 
 #include <malloc.h>
+#include <sys/resource.h>
 
 #include <chrono>
 #include <cstdio>
@@ -35,6 +36,14 @@ long statusBytes(const char* field) {
   while (std::getline(status, line))
     if (line.compare(0, length, field) == 0 && line[length] == ':') return std::atol(line.c_str() + length + 1) * 1024;
   return -1;
+}
+
+// CPU seconds of this process so far (the load runs on the calling thread; the machine may be shared).
+double cpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         1e-6 * double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
 }
 
 std::string kernelText(unsigned index) {
@@ -82,9 +91,11 @@ int main(int argc, char** argv) {
   double textMb = double(ptx.size()) / 1e6;
   long rssBefore = statusBytes("VmRSS");
   auto t0 = std::chrono::steady_clock::now();
+  double cpu0 = cpuSeconds();
   CUmodule module = nullptr;
   check(cuModuleLoadData(&module, ptx.c_str()), "cuModuleLoadData");
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  double cpu = cpuSeconds() - cpu0;
   long rssLoaded = statusBytes("VmRSS");
   // A few launches of kernels spread over the module (lazily prepared ones included).
   CUdeviceptr p = 0;
@@ -111,7 +122,8 @@ int main(int argc, char** argv) {
   long peak = statusBytes("VmHWM");
   double loadRatio = (rssLoaded - rssBefore) / 1e6 / textMb;
   double keptRatio = (rssAfterText - (rssBefore - textMb * 1e6)) / 1e6 / textMb;
-  std::printf("kernels %u, PTX %.1f MB, load %.2f s (%.0f MB/s)\n", kernels, textMb, seconds, textMb / seconds);
+  std::printf("kernels %u, PTX %.1f MB, load %.2f s (%.0f MB/s), CPU %.2f s (%.0f MB/s)\n", kernels, textMb, seconds,
+              textMb / seconds, cpu, textMb / cpu);
   std::printf(
       "resident: before load %.0f MB, after load %.0f MB (+%.0f MB = %.2fx the text), after %u launches "
       "%.0f MB, without the text %.0f MB (driver: %.2fx the text); peak %.0f MB (%.2fx the text)\n",

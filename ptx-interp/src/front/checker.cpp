@@ -58,7 +58,17 @@ constexpr auto kModHasGate = [] {
 
 }  // namespace
 
-bool Checker::run() {
+bool Checker::run(const std::vector<bool>* checkedBodies) {
+  moduleLevel();
+  for (size_t k = 0; k < m_.functions.size(); ++k) {
+    if (d_.full()) break;
+    if (checkedBodies && k < checkedBodies->size() && (*checkedBodies)[k]) continue;
+    function(m_.functions[k]);
+  }
+  return !d_.hasErrors();
+}
+
+void Checker::moduleLevel() {
   ptx_ = m_.versionMajor * 10 + m_.versionMinor;
   bool newerIsa = m_.versionMajor > 9 || (m_.versionMajor == 9 && m_.versionMinor > 0);
   if (newerIsa && !opt_.acceptNewerIsa)
@@ -108,11 +118,6 @@ bool Checker::run() {
     if (v.hasInit && (v.space == Space::shared || v.space == Space::local))
       error(v.loc, "variables in {} cannot be initialised", v.space == Space::shared ? ".shared" : ".local");
   }
-  for (const Function& f : m_.functions) {
-    if (d_.full()) break;
-    function(f);
-  }
-  return !d_.hasErrors();
 }
 
 // Kernel parameters, laid out with their alignment, fit the hardware's parameter space: 4352 bytes, or 32764 bytes
@@ -1568,6 +1573,54 @@ unsigned minPtxVersionForTarget(unsigned sm, bool archSpecific, bool familySpeci
 
 bool checkModule(const Module& module, Diagnostics& diags, const CheckOptions& options) {
   return Checker(module, diags, options).run();
+}
+
+FrontEndResult parseAndCheck(std::string_view text, std::string_view fileName, const CheckOptions& options,
+                             const KeepEntryBody& keep, KeptBodies& kept) {
+  Diagnostics diags(fileName);
+  ParseOptions popt;
+  popt.fileName = fileName;
+  popt.names = &kept.names;
+  popt.keepText = &kept.text;
+  // Each .entry body is checked as soon as it is parsed, under the module-level state (.version, .target) seen
+  // so far; one that passes with no diagnostic at all leaves the module. The module-level checks and the other
+  // functions are checked at the end, as checkModule does, so the log is the one checkModule gives.
+  Diagnostics bodyDiags(fileName);
+  std::optional<check_detail::Checker> bodyChecker;
+  auto moduleState = [](const Module& m) {
+    return std::tuple(m.versionMajor, m.versionMinor, m.targets.size(), m.addressSize, m.mapF64ToF32, m.debug);
+  };
+  decltype(moduleState(Module{})) stateChecked{};
+  std::vector<bool> dropped;
+  popt.entryBodyParsed = [&](Module& m, uint32_t function, const BodyPlace& place) {
+    if (!bodyChecker) {
+      bodyChecker.emplace(m, bodyDiags, options);
+      bodyChecker->moduleLevel();
+      stateChecked = moduleState(m);
+    }
+    if (!bodyDiags.all().empty() || bodyDiags.hasErrors()) return false;
+    bodyChecker->function(m.functions[function]);
+    if (!bodyDiags.all().empty() || bodyDiags.hasErrors() || !keep(m, function)) return false;
+    if (dropped.size() <= function) dropped.resize(std::max<size_t>(function + 1, dropped.size() * 2));
+    dropped[function] = true;
+    kept.bodies.emplace_back(function, place);
+    return true;
+  };
+  std::unique_ptr<Module> module = parseModule(text, diags, popt);
+  if (!kept.bodies.empty() && stateChecked != moduleState(*module)) {
+    // A .version or .target after the first function: check everything as checkModule does.
+    kept = KeptBodies{};
+    return parseAndCheck(text, fileName, options);
+  }
+  if (!diags.hasErrors()) check_detail::Checker(*module, diags, options).run(&dropped);
+  FrontEndResult r;
+  r.ok = !diags.hasErrors();
+  r.log = diags.format();
+  if (r.ok)
+    r.module = std::move(module);
+  else
+    kept = KeptBodies{};
+  return r;
 }
 
 FrontEndResult parseAndCheck(std::string_view text, std::string_view fileName, const CheckOptions& options) {
