@@ -964,13 +964,18 @@ void dropBody(ptx::Function& fn) {
   std::vector<ptx::BodyPragma>().swap(fn.bodyPragmas);
 }
 
-// The text a lazy load keeps for the bodies not lowered yet, zstd-compressed in blocks (PTX compresses several
-// times; the text was about a third of what a load of many small kernels kept). Not thread-safe: used under
-// LazyKernels::mutex.
+// The text a lazy load keeps for the bodies not lowered yet; from 16 MiB on zstd-compressed in blocks (PTX from
+// nvcc compresses about 7x; the text was about a third of what a load of many small kernels kept). Smaller modules
+// keep it as is: compressing costs about as much CPU time as parsing (zstd level 1: 130-450 MB/s on nvcc's PTX).
+// Not thread-safe: used under LazyKernels::mutex.
 class CompressedText {
  public:
   CompressedText() = default;
-  explicit CompressedText(std::string_view text) : size_(text.size()) {
+  explicit CompressedText(std::string&& text) : size_(text.size()) {
+    if (text.size() < kCompressFrom) {
+      plain_ = std::move(text);
+      return;
+    }
     ZSTD_CCtx* context = ZSTD_createCCtx();
     for (size_t at = 0; at < text.size(); at += kBlock) {
       size_t n = std::min(kBlock, text.size() - at);
@@ -992,6 +997,7 @@ class CompressedText {
   // Bytes [begin, end) of the text, valid until the next call; empty when they cannot be read back.
   std::string_view range(uint64_t begin, uint64_t end) {
     if (begin > end || end > size_) return {};
+    if (blocks_.empty()) return std::string_view(plain_).substr(size_t(begin), size_t(end - begin));
     size_t first = size_t(begin / kBlock), last = size_t((end - (end > begin)) / kBlock);
     if (first == last) {
       if (!block(first)) return {};
@@ -1007,6 +1013,7 @@ class CompressedText {
 
  private:
   static constexpr size_t kBlock = size_t(1) << 20;
+  static constexpr size_t kCompressFrom = size_t(16) << 20;
   static constexpr int kLevel = 1;
   bool block(size_t b) {
     if (cached_ == b) return true;
@@ -1023,6 +1030,7 @@ class CompressedText {
     return true;
   }
   uint64_t size_ = 0;
+  std::string plain_;  // below kCompressFrom
   std::vector<std::string> blocks_;
   std::vector<bool> stored_;
   std::string cache_, joined_;
@@ -1034,7 +1042,7 @@ class CompressedText {
 struct LazyKernels {
   std::unique_ptr<ptx::Module> module;  // the checked IR; released once every kernel is lowered
   // The entry bodies the load kept as text (lookups.keptBodies): where they stand, the names before them, and the
-  // text itself compressed (kept.text is empty).
+  // text itself (moved to `text`).
   ptx::KeptBodies kept;
   CompressedText text;
   std::vector<uint32_t> globalMap;
@@ -1076,7 +1084,7 @@ std::unique_ptr<Program> describeForLazyLowering(std::unique_ptr<ptx::Module> mo
   auto prog = std::make_unique<Program>();
   auto lazy = std::make_shared<LazyKernels>();
   lazy->kept = std::move(kept.bodies);
-  if (!lazy->kept.bodies.empty()) lazy->text = CompressedText(lazy->kept.text);
+  if (!lazy->kept.bodies.empty()) lazy->text = CompressedText(std::move(lazy->kept.text));
   std::string().swap(lazy->kept.text);
   lazy->lookups.keptBodyRefs = std::move(kept.refs);
   lazy->lookups.keptBodies.reserve(lazy->kept.bodies.size());
