@@ -577,7 +577,8 @@ bool parseEntryBody(Module& module, uint32_t function, std::string_view text, co
     return false;
   }
   const char* begin = text.data() + place.offset;
-  Parser parser(begin, begin + place.length, diags, ParseOptions{}, module, place.start);
+  ParseOptions options;  // the parser keeps a reference
+  Parser parser(begin, begin + place.length, diags, options, module, place.start);
   return parser.parseEntryBodyAgain(function, names, place);
 }
 
