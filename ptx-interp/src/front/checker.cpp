@@ -49,6 +49,17 @@ constexpr ModGate kModGates[] = {
 #undef PTX_MOD_GATE_ANY
 };
 
+// Per opcode, 1 + the index of its first entry in a table of {op, ...} (0: none): instruction() looks an
+// instruction's gate and operand count up instead of scanning the tables (a third of the checker's time on small
+// kernels).
+template <size_t N, class Entry> constexpr auto firstEntryByOpcode(const Entry (&table)[N]) {
+  std::array<uint16_t, static_cast<size_t>(Opcode::count_)> first{};
+  for (size_t k = N; k-- > 0;) first[static_cast<size_t>(table[k].op)] = static_cast<uint16_t>(k + 1);
+  return first;
+}
+constexpr auto kGateOf = firstEntryByOpcode(kGates);
+constexpr auto kArityOf = firstEntryByOpcode(kArity);
+
 // Which modifiers have an entry in kModGates: most instructions have none, and the checker stays fast.
 constexpr auto kModHasGate = [] {
   std::array<bool, static_cast<size_t>(Mod::count_)> has{};
@@ -256,8 +267,8 @@ static bool isInt(Type t) {
 void Checker::instruction(const Function& f, const Instruction& inst) {
   std::string_view name = mnemonic(inst);
   // Target and version gating.
-  for (const Gate& g : kGates) {
-    if (g.op != inst.opcode) continue;
+  if (uint16_t gate = kGateOf[static_cast<size_t>(inst.opcode)]) {
+    const Gate& g = kGates[gate - 1];
     if (sm_ && sm_ < g.sm)
       error(inst.loc, "'{}' requires .target sm_{}{} or higher", opcodeName(inst.opcode), g.sm,
             g.archSpecific ? "a" : "");
@@ -267,11 +278,10 @@ void Checker::instruction(const Function& f, const Instruction& inst) {
       error(inst.loc, "'{}' is not supported on .target sm_{}", opcodeName(inst.opcode), sm_);
     if (ptx_ < g.ptx)
       error(inst.loc, "'{}' requires PTX ISA .version {}.{} or later", opcodeName(inst.opcode), g.ptx / 10, g.ptx % 10);
-    break;
   }
   if (!modGates(f, inst)) return;
-  for (const Arity& a : kArity) {
-    if (a.op != inst.opcode) continue;
+  if (uint16_t arity = kArityOf[static_cast<size_t>(inst.opcode)]) {
+    const Arity& a = kArity[arity - 1];
     if (inst.numOperands < a.min || inst.numOperands > a.max) {
       if (a.min == a.max)
         error(inst.loc, "'{}' takes {} operand{}, not {}", name, a.min, a.min == 1 ? "" : "s", inst.numOperands);
@@ -279,7 +289,6 @@ void Checker::instruction(const Function& f, const Instruction& inst) {
         error(inst.loc, "'{}' takes {} to {} operands, not {}", name, a.min, a.max, inst.numOperands);
       return;
     }
-    break;
   }
   if (inst.guard != kNoIndex && inst.guard < f.registers.size() && f.registers[inst.guard].type != Type::pred)
     error(inst.loc, "guard of '{}' must be a .pred register", name);
