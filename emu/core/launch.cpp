@@ -399,7 +399,8 @@ CUresult runGrid(Context& context, const Module& module, const ptx::exec::ExecCo
     params.envRegs[1] = uint32_t(workspace->start >> 32);
     params.envRegs[2] = uint32_t(workspace->start);
   }
-  auto watch = checkers::LaunchWatch::start(ptx::exec::kernels(module.program())[size_t(g.kernel)].name, params);
+  auto watch =
+      checkers::LaunchWatch::start(ptx::exec::declaredKernels(module.program())[size_t(g.kernel)].name, params);
   auto result = ptx::exec::launch(module.program(), g.kernel, params);
   CUresult code = faultResult(result.fault.kind);
   if (watch) [[unlikely]] {

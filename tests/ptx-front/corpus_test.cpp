@@ -1,4 +1,5 @@
-// Every corpus file parses, checks and round-trips (parse -> print -> parse gives an equal module).
+// Every corpus file parses, checks and round-trips (parse -> print -> parse gives an equal module), and lazy
+// loading's front end (entry bodies kept as text, parsed again) gives the same module and log.
 // The checked-in corpus always runs; the corpus generated at build time (CUEMU_PTX_CORPUS=ON) runs when present.
 #include <gtest/gtest.h>
 
@@ -32,6 +33,31 @@ std::string readFile(const std::filesystem::path& path) {
   return ss.str();
 }
 
+// Lazy loading's front end (parseAndCheck keeping every entry body as text) gives the log the whole-tree path
+// gives; with every kept body parsed again (parseEntryBody), the module is the one the whole-tree path gives.
+void checkKeptBodies(const std::string& text, const std::string& fileName) {
+  ptx::FrontEndResult whole = ptx::parseAndCheck(text, fileName);
+  ptx::KeptBodies kept;
+  ptx::FrontEndResult lazy = ptx::parseAndCheck(
+      text, fileName, {}, [](const ptx::Module&, uint32_t) { return true; }, kept);
+  EXPECT_EQ(lazy.log, whole.log);
+  ASSERT_EQ(lazy.ok, whole.ok);
+  if (!whole.ok) {
+    EXPECT_TRUE(kept.bodies.empty());
+    return;
+  }
+  size_t entries = 0;
+  for (const ptx::Function& f : whole.module->functions) entries += f.isEntry && f.hasBody;
+  EXPECT_EQ(kept.bodies.size(), entries);
+  for (const auto& [function, place] : kept.bodies) {
+    const ptx::Function& f = lazy.module->functions[function];
+    EXPECT_TRUE(f.instructions.empty() && f.operands.empty() && f.scopes.empty()) << lazy.module->str(f.name);
+    ptx::Diagnostics diags(fileName);
+    EXPECT_TRUE(ptx::parseEntryBody(*lazy.module, function, kept.text, place, kept.names, diags)) << diags.format();
+  }
+  EXPECT_EQ(ptx::diffModules(*whole.module, *lazy.module), "");
+}
+
 void checkCorpus(const std::string& dir, size_t minFiles) {
   auto files = ptxFiles(dir);
   ASSERT_GE(files.size(), minFiles) << "corpus directory " << dir;
@@ -52,7 +78,55 @@ void checkCorpus(const std::string& dir, size_t minFiles) {
     EXPECT_EQ(ptx::diffModules(*module, *again), "");
     // Printing is a fixed point after one round.
     EXPECT_EQ(ptx::printModule(*again), printed);
+    checkKeptBodies(text, path.string());
   }
+}
+
+// A kept body parsed again resolves names as they resolved where it stands: `L` is a label there (the variable L
+// comes after it), `later` the declaration before it (the definition comes after it), and .loc entries are its own.
+TEST(PtxKeptBodies, NamesResolveAsWhereTheBodyStands) {
+  checkKeptBodies(R"(.version 8.0
+.target sm_80
+.address_size 64
+.file 1 "a.cu"
+.func (.param .b32 r) later(.param .b32 x);
+.visible .entry first(.param .u64 p)
+{
+  .reg .b32 %r<3>;
+  .reg .pred %q;
+  .loc 1 10 3
+  setp.eq.u32 %q, %r1, 0;
+  @%q bra L;
+  {
+  .param .b32 a;
+  .param .b32 b;
+  st.param.b32 [a], %r1;
+  .loc 1 11 5
+  call.uni (b), later, (a);
+  ld.param.b32 %r2, [b];
+  }
+L:
+  ret;
+}
+.global .u32 L;
+.func (.param .b32 r) later(.param .b32 x)
+{
+  .reg .b32 %t;
+  ld.param.b32 %t, [x];
+  st.param.b32 [r], %t;
+  ret;
+}
+.visible .entry second(.param .u64 p)
+{
+  .reg .u64 %rd;
+  .reg .b32 %r;
+  .loc 1 20 1
+  mov.u64 %rd, L;
+  ld.global.u32 %r, [%rd];
+  ret;
+}
+)",
+                  "names.ptx");
 }
 
 TEST(PtxCorpus, CheckedInCorpusParsesChecksAndRoundTrips) { checkCorpus(PTX_FRONT_CORPUS_DIR, 10); }
@@ -77,6 +151,7 @@ TEST(PtxCorpus, AgreementCasesMatchTheirExpectation) {
       auto module = ptx::parseModule(text, diags);
       if (!diags.hasErrors()) ptx::checkModule(*module, diags);
       EXPECT_EQ(!diags.hasErrors(), expectValid) << diags.format();
+      checkKeptBodies(text, path.filename().string());
       if (!expectValid) {
         // Every rejection names a position: "file:line:col: error: ..."
         ASSERT_FALSE(diags.all().empty());

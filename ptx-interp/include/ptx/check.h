@@ -2,12 +2,16 @@
 // state spaces, call signatures. Rejections are reported as `file:line:col: error: message` diagnostics.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "ptx/diag.h"
 #include "ptx/ir.h"
+#include "ptx/parse.h"
 
 namespace ptx {
 
@@ -31,6 +35,21 @@ struct FrontEndResult {
 };
 FrontEndResult parseAndCheck(std::string_view text, std::string_view fileName = "<ptx>",
                              const CheckOptions& options = {});
+
+// Lazy loading keeps the bodies of kernels as text until their first use: after a clean parse and check, the
+// module has each kept .entry's header and the variables its body declares, not the body; parseEntryBody(module,
+// function, text, place, names, diags) puts a body back.
+struct KeptBodies {
+  std::string text;                                    // the text as the parser read it
+  ModuleNames names;                                   // the module-scope bindings
+  std::vector<std::pair<uint32_t, BodyPlace>> bodies;  // (Module::functions index, place), in function order
+};
+// Asked for each .entry body that parsed and checked without a diagnostic, with the body still in the module:
+// true keeps it as text and drops it from the module.
+using KeepEntryBody = std::function<bool(const Module& module, uint32_t function)>;
+// parseAndCheck keeping entry bodies as text: the same module (less the kept bodies) and the same log.
+FrontEndResult parseAndCheck(std::string_view text, std::string_view fileName, const CheckOptions& options,
+                             const KeepEntryBody& keep, KeptBodies& kept);
 
 // `.pragma "used_bytes_mask N";` (PTX 8.3; NVRTC puts it before loads it widened): bit i of N set = byte i of the
 // next load's data is used. Returns false when `text` is another pragma; otherwise sets `mask` (the low 32 bits of

@@ -206,7 +206,14 @@ CompileResult compile(std::string_view ptxText, const CompileOptions& options) {
   ptx::CheckOptions co;
   co.targetSm = options.targetSm;
   co.acceptNewerIsa = options.acceptNewerIsa;
-  ptx::FrontEndResult front = ptx::parseAndCheck(ptxText, options.fileName, co);
+  // Lazily lowered, a kernel's body stays text until its first use (a checked tree is about 6 times its text).
+  KeptKernelBodies kept;
+  ptx::FrontEndResult front =
+      lowering == Lowering::Lazy
+          ? ptx::parseAndCheck(
+                ptxText, options.fileName, co,
+                [&](const ptx::Module& m, uint32_t function) { return kept.keep(m, function); }, kept.bodies)
+          : ptx::parseAndCheck(ptxText, options.fileName, co);
   r.log = std::move(front.log);
   if (!front.ok) {
     r.error = r.log.empty() ? std::string("PTX parse error") : r.log;
@@ -215,7 +222,7 @@ CompileResult compile(std::string_view ptxText, const CompileOptions& options) {
   demoteF64ToF32(*front.module);
   std::string err;
   std::unique_ptr<Program> prog = lowering == Lowering::Lazy
-                                      ? describeForLazyLowering(std::move(front.module), err, rewrites)
+                                      ? describeForLazyLowering(std::move(front.module), err, rewrites, std::move(kept))
                                       : lowerModule(*front.module, err, rewrites);
   if (!prog) {
     r.error = std::move(err);

@@ -5,6 +5,9 @@
 #include "exec/control_ops.h"
 #include "exec/lowerer.h"
 
+#include <zstd.h>
+
+#include <algorithm>
 #include <functional>
 
 namespace ptx::exec {
@@ -13,11 +16,32 @@ namespace lowering {
 
 // ---- reachability, layouts -------------------------------------------------------------------------------------
 
+BodyRefs bodyRefs(const ptx::Module& m, const ptx::Function& fn) {
+  BodyRefs refs;
+  for (const Instruction& in : fn.instructions) {
+    const Operand* callee = in.opcode == Opcode::Call ? calleeOperand(fn, in) : nullptr;
+    if (callee && callee->kind == OperandKind::Reg) refs.indirectCall = true;
+    for (uint32_t k = 0; k < in.numOperands; ++k) {
+      const Operand& o = fn.operands[in.firstOperand + k];
+      if (o.kind != OperandKind::Symbol && o.kind != OperandKind::Address) continue;
+      if (o.symKind == SymKind::Function) {
+        refs.functions.push_back(o.index);
+        if (&o != callee) refs.addressTaken.push_back(o.index);
+      }
+      if (o.symKind == SymKind::Global && m.globals[o.index].space == ptx::Space::shared)
+        refs.sharedGlobals.push_back(o.index);
+    }
+  }
+  return refs;
+}
+
 const std::vector<uint32_t>& KernelLowerer::addressTakenFunctions() {
   std::optional<std::vector<uint32_t>>& addressTaken = lookups_.addressTaken;
   if (addressTaken) return *addressTaken;
   std::set<uint32_t> taken = lookups_.takenInDroppedBodies;
   for (const ptx::Function& fn : mod_.functions) addressesTakenIn(fn, taken);
+  for (const auto& [f, refs] : lookups_.keptBodyRefs)
+    for (uint32_t g : refs.addressTaken) taken.insert(definitionOf(g));
   for (const ptx::Variable& v : mod_.globals)
     for (const auto& r : v.relocs)
       if (r.symKind == SymKind::Function) taken.insert(definitionOf(r.index));
@@ -65,6 +89,18 @@ void KernelLowerer::collectReachable(uint32_t f, std::set<uint32_t>& seen, std::
   if (!seen.insert(f).second) return;
   order.push_back(f);
   const ptx::Function& fn = mod_.functions[f];
+  if (lookups_.bodyIsText(mod_, f)) {
+    auto refs = lookups_.keptBodyRefs.find(f);
+    if (refs == lookups_.keptBodyRefs.end()) return;
+    if (refs->second.indirectCall)
+      for (uint32_t g : addressTakenFunctions()) collectReachable(g, seen, order);
+    for (uint32_t g : refs->second.functions) {
+      const ptx::Function& callee = mod_.functions[definitionOf(g)];
+      if (callee.hasBody && !callee.isEntry) collectReachable(g, seen, order);
+    }
+    usedModuleShared_.insert(refs->second.sharedGlobals.begin(), refs->second.sharedGlobals.end());
+    return;
+  }
   for (const Instruction& in : fn.instructions) {
     if (in.opcode == Opcode::Call && isIndirectCall(fn, in))
       for (uint32_t g : addressTakenFunctions()) collectReachable(g, seen, order);
@@ -968,10 +1004,87 @@ void dropBody(ptx::Function& fn) {
   std::vector<ptx::BodyPragma>().swap(fn.bodyPragmas);
 }
 
+// The text a lazy load keeps for the bodies not lowered yet; from 16 MiB on zstd-compressed in blocks (PTX from
+// nvcc compresses about 7x; the text was about a third of what a load of many small kernels kept). Smaller modules
+// keep it as is: compressing costs about as much CPU time as parsing (zstd level 1: 130-450 MB/s on nvcc's PTX).
+// Not thread-safe: used under LazyKernels::mutex.
+class CompressedText {
+ public:
+  CompressedText() = default;
+  explicit CompressedText(std::string&& text) : size_(text.size()) {
+    if (text.size() < kCompressFrom) {
+      plain_ = std::move(text);
+      return;
+    }
+    ZSTD_CCtx* context = ZSTD_createCCtx();
+    for (size_t at = 0; at < text.size(); at += kBlock) {
+      size_t n = std::min(kBlock, text.size() - at);
+      std::string packed(ZSTD_compressBound(n), '\0');
+      size_t written =
+          context ? ZSTD_compressCCtx(context, packed.data(), packed.size(), text.data() + at, n, kLevel) : size_t(-1);
+      if (!context || ZSTD_isError(written)) {
+        packed.assign(text.data() + at, n);  // stored as is
+        stored_.push_back(true);
+      } else {
+        packed.resize(written);
+        packed.shrink_to_fit();
+        stored_.push_back(false);
+      }
+      blocks_.push_back(std::move(packed));
+    }
+    ZSTD_freeCCtx(context);
+  }
+  // Bytes [begin, end) of the text, valid until the next call; empty when they cannot be read back.
+  std::string_view range(uint64_t begin, uint64_t end) {
+    if (begin > end || end > size_) return {};
+    if (blocks_.empty()) return std::string_view(plain_).substr(size_t(begin), size_t(end - begin));
+    size_t first = size_t(begin / kBlock), last = size_t((end - (end > begin)) / kBlock);
+    if (first == last) {
+      if (!block(first)) return {};
+      return std::string_view(cache_).substr(size_t(begin - uint64_t(first) * kBlock), size_t(end - begin));
+    }
+    joined_.clear();
+    for (size_t b = first; b <= last; ++b) {
+      if (!block(b)) return {};
+      joined_ += cache_;
+    }
+    return std::string_view(joined_).substr(size_t(begin - uint64_t(first) * kBlock), size_t(end - begin));
+  }
+
+ private:
+  static constexpr size_t kBlock = size_t(1) << 20;
+  static constexpr size_t kCompressFrom = size_t(16) << 20;
+  static constexpr int kLevel = 1;
+  bool block(size_t b) {
+    if (cached_ == b) return true;
+    cached_ = SIZE_MAX;
+    size_t n = std::min<uint64_t>(kBlock, size_ - uint64_t(b) * kBlock);
+    if (stored_[b]) {
+      cache_ = blocks_[b];
+    } else {
+      cache_.resize(n);
+      size_t got = ZSTD_decompress(cache_.data(), n, blocks_[b].data(), blocks_[b].size());
+      if (ZSTD_isError(got) || got != n) return false;
+    }
+    cached_ = b;
+    return true;
+  }
+  uint64_t size_ = 0;
+  std::string plain_;  // below kCompressFrom
+  std::vector<std::string> blocks_;
+  std::vector<bool> stored_;
+  std::string cache_, joined_;
+  size_t cached_ = SIZE_MAX;
+};
+
 }  // namespace
 
 struct LazyKernels {
   std::unique_ptr<ptx::Module> module;  // the checked IR; released once every kernel is lowered
+  // The entry bodies the load kept as text (lookups.keptBodies): where they stand, the names before them, and the
+  // text itself (moved to `text`).
+  ptx::KeptBodies kept;
+  CompressedText text;
   std::vector<uint32_t> globalMap;
   uint32_t rewrites = 0;
   lowering::ModuleLookups lookups;
@@ -997,10 +1110,25 @@ std::unique_ptr<Program> lowerModule(const ptx::Module& module, std::string& err
   return prog;
 }
 
+bool KeptKernelBodies::keep(const ptx::Module& module, uint32_t function) {
+  // map_f64_to_f32 demotes the tree after the check (demoteF64ToF32): such old modules keep their bodies.
+  if (module.mapF64ToF32) return false;
+  lowering::BodyRefs refs = lowering::bodyRefs(module, module.functions[function]);
+  if (refs.indirectCall || !refs.functions.empty() || !refs.sharedGlobals.empty())
+    this->refs.emplace(function, std::move(refs));
+  return true;
+}
+
 std::unique_ptr<Program> describeForLazyLowering(std::unique_ptr<ptx::Module> module, std::string& error,
-                                                 uint32_t rewrites) {
+                                                 uint32_t rewrites, KeptKernelBodies kept) {
   auto prog = std::make_unique<Program>();
   auto lazy = std::make_shared<LazyKernels>();
+  lazy->kept = std::move(kept.bodies);
+  if (!lazy->kept.bodies.empty()) lazy->text = CompressedText(std::move(lazy->kept.text));
+  std::string().swap(lazy->kept.text);
+  lazy->lookups.keptBodyRefs = std::move(kept.refs);
+  lazy->lookups.keptBodies.reserve(lazy->kept.bodies.size());
+  for (const auto& [function, place] : lazy->kept.bodies) lazy->lookups.keptBodies.push_back(function);
   if (!describeModule(*module, *prog, lazy->globalMap, error)) return nullptr;
   lazy->rewrites = rewrites;
   size_t n = prog->kernelEntries.size();
@@ -1039,7 +1167,22 @@ const Program& loweredKernel(const Program& program, int kernel, int& codeKernel
   auto code = std::make_unique<Program>();
   uint32_t entry = program.kernelEntries[size_t(kernel)];
   std::string error;
-  if (lowerInto(*lazy.module, *code, lazy.globalMap, lazy.rewrites, lazy.lookups, entry, error)) {
+  bool parsed = true;
+  if (lazy.lookups.bodyIsText(*lazy.module, entry)) {
+    auto kept = std::lower_bound(lazy.kept.bodies.begin(), lazy.kept.bodies.end(), entry,
+                                 [](const auto& body, uint32_t f) { return body.first < f; });
+    ptx::Diagnostics diags;
+    // The body and the start of its first line (the parser counts columns from there).
+    ptx::BodyPlace place = kept->second;
+    uint64_t lineStart = place.offset - std::min<uint64_t>(place.offset, place.start.col - 1);
+    std::string_view text = lazy.text.range(lineStart, place.offset + place.length);
+    place.offset -= lineStart;
+    parsed = ptx::parseEntryBody(*lazy.module, entry, text, place, lazy.kept.names, diags);
+    if (!parsed)  // it parsed when the module was loaded: only an inconsistency of cuemu's gets here
+      error = diags.all().empty() ? std::string("the kept body does not parse again")
+                                  : fmt::format("line {}: {}", diags.all()[0].line, diags.all()[0].message);
+  }
+  if (parsed && lowerInto(*lazy.module, *code, lazy.globalMap, lazy.rewrites, lazy.lookups, entry, error)) {
     patchTargets(*code);
   } else {
     // Found only by lowering (an interpreter limit the checker does not know): the kernel's launches fail with
@@ -1057,7 +1200,11 @@ const Program& loweredKernel(const Program& program, int kernel, int& codeKernel
         .beforeDroppingBody(entry);
   }
   dropBody(lazy.module->functions[entry]);
-  if (--lazy.unlowered == 0) lazy.module.reset();
+  if (--lazy.unlowered == 0) {
+    lazy.module.reset();
+    lazy.kept = ptx::KeptBodies{};
+    lazy.text = CompressedText();
+  }
   const Program* published = code.get();
   lazy.owned[size_t(kernel)] = std::move(code);
   lazy.code[size_t(kernel)].store(published, std::memory_order_release);

@@ -8,6 +8,7 @@
 #include "exec/dispatch.h"
 #include "exec/checking.h"
 #include "exec/engine.h"
+#include "exec/lower.h"
 #include "exec/handlers.h"
 #include "exec/memory.h"
 #include "ptx/check.h"
@@ -129,6 +130,13 @@ struct ModuleLookups {
   // Functions whose address the bodies dropped before addressTaken was made take (lazy lowering drops lowered
   // entries' bodies).
   std::set<uint32_t> takenInDroppedBodies;
+  // Entries whose body the load kept as text (lazy loading: ptx::KeptBodies), sorted, and what those bodies refer
+  // to (those that refer to something): reachability and address-taken functions without parsing them again.
+  std::vector<uint32_t> keptBodies;
+  std::map<uint32_t, BodyRefs> keptBodyRefs;
+  bool bodyIsText(const ptx::Module& m, uint32_t f) const {
+    return m.functions[f].scopes.empty() && std::binary_search(keptBodies.begin(), keptBodies.end(), f);
+  }
 };
 
 // What a kernel's declaration gives (parameters, launch bounds, cluster shape), without lowering it.

@@ -49,6 +49,17 @@ constexpr ModGate kModGates[] = {
 #undef PTX_MOD_GATE_ANY
 };
 
+// Per opcode, 1 + the index of its first entry in a table of {op, ...} (0: none): instruction() looks an
+// instruction's gate and operand count up instead of scanning the tables (a third of the checker's time on small
+// kernels).
+template <size_t N, class Entry> constexpr auto firstEntryByOpcode(const Entry (&table)[N]) {
+  std::array<uint16_t, static_cast<size_t>(Opcode::count_)> first{};
+  for (size_t k = N; k-- > 0;) first[static_cast<size_t>(table[k].op)] = static_cast<uint16_t>(k + 1);
+  return first;
+}
+constexpr auto kGateOf = firstEntryByOpcode(kGates);
+constexpr auto kArityOf = firstEntryByOpcode(kArity);
+
 // Which modifiers have an entry in kModGates: most instructions have none, and the checker stays fast.
 constexpr auto kModHasGate = [] {
   std::array<bool, static_cast<size_t>(Mod::count_)> has{};
@@ -58,7 +69,17 @@ constexpr auto kModHasGate = [] {
 
 }  // namespace
 
-bool Checker::run() {
+bool Checker::run(const std::vector<bool>* checkedBodies) {
+  moduleLevel();
+  for (size_t k = 0; k < m_.functions.size(); ++k) {
+    if (d_.full()) break;
+    if (checkedBodies && k < checkedBodies->size() && (*checkedBodies)[k]) continue;
+    function(m_.functions[k]);
+  }
+  return !d_.hasErrors();
+}
+
+void Checker::moduleLevel() {
   ptx_ = m_.versionMajor * 10 + m_.versionMinor;
   bool newerIsa = m_.versionMajor > 9 || (m_.versionMajor == 9 && m_.versionMinor > 0);
   if (newerIsa && !opt_.acceptNewerIsa)
@@ -108,11 +129,6 @@ bool Checker::run() {
     if (v.hasInit && (v.space == Space::shared || v.space == Space::local))
       error(v.loc, "variables in {} cannot be initialised", v.space == Space::shared ? ".shared" : ".local");
   }
-  for (const Function& f : m_.functions) {
-    if (d_.full()) break;
-    function(f);
-  }
-  return !d_.hasErrors();
 }
 
 // Kernel parameters, laid out with their alignment, fit the hardware's parameter space: 4352 bytes, or 32764 bytes
@@ -251,8 +267,8 @@ static bool isInt(Type t) {
 void Checker::instruction(const Function& f, const Instruction& inst) {
   std::string_view name = mnemonic(inst);
   // Target and version gating.
-  for (const Gate& g : kGates) {
-    if (g.op != inst.opcode) continue;
+  if (uint16_t gate = kGateOf[static_cast<size_t>(inst.opcode)]) {
+    const Gate& g = kGates[gate - 1];
     if (sm_ && sm_ < g.sm)
       error(inst.loc, "'{}' requires .target sm_{}{} or higher", opcodeName(inst.opcode), g.sm,
             g.archSpecific ? "a" : "");
@@ -262,11 +278,10 @@ void Checker::instruction(const Function& f, const Instruction& inst) {
       error(inst.loc, "'{}' is not supported on .target sm_{}", opcodeName(inst.opcode), sm_);
     if (ptx_ < g.ptx)
       error(inst.loc, "'{}' requires PTX ISA .version {}.{} or later", opcodeName(inst.opcode), g.ptx / 10, g.ptx % 10);
-    break;
   }
   if (!modGates(f, inst)) return;
-  for (const Arity& a : kArity) {
-    if (a.op != inst.opcode) continue;
+  if (uint16_t arity = kArityOf[static_cast<size_t>(inst.opcode)]) {
+    const Arity& a = kArity[arity - 1];
     if (inst.numOperands < a.min || inst.numOperands > a.max) {
       if (a.min == a.max)
         error(inst.loc, "'{}' takes {} operand{}, not {}", name, a.min, a.min == 1 ? "" : "s", inst.numOperands);
@@ -274,7 +289,6 @@ void Checker::instruction(const Function& f, const Instruction& inst) {
         error(inst.loc, "'{}' takes {} to {} operands, not {}", name, a.min, a.max, inst.numOperands);
       return;
     }
-    break;
   }
   if (inst.guard != kNoIndex && inst.guard < f.registers.size() && f.registers[inst.guard].type != Type::pred)
     error(inst.loc, "guard of '{}' must be a .pred register", name);
@@ -1568,6 +1582,54 @@ unsigned minPtxVersionForTarget(unsigned sm, bool archSpecific, bool familySpeci
 
 bool checkModule(const Module& module, Diagnostics& diags, const CheckOptions& options) {
   return Checker(module, diags, options).run();
+}
+
+FrontEndResult parseAndCheck(std::string_view text, std::string_view fileName, const CheckOptions& options,
+                             const KeepEntryBody& keep, KeptBodies& kept) {
+  Diagnostics diags(fileName);
+  ParseOptions popt;
+  popt.fileName = fileName;
+  popt.names = &kept.names;
+  popt.keepText = &kept.text;
+  // Each .entry body is checked as soon as it is parsed, under the module-level state (.version, .target) seen
+  // so far; one that passes with no diagnostic at all leaves the module. The module-level checks and the other
+  // functions are checked at the end, as checkModule does, so the log is the one checkModule gives.
+  Diagnostics bodyDiags(fileName);
+  std::optional<check_detail::Checker> bodyChecker;
+  auto moduleState = [](const Module& m) {
+    return std::tuple(m.versionMajor, m.versionMinor, m.targets.size(), m.addressSize, m.mapF64ToF32, m.debug);
+  };
+  decltype(moduleState(Module{})) stateChecked{};
+  std::vector<bool> dropped;
+  popt.entryBodyParsed = [&](Module& m, uint32_t function, const BodyPlace& place) {
+    if (!bodyChecker) {
+      bodyChecker.emplace(m, bodyDiags, options);
+      bodyChecker->moduleLevel();
+      stateChecked = moduleState(m);
+    }
+    if (!bodyDiags.all().empty() || bodyDiags.hasErrors()) return false;
+    bodyChecker->function(m.functions[function]);
+    if (!bodyDiags.all().empty() || bodyDiags.hasErrors() || !keep(m, function)) return false;
+    if (dropped.size() <= function) dropped.resize(std::max<size_t>(function + 1, dropped.size() * 2));
+    dropped[function] = true;
+    kept.bodies.emplace_back(function, place);
+    return true;
+  };
+  std::unique_ptr<Module> module = parseModule(text, diags, popt);
+  if (!kept.bodies.empty() && stateChecked != moduleState(*module)) {
+    // A .version or .target after the first function: check everything as checkModule does.
+    kept = KeptBodies{};
+    return parseAndCheck(text, fileName, options);
+  }
+  if (!diags.hasErrors()) check_detail::Checker(*module, diags, options).run(&dropped);
+  FrontEndResult r;
+  r.ok = !diags.hasErrors();
+  r.log = diags.format();
+  if (r.ok)
+    r.module = std::move(module);
+  else
+    kept = KeptBodies{};
+  return r;
 }
 
 FrontEndResult parseAndCheck(std::string_view text, std::string_view fileName, const CheckOptions& options) {

@@ -10,7 +10,10 @@
 
 #include <array>
 #include <initializer_list>
+#include <optional>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "ptx/parse.h"
 
@@ -57,14 +60,16 @@ inline bool compatible(Type inst, Type reg, bool wider) {
 class Checker {
  public:
   Checker(const Module& m, Diagnostics& d, const CheckOptions& o) : m_(m), d_(d), opt_(o) {}
-  bool run();
+  // The whole module; `checkedBodies` (by function index): functions checked already (parseAndCheck's kept bodies).
+  bool run(const std::vector<bool>* checkedBodies = nullptr);
+  void moduleLevel();  // .version, .target, .address_size, the variables; sets what function() checks against
+  void function(const Function& f);
 
  private:
   void entryParamSpace(const Function& f);
   template <typename... Args> void error(SourceLoc at, fmt::format_string<Args...> f, Args&&... args) {
     d_.error(at.line, at.col, fmt::format(f, std::forward<Args>(args)...));
   }
-  void function(const Function& f);
   void instruction(const Function& f, const Instruction& inst);
   // Checks a register source/destination operand against a type; returns false (after an error) on mismatch.
   bool typed(const Function& f, const Instruction& inst, unsigned index, Type type, bool wider, bool isDest);

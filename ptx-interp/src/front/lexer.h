@@ -40,6 +40,12 @@ class Lexer {
   Lexer(const char* begin, const char* end) : p_(begin), end_(end), lineStart_(begin) {}
 
   Token next();
+  // Continues at `at` of the text (the lexer starts at a body inside the text it once read whole): its line and
+  // column number the next token. The line's start must lie within the text.
+  void startAt(uint32_t line, uint32_t col) {
+    line_ = line;
+    lineStart_ = p_ - (col - 1);
+  }
   bool unterminatedComment() const { return unterminatedComment_; }
 
  private:

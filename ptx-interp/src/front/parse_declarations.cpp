@@ -730,10 +730,8 @@ void Parser::parseFunction(Linkage linkage, bool isEntry, SourceLoc loc) {
     if (old.hasBody && hasBody) errorAt(loc, "redefinition of function '{}'", m_.str(old.name));
   }
   bindGlobal(m_.functions.back().name, SymBinding{SymKind::Function, index}, SourceLoc{nameTok.line, nameTok.col});
-  if (previous.kind == SymKind::Function && hasBody) {
-    ensure(globalBind_, m_.functions.back().name);
-    globalBind_[m_.functions.back().name] = SymBinding{SymKind::Function, index};
-  }
+  if (previous.kind == SymKind::Function && hasBody && globalSym(m_.functions.back().name).index != index)
+    setGlobalSlot(m_.functions.back().name, SymBinding{SymKind::Function, index});
   m_.order.push_back(TopItem{TopKind::Function, index});
   if (!hasBody) {
     expect(';', "after the function declaration");
@@ -741,6 +739,9 @@ void Parser::parseFunction(Linkage linkage, bool isEntry, SourceLoc loc) {
   }
   fn_ = &m_.functions[index];
   fnIndex_ = index;
+  bodyBegin_ = tok_.begin;
+  body_ = BodyPlace{uint64_t(tok_.begin - textBegin_), 0, here(), names_ ? names_->count() : 0,
+                    uint32_t(m_.debugLocs.size())};
   parseBody();
   fn_ = nullptr;
 }

@@ -10,6 +10,7 @@ namespace parser_detail {
 void Parser::parseBody() {
   next();  // '{'
   Function& f = *fn_;
+  bodyEnd_ = nullptr;
   eachScratch(f, [](auto& v, auto& scratch) { intoScratch(v, scratch); });
   scope_ = 0;
   blockDepth_ = 0;
@@ -47,6 +48,7 @@ void Parser::parseBody() {
       break;
     }
     if (tok_.is('}')) {
+      if (scope_ == 0) bodyEnd_ = tok_.begin + 1;
       next();
       if (scope_ == 0) break;
       BlockScope& s = f.scopes[scope_];
@@ -120,6 +122,19 @@ void Parser::finishFunction() {
   }
   touched_.clear();
   undo_.clear();
+  if (opt_.entryBodyParsed && f.isEntry && bodyEnd_ && !diags_.hasErrors()) {
+    body_.length = uint64_t(bodyEnd_ - bodyBegin_);
+    if (opt_.entryBodyParsed(m_, fnIndex_, body_)) {
+      // The scratch vectors get their capacity back for the next body; the body's .loc entries go with it.
+      eachScratch(f, [](auto& v, auto& scratch) {
+        v.clear();
+        v.swap(scratch);
+      });
+      dropEntryBody(f);
+      m_.debugLocs.resize(body_.debugLocs);
+      return;
+    }
+  }
   eachScratch(f, [](auto& v, auto& scratch) { outOfScratch(v, scratch); });
 }
 

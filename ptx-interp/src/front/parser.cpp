@@ -2,6 +2,8 @@
 // parseModule. Declarations and statements are in parse_declarations.cpp and parse_statements.cpp.
 #include "front/parser.h"
 
+#include <algorithm>
+
 namespace ptx {
 namespace parser_detail {
 
@@ -70,7 +72,7 @@ void Parser::bindGlobal(StrId name, SymBinding b, SourceLoc loc) {
     }
     if (redeclaredFunction && !m_.functions[b.index].hasBody) return;  // keep the first declaration
   }
-  slot = b;
+  setGlobalSlot(name, b);
 }
 
 uint32_t Parser::labelFor(StrId name, SourceLoc loc) {
@@ -244,6 +246,38 @@ bool Parser::parseConstExpr(int64_t& value, unsigned depth) {
 // ---------------------------------------------------------------------------------------------------------------
 // Module level.
 
+bool Parser::parseEntryBodyAgain(uint32_t function, const ModuleNames& names, const BodyPlace& place) {
+  Function& f = m_.functions[function];
+  if (!f.isEntry || !f.hasBody || !tok_.is('{')) {
+    error(tok_, "no entry body to parse again");
+    return false;
+  }
+  reparseNames_ = &names;
+  reparseVisible_ = place.visibleNames;
+  dropEntryBody(f);
+  std::vector<Variable>().swap(f.locals);  // declared again by the body
+  if (m_.debugLocs.empty()) m_.debugLocs.emplace_back();
+  fn_ = &f;
+  fnIndex_ = function;
+  parseBody();
+  fn_ = nullptr;
+  return !diags_.hasErrors();
+}
+
+void Parser::dropEntryBody(Function& f) {
+  std::vector<Register>().swap(f.registers);
+  std::vector<RegDecl>().swap(f.regDecls);
+  std::vector<Label>().swap(f.labels);
+  std::vector<Instruction>().swap(f.instructions);
+  std::vector<Operand>().swap(f.operands);
+  std::vector<Operand>().swap(f.elems);
+  std::vector<Mod>().swap(f.mods);
+  std::vector<uint32_t>().swap(f.labelRefs);
+  std::vector<Prototype>().swap(f.protos);
+  std::vector<BlockScope>().swap(f.scopes);
+  std::vector<BodyPragma>().swap(f.bodyPragmas);
+}
+
 void Parser::parseModule() {
   if (m_.debugLocs.empty()) m_.debugLocs.emplace_back();
   while (tok_.kind != Tok::End && !diags_.full()) {
@@ -281,6 +315,7 @@ void Parser::parseModule() {
       parseDeclaration();
     }
   }
+  if (names_) names_->finish();
   if (lex_.unterminatedComment()) diags_.error(tok_.line, tok_.col, "unterminated /* comment");
   if (m_.versionMajor == 0 && !diags_.hasErrors()) diags_.error(1, 1, "missing .version directive");
   if (m_.targets.empty() && !diags_.hasErrors()) diags_.error(1, 1, "missing .target directive");
@@ -530,7 +565,43 @@ std::unique_ptr<Module> parseModule(std::string_view text, Diagnostics& diags, c
   buffer.append(8, '\0');
   Parser parser(buffer.data(), buffer.data() + text.size(), diags, options, *module);
   parser.parseModule();
+  if (options.keepText) *options.keepText = std::move(buffer);
   return module;
+}
+
+bool parseEntryBody(Module& module, uint32_t function, std::string_view text, const BodyPlace& place,
+                    const ModuleNames& names, Diagnostics& diags) {
+  if (function >= module.functions.size() || place.offset > text.size() || place.length > text.size() - place.offset ||
+      place.start.col == 0 || place.start.col - 1 > place.offset) {
+    diags.error(place.start.line, place.start.col, "no body to parse again");
+    return false;
+  }
+  const char* begin = text.data() + place.offset;
+  ParseOptions options;  // the parser keeps a reference
+  Parser parser(begin, begin + place.length, diags, options, module, place.start);
+  return parser.parseEntryBodyAgain(function, names, place);
+}
+
+void ModuleNames::bind(StrId name, Binding b) {
+  if (name >= first_.size()) first_.resize(std::max<size_t>(name + 1, first_.size() * 2 + 64));
+  Entry e{b, count_++};
+  if (first_[name].binding.kind == SymKind::None)
+    first_[name] = e;
+  else
+    later_.emplace_back(name, e);
+}
+
+ModuleNames::Binding ModuleNames::lookup(StrId name, uint32_t visible) const {
+  if (name >= first_.size() || first_[name].binding.kind == SymKind::None || first_[name].sequence >= visible)
+    return {};
+  Binding b = first_[name].binding;
+  auto it = std::lower_bound(later_.begin(), later_.end(), name, [](const auto& e, StrId n) { return e.first < n; });
+  for (; it != later_.end() && it->first == name && it->second.sequence < visible; ++it) b = it->second.binding;
+  return b;
+}
+
+void ModuleNames::finish() {
+  std::stable_sort(later_.begin(), later_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
 }
 
 }  // namespace ptx

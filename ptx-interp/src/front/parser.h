@@ -60,12 +60,17 @@ struct DeferredReloc {
 
 class Parser {
  public:
-  Parser(const char* begin, const char* end, Diagnostics& diags, const ParseOptions& options, Module& module)
-      : lex_(begin, end), diags_(diags), opt_(options), m_(module) {
+  Parser(const char* begin, const char* end, Diagnostics& diags, const ParseOptions& options, Module& module,
+         SourceLoc start = {})
+      : lex_(begin, end), diags_(diags), opt_(options), m_(module), textBegin_(begin), names_(options.names) {
+    if (start.line) lex_.startAt(start.line, start.col);
     next();
   }
 
   void parseModule();
+  // The body of .entry `function`, dropped after the first parse, parsed again from the text it came from (the
+  // parser reads just that body) with the names bound before it.
+  bool parseEntryBodyAgain(uint32_t function, const ModuleNames& names, const BodyPlace& place);
 
  private:
   // ---- tokens
@@ -215,7 +220,19 @@ class Parser {
   void bindLocal(StrId name, SymBinding b);
   void bindGlobal(StrId name, SymBinding b, SourceLoc loc);
   SymBinding localSym(StrId name) const { return name < localBind_.size() ? localBind_[name] : SymBinding{}; }
-  SymBinding globalSym(StrId name) const { return name < globalBind_.size() ? globalBind_[name] : SymBinding{}; }
+  SymBinding globalSym(StrId name) const {
+    if (reparseNames_) {
+      ModuleNames::Binding b = reparseNames_->lookup(name, reparseVisible_);
+      return SymBinding{b.kind, b.index};
+    }
+    return name < globalBind_.size() ? globalBind_[name] : SymBinding{};
+  }
+  void setGlobalSlot(StrId name, SymBinding b) {
+    ensure(globalBind_, name);
+    globalBind_[name] = b;
+    if (names_) names_->bind(name, ModuleNames::Binding{b.kind, b.index});
+  }
+  void dropEntryBody(Function& f);
 
   StrId intern(std::string_view s) { return m_.strings.intern(s); }
 
@@ -226,6 +243,14 @@ class Parser {
   Diagnostics& diags_;
   const ParseOptions& opt_;
   Module& m_;
+  const char* textBegin_;
+  ModuleNames* names_;                         // records the module-scope bindings (ParseOptions::names)
+  const ModuleNames* reparseNames_ = nullptr;  // parseEntryBodyAgain: the names, as bound before the body
+  uint32_t reparseVisible_ = 0;
+  // The body being parsed: where it stands (for ParseOptions::entryBodyParsed); bodyEnd_ is set at its '}'.
+  BodyPlace body_;
+  const char* bodyBegin_ = nullptr;
+  const char* bodyEnd_ = nullptr;
 
   std::vector<SymBinding> globalBind_;
   // Per-function state.
