@@ -5,6 +5,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "driver_bench.h"
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -20,24 +22,11 @@ const char* kEmpty = R"(
 }
 )";
 
-void check(CUresult r, const char* what) {
-  if (r == CUDA_SUCCESS) return;
-  std::fprintf(stderr, "%s failed: %d\n", what, int(r));
-  std::exit(1);
-}
+using driver_bench::check;
 
 CUfunction emptyKernel() {
   static CUfunction f = [] {
-    check(cuInit(0), "cuInit");
-    CUdevice device = 0;
-    check(cuDeviceGet(&device, 0), "cuDeviceGet");
-    CUcontext context = nullptr;
-    check(cuDevicePrimaryCtxRetain(&context, device), "cuDevicePrimaryCtxRetain");
-    check(cuCtxSetCurrent(context), "cuCtxSetCurrent");
-    CUmodule module = nullptr;
-    check(cuModuleLoadData(&module, kEmpty), "cuModuleLoadData");
-    CUfunction function = nullptr;
-    check(cuModuleGetFunction(&function, module, "empty"), "cuModuleGetFunction");
+    CUfunction function = driver_bench::loadKernel(kEmpty, "empty");
     // The first launch lowers the kernel (lazy loading): not part of what is timed.
     CUdeviceptr p = 0;
     void* args[] = {&p};

@@ -7,6 +7,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "driver_bench.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -40,24 +42,11 @@ $L_done:
 }
 )";
 
-void check(CUresult r, const char* what) {
-  if (r == CUDA_SUCCESS) return;
-  std::fprintf(stderr, "%s failed: %d\n", what, int(r));
-  std::exit(1);
-}
+using driver_bench::check;
 
 CUfunction addOne() {
   static CUfunction f = [] {
-    check(cuInit(0), "cuInit");
-    CUdevice device = 0;
-    check(cuDeviceGet(&device, 0), "cuDeviceGet");
-    CUcontext context = nullptr;
-    check(cuDevicePrimaryCtxRetain(&context, device), "cuDevicePrimaryCtxRetain");
-    check(cuCtxSetCurrent(context), "cuCtxSetCurrent");
-    CUmodule module = nullptr;
-    check(cuModuleLoadData(&module, kAddOne), "cuModuleLoadData");
-    CUfunction function = nullptr;
-    check(cuModuleGetFunction(&function, module, "addOne"), "cuModuleGetFunction");
+    CUfunction function = driver_bench::loadKernel(kAddOne, "addOne");
     return function;
   }();
   return f;
