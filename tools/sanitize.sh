@@ -79,7 +79,9 @@ for kind in "${kinds[@]}"; do
   esac
   logs=$build/sanitize-logs
   echo "== $kind sanitizer in $build"
-  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUEMU_SANITIZE="$kind" \
+  # Warnings are the normal build's business: gcc 13's flow analysis of sanitizer-instrumented code reports array
+  # bounds that the plain build does not (a false -Warray-bounds in lower.cpp), so -Werror is off here.
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUEMU_SANITIZE="$kind" -DCUEMU_WERROR=OFF \
     -DCUEMU_RUNTIME_CORPUS=OFF -DCUEMU_PTX_FUZZER=OFF -DCUEMU_FUZZERS=OFF \
     -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache >/dev/null || exit 1
   if [ $reduced = 1 ]; then
