@@ -413,7 +413,8 @@ TEST(PtxExec, Conversions) {
   for (int i = 0; i < n; ++i) {
     EXPECT_EQ(di[i], ei[size_t(i)]) << i;
     EXPECT_EQ(du[i], eu[size_t(i)]) << i;
-    EXPECT_EQ(dfo[4 * i + 0], float(ei[size_t(i)] * 3 + 1)) << i;
+    // the kernel's integer arithmetic wraps (mad.lo.s32); so does this, without signed overflow
+    EXPECT_EQ(dfo[4 * i + 0], float(int32_t(uint32_t(ei[size_t(i)]) * 3u + 1u))) << i;
     EXPECT_EQ(dfo[4 * i + 1], float(d[size_t(i)])) << i;
     float q = f[size_t(i)] / 3.0f;
     if (std::isnan(q)) {
