@@ -33,9 +33,11 @@ prefix=${CUEMU_SANITIZE_BUILD_PREFIX:-build}
 failed=()
 
 # Leaks: the driver keeps process-wide tables and pools alive until exit on purpose.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0:halt_on_error=1}
+# allocator_may_return_null: hostile-input cases ask for absurd sizes (cuMemAllocHost of 2^63 bytes) and must get
+# an error code back, as from the plain allocator, not a sanitizer abort.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0:halt_on_error=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=0:second_deadlock_stack=1:exitcode=66:suppressions=$PWD/tools/tsan-suppressions.txt}
+export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=0:second_deadlock_stack=1:exitcode=66:allocator_may_return_null=1:suppressions=$PWD/tools/tsan-suppressions.txt}
 
 # binary|gtest filter|environment (what the binary's ctest entries set)
 context_env="CUEMU_CONFIG=$PWD/tests/emu-context/two_devices.conf"
