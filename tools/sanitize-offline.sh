@@ -7,7 +7,7 @@
 #   tools/sanitize-offline.sh run DIR KIND [OUT]  there: extract them under /tmp/deps, run tools/sanitize.sh KIND
 #                                                 (address|thread) with 16 jobs, tar the logs into OUT (default .)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 mode=${1:?usage: $0 fetch DIR | run DIR KIND [OUT]}
 dir=${2:?usage: $0 fetch DIR | run DIR KIND [OUT]}
 case $mode in

@@ -107,6 +107,9 @@ Allocations& allocations() {
   return *state;
 }
 
+// The tools that follow allocations: memcheck (the leak check, use after free) and initcheck (written bytes).
+bool tracksAllocations() { return g_tool == Tool::Memcheck || g_tool == Tool::Initcheck; }
+
 // `initialised`: contents initcheck does not follow (managed memory the host writes directly).
 void trackAllocation(uint64_t start, uint64_t bytes, bool initialised) {
   Allocations& s = allocations();
@@ -517,12 +520,12 @@ void hostWrote(uint64_t address, uint64_t bytes) {
   if (g_tool == Tool::Initcheck && bytes) markWritten(address, bytes);
 }
 
-void poolAllocated(uint64_t address, uint64_t bytes) {
-  if (address && (g_tool == Tool::Memcheck || g_tool == Tool::Initcheck)) trackAllocation(address, bytes, false);
+void allocatedAsync(uint64_t address, uint64_t bytes) {
+  if (address && tracksAllocations()) trackAllocation(address, bytes, false);
 }
 
-void poolReleased(uint64_t address) {
-  if (address && (g_tool == Tool::Memcheck || g_tool == Tool::Initcheck)) untrackAllocation(address);
+void freedInStreamOrder(uint64_t address) {
+  if (address && tracksAllocations()) untrackAllocation(address);
 }
 
 void heapAllocated(uint64_t address, uint64_t bytes) {
@@ -553,8 +556,7 @@ bool isProbe(ApiId id) {
 }
 
 void apiCall(ApiId id, CUresult result, uint64_t allocation, uint64_t bytes) {
-  if (allocation && (g_tool == Tool::Memcheck || g_tool == Tool::Initcheck))
-    trackAllocation(allocation, bytes, id == ApiId::cuMemAllocManaged);
+  if (allocation && tracksAllocations()) trackAllocation(allocation, bytes, id == ApiId::cuMemAllocManaged);
   if (result == CUDA_SUCCESS || g_tool != Tool::Memcheck || isProbe(id)) return;
   // A kernel's fault fails every later call with the same code: compute-sanitizer sees the program's one check of
   // it, and at driver level the runtime's own calls at exit would repeat it.

@@ -52,10 +52,10 @@ inline bool on() { return g_active.on(); }
 // Host writes of device memory (copies, sets) for initcheck: the bytes count as initialised.
 void hostWrote(uint64_t address, uint64_t bytes);
 
-// Stream-ordered pool memory (cuMemAllocAsync, cuMemAllocFromPoolAsync): tracked from the allocation, which is
-// made at the call, until its free runs in stream order, for initcheck and the leak check, as cuMemAlloc's.
-void poolAllocated(uint64_t address, uint64_t bytes);
-void poolReleased(uint64_t address);
+// Stream-ordered allocation (cuMemAllocAsync, cuMemAllocFromPoolAsync: made at the call) and cuMemFreeAsync of any
+// memory (released when the free runs in stream order), for initcheck and the leak check, as cuMemAlloc/cuMemFree.
+void allocatedAsync(uint64_t address, uint64_t bytes);
+void freedInStreamOrder(uint64_t address);
 
 // Device-heap blocks (malloc/free in kernels), for the leak check.
 void heapAllocated(uint64_t address, uint64_t bytes);

@@ -57,7 +57,7 @@ CUresult allocFromPool(CUdeviceptr* dptr, size_t bytesize, std::shared_ptr<MemPo
   auto region = pool->allocate(context, bytesize);
   if (!region) return region.error().code;
   *dptr = (*region)->start;
-  checkers::poolAllocated(*dptr, bytesize);
+  checkers::allocatedAsync(*dptr, bytesize);
   return CUDA_SUCCESS;
 }
 
@@ -80,7 +80,7 @@ CUresult freeAsync(CUdeviceptr dptr, CUstream stream) {
   // clients17c-h100-2026-11-26.txt, memfree_async_other); the release waits for the grids running then.
   bool waitsForKernels = kind == MemoryKind::Device && !region->pool;
   CUresult queued = memops::runAsync(context, stream, [dptr, kind, waitsForKernels] {
-    checkers::poolReleased(dptr);
+    checkers::freedInStreamOrder(dptr);
     if (waitsForKernels)
       KernelsInFlight::instance().defer(0, 0, [dptr, kind] { (void)releaseRegion(dptr, {kind}); });
     else

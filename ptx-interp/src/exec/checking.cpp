@@ -66,9 +66,9 @@ Shadow shadowOf(Cta& cta) {
     cta.checkCta = cta.linearId;
     cta.checkEpochs.assign(cta.nwarps, 0);
     cta.checkWarpSyncs.assign(cta.nwarps, 0);
-    cta.checkShadow.assign((size_t(cta.sharedBytes) + 3) / 4 * kCellWords, 0);
-    if (cta.checkShadowBytes.size() < (size_t(cta.sharedBytes) + 3) / 4 * 4 * kCellWords)
-      cta.checkShadowBytes.resize((size_t(cta.sharedBytes) + 3) / 4 * 4 * kCellWords);
+    const size_t words = (size_t(cta.sharedBytes) + 3) / 4;
+    cta.checkShadow.assign(words * kCellWords, 0);
+    if (cta.checkShadowBytes.size() < words * 4 * kCellWords) cta.checkShadowBytes.resize(words * 4 * kCellWords);
   }
   return Shadow{reinterpret_cast<Cell*>(cta.checkShadow.data()), reinterpret_cast<Cell*>(cta.checkShadowBytes.data())};
 }
