@@ -132,6 +132,39 @@ NOBARRIER:
   st.global.u32 [%rd5], %r2;
   ret;
 }
+.visible .entry halves(.param .u64 out, .param .u32 synced) {
+  .shared .align 4 .b32 h[64];
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<12>;
+  .reg .pred %p, %q;
+  mov.u32 %r1, %tid.x;
+  mov.u64 %rd1, h;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  st.shared.u32 [%rd3], %r1;
+  add.u32 %r2, %r1, 100;
+  st.shared.u32 [%rd3+128], %r2;
+  ld.param.u32 %r3, [synced];
+  setp.ne.u32 %p, %r3, 0;
+  @%p bar.warp.sync -1;
+  and.b32 %r4, %r1, 15;
+  mul.wide.u32 %rd4, %r4, 4;
+  add.u64 %rd5, %rd1, %rd4;
+  ld.shared.u32 %r5, [%rd5];
+  add.u64 %rd5, %rd5, 128;
+  ld.shared.u32 %r6, [%rd5];
+  bar.warp.sync -1;
+  ld.shared.u32 %r8, [%rd5];
+  @%p bar.warp.sync -1;
+  setp.eq.u32 %q, %r1, 0;
+  @%q st.shared.u32 [%rd1+128], %r1;
+  add.u32 %r7, %r5, %r6;
+  add.u32 %r7, %r7, %r8;
+  ld.param.u64 %rd6, [out];
+  add.u64 %rd7, %rd6, %rd2;
+  st.global.u32 [%rd7], %r7;
+  ret;
+}
 )";
 
 uint32_t lineOf(const std::string& text) {
@@ -283,6 +316,34 @@ TEST(CheckingTest, SharedHazardsOfBytesInterleavedInWords) {
     std::pair<uint32_t, uint32_t> lines{racy.hazards[i].second, racy.laterLines[i]};
     EXPECT_TRUE(lines == std::make_pair(store, load) || lines == std::make_pair(load, store));
   }
+}
+
+// Lanes 16-31 read the words lanes 0-15 read at the same instruction (one base register, as a tile's rows): each
+// still checks against what another lane of the warp wrote since the last __syncwarp, a base register whose values
+// changed is grouped anew, and a later write by one of the readers is after another lane's read.
+TEST(CheckingTest, SharedReadsOfWordsThatSeveralLanesRead) {
+  Checking on(kCheckSharedHazards);
+  auto program = compiled();
+  const auto& info = kernels(*program)[size_t(findKernel(*program, "halves"))];
+  uint32_t* out = arena().alloc<uint32_t>(32);
+  Recorder racy;
+  ASSERT_TRUE(run(*program, "halves", Dim3{32, 1, 1}, Params(info).arg(out).arg(0u), &racy).ok());
+  EXPECT_TRUE(racy.hazards.empty());  // no second warp
+  const uint32_t firstStore = lineOf("st.shared.u32 [%rd3], %r1;\n  add.u32 %r2, %r1, 100"),
+                 secondStore = lineOf("st.shared.u32 [%rd3+128]");
+  const uint32_t thirdLoad = lineOf("ld.shared.u32 %r8");
+  auto has = [&](HazardKind kind, uint32_t earlier) {
+    return std::count(racy.warpHazards.begin(), racy.warpHazards.end(), std::make_pair(kind, earlier));
+  };
+  EXPECT_EQ(has(HazardKind::ReadAfterWrite, firstStore), 16);   // lanes 16-31 at the first load
+  EXPECT_EQ(has(HazardKind::ReadAfterWrite, secondStore), 16);  // and at the second, through the moved base
+  EXPECT_EQ(has(HazardKind::WriteAfterRead, thirdLoad), 1);     // lane 0's store after lane 16's read
+  EXPECT_EQ(racy.warpHazards.size(), 33u);
+  for (uint32_t t = 0; t < 32; ++t) EXPECT_EQ(out[t], 3 * (t % 16) + 200) << t;
+  Recorder synced;
+  ASSERT_TRUE(run(*program, "halves", Dim3{32, 1, 1}, Params(info).arg(out).arg(1u), &synced).ok());
+  EXPECT_TRUE(synced.warpHazards.empty());
+  EXPECT_TRUE(synced.hazards.empty());
 }
 
 TEST(CheckingTest, BarrierReachedByPartOfAWarp) {

@@ -2,8 +2,10 @@
 
 #include "exec/memory.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <type_traits>
 
 namespace ptx::exec {
 namespace {
@@ -82,74 +84,233 @@ struct SharedView {
   uint32_t warpSync;
 };
 
+// One access's visit of one cell (a word's, or a byte's): checks it against the cell's last write and read and
+// records itself. Between warps a hazard needs no barrier between the two accesses; between lanes of one warp, no
+// barrier and no __syncwarp (a store and a store of one instruction are not a hazard: no order is implied within
+// it). Most visits find nothing to report and their cells already as they would leave them (a thread re-reading
+// what it read), so those cost a comparison per cell. `report(kind, earlierLine, withinWarp)` is called once at
+// most per access: `reported` says whether it was.
+template <bool Write, class Report>
+__attribute__((always_inline)) inline void visitCell(Cell& c, const SharedView& v, uint16_t tag, uint32_t line,
+                                                     bool& reported, Report&& report) {
+  if (!reported) [[likely]] {
+    const HazardKind afterWrite = Write ? HazardKind::WriteAfterWrite : HazardKind::ReadAfterWrite;
+    if (c.writer && warpOf(c.writer) != v.me) {
+      if (c.writeEpoch == v.epoch) [[unlikely]] {
+        report(afterWrite, c.writeLine, false);
+        reported = true;
+      }
+    } else if (c.writer && c.writer != tag && c.writeWarpSync == v.warpSync && !(Write && c.writeLine == line))
+        [[unlikely]] {
+      report(afterWrite, c.writeLine, true);
+      reported = true;
+    }
+    if (Write && !reported && c.reader) {
+      if (warpOf(c.reader) != v.me) {
+        if (c.readEpoch == v.epoch) [[unlikely]] {
+          report(HazardKind::WriteAfterRead, c.readLine, false);
+          reported = true;
+        }
+      } else if (c.reader != tag && c.readWarpSync == v.warpSync) [[unlikely]] {
+        report(HazardKind::WriteAfterRead, c.readLine, true);
+        reported = true;
+      }
+    }
+  }
+  if (Write) {
+    c.writer = tag;
+    c.writeEpoch = v.epoch;
+    c.writeWarpSync = v.warpSync;
+    c.writeLine = line;
+  } else if (warpOf(c.reader) != v.me || c.readWarpSync != v.warpSync || c.readLine != line) {
+    c.reader = tag;
+    c.readEpoch = v.epoch;
+    c.readWarpSync = v.warpSync;
+    c.readLine = line;
+  } else if (c.reader != tag && c.reader != threadTag(v.me, kSeveralLanes)) {
+    // a second lane of the warp read it at this instruction: any lane's write is then after another's read
+    c.reader = threadTag(v.me, kSeveralLanes);
+  }
+}
+
 // Shared bytes [offset, offset + bytes) accessed by a lane of warp w at op: one hazard report at most per access.
-// Between warps a hazard needs no barrier between the two accesses; between lanes of one warp, no barrier and no
-// __syncwarp (a store and a store of one instruction are not a hazard: no order is implied within it). Most
-// accesses find nothing to report and their cells already as they would leave them (a thread re-reading what it
-// read), so those cost a comparison per cell.
-void sharedAccess(Warp& w, const Op* op, int lane, const SharedView& v, uint64_t offset, uint32_t bytes, bool write,
-                  Checker& checker) {
+template <bool Write> void sharedAccess(Warp& w, const Op* op, int lane, const SharedView& v, uint64_t offset,
+                                        uint32_t bytes, Checker& checker) {
   if (offset + bytes > v.sharedBytes) return;  // the access faults next
   const uint16_t tag = threadTag(v.me, lane);
+  const uint32_t line = op->line;
   bool reported = false;
-  auto visit = [&](Cell & c, uint64_t at) __attribute__((always_inline)) {
-    if (!reported) [[likely]] {
-      auto report = [&](HazardKind kind, uint32_t earlierLine, bool withinWarp) {
-        checker.sharedHazard(siteOf(w, op, lane), kind, earlierLine, at, withinWarp);
-        reported = true;
-      };
-      const HazardKind afterWrite = write ? HazardKind::WriteAfterWrite : HazardKind::ReadAfterWrite;
-      if (c.writer && warpOf(c.writer) != v.me) {
-        if (c.writeEpoch == v.epoch) [[unlikely]]
-          report(afterWrite, c.writeLine, false);
-      } else if (c.writer && c.writer != tag && c.writeWarpSync == v.warpSync && !(write && c.writeLine == op->line))
-          [[unlikely]] {
-        report(afterWrite, c.writeLine, true);
-      }
-      if (!reported && write && c.reader) {
-        if (warpOf(c.reader) != v.me) {
-          if (c.readEpoch == v.epoch) [[unlikely]]
-            report(HazardKind::WriteAfterRead, c.readLine, false);
-        } else if (c.reader != tag && c.readWarpSync == v.warpSync) [[unlikely]] {
-          report(HazardKind::WriteAfterRead, c.readLine, true);
-        }
-      }
-    }
-    if (write) {
-      c.writer = tag;
-      c.writeEpoch = v.epoch;
-      c.writeWarpSync = v.warpSync;
-      c.writeLine = op->line;
-    } else if (warpOf(c.reader) != v.me || c.readWarpSync != v.warpSync || c.readLine != op->line) {
-      c.reader = tag;
-      c.readEpoch = v.epoch;
-      c.readWarpSync = v.warpSync;
-      c.readLine = op->line;
-    } else if (c.reader != tag && c.reader != threadTag(v.me, kSeveralLanes)) {
-      // a second lane of the warp read it at this instruction: any lane's write is then after another's read
-      c.reader = threadTag(v.me, kSeveralLanes);
-    }
+  uint64_t at = 0;
+  auto report = [&](HazardKind kind, uint32_t earlierLine, bool withinWarp) {
+    checker.sharedHazard(siteOf(w, op, lane), kind, earlierLine, at, withinWarp);
   };
   Cell* words = v.shadow.words;
   Cell* byteCells = v.shadow.bytes;
   if ((offset & 3) == 0 && (bytes & 3) == 0) {
-    for (uint64_t at = offset; at < offset + bytes; at += 4) {
+    for (at = offset; at < offset + bytes; at += 4) {
       Cell& word = words[at / 4];
       if (word.writer != kSplitWord) [[likely]] {
-        visit(word, at);
+        visitCell<Write>(word, v, tag, line, reported, report);
       } else {
-        for (uint64_t b = at; b < at + 4; ++b) visit(byteCells[b], b);
+        const uint64_t wordAt = at;
+        for (at = wordAt; at < wordAt + 4; ++at) visitCell<Write>(byteCells[at], v, tag, line, reported, report);
+        at = wordAt;
       }
     }
     return;
   }
-  for (uint64_t b = offset; b < offset + bytes; ++b) {
-    Cell& word = words[b / 4];
+  for (at = offset; at < offset + bytes; ++at) {
+    Cell& word = words[at / 4];
     if (word.writer != kSplitWord) {
-      for (uint64_t k = b & ~uint64_t(3); k < (b & ~uint64_t(3)) + 4; ++k) byteCells[k] = word;
+      for (uint64_t k = at & ~uint64_t(3); k < (at & ~uint64_t(3)) + 4; ++k) byteCells[k] = word;
       word.writer = kSplitWord;
     }
-    visit(byteCells[b], b);
+    visitCell<Write>(byteCells[at], v, tag, line, reported, report);
+  }
+}
+
+// How the executing lanes of a warp group by the shared address in a register: which lanes read first at each
+// distinct address, in lane order, and which later lanes read the same one. It depends only on the register's 32
+// values and the exec mask, so an access through an unchanged base register (a tile read at several offsets: nvcc
+// emits `ld.shared [%r+64]`, `[%r+128]`, ...) reuses it: GroupingCache keeps the last few, checked by value.
+struct LaneGrouping {
+  struct First {
+    uint64_t base;    // the register's value in this lane
+    uint32_t sameAs;  // later lanes reading the same address, not counting the lanes right after it
+    uint8_t lane;
+  };
+  uint64_t values[32];  // the register's values (zero-extended from 32-bit registers), all 32 lanes
+  uint32_t exec = 0;
+  bool addr32 = false, valid = false;
+  bool aligned = false;  // every first's base is a multiple of 4
+  uint64_t lowest = 0, highest = 0;
+  uint32_t count = 0;
+  First firsts[32];
+};
+
+void groupLanes(LaneGrouping& g, uint32_t exec) {
+  g.exec = exec;
+  g.count = 0;
+  g.aligned = true;
+  g.lowest = ~uint64_t(0);
+  g.highest = 0;
+  uint64_t previous = ~uint64_t(0);
+  for (uint32_t m = exec; m;) {
+    const int i = std::countr_zero(m);
+    m &= m - 1;
+    const uint64_t base = g.values[i];
+    // lanes of one warp reading what the lane before read (a broadcast) change nothing a second time
+    if (base == previous) continue;
+    previous = base;
+    if (g.count && base <= g.highest) {  // lanes in increasing order (the common case) need no search
+      uint32_t k = 0;
+      while (k < g.count && g.firsts[k].base != base) ++k;
+      if (k < g.count) {
+        g.firsts[k].sameAs |= 1u << i;
+        continue;
+      }
+    }
+    g.firsts[g.count++] = LaneGrouping::First{base, 0, uint8_t(i)};
+    g.aligned &= (base & 3) == 0;
+    g.lowest = std::min(g.lowest, base);
+    g.highest = std::max(g.highest, base);
+  }
+  g.valid = true;
+}
+
+struct GroupingCache {
+  LaneGrouping entries[4];
+  uint32_t registers[4];  // the base register of each entry (+ 1; 0 = none)
+  uint32_t next;          // the entry a new register replaces
+};
+static_assert(std::is_trivially_copyable_v<GroupingCache> && sizeof(GroupingCache) % sizeof(uint64_t) == 0);
+
+// A warp's grouping cache (its warps run interleaved): checked by value on use, so it outlives CTAs and launches.
+GroupingCache& groupingsOf(const Warp& w) {
+  Cta& cta = *w.cta;
+  constexpr size_t kWords = sizeof(GroupingCache) / sizeof(uint64_t);
+  if (cta.checkGroupings.size() < cta.nwarps * kWords) cta.checkGroupings.resize(cta.nwarps * kWords);
+  return reinterpret_cast<GroupingCache*>(cta.checkGroupings.data())[w.index];
+}
+
+// Reads the base register of a shared access and returns its lane grouping: the cached one when the values and
+// lanes are those it was made for.
+const LaneGrouping& groupingOf(Warp& w, const Op* op) {
+  GroupingCache& cache = groupingsOf(w);
+  uint32_t e = 0;
+  while (e < 4 && cache.registers[e] != op->a + 1) ++e;
+  if (e == 4) {
+    e = cache.next++ % 4;
+    cache.registers[e] = op->a + 1;
+    cache.entries[e].valid = false;
+  }
+  LaneGrouping& g = cache.entries[e];
+  const bool addr32 = op->aux & kAccessAddr32;
+  uint64_t values[32];
+  if (addr32) {
+    const uint32_t* r = h::R<uint32_t>(w, op->a);
+    for (int i = 0; i < 32; ++i) values[i] = r[i];
+  } else {
+    const uint64_t* r = h::R<uint64_t>(w, op->a);
+    for (int i = 0; i < 32; ++i) values[i] = r[i];
+  }
+  if (g.valid && g.exec == w.exec && g.addr32 == addr32 && std::memcmp(values, g.values, sizeof values) == 0) return g;
+  std::memcpy(g.values, values, sizeof values);
+  g.addr32 = addr32;
+  groupLanes(g, w.exec);
+  return g;
+}
+
+// A warp's read of shared memory through a .shared address (the bulk of what racecheck sees: tiles read in
+// loops). Lanes that read what an earlier lane of the warp read at this instruction (broadcasts, rows of a tile
+// read twice) change nothing but the reader "lane" of a word that several lanes read, unless the word was
+// written by another lane of the warp since the last __syncwarp: then each of them checks in full, for its own
+// report. Accesses that are not whole words, or not all inside the shared window, go lane by lane.
+void sharedReads(Warp& w, const Op* op, const SharedView& v, Checker& checker) {
+  const LaneGrouping& g = groupingOf(w, op);
+  const uint32_t bytes = op->f;
+  const uint64_t imm = uint64_t(op->imm);
+  const bool wholeWords = g.aligned && (imm & 3) == 0 && (bytes & 3) == 0;
+  const bool inside = g.lowest + imm <= g.highest + imm && g.highest + imm + bytes <= v.sharedBytes;
+  auto eachLane = [&](const LaneGrouping::First& f) {
+    sharedAccess<false>(w, op, f.lane, v, f.base + imm, bytes, checker);
+    for (uint32_t m = f.sameAs; m;) {
+      const int i = std::countr_zero(m);
+      m &= m - 1;
+      sharedAccess<false>(w, op, i, v, f.base + imm, bytes, checker);
+    }
+  };
+  if (!wholeWords || !inside || g.count == 0) [[unlikely]] {
+    for (uint32_t k = 0; k < g.count; ++k) eachLane(g.firsts[k]);
+    return;
+  }
+  const uint16_t several = threadTag(v.me, kSeveralLanes);
+  const uint32_t line = op->line;
+  Cell* words = v.shadow.words;
+  for (uint32_t k = 0; k < g.count; ++k) {
+    const LaneGrouping::First& f = g.firsts[k];
+    const uint64_t offset = f.base + imm;
+    const uint16_t tag = threadTag(v.me, f.lane);
+    bool plain = true;  // no split word, and no word written by another lane of the warp since its __syncwarp
+    for (uint64_t at = offset; at < offset + bytes; at += 4) {
+      const Cell& c = words[at / 4];
+      plain &= c.writer != kSplitWord &&
+               !(f.sameAs && c.writer && warpOf(c.writer) == v.me && c.writeWarpSync == v.warpSync);
+    }
+    if (!plain) [[unlikely]] {
+      eachLane(f);
+      continue;
+    }
+    bool reported = false;
+    uint64_t at = offset;
+    auto report = [&](HazardKind kind, uint32_t earlierLine, bool withinWarp) {
+      checker.sharedHazard(siteOf(w, op, f.lane), kind, earlierLine, at, withinWarp);
+    };
+    for (; at < offset + bytes; at += 4) {
+      Cell& c = words[at / 4];
+      visitCell<false>(c, v, tag, line, reported, report);
+      if (f.sameAs && c.reader != several) c.reader = several;
+    }
   }
 }
 
@@ -174,6 +335,10 @@ const Op* access(Warp& w, const Op* op) {
   if (checks & kCheckSharedHazards)
     view = SharedView{shadowOf(cta), cta.sharedBytes, uint16_t(w.index + 1), uint16_t(cta.checkEpochs[w.index]),
                       cta.checkWarpSyncs[w.index]};
+  if (space == mem::Shared && !write && !atomic && (checks & kCheckSharedHazards)) {
+    sharedReads(w, op, view, *checker);
+    return op + 1;
+  }
   uint64_t previous = ~uint64_t(0);
   uint64_t globalAddresses[32];
   uint32_t globalLanes = 0;
@@ -199,7 +364,12 @@ const Op* access(Warp& w, const Op* op) {
       if (addr == previous) continue;
       previous = addr;
     }
-    if (shared && !atomic && (checks & kCheckSharedHazards)) sharedAccess(w, op, i, view, addr, op->f, write, *checker);
+    if (shared && !atomic && (checks & kCheckSharedHazards)) {
+      if (write)
+        sharedAccess<true>(w, op, i, view, addr, op->f, *checker);
+      else
+        sharedAccess<false>(w, op, i, view, addr, op->f, *checker);
+    }
     if (global) {
       globalAddresses[i] = addr;
       globalLanes |= 1u << i;

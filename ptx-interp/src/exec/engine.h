@@ -329,6 +329,7 @@ struct Cta {
   std::vector<uint32_t> checkEpochs;
   std::vector<uint32_t> checkWarpSyncs;
   std::vector<uint64_t> checkShadow, checkShadowBytes;  // per word, and per byte for words accessed in part
+  std::vector<uint64_t> checkGroupings;                 // how lanes group by shared address (checking.cpp)
   uint64_t checkLaunch = ~uint64_t(0);
   uint32_t checkCta = 0;
   // storage
