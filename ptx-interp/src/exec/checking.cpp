@@ -179,7 +179,7 @@ struct LaneGrouping {
     uint32_t sameAs;  // later lanes reading the same address, not counting the lanes right after it
     uint8_t lane;
   };
-  uint64_t values[32];  // the register's values (zero-extended from 32-bit registers), all 32 lanes
+  uint8_t raw[32 * sizeof(uint64_t)];  // the register's values, all 32 lanes, as it holds them
   uint32_t exec = 0;
   bool addr32 = false, valid = false;
   bool aligned = false;  // every first's base is a multiple of 4
@@ -198,7 +198,14 @@ void groupLanes(LaneGrouping& g, uint32_t exec) {
   for (uint32_t m = exec; m;) {
     const int i = std::countr_zero(m);
     m &= m - 1;
-    const uint64_t base = g.values[i];
+    uint64_t base;
+    if (g.addr32) {
+      uint32_t value;
+      std::memcpy(&value, g.raw + i * sizeof value, sizeof value);
+      base = value;
+    } else {
+      std::memcpy(&base, g.raw + i * sizeof base, sizeof base);
+    }
     // lanes of one warp reading what the lane before read (a broadcast) change nothing a second time
     if (base == previous) continue;
     previous = base;
@@ -246,16 +253,12 @@ const LaneGrouping& groupingOf(Warp& w, const Op* op) {
   }
   LaneGrouping& g = cache.entries[e];
   const bool addr32 = op->aux & kAccessAddr32;
-  uint64_t values[32];
-  if (addr32) {
-    const uint32_t* r = h::R<uint32_t>(w, op->a);
-    for (int i = 0; i < 32; ++i) values[i] = r[i];
-  } else {
-    const uint64_t* r = h::R<uint64_t>(w, op->a);
-    for (int i = 0; i < 32; ++i) values[i] = r[i];
-  }
-  if (g.valid && g.exec == w.exec && g.addr32 == addr32 && std::memcmp(values, g.values, sizeof values) == 0) return g;
-  std::memcpy(g.values, values, sizeof values);
+  const void* raw =
+      addr32 ? static_cast<const void*>(h::R<uint32_t>(w, op->a)) : static_cast<const void*>(h::R<uint64_t>(w, op->a));
+  const size_t rawBytes = addr32 ? 32 * sizeof(uint32_t) : 32 * sizeof(uint64_t);
+  if (g.valid && g.exec == w.exec && g.addr32 == addr32 && std::memcmp(raw, g.raw, rawBytes) == 0) [[likely]]
+    return g;
+  std::memcpy(g.raw, raw, rawBytes);
   g.addr32 = addr32;
   groupLanes(g, w.exec);
   return g;
@@ -287,6 +290,31 @@ void sharedReads(Warp& w, const Op* op, const SharedView& v, Checker& checker) {
   const uint16_t several = threadTag(v.me, kSeveralLanes);
   const uint32_t line = op->line;
   Cell* words = v.shadow.words;
+  if (bytes == 4) {
+    // one word a lane, the common case: the visit of a read, with no hazard to report, inline
+    for (uint32_t k = 0; k < g.count; ++k) {
+      const LaneGrouping::First& f = g.firsts[k];
+      const uint64_t offset = f.base + imm;
+      Cell& c = words[offset / 4];
+      const uint16_t tag = threadTag(v.me, f.lane);
+      const bool otherWarp = warpOf(c.writer) != v.me;
+      const bool writtenThisInterval = otherWarp ? c.writeEpoch == v.epoch : c.writeWarpSync == v.warpSync;
+      if (c.writer && (c.writer == kSplitWord || (writtenThisInterval && (otherWarp || f.sameAs || c.writer != tag))))
+          [[unlikely]] {
+        eachLane(f);
+        continue;
+      }
+      if (warpOf(c.reader) != v.me || c.readWarpSync != v.warpSync || c.readLine != line) {
+        c.reader = f.sameAs ? several : tag;
+        c.readEpoch = v.epoch;
+        c.readWarpSync = v.warpSync;
+        c.readLine = line;
+      } else if (f.sameAs || c.reader != tag) {
+        c.reader = several;  // lanes of the warp read it at this instruction before
+      }
+    }
+    return;
+  }
   for (uint32_t k = 0; k < g.count; ++k) {
     const LaneGrouping::First& f = g.firsts[k];
     const uint64_t offset = f.base + imm;
