@@ -48,6 +48,9 @@ const std::vector<Setting>& settings() {
        "check the program as compute-sanitizer's tool of that name does: memcheck, racecheck, initcheck, synccheck"},
       {"--leak-check", "CUEMU_LEAK_CHECK", "MODE",
        "with --tool memcheck: full reports device memory and device-heap blocks never freed (default: no)"},
+      {"--racecheck-global", "CUEMU_RACECHECK_GLOBAL", "MODE",
+       "with --tool racecheck: yes also reports races in global memory between threads of a grid (default: no; "
+       "costs a shadow entry per global word a grid accesses)"},
       {"--progress", "CUEMU_PROGRESS", nullptr, "a live line on stderr for long grids: CTAs done / total"},
   };
   return table;
@@ -92,6 +95,9 @@ std::vector<std::string> validateSettings(const SettingValues& values) {
     } else if (name == "CUEMU_LEAK_CHECK") {
       if (value != "full" && value != "no")
         problems.push_back(fmt::format("{}={}: neither 'full' nor 'no'", name, value));
+    } else if (name == "CUEMU_RACECHECK_GLOBAL") {
+      if (value != "yes" && value != "no")
+        problems.push_back(fmt::format("{}={}: neither 'yes' nor 'no'", name, value));
     } else if (name == "CUEMU_CONFIG") {
       if (!std::filesystem::is_regular_file(value)) problems.push_back(fmt::format("{}={}: no such file", name, value));
     }

@@ -19,6 +19,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 namespace cuemu::checkers {
@@ -26,7 +27,8 @@ namespace {
 
 Tool g_tool = Tool::None;
 bool g_leakCheck = false;
-int g_errorExitCode = 0;  // 0: the program's own exit status
+bool g_globalRaces = false;  // racecheck also checks global memory (CUEMU_RACECHECK_GLOBAL)
+int g_errorExitCode = 0;     // 0: the program's own exit status
 std::atomic<uint64_t> g_errors{0};
 std::atomic<uint64_t> g_hazards{0};
 std::atomic<uint64_t> g_hazardWarnings{0};  // racecheck: hazards within a warp
@@ -269,6 +271,7 @@ bool reportInvalidAccess(const ptx::exec::Fault& fault, const ptx::exec::Program
 // is a write-after-read the other), as compute-sanitizer reports a pair once with its count.
 struct HazardKey {
   std::string kernel;
+  bool global;      // in global memory (CUEMU_RACECHECK_GLOBAL), not shared
   bool withinWarp;  // between lanes of one warp: compute-sanitizer's warning, not error
   bool firstWrites, secondWrites;
   uint32_t first, second;  // PTX lines, first <= second
@@ -280,12 +283,173 @@ struct HazardCount {
   uint64_t count = 0;
 };
 
+// ---- racecheck's global-memory races within a grid (CUEMU_RACECHECK_GLOBAL) -------------------------------------
+
+// One global word's last write and last read in the grid: the thread (CTA + 1, 0 = none; thread index in its CTA),
+// its warp's barrier and barrier-or-__syncwarp counts then, its count of gpu-scope fences then, the PTX line.
+struct GlobalAccessRecord {
+  uint32_t cta = 0;
+  uint32_t thread = 0;
+  uint32_t barriers = 0, warpSyncs = 0, fences = 0;
+  uint32_t line = 0;
+  bool strong = false;  // an atomic, or a .volatile/.relaxed/.acquire/.release load or store
+};
+struct GlobalCell {
+  GlobalAccessRecord write, read;
+};
+
+// Two accesses of one grid to the same global word, one of them writing and not both strong (atomics, volatile or
+// scoped loads and stores), race when nothing
+// orders them: between warps of a CTA, no barrier between them; between lanes of a warp, no barrier or __syncwarp
+// (a warning, as for shared memory); between CTAs, the grid has no barrier, so they race unless the earlier
+// thread's write or read was released (a gpu-scope fence after it by its thread, or by a thread of its CTA after a
+// later barrier) and the later thread acquired (an atomic or a fence of its own before, or of a thread of its CTA
+// before a barrier it passed): the message-passing of __threadfence() and an atomic flag or ticket, as in a
+// last-block reduction. Cooperative grid-wide barriers are not followed (accesses they order are reported).
+class GlobalRaces {
+ public:
+  GlobalRaces(ptx::exec::Dim3 grid, ptx::exec::Dim3 block)
+      : grid_(grid),
+        blockThreads_(block.x * block.y * block.z),
+        ctas_(uint64_t(grid.x) * grid.y * grid.z),
+        threadFences_(ctas_ * blockThreads_),
+        threadAcquired_(ctas_ * blockThreads_),
+        ctaFencedAt_(ctas_),
+        ctaAcquiredFrom_(ctas_, ~uint32_t(0)) {}
+
+  struct Found {
+    ptx::exec::HazardKind kind;
+    uint32_t earlierLine;
+    bool withinWarp;
+  };
+
+  // The accesses of one warp instruction; `found` is called for each lane whose access races with an earlier one
+  // (once a lane).
+  template <class F> void accesses(const ptx::exec::CheckSite& site, uint32_t warp, uint32_t lanes,
+                                   const uint64_t* addresses, uint32_t bytes, ptx::exec::GlobalAccess access, F found) {
+    using ptx::exec::GlobalAccess;
+    const uint32_t cta = ctaOf(site.block);
+    for (uint32_t m = lanes; m; m &= m - 1) {
+      const int lane = std::countr_zero(m);
+      const uint32_t thread = warp * 32 + uint32_t(lane);
+      const uint64_t global = uint64_t(cta) * blockThreads_ + thread;
+      if (global >= threadFences_.size()) continue;
+      GlobalAccessRecord me{
+          cta + 1,
+          thread,
+          site.barriers,
+          site.warpSyncs,
+          std::atomic_ref(threadFences_[global]).load(std::memory_order_relaxed),
+          site.ptxLine,
+          access == GlobalAccess::Atomic || access == GlobalAccess::StrongLoad || access == GlobalAccess::StrongStore};
+      const bool acquired = std::atomic_ref(threadAcquired_[global]).load(std::memory_order_relaxed) ||
+                            std::atomic_ref(ctaAcquiredFrom_[cta]).load(std::memory_order_relaxed) <= site.barriers;
+      const bool writes =
+          access == GlobalAccess::Store || access == GlobalAccess::StrongStore || access == GlobalAccess::Atomic;
+      const bool reads = !writes || access == GlobalAccess::Atomic;
+      bool reported = false;
+      for (uint64_t word = addresses[lane] / 4; word <= (addresses[lane] + bytes - 1) / 4; ++word) {
+        Shard& shard = shards_[(word * 0x9e3779b97f4a7c15ull) >> 58];
+        std::lock_guard lock(shard.mutex);
+        GlobalCell& c = shard.cells[word];
+        if (!reported && c.write.cta && racing(c.write, me, acquired, writes && c.write.line == me.line)) {
+          found(Found{writes ? ptx::exec::HazardKind::WriteAfterWrite : ptx::exec::HazardKind::ReadAfterWrite,
+                      c.write.line, sameWarp(c.write, me)});
+          reported = true;
+        }
+        if (!reported && writes && c.read.cta && racing(c.read, me, acquired, false)) {
+          found(Found{ptx::exec::HazardKind::WriteAfterRead, c.read.line, sameWarp(c.read, me)});
+          reported = true;
+        }
+        if (writes) c.write = me;
+        if (reads && !writes) c.read = me;
+      }
+      // strong accesses synchronise as the fences around them would: an atomic or strong load acquires, an
+      // atomic or strong store releases what the thread did before it
+      if (access == GlobalAccess::Atomic || access == GlobalAccess::StrongLoad) acquire(global, cta, site.barriers);
+      if (access == GlobalAccess::Atomic || access == GlobalAccess::StrongStore) release(global, cta, site.barriers);
+    }
+  }
+
+  void fence(const ptx::exec::CheckSite& site, uint32_t warp, uint32_t lanes) {
+    const uint32_t cta = ctaOf(site.block);
+    for (uint32_t m = lanes; m; m &= m - 1) {
+      const uint64_t global = uint64_t(cta) * blockThreads_ + warp * 32 + uint32_t(std::countr_zero(m));
+      if (global >= threadFences_.size()) continue;
+      release(global, cta, site.barriers);
+      acquire(global, cta, site.barriers);
+    }
+  }
+
+ private:
+  struct Shard {
+    std::mutex mutex;
+    std::unordered_map<uint64_t, GlobalCell> cells;
+  };
+
+  uint32_t ctaOf(const ptx::exec::Dim3& b) const { return b.x + grid_.x * (b.y + grid_.y * b.z); }
+  static bool sameWarp(const GlobalAccessRecord& a, const GlobalAccessRecord& b) {
+    return a.cta == b.cta && a.thread / 32 == b.thread / 32;
+  }
+
+  // Whether `earlier` and `later` (by the same word; one of them writes) race. `oneStore`: two stores of one
+  // instruction, which imply no order within it and are no hazard.
+  bool racing(const GlobalAccessRecord& earlier, const GlobalAccessRecord& later, bool laterAcquired,
+              bool oneStore) const {
+    if (earlier.strong && later.strong) return false;
+    if (earlier.cta == later.cta) {
+      if (earlier.thread == later.thread) return false;
+      if (earlier.thread / 32 != later.thread / 32) return earlier.barriers == later.barriers;
+      return earlier.warpSyncs == later.warpSyncs && !oneStore;
+    }
+    const uint64_t global = uint64_t(earlier.cta - 1) * blockThreads_ + earlier.thread;
+    const bool released =
+        std::atomic_ref(const_cast<uint32_t&>(threadFences_[global])).load(std::memory_order_relaxed) >
+            earlier.fences ||
+        std::atomic_ref(const_cast<uint32_t&>(ctaFencedAt_[earlier.cta - 1])).load(std::memory_order_relaxed) >
+            earlier.barriers + 1;
+    return !(released && laterAcquired);
+  }
+
+  // A fence (or a strong store) at barrier count b releases what its thread did before, and what every thread of the
+  // CTA did before barrier b.
+  void release(uint64_t global, uint32_t cta, uint32_t barriers) {
+    std::atomic_ref(threadFences_[global]).fetch_add(1, std::memory_order_relaxed);
+    uint32_t fencedAt = std::atomic_ref(ctaFencedAt_[cta]).load(std::memory_order_relaxed);
+    while (fencedAt < barriers + 1 &&
+           !std::atomic_ref(ctaFencedAt_[cta]).compare_exchange_weak(fencedAt, barriers + 1)) {}
+  }
+
+  void acquire(uint64_t global, uint32_t cta, uint32_t barriers) {
+    std::atomic_ref(threadAcquired_[global]).store(1, std::memory_order_relaxed);
+    // the CTA's other threads acquire at their next barrier
+    uint32_t from = std::atomic_ref(ctaAcquiredFrom_[cta]).load(std::memory_order_relaxed);
+    while (from > barriers + 1 && !std::atomic_ref(ctaAcquiredFrom_[cta]).compare_exchange_weak(from, barriers + 1)) {}
+  }
+
+  ptx::exec::Dim3 grid_;
+  uint64_t blockThreads_, ctas_;
+  std::vector<uint32_t> threadFences_;     // gpu-scope fences each thread of the grid executed
+  std::vector<uint8_t> threadAcquired_;    // each thread executed an atomic or a fence
+  std::vector<uint32_t> ctaFencedAt_;      // a CTA's latest barrier count + 1 at which one of its threads fenced
+  std::vector<uint32_t> ctaAcquiredFrom_;  // a CTA's barrier count from which all its threads acquired
+  Shard shards_[64];
+};
+
 class Watch final : public LaunchWatch, public ptx::exec::Checker {
  public:
   explicit Watch(std::string_view kernel) : kernel_(kernel) {}
 
   void globalAccesses(const ptx::exec::CheckSite& site, uint32_t warp, uint32_t lanes, const uint64_t* addresses,
                       uint32_t bytes, ptx::exec::GlobalAccess access) override {
+    if (globalRaces_) {
+      globalRaces_->accesses(site, warp, lanes, addresses, bytes, access, [&](const GlobalRaces::Found& f) {
+        recordHazard(site, f.kind, f.earlierLine, f.withinWarp, true);
+      });
+      return;
+    }
+    if (access == ptx::exec::GlobalAccess::StrongLoad) access = ptx::exec::GlobalAccess::Load;
+    if (access == ptx::exec::GlobalAccess::StrongStore) access = ptx::exec::GlobalAccess::Store;
     uint32_t unwritten = markOrFindUnwritten(lanes, addresses, bytes, access);
     if (!unwritten) [[likely]]
       return;
@@ -307,13 +471,23 @@ class Watch final : public LaunchWatch, public ptx::exec::Checker {
 
   void sharedHazard(const ptx::exec::CheckSite& site, ptx::exec::HazardKind kind, uint32_t earlierLine, uint64_t,
                     bool withinWarp) override {
+    recordHazard(site, kind, earlierLine, withinWarp, false);
+  }
+
+  void fence(const ptx::exec::CheckSite& site, uint32_t warp, uint32_t lanes) override {
+    if (globalRaces_) globalRaces_->fence(site, warp, lanes);
+  }
+
+  void recordHazard(const ptx::exec::CheckSite& site, ptx::exec::HazardKind kind, uint32_t earlierLine, bool withinWarp,
+                    bool global) {
     using H = ptx::exec::HazardKind;
     bool earlierWrites = kind != H::WriteAfterRead, laterWrites = kind != H::ReadAfterWrite;
     std::pair<uint32_t, bool> a{earlierLine, earlierWrites}, b{site.ptxLine, laterWrites};
     if (b < a) std::swap(a, b);
     std::lock_guard lock(mutex_);
     program_ = site.program;
-    HazardCount& h = hazards_[HazardKey{std::string(site.kernel), withinWarp, a.second, b.second, a.first, b.first}];
+    HazardCount& h =
+        hazards_[HazardKey{std::string(site.kernel), global, withinWarp, a.second, b.second, a.first, b.first}];
     if (h.count++ == 0) h = HazardCount{earlierWrites, laterWrites, earlierLine, site.ptxLine, 1};
   }
 
@@ -358,6 +532,7 @@ class Watch final : public LaunchWatch, public ptx::exec::Checker {
   }
 
   ptx::exec::Dim3 block_{1, 1, 1};
+  std::unique_ptr<GlobalRaces> globalRaces_;  // racecheck with CUEMU_RACECHECK_GLOBAL
 
  private:
   void reportHazards() {
@@ -368,6 +543,7 @@ class Watch final : public LaunchWatch, public ptx::exec::Checker {
                       h.earlierWrites ? "Write" : "Read", location(key.kernel, program_, h.earlier));
       text += fmt::format("{}    and {} access at {} [{} hazard{}]\n", kPrefix, h.laterWrites ? "Write" : "Read",
                           location(key.kernel, program_, h.later), h.count, h.count == 1 ? "" : "s");
+      if (key.global) text += fmt::format("{}    in __global__ memory\n", kPrefix);
       text += fmt::format("{}\n", kPrefix);
       (key.withinWarp ? g_hazardWarnings : g_hazards).fetch_add(1, std::memory_order_relaxed);
     }
@@ -490,7 +666,13 @@ bool readTool() {
       // byte-exact bounds: every allocation ends where the program asked (no granules, no shared slabs)
       AddressSpace::instance().setBoundsMode(BoundsMode::Exact);
       break;
-    case Tool::Racecheck: ptx::exec::setCheckedAccesses(ptx::exec::kCheckSharedHazards); break;
+    case Tool::Racecheck: {
+      const char* global = std::getenv("CUEMU_RACECHECK_GLOBAL");
+      g_globalRaces = global && (std::strcmp(global, "yes") == 0 || std::strcmp(global, "1") == 0);
+      ptx::exec::setCheckedAccesses(ptx::exec::kCheckSharedHazards |
+                                    (g_globalRaces ? ptx::exec::kCheckGlobalAccesses | ptx::exec::kCheckFences : 0));
+      break;
+    }
     case Tool::Initcheck: ptx::exec::setCheckedAccesses(ptx::exec::kCheckGlobalAccesses); break;
     case Tool::Synccheck: ptx::exec::setCheckedAccesses(ptx::exec::kCheckBarriers); break;
     case Tool::None: break;
@@ -585,6 +767,8 @@ std::unique_ptr<LaunchWatch> LaunchWatch::start(std::string_view kernel, ptx::ex
   if (!on() && !progress) return nullptr;
   auto watch = std::make_unique<Watch>(kernel);
   watch->block_ = params.block;
+  if (on() && g_tool == Tool::Racecheck && g_globalRaces)
+    watch->globalRaces_ = std::make_unique<GlobalRaces>(params.grid, params.block);
   if (on() && ptx::exec::checkedAccesses()) params.checker = watch.get();
   if (progress) watch->startProgress(params);
   return watch;

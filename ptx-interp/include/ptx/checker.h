@@ -17,6 +17,7 @@ enum CheckedAccess : uint32_t {
   kCheckSharedHazards = 1,   // shared-memory accesses and barriers: read/write hazards between warps (racecheck)
   kCheckGlobalAccesses = 2,  // global loads and stores (initcheck)
   kCheckBarriers = 4,        // barriers reached by part of a warp (synccheck)
+  kCheckFences = 8,          // gpu- and system-scope fences (racecheck's global-memory races)
 };
 void setCheckedAccesses(uint32_t kinds);
 uint32_t checkedAccesses();
@@ -27,11 +28,14 @@ struct CheckSite {
   const Program* program = nullptr;
   uint32_t ptxLine = 0;
   Dim3 block{0, 0, 0}, thread{0, 0, 0};
+  // With kCheckSharedHazards: the warp's count of barriers, and of barriers and __syncwarps, at the event.
+  uint32_t barriers = 0, warpSyncs = 0;
 };
 
 enum class HazardKind : uint8_t { ReadAfterWrite, WriteAfterRead, WriteAfterWrite };
-// How a global access uses memory: an atomic reads the old value and writes the new one, lane after lane.
-enum class GlobalAccess : uint8_t { Load, Store, Atomic };
+// How a global access uses memory: an atomic reads the old value and writes the new one, lane after lane. Strong
+// loads and stores (.volatile, .relaxed, .acquire, .release) are, like atomics, no data race with each other.
+enum class GlobalAccess : uint8_t { Load, Store, Atomic, StrongLoad, StrongStore };
 
 class Checker {
  public:
@@ -49,6 +53,8 @@ class Checker {
   // A barrier reached by lanes `arrived` of a warp whose lanes `alive` have not exited (site: the first lane).
   // Returns true to stop the launch (it then fails with FaultKind::Deadlock).
   virtual bool divergentBarrier(const CheckSite& site, uint32_t warp, uint32_t arrived, uint32_t alive) = 0;
+  // Lanes `lanes` of warp `warp` executed a gpu- or system-scope fence (membar.gl, fence.sc.gpu, ...).
+  virtual void fence(const CheckSite& site, uint32_t warp, uint32_t lanes) { (void)site, (void)warp, (void)lanes; }
 };
 
 }  // namespace ptx::exec

@@ -31,6 +31,10 @@ CheckSite siteOf(const Warp& w, const Op* op, int lane) {
   uint32_t t = w.index * 32 + uint32_t(lane);
   const Dim3 b = job.lp.block;
   s.thread = Dim3{t % b.x, (t / b.x) % b.y, t / (b.x * b.y)};
+  if (w.index < cta.checkEpochs.size() && cta.checkLaunch == job.launchId && cta.checkCta == cta.linearId) {
+    s.barriers = cta.checkEpochs[w.index];
+    s.warpSyncs = cta.checkWarpSyncs[w.index];
+  }
   return s;
 }
 
@@ -405,9 +409,10 @@ const Op* access(Warp& w, const Op* op) {
   }
   if (globalLanes && (checks & kCheckGlobalAccesses))
     checker->globalAccesses(siteOf(w, op, std::countr_zero(globalLanes)), w.index, globalLanes, globalAddresses, op->f,
-                            atomic  ? GlobalAccess::Atomic
-                            : write ? GlobalAccess::Store
-                                    : GlobalAccess::Load);
+                            atomic                      ? GlobalAccess::Atomic
+                            : (op->aux & kAccessStrong) ? (write ? GlobalAccess::StrongStore : GlobalAccess::StrongLoad)
+                            : write                     ? GlobalAccess::Store
+                                                        : GlobalAccess::Load);
   return op + 1;
 }
 
@@ -425,6 +430,12 @@ const Op* barrier(Warp& w, const Op* op) {
     ++cta.checkEpochs[w.index];
     ++cta.checkWarpSyncs[w.index];
   }
+  return op + 1;
+}
+
+const Op* fence(Warp& w, const Op* op) {
+  Checker* checker = w.cta->job->lp.checker;
+  if (checker && w.exec) checker->fence(siteOf(w, op, std::countr_zero(w.exec)), w.index, w.exec);
   return op + 1;
 }
 

@@ -393,7 +393,10 @@ void KernelLowerer::lowerLdSt(const Instruction& in, bool isStore) {
   unsigned regSize = 0;
   std::vector<std::pair<uint32_t, Dst>> pendingDst;
   unsigned ms = ptx::typeSize(t);
-  if (checkedAccesses() && !a.paramUniform) emitAccessCheck(a, isStore ? checking::kAccessWrite : 0, ms * n);
+  if (checkedAccesses() && !a.paramUniform) {
+    const bool strong = in.sem != ptx::Sem::none && in.sem != ptx::Sem::weak;
+    emitAccessCheck(a, (isStore ? checking::kAccessWrite : 0) | (strong ? checking::kAccessStrong : 0), ms * n);
+  }
   if (n == 1) {
     if (isStore) {
       if (valOp.kind == OperandKind::Reg) {

@@ -221,7 +221,11 @@ void KernelLowerer::lowerSync(const Instruction& in) {
       emit(&ctl::barWarpSync);
       return;
     case Opcode::Membar:
-    case Opcode::Fence: emit(&ctl::fence); return;
+    case Opcode::Fence:
+      if ((checkedAccesses() & kCheckFences) && (in.scope == ptx::Scope::gpu || in.scope == ptx::Scope::sys))
+        emit(&checking::fence);
+      emit(&ctl::fence);
+      return;
     // Programmatic dependent launch: a grid runs only after the grids before it in its stream finished (a legal
     // schedule of the launch attribute), so wait finds its prerequisites complete and launch_dependents has no
     // one to release early.
