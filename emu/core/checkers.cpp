@@ -289,11 +289,12 @@ struct HazardCount {
 // its warp's barrier and barrier-or-__syncwarp counts then, its count of gpu-scope fences then, the PTX line.
 struct GlobalAccessRecord {
   uint32_t cta = 0;
-  uint32_t thread = 0;
+  uint16_t thread = 0;
+  bool strong = false;  // an atomic, or a .volatile/.relaxed/.acquire/.release load or store
   uint32_t barriers = 0, warpSyncs = 0, fences = 0;
   uint32_t line = 0;
-  bool strong = false;  // an atomic, or a .volatile/.relaxed/.acquire/.release load or store
 };
+static_assert(sizeof(GlobalAccessRecord) == 24);
 struct GlobalCell {
   GlobalAccessRecord write, read;
 };
@@ -329,6 +330,8 @@ class GlobalRaces {
                                    const uint64_t* addresses, uint32_t bytes, ptx::exec::GlobalAccess access, F found) {
     using ptx::exec::GlobalAccess;
     const uint32_t cta = ctaOf(site.block);
+    Page* page = nullptr;  // the lanes' words are mostly in one page: its lock is held across them
+    uint64_t pageNumber = 0;
     for (uint32_t m = lanes; m; m &= m - 1) {
       const int lane = std::countr_zero(m);
       const uint32_t thread = warp * 32 + uint32_t(lane);
@@ -336,12 +339,12 @@ class GlobalRaces {
       if (global >= threadFences_.size()) continue;
       GlobalAccessRecord me{
           cta + 1,
-          thread,
+          uint16_t(thread),
+          access == GlobalAccess::Atomic || access == GlobalAccess::StrongLoad || access == GlobalAccess::StrongStore,
           site.barriers,
           site.warpSyncs,
           std::atomic_ref(threadFences_[global]).load(std::memory_order_relaxed),
-          site.ptxLine,
-          access == GlobalAccess::Atomic || access == GlobalAccess::StrongLoad || access == GlobalAccess::StrongStore};
+          site.ptxLine};
       const bool acquired = std::atomic_ref(threadAcquired_[global]).load(std::memory_order_relaxed) ||
                             std::atomic_ref(ctaAcquiredFrom_[cta]).load(std::memory_order_relaxed) <= site.barriers;
       const bool writes =
@@ -349,9 +352,13 @@ class GlobalRaces {
       const bool reads = !writes || access == GlobalAccess::Atomic;
       bool reported = false;
       for (uint64_t word = addresses[lane] / 4; word <= (addresses[lane] + bytes - 1) / 4; ++word) {
-        Shard& shard = shards_[(word * 0x9e3779b97f4a7c15ull) >> 58];
-        std::lock_guard lock(shard.mutex);
-        GlobalCell& c = shard.cells[word];
+        if (!page || word / kPageWords != pageNumber) {
+          if (page) page->mutex.unlock();
+          pageNumber = word / kPageWords;
+          page = &pageOf(pageNumber);
+          page->mutex.lock();
+        }
+        GlobalCell& c = page->cells[word % kPageWords];
         if (!reported && c.write.cta && racing(c.write, me, acquired, writes && c.write.line == me.line)) {
           found(Found{writes ? ptx::exec::HazardKind::WriteAfterWrite : ptx::exec::HazardKind::ReadAfterWrite,
                       c.write.line, sameWarp(c.write, me)});
@@ -369,6 +376,7 @@ class GlobalRaces {
       if (access == GlobalAccess::Atomic || access == GlobalAccess::StrongLoad) acquire(global, cta, site.barriers);
       if (access == GlobalAccess::Atomic || access == GlobalAccess::StrongStore) release(global, cta, site.barriers);
     }
+    if (page) page->mutex.unlock();
   }
 
   void fence(const ptx::exec::CheckSite& site, uint32_t warp, uint32_t lanes) {
@@ -382,10 +390,22 @@ class GlobalRaces {
   }
 
  private:
-  struct Shard {
+  // The shadow: pages of 1024 words, made at first touch.
+  static constexpr uint64_t kPageWords = 1024;
+  struct Page {
     std::mutex mutex;
-    std::unordered_map<uint64_t, GlobalCell> cells;
+    GlobalCell cells[kPageWords];
   };
+  Page& pageOf(uint64_t number) {
+    {
+      std::shared_lock lock(pagesMutex_);
+      if (auto it = pages_.find(number); it != pages_.end()) return *it->second;
+    }
+    std::unique_lock lock(pagesMutex_);
+    auto& page = pages_[number];
+    if (!page) page = std::make_unique<Page>();
+    return *page;
+  }
 
   uint32_t ctaOf(const ptx::exec::Dim3& b) const { return b.x + grid_.x * (b.y + grid_.y * b.z); }
   static bool sameWarp(const GlobalAccessRecord& a, const GlobalAccessRecord& b) {
@@ -433,7 +453,8 @@ class GlobalRaces {
   std::vector<uint8_t> threadAcquired_;    // each thread executed an atomic or a fence
   std::vector<uint32_t> ctaFencedAt_;      // a CTA's latest barrier count + 1 at which one of its threads fenced
   std::vector<uint32_t> ctaAcquiredFrom_;  // a CTA's barrier count from which all its threads acquired
-  Shard shards_[64];
+  std::shared_mutex pagesMutex_;
+  std::unordered_map<uint64_t, std::unique_ptr<Page>> pages_;
 };
 
 class Watch final : public LaunchWatch, public ptx::exec::Checker {
