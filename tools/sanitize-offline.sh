@@ -4,8 +4,9 @@
 #
 #   tools/sanitize-offline.sh fetch DIR          here: download the packages into DIR (inside the repository, so
 #                                                 that the device tool copies it with the working tree)
-#   tools/sanitize-offline.sh run DIR KIND [OUT]  there: extract them under /tmp/deps, run tools/sanitize.sh KIND
-#                                                 (address|thread) with 16 jobs, tar the logs into OUT (default .)
+#   tools/sanitize-offline.sh run DIR KIND [OUT [OPTIONS...]]  there: extract them under /tmp/deps, run
+#                                                 tools/sanitize.sh KIND (address|thread) [OPTIONS...] with 16 jobs,
+#                                                 tar the logs into OUT (default .)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 mode=${1:?usage: $0 fetch DIR | run DIR KIND [OUT]}
@@ -31,7 +32,7 @@ case $mode in
     export PATH=/tmp/sanitize-bin:$PATH PKG_CONFIG=/tmp/sanitize-bin/pkg-config
     export PKG_CONFIG_PATH=$deps/usr/lib/x86_64-linux-gnu/pkgconfig CMAKE_PREFIX_PATH=$deps/usr
     export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-    CUEMU_SANITIZE_JOBS=${CUEMU_SANITIZE_JOBS:-16} tools/sanitize.sh "$kind"
+    CUEMU_SANITIZE_JOBS=${CUEMU_SANITIZE_JOBS:-16} tools/sanitize.sh "$kind" "${@:5}"
     rc=$?
     tar -czf "$out/$kind-logs.tgz" build-*/sanitize-logs build-*/sanitize-build.log 2>/dev/null
     exit $rc

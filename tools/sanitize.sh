@@ -2,13 +2,15 @@
 # Builds cuemu with a sanitizer in a build folder of its own and runs the unit tests, the conformance suite and
 # the reliability suite under it (issue 24). Run before every stop that touches concurrency or memory.
 #
-#   tools/sanitize.sh [address|thread|all] [--reduced]
+#   tools/sanitize.sh [address|thread|all] [--reduced] [--units REGEX]
 #
 #   address  CUEMU_SANITIZE=address (AddressSanitizer + UndefinedBehaviorSanitizer) in build-asan/
 #   thread   CUEMU_SANITIZE=thread (ThreadSanitizer) in build-tsan/
 #   all      both, one after the other (the default)
 #   --reduced  the set meant for CI: the stream, context and interpreter-synchronisation unit tests and the
 #              reliability suite's concurrency, fault and launch cases (README.md says how long it takes)
+#   --units REGEX  only the unit-test binaries whose name matches (grep -E), e.g. 'stream|context'; conformance
+#              and the reliability suite still run (a device-machine call that must stay under its time limit)
 #
 # Environment: CUEMU_SANITIZE_JOBS (build and test parallelism, default: number of cores, at most 2 on a
 # shared machine if you set it so), CUEMU_SANITIZE_BUILD_PREFIX (default: build).
@@ -20,13 +22,16 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 kinds=(address thread)
 reduced=0
-for arg in "$@"; do
-  case "$arg" in
-    address | thread) kinds=("$arg") ;;
+units_regex=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    address | thread) kinds=("$1") ;;
     all) kinds=(address thread) ;;
     --reduced) reduced=1 ;;
-    *) echo "usage: $0 [address|thread|all] [--reduced]" >&2; exit 2 ;;
+    --units) units_regex=${2:?--units needs a regular expression}; shift ;;
+    *) echo "usage: $0 [address|thread|all] [--reduced] [--units REGEX]" >&2; exit 2 ;;
   esac
+  shift
 done
 jobs=${CUEMU_SANITIZE_JOBS:-$(nproc)}
 prefix=${CUEMU_SANITIZE_BUILD_PREFIX:-build}
@@ -90,6 +95,14 @@ for kind in "${kinds[@]}"; do
     units=("${unit_tests_reduced[@]}")
   else
     units=("${unit_tests_full[@]}")
+  fi
+  if [ -n "$units_regex" ]; then
+    selected=()
+    for entry in "${units[@]}"; do
+      binary=${entry%%|*}
+      if echo "${binary##*/}" | grep -qE "$units_regex"; then selected+=("$entry"); fi
+    done
+    units=("${selected[@]}")
   fi
   targets=(cuda cuemu-reliability-cases cuemu-reliability-run)
   for entry in "${units[@]}"; do

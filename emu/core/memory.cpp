@@ -6,6 +6,7 @@
 #include "core/device.h"
 #include "core/memory_array.h"
 #include "core/mempool.h"
+#include "core/polled_words.h"
 
 #include <fmt/format.h>
 
@@ -264,21 +265,37 @@ Expected<RegionPtr> anyRange(uint64_t address, uint64_t bytes, bool write) {
 
 bool isPageableHost(const void* pointer) { return !AddressSpace::instance().find(reinterpret_cast<uint64_t>(pointer)); }
 
-void copyBytes(void* dst, const void* src, size_t bytes) {
+namespace {
+
+// Copies with memmove, except the words a stream polls (polled_words.h), which get one atomic store each.
+void copyAroundPolled(const HostWrite& write, uint8_t* d, const uint8_t* s, size_t bytes) {
+  std::vector<uint8_t> staged;
+  if (d < s + bytes && s < d + bytes) {  // overlapping: the pieces are copied in address order, so read first
+    staged.assign(s, s + bytes);
+    s = staged.data();
+  }
+  write.writeAroundPolled(
+      d, bytes, [&](size_t from, size_t to) { std::memmove(d + from, s + from, to - from); },
+      [&](size_t at) { return s[at]; });
+}
+
+void copyRun(const HostWrite& write, uint8_t* d, const uint8_t* s, size_t bytes) {
   if (checkers::on()) [[unlikely]]
-    checkers::hostWrote(reinterpret_cast<uint64_t>(dst), bytes);
+    checkers::hostWrote(reinterpret_cast<uint64_t>(d), bytes);
+  if (!write.plain(d, bytes)) [[unlikely]] {
+    copyAroundPolled(write, d, s, bytes);
+    return;
+  }
   // One core's memcpy rarely saturates memory bandwidth; very large copies are split across a few threads.
   constexpr size_t kParallelThreshold = size_t(64) << 20;
   constexpr size_t kPerThread = size_t(32) << 20;
   static const unsigned cores = std::thread::hardware_concurrency();  // glibc reads sysfs for this
   if (bytes < kParallelThreshold || cores < 4) {
-    std::memmove(dst, src, bytes);
+    std::memmove(d, s, bytes);
     return;
   }
-  auto* d = static_cast<uint8_t*>(dst);
-  auto* s = static_cast<const uint8_t*>(src);
   if (d < s + bytes && s < d + bytes) {  // overlapping: only memmove is correct
-    std::memmove(dst, src, bytes);
+    std::memmove(d, s, bytes);
     return;
   }
   size_t parts = std::min<size_t>({bytes / kPerThread, cores / 2, 8});
@@ -293,39 +310,72 @@ void copyBytes(void* dst, const void* src, size_t bytes) {
   for (auto& t : helpers) t.join();
 }
 
+void fillRow(uint8_t* row, uint32_t value, unsigned elementSize, size_t count) {
+  switch (elementSize) {
+    case 1: std::memset(row, int(value & 0xFF), count); break;
+    case 2: std::fill_n(reinterpret_cast<uint16_t*>(row), count, static_cast<uint16_t>(value)); break;
+    default: std::fill_n(reinterpret_cast<uint32_t*>(row), count, value); break;
+  }
+}
+
+}  // namespace
+
+void copyBytes(void* dst, const void* src, size_t bytes) {
+  HostWrite write;
+  copyRun(write, static_cast<uint8_t*>(dst), static_cast<const uint8_t*>(src), bytes);
+}
+
 void copy3D(CopySide dst, CopySide src, size_t widthBytes, size_t height, size_t depth) {
   if (!widthBytes || !height || !depth) return;
+  HostWrite write;
   bool rowsContiguous = dst.pitch == widthBytes && src.pitch == widthBytes;
   if (rowsContiguous &&
       (depth == 1 || (dst.slicePitch == widthBytes * height && src.slicePitch == widthBytes * height))) {
-    copyBytes(dst.origin, src.origin, widthBytes * height * depth);
+    copyRun(write, dst.origin, src.origin, widthBytes * height * depth);
     return;
   }
   for (size_t z = 0; z < depth; ++z) {
     uint8_t* d = dst.origin + z * dst.slicePitch;
     const uint8_t* s = src.origin + z * src.slicePitch;
     if (rowsContiguous) {
-      copyBytes(d, s, widthBytes * height);
+      copyRun(write, d, s, widthBytes * height);
       continue;
     }
     for (size_t y = 0; y < height; ++y) {
-      std::memmove(d + y * dst.pitch, s + y * src.pitch, widthBytes);
+      uint8_t* row = d + y * dst.pitch;
+      if (write.plain(row, widthBytes)) [[likely]]
+        std::memmove(row, s + y * src.pitch, widthBytes);
+      else
+        copyAroundPolled(write, row, s + y * src.pitch, widthBytes);
       if (checkers::on()) [[unlikely]]
-        checkers::hostWrote(reinterpret_cast<uint64_t>(d + y * dst.pitch), widthBytes);
+        checkers::hostWrote(reinterpret_cast<uint64_t>(row), widthBytes);
     }
   }
 }
 
 void fill2D(uint8_t* dst, size_t pitch, uint32_t value, unsigned elementSize, size_t count, size_t height) {
+  HostWrite write;
   for (size_t y = 0; y < height; ++y) {
     uint8_t* row = dst + y * pitch;
+    size_t bytes = count * elementSize;
     if (checkers::on()) [[unlikely]]
-      checkers::hostWrote(reinterpret_cast<uint64_t>(row), size_t(count) * elementSize);
-    switch (elementSize) {
-      case 1: std::memset(row, int(value & 0xFF), count); break;
-      case 2: std::fill_n(reinterpret_cast<uint16_t*>(row), count, static_cast<uint16_t>(value)); break;
-      default: std::fill_n(reinterpret_cast<uint32_t*>(row), count, value); break;
+      checkers::hostWrote(reinterpret_cast<uint64_t>(row), bytes);
+    if (write.plain(row, bytes)) [[likely]] {
+      fillRow(row, value, elementSize, count);
+      continue;
     }
+    auto byteAt = [&](size_t at) { return uint8_t(value >> (8 * (at % elementSize))); };
+    write.writeAroundPolled(
+        row, bytes,
+        [&](size_t from, size_t to) {
+          if (from % elementSize == 0 && to % elementSize == 0 &&
+              reinterpret_cast<uintptr_t>(row + from) % elementSize == 0) {
+            fillRow(row + from, value, elementSize, (to - from) / elementSize);
+            return;
+          }
+          for (size_t at = from; at < to; ++at) row[at] = byteAt(at);
+        },
+        byteAt);
   }
 }
 

@@ -5,6 +5,7 @@
 #include "core/address_space.h"
 #include "core/context.h"
 #include "core/memory.h"
+#include "core/polled_words.h"
 #include "core/stream.h"
 #include "core/stream_lookup.h"
 
@@ -66,6 +67,7 @@ template <typename T> void run(const MemOp& op) {
     return;
   }
   unsigned condition = op.flags & kWaitConditionMask;
+  PolledWord polled(op.address, sizeof(T));  // host copies and fills store this word atomically meanwhile
   for (unsigned spins = 0; !satisfied<T>(cell.load(std::memory_order_acquire), static_cast<T>(op.value), condition);
        ++spins) {
     if (spins < 64)

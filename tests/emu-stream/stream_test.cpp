@@ -6,6 +6,7 @@
 #include "core/event.h"
 #include "core/fault.h"
 #include "core/launch.h"
+#include "core/polled_words.h"
 #include "core/stream.h"
 #include "cuemu.h"
 
@@ -113,6 +114,70 @@ TEST_F(StreamTest, WorkCompletesWhenNoWorkerThreadCanStart) {
         _exit(threadFailed && ran.load() == 1 ? 0 : 1);
       },
       testing::ExitedWithCode(0), "");
+}
+
+// A word a stream polls (cuStreamWaitValue) is written by host copies and fills with an atomic store, the rest of
+// the copy with memmove: a plain memmove over it raced with the poller's atomic loads (ThreadSanitizer, issue 24;
+// this binary runs under tools/sanitize.sh thread). Each write below covers a polled word wholly or partly, and
+// every byte must land where a memmove would put it.
+TEST_F(StreamTest, HostWritesOverAPolledWordKeepEveryByte) {
+  CUdeviceptr p = 0;
+  ASSERT_EQ(impl::cuMemAlloc_v2(&p, 64), CUDA_SUCCESS);
+  ASSERT_EQ(impl::cuMemsetD8_v2(p, 0, 64), CUDA_SUCCESS);
+  CUstream s = create(CU_STREAM_NON_BLOCKING);
+  std::vector<uint8_t> expected(64, 0);
+  auto waitFor = [&](CUdeviceptr word, uint64_t value, bool wide) {
+    ASSERT_EQ(wide ? impl::cuStreamWaitValue64(s, word, value, CU_STREAM_WAIT_VALUE_EQ)
+                   : impl::cuStreamWaitValue32(s, word, uint32_t(value), CU_STREAM_WAIT_VALUE_EQ),
+              CUDA_SUCCESS);
+    while (!isPolled(word)) std::this_thread::yield();
+  };
+  auto word = [&](size_t at, size_t bytes) {
+    uint64_t v = 0;
+    std::memcpy(&v, expected.data() + at, bytes);
+    return v;
+  };
+
+  // A copy that holds the 32-bit word at +16 whole (bytes 4..43 from a host buffer, overlapping nothing).
+  uint8_t source[40];
+  for (int i = 0; i < 40; ++i) source[i] = uint8_t(i + 1);
+  std::memcpy(expected.data() + 4, source, 40);
+  waitFor(p + 16, word(16, 4), false);
+  ASSERT_EQ(impl::cuMemcpyHtoD_v2(p + 4, source, 40), CUDA_SUCCESS);
+  ASSERT_EQ(impl::cuStreamSynchronize(s), CUDA_SUCCESS);
+
+  // A copy that writes 3 of the 8 bytes of the 64-bit word at +48; the other 5 keep their value.
+  const uint8_t three[3] = {0xAA, 0xBB, 0xCC};
+  std::memcpy(expected.data() + 53, three, 3);
+  waitFor(p + 48, word(48, 8), true);
+  ASSERT_EQ(impl::cuMemcpyHtoD_v2(p + 53, three, 3), CUDA_SUCCESS);
+  ASSERT_EQ(impl::cuStreamSynchronize(s), CUDA_SUCCESS);
+
+  // Fills: one byte-wise over the word at +32, then 16-bit elements from +24 to +39.
+  std::memset(expected.data() + 30, 0x5A, 8);
+  waitFor(p + 32, word(32, 4), false);
+  ASSERT_EQ(impl::cuMemsetD8_v2(p + 30, 0x5A, 8), CUDA_SUCCESS);
+  ASSERT_EQ(impl::cuStreamSynchronize(s), CUDA_SUCCESS);
+  for (size_t at = 24; at < 40; at += 2) {
+    expected[at] = 0x34;
+    expected[at + 1] = 0x12;
+  }
+  waitFor(p + 32, word(32, 4), false);
+  ASSERT_EQ(impl::cuMemsetD16_v2(p + 24, 0x1234, 8), CUDA_SUCCESS);
+  ASSERT_EQ(impl::cuStreamSynchronize(s), CUDA_SUCCESS);
+
+  // A device-to-device copy within the allocation (source and destination overlap) over the word at +8.
+  std::memmove(expected.data() + 6, expected.data() + 10, 20);
+  waitFor(p + 8, word(8, 4), false);
+  ASSERT_EQ(impl::cuMemcpyDtoD_v2(p + 6, p + 10, 20), CUDA_SUCCESS);
+  ASSERT_EQ(impl::cuStreamSynchronize(s), CUDA_SUCCESS);
+
+  std::vector<uint8_t> got(64);
+  ASSERT_EQ(impl::cuMemcpyDtoH_v2(got.data(), p, 64), CUDA_SUCCESS);
+  EXPECT_EQ(got, expected);
+  EXPECT_FALSE(isPolled(p + 8));
+  EXPECT_EQ(impl::cuStreamDestroy_v2(s), CUDA_SUCCESS);
+  EXPECT_EQ(impl::cuMemFree_v2(p), CUDA_SUCCESS);
 }
 
 // Static shared memory past 48 KiB: driver 580 loads and launches 49,156 bytes and refuses 300,000 at load

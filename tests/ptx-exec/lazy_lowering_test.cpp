@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -155,6 +156,26 @@ TEST(LazyLowering, AttributesLowerOneKernelAndMatchEagerLowering) {
   EXPECT_EQ(kernels(*lazy.program).size(), 2u);
   EXPECT_EQ(loweredKernelCount(*lazy.program), 2u);
   // The same ops as eager lowering.
+  EXPECT_EQ(programStats(*lazy.program).digest, programStats(*eager.program).digest);
+}
+
+// From 1 MiB of text on, a lazy load keeps the bodies zstd-compressed in 256 KiB blocks: every kernel of a 1.4 MB
+// module, bodies across block boundaries included, lowers from it to the ops eager lowering gives.
+TEST(LazyLowering, EveryKernelOfAModuleOverOneMiBLowersFromItsCompressedText) {
+  std::string text = ".version 8.0\n.target sm_80\n.address_size 64\n";
+  for (int k = 0; text.size() < (size_t(1400) << 10); ++k)
+    text += ".visible .entry add" + std::to_string(k) +
+            "(.param .u64 p)\n{\n  .reg .u64 %rd<3>;\n  .reg .u32 %r<3>;\n  ld.param.u64 %rd1, [p];\n"
+            "  ld.global.u32 %r1, [%rd1];\n  add.u32 %r2, %r1, " +
+            std::to_string(k) + ";\n  st.global.u32 [%rd1], %r2;\n  ret;\n}\n";
+  CompileResult lazy = compile(text, withLowering(Lowering::Lazy));
+  CompileResult eager = compile(text, withLowering(Lowering::Eager));
+  ASSERT_TRUE(lazy.program && eager.program) << lazy.error << eager.error;
+  size_t count = kernels(*eager.program).size();
+  // Last first, then from the start: the cached block changes on every step.
+  EXPECT_EQ(kernelInfo(*lazy.program, int(count - 1)).registerCount, kernels(*eager.program)[count - 1].registerCount);
+  EXPECT_EQ(kernels(*lazy.program).size(), count);
+  EXPECT_EQ(loweredKernelCount(*lazy.program), count);
   EXPECT_EQ(programStats(*lazy.program).digest, programStats(*eager.program).digest);
 }
 

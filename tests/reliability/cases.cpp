@@ -7,6 +7,7 @@
 // what any driver must do: no host crash, no hang, an error code rather than success for garbage.
 #include "cases.h"
 
+#include <dlfcn.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -202,6 +203,27 @@ CUresult launch(CUfunction f, unsigned grid, unsigned block, void** params, CUst
 
 using reliability::registry;
 
+namespace {
+
+// The cases test the libcuda.so.1 they were built with. A machine with a GPU often has NVIDIA's driver on
+// LD_LIBRARY_PATH (/usr/local/nvidia/lib64), which a RUNPATH would lose to: this binary links with an RPATH
+// (CMakeLists.txt), and a case stops here rather than test another driver.
+bool usesBuiltDriver() {
+  Dl_info info{};
+  if (!dladdr(reinterpret_cast<void*>(&cuInit), &info) || !info.dli_fname) return false;
+  char* loaded = realpath(info.dli_fname, nullptr);
+  char* built = realpath(RELIABILITY_CUDA_LIBRARY, nullptr);
+  bool same = loaded && built && std::strcmp(loaded, built) == 0;
+  if (!same)
+    std::fprintf(stderr, "WRONG: cuInit comes from %s, not from the driver under test %s\n",
+                 loaded ? loaded : info.dli_fname, RELIABILITY_CUDA_LIBRARY);
+  std::free(loaded);
+  std::free(built);
+  return same;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "--list") == 0) {
     for (const auto& c : registry())
@@ -214,6 +236,7 @@ int main(int argc, char** argv) {
   }
   for (const auto& c : registry())
     if (std::strcmp(c.name, argv[1]) == 0) {
+      if (!usesBuiltDriver()) return 1;
       c.run();
       std::fflush(stdout);
       return 0;

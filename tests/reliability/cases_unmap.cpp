@@ -14,37 +14,13 @@ using namespace reliability;
 
 namespace {
 
-// touchUntilGone(buf, started): every thread increments its word of buf for ever; thread 0 of block 0 first sets
-// *started (mapped pinned memory). Only a fault ends it.
+// touch(buf, started): every thread increments its word of buf until *started is 2 (mapped pinned memory), which
+// thread 0 of block 0 first sets to 1. A case that never sets 2 ends it only by a fault.
 const char* kTouchPtx = R"PTX(
 .version 7.0
 .target sm_70
 .address_size 64
-.visible .entry touchUntilGone(.param .u64 buf, .param .u64 started)
-{
-  .reg .u64 %rd<6>;
-  .reg .u32 %r<6>;
-  .reg .pred %p<2>;
-  ld.param.u64 %rd1, [buf];
-  ld.param.u64 %rd2, [started];
-  mov.u32 %r1, %tid.x;
-  mov.u32 %r2, %ctaid.x;
-  mov.u32 %r3, %ntid.x;
-  mad.lo.u32 %r4, %r2, %r3, %r1;
-  mul.wide.u32 %rd3, %r4, 4;
-  add.u64 %rd4, %rd1, %rd3;
-  or.b32 %r5, %r1, %r2;
-  setp.ne.u32 %p1, %r5, 0;
-  @%p1 bra $L_loop;
-  mov.u32 %r5, 1;
-  st.volatile.global.u32 [%rd2], %r5;
-$L_loop:
-  ld.volatile.global.u32 %r5, [%rd4];
-  add.u32 %r5, %r5, 1;
-  st.volatile.global.u32 [%rd4], %r5;
-  bra.uni $L_loop;
-}
-.visible .entry touchUntilStopped(.param .u64 buf, .param .u64 started)
+.visible .entry touch(.param .u64 buf, .param .u64 started)
 {
   .reg .u64 %rd<6>;
   .reg .u32 %r<7>;
@@ -81,9 +57,8 @@ struct Running {
   volatile unsigned* started = nullptr;
 };
 
-// Launches touchUntilGone (or touchUntilStopped: it ends once *started is 2) on buf on a stream of its own and
-// returns once it runs.
-Running startToucher(CUdeviceptr buf, const char* name = "touchUntilGone") {
+// Launches touch on buf on a stream of its own and returns once it runs.
+Running startToucher(CUdeviceptr buf) {
   CUmodule module = nullptr;
   expectResult(cuModuleLoadData(&module, kTouchPtx), CUDA_SUCCESS, "cuModuleLoadData");
   Running r;
@@ -95,7 +70,7 @@ Running startToucher(CUdeviceptr buf, const char* name = "touchUntilGone") {
   expectResult(cuMemHostGetDevicePointer(&startedDevice, host, 0), CUDA_SUCCESS, "cuMemHostGetDevicePointer");
   expectResult(cuStreamCreate(&r.stream, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS, "cuStreamCreate");
   void* args[] = {&buf, &startedDevice};
-  expectResult(launch(kernel(module, name), kGrid, kBlock, args, r.stream), CUDA_SUCCESS, name);
+  expectResult(launch(kernel(module, "touch"), kGrid, kBlock, args, r.stream), CUDA_SUCCESS, "touch");
   while (*r.started == 0) std::this_thread::yield();
   // Let every block reach its loop.
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -140,7 +115,7 @@ RELIABILITY_CASE("memory", memory_free_async_under_running_kernel, 30, nullptr) 
   CUdeviceptr buf = 0;
   expectResult(cuMemAlloc(&buf, kBytes), CUDA_SUCCESS, "cuMemAlloc");
   expectResult(cuMemsetD8(buf, 0, kBytes), CUDA_SUCCESS, "cuMemsetD8");
-  Running r = startToucher(buf, "touchUntilStopped");
+  Running r = startToucher(buf);
   expectResult(cuMemFreeAsync(buf, nullptr), CUDA_SUCCESS, "cuMemFreeAsync of memory in use");
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   expectResult(cuStreamQuery(r.stream), CUDA_ERROR_NOT_READY, "cuStreamQuery after the free");
