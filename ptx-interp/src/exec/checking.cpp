@@ -165,9 +165,10 @@ uint32_t rewritesAllowed() {
 const Op* access(Warp& w, const Op* op) {
   Checker* checker = w.cta->job->lp.checker;
   if (!checker) return op + 1;
-  const auto space = mem::Space(op->aux & 0xff);
-  const bool write = op->aux & kAccessWrite;
-  const bool atomic = op->aux & kAccessAtomic;
+  const CheckedAccess v = CheckedAccess::of(*op);
+  const mem::Space space = v.space;
+  const bool write = v.kind != CheckedAccess::Read;
+  const bool atomic = v.kind == CheckedAccess::Atomic;
   const uint32_t checks = checkedAccesses();
   Cta& cta = *w.cta;
   SharedView view{};
@@ -180,8 +181,8 @@ const Op* access(Warp& w, const Op* op) {
   for (uint32_t m = w.exec; m;) {
     int i = std::countr_zero(m);
     m &= m - 1;
-    uint64_t addr = op->aux & kAccessAddr32 ? uint64_t(h::R<uint32_t>(w, op->a)[i]) : h::R<uint64_t>(w, op->a)[i];
-    addr += uint64_t(op->imm);
+    uint64_t addr = v.address32 ? uint64_t(h::R<uint32_t>(w, v.address)[i]) : h::R<uint64_t>(w, v.address)[i];
+    addr += uint64_t(v.offset);
     bool shared = space == mem::Shared;
     bool global = space == mem::Global;
     if (space == mem::Generic) {
@@ -199,14 +200,16 @@ const Op* access(Warp& w, const Op* op) {
       if (addr == previous) continue;
       previous = addr;
     }
-    if (shared && !atomic && (checks & kCheckSharedHazards)) sharedAccess(w, op, i, view, addr, op->f, write, *checker);
+    if (shared && !atomic && (checks & kCheckSharedHazards))
+      sharedAccess(w, op, i, view, addr, v.bytes, write, *checker);
     if (global) {
       globalAddresses[i] = addr;
       globalLanes |= 1u << i;
     }
   }
   if (globalLanes && (checks & kCheckGlobalAccesses))
-    checker->globalAccesses(siteOf(w, op, std::countr_zero(globalLanes)), w.index, globalLanes, globalAddresses, op->f,
+    checker->globalAccesses(siteOf(w, op, std::countr_zero(globalLanes)), w.index, globalLanes, globalAddresses,
+                            v.bytes,
                             atomic  ? GlobalAccess::Atomic
                             : write ? GlobalAccess::Store
                                     : GlobalAccess::Load);
@@ -217,12 +220,13 @@ const Op* barrier(Warp& w, const Op* op) {
   Cta& cta = *w.cta;
   Checker* checker = cta.job->lp.checker;
   if (!checker) return op + 1;
-  if ((op->aux & kCheckBarriers) && w.exec != w.alive) {
+  const uint32_t checks = CheckedBarrier::of(*op).checks;
+  if ((checks & kCheckBarriers) && w.exec != w.alive) {
     int lane = std::countr_zero(w.exec);
     if (checker->divergentBarrier(siteOf(w, op, lane), w.index, w.exec, w.alive))
       return raiseFault(w, op, lane, FaultKind::Deadlock, 0, "barrier reached by part of a warp (synccheck)");
   }
-  if (op->aux & kCheckSharedHazards) {
+  if (checks & kCheckSharedHazards) {
     shadowOf(cta);
     ++cta.checkEpochs[w.index];
     ++cta.checkWarpSyncs[w.index];

@@ -478,11 +478,12 @@ const Op* trap(Warp& w, const Op* op) {
 }
 
 const Op* localAddr(Warp& w, const Op* op) {
-  uint64_t v = uint64_t(w.frame) + uint64_t(op->imm);
-  if (op->f == 8)
-    h::store<uint64_t>(w, op->d, [&](int) { return v; });
+  const LocalAddress a = LocalAddress::of(*op);
+  uint64_t v = uint64_t(w.frame) + uint64_t(a.offset);
+  if (a.bytes == 8)
+    h::store<uint64_t>(w, a.result, [&](int) { return v; });
   else
-    h::store<uint32_t>(w, op->d, [&](int) { return uint32_t(v); });
+    h::store<uint32_t>(w, a.result, [&](int) { return uint32_t(v); });
   return op + 1;
 }
 const Op* deviceMalloc(Warp& w, const Op* op) {
