@@ -96,6 +96,22 @@ struct LocalAddress {
   }
 };
 
+// A call of one of the driver's built-in functions (isa/control.cpp: kBuiltinFunctions): its argument registers in
+// order (the zero register past its count) and its result register (0: none).
+struct BuiltinCallOperands {
+  uint32_t args[4] = {};
+  uint32_t result = 0;
+
+  static BuiltinCallOperands of(const Op& op) { return {{op.a, op.b, op.c, op.e}, op.d}; }
+  void into(Op& op) const {
+    op.a = args[0];
+    op.b = args[1];
+    op.c = args[2];
+    op.e = args[3];
+    op.d = result;
+  }
+};
+
 // A call of the device runtime (CUDA dynamic parallelism): the call site (Program::runtimeSites: the function, its
 // arguments and result in the caller's frame).
 struct RuntimeCallOperands {

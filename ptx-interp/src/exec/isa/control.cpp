@@ -222,12 +222,7 @@ void KernelLowerer::lowerBuiltinCall(const Instruction& in, std::string_view nam
   uint32_t regs[4] = {kZeroReg, kZeroReg, kZeroReg, kZeroReg};
   for (unsigned k = 0; k < b->argCount; ++k) regs[k] = argReg(k, b->args[k]);
   uint32_t res = b->hasResult ? temp(sizeOf(b->result)) : 0;
-  Op& op = emit(b->handler);
-  op.a = regs[0];
-  op.b = regs[1];
-  op.c = regs[2];
-  op.e = regs[3];
-  op.d = res;
+  ctl::BuiltinCallOperands{{regs[0], regs[1], regs[2], regs[3]}, res}.into(emit(b->handler));
   if (b->hasResult && !rets.empty()) {
     const Operand& o = *rets[0];
     if (o.kind == OperandKind::Symbol && o.symKind == SymKind::Local) {
