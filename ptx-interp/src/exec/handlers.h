@@ -65,8 +65,10 @@ template <class T> PTX_HOT void blendLanes(T* dst, const T* tmp, uint32_t m) {
 // registers only (a cross-lane op reads a copy made before), since with every lane executing the results go
 // straight into d, which may be one of the operands. Writing through a temporary cost every op's consumer a
 // second store-to-load hop on its dependency chain (a chain of add.s32 went from 6.5 to about 4 ns per op).
+// The direct write has no off switch (ptx/rewrites.def): comparing exec with a per-warp switch instead of the
+// constant cost the FMA loop 12%, and with every lane executing a blend stores the same 32 values.
 template <class T, class F> PTX_HOT void store(Warp& w, uint32_t d, F f) {
-  if (w.exec == w.fullWarpWrites) {  // runtime fast path full-warp-writes
+  if (w.exec == kFullMask) {
     T* dst = R<T>(w, d);
 #pragma GCC ivdep
     for (int i = 0; i < 32; ++i) dst[i] = f(i);
@@ -82,7 +84,7 @@ template <class T, class F> PTX_HOT void store(Warp& w, uint32_t d, F f) {
 // forwarded from (see copyVec).
 template <class T> PTX_HOT void storeLanes(Warp& w, uint32_t d, const T* tmp) {
   T* dst = R<T>(w, d);
-  if (w.exec == w.fullWarpWrites)  // runtime fast path full-warp-writes
+  if (w.exec == kFullMask)
     copyVec<32 * sizeof(T)>(dst, tmp);
   else
     blendLanes(dst, tmp, w.exec);
