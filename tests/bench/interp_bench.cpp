@@ -9,6 +9,8 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <thread>
 #include <ctime>
@@ -404,4 +406,21 @@ BENCHMARK(BM_Scaling)
     ->MinTime(0.3);
 BENCHMARK(BM_LaunchLatency)->Unit(benchmark::kMicrosecond);
 
-BENCHMARK_MAIN();
+// CUEMU_REWRITES (as the driver reads it) restricts the fast paths every compile of the run may use, so that one
+// binary measures what a fast path gains or costs (tools/bench/interp-ratios.sh passes it through).
+int main(int argc, char** argv) {
+  if (const char* spec = std::getenv("CUEMU_REWRITES")) {
+    uint32_t mask = 0;
+    std::string error;
+    if (!parseRewrites(spec, mask, error)) {
+      std::fprintf(stderr, "CUEMU_REWRITES: %s\n", error.c_str());
+      return 2;
+    }
+    setDefaultRewrites(mask);
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

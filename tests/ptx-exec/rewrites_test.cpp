@@ -56,7 +56,7 @@ TEST(Rewrites, ParseSwitches) {
   EXPECT_EQ(m, kLoweringRewrites);
   ASSERT_TRUE(parseRewrites("none,+runtime,-global-runs", m, error));
   EXPECT_EQ(m, kRuntimeFastPaths & ~rewriteBit(Rewrite::GlobalRuns));
-  EXPECT_NE(kRuntimeFastPaths & rewriteBit(Rewrite::FullWarpWrites), 0u);
+  EXPECT_NE(kRuntimeFastPaths & rewriteBit(Rewrite::SharedWarpLayouts), 0u);
   EXPECT_EQ(kRuntimeFastPaths & rewriteBit(Rewrite::SharedFmaChains), 0u);
   EXPECT_FALSE(parseRewrites("-no-such-rewrite", m, error));
   EXPECT_NE(error.find("unknown rewrite 'no-such-rewrite'"), std::string::npos) << error;

@@ -13,29 +13,54 @@
 namespace ptx::exec::async {
 
 // ---- address operands --------------------------------------------------------------------------------------------
-// An op has up to three address operands, "slots": 0 = register a + imm, 1 = register b + int32 e, 2 = register
-// d + int32 f. Three bits of aux per slot (bit 0: 64-bit register; bits 1-2: Where), op-specific bits from kOpBits.
+// An op has up to three address operands, "slots" (AddressSlot): 0 = register a + imm, 1 = register b + int32 e,
+// 2 = register d + int32 f, and three bits of aux per slot (bit 0: 64-bit register; bits 1-2: Where). The bits of
+// aux from kOpBits on belong to the op's own view (isa/async_copy.cpp, isa/sync.cpp), which packs its slots with
+// AddressSlot::into and reads them with AddressSlot::of.
 enum Where : uint32_t { kShared = 0, kGeneric = 1, kGlobal = 2 };
 constexpr uint32_t kSlotBits = 3;
 constexpr uint32_t kOpBits = 9;
-constexpr uint32_t slotAux(int slot, bool wide, Where where) {
-  return (uint32_t(wide) | uint32_t(where) << 1) << (kSlotBits * slot);
+
+struct AddressSlot {
+  uint32_t base = 0;  // address register
+  bool wide = false;  // 64-bit register
+  Where where = kShared;
+  int64_t offset = 0;  // slots 1 and 2: an int32
+
+  static AddressSlot of(const Op& op, int slot) {
+    const uint32_t bits = op.aux >> (kSlotBits * slot);
+    const uint32_t reg = slot == 0 ? op.a : slot == 1 ? op.b : op.d;
+    const int64_t off = slot == 0 ? op.imm : int64_t(int32_t(slot == 1 ? op.e : op.f));
+    return {reg, (bits & 1) != 0, Where((bits >> 1) & 3), off};
+  }
+  // Adds the slot to op (its aux bits OR-ed in: the view sets the op's own bits first).
+  void into(Op& op, int slot) const {
+    op.aux |= (uint32_t(wide) | uint32_t(where) << 1) << (kSlotBits * slot);
+    if (slot == 0) {
+      op.a = base;
+      op.imm = offset;
+    } else if (slot == 1) {
+      op.b = base;
+      op.e = uint32_t(int32_t(offset));
+    } else {
+      op.d = base;
+      op.f = uint32_t(int32_t(offset));
+    }
+  }
+};
+
+inline uint64_t laneAddress(Warp& w, const AddressSlot& s, int lane) {
+  uint64_t base = s.wide ? h::R<uint64_t>(w, s.base)[lane] : h::R<uint32_t>(w, s.base)[lane];
+  return base + uint64_t(s.offset);
 }
 
-inline uint64_t laneAddress(Warp& w, const Op* op, int slot, int lane) {
-  uint32_t bits = op->aux >> (kSlotBits * slot);
-  uint32_t reg = slot == 0 ? op->a : slot == 1 ? op->b : op->d;
-  int64_t off = slot == 0 ? op->imm : int64_t(int32_t(slot == 1 ? op->e : op->f));
-  uint64_t base = (bits & 1) ? h::R<uint64_t>(w, reg)[lane] : h::R<uint32_t>(w, reg)[lane];
-  return base + uint64_t(off);
-}
-
-// Lane `lane`'s address in slot `slot` as a host pointer to `size` bytes aligned to `align`; nullptr after raising
+// Lane `lane`'s address in slot s of op as a host pointer to `size` bytes aligned to `align`; nullptr after raising
 // the fault. A generic address must point into shared memory (mbarrier objects live there): the CTA's own or, as a
 // shared address of the shared::cluster window, another CTA's of its cluster (engine.h: Cluster).
-inline uint8_t* lanePointer(Warp& w, const Op* op, int slot, int lane, uint64_t size, uint32_t align, bool write) {
-  uint64_t addr = laneAddress(w, op, slot, lane);
-  Where where = Where((op->aux >> (kSlotBits * slot + 1)) & 3);
+inline uint8_t* lanePointer(Warp& w, const Op* op, const AddressSlot& s, int lane, uint64_t size, uint32_t align,
+                            bool write) {
+  uint64_t addr = laneAddress(w, s, lane);
+  const Where where = s.where;
   if (addr & (align - 1)) {
     raiseFault(w, op, lane, FaultKind::MisalignedAddress, addr, "misaligned address");
     return nullptr;

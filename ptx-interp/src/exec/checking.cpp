@@ -246,19 +246,19 @@ GroupingCache& groupingsOf(const Warp& w) {
 
 // Reads the base register of a shared access and returns its lane grouping: the cached one when the values and
 // lanes are those it was made for.
-const LaneGrouping& groupingOf(Warp& w, const Op* op) {
+const LaneGrouping& groupingOf(Warp& w, const CheckedAccess& access) {
   GroupingCache& cache = groupingsOf(w);
   uint32_t e = 0;
-  while (e < 4 && cache.registers[e] != op->a + 1) ++e;
+  while (e < 4 && cache.registers[e] != access.address + 1) ++e;
   if (e == 4) {
     e = cache.next++ % 4;
-    cache.registers[e] = op->a + 1;
+    cache.registers[e] = access.address + 1;
     cache.entries[e].valid = false;
   }
   LaneGrouping& g = cache.entries[e];
-  const bool addr32 = op->aux & kAccessAddr32;
-  const void* raw =
-      addr32 ? static_cast<const void*>(h::R<uint32_t>(w, op->a)) : static_cast<const void*>(h::R<uint64_t>(w, op->a));
+  const bool addr32 = access.address32;
+  const void* raw = addr32 ? static_cast<const void*>(h::R<uint32_t>(w, access.address))
+                           : static_cast<const void*>(h::R<uint64_t>(w, access.address));
   const size_t rawBytes = addr32 ? 32 * sizeof(uint32_t) : 32 * sizeof(uint64_t);
   if (g.valid && g.exec == w.exec && g.addr32 == addr32 && std::memcmp(raw, g.raw, rawBytes) == 0) [[likely]]
     return g;
@@ -273,10 +273,10 @@ const LaneGrouping& groupingOf(Warp& w, const Op* op) {
 // read twice) change nothing but the reader "lane" of a word that several lanes read, unless the word was
 // written by another lane of the warp since the last __syncwarp: then each of them checks in full, for its own
 // report. Accesses that are not whole words, or not all inside the shared window, go lane by lane.
-void sharedReads(Warp& w, const Op* op, const SharedView& v, Checker& checker) {
-  const LaneGrouping& g = groupingOf(w, op);
-  const uint32_t bytes = op->f;
-  const uint64_t imm = uint64_t(op->imm);
+void sharedReads(Warp& w, const Op* op, const CheckedAccess& access, const SharedView& v, Checker& checker) {
+  const LaneGrouping& g = groupingOf(w, access);
+  const uint32_t bytes = access.bytes;
+  const uint64_t imm = uint64_t(access.offset);
   const bool wholeWords = g.aligned && (imm & 3) == 0 && (bytes & 3) == 0;
   const bool inside = g.lowest + imm <= g.highest + imm && g.highest + imm + bytes <= v.sharedBytes;
   auto eachLane = [&](const LaneGrouping::First& f) {
@@ -358,9 +358,10 @@ uint32_t rewritesAllowed() {
 const Op* access(Warp& w, const Op* op) {
   Checker* checker = w.cta->job->lp.checker;
   if (!checker) return op + 1;
-  const auto space = mem::Space(op->aux & 0xff);
-  const bool write = op->aux & kAccessWrite;
-  const bool atomic = op->aux & kAccessAtomic;
+  const CheckedAccess v = CheckedAccess::of(*op);
+  const mem::Space space = v.space;
+  const bool write = v.kind != CheckedAccess::Read;
+  const bool atomic = v.kind == CheckedAccess::Atomic;
   const uint32_t checks = checkedAccesses();
   Cta& cta = *w.cta;
   SharedView view{};
@@ -368,7 +369,7 @@ const Op* access(Warp& w, const Op* op) {
     view = SharedView{shadowOf(cta), cta.sharedBytes, uint16_t(w.index + 1), uint16_t(cta.checkEpochs[w.index]),
                       cta.checkWarpSyncs[w.index]};
   if (space == mem::Shared && !write && !atomic && (checks & kCheckSharedHazards)) {
-    sharedReads(w, op, view, *checker);
+    sharedReads(w, op, v, view, *checker);
     return op + 1;
   }
   uint64_t previous = ~uint64_t(0);
@@ -377,8 +378,8 @@ const Op* access(Warp& w, const Op* op) {
   for (uint32_t m = w.exec; m;) {
     int i = std::countr_zero(m);
     m &= m - 1;
-    uint64_t addr = op->aux & kAccessAddr32 ? uint64_t(h::R<uint32_t>(w, op->a)[i]) : h::R<uint64_t>(w, op->a)[i];
-    addr += uint64_t(op->imm);
+    uint64_t addr = v.address32 ? uint64_t(h::R<uint32_t>(w, v.address)[i]) : h::R<uint64_t>(w, v.address)[i];
+    addr += uint64_t(v.offset);
     bool shared = space == mem::Shared;
     bool global = space == mem::Global;
     if (space == mem::Generic) {
@@ -398,9 +399,9 @@ const Op* access(Warp& w, const Op* op) {
     }
     if (shared && !atomic && (checks & kCheckSharedHazards)) {
       if (write)
-        sharedAccess<true>(w, op, i, view, addr, op->f, *checker);
+        sharedAccess<true>(w, op, i, view, addr, v.bytes, *checker);
       else
-        sharedAccess<false>(w, op, i, view, addr, op->f, *checker);
+        sharedAccess<false>(w, op, i, view, addr, v.bytes, *checker);
     }
     if (global) {
       globalAddresses[i] = addr;
@@ -408,11 +409,12 @@ const Op* access(Warp& w, const Op* op) {
     }
   }
   if (globalLanes && (checks & kCheckGlobalAccesses))
-    checker->globalAccesses(siteOf(w, op, std::countr_zero(globalLanes)), w.index, globalLanes, globalAddresses, op->f,
-                            atomic                      ? GlobalAccess::Atomic
-                            : (op->aux & kAccessStrong) ? (write ? GlobalAccess::StrongStore : GlobalAccess::StrongLoad)
-                            : write                     ? GlobalAccess::Store
-                                                        : GlobalAccess::Load);
+    checker->globalAccesses(siteOf(w, op, std::countr_zero(globalLanes)), w.index, globalLanes, globalAddresses,
+                            v.bytes,
+                            atomic     ? GlobalAccess::Atomic
+                            : v.strong ? (write ? GlobalAccess::StrongStore : GlobalAccess::StrongLoad)
+                            : write    ? GlobalAccess::Store
+                                       : GlobalAccess::Load);
   return op + 1;
 }
 
@@ -420,12 +422,13 @@ const Op* barrier(Warp& w, const Op* op) {
   Cta& cta = *w.cta;
   Checker* checker = cta.job->lp.checker;
   if (!checker) return op + 1;
-  if ((op->aux & kCheckBarriers) && w.exec != w.alive) {
+  const uint32_t checks = CheckedBarrier::of(*op).checks;
+  if ((checks & kCheckBarriers) && w.exec != w.alive) {
     int lane = std::countr_zero(w.exec);
     if (checker->divergentBarrier(siteOf(w, op, lane), w.index, w.exec, w.alive))
       return raiseFault(w, op, lane, FaultKind::Deadlock, 0, "barrier reached by part of a warp (synccheck)");
   }
-  if (op->aux & kCheckSharedHazards) {
+  if (checks & kCheckSharedHazards) {
     shadowOf(cta);
     ++cta.checkEpochs[w.index];
     ++cta.checkWarpSyncs[w.index];

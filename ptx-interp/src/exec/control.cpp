@@ -478,23 +478,25 @@ const Op* trap(Warp& w, const Op* op) {
 }
 
 const Op* localAddr(Warp& w, const Op* op) {
-  uint64_t v = uint64_t(w.frame) + uint64_t(op->imm);
-  if (op->f == 8)
-    h::store<uint64_t>(w, op->d, [&](int) { return v; });
+  const LocalAddress a = LocalAddress::of(*op);
+  uint64_t v = uint64_t(w.frame) + uint64_t(a.offset);
+  if (a.bytes == 8)
+    h::store<uint64_t>(w, a.result, [&](int) { return v; });
   else
-    h::store<uint32_t>(w, op->d, [&](int) { return uint32_t(v); });
+    h::store<uint32_t>(w, a.result, [&](int) { return uint32_t(v); });
   return op + 1;
 }
 const Op* deviceMalloc(Warp& w, const Op* op) {
-  const uint64_t* size = R<uint64_t>(w, op->a);
-  uint64_t* out = R<uint64_t>(w, op->d);
+  const BuiltinCallOperands call = BuiltinCallOperands::of(*op);
+  const uint64_t* size = R<uint64_t>(w, call.args[0]);
+  uint64_t* out = R<uint64_t>(w, call.result);
   HostServices& host = *w.cta->job->host;
   h::forActive(w.exec, [&](int i) { out[i] = size[i] ? host.deviceMalloc(size[i]) : 0; });
   return op + 1;
 }
 
 const Op* deviceFree(Warp& w, const Op* op) {
-  const uint64_t* ptr = R<uint64_t>(w, op->a);
+  const uint64_t* ptr = R<uint64_t>(w, BuiltinCallOperands::of(*op).args[0]);
   HostServices& host = *w.cta->job->host;
   h::forActive(w.exec, [&](int i) {
     if (ptr[i]) host.deviceFree(ptr[i]);
@@ -504,8 +506,9 @@ const Op* deviceFree(Warp& w, const Op* op) {
 
 // ---- CUDA graph conditional nodes (issue 17) ----
 const Op* graphSetConditional(Warp& w, const Op* op) {
-  const uint64_t* handle = R<uint64_t>(w, op->a);
-  const uint32_t* value = R<uint32_t>(w, op->b);
+  const BuiltinCallOperands call = BuiltinCallOperands::of(*op);
+  const uint64_t* handle = R<uint64_t>(w, call.args[0]);
+  const uint32_t* value = R<uint32_t>(w, call.args[1]);
   HostServices& host = *w.cta->job->host;
   h::forActive(w.exec, [&](int i) { host.setGraphConditional(handle[i], value[i]); });
   return op + 1;

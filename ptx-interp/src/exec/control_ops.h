@@ -1,7 +1,7 @@
 // Typed operand views of the control-flow ops (control.cpp's handlers): what an Op's untyped fields (a..f, imm,
 // aux) mean for each family, named. Each view is the one place that packs its fields into an Op (into: the
 // lowering) and reads them back (of: the handler), so a handler never decodes aux bits of its own. The other
-// instruction classes still read an Op's fields directly (ptx-interp/README.md: "Where an instruction lives").
+// classes' views live with their handlers (ptx-interp/README.md: "Where an instruction lives").
 #pragma once
 
 #include "exec/engine.h"
@@ -79,6 +79,46 @@ struct TrapOperands {
     op.aux = kind;
     op.imm = int64_t(message);
   }
+};
+
+// The generic address of a local or parameter variable of the current function's frame: frame + offset into
+// `result`, of `bytes` (4 or 8).
+struct LocalAddress {
+  uint32_t result = 0;
+  int64_t offset = 0;
+  uint32_t bytes = 8;
+
+  static LocalAddress of(const Op& op) { return {op.d, op.imm, op.f}; }
+  void into(Op& op) const {
+    op.d = result;
+    op.imm = offset;
+    op.f = bytes;
+  }
+};
+
+// A call of one of the driver's built-in functions (isa/control.cpp: kBuiltinFunctions): its argument registers in
+// order (the zero register past its count) and its result register (0: none).
+struct BuiltinCallOperands {
+  uint32_t args[4] = {};
+  uint32_t result = 0;
+
+  static BuiltinCallOperands of(const Op& op) { return {{op.a, op.b, op.c, op.e}, op.d}; }
+  void into(Op& op) const {
+    op.a = args[0];
+    op.b = args[1];
+    op.c = args[2];
+    op.e = args[3];
+    op.d = result;
+  }
+};
+
+// A call of the device runtime (CUDA dynamic parallelism): the call site (Program::runtimeSites: the function, its
+// arguments and result in the caller's frame).
+struct RuntimeCallOperands {
+  uint32_t site = 0;
+
+  static RuntimeCallOperands of(const Op& op) { return {op.aux}; }
+  void into(Op& op) const { op.aux = site; }
 };
 
 }  // namespace ptx::exec::ctl

@@ -2,6 +2,7 @@
 // kernel behind a function address, and the calls into HostServices.
 #include "exec/device_runtime.h"
 
+#include "exec/control_ops.h"
 #include "exec/handlers.h"
 #include "exec/memory.h"
 #include "ptx/device_runtime.h"
@@ -137,7 +138,7 @@ namespace ctl {
 const Op* deviceRuntime(Warp& w, const Op* op) {
   Cta& cta = *w.cta;
   const Program& module = *cta.job->module;  // kernels are named module-wide; the sites are the code's
-  const RuntimeSite& site = cta.job->program->runtimeSites[op->aux];
+  const RuntimeSite& site = cta.job->program->runtimeSites[RuntimeCallOperands::of(*op).site];
   const RuntimeFunction& f = rowOf(site.call);
   HostServices& host = *cta.job->host;
   uint32_t m = w.exec;

@@ -246,14 +246,11 @@ struct StackEntry {
 enum class WarpState : uint8_t { Ready, AtBarrier, Yielded, Done, Faulted, Waiting };
 
 struct Warp {
-  uint8_t* rf = nullptr;  // register file (64-byte aligned)
-  uint32_t exec = 0;      // lanes executing the current op (active & guard)
-  uint32_t active = 0;    // lanes on the current path
-  uint32_t alive = 0;     // lanes that have not exited
-  // The kernel's runtime fast paths (KernelCode::fastPaths). full-warp-writes is tested on every lane-wise op, so
-  // it is a mask to compare exec with: kFullMask when on, a value no 32-bit mask equals when off.
-  uint32_t fastPaths = kRuntimeFastPaths;
-  uint64_t fullWarpWrites = kFullMask;
+  uint8_t* rf = nullptr;                   // register file (64-byte aligned)
+  uint32_t exec = 0;                       // lanes executing the current op (active & guard)
+  uint32_t active = 0;                     // lanes on the current path
+  uint32_t alive = 0;                      // lanes that have not exited
+  uint32_t fastPaths = kRuntimeFastPaths;  // the kernel's runtime fast paths (KernelCode::fastPaths)
   WarpState state = WarpState::Ready;
   uint32_t index = 0;      // warp index in the CTA
   const Op* pc = nullptr;  // resume point
@@ -404,10 +401,7 @@ inline bool fullWarpFastPath(const Warp& w, Rewrite r) {
   return w.exec == kFullMask && (w.fastPaths & rewriteBit(r)) != 0;
 }
 // Sets a warp's runtime fast paths to those of its kernel.
-inline void setFastPaths(Warp& w, uint32_t fastPaths) {
-  w.fastPaths = fastPaths;
-  w.fullWarpWrites = (fastPaths & rewriteBit(Rewrite::FullWarpWrites)) ? kFullMask : ~uint64_t(0);
-}
+inline void setFastPaths(Warp& w, uint32_t fastPaths) { w.fastPaths = fastPaths; }
 
 // Raises a fault for lane `lane` of warp w at op; returns nullptr so handlers can `return fault(...)`.
 const Op* raiseFault(Warp& w, const Op* op, int lane, FaultKind kind, uint64_t address, std::string message,

@@ -65,8 +65,10 @@ template <class T> PTX_HOT void blendLanes(T* dst, const T* tmp, uint32_t m) {
 // registers only (a cross-lane op reads a copy made before), since with every lane executing the results go
 // straight into d, which may be one of the operands. Writing through a temporary cost every op's consumer a
 // second store-to-load hop on its dependency chain (a chain of add.s32 went from 6.5 to about 4 ns per op).
+// The direct write has no off switch (ptx/rewrites.def): comparing exec with a per-warp switch instead of the
+// constant cost the FMA loop 12%, and with every lane executing a blend stores the same 32 values.
 template <class T, class F> PTX_HOT void store(Warp& w, uint32_t d, F f) {
-  if (w.exec == w.fullWarpWrites) {  // runtime fast path full-warp-writes
+  if (w.exec == kFullMask) {
     T* dst = R<T>(w, d);
 #pragma GCC ivdep
     for (int i = 0; i < 32; ++i) dst[i] = f(i);
@@ -82,7 +84,7 @@ template <class T, class F> PTX_HOT void store(Warp& w, uint32_t d, F f) {
 // forwarded from (see copyVec).
 template <class T> PTX_HOT void storeLanes(Warp& w, uint32_t d, const T* tmp) {
   T* dst = R<T>(w, d);
-  if (w.exec == w.fullWarpWrites)  // runtime fast path full-warp-writes
+  if (w.exec == kFullMask)
     copyVec<32 * sizeof(T)>(dst, tmp);
   else
     blendLanes(dst, tmp, w.exec);
@@ -289,25 +291,49 @@ template <class D, class S> PTX_LANES const Op* convertWidth(Warp& w, const Op* 
   store<D>(w, op->d, [&](int i) { return D(a[i]); });
   return op + 1;
 }
-// mov.b64 d, {a, b} (pack) and mov.b64 {d, e}, a (unpack); S is the part type.
+// mov.b64 d, {a, b} (pack) and mov.b64 {d, e}, a (unpack): the whole register and its parts, part k in bits
+// [k * width, (k + 1) * width); an unpack's part 0 (the zero register) is a sink "_". The typed operand view of both.
+struct VectorParts {
+  uint32_t whole = 0;
+  uint32_t parts[4] = {};
+
+  static VectorParts ofPack(const Op& op) { return {op.d, {op.a, op.b, op.c, op.e}}; }
+  void intoPack(Op& op) const {
+    op.d = whole;
+    op.a = parts[0];
+    op.b = parts[1];
+    op.c = parts[2];
+    op.e = parts[3];
+  }
+  static VectorParts ofUnpack(const Op& op) { return {op.a, {op.d, op.b, op.c, op.e}}; }
+  void intoUnpack(Op& op) const {
+    op.a = whole;
+    op.d = parts[0];
+    op.b = parts[1];
+    op.c = parts[2];
+    op.e = parts[3];
+  }
+};
+
+// P is the part type, W the whole's, N the number of parts.
 template <class P, class W, int N> const Op* pack(Warp& w, const Op* op) {
-  const uint32_t srcs[4] = {op->a, op->b, op->c, op->e};
+  const VectorParts v = VectorParts::ofPack(*op);
   alignas(64) W tmp[32];
   for (int i = 0; i < 32; ++i) tmp[i] = 0;
   for (int k = 0; k < N; ++k) {
-    const P* s = R<P>(w, srcs[k]);
+    const P* s = R<P>(w, v.parts[k]);
     for (int i = 0; i < 32; ++i) tmp[i] |= W(std::make_unsigned_t<W>(s[i]) << (k * 8 * sizeof(P)));
   }
-  storeLanes<W>(w, op->d, tmp);
+  storeLanes<W>(w, v.whole, tmp);
   return op + 1;
 }
 template <class P, class W, int N> const Op* unpack(Warp& w, const Op* op) {
-  const uint32_t dsts[4] = {op->d, op->b, op->c, op->e};
+  const VectorParts v = VectorParts::ofUnpack(*op);
   alignas(64) W src[32];
-  std::memcpy(src, R<W>(w, op->a), sizeof src);
+  std::memcpy(src, R<W>(w, v.whole), sizeof src);
   for (int k = 0; k < N; ++k) {
-    if (dsts[k] == 0) continue;  // "_" sink
-    store<P>(w, dsts[k], [&](int i) { return P(src[i] >> (k * 8 * sizeof(P))); });
+    if (v.parts[k] == 0) continue;  // "_" sink
+    store<P>(w, v.parts[k], [&](int i) { return P(src[i] >> (k * 8 * sizeof(P))); });
   }
   return op + 1;
 }
@@ -317,16 +343,18 @@ struct B128 {
   uint64_t lo, hi;
 };
 inline const Op* pack128(Warp& w, const Op* op) {
-  const uint64_t* lo = R<uint64_t>(w, op->a);
-  const uint64_t* hi = R<uint64_t>(w, op->b);
-  store<B128>(w, op->d, [&](int i) { return B128{lo[i], hi[i]}; });
+  const VectorParts v = VectorParts::ofPack(*op);
+  const uint64_t* lo = R<uint64_t>(w, v.parts[0]);
+  const uint64_t* hi = R<uint64_t>(w, v.parts[1]);
+  store<B128>(w, v.whole, [&](int i) { return B128{lo[i], hi[i]}; });
   return op + 1;
 }
 inline const Op* unpack128(Warp& w, const Op* op) {
+  const VectorParts v = VectorParts::ofUnpack(*op);
   alignas(64) B128 src[32];
-  std::memcpy(src, R<B128>(w, op->a), sizeof src);
-  if (op->d) store<uint64_t>(w, op->d, [&](int i) { return src[i].lo; });
-  if (op->b) store<uint64_t>(w, op->b, [&](int i) { return src[i].hi; });
+  std::memcpy(src, R<B128>(w, v.whole), sizeof src);
+  if (v.parts[0]) store<uint64_t>(w, v.parts[0], [&](int i) { return src[i].lo; });
+  if (v.parts[1]) store<uint64_t>(w, v.parts[1], [&](int i) { return src[i].hi; });
   return op + 1;
 }
 

@@ -259,27 +259,18 @@ uint32_t KernelLowerer::symbolAddress(const Operand& o, unsigned size) {
       }
       // local / param variable in the frame: frame-relative
       uint32_t t = temp(size);
-      Op& op = emit(&ctl::localAddr);
-      op.d = t;
-      op.imm = int64_t(fi_->localOffset[o.index]) + off;
-      op.f = size;
+      ctl::LocalAddress{t, int64_t(fi_->localOffset[o.index]) + off, size}.into(emit(&ctl::localAddr));
       return t;
     }
     case SymKind::Param: {
       if (fn_->isEntry) return literal(uint64_t(info_->params.at(o.index).offset + off), size);
       uint32_t t = temp(size);
-      Op& op = emit(&ctl::localAddr);
-      op.d = t;
-      op.imm = int64_t(fi_->paramOffset.at(o.index)) + off;
-      op.f = size;
+      ctl::LocalAddress{t, int64_t(fi_->paramOffset.at(o.index)) + off, size}.into(emit(&ctl::localAddr));
       return t;
     }
     case SymKind::Return: {
       uint32_t t = temp(size);
-      Op& op = emit(&ctl::localAddr);
-      op.d = t;
-      op.imm = int64_t(fi_->returnOffset.at(o.index)) + off;
-      op.f = size;
+      ctl::LocalAddress{t, int64_t(fi_->returnOffset.at(o.index)) + off, size}.into(emit(&ctl::localAddr));
       return t;
     }
     case SymKind::Function:
@@ -332,11 +323,7 @@ uint32_t KernelLowerer::src(const Operand& o, Type t) {
       unsigned ss = ptx::specialRegSize(sr);
       uint32_t tmp = temp(ss);
       uint32_t component = ptx::specialRegHasComponents(sr) ? ptx::selComponent(o.sel) : 0;
-      Op& op = emit(sregHandler(sr, component, enabled(Rewrite::SpecialRegisterForms)));
-      op.d = tmp;
-      op.aux = o.index;
-      op.e = component;
-      op.f = ss;
+      emitSpecialRegister(tmp, sr, component);
       if (ss == size) return tmp;
       uint32_t t2 = temp(size);
       Op& c = emit(widthConverter(size, ss, false));

@@ -27,12 +27,15 @@
 
 namespace ptx::exec {
 struct RuntimeFunction;
+namespace async {
+struct AddressSlot;
+}
 // ld/st handler selection (isa/memory.cpp), also used to pass call arguments through the frame (isa/control.cpp).
 // Memory type m (size and signedness), register size regSize, vector count n, address register size addrSize.
 Handler ldHandler(mem::Space space, unsigned addrSize, ptx::Type m, unsigned regSize, unsigned n);
 Handler stHandler(mem::Space space, unsigned addrSize, ptx::Type m, unsigned regSize, unsigned n);
-// Special-register reads (isa/move.cpp), also used by the core for launch-constant registers: the generic handler
-// (aux: SpecialReg, e: component) or a specialised form (%tid, %ctaid).
+// Special-register reads (isa/move.cpp: SpecialRegOperands), also used by the core for launch-constant registers: the
+// generic handler or a specialised form (%tid, %ctaid).
 Handler sregHandler(ptx::SpecialReg sr, uint32_t component, bool specialisedForms = true);
 }  // namespace ptx::exec
 
@@ -307,12 +310,14 @@ class KernelLowerer {
   Addr address(const Instruction& in, const Operand& o);
   // complete_tx of `bytesReg` bytes on the mbarrier at `object` (st.async, red.async: isa/sync.cpp)
   void emitCompleteTx(const Addr& object, uint32_t bytesReg);
-  // checking builds (checking.h): a checking op for the access of `bytes` at `a` (flags: checking::kAccess*)
-  void emitAccessCheck(const Addr& a, uint32_t flags, uint32_t bytes);
+  // checking builds (checking.h): a checking op for the access of `bytes` at `a`
+  void emitAccessCheck(const Addr& a, checking::CheckedAccess::Kind kind, uint32_t bytes, bool strong = false);
   // an address operand of an instruction with several state spaces (cp.async: the source's is space2)
   Addr addressIn(const Instruction& in, const Operand& o, ptx::Space space);
   // the address operands of asynchronous copies and mbarrier ops (exec/async.h: slots)
-  void setAddressSlot(Op& op, int slot, const Addr& a);
+  async::AddressSlot asyncSlot(const Addr& a, int slot);
+  // mov of a special register's component into register `result` (isa/move.cpp)
+  void emitSpecialRegister(uint32_t result, ptx::SpecialReg sr, uint32_t component);
 
   const ptx::Module& mod_;
   Program& prog_;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "exec/handlers.h"
+#include "exec/memory_ops.h"
 
 #include <atomic>
 #include <limits>
@@ -18,9 +19,6 @@
 namespace ptx::exec::mem {
 
 using h::R;
-
-// Local: absolute offset in the thread's local memory; Frame: offset relative to the current function's frame.
-enum Space : uint8_t { Global, Shared, Local, Frame, Param, Generic };
 
 using B128 = h::B128;
 
@@ -141,11 +139,12 @@ template <class A> PTX_HOT uint64_t laneAddr(const A* base, int i, int64_t imm) 
 }
 
 // ld: M memory type, D register type (D wider than M: sign/zero extension by M's signedness), N vector count.
-// Registers: element k at {d, b, c, e}[k]; address register a (+ imm).
+// Operands: memory_ops.h, Access.
 // This is the per-lane path: every executing lane's address is translated and checked on its own, and the first
 // bad one raises the fault. The full-warp fast paths below fall back to it whenever they cannot prove all 32
 // addresses valid with one check, so faults are always raised here, for the right lane.
-// The address comes from register addrReg (+ imm): op->a, except for the fused forms below.
+// The address comes from register addrReg (+ offset): the Access's own, except for the fused forms below, whose
+// per-lane path reads it from their sum register.
 // One lane's whole access (the N elements of a vector ld/st) in one host memory operation where it is 8 or 16
 // bytes: one thread's vector access is a single transaction on the GPU, and CUB's decoupled look-back relies on
 // it (a tile's {status, value} descriptor stored with st.v2.u64 and polled with ld.v2.u64 from other CTAs).
@@ -169,16 +168,16 @@ template <size_t Bytes> PTX_HOT void copyWhole(void* dst, const void* src) {
   }
 }
 
-template <Space S, class A, class M, class D, int N> const Op* ldLanes(Warp& w, const Op* op, uint32_t addrReg) {
+template <Space S, class A, class M, class D, int N>
+const Op* ldLanes(Warp& w, const Op* op, uint32_t addrReg, int64_t offset, const uint32_t* dsts) {
   const A* base = R<A>(w, addrReg);
-  const uint32_t dsts[4] = {op->d, op->b, op->c, op->e};
   D* out[N];
   for (int k = 0; k < N; ++k) out[k] = R<D>(w, dsts[k]);
   uint32_t m = w.exec;
   while (m) {
     int i = std::countr_zero(m);
     m &= m - 1;
-    uint8_t* p = xlate<S>(w, op, i, laneAddr(base, i, op->imm), uint32_t(sizeof(M) * N), false);
+    uint8_t* p = xlate<S>(w, op, i, laneAddr(base, i, offset), uint32_t(sizeof(M) * N), false);
     if (!p) [[unlikely]]
       return nullptr;
     alignas(16) M v[N];
@@ -187,16 +186,16 @@ template <Space S, class A, class M, class D, int N> const Op* ldLanes(Warp& w, 
   }
   return op + 1;
 }
-template <Space S, class A, class M, class D, int N> const Op* stLanes(Warp& w, const Op* op, uint32_t addrReg) {
+template <Space S, class A, class M, class D, int N>
+const Op* stLanes(Warp& w, const Op* op, uint32_t addrReg, int64_t offset, const uint32_t* srcs) {
   const A* base = R<A>(w, addrReg);
-  const uint32_t srcs[4] = {op->d, op->b, op->c, op->e};
   const D* in[N];
   for (int k = 0; k < N; ++k) in[k] = R<D>(w, srcs[k]);
   uint32_t m = w.exec;
   while (m) {
     int i = std::countr_zero(m);
     m &= m - 1;
-    uint8_t* p = xlate<S>(w, op, i, laneAddr(base, i, op->imm), uint32_t(sizeof(M) * N), true);
+    uint8_t* p = xlate<S>(w, op, i, laneAddr(base, i, offset), uint32_t(sizeof(M) * N), true);
     if (!p) [[unlikely]]
       return nullptr;
     alignas(16) M v[N];
@@ -205,19 +204,20 @@ template <Space S, class A, class M, class D, int N> const Op* stLanes(Warp& w, 
   }
   return op + 1;
 }
-// A load after `.pragma "used_bytes_mask"` (op->aux: bit j set = byte j of the N elements of M is used): the
+// A load after `.pragma "used_bytes_mask"` (MaskedLoad; bit j set = byte j of the N elements of M is used): the
 // bytes in use must be valid and fault like any load; the others (NVRTC widens loads past the end of buffers)
 // never fault and read what is there, or 0 where nothing is mapped. Alignment is the whole access's, as on the GPU.
 template <Space S, class A, class M, int N> const Op* ldMasked(Warp& w, const Op* op) {
-  const A* base = R<A>(w, op->a);
-  const uint32_t dsts[4] = {op->d, op->b, op->c, op->e};
+  const MaskedLoad v = MaskedLoad::of(*op);
+  const A* base = R<A>(w, v.address);
+  const uint32_t* dsts = v.values;
   constexpr uint32_t kBytes = uint32_t(sizeof(M) * N);
-  const uint64_t used = op->aux;
+  const uint64_t used = v.usedBytes;
   uint32_t m = w.exec;
   while (m) {
     int i = std::countr_zero(m);
     m &= m - 1;
-    uint64_t addr = laneAddr(base, i, op->imm);
+    uint64_t addr = laneAddr(base, i, v.offset);
     if ((addr & (kBytes - 1)) != 0) {
       raiseFault(w, op, i, FaultKind::MisalignedAddress, addr, "misaligned address");
       return nullptr;
@@ -238,10 +238,12 @@ template <Space S, class A, class M, int N> const Op* ldMasked(Warp& w, const Op
 }
 
 template <Space S, class A, class M, class D, int N> const Op* ld(Warp& w, const Op* op) {
-  return ldLanes<S, A, M, D, N>(w, op, op->a);
+  const Access v = Access::of(*op);
+  return ldLanes<S, A, M, D, N>(w, op, v.address, v.offset, v.values);
 }
 template <Space S, class A, class M, class D, int N> const Op* st(Warp& w, const Op* op) {
-  return stLanes<S, A, M, D, N>(w, op, op->a);
+  const Access v = Access::of(*op);
+  return stLanes<S, A, M, D, N>(w, op, v.address, v.offset, v.values);
 }
 
 // ---- full-warp fast paths for scalar ld/st (all 32 lanes executing) ---------------------------------------------
@@ -392,7 +394,7 @@ template <class M, class D, class T> PTX_HOT void storeWarp(int shapes, uintptr_
 // base + imm <= limit is tested as base <= limit - imm, so no sum can wrap around; the layout of the base register
 // is that of the addresses, which differ from it by the same imm.
 // Accesses of one block through the same base register (the loads of a tile, A[ty][k] for every k) share the
-// work: op->aux = kLayoutCompute | slot stores the register's layout and largest value in the warp's slot,
+// work: the Access's layoutTag kLayoutCompute | slot stores the register's layout and largest value in the warp's slot,
 // kLayoutReuse | slot only compares that largest value with this access's limit (lower.cpp guarantees that the
 // register is unchanged in between and that the computing access ran first).
 constexpr uint32_t kLayoutCompute = 0x10, kLayoutReuse = 0x20, kLayoutSlotMask = kSharedLayoutSlots - 1;
@@ -417,27 +419,27 @@ template <class A, class M> PTX_HOT int sharedLayout(Warp& w, uint32_t baseReg, 
   }
   return warpLayout<sizeof(M)>(base, A(maxBase));
 }
-template <class A, class M> PTX_HOT int sharedLayout(Warp& w, const Op* op) {
-  return sharedLayout<A, M>(w, op->a, op->imm, op->aux);
-}
-
 template <class A, class M, class D> PTX_LANES const Op* ldSharedScalar(Warp& w, const Op* op) {
-  int shapes = sharedLayout<A, M>(w, op);
-  if (shapes < 0) return ld<Shared, A, M, D, 1>(w, op);
-  loadWarp<M>(shapes, reinterpret_cast<uintptr_t>(w.cta->shared) + uintptr_t(op->imm), R<A>(w, op->a), R<D>(w, op->d));
+  const Access v = Access::of(*op);
+  int shapes = sharedLayout<A, M>(w, v.address, v.offset, v.layoutTag);
+  if (shapes < 0) return ldLanes<Shared, A, M, D, 1>(w, op, v.address, v.offset, v.values);
+  loadWarp<M>(shapes, reinterpret_cast<uintptr_t>(w.cta->shared) + uintptr_t(v.offset), R<A>(w, v.address),
+              R<D>(w, v.values[0]));
   return op + 1;
 }
 template <class A, class M, class D> PTX_LANES const Op* stSharedScalar(Warp& w, const Op* op) {
-  int shapes = sharedLayout<A, M>(w, op);
-  if (shapes < 0) return st<Shared, A, M, D, 1>(w, op);
-  storeWarp<M>(shapes, reinterpret_cast<uintptr_t>(w.cta->shared) + uintptr_t(op->imm), R<A>(w, op->a), R<D>(w, op->d));
+  const Access v = Access::of(*op);
+  int shapes = sharedLayout<A, M>(w, v.address, v.offset, v.layoutTag);
+  if (shapes < 0) return stLanes<Shared, A, M, D, 1>(w, op, v.address, v.offset, v.values);
+  storeWarp<M>(shapes, reinterpret_cast<uintptr_t>(w.cta->shared) + uintptr_t(v.offset), R<A>(w, v.address),
+               R<D>(w, v.values[0]));
   return op + 1;
 }
 
 // The fused inner-product steps of shared-memory tiles (lower.cpp: findSharedFmaTriples): each step is
 // `ld.shared.f32 x, [..]; ld.shared.f32 y, [..]; fma.rn.f32 acc', x, y, acc`, and the steps of a chain (an unrolled
 // inner product) accumulate into the previous result, which nothing else reads, as x and y are read by nothing
-// else. Steps in Program::fmaSteps[imm, imm + f), accumulator c, result d. Every load's layout is checked first,
+// else (SharedFmaChain). Every load's layout is checked first,
 // so either the whole chain runs here, with the sum in host registers and neither loaded values nor intermediate
 // sums written, or none of it does and the original ops that follow run instead (op + 1; the fast path continues
 // at op->target, after them). The result is the same: every step is one fma, the product of two f32 is the same
@@ -455,20 +457,21 @@ template <class A> PTX_HOT bool fmaChainLayouts(Warp& w, const SharedFmaStep* st
 }
 
 template <class A> const Op* fmaSharedChain(Warp& w, const Op* op) {
-  const SharedFmaStep* steps = w.cta->job->program->fmaSteps.data() + op->imm;
+  const SharedFmaChain chain = SharedFmaChain::of(*op);
+  const SharedFmaStep* steps = w.cta->job->program->fmaSteps.data() + chain.firstStep;
   uint8_t shapes[2 * kMaxSharedFmaChain];
-  if (!fmaChainLayouts<A>(w, steps, op->f, shapes)) return op + 1;
+  if (!fmaChainLayouts<A>(w, steps, chain.steps, shapes)) return op + 1;
   const uintptr_t shared = reinterpret_cast<uintptr_t>(w.cta->shared);
   alignas(64) float acc[32], x[32], y[32];
-  copyVec<sizeof acc>(acc, R<float>(w, op->c));
-  for (uint32_t k = 0; k < op->f; ++k) {
+  copyVec<sizeof acc>(acc, R<float>(w, chain.accumulator));
+  for (uint32_t k = 0; k < chain.steps; ++k) {
     loadWarp<uint32_t>(shapes[2 * k], shared + steps[k].xOffset, R<A>(w, steps[k].xBase),
                        reinterpret_cast<uint32_t*>(x));
     loadWarp<uint32_t>(shapes[2 * k + 1], shared + steps[k].yOffset, R<A>(w, steps[k].yBase),
                        reinterpret_cast<uint32_t*>(y));
     for (int i = 0; i < 32; ++i) acc[i] = std::fma(x[i], y[i], acc[i]);
   }
-  h::store<float>(w, op->d, [&](int i) { return num::canon(acc[i]); });
+  h::store<float>(w, chain.result, [&](int i) { return num::canon(acc[i]); });
   return op->target;
 }
 
@@ -490,14 +493,15 @@ template <class A> __attribute__((target("avx2,fma"))) inline void loadHalfAvx(H
   }
 }
 template <class A> __attribute__((target("avx2,fma"))) const Op* fmaSharedChainAvx(Warp& w, const Op* op) {
-  const SharedFmaStep* steps = w.cta->job->program->fmaSteps.data() + op->imm;
+  const SharedFmaChain chain = SharedFmaChain::of(*op);
+  const SharedFmaStep* steps = w.cta->job->program->fmaSteps.data() + chain.firstStep;
   uint8_t shapes[2 * kMaxSharedFmaChain];
-  if (!fmaChainLayouts<A>(w, steps, op->f, shapes)) return op + 1;
+  if (!fmaChainLayouts<A>(w, steps, chain.steps, shapes)) return op + 1;
   const uintptr_t shared = reinterpret_cast<uintptr_t>(w.cta->shared);
-  const float* c = R<float>(w, op->c);
+  const float* c = R<float>(w, chain.accumulator);
   __m256 acc[4];
   for (int j = 0; j < 4; ++j) acc[j] = _mm256_load_ps(c + 8 * j);
-  for (uint32_t k = 0; k < op->f; ++k) {
+  for (uint32_t k = 0; k < chain.steps; ++k) {
     __m256 x[4], y[4];
     const A* xa = R<A>(w, steps[k].xBase);
     const A* ya = R<A>(w, steps[k].yBase);
@@ -509,7 +513,7 @@ template <class A> __attribute__((target("avx2,fma"))) const Op* fmaSharedChainA
   }
   // the fast path ran with every lane executing: all 32 lanes are written, NaNs canonical
   const __m256 canon = _mm256_castsi256_ps(_mm256_set1_epi32(int(num::kCanonicalNaN32)));
-  float* d = R<float>(w, op->d);
+  float* d = R<float>(w, chain.result);
   for (int j = 0; j < 4; ++j)
     _mm256_store_ps(d + 8 * j, _mm256_blendv_ps(acc[j], canon, _mm256_cmp_ps(acc[j], acc[j], _CMP_UNORD_Q)));
   return op->target;
@@ -530,40 +534,49 @@ PTX_HOT bool spanValid(const MemoryValidator& mv, uint64_t lo, uint64_t end) {
   return end > lo && end - lo <= mv.validFrom(lo);
 }
 
-// How a global ld/st forms its address from its operands (the fused forms come from findAddressAdds and
-// findScaledIndices in lower.cpp): Plain a (+ imm); Sum a + b, the fused `add.s64 %rd, %base, %offset; ld [%rd]`;
-// Scaled a + (b << f) with b a 32-bit index, sign- or zero-extended, the fused `mul.wide` of the index as well (a
-// is then a launch constant, the same in every lane). In the fused forms c is the add's own destination register,
-// which nothing else reads; the per-lane path writes the address there.
+// How a global ld/st forms its address from its operands (the fused forms come from the address-adds and
+// scaled-indices rewrites, rewrites.cpp): Plain, an Access's register + offset; Sum base + index, the fused
+// `add.s64 %rd, %base, %offset; ld [%rd]`; Scaled base + (index << shift) with a 32-bit index, sign- or
+// zero-extended, the fused `mul.wide` of the index as well (base is then a launch constant, the same in every
+// lane). Operands of the fused forms: memory_ops.h, FusedAccess.
 enum AddrMode : int { kAddrPlain = 0, kAddrSum = 1, kAddrScaledSigned = 2, kAddrScaledUnsigned = 3 };
 
-// The 32 lanes' addresses without imm, for the fused forms.
-template <int Ix> PTX_HOT void fusedAddresses(Warp& w, const Op* op, uint64_t* out) {
-  const uint64_t* base = R<uint64_t>(w, op->a);
+// An access of either kind as a FusedAccess: a plain one is base + offset, with no index.
+template <int Ix> PTX_HOT FusedAccess addressing(const Op& op) {
+  if constexpr (Ix == kAddrPlain) {
+    const Access v = Access::of(op);
+    return FusedAccess{v.address, 0, 0, 0, v.offset, v.values[0]};
+  } else {
+    return FusedAccess::of(op);
+  }
+}
+
+// The 32 lanes' addresses without the offset, for the fused forms.
+template <int Ix> PTX_HOT void fusedAddresses(Warp& w, const FusedAccess& v, uint64_t* out) {
+  const uint64_t* base = R<uint64_t>(w, v.base);
   if constexpr (Ix == kAddrSum) {
-    const uint64_t* index = R<uint64_t>(w, op->b);
+    const uint64_t* index = R<uint64_t>(w, v.index);
     for (int i = 0; i < 32; ++i) out[i] = base[i] + index[i];
   } else {
     using I = std::conditional_t<Ix == kAddrScaledSigned, int32_t, uint32_t>;
-    const I* index = R<I>(w, op->b);
-    const uint32_t shift = op->f;
-    for (int i = 0; i < 32; ++i) out[i] = base[i] + (uint64_t(int64_t(index[i])) << shift);
+    const I* index = R<I>(w, v.index);
+    for (int i = 0; i < 32; ++i) out[i] = base[i] + (uint64_t(int64_t(index[i])) << v.shift);
   }
 }
 
 // Global memory: when all 32 lanes execute, every address is aligned and the span from the lowest to the highest
 // is valid device memory (one validator look-up: the lanes of a warp usually touch one allocation), the layout
 // of the 32 addresses, which addr receives; -1: the per-lane path decides (and faults).
-template <class A, class M, int Ix> PTX_HOT int globalLayout(Warp& w, const Op* op, uint64_t* addr) {
+template <class A, class M, int Ix> PTX_HOT int globalLayout(Warp& w, const FusedAccess& v, uint64_t* addr) {
   if (!fullWarpFastPath(w, Rewrite::GlobalLayouts)) return -1;
   // computed into a local first: a loop writing through addr stays scalar at -O2 (it could alias the registers)
-  const uint64_t imm = uint64_t(op->imm);
+  const uint64_t imm = uint64_t(v.offset);
   alignas(64) uint64_t tmp[32];
   if constexpr (Ix != kAddrPlain) {
-    fusedAddresses<Ix>(w, op, tmp);
+    fusedAddresses<Ix>(w, v, tmp);
     for (int i = 0; i < 32; ++i) tmp[i] += imm;
   } else {
-    const A* base = R<A>(w, op->a);
+    const A* base = R<A>(w, v.base);
     for (int i = 0; i < 32; ++i) tmp[i] = uint64_t(base[i]) + imm;
   }
   copyVec<sizeof tmp>(addr, tmp);
@@ -595,10 +608,10 @@ template <class A, class M, int Ix> PTX_HOT int globalLayout(Warp& w, const Op* 
 struct HalfStarts {
   uint64_t lo = 0, hi = 0;
 };
-template <class M, int Ix> PTX_HOT HalfStarts consecutiveGlobal(Warp& w, const Op* op) {
+template <class M, int Ix> PTX_HOT HalfStarts consecutiveGlobal(Warp& w, const FusedAccess& v) {
   if (!fullWarpFastPath(w, Rewrite::GlobalRuns)) return {};
-  const uint64_t* base = R<uint64_t>(w, op->a);
-  const uint64_t imm = uint64_t(op->imm);
+  const uint64_t* base = R<uint64_t>(w, v.base);
+  const uint64_t imm = uint64_t(v.offset);
   constexpr uint64_t kSize = sizeof(M);
   HalfStarts h;
   if constexpr (Ix == kAddrScaledSigned || Ix == kAddrScaledUnsigned) {
@@ -606,8 +619,8 @@ template <class M, int Ix> PTX_HOT HalfStarts consecutiveGlobal(Warp& w, const O
     // wrap within a half
     using I = std::conditional_t<Ix == kAddrScaledSigned, int32_t, uint32_t>;
     using V = Simd<uint32_t>;
-    if ((uint64_t(1) << op->f) != kSize) return {};
-    const I* index = R<I>(w, op->b);
+    if ((uint64_t(1) << v.shift) != kSize) return {};
+    const I* index = R<I>(w, v.index);
     const I i0 = index[0], i16 = index[16];
     if (i0 > std::numeric_limits<I>::max() - 15 || i16 > std::numeric_limits<I>::max() - 15) return {};
     const V iota = V{0, 1, 2, 3, 4, 5, 6, 7};
@@ -618,12 +631,12 @@ template <class M, int Ix> PTX_HOT HalfStarts consecutiveGlobal(Warp& w, const O
       diff |= x ^ (iota + uint32_t(k < 2 ? i0 : i16) + uint32_t(8 * (k & 1)));
     }
     if (orLanes(diff) != 0) return {};
-    h.lo = base[0] + (uint64_t(int64_t(i0)) << op->f) + imm;
-    h.hi = base[0] + (uint64_t(int64_t(i16)) << op->f) + imm;
+    h.lo = base[0] + (uint64_t(int64_t(i0)) << v.shift) + imm;
+    h.hi = base[0] + (uint64_t(int64_t(i16)) << v.shift) + imm;
   } else {
     using V = Simd<uint64_t>;
     constexpr bool kSum = Ix == kAddrSum;
-    const uint64_t* index = kSum ? R<uint64_t>(w, op->b) : nullptr;
+    const uint64_t* index = kSum ? R<uint64_t>(w, v.index) : nullptr;
     const uint64_t x0 = base[0] + (kSum ? index[0] : 0), x16 = base[16] + (kSum ? index[16] : 0);
     const V step = V{0, kSize, 2 * kSize, 3 * kSize};
     V diff = {};
@@ -670,20 +683,21 @@ template <class M, class D> PTX_HOT void storeRun(uint8_t* dst, const D* in) {
   }
 }
 
-// The per-lane path of a fused access: the address goes to the add's destination register (c), as the unfused
+// The per-lane path of a fused access: the address goes to the add's destination register (sum), as the unfused
 // add would have written it, and the lanes take their addresses from there.
-template <int Ix> PTX_HOT uint32_t materializeIndexed(Warp& w, const Op* op) {
+template <int Ix> PTX_HOT uint32_t materializeIndexed(Warp& w, const FusedAccess& v) {
   alignas(64) uint64_t tmp[32];
-  fusedAddresses<Ix>(w, op, tmp);
-  copyVec<sizeof tmp>(R<uint64_t>(w, op->c), tmp);
-  return op->c;
+  fusedAddresses<Ix>(w, v, tmp);
+  copyVec<sizeof tmp>(R<uint64_t>(w, v.sum), tmp);
+  return v.sum;
 }
 
 template <class A, class M, class D, int Indexed = kAddrPlain>
 PTX_LANES const Op* ldGlobalScalar(Warp& w, const Op* op) {
+  const FusedAccess v = addressing<Indexed>(*op);
   if constexpr (std::is_same_v<A, uint64_t>) {
-    if (HalfStarts h = consecutiveGlobal<M, Indexed>(w, op); h.lo) {
-      D* out = R<D>(w, op->d);
+    if (HalfStarts h = consecutiveGlobal<M, Indexed>(w, v); h.lo) {
+      D* out = R<D>(w, v.value);
       if (sizeof(D) == sizeof(M) && h.hi == h.lo + 16 * sizeof(M)) {
         copyVec<32 * sizeof(M)>(out, reinterpret_cast<const uint8_t*>(h.lo));
       } else {
@@ -696,21 +710,22 @@ PTX_LANES const Op* ldGlobalScalar(Warp& w, const Op* op) {
     }
   }
   alignas(64) uint64_t addr[32];
-  int shapes = globalLayout<A, M, Indexed>(w, op, addr);
+  int shapes = globalLayout<A, M, Indexed>(w, v, addr);
   if (shapes < 0) {
     if constexpr (Indexed != kAddrPlain)
-      return ldLanes<Global, A, M, D, 1>(w, op, materializeIndexed<Indexed>(w, op));
+      return ldLanes<Global, A, M, D, 1>(w, op, materializeIndexed<Indexed>(w, v), v.offset, &v.value);
     else
       return ld<Global, A, M, D, 1>(w, op);
   }
-  loadWarp<M>(shapes, 0, addr, R<D>(w, op->d));
+  loadWarp<M>(shapes, 0, addr, R<D>(w, v.value));
   return op + 1;
 }
 template <class A, class M, class D, int Indexed = kAddrPlain>
 PTX_LANES const Op* stGlobalScalar(Warp& w, const Op* op) {
+  const FusedAccess v = addressing<Indexed>(*op);
   if constexpr (std::is_same_v<A, uint64_t>) {
-    if (HalfStarts h = consecutiveGlobal<M, Indexed>(w, op); h.lo) {
-      const D* in = R<D>(w, op->d);
+    if (HalfStarts h = consecutiveGlobal<M, Indexed>(w, v); h.lo) {
+      const D* in = R<D>(w, v.value);
       if (sizeof(D) == sizeof(M) && h.hi == h.lo + 16 * sizeof(M)) {
         copyVec<32 * sizeof(M)>(reinterpret_cast<uint8_t*>(h.lo), in);
       } else {
@@ -721,14 +736,14 @@ PTX_LANES const Op* stGlobalScalar(Warp& w, const Op* op) {
     }
   }
   alignas(64) uint64_t addr[32];
-  int shapes = globalLayout<A, M, Indexed>(w, op, addr);
+  int shapes = globalLayout<A, M, Indexed>(w, v, addr);
   if (shapes < 0) {
     if constexpr (Indexed != kAddrPlain)
-      return stLanes<Global, A, M, D, 1>(w, op, materializeIndexed<Indexed>(w, op));
+      return stLanes<Global, A, M, D, 1>(w, op, materializeIndexed<Indexed>(w, v), v.offset, &v.value);
     else
       return st<Global, A, M, D, 1>(w, op);
   }
-  storeWarp<M>(shapes, 0, addr, R<D>(w, op->d));
+  storeWarp<M>(shapes, 0, addr, R<D>(w, v.value));
   return op + 1;
 }
 
@@ -759,18 +774,18 @@ template <Space S, class A, class M, class D, int Indexed = kAddrPlain> constexp
   }
 }
 
-// Uniform load of a kernel parameter (ld.param [name+off]): one read, broadcast to the executing lanes.
+// Uniform load of a kernel parameter (ld.param [name+off], ParamLoad): one read, broadcast to the executing lanes.
 template <class M, class D> const Op* ldParamUniform(Warp& w, const Op* op) {
   const auto& pb = w.cta->job->paramBuffer;
-  const uint32_t dsts[4] = {op->d, op->b, op->c, op->e};
-  for (uint32_t k = 0; k < op->f; ++k) {
-    uint64_t off = uint64_t(op->imm) + k * sizeof(M);
+  const ParamLoad load = ParamLoad::of(*op);
+  for (uint32_t k = 0; k < load.count; ++k) {
+    uint64_t off = uint64_t(load.offset) + k * sizeof(M);
     if (off + sizeof(M) > pb.size())
       return raiseFault(w, op, 0, FaultKind::IllegalAddress, off, "kernel parameter read out of range");
     M v;
     std::memcpy(&v, pb.data() + off, sizeof(M));
     D x = D(v);
-    h::store<D>(w, dsts[k], [&](int) { return x; });
+    h::store<D>(w, load.values[k], [&](int) { return x; });
   }
   return op + 1;
 }
@@ -934,18 +949,19 @@ template <class T, AOp O> PTX_HOT T plainRmw(uint8_t* p, T b, T c) {
   return old;
 }
 
-// atom: d = old value (d == 0: red, no result). b operand, c (cas) operand.
+// atom and red (AtomicOperands).
 template <Space S, class A, class T, AOp O> const Op* atom(Warp& w, const Op* op) {
-  const A* base = R<A>(w, op->a);
-  const T* b = R<T>(w, op->b);
-  const T* c = R<T>(w, op->c);
-  T* d = op->d ? R<T>(w, op->d) : nullptr;
+  const AtomicOperands v = AtomicOperands::of(*op);
+  const A* base = R<A>(w, v.address);
+  const T* b = R<T>(w, v.operand);
+  const T* c = R<T>(w, v.compare);
+  T* d = v.result ? R<T>(w, v.result) : nullptr;
   Cta& cta = *w.cta;
   uint32_t m = w.exec;
   while (m) {
     int i = std::countr_zero(m);
     m &= m - 1;
-    uint64_t addr = laneAddr(base, i, op->imm);
+    uint64_t addr = laneAddr(base, i, v.offset);
     uint8_t* p = xlate<S>(w, op, i, addr, sizeof(T), true, true);
     if (!p) [[unlikely]]
       return nullptr;

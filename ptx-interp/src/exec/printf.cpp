@@ -1,5 +1,6 @@
 // Device printf (vprintf: format string + packed argument buffer) and __assertfail.
 #include "exec/control.h"
+#include "exec/control_ops.h"
 #include "exec/handlers.h"
 #include "exec/memory.h"
 
@@ -167,9 +168,10 @@ bool formatPrintf(Warp& w, const Op* op, int lane, const std::string& fmtStr, ui
 }  // namespace
 
 const Op* vprintf(Warp& w, const Op* op) {
-  const uint64_t* fmtPtr = h::R<uint64_t>(w, op->a);
-  const uint64_t* argPtr = h::R<uint64_t>(w, op->b);
-  int32_t* res = h::R<int32_t>(w, op->d);
+  const BuiltinCallOperands call = BuiltinCallOperands::of(*op);
+  const uint64_t* fmtPtr = h::R<uint64_t>(w, call.args[0]);
+  const uint64_t* argPtr = h::R<uint64_t>(w, call.args[1]);
+  int32_t* res = h::R<int32_t>(w, call.result);
   uint32_t m = w.exec;
   while (m) {
     int i = std::countr_zero(m);
@@ -187,12 +189,13 @@ const Op* vprintf(Warp& w, const Op* op) {
 
 const Op* assertFail(Warp& w, const Op* op) {
   int lane = std::countr_zero(w.exec | 0x80000000u);
-  auto msg = readString(w, op, lane, h::R<uint64_t>(w, op->a)[lane]);
+  const BuiltinCallOperands call = BuiltinCallOperands::of(*op);
+  auto msg = readString(w, op, lane, h::R<uint64_t>(w, call.args[0])[lane]);
   if (!msg) return nullptr;
-  auto file = readString(w, op, lane, h::R<uint64_t>(w, op->b)[lane]);
+  auto file = readString(w, op, lane, h::R<uint64_t>(w, call.args[1])[lane]);
   if (!file) return nullptr;
-  uint32_t line = h::R<uint32_t>(w, op->c)[lane];
-  auto func = readString(w, op, lane, h::R<uint64_t>(w, op->e)[lane]);
+  uint32_t line = h::R<uint32_t>(w, call.args[2])[lane];
+  auto func = readString(w, op, lane, h::R<uint64_t>(w, call.args[3])[lane]);
   if (!func) return nullptr;
   Cta& cta = *w.cta;
   Dim3 b = cta.job->lp.block;

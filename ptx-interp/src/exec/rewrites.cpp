@@ -316,11 +316,8 @@ void KernelLowerer::emitSharedFma(uint32_t first) {
   }
   const Operand* firstFma = &fn_->operands[ins[first + 2].firstOperand];
   const Operand* lastFma = &fn_->operands[ins[first + 3 * length - 1].firstOperand];
-  Op& op = emit(baseSize == 4 ? mem::fmaSharedChainHandler<uint32_t>() : mem::fmaSharedChainHandler<uint64_t>());
-  op.c = regOf(firstFma[3].index);
-  op.d = regOf(lastFma[0].index);
-  op.imm = int64_t(prog_.fmaSteps.size());
-  op.f = length;
+  mem::SharedFmaChain{uint32_t(prog_.fmaSteps.size()), length, regOf(firstFma[3].index), regOf(lastFma[0].index)}.into(
+      emit(baseSize == 4 ? mem::fmaSharedChainHandler<uint32_t>() : mem::fmaSharedChainHandler<uint64_t>()));
   prog_.fmaSteps.insert(prog_.fmaSteps.end(), steps.begin(), steps.end());
   // where the fast path continues: after the original instructions' own ops
   pending_.push_back({here() - 1, first + 3 * length, PendingTarget::Inst});

@@ -13,25 +13,49 @@ namespace {
 using h::R;
 namespace mbar = async::mbar;
 
-// cp.async: 4, 8 or 16 bytes from global (slot 1) to shared memory (slot 0). Of them, the first `src-size` bytes
-// (register c) come from the source and the rest are zeros; with the ignore-src predicate (register d) true, all
-// are zeros and the source is not read.
-constexpr uint32_t kSrcSize = 1u << async::kOpBits, kIgnoreSrc = kSrcSize << 1, kIgnoreNegated = kSrcSize << 2;
-constexpr uint32_t kCpSizeShift = async::kOpBits + 3;
+// Typed operand views of the asynchronous copies (control_ops.h explains the idea); their addresses are slots
+// (exec/async.h: AddressSlot), their own aux bits start at async::kOpBits.
+
+// cp.async: `bytes` (4, 8 or 16) from global (source) to shared memory (destination). Of them, the first
+// `srcSize` bytes (a u32 register; 0: all) come from the source and the rest are zeros; with the ignore-src
+// predicate register (0: none) true, possibly negated, all are zeros and the source is not read.
+struct CpAsyncOperands {
+  static constexpr uint32_t kSrcSize = 1u << async::kOpBits, kIgnoreSrc = kSrcSize << 1, kIgnoreNegated = kSrcSize << 2,
+                            kBytesShift = async::kOpBits + 3;
+  async::AddressSlot destination, source;
+  uint32_t bytes = 16;
+  uint32_t srcSize = 0;
+  uint32_t ignoreSrc = 0;
+  bool ignoreNegated = false;
+
+  static CpAsyncOperands of(const Op& op) {
+    return {async::AddressSlot::of(op, 0),  async::AddressSlot::of(op, 1),    op.aux >> kBytesShift,
+            (op.aux & kSrcSize) ? op.c : 0, (op.aux & kIgnoreSrc) ? op.d : 0, (op.aux & kIgnoreNegated) != 0};
+  }
+  void into(Op& op) const {
+    op.aux = bytes << kBytesShift | (srcSize ? kSrcSize : 0) | (ignoreSrc ? kIgnoreSrc : 0) |
+             (ignoreNegated ? kIgnoreNegated : 0);
+    op.c = srcSize;
+    destination.into(op, 0);
+    source.into(op, 1);
+    op.d = ignoreSrc;  // not a slot-2 address: cp.async has two
+  }
+};
 
 const Op* cpAsync(Warp& w, const Op* op) {
-  const uint32_t cpSize = op->aux >> kCpSizeShift;
+  const CpAsyncOperands v = CpAsyncOperands::of(*op);
+  const uint32_t cpSize = v.bytes;
   uint32_t m = w.exec;
   while (m) {
     int i = std::countr_zero(m);
     m &= m - 1;
     uint32_t n = cpSize;
-    if (op->aux & kSrcSize) n = std::min(n, R<uint32_t>(w, op->c)[i]);
-    if ((op->aux & kIgnoreSrc) && (R<uint8_t>(w, op->d)[i] != 0) != bool(op->aux & kIgnoreNegated)) n = 0;
-    uint8_t* dst = async::lanePointer(w, op, 0, i, cpSize, cpSize, true);
+    if (v.srcSize) n = std::min(n, R<uint32_t>(w, v.srcSize)[i]);
+    if (v.ignoreSrc && (R<uint8_t>(w, v.ignoreSrc)[i] != 0) != v.ignoreNegated) n = 0;
+    uint8_t* dst = async::lanePointer(w, op, v.destination, i, cpSize, cpSize, true);
     if (!dst) return nullptr;
     if (n) {
-      uint8_t* src = async::lanePointer(w, op, 1, i, n, cpSize, false);
+      uint8_t* src = async::lanePointer(w, op, v.source, i, n, cpSize, false);
       if (!src) return nullptr;
       std::memcpy(dst, src, n);
     }
@@ -42,15 +66,26 @@ const Op* cpAsync(Warp& w, const Op* op) {
 
 // cp.async.mbarrier.arrive: the arrival happens when the thread's earlier cp.async completed, which they have.
 // Without .noinc the pending count is raised by one first, so the pair changes nothing; the address is still checked.
-constexpr uint32_t kNoInc = 1u << async::kOpBits;
+struct CpAsyncArriveOperands {
+  static constexpr uint32_t kNoInc = 1u << async::kOpBits;
+  async::AddressSlot mbarrier;
+  bool noinc = false;
+
+  static CpAsyncArriveOperands of(const Op& op) { return {async::AddressSlot::of(op, 0), (op.aux & kNoInc) != 0}; }
+  void into(Op& op) const {
+    op.aux = noinc ? kNoInc : 0;
+    mbarrier.into(op, 0);
+  }
+};
 const Op* cpAsyncMbarrierArrive(Warp& w, const Op* op) {
+  const CpAsyncArriveOperands v = CpAsyncArriveOperands::of(*op);
   uint32_t m = w.exec;
   while (m) {
     int i = std::countr_zero(m);
     m &= m - 1;
-    uint8_t* bar = async::lanePointer(w, op, 0, i, 8, 8, true);
+    uint8_t* bar = async::lanePointer(w, op, v.mbarrier, i, 8, 8, true);
     if (!bar) return nullptr;
-    if (op->aux & kNoInc) mbar::arrive(bar, 1, 0, false);
+    if (v.noinc) mbar::arrive(bar, 1, 0, false);
   }
   return op + 1;
 }
@@ -66,7 +101,7 @@ template <class T, mem::AOp O> void reduceSpan(uint8_t* dst, const uint8_t* src,
     mem::atomicRmw<T, O>(dst + k, b, b);
   }
 }
-// The reducers an op can name (aux >> kReducerShift indexes it); 0: a plain copy.
+// The reducers an op can name (BulkCopyOperands::reducer indexes it); 0: a plain copy.
 constexpr Reducer kReducers[] = {
     nullptr,
     reduceSpan<uint32_t, mem::AAdd>,
@@ -97,11 +132,37 @@ constexpr Reducer kReducers[] = {
     reduceSpan<uint16_t, mem::AMinBF16>,
     reduceSpan<uint16_t, mem::AMaxBF16>,
 };
-constexpr uint32_t kReducerShift = 16;
-constexpr uint32_t kCompleteTx = 1u << async::kOpBits;
-// kMulticast: register c is a u64 of {size, ctaMask}; the copy goes to the same offsets (destination and mbarrier)
-// in each CTA of the mask. kToOtherCta: from shared::cta memory to shared::cluster memory, which must be another CTA's.
-constexpr uint32_t kMulticast = kCompleteTx << 1, kToOtherCta = kCompleteTx << 2;
+
+// cp.async.bulk / cp.reduce.async.bulk: `size` bytes (a u32 register, a multiple of 16) from source to destination,
+// both 16-byte aligned, reduced with kReducers[reducer] (0: copied); with completeTx the copy then completes that
+// many bytes of the mbarrier. multicast: `size` is a u64 register of {size, ctaMask}, and the copy goes to the same
+// offsets (destination and mbarrier) in each CTA of the mask. toOtherCta: from shared::cta memory to
+// shared::cluster memory, which must be another CTA's.
+struct BulkCopyOperands {
+  static constexpr uint32_t kCompleteTx = 1u << async::kOpBits, kMulticast = kCompleteTx << 1,
+                            kToOtherCta = kCompleteTx << 2, kReducerShift = 16;
+  async::AddressSlot destination, source, mbarrier;
+  uint32_t size = 0;
+  uint32_t reducer = 0;
+  bool completeTx = false;
+  bool multicast = false;
+  bool toOtherCta = false;
+
+  static BulkCopyOperands of(const Op& op) {
+    return {async::AddressSlot::of(op, 0), async::AddressSlot::of(op, 1),
+            async::AddressSlot::of(op, 2), op.c,
+            op.aux >> kReducerShift,       (op.aux & kCompleteTx) != 0,
+            (op.aux & kMulticast) != 0,    (op.aux & kToOtherCta) != 0};
+  }
+  void into(Op& op) const {
+    op.aux = reducer << kReducerShift | (completeTx ? kCompleteTx : 0) | (multicast ? kMulticast : 0) |
+             (toOtherCta ? kToOtherCta : 0);
+    op.c = size;
+    destination.into(op, 0);
+    source.into(op, 1);
+    if (completeTx) mbarrier.into(op, 2);
+  }
+};
 
 // The index in kReducers of a cp.reduce.async.bulk operation on type t; 0 when there is none.
 uint32_t reducerIndex(ptx::RedOp r, Type t) {
@@ -141,57 +202,58 @@ uint32_t reducerIndex(ptx::RedOp r, Type t) {
   }
 }
 
-// The multicast form of a bulk copy into shared memory: the same offsets of destination (slot 0) and mbarrier
-// (slot 2) in every CTA of ctaMask (bits past the cluster's size are ignored).
-const Op* bulkMulticast(Warp& w, const Op* op, int lane, const uint8_t* src, uint32_t size, uint32_t ctaMask) {
+// The multicast form of a bulk copy into shared memory: the same offsets of destination and mbarrier in every CTA
+// of ctaMask (bits past the cluster's size are ignored).
+const Op* bulkMulticast(Warp& w, const Op* op, const BulkCopyOperands& v, int lane, const uint8_t* src, uint32_t size,
+                        uint32_t ctaMask) {
   constexpr uint64_t kOffset = (uint64_t(1) << kClusterRankShift) - 1;
-  const uint64_t dstOffset = async::laneAddress(w, op, 0, lane) & kOffset;
-  const uint64_t barOffset = async::laneAddress(w, op, 2, lane) & kOffset;
+  const uint64_t dstOffset = async::laneAddress(w, v.destination, lane) & kOffset;
+  const uint64_t barOffset = async::laneAddress(w, v.mbarrier, lane) & kOffset;
   const std::vector<Cta*>& ctas = w.cta->cluster->ctas;
   for (uint32_t rank = 0; rank < ctas.size(); ++rank) {
     if (!((ctaMask >> rank) & 1)) continue;
     Cta& target = *ctas[rank];
-    if (dstOffset + size > target.sharedBytes || ((op->aux & kCompleteTx) && barOffset + 8 > target.sharedBytes))
+    if (dstOffset + size > target.sharedBytes || (v.completeTx && barOffset + 8 > target.sharedBytes))
       return raiseFault(w, op, lane, FaultKind::IllegalAddress, dstOffset, "out-of-range shared address (multicast)");
     std::memmove(target.shared + dstOffset, src, size);
-    if (op->aux & kCompleteTx) mbar::completeTx(target.shared + barOffset, size);
+    if (v.completeTx) mbar::completeTx(target.shared + barOffset, size);
   }
   return op + 1;
 }
 
-// cp.async.bulk / cp.reduce.async.bulk: `size` bytes (register c, a multiple of 16) from slot 1 to slot 0, both
-// 16-byte aligned; with kCompleteTx the copy then completes that many bytes of the mbarrier in slot 2.
+// cp.async.bulk / cp.reduce.async.bulk (BulkCopyOperands).
 const Op* bulkCopy(Warp& w, const Op* op) {
-  const Reducer reduce = kReducers[op->aux >> kReducerShift];
+  const BulkCopyOperands v = BulkCopyOperands::of(*op);
+  const Reducer reduce = kReducers[v.reducer];
   uint32_t m = w.exec;
   while (m) {
     int i = std::countr_zero(m);
     m &= m - 1;
-    const uint64_t sizeAndMask = (op->aux & kMulticast) ? R<uint64_t>(w, op->c)[i] : R<uint32_t>(w, op->c)[i];
+    const uint64_t sizeAndMask = v.multicast ? R<uint64_t>(w, v.size)[i] : R<uint32_t>(w, v.size)[i];
     const uint32_t size = uint32_t(sizeAndMask);
     if (size % 16)
       return raiseFault(w, op, i, FaultKind::MisalignedAddress, size, "bulk copy size is not a multiple of 16");
-    if (op->aux & kToOtherCta) {
+    if (v.toOtherCta) {
       // An H100 raises an illegal-instruction error for a copy from shared::cta memory into the issuing CTA's own
       // shared memory (driver 580: conformance ptx.async.BulkSharedToShared and ptx.async_BulkReduceShared.*)
-      const uint64_t rankField = async::laneAddress(w, op, 0, i) >> kClusterRankShift;
+      const uint64_t rankField = async::laneAddress(w, v.destination, i) >> kClusterRankShift;
       if (rankField == 0 || rankField - 1 == w.cta->clusterRank)
         return raiseFault(w, op, i, FaultKind::IllegalInstruction, 0,
                           "bulk copy from shared::cta memory into the issuing CTA's own shared memory");
     }
-    if (op->aux & kMulticast) {
-      const uint8_t* src = async::lanePointer(w, op, 1, i, size, 16, false);
-      if (!src || ((async::laneAddress(w, op, 0, i) & 15) != 0))
+    if (v.multicast) {
+      const uint8_t* src = async::lanePointer(w, op, v.source, i, size, 16, false);
+      if (!src || ((async::laneAddress(w, v.destination, i) & 15) != 0))
         return src ? raiseFault(w, op, i, FaultKind::MisalignedAddress, 0, "misaligned address") : nullptr;
-      if (!bulkMulticast(w, op, i, src, size, uint32_t(sizeAndMask >> 32) & 0xffffu)) return nullptr;
+      if (!bulkMulticast(w, op, v, i, src, size, uint32_t(sizeAndMask >> 32) & 0xffffu)) return nullptr;
       continue;
     }
-    uint8_t* dst = async::lanePointer(w, op, 0, i, size, 16, true);
+    uint8_t* dst = async::lanePointer(w, op, v.destination, i, size, 16, true);
     if (!dst) return nullptr;
-    uint8_t* src = async::lanePointer(w, op, 1, i, size, 16, false);
+    uint8_t* src = async::lanePointer(w, op, v.source, i, size, 16, false);
     if (!src) return nullptr;
     uint8_t* bar = nullptr;
-    if ((op->aux & kCompleteTx) && !(bar = async::lanePointer(w, op, 2, i, 8, 8, true))) return nullptr;
+    if (v.completeTx && !(bar = async::lanePointer(w, op, v.mbarrier, i, 8, 8, true))) return nullptr;
     if (reduce)
       reduce(dst, src, size);
     else
@@ -203,19 +265,65 @@ const Op* bulkCopy(Warp& w, const Op* op) {
 
 // ---- tensor copies (tile mode) -------------------------------------------------------------------------------------
 // The coordinates of a tensor copy (up to five s32 registers) are gathered first into one block of five per lane
-// (packCoordinate: d = block, a = coordinate register, imm = dimension), which the copy op reads (c).
+// (packCoordinate), which the copy op reads.
 constexpr uint32_t kMaxTensorRank = 5;
+struct CoordinateOperands {
+  uint32_t block = 0;       // the lanes' blocks of kMaxTensorRank s32
+  uint32_t coordinate = 0;  // s32 register
+  uint32_t dimension = 0;
+
+  static CoordinateOperands of(const Op& op) { return {op.d, op.a, uint32_t(op.imm)}; }
+  void into(Op& op) const {
+    op.d = block;
+    op.a = coordinate;
+    op.imm = dimension;
+  }
+};
 const Op* packCoordinate(Warp& w, const Op* op) {
-  int32_t* block = R<int32_t>(w, op->d);
-  const int32_t* x = R<int32_t>(w, op->a);
-  h::forActive(w.exec, [&](int i) { block[i * kMaxTensorRank + op->imm] = x[i]; });
+  const CoordinateOperands v = CoordinateOperands::of(*op);
+  int32_t* block = R<int32_t>(w, v.block);
+  const int32_t* x = R<int32_t>(w, v.coordinate);
+  h::forActive(w.exec, [&](int i) { block[i * kMaxTensorRank + v.dimension] = x[i]; });
   return op + 1;
 }
 
+// cp.async.bulk.tensor / cp.reduce.async.bulk.tensor, tile mode: the box in shared memory, the tensor map's address
+// (u64 register), the coordinates' block (packCoordinate), the mbarrier of a load; multicast loads go to the CTAs of
+// ctaMask (a u32 register of a 16-bit mask).
 enum TensorKind : uint32_t { kTensorLoad = 0, kTensorStore = 1, kTensorReduce = 2 };
-constexpr uint32_t kTensorKindShift = async::kOpBits, kTensorRankShift = async::kOpBits + 2;
-constexpr uint32_t kTensorRedOpShift = 16;
-constexpr uint32_t kTensorMulticast = 1u << (async::kOpBits + 5);  // .multicast::cluster: ctaMask in register e
+struct TensorCopyOperands {
+  static constexpr uint32_t kKindShift = async::kOpBits, kRankShift = async::kOpBits + 2,
+                            kMulticast = 1u << (async::kOpBits + 5), kRedOpShift = 16;
+  async::AddressSlot shared, mbarrier;
+  uint32_t map = 0;
+  uint32_t coordinates = 0;
+  uint32_t ctaMask = 0;
+  TensorKind kind = kTensorLoad;
+  uint32_t rank = 0;
+  ptx::RedOp redOp{};
+  bool multicast = false;
+
+  static TensorCopyOperands of(const Op& op) {
+    return {async::AddressSlot::of(op, 0),
+            async::AddressSlot::of(op, 2),
+            op.b,
+            op.c,
+            op.e,
+            TensorKind((op.aux >> kKindShift) & 3),
+            (op.aux >> kRankShift) & 7,
+            ptx::RedOp(op.aux >> kRedOpShift),
+            (op.aux & kMulticast) != 0};
+  }
+  void into(Op& op) const {
+    op.aux = uint32_t(kind) << kKindShift | rank << kRankShift | uint32_t(redOp) << kRedOpShift |
+             (multicast ? kMulticast : 0);
+    op.b = map;
+    op.c = coordinates;
+    op.e = ctaMask;
+    shared.into(op, 0);
+    if (kind == kTensorLoad) mbarrier.into(op, 2);
+  }
+};
 
 // The tensor map a lane names: a generic address (of a kernel parameter, global or constant memory) or, as
 // `mov %rd, param` gives it in a kernel, an offset in the kernel's parameters.
@@ -280,8 +388,9 @@ uint64_t oobFill(const ptx::TensorMapEncoding& map) {
 // repeats every 256, 512 or 1024 bytes. The shared memory is the CTA's that the address names (another CTA's of
 // the cluster through a shared::cluster address), or with `multicastTo` that CTA's at the address's offset.
 // Returns the box's bytes, 0 after a fault.
-uint64_t tensorBox(Warp& w, const Op* op, int lane, const ptx::TensorMapEncoding& map, const int32_t* start,
-                   TensorKind kind, Cta* multicastTo = nullptr) {
+uint64_t tensorBox(Warp& w, const Op* op, const TensorCopyOperands& v, int lane, const ptx::TensorMapEncoding& map,
+                   const int32_t* start, Cta* multicastTo = nullptr) {
+  const TensorKind kind = v.kind;
   const unsigned rank = map.rank, eb = map.elementBytes;
   uint32_t count[kMaxTensorRank] = {1, 1, 1, 1, 1};
   uint64_t elements = 1;
@@ -290,7 +399,7 @@ uint64_t tensorBox(Warp& w, const Op* op, int lane, const ptx::TensorMapEncoding
     elements *= count[i];
   }
   const uint64_t bytes = elements * eb;
-  uint64_t smem = async::laneAddress(w, op, 0, lane);
+  uint64_t smem = async::laneAddress(w, v.shared, lane);
   if (smem % 128) {
     raiseFault(w, op, lane, FaultKind::MisalignedAddress, smem, "tensor copy shared address not 128-byte aligned");
     return 0;
@@ -298,16 +407,14 @@ uint64_t tensorBox(Warp& w, const Op* op, int lane, const ptx::TensorMapEncoding
   Cta* owner = multicastTo;
   uint64_t sharedBase = smem & ((uint64_t(1) << kClusterRankShift) - 1);
   if (!owner) {
-    uint8_t* shared = async::lanePointer(w, op, 0, lane, bytes, 128, kind == kTensorLoad);
+    uint8_t* shared = async::lanePointer(w, op, v.shared, lane, bytes, 128, kind == kTensorLoad);
     if (!shared) return 0;
-    const bool generic = ((op->aux >> 1) & 3) == async::kGeneric;
+    const bool generic = v.shared.where == async::kGeneric;
     owner = generic ? clusterSharedOwner(*w.cta, smem) : clusterSharedTarget(*w.cta, smem).cta;
     sharedBase = reinterpret_cast<uint64_t>(shared) - reinterpret_cast<uint64_t>(owner->shared);
   }
   const unsigned swizzleBits = map.swizzle;  // 0 none, 1 32B, 2 64B, 3 128B
-  const Reducer reduce = kind == kTensorReduce
-                             ? kReducers[tensorReducer(ptx::RedOp(op->aux >> kTensorRedOpShift), map.dataType)]
-                             : nullptr;
+  const Reducer reduce = kind == kTensorReduce ? kReducers[tensorReducer(v.redOp, map.dataType)] : nullptr;
   if (kind == kTensorReduce && !reduce) {
     raiseFault(w, op, lane, FaultKind::IllegalInstruction, 0,
                "reduction not defined for the tensor map's element type");
@@ -352,39 +459,39 @@ uint64_t tensorBox(Warp& w, const Op* op, int lane, const ptx::TensorMapEncoding
   return bytes;
 }
 
-// cp.async.bulk.tensor / cp.reduce.async.bulk.tensor, tile mode: shared memory in slot 0, the tensor map's address
-// in b (64-bit), the coordinates in block c, the mbarrier of a load in slot 2.
+// cp.async.bulk.tensor / cp.reduce.async.bulk.tensor, tile mode (TensorCopyOperands).
 const Op* tensorCopy(Warp& w, const Op* op) {
-  const TensorKind kind = TensorKind((op->aux >> kTensorKindShift) & 3);
-  const unsigned rank = (op->aux >> kTensorRankShift) & 7;
+  const TensorCopyOperands v = TensorCopyOperands::of(*op);
+  const TensorKind kind = v.kind;
+  const unsigned rank = v.rank;
   uint32_t m = w.exec;
   while (m) {
     int i = std::countr_zero(m);
     m &= m - 1;
     ptx::TensorMapEncoding map;
-    if (!readTensorMap(w, op, i, R<uint64_t>(w, op->b)[i], map)) return nullptr;
+    if (!readTensorMap(w, op, i, R<uint64_t>(w, v.map)[i], map)) return nullptr;
     if (map.rank != rank)
       return raiseFault(w, op, i, FaultKind::IllegalInstruction, 0,
                         fmt::format("a {}-dimensional tensor copy of a tensor map of rank {}", rank, map.rank));
-    if (op->aux & kTensorMulticast) {
-      // the same offsets of box and mbarrier in every CTA of the 16-bit mask (register e)
-      const uint64_t barOffset = async::laneAddress(w, op, 2, i) & ((uint64_t(1) << kClusterRankShift) - 1);
-      const uint32_t mask = R<uint32_t>(w, op->e)[i] & 0xffffu;
+    if (v.multicast) {
+      // the same offsets of box and mbarrier in every CTA of the 16-bit mask
+      const uint64_t barOffset = async::laneAddress(w, v.mbarrier, i) & ((uint64_t(1) << kClusterRankShift) - 1);
+      const uint32_t mask = R<uint32_t>(w, v.ctaMask)[i] & 0xffffu;
       const std::vector<Cta*>& ctas = w.cta->cluster->ctas;
       for (uint32_t r = 0; r < ctas.size(); ++r) {
         if (!((mask >> r) & 1)) continue;
         if (barOffset + 8 > ctas[r]->sharedBytes || (barOffset & 7))
           return raiseFault(w, op, i, FaultKind::IllegalAddress, barOffset,
                             "mbarrier outside shared memory (multicast)");
-        const uint64_t bytes = tensorBox(w, op, i, map, R<int32_t>(w, op->c) + i * kMaxTensorRank, kind, ctas[r]);
+        const uint64_t bytes = tensorBox(w, op, v, i, map, R<int32_t>(w, v.coordinates) + i * kMaxTensorRank, ctas[r]);
         if (!bytes) return nullptr;
         mbar::completeTx(ctas[r]->shared + barOffset, int64_t(bytes));
       }
       continue;
     }
     uint8_t* bar = nullptr;
-    if (kind == kTensorLoad && !(bar = async::lanePointer(w, op, 2, i, 8, 8, true))) return nullptr;
-    uint64_t bytes = tensorBox(w, op, i, map, R<int32_t>(w, op->c) + i * kMaxTensorRank, kind);
+    if (kind == kTensorLoad && !(bar = async::lanePointer(w, op, v.mbarrier, i, 8, 8, true))) return nullptr;
+    uint64_t bytes = tensorBox(w, op, v, i, map, R<int32_t>(w, v.coordinates) + i * kMaxTensorRank);
     if (!bytes) return nullptr;
     if (bar) mbar::completeTx(bar, int64_t(bytes));
   }
@@ -401,7 +508,7 @@ KernelLowerer::Addr KernelLowerer::addressIn(const Instruction& in, const Operan
   return address(copy, o);
 }
 
-void KernelLowerer::setAddressSlot(Op& op, int slot, const Addr& a) {
+async::AddressSlot KernelLowerer::asyncSlot(const Addr& a, int slot) {
   async::Where where = async::kShared;
   if (a.space == mem::Generic)
     where = async::kGeneric;
@@ -410,17 +517,7 @@ void KernelLowerer::setAddressSlot(Op& op, int slot, const Addr& a) {
   else if (a.space != mem::Shared)
     fail(line_, "asynchronous copy operand in an unsupported state space");
   if (slot > 0 && a.imm != int64_t(int32_t(a.imm))) fail(line_, "address offset out of range");
-  op.aux |= async::slotAux(slot, a.baseSize == 8, where);
-  if (slot == 0) {
-    op.a = a.base;
-    op.imm = a.imm;
-  } else if (slot == 1) {
-    op.b = a.base;
-    op.e = uint32_t(int32_t(a.imm));
-  } else {
-    op.d = a.base;
-    op.f = uint32_t(int32_t(a.imm));
-  }
+  return async::AddressSlot{a.base, a.baseSize == 8, where, a.imm};
 }
 
 void KernelLowerer::lowerTensorCopy(const Instruction& in) {
@@ -444,10 +541,7 @@ void KernelLowerer::lowerTensorCopy(const Instruction& in) {
   uint32_t block = temp(4 * kMaxTensorRank);
   for (unsigned k = 0; k < rank; ++k) {
     uint32_t x = src(fn_->elems[coords.index + k], Type::s32);
-    Op& pack = emit(&packCoordinate);
-    pack.d = block;
-    pack.a = x;
-    pack.imm = k;
+    CoordinateOperands{block, x, k}.into(emit(&packCoordinate));
   }
   Addr smem = addressIn(in, opnd(in, load ? 0 : 1), load ? in.space : in.space2);
   std::optional<Addr> bar;
@@ -457,14 +551,17 @@ void KernelLowerer::lowerTensorCopy(const Instruction& in) {
   if (multicast && smem.space != mem::Shared)
     return unsupported(in, "multicast tensor copies other than into shared memory");
   const uint32_t mask = multicast ? src(opnd(in, 3), Type::u32) : 0;  // a 16-bit operand, zero-extended
-  Op& op = emit(&tensorCopy);
-  op.aux = kind << kTensorKindShift | rank << kTensorRankShift | uint32_t(in.redOp) << kTensorRedOpShift |
-           (multicast ? kTensorMulticast : 0);
-  op.b = mapReg;
-  op.c = block;
-  op.e = mask;
-  setAddressSlot(op, 0, smem);
-  if (bar) setAddressSlot(op, 2, *bar);
+  TensorCopyOperands v;
+  v.shared = asyncSlot(smem, 0);
+  if (bar) v.mbarrier = asyncSlot(*bar, 2);
+  v.map = mapReg;
+  v.coordinates = block;
+  v.ctaMask = mask;
+  v.kind = kind;
+  v.rank = rank;
+  v.redOp = in.redOp;
+  v.multicast = multicast;
+  v.into(emit(&tensorCopy));
 }
 
 void KernelLowerer::lowerAsyncCopy(const Instruction& in) {
@@ -474,32 +571,23 @@ void KernelLowerer::lowerAsyncCopy(const Instruction& in) {
       const Operand& size = opnd(in, 2);
       if (size.kind != OperandKind::Imm || (size.value != 4 && size.value != 8 && size.value != 16))
         fail(line_, "cp.async size must be 4, 8 or 16");
-      Addr dst = address(in, opnd(in, 0)), srcAddr = addressIn(in, opnd(in, 1), in.space2);
-      uint32_t aux = uint32_t(size.value) << kCpSizeShift, srcSize = 0, ignore = 0;
+      CpAsyncOperands v;
+      v.destination = asyncSlot(address(in, opnd(in, 0)), 0);
+      v.source = asyncSlot(addressIn(in, opnd(in, 1), in.space2), 1);
+      v.bytes = uint32_t(size.value);
       if (in.numOperands - (hint ? 1 : 0) > 3) {
         const Operand& o = opnd(in, 3);
-        if (o.kind == OperandKind::Reg && regType(o.index) == Type::pred) {
-          bool neg = false;
-          ignore = srcPred(o, neg);
-          aux |= kIgnoreSrc | (neg ? kIgnoreNegated : 0);
-        } else {
-          srcSize = src(o, Type::u32);
-          aux |= kSrcSize;
-        }
+        if (o.kind == OperandKind::Reg && regType(o.index) == Type::pred)
+          v.ignoreSrc = srcPred(o, v.ignoreNegated);
+        else
+          v.srcSize = src(o, Type::u32);
       }
-      Op& op = emit(&cpAsync);
-      op.aux = aux;
-      op.c = srcSize;
-      setAddressSlot(op, 0, dst);
-      setAddressSlot(op, 1, srcAddr);
-      op.d = ignore;  // not a slot-2 address: cp.async has two
+      v.into(emit(&cpAsync));
       return;
     }
     case Opcode::CpAsyncMbarrierArrive: {
-      Addr bar = address(in, opnd(in, 0));
-      Op& op = emit(&cpAsyncMbarrierArrive);
-      op.aux = fn_->hasMod(in, ptx::Mod::noinc) ? kNoInc : 0;
-      setAddressSlot(op, 0, bar);
+      CpAsyncArriveOperands{asyncSlot(address(in, opnd(in, 0)), 0), fn_->hasMod(in, ptx::Mod::noinc)}.into(
+          emit(&cpAsyncMbarrierArrive));
       return;
     }
     case Opcode::CpAsyncBulk:
@@ -524,19 +612,19 @@ void KernelLowerer::lowerAsyncCopy(const Instruction& in) {
           return unsupported(in, "multicast bulk copies other than into shared memory");
         uint32_t mask = src(opnd(in, 4), Type::u32);  // a 16-bit operand, zero-extended
         uint32_t packed = temp(8);
-        Op& pack = emit(&h::pack<uint32_t, uint64_t, 2>);
-        pack.d = packed;
-        pack.a = size;
-        pack.b = mask;
+        h::VectorParts{packed, {size, mask}}.intoPack(emit(&h::pack<uint32_t, uint64_t, 2>));
         size = packed;
       }
-      Op& op = emit(&bulkCopy);
-      op.aux = reducer << kReducerShift | (completeTx ? kCompleteTx : 0) | (multicast ? kMulticast : 0) |
-               (toOtherCta ? kToOtherCta : 0);
-      op.c = size;
-      setAddressSlot(op, 0, dst);
-      setAddressSlot(op, 1, srcAddr);
-      if (bar) setAddressSlot(op, 2, *bar);
+      BulkCopyOperands v;
+      v.destination = asyncSlot(dst, 0);
+      v.source = asyncSlot(srcAddr, 1);
+      if (bar) v.mbarrier = asyncSlot(*bar, 2);
+      v.size = size;
+      v.reducer = reducer;
+      v.completeTx = completeTx;
+      v.multicast = multicast;
+      v.toOtherCta = toOtherCta;
+      v.into(emit(&bulkCopy));
       return;
     }
     case Opcode::CpAsyncBulkTensor:

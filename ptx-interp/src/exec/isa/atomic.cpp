@@ -130,14 +130,8 @@ void KernelLowerer::lowerAtom(const Instruction& in, bool isRed) {
   uint32_t c = aop == mem::ACas ? src(opnd(in, k++), t) : kZeroReg;
   Handler hnd = atomHandler(a.space, a.baseSize, t, aop);
   if (!hnd) return unsupported(in, "atomic type");
-  if (checkedAccesses())
-    emitAccessCheck(a, checking::kAccessWrite | checking::kAccessAtomic, uint32_t(ptx::typeSize(t)));
-  Op& op = emit(hnd);
-  op.d = hasDst ? d.off : 0;
-  op.a = a.base;
-  op.imm = a.imm;
-  op.b = b;
-  op.c = c;
+  if (checkedAccesses()) emitAccessCheck(a, checking::CheckedAccess::Atomic, uint32_t(ptx::typeSize(t)));
+  mem::AtomicOperands{a.base, a.imm, b, c, hasDst ? d.off : 0}.into(emit(hnd));
   if (hasDst) finish(d);
 }
 
@@ -170,12 +164,7 @@ void KernelLowerer::lowerVectorAtom(const Instruction& in, bool isRed, mem::AOp 
     uint32_t b = src(fn_->elems[srcVec.index + e], t);
     Dst d;
     if (dstVec) d = dst(fn_->elems[dstVec->index + e], t);
-    Op& op = emit(hnd);
-    op.d = dstVec ? d.off : 0;
-    op.a = a.base;
-    op.imm = a.imm + int64_t(e * ptx::typeSize(t));
-    op.b = b;
-    op.c = kZeroReg;
+    mem::AtomicOperands{a.base, a.imm + int64_t(e * ptx::typeSize(t)), b, kZeroReg, dstVec ? d.off : 0}.into(emit(hnd));
     if (dstVec) finish(d);
   }
 }

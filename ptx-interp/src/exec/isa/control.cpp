@@ -207,11 +207,7 @@ void KernelLowerer::lowerBuiltinCall(const Instruction& in, std::string_view nam
       uint32_t off =
           (o.symKind == SymKind::Local ? fi_->localOffset[o.index] : fi_->paramOffset[o.index]) + uint32_t(o.value);
       uint32_t r = temp(sizeOf(t));
-      Handler hnd = ldHandler(mem::Frame, 8, t, sizeOf(t), 1);
-      Op& op = emit(hnd);
-      op.d = r;
-      op.a = kZeroReg;
-      op.imm = off;
+      mem::Access{kZeroReg, off, {r}}.into(emit(ldHandler(mem::Frame, 8, t, sizeOf(t), 1)));
       return r;
     }
     return src(o, t);
@@ -226,19 +222,12 @@ void KernelLowerer::lowerBuiltinCall(const Instruction& in, std::string_view nam
   uint32_t regs[4] = {kZeroReg, kZeroReg, kZeroReg, kZeroReg};
   for (unsigned k = 0; k < b->argCount; ++k) regs[k] = argReg(k, b->args[k]);
   uint32_t res = b->hasResult ? temp(sizeOf(b->result)) : 0;
-  Op& op = emit(b->handler);
-  op.a = regs[0];
-  op.b = regs[1];
-  op.c = regs[2];
-  op.e = regs[3];
-  op.d = res;
+  ctl::BuiltinCallOperands{{regs[0], regs[1], regs[2], regs[3]}, res}.into(emit(b->handler));
   if (b->hasResult && !rets.empty()) {
     const Operand& o = *rets[0];
     if (o.kind == OperandKind::Symbol && o.symKind == SymKind::Local) {
-      Op& stOp = emit(stHandler(mem::Frame, 8, b->result, sizeOf(b->result), 1));
-      stOp.a = kZeroReg;
-      stOp.imm = fi_->localOffset[o.index] + uint32_t(o.value);
-      stOp.d = res;
+      mem::Access{kZeroReg, fi_->localOffset[o.index] + uint32_t(o.value), {res}}.into(
+          emit(stHandler(mem::Frame, 8, b->result, sizeOf(b->result), 1)));
     }
   }
 }
@@ -277,8 +266,7 @@ void KernelLowerer::lowerRuntimeCall(std::string_view name, const RuntimeFunctio
     site.resultOffset = fi_->localOffset[o.index] + uint32_t(o.value);
     site.resultSize = f.resultSize;
   }
-  Op& op = emit(&ctl::deviceRuntime);
-  op.aux = uint32_t(prog_.runtimeSites.size());
+  ctl::RuntimeCallOperands{uint32_t(prog_.runtimeSites.size())}.into(emit(&ctl::deviceRuntime));
   prog_.runtimeSites.push_back(std::move(site));
 }
 

@@ -359,10 +359,7 @@ void KernelLowerer::lowerFloat(const Instruction& in) {
       uint32_t r = src(opnd(in, 1 + k), Type::b64);
       lo[k] = temp(4);
       hi[k] = temp(4);
-      Op& u = emit(&h::unpack<uint32_t, uint64_t, 2>);
-      u.a = r;
-      u.d = lo[k];
-      u.b = hi[k];
+      h::VectorParts{r, {lo[k], hi[k]}}.intoUnpack(emit(&h::unpack<uint32_t, uint64_t, 2>));
     }
     uint32_t rlo = temp(4), rhi = temp(4);
     for (int half = 0; half < 2; ++half) {
@@ -374,10 +371,7 @@ void KernelLowerer::lowerFloat(const Instruction& in) {
       op.c = s[2];
     }
     Dst d = dst(opnd(in, 0), Type::b64);
-    Op& p = emit(&h::pack<uint32_t, uint64_t, 2>);
-    p.d = d.off;
-    p.a = rlo;
-    p.b = rhi;
+    h::VectorParts{d.off, {rlo, rhi}}.intoPack(emit(&h::pack<uint32_t, uint64_t, 2>));
     finish(d);
   };
   auto bin = [&](auto functor) {

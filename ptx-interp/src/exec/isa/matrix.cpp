@@ -381,7 +381,9 @@ uint32_t fixedPointRow(const double* av, const int* ae, const double* bv, const 
 
 constexpr unsigned kMaxElems = 16 * 256;  // the largest fragment: A of m16n8k256 .b1
 
-const MatrixSite& siteOf(Warp& w, const Op* op) { return w.cta->job->program->matrixSites[op->aux]; }
+const MatrixSite& siteOf(Warp& w, const Op* op) {
+  return w.cta->job->program->matrixSites[MatrixOperands::of(*op).site];
+}
 
 }  // namespace
 
@@ -739,7 +741,7 @@ int firstLane(Warp& w) { return std::countr_zero(w.exec | 0x80000000u); }
 
 const Op* wmmaLoad(Warp& w, const Op* op) {
   const MatrixSite& s = siteOf(w, op);
-  TileAccess t = tileOf(w, s, Role(op->imm));
+  TileAccess t = tileOf(w, s, MatrixOperands::of(*op).role);
   const int lane0 = firstLane(w);
   const uint64_t base = laneAddress(w, s, lane0);
   static thread_local uint64_t m[kMaxElems];
@@ -823,10 +825,8 @@ void KernelLowerer::lowerMatrix(const Instruction& in) {
     site.offset = a.imm;
     site.space = uint8_t(a.space);
   };
-  auto emitSite = [&](Handler hnd, std::vector<Dst>& pending, int64_t imm = 0) {
-    Op& op = emit(hnd);
-    op.aux = uint32_t(prog_.matrixSites.size());
-    op.imm = imm;
+  auto emitSite = [&](Handler hnd, std::vector<Dst>& pending, Role role = D) {
+    MatrixOperands{uint32_t(prog_.matrixSites.size()), role}.into(emit(hnd));
     prog_.matrixSites.push_back(site);
     for (const Dst& d : pending) finish(d);  // may emit width conversions after the op
   };

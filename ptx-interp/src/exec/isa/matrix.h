@@ -42,6 +42,25 @@ constexpr uint8_t kFlagWgmma = 64;     // wgmma: fp8 products sum in the H100's 
 // Fragment roles (MatrixSite::regs index).
 enum Role : unsigned { D = 0, A = 1, B = 2, C = 3 };
 
+// Typed operand views of the matrix ops (control_ops.h explains the idea): an op names its site, which holds the
+// fragments' registers and layouts (engine.h: MatrixSite, WgmmaSite); wmma.load also the fragment it loads.
+struct MatrixOperands {
+  uint32_t site = 0;  // Program::matrixSites
+  Role role = D;      // wmma.load: the fragment the tile fills (its registers are the site's D)
+
+  static MatrixOperands of(const Op& op) { return {op.aux, Role(op.imm)}; }
+  void into(Op& op) const {
+    op.aux = site;
+    op.imm = role;
+  }
+};
+struct WgmmaOperands {
+  uint32_t site = 0;  // Program::wgmmaSites
+
+  static WgmmaOperands of(const Op& op) { return {op.aux}; }
+  void into(Op& op) const { op.aux = site; }
+};
+
 struct Pos {
   unsigned row, col;
 };

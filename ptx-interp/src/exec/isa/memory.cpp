@@ -354,16 +354,12 @@ KernelLowerer::Addr KernelLowerer::address(const Instruction& in, const Operand&
   }
 }
 
-void KernelLowerer::emitAccessCheck(const Addr& a, uint32_t flags, uint32_t bytes) {
+void KernelLowerer::emitAccessCheck(const Addr& a, checking::CheckedAccess::Kind kind, uint32_t bytes, bool strong) {
   uint32_t kinds = checkedAccesses();
   bool wanted = a.space == mem::Generic || (a.space == mem::Shared && (kinds & kCheckSharedHazards)) ||
                 (a.space == mem::Global && (kinds & kCheckGlobalAccesses));
   if (!wanted) return;
-  Op& op = emit(&checking::access);
-  op.a = a.base;
-  op.imm = a.imm;
-  op.f = bytes;
-  op.aux = uint32_t(a.space) | flags | (a.baseSize == 4 ? checking::kAccessAddr32 : 0);
+  checking::CheckedAccess{a.base, a.baseSize == 4, a.imm, bytes, a.space, kind, strong}.into(emit(&checking::access));
 }
 
 static uint32_t accessBytesMask(unsigned bytes) { return bytes >= 32 ? kNoIndex : (1u << bytes) - 1; }
@@ -395,7 +391,7 @@ void KernelLowerer::lowerLdSt(const Instruction& in, bool isStore) {
   unsigned ms = ptx::typeSize(t);
   if (checkedAccesses() && !a.paramUniform) {
     const bool strong = in.sem != ptx::Sem::none && in.sem != ptx::Sem::weak;
-    emitAccessCheck(a, (isStore ? checking::kAccessWrite : 0) | (strong ? checking::kAccessStrong : 0), ms * n);
+    emitAccessCheck(a, isStore ? checking::CheckedAccess::Write : checking::CheckedAccess::Read, ms * n, strong);
   }
   if (n == 1) {
     if (isStore) {
@@ -435,26 +431,13 @@ void KernelLowerer::lowerLdSt(const Instruction& in, bool isStore) {
   if (!isStore && a.paramUniform) {
     Handler hnd = ldParamHandler(t, regSize);
     if (!hnd) return unsupported(in, "operand types");
-    Op& op = emit(hnd);
-    op.d = regs[0];
-    op.b = regs[1];
-    op.c = regs[2];
-    op.e = regs[3];
-    op.f = n;
-    op.imm = a.imm;
+    mem::ParamLoad{a.imm, {regs[0], regs[1], regs[2], regs[3]}, n}.into(emit(hnd));
     if (n > 1 && regSize != ms) fail(line_, "vector parameter load into wider registers");
   } else if (uint32_t used = isStore ? kNoIndex : usedBytesMask();
              used != kNoIndex && regSize == ms && (used & accessBytesMask(ms * n)) != accessBytesMask(ms * n)) {
     Handler hnd = ldMaskedHandler(a.space, a.baseSize, ms, n);
     if (!hnd) return unsupported(in, "operand types of a used_bytes_mask load");
-    Op& op = emit(hnd);
-    op.a = a.base;
-    op.imm = a.imm;
-    op.aux = used;
-    op.d = regs[0];
-    op.b = regs[1];
-    op.c = regs[2];
-    op.e = regs[3];
+    mem::MaskedLoad{a.base, a.imm, {regs[0], regs[1], regs[2], regs[3]}, used}.into(emit(hnd));
   } else {
     uint32_t folded = rewrites_[curInst_].foldedAdd;
     Handler hnd = nullptr;
@@ -467,13 +450,9 @@ void KernelLowerer::lowerLdSt(const Instruction& in, bool isStore) {
       bool signedIndex = mul.type() == Type::s32;
       hnd = isStore ? stScaledHandler(t, regSize, signedIndex) : ldScaledHandler(t, regSize, signedIndex);
       if (hnd) {
-        Op& op = emit(hnd);
-        op.a = regOf(base.index);
-        op.b = regOf(fn_->operands[mul.firstOperand + 1].index);
-        op.f = uint32_t(std::countr_zero(uint64_t(fn_->operands[mul.firstOperand + 2].value)));
-        op.c = a.base;
-        op.imm = a.imm;
-        op.d = regs[0];
+        const uint32_t index = regOf(fn_->operands[mul.firstOperand + 1].index);
+        const uint32_t shift = uint32_t(std::countr_zero(uint64_t(fn_->operands[mul.firstOperand + 2].value)));
+        mem::FusedAccess{regOf(base.index), index, shift, a.base, a.imm, regs[0]}.into(emit(hnd));
         for (auto& [k, d] : pendingDst) finish(d);
         return;
       }
@@ -485,12 +464,9 @@ void KernelLowerer::lowerLdSt(const Instruction& in, bool isStore) {
       hnd = isStore ? stIndexedHandler(t, regSize) : ldIndexedHandler(t, regSize);
       if (hnd) {
         const Instruction& add = fn_->instructions[folded];
-        Op& op = emit(hnd);
-        op.a = regOf(fn_->operands[add.firstOperand + 1].index);
-        op.b = regOf(fn_->operands[add.firstOperand + 2].index);
-        op.c = a.base;
-        op.imm = a.imm;
-        op.d = regs[0];
+        const uint32_t base = regOf(fn_->operands[add.firstOperand + 1].index);
+        const uint32_t index = regOf(fn_->operands[add.firstOperand + 2].index);
+        mem::FusedAccess{base, index, 0, a.base, a.imm, regs[0]}.into(emit(hnd));
         for (auto& [k, d] : pendingDst) finish(d);
         return;
       }
@@ -498,14 +474,8 @@ void KernelLowerer::lowerLdSt(const Instruction& in, bool isStore) {
     }
     hnd = isStore ? stHandler(a.space, a.baseSize, t, regSize, n) : ldHandler(a.space, a.baseSize, t, regSize, n);
     if (!hnd) return unsupported(in, "operand types / state space combination");
-    Op& op = emit(hnd);
-    if (a.space == mem::Shared && n == 1) op.aux = rewrites_[curInst_].sharedLayout;
-    op.a = a.base;
-    op.imm = a.imm;
-    op.d = regs[0];
-    op.b = regs[1];
-    op.c = regs[2];
-    op.e = regs[3];
+    const uint32_t layoutTag = a.space == mem::Shared && n == 1 ? rewrites_[curInst_].sharedLayout : 0;
+    mem::Access{a.base, a.imm, {regs[0], regs[1], regs[2], regs[3]}, layoutTag}.into(emit(hnd));
   }
   for (auto& [k, d] : pendingDst) finish(d);
 }

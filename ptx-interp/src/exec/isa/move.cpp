@@ -16,6 +16,70 @@ PTX_LANES void iota32(uint32_t* d, uint32_t base, uint32_t m) {
 }
 }  // namespace
 
+// The windows of cvta and isspacep.
+enum AddressWindow : uint32_t {
+  kWindowGlobal = 0,
+  kWindowShared = 1,
+  kWindowLocal = 2,
+  kWindowParam = 3,
+  kWindowCluster = 4
+};
+
+// Typed operand views of the move class's ops beyond d = a (control_ops.h explains the idea): one place packs the
+// Op's fields (into, the lowering) and reads them (of, the handler).
+
+// mov of a special register: component `component` (x, y, z) of `reg` into `result`, of `bytes` bytes.
+struct SpecialRegOperands {
+  uint32_t result = 0;
+  ptx::SpecialReg reg{};
+  uint32_t component = 0;
+  uint32_t bytes = 4;
+
+  static SpecialRegOperands of(const Op& op) { return {op.d, ptx::SpecialReg(op.aux), op.e, op.f}; }
+  void into(Op& op) const {
+    op.d = result;
+    op.aux = uint32_t(reg);
+    op.e = component;
+    op.f = bytes;
+  }
+};
+
+// cvta (to or from generic: the handler says which) and isspacep: the address register and the window it converts
+// to or from, or tests; `width` is the non-generic address's size (4 or 8; cvta only). Generic addresses are u64.
+struct WindowOperands {
+  uint32_t result = 0;
+  uint32_t address = 0;
+  AddressWindow window = kWindowGlobal;
+  uint32_t width = 8;
+
+  static WindowOperands of(const Op& op) { return {op.d, op.a, AddressWindow(op.aux), op.f}; }
+  void into(Op& op) const {
+    op.d = result;
+    op.a = address;
+    op.aux = window;
+    op.f = width;
+  }
+};
+
+// mapa (rank: the target CTA's, a u32 register) and getctarank: generic addresses (u64), or shared::cluster ones
+// of `width` bytes.
+struct ClusterAddressOperands {
+  uint32_t result = 0;
+  uint32_t address = 0;
+  uint32_t rank = 0;
+  bool generic = false;
+  uint32_t width = 8;
+
+  static ClusterAddressOperands of(const Op& op) { return {op.d, op.a, op.b, op.aux == 1, op.f}; }
+  void into(Op& op) const {
+    op.d = result;
+    op.a = address;
+    op.b = rank;
+    op.aux = generic ? 1 : 0;
+    op.f = width;
+  }
+};
+
 // ExecConfig::timeWaitsYield: the warp's next backward branch goes through ctl::backEdge (budget 0), which yields.
 void noteTimeRead(Warp& w) {
   if (!w.cta->job->lp.config.timeWaitsYield) return;
@@ -23,17 +87,18 @@ void noteTimeRead(Warp& w) {
   w.budget = 0;
 }
 
-// Op: aux: SpecialReg, e: component
+// SpecialRegOperands
 const Op* sreg(Warp& w, const Op* op) {
   Cta& cta = *w.cta;
   const Job& job = *cta.job;
+  const SpecialRegOperands o = SpecialRegOperands::of(*op);
   Dim3 blk = job.lp.block, grid = job.lp.grid;
-  uint32_t comp = op->e;
+  uint32_t comp = o.component;
   uint32_t m = w.exec;
-  uint32_t* d32 = R<uint32_t>(w, op->d);
+  uint32_t* d32 = R<uint32_t>(w, o.result);
   uint64_t v = 0;
   bool wide = false;
-  auto sr = static_cast<ptx::SpecialReg>(op->aux);
+  const ptx::SpecialReg sr = o.reg;
   switch (sr) {
     case ptx::SpecialReg::tid: {  // sregHandler gives %tid.x/y/z their own handler; kept for completeness
       alignas(64) uint32_t lanes[32];
@@ -90,7 +155,7 @@ const Op* sreg(Warp& w, const Op* op) {
     case ptx::SpecialReg::aggr_smem_size: v = cta.sharedBytes; break;
     case ptx::SpecialReg::dynamic_smem_size: v = job.lp.dynamicSharedBytes; break;
     case ptx::SpecialReg::is_explicit_cluster: {
-      uint8_t* d8 = R<uint8_t>(w, op->d);
+      uint8_t* d8 = R<uint8_t>(w, o.result);
       const uint8_t given = job.explicitCluster;
       h::forActive(m, [&](int i) { d8[i] = given; });
       return op + 1;
@@ -102,15 +167,15 @@ const Op* sreg(Warp& w, const Op* op) {
     case ptx::SpecialReg::cluster_ctarank: v = cta.clusterRank; break;
     case ptx::SpecialReg::cluster_nctarank: v = job.clusterSize; break;
     default:
-      if (op->aux >= uint32_t(ptx::SpecialReg::envreg0) && op->aux <= uint32_t(ptx::SpecialReg::envreg31))
-        v = job.lp.envRegs[op->aux - uint32_t(ptx::SpecialReg::envreg0)];
+      if (sr >= ptx::SpecialReg::envreg0 && sr <= ptx::SpecialReg::envreg31)
+        v = job.lp.envRegs[uint32_t(sr) - uint32_t(ptx::SpecialReg::envreg0)];
       else
         v = 0;
-      wide = op->f == 8;
+      wide = o.bytes == 8;
       break;
   }
   if (wide) {
-    uint64_t* d64 = R<uint64_t>(w, op->d);
+    uint64_t* d64 = R<uint64_t>(w, o.result);
     h::forActive(m, [&](int i) { d64[i] = v; });
   } else {
     broadcast32(d32, uint32_t(v), m);
@@ -124,30 +189,22 @@ namespace {
 template <int Comp> PTX_LANES const Op* sregTid(Warp& w, const Op* op) {
   alignas(64) uint32_t v[32];
   threadIndexLanes(w.cta->job->lp.block, w.index, Comp, v);
-  h::storeLanes<uint32_t>(w, op->d, v);
+  h::storeLanes<uint32_t>(w, SpecialRegOperands::of(*op).result, v);
   return op + 1;
 }
 template <int Comp> PTX_LANES const Op* sregCtaid(Warp& w, const Op* op) {
   const uint32_t v = w.cta->id.component(Comp);
-  h::store<uint32_t>(w, op->d, [&](int) { return v; });
+  h::store<uint32_t>(w, SpecialRegOperands::of(*op).result, [&](int) { return v; });
   return op + 1;
 }
 }  // namespace
 
-// The windows of cvta and isspacep (op aux).
-enum AddressWindow : uint32_t {
-  kWindowGlobal = 0,
-  kWindowShared = 1,
-  kWindowLocal = 2,
-  kWindowParam = 3,
-  kWindowCluster = 4
-};
-
-// Op: aux: AddressWindow, f: source width (4/8); the destination is 64-bit.
+// WindowOperands
 const Op* cvtaToGeneric(Warp& w, const Op* op) {
   Cta& cta = *w.cta;
+  const WindowOperands o = WindowOperands::of(*op);
   auto src = [&](int i) -> uint64_t {
-    return op->f == 4 ? uint64_t(R<uint32_t>(w, op->a)[i]) : R<uint64_t>(w, op->a)[i];
+    return o.width == 4 ? uint64_t(R<uint32_t>(w, o.address)[i]) : R<uint64_t>(w, o.address)[i];
   };
   uint64_t sh = reinterpret_cast<uint64_t>(cta.shared);
   uint64_t lo = reinterpret_cast<uint64_t>(w.local);
@@ -155,7 +212,7 @@ const Op* cvtaToGeneric(Warp& w, const Op* op) {
   alignas(64) uint64_t tmp[32];
   for (int i = 0; i < 32; ++i) {
     uint64_t a = src(i);
-    switch (op->aux) {
+    switch (o.window) {
       case kWindowShared: tmp[i] = sh + a; break;
       case kWindowCluster: {  // another CTA's shared block; a rank outside the cluster gives no usable address
         ClusterSharedTarget t = clusterSharedTarget(cta, a);
@@ -166,19 +223,20 @@ const Op* cvtaToGeneric(Warp& w, const Op* op) {
       default: tmp[i] = pb + a; break;
     }
   }
-  h::storeLanes<uint64_t>(w, op->d, tmp);
+  h::storeLanes<uint64_t>(w, o.result, tmp);
   return op + 1;
 }
 
 const Op* cvtaFromGeneric(Warp& w, const Op* op) {
   Cta& cta = *w.cta;
-  const uint64_t* a = R<uint64_t>(w, op->a);
+  const WindowOperands o = WindowOperands::of(*op);
+  const uint64_t* a = R<uint64_t>(w, o.address);
   uint64_t sh = reinterpret_cast<uint64_t>(cta.shared);
   uint64_t lo = reinterpret_cast<uint64_t>(w.local);
   uint64_t pb = reinterpret_cast<uint64_t>(cta.job->paramBuffer.data());
   alignas(64) uint64_t tmp[32];
   for (int i = 0; i < 32; ++i) {
-    switch (op->aux) {
+    switch (o.window) {
       case kWindowShared: tmp[i] = a[i] - sh; break;
       case kWindowCluster: {
         const Cta* owner = clusterSharedOwner(cta, a[i]);
@@ -191,27 +249,28 @@ const Op* cvtaFromGeneric(Warp& w, const Op* op) {
       default: tmp[i] = a[i] - pb; break;
     }
   }
-  if (op->f == 4)
-    h::store<uint32_t>(w, op->d, [&](int i) { return uint32_t(tmp[i]); });
+  if (o.width == 4)
+    h::store<uint32_t>(w, o.result, [&](int i) { return uint32_t(tmp[i]); });
   else
-    h::storeLanes<uint64_t>(w, op->d, tmp);
+    h::storeLanes<uint64_t>(w, o.result, tmp);
   return op + 1;
 }
 
-// Op: aux: AddressWindow
+// WindowOperands (no width)
 const Op* isspacep(Warp& w, const Op* op) {
   Cta& cta = *w.cta;
-  const uint64_t* a = R<uint64_t>(w, op->a);
+  const WindowOperands o = WindowOperands::of(*op);
+  const uint64_t* a = R<uint64_t>(w, o.address);
   uint64_t sh = reinterpret_cast<uint64_t>(cta.shared);
   uint64_t lo = reinterpret_cast<uint64_t>(w.local);
   uint64_t pb = reinterpret_cast<uint64_t>(cta.job->paramBuffer.data());
   const MemoryValidator& mv = *cta.job->lp.memory;
-  h::store<uint8_t>(w, op->d, [&](int i) -> uint8_t {
+  h::store<uint8_t>(w, o.result, [&](int i) -> uint8_t {
     uint64_t x = a[i];
     bool s = x - sh < cta.sharedBytes;
     bool l = x - (lo + uint64_t(i) * w.localStride) < w.localStride;
     bool p = x - pb < cta.job->paramBuffer.size();
-    switch (op->aux) {
+    switch (o.window) {
       case kWindowShared: return s;
       case kWindowCluster: return s || clusterSharedOwner(cta, x);
       case kWindowLocal: return l;
@@ -222,60 +281,60 @@ const Op* isspacep(Warp& w, const Op* op) {
   return op + 1;
 }
 
-// mapa: d = the address of the same shared variable in the CTA of rank b (u32). aux 1: generic addresses (u64),
-// else shared::cluster addresses of width f.
+// mapa: the address of the same shared variable in the CTA of the given rank (ClusterAddressOperands).
 const Op* mapa(Warp& w, const Op* op) {
   Cta& cta = *w.cta;
   const std::vector<Cta*>& ctas = cta.cluster->ctas;
-  const uint32_t* rank = R<uint32_t>(w, op->b);
+  const ClusterAddressOperands o = ClusterAddressOperands::of(*op);
+  const uint32_t* rank = R<uint32_t>(w, o.rank);
   uint32_t m = w.exec;
   while (m) {
     int i = std::countr_zero(m);
     m &= m - 1;
-    if (op->aux == 1) {
-      const uint64_t a = R<uint64_t>(w, op->a)[i];
+    if (o.generic) {
+      const uint64_t a = R<uint64_t>(w, o.address)[i];
       const Cta* owner = clusterSharedOwner(cta, a);
       if (!owner)
         return raiseFault(w, op, i, FaultKind::IllegalAddress, a, "mapa of a generic address outside shared memory");
       if (rank[i] >= ctas.size())
         return raiseFault(w, op, i, FaultKind::ClusterAddress, rank[i], "mapa to a CTA rank outside the cluster");
-      R<uint64_t>(w, op->d)[i] =
+      R<uint64_t>(w, o.result)[i] =
           reinterpret_cast<uint64_t>(ctas[rank[i]]->shared) + (a - reinterpret_cast<uint64_t>(owner->shared));
     } else {
       // the rank is checked where the address is used, as on an H100 (an access through it fails the launch)
-      const uint64_t a = op->f == 4 ? R<uint32_t>(w, op->a)[i] : R<uint64_t>(w, op->a)[i];
+      const uint64_t a = o.width == 4 ? R<uint32_t>(w, o.address)[i] : R<uint64_t>(w, o.address)[i];
       const uint64_t v = clusterSharedAddress(rank[i], a & ((1u << kClusterRankShift) - 1));
-      if (op->f == 4)
-        R<uint32_t>(w, op->d)[i] = uint32_t(v);
+      if (o.width == 4)
+        R<uint32_t>(w, o.result)[i] = uint32_t(v);
       else
-        R<uint64_t>(w, op->d)[i] = v;
+        R<uint64_t>(w, o.result)[i] = v;
     }
   }
   return op + 1;
 }
 
-// getctarank: d (u32) = the rank of the CTA whose shared memory address a names. aux 1: generic (u64), else a
-// shared::cluster address of width f.
+// getctarank: the rank (u32) of the CTA whose shared memory the address names (ClusterAddressOperands, no rank).
 const Op* getctarank(Warp& w, const Op* op) {
   Cta& cta = *w.cta;
+  const ClusterAddressOperands o = ClusterAddressOperands::of(*op);
   uint32_t m = w.exec;
   while (m) {
     int i = std::countr_zero(m);
     m &= m - 1;
     uint32_t rank;
-    if (op->aux == 1) {
-      const uint64_t a = R<uint64_t>(w, op->a)[i];
+    if (o.generic) {
+      const uint64_t a = R<uint64_t>(w, o.address)[i];
       const Cta* owner = clusterSharedOwner(cta, a);
       if (!owner)
         return raiseFault(w, op, i, FaultKind::IllegalAddress, a,
                           "getctarank of a generic address outside shared memory");
       rank = owner->clusterRank;
     } else {
-      const uint64_t a = op->f == 4 ? R<uint32_t>(w, op->a)[i] : R<uint64_t>(w, op->a)[i];
+      const uint64_t a = o.width == 4 ? R<uint32_t>(w, o.address)[i] : R<uint64_t>(w, o.address)[i];
       const uint64_t field = a >> kClusterRankShift;
       rank = field ? uint32_t(field - 1) : cta.clusterRank;
     }
-    R<uint32_t>(w, op->d)[i] = rank;
+    R<uint32_t>(w, o.result)[i] = rank;
   }
   return op + 1;
 }
@@ -327,12 +386,7 @@ void KernelLowerer::lowerMov(const Instruction& in) {
       hnd = &h::unpack128;
     else
       return unsupported(in);
-    Op& op = emit(hnd);
-    op.a = a;
-    op.d = regs[0];
-    op.b = regs[1];
-    op.c = regs[2];
-    op.e = regs[3];
+    h::VectorParts{a, {regs[0], regs[1], regs[2], regs[3]}}.intoUnpack(emit(hnd));
     for (auto& d : dsts) finish(d);
     return;
   }
@@ -358,12 +412,7 @@ void KernelLowerer::lowerMov(const Instruction& in) {
     else
       return unsupported(in);
     Dst d = dst(d0, t);
-    Op& op = emit(hnd);
-    op.d = d.off;
-    op.a = regs[0];
-    op.b = regs[1];
-    op.c = regs[2];
-    op.e = regs[3];
+    h::VectorParts{d.off, {regs[0], regs[1], regs[2], regs[3]}}.intoPack(emit(hnd));
     finish(d);
     return;
   }
@@ -372,11 +421,7 @@ void KernelLowerer::lowerMov(const Instruction& in) {
     unsigned ss = ptx::specialRegSize(sr);
     if (ss == sizeOf(regType(d0.index))) {
       uint32_t component = ptx::specialRegHasComponents(sr) ? ptx::selComponent(s0.sel) : 0;
-      Op& op = emit(sregHandler(sr, component, enabled(Rewrite::SpecialRegisterForms)));
-      op.d = regOf(d0.index);
-      op.aux = s0.index;
-      op.e = component;
-      op.f = ss;
+      emitSpecialRegister(regOf(d0.index), sr, component);
       return;
     }
   }
@@ -387,6 +432,11 @@ void KernelLowerer::lowerMov(const Instruction& in) {
   op.d = d.off;
   op.a = a;
   finish(d);
+}
+
+void KernelLowerer::emitSpecialRegister(uint32_t result, ptx::SpecialReg sr, uint32_t component) {
+  SpecialRegOperands{result, sr, component, ptx::specialRegSize(sr)}.into(
+      emit(sregHandler(sr, component, enabled(Rewrite::SpecialRegisterForms))));
 }
 
 void KernelLowerer::lowerMove(const Instruction& in) {
@@ -405,7 +455,7 @@ void KernelLowerer::lowerMove(const Instruction& in) {
 void KernelLowerer::lowerCvta(const Instruction& in) {
   Type t = in.type();
   bool to = in.has(ptx::Flag::to);
-  uint32_t space = kWindowGlobal;
+  AddressWindow space = kWindowGlobal;
   switch (in.space) {
     case ptx::Space::global:
     case ptx::Space::const_: space = kWindowGlobal; break;
@@ -430,27 +480,19 @@ void KernelLowerer::lowerCvta(const Instruction& in) {
   if (to) {
     uint32_t a = src(opnd(in, 1), Type::u64);
     Dst d = dst(opnd(in, 0), t);
-    Op& op = emit(&cvtaFromGeneric);
-    op.d = d.off;
-    op.a = a;
-    op.aux = space;
-    op.f = size;
+    WindowOperands{d.off, a, space, size}.into(emit(&cvtaFromGeneric));
     finish(d);
   } else {
     uint32_t a = src(opnd(in, 1), t);
     Dst d = dst(opnd(in, 0), Type::u64);
-    Op& op = emit(&cvtaToGeneric);
-    op.d = d.off;
-    op.a = a;
-    op.aux = space;
-    op.f = size;
+    WindowOperands{d.off, a, space, size}.into(emit(&cvtaToGeneric));
     finish(d);
   }
   return;
 }
 
 void KernelLowerer::lowerIsspacep(const Instruction& in) {
-  uint32_t space = kWindowGlobal;
+  AddressWindow space = kWindowGlobal;
   switch (in.space) {
     case ptx::Space::global: space = kWindowGlobal; break;
     case ptx::Space::shared:
@@ -464,10 +506,7 @@ void KernelLowerer::lowerIsspacep(const Instruction& in) {
   }
   uint32_t a = src(opnd(in, 1), Type::u64);
   Dst d = dst(opnd(in, 0), Type::pred);
-  Op& op = emit(&isspacep);
-  op.d = d.off;
-  op.a = a;
-  op.aux = space;
+  WindowOperands{d.off, a, space, 0}.into(emit(&isspacep));
   finish(d);
   return;
 }
@@ -484,22 +523,13 @@ void KernelLowerer::lowerClusterAddress(const Instruction& in) {
     uint32_t a = src(opnd(in, 1), at);
     uint32_t rank = src(opnd(in, 2), Type::u32);
     Dst d = dst(opnd(in, 0), at);
-    Op& op = emit(&mapa);
-    op.d = d.off;
-    op.a = a;
-    op.b = rank;
-    op.aux = generic ? 1 : 0;
-    op.f = size;
+    ClusterAddressOperands{d.off, a, rank, generic, size}.into(emit(&mapa));
     finish(d);
     return;
   }
   uint32_t a = src(opnd(in, 1), at);
   Dst d = dst(opnd(in, 0), Type::u32);
-  Op& op = emit(&getctarank);
-  op.d = d.off;
-  op.a = a;
-  op.aux = generic ? 1 : 0;
-  op.f = size;
+  ClusterAddressOperands{d.off, a, 0, generic, size}.into(emit(&getctarank));
   finish(d);
 }
 

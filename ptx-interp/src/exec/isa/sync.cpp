@@ -11,79 +11,106 @@ namespace {
 using h::R;
 namespace mbar = async::mbar;
 
-// mbarrier ops: the object's address in slot 0 (a + imm, exec/async.h), operand registers b and c, destination d.
-constexpr uint32_t kMbarFlag = 1u << async::kOpBits;
-// init: b = count (u32)
+// mbarrier ops (MbarrierOperands): the object's address in slot 0 (exec/async.h), up to two u32 or u64 operand
+// registers and a destination.
+constexpr uint32_t kMbarFlag = 1u << async::kOpBits, kParity = kMbarFlag << 1, kTry = kMbarFlag << 2;
+struct MbarrierOperands {
+  async::AddressSlot object;
+  uint32_t operand = 0;   // init: count; arrive: arrivals; expect/complete_tx: bytes; waits: token or parity
+  uint32_t txBytes = 0;   // arrive.expect_tx: expected bytes (the zero register: none)
+  uint32_t result = 0;    // arrive: the state token (u64); waits: the predicate; pending_count: the count
+  bool drop = false;      // arrive_drop (one bit with complete: no op has both)
+  bool complete = false;  // complete_tx (else expect_tx)
+  bool parity = false;    // waits on a phase parity instead of a token
+  bool tryWait = false;   // try_wait: the warp stops while the phase is not complete
+
+  static MbarrierOperands of(const Op& op) {
+    const bool flag = (op.aux & kMbarFlag) != 0;
+    return {async::AddressSlot::of(op, 0), op.b, op.c, op.d, flag, flag, (op.aux & kParity) != 0, (op.aux & kTry) != 0};
+  }
+  void into(Op& op) const {
+    op.aux = (drop || complete ? kMbarFlag : 0) | (parity ? kParity : 0) | (tryWait ? kTry : 0);
+    op.b = operand;
+    op.c = txBytes;
+    object.into(op, 0);
+    op.d = result;  // after the slot: mbarrier ops have no slot 2
+  }
+};
+
+// init: operand = count (u32)
 const Op* mbarrierInit(Warp& w, const Op* op) {
+  const MbarrierOperands v = MbarrierOperands::of(*op);
   uint32_t m = w.exec;
   while (m) {
     int i = std::countr_zero(m);
     m &= m - 1;
-    uint8_t* p = async::lanePointer(w, op, 0, i, 8, 8, true);
+    uint8_t* p = async::lanePointer(w, op, v.object, i, 8, 8, true);
     if (!p) return nullptr;
-    mbar::init(p, R<uint32_t>(w, op->b)[i]);
+    mbar::init(p, R<uint32_t>(w, v.operand)[i]);
   }
   return op + 1;
 }
 // inval: the object is ordinary memory again (zeroed, as nothing may rely on its contents)
 const Op* mbarrierInval(Warp& w, const Op* op) {
+  const MbarrierOperands v = MbarrierOperands::of(*op);
   uint32_t m = w.exec;
   while (m) {
     int i = std::countr_zero(m);
     m &= m - 1;
-    uint8_t* p = async::lanePointer(w, op, 0, i, 8, 8, true);
+    uint8_t* p = async::lanePointer(w, op, v.object, i, 8, 8, true);
     if (!p) return nullptr;
     std::memset(p, 0, 8);
   }
   return op + 1;
 }
-// arrive / arrive_drop{.expect_tx}: b = arrival count (u32), c = expected bytes (u32, 0: none), d = token (u64);
-// kMbarFlag: drop
+// arrive / arrive_drop{.expect_tx}: operand = arrival count (u32), txBytes = expected bytes (u32), result = token
 const Op* mbarrierArrive(Warp& w, const Op* op) {
+  const MbarrierOperands v = MbarrierOperands::of(*op);
   uint32_t m = w.exec;
   while (m) {
     int i = std::countr_zero(m);
     m &= m - 1;
-    uint8_t* p = async::lanePointer(w, op, 0, i, 8, 8, true);
+    uint8_t* p = async::lanePointer(w, op, v.object, i, 8, 8, true);
     if (!p) return nullptr;
-    R<uint64_t>(w, op->d)[i] = mbar::arrive(p, R<uint32_t>(w, op->b)[i], R<uint32_t>(w, op->c)[i], op->aux & kMbarFlag);
+    R<uint64_t>(w, v.result)[i] = mbar::arrive(p, R<uint32_t>(w, v.operand)[i], R<uint32_t>(w, v.txBytes)[i], v.drop);
   }
   return op + 1;
 }
-// expect_tx / complete_tx: b = bytes (u32); kMbarFlag: complete
+// expect_tx / complete_tx: operand = bytes (u32)
 const Op* mbarrierTx(Warp& w, const Op* op) {
+  const MbarrierOperands v = MbarrierOperands::of(*op);
   uint32_t m = w.exec;
   while (m) {
     int i = std::countr_zero(m);
     m &= m - 1;
-    uint8_t* p = async::lanePointer(w, op, 0, i, 8, 8, true);
+    uint8_t* p = async::lanePointer(w, op, v.object, i, 8, 8, true);
     if (!p) return nullptr;
-    uint32_t bytes = R<uint32_t>(w, op->b)[i];
-    if (op->aux & kMbarFlag)
+    uint32_t bytes = R<uint32_t>(w, v.operand)[i];
+    if (v.complete)
       mbar::completeTx(p, bytes);
     else
       mbar::expectTx(p, bytes);
   }
   return op + 1;
 }
-// test_wait / try_wait: d = predicate, whether the phase of token b (u64) or of parity b (u32, kParity) completed.
-// try_wait may suspend the thread until the phase completes or a time limit passes: a warp whose wait is not over
-// stops there (Waiting) with false, so the warps and CTAs it waits for run before its loop asks again.
-constexpr uint32_t kParity = kMbarFlag << 1, kTry = kMbarFlag << 2;
+// test_wait / try_wait: result = predicate, whether the phase of token `operand` (u64) or of parity `operand` (u32)
+// completed. try_wait may suspend the thread until the phase completes or a time limit passes: a warp whose wait is
+// not over stops there (Waiting) with false, so the warps and CTAs it waits for run before its loop asks again.
 const Op* mbarrierWait(Warp& w, const Op* op) {
+  const MbarrierOperands v = MbarrierOperands::of(*op);
   uint32_t m = w.exec;
   bool incomplete = false;
   while (m) {
     int i = std::countr_zero(m);
     m &= m - 1;
-    uint8_t* p = async::lanePointer(w, op, 0, i, 8, 8, false);
+    uint8_t* p = async::lanePointer(w, op, v.object, i, 8, 8, false);
     if (!p) return nullptr;
-    uint32_t waited = (op->aux & kParity) ? R<uint32_t>(w, op->b)[i] & 1 : mbar::phase(R<uint64_t>(w, op->b)[i]);
+    uint32_t waited = v.parity ? R<uint32_t>(w, v.operand)[i] & 1 : mbar::phase(R<uint64_t>(w, v.operand)[i]);
     bool done = mbar::phase(mbar::load(p)) != waited;
-    R<uint8_t>(w, op->d)[i] = done;
+    R<uint8_t>(w, v.result)[i] = done;
     incomplete |= !done;
   }
-  if (incomplete && (op->aux & kTry)) {
+  if (incomplete && v.tryWait) {
     w.state = WarpState::Waiting;
     w.pc = op + 1;
     return nullptr;
@@ -122,10 +149,11 @@ const Op* clusterWait(Warp& w, const Op* op) {
   return op + 1;
 }
 
-// pending_count: d (u32) = the pending arrivals a token (b, u64) recorded
+// pending_count: result (u32) = the pending arrivals a token (operand, u64) recorded; no object
 const Op* mbarrierPendingCount(Warp& w, const Op* op) {
-  const uint64_t* t = R<uint64_t>(w, op->b);
-  uint32_t* d = R<uint32_t>(w, op->d);
+  const MbarrierOperands v = MbarrierOperands::of(*op);
+  const uint64_t* t = R<uint64_t>(w, v.operand);
+  uint32_t* d = R<uint32_t>(w, v.result);
   h::forActive(w.exec, [&](int i) { d[i] = mbar::pending(t[i]); });
   return op + 1;
 }
@@ -135,20 +163,18 @@ const Op* mbarrierPendingCount(Warp& w, const Op* op) {
 namespace lowering {
 
 void KernelLowerer::lowerMbarrier(const Instruction& in) {
-  auto object = [&](Op& op, unsigned k) { setAddressSlot(op, 0, address(in, opnd(in, k))); };
+  auto object = [&](unsigned k) { return asyncSlot(address(in, opnd(in, k)), 0); };
+  MbarrierOperands v;
   switch (in.opcode) {
-    case Opcode::MbarrierInit: {
-      uint32_t count = src(opnd(in, 1), Type::u32);
-      Op& op = emit(&mbarrierInit);
-      op.b = count;
-      object(op, 0);
+    case Opcode::MbarrierInit:
+      v.operand = src(opnd(in, 1), Type::u32);
+      v.object = object(0);
+      v.into(emit(&mbarrierInit));
       return;
-    }
-    case Opcode::MbarrierInval: {
-      Op& op = emit(&mbarrierInval);
-      object(op, 0);
+    case Opcode::MbarrierInval:
+      v.object = object(0);
+      v.into(emit(&mbarrierInval));
       return;
-    }
     case Opcode::MbarrierArrive:
     case Opcode::MbarrierArriveDrop: {
       // state, [addr] {, count} | .expect_tx: state, [addr], bytes (one arrival)
@@ -156,44 +182,40 @@ void KernelLowerer::lowerMbarrier(const Instruction& in) {
       uint32_t count = literal(1, 4), bytes = kZeroReg;
       if (in.numOperands > 2) (expectTx ? bytes : count) = src(opnd(in, 2), Type::u32);
       Dst d = dst(opnd(in, 0), Type::u64);
-      Op& op = emit(&mbarrierArrive);
-      op.aux = in.opcode == Opcode::MbarrierArriveDrop ? kMbarFlag : 0;
-      op.b = count;
-      op.c = bytes;
-      object(op, 1);
-      op.d = d.off;
+      v.drop = in.opcode == Opcode::MbarrierArriveDrop;
+      v.operand = count;
+      v.txBytes = bytes;
+      v.object = object(1);
+      v.result = d.off;
+      v.into(emit(&mbarrierArrive));
       finish(d);
       return;
     }
     case Opcode::MbarrierExpectTx:
-    case Opcode::MbarrierCompleteTx: {
-      uint32_t bytes = src(opnd(in, 1), Type::u32);
-      Op& op = emit(&mbarrierTx);
-      op.aux = in.opcode == Opcode::MbarrierCompleteTx ? kMbarFlag : 0;
-      op.b = bytes;
-      object(op, 0);
+    case Opcode::MbarrierCompleteTx:
+      v.operand = src(opnd(in, 1), Type::u32);
+      v.complete = in.opcode == Opcode::MbarrierCompleteTx;
+      v.object = object(0);
+      v.into(emit(&mbarrierTx));
       return;
-    }
     case Opcode::MbarrierTest:
     case Opcode::MbarrierTry: {
       // waitComplete, [addr], state | phaseParity {, suspendTimeHint}: the hint only bounds how long to wait
-      bool parity = in.has(ptx::Flag::parity);
-      uint32_t waited = src(opnd(in, 2), parity ? Type::u32 : Type::u64);
+      v.parity = in.has(ptx::Flag::parity);
+      v.tryWait = in.opcode == Opcode::MbarrierTry;
+      v.operand = src(opnd(in, 2), v.parity ? Type::u32 : Type::u64);
       Dst d = dst(opnd(in, 0), Type::pred);
-      Op& op = emit(&mbarrierWait);
-      op.aux = (parity ? kParity : 0) | (in.opcode == Opcode::MbarrierTry ? kTry : 0);
-      op.b = waited;
-      object(op, 1);
-      op.d = d.off;
+      v.object = object(1);
+      v.result = d.off;
+      v.into(emit(&mbarrierWait));
       finish(d);
       return;
     }
     case Opcode::MbarrierPendingCount: {
-      uint32_t token = src(opnd(in, 1), Type::u64);
+      v.operand = src(opnd(in, 1), Type::u64);
       Dst d = dst(opnd(in, 0), Type::u32);
-      Op& op = emit(&mbarrierPendingCount);
-      op.b = token;
-      op.d = d.off;
+      v.result = d.off;
+      v.into(emit(&mbarrierPendingCount));
       finish(d);
       return;
     }
@@ -202,10 +224,11 @@ void KernelLowerer::lowerMbarrier(const Instruction& in) {
 }
 
 void KernelLowerer::emitCompleteTx(const Addr& object, uint32_t bytesReg) {
-  Op& op = emit(&mbarrierTx);
-  op.aux = kMbarFlag;
-  op.b = bytesReg;
-  setAddressSlot(op, 0, object);
+  MbarrierOperands v;
+  v.complete = true;
+  v.operand = bytesReg;
+  v.object = asyncSlot(object, 0);
+  v.into(emit(&mbarrierTx));
 }
 
 void KernelLowerer::lowerSync(const Instruction& in) {
@@ -281,7 +304,7 @@ void KernelLowerer::lowerBar(const Instruction& in) {
     bar.count = src(opnd(in, k++), Type::u32);
   }
   if (uint32_t checks = checkedAccesses() & (kCheckSharedHazards | kCheckBarriers); checks && bar.kind != Bar::Arrive)
-    emit(&checking::barrier).aux = checks;
+    checking::CheckedBarrier{checks}.into(emit(&checking::barrier));
   bar.into(emit(&ctl::barSync));
 }
 

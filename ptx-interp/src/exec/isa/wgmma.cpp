@@ -113,7 +113,7 @@ bool readOperand(Warp& w, const Op* op, int lane, const Descriptor& desc, bool m
 }
 
 const Op* wgmmaMma(Warp& w, const Op* op) {
-  const WgmmaSite& s = w.cta->job->program->wgmmaSites[op->aux];
+  const WgmmaSite& s = w.cta->job->program->wgmmaSites[WgmmaOperands::of(*op).site];
   const MatrixSite& ar = s.arith;
   const bool sparse = s.flags & kWgmmaSparse;
   const unsigned N = ar.n, K = ar.k, KA = sparse ? K / 2 : K, rowBase = 16 * (w.index % 4);
@@ -258,8 +258,7 @@ void KernelLowerer::lowerWgmma(const Instruction& in) {
     site.d.push_back(dd.off);
     pending.push_back(dd);
   }
-  Op& op = emit(&wgmmaMma);
-  op.aux = uint32_t(prog_.wgmmaSites.size());
+  WgmmaOperands{uint32_t(prog_.wgmmaSites.size())}.into(emit(&wgmmaMma));
   prog_.wgmmaSites.push_back(std::move(site));
   for (const Dst& dd : pending) finish(dd);
 }
