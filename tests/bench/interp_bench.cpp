@@ -337,6 +337,54 @@ void BM_AtomicHistogram(benchmark::State& state) {
   check(r, state);
 }
 
+// The same kernel on input whose bytes are all equal: every lane of a warp adds to one counter (the lanes combine
+// into one host atomic: warp-aggregated-atomics), against native code adding 1 per element to one std::atomic.
+void BM_AtomicCounter(benchmark::State& state) {
+  const int n = 1 << 22;
+  unsigned char* in = arena().alloc<unsigned char>(n);
+  unsigned* bins = arena().alloc<unsigned>(256);
+  std::fill(in, in + n, static_cast<unsigned char>(7));
+  double native = nativeSeconds([&] { nativeHistogram(in, bins, n); });
+  Params p(info("histogram"));
+  p.arg(in).arg(bins).arg(n);
+  LaunchResult r;
+  measure(
+      state, [&] { r = run("histogram", Dim3{256}, Dim3{256}, p); }, native);
+  check(r, state);
+}
+
+// The global-atomic histogram on 1..N host threads (wall time: needs an idle machine) against native code on as many
+// std::threads sharing the std::atomic bins; ratio = interpreter / native with the same number of threads.
+void BM_AtomicHistogramThreads(benchmark::State& state) {
+  const uint32_t threads = uint32_t(state.range(0));
+  const int n = 1 << 22;
+  unsigned char* in = arena().alloc<unsigned char>(n);
+  unsigned* bins = arena().alloc<unsigned>(256);
+  for (int i = 0; i < n; ++i) in[i] = static_cast<unsigned char>((unsigned(i) * 2654435761u) >> 24);
+  double native = 1e30;
+  for (int k = 0; k < 5; ++k)
+    native = std::min(native, wallSeconds([&] {
+                        std::vector<std::thread> pool;
+                        const int part = n / int(threads);
+                        for (uint32_t t = 0; t < threads; ++t)
+                          pool.emplace_back([&, t] { nativeHistogram(in + t * part, bins, part); });
+                        for (auto& th : pool) th.join();
+                      }));
+  Params p(info("histogram"));
+  p.arg(in).arg(bins).arg(n);
+  LaunchResult r;
+  double best = 1e30;
+  for (auto _ : state) {
+    double t = wallSeconds([&] { r = run("histogram", Dim3{256}, Dim3{256}, p, threads); });
+    best = std::min(best, t);
+    state.SetIterationTime(t);
+  }
+  state.counters["native_ms"] = native * 1e3;
+  state.counters["interp_ms"] = best * 1e3;
+  state.counters["ratio"] = best / native;
+  check(r, state);
+}
+
 // Interpreter scaling: the same collatz work on 1..N host threads. Wall time is what a user sees but needs an idle
 // machine; CPU-time accounting shows the parallel speedup on a busy one: with 2 threads the critical path is the
 // busier of the two threads (launching thread = its own CPU time, helper = process CPU time minus that), so
@@ -399,6 +447,8 @@ BENCHMARK(BM_MmaLoop)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0
 BENCHMARK(BM_WmmaGemm)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
 BENCHMARK(BM_DivergentCollatz)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
 BENCHMARK(BM_AtomicHistogram)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
+BENCHMARK(BM_AtomicCounter)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
+BENCHMARK(BM_AtomicHistogramThreads)->UseManualTime()->Unit(benchmark::kMillisecond)->DenseRange(1, 2, 1)->MinTime(0.3);
 BENCHMARK(BM_Scaling)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)

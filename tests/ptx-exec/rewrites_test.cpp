@@ -159,3 +159,93 @@ TEST(Rewrites, SameFaults) {
     EXPECT_EQ(r.fault.thread.x, ref.thread.x) << mask;
   }
 }
+
+// Atomics whose lanes share an address (warp-aggregated-atomics): the same memory and the same returned values with
+// every mask, and the returned values are those of the lanes running one after the other in lane order (one host thread
+// runs the CTAs and warps in order, so thread i sees the sum of the operands of threads 0..i-1). The last warp is
+// partial.
+TEST(Rewrites, SameAtomicResults) {
+  const int n = 1000;
+  for (uint32_t mask : allMasks()) {
+    auto prog = compileWith("bench.ptx", mask);
+    uint32_t* count = rewriteArena().alloc<uint32_t>(3);
+    int32_t* extremes = rewriteArena().alloc<int32_t>(2);
+    uint32_t* bits = rewriteArena().alloc<uint32_t>(3);
+    uint32_t* seen = rewriteArena().alloc<uint32_t>(2 * n);
+    std::memset(count, 0, 3 * sizeof(uint32_t));
+    extremes[0] = -1000;
+    extremes[1] = 1000;
+    bits[0] = 0;
+    bits[1] = 0;
+    bits[2] = ~0u;
+    ptxtest::Params p(kernels(*prog)[size_t(findKernel(*prog, "counters"))]);
+    p.arg(count).arg(extremes).arg(bits).arg(seen).arg(n);
+    ExecConfig cfg;
+    cfg.threads = 1;
+    ASSERT_TRUE(run(*prog, "counters", Dim3{(n + 255) / 256}, Dim3{256}, p, cfg).ok()) << mask;
+    uint32_t sum = 0, orBits = 0, xorBits = 0;
+    int hi = -1000, lo = 1000;
+    for (int i = 0; i < n; ++i) {
+      ASSERT_EQ(seen[i], sum) << "atomicAdd result of thread " << i << ", rewrites " << mask;
+      ASSERT_EQ(seen[n + i], orBits) << "atomicOr result of thread " << i << ", rewrites " << mask;
+      sum += uint32_t(i % 7 + 1);
+      orBits |= 1u << (i % 32);
+      xorBits ^= uint32_t(i);
+      hi = std::max(hi, (i * 37) % 101 - 50);
+      lo = std::min(lo, (i * 37) % 101 - 50);
+    }
+    EXPECT_EQ(count[0], sum) << mask;
+    EXPECT_EQ(count[1], uint32_t(n / 2)) << mask;
+    EXPECT_EQ(count[2], uint32_t(n / 2)) << mask;
+    EXPECT_EQ(extremes[0], hi) << mask;
+    EXPECT_EQ(extremes[1], lo) << mask;
+    EXPECT_EQ(bits[0], orBits) << mask;
+    EXPECT_EQ(bits[1], xorBits) << mask;
+    EXPECT_EQ(bits[2], 0u) << mask;
+  }
+}
+
+// An atomic whose lanes all name one invalid address faults for the first executing lane with every mask, and one
+// whose lanes name different addresses, some past their buffer, for the same lane as the per-lane path.
+TEST(Rewrites, SameAtomicFaults) {
+  const int n = 300;
+  int32_t* extremes = rewriteArena().alloc<int32_t>(2);
+  uint32_t* bits = rewriteArena().alloc<uint32_t>(3);
+  uint32_t* seen = rewriteArena().alloc<uint32_t>(2 * n);
+  // bytes up to 255 index 256 bins, but the buffer holds 64
+  std::vector<uint8_t> in(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) in[size_t(i)] = uint8_t(i * 5);
+  const uint8_t* din = rewriteArena().upload(in);
+  uint32_t* bins = rewriteArena().alloc<uint32_t>(64);
+  rewriteArena().limit(bins, 64 * sizeof(uint32_t));
+  for (bool oneAddress : {true, false}) {
+    Fault ref;
+    bool haveRef = false;
+    for (uint32_t mask : allMasks()) {
+      auto prog = compileWith("bench.ptx", mask);
+      LaunchResult r;
+      ExecConfig cfg;
+      cfg.deterministic = true;
+      if (oneAddress) {
+        ptxtest::Params p(kernels(*prog)[size_t(findKernel(*prog, "counters"))]);
+        p.arg(reinterpret_cast<uint32_t*>(uintptr_t(0x1000))).arg(extremes).arg(bits).arg(seen).arg(n);
+        r = run(*prog, "counters", Dim3{(n + 255) / 256}, Dim3{256}, p, cfg);
+      } else {
+        ptxtest::Params p(kernels(*prog)[size_t(findKernel(*prog, "histogram"))]);
+        p.arg(din).arg(bins).arg(n);
+        r = run(*prog, "histogram", Dim3{2}, Dim3{256}, p, cfg);
+      }
+      ASSERT_FALSE(r.ok()) << "rewrites " << mask;
+      if (!haveRef) {
+        ref = r.fault;
+        haveRef = true;
+        continue;
+      }
+      EXPECT_EQ(r.fault.kind, ref.kind) << mask;
+      EXPECT_EQ(r.fault.ptxLine, ref.ptxLine) << mask;
+      EXPECT_EQ(r.fault.address, ref.address) << mask;
+      EXPECT_EQ(r.fault.block.x, ref.block.x) << mask;
+      EXPECT_EQ(r.fault.thread.x, ref.thread.x) << mask;
+    }
+  }
+}

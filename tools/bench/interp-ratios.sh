@@ -5,7 +5,7 @@
 # Usage: tools/bench/interp-ratios.sh [runs=5] [filter] [bench binary]
 set -euo pipefail
 runs=${1:-5}
-filter=${2:-VectorAdd|Fma|Shared|Matmul|Collatz|Histogram}
+filter=${2:-VectorAdd|Fma|Shared|Matmul|Collatz|Histogram|Counter}
 bench=${3:-build/tests/bench/ptx_interp_bench}
 for ((i = 0; i < runs; ++i)); do
   "$bench" --benchmark_filter="$filter" 2>/dev/null | grep '^BM_'
@@ -13,7 +13,7 @@ done | python3 -c '
 import re, sys
 best = {}
 for line in sys.stdin:
-    name = line.split("/")[0]
+    name = re.sub(r"/(min_time|manual_time|real_time).*", "", line.split()[0])  # keeps BM_X/2 arguments
     m = dict(re.findall(r"(\w+)=([0-9.e+-]+)", line))
     if "interp_ms" not in m: continue
     i, n = float(m["interp_ms"]), float(m["native_ms"])

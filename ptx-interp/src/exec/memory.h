@@ -949,6 +949,69 @@ template <class T, AOp O> PTX_HOT T plainRmw(uint8_t* p, T b, T c) {
   return old;
 }
 
+// Operations whose lanes on one address combine exactly into one (runtime fast path warp-aggregated-atomics):
+// integer add (wrapping), and, or, xor, min and max are associative, so applying the combined operand once leaves
+// what applying the lanes' operands one after the other leaves, and each lane's result is the running combination.
+// Float adds are left out (a sum rounds differently from the sequence), as are inc/dec, exch and cas.
+template <class T, AOp O> constexpr bool kAggregatable = std::is_integral_v<T> && (O == AAdd || O == AAnd || O == AOr ||
+                                                                                   O == AXor || O == AMin || O == AMax);
+
+// Whether the executing lanes m of a 64-bit address register all hold the value of lane `first`.
+PTX_HOT bool sameAddress(const uint64_t* base, uint32_t m, int first) {
+  const uint64_t v = base[first];
+  if (m == kFullMask) {
+    using V = Simd<uint64_t>;
+    V diff = {};
+    for (int k = 0; k < 8; ++k) {
+      V x;
+      std::memcpy(&x, base + 4 * k, sizeof x);
+      diff |= x ^ v;
+    }
+    return orLanes(diff) == 0;
+  }
+  for (uint32_t r = m; r; r &= r - 1)
+    if (base[std::countr_zero(r)] != v) return false;
+  return true;
+}
+
+// warp-aggregated-atomics: the executing lanes all name one global address (a counter every lane bumps, a flag).
+// The first lane's checks are every lane's; one host atomic applies the lanes' operands combined in lane order and
+// each lane gets what it would have seen had the lanes run one after the other, lowest first, as the per-lane path
+// runs them. Returns nullptr when the fast path does not apply (done = false) or after a fault (done = true).
+template <Space S, class A, class T, AOp O> PTX_HOT const Op* atomOneAddress(Warp& w, const Op* op, bool& done) {
+  done = false;
+  const AtomicOperands v = AtomicOperands::of(*op);
+  const uint32_t m = w.exec;
+  const int first = std::countr_zero(m);
+  const uint64_t* base = R<uint64_t>(w, v.address);
+  if (!sameAddress(base, m, first)) return nullptr;
+  const uint64_t addr = base[first] + uint64_t(v.offset);
+  if constexpr (S == Generic) {  // a generic address in the CTA's shared or a thread's local window: per lane
+    Cta& cta = *w.cta;
+    if (addr - reinterpret_cast<uint64_t>(cta.shared) < cta.sharedBytes ||
+        addr - reinterpret_cast<uint64_t>(w.local) < uint64_t(w.localStride) * 32)
+      return nullptr;
+  }
+  done = true;
+  uint8_t* p = xlate<S>(w, op, first, addr, sizeof(T), true, true);
+  if (!p) [[unlikely]]
+    return nullptr;
+  const T* b = R<T>(w, v.operand);
+  T combined = b[first];
+  for (uint32_t r = m & (m - 1); r; r &= r - 1) combined = combine<T, O>(combined, b[std::countr_zero(r)]);
+  T running = atomicRmw<T, O>(p, combined, T{});
+  if (v.result) {
+    T* d = R<T>(w, v.result);
+    for (uint32_t r = m; r; r &= r - 1) {
+      const int i = std::countr_zero(r);
+      const T bi = b[i];  // before d[i] is written: d may be b
+      d[i] = running;
+      running = combine<T, O>(running, bi);
+    }
+  }
+  return op + 1;
+}
+
 // atom and red (AtomicOperands).
 template <Space S, class A, class T, AOp O> const Op* atom(Warp& w, const Op* op) {
   const AtomicOperands v = AtomicOperands::of(*op);
@@ -958,6 +1021,13 @@ template <Space S, class A, class T, AOp O> const Op* atom(Warp& w, const Op* op
   T* d = v.result ? R<T>(w, v.result) : nullptr;
   Cta& cta = *w.cta;
   uint32_t m = w.exec;
+  if constexpr ((S == Global || S == Generic) && std::is_same_v<A, uint64_t> && kAggregatable<T, O>) {
+    if (m && (w.fastPaths & rewriteBit(Rewrite::WarpAggregatedAtomics))) {
+      bool done;
+      const Op* next = atomOneAddress<S, A, T, O>(w, op, done);
+      if (done) return next;
+    }
+  }
   while (m) {
     int i = std::countr_zero(m);
     m &= m - 1;

@@ -42,3 +42,16 @@ extern "C" __global__ void histogram(const unsigned char* in, unsigned* bins, in
   int stride = gridDim.x * blockDim.x;
   for (; i < n; i += stride) atomicAdd(&bins[in[i]], 1u);
 }
+// Every thread bumps counters that all lanes of a warp share (warp-aggregated atomics) and keeps what its
+// atomicAdd returned; the last warp of the grid is partial. count[1..2]: two addresses per warp, not aggregated.
+extern "C" __global__ void counters(unsigned* count, int* extremes, unsigned* bits, unsigned* seen, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  seen[i] = atomicAdd(count, unsigned(i % 7 + 1));
+  atomicMax(extremes, (i * 37) % 101 - 50);
+  atomicMin(extremes + 1, (i * 37) % 101 - 50);
+  seen[n + i] = atomicOr(bits, 1u << (i % 32));
+  atomicXor(bits + 1, unsigned(i));
+  atomicAnd(bits + 2, ~(1u << (i % 32)));
+  atomicAdd(count + 1 + (i & 1), 1u);
+}
