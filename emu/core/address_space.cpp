@@ -564,10 +564,22 @@ std::vector<RegionPtr> AddressSpace::releaseIf(const std::function<bool(const Me
   return released;
 }
 
+namespace {
+// Regions whose chunks are their own: their fast-table entries may change without touching a neighbour's.
+bool ownsChunks(const MemoryRegion& region) { return !region.slab && region.reservedSize; }
+}  // namespace
+
+void AddressSpace::setKernelAccess(const MemoryRegion& region, bool accessible) {
+  std::unique_lock lock(mutex_);
+  auto it = regions_.find(region.start);
+  if (it != regions_.end() && it->second.get() == &region && ownsChunks(region) && inRange(region.start))
+    setAccessible(region.start, region.kernelAccessibleBytes(), accessible);
+}
+
 void AddressSpace::setKernelAccess(const std::function<bool(const MemoryRegion&)>& predicate, bool accessible) {
   std::unique_lock lock(mutex_);
   for (auto& [start, region] : regions_)
-    if (!region->slab && region->reservedSize && inRange(start) && predicate(*region))
+    if (ownsChunks(*region) && inRange(start) && predicate(*region))
       setAccessible(start, region->kernelAccessibleBytes(), accessible);
 }
 

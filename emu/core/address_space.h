@@ -188,9 +188,10 @@ class AddressSpace {
   RegionPtr release(uint64_t start);
   // Unregisters every region `predicate` selects (context teardown); returns them.
   std::vector<RegionPtr> releaseIf(const std::function<bool(const MemoryRegion&)>& predicate);
-  // Whether kernels may touch the regions `predicate` selects (each its kernel-accessible bytes; regions of their
-  // own chunks only): pinned host pools follow their devices' access grants this way. The memory stays mapped for
-  // the host.
+  // Whether kernels may touch a region registered here (its kernel-accessible bytes; regions of their own chunks
+  // only), or every region `predicate` selects: pinned host pools follow their devices' access grants this way.
+  // The memory stays mapped for the host.
+  void setKernelAccess(const MemoryRegion& region, bool accessible);
   void setKernelAccess(const std::function<bool(const MemoryRegion&)>& predicate, bool accessible);
 
   // VMM: maps `bytes` of the file `fd` at `offset` over `address` (inside a reservation), shared, PROT_NONE

@@ -67,8 +67,7 @@ Expected<RegionPtr> MemPool::allocate(Context& context, uint64_t bytes) {
     return result;
   }
   // A pinned host pool's memory faults a kernel until the pool grants the device access (setAccess).
-  if (hostMemory() && !deviceMayAccess(device_))
-    space.setKernelAccess([&](const MemoryRegion& r) { return &r == result->get(); }, false);
+  if (hostMemory() && !deviceMayAccess(device_)) space.setKernelAccess(**result, false);
   std::lock_guard lock(mutex_);
   used_ += commit;
   retained_ -= std::min(retained_, commit);  // reuse of cached memory
