@@ -6,6 +6,7 @@
 #include "core/device.h"
 #include "core/driver.h"
 #include "core/log.h"
+#include "core/module.h"
 
 #include <pthread.h>
 #include <unistd.h>
@@ -44,12 +45,12 @@ namespace {
 // Slots whose purpose is not known. NVIDIA's driver fills them, so the runtime may call one without a NULL check
 // on a path the corpus has not exercised: instead of jumping to address 0, such a call names itself (once) and
 // fails cleanly. The tables and their slot numbers are listed here for the message.
-enum class TableId { RuntimeInterface, ContextChecks, Integrity, Runtime134, UnknownF8cf };
+enum class TableId { RuntimeInterface, ContextChecks, Integrity, Runtime134, UnknownF8cf, Cufft };
 
 CUresult unmodelledSlotCalled(TableId table, int slot) {
-  static constexpr const char* kNames[] = {"runtime interface (6bd5fb6c...)", "context checks (263e8860...)",
-                                           "integrity check (d4082055...)", "cudart 13.4+ (21318c60...)",
-                                           "cudart (f8cff951...)"};
+  static constexpr const char* kNames[] = {
+      "runtime interface (6bd5fb6c...)", "context checks (263e8860...)", "integrity check (d4082055...)",
+      "cudart 13.4+ (21318c60...)",      "cudart (f8cff951...)",         "cuFFT (6e163fbe...)"};
   static std::atomic<uint64_t> reported[std::size(kNames)][2];  // one bit per slot, up to 128 slots
   uint64_t bit = uint64_t{1} << (slot % 64);
   if (!(reported[static_cast<int>(table)][slot / 64].fetch_or(bit) & bit))
@@ -293,6 +294,39 @@ struct ContextLocalStorageTable {
 };
 constinit const ContextLocalStorageTable g_contextLocalStorage = {storagePut, storageDelete, storageGet, {}};
 
+// --- 6e163fbe (cuFFT 12): 98 slots (its size slot reads 0x318 on driver 580). cuFFT calls only slot 7, after
+// each cuModuleLoadData of one of its kernels' images: slot7(context, module, visit, user) calls visit(user, f)
+// with the module's kernel (cuFFT's visitor stores f through user; it then queries and launches f), and cuFFT
+// requires the answer 1, else CUFFT_INTERNAL_ERROR (measured through a logging driver in front of driver 580 on
+// an H100: tools/gpu-probe/results/exportlog17-h100-2026-11-27.txt; every module cuFFT loaded held one kernel).
+// cuemu visits every kernel of the module in declaration order and answers 1; an unknown context or module is 0.
+// The other slots were not called; they fail cleanly, naming themselves. ---
+int moduleFunctionsImpl(CUcontext contextHandle, CUmodule moduleHandle, ModuleFunctionVisitor visit, void* user) {
+  if (!driverInitialized() || !visit) return 0;
+  auto context = storageContext(contextHandle);
+  if (!context) return 0;
+  auto module = lookup<Module>(moduleHandle, CUDA_ERROR_INVALID_HANDLE);
+  if (!module) return 0;
+  for (const auto& function : (*module)->allFunctions()) visit(user, toApiHandle<CUfunction>(function->handle()));
+  return 1;
+}
+int moduleFunctions(CUcontext context, CUmodule module, ModuleFunctionVisitor visit, void* user) {
+  int answer = moduleFunctionsImpl(context, module, visit, user);
+  traced("EXPORT_TABLE[cuFFT 6e163fbe][7] module functions", "(ctx, module, visit, user)",
+         answer == 1 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE, context, module, reinterpret_cast<void*>(visit), user);
+  return answer;
+}
+
+struct CufftTable {
+  size_t size;
+  std::array<UnmodelledSlotFn, 6> slots1to6;
+  ModuleFunctionsFn slot7;
+  std::array<UnmodelledSlotFn, 91> slots8to98;
+};
+constinit const CufftTable g_cufft = {sizeSlot<CufftTable>(), unmodelledRange<TableId::Cufft, 1, 6>(), moduleFunctions,
+                                      unmodelledRange<TableId::Cufft, 8, 91>()};
+static_assert(sizeof(CufftTable) == 0x318);
+
 // --- Context checks (263e8860...): 15 slots; 2 and 3 are called and must succeed. ---
 CUresult contextCheck(CUcontext context, uint32_t* out, void** unused) {
   (void)unused;
@@ -490,6 +524,7 @@ const KnownTable* lookup(const CUuuid& id) {
       {&kUnknownF8cf, "cudart (f8cff951)", &g_unknownF8cf},
       {&kRuntime134, "cudart 13.4+, cuBLAS/cuBLASLt 13 (21318c60)", &g_runtime134},
       {&kCompilerQuery, "NVRTC, nvJitLink (da9151d3)", &g_sizeOnlyTable},
+      {&kCufft, "cuFFT (6e163fbe)", &g_cufft},
   };
   for (const KnownTable& t : kTables)
     if (std::memcmp(id.bytes, t.id->bytes, sizeof id.bytes) == 0) return &t;

@@ -45,6 +45,12 @@ inline constexpr CUuuid kCompilerQuery = {{char(0xda), char(0x91), char(0x51), c
                                            char(0xcc), char(0x41), char(0xa5), char(0xc0), char(0x4f), char(0x26),
                                            char(0xd5), char(0x33), char(0xe3), char(0x28)}};
 
+// cuFFT 12 asks for 6e163fbe... (measured with a logging driver in front of driver 580 on an H100:
+// tools/gpu-probe/results/exportlog17-h100-2026-11-27.txt).
+inline constexpr CUuuid kCufft = {{char(0x6e), char(0x16), char(0x3f), char(0xbe), char(0xb9), char(0x58), char(0x44),
+                                   char(0x4d), char(0x83), char(0x5c), char(0xe1), char(0x82), char(0xaf), char(0xf1),
+                                   char(0x99), char(0x1e)}};
+
 // Slot signatures the runtime calls (slot numbers count pointers from the table's start).
 using PrimaryContextFn = CUresult (*)(CUcontext* context, CUdevice device);  // runtime interface [2]
 using ToolsBufferFn = CUresult (*)(void** buffer, size_t* size);             // tools hooks [2], [6]
@@ -58,6 +64,9 @@ using StorageGetFn = CUresult (*)(void** value, CUcontext context, void* key);  
 using ContextCheckFn = CUresult (*)(CUcontext context, uint32_t* out, void** unused);            // context checks [2]
 using ContextCheck3Fn = CUresult (*)();                                                          // context checks [3]
 using IntegrityCheckFn = CUresult (*)(uint32_t version, uint64_t unixSeconds, uint64_t out[2]);  // [1]
+using ModuleFunctionVisitor = void (*)(void* user, CUfunction function);
+// cuFFT's table [7]: answers 1 when it has shown `visit` the module's kernels, 0 otherwise.
+using ModuleFunctionsFn = int (*)(CUcontext context, CUmodule module, ModuleFunctionVisitor visit, void* user);
 
 // The table for a UUID, or null when cuemu (like NVIDIA's driver) has none.
 const void* const* find(const CUuuid& id);

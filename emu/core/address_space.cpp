@@ -564,6 +564,25 @@ std::vector<RegionPtr> AddressSpace::releaseIf(const std::function<bool(const Me
   return released;
 }
 
+namespace {
+// Regions whose chunks are their own: their fast-table entries may change without touching a neighbour's.
+bool ownsChunks(const MemoryRegion& region) { return !region.slab && region.reservedSize; }
+}  // namespace
+
+void AddressSpace::setKernelAccess(const MemoryRegion& region, bool accessible) {
+  std::unique_lock lock(mutex_);
+  auto it = regions_.find(region.start);
+  if (it != regions_.end() && it->second.get() == &region && ownsChunks(region) && inRange(region.start))
+    setAccessible(region.start, region.kernelAccessibleBytes(), accessible);
+}
+
+void AddressSpace::setKernelAccess(const std::function<bool(const MemoryRegion&)>& predicate, bool accessible) {
+  std::unique_lock lock(mutex_);
+  for (auto& [start, region] : regions_)
+    if (ownsChunks(*region) && inRange(start) && predicate(*region))
+      setAccessible(start, region->kernelAccessibleBytes(), accessible);
+}
+
 void AddressSpace::insertRegion(RegionPtr region) {
   std::unique_lock lock(mutex_);
   region->bufferId = nextBufferId();
@@ -593,7 +612,8 @@ void AddressSpace::unmapFile(uint64_t address, uint64_t bytes) {
        0);
 }
 
-Expected<bool> AddressSpace::setProtection(uint64_t address, uint64_t bytes, int accessFlags) {
+Expected<bool> AddressSpace::setProtection(uint64_t address, uint64_t bytes, int accessFlags, int kernelFlags) {
+  if (kernelFlags < 0) kernelFlags = accessFlags;
   int prot = accessFlags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE ? PROT_READ | PROT_WRITE
              : accessFlags == CU_MEM_ACCESS_FLAGS_PROT_READ    ? PROT_READ
                                                                : PROT_NONE;
@@ -601,7 +621,7 @@ Expected<bool> AddressSpace::setProtection(uint64_t address, uint64_t bytes, int
     return makeError(CUDA_ERROR_INVALID_VALUE, fmt::format("mprotect: {}", std::strerror(errno)));
   std::unique_lock lock(mutex_);
   // The fast check answers read-write access; read-only spans go through the slow path's region flags.
-  setAccessible(address, bytes, accessFlags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+  setAccessible(address, bytes, kernelFlags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
   return true;
 }
 

@@ -75,6 +75,10 @@ struct MemoryRegion {
   std::atomic<bool> syncMemops{false};
   std::atomic<bool> freePending{false};                              // cuMemFreeAsync queued: a second free is an error
   std::atomic<int> accessFlags{CU_MEM_ACCESS_FLAGS_PROT_READWRITE};  // VMM mappings: set by cuMemSetAccess
+  // VMM mappings of memory on the host (cuMemCreate with a HOST or HOST_NUMA location): host memory, which the
+  // host reaches once cuMemSetAccess grants a host location (hostAccessFlags) and kernels once it grants a device.
+  bool hostLocated = false;
+  std::atomic<int> hostAccessFlags{CU_MEM_ACCESS_FLAGS_PROT_NONE};
   // Managed memory advice (cuMemAdvise); read by cuMemRangeGetAttribute.
   std::atomic<int> preferredLocation{CU_DEVICE_INVALID};
   std::atomic<int> preferredLocationType{0};
@@ -184,13 +188,19 @@ class AddressSpace {
   RegionPtr release(uint64_t start);
   // Unregisters every region `predicate` selects (context teardown); returns them.
   std::vector<RegionPtr> releaseIf(const std::function<bool(const MemoryRegion&)>& predicate);
+  // Whether kernels may touch a region registered here (its kernel-accessible bytes; regions of their own chunks
+  // only), or every region `predicate` selects: pinned host pools follow their devices' access grants this way.
+  // The memory stays mapped for the host.
+  void setKernelAccess(const MemoryRegion& region, bool accessible);
+  void setKernelAccess(const std::function<bool(const MemoryRegion&)>& predicate, bool accessible);
 
   // VMM: maps `bytes` of the file `fd` at `offset` over `address` (inside a reservation), shared, PROT_NONE
   // until setProtection. unmapFile restores the reservation.
   Expected<bool> mapFile(uint64_t address, uint64_t bytes, int fd, uint64_t offset);
   void unmapFile(uint64_t address, uint64_t bytes);
-  // Protection of an in-range span and its accessibility entries (cuMemSetAccess).
-  Expected<bool> setProtection(uint64_t address, uint64_t bytes, int accessFlags);
+  // Protection of an in-range span and its accessibility entries (cuMemSetAccess): the host's mapping gets
+  // `accessFlags`, kernels `kernelFlags` (the same unless given).
+  Expected<bool> setProtection(uint64_t address, uint64_t bytes, int accessFlags, int kernelFlags = -1);
   // Registers/unregisters a region in the lookup map without taking addresses (VMM mappings inside a
   // reservation).
   void insertRegion(RegionPtr region);

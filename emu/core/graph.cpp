@@ -243,6 +243,7 @@ bool allowedInConditionalBody(CUgraphNodeType type) {
 struct Flattening {
   GraphNode** errorNode;
   std::vector<std::shared_ptr<ConditionalVariable>>* assigned;  // handles with CU_GRAPH_COND_ASSIGN_DEFAULT
+  std::shared_ptr<ConditionalHandles> conditionals;             // every conditional node's handle
 };
 
 CUresult flatten(const Graph& graph, std::vector<GraphExec::Step>& steps, const Flattening& how, bool inBody) {
@@ -267,6 +268,8 @@ CUresult flatten(const Graph& graph, std::vector<GraphExec::Step>& steps, const 
       auto run = std::make_shared<ConditionalRun>();
       run->type = conditional->type;
       run->variable = conditional->variable;
+      run->conditionals = how.conditionals;
+      how.conditionals->push_back(conditional->variable->handle());
       for (auto& body : conditional->bodies->graphs) {
         run->bodies.emplace_back();
         if (CUresult r = flatten(*body, run->bodies.back(), how, true)) return r;
@@ -291,7 +294,9 @@ CUresult GraphExec::build(const Graph& graph, GraphNode** errorNode) {
   std::lock_guard lock(mutex);
   steps.clear();
   assignedAtLaunch.clear();
-  return flatten(graph, steps, {errorNode, &assignedAtLaunch}, false);
+  auto handles = std::make_shared<ConditionalHandles>();
+  conditionals = handles;
+  return flatten(graph, steps, {errorNode, &assignedAtLaunch, std::move(handles)}, false);
 }
 
 GraphExec::~GraphExec() {
@@ -325,7 +330,7 @@ CUresult GraphExec::launch(Stream& stream) {
     });
   for (auto& step : steps) {
     if (!step.enabled) continue;
-    if (CUresult r = submitNode(stream, step.type, step.data)) return r;
+    if (CUresult r = submitNode(stream, step.type, step.data, conditionals)) return r;
   }
   // The launch keeps the graph's user objects until its work is done, even if the executable graph is destroyed
   // while it runs (as on a GPU: cuda.core's test_inflight_launch_retains_attachments_until_completion).
@@ -347,7 +352,7 @@ CUresult GraphExec::runHere() {
   for (const Step& step : copy) {
     if (!step.enabled) continue;
     StreamWork work;
-    if (CUresult r = nodeWork(context_, step.data, work)) return r;
+    if (CUresult r = nodeWork(context_, step.data, work, conditionals)) return r;
     if (work)
       if (CUresult r = work()) return r;
   }
@@ -398,7 +403,8 @@ CUresult validateNode(const NodeData& data) {
   return CUDA_SUCCESS;
 }
 
-CUresult submitNode(Stream& stream, CUgraphNodeType type, const NodeData& data) {
+CUresult submitNode(Stream& stream, CUgraphNodeType type, const NodeData& data,
+                    const std::shared_ptr<const ConditionalHandles>& conditionals) {
   Context& context = stream.context();
   auto& streams = context.streams();
   switch (type) {
@@ -416,7 +422,7 @@ CUresult submitNode(Stream& stream, CUgraphNodeType type, const NodeData& data) 
     default: break;
   }
   StreamWork work;
-  if (CUresult r = nodeWork(context, data, work)) return r;
+  if (CUresult r = nodeWork(context, data, work, conditionals)) return r;
   if (work) streams.submit(stream, std::move(work));
   return CUDA_SUCCESS;
 }
@@ -424,11 +430,12 @@ CUresult submitNode(Stream& stream, CUgraphNodeType type, const NodeData& data) 
 namespace {
 
 // Runs the steps of one body on the calling thread (the stream's worker, inside the conditional node's work).
-CUresult runBody(Context& context, const std::vector<GraphExec::Step>& steps) {
+CUresult runBody(Context& context, const std::vector<GraphExec::Step>& steps,
+                 const std::shared_ptr<const ConditionalHandles>& conditionals) {
   for (const auto& step : steps) {
     if (!step.enabled) continue;
     StreamWork work;
-    if (CUresult r = nodeWork(context, step.data, work)) return r;
+    if (CUresult r = nodeWork(context, step.data, work, conditionals)) return r;
     if (work)
       if (CUresult r = work()) return r;
   }
@@ -440,16 +447,16 @@ CUresult runConditional(Context& context, const ConditionalRun& run) {
   switch (run.type) {
     case CU_GRAPH_COND_TYPE_IF: {
       unsigned value = variable.value.load();
-      if (value) return runBody(context, run.bodies[0]);
-      return run.bodies.size() > 1 ? runBody(context, run.bodies[1]) : CUDA_SUCCESS;
+      if (value) return runBody(context, run.bodies[0], run.conditionals);
+      return run.bodies.size() > 1 ? runBody(context, run.bodies[1], run.conditionals) : CUDA_SUCCESS;
     }
     case CU_GRAPH_COND_TYPE_WHILE:
       while (variable.value.load())
-        if (CUresult r = runBody(context, run.bodies[0])) return r;
+        if (CUresult r = runBody(context, run.bodies[0], run.conditionals)) return r;
       return CUDA_SUCCESS;
     case CU_GRAPH_COND_TYPE_SWITCH: {
       unsigned value = variable.value.load();
-      return value < run.bodies.size() ? runBody(context, run.bodies[value]) : CUDA_SUCCESS;
+      return value < run.bodies.size() ? runBody(context, run.bodies[value], run.conditionals) : CUDA_SUCCESS;
     }
     default: return CUDA_ERROR_INVALID_VALUE;
   }
@@ -457,14 +464,15 @@ CUresult runConditional(Context& context, const ConditionalRun& run) {
 
 }  // namespace
 
-CUresult nodeWork(Context& context, const NodeData& data, StreamWork& work) {
+CUresult nodeWork(Context& context, const NodeData& data, StreamWork& work,
+                  const std::shared_ptr<const ConditionalHandles>& conditionals) {
   if (auto* alloc = std::get_if<MemAllocNodeData>(&data)) {
     work = [&context, allocation = alloc->allocation] { return allocation->ensureMapped(context); };
   } else if (auto* conditional = std::get_if<ConditionalNodeData>(&data)) {
     if (!conditional->run) return CUDA_ERROR_INVALID_VALUE;
     work = [&context, run = conditional->run] { return runConditional(context, *run); };
   } else if (auto* kernel = std::get_if<KernelNodeData>(&data)) {
-    work = launchWork(kernel->request.function->module().context(), kernel->request);
+    work = launchWork(kernel->request.function->module().context(), kernel->request, nullptr, conditionals);
   } else if (auto* copy = std::get_if<MemcpyNodeData>(&data)) {
     // Checked again at each launch: memory may have been freed since the node was made.
     auto prepared = prepareCopy(toPeerCopy(copy->copy));
@@ -955,8 +963,10 @@ std::shared_ptr<ConditionalVariable> findConditional(CUgraphConditionalHandle ha
   return it == registry.variables.end() ? nullptr : it->second.lock();
 }
 
-void setConditionalValue(CUgraphConditionalHandle handle, unsigned value) {
+bool setConditionalValue(const ConditionalHandles* allowed, CUgraphConditionalHandle handle, unsigned value) {
+  if (!allowed || std::find(allowed->begin(), allowed->end(), handle) == allowed->end()) return false;
   if (auto variable = findConditional(handle)) variable->value = value;
+  return true;
 }
 
 ConditionalBodies::~ConditionalBodies() {

@@ -129,8 +129,13 @@ class ConditionalVariable {
 std::shared_ptr<ConditionalVariable> makeConditionalVariable(unsigned defaultValue, bool assignDefault);
 // The variable of a handle, or null for a handle that was never made (or whose graphs are all gone).
 std::shared_ptr<ConditionalVariable> findConditional(CUgraphConditionalHandle handle);
-// cudaGraphSetConditional: unknown handles are ignored.
-void setConditionalValue(CUgraphConditionalHandle handle, unsigned value);
+// The conditional handles a kernel of an executable graph may set (those of the graph's conditional nodes, nested
+// ones included); a kernel launched outside a graph has none.
+using ConditionalHandles = std::vector<CUgraphConditionalHandle>;
+// cudaGraphSetConditional from a kernel that may set `allowed` (null: none): false for a handle not among them,
+// which faults the kernel as on an H100 (tools/gpu-probe/results/clients17c-h100-2026-11-26.txt, part cond:
+// a kernel of another graph, or launched into a stream, gets CUDA_ERROR_ILLEGAL_ADDRESS).
+bool setConditionalValue(const ConditionalHandles* allowed, CUgraphConditionalHandle handle, unsigned value);
 
 // The body graphs of a conditional node: registered graphs (cuGraph* calls add nodes to them) that belong to the
 // node, leave the handle table with it, and cannot be destroyed on their own.
@@ -302,6 +307,8 @@ class GraphExec {
   std::weak_ptr<Graph> conditionalOrigin;
   // Handles whose default value every launch assigns first.
   std::vector<std::shared_ptr<ConditionalVariable>> assignedAtLaunch;
+  // The handles its kernels may set (cudaGraphSetConditional).
+  std::shared_ptr<const ConditionalHandles> conditionals;
 
  private:
   Context& context_;
@@ -315,15 +322,19 @@ class GraphExec {
 // Stream work for one node's data, checked as the real driver checks it when the node is added or updated.
 CUresult validateNode(const NodeData& data);
 // The work a node does when it runs on `stream` (events excepted: they act on the stream itself).
-CUresult submitNode(Stream& stream, CUgraphNodeType type, const NodeData& data);
+// `conditionals`: the handles its kernels may set (null outside executable graphs).
+CUresult submitNode(Stream& stream, CUgraphNodeType type, const NodeData& data,
+                    const std::shared_ptr<const ConditionalHandles>& conditionals = nullptr);
 // The stream work of a node that is not an event node (left empty for nodes that do nothing).
-CUresult nodeWork(Context& context, const NodeData& data, StreamWork& work);
+CUresult nodeWork(Context& context, const NodeData& data, StreamWork& work,
+                  const std::shared_ptr<const ConditionalHandles>& conditionals = nullptr);
 
 // The steps of a conditional node's bodies, run on the stream's worker when the node's turn comes.
 struct ConditionalRun {
   CUgraphConditionalNodeType type;
   std::shared_ptr<ConditionalVariable> variable;
   std::vector<std::vector<GraphExec::Step>> bodies;
+  std::shared_ptr<const ConditionalHandles> conditionals;  // the executable graph's
 };
 
 // ---- Stream capture ----------------------------------------------------------------------------------------

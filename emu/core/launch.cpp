@@ -143,8 +143,9 @@ const Object* resolveForGrid(ObjectPins<Object>& pins, const Resolve& resolve, u
 
 class ContextHostServices final : public ptx::exec::HostServices {
  public:
-  ContextHostServices(Context& context, GridRuntime& runtime, const TextureObjectsView* textures)
-      : context_(context), runtime_(runtime), textures_(textures) {}
+  ContextHostServices(Context& context, GridRuntime& runtime, const TextureObjectsView* textures,
+                      const ConditionalHandles* conditionals)
+      : context_(context), runtime_(runtime), textures_(textures), conditionals_(conditionals) {}
   bool devicePrintf(std::string_view text) override {
     context_.modules().appendPrintf(text);
     return true;
@@ -177,7 +178,9 @@ class ContextHostServices final : public ptx::exec::HostServices {
   }
   uint64_t deviceMalloc(uint64_t size) override { return DeviceHeap::of(context_).allocate(context_, size); }
   void deviceFree(uint64_t address) override { DeviceHeap::of(context_).release(address); }
-  void setGraphConditional(uint64_t handle, uint32_t value) override { setConditionalValue(handle, value); }
+  bool setGraphConditional(uint64_t handle, uint32_t value) override {
+    return setConditionalValue(conditionals_, handle, value);
+  }
   void deterministicStall(std::string_view kernel, unsigned seconds) override {
     if (size_t children = runtime_.launchedGrids()) {
       CUEMU_WARN(
@@ -244,7 +247,8 @@ class ContextHostServices final : public ptx::exec::HostServices {
  private:
   Context& context_;
   GridRuntime& runtime_;
-  const TextureObjectsView* textures_;  // null: only live objects
+  const TextureObjectsView* textures_;      // null: only live objects
+  const ConditionalHandles* conditionals_;  // null: the grid may set none
   const uint64_t serial_ = g_gridSerial.fetch_add(1, std::memory_order_relaxed);
   ObjectPins<TexObject> texturePins_;
   ObjectPins<SurfObject> surfacePins_;
@@ -368,7 +372,8 @@ struct GridLaunch {
   unsigned dynamicSharedBytes = 0;
   const std::vector<uint8_t>* params = nullptr;
   bool cooperative = false;
-  const TextureObjectsView* textures = nullptr;  // the launch's view (grids it launches from kernels share it)
+  const TextureObjectsView* textures = nullptr;      // the launch's view (grids it launches from kernels share it)
+  const ConditionalHandles* conditionals = nullptr;  // what cudaGraphSetConditional may set (children share it)
 };
 
 // Runs one grid with `runtime` answering its device runtime calls.
@@ -381,7 +386,7 @@ CUresult runGrid(Context& context, const Module& module, const ptx::exec::ExecCo
     workspace = allocateGridWorkspace(context);
     if (!workspace) return CUDA_ERROR_OUT_OF_MEMORY;
   }
-  ContextHostServices host(context, runtime, g.textures);
+  ContextHostServices host(context, runtime, g.textures, g.conditionals);
   DeviceMemoryValidator memory;
   ptx::exec::LaunchParams params;
   params.grid = g.grid;
@@ -458,6 +463,7 @@ CUresult runGridTree(Context& context, const Module& module, const ptx::exec::Ex
       child.dynamicSharedBytes = work.sharedBytes;
       child.params = &work.params;
       child.textures = root.textures;
+      child.conditionals = root.conditionals;
       result = run(child, depth);
     } else if (work.kind == DeviceWork::Kind::Graph) {
       result = runDeviceGraph(work);
@@ -589,9 +595,11 @@ bool runsOnLaunchingThread(const LaunchRequest& request) {
   return threads <= inlineLaunchThreads() && !request.cooperative && !request.function->info().mayWaitForOtherWork;
 }
 
-StreamWork launchWork(Context& context, LaunchRequest request, std::shared_ptr<const TextureObjectsView> textures) {
+StreamWork launchWork(Context& context, LaunchRequest request, std::shared_ptr<const TextureObjectsView> textures,
+                      std::shared_ptr<const ConditionalHandles> conditionals) {
   auto config = execConfig(context.device());
-  return [request = std::move(request), config, &context, textures = std::move(textures)]() -> CUresult {
+  return [request = std::move(request), config, &context, textures = std::move(textures),
+          conditionals = std::move(conditionals)]() -> CUresult {
     LaunchShape shape;
     if (CUresult refused = launchShape(request, shape)) return refused;  // validated: a function attribute changed
     GridLaunch g;
@@ -603,6 +611,7 @@ StreamWork launchWork(Context& context, LaunchRequest request, std::shared_ptr<c
     g.params = &request.params;
     g.cooperative = request.cooperative;
     g.textures = textures.get();
+    g.conditionals = conditionals.get();
     return runGridTree(context, request.function->module(), config, g);
   };
 }

@@ -38,8 +38,10 @@ CUresult validateLaunch(Context& context, const LaunchRequest& request);
 CUresult submitLaunch(Stream& stream, LaunchRequest request);
 // The stream work of a validated launch (also what graph kernel nodes run). `textures`: the texture and surface
 // objects as they were when the launch was queued (core/texture.h); null: those live when it runs.
+// `conditionals`: the conditional handles the kernel may set (a graph kernel node's executable graph's; null: none).
 StreamWork launchWork(Context& context, LaunchRequest request,
-                      std::shared_ptr<const TextureObjectsView> textures = nullptr);
+                      std::shared_ptr<const TextureObjectsView> textures = nullptr,
+                      std::shared_ptr<const std::vector<CUgraphConditionalHandle>> conditionals = nullptr);
 
 // The launching-thread fast path: a launch into an idle stream runs its grid at once on the launching thread
 // (enqueueWorkRunIfIdle) when the grid is small (at most inlineLaunchThreads() threads), not cooperative, and its

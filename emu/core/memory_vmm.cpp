@@ -26,21 +26,22 @@ constexpr const char* kCompressedName = "cuemu-vmm-compressible";
 Expected<std::shared_ptr<PhysicalAllocation>> PhysicalAllocation::create(uint64_t size,
                                                                          const CUmemAllocationProp& prop) {
   AddressSpace& space = AddressSpace::instance();
-  int device = prop.location.id;
-  if (!space.charge(device, size)) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "device memory exhausted");
+  bool host = prop.location.type != CU_MEM_LOCATION_TYPE_DEVICE;
+  int device = host ? 0 : prop.location.id;
+  if (!host && !space.charge(device, size)) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "device memory exhausted");
   // The name carries what an importing process reports (PhysicalAllocation::import).
   bool compressed = prop.allocFlags.compressionType == CU_MEM_ALLOCATION_COMP_GENERIC;
   int fd = memfd_create(compressed ? kCompressedName : kPlainName, MFD_CLOEXEC);
   if (fd < 0 || ftruncate(fd, off_t(size)) != 0) {
     if (fd >= 0) close(fd);
-    space.uncharge(device, size);
+    if (!host) space.uncharge(device, size);
     return makeError(CUDA_ERROR_OUT_OF_MEMORY, fmt::format("memfd: {}", std::strerror(errno)));
   }
   std::shared_ptr<PhysicalAllocation> allocation(new PhysicalAllocation);
   allocation->fd_ = fd;
   allocation->size_ = size;
   allocation->prop_ = prop;
-  allocation->charged_ = size;
+  allocation->charged_ = host ? 0 : size;
   allocation->blockId_ = space.nextBufferId();
   return allocation;
 }

@@ -19,7 +19,7 @@ class PhysicalAllocation {
  public:
   static constexpr HandleKind kKind = HandleKind::MemGenericAllocation;
 
-  // A new allocation of `size` bytes for `prop`, charged to its device unless `imported`.
+  // A new allocation of `size` bytes for `prop`, charged to its device (host memory is not).
   static Expected<std::shared_ptr<PhysicalAllocation>> create(uint64_t size, const CUmemAllocationProp& prop);
   // An allocation shared by another process (or this one) through a file descriptor (duplicated here).
   static Expected<std::shared_ptr<PhysicalAllocation>> import(int fd);
@@ -28,6 +28,8 @@ class PhysicalAllocation {
   int fd() const { return fd_; }
   uint64_t size() const { return size_; }
   const CUmemAllocationProp& prop() const { return prop_; }
+  // Memory on the host (a HOST or HOST_NUMA location; reported as HOST_NUMA node 0, as driver 580 does).
+  bool hostMemory() const { return prop_.location.type != CU_MEM_LOCATION_TYPE_DEVICE; }
   uint64_t blockId() const { return blockId_; }
 
   // The handle the application holds: each cuMemCreate / cuMemRetainAllocationHandle adds a reference, each

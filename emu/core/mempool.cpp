@@ -66,6 +66,8 @@ Expected<RegionPtr> MemPool::allocate(Context& context, uint64_t bytes) {
     if (charge) space.uncharge(device_, charge);
     return result;
   }
+  // A pinned host pool's memory faults a kernel until the pool grants the device access (setAccess).
+  if (hostMemory() && !deviceMayAccess(device_)) space.setKernelAccess(**result, false);
   std::lock_guard lock(mutex_);
   used_ += commit;
   retained_ -= std::min(retained_, commit);  // reuse of cached memory
@@ -180,10 +182,17 @@ CUresult MemPool::setAccess(const CUmemAccessDesc* descriptors, size_t count) {
     if (!hostMemory() && d.location.id == device_ && d.flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
       return CUDA_ERROR_INVALID_DEVICE;
   }
-  std::lock_guard lock(mutex_);
-  for (size_t i = 0; i < count; ++i)
-    if (hostMemory() || descriptors[i].location.id != device_)
-      peerAccess_[descriptors[i].location.id] = descriptors[i].flags;
+  {
+    std::lock_guard lock(mutex_);
+    for (size_t i = 0; i < count; ++i)
+      if (hostMemory() || descriptors[i].location.id != device_)
+        peerAccess_[descriptors[i].location.id] = descriptors[i].flags;
+  }
+  // Kernels see a pinned host pool's allocations exactly while its device has access (imported pools map the
+  // exporter's blocks in windows of their own and keep them accessible).
+  if (hostMemory() && importedFd_ < 0)
+    AddressSpace::instance().setKernelAccess([this](const MemoryRegion& r) { return r.pool.get() == this; },
+                                             deviceMayAccess(device_));
   return CUDA_SUCCESS;
 }
 

@@ -80,9 +80,17 @@ CUresult cuMemGetAddressRange_v2(CUdeviceptr* pbase, size_t* psize, CUdeviceptr 
   CUEMU_REQUIRE_CONTEXT(context);
   (void)context;
   RegionPtr region = AddressSpace::instance().find(dptr);
-  if (!region || region->kind == MemoryKind::HostRegistered || hostPoolHiddenFromDevice(*region))
+  // Memory no device may reach: registered host memory, a host pool's without access, a VMM mapping before
+  // cuMemSetAccess. The outputs are zeroed then, as driver 580 does.
+  if (!region || region->kind == MemoryKind::HostRegistered || hostPoolHiddenFromDevice(*region) ||
+      (region->kind == MemoryKind::VmmMapping && region->accessFlags.load() == CU_MEM_ACCESS_FLAGS_PROT_NONE)) {
+    if (pbase) *pbase = 0;
+    if (psize) *psize = 0;
     return CUDA_ERROR_NOT_FOUND;
-  if (pbase) *pbase = region->start;
+  }
+  // A mapping of host-located VMM memory answers base 0 with its size (driver 580 on an H100:
+  // tools/gpu-probe/results/vmm17-h100-2026-11-27.txt, part hostvmm).
+  if (pbase) *pbase = region->hostLocated ? 0 : region->start;
   if (psize) *psize = region->size;
   return CUDA_SUCCESS;
 }

@@ -3,6 +3,7 @@
 
 #include "core/context.h"
 #include "core/memory.h"
+#include "core/memory_vmm.h"
 #include "core/mempool.h"
 #include "impl/memory_internal.h"
 
@@ -17,16 +18,26 @@ template <typename T> CUresult put(void* data, T value) {
 }
 
 // One attribute of the region holding `ptr`. Truth values are written as 4-byte integers.
+// A VMM mapping's physical allocation.
+const PhysicalAllocation* physicalOf(const MemoryRegion& r) {
+  return r.kind == MemoryKind::VmmMapping ? static_cast<const PhysicalAllocation*>(r.keepAlive.get()) : nullptr;
+}
+
 CUresult attributeOf(const MemoryRegion& r, uint64_t ptr, CUpointer_attribute attribute, void* data) {
-  bool host = !r.isDeviceSide();
-  // Host-pool memory without device access has no context, device pointer or range start (driver 580).
+  bool vmm = r.kind == MemoryKind::VmmMapping;
+  bool host = !r.isDeviceSide() || r.hostLocated;
+  // Host-pool memory without device access has no context, device pointer or range start (driver 580); a VMM
+  // mapping no device may access yet has no device pointer.
   bool hidden = hostPoolHiddenFromDevice(r);
+  bool vmmUnreachable = vmm && r.accessFlags.load() == CU_MEM_ACCESS_FLAGS_PROT_NONE;
+  // A VMM mapping's range is its reservation, as on an H100 (tools/gpu-probe/results/vmm17-h100-2026-11-27.txt).
+  RegionPtr reservation = vmm ? AddressSpace::instance().findReservation(ptr) : nullptr;
   switch (attribute) {
     case CU_POINTER_ATTRIBUTE_CONTEXT: return put(data, hidden ? CUcontext{} : r.context);
     case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
       return put(data, static_cast<unsigned>(host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE));
     case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
-      if (hidden) return CUDA_ERROR_INVALID_VALUE;
+      if (hidden || vmmUnreachable) return CUDA_ERROR_INVALID_VALUE;
       return put(data, static_cast<CUdeviceptr>(ptr));
     case CU_POINTER_ATTRIBUTE_HOST_POINTER:
       // Device memory has no host address (in cuemu it has one, but programs must not learn to rely on it).
@@ -43,12 +54,14 @@ CUresult attributeOf(const MemoryRegion& r, uint64_t ptr, CUpointer_attribute at
     case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: return put(data, r.device);
     case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
       return put(data, static_cast<int>(r.kind == MemoryKind::Device && !r.pool));
-    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: return put(data, hidden ? CUdeviceptr{} : CUdeviceptr(r.start));
-    case CU_POINTER_ATTRIBUTE_RANGE_SIZE: return put(data, static_cast<size_t>(r.size));
+    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+      return put(data, hidden ? CUdeviceptr{} : reservation ? CUdeviceptr(reservation->start) : CUdeviceptr(r.start));
+    case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+      return put(data, static_cast<size_t>(reservation ? reservation->size : r.size));
     case CU_POINTER_ATTRIBUTE_MAPPED: return put(data, 1);
     case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES: {
       unsigned types = CU_MEM_HANDLE_TYPE_NONE;
-      if (r.kind == MemoryKind::VmmMapping) types = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+      if (const PhysicalAllocation* physical = physicalOf(r)) types = physical->prop().requestedHandleTypes;
       if (r.pool) types = r.pool->props().handleTypes;
       return put(data, types);
     }
@@ -124,6 +137,8 @@ CUresult cuPointerSetAttribute(const void* value, CUpointer_attribute attribute,
   RegionPtr region = AddressSpace::instance().find(ptr);
   if (!region) return CUDA_ERROR_INVALID_VALUE;
   if (attribute != CU_POINTER_ATTRIBUTE_SYNC_MEMOPS) return CUDA_ERROR_INVALID_VALUE;
+  // VMM memory keeps its memory operations asynchronous (driver 580 on an H100: not supported).
+  if (region->kind == MemoryKind::VmmMapping) return CUDA_ERROR_NOT_SUPPORTED;
   int enable = 0;
   std::memcpy(&enable, value, sizeof enable);
   region->syncMemops.store(enable != 0);

@@ -15,12 +15,31 @@ namespace {
 
 bool aligned(uint64_t value) { return value % kVmmGranularity == 0; }
 
-CUresult validateProp(const CUmemAllocationProp* prop) {
+// Where physical memory may be: on a device, or on the host (HOST with any id, HOST_NUMA node 0; HOST_NUMA_CURRENT
+// has a granularity but cannot be created), as driver 580 answers on an H100
+// (tools/gpu-probe/results/vmm17-h100-2026-11-27.txt, parts hostvmm).
+CUresult validateProp(const CUmemAllocationProp* prop, bool creating) {
   if (!prop || prop->type != CU_MEM_ALLOCATION_TYPE_PINNED) return CUDA_ERROR_INVALID_VALUE;
-  if (prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE) return CUDA_ERROR_INVALID_VALUE;
-  if (!deviceByOrdinal(prop->location.id)) return CUDA_ERROR_INVALID_DEVICE;
+  switch (prop->location.type) {
+    case CU_MEM_LOCATION_TYPE_DEVICE:
+      if (!deviceByOrdinal(prop->location.id)) return CUDA_ERROR_INVALID_DEVICE;
+      break;
+    case CU_MEM_LOCATION_TYPE_HOST: break;
+    case CU_MEM_LOCATION_TYPE_HOST_NUMA:
+      if (prop->location.id != 0) return CUDA_ERROR_INVALID_VALUE;
+      break;
+    case CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT:
+      if (creating) return CUDA_ERROR_INVALID_VALUE;
+      break;
+    default: return CUDA_ERROR_INVALID_VALUE;
+  }
   if (prop->requestedHandleTypes & ~memops::kCreatableHandleTypes) return CUDA_ERROR_NOT_SUPPORTED;
   return CUDA_SUCCESS;
+}
+
+bool isHostLocation(const CUmemLocation& location) {
+  return location.type == CU_MEM_LOCATION_TYPE_HOST ||
+         (location.type == CU_MEM_LOCATION_TYPE_HOST_NUMA && location.id == 0);
 }
 
 // The mappings covering [ptr, ptr+size) exactly and contiguously, or empty.
@@ -44,7 +63,7 @@ CUresult cuMemGetAllocationGranularity(size_t* granularity, const CUmemAllocatio
   if (!granularity) return CUDA_ERROR_INVALID_VALUE;
   if (option != CU_MEM_ALLOC_GRANULARITY_MINIMUM && option != CU_MEM_ALLOC_GRANULARITY_RECOMMENDED)
     return CUDA_ERROR_INVALID_VALUE;
-  if (CUresult r = validateProp(prop); r != CUDA_SUCCESS) return r;
+  if (CUresult r = validateProp(prop, /*creating=*/false); r != CUDA_SUCCESS) return r;
   *granularity = kVmmGranularity;
   return CUDA_SUCCESS;
 }
@@ -75,13 +94,18 @@ CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size) {
 CUresult cuMemCreate(CUmemGenericAllocationHandle* handle, size_t size, const CUmemAllocationProp* prop,
                      unsigned long long flags) {
   if (!handle || !size || flags) return CUDA_ERROR_INVALID_VALUE;
-  if (CUresult r = validateProp(prop); r != CUDA_SUCCESS) return r;
+  if (CUresult r = validateProp(prop, /*creating=*/true); r != CUDA_SUCCESS) return r;
   if (!aligned(size)) return CUDA_ERROR_INVALID_VALUE;
   if (prop->allocFlags.compressionType > CU_MEM_ALLOCATION_COMP_GENERIC) return CUDA_ERROR_INVALID_VALUE;
+  // Fabric handles need an IMEX channel, which this machine (like the H100 it was measured on) has not.
+  if (prop->requestedHandleTypes & CU_MEM_HANDLE_TYPE_FABRIC) return CUDA_ERROR_NOT_PERMITTED;
+  bool host = prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE;
   // The compression granted, as the H100 reports it: none for GPUDirect RDMA memory or where unsupported.
   CUmemAllocationProp granted = *prop;
-  if (granted.allocFlags.gpuDirectRDMACapable || !deviceByOrdinal(prop->location.id)->profile().genericCompression)
+  if (host || granted.allocFlags.gpuDirectRDMACapable ||
+      !deviceByOrdinal(prop->location.id)->profile().genericCompression)
     granted.allocFlags.compressionType = CU_MEM_ALLOCATION_COMP_NONE;
+  if (host) granted.location = {CU_MEM_LOCATION_TYPE_HOST_NUMA, 0};  // what the H100 reports for both host types
   auto created = PhysicalAllocation::create(size, granted);
   if (!created) return created.error().code;
   *handle = PhysicalAllocation::retain(*created);
@@ -110,7 +134,8 @@ CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAlloc
   region->start = ptr;
   region->size = size;
   region->kind = MemoryKind::VmmMapping;
-  region->device = allocation->prop().location.id;
+  region->hostLocated = allocation->hostMemory();
+  region->device = region->hostLocated ? 0 : allocation->prop().location.id;
   region->vmmHandle = handle;
   region->vmmOffset = offset;
   region->accessFlags = CU_MEM_ACCESS_FLAGS_PROT_NONE;
@@ -135,34 +160,48 @@ CUresult cuMemUnmap(CUdeviceptr ptr, size_t size) {
 
 CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc* desc, size_t count) {
   if (!desc || !count || !size) return CUDA_ERROR_INVALID_VALUE;
-  int flags = CU_MEM_ACCESS_FLAGS_PROT_NONE;
+  // One address space serves every device: the most permissive device request applies. Host locations are for
+  // memory on the host.
+  int deviceFlags = -1, hostFlags = -1;
   for (size_t i = 0; i < count; ++i) {
-    if (desc[i].location.type != CU_MEM_LOCATION_TYPE_DEVICE) return CUDA_ERROR_INVALID_VALUE;
-    if (!deviceByOrdinal(desc[i].location.id)) return CUDA_ERROR_INVALID_DEVICE;
     if (desc[i].flags != CU_MEM_ACCESS_FLAGS_PROT_NONE && desc[i].flags != CU_MEM_ACCESS_FLAGS_PROT_READ &&
         desc[i].flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
       return CUDA_ERROR_INVALID_VALUE;
-    // One address space serves every device: the most permissive request applies.
-    flags = std::max<int>(flags, desc[i].flags);
+    if (isHostLocation(desc[i].location)) {
+      hostFlags = std::max<int>(hostFlags, desc[i].flags);
+      continue;
+    }
+    if (desc[i].location.type != CU_MEM_LOCATION_TYPE_DEVICE) return CUDA_ERROR_INVALID_VALUE;
+    if (!deviceByOrdinal(desc[i].location.id)) return CUDA_ERROR_INVALID_DEVICE;
+    deviceFlags = std::max<int>(deviceFlags, desc[i].flags);
   }
   auto mappings = mappingsCovering(ptr, size);
   if (mappings.empty()) return CUDA_ERROR_INVALID_VALUE;
   for (const RegionPtr& r : mappings) {
     uint64_t from = std::max<uint64_t>(r->start, ptr), to = std::min<uint64_t>(r->end(), ptr + size);
     if (from != r->start || to != r->end()) return CUDA_ERROR_INVALID_VALUE;  // access is per mapping
+    if (hostFlags >= 0 && !r->hostLocated) return CUDA_ERROR_INVALID_VALUE;
   }
   for (const RegionPtr& r : mappings) {
-    auto done = AddressSpace::instance().setProtection(r->start, r->size, flags);
+    int device = deviceFlags >= 0 ? deviceFlags : r->accessFlags.load();
+    int host = hostFlags >= 0 ? hostFlags : r->hostAccessFlags.load();
+    // Kernels run on the host's threads here: memory the device may touch stays mapped for them.
+    auto done = AddressSpace::instance().setProtection(r->start, r->size, std::max(device, host), device);
     if (!done) return done.error().code;
-    r->accessFlags = flags;
+    r->accessFlags = device;
+    r->hostAccessFlags = host;
   }
   return CUDA_SUCCESS;
 }
 
 CUresult cuMemGetAccess(unsigned long long* flags, const CUmemLocation* location, CUdeviceptr ptr) {
   if (!flags || !location) return CUDA_ERROR_INVALID_VALUE;
-  if (location->type != CU_MEM_LOCATION_TYPE_DEVICE || !deviceByOrdinal(location->id)) return CUDA_ERROR_INVALID_DEVICE;
   RegionPtr region = AddressSpace::instance().find(ptr);
+  if (isHostLocation(*location) && region && region->kind == MemoryKind::VmmMapping && region->hostLocated) {
+    *flags = static_cast<unsigned long long>(region->hostAccessFlags.load());
+    return CUDA_SUCCESS;
+  }
+  if (location->type != CU_MEM_LOCATION_TYPE_DEVICE || !deviceByOrdinal(location->id)) return CUDA_ERROR_INVALID_DEVICE;
   if (!region || region->kind != MemoryKind::VmmMapping) return CUDA_ERROR_INVALID_VALUE;
   *flags = static_cast<unsigned long long>(region->accessFlags.load());
   return CUDA_SUCCESS;

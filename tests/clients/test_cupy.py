@@ -5,6 +5,10 @@ CUB and Thrust kernels carry PTX only for compute_120, which a 9.0 device cannot
 device profile is issue 18): CUPY_ACCELERATORS= makes reductions use CuPy's own kernels instead of CUB, and sorting
 is listed as a known gap below.
 """
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -91,3 +95,33 @@ def test_streams_and_events():
 def test_sort_through_thrust():
     x = cp.asarray(np.random.default_rng(1).random(1000))
     np.testing.assert_array_equal(cp.sort(x).get(), np.sort(x.get()))
+
+
+# cuFFT's kernels are PTX for compute_120 only: on cuemu they need a 12.x device, which a fresh process gets with
+# CUEMU_DEVICE_PROFILE=gb10 (the device profile is chosen once per process).
+FFT_SCRIPT = r"""
+import cupy as cp, numpy as np
+rng = np.random.default_rng(3)
+def bound(x):  # the FFT error bound (tests/libraries/library_calls.cpp), twice: both results carry one
+    n = x.size
+    return 4 * np.log2(n) * 2.0**-24 * np.sqrt(n) * np.linalg.norm(x)
+for n in (64, 1000):
+    x = (rng.random(n) - 0.5 + 1j * (rng.random(n) - 0.5)).astype(np.complex64)
+    y = cp.fft.fft(cp.asarray(x)).get()
+    assert np.abs(y - np.fft.fft(x.astype(np.complex128))).max() <= bound(x), n
+    back = cp.fft.ifft(cp.asarray(y)).get()
+    assert np.abs(back - x).max() <= 2 * bound(x) / np.sqrt(n), n
+r = (rng.random(100) - 0.5).astype(np.float32)
+assert np.abs(cp.fft.rfft(cp.asarray(r)).get() - np.fft.rfft(r.astype(np.float64))).max() <= bound(r)
+m = (rng.random((16, 24)) - 0.5).astype(np.complex64)
+assert np.abs(cp.fft.fft2(cp.asarray(m)).get() - np.fft.fft2(m.astype(np.complex128))).max() <= 2 * bound(m)
+print("fft ok")
+"""
+
+
+def test_fft_through_cufft():
+    env = dict(os.environ)
+    if ON_CUEMU:
+        env["CUEMU_DEVICE_PROFILE"] = "gb10"
+    run = subprocess.run([sys.executable, "-c", FFT_SCRIPT], env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0 and "fft ok" in run.stdout, run.stdout + run.stderr

@@ -363,5 +363,61 @@ TEST(ExportedLibrary, AnswersTheMathLibrariesRequests) {
   reinterpret_cast<CUresult (*)(CUdevice)>(proc("cuDevicePrimaryCtxRelease"))(0);
 }
 
+// cuFFT 12 asks for 6e163fbe and, after each cuModuleLoadData of one of its kernels, calls slot 7 with the context,
+// the module, a visitor and the visitor's argument, and requires the answer 1 (measured through a logging driver
+// in front of driver 580 on an H100: tools/gpu-probe/results/exportlog17-h100-2026-11-27.txt).
+TEST(ExportedLibrary, AnswersCufftsModuleQuery) {
+  void* lib = dlopen(CUEMU_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(lib, nullptr) << dlerror();
+  auto sym = [&](const char* name) {
+    void* fn = dlsym(lib, name);
+    EXPECT_NE(fn, nullptr) << name;
+    return fn;
+  };
+  ASSERT_EQ(reinterpret_cast<CUresult (*)(unsigned)>(sym("cuInit"))(0), CUDA_SUCCESS);
+  CUcontext context = nullptr;
+  ASSERT_EQ(reinterpret_cast<CUresult (*)(CUcontext*, CUdevice)>(sym("cuDevicePrimaryCtxRetain"))(&context, 0),
+            CUDA_SUCCESS);
+  ASSERT_EQ(reinterpret_cast<CUresult (*)(CUcontext)>(sym("cuCtxSetCurrent"))(context), CUDA_SUCCESS);
+  const char* ptx = R"(.version 7.0
+.target sm_52
+.address_size 64
+.visible .entry only_kernel(.param .u64 p) { ret; }
+)";
+  CUmodule module = nullptr;
+  ASSERT_EQ(reinterpret_cast<CUresult (*)(CUmodule*, const void*)>(sym("cuModuleLoadData"))(&module, ptx),
+            CUDA_SUCCESS);
+  CUfunction byName = nullptr;
+  ASSERT_EQ(reinterpret_cast<CUresult (*)(CUfunction*, CUmodule, const char*)>(sym("cuModuleGetFunction"))(
+                &byName, module, "only_kernel"),
+            CUDA_SUCCESS);
+
+  auto cuGetExportTable = reinterpret_cast<CUresult (*)(const void**, const CUuuid*)>(sym("cuGetExportTable"));
+  const void* table = nullptr;
+  ASSERT_EQ(cuGetExportTable(&table, &kCufft), CUDA_SUCCESS);
+  auto slots = static_cast<const void* const*>(table);
+  ASSERT_EQ(reinterpret_cast<uintptr_t>(slots[0]), 0x318u);  // cuFFT checks the size before it calls slot 7
+  for (int i = 1; i < 0x318 / 8; ++i) ASSERT_NE(slots[i], nullptr) << "slot " << i;
+  EXPECT_EQ(reinterpret_cast<UnmodelledSlotFn>(const_cast<void*>(slots[6]))(), CUDA_ERROR_NOT_SUPPORTED);
+  auto moduleFunctions = reinterpret_cast<ModuleFunctionsFn>(const_cast<void*>(slots[7]));
+  // cuFFT's visitor stores the function it is shown through its argument.
+  ModuleFunctionVisitor store = [](void* user, CUfunction f) { *static_cast<CUfunction*>(user) = f; };
+  CUfunction shown = nullptr;
+  EXPECT_EQ(moduleFunctions(context, module, store, &shown), 1);
+  EXPECT_EQ(shown, byName);
+  shown = nullptr;
+  EXPECT_EQ(moduleFunctions(nullptr, module, store, &shown), 1) << "NULL: the current context";
+  EXPECT_EQ(shown, byName);
+  // Bad handles: 0 (cuFFT then reports CUFFT_INTERNAL_ERROR), and nothing is shown.
+  shown = nullptr;
+  EXPECT_EQ(moduleFunctions(context, reinterpret_cast<CUmodule>(context), store, &shown), 0);
+  EXPECT_EQ(moduleFunctions(context, module, nullptr, &shown), 0);
+  EXPECT_EQ(shown, nullptr);
+  reinterpret_cast<CUresult (*)(CUmodule)>(sym("cuModuleUnload"))(module);
+  EXPECT_EQ(moduleFunctions(context, module, store, &shown), 0) << "unloaded";
+  EXPECT_EQ(shown, nullptr);
+  reinterpret_cast<CUresult (*)(CUdevice)>(sym("cuDevicePrimaryCtxRelease"))(0);
+}
+
 }  // namespace
 }  // namespace cuemu::exporttables

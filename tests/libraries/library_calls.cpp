@@ -21,6 +21,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
+#include <cufft.h>
 #include <curand.h>
 #include <cusparse.h>
 
@@ -58,6 +59,7 @@ struct Failure {
 #define CHECK_CUBLAS(call) CHECK_STATUS(call, CUBLAS_STATUS_SUCCESS)
 #define CHECK_CURAND(call) CHECK_STATUS(call, CURAND_STATUS_SUCCESS)
 #define CHECK_CUSPARSE(call) CHECK_STATUS(call, CUSPARSE_STATUS_SUCCESS)
+#define CHECK_CUFFT(call) CHECK_STATUS(call, CUFFT_SUCCESS)
 
 // Results of one case: 32-bit words and how they compare.
 struct Result {
@@ -242,6 +244,58 @@ Result spmmCase() {
   return floats(c);
 }
 
+// ---- cuFFT -----------------------------------------------------------------------------------------------------
+
+// A transform's result depends on its kernels' radix order and twiddle factors (the GPU runs cuFFT's SASS, cuemu
+// its compute_120 PTX), so each output may differ by the classic FFT bound: relative L2 error below
+// log2(n) * 2^-24 per pass, with |y_k| <= ||y||_2 = sqrt(n) ||x||_2; tolerance 2 log2(n) 2^-24 sqrt(n) ||x||_2,
+// doubled because both devices' results carry such an error.
+std::vector<double> fftTolerance(const std::vector<float>& input, size_t n, size_t outputs) {
+  double norm = 0;
+  for (float v : input) norm += double(v) * v;
+  double allowed = 2.0 * 2.0 * std::log2(double(n)) * std::ldexp(1.0, -24) * std::sqrt(double(n) * norm);
+  return std::vector<double>(outputs, allowed);
+}
+
+struct FftPlan {
+  cufftHandle plan = 0;
+  ~FftPlan() { cufftDestroy(plan); }
+};
+
+// Complex-to-complex, forward, in place: `batch` transforms of the given shape (1 or 2 dimensions).
+Result fftC2cCase(std::vector<int> shape, int batch, uint64_t seed) {
+  size_t n = 1;
+  for (int d : shape) n *= size_t(d);
+  auto x = quarters(2 * n * size_t(batch), seed);
+  DeviceBuffer<float> data(x);
+  FftPlan p;
+  CHECK_CUFFT(cufftPlanMany(&p.plan, int(shape.size()), shape.data(), nullptr, 1, 0, nullptr, 1, 0, CUFFT_C2C, batch));
+  CHECK_CUFFT(cufftExecC2C(p.plan, reinterpret_cast<cufftComplex*>(data.ptr), reinterpret_cast<cufftComplex*>(data.ptr),
+                           CUFFT_FORWARD));
+  Result r = floats(data.read());
+  r.tolerance = fftTolerance(x, n, r.words.size());
+  return r;
+}
+
+// Real-to-complex, forward, out of place (n/2+1 outputs), then complex-to-real back (unnormalised: n * x).
+Result fftR2cC2rCase(int n, uint64_t seed) {
+  auto x = quarters(size_t(n), seed);
+  DeviceBuffer<float> in(x), spectrum{2 * size_t(n / 2 + 1)}, back{size_t(n)};
+  FftPlan forward, inverse;
+  CHECK_CUFFT(cufftPlan1d(&forward.plan, n, CUFFT_R2C, 1));
+  CHECK_CUFFT(cufftPlan1d(&inverse.plan, n, CUFFT_C2R, 1));
+  CHECK_CUFFT(cufftExecR2C(forward.plan, in.ptr, reinterpret_cast<cufftComplex*>(spectrum.ptr)));
+  CHECK_CUFFT(cufftExecC2R(inverse.plan, reinterpret_cast<cufftComplex*>(spectrum.ptr), back.ptr));
+  auto s = spectrum.read();
+  auto b = back.read();
+  s.insert(s.end(), b.begin(), b.end());
+  Result r = floats(s);
+  r.tolerance = fftTolerance(x, size_t(n), s.size() - b.size());
+  // The round trip passes through two transforms: twice the bound, scaled by n (the unnormalised inverse).
+  for (size_t i = 0; i < b.size(); ++i) r.tolerance.push_back(2.0 * std::sqrt(double(n)) * r.tolerance[0]);
+  return r;
+}
+
 // ---- cuBLAS ----------------------------------------------------------------------------------------------------
 
 // C (m x n) = alpha * op(A) * op(B) + beta * C, column-major; A is m x k, B is k x n.
@@ -415,6 +469,13 @@ const std::map<std::string, std::function<Result()>>& cases() {
       {"curand.normal.xorwow", [] { return curandCase(CURAND_RNG_PSEUDO_DEFAULT, true); }},
       {"curand.uniform.philox", [] { return curandCase(CURAND_RNG_PSEUDO_PHILOX4_32_10, false); }},
       {"curand.normal.philox", [] { return curandCase(CURAND_RNG_PSEUDO_PHILOX4_32_10, true); }},
+      {"cufft.c2c.1d.256.batch2", [] { return fftC2cCase({256}, 2, 91); }},
+      {"cufft.c2c.1d.1000", [] { return fftC2cCase({1000}, 1, 92); }},
+      {"cufft.c2c.2d.32x48",
+       [] {
+         return fftC2cCase({32, 48}, 1, 93);
+       }},
+      {"cufft.r2c.c2r.1d.512", [] { return fftR2cC2rCase(512, 94); }},
       {"cusparse.spmv.csr", spmvCase},
       {"cusparse.spmm.csr", spmmCase},
       {"cublas.sgemm", sgemmCase},

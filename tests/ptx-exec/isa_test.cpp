@@ -655,16 +655,17 @@ TEST(PtxIsa, DeviceMallocWithoutAHeapReturnsNull) {
 
 class ConditionalHost : public HostServices {
  public:
-  void setGraphConditional(uint64_t handle, uint32_t value) override {
+  bool setGraphConditional(uint64_t handle, uint32_t value) override {
     std::lock_guard<std::mutex> lock(m);
     calls.emplace_back(handle, value);
+    return handle != refused;
   }
   std::mutex m;
   std::vector<std::pair<uint64_t, uint32_t>> calls;
+  uint64_t refused = 0;  // a handle the kernel may not set
 };
 
-TEST(PtxIsa, GraphSetConditionalReachesTheHostForEachActiveLane) {
-  const char* text = R"(.version 8.0
+constexpr const char* kGraphSetConditionalPtx = R"(.version 8.0
 .target sm_80
 .address_size 64
 .extern .func cudaGraphSetConditional(.param .b64 cudaGraphSetConditional_param_0, .param .b32 cudaGraphSetConditional_param_1);
@@ -691,7 +692,9 @@ DONE:
   ret;
 }
 )";
-  CompileResult cr = compile(text);
+
+TEST(PtxIsa, GraphSetConditionalReachesTheHostForEachActiveLane) {
+  CompileResult cr = compile(kGraphSetConditionalPtx);
   ASSERT_TRUE(cr.program) << cr.error;
   int kernel = findKernel(*cr.program, "k");
   Params p(kernels(*cr.program)[size_t(kernel)]);
@@ -703,6 +706,26 @@ DONE:
   ASSERT_TRUE(r.ok()) << r.fault.message;
   std::sort(host.calls.begin(), host.calls.end());
   EXPECT_EQ(host.calls, (std::vector<std::pair<uint64_t, uint32_t>>{{0x100, 0}, {0x101, 10}, {0x102, 20}}));
+}
+
+// A handle the launching kernel may not set (another graph's, or any from a kernel outside a graph) faults the
+// lane with an illegal address, as on an H100; the lanes before it in the warp have set theirs.
+TEST(PtxIsa, GraphSetConditionalOfAHandleTheKernelMayNotSetFaults) {
+  CompileResult cr = compile(kGraphSetConditionalPtx);
+  ASSERT_TRUE(cr.program) << cr.error;
+  int kernel = findKernel(*cr.program, "k");
+  Params p(kernels(*cr.program)[size_t(kernel)]);
+  p.arg(uint64_t(0x100));
+  ConditionalHost host;
+  host.refused = 0x101;
+  LaunchParams lp = ptxtest::launchParams(Dim3{1}, Dim3{32}, p, arena());
+  lp.host = &host;
+  LaunchResult r = launch(*cr.program, kernel, lp);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.fault.kind, FaultKind::IllegalAddress);
+  EXPECT_EQ(r.fault.address, 0x101u);
+  EXPECT_EQ(r.fault.thread.x, 1u);
+  EXPECT_EQ(host.calls.front(), (std::pair<uint64_t, uint32_t>{0x100, 0}));
 }
 
 // ---- barriers in divergent code ----------------------------------------------------------------------------------

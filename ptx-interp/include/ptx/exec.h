@@ -281,8 +281,11 @@ class HostServices {
 
   // ---- CUDA graph conditional nodes (issue 17) ----
   // cudaGraphSetConditional(handle, value), an extern function of PTX that libcudadevrt provides on a GPU: sets the
-  // value of a conditional node's handle. Called by every active lane that calls it. Default: ignored.
-  virtual void setGraphConditional(uint64_t handle, uint32_t value);
+  // value of a conditional node's handle. Called by every active lane that calls it. False: the calling kernel may
+  // not set that handle (on a GPU a handle is memory of the executable graph it was instantiated in: a kernel of
+  // another graph, or one launched into a stream, faults), and the lane faults with an illegal address. Default:
+  // ignored (true).
+  virtual bool setGraphConditional(uint64_t handle, uint32_t value);
 
   // ---- CUDA dynamic parallelism: the device runtime (cudadevrt) that kernels call ------------------------------
   // The interpreter implements the device runtime's entry points (exec/device_runtime.cpp) and asks the driver

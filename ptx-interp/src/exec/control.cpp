@@ -510,7 +510,13 @@ const Op* graphSetConditional(Warp& w, const Op* op) {
   const uint64_t* handle = R<uint64_t>(w, call.args[0]);
   const uint32_t* value = R<uint32_t>(w, call.args[1]);
   HostServices& host = *w.cta->job->host;
-  h::forActive(w.exec, [&](int i) { host.setGraphConditional(handle[i], value[i]); });
+  for (uint32_t lanes = w.exec; lanes; lanes &= lanes - 1) {
+    int i = std::countr_zero(lanes);
+    if (!host.setGraphConditional(handle[i], value[i]))
+      return raiseFault(w, op, i, FaultKind::IllegalAddress, handle[i],
+                        "cudaGraphSetConditional: the handle is not a conditional handle of the graph that launched "
+                        "this kernel");
+  }
   return op + 1;
 }
 

@@ -59,7 +59,7 @@ bool HostServices::devicePrintf(std::string_view text) {
 uint64_t HostServices::deviceMalloc(uint64_t) { return 0; }
 void HostServices::deviceFree(uint64_t) {}
 void HostServices::deterministicStall(std::string_view, unsigned) {}
-void HostServices::setGraphConditional(uint64_t, uint32_t) {}
+bool HostServices::setGraphConditional(uint64_t, uint32_t) { return true; }
 
 uint64_t HostServices::globalTimerNs() {
   timespec ts;
