@@ -39,6 +39,15 @@ LaunchResult run(const Program& prog, const char* kernel, Dim3 grid, Dim3 block,
   return launch(prog, findKernel(prog, kernel), lp);
 }
 
+// A fault under one set of rewrites is the fault under another: kind, PTX line, address, block and thread.
+void expectSameFault(const Fault& got, const Fault& ref, uint32_t mask) {
+  EXPECT_EQ(got.kind, ref.kind) << mask;
+  EXPECT_EQ(got.ptxLine, ref.ptxLine) << mask;
+  EXPECT_EQ(got.address, ref.address) << mask;
+  EXPECT_EQ(got.block.x, ref.block.x) << mask;
+  EXPECT_EQ(got.thread.x, ref.thread.x) << mask;
+}
+
 }  // namespace
 
 TEST(Rewrites, ParseSwitches) {
@@ -152,11 +161,7 @@ TEST(Rewrites, SameFaults) {
       haveRef = true;
       continue;
     }
-    EXPECT_EQ(r.fault.kind, ref.kind) << mask;
-    EXPECT_EQ(r.fault.ptxLine, ref.ptxLine) << mask;
-    EXPECT_EQ(r.fault.address, ref.address) << mask;
-    EXPECT_EQ(r.fault.block.x, ref.block.x) << mask;
-    EXPECT_EQ(r.fault.thread.x, ref.thread.x) << mask;
+    expectSameFault(r.fault, ref, mask);
   }
 }
 
@@ -241,11 +246,7 @@ TEST(Rewrites, SameAtomicFaults) {
         haveRef = true;
         continue;
       }
-      EXPECT_EQ(r.fault.kind, ref.kind) << mask;
-      EXPECT_EQ(r.fault.ptxLine, ref.ptxLine) << mask;
-      EXPECT_EQ(r.fault.address, ref.address) << mask;
-      EXPECT_EQ(r.fault.block.x, ref.block.x) << mask;
-      EXPECT_EQ(r.fault.thread.x, ref.thread.x) << mask;
+      expectSameFault(r.fault, ref, mask);
     }
   }
 }

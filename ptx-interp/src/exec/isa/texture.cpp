@@ -38,7 +38,7 @@ void coordinates(Warp& w, const TextureSite& site, int lane, float f[3], int32_t
 }  // namespace
 
 const Op* fetch(Warp& w, const Op* op) {
-  const TextureSite& site = w.cta->job->program->texSites[op->aux];
+  const TextureSite& site = w.cta->job->program->texSites[TextureOperands::of(*op).site];
   const uint64_t* handles = R<uint64_t>(w, site.handle);
   uint32_t m = w.exec;
   while (m) {
@@ -61,9 +61,10 @@ const Op* fetch(Warp& w, const Op* op) {
 }
 
 const Op* surface(Warp& w, const Op* op) {
-  const TextureSite& site = w.cta->job->program->texSites[op->aux];
+  const TextureOperands v = TextureOperands::of(*op);
+  const TextureSite& site = w.cta->job->program->texSites[v.site];
   const uint64_t* handles = R<uint64_t>(w, site.handle);
-  bool store = op->imm != 0;
+  const bool store = v.store;
   uint32_t m = w.exec;
   while (m) {
     int lane = std::countr_zero(m);
@@ -200,9 +201,7 @@ void KernelLowerer::lowerTexture(const Instruction& in) {
     addValue(values);
   }
   if (!isSurface && site.valueCount != 4) return unsupported(in, "texture fetch without a 4-vector destination");
-  Op& op = emit(isSurface ? &tex::surface : &tex::fetch);
-  op.aux = uint32_t(prog_.texSites.size());
-  op.imm = isStore ? 1 : 0;
+  tex::TextureOperands{uint32_t(prog_.texSites.size()), isStore}.into(emit(isSurface ? &tex::surface : &tex::fetch));
   prog_.texSites.push_back(site);
   for (const Dst& d : pendingDst) finish(d);
 }
