@@ -33,22 +33,27 @@ CUresult attributeOf(const MemoryRegion& r, uint64_t ptr, CUpointer_attribute at
   // A VMM mapping's range is its reservation, as on an H100 (tools/gpu-probe/results/vmm17-h100-2026-11-27.txt).
   RegionPtr reservation = vmm ? AddressSpace::instance().findReservation(ptr) : nullptr;
   switch (attribute) {
-    case CU_POINTER_ATTRIBUTE_CONTEXT: return put(data, hidden ? CUcontext{} : r.context);
+    // Pool memory answers no context on an H100, device and pinned host pools alike (vmm17 results).
+    case CU_POINTER_ATTRIBUTE_CONTEXT: return put(data, hidden || r.pool ? CUcontext{} : r.context);
     case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
       return put(data, static_cast<unsigned>(host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE));
+    // A failed device or host pointer query still writes a null pointer, as on an H100.
     case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
-      if (hidden || vmmUnreachable) return CUDA_ERROR_INVALID_VALUE;
+      if (hidden || vmmUnreachable) return put(data, CUdeviceptr{}), CUDA_ERROR_INVALID_VALUE;
       return put(data, static_cast<CUdeviceptr>(ptr));
     case CU_POINTER_ATTRIBUTE_HOST_POINTER:
       // Device memory has no host address (in cuemu it has one, but programs must not learn to rely on it).
-      if (!host && r.kind != MemoryKind::Managed) return CUDA_ERROR_INVALID_VALUE;
+      if (!host && r.kind != MemoryKind::Managed)
+        return put(data, static_cast<void*>(nullptr)), CUDA_ERROR_INVALID_VALUE;
       return put(data, reinterpret_cast<void*>(ptr));
     case CU_POINTER_ATTRIBUTE_P2P_TOKENS: {
       if (host) return CUDA_ERROR_INVALID_VALUE;
       CUDA_POINTER_ATTRIBUTE_P2P_TOKENS tokens{r.bufferId, 0};
       return put(data, tokens);
     }
-    case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS: return put(data, static_cast<int>(r.syncMemops.load()));
+    // Managed memory's memory operations are always synchronous (an H100 reads 1 without a set).
+    case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
+      return put(data, static_cast<int>(r.syncMemops.load() || r.kind == MemoryKind::Managed));
     case CU_POINTER_ATTRIBUTE_BUFFER_ID: return put(data, static_cast<unsigned long long>(r.bufferId));
     case CU_POINTER_ATTRIBUTE_IS_MANAGED: return put(data, static_cast<int>(r.kind == MemoryKind::Managed));
     case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: return put(data, r.device);
@@ -65,7 +70,9 @@ CUresult attributeOf(const MemoryRegion& r, uint64_t ptr, CUpointer_attribute at
       if (r.pool) types = r.pool->props().handleTypes;
       return put(data, types);
     }
-    case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE: return put(data, 0);
+    // cuMemAlloc memory is GPUDirect RDMA capable on an H100; pools, host, managed and VMM memory are not.
+    case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
+      return put(data, static_cast<int>(r.kind == MemoryKind::Device && !r.pool && !r.hostLocated));
     case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
       return put(data, static_cast<int>(r.kind == MemoryKind::VmmMapping ? r.accessFlags.load()
                                                                          : CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE));

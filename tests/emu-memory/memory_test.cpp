@@ -219,6 +219,39 @@ TEST_F(MemoryTest, NoContextIsAnError) {
   cuemu::pushCurrentContext(context_);
 }
 
+// Answers an H100 gives that differ by kind of memory (tools/gpu-probe/results/vmm17-h100-2026-11-27.txt).
+TEST_F(MemoryTest, PointerAttributesByKindAsAnH100Answers) {
+  CUdeviceptr device = 0, managed = 0, pooled = 0;
+  ASSERT_EQ(cuMemAlloc_v2(&device, 4096), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAllocManaged(&managed, 4096, CU_MEM_ATTACH_GLOBAL), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAllocAsync(&pooled, 4096, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(nullptr), CUDA_SUCCESS);
+  int rdma = -1;
+  EXPECT_EQ(cuPointerGetAttribute(&rdma, CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE, device), CUDA_SUCCESS);
+  EXPECT_EQ(rdma, 1);
+  EXPECT_EQ(cuPointerGetAttribute(&rdma, CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE, managed), CUDA_SUCCESS);
+  EXPECT_EQ(rdma, 0);
+  EXPECT_EQ(cuPointerGetAttribute(&rdma, CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE, pooled), CUDA_SUCCESS);
+  EXPECT_EQ(rdma, 0);
+  int sync = -1;
+  EXPECT_EQ(cuPointerGetAttribute(&sync, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, managed), CUDA_SUCCESS);
+  EXPECT_EQ(sync, 1);  // without a set
+  EXPECT_EQ(cuPointerGetAttribute(&sync, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, device), CUDA_SUCCESS);
+  EXPECT_EQ(sync, 0);
+  CUcontext ctx = reinterpret_cast<CUcontext>(0xdead);
+  EXPECT_EQ(cuPointerGetAttribute(&ctx, CU_POINTER_ATTRIBUTE_CONTEXT, pooled), CUDA_SUCCESS);
+  EXPECT_EQ(ctx, nullptr);  // pool memory has no context
+  EXPECT_EQ(cuPointerGetAttribute(&ctx, CU_POINTER_ATTRIBUTE_CONTEXT, device), CUDA_SUCCESS);
+  EXPECT_EQ(ctx, context_->apiHandle());
+  void* host = reinterpret_cast<void*>(0xdead);
+  EXPECT_EQ(cuPointerGetAttribute(&host, CU_POINTER_ATTRIBUTE_HOST_POINTER, device), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(host, nullptr);  // a failed host pointer query still writes null
+  EXPECT_EQ(cuMemFreeAsync(pooled, nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(cuStreamSynchronize(nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemFree_v2(managed), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemFree_v2(device), CUDA_SUCCESS);
+}
+
 TEST_F(MemoryTest, PointerAttributes) {
   CUdeviceptr p = 0;
   ASSERT_EQ(cuMemAlloc_v2(&p, 512), CUDA_SUCCESS);
