@@ -243,6 +243,15 @@ TEST_F(MemoryTest, PointerAttributesByKindAsAnH100Answers) {
   EXPECT_EQ(ctx, nullptr);  // pool memory has no context
   EXPECT_EQ(cuPointerGetAttribute(&ctx, CU_POINTER_ATTRIBUTE_CONTEXT, device), CUDA_SUCCESS);
   EXPECT_EQ(ctx, context_->apiHandle());
+  for (CUdeviceptr p : {device, managed}) {  // mapped in 2 MiB pieces
+    size_t mapping = 0;
+    void* base = nullptr;
+    EXPECT_EQ(cuPointerGetAttribute(&mapping, CU_POINTER_ATTRIBUTE_MAPPING_SIZE, p), CUDA_SUCCESS);
+    EXPECT_EQ(mapping, size_t(2) << 20);
+    EXPECT_EQ(cuPointerGetAttribute(&base, CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR, p), CUDA_SUCCESS);
+    EXPECT_LE(reinterpret_cast<CUdeviceptr>(base), p);
+    EXPECT_LT(p, reinterpret_cast<CUdeviceptr>(base) + mapping);
+  }
   void* host = reinterpret_cast<void*>(0xdead);
   EXPECT_EQ(cuPointerGetAttribute(&host, CU_POINTER_ATTRIBUTE_HOST_POINTER, device), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(host, nullptr);  // a failed host pointer query still writes null
