@@ -178,11 +178,11 @@ uint32_t markOrFindUnwritten(uint32_t lanes, const uint64_t* addresses, uint32_t
       end = a ? start + a->bytes : 0;
       if (!a) continue;
     }
-    if (access != GlobalAccess::Store && !forBits(*a, address - start, bytes, [](uint64_t& word, uint64_t mask) {
+    if (readsMemory(access) && !forBits(*a, address - start, bytes, [](uint64_t& word, uint64_t mask) {
           return (std::atomic_ref<uint64_t>(word).load(std::memory_order_relaxed) & mask) == mask;
         }))
       unwritten |= 1u << lane;
-    if (access != GlobalAccess::Load)
+    if (writesMemory(access))
       forBits(*a, address - start, bytes, [](uint64_t& word, uint64_t mask) {
         if ((std::atomic_ref<uint64_t>(word).load(std::memory_order_relaxed) & mask) != mask)
           std::atomic_ref<uint64_t>(word).fetch_or(mask, std::memory_order_relaxed);
@@ -300,13 +300,13 @@ struct GlobalCell {
 };
 
 // Two accesses of one grid to the same global word, one of them writing and not both strong (atomics, volatile or
-// scoped loads and stores), race when nothing
-// orders them: between warps of a CTA, no barrier between them; between lanes of a warp, no barrier or __syncwarp
-// (a warning, as for shared memory); between CTAs, the grid has no barrier, so they race unless the earlier
-// thread's write or read was released (a gpu-scope fence after it by its thread, or by a thread of its CTA after a
-// later barrier) and the later thread acquired (an atomic or a fence of its own before, or of a thread of its CTA
-// before a barrier it passed): the message-passing of __threadfence() and an atomic flag or ticket, as in a
-// last-block reduction. Cooperative grid-wide barriers are not followed (accesses they order are reported).
+// scoped loads and stores), race when nothing orders them: between warps of a CTA, no barrier between them; between
+// lanes of a warp, no barrier or __syncwarp (a warning, as for shared memory); between CTAs, the grid has no barrier,
+// so they race unless the earlier thread's write or read was released (a gpu-scope fence after it by its thread, or by
+// a thread of its CTA after a later barrier) and the later thread acquired (an atomic or a fence of its own before, or
+// of a thread of its CTA before a barrier it passed): the message-passing of __threadfence() and an atomic flag or
+// ticket, as in a last-block reduction. Cooperative grid-wide barriers are not followed (accesses they order are
+// reported).
 class GlobalRaces {
  public:
   GlobalRaces(ptx::exec::Dim3 grid, ptx::exec::Dim3 block)
@@ -337,19 +337,13 @@ class GlobalRaces {
       const uint32_t thread = warp * 32 + uint32_t(lane);
       const uint64_t global = uint64_t(cta) * blockThreads_ + thread;
       if (global >= threadFences_.size()) continue;
-      GlobalAccessRecord me{
-          cta + 1,
-          uint16_t(thread),
-          access == GlobalAccess::Atomic || access == GlobalAccess::StrongLoad || access == GlobalAccess::StrongStore,
-          site.barriers,
-          site.warpSyncs,
-          std::atomic_ref(threadFences_[global]).load(std::memory_order_relaxed),
-          site.ptxLine};
+      GlobalAccessRecord me{cta + 1,          uint16_t(thread),
+                            isStrong(access), site.barriers,
+                            site.warpSyncs,   std::atomic_ref(threadFences_[global]).load(std::memory_order_relaxed),
+                            site.ptxLine};
       const bool acquired = std::atomic_ref(threadAcquired_[global]).load(std::memory_order_relaxed) ||
                             std::atomic_ref(ctaAcquiredFrom_[cta]).load(std::memory_order_relaxed) <= site.barriers;
-      const bool writes =
-          access == GlobalAccess::Store || access == GlobalAccess::StrongStore || access == GlobalAccess::Atomic;
-      const bool reads = !writes || access == GlobalAccess::Atomic;
+      const bool writes = writesMemory(access);  // an atomic's record is its write
       bool reported = false;
       for (uint64_t word = addresses[lane] / 4; word <= (addresses[lane] + bytes - 1) / 4; ++word) {
         if (!page || word / kPageWords != pageNumber) {
@@ -369,7 +363,7 @@ class GlobalRaces {
           reported = true;
         }
         if (writes) c.write = me;
-        if (reads && !writes) c.read = me;
+        if (!writes) c.read = me;
       }
       // strong accesses synchronise as the fences around them would: an atomic or strong load acquires, an
       // atomic or strong store releases what the thread did before it
@@ -414,8 +408,7 @@ class GlobalRaces {
 
   // Whether `earlier` and `later` (by the same word; one of them writes) race. `oneStore`: two stores of one
   // instruction, which imply no order within it and are no hazard.
-  bool racing(const GlobalAccessRecord& earlier, const GlobalAccessRecord& later, bool laterAcquired,
-              bool oneStore) const {
+  bool racing(const GlobalAccessRecord& earlier, const GlobalAccessRecord& later, bool laterAcquired, bool oneStore) {
     if (earlier.strong && later.strong) return false;
     if (earlier.cta == later.cta) {
       if (earlier.thread == later.thread) return false;
@@ -424,10 +417,8 @@ class GlobalRaces {
     }
     const uint64_t global = uint64_t(earlier.cta - 1) * blockThreads_ + earlier.thread;
     const bool released =
-        std::atomic_ref(const_cast<uint32_t&>(threadFences_[global])).load(std::memory_order_relaxed) >
-            earlier.fences ||
-        std::atomic_ref(const_cast<uint32_t&>(ctaFencedAt_[earlier.cta - 1])).load(std::memory_order_relaxed) >
-            earlier.barriers + 1;
+        std::atomic_ref(threadFences_[global]).load(std::memory_order_relaxed) > earlier.fences ||
+        std::atomic_ref(ctaFencedAt_[earlier.cta - 1]).load(std::memory_order_relaxed) > earlier.barriers + 1;
     return !(released && laterAcquired);
   }
 
@@ -469,8 +460,6 @@ class Watch final : public LaunchWatch, public ptx::exec::Checker {
       });
       return;
     }
-    if (access == ptx::exec::GlobalAccess::StrongLoad) access = ptx::exec::GlobalAccess::Load;
-    if (access == ptx::exec::GlobalAccess::StrongStore) access = ptx::exec::GlobalAccess::Store;
     uint32_t unwritten = markOrFindUnwritten(lanes, addresses, bytes, access);
     if (!unwritten) [[likely]]
       return;

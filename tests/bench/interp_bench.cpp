@@ -323,11 +323,12 @@ void BM_DivergentCollatz(benchmark::State& state) {
   check(r, state);
 }
 
-void BM_AtomicHistogram(benchmark::State& state) {
+// The histogram kernel on 4M input bytes that `fill` writes, against nativeHistogram on the same bytes.
+template <class Fill> void measureHistogram(benchmark::State& state, Fill fill) {
   const int n = 1 << 22;
   unsigned char* in = arena().alloc<unsigned char>(n);
   unsigned* bins = arena().alloc<unsigned>(256);
-  for (int i = 0; i < n; ++i) in[i] = static_cast<unsigned char>((unsigned(i) * 2654435761u) >> 24);
+  fill(in, n);
   double native = nativeSeconds([&] { nativeHistogram(in, bins, n); });
   Params p(info("histogram"));
   p.arg(in).arg(bins).arg(n);
@@ -337,20 +338,16 @@ void BM_AtomicHistogram(benchmark::State& state) {
   check(r, state);
 }
 
+void BM_AtomicHistogram(benchmark::State& state) {
+  measureHistogram(state, [](unsigned char* in, int n) {
+    for (int i = 0; i < n; ++i) in[i] = static_cast<unsigned char>((unsigned(i) * 2654435761u) >> 24);
+  });
+}
+
 // The same kernel on input whose bytes are all equal: every lane of a warp adds to one counter (the lanes combine
 // into one host atomic: warp-aggregated-atomics), against native code adding 1 per element to one std::atomic.
 void BM_AtomicCounter(benchmark::State& state) {
-  const int n = 1 << 22;
-  unsigned char* in = arena().alloc<unsigned char>(n);
-  unsigned* bins = arena().alloc<unsigned>(256);
-  std::fill(in, in + n, static_cast<unsigned char>(7));
-  double native = nativeSeconds([&] { nativeHistogram(in, bins, n); });
-  Params p(info("histogram"));
-  p.arg(in).arg(bins).arg(n);
-  LaunchResult r;
-  measure(
-      state, [&] { r = run("histogram", Dim3{256}, Dim3{256}, p); }, native);
-  check(r, state);
+  measureHistogram(state, [](unsigned char* in, int n) { std::fill(in, in + n, static_cast<unsigned char>(7)); });
 }
 
 // The global-atomic histogram on 1..N host threads (wall time: needs an idle machine) against native code on as many

@@ -190,8 +190,7 @@ struct Recorder : Checker {
                       GlobalAccess access) override {
     std::lock_guard lock(mutex);
     EXPECT_EQ(bytes, 4u);
-    for (uint32_t m = lanes; m; m &= m - 1)
-      globals.emplace_back(addresses[std::countr_zero(m)], access != GlobalAccess::Load);
+    for (uint32_t m = lanes; m; m &= m - 1) globals.emplace_back(addresses[std::countr_zero(m)], writesMemory(access));
   }
   void sharedHazard(const CheckSite& site, HazardKind kind, uint32_t earlierLine, uint64_t, bool withinWarp) override {
     std::lock_guard lock(mutex);

@@ -36,6 +36,9 @@ enum class HazardKind : uint8_t { ReadAfterWrite, WriteAfterRead, WriteAfterWrit
 // How a global access uses memory: an atomic reads the old value and writes the new one, lane after lane. Strong
 // loads and stores (.volatile, .relaxed, .acquire, .release) are, like atomics, no data race with each other.
 enum class GlobalAccess : uint8_t { Load, Store, Atomic, StrongLoad, StrongStore };
+inline bool readsMemory(GlobalAccess a) { return a != GlobalAccess::Store && a != GlobalAccess::StrongStore; }
+inline bool writesMemory(GlobalAccess a) { return a != GlobalAccess::Load && a != GlobalAccess::StrongLoad; }
+inline bool isStrong(GlobalAccess a) { return a != GlobalAccess::Load && a != GlobalAccess::Store; }
 
 class Checker {
  public:

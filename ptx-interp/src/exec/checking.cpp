@@ -88,15 +88,30 @@ struct SharedView {
   uint32_t warpSync;
 };
 
+// A read of a cell by lane `tag` of warp v.me at `line`, recorded: its reader becomes the lane, or "several lanes"
+// when lanes of the warp read it at this instruction (`severalLanes`: others besides this one), so that any lane's
+// later write is after another lane's read.
+inline void recordRead(Cell& c, const SharedView& v, uint16_t tag, uint32_t line, bool severalLanes) {
+  const uint16_t several = threadTag(v.me, kSeveralLanes);
+  if (warpOf(c.reader) != v.me || c.readWarpSync != v.warpSync || c.readLine != line) {
+    c.reader = severalLanes ? several : tag;
+    c.readEpoch = v.epoch;
+    c.readWarpSync = v.warpSync;
+    c.readLine = line;
+  } else if (severalLanes || c.reader != tag) {
+    c.reader = several;  // lanes of the warp read it at this instruction before
+  }
+}
+
 // One access's visit of one cell (a word's, or a byte's): checks it against the cell's last write and read and
 // records itself. Between warps a hazard needs no barrier between the two accesses; between lanes of one warp, no
 // barrier and no __syncwarp (a store and a store of one instruction are not a hazard: no order is implied within
 // it). Most visits find nothing to report and their cells already as they would leave them (a thread re-reading
 // what it read), so those cost a comparison per cell. `report(kind, earlierLine, withinWarp)` is called once at
-// most per access: `reported` says whether it was.
+// most per access: `reported` says whether it was. A read records itself as recordRead does.
 template <bool Write, class Report>
 __attribute__((always_inline)) inline void visitCell(Cell& c, const SharedView& v, uint16_t tag, uint32_t line,
-                                                     bool& reported, Report&& report) {
+                                                     bool& reported, Report&& report, bool severalLanes = false) {
   if (!reported) [[likely]] {
     const HazardKind afterWrite = Write ? HazardKind::WriteAfterWrite : HazardKind::ReadAfterWrite;
     if (c.writer && warpOf(c.writer) != v.me) {
@@ -126,14 +141,8 @@ __attribute__((always_inline)) inline void visitCell(Cell& c, const SharedView& 
     c.writeEpoch = v.epoch;
     c.writeWarpSync = v.warpSync;
     c.writeLine = line;
-  } else if (warpOf(c.reader) != v.me || c.readWarpSync != v.warpSync || c.readLine != line) {
-    c.reader = tag;
-    c.readEpoch = v.epoch;
-    c.readWarpSync = v.warpSync;
-    c.readLine = line;
-  } else if (c.reader != tag && c.reader != threadTag(v.me, kSeveralLanes)) {
-    // a second lane of the warp read it at this instruction: any lane's write is then after another's read
-    c.reader = threadTag(v.me, kSeveralLanes);
+  } else {
+    recordRead(c, v, tag, line, severalLanes);
   }
 }
 
@@ -291,7 +300,6 @@ void sharedReads(Warp& w, const Op* op, const CheckedAccess& access, const Share
     for (uint32_t k = 0; k < g.count; ++k) eachLane(g.firsts[k]);
     return;
   }
-  const uint16_t several = threadTag(v.me, kSeveralLanes);
   const uint32_t line = op->line;
   Cell* words = v.shadow.words;
   if (bytes == 4) {
@@ -308,14 +316,7 @@ void sharedReads(Warp& w, const Op* op, const CheckedAccess& access, const Share
         eachLane(f);
         continue;
       }
-      if (warpOf(c.reader) != v.me || c.readWarpSync != v.warpSync || c.readLine != line) {
-        c.reader = f.sameAs ? several : tag;
-        c.readEpoch = v.epoch;
-        c.readWarpSync = v.warpSync;
-        c.readLine = line;
-      } else if (f.sameAs || c.reader != tag) {
-        c.reader = several;  // lanes of the warp read it at this instruction before
-      }
+      recordRead(c, v, tag, line, f.sameAs != 0);
     }
     return;
   }
@@ -340,8 +341,7 @@ void sharedReads(Warp& w, const Op* op, const CheckedAccess& access, const Share
     };
     for (; at < offset + bytes; at += 4) {
       Cell& c = words[at / 4];
-      visitCell<false>(c, v, tag, line, reported, report);
-      if (f.sameAs && c.reader != several) c.reader = several;
+      visitCell<false>(c, v, tag, line, reported, report, f.sameAs != 0);
     }
   }
 }
