@@ -243,6 +243,14 @@ template <typename T> T PointerAttribute(CUpointer_attribute attribute, CUdevice
   return value;
 }
 
+// The attribute, expected to be answered.
+template <typename T> T AnsweredAttribute(CUpointer_attribute attribute, CUdeviceptr p) {
+  CUresult r = CUDA_SUCCESS;
+  T value = PointerAttribute<T>(attribute, p, &r);
+  EXPECT_EQ(r, CUDA_SUCCESS) << "attribute " << int(attribute);
+  return value;
+}
+
 using api_memory_ClientsVmmHost = ClientsFaultsTest;
 
 // cuMemCreate on the host (HOST with any id, HOST_NUMA node 0): 2 MiB granules, reported as HOST_NUMA node 0;
@@ -392,6 +400,39 @@ TEST_F(api_memory_ClientsVmmAttributes, FabricCreationNotPermitted) {
     CUmemGenericAllocationHandle handle = 0;
     CU_EXPECT(CUDA_ERROR_NOT_PERMITTED, cuMemCreate(&handle, size_t{2} << 20, &prop, 0)) << handles;
   }
+}
+
+// cuMemAlloc, managed and stream-ordered pool memory: what differs by kind (GPUDirect RDMA, SYNC_MEMOPS before a
+// set, the 2 MiB mapping of a small allocation, no context for pool memory), and a failed host-pointer query
+// writing null.
+TEST_F(api_memory_ClientsVmmAttributes, AllocatedMemoryByKind) {
+  CUdeviceptr device = 0, managed = 0, pooled = 0;
+  CU_ASSERT_OK(cuMemAlloc(&device, 4096));
+  CU_ASSERT_OK(cuMemAllocManaged(&managed, 4096, CU_MEM_ATTACH_GLOBAL));
+  CU_ASSERT_OK(cuMemAllocAsync(&pooled, 4096, nullptr));
+  CU_ASSERT_OK(cuStreamSynchronize(nullptr));
+  EXPECT_EQ(AnsweredAttribute<int>(CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE, device), 1);
+  EXPECT_EQ(AnsweredAttribute<int>(CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE, managed), 0);
+  EXPECT_EQ(AnsweredAttribute<int>(CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE, pooled), 0);
+  EXPECT_EQ(AnsweredAttribute<int>(CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, device), 0);
+  EXPECT_EQ(AnsweredAttribute<int>(CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, managed), 1);
+  EXPECT_EQ(AnsweredAttribute<CUcontext>(CU_POINTER_ATTRIBUTE_CONTEXT, pooled), nullptr);
+  EXPECT_NE(AnsweredAttribute<CUcontext>(CU_POINTER_ATTRIBUTE_CONTEXT, device), nullptr);
+  for (CUdeviceptr p : {device, managed}) {
+    const size_t mapping = AnsweredAttribute<size_t>(CU_POINTER_ATTRIBUTE_MAPPING_SIZE, p);
+    const auto base =
+        reinterpret_cast<CUdeviceptr>(AnsweredAttribute<void*>(CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR, p));
+    EXPECT_EQ(mapping, size_t{2} << 20);
+    EXPECT_LE(base, p);
+    EXPECT_LT(p, base + mapping);
+  }
+  void* host = reinterpret_cast<void*>(0xdead);
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuPointerGetAttribute(&host, CU_POINTER_ATTRIBUTE_HOST_POINTER, device));
+  EXPECT_EQ(host, nullptr);
+  CU_EXPECT_OK(cuMemFreeAsync(pooled, nullptr));
+  CU_EXPECT_OK(cuStreamSynchronize(nullptr));
+  CU_EXPECT_OK(cuMemFree(managed));
+  CU_EXPECT_OK(cuMemFree(device));
 }
 
 // ---- VMM after a kernel fault: the VMM entry points and pointer queries still answer --------------------------
