@@ -51,6 +51,10 @@ const std::vector<Setting>& settings() {
       {"--racecheck-global", "CUEMU_RACECHECK_GLOBAL", "MODE",
        "with --tool racecheck: yes also reports races in global memory between threads of a grid (default: no; "
        "costs a shadow entry per global word a grid accesses)"},
+      {"--synccheck-strict", "CUEMU_SYNCCHECK_STRICT", "MODE",
+       "with --tool synccheck: yes also reports what compute-sanitizer does not: warp-collective masks naming "
+       "exited, non-converged or differently-masked lanes or leaving out the thread, and named barriers reached by "
+       "more threads than their count (default: no)"},
       {"--progress", "CUEMU_PROGRESS", nullptr, "a live line on stderr for long grids: CTAs done / total"},
   };
   return table;
@@ -95,7 +99,7 @@ std::vector<std::string> validateSettings(const SettingValues& values) {
     } else if (name == "CUEMU_LEAK_CHECK") {
       if (value != "full" && value != "no")
         problems.push_back(fmt::format("{}={}: neither 'full' nor 'no'", name, value));
-    } else if (name == "CUEMU_RACECHECK_GLOBAL") {
+    } else if (name == "CUEMU_RACECHECK_GLOBAL" || name == "CUEMU_SYNCCHECK_STRICT") {
       if (value != "yes" && value != "no")
         problems.push_back(fmt::format("{}={}: neither 'yes' nor 'no'", name, value));
     } else if (name == "CUEMU_CONFIG") {

@@ -17,8 +17,10 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <set>
 #include <shared_mutex>
 #include <thread>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -502,21 +504,89 @@ class Watch final : public LaunchWatch, public ptx::exec::Checker {
   }
 
   bool divergentBarrier(const ptx::exec::CheckSite& site, uint32_t warp, uint32_t arrived, uint32_t) override {
+    reportBarrierError(site, warp, arrived, "Divergent thread(s) in warp");
+    return false;  // the other warps report theirs too, as on the GPU; the launch fails at its end
+  }
+
+  bool barrierCountMismatch(const ptx::exec::CheckSite& site, uint32_t warp, uint32_t lanes, uint32_t) override {
+    reportBarrierError(site, warp, lanes, "Divergent thread(s) in block");
+    return true;  // an H100 stops the grid here (an illegal instruction without the tool)
+  }
+
+  bool warpMask(const ptx::exec::CheckSite& site, uint32_t warp, ptx::exec::WarpCollective op,
+                ptx::exec::WarpMaskIssue issue, uint32_t lanes, uint32_t mask) override {
+    using ptx::exec::WarpMaskIssue;
+    if (issue == WarpMaskIssue::OutsideOwnMask &&
+        (op == ptx::exec::WarpCollective::WarpSync || op == ptx::exec::WarpCollective::Vote)) {
+      reportBarrierError(site, warp, lanes, "Invalid arguments");  // compute-sanitizer's own check
+      return false;
+    }
+    std::string_view what;
+    switch (issue) {
+      case WarpMaskIssue::OutsideOwnMask: what = "names its lanes without the thread that executes it"; break;
+      case WarpMaskIssue::ExitedLanes: what = "names lanes that have exited or do not exist"; break;
+      case WarpMaskIssue::NotExecutingLanes:
+        what = "names lanes that do not execute it with the thread (not converged)";
+        break;
+      case WarpMaskIssue::DifferentMasks: what = "names lanes that execute it with another mask"; break;
+    }
+    reportStrict(site, fmt::format("Warp collective error detected. The mask of a {} {}.", collectiveName(op), what),
+                 fmt::format("mask 0x{:08x}, lanes 0x{:08x} of warp {}", mask, lanes, warp), uint8_t(issue));
+    return false;  // a GPU runs on: only reported
+  }
+
+  void barrierCountExceeded(const ptx::exec::CheckSite& site, uint32_t id, uint32_t count, uint32_t threads) override {
+    reportStrict(site, "Barrier error detected. More threads reach a named barrier than its thread count.",
+                 fmt::format("barrier {}, thread count {}, reached by {} threads of the block", id, count, threads),
+                 uint8_t(0x80));
+  }
+
+  static std::string_view collectiveName(ptx::exec::WarpCollective op) {
+    switch (op) {
+      case ptx::exec::WarpCollective::WarpSync: return "__syncwarp (bar.warp.sync)";
+      case ptx::exec::WarpCollective::Vote: return "vote.sync";
+      case ptx::exec::WarpCollective::Shuffle: return "shfl.sync";
+      case ptx::exec::WarpCollective::Match: return "match.sync";
+      case ptx::exec::WarpCollective::Redux: return "redux.sync";
+      case ptx::exec::WarpCollective::Elect: return "elect.sync";
+    }
+    return "warp collective";
+  }
+
+  // compute-sanitizer's barrier report, once per thread of `lanes`; the launch then fails.
+  void reportBarrierError(const ptx::exec::CheckSite& site, uint32_t warp, uint32_t lanes, std::string_view what) {
     std::string text;
-    for (uint32_t m = arrived; m;) {
+    for (uint32_t m = lanes; m;) {
       int lane = std::countr_zero(m);
       m &= m - 1;
       uint32_t t = warp * 32 + uint32_t(lane);
       ptx::exec::Dim3 thread{t % block_.x, (t / block_.x) % block_.y, t / (block_.x * block_.y)};
-      text += fmt::format("{}Barrier error detected. Divergent thread(s) in warp.\n", kPrefix);
+      text += fmt::format("{}Barrier error detected. {}.\n", kPrefix, what);
       text += fmt::format("{}    at {}\n", kPrefix, location(site.kernel, site.program, site.ptxLine));
       text += fmt::format("{}    by thread {} in block {}\n", kPrefix, dim(thread), dim(site.block));
+      text += deviceFrame(site.kernel, site.program, site.ptxLine);
       text += fmt::format("{}\n", kPrefix);
       g_errors.fetch_add(1, std::memory_order_relaxed);
     }
     print(text);
     divergent_.store(true, std::memory_order_relaxed);
-    return false;  // the other warps report theirs too, as on the GPU; the launch fails at its end
+  }
+
+  // The strict checks (--synccheck-strict): one report, and one error, per kernel, PTX line and kind of finding;
+  // the first thread that met it is named, with the masks.
+  void reportStrict(const ptx::exec::CheckSite& site, std::string_view headline, std::string detail, uint8_t kind) {
+    {
+      std::lock_guard lock(mutex_);
+      if (!strictSeen_.insert({std::string(site.kernel), site.ptxLine, kind}).second) return;
+    }
+    std::string text = fmt::format("{}{}\n", kPrefix, headline);
+    text += fmt::format("{}    at {}\n", kPrefix, location(site.kernel, site.program, site.ptxLine));
+    text += fmt::format("{}    by thread {} in block {}\n", kPrefix, dim(site.thread), dim(site.block));
+    text += fmt::format("{}    {}\n", kPrefix, detail);
+    text += deviceFrame(site.kernel, site.program, site.ptxLine);
+    text += fmt::format("{}\n", kPrefix);
+    g_errors.fetch_add(1, std::memory_order_relaxed);
+    print(text);
   }
 
   CUresult finish(const ptx::exec::LaunchResult& result, const ptx::exec::Program& program, CUresult code,
@@ -600,6 +670,7 @@ class Watch final : public LaunchWatch, public ptx::exec::Checker {
   const ptx::exec::Program* program_ = nullptr;
   std::map<HazardKey, HazardCount> hazards_;
   std::atomic<bool> divergent_{false};
+  std::set<std::tuple<std::string, uint32_t, uint8_t>> strictSeen_;  // synccheck's strict findings reported
   std::atomic<uint64_t> ctasFinished_{0};
   uint64_t total_ = 0;
   std::thread progress_;
@@ -684,7 +755,12 @@ bool readTool() {
       break;
     }
     case Tool::Initcheck: ptx::exec::setCheckedAccesses(ptx::exec::kCheckGlobalAccesses); break;
-    case Tool::Synccheck: ptx::exec::setCheckedAccesses(ptx::exec::kCheckBarriers); break;
+    case Tool::Synccheck: {
+      const char* strict = std::getenv("CUEMU_SYNCCHECK_STRICT");
+      bool beyond = strict && (std::strcmp(strict, "yes") == 0 || std::strcmp(strict, "1") == 0);
+      ptx::exec::setCheckedAccesses(ptx::exec::kCheckBarriers | (beyond ? uint32_t(ptx::exec::kCheckWarpMasks) : 0u));
+      break;
+    }
     case Tool::None: break;
   }
   print(fmt::format("{}COMPUTE-SANITIZER (cuemu {})\n", kPrefix, kToolNames[size_t(g_tool)]));

@@ -43,8 +43,8 @@ def parse(path):
         line = lines[i]
         if line.startswith("exit: "):
             exit_status = int(line[6:])
-        elif not line.startswith("========="):
-            program.append(line)
+        elif not line.startswith("=========") and not line.startswith("cuemu: "):
+            program.append(line)  # cuemu's own diagnostics ("cuemu: error: kernel fault ...") are not the program's
         body = line[len(PREFIX):] if line.startswith(PREFIX) else None
         if body is None:
             i += 1

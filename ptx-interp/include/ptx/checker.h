@@ -18,6 +18,7 @@ enum CheckedAccess : uint32_t {
   kCheckGlobalAccesses = 2,  // global loads and stores (initcheck)
   kCheckBarriers = 4,        // barriers reached by part of a warp (synccheck)
   kCheckFences = 8,          // gpu- and system-scope fences (racecheck's global-memory races)
+  kCheckWarpMasks = 16,      // masks of warp collectives and named-barrier counts beyond compute-sanitizer (synccheck)
 };
 void setCheckedAccesses(uint32_t kinds);
 uint32_t checkedAccesses();
@@ -40,6 +41,15 @@ inline bool readsMemory(GlobalAccess a) { return a != GlobalAccess::Store && a !
 inline bool writesMemory(GlobalAccess a) { return a != GlobalAccess::Load && a != GlobalAccess::StrongLoad; }
 inline bool isStrong(GlobalAccess a) { return a != GlobalAccess::Load && a != GlobalAccess::Store; }
 
+// What is wrong with the membermasks of a warp collective (bar.warp.sync, vote, shfl, match, redux, elect).
+enum class WarpMaskIssue : uint8_t {
+  OutsideOwnMask,     // a thread executes it with a mask that leaves the thread out
+  ExitedLanes,        // a mask names lanes that have exited
+  NotExecutingLanes,  // a mask names lanes that are alive but elsewhere (not converged)
+  DifferentMasks,     // a mask names lanes that execute it with another mask
+};
+enum class WarpCollective : uint8_t { WarpSync, Vote, Shuffle, Match, Redux, Elect };
+
 class Checker {
  public:
   virtual ~Checker() = default;
@@ -56,6 +66,25 @@ class Checker {
   // A barrier reached by lanes `arrived` of a warp whose lanes `alive` have not exited (site: the first lane).
   // Returns true to stop the launch (it then fails with FaultKind::Deadlock).
   virtual bool divergentBarrier(const CheckSite& site, uint32_t warp, uint32_t arrived, uint32_t alive) = 0;
+  // A warp collective whose masks are wrong: `lanes` are the lanes concerned (for OutsideOwnMask every executing
+  // lane, as compute-sanitizer reports them; else the lanes the masks name wrongly), `mask` the first offending
+  // lane's membermask. Returns true to stop the launch (it then fails with FaultKind::Deadlock).
+  virtual bool warpMask(const CheckSite& site, uint32_t warp, WarpCollective op, WarpMaskIssue issue, uint32_t lanes,
+                        uint32_t mask) {
+    (void)site, (void)warp, (void)op, (void)issue, (void)lanes, (void)mask;
+    return false;
+  }
+  // Named barrier `id` reached with a thread count other than the one of the warps waiting at it: called for each
+  // waiting warp (site: its barrier, its first lane; `lanes`: its lanes there). Returns true to stop the launch.
+  virtual bool barrierCountMismatch(const CheckSite& site, uint32_t warp, uint32_t lanes, uint32_t id) {
+    (void)site, (void)warp, (void)lanes, (void)id;
+    return false;
+  }
+  // Named barrier `id` with thread count `count` has been reached by `threads` threads of distinct warps of a CTA,
+  // more than the count: its warps meet in separate groups (kCheckWarpMasks).
+  virtual void barrierCountExceeded(const CheckSite& site, uint32_t id, uint32_t count, uint32_t threads) {
+    (void)site, (void)id, (void)count, (void)threads;
+  }
   // Lanes `lanes` of warp `warp` executed a gpu- or system-scope fence (membar.gl, fence.sc.gpu, ...).
   virtual void fence(const CheckSite& site, uint32_t warp, uint32_t lanes) { (void)site, (void)warp, (void)lanes; }
 };

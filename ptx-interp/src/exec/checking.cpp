@@ -418,11 +418,50 @@ const Op* access(Warp& w, const Op* op) {
   return op + 1;
 }
 
+// A named barrier's thread count against the warps already waiting at it (kCheckBarriers: an H100 stops the grid,
+// and compute-sanitizer names the waiting threads, "Divergent thread(s) in block"), and against the warps of the
+// CTA that reach it (kCheckWarpMasks: more of them than the count meet in separate groups).
+const Op* checkBarrierCount(Warp& w, const Op* op, const CheckedBarrier& bar, Checker& checker) {
+  Cta& cta = *w.cta;
+  int lane = std::countr_zero(w.exec | 0x80000000u);
+  uint32_t id = h::R<uint32_t>(w, bar.id)[lane];
+  uint32_t count = bar.count ? h::R<uint32_t>(w, bar.count)[lane] : 0;
+  if (id >= 16) return op + 1;  // the barrier op faults
+  Barrier& b = cta.barriers[id];
+  if ((bar.checks & kCheckBarriers) && b.waiting && count != b.expected) {
+    bool stop = false;
+    for (Warp& x : cta.warps)
+      if (x.state == WarpState::AtBarrier && x.barrierId == id && x.pc)
+        stop |= checker.barrierCountMismatch(siteOf(x, x.pc - 1, std::countr_zero(x.exec | 0x80000000u)), x.index,
+                                             x.exec, id);
+    if (stop)
+      return raiseFault(w, op, lane, FaultKind::Deadlock, 0, "named barrier reached with different thread counts");
+  }
+  if ((bar.checks & kCheckWarpMasks) && count && !b.countExceededReported) {
+    const uint32_t bit = 1u << (w.index & 31);
+    if (!(b.countedWarps & bit)) {
+      b.countedWarps |= bit;
+      b.countedThreads += laneCount(w.alive);
+    }
+    if (b.countedThreads > count) {
+      b.countExceededReported = true;
+      checker.barrierCountExceeded(siteOf(w, op, lane), id, count, b.countedThreads);
+    }
+  }
+  return op + 1;
+}
+
 const Op* barrier(Warp& w, const Op* op) {
   Cta& cta = *w.cta;
   Checker* checker = cta.job->lp.checker;
   if (!checker) return op + 1;
-  const uint32_t checks = CheckedBarrier::of(*op).checks;
+  const CheckedBarrier bar = CheckedBarrier::of(*op);
+  const uint32_t checks = bar.checks;
+  if (checks & (kCheckBarriers | kCheckWarpMasks)) {
+    const Op* next = checkBarrierCount(w, op, bar, *checker);
+    if (next != op + 1) return next;
+  }
+  if (bar.arrive) return op + 1;
   if ((checks & kCheckBarriers) && w.exec != w.alive) {
     int lane = std::countr_zero(w.exec);
     if (checker->divergentBarrier(siteOf(w, op, lane), w.index, w.exec, w.alive))
@@ -439,6 +478,59 @@ const Op* barrier(Warp& w, const Op* op) {
 const Op* fence(Warp& w, const Op* op) {
   Checker* checker = w.cta->job->lp.checker;
   if (checker && w.exec) checker->fence(siteOf(w, op, std::countr_zero(w.exec)), w.index, w.exec);
+  return op + 1;
+}
+
+uint32_t collectiveChecks(WarpCollective c) {
+  const uint32_t checks = checkedAccesses();
+  uint32_t wanted = checks & kCheckWarpMasks;
+  if ((checks & kCheckBarriers) && (c == WarpCollective::WarpSync || c == WarpCollective::Vote))
+    wanted |= kCheckBarriers;
+  return wanted;
+}
+
+const Op* collective(Warp& w, const Op* op) {
+  Checker* checker = w.cta->job->lp.checker;
+  const uint32_t exec = w.exec;
+  if (!checker || !exec) return op + 1;
+  const CheckedCollective c = CheckedCollective::of(*op);
+  const uint32_t* mm = h::R<uint32_t>(w, c.members);
+  const int first = std::countr_zero(exec);
+  uint32_t outside = 0, named = 0;
+  bool oneMask = true;
+  h::forActive(exec, [&](int i) {
+    outside |= uint32_t(((mm[i] >> i) & 1) == 0) << i;
+    named |= mm[i];
+    oneMask = oneMask && mm[i] == mm[first];
+  });
+  auto report = [&](WarpMaskIssue issue, uint32_t lanes, uint32_t mask) {
+    return checker->warpMask(siteOf(w, op, first), w.index, c.collective, issue, lanes, mask);
+  };
+  bool stop = false;
+  if (outside) {
+    // compute-sanitizer names every executing thread of a __syncwarp or vote that leaves one out ("Invalid arguments")
+    bool everyThread = (c.checks & kCheckBarriers) != 0;
+    if (everyThread || (c.checks & kCheckWarpMasks))
+      stop |= report(WarpMaskIssue::OutsideOwnMask, everyThread ? exec : outside, mm[std::countr_zero(outside)]);
+  }
+  if (c.checks & kCheckWarpMasks) {
+    if (uint32_t exited = named & ~w.alive) stop |= report(WarpMaskIssue::ExitedLanes, exited, named);
+    if (uint32_t elsewhere = named & w.alive & ~exec)
+      stop |= report(WarpMaskIssue::NotExecutingLanes, elsewhere, named);
+    if (!oneMask) {
+      uint32_t different = 0, mask = 0;
+      h::forActive(exec, [&](int i) {
+        h::forActive(mm[i] & exec, [&](int j) {
+          if (mm[j] != mm[i]) {
+            different |= 1u << j;
+            if (!mask) mask = mm[i];
+          }
+        });
+      });
+      if (different) stop |= report(WarpMaskIssue::DifferentMasks, different, mask);
+    }
+  }
+  if (stop) return raiseFault(w, op, first, FaultKind::Deadlock, 0, "warp collective with an invalid membermask");
   return op + 1;
 }
 

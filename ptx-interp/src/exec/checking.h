@@ -41,16 +41,39 @@ struct CheckedAccess {
 };
 const Op* access(Warp& w, const Op* op);
 
-// barrier(), before bar.sync/barrier.sync/bar.red: what the code was compiled to check (checkedAccesses() then).
+// barrier(), before bar/barrier sync, arrive and red: what the code was compiled to check (checkedAccesses() then),
+// and the barrier's id and thread-count registers (0: no count).
 struct CheckedBarrier {
   uint32_t checks = 0;
+  uint32_t id = 0, count = 0;
+  bool arrive = false;  // bar.arrive: the warp does not wait
 
-  static CheckedBarrier of(const Op& op) { return {op.aux}; }
-  void into(Op& op) const { op.aux = checks; }
+  static CheckedBarrier of(const Op& op) { return {op.aux & 0xffff, op.a, op.b, (op.aux >> 16) != 0}; }
+  void into(Op& op) const {
+    op.aux = checks | (arrive ? 1u << 16 : 0);
+    op.a = id;
+    op.b = count;
+  }
 };
 const Op* barrier(Warp& w, const Op* op);
 // Before bar.warp.sync (__syncwarp) while shared hazards are checked: the warp's lanes are ordered from here on.
 const Op* warpSync(Warp& w, const Op* op);
+// collective(), before a warp collective with a membermask while synccheck runs (kCheckBarriers: a bar.warp.sync or
+// vote.sync by a thread outside its own mask, as compute-sanitizer checks; kCheckWarpMasks: every mask).
+struct CheckedCollective {
+  uint32_t checks = 0;
+  uint32_t members = 0;  // the membermask register
+  WarpCollective collective = WarpCollective::WarpSync;
+
+  static CheckedCollective of(const Op& op) { return {op.aux & 0xffff, op.a, WarpCollective(op.aux >> 16)}; }
+  void into(Op& op) const {
+    op.aux = checks | uint32_t(collective) << 16;
+    op.a = members;
+  }
+};
+const Op* collective(Warp& w, const Op* op);
+// The checks a collective gets from code compiled now (0: none, emit no checking op).
+uint32_t collectiveChecks(WarpCollective c);
 // Before membar/fence of gpu or system scope while fences are checked (kCheckFences).
 const Op* fence(Warp& w, const Op* op);
 

@@ -257,7 +257,12 @@ void releaseBarrier(Cta& cta, uint32_t id) {
       x.state = WarpState::Ready;
     }
   }
-  b = Barrier{};
+  // a new phase; what synccheck's strict mode has seen of the barrier spans phases
+  Barrier next;
+  next.countedWarps = b.countedWarps;
+  next.countedThreads = b.countedThreads;
+  next.countExceededReported = b.countExceededReported;
+  b = next;
 }
 
 // A barrier completes when the expected number of threads arrived (bar.sync with a count: that many; without:
@@ -418,6 +423,12 @@ const Op* barSync(Warp& w, const Op* op) {
   if (count && (count % 32 != 0 || count > cta.nwarps * 32u))
     return raiseFault(w, op, lane, FaultKind::IllegalInstruction, count, "invalid barrier thread count");
   Barrier& b = cta.barriers[id];
+  // Warps that name one barrier with different thread counts stop an H100 with an illegal instruction
+  // (tools/gpu-probe/results/synccheck19-h100-2026-11-27.txt, variants 1 and 3)
+  if (b.waiting && count != b.expected)
+    return raiseFault(w, op, lane, FaultKind::IllegalInstruction, count,
+                      fmt::format("barrier {} reached with thread count {} while the warps waiting at it gave {}", id,
+                                  count, b.expected));
   if (b.waiting == 0) {
     b.expected = count;
     b.redAnd = 1;

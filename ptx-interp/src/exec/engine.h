@@ -282,6 +282,10 @@ struct Barrier {
   uint32_t expected = 0;  // 0 = all live threads of the CTA
   uint32_t waiting = 0;   // warps waiting
   uint32_t redAnd = 1, redOr = 0, redPopc = 0;
+  // synccheck's strict mode (checking::barrier): the warps that reached it with a thread count, and whether it said
+  // that they outnumber the count
+  uint32_t countedWarps = 0, countedThreads = 0;
+  bool countExceededReported = false;
 };
 
 // A thread-block cluster: its CTAs by rank, all run by one host thread (launch.cpp: runCluster), and the state of

@@ -494,7 +494,7 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
         case Opcode::Bra: {
           const Operand& t = fn_->operands[last.firstOperand + last.numOperands - 1];
           if (t.kind != OperandKind::Label) fail(last.loc.line, "bra needs a label");
-          succ[b].push_back(labelBlock(t.index));
+          succ[b].push_back(branchExits(last) ? exitNode : labelBlock(t.index));
           if (guarded) fall();
           break;
         }
@@ -777,6 +777,7 @@ void KernelLowerer::lowerInstruction(uint32_t idx) {
   // control flow first: these consume the guard themselves
   switch (in.opcode) {
     case Opcode::Bra: {
+      if (branchExits(in)) break;  // lowered as the exit it is, below
       const Operand& t = opnd(in, in.numOperands - 1);
       const auto& lab = fn_->labels.at(t.index);
       uint32_t block = blockOf_[idx];
@@ -843,11 +844,29 @@ void KernelLowerer::lowerInstruction(uint32_t idx) {
     guardOp = here();
     ctl::PredicateTest{regOf(in.guard), in.guardNegated}.into(emit(&ctl::guard));
   }
-  lowerBody(in);
+  if (in.opcode == Opcode::Bra)  // branchExits
+    emit(&ctl::exitLanes);
+  else
+    lowerBody(in);
   if (guarded) {
     emit(&ctl::unguard);
     pending_.push_back({guardOp, here(), PendingTarget::Absolute});
   }
+}
+
+// Lanes of a kernel that branch to its `ret` (`if (i >= n) return;`) have nothing left to run, and on the GPU they
+// have exited there: ptxas compiles such a branch to EXIT. So they exit here too, rather than wait at the `ret` for
+// the other lanes as alive lanes. The difference shows in warp collectives (a shfl.sync reading such a lane gets 0,
+// an H100's answer, not the lane's register: tools/gpu-probe/results/synccheck19-h100-2026-11-27.txt, variant 11),
+// in the barrier counts of the lanes left, and in synccheck, which sees exited lanes, not a divergent warp.
+bool KernelLowerer::branchExits(const Instruction& bra) const {
+  if (!fn_->isEntry || bra.opcode != Opcode::Bra) return false;
+  const Operand& t = fn_->operands[bra.firstOperand + bra.numOperands - 1];
+  if (t.kind != OperandKind::Label) return false;
+  uint32_t target = fn_->labels.at(t.index).target;
+  if (target == kNoIndex || target >= fn_->instructions.size()) return false;
+  const Instruction& first = fn_->instructions[target];
+  return (first.opcode == Opcode::Ret || first.opcode == Opcode::Exit) && first.guard == kNoIndex;
 }
 
 // Every instruction goes to the lowering of its class (the opcode table's OpClass); arithmetic and logic are

@@ -312,6 +312,8 @@ class KernelLowerer {
   void emitCompleteTx(const Addr& object, uint32_t bytesReg);
   // checking builds (checking.h): a checking op for the access of `bytes` at `a`
   void emitAccessCheck(const Addr& a, checking::CheckedAccess::Kind kind, uint32_t bytes, bool strong = false);
+  // checking builds (checking.h): a checking op before a warp collective whose membermask is register `members`
+  void emitCollectiveCheck(WarpCollective collective, uint32_t members);
   // an address operand of an instruction with several state spaces (cp.async: the source's is space2)
   Addr addressIn(const Instruction& in, const Operand& o, ptx::Space space);
   // the address operands of asynchronous copies and mbarrier ops (exec/async.h: slots)
@@ -339,6 +341,8 @@ class KernelLowerer {
   std::vector<uint32_t> blockOf_;     // IR instruction -> block
   std::vector<uint32_t> blockStart_;  // block -> first IR instruction
   std::vector<int32_t> ipdom_;        // block -> ipdom block (-1 = function end)
+  // A kernel's `bra` to a `ret` or `exit`: its lanes exit where they branch, as ptxas compiles it (branchExits).
+  bool branchExits(const Instruction& bra) const;
   uint32_t funcEndOp_ = 0;
   // shared memory layout of this kernel
   std::map<uint32_t, uint32_t> moduleSharedOffset_;  // module global index -> shared offset

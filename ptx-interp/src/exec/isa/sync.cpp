@@ -240,6 +240,7 @@ void KernelLowerer::lowerSync(const Instruction& in) {
     case Opcode::BarRed:
     case Opcode::BarrierRed: return lowerBar(in);
     case Opcode::BarWarpSync:
+      if (in.numOperands > 0) emitCollectiveCheck(WarpCollective::WarpSync, src(opnd(in, 0), Type::u32));
       if (checkedAccesses() & kCheckSharedHazards) emit(&checking::warpSync);
       emit(&ctl::barWarpSync);
       return;
@@ -303,8 +304,8 @@ void KernelLowerer::lowerBar(const Instruction& in) {
   } else if (remaining >= 1) {
     bar.count = src(opnd(in, k++), Type::u32);
   }
-  if (uint32_t checks = checkedAccesses() & (kCheckSharedHazards | kCheckBarriers); checks && bar.kind != Bar::Arrive)
-    checking::CheckedBarrier{checks}.into(emit(&checking::barrier));
+  if (uint32_t checks = checkedAccesses() & (kCheckSharedHazards | kCheckBarriers | kCheckWarpMasks))
+    checking::CheckedBarrier{checks, bar.id, bar.count, bar.kind == Bar::Arrive}.into(emit(&checking::barrier));
   bar.into(emit(&ctl::barSync));
 }
 

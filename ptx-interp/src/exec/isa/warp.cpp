@@ -1,4 +1,5 @@
 // Warp collectives (OpClass Warp): shfl, vote, match, redux, activemask, elect.
+#include "exec/checking.h"
 #include "exec/lowerer.h"
 
 namespace ptx::exec {
@@ -147,8 +148,19 @@ struct ElectOperands {
 
 // The lanes a .sync collective runs over, for each active lane: its membermask among the active lanes. One
 // instruction's lanes may name different groups (each lane of a cooperative-groups labeled partition names its
-// own), so `fn(group, users)` runs once per distinct group, `users` being the active lanes that named it.
+// own), so `fn(group, users)` runs once per distinct group, `users` being the active lanes that named it. A lane
+// that a mask names but that executes the instruction with another mask takes no part: an H100 computes a ballot
+// or a redux of lanes 0-15 naming all 32, beside lanes 16-31 naming themselves, over lanes 0-15 alone
+// (tools/gpu-probe/results/synccheck19-h100-2026-11-27.txt, variants 8 and 9), so `group` is what both say.
 // maskReg 0: no membermask operand, every active lane is in one group.
+// The executing lanes whose membermask leaves themselves out.
+uint32_t lanesOutsideTheirMask(Warp& w, uint32_t maskReg) {
+  const uint32_t* mm = R<uint32_t>(w, maskReg);
+  uint32_t outside = 0;
+  h::forActive(w.exec, [&](int i) { outside |= uint32_t(((mm[i] >> i) & 1) == 0) << i; });
+  return outside;
+}
+
 template <class F> void forEachMemberGroup(Warp& w, uint32_t maskReg, F fn) {
   uint32_t m = w.exec;
   if (!maskReg) return fn(m, m);
@@ -158,13 +170,19 @@ template <class F> void forEachMemberGroup(Warp& w, uint32_t maskReg, F fn) {
     uint32_t group = mm[std::countr_zero(left)] & m;
     uint32_t users = 0;
     h::forActive(left, [&](int i) { users |= uint32_t((mm[i] & m) == group) << i; });
-    fn(group, users);
+    fn(group & users, users);
     left &= ~users;
   }
 }
 
 PTX_LANES const Op* vote(Warp& w, const Op* op) {
   const VoteOperands v = VoteOperands::of(*op);
+  if (v.members) {  // an H100 stops a vote.sync by a thread outside its own membermask (synccheck19, variant 8)
+    uint32_t outside = lanesOutsideTheirMask(w, v.members);
+    if (outside)
+      return raiseFault(w, op, std::countr_zero(outside), FaultKind::IllegalInstruction, 0,
+                        "vote.sync by a thread that its membermask leaves out");
+  }
   uint32_t pm = predMask(R<uint8_t>(w, v.predicate));
   if (v.negated) pm = ~pm;
   alignas(64) uint32_t result[32] = {};
@@ -196,7 +214,7 @@ const Op* activemask(Warp& w, const Op* op) {
 // ISA's pseudo-code; what the ISA leaves undefined is what an H100 does
 // (tools/gpu-probe/results/clients17-h100-2026-11-26.txt): a source lane that does not exist (a block smaller than the
 // warp) or has exited gives 0 with the predicate still true; a lane that is alive but not executing gives its
-// register's value.
+// register's value; a lane executing it with another membermask gives 0 (synccheck19-h100-2026-11-27.txt, variant 7).
 const Op* shfl(Warp& w, const Op* op) {
   const ShuffleOperands v = ShuffleOperands::of(*op);
   const uint32_t* a = R<uint32_t>(w, v.value);
@@ -206,6 +224,12 @@ const Op* shfl(Warp& w, const Op* op) {
   std::memcpy(src, a, sizeof src);
   alignas(64) uint8_t valid[32];
   const uint32_t alive = w.alive;
+  const uint32_t* mm = R<uint32_t>(w, v.members);
+  bool oneMask = true;  // nearly always: every executing lane names the same lanes
+  {
+    const uint32_t first = mm[std::countr_zero(w.exec | 0x80000000u)];
+    h::forActive(w.exec, [&](int i) { oneMask = oneMask && mm[i] == first; });
+  }
   h::store<uint32_t>(w, v.result, [&](int i) -> uint32_t {
     uint32_t bval = b[i] & 31, cval = c[i];
     uint32_t clamp = cval & 31, segMask = (cval >> 8) & 31;
@@ -234,6 +258,7 @@ const Op* shfl(Warp& w, const Op* op) {
     if (!pval) j = uint32_t(i);
     j &= 31;
     valid[i] = uint8_t(pval);
+    if (!oneMask && ((w.exec >> j) & 1) && mm[j] != mm[i]) return 0u;
     return ((alive >> j) & 1) ? src[j] : 0u;
   });
   if (v.inRange) h::store<uint8_t>(w, v.inRange, [&](int i) { return valid[i]; });
@@ -319,12 +344,18 @@ const Op* electSync(Warp& w, const Op* op) {
 
 namespace lowering {
 
+void KernelLowerer::emitCollectiveCheck(WarpCollective collective, uint32_t members) {
+  if (uint32_t checks = checking::collectiveChecks(collective))
+    checking::CheckedCollective{checks, members, collective}.into(emit(&checking::collective));
+}
+
 void KernelLowerer::lowerWarp(const Instruction& in) {
   switch (in.opcode) {
     case Opcode::ShflSync: {
       const Operand& d0 = opnd(in, 0);
       uint32_t a = src(opnd(in, 1), Type::b32), b = src(opnd(in, 2), Type::u32), c = src(opnd(in, 3), Type::u32);
       uint32_t mask = in.numOperands > 4 ? src(opnd(in, 4), Type::u32) : literal(0xffffffffu, 4);
+      emitCollectiveCheck(WarpCollective::Shuffle, mask);
       Op& op = emit(&shfl);
       ShuffleOperands v;
       if (d0.kind == OperandKind::RegPair) {
@@ -355,6 +386,7 @@ void KernelLowerer::lowerWarp(const Instruction& in) {
       uint32_t p = srcPred(opnd(in, 1), neg);
       uint32_t d = ballot ? dst(d0, Type::b32).off : dst(d0, Type::pred).off;
       uint32_t members = in.opcode == Opcode::VoteSync && in.numOperands > 2 ? src(opnd(in, 2), Type::u32) : 0;
+      if (members) emitCollectiveCheck(WarpCollective::Vote, members);
       VoteOperands v;
       v.result = d;
       v.predicate = p;
@@ -379,6 +411,7 @@ void KernelLowerer::lowerWarp(const Instruction& in) {
       const Operand& d0 = opnd(in, 0);
       uint32_t a = src(opnd(in, 1), t);
       uint32_t members = in.numOperands > 2 ? src(opnd(in, 2), Type::u32) : 0;
+      if (members) emitCollectiveCheck(WarpCollective::Match, members);
       Op& op = emit(&matchSync);
       MatchOperands v;
       if (d0.kind == OperandKind::RegPair) {
@@ -400,6 +433,7 @@ void KernelLowerer::lowerWarp(const Instruction& in) {
       uint32_t a = src(opnd(in, 1), t);
       Dst d = dst(opnd(in, 0), t);
       uint32_t members = in.numOperands > 2 ? src(opnd(in, 2), Type::u32) : 0;
+      if (members) emitCollectiveCheck(WarpCollective::Redux, members);
       Op& op = emit(&reduxSync);
       ReduxOperands r;
       r.result = d.off;
@@ -423,6 +457,7 @@ void KernelLowerer::lowerWarp(const Instruction& in) {
     case Opcode::ElectSync: {
       const Operand& d0 = opnd(in, 0);
       uint32_t mask = src(opnd(in, 1), Type::u32);
+      emitCollectiveCheck(WarpCollective::Elect, mask);
       ElectOperands v;
       if (d0.kind == OperandKind::RegPair) {
         v.leader = d0.index == kNoIndex ? 0 : regOf(d0.index);
