@@ -163,6 +163,35 @@ class ContextHostServices final : public ptx::exec::HostServices {
     }
     return object->fetch(request, out, error);
   }
+  // The lanes through one object are fetched together: the object is resolved and its sampler prepared once.
+  bool textureFetchWarp(const ptx::exec::TextureWarpRequest& request, int& faultLane, std::string& error) override {
+    auto resolve = [this](uint64_t handle) {
+      return textures_ ? textures_->texture(handle) : liveObject<TexObject>(handle);
+    };
+    for (uint32_t left = request.lanes; left;) {
+      int first = std::countr_zero(left);
+      uint64_t handle = request.handles[first];
+      uint32_t same = 0;
+      for (uint32_t m = left; m; m &= m - 1) {
+        int lane = std::countr_zero(m);
+        same |= uint32_t(request.handles[lane] == handle) << lane;
+      }
+      left &= ~same;
+      std::shared_ptr<const TexObject> held;
+      const TexObject* object = resolveForGrid(texturePins_, resolve, serial_, handle);
+      if (!object) {
+        held = resolve(handle);
+        object = held.get();
+      }
+      if (!object) {
+        faultLane = first;
+        error = fmt::format("{:#x} is not a texture object", handle);
+        return false;
+      }
+      if (!object->fetchLanes(request, same, faultLane, error)) return false;
+    }
+    return true;
+  }
   bool surfaceAccess(const ptx::exec::SurfaceRequest& request, void* data, std::string& error) override {
     auto resolve = [this](uint64_t handle) {
       return textures_ ? textures_->surface(handle) : liveObject<SurfObject>(handle);

@@ -3,8 +3,10 @@
 #include "core/memory_array.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <set>
@@ -47,7 +49,21 @@ struct Retired {
   }
 };
 
+std::atomic<int> g_textureFastPath{-1};  // -1: not read yet (CUEMU_TEXTURE_FAST_PATH)
+
 }  // namespace
+
+void setTextureFastPath(bool on) { g_textureFastPath.store(on, std::memory_order_relaxed); }
+
+bool textureFastPathOn() {
+  int state = g_textureFastPath.load(std::memory_order_relaxed);
+  if (state < 0) [[unlikely]] {
+    const char* value = std::getenv("CUEMU_TEXTURE_FAST_PATH");
+    state = !value || std::strcmp(value, "0") != 0;
+    g_textureFastPath.store(state, std::memory_order_relaxed);
+  }
+  return state;
+}
 
 TextureObjectsView::TextureObjectsView() {
   Retired& r = Retired::instance();
@@ -307,138 +323,270 @@ CubeFace cubeFace(float x, float y, float z) {
 
 }  // namespace
 
-bool TexObject::fetch(const ptx::exec::TextureRequest& request, uint32_t out[4], std::string& error) const {
-  using ptx::exec::TexGeometry;
-  if (request.geometry == TexGeometry::Cube || request.geometry == TexGeometry::ACube) {
-    if (!request.floatCoords || request.gather >= 0) {
-      error = "cubemap textures take float coordinates and no gather";
-      return false;
-    }
-    // The face becomes a layer of a 2D layered fetch at normalised face coordinates (faces are slices
-    // 6 * layer + face of the array); addressing clamps to the face.
-    CubeFace f = cubeFace(request.coords[0], request.coords[1], request.coords[2]);
-    long layers = std::max<long>(long(store.depth) / 6, 1);
-    long layer = request.geometry == TexGeometry::ACube ? std::clamp<long>(request.layer, 0, layers - 1) : 0;
-    ptx::exec::TextureRequest face = request;
-    face.geometry = TexGeometry::A2D;
-    face.layer = int32_t(layer * 6 + f.face);
-    face.coords[0] = f.s;
-    face.coords[1] = f.t;
-    TexObject onFace = *this;
-    onFace.texture.flags |= CU_TRSF_NORMALIZED_COORDINATES;
-    onFace.texture.addressMode[0] = onFace.texture.addressMode[1] = CU_TR_ADDRESS_MODE_CLAMP;
-    return onFace.fetch(face, out, error);
-  }
-  bool readAsInteger = (texture.flags & CU_TRSF_READ_AS_INTEGER) || request.result != ptx::exec::TexResult::F32;
-  bool normalizedFloat = !readAsInteger && isNormalizable(store.format);
-  bool normalizedCoords = (texture.flags & CU_TRSF_NORMALIZED_COORDINATES) != 0;
-  unsigned dims = request.geometry == TexGeometry::D1 || request.geometry == TexGeometry::A1D ? 1
-                  : request.geometry == TexGeometry::D3                                       ? 3
-                                                                                              : 2;
-  bool layered = request.geometry == TexGeometry::A1D || request.geometry == TexGeometry::A2D;
-  long sizes[3] = {long(store.width), long(store.height), long(store.depth)};
-  long layer = 0;
-  if (layered) layer = std::clamp<long>(request.layer, 0, long(store.depth) - 1);  // layers are the array's depth
-  const bool isLinearMemory = resource.resType == CU_RESOURCE_TYPE_LINEAR;
+namespace {
 
-  // Texel (i, j, k) as four channels; outside the texture: the border colour (or zero for linear memory).
-  auto texel = [&](const long at[3], Channel c[4]) {
-    long idx[3] = {0, 0, 0};
-    bool border = false;
-    for (unsigned d = 0; d < 3; ++d) {
-      if (d >= dims) continue;
-      long size = sizes[d];
-      idx[d] = isLinearMemory ? (at[d] >= 0 && at[d] < size ? at[d] : -1)
-                              : addressTexel(at[d], size, texture.addressMode[d], normalizedCoords);
-      if (idx[d] < 0) border = true;
+// What a fetch needs from the object and from the instruction's shape (geometry, coordinate and result types,
+// gather), worked out once for all the lanes of a warp that fetch through one object (TexObject::fetchLanes), then
+// applied to each lane's coordinates.
+class TexSampler {
+ public:
+  TexSampler(const TexObject& object, const ptx::exec::TextureRequest& shape) : o_(object), store_(object.store) {
+    using ptx::exec::TexGeometry;
+    result_ = shape.result;
+    gather_ = shape.gather;
+    floatCoords_ = shape.floatCoords;
+    readAsInteger_ = (o_.texture.flags & CU_TRSF_READ_AS_INTEGER) || shape.result != ptx::exec::TexResult::F32;
+    normalizedFloat_ = !readAsInteger_ && isNormalizable(store_.format);
+    normalizedCoords_ = (o_.texture.flags & CU_TRSF_NORMALIZED_COORDINATES) != 0;
+    dims_ = shape.geometry == TexGeometry::D1 || shape.geometry == TexGeometry::A1D ? 1
+            : shape.geometry == TexGeometry::D3                                     ? 3
+                                                                                    : 2;
+    layered_ = shape.geometry == TexGeometry::A1D || shape.geometry == TexGeometry::A2D;
+    sizes_[0] = long(store_.width);
+    sizes_[1] = long(store_.height);
+    sizes_[2] = long(store_.depth);
+    isLinearMemory_ = o_.resource.resType == CU_RESOURCE_TYPE_LINEAR;
+    linearFilter_ = o_.texture.filterMode == CU_TR_FILTER_MODE_LINEAR && !readAsInteger_ &&
+                    store_.format != CU_AD_FORMAT_UNSIGNED_INT32 && store_.format != CU_AD_FORMAT_SIGNED_INT32;
+    channelBytes_ = store_.texelBytes / store_.channels;
+    floatTexels2D_ = textureFastPathOn() && dims_ == 2 && floatCoords_ && gather_ < 0 &&
+                     result_ == ptx::exec::TexResult::F32 && store_.format == CU_AD_FORMAT_FLOAT;
+    for (unsigned ch = 0; ch < 4; ++ch) {
+      float b = isLinearMemory_ ? 0.0f : quantizedBorder(o_.texture.borderColor[ch], store_.format, normalizedFloat_);
+      border_[ch] = {b, readAsInteger_ ? uint32_t(b) : std::bit_cast<uint32_t>(b)};
+      float missing = ch == 3 ? 1.0f : 0.0f;  // channels the format lacks read as (0, 0, 1) for alpha
+      missing_[ch] = {missing, readAsInteger_ ? uint32_t(missing) : std::bit_cast<uint32_t>(missing)};
     }
-    if (border) {
-      for (unsigned ch = 0; ch < 4; ++ch) {
-        float b = isLinearMemory ? 0.0f : quantizedBorder(texture.borderColor[ch], store.format, normalizedFloat);
-        c[ch] = {b, readAsInteger ? uint32_t(b) : std::bit_cast<uint32_t>(b)};
-      }
+  }
+
+  void sample(const float coordsIn[3], const int32_t icoords[3], int32_t layerIn, uint32_t out[4]) const {
+    long layer = layered_ ? std::clamp<long>(layerIn, 0, long(store_.depth) - 1) : 0;  // layers: the depth
+    if (floatTexels2D_ && sampleFloat2D(coordsIn[0], coordsIn[1], layer, out)) return;
+    if (!floatCoords_) {  // integer texel coordinates: no filtering, no normalisation
+      long at[3] = {icoords[0], icoords[1], icoords[2]};
+      Channel c[4];
+      texel(at, layer, c);
+      store4(c, out);
       return;
     }
-    long row = dims >= 2 ? idx[1] : 0;
-    long slice = dims == 3 ? idx[2] : layered ? layer : 0;
-    const uint8_t* p = store.base + size_t(slice) * store.sliceBytes + size_t(row) * store.rowBytes +
-                       size_t(idx[0]) * store.texelBytes;
-    unsigned channelBytes = store.texelBytes / store.channels;
-    for (unsigned ch = 0; ch < 4; ++ch) {
-      if (ch < store.channels) {
-        c[ch] = readChannel(p + ch * channelBytes, store.format, normalizedFloat);
-      } else {  // missing channels read as (0, 0, 1) for alpha
-        float v = ch == 3 ? 1.0f : 0.0f;
-        c[ch] = {v, readAsInteger ? uint32_t(v) : std::bit_cast<uint32_t>(v)};
+    float coords[3] = {coordsIn[0], coordsIn[1], coordsIn[2]};
+    for (unsigned d = 0; d < dims_; ++d)
+      if (normalizedCoords_) coords[d] *= float(sizes_[d]);
+    if (gather_ >= 0) {  // tld4: the chosen component of the 2x2 footprint, in the hardware's order
+      long i0 = long(std::floor(coords[0] - 0.5f)), j0 = long(std::floor(coords[1] - 0.5f));
+      const long corners[4][2] = {{i0, j0 + 1}, {i0 + 1, j0 + 1}, {i0 + 1, j0}, {i0, j0}};
+      Channel gathered[4];
+      for (unsigned k = 0; k < 4; ++k) {
+        long at[3] = {corners[k][0], corners[k][1], 0};
+        Channel c[4];
+        texel(at, layer, c);
+        gathered[k] = c[gather_];
+      }
+      store4(gathered, out);
+      return;
+    }
+    if (!linearFilter_) {
+      long at[3] = {0, 0, 0};
+      for (unsigned d = 0; d < dims_; ++d) at[d] = long(std::floor(coords[d]));
+      Channel c[4];
+      texel(at, layer, c);
+      store4(c, out);
+      return;
+    }
+    // Linear filtering: weights in 1.8 fixed point, as the texture unit computes them.
+    long base[3] = {0, 0, 0};
+    float weight[3] = {0, 0, 0};
+    for (unsigned d = 0; d < dims_; ++d) {
+      float u = coords[d] - 0.5f;
+      float fl = std::floor(u);
+      base[d] = long(fl);
+      weight[d] = std::round((u - fl) * 256.0f) / 256.0f;
+    }
+    float acc[4] = {0, 0, 0, 0};
+    unsigned corners = 1u << dims_;
+    for (unsigned k = 0; k < corners; ++k) {
+      long at[3] = {0, 0, 0};
+      float w = 1.0f;
+      for (unsigned d = 0; d < dims_; ++d) {
+        bool high = (k >> d) & 1;
+        at[d] = base[d] + (high ? 1 : 0);
+        w *= high ? weight[d] : 1.0f - weight[d];
+      }
+      Channel c[4];
+      texel(at, layer, c);
+      for (unsigned ch = 0; ch < 4; ++ch) acc[ch] += w * c[ch].f;
+    }
+    for (unsigned ch = 0; ch < 4; ++ch) out[ch] = std::bit_cast<uint32_t>(acc[ch]);
+  }
+
+ private:
+  // The fast path (CUEMU_TEXTURE_FAST_PATH=0 turns it off) for what most programs fetch: 2D (or 2D layered) float
+  // textures at float coordinates into float results. The arithmetic is sample()'s, step for step, without the
+  // per-texel channel conversion, with each axis addressed once instead of once per corner, and with floor and
+  // round done inline; coordinates it cannot take (not finite, beyond 2^52 texels) go the general way (false).
+  // TextureTest.FastPathSamplesAsTheGeneralPath compares the two over formats, filters, address modes and edges.
+  bool sampleFloat2D(float x, float y, long layer, uint32_t out[4]) const {
+    if (normalizedCoords_) {
+      x *= float(sizes_[0]);
+      y *= float(sizes_[1]);
+    }
+    constexpr float kLimit = 4503599627370496.0f;  // 2^52: floor() fits a long, and so does the corner after it
+    if (!(std::fabs(x) < kLimit && std::fabs(y) < kLimit)) return false;
+    auto floorOf = [](float v) {
+      long t = long(v);
+      return float(t) > v ? t - 1 : t;
+    };
+    auto axis = [&](long i, unsigned d) {
+      long size = sizes_[d];
+      return isLinearMemory_ ? (i >= 0 && i < size ? i : -1)
+                             : addressTexel(i, size, o_.texture.addressMode[d], normalizedCoords_);
+    };
+    const uint8_t* slice = store_.base + size_t(layer) * store_.sliceBytes;
+    const unsigned channels = store_.channels;
+    // texel (i, j)'s channels as floats (both indices already addressed; -1: the border)
+    auto texel = [&](long i, long j, float c[4]) {
+      if (i < 0 || j < 0) {
+        for (unsigned ch = 0; ch < 4; ++ch) c[ch] = border_[ch].f;
+        return;
+      }
+      const uint8_t* p = slice + size_t(j) * store_.rowBytes + size_t(i) * store_.texelBytes;
+      for (unsigned ch = 0; ch < 4; ++ch) {
+        if (ch < channels)
+          std::memcpy(&c[ch], p + ch * 4, 4);
+        else
+          c[ch] = missing_[ch].f;
+      }
+    };
+    float c[4];
+    if (!linearFilter_) {
+      texel(axis(floorOf(x), 0), axis(floorOf(y), 1), c);
+      for (unsigned ch = 0; ch < 4; ++ch) out[ch] = std::bit_cast<uint32_t>(c[ch]);
+      return true;
+    }
+    // weights in 1.8 fixed point: round((u - floor(u)) * 256) / 256, the fraction's product in [0, 256)
+    auto weight = [](float u, long fl) {
+      float r = (u - float(fl)) * 256.0f;
+      long t = long(r);
+      return (float(t) + (r - float(t) >= 0.5f ? 1.0f : 0.0f)) / 256.0f;
+    };
+    float u = x - 0.5f, v = y - 0.5f;
+    long bx = floorOf(u), by = floorOf(v);
+    float a = weight(u, bx), b = weight(v, by);
+    long x0 = axis(bx, 0), x1 = axis(bx + 1, 0), y0 = axis(by, 1), y1 = axis(by + 1, 1);
+    float acc[4] = {0, 0, 0, 0};
+    const long corners[4][2] = {{x0, y0}, {x1, y0}, {x0, y1}, {x1, y1}};
+    const float weights[4] = {1.0f - a, a, 1.0f - a, a};
+    const float weightsY[4] = {1.0f - b, 1.0f - b, b, b};
+    for (unsigned k = 0; k < 4; ++k) {
+      texel(corners[k][0], corners[k][1], c);
+      float w = weights[k] * weightsY[k];
+      for (unsigned ch = 0; ch < 4; ++ch) acc[ch] += w * c[ch];
+    }
+    for (unsigned ch = 0; ch < 4; ++ch) out[ch] = std::bit_cast<uint32_t>(acc[ch]);
+    return true;
+  }
+
+  // Texel (i, j, k) as four channels; outside the texture: the border colour (or zero for linear memory).
+  void texel(const long at[3], long layer, Channel c[4]) const {
+    long idx[3] = {0, 0, 0};
+    for (unsigned d = 0; d < dims_; ++d) {
+      long size = sizes_[d];
+      idx[d] = isLinearMemory_ ? (at[d] >= 0 && at[d] < size ? at[d] : -1)
+                               : addressTexel(at[d], size, o_.texture.addressMode[d], normalizedCoords_);
+      if (idx[d] < 0) {
+        std::copy(border_, border_ + 4, c);
+        return;
       }
     }
-  };
+    long row = dims_ >= 2 ? idx[1] : 0;
+    long slice = dims_ == 3 ? idx[2] : layer;
+    const uint8_t* p = store_.base + size_t(slice) * store_.sliceBytes + size_t(row) * store_.rowBytes +
+                       size_t(idx[0]) * store_.texelBytes;
+    for (unsigned ch = 0; ch < 4; ++ch)
+      c[ch] =
+          ch < store_.channels ? readChannel(p + ch * channelBytes_, store_.format, normalizedFloat_) : missing_[ch];
+  }
 
   // Float results carry the converted value, integer results the texel's integer.
-  auto store4 = [&](const Channel c[4]) {
+  void store4(const Channel c[4], uint32_t out[4]) const {
     for (unsigned ch = 0; ch < 4; ++ch)
-      out[ch] = request.result == ptx::exec::TexResult::F32 ? std::bit_cast<uint32_t>(c[ch].f) : c[ch].bits;
-  };
-
-  if (!request.floatCoords) {  // integer texel coordinates: no filtering, no normalisation
-    long at[3] = {request.icoords[0], request.icoords[1], request.icoords[2]};
-    Channel c[4];
-    texel(at, c);
-    store4(c);
-    return true;
+      out[ch] = result_ == ptx::exec::TexResult::F32 ? std::bit_cast<uint32_t>(c[ch].f) : c[ch].bits;
   }
 
-  float coords[3] = {request.coords[0], request.coords[1], request.coords[2]};
-  for (unsigned d = 0; d < dims; ++d)
-    if (normalizedCoords) coords[d] *= float(sizes[d]);
+  const TexObject& o_;
+  const TexelStore& store_;
+  ptx::exec::TexResult result_;
+  int gather_;
+  bool floatCoords_, readAsInteger_, normalizedFloat_, normalizedCoords_, layered_, isLinearMemory_, linearFilter_;
+  bool floatTexels2D_;  // sampleFloat2D applies
+  unsigned dims_, channelBytes_;
+  long sizes_[3];
+  Channel border_[4], missing_[4];
+};
 
-  bool linearFilter = texture.filterMode == CU_TR_FILTER_MODE_LINEAR && !readAsInteger &&
-                      store.format != CU_AD_FORMAT_UNSIGNED_INT32 && store.format != CU_AD_FORMAT_SIGNED_INT32;
-  if (request.gather >= 0) {  // tld4: the chosen component of the 2x2 footprint, in the hardware's order
-    long i0 = long(std::floor(coords[0] - 0.5f)), j0 = long(std::floor(coords[1] - 0.5f));
-    const long corners[4][2] = {{i0, j0 + 1}, {i0 + 1, j0 + 1}, {i0 + 1, j0}, {i0, j0}};
-    Channel gathered[4];
-    for (unsigned k = 0; k < 4; ++k) {
-      long at[3] = {corners[k][0], corners[k][1], 0};
-      Channel c[4];
-      texel(at, c);
-      gathered[k] = c[request.gather];
+// A cubemap fetch: the face becomes a layer of a 2D layered fetch at normalised face coordinates (faces are slices
+// 6 * layer + face of the array); addressing clamps to the face.
+bool fetchCube(const TexObject& object, const ptx::exec::TextureRequest& request, uint32_t out[4], std::string& error) {
+  using ptx::exec::TexGeometry;
+  if (!request.floatCoords || request.gather >= 0) {
+    error = "cubemap textures take float coordinates and no gather";
+    return false;
+  }
+  CubeFace f = cubeFace(request.coords[0], request.coords[1], request.coords[2]);
+  long layers = std::max<long>(long(object.store.depth) / 6, 1);
+  long layer = request.geometry == TexGeometry::ACube ? std::clamp<long>(request.layer, 0, layers - 1) : 0;
+  ptx::exec::TextureRequest face = request;
+  face.geometry = TexGeometry::A2D;
+  face.layer = int32_t(layer * 6 + f.face);
+  face.coords[0] = f.s;
+  face.coords[1] = f.t;
+  TexObject onFace = object;
+  onFace.texture.flags |= CU_TRSF_NORMALIZED_COORDINATES;
+  onFace.texture.addressMode[0] = onFace.texture.addressMode[1] = CU_TR_ADDRESS_MODE_CLAMP;
+  return onFace.fetch(face, out, error);
+}
+
+bool isCube(ptx::exec::TexGeometry g) {
+  return g == ptx::exec::TexGeometry::Cube || g == ptx::exec::TexGeometry::ACube;
+}
+
+}  // namespace
+
+bool TexObject::fetch(const ptx::exec::TextureRequest& request, uint32_t out[4], std::string& error) const {
+  if (isCube(request.geometry)) return fetchCube(*this, request, out, error);
+  TexSampler(*this, request).sample(request.coords, request.icoords, request.layer, out);
+  return true;
+}
+
+bool TexObject::fetchLanes(const ptx::exec::TextureWarpRequest& request, uint32_t lanes, int& faultLane,
+                           std::string& error) const {
+  if (isCube(request.shape.geometry)) {  // rare: lane by lane
+    for (uint32_t m = lanes; m; m &= m - 1) {
+      int lane = std::countr_zero(m);
+      ptx::exec::TextureRequest one = request.lane(lane);
+      uint32_t out[4];
+      if (!fetchCube(*this, one, out, error)) {
+        faultLane = lane;
+        return false;
+      }
+      request.store(lane, out);
     }
-    store4(gathered);
     return true;
   }
-  if (!linearFilter) {
-    long at[3] = {0, 0, 0};
-    for (unsigned d = 0; d < dims; ++d) at[d] = long(std::floor(coords[d]));
-    Channel c[4];
-    texel(at, c);
-    store4(c);
-    return true;
+  const TexSampler sampler(*this, request.shape);
+  for (uint32_t m = lanes; m; m &= m - 1) {
+    int lane = std::countr_zero(m);
+    float coords[3] = {};
+    int32_t icoords[3] = {};
+    for (unsigned d = 0; d < 3; ++d)
+      if (request.coords[d]) {
+        coords[d] = std::bit_cast<float>(request.coords[d][lane]);
+        icoords[d] = int32_t(request.coords[d][lane]);
+      }
+    uint32_t out[4];
+    sampler.sample(coords, icoords, request.layers ? request.layers[lane] : 0, out);
+    request.store(lane, out);
   }
-  // Linear filtering: weights in 1.8 fixed point, as the texture unit computes them.
-  long base[3] = {0, 0, 0};
-  float weight[3] = {0, 0, 0};
-  for (unsigned d = 0; d < dims; ++d) {
-    float u = coords[d] - 0.5f;
-    float fl = std::floor(u);
-    base[d] = long(fl);
-    weight[d] = std::round((u - fl) * 256.0f) / 256.0f;
-  }
-  float acc[4] = {0, 0, 0, 0};
-  unsigned corners = 1u << dims;
-  for (unsigned k = 0; k < corners; ++k) {
-    long at[3] = {0, 0, 0};
-    float w = 1.0f;
-    for (unsigned d = 0; d < dims; ++d) {
-      bool high = (k >> d) & 1;
-      at[d] = base[d] + (high ? 1 : 0);
-      w *= high ? weight[d] : 1.0f - weight[d];
-    }
-    Channel c[4];
-    texel(at, c);
-    for (unsigned ch = 0; ch < 4; ++ch) acc[ch] += w * c[ch].f;
-  }
-  for (unsigned ch = 0; ch < 4; ++ch) out[ch] = std::bit_cast<uint32_t>(acc[ch]);
   return true;
 }
 

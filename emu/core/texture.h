@@ -41,6 +41,10 @@ class TexObject {
 
   // One tex/tld4 request: four 32-bit results, or false with a message.
   bool fetch(const ptx::exec::TextureRequest& request, uint32_t out[4], std::string& error) const;
+  // The lanes `lanes` of a warp's tex/tld4 (all through this object): each lane's results into its registers, or
+  // false with the lane that failed and a message.
+  bool fetchLanes(const ptx::exec::TextureWarpRequest& request, uint32_t lanes, int& faultLane,
+                  std::string& error) const;
 };
 
 class SurfObject {
@@ -77,6 +81,11 @@ class TextureObjectsView {
 // before now is held.
 void retireTexObject(std::shared_ptr<const TexObject> object);
 void retireSurfObject(std::shared_ptr<const SurfObject> object);
+
+// The texture fast path (TexObject's float 2D sampling; CUEMU_TEXTURE_FAST_PATH=0 turns it off): results are the
+// same either way. setTextureFastPath overrides the environment (tests).
+bool textureFastPathOn();
+void setTextureFastPath(bool on);
 
 // Validates a resource description and resolves where its texels are (CUDA_ERROR_INVALID_VALUE,
 // CUDA_ERROR_INVALID_HANDLE for an unknown array).

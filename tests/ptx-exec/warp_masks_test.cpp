@@ -136,9 +136,9 @@ std::pair<std::string, std::string> run(const Program& program, const std::strin
   p.arg(out).arg(variant);
   LaunchParams lp = ptxtest::launchParams(Dim3{1}, Dim3{threads}, p, arena());
   LaunchResult r = launch(program, kernel, lp);
-  std::string sync = r.ok()                                           ? "cudaSuccess"
+  std::string sync = r.ok()                                          ? "cudaSuccess"
                      : r.fault.kind == FaultKind::IllegalInstruction ? "cudaErrorIllegalInstruction"
-                                                                      : "fault: " + r.fault.message;
+                                                                     : "fault: " + r.fault.message;
   std::ostringstream values;
   for (int i = 0; i < 32; ++i) values << (i ? " " : "") << std::hex << out[i];
   return {sync, values.str()};

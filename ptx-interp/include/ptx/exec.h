@@ -19,6 +19,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -229,6 +230,33 @@ struct TextureRequest {
   int gather = -1;  // tld4: the component gathered (0-3); -1 for tex
 };
 
+// A warp's tex/tld4: lane i (bit i of `lanes`) fetches through handles[i] at its coordinates; `shape` holds what
+// all lanes share (geometry, coordinate and result types, gather). Registers are read and written in place.
+struct TextureWarpRequest {
+  uint32_t lanes = 0;
+  const uint64_t* handles = nullptr;  // per lane
+  TextureRequest shape;               // handle, coordinates and layer unused
+  const uint32_t* coords[3] = {};     // per lane, the bits of each coordinate (float or s32); null past the count
+  const int32_t* layers = nullptr;    // per lane, for layered geometries
+  uint32_t* values[4] = {};           // per lane, the results' registers; null past the instruction's count
+
+  TextureRequest lane(int i) const {
+    TextureRequest r = shape;
+    r.handle = handles[i];
+    for (unsigned d = 0; d < 3; ++d)
+      if (coords[d]) {
+        std::memcpy(&r.coords[d], &coords[d][i], 4);
+        r.icoords[d] = int32_t(coords[d][i]);
+      }
+    r.layer = layers ? layers[i] : 0;
+    return r;
+  }
+  void store(int i, const uint32_t out[4]) const {
+    for (unsigned k = 0; k < 4; ++k)
+      if (values[k]) values[k][i] = out[k];
+  }
+};
+
 enum class SurfClamp : uint8_t { Trap, Clamp, Zero };
 
 struct SurfaceRequest {
@@ -265,6 +293,9 @@ class HostServices {
   // tex/tld4: four 32-bit results in the requested type. An error message (unknown handle, unsupported
   // configuration) makes the launch fault with IllegalAddress. Default: no textures.
   virtual bool textureFetch(const TextureRequest& request, uint32_t out[4], std::string& error);
+  // The same for the lanes of a warp at once (what the interpreter calls): false with the failing lane and a message.
+  // Default: textureFetch lane by lane.
+  virtual bool textureFetchWarp(const TextureWarpRequest& request, int& faultLane, std::string& error);
   // suld/sust: `data` holds `request.bytes` bytes to store, or receives the bytes loaded. An out-of-range access
   // with SurfClamp::Trap, or an unknown handle, fails with a message. Default: no surfaces.
   virtual bool surfaceAccess(const SurfaceRequest& request, void* data, std::string& error);

@@ -13,6 +13,19 @@ bool HostServices::textureFetch(const TextureRequest&, uint32_t*, std::string& e
   return false;
 }
 
+bool HostServices::textureFetchWarp(const TextureWarpRequest& request, int& faultLane, std::string& error) {
+  for (uint32_t m = request.lanes; m; m &= m - 1) {
+    int lane = std::countr_zero(m);
+    uint32_t out[4] = {};
+    if (!textureFetch(request.lane(lane), out, error)) {
+      faultLane = lane;
+      return false;
+    }
+    request.store(lane, out);
+  }
+  return true;
+}
+
 bool HostServices::surfaceAccess(const SurfaceRequest&, void*, std::string& error) {
   error = "surfaces are not available without a driver";
   return false;
@@ -39,24 +52,23 @@ void coordinates(Warp& w, const TextureSite& site, int lane, float f[3], int32_t
 
 const Op* fetch(Warp& w, const Op* op) {
   const TextureSite& site = w.cta->job->program->texSites[TextureOperands::of(*op).site];
-  const uint64_t* handles = R<uint64_t>(w, site.handle);
-  uint32_t m = w.exec;
-  while (m) {
-    int lane = std::countr_zero(m);
-    m &= m - 1;
-    TextureRequest request;
-    request.handle = handles[lane];
-    request.geometry = site.geometry;
-    request.floatCoords = site.floatCoords;
-    request.result = site.result;
-    request.gather = site.gather;
-    coordinates(w, site, lane, request.coords, request.icoords, request.layer);
-    uint32_t out[4] = {};
-    std::string error;
-    if (!w.cta->job->host->textureFetch(request, out, error))
-      return raiseFault(w, op, lane, FaultKind::IllegalAddress, request.handle, "texture fetch: " + error);
-    for (unsigned k = 0; k < site.valueCount; ++k) R<uint32_t>(w, site.values[k])[lane] = out[k];
-  }
+  TextureWarpRequest request;
+  request.lanes = w.exec;
+  request.handles = R<uint64_t>(w, site.handle);
+  request.shape.geometry = site.geometry;
+  request.shape.floatCoords = site.floatCoords;
+  request.shape.result = site.result;
+  request.shape.gather = site.gather;
+  // for layered geometries the first coordinate register is the layer (an integer)
+  unsigned k = 0;
+  if (site.layered) request.layers = R<int32_t>(w, site.coords[k++]);
+  for (unsigned c = 0; k < site.coordCount && c < 3; ++k, ++c) request.coords[c] = R<uint32_t>(w, site.coords[k]);
+  for (unsigned v = 0; v < site.valueCount && v < 4; ++v) request.values[v] = R<uint32_t>(w, site.values[v]);
+  int faultLane = 0;
+  std::string error;
+  if (!w.cta->job->host->textureFetchWarp(request, faultLane, error))
+    return raiseFault(w, op, faultLane, FaultKind::IllegalAddress, request.handles[faultLane],
+                      "texture fetch: " + error);
   return op + 1;
 }
 
