@@ -129,7 +129,8 @@ void BM_Texture2D(benchmark::State& state) {
   check(cuMemAlloc(&out, texels.size() * sizeof(float)), "cuMemAlloc");
   std::vector<float> expected(texels.size()), got(texels.size());
   double native = 1e30;
-  for (int i = 0; i < 3; ++i) native = std::min(native, seconds([&] { nativeFetch(texels.data(), expected.data(), linear); }));
+  for (int i = 0; i < 3; ++i)
+    native = std::min(native, seconds([&] { nativeFetch(texels.data(), expected.data(), linear); }));
   unsigned w = kWidth, h = kHeight;
   void* args[] = {&tex, &out, &w, &h};
   double best = 1e30;
