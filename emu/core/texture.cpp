@@ -349,8 +349,7 @@ class TexSampler {
     linearFilter_ = o_.texture.filterMode == CU_TR_FILTER_MODE_LINEAR && !readAsInteger_ &&
                     store_.format != CU_AD_FORMAT_UNSIGNED_INT32 && store_.format != CU_AD_FORMAT_SIGNED_INT32;
     channelBytes_ = store_.texelBytes / store_.channels;
-    floatTexels2D_ = textureFastPathOn() && dims_ == 2 && floatCoords_ && gather_ < 0 &&
-                     result_ == ptx::exec::TexResult::F32 && store_.format == CU_AD_FORMAT_FLOAT;
+    fast2D_ = textureFastPathOn() && dims_ == 2 && floatCoords_ && gather_ < 0;
     for (unsigned ch = 0; ch < 4; ++ch) {
       float b = isLinearMemory_ ? 0.0f : quantizedBorder(o_.texture.borderColor[ch], store_.format, normalizedFloat_);
       border_[ch] = {b, readAsInteger_ ? uint32_t(b) : std::bit_cast<uint32_t>(b)};
@@ -361,7 +360,7 @@ class TexSampler {
 
   void sample(const float coordsIn[3], const int32_t icoords[3], int32_t layerIn, uint32_t out[4]) const {
     long layer = layered_ ? std::clamp<long>(layerIn, 0, long(store_.depth) - 1) : 0;  // layers: the depth
-    if (floatTexels2D_ && sampleFloat2D(coordsIn[0], coordsIn[1], layer, out)) return;
+    if (fast2D_ && sample2D(coordsIn[0], coordsIn[1], layer, out)) return;
     if (!floatCoords_) {  // integer texel coordinates: no filtering, no normalisation
       long at[3] = {icoords[0], icoords[1], icoords[2]};
       Channel c[4];
@@ -420,12 +419,12 @@ class TexSampler {
   }
 
  private:
-  // The fast path (CUEMU_TEXTURE_FAST_PATH=0 turns it off) for what most programs fetch: 2D (or 2D layered) float
-  // textures at float coordinates into float results. The arithmetic is sample()'s, step for step, without the
-  // per-texel channel conversion, with each axis addressed once instead of once per corner, and with floor and
-  // round done inline; coordinates it cannot take (not finite, beyond 2^52 texels) go the general way (false).
+  // The fast path (CUEMU_TEXTURE_FAST_PATH=0 turns it off) for what most programs fetch: 2D (or 2D layered)
+  // textures at float coordinates, point or linear. The arithmetic is sample()'s, step for step, with each axis
+  // addressed once instead of once per corner, floor and round done inline, and float texels read without
+  // conversion; coordinates it cannot take (not finite, beyond 2^52 texels) go the general way (false).
   // TextureTest.FastPathSamplesAsTheGeneralPath compares the two over formats, filters, address modes and edges.
-  bool sampleFloat2D(float x, float y, long layer, uint32_t out[4]) const {
+  bool sample2D(float x, float y, long layer, uint32_t out[4]) const {
     if (normalizedCoords_) {
       x *= float(sizes_[0]);
       y *= float(sizes_[1]);
@@ -443,24 +442,29 @@ class TexSampler {
     };
     const uint8_t* slice = store_.base + size_t(layer) * store_.sliceBytes;
     const unsigned channels = store_.channels;
-    // texel (i, j)'s channels as floats (both indices already addressed; -1: the border)
-    auto texel = [&](long i, long j, float c[4]) {
+    const bool floatTexels = store_.format == CU_AD_FORMAT_FLOAT;
+    // texel (i, j)'s channels (both indices already addressed; -1: the border)
+    auto texel = [&](long i, long j, Channel c[4]) {
       if (i < 0 || j < 0) {
-        for (unsigned ch = 0; ch < 4; ++ch) c[ch] = border_[ch].f;
+        std::copy(border_, border_ + 4, c);
         return;
       }
       const uint8_t* p = slice + size_t(j) * store_.rowBytes + size_t(i) * store_.texelBytes;
       for (unsigned ch = 0; ch < 4; ++ch) {
-        if (ch < channels)
-          std::memcpy(&c[ch], p + ch * 4, 4);
-        else
-          c[ch] = missing_[ch].f;
+        if (ch >= channels) {
+          c[ch] = missing_[ch];
+        } else if (floatTexels) {
+          std::memcpy(&c[ch].f, p + ch * 4, 4);
+          c[ch].bits = std::bit_cast<uint32_t>(c[ch].f);
+        } else {
+          c[ch] = readChannel(p + ch * channelBytes_, store_.format, normalizedFloat_);
+        }
       }
     };
-    float c[4];
+    Channel c[4];
     if (!linearFilter_) {
       texel(axis(floorOf(x), 0), axis(floorOf(y), 1), c);
-      for (unsigned ch = 0; ch < 4; ++ch) out[ch] = std::bit_cast<uint32_t>(c[ch]);
+      store4(c, out);
       return true;
     }
     // weights in 1.8 fixed point: round((u - floor(u)) * 256) / 256, the fraction's product in [0, 256)
@@ -480,7 +484,7 @@ class TexSampler {
     for (unsigned k = 0; k < 4; ++k) {
       texel(corners[k][0], corners[k][1], c);
       float w = weights[k] * weightsY[k];
-      for (unsigned ch = 0; ch < 4; ++ch) acc[ch] += w * c[ch];
+      for (unsigned ch = 0; ch < 4; ++ch) acc[ch] += w * c[ch].f;
     }
     for (unsigned ch = 0; ch < 4; ++ch) out[ch] = std::bit_cast<uint32_t>(acc[ch]);
     return true;
@@ -518,7 +522,7 @@ class TexSampler {
   ptx::exec::TexResult result_;
   int gather_;
   bool floatCoords_, readAsInteger_, normalizedFloat_, normalizedCoords_, layered_, isLinearMemory_, linearFilter_;
-  bool floatTexels2D_;  // sampleFloat2D applies
+  bool fast2D_;  // sample2D applies
   unsigned dims_, channelBytes_;
   long sizes_[3];
   Channel border_[4], missing_[4];

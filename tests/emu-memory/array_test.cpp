@@ -160,129 +160,141 @@ TEST_F(MemoryTest, DestroyedTextureObjectsStayVisibleToEarlierLaunches) {
   EXPECT_EQ(cuArrayDestroy(array), CUDA_SUCCESS);
 }
 
-// The texture fast path (float 2D and 2D-layered textures at float coordinates, core/texture.cpp sampleFloat2D)
-// against the general sampling, bit for bit: 1, 2 and 4 channels, arrays and pitch-linear memory, point and linear
-// filtering, every address mode, normalised and texel coordinates, border colours, layers, and coordinates at texel
-// edges, far outside, huge, infinite and NaN.
+// The texture fast path (2D and 2D-layered textures at float coordinates, core/texture.cpp sample2D) against the
+// general sampling, bit for bit: float, 8-bit (normalised and read as integers) and 16-bit texels, 1, 2 and 4 channels,
+// arrays and pitch-linear memory, point and linear filtering, every address mode, normalised and texel coordinates,
+// border colours, layers, and coordinates at texel edges, far outside, huge, infinite and NaN.
 TEST_F(MemoryTest, TextureFastPathSamplesAsTheGeneralPath) {
   std::mt19937 rng(1234);
   const unsigned width = 13, height = 7, layers = 3;
   int compared = 0;
-  for (unsigned channels : {1u, 2u, 4u})
-    for (bool layered : {false, true})
-      for (bool pitch : {false, true}) {
-        if (layered && pitch) continue;  // layers come from arrays only
-        std::vector<float> texels(size_t(width) * height * layers * channels);
-        for (float& t : texels) t = std::uniform_real_distribution<float>(-100.0f, 100.0f)(rng);
-        CUarray array = nullptr;
-        CUdeviceptr linear = 0;
-        size_t pitchBytes = 0;
-        CUDA_RESOURCE_DESC resource{};
-        if (pitch) {
-          ASSERT_EQ(cuMemAllocPitch_v2(&linear, &pitchBytes, width * channels * 4, height, 16), CUDA_SUCCESS);
-          CUDA_MEMCPY2D copy{};
-          copy.srcMemoryType = CU_MEMORYTYPE_HOST;
-          copy.srcHost = texels.data();
-          copy.srcPitch = width * channels * 4;
-          copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-          copy.dstDevice = linear;
-          copy.dstPitch = pitchBytes;
-          copy.WidthInBytes = width * channels * 4;
-          copy.Height = height;
-          ASSERT_EQ(cuMemcpy2D_v2(&copy), CUDA_SUCCESS);
-          resource.resType = CU_RESOURCE_TYPE_PITCH2D;
-          resource.res.pitch2D.devPtr = linear;
-          resource.res.pitch2D.format = CU_AD_FORMAT_FLOAT;
-          resource.res.pitch2D.numChannels = channels;
-          resource.res.pitch2D.width = width;
-          resource.res.pitch2D.height = height;
-          resource.res.pitch2D.pitchInBytes = pitchBytes;
-        } else {
-          CUDA_ARRAY3D_DESCRIPTOR desc{};
-          desc.Width = width;
-          desc.Height = height;
-          desc.Depth = layered ? layers : 0;
-          desc.Format = CU_AD_FORMAT_FLOAT;
-          desc.NumChannels = channels;
-          desc.Flags = layered ? CUDA_ARRAY3D_LAYERED : 0;
-          ASSERT_EQ(cuArray3DCreate_v2(&array, &desc), CUDA_SUCCESS);
-          CUDA_MEMCPY3D copy{};
-          copy.srcMemoryType = CU_MEMORYTYPE_HOST;
-          copy.srcHost = texels.data();
-          copy.srcPitch = width * channels * 4;
-          copy.srcHeight = height;
-          copy.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-          copy.dstArray = array;
-          copy.WidthInBytes = width * channels * 4;
-          copy.Height = height;
-          copy.Depth = layered ? layers : 1;
-          ASSERT_EQ(cuMemcpy3D_v2(&copy), CUDA_SUCCESS);
-          resource.resType = CU_RESOURCE_TYPE_ARRAY;
-          resource.res.array.hArray = array;
-        }
-        for (CUfilter_mode filter : {CU_TR_FILTER_MODE_POINT, CU_TR_FILTER_MODE_LINEAR})
-          for (CUaddress_mode mode : {CU_TR_ADDRESS_MODE_WRAP, CU_TR_ADDRESS_MODE_CLAMP, CU_TR_ADDRESS_MODE_MIRROR,
-                                      CU_TR_ADDRESS_MODE_BORDER})
-            for (bool normalized : {false, true}) {
-              CUDA_TEXTURE_DESC sampling{};
-              sampling.addressMode[0] = sampling.addressMode[1] = mode;
-              sampling.filterMode = filter;
-              sampling.flags = normalized ? CU_TRSF_NORMALIZED_COORDINATES : 0;
-              sampling.borderColor[0] = 0.25f;
-              sampling.borderColor[3] = -3.5f;
-              CUtexObject tex = 0;
-              ASSERT_EQ(cuTexObjectCreate(&tex, &resource, &sampling, nullptr), CUDA_SUCCESS);
-              cuemu::TextureObjectsView view;
-              auto object = view.texture(tex);
-              ASSERT_NE(object, nullptr);
-              ptx::exec::TextureRequest request;
-              request.handle = tex;
-              request.geometry = layered ? ptx::exec::TexGeometry::A2D : ptx::exec::TexGeometry::D2;
-              const float special[] = {0.0f,         -0.0f, 0.5f,   1.0f,
-                                       12.5f,        13.0f, -1.0f,  -0.5f,
-                                       6.999f,       1e20f, -1e20f, std::numeric_limits<float>::infinity(),
-                                       std::nanf("")};
-              for (int i = 0; i < 400; ++i) {
-                float x, y;
-                if (i < 169) {
-                  x = special[i % 13];
-                  y = special[i / 13];
-                } else {
-                  x = std::uniform_real_distribution<float>(-3.0f * width, 3.0f * width)(rng);
-                  y = std::uniform_real_distribution<float>(-3.0f * height, 3.0f * height)(rng);
+  struct Format {
+    CUarray_format format;
+    unsigned bytes;
+  };
+  const Format formats[] = {
+      {CU_AD_FORMAT_FLOAT, 4}, {CU_AD_FORMAT_UNSIGNED_INT8, 1}, {CU_AD_FORMAT_SIGNED_INT16, 2}, {CU_AD_FORMAT_HALF, 2}};
+  for (const Format& f : formats)
+    for (unsigned channels : {1u, 2u, 4u})
+      for (bool layered : {false, true})
+        for (bool pitch : {false, true}) {
+          if (layered && pitch) continue;  // layers come from arrays only
+          const unsigned rowBytes = width * channels * f.bytes;
+          std::vector<uint8_t> texels(size_t(rowBytes) * height * layers);
+          for (uint8_t& t : texels) t = uint8_t(rng());  // any bits: NaNs and infinities too
+          CUarray array = nullptr;
+          CUdeviceptr linear = 0;
+          size_t pitchBytes = 0;
+          CUDA_RESOURCE_DESC resource{};
+          if (pitch) {
+            ASSERT_EQ(cuMemAllocPitch_v2(&linear, &pitchBytes, rowBytes, height, 16), CUDA_SUCCESS);
+            CUDA_MEMCPY2D copy{};
+            copy.srcMemoryType = CU_MEMORYTYPE_HOST;
+            copy.srcHost = texels.data();
+            copy.srcPitch = rowBytes;
+            copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+            copy.dstDevice = linear;
+            copy.dstPitch = pitchBytes;
+            copy.WidthInBytes = rowBytes;
+            copy.Height = height;
+            ASSERT_EQ(cuMemcpy2D_v2(&copy), CUDA_SUCCESS);
+            resource.resType = CU_RESOURCE_TYPE_PITCH2D;
+            resource.res.pitch2D.devPtr = linear;
+            resource.res.pitch2D.format = f.format;
+            resource.res.pitch2D.numChannels = channels;
+            resource.res.pitch2D.width = width;
+            resource.res.pitch2D.height = height;
+            resource.res.pitch2D.pitchInBytes = pitchBytes;
+          } else {
+            CUDA_ARRAY3D_DESCRIPTOR desc{};
+            desc.Width = width;
+            desc.Height = height;
+            desc.Depth = layered ? layers : 0;
+            desc.Format = f.format;
+            desc.NumChannels = channels;
+            desc.Flags = layered ? CUDA_ARRAY3D_LAYERED : 0;
+            ASSERT_EQ(cuArray3DCreate_v2(&array, &desc), CUDA_SUCCESS);
+            CUDA_MEMCPY3D copy{};
+            copy.srcMemoryType = CU_MEMORYTYPE_HOST;
+            copy.srcHost = texels.data();
+            copy.srcPitch = rowBytes;
+            copy.srcHeight = height;
+            copy.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+            copy.dstArray = array;
+            copy.WidthInBytes = rowBytes;
+            copy.Height = height;
+            copy.Depth = layered ? layers : 1;
+            ASSERT_EQ(cuMemcpy3D_v2(&copy), CUDA_SUCCESS);
+            resource.resType = CU_RESOURCE_TYPE_ARRAY;
+            resource.res.array.hArray = array;
+          }
+          for (CUfilter_mode filter : {CU_TR_FILTER_MODE_POINT, CU_TR_FILTER_MODE_LINEAR})
+            for (CUaddress_mode mode : {CU_TR_ADDRESS_MODE_WRAP, CU_TR_ADDRESS_MODE_CLAMP, CU_TR_ADDRESS_MODE_MIRROR,
+                                        CU_TR_ADDRESS_MODE_BORDER})
+              for (bool normalized : {false, true})
+                for (ptx::exec::TexResult result : {ptx::exec::TexResult::F32, ptx::exec::TexResult::U32}) {
+                  CUDA_TEXTURE_DESC sampling{};
+                  sampling.addressMode[0] = sampling.addressMode[1] = mode;
+                  sampling.filterMode = filter;
+                  sampling.flags = normalized ? CU_TRSF_NORMALIZED_COORDINATES : 0;
+                  sampling.borderColor[0] = 0.25f;
+                  sampling.borderColor[3] = -3.5f;
+                  CUtexObject tex = 0;
+                  ASSERT_EQ(cuTexObjectCreate(&tex, &resource, &sampling, nullptr), CUDA_SUCCESS);
+                  cuemu::TextureObjectsView view;
+                  auto object = view.texture(tex);
+                  ASSERT_NE(object, nullptr);
+                  ptx::exec::TextureRequest request;
+                  request.handle = tex;
+                  request.geometry = layered ? ptx::exec::TexGeometry::A2D : ptx::exec::TexGeometry::D2;
+                  request.result = result;
+                  const float special[] = {0.0f,         -0.0f, 0.5f,   1.0f,
+                                           12.5f,        13.0f, -1.0f,  -0.5f,
+                                           6.999f,       1e20f, -1e20f, std::numeric_limits<float>::infinity(),
+                                           std::nanf("")};
+                  for (int i = 0; i < 400; ++i) {
+                    float x, y;
+                    if (i < 169) {
+                      x = special[i % 13];
+                      y = special[i / 13];
+                    } else {
+                      x = std::uniform_real_distribution<float>(-3.0f * width, 3.0f * width)(rng);
+                      y = std::uniform_real_distribution<float>(-3.0f * height, 3.0f * height)(rng);
+                    }
+                    if (normalized) {
+                      x /= float(width);
+                      y /= float(height);
+                    }
+                    request.coords[0] = x;
+                    request.coords[1] = y;
+                    request.layer = int32_t(i % 5) - 1;  // below, inside and above the layers
+                    uint32_t fast[4] = {}, general[4] = {};
+                    std::string error;
+                    cuemu::setTextureFastPath(true);
+                    ASSERT_TRUE(object->fetch(request, fast, error)) << error;
+                    cuemu::setTextureFastPath(false);
+                    ASSERT_TRUE(object->fetch(request, general, error)) << error;
+                    for (int ch = 0; ch < 4; ++ch)
+                      EXPECT_EQ(fast[ch], general[ch])
+                          << "format " << f.format << " result " << int(result) << " channels " << channels
+                          << (layered ? " layered" : "") << (pitch ? " pitch" : " array") << " filter " << filter
+                          << " mode " << mode << (normalized ? " normalized" : "") << " at (" << x << ", " << y
+                          << ") layer " << request.layer << " channel " << ch;
+                    ++compared;
+                  }
+                  object.reset();
+                  ASSERT_EQ(cuTexObjectDestroy(tex), CUDA_SUCCESS);
                 }
-                if (normalized) {
-                  x /= float(width);
-                  y /= float(height);
-                }
-                request.coords[0] = x;
-                request.coords[1] = y;
-                request.layer = int32_t(i % 5) - 1;  // below, inside and above the layers
-                uint32_t fast[4] = {}, general[4] = {};
-                std::string error;
-                cuemu::setTextureFastPath(true);
-                ASSERT_TRUE(object->fetch(request, fast, error)) << error;
-                cuemu::setTextureFastPath(false);
-                ASSERT_TRUE(object->fetch(request, general, error)) << error;
-                for (int ch = 0; ch < 4; ++ch)
-                  EXPECT_EQ(fast[ch], general[ch])
-                      << "channels " << channels << (layered ? " layered" : "") << (pitch ? " pitch" : " array")
-                      << " filter " << filter << " mode " << mode << (normalized ? " normalized" : "") << " at (" << x
-                      << ", " << y << ") layer " << request.layer << " channel " << ch;
-                ++compared;
-              }
-              object.reset();
-              ASSERT_EQ(cuTexObjectDestroy(tex), CUDA_SUCCESS);
-            }
-        if (array) {
-          EXPECT_EQ(cuArrayDestroy(array), CUDA_SUCCESS);
+          if (array) {
+            EXPECT_EQ(cuArrayDestroy(array), CUDA_SUCCESS);
+          }
+          if (linear) {
+            EXPECT_EQ(cuMemFree_v2(linear), CUDA_SUCCESS);
+          }
         }
-        if (linear) {
-          EXPECT_EQ(cuMemFree_v2(linear), CUDA_SUCCESS);
-        }
-      }
   cuemu::setTextureFastPath(true);
-  EXPECT_EQ(compared, 9 * 2 * 4 * 2 * 400);  // (1, 2, 4 channels) x (array, pitch, layered array) x ...
+  // formats x channels x (array, pitch, layered array) x filters x address modes x coordinates x results
+  EXPECT_EQ(compared, 4 * 3 * 3 * 2 * 4 * 2 * 2 * 400);
 }
 
 }  // namespace
