@@ -245,3 +245,52 @@ TEST(Rewrites, SameAtomicFaults) {
     }
   }
 }
+
+// Vector global loads and stores (global-vector-runs): float4 and float2 arrays by thread index, and a float2 array
+// in reverse order, the same with every mask; and the same fault when the arrays end before the grid does (the
+// last warps' vectors run past the buffer: the span check fails and the per-lane path faults at the first lane).
+TEST(Rewrites, SameVectorResultsAndFaults) {
+  const int n = 1000;  // 4 CTAs of 256, the last partial
+  std::vector<float> values(size_t(4 * n));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = float(i % 97) * 0.5f - 3.0f;
+  const float* in4 = rewriteArena().upload(values);
+  const float* in2 = rewriteArena().upload(values);
+  std::vector<float> ref4, ref2;
+  std::optional<Fault> ref;
+  for (uint32_t mask : allMasks()) {
+    auto prog = compileWith("bench.ptx", mask);
+    float* out4 = rewriteArena().alloc<float>(size_t(4 * n));
+    float* out2 = rewriteArena().alloc<float>(size_t(2 * n));
+    ptxtest::Params p(kernels(*prog)[size_t(findKernel(*prog, "vectors"))]);
+    p.arg(in4).arg(out4).arg(in2).arg(out2).arg(n);
+    ASSERT_TRUE(run(*prog, "vectors", Dim3{(n + 255) / 256}, Dim3{256}, p).ok()) << "rewrites " << mask;
+    std::vector<float> got4(out4, out4 + 4 * n), got2(out2, out2 + 2 * n);
+    if (mask == kAllRewrites) {
+      ref4 = got4;
+      ref2 = got2;
+      EXPECT_EQ(got4[4 * 5 + 1], values[4 * 5] + 1.0f);             // lane 5's a.x + 1
+      EXPECT_EQ(got2[2 * 7], values[size_t(2 * (n - 1 - 7) + 1)]);  // thread 7 read element n-1-7, swapped
+    } else {
+      EXPECT_EQ(std::memcmp(got4.data(), ref4.data(), got4.size() * sizeof(float)), 0) << "float4, rewrites " << mask;
+      EXPECT_EQ(std::memcmp(got2.data(), ref2.data(), got2.size() * sizeof(float)), 0) << "float2, rewrites " << mask;
+    }
+  }
+  // the float4 array holds 768 elements (three pages; the arena's next page is invalid): warp 24 (threads 768-799,
+  // block 3) is the first whose vectors run past it
+  std::vector<float> first(values.begin(), values.begin() + 4 * 768);
+  const float* short4 = rewriteArena().upload(first);
+  for (uint32_t mask : allMasks()) {
+    auto prog = compileWith("bench.ptx", mask);
+    float* out4 = rewriteArena().alloc<float>(size_t(4 * n));
+    float* out2 = rewriteArena().alloc<float>(size_t(2 * n));
+    ptxtest::Params p(kernels(*prog)[size_t(findKernel(*prog, "vectors"))]);
+    p.arg(short4).arg(out4).arg(in2).arg(out2).arg(n);
+    ExecConfig cfg;
+    cfg.deterministic = true;
+    LaunchResult r = run(*prog, "vectors", Dim3{(n + 255) / 256}, Dim3{256}, p, cfg);
+    ASSERT_FALSE(r.ok()) << "rewrites " << mask;
+    EXPECT_EQ(r.fault.block.x, 3u) << "rewrites " << mask;
+    EXPECT_EQ(r.fault.thread.x, 0u) << "rewrites " << mask;
+    expectSameFault(ref, r.fault, mask);
+  }
+}

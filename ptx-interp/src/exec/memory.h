@@ -661,6 +661,30 @@ template <class M, int Ix> PTX_HOT HalfStarts consecutiveGlobal(Warp& w, const F
   return spanValid(mv, h.lo, h.lo + 16 * kSize) && spanValid(mv, h.hi, h.hi + 16 * kSize) ? h : HalfStarts{};
 }
 
+// A vector (.v2/.v4) global access of a full warp whose lanes name 32 consecutive vectors (lane i at
+// start + i * N * sizeof(M): a float2/float4 array indexed by thread), all in valid memory: the start, else null
+// (then the per-lane path decides, and faults where it should). One span check replaces 32 translations; each
+// lane's vector is still moved whole, as the per-lane path moves it (copyWhole).
+template <class M, int N> PTX_HOT uint8_t* consecutiveVectors(Warp& w, uint32_t addrReg, int64_t offset) {
+  if (!fullWarpFastPath(w, Rewrite::GlobalVectorRuns)) return nullptr;
+  using V = Simd<uint64_t>;
+  constexpr uint64_t kSize = sizeof(M) * N;
+  const uint64_t* base = R<uint64_t>(w, addrReg);
+  const uint64_t x0 = base[0];
+  const V step = V{0, kSize, 2 * kSize, 3 * kSize};
+  V diff = {};
+  for (int k = 0; k < 8; ++k) {
+    V x;
+    std::memcpy(&x, base + 4 * k, sizeof x);
+    diff |= x ^ (step + (x0 + uint64_t(4 * k) * kSize));
+  }
+  if (orLanes(diff) != 0) return nullptr;
+  const uint64_t lo = x0 + uint64_t(offset);
+  constexpr uint64_t kLast = ~uint64_t(0) - 32 * kSize;
+  if ((lo & (kSize - 1)) != 0 || lo > kLast) return nullptr;
+  return spanValid(*w.cta->job->lp.memory, lo, lo + 32 * kSize) ? reinterpret_cast<uint8_t*>(lo) : nullptr;
+}
+
 // Loads or stores 16 consecutive elements of type M to/from 16 register lanes of type D.
 template <class M, class D> PTX_HOT void loadRun(const uint8_t* src, D* out) {
   if constexpr (sizeof(D) == sizeof(M)) {
@@ -745,6 +769,47 @@ PTX_LANES const Op* stGlobalScalar(Warp& w, const Op* op) {
   }
   storeWarp<M>(shapes, 0, addr, R<D>(w, v.value));
   return op + 1;
+}
+
+template <class M, int N> const Op* ldGlobalVector(Warp& w, const Op* op) {
+  const Access v = Access::of(*op);
+  const uint8_t* p = consecutiveVectors<M, N>(w, v.address, v.offset);
+  if (!p) return ldLanes<Global, uint64_t, M, M, N>(w, op, v.address, v.offset, v.values);
+  M* out[N];
+  for (int k = 0; k < N; ++k) out[k] = R<M>(w, v.values[k]);
+  for (int i = 0; i < 32; ++i) {
+    alignas(16) M e[N];
+    copyWhole<sizeof e>(e, p + i * sizeof e);
+    for (int k = 0; k < N; ++k) out[k][i] = e[k];
+  }
+  return op + 1;
+}
+template <class M, int N> const Op* stGlobalVector(Warp& w, const Op* op) {
+  const Access v = Access::of(*op);
+  uint8_t* p = consecutiveVectors<M, N>(w, v.address, v.offset);
+  if (!p) return stLanes<Global, uint64_t, M, M, N>(w, op, v.address, v.offset, v.values);
+  const M* in[N];
+  for (int k = 0; k < N; ++k) in[k] = R<M>(w, v.values[k]);
+  for (int i = 0; i < 32; ++i) {
+    alignas(16) M e[N];
+    for (int k = 0; k < N; ++k) e[k] = in[k][i];
+    copyWhole<sizeof e>(p + i * sizeof e, e);
+  }
+  return op + 1;
+}
+
+// The handler of a vector ld/st: the full-warp fast path for global memory through a 64-bit address.
+template <Space S, class A, class M, int N> constexpr Handler ldVector() {
+  if constexpr (S == Global && std::is_same_v<A, uint64_t>)
+    return &ldGlobalVector<M, N>;
+  else
+    return &ld<S, A, M, M, N>;
+}
+template <Space S, class A, class M, int N> constexpr Handler stVector() {
+  if constexpr (S == Global && std::is_same_v<A, uint64_t>)
+    return &stGlobalVector<M, N>;
+  else
+    return &st<S, A, M, M, N>;
 }
 
 // The handler of a scalar (non-vector) ld/st: the full-warp fast path where the space has one. Indexed: the fused

@@ -55,3 +55,13 @@ extern "C" __global__ void counters(unsigned* count, int* extremes, unsigned* bi
   atomicAnd(bits + 2, ~(1u << (i % 32)));
   atomicAdd(count + 1 + (i & 1), 1u);
 }
+// float4 and float2 arrays read and written by thread index (whole-warp vector runs: global-vector-runs), and a float2
+// array read in reverse order (no run: the per-lane path).
+extern "C" __global__ void vectors(const float4* in4, float4* out4, const float2* in2, float2* out2, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float4 a = in4[i];
+  out4[i] = make_float4(a.w, a.x + 1.0f, a.y * 2.0f, a.z);
+  float2 b = in2[n - 1 - i];
+  out2[i] = make_float2(b.y, b.x);
+}

@@ -81,10 +81,10 @@ template <Space S, class A, int Indexed = mem::kAddrPlain> Handler ldFor(Type m,
   unsigned ms = m == Type::pred ? 1 : ptx::typeSize(m);
   if (ms != rs) return nullptr;
   switch (ms) {
-    case 1: return n == 2 ? &ld<S, A, uint8_t, uint8_t, 2> : n == 4 ? &ld<S, A, uint8_t, uint8_t, 4> : nullptr;
-    case 2: return n == 2 ? &ld<S, A, uint16_t, uint16_t, 2> : n == 4 ? &ld<S, A, uint16_t, uint16_t, 4> : nullptr;
-    case 4: return n == 2 ? &ld<S, A, uint32_t, uint32_t, 2> : n == 4 ? &ld<S, A, uint32_t, uint32_t, 4> : nullptr;
-    case 8: return n == 2 ? &ld<S, A, uint64_t, uint64_t, 2> : nullptr;
+    case 1: return n == 2 ? ldVector<S, A, uint8_t, 2>() : n == 4 ? ldVector<S, A, uint8_t, 4>() : nullptr;
+    case 2: return n == 2 ? ldVector<S, A, uint16_t, 2>() : n == 4 ? ldVector<S, A, uint16_t, 4>() : nullptr;
+    case 4: return n == 2 ? ldVector<S, A, uint32_t, 2>() : n == 4 ? ldVector<S, A, uint32_t, 4>() : nullptr;
+    case 8: return n == 2 ? ldVector<S, A, uint64_t, 2>() : nullptr;
   }
   return nullptr;
 }
@@ -126,10 +126,10 @@ template <Space S, class A, int Indexed = mem::kAddrPlain> Handler stFor(Type m,
   if constexpr (Indexed != mem::kAddrPlain) return nullptr;  // vectors have no indexed form
   if (ms != rs) return nullptr;
   switch (ms) {
-    case 1: return n == 2 ? &st<S, A, uint8_t, uint8_t, 2> : n == 4 ? &st<S, A, uint8_t, uint8_t, 4> : nullptr;
-    case 2: return n == 2 ? &st<S, A, uint16_t, uint16_t, 2> : n == 4 ? &st<S, A, uint16_t, uint16_t, 4> : nullptr;
-    case 4: return n == 2 ? &st<S, A, uint32_t, uint32_t, 2> : n == 4 ? &st<S, A, uint32_t, uint32_t, 4> : nullptr;
-    case 8: return n == 2 ? &st<S, A, uint64_t, uint64_t, 2> : nullptr;
+    case 1: return n == 2 ? stVector<S, A, uint8_t, 2>() : n == 4 ? stVector<S, A, uint8_t, 4>() : nullptr;
+    case 2: return n == 2 ? stVector<S, A, uint16_t, 2>() : n == 4 ? stVector<S, A, uint16_t, 4>() : nullptr;
+    case 4: return n == 2 ? stVector<S, A, uint32_t, 2>() : n == 4 ? stVector<S, A, uint32_t, 4>() : nullptr;
+    case 8: return n == 2 ? stVector<S, A, uint64_t, 2>() : nullptr;
   }
   return nullptr;
 }
