@@ -2,6 +2,9 @@
 // element) over device memory, pinned host memory (cuMemAllocHost) and registered host memory
 // (cuMemHostRegister). Device and pinned memory are checked by the address space's inline table; registered
 // memory lies outside it, so its checks show what the registered-memory path costs per access.
+// BM_MemAllocFree: cuMemAlloc then cuMemFree of one size (small sizes share slabs); BM_MemAllocSetFree the same
+// with the whole allocation set once in between, so its pages are made and given back too (issue 24: device memory
+// backed by a shared memory file from allocation on, for IPC).
 //   driver_memory_bench [--benchmark_filter=...]     (CUEMU_THREADS=1 for a single-threaded comparison)
 #include <cuda.h>
 
@@ -88,8 +91,69 @@ void BM_AddOne(benchmark::State& state) {
 BENCHMARK(BM_AddOne)
     ->ArgNames({"memory", "n"})
     ->ArgsProduct({{Device, Pinned, Registered}, {1 << 10, 1 << 18}})
+    ->Args({Device, 1 << 24})
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
+
+void primaryContext() {
+  static const bool made = [] {
+    driver_bench::loadKernel(kAddOne, "addOne");
+    return true;
+  }();
+  (void)made;
+}
+
+void BM_MemAllocFree(benchmark::State& state) {
+  primaryContext();
+  size_t bytes = size_t(state.range(0));
+  for (auto _ : state) {
+    CUdeviceptr p = 0;
+    check(cuMemAlloc(&p, bytes), "cuMemAlloc");
+    check(cuMemFree(p), "cuMemFree");
+  }
+}
+BENCHMARK(BM_MemAllocFree)->Arg(1)->Arg(4096)->Arg(32 << 10)->Arg(1 << 20)->Arg(64 << 20)->UseRealTime();
+
+void BM_MemAllocSetFree(benchmark::State& state) {
+  primaryContext();
+  size_t bytes = size_t(state.range(0));
+  for (auto _ : state) {
+    CUdeviceptr p = 0;
+    check(cuMemAlloc(&p, bytes), "cuMemAlloc");
+    check(cuMemsetD8(p, 1, bytes), "cuMemsetD8");
+    check(cuMemFree(p), "cuMemFree");
+  }
+  state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(bytes));
+}
+BENCHMARK(BM_MemAllocSetFree)->Arg(4096)->Arg(1 << 20)->Arg(64 << 20)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+// A device-to-device copy between two allocations touched before: the memory's steady state (page size, TLB).
+void BM_CopyDtoD(benchmark::State& state) {
+  primaryContext();
+  size_t bytes = size_t(state.range(0));
+  CUdeviceptr a = 0, b = 0;
+  check(cuMemAlloc(&a, bytes), "cuMemAlloc");
+  check(cuMemAlloc(&b, bytes), "cuMemAlloc");
+  check(cuMemsetD8(a, 1, bytes), "cuMemsetD8");
+  check(cuMemsetD8(b, 2, bytes), "cuMemsetD8");
+  for (auto _ : state) check(cuMemcpyDtoD(b, a, bytes), "cuMemcpyDtoD");
+  state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(bytes));
+  cuMemFree(a);
+  cuMemFree(b);
+}
+BENCHMARK(BM_CopyDtoD)->Arg(64 << 20)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+// Many live small allocations, then all freed: the slab search and its bookkeeping (time per allocation and free).
+void BM_MemAllocManySmall(benchmark::State& state) {
+  primaryContext();
+  std::vector<CUdeviceptr> pointers(size_t(state.range(0)));
+  for (auto _ : state) {
+    for (CUdeviceptr& p : pointers) check(cuMemAlloc(&p, 256), "cuMemAlloc");
+    for (CUdeviceptr p : pointers) check(cuMemFree(p), "cuMemFree");
+  }
+  state.SetItemsProcessed(int64_t(state.iterations()) * state.range(0));
+}
+BENCHMARK(BM_MemAllocManySmall)->Arg(10000)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
