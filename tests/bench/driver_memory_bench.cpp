@@ -45,6 +45,35 @@ $L_done:
 }
 )";
 
+// Each thread copies one 16-byte vector (ld.global.v4.u32, st.global.v4.u32): one host move per lane each way.
+const char* kCopyVectors = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry copyVectors(.param .u64 dst, .param .u64 src, .param .u32 n)
+{
+  .reg .u64 %rd<6>;
+  .reg .u32 %r<10>;
+  .reg .pred %q<2>;
+  ld.param.u64 %rd1, [dst];
+  ld.param.u64 %rd2, [src];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mov.u32 %r4, %tid.x;
+  mad.lo.u32 %r2, %r2, %r3, %r4;
+  setp.ge.u32 %q1, %r2, %r1;
+  @%q1 bra $L_done;
+  mul.wide.u32 %rd3, %r2, 16;
+  add.u64 %rd4, %rd2, %rd3;
+  add.u64 %rd5, %rd1, %rd3;
+  ld.global.v4.u32 {%r5, %r6, %r7, %r8}, [%rd4];
+  st.global.v4.u32 [%rd5], {%r5, %r6, %r7, %r8};
+$L_done:
+  ret;
+}
+)";
+
 using driver_bench::check;
 
 CUfunction addOne() {
@@ -126,6 +155,27 @@ void BM_MemAllocSetFree(benchmark::State& state) {
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(bytes));
 }
 BENCHMARK(BM_MemAllocSetFree)->Arg(4096)->Arg(1 << 20)->Arg(64 << 20)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+void BM_CopyVectors(benchmark::State& state) {
+  static CUfunction function = [] {
+    primaryContext();
+    return driver_bench::loadKernel(kCopyVectors, "copyVectors");
+  }();
+  unsigned n = unsigned(state.range(0));
+  CUdeviceptr src = 0, dst = 0;
+  check(cuMemAlloc(&src, size_t(n) * 16), "cuMemAlloc");
+  check(cuMemAlloc(&dst, size_t(n) * 16), "cuMemAlloc");
+  check(cuMemsetD8(src, 1, size_t(n) * 16), "cuMemsetD8");
+  void* args[] = {&dst, &src, &n};
+  for (auto _ : state) {
+    check(cuLaunchKernel(function, (n + 255) / 256, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr), "cuLaunchKernel");
+    check(cuCtxSynchronize(), "cuCtxSynchronize");
+  }
+  state.SetItemsProcessed(int64_t(state.iterations()) * n);
+  cuMemFree(src);
+  cuMemFree(dst);
+}
+BENCHMARK(BM_CopyVectors)->Arg(1 << 18)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 // A device-to-device copy between two allocations touched before: the memory's steady state (page size, TLB).
 void BM_CopyDtoD(benchmark::State& state) {
