@@ -233,6 +233,21 @@ bool AddressSpace::commit(uint64_t start, uint64_t bytes) {
   return true;
 }
 
+bool AddressSpace::commitShared(uint64_t start, uint64_t bytes) {
+  // The file's pages are counted when touched, not here: strict overcommit does not refuse this mapping, the
+  // device's capacity (half of the host's memory unless configured) bounds it instead.
+  void* p = mmap(reinterpret_cast<void*>(start), bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, sharedFd_,
+                 off_t(start - base_));
+  if (p == MAP_FAILED) {
+    mmap(reinterpret_cast<void*>(start), bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1,
+         0);
+    return false;
+  }
+  // Huge pages of shared memory only where the host allows them on request (shmem_enabled "advise" or above).
+  if (bytes >= 2 * kHugePage) madvise(p, bytes, MADV_HUGEPAGE);
+  return true;
+}
+
 void AddressSpace::decommit(const MemoryRegion& region) {
   if (region.sharedBacking && sharedFd_ >= 0)
     fallocate(sharedFd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off_t(region.start - base_),
@@ -243,7 +258,7 @@ void AddressSpace::decommit(const MemoryRegion& region) {
 }
 
 Expected<RegionPtr> AddressSpace::allocate(RegionPtr region, uint64_t commitBytes, uint64_t alignment,
-                                           uint64_t fixedAddress) {
+                                           uint64_t fixedAddress, Backing backing) {
   if (!limit_) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "no device address range");
   alignment = std::max(alignment, kChunk);
   // Memory kernels can reach (commitBytes != 0) is committed to the end of its accessible span.
@@ -255,11 +270,13 @@ Expected<RegionPtr> AddressSpace::allocate(RegionPtr region, uint64_t commitByte
   std::unique_lock lock(mutex_);
   uint64_t start = takeAddresses(reserved + kChunk, alignment, fixedAddress);  // + one guard chunk
   if (!start) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "device address range exhausted");
-  if (commitBytes && !commit(start, commitBytes)) {
+  bool shared = commitBytes && backing == Backing::Shared && sharedFd() >= 0;
+  if (commitBytes && !(shared ? commitShared(start, commitBytes) : commit(start, commitBytes))) {
     returnAddresses(start, reserved + kChunk);
     return makeError(CUDA_ERROR_OUT_OF_MEMORY, "the host refused to commit memory");
   }
   region->start = start;
+  region->sharedBacking = shared;
   region->reservedSize = reserved;
   region->committedSize = commitBytes;
   region->accessibleSize = commitBytes ? accessible : region->size;
@@ -356,15 +373,21 @@ Expected<RegionPtr> AddressSpace::allocateSmall(RegionPtr region) {
   if (unit < 0) {
     slabStart = takeAddresses(kSlabBytes + kChunk, kSlabBytes, 0);  // + one guard chunk
     if (!slabStart) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "device address range exhausted");
-    if (!commit(slabStart, kSlabBytes)) {
+    bool shared = sharedFd() >= 0;
+    if (!(shared ? commitShared(slabStart, kSlabBytes) : commit(slabStart, kSlabBytes))) {
       returnAddresses(slabStart, kSlabBytes + kChunk);
       return makeError(CUDA_ERROR_OUT_OF_MEMORY, "the host refused to commit memory");
     }
     setAccessible(slabStart, kSlabBytes, true);
-    slabs_.emplace(slabStart, Slab{});
+    slabs_.emplace(slabStart, Slab{}).first->second.sharedBacking = shared;
     unit = 0;
   }
   Slab& slab = slabs_.at(slabStart);
+  region->sharedBacking = slab.sharedBacking;
+  if (slabStart == spareSlab_) {
+    spareSlab_ = 0;
+    setAccessible(slabStart, kSlabBytes, true);
+  }
   for (uint64_t i = uint64_t(unit); i < uint64_t(unit) + units; ++i) slab.taken[i / 64] |= uint64_t(1) << (i & 63);
   slab.units += units;
   slabHint_ = slabStart;
@@ -387,8 +410,13 @@ void AddressSpace::releaseSlabBlock(const MemoryRegion& region) {
   for (uint64_t i = first; i < first + units; ++i) slab.taken[i / 64] &= ~(uint64_t(1) << (i & 63));
   slab.units -= units;
   if (slab.units) return;
-  // The last block of the slab: its memory and addresses go back.
+  // The last block of the slab: kernels fault on it from now on; its memory and addresses go back unless it becomes
+  // the spare (its blocks are zeroed when handed out again).
   setAccessible(region.slab, kSlabBytes, false);
+  if (!spareSlab_) {
+    spareSlab_ = region.slab;
+    return;
+  }
   if (slab.sharedBacking && sharedFd_ >= 0)
     fallocate(sharedFd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off_t(region.slab - base_), off_t(kSlabBytes));
   mmap(reinterpret_cast<void*>(region.slab), kSlabBytes, PROT_NONE,
@@ -626,11 +654,16 @@ Expected<bool> AddressSpace::setProtection(uint64_t address, uint64_t bytes, int
 }
 
 int AddressSpace::sharedFd() {
-  if (sharedFd_ >= 0) return sharedFd_;
+  if (sharedFd_ >= 0 || sharedFdFailed_) return sharedFd_;
+  // One file as large as the range, sparse: an address's memory is at its offset in the range.
   int fd = memfd_create("cuemu-device-memory", MFD_CLOEXEC);
-  if (fd < 0) return -1;
-  if (ftruncate(fd, off_t(limit_)) != 0) {
+  if (fd >= 0 && ftruncate(fd, off_t(limit_)) != 0) {
     close(fd);
+    fd = -1;
+  }
+  if (fd < 0) {
+    sharedFdFailed_ = true;
+    CUEMU_INFO("no shared memory file ({}): device memory is private, IPC unavailable", std::strerror(errno));
     return -1;
   }
   sharedFd_ = fd;
@@ -642,31 +675,12 @@ int AddressSpace::sharedFileDescriptor() {
   return sharedFd();
 }
 
-Expected<std::pair<int, uint64_t>> AddressSpace::shareRegion(const RegionPtr& region) {
-  std::unique_lock lock(mutex_);
-  int fd = sharedFd();
-  if (fd < 0) return makeError(CUDA_ERROR_NOT_SUPPORTED, "memfd_create failed: IPC unavailable");
+Expected<std::pair<int, uint64_t>> AddressSpace::shareRegion(const RegionPtr& region) const {
   if (!inRange(region->start)) return makeError(CUDA_ERROR_INVALID_VALUE, "memory below 4 GiB cannot be shared");
-  // A small allocation shares its slab: the whole slab moves.
-  Slab* slab = region->slab ? &slabs_.at(region->slab) : nullptr;
-  bool& moved = slab ? slab->sharedBacking : region->sharedBacking;
-  uint64_t moveStart = slab ? region->slab : region->start;
-  uint64_t moveBytes = slab ? kSlabBytes : region->committedSize;
-  uint64_t moveOffset = moveStart - base_;
-  if (!moved) {
-    // Move the pages onto the shared file: copy the contents, then replace the private mapping in one step.
-    void* src = reinterpret_cast<void*>(moveStart);
-    uint64_t done = 0;
-    while (done < moveBytes) {
-      ssize_t n = pwrite(fd, static_cast<char*>(src) + done, moveBytes - done, off_t(moveOffset + done));
-      if (n <= 0) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "cannot copy into shared memory");
-      done += uint64_t(n);
-    }
-    void* p = mmap(src, moveBytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, off_t(moveOffset));
-    if (p == MAP_FAILED) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "cannot map shared memory");
-    moved = true;
-  }
-  return std::pair<int, uint64_t>(fd, region->start - base_);
+  if (!region->sharedBacking)
+    return makeError(CUDA_ERROR_NOT_SUPPORTED, "the memory is not the shared memory file's (memfd unavailable?)");
+  std::shared_lock lock(mutex_);
+  return std::pair<int, uint64_t>(sharedFd_, region->start - base_);
 }
 
 uint64_t AddressSpace::capacity(int device) {

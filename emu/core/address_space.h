@@ -58,12 +58,14 @@ struct MemoryRegion {
   uint64_t chargedBytes = 0;      // bytes counted against the device's memory
   std::shared_ptr<MemPool> pool;  // stream-ordered allocations: keeps a destroyed pool alive until freed
   CUmemoryPool poolHandle = nullptr;
-  void* hostAlias = nullptr;   // registered memory: the host address (equal to start: unified addressing)
-  uint64_t arrayHandle = 0;    // Array kind: the owning CUarray handle value
-  uint64_t vmmHandle = 0;      // VmmMapping: the physical allocation's handle value
-  uint64_t vmmOffset = 0;      // VmmMapping: offset into the physical allocation
-  bool sharedBacking = false;  // backed by the shared memfd (exported through IPC)
-  uint64_t slab = 0;           // sub-allocated: the start of the shared slab holding it (AddressSpace::allocateSmall)
+  void* hostAlias = nullptr;  // registered memory: the host address (equal to start: unified addressing)
+  uint64_t arrayHandle = 0;   // Array kind: the owning CUarray handle value
+  uint64_t vmmHandle = 0;     // VmmMapping: the physical allocation's handle value
+  uint64_t vmmOffset = 0;     // VmmMapping: offset into the physical allocation
+  // Its memory is the process's shared memory file at offset start - AddressSpace::base() from allocation on
+  // (Backing::Shared, a small allocation through its slab): IPC exports it by naming that range.
+  bool sharedBacking = false;
+  uint64_t slab = 0;  // sub-allocated: the start of the shared slab holding it (AddressSpace::allocateSmall)
   std::shared_ptr<void> keepAlive;  // what the memory belongs to (a VMM physical allocation, an IPC import)
   // Copies and sets in flight hold leases (RegionLease), as do graph memcpy/memset nodes and stream memory
   // operations from their launch until they ran: freeing the region meanwhile (cuMemFree on another thread, or its
@@ -126,6 +128,14 @@ enum class BoundsMode : uint8_t {
   Exact,    // CUEMU_BOUNDS=exact: one byte past the allocation faults (a checker's view, stricter than a GPU)
 };
 
+// What backs an allocation's memory. Memory another process may map (cuIpcGetMemHandle, cuMemPoolExportPointer)
+// is the shared memory file's from the moment it is allocated: moving live memory onto a file at export time loses
+// every write made between the copy and the remap (a kernel's, a copy's, another thread's).
+enum class Backing : uint8_t {
+  Private,  // anonymous memory (pinned host, managed, arrays, memory below 4 GiB, pools that do not export)
+  Shared,   // the shared memory file at the region's offset in the range (falls back to Private without memfd)
+};
+
 class AddressSpace {
  public:
   // The process's address space, reserved on first call. Never destroyed (used during process exit).
@@ -164,12 +174,13 @@ class AddressSpace {
   // read-write (0 = addresses only), and registers `region` there. `alignment` is a power of two (0 = chunk).
   // `fixedAddress`, if non-zero, asks for that address (VMM reservations); it is only a hint.
   Expected<RegionPtr> allocate(RegionPtr region, uint64_t commitBytes, uint64_t alignment = 0,
-                               uint64_t fixedAddress = 0);
+                               uint64_t fixedAddress = 0, Backing backing = Backing::Private);
   // Small device allocations share slabs of kSlabBytes (one host mapping each) in kSlabUnit steps, as the GPU's
   // allocator packs them (an H100 puts 1-byte allocations 512 bytes apart in 2 MiB chunks); two host mappings per
   // allocation exhausted vm.max_map_count after ~32,700 of them. The block is zeroed. A kernel may touch the whole
   // slab without a fault (on the GPU the chunk is mapped too): only the API checks the block's bounds. Fails
   // (returns an error) in exact bounds mode and for sizes above kSmallAllocationMax: allocate() serves those.
+  // Slabs are Backing::Shared.
   Expected<RegionPtr> allocateSmall(RegionPtr region);
   static constexpr uint64_t kSlabBytes = uint64_t(2) << 20;
   static constexpr uint64_t kSlabUnit = 512;
@@ -218,10 +229,9 @@ class AddressSpace {
   // Registers `region` (region->size bytes) at window->start + `offset`; the API sees the region alone.
   Expected<RegionPtr> registerInWindow(RegionPtr region, std::shared_ptr<MappedWindow> window, uint64_t offset);
 
-  // IPC: makes the region's memory shareable with other processes (moves it onto the shared memfd once; a small
-  // allocation's whole slab) and returns the fd and the offset of the region in it (not page-aligned for a small
-  // allocation).
-  Expected<std::pair<int, uint64_t>> shareRegion(const RegionPtr& region);
+  // IPC: the shared memory file and the region's offset in it (not page-aligned for a small allocation), for a
+  // region allocated with Backing::Shared; nothing is moved or remapped. CUDA_ERROR_NOT_SUPPORTED for other memory.
+  Expected<std::pair<int, uint64_t>> shareRegion(const RegionPtr& region) const;
   // The shared memfd itself (created on first use), or -1 where memfd is unavailable.
   int sharedFileDescriptor();
 
@@ -258,6 +268,8 @@ class AddressSpace {
   void returnAddresses(uint64_t start, uint64_t bytes);
   void setAccessible(uint64_t start, uint64_t bytes, bool accessible);
   bool commit(uint64_t start, uint64_t bytes);
+  // The same from the shared memory file (its pages at offset start - base_, holes until touched).
+  bool commitShared(uint64_t start, uint64_t bytes);
   void decommit(const MemoryRegion& region);
   int sharedFd();
 
@@ -286,15 +298,20 @@ class AddressSpace {
   struct Slab {
     std::vector<uint64_t> taken = std::vector<uint64_t>(kSlabBytes / kSlabUnit / 64, 0);
     uint64_t units = 0;
-    bool sharedBacking = false;  // moved onto the shared memfd (a block of it was exported through IPC)
+    bool sharedBacking = false;  // the shared memory file's (Backing::Shared)
   };
   std::map<uint64_t, Slab> slabs_;
   uint64_t slabHint_ = 0;  // the slab that served the last small allocation
+  // One slab whose last block was freed stays mapped (kernels fault on it until it serves a block again): a
+  // program that allocates and frees one small buffer in a loop (CUB's temporary storage) would otherwise make and
+  // unmake a slab each time. 0: none.
+  uint64_t spareSlab_ = 0;
   void releaseSlabBlock(const MemoryRegion& region);
   // Decommits a released region and returns its addresses: exactly once, when it is released and unleased.
   void reclaim(MemoryRegion& region);
   friend class RegionLease;
   int sharedFd_ = -1;
+  bool sharedFdFailed_ = false;  // memfd_create or its size refused: not tried again
   std::atomic<uint64_t> nextBufferId_{1};
   static constexpr int kMaxDevices = limits::kMaxDevices;
   std::atomic<uint64_t> used_[kMaxDevices] = {};

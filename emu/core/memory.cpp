@@ -51,8 +51,9 @@ Expected<RegionPtr> ContextMemory::allocate(uint64_t bytes, MemoryKind kind, uns
   Expected<RegionPtr> result = makeError(CUDA_ERROR_NOT_SUPPORTED, "");
   if (kind == MemoryKind::Device && !below4GiB && !fixedAddress && !ownMapping) result = space.allocateSmall(region);
   if (!result && result.error().code == CUDA_ERROR_NOT_SUPPORTED)
-    result =
-        below4GiB ? space.allocateBelow4GiB(region, commit) : space.allocate(region, commit, alignment, fixedAddress);
+    result = below4GiB ? space.allocateBelow4GiB(region, commit)
+                       : space.allocate(region, commit, alignment, fixedAddress,
+                                        kind == MemoryKind::Device ? Backing::Shared : Backing::Private);
   if (!result && charged) space.uncharge(region->device, commit);
   return result;
 }

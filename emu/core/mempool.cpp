@@ -61,7 +61,9 @@ Expected<RegionPtr> MemPool::allocate(Context& context, uint64_t bytes) {
   }
   region->chargedBytes = charge;
   uint64_t alignment = bytes >= (uint64_t(2) << 20) ? uint64_t(2) << 20 : 0;
-  auto result = space.allocate(region, commit, alignment);
+  // Memory of a pool that exports (cuMemPoolExportPointer) is the shared memory file's from the start.
+  bool exports = props_.handleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  auto result = space.allocate(region, commit, alignment, 0, exports ? Backing::Shared : Backing::Private);
   if (!result) {
     if (charge) space.uncharge(device_, charge);
     return result;

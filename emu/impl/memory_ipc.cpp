@@ -1,5 +1,5 @@
-// Interprocess memory: cuIpcGetMemHandle / cuIpcOpenMemHandle / cuIpcCloseMemHandle. An exported allocation
-// moves onto the process's shared memfd; the handle names the exporting process, its descriptor and the
+// Interprocess memory: cuIpcGetMemHandle / cuIpcOpenMemHandle / cuIpcCloseMemHandle. cuMemAlloc memory lives in
+// the process's shared memfd from allocation on; the handle names the exporting process, its descriptor and the
 // allocation's offset, and the importer maps that range through /proc/<pid>/fd. Event handles name a slot of
 // the exporter's shared event file (core/ipc_event.h), mapped the same way.
 #include "api/impl.h"

@@ -1,12 +1,15 @@
 // IPC memory handles between two processes: this binary re-runs itself as the importing child.
 #include "fixture.h"
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 namespace {
@@ -49,7 +52,8 @@ TEST_F(MemoryTest, IpcHandleSharesMemoryWithAnotherProcess) {
   if (child == 0) {
     std::string hex = toHex(handle);
     setenv("CUEMU_TEST_IPC_HANDLE", hex.c_str(), 1);
-    execl("/proc/self/exe", "emu-memory-tests", "--gtest_filter=IpcChild.*", static_cast<char*>(nullptr));
+    execl("/proc/self/exe", "emu-memory-tests", "--gtest_filter=IpcChild.OpenReadWriteClose",
+          static_cast<char*>(nullptr));
     _exit(99);
   }
   int status = 0;
@@ -60,6 +64,93 @@ TEST_F(MemoryTest, IpcHandleSharesMemoryWithAnotherProcess) {
   ASSERT_EQ(cuMemcpyDtoH_v2(&v, p + 99996, 4), CUDA_SUCCESS);
   EXPECT_EQ(v, 0xABCDEF01u);
   EXPECT_EQ(cuMemFree_v2(p), CUDA_SUCCESS);
+}
+
+// Exporting memory must not lose what is written to it meanwhile (issue 24: the export copied the memory into the
+// shared file and then mapped the file over it, dropping every store made in between, in the neighbouring blocks of
+// a slab too). A thread stores i + 1 into word i % words of `bytes` at `written`, i = 0, 1, 2, ..., as a kernel or a
+// copy would, from before this thread calls `exportIt` until just after it returned; returns how many words do not
+// hold the last value stored into them.
+int wordsLostWhileExporting(CUdeviceptr written, uint64_t bytes, const std::function<CUresult()>& exportIt) {
+  auto* data = reinterpret_cast<uint32_t*>(written);
+  const uint64_t words = bytes / 4;
+  std::atomic<uint64_t> stored{0};
+  std::atomic<bool> exported{false};
+  std::thread writer([&] {
+    uint64_t i = 0;
+    for (; (i & 63) || !exported.load(std::memory_order_acquire); ++i) {
+      std::atomic_ref<uint32_t>(data[i % words]).store(uint32_t(i + 1), std::memory_order_relaxed);
+      if ((i & 63) == 63) stored.store(i + 1, std::memory_order_release);
+    }
+    stored.store(i, std::memory_order_release);
+  });
+  while (stored.load(std::memory_order_acquire) < 4096) std::this_thread::yield();
+  EXPECT_EQ(exportIt(), CUDA_SUCCESS);
+  exported.store(true, std::memory_order_release);
+  writer.join();
+  const uint64_t total = stored.load(std::memory_order_acquire);
+  int lost = 0;
+  for (uint64_t k = 0; k < words; ++k) {
+    // the last i < total with i % words == k
+    uint32_t expected = k < total ? uint32_t(k + (total - 1 - k) / words * words + 1) : 0;
+    lost += data[k] != expected;
+  }
+  return lost;
+}
+
+// Fresh allocations each round (memory was moved on its first export only), freed again so that each small
+// allocation comes from a fresh slab.
+TEST_F(MemoryTest, IpcExportKeepsWritesMadeWhileItRuns) {
+  constexpr int kRounds = 20;
+  struct Race {
+    uint64_t exportedBytes, writtenBytes;
+    bool neighbour;  // written: another allocation in the exported block's slab, else the exported one
+  };
+  for (Race race : {Race{8 << 20, 8 << 20, false}, Race{4096, 16 << 10, true}, Race{16 << 10, 16 << 10, false}}) {
+    int lost = 0, roundsLosing = 0;
+    for (int round = 0; round < kRounds; ++round) {
+      CUdeviceptr exported = 0, written = 0;
+      ASSERT_EQ(cuMemAlloc_v2(&exported, race.exportedBytes), CUDA_SUCCESS);
+      written = exported;
+      if (race.neighbour) {
+        ASSERT_EQ(cuMemAlloc_v2(&written, race.writtenBytes), CUDA_SUCCESS);
+      }
+      int n = wordsLostWhileExporting(written, race.writtenBytes, [&] {
+        CUipcMemHandle handle{};
+        return cuIpcGetMemHandle(&handle, exported);
+      });
+      lost += n;
+      roundsLosing += n > 0;
+      if (written != exported) {
+        EXPECT_EQ(cuMemFree_v2(written), CUDA_SUCCESS);
+      }
+      EXPECT_EQ(cuMemFree_v2(exported), CUDA_SUCCESS);
+    }
+    EXPECT_EQ(lost, 0) << "in " << roundsLosing << " of " << kRounds << " rounds, " << race.writtenBytes
+                       << " bytes written while " << (race.neighbour ? "a neighbour of " : "") << race.exportedBytes
+                       << " bytes were exported";
+  }
+}
+
+TEST_F(MemoryTest, PoolPointerExportKeepsWritesMadeWhileItRuns) {
+  CUmemPoolProps props{};
+  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  props.handleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  CUmemoryPool pool = nullptr;
+  ASSERT_EQ(cuMemPoolCreate(&pool, &props), CUDA_SUCCESS);
+  int lost = 0;
+  for (int round = 0; round < 20; ++round) {
+    CUdeviceptr p = 0;
+    ASSERT_EQ(cuMemAllocFromPoolAsync(&p, 8 << 20, pool, nullptr), CUDA_SUCCESS);
+    lost += wordsLostWhileExporting(p, 8 << 20, [&] {
+      CUmemPoolPtrExportData data{};
+      return cuMemPoolExportPointer(&data, p);
+    });
+    ASSERT_EQ(cuMemFree_v2(p), CUDA_SUCCESS);
+  }
+  EXPECT_EQ(lost, 0);
+  EXPECT_EQ(cuMemPoolDestroy(pool), CUDA_SUCCESS);
 }
 
 // A 512-byte block sub-allocated in a 2 MiB slab: the importer sees the block alone, at the offset it has in its

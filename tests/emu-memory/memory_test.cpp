@@ -84,7 +84,7 @@ TEST_F(MemoryTest, DefaultBoundsFollowTheMappingGranule) {
   EXPECT_EQ(cuMemFree_v2(large), CUDA_SUCCESS);
   EXPECT_FALSE(accessible(large + size + 24, 4));
   EXPECT_EQ(cuMemFree_v2(next), CUDA_SUCCESS);
-  EXPECT_FALSE(accessible(small, 1)) << "the slab's memory goes with its last allocation";
+  EXPECT_FALSE(accessible(small, 1)) << "kernels fault on a slab without allocations";
 }
 
 // A graph's small allocation is made again at the same address by a later launch once the application freed it:
@@ -133,6 +133,24 @@ TEST_F(MemoryTest, ManySmallAllocationsShareSlabs) {
   EXPECT_EQ(c, a);
   EXPECT_EQ(cuMemFree_v2(b), CUDA_SUCCESS);
   EXPECT_EQ(cuMemFree_v2(c), CUDA_SUCCESS);
+}
+
+// A slab whose last block is freed stays mapped for the next small allocation (a program allocating and freeing
+// one small buffer in a loop made and unmade a slab each time), but kernels fault on it meanwhile, and the block
+// handed out again reads as zero.
+TEST_F(MemoryTest, AnEmptiedSlabServesTheNextSmallAllocation) {
+  CUdeviceptr first = 0, again = 0;
+  ASSERT_EQ(cuMemAlloc_v2(&first, 64), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemsetD8_v2(first, 0xAB, 64), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemFree_v2(first), CUDA_SUCCESS);
+  EXPECT_FALSE(accessible(first, 1));
+  ASSERT_EQ(cuMemAlloc_v2(&again, 64), CUDA_SUCCESS);
+  EXPECT_EQ(again, first);
+  EXPECT_TRUE(accessible(again, 1));
+  unsigned char bytes[64];
+  ASSERT_EQ(cuMemcpyDtoH_v2(bytes, again, 64), CUDA_SUCCESS);
+  for (unsigned char b : bytes) ASSERT_EQ(b, 0);
+  EXPECT_EQ(cuMemFree_v2(again), CUDA_SUCCESS);
 }
 
 TEST_F(MemoryTest, FreeValidation) {

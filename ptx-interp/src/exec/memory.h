@@ -149,16 +149,43 @@ template <class A> PTX_HOT uint64_t laneAddr(const A* base, int i, int64_t imm) 
 // bytes: one thread's vector access is a single transaction on the GPU, and CUB's decoupled look-back relies on
 // it (a tile's {status, value} descriptor stored with st.v2.u64 and polled with ld.v2.u64 from other CTAs).
 // Copied element by element, a CTA on another host thread could read a tile's new status with its old value:
-// Thrust's reduce_by_key then counted wrong (issue 24). Aligned 8-byte moves, and aligned 16-byte SSE moves on
-// CPUs with AVX, are single-copy atomic on x86-64.
+// Thrust's reduce_by_key then counted wrong (issue 24). Aligned 8-byte moves, and aligned 16-byte MOVDQA/VMOVDQA
+// on CPUs with AVX, are single-copy atomic on x86-64 (Intel SDM vol. 3A 9.1.1; AMD alike). C++ promises neither:
+// 8 bytes go through __atomic, and 16 bytes through one instruction written out (moveWhole16), since a plain
+// 16-byte access (_mm_load_si128 is one) is the compiler's to split, merge or re-encode.
+#if defined(__x86_64__) && defined(__SSE2__)
+#if defined(__SANITIZE_THREAD__)
+extern "C" void __tsan_read16(void*);
+extern "C" void __tsan_write16(void*);
+#endif
+struct alignas(16) Whole16 {
+  unsigned char bytes[16];
+};
+// *dst = *src, both 16-byte aligned, each side one aligned 16-byte move.
+PTX_HOT void moveWhole16(void* dst, const void* src) {
+  __m128i v;
+#if defined(__AVX__)
+  asm volatile("vmovdqa %1, %0" : "=x"(v) : "m"(*static_cast<const Whole16*>(src)));
+  asm volatile("vmovdqa %1, %0" : "=m"(*static_cast<Whole16*>(dst)) : "x"(v));
+#else
+  asm volatile("movdqa %1, %0" : "=x"(v) : "m"(*static_cast<const Whole16*>(src)));
+  asm volatile("movdqa %1, %0" : "=m"(*static_cast<Whole16*>(dst)) : "x"(v));
+#endif
+#if defined(__SANITIZE_THREAD__)
+  // ThreadSanitizer does not see into assembly: tell it about both accesses.
+  __tsan_read16(const_cast<void*>(src));
+  __tsan_write16(dst);
+#endif
+}
+#endif
 template <size_t Bytes> PTX_HOT void copyWhole(void* dst, const void* src) {
   if constexpr (Bytes == 8) {
     uint64_t v = __atomic_load_n(static_cast<const uint64_t*>(src), __ATOMIC_RELAXED);
     __atomic_store_n(static_cast<uint64_t*>(dst), v, __ATOMIC_RELAXED);
-#if defined(__SSE2__)
+#if defined(__x86_64__) && defined(__SSE2__)
   } else if constexpr (Bytes == 16) {
     if (((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src)) & 15) == 0) [[likely]] {
-      _mm_store_si128(static_cast<__m128i*>(dst), _mm_load_si128(static_cast<const __m128i*>(src)));
+      moveWhole16(dst, src);
       return;
     }
     std::memcpy(dst, src, Bytes);
