@@ -30,11 +30,12 @@ static void report(const std::string& label, CUdeviceptr p, size_t bytes) {
   show("range_size", cuPointerGetAttribute(&rangeSize, CU_POINTER_ATTRIBUTE_RANGE_SIZE, p));
   if (!g_origin) g_origin = p;
   auto off = [](uint64_t a) { return (long long)(int64_t(a - g_origin)); };
-  std::printf("%s bytes=%zu p-origin=%lld mapping_base-origin=%lld mapping_base-p=%lld mapping_size=0x%zx "
-              "range_start-p=%lld range_size=0x%zx\n",
-              label.c_str(), bytes, off(p), off(reinterpret_cast<uint64_t>(base)),
-              (long long)(int64_t(reinterpret_cast<uint64_t>(base) - p)), size,
-              (long long)(int64_t(rangeStart - p)), rangeSize);
+  std::printf(
+      "%s bytes=%zu p-origin=%lld mapping_base-origin=%lld mapping_base-p=%lld mapping_size=0x%zx "
+      "range_start-p=%lld range_size=0x%zx\n",
+      label.c_str(), bytes, off(p), off(reinterpret_cast<uint64_t>(base)),
+      (long long)(int64_t(reinterpret_cast<uint64_t>(base) - p)), size, (long long)(int64_t(rangeStart - p)),
+      rangeSize);
   // An interior pointer answers the same mapping.
   if (bytes > 64) {
     void* base2 = nullptr;
@@ -68,7 +69,8 @@ static void series(const char* name, CUmemoryPool pool, const std::vector<size_t
   // Free the first allocation: do the others keep their mapping? Then allocate again.
   cuMemFreeAsync(ptrs[0], nullptr);
   cuStreamSynchronize(nullptr);
-  for (size_t i = 1; i < ptrs.size(); ++i) report(std::string(name) + ".after_free0.a" + std::to_string(i), ptrs[i], sizes[i]);
+  for (size_t i = 1; i < ptrs.size(); ++i)
+    report(std::string(name) + ".after_free0.a" + std::to_string(i), ptrs[i], sizes[i]);
   CUdeviceptr q = 0;
   show("again", pool ? cuMemAllocFromPoolAsync(&q, 4096, pool, nullptr) : cuMemAllocAsync(&q, 4096, nullptr));
   cuStreamSynchronize(nullptr);
@@ -91,8 +93,8 @@ int main() {
   CUcontext ctx;
   cuDeviceGet(&dev, 0);
   cuCtxCreate(&ctx, nullptr, 0, dev);
-  const std::vector<size_t> sizes = {4096,         4096,          1 << 20,       (30u << 20),  (3u << 20),
-                                     (40u << 20),  (100u << 20),  (64u << 20) + 1, 1,           (2u << 20) + 1};
+  const std::vector<size_t> sizes = {4096,        4096,         1 << 20,         (30u << 20), (3u << 20),
+                                     (40u << 20), (100u << 20), (64u << 20) + 1, 1,           (2u << 20) + 1};
   CUmemPoolProps props{};
   props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
   props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
