@@ -23,15 +23,18 @@ const PhysicalAllocation* physicalOf(const MemoryRegion& r) {
   return r.kind == MemoryKind::VmmMapping ? static_cast<const PhysicalAllocation*>(r.keepAlive.get()) : nullptr;
 }
 
-// The mapping that holds a region (start, bytes): an H100 maps cuMemAlloc, pinned and managed memory in 2 MiB
-// pieces (a 4 KiB allocation reports 2 MiB; tools/gpu-probe/results/vmm17-h100-2026-11-27.txt), and small device
-// allocations share cuemu's 2 MiB slabs as they share the GPU's. Other kinds report themselves (a VMM mapping is
-// its own; a pool's chunks are not followed).
-std::pair<uint64_t, uint64_t> mappingOf(const MemoryRegion& r) {
-  constexpr uint64_t kMappingBytes = uint64_t(2) << 20;
+// The mapping that holds `ptr` in region r (start, bytes): an H100 maps cuMemAlloc, pinned and managed memory in
+// 2 MiB pieces (a 4 KiB allocation reports 2 MiB; tools/gpu-probe/results/vmm17-h100-2026-11-27.txt), and small
+// device allocations share cuemu's 2 MiB slabs as they share the GPU's. A memory pool maps its memory in 32 MiB
+// pieces aligned to 32 MiB, device and pinned host pools alike: every allocation reports the piece holding the
+// queried address, one of 100 MiB too (its last byte another piece;
+// tools/gpu-probe/results/pool17-h100-2026-11-27.txt). cuemu does not pack a pool's allocations as the GPU does, so
+// which of them share a piece can differ. A VMM mapping is its own.
+std::pair<uint64_t, uint64_t> mappingOf(const MemoryRegion& r, uint64_t ptr) {
+  constexpr uint64_t kMappingBytes = uint64_t(2) << 20, kPoolPieceBytes = uint64_t(32) << 20;
+  if (r.pool) return {ptr & ~(kPoolPieceBytes - 1), kPoolPieceBytes};
   if (r.slab) return {r.slab, AddressSpace::kSlabBytes};
-  const bool pieces =
-      (r.kind == MemoryKind::Device && !r.pool) || r.kind == MemoryKind::HostPinned || r.kind == MemoryKind::Managed;
+  const bool pieces = r.kind == MemoryKind::Device || r.kind == MemoryKind::HostPinned || r.kind == MemoryKind::Managed;
   if (!pieces) return {r.start, r.size};
   return {r.start, (r.size + kMappingBytes - 1) / kMappingBytes * kMappingBytes};
 }
@@ -90,8 +93,8 @@ CUresult attributeOf(const MemoryRegion& r, uint64_t ptr, CUpointer_attribute at
       return put(data, static_cast<int>(r.kind == MemoryKind::VmmMapping ? r.accessFlags.load()
                                                                          : CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE));
     case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE: return put(data, r.poolHandle);
-    case CU_POINTER_ATTRIBUTE_MAPPING_SIZE: return put(data, static_cast<size_t>(mappingOf(r).second));
-    case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR: return put(data, reinterpret_cast<void*>(mappingOf(r).first));
+    case CU_POINTER_ATTRIBUTE_MAPPING_SIZE: return put(data, static_cast<size_t>(mappingOf(r, ptr).second));
+    case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR: return put(data, reinterpret_cast<void*>(mappingOf(r, ptr).first));
     case CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID: return put(data, static_cast<unsigned long long>(r.bufferId));
     case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE: return put(data, 0);
     default: return CUDA_ERROR_INVALID_VALUE;

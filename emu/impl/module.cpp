@@ -7,10 +7,26 @@
 #include "core/log.h"
 #include "core/module.h"
 
+#include <atomic>
 #include <chrono>
 
 namespace cuemu {
 namespace {
+
+// A refused image. One without code for this device (SASS only, or PTX for a later one) is what NVIDIA's libraries
+// offer while they probe: cuFFT on the gb10 profile first offers each kernel's sm_120 SASS, then its PTX, and a
+// driver logs nothing. The first such refusal of a process is an error line (it explains a later failure); the
+// others are information (CUEMU_LOG=1). Every other refusal is an error line.
+void logRefusedImage(const char* what, const Error& error) {
+  static std::atomic<bool> refusedBefore{false};
+  const bool noCode = error.code == CUDA_ERROR_NO_BINARY_FOR_GPU;
+  if (noCode && refusedBefore.exchange(true)) {
+    CUEMU_INFO("{} load failed: {}", what, error.message);
+    return;
+  }
+  CUEMU_ERROR("{} load failed: {}{}", what, error.message,
+              noCode ? " (later images without code for this device are logged with CUEMU_LOG=1)" : "");
+}
 
 CUresult loadModule(CUmodule* out, const void* image, const JitOptions& jit, std::string name,
                     size_t size = kUnknownImageSize) {
@@ -23,7 +39,7 @@ CUresult loadModule(CUmodule* out, const void* image, const JitOptions& jit, std
                                uint64_t(device.profile().sharedMemPerBlockOptin));
   float ms = std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (!compiled) {
-    CUEMU_ERROR("module load failed: {}", compiled.error().message);
+    logRefusedImage("module", compiled.error());
     reportJit(jit, compiled.error().message, "", ms);
     return compiled.error().code;
   }
@@ -76,7 +92,7 @@ CUresult loadLibrary(CUlibrary* out, const void* code, std::string name, size_t 
                                uint64_t(device->profile().sharedMemPerBlockOptin));
   std::shared_ptr<Library> library;
   if (!compiled) {
-    CUEMU_ERROR("library load failed: {}", compiled.error().message);
+    logRefusedImage("library", compiled.error());
     reportJit(*jit, compiled.error().message, "", 0);
     // Driver 580 (measured on an H200) accepts two kinds of bad input and fails each use of the library instead:
     // bytes that begin like an ELF file but are no cubin, and PTX of a newer ISA than it compiles (the library

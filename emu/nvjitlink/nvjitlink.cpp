@@ -10,10 +10,12 @@
 // PTX joins the other inputs in cuemu's link. Without NVIDIA's library such input fails with
 // NVJITLINK_ERROR_UNRECOGNIZED_INPUT and the error log says why.
 //
-// `nvJitLinkVersion` is deliberately not exported. Clients probe for it to decide whether nvJitLink is usable
-// for everything, LTO included: without it, numba-cuda compiles PTX instead of LTO-IR (its default turns LTO on
-// only when nvJitLink reports a version) and cuda.core links through cuLink* (cuemu's linker, the same result).
-// Programs that call the link functions directly (cuSPARSE does, through the versioned names) get PTX linking.
+// `nvJitLinkVersion` is exported only as a hidden version (nvJitLinkVersion@libnvJitLink.so.13, the end of this
+// file): programs linked against NVIDIA's library bind to it, but clients that probe for it with dlsym to decide
+// whether nvJitLink is usable for everything, LTO included, do not see it: numba-cuda compiles PTX instead of
+// LTO-IR (its default turns LTO on only when nvJitLink reports a version) and cuda.core links through cuLink*
+// (cuemu's linker, the same result). Programs that call the link functions directly (cuSPARSE does, through the
+// versioned names) get PTX linking.
 //
 // ABI facts (names, enum values, the versioned symbol names) are those of CUDA 13's nvJitLink.h.
 #include <cuda.h>
@@ -517,8 +519,7 @@ __attribute__((visibility("default"))) int __nvJitLinkGetInfoLog_13_0(nvJitLinkH
   return validHandle(handle) ? copyOut(handle, handle->infoLog, log) : kErrorInvalidInput;
 }
 
-// The unversioned names NVIDIA's library also exports (its header maps them to the versioned ones); not
-// nvJitLinkVersion (see the top of this file).
+// The unversioned names NVIDIA's library also exports (its header maps them to the versioned ones).
 __attribute__((visibility("default"), alias("__nvJitLinkCreate_13_0"))) int nvJitLinkCreate(nvJitLinkHandle*, uint32_t,
                                                                                             const char**);
 __attribute__((visibility("default"), alias("__nvJitLinkDestroy_13_0"))) int nvJitLinkDestroy(nvJitLinkHandle*);
@@ -544,5 +545,17 @@ __attribute__((visibility("default"), alias("__nvJitLinkGetInfoLogSize_13_0"))) 
     nvJitLinkHandle, size_t*);
 __attribute__((visibility("default"), alias("__nvJitLinkGetInfoLog_13_0"))) int nvJitLinkGetInfoLog(nvJitLinkHandle,
                                                                                                     char*);
+
+// nvJitLinkVersion for programs linked against NVIDIA's libnvJitLink.so.13 (NVIDIA's jitLto sample calls it
+// first): only as the non-default version `nvJitLinkVersion@libnvJitLink.so.13`. The dynamic loader binds such a
+// program's versioned reference to it, while dlsym(handle, "nvJitLinkVersion"), the clients' probe (ctypes,
+// cuda.bindings), does not see a hidden version, so they keep taking the PTX path (see the top of this file).
+__attribute__((visibility("default"))) int cuemuNvJitLinkVersion(unsigned* major, unsigned* minor) {
+  if (!major || !minor) return kErrorInvalidInput;
+  *major = 13;  // the ABI of CUDA 13.0's nvJitLink.h that this library implements
+  *minor = 0;
+  return kSuccess;
+}
+__asm__(".symver cuemuNvJitLinkVersion, nvJitLinkVersion@libnvJitLink.so.13");
 
 }  // extern "C"

@@ -286,6 +286,54 @@ TEST(Child, Traced) {
   fn<GetProcV2>("cuGetProcAddress_v2")("cuMemAlloc", &p, 13000, 0, &st);
 }
 
+// Images without code for the device (here SASS only) are what NVIDIA's libraries offer while they probe (cuFFT
+// on the gb10 profile, once per kernel): the first refusal of a process is an error line, the others information
+// lines, which CUEMU_LOG shows; the driver's error log (cuLogs*) gets the first alone.
+TEST(Api, ImagesWithoutCodeForTheDeviceAreAnErrorOnce) {
+  std::string file = testing::TempDir() + "/cuemu-refused-" + std::to_string(getpid()) + ".log";
+  std::remove(file.c_str());
+  ASSERT_EQ(runChild("Child.ImagesWithoutCode", {"CUEMU_LOG=" + file}), 0);
+  std::ifstream in(file);
+  int errors = 0, infos = 0;
+  for (std::string l; std::getline(in, l);) {
+    if (l.find("load failed:") == std::string::npos) continue;
+    if (l.rfind("cuemu: error: module load failed:", 0) == 0) ++errors;
+    if (l.rfind("cuemu: module load failed:", 0) == 0 || l.rfind("cuemu: library load failed:", 0) == 0) ++infos;
+  }
+  EXPECT_EQ(errors, 1);
+  EXPECT_EQ(infos, 2);
+  std::remove(file.c_str());
+  ASSERT_EQ(runChild("Child.ImagesWithoutCode", {}), 0);  // the default level: what the error log gets
+}
+TEST(Child, ImagesWithoutCode) {
+  if (!isChild()) GTEST_SKIP() << "runs in a child process";
+  initDriver();
+  CUcontext ctx;
+  ASSERT_EQ(fn<CUresult (*)(CUcontext*, unsigned, CUdevice)>("cuCtxCreate_v2")(&ctx, 0, 0), CUDA_SUCCESS);
+  static int refusals = 0;
+  CUlogsCallbackHandle handle = nullptr;
+  ASSERT_EQ(fn<CUresult (*)(CUlogsCallback, void*, CUlogsCallbackHandle*)>("cuLogsRegisterCallback")(
+                [](void*, CUlogLevel, char* message, size_t length) {
+                  refusals += std::string(message, length).find("load failed") != std::string::npos;
+                },
+                nullptr, &handle),
+            CUDA_SUCCESS);
+  std::ifstream in(std::string(CUEMU_FATBIN_DATA_DIR) + "/sassonly.fatbin", std::ios::binary);
+  std::vector<char> image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(image.empty());
+  CUmodule module;
+  auto load = fn<CUresult (*)(CUmodule*, const void*)>("cuModuleLoadData");
+  EXPECT_EQ(load(&module, image.data()), CUDA_ERROR_NO_BINARY_FOR_GPU);
+  EXPECT_EQ(load(&module, image.data()), CUDA_ERROR_NO_BINARY_FOR_GPU);
+  CUlibrary library;
+  EXPECT_EQ(
+      fn<CUresult (*)(CUlibrary*, const void*, CUjit_option*, void**, unsigned, CUlibraryOption*, void**, unsigned)>(
+          "cuLibraryLoadData")(&library, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
+      CUDA_ERROR_NO_BINARY_FOR_GPU);
+  EXPECT_EQ(refusals, 1);
+  EXPECT_EQ(fn<CUresult (*)(CUlogsCallbackHandle)>("cuLogsUnregisterCallback")(handle), CUDA_SUCCESS);
+}
+
 // A rejected module is an error the program can read back through the error log API, and callbacks see it as
 // it happens.
 TEST(Api, ErrorLogReceivesModuleErrors) { ASSERT_EQ(runChild("Child.ErrorLog", {}), 0); }

@@ -279,6 +279,36 @@ TEST_F(MemoryTest, PointerAttributesByKindAsAnH100Answers) {
   EXPECT_EQ(cuMemFree_v2(device), CUDA_SUCCESS);
 }
 
+// A pool's memory is mapped in 32 MiB pieces aligned to 32 MiB: a pool allocation of any size reports the piece
+// holding the queried address, device and pinned host pools alike (tools/gpu-probe/pool17.cpp,
+// tools/gpu-probe/results/pool17-h100-2026-11-27.txt).
+TEST_F(MemoryTest, PoolMemoryReportsItsThirtyTwoMiBPieceAsAnH100Does) {
+  constexpr uint64_t kPiece = uint64_t(32) << 20;
+  CUmemPoolProps props{};
+  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  props.location.type = CU_MEM_LOCATION_TYPE_HOST;
+  CUmemoryPool hostPool = nullptr;
+  ASSERT_EQ(cuMemPoolCreate(&hostPool, &props), CUDA_SUCCESS);
+  CUdeviceptr small = 0, large = 0, host = 0;
+  ASSERT_EQ(cuMemAllocAsync(&small, 4096, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAllocAsync(&large, size_t(100) << 20, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAllocFromPoolAsync(&host, 4096, hostPool, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(nullptr), CUDA_SUCCESS);
+  for (CUdeviceptr p : {small, large, large + (size_t(100) << 20) - 1, host}) {
+    size_t mapping = 0;
+    void* base = nullptr;
+    EXPECT_EQ(cuPointerGetAttribute(&mapping, CU_POINTER_ATTRIBUTE_MAPPING_SIZE, p), CUDA_SUCCESS);
+    EXPECT_EQ(mapping, kPiece);
+    EXPECT_EQ(cuPointerGetAttribute(&base, CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR, p), CUDA_SUCCESS);
+    EXPECT_EQ(reinterpret_cast<CUdeviceptr>(base), p & ~(kPiece - 1));
+  }
+  EXPECT_EQ(cuMemFreeAsync(small, nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemFreeAsync(large, nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemFreeAsync(host, nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(cuStreamSynchronize(nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemPoolDestroy(hostPool), CUDA_SUCCESS);
+}
+
 TEST_F(MemoryTest, PointerAttributes) {
   CUdeviceptr p = 0;
   ASSERT_EQ(cuMemAlloc_v2(&p, 512), CUDA_SUCCESS);

@@ -3,6 +3,7 @@
 // sample does); cuemu hands the LTO-IR to NVIDIA's nvJitLink for PTX and returns linked PTX as the "cubin", which
 // cuModuleLoadData loads and runs. Before, LTO-IR was refused (NVJITLINK_ERROR_UNRECOGNIZED_INPUT).
 #include <cuda.h>
+#include <dlfcn.h>
 #include <nvJitLink.h>
 #include <nvrtc.h>
 
@@ -49,6 +50,17 @@ std::vector<char> ltoir(const char* source, const char* name) {
 }  // namespace
 
 int main() {
+  // nvJitLinkVersion: what a program linked against NVIDIA's libnvJitLink.so.13 (the jitLto sample) binds to, a
+  // lookup of the versioned name as the dynamic loader makes it; a client's plain dlsym probe does not see it.
+  void* self = dlopen("libnvJitLink.so.13", RTLD_NOW | RTLD_NOLOAD);
+  check(self != nullptr, "libnvJitLink.so.13 is loaded");
+  using Version = nvJitLinkResult (*)(unsigned*, unsigned*);
+  auto version = self ? reinterpret_cast<Version>(dlvsym(self, "nvJitLinkVersion", "libnvJitLink.so.13")) : nullptr;
+  unsigned major = 0, minor = 99;
+  check(version && version(&major, &minor) == NVJITLINK_SUCCESS && major == 13 && minor == 0,
+        "nvJitLinkVersion@libnvJitLink.so.13 answers 13.0");
+  check(self && dlsym(self, "nvJitLinkVersion") == nullptr, "dlsym(\"nvJitLinkVersion\") finds nothing");
+
   std::vector<char> kernel = ltoir(kKernel, "kernel.cu"), helper = ltoir(kHelper, "helper.cu");
   check(!kernel.empty() && !helper.empty(), "NVRTC compiles both units to LTO-IR");
   if (failures) return 1;

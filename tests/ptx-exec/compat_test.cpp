@@ -464,6 +464,47 @@ TEST(PtxCompat, LocalAndSharedAlignmentIsHonoured) {
   for (size_t i = 0; i < w.size(); ++i) EXPECT_EQ(w[i], 0u) << "thread " << i / 4 << " check " << i % 4;
 }
 
+// A 32-bit address register plus an offset is a 32-bit address: the sum wraps modulo 2^32. cuBLAS's transpose
+// kernels (compute_120 PTX, run on the gb10 profile by CuPy's asfortranarray) store to [%r+8320] with %r below their
+// shared array; without the wrap the address left the shared window and the launch faulted.
+TEST(PtxCompat, ThirtyTwoBitAddressPlusOffsetWraps) {
+  std::string text = header() + R"(
+.visible .entry k(.param .u64 out)
+{
+	.shared .align 8 .b8 cs[64];
+	.reg .b32 %r<12>;
+	.reg .b64 %rd<3>;
+	ld.param.u64 %rd1, [out];
+	mov.u32 %r1, cs;
+	sub.u32 %r2, %r1, 1048576;
+	mov.u32 %r3, 7;
+	st.shared.u32 [%r2+1048580], %r3;
+	mov.u32 %r4, 9;
+	mov.u32 %r5, 11;
+	st.shared.v2.u32 [%r2+1048584], {%r4, %r5};
+	atom.shared.add.u32 %r6, [%r2+1048580], 100;
+	ld.shared.u32 %r7, [%r1+4];
+	ld.shared.v2.u32 {%r8, %r9}, [%r2+1048584];
+	st.global.u32 [%rd1], %r6;
+	st.global.u32 [%rd1+4], %r7;
+	st.global.u32 [%rd1+8], %r8;
+	st.global.u32 [%rd1+12], %r9;
+	ret;
+}
+)";
+  for (const char* target : {"sm_90", "sm_120"}) {
+    std::string source = text;
+    source.replace(source.find("sm_90"), 5, target);
+    source.replace(source.find(".version 8.0"), 12, ".version 8.7");
+    auto w = runWords(source, 4);
+    ASSERT_EQ(w.size(), 4u) << target;
+    EXPECT_EQ(w[0], 7u) << target;    // the atom's old value: the word stored through the wrapped address
+    EXPECT_EQ(w[1], 107u) << target;  // cs[1] after the atom
+    EXPECT_EQ(w[2], 9u) << target;
+    EXPECT_EQ(w[3], 11u) << target;
+  }
+}
+
 // shfl.sync with source lanes that do not exist (blocks smaller than a warp) or have exited, full and partial
 // member masks, every mode and width: each line an H100 recorded (tools/gpu-probe/clients17.cpp, shflPtx(); thread
 // t holds 100*t+7 and writes value/predicate; 3735928559 = the thread exited before writing) is reproduced.

@@ -7,19 +7,39 @@
 # On a GPU:   tools/clients/run-cupy-suite.sh $OUT/cupy-gpu 16
 # Then:       tools/clients/compare.py GPU.tsv CUEMU.tsv tools/clients/cupy-known-differences.txt
 # The default subset is array creation, manipulation, indexing, sorting and statistics (3064 tests, reductions
-# included). Each CuPy kernel is compiled by NVRTC once and interpreted, and 2 shared cores run it slowly; the
-# other folders (core 3421 tests, math 10238, random, FFT, linear algebra, cuBLAS) are left out for time; the last
-# ones are mostly NVIDIA's libraries. Python: $PYTHON (default python3) with cupy, numpy,
-# pytest, pytest-timeout and (JOBS > 1) pytest-xdist.
+# included) and the ndarray core that users call most (core_tests: operators, reductions, indexing, copies and
+# views, ufuncs, ElementwiseKernel/ReductionKernel, bfloat16: 1856 tests). Each CuPy kernel is compiled by NVRTC
+# once and interpreted, and 2 shared cores run it slowly; the other folders are left out for time: the rest of core
+# (fusion compiles a kernel per test, about 12 tests a minute here; test_raw's jitify and CCCL programs keep NVRTC
+# busy for minutes, on the H100's machine too), math (10238 tests), random, FFT, linear algebra, cuBLAS (the last
+# ones mostly NVIDIA's libraries). Python: $PYTHON (default python3) with cupy, numpy, pytest, pytest-timeout and (JOBS > 1) pytest-xdist.
+# On cuemu (the libcuda.so.1 that Python finds exports cuemuGetDeterministic) the run uses the gb10 device profile
+# and PTX JIT (CUEMU_DEVICE_PROFILE=gb10 CUDA_FORCE_PTX_JIT=1, as `cuemu run --device-profile gb10` runs a CuPy
+# program): CuPy's bundled CUB/Thrust kernels and NVIDIA's libraries carry PTX for compute capability 12 only.
+# Either variable set beforehand wins.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: run-cupy-suite.sh OUTPREFIX [JOBS] [TEST...]}
 jobs=${2:-$(nproc)}
 shift $(( $# >= 2 ? 2 : $# ))
 tests=("$@")
+core=cupy_tests/core_tests
 [ ${#tests[@]} -eq 0 ] && tests=(cupy_tests/creation_tests cupy_tests/manipulation_tests cupy_tests/indexing_tests
-  cupy_tests/sorting_tests cupy_tests/statistics_tests)
+  cupy_tests/sorting_tests cupy_tests/statistics_tests
+  $core/test_ndarray_elementwise_op.py $core/test_ndarray.py $core/test_elementwise.py $core/test_reduction.py
+  $core/test_userkernel.py $core/test_ndarray_indexing.py $core/test_ndarray_copy_and_view.py
+  $core/test_ndarray_ufunc.py $core/test_ndarray_math.py $core/test_ndarray_unary_op.py $core/test_ndarray_get.py
+  $core/test_ndarray_conversion.py $core/test_core.py $core/test_bfloat16.py
+  $core/test_ndarray_reduction.py $core/test_ndarray_adv_indexing.py $core/test_ndarray_scatter.py)
 root=${CUPY_TESTS:?set CUPY_TESTS to the tests folder of the CuPy release that is installed}
+if "${PYTHON:-python3}" -c 'import ctypes; ctypes.CDLL("libcuda.so.1").cuemuGetDeterministic' 2>/dev/null; then
+  export CUEMU_DEVICE_PROFILE=${CUEMU_DEVICE_PROFILE-gb10} CUDA_FORCE_PTX_JIT=${CUDA_FORCE_PTX_JIT-1}
+  # Its 4 GB array and the host copies it compares grow the process past 24 GB of host memory (device memory is
+  # host memory here): on a smaller machine the kernel's OOM killer stops it, and maybe a neighbour too.
+  tests+=(--deselect
+    cupy_tests/creation_tests/test_from_data.py::TestCudaArrayInterfaceBigArray::test_with_over_size_array)
+  echo "cuemu: device profile ${CUEMU_DEVICE_PROFILE:-default}, CUDA_FORCE_PTX_JIT=${CUDA_FORCE_PTX_JIT}"
+fi
 # On cuemu CuPy's kernels must be PTX and its reductions its own (README, real clients); harmless on a GPU.
 export CUPY_COMPILE_WITH_PTX=${CUPY_COMPILE_WITH_PTX-1} CUPY_ACCELERATORS=${CUPY_ACCELERATORS-}
 export CUDA_PATH=${CUDA_PATH:-/usr/local/cuda} CUPY_CACHE_DIR=${CUPY_CACHE_DIR:-$(mktemp -d)}

@@ -50,8 +50,8 @@ struct AddressSlot {
 };
 
 inline uint64_t laneAddress(Warp& w, const AddressSlot& s, int lane) {
-  uint64_t base = s.wide ? h::R<uint64_t>(w, s.base)[lane] : h::R<uint32_t>(w, s.base)[lane];
-  return base + uint64_t(s.offset);
+  if (!s.wide) return uint32_t(h::R<uint32_t>(w, s.base)[lane] + uint32_t(s.offset));  // 32-bit addresses wrap
+  return h::R<uint64_t>(w, s.base)[lane] + uint64_t(s.offset);
 }
 
 // Lane `lane`'s address in slot s of op as a host pointer to `size` bytes aligned to `align`; nullptr after raising

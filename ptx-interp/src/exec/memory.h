@@ -134,8 +134,13 @@ PTX_HOT uint8_t* xlate(Warp& w, const Op* op, int lane, uint64_t addr, uint32_t 
   return nullptr;
 }
 
+// Register + offset. A 32-bit address register forms a 32-bit address, so the sum wraps modulo 2^32 as on the GPU:
+// cuBLAS's transpose kernels store to [%r+8320] with %r 520 bytes below their shared array, which starts at 0.
 template <class A> PTX_HOT uint64_t laneAddr(const A* base, int i, int64_t imm) {
-  return uint64_t(base[i]) + uint64_t(imm);
+  if constexpr (sizeof(A) == 4)
+    return uint32_t(base[i] + uint32_t(imm));
+  else
+    return uint64_t(base[i]) + uint64_t(imm);
 }
 
 // ld: M memory type, D register type (D wider than M: sign/zero extension by M's signedness), N vector count.
@@ -604,7 +609,7 @@ template <class A, class M, int Ix> PTX_HOT int globalLayout(Warp& w, const Fuse
     for (int i = 0; i < 32; ++i) tmp[i] += imm;
   } else {
     const A* base = R<A>(w, v.base);
-    for (int i = 0; i < 32; ++i) tmp[i] = uint64_t(base[i]) + imm;
+    for (int i = 0; i < 32; ++i) tmp[i] = laneAddr(base, i, int64_t(imm));
   }
   copyVec<sizeof tmp>(addr, tmp);
   int shapes = warpLayout<sizeof(M)>(tmp, ~uint64_t(0) - 32 * sizeof(M));

@@ -646,8 +646,8 @@ uint8_t* laneMemory(Warp& w, const Op* op, mem::Space space, int lane, uint64_t 
 }
 
 uint64_t laneAddress(Warp& w, const MatrixSite& s, int lane) {
-  uint64_t base = s.addrSize == 4 ? R<uint32_t>(w, s.addr)[lane] : R<uint64_t>(w, s.addr)[lane];
-  return base + uint64_t(s.offset);
+  if (s.addrSize == 4) return uint32_t(R<uint32_t>(w, s.addr)[lane] + uint32_t(s.offset));  // 32-bit addresses wrap
+  return R<uint64_t>(w, s.addr)[lane] + uint64_t(s.offset);
 }
 
 // ldmatrix / stmatrix .m8n8 .b16: matrix j's row i is addressed by lane 8j+i; lane l's register j holds row l/4,
