@@ -367,13 +367,11 @@ struct Map {
 // A width x height tensor of 4-byte elements (f32 when isFloat, else u32) at data.
 Map encode(const void* data, uint32_t width, uint32_t height, uint32_t pitchBytes, uint16_t boxW, uint16_t boxH,
            uint8_t strideX = 1, uint8_t swizzle = 0, uint8_t oobFill = 0) {
-  ptx::TensorMapEncoding e{};
-  e.magic = ptx::TensorMapEncoding::kMagic;
-  e.dataType = uint8_t(ptx::TensorMapType::f32);
+  ptx::TensorMap e;
+  e.dataType = ptx::TensorMapType::f32;
   e.rank = 2;
   e.swizzle = swizzle;
   e.oobFill = oobFill;
-  e.elementBytes = 4;
   e.address = reinterpret_cast<uint64_t>(data);
   e.dims[0] = width;
   e.dims[1] = height;
@@ -383,7 +381,7 @@ Map encode(const void* data, uint32_t width, uint32_t height, uint32_t pitchByte
   e.elementStrides[0] = strideX;
   e.elementStrides[1] = 1;
   Map m;
-  std::memcpy(m.bytes, &e, sizeof e);
+  ptx::encodeTensorMap(e, m.bytes);
   return m;
 }
 
@@ -448,7 +446,7 @@ TEST(PtxAsyncTensor, ElementStridesAndNanFill) {
       if (x < 64 && y < 8)
         EXPECT_EQ(std::bit_cast<float>(got), tensor::value(uint32_t(x), uint32_t(y))) << bx << "," << by;
       else
-        EXPECT_EQ(got, 0x7fffffffu) << bx << "," << by;
+        EXPECT_EQ(got, 0x7ff77ff7u) << bx << "," << by;  // the H100's NaN
     }
 }
 
@@ -503,15 +501,21 @@ TEST(PtxAsyncTensor, StoreAndReduceClipToTheTensor) {
   }
 }
 
-// A descriptor that is no tensor map, and an interleaved one, fail with an illegal instruction naming the reason.
+// A descriptor of another rank than the copy's (all zeros: rank 1), one with an element type that does not exist,
+// and an interleaved one fail with an illegal instruction naming the reason.
 TEST(PtxAsyncTensor, BadTensorMaps) {
   auto* data = arena().alloc<float>(256);
-  tensor::Map garbage;
-  tensor::Run r = tensor::run(garbage, garbage, 0, 0, 0, 0, 0, 64);
+  tensor::Map zeros;
+  tensor::Run r = tensor::run(zeros, zeros, 0, 0, 0, 0, 0, 64);
+  EXPECT_EQ(r.result.fault.kind, FaultKind::IllegalInstruction);
+  EXPECT_NE(r.result.fault.message.find("tensor map of rank 1"), std::string::npos) << r.result.fault.message;
+  tensor::Map badType = tensor::encode(data, 16, 16, 64, 16, 1);
+  ptx::tensor_map_layout::setField(badType.bytes, ptx::tensor_map_layout::kElementType, 15);
+  r = tensor::run(badType, badType, 0, 0, 0, 0, 0, 64);
   EXPECT_EQ(r.result.fault.kind, FaultKind::IllegalInstruction);
   EXPECT_NE(r.result.fault.message.find("not a tensor map"), std::string::npos) << r.result.fault.message;
   tensor::Map interleaved = tensor::encode(data, 16, 16, 64, 16, 1);
-  interleaved.bytes[7] = 1;  // TensorMapEncoding::interleave
+  ptx::tensor_map_layout::setField(interleaved.bytes, ptx::tensor_map_layout::kInterleave, 1);
   r = tensor::run(interleaved, interleaved, 0, 0, 0, 0, 0, 64);
   EXPECT_EQ(r.result.fault.kind, FaultKind::IllegalInstruction);
   EXPECT_NE(r.result.fault.message.find("interleaved"), std::string::npos) << r.result.fault.message;

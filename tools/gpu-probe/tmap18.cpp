@@ -36,6 +36,14 @@ bool setup() {
   if (cuMemAlloc(&gData, kDataBytes)) return false;
   std::vector<uint32_t> words(kDataBytes / 4);
   for (size_t i = 0; i < words.size(); ++i) words[i] = uint32_t(i);
+  // from 512 KiB on, normal floats with varied significands (every 8th a subnormal, every 16th negative), to see
+  // how loads of the tf32 and ftz types convert
+  for (size_t j = 0; j < words.size() / 2; ++j) {
+    uint32_t bits = 0x3f800000u + ((uint32_t(j) * 2654435761u) >> 9);
+    if (j % 8 == 3) bits = 0x00012345u + uint32_t(j);
+    if (j % 16 == 5) bits |= 0x80000000u;
+    words[words.size() / 2 + j] = bits;
+  }
   return cuMemcpyHtoD(gData, words.data(), kDataBytes) == CUDA_SUCCESS;
 }
 
@@ -173,7 +181,30 @@ void encodings() {
     t.box[0] = 16;
     printEncoding("oob=1,type=6,box0=16", t);
   }
+  // the high bits of every stride
+  for (unsigned r = 3; r <= 5; ++r) {
+    Tiled t = base;
+    t.rank = r;
+    t.strides[r - 2] = (1ull << 39) + 80;
+    printEncoding("rank=" + std::to_string(r) + ",stride" + std::to_string(r - 2) + "=2^39+80", t);
+    t.strides[r - 2] = (1ull << 40) - 16;
+    printEncoding("rank=" + std::to_string(r) + ",stride" + std::to_string(r - 2) + "=2^40-16", t);
+  }
   // im2col, for reference
+  {
+    cuuint64_t dims[5] = {16, 10, 10, 10, 2}, strides[4] = {64, 640, 6400, 64000};
+    cuuint32_t es[5] = {1, 1, 1, 1, 1};
+    int lo[3] = {-3, 2, -1}, hi[3] = {5, -4, 1};
+    for (unsigned pixels : {100u, 1024u}) {
+      CUtensorMap m;
+      std::memset(&m, 0, sizeof m);
+      CUresult rc =
+          cuTensorMapEncodeIm2col(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 5, reinterpret_cast<void*>(gData), dims, strides,
+                                  lo, hi, 8, pixels, es, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                                  CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+      std::printf("enc im2col,rank=5,lo=-3/2/-1,hi=5/-4/1,c=8,p=%u rc %d %s\n", pixels, rc, hex(&m, sizeof m).c_str());
+    }
+  }
   {
     cuuint64_t dims[4] = {16, 10, 10, 2}, strides[3] = {64, 640, 6400};
     cuuint32_t es[4] = {1, 1, 1, 1};
@@ -190,10 +221,10 @@ void encodings() {
     int lo2[2] = {-3, 2}, hi2[2] = {5, -4};
     CUtensorMap m;
     std::memset(&m, 0, sizeof m);
-    CUresult rc = cuTensorMapEncodeIm2col(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, reinterpret_cast<void*>(gData), dims,
-                                          strides, lo2, hi2, 8, 100, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                          CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
-                                          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    CUresult rc =
+        cuTensorMapEncodeIm2col(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, reinterpret_cast<void*>(gData), dims, strides,
+                                lo2, hi2, 8, 100, es, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                                CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     std::printf("enc im2col,rank=4,lo=-3/2,hi=5/-4,c=8,p=100 rc %d %s\n", rc, hex(&m, sizeof m).c_str());
   }
 }
@@ -224,7 +255,8 @@ std::string kernelText(const Replace& r, bool shared) {
          "  bar.warp.sync -1;\n";
     s += "  @%p1 " + form + " [%r3], " + r.operands + ";\n";
     s += "  bar.warp.sync -1;\n"
-         "  tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd1], [%r3], 128;\n";
+         "  tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd1], [%r3], "
+         "128;\n";
   } else {
     s += "  @%p1 " + form + " [%rd1], " + r.operands + ";\n";
     s += "  fence.proxy.tensormap::generic.release.gpu;\n";
@@ -286,8 +318,8 @@ void runReplace(const Replace& r, bool shared) {
   if (!rc) rc = cuMemcpyDtoH(host.data(), out, host.size());
   uint32_t waits;
   std::memcpy(&waits, &host[128], 4);
-  std::printf("rep %s rc %d waits %u bar %s map %s box %s\n", label.c_str(), int(rc), waits,
-              hex(&host[136], 8).c_str(), hex(host.data(), 128).c_str(), hex(&host[256], r.expectBytes).c_str());
+  std::printf("rep %s rc %d waits %u bar %s map %s box %s\n", label.c_str(), int(rc), waits, hex(&host[136], 8).c_str(),
+              hex(host.data(), 128).c_str(), hex(&host[256], r.expectBytes).c_str());
 }
 
 std::vector<Replace> replaceForms() {
@@ -346,16 +378,47 @@ std::vector<Replace> replaceForms() {
   Tiled sw = base;
   sw.swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
   add("swizzle_mode=0(from128B)", "swizzle_mode", "b32", "0", sw);
+  // maps as encoded (the replace keeps the rank): element strides that do not divide the box, short swizzled rows
+  Tiled t = base;
+  t.es[1] = 3;
+  add("encoded es1=3,expect64", "rank", "b32", "1", t, 2, 64);
+  add("encoded es1=3,expect96", "rank", "b32", "1", t, 2, 96);
+  t = base;
+  t.es[0] = 2;
+  add("encoded es0=2,expect128", "rank", "b32", "1", t, 2, 128);
+  add("encoded es0=2,expect256", "rank", "b32", "1", t, 2, 256);
+  t = base;
+  t.swizzle = CU_TENSOR_MAP_SWIZZLE_64B;
+  add("encoded swizzle64B,box0=8", "rank", "b32", "1", t, 2, 256);
+  t.swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
+  t.box[0] = 4;
+  add("encoded swizzle128B,box0=4", "rank", "b32", "1", t, 2, 128);
+  t = base;
+  t.type = CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  t.dims[0] = 20;
+  t.oob = CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA;
+  add("encoded f16,nan,dim0=20", "rank", "b32", "1", t, 2, 128);
+  for (int ty : {7, 10, 11, 12}) {
+    t = base;
+    t.offset = kDataBytes / 2;
+    t.type = CUtensorMapDataType(ty);
+    add("encoded floats,type=" + std::to_string(ty), "rank", "b32", "1", t, 2, 256);
+  }
+  t = base;
+  t.offset = kDataBytes / 2;
+  add("floats,elemtype=11", "elemtype", "b32", "11", t, 2, 256);
+  add("floats,elemtype=12", "elemtype", "b32", "12", t, 2, 256);
   return v;
 }
 
-template <typename F>
-void inChild(F f) {
+template <typename F> void inChild(F f) {
   std::fflush(stdout);
   pid_t pid = fork();
   if (pid == 0) {
-    if (!setup()) std::printf("setup failed\n");
-    else f();
+    if (!setup())
+      std::printf("setup failed\n");
+    else
+      f();
     std::fflush(stdout);
     _exit(0);
   }
@@ -369,7 +432,8 @@ void inChild(F f) {
 int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "ptx") {  // the kernels' text, for cuobjdump
     for (const Replace& r : replaceForms())
-      for (bool shared : {false, true}) std::printf("// %s %d\n%s\n", r.label.c_str(), shared, kernelText(r, shared).c_str());
+      for (bool shared : {false, true})
+        std::printf("// %s %d\n%s\n", r.label.c_str(), shared, kernelText(r, shared).c_str());
     return 0;
   }
   inChild(encodings);
