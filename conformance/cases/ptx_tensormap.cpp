@@ -59,15 +59,17 @@ struct Tiled {
 uint8_t DataByte(size_t offset) { return uint8_t(uint32_t(offset / 4) >> (8 * (offset % 4))); }
 
 // The shared memory a tile-mode load of the box at `coords` leaves (starting as 0xee bytes): elements row-major,
-// ceil(box / element stride) per dimension; out-of-bounds elements zeros or the H100's NaN (0x7ff7 repeated);
-// swizzled rows at least the swizzle span apart, 16-byte chunk bits [4, 4 + s) XOR-ed with address bits [7, 7 + s).
+// ceil(box / element stride) per dimension (dimension 0's stride moves nothing on an H100); out-of-bounds elements
+// zeros or the H100's NaN (0x7ff7 repeated); swizzled rows at least the swizzle span apart, 16-byte chunk bits [4, 4 +
+// s) XOR-ed with address bits [7, 7 + s).
 std::vector<uint8_t> ExpectedBox(const Tiled& t, const int* coords) {
   std::vector<uint8_t> out(kBoxDump, 0xee);
   const unsigned eb = t.elementBytes();
-  unsigned count[5] = {1, 1, 1, 1, 1};
+  unsigned count[5] = {1, 1, 1, 1, 1}, step[5] = {1, 1, 1, 1, 1};
   size_t elements = 1;
   for (unsigned i = 0; i < t.rank; ++i) {
-    count[i] = (t.box[i] + t.es[i] - 1) / t.es[i];
+    step[i] = i == 0 ? 1 : t.es[i];
+    count[i] = (t.box[i] + step[i] - 1) / step[i];
     elements *= count[i];
   }
   const unsigned s = unsigned(t.swizzle);
@@ -80,7 +82,7 @@ std::vector<uint8_t> ExpectedBox(const Tiled& t, const int* coords) {
     bool inside = true;
     size_t global = t.offset;
     for (unsigned i = 0; i < t.rank; ++i) {
-      const int64_t x = int64_t(coords[i]) + int64_t(k[i]) * t.es[i];
+      const int64_t x = int64_t(coords[i]) + int64_t(k[i]) * step[i];
       if (x < 0 || uint64_t(x) >= t.dims[i]) inside = false;
       global += size_t(x) * (i == 0 ? eb : t.strides[i - 1]);
     }
@@ -260,11 +262,19 @@ TEST_F(ptx_async_TensorMap, EncodeIm2colBytes) {
     unsigned channels, pixels;
     const char* bytes;
   } cases[] = {
-      {3, {-1, 0}, {1, 0}, 16, 32,
+      {3,
+       {-1, 0},
+       {1, 0},
+       16,
+       32,
        "a103000004000000280000000000000000000000000000000f000000090000000900000000000000000000000000000fffff01001f0000"
        "00000800000000000010000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
        "00000000000000000000"},
-      {4, {-3, 2}, {5, -4}, 8, 100,
+      {4,
+       {-3, 2},
+       {5, -4},
+       8,
+       100,
        "b103000004000000280000009001000000000000000000000f0000000900000009000000010000000000000000000007fd0205fc630000"
        "00800c00000000000010000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
        "00000000000000000000"},
@@ -273,10 +283,9 @@ TEST_F(ptx_async_TensorMap, EncodeIm2colBytes) {
     CUtensorMap m;
     std::memset(&m, 0, sizeof m);
     ASSERT_EQ(cuTensorMapEncodeIm2col(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, c.rank,
-                                      reinterpret_cast<void*>(data.buffer.ptr()), dims, strides, c.lo, c.hi,
-                                      c.channels, c.pixels, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                      CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
-                                      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+                                      reinterpret_cast<void*>(data.buffer.ptr()), dims, strides, c.lo, c.hi, c.channels,
+                                      c.pixels, es, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                                      CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
               CUDA_SUCCESS);
     std::vector<uint8_t> want = Hex(c.bytes);
     ASSERT_EQ(want.size(), 120u);
@@ -353,7 +362,8 @@ void RunReplace(const Replace& r, const std::vector<const char*>& spaces = {".gl
   const unsigned copyRank = r.copy ? r.after.rank : 0;
   const int coords[3] = {16, 2, 0};
   size_t elements = 1;
-  for (unsigned i = 0; i < r.after.rank; ++i) elements *= (r.after.box[i] + r.after.es[i] - 1) / r.after.es[i];
+  for (unsigned i = 1; i < r.after.rank; ++i) elements *= (r.after.box[i] + r.after.es[i] - 1) / r.after.es[i];
+  elements *= r.after.box[0];
   const unsigned expectBytes = unsigned(elements * r.after.elementBytes());
   for (const char* space : spaces) {
     SCOPED_TRACE(std::string("state space ") + (*space ? space : "generic"));

@@ -430,24 +430,63 @@ TEST(PtxAsyncTensor, LoadFillsOutsideWithZeros) {
     }
 }
 
-// NaN fill on request, and a traversal stride of 2 in x (16-element box: 8 elements per row).
+// NaN fill on request (the H100's NaN, 0x7ff7 repeated), and a traversal stride of 2 in x, which an H100 ignores in
+// dimension 0 (tools/gpu-probe/results/tmap18-h100-2026-11-27.txt): a 16 x 4 box of contiguous elements.
 TEST(PtxAsyncTensor, ElementStridesAndNanFill) {
   std::vector<float> t(64 * 8);
   for (uint32_t y = 0; y < 8; ++y)
     for (uint32_t x = 0; x < 64; ++x) t[y * 64 + x] = tensor::value(x, y);
   float* data = arena().upload(t);
   tensor::Map a = tensor::encode(data, 64, 8, 64 * 4, 16, 4, 2, 0, ptx::kTensorMapOobNan);
-  tensor::Run r = tensor::run(a, a, 54, 6, 0, 0, 0, 8 * 4 * 4);
+  tensor::Run r = tensor::run(a, a, 54, 6, 0, 0, 0, 16 * 4 * 4);
   ASSERT_TRUE(r.result.ok()) << r.result.fault.message;
   for (int by = 0; by < 4; ++by)
-    for (int bx = 0; bx < 8; ++bx) {
-      int x = 54 + 2 * bx, y = 6 + by;
-      uint32_t got = r.shared[size_t(by * 8 + bx)];
+    for (int bx = 0; bx < 16; ++bx) {
+      int x = 54 + bx, y = 6 + by;
+      uint32_t got = r.shared[size_t(by * 16 + bx)];
       if (x < 64 && y < 8)
         EXPECT_EQ(std::bit_cast<float>(got), tensor::value(uint32_t(x), uint32_t(y))) << bx << "," << by;
       else
-        EXPECT_EQ(got, 0x7ff77ff7u) << bx << "," << by;  // the H100's NaN
+        EXPECT_EQ(got, 0x7ff77ff7u) << bx << "," << by;
     }
+}
+
+// Loads of a tf32 map round each f32 to tf32 (to nearest, subnormals kept), as an H100 does; f32 maps copy the bits.
+TEST(PtxAsyncTensor, Tf32LoadsRound) {
+  const uint32_t in[8] = {0x3fa9357e, 0x3fc76cf8, 0x00012558, 0xbfb4c02e, 0x3f83dbeb, 0x7f800000, 0x3f801000, 0};
+  const uint32_t tf32[8] = {0x3fa94000, 0x3fc76000, 0x00012000, 0xbfb4c000, 0x3f83e000, 0x7f800000, 0x3f802000, 0};
+  std::vector<uint32_t> t(8 * 4, 0);
+  for (uint32_t y = 0; y < 4; ++y)
+    for (uint32_t x = 0; x < 8; ++x) t[y * 8 + x] = in[x];
+  uint32_t* data = arena().upload(t);
+  for (bool round : {false, true}) {
+    tensor::Map a = tensor::encode(data, 8, 4, 8 * 4, 8, 4);
+    if (round) ptx::tensor_map_layout::setElemtype(a.bytes, 11);  // .tf32
+    tensor::Run r = tensor::run(a, a, 0, 0, 0, 0, 0, 8 * 4 * 4);
+    ASSERT_TRUE(r.result.ok()) << r.result.fault.message;
+    for (unsigned y = 0; y < 4; ++y)
+      for (unsigned x = 0; x < 8; ++x) EXPECT_EQ(r.shared[y * 8 + x], round ? tf32[x] : in[x]) << x << "," << y;
+  }
+}
+
+// im2col maps of rank 5 pack each corner's three offsets in 5 bits (the bytes an H100 wrote, tmap18 results).
+TEST(PtxAsyncTensor, Im2colCornersOfRankFive) {
+  ptx::TensorMap m;
+  m.im2col = true;
+  m.dataType = ptx::TensorMapType::f32;
+  m.rank = 5;
+  const uint64_t dims[5] = {16, 10, 10, 10, 2}, strides[4] = {64, 640, 6400, 64000};
+  for (unsigned i = 0; i < 5; ++i) m.dims[i] = dims[i];
+  for (unsigned i = 0; i < 4; ++i) m.strides[i] = strides[i];
+  const int16_t lo[3] = {-3, 2, -1}, hi[3] = {5, -4, 1};
+  for (unsigned i = 0; i < 3; ++i) m.lowerCorner[i] = lo[i], m.upperCorner[i] = hi[i];
+  m.channels = 8;
+  m.pixels = 1024;
+  uint8_t bytes[128];
+  ptx::encodeTensorMap(m, bytes);
+  const uint8_t want[][2] = {{8, 0xc1},  {56, 0x5d}, {57, 0x7c}, {58, 0x85}, {59, 0x07}, {60, 0xff},
+                             {61, 0x03}, {64, 0x00}, {65, 0x80}, {44, 0x09}, {48, 0x01}};
+  for (auto [offset, value] : want) EXPECT_EQ(bytes[offset], value) << "byte " << int(offset);
 }
 
 // The 128-byte swizzle: a 32 x 8 box of 4-byte elements is eight 128-byte rows, and the 16-byte chunk c of row r

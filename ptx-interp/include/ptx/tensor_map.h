@@ -63,8 +63,7 @@ constexpr unsigned kStrideHigh = 28;      // u32
 constexpr unsigned kDims = 32;            // u32 x 5
 constexpr unsigned kElementStrides = 52;  // u16: 3 bits per dimension
 constexpr unsigned kBox = 55;             // u8 x 5 (tiled); im2col: channels at kBox
-constexpr unsigned kCorners = 56;         // im2col: lower then upper corner, 16 bits each for one spatial dimension,
-                                          // 8 bits each for two
+constexpr unsigned kCorners = 56;         // im2col: lower then upper corner, a u16 each
 constexpr unsigned kPixels = 60;          // im2col: u16
 constexpr unsigned kBoxBytes = 64;        // u32: bytes a copy of the box moves (derived; tensormap.replace keeps it)
 constexpr unsigned kSharedAlign = 72;     // u16: alignment the box needs in shared memory (derived, likewise)
@@ -156,16 +155,16 @@ inline void encodeTensorMap(const TensorMap& m, uint8_t out[128]) {
   }
   if (m.im2col) {
     out[L::kBox] = uint8_t(m.channels - 1);
-    const unsigned spatial = m.rank - 2u;
-    for (unsigned i = 0; i < spatial && i < 2; ++i) {
-      if (spatial == 1) {
-        L::store<int16_t>(out, L::kCorners, m.lowerCorner[0]);
-        L::store<int16_t>(out, L::kCorners + 2, m.upperCorner[0]);
-      } else {
-        out[L::kCorners + i] = uint8_t(m.lowerCorner[i]);
-        out[L::kCorners + 2 + i] = uint8_t(m.upperCorner[i]);
-      }
+    // each corner a u16 of one offset per spatial dimension, 16, 8 or 5 bits wide for one, two or three
+    const unsigned spatial = m.rank - 2u, width = spatial == 1 ? 16 : spatial == 2 ? 8 : 5;
+    uint32_t lower = 0, upper = 0;
+    for (unsigned i = 0; i < spatial; ++i) {
+      const uint32_t mask = (1u << width) - 1;
+      lower |= (uint32_t(m.lowerCorner[i]) & mask) << (width * i);
+      upper |= (uint32_t(m.upperCorner[i]) & mask) << (width * i);
     }
+    L::store<uint16_t>(out, L::kCorners, uint16_t(lower));
+    L::store<uint16_t>(out, L::kCorners + 2, uint16_t(upper));
     L::store<uint16_t>(out, L::kPixels, uint16_t(m.pixels - 1));
     boxBytes *= uint64_t(m.channels) * m.pixels;
   }

@@ -378,23 +378,28 @@ uint64_t oobFill(const ptx::TensorMap& map) {
 
 // Copies the box at coordinates `start` between the tensor (global memory) and the dense box in shared memory at
 // offset smem: elements in row-major order, dimension 0 innermost, ceil(box / elementStride) per dimension, element k
-// of dimension i at coordinate start[i] + k * elementStride[i]. Loads fill elements outside the tensor; stores and
-// reductions skip them. Swizzled boxes move each 16-byte chunk within its 128-byte row: chunk bits [4, 4 + b) of the
-// shared address are XOR-ed with bits [7, 7 + b) (b = 1, 2, 3 for the 32, 64, 128-byte modes), so the pattern
-// repeats every 256, 512 or 1024 bytes; a swizzled box whose rows are shorter than the swizzle span (32, 64 or 128
-// bytes) places each row at the span, as an H100 does. The shared memory is the CTA's that the address names (another
-// CTA's of the cluster through a shared::cluster address), or with `multicastTo` that CTA's at the address's offset.
-// Returns the box's bytes, 0 after a fault.
+// of dimension i at coordinate start[i] + k * elementStride[i] (dimension 0's stride taken as 1, as an H100 does).
+// Loads fill elements outside the tensor; stores and reductions skip them. Swizzled boxes move each 16-byte chunk
+// within its 128-byte row: chunk bits [4, 4 + b) of the shared address are XOR-ed with bits [7, 7 + b) (b = 1, 2, 3 for
+// the 32, 64, 128-byte modes), so the pattern repeats every 256, 512 or 1024 bytes; a swizzled box whose rows are
+// shorter than the swizzle span (32, 64 or 128 bytes) places each row at the span, as an H100 does. The shared memory
+// is the CTA's that the address names (another CTA's of the cluster through a shared::cluster address), or with
+// `multicastTo` that CTA's at the address's offset. Returns the box's bytes, 0 after a fault.
 uint64_t tensorBox(Warp& w, const Op* op, const TensorCopyOperands& v, int lane, const ptx::TensorMap& map,
                    const int32_t* start, Cta* multicastTo = nullptr) {
   const TensorKind kind = v.kind;
   const unsigned rank = map.rank, eb = map.elementBytes();
-  uint32_t count[kMaxTensorRank] = {1, 1, 1, 1, 1};
+  uint32_t count[kMaxTensorRank] = {1, 1, 1, 1, 1}, step[kMaxTensorRank] = {1, 1, 1, 1, 1};
   uint64_t elements = 1;
   for (unsigned i = 0; i < rank; ++i) {
-    count[i] = (map.box[i] + map.elementStrides[i] - 1) / map.elementStrides[i];
+    // measured on an H100: dimension 0's element stride moves nothing (the box row is contiguous)
+    step[i] = i == 0 ? 1 : map.elementStrides[i];
+    count[i] = (map.box[i] + step[i] - 1) / step[i];
     elements *= count[i];
   }
+  // measured: loads of the tf32 types round each f32 to tf32 (10 fraction bits, to nearest; no subnormal flush)
+  const bool toTf32 =
+      kind == kTensorLoad && (map.dataType == ptx::TensorMapType::tf32 || map.dataType == ptx::TensorMapType::tf32ftz);
   const uint64_t bytes = elements * eb;
   const unsigned swizzleBits = map.swizzle;  // 0 none, 1 32B, 2 64B, 3 128B
   const uint64_t rowBytes = uint64_t(count[0]) * eb;
@@ -434,7 +439,7 @@ uint64_t tensorBox(Warp& w, const Op* op, const TensorCopyOperands& v, int lane,
     bool inside = true;
     uint64_t global = map.address;
     for (unsigned i = 0; i < rank; ++i) {
-      int64_t x = int64_t(start[i]) + int64_t(k[i]) * map.elementStrides[i];
+      int64_t x = int64_t(start[i]) + int64_t(k[i]) * step[i];
       if (x < 0 || uint64_t(x) >= map.dims[i]) inside = false;
       global += uint64_t(x) * (i == 0 ? eb : map.strides[i - 1]);
     }
@@ -444,10 +449,16 @@ uint64_t tensorBox(Warp& w, const Op* op, const TensorCopyOperands& v, int lane,
     }
     uint8_t* g = reinterpret_cast<uint8_t*>(global);
     if (kind == kTensorLoad) {
-      if (inside)
-        std::memcpy(s, g, eb);
-      else
+      if (!inside) {
         std::memcpy(s, &fill, eb);
+      } else if (toTf32) {
+        uint32_t f;
+        std::memcpy(&f, g, 4);
+        if ((f & 0x7f800000u) != 0x7f800000u) f = (f + 0x1000u) & ~0x1fffu;  // ties away from zero
+        std::memcpy(s, &f, 4);
+      } else {
+        std::memcpy(s, g, eb);
+      }
     } else if (inside) {
       if (reduce)
         reduce(g, s, eb);
