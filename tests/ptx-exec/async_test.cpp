@@ -588,3 +588,79 @@ TEST(PtxAsyncTensor, NvccTensorCopyKernel) {
 }
 
 }  // namespace
+
+namespace {
+
+// tensormap.replace with register values (the per-dimension fields take them; ptxas wants immediates for the rest):
+// each field written as the H100 stores it (ptx/tensor_map.h), in a map in global memory and one in shared memory
+// copied back by tensormap.cp_fenceproxy.
+const char* kReplaceKernel = R"(
+.version 8.3
+.target sm_90a
+.address_size 64
+.visible .entry k(.param .u64 pg, .param .u64 pv)
+{
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<8>;
+	.shared .align 128 .b8 smap[128];
+	ld.param.u64 %rd1, [pg];
+	ld.param.u64 %rd2, [pv];
+	mov.u32 %r1, 5;
+	mov.u32 %r2, 300;
+	mov.u32 %r3, 3;
+	mov.u64 %rd3, 68719476752;
+	tensormap.replace.tile.global_address.global.b1024.b64 [%rd1], %rd2;
+	tensormap.replace.tile.rank.global.b1024.b32 [%rd1], %r3;
+	tensormap.replace.tile.box_dim.global.b1024.b32 [%rd1], 4, %r1;
+	tensormap.replace.tile.global_dim.global.b1024.b32 [%rd1], 3, %r2;
+	tensormap.replace.tile.global_stride.global.b1024.b64 [%rd1], 2, %rd3;
+	tensormap.replace.tile.element_stride.global.b1024.b32 [%rd1], 2, %r3;
+	tensormap.replace.tile.elemtype.global.b1024.b32 [%rd1], 11;
+	tensormap.replace.tile.interleave_layout.global.b1024.b32 [%rd1], 2;
+	tensormap.replace.tile.swizzle_mode.global.b1024.b32 [%rd1], 1;
+	tensormap.replace.tile.fill_mode.global.b1024.b32 [%rd1], 1;
+	mov.u32 %r4, smap;
+	mov.u32 %r5, %tid.x;
+	shl.b32 %r5, %r5, 2;
+	add.u32 %r6, %r4, %r5;
+	st.shared.u32 [%r6], 0;
+	bar.warp.sync -1;
+	tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%r4], 0, %r2;
+	tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd1+128], [%r4], 128;
+	ret;
+}
+)";
+
+TEST(PtxAsyncTensor, TensormapReplaceFieldsFromRegisters) {
+  auto r = compile(kReplaceKernel);
+  ASSERT_TRUE(r.program) << r.error;
+  const KernelInfo& k = kernels(*r.program)[0];
+  ASSERT_EQ(k.unsupported, "");
+  struct alignas(128) Maps {
+    uint8_t bytes[256] = {};
+  };
+  auto* maps = arena().alloc<Maps>(1);
+  *maps = Maps{};
+  Params p(k);
+  p.arg(maps).arg(uint64_t(0x123456789a0));
+  LaunchParams lp = ptxtest::launchParams(Dim3{1}, Dim3{32}, p, arena());
+  LaunchResult res = launch(*r.program, 0, lp);
+  ASSERT_TRUE(res.ok()) << res.fault.message;
+  const ptx::TensorMap m = ptx::decodeTensorMap(maps->bytes);
+  EXPECT_EQ(m.address, 0x123456789a0u);
+  EXPECT_EQ(m.rank, 4);  // the value is the rank minus one
+  EXPECT_EQ(m.box[4], 5);
+  EXPECT_EQ(m.dims[3], 300u);
+  EXPECT_EQ(m.strides[2], 68719476752u);  // 2^36 + 16: a high bit
+  EXPECT_EQ(m.elementStrides[2], 3);
+  EXPECT_EQ(m.dataType, ptx::TensorMapType::tf32);
+  EXPECT_EQ(m.interleave, 2);
+  EXPECT_EQ(m.swizzle, 1);
+  EXPECT_EQ(m.oobFill, 1);
+  EXPECT_EQ(maps->bytes[8], 0xb0);  // rank 4, elemtype f32 (7) with the tf32 bit at 16
+  EXPECT_EQ(maps->bytes[10], 0x01);
+  // the shared map: zeros but box[0] - 1 = 299 & 0xff
+  for (unsigned i = 128; i < 256; ++i) EXPECT_EQ(maps->bytes[i], i == 128 + 55 ? uint8_t(299) : 0) << i - 128;
+}
+
+}  // namespace
