@@ -363,8 +363,11 @@ template <unsigned N> PTX_LANES uint32_t fixedPointRow(const double* __restrict 
   alignas(64) int emax[N];
   alignas(64) double down[N], sum[N];
   for (unsigned j = 0; j < N; ++j) emax[j] = ce[j];
-  for (unsigned q = 0; q < k; ++q)
-    for (unsigned j = 0; j < N; ++j) emax[j] = std::max(emax[j], ae[q] + be[q * N + j]);
+  // rows of B through a pointer: a 32-bit index q * N + j (which may wrap) keeps the loops from vectorizing
+  for (unsigned q = 0; q < k; ++q) {
+    const int* beRow = be + size_t(q) * N;
+    for (unsigned j = 0; j < N; ++j) emax[j] = std::max(emax[j], ae[q] + beRow[j]);
+  }
   uint32_t special = 0;
   for (unsigned j = 0; j < N; ++j) {
     special |= uint32_t(emax[j] >= kSpecialExponent / 2) << j;
@@ -376,7 +379,8 @@ template <unsigned N> PTX_LANES uint32_t fixedPointRow(const double* __restrict 
   }
   for (unsigned q = 0; q < k; ++q) {
     const double x = av[q];
-    for (unsigned j = 0; j < N; ++j) sum[j] += std::trunc((x * bv[q * N + j]) * down[j]);
+    const double* bvRow = bv + size_t(q) * N;
+    for (unsigned j = 0; j < N; ++j) sum[j] += std::trunc((x * bvRow[j]) * down[j]);
   }
   for (unsigned j = 0; j < N; ++j) r[j] = sum[j] * pow2(emax[j] - fracBits) + 0.0;
   return special;
