@@ -63,24 +63,12 @@ int64_t intValue(Elem e, uint64_t bits) {
 // ---- fragment layouts: (row, column) of element e of lane l's fragment -------------------------------------------
 
 // mma (PTX ISA "Matrix fragments for mma.m16n8k*" and m8n8k*): p elements per 32-bit register (per 64-bit one for
-// f64). A: rows g and g+8 alternate by register, then columns by groups of 4p. B: K rows p*t..p*t+p-1 per register
-// in groups of 4p, column g. C/D: two adjacent columns per lane, rows g then g+8.
-}  // namespace
-
-Pos matrix::mmaA(unsigned l, unsigned e, unsigned p, unsigned m) {
-  unsigned g = l >> 2, t = l & 3, r = e / p, i = e % p, blocks = m / 8;
-  return {g + 8 * (r % blocks), p * t + 4 * p * (r / blocks) + i};
-}
-namespace {
+// f64). A and C/D: matrix.h (mmaA, mmaC). B: K rows p*t..p*t+p-1 per register in groups of 4p, column g.
 Pos mmaB(unsigned l, unsigned e, unsigned p) {
   unsigned g = l >> 2, t = l & 3, r = e / p, i = e % p;
   return {p * t + 4 * p * r + i, g};
 }
 }  // namespace
-Pos matrix::mmaC(unsigned l, unsigned e) {
-  unsigned g = l >> 2, t = l & 3;
-  return {g + 8 * (e >> 1), 2 * t + (e & 1)};
-}
 
 namespace {
 
