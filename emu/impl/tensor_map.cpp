@@ -1,6 +1,6 @@
 // Tensor maps (TMA descriptors): cuTensorMapEncodeTiled, cuTensorMapEncodeIm2col, cuTensorMapReplaceAddress.
-// Every documented requirement is checked; the 128 opaque bytes hold cuemu's own encoding (TensorMapEncoding),
-// which is all a program may do with them besides passing them to a kernel.
+// Every documented requirement is checked; the 128 opaque bytes are those driver 580 writes on an H100
+// (ptx/tensor_map.h), which tensormap.replace edits and the interpreter's tensor copies read.
 #include "api/impl.h"
 
 #include <ptx/tensor_map.h>
@@ -12,9 +12,8 @@
 namespace cuemu::impl {
 namespace {
 
-// cuemu's layout of the opaque CUtensorMap bytes, shared with the interpreter's tensor copies.
-using ptx::TensorMapEncoding;
-static_assert(sizeof(TensorMapEncoding) <= sizeof(CUtensorMap));
+using ptx::TensorMap;
+static_assert(sizeof(CUtensorMap) == 128);
 
 unsigned elementBytes(CUtensorMapDataType type) {
   switch (type) {
@@ -60,7 +59,7 @@ unsigned swizzleSpan(CUtensorMapSwizzle swizzle) {
 CUresult checkCommon(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank, cuuint32_t minRank, void* address,
                      const cuuint64_t* dims, const cuuint64_t* strides, const cuuint32_t* elementStrides,
                      CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2,
-                     CUtensorMapFloatOOBfill oobFill, TensorMapEncoding& out) {
+                     CUtensorMapFloatOOBfill oobFill, TensorMap& out) {
   // Driver 580 accepts a map at any host address (measured at offsets 4 to 48 mod 64: tools/gpu-probe/ipc17.cpp),
   // although CUtensorMap is declared 64-byte aligned; a kernel parameter copy is what must be aligned.
   if (!map) return CUDA_ERROR_INVALID_VALUE;
@@ -68,16 +67,15 @@ CUresult checkCommon(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank
   if (!bytes) return CUDA_ERROR_INVALID_VALUE;
   if (interleave < CU_TENSOR_MAP_INTERLEAVE_NONE || interleave > CU_TENSOR_MAP_INTERLEAVE_32B)
     return CUDA_ERROR_INVALID_VALUE;
-  if (swizzle < CU_TENSOR_MAP_SWIZZLE_NONE || swizzle > CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B)
-    return CUDA_ERROR_INVALID_VALUE;
+  // the 128-byte atom swizzles need compute capability 10.0 (an H100 refuses them); cuemu models 9.0
+  if (swizzle < CU_TENSOR_MAP_SWIZZLE_NONE || swizzle > CU_TENSOR_MAP_SWIZZLE_128B) return CUDA_ERROR_INVALID_VALUE;
   if (l2 < CU_TENSOR_MAP_L2_PROMOTION_NONE || l2 > CU_TENSOR_MAP_L2_PROMOTION_L2_256B) return CUDA_ERROR_INVALID_VALUE;
   if (oobFill < CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE || oobFill > CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA)
     return CUDA_ERROR_INVALID_VALUE;
   if (oobFill == CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA && !isFloat(type)) return CUDA_ERROR_INVALID_VALUE;
   if (interleave != CU_TENSOR_MAP_INTERLEAVE_NONE) minRank = std::max(minRank, 3u);
   if (rank < minRank || rank > 5) return CUDA_ERROR_INVALID_VALUE;
-  if (interleave == CU_TENSOR_MAP_INTERLEAVE_32B && swizzle != CU_TENSOR_MAP_SWIZZLE_32B)
-    return CUDA_ERROR_INVALID_VALUE;
+  // an interleave of 32 bytes takes any swizzle (measured on an H100: 32B and 128B both encode)
   unsigned addressAlign = interleave == CU_TENSOR_MAP_INTERLEAVE_32B ? 32 : 16;
   if (!address || reinterpret_cast<uintptr_t>(address) % addressAlign) return CUDA_ERROR_INVALID_VALUE;
   if (!dims || !elementStrides || (rank > 1 && !strides)) return CUDA_ERROR_INVALID_VALUE;
@@ -88,10 +86,8 @@ CUresult checkCommon(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank
   unsigned strideAlign = interleave == CU_TENSOR_MAP_INTERLEAVE_32B ? 32 : 16;
   for (unsigned i = 0; i + 1 < rank; ++i)
     if (strides[i] % strideAlign || strides[i] >= (uint64_t{1} << 40)) return CUDA_ERROR_INVALID_VALUE;
-  out = TensorMapEncoding{};
-  out.magic = TensorMapEncoding::kMagic;
-  out.dataType = static_cast<uint8_t>(type);
-  out.elementBytes = static_cast<uint8_t>(bytes);
+  out = TensorMap{};
+  out.dataType = static_cast<ptx::TensorMapType>(type);
   out.rank = static_cast<uint8_t>(rank);
   out.interleave = static_cast<uint8_t>(interleave);
   out.swizzle = static_cast<uint8_t>(swizzle);
@@ -112,9 +108,8 @@ bool fitsSwizzle(CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, u
   return innerBytes <= swizzleSpan(swizzle);
 }
 
-void store(CUtensorMap* map, const TensorMapEncoding& encoding) {
-  std::memset(map, 0, sizeof *map);
-  std::memcpy(map, &encoding, sizeof encoding);
+void store(CUtensorMap* map, const TensorMap& encoding) {
+  ptx::encodeTensorMap(encoding, reinterpret_cast<uint8_t*>(map));
 }
 
 }  // namespace
@@ -124,7 +119,7 @@ CUresult cuTensorMapEncodeTiled(CUtensorMap* tensorMap, CUtensorMapDataType tens
                                 const cuuint32_t* boxDim, const cuuint32_t* elementStrides,
                                 CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
                                 CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) {
-  TensorMapEncoding encoding;
+  TensorMap encoding;
   if (CUresult r = checkCommon(tensorMap, tensorDataType, tensorRank, 1, globalAddress, globalDim, globalStrides,
                                elementStrides, interleave, swizzle, l2Promotion, oobFill, encoding))
     return r;
@@ -147,7 +142,7 @@ CUresult cuTensorMapEncodeIm2col(CUtensorMap* tensorMap, CUtensorMapDataType ten
                                  const cuuint32_t* elementStrides, CUtensorMapInterleave interleave,
                                  CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion,
                                  CUtensorMapFloatOOBfill oobFill) {
-  TensorMapEncoding encoding;
+  TensorMap encoding;
   if (CUresult r = checkCommon(tensorMap, tensorDataType, tensorRank, 3, globalAddress, globalDim, globalStrides,
                                elementStrides, interleave, swizzle, l2Promotion, oobFill, encoding))
     return r;
@@ -166,22 +161,21 @@ CUresult cuTensorMapEncodeIm2col(CUtensorMap* tensorMap, CUtensorMapDataType ten
   uint64_t innerBytes = uint64_t{channelsPerPixel} * elementBytes(tensorDataType);
   if (interleave == CU_TENSOR_MAP_INTERLEAVE_NONE && innerBytes % 16) return CUDA_ERROR_INVALID_VALUE;
   if (!fitsSwizzle(interleave, swizzle, innerBytes)) return CUDA_ERROR_INVALID_VALUE;
-  encoding.im2col = 1;
-  encoding.box[0] = static_cast<uint16_t>(channelsPerPixel);
-  encoding.box[1] = static_cast<uint16_t>(pixelsPerColumn);
+  encoding.im2col = true;
+  encoding.channels = static_cast<uint16_t>(channelsPerPixel);
+  encoding.pixels = static_cast<uint16_t>(pixelsPerColumn);
   store(tensorMap, encoding);
   return CUDA_SUCCESS;
 }
 
 CUresult cuTensorMapReplaceAddress(CUtensorMap* tensorMap, void* globalAddress) {
   if (!tensorMap) return CUDA_ERROR_INVALID_VALUE;  // at any host alignment, as cuTensorMapEncodeTiled
-  TensorMapEncoding encoding;
-  std::memcpy(&encoding, tensorMap, sizeof encoding);
-  if (encoding.magic != TensorMapEncoding::kMagic) return CUDA_ERROR_INVALID_VALUE;
+  auto* bytes = reinterpret_cast<uint8_t*>(tensorMap);
+  const TensorMap encoding = ptx::decodeTensorMap(bytes);
   unsigned align = encoding.interleave == CU_TENSOR_MAP_INTERLEAVE_32B ? 32 : 16;
   if (!globalAddress || reinterpret_cast<uintptr_t>(globalAddress) % align) return CUDA_ERROR_INVALID_VALUE;
-  encoding.address = reinterpret_cast<uintptr_t>(globalAddress);
-  std::memcpy(tensorMap, &encoding, sizeof encoding);
+  ptx::tensor_map_layout::store<uint64_t>(bytes, ptx::tensor_map_layout::kAddress,
+                                          reinterpret_cast<uintptr_t>(globalAddress));
   return CUDA_SUCCESS;
 }
 

@@ -181,6 +181,19 @@ NATIVE void nativeMmaLoop(const float* a, const float* b, float* out, int warps,
   }
 }
 
+NATIVE void nativeWgmmaLoop(const float* __restrict a, const float* __restrict b, float* out, int groups, int iters) {
+  for (int g = 0; g < groups; ++g) {
+    alignas(64) float c[64][128] = {};
+    for (int i = 0; i < iters; ++i)
+      for (int r = 0; r < 64; ++r)
+        for (int k = 0; k < 16; ++k) {
+          const float x = a[r * 16 + k];
+          for (int n = 0; n < 128; ++n) c[r][n] = std::fma(x, b[k * 128 + n], c[r][n]);
+        }
+    out[g] = c[0][0] + c[63][127];
+  }
+}
+
 NATIVE void nativeCollatz(const unsigned* in, unsigned* steps, int n) {
   for (int i = 0; i < n; ++i) {
     unsigned long long x = in[i];
@@ -307,6 +320,87 @@ void BM_WmmaGemm(benchmark::State& state) {
       },
       native);
   check(r, state);
+}
+
+// Hopper: a loop of wgmma.mma_async m64n128k16 (f16 x f16 + f32, A and B in shared memory through 128-byte swizzled
+// descriptors) on one warpgroup per CTA, against the same multiply-adds in native f32 code.
+const char* kWgmmaLoop = R"(
+.version 8.3
+.target sm_90a
+.address_size 64
+.visible .entry wgmmaloop(.param .u64 out, .param .u32 n)
+{
+  .reg .f32 %f<64>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p<2>;
+  .shared .align 1024 .b8 sa[8192];
+  .shared .align 1024 .b8 sb[16384];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 4;
+  mov.b32 %r5, 0x3c003c00;
+  mov.u32 %r3, sa;
+  add.u32 %r4, %r3, %r2;
+  st.shared.v4.b32 [%r4], {%r5, %r5, %r5, %r5};
+  st.shared.v4.b32 [%r4+2048], {%r5, %r5, %r5, %r5};
+  st.shared.v4.b32 [%r4+4096], {%r5, %r5, %r5, %r5};
+  st.shared.v4.b32 [%r4+6144], {%r5, %r5, %r5, %r5};
+  mov.b32 %r5, 0x38003800;
+  mov.u32 %r3, sb;
+  add.u32 %r4, %r3, %r2;
+  st.shared.v4.b32 [%r4], {%r5, %r5, %r5, %r5};
+  st.shared.v4.b32 [%r4+2048], {%r5, %r5, %r5, %r5};
+  st.shared.v4.b32 [%r4+4096], {%r5, %r5, %r5, %r5};
+  st.shared.v4.b32 [%r4+6144], {%r5, %r5, %r5, %r5};
+  st.shared.v4.b32 [%r4+8192], {%r5, %r5, %r5, %r5};
+  st.shared.v4.b32 [%r4+10240], {%r5, %r5, %r5, %r5};
+  st.shared.v4.b32 [%r4+12288], {%r5, %r5, %r5, %r5};
+  st.shared.v4.b32 [%r4+14336], {%r5, %r5, %r5, %r5};
+  bar.sync 0;
+  mov.u32 %r3, sa;
+  cvt.u64.u32 %rd1, %r3;
+  shr.u64 %rd1, %rd1, 4;
+  or.b64 %rd1, %rd1, 0x4000004000010000;
+  mov.u32 %r3, sb;
+  cvt.u64.u32 %rd2, %r3;
+  shr.u64 %rd2, %rd2, 4;
+  or.b64 %rd2, %rd2, 0x4000004000010000;
+  ld.param.u32 %r6, [n];
+  mov.u32 %r7, 0;
+)";
+
+std::shared_ptr<const Program> wgmmaProgram() {
+  static std::shared_ptr<const Program> p = [] {
+    std::string text = kWgmmaLoop, d = "{";
+    for (int i = 0; i < 64; ++i) {
+      text += "  mov.f32 %f" + std::to_string(i) + ", 0f00000000;\n";
+      d += (i ? ", %f" : "%f") + std::to_string(i);
+    }
+    text += "LOOP:\n  wgmma.fence.sync.aligned;\n  wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " + d +
+            "}, %rd1, %rd2, 1, 1, 1, 0, 0;\n  wgmma.commit_group.sync.aligned;\n  wgmma.wait_group.sync.aligned 0;\n"
+            "  add.u32 %r7, %r7, 1;\n  setp.lt.u32 %p1, %r7, %r6;\n  @%p1 bra LOOP;\n"
+            "  ld.param.u64 %rd3, [out];\n  mov.u32 %r3, %ctaid.x;\n  mad.lo.u32 %r3, %r3, 128, %r1;\n"
+            "  mul.wide.u32 %rd4, %r3, 4;\n  add.s64 %rd3, %rd3, %rd4;\n  st.global.f32 [%rd3], %f0;\n  ret;\n}\n";
+    auto r = compile(text);
+    if (!r.program) throw std::runtime_error(r.error);
+    return r.program;
+  }();
+  return p;
+}
+
+void BM_WgmmaLoop(benchmark::State& state) {
+  const int groups = 4, iters = 32;
+  float* out = arena().alloc<float>(groups * 128);
+  std::vector<float> fa(64 * 16, 1.0f), fb(16 * 128, 0.5f), fout(groups);
+  double native = nativeSeconds([&] { nativeWgmmaLoop(fa.data(), fb.data(), fout.data(), groups, iters); });
+  const KernelInfo& k = kernels(*wgmmaProgram())[0];
+  Params p(k);
+  p.arg(out).arg(uint32_t(iters));
+  LaunchResult r;
+  measure(
+      state, [&] { r = run(*wgmmaProgram(), "wgmmaloop", Dim3{uint32_t(groups)}, Dim3{128}, p); }, native);
+  check(r, state);
+  if (r.ok() && out[0] != float(8 * iters)) state.SkipWithError("wrong wgmma result");
 }
 
 void BM_DivergentCollatz(benchmark::State& state) {
@@ -442,6 +536,7 @@ BENCHMARK(BM_SharedReduction)->UseManualTime()->Unit(benchmark::kMillisecond)->M
 BENCHMARK(BM_TiledMatmul)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
 BENCHMARK(BM_MmaLoop)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
 BENCHMARK(BM_WmmaGemm)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
+BENCHMARK(BM_WgmmaLoop)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
 BENCHMARK(BM_DivergentCollatz)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
 BENCHMARK(BM_AtomicHistogram)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
 BENCHMARK(BM_AtomicCounter)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);

@@ -367,13 +367,11 @@ struct Map {
 // A width x height tensor of 4-byte elements (f32 when isFloat, else u32) at data.
 Map encode(const void* data, uint32_t width, uint32_t height, uint32_t pitchBytes, uint16_t boxW, uint16_t boxH,
            uint8_t strideX = 1, uint8_t swizzle = 0, uint8_t oobFill = 0) {
-  ptx::TensorMapEncoding e{};
-  e.magic = ptx::TensorMapEncoding::kMagic;
-  e.dataType = uint8_t(ptx::TensorMapType::f32);
+  ptx::TensorMap e;
+  e.dataType = ptx::TensorMapType::f32;
   e.rank = 2;
   e.swizzle = swizzle;
   e.oobFill = oobFill;
-  e.elementBytes = 4;
   e.address = reinterpret_cast<uint64_t>(data);
   e.dims[0] = width;
   e.dims[1] = height;
@@ -383,7 +381,7 @@ Map encode(const void* data, uint32_t width, uint32_t height, uint32_t pitchByte
   e.elementStrides[0] = strideX;
   e.elementStrides[1] = 1;
   Map m;
-  std::memcpy(m.bytes, &e, sizeof e);
+  ptx::encodeTensorMap(e, m.bytes);
   return m;
 }
 
@@ -432,24 +430,63 @@ TEST(PtxAsyncTensor, LoadFillsOutsideWithZeros) {
     }
 }
 
-// NaN fill on request, and a traversal stride of 2 in x (16-element box: 8 elements per row).
+// NaN fill on request (the H100's NaN, 0x7ff7 repeated), and a traversal stride of 2 in x, which an H100 ignores in
+// dimension 0 (tools/gpu-probe/results/tmap18-h100-2026-11-27.txt): a 16 x 4 box of contiguous elements.
 TEST(PtxAsyncTensor, ElementStridesAndNanFill) {
   std::vector<float> t(64 * 8);
   for (uint32_t y = 0; y < 8; ++y)
     for (uint32_t x = 0; x < 64; ++x) t[y * 64 + x] = tensor::value(x, y);
   float* data = arena().upload(t);
   tensor::Map a = tensor::encode(data, 64, 8, 64 * 4, 16, 4, 2, 0, ptx::kTensorMapOobNan);
-  tensor::Run r = tensor::run(a, a, 54, 6, 0, 0, 0, 8 * 4 * 4);
+  tensor::Run r = tensor::run(a, a, 54, 6, 0, 0, 0, 16 * 4 * 4);
   ASSERT_TRUE(r.result.ok()) << r.result.fault.message;
   for (int by = 0; by < 4; ++by)
-    for (int bx = 0; bx < 8; ++bx) {
-      int x = 54 + 2 * bx, y = 6 + by;
-      uint32_t got = r.shared[size_t(by * 8 + bx)];
+    for (int bx = 0; bx < 16; ++bx) {
+      int x = 54 + bx, y = 6 + by;
+      uint32_t got = r.shared[size_t(by * 16 + bx)];
       if (x < 64 && y < 8)
         EXPECT_EQ(std::bit_cast<float>(got), tensor::value(uint32_t(x), uint32_t(y))) << bx << "," << by;
       else
-        EXPECT_EQ(got, 0x7fffffffu) << bx << "," << by;
+        EXPECT_EQ(got, 0x7ff77ff7u) << bx << "," << by;
     }
+}
+
+// Loads of a tf32 map round each f32 to tf32 (to nearest, subnormals kept), as an H100 does; f32 maps copy the bits.
+TEST(PtxAsyncTensor, Tf32LoadsRound) {
+  const uint32_t in[8] = {0x3fa9357e, 0x3fc76cf8, 0x00012558, 0xbfb4c02e, 0x3f83dbeb, 0x7f800000, 0x3f801000, 0};
+  const uint32_t tf32[8] = {0x3fa94000, 0x3fc76000, 0x00012000, 0xbfb4c000, 0x3f83e000, 0x7f800000, 0x3f802000, 0};
+  std::vector<uint32_t> t(8 * 4, 0);
+  for (uint32_t y = 0; y < 4; ++y)
+    for (uint32_t x = 0; x < 8; ++x) t[y * 8 + x] = in[x];
+  uint32_t* data = arena().upload(t);
+  for (bool round : {false, true}) {
+    tensor::Map a = tensor::encode(data, 8, 4, 8 * 4, 8, 4);
+    if (round) ptx::tensor_map_layout::setElemtype(a.bytes, 11);  // .tf32
+    tensor::Run r = tensor::run(a, a, 0, 0, 0, 0, 0, 8 * 4 * 4);
+    ASSERT_TRUE(r.result.ok()) << r.result.fault.message;
+    for (unsigned y = 0; y < 4; ++y)
+      for (unsigned x = 0; x < 8; ++x) EXPECT_EQ(r.shared[y * 8 + x], round ? tf32[x] : in[x]) << x << "," << y;
+  }
+}
+
+// im2col maps of rank 5 pack each corner's three offsets in 5 bits (the bytes an H100 wrote, tmap18 results).
+TEST(PtxAsyncTensor, Im2colCornersOfRankFive) {
+  ptx::TensorMap m;
+  m.im2col = true;
+  m.dataType = ptx::TensorMapType::f32;
+  m.rank = 5;
+  const uint64_t dims[5] = {16, 10, 10, 10, 2}, strides[4] = {64, 640, 6400, 64000};
+  for (unsigned i = 0; i < 5; ++i) m.dims[i] = dims[i];
+  for (unsigned i = 0; i < 4; ++i) m.strides[i] = strides[i];
+  const int16_t lo[3] = {-3, 2, -1}, hi[3] = {5, -4, 1};
+  for (unsigned i = 0; i < 3; ++i) m.lowerCorner[i] = lo[i], m.upperCorner[i] = hi[i];
+  m.channels = 8;
+  m.pixels = 1024;
+  uint8_t bytes[128];
+  ptx::encodeTensorMap(m, bytes);
+  const uint8_t want[][2] = {{8, 0xc1},  {56, 0x5d}, {57, 0x7c}, {58, 0x85}, {59, 0x07}, {60, 0xff},
+                             {61, 0x03}, {64, 0x00}, {65, 0x80}, {44, 0x09}, {48, 0x01}};
+  for (auto [offset, value] : want) EXPECT_EQ(bytes[offset], value) << "byte " << int(offset);
 }
 
 // The 128-byte swizzle: a 32 x 8 box of 4-byte elements is eight 128-byte rows, and the 16-byte chunk c of row r
@@ -503,15 +540,21 @@ TEST(PtxAsyncTensor, StoreAndReduceClipToTheTensor) {
   }
 }
 
-// A descriptor that is no tensor map, and an interleaved one, fail with an illegal instruction naming the reason.
+// A descriptor of another rank than the copy's (all zeros: rank 1), one with an element type that does not exist,
+// and an interleaved one fail with an illegal instruction naming the reason.
 TEST(PtxAsyncTensor, BadTensorMaps) {
   auto* data = arena().alloc<float>(256);
-  tensor::Map garbage;
-  tensor::Run r = tensor::run(garbage, garbage, 0, 0, 0, 0, 0, 64);
+  tensor::Map zeros;
+  tensor::Run r = tensor::run(zeros, zeros, 0, 0, 0, 0, 0, 64);
+  EXPECT_EQ(r.result.fault.kind, FaultKind::IllegalInstruction);
+  EXPECT_NE(r.result.fault.message.find("tensor map of rank 1"), std::string::npos) << r.result.fault.message;
+  tensor::Map badType = tensor::encode(data, 16, 16, 64, 16, 1);
+  ptx::tensor_map_layout::setField(badType.bytes, ptx::tensor_map_layout::kElementType, 15);
+  r = tensor::run(badType, badType, 0, 0, 0, 0, 0, 64);
   EXPECT_EQ(r.result.fault.kind, FaultKind::IllegalInstruction);
   EXPECT_NE(r.result.fault.message.find("not a tensor map"), std::string::npos) << r.result.fault.message;
   tensor::Map interleaved = tensor::encode(data, 16, 16, 64, 16, 1);
-  interleaved.bytes[7] = 1;  // TensorMapEncoding::interleave
+  ptx::tensor_map_layout::setField(interleaved.bytes, ptx::tensor_map_layout::kInterleave, 1);
   r = tensor::run(interleaved, interleaved, 0, 0, 0, 0, 0, 64);
   EXPECT_EQ(r.result.fault.kind, FaultKind::IllegalInstruction);
   EXPECT_NE(r.result.fault.message.find("interleaved"), std::string::npos) << r.result.fault.message;
@@ -542,6 +585,82 @@ TEST(PtxAsyncTensor, NvccTensorCopyKernel) {
         EXPECT_EQ(data[y * 40 + x], tensor::value(x, y) * (inTile ? 2 : 1)) << s.name << " at " << x << "," << y;
       }
   }
+}
+
+}  // namespace
+
+namespace {
+
+// tensormap.replace with register values (the per-dimension fields take them; ptxas wants immediates for the rest):
+// each field written as the H100 stores it (ptx/tensor_map.h), in a map in global memory and one in shared memory
+// copied back by tensormap.cp_fenceproxy.
+const char* kReplaceKernel = R"(
+.version 8.3
+.target sm_90a
+.address_size 64
+.visible .entry k(.param .u64 pg, .param .u64 pv)
+{
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<8>;
+	.shared .align 128 .b8 smap[128];
+	ld.param.u64 %rd1, [pg];
+	ld.param.u64 %rd2, [pv];
+	mov.u32 %r1, 5;
+	mov.u32 %r2, 300;
+	mov.u32 %r3, 3;
+	mov.u64 %rd3, 68719476752;
+	tensormap.replace.tile.global_address.global.b1024.b64 [%rd1], %rd2;
+	tensormap.replace.tile.rank.global.b1024.b32 [%rd1], %r3;
+	tensormap.replace.tile.box_dim.global.b1024.b32 [%rd1], 4, %r1;
+	tensormap.replace.tile.global_dim.global.b1024.b32 [%rd1], 3, %r2;
+	tensormap.replace.tile.global_stride.global.b1024.b64 [%rd1], 2, %rd3;
+	tensormap.replace.tile.element_stride.global.b1024.b32 [%rd1], 2, %r3;
+	tensormap.replace.tile.elemtype.global.b1024.b32 [%rd1], 11;
+	tensormap.replace.tile.interleave_layout.global.b1024.b32 [%rd1], 2;
+	tensormap.replace.tile.swizzle_mode.global.b1024.b32 [%rd1], 1;
+	tensormap.replace.tile.fill_mode.global.b1024.b32 [%rd1], 1;
+	mov.u32 %r4, smap;
+	mov.u32 %r5, %tid.x;
+	shl.b32 %r5, %r5, 2;
+	add.u32 %r6, %r4, %r5;
+	st.shared.u32 [%r6], 0;
+	bar.warp.sync -1;
+	tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%r4], 0, %r2;
+	tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd1+128], [%r4], 128;
+	ret;
+}
+)";
+
+TEST(PtxAsyncTensor, TensormapReplaceFieldsFromRegisters) {
+  auto r = compile(kReplaceKernel);
+  ASSERT_TRUE(r.program) << r.error;
+  const KernelInfo& k = kernels(*r.program)[0];
+  ASSERT_EQ(k.unsupported, "");
+  struct alignas(128) Maps {
+    uint8_t bytes[256] = {};
+  };
+  auto* maps = arena().alloc<Maps>(1);
+  *maps = Maps{};
+  Params p(k);
+  p.arg(maps).arg(uint64_t(0x123456789a0));
+  LaunchParams lp = ptxtest::launchParams(Dim3{1}, Dim3{32}, p, arena());
+  LaunchResult res = launch(*r.program, 0, lp);
+  ASSERT_TRUE(res.ok()) << res.fault.message;
+  const ptx::TensorMap m = ptx::decodeTensorMap(maps->bytes);
+  EXPECT_EQ(m.address, 0x123456789a0u);
+  EXPECT_EQ(m.rank, 4);  // the value is the rank minus one
+  EXPECT_EQ(m.box[4], 5);
+  EXPECT_EQ(m.dims[3], 300u);
+  EXPECT_EQ(m.strides[2], 68719476752u);  // 2^36 + 16: a high bit
+  EXPECT_EQ(m.elementStrides[2], 3);
+  EXPECT_EQ(m.dataType, ptx::TensorMapType::tf32);
+  EXPECT_EQ(m.interleave, 2);
+  EXPECT_EQ(m.swizzle, 1);
+  EXPECT_EQ(m.oobFill, 1);
+  EXPECT_EQ(maps->bytes[8], 0xb0);  // rank 4, elemtype f32 (7) with the tf32 bit at 16
+  EXPECT_EQ(maps->bytes[10], 0x01);
+  // the shared map: zeros but box[0] - 1 = 299 & 0xff
+  for (unsigned i = 128; i < 256; ++i) EXPECT_EQ(maps->bytes[i], i == 128 + 55 ? uint8_t(299) : 0) << i - 128;
 }
 
 }  // namespace

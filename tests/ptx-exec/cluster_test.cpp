@@ -401,22 +401,19 @@ TEST(PtxCluster, TensorCopyMulticast) {
   std::vector<uint32_t> t(16 * 8);
   for (uint32_t i = 0; i < t.size(); ++i) t[i] = 5000 + i;
   uint32_t* data = arena().upload(t);
-  ptx::TensorMapEncoding e{};
-  e.magic = ptx::TensorMapEncoding::kMagic;
-  e.dataType = uint8_t(ptx::TensorMapType::u32);
+  ptx::TensorMap e;
+  e.dataType = ptx::TensorMapType::u32;
   e.rank = 2;
-  e.elementBytes = 4;
   e.address = reinterpret_cast<uint64_t>(data);
   e.dims[0] = 16;
   e.dims[1] = 8;
   e.strides[0] = 16 * 4;
   e.box[0] = 16;
   e.box[1] = 8;
-  e.elementStrides[0] = e.elementStrides[1] = 1;
   struct alignas(64) Map {
     uint8_t bytes[128] = {};
   } map;
-  std::memcpy(map.bytes, &e, sizeof e);
+  ptx::encodeTensorMap(e, map.bytes);
   uint32_t* out = arena().alloc<uint32_t>(8 * 128);
   for (const Schedule& s : kSchedules) {
     std::fill(out, out + 8 * 128, 0xeeeeeeeeu);

@@ -172,7 +172,8 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
     for (uint32_t w = 0; w < cta.nwarps; ++w)
       broadcastLanes(reinterpret_cast<uint32_t*>(ctx.rf.data + w * rfBytes + s.offset), v);
   }
-  ctx.shared.reserve(size_t(job.sharedBytes) + 16, code.sharedAlign);
+  // a whole 128-byte allocation unit, which tensormap.replace may edit past a smaller block (isa/async_copy.cpp)
+  ctx.shared.reserve((size_t(job.sharedBytes) + 127) / 128 * 128 + 16, code.sharedAlign);
   cta.shared = ctx.shared.data;
   cta.sharedBytes = job.sharedBytes;
   cta.localStride = code.localBytes;

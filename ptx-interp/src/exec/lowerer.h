@@ -288,6 +288,7 @@ class KernelLowerer {
   void lowerWgmma(const Instruction& in);
   void lowerAsyncCopy(const Instruction& in);
   void lowerTensorCopy(const Instruction& in);
+  void lowerTensormapReplace(const Instruction& in);
   void lowerMbarrier(const Instruction& in);
   void lowerRuntimeCall(std::string_view name, const RuntimeFunction& f, const std::vector<const Operand*>& args,
                         const std::vector<const Operand*>& rets);

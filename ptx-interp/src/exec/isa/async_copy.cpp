@@ -327,24 +327,23 @@ struct TensorCopyOperands {
 
 // The tensor map a lane names: a generic address (of a kernel parameter, global or constant memory) or, as
 // `mov %rd, param` gives it in a kernel, an offset in the kernel's parameters.
-bool readTensorMap(Warp& w, const Op* op, int lane, uint64_t addr, ptx::TensorMapEncoding& map) {
+bool readTensorMap(Warp& w, const Op* op, int lane, uint64_t addr, ptx::TensorMap& map) {
   const char* why = "";
-  const uint8_t* p = mem::resolve<mem::Generic>(w, lane, addr, sizeof map, false, why);
+  uint8_t bytes[128];
+  const uint8_t* p = mem::resolve<mem::Generic>(w, lane, addr, sizeof bytes, false, why);
   const auto& params = w.cta->job->paramBuffer;
-  if (!p && addr + sizeof map <= params.size()) p = params.data() + addr;
+  if (!p && addr + sizeof bytes <= params.size()) p = params.data() + addr;
   if (!p) {
     raiseFault(w, op, lane, FaultKind::IllegalAddress, addr, "tensor map address is not readable");
     return false;
   }
-  std::memcpy(&map, p, sizeof map);
-  if (map.magic != ptx::TensorMapEncoding::kMagic) {
+  std::memcpy(bytes, p, sizeof bytes);
+  map = ptx::decodeTensorMap(bytes);
+  if (ptx::tensor_map_layout::elemtype(bytes) > 12 || map.interleave > 2) {
     raiseFault(w, op, lane, FaultKind::IllegalInstruction, addr, "operand is not a tensor map");
     return false;
   }
-  const char* unsupported = map.im2col                                 ? "im2col tensor maps"
-                            : map.interleave                           ? "interleaved tensor maps"
-                            : map.swizzle > ptx::kTensorMapSwizzle128B ? "128-byte swizzle atoms"
-                                                                       : nullptr;
+  const char* unsupported = map.im2col ? "im2col tensor maps" : map.interleave ? "interleaved tensor maps" : nullptr;
   if (unsupported) {
     raiseFault(w, op, lane, FaultKind::IllegalInstruction, addr,
                fmt::format("{} are not supported by the interpreter's tensor copies", unsupported));
@@ -354,9 +353,9 @@ bool readTensorMap(Warp& w, const Op* op, int lane, uint64_t addr, ptx::TensorMa
 }
 
 // Reduction of a tensor copy: the operation (RedOp) on the tensor map's element type; 0 when the ISA has none.
-uint32_t tensorReducer(ptx::RedOp r, uint8_t dataType) {
+uint32_t tensorReducer(ptx::RedOp r, ptx::TensorMapType dataType) {
   using T = ptx::TensorMapType;
-  switch (T(dataType)) {
+  switch (dataType) {
     case T::u32: return reducerIndex(r, Type::u32);
     case T::s32: return reducerIndex(r, Type::s32);
     case T::u64: return reducerIndex(r, Type::u64);
@@ -370,35 +369,42 @@ uint32_t tensorReducer(ptx::RedOp r, uint8_t dataType) {
   }
 }
 
-// The filler of out-of-bounds elements: zeros, or a NaN where the map asks for one (float types).
-uint64_t oobFill(const ptx::TensorMapEncoding& map) {
+// The filler of out-of-bounds elements: zeros, or where the map asks for NaN the H100's, one 16-bit pattern that is
+// a NaN at every float size.
+uint64_t oobFill(const ptx::TensorMap& map) {
   if (map.oobFill != ptx::kTensorMapOobNan) return 0;
-  switch (map.elementBytes) {
-    case 2: return 0x7fff;
-    case 4: return 0x7fffffff;
-    default: return 0x7fffffffffffffffull;
-  }
+  return uint64_t(ptx::kTensorMapNanHalf) * 0x0001000100010001ull;
 }
 
 // Copies the box at coordinates `start` between the tensor (global memory) and the dense box in shared memory at
 // offset smem: elements in row-major order, dimension 0 innermost, ceil(box / elementStride) per dimension, element k
-// of dimension i at coordinate start[i] + k * elementStride[i]. Loads fill elements outside the tensor; stores and
-// reductions skip them. Swizzled boxes move each 16-byte chunk within its 128-byte row: chunk bits [4, 4 + b) of the
-// shared address are XOR-ed with bits [7, 7 + b) (b = 1, 2, 3 for the 32, 64, 128-byte modes), so the pattern
-// repeats every 256, 512 or 1024 bytes. The shared memory is the CTA's that the address names (another CTA's of
-// the cluster through a shared::cluster address), or with `multicastTo` that CTA's at the address's offset.
-// Returns the box's bytes, 0 after a fault.
-uint64_t tensorBox(Warp& w, const Op* op, const TensorCopyOperands& v, int lane, const ptx::TensorMapEncoding& map,
+// of dimension i at coordinate start[i] + k * elementStride[i] (dimension 0's stride taken as 1, as an H100 does).
+// Loads fill elements outside the tensor; stores and reductions skip them. Swizzled boxes move each 16-byte chunk
+// within its 128-byte row: chunk bits [4, 4 + b) of the shared address are XOR-ed with bits [7, 7 + b) (b = 1, 2, 3 for
+// the 32, 64, 128-byte modes), so the pattern repeats every 256, 512 or 1024 bytes; a swizzled box whose rows are
+// shorter than the swizzle span (32, 64 or 128 bytes) places each row at the span, as an H100 does. The shared memory
+// is the CTA's that the address names (another CTA's of the cluster through a shared::cluster address), or with
+// `multicastTo` that CTA's at the address's offset. Returns the box's bytes, 0 after a fault.
+uint64_t tensorBox(Warp& w, const Op* op, const TensorCopyOperands& v, int lane, const ptx::TensorMap& map,
                    const int32_t* start, Cta* multicastTo = nullptr) {
   const TensorKind kind = v.kind;
-  const unsigned rank = map.rank, eb = map.elementBytes;
-  uint32_t count[kMaxTensorRank] = {1, 1, 1, 1, 1};
+  const unsigned rank = map.rank, eb = map.elementBytes();
+  uint32_t count[kMaxTensorRank] = {1, 1, 1, 1, 1}, step[kMaxTensorRank] = {1, 1, 1, 1, 1};
   uint64_t elements = 1;
   for (unsigned i = 0; i < rank; ++i) {
-    count[i] = (map.box[i] + map.elementStrides[i] - 1) / map.elementStrides[i];
+    // measured on an H100: dimension 0's element stride moves nothing (the box row is contiguous)
+    step[i] = i == 0 ? 1 : map.elementStrides[i];
+    count[i] = (map.box[i] + step[i] - 1) / step[i];
     elements *= count[i];
   }
+  // measured: loads of the tf32 types round each f32 to tf32 (10 fraction bits, to nearest; no subnormal flush)
+  const bool toTf32 =
+      kind == kTensorLoad && (map.dataType == ptx::TensorMapType::tf32 || map.dataType == ptx::TensorMapType::tf32ftz);
   const uint64_t bytes = elements * eb;
+  const unsigned swizzleBits = map.swizzle;  // 0 none, 1 32B, 2 64B, 3 128B
+  const uint64_t rowBytes = uint64_t(count[0]) * eb;
+  const uint64_t pitch = swizzleBits ? std::max<uint64_t>(rowBytes, 16u << swizzleBits) : rowBytes;
+  const uint64_t footprint = elements / count[0] * pitch;
   uint64_t smem = async::laneAddress(w, v.shared, lane);
   if (smem % 128) {
     raiseFault(w, op, lane, FaultKind::MisalignedAddress, smem, "tensor copy shared address not 128-byte aligned");
@@ -407,13 +413,12 @@ uint64_t tensorBox(Warp& w, const Op* op, const TensorCopyOperands& v, int lane,
   Cta* owner = multicastTo;
   uint64_t sharedBase = smem & ((uint64_t(1) << kClusterRankShift) - 1);
   if (!owner) {
-    uint8_t* shared = async::lanePointer(w, op, v.shared, lane, bytes, 128, kind == kTensorLoad);
+    uint8_t* shared = async::lanePointer(w, op, v.shared, lane, footprint, 128, kind == kTensorLoad);
     if (!shared) return 0;
     const bool generic = v.shared.where == async::kGeneric;
     owner = generic ? clusterSharedOwner(*w.cta, smem) : clusterSharedTarget(*w.cta, smem).cta;
     sharedBase = reinterpret_cast<uint64_t>(shared) - reinterpret_cast<uint64_t>(owner->shared);
   }
-  const unsigned swizzleBits = map.swizzle;  // 0 none, 1 32B, 2 64B, 3 128B
   const Reducer reduce = kind == kTensorReduce ? kReducers[tensorReducer(v.redOp, map.dataType)] : nullptr;
   if (kind == kTensorReduce && !reduce) {
     raiseFault(w, op, lane, FaultKind::IllegalInstruction, 0,
@@ -424,7 +429,7 @@ uint64_t tensorBox(Warp& w, const Op* op, const TensorCopyOperands& v, int lane,
   const MemoryValidator& memory = *w.cta->job->lp.memory;
   uint32_t k[kMaxTensorRank] = {};
   for (uint64_t e = 0; e < elements; ++e) {
-    uint64_t offset = sharedBase + e * eb;
+    uint64_t offset = sharedBase + e / count[0] * pitch + e % count[0] * eb;
     if (swizzleBits) offset ^= ((offset >> 7) & ((1u << swizzleBits) - 1)) << 4;
     if (offset + eb > owner->sharedBytes) {
       raiseFault(w, op, lane, FaultKind::IllegalAddress, offset, "swizzled tensor box past the end of shared memory");
@@ -434,7 +439,7 @@ uint64_t tensorBox(Warp& w, const Op* op, const TensorCopyOperands& v, int lane,
     bool inside = true;
     uint64_t global = map.address;
     for (unsigned i = 0; i < rank; ++i) {
-      int64_t x = int64_t(start[i]) + int64_t(k[i]) * map.elementStrides[i];
+      int64_t x = int64_t(start[i]) + int64_t(k[i]) * step[i];
       if (x < 0 || uint64_t(x) >= map.dims[i]) inside = false;
       global += uint64_t(x) * (i == 0 ? eb : map.strides[i - 1]);
     }
@@ -444,10 +449,16 @@ uint64_t tensorBox(Warp& w, const Op* op, const TensorCopyOperands& v, int lane,
     }
     uint8_t* g = reinterpret_cast<uint8_t*>(global);
     if (kind == kTensorLoad) {
-      if (inside)
-        std::memcpy(s, g, eb);
-      else
+      if (!inside) {
         std::memcpy(s, &fill, eb);
+      } else if (toTf32) {
+        uint32_t f;
+        std::memcpy(&f, g, 4);
+        if ((f & 0x7f800000u) != 0x7f800000u) f = (f + 0x1000u) & ~0x1fffu;  // ties away from zero
+        std::memcpy(s, &f, 4);
+      } else {
+        std::memcpy(s, g, eb);
+      }
     } else if (inside) {
       if (reduce)
         reduce(g, s, eb);
@@ -468,7 +479,7 @@ const Op* tensorCopy(Warp& w, const Op* op) {
   while (m) {
     int i = std::countr_zero(m);
     m &= m - 1;
-    ptx::TensorMapEncoding map;
+    ptx::TensorMap map;
     if (!readTensorMap(w, op, i, R<uint64_t>(w, v.map)[i], map)) return nullptr;
     if (map.rank != rank)
       return raiseFault(w, op, i, FaultKind::IllegalInstruction, 0,
@@ -494,6 +505,115 @@ const Op* tensorCopy(Warp& w, const Op* op) {
     uint64_t bytes = tensorBox(w, op, v, i, map, R<int32_t>(w, v.coordinates) + i * kMaxTensorRank);
     if (!bytes) return nullptr;
     if (bar) mbar::completeTx(bar, int64_t(bytes));
+  }
+  return op + 1;
+}
+
+// tensormap.replace: one field of the 128-byte tensor map at `object` (global, shared::cta or generic) set from
+// `value` (a u32 or u64 register), with `ordinal` naming the dimension of the per-dimension fields. The PTX values
+// are what cuTensorMapEncodeTiled takes (sizes, strides in bytes, a rank of rank - 1, the .elemtype codes); the map
+// holds them as ptx/tensor_map.h lays them out. Measured on an H100: only the field changes, the derived fields
+// (box bytes, shared alignment) keep their values.
+enum class TensormapField : uint32_t {
+  globalAddress,
+  rank,
+  boxDim,
+  globalDim,
+  globalStride,
+  elementStride,
+  elemtype,
+  interleaveLayout,
+  swizzleMode,
+  fillMode
+};
+
+struct TensormapReplaceOperands {
+  static constexpr uint32_t kFieldShift = async::kOpBits, kOrdinalShift = kFieldShift + 4;
+  async::AddressSlot object;
+  uint32_t value = 0;
+  TensormapField field{};
+  uint32_t ordinal = 0;
+
+  static TensormapReplaceOperands of(const Op& op) {
+    return {async::AddressSlot::of(op, 0), op.c, TensormapField((op.aux >> kFieldShift) & 15),
+            (op.aux >> kOrdinalShift) & 7};
+  }
+  void into(Op& op) const {
+    op.aux = uint32_t(field) << kFieldShift | ordinal << kOrdinalShift;
+    op.c = value;
+    object.into(op, 0);
+  }
+};
+
+// The bytes of a tensor map that tensormap.replace or tensormap.cp_fenceproxy names. An H100 allocates a CTA's shared
+// memory in 128-byte units, and a map edited in place may run past a smaller block into the rest of its unit (as
+// numba-cuda's test of tensormap.replace on a 4-byte shared array does).
+constexpr uint64_t kSharedAllocationUnit = 128;
+uint8_t* tensorMapObject(Warp& w, const Op* op, const async::AddressSlot& slot, int lane, bool write) {
+  const uint64_t addr = async::laneAddress(w, slot, lane);
+  Cta& cta = *w.cta;
+  Cta* owner = slot.where == async::kShared    ? &cta
+               : slot.where == async::kGeneric ? clusterSharedOwner(cta, addr)
+                                               : nullptr;
+  if (!owner) {
+    if (slot.where == async::kGeneric) {  // a generic address outside shared memory is a global one
+      if (cta.job->lp.memory->check(addr, 128, write)) return reinterpret_cast<uint8_t*>(addr);
+      raiseFault(w, op, lane, FaultKind::IllegalAddress, addr, "tensor map address outside device memory");
+      return nullptr;
+    }
+    return async::lanePointer(w, op, slot, lane, 128, 1, write);
+  }
+  const uint64_t off = slot.where == async::kShared ? addr : addr - reinterpret_cast<uint64_t>(owner->shared);
+  const uint64_t window = (uint64_t(owner->sharedBytes) + kSharedAllocationUnit - 1) & ~(kSharedAllocationUnit - 1);
+  if (off <= window && 128 <= window - off) return owner->shared + off;
+  raiseFault(w, op, lane, FaultKind::IllegalAddress, addr, "tensor map outside shared memory");
+  return nullptr;
+}
+
+const Op* tensormapReplace(Warp& w, const Op* op) {
+  namespace L = ptx::tensor_map_layout;
+  const TensormapReplaceOperands v = TensormapReplaceOperands::of(*op);
+  uint32_t m = w.exec;
+  while (m) {
+    int i = std::countr_zero(m);
+    m &= m - 1;
+    uint8_t* map = tensorMapObject(w, op, v.object, i, true);
+    if (!map) return nullptr;
+    const uint64_t x = v.field == TensormapField::globalAddress || v.field == TensormapField::globalStride
+                           ? R<uint64_t>(w, v.value)[i]
+                           : R<uint32_t>(w, v.value)[i];
+    const unsigned k = v.ordinal;
+    switch (v.field) {
+      case TensormapField::globalAddress: L::store<uint64_t>(map, L::kAddress, x); break;
+      case TensormapField::rank: L::setField(map, L::kRankMinusOne, uint32_t(x)); break;
+      case TensormapField::boxDim: map[L::kBox + k] = uint8_t(x - 1); break;
+      case TensormapField::globalDim: L::store<uint32_t>(map, L::kDims + 4 * k, uint32_t(x - 1)); break;
+      case TensormapField::globalStride:
+        if (k < 4) L::setGlobalStride(map, k, x);
+        break;
+      case TensormapField::elementStride: L::setElementStride(map, k, uint32_t(x)); break;
+      case TensormapField::elemtype: L::setElemtype(map, uint32_t(x)); break;
+      case TensormapField::interleaveLayout: L::setField(map, L::kInterleave, uint32_t(x)); break;
+      case TensormapField::swizzleMode: L::setField(map, L::kSwizzle, uint32_t(x)); break;
+      case TensormapField::fillMode: L::setField(map, L::kNanFill, uint32_t(x)); break;
+    }
+  }
+  return op + 1;
+}
+
+// tensormap.cp_fenceproxy: the 128-byte map copied from shared to global memory (the copy is the whole effect:
+// the interpreter has one proxy).
+const Op* tensormapCopy(Warp& w, const Op* op) {
+  const BulkCopyOperands v = BulkCopyOperands::of(*op);
+  uint32_t m = w.exec;
+  while (m) {
+    int i = std::countr_zero(m);
+    m &= m - 1;
+    uint8_t* src = tensorMapObject(w, op, v.source, i, false);
+    if (!src) return nullptr;
+    uint8_t* dst = async::lanePointer(w, op, v.destination, i, 128, 1, true);
+    if (!dst) return nullptr;
+    std::memmove(dst, src, 128);
   }
   return op + 1;
 }
@@ -564,6 +684,42 @@ void KernelLowerer::lowerTensorCopy(const Instruction& in) {
   v.into(emit(&tensorCopy));
 }
 
+void KernelLowerer::lowerTensormapReplace(const Instruction& in) {
+  using ptx::Mod;
+  static constexpr std::pair<Mod, TensormapField> kFields[] = {
+      {Mod::global_address, TensormapField::globalAddress},
+      {Mod::rank, TensormapField::rank},
+      {Mod::box_dim, TensormapField::boxDim},
+      {Mod::global_dim, TensormapField::globalDim},
+      {Mod::global_stride, TensormapField::globalStride},
+      {Mod::element_stride, TensormapField::elementStride},
+      {Mod::elemtype, TensormapField::elemtype},
+      {Mod::interleave_layout, TensormapField::interleaveLayout},
+      {Mod::swizzle_mode, TensormapField::swizzleMode},
+      {Mod::fill_mode, TensormapField::fillMode}};
+  TensormapReplaceOperands v;
+  const auto* f =
+      std::find_if(std::begin(kFields), std::end(kFields), [&](const auto& p) { return fn_->hasMod(in, p.first); });
+  if (f == std::end(kFields)) return unsupported(in, "tensormap.replace of this field (sm_100 and later)");
+  v.field = f->second;
+  const bool wide = v.field == TensormapField::globalAddress || v.field == TensormapField::globalStride;
+  const bool ordinal = v.field == TensormapField::boxDim || v.field == TensormapField::globalDim ||
+                       v.field == TensormapField::globalStride || v.field == TensormapField::elementStride;
+  if (ordinal) {
+    const Operand& o = opnd(in, 1);
+    if (o.kind != OperandKind::Imm || o.value < 0 || o.value > 4) fail(line_, "tensormap.replace ordinal 0..4");
+    v.ordinal = uint32_t(o.value);
+  }
+  if (v.field == TensormapField::elemtype) {
+    const Operand& o = opnd(in, 1);
+    if (o.kind == OperandKind::Imm && (o.value < 0 || o.value > 12))
+      return unsupported(in, "tensormap.replace of a sub-byte element type (sm_100 and later)");
+  }
+  v.object = asyncSlot(address(in, opnd(in, 0)), 0);
+  v.value = src(opnd(in, ordinal ? 2 : 1), wide ? Type::u64 : Type::u32);
+  v.into(emit(&tensormapReplace));
+}
+
 void KernelLowerer::lowerAsyncCopy(const Instruction& in) {
   const bool hint = in.has(ptx::Flag::cache_hint);
   switch (in.opcode) {
@@ -629,6 +785,16 @@ void KernelLowerer::lowerAsyncCopy(const Instruction& in) {
     }
     case Opcode::CpAsyncBulkTensor:
     case Opcode::CpReduceAsyncBulkTensor: return lowerTensorCopy(in);
+    case Opcode::TensormapReplace: return lowerTensormapReplace(in);
+    case Opcode::TensormapCpFenceproxy: {
+      const Operand& size = opnd(in, 2);
+      if (size.kind != OperandKind::Imm || size.value != 128) fail(line_, "tensormap.cp_fenceproxy size must be 128");
+      BulkCopyOperands v;
+      v.destination = asyncSlot(address(in, opnd(in, 0)), 0);
+      v.source = asyncSlot(addressIn(in, opnd(in, 1), in.space2), 1);
+      v.into(emit(&tensormapCopy));
+      return;
+    }
     // Copies are complete when issued: groups and waits have nothing to wait for, and without caches a prefetch
     // does nothing.
     case Opcode::CpAsyncCommitGroup:

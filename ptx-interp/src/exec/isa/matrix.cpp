@@ -63,24 +63,12 @@ int64_t intValue(Elem e, uint64_t bits) {
 // ---- fragment layouts: (row, column) of element e of lane l's fragment -------------------------------------------
 
 // mma (PTX ISA "Matrix fragments for mma.m16n8k*" and m8n8k*): p elements per 32-bit register (per 64-bit one for
-// f64). A: rows g and g+8 alternate by register, then columns by groups of 4p. B: K rows p*t..p*t+p-1 per register
-// in groups of 4p, column g. C/D: two adjacent columns per lane, rows g then g+8.
-}  // namespace
-
-Pos matrix::mmaA(unsigned l, unsigned e, unsigned p, unsigned m) {
-  unsigned g = l >> 2, t = l & 3, r = e / p, i = e % p, blocks = m / 8;
-  return {g + 8 * (r % blocks), p * t + 4 * p * (r / blocks) + i};
-}
-namespace {
+// f64). A and C/D: matrix.h (mmaA, mmaC). B: K rows p*t..p*t+p-1 per register in groups of 4p, column g.
 Pos mmaB(unsigned l, unsigned e, unsigned p) {
   unsigned g = l >> 2, t = l & 3, r = e / p, i = e % p;
   return {p * t + 4 * p * r + i, g};
 }
 }  // namespace
-Pos matrix::mmaC(unsigned l, unsigned e) {
-  unsigned g = l >> 2, t = l & 3;
-  return {g + 8 * (e >> 1), 2 * t + (e & 1)};
-}
 
 namespace {
 
@@ -288,13 +276,13 @@ double tensorSum(const double* prods, const int* pexp, unsigned n, float c, int 
 // The fp8 sum, as fitted to the H100's golden outputs of every finite f32-output fp8 mma (7289 of them, 0 differ):
 // the products with k mod 4 < 2 form one fixed-point sum (grid 2^(e-25), as above) truncated to f32; that value
 // and the other products form a second one, truncated to f32 again; C is added to it last, rounded to nearest by
-// the caller. With .f16 outputs the two steps round to f16 (to nearest) instead: the closest model found, 78 of
-// the 2008 finite m16n8k32_f16_e5m2 outputs still differ by an ulp. An infinity or NaN among the terms follows
-// tensorSum's rules.
+// the caller. With .f16 outputs the two steps round to f16 (to nearest) instead, and each step settles its own
+// infinities and NaNs (below); all 1600 m16n8k32_f16_e5m2 golden words match. With f32 outputs an infinity or NaN
+// among the terms follows tensorSum's rules.
 double fp8Sum(const double* prods, const int* pexp, unsigned n, float c, int cexp, const TensorSum& m, bool halfOut) {
   bool special = exponentOf(double(c)) == 1024;
   for (unsigned k = 0; k < n; ++k) special |= exponentOf(prods[k]) == 1024;
-  if (special) return tensorSum(prods, pexp, n, c, cexp, m);
+  if (special && !halfOut) return tensorSum(prods, pexp, n, c, cexp, m);
   auto fixedSum = [&](double first, bool second) -> double {
     int emax = first != 0 ? std::max(exponentOf(first), halfOut ? -14 : -126) : INT32_MIN;
     for (unsigned k = 0; k < n; ++k)
@@ -308,9 +296,23 @@ double fp8Sum(const double* prods, const int* pexp, unsigned n, float c, int cex
     const double exact = double(sum) * pow2(scale);
     return halfOut ? double(num::halfToFloat(num::doubleToHalf(exact, num::RN))) : double(toF32(exact, true));
   };
-  const double low = fixedSum(0, false);
-  if (std::isinf(low)) return low + double(c);
-  const double both = fixedSum(low, true);
+  // With .f16 outputs each step is a term of the next, and an infinity or NaN among a step's terms decides it as in
+  // tensorSum; so a first step that overflowed f16 meets an opposite infinity of the second as a NaN (measured: the
+  // ptx.matrix.mma golden outputs of m16n8k32_f16_e5m2).
+  auto step = [&](double first, bool second) -> double {
+    bool nan = first != first, pos = first == INFINITY, neg = first == -INFINITY;
+    for (unsigned k = 0; k < n; ++k)
+      if ((k % 4 >= 2) == second) {
+        nan |= prods[k] != prods[k];
+        pos |= prods[k] == INFINITY;
+        neg |= prods[k] == -INFINITY;
+      }
+    if (nan || (pos && neg)) return std::numeric_limits<double>::quiet_NaN();
+    if (pos || neg) return pos ? INFINITY : -INFINITY;
+    return fixedSum(first, second);
+  };
+  const double low = step(0, false);
+  const double both = step(low, true);
   return both + double(c);
 }
 
@@ -349,8 +351,11 @@ template <unsigned N> PTX_LANES uint32_t fixedPointRow(const double* __restrict 
   alignas(64) int emax[N];
   alignas(64) double down[N], sum[N];
   for (unsigned j = 0; j < N; ++j) emax[j] = ce[j];
-  for (unsigned q = 0; q < k; ++q)
-    for (unsigned j = 0; j < N; ++j) emax[j] = std::max(emax[j], ae[q] + be[q * N + j]);
+  // rows of B through a pointer: a 32-bit index q * N + j (which may wrap) keeps the loops from vectorizing
+  for (unsigned q = 0; q < k; ++q) {
+    const int* beRow = be + size_t(q) * N;
+    for (unsigned j = 0; j < N; ++j) emax[j] = std::max(emax[j], ae[q] + beRow[j]);
+  }
   uint32_t special = 0;
   for (unsigned j = 0; j < N; ++j) {
     special |= uint32_t(emax[j] >= kSpecialExponent / 2) << j;
@@ -362,7 +367,8 @@ template <unsigned N> PTX_LANES uint32_t fixedPointRow(const double* __restrict 
   }
   for (unsigned q = 0; q < k; ++q) {
     const double x = av[q];
-    for (unsigned j = 0; j < N; ++j) sum[j] += std::trunc((x * bv[q * N + j]) * down[j]);
+    const double* bvRow = bv + size_t(q) * N;
+    for (unsigned j = 0; j < N; ++j) sum[j] += std::trunc((x * bvRow[j]) * down[j]);
   }
   for (unsigned j = 0; j < N; ++j) r[j] = sum[j] * pow2(emax[j] - fracBits) + 0.0;
   return special;

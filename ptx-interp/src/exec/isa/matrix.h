@@ -65,9 +65,17 @@ struct Pos {
   unsigned row, col;
 };
 
-// Row and column of element e of lane l in the mma fragments of A (p elements per register, m rows) and of C/D.
-Pos mmaA(unsigned l, unsigned e, unsigned p, unsigned m);
-Pos mmaC(unsigned l, unsigned e);
+// Row and column of element e of lane l in the mma fragments of A (p elements per register, m rows) and of C/D
+// (PTX ISA "Matrix fragments for mma.m16n8k*"): A's rows g and g+8 alternate by register, then columns by groups of
+// 4p; C/D hold two adjacent columns per lane, rows g then g+8. Inline: wgmma calls them for every element.
+inline Pos mmaA(unsigned l, unsigned e, unsigned p, unsigned m) {
+  unsigned g = l >> 2, t = l & 3, r = e / p, i = e % p, blocks = m / 8;
+  return {g + 8 * (r % blocks), p * t + 4 * p * (r / blocks) + i};
+}
+inline Pos mmaC(unsigned l, unsigned e) {
+  unsigned g = l >> 2, t = l & 3;
+  return {g + 8 * (e >> 1), 2 * t + (e & 1)};
+}
 
 Elem elemOf(Type t);
 
