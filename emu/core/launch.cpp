@@ -150,20 +150,8 @@ class ContextHostServices final : public ptx::exec::HostServices {
     context_.modules().appendPrintf(text);
     return true;
   }
-  bool textureFetch(const ptx::exec::TextureRequest& request, uint32_t out[4], std::string& error) override {
-    auto resolve = [this](uint64_t handle) {
-      return textures_ ? textures_->texture(handle) : liveObject<TexObject>(handle);
-    };
-    if (const TexObject* cached = resolveForGrid(texturePins_, resolve, serial_, request.handle))
-      return cached->fetch(request, out, error);
-    auto object = resolve(request.handle);
-    if (!object) {
-      error = fmt::format("{:#x} is not a texture object", request.handle);
-      return false;
-    }
-    return object->fetch(request, out, error);
-  }
-  // The lanes through one object are fetched together: the object is resolved and its sampler prepared once.
+  // The interpreter's tex/tld4 (a warp at a time; the per-lane textureFetch is not used): the lanes through one
+  // object are fetched together, the object resolved and its sampler prepared once.
   bool textureFetchWarp(const ptx::exec::TextureWarpRequest& request, int& faultLane, std::string& error) override {
     auto resolve = [this](uint64_t handle) {
       return textures_ ? textures_->texture(handle) : liveObject<TexObject>(handle);

@@ -580,15 +580,9 @@ bool TexObject::fetchLanes(const ptx::exec::TextureWarpRequest& request, uint32_
   const TexSampler sampler(*this, request.shape);
   for (uint32_t m = lanes; m; m &= m - 1) {
     int lane = std::countr_zero(m);
-    float coords[3] = {};
-    int32_t icoords[3] = {};
-    for (unsigned d = 0; d < 3; ++d)
-      if (request.coords[d]) {
-        coords[d] = std::bit_cast<float>(request.coords[d][lane]);
-        icoords[d] = int32_t(request.coords[d][lane]);
-      }
+    const ptx::exec::TextureRequest one = request.lane(lane);
     uint32_t out[4];
-    sampler.sample(coords, icoords, request.layers ? request.layers[lane] : 0, out);
+    sampler.sample(one.coords, one.icoords, one.layer, out);
     request.store(lane, out);
   }
   return true;

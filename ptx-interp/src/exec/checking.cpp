@@ -496,13 +496,9 @@ const Op* collective(Warp& w, const Op* op) {
   const CheckedCollective c = CheckedCollective::of(*op);
   const uint32_t* mm = h::R<uint32_t>(w, c.members);
   const int first = std::countr_zero(exec);
-  uint32_t outside = 0, named = 0;
-  bool oneMask = true;
-  h::forActive(exec, [&](int i) {
-    outside |= uint32_t(((mm[i] >> i) & 1) == 0) << i;
-    named |= mm[i];
-    oneMask = oneMask && mm[i] == mm[first];
-  });
+  const uint32_t outside = h::lanesOutsideTheirMask(exec, mm);
+  uint32_t named = 0;
+  h::forActive(exec, [&](int i) { named |= mm[i]; });
   auto report = [&](WarpMaskIssue issue, uint32_t lanes, uint32_t mask) {
     return checker->warpMask(siteOf(w, op, first), w.index, c.collective, issue, lanes, mask);
   };
@@ -517,7 +513,7 @@ const Op* collective(Warp& w, const Op* op) {
     if (uint32_t exited = named & ~w.alive) stop |= report(WarpMaskIssue::ExitedLanes, exited, named);
     if (uint32_t elsewhere = named & w.alive & ~exec)
       stop |= report(WarpMaskIssue::NotExecutingLanes, elsewhere, named);
-    if (!oneMask) {
+    if (!h::oneMask(exec, mm)) {
       uint32_t different = 0, mask = 0;
       h::forActive(exec, [&](int i) {
         h::forActive(mm[i] & exec, [&](int j) {

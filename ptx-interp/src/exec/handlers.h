@@ -98,6 +98,20 @@ template <class F> PTX_HOT void forActive(uint32_t m, F f) {
   }
 }
 
+// Membermasks of a warp collective (`masks`: each lane's): the lanes of `lanes` that their own mask leaves out, and
+// whether every lane of `lanes` gives the same mask.
+inline uint32_t lanesOutsideTheirMask(uint32_t lanes, const uint32_t* masks) {
+  uint32_t outside = 0;
+  forActive(lanes, [&](int i) { outside |= uint32_t(((masks[i] >> i) & 1) == 0) << i; });
+  return outside;
+}
+inline bool oneMask(uint32_t lanes, const uint32_t* masks) {
+  const uint32_t first = masks[std::countr_zero(lanes | 0x80000000u)];
+  bool same = true;
+  forActive(lanes, [&](int i) { same = same && masks[i] == first; });
+  return same;
+}
+
 template <class T> using Signed = std::make_signed_t<T>;
 template <class T> using Unsigned = std::make_unsigned_t<T>;
 

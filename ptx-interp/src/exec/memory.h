@@ -640,8 +640,10 @@ template <class A, class M, int Ix> PTX_HOT int globalLayout(Warp& w, const Fuse
 struct HalfStarts {
   uint64_t lo = 0, hi = 0;
 };
-template <class M, int Ix> PTX_HOT HalfStarts consecutiveGlobal(Warp& w, const FusedAccess& v) {
-  if (!fullWarpFastPath(w, Rewrite::GlobalRuns)) return {};
+// `fastPath`: the switch that allows it (global-vector-runs for whole vectors, M then being one lane's vector).
+template <class M, int Ix>
+PTX_HOT HalfStarts consecutiveGlobal(Warp& w, const FusedAccess& v, Rewrite fastPath = Rewrite::GlobalRuns) {
+  if (!fullWarpFastPath(w, fastPath)) return {};
   const uint64_t* base = R<uint64_t>(w, v.base);
   const uint64_t imm = uint64_t(v.offset);
   constexpr uint64_t kSize = sizeof(M);
@@ -691,30 +693,6 @@ template <class M, int Ix> PTX_HOT HalfStarts consecutiveGlobal(Warp& w, const F
   const MemoryValidator& mv = *w.cta->job->lp.memory;
   if (h.hi == h.lo + 16 * kSize) return spanValid(mv, h.lo, h.lo + 32 * kSize) ? h : HalfStarts{};
   return spanValid(mv, h.lo, h.lo + 16 * kSize) && spanValid(mv, h.hi, h.hi + 16 * kSize) ? h : HalfStarts{};
-}
-
-// A vector (.v2/.v4) global access of a full warp whose lanes name 32 consecutive vectors (lane i at
-// start + i * N * sizeof(M): a float2/float4 array indexed by thread), all in valid memory: the start, else null
-// (then the per-lane path decides, and faults where it should). One span check replaces 32 translations; each
-// lane's vector is still moved whole, as the per-lane path moves it (copyWhole).
-template <class M, int N> PTX_HOT uint8_t* consecutiveVectors(Warp& w, uint32_t addrReg, int64_t offset) {
-  if (!fullWarpFastPath(w, Rewrite::GlobalVectorRuns)) return nullptr;
-  using V = Simd<uint64_t>;
-  constexpr uint64_t kSize = sizeof(M) * N;
-  const uint64_t* base = R<uint64_t>(w, addrReg);
-  const uint64_t x0 = base[0];
-  const V step = V{0, kSize, 2 * kSize, 3 * kSize};
-  V diff = {};
-  for (int k = 0; k < 8; ++k) {
-    V x;
-    std::memcpy(&x, base + 4 * k, sizeof x);
-    diff |= x ^ (step + (x0 + uint64_t(4 * k) * kSize));
-  }
-  if (orLanes(diff) != 0) return nullptr;
-  const uint64_t lo = x0 + uint64_t(offset);
-  constexpr uint64_t kLast = ~uint64_t(0) - 32 * kSize;
-  if ((lo & (kSize - 1)) != 0 || lo > kLast) return nullptr;
-  return spanValid(*w.cta->job->lp.memory, lo, lo + 32 * kSize) ? reinterpret_cast<uint8_t*>(lo) : nullptr;
 }
 
 // Loads or stores 16 consecutive elements of type M to/from 16 register lanes of type D.
@@ -803,29 +781,39 @@ PTX_LANES const Op* stGlobalScalar(Warp& w, const Op* op) {
   return op + 1;
 }
 
+// A vector (.v2/.v4) global access of a full warp whose half-warps each name 16 consecutive vectors in valid
+// memory (a float2/float4 array indexed by thread): one span check per half (consecutiveGlobal, a lane's vector as
+// its element) replaces 32 translations; each lane's vector is still moved whole, as the per-lane path moves it.
+template <class M, int N> struct LaneVector { alignas(sizeof(M) * N) M e[N]; };
+template <class M, int N> PTX_HOT HalfStarts vectorRuns(Warp& w, const Access& v) {
+  FusedAccess f;
+  f.base = v.address;
+  f.offset = v.offset;
+  return consecutiveGlobal<LaneVector<M, N>, kAddrPlain>(w, f, Rewrite::GlobalVectorRuns);
+}
 template <class M, int N> const Op* ldGlobalVector(Warp& w, const Op* op) {
   const Access v = Access::of(*op);
-  const uint8_t* p = consecutiveVectors<M, N>(w, v.address, v.offset);
-  if (!p) return ldLanes<Global, uint64_t, M, M, N>(w, op, v.address, v.offset, v.values);
+  const HalfStarts h = vectorRuns<M, N>(w, v);
+  if (!h.lo) return ldLanes<Global, uint64_t, M, M, N>(w, op, v.address, v.offset, v.values);
   M* out[N];
   for (int k = 0; k < N; ++k) out[k] = R<M>(w, v.values[k]);
   for (int i = 0; i < 32; ++i) {
-    alignas(16) M e[N];
-    copyWhole<sizeof e>(e, p + i * sizeof e);
-    for (int k = 0; k < N; ++k) out[k][i] = e[k];
+    LaneVector<M, N> e;
+    copyWhole<sizeof e>(&e, reinterpret_cast<const uint8_t*>(i < 16 ? h.lo : h.hi) + (i & 15) * sizeof e);
+    for (int k = 0; k < N; ++k) out[k][i] = e.e[k];
   }
   return op + 1;
 }
 template <class M, int N> const Op* stGlobalVector(Warp& w, const Op* op) {
   const Access v = Access::of(*op);
-  uint8_t* p = consecutiveVectors<M, N>(w, v.address, v.offset);
-  if (!p) return stLanes<Global, uint64_t, M, M, N>(w, op, v.address, v.offset, v.values);
+  const HalfStarts h = vectorRuns<M, N>(w, v);
+  if (!h.lo) return stLanes<Global, uint64_t, M, M, N>(w, op, v.address, v.offset, v.values);
   const M* in[N];
   for (int k = 0; k < N; ++k) in[k] = R<M>(w, v.values[k]);
   for (int i = 0; i < 32; ++i) {
-    alignas(16) M e[N];
-    for (int k = 0; k < N; ++k) e[k] = in[k][i];
-    copyWhole<sizeof e>(p + i * sizeof e, e);
+    LaneVector<M, N> e;
+    for (int k = 0; k < N; ++k) e.e[k] = in[k][i];
+    copyWhole<sizeof e>(reinterpret_cast<uint8_t*>(i < 16 ? h.lo : h.hi) + (i & 15) * sizeof e, &e);
   }
   return op + 1;
 }

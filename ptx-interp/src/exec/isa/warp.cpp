@@ -153,14 +153,6 @@ struct ElectOperands {
 // or a redux of lanes 0-15 naming all 32, beside lanes 16-31 naming themselves, over lanes 0-15 alone
 // (tools/gpu-probe/results/synccheck19-h100-2026-11-27.txt, variants 8 and 9), so `group` is what both say.
 // maskReg 0: no membermask operand, every active lane is in one group.
-// The executing lanes whose membermask leaves themselves out.
-uint32_t lanesOutsideTheirMask(Warp& w, uint32_t maskReg) {
-  const uint32_t* mm = R<uint32_t>(w, maskReg);
-  uint32_t outside = 0;
-  h::forActive(w.exec, [&](int i) { outside |= uint32_t(((mm[i] >> i) & 1) == 0) << i; });
-  return outside;
-}
-
 template <class F> void forEachMemberGroup(Warp& w, uint32_t maskReg, F fn) {
   uint32_t m = w.exec;
   if (!maskReg) return fn(m, m);
@@ -178,7 +170,7 @@ template <class F> void forEachMemberGroup(Warp& w, uint32_t maskReg, F fn) {
 PTX_LANES const Op* vote(Warp& w, const Op* op) {
   const VoteOperands v = VoteOperands::of(*op);
   if (v.members) {  // an H100 stops a vote.sync by a thread outside its own membermask (synccheck19, variant 8)
-    uint32_t outside = lanesOutsideTheirMask(w, v.members);
+    uint32_t outside = h::lanesOutsideTheirMask(w.exec, R<uint32_t>(w, v.members));
     if (outside)
       return raiseFault(w, op, std::countr_zero(outside), FaultKind::IllegalInstruction, 0,
                         "vote.sync by a thread that its membermask leaves out");
@@ -225,11 +217,7 @@ const Op* shfl(Warp& w, const Op* op) {
   alignas(64) uint8_t valid[32];
   const uint32_t alive = w.alive;
   const uint32_t* mm = R<uint32_t>(w, v.members);
-  bool oneMask = true;  // nearly always: every executing lane names the same lanes
-  {
-    const uint32_t first = mm[std::countr_zero(w.exec | 0x80000000u)];
-    h::forActive(w.exec, [&](int i) { oneMask = oneMask && mm[i] == first; });
-  }
+  const bool oneMask = h::oneMask(w.exec, mm);  // nearly always: every executing lane names the same lanes
   h::store<uint32_t>(w, v.result, [&](int i) -> uint32_t {
     uint32_t bval = b[i] & 31, cval = c[i];
     uint32_t clamp = cval & 31, segMask = (cval >> 8) & 31;
