@@ -4,6 +4,7 @@
 // holds i, so every copied element tells where it came from.
 #include <cstdint>
 #include <cstring>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -237,6 +238,41 @@ TEST_F(ptx_async_TensorMap, EncodeTiledBytes) {
     std::vector<uint8_t> want = Hex(e.bytes);
     ASSERT_EQ(want.size(), 120u) << e.label;
     EXPECT_EQ(FirstDiff(bytes + 8, want.data(), 120), "") << e.label << " (offsets from byte 8)";
+  }
+}
+
+// Which inner box rows an interleaved layout takes (box[0] times the element size, in bytes), for both interleaves
+// and a few swizzles: the results an H100 gives are recorded in the golden file.
+TEST_F(ptx_async_TensorMap, EncodeInterleavedRowBytes) {
+  Data data;
+  std::vector<uint64_t> got;
+  std::string key;
+  for (CUtensorMapInterleave il : {CU_TENSOR_MAP_INTERLEAVE_16B, CU_TENSOR_MAP_INTERLEAVE_32B})
+    for (CUtensorMapSwizzle sw : {CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_SWIZZLE_32B, CU_TENSOR_MAP_SWIZZLE_128B})
+      for (unsigned rowBytes : {2u, 8u, 16u, 24u, 32u, 48u, 64u, 128u, 256u}) {
+        Tiled t;
+        t.rank = 3;
+        t.type = CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+        t.interleave = il;
+        t.swizzle = sw;
+        t.box[0] = rowBytes / 2;
+        CUtensorMap m;
+        got.push_back(uint64_t(t.encode(m, data.buffer.ptr())));
+        key += std::to_string(il) + "/" + std::to_string(sw) + "/" + std::to_string(rowBytes) + " ";
+      }
+  const uint64_t hash = conf::Fnv(key.data(), key.size());
+  if (conf::GoldenRecord("tensormap_encode_interleaved_rows", hash, got)) return;
+  std::string source;
+  const auto& golden = conf::GoldenData(&source);
+  auto it = golden.find("tensormap_encode_interleaved_rows");
+  ASSERT_NE(it, golden.end()) << "no golden outputs" << (source.empty() ? " (CUEMU_CONF_GOLDEN is not set)" : "");
+  ASSERT_EQ(it->second.hash, hash) << "recorded for other encodings; record again";
+  ASSERT_EQ(it->second.outputs.size(), got.size());
+  std::istringstream labels(key);
+  for (size_t i = 0; i < got.size(); ++i) {
+    std::string label;
+    labels >> label;
+    EXPECT_EQ(got[i], it->second.outputs[i]) << "interleave/swizzle/row bytes " << label;
   }
 }
 

@@ -191,6 +191,15 @@ inline TensorMap decodeTensorMap(const uint8_t in[128]) {
   for (unsigned i = 0; i < 4; ++i) m.strides[i] = L::globalStride(in, i);
   m.channels = uint16_t(in[L::kBox] + 1);
   m.pixels = uint16_t(L::load<uint16_t>(in, L::kPixels) + 1);
+  if (m.im2col && m.rank >= 3) {
+    const unsigned spatial = m.rank - 2u, width = spatial == 1 ? 16 : spatial == 2 ? 8 : 5;
+    const uint32_t lower = L::load<uint16_t>(in, L::kCorners), upper = L::load<uint16_t>(in, L::kCorners + 2);
+    for (unsigned i = 0; i < spatial; ++i) {  // sign-extended from `width` bits
+      const unsigned shift = 32 - width;
+      m.lowerCorner[i] = int16_t(int32_t((lower >> (width * i)) << shift) >> shift);
+      m.upperCorner[i] = int16_t(int32_t((upper >> (width * i)) << shift) >> shift);
+    }
+  }
   return m;
 }
 

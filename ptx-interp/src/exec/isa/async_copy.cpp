@@ -1,7 +1,8 @@
 // Asynchronous copies (OpClass AsyncCopy): cp.async (commit and wait groups, the mbarrier arrive it triggers),
-// cp.async.bulk between global and shared memory, cp.reduce.async.bulk, the bulk prefetch, and the tile mode of the
-// tensor copies (cp.async.bulk.tensor, cp.reduce.async.bulk.tensor) through cuemu's tensor maps. Every copy runs at
-// issue (see exec/async.h); completion mechanisms that an mbarrier observes update it right after the copy.
+// cp.async.bulk between global and shared memory, cp.reduce.async.bulk, the bulk prefetch, and the tile and im2col
+// modes of the tensor copies (cp.async.bulk.tensor, cp.reduce.async.bulk.tensor) through cuemu's tensor maps. Every
+// copy runs at issue (see exec/async.h); completion mechanisms that an mbarrier observes update it right after the
+// copy.
 #include "exec/async.h"
 #include "exec/lowerer.h"
 #include "ptx/tensor_map.h"
@@ -263,37 +264,48 @@ const Op* bulkCopy(Warp& w, const Op* op) {
   return op + 1;
 }
 
-// ---- tensor copies (tile mode) -------------------------------------------------------------------------------------
-// The coordinates of a tensor copy (up to five s32 registers) are gathered first into one block of five per lane
-// (packCoordinate), which the copy op reads.
+// ---- tensor copies (tile and im2col modes) -------------------------------------------------------------------------
+// The coordinates of a tensor copy (up to five s32 registers) and the im2col offsets (up to three u16 registers) are
+// gathered first into one block per lane (packCoordinate), which the copy op reads: coordinates at 0..4, offsets at
+// kOffsetSlot..kOffsetSlot + 2.
 constexpr uint32_t kMaxTensorRank = 5;
+constexpr uint32_t kOffsetSlot = kMaxTensorRank, kCoordinateBlock = kOffsetSlot + 3;
 struct CoordinateOperands {
-  uint32_t block = 0;       // the lanes' blocks of kMaxTensorRank s32
-  uint32_t coordinate = 0;  // s32 register
-  uint32_t dimension = 0;
+  static constexpr uint32_t kHalfWord = 1;
+  uint32_t block = 0;       // the lanes' blocks of kCoordinateBlock s32
+  uint32_t coordinate = 0;  // s32 register (an im2col offset: u16)
+  uint32_t slot = 0;
+  bool halfWord = false;
 
-  static CoordinateOperands of(const Op& op) { return {op.d, op.a, uint32_t(op.imm)}; }
+  static CoordinateOperands of(const Op& op) { return {op.d, op.a, uint32_t(op.imm), (op.aux & kHalfWord) != 0}; }
   void into(Op& op) const {
     op.d = block;
     op.a = coordinate;
-    op.imm = dimension;
+    op.imm = slot;
+    op.aux = halfWord ? kHalfWord : 0;
   }
 };
 const Op* packCoordinate(Warp& w, const Op* op) {
   const CoordinateOperands v = CoordinateOperands::of(*op);
   int32_t* block = R<int32_t>(w, v.block);
-  const int32_t* x = R<int32_t>(w, v.coordinate);
-  h::forActive(w.exec, [&](int i) { block[i * kMaxTensorRank + v.dimension] = x[i]; });
+  if (v.halfWord) {
+    const uint16_t* x = R<uint16_t>(w, v.coordinate);
+    h::forActive(w.exec, [&](int i) { block[i * kCoordinateBlock + v.slot] = x[i]; });
+  } else {
+    const int32_t* x = R<int32_t>(w, v.coordinate);
+    h::forActive(w.exec, [&](int i) { block[i * kCoordinateBlock + v.slot] = x[i]; });
+  }
   return op + 1;
 }
 
-// cp.async.bulk.tensor / cp.reduce.async.bulk.tensor, tile mode: the box in shared memory, the tensor map's address
-// (u64 register), the coordinates' block (packCoordinate), the mbarrier of a load; multicast loads go to the CTAs of
-// ctaMask (a u32 register of a 16-bit mask).
+// cp.async.bulk.tensor / cp.reduce.async.bulk.tensor, tile or im2col mode: the box in shared memory, the tensor
+// map's address (u64 register), the coordinates' block (packCoordinate), the mbarrier of a load; multicast loads go to
+// the CTAs of ctaMask (a u32 register of a 16-bit mask).
 enum TensorKind : uint32_t { kTensorLoad = 0, kTensorStore = 1, kTensorReduce = 2 };
 struct TensorCopyOperands {
   static constexpr uint32_t kKindShift = async::kOpBits, kRankShift = async::kOpBits + 2,
-                            kMulticast = 1u << (async::kOpBits + 5), kRedOpShift = 16;
+                            kMulticast = 1u << (async::kOpBits + 5), kIm2col = 1u << (async::kOpBits + 6),
+                            kRedOpShift = 16;
   async::AddressSlot shared, mbarrier;
   uint32_t map = 0;
   uint32_t coordinates = 0;
@@ -302,6 +314,7 @@ struct TensorCopyOperands {
   uint32_t rank = 0;
   ptx::RedOp redOp{};
   bool multicast = false;
+  bool im2col = false;  // .im2col (loads, with offsets) or .im2col_no_offs (stores and reductions)
 
   static TensorCopyOperands of(const Op& op) {
     return {async::AddressSlot::of(op, 0),
@@ -312,11 +325,12 @@ struct TensorCopyOperands {
             TensorKind((op.aux >> kKindShift) & 3),
             (op.aux >> kRankShift) & 7,
             ptx::RedOp(op.aux >> kRedOpShift),
-            (op.aux & kMulticast) != 0};
+            (op.aux & kMulticast) != 0,
+            (op.aux & kIm2col) != 0};
   }
   void into(Op& op) const {
     op.aux = uint32_t(kind) << kKindShift | rank << kRankShift | uint32_t(redOp) << kRedOpShift |
-             (multicast ? kMulticast : 0);
+             (multicast ? kMulticast : 0) | (im2col ? kIm2col : 0);
     op.b = map;
     op.c = coordinates;
     op.e = ctaMask;
@@ -343,10 +357,9 @@ bool readTensorMap(Warp& w, const Op* op, int lane, uint64_t addr, ptx::TensorMa
     raiseFault(w, op, lane, FaultKind::IllegalInstruction, addr, "operand is not a tensor map");
     return false;
   }
-  const char* unsupported = map.im2col ? "im2col tensor maps" : map.interleave ? "interleaved tensor maps" : nullptr;
-  if (unsupported) {
+  if (map.interleave) {
     raiseFault(w, op, lane, FaultKind::IllegalInstruction, addr,
-               fmt::format("{} are not supported by the interpreter's tensor copies", unsupported));
+               "interleaved tensor maps are not supported by the interpreter's tensor copies");
     return false;
   }
   return true;
@@ -376,35 +389,99 @@ uint64_t oobFill(const ptx::TensorMap& map) {
   return uint64_t(ptx::kTensorMapNanHalf) * 0x0001000100010001ull;
 }
 
-// Copies the box at coordinates `start` between the tensor (global memory) and the dense box in shared memory at
-// offset smem: elements in row-major order, dimension 0 innermost, ceil(box / elementStride) per dimension, element k
-// of dimension i at coordinate start[i] + k * elementStride[i] (dimension 0's stride taken as 1, as an H100 does).
-// Loads fill elements outside the tensor; stores and reductions skip them. Swizzled boxes move each 16-byte chunk
-// within its 128-byte row: chunk bits [4, 4 + b) of the shared address are XOR-ed with bits [7, 7 + b) (b = 1, 2, 3 for
-// the 32, 64, 128-byte modes), so the pattern repeats every 256, 512 or 1024 bytes; a swizzled box whose rows are
-// shorter than the swizzle span (32, 64 or 128 bytes) places each row at the span, as an H100 does. The shared memory
-// is the CTA's that the address names (another CTA's of the cluster through a shared::cluster address), or with
-// `multicastTo` that CTA's at the address's offset. Returns the box's bytes, 0 after a fault.
+// The rows of a box (dimension 0 innermost, the elements of a row contiguous in shared memory), as coordinates of
+// dimensions 1..rank-1 of the row read or written, visited in shared-memory order.
+// Tile mode: the box's rows in row-major order; element k of dimension i at start[i] + k * elementStride[i].
+// im2col mode (measured on an H100: conformance ptx.async_TensorCopy.Golden.im2col_*): a row is a pixel of an
+// N(D)(H)WC tensor. The first is at the coordinates; each next one moves the traversal stride (the element stride)
+// along W, wrapping within the bounding box of each spatial dimension (W, H, D: lower corner to size - 1 + upper
+// corner) back to the lower corner and carrying into the next dimension, the last into N, which does not wrap. The
+// pixel read is the traversal position plus the im2col offsets of the spatial dimensions.
+struct BoxRows {
+  unsigned rank = 1;
+  uint64_t rows = 1;
+  int64_t position[kMaxTensorRank] = {};  // of the current row
+  int64_t first[kMaxTensorRank] = {}, last[kMaxTensorRank] = {}, step[kMaxTensorRank] = {};
+  int64_t offset[kMaxTensorRank] = {};
+  bool wraps[kMaxTensorRank] = {};
+
+  // The row's coordinate in dimension i (1..rank-1).
+  int64_t coordinate(unsigned i) const { return position[i] + offset[i]; }
+  void next() {
+    for (unsigned i = 1; i < rank; ++i) {
+      position[i] += step[i];
+      if (!wraps[i] || position[i] <= last[i]) return;
+      position[i] = first[i];
+    }
+  }
+};
+
+// Copies the box at coordinates `start` (im2col: and `offsets`) between the tensor (global memory) and the dense box
+// in shared memory: rows of ceil(box[0] / elementStride[0]) elements (im2col: channelsPerPixel), dimension 0's stride
+// taken as 1 as an H100 does (BoxRows gives the rows). Loads fill elements outside the tensor; stores and reductions
+// skip them. Swizzled boxes move each 16-byte chunk within its 128-byte row: chunk bits [4, 4 + b) of the shared
+// address are XOR-ed with bits [7, 7 + b) (b = 1, 2, 3 for the 32, 64, 128-byte modes), so the pattern repeats every
+// 256, 512 or 1024 bytes; a swizzled box whose rows are shorter than the swizzle span (32, 64 or 128 bytes) places each
+// row at the span, as an H100 does. The shared memory is the CTA's that the address names (another CTA's of the
+// cluster through a shared::cluster address), or with `multicastTo` that CTA's at the address's offset. Returns the
+// box's bytes, 0 after a fault.
 uint64_t tensorBox(Warp& w, const Op* op, const TensorCopyOperands& v, int lane, const ptx::TensorMap& map,
                    const int32_t* start, Cta* multicastTo = nullptr) {
   const TensorKind kind = v.kind;
   const unsigned rank = map.rank, eb = map.elementBytes();
-  uint32_t count[kMaxTensorRank] = {1, 1, 1, 1, 1}, step[kMaxTensorRank] = {1, 1, 1, 1, 1};
-  uint64_t elements = 1;
-  for (unsigned i = 0; i < rank; ++i) {
-    // measured on an H100: dimension 0's element stride moves nothing (the box row is contiguous)
-    step[i] = i == 0 ? 1 : map.elementStrides[i];
-    count[i] = (map.box[i] + step[i] - 1) / step[i];
-    elements *= count[i];
+  BoxRows rows;
+  rows.rank = rank;
+  uint32_t rowElements = 0;
+  if (v.im2col && kind != kTensorLoad) {
+    // measured: an H100 stops a .im2col_no_offs store with an illegal instruction (conformance
+    // ptx.async_TensorCopy_Faults.Golden.store_im2col_no_offs_nhwc)
+    raiseFault(w, op, lane, FaultKind::IllegalInstruction, 0, "im2col tensor stores and reductions (sm_100 and later)");
+    return 0;
+  }
+  if (v.im2col) {
+    rowElements = map.channels;
+    rows.rows = map.pixels;
+    for (unsigned i = 1; i < rank; ++i) {
+      const bool spatial = i + 1 < rank;
+      rows.position[i] = start[i];
+      rows.step[i] = map.elementStrides[i];
+      rows.wraps[i] = spatial;
+      if (!spatial) continue;
+      rows.first[i] = map.lowerCorner[i - 1];
+      rows.last[i] = int64_t(map.dims[i]) - 1 + map.upperCorner[i - 1];
+      rows.offset[i] = uint16_t(start[kOffsetSlot + i - 1]);
+      if (start[i] < rows.first[i] || start[i] > rows.last[i]) {
+        // measured: an H100 stops such a copy with an illegal instruction
+        raiseFault(w, op, lane, FaultKind::IllegalInstruction, 0,
+                   fmt::format("im2col tensor copy starting at {} in dimension {}, outside the bounding box {}..{}",
+                               start[i], i, rows.first[i], rows.last[i]));
+        return 0;
+      }
+    }
+  } else {
+    for (unsigned i = 0; i < rank; ++i) {
+      // measured on an H100: dimension 0's element stride moves nothing (the box row is contiguous)
+      const uint32_t step = i == 0 ? 1 : map.elementStrides[i];
+      const uint32_t count = (map.box[i] + step - 1) / step;
+      if (i == 0) {
+        rowElements = count;
+        continue;
+      }
+      rows.rows *= count;
+      rows.position[i] = rows.first[i] = start[i];
+      rows.step[i] = step;
+      rows.last[i] = int64_t(start[i]) + int64_t(count - 1) * step;
+      rows.wraps[i] = true;
+    }
   }
   // measured: loads of the tf32 types round each f32 to tf32 (10 fraction bits, to nearest; no subnormal flush)
   const bool toTf32 =
       kind == kTensorLoad && (map.dataType == ptx::TensorMapType::tf32 || map.dataType == ptx::TensorMapType::tf32ftz);
-  const uint64_t bytes = elements * eb;
+  const uint64_t bytes = rows.rows * rowElements * eb;
   const unsigned swizzleBits = map.swizzle;  // 0 none, 1 32B, 2 64B, 3 128B
-  const uint64_t rowBytes = uint64_t(count[0]) * eb;
+  const uint64_t rowBytes = uint64_t(rowElements) * eb;
   const uint64_t pitch = swizzleBits ? std::max<uint64_t>(rowBytes, 16u << swizzleBits) : rowBytes;
-  const uint64_t footprint = elements / count[0] * pitch;
+  const uint64_t footprint = rows.rows * pitch;
   uint64_t smem = async::laneAddress(w, v.shared, lane);
   if (smem % 128) {
     raiseFault(w, op, lane, FaultKind::MisalignedAddress, smem, "tensor copy shared address not 128-byte aligned");
@@ -427,45 +504,48 @@ uint64_t tensorBox(Warp& w, const Op* op, const TensorCopyOperands& v, int lane,
   }
   const uint64_t fill = oobFill(map);
   const MemoryValidator& memory = *w.cta->job->lp.memory;
-  uint32_t k[kMaxTensorRank] = {};
-  for (uint64_t e = 0; e < elements; ++e) {
-    uint64_t offset = sharedBase + e / count[0] * pitch + e % count[0] * eb;
-    if (swizzleBits) offset ^= ((offset >> 7) & ((1u << swizzleBits) - 1)) << 4;
-    if (offset + eb > owner->sharedBytes) {
-      raiseFault(w, op, lane, FaultKind::IllegalAddress, offset, "swizzled tensor box past the end of shared memory");
-      return 0;
+  for (uint64_t r = 0; r < rows.rows; ++r, rows.next()) {
+    bool rowInside = true;
+    uint64_t rowAddress = map.address;
+    for (unsigned i = 1; i < rank; ++i) {
+      const int64_t x = rows.coordinate(i);
+      if (x < 0 || uint64_t(x) >= map.dims[i]) rowInside = false;
+      rowAddress += uint64_t(x) * map.strides[i - 1];
     }
-    uint8_t* s = owner->shared + offset;
-    bool inside = true;
-    uint64_t global = map.address;
-    for (unsigned i = 0; i < rank; ++i) {
-      int64_t x = int64_t(start[i]) + int64_t(k[i]) * step[i];
-      if (x < 0 || uint64_t(x) >= map.dims[i]) inside = false;
-      global += uint64_t(x) * (i == 0 ? eb : map.strides[i - 1]);
-    }
-    if (inside && !memory.check(global, eb, kind != kTensorLoad)) {
-      raiseFault(w, op, lane, FaultKind::IllegalAddress, global, "tensor element outside device memory");
-      return 0;
-    }
-    uint8_t* g = reinterpret_cast<uint8_t*>(global);
-    if (kind == kTensorLoad) {
-      if (!inside) {
-        std::memcpy(s, &fill, eb);
-      } else if (toTf32) {
-        uint32_t f;
-        std::memcpy(&f, g, 4);
-        if ((f & 0x7f800000u) != 0x7f800000u) f = (f + 0x1000u) & ~0x1fffu;  // ties away from zero
-        std::memcpy(s, &f, 4);
-      } else {
-        std::memcpy(s, g, eb);
+    for (uint32_t j = 0; j < rowElements; ++j) {
+      uint64_t offset = sharedBase + r * pitch + uint64_t(j) * eb;
+      if (swizzleBits) offset ^= ((offset >> 7) & ((1u << swizzleBits) - 1)) << 4;
+      if (offset + eb > owner->sharedBytes) {
+        raiseFault(w, op, lane, FaultKind::IllegalAddress, offset, "swizzled tensor box past the end of shared memory");
+        return 0;
       }
-    } else if (inside) {
-      if (reduce)
-        reduce(g, s, eb);
-      else
-        std::memcpy(g, s, eb);
+      uint8_t* s = owner->shared + offset;
+      const int64_t x0 = int64_t(start[0]) + j;
+      const bool inside = rowInside && x0 >= 0 && uint64_t(x0) < map.dims[0];
+      const uint64_t global = rowAddress + uint64_t(x0) * eb;
+      if (inside && !memory.check(global, eb, kind != kTensorLoad)) {
+        raiseFault(w, op, lane, FaultKind::IllegalAddress, global, "tensor element outside device memory");
+        return 0;
+      }
+      uint8_t* g = reinterpret_cast<uint8_t*>(global);
+      if (kind == kTensorLoad) {
+        if (!inside) {
+          std::memcpy(s, &fill, eb);
+        } else if (toTf32) {
+          uint32_t f;
+          std::memcpy(&f, g, 4);
+          if ((f & 0x7f800000u) != 0x7f800000u) f = (f + 0x1000u) & ~0x1fffu;  // ties away from zero
+          std::memcpy(s, &f, 4);
+        } else {
+          std::memcpy(s, g, eb);
+        }
+      } else if (inside) {
+        if (reduce)
+          reduce(g, s, eb);
+        else
+          std::memcpy(g, s, eb);
+      }
     }
-    for (unsigned i = 0; i < rank && ++k[i] == count[i]; ++i) k[i] = 0;
   }
   return bytes;
 }
@@ -484,6 +564,10 @@ const Op* tensorCopy(Warp& w, const Op* op) {
     if (map.rank != rank)
       return raiseFault(w, op, i, FaultKind::IllegalInstruction, 0,
                         fmt::format("a {}-dimensional tensor copy of a tensor map of rank {}", rank, map.rank));
+    if (map.im2col != v.im2col)
+      return raiseFault(w, op, i, FaultKind::IllegalInstruction, 0,
+                        fmt::format("a {} tensor copy of {} tensor map", v.im2col ? "im2col" : "tile",
+                                    map.im2col ? "an im2col" : "a tiled"));
     if (v.multicast) {
       // the same offsets of box and mbarrier in every CTA of the 16-bit mask
       const uint64_t barOffset = async::laneAddress(w, v.mbarrier, i) & ((uint64_t(1) << kClusterRankShift) - 1);
@@ -494,7 +578,8 @@ const Op* tensorCopy(Warp& w, const Op* op) {
         if (barOffset + 8 > ctas[r]->sharedBytes || (barOffset & 7))
           return raiseFault(w, op, i, FaultKind::IllegalAddress, barOffset,
                             "mbarrier outside shared memory (multicast)");
-        const uint64_t bytes = tensorBox(w, op, v, i, map, R<int32_t>(w, v.coordinates) + i * kMaxTensorRank, ctas[r]);
+        const uint64_t bytes =
+            tensorBox(w, op, v, i, map, R<int32_t>(w, v.coordinates) + i * kCoordinateBlock, ctas[r]);
         if (!bytes) return nullptr;
         mbar::completeTx(ctas[r]->shared + barOffset, int64_t(bytes));
       }
@@ -502,7 +587,7 @@ const Op* tensorCopy(Warp& w, const Op* op) {
     }
     uint8_t* bar = nullptr;
     if (kind == kTensorLoad && !(bar = async::lanePointer(w, op, v.mbarrier, i, 8, 8, true))) return nullptr;
-    uint64_t bytes = tensorBox(w, op, v, i, map, R<int32_t>(w, v.coordinates) + i * kMaxTensorRank);
+    uint64_t bytes = tensorBox(w, op, v, i, map, R<int32_t>(w, v.coordinates) + i * kCoordinateBlock);
     if (!bytes) return nullptr;
     if (bar) mbar::completeTx(bar, int64_t(bytes));
   }
@@ -588,9 +673,10 @@ const Op* tensormapReplace(Warp& w, const Op* op) {
       case TensormapField::rank: L::setField(map, L::kRankMinusOne, uint32_t(x)); break;
       case TensormapField::boxDim: map[L::kBox + k] = uint8_t(x - 1); break;
       case TensormapField::globalDim: L::store<uint32_t>(map, L::kDims + 4 * k, uint32_t(x - 1)); break;
-      case TensormapField::globalStride:
-        if (k < 4) L::setGlobalStride(map, k, x);
-        break;
+      // ordinal 4 names no stride; an H100 writes it where the formula puts it: the low 32 bits over the word of high
+      // bits (kStrides + 16), its high bits at bits 16..19 of that word (conformance
+      // ptx.async_TensorCopy.Golden.replace_global_stride_ordinal_4_map)
+      case TensormapField::globalStride: L::setGlobalStride(map, k, x); break;
       case TensormapField::elementStride: L::setElementStride(map, k, uint32_t(x)); break;
       case TensormapField::elemtype: L::setElemtype(map, uint32_t(x)); break;
       case TensormapField::interleaveLayout: L::setField(map, L::kInterleave, uint32_t(x)); break;
@@ -642,8 +728,8 @@ async::AddressSlot KernelLowerer::asyncSlot(const Addr& a, int slot) {
 
 void KernelLowerer::lowerTensorCopy(const Instruction& in) {
   using ptx::Mod;
-  for (Mod m : {Mod::im2col, Mod::im2col_w, Mod::im2col_w_128, Mod::tile_gather4, Mod::tile_scatter4})
-    if (fn_->hasMod(in, m)) return unsupported(in, "only the tile mode of tensor copies");
+  for (Mod m : {Mod::im2col_w, Mod::im2col_w_128, Mod::tile_gather4, Mod::tile_scatter4})
+    if (fn_->hasMod(in, m)) return unsupported(in, "the tile and im2col modes of tensor copies only");
   const unsigned rank = fn_->hasMod(in, Mod::d1)   ? 1
                         : fn_->hasMod(in, Mod::d2) ? 2
                         : fn_->hasMod(in, Mod::d3) ? 3
@@ -651,6 +737,10 @@ void KernelLowerer::lowerTensorCopy(const Instruction& in) {
                         : fn_->hasMod(in, Mod::d5) ? 5
                                                    : 0;
   const bool load = in.opcode == Opcode::CpAsyncBulkTensor && in.space != ptx::Space::global;
+  const bool im2col = fn_->hasMod(in, load ? Mod::im2col : Mod::im2col_no_offs);
+  if (fn_->hasMod(in, load ? Mod::im2col_no_offs : Mod::im2col))
+    fail(line_, load ? "loads take .im2col, not .im2col_no_offs" : "stores and reductions take .im2col_no_offs");
+  if (im2col && rank < 3) fail(line_, "im2col tensor copies are 3d to 5d");
   const Operand& tensor = opnd(in, load ? 1 : 0);
   if (rank == 0 || tensor.kind != OperandKind::Bracket || tensor.value != 2)
     fail(line_, "tensor operand [map, {coordinates}]");
@@ -658,10 +748,20 @@ void KernelLowerer::lowerTensorCopy(const Instruction& in) {
   const Operand& coords = fn_->elems[tensor.index + 1];
   if (coords.kind != OperandKind::Vector || uint64_t(coords.value) != rank) fail(line_, "tensor coordinates");
   uint32_t mapReg = map.kind == OperandKind::Reg ? src(map, Type::u64) : symbolAddress(map, 8);
-  uint32_t block = temp(4 * kMaxTensorRank);
+  uint32_t block = temp(4 * kCoordinateBlock);
   for (unsigned k = 0; k < rank; ++k) {
     uint32_t x = src(fn_->elems[coords.index + k], Type::s32);
-    CoordinateOperands{block, x, k}.into(emit(&packCoordinate));
+    CoordinateOperands{block, x, k, false}.into(emit(&packCoordinate));
+  }
+  unsigned nextOperand = load ? 3 : 2;
+  if (im2col && load) {  // {offsets}: one u16 per spatial dimension
+    const Operand& offsets = opnd(in, nextOperand++);
+    if (offsets.kind != OperandKind::Vector || uint64_t(offsets.value) != rank - 2)
+      fail(line_, fmt::format("im2col offsets: a vector of {} 16-bit values", rank - 2));
+    for (unsigned k = 0; k + 2 < rank; ++k) {
+      uint32_t x = src(fn_->elems[offsets.index + k], Type::u16);
+      CoordinateOperands{block, x, kOffsetSlot + k, true}.into(emit(&packCoordinate));
+    }
   }
   Addr smem = addressIn(in, opnd(in, load ? 0 : 1), load ? in.space : in.space2);
   std::optional<Addr> bar;
@@ -670,7 +770,7 @@ void KernelLowerer::lowerTensorCopy(const Instruction& in) {
   const bool multicast = load && fn_->hasMod(in, Mod::multicast_cluster);
   if (multicast && smem.space != mem::Shared)
     return unsupported(in, "multicast tensor copies other than into shared memory");
-  const uint32_t mask = multicast ? src(opnd(in, 3), Type::u32) : 0;  // a 16-bit operand, zero-extended
+  const uint32_t mask = multicast ? src(opnd(in, nextOperand), Type::u32) : 0;  // a 16-bit operand, zero-extended
   TensorCopyOperands v;
   v.shared = asyncSlot(smem, 0);
   if (bar) v.mbarrier = asyncSlot(*bar, 2);
@@ -681,6 +781,7 @@ void KernelLowerer::lowerTensorCopy(const Instruction& in) {
   v.rank = rank;
   v.redOp = in.redOp;
   v.multicast = multicast;
+  v.im2col = im2col;
   v.into(emit(&tensorCopy));
 }
 
