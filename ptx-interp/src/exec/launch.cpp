@@ -313,9 +313,12 @@ CtaStatus runCluster(Cluster& cluster, const std::vector<uint32_t>* warpOrder, c
 }
 
 // Runs CTAs of the job on this thread until none are left. A CTA whose warps all stopped (spinning on a flag
-// another CTA writes, nanosleep, grid sync, or a long loop) is parked and the thread runs others: newly started
-// CTAs first, then the parked ones round-robin. A waiting CTA may wait for one not started yet, so new CTAs start
-// while any are left (cooperative launches: all must be co-resident anyway), up to kWaitingCtas per thread. CTAs
+// another CTA writes, nanosleep, grid sync, or a long loop) is parked and the thread runs others: a newly started
+// CTA, then one parked CTA's turn (round-robin), alternately. A waiting CTA may wait for one not started yet, so new
+// CTAs start while any are left (cooperative launches: all must be co-resident anyway), up to kWaitingCtas per
+// thread; most wait for an earlier one (a decoupled look-back scan waits for its predecessor's tile status), which
+// the turn between two starts lets finish, so few stay parked (a CUB scan of 4 Mi items: at most about 70 parked
+// CTAs per thread, each holding its registers and shared memory, instead of every one, 1 GB, without the turns). CTAs
 // preempted in long loops are resumed before new ones start once kPreemptedCtas are parked, so a long-running
 // kernel does not start its whole grid at once. When every parked CTA had a turn since the last CTA of the job
 // finished, another one starts in any case, so no schedule can hang a grid whose CTAs wait for later ones.
@@ -329,6 +332,7 @@ void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vect
   };
   std::vector<Parked> parked;  // round-robin from `next` (no allocation unless a CTA stops)
   size_t next = 0, preempted = 0;
+  bool startedLast = false;  // the last CTA run was a new one
   const size_t maxParked = job.lp.cooperative ? ~size_t(0) : kWaitingCtas;
   const size_t maxPreempted = job.lp.cooperative ? ~size_t(0) : kPreemptedCtas;
   uint64_t turnsWithoutProgress = 0, lastFinished = 0;
@@ -346,15 +350,18 @@ void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vect
       }
     }
     bool wantNew = (parked.size() < maxParked && preempted < maxPreempted) || turnsWithoutProgress >= parked.size();
+    if (startedLast && !parked.empty()) wantNew = false;  // a parked CTA's turn between two starts
     if (wantNew && job.nextCluster.load(std::memory_order_relaxed) < job.totalClusters) {
       uint64_t idx = job.nextCluster.fetch_add(1, std::memory_order_relaxed);
       if (idx < job.totalClusters) {
         ctx = takeContext();
         setupCluster(job, *ctx, clusterOrder ? (*clusterOrder)[idx] : idx);
         turnsWithoutProgress = 0;
+        startedLast = true;
       }
     }
     if (!ctx) {
+      startedLast = false;
       if (parked.empty()) break;
       if (next >= parked.size()) next = 0;
       ctx = std::move(parked[next].ctx);
