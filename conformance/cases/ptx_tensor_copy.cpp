@@ -93,9 +93,8 @@ std::string CopyKernel(const CopyForm& f, unsigned expectBytes) {
   if (!f.replace.empty()) {
     const size_t dot = f.replace.find('.');
     const size_t space = f.replace.find(' ');
-    s += "  tensormap.replace.tile." + f.replace.substr(0, dot) + ".global.b1024" +
-         f.replace.substr(dot, space - dot) + " [%rd1], " + f.replace.substr(space + 1) +
-         ";\n  fence.proxy.tensormap::generic.release.gpu;\n";
+    s += "  tensormap.replace.tile." + f.replace.substr(0, dot) + ".global.b1024" + f.replace.substr(dot, space - dot) +
+         " [%rd1], " + f.replace.substr(space + 1) + ";\n  fence.proxy.tensormap::generic.release.gpu;\n";
   }
   s += "  fence.proxy.tensormap::generic.acquire.gpu [%rd1], 128;\n";
   for (int i = 0; i < 16; ++i)
@@ -155,7 +154,8 @@ void RunCopy(const CopyForm& f) {
   uint32_t boxBytes;  // what the driver derived the copy moves (the map's word at byte 64)
   std::memcpy(&boxBytes, reinterpret_cast<const uint8_t*>(&m) + 64, 4);
   const std::string ptx = CopyKernel(f, boxBytes);
-  if (const char* dir = std::getenv("CUEMU_CONF_DUMP_PTX")) std::ofstream(std::string(dir) + "/" + f.name + ".ptx") << ptx;
+  if (const char* dir = std::getenv("CUEMU_CONF_DUMP_PTX"))
+    std::ofstream(std::string(dir) + "/" + f.name + ".ptx") << ptx;
   char log[8192] = {};
   CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void* vals[] = {log, reinterpret_cast<void*>(sizeof(log))};

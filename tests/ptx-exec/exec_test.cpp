@@ -444,6 +444,30 @@ TEST(PtxExec, SpinWaitingBlocksMakeProgress) {
   }
 }
 
+// Blocks that wait for an earlier block finish once it has, instead of staying parked (each holding its registers
+// and shared memory) until the whole grid has started: on one host thread, a parked block gets a turn between two
+// new ones. Before, all 299 blocks that wait were parked at once.
+TEST(PtxExec, BlocksWaitingForEarlierOnesDoNotPileUp) {
+  KernelRun k("basic.ptx", "lookback");
+  const int blocks = 300;
+  int* flags = arena().alloc<int>(blocks);
+  int* started = arena().alloc<int>(1);
+  int* out = arena().alloc<int>(blocks);
+  for (bool deterministic : {false, true}) {
+    std::memset(flags, 0, blocks * sizeof(int));
+    *started = 0;
+    Params p(k.info());
+    p.arg(flags).arg(started).arg(out);
+    ExecConfig cfg;
+    cfg.threads = 1;
+    cfg.deterministic = deterministic;
+    auto r = k(Dim3{blocks}, Dim3{32}, p, 0, cfg);
+    EXPECT_OK(r);
+    for (int b = 0; b < blocks; ++b) ASSERT_EQ(out[b], b + 1);
+    EXPECT_LE(r.maxParkedCtas, 2u) << (deterministic ? "deterministic" : "default") << " schedule";
+  }
+}
+
 TEST(PtxExec, DeterministicScheduleIsReproducible) {
   KernelRun k("bench.ptx", "histogram");
   const int n = 5000;

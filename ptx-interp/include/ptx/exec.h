@@ -451,6 +451,8 @@ struct LaunchParams {
 struct LaunchResult {
   bool ok() const { return fault.kind == FaultKind::None; }
   Fault fault;
+  // The most CTAs (clusters) one host thread held parked at once: each keeps its registers and shared memory.
+  uint64_t maxParkedCtas = 0;
 };
 
 LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams& params);

@@ -356,6 +356,7 @@ struct Job {
   std::atomic<uint64_t> nextCluster{0};
   std::atomic<bool> parking{false};           // some thread parked a CTA: count finished CTAs from now on
   std::atomic<uint64_t> finishedClusters{0};  // progress signal for the schedulers of parked clusters
+  std::atomic<uint64_t> maxParked{0};         // LaunchResult::maxParkedCtas
   std::atomic<bool> faulted{false};
   std::mutex faultMutex;
   Fault fault;

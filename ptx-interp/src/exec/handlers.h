@@ -100,13 +100,24 @@ template <class F> PTX_HOT void forActive(uint32_t m, F f) {
 
 // Membermasks of a warp collective (`masks`: each lane's): the lanes of `lanes` that their own mask leaves out, and
 // whether every lane of `lanes` gives the same mask.
+// (Whole warps, the common case, take a loop over all 32 lanes that the compiler vectorises: collectives such as
+// CUB's ballots run these on every execution.)
 inline uint32_t lanesOutsideTheirMask(uint32_t lanes, const uint32_t* masks) {
   uint32_t outside = 0;
+  if (lanes == kFullMask) {
+    for (int i = 0; i < 32; ++i) outside |= ((~masks[i] >> i) & 1u) << i;
+    return outside;
+  }
   forActive(lanes, [&](int i) { outside |= uint32_t(((masks[i] >> i) & 1) == 0) << i; });
   return outside;
 }
 inline bool oneMask(uint32_t lanes, const uint32_t* masks) {
   const uint32_t first = masks[std::countr_zero(lanes | 0x80000000u)];
+  if (lanes == kFullMask) {
+    uint32_t differ = 0;
+    for (int i = 0; i < 32; ++i) differ |= masks[i] ^ first;
+    return differ == 0;
+  }
   bool same = true;
   forActive(lanes, [&](int i) { same = same && masks[i] == first; });
   return same;

@@ -385,6 +385,10 @@ void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vect
       bool p = st == CtaStatus::Preempted;
       preempted += p;
       parked.insert(parked.begin() + std::ptrdiff_t(std::min(next++, parked.size())), Parked{std::move(ctx), p});
+      if (parked.size() > job.maxParked.load(std::memory_order_relaxed)) {
+        uint64_t seen = job.maxParked.load(std::memory_order_relaxed);
+        while (seen < parked.size() && !job.maxParked.compare_exchange_weak(seen, parked.size())) {}
+      }
       continue;
     }
     giveContext(std::move(ctx));
@@ -655,6 +659,7 @@ LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams&
   if (lp.config.timeoutMs) Watchdog::instance().unwatch(job);
   LaunchResult r;
   if (job.faulted.load()) r.fault = job.fault;
+  r.maxParkedCtas = job.maxParked.load();
   return r;
 }
 

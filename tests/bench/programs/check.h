@@ -3,13 +3,13 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define CHECK(call)                                                                                       \
-  do {                                                                                                    \
-    cudaError_t e_ = (call);                                                                              \
-    if (e_ != cudaSuccess) {                                                                              \
+#define CHECK(call)                                                                                      \
+  do {                                                                                                   \
+    cudaError_t e_ = (call);                                                                             \
+    if (e_ != cudaSuccess) {                                                                             \
       std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                                       \
-    }                                                                                                     \
+      std::exit(1);                                                                                      \
+    }                                                                                                    \
   } while (0)
 
 inline int verdict(bool ok, const char* what) {

@@ -128,6 +128,22 @@ extern "C" __global__ void spin(volatile int* flags, int* out) {
   }
 }
 
+// A decoupled look-back in miniature: block b > 0 waits for block b-1 to finish, and block 0 waits until block 1
+// has started, so on one host thread every block but the last waits once for a block that started after it.
+extern "C" __global__ void lookback(volatile int* flags, int* started, int* out) {
+  int b = blockIdx.x;
+  if (threadIdx.x == 0) {
+    atomicAdd(started, 1);
+    if (b == 0)
+      while (*(volatile int*)started < 2) { __nanosleep(100); }
+    else
+      while (flags[b - 1] == 0) { __nanosleep(100); }
+    out[b] = b > 0 ? out[b - 1] + 1 : 1;
+    __threadfence();
+    flags[b] = 1;
+  }
+}
+
 // SIMD intrinsics that nvcc implements with the video instruction vabsdiff4/vabsdiff2 (with and without .add).
 extern "C" __global__ void simd_video(const unsigned* a, const unsigned* b, unsigned* out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -169,30 +169,43 @@ template <class F> void forEachMemberGroup(Warp& w, uint32_t maskReg, F fn) {
 
 PTX_LANES const Op* vote(Warp& w, const Op* op) {
   const VoteOperands v = VoteOperands::of(*op);
-  if (v.members) {  // an H100 stops a vote.sync by a thread outside its own membermask (synccheck19, variant 8)
-    uint32_t outside = h::lanesOutsideTheirMask(w.exec, R<uint32_t>(w, v.members));
-    if (outside)
-      return raiseFault(w, op, std::countr_zero(outside), FaultKind::IllegalInstruction, 0,
-                        "vote.sync by a thread that its membermask leaves out");
-  }
+  const uint32_t* mm = v.members ? R<uint32_t>(w, v.members) : nullptr;
   uint32_t pm = predMask(R<uint8_t>(w, v.predicate));
   if (v.negated) pm = ~pm;
+  auto outcome = [&](uint32_t group) -> uint32_t {
+    const uint32_t ballot = pm & group;
+    switch (v.mode) {
+      case VoteOperands::All: return ballot == group;
+      case VoteOperands::Any: return ballot != 0;
+      case VoteOperands::Uni: return ballot == 0 || ballot == group;
+      default: return ballot;
+    }
+  };
+  auto store = [&](auto value) {
+    if (v.mode == VoteOperands::Ballot)
+      h::store<uint32_t>(w, v.result, [&](int i) { return value(i); });
+    else
+      h::store<uint8_t>(w, v.result, [&](int i) { return uint8_t(value(i)); });
+  };
+  // an H100 stops a vote.sync by a thread outside its own membermask (synccheck19, variant 8)
+  auto outside = [&](uint32_t lanes) {
+    return raiseFault(w, op, std::countr_zero(lanes), FaultKind::IllegalInstruction, 0,
+                      "vote.sync by a thread that its membermask leaves out");
+  };
+  if (!mm || h::oneMask(w.exec, mm)) {  // nearly always: one group, every executing lane naming the same lanes
+    const uint32_t members = mm ? mm[std::countr_zero(w.exec | 0x80000000u)] : w.exec;
+    if (uint32_t out = w.exec & ~members) return outside(out);
+    const uint32_t x = outcome(members & w.exec);
+    store([x](int) { return x; });
+    return op + 1;
+  }
+  if (uint32_t out = h::lanesOutsideTheirMask(w.exec, mm)) return outside(out);
   alignas(64) uint32_t result[32] = {};
   forEachMemberGroup(w, v.members, [&](uint32_t group, uint32_t users) {
-    uint32_t ballot = pm & group;
-    uint32_t x = 0;
-    switch (v.mode) {
-      case VoteOperands::All: x = ballot == group; break;
-      case VoteOperands::Any: x = ballot != 0; break;
-      case VoteOperands::Uni: x = ballot == 0 || ballot == group; break;
-      default: x = ballot; break;
-    }
+    const uint32_t x = outcome(group);
     h::forActive(users, [&](int i) { result[i] = x; });
   });
-  if (v.mode == VoteOperands::Ballot)
-    h::store<uint32_t>(w, v.result, [&](int i) { return result[i]; });
-  else
-    h::store<uint8_t>(w, v.result, [&](int i) { return uint8_t(result[i]); });
+  store([&](int i) { return result[i]; });
   return op + 1;
 }
 
