@@ -197,19 +197,23 @@ struct SizeOnlyTable {
 constinit const SizeOnlyTable g_sizeOnlyTable = {sizeSlot<SizeOnlyTable>()};
 
 // --- 21318c60...: a table of 92 driver-internal functions (its size slot reads 0x2e8 on driver 580). Every slot has
-// the type Runtime134Fn: the four argument registers, of which each slot reads those it uses (a caller that passes
-// fewer leaves the others unread). Known slots (read from their callers in cuBLAS 13, answers measured on an H100
-// with driver 580: tools/gpu-probe/results/stream51-h100-2026-11-27.txt):
+// the type Runtime134Fn, the first four argument registers, of which a slot reads those it uses (a caller that
+// passes fewer leaves the others unread). The known slots, from their callers in cuBLAS 13 and their answers on an
+// H100 with driver 580 (tools/gpu-probe/stream51.cpp; results/stream51-h100-2026-11-27.txt):
 //   4  (ctx, uint64_t* out): the context's id (cuCtxGetId). cuBLASLt 13 keys a cache on it during algorithm
 //      selection, with the context from tools-TLS slot 2.
-//   51 (ctx, CUstream, CUstream* out, int streamIsPerThread): the stream a CUstream value names in the context
-//      (NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD or a handle), written as a value slot 39 takes back.
-//   39 (ctx, that stream, uint64_t* out): the stream's id (cuStreamGetId).
-// cuBLAS 13 calls 51 then 39 before every launch of a kernel that uses its per-stream workspace (cublasSgemm's
-// split-K kernels, for instance) and keys the workspace on the id; cudart 13.4+ calls them in
-// cudaStreamGetCaptureInfo. Every other slot answers CUDA_ERROR_NOT_SUPPORTED and warns once naming the slot (a
-// call through a missing slot would crash the host); cudart 13.4+ calls slot 1 when it reports an error
-// (cudaSetDevice of a device that does not exist; tools/gpu-probe/results/tables17-h100-2026-11-26.txt). ---
+//   51 (ctx, CUstream, void** out, int nullIsPerThread): the stream a CUstream value names: NULL, CU_STREAM_LEGACY
+//      and CU_STREAM_PER_THREAD in `ctx` (NULL is the calling thread's per-thread stream when the flag is set;
+//      with a NULL ctx they are CUDA_ERROR_INVALID_HANDLE), a stream handle as itself whatever `ctx` is. The driver
+//      writes its internal stream object, which only slot 39 reads; cuemu writes the stream's CUstream value.
+//   39 (ctx, that stream, uint64_t* out): the stream's id (cuStreamGetId's); a NULL stream or out is
+//      CUDA_ERROR_INVALID_VALUE.
+// cuBLAS 13 calls 51 and then 39 (with its stream and the flag set for CU_STREAM_PER_THREAD) before it launches a
+// kernel that uses its per-stream workspace, cublasSgemm's split-K kernels for one, and keys the workspace on the
+// id; cuSOLVER and CuPy go through the same code, and cudart 13.4+ calls both in cudaStreamGetCaptureInfo. Every
+// other slot answers CUDA_ERROR_NOT_SUPPORTED and warns once naming the slot (a call through a missing slot would
+// crash the host); cudart 13.4+ calls slot 1 when it reports an error (cudaSetDevice of a device that does not
+// exist; tools/gpu-probe/results/tables17-h100-2026-11-26.txt). ---
 constexpr int kRuntime134Slots = 92;
 using Runtime134Fn = CUresult (*)(void*, void*, void*, int);
 
@@ -228,20 +232,20 @@ CUresult runtime134ContextId(void* context, void* out, void*, int) {
   return traced("EXPORT_TABLE[21318c60][4] context id", "(ctx, out)", result, static_cast<CUcontext>(context), out);
 }
 
-// The stream `handle` names in `context`: the special values within that context (CU_STREAM_PER_THREAD, or NULL
-// when `nullIsPerThread`, as the calling thread's per-thread stream), a handle as itself.
+// The stream `handle` names for slots 51 and 39 (above).
 Expected<std::shared_ptr<Stream>> streamOfContext(void* context, CUstream handle, bool nullIsPerThread) {
+  if (handle != nullptr && handle != CU_STREAM_LEGACY && handle != CU_STREAM_PER_THREAD) return lookup<Stream>(handle);
+  if (!context) return makeError(CUDA_ERROR_INVALID_HANDLE);
   auto resolved = resolveContext(static_cast<CUcontext>(context));
   if (!resolved) return resolved.takeError();
-  if (handle != nullptr && handle != CU_STREAM_LEGACY && handle != CU_STREAM_PER_THREAD) return lookup<Stream>(handle);
   DefaultStreamScope scope(nullIsPerThread);
   return (*resolved)->streams().resolve(handle);
 }
 
-CUresult runtime134ResolveStream(void* context, void* stream, void* out, int streamIsPerThread) {
+CUresult runtime134ResolveStream(void* context, void* stream, void* out, int nullIsPerThread) {
   CUresult result = CUDA_ERROR_INVALID_VALUE;
   if (out) {
-    auto resolved = streamOfContext(context, static_cast<CUstream>(stream), streamIsPerThread != 0);
+    auto resolved = streamOfContext(context, static_cast<CUstream>(stream), nullIsPerThread != 0);
     if (resolved) {
       CUstream handle = (*resolved)->apiHandle();
       std::memcpy(out, &handle, sizeof handle);
@@ -250,13 +254,13 @@ CUresult runtime134ResolveStream(void* context, void* stream, void* out, int str
       result = resolved.error().code;
     }
   }
-  return traced("EXPORT_TABLE[21318c60][51] resolve stream", "(ctx, stream, out, perThread)", result,
-                static_cast<CUcontext>(context), static_cast<CUstream>(stream), out, streamIsPerThread);
+  return traced("EXPORT_TABLE[21318c60][51] stream of context", "(ctx, stream, out, nullIsPerThread)", result,
+                static_cast<CUcontext>(context), static_cast<CUstream>(stream), out, nullIsPerThread);
 }
 
 CUresult runtime134StreamId(void* context, void* stream, void* out, int) {
   CUresult result = CUDA_ERROR_INVALID_VALUE;
-  if (out) {
+  if (out && stream) {
     auto resolved = streamOfContext(context, static_cast<CUstream>(stream), false);
     if (resolved) {
       unsigned long long id = (*resolved)->id();

@@ -361,34 +361,47 @@ TEST(ExportedLibrary, AnswersTheMathLibrariesRequests) {
   EXPECT_EQ(reinterpret_cast<Slot>(const_cast<void*>(slots[4]))(current, &out), CUDA_SUCCESS);
   EXPECT_EQ(out, id);
   // Slots 51 and 39, as cuBLAS 13 calls them before it launches a kernel that uses its per-stream workspace: the
-  // stream a CUstream value names in the context (the per-thread flag set for CU_STREAM_PER_THREAD), then that
-  // stream's id, which is cuStreamGetId's.
-  using ResolveStream = CUresult (*)(void*, CUstream, CUstream*, int);
+  // stream a CUstream value names (NULL as the per-thread stream when the flag is set), then that stream's id,
+  // which is cuStreamGetId's. Error answers as driver 580's (tools/gpu-probe/results/stream51-h100-2026-11-27.txt).
+  using StreamOfContext = CUresult (*)(void*, CUstream, CUstream*, int);
   using StreamId = CUresult (*)(void*, CUstream, unsigned long long*);
-  auto resolveStream = reinterpret_cast<ResolveStream>(const_cast<void*>(slots[51]));
+  auto streamOf = reinterpret_cast<StreamOfContext>(const_cast<void*>(slots[51]));
   auto streamIdOf = reinterpret_cast<StreamId>(const_cast<void*>(slots[39]));
   auto cuStreamGetId = reinterpret_cast<CUresult (*)(CUstream, unsigned long long*)>(proc("cuStreamGetId"));
   auto cuStreamCreate = reinterpret_cast<CUresult (*)(CUstream*, unsigned)>(proc("cuStreamCreate"));
   auto cuStreamDestroy = reinterpret_cast<CUresult (*)(CUstream)>(proc("cuStreamDestroy"));
-  CUstream user = nullptr, gone = nullptr;
+  CUstream user = nullptr;
   ASSERT_EQ(cuStreamCreate(&user, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
-  for (CUstream stream : {CUstream(nullptr), CU_STREAM_LEGACY, CU_STREAM_PER_THREAD, user}) {
+  auto idVia51And39 = [&](void* ctx, CUstream stream, int nullIsPerThread) {
     CUstream resolved = nullptr;
-    EXPECT_EQ(resolveStream(current, stream, &resolved, stream == CU_STREAM_PER_THREAD), CUDA_SUCCESS) << stream;
-    unsigned long long viaSlot = 0, viaApi = 1;
-    EXPECT_EQ(streamIdOf(current, resolved, &viaSlot), CUDA_SUCCESS) << stream;
-    EXPECT_EQ(cuStreamGetId(stream, &viaApi), CUDA_SUCCESS) << stream;
-    EXPECT_EQ(viaSlot, viaApi) << stream;
-    if (stream == user) {
-      EXPECT_EQ(resolved, user);
-    }
-  }
+    EXPECT_EQ(streamOf(ctx, stream, &resolved, nullIsPerThread), CUDA_SUCCESS) << stream;
+    EXPECT_NE(resolved, nullptr) << stream;
+    unsigned long long id = 0;
+    EXPECT_EQ(streamIdOf(ctx, resolved, &id), CUDA_SUCCESS) << stream;
+    return id;
+  };
+  auto apiId = [&](CUstream stream) {
+    unsigned long long id = 0;
+    EXPECT_EQ(cuStreamGetId(stream, &id), CUDA_SUCCESS) << stream;
+    return id;
+  };
+  for (CUstream stream : {CUstream(nullptr), CU_STREAM_LEGACY, CU_STREAM_PER_THREAD, user})
+    EXPECT_EQ(idVia51And39(current, stream, stream == CU_STREAM_PER_THREAD), apiId(stream)) << stream;
+  EXPECT_EQ(idVia51And39(current, nullptr, 1), apiId(CU_STREAM_PER_THREAD));
+  EXPECT_EQ(idVia51And39(current, CU_STREAM_PER_THREAD, 0), apiId(CU_STREAM_PER_THREAD));
+  EXPECT_EQ(idVia51And39(current, user, 1), apiId(user));
+  EXPECT_EQ(idVia51And39(nullptr, user, 0), apiId(user));  // a handle needs no context
   CUstream resolved = nullptr;
-  EXPECT_EQ(resolveStream(current, user, nullptr, 0), CUDA_ERROR_INVALID_VALUE);
+  unsigned long long streamId = 0;
+  EXPECT_EQ(streamOf(nullptr, nullptr, &resolved, 0), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(streamOf(current, user, nullptr, 0), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(streamIdOf(current, nullptr, &streamId), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(streamIdOf(current, user, nullptr), CUDA_ERROR_INVALID_VALUE);
+  // A destroyed stream crashes driver 580 (a use after free); cuemu answers as for any stale handle.
+  CUstream gone = nullptr;
   ASSERT_EQ(cuStreamCreate(&gone, 0), CUDA_SUCCESS);
   ASSERT_EQ(cuStreamDestroy(gone), CUDA_SUCCESS);
-  EXPECT_EQ(resolveStream(current, gone, &resolved, 0), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(streamOf(current, gone, &resolved, 0), CUDA_ERROR_INVALID_HANDLE);
   EXPECT_EQ(cuStreamDestroy(user), CUDA_SUCCESS);
   reinterpret_cast<CUresult (*)(CUdevice)>(proc("cuDevicePrimaryCtxRelease"))(0);
 }

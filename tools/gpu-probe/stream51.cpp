@@ -81,10 +81,11 @@ int main(int argc, char** argv) {
   CUstream blocking, nonBlocking;
   cuStreamCreate(&blocking, CU_STREAM_DEFAULT);
   cuStreamCreate(&nonBlocking, CU_STREAM_NON_BLOCKING);
-  std::printf("handles: blocking %p id %#llx, non-blocking %p id %#llx; ids of NULL %#llx, legacy %#llx, per-thread "
-              "%#llx\n",
-              (void*)blocking, streamId(blocking), (void*)nonBlocking, streamId(nonBlocking), streamId(nullptr),
-              streamId(CU_STREAM_LEGACY), streamId(CU_STREAM_PER_THREAD));
+  std::printf(
+      "handles: blocking %p id %#llx, non-blocking %p id %#llx; ids of NULL %#llx, legacy %#llx, per-thread "
+      "%#llx\n",
+      (void*)blocking, streamId(blocking), (void*)nonBlocking, streamId(nonBlocking), streamId(nullptr),
+      streamId(CU_STREAM_LEGACY), streamId(CU_STREAM_PER_THREAD));
 
   // As cuBLAS calls them (perThread = stream is CU_STREAM_PER_THREAD), twice each: are the answers stable?
   variant("basic", [&] {
