@@ -7,6 +7,8 @@
 #include "core/driver.h"
 #include "core/log.h"
 #include "core/module.h"
+#include "core/stream.h"
+#include "core/stream_lookup.h"
 
 #include <pthread.h>
 #include <unistd.h>
@@ -194,19 +196,28 @@ struct SizeOnlyTable {
 };
 constinit const SizeOnlyTable g_sizeOnlyTable = {sizeSlot<SizeOnlyTable>()};
 
-// --- 21318c60...: a table of 92 driver-internal functions (its size slot reads 0x2e8 on driver 580). cuBLASLt 13
-// calls slot 4 during algorithm selection with a context (from tools-TLS slot 2) and an out pointer, and keys a
-// cache on the 64-bit value written: driver 580 answers CUDA_SUCCESS and 1 for the first context of a process
-// (measured on an H100, tools/gpu-probe/results/cc12-*.txt), which is that context's cuCtxGetId; cuemu answers
-// the context's id. cuBLAS 13 also calls slots 39 and 51, whose meaning is unknown (51 only on the error path after a
-// kernel of cuBLASLt's failed to load; the GEMMs that run never call it): they and every other slot answer
-// CUDA_ERROR_NOT_SUPPORTED and warn once naming the slot (a call through a missing slot would crash the host);
-// cudart 13.4+ calls slot 1 when it reports an error (cudaSetDevice of a device that does not exist) and slots 51
-// and 39 in cudaStreamGetCaptureInfo (tools/gpu-probe/results/tables17-h100-2026-11-26.txt). ---
+// --- 21318c60...: a table of 92 driver-internal functions (its size slot reads 0x2e8 on driver 580). Every slot has
+// the type Runtime134Fn, the first four argument registers, of which a slot reads those it uses (a caller that
+// passes fewer leaves the others unread). The known slots, from their callers in cuBLAS 13 and their answers on an
+// H100 with driver 580 (tools/gpu-probe/stream51.cpp; results/stream51-h100-2026-11-27.txt):
+//   4  (ctx, uint64_t* out): the context's id (cuCtxGetId). cuBLASLt 13 keys a cache on it during algorithm
+//      selection, with the context from tools-TLS slot 2.
+//   51 (ctx, CUstream, void** out, int nullIsPerThread): the stream a CUstream value names: NULL, CU_STREAM_LEGACY
+//      and CU_STREAM_PER_THREAD in `ctx` (NULL is the calling thread's per-thread stream when the flag is set;
+//      with a NULL ctx they are CUDA_ERROR_INVALID_HANDLE), a stream handle as itself whatever `ctx` is. The driver
+//      writes its internal stream object, which only slot 39 reads; cuemu writes the stream's CUstream value.
+//   39 (ctx, that stream, uint64_t* out): the stream's id (cuStreamGetId's); a NULL stream or out is
+//      CUDA_ERROR_INVALID_VALUE.
+// cuBLAS 13 calls 51 and then 39 (with its stream and the flag set for CU_STREAM_PER_THREAD) before it launches a
+// kernel that uses its per-stream workspace, cublasSgemm's split-K kernels for one, and keys the workspace on the
+// id; cuSOLVER and CuPy go through the same code, and cudart 13.4+ calls both in cudaStreamGetCaptureInfo. Every
+// other slot answers CUDA_ERROR_NOT_SUPPORTED and warns once naming the slot (a call through a missing slot would
+// crash the host); cudart 13.4+ calls slot 1 when it reports an error (cudaSetDevice of a device that does not
+// exist; tools/gpu-probe/results/tables17-h100-2026-11-26.txt). ---
 constexpr int kRuntime134Slots = 92;
-using Runtime134Fn = CUresult (*)(void*, void*);
+using Runtime134Fn = CUresult (*)(void*, void*, void*, int);
 
-CUresult runtime134ContextId(void* context, void* out) {
+CUresult runtime134ContextId(void* context, void* out, void*, int) {
   CUresult result = CUDA_ERROR_INVALID_VALUE;
   if (out) {
     auto resolved = resolveContext(static_cast<CUcontext>(context));
@@ -221,13 +232,54 @@ CUresult runtime134ContextId(void* context, void* out) {
   return traced("EXPORT_TABLE[21318c60][4] context id", "(ctx, out)", result, static_cast<CUcontext>(context), out);
 }
 
-template <int Slot> CUresult runtime134Unsupported(void* first, void* second) {
+// The stream `handle` names for slots 51 and 39 (above).
+Expected<std::shared_ptr<Stream>> streamOfContext(void* context, CUstream handle, bool nullIsPerThread) {
+  if (handle != nullptr && handle != CU_STREAM_LEGACY && handle != CU_STREAM_PER_THREAD) return lookup<Stream>(handle);
+  if (!context) return makeError(CUDA_ERROR_INVALID_HANDLE);
+  auto resolved = resolveContext(static_cast<CUcontext>(context));
+  if (!resolved) return resolved.takeError();
+  DefaultStreamScope scope(nullIsPerThread);
+  return (*resolved)->streams().resolve(handle);
+}
+
+CUresult runtime134ResolveStream(void* context, void* stream, void* out, int nullIsPerThread) {
+  CUresult result = CUDA_ERROR_INVALID_VALUE;
+  if (out) {
+    auto resolved = streamOfContext(context, static_cast<CUstream>(stream), nullIsPerThread != 0);
+    if (resolved) {
+      CUstream handle = (*resolved)->apiHandle();
+      std::memcpy(out, &handle, sizeof handle);
+      result = CUDA_SUCCESS;
+    } else {
+      result = resolved.error().code;
+    }
+  }
+  return traced("EXPORT_TABLE[21318c60][51] stream of context", "(ctx, stream, out, nullIsPerThread)", result,
+                static_cast<CUcontext>(context), static_cast<CUstream>(stream), out, nullIsPerThread);
+}
+
+CUresult runtime134StreamId(void* context, void* stream, void* out, int) {
+  CUresult result = CUDA_ERROR_INVALID_VALUE;
+  if (out && stream) {
+    auto resolved = streamOfContext(context, static_cast<CUstream>(stream), false);
+    if (resolved) {
+      unsigned long long id = (*resolved)->id();
+      std::memcpy(out, &id, sizeof id);
+      result = CUDA_SUCCESS;
+    } else {
+      result = resolved.error().code;
+    }
+  }
+  return traced("EXPORT_TABLE[21318c60][39] stream id", "(ctx, stream, out)", result, static_cast<CUcontext>(context),
+                static_cast<CUstream>(stream), out);
+}
+
+template <int Slot> CUresult runtime134Unsupported(void* first, void* second, void*, int) {
   static std::atomic<bool> warned{false};
   if (!warned.exchange(true))
     CUEMU_WARN(
         "a library called slot {} of the driver-internal export table 21318c60, whose meaning cuemu does not "
-        "know; the call answers CUDA_ERROR_NOT_SUPPORTED (cuBLAS 13 calls slot 51 only after one of its kernels "
-        "failed to load: see the error before this one)",
+        "know; the call answers CUDA_ERROR_NOT_SUPPORTED",
         Slot);
   if (trace::on()) [[unlikely]] {
     std::string name = fmt::format("EXPORT_TABLE[21318c60][{}]", Slot);
@@ -239,8 +291,14 @@ struct Runtime134Table {
   size_t size;
   std::array<Runtime134Fn, kRuntime134Slots> slots;
 };
+template <int Slot> constexpr Runtime134Fn runtime134Slot() {
+  if constexpr (Slot == 4) return runtime134ContextId;
+  if constexpr (Slot == 39) return runtime134StreamId;
+  if constexpr (Slot == 51) return runtime134ResolveStream;
+  return runtime134Unsupported<Slot>;
+}
 template <std::size_t... Slot> constexpr Runtime134Table runtime134Table(std::index_sequence<Slot...>) {
-  return {sizeof(Runtime134Table), {(Slot + 1 == 4 ? runtime134ContextId : runtime134Unsupported<int(Slot) + 1>)...}};
+  return {sizeof(Runtime134Table), {runtime134Slot<int(Slot) + 1>()...}};
 }
 constinit const Runtime134Table g_runtime134 = runtime134Table(std::make_index_sequence<kRuntime134Slots>());
 

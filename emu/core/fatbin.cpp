@@ -525,6 +525,15 @@ Expected<std::string> entryPayload(const Container& container, const Entry& e) {
 
 }  // namespace fatbin
 
+namespace {
+constexpr std::string_view kNvjetPrefix = "nvjet_";
+constexpr std::string_view kGeneratedSass = "SASS that cuBLASLt generates at run time (an nvjet kernel: no PTX exists)";
+}  // namespace
+
+bool refusedGeneratedSass(const Error& error) {
+  return error.code == CUDA_ERROR_NO_BINARY_FOR_GPU && error.message.find(kGeneratedSass) != std::string::npos;
+}
+
 Expected<PtxImage> extractPtx(const void* image, int ccMajor, int ccMinor, size_t size) {
   auto kind = classifyImage(image, size);
   if (!kind) return kind.takeError();
@@ -554,6 +563,16 @@ Expected<PtxImage> extractPtx(const void* image, int ccMajor, int ccMinor, size_
       uint32_t sm = p[8] >= 8 ? (elfFlags >> 8) & 0xFF : elfFlags & 0xFF;
       std::string where = describeImageLocation(image);
       auto kernels = cubinKernelNames(p, size);
+      if (binaryContaining(image).empty() && !kernels.empty() && kernels.front().starts_with(kNvjetPrefix)) {
+        // cuBLASLt 13 writes the SASS of its nvjet kernels itself, right before it launches one; there is no PTX
+        // of them. Its heuristics choose them on a 12.1 device for f16/bf16 GEMMs, not on 12.0 (measured with
+        // tests/libraries: README, "NVIDIA's math libraries").
+        return makeError(CUDA_ERROR_NO_BINARY_FOR_GPU,
+                         fmt::format("{}: the image is a cubin (SASS for sm_{}) of kernel {}, {}, which cuemu cannot "
+                                     "run (it runs PTX); on the rtx-pro-6000 profile (compute capability 12.0) "
+                                     "cuBLASLt chooses cutlass kernels that have PTX for the same GEMMs",
+                                     where, sm, kernels.front(), kGeneratedSass));
+      }
       if (binaryContaining(image).empty() && !kernels.empty()) {
         // Not a cubin mapped from a binary: a library chose this SASS itself (cuBLASLt 13 does for its cutlass
         // kernels) and copied it out of its own storage; naming the kernels lets the user find the library.

@@ -113,6 +113,10 @@ struct PtxImage {
 // CUDA_ERROR_INVALID_IMAGE for malformed input; CUDA_ERROR_INVALID_VALUE for a null image.
 Expected<PtxImage> extractPtx(const void* image, int ccMajor, int ccMinor, size_t size = kUnknownImageSize);
 
+// True for extractPtx's refusal of a cubin that a library generated at run time (cuBLASLt's nvjet kernels): unlike
+// the SASS a library offers while it probes for an image, such a refusal is the one that makes its call fail.
+bool refusedGeneratedSass(const Error& error);
+
 // The PTX of the device code embedded in host binaries (cuLinkAddData's CU_JIT_INPUT_OBJECT and
 // CU_JIT_INPUT_LIBRARY): an x86-64 ELF object, executable or shared library whose .nv_fatbin / __nv_relfatbin
 // sections hold fatbinaries (nvcc -c, nvcc -dc), or an ar archive of such objects. One unit per fatbinary that

@@ -16,10 +16,11 @@ namespace {
 // A refused image. One without code for this device (SASS only, or PTX for a later one) is what NVIDIA's libraries
 // offer while they probe: cuFFT on the gb10 profile first offers each kernel's sm_120 SASS, then its PTX, and a
 // driver logs nothing. The first such refusal of a process is an error line (it explains a later failure); the
-// others are information (CUEMU_LOG=1). Every other refusal is an error line.
+// others are information (CUEMU_LOG=1). Every other refusal is an error line, SASS a library generated for its
+// call (cuBLASLt's nvjet kernels) included: it is no probe, the call fails with it.
 void logRefusedImage(const char* what, const Error& error) {
   static std::atomic<bool> refusedBefore{false};
-  const bool noCode = error.code == CUDA_ERROR_NO_BINARY_FOR_GPU;
+  const bool noCode = error.code == CUDA_ERROR_NO_BINARY_FOR_GPU && !refusedGeneratedSass(error);
   if (noCode && refusedBefore.exchange(true)) {
     CUEMU_INFO("{} load failed: {}", what, error.message);
     return;

@@ -177,15 +177,16 @@ TEST_F(Tables, LayoutsAndSlots) {
 
   EXPECT_NE(find(kUnknownF8cf), nullptr);
   // cudart calls slots of 21318c60 (13.4+; 1 in cudaSetDevice's error path, 51 and 39 in cudaStreamGetCaptureInfo)
-  // and f8cff951 (older) without checking their sizes: the tables have driver 580's sizes and every slot fails
-  // cleanly. NVRTC reads da9151d3's size and calls its slots only when there are some: it has none.
+  // and f8cff951 (older) without checking their sizes: the tables have driver 580's sizes and every slot of unknown
+  // purpose fails cleanly. NVRTC reads da9151d3's size and calls its slots only when there are some: it has none.
   for (auto [id, size] : {std::pair{&kRuntime134, 0x2e8}, std::pair{&kUnknownF8cf, 0x18}}) {
     const void* const* table = find(*id);
     ASSERT_NE(table, nullptr);
     ASSERT_EQ(reinterpret_cast<uintptr_t>(table[0]), static_cast<uintptr_t>(size));
     for (int i = 1; i < size / static_cast<int>(sizeof(void*)); ++i) {
       ASSERT_NE(table[i], nullptr) << i;
-      if (id == &kRuntime134 && i == 4) continue;  // 21318c60's slot 4 answers the context id (its own test)
+      // 21318c60's slots 4 (context id), 39 (stream id) and 51 (stream of a context) are modelled (their own tests).
+      if (id == &kRuntime134 && (i == 4 || i == 39 || i == 51)) continue;
       EXPECT_EQ(slot<UnmodelledSlotFn>(table, i)(), CUDA_ERROR_NOT_SUPPORTED) << i;
     }
   }
@@ -359,7 +360,49 @@ TEST(ExportedLibrary, AnswersTheMathLibrariesRequests) {
   uint64_t out = 0;
   EXPECT_EQ(reinterpret_cast<Slot>(const_cast<void*>(slots[4]))(current, &out), CUDA_SUCCESS);
   EXPECT_EQ(out, id);
-  EXPECT_EQ(reinterpret_cast<Slot>(const_cast<void*>(slots[51]))(current, &out), CUDA_ERROR_NOT_SUPPORTED);
+  // Slots 51 and 39, as cuBLAS 13 calls them before it launches a kernel that uses its per-stream workspace: the
+  // stream a CUstream value names (NULL as the per-thread stream when the flag is set), then that stream's id,
+  // which is cuStreamGetId's. Error answers as driver 580's (tools/gpu-probe/results/stream51-h100-2026-11-27.txt).
+  using StreamOfContext = CUresult (*)(void*, CUstream, CUstream*, int);
+  using StreamId = CUresult (*)(void*, CUstream, unsigned long long*);
+  auto streamOf = reinterpret_cast<StreamOfContext>(const_cast<void*>(slots[51]));
+  auto streamIdOf = reinterpret_cast<StreamId>(const_cast<void*>(slots[39]));
+  auto cuStreamGetId = reinterpret_cast<CUresult (*)(CUstream, unsigned long long*)>(proc("cuStreamGetId"));
+  auto cuStreamCreate = reinterpret_cast<CUresult (*)(CUstream*, unsigned)>(proc("cuStreamCreate"));
+  auto cuStreamDestroy = reinterpret_cast<CUresult (*)(CUstream)>(proc("cuStreamDestroy"));
+  CUstream user = nullptr;
+  ASSERT_EQ(cuStreamCreate(&user, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  auto idVia51And39 = [&](void* ctx, CUstream stream, int nullIsPerThread) {
+    CUstream resolved = nullptr;
+    EXPECT_EQ(streamOf(ctx, stream, &resolved, nullIsPerThread), CUDA_SUCCESS) << stream;
+    EXPECT_NE(resolved, nullptr) << stream;
+    unsigned long long id = 0;
+    EXPECT_EQ(streamIdOf(ctx, resolved, &id), CUDA_SUCCESS) << stream;
+    return id;
+  };
+  auto apiId = [&](CUstream stream) {
+    unsigned long long id = 0;
+    EXPECT_EQ(cuStreamGetId(stream, &id), CUDA_SUCCESS) << stream;
+    return id;
+  };
+  for (CUstream stream : {CUstream(nullptr), CU_STREAM_LEGACY, CU_STREAM_PER_THREAD, user})
+    EXPECT_EQ(idVia51And39(current, stream, stream == CU_STREAM_PER_THREAD), apiId(stream)) << stream;
+  EXPECT_EQ(idVia51And39(current, nullptr, 1), apiId(CU_STREAM_PER_THREAD));
+  EXPECT_EQ(idVia51And39(current, CU_STREAM_PER_THREAD, 0), apiId(CU_STREAM_PER_THREAD));
+  EXPECT_EQ(idVia51And39(current, user, 1), apiId(user));
+  EXPECT_EQ(idVia51And39(nullptr, user, 0), apiId(user));  // a handle needs no context
+  CUstream resolved = nullptr;
+  unsigned long long streamId = 0;
+  EXPECT_EQ(streamOf(nullptr, nullptr, &resolved, 0), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(streamOf(current, user, nullptr, 0), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(streamIdOf(current, nullptr, &streamId), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(streamIdOf(current, user, nullptr), CUDA_ERROR_INVALID_VALUE);
+  // A destroyed stream crashes driver 580 (a use after free); cuemu answers as for any stale handle.
+  CUstream gone = nullptr;
+  ASSERT_EQ(cuStreamCreate(&gone, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamDestroy(gone), CUDA_SUCCESS);
+  EXPECT_EQ(streamOf(current, gone, &resolved, 0), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(cuStreamDestroy(user), CUDA_SUCCESS);
   reinterpret_cast<CUresult (*)(CUdevice)>(proc("cuDevicePrimaryCtxRelease"))(0);
 }
 

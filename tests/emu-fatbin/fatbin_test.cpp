@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -465,6 +466,28 @@ TEST(Messages, NameTheBinaryHoldingTheImage) {
   EXPECT_NE(result.error().message.find("sm_86"), std::string::npos);
   EXPECT_NE(result.error().message.find("-gencode arch=compute_86,code=compute_86"), std::string::npos);
   EXPECT_EQ(binaryContaining(&n), "");  // the stack belongs to no file
+}
+
+// A cubin in heap memory whose kernel is an nvjet kernel, SASS cuBLASLt generated at run time: the refusal says
+// so and that the 12.0 profile avoids it, and refusedGeneratedSass() picks it out (the log then reports it as the
+// error it is, not as a library's probe). Any other heap cubin is not such a refusal.
+TEST(Messages, NameSassALibraryGeneratedAtRunTime) {
+  Bytes cubin = readFile(std::string(CUEMU_FATBIN_CHECKED_IN_DIR) + "/sm90.cubin");
+  auto probed = extractPtx(cubin.data(), 12, 1, cubin.size());
+  ASSERT_FALSE(probed);
+  EXPECT_EQ(probed.error().code, CUDA_ERROR_NO_BINARY_FOR_GPU);
+  EXPECT_FALSE(refusedGeneratedSass(probed.error())) << probed.error().message;
+  const std::string text = ".text.";
+  auto at = std::search(cubin.begin(), cubin.end(), text.begin(), text.end());
+  ASSERT_NE(at, cubin.end());
+  const std::string nvjet = "nvjet_";
+  std::copy(nvjet.begin(), nvjet.end(), at + static_cast<std::ptrdiff_t>(text.size()));
+  auto generated = extractPtx(cubin.data(), 12, 1, cubin.size());
+  ASSERT_FALSE(generated);
+  EXPECT_EQ(generated.error().code, CUDA_ERROR_NO_BINARY_FOR_GPU);
+  EXPECT_TRUE(refusedGeneratedSass(generated.error())) << generated.error().message;
+  EXPECT_NE(generated.error().message.find("of kernel nvjet_"), std::string::npos) << generated.error().message;
+  EXPECT_NE(generated.error().message.find("rtx-pro-6000"), std::string::npos) << generated.error().message;
 }
 
 }  // namespace

@@ -7,8 +7,9 @@
 //   library-calls run CASE             run one case, say whether it succeeded (no comparison)
 //   library-calls list                 the case names
 //
-// Record format, one block per case: "case NAME COUNT" then COUNT 32-bit words in hex (the bit patterns of f32
-// or i32 results; f16/bf16 results are widened to f32, exactly), or "error NAME message" where the GPU refused.
+// Record format, one block per case: "case NAME KIND COUNT" then COUNT 32-bit words in hex (the bit patterns of
+// f32 or i32 results, f16/bf16 results widened to f32, exactly; an f64 result is two words, low then high), or
+// "error NAME message" where the GPU refused.
 //
 // Inputs are generated on the host by a fixed linear congruential generator. The GEMM, SpMV/SpMM inputs are
 // multiples of 1/4 in [-1, 1]: every product is a multiple of 1/16 and every partial sum of up to 64 of them is
@@ -23,6 +24,7 @@
 #include <cuda_runtime.h>
 #include <cufft.h>
 #include <curand.h>
+#include <cusolverDn.h>
 #include <cusparse.h>
 
 #include <algorithm>
@@ -60,14 +62,20 @@ struct Failure {
 #define CHECK_CURAND(call) CHECK_STATUS(call, CURAND_STATUS_SUCCESS)
 #define CHECK_CUSPARSE(call) CHECK_STATUS(call, CUSPARSE_STATUS_SUCCESS)
 #define CHECK_CUFFT(call) CHECK_STATUS(call, CUFFT_SUCCESS)
+#define CHECK_CUSOLVER(call) CHECK_STATUS(call, CUSOLVER_STATUS_SUCCESS)
 
 // Results of one case: 32-bit words and how they compare.
 struct Result {
-  enum class Kind { F32, I32 } kind = Kind::F32;
+  enum class Kind { F32, I32, F64 } kind = Kind::F32;
   std::vector<uint32_t> words;
-  // Allowed |got - want| for element i (F32 only); empty: bit-exact.
+  // Allowed |got - want| for element i (F32 and F64); empty: bit-exact.
   std::vector<double> tolerance;
 };
+
+const char* kindName(Result::Kind kind) {
+  return kind == Result::Kind::I32 ? "i32" : kind == Result::Kind::F64 ? "f64" : "f32";
+}
+size_t wordsPerValue(Result::Kind kind) { return kind == Result::Kind::F64 ? 2 : 1; }
 
 uint32_t bitsOf(float f) {
   uint32_t u;
@@ -84,6 +92,29 @@ Result floats(const std::vector<float>& v) {
   Result r;
   for (float f : v) r.words.push_back(bitsOf(f));
   return r;
+}
+
+Result doubles(const std::vector<double>& v) {
+  Result r;
+  r.kind = Result::Kind::F64;
+  for (double d : v) {
+    uint64_t u;
+    std::memcpy(&u, &d, 8);
+    r.words.push_back(uint32_t(u));
+    r.words.push_back(uint32_t(u >> 32));
+  }
+  return r;
+}
+
+// Element i of a result as a double (F32 and F64 kinds).
+double valueAt(const Result& r, size_t i) {
+  if (r.kind == Result::Kind::F64) {
+    uint64_t u = uint64_t(r.words[2 * i]) | uint64_t(r.words[2 * i + 1]) << 32;
+    double d;
+    std::memcpy(&d, &u, 8);
+    return d;
+  }
+  return double(floatOf(r.words[i]));
 }
 
 // Fixed pseudo-random inputs (Knuth's MMIX LCG).
@@ -463,6 +494,99 @@ Result ltMatmulReluBiasCase() {
   return floats(d);
 }
 
+Result dgemmCase() {
+  auto a = quarters(kM * kK, 71), b = quarters(kK * kN, 72), c0 = quarters(kM * kN, 73);
+  DeviceBuffer<double> da(std::vector<double>(a.begin(), a.end())), db(std::vector<double>(b.begin(), b.end())),
+      dc(std::vector<double>(c0.begin(), c0.end()));
+  Blas blas;
+  double alpha = 1.0, beta = 0.5;
+  CHECK_CUBLAS(cublasDgemm(blas.handle, CUBLAS_OP_N, CUBLAS_OP_N, kM, kN, kK, &alpha, da.ptr, kM, db.ptr, kK, &beta,
+                           dc.ptr, kM));
+  return doubles(dc.read());
+}
+
+// f16 in and out, f32 compute: what CuPy's matmul of float16 arrays asks cuBLAS for.
+Result gemmExHalfOutCase() {
+  auto a = quarters(kM * kK, 75), b = quarters(kK * kN, 76);
+  std::vector<__half> ha, hb;
+  for (float f : a) ha.push_back(__float2half(f));
+  for (float f : b) hb.push_back(__float2half(f));
+  DeviceBuffer<__half> da(ha), db(hb), dc(size_t(kM) * kN);
+  Blas blas;
+  float alpha = 1.0f, beta = 0.0f;
+  CHECK_CUBLAS(cublasGemmEx(blas.handle, CUBLAS_OP_N, CUBLAS_OP_N, kM, kN, kK, &alpha, da.ptr, CUDA_R_16F, kM, db.ptr,
+                            CUDA_R_16F, kK, &beta, dc.ptr, CUDA_R_16F, kM, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  std::vector<float> c;
+  for (__half h : dc.read()) c.push_back(__half2float(h));
+  return floats(c);
+}
+
+// cuSOLVER's LU factorisation and solve, as CuPy's linalg.solve calls them: getrf (partial pivoting), then getrs.
+// A = L U is built with a unit lower L whose entries are at most 1/2 in magnitude (so no row is ever swapped: the
+// diagonal of each remaining column is its largest entry) and an upper U with power-of-two diagonal; every entry
+// is a multiple of 1/16. Eliminating in any order reproduces L and U exactly, and b = A x with x of quarters, so the
+// exact answers are representable. Kernels that invert a triangular block explicitly round (the inverse's entries
+// need more bits), so each value may differ by that rounding, amplified at most by the conditioning of the
+// triangular factors: the tolerance is 2^-12 (f32) / 2^-40 (f64) of the largest value in the result.
+// Result: the factors (n x n, column-major), the pivots (as floats), then the solution (n x nrhs).
+template <typename T> Result getrfGetrsCase(uint64_t seed) {
+  constexpr int n = 40, nrhs = 3;
+  Lcg g(seed);
+  std::vector<T> lower(size_t(n) * n, 0), upper(size_t(n) * n, 0);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) {
+      if (i > j) lower[i + size_t(j) * n] = T(int(g.next() % 5) - 2) / T(4);
+      if (i == j) {
+        lower[i + size_t(j) * n] = 1;
+        upper[i + size_t(j) * n] = T((g.next() & 1) ? 2 : -1) * T(1 << (g.next() % 3));
+      }
+      if (i < j) upper[i + size_t(j) * n] = T(g.quarter());
+    }
+  std::vector<T> a(size_t(n) * n, 0), x(size_t(n) * nrhs), b(size_t(n) * nrhs, 0);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i)
+      for (int k = 0; k < n; ++k) a[i + size_t(j) * n] += lower[i + size_t(k) * n] * upper[k + size_t(j) * n];
+  for (auto& v : x) v = T(g.quarter());
+  for (int r = 0; r < nrhs; ++r)
+    for (int i = 0; i < n; ++i)
+      for (int k = 0; k < n; ++k) b[i + size_t(r) * n] += a[i + size_t(k) * n] * x[k + size_t(r) * n];
+  DeviceBuffer<T> da(a), db(b);
+  DeviceBuffer<int> pivots(n), info(1);
+  cusolverDnHandle_t handle;
+  CHECK_CUSOLVER(cusolverDnCreate(&handle));
+  int work = 0;
+  if constexpr (sizeof(T) == 4) {
+    CHECK_CUSOLVER(cusolverDnSgetrf_bufferSize(handle, n, n, da.ptr, n, &work));
+    DeviceBuffer<T> workspace(size_t(std::max(work, 1)));
+    CHECK_CUSOLVER(cusolverDnSgetrf(handle, n, n, da.ptr, n, workspace.ptr, pivots.ptr, info.ptr));
+    CHECK_CUSOLVER(cusolverDnSgetrs(handle, CUBLAS_OP_N, n, nrhs, da.ptr, n, pivots.ptr, db.ptr, n, info.ptr));
+  } else {
+    CHECK_CUSOLVER(cusolverDnDgetrf_bufferSize(handle, n, n, da.ptr, n, &work));
+    DeviceBuffer<T> workspace(size_t(std::max(work, 1)));
+    CHECK_CUSOLVER(cusolverDnDgetrf(handle, n, n, da.ptr, n, workspace.ptr, pivots.ptr, info.ptr));
+    CHECK_CUSOLVER(cusolverDnDgetrs(handle, CUBLAS_OP_N, n, nrhs, da.ptr, n, pivots.ptr, db.ptr, n, info.ptr));
+  }
+  auto factors = da.read();
+  auto p = pivots.read();
+  auto solution = db.read();
+  int status = info.read()[0];
+  cusolverDnDestroy(handle);
+  if (status != 0) throw Failure{"getrf/getrs info " + std::to_string(status)};
+  std::vector<T> all(factors);
+  for (int v : p) all.push_back(T(v));
+  all.insert(all.end(), solution.begin(), solution.end());
+  double largest = 0;
+  for (T v : all) largest = std::max(largest, std::fabs(double(v)));
+  Result r;
+  if constexpr (sizeof(T) == 4)
+    r = floats(all);
+  else
+    r = doubles(all);
+  r.tolerance.assign(all.size(), std::ldexp(largest, sizeof(T) == 4 ? -12 : -40));
+  for (size_t i = factors.size(); i < factors.size() + p.size(); ++i) r.tolerance[i] = 0;  // pivots: exact
+  return r;
+}
+
 const std::map<std::string, std::function<Result()>>& cases() {
   static const std::map<std::string, std::function<Result()>> all = {
       {"curand.uniform.xorwow", [] { return curandCase(CURAND_RNG_PSEUDO_DEFAULT, false); }},
@@ -492,12 +616,16 @@ const std::map<std::string, std::function<Result()>>& cases() {
       {"cublas.sgemm.batched", batchedCase},
       {"cublas.sgemm.strided_batched", stridedBatchedCase},
       {"cublaslt.matmul.relu_bias", ltMatmulReluBiasCase},
+      {"cublas.dgemm", dgemmCase},
+      {"cublas.gemmex.f16.f16out", gemmExHalfOutCase},
+      {"cusolver.getrf_getrs.f32", [] { return getrfGetrsCase<float>(81); }},
+      {"cusolver.getrf_getrs.f64", [] { return getrfGetrsCase<double>(82); }},
   };
   return all;
 }
 
 void writeResult(std::ostream& out, const std::string& name, const Result& r) {
-  out << "case " << name << ' ' << (r.kind == Result::Kind::I32 ? "i32" : "f32") << ' ' << r.words.size() << '\n';
+  out << "case " << name << ' ' << kindName(r.kind) << ' ' << r.words.size() << '\n';
   for (size_t i = 0; i < r.words.size(); ++i) {
     char buf[16];
     std::snprintf(buf, sizeof buf, "%08x", r.words[i]);
@@ -558,7 +686,7 @@ bool readRecord(const char* path, const std::string& name, Result& want, std::st
     std::string kind;
     size_t count = 0;
     fields >> kind >> count;
-    want.kind = kind == "i32" ? Result::Kind::I32 : Result::Kind::F32;
+    want.kind = kind == "i32" ? Result::Kind::I32 : kind == "f64" ? Result::Kind::F64 : Result::Kind::F32;
     while (want.words.size() < count && in >> std::hex >> line)
       want.words.push_back(uint32_t(std::stoul(line, nullptr, 16)));
     return want.words.size() == count;
@@ -586,35 +714,38 @@ int check(const char* path, const std::string& name) {
     std::printf("FAIL %s: %s\n", name.c_str(), f.message.c_str());
     return 1;
   }
-  if (got.words.size() != want.words.size()) {
-    std::printf("FAIL %s: %zu values, the GPU gave %zu\n", name.c_str(), got.words.size(), want.words.size());
+  if (got.kind != want.kind || got.words.size() != want.words.size()) {
+    std::printf("FAIL %s: %zu %s words, the GPU gave %zu %s words\n", name.c_str(), got.words.size(),
+                kindName(got.kind), want.words.size(), kindName(want.kind));
     return 1;
   }
+  const size_t per = wordsPerValue(got.kind), values = got.words.size() / per;
   size_t bad = 0, exact = 0;
   double worst = 0;
-  for (size_t i = 0; i < got.words.size(); ++i) {
-    if (got.words[i] == want.words[i]) {
+  for (size_t i = 0; i < values; ++i) {
+    if (std::equal(got.words.begin() + i * per, got.words.begin() + (i + 1) * per, want.words.begin() + i * per)) {
       ++exact;
       continue;
     }
-    double diff =
-        got.kind == Result::Kind::F32 ? std::fabs(double(floatOf(got.words[i])) - floatOf(want.words[i])) : INFINITY;
+    double diff = got.kind == Result::Kind::I32 ? INFINITY : std::fabs(valueAt(got, i) - valueAt(want, i));
     double allowed = got.tolerance.empty() ? 0.0 : got.tolerance[i];
     worst = std::max(worst, diff);
     if (!(diff <= allowed)) {
-      if (bad < 5)
-        std::printf("  [%zu] got %08x (%g), the GPU gave %08x (%g), allowed difference %g\n", i, got.words[i],
-                    double(floatOf(got.words[i])), want.words[i], double(floatOf(want.words[i])), allowed);
+      if (bad < 5) {
+        if (got.kind == Result::Kind::I32)
+          std::printf("  [%zu] got %d, the GPU gave %d\n", i, int32_t(got.words[i]), int32_t(want.words[i]));
+        else
+          std::printf("  [%zu] got %.17g, the GPU gave %.17g, allowed difference %g\n", i, valueAt(got, i),
+                      valueAt(want, i), allowed);
+      }
       ++bad;
     }
   }
   if (bad) {
-    std::printf("FAIL %s: %zu of %zu values differ from the GPU's beyond the tolerance\n", name.c_str(), bad,
-                got.words.size());
+    std::printf("FAIL %s: %zu of %zu values differ from the GPU's beyond the tolerance\n", name.c_str(), bad, values);
     return 1;
   }
-  std::printf("PASS %s: %zu values, %zu bit-exact, largest difference %g\n", name.c_str(), got.words.size(), exact,
-              worst);
+  std::printf("PASS %s: %zu values, %zu bit-exact, largest difference %g\n", name.c_str(), values, exact, worst);
   return 0;
 }
 

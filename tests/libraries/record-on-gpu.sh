@@ -11,7 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 cuda=$(dirname "$(dirname "$(command -v nvcc)")")
 bin=$(mktemp -d)/library-calls
 g++ -std=c++17 -O1 -I"$cuda/include" "$here/library_calls.cpp" -o "$bin" -L"$cuda/lib64" -lcublasLt -lcublas \
-  -lcurand -lcusparse -lcufft -lcudart -Wl,-rpath,"$cuda/lib64" || exit 1
+  -lcurand -lcusparse -lcufft -lcusolver -lcudart -Wl,-rpath,"$cuda/lib64" || exit 1
 rm -f "$out/nvidia-gpu.txt"
 for name in $("$bin" list); do
   timeout 120 "$bin" record "$out/nvidia-gpu.txt" "$name" >> "$out/record-log.txt" 2>&1 ||
