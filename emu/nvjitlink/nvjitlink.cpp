@@ -79,6 +79,10 @@ struct Linker {
   bool lto = false;
   char cuError[16384] = {};  // cuLink's log buffers, appended to the logs above after each call
   char cuInfo[16384] = {};
+  // The options cuLinkCreate was given. They live as long as the link state: the driver keeps the address of
+  // each output option (the log sizes it writes back) and writes there on every later cuLink call.
+  std::vector<CUjit_option> cuOptionKeys;
+  std::vector<void*> cuOptionValues;
 };
 
 bool validHandle(const Linker* linker) { return linker != nullptr; }
@@ -369,8 +373,8 @@ Result create(Linker** out, uint32_t count, const char** options) {
   *out = nullptr;
   auto* linker = new (std::nothrow) Linker;
   if (!linker) return kErrorInternal;
-  std::vector<CUjit_option> keys;
-  std::vector<void*> values;
+  std::vector<CUjit_option>& keys = linker->cuOptionKeys;
+  std::vector<void*>& values = linker->cuOptionValues;
   Result parsed = parseOptions(*linker, count, options, keys, values);
   if (parsed != kSuccess) {
     delete linker;
