@@ -38,6 +38,9 @@ const std::vector<Setting>& settings() {
        "stop a grid still running after this long: its launch fails with CUDA_ERROR_LAUNCH_TIMEOUT"},
       {"--bounds", "CUEMU_BOUNDS", "MODE",
        "where an access past an allocation faults: granule (as on a GPU, default) or exact (one byte past)"},
+      {"--ipc", "CUEMU_IPC", "MODE",
+       "on (default): device memory can be exported to other processes; off: private memory, faster to touch "
+       "first on hosts without shared-memory huge pages, and cuIpcGetMemHandle answers CUDA_ERROR_NOT_SUPPORTED"},
       {"--rewrites", "CUEMU_REWRITES", "LIST",
        "interpreter fast paths: all, none, or a list such as -setp-branch or -runtime"},
       {"--timeline", "CUEMU_TIMELINE", "FILE",
@@ -88,6 +91,9 @@ std::vector<std::string> validateSettings(const SettingValues& values) {
     } else if (name == "CUEMU_BOUNDS") {
       if (value != "granule" && value != "exact")
         problems.push_back(fmt::format("{}={}: neither 'granule' nor 'exact'", name, value));
+    } else if (name == "CUEMU_IPC") {
+      if (value != "on" && value != "off" && value != "1" && value != "0")
+        problems.push_back(fmt::format("{}={}: neither 'on' nor 'off'", name, value));
     } else if (name == "CUEMU_REWRITES") {
       uint32_t mask = 0;
       std::string error;

@@ -63,6 +63,15 @@ AddressSpace::AddressSpace() {
     else if (std::strcmp(mode, "granule") != 0)
       CUEMU_ERROR("CUEMU_BOUNDS='{}' is neither 'granule' nor 'exact': using 'granule'", mode);
   }
+  if (const char* ipc = std::getenv("CUEMU_IPC"); ipc && *ipc) {
+    if (std::strcmp(ipc, "0") == 0 || std::strcmp(ipc, "off") == 0) {
+      ipcEnabled_ = false;
+      sharedFdFailed_ = true;  // no shared memory file: every allocation is private
+      CUEMU_INFO("CUEMU_IPC={}: device memory is private, interprocess sharing of it is off", ipc);
+    } else if (std::strcmp(ipc, "1") != 0 && std::strcmp(ipc, "on") != 0) {
+      CUEMU_ERROR("CUEMU_IPC='{}' is neither 'on' (1) nor 'off' (0): IPC stays on", ipc);
+    }
+  }
   // Largest reservation the system grants (address-space limits, sanitizers), aligned to a huge page.
   for (uint64_t bytes : {1024 * kGiB, 256 * kGiB, 64 * kGiB, 16 * kGiB, 4 * kGiB}) {
     void* p = mmap(nullptr, bytes + kHugePage, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -678,7 +687,9 @@ int AddressSpace::sharedFileDescriptor() {
 Expected<std::pair<int, uint64_t>> AddressSpace::shareRegion(const RegionPtr& region) const {
   if (!inRange(region->start)) return makeError(CUDA_ERROR_INVALID_VALUE, "memory below 4 GiB cannot be shared");
   if (!region->sharedBacking)
-    return makeError(CUDA_ERROR_NOT_SUPPORTED, "the memory is not the shared memory file's (memfd unavailable?)");
+    return makeError(CUDA_ERROR_NOT_SUPPORTED, ipcEnabled_
+                                                   ? "the memory is not the shared memory file's (memfd unavailable?)"
+                                                   : "device memory is private (CUEMU_IPC=0)");
   std::shared_lock lock(mutex_);
   return std::pair<int, uint64_t>(sharedFd_, region->start - base_);
 }

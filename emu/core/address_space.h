@@ -133,7 +133,7 @@ enum class BoundsMode : uint8_t {
 // every write made between the copy and the remap (a kernel's, a copy's, another thread's).
 enum class Backing : uint8_t {
   Private,  // anonymous memory (pinned host, managed, arrays, memory below 4 GiB, pools that do not export)
-  Shared,   // the shared memory file at the region's offset in the range (falls back to Private without memfd)
+  Shared,   // the shared memory file at the region's offset in the range (Private without memfd or with IPC off)
 };
 
 class AddressSpace {
@@ -232,8 +232,13 @@ class AddressSpace {
   // IPC: the shared memory file and the region's offset in it (not page-aligned for a small allocation), for a
   // region allocated with Backing::Shared; nothing is moved or remapped. CUDA_ERROR_NOT_SUPPORTED for other memory.
   Expected<std::pair<int, uint64_t>> shareRegion(const RegionPtr& region) const;
-  // The shared memfd itself (created on first use), or -1 where memfd is unavailable.
+  // The shared memfd itself (created on first use), or -1 where memfd is unavailable or IPC is off.
   int sharedFileDescriptor();
+  // Whether device memory may be exported to other processes (CUEMU_IPC, default on). Off, device memory is
+  // private anonymous memory, which the host backs with transparent huge pages where shared memory gets none:
+  // the first touch of a large allocation is then several times faster, and cuIpcGetMemHandle, pools with
+  // POSIX descriptors and their exports answer CUDA_ERROR_NOT_SUPPORTED.
+  bool ipcEnabled() const { return ipcEnabled_; }
 
   // Device memory accounting against each device's configured capacity (CUDA_ERROR_OUT_OF_MEMORY past it).
   bool charge(int device, uint64_t bytes);
@@ -311,7 +316,8 @@ class AddressSpace {
   void reclaim(MemoryRegion& region);
   friend class RegionLease;
   int sharedFd_ = -1;
-  bool sharedFdFailed_ = false;  // memfd_create or its size refused: not tried again
+  bool sharedFdFailed_ = false;  // memfd_create or its size refused, or IPC off: not tried again
+  bool ipcEnabled_ = true;
   std::atomic<uint64_t> nextBufferId_{1};
   static constexpr int kMaxDevices = limits::kMaxDevices;
   std::atomic<uint64_t> used_[kMaxDevices] = {};

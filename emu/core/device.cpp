@@ -1,5 +1,6 @@
 #include "core/device.h"
 
+#include "core/address_space.h"
 #include "core/config.h"
 #include "core/context.h"
 #include "core/log.h"

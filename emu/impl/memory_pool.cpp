@@ -196,6 +196,10 @@ CUresult cuMemPoolCreate(CUmemoryPool* pool, const CUmemPoolProps* props) {
   bool managed = props->allocType == CU_MEM_ALLOCATION_TYPE_MANAGED;
   if (props->allocType != CU_MEM_ALLOCATION_TYPE_PINNED && !managed) return CUDA_ERROR_INVALID_VALUE;
   if (props->handleTypes & ~memops::kCreatableHandleTypes) return CUDA_ERROR_NOT_SUPPORTED;
+  // With IPC off (CUEMU_IPC=0) the device reports no pool handle type, and such a pool is refused as any type the
+  // device does not support.
+  if ((props->handleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) && !AddressSpace::instance().ipcEnabled())
+    return CUDA_ERROR_NOT_SUPPORTED;
   if (managed && props->handleTypes != CU_MEM_HANDLE_TYPE_NONE) return CUDA_ERROR_INVALID_VALUE;  // not shareable
   auto device = poolLocation(props->location, props->allocType);
   if (!device) return CUDA_ERROR_INVALID_VALUE;

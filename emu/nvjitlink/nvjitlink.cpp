@@ -6,9 +6,9 @@
 // PTX, fatbinaries, relocatable objects and libraries that carry PTX, and the "cubin" it returns is the linked
 // PTX text, which cuemu's cuModuleLoadData/cuLibraryLoadData accept (as NVIDIA's driver accepts PTX there too).
 // LTO-IR (NVVM bitcode) needs NVIDIA's optimiser: the LTO-IR inputs of a link go to NVIDIA's libnvJitLink.so.13
-// (CUEMU_NVJITLINK_LIBRARY, else the toolkit's), run in a child process and asked for PTX (`-lto -ptx`), and that
-// PTX joins the other inputs in cuemu's link. Without NVIDIA's library such input fails with
-// NVJITLINK_ERROR_UNRECOGNIZED_INPUT and the error log says why.
+// (CUEMU_NVJITLINK_LIBRARY, else the toolkit's), run by the helper program cuemu-nvjitlink-lto beside this library
+// (lto_helper.cpp) and asked for PTX (`-lto -ptx`), and that PTX joins the other inputs in cuemu's link. Without
+// NVIDIA's library such input fails with NVJITLINK_ERROR_UNRECOGNIZED_INPUT and the error log says why.
 //
 // `nvJitLinkVersion` is exported only as a hidden version (nvJitLinkVersion@libnvJitLink.so.13, the end of this
 // file): programs linked against NVIDIA's library bind to it, but clients that probe for it with dlsym to decide
@@ -21,7 +21,9 @@
 #include <cuda.h>
 #include <dlfcn.h>
 #include <limits.h>
+#include <spawn.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -34,6 +36,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+extern char** environ;
 
 namespace {
 
@@ -79,6 +83,10 @@ struct Linker {
   bool lto = false;
   char cuError[16384] = {};  // cuLink's log buffers, appended to the logs above after each call
   char cuInfo[16384] = {};
+  // The options cuLinkCreate was given. They live as long as the link state: the driver keeps the address of
+  // each output option (the log sizes it writes back) and writes there on every later cuLink call.
+  std::vector<CUjit_option> cuOptionKeys;
+  std::vector<void*> cuOptionValues;
 };
 
 bool validHandle(const Linker* linker) { return linker != nullptr; }
@@ -108,31 +116,29 @@ InputType guessType(const void* data, size_t size) {
   return kInputPtx;
 }
 
-// NVIDIA's nvJitLink, for LTO-IR. It runs in a child process of its own: loaded beside cuemu's library of the
-// same name, NVIDIA's aborts in its exit handler, and a child keeps the client's process clear of it.
-struct RealNvJitLink {
-  using Handle = void*;
-  int (*create)(Handle*, uint32_t, const char**) = nullptr;
-  int (*destroy)(Handle*) = nullptr;
-  int (*addData)(Handle, int, const void*, size_t, const char*) = nullptr;
-  int (*complete)(Handle) = nullptr;
-  int (*ptxSize)(Handle, size_t*) = nullptr;
-  int (*ptx)(Handle, char*) = nullptr;
-  int (*errorLogSize)(Handle, size_t*) = nullptr;
-  int (*errorLog)(Handle, char*) = nullptr;
-};
-
 std::string realPathOf(const char* path) {
   char resolved[PATH_MAX];
   return realpath(path, resolved) ? std::string(resolved) : std::string();
 }
 
+// This library's file, or empty.
+std::string ownPath() {
+  Dl_info self{};
+  if (!dladdr(reinterpret_cast<void*>(&realPathOf), &self) || !self.dli_fname) return {};
+  return realPathOf(self.dli_fname);
+}
+
+// This library's folder, where the helper program is installed too.
+std::string ownDirectory() {
+  std::string path = ownPath();
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
+}
+
 // Where NVIDIA's libnvJitLink.so.13 is (CUEMU_NVJITLINK_LIBRARY, else the toolkit's), or empty.
 const std::string& nvidiaNvJitLinkPath() {
   static const std::string found = [] {
-    Dl_info self{};
-    dladdr(reinterpret_cast<void*>(&realPathOf), &self);
-    std::string ownPath = self.dli_fname ? realPathOf(self.dli_fname) : std::string();
+    std::string own = ownPath();
     std::vector<std::string> candidates;
     if (const char* named = getenv("CUEMU_NVJITLINK_LIBRARY"); named && *named) {
       candidates.emplace_back(named);
@@ -143,26 +149,11 @@ const std::string& nvidiaNvJitLinkPath() {
     }
     for (const std::string& path : candidates) {
       std::string resolved = realPathOf(path.c_str());
-      if (!resolved.empty() && resolved != ownPath) return resolved;  // not cuemu's own, found by its SONAME
+      if (!resolved.empty() && resolved != own) return resolved;  // not cuemu's own, found by its SONAME
     }
     return std::string();
   }();
   return found;
-}
-
-bool loadNvidiaNvJitLink(RealNvJitLink& r) {
-  void* handle = dlopen(nvidiaNvJitLinkPath().c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
-  if (!handle) return false;
-  auto symbol = [handle](const char* name) { return dlsym(handle, name); };
-  r.create = reinterpret_cast<decltype(r.create)>(symbol("__nvJitLinkCreate_13_0"));
-  r.destroy = reinterpret_cast<decltype(r.destroy)>(symbol("__nvJitLinkDestroy_13_0"));
-  r.addData = reinterpret_cast<decltype(r.addData)>(symbol("__nvJitLinkAddData_13_0"));
-  r.complete = reinterpret_cast<decltype(r.complete)>(symbol("__nvJitLinkComplete_13_0"));
-  r.ptxSize = reinterpret_cast<decltype(r.ptxSize)>(symbol("__nvJitLinkGetLinkedPtxSize_13_0"));
-  r.ptx = reinterpret_cast<decltype(r.ptx)>(symbol("__nvJitLinkGetLinkedPtx_13_0"));
-  r.errorLogSize = reinterpret_cast<decltype(r.errorLogSize)>(symbol("__nvJitLinkGetErrorLogSize_13_0"));
-  r.errorLog = reinterpret_cast<decltype(r.errorLog)>(symbol("__nvJitLinkGetErrorLog_13_0"));
-  return r.create && r.destroy && r.addData && r.complete && r.ptxSize && r.ptx && r.errorLogSize && r.errorLog;
 }
 
 // The architecture NVIDIA's nvJitLink is to optimise for: sm_NN[a|f] whichever way the link named it.
@@ -172,79 +163,79 @@ std::string realArch(const std::string& arch) {
   return arch;
 }
 
-// In the child: links the LTO-IR into PTX with NVIDIA's nvJitLink and writes result, PTX and error log to `fd`.
-void nvidiaLinkInChild(const Linker& linker, int fd) {
-  int r = kErrorInternal;
-  std::string ptx, log;
-  RealNvJitLink real;
-  if (!loadNvidiaNvJitLink(real)) {
-    log =
-        "ERROR: cannot load " + nvidiaNvJitLinkPath() + ": " + (dlerror() ? dlerror() : "missing entry points") + "\n";
-  } else {
-    std::string arch = "-arch=" + realArch(linker.arch);
-    std::vector<const char*> options = {arch.c_str(), "-lto", "-ptx"};
-    for (const std::string& o : linker.optimiserOptions) options.push_back(o.c_str());
-    RealNvJitLink::Handle handle = nullptr;
-    r = real.create(&handle, uint32_t(options.size()), options.data());
-    if (r == kSuccess) {
-      for (const auto& [name, bitcode] : linker.ltoInputs)
-        if ((r = real.addData(handle, kInputLtoir, bitcode.data(), bitcode.size(), name.c_str())) != kSuccess) break;
-      if (r == kSuccess) r = real.complete(handle);
-      size_t size = 0;
-      if (r == kSuccess && (r = real.ptxSize(handle, &size)) == kSuccess) {
-        ptx.assign(size, '\0');
-        r = real.ptx(handle, ptx.data());
-      }
-      size_t logSize = 0;
-      if (r != kSuccess && real.errorLogSize(handle, &logSize) == kSuccess && logSize > 1) {
-        log.assign(logSize, '\0');
-        real.errorLog(handle, log.data());
-        log.resize(logSize - 1);
-      }
-      real.destroy(&handle);
-    }
-  }
-  auto put = [fd](const void* data, size_t bytes) {
-    const char* p = static_cast<const char*>(data);
-    while (bytes) {
-      ssize_t n = write(fd, p, bytes);
-      if (n <= 0) return;
-      p += n;
-      bytes -= size_t(n);
-    }
+// The request for the helper program (lto_helper.cpp describes the layout).
+std::string ltoRequest(const Linker& linker) {
+  std::string request;
+  auto putNumber = [&](auto value) { request.append(reinterpret_cast<const char*>(&value), sizeof value); };
+  auto putString = [&](const std::string& text) {
+    putNumber(uint64_t(text.size()));
+    request += text;
   };
-  uint64_t ptxBytes = ptx.size(), logBytes = log.size();
-  put(&r, sizeof r);
-  put(&ptxBytes, sizeof ptxBytes);
-  put(ptx.data(), ptx.size());
-  put(&logBytes, sizeof logBytes);
-  put(log.data(), log.size());
+  std::vector<std::string> options = {"-arch=" + realArch(linker.arch), "-lto", "-ptx"};
+  options.insert(options.end(), linker.optimiserOptions.begin(), linker.optimiserOptions.end());
+  putNumber(uint32_t(options.size()));
+  for (const std::string& option : options) putString(option);
+  putNumber(uint32_t(linker.ltoInputs.size()));
+  for (const auto& [name, bitcode] : linker.ltoInputs) {
+    putString(name);
+    putString(bitcode);
+  }
+  return request;
 }
 
-// Links the LTO-IR inputs with NVIDIA's nvJitLink (in a child process) into PTX and adds that to cuemu's link.
-Result linkLtoInputs(Linker& linker) {
-  int fds[2];
-  if (pipe(fds) != 0) return kErrorInternal;
-  pid_t child = fork();
-  if (child < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    return kErrorInternal;
+// Runs the helper program cuemu-nvjitlink-lto beside this library on `request` (one socket as its standard input
+// and output: a helper that dies early cannot raise SIGPIPE in the client); returns its answer, or empty with
+// `why` set. posix_spawn is safe in a multithreaded client, where a forked child may not run NVIDIA's library.
+std::string runLtoHelper(const std::string& request, std::string& why) {
+  std::string helper = ownDirectory() + "/cuemu-nvjitlink-lto";
+  if (access(helper.c_str(), X_OK) != 0) {
+    why = "the helper program " + helper + " is missing";
+    return {};
   }
-  if (child == 0) {
-    close(fds[0]);
-    nvidiaLinkInChild(linker, fds[1]);
-    _exit(0);
+  int sockets[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0) {
+    why = std::string("socketpair: ") + std::strerror(errno);
+    return {};
   }
-  close(fds[1]);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, sockets[1], 0);
+  posix_spawn_file_actions_adddup2(&actions, sockets[1], 1);
+  std::string library = nvidiaNvJitLinkPath();
+  char* arguments[] = {helper.data(), library.data(), nullptr};
+  pid_t child = -1;
+  int spawned = posix_spawn(&child, helper.c_str(), &actions, nullptr, arguments, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(sockets[1]);
   std::string reply;
+  if (spawned != 0) {
+    why = "cannot start " + helper + ": " + std::strerror(spawned);
+    close(sockets[0]);
+    return {};
+  }
+  size_t sent = 0;
+  while (sent < request.size()) {
+    ssize_t n = send(sockets[0], request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    sent += size_t(n);
+  }
+  shutdown(sockets[0], SHUT_WR);
   char buffer[65536];
   ssize_t n;
-  while ((n = read(fds[0], buffer, sizeof buffer)) > 0 || (n < 0 && errno == EINTR))
+  while ((n = recv(sockets[0], buffer, sizeof buffer, 0)) > 0 || (n < 0 && errno == EINTR))
     if (n > 0) reply.append(buffer, size_t(n));
-  close(fds[0]);
+  close(sockets[0]);
   int status = 0;
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
+  if (reply.empty()) why = "the helper program " + helper + " ended without an answer";
+  return reply;
+}
+
+// Links the LTO-IR inputs with NVIDIA's nvJitLink (in the helper program) into PTX and adds that to cuemu's link.
+Result linkLtoInputs(Linker& linker) {
+  std::string why;
+  std::string reply = runLtoHelper(ltoRequest(linker), why);
   int r = kErrorInternal;
   uint64_t ptxBytes = 0, logBytes = 0;
   size_t at = 0;
@@ -263,7 +254,7 @@ Result linkLtoInputs(Linker& linker) {
       linker.errorLog += reply.substr(at, logBytes);
   } else {
     r = kErrorInternal;
-    linker.errorLog += "ERROR: NVIDIA's nvJitLink ended without an answer\n";
+    linker.errorLog += "ERROR: NVIDIA's nvJitLink gave no answer: " + (why.empty() ? "a short answer" : why) + "\n";
   }
   if (r != kSuccess) {
     linker.errorLog += "ERROR: NVIDIA's nvJitLink could not link the LTO-IR (" + std::to_string(r) + ")\n";
@@ -369,8 +360,8 @@ Result create(Linker** out, uint32_t count, const char** options) {
   *out = nullptr;
   auto* linker = new (std::nothrow) Linker;
   if (!linker) return kErrorInternal;
-  std::vector<CUjit_option> keys;
-  std::vector<void*> values;
+  std::vector<CUjit_option>& keys = linker->cuOptionKeys;
+  std::vector<void*>& values = linker->cuOptionValues;
   Result parsed = parseOptions(*linker, count, options, keys, values);
   if (parsed != kSuccess) {
     delete linker;

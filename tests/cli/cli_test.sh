@@ -32,6 +32,10 @@ check "run: a missing program gives 127 and says why" '[ $? -eq 127 ] && grep -q
 check "run: an invalid setting gives 2 and names it" '[ $? -eq 2 ] && grep -q "CUEMU_DEVICE_PROFILE=h999" "$err"'
 "$cuemu" run --kernel-timeout soon -- true 2>"$err"
 check "run: an invalid timeout is refused" '[ $? -eq 2 ] && grep -q "CUEMU_KERNEL_TIMEOUT" "$err"'
+"$cuemu" run --ipc off -- sh -c 'echo "ipc=$CUEMU_IPC"' >"$out"
+check "run: --ipc off becomes CUEMU_IPC=off" 'grep -qx "ipc=off" "$out"'
+"$cuemu" run --ipc maybe -- true 2>"$err"
+check "run: an invalid --ipc mode is refused" '[ $? -eq 2 ] && grep -q "CUEMU_IPC=maybe" "$err"'
 
 # --tool: compute-sanitizer's banner and summary around a clean run; an unknown tool is refused.
 "$cuemu" run --tool memcheck -- "$probe" sum >"$out" 2>"$err"

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <cstdint>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <sys/wait.h>
@@ -245,6 +246,121 @@ TEST(IpcChild, OpenReadWriteClose) {
   EXPECT_EQ(cuIpcCloseMemHandle(p), CUDA_SUCCESS);
   EXPECT_EQ(cuIpcCloseMemHandle(p), CUDA_ERROR_INVALID_VALUE);
   context->teardown();
+}
+
+// The line of /proc/self/maps whose range holds `address`, or empty.
+std::string mappingOf(uint64_t address) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    unsigned long long from = 0, to = 0;
+    if (std::sscanf(line.c_str(), "%llx-%llx", &from, &to) == 2 && address >= from && address < to) return line;
+  }
+  return {};
+}
+
+// Runs `filter` of this binary in a child process with `environment` added; returns its standard output.
+std::string runChild(const char* filter, const char* name, const char* value, int* exitStatus) {
+  int fds[2];
+  if (pipe(fds) != 0) return {};
+  pid_t child = fork();
+  if (child == 0) {
+    dup2(fds[1], 1);
+    close(fds[0]);
+    close(fds[1]);
+    setenv(name, value, 1);
+    execl("/proc/self/exe", "emu-memory-tests", filter, static_cast<char*>(nullptr));
+    _exit(99);
+  }
+  close(fds[1]);
+  std::string out;
+  char buffer[4096];
+  ssize_t n;
+  while ((n = read(fds[0], buffer, sizeof buffer)) > 0) out.append(buffer, size_t(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  *exitStatus = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return out;
+}
+
+// IPC is on by default: cuMemAlloc memory lies in the shared memory file from allocation on and exports. With
+// CUEMU_IPC=0 (a child process, below) it is private memory and every export is refused.
+TEST_F(MemoryTest, IpcIsOnByDefaultAndCuemuIpc0MakesDeviceMemoryPrivate) {
+  ASSERT_TRUE(cuemu::AddressSpace::instance().ipcEnabled());
+  CUdeviceptr large = 0, small = 0;
+  ASSERT_EQ(cuMemAlloc_v2(&large, 64 << 20), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAlloc_v2(&small, 100), CUDA_SUCCESS);
+  for (CUdeviceptr p : {large, small}) {
+    EXPECT_NE(mappingOf(p).find("memfd:cuemu-device-memory"), std::string::npos) << mappingOf(p);
+    CUipcMemHandle handle{};
+    EXPECT_EQ(cuIpcGetMemHandle(&handle, p), CUDA_SUCCESS);
+  }
+  int types = -1;
+  ASSERT_EQ(cuDeviceGetAttribute(&types, CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES, 0), CUDA_SUCCESS);
+  EXPECT_EQ(types, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+  for (CUdeviceptr p : {large, small}) EXPECT_EQ(cuMemFree_v2(p), CUDA_SUCCESS);
+
+  int status = -1;
+  std::string out = runChild("--gtest_filter=IpcOffChild.*", "CUEMU_IPC", "0", &status);
+  EXPECT_EQ(status, 0) << out;
+  EXPECT_NE(out.find("[  PASSED  ] 1 test"), std::string::npos) << out;
+  EXPECT_EQ(out.find("SKIPPED"), std::string::npos) << out;
+}
+
+class IpcOffChild : public MemoryTest {};
+
+TEST_F(IpcOffChild, DeviceMemoryIsPrivateAndExportsAreRefused) {
+  const char* ipc = std::getenv("CUEMU_IPC");
+  if (!ipc || std::strcmp(ipc, "0") != 0)
+    GTEST_SKIP() << "runs as the child of IpcIsOnByDefaultAndCuemuIpc0MakesDeviceMemoryPrivate";
+  ASSERT_FALSE(cuemu::AddressSpace::instance().ipcEnabled());
+  CUdeviceptr large = 0, small = 0;
+  ASSERT_EQ(cuMemAlloc_v2(&large, 64 << 20), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAlloc_v2(&small, 100), CUDA_SUCCESS);
+  for (CUdeviceptr p : {large, small}) {
+    std::string mapping = mappingOf(p);
+    EXPECT_FALSE(mapping.empty());
+    EXPECT_EQ(mapping.find("memfd:"), std::string::npos) << mapping;
+    CUipcMemHandle handle{};
+    EXPECT_EQ(cuIpcGetMemHandle(&handle, p), CUDA_ERROR_NOT_SUPPORTED);
+  }
+  // The memory works as ever.
+  ASSERT_EQ(cuMemsetD32_v2(large, 0x5EED5EED, (64 << 20) / 4), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemcpyDtoD_v2(small, large + (32 << 20), 100), CUDA_SUCCESS);
+  uint32_t words[25] = {};
+  ASSERT_EQ(cuMemcpyDtoH_v2(words, small, 100), CUDA_SUCCESS);
+  EXPECT_EQ(words[0], 0x5EED5EEDu);
+  EXPECT_EQ(words[24], 0x5EED5EEDu);
+  // Pools: no shareable handle type, and a pool asking for one is refused as an unsupported type; others work.
+  int types = -1;
+  ASSERT_EQ(cuDeviceGetAttribute(&types, CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES, 0), CUDA_SUCCESS);
+  EXPECT_EQ(types, CU_MEM_HANDLE_TYPE_NONE);
+  CUmemPoolProps props{};
+  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  props.location.id = 0;
+  props.handleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  CUmemoryPool pool = nullptr;
+  EXPECT_EQ(cuMemPoolCreate(&pool, &props), CUDA_ERROR_NOT_SUPPORTED);
+  props.handleTypes = CU_MEM_HANDLE_TYPE_NONE;
+  ASSERT_EQ(cuMemPoolCreate(&pool, &props), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemPoolDestroy(pool), CUDA_SUCCESS);
+  // VMM allocations have files of their own and still export.
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = 0;
+  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  size_t granularity = 0;
+  ASSERT_EQ(cuMemGetAllocationGranularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM), CUDA_SUCCESS);
+  CUmemGenericAllocationHandle vmm = 0;
+  ASSERT_EQ(cuMemCreate(&vmm, granularity, &prop, 0), CUDA_SUCCESS);
+  int fd = -1;
+  EXPECT_EQ(cuMemExportToShareableHandle(&fd, vmm, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0), CUDA_SUCCESS);
+  if (fd >= 0) close(fd);
+  EXPECT_EQ(cuMemRelease(vmm), CUDA_SUCCESS);
+  for (CUdeviceptr p : {large, small}) EXPECT_EQ(cuMemFree_v2(p), CUDA_SUCCESS);
 }
 
 }  // namespace

@@ -1,11 +1,14 @@
 // cuemu's libnvJitLink.so.13 (emu/nvjitlink) linking LTO-IR: two translation units compiled by NVRTC to LTO-IR
 // (-dlto), one calling a device function the other defines, are linked with `-lto` for sm_90 (as NVIDIA's jitLto
 // sample does); cuemu hands the LTO-IR to NVIDIA's nvJitLink for PTX and returns linked PTX as the "cubin", which
-// cuModuleLoadData loads and runs. Before, LTO-IR was refused (NVJITLINK_ERROR_UNRECOGNIZED_INPUT).
+// cuModuleLoadData loads and runs. Before, LTO-IR was refused (NVJITLINK_ERROR_UNRECOGNIZED_INPUT). NVIDIA's
+// nvJitLink runs in the helper program cuemu-nvjitlink-lto, started with posix_spawn: the client process is not
+// forked (a forked child of a multithreaded process may not run NVIDIA's library), so its fork handlers never run.
 #include <cuda.h>
 #include <dlfcn.h>
 #include <nvJitLink.h>
 #include <nvrtc.h>
+#include <pthread.h>
 
 #include <cstdio>
 #include <string>
@@ -14,6 +17,7 @@
 namespace {
 
 int failures = 0;
+int forks = 0;  // fork handlers run: the process forked
 void check(bool ok, const char* what) {
   std::printf("%s: %s\n", ok ? "ok" : "FAIL", what);
   if (!ok) ++failures;
@@ -50,6 +54,7 @@ std::vector<char> ltoir(const char* source, const char* name) {
 }  // namespace
 
 int main() {
+  pthread_atfork([] { ++forks; }, nullptr, nullptr);
   // nvJitLinkVersion: what a program linked against NVIDIA's libnvJitLink.so.13 (the jitLto sample) binds to, a
   // lookup of the versioned name as the dynamic loader makes it; a client's plain dlsym probe does not see it.
   void* self = dlopen("libnvJitLink.so.13", RTLD_NOW | RTLD_NOLOAD);
@@ -81,6 +86,7 @@ int main() {
     std::printf("%s\n", log.c_str());
   }
   check(completed == NVJITLINK_SUCCESS, "nvJitLinkComplete");
+  check(forks == 0, "the LTO link forks nothing (NVIDIA's nvJitLink runs in the helper program)");
   size_t size = 0;
   std::vector<char> image;
   if (nvJitLinkGetLinkedCubinSize(link, &size) == NVJITLINK_SUCCESS) {
