@@ -42,5 +42,8 @@ if "${PYTHON:-python3}" -c 'import ctypes; ctypes.CDLL("libcuda.so.1").cuemuGetD
 fi
 # On cuemu CuPy's kernels must be PTX and its reductions its own (README, real clients); harmless on a GPU.
 export CUPY_COMPILE_WITH_PTX=${CUPY_COMPILE_WITH_PTX-1} CUPY_ACCELERATORS=${CUPY_ACCELERATORS-}
+# The GPU machine has one GPU: CuPy's own switch skips its multi-GPU tests (without it they fail, or wait for a
+# second device's thread forever, on either driver).
+export CUPY_TEST_GPU_LIMIT=${CUPY_TEST_GPU_LIMIT-1}
 export CUDA_PATH=${CUDA_PATH:-/usr/local/cuda} CUPY_CACHE_DIR=${CUPY_CACHE_DIR:-$(mktemp -d)}
 exec "$here/run-pytest-suite.sh" "$out" "$jobs" "$root" "${tests[@]}"
