@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <unistd.h>
+#include <vector>
 
 namespace cuemu {
 namespace {
@@ -23,12 +24,28 @@ DevicePools& devicePools() {
   return *pools;
 }
 
+// Every pool with a handle, for the release at synchronisations.
+struct PoolRegistry {
+  std::mutex mutex;
+  std::vector<std::weak_ptr<MemPool>> pools;
+};
+
+PoolRegistry& poolRegistry() {
+  static auto* registry = new PoolRegistry;
+  return *registry;
+}
+
+// An H100's pool reserves device memory in pieces of 32 MiB (asyncpool17: 1 KiB reserves 32 MiB, 40 MiB 64 MiB,
+// 143 MiB 160 MiB).
+constexpr uint64_t kReservationPiece = uint64_t(32) << 20;
+
 }  // namespace
 
 MemPool::MemPool(int device, const CUmemPoolProps& props, bool isDefault)
     : device_(device), props_(props), isDefault_(isDefault) {}
 
 MemPool::~MemPool() {
+  if (chargesDevice() && reserved_) AddressSpace::instance().uncharge(device_, reserved_);
   if (importedFd_ >= 0) close(importedFd_);
 }
 
@@ -43,49 +60,69 @@ Expected<RegionPtr> MemPool::allocate(Context& context, uint64_t bytes) {
   region->pool = shared_from_this();
   region->poolHandle = apiHandle();
   uint64_t commit = alignUp(bytes, AddressSpace::pageSize());
+  if (commit < bytes) return makeError(CUDA_ERROR_OUT_OF_MEMORY, fmt::format("pool allocation of {} bytes", bytes));
   AddressSpace& space = AddressSpace::instance();
-  uint64_t charge = hostMemory() ? 0 : commit;
-  if (commit < bytes || (charge && !space.charge(device_, charge)))
-    return makeError(CUDA_ERROR_OUT_OF_MEMORY, fmt::format("pool allocation of {} bytes", bytes));
   // A GPU pool grows in 2 MiB chunks and never limits itself below 32 MiB: an H100 serves 32 blocks of 1 MiB (and
   // single allocations up to 32 MiB) from pools of maximum size 2 KiB to 32 MiB, and refuses the 33rd
   // (tools/gpu-probe/results/clients17c-round2-h100-2026-11-26.txt; conformance case
   // api.memory.ClientsHostPool.SmallMaximumSize). Above 32 MiB the maximum counts whole chunks.
   constexpr uint64_t kChunk = uint64_t(2) << 20, kLeast = uint64_t(32) << 20;
-  if (props_.maxSize) {
+  uint64_t grow = 0;
+  {
     std::lock_guard lock(mutex_);
-    if (used_ + commit > std::max(alignUp(props_.maxSize, kChunk), kLeast)) {
-      if (charge) space.uncharge(device_, charge);
+    if (props_.maxSize && used_ + bytes > std::max(alignUp(props_.maxSize, kChunk), kLeast))
       return makeError(CUDA_ERROR_OUT_OF_MEMORY, "the pool's maximum size is reached");
+    // The reservation grows by whole 32 MiB pieces, and the device's free memory shrinks by as much.
+    uint64_t needed = alignUp(used_ + bytes, kReservationPiece);
+    if (needed > reserved_) {
+      grow = needed - reserved_;
+      if (chargesDevice() && !space.charge(device_, grow))
+        return makeError(CUDA_ERROR_OUT_OF_MEMORY, fmt::format("pool allocation of {} bytes", bytes));
+      reserved_ = needed;
+      reservedHigh_ = std::max(reservedHigh_, reserved_);
     }
+    used_ += bytes;
+    usedHigh_ = std::max(usedHigh_, used_);
   }
-  region->chargedBytes = charge;
+  auto undo = [&] {
+    std::lock_guard lock(mutex_);
+    used_ -= bytes;
+  };
   uint64_t alignment = bytes >= (uint64_t(2) << 20) ? uint64_t(2) << 20 : 0;
   // Memory of a pool that exports (cuMemPoolExportPointer) is the shared memory file's from the start.
   bool exports = props_.handleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
   auto result = space.allocate(region, commit, alignment, 0, exports ? Backing::Shared : Backing::Private);
   if (!result) {
-    if (charge) space.uncharge(device_, charge);
+    undo();
     return result;
   }
   // A pinned host pool's memory faults a kernel until the pool grants the device access (setAccess).
   if (hostMemory() && !deviceMayAccess(device_)) space.setKernelAccess(**result, false);
-  std::lock_guard lock(mutex_);
-  used_ += commit;
-  retained_ -= std::min(retained_, commit);  // reuse of cached memory
-  usedHigh_ = std::max(usedHigh_, used_);
-  reservedHigh_ = std::max(reservedHigh_, used_ + retained_);
   return result;
 }
 
 void MemPool::onRelease(const MemoryRegion& region) {
-  if (region.chargedBytes) AddressSpace::instance().uncharge(region.device, region.chargedBytes);
-  uint64_t commit = alignUp(region.size, AddressSpace::pageSize());
+  if (!region.freePending) onFreeQueued(region);  // cuMemFree, or a context's end: not counted yet
+}
+
+void MemPool::onFreeQueued(const MemoryRegion& region) {
   std::lock_guard lock(mutex_);
-  if (importedFd_ >= 0) return;  // a mapping of another process's allocation: this pool never counted it
-  used_ -= std::min(used_, commit);
-  // A GPU pool keeps freed memory up to the release threshold for reuse.
-  retained_ = std::min(retained_ + commit, releaseThreshold_ > used_ ? releaseThreshold_ - used_ : 0);
+  if (importedFd_ >= 0) return;           // a mapping of another process's allocation: this pool never counted it
+  used_ -= std::min(used_, region.size);  // the memory stays reserved until a synchronisation or a trim
+}
+
+void MemPool::shrinkReservation(uint64_t keep) {
+  keep = std::max(keep, alignUp(used_, kReservationPiece));
+  if (keep >= reserved_) return;
+  if (chargesDevice()) AddressSpace::instance().uncharge(device_, reserved_ - keep);
+  reserved_ = keep;
+}
+
+void MemPool::releaseAboveThreshold() {
+  std::lock_guard lock(mutex_);
+  // An H100 keeps whole pieces up to the threshold: 64 MiB of a 96 MiB reservation, one piece of 32 MiB when
+  // the threshold is 64 MiB and 8 MiB are free (asyncpool17).
+  if (reserved_ > releaseThreshold_) shrinkReservation(releaseThreshold_ / kReservationPiece * kReservationPiece);
 }
 
 RegionPtr MemPool::findImport(uint64_t offset) {
@@ -113,8 +150,26 @@ uint64_t MemPool::usedBytes() {
 
 void MemPool::trimTo(uint64_t minBytesToKeep) {
   std::lock_guard lock(mutex_);
-  uint64_t keep = minBytesToKeep > used_ ? minBytesToKeep - used_ : 0;
-  retained_ = std::min(retained_, keep);
+  shrinkReservation(alignUp(minBytesToKeep, kReservationPiece));  // a trim to 4 MiB keeps 32 (asyncpool17)
+}
+
+void MemPool::registerHandle(uint64_t handle) {
+  handle_ = handle;
+  PoolRegistry& registry = poolRegistry();
+  std::lock_guard lock(registry.mutex);
+  std::erase_if(registry.pools, [](const std::weak_ptr<MemPool>& pool) { return pool.expired(); });
+  registry.pools.push_back(weak_from_this());
+}
+
+void releasePoolMemoryAtSynchronize(int device) {
+  std::vector<std::shared_ptr<MemPool>> pools;
+  {
+    PoolRegistry& registry = poolRegistry();
+    std::lock_guard lock(registry.mutex);
+    for (const auto& weak : registry.pools)
+      if (auto pool = weak.lock(); pool && pool->device() == device) pools.push_back(std::move(pool));
+  }
+  for (const auto& pool : pools) pool->releaseAboveThreshold();
 }
 
 CUresult MemPool::getAttribute(CUmemPool_attribute attribute, void* value) {
@@ -132,7 +187,7 @@ CUresult MemPool::getAttribute(CUmemPool_attribute attribute, void* value) {
     case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC: return i32(allowOpportunistic_);
     case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES: return i32(allowInternalDependencies_);
     case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: return u64(releaseThreshold_);
-    case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT: return u64(used_ + retained_);
+    case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT: return u64(reserved_);
     case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH: return u64(reservedHigh_);
     case CU_MEMPOOL_ATTR_USED_MEM_CURRENT: return u64(used_);
     case CU_MEMPOOL_ATTR_USED_MEM_HIGH: return u64(usedHigh_);
@@ -155,8 +210,7 @@ CUresult MemPool::setAttribute(CUmemPool_attribute attribute, const void* value)
       return CUDA_SUCCESS;
     case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD:
       std::memcpy(&u, value, sizeof u);
-      releaseThreshold_ = u;
-      retained_ = std::min(retained_, u > used_ ? u - used_ : 0);
+      releaseThreshold_ = u;  // applies at the next synchronisation
       return CUDA_SUCCESS;
     case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
     case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
@@ -166,7 +220,7 @@ CUresult MemPool::setAttribute(CUmemPool_attribute attribute, const void* value)
       if (attribute == CU_MEMPOOL_ATTR_USED_MEM_HIGH)
         usedHigh_ = used_;
       else
-        reservedHigh_ = used_ + retained_;
+        reservedHigh_ = reserved_;
       return CUDA_SUCCESS;
     default: return CUDA_ERROR_INVALID_VALUE;
   }

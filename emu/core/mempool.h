@@ -1,7 +1,9 @@
 // Memory pools for stream-ordered allocation (cuMemAllocAsync, cuMemPool*). Each device has a default pool
 // and a current pool; applications create more. A pool hands out device memory from the address space and
-// keeps the statistics the pool attributes report. Freed memory returns to the system at once; the release
-// threshold only shapes the reported reserved size (what a GPU pool would keep cached).
+// keeps the statistics the pool attributes report, as an H100's pool does (tools/gpu-probe/asyncpool17.cpp): its
+// used size is the bytes asked for, it reserves device memory in 32 MiB chunks, and freed memory stays reserved
+// (counted against the device, so cuMemAlloc may find none) until a stream, event or context synchronisation
+// releases what is above the release threshold, or cuMemPoolTrimTo.
 #pragma once
 
 #include "api/cuda_internal.h"
@@ -51,6 +53,11 @@ class MemPool : public std::enable_shared_from_this<MemPool> {
   Expected<RegionPtr> allocate(Context& context, uint64_t bytes);
   // Bookkeeping after one of the pool's regions left the address space.
   void onRelease(const MemoryRegion& region);
+  // cuMemFreeAsync queued the region's free: an H100's pool stops counting it as used at once, before the stream
+  // reaches the free (asyncpool17); its release then changes nothing more.
+  void onFreeQueued(const MemoryRegion& region);
+  // What a synchronisation does: reserved memory above the release threshold goes back to the device.
+  void releaseAboveThreshold();
 
   CUresult getAttribute(CUmemPool_attribute attribute, void* value);
   CUresult setAttribute(CUmemPool_attribute attribute, const void* value);
@@ -64,7 +71,7 @@ class MemPool : public std::enable_shared_from_this<MemPool> {
   bool deviceMayAccess(int device);
 
   // Registers the pool in the handle table (once).
-  void registerHandle(uint64_t handle) { handle_ = handle; }
+  void registerHandle(uint64_t handle);
   // Live allocations count (a pool with allocations can still be destroyed: they stay valid until freed).
   uint64_t usedBytes();
 
@@ -74,7 +81,11 @@ class MemPool : public std::enable_shared_from_this<MemPool> {
   const bool isDefault_;
   uint64_t handle_ = 0;
   std::mutex mutex_;
-  uint64_t used_ = 0, usedHigh_ = 0, retained_ = 0, reservedHigh_ = 0;
+  // Shrinks the reservation to `keep` bytes (never below the chunks in use), giving the rest back to the device.
+  void shrinkReservation(uint64_t keep);
+  bool chargesDevice() const { return !hostMemory() && importedFd_ < 0; }
+
+  uint64_t used_ = 0, usedHigh_ = 0, reserved_ = 0, reservedHigh_ = 0;
   uint64_t releaseThreshold_ = 0;
   int followEventDependencies_ = 1, allowOpportunistic_ = 1, allowInternalDependencies_ = 1;
   std::map<int, CUmemAccess_flags> peerAccess_;
@@ -86,5 +97,8 @@ class MemPool : public std::enable_shared_from_this<MemPool> {
 std::shared_ptr<MemPool> defaultMemPool(int device);
 std::shared_ptr<MemPool> currentMemPool(int device);
 void setCurrentMemPool(int device, std::shared_ptr<MemPool> pool);
+// cuStreamSynchronize, cuEventSynchronize and cuCtxSynchronize: every pool of the device releases its reserved
+// memory above its release threshold (cuStreamQuery and cuMemFree's implicit waits do not).
+void releasePoolMemoryAtSynchronize(int device);
 
 }  // namespace cuemu

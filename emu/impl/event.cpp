@@ -2,9 +2,11 @@
 #include "api/impl.h"
 
 #include "core/context.h"
+#include "core/device.h"
 #include "core/event.h"
 #include "core/graph.h"
 #include "core/ipc_event.h"
+#include "core/mempool.h"
 #include "core/module.h"
 #include "core/stream_lookup.h"
 
@@ -95,6 +97,7 @@ CUresult cuEventSynchronize(CUevent hEvent) {
   if (event->recordedInCapture()) return refuseUseOfCapturedEvent(*event, CUDA_ERROR_INVALID_VALUE);
   event->synchronize();
   event->context().modules().flushPrintf();
+  releasePoolMemoryAtSynchronize(event->context().device().ordinal());
   return event->context().stickyError();
 }
 

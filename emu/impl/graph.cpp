@@ -9,7 +9,10 @@
 #include "core/module.h"
 #include "core/stream_lookup.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <unordered_map>
 
@@ -1035,21 +1038,65 @@ CUresult cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned i
   return g->releaseUserObject(found, count);
 }
 
-CUresult cuGraphDebugDotPrint(CUgraph hGraph, const char* path, unsigned int) {
+// The dot file as driver 580 lays it out (tools/gpu-probe/results/asyncpool17-h100-2026-11-27.txt): one cluster
+// for the graph, nodes numbered in creation order, a kernel node named by its function (CuPy's test looks for the
+// name), its launch shape with KERNEL_NODE_PARAMS, and with VERBOSE a record of the node's fields and handles.
+CUresult cuGraphDebugDotPrint(CUgraph hGraph, const char* path, unsigned int flags) {
   CUEMU_LOOKUP(graph, Graph, hGraph, CUDA_ERROR_INVALID_VALUE);
   if (!path) return CUDA_ERROR_INVALID_VALUE;
   std::FILE* file = std::fopen(path, "w");
   if (!file) return CUDA_ERROR_OPERATING_SYSTEM;
-  std::fprintf(file, "digraph cuemu_graph {\n");
+  const bool verbose = flags & CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE;
+  const bool launchShape = verbose || (flags & CU_GRAPH_DEBUG_DOT_FLAGS_KERNEL_NODE_PARAMS);
+  const unsigned long long graphId = graph->handle();  // unique among live graphs (driver 580 numbers them)
   std::lock_guard lock(graph->mutex);
+  std::unordered_map<const GraphNode*, size_t> index;
+  for (GraphNode* node : graph->nodes()) index.emplace(node, index.size());
+  auto kernelName = [](const GraphNode& node) -> std::string {
+    const auto* kernel = std::get_if<KernelNodeData>(&node.data);
+    return kernel && kernel->request.function ? kernel->request.function->info().name : std::string("?");
+  };
+  auto shape = [](const GraphNode& node) {
+    const auto& r = std::get<KernelNodeData>(node.data).request;
+    auto dim = [](const ptx::exec::Dim3& d) {
+      return d.y == 1 && d.z == 1 ? fmt::format("{}", d.x) : fmt::format("({},{},{})", d.x, d.y, d.z);
+    };
+    return fmt::format("\\<\\<\\<{},{},{}\\>\\>\\>", dim(r.grid), dim(r.block), r.dynamicSharedBytes);
+  };
+  std::fprintf(file, "digraph dot {\nsubgraph cluster_%llx {\nlabel=\"graph_%llx\" graph[style=\"dashed\"];\n", graphId,
+               graphId);
   for (GraphNode* node : graph->nodes()) {
-    std::fprintf(file, "  n%llu [label=\"%s\"];\n", static_cast<unsigned long long>(node->id()),
-                 nodeTypeName(node->type()));
-    for (GraphNode* dep : node->dependencies)
-      std::fprintf(file, "  n%llu -> n%llu;\n", static_cast<unsigned long long>(dep->id()),
-                   static_cast<unsigned long long>(node->id()));
+    size_t i = index[node];
+    std::string type = nodeTypeName(node->type());
+    std::transform(type.begin(), type.end(), type.begin(), [](unsigned char c) { return std::toupper(c); });
+    std::string label;
+    const char* style = "solid";
+    const char* form = "rectangle";
+    if (verbose) {
+      form = "record";
+      std::string id = node->type() == CU_GRAPH_NODE_TYPE_KERNEL ? kernelName(*node) + shape(*node) : type;
+      label = fmt::format("{{{}\n| {{ID | {} | {}}}\n| {{node handle | 0x{:016X}}}}}", type, i, id,
+                          reinterpret_cast<uintptr_t>(node->apiHandle()));
+      if (node->type() == CU_GRAPH_NODE_TYPE_KERNEL) style = "bold";
+    } else if (node->type() == CU_GRAPH_NODE_TYPE_KERNEL) {
+      style = "bold";
+      form = "octagon";
+      label = fmt::format("{}\n{}\n{}", i, kernelName(*node), launchShape ? shape(*node) : "");
+    } else if (const auto* memset = std::get_if<MemsetNodeData>(&node->data)) {
+      form = "invtrapezium";
+      const CUDA_MEMSET_NODE_PARAMS& m = memset->params;
+      label = fmt::format("{}\nMEMSET\n({},{})\n", i, m.value, uint64_t(m.elementSize) * m.width * m.height);
+    } else {
+      label = fmt::format("{}\n{}\n", i, type);
+    }
+    std::fprintf(file, "\"graph_%llx_node_%zu\"[style=\"%s\" shape=\"%s\" label=\"%s\"];\n\n", graphId, i, style, form,
+                 label.c_str());
   }
-  std::fprintf(file, "}\n");
+  for (GraphNode* node : graph->nodes())
+    for (GraphNode* dep : node->dependencies)
+      std::fprintf(file, "\"graph_%llx_node_%zu\" -> \"graph_%llx_node_%zu\";\n", graphId, index[dep], graphId,
+                   index[node]);
+  std::fprintf(file, "}\n}\n");
   std::fclose(file);
   return CUDA_SUCCESS;
 }

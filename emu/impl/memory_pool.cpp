@@ -87,7 +87,10 @@ CUresult freeAsync(CUdeviceptr dptr, CUstream stream) {
       (void)releaseRegion(dptr, {kind});
     return CUDA_SUCCESS;
   });
-  if (queued != CUDA_SUCCESS) region->freePending = false;
+  if (queued != CUDA_SUCCESS)
+    region->freePending = false;
+  else if (region->pool)
+    region->pool->onFreeQueued(*region);
   return queued;
 }
 

@@ -60,6 +60,25 @@ extern "C" __global__ void block_sums(const int* x, int* sums, int n) {
     assert int(total[0]) == int(np.arange(10_000).sum())
 
 
+def test_raw_kernel_with_dynamic_parallelism():
+    # Relocatable code ('-dc') makes CuPy link libcudadevrt.a, which it looks for under the CUDA root it derives
+    # from the libnvrtc.so.13 it loaded: in cuemu's build tree that root is emu/toolkit (links to the toolkit).
+    kernel = cp.RawKernel(r"""
+extern "C" __global__ void fill_segment(float* out, int n, float value) {
+  int i = threadIdx.x;
+  if (i < n) out[i] = value + i;
+}
+extern "C" __global__ void fill_segments(float* out, int segments, int width) {
+  int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s < segments) fill_segment<<<1, width>>>(out + s * width, width, 100.0f * s);
+}""", "fill_segments", options=("-dc",))
+    segments, width = 12, 16
+    out = cp.zeros(segments * width, dtype=cp.float32)
+    kernel((1,), (segments,), (out, cp.int32(segments), cp.int32(width)))
+    expected = np.array([100.0 * s + i for s in range(segments) for i in range(width)], dtype=np.float32)
+    np.testing.assert_array_equal(out.get(), expected)
+
+
 def test_bfloat16_conversions_in_a_raw_kernel():
     kernel = cp.RawKernel(r"""
 #include <cuda_bf16.h>

@@ -37,6 +37,98 @@ TEST_F(MemoryTest, AllocAsyncFreeAsync) {
   EXPECT_EQ(cuMemAllocAsync(&p, 16, reinterpret_cast<CUstream>(0x1234)), CUDA_ERROR_INVALID_HANDLE);
 }
 
+// A pool's statistics as an H100's move (tools/gpu-probe/results/asyncpool17-h100-2026-11-27.txt), which CuPy's
+// MemoryAsyncPool tests read: used is the bytes asked for and drops when the free is queued; the reservation grows
+// by 32 MiB pieces, is charged to the device, and stays after frees until a stream, event or context
+// synchronisation (not a stream query) releases what is above the threshold.
+TEST_F(MemoryTest, PoolStatisticsFollowTheH100) {
+  CUmemPoolProps props{};
+  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  props.location.id = 0;
+  CUmemoryPool pool = nullptr;
+  ASSERT_EQ(cuMemPoolCreate(&pool, &props), CUDA_SUCCESS);
+  auto attribute = [&](CUmemPool_attribute which) {
+    cuuint64_t value = ~cuuint64_t{0};
+    EXPECT_EQ(cuMemPoolGetAttribute(pool, which, &value), CUDA_SUCCESS);
+    return value;
+  };
+  auto freeMemory = [] {
+    size_t free = 0, total = 0;
+    EXPECT_EQ(cuMemGetInfo_v2(&free, &total), CUDA_SUCCESS);
+    return free;
+  };
+  constexpr cuuint64_t kPiece = 32u << 20;
+  CUstream stream = nullptr;
+  ASSERT_EQ(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);  // what earlier tests freed into the default pool goes back
+  size_t before = freeMemory();
+  CUdeviceptr a = 0, b = 0, c = 0;
+  ASSERT_EQ(cuMemAllocFromPoolAsync(&a, 1024, pool, stream), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAllocFromPoolAsync(&b, 2048, pool, stream), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAllocFromPoolAsync(&c, 1, pool, stream), CUDA_SUCCESS);
+  EXPECT_EQ(attribute(CU_MEMPOOL_ATTR_USED_MEM_CURRENT), 3073u);
+  EXPECT_EQ(attribute(CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT), kPiece);
+  EXPECT_EQ(before - freeMemory(), kPiece);
+  ASSERT_EQ(cuMemFreeAsync(b, stream), CUDA_SUCCESS);
+  EXPECT_EQ(attribute(CU_MEMPOOL_ATTR_USED_MEM_CURRENT), 1025u) << "counted free when queued";
+  ASSERT_EQ(cuMemFreeAsync(a, stream), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemFreeAsync(c, stream), CUDA_SUCCESS);
+  EXPECT_EQ(attribute(CU_MEMPOOL_ATTR_USED_MEM_CURRENT), 0u);
+  EXPECT_EQ(attribute(CU_MEMPOOL_ATTR_USED_MEM_HIGH), 3073u);
+  while (cuStreamQuery(stream) == CUDA_ERROR_NOT_READY) usleep(1000);
+  EXPECT_EQ(attribute(CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT), kPiece) << "a query releases nothing";
+  EXPECT_EQ(before - freeMemory(), kPiece) << "freed pool memory stays charged to the device";
+  ASSERT_EQ(cuStreamSynchronize(stream), CUDA_SUCCESS);
+  EXPECT_EQ(attribute(CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT), 0u);
+  EXPECT_EQ(freeMemory(), before);
+
+  // Larger allocations reserve whole pieces: 40 MiB takes two, 3 more MiB fit, 100 more take five in all.
+  CUdeviceptr big[3] = {};
+  const size_t sizes[3] = {40u << 20, 3u << 20, 100u << 20};
+  const cuuint64_t reserved[3] = {2 * kPiece, 2 * kPiece, 5 * kPiece};
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(cuMemAllocFromPoolAsync(&big[i], sizes[i], pool, stream), CUDA_SUCCESS);
+    EXPECT_EQ(attribute(CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT), reserved[i]) << i;
+  }
+  for (CUdeviceptr p : big) ASSERT_EQ(cuMemFreeAsync(p, stream), CUDA_SUCCESS);
+  CUevent event = nullptr;
+  ASSERT_EQ(cuEventCreate(&event, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuEventRecord(event, stream), CUDA_SUCCESS);
+  ASSERT_EQ(cuEventSynchronize(event), CUDA_SUCCESS);
+  EXPECT_EQ(attribute(CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT), 0u) << "an event synchronisation releases";
+  EXPECT_EQ(attribute(CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH), 5 * kPiece);
+
+  // A threshold of 64 MiB keeps two pieces of three at a synchronisation; a trim to 4 MiB keeps one piece.
+  cuuint64_t threshold = 64u << 20;
+  ASSERT_EQ(cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAllocFromPoolAsync(&a, 80u << 20, pool, stream), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemFreeAsync(a, stream), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+  EXPECT_EQ(attribute(CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT), 2 * kPiece);
+  ASSERT_EQ(cuMemPoolTrimTo(pool, 4u << 20), CUDA_SUCCESS);
+  EXPECT_EQ(attribute(CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT), kPiece);
+  ASSERT_EQ(cuMemPoolTrimTo(pool, 0), CUDA_SUCCESS);
+  EXPECT_EQ(attribute(CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT), 0u);
+  threshold = 0;
+  ASSERT_EQ(cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold), CUDA_SUCCESS);
+
+  // 70% of the device freed into the pool without a synchronisation: cuMemAlloc of 30% finds no memory.
+  size_t large = before / 10 * 7, rest = before / 10 * 3;
+  ASSERT_EQ(cuMemAllocFromPoolAsync(&a, large, pool, stream), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemFreeAsync(a, stream), CUDA_SUCCESS);
+  while (cuStreamQuery(stream) == CUDA_ERROR_NOT_READY) usleep(1000);
+  CUdeviceptr plain = 0;
+  EXPECT_EQ(cuMemAlloc_v2(&plain, rest), CUDA_ERROR_OUT_OF_MEMORY);
+  ASSERT_EQ(cuStreamSynchronize(stream), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAlloc_v2(&plain, rest), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemFree_v2(plain), CUDA_SUCCESS);
+  EXPECT_EQ(cuEventDestroy(event), CUDA_SUCCESS);
+  EXPECT_EQ(cuStreamDestroy(stream), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemPoolDestroy(pool), CUDA_SUCCESS);
+  EXPECT_EQ(freeMemory(), before);
+}
+
 TEST_F(MemoryTest, CreatedPools) {
   CUmemPoolProps props{};
   props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
@@ -52,9 +144,9 @@ TEST_F(MemoryTest, CreatedPools) {
   ASSERT_EQ(cuMemAllocFromPoolAsync(&p, 4096, pool, nullptr), CUDA_SUCCESS);
   ASSERT_EQ(cuMemFreeAsync(p, nullptr), CUDA_SUCCESS);
   ASSERT_EQ(context_->streams().synchronize(), CUDA_SUCCESS);
-  // Under the release threshold the pool reports the freed memory as still reserved; trimming gives it back.
+  // Under the release threshold the pool keeps its 32 MiB piece reserved; trimming gives it back.
   ASSERT_EQ(cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &got), CUDA_SUCCESS);
-  EXPECT_EQ(got, 4096u);
+  EXPECT_EQ(got, 32u << 20);
   ASSERT_EQ(cuMemPoolTrimTo(pool, 0), CUDA_SUCCESS);
   ASSERT_EQ(cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &got), CUDA_SUCCESS);
   EXPECT_EQ(got, 0u);

@@ -3,9 +3,13 @@
 # "node-id<TAB>status" per test to OUT.tsv and the log to OUT.log (tools/clients/run-pytest-suite.sh does the run).
 #   CUPY_TESTS=/path/to/cupy/tests   the tests of the installed CuPy's release, e.g. for cupy-cuda13x 14.2.0:
 #                                    git --git-dir=<cupy clone> archive v14.2.0 tests | tar -x -C /work/upstream/cupy
-# On cuemu:   LD_LIBRARY_PATH=build/emu tools/clients/run-cupy-suite.sh /tmp/cupy-cuemu [JOBS] [TEST...]
+# On cuemu:   LD_LIBRARY_PATH=build/emu tools/clients/run-cupy-suite.sh /tmp/cupy-cuemu [JOBS] [--more | TEST...]
 # On a GPU:   tools/clients/run-cupy-suite.sh $OUT/cupy-gpu 16
 # Then:       tools/clients/compare.py GPU.tsv CUEMU.tsv tools/clients/cupy-known-differences.txt
+# --more runs the second list instead (4507 tests; about an hour with one worker on 2 shared cores): the driver's
+# own areas in cuda_tests (memory and async pools, streams, events, graphs, devices, textures, compilers; not
+# cuTENSOR or NCCL), random_tests, and the rest of core_tests (RawKernel/RawModule, fusion, scans, CUB reductions,
+# DLPack, __cuda_array_interface__, flags, internals, structured dtypes, gufuncs, ...).
 # The default subset is array creation, manipulation, indexing, sorting and statistics (3064 tests, reductions
 # included) and the ndarray core that users call most (core_tests: operators, reductions, indexing, copies and
 # views, ufuncs, ElementwiseKernel/ReductionKernel, bfloat16: 1856 tests). Each CuPy kernel is compiled by NVRTC
@@ -24,6 +28,16 @@ jobs=${2:-$(nproc)}
 shift $(( $# >= 2 ? 2 : $# ))
 tests=("$@")
 core=cupy_tests/core_tests
+cuda=cupy_tests/cuda_tests
+if [ "${tests[0]:-}" = --more ]; then
+  tests=($cuda --ignore=$cuda/test_cutensor.py --ignore=$cuda/test_nccl.py cupy_tests/random_tests
+    $core/fusion_tests $core/test_raw.py $core/test_scan.py $core/test_cub_reduction.py $core/test_dlpack.py
+    $core/test_ndarray_cuda_array_interface.py $core/test_function.py $core/test_carray.py $core/test_array_function.py
+    $core/test_ndarray_owndata.py $core/test_internal.py $core/test_iter.py $core/test_nep50_examples.py
+    $core/test_flags.py $core/test_include.py $core/test_syncdetect.py $core/test_multithreading.py $core/test_gufuncs.py
+    $core/test_mdspan.py $core/test_ndarray_byteswap.py $core/test_ndarray_complex_ops.py
+    $core/test_ndarray_contiguity.py $core/test_structured.py $core/test_ufunc_methods.py)
+fi
 [ ${#tests[@]} -eq 0 ] && tests=(cupy_tests/creation_tests cupy_tests/manipulation_tests cupy_tests/indexing_tests
   cupy_tests/sorting_tests cupy_tests/statistics_tests
   $core/test_ndarray_elementwise_op.py $core/test_ndarray.py $core/test_elementwise.py $core/test_reduction.py
@@ -42,5 +56,8 @@ if "${PYTHON:-python3}" -c 'import ctypes; ctypes.CDLL("libcuda.so.1").cuemuGetD
 fi
 # On cuemu CuPy's kernels must be PTX and its reductions its own (README, real clients); harmless on a GPU.
 export CUPY_COMPILE_WITH_PTX=${CUPY_COMPILE_WITH_PTX-1} CUPY_ACCELERATORS=${CUPY_ACCELERATORS-}
+# The GPU machine has one GPU: CuPy's own switch skips its multi-GPU tests (without it they fail, or wait for a
+# second device's thread forever, on either driver).
+export CUPY_TEST_GPU_LIMIT=${CUPY_TEST_GPU_LIMIT-1}
 export CUDA_PATH=${CUDA_PATH:-/usr/local/cuda} CUPY_CACHE_DIR=${CUPY_CACHE_DIR:-$(mktemp -d)}
 exec "$here/run-pytest-suite.sh" "$out" "$jobs" "$root" "${tests[@]}"
