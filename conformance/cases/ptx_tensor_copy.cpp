@@ -42,18 +42,7 @@ struct CopyForm {
   bool copy = true;     // false: the replace alone (the map is written out)
   bool store = false;   // a store (.im2col_no_offs / .tile) of a numbered box from shared memory instead of a load
 
-  unsigned elementBytes() const {
-    switch (type) {
-      case CU_TENSOR_MAP_DATA_TYPE_UINT8: return 1;
-      case CU_TENSOR_MAP_DATA_TYPE_UINT16:
-      case CU_TENSOR_MAP_DATA_TYPE_FLOAT16:
-      case CU_TENSOR_MAP_DATA_TYPE_BFLOAT16: return 2;
-      case CU_TENSOR_MAP_DATA_TYPE_UINT64:
-      case CU_TENSOR_MAP_DATA_TYPE_INT64:
-      case CU_TENSOR_MAP_DATA_TYPE_FLOAT64: return 8;
-      default: return 4;
-    }
-  }
+  unsigned elementBytes() const { return conf::TensorMapElementBytes(type); }
 
   CUresult encode(CUtensorMap& m, CUdeviceptr data) const {
     cuuint64_t st[4];

@@ -43,18 +43,7 @@ struct Tiled {
     return cuTensorMapEncodeTiled(&m, type, rank, reinterpret_cast<void*>(data + offset), dims, strides, box, es,
                                   interleave, swizzle, l2, oob);
   }
-  unsigned elementBytes() const {
-    switch (type) {
-      case CU_TENSOR_MAP_DATA_TYPE_UINT8: return 1;
-      case CU_TENSOR_MAP_DATA_TYPE_UINT16:
-      case CU_TENSOR_MAP_DATA_TYPE_FLOAT16:
-      case CU_TENSOR_MAP_DATA_TYPE_BFLOAT16: return 2;
-      case CU_TENSOR_MAP_DATA_TYPE_UINT64:
-      case CU_TENSOR_MAP_DATA_TYPE_INT64:
-      case CU_TENSOR_MAP_DATA_TYPE_FLOAT64: return 8;
-      default: return 4;
-    }
-  }
+  unsigned elementBytes() const { return conf::TensorMapElementBytes(type); }
 };
 
 uint8_t DataByte(size_t offset) { return uint8_t(uint32_t(offset / 4) >> (8 * (offset % 4))); }

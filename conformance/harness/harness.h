@@ -108,6 +108,9 @@ template <class F> F Symbol(const char* name) { return reinterpret_cast<F>(Symbo
 // Pops every context from this thread's stack (cleanup after cases that push).
 void DrainContextStack();
 
+// Bytes of one element of a tensor map's data type (the 1- to 8-byte types of CUtensorMapDataType).
+unsigned TensorMapElementBytes(CUtensorMapDataType type);
+
 // Golden outputs (conformance/golden/, README "Golden numerics"): a case's outputs as recorded on a GPU, keyed by
 // the case name, with a hash of the kernel and inputs they were recorded for.
 struct GoldenEntry {

@@ -217,18 +217,20 @@ constinit const SizeOnlyTable g_sizeOnlyTable = {sizeSlot<SizeOnlyTable>()};
 constexpr int kRuntime134Slots = 92;
 using Runtime134Fn = CUresult (*)(void*, void*, void*, int);
 
+// The answer of a slot that resolves an object and writes one of its values to `out`: what `value` gives for it,
+// or the resolution's error.
+template <class T, class F> CUresult writeResolved(Expected<T> resolved, void* out, F value) {
+  if (!resolved) return resolved.error().code;
+  const auto v = value(*resolved);
+  std::memcpy(out, &v, sizeof v);
+  return CUDA_SUCCESS;
+}
+
 CUresult runtime134ContextId(void* context, void* out, void*, int) {
-  CUresult result = CUDA_ERROR_INVALID_VALUE;
-  if (out) {
-    auto resolved = resolveContext(static_cast<CUcontext>(context));
-    if (resolved) {
-      unsigned long long id = (*resolved)->id();
-      std::memcpy(out, &id, sizeof id);
-      result = CUDA_SUCCESS;
-    } else {
-      result = resolved.error().code;
-    }
-  }
+  const CUresult result =
+      out ? writeResolved(resolveContext(static_cast<CUcontext>(context)), out,
+                          [](const auto& ctx) { return static_cast<unsigned long long>(ctx->id()); })
+          : CUDA_ERROR_INVALID_VALUE;
   return traced("EXPORT_TABLE[21318c60][4] context id", "(ctx, out)", result, static_cast<CUcontext>(context), out);
 }
 
@@ -243,33 +245,19 @@ Expected<std::shared_ptr<Stream>> streamOfContext(void* context, CUstream handle
 }
 
 CUresult runtime134ResolveStream(void* context, void* stream, void* out, int nullIsPerThread) {
-  CUresult result = CUDA_ERROR_INVALID_VALUE;
-  if (out) {
-    auto resolved = streamOfContext(context, static_cast<CUstream>(stream), nullIsPerThread != 0);
-    if (resolved) {
-      CUstream handle = (*resolved)->apiHandle();
-      std::memcpy(out, &handle, sizeof handle);
-      result = CUDA_SUCCESS;
-    } else {
-      result = resolved.error().code;
-    }
-  }
+  const CUresult result =
+      out ? writeResolved(streamOfContext(context, static_cast<CUstream>(stream), nullIsPerThread != 0), out,
+                          [](const auto& s) { return s->apiHandle(); })
+          : CUDA_ERROR_INVALID_VALUE;
   return traced("EXPORT_TABLE[21318c60][51] stream of context", "(ctx, stream, out, nullIsPerThread)", result,
                 static_cast<CUcontext>(context), static_cast<CUstream>(stream), out, nullIsPerThread);
 }
 
 CUresult runtime134StreamId(void* context, void* stream, void* out, int) {
-  CUresult result = CUDA_ERROR_INVALID_VALUE;
-  if (out && stream) {
-    auto resolved = streamOfContext(context, static_cast<CUstream>(stream), false);
-    if (resolved) {
-      unsigned long long id = (*resolved)->id();
-      std::memcpy(out, &id, sizeof id);
-      result = CUDA_SUCCESS;
-    } else {
-      result = resolved.error().code;
-    }
-  }
+  const CUresult result = out && stream
+                              ? writeResolved(streamOfContext(context, static_cast<CUstream>(stream), false), out,
+                                              [](const auto& s) { return static_cast<unsigned long long>(s->id()); })
+                              : CUDA_ERROR_INVALID_VALUE;
   return traced("EXPORT_TABLE[21318c60][39] stream id", "(ctx, stream, out)", result, static_cast<CUcontext>(context),
                 static_cast<CUstream>(stream), out);
 }
