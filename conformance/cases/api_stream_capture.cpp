@@ -200,6 +200,41 @@ TEST_F(api_stream_CaptureGraph, QueryDuringCaptureInvalidatesIt) {
   CU_EXPECT_OK(cuStreamQuery(s1)) << "usable again after the capture ended";
 }
 
+// What cuStreamGetId does during a capture, in each capture mode (the H100's answers are in the golden file): the id
+// of the capturing stream, of another stream, with a NULL stream, the capture's status afterwards, and the end.
+TEST_F(api_stream_CaptureGraph, GetIdDuringCapture) {
+  std::vector<uint64_t> got;
+  for (CUstreamCaptureMode mode :
+       {CU_STREAM_CAPTURE_MODE_GLOBAL, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, CU_STREAM_CAPTURE_MODE_RELAXED}) {
+    for (int which = 0; which < 3; ++which) {
+      CU_ASSERT_OK(cuStreamBeginCapture(s1, mode));
+      CU_ASSERT_OK(cuMemsetD32Async(p, 1, 16, s1));
+      unsigned long long id = 0;
+      CUstream named = which == 0 ? s1 : which == 1 ? s2 : nullptr;
+      got.push_back(uint64_t(cuStreamGetId(named, &id)));
+      CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+      got.push_back(uint64_t(cuStreamIsCapturing(s1, &status)));
+      got.push_back(uint64_t(status));
+      CUgraph g = nullptr;
+      got.push_back(uint64_t(cuStreamEndCapture(s1, &g)));
+      if (g) cuGraphDestroy(g);
+    }
+  }
+  const std::string key = "get-id-during-capture v1";
+  const uint64_t hash = conf::Fnv(key.data(), key.size());
+  if (conf::GoldenRecord("api_stream_get_id_during_capture", hash, got)) return;
+  std::string source;
+  const auto& golden = conf::GoldenData(&source);
+  auto it = golden.find("api_stream_get_id_during_capture");
+  ASSERT_NE(it, golden.end()) << "no golden outputs" << (source.empty() ? " (CUEMU_CONF_GOLDEN is not set)" : "");
+  ASSERT_EQ(it->second.hash, hash);
+  ASSERT_EQ(it->second.outputs.size(), got.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_EQ(got[i], it->second.outputs[i])
+        << "mode " << i / 12 << ", stream " << (i / 4) % 3 << " (capturing, other, NULL), output " << i % 4
+        << " (GetId, IsCapturing, status, EndCapture)";
+}
+
 TEST_F(api_stream_CaptureGraph, CtxSynchronizeDuringCaptureIsUnsupported) {
   CU_ASSERT_OK(cuStreamBeginCapture(s1, CU_STREAM_CAPTURE_MODE_RELAXED));
   CU_EXPECT(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, cuCtxSynchronize());

@@ -155,9 +155,15 @@ CUresult getCtx2(CUstream h, CUcontext* ctx, CUgreenCtx* green) {
     return CUDA_SUCCESS;
   });
 }
+// Measured on an H100 in every capture mode (conformance api.stream.CaptureGraph.GetIdDuringCapture): the id of a
+// stream that is capturing is refused as a query is, and the capture is invalidated; other streams answer.
 CUresult getId(CUstream h, unsigned long long* id) {
   if (!id) return CUDA_ERROR_INVALID_VALUE;
   return withStream(h, [&](Stream& s) {
+    if (isCapturing(s)) {
+      invalidateCapture(s);
+      return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    }
     *id = s.id();
     return CUDA_SUCCESS;
   });
