@@ -314,15 +314,15 @@ CtaStatus runCluster(Cluster& cluster, const std::vector<uint32_t>* warpOrder, c
 
 // Runs CTAs of the job on this thread until none are left. A CTA whose warps all stopped (spinning on a flag
 // another CTA writes, nanosleep, grid sync, or a long loop) is parked and the thread runs others: a newly started
-// CTA, then one parked CTA's turn (round-robin), alternately. A waiting CTA may wait for one not started yet, so new
-// CTAs start while any are left (cooperative launches: all must be co-resident anyway), up to kWaitingCtas per
-// thread; most wait for an earlier one (a decoupled look-back scan waits for its predecessor's tile status), which
-// the turn between two starts lets finish, so few stay parked (a CUB scan of 4 Mi items: at most about 70 parked
-// CTAs per thread, each holding its registers and shared memory, instead of every one, 1 GB, without the turns). CTAs
-// preempted in long loops are resumed before new ones start once kPreemptedCtas are parked, so a long-running
-// kernel does not start its whole grid at once. When every parked CTA had a turn since the last CTA of the job
-// finished, another one starts in any case, so no schedule can hang a grid whose CTAs wait for later ones.
-// The unit started, parked and resumed is a cluster (runCluster): one CTA where the launch has no clusters.
+// CTA, then one parked CTA's turn (round-robin), alternately while some wait. A waiting CTA may wait for one not
+// started yet, so new CTAs start while any are left (cooperative launches: all must be co-resident anyway), up to
+// kWaitingCtas per thread; most wait for an earlier one (a decoupled look-back scan waits for its predecessor's tile
+// status), which the turn between two starts lets finish, so few stay parked (a CUB scan of 4 Mi items: at most about
+// 70 parked CTAs per thread, each holding its registers and shared memory, instead of every one, 1 GB, without the
+// turns). CTAs preempted in long loops are resumed before new ones start once kPreemptedCtas are parked, so a
+// long-running kernel does not start its whole grid at once. When every parked CTA had a turn since the last CTA of the
+// job finished, another one starts in any case, so no schedule can hang a grid whose CTAs wait for later ones. The unit
+// started, parked and resumed is a cluster (runCluster): one CTA where the launch has no clusters.
 void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vector<uint32_t>* warpOrder) {
   unsigned savedCsr = _mm_getcsr();
   _mm_setcsr(0x1f80);  // round to nearest, exceptions masked, no FTZ/DAZ
@@ -350,7 +350,9 @@ void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vect
       }
     }
     bool wantNew = (parked.size() < maxParked && preempted < maxPreempted) || turnsWithoutProgress >= parked.size();
-    if (startedLast && !parked.empty()) wantNew = false;  // a parked CTA's turn between two starts
+    // a parked CTA's turn between two starts, while some wait (for other work; preempted CTAs, in long loops or
+    // waits for time, keep waiting while new ones start, up to kPreemptedCtas)
+    if (startedLast && parked.size() > preempted) wantNew = false;
     if (wantNew && job.nextCluster.load(std::memory_order_relaxed) < job.totalClusters) {
       uint64_t idx = job.nextCluster.fetch_add(1, std::memory_order_relaxed);
       if (idx < job.totalClusters) {
