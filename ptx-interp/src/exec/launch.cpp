@@ -317,12 +317,12 @@ CtaStatus runCluster(Cluster& cluster, const std::vector<uint32_t>* warpOrder, c
 // CTA, then one parked CTA's turn (round-robin), alternately while some wait. A waiting CTA may wait for one not
 // started yet, so new CTAs start while any are left (cooperative launches: all must be co-resident anyway), up to
 // kWaitingCtas per thread; most wait for an earlier one (a decoupled look-back scan waits for its predecessor's tile
-// status), which the turn between two starts lets finish, so few stay parked (a CUB scan of 4 Mi items: at most about
-// 70 parked CTAs per thread, each holding its registers and shared memory, instead of every one, 1 GB, without the
-// turns). CTAs preempted in long loops are resumed before new ones start once kPreemptedCtas are parked, so a
-// long-running kernel does not start its whole grid at once. When every parked CTA had a turn since the last CTA of the
-// job finished, another one starts in any case, so no schedule can hang a grid whose CTAs wait for later ones. The unit
-// started, parked and resumed is a cluster (runCluster): one CTA where the launch has no clusters.
+// status), which the turn between two starts lets finish, so few stay parked (each holds its registers and shared
+// memory: a CUB scan of 4 Mi items and a sort of 1 Mi pairs kept 1 GB without the turns, 155 MB with them). CTAs
+// preempted in long loops are resumed before new ones start once kPreemptedCtas are parked, so a long-running kernel
+// does not start its whole grid at once. When every parked CTA had a turn since the last CTA of the job finished,
+// another one starts in any case, so no schedule can hang a grid whose CTAs wait for later ones. The unit started,
+// parked and resumed is a cluster (runCluster): one CTA where the launch has no clusters.
 void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vector<uint32_t>* warpOrder) {
   unsigned savedCsr = _mm_getcsr();
   _mm_setcsr(0x1f80);  // round to nearest, exceptions masked, no FTZ/DAZ
@@ -331,7 +331,7 @@ void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vect
     bool preempted;
   };
   std::vector<Parked> parked;  // round-robin from `next` (no allocation unless a CTA stops)
-  size_t next = 0, preempted = 0;
+  size_t next = 0, preempted = 0, mostParked = 0;
   bool startedLast = false;  // the last CTA run was a new one
   const size_t maxParked = job.lp.cooperative ? ~size_t(0) : kWaitingCtas;
   const size_t maxPreempted = job.lp.cooperative ? ~size_t(0) : kPreemptedCtas;
@@ -387,10 +387,7 @@ void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vect
       bool p = st == CtaStatus::Preempted;
       preempted += p;
       parked.insert(parked.begin() + std::ptrdiff_t(std::min(next++, parked.size())), Parked{std::move(ctx), p});
-      if (parked.size() > job.maxParked.load(std::memory_order_relaxed)) {
-        uint64_t seen = job.maxParked.load(std::memory_order_relaxed);
-        while (seen < parked.size() && !job.maxParked.compare_exchange_weak(seen, parked.size())) {}
-      }
+      mostParked = std::max(mostParked, parked.size());
       continue;
     }
     giveContext(std::move(ctx));
@@ -399,6 +396,9 @@ void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vect
     if (job.lp.ctasFinished) job.lp.ctasFinished->fetch_add(job.clusterSize, std::memory_order_relaxed);
   }
   for (auto& c : parked) giveContext(std::move(c.ctx));
+  // this thread's most, published once (LaunchResult::maxParkedCtas)
+  uint64_t seen = job.maxParked.load(std::memory_order_relaxed);
+  while (seen < mostParked && !job.maxParked.compare_exchange_weak(seen, mostParked)) {}
   _mm_setcsr(savedCsr);
 }
 
