@@ -4,6 +4,7 @@
 #include "core/device.h"
 #include "core/limits.h"
 #include "core/memory.h"
+#include "core/mempool.h"
 #include "core/module.h"
 #include "core/stream.h"
 
@@ -130,7 +131,13 @@ void Context::teardown() {
 CUresult Context::synchronize() {
   if (CUresult capturing = streams_->refuseDuringCapture()) return capturing;
   CUresult drained = streams_->synchronize();
+  afterHostSynchronize();
   return drained != CUDA_SUCCESS ? drained : stickyError();
+}
+
+void Context::afterHostSynchronize() {
+  modules_->flushPrintf();
+  releasePoolMemoryAtSynchronize(device_.ordinal());
 }
 
 CUresult Context::limit(CUlimit which, size_t& value) const {

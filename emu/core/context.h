@@ -66,8 +66,12 @@ class Context : public std::enable_shared_from_this<Context> {
   ContextStreams& streams() { return *streams_; }
   ContextModules& modules() { return *modules_; }
 
-  // Waits for all work of the context (cuCtxSynchronize); returns the sticky error, if any.
+  // Waits for all work of the context (cuCtxSynchronize), then does what every host synchronisation does
+  // (afterHostSynchronize); returns the sticky error, if any.
   CUresult synchronize();
+  // What a synchronisation the application asks for (stream, event or context) does once the work it waited for
+  // is done: device printf output appears, and stream-ordered pools release memory above their thresholds.
+  void afterHostSynchronize();
 
   // Limits (cuCtxGetLimit/cuCtxSetLimit), with the answers NVIDIA's driver gives on the modelled part.
   CUresult limit(CUlimit which, size_t& value) const;

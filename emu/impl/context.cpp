@@ -6,7 +6,6 @@
 #include "core/device.h"
 #include "core/event.h"
 #include "core/log.h"
-#include "core/mempool.h"
 #include "core/stream.h"
 #include "core/stream_lookup.h"
 
@@ -318,19 +317,14 @@ CUresult cuCtxResetPersistingL2Cache() {
 
 // --- synchronisation and events ---
 
-// A synchronisation the application asks for also releases pool memory above the pools' thresholds.
-static CUresult synchronizeAndReleasePools(Context& context) {
-  CUresult result = context.synchronize();
-  releasePoolMemoryAtSynchronize(context.device().ordinal());
-  return result;
+CUresult cuCtxSynchronize() {
+  return withCurrent([](Context& context) { return context.synchronize(); });
 }
-
-CUresult cuCtxSynchronize() { return withCurrent(synchronizeAndReleasePools); }
 
 CUresult cuCtxSynchronize_v2(CUcontext ctx) {
   auto context = resolveContext(ctx);
   if (!context) return context.error().code;
-  return synchronizeAndReleasePools(**context);
+  return (*context)->synchronize();
 }
 
 // A context-wide record or wait goes through the legacy default stream, which orders itself with every

@@ -6,7 +6,6 @@
 #include "core/event.h"
 #include "core/graph.h"
 #include "core/ipc_event.h"
-#include "core/mempool.h"
 #include "core/module.h"
 #include "core/stream_lookup.h"
 
@@ -96,8 +95,7 @@ CUresult cuEventSynchronize(CUevent hEvent) {
   CUEMU_LOOKUP(event, Event, hEvent);
   if (event->recordedInCapture()) return refuseUseOfCapturedEvent(*event, CUDA_ERROR_INVALID_VALUE);
   event->synchronize();
-  event->context().modules().flushPrintf();
-  releasePoolMemoryAtSynchronize(event->context().device().ordinal());
+  event->context().afterHostSynchronize();
   return event->context().stickyError();
 }
 

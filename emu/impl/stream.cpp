@@ -6,7 +6,6 @@
 #include "core/device.h"
 #include "core/event.h"
 #include "core/graph.h"
-#include "core/mempool.h"
 #include "core/module.h"
 #include "core/stream.h"
 #include "core/stream_lookup.h"
@@ -61,8 +60,7 @@ CUresult synchronize(CUstream handle) {
   if (s.kind() == Stream::Kind::Legacy)
     if (CUresult implicit = checkLegacyImplicitCapture(s)) return implicit;
   s.waitIdle();
-  s.context().modules().flushPrintf();  // device printf output appears when the host synchronises
-  releasePoolMemoryAtSynchronize(s.context().device().ordinal());
+  s.context().afterHostSynchronize();
   return s.context().stickyError();
 }
 
