@@ -102,6 +102,67 @@ TEST_F(api_texture, LinearFetch) {
   CU_EXPECT_OK(cuTexObjectDestroy(t));
 }
 
+// Texture objects over linear memory with the filter mode and flags a program may leave at any value: linear
+// filtering (NVIDIA's convolutionFFT2D sample asks for it), normalised coordinates, integer reads. Recorded on the
+// GPU: each creation's result and, where it succeeds, what tex1Dfetch reads inside and past the resource.
+TEST_F(api_texture, LinearResourceFilterModes) {
+  struct Form {
+    CUarray_format format;
+    unsigned elementBytes;
+    CUfilter_mode filter;
+    unsigned flags;
+  };
+  const Form forms[] = {
+      {CU_AD_FORMAT_FLOAT, 4, CU_TR_FILTER_MODE_LINEAR, 0},
+      {CU_AD_FORMAT_FLOAT, 4, CU_TR_FILTER_MODE_LINEAR, CU_TRSF_NORMALIZED_COORDINATES},
+      {CU_AD_FORMAT_FLOAT, 4, CU_TR_FILTER_MODE_POINT, CU_TRSF_NORMALIZED_COORDINATES},
+      {CU_AD_FORMAT_HALF, 2, CU_TR_FILTER_MODE_LINEAR, 0},
+      {CU_AD_FORMAT_UNSIGNED_INT8, 1, CU_TR_FILTER_MODE_LINEAR, 0},
+      {CU_AD_FORMAT_UNSIGNED_INT8, 1, CU_TR_FILTER_MODE_LINEAR, CU_TRSF_READ_AS_INTEGER},
+      {CU_AD_FORMAT_SIGNED_INT32, 4, CU_TR_FILTER_MODE_LINEAR, 0},
+      {CU_AD_FORMAT_SIGNED_INT32, 4, CU_TR_FILTER_MODE_LINEAR, CU_TRSF_READ_AS_INTEGER},
+  };
+  const int elements = 8, fetched = 12;  // the last four fetches are past the resource
+  std::vector<uint8_t> bytes(16 * 4);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(0x3c + 37 * i);
+  conf::DeviceBuffer src(bytes.size()), out(fetched * 4);
+  CU_ASSERT_OK(cuMemcpyHtoD(src.ptr(), bytes.data(), bytes.size()));
+  std::vector<uint64_t> outputs;
+  for (const Form& f : forms) {
+    CUDA_RESOURCE_DESC res{};
+    res.resType = CU_RESOURCE_TYPE_LINEAR;
+    res.res.linear.devPtr = src.ptr();
+    res.res.linear.format = f.format;
+    res.res.linear.numChannels = 1;
+    res.res.linear.sizeInBytes = elements * f.elementBytes;
+    CUDA_TEXTURE_DESC tex{};
+    tex.filterMode = f.filter;
+    tex.flags = f.flags;
+    CUtexObject t = 0;
+    CUresult created = cuTexObjectCreate(&t, &res, &tex, nullptr);
+    outputs.push_back(created);
+    if (created != CUDA_SUCCESS) continue;
+    CU_ASSERT_OK(cuMemsetD8(out.ptr(), 0xee, fetched * 4));
+    CUdeviceptr po = out.ptr();
+    int n = fetched;
+    void* params[] = {&t, &po, &n};
+    CU_ASSERT_OK(conf::Launch1D(Fn("tex_fetch_linear"), 1, 32, params));
+    std::vector<uint32_t> got(fetched);
+    CU_ASSERT_OK(cuMemcpyDtoH(got.data(), po, fetched * 4));
+    outputs.insert(outputs.end(), got.begin(), got.end());
+    CU_EXPECT_OK(cuTexObjectDestroy(t));
+  }
+  const uint64_t hash = conf::Fnv(bytes.data(), bytes.size(), conf::Fnv(forms, sizeof forms));
+  if (conf::GoldenRecord("texture_linear_resource_filter_modes", hash, outputs)) return;
+  std::string source;
+  const auto& golden = conf::GoldenData(&source);
+  auto it = golden.find("texture_linear_resource_filter_modes");
+  ASSERT_NE(it, golden.end()) << "no golden outputs"
+                              << (source.empty() ? " (CUEMU_CONF_GOLDEN is not set)" : " in " + source);
+  ASSERT_EQ(it->second.hash, hash) << "the golden outputs were recorded for other forms; record again";
+  EXPECT_EQ(outputs, it->second.outputs) << "per form: cuTexObjectCreate's result, then the 12 words fetched";
+}
+
 TEST_F(api_texture, Array2DPoint) {
   const int w = 40, h = 12;
   CUarray a = FloatArray(w, h);

@@ -337,6 +337,8 @@ class TexSampler {
     floatCoords_ = shape.floatCoords;
     readAsInteger_ = (o_.texture.flags & CU_TRSF_READ_AS_INTEGER) || shape.result != ptx::exec::TexResult::F32;
     normalizedFloat_ = !readAsInteger_ && isNormalizable(store_.format);
+    floatTexels_ =
+        !readAsInteger_ && store_.format != CU_AD_FORMAT_UNSIGNED_INT32 && store_.format != CU_AD_FORMAT_SIGNED_INT32;
     normalizedCoords_ = (o_.texture.flags & CU_TRSF_NORMALIZED_COORDINATES) != 0;
     dims_ = shape.geometry == TexGeometry::D1 || shape.geometry == TexGeometry::A1D ? 1
             : shape.geometry == TexGeometry::D3                                     ? 3
@@ -511,10 +513,12 @@ class TexSampler {
           ch < store_.channels ? readChannel(p + ch * channelBytes_, store_.format, normalizedFloat_) : missing_[ch];
   }
 
-  // Float results carry the converted value, integer results the texel's integer.
+  // Float texels (float and half formats, 8- and 16-bit integers read as normalised floats) give the converted
+  // value; integer texels give their integer, also to a `.f32` instruction: an H100 returns the raw bits of a 32-bit
+  // integer texel, and of any integer texel read with CU_TRSF_READ_AS_INTEGER (conformance
+  // api.texture.LinearResourceFilterModes).
   void store4(const Channel c[4], uint32_t out[4]) const {
-    for (unsigned ch = 0; ch < 4; ++ch)
-      out[ch] = result_ == ptx::exec::TexResult::F32 ? std::bit_cast<uint32_t>(c[ch].f) : c[ch].bits;
+    for (unsigned ch = 0; ch < 4; ++ch) out[ch] = floatTexels_ ? std::bit_cast<uint32_t>(c[ch].f) : c[ch].bits;
   }
 
   const TexObject& o_;
@@ -522,7 +526,8 @@ class TexSampler {
   ptx::exec::TexResult result_;
   int gather_;
   bool floatCoords_, readAsInteger_, normalizedFloat_, normalizedCoords_, layered_, isLinearMemory_, linearFilter_;
-  bool fast2D_;  // sample2D applies
+  bool fast2D_;       // sample2D applies
+  bool floatTexels_;  // store4 writes the converted value (else the texel's integer)
   unsigned dims_, channelBytes_;
   long sizes_[3];
   Channel border_[4], missing_[4];

@@ -13,7 +13,7 @@ bool validAddressMode(CUaddress_mode mode) {
   return mode >= CU_TR_ADDRESS_MODE_WRAP && mode <= CU_TR_ADDRESS_MODE_BORDER;
 }
 
-CUresult validateTextureDesc(const CUDA_TEXTURE_DESC& t, const CUDA_RESOURCE_DESC& resource) {
+CUresult validateTextureDesc(const CUDA_TEXTURE_DESC& t) {
   for (CUaddress_mode mode : t.addressMode)
     if (!validAddressMode(mode)) return CUDA_ERROR_INVALID_VALUE;
   if (t.filterMode != CU_TR_FILTER_MODE_POINT && t.filterMode != CU_TR_FILTER_MODE_LINEAR)
@@ -21,9 +21,8 @@ CUresult validateTextureDesc(const CUDA_TEXTURE_DESC& t, const CUDA_RESOURCE_DES
   constexpr unsigned kKnownFlags = CU_TRSF_READ_AS_INTEGER | CU_TRSF_NORMALIZED_COORDINATES | CU_TRSF_SRGB |
                                    CU_TRSF_DISABLE_TRILINEAR_OPTIMIZATION | CU_TRSF_SEAMLESS_CUBEMAP;
   if (t.flags & ~kKnownFlags) return CUDA_ERROR_INVALID_VALUE;
-  // Linear memory is fetched by index only: no filtering.
-  if (resource.resType == CU_RESOURCE_TYPE_LINEAR && t.filterMode == CU_TR_FILTER_MODE_LINEAR)
-    return CUDA_ERROR_INVALID_VALUE;
+  // Linear memory is fetched by index only, so a linear filter there changes nothing; an H100 accepts it with any
+  // format, read as integers or not (conformance api.texture.LinearResourceFilterModes).
   return CUDA_SUCCESS;
 }
 
@@ -35,7 +34,7 @@ CUresult cuTexObjectCreate(CUtexObject* pTexObject, const CUDA_RESOURCE_DESC* pR
   if (auto current = requireCurrentContext(); !current) return current.error().code;
   auto store = resolveResource(*pResDesc);
   if (!store) return store.error().code;
-  if (CUresult r = validateTextureDesc(*pTexDesc, *pResDesc)) return r;
+  if (CUresult r = validateTextureDesc(*pTexDesc)) return r;
   auto object = std::make_shared<TexObject>();
   object->resource = *pResDesc;
   object->texture = *pTexDesc;
