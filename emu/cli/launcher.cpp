@@ -47,6 +47,8 @@ const std::vector<Setting>& settings() {
        "write a Chrome/Perfetto trace (driver calls per thread, stream items, dependencies) to FILE at exit"},
       {"--trace", "CUEMU_TRACE", "FILE", "log every driver call with its arguments and result to FILE (or stderr)"},
       {"--log", "CUEMU_LOG", "FILE", "verbose diagnostics to FILE (or stderr)"},
+      {"--dump-ptx", "CUEMU_DUMP_PTX", "DIR",
+       "write every PTX module the program loads (from its fatbinaries and libraries, as cuemu compiles it) to DIR"},
       {"--tool", "CUEMU_TOOL", "TOOL",
        "check the program as compute-sanitizer's tool of that name does: memcheck, racecheck, initcheck, synccheck"},
       {"--leak-check", "CUEMU_LEAK_CHECK", "MODE",

@@ -12,6 +12,11 @@
 
 #include <malloc.h>
 
+#include <unistd.h>
+
+#include <atomic>
+#include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -119,6 +124,28 @@ void readVersionAndTarget(std::string_view text, int& version, int& target) {
   }
 }
 
+// CUEMU_DUMP_PTX=DIR (`cuemu run --dump-ptx DIR`): every PTX module the driver compiles, as it compiles it (taken
+// out of its fatbinary, decompressed and linked), is written to DIR/<pid>-<n>-<image name>.ptx, so that a user
+// debugging a library's kernel can read the code cuemu runs. Read at each load: loads are rare and a test may
+// switch it on in a running process.
+void dumpPtx(std::string_view text, const std::string& imageName) {
+  const char* dir = std::getenv("CUEMU_DUMP_PTX");
+  if (!dir || !*dir) return;
+  static std::atomic<unsigned> counter{0};
+  std::string base = imageName.substr(imageName.find_last_of('/') + 1);
+  for (char& c : base)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') c = '_';
+  if (base.size() > 64) base.resize(64);
+  std::string path = fmt::format("{}/{}-{}-{}.ptx", dir, getpid(), counter.fetch_add(1), base);
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  bool written = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  if (f && std::fclose(f) != 0) written = false;
+  if (written)
+    CUEMU_INFO("CUEMU_DUMP_PTX: wrote {} ({} bytes)", path, text.size());
+  else
+    CUEMU_ERROR("CUEMU_DUMP_PTX: cannot write '{}': {}", path, std::strerror(errno));
+}
+
 }  // namespace
 
 constexpr size_t kTrimAfterBytes = size_t(1) << 20;
@@ -149,6 +176,7 @@ Expected<CompiledImage> compileImage(const void* image, int ccMajor, int ccMinor
     linked = std::move(ptx->units.front().text);
   }
   std::string_view text = linked;
+  dumpPtx(text, out.name);
   readVersionAndTarget(text, out.ptxVersion, out.targetArch);
   bool standsInForCubins =
       !ptx->units.empty() &&

@@ -1,6 +1,7 @@
 // Module image recognition and PTX extraction (emu/core/fatbin.h) on fatbinaries built by nvcc from
 // kernel.cu: the checked-in copies in data/, and, where nvcc exists, fresh ones built with the test.
 #include "core/fatbin.h"
+#include "core/module.h"
 
 #include <gtest/gtest.h>
 
@@ -8,6 +9,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -141,6 +144,31 @@ TEST_P(Fatbin, EveryCompressionGivesTheSamePtx) {
   EXPECT_NE(sm90.find(".target sm_90"), std::string::npos);
   EXPECT_NE(ptxOf(load("debug.fatbin")).find(".loc"), std::string::npos);
   EXPECT_NE(ptxOf(load("lineinfo.fatbin")).find(".loc"), std::string::npos);
+}
+
+// CUEMU_DUMP_PTX=DIR: each compiled module's PTX, as the interpreter gets it, lands in DIR named by the image; a
+// folder that cannot be written costs the load nothing.
+TEST_P(Fatbin, DumpPtxWritesWhatIsCompiled) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("cuemu-dump-ptx-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  Bytes image = load("default.fatbin");
+  ::setenv("CUEMU_DUMP_PTX", dir.c_str(), 1);
+  auto compiled = compileImage(image.data(), 9, 0, "/some/where/kernel.fatbin", image.size(), 0);
+  ::setenv("CUEMU_DUMP_PTX", (dir / "missing" / "folder").c_str(), 1);
+  auto unwritten = compileImage(image.data(), 9, 0, "kernel.fatbin", image.size(), 0);
+  ::unsetenv("CUEMU_DUMP_PTX");
+  ASSERT_TRUE(compiled) << compiled.error().message;
+  EXPECT_TRUE(unwritten) << unwritten.error().message;
+  std::vector<fs::path> files(fs::directory_iterator(dir), fs::directory_iterator{});
+  ASSERT_EQ(files.size(), 1u);
+  std::string name = files[0].filename().string();
+  EXPECT_EQ(name.rfind(std::to_string(getpid()) + "-", 0), 0u) << name;
+  EXPECT_NE(name.find("-kernel.fatbin.ptx"), std::string::npos) << name;
+  Bytes written = readFile(files[0].string());
+  EXPECT_EQ(std::string(written.begin(), written.end()), ptxOf(load("nocompress.fatbin")));
+  fs::remove_all(dir);
 }
 
 TEST_P(Fatbin, ChoosesTheHighestPtxTheDeviceRuns) {

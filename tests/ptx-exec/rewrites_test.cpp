@@ -294,3 +294,104 @@ TEST(Rewrites, SameVectorResultsAndFaults) {
     expectSameFault(ref, r.fault, mask);
   }
 }
+
+// loop-watches: a loop's spin check compares only the registers its blocks write. `spin` waits in a three-instruction
+// loop (a 32-bit load and a predicate: 128 + 64 bytes of register file, not the kernel's 200 registers);
+// `scattered` has a block of its loop placed after the back edge, which writes %r5 (counted: the natural loop, not
+// the instructions between header and back edge; that block's branch to $L_back goes backwards too, and the warp
+// checks at every backward branch, so $L_back heads a loop of the same blocks); `calling` calls a function in its loop
+// (no watch: the callee's writes are not the loop's instructions').
+TEST(Rewrites, LoopWatchesCompareOnlyTheLoopsRegisters) {
+  if ((defaultRewrites() & kAllRewrites) != kAllRewrites) GTEST_SKIP() << "rewrites restricted for this run";
+  const char* ptx = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.func (.param .b32 r) bump(.param .b32 x)
+{
+  .reg .b32 %t<2>;
+  ld.param.b32 %t0, [x];
+  add.s32 %t1, %t0, 1;
+  st.param.b32 [r], %t1;
+  ret;
+}
+.visible .entry spin(.param .u64 flag)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<200>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [flag];
+  mov.u32 %r100, 7;
+$L_wait:
+  ld.volatile.global.u32 %r1, [%rd1];
+  setp.eq.s32 %p1, %r1, 0;
+  @%p1 bra $L_wait;
+  st.global.u32 [%rd1+4], %r100;
+  ret;
+}
+.visible .entry scattered(.param .u64 flag)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<200>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [flag];
+  mov.u32 %r5, 0;
+$L_head:
+  ld.volatile.global.u32 %r1, [%rd1];
+  setp.eq.s32 %p1, %r1, 0;
+  @%p1 bra $L_side;
+  bra.uni $L_done;
+$L_back:
+  bra.uni $L_head;
+$L_done:
+  st.global.u32 [%rd1+4], %r5;
+  ret;
+$L_side:
+  add.s32 %r5, %r5, 1;
+  bra.uni $L_back;
+}
+.visible .entry calling(.param .u64 flag)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<200>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [flag];
+$L_wait:
+  ld.volatile.global.u32 %r1, [%rd1];
+  {
+  .param .b32 a;
+  .param .b32 b;
+  st.param.b32 [a], %r1;
+  call (b), bump, (a);
+  ld.param.b32 %r2, [b];
+  }
+  setp.eq.s32 %p1, %r2, 1;
+  @%p1 bra $L_wait;
+  ret;
+}
+)";
+  auto statsOf = [&](const char* kernel, uint32_t rewrites) {
+    CompileOptions options;
+    options.rewrites = rewrites;
+    std::string text(ptx);
+    // one kernel per program, so each kernel's count stands alone
+    for (const char* other : {"spin", "scattered", "calling"})
+      if (std::strcmp(other, kernel) != 0) {
+        size_t at = text.find(std::string(".visible .entry ") + other);
+        text.replace(at, std::strlen(".visible .entry "), ".func ");
+      }
+    CompileResult r = compile(text, options);
+    EXPECT_TRUE(r.program) << r.error;
+    return r.program ? programStats(*r.program) : ProgramStats{};
+  };
+  ProgramStats spin = statsOf("spin", kAllRewrites);
+  EXPECT_EQ(spin.loopWatches, 1u);
+  EXPECT_EQ(spin.loopWatchBytes, 128u + 64u) << "%r1 and %p1";
+  ProgramStats scattered = statsOf("scattered", kAllRewrites);
+  EXPECT_EQ(scattered.loopWatches, 2u);
+  EXPECT_EQ(scattered.loopWatchBytes, 2 * (2 * 128u + 64u)) << "%r1, %p1 and the %r5 of the block after the back edge";
+  ProgramStats calling = statsOf("calling", kAllRewrites);
+  EXPECT_GT(calling.ops, 0u);
+  EXPECT_EQ(calling.loopWatches, 0u);
+  EXPECT_EQ(statsOf("spin", kAllRewrites & ~rewriteBit(Rewrite::LoopWatches)).loopWatches, 0u);
+}

@@ -166,6 +166,8 @@ CompileResult compile(std::string_view ptxText, const CompileOptions& options = 
 struct ProgramStats {
   size_t ops = 0;
   uint64_t digest = 0;
+  size_t loopWatches = 0;     // loops whose spin check compares only the registers they write (loop-watches)
+  size_t loopWatchBytes = 0;  // the register-file bytes those checks compare, all loops together
 };
 ProgramStats programStats(const Program& program);
 

@@ -102,6 +102,15 @@ ProgramStats programStats(const Program& program) {
       mix(uint64_t(op.imm));
       mix(op.aux);
     }
+    for (const LoopWatch& watch : code.loopWatches) {
+      ++st.loopWatches;
+      mix(uint64_t(watch.headerOp) | uint64_t(watch.rangeCount) << 32);
+      for (uint32_t k = 0; k < watch.rangeCount; ++k) {
+        const RegisterRange& range = code.loopWatchRanges[watch.firstRange + k];
+        mix(uint64_t(range.offset) | uint64_t(range.bytes) << 32);
+        st.loopWatchBytes += range.bytes;
+      }
+    }
   };
   if (!program.lazy) {
     add(program);

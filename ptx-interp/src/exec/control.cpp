@@ -154,10 +154,23 @@ const Op* yieldAt(Warp& w, const Op* target, WarpState why) {
     return target;
   }
   const Job& job = *w.cta->job;
-  uint32_t first = kFirstRegister, last = job.code->constStart;
+  // The registers compared: those the loop writes (rewrite loop-watches), or every declared register.
+  const LoopWatch* watch = job.program->loopWatchAt(target);
+  const RegisterRange whole{kFirstRegister,
+                            job.code->constStart > kFirstRegister ? job.code->constStart - kFirstRegister : 0};
+  const RegisterRange* ranges = watch ? &job.program->loopWatchRanges[watch->firstRange] : &whole;
+  const uint32_t rangeCount = watch ? watch->rangeCount : 1;
+  auto unchanged = [&] {
+    const uint8_t* saved = p.registers.data();
+    for (uint32_t k = 0; k < rangeCount; ++k) {
+      if (std::memcmp(saved, w.rf + ranges[k].offset, ranges[k].bytes) != 0) return false;
+      saved += ranges[k].bytes;
+    }
+    return true;
+  };
   bool probed = p.warp == &w && p.launchId == job.launchId && p.cta == w.cta->linearId;
   if (probed && p.target == target && p.active == w.active && p.stackDepth == w.stack.size() && p.frame == w.frame &&
-      (last <= first || std::memcmp(p.registers.data(), w.rf + first, last - first) == 0)) {
+      unchanged()) {
     p.warp = nullptr;
     return yieldAt(w, target, WarpState::Waiting);
   }
@@ -178,7 +191,9 @@ const Op* yieldAt(Warp& w, const Op* target, WarpState why) {
   p.active = w.active;
   p.stackDepth = w.stack.size();
   p.frame = w.frame;
-  if (last > first) p.registers.assign(w.rf + first, w.rf + last);
+  p.registers.clear();
+  for (uint32_t k = 0; k < rangeCount; ++k)
+    p.registers.insert(p.registers.end(), w.rf + ranges[k].offset, w.rf + ranges[k].offset + ranges[k].bytes);
   w.budget = w.checkInterval = 1;
   return target;
 }

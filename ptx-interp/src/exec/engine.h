@@ -18,6 +18,7 @@
 #include "ptx/exec.h"
 #include "ptx/ir.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -187,6 +188,19 @@ struct SharedFmaStep {
 };
 constexpr uint32_t kMaxSharedFmaChain = 32;
 
+// The declared registers a loop can change (rewrite loop-watches, KernelLowerer::recordLoopWatches): a warp that
+// went once around the loop and left them as they were waits for memory (ctl::backEdge compares only these). A loop
+// with a call, or whose registers make more than kMaxLoopWatchRanges ranges, has none: the probe then compares every
+// declared register.
+struct RegisterRange {
+  uint32_t offset = 0, bytes = 0;  // register-file bytes
+};
+struct LoopWatch {
+  uint32_t headerOp = 0;  // the op the loop's back edges branch to
+  uint32_t firstRange = 0, rangeCount = 0;
+};
+constexpr uint32_t kMaxLoopWatchRanges = 32;
+
 class Program {
  public:
   std::vector<Op> ops;
@@ -202,6 +216,15 @@ class Program {
   std::vector<WgmmaSite> wgmmaSites;
   std::vector<std::vector<const Op*>> brxTables;
   std::vector<std::vector<uint32_t>> brxTableIndices;  // op indices, patched into brxTables
+  std::vector<LoopWatch> loopWatches;                  // sorted by headerOp
+  std::vector<RegisterRange> loopWatchRanges;
+  // The loop watch of the loop whose back edges branch to `header`, if it has one.
+  const LoopWatch* loopWatchAt(const Op* header) const {
+    uint32_t index = uint32_t(header - ops.data());
+    auto it = std::lower_bound(loopWatches.begin(), loopWatches.end(), index,
+                               [](const LoopWatch& w, uint32_t i) { return w.headerOp < i; });
+    return it != loopWatches.end() && it->headerOp == index ? &*it : nullptr;
+  }
   struct PendingPatch {
     uint32_t op, target;
     bool rpc;

@@ -641,6 +641,7 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
     }
     brxPending_.clear();
     brxTargets_.clear();
+    if (enabled(Rewrite::LoopWatches)) recordLoopWatches(succ, blockOp);
     (void)funcStart;
   }
   // call sites: callee frame/entry

@@ -410,6 +410,9 @@ class KernelLowerer {
   std::vector<InstRewrite> rewrites_;
   // The per-function passes, in order (each after the ones it builds on).
   void runFunctionRewrites(bool entry);
+  // loop-watches: for each loop of the function being lowered (a block with a back edge to it), the declared
+  // registers its blocks write (Program::loopWatches). `blockOp`: each block's first op.
+  void recordLoopWatches(const std::vector<std::vector<uint32_t>>& succ, const std::vector<uint32_t>& blockOp);
   void findAddressAdds();
   void findScaledIndices();
   void findSharedLayoutChains();
