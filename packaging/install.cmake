@@ -1,6 +1,8 @@
 # Installing cuemu (included by the top-level CMakeLists.txt):
 #   lib/cuemu/libcuda.so.1 (+ libcuda.so), lib/cuemu/libnvJitLink.so.13, libnvrtc.so.13 (+ .so)   never where a
 #                                                                        real driver lives
+#   lib/cuemu/toolkit/lib64/libnvrtc.so.13 (libnvrtc.so.13 links there), toolkit/{include,bin,lib64/libcudadevrt.a}
+#                                        links to the CUDA toolkit, for CuPy (below)
 #   bin/cuemu                                                                        finds lib/cuemu from bin/
 #   include/cuemu/{cuemu.h, cuda.h, cudaTypedefs.h, ...}                           cuemu's headers (not the toolkit's)
 #   lib/cmake/cuemu/cuemuConfig.cmake    find_package(cuemu): cuemu::cuda (the driver), cuemu::cuemu (the command)
@@ -14,8 +16,44 @@ set(CUEMU_INSTALL_LIBDIR ${CMAKE_INSTALL_LIBDIR}/cuemu)
 set(CUEMU_INSTALL_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR}/cuemu)
 set(CUEMU_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/cuemu)
 
-install(TARGETS cuda cuemu_nvjitlink cuemu_nvrtc EXPORT cuemuTargets
+install(TARGETS cuda cuemu_nvjitlink EXPORT cuemuTargets
         LIBRARY DESTINATION ${CUEMU_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT development)
+# cuemu's NVRTC. CuPy (through cuda.pathfinder) takes the folder above the real file of the libnvrtc.so.13 it loaded
+# for the CUDA toolkit's root and looks there for lib64/libcudadevrt.a (RawKernels with dynamic parallelism), bin/nvcc
+# and include/ (emu/CMakeLists.txt lays out the build tree the same way). So the library lives in
+# lib/cuemu/toolkit/lib64, lib/cuemu/libnvrtc.so.13 links to it, and lib/cuemu/toolkit links to the toolkit's
+# include, bin and libcudadevrt.a, at CUEMU_TOOLKIT_ROOT (the toolkit found at configure time; links that find
+# nothing where cuemu is installed are as if they were not there). A wheel cannot hold links (they would become
+# copies of the whole toolkit), so pip installs leave the layout out (CUEMU_INSTALL_TOOLKIT_LAYOUT=OFF).
+option(CUEMU_INSTALL_TOOLKIT_LAYOUT "Install libnvrtc.so.13 inside lib/cuemu/toolkit with links to the CUDA toolkit" ON)
+set(cuemu_default_toolkit_root "")
+if(CUEMU_NVCC)
+  get_filename_component(cuemu_default_toolkit_root "${CUEMU_NVCC}" DIRECTORY)
+  get_filename_component(cuemu_default_toolkit_root "${cuemu_default_toolkit_root}" DIRECTORY)
+endif()
+set(CUEMU_TOOLKIT_ROOT "${cuemu_default_toolkit_root}" CACHE PATH "CUDA toolkit the installed toolkit layout links to")
+if(CUEMU_INSTALL_TOOLKIT_LAYOUT)
+  install(TARGETS cuemu_nvrtc EXPORT cuemuTargets LIBRARY DESTINATION ${CUEMU_INSTALL_LIBDIR}/toolkit/lib64
+          COMPONENT runtime NAMELINK_SKIP)
+  set(cuemu_links "libnvrtc.so.13=toolkit/lib64/libnvrtc.so.13;libnvrtc.so=libnvrtc.so.13")
+  if(CUEMU_TOOLKIT_ROOT)
+    list(APPEND cuemu_links "toolkit/include=${CUEMU_TOOLKIT_ROOT}/include" "toolkit/bin=${CUEMU_TOOLKIT_ROOT}/bin"
+         "toolkit/lib64/libcudadevrt.a=${CUEMU_TOOLKIT_ROOT}/lib64/libcudadevrt.a")
+  endif()
+  foreach(link IN LISTS cuemu_links)
+    string(REPLACE "=" ";" parts "${link}")
+    list(GET parts 0 name)
+    list(GET parts 1 target)
+    install(CODE "
+      set(cuemu_link \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CUEMU_INSTALL_LIBDIR}/${name}\")
+      file(REMOVE \"\${cuemu_link}\")
+      file(CREATE_LINK \"${target}\" \"\${cuemu_link}\" SYMBOLIC)
+      message(STATUS \"Installing: \${cuemu_link} -> ${target}\")" COMPONENT runtime)
+  endforeach()
+else()
+  install(TARGETS cuemu_nvrtc EXPORT cuemuTargets LIBRARY DESTINATION ${CUEMU_INSTALL_LIBDIR} COMPONENT runtime
+          NAMELINK_COMPONENT development)
+endif()
 install(TARGETS cuemu EXPORT cuemuTargets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
 install(TARGETS cuemu_nvjitlink_lto RUNTIME DESTINATION ${CUEMU_INSTALL_LIBDIR} COMPONENT runtime)
 target_include_directories(cuda INTERFACE $<INSTALL_INTERFACE:${CUEMU_INSTALL_INCLUDEDIR}>)

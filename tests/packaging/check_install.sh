@@ -23,6 +23,13 @@ for f in bin/cuemu lib/cuemu/libcuda.so.1 lib/cuemu/libcuda.so lib/cuemu/libnvJi
   lib/pkgconfig/cuemu.pc share/doc/cuemu/README.md; do
   check "installs $f" "[ -e '$prefix/$f' ]"
 done
+# CuPy finds the toolkit from the real file of the libnvrtc.so.13 it loaded (packaging/install.cmake)
+check "libnvrtc.so.13 is a link into lib/cuemu/toolkit/lib64" \
+  "[ \"\$(readlink -f '$prefix/lib/cuemu/libnvrtc.so.13')\" = '$prefix/lib/cuemu/toolkit/lib64/libnvrtc.so.13' ]"
+if grep -q '^CUEMU_TOOLKIT_ROOT:PATH=/' "$build/CMakeCache.txt"; then
+  check "the toolkit layout reaches libcudadevrt.a, nvcc and cuda.h" \
+    "[ -e '$prefix/lib/cuemu/toolkit/lib64/libcudadevrt.a' ] && [ -x '$prefix/lib/cuemu/toolkit/bin/nvcc' ] && [ -e '$prefix/lib/cuemu/toolkit/include/cuda.h' ]"
+fi
 check "installs nothing called libcuda outside lib/cuemu" \
   '[ -z "$(find "$prefix" -name "libcuda*" -not -path "$prefix/lib/cuemu/*")" ]'
 "$prefix/bin/cuemu" info >"$work/info" 2>&1
