@@ -186,6 +186,32 @@ void scatter(Warp& w, const MatrixSite& s, unsigned slot, const uint64_t* in) {
   }
 }
 
+// gather and scatter for fragments of 16- or 32-bit elements (Bits), as 32-bit bit patterns: the element loops
+// unrolled, for the narrow path's operands.
+template <unsigned Bits> void gatherBits(Warp& w, const MatrixSite& s, unsigned slot, uint32_t* out) {
+  constexpr unsigned p = 32 / Bits;
+  constexpr uint32_t mask = Bits == 32 ? ~0u : (1u << Bits) - 1;
+  const uint16_t* index = s.index[slot].data();
+  for (unsigned r = 0; r < s.count[slot]; ++r, index += 32 * p) {
+    const uint32_t* v = R<uint32_t>(w, s.regs[slot][r]);
+    for (unsigned l = 0; l < 32; ++l)
+      for (unsigned i = 0; i < p; ++i) out[index[l * p + i]] = (v[l] >> (i * Bits)) & mask;
+  }
+}
+template <unsigned Bits> void scatterBits(Warp& w, const MatrixSite& s, unsigned slot, const uint32_t* in) {
+  constexpr unsigned p = 32 / Bits;
+  const uint16_t* index = s.index[slot].data();
+  for (unsigned r = 0; r < s.count[slot]; ++r, index += 32 * p) {
+    alignas(64) uint32_t v[32];
+    for (unsigned l = 0; l < 32; ++l) {
+      uint32_t word = 0;
+      for (unsigned i = 0; i < p; ++i) word |= in[index[l * p + i]] << (i * Bits);
+      v[l] = word;
+    }
+    h::storeLanes<uint32_t>(w, s.regs[slot][r], v);
+  }
+}
+
 // ---- the tensor core's sum -------------------------------------------------------------------------------------
 
 // How the tensor core adds products of 16-bit, tf32 and fp8 operands to an f32 accumulator, as measured on an H100
@@ -383,6 +409,161 @@ uint32_t fixedPointRow(const double* av, const int* ae, const double* bv, const 
   }
 }
 
+// ---- the same sum in float lanes: f16, bf16 and tf32 products, K <= 16 ------------------------------------------
+//
+// fixedPointRow's sum with twice the lanes per vector, giving identical bits by construction (so it has no switch;
+// the double path stays the reference for every operand outside these conditions, and PtxMatrix tests compare the
+// two on random and edge operands):
+// - a product of two of these values has at most 22 significant bits (11 x 11), so a*b is exact in float as long
+//   as it is a normal float: every nonzero finite factor lies in [2^-50, 2^63) (f16 always; bf16 and tf32 are
+//   checked per instruction, decodeNarrow), so |a*b| lies in [2^-100, 2^126);
+// - the column's grid exponent e is at least the product's alignment exponent, so (a*b) * 2^(25-e) is below 2^27:
+//   exact where it is a normal float, and below 2^-126, where float rounding would start, it truncates to 0 either
+//   way; the conversion to int32 then truncates as trunc does. The scale's exponent is clamped to e in
+//   [-100, 127] (a column with e below -100 has only zero products; one with e above 127 has an infinity or NaN in
+//   C and goes to tensorSum);
+// - K <= 16 truncated products below 2^27 sum to less than 2^31 in int32; C's term is added in double, exactly.
+// Infinities and NaNs among A and B send the whole instruction to the double path.
+
+// Values and fixed-point exponents (as fixedPointExponent gives them) of n elements of type E as floats; false
+// where an element is an infinity or NaN or lies outside [2^-50, 2^63). Written with vector types: GCC 12 does not
+// vectorize a loop that reinterprets integers as floats.
+using V8u = uint32_t __attribute__((vector_size(32)));
+using V8i = int32_t __attribute__((vector_size(32)));
+using V8f = float __attribute__((vector_size(32)));
+template <Elem E>
+PTX_LANES bool decodeNarrow8(const uint32_t* __restrict bits, unsigned n, float* __restrict v, int* __restrict e) {
+  constexpr int emin = E == Elem::F16 ? -14 : -126;
+  // the range of the biased exponents of the nonzero elements
+  V8i lo = V8i{} + 255, hi = V8i{};
+  for (unsigned q = 0; q < n; q += 8) {
+    V8u b;
+    std::memcpy(&b, bits + q, sizeof b);
+    V8u xb;
+    if constexpr (E == Elem::F16) {
+      // the f16 fields moved into a float's, times 2^(127-15): exact, subnormals included
+      const V8u em = b & 0x7fff;
+      xb = V8u(V8f(em << 13) * 0x1p112f) | (b & 0x8000) << 16;
+      const V8i top = V8i(em >> 10);  // 31: an infinity or NaN
+      hi = hi > top ? hi : top;
+    } else {
+      xb = E == Elem::BF16 ? b << 16 : b & 0xffffe000u;  // tf32: the 19 bits the tensor core reads (floatValue)
+    }
+    const V8i biased = V8i((xb >> 23) & 0xff);
+    const V8i zero = V8i((xb & 0x7fffffffu) == 0);
+    if constexpr (E != Elem::F16) {
+      const V8i nz = zero ? 255 : biased;
+      lo = lo < nz ? lo : nz;
+      hi = hi > biased ? hi : biased;
+    }
+    std::memcpy(v + q, &xb, sizeof xb);
+    const V8i x = biased - 127;
+    const V8i ex = zero ? kZeroExponent : (x > emin ? x : emin);
+    std::memcpy(e + q, &ex, sizeof ex);
+  }
+  int l = 255, h = 0;
+  for (unsigned i = 0; i < 8; ++i) {
+    l = std::min(l, lo[i]);
+    h = std::max(h, hi[i]);
+  }
+  if constexpr (E == Elem::F16) return h < 31;
+  return l >= 127 - 50 && h <= 127 + 62;
+}
+// n elements from 32- or 64-bit patterns: whole groups of 8, then the rest padded with zeros.
+template <class U> bool decodeNarrow(Elem el, const U* bits, unsigned n, float* v, int* e) {
+  auto decode = [&](const uint32_t* b, unsigned cnt, float* vv, int* ee) {
+    switch (el) {
+      case Elem::F16: return decodeNarrow8<Elem::F16>(b, cnt, vv, ee);
+      case Elem::BF16: return decodeNarrow8<Elem::BF16>(b, cnt, vv, ee);
+      default: return decodeNarrow8<Elem::TF32>(b, cnt, vv, ee);
+    }
+  };
+  const unsigned whole = n & ~7u;
+  bool ok = true;
+  if constexpr (std::is_same_v<U, uint32_t>) {
+    ok = decode(bits, whole, v, e);
+  } else {
+    alignas(32) uint32_t b32[256];
+    for (unsigned first = 0; first < whole; first += 256) {
+      const unsigned cnt = std::min(256u, whole - first);
+      for (unsigned q = 0; q < cnt; ++q) b32[q] = uint32_t(bits[first + q]);
+      ok = decode(b32, cnt, v + first, e + first) && ok;
+    }
+  }
+  if (whole < n) {
+    alignas(32) uint32_t b8[8] = {};
+    alignas(32) float v8[8];
+    alignas(32) int e8[8];
+    for (unsigned q = whole; q < n; ++q) b8[q - whole] = uint32_t(bits[q]);
+    ok = decode(b8, 8, v8, e8) && ok;
+    std::copy(v8, v8 + (n - whole), v + whole);
+    std::copy(e8, e8 + (n - whole), e + whole);
+  }
+  return ok;
+}
+constexpr bool isNarrowFloat(Elem e) { return e == Elem::F16 || e == Elem::BF16 || e == Elem::TF32; }
+
+// fixedPointRow for decodeNarrow's operands (fracBits 25).
+template <unsigned N> PTX_LANES uint32_t narrowRow(const float* __restrict av, const int* __restrict ae,
+                                                   const float* __restrict bv, const int* __restrict be,
+                                                   const double* __restrict cv, const int* __restrict ce, unsigned k,
+                                                   double* __restrict r) {
+  constexpr int fracBits = 25;
+  alignas(64) int emax[N];
+  alignas(64) int32_t sum[N];
+  alignas(64) float down[N];
+  for (unsigned j = 0; j < N; ++j) emax[j] = ce[j];
+  for (unsigned q = 0; q < k; ++q) {
+    const int* beRow = be + size_t(q) * N;
+    for (unsigned j = 0; j < N; ++j) emax[j] = std::max(emax[j], ae[q] + beRow[j]);
+  }
+  uint32_t special = 0;
+  for (unsigned j = 0; j < N; ++j) {
+    special |= uint32_t(emax[j] >= kSpecialExponent / 2) << j;
+    const int e = emax[j] < kZeroExponent / 2 ? 0 : std::min(emax[j], 1000);
+    emax[j] = e;
+    down[j] = std::bit_cast<float>(uint32_t(127 + fracBits - std::clamp(e, -100, 127)) << 23);
+    sum[j] = 0;
+  }
+  for (unsigned q = 0; q < k; ++q) {
+    const float x = av[q];
+    const float* bvRow = bv + size_t(q) * N;
+    for (unsigned j = 0; j < N; ++j) sum[j] += int32_t((x * bvRow[j]) * down[j]);
+  }
+  for (unsigned j = 0; j < N; ++j)
+    r[j] = (double(sum[j]) + std::trunc(cv[j] * pow2(fracBits - emax[j]))) * pow2(emax[j] - fracBits) + 0.0;
+  return special;
+}
+
+uint32_t narrowRow(const float* av, const int* ae, const float* bv, const int* be, const double* cv, const int* ce,
+                   unsigned k, unsigned n, double* r) {
+  switch (n) {
+    case 8: return narrowRow<8>(av, ae, bv, be, cv, ce, k, r);
+    case 16: return narrowRow<16>(av, ae, bv, be, cv, ce, k, r);
+    default: return narrowRow<32>(av, ae, bv, be, cv, ce, k, r);
+  }
+}
+
+// toF32(r, true) for n = N exact sums (f32 outputs of the narrow path) in lanes, as bit patterns: float() rounds to
+// nearest, then one step toward zero where that went away from zero (not from an infinity); a zero is +0; NaN the
+// canonical NaN.
+template <unsigned N> PTX_LANES void truncateToF32(const double* __restrict r, uint32_t* __restrict out) {
+  for (unsigned j = 0; j < N; ++j) {
+    const float f = float(r[j]);
+    uint32_t b = std::bit_cast<uint32_t>(f);
+    b -= uint32_t(std::fabs(double(f)) > std::fabs(r[j]) && (b & 0x7fffffffu) != 0x7f800000u);
+    b = (b & 0x7fffffffu) == 0 ? 0 : b;
+    out[j] = r[j] != r[j] ? num::kCanonicalNaN32 : b;
+  }
+}
+void truncateToF32(const double* r, unsigned n, uint32_t* out) {
+  switch (n) {
+    case 8: return truncateToF32<8>(r, out);
+    case 16: return truncateToF32<16>(r, out);
+    default: return truncateToF32<32>(r, out);
+  }
+}
+
 // ---- mma / wmma.mma --------------------------------------------------------------------------------------------
 
 constexpr unsigned kMaxElems = 16 * 256;  // the largest fragment: A of m16n8k256 .b1
@@ -423,9 +604,8 @@ void matrix::multiply(const MatrixSite& s, unsigned M, unsigned N, unsigned K, c
   } else if (isFloatElem(ea)) {
     // decoded once: values and exponents of A's rows and B's columns
     static thread_local double av[kMaxElems], bv[kMaxElems / 2];
+    static thread_local float af[kMaxElems], bf[kMaxElems / 2];
     static thread_local int ae[kMaxElems], be[kMaxElems / 2];
-    decodeFloats(ea, a, M * K, av, ae);
-    decodeFloats(eb, b, K * N, bv, be);
     double prods[256];
     int pexp[256];
     // wgmma's fp8 products: one fixed-point sum with C, as the 16-bit types' but on a grid 2^(e-13), and the result
@@ -436,6 +616,14 @@ void matrix::multiply(const MatrixSite& s, unsigned M, unsigned N, unsigned K, c
     // wmma's tf32 m16n16k8 sums in two steps of four products
     TensorSum model = fp8 ? kTensorSumFp8 : reduced ? kTensorSumWgmmaFp8 : kTensorSum;
     model.group = (s.flags & kFlagWmma) && ea == Elem::TF32 ? 4 : K;
+    // the float-lane sum (above) where it applies, else the double one
+    const bool narrow = isNarrowFloat(ea) && isNarrowFloat(eb) && model.group >= K && K <= 16 &&
+                        (N == 8 || N == 16 || N == 32) && decodeNarrow(ea, a, M * K, af, ae) &&
+                        decodeNarrow(eb, b, K * N, bf, be);
+    if (!narrow) {
+      decodeFloats(ea, a, M * K, av, ae);
+      decodeFloats(eb, b, K * N, bv, be);
+    }
     for (unsigned i = 0; i < M; ++i) {
       // one row of D at a time: the fixed-point sum of every output, then the outputs with an infinity or NaN
       // among their terms (and the grouped sums) again through tensorSum
@@ -448,6 +636,8 @@ void matrix::multiply(const MatrixSite& s, unsigned M, unsigned N, unsigned K, c
       }
       if (fp8)
         slow = (N >= 32 ? 0 : 1u << N) - 1;
+      else if (narrow)
+        slow = narrowRow(af + i * K, ae + i * K, bf, be, cv, ce, K, N, r);
       else if (model.group >= K)
         slow = fixedPointRow(av + i * K, ae + i * K, bv, be, cv, ce, K, N, model.fracBits, r);
       else
@@ -455,7 +645,7 @@ void matrix::multiply(const MatrixSite& s, unsigned M, unsigned N, unsigned K, c
       for (unsigned j = 0; j < N; ++j) {
         if ((slow >> j) & 1) {
           for (unsigned q = 0; q < K; ++q) {
-            prods[q] = av[i * K + q] * bv[q * N + j];
+            prods[q] = narrow ? double(af[i * K + q]) * double(bf[q * N + j]) : av[i * K + q] * bv[q * N + j];
             pexp[q] = ae[i * K + q] + be[q * N + j];
           }
           r[j] = fp8 ? fp8Sum(prods, pexp, K, float(cv[j]), ce[j], model, ed == Elem::F16)
@@ -510,8 +700,68 @@ Elem matrix::elemOf(Type t) {
 
 namespace {
 
+// mma and wmma.mma whose products the float-lane sum takes (narrowRow: f16, bf16 or tf32 multiplicands in one
+// group, K <= 16) with f32 or f16 accumulators: straight from the fragments' registers, without matrix::multiply's
+// 64-bit matrices. The same bits as multiply by construction (the same steps on 32-bit patterns); false, having
+// written nothing, where an operand needs the double path.
+bool narrowForm(const MatrixSite& s) {
+  const Elem ea = Elem(s.elem[A]), eb = Elem(s.elem[B]), ec = Elem(s.elem[C]), ed = Elem(s.elem[D]);
+  return isNarrowFloat(ea) && isNarrowFloat(eb) && elemBits(ea) == elemBits(eb) &&
+         !((s.flags & kFlagWmma) && ea == Elem::TF32) && s.k <= 16 && (s.n == 8 || s.n == 16 || s.n == 32) &&
+         s.m <= 32 && (ec == Elem::F32 || ec == Elem::F16) && (ed == Elem::F32 || ed == Elem::F16);
+}
+
+template <unsigned BitsA> bool mmaNarrow(Warp& w, const MatrixSite& s) {
+  constexpr unsigned kMax = 512;  // the largest of M x K, K x N (m32n8k16, m8n32k16), M x N
+  const unsigned M = s.m, N = s.n, K = s.k;
+  const Elem ea = Elem(s.elem[A]), eb = Elem(s.elem[B]), ec = Elem(s.elem[C]), ed = Elem(s.elem[D]);
+  alignas(64) uint32_t bits[kMax], cbits[kMax], dbits[kMax];
+  alignas(64) float av[kMax], bv[kMax];
+  alignas(64) int ae[kMax], be[kMax];
+  gatherBits<BitsA>(w, s, A, bits);
+  if (!decodeNarrow(ea, bits, M * K, av, ae)) return false;
+  gatherBits<BitsA>(w, s, B, bits);
+  if (!decodeNarrow(eb, bits, K * N, bv, be)) return false;
+  if (ec == Elem::F16)
+    gatherBits<16>(w, s, C, cbits);
+  else
+    gatherBits<32>(w, s, C, cbits);
+  for (unsigned i = 0; i < M; ++i) {
+    alignas(64) double cv[32], r[32];
+    alignas(64) int ce[32];
+    for (unsigned j = 0; j < N; ++j) {
+      cv[j] = double(float(floatValue(ec, cbits[i * N + j])));
+      ce[j] = fixedPointExponent(ec, cv[j]);
+    }
+    uint32_t slow = narrowRow(av + i * K, ae + i * K, bv, be, cv, ce, K, N, r);
+    while (slow) {
+      const unsigned j = unsigned(std::countr_zero(slow));
+      slow &= slow - 1;
+      double prods[16];
+      int pexp[16];
+      for (unsigned q = 0; q < K; ++q) {
+        prods[q] = double(av[i * K + q]) * double(bv[q * N + j]);
+        pexp[q] = ae[i * K + q] + be[q * N + j];
+      }
+      r[j] = tensorSum(prods, pexp, K, float(cv[j]), ce[j], kTensorSum);
+    }
+    if (ed == Elem::F16) {
+      for (unsigned j = 0; j < N; ++j)
+        dbits[i * N + j] = r[j] != r[j] ? num::kCanonicalNaN16 : plusZero(num::doubleToHalf(r[j], num::RN));
+    } else {
+      truncateToF32(r, N, dbits + i * N);
+    }
+  }
+  if (ed == Elem::F16)
+    scatterBits<16>(w, s, D, dbits);
+  else
+    scatterBits<32>(w, s, D, dbits);
+  return true;
+}
+
 const Op* mmaSync(Warp& w, const Op* op) {
   const MatrixSite& s = siteOf(w, op);
+  if (narrowForm(s) && (elemBits(Elem(s.elem[A])) == 16 ? mmaNarrow<16>(w, s) : mmaNarrow<32>(w, s))) return op + 1;
   static thread_local uint64_t a[kMaxElems], b[kMaxElems / 2];
   uint64_t c[32 * 8], d[32 * 8];
   gather(w, s, A, a);
