@@ -501,6 +501,27 @@ template <class U> bool decodeNarrow(Elem el, const U* bits, unsigned n, float* 
   }
   return ok;
 }
+// f32 or f16 accumulators (E) as floats, with their fixed-point exponents (infinities and NaNs kSpecialExponent);
+// n a multiple of 8.
+template <Elem E>
+PTX_LANES void decodeAccumulators(const uint32_t* __restrict bits, unsigned n, float* __restrict v, int* __restrict e) {
+  constexpr int emin = E == Elem::F16 ? -14 : -126;
+  for (unsigned q = 0; q < n; q += 8) {
+    V8u b;
+    std::memcpy(&b, bits + q, sizeof b);
+    V8u xb = b;
+    if constexpr (E == Elem::F16) {
+      const V8u em = b & 0x7fff;
+      const V8u sign = (b & 0x8000) << 16;
+      xb = (em >= 0x7c00 ? 0x7f800000u | (em & 0x3ff) << 13 : V8u(V8f(em << 13) * 0x1p112f)) | sign;
+    }
+    const V8i biased = V8i((xb >> 23) & 0xff), x = biased - 127;
+    const V8i ex = (xb & 0x7fffffffu) == 0 ? kZeroExponent : biased == 255 ? kSpecialExponent : (x > emin ? x : emin);
+    std::memcpy(v + q, &xb, sizeof xb);
+    std::memcpy(e + q, &ex, sizeof ex);
+  }
+}
+
 constexpr bool isNarrowFloat(Elem e) { return e == Elem::F16 || e == Elem::BF16 || e == Elem::TF32; }
 
 // fixedPointRow for decodeNarrow's operands (fracBits 25).
@@ -544,23 +565,73 @@ uint32_t narrowRow(const float* av, const int* ae, const float* bv, const int* b
   }
 }
 
-// toF32(r, true) for n = N exact sums (f32 outputs of the narrow path) in lanes, as bit patterns: float() rounds to
-// nearest, then one step toward zero where that went away from zero (not from an infinity); a zero is +0; NaN the
-// canonical NaN.
-template <unsigned N> PTX_LANES void truncateToF32(const double* __restrict r, uint32_t* __restrict out) {
-  for (unsigned j = 0; j < N; ++j) {
-    const float f = float(r[j]);
-    uint32_t b = std::bit_cast<uint32_t>(f);
-    b -= uint32_t(std::fabs(double(f)) > std::fabs(r[j]) && (b & 0x7fffffffu) != 0x7f800000u);
-    b = (b & 0x7fffffffu) == 0 ? 0 : b;
-    out[j] = r[j] != r[j] ? num::kCanonicalNaN32 : b;
+// narrowRow for all M rows of a product with the accumulators as floats (decodeAccumulators), K and N fixed: the
+// exact sums in r (M x N), each row's columns that need tensorSum in special[row], and, with F32Out, the sums
+// rounded as toF32(r, true) does as bit patterns in out (float() rounds to nearest, then one step toward zero where
+// that went away from zero, not from an infinity; a zero is +0; NaN the canonical NaN).
+template <unsigned N, unsigned K, bool F32Out>
+PTX_LANES void narrowRows(const float* __restrict av, const int* __restrict ae, const float* __restrict bv,
+                          const int* __restrict be, const float* __restrict cf, const int* __restrict ce, unsigned m,
+                          double* __restrict r, uint32_t* __restrict special, uint32_t* __restrict out) {
+  constexpr int fracBits = 25;
+  for (unsigned i = 0; i < m; ++i, av += K, ae += K, cf += N, ce += N, r += N, out += N) {
+    alignas(64) int emax[N];
+    alignas(64) int32_t sum[N];
+    alignas(64) float down[N];
+    for (unsigned j = 0; j < N; ++j) emax[j] = ce[j];
+    for (unsigned q = 0; q < K; ++q)
+      for (unsigned j = 0; j < N; ++j) emax[j] = std::max(emax[j], ae[q] + be[q * N + j]);
+    uint32_t sp = 0;
+    for (unsigned j = 0; j < N; ++j) {
+      sp |= uint32_t(emax[j] >= kSpecialExponent / 2) << j;
+      const int e = emax[j] < kZeroExponent / 2 ? 0 : std::min(emax[j], 1000);
+      emax[j] = e;
+      down[j] = std::bit_cast<float>(uint32_t(127 + fracBits - std::clamp(e, -100, 127)) << 23);
+      sum[j] = 0;
+    }
+    special[i] = sp;
+    for (unsigned q = 0; q < K; ++q) {
+      const float x = av[q];
+      for (unsigned j = 0; j < N; ++j) sum[j] += int32_t((x * bv[q * N + j]) * down[j]);
+    }
+    for (unsigned j = 0; j < N; ++j) {
+      const double c = double(cf[j]);
+      r[j] = (double(sum[j]) + std::trunc(c * pow2(fracBits - emax[j]))) * pow2(emax[j] - fracBits) + 0.0;
+    }
+    if constexpr (F32Out)
+      for (unsigned j = 0; j < N; ++j) {
+        const float f = float(r[j]);
+        uint32_t b = std::bit_cast<uint32_t>(f);
+        b -= uint32_t(std::fabs(double(f)) > std::fabs(r[j]) && (b & 0x7fffffffu) != 0x7f800000u);
+        b = (b & 0x7fffffffu) == 0 ? 0 : b;
+        out[j] = r[j] != r[j] ? num::kCanonicalNaN32 : b;
+      }
   }
 }
-void truncateToF32(const double* r, unsigned n, uint32_t* out) {
+template <unsigned N, unsigned K> void narrowRows(bool f32Out, const float* av, const int* ae, const float* bv,
+                                                  const int* be, const float* cf, const int* ce, unsigned m, double* r,
+                                                  uint32_t* special, uint32_t* out) {
+  if (f32Out)
+    narrowRows<N, K, true>(av, ae, bv, be, cf, ce, m, r, special, out);
+  else
+    narrowRows<N, K, false>(av, ae, bv, be, cf, ce, m, r, special, out);
+}
+template <unsigned N> void narrowRows(unsigned k, bool f32Out, const float* av, const int* ae, const float* bv,
+                                      const int* be, const float* cf, const int* ce, unsigned m, double* r,
+                                      uint32_t* special, uint32_t* out) {
+  switch (k) {
+    case 4: return narrowRows<N, 4>(f32Out, av, ae, bv, be, cf, ce, m, r, special, out);
+    case 8: return narrowRows<N, 8>(f32Out, av, ae, bv, be, cf, ce, m, r, special, out);
+    default: return narrowRows<N, 16>(f32Out, av, ae, bv, be, cf, ce, m, r, special, out);
+  }
+}
+// k: 4, 8 or 16; n: 8, 16 or 32.
+void narrowRows(unsigned k, unsigned n, bool f32Out, const float* av, const int* ae, const float* bv, const int* be,
+                const float* cf, const int* ce, unsigned m, double* r, uint32_t* special, uint32_t* out) {
   switch (n) {
-    case 8: return truncateToF32<8>(r, out);
-    case 16: return truncateToF32<16>(r, out);
-    default: return truncateToF32<32>(r, out);
+    case 8: return narrowRows<8>(k, f32Out, av, ae, bv, be, cf, ce, m, r, special, out);
+    case 16: return narrowRows<16>(k, f32Out, av, ae, bv, be, cf, ce, m, r, special, out);
+    default: return narrowRows<32>(k, f32Out, av, ae, bv, be, cf, ce, m, r, special, out);
   }
 }
 
@@ -707,50 +778,50 @@ namespace {
 bool narrowForm(const MatrixSite& s) {
   const Elem ea = Elem(s.elem[A]), eb = Elem(s.elem[B]), ec = Elem(s.elem[C]), ed = Elem(s.elem[D]);
   return isNarrowFloat(ea) && isNarrowFloat(eb) && elemBits(ea) == elemBits(eb) &&
-         !((s.flags & kFlagWmma) && ea == Elem::TF32) && s.k <= 16 && (s.n == 8 || s.n == 16 || s.n == 32) &&
-         s.m <= 32 && (ec == Elem::F32 || ec == Elem::F16) && (ed == Elem::F32 || ed == Elem::F16);
+         !((s.flags & kFlagWmma) && ea == Elem::TF32) && (s.k == 4 || s.k == 8 || s.k == 16) &&
+         (s.n == 8 || s.n == 16 || s.n == 32) && s.m <= 32 && (ec == Elem::F32 || ec == Elem::F16) &&
+         (ed == Elem::F32 || ed == Elem::F16);
 }
 
 template <unsigned BitsA> bool mmaNarrow(Warp& w, const MatrixSite& s) {
   constexpr unsigned kMax = 512;  // the largest of M x K, K x N (m32n8k16, m8n32k16), M x N
   const unsigned M = s.m, N = s.n, K = s.k;
   const Elem ea = Elem(s.elem[A]), eb = Elem(s.elem[B]), ec = Elem(s.elem[C]), ed = Elem(s.elem[D]);
-  alignas(64) uint32_t bits[kMax], cbits[kMax], dbits[kMax];
-  alignas(64) float av[kMax], bv[kMax];
-  alignas(64) int ae[kMax], be[kMax];
+  alignas(64) uint32_t bits[kMax], dbits[kMax], special[32];
+  alignas(64) float av[kMax], bv[kMax], cf[kMax];
+  alignas(64) int ae[kMax], be[kMax], ce[kMax];
+  alignas(64) double r[kMax];
   gatherBits<BitsA>(w, s, A, bits);
   if (!decodeNarrow(ea, bits, M * K, av, ae)) return false;
   gatherBits<BitsA>(w, s, B, bits);
   if (!decodeNarrow(eb, bits, K * N, bv, be)) return false;
-  if (ec == Elem::F16)
-    gatherBits<16>(w, s, C, cbits);
-  else
-    gatherBits<32>(w, s, C, cbits);
+  if (ec == Elem::F16) {
+    gatherBits<16>(w, s, C, bits);
+    decodeAccumulators<Elem::F16>(bits, M * N, cf, ce);
+  } else {
+    gatherBits<32>(w, s, C, bits);
+    decodeAccumulators<Elem::F32>(bits, M * N, cf, ce);
+  }
+  const bool f32Out = ed != Elem::F16;
+  narrowRows(K, N, f32Out, av, ae, bv, be, cf, ce, M, r, special, dbits);
   for (unsigned i = 0; i < M; ++i) {
-    alignas(64) double cv[32], r[32];
-    alignas(64) int ce[32];
-    for (unsigned j = 0; j < N; ++j) {
-      cv[j] = double(float(floatValue(ec, cbits[i * N + j])));
-      ce[j] = fixedPointExponent(ec, cv[j]);
-    }
-    uint32_t slow = narrowRow(av + i * K, ae + i * K, bv, be, cv, ce, K, N, r);
-    while (slow) {
+    for (uint32_t slow = special[i]; slow; slow &= slow - 1) {
       const unsigned j = unsigned(std::countr_zero(slow));
-      slow &= slow - 1;
       double prods[16];
       int pexp[16];
       for (unsigned q = 0; q < K; ++q) {
         prods[q] = double(av[i * K + q]) * double(bv[q * N + j]);
         pexp[q] = ae[i * K + q] + be[q * N + j];
       }
-      r[j] = tensorSum(prods, pexp, K, float(cv[j]), ce[j], kTensorSum);
+      const double x = tensorSum(prods, pexp, K, cf[i * N + j], ce[i * N + j], kTensorSum);
+      r[i * N + j] = x;
+      if (f32Out) dbits[i * N + j] = x != x ? num::kCanonicalNaN32 : std::bit_cast<uint32_t>(toF32(x, true));
     }
-    if (ed == Elem::F16) {
-      for (unsigned j = 0; j < N; ++j)
-        dbits[i * N + j] = r[j] != r[j] ? num::kCanonicalNaN16 : plusZero(num::doubleToHalf(r[j], num::RN));
-    } else {
-      truncateToF32(r, N, dbits + i * N);
-    }
+    if (!f32Out)
+      for (unsigned j = 0; j < N; ++j) {
+        const double x = r[i * N + j];
+        dbits[i * N + j] = x != x ? num::kCanonicalNaN16 : plusZero(num::doubleToHalf(x, num::RN));
+      }
   }
   if (ed == Elem::F16)
     scatterBits<16>(w, s, D, dbits);
