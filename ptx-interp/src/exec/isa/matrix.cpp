@@ -1066,11 +1066,71 @@ TileAccess tileOf(Warp& w, const MatrixSite& s, Role role) {
 
 int firstLane(Warp& w) { return std::countr_zero(w.exec | 0x80000000u); }
 
+// The host address of `size` bytes at addr in `space` for lane `lane`, or nullptr, raising no fault, where they are
+// not one valid range.
+uint8_t* rangeMemory(Warp& w, mem::Space space, int lane, uint64_t addr, uint32_t size, bool write) {
+  const char* why = "";
+  switch (space) {
+    case mem::Shared: return mem::resolve<mem::Shared>(w, lane, addr, size, write, why);
+    case mem::Global: return mem::resolve<mem::Global>(w, lane, addr, size, write, why);
+    case mem::Local: return mem::resolve<mem::Local>(w, lane, addr, size, write, why);
+    case mem::Frame: return mem::resolve<mem::Frame>(w, lane, addr, size, write, why);
+    default: return mem::resolve<mem::Generic>(w, lane, addr, size, write, why);
+  }
+}
+
+// wmma.load/.store of 16- or 32-bit elements by whole lines of the tile (its rows when row-major, else its
+// columns): the host address of each line, all resolved before anything is copied; false where a line is not one
+// valid, aligned range, and the per-element path then faults at the element the GPU names.
+constexpr unsigned kMaxTileLines = 32;
+bool tileLines(Warp& w, const MatrixSite& s, const TileAccess& t, int lane, uint64_t base, bool write,
+               uint8_t** lines) {
+  const unsigned unit = t.bits / 8, count = t.rowMajor ? t.rows : t.cols, length = t.rowMajor ? t.cols : t.rows;
+  if ((t.bits != 16 && t.bits != 32) || count > kMaxTileLines) return false;
+  for (unsigned l = 0; l < count; ++l) {
+    const uint64_t addr = base + uint64_t(l) * t.stride * unit;
+    if (addr & (unit - 1)) return false;
+    lines[l] = rangeMemory(w, mem::Space(s.space), lane, addr, length * unit, write);
+    if (!lines[l]) return false;
+  }
+  return true;
+}
+
+// Copies between a tile's lines and a row-major matrix of 32-bit patterns (Bits-bit elements).
+template <unsigned Bits> void linesToMatrix(const TileAccess& t, uint8_t* const* lines, uint32_t* m) {
+  using E = std::conditional_t<Bits == 16, uint16_t, uint32_t>;
+  for (unsigned r = 0; r < t.rows; ++r)
+    for (unsigned c = 0; c < t.cols; ++c) {
+      E v;
+      std::memcpy(&v, lines[t.rowMajor ? r : c] + (t.rowMajor ? c : r) * sizeof(E), sizeof(E));
+      m[r * t.cols + c] = v;
+    }
+}
+template <unsigned Bits> void matrixToLines(const TileAccess& t, const uint32_t* m, uint8_t* const* lines) {
+  using E = std::conditional_t<Bits == 16, uint16_t, uint32_t>;
+  for (unsigned r = 0; r < t.rows; ++r)
+    for (unsigned c = 0; c < t.cols; ++c) {
+      const E v = E(m[r * t.cols + c]);
+      std::memcpy(lines[t.rowMajor ? r : c] + (t.rowMajor ? c : r) * sizeof(E), &v, sizeof(E));
+    }
+}
+
 const Op* wmmaLoad(Warp& w, const Op* op) {
   const MatrixSite& s = siteOf(w, op);
   TileAccess t = tileOf(w, s, MatrixOperands::of(*op).role);
   const int lane0 = firstLane(w);
   const uint64_t base = laneAddress(w, s, lane0);
+  if (uint8_t * lines[kMaxTileLines]; tileLines(w, s, t, lane0, base, false, lines)) {
+    alignas(64) uint32_t m32[32 * 32];
+    if (t.bits == 16) {
+      linesToMatrix<16>(t, lines, m32);
+      scatterBits<16>(w, s, D, m32);
+    } else {
+      linesToMatrix<32>(t, lines, m32);
+      scatterBits<32>(w, s, D, m32);
+    }
+    return op + 1;
+  }
   static thread_local uint64_t m[kMaxElems];
   const unsigned unit = std::max(1u, t.bits / 8);
   for (unsigned r = 0; r < t.rows; ++r)
@@ -1093,6 +1153,17 @@ const Op* wmmaStore(Warp& w, const Op* op) {
   t.bits = elemBits(Elem(s.elem[D]));
   const int lane0 = firstLane(w);
   const uint64_t base = laneAddress(w, s, lane0);
+  if (uint8_t * lines[kMaxTileLines]; tileLines(w, s, t, lane0, base, true, lines)) {
+    alignas(64) uint32_t m32[32 * 32];
+    if (t.bits == 16) {
+      gatherBits<16>(w, s, D, m32);
+      matrixToLines<16>(t, m32, lines);
+    } else {
+      gatherBits<32>(w, s, D, m32);
+      matrixToLines<32>(t, m32, lines);
+    }
+    return op + 1;
+  }
   static thread_local uint64_t m[32 * 32];
   gather(w, s, D, m);
   const unsigned unit = t.bits / 8;
