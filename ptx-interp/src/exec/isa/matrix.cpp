@@ -577,23 +577,34 @@ PTX_LANES void narrowRows(const float* __restrict av, const int* __restrict ae, 
   for (unsigned i = 0; i < m; ++i, av += K, ae += K, cf += N, ce += N, r += N, out += N) {
     alignas(64) int emax[N];
     alignas(64) int32_t sum[N];
-    alignas(64) float down[N];
-    for (unsigned j = 0; j < N; ++j) emax[j] = ce[j];
-    for (unsigned q = 0; q < K; ++q)
-      for (unsigned j = 0; j < N; ++j) emax[j] = std::max(emax[j], ae[q] + be[q * N + j]);
+    // by 8 columns, K innermost: the grid exponent and the sum stay in vector registers
+    for (unsigned v = 0; v < N; v += 8) {
+      V8i top;
+      std::memcpy(&top, ce + v, sizeof top);
+      for (unsigned q = 0; q < K; ++q) {
+        V8i b;
+        std::memcpy(&b, be + q * N + v, sizeof b);
+        const V8i t = b + ae[q];
+        top = top > t ? top : t;
+      }
+      std::memcpy(emax + v, &top, sizeof top);
+      const V8i e = top < kZeroExponent / 2 ? 0 : (top < 1000 ? top : 1000);
+      const V8i scale = e < -100 ? -100 : (e > 127 ? 127 : e);
+      const V8f down = V8f((127 + fracBits - scale) << 23);
+      V8i acc = {};
+      for (unsigned q = 0; q < K; ++q) {
+        V8f b;
+        std::memcpy(&b, bv + q * N + v, sizeof b);
+        acc += __builtin_convertvector((av[q] * b) * down, V8i);
+      }
+      std::memcpy(sum + v, &acc, sizeof acc);
+    }
     uint32_t sp = 0;
     for (unsigned j = 0; j < N; ++j) {
       sp |= uint32_t(emax[j] >= kSpecialExponent / 2) << j;
-      const int e = emax[j] < kZeroExponent / 2 ? 0 : std::min(emax[j], 1000);
-      emax[j] = e;
-      down[j] = std::bit_cast<float>(uint32_t(127 + fracBits - std::clamp(e, -100, 127)) << 23);
-      sum[j] = 0;
+      emax[j] = emax[j] < kZeroExponent / 2 ? 0 : std::min(emax[j], 1000);
     }
     special[i] = sp;
-    for (unsigned q = 0; q < K; ++q) {
-      const float x = av[q];
-      for (unsigned j = 0; j < N; ++j) sum[j] += int32_t((x * bv[q * N + j]) * down[j]);
-    }
     for (unsigned j = 0; j < N; ++j) {
       const double c = double(cf[j]);
       r[j] = (double(sum[j]) + std::trunc(c * pow2(fracBits - emax[j]))) * pow2(emax[j] - fracBits) + 0.0;
