@@ -524,51 +524,11 @@ PTX_LANES void decodeAccumulators(const uint32_t* __restrict bits, unsigned n, f
 
 constexpr bool isNarrowFloat(Elem e) { return e == Elem::F16 || e == Elem::BF16 || e == Elem::TF32; }
 
-// fixedPointRow for decodeNarrow's operands (fracBits 25).
-template <unsigned N> PTX_LANES uint32_t narrowRow(const float* __restrict av, const int* __restrict ae,
-                                                   const float* __restrict bv, const int* __restrict be,
-                                                   const double* __restrict cv, const int* __restrict ce, unsigned k,
-                                                   double* __restrict r) {
-  constexpr int fracBits = 25;
-  alignas(64) int emax[N];
-  alignas(64) int32_t sum[N];
-  alignas(64) float down[N];
-  for (unsigned j = 0; j < N; ++j) emax[j] = ce[j];
-  for (unsigned q = 0; q < k; ++q) {
-    const int* beRow = be + size_t(q) * N;
-    for (unsigned j = 0; j < N; ++j) emax[j] = std::max(emax[j], ae[q] + beRow[j]);
-  }
-  uint32_t special = 0;
-  for (unsigned j = 0; j < N; ++j) {
-    special |= uint32_t(emax[j] >= kSpecialExponent / 2) << j;
-    const int e = emax[j] < kZeroExponent / 2 ? 0 : std::min(emax[j], 1000);
-    emax[j] = e;
-    down[j] = std::bit_cast<float>(uint32_t(127 + fracBits - std::clamp(e, -100, 127)) << 23);
-    sum[j] = 0;
-  }
-  for (unsigned q = 0; q < k; ++q) {
-    const float x = av[q];
-    const float* bvRow = bv + size_t(q) * N;
-    for (unsigned j = 0; j < N; ++j) sum[j] += int32_t((x * bvRow[j]) * down[j]);
-  }
-  for (unsigned j = 0; j < N; ++j)
-    r[j] = (double(sum[j]) + std::trunc(cv[j] * pow2(fracBits - emax[j]))) * pow2(emax[j] - fracBits) + 0.0;
-  return special;
-}
-
-uint32_t narrowRow(const float* av, const int* ae, const float* bv, const int* be, const double* cv, const int* ce,
-                   unsigned k, unsigned n, double* r) {
-  switch (n) {
-    case 8: return narrowRow<8>(av, ae, bv, be, cv, ce, k, r);
-    case 16: return narrowRow<16>(av, ae, bv, be, cv, ce, k, r);
-    default: return narrowRow<32>(av, ae, bv, be, cv, ce, k, r);
-  }
-}
-
-// narrowRow for all M rows of a product with the accumulators as floats (decodeAccumulators), K and N fixed: the
-// exact sums in r (M x N), each row's columns that need tensorSum in special[row], and, with F32Out, the sums
-// rounded as toF32(r, true) does as bit patterns in out (float() rounds to nearest, then one step toward zero where
-// that went away from zero, not from an infinity; a zero is +0; NaN the canonical NaN).
+// fixedPointRow for all M rows of a product of decodeNarrow's operands (fracBits 25) with the accumulators as floats
+// (decodeAccumulators), K and N fixed: the exact sums in r (M x N), each row's columns that need tensorSum in
+// special[row], and, with F32Out, the sums rounded as toF32(r, true) does as bit patterns in out (float() rounds to
+// nearest, then one step toward zero where that went away from zero, not from an infinity; a zero is +0; NaN the
+// canonical NaN).
 template <unsigned N, unsigned K, bool F32Out>
 PTX_LANES void narrowRows(const float* __restrict av, const int* __restrict ae, const float* __restrict bv,
                           const int* __restrict be, const float* __restrict cf, const int* __restrict ce, unsigned m,
@@ -646,6 +606,41 @@ void narrowRows(unsigned k, unsigned n, bool f32Out, const float* av, const int*
   }
 }
 
+// D = A B + C with decodeNarrow's A (M x K) and B (K x N), C and D as 32-bit patterns of f32 or f16 (halfC,
+// halfD); K 4, 8 or 16, N 8, 16 or 32, M x N at most 1024.
+void narrowSums(unsigned M, unsigned N, unsigned K, bool halfC, bool halfD, const float* av, const int* ae,
+                const float* bv, const int* be, const uint32_t* cbits, uint32_t* dbits) {
+  constexpr unsigned kMax = 1024;
+  alignas(64) float cf[kMax];
+  alignas(64) int ce[kMax];
+  alignas(64) double r[kMax];
+  alignas(64) uint32_t special[64];
+  if (halfC)
+    decodeAccumulators<Elem::F16>(cbits, M * N, cf, ce);
+  else
+    decodeAccumulators<Elem::F32>(cbits, M * N, cf, ce);
+  narrowRows(K, N, !halfD, av, ae, bv, be, cf, ce, M, r, special, dbits);
+  for (unsigned i = 0; i < M; ++i) {
+    for (uint32_t slow = special[i]; slow; slow &= slow - 1) {
+      const unsigned j = unsigned(std::countr_zero(slow));
+      double prods[16];
+      int pexp[16];
+      for (unsigned q = 0; q < K; ++q) {
+        prods[q] = double(av[i * K + q]) * double(bv[q * N + j]);
+        pexp[q] = ae[i * K + q] + be[q * N + j];
+      }
+      const double x = tensorSum(prods, pexp, K, cf[i * N + j], ce[i * N + j], kTensorSum);
+      r[i * N + j] = x;
+      if (!halfD) dbits[i * N + j] = x != x ? num::kCanonicalNaN32 : std::bit_cast<uint32_t>(toF32(x, true));
+    }
+    if (halfD)
+      for (unsigned j = 0; j < N; ++j) {
+        const double x = r[i * N + j];
+        dbits[i * N + j] = x != x ? num::kCanonicalNaN16 : plusZero(num::doubleToHalf(x, num::RN));
+      }
+  }
+}
+
 // ---- mma / wmma.mma --------------------------------------------------------------------------------------------
 
 constexpr unsigned kMaxElems = 16 * 256;  // the largest fragment: A of m16n8k256 .b1
@@ -699,10 +694,18 @@ void matrix::multiply(const MatrixSite& s, unsigned M, unsigned N, unsigned K, c
     TensorSum model = fp8 ? kTensorSumFp8 : reduced ? kTensorSumWgmmaFp8 : kTensorSum;
     model.group = (s.flags & kFlagWmma) && ea == Elem::TF32 ? 4 : K;
     // the float-lane sum (above) where it applies, else the double one
-    const bool narrow = isNarrowFloat(ea) && isNarrowFloat(eb) && model.group >= K && K <= 16 &&
-                        (N == 8 || N == 16 || N == 32) && decodeNarrow(ea, a, M * K, af, ae) &&
-                        decodeNarrow(eb, b, K * N, bf, be);
-    if (!narrow) {
+    const bool narrow = isNarrowFloat(ea) && isNarrowFloat(eb) && model.group >= K && (K == 4 || K == 8 || K == 16) &&
+                        (N == 8 || N == 16 || N == 32) && M * N <= 1024 && M <= 64 &&
+                        (ec == Elem::F32 || ec == Elem::F16) && (ed == Elem::F32 || ed == Elem::F16) &&
+                        decodeNarrow(ea, a, M * K, af, ae) && decodeNarrow(eb, b, K * N, bf, be);
+    if (narrow) {
+      alignas(64) uint32_t cbits[1024], dbits[1024];
+      for (unsigned q = 0; q < M * N; ++q) cbits[q] = uint32_t(c[q]);
+      narrowSums(M, N, K, ec == Elem::F16, ed == Elem::F16, af, ae, bf, be, cbits, dbits);
+      for (unsigned q = 0; q < M * N; ++q) d[q] = dbits[q];
+      return;
+    }
+    {
       decodeFloats(ea, a, M * K, av, ae);
       decodeFloats(eb, b, K * N, bv, be);
     }
@@ -718,8 +721,6 @@ void matrix::multiply(const MatrixSite& s, unsigned M, unsigned N, unsigned K, c
       }
       if (fp8)
         slow = (N >= 32 ? 0 : 1u << N) - 1;
-      else if (narrow)
-        slow = narrowRow(af + i * K, ae + i * K, bf, be, cv, ce, K, N, r);
       else if (model.group >= K)
         slow = fixedPointRow(av + i * K, ae + i * K, bv, be, cv, ce, K, N, model.fracBits, r);
       else
@@ -727,7 +728,7 @@ void matrix::multiply(const MatrixSite& s, unsigned M, unsigned N, unsigned K, c
       for (unsigned j = 0; j < N; ++j) {
         if ((slow >> j) & 1) {
           for (unsigned q = 0; q < K; ++q) {
-            prods[q] = narrow ? double(af[i * K + q]) * double(bf[q * N + j]) : av[i * K + q] * bv[q * N + j];
+            prods[q] = av[i * K + q] * bv[q * N + j];
             pexp[q] = ae[i * K + q] + be[q * N + j];
           }
           r[j] = fp8 ? fp8Sum(prods, pexp, K, float(cv[j]), ce[j], model, ed == Elem::F16)
@@ -782,7 +783,7 @@ Elem matrix::elemOf(Type t) {
 
 namespace {
 
-// mma and wmma.mma whose products the float-lane sum takes (narrowRow: f16, bf16 or tf32 multiplicands in one
+// mma and wmma.mma whose products the float-lane sum takes (narrowRows: f16, bf16 or tf32 multiplicands in one
 // group, K <= 16) with f32 or f16 accumulators: straight from the fragments' registers, without matrix::multiply's
 // 64-bit matrices. The same bits as multiply by construction (the same steps on 32-bit patterns); false, having
 // written nothing, where an operand needs the double path.
@@ -797,44 +798,20 @@ bool narrowForm(const MatrixSite& s) {
 template <unsigned BitsA> bool mmaNarrow(Warp& w, const MatrixSite& s) {
   constexpr unsigned kMax = 512;  // the largest of M x K, K x N (m32n8k16, m8n32k16), M x N
   const unsigned M = s.m, N = s.n, K = s.k;
-  const Elem ea = Elem(s.elem[A]), eb = Elem(s.elem[B]), ec = Elem(s.elem[C]), ed = Elem(s.elem[D]);
-  alignas(64) uint32_t bits[kMax], dbits[kMax], special[32];
-  alignas(64) float av[kMax], bv[kMax], cf[kMax];
-  alignas(64) int ae[kMax], be[kMax], ce[kMax];
-  alignas(64) double r[kMax];
+  alignas(64) uint32_t bits[kMax], dbits[kMax];
+  alignas(64) float av[kMax], bv[kMax];
+  alignas(64) int ae[kMax], be[kMax];
   gatherBits<BitsA>(w, s, A, bits);
-  if (!decodeNarrow(ea, bits, M * K, av, ae)) return false;
+  if (!decodeNarrow(Elem(s.elem[A]), bits, M * K, av, ae)) return false;
   gatherBits<BitsA>(w, s, B, bits);
-  if (!decodeNarrow(eb, bits, K * N, bv, be)) return false;
-  if (ec == Elem::F16) {
+  if (!decodeNarrow(Elem(s.elem[B]), bits, K * N, bv, be)) return false;
+  const bool halfC = Elem(s.elem[C]) == Elem::F16, halfD = Elem(s.elem[D]) == Elem::F16;
+  if (halfC)
     gatherBits<16>(w, s, C, bits);
-    decodeAccumulators<Elem::F16>(bits, M * N, cf, ce);
-  } else {
+  else
     gatherBits<32>(w, s, C, bits);
-    decodeAccumulators<Elem::F32>(bits, M * N, cf, ce);
-  }
-  const bool f32Out = ed != Elem::F16;
-  narrowRows(K, N, f32Out, av, ae, bv, be, cf, ce, M, r, special, dbits);
-  for (unsigned i = 0; i < M; ++i) {
-    for (uint32_t slow = special[i]; slow; slow &= slow - 1) {
-      const unsigned j = unsigned(std::countr_zero(slow));
-      double prods[16];
-      int pexp[16];
-      for (unsigned q = 0; q < K; ++q) {
-        prods[q] = double(av[i * K + q]) * double(bv[q * N + j]);
-        pexp[q] = ae[i * K + q] + be[q * N + j];
-      }
-      const double x = tensorSum(prods, pexp, K, cf[i * N + j], ce[i * N + j], kTensorSum);
-      r[i * N + j] = x;
-      if (f32Out) dbits[i * N + j] = x != x ? num::kCanonicalNaN32 : std::bit_cast<uint32_t>(toF32(x, true));
-    }
-    if (!f32Out)
-      for (unsigned j = 0; j < N; ++j) {
-        const double x = r[i * N + j];
-        dbits[i * N + j] = x != x ? num::kCanonicalNaN16 : plusZero(num::doubleToHalf(x, num::RN));
-      }
-  }
-  if (ed == Elem::F16)
+  narrowSums(M, N, K, halfC, halfD, av, ae, bv, be, bits, dbits);
+  if (halfD)
     scatterBits<16>(w, s, D, dbits);
   else
     scatterBits<32>(w, s, D, dbits);
