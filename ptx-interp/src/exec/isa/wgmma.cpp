@@ -93,9 +93,51 @@ int firstLane(const Warp& w) { return std::countr_zero(w.exec | 0x80000000u); }
 // Reads `rows` x `cols` elements of `bits` bits of a shared-memory operand into a row-major matrix (rows: M or N;
 // cols: K), row by row of the operand: element (r, k) of A, or (n, k) of B stored at out[k * rows + n] when
 // `transposeOut` (B as K x N). Returns false after a fault.
+// By 16-byte chunks: the layouts (and the swizzle, which moves 16-byte units) keep the 16 bytes of a core-matrix
+// row together, K-major along K and MN-major along M/N. False, having read nothing that counts, where a chunk is
+// not inside the CTA's shared memory: the per-element path below then faults at the element it always did.
+template <unsigned Bytes> bool readOperandChunks(Warp& w, const Descriptor& desc, bool mnMajor, unsigned rowBase,
+                                                 unsigned rows, unsigned cols, bool transposeOut, uint64_t flip,
+                                                 uint64_t* out) {
+  constexpr unsigned bytes = Bytes, perChunk = 16 / Bytes;
+  using E = std::conditional_t<Bytes == 1, uint8_t, std::conditional_t<Bytes == 2, uint16_t, uint32_t>>;
+  const uint8_t* shared = w.cta->shared;
+  const uint32_t limit = w.cta->sharedBytes;
+  auto element = [&](const uint8_t* p) {
+    E v;
+    std::memcpy(&v, p, Bytes);
+    return uint64_t(v) ^ flip;
+  };
+  if (!mnMajor) {
+    for (unsigned r = 0; r < rows; ++r)
+      for (unsigned k0 = 0; k0 < cols; k0 += perChunk) {
+        const uint32_t addr = desc.kMajor(rowBase + r, k0 * bytes);
+        if (addr + 16 > limit) return false;
+        const uint8_t* p = shared + addr;
+        for (unsigned i = 0; i < perChunk; ++i)
+          (transposeOut ? out[(k0 + i) * rows + r] : out[r * cols + k0 + i]) = element(p + i * bytes);
+      }
+  } else {
+    for (unsigned r0 = 0; r0 < rows; r0 += perChunk)
+      for (unsigned k = 0; k < cols; ++k) {
+        const uint32_t addr = desc.mnMajor((rowBase + r0) * bytes, k);
+        if (addr + 16 > limit) return false;
+        const uint8_t* p = shared + addr;
+        for (unsigned i = 0; i < perChunk; ++i)
+          (transposeOut ? out[k * rows + r0 + i] : out[(r0 + i) * cols + k]) = element(p + i * bytes);
+      }
+  }
+  return true;
+}
+
 bool readOperand(Warp& w, const Op* op, int lane, const Descriptor& desc, bool mnMajor, unsigned rowBase, unsigned rows,
                  unsigned cols, unsigned bits, bool transposeOut, uint64_t flip, uint64_t* out) {
   const unsigned bytes = std::max(1u, bits / 8);
+  if (bits >= 8 && bits <= 32 &&
+      (mnMajor ? rows * bits % 128 == 0 && rowBase * bits % 128 == 0 : cols * bits % 128 == 0)) {
+    auto chunks = bits == 8 ? &readOperandChunks<1> : bits == 16 ? &readOperandChunks<2> : &readOperandChunks<4>;
+    if (chunks(w, desc, mnMajor, rowBase, rows, cols, transposeOut, flip, out)) return true;
+  }
   for (unsigned r = 0; r < rows; ++r)
     for (unsigned k = 0; k < cols; ++k) {
       const unsigned row = rowBase + r;
