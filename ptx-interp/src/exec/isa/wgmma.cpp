@@ -164,10 +164,11 @@ const Op* wgmmaMma(Warp& w, const Op* op) {
   const uint64_t flipA = (s.flags & kWgmmaNegA) ? signBit(ea) : 0, flipB = (s.flags & kWgmmaNegB) ? signBit(eb) : 0;
   const int lane0 = firstLane(w);
   static thread_local std::vector<uint64_t> a, b, c, d, chunkB, chunkC, chunkD;
-  a.assign(16 * KA, 0);
-  b.assign(size_t(K) * N, 0);
-  c.assign(16 * N, 0);
-  d.assign(16 * N, 0);
+  // every element of a, b and d is written below, and of c unless scale-d is false
+  a.resize(16 * KA);
+  b.resize(size_t(K) * N);
+  c.resize(16 * N);
+  d.resize(16 * N);
   // A: this warp's 16 rows
   if (s.flags & kWgmmaARegs) {
     const unsigned p = 32 / bitsA;
@@ -188,17 +189,32 @@ const Op* wgmmaMma(Warp& w, const Op* op) {
                    flipB, b.data()))
     return nullptr;
   // C: the accumulators, m16n8 blocks along N (f16 pairs in one register), unless scale-d is false
+  // (mmaC: register e of a block holds row g + 8 (e / 2), column 2t + e % 2; with f16, register e holds both
+  // columns of row g + 8e)
   const bool half = ed == Elem::F16;
   const unsigned perBlock = half ? 2 : 4;
-  if (R<uint8_t>(w, s.scaleD)[lane0])
+  auto accumulatorSpot = [&](unsigned r) {  // (row, column) of register r's element in lane 0
+    const unsigned e = r % perBlock, col = 8 * (r / perBlock);
+    return half ? Pos{8 * e, col} : Pos{8 * (e >> 1), col + (e & 1)};
+  };
+  if (R<uint8_t>(w, s.scaleD)[lane0]) {
     for (unsigned r = 0; r < s.d.size(); ++r) {
       const uint32_t* v = R<uint32_t>(w, s.d[r]);
-      for (unsigned l = 0; l < 32; ++l)
-        for (unsigned h = 0; h < (half ? 2u : 1u); ++h) {
-          Pos q = mmaC(l, (half ? 2 * (r % perBlock) + h : r % perBlock));
-          c[q.row * N + q.col + 8 * (r / perBlock)] = half ? (v[l] >> (16 * h)) & 0xffff : v[l];
+      const Pos at = accumulatorSpot(r);
+      uint64_t* base = c.data() + at.row * N + at.col;
+      for (unsigned l = 0; l < 32; ++l) {
+        uint64_t* p = base + (l >> 2) * N + 2 * (l & 3);
+        if (half) {
+          p[0] = v[l] & 0xffff;
+          p[1] = v[l] >> 16;
+        } else {
+          p[0] = v[l];
         }
+      }
     }
+  } else {
+    std::fill(c.begin(), c.end(), 0);
+  }
   // multiply by column chunks: matrix::multiply's row sums handle up to 2048 elements of B at a time. Sparse: each
   // row multiplies the K/2 rows of B its metadata names (as mma.sp does for its 16 rows)
   const unsigned rows = sparse ? 1 : 16, passes = sparse ? 16 : 1;
@@ -221,15 +237,13 @@ const Op* wgmmaMma(Warp& w, const Op* op) {
     }
   for (unsigned r = 0; r < s.d.size(); ++r) {
     alignas(64) uint32_t v[32];
+    const Pos at = accumulatorSpot(r);
+    const uint64_t* base = d.data() + at.row * N + at.col;
     for (unsigned l = 0; l < 32; ++l) {
-      uint32_t word = 0;
-      for (unsigned h = 0; h < (half ? 2u : 1u); ++h) {
-        Pos q = mmaC(l, (half ? 2 * (r % perBlock) + h : r % perBlock));
-        word |= uint32_t(d[q.row * N + q.col + 8 * (r / perBlock)]) << (16 * h);
-      }
-      v[l] = word;
+      const uint64_t* p = base + (l >> 2) * N + 2 * (l & 3);
+      v[l] = half ? uint32_t(p[0]) | uint32_t(p[1]) << 16 : uint32_t(p[0]);
     }
-    h::store<uint32_t>(w, s.d[r], [&](int l) { return v[l]; });
+    h::storeLanes<uint32_t>(w, s.d[r], v);
   }
   return op + 1;
 }
