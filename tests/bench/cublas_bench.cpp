@@ -51,13 +51,13 @@ double wallSeconds(const std::function<void()>& f) {
 }
 
 #if CUEMU_HAVE_CUBLAS
-#define CHECK(call)                                                          \
-  do {                                                                       \
-    if (auto result_ = (call); int(result_) != 0) {                          \
-      std::fprintf(stderr, "%s failed: %d\n", #call, int(result_));         \
-      state.SkipWithError(#call " failed");                                  \
-      return;                                                                \
-    }                                                                        \
+#define CHECK(call)                                                 \
+  do {                                                              \
+    if (auto result_ = (call); int(result_) != 0) {                 \
+      std::fprintf(stderr, "%s failed: %d\n", #call, int(result_)); \
+      state.SkipWithError(#call " failed");                         \
+      return;                                                       \
+    }                                                               \
   } while (0)
 
 void BM_CublasSgemm512(benchmark::State& state) {
@@ -68,7 +68,8 @@ void BM_CublasSgemm512(benchmark::State& state) {
     b[i] = float(int(i % 5) - 2) * 0.5f;
   }
   double native = 1e30;
-  for (int r = 0; r < 3; ++r) native = std::min(native, wallSeconds([&] { nativeSgemm(a.data(), b.data(), ref.data()); }));
+  for (int r = 0; r < 3; ++r)
+    native = std::min(native, wallSeconds([&] { nativeSgemm(a.data(), b.data(), ref.data()); }));
   float *da = nullptr, *db = nullptr, *dc = nullptr;
   CHECK(cudaMalloc(&da, elems * sizeof(float)));
   CHECK(cudaMalloc(&db, elems * sizeof(float)));
@@ -98,7 +99,8 @@ void BM_CublasSgemm512(benchmark::State& state) {
   }
   CHECK(cudaMemcpy(c.data(), dc, elems * sizeof(float), cudaMemcpyDeviceToHost));
   // the products are small multiples of 1/8 and the sums exact in f32: any summation order gives these values
-  if (!std::equal(c.begin(), c.end(), ref.begin())) state.SkipWithError("cublasSgemm result differs from the native GEMM");
+  if (!std::equal(c.begin(), c.end(), ref.begin()))
+    state.SkipWithError("cublasSgemm result differs from the native GEMM");
   cublasDestroy(handle);
   cudaFree(da);
   cudaFree(db);

@@ -654,7 +654,7 @@ const MatrixSite& siteOf(Warp& w, const Op* op) {
 // D = A B + C for row-major matrices of bit patterns (A: M x K, B: K x N, C and D: M x N) with the numerics of the
 // site's element types and flags.
 void matrix::multiply(const MatrixSite& s, unsigned M, unsigned N, unsigned K, const uint64_t* a, const uint64_t* b,
-                      const uint64_t* c, uint64_t* d) {
+                      const uint64_t* c, uint64_t* d, bool narrowAllowed) {
   const Elem ea = Elem(s.elem[A]), eb = Elem(s.elem[B]), ec = Elem(s.elem[C]), ed = Elem(s.elem[D]);
   if (ea == Elem::F64) {
     // an IEEE fma per product in k order; an fma with a NaN result gives, as on an H100, B's NaN (quieted), else
@@ -694,8 +694,8 @@ void matrix::multiply(const MatrixSite& s, unsigned M, unsigned N, unsigned K, c
     TensorSum model = fp8 ? kTensorSumFp8 : reduced ? kTensorSumWgmmaFp8 : kTensorSum;
     model.group = (s.flags & kFlagWmma) && ea == Elem::TF32 ? 4 : K;
     // the float-lane sum (above) where it applies, else the double one
-    const bool narrow = isNarrowFloat(ea) && isNarrowFloat(eb) && model.group >= K && (K == 4 || K == 8 || K == 16) &&
-                        (N == 8 || N == 16 || N == 32) && M * N <= 1024 && M <= 64 &&
+    const bool narrow = narrowAllowed && isNarrowFloat(ea) && isNarrowFloat(eb) && model.group >= K &&
+                        (K == 4 || K == 8 || K == 16) && (N == 8 || N == 16 || N == 32) && M * N <= 1024 && M <= 64 &&
                         (ec == Elem::F32 || ec == Elem::F16) && (ed == Elem::F32 || ed == Elem::F16) &&
                         decodeNarrow(ea, a, M * K, af, ae) && decodeNarrow(eb, b, K * N, bf, be);
     if (narrow) {
@@ -820,13 +820,15 @@ template <unsigned BitsA> bool mmaNarrow(Warp& w, const MatrixSite& s) {
 
 const Op* mmaSync(Warp& w, const Op* op) {
   const MatrixSite& s = siteOf(w, op);
-  if (narrowForm(s) && (elemBits(Elem(s.elem[A])) == 16 ? mmaNarrow<16>(w, s) : mmaNarrow<32>(w, s))) return op + 1;
+  const bool fast = fullWarpFastPath(w, Rewrite::NarrowTensorSums);
+  if (fast && narrowForm(s) && (elemBits(Elem(s.elem[A])) == 16 ? mmaNarrow<16>(w, s) : mmaNarrow<32>(w, s)))
+    return op + 1;
   static thread_local uint64_t a[kMaxElems], b[kMaxElems / 2];
   uint64_t c[32 * 8], d[32 * 8];
   gather(w, s, A, a);
   gather(w, s, B, b);
   gather(w, s, C, c);
-  multiply(s, s.m, s.n, s.k, a, b, c, d);
+  multiply(s, s.m, s.n, s.k, a, b, c, d, fast);
   scatter(w, s, D, d);
   return op + 1;
 }
@@ -881,7 +883,8 @@ const Op* mmaSparse(Warp& w, const Op* op) {
   for (unsigned i = 0; i < M; ++i) {
     for (unsigned q = 0; q < half; ++q)
       std::memcpy(picked + q * N, b + sparsePosition(s, meta, i, q) * N, N * sizeof *b);
-    multiply(s, 1, N, half, packed + i * half, picked, c + i * N, d + i * N);
+    multiply(s, 1, N, half, packed + i * half, picked, c + i * N, d + i * N,
+             fullWarpFastPath(w, Rewrite::NarrowTensorSums));
   }
   scatter(w, s, D, d);
   return op + 1;
@@ -1074,7 +1077,8 @@ constexpr unsigned kMaxTileLines = 32;
 bool tileLines(Warp& w, const MatrixSite& s, const TileAccess& t, int lane, uint64_t base, bool write,
                uint8_t** lines) {
   const unsigned unit = t.bits / 8, count = t.rowMajor ? t.rows : t.cols, length = t.rowMajor ? t.cols : t.rows;
-  if ((t.bits != 16 && t.bits != 32) || count > kMaxTileLines) return false;
+  if ((t.bits != 16 && t.bits != 32) || count > kMaxTileLines || !fullWarpFastPath(w, Rewrite::MatrixTileLines))
+    return false;
   for (unsigned l = 0; l < count; ++l) {
     const uint64_t addr = base + uint64_t(l) * t.stride * unit;
     if (addr & (unit - 1)) return false;

@@ -84,8 +84,9 @@ Elem elemOf(Type t);
 unsigned sparsePosition(const MatrixSite& s, const uint32_t* meta, unsigned row, unsigned q);
 
 // D = A B + C for row-major matrices of bit patterns (A: M x K, B: K x N, C and D: M x N) with the numerics of the
-// site's element types (MatrixSite::elem, by Role) and flags.
+// site's element types (MatrixSite::elem, by Role) and flags. narrowAllowed: the runtime fast path narrow-tensor-sums
+// may run (fullWarpFastPath).
 void multiply(const MatrixSite& s, unsigned M, unsigned N, unsigned K, const uint64_t* a, const uint64_t* b,
-              const uint64_t* c, uint64_t* d);
+              const uint64_t* c, uint64_t* d, bool narrowAllowed);
 
 }  // namespace ptx::exec::matrix

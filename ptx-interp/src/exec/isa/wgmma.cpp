@@ -133,7 +133,7 @@ template <unsigned Bytes> bool readOperandChunks(Warp& w, const Descriptor& desc
 bool readOperand(Warp& w, const Op* op, int lane, const Descriptor& desc, bool mnMajor, unsigned rowBase, unsigned rows,
                  unsigned cols, unsigned bits, bool transposeOut, uint64_t flip, uint64_t* out) {
   const unsigned bytes = std::max(1u, bits / 8);
-  if (bits >= 8 && bits <= 32 &&
+  if (bits >= 8 && bits <= 32 && fullWarpFastPath(w, Rewrite::MatrixTileLines) &&
       (mnMajor ? rows * bits % 128 == 0 && rowBase * bits % 128 == 0 : cols * bits % 128 == 0)) {
     auto chunks = bits == 8 ? &readOperandChunks<1> : bits == 16 ? &readOperandChunks<2> : &readOperandChunks<4>;
     if (chunks(w, desc, mnMajor, rowBase, rows, cols, transposeOut, flip, out)) return true;
@@ -231,7 +231,8 @@ const Op* wgmmaMma(Warp& w, const Op* op) {
       }
       for (unsigned i = 0; i < rows; ++i)
         std::memcpy(&chunkC[i * chunk], &c[(pass + i) * N + j0], chunk * sizeof(uint64_t));
-      multiply(ar, rows, chunk, KA, a.data() + pass * KA, chunkB.data(), chunkC.data(), chunkD.data());
+      multiply(ar, rows, chunk, KA, a.data() + pass * KA, chunkB.data(), chunkC.data(), chunkD.data(),
+               fullWarpFastPath(w, Rewrite::NarrowTensorSums));
       for (unsigned i = 0; i < rows; ++i)
         std::memcpy(&d[(pass + i) * N + j0], &chunkD[i * chunk], chunk * sizeof(uint64_t));
     }
