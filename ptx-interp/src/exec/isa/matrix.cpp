@@ -531,8 +531,8 @@ constexpr bool isNarrowFloat(Elem e) { return e == Elem::F16 || e == Elem::BF16 
 // canonical NaN).
 template <unsigned N, unsigned K, bool F32Out>
 PTX_LANES void narrowRows(const float* __restrict av, const int* __restrict ae, const float* __restrict bv,
-                          const int* __restrict be, const float* __restrict cf, const int* __restrict ce, unsigned m,
-                          double* __restrict r, uint32_t* __restrict special, uint32_t* __restrict out) {
+                          const int* __restrict be, unsigned ldb, const float* __restrict cf, const int* __restrict ce,
+                          unsigned m, double* __restrict r, uint32_t* __restrict special, uint32_t* __restrict out) {
   constexpr int fracBits = 25;
   for (unsigned i = 0; i < m; ++i, av += K, ae += K, cf += N, ce += N, r += N, out += N) {
     alignas(64) int emax[N];
@@ -543,7 +543,7 @@ PTX_LANES void narrowRows(const float* __restrict av, const int* __restrict ae, 
       std::memcpy(&top, ce + v, sizeof top);
       for (unsigned q = 0; q < K; ++q) {
         V8i b;
-        std::memcpy(&b, be + q * N + v, sizeof b);
+        std::memcpy(&b, be + q * ldb + v, sizeof b);
         const V8i t = b + ae[q];
         top = top > t ? top : t;
       }
@@ -554,7 +554,7 @@ PTX_LANES void narrowRows(const float* __restrict av, const int* __restrict ae, 
       V8i acc = {};
       for (unsigned q = 0; q < K; ++q) {
         V8f b;
-        std::memcpy(&b, bv + q * N + v, sizeof b);
+        std::memcpy(&b, bv + q * ldb + v, sizeof b);
         acc += __builtin_convertvector((av[q] * b) * down, V8i);
       }
       std::memcpy(sum + v, &acc, sizeof acc);
@@ -580,36 +580,38 @@ PTX_LANES void narrowRows(const float* __restrict av, const int* __restrict ae, 
   }
 }
 template <unsigned N, unsigned K> void narrowRows(bool f32Out, const float* av, const int* ae, const float* bv,
-                                                  const int* be, const float* cf, const int* ce, unsigned m, double* r,
-                                                  uint32_t* special, uint32_t* out) {
+                                                  const int* be, unsigned ldb, const float* cf, const int* ce,
+                                                  unsigned m, double* r, uint32_t* special, uint32_t* out) {
   if (f32Out)
-    narrowRows<N, K, true>(av, ae, bv, be, cf, ce, m, r, special, out);
+    narrowRows<N, K, true>(av, ae, bv, be, ldb, cf, ce, m, r, special, out);
   else
-    narrowRows<N, K, false>(av, ae, bv, be, cf, ce, m, r, special, out);
+    narrowRows<N, K, false>(av, ae, bv, be, ldb, cf, ce, m, r, special, out);
 }
 template <unsigned N> void narrowRows(unsigned k, bool f32Out, const float* av, const int* ae, const float* bv,
-                                      const int* be, const float* cf, const int* ce, unsigned m, double* r,
-                                      uint32_t* special, uint32_t* out) {
+                                      const int* be, unsigned ldb, const float* cf, const int* ce, unsigned m,
+                                      double* r, uint32_t* special, uint32_t* out) {
   switch (k) {
-    case 4: return narrowRows<N, 4>(f32Out, av, ae, bv, be, cf, ce, m, r, special, out);
-    case 8: return narrowRows<N, 8>(f32Out, av, ae, bv, be, cf, ce, m, r, special, out);
-    default: return narrowRows<N, 16>(f32Out, av, ae, bv, be, cf, ce, m, r, special, out);
+    case 4: return narrowRows<N, 4>(f32Out, av, ae, bv, be, ldb, cf, ce, m, r, special, out);
+    case 8: return narrowRows<N, 8>(f32Out, av, ae, bv, be, ldb, cf, ce, m, r, special, out);
+    default: return narrowRows<N, 16>(f32Out, av, ae, bv, be, ldb, cf, ce, m, r, special, out);
   }
 }
-// k: 4, 8 or 16; n: 8, 16 or 32.
+// k: 4, 8 or 16; n: 8, 16 or 32; ldb: the distance between B's rows.
 void narrowRows(unsigned k, unsigned n, bool f32Out, const float* av, const int* ae, const float* bv, const int* be,
-                const float* cf, const int* ce, unsigned m, double* r, uint32_t* special, uint32_t* out) {
+                unsigned ldb, const float* cf, const int* ce, unsigned m, double* r, uint32_t* special, uint32_t* out) {
   switch (n) {
-    case 8: return narrowRows<8>(k, f32Out, av, ae, bv, be, cf, ce, m, r, special, out);
-    case 16: return narrowRows<16>(k, f32Out, av, ae, bv, be, cf, ce, m, r, special, out);
-    default: return narrowRows<32>(k, f32Out, av, ae, bv, be, cf, ce, m, r, special, out);
+    case 8: return narrowRows<8>(k, f32Out, av, ae, bv, be, ldb, cf, ce, m, r, special, out);
+    case 16: return narrowRows<16>(k, f32Out, av, ae, bv, be, ldb, cf, ce, m, r, special, out);
+    default: return narrowRows<32>(k, f32Out, av, ae, bv, be, ldb, cf, ce, m, r, special, out);
   }
 }
 
-// D = A B + C with decodeNarrow's A (M x K) and B (K x N), C and D as 32-bit patterns of f32 or f16 (halfC,
-// halfD); K 4, 8 or 16, N 8, 16 or 32, M x N at most 1024.
-void narrowSums(unsigned M, unsigned N, unsigned K, bool halfC, bool halfD, const float* av, const int* ae,
-                const float* bv, const int* be, const uint32_t* cbits, uint32_t* dbits) {
+}  // namespace
+
+// D = A B + C with decodeNarrow's A (M x K) and B (K x N, rows ldb apart), C and D as 32-bit patterns of f32 or f16
+// (halfC, halfD); K 4, 8 or 16, N 8, 16 or 32, M x N at most 1024.
+void matrix::narrowSums(unsigned M, unsigned N, unsigned K, bool halfC, bool halfD, const float* av, const int* ae,
+                        const float* bv, const int* be, unsigned ldb, const uint32_t* cbits, uint32_t* dbits) {
   constexpr unsigned kMax = 1024;
   alignas(64) float cf[kMax];
   alignas(64) int ce[kMax];
@@ -619,15 +621,15 @@ void narrowSums(unsigned M, unsigned N, unsigned K, bool halfC, bool halfD, cons
     decodeAccumulators<Elem::F16>(cbits, M * N, cf, ce);
   else
     decodeAccumulators<Elem::F32>(cbits, M * N, cf, ce);
-  narrowRows(K, N, !halfD, av, ae, bv, be, cf, ce, M, r, special, dbits);
+  narrowRows(K, N, !halfD, av, ae, bv, be, ldb, cf, ce, M, r, special, dbits);
   for (unsigned i = 0; i < M; ++i) {
     for (uint32_t slow = special[i]; slow; slow &= slow - 1) {
       const unsigned j = unsigned(std::countr_zero(slow));
       double prods[16];
       int pexp[16];
       for (unsigned q = 0; q < K; ++q) {
-        prods[q] = double(av[i * K + q]) * double(bv[q * N + j]);
-        pexp[q] = ae[i * K + q] + be[q * N + j];
+        prods[q] = double(av[i * K + q]) * double(bv[q * ldb + j]);
+        pexp[q] = ae[i * K + q] + be[q * ldb + j];
       }
       const double x = tensorSum(prods, pexp, K, cf[i * N + j], ce[i * N + j], kTensorSum);
       r[i * N + j] = x;
@@ -640,6 +642,17 @@ void narrowSums(unsigned M, unsigned N, unsigned K, bool halfC, bool halfD, cons
       }
   }
 }
+
+bool matrix::decodeNarrowBits(Elem e, const uint32_t* bits, unsigned n, float* v, int* ex) {
+  return decodeNarrow(e, bits, n, v, ex);
+}
+
+bool matrix::narrowProduct(Elem a, Elem b, Elem c, Elem d, unsigned k) {
+  return isNarrowFloat(a) && isNarrowFloat(b) && elemBits(a) == elemBits(b) && (k == 4 || k == 8 || k == 16) &&
+         (c == Elem::F32 || c == Elem::F16) && (d == Elem::F32 || d == Elem::F16);
+}
+
+namespace {
 
 // ---- mma / wmma.mma --------------------------------------------------------------------------------------------
 
@@ -701,7 +714,7 @@ void matrix::multiply(const MatrixSite& s, unsigned M, unsigned N, unsigned K, c
     if (narrow) {
       alignas(64) uint32_t cbits[1024], dbits[1024];
       for (unsigned q = 0; q < M * N; ++q) cbits[q] = uint32_t(c[q]);
-      narrowSums(M, N, K, ec == Elem::F16, ed == Elem::F16, af, ae, bf, be, cbits, dbits);
+      narrowSums(M, N, K, ec == Elem::F16, ed == Elem::F16, af, ae, bf, be, N, cbits, dbits);
       for (unsigned q = 0; q < M * N; ++q) d[q] = dbits[q];
       return;
     }
@@ -810,7 +823,7 @@ template <unsigned BitsA> bool mmaNarrow(Warp& w, const MatrixSite& s) {
     gatherBits<16>(w, s, C, bits);
   else
     gatherBits<32>(w, s, C, bits);
-  narrowSums(M, N, K, halfC, halfD, av, ae, bv, be, bits, dbits);
+  narrowSums(M, N, K, halfC, halfD, av, ae, bv, be, N, bits, dbits);
   if (halfD)
     scatterBits<16>(w, s, D, dbits);
   else

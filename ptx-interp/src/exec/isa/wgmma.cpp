@@ -96,9 +96,9 @@ int firstLane(const Warp& w) { return std::countr_zero(w.exec | 0x80000000u); }
 // By 16-byte chunks: the layouts (and the swizzle, which moves 16-byte units) keep the 16 bytes of a core-matrix
 // row together, K-major along K and MN-major along M/N. False, having read nothing that counts, where a chunk is
 // not inside the CTA's shared memory: the per-element path below then faults at the element it always did.
-template <unsigned Bytes> bool readOperandChunks(Warp& w, const Descriptor& desc, bool mnMajor, unsigned rowBase,
-                                                 unsigned rows, unsigned cols, bool transposeOut, uint64_t flip,
-                                                 uint64_t* out) {
+template <unsigned Bytes, class U> bool readOperandChunks(Warp& w, const Descriptor& desc, bool mnMajor,
+                                                          unsigned rowBase, unsigned rows, unsigned cols,
+                                                          bool transposeOut, uint64_t flip, U* out) {
   constexpr unsigned bytes = Bytes, perChunk = 16 / Bytes;
   using E = std::conditional_t<Bytes == 1, uint8_t, std::conditional_t<Bytes == 2, uint16_t, uint32_t>>;
   const uint8_t* shared = w.cta->shared;
@@ -106,7 +106,7 @@ template <unsigned Bytes> bool readOperandChunks(Warp& w, const Descriptor& desc
   auto element = [&](const uint8_t* p) {
     E v;
     std::memcpy(&v, p, Bytes);
-    return uint64_t(v) ^ flip;
+    return U(v ^ flip);
   };
   if (!mnMajor) {
     for (unsigned r = 0; r < rows; ++r)
@@ -130,12 +130,19 @@ template <unsigned Bytes> bool readOperandChunks(Warp& w, const Descriptor& desc
   return true;
 }
 
+// Whether readOperandChunks may read the operand (matrix-tile-lines is on, and whole chunks make up its rows).
+bool byChunks(const Warp& w, bool mnMajor, unsigned rowBase, unsigned rows, unsigned cols, unsigned bits) {
+  return bits >= 8 && bits <= 32 && fullWarpFastPath(w, Rewrite::MatrixTileLines) &&
+         (mnMajor ? rows * bits % 128 == 0 && rowBase * bits % 128 == 0 : cols * bits % 128 == 0);
+}
+
 bool readOperand(Warp& w, const Op* op, int lane, const Descriptor& desc, bool mnMajor, unsigned rowBase, unsigned rows,
                  unsigned cols, unsigned bits, bool transposeOut, uint64_t flip, uint64_t* out) {
   const unsigned bytes = std::max(1u, bits / 8);
-  if (bits >= 8 && bits <= 32 && fullWarpFastPath(w, Rewrite::MatrixTileLines) &&
-      (mnMajor ? rows * bits % 128 == 0 && rowBase * bits % 128 == 0 : cols * bits % 128 == 0)) {
-    auto chunks = bits == 8 ? &readOperandChunks<1> : bits == 16 ? &readOperandChunks<2> : &readOperandChunks<4>;
+  if (byChunks(w, mnMajor, rowBase, rows, cols, bits)) {
+    auto chunks = bits == 8    ? &readOperandChunks<1, uint64_t>
+                  : bits == 16 ? &readOperandChunks<2, uint64_t>
+                               : &readOperandChunks<4, uint64_t>;
     if (chunks(w, desc, mnMajor, rowBase, rows, cols, transposeOut, flip, out)) return true;
   }
   for (unsigned r = 0; r < rows; ++r)
@@ -154,8 +161,98 @@ bool readOperand(Warp& w, const Op* op, int lane, const Descriptor& desc, bool m
   return true;
 }
 
+// (row, column) in D of accumulator register r's element in lane 0 (in lane l: g = l / 4 rows and 2(l % 4) columns
+// on). mmaC: register e of an m16n8 block holds row g + 8 (e / 2), column 2t + e % 2; with f16 outputs, register e
+// holds both columns of row g + 8e.
+Pos accumulatorPos(bool half, unsigned r) {
+  const unsigned perBlock = half ? 2 : 4, e = r % perBlock, col = 8 * (r / perBlock);
+  return half ? Pos{8 * e, col} : Pos{8 * (e >> 1), col + (e & 1)};
+}
+
+// Dense wgmma with f16, bf16 or tf32 multiplicands, while narrow-tensor-sums and matrix-tile-lines are on: the
+// operands as 32-bit patterns, B read and decoded once for all its column chunks, matrix::narrowSums on each. False
+// where it does not apply or an operand is not inside the CTA's shared memory or needs the reference sums: the
+// general path then computes the product (and raises the fault) as before.
+bool wgmmaNarrow(Warp& w, const WgmmaSite& s) {
+  const MatrixSite& ar = s.arith;
+  const unsigned N = ar.n, K = ar.k, rowBase = 16 * (w.index % 4);
+  const Elem ea = Elem(ar.elem[A]), eb = Elem(ar.elem[B]), ed = Elem(ar.elem[D]);
+  const unsigned bits = elemBits(ea);
+  const bool aRegs = s.flags & kWgmmaARegs, transA = s.flags & kWgmmaTransA, transB = s.flags & kWgmmaTransB;
+  if ((s.flags & kWgmmaSparse) || N % 8 || !narrowProduct(ea, eb, ed, ed, K) ||
+      !fullWarpFastPath(w, Rewrite::NarrowTensorSums) || (!aRegs && !byChunks(w, transA, rowBase, 16, K, bits)) ||
+      !byChunks(w, transB, 0, N, K, bits))
+    return false;
+  const uint32_t flipA = (s.flags & kWgmmaNegA) ? uint32_t(signBit(ea)) : 0;
+  const uint32_t flipB = (s.flags & kWgmmaNegB) ? uint32_t(signBit(eb)) : 0;
+  const int lane0 = firstLane(w);
+  constexpr unsigned kMaxB = 16 * 256;  // K x N
+  static thread_local uint32_t bbits[kMaxB], cbits[16 * 256], dbits[16 * 256];
+  static thread_local float bv[kMaxB];
+  static thread_local int be[kMaxB];
+  alignas(64) uint32_t abits[16 * 16];
+  alignas(64) float av[16 * 16];
+  alignas(64) int ae[16 * 16];
+  auto chunks = bits == 16 ? &readOperandChunks<2, uint32_t> : &readOperandChunks<4, uint32_t>;
+  if (aRegs) {
+    const unsigned p = 32 / bits;
+    const uint32_t mask = bits == 32 ? ~0u : (1u << bits) - 1;
+    for (unsigned r = 0; r < 4; ++r) {
+      const uint32_t* v = R<uint32_t>(w, s.a[r]);
+      for (unsigned l = 0; l < 32; ++l)
+        for (unsigned i = 0; i < p; ++i) {
+          Pos q = mmaA(l, r * p + i, p, 16);
+          abits[q.row * K + q.col] = ((v[l] >> (i * bits)) & mask) ^ flipA;
+        }
+    }
+  } else if (!chunks(w, Descriptor(R<uint64_t>(w, s.a[0])[lane0]), transA, rowBase, 16, K, false, flipA, abits)) {
+    return false;
+  }
+  if (!chunks(w, Descriptor(R<uint64_t>(w, s.b)[lane0]), transB, 0, N, K, true, flipB, bbits) ||
+      !decodeNarrowBits(ea, abits, 16 * K, av, ae) || !decodeNarrowBits(eb, bbits, K * N, bv, be))
+    return false;
+  const bool half = ed == Elem::F16;
+  if (R<uint8_t>(w, s.scaleD)[lane0]) {
+    for (unsigned r = 0; r < s.d.size(); ++r) {
+      const uint32_t* v = R<uint32_t>(w, s.d[r]);
+      const Pos at = accumulatorPos(half, r);
+      uint32_t* base = cbits + at.row * N + at.col;
+      for (unsigned l = 0; l < 32; ++l) {
+        uint32_t* p = base + (l >> 2) * N + 2 * (l & 3);
+        if (half) {
+          p[0] = v[l] & 0xffff;
+          p[1] = v[l] >> 16;
+        } else {
+          p[0] = v[l];
+        }
+      }
+    }
+  } else {
+    std::fill(cbits, cbits + 16 * N, 0u);
+  }
+  const unsigned chunk = N % 32 == 0 ? 32 : N % 16 == 0 ? 16 : 8;
+  for (unsigned j0 = 0; j0 < N; j0 += chunk) {
+    alignas(64) uint32_t cc[16 * 32], dc[16 * 32];
+    for (unsigned i = 0; i < 16; ++i) std::copy_n(cbits + i * N + j0, chunk, cc + i * chunk);
+    narrowSums(16, chunk, K, half, half, av, ae, bv + j0, be + j0, N, cc, dc);
+    for (unsigned i = 0; i < 16; ++i) std::copy_n(dc + i * chunk, chunk, dbits + i * N + j0);
+  }
+  for (unsigned r = 0; r < s.d.size(); ++r) {
+    alignas(64) uint32_t v[32];
+    const Pos at = accumulatorPos(half, r);
+    const uint32_t* base = dbits + at.row * N + at.col;
+    for (unsigned l = 0; l < 32; ++l) {
+      const uint32_t* p = base + (l >> 2) * N + 2 * (l & 3);
+      v[l] = half ? p[0] | p[1] << 16 : p[0];
+    }
+    h::storeLanes<uint32_t>(w, s.d[r], v);
+  }
+  return true;
+}
+
 const Op* wgmmaMma(Warp& w, const Op* op) {
   const WgmmaSite& s = w.cta->job->program->wgmmaSites[WgmmaOperands::of(*op).site];
+  if (wgmmaNarrow(w, s)) return op + 1;
   const MatrixSite& ar = s.arith;
   const bool sparse = s.flags & kWgmmaSparse;
   const unsigned N = ar.n, K = ar.k, KA = sparse ? K / 2 : K, rowBase = 16 * (w.index % 4);
@@ -189,14 +286,8 @@ const Op* wgmmaMma(Warp& w, const Op* op) {
                    flipB, b.data()))
     return nullptr;
   // C: the accumulators, m16n8 blocks along N (f16 pairs in one register), unless scale-d is false
-  // (mmaC: register e of a block holds row g + 8 (e / 2), column 2t + e % 2; with f16, register e holds both
-  // columns of row g + 8e)
   const bool half = ed == Elem::F16;
-  const unsigned perBlock = half ? 2 : 4;
-  auto accumulatorSpot = [&](unsigned r) {  // (row, column) of register r's element in lane 0
-    const unsigned e = r % perBlock, col = 8 * (r / perBlock);
-    return half ? Pos{8 * e, col} : Pos{8 * (e >> 1), col + (e & 1)};
-  };
+  auto accumulatorSpot = [&](unsigned r) { return accumulatorPos(half, r); };
   if (R<uint8_t>(w, s.scaleD)[lane0]) {
     for (unsigned r = 0; r < s.d.size(); ++r) {
       const uint32_t* v = R<uint32_t>(w, s.d[r]);
