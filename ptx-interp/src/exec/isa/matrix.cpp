@@ -1101,6 +1101,22 @@ bool tileLines(Warp& w, const MatrixSite& s, const TileAccess& t, int lane, uint
   return true;
 }
 
+// MatrixSite::lineWords of a wmma.load/.store site whose fragment (slot D) follows role `role`'s layout.
+std::vector<uint16_t> lineWordTable(const MatrixSite& s, Role role) {
+  if (elemBits(Elem(s.elem[D])) != 16) return {};
+  const unsigned cols = roleShape(s, role).col;
+  const bool rowMajor = s.flags & kFlagRowMajor;
+  auto line = [&](unsigned pos) { return rowMajor ? pos / cols : pos % cols; };
+  auto along = [&](unsigned pos) { return rowMajor ? pos % cols : pos / cols; };
+  std::vector<uint16_t> words(size_t(s.count[D]) * 32);
+  for (size_t w = 0; w < words.size(); ++w) {
+    const unsigned lo = s.index[D][2 * w], hi = s.index[D][2 * w + 1];
+    if (line(hi) != line(lo) || along(hi) != along(lo) + 1 || line(lo) > 255 || along(lo) > 255) return {};
+    words[w] = uint16_t(line(lo) << 8 | along(lo));
+  }
+  return words;
+}
+
 // Copies between a tile's lines and a row-major matrix of 32-bit patterns (Bits-bit elements).
 template <unsigned Bits> void linesToMatrix(const TileAccess& t, uint8_t* const* lines, uint32_t* m) {
   using E = std::conditional_t<Bits == 16, uint16_t, uint32_t>;
@@ -1126,6 +1142,15 @@ const Op* wmmaLoad(Warp& w, const Op* op) {
   const int lane0 = firstLane(w);
   const uint64_t base = laneAddress(w, s, lane0);
   if (uint8_t * lines[kMaxTileLines]; tileLines(w, s, t, lane0, base, false, lines)) {
+    if (!s.lineWords.empty()) {  // each register's two halves straight from their line
+      for (unsigned r = 0; r < s.count[D]; ++r) {
+        alignas(64) uint32_t v[32];
+        const uint16_t* words = s.lineWords.data() + r * 32;
+        for (unsigned l = 0; l < 32; ++l) std::memcpy(&v[l], lines[words[l] >> 8] + 2 * (words[l] & 0xff), 4);
+        h::storeLanes<uint32_t>(w, s.regs[D][r], v);
+      }
+      return op + 1;
+    }
     alignas(64) uint32_t m32[32 * 32];
     if (t.bits == 16) {
       linesToMatrix<16>(t, lines, m32);
@@ -1159,6 +1184,14 @@ const Op* wmmaStore(Warp& w, const Op* op) {
   const int lane0 = firstLane(w);
   const uint64_t base = laneAddress(w, s, lane0);
   if (uint8_t * lines[kMaxTileLines]; tileLines(w, s, t, lane0, base, true, lines)) {
+    if (!s.lineWords.empty()) {
+      for (unsigned r = 0; r < s.count[D]; ++r) {
+        const uint32_t* v = R<uint32_t>(w, s.regs[D][r]);
+        const uint16_t* words = s.lineWords.data() + r * 32;
+        for (unsigned l = 0; l < 32; ++l) std::memcpy(lines[words[l] >> 8] + 2 * (words[l] & 0xff), &v[l], 4);
+      }
+      return op + 1;
+    }
     alignas(64) uint32_t m32[32 * 32];
     if (t.bits == 16) {
       gatherBits<16>(w, s, D, m32);
@@ -1322,6 +1355,7 @@ void KernelLowerer::lowerMatrix(const Instruction& in) {
       if (in.numOperands > 2) site.stride = src(opnd(in, 2), Type::u32);
       fragment(D, opnd(in, load ? 0 : 1), load, rt, pending);
       site.index[D] = layoutTable(site, D, role);
+      site.lineWords = lineWordTable(site, role);
       emitSite(load ? &wmmaLoad : &wmmaStore, pending, role);
       return;
     }
