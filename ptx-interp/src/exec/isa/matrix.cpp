@@ -188,11 +188,15 @@ void scatter(Warp& w, const MatrixSite& s, unsigned slot, const uint64_t* in) {
 
 // gather and scatter for fragments of 16- or 32-bit elements (Bits), as 32-bit bit patterns: the element loops
 // unrolled, for the narrow path's operands.
+// Where a wmma fragment repeats its elements (.f16 A and B: 8 registers for 4 registers' worth), the later copy of
+// an element is the one gather() leaves in the matrix; only those registers are read here, for the same result.
 template <unsigned Bits> void gatherBits(Warp& w, const MatrixSite& s, unsigned slot, uint32_t* out) {
   constexpr unsigned p = 32 / Bits;
   constexpr uint32_t mask = Bits == 32 ? ~0u : (1u << Bits) - 1;
-  const uint16_t* index = s.index[slot].data();
-  for (unsigned r = 0; r < s.count[slot]; ++r, index += 32 * p) {
+  const Pos shape = roleShape(s, Role(slot));
+  const unsigned count = s.count[slot], distinct = std::min(count, shape.row * shape.col / (32 * p));
+  const uint16_t* index = s.index[slot].data() + size_t(count - distinct) * 32 * p;
+  for (unsigned r = count - distinct; r < count; ++r, index += 32 * p) {
     const uint32_t* v = R<uint32_t>(w, s.regs[slot][r]);
     for (unsigned l = 0; l < 32; ++l)
       for (unsigned i = 0; i < p; ++i) out[index[l * p + i]] = (v[l] >> (i * Bits)) & mask;
@@ -1143,8 +1147,15 @@ const Op* wmmaLoad(Warp& w, const Op* op) {
   const uint64_t base = laneAddress(w, s, lane0);
   if (uint8_t * lines[kMaxTileLines]; tileLines(w, s, t, lane0, base, false, lines)) {
     if (!s.lineWords.empty()) {  // each register's two halves straight from their line
+      // a fragment that repeats its elements (.f16 A and B) repeats its registers: copied
+      const Pos shape = roleShape(s, MatrixOperands::of(*op).role);
+      const unsigned distinct = std::min<unsigned>(s.count[D], shape.row * shape.col / 64);
       for (unsigned r = 0; r < s.count[D]; ++r) {
         alignas(64) uint32_t v[32];
+        if (r >= distinct) {
+          h::storeLanes<uint32_t>(w, s.regs[D][r], R<uint32_t>(w, s.regs[D][r - distinct]));
+          continue;
+        }
         const uint16_t* words = s.lineWords.data() + r * 32;
         for (unsigned l = 0; l < 32; ++l) std::memcpy(&v[l], lines[words[l] >> 8] + 2 * (words[l] & 0xff), 4);
         h::storeLanes<uint32_t>(w, s.regs[D][r], v);
