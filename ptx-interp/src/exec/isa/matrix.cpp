@@ -415,9 +415,10 @@ uint32_t fixedPointRow(const double* av, const int* ae, const double* bv, const 
 
 // ---- the same sum in float lanes: f16, bf16 and tf32 products, K <= 16 ------------------------------------------
 //
-// fixedPointRow's sum with twice the lanes per vector, giving identical bits by construction (so it has no switch;
-// the double path stays the reference for every operand outside these conditions, and PtxMatrix tests compare the
-// two on random and edge operands):
+// fixedPointRow's sum with twice the lanes per vector (int32 sums, float products), giving identical bits by
+// construction. It is the runtime fast path narrow-tensor-sums (ptx/rewrites.def): the double path stays the
+// reference, for every operand outside these conditions and with the switch off, and Rewrites.SameMatrixResults
+// and the ptx.matrix.* golden forms under conformance-no-runtime-fast-paths compare the two. Why the bits agree:
 // - a product of two of these values has at most 22 significant bits (11 x 11), so a*b is exact in float as long
 //   as it is a normal float: every nonzero finite factor lies in [2^-50, 2^63) (f16 always; bf16 and tf32 are
 //   checked per instruction, decodeNarrow), so |a*b| lies in [2^-100, 2^126);
@@ -711,9 +712,8 @@ void matrix::multiply(const MatrixSite& s, unsigned M, unsigned N, unsigned K, c
     TensorSum model = fp8 ? kTensorSumFp8 : reduced ? kTensorSumWgmmaFp8 : kTensorSum;
     model.group = (s.flags & kFlagWmma) && ea == Elem::TF32 ? 4 : K;
     // the float-lane sum (above) where it applies, else the double one
-    const bool narrow = narrowAllowed && isNarrowFloat(ea) && isNarrowFloat(eb) && model.group >= K &&
-                        (K == 4 || K == 8 || K == 16) && (N == 8 || N == 16 || N == 32) && M * N <= 1024 && M <= 64 &&
-                        (ec == Elem::F32 || ec == Elem::F16) && (ed == Elem::F32 || ed == Elem::F16) &&
+    const bool narrow = narrowAllowed && narrowProduct(ea, eb, ec, ed, K) && model.group >= K &&
+                        (N == 8 || N == 16 || N == 32) && M * N <= 1024 && M <= 64 &&
                         decodeNarrow(ea, a, M * K, af, ae) && decodeNarrow(eb, b, K * N, bf, be);
     if (narrow) {
       alignas(64) uint32_t cbits[1024], dbits[1024];
@@ -805,11 +805,9 @@ namespace {
 // 64-bit matrices. The same bits as multiply by construction (the same steps on 32-bit patterns); false, having
 // written nothing, where an operand needs the double path.
 bool narrowForm(const MatrixSite& s) {
-  const Elem ea = Elem(s.elem[A]), eb = Elem(s.elem[B]), ec = Elem(s.elem[C]), ed = Elem(s.elem[D]);
-  return isNarrowFloat(ea) && isNarrowFloat(eb) && elemBits(ea) == elemBits(eb) &&
-         !((s.flags & kFlagWmma) && ea == Elem::TF32) && (s.k == 4 || s.k == 8 || s.k == 16) &&
-         (s.n == 8 || s.n == 16 || s.n == 32) && s.m <= 32 && (ec == Elem::F32 || ec == Elem::F16) &&
-         (ed == Elem::F32 || ed == Elem::F16);
+  const Elem ea = Elem(s.elem[A]);
+  return narrowProduct(ea, Elem(s.elem[B]), Elem(s.elem[C]), Elem(s.elem[D]), s.k) &&
+         !((s.flags & kFlagWmma) && ea == Elem::TF32) && (s.n == 8 || s.n == 16 || s.n == 32) && s.m <= 32;
 }
 
 template <unsigned BitsA> bool mmaNarrow(Warp& w, const MatrixSite& s) {
