@@ -537,9 +537,10 @@ constexpr bool isNarrowFloat(Elem e) { return e == Elem::F16 || e == Elem::BF16 
 template <unsigned N, unsigned K, bool F32Out>
 PTX_LANES void narrowRows(const float* __restrict av, const int* __restrict ae, const float* __restrict bv,
                           const int* __restrict be, unsigned ldb, const float* __restrict cf, const int* __restrict ce,
-                          unsigned m, double* __restrict r, uint32_t* __restrict special, uint32_t* __restrict out) {
+                          unsigned m, double* __restrict r, uint32_t* __restrict special, uint32_t* __restrict out,
+                          unsigned ldo) {
   constexpr int fracBits = 25;
-  for (unsigned i = 0; i < m; ++i, av += K, ae += K, cf += N, ce += N, r += N, out += N) {
+  for (unsigned i = 0; i < m; ++i, av += K, ae += K, cf += N, ce += N, r += N, out += ldo) {
     alignas(64) int emax[N];
     alignas(64) int32_t sum[N];
     // by 8 columns, K innermost: the grid exponent and the sum stay in vector registers
@@ -584,49 +585,52 @@ PTX_LANES void narrowRows(const float* __restrict av, const int* __restrict ae, 
       }
   }
 }
-template <unsigned N, unsigned K> void narrowRows(bool f32Out, const float* av, const int* ae, const float* bv,
-                                                  const int* be, unsigned ldb, const float* cf, const int* ce,
-                                                  unsigned m, double* r, uint32_t* special, uint32_t* out) {
+template <unsigned N, unsigned K>
+void narrowRows(bool f32Out, const float* av, const int* ae, const float* bv, const int* be, unsigned ldb,
+                const float* cf, const int* ce, unsigned m, double* r, uint32_t* special, uint32_t* out, unsigned ldo) {
   if (f32Out)
-    narrowRows<N, K, true>(av, ae, bv, be, ldb, cf, ce, m, r, special, out);
+    narrowRows<N, K, true>(av, ae, bv, be, ldb, cf, ce, m, r, special, out, ldo);
   else
-    narrowRows<N, K, false>(av, ae, bv, be, ldb, cf, ce, m, r, special, out);
+    narrowRows<N, K, false>(av, ae, bv, be, ldb, cf, ce, m, r, special, out, ldo);
 }
 template <unsigned N> void narrowRows(unsigned k, bool f32Out, const float* av, const int* ae, const float* bv,
                                       const int* be, unsigned ldb, const float* cf, const int* ce, unsigned m,
-                                      double* r, uint32_t* special, uint32_t* out) {
+                                      double* r, uint32_t* special, uint32_t* out, unsigned ldo) {
   switch (k) {
-    case 4: return narrowRows<N, 4>(f32Out, av, ae, bv, be, ldb, cf, ce, m, r, special, out);
-    case 8: return narrowRows<N, 8>(f32Out, av, ae, bv, be, ldb, cf, ce, m, r, special, out);
-    default: return narrowRows<N, 16>(f32Out, av, ae, bv, be, ldb, cf, ce, m, r, special, out);
+    case 4: return narrowRows<N, 4>(f32Out, av, ae, bv, be, ldb, cf, ce, m, r, special, out, ldo);
+    case 8: return narrowRows<N, 8>(f32Out, av, ae, bv, be, ldb, cf, ce, m, r, special, out, ldo);
+    default: return narrowRows<N, 16>(f32Out, av, ae, bv, be, ldb, cf, ce, m, r, special, out, ldo);
   }
 }
-// k: 4, 8 or 16; n: 8, 16 or 32; ldb: the distance between B's rows.
+// k: 4, 8 or 16; n: 8, 16 or 32; ldb, ldo: the distance between the rows of B and of out.
 void narrowRows(unsigned k, unsigned n, bool f32Out, const float* av, const int* ae, const float* bv, const int* be,
-                unsigned ldb, const float* cf, const int* ce, unsigned m, double* r, uint32_t* special, uint32_t* out) {
+                unsigned ldb, const float* cf, const int* ce, unsigned m, double* r, uint32_t* special, uint32_t* out,
+                unsigned ldo) {
   switch (n) {
-    case 8: return narrowRows<8>(k, f32Out, av, ae, bv, be, ldb, cf, ce, m, r, special, out);
-    case 16: return narrowRows<16>(k, f32Out, av, ae, bv, be, ldb, cf, ce, m, r, special, out);
-    default: return narrowRows<32>(k, f32Out, av, ae, bv, be, ldb, cf, ce, m, r, special, out);
+    case 8: return narrowRows<8>(k, f32Out, av, ae, bv, be, ldb, cf, ce, m, r, special, out, ldo);
+    case 16: return narrowRows<16>(k, f32Out, av, ae, bv, be, ldb, cf, ce, m, r, special, out, ldo);
+    default: return narrowRows<32>(k, f32Out, av, ae, bv, be, ldb, cf, ce, m, r, special, out, ldo);
   }
 }
 
 }  // namespace
 
-// D = A B + C with decodeNarrow's A (M x K) and B (K x N, rows ldb apart), C and D as 32-bit patterns of f32 or f16
-// (halfC, halfD); K 4, 8 or 16, N 8, 16 or 32, M x N at most 1024.
 void matrix::narrowSums(unsigned M, unsigned N, unsigned K, bool halfC, bool halfD, const float* av, const int* ae,
-                        const float* bv, const int* be, unsigned ldb, const uint32_t* cbits, uint32_t* dbits) {
+                        const float* bv, const int* be, unsigned ldb, const uint32_t* cbits, uint32_t* dbits,
+                        unsigned ldc) {
   constexpr unsigned kMax = 1024;
   alignas(64) float cf[kMax];
   alignas(64) int ce[kMax];
   alignas(64) double r[kMax];
   alignas(64) uint32_t special[64];
-  if (halfC)
-    decodeAccumulators<Elem::F16>(cbits, M * N, cf, ce);
-  else
-    decodeAccumulators<Elem::F32>(cbits, M * N, cf, ce);
-  narrowRows(K, N, !halfD, av, ae, bv, be, ldb, cf, ce, M, r, special, dbits);
+  // dense C in one call
+  const unsigned rows = ldc == N ? 1 : M, each = ldc == N ? M * N : N;
+  for (unsigned i = 0; i < rows; ++i)
+    if (halfC)
+      decodeAccumulators<Elem::F16>(cbits + i * ldc, each, cf + i * N, ce + i * N);
+    else
+      decodeAccumulators<Elem::F32>(cbits + i * ldc, each, cf + i * N, ce + i * N);
+  narrowRows(K, N, !halfD, av, ae, bv, be, ldb, cf, ce, M, r, special, dbits, ldc);
   for (unsigned i = 0; i < M; ++i) {
     for (uint32_t slow = special[i]; slow; slow &= slow - 1) {
       const unsigned j = unsigned(std::countr_zero(slow));
@@ -638,12 +642,12 @@ void matrix::narrowSums(unsigned M, unsigned N, unsigned K, bool halfC, bool hal
       }
       const double x = tensorSum(prods, pexp, K, cf[i * N + j], ce[i * N + j], kTensorSum);
       r[i * N + j] = x;
-      if (!halfD) dbits[i * N + j] = x != x ? num::kCanonicalNaN32 : std::bit_cast<uint32_t>(toF32(x, true));
+      if (!halfD) dbits[i * ldc + j] = x != x ? num::kCanonicalNaN32 : std::bit_cast<uint32_t>(toF32(x, true));
     }
     if (halfD)
       for (unsigned j = 0; j < N; ++j) {
         const double x = r[i * N + j];
-        dbits[i * N + j] = x != x ? num::kCanonicalNaN16 : plusZero(num::doubleToHalf(x, num::RN));
+        dbits[i * ldc + j] = x != x ? num::kCanonicalNaN16 : plusZero(num::doubleToHalf(x, num::RN));
       }
   }
 }
@@ -718,7 +722,7 @@ void matrix::multiply(const MatrixSite& s, unsigned M, unsigned N, unsigned K, c
     if (narrow) {
       alignas(64) uint32_t cbits[1024], dbits[1024];
       for (unsigned q = 0; q < M * N; ++q) cbits[q] = uint32_t(c[q]);
-      narrowSums(M, N, K, ec == Elem::F16, ed == Elem::F16, af, ae, bf, be, N, cbits, dbits);
+      narrowSums(M, N, K, ec == Elem::F16, ed == Elem::F16, af, ae, bf, be, N, cbits, dbits, N);
       for (unsigned q = 0; q < M * N; ++q) d[q] = dbits[q];
       return;
     }
@@ -825,7 +829,7 @@ template <unsigned BitsA> bool mmaNarrow(Warp& w, const MatrixSite& s) {
     gatherBits<16>(w, s, C, bits);
   else
     gatherBits<32>(w, s, C, bits);
-  narrowSums(M, N, K, halfC, halfD, av, ae, bv, be, N, bits, dbits);
+  narrowSums(M, N, K, halfC, halfD, av, ae, bv, be, N, bits, dbits, N);
   if (halfD)
     scatterBits<16>(w, s, D, dbits);
   else

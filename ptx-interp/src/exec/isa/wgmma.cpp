@@ -187,9 +187,13 @@ bool wgmmaNarrow(Warp& w, const WgmmaSite& s) {
   const uint32_t flipB = (s.flags & kWgmmaNegB) ? uint32_t(signBit(eb)) : 0;
   const int lane0 = firstLane(w);
   constexpr unsigned kMaxB = 16 * 256;  // K x N
-  static thread_local uint32_t bbits[kMaxB], cbits[16 * 256], dbits[16 * 256];
-  static thread_local float bv[kMaxB];
-  static thread_local int be[kMaxB];
+  static thread_local uint32_t bbitsT[kMaxB], cbitsT[16 * 256], dbitsT[16 * 256];
+  static thread_local float bvT[kMaxB];
+  static thread_local int beT[kMaxB];
+  // their addresses once (a thread_local named in a loop is looked up again in every iteration)
+  uint32_t *const bbits = bbitsT, *const cbits = cbitsT, *const dbits = dbitsT;
+  float* const bv = bvT;
+  int* const be = beT;
   alignas(64) uint32_t abits[16 * 16];
   alignas(64) float av[16 * 16];
   alignas(64) int ae[16 * 16];
@@ -217,34 +221,32 @@ bool wgmmaNarrow(Warp& w, const WgmmaSite& s) {
       const uint32_t* v = R<uint32_t>(w, s.d[r]);
       const Pos at = accumulatorPos(half, r);
       uint32_t* base = cbits + at.row * N + at.col;
-      for (unsigned l = 0; l < 32; ++l) {
-        uint32_t* p = base + (l >> 2) * N + 2 * (l & 3);
-        if (half) {
+      if (half)
+        for (unsigned l = 0; l < 32; ++l) {
+          uint32_t* p = base + (l >> 2) * N + 2 * (l & 3);
           p[0] = v[l] & 0xffff;
           p[1] = v[l] >> 16;
-        } else {
-          p[0] = v[l];
         }
-      }
+      else
+        for (unsigned l = 0; l < 32; ++l) base[(l >> 2) * N + 2 * (l & 3)] = v[l];
     }
   } else {
     std::fill(cbits, cbits + 16 * N, 0u);
   }
   const unsigned chunk = N % 32 == 0 ? 32 : N % 16 == 0 ? 16 : 8;
-  for (unsigned j0 = 0; j0 < N; j0 += chunk) {
-    alignas(64) uint32_t cc[16 * 32], dc[16 * 32];
-    for (unsigned i = 0; i < 16; ++i) std::copy_n(cbits + i * N + j0, chunk, cc + i * chunk);
-    narrowSums(16, chunk, K, half, half, av, ae, bv + j0, be + j0, N, cc, dc);
-    for (unsigned i = 0; i < 16; ++i) std::copy_n(dc + i * chunk, chunk, dbits + i * N + j0);
-  }
+  for (unsigned j0 = 0; j0 < N; j0 += chunk)
+    narrowSums(16, chunk, K, half, half, av, ae, bv + j0, be + j0, N, cbits + j0, dbits + j0, N);
   for (unsigned r = 0; r < s.d.size(); ++r) {
     alignas(64) uint32_t v[32];
     const Pos at = accumulatorPos(half, r);
     const uint32_t* base = dbits + at.row * N + at.col;
-    for (unsigned l = 0; l < 32; ++l) {
-      const uint32_t* p = base + (l >> 2) * N + 2 * (l & 3);
-      v[l] = half ? p[0] | p[1] << 16 : p[0];
-    }
+    if (half)
+      for (unsigned l = 0; l < 32; ++l) {
+        const uint32_t* p = base + (l >> 2) * N + 2 * (l & 3);
+        v[l] = p[0] | p[1] << 16;
+      }
+    else
+      for (unsigned l = 0; l < 32; ++l) v[l] = base[(l >> 2) * N + 2 * (l & 3)];
     h::storeLanes<uint32_t>(w, s.d[r], v);
   }
   return true;
