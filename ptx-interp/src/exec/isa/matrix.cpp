@@ -715,7 +715,7 @@ void matrix::multiply(const MatrixSite& s, unsigned M, unsigned N, unsigned K, c
     // wmma's tf32 m16n16k8 sums in two steps of four products
     TensorSum model = fp8 ? kTensorSumFp8 : reduced ? kTensorSumWgmmaFp8 : kTensorSum;
     model.group = (s.flags & kFlagWmma) && ea == Elem::TF32 ? 4 : K;
-    // the float-lane sum (above) where it applies, else the double one
+    // the float-lane sums (narrowSums, narrow-tensor-sums) where they apply, else the double ones below
     const bool narrow = narrowAllowed && narrowProduct(ea, eb, ec, ed, K) && model.group >= K &&
                         (N == 8 || N == 16 || N == 32) && M * N <= 1024 && M <= 64 &&
                         decodeNarrow(ea, a, M * K, af, ae) && decodeNarrow(eb, b, K * N, bf, be);
@@ -726,10 +726,8 @@ void matrix::multiply(const MatrixSite& s, unsigned M, unsigned N, unsigned K, c
       for (unsigned q = 0; q < M * N; ++q) d[q] = dbits[q];
       return;
     }
-    {
-      decodeFloats(ea, a, M * K, av, ae);
-      decodeFloats(eb, b, K * N, bv, be);
-    }
+    decodeFloats(ea, a, M * K, av, ae);
+    decodeFloats(eb, b, K * N, bv, be);
     for (unsigned i = 0; i < M; ++i) {
       // one row of D at a time: the fixed-point sum of every output, then the outputs with an infinity or NaN
       // among their terms (and the grouped sums) again through tensorSum
