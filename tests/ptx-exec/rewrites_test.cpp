@@ -493,3 +493,110 @@ TEST(Rewrites, SameMatrixFaults) {
                                         : uint64_t(reinterpret_cast<uintptr_t>(tb)) + 16 * stride * 2 - 4);
   }
 }
+
+namespace {
+
+// wgmma m64n128k16 (f32 accumulators, f16 or bf16 multiplicands, both from 128-byte swizzled shared tiles filled from
+// global memory), the accumulators loaded from and stored to global memory: 64 words per thread.
+std::string wgmmaKernel(const char* type) {
+  std::string text = R"(
+.version 8.3
+.target sm_90a
+.address_size 64
+.visible .entry wgmmas(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pout)
+{
+  .reg .f32 %f<64>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<12>;
+  .shared .align 1024 .b8 sa[8192];
+  .shared .align 1024 .b8 sb[16384];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 4;
+  ld.param.u64 %rd1, [pa];
+  ld.param.u64 %rd2, [pb];
+  cvt.u64.u32 %rd3, %r2;
+  add.s64 %rd4, %rd1, %rd3;
+  mov.u32 %r3, sa;
+  add.u32 %r8, %r3, %r2;
+)";
+  // 128-byte swizzled K-major tiles: a line of 128 bytes per row of A (64) and of B (128)
+  for (int part = 0; part < 4; ++part)
+    text += "  ld.global.v4.b32 {%r4, %r5, %r6, %r7}, [%rd4+" + std::to_string(2048 * part) +
+            "];\n  st.shared.v4.b32 [%r8+" + std::to_string(2048 * part) + "], {%r4, %r5, %r6, %r7};\n";
+  text += "  add.s64 %rd4, %rd2, %rd3;\n  mov.u32 %r3, sb;\n  add.u32 %r8, %r3, %r2;\n";
+  for (int part = 0; part < 8; ++part)
+    text += "  ld.global.v4.b32 {%r4, %r5, %r6, %r7}, [%rd4+" + std::to_string(2048 * part) +
+            "];\n  st.shared.v4.b32 [%r8+" + std::to_string(2048 * part) + "], {%r4, %r5, %r6, %r7};\n";
+  text += R"(  bar.sync 0;
+  mov.u32 %r3, sa;
+  cvt.u64.u32 %rd5, %r3;
+  shr.u64 %rd5, %rd5, 4;
+  or.b64 %rd5, %rd5, 0x4000004000010000;
+  mov.u32 %r3, sb;
+  cvt.u64.u32 %rd6, %r3;
+  shr.u64 %rd6, %rd6, 4;
+  or.b64 %rd6, %rd6, 0x4000004000010000;
+  ld.param.u64 %rd7, [pc];
+  ld.param.u64 %rd8, [pout];
+  mul.wide.u32 %rd9, %r1, 256;
+  add.s64 %rd10, %rd7, %rd9;
+  add.s64 %rd11, %rd8, %rd9;
+)";
+  std::string d = "{";
+  for (int i = 0; i < 64; ++i) {
+    text += "  ld.global.f32 %f" + std::to_string(i) + ", [%rd10+" + std::to_string(4 * i) + "];\n";
+    d += (i ? ", %f" : "%f") + std::to_string(i);
+  }
+  text += "  wgmma.fence.sync.aligned;\n  wgmma.mma_async.sync.aligned.m64n128k16.f32." + std::string(type) + "." +
+          type + " " + d +
+          "}, %rd5, %rd6, 1, 1, -1, 0, 0;\n  wgmma.commit_group.sync.aligned;\n  wgmma.wait_group.sync.aligned 0;\n";
+  for (int i = 0; i < 64; ++i)
+    text += "  st.global.f32 [%rd11+" + std::to_string(4 * i) + "], %f" + std::to_string(i) + ";\n";
+  return text + "  ret;\n}\n";
+}
+
+}  // namespace
+
+// wgmma (narrow-tensor-sums, matrix-tile-lines) on the operands of SameMatrixResults: the same bits with every mask.
+TEST(Rewrites, SameWgmmaResults) {
+  std::vector<uint32_t> masks = allMasks();
+  OperandWords gen{0x2545f4914f6cdd1dull};
+  uint32_t* da = rewriteArena().alloc<uint32_t>(8192 / 4);
+  uint32_t* db = rewriteArena().alloc<uint32_t>(16384 / 4);
+  float* dc = rewriteArena().alloc<float>(128 * 64);
+  uint32_t* dout = rewriteArena().alloc<uint32_t>(128 * 64);
+  for (const char* type : {"f16", "bf16"}) {
+    std::vector<std::shared_ptr<const Program>> programs;
+    for (uint32_t mask : masks) {
+      CompileOptions options;
+      options.rewrites = mask;
+      CompileResult r = compile(wgmmaKernel(type), options);
+      ASSERT_TRUE(r.program) << r.error;
+      programs.push_back(r.program);
+    }
+    for (int trial = 0; trial < 16; ++trial) {
+      const int mode = trial % 8 == 7 ? 2 : trial % 8 == 6 ? 1 : 0;
+      for (int i = 0; i < 8192 / 4; ++i) da[i] = gen.word(mode);
+      for (int i = 0; i < 16384 / 4; ++i) db[i] = gen.word(mode);
+      for (int i = 0; i < 128 * 64; ++i) dc[i] = gen.accumulator(trial % 4 == 3);
+      std::vector<uint32_t> ref;
+      for (size_t m = 0; m < masks.size(); ++m) {
+        const Program& prog = *programs[m];
+        std::memset(dout, 0, 128 * 64 * sizeof(uint32_t));
+        ptxtest::Params p(kernels(prog)[0]);
+        p.arg(static_cast<const uint32_t*>(da))
+            .arg(static_cast<const uint32_t*>(db))
+            .arg(static_cast<const float*>(dc));
+        p.arg(dout);
+        ASSERT_TRUE(run(prog, "wgmmas", Dim3{1}, Dim3{128}, p).ok()) << masks[m];
+        std::vector<uint32_t> out(dout, dout + 128 * 64);
+        if (m == 0) {
+          ref = out;
+          continue;
+        }
+        for (size_t i = 0; i < out.size(); ++i)
+          ASSERT_EQ(out[i], ref[i]) << type << " word " << i << ", trial " << trial << ", rewrites " << masks[m];
+      }
+    }
+  }
+}
