@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <optional>
 #include <vector>
@@ -394,4 +395,307 @@ $L_wait:
   EXPECT_GT(calling.ops, 0u);
   EXPECT_EQ(calling.loopWatches, 0u);
   EXPECT_EQ(statsOf("spin", kAllRewrites & ~rewriteBit(Rewrite::LoopWatches)).loopWatches, 0u);
+namespace {
+
+// Tensor-core forms (narrow-tensor-sums, matrix-tile-lines): per lane, A (4 words), B (2) and C (4) from global
+// memory, then mma m16n8k16 f32.f16 / f32.bf16, m16n8k8 f32.tf32 and m16n8k16 f16.f16 on them, 64 bytes out per lane;
+// and wmma m16n16k16 (f16 x f16 + f32) loaded from and stored to global tiles with a stride.
+const char* kMatrixKernels = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry mmas(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pout)
+{
+  .reg .b32 %a<4>;
+  .reg .b32 %b<2>;
+  .reg .f32 %c<4>;
+  .reg .f32 %d<4>;
+  .reg .b32 %h<4>;
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<12>;
+  mov.u32 %r1, %tid.x;
+  ld.param.u64 %rd1, [pa];
+  ld.param.u64 %rd2, [pb];
+  ld.param.u64 %rd3, [pc];
+  ld.param.u64 %rd4, [pout];
+  mul.wide.u32 %rd5, %r1, 16;
+  add.s64 %rd6, %rd1, %rd5;
+  ld.global.v4.b32 {%a0, %a1, %a2, %a3}, [%rd6];
+  mul.wide.u32 %rd7, %r1, 8;
+  add.s64 %rd8, %rd2, %rd7;
+  ld.global.v2.b32 {%b0, %b1}, [%rd8];
+  add.s64 %rd9, %rd3, %rd5;
+  ld.global.v4.f32 {%c0, %c1, %c2, %c3}, [%rd9];
+  mul.wide.u32 %rd10, %r1, 64;
+  add.s64 %rd11, %rd4, %rd10;
+  mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%d0, %d1, %d2, %d3}, {%a0, %a1, %a2, %a3}, {%b0, %b1}, {%c0, %c1, %c2, %c3};
+  st.global.v4.f32 [%rd11], {%d0, %d1, %d2, %d3};
+  mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%d0, %d1, %d2, %d3}, {%a0, %a1, %a2, %a3}, {%b0, %b1}, {%c0, %c1, %c2, %c3};
+  st.global.v4.f32 [%rd11+16], {%d0, %d1, %d2, %d3};
+  mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%d0, %d1, %d2, %d3}, {%a0, %a1, %a2, %a3}, {%b0, %b1}, {%c0, %c1, %c2, %c3};
+  st.global.v4.f32 [%rd11+32], {%d0, %d1, %d2, %d3};
+  mov.b32 %h0, %c0;
+  mov.b32 %h1, %c1;
+  mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%h2, %h3}, {%a0, %a1, %a2, %a3}, {%b0, %b1}, {%h0, %h1};
+  st.global.v2.b32 [%rd11+48], {%h2, %h3};
+  ret;
+}
+.visible .entry wmmas(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pout, .param .u32 stride)
+{
+  .reg .b32 %a<8>;
+  .reg .b32 %b<8>;
+  .reg .f32 %c<8>;
+  .reg .f32 %d<8>;
+  .reg .b32 %s;
+  .reg .b64 %rd<5>;
+  ld.param.u64 %rd1, [pa];
+  ld.param.u64 %rd2, [pb];
+  ld.param.u64 %rd3, [pc];
+  ld.param.u64 %rd4, [pout];
+  ld.param.u32 %s, [stride];
+  wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%a0, %a1, %a2, %a3, %a4, %a5, %a6, %a7}, [%rd1], %s;
+  wmma.load.b.sync.aligned.col.m16n16k16.global.f16 {%b0, %b1, %b2, %b3, %b4, %b5, %b6, %b7}, [%rd2], %s;
+  wmma.load.c.sync.aligned.col.m16n16k16.global.f32 {%c0, %c1, %c2, %c3, %c4, %c5, %c6, %c7}, [%rd3], %s;
+  wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%d0, %d1, %d2, %d3, %d4, %d5, %d6, %d7}, {%a0, %a1, %a2, %a3, %a4, %a5, %a6, %a7}, {%b0, %b1, %b2, %b3, %b4, %b5, %b6, %b7}, {%c0, %c1, %c2, %c3, %c4, %c5, %c6, %c7};
+  wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%rd4], {%d0, %d1, %d2, %d3, %d4, %d5, %d6, %d7}, %s;
+  ret;
+}
+)";
+
+std::shared_ptr<const Program> compileMatrixWith(uint32_t rewrites) {
+  CompileOptions options;
+  options.rewrites = rewrites;
+  CompileResult r = compile(kMatrixKernels, options);
+  if (!r.program) throw std::runtime_error("compile failed: " + r.error);
+  return r.program;
+}
+
+// Operand words for the sums: mostly values of moderate size (the float-lane sums take them), with zeros,
+// subnormals, large values and, in some trials, infinities and NaNs (the double path takes those, per instruction
+// or per output), and in some trials random bits.
+struct OperandWords {
+  uint64_t state;
+  uint32_t next() {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return uint32_t(state >> 11);
+  }
+  uint16_t half(bool specials) {
+    const uint32_t r = next(), kind = r % 64, sign = (r >> 6 & 1) << 15;
+    if (kind == 0) return uint16_t(sign);
+    if (kind == 1) return uint16_t(sign | (r >> 7 & 0x3ff));                        // subnormal
+    if (kind == 2) return uint16_t(sign | 0x7800 | (r >> 7 & 0x3ff));               // near the largest
+    if (kind == 3 && specials) return uint16_t(sign | 0x7c00 | (r >> 7 & 1) << 9);  // infinity or NaN
+    return uint16_t(sign | (13 + (r >> 7) % 6) << 10 | (r >> 10 & 0x3ff));          // 2^-2 .. 2^3
+  }
+  uint32_t word(int mode) {
+    if (mode == 2) return next();
+    if (mode == 3) {  // tf32-like: an f32 of moderate size
+      const uint32_t r = next();
+      return (r & 0x80000000u) | (120 + r % 16) << 23 | (r >> 8 & 0x7fffff);
+    }
+    return uint32_t(half(mode == 1)) | uint32_t(half(mode == 1)) << 16;
+  }
+  float accumulator(bool specials) {
+    const uint32_t r = next(), kind = r % 32;
+    if (kind == 0) return 0.0f;
+    if (kind == 1 && specials) return (r >> 5 & 1) ? INFINITY : -INFINITY;
+    if (kind == 2 && specials) return NAN;
+    if (kind == 3) return std::ldexp(float(r >> 8 & 0xff), -140);  // subnormal
+    return std::ldexp(float(int(r >> 8 & 0xffff) - 32768), int(r >> 24 & 15) - 20);
+  }
+};
+
+}  // namespace
+
+// mma and wmma on operands the float-lane sums take and on ones they leave to the double path: the same bits with
+// every mask.
+TEST(Rewrites, SameMatrixResults) {
+  std::vector<std::shared_ptr<const Program>> programs;
+  std::vector<uint32_t> masks = allMasks();
+  for (uint32_t mask : masks) programs.push_back(compileMatrixWith(mask));
+  OperandWords gen{0x9e3779b97f4a7c15ull};
+  uint32_t* da = rewriteArena().alloc<uint32_t>(32 * 4);
+  uint32_t* db = rewriteArena().alloc<uint32_t>(32 * 2);
+  float* dc = rewriteArena().alloc<float>(32 * 4);
+  uint32_t* dout = rewriteArena().alloc<uint32_t>(32 * 16);
+  const uint32_t stride = 20;  // elements between tile lines
+  uint16_t* ta = rewriteArena().alloc<uint16_t>(16 * stride);
+  uint16_t* tb = rewriteArena().alloc<uint16_t>(16 * stride);
+  float* tc = rewriteArena().alloc<float>(16 * stride);
+  float* td = rewriteArena().alloc<float>(16 * stride);
+  for (int trial = 0; trial < 64; ++trial) {
+    // modes: 0 moderate, 1 with infinities and NaNs, 2 random bits, 3 tf32-like
+    const int mode = trial % 8 == 7 ? 2 : trial % 8 == 6 ? 1 : trial % 8 == 5 ? 3 : 0;
+    const bool specialC = trial % 4 == 3;
+    for (int i = 0; i < 32 * 4; ++i) da[i] = gen.word(mode);
+    for (int i = 0; i < 32 * 2; ++i) db[i] = gen.word(mode);
+    for (int i = 0; i < 32 * 4; ++i) dc[i] = gen.accumulator(specialC);
+    for (uint32_t i = 0; i < 16 * stride; ++i) {
+      ta[i] = uint16_t(gen.word(mode == 3 ? 0 : mode));
+      tb[i] = uint16_t(gen.word(mode == 3 ? 0 : mode));
+      tc[i] = gen.accumulator(specialC);
+    }
+    std::vector<uint32_t> ref, refTile;
+    for (size_t m = 0; m < masks.size(); ++m) {
+      const Program& prog = *programs[m];
+      std::memset(dout, 0, 32 * 16 * sizeof(uint32_t));
+      std::memset(td, 0, 16 * stride * sizeof(float));
+      ptxtest::Params p(kernels(prog)[size_t(findKernel(prog, "mmas"))]);
+      p.arg(static_cast<const uint32_t*>(da)).arg(static_cast<const uint32_t*>(db)).arg(static_cast<const float*>(dc));
+      p.arg(dout);
+      ASSERT_TRUE(run(prog, "mmas", Dim3{1}, Dim3{32}, p).ok()) << masks[m];
+      ptxtest::Params pw(kernels(prog)[size_t(findKernel(prog, "wmmas"))]);
+      pw.arg(static_cast<const uint16_t*>(ta)).arg(static_cast<const uint16_t*>(tb)).arg(static_cast<const float*>(tc));
+      pw.arg(td).arg(stride);
+      ASSERT_TRUE(run(prog, "wmmas", Dim3{1}, Dim3{32}, pw).ok()) << masks[m];
+      std::vector<uint32_t> out(dout, dout + 32 * 16);
+      std::vector<uint32_t> tile(reinterpret_cast<uint32_t*>(td), reinterpret_cast<uint32_t*>(td) + 16 * stride);
+      if (m == 0) {
+        ref = out;
+        refTile = tile;
+        continue;
+      }
+      for (size_t i = 0; i < out.size(); ++i)
+        ASSERT_EQ(out[i], ref[i]) << "mma word " << i << " (lane " << i / 16 << "), trial " << trial << ", rewrites "
+                                  << masks[m];
+      for (size_t i = 0; i < tile.size(); ++i)
+        ASSERT_EQ(tile[i], refTile[i]) << "wmma element " << i << ", trial " << trial << ", rewrites " << masks[m];
+    }
+  }
+}
+
+// wmma.load and wmma.store whose tile runs past its buffer: the same fault with every mask (matrix-tile-lines
+// checks every line first and leaves the fault to the per-element path).
+TEST(Rewrites, SameMatrixFaults) {
+  const uint32_t stride = 16;
+  uint16_t* ta = rewriteArena().alloc<uint16_t>(16 * stride);
+  uint16_t* tb = rewriteArena().alloc<uint16_t>(16 * stride);
+  float* tc = rewriteArena().alloc<float>(16 * stride);
+  float* td = rewriteArena().alloc<float>(16 * stride);
+  for (bool storeFaults : {false, true}) {
+    // the last line of B (column-major: column 15) ends 4 bytes past the buffer; or the stored tile's last row does
+    rewriteArena().limit(tb, storeFaults ? 16 * stride * 2 : 16 * stride * 2 - 4);
+    rewriteArena().limit(td, storeFaults ? 16 * stride * 4 - 4 : 16 * stride * 4);
+    std::optional<Fault> ref;
+    for (uint32_t mask : allMasks()) {
+      auto prog = compileMatrixWith(mask);
+      ptxtest::Params pw(kernels(*prog)[size_t(findKernel(*prog, "wmmas"))]);
+      pw.arg(static_cast<const uint16_t*>(ta)).arg(static_cast<const uint16_t*>(tb)).arg(static_cast<const float*>(tc));
+      pw.arg(td).arg(stride);
+      LaunchResult r = run(*prog, "wmmas", Dim3{1}, Dim3{32}, pw);
+      ASSERT_FALSE(r.ok()) << "rewrites " << mask;
+      expectSameFault(ref, r.fault, mask);
+    }
+    EXPECT_EQ(ref->address, storeFaults ? uint64_t(reinterpret_cast<uintptr_t>(td)) + 16 * stride * 4 - 4
+                                        : uint64_t(reinterpret_cast<uintptr_t>(tb)) + 16 * stride * 2 - 4);
+  }
+}
+
+namespace {
+
+// wgmma m64n128k16 (f32 accumulators, f16 or bf16 multiplicands, both from 128-byte swizzled shared tiles filled from
+// global memory), the accumulators loaded from and stored to global memory: 64 words per thread.
+std::string wgmmaKernel(const char* type) {
+  std::string text = R"(
+.version 8.3
+.target sm_90a
+.address_size 64
+.visible .entry wgmmas(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pout)
+{
+  .reg .f32 %f<64>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<12>;
+  .shared .align 1024 .b8 sa[8192];
+  .shared .align 1024 .b8 sb[16384];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 4;
+  ld.param.u64 %rd1, [pa];
+  ld.param.u64 %rd2, [pb];
+  cvt.u64.u32 %rd3, %r2;
+  add.s64 %rd4, %rd1, %rd3;
+  mov.u32 %r3, sa;
+  add.u32 %r8, %r3, %r2;
+)";
+  // 128-byte swizzled K-major tiles: a line of 128 bytes per row of A (64) and of B (128)
+  for (int part = 0; part < 4; ++part)
+    text += "  ld.global.v4.b32 {%r4, %r5, %r6, %r7}, [%rd4+" + std::to_string(2048 * part) +
+            "];\n  st.shared.v4.b32 [%r8+" + std::to_string(2048 * part) + "], {%r4, %r5, %r6, %r7};\n";
+  text += "  add.s64 %rd4, %rd2, %rd3;\n  mov.u32 %r3, sb;\n  add.u32 %r8, %r3, %r2;\n";
+  for (int part = 0; part < 8; ++part)
+    text += "  ld.global.v4.b32 {%r4, %r5, %r6, %r7}, [%rd4+" + std::to_string(2048 * part) +
+            "];\n  st.shared.v4.b32 [%r8+" + std::to_string(2048 * part) + "], {%r4, %r5, %r6, %r7};\n";
+  text += R"(  bar.sync 0;
+  mov.u32 %r3, sa;
+  cvt.u64.u32 %rd5, %r3;
+  shr.u64 %rd5, %rd5, 4;
+  or.b64 %rd5, %rd5, 0x4000004000010000;
+  mov.u32 %r3, sb;
+  cvt.u64.u32 %rd6, %r3;
+  shr.u64 %rd6, %rd6, 4;
+  or.b64 %rd6, %rd6, 0x4000004000010000;
+  ld.param.u64 %rd7, [pc];
+  ld.param.u64 %rd8, [pout];
+  mul.wide.u32 %rd9, %r1, 256;
+  add.s64 %rd10, %rd7, %rd9;
+  add.s64 %rd11, %rd8, %rd9;
+)";
+  std::string d = "{";
+  for (int i = 0; i < 64; ++i) {
+    text += "  ld.global.f32 %f" + std::to_string(i) + ", [%rd10+" + std::to_string(4 * i) + "];\n";
+    d += (i ? ", %f" : "%f") + std::to_string(i);
+  }
+  text += "  wgmma.fence.sync.aligned;\n  wgmma.mma_async.sync.aligned.m64n128k16.f32." + std::string(type) + "." +
+          type + " " + d +
+          "}, %rd5, %rd6, 1, 1, -1, 0, 0;\n  wgmma.commit_group.sync.aligned;\n  wgmma.wait_group.sync.aligned 0;\n";
+  for (int i = 0; i < 64; ++i)
+    text += "  st.global.f32 [%rd11+" + std::to_string(4 * i) + "], %f" + std::to_string(i) + ";\n";
+  return text + "  ret;\n}\n";
+}
+
+}  // namespace
+
+// wgmma (narrow-tensor-sums, matrix-tile-lines) on the operands of SameMatrixResults: the same bits with every mask.
+TEST(Rewrites, SameWgmmaResults) {
+  std::vector<uint32_t> masks = allMasks();
+  OperandWords gen{0x2545f4914f6cdd1dull};
+  uint32_t* da = rewriteArena().alloc<uint32_t>(8192 / 4);
+  uint32_t* db = rewriteArena().alloc<uint32_t>(16384 / 4);
+  float* dc = rewriteArena().alloc<float>(128 * 64);
+  uint32_t* dout = rewriteArena().alloc<uint32_t>(128 * 64);
+  for (const char* type : {"f16", "bf16"}) {
+    std::vector<std::shared_ptr<const Program>> programs;
+    for (uint32_t mask : masks) {
+      CompileOptions options;
+      options.rewrites = mask;
+      CompileResult r = compile(wgmmaKernel(type), options);
+      ASSERT_TRUE(r.program) << r.error;
+      programs.push_back(r.program);
+    }
+    for (int trial = 0; trial < 16; ++trial) {
+      const int mode = trial % 8 == 7 ? 2 : trial % 8 == 6 ? 1 : 0;
+      for (int i = 0; i < 8192 / 4; ++i) da[i] = gen.word(mode);
+      for (int i = 0; i < 16384 / 4; ++i) db[i] = gen.word(mode);
+      for (int i = 0; i < 128 * 64; ++i) dc[i] = gen.accumulator(trial % 4 == 3);
+      std::vector<uint32_t> ref;
+      for (size_t m = 0; m < masks.size(); ++m) {
+        const Program& prog = *programs[m];
+        std::memset(dout, 0, 128 * 64 * sizeof(uint32_t));
+        ptxtest::Params p(kernels(prog)[0]);
+        p.arg(static_cast<const uint32_t*>(da))
+            .arg(static_cast<const uint32_t*>(db))
+            .arg(static_cast<const float*>(dc));
+        p.arg(dout);
+        ASSERT_TRUE(run(prog, "wgmmas", Dim3{1}, Dim3{128}, p).ok()) << masks[m];
+        std::vector<uint32_t> out(dout, dout + 128 * 64);
+        if (m == 0) {
+          ref = out;
+          continue;
+        }
+        for (size_t i = 0; i < out.size(); ++i)
+          ASSERT_EQ(out[i], ref[i]) << type << " word " << i << ", trial " << trial << ", rewrites " << masks[m];
+      }
+    }
+  }
 }

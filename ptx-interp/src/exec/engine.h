@@ -155,6 +155,10 @@ struct MatrixSite {
   // per fragment: the row-major matrix index of element i of register r in lane l, at (r * 32 + l) * n + i (n:
   // elements per register); the fragment layouts, computed once at lowering
   std::vector<uint16_t> index[4];
+  // wmma.load/.store of 16-bit elements whose two halves of every register are adjacent in one tile line (a row of
+  // a row-major tile, a column of a column-major one): line << 8 | element of the low half, per register and lane
+  // (isa/matrix.cpp); else empty
+  std::vector<uint16_t> lineWords;
   uint8_t count[4] = {};  // registers per fragment
   uint16_t m = 0, n = 0, k = 0;
   uint8_t elem[4] = {};   // element type per fragment (matrix.cpp: Elem)

@@ -186,6 +186,36 @@ void scatter(Warp& w, const MatrixSite& s, unsigned slot, const uint64_t* in) {
   }
 }
 
+// gather and scatter for fragments of 16- or 32-bit elements (Bits), as 32-bit bit patterns: the element loops
+// unrolled, for the narrow path's operands.
+// Where a wmma fragment repeats its elements (.f16 A and B: 8 registers for 4 registers' worth), the later copy of
+// an element is the one gather() leaves in the matrix; only those registers are read here, for the same result.
+template <unsigned Bits> void gatherBits(Warp& w, const MatrixSite& s, unsigned slot, uint32_t* out) {
+  constexpr unsigned p = 32 / Bits;
+  constexpr uint32_t mask = Bits == 32 ? ~0u : (1u << Bits) - 1;
+  const Pos shape = roleShape(s, Role(slot));
+  const unsigned count = s.count[slot], distinct = std::min(count, shape.row * shape.col / (32 * p));
+  const uint16_t* index = s.index[slot].data() + size_t(count - distinct) * 32 * p;
+  for (unsigned r = count - distinct; r < count; ++r, index += 32 * p) {
+    const uint32_t* v = R<uint32_t>(w, s.regs[slot][r]);
+    for (unsigned l = 0; l < 32; ++l)
+      for (unsigned i = 0; i < p; ++i) out[index[l * p + i]] = (v[l] >> (i * Bits)) & mask;
+  }
+}
+template <unsigned Bits> void scatterBits(Warp& w, const MatrixSite& s, unsigned slot, const uint32_t* in) {
+  constexpr unsigned p = 32 / Bits;
+  const uint16_t* index = s.index[slot].data();
+  for (unsigned r = 0; r < s.count[slot]; ++r, index += 32 * p) {
+    alignas(64) uint32_t v[32];
+    for (unsigned l = 0; l < 32; ++l) {
+      uint32_t word = 0;
+      for (unsigned i = 0; i < p; ++i) word |= in[index[l * p + i]] << (i * Bits);
+      v[l] = word;
+    }
+    h::storeLanes<uint32_t>(w, s.regs[slot][r], v);
+  }
+}
+
 // ---- the tensor core's sum -------------------------------------------------------------------------------------
 
 // How the tensor core adds products of 16-bit, tf32 and fp8 operands to an f32 accumulator, as measured on an H100
@@ -383,6 +413,256 @@ uint32_t fixedPointRow(const double* av, const int* ae, const double* bv, const 
   }
 }
 
+// ---- the same sum in float lanes: f16, bf16 and tf32 products, K <= 16 ------------------------------------------
+//
+// fixedPointRow's sum with twice the lanes per vector (int32 sums, float products), giving identical bits by
+// construction. It is the runtime fast path narrow-tensor-sums (ptx/rewrites.def): the double path stays the
+// reference, for every operand outside these conditions and with the switch off, and Rewrites.SameMatrixResults
+// and the ptx.matrix.* golden forms under conformance-no-runtime-fast-paths compare the two. Why the bits agree:
+// - a product of two of these values has at most 22 significant bits (11 x 11), so a*b is exact in float as long
+//   as it is a normal float: every nonzero finite factor lies in [2^-50, 2^63) (f16 always; bf16 and tf32 are
+//   checked per instruction, decodeNarrow), so |a*b| lies in [2^-100, 2^126);
+// - the column's grid exponent e is at least the product's alignment exponent, so (a*b) * 2^(25-e) is below 2^27:
+//   exact where it is a normal float, and below 2^-126, where float rounding would start, it truncates to 0 either
+//   way; the conversion to int32 then truncates as trunc does. The scale's exponent is clamped to e in
+//   [-100, 127] (a column with e below -100 has only zero products; one with e above 127 has an infinity or NaN in
+//   C and goes to tensorSum);
+// - K <= 16 truncated products below 2^27 sum to less than 2^31 in int32; C's term is added in double, exactly.
+// Infinities and NaNs among A and B send the whole instruction to the double path.
+
+// Values and fixed-point exponents (as fixedPointExponent gives them) of n elements of type E as floats; false
+// where an element is an infinity or NaN or lies outside [2^-50, 2^63). Written with vector types: GCC 12 does not
+// vectorize a loop that reinterprets integers as floats.
+using V8u = uint32_t __attribute__((vector_size(32)));
+using V8i = int32_t __attribute__((vector_size(32)));
+using V8f = float __attribute__((vector_size(32)));
+template <Elem E>
+PTX_LANES bool decodeNarrow8(const uint32_t* __restrict bits, unsigned n, float* __restrict v, int* __restrict e) {
+  constexpr int emin = E == Elem::F16 ? -14 : -126;
+  // the range of the biased exponents of the nonzero elements
+  V8i lo = V8i{} + 255, hi = V8i{};
+  for (unsigned q = 0; q < n; q += 8) {
+    V8u b;
+    std::memcpy(&b, bits + q, sizeof b);
+    V8u xb;
+    if constexpr (E == Elem::F16) {
+      // the f16 fields moved into a float's, times 2^(127-15): exact, subnormals included
+      const V8u em = b & 0x7fff;
+      xb = V8u(V8f(em << 13) * 0x1p112f) | (b & 0x8000) << 16;
+      const V8i top = V8i(em >> 10);  // 31: an infinity or NaN
+      hi = hi > top ? hi : top;
+    } else {
+      xb = E == Elem::BF16 ? b << 16 : b & 0xffffe000u;  // tf32: the 19 bits the tensor core reads (floatValue)
+    }
+    const V8i biased = V8i((xb >> 23) & 0xff);
+    const V8i zero = V8i((xb & 0x7fffffffu) == 0);
+    if constexpr (E != Elem::F16) {
+      const V8i nz = zero ? 255 : biased;
+      lo = lo < nz ? lo : nz;
+      hi = hi > biased ? hi : biased;
+    }
+    std::memcpy(v + q, &xb, sizeof xb);
+    const V8i x = biased - 127;
+    const V8i ex = zero ? kZeroExponent : (x > emin ? x : emin);
+    std::memcpy(e + q, &ex, sizeof ex);
+  }
+  int l = 255, h = 0;
+  for (unsigned i = 0; i < 8; ++i) {
+    l = std::min(l, lo[i]);
+    h = std::max(h, hi[i]);
+  }
+  if constexpr (E == Elem::F16) return h < 31;
+  return l >= 127 - 50 && h <= 127 + 62;
+}
+// n elements from 32- or 64-bit patterns: whole groups of 8, then the rest padded with zeros.
+template <class U> bool decodeNarrow(Elem el, const U* bits, unsigned n, float* v, int* e) {
+  auto decode = [&](const uint32_t* b, unsigned cnt, float* vv, int* ee) {
+    switch (el) {
+      case Elem::F16: return decodeNarrow8<Elem::F16>(b, cnt, vv, ee);
+      case Elem::BF16: return decodeNarrow8<Elem::BF16>(b, cnt, vv, ee);
+      default: return decodeNarrow8<Elem::TF32>(b, cnt, vv, ee);
+    }
+  };
+  const unsigned whole = n & ~7u;
+  bool ok = true;
+  if constexpr (std::is_same_v<U, uint32_t>) {
+    ok = decode(bits, whole, v, e);
+  } else {
+    alignas(32) uint32_t b32[256];
+    for (unsigned first = 0; first < whole; first += 256) {
+      const unsigned cnt = std::min(256u, whole - first);
+      for (unsigned q = 0; q < cnt; ++q) b32[q] = uint32_t(bits[first + q]);
+      ok = decode(b32, cnt, v + first, e + first) && ok;
+    }
+  }
+  if (whole < n) {
+    alignas(32) uint32_t b8[8] = {};
+    alignas(32) float v8[8];
+    alignas(32) int e8[8];
+    for (unsigned q = whole; q < n; ++q) b8[q - whole] = uint32_t(bits[q]);
+    ok = decode(b8, 8, v8, e8) && ok;
+    std::copy(v8, v8 + (n - whole), v + whole);
+    std::copy(e8, e8 + (n - whole), e + whole);
+  }
+  return ok;
+}
+// f32 or f16 accumulators (E) as floats, with their fixed-point exponents (infinities and NaNs kSpecialExponent);
+// n a multiple of 8.
+template <Elem E>
+PTX_LANES void decodeAccumulators(const uint32_t* __restrict bits, unsigned n, float* __restrict v, int* __restrict e) {
+  constexpr int emin = E == Elem::F16 ? -14 : -126;
+  for (unsigned q = 0; q < n; q += 8) {
+    V8u b;
+    std::memcpy(&b, bits + q, sizeof b);
+    V8u xb = b;
+    if constexpr (E == Elem::F16) {
+      const V8u em = b & 0x7fff;
+      const V8u sign = (b & 0x8000) << 16;
+      xb = (em >= 0x7c00 ? 0x7f800000u | (em & 0x3ff) << 13 : V8u(V8f(em << 13) * 0x1p112f)) | sign;
+    }
+    const V8i biased = V8i((xb >> 23) & 0xff), x = biased - 127;
+    const V8i ex = (xb & 0x7fffffffu) == 0 ? kZeroExponent : biased == 255 ? kSpecialExponent : (x > emin ? x : emin);
+    std::memcpy(v + q, &xb, sizeof xb);
+    std::memcpy(e + q, &ex, sizeof ex);
+  }
+}
+
+constexpr bool isNarrowFloat(Elem e) { return e == Elem::F16 || e == Elem::BF16 || e == Elem::TF32; }
+
+// fixedPointRow for all M rows of a product of decodeNarrow's operands (fracBits 25) with the accumulators as floats
+// (decodeAccumulators), K and N fixed: the exact sums in r (M x N), each row's columns that need tensorSum in
+// special[row], and, with F32Out, the sums rounded as toF32(r, true) does as bit patterns in out (float() rounds to
+// nearest, then one step toward zero where that went away from zero, not from an infinity; a zero is +0; NaN the
+// canonical NaN).
+template <unsigned N, unsigned K, bool F32Out>
+PTX_LANES void narrowRows(const float* __restrict av, const int* __restrict ae, const float* __restrict bv,
+                          const int* __restrict be, unsigned ldb, const float* __restrict cf, const int* __restrict ce,
+                          unsigned m, double* __restrict r, uint32_t* __restrict special, uint32_t* __restrict out,
+                          unsigned ldo) {
+  constexpr int fracBits = 25;
+  for (unsigned i = 0; i < m; ++i, av += K, ae += K, cf += N, ce += N, r += N, out += ldo) {
+    alignas(64) int emax[N];
+    alignas(64) int32_t sum[N];
+    // by 8 columns, K innermost: the grid exponent and the sum stay in vector registers
+    for (unsigned v = 0; v < N; v += 8) {
+      V8i top;
+      std::memcpy(&top, ce + v, sizeof top);
+      for (unsigned q = 0; q < K; ++q) {
+        V8i b;
+        std::memcpy(&b, be + q * ldb + v, sizeof b);
+        const V8i t = b + ae[q];
+        top = top > t ? top : t;
+      }
+      std::memcpy(emax + v, &top, sizeof top);
+      const V8i e = top < kZeroExponent / 2 ? 0 : (top < 1000 ? top : 1000);
+      const V8i scale = e < -100 ? -100 : (e > 127 ? 127 : e);
+      const V8f down = V8f((127 + fracBits - scale) << 23);
+      V8i acc = {};
+      for (unsigned q = 0; q < K; ++q) {
+        V8f b;
+        std::memcpy(&b, bv + q * ldb + v, sizeof b);
+        acc += __builtin_convertvector((av[q] * b) * down, V8i);
+      }
+      std::memcpy(sum + v, &acc, sizeof acc);
+    }
+    uint32_t sp = 0;
+    for (unsigned j = 0; j < N; ++j) {
+      sp |= uint32_t(emax[j] >= kSpecialExponent / 2) << j;
+      emax[j] = emax[j] < kZeroExponent / 2 ? 0 : std::min(emax[j], 1000);
+    }
+    special[i] = sp;
+    for (unsigned j = 0; j < N; ++j) {
+      const double c = double(cf[j]);
+      r[j] = (double(sum[j]) + std::trunc(c * pow2(fracBits - emax[j]))) * pow2(emax[j] - fracBits) + 0.0;
+    }
+    if constexpr (F32Out)
+      for (unsigned j = 0; j < N; ++j) {
+        const float f = float(r[j]);
+        uint32_t b = std::bit_cast<uint32_t>(f);
+        b -= uint32_t(std::fabs(double(f)) > std::fabs(r[j]) && (b & 0x7fffffffu) != 0x7f800000u);
+        b = (b & 0x7fffffffu) == 0 ? 0 : b;
+        out[j] = r[j] != r[j] ? num::kCanonicalNaN32 : b;
+      }
+  }
+}
+template <unsigned N, unsigned K>
+void narrowRows(bool f32Out, const float* av, const int* ae, const float* bv, const int* be, unsigned ldb,
+                const float* cf, const int* ce, unsigned m, double* r, uint32_t* special, uint32_t* out, unsigned ldo) {
+  if (f32Out)
+    narrowRows<N, K, true>(av, ae, bv, be, ldb, cf, ce, m, r, special, out, ldo);
+  else
+    narrowRows<N, K, false>(av, ae, bv, be, ldb, cf, ce, m, r, special, out, ldo);
+}
+template <unsigned N> void narrowRows(unsigned k, bool f32Out, const float* av, const int* ae, const float* bv,
+                                      const int* be, unsigned ldb, const float* cf, const int* ce, unsigned m,
+                                      double* r, uint32_t* special, uint32_t* out, unsigned ldo) {
+  switch (k) {
+    case 4: return narrowRows<N, 4>(f32Out, av, ae, bv, be, ldb, cf, ce, m, r, special, out, ldo);
+    case 8: return narrowRows<N, 8>(f32Out, av, ae, bv, be, ldb, cf, ce, m, r, special, out, ldo);
+    default: return narrowRows<N, 16>(f32Out, av, ae, bv, be, ldb, cf, ce, m, r, special, out, ldo);
+  }
+}
+// k: 4, 8 or 16; n: 8, 16 or 32; ldb, ldo: the distance between the rows of B and of out.
+void narrowRows(unsigned k, unsigned n, bool f32Out, const float* av, const int* ae, const float* bv, const int* be,
+                unsigned ldb, const float* cf, const int* ce, unsigned m, double* r, uint32_t* special, uint32_t* out,
+                unsigned ldo) {
+  switch (n) {
+    case 8: return narrowRows<8>(k, f32Out, av, ae, bv, be, ldb, cf, ce, m, r, special, out, ldo);
+    case 16: return narrowRows<16>(k, f32Out, av, ae, bv, be, ldb, cf, ce, m, r, special, out, ldo);
+    default: return narrowRows<32>(k, f32Out, av, ae, bv, be, ldb, cf, ce, m, r, special, out, ldo);
+  }
+}
+
+}  // namespace
+
+void matrix::narrowSums(unsigned M, unsigned N, unsigned K, bool halfC, bool halfD, const float* av, const int* ae,
+                        const float* bv, const int* be, unsigned ldb, const uint32_t* cbits, uint32_t* dbits,
+                        unsigned ldc) {
+  constexpr unsigned kMax = 1024;
+  alignas(64) float cf[kMax];
+  alignas(64) int ce[kMax];
+  alignas(64) double r[kMax];
+  alignas(64) uint32_t special[64];
+  // dense C in one call
+  const unsigned rows = ldc == N ? 1 : M, each = ldc == N ? M * N : N;
+  for (unsigned i = 0; i < rows; ++i)
+    if (halfC)
+      decodeAccumulators<Elem::F16>(cbits + i * ldc, each, cf + i * N, ce + i * N);
+    else
+      decodeAccumulators<Elem::F32>(cbits + i * ldc, each, cf + i * N, ce + i * N);
+  narrowRows(K, N, !halfD, av, ae, bv, be, ldb, cf, ce, M, r, special, dbits, ldc);
+  for (unsigned i = 0; i < M; ++i) {
+    for (uint32_t slow = special[i]; slow; slow &= slow - 1) {
+      const unsigned j = unsigned(std::countr_zero(slow));
+      double prods[16];
+      int pexp[16];
+      for (unsigned q = 0; q < K; ++q) {
+        prods[q] = double(av[i * K + q]) * double(bv[q * ldb + j]);
+        pexp[q] = ae[i * K + q] + be[q * ldb + j];
+      }
+      const double x = tensorSum(prods, pexp, K, cf[i * N + j], ce[i * N + j], kTensorSum);
+      r[i * N + j] = x;
+      if (!halfD) dbits[i * ldc + j] = x != x ? num::kCanonicalNaN32 : std::bit_cast<uint32_t>(toF32(x, true));
+    }
+    if (halfD)
+      for (unsigned j = 0; j < N; ++j) {
+        const double x = r[i * N + j];
+        dbits[i * ldc + j] = x != x ? num::kCanonicalNaN16 : plusZero(num::doubleToHalf(x, num::RN));
+      }
+  }
+}
+
+bool matrix::decodeNarrowBits(Elem e, const uint32_t* bits, unsigned n, float* v, int* ex) {
+  return decodeNarrow(e, bits, n, v, ex);
+}
+
+bool matrix::narrowProduct(Elem a, Elem b, Elem c, Elem d, unsigned k) {
+  return isNarrowFloat(a) && isNarrowFloat(b) && elemBits(a) == elemBits(b) && (k == 4 || k == 8 || k == 16) &&
+         (c == Elem::F32 || c == Elem::F16) && (d == Elem::F32 || d == Elem::F16);
+}
+
+namespace {
+
 // ---- mma / wmma.mma --------------------------------------------------------------------------------------------
 
 constexpr unsigned kMaxElems = 16 * 256;  // the largest fragment: A of m16n8k256 .b1
@@ -396,7 +676,7 @@ const MatrixSite& siteOf(Warp& w, const Op* op) {
 // D = A B + C for row-major matrices of bit patterns (A: M x K, B: K x N, C and D: M x N) with the numerics of the
 // site's element types and flags.
 void matrix::multiply(const MatrixSite& s, unsigned M, unsigned N, unsigned K, const uint64_t* a, const uint64_t* b,
-                      const uint64_t* c, uint64_t* d) {
+                      const uint64_t* c, uint64_t* d, bool narrowAllowed) {
   const Elem ea = Elem(s.elem[A]), eb = Elem(s.elem[B]), ec = Elem(s.elem[C]), ed = Elem(s.elem[D]);
   if (ea == Elem::F64) {
     // an IEEE fma per product in k order; an fma with a NaN result gives, as on an H100, B's NaN (quieted), else
@@ -423,9 +703,8 @@ void matrix::multiply(const MatrixSite& s, unsigned M, unsigned N, unsigned K, c
   } else if (isFloatElem(ea)) {
     // decoded once: values and exponents of A's rows and B's columns
     static thread_local double av[kMaxElems], bv[kMaxElems / 2];
+    static thread_local float af[kMaxElems], bf[kMaxElems / 2];
     static thread_local int ae[kMaxElems], be[kMaxElems / 2];
-    decodeFloats(ea, a, M * K, av, ae);
-    decodeFloats(eb, b, K * N, bv, be);
     double prods[256];
     int pexp[256];
     // wgmma's fp8 products: one fixed-point sum with C, as the 16-bit types' but on a grid 2^(e-13), and the result
@@ -436,6 +715,19 @@ void matrix::multiply(const MatrixSite& s, unsigned M, unsigned N, unsigned K, c
     // wmma's tf32 m16n16k8 sums in two steps of four products
     TensorSum model = fp8 ? kTensorSumFp8 : reduced ? kTensorSumWgmmaFp8 : kTensorSum;
     model.group = (s.flags & kFlagWmma) && ea == Elem::TF32 ? 4 : K;
+    // the float-lane sums (narrowSums, narrow-tensor-sums) where they apply, else the double ones below
+    const bool narrow = narrowAllowed && narrowProduct(ea, eb, ec, ed, K) && model.group >= K &&
+                        (N == 8 || N == 16 || N == 32) && M * N <= 1024 && M <= 64 &&
+                        decodeNarrow(ea, a, M * K, af, ae) && decodeNarrow(eb, b, K * N, bf, be);
+    if (narrow) {
+      alignas(64) uint32_t cbits[1024], dbits[1024];
+      for (unsigned q = 0; q < M * N; ++q) cbits[q] = uint32_t(c[q]);
+      narrowSums(M, N, K, ec == Elem::F16, ed == Elem::F16, af, ae, bf, be, N, cbits, dbits, N);
+      for (unsigned q = 0; q < M * N; ++q) d[q] = dbits[q];
+      return;
+    }
+    decodeFloats(ea, a, M * K, av, ae);
+    decodeFloats(eb, b, K * N, bv, be);
     for (unsigned i = 0; i < M; ++i) {
       // one row of D at a time: the fixed-point sum of every output, then the outputs with an infinity or NaN
       // among their terms (and the grouped sums) again through tensorSum
@@ -510,14 +802,50 @@ Elem matrix::elemOf(Type t) {
 
 namespace {
 
+// mma and wmma.mma whose products the float-lane sum takes (narrowRows: f16, bf16 or tf32 multiplicands in one
+// group, K <= 16) with f32 or f16 accumulators: straight from the fragments' registers, without matrix::multiply's
+// 64-bit matrices. The same bits as multiply by construction (the same steps on 32-bit patterns); false, having
+// written nothing, where an operand needs the double path.
+bool narrowForm(const MatrixSite& s) {
+  const Elem ea = Elem(s.elem[A]);
+  return narrowProduct(ea, Elem(s.elem[B]), Elem(s.elem[C]), Elem(s.elem[D]), s.k) &&
+         !((s.flags & kFlagWmma) && ea == Elem::TF32) && (s.n == 8 || s.n == 16 || s.n == 32) && s.m <= 32;
+}
+
+template <unsigned BitsA> bool mmaNarrow(Warp& w, const MatrixSite& s) {
+  constexpr unsigned kMax = 512;  // the largest of M x K, K x N (m32n8k16, m8n32k16), M x N
+  const unsigned M = s.m, N = s.n, K = s.k;
+  alignas(64) uint32_t bits[kMax], dbits[kMax];
+  alignas(64) float av[kMax], bv[kMax];
+  alignas(64) int ae[kMax], be[kMax];
+  gatherBits<BitsA>(w, s, A, bits);
+  if (!decodeNarrow(Elem(s.elem[A]), bits, M * K, av, ae)) return false;
+  gatherBits<BitsA>(w, s, B, bits);
+  if (!decodeNarrow(Elem(s.elem[B]), bits, K * N, bv, be)) return false;
+  const bool halfC = Elem(s.elem[C]) == Elem::F16, halfD = Elem(s.elem[D]) == Elem::F16;
+  if (halfC)
+    gatherBits<16>(w, s, C, bits);
+  else
+    gatherBits<32>(w, s, C, bits);
+  narrowSums(M, N, K, halfC, halfD, av, ae, bv, be, N, bits, dbits, N);
+  if (halfD)
+    scatterBits<16>(w, s, D, dbits);
+  else
+    scatterBits<32>(w, s, D, dbits);
+  return true;
+}
+
 const Op* mmaSync(Warp& w, const Op* op) {
   const MatrixSite& s = siteOf(w, op);
+  const bool fast = fullWarpFastPath(w, Rewrite::NarrowTensorSums);
+  if (fast && narrowForm(s) && (elemBits(Elem(s.elem[A])) == 16 ? mmaNarrow<16>(w, s) : mmaNarrow<32>(w, s)))
+    return op + 1;
   static thread_local uint64_t a[kMaxElems], b[kMaxElems / 2];
   uint64_t c[32 * 8], d[32 * 8];
   gather(w, s, A, a);
   gather(w, s, B, b);
   gather(w, s, C, c);
-  multiply(s, s.m, s.n, s.k, a, b, c, d);
+  multiply(s, s.m, s.n, s.k, a, b, c, d, fast);
   scatter(w, s, D, d);
   return op + 1;
 }
@@ -572,7 +900,8 @@ const Op* mmaSparse(Warp& w, const Op* op) {
   for (unsigned i = 0; i < M; ++i) {
     for (unsigned q = 0; q < half; ++q)
       std::memcpy(picked + q * N, b + sparsePosition(s, meta, i, q) * N, N * sizeof *b);
-    multiply(s, 1, N, half, packed + i * half, picked, c + i * N, d + i * N);
+    multiply(s, 1, N, half, packed + i * half, picked, c + i * N, d + i * N,
+             fullWarpFastPath(w, Rewrite::NarrowTensorSums));
   }
   scatter(w, s, D, d);
   return op + 1;
@@ -745,11 +1074,104 @@ TileAccess tileOf(Warp& w, const MatrixSite& s, Role role) {
 
 int firstLane(Warp& w) { return std::countr_zero(w.exec | 0x80000000u); }
 
+// The host address of `size` bytes at addr in `space` for lane `lane`, or nullptr, raising no fault, where they are
+// not one valid range.
+uint8_t* rangeMemory(Warp& w, mem::Space space, int lane, uint64_t addr, uint32_t size, bool write) {
+  const char* why = "";
+  switch (space) {
+    case mem::Shared: return mem::resolve<mem::Shared>(w, lane, addr, size, write, why);
+    case mem::Global: return mem::resolve<mem::Global>(w, lane, addr, size, write, why);
+    case mem::Local: return mem::resolve<mem::Local>(w, lane, addr, size, write, why);
+    case mem::Frame: return mem::resolve<mem::Frame>(w, lane, addr, size, write, why);
+    default: return mem::resolve<mem::Generic>(w, lane, addr, size, write, why);
+  }
+}
+
+// wmma.load/.store of 16- or 32-bit elements by whole lines of the tile (its rows when row-major, else its
+// columns): the host address of each line, all resolved before anything is copied; false where a line is not one
+// valid, aligned range, and the per-element path then faults at the element the GPU names.
+constexpr unsigned kMaxTileLines = 32;
+bool tileLines(Warp& w, const MatrixSite& s, const TileAccess& t, int lane, uint64_t base, bool write,
+               uint8_t** lines) {
+  const unsigned unit = t.bits / 8, count = t.rowMajor ? t.rows : t.cols, length = t.rowMajor ? t.cols : t.rows;
+  if ((t.bits != 16 && t.bits != 32) || count > kMaxTileLines || !fullWarpFastPath(w, Rewrite::MatrixTileLines))
+    return false;
+  for (unsigned l = 0; l < count; ++l) {
+    const uint64_t addr = base + uint64_t(l) * t.stride * unit;
+    if (addr & (unit - 1)) return false;
+    lines[l] = rangeMemory(w, mem::Space(s.space), lane, addr, length * unit, write);
+    if (!lines[l]) return false;
+  }
+  return true;
+}
+
+// MatrixSite::lineWords of a wmma.load/.store site whose fragment (slot D) follows role `role`'s layout.
+std::vector<uint16_t> lineWordTable(const MatrixSite& s, Role role) {
+  if (elemBits(Elem(s.elem[D])) != 16) return {};
+  const unsigned cols = roleShape(s, role).col;
+  const bool rowMajor = s.flags & kFlagRowMajor;
+  auto line = [&](unsigned pos) { return rowMajor ? pos / cols : pos % cols; };
+  auto along = [&](unsigned pos) { return rowMajor ? pos % cols : pos / cols; };
+  std::vector<uint16_t> words(size_t(s.count[D]) * 32);
+  for (size_t w = 0; w < words.size(); ++w) {
+    const unsigned lo = s.index[D][2 * w], hi = s.index[D][2 * w + 1];
+    if (line(hi) != line(lo) || along(hi) != along(lo) + 1 || line(lo) > 255 || along(lo) > 255) return {};
+    words[w] = uint16_t(line(lo) << 8 | along(lo));
+  }
+  return words;
+}
+
+// Copies between a tile's lines and a row-major matrix of 32-bit patterns (Bits-bit elements).
+template <unsigned Bits> void linesToMatrix(const TileAccess& t, uint8_t* const* lines, uint32_t* m) {
+  using E = std::conditional_t<Bits == 16, uint16_t, uint32_t>;
+  for (unsigned r = 0; r < t.rows; ++r)
+    for (unsigned c = 0; c < t.cols; ++c) {
+      E v;
+      std::memcpy(&v, lines[t.rowMajor ? r : c] + (t.rowMajor ? c : r) * sizeof(E), sizeof(E));
+      m[r * t.cols + c] = v;
+    }
+}
+template <unsigned Bits> void matrixToLines(const TileAccess& t, const uint32_t* m, uint8_t* const* lines) {
+  using E = std::conditional_t<Bits == 16, uint16_t, uint32_t>;
+  for (unsigned r = 0; r < t.rows; ++r)
+    for (unsigned c = 0; c < t.cols; ++c) {
+      const E v = E(m[r * t.cols + c]);
+      std::memcpy(lines[t.rowMajor ? r : c] + (t.rowMajor ? c : r) * sizeof(E), &v, sizeof(E));
+    }
+}
+
 const Op* wmmaLoad(Warp& w, const Op* op) {
   const MatrixSite& s = siteOf(w, op);
   TileAccess t = tileOf(w, s, MatrixOperands::of(*op).role);
   const int lane0 = firstLane(w);
   const uint64_t base = laneAddress(w, s, lane0);
+  if (uint8_t * lines[kMaxTileLines]; tileLines(w, s, t, lane0, base, false, lines)) {
+    if (!s.lineWords.empty()) {  // each register's two halves straight from their line
+      // a fragment that repeats its elements (.f16 A and B) repeats its registers: copied
+      const Pos shape = roleShape(s, MatrixOperands::of(*op).role);
+      const unsigned distinct = std::min<unsigned>(s.count[D], shape.row * shape.col / 64);
+      for (unsigned r = 0; r < s.count[D]; ++r) {
+        alignas(64) uint32_t v[32];
+        if (r >= distinct) {
+          h::storeLanes<uint32_t>(w, s.regs[D][r], R<uint32_t>(w, s.regs[D][r - distinct]));
+          continue;
+        }
+        const uint16_t* words = s.lineWords.data() + r * 32;
+        for (unsigned l = 0; l < 32; ++l) std::memcpy(&v[l], lines[words[l] >> 8] + 2 * (words[l] & 0xff), 4);
+        h::storeLanes<uint32_t>(w, s.regs[D][r], v);
+      }
+      return op + 1;
+    }
+    alignas(64) uint32_t m32[32 * 32];
+    if (t.bits == 16) {
+      linesToMatrix<16>(t, lines, m32);
+      scatterBits<16>(w, s, D, m32);
+    } else {
+      linesToMatrix<32>(t, lines, m32);
+      scatterBits<32>(w, s, D, m32);
+    }
+    return op + 1;
+  }
   static thread_local uint64_t m[kMaxElems];
   const unsigned unit = std::max(1u, t.bits / 8);
   for (unsigned r = 0; r < t.rows; ++r)
@@ -772,6 +1194,25 @@ const Op* wmmaStore(Warp& w, const Op* op) {
   t.bits = elemBits(Elem(s.elem[D]));
   const int lane0 = firstLane(w);
   const uint64_t base = laneAddress(w, s, lane0);
+  if (uint8_t * lines[kMaxTileLines]; tileLines(w, s, t, lane0, base, true, lines)) {
+    if (!s.lineWords.empty()) {
+      for (unsigned r = 0; r < s.count[D]; ++r) {
+        const uint32_t* v = R<uint32_t>(w, s.regs[D][r]);
+        const uint16_t* words = s.lineWords.data() + r * 32;
+        for (unsigned l = 0; l < 32; ++l) std::memcpy(lines[words[l] >> 8] + 2 * (words[l] & 0xff), &v[l], 4);
+      }
+      return op + 1;
+    }
+    alignas(64) uint32_t m32[32 * 32];
+    if (t.bits == 16) {
+      gatherBits<16>(w, s, D, m32);
+      matrixToLines<16>(t, m32, lines);
+    } else {
+      gatherBits<32>(w, s, D, m32);
+      matrixToLines<32>(t, m32, lines);
+    }
+    return op + 1;
+  }
   static thread_local uint64_t m[32 * 32];
   gather(w, s, D, m);
   const unsigned unit = t.bits / 8;
@@ -925,6 +1366,7 @@ void KernelLowerer::lowerMatrix(const Instruction& in) {
       if (in.numOperands > 2) site.stride = src(opnd(in, 2), Type::u32);
       fragment(D, opnd(in, load ? 0 : 1), load, rt, pending);
       site.index[D] = layoutTable(site, D, role);
+      site.lineWords = lineWordTable(site, role);
       emitSite(load ? &wmmaLoad : &wmmaStore, pending, role);
       return;
     }

@@ -84,8 +84,19 @@ Elem elemOf(Type t);
 unsigned sparsePosition(const MatrixSite& s, const uint32_t* meta, unsigned row, unsigned q);
 
 // D = A B + C for row-major matrices of bit patterns (A: M x K, B: K x N, C and D: M x N) with the numerics of the
-// site's element types (MatrixSite::elem, by Role) and flags.
+// site's element types (MatrixSite::elem, by Role) and flags. narrowAllowed: the runtime fast path narrow-tensor-sums
+// may run (fullWarpFastPath).
 void multiply(const MatrixSite& s, unsigned M, unsigned N, unsigned K, const uint64_t* a, const uint64_t* b,
-              const uint64_t* c, uint64_t* d);
+              const uint64_t* c, uint64_t* d, bool narrowAllowed);
+
+// The runtime fast path narrow-tensor-sums (isa/matrix.cpp explains why its bits are the reference's): whether a
+// product of these types with this K takes it; the decoding of its multiplicands from 32-bit patterns (false where
+// a value needs the reference path); D = A B + C from decoded A (M x K) and B (K x N, rows ldb apart), C and D as
+// M x N 32-bit patterns of f32 or f16 (halfC, halfD), rows ldc apart. K 4, 8 or 16, N 8, 16 or 32, M x N at most
+// 1024.
+bool narrowProduct(Elem a, Elem b, Elem c, Elem d, unsigned k);
+bool decodeNarrowBits(Elem e, const uint32_t* bits, unsigned n, float* v, int* ex);
+void narrowSums(unsigned M, unsigned N, unsigned K, bool halfC, bool halfD, const float* av, const int* ae,
+                const float* bv, const int* be, unsigned ldb, const uint32_t* cbits, uint32_t* dbits, unsigned ldc);
 
 }  // namespace ptx::exec::matrix

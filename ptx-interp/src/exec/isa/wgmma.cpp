@@ -93,9 +93,58 @@ int firstLane(const Warp& w) { return std::countr_zero(w.exec | 0x80000000u); }
 // Reads `rows` x `cols` elements of `bits` bits of a shared-memory operand into a row-major matrix (rows: M or N;
 // cols: K), row by row of the operand: element (r, k) of A, or (n, k) of B stored at out[k * rows + n] when
 // `transposeOut` (B as K x N). Returns false after a fault.
+// By 16-byte chunks: the layouts (and the swizzle, which moves 16-byte units) keep the 16 bytes of a core-matrix
+// row together, K-major along K and MN-major along M/N. False, having read nothing that counts, where a chunk is
+// not inside the CTA's shared memory: the per-element path below then faults at the element it always did.
+template <unsigned Bytes, class U> bool readOperandChunks(Warp& w, const Descriptor& desc, bool mnMajor,
+                                                          unsigned rowBase, unsigned rows, unsigned cols,
+                                                          bool transposeOut, uint64_t flip, U* out) {
+  constexpr unsigned bytes = Bytes, perChunk = 16 / Bytes;
+  using E = std::conditional_t<Bytes == 1, uint8_t, std::conditional_t<Bytes == 2, uint16_t, uint32_t>>;
+  const uint8_t* shared = w.cta->shared;
+  const uint32_t limit = w.cta->sharedBytes;
+  auto element = [&](const uint8_t* p) {
+    E v;
+    std::memcpy(&v, p, Bytes);
+    return U(v ^ flip);
+  };
+  if (!mnMajor) {
+    for (unsigned r = 0; r < rows; ++r)
+      for (unsigned k0 = 0; k0 < cols; k0 += perChunk) {
+        const uint32_t addr = desc.kMajor(rowBase + r, k0 * bytes);
+        if (addr + 16 > limit) return false;
+        const uint8_t* p = shared + addr;
+        for (unsigned i = 0; i < perChunk; ++i)
+          (transposeOut ? out[(k0 + i) * rows + r] : out[r * cols + k0 + i]) = element(p + i * bytes);
+      }
+  } else {
+    for (unsigned r0 = 0; r0 < rows; r0 += perChunk)
+      for (unsigned k = 0; k < cols; ++k) {
+        const uint32_t addr = desc.mnMajor((rowBase + r0) * bytes, k);
+        if (addr + 16 > limit) return false;
+        const uint8_t* p = shared + addr;
+        for (unsigned i = 0; i < perChunk; ++i)
+          (transposeOut ? out[k * rows + r0 + i] : out[(r0 + i) * cols + k]) = element(p + i * bytes);
+      }
+  }
+  return true;
+}
+
+// Whether readOperandChunks may read the operand (matrix-tile-lines is on, and whole chunks make up its rows).
+bool byChunks(const Warp& w, bool mnMajor, unsigned rowBase, unsigned rows, unsigned cols, unsigned bits) {
+  return bits >= 8 && bits <= 32 && fullWarpFastPath(w, Rewrite::MatrixTileLines) &&
+         (mnMajor ? rows * bits % 128 == 0 && rowBase * bits % 128 == 0 : cols * bits % 128 == 0);
+}
+
 bool readOperand(Warp& w, const Op* op, int lane, const Descriptor& desc, bool mnMajor, unsigned rowBase, unsigned rows,
                  unsigned cols, unsigned bits, bool transposeOut, uint64_t flip, uint64_t* out) {
   const unsigned bytes = std::max(1u, bits / 8);
+  if (byChunks(w, mnMajor, rowBase, rows, cols, bits)) {
+    auto chunks = bits == 8    ? &readOperandChunks<1, uint64_t>
+                  : bits == 16 ? &readOperandChunks<2, uint64_t>
+                               : &readOperandChunks<4, uint64_t>;
+    if (chunks(w, desc, mnMajor, rowBase, rows, cols, transposeOut, flip, out)) return true;
+  }
   for (unsigned r = 0; r < rows; ++r)
     for (unsigned k = 0; k < cols; ++k) {
       const unsigned row = rowBase + r;
@@ -112,8 +161,100 @@ bool readOperand(Warp& w, const Op* op, int lane, const Descriptor& desc, bool m
   return true;
 }
 
+// (row, column) in D of accumulator register r's element in lane 0 (in lane l: g = l / 4 rows and 2(l % 4) columns
+// on). mmaC: register e of an m16n8 block holds row g + 8 (e / 2), column 2t + e % 2; with f16 outputs, register e
+// holds both columns of row g + 8e.
+Pos accumulatorPos(bool half, unsigned r) {
+  const unsigned perBlock = half ? 2 : 4, e = r % perBlock, col = 8 * (r / perBlock);
+  return half ? Pos{8 * e, col} : Pos{8 * (e >> 1), col + (e & 1)};
+}
+
+// Dense wgmma with f16, bf16 or tf32 multiplicands, while narrow-tensor-sums and matrix-tile-lines are on: the
+// operands as 32-bit patterns, B read and decoded once for all its column chunks, matrix::narrowSums on each. False
+// where it does not apply or an operand is not inside the CTA's shared memory or needs the reference sums: the
+// general path then computes the product (and raises the fault) as before.
+bool wgmmaNarrow(Warp& w, const WgmmaSite& s) {
+  const MatrixSite& ar = s.arith;
+  const unsigned N = ar.n, K = ar.k, rowBase = 16 * (w.index % 4);
+  const Elem ea = Elem(ar.elem[A]), eb = Elem(ar.elem[B]), ed = Elem(ar.elem[D]);
+  const unsigned bits = elemBits(ea);
+  const bool aRegs = s.flags & kWgmmaARegs, transA = s.flags & kWgmmaTransA, transB = s.flags & kWgmmaTransB;
+  if ((s.flags & kWgmmaSparse) || N % 8 || !narrowProduct(ea, eb, ed, ed, K) ||
+      !fullWarpFastPath(w, Rewrite::NarrowTensorSums) || (!aRegs && !byChunks(w, transA, rowBase, 16, K, bits)) ||
+      !byChunks(w, transB, 0, N, K, bits))
+    return false;
+  const uint32_t flipA = (s.flags & kWgmmaNegA) ? uint32_t(signBit(ea)) : 0;
+  const uint32_t flipB = (s.flags & kWgmmaNegB) ? uint32_t(signBit(eb)) : 0;
+  const int lane0 = firstLane(w);
+  constexpr unsigned kMaxB = 16 * 256;  // K x N
+  static thread_local uint32_t bbitsT[kMaxB], cbitsT[16 * 256], dbitsT[16 * 256];
+  static thread_local float bvT[kMaxB];
+  static thread_local int beT[kMaxB];
+  // their addresses once (a thread_local named in a loop is looked up again in every iteration)
+  uint32_t *const bbits = bbitsT, *const cbits = cbitsT, *const dbits = dbitsT;
+  float* const bv = bvT;
+  int* const be = beT;
+  alignas(64) uint32_t abits[16 * 16];
+  alignas(64) float av[16 * 16];
+  alignas(64) int ae[16 * 16];
+  auto chunks = bits == 16 ? &readOperandChunks<2, uint32_t> : &readOperandChunks<4, uint32_t>;
+  if (aRegs) {
+    const unsigned p = 32 / bits;
+    const uint32_t mask = bits == 32 ? ~0u : (1u << bits) - 1;
+    for (unsigned r = 0; r < 4; ++r) {
+      const uint32_t* v = R<uint32_t>(w, s.a[r]);
+      for (unsigned l = 0; l < 32; ++l)
+        for (unsigned i = 0; i < p; ++i) {
+          Pos q = mmaA(l, r * p + i, p, 16);
+          abits[q.row * K + q.col] = ((v[l] >> (i * bits)) & mask) ^ flipA;
+        }
+    }
+  } else if (!chunks(w, Descriptor(R<uint64_t>(w, s.a[0])[lane0]), transA, rowBase, 16, K, false, flipA, abits)) {
+    return false;
+  }
+  if (!chunks(w, Descriptor(R<uint64_t>(w, s.b)[lane0]), transB, 0, N, K, true, flipB, bbits) ||
+      !decodeNarrowBits(ea, abits, 16 * K, av, ae) || !decodeNarrowBits(eb, bbits, K * N, bv, be))
+    return false;
+  const bool half = ed == Elem::F16;
+  if (R<uint8_t>(w, s.scaleD)[lane0]) {
+    for (unsigned r = 0; r < s.d.size(); ++r) {
+      const uint32_t* v = R<uint32_t>(w, s.d[r]);
+      const Pos at = accumulatorPos(half, r);
+      uint32_t* base = cbits + at.row * N + at.col;
+      if (half)
+        for (unsigned l = 0; l < 32; ++l) {
+          uint32_t* p = base + (l >> 2) * N + 2 * (l & 3);
+          p[0] = v[l] & 0xffff;
+          p[1] = v[l] >> 16;
+        }
+      else
+        for (unsigned l = 0; l < 32; ++l) base[(l >> 2) * N + 2 * (l & 3)] = v[l];
+    }
+  } else {
+    std::fill(cbits, cbits + 16 * N, 0u);
+  }
+  const unsigned chunk = N % 32 == 0 ? 32 : N % 16 == 0 ? 16 : 8;
+  for (unsigned j0 = 0; j0 < N; j0 += chunk)
+    narrowSums(16, chunk, K, half, half, av, ae, bv + j0, be + j0, N, cbits + j0, dbits + j0, N);
+  for (unsigned r = 0; r < s.d.size(); ++r) {
+    alignas(64) uint32_t v[32];
+    const Pos at = accumulatorPos(half, r);
+    const uint32_t* base = dbits + at.row * N + at.col;
+    if (half)
+      for (unsigned l = 0; l < 32; ++l) {
+        const uint32_t* p = base + (l >> 2) * N + 2 * (l & 3);
+        v[l] = p[0] | p[1] << 16;
+      }
+    else
+      for (unsigned l = 0; l < 32; ++l) v[l] = base[(l >> 2) * N + 2 * (l & 3)];
+    h::storeLanes<uint32_t>(w, s.d[r], v);
+  }
+  return true;
+}
+
 const Op* wgmmaMma(Warp& w, const Op* op) {
   const WgmmaSite& s = w.cta->job->program->wgmmaSites[WgmmaOperands::of(*op).site];
+  if (wgmmaNarrow(w, s)) return op + 1;
   const MatrixSite& ar = s.arith;
   const bool sparse = s.flags & kWgmmaSparse;
   const unsigned N = ar.n, K = ar.k, KA = sparse ? K / 2 : K, rowBase = 16 * (w.index % 4);
@@ -122,10 +263,11 @@ const Op* wgmmaMma(Warp& w, const Op* op) {
   const uint64_t flipA = (s.flags & kWgmmaNegA) ? signBit(ea) : 0, flipB = (s.flags & kWgmmaNegB) ? signBit(eb) : 0;
   const int lane0 = firstLane(w);
   static thread_local std::vector<uint64_t> a, b, c, d, chunkB, chunkC, chunkD;
-  a.assign(16 * KA, 0);
-  b.assign(size_t(K) * N, 0);
-  c.assign(16 * N, 0);
-  d.assign(16 * N, 0);
+  // every element of a, b and d is written below, and of c unless scale-d is false
+  a.resize(16 * KA);
+  b.resize(size_t(K) * N);
+  c.resize(16 * N);
+  d.resize(16 * N);
   // A: this warp's 16 rows
   if (s.flags & kWgmmaARegs) {
     const unsigned p = 32 / bitsA;
@@ -147,16 +289,25 @@ const Op* wgmmaMma(Warp& w, const Op* op) {
     return nullptr;
   // C: the accumulators, m16n8 blocks along N (f16 pairs in one register), unless scale-d is false
   const bool half = ed == Elem::F16;
-  const unsigned perBlock = half ? 2 : 4;
-  if (R<uint8_t>(w, s.scaleD)[lane0])
+  auto accumulatorSpot = [&](unsigned r) { return accumulatorPos(half, r); };
+  if (R<uint8_t>(w, s.scaleD)[lane0]) {
     for (unsigned r = 0; r < s.d.size(); ++r) {
       const uint32_t* v = R<uint32_t>(w, s.d[r]);
-      for (unsigned l = 0; l < 32; ++l)
-        for (unsigned h = 0; h < (half ? 2u : 1u); ++h) {
-          Pos q = mmaC(l, (half ? 2 * (r % perBlock) + h : r % perBlock));
-          c[q.row * N + q.col + 8 * (r / perBlock)] = half ? (v[l] >> (16 * h)) & 0xffff : v[l];
+      const Pos at = accumulatorSpot(r);
+      uint64_t* base = c.data() + at.row * N + at.col;
+      for (unsigned l = 0; l < 32; ++l) {
+        uint64_t* p = base + (l >> 2) * N + 2 * (l & 3);
+        if (half) {
+          p[0] = v[l] & 0xffff;
+          p[1] = v[l] >> 16;
+        } else {
+          p[0] = v[l];
         }
+      }
     }
+  } else {
+    std::fill(c.begin(), c.end(), 0);
+  }
   // multiply by column chunks: matrix::multiply's row sums handle up to 2048 elements of B at a time. Sparse: each
   // row multiplies the K/2 rows of B its metadata names (as mma.sp does for its 16 rows)
   const unsigned rows = sparse ? 1 : 16, passes = sparse ? 16 : 1;
@@ -173,21 +324,20 @@ const Op* wgmmaMma(Warp& w, const Op* op) {
       }
       for (unsigned i = 0; i < rows; ++i)
         std::memcpy(&chunkC[i * chunk], &c[(pass + i) * N + j0], chunk * sizeof(uint64_t));
-      multiply(ar, rows, chunk, KA, a.data() + pass * KA, chunkB.data(), chunkC.data(), chunkD.data());
+      multiply(ar, rows, chunk, KA, a.data() + pass * KA, chunkB.data(), chunkC.data(), chunkD.data(),
+               fullWarpFastPath(w, Rewrite::NarrowTensorSums));
       for (unsigned i = 0; i < rows; ++i)
         std::memcpy(&d[(pass + i) * N + j0], &chunkD[i * chunk], chunk * sizeof(uint64_t));
     }
   for (unsigned r = 0; r < s.d.size(); ++r) {
     alignas(64) uint32_t v[32];
+    const Pos at = accumulatorSpot(r);
+    const uint64_t* base = d.data() + at.row * N + at.col;
     for (unsigned l = 0; l < 32; ++l) {
-      uint32_t word = 0;
-      for (unsigned h = 0; h < (half ? 2u : 1u); ++h) {
-        Pos q = mmaC(l, (half ? 2 * (r % perBlock) + h : r % perBlock));
-        word |= uint32_t(d[q.row * N + q.col + 8 * (r / perBlock)]) << (16 * h);
-      }
-      v[l] = word;
+      const uint64_t* p = base + (l >> 2) * N + 2 * (l & 3);
+      v[l] = half ? uint32_t(p[0]) | uint32_t(p[1]) << 16 : uint32_t(p[0]);
     }
-    h::store<uint32_t>(w, s.d[r], [&](int l) { return v[l]; });
+    h::storeLanes<uint32_t>(w, s.d[r], v);
   }
   return op + 1;
 }
