@@ -395,6 +395,8 @@ $L_wait:
   EXPECT_GT(calling.ops, 0u);
   EXPECT_EQ(calling.loopWatches, 0u);
   EXPECT_EQ(statsOf("spin", kAllRewrites & ~rewriteBit(Rewrite::LoopWatches)).loopWatches, 0u);
+}
+
 namespace {
 
 // Tensor-core forms (narrow-tensor-sums, matrix-tile-lines): per lane, A (4 words), B (2) and C (4) from global
