@@ -182,6 +182,8 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
   cta.localMem = ctx.local.data;
   cta.warps.resize(cta.nwarps);
   const Op* entry = &job.program->ops[job.entry->firstOp];
+  // only device runtime calls read and write a thread's last error (a program without any never looks at it)
+  const bool runtimeErrors = !job.program->runtimeSites.empty();
   for (uint32_t w = 0; w < cta.nwarps; ++w) {
     Warp& wp = cta.warps[w];
     wp.rf = ctx.rf.data + w * rfBytes;
@@ -203,7 +205,7 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
     wp.stack.clear();
     wp.spill.clear();
     std::memset(wp.carry, 0, sizeof wp.carry);
-    std::memset(wp.runtimeError, 0, sizeof wp.runtimeError);
+    if (runtimeErrors) std::memset(wp.runtimeError, 0, sizeof wp.runtimeError);
     wp.clusterArrived = false;
   }
   if (code.usesBarriers) {
