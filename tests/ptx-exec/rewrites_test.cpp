@@ -701,3 +701,92 @@ TEST(Rewrites, SameWgmmaResults) {
     }
   }
 }
+
+// The shared-memory tree reduction (9 barriers, `if (t < k)` phases down to one lane) gives the same sums with every
+// mask; branch-to-barrier fires on it (its phases' branches go straight to their barrier).
+TEST(Rewrites, SameReductionResults) {
+  const int blocks = 6;
+  std::vector<float> in(size_t(blocks * 256));
+  for (size_t i = 0; i < in.size(); ++i) in[i] = float(i % 13) - 4.0f;
+  const float* din = rewriteArena().upload(in);
+  for (uint32_t mask : allMasks()) {
+    auto prog = compileWith("bench.ptx", mask);
+    float* out = rewriteArena().alloc<float>(blocks);
+    ptxtest::Params p(kernels(*prog)[size_t(findKernel(*prog, "reduce"))]);
+    p.arg(din).arg(out);
+    ASSERT_TRUE(run(*prog, "reduce", Dim3{blocks}, Dim3{256}, p).ok()) << "rewrites " << mask;
+    for (int b = 0; b < blocks; ++b) {
+      float sum = 0;
+      for (int t = 0; t < 256; ++t) sum += in[size_t(b * 256 + t)];
+      EXPECT_EQ(out[b], sum) << "block " << b << ", rewrites " << mask;  // small integers: exact in any order
+    }
+  }
+  if ((defaultRewrites() & kAllRewrites) != kAllRewrites) return;  // the masks above were cut to the run's
+  const uint32_t without = kAllRewrites & ~rewriteBit(Rewrite::BranchToBarrier);
+  EXPECT_NE(programStats(*compileWith("bench.ptx", kAllRewrites)).digest,
+            programStats(*compileWith("bench.ptx", without)).digest);
+}
+
+// branch-to-barrier must not skip a reconvergence point that something waits at: in warps 0-3 the first branch
+// diverges (lanes 16-31 go to DONE and wait there) and the second one sends the other half to DONE as well, every
+// lane it has; the reconvergence op must bring lanes 16-31 back before the barrier, so that the whole warp passes it
+// together (activemask after it: all 32 lanes; skipped, lanes 0-15 would go on alone and 16-31 pass the barrier
+// later). In warps 4-7 the lanes 0-15 write s[t] = t + 1000 between the barriers.
+TEST(Rewrites, BranchToBarrierKeepsWaitingLanes) {
+  const char* ptx = R"(.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry nested(.param .u64 out) {
+  .reg .pred %p<3>;
+  .reg .b32 %r<13>;
+  .reg .b64 %rd<5>;
+  .shared .align 4 .b8 s[1024];
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r3, s;
+  add.s32 %r4, %r3, %r2;
+  st.shared.u32 [%r4], %r1;
+  bar.sync 0;
+  and.b32 %r5, %r1, 31;
+  setp.ge.u32 %p1, %r5, 16;
+  @%p1 bra DONE;
+  setp.lt.u32 %p2, %r1, 128;
+  @%p2 bra DONE;
+  add.s32 %r6, %r1, 1000;
+  st.shared.u32 [%r4], %r6;
+DONE:
+  bar.sync 0;
+  xor.b32 %r7, %r1, 1;
+  shl.b32 %r8, %r7, 2;
+  add.s32 %r9, %r3, %r8;
+  ld.shared.u32 %r10, [%r9];
+  mov.u32 %r11, %ctaid.x;
+  mad.lo.s32 %r11, %r11, 256, %r1;
+  mul.wide.u32 %rd2, %r11, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r10;
+  activemask.b32 %r12;
+  st.global.u32 [%rd3+4096], %r12;
+  ret;
+}
+)";
+  for (uint32_t mask : {kAllRewrites, kAllRewrites & ~rewriteBit(Rewrite::BranchToBarrier), 0u}) {
+    CompileOptions options;
+    options.rewrites = mask;
+    CompileResult cr = compile(ptx, options);
+    ASSERT_TRUE(cr.program) << cr.error;
+    uint32_t* out = rewriteArena().alloc<uint32_t>(1024 + 512);
+    std::memset(out, 0xff, (1024 + 512) * sizeof(uint32_t));
+    ptxtest::Params p(kernels(*cr.program)[0]);
+    p.arg(out);
+    LaunchResult r = run(*cr.program, "nested", Dim3{2}, Dim3{256}, p);
+    ASSERT_TRUE(r.ok()) << r.fault.message;
+    for (uint32_t i = 0; i < 512; ++i) {
+      const uint32_t t = i % 256, u = t ^ 1u;
+      const uint32_t expected = u >= 128 && (u & 31) < 16 ? u + 1000 : u;
+      ASSERT_EQ(out[i], expected) << "thread " << t << " of block " << i / 256 << ", rewrites " << mask;
+      ASSERT_EQ(out[1024 + i], 0xffffffffu) << "thread " << t << " of block " << i / 256 << ", rewrites " << mask;
+    }
+  }
+}

@@ -252,7 +252,7 @@ void releaseBarrier(Cta& cta, uint32_t id) {
   uint32_t result = 0;
   for (Warp& x : cta.warps) {
     if (x.state == WarpState::AtBarrier && x.barrierId == id) {
-      if (x.barrierDst) {
+      if (x.barrierDst) [[unlikely]] {
         switch (x.barrierRedOp) {
           case 1: result = b.redPopc; break;
           case 2: result = b.redAnd; break;
@@ -272,12 +272,14 @@ void releaseBarrier(Cta& cta, uint32_t id) {
       x.state = WarpState::Ready;
     }
   }
-  // a new phase; what synccheck's strict mode has seen of the barrier spans phases
-  Barrier next;
-  next.countedWarps = b.countedWarps;
-  next.countedThreads = b.countedThreads;
-  next.countExceededReported = b.countExceededReported;
-  b = next;
+  // a new phase; what synccheck's strict mode has seen of the barrier spans phases (field by field: a whole new
+  // Barrier went through the stack, a store-to-load hop at every release)
+  b.arrived = 0;
+  b.expected = 0;
+  b.waiting = 0;
+  b.redAnd = 1;
+  b.redOr = 0;
+  b.redPopc = 0;
 }
 
 // A barrier completes when the expected number of threads arrived (bar.sync with a count: that many; without:
@@ -298,7 +300,8 @@ void noteLanesExitedImpl(Warp& w, uint32_t lanes) {
   if (lanes && w.alive == 0) --cta.liveWarps;
   if (lanes && cta.job->code->usesBarriers) {
     // threads that exit may complete barriers the others wait on
-    for (uint32_t id = 0; id < 16; ++id) {
+    for (uint32_t used = cta.usedBarriers; used; used &= used - 1) {
+      const uint32_t id = uint32_t(std::countr_zero(used));
       Barrier& b = cta.barriers[id];
       if (b.waiting && barrierComplete(cta, b)) releaseBarrier(cta, id);
     }
@@ -313,7 +316,14 @@ PTX_LANES const Op* braCond(Warp& w, const Op* op) {
   uint32_t pm = predMask(R<uint8_t>(w, test.predicate));
   if (test.negated) pm = ~pm;
   uint32_t taken = pm & w.active;
-  if (taken == w.active) return jump(w, op, op->target);
+  if (taken == w.active) {
+    // branch-to-barrier: nothing reconverges at the target (the entry on top of the stack, if any, waits elsewhere),
+    // so its reconvergence op would only lead to the barrier after it
+    const Op* target = op->target;
+    if (test.toBarrier && target > op && (w.stack.empty() || w.stack.back().rpc != target))
+      return barSync(w, target + 1);
+    return jump(w, op, target);
+  }
   if (taken == 0) return op + 1;
   return diverge(w, op, taken, op->target);
 }
@@ -354,6 +364,11 @@ const Op* brxIdx(Warp& w, const Op* op) {
 }
 
 const Op* reconv(Warp& w, const Op* op) { return popAt(w, op, op + 1); }
+
+const Op* reconvThenBarrier(Warp& w, const Op* op) {
+  const Op* next = popAt(w, op, op + 1);
+  return next == op + 1 ? barSync(w, next) : next;
+}
 
 const Op* exitLanes(Warp& w, const Op* op) {
   uint32_t dying = w.exec;
@@ -428,22 +443,32 @@ const Op* unguard(Warp& w, const Op* op) {
   return op + 1;
 }
 
+// The faults of bar.sync/bar.arrive/bar.red, out of the way of the barrier itself (which every warp reaches at
+// every __syncthreads).
+[[gnu::noinline, gnu::cold]] const Op* barrierFault(Warp& w, const Op* op, int lane, uint32_t id, uint32_t count) {
+  const Cta& cta = *w.cta;
+  if (id >= 16) return raiseFault(w, op, lane, FaultKind::IllegalInstruction, id, "barrier id out of range");
+  if (count && (count % 32 != 0 || count > cta.nwarps * 32u))
+    return raiseFault(w, op, lane, FaultKind::IllegalInstruction, count, "invalid barrier thread count");
+  // Warps that name one barrier with different thread counts stop an H100 with an illegal instruction
+  // (tools/gpu-probe/results/synccheck19-h100-2026-11-27.txt, variants 1 and 3)
+  return raiseFault(w, op, lane, FaultKind::IllegalInstruction, count,
+                    fmt::format("barrier {} reached with thread count {} while the warps waiting at it gave {}", id,
+                                count, cta.barriers[id].expected));
+}
+
 const Op* barSync(Warp& w, const Op* op) {
   Cta& cta = *w.cta;
   const BarrierOperands bar = BarrierOperands::of(*op);
   int lane = std::countr_zero(w.exec | 0x80000000u);
   uint32_t id = R<uint32_t>(w, bar.id)[lane];
   uint32_t count = bar.count ? R<uint32_t>(w, bar.count)[lane] : 0;
-  if (id >= 16) return raiseFault(w, op, lane, FaultKind::IllegalInstruction, id, "barrier id out of range");
-  if (count && (count % 32 != 0 || count > cta.nwarps * 32u))
-    return raiseFault(w, op, lane, FaultKind::IllegalInstruction, count, "invalid barrier thread count");
+  if (id >= 16 || (count && (count % 32 != 0 || count > cta.nwarps * 32u))) [[unlikely]]
+    return barrierFault(w, op, lane, id, count);
   Barrier& b = cta.barriers[id];
-  // Warps that name one barrier with different thread counts stop an H100 with an illegal instruction
-  // (tools/gpu-probe/results/synccheck19-h100-2026-11-27.txt, variants 1 and 3)
-  if (b.waiting && count != b.expected)
-    return raiseFault(w, op, lane, FaultKind::IllegalInstruction, count,
-                      fmt::format("barrier {} reached with thread count {} while the warps waiting at it gave {}", id,
-                                  count, b.expected));
+  cta.usedBarriers |= 1u << id;
+  if (b.waiting && count != b.expected) [[unlikely]]
+    return barrierFault(w, op, lane, id, count);
   if (b.waiting == 0) {
     b.expected = count;
     b.redAnd = 1;

@@ -12,7 +12,8 @@ const Op* braUniform(Warp& w, const Op* op);  // target
 const Op* braCond(Warp& w, const Op* op);  // PredicateTest; target, rpc
 const Op* brxIdx(Warp& w, const Op* op);   // IndexedBranch; rpc
 const Op* reconv(Warp& w, const Op* op);
-const Op* exitLanes(Warp& w, const Op* op);  // exit / ret of a kernel for the executing lanes
+const Op* reconvThenBarrier(Warp& w, const Op* op);  // reconv right before a plain bar.sync (branch-to-barrier)
+const Op* exitLanes(Warp& w, const Op* op);          // exit / ret of a kernel for the executing lanes
 const Op* kernelEnd(Warp& w, const Op* op);
 const Op* funcEnd(Warp& w, const Op* op);  // return from a called function
 const Op* call(Warp& w, const Op* op);     // CallOperands; target = callee entry

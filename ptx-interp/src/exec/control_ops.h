@@ -10,15 +10,18 @@
 
 namespace ptx::exec::ctl {
 
-// braCond and guard: the lanes whose predicate register, possibly negated, is true branch / execute.
+// braCond and guard: the lanes whose predicate register, possibly negated, is true branch / execute. toBarrier
+// (braCond, rewrite branch-to-barrier): the target is a reconvergence op that runs the bar.sync after it
+// (reconvThenBarrier).
 struct PredicateTest {
   uint32_t predicate = 0;  // predicate register
   bool negated = false;
+  bool toBarrier = false;
 
-  static PredicateTest of(const Op& op) { return {op.a, (op.aux & 1) != 0}; }
+  static PredicateTest of(const Op& op) { return {op.a, (op.aux & 1) != 0, (op.aux & 2) != 0}; }
   void into(Op& op) const {
     op.a = predicate;
-    op.aux = negated ? 1 : 0;
+    op.aux = (negated ? 1 : 0) | (toBarrier ? 2 : 0);
   }
 };
 
@@ -55,6 +58,7 @@ struct BarrierOperands {
   uint32_t result = 0;  // reductions: the destination register
 
   bool isReduction() const { return kind >= RedPopc; }
+  bool isPlainSync() const { return kind == Sync && count == 0; }
   static BarrierOperands of(const Op& op) {
     return {Kind(op.aux & 0xff), op.a, op.b, op.c, ((op.aux >> 8) & 1) != 0, op.d};
   }

@@ -350,6 +350,7 @@ struct Cta {
   uint32_t localStride = 0;
   std::vector<Warp> warps;
   Barrier barriers[16];
+  uint32_t usedBarriers = 0;   // bit per barrier reached since set-up: the ones set-up resets and exits look at
   uint64_t constLaunchId = 0;  // constants in register files belong to this launch
   // Checking ops (exec/checking.cpp; code compiled with ptx::exec::checkedAccesses()): each warp's barrier count,
   // its count of barriers and __syncwarps, and the shared-memory shadow, for the CTA of launch checkLaunch with

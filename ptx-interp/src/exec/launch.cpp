@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -181,6 +182,8 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
   cta.localMem = ctx.local.data;
   cta.warps.resize(cta.nwarps);
   const Op* entry = &job.program->ops[job.entry->firstOp];
+  // only device runtime calls read and write a thread's last error (a program without any never looks at it)
+  const bool runtimeErrors = !job.program->runtimeSites.empty();
   for (uint32_t w = 0; w < cta.nwarps; ++w) {
     Warp& wp = cta.warps[w];
     wp.rf = ctx.rf.data + w * rfBytes;
@@ -202,11 +205,15 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
     wp.stack.clear();
     wp.spill.clear();
     std::memset(wp.carry, 0, sizeof wp.carry);
-    std::memset(wp.runtimeError, 0, sizeof wp.runtimeError);
+    if (runtimeErrors) std::memset(wp.runtimeError, 0, sizeof wp.runtimeError);
     wp.clusterArrived = false;
   }
-  if (code.usesBarriers)
-    for (auto& b : cta.barriers) b = Barrier{};
+  if (code.usesBarriers) {
+    // the checkers write a barrier's counts before its bar.sync, which may then fault without marking it used
+    const uint32_t stale = job.lp.checker ? 0xffffu : cta.usedBarriers;
+    for (uint32_t m = stale; m; m &= m - 1) cta.barriers[std::countr_zero(m)] = Barrier{};
+    cta.usedBarriers = 0;
+  }
 }
 
 // Sets up the CTAs of the cluster with linear index `linear` (x fastest over %nclusterid): ctx runs rank 0 and
@@ -242,9 +249,15 @@ CtaStatus runCta(Cta& cta, const std::vector<uint32_t>* warpOrder) {
   Job& job = *cta.job;
   for (;;) {
     bool ran = false, yielded = false, preempted = false, pending = false;
+    // Without a warp order the pass sees every warp once, so it also tells whether any is left: a warp it skipped
+    // or ran is Done for good only as it was seen (one skipped at a barrier is released, not finished, by a later
+    // warp). A seeded order may visit some warps twice and others not at all: then a second look.
     for (uint32_t k = 0; k < cta.nwarps; ++k) {
       Warp& w = cta.warps[warpOrder ? (*warpOrder)[k % warpOrder->size()] % cta.nwarps : k];
-      if (w.state != WarpState::Ready && w.state != WarpState::Yielded && w.state != WarpState::Waiting) continue;
+      if (w.state != WarpState::Ready && w.state != WarpState::Yielded && w.state != WarpState::Waiting) {
+        pending |= w.state != WarpState::Done;
+        continue;
+      }
       w.state = WarpState::Ready;
       w.budget = w.checkInterval = kSpinCheckInterval;
       w.backEdges = 0;
@@ -254,9 +267,10 @@ CtaStatus runCta(Cta& cta, const std::vector<uint32_t>* warpOrder) {
       if (job.faulted.load(std::memory_order_relaxed)) return CtaStatus::Faulted;
       if (w.state == WarpState::Yielded) yielded = preempted = true;
       if (w.state == WarpState::Waiting) yielded = true;
+      pending |= w.state != WarpState::Done;
     }
-    for (const Warp& w : cta.warps)
-      if (w.state != WarpState::Done) pending = true;
+    if (warpOrder)
+      for (const Warp& w : cta.warps) pending |= w.state != WarpState::Done;
     if (!pending) return CtaStatus::Done;
     if (!ran) {
       // every remaining warp waits at a barrier that cannot complete

@@ -632,8 +632,9 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
       } else if (pt.kind == PendingTarget::BrxInst) {
         pt.value = instOp_[pt.value];
       }
-      resolved_.push_back(pt);
     }
+    fuseBranchesToBarriers(funcStart);
+    for (const auto& pt : pending_) resolved_.push_back(pt);
     pending_.clear();
     for (auto [local, progIdx] : brxPending_) {
       if (prog_.brxTableIndices.size() <= progIdx) prog_.brxTableIndices.resize(progIdx + 1);

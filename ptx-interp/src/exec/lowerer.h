@@ -271,6 +271,8 @@ class KernelLowerer {
   void addressesTakenIn(const ptx::Function& fn, std::set<uint32_t>& taken);
   void lowerWarp(const Instruction& in);
   void lowerBar(const Instruction& in);
+  // branch-to-barrier, once a function's ops and branch targets (resolved in pending_) are final (isa/sync.cpp)
+  void fuseBranchesToBarriers(uint32_t firstOp);
   void lowerTexture(const Instruction& in);
   void lowerBody(const Instruction& in);
   // one per OpClass (isa/<class>.cpp); lowerBody dispatches

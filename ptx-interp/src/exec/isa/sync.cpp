@@ -309,6 +309,26 @@ void KernelLowerer::lowerBar(const Instruction& in) {
   bar.into(emit(&ctl::barSync));
 }
 
+// A reconvergence op right before a bar.sync without a thread count runs the barrier itself (one dispatch less),
+// and a conditional branch to it gets toBarrier: when every lane takes it and nothing waits to reconverge there it
+// runs the barrier at once (control.cpp: braCond). An `if (t < k) {...} __syncthreads();` costs a warp with no lane
+// inside one dispatch (the setp that runs its branch, setp-branch) instead of three.
+void KernelLowerer::fuseBranchesToBarriers(uint32_t firstOp) {
+  if (!enabled(Rewrite::BranchToBarrier)) return;
+  std::vector<Op>& ops = prog_.ops;
+  for (uint32_t i = firstOp; i + 1 < here(); ++i)
+    if (ops[i].fn == &ctl::reconv && ops[i + 1].fn == &ctl::barSync &&
+        ctl::BarrierOperands::of(ops[i + 1]).isPlainSync())
+      ops[i].fn = &ctl::reconvThenBarrier;
+  for (const PendingTarget& pt : pending_) {
+    if (pt.kind != PendingTarget::Absolute || pt.rpc || ops[pt.op].fn != &ctl::braCond) continue;
+    if (ops[pt.value].fn != &ctl::reconvThenBarrier) continue;
+    ctl::PredicateTest test = ctl::PredicateTest::of(ops[pt.op]);
+    test.toBarrier = true;
+    test.into(ops[pt.op]);
+  }
+}
+
 }  // namespace lowering
 
 }  // namespace ptx::exec
