@@ -1,0 +1,161 @@
+#include "native/tier.h"
+
+#include "native/abi.h"
+#include "ptx/native.h"
+
+#include <dlfcn.h>
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+namespace ptx::exec {
+
+namespace {
+
+// Programs with more ops than this are interpreted: compile time grows with the op count (docs/native-tier.md).
+constexpr size_t kDefaultMaxOps = 20000;
+
+int envSwitch() {
+  const char* v = std::getenv("CUEMU_NATIVE");
+  if (!v) return 0;
+  return std::strcmp(v, "1") == 0 || std::strcmp(v, "on") == 0 ? 1 : 0;
+}
+
+// -1: not yet read from the environment
+std::atomic<int> gNativeTier{-1};
+
+struct Library {
+  const CuemuNativeApi* api = nullptr;
+  std::string unavailable;  // why api is null
+};
+
+// Loaded once, on first use; kept until exit (the compiled code lives in it).
+const Library& library() {
+  static const Library* lib = [] {
+    auto* l = new Library();
+    std::vector<std::string> candidates;
+    if (const char* path = std::getenv("CUEMU_NATIVE_LIBRARY")) candidates.push_back(path);
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(&native::codeFor), &info) && info.dli_fname) {
+      std::string self = info.dli_fname;
+      size_t slash = self.rfind('/');
+      candidates.push_back((slash == std::string::npos ? std::string(".") : self.substr(0, slash)) +
+                           "/libcuemu-native.so");
+    }
+#ifdef CUEMU_NATIVE_BUILD_DIR
+    candidates.push_back(CUEMU_NATIVE_BUILD_DIR "/libcuemu-native.so");
+#endif
+    std::string tried;
+    for (const std::string& path : candidates) {
+      void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (!h) {
+        const char* err = dlerror();
+        tried += fmt::format("{}{}", tried.empty() ? "" : "; ", err ? err : path);
+        continue;
+      }
+      auto get = reinterpret_cast<const CuemuNativeApi* (*)()>(dlsym(h, "cuemuNativeApi"));
+      const CuemuNativeApi* api = get ? get() : nullptr;
+      if (!api || api->version != kCuemuNativeAbiVersion) {
+        tried += fmt::format("{}{}: not this version's native tier", tried.empty() ? "" : "; ", path);
+        continue;
+      }
+      l->api = api;
+      return l;
+    }
+    l->unavailable = candidates.empty() ? "libcuemu-native.so was not built (it needs LLVM 14: llvm-14-dev)"
+                                        : "libcuemu-native.so did not load (" + tried +
+                                              "); it is built where LLVM 14 is installed (llvm-14-dev)";
+    return l;
+  }();
+  return *lib;
+}
+
+std::mutex gMutex;  // compiles, and the statistics
+NativeTierStats& stats() {
+  static auto* s = new NativeTierStats();  // no static constructor; lives until exit
+  return *s;
+}
+
+size_t maxOps() {
+  static const size_t n = [] {
+    const char* v = std::getenv("CUEMU_NATIVE_MAX_OPS");
+    return v ? size_t(std::strtoull(v, nullptr, 10)) : kDefaultMaxOps;
+  }();
+  return n;
+}
+
+void refuse(std::string why) {
+  ++stats().kernelsRefused;
+  stats().lastRefusal = std::move(why);
+}
+
+}  // namespace
+
+void setNativeTier(bool on) { gNativeTier.store(on ? 1 : 0, std::memory_order_relaxed); }
+
+bool nativeTier() {
+  int v = gNativeTier.load(std::memory_order_relaxed);
+  if (v < 0) {
+    v = envSwitch();
+    int expected = -1;
+    if (!gNativeTier.compare_exchange_strong(expected, v)) v = expected;
+    if (v && !library().api)
+      std::fprintf(stderr, "cuemu: CUEMU_NATIVE=1, but the native tier is absent: %s. Kernels are interpreted.\n",
+                   library().unavailable.c_str());
+  }
+  return v != 0;
+}
+
+std::string nativeTierUnavailable() { return library().unavailable; }
+
+NativeTierStats nativeTierStats() {
+  std::lock_guard<std::mutex> lock(gMutex);
+  return stats();
+}
+
+NativeSlot::~NativeSlot() {
+  if (handle) library().api->release(handle);
+}
+
+namespace native {
+
+Handler codeFor(const Program& p) {
+  if (!nativeTier()) return nullptr;
+  const Library& lib = library();
+  if (!lib.api) return nullptr;
+  std::lock_guard<std::mutex> lock(gMutex);
+  if (p.native) return p.native->entry;
+  auto slot = std::make_shared<NativeSlot>();
+  p.native = slot;
+  if (p.ops.empty()) return nullptr;
+  if (p.ops.size() > maxOps()) {
+    refuse(fmt::format("{} ops, more than CUEMU_NATIVE_MAX_OPS ({})", p.ops.size(), maxOps()));
+    return nullptr;
+  }
+  CuemuNativeOptions options;
+  CuemuNativeResult result;
+  const bool ok = lib.api->compile(p.ops.data(), p.ops.size(), &options, &result);
+  stats().compileNs += result.compileNs;
+  stats().lastCompileNs = result.compileNs;
+  stats().prepareNs += result.prepareNs;
+  if (!ok || !result.entry) {
+    refuse(result.message);
+    return nullptr;
+  }
+  ++stats().kernelsCompiled;
+  stats().opsInlined += result.opsInlined;
+  stats().opsCalled += result.opsCalled;
+  stats().codeBytes += result.codeBytes;
+  slot->entry = result.entry;
+  slot->handle = result.handle;
+  return slot->entry;
+}
+
+}  // namespace native
+}  // namespace ptx::exec
