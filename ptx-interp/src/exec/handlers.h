@@ -71,7 +71,11 @@ template <class T> PTX_HOT void blendLanes(T* dst, const T* tmp, uint32_t m) {
 template <class T, class F> PTX_HOT void store(Warp& w, uint32_t d, F f) {
   if (w.exec == kFullMask) {
     T* dst = R<T>(w, d);
+#if defined(__clang__)  // the native tier's bitcode (native/jit): clang's spelling of ivdep
+#pragma clang loop vectorize(assume_safety)
+#else
 #pragma GCC ivdep
+#endif
     for (int i = 0; i < 32; ++i) dst[i] = f(i);
     return;
   }

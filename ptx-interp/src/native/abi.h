@@ -23,13 +23,13 @@ struct CuemuNativeOptions {
 struct CuemuNativeResult {
   // The kernel's code: runs the warp from `op` (an op of the compiled program) until it stops (returns nullptr).
   const ptx::exec::Op* (*entry)(ptx::exec::Warp&, const ptx::exec::Op*) = nullptr;
-  void* handle = nullptr;       // for release()
-  uint64_t compileNs = 0;       // wall time of the whole compile
-  uint64_t prepareNs = 0;       // of it: the process's first compile reads the handler bitcode and the symbols
-  uint32_t opsInlined = 0;      // ops whose handler's code was compiled into the kernel
-  uint32_t opsCalled = 0;       // ops that call the interpreter's handler (no bitcode for it)
-  uint32_t codeBytes = 0;       // machine code
-  char message[512] = {};       // why entry is null
+  void* handle = nullptr;   // for release()
+  uint64_t compileNs = 0;   // wall time of the whole compile
+  uint64_t prepareNs = 0;   // of it: the process's first compile reads the handler bitcode and the symbols
+  uint32_t opsInlined = 0;  // ops whose handler's code was compiled into the kernel
+  uint32_t opsCalled = 0;   // ops that call the interpreter's handler (no bitcode for it)
+  uint32_t codeBytes = 0;   // machine code
+  char message[512] = {};   // why entry is null
 };
 
 struct CuemuNativeApi {

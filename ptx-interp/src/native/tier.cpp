@@ -139,6 +139,11 @@ Handler codeFor(const Program& p) {
     return nullptr;
   }
   CuemuNativeOptions options;
+  static const unsigned optLevel = [] {
+    const char* v = std::getenv("CUEMU_NATIVE_OPT");
+    return v && v[0] >= '0' && v[0] <= '3' ? unsigned(v[0] - '0') : 2u;
+  }();
+  options.optLevel = optLevel;
   CuemuNativeResult result;
   const bool ok = lib.api->compile(p.ops.data(), p.ops.size(), &options, &result);
   stats().compileNs += result.compileNs;

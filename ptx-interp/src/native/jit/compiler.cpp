@@ -187,9 +187,13 @@ void prepareUnit(llvm::Module& m, size_t unit, Prepared& p, std::unordered_map<s
     f.addFnAttr("target-features", features);
     f.removeFnAttr("tune-cpu");
   }
-  // local names get the unit's suffix and become hidden externals (linked across units, internalized per kernel)
+  // local names get the unit's suffix and become hidden externals (linked across units, internalized per kernel);
+  // link-once definitions become weak ones, which the linker keeps even where nothing refers to them any more (the
+  // lowering code that names the handlers is bound to the interpreter's above)
   auto rename = [&](llvm::GlobalValue& g) {
     if (g.isDeclaration()) return;
+    if (g.getLinkage() == llvm::GlobalValue::LinkOnceODRLinkage) g.setLinkage(llvm::GlobalValue::WeakODRLinkage);
+    if (g.getLinkage() == llvm::GlobalValue::LinkOnceAnyLinkage) g.setLinkage(llvm::GlobalValue::WeakAnyLinkage);
     const std::string original = g.getName().str();
     if (g.hasLocalLinkage()) {
       g.setName(original + ".u" + std::to_string(unit));
@@ -214,8 +218,8 @@ Prepared* prepare(const void* anchor) {
   p->cpu = llvm::sys::getHostCPUName().str();
   llvm::StringMap<bool> hostFeatures;
   if (llvm::sys::getHostCPUFeatures(hostFeatures))
-    for (auto& f : hostFeatures) p->features += (p->features.empty() ? "" : ",") + std::string(f.second ? "+" : "-") +
-                                                f.first().str();
+    for (auto& f : hostFeatures)
+      p->features += (p->features.empty() ? "" : ",") + std::string(f.second ? "+" : "-") + f.first().str();
   p->symbols = readSymbols(anchor);
   if (!p->symbols.error.empty()) {
     p->error = "no symbols of the interpreter: " + p->symbols.error;
@@ -246,6 +250,11 @@ Prepared* prepare(const void* anchor) {
   }
   for (auto& [original, name] : names)
     if (!ambiguous.count(original)) p->functions.emplace(original, name);
+  if (const char* probe = std::getenv("CUEMU_NATIVE_PROBE"))
+    std::fprintf(stderr, "native: %s: named %d, ambiguous %d, defined %d, interpreter 0x%llx\n", probe,
+                 int(names.count(probe)), int(ambiguous.count(probe)),
+                 int(all->getFunction(probe) && !all->getFunction(probe)->isDeclaration()),
+                 (unsigned long long)p->symbols.address(probe));
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);
   llvm::WriteBitcodeToFile(*all, os);
@@ -307,8 +316,8 @@ struct FoldOps : llvm::PassInfoMixin<FoldOps> {
       if (type->isIntegerTy()) {
         c = llvm::ConstantInt::get(type, raw);
       } else if (type->isFloatTy() || type->isDoubleTy()) {
-        c = llvm::ConstantFP::get(type, size == 4 ? double(std::bit_cast<float>(uint32_t(raw)))
-                                                  : std::bit_cast<double>(raw));
+        c = llvm::ConstantFP::get(type,
+                                  size == 4 ? double(std::bit_cast<float>(uint32_t(raw))) : std::bit_cast<double>(raw));
       } else if (type->isPointerTy()) {
         const uint64_t start = reinterpret_cast<uint64_t>(data);
         if (raw == 0)
@@ -350,6 +359,9 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
   }
   Prepared& p = *prepared;
   if (!p.error.empty()) return fail(out, p.error);
+  // the handler bitcode is compiled for x86-64-v3 (CMakeLists.txt)
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma") || !__builtin_cpu_supports("bmi2"))
+    return fail(out, "the native tier needs an x86-64-v3 CPU (AVX2, FMA, BMI2)");
 
   auto context = std::make_unique<llvm::LLVMContext>();
   llvm::LLVMContext& ctx = *context;
@@ -365,9 +377,9 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
   auto* i64 = llvm::Type::getInt64Ty(ctx);
   auto* handlerType = llvm::FunctionType::get(i8p, {i8p, i8p}, false);
   // one op past the end stays inside the array: the last op's `op + 1` compares without leaving it
-  auto* opsGlobal = new llvm::GlobalVariable(*m, llvm::ArrayType::get(i8, (count + 1) * sizeof(Op)), true,
-                                             llvm::GlobalValue::ExternalLinkage, nullptr,
-                                             atName(reinterpret_cast<uint64_t>(ops)));
+  auto* opsGlobal =
+      new llvm::GlobalVariable(*m, llvm::ArrayType::get(i8, (count + 1) * sizeof(Op)), true,
+                               llvm::GlobalValue::ExternalLinkage, nullptr, atName(reinterpret_cast<uint64_t>(ops)));
   const std::string kernelName = "cuemu_kernel_" + std::to_string(id);
   auto* fn = llvm::Function::Create(handlerType, llvm::GlobalValue::ExternalLinkage, kernelName, *m);
   llvm::Argument* warp = fn->getArg(0);
@@ -409,8 +421,8 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
           handler = d->second;
         } else if (llvm::Function* source = (*handlers)->getFunction(mapped->second);
                    source && source->arg_size() == 2 && source->getReturnType()->isPointerTy()) {
-          handler = llvm::Function::Create(source->getFunctionType(), llvm::GlobalValue::ExternalLinkage,
-                                           mapped->second, *m);
+          handler =
+              llvm::Function::Create(source->getFunctionType(), llvm::GlobalValue::ExternalLinkage, mapped->second, *m);
           declared.emplace(mapped->second, handler);
         }
       }
@@ -423,6 +435,9 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
       next = b.CreatePointerCast(call, i8p);
       ++out->opsInlined;
     } else {
+      if (std::getenv("CUEMU_NATIVE_TIMING"))
+        std::fprintf(stderr, "native: op %zu (line %u) calls %s\n", i, op.line,
+                     name != p.symbols.functions.end() ? name->second.c_str() : "an unnamed handler");
       auto* pointer = llvm::ConstantExpr::getIntToPtr(llvm::ConstantInt::get(i64, reinterpret_cast<uint64_t>(op.fn)),
                                                       handlerType->getPointerTo());
       next = b.CreateCall(handlerType, pointer, {warp, opAt(i)});
@@ -486,7 +501,8 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
     pb.registerLoopAnalyses(lam);
     pb.crossRegisterProxies(lam, fam, cgam, mam);
     const unsigned level = options ? options->optLevel : 2;
-    llvm::OptimizationLevel ol = level <= 1 ? llvm::OptimizationLevel::O1
+    llvm::OptimizationLevel ol = level == 0   ? llvm::OptimizationLevel::O0
+                                 : level == 1 ? llvm::OptimizationLevel::O1
                                  : level == 2 ? llvm::OptimizationLevel::O2
                                               : llvm::OptimizationLevel::O3;
     llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(ol);
