@@ -215,6 +215,7 @@ Prepared* prepare(const void* anchor) {
   auto* p = new Prepared();
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
+  llvm::InitializeNativeTargetAsmParser();  // handlers with inline assembly
   p->cpu = llvm::sys::getHostCPUName().str();
   llvm::StringMap<bool> hostFeatures;
   if (llvm::sys::getHostCPUFeatures(hostFeatures))
