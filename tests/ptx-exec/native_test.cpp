@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstring>
 #include <numeric>
 #include <random>
@@ -49,7 +50,10 @@ struct Outcome {
 Outcome runCase(const Case& c, bool native) {
   const bool was = nativeTier();
   setNativeTier(native);
-  CompileResult compiled = compile(ptxtest::readFile(std::string(PTX_EXEC_KERNELS) + "/" + c.file));
+  // a text of its own: compile() gives the program of the same text while one lives (other tests' included)
+  static std::atomic<int> serial{0};
+  CompileResult compiled = compile(ptxtest::readFile(std::string(PTX_EXEC_KERNELS) + "/" + c.file) +
+                                   "\n// native tier test " + std::to_string(serial++) + "\n");
   if (!compiled.program) throw std::runtime_error(compiled.error);
   const Program& program = *compiled.program;
   const int k = findKernel(program, c.kernel);
@@ -63,8 +67,8 @@ Outcome runCase(const Case& c, bool native) {
   std::vector<uint8_t> params(std::max<size_t>(info.paramBytes, 1));
   for (size_t i = 0; i < c.args.size() && i < info.params.size(); ++i) {
     const Arg& a = c.args[i];
-    uint64_t v = a.buffer >= 0 ? reinterpret_cast<uint64_t>(device[size_t(a.buffer)]) + uint64_t(a.value)
-                               : uint64_t(a.value);
+    uint64_t v =
+        a.buffer >= 0 ? reinterpret_cast<uint64_t>(device[size_t(a.buffer)]) + uint64_t(a.value) : uint64_t(a.value);
     std::memcpy(params.data() + info.params[i].offset, &v, info.params[i].size);
   }
   std::vector<uint64_t> globals = ptxtest::allocateGlobals(program, nativeArena());
@@ -102,8 +106,8 @@ Outcome expectSameInBothTiers(const Case& c) {
   const uint64_t compiledBefore = nativeTierStats().kernelsCompiled;
   Outcome interpreted = runCase(c, false);
   Outcome native = runCase(c, true);
-  EXPECT_GT(nativeTierStats().kernelsCompiled, compiledBefore) << c.kernel << ": the native tier compiled nothing ("
-                                                               << nativeTierStats().lastRefusal << ")";
+  EXPECT_GT(nativeTierStats().kernelsCompiled, compiledBefore)
+      << c.kernel << ": the native tier compiled nothing (" << nativeTierStats().lastRefusal << ")";
   for (size_t i = 0; i < c.buffers.size(); ++i) {
     const auto& a = interpreted.buffers[i];
     const auto& b = native.buffers[i];
@@ -140,8 +144,11 @@ std::vector<float> ramp(size_t n, float scale, float offset) {
 
 TEST_F(NativeTier, VectorAddAndFmaLoop) {
   const int n = 1000;  // not a multiple of the block: the last warps are partial
-  Case vadd{"bench.ptx", "vadd", Dim3{4}, Dim3{256}, {bytesOf(ramp(n, 0.5f, 1)), bytesOf(ramp(n, -0.25f, 3)),
-                                                      std::vector<uint8_t>(n * 4)}};
+  Case vadd{"bench.ptx",
+            "vadd",
+            Dim3{4},
+            Dim3{256},
+            {bytesOf(ramp(n, 0.5f, 1)), bytesOf(ramp(n, -0.25f, 3)), std::vector<uint8_t>(n * 4)}};
   vadd.args = {{0}, {1}, {2}, {-1, n}};
   expectSameInBothTiers(vadd);
   Case fma{"bench.ptx", "fmaloop", Dim3{3}, Dim3{96}, {std::vector<uint8_t>(3 * 96 * 4)}};
@@ -164,20 +171,30 @@ TEST_F(NativeTier, DivergentLoopsAndBranches) {
   Case divergent{"basic.ptx", "divergent", Dim3{3}, Dim3{128}, {bytesOf(values), std::vector<uint8_t>(300 * 4)}};
   divergent.args = {{0}, {1}, {-1, 300}};
   expectSameInBothTiers(divergent);
-  Case calls{"basic.ptx", "calls", Dim3{1}, Dim3{64}, {bytesOf(std::vector<int>(values.begin(), values.begin() + 64)),
-                                                      std::vector<uint8_t>(64 * 4), std::vector<uint8_t>(64 * 4)}};
+  Case calls{"basic.ptx",
+             "calls",
+             Dim3{1},
+             Dim3{64},
+             {bytesOf(std::vector<int>(values.begin(), values.begin() + 64)), std::vector<uint8_t>(64 * 4),
+              std::vector<uint8_t>(64 * 4)}};
   calls.args = {{0}, {1}, {2}};
   expectSameInBothTiers(calls);
 }
 
 TEST_F(NativeTier, BarriersSharedMemoryAndWarpCollectives) {
   const int blocks = 16;
-  Case reduce{"bench.ptx", "reduce", Dim3{blocks}, Dim3{256},
+  Case reduce{"bench.ptx",
+              "reduce",
+              Dim3{blocks},
+              Dim3{256},
               {bytesOf(ramp(blocks * 256, 0.125f, -7)), std::vector<uint8_t>(blocks * 4)}};
   reduce.args = {{0}, {1}};
   expectSameInBothTiers(reduce);
   const int n = 64;
-  Case matmul{"bench.ptx", "matmul", Dim3{n / 16, n / 16}, Dim3{16, 16},
+  Case matmul{"bench.ptx",
+              "matmul",
+              Dim3{n / 16, n / 16},
+              Dim3{16, 16},
               {bytesOf(ramp(n * n, 0.01f, -1)), bytesOf(ramp(n * n, -0.02f, 2)), std::vector<uint8_t>(n * n * 4)}};
   matmul.args = {{0}, {1}, {2}, {-1, n}};
   expectSameInBothTiers(matmul);
@@ -186,7 +203,8 @@ TEST_F(NativeTier, BarriersSharedMemoryAndWarpCollectives) {
   Case warpops{"basic.ptx", "warpops", Dim3{1}, Dim3{96}, {bytesOf(values), std::vector<uint8_t>(96 * 6 * 4)}};
   warpops.args = {{0}, {1}};
   expectSameInBothTiers(warpops);
-  Case dynshared{"basic.ptx", "dynshared", Dim3{2}, Dim3{64}, {bytesOf(ramp(128, 1, 0)), std::vector<uint8_t>(128 * 4)}};
+  Case dynshared{
+      "basic.ptx", "dynshared", Dim3{2}, Dim3{64}, {bytesOf(ramp(128, 1, 0)), std::vector<uint8_t>(128 * 4)}};
   dynshared.args = {{0}, {1}};
   dynshared.dynamicShared = 64 * 4;
   expectSameInBothTiers(dynshared);
@@ -200,7 +218,10 @@ TEST_F(NativeTier, Atomics) {
   Case histogram{"bench.ptx", "histogram", Dim3{20}, Dim3{256}, {bytes, std::vector<uint8_t>(256 * 4)}};
   histogram.args = {{0}, {1}, {-1, int64_t(bytes.size())}};
   expectSameInBothTiers(histogram);
-  Case atomics{"basic.ptx", "atomics", Dim3{1}, Dim3{128},
+  Case atomics{"basic.ptx",
+               "atomics",
+               Dim3{1},
+               Dim3{128},
                {std::vector<uint8_t>(16), std::vector<uint8_t>(16), std::vector<uint8_t>(4), std::vector<uint8_t>(8),
                 std::vector<uint8_t>(8)}};
   atomics.args = {{0}, {1}, {2}, {3}, {4}};
@@ -226,7 +247,8 @@ TEST_F(NativeTier, FaultsReportTheSameKernelBlockThreadLineAndAddress) {
 TEST_F(NativeTier, CompilesOncePerProgramAndReports) {
   const bool was = nativeTier();
   setNativeTier(true);
-  CompileResult compiled = compile(ptxtest::readFile(std::string(PTX_EXEC_KERNELS) + "/bench.ptx"));
+  CompileResult compiled =
+      compile(ptxtest::readFile(std::string(PTX_EXEC_KERNELS) + "/bench.ptx") + "\n// native tier: compiles once\n");
   ASSERT_TRUE(compiled.program) << compiled.error;
   const int k = findKernel(*compiled.program, "vadd");
   const KernelInfo& info = kernels(*compiled.program)[size_t(k)];

@@ -16,7 +16,8 @@ extern "C" {
 constexpr uint32_t kCuemuNativeAbiVersion = 1;
 
 struct CuemuNativeOptions {
-  uint32_t optLevel = 2;  // LLVM optimisation level of the kernel function (0-3)
+  // 1: the light pipeline (inline the handlers, fold their ops, simplify); 2, 3: LLVM's O2, O3 pipelines
+  uint32_t optLevel = 1;
 };
 
 // What one compile did (docs/native-tier.md).

@@ -141,7 +141,7 @@ Handler codeFor(const Program& p) {
   CuemuNativeOptions options;
   static const unsigned optLevel = [] {
     const char* v = std::getenv("CUEMU_NATIVE_OPT");
-    return v && v[0] >= '0' && v[0] <= '3' ? unsigned(v[0] - '0') : 2u;
+    return v && v[0] >= '1' && v[0] <= '3' ? unsigned(v[0] - '0') : 1u;
   }();
   options.optLevel = optLevel;
   CuemuNativeResult result;

@@ -18,6 +18,7 @@
 #include <llvm/ExecutionEngine/Orc/ObjectTransformLayer.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
@@ -34,6 +35,13 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Target/TargetMachine.h>
+#include <llvm/Transforms/IPO/AlwaysInliner.h>
+#include <llvm/Transforms/IPO/GlobalDCE.h>
+#include <llvm/Transforms/InstCombine/InstCombine.h>
+#include <llvm/Transforms/Scalar/ADCE.h>
+#include <llvm/Transforms/Scalar/EarlyCSE.h>
+#include <llvm/Transforms/Scalar/SROA.h>
+#include <llvm/Transforms/Scalar/SimplifyCFG.h>
 
 #include <dlfcn.h>
 
@@ -366,6 +374,8 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
 
   auto context = std::make_unique<llvm::LLVMContext>();
   llvm::LLVMContext& ctx = *context;
+  // the bitcode's vectorisation hints (clang's assume_safety) make LLVM remark on loops it leaves as they are
+  ctx.setDiagnosticHandlerCallBack([](const llvm::DiagnosticInfo&, void*) {});
   auto handlers = llvm::getLazyBitcodeModule(p.bitcode->getMemBufferRef(), ctx);
   if (!handlers) return fail(out, toString(handlers.takeError()));
   const uint64_t id = gKernels.fetch_add(1);
@@ -407,6 +417,7 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
   b.CreateRet(result);
 
   std::unordered_map<std::string, llvm::Function*> declared;
+  std::unordered_set<std::string> declaredHandlers;
   for (size_t i = 0; i < count; ++i) {
     const Op& op = ops[i];
     sw->addCase(llvm::ConstantInt::get(llvm::cast<llvm::IntegerType>(i64), i), blocks[i]);
@@ -425,6 +436,7 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
           handler =
               llvm::Function::Create(source->getFunctionType(), llvm::GlobalValue::ExternalLinkage, mapped->second, *m);
           declared.emplace(mapped->second, handler);
+          declaredHandlers.insert(mapped->second);
         }
       }
     }
@@ -501,12 +513,31 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
     pb.registerFunctionAnalyses(fam);
     pb.registerLoopAnalyses(lam);
     pb.crossRegisterProxies(lam, fam, cgam, mam);
-    const unsigned level = options ? options->optLevel : 2;
-    llvm::OptimizationLevel ol = level == 0   ? llvm::OptimizationLevel::O0
-                                 : level == 1 ? llvm::OptimizationLevel::O1
-                                 : level == 2 ? llvm::OptimizationLevel::O2
-                                              : llvm::OptimizationLevel::O3;
-    llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(ol);
+    const unsigned level = options ? options->optLevel : 1;
+    llvm::ModulePassManager mpm;
+    if (level <= 1) {
+      // The light pipeline: the handlers come optimised and vectorised from the build (CMakeLists.txt), so what is
+      // left is to inline them, fold their op fields, and let the folded branches remove what they do not take.
+      for (llvm::Function& f : *m)
+        if (!f.isDeclaration() && f.hasLocalLinkage() && !f.hasFnAttribute(llvm::Attribute::NoInline) &&
+            declaredHandlers.count(f.getName().str()))
+          f.addFnAttr(llvm::Attribute::AlwaysInline);
+      mpm.addPass(llvm::AlwaysInlinerPass());
+      llvm::FunctionPassManager fpm;
+      fpm.addPass(FoldOps(fold));
+      fpm.addPass(llvm::SROAPass());
+      fpm.addPass(llvm::InstCombinePass());
+      fpm.addPass(llvm::SimplifyCFGPass());
+      fpm.addPass(llvm::EarlyCSEPass(true));
+      fpm.addPass(FoldOps(fold));
+      fpm.addPass(llvm::InstCombinePass());
+      fpm.addPass(llvm::SimplifyCFGPass());
+      fpm.addPass(llvm::ADCEPass());
+      mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(fpm)));
+      mpm.addPass(llvm::GlobalDCEPass());
+    } else {
+      mpm = pb.buildPerModuleDefaultPipeline(level == 2 ? llvm::OptimizationLevel::O2 : llvm::OptimizationLevel::O3);
+    }
     mpm.run(*m, mam);
   }
   report("optimise");
