@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
   if (ptx::exec::nativeTier()) {
     const ptx::exec::NativeTierStats s = ptx::exec::nativeTierStats();
     std::fprintf(stderr,
-                 "native tier: %llu programs compiled (%llu ops inlined, %llu called), %llu interpreted, %.1f ms "
+                 "native tier: %llu kernels compiled (%llu ops inlined, %llu called), %llu interpreted, %.1f ms "
                  "compiling (%.1f ms of it preparing)%s%s\n",
                  (unsigned long long)s.kernelsCompiled, (unsigned long long)s.opsInlined,
                  (unsigned long long)s.opsCalled, (unsigned long long)s.kernelsRefused, double(s.compileNs) / 1e6,

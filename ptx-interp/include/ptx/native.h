@@ -20,9 +20,9 @@ std::string nativeTierUnavailable();
 
 // What the tier did in this process so far.
 struct NativeTierStats {
-  uint64_t kernelsCompiled = 0;  // programs compiled (a lazily lowered kernel is one program)
-  uint64_t kernelsRefused = 0;   // interpreted instead: too large, or the compiler refused (CUEMU_LOG-style reason
-                                 // in lastRefusal)
+  uint64_t kernelsCompiled = 0;  // kernels compiled (each once per program that holds it)
+  uint64_t kernelsRefused = 0;   // interpreted instead: too many ops (CUEMU_NATIVE_MAX_OPS, default 20000), or the
+                                 // compile failed; lastRefusal says why for the last one
   uint64_t compileNs = 0;        // wall time of all compiles
   uint64_t lastCompileNs = 0;
   uint64_t prepareNs = 0;  // of compileNs: the first compile's reading of the handler bitcode and symbols

@@ -584,7 +584,7 @@ LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams&
   job.code = &code;
   job.info = &info;
   job.entry = &codeProgram.functions[code.function];
-  job.native = native::codeFor(codeProgram);
+  job.native = native::codeFor(codeProgram, *job.entry);
   job.lp = lp;
   job.host = lp.host ? lp.host : &defaultHost();
   job.paramBuffer.assign(static_cast<const uint8_t*>(lp.params),

@@ -18,6 +18,9 @@ constexpr uint32_t kCuemuNativeAbiVersion = 1;
 struct CuemuNativeOptions {
   // 1: the light pipeline (inline the handlers, fold their ops, simplify); 2, 3: LLVM's O2, O3 pipelines
   uint32_t optLevel = 1;
+  // per op: 1 compiles its handler into the function, 0 calls its handler pointer (ops of other kernels of an eagerly
+  // lowered module); nullptr: all
+  const uint8_t* compileOp = nullptr;
 };
 
 // What one compile did (docs/native-tier.md).

@@ -7,12 +7,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <vector>
 
 namespace ptx::exec {
 
@@ -120,22 +122,34 @@ NativeTierStats nativeTierStats() {
 }
 
 NativeSlot::~NativeSlot() {
-  if (handle) library().api->release(handle);
+  for (auto& [function, code] : kernels)
+    if (code.handle) library().api->release(code.handle);
 }
 
 namespace native {
 
-Handler codeFor(const Program& p) {
+Handler codeFor(const Program& p, const FunctionCode& entry) {
   if (!nativeTier()) return nullptr;
   const Library& lib = library();
   if (!lib.api) return nullptr;
   std::lock_guard<std::mutex> lock(gMutex);
-  if (p.native) return p.native->entry;
-  auto slot = std::make_shared<NativeSlot>();
-  p.native = slot;
-  if (p.ops.empty()) return nullptr;
-  if (p.ops.size() > maxOps()) {
-    refuse(fmt::format("{} ops, more than CUEMU_NATIVE_MAX_OPS ({})", p.ops.size(), maxOps()));
+  if (!p.native) p.native = std::make_shared<NativeSlot>();
+  const uint32_t function = uint32_t(&entry - p.functions.data());
+  auto [it, inserted] = p.native->kernels.try_emplace(function);
+  if (!inserted || p.ops.empty()) return it->second.entry;
+  // the kernel's entry function and every callee-able function; functions occupy consecutive op ranges
+  std::vector<uint8_t> compileOp(p.ops.size(), 0);
+  size_t compiled = 0;
+  for (size_t f = 0; f < p.functions.size(); ++f) {
+    const FunctionCode& fc = p.functions[f];
+    if (fc.isEntry && f != function) continue;
+    size_t end = p.ops.size();
+    for (const FunctionCode& other : p.functions)
+      if (other.firstOp > fc.firstOp) end = std::min<size_t>(end, other.firstOp);
+    for (size_t i = fc.firstOp; i < end; ++i) compiled += compileOp[i] == 0, compileOp[i] = 1;
+  }
+  if (compiled > maxOps()) {
+    refuse(fmt::format("{} ops, more than CUEMU_NATIVE_MAX_OPS ({})", compiled, maxOps()));
     return nullptr;
   }
   CuemuNativeOptions options;
@@ -144,6 +158,7 @@ Handler codeFor(const Program& p) {
     return v && v[0] >= '1' && v[0] <= '3' ? unsigned(v[0] - '0') : 1u;
   }();
   options.optLevel = optLevel;
+  options.compileOp = compileOp.data();
   CuemuNativeResult result;
   const bool ok = lib.api->compile(p.ops.data(), p.ops.size(), &options, &result);
   stats().compileNs += result.compileNs;
@@ -157,9 +172,9 @@ Handler codeFor(const Program& p) {
   stats().opsInlined += result.opsInlined;
   stats().opsCalled += result.opsCalled;
   stats().codeBytes += result.codeBytes;
-  slot->entry = result.entry;
-  slot->handle = result.handle;
-  return slot->entry;
+  it->second.entry = result.entry;
+  it->second.handle = result.handle;
+  return result.entry;
 }
 
 }  // namespace native

@@ -4,20 +4,27 @@
 
 #include "exec/engine.h"
 
+#include <map>
+
 namespace ptx::exec {
 
-// The compiled code of a program, released with it.
+// The compiled code of a program's kernels (a lazily lowered program has one), released with the program.
 struct NativeSlot {
-  Handler entry = nullptr;  // nullptr: the program is interpreted
-  void* handle = nullptr;
+  struct Code {
+    Handler entry = nullptr;  // nullptr: the kernel is interpreted
+    void* handle = nullptr;
+  };
+  std::map<uint32_t, Code> kernels;  // by the kernel's entry function (Program::functions index)
   ~NativeSlot();
 };
 
 namespace native {
 
-// The function that runs warps of program p from any of its ops until they stop (as `while (op) op = op->fn(w,
-// op)` does), compiled on first use; nullptr while the tier is off or when the program cannot be compiled.
-Handler codeFor(const Program& p);
+// The function that runs warps of the kernel whose entry function is `entry` (of program p) from any op of p until
+// they stop (as `while (op) op = op->fn(w, op)` does), compiled on first use: the kernel's own ops and every
+// non-entry function's, while ops of p's other kernels call their handlers. nullptr while the tier is off or when
+// the kernel cannot be compiled.
+Handler codeFor(const Program& p, const FunctionCode& entry);
 
 }  // namespace native
 }  // namespace ptx::exec

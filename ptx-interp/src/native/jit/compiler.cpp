@@ -425,7 +425,8 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
     llvm::Value* next = nullptr;
     llvm::Function* handler = nullptr;
     auto name = p.symbols.functions.find(reinterpret_cast<uint64_t>(op.fn));
-    if (name != p.symbols.functions.end()) {
+    const bool compileIt = !options || !options->compileOp || options->compileOp[i];
+    if (compileIt && name != p.symbols.functions.end()) {
       auto mapped = p.functions.find(name->second);
       if (mapped != p.functions.end()) {
         auto d = declared.find(mapped->second);
@@ -448,7 +449,7 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
       next = b.CreatePointerCast(call, i8p);
       ++out->opsInlined;
     } else {
-      if (std::getenv("CUEMU_NATIVE_TIMING"))
+      if (compileIt && std::getenv("CUEMU_NATIVE_TIMING"))
         std::fprintf(stderr, "native: op %zu (line %u) calls %s\n", i, op.line,
                      name != p.symbols.functions.end() ? name->second.c_str() : "an unnamed handler");
       auto* pointer = llvm::ConstantExpr::getIntToPtr(llvm::ConstantInt::get(i64, reinterpret_cast<uint64_t>(op.fn)),
