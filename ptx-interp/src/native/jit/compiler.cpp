@@ -494,6 +494,11 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
     size_t n = 0;
     for (llvm::Function& f : *m) n += f.getInstructionCount();
     std::fprintf(stderr, "native: %zu instructions before optimisation\n", n);
+    if (const char* dump = std::getenv("CUEMU_NATIVE_DUMP")) {
+      std::error_code ec;
+      llvm::raw_fd_ostream os(std::string(dump) + "." + std::to_string(id) + ".before.ll", ec);
+      m->print(os, nullptr);
+    }
   }
 
   {
@@ -523,6 +528,9 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
         if (!f.isDeclaration() && f.hasLocalLinkage() && !f.hasFnAttribute(llvm::Attribute::NoInline) &&
             declaredHandlers.count(f.getName().str()))
           f.addFnAttr(llvm::Attribute::AlwaysInline);
+      // linking gives calls through a cast where the bitcode's struct types were renamed (Op.756 for Op): InstCombine
+      // makes them direct calls, which the inliner needs
+      mpm.addPass(llvm::createModuleToFunctionPassAdaptor(llvm::InstCombinePass()));
       mpm.addPass(llvm::AlwaysInlinerPass());
       llvm::FunctionPassManager fpm;
       fpm.addPass(FoldOps(fold));
