@@ -259,11 +259,6 @@ Prepared* prepare(const void* anchor) {
   }
   for (auto& [original, name] : names)
     if (!ambiguous.count(original)) p->functions.emplace(original, name);
-  if (const char* probe = std::getenv("CUEMU_NATIVE_PROBE"))
-    std::fprintf(stderr, "native: %s: named %d, ambiguous %d, defined %d, interpreter 0x%llx\n", probe,
-                 int(names.count(probe)), int(ambiguous.count(probe)),
-                 int(all->getFunction(probe) && !all->getFunction(probe)->isDeclaration()),
-                 (unsigned long long)p->symbols.address(probe));
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);
   llvm::WriteBitcodeToFile(*all, os);
