@@ -3,6 +3,8 @@
 // Ratios use one host thread on both sides; BM_Scaling measures 1..N threads; BM_LaunchLatency an empty launch.
 #include "harness.h"
 
+#include <ptx/native.h>
+
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -11,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <thread>
 #include <ctime>
@@ -97,8 +100,10 @@ double nativeSeconds(const std::function<void()>& f) {
 }
 
 // Runs the interpreter in the benchmark loop and reports the ratio to the native time.
+// With the native tier on (--native), the first launch compiles the kernel: its compile time is reported apart.
 void measure(benchmark::State& state, const std::function<void()>& interp, double native) {
   double best = 1e30;
+  if (nativeTier()) interp();  // compiles, when no launch before did; not one of the timed runs
   for (auto _ : state) {
     double t = seconds(interp);
     best = std::min(best, t);
@@ -107,6 +112,8 @@ void measure(benchmark::State& state, const std::function<void()>& interp, doubl
   state.counters["native_ms"] = native * 1e3;
   state.counters["interp_ms"] = best * 1e3;
   state.counters["ratio"] = best / native;
+  // the kernel's compile (its first launch, in this benchmark or just before it): wall time
+  if (nativeTier()) state.counters["compile_ms"] = double(nativeTierStats().lastCompileNs) / 1e6;
 }
 
 void check(const LaunchResult& r, benchmark::State& state) {
@@ -548,6 +555,45 @@ BENCHMARK(BM_Scaling)
     ->MinTime(0.3);
 BENCHMARK(BM_LaunchLatency)->Unit(benchmark::kMicrosecond);
 
+// --native-compile-table: compiles every kernel of the test kernels' modules in the native tier (CUEMU_NATIVE_OPT:
+// the LLVM level, default 2) and prints each one's op count and compile time (wall time, the first launch's
+// compile), with a launch that gives every parameter 0 (it may fault: only the compile is measured).
+int nativeCompileTable() {
+  if (!nativeTierUnavailable().empty()) {
+    std::fprintf(stderr, "--native-compile-table: %s\n", nativeTierUnavailable().c_str());
+    return 2;
+  }
+  setNativeTier(true);
+  std::printf("%-12s %-40s %6s %10s\n", "module", "kernel", "ops", "compile ms");
+  for (const char* file : {"bench.ptx", "basic.ptx", "sync.ptx", "cluster.ptx", "matrix.ptx"}) {
+    auto r = compile(ptxtest::readFile(std::string(PTX_EXEC_KERNELS) + "/" + file));
+    if (!r.program) continue;
+    const std::vector<KernelInfo>& all = kernels(*r.program);
+    for (size_t k = 0; k < all.size(); ++k) {
+      const NativeTierStats before = nativeTierStats();
+      std::vector<uint8_t> params(std::max<size_t>(all[k].paramBytes, 1));
+      LaunchParams lp;
+      lp.grid = Dim3{1};
+      lp.block = Dim3{32};
+      lp.params = params.data();
+      lp.paramBytes = all[k].paramBytes;
+      lp.memory = &arena();
+      std::vector<uint64_t> globals = ptxtest::allocateGlobals(*r.program, arena());
+      lp.globalAddresses = globals.data();
+      lp.config.timeoutMs = 2000;
+      launch(*r.program, int(k), lp);
+      const NativeTierStats after = nativeTierStats();
+      if (after.kernelsCompiled == before.kernelsCompiled) continue;
+      std::printf("%-12s %-40.40s %6llu %10.1f\n", file, all[k].name.c_str(),
+                  (unsigned long long)(after.opsInlined + after.opsCalled - before.opsInlined - before.opsCalled),
+                  double(after.lastCompileNs) / 1e6);
+    }
+  }
+  const NativeTierStats s = nativeTierStats();
+  std::printf("first compile's preparation (bitcode, symbols): %.1f ms\n", double(s.prepareNs) / 1e6);
+  return 0;
+}
+
 // CUEMU_REWRITES (as the driver reads it) restricts the fast paths every compile of the run may use, so that one
 // binary measures what a fast path gains or costs (tools/bench/interp-ratios.sh passes it through).
 int main(int argc, char** argv) {
@@ -559,6 +605,20 @@ int main(int argc, char** argv) {
       return 2;
     }
     setDefaultRewrites(mask);
+  }
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--native-compile-table") == 0) return nativeCompileTable();
+  // --native (or CUEMU_NATIVE=1): the kernels run in the native tier (ptx/native.h); "interp_ms" is then its time
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--native") != 0) continue;
+    if (!nativeTierUnavailable().empty()) {
+      std::fprintf(stderr, "--native: %s\n", nativeTierUnavailable().c_str());
+      return 2;
+    }
+    setNativeTier(true);
+    for (int k = i; k + 1 < argc; ++k) argv[k] = argv[k + 1];
+    --argc;
+    --i;
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

@@ -34,6 +34,7 @@ namespace ptx::exec {
 struct Warp;
 struct Op;
 struct LazyKernels;
+struct NativeSlot;
 using Handler = const Op* (*)(Warp&, const Op*);
 
 struct Op {
@@ -246,6 +247,8 @@ class Program {
   };
   std::map<uint32_t, SourceLine> sourceLines;
   std::vector<std::string> sourceFiles;
+  // The native tier's code for these ops (native/tier.h), made at the first launch while the tier is on.
+  mutable std::shared_ptr<NativeSlot> native;
 };
 
 // Lowering: records that PTX line `ptxLine` runs the CUDA source line of .loc `debugLoc` of `module` (0: none).
@@ -371,6 +374,7 @@ struct Job {
   const KernelCode* code = nullptr;
   const KernelInfo* info = nullptr;
   const FunctionCode* entry = nullptr;
+  Handler native = nullptr;  // the native tier's code of `program` (runs a warp until it stops); nullptr: interpret
   LaunchParams lp;
   std::vector<uint8_t> paramBuffer;
   std::vector<uint8_t> constImage;  // constant register region, broadcast to 32 lanes

@@ -30,8 +30,9 @@ using num::Round;
 // BMI) and picked at load time by the dynamic loader (ifunc). The clone is named by ISA level, not by CPU: an
 // "arch=haswell" clone is chosen only on Intel Haswell-family CPUs (the resolver tests the CPU model), so AMD
 // CPUs ran the baseline code.
+// The native tier's bitcode (PTX_NATIVE_BITCODE) has one copy, compiled for the host CPU when a kernel is compiled.
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__SANITIZE_ADDRESS__) && \
-    !defined(__SANITIZE_THREAD__)
+    !defined(__SANITIZE_THREAD__) && !defined(PTX_NATIVE_BITCODE)
 #define PTX_LANES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define PTX_LANES
@@ -70,7 +71,11 @@ template <class T> PTX_HOT void blendLanes(T* dst, const T* tmp, uint32_t m) {
 template <class T, class F> PTX_HOT void store(Warp& w, uint32_t d, F f) {
   if (w.exec == kFullMask) {
     T* dst = R<T>(w, d);
+#if defined(__clang__)  // the native tier's bitcode (native/jit): clang's spelling of ivdep
+#pragma clang loop vectorize(assume_safety)
+#else
 #pragma GCC ivdep
+#endif
     for (int i = 0; i < 32; ++i) dst[i] = f(i);
     return;
   }

@@ -5,6 +5,7 @@
 #include "exec/engine.h"
 #include "exec/handlers.h"
 #include "exec/lower.h"
+#include "native/tier.h"
 #include "ptx/check.h"
 #include "ptx/parse.h"
 
@@ -262,7 +263,10 @@ CtaStatus runCta(Cta& cta, const std::vector<uint32_t>* warpOrder) {
       w.budget = w.checkInterval = kSpinCheckInterval;
       w.backEdges = 0;
       const Op* op = w.pc;
-      while (op) op = op->fn(w, op);
+      if (job.native)
+        while (op) op = job.native(w, op);
+      else
+        while (op) op = op->fn(w, op);
       ran = true;
       if (job.faulted.load(std::memory_order_relaxed)) return CtaStatus::Faulted;
       if (w.state == WarpState::Yielded) yielded = preempted = true;
@@ -594,6 +598,7 @@ LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams&
   job.code = &code;
   job.info = &info;
   job.entry = &codeProgram.functions[code.function];
+  job.native = native::codeFor(codeProgram, *job.entry);
   job.lp = lp;
   job.host = lp.host ? lp.host : &defaultHost();
   job.paramBuffer.assign(static_cast<const uint8_t*>(lp.params),

@@ -142,7 +142,9 @@ void KernelLowerer::lowerIndirectCall(const Instruction& in) {
                     "of the module with the call's signature",
                     in.loc.line));
   });
-  for (auto [f, p] : candidates) guardedBlock(p, false, [&] { lowerDirectCall(f, args, rets); });
+  // (no structured bindings captured: clang 14 compiles this file for the native tier, and it cannot)
+  for (const auto& candidate : candidates)
+    guardedBlock(candidate.second, false, [&] { lowerDirectCall(candidate.first, args, rets); });
 }
 
 void KernelLowerer::lowerDirectCall(uint32_t calleeIr, const std::vector<const Operand*>& args,

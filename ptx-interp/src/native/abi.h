@@ -1,0 +1,48 @@
+// The interface between the interpreter (native/tier.cpp, in libptxinterp) and the native tier's compiler
+// (native/jit, libcuemu-native.so, which the interpreter loads with dlopen only when the tier is switched on).
+// Plain C types: the library is built from the same sources, and the version guards against a stale copy.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ptx::exec {
+struct Op;
+struct Warp;
+}  // namespace ptx::exec
+
+extern "C" {
+
+constexpr uint32_t kCuemuNativeAbiVersion = 1;
+
+struct CuemuNativeOptions {
+  // 1: the light pipeline (inline the handlers, fold their ops, simplify); 2, 3: LLVM's O2, O3 pipelines
+  uint32_t optLevel = 1;
+  // per op: 1 compiles its handler into the function, 0 calls its handler pointer (ops of other kernels of an eagerly
+  // lowered module); nullptr: all
+  const uint8_t* compileOp = nullptr;
+};
+
+// What one compile did (docs/native-tier.md).
+struct CuemuNativeResult {
+  // The kernel's code: runs the warp from `op` (an op of the compiled program) until it stops (returns nullptr).
+  const ptx::exec::Op* (*entry)(ptx::exec::Warp&, const ptx::exec::Op*) = nullptr;
+  void* handle = nullptr;   // for release()
+  uint64_t compileNs = 0;   // wall time of the whole compile
+  uint64_t prepareNs = 0;   // of it: the process's first compile reads the handler bitcode and the symbols
+  uint32_t opsInlined = 0;  // ops whose handler's code was compiled into the kernel
+  uint32_t opsCalled = 0;   // ops that call the interpreter's handler (no bitcode for it)
+  uint32_t codeBytes = 0;   // machine code
+  char message[512] = {};   // why entry is null
+};
+
+struct CuemuNativeApi {
+  uint32_t version;
+  // Compiles ops[0..count) (a lowered program's op array) into one function. Ops never change after lowering.
+  bool (*compile)(const ptx::exec::Op* ops, size_t count, const CuemuNativeOptions* options, CuemuNativeResult* out);
+  void (*release)(void* handle);
+};
+
+// The library's one export.
+const CuemuNativeApi* cuemuNativeApi();
+}

@@ -1,0 +1,98 @@
+#include "native/jit/symbols.h"
+
+#include <llvm/BinaryFormat/ELF.h>
+#include <llvm/Object/ELFObjectFile.h>
+#include <llvm/Object/ObjectFile.h>
+
+// after LLVM's ELF.h: <link.h> brings <elf.h>, whose macros have the names of LLVM's enumerators
+#include <link.h>
+
+#include <unordered_set>
+
+namespace ptx::exec::native {
+
+namespace {
+
+struct Found {
+  uintptr_t anchor;
+  std::string path;
+  uint64_t bias = 0;
+  bool found = false;
+};
+
+int findObject(dl_phdr_info* info, size_t, void* data) {
+  auto* f = static_cast<Found*>(data);
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD) continue;
+    uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+    if (f->anchor >= start && f->anchor < start + ph.p_memsz) {
+      f->path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : "/proc/self/exe";
+      f->bias = info->dlpi_addr;
+      f->found = true;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+// gcc's clones of a target_clones function: the op holds the clone the loader picked.
+std::string withoutCloneSuffix(llvm::StringRef name) {
+  size_t dot = name.find('.');
+  if (dot == llvm::StringRef::npos) return name.str();
+  llvm::StringRef suffix = name.substr(dot + 1);
+  if (suffix.startswith("arch_") || suffix == "default") return name.substr(0, dot).str();
+  return name.str();
+}
+
+}  // namespace
+
+SymbolIndex readSymbols(const void* anchor) {
+  SymbolIndex index;
+  Found f{reinterpret_cast<uintptr_t>(anchor), {}, 0, false};
+  dl_iterate_phdr(findObject, &f);
+  if (!f.found) {
+    index.error = "the interpreter's object was not found";
+    return index;
+  }
+  index.object = f.path;
+  auto file = llvm::object::ObjectFile::createObjectFile(f.path);
+  if (!file) {
+    index.error = llvm::toString(file.takeError());
+    return index;
+  }
+  auto* elf = llvm::dyn_cast<llvm::object::ELFObjectFileBase>(file->getBinary());
+  if (!elf) {
+    index.error = f.path + " is not an ELF object";
+    return index;
+  }
+  std::unordered_set<std::string> ifuncs;
+  for (const llvm::object::ELFSymbolRef& sym : elf->symbols()) {
+    auto flags = sym.getFlags();
+    if (!flags || (*flags & llvm::object::SymbolRef::SF_Undefined)) continue;
+    auto name = sym.getName();
+    auto value = sym.getValue();
+    if (!name || !value || name->empty()) continue;
+    const uint8_t type = sym.getELFType();
+    if (type != STT_FUNC && type != STT_OBJECT && type != STT_GNU_IFUNC) continue;
+    if (sym.getSection() && *sym.getSection() == elf->section_end()) continue;
+    if (type == STT_GNU_IFUNC) {  // its value is the resolver: bound to the clone below
+      ifuncs.insert(name->str());
+      continue;
+    }
+    const uint64_t address = *value + f.bias;
+    auto [it, inserted] = index.byName.emplace(name->str(), address);
+    if (!inserted && it->second != address) it->second = 0;
+    if (type == STT_FUNC) index.functions.emplace(address, withoutCloneSuffix(*name));
+  }
+  // an ifunc's callers reach the clone the loader picks: the same test as gcc's resolver
+  const bool v3 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2");
+  for (const std::string& name : ifuncs) {
+    uint64_t clone = index.address(name + (v3 ? ".arch_x86_64_v3" : ".default"));
+    if (clone) index.byName[name] = clone;
+  }
+  if (index.byName.empty()) index.error = f.path + " has no symbol table (stripped)";
+  return index;
+}
+
+}  // namespace ptx::exec::native

@@ -1,0 +1,30 @@
+// The interpreter's side of the native tier (ptx/native.h): compiles a lowered program's ops through
+// libcuemu-native.so and keeps the code with the program (Program::native).
+#pragma once
+
+#include "exec/engine.h"
+
+#include <map>
+
+namespace ptx::exec {
+
+// The compiled code of a program's kernels (a lazily lowered program has one), released with the program.
+struct NativeSlot {
+  struct Code {
+    Handler entry = nullptr;  // nullptr: the kernel is interpreted
+    void* handle = nullptr;
+  };
+  std::map<uint32_t, Code> kernels;  // by the kernel's entry function (Program::functions index)
+  ~NativeSlot();
+};
+
+namespace native {
+
+// The function that runs warps of the kernel whose entry function is `entry` (of program p) from any op of p until
+// they stop (as `while (op) op = op->fn(w, op)` does), compiled on first use: the kernel's own ops and every
+// non-entry function's, while ops of p's other kernels call their handlers. nullptr while the tier is off or when
+// the kernel cannot be compiled.
+Handler codeFor(const Program& p, const FunctionCode& entry);
+
+}  // namespace native
+}  // namespace ptx::exec

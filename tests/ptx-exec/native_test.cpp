@@ -1,0 +1,267 @@
+// The native tier (ptx/native.h, docs/native-tier.md): the same kernels run interpreted and compiled give the same
+// memory and the same faults. Each case compiles its module twice, one program per tier, and runs it on fresh
+// copies of its buffers. The whole suite also runs with the tier on (ptx_exec_tests_native).
+#include "harness.h"
+
+#include <ptx/native.h>
+
+#include <fmt/format.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <vector>
+
+using namespace ptx::exec;
+
+namespace {
+
+ptxtest::Arena& nativeArena() {
+  static auto* a = new ptxtest::Arena(size_t(128) << 20);
+  return *a;
+}
+
+// A kernel argument: one of the case's buffers (its device address plus `offset` bytes) or a scalar.
+struct Arg {
+  int buffer = -1;
+  int64_t value = 0;  // the scalar, or the byte offset into the buffer
+};
+
+struct Case {
+  Case(std::string f, std::string k, Dim3 g, Dim3 b, std::vector<std::vector<uint8_t>> initial)
+      : file(std::move(f)), kernel(std::move(k)), grid(g), block(b), buffers(std::move(initial)) {}
+  std::string file, kernel;
+  Dim3 grid, block;
+  std::vector<std::vector<uint8_t>> buffers;  // initial contents
+  std::vector<Arg> args;
+  uint32_t dynamicShared = 0;
+  ExecConfig config{};
+};
+
+struct Outcome {
+  std::vector<std::vector<uint8_t>> buffers;
+  Fault fault;
+  int64_t faultOffset = 0;  // the fault's address less the first buffer's (each run has buffers of its own)
+};
+
+Outcome runCase(const Case& c, bool native) {
+  const bool was = nativeTier();
+  setNativeTier(native);
+  // a text of its own: compile() gives the program of the same text while one lives (other tests' included)
+  static std::atomic<int> serial{0};
+  CompileResult compiled = compile(ptxtest::readFile(std::string(PTX_EXEC_KERNELS) + "/" + c.file) +
+                                   "\n// native tier test " + std::to_string(serial++) + "\n");
+  if (!compiled.program) throw std::runtime_error(compiled.error);
+  const Program& program = *compiled.program;
+  const int k = findKernel(program, c.kernel);
+  if (k < 0) throw std::runtime_error("no kernel " + c.kernel);
+  const KernelInfo& info = kernels(program)[size_t(k)];
+  std::vector<uint8_t*> device;
+  for (const auto& b : c.buffers) {
+    device.push_back(nativeArena().alloc<uint8_t>(b.size()));
+    std::memcpy(device.back(), b.data(), b.size());
+  }
+  std::vector<uint8_t> params(std::max<size_t>(info.paramBytes, 1));
+  for (size_t i = 0; i < c.args.size() && i < info.params.size(); ++i) {
+    const Arg& a = c.args[i];
+    uint64_t v =
+        a.buffer >= 0 ? reinterpret_cast<uint64_t>(device[size_t(a.buffer)]) + uint64_t(a.value) : uint64_t(a.value);
+    std::memcpy(params.data() + info.params[i].offset, &v, info.params[i].size);
+  }
+  std::vector<uint64_t> globals = ptxtest::allocateGlobals(program, nativeArena());
+  LaunchParams lp;
+  lp.grid = c.grid;
+  lp.block = c.block;
+  lp.params = params.data();
+  lp.paramBytes = info.paramBytes;
+  lp.memory = &nativeArena();
+  lp.globalAddresses = globals.data();
+  lp.dynamicSharedBytes = c.dynamicShared;
+  lp.config = c.config;
+  Outcome out;
+  out.fault = launch(program, k, lp).fault;
+  if (!device.empty() && out.fault.address) {
+    out.faultOffset = int64_t(out.fault.address - reinterpret_cast<uint64_t>(device[0]));
+    const std::string hex = fmt::format("0x{:x}", out.fault.address);
+    if (size_t at = out.fault.message.find(hex); at != std::string::npos)
+      out.fault.message.replace(at, hex.size(), "<buffer 0 + " + std::to_string(out.faultOffset) + ">");
+  }
+  for (size_t i = 0; i < c.buffers.size(); ++i) out.buffers.emplace_back(device[i], device[i] + c.buffers[i].size());
+  setNativeTier(was);
+  return out;
+}
+
+template <class T> std::vector<uint8_t> bytesOf(const std::vector<T>& v) {
+  std::vector<uint8_t> b(v.size() * sizeof(T));
+  std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+
+// Runs c in both tiers: the buffers must be equal byte for byte, and so must the fault (kind, kernel, block,
+// thread, PTX line, address, message). Returns the native run's outcome.
+Outcome expectSameInBothTiers(const Case& c) {
+  const uint64_t compiledBefore = nativeTierStats().kernelsCompiled;
+  Outcome interpreted = runCase(c, false);
+  Outcome native = runCase(c, true);
+  EXPECT_GT(nativeTierStats().kernelsCompiled, compiledBefore)
+      << c.kernel << ": the native tier compiled nothing (" << nativeTierStats().lastRefusal << ")";
+  for (size_t i = 0; i < c.buffers.size(); ++i) {
+    const auto& a = interpreted.buffers[i];
+    const auto& b = native.buffers[i];
+    size_t differ = 0;
+    while (differ < a.size() && a[differ] == b[differ]) ++differ;
+    EXPECT_EQ(differ, a.size()) << c.kernel << ": buffer " << i << " differs first at byte " << differ;
+  }
+  EXPECT_EQ(native.fault.kind, interpreted.fault.kind) << c.kernel << ": " << native.fault.message;
+  EXPECT_EQ(native.fault.kernel, interpreted.fault.kernel) << c.kernel;
+  EXPECT_EQ(native.fault.ptxLine, interpreted.fault.ptxLine) << c.kernel;
+  EXPECT_EQ(native.faultOffset, interpreted.faultOffset) << c.kernel;
+  EXPECT_EQ(native.fault.address != 0, interpreted.fault.address != 0) << c.kernel;
+  EXPECT_EQ(native.fault.block.x, interpreted.fault.block.x) << c.kernel;
+  EXPECT_EQ(native.fault.thread.x, interpreted.fault.thread.x) << c.kernel;
+  EXPECT_EQ(native.fault.thread.y, interpreted.fault.thread.y) << c.kernel;
+  EXPECT_EQ(native.fault.message, interpreted.fault.message) << c.kernel;
+  return native;
+}
+
+class NativeTier : public testing::Test {
+ protected:
+  void SetUp() override {
+    if (!nativeTierUnavailable().empty()) GTEST_SKIP() << nativeTierUnavailable();
+  }
+};
+
+std::vector<float> ramp(size_t n, float scale, float offset) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = float(i) * scale + offset;
+  return v;
+}
+
+}  // namespace
+
+TEST_F(NativeTier, VectorAddAndFmaLoop) {
+  const int n = 1000;  // not a multiple of the block: the last warps are partial
+  Case vadd{"bench.ptx",
+            "vadd",
+            Dim3{4},
+            Dim3{256},
+            {bytesOf(ramp(n, 0.5f, 1)), bytesOf(ramp(n, -0.25f, 3)), std::vector<uint8_t>(n * 4)}};
+  vadd.args = {{0}, {1}, {2}, {-1, n}};
+  expectSameInBothTiers(vadd);
+  Case fma{"bench.ptx", "fmaloop", Dim3{3}, Dim3{96}, {std::vector<uint8_t>(3 * 96 * 4)}};
+  fma.args = {{0}, {-1, 37}};
+  Outcome out = expectSameInBothTiers(fma);
+  float first = 0;
+  std::memcpy(&first, out.buffers[0].data() + 4, 4);
+  EXPECT_NE(first, 0.0f);  // it ran
+}
+
+TEST_F(NativeTier, DivergentLoopsAndBranches) {
+  std::vector<unsigned> in(777);
+  std::iota(in.begin(), in.end(), 1u);
+  Case collatz{"bench.ptx", "collatz", Dim3{7}, Dim3{128}, {bytesOf(in), std::vector<uint8_t>(in.size() * 4)}};
+  collatz.args = {{0}, {1}, {-1, int64_t(in.size())}};
+  expectSameInBothTiers(collatz);
+  std::vector<int> values(300);
+  std::mt19937 rng(7);
+  for (int& v : values) v = int(rng() % 1000);
+  Case divergent{"basic.ptx", "divergent", Dim3{3}, Dim3{128}, {bytesOf(values), std::vector<uint8_t>(300 * 4)}};
+  divergent.args = {{0}, {1}, {-1, 300}};
+  expectSameInBothTiers(divergent);
+  Case calls{"basic.ptx",
+             "calls",
+             Dim3{1},
+             Dim3{64},
+             {bytesOf(std::vector<int>(values.begin(), values.begin() + 64)), std::vector<uint8_t>(64 * 4),
+              std::vector<uint8_t>(64 * 4)}};
+  calls.args = {{0}, {1}, {2}};
+  expectSameInBothTiers(calls);
+}
+
+TEST_F(NativeTier, BarriersSharedMemoryAndWarpCollectives) {
+  const int blocks = 16;
+  Case reduce{"bench.ptx",
+              "reduce",
+              Dim3{blocks},
+              Dim3{256},
+              {bytesOf(ramp(blocks * 256, 0.125f, -7)), std::vector<uint8_t>(blocks * 4)}};
+  reduce.args = {{0}, {1}};
+  expectSameInBothTiers(reduce);
+  const int n = 64;
+  Case matmul{"bench.ptx",
+              "matmul",
+              Dim3{n / 16, n / 16},
+              Dim3{16, 16},
+              {bytesOf(ramp(n * n, 0.01f, -1)), bytesOf(ramp(n * n, -0.02f, 2)), std::vector<uint8_t>(n * n * 4)}};
+  matmul.args = {{0}, {1}, {2}, {-1, n}};
+  expectSameInBothTiers(matmul);
+  std::vector<int> values(96);
+  std::iota(values.begin(), values.end(), -20);
+  Case warpops{"basic.ptx", "warpops", Dim3{1}, Dim3{96}, {bytesOf(values), std::vector<uint8_t>(96 * 6 * 4)}};
+  warpops.args = {{0}, {1}};
+  expectSameInBothTiers(warpops);
+  Case dynshared{
+      "basic.ptx", "dynshared", Dim3{2}, Dim3{64}, {bytesOf(ramp(128, 1, 0)), std::vector<uint8_t>(128 * 4)}};
+  dynshared.args = {{0}, {1}};
+  dynshared.dynamicShared = 64 * 4;
+  expectSameInBothTiers(dynshared);
+}
+
+TEST_F(NativeTier, Atomics) {
+  std::vector<uint8_t> bytes(20000);
+  std::mt19937 rng(3);
+  for (uint8_t& b : bytes) b = uint8_t(rng());
+  // one host thread: the bins' final values do not depend on the order, the atomics' order does not matter
+  Case histogram{"bench.ptx", "histogram", Dim3{20}, Dim3{256}, {bytes, std::vector<uint8_t>(256 * 4)}};
+  histogram.args = {{0}, {1}, {-1, int64_t(bytes.size())}};
+  expectSameInBothTiers(histogram);
+  Case atomics{"basic.ptx",
+               "atomics",
+               Dim3{1},
+               Dim3{128},
+               {std::vector<uint8_t>(16), std::vector<uint8_t>(16), std::vector<uint8_t>(4), std::vector<uint8_t>(8),
+                std::vector<uint8_t>(8)}};
+  atomics.args = {{0}, {1}, {2}, {3}, {4}};
+  atomics.config.deterministic = true;  // the float sums are the same in any order of 0.5s, the CAS winner is not
+  expectSameInBothTiers(atomics);
+}
+
+TEST_F(NativeTier, FaultsReportTheSameKernelBlockThreadLineAndAddress) {
+  Case oob{"basic.ptx", "oob", Dim3{2}, Dim3{32}, {std::vector<uint8_t>(64)}};
+  oob.args = {{0}, {-1, 16 * 1024}};
+  Outcome out = expectSameInBothTiers(oob);
+  EXPECT_EQ(out.fault.kind, FaultKind::IllegalAddress);
+  Case misaligned{"basic.ptx", "misaligned", Dim3{1}, Dim3{1}, {std::vector<uint8_t>(64)}};
+  misaligned.args = {{0}};
+  out = expectSameInBothTiers(misaligned);
+  EXPECT_EQ(out.fault.kind, FaultKind::MisalignedAddress);
+  Case trapper{"basic.ptx", "trapper", Dim3{2}, Dim3{64}, {}};
+  out = expectSameInBothTiers(trapper);
+  EXPECT_EQ(out.fault.kind, FaultKind::IllegalInstruction);
+}
+
+// The tier's switch and its report: what compiled, and that a program is compiled once for all its launches.
+TEST_F(NativeTier, CompilesOncePerProgramAndReports) {
+  const bool was = nativeTier();
+  setNativeTier(true);
+  CompileResult compiled =
+      compile(ptxtest::readFile(std::string(PTX_EXEC_KERNELS) + "/bench.ptx") + "\n// native tier: compiles once\n");
+  ASSERT_TRUE(compiled.program) << compiled.error;
+  const int k = findKernel(*compiled.program, "vadd");
+  const KernelInfo& info = kernels(*compiled.program)[size_t(k)];
+  float* a = nativeArena().alloc<float>(64);
+  ptxtest::Params p(info);
+  p.arg(a).arg(a).arg(a).arg(64);
+  const NativeTierStats before = nativeTierStats();
+  for (int i = 0; i < 3; ++i)
+    ASSERT_TRUE(launch(*compiled.program, k, ptxtest::launchParams(Dim3{1}, Dim3{64}, p, nativeArena())).ok());
+  const NativeTierStats after = nativeTierStats();
+  EXPECT_EQ(after.kernelsCompiled, before.kernelsCompiled + 1);
+  EXPECT_GT(after.opsInlined, before.opsInlined);
+  EXPECT_GT(after.compileNs, before.compileNs);
+  EXPECT_GT(after.codeBytes, before.codeBytes);
+  setNativeTier(was);
+}
