@@ -169,6 +169,22 @@ Pos accumulatorPos(bool half, unsigned r) {
   return half ? Pos{8 * e, col} : Pos{8 * (e >> 1), col + (e & 1)};
 }
 
+// A held in the warp's four registers: element i of register r in lane l, `bits` wide, goes to its place in mma's A
+// fragment layout (16 rows of `rowStride`), its sign flipped by `flip`.
+template <class T>
+void unpackRegisterA(Warp& w, const WgmmaSite& s, unsigned bits, unsigned rowStride, T flip, T* out) {
+  const unsigned p = 32 / bits;
+  const uint32_t mask = bits == 32 ? ~0u : (1u << bits) - 1;
+  for (unsigned r = 0; r < 4; ++r) {
+    const uint32_t* v = R<uint32_t>(w, s.a[r]);
+    for (unsigned l = 0; l < 32; ++l)
+      for (unsigned i = 0; i < p; ++i) {
+        Pos q = mmaA(l, r * p + i, p, 16);
+        out[q.row * rowStride + q.col] = T((v[l] >> (i * bits)) & mask) ^ flip;
+      }
+  }
+}
+
 // Dense wgmma with f16, bf16 or tf32 multiplicands, while narrow-tensor-sums and matrix-tile-lines are on: the
 // operands as 32-bit patterns, B read and decoded once for all its column chunks, matrix::narrowSums on each. False
 // where it does not apply or an operand is not inside the CTA's shared memory or needs the reference sums: the
@@ -199,16 +215,7 @@ bool wgmmaNarrow(Warp& w, const WgmmaSite& s) {
   alignas(64) int ae[16 * 16];
   auto chunks = bits == 16 ? &readOperandChunks<2, uint32_t> : &readOperandChunks<4, uint32_t>;
   if (aRegs) {
-    const unsigned p = 32 / bits;
-    const uint32_t mask = bits == 32 ? ~0u : (1u << bits) - 1;
-    for (unsigned r = 0; r < 4; ++r) {
-      const uint32_t* v = R<uint32_t>(w, s.a[r]);
-      for (unsigned l = 0; l < 32; ++l)
-        for (unsigned i = 0; i < p; ++i) {
-          Pos q = mmaA(l, r * p + i, p, 16);
-          abits[q.row * K + q.col] = ((v[l] >> (i * bits)) & mask) ^ flipA;
-        }
-    }
+    unpackRegisterA<uint32_t>(w, s, bits, K, flipA, abits);
   } else if (!chunks(w, Descriptor(R<uint64_t>(w, s.a[0])[lane0]), transA, rowBase, 16, K, false, flipA, abits)) {
     return false;
   }
@@ -270,16 +277,7 @@ const Op* wgmmaMma(Warp& w, const Op* op) {
   d.resize(16 * N);
   // A: this warp's 16 rows
   if (s.flags & kWgmmaARegs) {
-    const unsigned p = 32 / bitsA;
-    const uint32_t mask = bitsA == 32 ? ~0u : (1u << bitsA) - 1;
-    for (unsigned r = 0; r < 4; ++r) {
-      const uint32_t* v = R<uint32_t>(w, s.a[r]);
-      for (unsigned l = 0; l < 32; ++l)
-        for (unsigned i = 0; i < p; ++i) {
-          Pos q = mmaA(l, r * p + i, p, 16);
-          a[q.row * KA + q.col] = ((v[l] >> (i * bitsA)) & mask) ^ flipA;
-        }
-    }
+    unpackRegisterA<uint64_t>(w, s, bitsA, KA, flipA, a.data());
   } else if (!readOperand(w, op, lane0, Descriptor(R<uint64_t>(w, s.a[0])[lane0]), s.flags & kWgmmaTransA, rowBase, 16,
                           KA, bitsA, false, flipA, a.data())) {
     return nullptr;
