@@ -284,4 +284,21 @@ bool GoldenRecord(const std::string& name, uint64_t hash, const std::vector<uint
   return true;
 }
 
+const GoldenEntry* GoldenFor(const std::string& name, uint64_t hash) {
+  std::string source;
+  const auto& golden = GoldenData(&source);
+  auto it = golden.find(name);
+  if (it == golden.end()) {
+    ADD_FAILURE() << "no golden outputs for " << name
+                  << (source.empty() ? " (CUEMU_CONF_GOLDEN is not set)" : " in " + source);
+    return nullptr;
+  }
+  if (it->second.hash != hash) {
+    ADD_FAILURE() << "the golden outputs of " << name
+                  << " were recorded for other inputs or another kernel; record again";
+    return nullptr;
+  }
+  return &it->second;
+}
+
 }  // namespace conf

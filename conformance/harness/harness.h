@@ -122,6 +122,9 @@ uint64_t Fnv(const void* data, size_t n, uint64_t h = 0xcbf29ce484222325ull);
 const std::map<std::string, GoldenEntry>& GoldenData(std::string* source);
 // With CUEMU_CONF_GOLDEN_RECORD set (run-on-gpu.sh): appends one case's outputs to that file and returns true.
 bool GoldenRecord(const std::string& name, uint64_t hash, const std::vector<uint64_t>& outputs);
+// The golden entry of `name`, if it was recorded for `hash`; otherwise nullptr after a test failure that says why
+// (CUEMU_CONF_GOLDEN not set, no entry of that name, or one recorded for other inputs or another kernel).
+const GoldenEntry* GoldenFor(const std::string& name, uint64_t hash);
 
 }  // namespace conf
 
