@@ -272,14 +272,7 @@ void releaseBarrier(Cta& cta, uint32_t id) {
       x.state = WarpState::Ready;
     }
   }
-  // a new phase; what synccheck's strict mode has seen of the barrier spans phases (field by field: a whole new
-  // Barrier went through the stack, a store-to-load hop at every release)
-  b.arrived = 0;
-  b.expected = 0;
-  b.waiting = 0;
-  b.redAnd = 1;
-  b.redOr = 0;
-  b.redPopc = 0;
+  b.startPhase();
 }
 
 // A barrier completes when the expected number of threads arrived (bar.sync with a count: that many; without:

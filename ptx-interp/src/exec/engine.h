@@ -316,6 +316,13 @@ struct Barrier {
   // that they outnumber the count
   uint32_t countedWarps = 0, countedThreads = 0;
   bool countExceededReported = false;
+  // A new phase, after a release: the per-phase fields as a new Barrier has them, in place (a whole new Barrier
+  // through the stack cost a store-to-load hop at every release); what strict mode has seen spans phases.
+  void startPhase() {
+    arrived = expected = waiting = 0;
+    redAnd = 1;
+    redOr = redPopc = 0;
+  }
 };
 
 // A thread-block cluster: its CTAs by rank, all run by one host thread (launch.cpp: runCluster), and the state of

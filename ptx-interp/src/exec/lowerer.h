@@ -52,6 +52,7 @@ using ptx::TypeKind;
 
 constexpr uint32_t kZeroReg = 0;  // 256 bytes of zeros at the start of every register file
 constexpr uint32_t kFirstFree = 256;
+static_assert(kFirstFree % 64 == 0);
 
 inline uint32_t alignUp(uint32_t v, uint32_t a) { return a ? (v + a - 1) / a * a : v; }
 
@@ -174,9 +175,11 @@ class KernelLowerer {
   // kDynamicShared for an extern (dynamic) one.
   static constexpr uint32_t kDynamicShared = 0xffffffffu;
   uint32_t placeShared(const ptx::Variable& v);
+  // A register's slot in the register file: 32 lanes of its size, 64-byte aligned.
+  static uint32_t regSlotBytes(uint32_t bytesPerLane) { return alignUp(32 * std::max(bytesPerLane, 1u), 64); }
   uint32_t allocReg(uint32_t bytesPerLane) {
     uint32_t off = rfTop_;
-    rfTop_ = alignUp(rfTop_ + 32 * std::max(bytesPerLane, 1u), 64);
+    rfTop_ += regSlotBytes(bytesPerLane);  // slots from kFirstFree on stay 64-byte aligned
     return off;
   }
   // -- constants and temporaries (allocated after the declared registers)

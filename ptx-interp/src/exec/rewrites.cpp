@@ -375,11 +375,11 @@ void KernelLowerer::recordLoopWatches(const std::vector<std::vector<uint32_t>>& 
       }
     }
     if (calls) continue;
-    std::vector<RegisterRange> slots;  // each register's whole slot: 32 lanes of its size, 64-byte aligned (allocReg)
+    std::vector<RegisterRange> slots;  // each register's whole slot
     for (uint32_t r : written) {
       uint32_t offset = regOf(r);
       if (offset >= code_->constStart) continue;  // a launch constant: written once per launch, not by the loop
-      slots.push_back({offset, alignUp(32 * std::max(sizeOf(fn_->registers[r].type), 1u), 64)});
+      slots.push_back({offset, regSlotBytes(sizeOf(fn_->registers[r].type))});
     }
     std::sort(slots.begin(), slots.end(), [](const auto& x, const auto& y) { return x.offset < y.offset; });
     std::vector<RegisterRange> ranges;
