@@ -131,6 +131,18 @@ std::string CopyKernel(const CopyForm& f, unsigned expectBytes) {
   return s;
 }
 
+// The bytes a tile load through an interleaved map moves, as measured on an H100 (tools/gpu-probe/tmapil27.cpp):
+// ceil(box[0] / elementStride[0]) chunks of the interleave's bytes per row, and one row of dimension rank - 2. Where
+// that differs from the map's box bytes (which the kernel expects on its mbarrier), the GPU's phase completes when a
+// prefix of the 16-byte pieces it completes in its own order adds up to them: in some runs and not in others, so the
+// case compares the phase only where the two agree.
+uint64_t InterleavedTileBytes(const CopyForm& f) {
+  uint64_t bytes = f.interleave == CU_TENSOR_MAP_INTERLEAVE_32B ? 32 : 16;
+  for (unsigned i = 0; i < f.rank; ++i)
+    if (i + 2 != f.rank) bytes *= (f.box[i] + f.es[i] - 1) / f.es[i];
+  return bytes;
+}
+
 // The copy's outputs: the launch's result, whether the mbarrier's phase completed, the map after the kernel, the
 // mbarrier word, and the shared array up to its last byte that is not 0xee.
 void RunCopy(const CopyForm& f) {
@@ -212,7 +224,9 @@ void RunCopy(const CopyForm& f) {
     return;
   }
   EXPECT_EQ(outputs[0], want[0]) << "box bytes in the map";
-  EXPECT_EQ(outputs[1], want[1]) << "the mbarrier's phase completed";
+  if (f.interleave == CU_TENSOR_MAP_INTERLEAVE_NONE || f.im2col || InterleavedTileBytes(f) == want[0]) {
+    EXPECT_EQ(outputs[1], want[1]) << "the mbarrier's phase completed";
+  }
   for (size_t i = 2; i < 18 && i < want.size(); ++i) EXPECT_EQ(outputs[i], want[i]) << "map word " << i - 2;
   EXPECT_EQ(outputs.size(), want.size()) << "shared bytes written (the last one not 0xee)";
   int shown = 0;
@@ -426,6 +440,46 @@ std::vector<CopyForm> InterleavedForms() {
     f.rank = 4;
     f.dims[3] = 3, f.box[3] = 2;
     f.coords[3] = 1;
+    add(f);
+  }
+  {  // global strides that are not twice the interleave (48 and 496 bytes), so that rows, chunks and the strides
+     // of dimensions 1 and 2 cannot be mistaken for one another; coordinates inside and across the edges
+    CopyForm f = Interleaved("interleave16_pitch48", i16);
+    f.strides[0] = 48, f.strides[1] = 496;
+    f.coords[0] = 1, f.coords[1] = 3;
+    add(f);
+    f.name = "interleave16_pitch48_edges";
+    f.dims[0] = 6;
+    f.coords[0] = -1, f.coords[1] = 9, f.coords[2] = 4;
+    add(f);
+    f.name = "interleave16_pitch48_dim1_outside";
+    f.dims[0] = 8;
+    f.coords[0] = 0, f.coords[1] = 10, f.coords[2] = 0;
+    add(f);
+    f.name = "interleave16_pitch48_element_stride_3";
+    f.coords[1] = 0;
+    f.es[0] = 3;
+    add(f);
+    f.name = "interleave16_pitch48_rank5";
+    f.es[0] = 1;
+    f.rank = 5;
+    f.dims[3] = 3, f.dims[4] = 2;
+    f.strides[2] = 3008, f.strides[3] = 9024;
+    f.box[3] = 2, f.box[4] = 2;
+    f.coords[1] = 1, f.coords[2] = 2, f.coords[3] = 1, f.coords[4] = 1;
+    add(f);
+    f.name = "interleave16_pitch48_rank4_dim2_outside";
+    f.rank = 4;
+    f.coords[1] = 0, f.coords[2] = 7, f.coords[3] = 0;
+    add(f);
+  }
+  {
+    CopyForm f = Interleaved("interleave32_pitch96_u8", i32);
+    f.type = CU_TENSOR_MAP_DATA_TYPE_UINT8;
+    f.swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;
+    f.dims[0] = 12, f.box[0] = 16;
+    f.strides[0] = 96, f.strides[1] = 992;
+    f.coords[1] = 2, f.coords[2] = 1;
     add(f);
   }
   {  // interleaved im2col (NC/8HWC8 convolutions)

@@ -357,11 +357,6 @@ bool readTensorMap(Warp& w, const Op* op, int lane, uint64_t addr, ptx::TensorMa
     raiseFault(w, op, lane, FaultKind::IllegalInstruction, addr, "operand is not a tensor map");
     return false;
   }
-  if (map.interleave) {
-    raiseFault(w, op, lane, FaultKind::IllegalInstruction, addr,
-               "interleaved tensor maps are not supported by the interpreter's tensor copies");
-    return false;
-  }
   return true;
 }
 
@@ -387,6 +382,23 @@ uint32_t tensorReducer(ptx::RedOp r, ptx::TensorMapType dataType) {
 uint64_t oobFill(const ptx::TensorMap& map) {
   if (map.oobFill != ptx::kTensorMapOobNan) return 0;
   return uint64_t(ptx::kTensorMapNanHalf) * 0x0001000100010001ull;
+}
+
+// Tile loads through an interleaved map (measured on an H100 with tools/gpu-probe/tmapil27.cpp, results in
+// tools/gpu-probe/results/tmapil27-h100-2026-11-27.txt, and conformance ptx.async_TensorCopy.Golden.interleave*):
+// dimension 0 counts chunks of the interleave's bytes (16 or 32) whatever the element type, so a row is
+// ceil(box[0] / elementStride[0]) chunks, chunk k at k * chunk bytes from the row's start and inside the tensor while
+// k < dims[0]; dimension rank - 2 contributes one row at its coordinate (its box size and element stride are
+// ignored, its bound is checked); the other dimensions are a tiled map's. The copy moves (and completes on the
+// mbarrier) the chunks' bytes, more than the map's box bytes (which count elements): the GPU completes them in 16-byte
+// pieces in an order of its own, so an expect_tx of the box bytes completes the phase in some runs and not in others.
+unsigned interleaveChunkBytes(const ptx::TensorMap& map) { return map.interleave == 2 ? 32 : 16; }
+
+// Completes a tensor load's bytes on its mbarrier; an interleaved map's in 16-byte pieces, in order, so that a phase
+// expecting fewer bytes (the map's box bytes) completes once those have arrived, as it may on the GPU.
+void completeTensorTx(uint8_t* bar, const ptx::TensorMap& map, uint64_t bytes) {
+  if (!map.interleave) return mbar::completeTx(bar, int64_t(bytes));
+  for (uint64_t piece = 0; piece < bytes; piece += 16) mbar::completeTx(bar, 16);
 }
 
 // The rows of a box (dimension 0 innermost, the elements of a row contiguous in shared memory), as coordinates of
@@ -428,10 +440,24 @@ struct BoxRows {
 uint64_t tensorBox(Warp& w, const Op* op, const TensorCopyOperands& v, int lane, const ptx::TensorMap& map,
                    const int32_t* start, Cta* multicastTo = nullptr) {
   const TensorKind kind = v.kind;
-  const unsigned rank = map.rank, eb = map.elementBytes();
+  const unsigned rank = map.rank;
+  // An interleaved map's dimension-0 unit is a whole chunk of the interleave's bytes (see above).
+  const unsigned eb = map.interleave ? interleaveChunkBytes(map) : map.elementBytes();
   BoxRows rows;
   rows.rank = rank;
-  uint32_t rowElements = 0;
+  uint32_t rowElements = 0, step0 = 1;
+  if (map.interleave && rank < 3) {  // cuTensorMapEncodeTiled refuses them; a map edited in place may be one
+    raiseFault(w, op, lane, FaultKind::IllegalInstruction, 0, "an interleaved tensor map of rank below 3");
+    return 0;
+  }
+  if (map.interleave && (v.im2col || kind != kTensorLoad)) {
+    // not measured: an H100 fills an interleaved im2col box with zeros where a model of its pixels would read data
+    // (conformance ptx.async_TensorCopy.Golden.im2col_interleave16), and stores were not recorded
+    raiseFault(w, op, lane, FaultKind::IllegalInstruction, 0,
+               v.im2col ? "im2col tensor copies through interleaved maps are not supported by the interpreter"
+                        : "tensor stores and reductions through interleaved maps are not supported by the interpreter");
+    return 0;
+  }
   if (v.im2col && kind != kTensorLoad) {
     // measured: an H100 stops a .im2col_no_offs store with an illegal instruction (conformance
     // ptx.async_TensorCopy_Faults.Golden.store_im2col_no_offs_nhwc)
@@ -460,11 +486,14 @@ uint64_t tensorBox(Warp& w, const Op* op, const TensorCopyOperands& v, int lane,
     }
   } else {
     for (unsigned i = 0; i < rank; ++i) {
-      // measured on an H100: dimension 0's element stride moves nothing (the box row is contiguous)
-      const uint32_t step = i == 0 ? 1 : map.elementStrides[i];
-      const uint32_t count = (map.box[i] + step - 1) / step;
+      // measured on an H100: dimension 0's element stride moves nothing (the box row is contiguous), except in an
+      // interleaved map, whose rows step over chunks
+      const uint32_t step = i == 0 && !map.interleave ? 1 : map.elementStrides[i];
+      const bool single = map.interleave && i + 2 == rank;  // interleaved: one row of dimension rank - 2
+      const uint32_t count = single ? 1 : (map.box[i] + step - 1) / step;
       if (i == 0) {
         rowElements = count;
+        step0 = step;
         continue;
       }
       rows.rows *= count;
@@ -513,37 +542,44 @@ uint64_t tensorBox(Warp& w, const Op* op, const TensorCopyOperands& v, int lane,
       rowAddress += uint64_t(x) * map.strides[i - 1];
     }
     for (uint32_t j = 0; j < rowElements; ++j) {
-      uint64_t offset = sharedBase + r * pitch + uint64_t(j) * eb;
-      if (swizzleBits) offset ^= ((offset >> 7) & ((1u << swizzleBits) - 1)) << 4;
-      if (offset + eb > owner->sharedBytes) {
-        raiseFault(w, op, lane, FaultKind::IllegalAddress, offset, "swizzled tensor box past the end of shared memory");
-        return 0;
-      }
-      uint8_t* s = owner->shared + offset;
-      const int64_t x0 = int64_t(start[0]) + j;
+      const int64_t x0 = int64_t(start[0]) + int64_t(j) * step0;
       const bool inside = rowInside && x0 >= 0 && uint64_t(x0) < map.dims[0];
       const uint64_t global = rowAddress + uint64_t(x0) * eb;
       if (inside && !memory.check(global, eb, kind != kTensorLoad)) {
         raiseFault(w, op, lane, FaultKind::IllegalAddress, global, "tensor element outside device memory");
         return 0;
       }
-      uint8_t* g = reinterpret_cast<uint8_t*>(global);
-      if (kind == kTensorLoad) {
-        if (!inside) {
-          std::memcpy(s, &fill, eb);
-        } else if (toTf32) {
-          uint32_t f;
-          std::memcpy(&f, g, 4);
-          if ((f & 0x7f800000u) != 0x7f800000u) f = (f + 0x1000u) & ~0x1fffu;  // ties away from zero
-          std::memcpy(s, &f, 4);
-        } else {
-          std::memcpy(s, g, eb);
+      // an element, or an interleave chunk in 16-byte pieces (each swizzled on its own)
+      for (unsigned done = 0; done < eb; done += 16) {
+        const unsigned n = std::min(eb - done, 16u);
+        uint64_t offset = sharedBase + r * pitch + uint64_t(j) * eb + done;
+        if (swizzleBits) offset ^= ((offset >> 7) & ((1u << swizzleBits) - 1)) << 4;
+        if (offset + n > owner->sharedBytes) {
+          raiseFault(w, op, lane, FaultKind::IllegalAddress, offset,
+                     "swizzled tensor box past the end of shared memory");
+          return 0;
         }
-      } else if (inside) {
-        if (reduce)
-          reduce(g, s, eb);
-        else
-          std::memcpy(g, s, eb);
+        uint8_t* s = owner->shared + offset;
+        uint8_t* g = reinterpret_cast<uint8_t*>(global + done);
+        if (kind == kTensorLoad) {
+          if (!inside) {
+            for (unsigned k = 0; k < n; k += std::min(n, 8u)) std::memcpy(s + k, &fill, std::min(n, 8u));
+          } else if (toTf32) {
+            for (unsigned k = 0; k < n; k += 4) {
+              uint32_t f;
+              std::memcpy(&f, g + k, 4);
+              if ((f & 0x7f800000u) != 0x7f800000u) f = (f + 0x1000u) & ~0x1fffu;  // ties away from zero
+              std::memcpy(s + k, &f, 4);
+            }
+          } else {
+            std::memcpy(s, g, n);
+          }
+        } else if (inside) {
+          if (reduce)
+            reduce(g, s, n);
+          else
+            std::memcpy(g, s, n);
+        }
       }
     }
   }
@@ -581,7 +617,7 @@ const Op* tensorCopy(Warp& w, const Op* op) {
         const uint64_t bytes =
             tensorBox(w, op, v, i, map, R<int32_t>(w, v.coordinates) + i * kCoordinateBlock, ctas[r]);
         if (!bytes) return nullptr;
-        mbar::completeTx(ctas[r]->shared + barOffset, int64_t(bytes));
+        completeTensorTx(ctas[r]->shared + barOffset, map, bytes);
       }
       continue;
     }
@@ -589,7 +625,7 @@ const Op* tensorCopy(Warp& w, const Op* op) {
     if (kind == kTensorLoad && !(bar = async::lanePointer(w, op, v.mbarrier, i, 8, 8, true))) return nullptr;
     uint64_t bytes = tensorBox(w, op, v, i, map, R<int32_t>(w, v.coordinates) + i * kCoordinateBlock);
     if (!bytes) return nullptr;
-    if (bar) mbar::completeTx(bar, int64_t(bytes));
+    if (bar) completeTensorTx(bar, map, bytes);
   }
   return op + 1;
 }
