@@ -95,10 +95,9 @@ void runForm(const Form& f) {
   std::memset(&m, 0, sizeof m);
   CUresult rc = cuTensorMapEncodeTiled(&m, f.type, f.rank, reinterpret_cast<void*>(data + kTensorOffset), f.dims,
                                        f.strides, f.box, f.es, f.il, f.sw, CU_TENSOR_MAP_L2_PROMOTION_NONE, f.oob);
-  std::printf("form %s rank %u type %d il %d sw %d dims %s strides %s box %s es %s coords %s\n", f.name.c_str(),
-              f.rank, int(f.type), int(f.il), int(f.sw), list(f.dims, f.rank).c_str(),
-              list(f.strides, f.rank - 1).c_str(), list(f.box, f.rank).c_str(), list(f.es, f.rank).c_str(),
-              list(f.coords, f.rank).c_str());
+  std::printf("form %s rank %u type %d il %d sw %d dims %s strides %s box %s es %s coords %s\n", f.name.c_str(), f.rank,
+              int(f.type), int(f.il), int(f.sw), list(f.dims, f.rank).c_str(), list(f.strides, f.rank - 1).c_str(),
+              list(f.box, f.rank).c_str(), list(f.es, f.rank).c_str(), list(f.coords, f.rank).c_str());
   if (rc) {
     std::printf("encode rc %d\n", int(rc));
     return;

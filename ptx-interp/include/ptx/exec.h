@@ -151,6 +151,9 @@ struct CompileOptions {
   std::string_view fileName = "<ptx>";  // for diagnostics
   uint32_t rewrites = kAllRewrites;     // lowering rewrites this compile may use (with defaultRewrites())
   Lowering lowering = Lowering::Default;
+  // A mul and the add/sub using it, neither with a rounding modifier, run as one fused multiply-add where ptxas fuses
+  // them (the PTX ISA allows it; the GPU's results depend on it): exec/contraction.cpp. Off: each rounds on its own.
+  bool contractMulAdd = true;
 };
 
 // Parse + check (+ lower, when eager). Malformed PTX fails here, in both modes. Instructions the interpreter cannot

@@ -163,13 +163,14 @@ struct ProgramCache {
     unsigned targetSm;
     bool acceptNewerIsa;
     uint32_t rewrites;
+    bool contractMulAdd;
     Lowering lowering;
     uint32_t checks;  // checkedAccesses(): code compiled under a checker carries checking ops
     std::string fileName;
     bool operator<(const Key& o) const {
-      return std::tie(hash[0], hash[1], size, targetSm, acceptNewerIsa, rewrites, lowering, checks, fileName) <
-             std::tie(o.hash[0], o.hash[1], o.size, o.targetSm, o.acceptNewerIsa, o.rewrites, o.lowering, o.checks,
-                      o.fileName);
+      return std::tie(hash[0], hash[1], size, targetSm, acceptNewerIsa, rewrites, contractMulAdd, lowering, checks,
+                      fileName) < std::tie(o.hash[0], o.hash[1], o.size, o.targetSm, o.acceptNewerIsa, o.rewrites,
+                                           o.contractMulAdd, o.lowering, o.checks, o.fileName);
     }
   };
   struct Entry {
@@ -208,8 +209,15 @@ CompileResult compile(std::string_view ptxText, const CompileOptions& options) {
   CompileResult r;
   Lowering lowering = options.lowering == Lowering::Default ? defaultLowering() : options.lowering;
   uint32_t rewrites = options.rewrites & defaultRewrites();
-  ProgramCache::Key key{{},       ptxText.size(), options.targetSm,  options.acceptNewerIsa,
-                        rewrites, lowering,       checkedAccesses(), std::string(options.fileName)};
+  ProgramCache::Key key{{},
+                        ptxText.size(),
+                        options.targetSm,
+                        options.acceptNewerIsa,
+                        rewrites,
+                        options.contractMulAdd,
+                        lowering,
+                        checkedAccesses(),
+                        std::string(options.fileName)};
   textHash(ptxText, key.hash);
   if (ProgramCache::instance().find(key, r)) return r;
   ptx::CheckOptions co;
@@ -230,9 +238,10 @@ CompileResult compile(std::string_view ptxText, const CompileOptions& options) {
   }
   demoteF64ToF32(*front.module);
   std::string err;
-  std::unique_ptr<Program> prog = lowering == Lowering::Lazy
-                                      ? describeForLazyLowering(std::move(front.module), err, rewrites, std::move(kept))
-                                      : lowerModule(*front.module, err, rewrites);
+  std::unique_ptr<Program> prog =
+      lowering == Lowering::Lazy
+          ? describeForLazyLowering(std::move(front.module), err, rewrites, std::move(kept), options.contractMulAdd)
+          : lowerModule(*front.module, err, rewrites, options.contractMulAdd);
   if (!prog) {
     r.error = std::move(err);
     return r;

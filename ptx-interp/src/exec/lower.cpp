@@ -985,9 +985,9 @@ void patchTargets(Program& prog) {
 
 // Lowers one kernel into `prog` (appending its code); false with `error` ("line N: message") on a LowerError.
 bool lowerInto(const ptx::Module& module, Program& prog, const std::vector<uint32_t>& globalMap, uint32_t rewrites,
-               lowering::ModuleLookups& lookups, uint32_t entryIr, std::string& error) {
+               bool contractMulAdd, lowering::ModuleLookups& lookups, uint32_t entryIr, std::string& error) {
   try {
-    lowering::KernelLowerer kl(module, prog, globalMap, rewrites, lookups);
+    lowering::KernelLowerer kl(module, prog, globalMap, rewrites, lookups, contractMulAdd);
     kl.lowerKernel(entryIr);
     // ops do not move any more within this kernel, but the vector may still grow: indices now, pointers at the end
     for (auto& pt : kl.resolved()) prog.pendingTargets.push_back({pt.op, pt.value, pt.rpc});
@@ -1096,6 +1096,7 @@ struct LazyKernels {
   CompressedText text;
   std::vector<uint32_t> globalMap;
   uint32_t rewrites = 0;
+  bool contractMulAdd = true;
   lowering::ModuleLookups lookups;
   std::mutex mutex;                                     // lowering is one kernel at a time
   std::unique_ptr<std::atomic<const Program*>[]> code;  // per kernel, null until lowered
@@ -1105,7 +1106,8 @@ struct LazyKernels {
   std::vector<KernelInfo> complete;  // every kernel's complete info, once kernels() asked for it
 };
 
-std::unique_ptr<Program> lowerModule(const ptx::Module& module, std::string& error, uint32_t rewrites) {
+std::unique_ptr<Program> lowerModule(const ptx::Module& module, std::string& error, uint32_t rewrites,
+                                     bool contractMulAdd) {
   auto prog = std::make_unique<Program>();
   std::vector<uint32_t> globalMap;
   if (!describeModule(module, *prog, globalMap, error)) return nullptr;
@@ -1114,7 +1116,7 @@ std::unique_ptr<Program> lowerModule(const ptx::Module& module, std::string& err
   // and scatters the program over the tree's pages, which then cannot be given back (7.5x the text resident after
   // a 48 MB load instead of 3x).
   for (uint32_t entry : prog->kernelEntries)
-    if (!lowerInto(module, *prog, globalMap, rewrites, lookups, entry, error)) return nullptr;
+    if (!lowerInto(module, *prog, globalMap, rewrites, contractMulAdd, lookups, entry, error)) return nullptr;
   patchTargets(*prog);
   return prog;
 }
@@ -1129,7 +1131,7 @@ bool KeptKernelBodies::keep(const ptx::Module& module, uint32_t function) {
 }
 
 std::unique_ptr<Program> describeForLazyLowering(std::unique_ptr<ptx::Module> module, std::string& error,
-                                                 uint32_t rewrites, KeptKernelBodies kept) {
+                                                 uint32_t rewrites, KeptKernelBodies kept, bool contractMulAdd) {
   auto prog = std::make_unique<Program>();
   auto lazy = std::make_shared<LazyKernels>();
   lazy->kept = std::move(kept.bodies);
@@ -1140,6 +1142,7 @@ std::unique_ptr<Program> describeForLazyLowering(std::unique_ptr<ptx::Module> mo
   for (const auto& [function, place] : lazy->kept.bodies) lazy->lookups.keptBodies.push_back(function);
   if (!describeModule(*module, *prog, lazy->globalMap, error)) return nullptr;
   lazy->rewrites = rewrites;
+  lazy->contractMulAdd = contractMulAdd;
   size_t n = prog->kernelEntries.size();
   lazy->code = std::make_unique<std::atomic<const Program*>[]>(n);
   lazy->owned.resize(n);
@@ -1191,7 +1194,8 @@ const Program& loweredKernel(const Program& program, int kernel, int& codeKernel
       error = diags.all().empty() ? std::string("the kept body does not parse again")
                                   : fmt::format("line {}: {}", diags.all()[0].line, diags.all()[0].message);
   }
-  if (parsed && lowerInto(*lazy.module, *code, lazy.globalMap, lazy.rewrites, lazy.lookups, entry, error)) {
+  if (parsed &&
+      lowerInto(*lazy.module, *code, lazy.globalMap, lazy.rewrites, lazy.contractMulAdd, lazy.lookups, entry, error)) {
     patchTargets(*code);
   } else {
     // Found only by lowering (an interpreter limit the checker does not know): the kernel's launches fail with

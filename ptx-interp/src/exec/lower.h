@@ -13,8 +13,9 @@
 namespace ptx::exec {
 
 // Returns nullptr and sets `error` ("line N: message") when the module uses something the interpreter cannot run.
-// `rewrites`: the rewrites it may use (ptx/rewrites.def bits).
-std::unique_ptr<Program> lowerModule(const ptx::Module& module, std::string& error, uint32_t rewrites = kAllRewrites);
+// `rewrites`: the rewrites it may use (ptx/rewrites.def bits); `contractMulAdd`: CompileOptions::contractMulAdd.
+std::unique_ptr<Program> lowerModule(const ptx::Module& module, std::string& error, uint32_t rewrites = kAllRewrites,
+                                     bool contractMulAdd = true);
 
 namespace lowering {
 // What a body refers to that reachability needs (KernelLowerer::collectReachable and addressesTakenIn read it from
@@ -38,7 +39,8 @@ struct KeptKernelBodies {
 // Lazy lowering: the module-level program (globals; the kernels as declared, static shared size included) that
 // keeps `module` and lowers each kernel on first use.
 std::unique_ptr<Program> describeForLazyLowering(std::unique_ptr<ptx::Module> module, std::string& error,
-                                                 uint32_t rewrites = kAllRewrites, KeptKernelBodies kept = {});
+                                                 uint32_t rewrites = kAllRewrites, KeptKernelBodies kept = {},
+                                                 bool contractMulAdd = true);
 // The code of `kernel`: the program itself (codeKernel = kernel) when lowered eagerly, else the kernel's own program
 // (codeKernel = 0), lowered now if it was not yet. Thread-safe: two threads asking first lower it once. A kernel
 // whose lowering fails gets a program whose kernel carries the error as `unsupported` (its launches fail with it).

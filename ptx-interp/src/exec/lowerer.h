@@ -149,11 +149,12 @@ KernelInfo declaredKernelInfo(const ptx::Module& module, uint32_t entryIr);
 class KernelLowerer {
  public:
   KernelLowerer(const ptx::Module& m, Program& p, const std::vector<uint32_t>& globalMap, uint32_t rewrites,
-                ModuleLookups& lookups)
+                ModuleLookups& lookups, bool contractMulAdd = true)
       : mod_(m),
         prog_(p),
         globalMap_(globalMap),
         rewriteMask_(rewrites & checking::rewritesAllowed()),
+        contractMulAdd_(contractMulAdd),
         lookups_(lookups) {}
 
   void lowerKernel(uint32_t entryIr);
@@ -372,6 +373,7 @@ class KernelLowerer {
   uint32_t dynamicSharedBase_ = 0;
   // ---- rewrites (rewrites.cpp; the table: ptx/rewrites.def) ----
   uint32_t rewriteMask_ = kAllRewrites;
+  bool contractMulAdd_ = true;  // CompileOptions::contractMulAdd
   ModuleLookups& lookups_;
   bool enabled(Rewrite r) const { return (rewriteMask_ & rewriteBit(r)) != 0; }
   // launch-constants: entry-function registers whose only definition yields the same launch-wide value (kernel
@@ -413,6 +415,23 @@ class KernelLowerer {
     bool emitsNothing() const { return launchConstant || addFolded || mulFolded; }
   };
   std::vector<InstRewrite> rewrites_;
+  // Multiply-add contraction as ptxas does it (exec/contraction.cpp): per add/sub of the function being lowered, the
+  // mul whose product it adds (kNoIndex: none), and which of the fused operation's inputs change sign.
+  struct Contraction {
+    uint32_t mul = kNoIndex;
+    uint8_t addend = 0;  // the add/sub's operand (1 or 2) that is added to the product
+    bool negProduct = false, negAddend = false;
+    // On a mul: a factor is written before an add fused with it, so the mul copies its factors first (into `saved`).
+    bool saveFactors = false;
+    std::array<uint32_t, 2> saved = {kNoIndex, kNoIndex};
+  };
+  std::vector<Contraction> contractions_;
+  void findContractions();
+  // Lowering a mul: the copies of its factors that contractions need (saveFactors).
+  void saveContractedFactors(const Instruction& mul, Type t);
+  // The fused sources of a contracted add/sub of type t: the mul's factors and the addend, those that change sign
+  // copied negated into temporaries by ops of handler `negate` (a sign-bit flip of one t register).
+  std::array<uint32_t, 3> contractedSources(const Instruction& add, Type t, Handler negate);
   // The per-function passes, in order (each after the ones it builds on).
   void runFunctionRewrites(bool entry);
   // loop-watches: for each loop of the function being lowered (a block with a back edge to it), the declared

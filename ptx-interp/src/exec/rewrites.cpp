@@ -18,6 +18,7 @@ void KernelLowerer::runFunctionRewrites(bool entry) {
   if (enabled(Rewrite::ScaledIndices)) findScaledIndices();
   if (enabled(Rewrite::SharedLayouts)) findSharedLayoutChains();
   if (enabled(Rewrite::SharedFmaChains)) findSharedFmaTriples();
+  findContractions();  // semantics, not a fast path: CompileOptions::contractMulAdd switches it
 }
 
 void KernelLowerer::findLaunchConstants(const ptx::Function& fn) {

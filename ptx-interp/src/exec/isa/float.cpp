@@ -341,10 +341,11 @@ void KernelLowerer::lowerFloat(const Instruction& in) {
     });
   };
   // Emits hnd with sources `n` operands from index 1 into operand 0; pairs unpack, run it per half and pack.
-  auto emitWith = [&](Handler hnd, unsigned n) {
+  // (`given`: the sources, instead of the instruction's operands)
+  auto emitWith = [&](Handler hnd, unsigned n, const uint32_t* given = nullptr) {
     if (!pair) {
       uint32_t s[3] = {0, 0, 0};
-      for (unsigned k = 0; k < n; ++k) s[k] = src(opnd(in, 1 + k), t);
+      for (unsigned k = 0; k < n; ++k) s[k] = given ? given[k] : src(opnd(in, 1 + k), t);
       Dst d = dst(opnd(in, 0), t);
       Op& op = emit(hnd);
       op.d = d.off;
@@ -383,14 +384,14 @@ void KernelLowerer::lowerFloat(const Instruction& in) {
     });
     emitWith(hnd, 2);
   };
-  auto ter = [&](auto functor) {
+  auto ter = [&](auto functor, const uint32_t* given = nullptr) {
     using Fn = decltype(functor);
     Handler hnd = byFloat(et, line_, [&](auto ft) {
       return modes(ft, [&](auto f, auto r, auto fz, auto st) -> Handler {
         return &h::fternary<decltype(f), Fn, decltype(r)::value, decltype(fz)::value, decltype(st)::value>;
       });
     });
-    emitWith(hnd, 3);
+    emitWith(hnd, 3, given);
   };
   auto un = [&](auto functor) {
     using Fn = decltype(functor);
@@ -406,10 +407,15 @@ void KernelLowerer::lowerFloat(const Instruction& in) {
     op.a = a;
     finish(d);
   };
+  if ((oc == Opcode::Add || oc == Opcode::Sub) && contractions_[curInst_].mul != kNoIndex) {
+    // fused with the mul of its product, as ptxas fuses them (exec/contraction.cpp)
+    const auto s = contractedSources(in, t, t == Type::f32 ? &h::fnegBits<float> : &h::fnegBits<double>);
+    return ter(h::FFma{}, s.data());
+  }
   switch (oc) {
     case Opcode::Add: return bin(h::FAdd{});
     case Opcode::Sub: return bin(h::FSub{});
-    case Opcode::Mul: return bin(h::FMul{});
+    case Opcode::Mul: saveContractedFactors(in, t); return bin(h::FMul{});
     case Opcode::Div:
       if (in.has(ptx::Flag::approx) && t == Type::f32) return bin(h::FDivApprox{});
       return bin(h::FDiv{});

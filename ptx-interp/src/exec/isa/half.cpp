@@ -138,10 +138,20 @@ void KernelLowerer::lowerHalf(const Instruction& in) {
   Type t = in.type();
   Round rm = roundingOf(in.rounding);
   bool relu = in.has(ptx::Flag::relu) || in.has(ptx::Flag::NaN);
-  Handler hnd = halfHandler(in.opcode, t, rm, in.has(ptx::Flag::ftz), in.has(ptx::Flag::sat), relu);
+  if (in.opcode == ptx::Opcode::Mul) saveContractedFactors(in, t);
+  // an add/sub fused with the mul of its product, as ptxas fuses them (exec/contraction.cpp)
+  const bool contracted =
+      (in.opcode == ptx::Opcode::Add || in.opcode == ptx::Opcode::Sub) && contractions_[curInst_].mul != kNoIndex;
+  Handler hnd = halfHandler(contracted ? ptx::Opcode::Fma : in.opcode, t, rm, in.has(ptx::Flag::ftz),
+                            in.has(ptx::Flag::sat), relu);
   if (!hnd) return unsupported(in);
   unsigned nsrc = in.numOperands - 1;
   uint32_t s[3] = {kZeroReg, kZeroReg, kZeroReg};
+  if (contracted) {
+    const auto fused = contractedSources(in, t, halfHandler(ptx::Opcode::Neg, t, num::RN, false, false, false));
+    std::copy(fused.begin(), fused.end(), s);
+    nsrc = 0;
+  }
   for (unsigned k = 0; k < nsrc && k < 3; ++k) s[k] = src(opnd(in, k + 1), t);
   Dst d = dst(opnd(in, 0), t);
   Op& op = emit(hnd);
