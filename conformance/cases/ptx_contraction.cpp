@@ -34,14 +34,15 @@ std::string KernelFor(const ContractionForm& f) {
   body = std::regex_replace(body, std::regex("\\bO(\\d)"), "%o$1");
   body = std::regex_replace(body, std::regex("\\.T\\b"), "." + f.type);
   body = std::regex_replace(body, std::regex("\\.bB\\b"), ".b" + bits);
-  std::string s = ".version 8.0\n.target sm_90\n.address_size 64\n"
-                  ".visible .entry k(.param .u64 pin, .param .u64 pout, .param .u32 n)\n{\n"
-                  "  .reg ." +
-                  reg + " %v<40>;\n  .reg ." + reg +
-                  " %o<2>;\n  .reg .b64 %rd<8>;\n  .reg .b32 %r<8>;\n  .reg .pred %p<4>;\n"
-                  "  ld.param.u64 %rd1, [pin];\n  ld.param.u64 %rd2, [pout];\n  ld.param.u32 %r1, [n];\n"
-                  "  mov.u32 %r3, %tid.x;\n  mul.wide.u32 %rd3, %r3, " +
-                  std::to_string(4 * bytes) + ";\n  add.s64 %rd4, %rd1, %rd3;\n";
+  std::string s =
+      ".version 8.0\n.target sm_90\n.address_size 64\n"
+      ".visible .entry k(.param .u64 pin, .param .u64 pout, .param .u32 n)\n{\n"
+      "  .reg ." +
+      reg + " %v<40>;\n  .reg ." + reg +
+      " %o<2>;\n  .reg .b64 %rd<8>;\n  .reg .b32 %r<8>;\n  .reg .pred %p<4>;\n"
+      "  ld.param.u64 %rd1, [pin];\n  ld.param.u64 %rd2, [pout];\n  ld.param.u32 %r1, [n];\n"
+      "  mov.u32 %r3, %tid.x;\n  mul.wide.u32 %rd3, %r3, " +
+      std::to_string(4 * bytes) + ";\n  add.s64 %rd4, %rd1, %rd3;\n";
   for (unsigned i = 0; i < 4; ++i)
     s += "  ld.global." + reg + " %v" + std::to_string(i + 1) + ", [%rd4+" + std::to_string(i * bytes) + "];\n";
   s += "  mov.b" + bits + " %o0, 0;\n  mov.b" + bits + " %o1, 0;\n";
@@ -82,7 +83,8 @@ std::vector<ContractionForm> Forms() {
       {"ftz_add_only", "mul.T R10, R1, R2;\nadd.ftz.T O0, R10, R3;\n"},
       {"neg_between", "mul.T R10, R1, R2;\nneg.T R12, R10;\nadd.T O0, R12, R3;\n"},
       {"neg_between_sub", "mul.T R10, R1, R2;\nneg.T R12, R10;\nsub.T O0, R3, R12;\n"},
-      {"mul_used_by_setp", "mul.T R10, R1, R2;\nadd.T O0, R10, R3;\nsetp.gt.T %p1, R10, R4;\nselp.bB O1, R3, R4, %p1;\n"},
+      {"mul_used_by_setp",
+       "mul.T R10, R1, R2;\nadd.T O0, R10, R3;\nsetp.gt.T %p1, R10, R4;\nselp.bB O1, R3, R4, %p1;\n"},
   };
   std::vector<ContractionForm> v;
   for (const char* type : {"f32", "f64", "f16"})
@@ -169,6 +171,34 @@ void RunForm(const ContractionForm& f) {
     if (got[i] != golden->outputs[i] && shown++ < 8)
       ADD_FAILURE() << std::hex << "thread " << std::dec << i / 2 << " output " << i % 2 << std::hex << ": got 0x"
                     << got[i] << ", the GPU gave 0x" << golden->outputs[i];
+}
+
+// The JIT's optimisation level: at 0 the driver does not fuse (measured on an H100:
+// tools/gpu-probe/results/fma27/olevel.txt), at 1 to 4 it does; loading without the option is level 4.
+class ptx_contraction_Jit : public conf::ContextTest {};
+TEST_F(ptx_contraction_Jit, OptimizationLevel) {
+  const ContractionForm f{"add_mul_first_f32", "f32", "mul.T R10, R1, R2;\nadd.T O0, R10, R3;\n"};
+  const std::string ptx = KernelFor(f);
+  const std::vector<uint8_t> in = Inputs(f);  // thread 0: (1 + 2^-13) * (1 - 2^-13) - 1
+  for (int level = -1; level <= 4; ++level) {
+    CUjit_option opt[] = {CU_JIT_OPTIMIZATION_LEVEL};
+    void* val[] = {reinterpret_cast<void*>(uintptr_t(level < 0 ? 0 : level))};
+    CUmodule mod = nullptr;
+    ASSERT_EQ(level < 0 ? cuModuleLoadData(&mod, ptx.c_str()) : cuModuleLoadDataEx(&mod, ptx.c_str(), 1, opt, val),
+              CUDA_SUCCESS);
+    CUfunction fn = nullptr;
+    ASSERT_EQ(cuModuleGetFunction(&fn, mod, "k"), CUDA_SUCCESS);
+    conf::DeviceBuffer din(in.size()), dout(kThreads * 8);
+    ASSERT_EQ(cuMemcpyHtoD(din.ptr(), in.data(), in.size()), CUDA_SUCCESS);
+    CUdeviceptr pin = din.ptr(), pout = dout.ptr();
+    unsigned n = 5;
+    void* params[] = {&pin, &pout, &n};
+    ASSERT_EQ(conf::Launch1D(fn, 1, kThreads, params), CUDA_SUCCESS);
+    float got = 1;
+    ASSERT_EQ(cuMemcpyDtoH(&got, dout.ptr(), 4), CUDA_SUCCESS);
+    cuModuleUnload(mod);
+    EXPECT_EQ(got, level == 0 ? 0.0f : -0x1p-26f) << "optimization level " << level << " (-1: the option not given)";
+  }
 }
 
 std::string FormName(const testing::TestParamInfo<ContractionForm>& i) { return i.param.name; }

@@ -74,8 +74,9 @@ Expected<JitOptions> parseJitOptions(unsigned count, const CUjit_option* options
         out.maxThreadsPerBlock = static_cast<int>(static_cast<unsigned>(asSize()));
         break;
       case CU_JIT_CACHE_MODE: out.cacheModeCa = static_cast<unsigned>(asSize()) == CU_JIT_CACHE_OPTION_CA; break;
+      case CU_JIT_OPTIMIZATION_LEVEL: out.optimizationLevel = static_cast<unsigned>(asSize()); break;
       default:
-        // Optimisation levels, targets, debug info, block size hints (CU_JIT_THREADS_PER_BLOCK is in/out: the
+        // Targets, debug info, block size hints (CU_JIT_THREADS_PER_BLOCK is in/out: the
         // interpreter runs any block size, so the request stands as what was targeted) ...: meaningful for a
         // GPU's code generator only; accepted. Values beyond the known options are rejected.
         if (options[i] < 0 || options[i] >= CU_JIT_NUM_OPTIONS)
@@ -151,7 +152,7 @@ void dumpPtx(std::string_view text, const std::string& imageName) {
 constexpr size_t kTrimAfterBytes = size_t(1) << 20;
 
 Expected<CompiledImage> compileImage(const void* image, int ccMajor, int ccMinor, std::string name, size_t size,
-                                     uint64_t maxSharedPerBlock) {
+                                     uint64_t maxSharedPerBlock, bool contractMulAdd) {
   if (!image) return makeError(CUDA_ERROR_INVALID_VALUE, "NULL image");
   auto ptx = extractPtx(image, ccMajor, ccMinor, size);
   if (!ptx) return ptx.takeError();
@@ -190,6 +191,7 @@ Expected<CompiledImage> compileImage(const void* image, int ccMajor, int ccMinor
   options.acceptNewerIsa = standsInForCubins;
   options.fileName = out.name;
   options.rewrites = rewritesFromEnvironment();
+  options.contractMulAdd = contractMulAdd;
   options.lowering =
       moduleLoadingMode() == CU_MODULE_LAZY_LOADING ? ptx::exec::Lowering::Lazy : ptx::exec::Lowering::Eager;
   auto compiled = ptx::exec::compile(text, options);

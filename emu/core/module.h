@@ -49,6 +49,10 @@ struct JitOptions {
   int maxRegisters = 0;
   int maxThreadsPerBlock = 0;
   bool cacheModeCa = false;
+  // CU_JIT_OPTIMIZATION_LEVEL: at 0 the driver's JIT does not fuse a mul and an add into a fused multiply-add
+  // (measured on an H100: tools/gpu-probe/results/fma27/olevel.txt), at 1..4 (4, the default) it does.
+  unsigned optimizationLevel = 4;
+  bool contractMulAdd() const { return optimizationLevel != 0; }
   // Where to write back sizes and wall time (the option value slots).
   void** errorLogSizeSlot = nullptr;
   void** infoLogSizeSlot = nullptr;
@@ -71,7 +75,8 @@ void reportJit(const JitOptions& options, std::string_view errorMessage, std::st
 // `maxSharedPerBlock` (the device's opt-in maximum; 0: unchecked): a kernel whose static shared memory is larger
 // fails as ptxas fails it (CUDA_ERROR_INVALID_PTX).
 Expected<CompiledImage> compileImage(const void* image, int ccMajor, int ccMinor, std::string name = "image",
-                                     size_t size = SIZE_MAX, uint64_t maxSharedPerBlock = 0);
+                                     size_t size = SIZE_MAX, uint64_t maxSharedPerBlock = 0,
+                                     bool contractMulAdd = true);
 
 class Function {
  public:

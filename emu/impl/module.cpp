@@ -37,7 +37,7 @@ CUresult loadModule(CUmodule* out, const void* image, const JitOptions& jit, std
   const Device& device = (*context)->device();
   auto start = std::chrono::steady_clock::now();
   auto compiled = compileImage(image, device.profile().ccMajor, device.profile().ccMinor, std::move(name), size,
-                               uint64_t(device.profile().sharedMemPerBlockOptin));
+                               uint64_t(device.profile().sharedMemPerBlockOptin), jit.contractMulAdd());
   float ms = std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (!compiled) {
     logRefusedImage("module", compiled.error());
@@ -90,7 +90,7 @@ CUresult loadLibrary(CUlibrary* out, const void* code, std::string name, size_t 
   const Device* device = deviceByOrdinal(0);
   if (!device) return CUDA_ERROR_NO_DEVICE;
   auto compiled = compileImage(code, device->profile().ccMajor, device->profile().ccMinor, std::move(name), size,
-                               uint64_t(device->profile().sharedMemPerBlockOptin));
+                               uint64_t(device->profile().sharedMemPerBlockOptin), jit->contractMulAdd());
   std::shared_ptr<Library> library;
   if (!compiled) {
     logRefusedImage("library", compiled.error());

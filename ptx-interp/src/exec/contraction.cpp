@@ -20,8 +20,7 @@ namespace ptx::exec::lowering {
 namespace {
 
 bool contractibleType(Type t) {
-  return t == Type::f32 || t == Type::f64 || t == Type::f16 || t == Type::f16x2 || t == Type::bf16 ||
-         t == Type::bf16x2;
+  return t == Type::f32 || t == Type::f64 || t == Type::f16 || t == Type::f16x2 || t == Type::bf16 || t == Type::bf16x2;
 }
 
 bool isPlainRegister(const Operand& o) { return o.kind == OperandKind::Reg && !o.sel; }
@@ -120,9 +119,8 @@ void KernelLowerer::findContractions() {
       const Operand& nd = neg.numOperands == 2 ? fn_->operands[neg.firstOperand] : d;
       const Operand& ns = neg.numOperands == 2 ? fn_->operands[neg.firstOperand + 1] : d;
       bool negOk = neg.opcode == Opcode::Neg && neg.numOperands == 2 && neg.type() == mul.type() &&
-                   neg.guard == kNoIndex && neg.has(ptx::Flag::ftz) == mul.has(ptx::Flag::ftz) &&
-                   isPlainRegister(nd) && isPlainRegister(ns) && ns.index == d.index && nd.index != d.index &&
-                   nd.index < nregs;
+                   neg.guard == kNoIndex && neg.has(ptx::Flag::ftz) == mul.has(ptx::Flag::ftz) && isPlainRegister(nd) &&
+                   isPlainRegister(ns) && ns.index == d.index && nd.index != d.index && nd.index < nregs;
       std::vector<uint32_t> negUses;
       if (negOk) negUses = usesInBlock(u, nd.index, negOk);
       negUses.erase(std::unique(negUses.begin(), negUses.end()), negUses.end());
