@@ -3,12 +3,17 @@
 // on, each one off, the runtime ones off, and all off. The whole interpreter suite also runs with all of them off
 // (ptx_exec_tests_no_rewrites) and with the runtime fast paths off (ptx_exec_tests_no_runtime_fast_paths).
 #include "harness.h"
+#include "ptx/checker.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 using namespace ptx::exec;
@@ -788,5 +793,280 @@ DONE:
       ASSERT_EQ(out[i], expected) << "thread " << t << " of block " << i / 256 << ", rewrites " << mask;
       ASSERT_EQ(out[1024 + i], 0xffffffffu) << "thread " << t << " of block " << i / 256 << ", rewrites " << mask;
     }
+  }
+}
+
+// Vector (.v2/.v4) shared-memory loads and stores (shared-warp-layouts, shared-layouts; the patterns of cuBLAS's
+// SIMT SGEMM: a warp's consecutive float2 and one float2 broadcast to every lane). Thread t of a CTA of n threads:
+// - stores {t, t+1000, t+2000, t+3000} (v4.u32) at 16t (consecutive); {t, ~t} (v2.u32) at 2048 + 8(t/16) (one
+//   address per half-warp: the highest lane's vector is stored); {t, 3t} (v2.u64) at 2304 + 16(t%4) (four addresses
+//   per warp, lane order: the highest lane of the last warp wins);
+// - loads out[t][0..3] = its v4 back (+ `ldShift` bytes: a misaligned vector), out[4..9] = the v2.u32 at
+//   8(t/32) + {0, 256, 512} (one vector per warp, one base register: the layout computed once and reused; the
+//   last through a 64-bit register), out[10..11] = the v2 at 8(31 - t%32) + 256(t/32) (lanes in reverse order),
+//   out[12..15] = the v2.u64 at 2304 + 16(t%4), out[16..17] = the v2.u32 at 2048 + 8(t/16), out[18..19] = the
+//   v4.u8 at 4t (bytes of consecutive 4-byte vectors), out[20..23] = the v4 at 16t + `ldBump` (past the block
+//   when bumped), out[24..27] = the v2.u32 at 8t (a warp's 32 consecutive vectors, as cuBLAS reads its A tile) and
+//   swapped, out[28..31] = the v2.u64 that lane t % 32 of warp 0 stored at 4096 + 16(t % 32) ({t, 5t}: consecutive
+//   stores and loads); then stores its v4 again at 16t + `stBump`.
+const char* kSharedVectors = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry vshared(.param .u64 out, .param .u32 ldShift, .param .u32 ldBump, .param .u32 stBump)
+{
+  .reg .b16 %rs<5>;
+  .reg .b32 %r<40>;
+  .reg .b32 %v<2>;
+  .reg .b64 %rd<12>;
+  .reg .b64 %vd<4>;
+  .shared .align 16 .b8 buf[8192];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, buf;
+  shl.b32 %r3, %r1, 4;
+  add.u32 %r4, %r2, %r3;
+  add.u32 %r5, %r1, 1000;
+  add.u32 %r6, %r1, 2000;
+  add.u32 %r7, %r1, 3000;
+  st.shared.v4.u32 [%r4], {%r1, %r5, %r6, %r7};
+  shr.u32 %r8, %r1, 4;
+  shl.b32 %r8, %r8, 3;
+  add.u32 %r9, %r2, %r8;
+  not.b32 %r10, %r1;
+  st.shared.v2.u32 [%r9+2048], {%r1, %r10};
+  and.b32 %r11, %r1, 3;
+  shl.b32 %r11, %r11, 4;
+  add.u32 %r12, %r2, %r11;
+  cvt.u64.u32 %rd1, %r1;
+  mul.lo.u64 %rd2, %rd1, 3;
+  st.shared.v2.u64 [%r12+2304], {%rd1, %rd2};
+  mul.lo.u64 %vd0, %rd1, 5;
+  st.shared.v2.u64 [%r4+4096], {%rd1, %vd0};
+  bar.sync 0;
+  ld.param.u32 %r13, [ldShift];
+  add.u32 %r14, %r4, %r13;
+  ld.shared.v4.u32 {%r15, %r16, %r17, %r18}, [%r14];
+  shr.u32 %r19, %r1, 5;
+  shl.b32 %r20, %r19, 3;
+  add.u32 %r20, %r2, %r20;
+  ld.shared.v2.u32 {%r21, %r22}, [%r20];
+  ld.shared.v2.u32 {%r23, %r24}, [%r20+256];
+  cvt.u64.u32 %rd3, %r20;
+  ld.shared.v2.u32 {%r25, %r26}, [%rd3+512];
+  and.b32 %r27, %r1, 31;
+  sub.u32 %r27, 31, %r27;
+  shl.b32 %r27, %r27, 3;
+  shl.b32 %r28, %r19, 8;
+  add.u32 %r27, %r27, %r28;
+  add.u32 %r27, %r2, %r27;
+  ld.shared.v2.u32 {%r29, %r30}, [%r27];
+  ld.shared.v2.u64 {%rd4, %rd5}, [%r12+2304];
+  ld.shared.v2.u32 {%r31, %r32}, [%r9+2048];
+  shl.b32 %r33, %r1, 2;
+  add.u32 %r33, %r2, %r33;
+  ld.shared.v4.u8 {%rs1, %rs2, %rs3, %rs4}, [%r33];
+  ld.param.u32 %r34, [ldBump];
+  add.u32 %r34, %r4, %r34;
+  ld.shared.v4.u32 {%r35, %r36, %r37, %r38}, [%r34];
+  shl.b32 %v0, %r1, 3;
+  add.u32 %v0, %r2, %v0;
+  ld.shared.v2.u32 {%v0, %v1}, [%v0];
+  and.b32 %r19, %r1, 31;
+  shl.b32 %r19, %r19, 4;
+  add.u32 %r19, %r2, %r19;
+  ld.shared.v2.u64 {%vd1, %vd2}, [%r19+4096];
+  ld.param.u32 %r39, [stBump];
+  add.u32 %r39, %r4, %r39;
+  st.shared.v4.u32 [%r39], {%r1, %r5, %r6, %r7};
+  ld.param.u64 %rd6, [out];
+  mul.wide.u32 %rd7, %r1, 128;
+  add.s64 %rd8, %rd6, %rd7;
+  st.global.v4.u32 [%rd8], {%r15, %r16, %r17, %r18};
+  st.global.v4.u32 [%rd8+16], {%r21, %r22, %r23, %r24};
+  st.global.v4.u32 [%rd8+32], {%r25, %r26, %r29, %r30};
+  st.global.v2.u64 [%rd8+48], {%rd4, %rd5};
+  st.global.v2.u32 [%rd8+64], {%r31, %r32};
+  cvt.u32.u16 %r5, %rs1;
+  cvt.u32.u16 %r6, %rs2;
+  cvt.u32.u16 %r7, %rs3;
+  cvt.u32.u16 %r10, %rs4;
+  shl.b32 %r6, %r6, 8;
+  or.b32 %r5, %r5, %r6;
+  shl.b32 %r10, %r10, 8;
+  or.b32 %r7, %r7, %r10;
+  st.global.v2.u32 [%rd8+72], {%r5, %r7};
+  st.global.v4.u32 [%rd8+80], {%r35, %r36, %r37, %r38};
+  st.global.v4.u32 [%rd8+96], {%v0, %v1, %v1, %v0};
+  st.global.v2.u64 [%rd8+112], {%vd1, %vd2};
+  ret;
+}
+)";
+
+struct SharedVectorRun {
+  LaunchResult result;
+  std::vector<uint32_t> out;
+};
+SharedVectorRun runSharedVectors(uint32_t mask, uint32_t threads, uint32_t ldShift, uint32_t ldBump, uint32_t stBump,
+                                 Checker* checker = nullptr) {
+  // one program per mask and checker setting: ptx_exec_tests_native compiles each program's kernel for the host
+  static std::map<std::pair<uint32_t, uint32_t>, std::shared_ptr<const Program>> programs;
+  std::shared_ptr<const Program>& program = programs[{mask, checkedAccesses()}];
+  if (!program) {
+    CompileOptions options;
+    options.rewrites = mask;
+    CompileResult cr = compile(kSharedVectors, options);
+    if (!cr.program) throw std::runtime_error(cr.error);
+    program = cr.program;
+  }
+  uint32_t* out = rewriteArena().alloc<uint32_t>(size_t(32) * threads);
+  std::memset(out, 0xee, size_t(32) * threads * sizeof(uint32_t));
+  ptxtest::Params p(kernels(*program)[0]);
+  p.arg(out).arg(ldShift).arg(ldBump).arg(stBump);
+  LaunchParams lp = ptxtest::launchParams(Dim3{2}, Dim3{threads}, p, rewriteArena());
+  lp.config.deterministic = true;  // warps reach the stores in order: the last warp's vectors stay
+  lp.checker = checker;
+  SharedVectorRun r;
+  r.result = launch(*program, 0, lp);
+  r.out.assign(out, out + size_t(32) * threads);
+  return r;
+}
+
+// The masks that change how kSharedVectors' accesses run: all on, all off, the lowering rewrites only, and the two
+// shared fast paths off one at a time (each mask is a compile, and ptx_exec_tests_native compiles every kernel).
+std::vector<uint32_t> sharedVectorMasks() {
+  return {kAllRewrites, 0, kLoweringRewrites, kAllRewrites & ~rewriteBit(Rewrite::SharedWarpLayouts),
+          kAllRewrites & ~rewriteBit(Rewrite::SharedLayouts)};
+}
+
+// What thread t of a CTA of n threads reads (kSharedVectors, nothing bumped).
+std::vector<uint32_t> sharedVectorsExpected(uint32_t t, uint32_t n) {
+  auto slot = [&](uint32_t byte) {  // element byte/4 of the consecutive v4 stores
+    uint32_t s = byte / 16, k = byte % 16 / 4;
+    return s + 1000 * k;
+  };
+  const uint32_t w = t / 32, h = std::min(16 * (t / 16) + 15, n - 1);
+  uint32_t last = 0;  // the highest thread of the last warp with t % 4 == t's
+  for (uint32_t u = 0; u < n; ++u)
+    if (u % 4 == t % 4 && u / 32 == (n - 1) / 32) last = u;
+  const uint32_t r = 8 * (31 - t % 32) + 256 * w;
+  const uint32_t b = t * 4;  // bytes of the v4.u8 load: little-endian bytes of slot element b/4
+  auto byteAt = [&](uint32_t a) { return (slot(a & ~3u) >> (8 * (a & 3))) & 0xff; };
+  std::vector<uint32_t> v = {t,
+                             t + 1000,
+                             t + 2000,
+                             t + 3000,
+                             slot(8 * w),
+                             slot(8 * w + 4),
+                             slot(8 * w + 256),
+                             slot(8 * w + 260),
+                             slot(8 * w + 512),
+                             slot(8 * w + 516),
+                             slot(r),
+                             slot(r + 4),
+                             last,
+                             0,
+                             3 * last,
+                             0,
+                             h,
+                             ~h,
+                             byteAt(b) | byteAt(b + 1) << 8,
+                             byteAt(b + 2) | byteAt(b + 3) << 8,
+                             t,
+                             t + 1000,
+                             t + 2000,
+                             t + 3000,
+                             slot(8 * t),
+                             slot(8 * t + 4),
+                             slot(8 * t + 4),
+                             slot(8 * t),
+                             t % 32,
+                             0,
+                             5 * (t % 32),
+                             0};
+  return v;
+}
+
+TEST(Rewrites, SameSharedVectorResults) {
+  // full warps (the fast paths), a half-full last warp and one of 4 lanes (per lane)
+  for (uint32_t threads : {128u, 80u, 100u}) {
+    for (uint32_t mask : sharedVectorMasks()) {
+      SharedVectorRun r = runSharedVectors(mask, threads, 0, 0, 0);
+      ASSERT_TRUE(r.result.ok()) << r.result.fault.message << ", rewrites " << mask;
+      for (uint32_t t = 0; t < threads; ++t) {
+        const std::vector<uint32_t> want = sharedVectorsExpected(t, threads);
+        for (uint32_t j = 0; j < 32; ++j)
+          ASSERT_EQ(r.out[32 * t + j], want[j])
+              << "thread " << t << " word " << j << " of " << threads << " threads, rewrites " << mask;
+      }
+    }
+  }
+  if ((defaultRewrites() & kAllRewrites) != kAllRewrites) return;  // the masks above were cut to the run's
+  // shared-layouts covers the vector loads through one base register (%r20): the op stream changes
+  auto digest = [](uint32_t mask) {
+    CompileOptions options;
+    options.rewrites = mask;
+    return programStats(*compile(kSharedVectors, options).program).digest;
+  };
+  EXPECT_NE(digest(kAllRewrites), digest(kAllRewrites & ~rewriteBit(Rewrite::SharedLayouts)));
+}
+
+// A misaligned vector, vectors past the block in a load whose layout is checked (some lanes of a warp) and in a
+// store: the same fault with every mask, for the lowest bad lane of the warp that runs into it first.
+TEST(Rewrites, SameSharedVectorFaults) {
+  struct Case {
+    const char* what;
+    uint32_t ldShift, ldBump, stBump;
+    FaultKind kind;
+  };
+  // 8192 - 7552 = 640 = 16 * 40: threads 40 and up load past the block; the store pushes every lane past it
+  for (const Case& c : {Case{"misaligned", 8, 0, 0, FaultKind::MisalignedAddress},
+                        Case{"load past the block", 0, 7552, 0, FaultKind::IllegalAddress},
+                        Case{"store past the block", 0, 0, 8192, FaultKind::IllegalAddress}}) {
+    for (uint32_t threads : {128u, 80u}) {
+      std::optional<Fault> ref;
+      for (uint32_t mask : sharedVectorMasks()) {
+        SharedVectorRun r = runSharedVectors(mask, threads, c.ldShift, c.ldBump, c.stBump);
+        ASSERT_EQ(r.result.fault.kind, c.kind) << c.what << ", rewrites " << mask;
+        const uint32_t t = r.result.fault.thread.x;
+        if (c.ldBump) {
+          EXPECT_TRUE(t == 40 || (t > 40 && t % 32 == 0)) << c.what << ": thread " << t;
+          EXPECT_EQ(r.result.fault.address, 16u * t + c.ldBump) << c.what;
+        } else {
+          EXPECT_EQ(t % 32, 0u) << c.what;
+          EXPECT_EQ(r.result.fault.address, 16u * t + c.ldShift + c.stBump) << c.what;
+        }
+        expectSameFault(ref, r.result.fault, mask);
+      }
+    }
+  }
+}
+
+// With racecheck on (the checking op before each access), the fast paths report the same hazards: the v2.u64
+// stores of every warp to the same four vectors, unsynchronised between warps.
+TEST(Rewrites, SameSharedVectorHazards) {
+  struct Hazards : Checker {
+    std::mutex mutex;
+    std::vector<std::tuple<int, uint32_t, uint32_t, uint64_t>> seen;  // kind, earlier line, line, address
+    void globalAccesses(const CheckSite&, uint32_t, uint32_t, const uint64_t*, uint32_t, GlobalAccess) override {}
+    bool divergentBarrier(const CheckSite&, uint32_t, uint32_t, uint32_t) override { return false; }
+    void sharedHazard(const CheckSite& site, HazardKind kind, uint32_t earlierLine, uint64_t address,
+                      bool withinWarp) override {
+      std::lock_guard lock(mutex);
+      if (!withinWarp) seen.emplace_back(int(kind), earlierLine, site.ptxLine, address);
+    }
+  };
+  struct Checking {  // for this test's compiles only
+    Checking() { setCheckedAccesses(kCheckSharedHazards); }
+    ~Checking() { setCheckedAccesses(0); }
+  } on;
+  std::optional<std::vector<std::tuple<int, uint32_t, uint32_t, uint64_t>>> ref;
+  for (uint32_t mask : {kAllRewrites, kAllRewrites & ~rewriteBit(Rewrite::SharedWarpLayouts), 0u}) {
+    Hazards h;
+    SharedVectorRun r = runSharedVectors(mask, 128, 0, 0, 0, &h);
+    EXPECT_TRUE(r.result.ok()) << r.result.fault.message;
+    EXPECT_FALSE(h.seen.empty());
+    if (!ref)
+      ref = h.seen;
+    else
+      EXPECT_EQ(h.seen, *ref) << "rewrites " << mask;
   }
 }

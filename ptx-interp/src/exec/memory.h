@@ -291,6 +291,9 @@ template <Space S, class A, class M, class D, int N> const Op* st(Warp& w, const
 
 enum class HalfShape : uint8_t { Scattered, Uniform, Consecutive };
 
+// One lane's vector (.v2/.v4 of M), aligned as the access must be: the element of the vector fast paths' layouts.
+template <class M, int N> struct LaneVector { alignas(sizeof(M) * N) M e[N]; };
+
 template <class T> struct SimdOf { typedef T V __attribute__((vector_size(32))); };
 template <class T> using Simd = typename SimdOf<T>::V;
 
@@ -422,7 +425,8 @@ template <class M, class D, class T> PTX_HOT void storeWarp(int shapes, uintptr_
 }
 
 // Shared memory: when all 32 lanes execute and every address (base register + imm) is aligned and inside the CTA's
-// shared block, the layout of the base register's 32 values; -1: the per-lane path decides (and faults).
+// shared block, the layout of the base register's 32 values; -1: the per-lane path decides (and faults). M is the
+// accessed element: a scalar type, or a lane's whole vector (LaneVector) for .v2/.v4 accesses.
 // base + imm <= limit is tested as base <= limit - imm, so no sum can wrap around; the layout of the base register
 // is that of the addresses, which differ from it by the same imm.
 // Accesses of one block through the same base register (the loads of a tile, A[ty][k] for every k) share the
@@ -465,6 +469,165 @@ template <class A, class M, class D> PTX_LANES const Op* stSharedScalar(Warp& w,
   if (shapes < 0) return stLanes<Shared, A, M, D, 1>(w, op, v.address, v.offset, v.values);
   storeWarp<M>(shapes, reinterpret_cast<uintptr_t>(w.cta->shared) + uintptr_t(v.offset), R<A>(w, v.address),
                R<D>(w, v.values[0]));
+  return op + 1;
+}
+
+// Vector (.v2/.v4) shared accesses of a full warp (runtime fast path shared-warp-layouts, as the scalar ones): the
+// layout is that of the lanes' whole vectors (LaneVector: a misaligned vector takes the per-lane path, which faults
+// for it), and a half-warp reads one vector for all its lanes (the B operand of cuBLAS's SIMT GEMM), a block of 16
+// consecutive vectors split into the N element registers (the A operand), or lane by lane. Elements move by host
+// vector instructions, not each lane's vector in one host operation as ldLanes moves it: that rule is for memory
+// other host threads may access at the same time, and a CTA's shared block (its cluster's peers included, which
+// run together: launch.cpp, runCluster) is only ever touched by the host thread that runs the CTA.
+//
+// A consecutive half's 16 vectors are split into (and stores joined from) the N registers with two-input shuffles
+// of 32-byte host vectors: the compiler left the element loops scalar, and they were 30% of the load's time in
+// cuBLAS's SGEMM. Splitting by 2 twice splits by 4 (and joining is the inverse).
+template <class M> constexpr bool kShuffledVectorHalves = sizeof(M) >= 4;
+template <class V, size_t... I>
+PTX_HOT void splitPairs(const V& a, const V& b, V& even, V& odd, std::index_sequence<I...>) {
+  even = __builtin_shufflevector(a, b, (2 * I)...);
+  odd = __builtin_shufflevector(a, b, (2 * I + 1)...);
+}
+template <class V, size_t... I>
+PTX_HOT void joinPairs(const V& even, const V& odd, V& a, V& b, std::index_sequence<I...>) {
+  constexpr size_t K = sizeof...(I);
+  a = __builtin_shufflevector(even, odd, (I % 2 ? K + I / 2 : I / 2)...);
+  b = __builtin_shufflevector(even, odd, (I % 2 ? K + K / 2 + I / 2 : K / 2 + I / 2)...);
+}
+// src: 16 lanes' vectors of N elements, in memory order; out[k]: 16 lanes of element k.
+template <class M, int N> PTX_HOT void splitVectors(const uint8_t* src, M* const* out) {
+  using V = Simd<M>;
+  constexpr size_t K = sizeof(V) / sizeof(M);
+  constexpr auto lanes = std::make_index_sequence<K>();
+  V e[N], part[N];
+  for (size_t j = 0; j < 16 / K; ++j) {  // K lanes at a time
+    for (int q = 0; q < N; ++q) std::memcpy(&e[q], src + (j * N + q) * sizeof(V), sizeof(V));
+    if constexpr (N == 2) {
+      splitPairs(e[0], e[1], part[0], part[1], lanes);
+    } else {
+      V t[4];
+      splitPairs(e[0], e[1], t[0], t[1], lanes);
+      splitPairs(e[2], e[3], t[2], t[3], lanes);
+      splitPairs(t[0], t[2], part[0], part[2], lanes);
+      splitPairs(t[1], t[3], part[1], part[3], lanes);
+    }
+    for (int k = 0; k < N; ++k) std::memcpy(out[k] + j * K, &part[k], sizeof(V));
+  }
+}
+template <class M, int N> PTX_HOT void joinVectors(const M* const* in, uint8_t* dst) {
+  using V = Simd<M>;
+  constexpr size_t K = sizeof(V) / sizeof(M);
+  constexpr auto lanes = std::make_index_sequence<K>();
+  V e[N], part[N];
+  for (size_t j = 0; j < 16 / K; ++j) {
+    for (int k = 0; k < N; ++k) std::memcpy(&part[k], in[k] + j * K, sizeof(V));
+    if constexpr (N == 2) {
+      joinPairs(part[0], part[1], e[0], e[1], lanes);
+    } else {
+      V t[4];
+      joinPairs(part[0], part[2], t[0], t[2], lanes);
+      joinPairs(part[1], part[3], t[1], t[3], lanes);
+      joinPairs(t[0], t[1], e[0], e[1], lanes);
+      joinPairs(t[2], t[3], e[2], e[3], lanes);
+    }
+    for (int q = 0; q < N; ++q) std::memcpy(dst + (j * N + q) * sizeof(V), &e[q], sizeof(V));
+  }
+}
+template <class M, int N, class T>
+PTX_HOT void loadVectorHalf(HalfShape shape, uintptr_t base, const T* addr, M* const* out) {
+  using E = LaneVector<M, N>;
+  auto at = [&](int i) { return reinterpret_cast<const uint8_t*>(base + uintptr_t(addr[i])); };
+  switch (shape) {
+    case HalfShape::Uniform: {
+      E e;
+      std::memcpy(&e, at(0), sizeof e);
+      for (int k = 0; k < N; ++k)
+        for (int i = 0; i < 16; ++i) out[k][i] = e.e[k];
+      return;
+    }
+    case HalfShape::Consecutive: {
+      if constexpr (kShuffledVectorHalves<M>) {
+        splitVectors<M, N>(at(0), out);
+      } else {
+        alignas(64) M e[16 * N];
+        copyVec<sizeof e>(e, at(0));
+        for (int k = 0; k < N; ++k)
+          for (int i = 0; i < 16; ++i) out[k][i] = e[i * N + k];
+      }
+      return;
+    }
+    case HalfShape::Scattered:
+      for (int i = 0; i < 16; ++i) {
+        E e;
+        std::memcpy(&e, at(i), sizeof e);
+        for (int k = 0; k < N; ++k) out[k][i] = e.e[k];
+      }
+      return;
+  }
+}
+// With the result of storing in lane order: where vectors repeat, the highest lane's is stored.
+template <class M, int N, class T>
+PTX_HOT void storeVectorHalf(HalfShape shape, uintptr_t base, const T* addr, const M* const* in) {
+  using E = LaneVector<M, N>;
+  auto at = [&](int i) { return reinterpret_cast<uint8_t*>(base + uintptr_t(addr[i])); };
+  switch (shape) {
+    case HalfShape::Uniform: {
+      E e;
+      for (int k = 0; k < N; ++k) e.e[k] = in[k][15];
+      std::memcpy(at(0), &e, sizeof e);
+      return;
+    }
+    case HalfShape::Consecutive: {
+      if constexpr (kShuffledVectorHalves<M>) {
+        joinVectors<M, N>(in, at(0));
+      } else {
+        alignas(64) M e[16 * N];
+        for (int k = 0; k < N; ++k)
+          for (int i = 0; i < 16; ++i) e[i * N + k] = in[k][i];
+        copyVec<sizeof e>(at(0), e);
+      }
+      return;
+    }
+    case HalfShape::Scattered:
+      for (int i = 0; i < 16; ++i) {
+        E e;
+        for (int k = 0; k < N; ++k) e.e[k] = in[k][i];
+        std::memcpy(at(i), &e, sizeof e);
+      }
+      return;
+  }
+}
+template <class A, class M, int N> PTX_LANES const Op* ldSharedVector(Warp& w, const Op* op) {
+  const Access v = Access::of(*op);
+  const int shapes = sharedLayout<A, LaneVector<M, N>>(w, v.address, v.offset, v.layoutTag);
+  if (shapes < 0) return ldLanes<Shared, A, M, M, N>(w, op, v.address, v.offset, v.values);
+  const uintptr_t base = reinterpret_cast<uintptr_t>(w.cta->shared) + uintptr_t(v.offset);
+  const A* addr = R<A>(w, v.address);
+  M* lo[N];
+  M* hi[N];
+  for (int k = 0; k < N; ++k) {
+    lo[k] = R<M>(w, v.values[k]);
+    hi[k] = lo[k] + 16;
+  }
+  loadVectorHalf<M, N>(lowHalf(shapes), base, addr, lo);
+  loadVectorHalf<M, N>(highHalf(shapes), base, addr + 16, hi);
+  return op + 1;
+}
+template <class A, class M, int N> PTX_LANES const Op* stSharedVector(Warp& w, const Op* op) {
+  const Access v = Access::of(*op);
+  const int shapes = sharedLayout<A, LaneVector<M, N>>(w, v.address, v.offset, v.layoutTag);
+  if (shapes < 0) return stLanes<Shared, A, M, M, N>(w, op, v.address, v.offset, v.values);
+  const uintptr_t base = reinterpret_cast<uintptr_t>(w.cta->shared) + uintptr_t(v.offset);
+  const A* addr = R<A>(w, v.address);
+  const M* lo[N];
+  const M* hi[N];
+  for (int k = 0; k < N; ++k) {
+    lo[k] = R<M>(w, v.values[k]);
+    hi[k] = lo[k] + 16;
+  }
+  storeVectorHalf<M, N>(lowHalf(shapes), base, addr, lo);
+  storeVectorHalf<M, N>(highHalf(shapes), base, addr + 16, hi);
   return op + 1;
 }
 
@@ -531,7 +694,10 @@ template <class A> __attribute__((target("avx2,fma"))) const Op* fmaSharedChainA
   if (!fmaChainLayouts<A>(w, steps, chain.steps, shapes)) return op + 1;
   const uintptr_t shared = reinterpret_cast<uintptr_t>(w.cta->shared);
   const float* c = R<float>(w, chain.accumulator);
+  // the loops over the 4 accumulators are unrolled so that they stay in vector registers: left as a loop, GCC kept
+  // them on the stack and every step's fma waited for the previous step's store (19% of the tiled matmul's time)
   __m256 acc[4];
+#pragma GCC unroll 4
   for (int j = 0; j < 4; ++j) acc[j] = _mm256_load_ps(c + 8 * j);
   for (uint32_t k = 0; k < chain.steps; ++k) {
     __m256 x[4], y[4];
@@ -541,11 +707,13 @@ template <class A> __attribute__((target("avx2,fma"))) const Op* fmaSharedChainA
     loadHalfAvx(highHalf(shapes[2 * k]), shared + steps[k].xOffset, xa + 16, x[2], x[3]);
     loadHalfAvx(lowHalf(shapes[2 * k + 1]), shared + steps[k].yOffset, ya, y[0], y[1]);
     loadHalfAvx(highHalf(shapes[2 * k + 1]), shared + steps[k].yOffset, ya + 16, y[2], y[3]);
+#pragma GCC unroll 4
     for (int j = 0; j < 4; ++j) acc[j] = _mm256_fmadd_ps(x[j], y[j], acc[j]);
   }
   // the fast path ran with every lane executing: all 32 lanes are written, NaNs canonical
   const __m256 canon = _mm256_castsi256_ps(_mm256_set1_epi32(int(num::kCanonicalNaN32)));
   float* d = R<float>(w, chain.result);
+#pragma GCC unroll 4
   for (int j = 0; j < 4; ++j)
     _mm256_store_ps(d + 8 * j, _mm256_blendv_ps(acc[j], canon, _mm256_cmp_ps(acc[j], acc[j], _CMP_UNORD_Q)));
   return op->target;
@@ -784,7 +952,6 @@ PTX_LANES const Op* stGlobalScalar(Warp& w, const Op* op) {
 // A vector (.v2/.v4) global access of a full warp whose half-warps each name 16 consecutive vectors in valid
 // memory (a float2/float4 array indexed by thread): one span check per half (consecutiveGlobal, a lane's vector as
 // its element) replaces 32 translations; each lane's vector is still moved whole, as the per-lane path moves it.
-template <class M, int N> struct LaneVector { alignas(sizeof(M) * N) M e[N]; };
 template <class M, int N> PTX_HOT HalfStarts vectorRuns(Warp& w, const Access& v) {
   FusedAccess f;
   f.base = v.address;
@@ -818,16 +985,21 @@ template <class M, int N> const Op* stGlobalVector(Warp& w, const Op* op) {
   return op + 1;
 }
 
-// The handler of a vector ld/st: the full-warp fast path for global memory through a 64-bit address.
+// The handler of a vector ld/st: the full-warp fast path for global memory through a 64-bit address, and for
+// shared memory.
 template <Space S, class A, class M, int N> constexpr Handler ldVector() {
   if constexpr (S == Global && std::is_same_v<A, uint64_t>)
     return &ldGlobalVector<M, N>;
+  else if constexpr (S == Shared)
+    return &ldSharedVector<A, M, N>;
   else
     return &ld<S, A, M, M, N>;
 }
 template <Space S, class A, class M, int N> constexpr Handler stVector() {
   if constexpr (S == Global && std::is_same_v<A, uint64_t>)
     return &stGlobalVector<M, N>;
+  else if constexpr (S == Shared)
+    return &stSharedVector<A, M, N>;
   else
     return &st<S, A, M, M, N>;
 }

@@ -207,6 +207,11 @@ void KernelLowerer::findSharedLayoutChains() {
   };
   std::vector<Chain> chains;  // of the current block
   uint32_t block = ~0u, nextSlot = 0;
+  // an access after a body pragma (used_bytes_mask) may be lowered to an op without the layout tag: it neither
+  // computes nor reuses a layout
+  std::vector<bool> afterPragma(n, false);
+  for (const ptx::BodyPragma& pr : fn_->bodyPragmas)
+    if (pr.position < n) afterPragma[pr.position] = true;
   for (uint32_t m = 0; m < n; ++m) {
     const Instruction& in = ins[m];
     if (blockOf_[m] != block) {
@@ -219,9 +224,11 @@ void KernelLowerer::findSharedLayoutChains() {
       continue;
     }
     bool isStore = in.opcode == Opcode::St;
-    if ((in.opcode == Opcode::Ld || isStore) && !in.vec && in.space == ptx::Space::shared && in.numOperands == 2) {
+    if ((in.opcode == Opcode::Ld || isStore) && in.vec <= 4 && in.space == ptx::Space::shared && in.numOperands == 2 &&
+        !afterPragma[m]) {
       const Operand& addr = fn_->operands[in.firstOperand + (isStore ? 0 : 1)];
-      uint32_t size = ptx::typeSize(in.type());
+      // a vector's layout is that of its lanes' whole vectors (mem::LaneVector)
+      uint32_t size = ptx::typeSize(in.type()) * (in.vec ? in.vec : 1);
       if (addr.kind == OperandKind::Address && addr.symKind == SymKind::None && !(addr.flags & ptx::kAddrAbsolute) &&
           addr.index < nregs && size > 0 && size <= 16) {
         auto it = std::find_if(chains.begin(), chains.end(),

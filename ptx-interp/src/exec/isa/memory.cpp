@@ -474,7 +474,7 @@ void KernelLowerer::lowerLdSt(const Instruction& in, bool isStore) {
     }
     hnd = isStore ? stHandler(a.space, a.baseSize, t, regSize, n) : ldHandler(a.space, a.baseSize, t, regSize, n);
     if (!hnd) return unsupported(in, "operand types / state space combination");
-    const uint32_t layoutTag = a.space == mem::Shared && n == 1 ? rewrites_[curInst_].sharedLayout : 0;
+    const uint32_t layoutTag = a.space == mem::Shared ? rewrites_[curInst_].sharedLayout : 0;
     mem::Access{a.base, a.imm, {regs[0], regs[1], regs[2], regs[3]}, layoutTag}.into(emit(hnd));
   }
   for (auto& [k, d] : pendingDst) finish(d);
