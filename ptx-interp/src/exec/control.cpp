@@ -179,9 +179,10 @@ const Op* yieldAt(Warp& w, const Op* target, WarpState why) {
     p.warp = nullptr;
     return yieldAt(w, target, WarpState::Yielded);
   }
-  if (probed) {  // the state changed: look again later
+  if (probed) {  // the state changed: look again later, twice as late as this time (quick-spin-probes)
     p.warp = nullptr;
-    w.budget = w.checkInterval = kSpinCheckInterval;
+    w.probeInterval = std::clamp(w.probeInterval * 2, 2u, kSpinCheckInterval);
+    w.budget = w.checkInterval = w.probeInterval;
     return target;
   }
   p.warp = &w;
