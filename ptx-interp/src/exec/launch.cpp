@@ -458,7 +458,8 @@ void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vect
     }
     bool progressed = false;
     CtaStatus st = runCluster(ctx->cluster, warpOrder, job.rankOrder, progressed);
-    if (idle) {
+    // (before any CTA was parked no thread sleeps: a grid that never waits pays no shared atomic per CTA)
+    if (idle && (st == CtaStatus::Waiting || job.parking.load(std::memory_order_relaxed))) {
       if (progressed || st != CtaStatus::Waiting) {
         idle->madeProgress();
         idleTurns = 0;
@@ -466,7 +467,7 @@ void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vect
       } else if (const uint32_t now = idle->progress.load(std::memory_order_relaxed); now != idleSince) {
         idleTurns = 0;
         idleSince = now;
-      } else if (++idleTurns > 2 * parked.size() && preempted == 0 &&
+      } else if (++idleTurns >= 2 * (parked.size() + 1) && preempted == 0 &&
                  job.nextCluster.load(std::memory_order_relaxed) >= job.totalClusters) {
         idle->sleepUnless(idleSince);
         idleTurns = 0;
