@@ -283,6 +283,11 @@ ptx::exec::ExecConfig execConfig(const Device& device) {
     return !value || std::strcmp(value, "0") != 0;
   }();
   config.timeWaitsYield = timeWaitsYield;
+  static const bool idleThreadsSleep = [] {
+    const char* value = std::getenv("CUEMU_IDLE_THREADS_SLEEP");
+    return !value || std::strcmp(value, "0") != 0;
+  }();
+  config.idleThreadsSleep = idleThreadsSleep;
   return config;
 }
 

@@ -382,6 +382,10 @@ struct ExecConfig {
   // the other, while a clock read before and after a timed loop changes nothing. Off: such loops run to their end
   // before the next warp runs (the driver's CUEMU_TIME_WAITS_YIELD=0).
   bool timeWaitsYield = true;
+  // With several host threads: a thread whose parked CTAs all wait, unchanged for two rounds while no other thread
+  // made progress, sleeps until one does (at most 1 ms), instead of keeping a core that the thread its CTAs wait for
+  // needs on a busy machine. Off: it keeps resuming them (the driver's CUEMU_IDLE_THREADS_SLEEP=0).
+  bool idleThreadsSleep = true;
 };
 
 enum class FaultKind : uint8_t {

@@ -125,6 +125,7 @@ struct SpinProbe {
   std::vector<uint8_t> registers;
 };
 thread_local SpinProbe tlProbe;
+constexpr size_t kQuickProbeBytes = 4096;  // 32 registers of 32 bits (32 lanes each)
 
 const Op* yieldAt(Warp& w, const Op* target, WarpState why) {
   w.state = why;
@@ -179,10 +180,23 @@ const Op* yieldAt(Warp& w, const Op* target, WarpState why) {
     p.warp = nullptr;
     return yieldAt(w, target, WarpState::Yielded);
   }
-  if (probed) {  // the state changed: look again later
+  if (probed) {  // the state changed: look again later, twice as late as this time (quick-spin-probes)
     p.warp = nullptr;
-    w.budget = w.checkInterval = kSpinCheckInterval;
+    w.probeInterval = std::clamp(w.probeInterval * 2, 2u, kSpinCheckInterval);
+    w.budget = w.checkInterval = w.probeInterval;
     return target;
+  }
+  // A quick probe (quick-spin-probes) only where the snapshot is small: spin loops write a few registers, while a
+  // loop around a whole kernel body may write most of a large register file (cuSPARSE's spsm_v2_kernel: 170 KB per
+  // warp), whose copy costs more than the iterations it saves.
+  if (w.checkInterval < kSpinCheckInterval) {
+    size_t bytes = 0;
+    for (uint32_t k = 0; k < rangeCount; ++k) bytes += ranges[k].bytes;
+    if (bytes > kQuickProbeBytes) {
+      w.probeInterval = std::clamp(w.probeInterval * 2, 2u, kSpinCheckInterval);
+      w.budget = w.checkInterval = w.probeInterval;
+      return target;
+    }
   }
   p.warp = &w;
   p.launchId = job.launchId;

@@ -290,6 +290,7 @@ struct Warp {
   uint32_t frame = 0;          // current function's frame offset within a thread's local memory
   int32_t budget = 0;          // back edges until the next spin check (control.cpp: backEdge)
   uint32_t checkInterval = 0;  // what budget started from
+  uint32_t probeInterval = 0;  // back edges between spin checks while the state changes (quick-spin-probes)
   uint32_t backEdges = 0;      // since the warp was last resumed
   bool readTime = false;       // read a clock since its last backward branch (ExecConfig::timeWaitsYield)
   uint32_t barrierId = 0;      // when AtBarrier

@@ -20,6 +20,9 @@
 #include <deque>
 #include <random>
 #include <thread>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <xmmintrin.h>
 
 namespace ptx::exec {
@@ -199,7 +202,7 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
     wp.localStride = code.localBytes;
     wp.local = cta.localMem + size_t(w) * 32 * code.localBytes;
     wp.frame = 0;
-    wp.budget = wp.checkInterval = kSpinCheckInterval;
+    wp.budget = wp.checkInterval = wp.probeInterval = kSpinCheckInterval;
     wp.backEdges = 0;
     wp.readTime = false;
     wp.barrierDst = 0;
@@ -246,7 +249,10 @@ void setupCluster(Job& job, CtaContext& ctx, uint64_t linear) {
 // written elsewhere (spin loop, nanosleep) or for such a warp at a barrier.
 enum class CtaStatus { Done, Preempted, Waiting, Faulted };
 
-CtaStatus runCta(Cta& cta, const std::vector<uint32_t>* warpOrder) {
+// `progressed` is set when the turn did more than find its waits unchanged: a warp that ran was not waiting for
+// memory, stopped otherwise or elsewhere, or took more back edges than the one spin check of a warp that finds its
+// wait as it left it (a warp that leaves its wait and comes back to the same loop takes another loop's back edge).
+CtaStatus runCta(Cta& cta, const std::vector<uint32_t>* warpOrder, bool& progressed) {
   Job& job = *cta.job;
   for (;;) {
     bool ran = false, yielded = false, preempted = false, pending = false;
@@ -259,15 +265,24 @@ CtaStatus runCta(Cta& cta, const std::vector<uint32_t>* warpOrder) {
         pending |= w.state != WarpState::Done;
         continue;
       }
+      // A warp that waited for memory most likely waits again or has just been released: either way a spin is
+      // found within a few back edges (control.cpp: backEdge). One released from a barrier keeps its interval: the
+      // warps of a CTA that waits for the grid at each level meet at a bar.sync before they spin again.
+      const bool waited = w.state == WarpState::Waiting;
+      const uint32_t interval = !(w.fastPaths & rewriteBit(Rewrite::QuickSpinProbes)) ? kSpinCheckInterval
+                                : waited                                              ? 1
+                                                                                      : w.probeInterval;
       w.state = WarpState::Ready;
-      w.budget = w.checkInterval = kSpinCheckInterval;
+      w.budget = w.checkInterval = w.probeInterval = interval;
       w.backEdges = 0;
-      const Op* op = w.pc;
+      const Op* const start = w.pc;
+      const Op* op = start;
       if (job.native)
         while (op) op = job.native(w, op);
       else
         while (op) op = op->fn(w, op);
       ran = true;
+      progressed |= !waited || w.state != WarpState::Waiting || w.pc != start || w.backEdges > interval;
       if (job.faulted.load(std::memory_order_relaxed)) return CtaStatus::Faulted;
       if (w.state == WarpState::Yielded) yielded = preempted = true;
       if (w.state == WarpState::Waiting) yielded = true;
@@ -307,9 +322,10 @@ CtaStatus runCta(Cta& cta, const std::vector<uint32_t>* warpOrder) {
 // or a CTA finishing) in a whole round: then the cluster stops as a CTA does, Waiting, or Preempted when one of its
 // CTAs was preempted. Its CTAs wait for each other at cluster barriers and through distributed shared memory, so
 // they always run together, on one host thread; in deterministic mode with a seed, in a permuted order.
-CtaStatus runCluster(Cluster& cluster, const std::vector<uint32_t>* warpOrder, const std::vector<uint32_t>& order) {
+CtaStatus runCluster(Cluster& cluster, const std::vector<uint32_t>* warpOrder, const std::vector<uint32_t>& order,
+                     bool& progressed) {
   const size_t n = cluster.ctas.size();
-  if (n == 1) return runCta(*cluster.ctas[0], warpOrder);
+  if (n == 1) return runCta(*cluster.ctas[0], warpOrder, progressed);
   const uint32_t all = uint32_t((1ull << n) - 1);
   for (;;) {
     const uint64_t before = cluster.progress;
@@ -317,7 +333,7 @@ CtaStatus runCluster(Cluster& cluster, const std::vector<uint32_t>* warpOrder, c
     for (size_t k = 0; k < n; ++k) {
       const uint32_t rank = order.empty() ? uint32_t(k) : order[k];
       if ((cluster.doneMask >> rank) & 1) continue;
-      CtaStatus st = runCta(*cluster.ctas[rank], warpOrder);
+      CtaStatus st = runCta(*cluster.ctas[rank], warpOrder, progressed);
       if (st == CtaStatus::Faulted) return st;
       if (st == CtaStatus::Done) {
         cluster.doneMask |= 1u << rank;
@@ -330,6 +346,39 @@ CtaStatus runCluster(Cluster& cluster, const std::vector<uint32_t>* warpOrder, c
   }
 }
 
+// The host threads that run one grid together (launch(): the pool's helpers and the launching thread). A thread
+// whose parked CTAs all found their waits unchanged in two whole rounds, while no thread made progress, with no
+// CTA left to start, sleeps until another thread's CTA makes progress or that thread leaves the grid: on a machine
+// busier than its cores, a thread that cycled through CTAs waiting for one that sits with a descheduled thread kept
+// a core that thread needed (conjugateGradientPrecond's triangular solves: a grid-wide barrier per level). The
+// last thread awake never sleeps, and a sleep lasts at most kIdleSleep, for waits that only the host or another
+// grid ends.
+struct IdleThreads {
+  std::atomic<uint32_t> progress{0};  // bumped by every turn that made progress (runCta's `progressed`)
+  std::atomic<int> awake{0};          // threads in runJob and not asleep
+  std::atomic<int> sleeping{0};
+  void madeProgress() {
+    progress.fetch_add(1, std::memory_order_seq_cst);
+    if (sleeping.load(std::memory_order_seq_cst)) wakeAll();
+  }
+  void wakeAll() { syscall(SYS_futex, &progress, FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr, nullptr, 0); }
+  // Sleeps while `progress` still reads `seen` and another thread is awake; false when it did not sleep.
+  bool sleepUnless(uint32_t seen) {
+    sleeping.fetch_add(1, std::memory_order_seq_cst);
+    bool slept = false;
+    if (awake.fetch_sub(1, std::memory_order_seq_cst) > 1 && progress.load(std::memory_order_seq_cst) == seen) {
+      const timespec limit{0, kIdleSleepNs};
+      syscall(SYS_futex, &progress, FUTEX_WAIT_PRIVATE, seen, &limit, nullptr, 0);
+      slept = true;
+    }
+    awake.fetch_add(1, std::memory_order_seq_cst);
+    sleeping.fetch_sub(1, std::memory_order_seq_cst);
+    return slept;
+  }
+  static constexpr long kIdleSleepNs = 1'000'000;
+};
+static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t), "a futex word");
+
 // Runs CTAs of the job on this thread until none are left. A CTA whose warps all stopped (spinning on a flag
 // another CTA writes, nanosleep, grid sync, or a long loop) is parked and the thread runs others: a newly started
 // CTA, then one parked CTA's turn (round-robin), alternately while some wait. A waiting CTA may wait for one not
@@ -341,7 +390,8 @@ CtaStatus runCluster(Cluster& cluster, const std::vector<uint32_t>* warpOrder, c
 // does not start its whole grid at once. When every parked CTA had a turn since the last CTA of the job finished,
 // another one starts in any case, so no schedule can hang a grid whose CTAs wait for later ones. The unit started,
 // parked and resumed is a cluster (runCluster): one CTA where the launch has no clusters.
-void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vector<uint32_t>* warpOrder) {
+void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vector<uint32_t>* warpOrder,
+            IdleThreads* idle = nullptr) {
   unsigned savedCsr = _mm_getcsr();
   _mm_setcsr(0x1f80);  // round to nearest, exceptions masked, no FTZ/DAZ
   struct Parked {
@@ -358,6 +408,13 @@ void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vect
   const auto stallNotice = std::chrono::milliseconds(job.lp.config.stallNoticeMs);
   std::chrono::steady_clock::time_point stalledSince{};
   bool stallNoticed = false;
+  // turns without progress in a row, while no other thread made any (IdleThreads::progress still read idleSince)
+  size_t idleTurns = 0;
+  uint32_t idleSince = 0;
+  if (idle) {
+    idle->awake.fetch_add(1, std::memory_order_seq_cst);
+    idleSince = idle->progress.load(std::memory_order_relaxed);
+  }
   while (!job.faulted.load(std::memory_order_relaxed)) {
     std::unique_ptr<CtaContext> ctx;
     if (!parked.empty()) {
@@ -399,7 +456,24 @@ void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vect
         }
       }
     }
-    CtaStatus st = runCluster(ctx->cluster, warpOrder, job.rankOrder);
+    bool progressed = false;
+    CtaStatus st = runCluster(ctx->cluster, warpOrder, job.rankOrder, progressed);
+    // (before any CTA was parked no thread sleeps: a grid that never waits pays no shared atomic per CTA)
+    if (idle && (st == CtaStatus::Waiting || job.parking.load(std::memory_order_relaxed))) {
+      if (progressed || st != CtaStatus::Waiting) {
+        idle->madeProgress();
+        idleTurns = 0;
+        idleSince = idle->progress.load(std::memory_order_relaxed);
+      } else if (const uint32_t now = idle->progress.load(std::memory_order_relaxed); now != idleSince) {
+        idleTurns = 0;
+        idleSince = now;
+      } else if (++idleTurns >= 2 * (parked.size() + 1) && preempted == 0 &&
+                 job.nextCluster.load(std::memory_order_relaxed) >= job.totalClusters) {
+        idle->sleepUnless(idleSince);
+        idleTurns = 0;
+        idleSince = idle->progress.load(std::memory_order_relaxed);
+      }
+    }
     if (st == CtaStatus::Preempted || st == CtaStatus::Waiting) {
       if (!job.parking.load(std::memory_order_relaxed)) job.parking.store(true, std::memory_order_relaxed);
       bool p = st == CtaStatus::Preempted;
@@ -414,6 +488,10 @@ void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vect
     if (job.lp.ctasFinished) job.lp.ctasFinished->fetch_add(job.clusterSize, std::memory_order_relaxed);
   }
   for (auto& c : parked) giveContext(std::move(c.ctx));
+  if (idle) {  // the threads asleep may hold the grid's last CTAs: one of them is the last awake now
+    idle->awake.fetch_sub(1, std::memory_order_seq_cst);
+    idle->madeProgress();
+  }
   // this thread's most, published once (LaunchResult::maxParkedCtas)
   uint64_t seen = job.maxParked.load(std::memory_order_relaxed);
   while (seen < mostParked && !job.maxParked.compare_exchange_weak(seen, mostParked)) {}
@@ -426,6 +504,7 @@ struct PoolJob {
   Job* job;
   std::atomic<int> helpersWanted;
   std::atomic<int> helpersActive{0};
+  IdleThreads idle{};
 };
 
 class Pool {
@@ -473,7 +552,7 @@ class Pool {
         if (pj->helpersWanted.fetch_sub(1) <= 1) queue_.pop_front();
         pj->helpersActive.fetch_add(1);
       }
-      runJob(*pj->job, nullptr, nullptr);
+      runJob(*pj->job, nullptr, nullptr, pj->job->lp.config.idleThreadsSleep ? &pj->idle : nullptr);
       if (pj->helpersActive.fetch_sub(1) == 1) pj->helpersActive.notify_all();
     }
   }
@@ -669,7 +748,7 @@ LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams&
     pool.ensureThreads(helpers);
     PoolJob pj{&job, {int(helpers)}};
     pool.submit(&pj);
-    runJob(job, nullptr, nullptr);
+    runJob(job, nullptr, nullptr, lp.config.idleThreadsSleep ? &pj.idle : nullptr);
     pool.retire(&pj);
     for (;;) {
       int active = pj.helpersActive.load();

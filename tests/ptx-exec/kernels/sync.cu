@@ -93,3 +93,28 @@ extern "C" __global__ void gridRelax(int* a, int* b, int n, int steps) {
     b = t;
   }
 }
+
+// Level barriers as cuSPARSE's triangular solve (spsm_v2_kernel) waits between levels, in a launch that is not
+// cooperative: at each level every CTA computes its value from the level before, then its thread 0 counts it in
+// that level's arrival counter and every thread spins until the whole grid has arrived. The spin adds 1 to
+// `spins` per thread and iteration with a red (no register changes, so the iteration still repeats the warp's
+// state): the count says how long the warps spun before the interpreter parked them.
+__device__ unsigned loadVolatile(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.volatile.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+extern "C" __global__ void levelBarriers(int* values, unsigned* arrived, unsigned* spins, int levels) {
+  const int g = gridDim.x, c = blockIdx.x;
+  for (int level = 1; level < levels; ++level) {
+    if (threadIdx.x == 0) values[level * g + c] = values[(level - 1) * g + (c + 1) % g] + c;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      __threadfence();
+      atomicAdd(&arrived[level], 1u);
+    }
+    while (loadVolatile(&arrived[level]) != unsigned(g))
+      asm volatile("red.relaxed.gpu.global.add.u32 [%0], 1;" ::"l"(spins) : "memory");
+  }
+}
