@@ -9,6 +9,7 @@
 // through the op's own pointer: the interpreter's compiled code, bit-identical by construction.
 #include "exec/engine.h"
 #include "native/abi.h"
+#include "native/jit/registers.h"
 #include "native/jit/symbols.h"
 
 #include <llvm/Analysis/ValueTracking.h>
@@ -40,6 +41,7 @@
 #include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <llvm/Transforms/Scalar/ADCE.h>
 #include <llvm/Transforms/Scalar/EarlyCSE.h>
+#include <llvm/Transforms/Scalar/GVN.h>
 #include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
 
@@ -47,6 +49,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <cstring>
 #include <mutex>
 #include <set>
@@ -119,9 +122,27 @@ bool refersTo(const llvm::Value* v, const std::unordered_set<const llvm::GlobalV
   return false;
 }
 
+// Registers in SSA values (registers.h), with CUEMU_NATIVE_REGISTERS=ssa; by default they stay in the warp's register
+// file, as the interpreter keeps them: promoted, they made kernels slower (docs/native-tier.md, "Registers").
+bool registersInSsa() {
+  static const bool on = [] {
+    const char* v = std::getenv("CUEMU_NATIVE_REGISTERS");
+    return v && std::strcmp(v, "ssa") == 0;
+  }();
+  return on;
+}
+
 // Replaces the definition g with a declaration bound to the interpreter's object at `address`.
 void bindTo(llvm::GlobalValue& g, uint64_t address) {
-  if (auto* f = llvm::dyn_cast<llvm::Function>(&g)) f->deleteBody();
+  if (auto* f = llvm::dyn_cast<llvm::Function>(&g)) {
+    f->deleteBody();
+    // The interpreter's functions keep no pointer to their callers' locals (operand views, address lists): saying
+    // so lets alias analysis see that a handler's stack copies do not change under its register-file stores, so
+    // that their fields fold to the op's constants before registers are promoted (registers.h).
+    if (registersInSsa())
+      for (llvm::Argument& a : f->args())
+        if (a.getType()->isPointerTy()) a.addAttr(llvm::Attribute::NoCapture);
+  }
   if (auto* v = llvm::dyn_cast<llvm::GlobalVariable>(&g)) v->setInitializer(nullptr);
   g.setName(atName(address));
   g.setLinkage(llvm::GlobalValue::ExternalLinkage);
@@ -136,7 +157,9 @@ void bindTo(llvm::GlobalValue& g, uint64_t address) {
 // thread-local ones cannot be bound, so the functions that use them (and their callers, unless the interpreter
 // has them too) are bound to the interpreter's functions instead of compiled.
 void prepareUnit(llvm::Module& m, size_t unit, Prepared& p, std::unordered_map<std::string, std::string>& names,
-                 std::unordered_set<std::string>& ambiguous) {
+                 std::unordered_set<std::string>& ambiguous, RegisterFileUsers& registerUsers) {
+  if (registersInSsa()) keepOtherWarpsOutOfLine(m);
+  registerUsers.record(m, unit);
   std::unordered_set<const llvm::GlobalValue*> unusable;
   for (llvm::GlobalVariable& g : llvm::make_early_inc_range(m.globals())) {
     if (g.isDeclaration() || g.isConstant()) continue;
@@ -216,6 +239,7 @@ void prepareUnit(llvm::Module& m, size_t unit, Prepared& p, std::unordered_map<s
   for (llvm::GlobalVariable& g : m.globals()) rename(g);
   // unusable functions keep their bodies (nothing references them once their callers are bound) but are not handlers
   for (const llvm::GlobalValue* g : unusable) ambiguous.insert(g->getName().str());
+  registerUsers.nameAfterPreparing(unit);
 }
 
 Prepared* prepare(const void* anchor) {
@@ -238,6 +262,7 @@ Prepared* prepare(const void* anchor) {
   auto all = std::make_unique<llvm::Module>("cuemu-handlers", context);
   std::unordered_map<std::string, std::string> names;
   std::unordered_set<std::string> ambiguous;
+  RegisterFileUsers registerUsers;
   for (size_t unit = 0; cuemuNativeBitcode[unit][0]; ++unit) {
     const char* begin = cuemuNativeBitcode[unit][1];
     const char* end = cuemuNativeBitcode[unit][2];
@@ -247,7 +272,7 @@ Prepared* prepare(const void* anchor) {
       p->error = "handler bitcode of " + std::string(cuemuNativeBitcode[unit][0]) + ": " + toString(m.takeError());
       return p;
     }
-    prepareUnit(**m, unit, *p, names, ambiguous);
+    prepareUnit(**m, unit, *p, names, ambiguous, registerUsers);
     if (unit == 0) {
       all->setDataLayout((*m)->getDataLayout());
       all->setTargetTriple((*m)->getTargetTriple());
@@ -259,6 +284,9 @@ Prepared* prepare(const void* anchor) {
   }
   for (auto& [original, name] : names)
     if (!ambiguous.count(original)) p->functions.emplace(original, name);
+  registerUsers.mark(*all, [&](const std::string& name) {
+    return llvm::StringRef(name).startswith(kAtPrefix) || p->symbols.address(name) != 0;
+  });
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);
   llvm::WriteBitcodeToFile(*all, os);
@@ -341,6 +369,33 @@ struct FoldOps : llvm::PassInfoMixin<FoldOps> {
   }
 };
 
+struct ForwardStackConstants : llvm::PassInfoMixin<ForwardStackConstants> {
+  std::string kernel;
+  PromotionStats* stats;
+  llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager&) {
+    if (f.getName() != kernel) return llvm::PreservedAnalyses::all();
+    stats->forwarded = forwardStackConstants(f);
+    return stats->forwarded ? llvm::PreservedAnalyses::none() : llvm::PreservedAnalyses::all();
+  }
+};
+
+struct PromoteRegisters : llvm::PassInfoMixin<PromoteRegisters> {
+  std::string kernel;
+  PromotionStats* stats;
+  llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager&) {
+    if (f.getName() != kernel) return llvm::PreservedAnalyses::all();
+    if (const char* dump = std::getenv("CUEMU_NATIVE_DUMP"); dump && std::getenv("CUEMU_NATIVE_TIMING")) {
+      std::error_code ec;
+      llvm::raw_fd_ostream os(std::string(dump) + "." + kernel + ".promote.ll", ec);
+      f.getParent()->print(os, nullptr);
+    }
+    const uint32_t forwarded = stats->forwarded;
+    *stats = promoteRegisters(f);
+    stats->forwarded = forwarded;
+    return llvm::PreservedAnalyses::none();
+  }
+};
+
 std::mutex gMutex;
 std::atomic<uint64_t> gKernels{0};
 
@@ -392,23 +447,30 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
   llvm::Argument* opArg = fn->getArg(1);
   auto opAt = [&](size_t i) { return opPointer(opsGlobal, i * sizeof(Op)); };
 
+  // With registers in SSA values, an op that goes anywhere else than its next op or its target returns (below);
+  // otherwise it goes back to the entry's switch (`dispatch`).
+  const bool promote = (!options || options->optLevel <= 1) && registersInSsa();
   auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
-  auto* dispatch = llvm::BasicBlock::Create(ctx, "dispatch", fn);
+  auto* dispatch = promote ? entry : llvm::BasicBlock::Create(ctx, "dispatch", fn);
   auto* leave = llvm::BasicBlock::Create(ctx, "leave", fn);
   std::vector<llvm::BasicBlock*> blocks(count);
   for (size_t i = 0; i < count; ++i) blocks[i] = llvm::BasicBlock::Create(ctx, "op" + std::to_string(i), fn);
   llvm::IRBuilder<> b(entry);
-  b.CreateBr(dispatch);
-  b.SetInsertPoint(dispatch);
-  llvm::PHINode* pc = b.CreatePHI(i8p, 0, "pc");
-  pc->addIncoming(opArg, entry);
-  llvm::Value* offset = b.CreateSub(b.CreatePtrToInt(pc, i64), b.CreatePtrToInt(opAt(0), i64));
+  llvm::PHINode* pc = nullptr;
+  if (!promote) {
+    b.CreateBr(dispatch);
+    b.SetInsertPoint(dispatch);
+    pc = b.CreatePHI(i8p, 0, "pc");
+    pc->addIncoming(opArg, entry);
+  }
+  llvm::Value* current = promote ? static_cast<llvm::Value*>(opArg) : pc;
+  llvm::Value* offset = b.CreateSub(b.CreatePtrToInt(current, i64), b.CreatePtrToInt(opAt(0), i64));
   llvm::Value* index = b.CreateLShr(offset, llvm::ConstantInt::get(i64, 6));
   static_assert(sizeof(Op) == 64, "the op index is the offset / 64");
   llvm::SwitchInst* sw = b.CreateSwitch(index, leave, unsigned(count));
   b.SetInsertPoint(leave);
   llvm::PHINode* result = b.CreatePHI(i8p, 0, "result");
-  result->addIncoming(pc, dispatch);
+  result->addIncoming(current, dispatch);
   b.CreateRet(result);
 
   std::unordered_map<std::string, llvm::Function*> declared;
@@ -462,12 +524,20 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
       b.CreateCondBr(b.CreateICmpEQ(next, opAt(k)), block, other);
       b.SetInsertPoint(other);
     }
-    auto* stop = llvm::BasicBlock::Create(ctx, "op" + std::to_string(i) + ".other", fn);
-    b.CreateCondBr(b.CreateIsNull(next), leave, stop);
-    result->addIncoming(llvm::ConstantPointerNull::get(i8p), b.GetInsertBlock());
-    b.SetInsertPoint(stop);
-    b.CreateBr(dispatch);
-    pc->addIncoming(next, stop);
+    // any other op (a reconvergence pop, a call's return, the other path of a divergent branch): through the
+    // switch; with registers in SSA values the kernel returns it instead, and the CTA loop enters again there: no
+    // edge leads back to the switch, so that a register is live only where the program can still read it.
+    if (promote) {
+      result->addIncoming(next, b.GetInsertBlock());
+      b.CreateBr(leave);
+    } else {
+      auto* stop = llvm::BasicBlock::Create(ctx, "op" + std::to_string(i) + ".other", fn);
+      b.CreateCondBr(b.CreateIsNull(next), leave, stop);
+      result->addIncoming(llvm::ConstantPointerNull::get(i8p), b.GetInsertBlock());
+      b.SetInsertPoint(stop);
+      b.CreateBr(dispatch);
+      pc->addIncoming(next, stop);
+    }
   }
 
   const bool timing = std::getenv("CUEMU_NATIVE_TIMING") != nullptr;
@@ -507,6 +577,7 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
     llvm::ModuleAnalysisManager mam;
     llvm::PassBuilder pb(tm->get());
     FoldOps fold{{}, opsGlobal, reinterpret_cast<const uint8_t*>(ops), count * sizeof(Op)};
+    PromotionStats promotion;
     pb.registerPeepholeEPCallback(
         [&](llvm::FunctionPassManager& fpm, llvm::OptimizationLevel) { fpm.addPass(FoldOps(fold)); });
     pb.registerModuleAnalyses(mam);
@@ -538,11 +609,50 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
       fpm.addPass(llvm::SimplifyCFGPass());
       fpm.addPass(llvm::ADCEPass());
       mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(fpm)));
+      if (promote) {
+        llvm::FunctionPassManager promote;
+        promote.addPass(ForwardStackConstants{{}, kernelName, &promotion});
+        promote.addPass(llvm::InstCombinePass());
+        promote.addPass(PromoteRegisters{{}, kernelName, &promotion});
+        promote.addPass(llvm::SROAPass());
+        promote.addPass(llvm::EarlyCSEPass(true));
+        promote.addPass(llvm::InstCombinePass());
+        promote.addPass(llvm::SimplifyCFGPass());
+        promote.addPass(llvm::ADCEPass());
+        mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(promote)));
+      }
       mpm.addPass(llvm::GlobalDCEPass());
     } else {
       mpm = pb.buildPerModuleDefaultPipeline(level == 2 ? llvm::OptimizationLevel::O2 : llvm::OptimizationLevel::O3);
     }
     mpm.run(*m, mam);
+    if (timing && std::getenv("CUEMU_NATIVE_CALLS")) {
+      std::map<std::string, int> callees;
+      for (llvm::Instruction& i : llvm::instructions(*m->getFunction(kernelName)))
+        if (auto* call = llvm::dyn_cast<llvm::CallBase>(&i); call && !llvm::isa<llvm::IntrinsicInst>(call)) {
+          std::string name = "indirect";
+          if (auto* callee = call->getCalledFunction()) {
+            name = callee->hasFnAttribute(kRegistersUntouched) ? "(untouched) " : "";
+            name += callee->getName().str();
+            uint64_t address = 0;
+            const llvm::StringRef callee_name = callee->getName();
+            if (callee_name.startswith(kAtPrefix) &&
+                !callee_name.drop_front(kAtPrefix.size()).getAsInteger(16, address)) {
+              auto it = p.symbols.functions.find(address);
+              if (it != p.symbols.functions.end())
+                name = (callee->hasFnAttribute(kRegistersUntouched) ? "(untouched) " : "") + it->second;
+            }
+          }
+          ++callees[name];
+        }
+      for (auto& [name, n] : callees) std::fprintf(stderr, "native: calls %dx %s\n", n, name.c_str());
+    }
+    if (timing)
+      std::fprintf(stderr,
+                   "native: registers: %u stack loads folded, %u ranges promoted, %u in memory, %u calls write "
+                   "back%s%s\n",
+                   promotion.forwarded, promotion.slots, promotion.memorySlots, promotion.calls,
+                   promotion.refused.empty() ? "" : "; refused: ", promotion.refused.c_str());
   }
   report("optimise");
   if (timing) {
