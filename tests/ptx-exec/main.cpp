@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
         return 2;
       }
       ptx::exec::setNativeTier(true);
+      ptx::exec::setNativeTierPolicy({1, 0, false});  // every kernel compiled at its first launch
     }
   }
   if (spec) {

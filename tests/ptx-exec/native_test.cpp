@@ -49,7 +49,9 @@ struct Outcome {
 
 Outcome runCase(const Case& c, bool native) {
   const bool was = nativeTier();
+  const NativeTierPolicy policy = nativeTierPolicy();
   setNativeTier(native);
+  setNativeTierPolicy({1, 0, false});  // compiled at its launch
   // a text of its own: compile() gives the program of the same text while one lives (other tests' included)
   static std::atomic<int> serial{0};
   CompileResult compiled = compile(ptxtest::readFile(std::string(PTX_EXEC_KERNELS) + "/" + c.file) +
@@ -91,6 +93,7 @@ Outcome runCase(const Case& c, bool native) {
   }
   for (size_t i = 0; i < c.buffers.size(); ++i) out.buffers.emplace_back(device[i], device[i] + c.buffers[i].size());
   setNativeTier(was);
+  setNativeTierPolicy(policy);
   return out;
 }
 
@@ -246,7 +249,9 @@ TEST_F(NativeTier, FaultsReportTheSameKernelBlockThreadLineAndAddress) {
 // The tier's switch and its report: what compiled, and that a program is compiled once for all its launches.
 TEST_F(NativeTier, CompilesOncePerProgramAndReports) {
   const bool was = nativeTier();
+  const NativeTierPolicy policy = nativeTierPolicy();
   setNativeTier(true);
+  setNativeTierPolicy({1, 0, false});
   CompileResult compiled =
       compile(ptxtest::readFile(std::string(PTX_EXEC_KERNELS) + "/bench.ptx") + "\n// native tier: compiles once\n");
   ASSERT_TRUE(compiled.program) << compiled.error;
@@ -264,4 +269,86 @@ TEST_F(NativeTier, CompilesOncePerProgramAndReports) {
   EXPECT_GT(after.compileNs, before.compileNs);
   EXPECT_GT(after.codeBytes, before.codeBytes);
   setNativeTier(was);
+  setNativeTierPolicy(policy);
+}
+
+// Tiering (NativeTierPolicy): a kernel is interpreted until hot, by launches or by threads, then compiled in the
+// background (deterministic launches: at the hot launch itself), and every launch gives the same memory.
+TEST_F(NativeTier, HotKernelsCompileAndLaterLaunchesRunTheirCode) {
+  const bool was = nativeTier();
+  const NativeTierPolicy policy = nativeTierPolicy();
+  setNativeTier(true);
+  static std::atomic<int> serial{0};
+  constexpr int n = 1000;
+  float* a = nativeArena().alloc<float>(n);
+  float* b = nativeArena().alloc<float>(n);
+  float* c = nativeArena().alloc<float>(n);
+  for (int i = 0; i < n; ++i) a[i] = float(i) * 0.5f, b[i] = float(n - i) * 0.25f;
+  struct Counts {
+    uint64_t compiled, background, launchesCompiled, launchesInterpreted;
+  };
+  auto counts = [] {
+    const NativeTierStats s = nativeTierStats();
+    return Counts{s.kernelsCompiled, s.backgroundCompiles, s.launchesCompiled, s.launchesInterpreted};
+  };
+  // one launch of a fresh program's vadd, with 256-thread blocks; returns what changed in the counts
+  auto program = [&] {
+    CompileResult r = compile(ptxtest::readFile(std::string(PTX_EXEC_KERNELS) + "/bench.ptx") +
+                              "\n// native tier: tiering " + std::to_string(serial++) + "\n");
+    EXPECT_TRUE(r.program) << r.error;
+    return r;
+  };
+  auto run = [&](const CompileResult& r, uint32_t blocks, bool deterministic) {
+    const int k = findKernel(*r.program, "vadd");
+    ptxtest::Params p(kernels(*r.program)[size_t(k)]);
+    p.arg(a).arg(b).arg(c).arg(n);
+    std::fill(c, c + n, -1.0f);
+    LaunchParams lp = ptxtest::launchParams(Dim3{blocks}, Dim3{256}, p, nativeArena());
+    lp.config.deterministic = deterministic;
+    const Counts before = counts();
+    EXPECT_TRUE(launch(*r.program, k, lp).ok());
+    const int covered = std::min<int>(n, int(blocks) * 256);
+    for (int i = 0; i < covered; ++i) EXPECT_EQ(c[i], a[i] + b[i]) << "element " << i;
+    const Counts after = counts();
+    return Counts{after.compiled - before.compiled, after.background - before.background,
+                  after.launchesCompiled - before.launchesCompiled,
+                  after.launchesInterpreted - before.launchesInterpreted};
+  };
+
+  // hot at the third launch: compiled in the background, the fourth launch runs the code
+  setNativeTierPolicy({3, uint64_t(1) << 40, true});
+  CompileResult first = program();
+  for (int launchNo = 1; launchNo <= 3; ++launchNo) {
+    const Counts d = run(first, 4, false);
+    EXPECT_EQ(d.launchesInterpreted, 1u) << "launch " << launchNo;
+    EXPECT_EQ(d.launchesCompiled, 0u) << "launch " << launchNo;
+  }
+  waitForNativeCompiles();
+  Counts d = run(first, 4, false);
+  EXPECT_EQ(d.launchesCompiled, 1u);
+  EXPECT_EQ(d.launchesInterpreted, 0u);
+
+  // deterministic: compiled at the hot launch, which runs the code
+  setNativeTierPolicy({2, uint64_t(1) << 40, true});
+  CompileResult second = program();
+  d = run(second, 4, true);
+  EXPECT_EQ(d.launchesInterpreted, 1u);
+  d = run(second, 4, true);
+  EXPECT_EQ(d.compiled, 1u);
+  EXPECT_EQ(d.background, 0u);
+  EXPECT_EQ(d.launchesCompiled, 1u);
+
+  // hot by threads: 1024 + 1024 reach 2048 at the second launch
+  setNativeTierPolicy({100, 2048, false});
+  CompileResult third = program();
+  d = run(third, 4, false);
+  EXPECT_EQ(d.launchesInterpreted, 1u);
+  d = run(third, 4, false);
+  EXPECT_EQ(d.compiled, 1u);
+  EXPECT_EQ(d.launchesCompiled, 1u);
+
+  const NativeTierStats s = nativeTierStats();
+  EXPECT_GE(s.backgroundCompiles, 1u);
+  setNativeTier(was);
+  setNativeTierPolicy(policy);
 }

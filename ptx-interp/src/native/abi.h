@@ -13,7 +13,7 @@ struct Warp;
 
 extern "C" {
 
-constexpr uint32_t kCuemuNativeAbiVersion = 1;
+constexpr uint32_t kCuemuNativeAbiVersion = 2;
 
 struct CuemuNativeOptions {
   // 1: the light pipeline (inline the handlers, fold their ops, simplify); 2, 3: LLVM's O2, O3 pipelines
@@ -21,6 +21,8 @@ struct CuemuNativeOptions {
   // per op: 1 compiles its handler into the function, 0 calls its handler pointer (ops of other kernels of an eagerly
   // lowered module); nullptr: all
   const uint8_t* compileOp = nullptr;
+  // where the ops the code runs are (`ops` may be a copy of them, read while compiling); nullptr: at `ops`
+  const ptx::exec::Op* original = nullptr;
 };
 
 // What one compile did (docs/native-tier.md).

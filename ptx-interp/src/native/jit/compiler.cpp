@@ -328,8 +328,9 @@ llvm::Constant* opPointer(llvm::GlobalVariable* ops, uint64_t offset) {
 // handler's result with the next op folds too.
 struct FoldOps : llvm::PassInfoMixin<FoldOps> {
   llvm::GlobalVariable* ops;
-  const uint8_t* data;
+  const uint8_t* data;  // the ops' bytes
   uint64_t bytes;
+  uint64_t original;  // where the ops the code runs are (data may be a copy)
   llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager&) {
     const llvm::DataLayout& dl = f.getParent()->getDataLayout();
     bool changed = false;
@@ -351,7 +352,7 @@ struct FoldOps : llvm::PassInfoMixin<FoldOps> {
         c = llvm::ConstantFP::get(type,
                                   size == 4 ? double(std::bit_cast<float>(uint32_t(raw))) : std::bit_cast<double>(raw));
       } else if (type->isPointerTy()) {
-        const uint64_t start = reinterpret_cast<uint64_t>(data);
+        const uint64_t start = original;
         if (raw == 0)
           c = llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(type));
         else if (raw >= start && raw < start + bytes)
@@ -422,6 +423,7 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
   if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma") || !__builtin_cpu_supports("bmi2"))
     return fail(out, "the native tier needs an x86-64-v3 CPU (AVX2, FMA, BMI2)");
 
+  const Op* base = options && options->original ? options->original : ops;
   auto context = std::make_unique<llvm::LLVMContext>();
   llvm::LLVMContext& ctx = *context;
   // the bitcode's vectorisation hints (clang's assume_safety) make LLVM remark on loops it leaves as they are
@@ -440,7 +442,7 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
   // one op past the end stays inside the array: the last op's `op + 1` compares without leaving it
   auto* opsGlobal =
       new llvm::GlobalVariable(*m, llvm::ArrayType::get(i8, (count + 1) * sizeof(Op)), true,
-                               llvm::GlobalValue::ExternalLinkage, nullptr, atName(reinterpret_cast<uint64_t>(ops)));
+                               llvm::GlobalValue::ExternalLinkage, nullptr, atName(reinterpret_cast<uint64_t>(base)));
   const std::string kernelName = "cuemu_kernel_" + std::to_string(id);
   auto* fn = llvm::Function::Create(handlerType, llvm::GlobalValue::ExternalLinkage, kernelName, *m);
   llvm::Argument* warp = fn->getArg(0);
@@ -517,8 +519,8 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
     // the successors a handler usually returns: the next op and the op's target
     std::vector<std::pair<size_t, llvm::BasicBlock*>> likely;
     if (i + 1 < count) likely.push_back({i + 1, blocks[i + 1]});
-    if (op.target && op.target >= ops && op.target < ops + count && size_t(op.target - ops) != i + 1)
-      likely.push_back({size_t(op.target - ops), blocks[size_t(op.target - ops)]});
+    if (op.target && op.target >= base && op.target < base + count && size_t(op.target - base) != i + 1)
+      likely.push_back({size_t(op.target - base), blocks[size_t(op.target - base)]});
     for (auto [k, block] : likely) {
       auto* other = llvm::BasicBlock::Create(ctx, "op" + std::to_string(i) + ".not" + std::to_string(k), fn);
       b.CreateCondBr(b.CreateICmpEQ(next, opAt(k)), block, other);
@@ -576,7 +578,8 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
     llvm::CGSCCAnalysisManager cgam;
     llvm::ModuleAnalysisManager mam;
     llvm::PassBuilder pb(tm->get());
-    FoldOps fold{{}, opsGlobal, reinterpret_cast<const uint8_t*>(ops), count * sizeof(Op)};
+    FoldOps fold{
+        {}, opsGlobal, reinterpret_cast<const uint8_t*>(ops), count * sizeof(Op), reinterpret_cast<uint64_t>(base)};
     PromotionStats promotion;
     pb.registerPeepholeEPCallback(
         [&](llvm::FunctionPassManager& fpm, llvm::OptimizationLevel) { fpm.addPass(FoldOps(fold)); });
