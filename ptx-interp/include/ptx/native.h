@@ -47,6 +47,8 @@ struct NativeTierStats {
   uint64_t launchesCompiled = 0;     // launches that ran compiled code
   uint64_t launchesInterpreted = 0;  // launches of kernels not (yet) compiled while the tier was on
   uint64_t backgroundCompiles = 0;   // of kernelsCompiled: compiled on the background thread
+  uint64_t cacheLoads = 0;           // of kernelsCompiled: loaded from the on-disk cache (docs/native-tier.md)
+  uint64_t cacheWrites = 0;          // compiled and written to the cache
   std::string lastRefusal;
 };
 NativeTierStats nativeTierStats();

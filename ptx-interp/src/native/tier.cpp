@@ -222,6 +222,8 @@ void runJob(CompileJob& job, bool background) {
   }
   ++stats().kernelsCompiled;
   stats().backgroundCompiles += background;
+  stats().cacheLoads += result.fromCache;
+  stats().cacheWrites += result.cacheWritten;
   stats().opsInlined += result.opsInlined;
   stats().opsCalled += result.opsCalled;
   stats().codeBytes += result.codeBytes;
