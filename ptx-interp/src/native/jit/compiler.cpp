@@ -639,6 +639,23 @@ bool fail(CuemuNativeResult* out, const std::string& message) {
   return false;
 }
 
+// Code released while a compile runs (a background one can take seconds) is dropped by the next compile: a
+// program's release must not wait for another kernel's compile.
+std::mutex gReleasedMutex;
+std::vector<Compiled*> gReleased;
+
+void dropReleased() {
+  std::vector<Compiled*> released;
+  {
+    std::lock_guard<std::mutex> lock(gReleasedMutex);
+    released.swap(gReleased);
+  }
+  for (Compiled* c : released) {
+    if (c->dylib) dropDylib(*gPrepared, *c->dylib);
+    delete c;
+  }
+}
+
 bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, CuemuNativeResult* out) {
   auto start = Clock::now();
   std::lock_guard<std::mutex> lock(gMutex);
@@ -648,6 +665,7 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
   }
   Prepared& p = *gPrepared;
   if (!p.error.empty()) return fail(out, p.error);
+  dropReleased();
   // the handler bitcode is compiled for x86-64-v3 (CMakeLists.txt)
   if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma") || !__builtin_cpu_supports("bmi2"))
     return fail(out, "the native tier needs an x86-64-v3 CPU (AVX2, FMA, BMI2)");
@@ -949,10 +967,11 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
 void release(void* handle) {
   auto* c = static_cast<Compiled*>(handle);
   {
-    std::lock_guard<std::mutex> lock(gMutex);
-    if (c->dylib) dropDylib(*gPrepared, *c->dylib);
+    std::lock_guard<std::mutex> lock(gReleasedMutex);
+    gReleased.push_back(c);
   }
-  delete c;
+  std::unique_lock<std::mutex> lock(gMutex, std::try_to_lock);
+  if (lock.owns_lock()) dropReleased();
 }
 
 const CuemuNativeApi kApi{kCuemuNativeAbiVersion, compile, release};
