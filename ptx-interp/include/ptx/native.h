@@ -16,14 +16,15 @@ bool nativeTier();
 
 // When a kernel is compiled (docs/native-tier.md, "Tiering"): it runs in the interpreter until it is hot, that is
 // until it was launched `hotLaunches` times or ran `hotThreads` threads in all (counted per program and kernel), then
-// it compiles (on a background thread, the interpreter running its launches meanwhile; at the hot launch itself
-// with `background` false or in deterministic mode, so that the same launch switches in every run) and later
-// launches run its code. Default: from CUEMU_NATIVE_HOT_LAUNCHES (3), CUEMU_NATIVE_HOT_THREADS (1048576) and
-// CUEMU_NATIVE_BACKGROUND (1). {1, 0, false}: every kernel compiled at its first launch, on the launching thread.
+// it compiles at that launch, which runs the code (with `background`: on a background thread, the interpreter
+// running its launches meanwhile), and later launches run its code. Deterministic launches follow the same policy:
+// both tiers give the same results in the same order. Default: from CUEMU_NATIVE_HOT_LAUNCHES (3),
+// CUEMU_NATIVE_HOT_THREADS (1048576) and CUEMU_NATIVE_BACKGROUND (0). {1, 0, false}: every kernel compiled at its
+// first launch.
 struct NativeTierPolicy {
   uint32_t hotLaunches = 3;
   uint64_t hotThreads = uint64_t(1) << 20;
-  bool background = true;
+  bool background = false;  // not yet safe at exit (docs/native-tier.md, Tiering)
 };
 void setNativeTierPolicy(const NativeTierPolicy& policy);
 NativeTierPolicy nativeTierPolicy();

@@ -112,7 +112,7 @@ NativeTierPolicy& policyStore() {
     if (const char* v = std::getenv("CUEMU_NATIVE_HOT_LAUNCHES"))
       made->hotLaunches = uint32_t(std::strtoul(v, nullptr, 10));
     if (const char* v = std::getenv("CUEMU_NATIVE_HOT_THREADS")) made->hotThreads = std::strtoull(v, nullptr, 10);
-    if (const char* v = std::getenv("CUEMU_NATIVE_BACKGROUND")) made->background = std::strcmp(v, "0") != 0;
+    if (const char* v = std::getenv("CUEMU_NATIVE_BACKGROUND")) made->background = std::strcmp(v, "1") == 0;
     return made;
   }();
   return *p;
@@ -293,7 +293,7 @@ class Compiler {
 
 }  // namespace
 
-Handler codeFor(const Program& p, const FunctionCode& entry, uint64_t threads, bool deterministic) {
+Handler codeFor(const Program& p, const FunctionCode& entry, uint64_t threads) {
   if (!nativeTier()) return nullptr;
   const Library& lib = library();
   if (!lib.api) return nullptr;
@@ -320,7 +320,7 @@ Handler codeFor(const Program& p, const FunctionCode& entry, uint64_t threads, b
       return nullptr;
     }
     code.state = NativeSlot::Code::Queued;
-    if (policy.background && !deterministic) {
+    if (policy.background) {
       Compiler::instance().queue(std::move(job));
       return nullptr;
     }

@@ -25,9 +25,8 @@ namespace native {
 // The function that runs warps of the kernel whose entry function is `entry` (of program p) from any op of p until
 // they stop (as `while (op) op = op->fn(w, op)` does): the kernel's own ops and every non-entry function's, while
 // ops of p's other kernels call their handlers. Counts a launch of `threads` threads; compiled once the kernel is
-// hot (NativeTierPolicy; at this launch when `deterministic`). nullptr while the tier is off, the kernel is not
-// compiled yet, or it cannot be.
-Handler codeFor(const Program& p, const FunctionCode& entry, uint64_t threads = 0, bool deterministic = false);
+// hot (NativeTierPolicy). nullptr while the tier is off, the kernel is not compiled yet, or it cannot be.
+Handler codeFor(const Program& p, const FunctionCode& entry, uint64_t threads = 0);
 
 }  // namespace native
 }  // namespace ptx::exec
