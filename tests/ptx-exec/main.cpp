@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
         return 2;
       }
       ptx::exec::setNativeTier(true);
+      ptx::exec::setNativeTierPolicy({1, 0, false});   // every kernel compiled at its first launch
+      ::setenv("CUEMU_NATIVE_CACHE_DISABLE", "1", 0);  // by the compiler, not loaded from the on-disk cache
     }
   }
   if (spec) {

@@ -10,7 +10,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <bit>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -34,6 +37,7 @@ struct Case {
   Case(std::string f, std::string k, Dim3 g, Dim3 b, std::vector<std::vector<uint8_t>> initial)
       : file(std::move(f)), kernel(std::move(k)), grid(g), block(b), buffers(std::move(initial)) {}
   std::string file, kernel;
+  std::string text;  // the module's PTX, when not from `file`
   Dim3 grid, block;
   std::vector<std::vector<uint8_t>> buffers;  // initial contents
   std::vector<Arg> args;
@@ -49,11 +53,14 @@ struct Outcome {
 
 Outcome runCase(const Case& c, bool native) {
   const bool was = nativeTier();
+  const NativeTierPolicy policy = nativeTierPolicy();
   setNativeTier(native);
+  setNativeTierPolicy({1, 0, false});  // compiled at its launch
   // a text of its own: compile() gives the program of the same text while one lives (other tests' included)
   static std::atomic<int> serial{0};
-  CompileResult compiled = compile(ptxtest::readFile(std::string(PTX_EXEC_KERNELS) + "/" + c.file) +
-                                   "\n// native tier test " + std::to_string(serial++) + "\n");
+  CompileResult compiled =
+      compile((c.text.empty() ? ptxtest::readFile(std::string(PTX_EXEC_KERNELS) + "/" + c.file) : c.text) +
+              "\n// native tier test " + std::to_string(serial++) + "\n");
   if (!compiled.program) throw std::runtime_error(compiled.error);
   const Program& program = *compiled.program;
   const int k = findKernel(program, c.kernel);
@@ -91,6 +98,7 @@ Outcome runCase(const Case& c, bool native) {
   }
   for (size_t i = 0; i < c.buffers.size(); ++i) out.buffers.emplace_back(device[i], device[i] + c.buffers[i].size());
   setNativeTier(was);
+  setNativeTierPolicy(policy);
   return out;
 }
 
@@ -131,6 +139,8 @@ class NativeTier : public testing::Test {
  protected:
   void SetUp() override {
     if (!nativeTierUnavailable().empty()) GTEST_SKIP() << nativeTierUnavailable();
+    // the compiler itself under test: no code from the on-disk cache (NativeCache tests it), unless asked
+    ::setenv("CUEMU_NATIVE_CACHE_DISABLE", "1", 0);
   }
 };
 
@@ -246,7 +256,9 @@ TEST_F(NativeTier, FaultsReportTheSameKernelBlockThreadLineAndAddress) {
 // The tier's switch and its report: what compiled, and that a program is compiled once for all its launches.
 TEST_F(NativeTier, CompilesOncePerProgramAndReports) {
   const bool was = nativeTier();
+  const NativeTierPolicy policy = nativeTierPolicy();
   setNativeTier(true);
+  setNativeTierPolicy({1, 0, false});
   CompileResult compiled =
       compile(ptxtest::readFile(std::string(PTX_EXEC_KERNELS) + "/bench.ptx") + "\n// native tier: compiles once\n");
   ASSERT_TRUE(compiled.program) << compiled.error;
@@ -264,4 +276,325 @@ TEST_F(NativeTier, CompilesOncePerProgramAndReports) {
   EXPECT_GT(after.compileNs, before.compileNs);
   EXPECT_GT(after.codeBytes, before.codeBytes);
   setNativeTier(was);
+  setNativeTierPolicy(policy);
+}
+
+// Tiering (NativeTierPolicy): a kernel is interpreted until hot, by launches or by threads, then compiled in the
+// background (or at the hot launch itself), and every launch gives the same memory.
+TEST_F(NativeTier, HotKernelsCompileAndLaterLaunchesRunTheirCode) {
+  const bool was = nativeTier();
+  const NativeTierPolicy policy = nativeTierPolicy();
+  setNativeTier(true);
+  static std::atomic<int> serial{0};
+  constexpr int n = 1000;
+  float* a = nativeArena().alloc<float>(n);
+  float* b = nativeArena().alloc<float>(n);
+  float* c = nativeArena().alloc<float>(n);
+  for (int i = 0; i < n; ++i) a[i] = float(i) * 0.5f, b[i] = float(n - i) * 0.25f;
+  struct Counts {
+    uint64_t compiled, background, launchesCompiled, launchesInterpreted;
+  };
+  auto counts = [] {
+    const NativeTierStats s = nativeTierStats();
+    return Counts{s.kernelsCompiled, s.backgroundCompiles, s.launchesCompiled, s.launchesInterpreted};
+  };
+  // one launch of a fresh program's vadd, with 256-thread blocks; returns what changed in the counts
+  auto program = [&] {
+    CompileResult r = compile(ptxtest::readFile(std::string(PTX_EXEC_KERNELS) + "/bench.ptx") +
+                              "\n// native tier: tiering " + std::to_string(serial++) + "\n");
+    EXPECT_TRUE(r.program) << r.error;
+    return r;
+  };
+  auto run = [&](const CompileResult& r, uint32_t blocks, bool deterministic) {
+    const int k = findKernel(*r.program, "vadd");
+    ptxtest::Params p(kernels(*r.program)[size_t(k)]);
+    p.arg(a).arg(b).arg(c).arg(n);
+    std::fill(c, c + n, -1.0f);
+    LaunchParams lp = ptxtest::launchParams(Dim3{blocks}, Dim3{256}, p, nativeArena());
+    lp.config.deterministic = deterministic;
+    const Counts before = counts();
+    EXPECT_TRUE(launch(*r.program, k, lp).ok());
+    const int covered = std::min<int>(n, int(blocks) * 256);
+    for (int i = 0; i < covered; ++i) EXPECT_EQ(c[i], a[i] + b[i]) << "element " << i;
+    const Counts after = counts();
+    return Counts{after.compiled - before.compiled, after.background - before.background,
+                  after.launchesCompiled - before.launchesCompiled,
+                  after.launchesInterpreted - before.launchesInterpreted};
+  };
+
+  // hot at the third launch: compiled in the background, the fourth launch runs the code
+  setNativeTierPolicy({3, uint64_t(1) << 40, true});
+  CompileResult first = program();
+  for (int launchNo = 1; launchNo <= 3; ++launchNo) {
+    const Counts d = run(first, 4, false);
+    EXPECT_EQ(d.launchesInterpreted, 1u) << "launch " << launchNo;
+    EXPECT_EQ(d.launchesCompiled, 0u) << "launch " << launchNo;
+  }
+  waitForNativeCompiles();
+  Counts d = run(first, 4, false);
+  EXPECT_EQ(d.launchesCompiled, 1u);
+  EXPECT_EQ(d.launchesInterpreted, 0u);
+
+  // deterministic launches, compiled at the hot launch (background off), which runs the code
+  setNativeTierPolicy({2, uint64_t(1) << 40, false});
+  CompileResult second = program();
+  d = run(second, 4, true);
+  EXPECT_EQ(d.launchesInterpreted, 1u);
+  d = run(second, 4, true);
+  EXPECT_EQ(d.compiled, 1u);
+  EXPECT_EQ(d.background, 0u);
+  EXPECT_EQ(d.launchesCompiled, 1u);
+
+  // hot by threads: 1024 + 1024 reach 2048 at the second launch
+  setNativeTierPolicy({100, 2048, false});
+  CompileResult third = program();
+  d = run(third, 4, false);
+  EXPECT_EQ(d.launchesInterpreted, 1u);
+  d = run(third, 4, false);
+  EXPECT_EQ(d.compiled, 1u);
+  EXPECT_EQ(d.launchesCompiled, 1u);
+
+  const NativeTierStats s = nativeTierStats();
+  EXPECT_GE(s.backgroundCompiles, 1u);
+  setNativeTier(was);
+  setNativeTierPolicy(policy);
+}
+
+// The on-disk cache (docs/native-tier.md, "Cache"), across processes: ctest runs this test twice with the same
+// CUEMU_NATIVE_CACHE_PATH, first with CUEMU_NATIVE_CACHE_TEST=fill (an emptied cache: every kernel compiled and
+// written), then with =load (every kernel loaded, none compiled). Each run checks both tiers' memory equal.
+TEST(NativeCache, ASecondProcessLoadsTheKernelsFromTheCache) {
+  const char* phase = std::getenv("CUEMU_NATIVE_CACHE_TEST");
+  const char* dir = std::getenv("CUEMU_NATIVE_CACHE_PATH");
+  if (!phase || !dir) GTEST_SKIP() << "run by ctest (ptx_exec_tests_native_cache_fill, _load)";
+  if (!nativeTierUnavailable().empty()) GTEST_SKIP() << nativeTierUnavailable();
+  ::unsetenv("CUEMU_NATIVE_CACHE_DISABLE");
+  const bool fill = std::strcmp(phase, "fill") == 0;
+  if (fill) std::filesystem::remove_all(dir);
+  const NativeTierStats before = nativeTierStats();
+  const int n = 1000;
+  Case vadd{"bench.ptx",
+            "vadd",
+            Dim3{4},
+            Dim3{256},
+            {bytesOf(ramp(n, 0.5f, 1)), bytesOf(ramp(n, -0.25f, 3)), std::vector<uint8_t>(n * 4)}};
+  vadd.args = {{0}, {1}, {2}, {-1, n}};
+  expectSameInBothTiers(vadd);
+  std::vector<unsigned> in(777);
+  std::iota(in.begin(), in.end(), 1u);
+  Case collatz{"bench.ptx", "collatz", Dim3{7}, Dim3{128}, {bytesOf(in), std::vector<uint8_t>(in.size() * 4)}};
+  collatz.args = {{0}, {1}, {-1, int64_t(in.size())}};
+  expectSameInBothTiers(collatz);
+  Case oob{"basic.ptx", "oob", Dim3{2}, Dim3{32}, {std::vector<uint8_t>(64)}};
+  oob.args = {{0}, {-1, 16 * 1024}};
+  const Outcome out = expectSameInBothTiers(oob);  // the fault report of code from the cache too
+  EXPECT_NE(out.fault.kind, FaultKind::None);
+  const NativeTierStats after = nativeTierStats();
+  EXPECT_EQ(after.kernelsCompiled - before.kernelsCompiled, 3u);
+  if (fill) {
+    EXPECT_EQ(after.cacheWrites - before.cacheWrites, 3u);
+    EXPECT_EQ(after.cacheLoads - before.cacheLoads, 0u);
+  } else {
+    EXPECT_EQ(after.cacheLoads - before.cacheLoads, 3u);
+    EXPECT_EQ(after.cacheWrites - before.cacheWrites, 0u);
+  }
+}
+
+// ---- generated kernels: the interpreter and the tier on random programs ---------------------------------------
+
+namespace {
+
+// Random PTX kernels (seeded, so a failure names the kernel that reproduces it): each thread loads six values,
+// runs a random sequence of integer, floating-point, compare, select, conversion, 64-bit and warp instructions,
+// some predicated, in straight-line code, in if/else with divergent conditions and in loops with a trip count of
+// 0-7 that differs per lane, and stores its registers.
+class KernelGenerator {
+ public:
+  explicit KernelGenerator(uint64_t seed) : rng_(seed) {}
+
+  std::string kernel(const std::string& name) {
+    body_.clear();
+    labels_ = 0;
+    emit("mov.u32 %r20, %tid.x;");
+    emit("mov.u32 %r21, %ctaid.x;");
+    emit("mov.u32 %r22, %ntid.x;");
+    emit("mad.lo.u32 %r20, %r21, %r22, %r20;");
+    emit("mul.wide.u32 %rd10, %r20, 48;");
+    emit("ld.param.u64 %rd11, [in];");
+    emit("ld.param.u64 %rd12, [out];");
+    emit("add.u64 %rd11, %rd11, %rd10;");
+    emit("add.u64 %rd12, %rd12, %rd10;");
+    emit("ld.global.v4.u32 {%r0, %r1, %r2, %r3}, [%rd11];");
+    emit("ld.global.v2.f32 {%f0, %f1}, [%rd11+16];");
+    emit("cvt.rn.f32.s32 %f2, %r2;");
+    emit("mul.wide.u32 %rd0, %r1, %r3;");
+    emit("cvt.u64.u32 %rd1, %r0;");
+    emit("setp.lt.u32 %p0, %r0, %r1;");
+    emit("setp.lt.u32 %p1, %r2, %r3;");
+    const int regions = 1 + int(rng_() % 3);
+    for (int k = 0; k < regions; ++k) {
+      switch (rng_() % 3) {
+        case 0: straight(3 + int(rng_() % 6), true); break;
+        case 1: ifElse(); break;
+        default: loop(); break;
+      }
+    }
+    emit("st.global.v4.u32 [%rd12], {%r0, %r1, %r2, %r3};");
+    emit("st.global.v4.f32 [%rd12+16], {%f0, %f1, %f2, %f0};");
+    emit("xor.b64 %rd0, %rd0, %rd1;");
+    emit("st.global.u64 [%rd12+32], %rd0;");
+    return ".visible .entry " + name +
+           "(.param .u64 out, .param .u64 in)\n{\n.reg .b32 %r<24>;\n.reg .f32 %f<3>;\n.reg .b64 %rd<13>;\n"
+           ".reg .pred %p<6>;\n" +
+           body_ + "ret;\n}\n";
+  }
+
+ private:
+  std::string r() { return fmt::format("%r{}", rng_() % 4); }
+  std::string f() { return fmt::format("%f{}", rng_() % 3); }
+  std::string p() { return fmt::format("%p{}", rng_() % 2); }
+  std::string rd() { return fmt::format("%rd{}", rng_() % 2); }
+  void emit(const std::string& line) { body_ += line + "\n"; }
+
+  // one instruction; warp-wide ones only where every lane of the warp runs (uniform)
+  std::string instruction(bool uniform) {
+    static const char* const binary32[] = {"add.s32", "sub.s32", "mul.lo.s32", "mul.hi.u32", "and.b32",
+                                           "or.b32",  "xor.b32", "shl.b32",    "shr.u32",    "shr.s32",
+                                           "min.s32", "max.u32", "min.u32",    "rem.u32",    "div.s32"};
+    static const char* const unary32[] = {"not.b32", "abs.s32", "neg.s32", "popc.b32", "clz.b32", "brev.b32"};
+    static const char* const binaryF[] = {"add.rn.f32", "sub.f32",    "mul.rn.f32",  "min.f32",
+                                          "max.f32",    "div.rn.f32", "add.ftz.f32", "mul.ftz.f32"};
+    static const char* const unaryF[] = {"abs.f32",    "neg.f32",        "sqrt.rn.f32",
+                                         "rcp.rn.f32", "ex2.approx.f32", "lg2.approx.f32"};
+    static const char* const cmpI[] = {"lt.s32", "gt.u32", "eq.b32", "ne.s32", "le.u32", "ge.s32"};
+    static const char* const cmpF[] = {"lt.f32", "gtu.f32", "eq.f32", "nan.f32", "num.f32", "geu.f32"};
+    const unsigned kinds = uniform ? 16 : 13;
+    switch (rng_() % kinds) {
+      case 0:
+      case 1: {
+        const std::string op = binary32[rng_() % std::size(binary32)];
+        // division by zero: the divisor is made odd (the GPU's result for 0 is not what a CPU gives)
+        if (op == "rem.u32" || op == "div.s32") {
+          const std::string b = r();
+          return fmt::format("or.b32 %r23, {}, 1;\n{} {}, {}, %r23;", b, op, r(), r());
+        }
+        return fmt::format("{} {}, {}, {};", op, r(), r(), r());
+      }
+      case 2: return fmt::format("{} {}, {};", unary32[rng_() % std::size(unary32)], r(), r());
+      case 3: return fmt::format("mad.lo.s32 {}, {}, {}, {};", r(), r(), r(), r());
+      case 4:
+        switch (rng_() % 4) {
+          case 0: return fmt::format("bfe.u32 {}, {}, {}, {};", r(), r(), r(), r());
+          case 1: return fmt::format("bfi.b32 {}, {}, {}, {}, {};", r(), r(), r(), r(), r());
+          case 2: return fmt::format("prmt.b32 {}, {}, {}, {};", r(), r(), r(), r());
+          default: return fmt::format("lop3.b32 {}, {}, {}, {}, {};", r(), r(), r(), r(), rng_() % 256);
+        }
+      case 5:
+      case 6: return fmt::format("{} {}, {}, {};", binaryF[rng_() % std::size(binaryF)], f(), f(), f());
+      case 7: return fmt::format("{} {}, {};", unaryF[rng_() % std::size(unaryF)], f(), f());
+      case 8: return fmt::format("fma.rn.f32 {}, {}, {}, {};", f(), f(), f(), f());
+      case 9:
+        switch (rng_() % 4) {
+          case 0: return fmt::format("cvt.rn.f32.s32 {}, {};", f(), r());
+          case 1: return fmt::format("cvt.rzi.s32.f32 {}, {};", r(), f());
+          case 2: return fmt::format("mov.b32 {}, {};", r(), f());
+          default: return fmt::format("cvt.rni.u32.f32 {}, {};", r(), f());
+        }
+      case 10:
+        switch (rng_() % 4) {
+          case 0: return fmt::format("setp.{} {}, {}, {};", cmpI[rng_() % std::size(cmpI)], p(), r(), r());
+          case 1: return fmt::format("setp.{} {}, {}, {};", cmpF[rng_() % std::size(cmpF)], p(), f(), f());
+          case 2: return fmt::format("and.pred {}, {}, {};", p(), p(), p());
+          default: return fmt::format("xor.pred {}, {}, {};", p(), p(), p());
+        }
+      case 11:
+        return rng_() % 2 ? fmt::format("selp.b32 {}, {}, {}, {};", r(), r(), r(), p())
+                          : fmt::format("selp.f32 {}, {}, {}, {};", f(), f(), f(), p());
+      case 12:
+        switch (rng_() % 4) {
+          case 0: return fmt::format("mul.wide.u32 {}, {}, {};", rd(), r(), r());
+          case 1: return fmt::format("add.s64 {}, {}, {};", rd(), rd(), rd());
+          case 2: return fmt::format("shr.u64 {}, {}, {};", rd(), rd(), r());
+          default: return fmt::format("cvt.u32.u64 {}, {};", r(), rd());
+        }
+      case 13: return fmt::format("shfl.sync.bfly.b32 {}, {}, {}, 31, -1;", r(), r(), 1u << (rng_() % 5));
+      case 14: return fmt::format("vote.sync.ballot.b32 {}, {}, -1;", r(), p());
+      default: return fmt::format("shfl.sync.idx.b32 {}, {}, {}, 31, -1;", r(), r(), r());
+    }
+  }
+
+  void straight(int n, bool uniform) {
+    for (int i = 0; i < n; ++i) {
+      std::string line = instruction(uniform);
+      // some predicated (not the two-line division, whose guard must run)
+      if (!uniform && line.find('\n') == std::string::npos && rng_() % 4 == 0)
+        line = (rng_() % 2 ? "@" : "@!") + p() + " " + line;
+      emit(line);
+    }
+  }
+
+  void ifElse() {
+    const int k = labels_++;
+    emit(fmt::format("setp.lt.u32 %p4, {}, {};", r(), r()));
+    emit(fmt::format("@%p4 bra ELSE{};", k));
+    straight(1 + int(rng_() % 4), false);
+    emit(fmt::format("bra JOIN{};", k));
+    emit(fmt::format("ELSE{}:", k));
+    straight(1 + int(rng_() % 4), false);
+    emit(fmt::format("JOIN{}:", k));
+  }
+
+  void loop() {
+    const int k = labels_++;
+    emit(fmt::format("and.b32 %r8, {}, 7;", r()));
+    emit("mov.u32 %r9, 0;");
+    emit(fmt::format("LOOP{}:", k));
+    emit("setp.ge.u32 %p5, %r9, %r8;");
+    emit(fmt::format("@%p5 bra END{};", k));
+    straight(1 + int(rng_() % 5), false);
+    emit("add.u32 %r9, %r9, 1;");
+    emit(fmt::format("bra LOOP{};", k));
+    emit(fmt::format("END{}:", k));
+  }
+
+  std::mt19937_64 rng_;
+  std::string body_;
+  int labels_ = 0;
+};
+
+}  // namespace
+
+// Both tiers on generated kernels: memory equal byte for byte. CUEMU_NATIVE_GENERATED: how many kernels (12 here;
+// ctest's ptx_exec_tests_native_generated runs 200); the kernel's index gives its seed, so
+// CUEMU_NATIVE_GENERATED_FIRST=k CUEMU_NATIVE_GENERATED=1 reproduces kernel k.
+TEST_F(NativeTier, GeneratedKernelsGiveTheInterpretersMemory) {
+  const char* count = std::getenv("CUEMU_NATIVE_GENERATED");
+  const char* first = std::getenv("CUEMU_NATIVE_GENERATED_FIRST");
+  const int kernels = count ? std::atoi(count) : 12;
+  const int start = first ? std::atoi(first) : 0;
+  constexpr int threads = 64, blocks = 2;
+  std::mt19937 data(11);
+  std::vector<uint32_t> in(threads * blocks * 12);
+  for (uint32_t& v : in) {
+    // small integers, floats around 1, and anything: the interesting values of each class
+    switch (data() % 3) {
+      case 0: v = data() % 64; break;
+      case 1: v = std::bit_cast<uint32_t>(float(int(data() % 2001) - 1000) / 256.0f); break;
+      default: v = uint32_t(data());
+    }
+  }
+  for (int k = start; k < start + kernels; ++k) {
+    KernelGenerator generator(uint64_t(k) * 0x9e3779b97f4a7c15ull + 1);
+    Case c{"",
+           "gen" + std::to_string(k),
+           Dim3{blocks},
+           Dim3{threads},
+           {std::vector<uint8_t>(threads * blocks * 48), bytesOf(in)}};
+    c.text = ".version 7.8\n.target sm_80\n.address_size 64\n" + generator.kernel(c.kernel);
+    c.args = {{0}, {1}};
+    SCOPED_TRACE("generated kernel " + std::to_string(k) + ":\n" + c.text);
+    const Outcome out = expectSameInBothTiers(c);
+    EXPECT_EQ(out.fault.kind, FaultKind::None) << out.fault.message;
+    if (HasFailure()) break;
+  }
 }

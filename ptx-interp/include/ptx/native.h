@@ -1,6 +1,6 @@
 // The native-code tier (docs/native-tier.md): kernels compiled for the host CPU from the interpreter's own handlers,
-// with the same results and faults. Off by default; while on, a kernel is compiled at its first launch (on the
-// launching thread) and runs compiled from then on. It lives in a library of its own (libcuemu-native.so, built
+// with the same results and faults. Off by default; while on, a kernel is compiled once it is hot (NativeTierPolicy)
+// and runs compiled from then on. It lives in a library of its own (libcuemu-native.so, built
 // where LLVM 14 is installed), loaded only when the tier is switched on.
 #pragma once
 
@@ -10,9 +10,26 @@
 namespace ptx::exec {
 
 // Process-wide switch; default: the environment variable CUEMU_NATIVE (1/on: on). Launches started after the call
-// follow it.
+// follow it (kernels compile once hot: NativeTierPolicy).
 void setNativeTier(bool on);
 bool nativeTier();
+
+// When a kernel is compiled (docs/native-tier.md, "Tiering"): it runs in the interpreter until it is hot, that is
+// until it was launched `hotLaunches` times or ran `hotThreads` threads in all (counted per program and kernel), then
+// it compiles at that launch, which runs the code (with `background`: on a background thread, the interpreter
+// running its launches meanwhile), and later launches run its code. Deterministic launches follow the same policy:
+// both tiers give the same results in the same order. Default: from CUEMU_NATIVE_HOT_LAUNCHES (3),
+// CUEMU_NATIVE_HOT_THREADS (1048576) and CUEMU_NATIVE_BACKGROUND (0). {1, 0, false}: every kernel compiled at its
+// first launch.
+struct NativeTierPolicy {
+  uint32_t hotLaunches = 3;
+  uint64_t hotThreads = uint64_t(1) << 20;
+  bool background = false;  // not yet safe at exit (docs/native-tier.md, Tiering)
+};
+void setNativeTierPolicy(const NativeTierPolicy& policy);
+NativeTierPolicy nativeTierPolicy();
+// Waits until the background compiles queued so far are done (tests, benchmarks).
+void waitForNativeCompiles();
 
 // Empty when the tier's library loads; otherwise why it does not (the tier is then absent and kernels are
 // interpreted; CUEMU_NATIVE=1 says so once on stderr).
@@ -28,6 +45,11 @@ struct NativeTierStats {
   uint64_t prepareNs = 0;  // of compileNs: the first compile's reading of the handler bitcode and symbols
   uint64_t opsInlined = 0, opsCalled = 0;
   uint64_t codeBytes = 0;
+  uint64_t launchesCompiled = 0;     // launches that ran compiled code
+  uint64_t launchesInterpreted = 0;  // launches of kernels not (yet) compiled while the tier was on
+  uint64_t backgroundCompiles = 0;   // of kernelsCompiled: compiled on the background thread
+  uint64_t cacheLoads = 0;           // of kernelsCompiled: loaded from the on-disk cache (docs/native-tier.md)
+  uint64_t cacheWrites = 0;          // compiled and written to the cache
   std::string lastRefusal;
 };
 NativeTierStats nativeTierStats();

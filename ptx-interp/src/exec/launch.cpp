@@ -677,7 +677,8 @@ LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams&
   job.code = &code;
   job.info = &info;
   job.entry = &codeProgram.functions[code.function];
-  job.native = native::codeFor(codeProgram, *job.entry);
+  job.native = native::codeFor(codeProgram, *job.entry,
+                               uint64_t(lp.grid.x) * lp.grid.y * lp.grid.z * lp.block.x * lp.block.y * lp.block.z);
   job.lp = lp;
   job.host = lp.host ? lp.host : &defaultHost();
   job.paramBuffer.assign(static_cast<const uint8_t*>(lp.params),

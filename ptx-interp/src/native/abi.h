@@ -13,7 +13,7 @@ struct Warp;
 
 extern "C" {
 
-constexpr uint32_t kCuemuNativeAbiVersion = 1;
+constexpr uint32_t kCuemuNativeAbiVersion = 3;
 
 struct CuemuNativeOptions {
   // 1: the light pipeline (inline the handlers, fold their ops, simplify); 2, 3: LLVM's O2, O3 pipelines
@@ -21,19 +21,23 @@ struct CuemuNativeOptions {
   // per op: 1 compiles its handler into the function, 0 calls its handler pointer (ops of other kernels of an eagerly
   // lowered module); nullptr: all
   const uint8_t* compileOp = nullptr;
+  // where the ops the code runs are (`ops` may be a copy of them, read while compiling); nullptr: at `ops`
+  const ptx::exec::Op* original = nullptr;
 };
 
 // What one compile did (docs/native-tier.md).
 struct CuemuNativeResult {
   // The kernel's code: runs the warp from `op` (an op of the compiled program) until it stops (returns nullptr).
   const ptx::exec::Op* (*entry)(ptx::exec::Warp&, const ptx::exec::Op*) = nullptr;
-  void* handle = nullptr;   // for release()
-  uint64_t compileNs = 0;   // wall time of the whole compile
-  uint64_t prepareNs = 0;   // of it: the process's first compile reads the handler bitcode and the symbols
-  uint32_t opsInlined = 0;  // ops whose handler's code was compiled into the kernel
-  uint32_t opsCalled = 0;   // ops that call the interpreter's handler (no bitcode for it)
-  uint32_t codeBytes = 0;   // machine code
-  char message[512] = {};   // why entry is null
+  void* handle = nullptr;     // for release()
+  uint64_t compileNs = 0;     // wall time of the whole compile
+  uint64_t prepareNs = 0;     // of it: the process's first compile reads the handler bitcode and the symbols
+  uint32_t opsInlined = 0;    // ops whose handler's code was compiled into the kernel
+  uint32_t opsCalled = 0;     // ops that call the interpreter's handler (no bitcode for it)
+  uint32_t codeBytes = 0;     // machine code
+  uint32_t fromCache = 0;     // 1: loaded from the on-disk cache (nothing compiled)
+  uint32_t cacheWritten = 0;  // 1: compiled and written to the cache
+  char message[512] = {};     // why entry is null
 };
 
 struct CuemuNativeApi {

@@ -13,7 +13,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <condition_variable>
+#include <deque>
+#include <memory>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 namespace ptx::exec {
@@ -78,7 +82,7 @@ const Library& library() {
   return *lib;
 }
 
-std::mutex gMutex;  // compiles, and the statistics
+std::mutex gMutex;  // the programs' native slots, the statistics and the policy
 NativeTierStats& stats() {
   static auto* s = new NativeTierStats();  // no static constructor; lives until exit
   return *s;
@@ -100,6 +104,30 @@ void refuse(std::string why) {
 }  // namespace
 
 void setNativeTier(bool on) { gNativeTier.store(on ? 1 : 0, std::memory_order_relaxed); }
+
+namespace {
+NativeTierPolicy& policyStore() {
+  static auto* p = [] {
+    auto* made = new NativeTierPolicy();  // lives until exit
+    if (const char* v = std::getenv("CUEMU_NATIVE_HOT_LAUNCHES"))
+      made->hotLaunches = uint32_t(std::strtoul(v, nullptr, 10));
+    if (const char* v = std::getenv("CUEMU_NATIVE_HOT_THREADS")) made->hotThreads = std::strtoull(v, nullptr, 10);
+    if (const char* v = std::getenv("CUEMU_NATIVE_BACKGROUND")) made->background = std::strcmp(v, "1") == 0;
+    return made;
+  }();
+  return *p;
+}
+}  // namespace
+
+void setNativeTierPolicy(const NativeTierPolicy& policy) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  policyStore() = policy;
+}
+
+NativeTierPolicy nativeTierPolicy() {
+  std::lock_guard<std::mutex> lock(gMutex);
+  return policyStore();
+}
 
 bool nativeTier() {
   int v = gNativeTier.load(std::memory_order_relaxed);
@@ -128,17 +156,23 @@ NativeSlot::~NativeSlot() {
 
 namespace native {
 
-Handler codeFor(const Program& p, const FunctionCode& entry) {
-  if (!nativeTier()) return nullptr;
-  const Library& lib = library();
-  if (!lib.api) return nullptr;
-  std::lock_guard<std::mutex> lock(gMutex);
-  if (!p.native) p.native = std::make_shared<NativeSlot>();
-  const uint32_t function = uint32_t(&entry - p.functions.data());
-  auto [it, inserted] = p.native->kernels.try_emplace(function);
-  if (!inserted || p.ops.empty()) return it->second.entry;
+namespace {
+
+// What one compile needs, taken under gMutex: the kernel's ops are copied, so that a background compile reads no
+// program that may be released meanwhile (the code refers to the program's own ops, `original`, and is dropped when
+// the program went first).
+struct CompileJob {
+  std::weak_ptr<NativeSlot> slot;
+  uint32_t function = 0;
+  std::vector<Op> ops;
+  const Op* original = nullptr;
+  std::vector<uint8_t> compileOp;
+};
+
+// Fills `job` for the kernel with entry function `function` of p; false (and why) when it is not compiled.
+bool prepareJob(const Program& p, uint32_t function, CompileJob& job, std::string& why) {
   // the kernel's entry function and every callee-able function; functions occupy consecutive op ranges
-  std::vector<uint8_t> compileOp(p.ops.size(), 0);
+  job.compileOp.assign(p.ops.size(), 0);
   size_t compiled = 0;
   for (size_t f = 0; f < p.functions.size(); ++f) {
     const FunctionCode& fc = p.functions[f];
@@ -146,36 +180,163 @@ Handler codeFor(const Program& p, const FunctionCode& entry) {
     size_t end = p.ops.size();
     for (const FunctionCode& other : p.functions)
       if (other.firstOp > fc.firstOp) end = std::min<size_t>(end, other.firstOp);
-    for (size_t i = fc.firstOp; i < end; ++i) compiled += compileOp[i] == 0, compileOp[i] = 1;
+    for (size_t i = fc.firstOp; i < end; ++i) compiled += job.compileOp[i] == 0, job.compileOp[i] = 1;
   }
   if (compiled > maxOps()) {
-    refuse(fmt::format("{} ops, more than CUEMU_NATIVE_MAX_OPS ({})", compiled, maxOps()));
-    return nullptr;
+    why = fmt::format("{} ops, more than CUEMU_NATIVE_MAX_OPS ({})", compiled, maxOps());
+    return false;
   }
+  job.slot = p.native;
+  job.function = function;
+  job.ops = p.ops;
+  job.original = p.ops.data();
+  return true;
+}
+
+// Compiles (without gMutex) and records the result (with it). The code is kept only while its program lives.
+void runJob(CompileJob& job, bool background) {
+  const Library& lib = library();
   CuemuNativeOptions options;
   static const unsigned optLevel = [] {
     const char* v = std::getenv("CUEMU_NATIVE_OPT");
     return v && v[0] >= '1' && v[0] <= '3' ? unsigned(v[0] - '0') : 1u;
   }();
   options.optLevel = optLevel;
-  options.compileOp = compileOp.data();
+  options.compileOp = job.compileOp.data();
+  options.original = job.original;
   CuemuNativeResult result;
-  const bool ok = lib.api->compile(p.ops.data(), p.ops.size(), &options, &result);
+  const bool ok = lib.api->compile(job.ops.data(), job.ops.size(), &options, &result);
+  std::lock_guard<std::mutex> lock(gMutex);
   stats().compileNs += result.compileNs;
   stats().lastCompileNs = result.compileNs;
   stats().prepareNs += result.prepareNs;
+  std::shared_ptr<NativeSlot> slot = job.slot.lock();
   if (!ok || !result.entry) {
     refuse(result.message);
-    return nullptr;
+    if (slot) slot->kernels[job.function].state = NativeSlot::Code::Done;
+    return;
+  }
+  if (!slot) {  // the program was released while its kernel compiled
+    lib.api->release(result.handle);
+    return;
   }
   ++stats().kernelsCompiled;
+  stats().backgroundCompiles += background;
+  stats().cacheLoads += result.fromCache;
+  stats().cacheWrites += result.cacheWritten;
   stats().opsInlined += result.opsInlined;
   stats().opsCalled += result.opsCalled;
   stats().codeBytes += result.codeBytes;
-  it->second.entry = result.entry;
-  it->second.handle = result.handle;
-  return result.entry;
+  NativeSlot::Code& code = slot->kernels[job.function];
+  code.entry = result.entry;
+  code.handle = result.handle;
+  code.state = NativeSlot::Code::Done;
+}
+
+// The background compiler: one thread, started on first use, compiling queued kernels in order. At exit it
+// finishes the compile in progress (LLVM's static objects must outlive it) and drops the rest.
+class Compiler {
+ public:
+  static Compiler& instance() {
+    static Compiler* c = [] {
+      auto* made = new Compiler();  // lives until exit
+      std::atexit([] { instance().stop(); });
+      return made;
+    }();
+    return *c;
+  }
+  void queue(CompileJob job) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_) return;
+    jobs_.push_back(std::move(job));
+    ++queued_;
+    if (!thread_.joinable()) thread_ = std::thread([this] { work(); });
+    wake_.notify_all();
+  }
+  void wait() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    const uint64_t target = queued_;
+    idle_.wait(lock, [&] { return done_ >= target || stopping_; });
+  }
+
+ private:
+  void work() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (true) {
+      wake_.wait(lock, [&] { return stopping_ || !jobs_.empty(); });
+      if (stopping_) break;
+      CompileJob job = std::move(jobs_.front());
+      jobs_.pop_front();
+      lock.unlock();
+      runJob(job, true);
+      lock.lock();
+      ++done_;
+      idle_.notify_all();
+    }
+  }
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+      wake_.notify_all();
+      idle_.notify_all();
+    }
+    if (thread_.joinable()) thread_.join();
+  }
+  std::mutex mutex_;
+  std::condition_variable wake_, idle_;
+  std::deque<CompileJob> jobs_;
+  uint64_t queued_ = 0, done_ = 0;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace
+
+Handler codeFor(const Program& p, const FunctionCode& entry, uint64_t threads) {
+  if (!nativeTier()) return nullptr;
+  const Library& lib = library();
+  if (!lib.api) return nullptr;
+  const NativeTierPolicy policy = nativeTierPolicy();
+  CompileJob job;
+  {
+    std::lock_guard<std::mutex> lock(gMutex);
+    if (!p.native) p.native = std::make_shared<NativeSlot>();
+    const uint32_t function = uint32_t(&entry - p.functions.data());
+    NativeSlot::Code& code = p.native->kernels[function];
+    if (code.entry) {
+      ++stats().launchesCompiled;
+      return code.entry;
+    }
+    ++stats().launchesInterpreted;
+    if (code.state != NativeSlot::Code::Cold || p.ops.empty()) return nullptr;
+    ++code.launches;
+    code.threads += threads;
+    if (code.launches < policy.hotLaunches && code.threads < policy.hotThreads) return nullptr;
+    std::string why;
+    if (!prepareJob(p, function, job, why)) {
+      code.state = NativeSlot::Code::Done;
+      refuse(std::move(why));
+      return nullptr;
+    }
+    code.state = NativeSlot::Code::Queued;
+    if (policy.background) {
+      Compiler::instance().queue(std::move(job));
+      return nullptr;
+    }
+  }
+  // at this launch, on this thread: the launch runs the code
+  runJob(job, false);
+  std::lock_guard<std::mutex> lock(gMutex);
+  Handler h = p.native->kernels[job.function].entry;
+  if (h) --stats().launchesInterpreted, ++stats().launchesCompiled;
+  return h;
 }
 
 }  // namespace native
+
+void waitForNativeCompiles() {
+  if (library().api) native::Compiler::instance().wait();
+}
+
 }  // namespace ptx::exec

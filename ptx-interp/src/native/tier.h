@@ -13,6 +13,8 @@ struct NativeSlot {
   struct Code {
     Handler entry = nullptr;  // nullptr: the kernel is interpreted
     void* handle = nullptr;
+    uint64_t launches = 0, threads = 0;                        // while interpreted (NativeTierPolicy)
+    enum State : uint8_t { Cold, Queued, Done } state = Cold;  // Done: compiled, or refused
   };
   std::map<uint32_t, Code> kernels;  // by the kernel's entry function (Program::functions index)
   ~NativeSlot();
@@ -21,10 +23,10 @@ struct NativeSlot {
 namespace native {
 
 // The function that runs warps of the kernel whose entry function is `entry` (of program p) from any op of p until
-// they stop (as `while (op) op = op->fn(w, op)` does), compiled on first use: the kernel's own ops and every
-// non-entry function's, while ops of p's other kernels call their handlers. nullptr while the tier is off or when
-// the kernel cannot be compiled.
-Handler codeFor(const Program& p, const FunctionCode& entry);
+// they stop (as `while (op) op = op->fn(w, op)` does): the kernel's own ops and every non-entry function's, while
+// ops of p's other kernels call their handlers. Counts a launch of `threads` threads; compiled once the kernel is
+// hot (NativeTierPolicy). nullptr while the tier is off, the kernel is not compiled yet, or it cannot be.
+Handler codeFor(const Program& p, const FunctionCode& entry, uint64_t threads = 0);
 
 }  // namespace native
 }  // namespace ptx::exec

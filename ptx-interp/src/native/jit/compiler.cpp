@@ -9,6 +9,7 @@
 // through the op's own pointer: the interpreter's compiled code, bit-identical by construction.
 #include "exec/engine.h"
 #include "native/abi.h"
+#include "native/jit/registers.h"
 #include "native/jit/symbols.h"
 
 #include <llvm/Analysis/ValueTracking.h>
@@ -30,7 +31,9 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Linker/Linker.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/Host.h>
+#include <llvm/Support/SHA1.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Support/TargetSelect.h>
@@ -40,13 +43,22 @@
 #include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <llvm/Transforms/Scalar/ADCE.h>
 #include <llvm/Transforms/Scalar/EarlyCSE.h>
+#include <llvm/Transforms/Scalar/GVN.h>
 #include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstddef>
+#include <filesystem>
+#include <fstream>
 #include <chrono>
+#include <map>
 #include <cstring>
 #include <mutex>
 #include <set>
@@ -66,8 +78,14 @@ uint64_t since(Clock::time_point t) {
 
 // A name that stands for an address in this process: what the bitcode binds to the interpreter's own code and
 // data, and each kernel's op array. The JIT's generator resolves it.
+// The hex part is the address less the interpreter object's load address (gBias), so that compiled code names the
+// same places in every process that loads the same interpreter: what the on-disk cache needs. Each kernel's op
+// array is `__cuemu_ops` in the kernel's own JITDylib.
 constexpr llvm::StringLiteral kAtPrefix = "__cuemu_at_";
-std::string atName(uint64_t address) { return (kAtPrefix + llvm::Twine::utohexstr(address)).str(); }
+constexpr llvm::StringLiteral kOpsName = "__cuemu_ops";
+constexpr llvm::StringLiteral kKernelName = "cuemu_kernel";
+uint64_t gBias = 0;
+std::string atName(uint64_t address) { return (kAtPrefix + llvm::Twine::utohexstr(address - gBias)).str(); }
 
 // ---- preparation, once per process --------------------------------------------------------------------------------
 
@@ -80,8 +98,29 @@ struct Prepared {
   std::string cpu, features;
   std::unique_ptr<llvm::orc::LLJIT> jit;
   std::atomic<uint64_t> objectBytes{0};
+  std::string lastObject;  // the last object code made (for the cache)
+  std::string identity;    // what compiled code depends on besides the ops (cacheIdentity)
+  bool bitcodeTried = false;
   uint64_t prepareNs = 0;
 };
+
+// A file's identity for the cache key: path, size and modification time.
+std::string fileIdentity(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return path + ":?";
+  return path + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
+         std::to_string(st.st_mtim.tv_nsec);
+}
+
+// What compiled code depends on besides the ops: this library (it embeds the handler bitcode and the compiler),
+// the interpreter's object (the addresses are relative to it), the host CPU.
+std::string cacheIdentity(const Prepared& p) {
+  Dl_info self{};
+  std::string library = "?";
+  if (dladdr(reinterpret_cast<void*>(&cacheIdentity), &self) && self.dli_fname) library = self.dli_fname;
+  return "cuemu-native-cache 1;" + std::to_string(kCuemuNativeAbiVersion) + ";" + fileIdentity(library) + ";" +
+         fileIdentity(p.symbols.object) + ";" + p.cpu + ";" + p.features;
+}
 
 // Resolves the names in JIT code: __cuemu_at_<hex>, then the interpreter's symbols, then the process's dynamic ones
 // (libc, libstdc++, libm).
@@ -95,7 +134,7 @@ class AddressGenerator : public llvm::orc::DefinitionGenerator {
       llvm::StringRef name = *entry.first;
       uint64_t address = 0;
       if (name.startswith(kAtPrefix)) {
-        name.drop_front(kAtPrefix.size()).getAsInteger(16, address);
+        if (!name.drop_front(kAtPrefix.size()).getAsInteger(16, address)) address += symbols_.bias;
       } else {
         address = symbols_.address(name.str());
         if (!address) address = reinterpret_cast<uint64_t>(dlsym(RTLD_DEFAULT, name.str().c_str()));
@@ -119,9 +158,27 @@ bool refersTo(const llvm::Value* v, const std::unordered_set<const llvm::GlobalV
   return false;
 }
 
+// Registers in SSA values (registers.h), with CUEMU_NATIVE_REGISTERS=ssa; by default they stay in the warp's register
+// file, as the interpreter keeps them: promoted, they made kernels slower (docs/native-tier.md, "Registers").
+bool registersInSsa() {
+  static const bool on = [] {
+    const char* v = std::getenv("CUEMU_NATIVE_REGISTERS");
+    return v && std::strcmp(v, "ssa") == 0;
+  }();
+  return on;
+}
+
 // Replaces the definition g with a declaration bound to the interpreter's object at `address`.
 void bindTo(llvm::GlobalValue& g, uint64_t address) {
-  if (auto* f = llvm::dyn_cast<llvm::Function>(&g)) f->deleteBody();
+  if (auto* f = llvm::dyn_cast<llvm::Function>(&g)) {
+    f->deleteBody();
+    // The interpreter's functions keep no pointer to their callers' locals (operand views, address lists): saying
+    // so lets alias analysis see that a handler's stack copies do not change under its register-file stores, so
+    // that their fields fold to the op's constants before registers are promoted (registers.h).
+    if (registersInSsa())
+      for (llvm::Argument& a : f->args())
+        if (a.getType()->isPointerTy()) a.addAttr(llvm::Attribute::NoCapture);
+  }
   if (auto* v = llvm::dyn_cast<llvm::GlobalVariable>(&g)) v->setInitializer(nullptr);
   g.setName(atName(address));
   g.setLinkage(llvm::GlobalValue::ExternalLinkage);
@@ -136,7 +193,9 @@ void bindTo(llvm::GlobalValue& g, uint64_t address) {
 // thread-local ones cannot be bound, so the functions that use them (and their callers, unless the interpreter
 // has them too) are bound to the interpreter's functions instead of compiled.
 void prepareUnit(llvm::Module& m, size_t unit, Prepared& p, std::unordered_map<std::string, std::string>& names,
-                 std::unordered_set<std::string>& ambiguous) {
+                 std::unordered_set<std::string>& ambiguous, RegisterFileUsers& registerUsers) {
+  if (registersInSsa()) keepOtherWarpsOutOfLine(m);
+  registerUsers.record(m, unit);
   std::unordered_set<const llvm::GlobalValue*> unusable;
   for (llvm::GlobalVariable& g : llvm::make_early_inc_range(m.globals())) {
     if (g.isDeclaration() || g.isConstant()) continue;
@@ -216,6 +275,7 @@ void prepareUnit(llvm::Module& m, size_t unit, Prepared& p, std::unordered_map<s
   for (llvm::GlobalVariable& g : m.globals()) rename(g);
   // unusable functions keep their bodies (nothing references them once their callers are bound) but are not handlers
   for (const llvm::GlobalValue* g : unusable) ambiguous.insert(g->getName().str());
+  registerUsers.nameAfterPreparing(unit);
 }
 
 Prepared* prepare(const void* anchor) {
@@ -234,36 +294,7 @@ Prepared* prepare(const void* anchor) {
     p->error = "no symbols of the interpreter: " + p->symbols.error;
     return p;
   }
-  llvm::LLVMContext context;
-  auto all = std::make_unique<llvm::Module>("cuemu-handlers", context);
-  std::unordered_map<std::string, std::string> names;
-  std::unordered_set<std::string> ambiguous;
-  for (size_t unit = 0; cuemuNativeBitcode[unit][0]; ++unit) {
-    const char* begin = cuemuNativeBitcode[unit][1];
-    const char* end = cuemuNativeBitcode[unit][2];
-    llvm::MemoryBufferRef ref(llvm::StringRef(begin, size_t(end - begin)), cuemuNativeBitcode[unit][0]);
-    auto m = llvm::parseBitcodeFile(ref, context);
-    if (!m) {
-      p->error = "handler bitcode of " + std::string(cuemuNativeBitcode[unit][0]) + ": " + toString(m.takeError());
-      return p;
-    }
-    prepareUnit(**m, unit, *p, names, ambiguous);
-    if (unit == 0) {
-      all->setDataLayout((*m)->getDataLayout());
-      all->setTargetTriple((*m)->getTargetTriple());
-    }
-    if (llvm::Linker::linkModules(*all, std::move(*m))) {
-      p->error = "linking the handler bitcode of " + std::string(cuemuNativeBitcode[unit][0]) + " failed";
-      return p;
-    }
-  }
-  for (auto& [original, name] : names)
-    if (!ambiguous.count(original)) p->functions.emplace(original, name);
-  llvm::SmallVector<char, 0> buffer;
-  llvm::raw_svector_ostream os(buffer);
-  llvm::WriteBitcodeToFile(*all, os);
-  p->bitcode = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(buffer.data(), buffer.size()), "cuemu-handlers");
-
+  gBias = p->symbols.bias;
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!jtmb) {
     p->error = toString(jtmb.takeError());
@@ -276,13 +307,55 @@ Prepared* prepare(const void* anchor) {
     return p;
   }
   p->jit = std::move(*jit);
-  p->jit->getMainJITDylib().addGenerator(std::make_unique<AddressGenerator>(p->symbols));
   p->jit->getObjTransformLayer().setTransform([p](std::unique_ptr<llvm::MemoryBuffer> object) {
     p->objectBytes += object->getBufferSize();
+    p->lastObject.assign(object->getBufferStart(), object->getBufferSize());
     return llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>(std::move(object));
   });
+  p->identity = cacheIdentity(*p);
   p->prepareNs = since(start);
   return p;
+}
+
+// The handler bitcode, parsed, bound and linked: once per process, at the first compile that the cache does not
+// answer.
+void prepareBitcode(Prepared* p) {
+  auto start = Clock::now();
+  p->bitcodeTried = true;
+  llvm::LLVMContext context;
+  auto all = std::make_unique<llvm::Module>("cuemu-handlers", context);
+  std::unordered_map<std::string, std::string> names;
+  std::unordered_set<std::string> ambiguous;
+  RegisterFileUsers registerUsers;
+  for (size_t unit = 0; cuemuNativeBitcode[unit][0]; ++unit) {
+    const char* begin = cuemuNativeBitcode[unit][1];
+    const char* end = cuemuNativeBitcode[unit][2];
+    llvm::MemoryBufferRef ref(llvm::StringRef(begin, size_t(end - begin)), cuemuNativeBitcode[unit][0]);
+    auto m = llvm::parseBitcodeFile(ref, context);
+    if (!m) {
+      p->error = "handler bitcode of " + std::string(cuemuNativeBitcode[unit][0]) + ": " + toString(m.takeError());
+      return;
+    }
+    prepareUnit(**m, unit, *p, names, ambiguous, registerUsers);
+    if (unit == 0) {
+      all->setDataLayout((*m)->getDataLayout());
+      all->setTargetTriple((*m)->getTargetTriple());
+    }
+    if (llvm::Linker::linkModules(*all, std::move(*m))) {
+      p->error = "linking the handler bitcode of " + std::string(cuemuNativeBitcode[unit][0]) + " failed";
+      return;
+    }
+  }
+  for (auto& [original, name] : names)
+    if (!ambiguous.count(original)) p->functions.emplace(original, name);
+  registerUsers.mark(*all, [&](const std::string& name) {
+    return llvm::StringRef(name).startswith(kAtPrefix) || p->symbols.address(name) != 0;
+  });
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::WriteBitcodeToFile(*all, os);
+  p->bitcode = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(buffer.data(), buffer.size()), "cuemu-handlers");
+  p->prepareNs += since(start);
 }
 
 // ---- per kernel ---------------------------------------------------------------------------------------------------
@@ -295,13 +368,36 @@ llvm::Constant* opPointer(llvm::GlobalVariable* ops, uint64_t offset) {
   return llvm::ConstantExpr::getInBoundsGetElementPtr(ops->getValueType(), ops, indices);
 }
 
+// The interpreter's function at `address`, declared in m by its relocatable name.
+llvm::Constant* addressConstant(llvm::Module& m, uint64_t address) {
+  llvm::LLVMContext& ctx = m.getContext();
+  auto* i8p = llvm::Type::getInt8PtrTy(ctx);
+  auto* type = llvm::FunctionType::get(i8p, {i8p, i8p}, false);
+  return llvm::cast<llvm::Constant>(m.getOrInsertFunction(atName(address), type).getCallee());
+}
+
 // Loads from the op array become constants: after a handler is inlined with its op's address, its operand offsets,
 // immediates, targets and flags are known. Pointers into the array stay relative to it, so that comparing a
 // handler's result with the next op folds too.
 struct FoldOps : llvm::PassInfoMixin<FoldOps> {
   llvm::GlobalVariable* ops;
-  const uint8_t* data;
+  const uint8_t* data;  // the ops' bytes
   uint64_t bytes;
+  uint64_t original;  // where the ops the code runs are (data may be a copy)
+  const SymbolIndex* symbols;
+  bool* absolute;  // set when a folded pointer is neither an op nor the interpreter's function: not cacheable
+
+  // An op's pointer field as a constant that names the same place in every process (atName).
+  llvm::Constant* pointer(uint64_t raw, llvm::Type* type) const {
+    if (raw == 0) return llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(type));
+    if (raw >= original && raw < original + bytes)
+      return llvm::ConstantExpr::getPointerCast(opPointer(ops, raw - original), type);
+    if (symbols->functions.count(raw))
+      return llvm::ConstantExpr::getPointerCast(addressConstant(*ops->getParent(), raw), type);
+    *absolute = true;
+    return llvm::ConstantExpr::getIntToPtr(llvm::ConstantInt::get(llvm::Type::getInt64Ty(type->getContext()), raw),
+                                           type);
+  }
   llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager&) {
     const llvm::DataLayout& dl = f.getParent()->getDataLayout();
     bool changed = false;
@@ -317,20 +413,18 @@ struct FoldOps : llvm::PassInfoMixin<FoldOps> {
       uint64_t raw = 0;
       std::memcpy(&raw, data + offset, size);
       llvm::Constant* c = nullptr;
-      if (type->isIntegerTy()) {
+      const uint64_t field = uint64_t(offset) % sizeof(Op);
+      const bool pointerField =
+          size == 8 && (field == offsetof(Op, fn) || field == offsetof(Op, target) || field == offsetof(Op, rpc));
+      if (type->isIntegerTy() && pointerField && raw != 0) {
+        c = llvm::ConstantExpr::getPtrToInt(pointer(raw, llvm::Type::getInt8PtrTy(f.getContext())), type);
+      } else if (type->isIntegerTy()) {
         c = llvm::ConstantInt::get(type, raw);
       } else if (type->isFloatTy() || type->isDoubleTy()) {
         c = llvm::ConstantFP::get(type,
                                   size == 4 ? double(std::bit_cast<float>(uint32_t(raw))) : std::bit_cast<double>(raw));
       } else if (type->isPointerTy()) {
-        const uint64_t start = reinterpret_cast<uint64_t>(data);
-        if (raw == 0)
-          c = llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(type));
-        else if (raw >= start && raw < start + bytes)
-          c = llvm::ConstantExpr::getPointerCast(opPointer(ops, raw - start), type);
-        else
-          c = llvm::ConstantExpr::getIntToPtr(llvm::ConstantInt::get(llvm::Type::getInt64Ty(f.getContext()), raw),
-                                              type);
+        c = pointer(raw, type);
       }
       if (!c) continue;
       load->replaceAllUsesWith(c);
@@ -341,32 +435,257 @@ struct FoldOps : llvm::PassInfoMixin<FoldOps> {
   }
 };
 
+struct ForwardStackConstants : llvm::PassInfoMixin<ForwardStackConstants> {
+  std::string kernel;
+  PromotionStats* stats;
+  llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager&) {
+    if (f.getName() != kernel) return llvm::PreservedAnalyses::all();
+    stats->forwarded = forwardStackConstants(f);
+    return stats->forwarded ? llvm::PreservedAnalyses::none() : llvm::PreservedAnalyses::all();
+  }
+};
+
+struct PromoteRegisters : llvm::PassInfoMixin<PromoteRegisters> {
+  std::string kernel;
+  PromotionStats* stats;
+  llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager&) {
+    if (f.getName() != kernel) return llvm::PreservedAnalyses::all();
+    if (const char* dump = std::getenv("CUEMU_NATIVE_DUMP"); dump && std::getenv("CUEMU_NATIVE_TIMING")) {
+      std::error_code ec;
+      llvm::raw_fd_ostream os(std::string(dump) + "." + kernel + ".promote.ll", ec);
+      f.getParent()->print(os, nullptr);
+    }
+    const uint32_t forwarded = stats->forwarded;
+    *stats = promoteRegisters(f);
+    stats->forwarded = forwarded;
+    return llvm::PreservedAnalyses::none();
+  }
+};
+
 std::mutex gMutex;
 std::atomic<uint64_t> gKernels{0};
 
+Prepared* gPrepared = nullptr;
+
 struct Compiled {
-  llvm::orc::ResourceTrackerSP tracker;
+  llvm::orc::JITDylib* dylib = nullptr;  // the kernel's own: its code, and its ops' address as __cuemu_ops
 };
+
+// A JITDylib for one kernel: `__cuemu_ops` is its ops; the other names resolve through AddressGenerator.
+llvm::orc::JITDylib* kernelDylib(Prepared& p, const Op* ops) {
+  auto jd = p.jit->createJITDylib("cuemu-kernel-" + std::to_string(gKernels.fetch_add(1)));
+  if (!jd) {
+    llvm::consumeError(jd.takeError());
+    return nullptr;
+  }
+  llvm::orc::SymbolMap map;
+  map[p.jit->mangleAndIntern(kOpsName)] =
+      llvm::JITEvaluatedSymbol(reinterpret_cast<uint64_t>(ops), llvm::JITSymbolFlags::Exported);
+  if (auto e = jd->define(llvm::orc::absoluteSymbols(std::move(map)))) {
+    llvm::consumeError(std::move(e));
+    return nullptr;
+  }
+  jd->addGenerator(std::make_unique<AddressGenerator>(p.symbols));
+  return &*jd;
+}
+
+void dropDylib(Prepared& p, llvm::orc::JITDylib& jd) {
+  if (auto e = p.jit->getExecutionSession().removeJITDylib(jd)) llvm::consumeError(std::move(e));
+}
+
+// ---- the on-disk cache (docs/native-tier.md, "Cache") ---------------------------------------------------------
+
+struct Cache {
+  bool enabled = false;
+  std::string dir;
+  uint64_t maxBytes = 0;
+  // read at every compile: CUEMU_NATIVE_CACHE_DISABLE, CUEMU_NATIVE_CACHE_PATH, CUEMU_NATIVE_CACHE_MAXSIZE
+  static Cache fromEnvironment() {
+    Cache c;
+    const char* off = std::getenv("CUEMU_NATIVE_CACHE_DISABLE");
+    if (off && std::strcmp(off, "0") != 0) return c;
+    c.maxBytes = uint64_t(256) << 20;
+    if (const char* v = std::getenv("CUEMU_NATIVE_CACHE_MAXSIZE")) c.maxBytes = std::strtoull(v, nullptr, 10);
+    if (c.maxBytes == 0) return c;
+    if (const char* v = std::getenv("CUEMU_NATIVE_CACHE_PATH"); v && *v) {
+      c.dir = v;
+    } else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) {
+      c.dir = std::string(x) + "/cuemu/native";
+    } else if (const char* h = std::getenv("HOME"); h && *h) {
+      c.dir = std::string(h) + "/.cache/cuemu/native";
+    } else {
+      return c;
+    }
+    c.enabled = true;
+    return c;
+  }
+};
+
+// A cache file: this header, then the kernel's object code.
+struct CacheHeader {
+  char magic[8] = {'c', 'u', 'e', 'm', 'u', 'n', 't', '1'};
+  uint32_t opsInlined = 0, opsCalled = 0;
+};
+
+// The key of a compile: what compiles (cacheIdentity), the options, and the ops with their addresses made relative
+// (handlers to the interpreter's object, targets to the op array). The other fields of an op are no addresses:
+// lowering puts every address in constant registers (engine.h). "": not cacheable.
+std::string cacheKey(const Prepared& p, const Op* ops, const Op* base, size_t count, const CuemuNativeOptions* options,
+                     unsigned level) {
+  llvm::SHA1 hash;
+  hash.update(p.identity);
+  auto add = [&](uint64_t v) { hash.update(llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(&v), sizeof v)); };
+  add(level);
+  add(registersInSsa());
+  add(count);
+  bool ok = true;
+  auto place = [&](const Op* target) -> uint64_t {
+    if (!target) return ~uint64_t(0);
+    if (target >= base && target <= base + count) return uint64_t(target - base);
+    ok = false;
+    return 0;
+  };
+  for (size_t i = 0; i < count; ++i) {
+    const Op& op = ops[i];
+    const uint64_t fn = reinterpret_cast<uint64_t>(op.fn);
+    if (!p.symbols.functions.count(fn)) return "";
+    add(fn - p.symbols.bias);
+    for (uint32_t v : {op.d, op.a, op.b, op.c, op.e, op.f, op.line, op.aux}) add(v);
+    add(uint64_t(op.imm));
+    add(place(op.target));
+    add(place(op.rpc));
+    add(options && options->compileOp ? options->compileOp[i] : 1);
+  }
+  if (!ok) return "";
+  return llvm::toHex(hash.final(), true);
+}
+
+bool loadCached(Prepared& p, const Cache& cache, const std::string& key, const Op* base, CuemuNativeResult* out) {
+  const std::string path = cache.dir + "/" + key + ".o";
+  auto file = llvm::MemoryBuffer::getFile(path, false, false);
+  if (!file) return false;
+  CacheHeader header;
+  llvm::StringRef bytes = (*file)->getBuffer();
+  if (bytes.size() <= sizeof header || std::memcmp(bytes.data(), header.magic, sizeof header.magic) != 0) return false;
+  std::memcpy(&header, bytes.data(), sizeof header);
+  llvm::orc::JITDylib* jd = kernelDylib(p, base);
+  if (!jd) return false;
+  const uint64_t before = p.objectBytes.load();
+  auto object = llvm::MemoryBuffer::getMemBufferCopy(bytes.drop_front(sizeof header), key);
+  if (auto e = p.jit->addObjectFile(*jd, std::move(object))) {
+    llvm::consumeError(std::move(e));
+    dropDylib(p, *jd);
+    return false;
+  }
+  auto symbol = p.jit->lookup(*jd, kKernelName);
+  if (!symbol) {
+    llvm::consumeError(symbol.takeError());
+    dropDylib(p, *jd);
+    return false;
+  }
+  ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);  // recently used: the last to go when the cache is full
+  out->entry = reinterpret_cast<const Op* (*)(Warp&, const Op*)>(symbol->getAddress());
+  out->handle = new Compiled{jd};
+  out->codeBytes = uint32_t(p.objectBytes.load() - before);
+  out->opsInlined = header.opsInlined;
+  out->opsCalled = header.opsCalled;
+  out->fromCache = 1;
+  return true;
+}
+
+// Writes the object (to a file of this process, then renamed: readers see whole files only), then removes the
+// least recently used files while the cache is over its size.
+bool storeCached(const Cache& cache, const std::string& key, const std::string& object, const CuemuNativeResult& r) {
+  std::error_code ec;
+  std::filesystem::create_directories(cache.dir, ec);
+  if (ec) return false;
+  const std::string path = cache.dir + "/" + key + ".o";
+  const std::string temporary = path + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream os(temporary, std::ios::binary);
+    CacheHeader header;
+    header.opsInlined = r.opsInlined;
+    header.opsCalled = r.opsCalled;
+    os.write(reinterpret_cast<const char*>(&header), sizeof header);
+    os.write(object.data(), std::streamsize(object.size()));
+    if (!os) {
+      std::filesystem::remove(temporary, ec);
+      return false;
+    }
+  }
+  std::filesystem::rename(temporary, path, ec);
+  if (ec) {
+    std::filesystem::remove(temporary, ec);
+    return false;
+  }
+  std::vector<std::pair<std::filesystem::file_time_type, std::filesystem::path>> files;
+  uint64_t total = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(cache.dir, ec)) {
+    if (entry.path().extension() != ".o") continue;
+    total += entry.file_size(ec);
+    files.push_back({entry.last_write_time(ec), entry.path()});
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& [time, file] : files) {
+    if (total <= cache.maxBytes) break;
+    const uint64_t size = std::filesystem::file_size(file, ec);
+    if (std::filesystem::remove(file, ec)) total -= size;
+  }
+  return true;
+}
 
 bool fail(CuemuNativeResult* out, const std::string& message) {
   std::snprintf(out->message, sizeof out->message, "%s", message.c_str());
   return false;
 }
 
+// Code released while a compile runs (a background one can take seconds) is dropped by the next compile: a
+// program's release must not wait for another kernel's compile.
+std::mutex gReleasedMutex;
+std::vector<Compiled*> gReleased;
+
+void dropReleased() {
+  std::vector<Compiled*> released;
+  {
+    std::lock_guard<std::mutex> lock(gReleasedMutex);
+    released.swap(gReleased);
+  }
+  for (Compiled* c : released) {
+    if (c->dylib) dropDylib(*gPrepared, *c->dylib);
+    delete c;
+  }
+}
+
 bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, CuemuNativeResult* out) {
   auto start = Clock::now();
   std::lock_guard<std::mutex> lock(gMutex);
-  static Prepared* prepared = nullptr;
-  if (!prepared) {
-    prepared = prepare(reinterpret_cast<const void*>(ops[0].fn));
-    out->prepareNs = prepared->prepareNs;
+  if (!gPrepared) {
+    gPrepared = prepare(reinterpret_cast<const void*>(ops[0].fn));
+    out->prepareNs = gPrepared->prepareNs;
   }
-  Prepared& p = *prepared;
+  Prepared& p = *gPrepared;
   if (!p.error.empty()) return fail(out, p.error);
+  dropReleased();
   // the handler bitcode is compiled for x86-64-v3 (CMakeLists.txt)
   if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma") || !__builtin_cpu_supports("bmi2"))
     return fail(out, "the native tier needs an x86-64-v3 CPU (AVX2, FMA, BMI2)");
 
+  const Op* base = options && options->original ? options->original : ops;
+  const unsigned level = options ? options->optLevel : 1;
+  const Cache cache = Cache::fromEnvironment();
+  std::string key;
+  if (cache.enabled) key = cacheKey(p, ops, base, count, options, level);
+  if (!key.empty() && loadCached(p, cache, key, base, out)) {
+    out->compileNs = since(start);
+    return true;
+  }
+  if (!p.bitcodeTried) {
+    const uint64_t before = p.prepareNs;
+    prepareBitcode(&p);
+    out->prepareNs += p.prepareNs - before;
+  }
+  if (!p.error.empty()) return fail(out, p.error);
+  bool absolute = false;  // the code names an address of this process only: not cached
   auto context = std::make_unique<llvm::LLVMContext>();
   llvm::LLVMContext& ctx = *context;
   // the bitcode's vectorisation hints (clang's assume_safety) make LLVM remark on loops it leaves as they are
@@ -383,32 +702,38 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
   auto* i64 = llvm::Type::getInt64Ty(ctx);
   auto* handlerType = llvm::FunctionType::get(i8p, {i8p, i8p}, false);
   // one op past the end stays inside the array: the last op's `op + 1` compares without leaving it
-  auto* opsGlobal =
-      new llvm::GlobalVariable(*m, llvm::ArrayType::get(i8, (count + 1) * sizeof(Op)), true,
-                               llvm::GlobalValue::ExternalLinkage, nullptr, atName(reinterpret_cast<uint64_t>(ops)));
-  const std::string kernelName = "cuemu_kernel_" + std::to_string(id);
+  auto* opsGlobal = new llvm::GlobalVariable(*m, llvm::ArrayType::get(i8, (count + 1) * sizeof(Op)), true,
+                                             llvm::GlobalValue::ExternalLinkage, nullptr, kOpsName);
+  const std::string kernelName = kKernelName.str();
   auto* fn = llvm::Function::Create(handlerType, llvm::GlobalValue::ExternalLinkage, kernelName, *m);
   llvm::Argument* warp = fn->getArg(0);
   llvm::Argument* opArg = fn->getArg(1);
   auto opAt = [&](size_t i) { return opPointer(opsGlobal, i * sizeof(Op)); };
 
+  // With registers in SSA values, an op that goes anywhere else than its next op or its target returns (below);
+  // otherwise it goes back to the entry's switch (`dispatch`).
+  const bool promote = (!options || options->optLevel <= 1) && registersInSsa();
   auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
-  auto* dispatch = llvm::BasicBlock::Create(ctx, "dispatch", fn);
+  auto* dispatch = promote ? entry : llvm::BasicBlock::Create(ctx, "dispatch", fn);
   auto* leave = llvm::BasicBlock::Create(ctx, "leave", fn);
   std::vector<llvm::BasicBlock*> blocks(count);
   for (size_t i = 0; i < count; ++i) blocks[i] = llvm::BasicBlock::Create(ctx, "op" + std::to_string(i), fn);
   llvm::IRBuilder<> b(entry);
-  b.CreateBr(dispatch);
-  b.SetInsertPoint(dispatch);
-  llvm::PHINode* pc = b.CreatePHI(i8p, 0, "pc");
-  pc->addIncoming(opArg, entry);
-  llvm::Value* offset = b.CreateSub(b.CreatePtrToInt(pc, i64), b.CreatePtrToInt(opAt(0), i64));
+  llvm::PHINode* pc = nullptr;
+  if (!promote) {
+    b.CreateBr(dispatch);
+    b.SetInsertPoint(dispatch);
+    pc = b.CreatePHI(i8p, 0, "pc");
+    pc->addIncoming(opArg, entry);
+  }
+  llvm::Value* current = promote ? static_cast<llvm::Value*>(opArg) : pc;
+  llvm::Value* offset = b.CreateSub(b.CreatePtrToInt(current, i64), b.CreatePtrToInt(opAt(0), i64));
   llvm::Value* index = b.CreateLShr(offset, llvm::ConstantInt::get(i64, 6));
   static_assert(sizeof(Op) == 64, "the op index is the offset / 64");
   llvm::SwitchInst* sw = b.CreateSwitch(index, leave, unsigned(count));
   b.SetInsertPoint(leave);
   llvm::PHINode* result = b.CreatePHI(i8p, 0, "result");
-  result->addIncoming(pc, dispatch);
+  result->addIncoming(current, dispatch);
   b.CreateRet(result);
 
   std::unordered_map<std::string, llvm::Function*> declared;
@@ -447,27 +772,41 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
       if (compileIt && std::getenv("CUEMU_NATIVE_TIMING"))
         std::fprintf(stderr, "native: op %zu (line %u) calls %s\n", i, op.line,
                      name != p.symbols.functions.end() ? name->second.c_str() : "an unnamed handler");
-      auto* pointer = llvm::ConstantExpr::getIntToPtr(llvm::ConstantInt::get(i64, reinterpret_cast<uint64_t>(op.fn)),
-                                                      handlerType->getPointerTo());
+      const uint64_t fnAddress = reinterpret_cast<uint64_t>(op.fn);
+      llvm::Constant* pointer = nullptr;
+      if (p.symbols.functions.count(fnAddress)) {
+        pointer = llvm::ConstantExpr::getPointerCast(addressConstant(*m, fnAddress), handlerType->getPointerTo());
+      } else {
+        absolute = true;
+        pointer = llvm::ConstantExpr::getIntToPtr(llvm::ConstantInt::get(i64, fnAddress), handlerType->getPointerTo());
+      }
       next = b.CreateCall(handlerType, pointer, {warp, opAt(i)});
       ++out->opsCalled;
     }
     // the successors a handler usually returns: the next op and the op's target
     std::vector<std::pair<size_t, llvm::BasicBlock*>> likely;
     if (i + 1 < count) likely.push_back({i + 1, blocks[i + 1]});
-    if (op.target && op.target >= ops && op.target < ops + count && size_t(op.target - ops) != i + 1)
-      likely.push_back({size_t(op.target - ops), blocks[size_t(op.target - ops)]});
+    if (op.target && op.target >= base && op.target < base + count && size_t(op.target - base) != i + 1)
+      likely.push_back({size_t(op.target - base), blocks[size_t(op.target - base)]});
     for (auto [k, block] : likely) {
       auto* other = llvm::BasicBlock::Create(ctx, "op" + std::to_string(i) + ".not" + std::to_string(k), fn);
       b.CreateCondBr(b.CreateICmpEQ(next, opAt(k)), block, other);
       b.SetInsertPoint(other);
     }
-    auto* stop = llvm::BasicBlock::Create(ctx, "op" + std::to_string(i) + ".other", fn);
-    b.CreateCondBr(b.CreateIsNull(next), leave, stop);
-    result->addIncoming(llvm::ConstantPointerNull::get(i8p), b.GetInsertBlock());
-    b.SetInsertPoint(stop);
-    b.CreateBr(dispatch);
-    pc->addIncoming(next, stop);
+    // any other op (a reconvergence pop, a call's return, the other path of a divergent branch): through the
+    // switch; with registers in SSA values the kernel returns it instead, and the CTA loop enters again there: no
+    // edge leads back to the switch, so that a register is live only where the program can still read it.
+    if (promote) {
+      result->addIncoming(next, b.GetInsertBlock());
+      b.CreateBr(leave);
+    } else {
+      auto* stop = llvm::BasicBlock::Create(ctx, "op" + std::to_string(i) + ".other", fn);
+      b.CreateCondBr(b.CreateIsNull(next), leave, stop);
+      result->addIncoming(llvm::ConstantPointerNull::get(i8p), b.GetInsertBlock());
+      b.SetInsertPoint(stop);
+      b.CreateBr(dispatch);
+      pc->addIncoming(next, stop);
+    }
   }
 
   const bool timing = std::getenv("CUEMU_NATIVE_TIMING") != nullptr;
@@ -506,7 +845,14 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
     llvm::CGSCCAnalysisManager cgam;
     llvm::ModuleAnalysisManager mam;
     llvm::PassBuilder pb(tm->get());
-    FoldOps fold{{}, opsGlobal, reinterpret_cast<const uint8_t*>(ops), count * sizeof(Op)};
+    FoldOps fold{{},
+                 opsGlobal,
+                 reinterpret_cast<const uint8_t*>(ops),
+                 count * sizeof(Op),
+                 reinterpret_cast<uint64_t>(base),
+                 &p.symbols,
+                 &absolute};
+    PromotionStats promotion;
     pb.registerPeepholeEPCallback(
         [&](llvm::FunctionPassManager& fpm, llvm::OptimizationLevel) { fpm.addPass(FoldOps(fold)); });
     pb.registerModuleAnalyses(mam);
@@ -514,7 +860,6 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
     pb.registerFunctionAnalyses(fam);
     pb.registerLoopAnalyses(lam);
     pb.crossRegisterProxies(lam, fam, cgam, mam);
-    const unsigned level = options ? options->optLevel : 1;
     llvm::ModulePassManager mpm;
     if (level <= 1) {
       // The light pipeline: the handlers come optimised and vectorised from the build (CMakeLists.txt), so what is
@@ -538,11 +883,50 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
       fpm.addPass(llvm::SimplifyCFGPass());
       fpm.addPass(llvm::ADCEPass());
       mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(fpm)));
+      if (promote) {
+        llvm::FunctionPassManager promote;
+        promote.addPass(ForwardStackConstants{{}, kernelName, &promotion});
+        promote.addPass(llvm::InstCombinePass());
+        promote.addPass(PromoteRegisters{{}, kernelName, &promotion});
+        promote.addPass(llvm::SROAPass());
+        promote.addPass(llvm::EarlyCSEPass(true));
+        promote.addPass(llvm::InstCombinePass());
+        promote.addPass(llvm::SimplifyCFGPass());
+        promote.addPass(llvm::ADCEPass());
+        mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(promote)));
+      }
       mpm.addPass(llvm::GlobalDCEPass());
     } else {
       mpm = pb.buildPerModuleDefaultPipeline(level == 2 ? llvm::OptimizationLevel::O2 : llvm::OptimizationLevel::O3);
     }
     mpm.run(*m, mam);
+    if (timing && std::getenv("CUEMU_NATIVE_CALLS")) {
+      std::map<std::string, int> callees;
+      for (llvm::Instruction& i : llvm::instructions(*m->getFunction(kernelName)))
+        if (auto* call = llvm::dyn_cast<llvm::CallBase>(&i); call && !llvm::isa<llvm::IntrinsicInst>(call)) {
+          std::string name = "indirect";
+          if (auto* callee = call->getCalledFunction()) {
+            name = callee->hasFnAttribute(kRegistersUntouched) ? "(untouched) " : "";
+            name += callee->getName().str();
+            uint64_t address = 0;
+            const llvm::StringRef callee_name = callee->getName();
+            if (callee_name.startswith(kAtPrefix) &&
+                !callee_name.drop_front(kAtPrefix.size()).getAsInteger(16, address)) {
+              auto it = p.symbols.functions.find(address);
+              if (it != p.symbols.functions.end())
+                name = (callee->hasFnAttribute(kRegistersUntouched) ? "(untouched) " : "") + it->second;
+            }
+          }
+          ++callees[name];
+        }
+      for (auto& [name, n] : callees) std::fprintf(stderr, "native: calls %dx %s\n", n, name.c_str());
+    }
+    if (timing)
+      std::fprintf(stderr,
+                   "native: registers: %u stack loads folded, %u ranges promoted, %u in memory, %u calls write "
+                   "back%s%s\n",
+                   promotion.forwarded, promotion.slots, promotion.memorySlots, promotion.calls,
+                   promotion.refused.empty() ? "" : "; refused: ", promotion.refused.c_str());
   }
   report("optimise");
   if (timing) {
@@ -557,19 +941,25 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
   }
 
   const uint64_t before = p.objectBytes.load();
-  auto tracker = p.jit->getMainJITDylib().createResourceTracker();
-  if (auto e = p.jit->addIRModule(tracker, llvm::orc::ThreadSafeModule(std::move(m), std::move(context))))
+  p.lastObject.clear();
+  llvm::orc::JITDylib* jd = kernelDylib(p, base);
+  if (!jd) return fail(out, "no JITDylib for the kernel");
+  if (auto e = p.jit->addIRModule(*jd, llvm::orc::ThreadSafeModule(std::move(m), std::move(context)))) {
+    dropDylib(p, *jd);
     return fail(out, toString(std::move(e)));
-  auto symbol = p.jit->lookup(kernelName);
+  }
+  auto symbol = p.jit->lookup(*jd, kernelName);
   if (!symbol) {
     std::string message = toString(symbol.takeError());
-    if (auto e = tracker->remove()) llvm::consumeError(std::move(e));
+    dropDylib(p, *jd);
     return fail(out, message);
   }
   report("codegen");
   out->entry = reinterpret_cast<const Op* (*)(Warp&, const Op*)>(symbol->getAddress());
-  out->handle = new Compiled{tracker};
+  out->handle = new Compiled{jd};
   out->codeBytes = uint32_t(p.objectBytes.load() - before);
+  if (!key.empty() && !absolute && !p.lastObject.empty())
+    out->cacheWritten = storeCached(cache, key, p.lastObject, *out) ? 1 : 0;
   out->compileNs = since(start);
   return true;
 }
@@ -577,10 +967,11 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
 void release(void* handle) {
   auto* c = static_cast<Compiled*>(handle);
   {
-    std::lock_guard<std::mutex> lock(gMutex);
-    if (auto e = c->tracker->remove()) llvm::consumeError(std::move(e));
+    std::lock_guard<std::mutex> lock(gReleasedMutex);
+    gReleased.push_back(c);
   }
-  delete c;
+  std::unique_lock<std::mutex> lock(gMutex, std::try_to_lock);
+  if (lock.owns_lock()) dropReleased();
 }
 
 const CuemuNativeApi kApi{kCuemuNativeAbiVersion, compile, release};

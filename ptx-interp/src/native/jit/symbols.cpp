@@ -56,6 +56,7 @@ SymbolIndex readSymbols(const void* anchor) {
     return index;
   }
   index.object = f.path;
+  index.bias = f.bias;
   auto file = llvm::object::ObjectFile::createObjectFile(f.path);
   if (!file) {
     index.error = llvm::toString(file.takeError());

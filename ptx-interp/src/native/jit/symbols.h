@@ -13,6 +13,7 @@ namespace ptx::exec::native {
 
 struct SymbolIndex {
   std::string object;  // the file read
+  uint64_t bias = 0;   // where it is loaded: an address less this is the same in every process
   std::string error;   // non-empty: no symbols (the tier then calls every handler)
   // defined function and variable symbols by name (TLS excluded); 0: several symbols of the name differ
   std::unordered_map<std::string, uint64_t> byName;
