@@ -150,17 +150,22 @@ std::vector<float> ramp(size_t n, float scale, float offset) {
   return v;
 }
 
-}  // namespace
-
-TEST_F(NativeTier, VectorAddAndFmaLoop) {
-  const int n = 1000;  // not a multiple of the block: the last warps are partial
+// bench.ptx's vector add of 1000 elements: not a multiple of the block, so the last warps are partial.
+Case vectorAdd() {
+  const int n = 1000;
   Case vadd{"bench.ptx",
             "vadd",
             Dim3{4},
             Dim3{256},
             {bytesOf(ramp(n, 0.5f, 1)), bytesOf(ramp(n, -0.25f, 3)), std::vector<uint8_t>(n * 4)}};
   vadd.args = {{0}, {1}, {2}, {-1, n}};
-  expectSameInBothTiers(vadd);
+  return vadd;
+}
+
+}  // namespace
+
+TEST_F(NativeTier, VectorAddAndFmaLoop) {
+  expectSameInBothTiers(vectorAdd());
   Case fma{"bench.ptx", "fmaloop", Dim3{3}, Dim3{96}, {std::vector<uint8_t>(3 * 96 * 4)}};
   fma.args = {{0}, {-1, 37}};
   Outcome out = expectSameInBothTiers(fma);
@@ -372,14 +377,7 @@ TEST(NativeCache, ASecondProcessLoadsTheKernelsFromTheCache) {
   const bool fill = std::strcmp(phase, "fill") == 0;
   if (fill) std::filesystem::remove_all(dir);
   const NativeTierStats before = nativeTierStats();
-  const int n = 1000;
-  Case vadd{"bench.ptx",
-            "vadd",
-            Dim3{4},
-            Dim3{256},
-            {bytesOf(ramp(n, 0.5f, 1)), bytesOf(ramp(n, -0.25f, 3)), std::vector<uint8_t>(n * 4)}};
-  vadd.args = {{0}, {1}, {2}, {-1, n}};
-  expectSameInBothTiers(vadd);
+  expectSameInBothTiers(vectorAdd());
   std::vector<unsigned> in(777);
   std::iota(in.begin(), in.end(), 1u);
   Case collatz{"bench.ptx", "collatz", Dim3{7}, Dim3{128}, {bytesOf(in), std::vector<uint8_t>(in.size() * 4)}};
