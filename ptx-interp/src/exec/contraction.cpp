@@ -90,6 +90,28 @@ void KernelLowerer::findContractions() {
     uint8_t operand;
     bool negated;
   };
+  // The fusions through `neg` instruction u of mul m's product (in register `product`): every use of its result
+  // fuses, or false.
+  auto negFusions = [&](const Instruction& mul, uint32_t m, uint32_t u, uint32_t product, std::vector<Fusion>& out) {
+    const Instruction& neg = ins[u];
+    if (neg.opcode != Opcode::Neg || neg.numOperands != 2 || neg.type() != mul.type() || neg.guard != kNoIndex ||
+        neg.has(ptx::Flag::ftz) != mul.has(ptx::Flag::ftz))
+      return false;
+    const Operand& nd = fn_->operands[neg.firstOperand];
+    const Operand& ns = fn_->operands[neg.firstOperand + 1];
+    if (!isPlainRegister(nd) || !isPlainRegister(ns) || ns.index != product || nd.index == product || nd.index >= nregs)
+      return false;
+    bool ok = false;
+    std::vector<uint32_t> uses = usesInBlock(u, nd.index, ok);
+    uses.erase(std::unique(uses.begin(), uses.end()), uses.end());
+    if (!ok || uses.empty()) return false;
+    for (uint32_t v : uses) {
+      const uint8_t operand = fusesWith(mul, m, v, nd.index);
+      if (!operand) return false;
+      out.push_back({v, operand, true});
+    }
+    return true;
+  };
   // Per add/sub, the products it could take: operand -> (mul, negated)
   std::vector<std::array<std::pair<uint32_t, bool>, 3>> offers(n);
   for (auto& o : offers) o.fill({kNoIndex, false});
@@ -114,29 +136,7 @@ void KernelLowerer::findContractions() {
         fusions.push_back({u, operand, false});
         continue;
       }
-      // neg of the product, whose every use fuses
-      const Instruction& neg = ins[u];
-      const Operand& nd = neg.numOperands == 2 ? fn_->operands[neg.firstOperand] : d;
-      const Operand& ns = neg.numOperands == 2 ? fn_->operands[neg.firstOperand + 1] : d;
-      bool negOk = neg.opcode == Opcode::Neg && neg.numOperands == 2 && neg.type() == mul.type() &&
-                   neg.guard == kNoIndex && neg.has(ptx::Flag::ftz) == mul.has(ptx::Flag::ftz) && isPlainRegister(nd) &&
-                   isPlainRegister(ns) && ns.index == d.index && nd.index != d.index && nd.index < nregs;
-      std::vector<uint32_t> negUses;
-      if (negOk) negUses = usesInBlock(u, nd.index, negOk);
-      negUses.erase(std::unique(negUses.begin(), negUses.end()), negUses.end());
-      if (!negOk || negUses.empty()) {
-        fusions.clear();
-        break;
-      }
-      for (uint32_t v : negUses) {
-        uint8_t operand = fusesWith(mul, m, v, nd.index);
-        if (!operand) {
-          negOk = false;
-          break;
-        }
-        fusions.push_back({v, operand, true});
-      }
-      if (!negOk) {
+      if (!negFusions(mul, m, u, d.index, fusions)) {  // a use that neither fuses nor is a neg whose uses do
         fusions.clear();
         break;
       }

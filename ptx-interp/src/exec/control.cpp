@@ -180,11 +180,15 @@ const Op* yieldAt(Warp& w, const Op* target, WarpState why) {
     p.warp = nullptr;
     return yieldAt(w, target, WarpState::Yielded);
   }
-  if (probed) {  // the state changed: look again later, twice as late as this time (quick-spin-probes)
-    p.warp = nullptr;
+  // look again later, twice as late as this time (quick-spin-probes)
+  auto probeLater = [&] {
     w.probeInterval = std::clamp(w.probeInterval * 2, 2u, kSpinCheckInterval);
     w.budget = w.checkInterval = w.probeInterval;
     return target;
+  };
+  if (probed) {  // the state changed
+    p.warp = nullptr;
+    return probeLater();
   }
   // A quick probe (quick-spin-probes) only where the snapshot is small: spin loops write a few registers, while a
   // loop around a whole kernel body may write most of a large register file (cuSPARSE's spsm_v2_kernel: 170 KB per
@@ -192,11 +196,7 @@ const Op* yieldAt(Warp& w, const Op* target, WarpState why) {
   if (w.checkInterval < kSpinCheckInterval) {
     size_t bytes = 0;
     for (uint32_t k = 0; k < rangeCount; ++k) bytes += ranges[k].bytes;
-    if (bytes > kQuickProbeBytes) {
-      w.probeInterval = std::clamp(w.probeInterval * 2, 2u, kSpinCheckInterval);
-      w.budget = w.checkInterval = w.probeInterval;
-      return target;
-    }
+    if (bytes > kQuickProbeBytes) return probeLater();
   }
   p.warp = &w;
   p.launchId = job.launchId;
