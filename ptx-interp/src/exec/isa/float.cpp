@@ -1,5 +1,6 @@
 // Single- and double-precision arithmetic (OpClass Arith on .f32, .f64 and .f32x2).
 #include "exec/lowerer.h"
+#include "exec/mufu.h"
 
 namespace ptx::exec {
 
@@ -154,11 +155,17 @@ struct FSqrt {
 struct FRcp {
   template <class T> static PTX_HOT T f(T a) { return nanResult(T(1) / a, a); }
 };
-// div.approx.f32 is a * rcp.approx(b); the reciprocal of |b| > 2^126 is subnormal and flushed to zero.
+// div.approx.f32 is a * rcp.approx(b) (the GPU's reciprocal, exec/mufu.cpp), rounded once; the reciprocal of
+// |b| > 2^126 is subnormal and flushed to zero.
 struct FDivApprox {
   template <class T> static PTX_HOT T f(T a, T b) {
-    if (std::fabs(b) > T(0x1p126)) return a * std::copysign(T(0), b);
-    return a / b;
+    if constexpr (std::is_same_v<T, float>) {
+      uint32_t r = num::rcpApproxF32(std::bit_cast<uint32_t>(b), false);
+      if ((r & 0x7f800000u) == 0) r &= 0x80000000u;
+      return a * std::bit_cast<float>(r);
+    } else {
+      return a / b;  // lowered for .f32 only
+    }
   }
 };
 // rcp.approx.ftz.f64 reads only the upper 32 bits of its operand and computes only the upper 32 bits of the result
@@ -231,9 +238,13 @@ struct FCos {
 struct FLg2 {
   template <class T> static PTX_HOT T f(T a) { return num::canon(T(std::log2(double(a)))); }
 };
-struct FEx2 {
-  template <class T> static PTX_HOT T f(T a) { return num::canon(T(std::exp2(double(a)))); }
-};
+// ex2/rcp/rsqrt .approx on .f32: the GPU's special-function unit, bit for bit (exec/mufu.cpp); integer work on the
+// bit patterns, so no MXCSR mode is set.
+template <uint32_t (*Fn)(uint32_t, bool), bool FTZ> PTX_LANES const Op* specialFunctionF32(Warp& w, const Op* op) {
+  const uint32_t* a = R<uint32_t>(w, op->a);
+  store<uint32_t>(w, op->d, [&](int i) { return Fn(a[i], FTZ); });
+  return op + 1;
+}
 struct FTanh {
   template <class T> static PTX_HOT T f(T a) { return num::canon(T(std::tanh(double(a)))); }
 };
@@ -412,6 +423,24 @@ void KernelLowerer::lowerFloat(const Instruction& in) {
     const auto s = contractedSources(in, t, t == Type::f32 ? &h::fnegBits<float> : &h::fnegBits<double>);
     return ter(h::FFma{}, s.data());
   }
+  // ex2/rcp/rsqrt .approx.f32 (rcp.approx.f32 and .ftz only: the rounded forms are IEEE)
+  auto special = [&](auto fn) {
+    Handler hnd =
+        ftz ? &h::specialFunctionF32<decltype(fn)::value, true> : &h::specialFunctionF32<decltype(fn)::value, false>;
+    uint32_t a = src(opnd(in, 1), t);
+    Dst d = dst(opnd(in, 0), t);
+    Op& op = emit(hnd);
+    op.d = d.off;
+    op.a = a;
+    finish(d);
+  };
+  using SpecialFn = uint32_t (*)(uint32_t, bool);
+  if (t == Type::f32 &&
+      (oc == Opcode::Ex2 || oc == Opcode::Rsqrt || (oc == Opcode::Rcp && in.has(ptx::Flag::approx)))) {
+    if (oc == Opcode::Ex2) return special(std::integral_constant<SpecialFn, &num::ex2ApproxF32>{});
+    if (oc == Opcode::Rsqrt) return special(std::integral_constant<SpecialFn, &num::rsqrtApproxF32>{});
+    return special(std::integral_constant<SpecialFn, &num::rcpApproxF32>{});
+  }
   switch (oc) {
     case Opcode::Add: return bin(h::FAdd{});
     case Opcode::Sub: return bin(h::FSub{});
@@ -439,7 +468,6 @@ void KernelLowerer::lowerFloat(const Instruction& in) {
     case Opcode::Sin: return un(h::FSin{});
     case Opcode::Cos: return un(h::FCos{});
     case Opcode::Lg2: return un(h::FLg2{});
-    case Opcode::Ex2: return un(h::FEx2{});
     case Opcode::Tanh: return un(h::FTanh{});
     case Opcode::Abs:
     case Opcode::Neg: {

@@ -1,0 +1,238 @@
+// ex2.approx, rcp.approx and rsqrt.approx on .f32 as an H100 computes them (mufu.h).
+//
+// Measured with tools/gpu-probe/mufu27 on every significand of the binades below and on random operands of all
+// classes (2026-11-27, H100, driver 580.159.04; every recorded result reproduced):
+// - rcp: 1/x's significand depends only on x's (one table of 2^23 results for [1, 2)); the exponent scales it.
+//   Subnormal operands are normalised first (.ftz: read as zero); a subnormal result is the table's significand
+//   shifted right and rounded to nearest even (.ftz: zero). 1/+-0 = +-inf, 1/+-inf = +-0, NaN gives the
+//   canonical NaN.
+// - rsqrt: a table of 2^24 results for [1, 4) (an even and an odd exponent); negative operands give NaN,
+//   rsqrt(+-0) = +-inf, rsqrt(+inf) = +0.
+// - ex2: the operand's magnitude is cut to 23 fraction bits (truncated), and positive and negative operands read
+//   two different tables (2^(1 + f) and 2^-(1 + f) for the 2^23 fractions f): ex2(-x) is not 1/ex2(x) here. The
+//   integer part scales the result. Without .ftz, an operand below -126 gives ex2(x/2) squared and rounded once
+//   (how the GPU reaches subnormal results); with .ftz such results are zero.
+// Each table stores, per segment of its index, a quadratic in integers and a correction of -1, 0 or +1 per entry
+// (make_tables.py): the GPU's values come from an interpolation whose rounding no smooth function reproduces.
+#include "exec/mufu.h"
+
+#include "exec/embedded_table.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace ptx::exec::num {
+namespace {
+#include "exec/mufu_tables.inc"
+
+// The GPU's result bits for index k of one table: a binade's worth of results of one exponent (k = 0, a power of
+// two, may be of another). The quadratic's value Q(k) (32 fraction bits) rounded to nearest is the GPU's result
+// except for 1-3% of the indices, all of them where Q's fraction is near one half (within 0.16-0.23 of it, in 33-45%
+// of the indices: the zone); the GPU's result is always floor(Q) or floor(Q) + 1. So only indices in the zone read
+// a bit (floor(Q) + bit), from a bitmap of 1-2 MB. A sparse list of the corrections instead, or a dense table of
+// them, was read for every operand and made kernels with random operands wait on memory (BlackScholes 7x slower
+// than with libm's exp2).
+class MeasuredTable {
+ public:
+  explicit MeasuredTable(const char* text) {
+    const std::vector<uint8_t> bytes = decodeEmbeddedTable(text);
+    uint32_t header[4];
+    if (bytes.size() < sizeof header) return;
+    std::memcpy(header, bytes.data(), sizeof header);
+    indexBits_ = header[0];
+    segmentBits_ = header[1];
+    exponent_ = header[2];
+    first_ = header[3];
+    const size_t segments = size_t(1) << segmentBits_, entries = size_t(1) << indexBits_;
+    const size_t coefficientBytes = segments * 3 * sizeof(int64_t);
+    if (indexBits_ < 8 || indexBits_ > 24 || segmentBits_ > indexBits_ ||
+        bytes.size() != sizeof header + coefficientBytes + entries / 4)
+      return;
+    coefficients_.resize(segments * 3);
+    std::memcpy(coefficients_.data(), bytes.data() + sizeof header, coefficientBytes);
+    const uint8_t* codes = bytes.data() + sizeof header + coefficientBytes;  // 2 bits each: correction + 1
+    std::vector<uint64_t> above(entries / 64, 0);
+    uint32_t zone = 0;
+    for (uint32_t k = 1; k < entries; ++k) {
+      const int64_t q = quadratic(k);
+      const int64_t correction = int64_t((codes[k >> 2] >> ((k & 3) * 2)) & 3) - 1;
+      const int64_t bit = ((q + kHalf) >> 32) + correction - (q >> 32);  // the GPU's result - floor(Q)
+      if (bit != 0 && bit != 1) return;                                  // not a table of this form
+      above[k >> 6] |= uint64_t(bit) << (k & 63);
+      if (correction) zone = std::max(zone, distanceFromHalf(q));
+    }
+    zone_ = zone;
+    above_ = std::move(above);
+  }
+
+  // Brings the bitmap word of k towards the cache: a warp's 32 lookups then wait on memory together.
+  void prefetch(uint32_t k) const {
+    if (!above_.empty()) __builtin_prefetch(&above_[(k >> 6) & ((size_t(1) << indexBits_ >> 6) - 1)]);
+  }
+
+  uint32_t bits(uint32_t k) const {
+    if (k == 0 || above_.empty()) return first_;
+    const int64_t q = quadratic(k);
+    // without a branch: which side of the zone an operand falls is as good as random, and the bitmap read does not
+    // hold up what follows (the loads of a warp's lanes overlap)
+    const int64_t above = int64_t((above_[k >> 6] >> (k & 63)) & 1);
+    const int64_t result = distanceFromHalf(q) > zone_ ? (q + kHalf) >> 32 : (q >> 32) + above;
+    return exponent_ << 23 | (uint32_t(result) & 0x7fffff);
+  }
+
+ private:
+  static constexpr int64_t kHalf = int64_t(1) << 31;
+
+  // Q(k) with 32 fraction bits
+  int64_t quadratic(uint32_t k) const {
+    const uint32_t lowBits = indexBits_ - segmentBits_;
+    const int64_t* c = &coefficients_[size_t(k >> lowBits) * 3];
+    const int64_t x = int64_t(k & ((1u << lowBits) - 1));
+    return c[0] + c[1] * x + c[2] * x * x;
+  }
+  static uint32_t distanceFromHalf(int64_t q) {
+    const int64_t fraction = q & 0xffffffff;
+    return uint32_t(fraction >= kHalf ? fraction - kHalf : kHalf - fraction);
+  }
+
+  uint32_t indexBits_ = 0, segmentBits_ = 0, exponent_ = 0, first_ = 0, zone_ = 0;
+  std::vector<int64_t> coefficients_;
+  std::vector<uint64_t> above_;  // per index: the GPU's result is floor(Q) + 1
+};
+
+// Each decoded on first use (tens of milliseconds).
+const MeasuredTable& rcpTable() {
+  static const MeasuredTable t(kRcpTable);
+  return t;
+}
+const MeasuredTable& rsqrtTable() {
+  static const MeasuredTable t(kRsqrtTable);
+  return t;
+}
+const MeasuredTable& ex2Table(bool negative) {
+  static const MeasuredTable* const tables =
+      new MeasuredTable[2]{MeasuredTable(kEx2PositiveTable), MeasuredTable(kEx2NegativeTable)};
+  return tables[negative];
+}
+
+constexpr uint32_t kInf = 0x7f800000u, kNaN = 0x7fffffffu, kSign = 0x80000000u;
+
+// CUEMU_SPECIAL_FUNCTIONS=host: the host's correctly rounded functions instead of the GPU's tables (faster for
+// random operands, which make the table lookups wait on memory; within the ISA's error bounds, not bit-exact).
+bool hostModel() {
+  static const bool host = [] {
+    const char* v = std::getenv("CUEMU_SPECIAL_FUNCTIONS");
+    return v && std::strcmp(v, "host") == 0;
+  }();
+  return host;
+}
+uint32_t hostFunction(uint32_t x, bool ftz, double (*f)(double)) {
+  if (ftz && (x & 0x7f800000u) == 0) x &= kSign;
+  const float r = float(f(double(std::bit_cast<float>(x))));
+  if (r != r) return kNaN;
+  const uint32_t bits = std::bit_cast<uint32_t>(r);
+  return ftz && (bits & 0x7f800000u) == 0 ? bits & kSign : bits;
+}
+
+// A significand with its implicit bit (24 bits) at unbiased exponent e < -126, as a subnormal rounded to nearest
+// even.
+uint32_t subnormal(uint32_t significand, int e) {
+  const int shift = -126 - e;
+  if (shift > 25) return 0;
+  const uint32_t q = significand >> shift, rest = significand & ((1u << shift) - 1), half = (1u << shift) >> 1;
+  return q + (rest > half || (rest == half && (q & 1)));
+}
+
+// x's unbiased exponent and 23 fraction bits, subnormals normalised (x finite and not zero).
+void normalise(uint32_t x, int& exponent, uint32_t& fraction) {
+  const uint32_t e = (x >> 23) & 0xff, m = x & 0x7fffff;
+  if (e != 0) {
+    exponent = int(e) - 127;
+    fraction = m;
+    return;
+  }
+  const int shift = std::countl_zero(m) - 8;
+  exponent = -126 - shift;
+  fraction = (m << shift) & 0x7fffff;
+}
+
+}  // namespace
+
+uint32_t rcpApproxF32(uint32_t x, bool ftz) {
+  if (hostModel()) return hostFunction(x, ftz, [](double v) { return 1.0 / v; });
+  const uint32_t sign = x & kSign, e = (x >> 23) & 0xff, m = x & 0x7fffff;
+  if (e == 255) return m ? kNaN : sign;
+  if (e == 0 && (m == 0 || ftz)) return sign | kInf;
+  int exponent;
+  uint32_t fraction;
+  normalise(x, exponent, fraction);
+  const uint32_t t = rcpTable().bits(fraction);
+  const int r = int((t >> 23) & 0xff) - 127 - exponent;
+  if (r >= 128) return sign | kInf;
+  if (r < -126) return ftz ? sign : sign | subnormal((t & 0x7fffff) | 0x800000, r);
+  return sign | uint32_t(r + 127) << 23 | (t & 0x7fffff);
+}
+
+uint32_t rsqrtApproxF32(uint32_t x, bool ftz) {
+  if (hostModel()) return hostFunction(x, ftz, [](double v) { return 1.0 / std::sqrt(v); });
+  const uint32_t sign = x & kSign, e = (x >> 23) & 0xff, m = x & 0x7fffff;
+  if (e == 255) return m || sign ? kNaN : 0;
+  if (e == 0 && (m == 0 || ftz)) return sign | kInf;
+  if (sign) return kNaN;
+  int exponent;
+  uint32_t fraction;
+  normalise(x, exponent, fraction);
+  const uint32_t odd = uint32_t(exponent) & 1;
+  const uint32_t t = rsqrtTable().bits(odd << 23 | fraction);
+  const int r = int((t >> 23) & 0xff) - 127 - (exponent - int(odd)) / 2;
+  return uint32_t(r + 127) << 23 | (t & 0x7fffff);
+}
+
+// The table index of each operand's significand (ex2: its fraction), for prefetch(): no result depends on it.
+void prefetchRcp(const uint32_t* x, int n) {
+  const MeasuredTable& t = rcpTable();
+  for (int i = 0; i < n; ++i) t.prefetch(x[i] & 0x7fffff);
+}
+void prefetchRsqrt(const uint32_t* x, int n) {
+  const MeasuredTable& t = rsqrtTable();
+  for (int i = 0; i < n; ++i) {
+    const uint32_t odd = ((x[i] >> 23) & 1) ^ 1;  // of the unbiased exponent (normal operands)
+    t.prefetch((odd << 23) | (x[i] & 0x7fffff));
+  }
+}
+void prefetchEx2(const uint32_t* x, int n) {
+  for (int i = 0; i < n; ++i) {
+    const uint32_t e = (x[i] >> 23) & 0xff;
+    const uint32_t significand = (x[i] & 0x7fffff) | 0x800000;
+    const uint32_t fixed = e >= 127 ? significand << ((e - 127) & 31) : e >= 103 ? significand >> (127 - e) : 0;
+    ex2Table((x[i] >> 31) != 0).prefetch(fixed & 0x7fffff);
+  }
+}
+
+uint32_t ex2ApproxF32(uint32_t x, bool ftz) {
+  if (hostModel()) return hostFunction(x, ftz, [](double v) { return std::exp2(v); });
+  const uint32_t e = (x >> 23) & 0xff, m = x & 0x7fffff;
+  const bool negative = (x & kSign) != 0;
+  if (e == 255) return m ? kNaN : negative ? 0 : kInf;
+  if (!ftz && x > 0xc2fc0000u) {                        // below -126 (a negative NaN returned above): ex2(x/2)^2
+    const float half = std::bit_cast<float>(x) * 0.5f;  // exact
+    const double root = double(std::bit_cast<float>(ex2ApproxF32(std::bit_cast<uint32_t>(half), true)));
+    return std::bit_cast<uint32_t>(float(root * root));  // the product is exact in double: one rounding
+  }
+  if (e >= 135) return negative ? 0 : kInf;  // |x| >= 256
+  // |x| with 23 fraction bits, truncated (subnormal and small operands give 0)
+  const uint32_t significand = m | 0x800000;
+  const uint32_t fixed = e >= 127 ? significand << (e - 127) : e >= 103 ? significand >> (127 - e) : 0;
+  const uint32_t integer = fixed >> 23;
+  const uint32_t t = ex2Table(negative).bits(fixed & 0x7fffff);
+  const int biased = int((t >> 23) & 0xff) + (negative ? 1 - int(integer) : int(integer) - 1);
+  if (biased >= 255) return kInf;
+  if (biased <= 0) return ftz ? 0 : subnormal((t & 0x7fffff) | 0x800000, biased - 127);
+  return uint32_t(biased) << 23 | (t & 0x7fffff);
+}
+
+}  // namespace ptx::exec::num
