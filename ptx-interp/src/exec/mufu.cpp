@@ -31,11 +31,12 @@ namespace {
 
 // The GPU's result bits for index k of one table: a binade's worth of results of one exponent (k = 0, a power of
 // two, may be of another). The quadratic's value Q(k) (32 fraction bits) rounded to nearest is the GPU's result
-// except for 1-3% of the indices, all of them where Q's fraction is near one half (within 0.16-0.23 of it, in 33-45%
-// of the indices: the zone); the GPU's result is always floor(Q) or floor(Q) + 1. So only indices in the zone read
-// a bit (floor(Q) + bit), from a bitmap of 1-2 MB. A sparse list of the corrections instead, or a dense table of
-// them, was read for every operand and made kernels with random operands wait on memory (BlackScholes 7x slower
-// than with libm's exp2).
+// except for 1-3% of the indices (the exceptions: the GPU's result is then one unit to the other side of Q), all of
+// them where Q's fraction is within 0.16-0.23 of one half (the zone: 33-45% of the indices). Kernels with random
+// operands wait on memory for whatever a lookup reads, so a lookup reads as little as it can: nothing outside the
+// zone, then one bit per block of 8 indices (128-256 KB a table: does the block hold an exception?), and only for
+// the 9-27% of blocks that do, the index's own bit (1-2 MB). Reading a dense table of the corrections for every
+// operand made BlackScholes 7x slower than libm's exp2 did; one bit for every index in the zone, 3.7x.
 class MeasuredTable {
  public:
   explicit MeasuredTable(const char* text) {
@@ -49,38 +50,35 @@ class MeasuredTable {
     first_ = header[3];
     const size_t segments = size_t(1) << segmentBits_, entries = size_t(1) << indexBits_;
     const size_t coefficientBytes = segments * 3 * sizeof(int64_t);
-    if (indexBits_ < 8 || indexBits_ > 24 || segmentBits_ > indexBits_ ||
+    if (indexBits_ < 9 || indexBits_ > 24 || segmentBits_ > indexBits_ ||
         bytes.size() != sizeof header + coefficientBytes + entries / 4)
       return;
     coefficients_.resize(segments * 3);
     std::memcpy(coefficients_.data(), bytes.data() + sizeof header, coefficientBytes);
     const uint8_t* codes = bytes.data() + sizeof header + coefficientBytes;  // 2 bits each: correction + 1
-    std::vector<uint64_t> above(entries / 64, 0);
+    std::vector<uint64_t> exception(entries / 64, 0), blockHasException(entries / 8 / 64, 0);
     uint32_t zone = 0;
     for (uint32_t k = 1; k < entries; ++k) {
-      const int64_t q = quadratic(k);
       const int64_t correction = int64_t((codes[k >> 2] >> ((k & 3) * 2)) & 3) - 1;
-      const int64_t bit = ((q + kHalf) >> 32) + correction - (q >> 32);  // the GPU's result - floor(Q)
-      if (bit != 0 && bit != 1) return;                                  // not a table of this form
-      above[k >> 6] |= uint64_t(bit) << (k & 63);
-      if (correction) zone = std::max(zone, distanceFromHalf(q));
+      if (correction == 0) continue;
+      const int64_t q = quadratic(k);
+      if (correction != ((q & 0xffffffff) < kHalf ? 1 : -1)) return;  // not one unit to the other side of Q
+      exception[k >> 6] |= uint64_t(1) << (k & 63);
+      blockHasException[k >> 9] |= uint64_t(1) << ((k >> 3) & 63);
+      zone = std::max(zone, distanceFromHalf(q));
     }
     zone_ = zone;
-    above_ = std::move(above);
-  }
-
-  // Brings the bitmap word of k towards the cache: a warp's 32 lookups then wait on memory together.
-  void prefetch(uint32_t k) const {
-    if (!above_.empty()) __builtin_prefetch(&above_[(k >> 6) & ((size_t(1) << indexBits_ >> 6) - 1)]);
+    exception_ = std::move(exception);
+    blockHasException_ = std::move(blockHasException);
   }
 
   uint32_t bits(uint32_t k) const {
-    if (k == 0 || above_.empty()) return first_;
+    if (k == 0 || exception_.empty()) return first_;
     const int64_t q = quadratic(k);
-    // without a branch: which side of the zone an operand falls is as good as random, and the bitmap read does not
-    // hold up what follows (the loads of a warp's lanes overlap)
-    const int64_t above = int64_t((above_[k >> 6] >> (k & 63)) & 1);
-    const int64_t result = distanceFromHalf(q) > zone_ ? (q + kHalf) >> 32 : (q >> 32) + above;
+    int64_t result = (q + kHalf) >> 32;
+    if (distanceFromHalf(q) <= zone_ && (blockHasException_[k >> 9] >> ((k >> 3) & 63) & 1) &&
+        (exception_[k >> 6] >> (k & 63) & 1))
+      result += (q & 0xffffffff) < kHalf ? 1 : -1;
     return exponent_ << 23 | (uint32_t(result) & 0x7fffff);
   }
 
@@ -101,7 +99,8 @@ class MeasuredTable {
 
   uint32_t indexBits_ = 0, segmentBits_ = 0, exponent_ = 0, first_ = 0, zone_ = 0;
   std::vector<int64_t> coefficients_;
-  std::vector<uint64_t> above_;  // per index: the GPU's result is floor(Q) + 1
+  std::vector<uint64_t> exception_;          // per index
+  std::vector<uint64_t> blockHasException_;  // per block of 8 indices
 };
 
 // Each decoded on first use (tens of milliseconds).
@@ -190,27 +189,6 @@ uint32_t rsqrtApproxF32(uint32_t x, bool ftz) {
   const uint32_t t = rsqrtTable().bits(odd << 23 | fraction);
   const int r = int((t >> 23) & 0xff) - 127 - (exponent - int(odd)) / 2;
   return uint32_t(r + 127) << 23 | (t & 0x7fffff);
-}
-
-// The table index of each operand's significand (ex2: its fraction), for prefetch(): no result depends on it.
-void prefetchRcp(const uint32_t* x, int n) {
-  const MeasuredTable& t = rcpTable();
-  for (int i = 0; i < n; ++i) t.prefetch(x[i] & 0x7fffff);
-}
-void prefetchRsqrt(const uint32_t* x, int n) {
-  const MeasuredTable& t = rsqrtTable();
-  for (int i = 0; i < n; ++i) {
-    const uint32_t odd = ((x[i] >> 23) & 1) ^ 1;  // of the unbiased exponent (normal operands)
-    t.prefetch((odd << 23) | (x[i] & 0x7fffff));
-  }
-}
-void prefetchEx2(const uint32_t* x, int n) {
-  for (int i = 0; i < n; ++i) {
-    const uint32_t e = (x[i] >> 23) & 0xff;
-    const uint32_t significand = (x[i] & 0x7fffff) | 0x800000;
-    const uint32_t fixed = e >= 127 ? significand << ((e - 127) & 31) : e >= 103 ? significand >> (127 - e) : 0;
-    ex2Table((x[i] >> 31) != 0).prefetch(fixed & 0x7fffff);
-  }
 }
 
 uint32_t ex2ApproxF32(uint32_t x, bool ftz) {

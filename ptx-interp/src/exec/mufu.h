@@ -11,10 +11,4 @@ uint32_t ex2ApproxF32(uint32_t x, bool ftz);
 uint32_t rcpApproxF32(uint32_t x, bool ftz);
 uint32_t rsqrtApproxF32(uint32_t x, bool ftz);
 
-// Prefetches what the functions above will read for these n operands (a warp's: the table lookups of its lanes
-// then overlap instead of each waiting on memory in turn).
-void prefetchEx2(const uint32_t* x, int n);
-void prefetchRcp(const uint32_t* x, int n);
-void prefetchRsqrt(const uint32_t* x, int n);
-
 }  // namespace ptx::exec::num
