@@ -404,19 +404,22 @@ void KernelLowerer::lowerFloat(const Instruction& in) {
     });
     emitWith(hnd, 3, given);
   };
-  auto un = [&](auto functor) {
-    using Fn = decltype(functor);
-    Handler hnd = byFloat(t, line_, [&](auto ft) {
-      return modes(ft, [&](auto f, auto r, auto fz, auto st) -> Handler {
-        return &h::funary<decltype(f), Fn, decltype(r)::value, decltype(fz)::value, decltype(st)::value>;
-      });
-    });
+  // d = hnd(a): one source operand of type t
+  auto emitUnary = [&](Handler hnd) {
     uint32_t a = src(opnd(in, 1), t);
     Dst d = dst(opnd(in, 0), t);
     Op& op = emit(hnd);
     op.d = d.off;
     op.a = a;
     finish(d);
+  };
+  auto un = [&](auto functor) {
+    using Fn = decltype(functor);
+    emitUnary(byFloat(t, line_, [&](auto ft) {
+      return modes(ft, [&](auto f, auto r, auto fz, auto st) -> Handler {
+        return &h::funary<decltype(f), Fn, decltype(r)::value, decltype(fz)::value, decltype(st)::value>;
+      });
+    }));
   };
   if ((oc == Opcode::Add || oc == Opcode::Sub) && contractions_[curInst_].mul != kNoIndex) {
     // fused with the mul of its product, as ptxas fuses them (exec/contraction.cpp)
@@ -425,14 +428,8 @@ void KernelLowerer::lowerFloat(const Instruction& in) {
   }
   // ex2/rcp/rsqrt .approx.f32 (rcp.approx.f32 and .ftz only: the rounded forms are IEEE)
   auto special = [&](auto fn) {
-    Handler hnd =
-        ftz ? &h::specialFunctionF32<decltype(fn)::value, true> : &h::specialFunctionF32<decltype(fn)::value, false>;
-    uint32_t a = src(opnd(in, 1), t);
-    Dst d = dst(opnd(in, 0), t);
-    Op& op = emit(hnd);
-    op.d = d.off;
-    op.a = a;
-    finish(d);
+    emitUnary(ftz ? &h::specialFunctionF32<decltype(fn)::value, true>
+                  : &h::specialFunctionF32<decltype(fn)::value, false>);
   };
   using SpecialFn = uint32_t (*)(uint32_t, bool);
   if (t == Type::f32 &&
