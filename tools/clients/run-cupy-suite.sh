@@ -51,6 +51,9 @@ if [ "${tests[0]:-}" = --cupyx ]; then
     $sp/special_tests $sp/stats_tests $sp/interpolate_tests cupyx_tests/jit_tests cupyx_tests/test_rsqrt.py
     cupyx_tests/test_runtime.py cupyx_tests/test_cupyx.py cupyx_tests/test_pinned_array.py cupyx_tests/test_time.py
     cupyx_tests/test_optimize.py $sp/ndimage_tests $sp/signal_tests)
+  # A file's tests in one worker, in their order: test_cg_sync's plainly launched grid sync needs a cooperative
+  # launch (test_grid_group) before it in the process, on either driver (README, Findings)
+  [ "$jobs" -gt 1 ] && tests=(--dist loadfile "${tests[@]}")
 fi
 [ ${#tests[@]} -eq 0 ] && tests=(cupy_tests/creation_tests cupy_tests/manipulation_tests cupy_tests/indexing_tests
   cupy_tests/sorting_tests cupy_tests/statistics_tests

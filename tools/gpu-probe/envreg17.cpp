@@ -102,15 +102,15 @@ DONE:
 }
 )PTX";
 
-#define CK(x)                                                          \
-  do {                                                                 \
-    CUresult r_ = (x);                                                 \
-    if (r_ != CUDA_SUCCESS) {                                          \
-      const char* s_ = nullptr;                                        \
-      cuGetErrorName(r_, &s_);                                         \
-      std::printf("%s failed: %s\n", #x, s_ ? s_ : "?");               \
-      return 1;                                                        \
-    }                                                                  \
+#define CK(x)                                            \
+  do {                                                   \
+    CUresult r_ = (x);                                   \
+    if (r_ != CUDA_SUCCESS) {                            \
+      const char* s_ = nullptr;                          \
+      cuGetErrorName(r_, &s_);                           \
+      std::printf("%s failed: %s\n", #x, s_ ? s_ : "?"); \
+      return 1;                                          \
+    }                                                    \
   } while (0)
 
 int main() {
