@@ -43,6 +43,58 @@ TEST_F(api_launch_Ext, CooperativeLaunch) {
   CU_EXPECT_OK(cuMemFree(d));
 }
 
+// Cooperative groups take the grid-sync workspace from %envreg1 (high) and %envreg2 (low) and trap in a grid sync
+// where it is 0. Driver 580 on an H100 (tools/gpu-probe/envreg17.cpp): a fresh context's plain launches get 0, a
+// cooperative launch gets a workspace, and every later launch of that context, plain ones too, gets the same one
+// (CuPy's cupyx.jit launches kernels that call cg.sync(this_grid()) plainly; its test_cg_sync relies on this).
+TEST_F(api_launch_Ext, PlainLaunchAfterCooperativeGetsGridWorkspace) {
+  if (conf::Attribute(dev, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH) != 1) CONF_NOT_SUPPORTED("no cooperative launch");
+  static const char kPtx[] = R"(
+.version 8.0
+.target sm_75
+.address_size 64
+.visible .entry envregs(.param .u64 out)
+{
+	.reg .b32 %r<3>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [out];
+	mov.u32 %r1, %envreg1;
+	mov.u32 %r2, %envreg2;
+	st.global.v2.u32 [%rd1], {%r1, %r2};
+	ret;
+}
+)";
+  CUcontext outer = nullptr, fresh = nullptr;
+  CU_ASSERT_OK(cuCtxGetCurrent(&outer));
+  CU_ASSERT_OK(cuCtxCreate(&fresh, nullptr, 0, dev));
+  CUmodule m = nullptr;
+  CUfunction f = nullptr;
+  CUdeviceptr d = 0;
+  unsigned seen[3][2] = {};
+  if (cuModuleLoadData(&m, kPtx) == CUDA_SUCCESS && cuModuleGetFunction(&f, m, "envregs") == CUDA_SUCCESS &&
+      cuMemAlloc(&d, 8) == CUDA_SUCCESS) {
+    for (int i = 0; i < 3; ++i) {
+      void* params[] = {&d};
+      CU_EXPECT_OK(cuMemsetD8(d, 0xff, 8));
+      if (i == 1)
+        CU_EXPECT_OK(cuLaunchCooperativeKernel(f, 2, 1, 1, 64, 1, 1, 0, nullptr, params));
+      else
+        CU_EXPECT_OK(cuLaunchKernel(f, 2, 1, 1, 64, 1, 1, 0, nullptr, params, nullptr));
+      CU_EXPECT_OK(cuCtxSynchronize());
+      CU_EXPECT_OK(cuMemcpyDtoH(seen[i], d, 8));
+    }
+  } else {
+    ADD_FAILURE() << "module, function or memory";
+  }
+  CU_EXPECT_OK(cuCtxDestroy(fresh));
+  CU_EXPECT_OK(cuCtxSetCurrent(outer));
+  EXPECT_EQ(seen[0][0], 0u);
+  EXPECT_EQ(seen[0][1], 0u);
+  EXPECT_NE((uint64_t(seen[1][0]) << 32) | seen[1][1], 0u);
+  EXPECT_EQ(seen[2][0], seen[1][0]);
+  EXPECT_EQ(seen[2][1], seen[1][1]);
+}
+
 TEST_F(api_launch_Ext, CooperativeLaunchTooLarge) {
   if (conf::Attribute(dev, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH) != 1) CONF_NOT_SUPPORTED("no cooperative launch");
   CUfunction f = Fn("empty_kernel");

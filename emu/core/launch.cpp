@@ -388,6 +388,25 @@ std::shared_ptr<const MemoryRegion> allocateGridWorkspace(Context& context) {
   return region;
 }
 
+// The context's kept grid-sync workspace lives in its context-local storage (released at teardown).
+char gridWorkspaceKey;
+
+void keepGridWorkspace(Context& context, const std::shared_ptr<const MemoryRegion>& workspace) {
+  static std::mutex keeping;  // two first cooperative launches at once: one is kept
+  std::lock_guard lock(keeping);
+  void* value = nullptr;
+  if (context.storageGet(&gridWorkspaceKey, value)) return;
+  context.storagePut(
+      &gridWorkspaceKey, new std::shared_ptr<const MemoryRegion>(workspace),
+      [](CUcontext, void*, void* kept) { delete static_cast<std::shared_ptr<const MemoryRegion>*>(kept); });
+}
+
+std::shared_ptr<const MemoryRegion> keptGridWorkspace(Context& context) {
+  void* value = nullptr;
+  if (!context.storageGet(&gridWorkspaceKey, value) || !value) return nullptr;
+  return *static_cast<std::shared_ptr<const MemoryRegion>*>(value);
+}
+
 struct GridLaunch {
   int kernel = -1;
   ptx::exec::Dim3 grid, block, cluster{0, 0, 0};
@@ -402,11 +421,17 @@ struct GridLaunch {
 CUresult runGrid(Context& context, const Module& module, const ptx::exec::ExecConfig& config, const GridLaunch& g,
                  GridRuntime& runtime) {
   GridInFlight inFlight;  // memory released while it runs stays mapped until it ends (core/memory.h)
-  // Each execution (a graph may replay the launch) gets its own grid-sync workspace.
+  // Each cooperative execution (a graph may replay the launch) gets its own grid-sync workspace. Driver 580 keeps
+  // the workspace of a context's first cooperative launch and hands it to every later launch of the context,
+  // cooperative or not (tools/gpu-probe/envreg17.cpp on an H100): a kernel launched plainly that syncs its grid
+  // (CuPy's cupyx.jit `cg.sync(this_grid())`) then finds one, where before any cooperative launch it traps.
   std::shared_ptr<const MemoryRegion> workspace;
   if (g.cooperative) {
     workspace = allocateGridWorkspace(context);
     if (!workspace) return CUDA_ERROR_OUT_OF_MEMORY;
+    keepGridWorkspace(context, workspace);
+  } else {
+    workspace = keptGridWorkspace(context);
   }
   ContextHostServices host(context, runtime, g.textures, g.conditionals);
   DeviceMemoryValidator memory;

@@ -3,13 +3,18 @@
 # "node-id<TAB>status" per test to OUT.tsv and the log to OUT.log (tools/clients/run-pytest-suite.sh does the run).
 #   CUPY_TESTS=/path/to/cupy/tests   the tests of the installed CuPy's release, e.g. for cupy-cuda13x 14.2.0:
 #                                    git --git-dir=<cupy clone> archive v14.2.0 tests | tar -x -C /work/upstream/cupy
-# On cuemu:   LD_LIBRARY_PATH=build/emu tools/clients/run-cupy-suite.sh /tmp/cupy-cuemu [JOBS] [--more | TEST...]
+# On cuemu:   LD_LIBRARY_PATH=build/emu tools/clients/run-cupy-suite.sh /tmp/cupy-cuemu [JOBS] [--more | --cupyx | TEST...]
 # On a GPU:   tools/clients/run-cupy-suite.sh $OUT/cupy-gpu 16
 # Then:       tools/clients/compare.py GPU.tsv CUEMU.tsv tools/clients/cupy-known-differences.txt
 # --more runs the second list instead (4507 tests; about an hour with one worker on 2 shared cores): the driver's
 # own areas in cuda_tests (memory and async pools, streams, events, graphs, devices, textures, compilers; not
 # cuTENSOR or NCCL), random_tests, and the rest of core_tests (RawKernel/RawModule, fusion, scans, CUB reductions,
 # DLPack, __cuda_array_interface__, flags, internals, structured dtypes, gufuncs, ...).
+# --cupyx runs the third list (tools/clients/lists/cupy-14.2.0-cupyx.txt, about 9,800 tests, read by the plugin
+# pytest_select.py): the cupy_tests folders the other lists leave out (logic, binary, padding, polynomial, misc, io,
+# functional, lib), cupyx.scipy's special, stats and interpolate, cupyx.jit and cupyx's top-level files whole, and
+# every 8th test of cupyx.scipy.ndimage and every 4th of cupyx.scipy.signal (35,000 there), on both drivers the same.
+# It needs SciPy (those tests compare CuPy with SciPy on the same machine).
 # The default subset is array creation, manipulation, indexing, sorting and statistics (3064 tests, reductions
 # included) and the ndarray core that users call most (core_tests: operators, reductions, indexing, copies and
 # views, ufuncs, ElementwiseKernel/ReductionKernel, bfloat16: 1856 tests). Each CuPy kernel is compiled by NVRTC
@@ -37,6 +42,18 @@ if [ "${tests[0]:-}" = --more ]; then
     $core/test_flags.py $core/test_include.py $core/test_syncdetect.py $core/test_multithreading.py $core/test_gufuncs.py
     $core/test_mdspan.py $core/test_ndarray_byteswap.py $core/test_ndarray_complex_ops.py
     $core/test_ndarray_contiguity.py $core/test_structured.py $core/test_ufunc_methods.py)
+fi
+if [ "${tests[0]:-}" = --cupyx ]; then
+  sp=cupyx_tests/scipy_tests
+  export CUEMU_SUITE_SELECT=${CUEMU_SUITE_SELECT:-$here/lists/cupy-14.2.0-cupyx.txt}
+  tests=(-p pytest_select cupy_tests/logic_tests cupy_tests/binary_tests cupy_tests/padding_tests
+    cupy_tests/polynomial_tests cupy_tests/misc_tests cupy_tests/io_tests cupy_tests/functional_tests cupy_tests/lib_tests
+    $sp/special_tests $sp/stats_tests $sp/interpolate_tests cupyx_tests/jit_tests cupyx_tests/test_rsqrt.py
+    cupyx_tests/test_runtime.py cupyx_tests/test_cupyx.py cupyx_tests/test_pinned_array.py cupyx_tests/test_time.py
+    cupyx_tests/test_optimize.py $sp/ndimage_tests $sp/signal_tests)
+  # A file's tests in one worker, in their order: test_cg_sync's plainly launched grid sync needs a cooperative
+  # launch (test_grid_group) before it in the process, on either driver (README, Findings)
+  [ "$jobs" -gt 1 ] && tests=(--dist loadfile "${tests[@]}")
 fi
 [ ${#tests[@]} -eq 0 ] && tests=(cupy_tests/creation_tests cupy_tests/manipulation_tests cupy_tests/indexing_tests
   cupy_tests/sorting_tests cupy_tests/statistics_tests

@@ -8,6 +8,8 @@
 # per test; at most CUEMU_RERUN_MAX tests, default 400; CUEMU_RERUN_ALONE=0 skips this), and one that passes there
 # is marked "ok-alone".
 # CUEMU_SUITE_LIMIT=SECONDS stops the whole pytest run after that long; the tests that ended are kept.
+# The node ids are relative to ROOTDIR (--rootdir), also where ROOTDIR lies inside another project (whose
+# pyproject.toml pytest would otherwise take for the root): lists of node ids (pytest_select.py) then match.
 set -uo pipefail
 out=$1 jobs=$2 root=$3
 shift 3
@@ -23,7 +25,7 @@ mkdir -p "$(dirname "$out")"
 out=$(cd "$(dirname "$out")" && pwd)/$(basename "$out")
 export PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}" PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 timeout_s=${CUEMU_TEST_TIMEOUT:-300}
-common=(-p pytest_tsv -p no:cacheprovider -p no:randomly -o addopts= -q -rN --continue-on-collection-errors --timeout="$timeout_s")
+common=(--rootdir "$root" -p pytest_tsv -p no:cacheprovider -p no:randomly -o addopts= -q -rN --continue-on-collection-errors --timeout="$timeout_s")
 parallel=()
 [ "$jobs" -gt 1 ] && parallel=(-n "$jobs")
 cd "$root" || exit 2
