@@ -17,6 +17,7 @@
 #include "exec/mufu.h"
 
 #include "exec/embedded_table.h"
+#include "exec/numerics.h"
 
 #include <algorithm>
 #include <bit>
@@ -118,7 +119,7 @@ const MeasuredTable& ex2Table(bool negative) {
   return tables[negative];
 }
 
-constexpr uint32_t kInf = 0x7f800000u, kNaN = 0x7fffffffu, kSign = 0x80000000u;
+constexpr uint32_t kInf = 0x7f800000u, kNaN = kCanonicalNaN32, kSign = 0x80000000u;
 
 // CUEMU_SPECIAL_FUNCTIONS=host: the host's correctly rounded functions instead of the GPU's tables (faster for
 // random operands, which make the table lookups wait on memory; within the ISA's error bounds, not bit-exact).
@@ -130,11 +131,9 @@ bool hostModel() {
   return host;
 }
 uint32_t hostFunction(uint32_t x, bool ftz, double (*f)(double)) {
-  if (ftz && (x & 0x7f800000u) == 0) x &= kSign;
-  const float r = float(f(double(std::bit_cast<float>(x))));
-  if (r != r) return kNaN;
-  const uint32_t bits = std::bit_cast<uint32_t>(r);
-  return ftz && (bits & 0x7f800000u) == 0 ? bits & kSign : bits;
+  const float a = std::bit_cast<float>(x);
+  const float r = canon(float(f(double(ftz ? flush(a) : a))));
+  return std::bit_cast<uint32_t>(ftz ? flush(r) : r);
 }
 
 // A significand with its implicit bit (24 bits) at unbiased exponent e < -126, as a subnormal rounded to nearest

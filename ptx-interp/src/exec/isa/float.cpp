@@ -160,9 +160,7 @@ struct FRcp {
 struct FDivApprox {
   template <class T> static PTX_HOT T f(T a, T b) {
     if constexpr (std::is_same_v<T, float>) {
-      uint32_t r = num::rcpApproxF32(std::bit_cast<uint32_t>(b), false);
-      if ((r & 0x7f800000u) == 0) r &= 0x80000000u;
-      return a * std::bit_cast<float>(r);
+      return a * num::flush(std::bit_cast<float>(num::rcpApproxF32(std::bit_cast<uint32_t>(b), false)));
     } else {
       return a / b;  // lowered for .f32 only
     }
