@@ -190,7 +190,7 @@ struct FRcpApproxF64 {
   }
 };
 // rsqrt.approx.f64 on the GPU is correctly rounded (measured on an H200): one Newton step in binary128 from the
-// double estimate, then a single rounding. f32: within the ISA's bound.
+// double estimate, then a single rounding.
 PTX_HOT double rsqrtF64(double a) {
   double y = 1.0 / std::sqrt(a);
   if (!(a > 0) || !std::isfinite(a) || y == 0 || !std::isfinite(y)) return num::nan64(y, a);
@@ -202,8 +202,8 @@ struct FRsqrt {
   template <class T> static PTX_HOT T f(T a) {
     if constexpr (std::is_same_v<T, double>)
       return rsqrtF64(a);
-    else
-      return num::canon(T(1) / std::sqrt(a));
+    else  // .f32 is lowered to specialFunctionF32 before this functor is chosen
+      return std::bit_cast<float>(num::rsqrtApproxF32(std::bit_cast<uint32_t>(a), false));
   }
 };
 struct FAbs {
