@@ -213,6 +213,23 @@ NATIVE void nativeCollatz(const unsigned* in, unsigned* steps, int n) {
   }
 }
 
+// The optionprices kernel's formula with the host's libm (what a CPU port of such code would call).
+NATIVE void nativeOptionPrices(const float* spot, const float* strike, const float* years, float* call, float rate,
+                               float vol, int n) {
+  auto normalCdf = [](float d) {
+    const float k = 1.0f / (1.0f + 0.2316419f * std::fabs(d));
+    const float poly =
+        k * (0.31938153f + k * (-0.356563782f + k * (1.781477937f + k * (-1.821255978f + k * 1.330274429f))));
+    const float tail = 0.39894228f * std::exp(-0.5f * d * d) * poly;
+    return d > 0 ? 1.0f - tail : tail;
+  };
+  for (int i = 0; i < n; ++i) {
+    const float s = spot[i], x = strike[i], t = years[i], rootT = std::sqrt(t);
+    const float d1 = (std::log(s / x) + (rate + 0.5f * vol * vol) * t) / (vol * rootT), d2 = d1 - vol * rootT;
+    call[i] = s * normalCdf(d1) - x * std::exp(-rate * t) * normalCdf(d2);
+  }
+}
+
 NATIVE void nativeHistogram(const unsigned char* in, unsigned* bins, int n) {
   for (int i = 0; i < n; ++i) std::atomic_ref<unsigned>(bins[in[i]]).fetch_add(1, std::memory_order_relaxed);
 }
@@ -424,6 +441,33 @@ void BM_DivergentCollatz(benchmark::State& state) {
   check(r, state);
 }
 
+// Special-function-heavy code with random operands (Black-Scholes, as NVIDIA's option-pricing samples compute it):
+// ex2/rcp/rsqrt run the H100's measured tables (exec/mufu.cpp), lg2 the host's function.
+void BM_SpecialFunctions(benchmark::State& state) {
+  const int n = 1 << 20;
+  float* spot = arena().alloc<float>(n);
+  float* strike = arena().alloc<float>(n);
+  float* years = arena().alloc<float>(n);
+  float* call = arena().alloc<float>(n);
+  uint32_t seed = 12345;
+  auto uniform = [&](float lo, float hi) {
+    seed = seed * 1664525u + 1013904223u;
+    return lo + (hi - lo) * float(seed >> 8) * (1.0f / 16777216.0f);
+  };
+  for (int i = 0; i < n; ++i) {
+    spot[i] = uniform(5.0f, 30.0f);
+    strike[i] = uniform(1.0f, 100.0f);
+    years[i] = uniform(0.25f, 10.0f);
+  }
+  double native = nativeSeconds([&] { nativeOptionPrices(spot, strike, years, call, 0.02f, 0.30f, n); });
+  Params p(info("optionprices"));
+  p.arg(spot).arg(strike).arg(years).arg(call).arg(0.02f).arg(0.30f).arg(n);
+  LaunchResult r;
+  measure(
+      state, [&] { r = run("optionprices", Dim3{n / 128}, Dim3{128}, p); }, native);
+  check(r, state);
+}
+
 // The histogram kernel on 4M input bytes that `fill` writes, against nativeHistogram on the same bytes.
 template <class Fill> void measureHistogram(benchmark::State& state, Fill fill) {
   const int n = 1 << 22;
@@ -545,6 +589,7 @@ BENCHMARK(BM_MmaLoop)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0
 BENCHMARK(BM_WmmaGemm)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
 BENCHMARK(BM_WgmmaLoop)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
 BENCHMARK(BM_DivergentCollatz)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
+BENCHMARK(BM_SpecialFunctions)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
 BENCHMARK(BM_AtomicHistogram)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
 BENCHMARK(BM_AtomicCounter)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
 BENCHMARK(BM_AtomicHistogramThreads)->UseManualTime()->Unit(benchmark::kMillisecond)->DenseRange(1, 2, 1)->MinTime(0.3);

@@ -3,6 +3,9 @@
 // the correctly rounded one, through a kernel, so lowering and execution are both checked.
 #include "harness.h"
 
+#include "exec/mufu.h"
+#include "exec/numerics.h"
+
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -150,6 +153,119 @@ TEST(PtxSpecialFunctions, EveryRecordedResult) {
   }
   EXPECT_GT(files, 0u);
   std::printf("%zu files, %zu operands\n", files, operands);
+}
+
+// The handlers compute a warp at a time (num::*ApproxF32 on 32 lanes: the table reads of the lanes overlap, and
+// lanes of other classes take the lane-by-lane path). Their results must be the lane-by-lane functions' (which
+// every recorded GPU result checks) for every lane of warps that mix operand classes, and lanes left out by a
+// predicate keep their register. Also div.approx, whose reciprocal is the warp form's.
+std::string maskedKernel(const std::string& instruction, bool binary) {
+  return R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pd)
+{
+  .reg .pred %p;
+  .reg .f32 %x, %z, %y;
+  .reg .b32 %t, %c, %m;
+  .reg .b64 %a, %b, %d, %o;
+  ld.param.u64 %a, [pa];
+  ld.param.u64 %b, [pb];
+  ld.param.u64 %d, [pd];
+  mov.u32 %t, %tid.x;
+  mov.u32 %c, %ctaid.x;
+  mad.lo.u32 %t, %c, 256, %t;
+  mul.wide.u32 %o, %t, 4;
+  add.s64 %a, %a, %o;
+  add.s64 %b, %b, %o;
+  add.s64 %d, %d, %o;
+  ld.global.f32 %x, [%a];
+  ld.global.f32 %z, [%b];
+  mov.b32 %y, 0x7fc00123;
+  rem.u32 %m, %t, 7;
+  setp.ne.u32 %p, %m, 3;
+  @%p )" +
+         instruction + (binary ? " %y, %x, %z;" : " %y, %x;") + R"(
+  st.global.f32 [%d], %y;
+  ret;
+}
+)";
+}
+
+// Operands of every class, mixed within warps: normal numbers of every exponent, the ends of the ranges the tables
+// serve (exponent fields 1, 252-254; ex2 around -126, 128 and 256), zeros, subnormals, infinities and NaNs.
+std::vector<uint32_t> mixedOperands(size_t n, uint32_t seed) {
+  static const uint32_t kEdges[] = {
+      0x00000000u, 0x80000000u, 0x00000001u, 0x807fffffu, 0x00400000u, 0x7f800000u, 0xff800000u, 0x7fc00000u,
+      0xffc00001u, 0x7f7fffffu, 0xff7fffffu, 0x00800000u, 0x80800000u, 0x00ffffffu, 0x7e000000u, 0x7e7fffffu,
+      0x7e800000u, 0x7effffffu, 0xfe800001u, 0x3f800000u, 0xbf800000u, 0x40000000u, 0xc2fc0000u, 0xc2fc0001u,
+      0xc2fbffffu, 0xc3000000u, 0xc3000001u, 0x42fe0000u, 0x43000000u, 0x437fffffu, 0x43800000u, 0xc37fffffu,
+      0xc3800000u, 0x33ffffffu, 0x34000000u, 0xb4000000u, 0x3f7fffffu, 0x3fffffffu, 0x40800000u, 0x00000100u};
+  std::vector<uint32_t> v(n);
+  uint64_t state = seed;
+  auto next = [&] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return uint32_t(state >> 32);
+  };
+  for (uint32_t& x : v) {
+    const uint32_t r = next(), pick = r % 8;
+    if (pick == 0)
+      x = kEdges[next() % (sizeof kEdges / sizeof kEdges[0])];
+    else if (pick == 1)
+      x = next();  // any bits
+    else if (pick <= 4)
+      x = (next() & 0x807fffffu) | (0x7a + next() % 12) << 23;  // |x| in [2^-5, 2^7): ex2's tables
+    else
+      x = (next() & 0x807fffffu) | (1 + next() % 254) << 23;  // any normal number
+  }
+  return v;
+}
+
+TEST(PtxSpecialFunctions, WarpFormsAsTheLaneForms) {
+  const size_t n = size_t(1) << 18;
+  ptxtest::Arena memory(n * 16 + (size_t(1) << 20));
+  const std::vector<uint32_t> xs = mixedOperands(n, 1), zs = mixedOperands(n, 2);
+  auto* a = memory.alloc<uint32_t>(n);
+  auto* b = memory.alloc<uint32_t>(n);
+  auto* d = memory.alloc<uint32_t>(n);
+  for (size_t i = 0; i < n; ++i) a[i] = xs[i], b[i] = zs[i];
+  using Lane = uint32_t (*)(uint32_t, bool);
+  auto divide = [](uint32_t x, uint32_t y, bool ftz) {
+    const float dividend = std::bit_cast<float>(x), divisor = std::bit_cast<float>(y);
+    const uint32_t r = num::rcpApproxF32(std::bit_cast<uint32_t>(ftz ? num::flush(divisor) : divisor), false);
+    const float q = (ftz ? num::flush(dividend) : dividend) * num::flush(std::bit_cast<float>(r));
+    return std::bit_cast<uint32_t>(num::canon(ftz ? num::flush(q) : q));
+  };
+  const struct {
+    const char* instruction;
+    Lane lane;  // nullptr: div.approx
+    bool ftz;
+  } cases[] = {{"ex2.approx.f32", &num::ex2ApproxF32, false},
+               {"ex2.approx.ftz.f32", &num::ex2ApproxF32, true},
+               {"rcp.approx.f32", &num::rcpApproxF32, false},
+               {"rcp.approx.ftz.f32", &num::rcpApproxF32, true},
+               {"rsqrt.approx.f32", &num::rsqrtApproxF32, false},
+               {"rsqrt.approx.ftz.f32", &num::rsqrtApproxF32, true},
+               {"div.approx.f32", nullptr, false},
+               {"div.approx.ftz.f32", nullptr, true}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.instruction);
+    CompileResult r = compile(maskedKernel(c.instruction, c.lane == nullptr));
+    ASSERT_TRUE(r.program) << r.error;
+    ptxtest::Params params(kernels(*r.program)[0]);
+    params.arg(a).arg(b).arg(d);
+    LaunchResult res = launch(*r.program, 0, ptxtest::launchParams(Dim3{uint32_t(n / 256)}, Dim3{256}, params, memory));
+    ASSERT_TRUE(res.ok()) << res.fault.message;
+    size_t failures = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t want = i % 7 == 3 ? 0x7fc00123u : c.lane ? c.lane(xs[i], c.ftz) : divide(xs[i], zs[i], c.ftz);
+      if (d[i] != want && ++failures <= 8)
+        ADD_FAILURE() << std::hex << "lane " << i % 32 << ", operands 0x" << xs[i] << " 0x" << zs[i] << ": 0x" << d[i]
+                      << ", lane by lane 0x" << want;
+    }
+    EXPECT_EQ(failures, 0u) << "of " << n;
+  }
 }
 
 }  // namespace

@@ -33,11 +33,13 @@ namespace {
 // The GPU's result bits for index k of one table: a binade's worth of results of one exponent (k = 0, a power of
 // two, may be of another). The quadratic's value Q(k) (32 fraction bits) rounded to nearest is the GPU's result
 // except for 1-3% of the indices (the exceptions: the GPU's result is then one unit to the other side of Q), all of
-// them where Q's fraction is within 0.16-0.23 of one half (the zone: 33-45% of the indices). Kernels with random
-// operands wait on memory for whatever a lookup reads, so a lookup reads as little as it can: nothing outside the
-// zone, then one bit per block of 8 indices (128-256 KB a table: does the block hold an exception?), and only for
-// the 9-27% of blocks that do, the index's own bit (1-2 MB). Reading a dense table of the corrections for every
-// operand made BlackScholes 7x slower than libm's exp2 did; one bit for every index in the zone, 3.7x.
+// them where Q's fraction is within 0.16-0.23 of one half (the zone: 33-45% of the indices).
+// Kernels with random operands wait on memory for whatever a lookup reads, and on the machines measured only about
+// 1 MB of cache answers fast (random reads of a 1 MB table: 12 ns each, of 8 MB: 220 ns). So a lookup reads as little
+// as it can: nothing outside the zone; then one bit per block of 8 indices (128-256 KB a table: does the block hold
+// an exception?); and only for the 8-22% of blocks that do, the block's own 8 exception bits, stored for those
+// blocks alone (one byte each, found by the blocks' rank: 90-240 KB). A bitmap of every index (1-2 MB a table) made
+// BlackScholes 3x slower than libm's exp2 did.
 class MeasuredTable {
  public:
   explicit MeasuredTable(const char* text) {
@@ -54,34 +56,67 @@ class MeasuredTable {
     if (indexBits_ < 9 || indexBits_ > 24 || segmentBits_ > indexBits_ ||
         bytes.size() != sizeof header + coefficientBytes + entries / 4)
       return;
-    coefficients_.resize(segments * 3);
-    std::memcpy(coefficients_.data(), bytes.data() + sizeof header, coefficientBytes);
+    std::vector<int64_t> coefficients(segments * 3);
+    std::memcpy(coefficients.data(), bytes.data() + sizeof header, coefficientBytes);
+    constant_.resize(segments);
+    linear_.resize(segments);
+    square_.resize(segments);
+    for (size_t i = 0; i < segments; ++i) {
+      constant_[i] = coefficients[i * 3];
+      linear_[i] = coefficients[i * 3 + 1];
+      square_[i] = coefficients[i * 3 + 2];
+    }
     const uint8_t* codes = bytes.data() + sizeof header + coefficientBytes;  // 2 bits each: correction + 1
-    std::vector<uint64_t> exception(entries / 64, 0), blockHasException(entries / 8 / 64, 0);
+    std::vector<uint64_t> blockHasException(entries / 8 / 64, 0);
+    std::vector<uint32_t> blocksBefore(entries / 8 / 64, 0);
+    std::vector<uint8_t> blockExceptions;
     uint32_t zone = 0;
     for (uint32_t k = 1; k < entries; ++k) {
       const int64_t correction = int64_t((codes[k >> 2] >> ((k & 3) * 2)) & 3) - 1;
       if (correction == 0) continue;
       const int64_t q = quadratic(k);
       if (correction != ((q & 0xffffffff) < kHalf ? 1 : -1)) return;  // not one unit to the other side of Q
-      exception[k >> 6] |= uint64_t(1) << (k & 63);
-      blockHasException[k >> 9] |= uint64_t(1) << ((k >> 3) & 63);
+      uint64_t& word = blockHasException[k >> 9];
+      const uint64_t blockBit = uint64_t(1) << ((k >> 3) & 63);
+      if (!(word & blockBit)) blockExceptions.push_back(0);  // indices ascend: blocks come in rank order
+      word |= blockBit;
+      blockExceptions.back() |= uint8_t(1u << (k & 7));
       zone = std::max(zone, distanceFromHalf(q));
     }
+    uint32_t rank = 0;
+    for (size_t w = 0; w < blockHasException.size(); ++w) {
+      blocksBefore[w] = rank;
+      rank += uint32_t(std::popcount(blockHasException[w]));
+    }
     zone_ = zone;
-    exception_ = std::move(exception);
     blockHasException_ = std::move(blockHasException);
+    blocksBefore_ = std::move(blocksBefore);
+    blockExceptions_ = std::move(blockExceptions);
   }
 
   uint32_t bits(uint32_t k) const {
-    if (k == 0 || exception_.empty()) return first_;
+    if (k == 0 || blockHasException_.empty()) return first_;
     const int64_t q = quadratic(k);
     int64_t result = (q + kHalf) >> 32;
-    if (distanceFromHalf(q) <= zone_ && (blockHasException_[k >> 9] >> ((k >> 3) & 63) & 1) &&
-        (exception_[k >> 6] >> (k & 63) & 1))
+    if (distanceFromHalf(q) <= zone_ && blockMayHoldException(k) && isException(k))
       result += (q & 0xffffffff) < kHalf ? 1 : -1;
-    return exponent_ << 23 | (uint32_t(result) & 0x7fffff);
+    return withExponent(uint32_t(result));
   }
+
+  // bits() of the 32 lanes k[i] that `use` selects, into out[i] (other lanes are left as they are). Lane by lane,
+  // the memory reads of bits() waited one after the other, behind branches no predictor learns (12 ns a lookup in
+  // BM_SpecialFunctions). Here the arithmetic of all lanes comes first, without branches; then the block bits of
+  // the lanes in the zone; then the exception bytes of the lanes whose block holds one: each pass issues
+  // independent loads, and the lists of lanes for the next pass are built without branches.
+  void bitsOfWarp(const uint32_t* k, uint32_t use, uint32_t* out) const;
+
+  bool blockMayHoldException(uint32_t k) const { return blockHasException_[k >> 9] >> ((k >> 3) & 63) & 1; }
+  // (k's block holds an exception)
+  bool isException(uint32_t k) const {
+    const uint64_t word = blockHasException_[k >> 9], below = (uint64_t(1) << ((k >> 3) & 63)) - 1;
+    return blockExceptions_[blocksBefore_[k >> 9] + uint32_t(std::popcount(word & below))] >> (k & 7) & 1;
+  }
+  uint32_t withExponent(uint32_t result) const { return exponent_ << 23 | (result & 0x7fffff); }
 
  private:
   static constexpr int64_t kHalf = int64_t(1) << 31;
@@ -89,9 +124,9 @@ class MeasuredTable {
   // Q(k) with 32 fraction bits
   int64_t quadratic(uint32_t k) const {
     const uint32_t lowBits = indexBits_ - segmentBits_;
-    const int64_t* c = &coefficients_[size_t(k >> lowBits) * 3];
+    const size_t segment = k >> lowBits;
     const int64_t x = int64_t(k & ((1u << lowBits) - 1));
-    return c[0] + c[1] * x + c[2] * x * x;
+    return constant_[segment] + linear_[segment] * x + square_[segment] * x * x;
   }
   static uint32_t distanceFromHalf(int64_t q) {
     const int64_t fraction = q & 0xffffffff;
@@ -99,9 +134,10 @@ class MeasuredTable {
   }
 
   uint32_t indexBits_ = 0, segmentBits_ = 0, exponent_ = 0, first_ = 0, zone_ = 0;
-  std::vector<int64_t> coefficients_;
-  std::vector<uint64_t> exception_;          // per index
-  std::vector<uint64_t> blockHasException_;  // per block of 8 indices
+  std::vector<int64_t> constant_, linear_, square_;  // per segment: Q's coefficients
+  std::vector<uint64_t> blockHasException_;          // a bit per block of 8 indices
+  std::vector<uint32_t> blocksBefore_;    // per word of blockHasException_: the blocks with a bit in words before
+  std::vector<uint8_t> blockExceptions_;  // per block with an exception, in index order: a bit per index
 };
 
 // Each decoded on first use (tens of milliseconds).
@@ -117,6 +153,51 @@ const MeasuredTable& ex2Table(bool negative) {
   static const MeasuredTable* const tables =
       new MeasuredTable[2]{MeasuredTable(kEx2PositiveTable), MeasuredTable(kEx2NegativeTable)};
   return tables[negative];
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define MUFU_LANES __attribute__((target_clones("arch=x86-64-v3", "default")))  // popcnt, and AVX2 for the loops
+#else
+#define MUFU_LANES
+#endif
+
+MUFU_LANES void MeasuredTable::bitsOfWarp(const uint32_t* k, uint32_t use, uint32_t* out) const {
+  if (blockHasException_.empty()) {  // not decoded
+    for (int i = 0; i < 32; ++i)
+      if (use >> i & 1) out[i] = first_;
+    return;
+  }
+  const uint32_t lowBits = indexBits_ - segmentBits_, lowMask = (1u << lowBits) - 1;
+  const int64_t *c0 = constant_.data(), *c1 = linear_.data(), *c2 = square_.data();
+  uint32_t rounded[32], distance[32];
+  int32_t fromHalf[32];
+  for (int i = 0; i < 32; ++i) {  // vectorised (gathers of the coefficients)
+    const uint32_t segment = k[i] >> lowBits;
+    const int64_t x = int64_t(k[i] & lowMask);
+    const int64_t q = c0[segment] + c1[segment] * x + c2[segment] * x * x;
+    rounded[i] = uint32_t((q + kHalf) >> 32);
+    fromHalf[i] = int32_t(uint32_t(q) ^ 0x80000000u);  // Q's fraction less one half
+    distance[i] = fromHalf[i] < 0 ? 0u - uint32_t(fromHalf[i]) : uint32_t(fromHalf[i]);
+  }
+  uint8_t zoneLanes[32], blockLanes[32];
+  int zoneCount = 0;
+  for (int i = 0; i < 32; ++i) {
+    zoneLanes[zoneCount] = uint8_t(i);
+    zoneCount += int((use >> i & 1) & (k[i] != 0) & (distance[i] <= zone_));
+  }
+  int blockCount = 0;
+  for (int j = 0; j < zoneCount; ++j) {
+    const int i = zoneLanes[j];
+    blockLanes[blockCount] = uint8_t(i);
+    blockCount += int(blockMayHoldException(k[i]));
+  }
+  for (int j = 0; j < blockCount; ++j) {
+    const int i = blockLanes[j];
+    const uint32_t correction = isException(k[i]) ? (fromHalf[i] < 0 ? 1u : ~0u) : 0u;
+    rounded[i] += correction;
+  }
+  for (int i = 0; i < 32; ++i)
+    if (use >> i & 1) out[i] = k[i] == 0 ? first_ : withExponent(rounded[i]);
 }
 
 constexpr uint32_t kInf = 0x7f800000u, kNaN = kCanonicalNaN32, kSign = 0x80000000u;
@@ -210,6 +291,77 @@ uint32_t ex2ApproxF32(uint32_t x, bool ftz) {
   if (biased >= 255) return kInf;
   if (biased <= 0) return ftz ? 0 : subnormal((t & 0x7fffff) | 0x800000, biased - 127);
   return uint32_t(biased) << 23 | (t & 0x7fffff);
+}
+
+// The warp forms: the lanes whose results are normal numbers from the table's binade go through bitsOfWarp; the
+// others (zeros, subnormals, infinities, NaNs, results out of range) lane by lane, as above.
+void rcpApproxF32(const uint32_t* x, uint32_t* out, bool ftz) {
+  if (hostModel()) {
+    for (int i = 0; i < 32; ++i) out[i] = rcpApproxF32(x[i], ftz);
+    return;
+  }
+  uint32_t k[32], use = 0;
+  for (int i = 0; i < 32; ++i) {
+    k[i] = x[i] & 0x7fffff;
+    use |= uint32_t(((x[i] >> 23) & 0xff) - 1 < 252) << i;  // exponent fields 1-252: a normal reciprocal
+  }
+  rcpTable().bitsOfWarp(k, use, out);
+  for (int i = 0; i < 32; ++i) {
+    if (!(use >> i & 1)) {
+      out[i] = rcpApproxF32(x[i], ftz);
+      continue;
+    }
+    const uint32_t biased = ((out[i] >> 23) & 0xff) + 127 - ((x[i] >> 23) & 0xff);
+    out[i] = (x[i] & kSign) | biased << 23 | (out[i] & 0x7fffff);
+  }
+}
+
+void rsqrtApproxF32(const uint32_t* x, uint32_t* out, bool ftz) {
+  if (hostModel()) {
+    for (int i = 0; i < 32; ++i) out[i] = rsqrtApproxF32(x[i], ftz);
+    return;
+  }
+  uint32_t k[32], use = 0;
+  for (int i = 0; i < 32; ++i) {
+    const uint32_t e = (x[i] >> 23) & 0xff;
+    k[i] = ((e + 1) & 1) << 23 | (x[i] & 0x7fffff);  // an odd unbiased exponent is an even field
+    use |= uint32_t(x[i] < kInf && e != 0) << i;     // positive normal numbers
+  }
+  rsqrtTable().bitsOfWarp(k, use, out);
+  for (int i = 0; i < 32; ++i) {
+    if (!(use >> i & 1)) {
+      out[i] = rsqrtApproxF32(x[i], ftz);
+      continue;
+    }
+    const int exponent = int((x[i] >> 23) & 0xff) - 127, odd = exponent & 1;
+    const int biased = int((out[i] >> 23) & 0xff) - (exponent - odd) / 2;
+    out[i] = uint32_t(biased) << 23 | (out[i] & 0x7fffff);
+  }
+}
+
+void ex2ApproxF32(const uint32_t* x, uint32_t* out, bool ftz) {
+  if (hostModel()) {
+    for (int i = 0; i < 32; ++i) out[i] = ex2ApproxF32(x[i], ftz);
+    return;
+  }
+  uint32_t k[32], integer[32], use = 0, negative = 0;
+  for (int i = 0; i < 32; ++i) {
+    const uint32_t e = (x[i] >> 23) & 0xff, significand = (x[i] & 0x7fffff) | 0x800000;
+    const uint32_t fixed = e >= 127 ? significand << ((e - 127) & 31) : e >= 103 ? significand >> ((127 - e) & 31) : 0;
+    k[i] = fixed & 0x7fffff;
+    integer[i] = fixed >> 23;
+    negative |= (x[i] >> 31) << i;
+    use |= uint32_t(e < 135 && (ftz || x[i] <= 0xc2fc0000u)) << i;  // |x| < 256; without .ftz, x >= -126
+  }
+  if (use & ~negative) ex2Table(false).bitsOfWarp(k, use & ~negative, out);
+  if (use & negative) ex2Table(true).bitsOfWarp(k, use & negative, out);
+  for (int i = 0; i < 32; ++i) {
+    const int biased = int((out[i] >> 23) & 0xff) + (negative >> i & 1 ? 1 - int(integer[i]) : int(integer[i]) - 1);
+    if (!(use >> i & 1) || biased <= 0 || biased >= 255)
+      out[i] = ex2ApproxF32(x[i], ftz);
+    else
+      out[i] = uint32_t(biased) << 23 | (out[i] & 0x7fffff);
+  }
 }
 
 }  // namespace ptx::exec::num

@@ -11,4 +11,10 @@ uint32_t ex2ApproxF32(uint32_t x, bool ftz);
 uint32_t rcpApproxF32(uint32_t x, bool ftz);
 uint32_t rsqrtApproxF32(uint32_t x, bool ftz);
 
+// The same for the 32 lanes of a warp (out[i] = f(x[i]), every lane; the functions are pure): what the handlers call,
+// since the tables' memory reads of 32 lanes then overlap.
+void ex2ApproxF32(const uint32_t* x, uint32_t* out, bool ftz);
+void rcpApproxF32(const uint32_t* x, uint32_t* out, bool ftz);
+void rsqrtApproxF32(const uint32_t* x, uint32_t* out, bool ftz);
+
 }  // namespace ptx::exec::num

@@ -65,3 +65,21 @@ extern "C" __global__ void vectors(const float4* in4, float4* out4, const float2
   float2 b = in2[n - 1 - i];
   out2[i] = make_float2(b.y, b.x);
 }
+// Black-Scholes call prices with the fast intrinsics option-pricing code uses: every option costs three ex2, four
+// rcp (div.approx), one rsqrt and one lg2 on the special-function unit (BM_SpecialFunctions).
+__device__ float normalCdf(float d) {
+  float k = __fdividef(1.0f, 1.0f + 0.2316419f * fabsf(d));
+  float poly = k * (0.31938153f + k * (-0.356563782f + k * (1.781477937f + k * (-1.821255978f + k * 1.330274429f))));
+  float tail = 0.39894228f * __expf(-0.5f * d * d) * poly;
+  return d > 0 ? 1.0f - tail : tail;
+}
+extern "C" __global__ void optionprices(const float* spot, const float* strike, const float* years, float* call,
+                                        float rate, float vol, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float s = spot[i], x = strike[i], t = years[i];
+  float rootT = __fdividef(1.0f, rsqrtf(t));
+  float d1 = __fdividef(__logf(__fdividef(s, x)) + (rate + 0.5f * vol * vol) * t, vol * rootT);
+  float d2 = d1 - vol * rootT;
+  call[i] = s * normalCdf(d1) - x * __expf(-rate * t) * normalCdf(d2);
+}

@@ -155,17 +155,6 @@ struct FSqrt {
 struct FRcp {
   template <class T> static PTX_HOT T f(T a) { return nanResult(T(1) / a, a); }
 };
-// div.approx.f32 is a * rcp.approx(b) (the GPU's reciprocal, exec/mufu.cpp), rounded once; the reciprocal of
-// |b| > 2^126 is subnormal and flushed to zero.
-struct FDivApprox {
-  template <class T> static PTX_HOT T f(T a, T b) {
-    if constexpr (std::is_same_v<T, float>) {
-      return a * num::flush(std::bit_cast<float>(num::rcpApproxF32(std::bit_cast<uint32_t>(b), false)));
-    } else {
-      return a / b;  // lowered for .f32 only
-    }
-  }
-};
 // rcp.approx.ftz.f64 reads only the upper 32 bits of its operand and computes only the upper 32 bits of the result
 // (low word zero). Measured on an H200 for all 2^20 upper significands: the result's significand is the GPU's
 // single-precision reciprocal approximation of the same 20 bits, cut to 20 bits, which is the exact reciprocal's or
@@ -236,11 +225,26 @@ struct FCos {
 struct FLg2 {
   template <class T> static PTX_HOT T f(T a) { return num::canon(T(std::log2(double(a)))); }
 };
-// ex2/rcp/rsqrt .approx on .f32: the GPU's special-function unit, bit for bit (exec/mufu.cpp); integer work on the
-// bit patterns, so no MXCSR mode is set.
-template <uint32_t (*Fn)(uint32_t, bool), bool FTZ> PTX_LANES const Op* specialFunctionF32(Warp& w, const Op* op) {
-  const uint32_t* a = R<uint32_t>(w, op->a);
-  store<uint32_t>(w, op->d, [&](int i) { return Fn(a[i], FTZ); });
+// ex2/rcp/rsqrt .approx on .f32: the GPU's special-function unit, bit for bit (exec/mufu.cpp), a warp at a time;
+// integer work on the bit patterns, so no MXCSR mode is set.
+template <void (*Fn)(const uint32_t*, uint32_t*, bool), bool FTZ> const Op* specialFunctionF32(Warp& w, const Op* op) {
+  alignas(64) uint32_t r[32];
+  Fn(R<uint32_t>(w, op->a), r, FTZ);
+  storeLanes<uint32_t>(w, op->d, r);
+  return op + 1;
+}
+// div.approx.f32 is a * rcp.approx(b) (the GPU's reciprocal, exec/mufu.cpp), rounded once; the reciprocal of
+// |b| > 2^126 is subnormal and flushed to zero. .ftz flushes the operands and the result.
+template <bool FTZ> PTX_LANES const Op* divApproxF32(Warp& w, const Op* op) {
+  const float* a = R<float>(w, op->a);
+  const float* b = R<float>(w, op->b);
+  alignas(64) uint32_t divisor[32], reciprocal[32];
+  for (int i = 0; i < 32; ++i) divisor[i] = std::bit_cast<uint32_t>(FTZ ? num::flush(b[i]) : b[i]);
+  num::rcpApproxF32(divisor, reciprocal, false);
+  store<float>(w, op->d, [&](int i) {
+    const float r = (FTZ ? num::flush(a[i]) : a[i]) * num::flush(std::bit_cast<float>(reciprocal[i]));
+    return num::canon(FTZ ? num::flush(r) : r);
+  });
   return op + 1;
 }
 struct FTanh {
@@ -429,7 +433,7 @@ void KernelLowerer::lowerFloat(const Instruction& in) {
     emitUnary(ftz ? &h::specialFunctionF32<decltype(fn)::value, true>
                   : &h::specialFunctionF32<decltype(fn)::value, false>);
   };
-  using SpecialFn = uint32_t (*)(uint32_t, bool);
+  using SpecialFn = void (*)(const uint32_t*, uint32_t*, bool);
   if (t == Type::f32 &&
       (oc == Opcode::Ex2 || oc == Opcode::Rsqrt || (oc == Opcode::Rcp && in.has(ptx::Flag::approx)))) {
     if (oc == Opcode::Ex2) return special(std::integral_constant<SpecialFn, &num::ex2ApproxF32>{});
@@ -441,7 +445,8 @@ void KernelLowerer::lowerFloat(const Instruction& in) {
     case Opcode::Sub: return bin(h::FSub{});
     case Opcode::Mul: saveContractedFactors(in, t); return bin(h::FMul{});
     case Opcode::Div:
-      if (in.has(ptx::Flag::approx) && t == Type::f32) return bin(h::FDivApprox{});
+      if (in.has(ptx::Flag::approx) && t == Type::f32)
+        return emitWith(ftz ? &h::divApproxF32<true> : &h::divApproxF32<false>, 2);
       return bin(h::FDiv{});
     case Opcode::Fma: return ter(h::FFma{});
     case Opcode::Mad:
