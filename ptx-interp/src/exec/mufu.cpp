@@ -105,9 +105,9 @@ class MeasuredTable {
 
   // bits() of the 32 lanes k[i] that `use` selects, into out[i] (other lanes are left as they are). Lane by lane,
   // the memory reads of bits() waited one after the other, behind branches no predictor learns (12 ns a lookup in
-  // BM_SpecialFunctions). Here the arithmetic of all lanes comes first, without branches; then the block bits of
-  // the lanes in the zone; then the exception bytes of the lanes whose block holds one: each pass issues
-  // independent loads, and the lists of lanes for the next pass are built without branches.
+  // BM_SpecialFunctions). Here the arithmetic of all lanes comes first, vectorised; then the block bits of the
+  // lanes in the zone; then the exception bytes of the lanes whose block holds one: each pass issues independent
+  // loads, and the lanes of the next pass are a mask built without branches.
   void bitsOfWarp(const uint32_t* k, uint32_t use, uint32_t* out) const;
 
   bool blockMayHoldException(uint32_t k) const { return blockHasException_[k >> 9] >> ((k >> 3) & 63) & 1; }
@@ -169,7 +169,7 @@ MUFU_LANES void MeasuredTable::bitsOfWarp(const uint32_t* k, uint32_t use, uint3
   }
   const uint32_t lowBits = indexBits_ - segmentBits_, lowMask = (1u << lowBits) - 1;
   const int64_t *c0 = constant_.data(), *c1 = linear_.data(), *c2 = square_.data();
-  uint32_t rounded[32], distance[32];
+  uint32_t rounded[32], inZone[32];
   int32_t fromHalf[32];
   for (int i = 0; i < 32; ++i) {  // vectorised (gathers of the coefficients)
     const uint32_t segment = k[i] >> lowBits;
@@ -177,27 +177,26 @@ MUFU_LANES void MeasuredTable::bitsOfWarp(const uint32_t* k, uint32_t use, uint3
     const int64_t q = c0[segment] + c1[segment] * x + c2[segment] * x * x;
     rounded[i] = uint32_t((q + kHalf) >> 32);
     fromHalf[i] = int32_t(uint32_t(q) ^ 0x80000000u);  // Q's fraction less one half
-    distance[i] = fromHalf[i] < 0 ? 0u - uint32_t(fromHalf[i]) : uint32_t(fromHalf[i]);
+    const uint32_t distance = fromHalf[i] < 0 ? 0u - uint32_t(fromHalf[i]) : uint32_t(fromHalf[i]);
+    inZone[i] = uint32_t(distance <= zone_ && k[i] != 0);
   }
-  uint8_t zoneLanes[32], blockLanes[32];
-  int zoneCount = 0;
-  for (int i = 0; i < 32; ++i) {
-    zoneLanes[zoneCount] = uint8_t(i);
-    zoneCount += int((use >> i & 1) & (k[i] != 0) & (distance[i] <= zone_));
+  uint32_t zoneLanes = 0, blockLanes = 0;
+  for (int i = 0; i < 32; ++i) zoneLanes |= inZone[i] << i;
+  zoneLanes &= use;
+  for (uint32_t m = zoneLanes; m; m &= m - 1) {
+    const int i = std::countr_zero(m);
+    blockLanes |= uint32_t(blockMayHoldException(k[i])) << i;
   }
-  int blockCount = 0;
-  for (int j = 0; j < zoneCount; ++j) {
-    const int i = zoneLanes[j];
-    blockLanes[blockCount] = uint8_t(i);
-    blockCount += int(blockMayHoldException(k[i]));
+  for (uint32_t m = blockLanes; m; m &= m - 1) {
+    const int i = std::countr_zero(m);
+    rounded[i] += isException(k[i]) ? (fromHalf[i] < 0 ? 1u : ~0u) : 0u;
   }
-  for (int j = 0; j < blockCount; ++j) {
-    const int i = blockLanes[j];
-    const uint32_t correction = isException(k[i]) ? (fromHalf[i] < 0 ? 1u : ~0u) : 0u;
-    rounded[i] += correction;
-  }
-  for (int i = 0; i < 32; ++i)
-    if (use >> i & 1) out[i] = k[i] == 0 ? first_ : withExponent(rounded[i]);
+  for (int i = 0; i < 32; ++i) out[i] = !(use >> i & 1) ? out[i] : k[i] == 0 ? first_ : withExponent(rounded[i]);
+}
+
+// The lanes left out of `use`: f lane by lane.
+template <class F> void eachLaneOutside(uint32_t use, F f) {
+  for (uint32_t rest = ~use; rest; rest &= rest - 1) f(std::countr_zero(rest));
 }
 
 constexpr uint32_t kInf = 0x7f800000u, kNaN = kCanonicalNaN32, kSign = 0x80000000u;
@@ -295,7 +294,7 @@ uint32_t ex2ApproxF32(uint32_t x, bool ftz) {
 
 // The warp forms: the lanes whose results are normal numbers from the table's binade go through bitsOfWarp; the
 // others (zeros, subnormals, infinities, NaNs, results out of range) lane by lane, as above.
-void rcpApproxF32(const uint32_t* x, uint32_t* out, bool ftz) {
+MUFU_LANES void rcpApproxF32(const uint32_t* x, uint32_t* out, bool ftz) {
   if (hostModel()) {
     for (int i = 0; i < 32; ++i) out[i] = rcpApproxF32(x[i], ftz);
     return;
@@ -305,18 +304,16 @@ void rcpApproxF32(const uint32_t* x, uint32_t* out, bool ftz) {
     k[i] = x[i] & 0x7fffff;
     use |= uint32_t(((x[i] >> 23) & 0xff) - 1 < 252) << i;  // exponent fields 1-252: a normal reciprocal
   }
+  std::fill_n(out, 32, 0u);  // the lanes out of use are written below
   rcpTable().bitsOfWarp(k, use, out);
   for (int i = 0; i < 32; ++i) {
-    if (!(use >> i & 1)) {
-      out[i] = rcpApproxF32(x[i], ftz);
-      continue;
-    }
     const uint32_t biased = ((out[i] >> 23) & 0xff) + 127 - ((x[i] >> 23) & 0xff);
     out[i] = (x[i] & kSign) | biased << 23 | (out[i] & 0x7fffff);
   }
+  eachLaneOutside(use, [&](int i) { out[i] = rcpApproxF32(x[i], ftz); });
 }
 
-void rsqrtApproxF32(const uint32_t* x, uint32_t* out, bool ftz) {
+MUFU_LANES void rsqrtApproxF32(const uint32_t* x, uint32_t* out, bool ftz) {
   if (hostModel()) {
     for (int i = 0; i < 32; ++i) out[i] = rsqrtApproxF32(x[i], ftz);
     return;
@@ -327,19 +324,17 @@ void rsqrtApproxF32(const uint32_t* x, uint32_t* out, bool ftz) {
     k[i] = ((e + 1) & 1) << 23 | (x[i] & 0x7fffff);  // an odd unbiased exponent is an even field
     use |= uint32_t(x[i] < kInf && e != 0) << i;     // positive normal numbers
   }
+  std::fill_n(out, 32, 0u);  // the lanes out of use are written below
   rsqrtTable().bitsOfWarp(k, use, out);
   for (int i = 0; i < 32; ++i) {
-    if (!(use >> i & 1)) {
-      out[i] = rsqrtApproxF32(x[i], ftz);
-      continue;
-    }
-    const int exponent = int((x[i] >> 23) & 0xff) - 127, odd = exponent & 1;
-    const int biased = int((out[i] >> 23) & 0xff) - (exponent - odd) / 2;
-    out[i] = uint32_t(biased) << 23 | (out[i] & 0x7fffff);
+    // the result's exponent: the table's less half of x's (even) unbiased exponent, rounded down
+    const int halfExponent = (int((x[i] >> 23) & 0xff) - 127) >> 1;
+    out[i] = uint32_t(int((out[i] >> 23) & 0xff) - halfExponent) << 23 | (out[i] & 0x7fffff);
   }
+  eachLaneOutside(use, [&](int i) { out[i] = rsqrtApproxF32(x[i], ftz); });
 }
 
-void ex2ApproxF32(const uint32_t* x, uint32_t* out, bool ftz) {
+MUFU_LANES void ex2ApproxF32(const uint32_t* x, uint32_t* out, bool ftz) {
   if (hostModel()) {
     for (int i = 0; i < 32; ++i) out[i] = ex2ApproxF32(x[i], ftz);
     return;
@@ -347,21 +342,24 @@ void ex2ApproxF32(const uint32_t* x, uint32_t* out, bool ftz) {
   uint32_t k[32], integer[32], use = 0, negative = 0;
   for (int i = 0; i < 32; ++i) {
     const uint32_t e = (x[i] >> 23) & 0xff, significand = (x[i] & 0x7fffff) | 0x800000;
-    const uint32_t fixed = e >= 127 ? significand << ((e - 127) & 31) : e >= 103 ? significand >> ((127 - e) & 31) : 0;
+    const uint32_t left = significand << ((e - 127) & 31), right = significand >> ((127 - e) & 31);
+    const uint32_t fixed = e >= 127 ? left : e >= 103 ? right : 0;  // |x| with 23 fraction bits (|x| < 256)
     k[i] = fixed & 0x7fffff;
     integer[i] = fixed >> 23;
     negative |= (x[i] >> 31) << i;
     use |= uint32_t(e < 135 && (ftz || x[i] <= 0xc2fc0000u)) << i;  // |x| < 256; without .ftz, x >= -126
   }
+  std::fill_n(out, 32, 0u);  // the lanes out of use are written below
   if (use & ~negative) ex2Table(false).bitsOfWarp(k, use & ~negative, out);
   if (use & negative) ex2Table(true).bitsOfWarp(k, use & negative, out);
+  uint32_t outOfRange = 0;
   for (int i = 0; i < 32; ++i) {
-    const int biased = int((out[i] >> 23) & 0xff) + (negative >> i & 1 ? 1 - int(integer[i]) : int(integer[i]) - 1);
-    if (!(use >> i & 1) || biased <= 0 || biased >= 255)
-      out[i] = ex2ApproxF32(x[i], ftz);
-    else
-      out[i] = uint32_t(biased) << 23 | (out[i] & 0x7fffff);
+    const int scale = x[i] >> 31 ? 1 - int(integer[i]) : int(integer[i]) - 1;
+    const int biased = int((out[i] >> 23) & 0xff) + scale;
+    outOfRange |= uint32_t(biased <= 0 || biased >= 255) << i;
+    out[i] = uint32_t(biased) << 23 | (out[i] & 0x7fffff);
   }
+  eachLaneOutside(use & ~outOfRange, [&](int i) { out[i] = ex2ApproxF32(x[i], ftz); });
 }
 
 }  // namespace ptx::exec::num
