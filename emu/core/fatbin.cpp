@@ -229,6 +229,36 @@ std::vector<std::string> cubinKernelNames(const uint8_t* elf, size_t size) {
   return names;
 }
 
+// " of kernel K and N more": the kernels of the SASS a container offers the device (the entry it could load, else
+// the newest), so that a refused library image names what the library asked for; empty when unreadable.
+std::string sassKernelsPhrase(const fatbin::Container& container, uint32_t cc) {
+  const fatbin::Entry* chosen = nullptr;
+  for (const fatbin::Entry& e : container.entries) {
+    if (e.kind != uint16_t(fatbin::EntryKind::Elf)) continue;
+    bool loadable = deviceCanLoadCubin(e, cc);
+    if (!chosen || (loadable && !deviceCanLoadCubin(*chosen, cc)) ||
+        (loadable == deviceCanLoadCubin(*chosen, cc) && e.arch > chosen->arch))
+      chosen = &e;
+  }
+  if (!chosen) return {};
+  auto elf = fatbin::entryPayload(container, *chosen);
+  if (!elf || elf->size() < 64) return {};
+  auto kernels = cubinKernelNames(reinterpret_cast<const uint8_t*>(elf->data()), elf->size());
+  if (kernels.empty()) return {};
+  return fmt::format(" of kernel {}{}", kernels.front(),
+                     kernels.size() > 1 ? fmt::format(" and {} more", kernels.size() - 1) : "");
+}
+
+// The path of the running program, as binaryContaining() names it.
+const std::string& mainProgram() {
+  static const std::string path = [] {
+    char buffer[4096];
+    ssize_t n = readlink("/proc/self/exe", buffer, sizeof buffer - 1);
+    return n > 0 ? std::string(buffer, static_cast<size_t>(n)) : std::string();
+  }();
+  return path;
+}
+
 std::string ptxAdvice(uint32_t cc) {
   return fmt::format("rebuild with -gencode arch=compute_{0},code=compute_{0} (or -arch=sm_{0}, which also embeds PTX)",
                      cc);
@@ -265,9 +295,22 @@ Expected<PtxText> bestPtx(const fatbin::Container& container, uint32_t cc, const
       has = fmt::format("PTX only for {}, which a compute capability {}.{} device cannot run",
                         fmt::join(ptxTooNew, ", "), cc / 10, cc % 10);
     else if (!sass.empty())
-      has = fmt::format("no PTX, only SASS for {} (cuemu runs PTX, not SASS)", fmt::join(sass, ", "));
+      has = fmt::format("no PTX, only SASS for {}{} (cuemu runs PTX, not SASS)", fmt::join(sass, ", "),
+                        sassKernelsPhrase(container, cc));
     else
       has = "no PTX";
+    // A library's image (NVIDIA's cuBLASLt ships some kernels as SASS only) cannot be rebuilt by its user, and a
+    // library that chose it under CUDA_FORCE_PTX_JIT=1 has no PTX of that kernel at all.
+    std::string binary = binaryContaining(image);
+    if (!binary.empty() && binary != mainProgram()) {
+      const char* forced = std::getenv("CUDA_FORCE_PTX_JIT");
+      return makeError(
+          CUDA_ERROR_NO_BINARY_FOR_GPU,
+          fmt::format("{}: the fatbinary has {}: the library ships this code as SASS only{}; where you "
+                      "build the library yourself, {}",
+                      where, has, forced && forced[0] == '1' ? " and chose it although CUDA_FORCE_PTX_JIT=1" : "",
+                      ptxAdvice(cc)));
+    }
     return makeError(CUDA_ERROR_NO_BINARY_FOR_GPU,
                      fmt::format("{}: the fatbinary has {}; {}", where, has, ptxAdvice(cc)));
   }

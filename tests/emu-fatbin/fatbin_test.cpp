@@ -223,6 +223,8 @@ TEST_P(Fatbin, SassOnlyIsRefusedWithAdvice) {
   EXPECT_NE(m.find("sm_90"), std::string::npos) << m;
   EXPECT_NE(m.find("-gencode arch=compute_90,code=compute_90"), std::string::npos) << m;
   EXPECT_NE(m.find("-arch=sm_90"), std::string::npos) << m;
+  EXPECT_NE(m.find("only SASS for sm_90 of kernel add (cuemu runs PTX"), std::string::npos) << m;  // what it holds
+  EXPECT_EQ(m.find("ships this code as SASS only"), std::string::npos) << m;  // not a library's image
   EXPECT_EQ(m.find('\n'), std::string::npos) << "one line";
 
   Bytes cubin = load("sm90.cubin");

@@ -4,6 +4,8 @@
 //   library-calls record FILE [CASE]   run every case, write FILE (recorded/nvidia-h100.txt); with CASE, append
 //                                      that case's result only
 //   library-calls check FILE CASE      run one case, compare with FILE's record of it; exit 0 and print "PASS CASE"
+//   library-calls exact CASE           run one case whose exact result the host computes (integer GEMMs), compare
+//                                      bit for bit with that
 //   library-calls run CASE             run one case, say whether it succeeded (no comparison)
 //   library-calls list                 the case names
 //
@@ -70,6 +72,8 @@ struct Result {
   std::vector<uint32_t> words;
   // Allowed |got - want| for element i (F32 and F64); empty: bit-exact.
   std::vector<double> tolerance;
+  // The result computed on the host, where it is exact whatever the device's order (integer GEMMs); else empty.
+  std::vector<uint32_t> exact;
 };
 
 const char* kindName(Result::Kind kind) {
@@ -425,6 +429,35 @@ float same(float f) { return f; }
 int8_t toInt8(float f) { return int8_t(f * 4.0f); }  // the quarters as integers -4..4
 float fromInt32(int32_t v) { return float(v); }
 
+// cublasGemmEx on int8 A, B (transposed A, as cuBLAS's integer kernels want: "TN"), int32 C, computed as 32-bit
+// integers, of an m x n x k product: the integers -4..4 give results that are exact whatever the order, and the host
+// computes them (Result::exact). Which kernel cuBLASLt takes depends on the shape (measured on the 12.x profiles,
+// README "NVIDIA's math libraries"): 128 x 128 x 128 its cutlass wmma kernel for s8 (PTX), 64 x 16 x 40 its
+// small-N kernel (gemmSN, PTX); 64 x 64 x 40 a kernel it ships as SASS only, and 64 x 48 x 40 none at all.
+Result int8GemmExCase(int m, int n, int k, uint64_t seed) {
+  auto a = quarters(size_t(k) * m, seed), b = quarters(size_t(k) * n, seed + 1);
+  std::vector<int8_t> ha, hb;
+  for (float f : a) ha.push_back(toInt8(f));
+  for (float f : b) hb.push_back(toInt8(f));
+  Result r;
+  r.kind = Result::Kind::I32;
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      int32_t sum = 0;
+      for (int p = 0; p < k; ++p) sum += int32_t(ha[size_t(i) * k + p]) * int32_t(hb[size_t(j) * k + p]);
+      r.exact.push_back(uint32_t(sum));
+    }
+  DeviceBuffer<int8_t> da(ha), db(hb);
+  DeviceBuffer<int32_t> dc(size_t(m) * n);
+  CHECK_CUDA(cudaMemset(dc.ptr, 0, sizeof(int32_t) * m * n));
+  Blas blas;
+  int32_t alpha = 1, beta = 0;
+  CHECK_CUBLAS(cublasGemmEx(blas.handle, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &alpha, da.ptr, CUDA_R_8I, k, db.ptr,
+                            CUDA_R_8I, k, &beta, dc.ptr, CUDA_R_32I, m, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
+  for (int32_t v : dc.read()) r.words.push_back(uint32_t(v));
+  return r;
+}
+
 Result stridedBatchedCase() {
   constexpr int batch = 3;
   auto a = quarters(size_t(kM) * kK * batch, 31), b = quarters(size_t(kK) * kN * batch, 32);
@@ -613,6 +646,9 @@ const std::map<std::string, std::function<Result()>>& cases() {
        [] { return gemmExCase<float, float>(CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 65, same, same); }},
       {"cublas.gemmex.int8",
        [] { return gemmExCase<int8_t, int32_t>(CUDA_R_8I, CUDA_R_32I, CUBLAS_COMPUTE_32I, 67, toInt8, fromInt32); }},
+      {"cublas.gemmex.int8.m128n128k128", [] { return int8GemmExCase(128, 128, 128, 69); }},
+      {"cublas.gemmex.int8.m64n16k40", [] { return int8GemmExCase(64, 16, 40, 71); }},
+      {"cublas.gemmex.int8.m64n64k40", [] { return int8GemmExCase(64, 64, 40, 73); }},
       {"cublas.sgemm.batched", batchedCase},
       {"cublas.sgemm.strided_batched", stridedBatchedCase},
       {"cublaslt.matmul.relu_bias", ltMatmulReluBiasCase},
@@ -749,6 +785,42 @@ int check(const char* path, const std::string& name) {
   return 0;
 }
 
+// Compares one case with the result the host computed for it (Result::exact), bit for bit.
+int exact(const std::string& name) {
+  auto it = cases().find(name);
+  if (it == cases().end()) {
+    std::printf("unknown case %s\n", name.c_str());
+    return 2;
+  }
+  Result got;
+  try {
+    got = it->second();
+  } catch (const Failure& f) {
+    std::printf("FAIL %s: %s\n", name.c_str(), f.message.c_str());
+    return 1;
+  }
+  if (got.exact.empty()) {
+    std::printf("FAIL %s: the case computes no exact result on the host\n", name.c_str());
+    return 2;
+  }
+  if (got.words.size() != got.exact.size()) {
+    std::printf("FAIL %s: %zu words, the host computed %zu\n", name.c_str(), got.words.size(), got.exact.size());
+    return 1;
+  }
+  size_t bad = 0;
+  for (size_t i = 0; i < got.words.size(); ++i) {
+    if (got.words[i] == got.exact[i]) continue;
+    if (bad < 5) std::printf("  [%zu] got %08x, the host computed %08x\n", i, got.words[i], got.exact[i]);
+    ++bad;
+  }
+  if (bad) {
+    std::printf("FAIL %s: %zu of %zu values differ from the host's\n", name.c_str(), bad, got.words.size());
+    return 1;
+  }
+  std::printf("PASS %s: %zu values, all equal to the host's\n", name.c_str(), got.words.size());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -771,6 +843,7 @@ int main(int argc, char** argv) {
     }
   }
   if (mode == "check" && argc == 4) return check(argv[2], argv[3]);
-  std::fprintf(stderr, "usage: %s record FILE | check FILE CASE | list\n", argv[0]);
+  if (mode == "exact" && argc == 3) return exact(argv[2]);
+  std::fprintf(stderr, "usage: %s record FILE | check FILE CASE | exact CASE | list\n", argv[0]);
   return 2;
 }
