@@ -527,6 +527,57 @@ Result ltMatmulReluBiasCase() {
   return floats(d);
 }
 
+// The int8 64 x 48 x 40 product that cublasGemmEx cannot do on compute capability 12.x (cuBLASLt's heuristics offer
+// no algorithm there), through cublasLtMatmul with algorithm 64 chosen by hand: the cutlass wmma s8 kernel, which has
+// compute_120 PTX, with a 128 x 128 tile of which the product fills only 64 x 48. Exact on the host.
+Result ltMatmulInt8Algo64Case() {
+  const int m = kM, n = kN, k = kK;
+  auto a = quarters(size_t(k) * m, 75), b = quarters(size_t(k) * n, 76);
+  std::vector<int8_t> ha, hb;
+  for (float f : a) ha.push_back(toInt8(f));
+  for (float f : b) hb.push_back(toInt8(f));
+  Result r;
+  r.kind = Result::Kind::I32;
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      int32_t sum = 0;
+      for (int p = 0; p < k; ++p) sum += int32_t(ha[size_t(i) * k + p]) * int32_t(hb[size_t(j) * k + p]);
+      r.exact.push_back(uint32_t(sum));
+    }
+  DeviceBuffer<int8_t> da(ha), db(hb);
+  DeviceBuffer<int32_t> dd(size_t(m) * n);
+  CHECK_CUDA(cudaMemset(dd.ptr, 0, sizeof(int32_t) * m * n));
+  cublasLtHandle_t lt;
+  CHECK_CUBLAS(cublasLtCreate(&lt));
+  cublasLtMatmulDesc_t op;
+  CHECK_CUBLAS(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32I, CUDA_R_32I));
+  cublasOperation_t transA = CUBLAS_OP_T;
+  CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &transA, sizeof transA));
+  cublasLtMatrixLayout_t la, lb, ld;
+  CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&la, CUDA_R_8I, k, m, k));
+  CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&lb, CUDA_R_8I, k, n, k));
+  CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&ld, CUDA_R_32I, m, n, m));
+  cublasLtMatmulAlgo_t algo;
+  CHECK_CUBLAS(cublasLtMatmulAlgoInit(lt, CUBLAS_COMPUTE_32I, CUDA_R_32I, CUDA_R_8I, CUDA_R_8I, CUDA_R_32I, CUDA_R_32I,
+                                      64, &algo));
+  int tile = CUBLASLT_MATMUL_TILE_128x128, stages = CUBLASLT_MATMUL_STAGES_32x2;
+  CHECK_CUBLAS(cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile));
+  CHECK_CUBLAS(cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages, sizeof stages));
+  cublasLtMatmulHeuristicResult_t check{};
+  CHECK_CUBLAS(cublasLtMatmulAlgoCheck(lt, op, la, lb, ld, ld, &algo, &check));
+  DeviceBuffer<char> workspace(std::max<size_t>(check.workspaceSize, 1));
+  int32_t alpha = 1, beta = 0;
+  CHECK_CUBLAS(cublasLtMatmul(lt, op, &alpha, da.ptr, la, db.ptr, lb, &beta, dd.ptr, ld, dd.ptr, ld, &algo,
+                              workspace.ptr, check.workspaceSize, nullptr));
+  for (int32_t v : dd.read()) r.words.push_back(uint32_t(v));
+  cublasLtMatrixLayoutDestroy(la);
+  cublasLtMatrixLayoutDestroy(lb);
+  cublasLtMatrixLayoutDestroy(ld);
+  cublasLtMatmulDescDestroy(op);
+  cublasLtDestroy(lt);
+  return r;
+}
+
 Result dgemmCase() {
   auto a = quarters(kM * kK, 71), b = quarters(kK * kN, 72), c0 = quarters(kM * kN, 73);
   DeviceBuffer<double> da(std::vector<double>(a.begin(), a.end())), db(std::vector<double>(b.begin(), b.end())),
@@ -652,6 +703,7 @@ const std::map<std::string, std::function<Result()>>& cases() {
       {"cublas.sgemm.batched", batchedCase},
       {"cublas.sgemm.strided_batched", stridedBatchedCase},
       {"cublaslt.matmul.relu_bias", ltMatmulReluBiasCase},
+      {"cublaslt.matmul.int8.algo64", ltMatmulInt8Algo64Case},
       {"cublas.dgemm", dgemmCase},
       {"cublas.gemmex.f16.f16out", gemmExHalfOutCase},
       {"cusolver.getrf_getrs.f32", [] { return getrfGetrsCase<float>(81); }},
