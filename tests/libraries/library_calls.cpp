@@ -429,24 +429,35 @@ float same(float f) { return f; }
 int8_t toInt8(float f) { return int8_t(f * 4.0f); }  // the quarters as integers -4..4
 float fromInt32(int32_t v) { return float(v); }
 
+// int8 operands of an m x n x k product with A transposed ("TN": k consecutive for each row of A and each column of
+// B), the integers -4..4, and their product as the host computes it (Result::exact: exact whatever the order).
+struct Int8Product {
+  std::vector<int8_t> a, b;
+  Result result;
+};
+Int8Product int8Product(int m, int n, int k, uint64_t seed) {
+  Int8Product p;
+  for (float f : quarters(size_t(k) * m, seed)) p.a.push_back(toInt8(f));
+  for (float f : quarters(size_t(k) * n, seed + 1)) p.b.push_back(toInt8(f));
+  p.result.kind = Result::Kind::I32;
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      int32_t sum = 0;
+      for (int q = 0; q < k; ++q) sum += int32_t(p.a[size_t(i) * k + q]) * int32_t(p.b[size_t(j) * k + q]);
+      p.result.exact.push_back(uint32_t(sum));
+    }
+  return p;
+}
+
 // cublasGemmEx on int8 A, B (transposed A, as cuBLAS's integer kernels want: "TN"), int32 C, computed as 32-bit
 // integers, of an m x n x k product: the integers -4..4 give results that are exact whatever the order, and the host
 // computes them (Result::exact). Which kernel cuBLASLt takes depends on the shape (measured on the 12.x profiles,
 // README "NVIDIA's math libraries"): 128 x 128 x 128 its cutlass wmma kernel for s8 (PTX), 64 x 16 x 40 its
 // small-N kernel (gemmSN, PTX); 64 x 64 x 40 a kernel it ships as SASS only, and 64 x 48 x 40 none at all.
 Result int8GemmExCase(int m, int n, int k, uint64_t seed) {
-  auto a = quarters(size_t(k) * m, seed), b = quarters(size_t(k) * n, seed + 1);
-  std::vector<int8_t> ha, hb;
-  for (float f : a) ha.push_back(toInt8(f));
-  for (float f : b) hb.push_back(toInt8(f));
-  Result r;
-  r.kind = Result::Kind::I32;
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < m; ++i) {
-      int32_t sum = 0;
-      for (int p = 0; p < k; ++p) sum += int32_t(ha[size_t(i) * k + p]) * int32_t(hb[size_t(j) * k + p]);
-      r.exact.push_back(uint32_t(sum));
-    }
+  Int8Product product = int8Product(m, n, k, seed);
+  const std::vector<int8_t>&ha = product.a, &hb = product.b;
+  Result r = std::move(product.result);
   DeviceBuffer<int8_t> da(ha), db(hb);
   DeviceBuffer<int32_t> dc(size_t(m) * n);
   CHECK_CUDA(cudaMemset(dc.ptr, 0, sizeof(int32_t) * m * n));
@@ -532,18 +543,9 @@ Result ltMatmulReluBiasCase() {
 // compute_120 PTX, with a 128 x 128 tile of which the product fills only 64 x 48. Exact on the host.
 Result ltMatmulInt8Algo64Case() {
   const int m = kM, n = kN, k = kK;
-  auto a = quarters(size_t(k) * m, 75), b = quarters(size_t(k) * n, 76);
-  std::vector<int8_t> ha, hb;
-  for (float f : a) ha.push_back(toInt8(f));
-  for (float f : b) hb.push_back(toInt8(f));
-  Result r;
-  r.kind = Result::Kind::I32;
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < m; ++i) {
-      int32_t sum = 0;
-      for (int p = 0; p < k; ++p) sum += int32_t(ha[size_t(i) * k + p]) * int32_t(hb[size_t(j) * k + p]);
-      r.exact.push_back(uint32_t(sum));
-    }
+  Int8Product product = int8Product(m, n, k, 75);
+  const std::vector<int8_t>&ha = product.a, &hb = product.b;
+  Result r = std::move(product.result);
   DeviceBuffer<int8_t> da(ha), db(hb);
   DeviceBuffer<int32_t> dd(size_t(m) * n);
   CHECK_CUDA(cudaMemset(dd.ptr, 0, sizeof(int32_t) * m * n));

@@ -292,13 +292,19 @@ uint32_t ex2ApproxF32(uint32_t x, bool ftz) {
   return uint32_t(biased) << 23 | (t & 0x7fffff);
 }
 
+namespace {
+// CUEMU_SPECIAL_FUNCTIONS=host for the warp forms: every lane through the lane form.
+bool hostModelOfWarp(const uint32_t* x, uint32_t* out, bool ftz, uint32_t (*lane)(uint32_t, bool)) {
+  if (!hostModel()) return false;
+  for (int i = 0; i < 32; ++i) out[i] = lane(x[i], ftz);
+  return true;
+}
+}  // namespace
+
 // The warp forms: the lanes whose results are normal numbers from the table's binade go through bitsOfWarp; the
 // others (zeros, subnormals, infinities, NaNs, results out of range) lane by lane, as above.
 MUFU_LANES void rcpApproxF32(const uint32_t* x, uint32_t* out, bool ftz) {
-  if (hostModel()) {
-    for (int i = 0; i < 32; ++i) out[i] = rcpApproxF32(x[i], ftz);
-    return;
-  }
+  if (hostModelOfWarp(x, out, ftz, &rcpApproxF32)) return;
   uint32_t k[32], use = 0;
   for (int i = 0; i < 32; ++i) {
     k[i] = x[i] & 0x7fffff;
@@ -314,10 +320,7 @@ MUFU_LANES void rcpApproxF32(const uint32_t* x, uint32_t* out, bool ftz) {
 }
 
 MUFU_LANES void rsqrtApproxF32(const uint32_t* x, uint32_t* out, bool ftz) {
-  if (hostModel()) {
-    for (int i = 0; i < 32; ++i) out[i] = rsqrtApproxF32(x[i], ftz);
-    return;
-  }
+  if (hostModelOfWarp(x, out, ftz, &rsqrtApproxF32)) return;
   uint32_t k[32], use = 0;
   for (int i = 0; i < 32; ++i) {
     const uint32_t e = (x[i] >> 23) & 0xff;
@@ -335,10 +338,7 @@ MUFU_LANES void rsqrtApproxF32(const uint32_t* x, uint32_t* out, bool ftz) {
 }
 
 MUFU_LANES void ex2ApproxF32(const uint32_t* x, uint32_t* out, bool ftz) {
-  if (hostModel()) {
-    for (int i = 0; i < 32; ++i) out[i] = ex2ApproxF32(x[i], ftz);
-    return;
-  }
+  if (hostModelOfWarp(x, out, ftz, &ex2ApproxF32)) return;
   uint32_t k[32], integer[32], use = 0, negative = 0;
   for (int i = 0; i < 32; ++i) {
     const uint32_t e = (x[i] >> 23) & 0xff, significand = (x[i] & 0x7fffff) | 0x800000;
