@@ -49,6 +49,9 @@ const std::vector<Setting>& settings() {
       {"--log", "CUEMU_LOG", "FILE", "verbose diagnostics to FILE (or stderr)"},
       {"--dump-ptx", "CUEMU_DUMP_PTX", "DIR",
        "write every PTX module the program loads (from its fatbinaries and libraries, as cuemu compiles it) to DIR"},
+      {"--ptx-isa", "CUEMU_PTX_ISA", "MODE",
+       "newest (the default here): PTX of any ISA 9.x, which toolkits newer than the driver write (NVRTC, NVVM "
+       "13.1+ from PyPI); driver: up to 9.0, as driver 580 (newer is CUDA_ERROR_UNSUPPORTED_PTX_VERSION)"},
       {"--tool", "CUEMU_TOOL", "TOOL",
        "check the program as compute-sanitizer's tool of that name does: memcheck, racecheck, initcheck, synccheck"},
       {"--leak-check", "CUEMU_LEAK_CHECK", "MODE",
@@ -96,6 +99,9 @@ std::vector<std::string> validateSettings(const SettingValues& values) {
     } else if (name == "CUEMU_IPC") {
       if (value != "on" && value != "off" && value != "1" && value != "0")
         problems.push_back(fmt::format("{}={}: neither 'on' nor 'off'", name, value));
+    } else if (name == "CUEMU_PTX_ISA") {
+      if (value != "driver" && value != "newest")
+        problems.push_back(fmt::format("{}={}: neither 'driver' nor 'newest'", name, value));
     } else if (name == "CUEMU_REWRITES") {
       uint32_t mask = 0;
       std::string error;
@@ -155,6 +161,11 @@ std::vector<std::string> programEnvironment(const SettingValues& values, const s
   // cuemu runs PTX only. NVIDIA's cuBLAS/cuBLASLt read this variable of NVIDIA's driver themselves and then choose
   // kernels that have PTX instead of SASS-only ones (README, "NVIDIA's math libraries"); a value the user set stays.
   if (!std::getenv("CUDA_FORCE_PTX_JIT")) set["CUDA_FORCE_PTX_JIT"] = "1";
+  // The same for CuPy, which compiles its kernels with NVRTC to cubins unless told to make PTX.
+  if (!std::getenv("CUPY_COMPILE_WITH_PTX")) set["CUPY_COMPILE_WITH_PTX"] = "1";
+  // PTX from toolkits newer than driver 580 (PyPI's NVRTC 13.5 writes ISA 9.5) is what such clients give cuemu where
+  // a GPU would get a cubin (core/module.cpp).
+  if (!set.count("CUEMU_PTX_ISA") && !std::getenv("CUEMU_PTX_ISA")) set["CUEMU_PTX_ISA"] = "newest";
   std::vector<std::string> environment;
   for (char** e = environ; *e; ++e) {
     std::string_view entry(*e);

@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 namespace cuemu {
 
@@ -110,6 +111,23 @@ namespace {
 // The newest PTX ISA the driver compiles (CUDA 13.0: ISA 9.0); newer PTX is CUDA_ERROR_UNSUPPORTED_PTX_VERSION.
 constexpr int kNewestPtxIsa = 90;
 
+// CUEMU_PTX_ISA=newest (`cuemu run` sets it): PTX of any ISA 9.x is compiled, not only up to 9.0. Toolkits newer
+// than the driver (NVRTC and NVVM 13.1 and later, which PyPI's cuda-toolkit packages bring) write such PTX; a client
+// gives a GPU the cubin it compiles from it (CuPy's NVRTC kernels), which driver 580 runs, and gives cuemu, which
+// runs PTX only, the PTX (CUPY_COMPILE_WITH_PTX=1), which driver 580 itself would refuse. `driver` (the default):
+// as driver 580. Read at each load, as loads are rare and a test may switch it.
+bool newerPtxIsaAccepted(int version) {
+  const char* mode = std::getenv("CUEMU_PTX_ISA");
+  if (!mode || !*mode || std::strcmp(mode, "driver") == 0) return false;
+  if (std::strcmp(mode, "newest") != 0) {
+    static std::once_flag warned;
+    std::call_once(warned,
+                   [&] { CUEMU_ERROR("CUEMU_PTX_ISA='{}' is neither 'driver' nor 'newest': using 'driver'", mode); });
+    return false;
+  }
+  return version / 10 == kNewestPtxIsa / 10;
+}
+
 // ".version 9.0" -> 90 and ".target sm_75" -> 75, for function attributes.
 void readVersionAndTarget(std::string_view text, int& version, int& target) {
   auto pos = text.find(".version");
@@ -182,13 +200,18 @@ Expected<CompiledImage> compileImage(const void* image, int ccMajor, int ccMinor
   bool standsInForCubins =
       !ptx->units.empty() &&
       std::all_of(ptx->units.begin(), ptx->units.end(), [](const PtxText& unit) { return unit.standsInForCubin; });
-  if (out.ptxVersion > kNewestPtxIsa && !standsInForCubins)
+  const bool newerAccepted = standsInForCubins || newerPtxIsaAccepted(out.ptxVersion);
+  if (out.ptxVersion > kNewestPtxIsa && !newerAccepted)
     return makeError(CUDA_ERROR_UNSUPPORTED_PTX_VERSION,
-                     fmt::format("{}: PTX ISA {}.{} is newer than the {}.{} this driver supports", out.name,
-                                 out.ptxVersion / 10, out.ptxVersion % 10, kNewestPtxIsa / 10, kNewestPtxIsa % 10));
+                     fmt::format("{}: PTX ISA {}.{} is newer than the {}.{} this driver supports{}", out.name,
+                                 out.ptxVersion / 10, out.ptxVersion % 10, kNewestPtxIsa / 10, kNewestPtxIsa % 10,
+                                 out.ptxVersion / 10 == kNewestPtxIsa / 10
+                                     ? " (CUEMU_PTX_ISA=newest, as `cuemu run` sets it, compiles it: a newer "
+                                       "toolkit's PTX, which a GPU gets as a cubin)"
+                                     : ""));
   ptx::exec::CompileOptions options;
   options.targetSm = unsigned(ccMajor * 10 + ccMinor);
-  options.acceptNewerIsa = standsInForCubins;
+  options.acceptNewerIsa = newerAccepted;
   options.fileName = out.name;
   options.rewrites = rewritesFromEnvironment();
   options.contractMulAdd = contractMulAdd;

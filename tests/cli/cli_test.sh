@@ -10,7 +10,7 @@ check() {  # name, condition (a command)
 out=$(mktemp)
 err=$(mktemp)
 trap 'rm -f "$out" "$err"' EXIT
-unset LD_LIBRARY_PATH CUEMU_DETERMINISTIC CUEMU_SCHEDULE_SEED CUEMU_DEVICE_PROFILE CUDA_FORCE_PTX_JIT
+unset LD_LIBRARY_PATH CUEMU_DETERMINISTIC CUEMU_SCHEDULE_SEED CUEMU_DEVICE_PROFILE CUDA_FORCE_PTX_JIT CUPY_COMPILE_WITH_PTX CUEMU_PTX_ISA
 
 # Without the command the probe finds no driver; through it, cuemu's.
 "$probe" sum >/dev/null 2>&1
@@ -24,6 +24,15 @@ check "run: options become the library's variables, children inherit them" \
 check "run: NVIDIA's libraries are told to choose PTX kernels (CUDA_FORCE_PTX_JIT=1)" 'grep -qx "force=1" "$out"'
 CUDA_FORCE_PTX_JIT=0 "$cuemu" run -- sh -c 'echo "force=$CUDA_FORCE_PTX_JIT"' >"$out"
 check "run: a CUDA_FORCE_PTX_JIT the user set stays" 'grep -qx "force=0" "$out"'
+"$cuemu" run -- sh -c 'echo "cupy=$CUPY_COMPILE_WITH_PTX isa=$CUEMU_PTX_ISA"' >"$out"
+check "run: CuPy makes PTX, and newer toolkits' PTX is compiled (CUPY_COMPILE_WITH_PTX=1, CUEMU_PTX_ISA=newest)" \
+  'grep -qx "cupy=1 isa=newest" "$out"'
+"$cuemu" run --ptx-isa driver -- sh -c 'echo "isa=$CUEMU_PTX_ISA"' >"$out"
+check "run: --ptx-isa driver becomes CUEMU_PTX_ISA=driver" 'grep -qx "isa=driver" "$out"'
+CUEMU_PTX_ISA=driver "$cuemu" run -- sh -c 'echo "isa=$CUEMU_PTX_ISA"' >"$out"
+check "run: a CUEMU_PTX_ISA the user set stays" 'grep -qx "isa=driver" "$out"'
+"$cuemu" run --ptx-isa 9.5 -- true 2>"$err"
+check "run: an invalid --ptx-isa mode is refused" '[ $? -eq 2 ] && grep -q "CUEMU_PTX_ISA=9.5" "$err"'
 "$cuemu" run -- sh -c 'exit 7'
 check "run: the exit status is the program's" '[ $? -eq 7 ]'
 "$cuemu" run -- /nonexistent/program 2>"$err"

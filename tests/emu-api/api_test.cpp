@@ -334,6 +334,44 @@ TEST(Child, ImagesWithoutCode) {
   EXPECT_EQ(fn<CUresult (*)(CUlogsCallbackHandle)>("cuLogsUnregisterCallback")(handle), CUDA_SUCCESS);
 }
 
+// PTX of ISA 9.1-9.x comes from toolkits newer than driver 580 (PyPI's NVRTC 13.5 writes 9.5): driver 580 refuses
+// it, and so does cuemu by default (CUEMU_PTX_ISA=driver), naming the switch; CUEMU_PTX_ISA=newest (`cuemu run`'s
+// default) compiles and runs it, and still refuses an ISA 10.
+TEST(Api, NewerPtxIsaRunsWithPtxIsaNewest) { ASSERT_EQ(runChild("Child.NewerPtxIsa", {}), 0); }
+TEST(Child, NewerPtxIsa) {
+  if (!isChild()) GTEST_SKIP() << "runs in a child process";
+  initDriver();
+  CUcontext ctx;
+  ASSERT_EQ(fn<CUresult (*)(CUcontext*, unsigned, CUdevice)>("cuCtxCreate_v2")(&ctx, 0, 0), CUDA_SUCCESS);
+  auto ptx = [](const char* version) {
+    return std::string(".version ") + version +
+           "\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n  .reg .b64 %a;\n"
+           "  .reg .b32 %v;\n  ld.param.u64 %a, [p];\n  mov.u32 %v, 42;\n  st.global.u32 [%a], %v;\n  ret;\n}\n";
+  };
+  auto load = fn<CUresult (*)(CUmodule*, const void*)>("cuModuleLoadData");
+  CUmodule module = nullptr;
+  ::unsetenv("CUEMU_PTX_ISA");
+  EXPECT_EQ(load(&module, ptx("9.5").c_str()), CUDA_ERROR_UNSUPPORTED_PTX_VERSION);
+  ::setenv("CUEMU_PTX_ISA", "driver", 1);
+  EXPECT_EQ(load(&module, ptx("9.1").c_str()), CUDA_ERROR_UNSUPPORTED_PTX_VERSION);
+  EXPECT_EQ(load(&module, ptx("9.0").c_str()), CUDA_SUCCESS);
+  ::setenv("CUEMU_PTX_ISA", "newest", 1);
+  EXPECT_EQ(load(&module, ptx("10.0").c_str()), CUDA_ERROR_UNSUPPORTED_PTX_VERSION);
+  ASSERT_EQ(load(&module, ptx("9.5").c_str()), CUDA_SUCCESS);
+  CUfunction kernel = nullptr;
+  ASSERT_EQ(fn<CUresult (*)(CUfunction*, CUmodule, const char*)>("cuModuleGetFunction")(&kernel, module, "k"),
+            CUDA_SUCCESS);
+  CUdeviceptr out = 0;
+  ASSERT_EQ(fn<CUresult (*)(CUdeviceptr*, size_t)>("cuMemAlloc_v2")(&out, 4), CUDA_SUCCESS);
+  void* args[] = {&out};
+  using Launch = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                              CUstream, void**, void**);
+  ASSERT_EQ(fn<Launch>("cuLaunchKernel")(kernel, 1, 1, 1, 1, 1, 1, 0, nullptr, args, nullptr), CUDA_SUCCESS);
+  uint32_t value = 0;
+  ASSERT_EQ(fn<CUresult (*)(void*, CUdeviceptr, size_t)>("cuMemcpyDtoH_v2")(&value, out, 4), CUDA_SUCCESS);
+  EXPECT_EQ(value, 42u);
+}
+
 // A rejected module is an error the program can read back through the error log API, and callbacks see it as
 // it happens.
 TEST(Api, ErrorLogReceivesModuleErrors) { ASSERT_EQ(runChild("Child.ErrorLog", {}), 0); }
