@@ -111,23 +111,6 @@ namespace {
 // The newest PTX ISA the driver compiles (CUDA 13.0: ISA 9.0); newer PTX is CUDA_ERROR_UNSUPPORTED_PTX_VERSION.
 constexpr int kNewestPtxIsa = 90;
 
-// CUEMU_PTX_ISA=newest (`cuemu run` sets it): PTX of any ISA 9.x is compiled, not only up to 9.0. Toolkits newer
-// than the driver (NVRTC and NVVM 13.1 and later, which PyPI's cuda-toolkit packages bring) write such PTX; a client
-// gives a GPU the cubin it compiles from it (CuPy's NVRTC kernels), which driver 580 runs, and gives cuemu, which
-// runs PTX only, the PTX (CUPY_COMPILE_WITH_PTX=1), which driver 580 itself would refuse. `driver` (the default):
-// as driver 580. Read at each load, as loads are rare and a test may switch it.
-bool newerPtxIsaAccepted(int version) {
-  const char* mode = std::getenv("CUEMU_PTX_ISA");
-  if (!mode || !*mode || std::strcmp(mode, "driver") == 0) return false;
-  if (std::strcmp(mode, "newest") != 0) {
-    static std::once_flag warned;
-    std::call_once(warned,
-                   [&] { CUEMU_ERROR("CUEMU_PTX_ISA='{}' is neither 'driver' nor 'newest': using 'driver'", mode); });
-    return false;
-  }
-  return version / 10 == kNewestPtxIsa / 10;
-}
-
 // ".version 9.0" -> 90 and ".target sm_75" -> 75, for function attributes.
 void readVersionAndTarget(std::string_view text, int& version, int& target) {
   auto pos = text.find(".version");
@@ -166,6 +149,24 @@ void dumpPtx(std::string_view text, const std::string& imageName) {
 }
 
 }  // namespace
+
+bool newerPtxIsaAccepted(int version) {
+  const char* mode = std::getenv("CUEMU_PTX_ISA");
+  if (!mode || !*mode || std::strcmp(mode, "driver") == 0) return false;
+  if (std::strcmp(mode, "newest") != 0) {
+    static std::once_flag warned;
+    std::call_once(warned,
+                   [&] { CUEMU_ERROR("CUEMU_PTX_ISA='{}' is neither 'driver' nor 'newest': using 'driver'", mode); });
+    return false;
+  }
+  return version / 10 == kNewestPtxIsa / 10;
+}
+
+int ptxIsaVersion(std::string_view text) {
+  int version = 0, target = 0;
+  readVersionAndTarget(text, version, target);
+  return version;
+}
 
 constexpr size_t kTrimAfterBytes = size_t(1) << 20;
 

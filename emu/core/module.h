@@ -69,6 +69,15 @@ Expected<JitOptions> parseJitOptions(unsigned count, const CUjit_option* options
 // Writes `message` into the error log (truncated, NUL-terminated) and the used size back.
 void reportJit(const JitOptions& options, std::string_view errorMessage, std::string_view infoMessage, float wallMs);
 
+// CUEMU_PTX_ISA=newest (`cuemu run` sets it): PTX of any ISA 9.x is compiled, not only up to 9.0. Toolkits newer
+// than the driver (NVRTC and NVVM 13.1 and later, which PyPI's cuda-toolkit packages bring) write such PTX; a client
+// gives a GPU the cubin it compiles from it, which driver 580 runs, and gives cuemu, which runs PTX only, the PTX
+// (CuPy with CUPY_COMPILE_WITH_PTX=1, cuemu's nvJitLink for LTO-IR), which driver 580 itself would refuse.
+// `driver` (the default): as driver 580. Read at each use, as loads are rare and a test may switch it.
+// `version`: major * 10 + minor, as ptxIsaVersion(".version 9.5 ...") = 95 (0 without a .version).
+bool newerPtxIsaAccepted(int version);
+int ptxIsaVersion(std::string_view text);
+
 // Turns an image given to the driver (PTX text, a fatbinary, the runtime's wrapper) into a compiled program
 // for `device`; errors carry the driver's code and a message for the log.
 // `size` bounds every read when the caller knows it (files, cuLinkAddData); fatbin.h's kUnknownImageSize otherwise.

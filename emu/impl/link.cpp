@@ -47,6 +47,7 @@ CUresult addData(CUlinkState handle, CUjitInputType type, const void* data, size
       const Device* device = deviceByOrdinal(0);
       ptx::CheckOptions check;
       if (device) check.targetSm = unsigned(device->profile().ccMajor * 10 + device->profile().ccMinor);
+      check.acceptNewerIsa = newerPtxIsaAccepted(ptxIsaVersion(ptx));
       auto front = ptx::parseAndCheck(ptx, inputName, check);
       if (!front.ok) {
         reportJit(*parsed, front.log, "", 0);
@@ -138,7 +139,9 @@ CUresult cuLinkComplete(CUlinkState handle, void** cubinOut, size_t* sizeOut) {
     return CUDA_ERROR_INVALID_IMAGE;
   }
   // Check now, as the real linker does, so that errors surface in cuLinkComplete's log.
-  auto compiled = ptx::exec::compile(result.ptx);
+  ptx::exec::CompileOptions check;
+  check.acceptNewerIsa = newerPtxIsaAccepted(ptxIsaVersion(result.ptx));
+  auto compiled = ptx::exec::compile(result.ptx, check);
   if (!compiled.program) {
     state->log += "error   : " + compiled.error + "\n";
     reportJit(state->options, state->log, "", 0);

@@ -370,6 +370,26 @@ TEST(Child, NewerPtxIsa) {
   uint32_t value = 0;
   ASSERT_EQ(fn<CUresult (*)(void*, CUdeviceptr, size_t)>("cuMemcpyDtoH_v2")(&value, out, 4), CUDA_SUCCESS);
   EXPECT_EQ(value, 42u);
+  // the linker too (cuemu's nvJitLink links the PTX that NVIDIA's makes of LTO-IR through it)
+  using Create = CUresult (*)(unsigned, CUjit_option*, void**, CUlinkState*);
+  using Add = CUresult (*)(CUlinkState, CUjitInputType, void*, size_t, const char*, unsigned, CUjit_option*, void**);
+  std::string text = ptx("9.5");
+  for (const char* mode : {"newest", "driver"}) {
+    ::setenv("CUEMU_PTX_ISA", mode, 1);
+    CUlinkState link = nullptr;
+    ASSERT_EQ(fn<Create>("cuLinkCreate_v2")(0, nullptr, nullptr, &link), CUDA_SUCCESS);
+    const CUresult added =
+        fn<Add>("cuLinkAddData_v2")(link, CU_JIT_INPUT_PTX, text.data(), text.size() + 1, "k.ptx", 0, nullptr, nullptr);
+    if (std::string(mode) == "newest") {
+      EXPECT_EQ(added, CUDA_SUCCESS);
+      void* cubin = nullptr;
+      size_t size = 0;
+      EXPECT_EQ(fn<CUresult (*)(CUlinkState, void**, size_t*)>("cuLinkComplete")(link, &cubin, &size), CUDA_SUCCESS);
+    } else {
+      EXPECT_EQ(added, CUDA_ERROR_INVALID_PTX);
+    }
+    EXPECT_EQ(fn<CUresult (*)(CUlinkState)>("cuLinkDestroy")(link), CUDA_SUCCESS);
+  }
 }
 
 // A rejected module is an error the program can read back through the error log API, and callbacks see it as
