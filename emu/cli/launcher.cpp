@@ -158,6 +158,14 @@ std::vector<std::string> programEnvironment(const SettingValues& values, const s
   for (const auto& [name, value] : values) set[name] = value;
   const char* path = std::getenv("LD_LIBRARY_PATH");
   set["LD_LIBRARY_PATH"] = path && *path ? libraryDir + ":" + path : libraryDir;
+  // cuemu's nvJitLink is loaded first, also for clients that load NVIDIA's by its path: cuda-pathfinder (cuda.core,
+  // cuda.compute, numba) takes a library already in the process, and a library that needs libnvJitLink.so.13
+  // (cuda.compute's libcccl.c.parallel.so) binds to the first one loaded. NVIDIA's would turn their links into SASS.
+  const std::string nvJitLink = libraryDir + "/libnvJitLink.so.13";
+  if (std::filesystem::exists(nvJitLink)) {
+    const char* preload = std::getenv("LD_PRELOAD");
+    set["LD_PRELOAD"] = preload && *preload ? nvJitLink + ":" + preload : nvJitLink;
+  }
   // cuemu runs PTX only. NVIDIA's cuBLAS/cuBLASLt read this variable of NVIDIA's driver themselves and then choose
   // kernels that have PTX instead of SASS-only ones (README, "NVIDIA's math libraries"); a value the user set stays.
   if (!std::getenv("CUDA_FORCE_PTX_JIT")) set["CUDA_FORCE_PTX_JIT"] = "1";

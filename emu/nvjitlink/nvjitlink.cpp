@@ -21,6 +21,7 @@
 #include <cuda.h>
 #include <dlfcn.h>
 #include <limits.h>
+#include <link.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -135,7 +136,33 @@ std::string ownDirectory() {
   return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
 }
 
-// Where NVIDIA's libnvJitLink.so.13 is (CUEMU_NVJITLINK_LIBRARY, else the toolkit's), or empty.
+// The folders of the NVIDIA libraries this process has loaded that produce LTO-IR or link it (NVRTC, NVVM, nvJitLink),
+// other than cuemu's own: a client's NVRTC from PyPI (cuda-pathfinder loads nvidia/cu13/lib/libnvrtc.so.13 by its
+// path) writes LTO-IR that only an nvJitLink of at least its version reads, and its wheel puts that one beside it.
+std::vector<std::string> foldersOfLoadedNvidiaCompilers(const std::string& own) {
+  struct Scan {
+    std::string own;
+    std::vector<std::string> folders;
+  } scan{own, {}};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) {
+        auto* scan = static_cast<Scan*>(data);
+        if (!info->dlpi_name || !*info->dlpi_name) return 0;
+        std::string path = realPathOf(info->dlpi_name);
+        size_t slash = path.rfind('/');
+        if (path.empty() || path == scan->own || slash == std::string::npos) return 0;
+        std::string_view file = std::string_view(path).substr(slash + 1);
+        for (std::string_view name : {"libnvJitLink.so.13", "libnvrtc.so.13", "libnvvm.so"})
+          if (file.substr(0, name.size()) == name) scan->folders.push_back(path.substr(0, slash));
+        return 0;
+      },
+      &scan);
+  return scan.folders;
+}
+
+// Where NVIDIA's libnvJitLink.so.13 is, or empty: CUEMU_NVJITLINK_LIBRARY; else one the process has loaded, or one
+// beside the NVIDIA NVRTC or NVVM it has loaded (the client's toolkit, so that its LTO-IR is read by an nvJitLink
+// as new); else the toolkit's. Chosen at the first LTO-IR link.
 const std::string& nvidiaNvJitLinkPath() {
   static const std::string found = [] {
     std::string own = ownPath();
@@ -143,6 +170,8 @@ const std::string& nvidiaNvJitLinkPath() {
     if (const char* named = getenv("CUEMU_NVJITLINK_LIBRARY"); named && *named) {
       candidates.emplace_back(named);
     } else {
+      for (const std::string& folder : foldersOfLoadedNvidiaCompilers(own))
+        candidates.push_back(folder + "/libnvJitLink.so.13");
       for (const char* root : {static_cast<const char*>(getenv("CUDA_HOME")),
                                static_cast<const char*>(getenv("CUDA_PATH")), "/usr/local/cuda"})
         if (root && *root) candidates.push_back(std::string(root) + "/lib64/libnvJitLink.so.13");

@@ -10,7 +10,7 @@ check() {  # name, condition (a command)
 out=$(mktemp)
 err=$(mktemp)
 trap 'rm -f "$out" "$err"' EXIT
-unset LD_LIBRARY_PATH CUEMU_DETERMINISTIC CUEMU_SCHEDULE_SEED CUEMU_DEVICE_PROFILE CUDA_FORCE_PTX_JIT CUPY_COMPILE_WITH_PTX CUEMU_PTX_ISA
+unset LD_PRELOAD LD_LIBRARY_PATH CUEMU_DETERMINISTIC CUEMU_SCHEDULE_SEED CUEMU_DEVICE_PROFILE CUDA_FORCE_PTX_JIT CUPY_COMPILE_WITH_PTX CUEMU_PTX_ISA
 
 # Without the command the probe finds no driver; through it, cuemu's.
 "$probe" sum >/dev/null 2>&1
@@ -27,6 +27,9 @@ check "run: a CUDA_FORCE_PTX_JIT the user set stays" 'grep -qx "force=0" "$out"'
 "$cuemu" run -- sh -c 'echo "cupy=$CUPY_COMPILE_WITH_PTX isa=$CUEMU_PTX_ISA"' >"$out"
 check "run: CuPy makes PTX, and newer toolkits' PTX is compiled (CUPY_COMPILE_WITH_PTX=1, CUEMU_PTX_ISA=newest)" \
   'grep -qx "cupy=1 isa=newest" "$out"'
+LD_PRELOAD=libm.so.6 "$cuemu" run -- sh -c 'echo "preload=$LD_PRELOAD"' >"$out"
+check "run: cuemu's nvJitLink is preloaded, before the program's own LD_PRELOAD" \
+  'grep -q "^preload=/.*/libnvJitLink.so.13:libm.so.6$" "$out"'
 "$cuemu" run --ptx-isa driver -- sh -c 'echo "isa=$CUEMU_PTX_ISA"' >"$out"
 check "run: --ptx-isa driver becomes CUEMU_PTX_ISA=driver" 'grep -qx "isa=driver" "$out"'
 CUEMU_PTX_ISA=driver "$cuemu" run -- sh -c 'echo "isa=$CUEMU_PTX_ISA"' >"$out"

@@ -2,7 +2,8 @@
 # Real clients on cuemu. Installs cuda-python, numba-cuda and CuPy from PyPI into virtual environments under the
 # build folder (once; later runs reuse them) and runs tests/clients/test_*.py against cuemu's libcuda.so.1:
 #   - the newest releases: test_cuda_python.py, test_numba_cuda.py, test_cupy.py (each in its own process);
-#   - cuda-bindings 13.0 (cudart 13.0): test_cuda_python.py again.
+#   - cuda-bindings 13.0 (cudart 13.0): test_cuda_python.py again;
+#   - cuda-cccl's cuda.compute and CuPy with PyPI's newest NVRTC/nvJitLink, through `cuemu run`: test_cuda_compute.py.
 # Usage: tests/clients/run.sh BUILD_DIR        Exit 77 (ctest: skipped) when the environments cannot be made
 # (no network, no python3-venv). CUEMU_CLIENTS_REFRESH=1 reinstalls (picks up new releases).
 set -uo pipefail
@@ -30,6 +31,12 @@ if ! make_venv "$cudart130" pytest numpy "cuda-bindings==13.0.*"; then
   echo "SKIP: cannot install cuda-bindings 13.0 into $cudart130"
   exit 77
 fi
+# cuda.compute (cuda-cccl) brings PyPI's newest NVRTC and nvJitLink: a toolkit newer than driver 580
+cccl=$build/clients-venv-cccl
+if ! make_venv "$cccl" pytest numpy "cuda-cccl[cu13]" cupy-cuda13x; then
+  echo "SKIP: cannot install cuda-cccl into $cccl"
+  exit 77
+fi
 
 export LD_LIBRARY_PATH="$build/emu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export CUDA_PATH=${CUDA_PATH:-/usr/local/cuda} CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
@@ -42,11 +49,16 @@ run() {  # LABEL VENV FILE
   echo "=== $1: $(basename "$3")"
   (cd "$here" && "$2/bin/python" -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning "$3") || failed=1
 }
-for v in "$newest" "$cudart130"; do
-  "$v/bin/python" -m pip list 2>/dev/null | grep -iE '^(cuda-bindings|cuda-core|numba-cuda|cupy-cuda13x) ' | tr -s ' ' | sed 's/^/  /'
+for v in "$newest" "$cudart130" "$cccl"; do
+  "$v/bin/python" -m pip list 2>/dev/null | grep -iE '^(cuda-bindings|cuda-core|cuda-cccl|numba-cuda|cupy-cuda13x|nvidia-cuda-nvrtc) ' |
+    tr -s ' ' | sed 's/^/  /'
 done
 run "newest" "$newest" test_cuda_python.py
 run "newest" "$newest" test_numba_cuda.py
 run "newest" "$newest" test_cupy.py
 run "cudart 13.0" "$cudart130" test_cuda_python.py
+# as a user starts it: `cuemu run` (cuemu's nvJitLink preloaded, CUEMU_PTX_ISA=newest)
+echo "=== cuda-cccl, through cuemu run: test_cuda_compute.py"
+(cd "$here" && "$build/emu/cuemu" run -- "$cccl/bin/python" -m pytest -q -p no:cacheprovider \
+  -W ignore::DeprecationWarning test_cuda_compute.py) || failed=1
 exit $failed
