@@ -10,7 +10,7 @@ check() {  # name, condition (a command)
 out=$(mktemp)
 err=$(mktemp)
 trap 'rm -f "$out" "$err"' EXIT
-unset LD_PRELOAD LD_LIBRARY_PATH CUEMU_DETERMINISTIC CUEMU_SCHEDULE_SEED CUEMU_DEVICE_PROFILE CUDA_FORCE_PTX_JIT CUPY_COMPILE_WITH_PTX CUEMU_PTX_ISA
+unset TRITON_PTXAS_PATH TRITON_PTXAS_BLACKWELL_PATH LD_PRELOAD LD_LIBRARY_PATH CUEMU_DETERMINISTIC CUEMU_SCHEDULE_SEED CUEMU_DEVICE_PROFILE CUDA_FORCE_PTX_JIT CUPY_COMPILE_WITH_PTX CUEMU_PTX_ISA
 
 # Without the command the probe finds no driver; through it, cuemu's.
 "$probe" sum >/dev/null 2>&1
@@ -30,6 +30,24 @@ check "run: CuPy makes PTX, and newer toolkits' PTX is compiled (CUPY_COMPILE_WI
 LD_PRELOAD=libm.so.6 "$cuemu" run -- sh -c 'echo "preload=$LD_PRELOAD"' >"$out"
 check "run: cuemu's nvJitLink is preloaded, before the program's own LD_PRELOAD" \
   'grep -q "^preload=/.*/libnvJitLink.so.13:libm.so.6$" "$out"'
+"$cuemu" run -- sh -c 'echo "triton=${TRITON_PTXAS_PATH##*/} ${TRITON_PTXAS_BLACKWELL_PATH##*/}"' >"$out"
+check "run: Triton assembles with cuemu-ptxas (TRITON_PTXAS_PATH, TRITON_PTXAS_BLACKWELL_PATH)" \
+  'grep -qx "triton=cuemu-ptxas cuemu-ptxas" "$out"'
+# cuemu-ptxas: the "cubin" it writes is the PTX, checked first
+ptxas="$(dirname "$cuemu")/cuemu-ptxas"
+"$ptxas" --version >"$out"
+check "ptxas: --version names CUDA 13.0 (driver 580's PTX ISA, 9.0)" 'grep -q "release 13.0," "$out"'
+src=$(mktemp --suffix=.ptx)
+printf '.version 9.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n  ret;\n}\n' >"$src"
+"$ptxas" -lineinfo -v --regAllocOptLevel=2 --opt-level 3 --gpu-name=sm_90a "$src" -o "$out.o" 2>"$err"
+check "ptxas: a valid module is written as its PTX, NUL-terminated" \
+  '[ $? -eq 0 ] && cmp -s <(cat "$src"; printf "\0") "$out.o"'
+printf '.version 9.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n  bogus.op;\n}\n' >"$src"
+"$ptxas" --gpu-name=sm_90 "$src" -o "$out.o" 2>"$err"
+check "ptxas: invalid PTX fails with 255 and the line" '[ $? -eq 255 ] && grep -q ":6:" "$err" && grep -q "bogus" "$err"'
+"$ptxas" --gpu-name=sm_90 2>"$err"
+check "ptxas: no input file gives 2" '[ $? -eq 2 ] && grep -q "no input file" "$err"'
+rm -f "$src" "$out.o"
 "$cuemu" run --ptx-isa driver -- sh -c 'echo "isa=$CUEMU_PTX_ISA"' >"$out"
 check "run: --ptx-isa driver becomes CUEMU_PTX_ISA=driver" 'grep -qx "isa=driver" "$out"'
 CUEMU_PTX_ISA=driver "$cuemu" run -- sh -c 'echo "isa=$CUEMU_PTX_ISA"' >"$out"

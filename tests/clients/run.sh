@@ -3,7 +3,8 @@
 # build folder (once; later runs reuse them) and runs tests/clients/test_*.py against cuemu's libcuda.so.1:
 #   - the newest releases: test_cuda_python.py, test_numba_cuda.py, test_cupy.py (each in its own process);
 #   - cuda-bindings 13.0 (cudart 13.0): test_cuda_python.py again;
-#   - cuda-cccl's cuda.compute and CuPy with PyPI's newest NVRTC/nvJitLink, through `cuemu run`: test_cuda_compute.py.
+#   - cuda-cccl's cuda.compute and CuPy with PyPI's newest NVRTC/nvJitLink, through `cuemu run`: test_cuda_compute.py;
+#   - Triton with CuPy arrays, through `cuemu run`: test_triton.py (where Python's headers are installed).
 # Usage: tests/clients/run.sh BUILD_DIR        Exit 77 (ctest: skipped) when the environments cannot be made
 # (no network, no python3-venv). CUEMU_CLIENTS_REFRESH=1 reinstalls (picks up new releases).
 set -uo pipefail
@@ -31,6 +32,12 @@ if ! make_venv "$cudart130" pytest numpy "cuda-bindings==13.0.*"; then
   echo "SKIP: cannot install cuda-bindings 13.0 into $cudart130"
   exit 77
 fi
+# Triton (its launcher is C that it compiles at first use: needs a C compiler and Python's headers)
+triton=$build/clients-venv-triton
+if ! make_venv "$triton" pytest numpy triton cupy-cuda13x; then
+  echo "SKIP: cannot install Triton into $triton"
+  exit 77
+fi
 # cuda.compute (cuda-cccl) brings PyPI's newest NVRTC and nvJitLink: a toolkit newer than driver 580
 cccl=$build/clients-venv-cccl
 if ! make_venv "$cccl" pytest numpy "cuda-cccl[cu13]" cupy-cuda13x; then
@@ -49,15 +56,22 @@ run() {  # LABEL VENV FILE
   echo "=== $1: $(basename "$3")"
   (cd "$here" && "$2/bin/python" -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning "$3") || failed=1
 }
-for v in "$newest" "$cudart130" "$cccl"; do
-  "$v/bin/python" -m pip list 2>/dev/null | grep -iE '^(cuda-bindings|cuda-core|cuda-cccl|numba-cuda|cupy-cuda13x|nvidia-cuda-nvrtc) ' |
+for v in "$newest" "$cudart130" "$cccl" "$triton"; do
+  "$v/bin/python" -m pip list 2>/dev/null | grep -iE '^(cuda-bindings|cuda-core|cuda-cccl|numba-cuda|cupy-cuda13x|nvidia-cuda-nvrtc|triton) ' |
     tr -s ' ' | sed 's/^/  /'
 done
 run "newest" "$newest" test_cuda_python.py
 run "newest" "$newest" test_numba_cuda.py
 run "newest" "$newest" test_cupy.py
 run "cudart 13.0" "$cudart130" test_cuda_python.py
-# as a user starts it: `cuemu run` (cuemu's nvJitLink preloaded, CUEMU_PTX_ISA=newest)
+# as a user starts them: `cuemu run` (cuemu's nvJitLink preloaded, CUEMU_PTX_ISA=newest, Triton's ptxas cuemu's)
+if "$triton/bin/python" -c 'import sysconfig, os, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))'; then
+  echo "=== Triton, through cuemu run: test_triton.py"
+  (cd "$here" && TRITON_CACHE_DIR="$build/clients-cache/triton" "$build/emu/cuemu" run -- "$triton/bin/python" -m pytest -q \
+    -p no:cacheprovider -W ignore::UserWarning test_triton.py) || failed=1
+else
+  echo "=== Triton: skipped (Python's headers are missing: Triton compiles its launcher; Debian: python3-dev)"
+fi
 echo "=== cuda-cccl, through cuemu run: test_cuda_compute.py"
 (cd "$here" && "$build/emu/cuemu" run -- "$cccl/bin/python" -m pytest -q -p no:cacheprovider \
   -W ignore::DeprecationWarning test_cuda_compute.py) || failed=1

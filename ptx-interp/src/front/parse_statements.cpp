@@ -1151,6 +1151,13 @@ void Parser::parseInstruction(const Token& mnemonic, uint32_t guard, bool guardN
     f.mods.resize(inst.modFirst);
     return;
   }
+  // A scalar ld/ldu/st may name its data register as a vector of one, `ld.global.b32 { %r1 }, [%rd1]`, as
+  // Triton's inline assembly does and ptxas accepts: that is the register itself.
+  if ((inst.opcode == Opcode::Ld || inst.opcode == Opcode::Ldu || inst.opcode == Opcode::St) && !inst.vec) {
+    const size_t data = start + (inst.opcode == Opcode::St ? 1 : 0);
+    if (data < scratch_.size() && scratch_[data].kind == OperandKind::Vector && scratch_[data].value == 1)
+      scratch_[data] = f.elems[size_t(scratch_[data].index)];
+  }
   inst.numOperands = static_cast<uint16_t>(scratch_.size() - start);
   inst.firstOperand = commitOperands(f.operands, start, false);
   f.instructions.push_back(inst);

@@ -1,0 +1,92 @@
+"""Triton kernels on cuemu, through `cuemu run` (tests/clients/run.sh), with CuPy arrays (no PyTorch).
+
+Triton compiles a kernel to PTX, assembles it with the ptxas that TRITON_PTXAS_PATH names and loads the result
+with cuModuleLoadData. `cuemu run` names cuemu-ptxas, whose "cubin" is the PTX, checked by cuemu's front end.
+"""
+import numpy as np
+import pytest
+
+import cupy as cp
+import triton
+import triton.language as tl
+
+
+class Pointer:
+    """What Triton reads of a tensor argument: data_ptr() and dtype (CuPy's arrays have neither spelled so)."""
+
+    def __init__(self, array):
+        self.array = array
+        self.dtype = array.dtype
+
+    def data_ptr(self):
+        return self.array.data.ptr
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+@triton.jit
+def softmax_kernel(out_ptr, in_ptr, stride, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(in_ptr + row * stride + cols, mask=cols < n_cols, other=-float("inf"))
+    x = x - tl.max(x, axis=0)
+    e = tl.exp(x)
+    tl.store(out_ptr + row * stride + cols, e / tl.sum(e, axis=0), mask=cols < n_cols)
+
+
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    pm, pn = tl.program_id(0), tl.program_id(1)
+    rm = pm * BM + tl.arange(0, BM)
+    rn = pn * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+@triton.jit
+def histogram_kernel(x_ptr, bins_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.atomic_add(bins_ptr + tl.load(x_ptr + offs, mask=mask), 1, mask=mask)
+
+
+def test_vector_add():
+    n = 10000
+    x, y = cp.arange(n, dtype=cp.float32), cp.full(n, 0.5, dtype=cp.float32)
+    out = cp.empty_like(x)
+    add_kernel[(triton.cdiv(n, 1024),)](Pointer(x), Pointer(y), Pointer(out), n, BLOCK=1024)
+    np.testing.assert_array_equal(out.get(), np.arange(n, dtype=np.float32) + 0.5)
+
+
+def test_softmax_rows():
+    x = np.random.default_rng(0).standard_normal((64, 100)).astype(np.float32)
+    d_x, d_out = cp.asarray(x), cp.empty((64, 100), cp.float32)
+    softmax_kernel[(64,)](Pointer(d_out), Pointer(d_x), 100, 100, BLOCK=128)
+    want = np.exp(x - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(d_out.get(), want / want.sum(axis=1, keepdims=True), rtol=1e-5)
+
+
+def test_matmul_with_tensor_cores():
+    rng = np.random.default_rng(1)
+    a = rng.integers(-4, 5, (64, 64)).astype(np.float16)
+    b = rng.integers(-4, 5, (64, 64)).astype(np.float16)
+    d_c = cp.empty((64, 64), cp.float32)
+    matmul_kernel[(2, 2)](Pointer(cp.asarray(a)), Pointer(cp.asarray(b)), Pointer(d_c), 64, 64, 64, BM=32, BN=32, BK=32)
+    np.testing.assert_array_equal(d_c.get(), a.astype(np.float32) @ b.astype(np.float32))  # small integers: exact
+
+
+def test_atomic_histogram():
+    x = np.random.default_rng(2).integers(0, 16, 5000).astype(np.int32)
+    bins = cp.zeros(16, cp.int32)
+    histogram_kernel[(triton.cdiv(x.size, 512),)](Pointer(cp.asarray(x)), Pointer(bins), x.size, BLOCK=512)
+    np.testing.assert_array_equal(bins.get(), np.bincount(x, minlength=16))
