@@ -304,6 +304,31 @@ TEST(PtxParse, ErrorsHaveFileLineColumn) {
   EXPECT_NE(log.find("test.ptx:7:6: error: undefined identifier 'NOWHERE'"), std::string::npos) << log;
 }
 
+// A scalar ld/ldu/st may write its data register as a vector of one (Triton's inline assembly does; ptxas takes
+// it): the register itself. A .v2 still needs two elements, and other instructions keep their vectors.
+TEST(PtxParse, ScalarLoadAndStoreTakeAVectorOfOne) {
+  auto body = [](const std::string& lines) {
+    return std::string(kHeader) +
+           ".visible .entry k(.param .u64 p)\n{\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<2>;\n"
+           "\t.reg .pred %p<2>;\n\tld.param.u64 %rd1, [p];\n" +
+           lines + "\tret;\n}\n";
+  };
+  auto ok = ptx::parseAndCheck(body("\tsetp.eq.u32 %p1, %r3, 0;\n\t@%p1 ld.global.b32 { %r1 }, [ %rd1 + 4 ];\n"
+                                    "\tld.global.nc.b32 {%r2}, [%rd1];\n\tst.global.b32 [ %rd1 + 0 ], { %r1 };\n"),
+                               "one.ptx");
+  EXPECT_TRUE(ok.ok) << ok.log;
+  ASSERT_NE(ok.module, nullptr);
+  const ptx::Function& f = ok.module->functions[0];
+  size_t scalars = 0;
+  for (const ptx::Instruction& inst : f.instructions)
+    if (inst.opcode == ptx::Opcode::Ld || inst.opcode == ptx::Opcode::St)
+      scalars += f.operands[inst.firstOperand + (inst.opcode == ptx::Opcode::St ? 1 : 0)].kind == ptx::OperandKind::Reg;
+  EXPECT_EQ(scalars, 4u) << "ld.param and the three braced forms read as scalar registers";
+  auto v2 = ptx::parseAndCheck(body("\tld.global.v2.b32 { %r1 }, [%rd1];\n"), "v2.ptx");
+  EXPECT_FALSE(v2.ok);
+  EXPECT_NE(v2.log.find("needs a vector operand of 2 elements"), std::string::npos) << v2.log;
+}
+
 TEST(PtxParse, ParseAndCheckGivesModuleOrLog) {
   auto good = ptx::parseAndCheck(std::string(kHeader) + ".visible .entry k()\n{\n\tret;\n}\n", "good.ptx");
   EXPECT_TRUE(good.ok);
