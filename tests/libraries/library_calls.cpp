@@ -737,6 +737,22 @@ std::string deviceDescription() {
          std::to_string(blas) + "." + std::to_string(blasMinor);
 }
 
+// Runs the case `name` into `got`: 0, or after printing why, 2 for an unknown case and 1 for one that failed.
+int runCase(const std::string& name, Result& got) {
+  auto it = cases().find(name);
+  if (it == cases().end()) {
+    std::printf("unknown case %s\n", name.c_str());
+    return 2;
+  }
+  try {
+    got = it->second();
+  } catch (const Failure& f) {
+    std::printf("FAIL %s: %s\n", name.c_str(), f.message.c_str());
+    return 1;
+  }
+  return 0;
+}
+
 // Appends one case's result to the record, or all cases' with a header when `only` is empty (a case that crashes
 // the process on a GPU then loses only itself when the recorder is run once per case).
 int record(const char* path, const std::string& only) {
@@ -786,8 +802,7 @@ bool readRecord(const char* path, const std::string& name, Result& want, std::st
 }
 
 int check(const char* path, const std::string& name) {
-  auto it = cases().find(name);
-  if (it == cases().end()) {
+  if (!cases().count(name)) {
     std::printf("unknown case %s\n", name.c_str());
     return 2;
   }
@@ -798,12 +813,7 @@ int check(const char* path, const std::string& name) {
     return 1;
   }
   Result got;
-  try {
-    got = it->second();
-  } catch (const Failure& f) {
-    std::printf("FAIL %s: %s\n", name.c_str(), f.message.c_str());
-    return 1;
-  }
+  if (int status = runCase(name, got)) return status;
   if (got.kind != want.kind || got.words.size() != want.words.size()) {
     std::printf("FAIL %s: %zu %s words, the GPU gave %zu %s words\n", name.c_str(), got.words.size(),
                 kindName(got.kind), want.words.size(), kindName(want.kind));
@@ -841,18 +851,8 @@ int check(const char* path, const std::string& name) {
 
 // Compares one case with the result the host computed for it (Result::exact), bit for bit.
 int exact(const std::string& name) {
-  auto it = cases().find(name);
-  if (it == cases().end()) {
-    std::printf("unknown case %s\n", name.c_str());
-    return 2;
-  }
   Result got;
-  try {
-    got = it->second();
-  } catch (const Failure& f) {
-    std::printf("FAIL %s: %s\n", name.c_str(), f.message.c_str());
-    return 1;
-  }
+  if (int status = runCase(name, got)) return status;
   if (got.exact.empty()) {
     std::printf("FAIL %s: the case computes no exact result on the host\n", name.c_str());
     return 2;
