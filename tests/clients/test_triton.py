@@ -85,6 +85,17 @@ def test_matmul_with_tensor_cores():
     np.testing.assert_array_equal(d_c.get(), a.astype(np.float32) @ b.astype(np.float32))  # small integers: exact
 
 
+def test_pipelined_matmul_with_warpgroup_mma():
+    # 128 x 128 x 64 tiles, 8 warps and 3 stages: on sm_90 Triton writes wgmma fed by cp.async pipelines
+    rng = np.random.default_rng(3)
+    a = rng.integers(-4, 5, (256, 256)).astype(np.float16)
+    b = rng.integers(-4, 5, (256, 256)).astype(np.float16)
+    d_c = cp.empty((256, 256), cp.float32)
+    matmul_kernel[(2, 2)](Pointer(cp.asarray(a)), Pointer(cp.asarray(b)), Pointer(d_c), 256, 256, 256, BM=128, BN=128,
+                          BK=64, num_stages=3, num_warps=8)
+    np.testing.assert_array_equal(d_c.get(), a.astype(np.float32) @ b.astype(np.float32))
+
+
 def test_atomic_histogram():
     x = np.random.default_rng(2).integers(0, 16, 5000).astype(np.int32)
     bins = cp.zeros(16, cp.int32)
