@@ -74,7 +74,7 @@ template <TableId Table, int First, int Count> constexpr std::array<UnmodelledSl
   return unmodelledSlots<Table, First>(std::make_index_sequence<Count>{});
 }
 
-// --- Runtime interface (6bd5fb6c...): 13 slots, only slot 2 is used (slot 10 is NULL on NVIDIA's driver too). ---
+// --- Runtime interface (6bd5fb6c...): 13 slots; 2 and 12 are used (slot 10 is NULL on NVIDIA's driver too). ---
 CUresult primaryContextImpl(CUcontext* out, CUdevice ordinal) {
   if (!driverInitialized()) return CUDA_ERROR_NOT_INITIALIZED;
   if (!out) return CUDA_ERROR_INVALID_VALUE;
@@ -89,20 +89,32 @@ CUresult primaryContext(CUcontext* out, CUdevice ordinal) {
   return traced("EXPORT_TABLE[runtime interface][2] primaryContext", "(out, dev)", r, out ? *out : nullptr, ordinal);
 }
 
+// Slot 12 takes no arguments: cudart 13.2 (PyTorch 2.15's) calls it in its first runtime call, unless the
+// environment variable CUDA_8b3537d1 is "dc6ffd77", and fails that call with any result but CUDA_SUCCESS. Driver 580
+// answers CUDA_ERROR_NOT_INITIALIZED before cuInit and CUDA_SUCCESS after it, with or without a current context
+// (measured on an H100, driver 580.159.04, tools/gpu-probe/rtiface28.cpp); what it checks beyond that is not known.
+CUresult initializedCheck() {
+  return traced("EXPORT_TABLE[runtime interface][12] initializedCheck", "()",
+                driverInitialized() ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED);
+}
+using NoArgumentFn = CUresult (*)();
+
 struct RuntimeInterfaceTable {
   size_t size;
   UnmodelledSlotFn slot1;
   PrimaryContextFn slot2;
   std::array<UnmodelledSlotFn, 7> slots3to9;
   void* slot10;
-  std::array<UnmodelledSlotFn, 2> slots11to12;
+  UnmodelledSlotFn slot11;
+  NoArgumentFn slot12;
 };
 constinit const RuntimeInterfaceTable g_runtimeInterface = {sizeSlot<RuntimeInterfaceTable>(),
                                                             unmodelled<TableId::RuntimeInterface, 1>,
                                                             primaryContext,
                                                             unmodelledRange<TableId::RuntimeInterface, 3, 7>(),
                                                             nullptr,
-                                                            unmodelledRange<TableId::RuntimeInterface, 11, 2>()};
+                                                            unmodelled<TableId::RuntimeInterface, 11>,
+                                                            initializedCheck};
 static_assert(sizeof(RuntimeInterfaceTable) == 13 * sizeof(void*));
 
 // --- Tools callback hooks (a094798c...): 7 slots; 2 and 6 hand out zeroed buffers the driver owns. ---

@@ -141,6 +141,9 @@ TEST_F(Tables, LayoutsAndSlots) {
   EXPECT_EQ(reinterpret_cast<uintptr_t>(runtime[0]), 13 * sizeof(void*));
   EXPECT_NE(runtime[2], nullptr);
   EXPECT_EQ(runtime[10], nullptr);  // NULL on NVIDIA's driver too
+  // cudart 13.2's check at its first call (tools/gpu-probe/rtiface28.cpp): CUDA_SUCCESS once the driver is initialised
+  ASSERT_NE(runtime[12], nullptr);
+  EXPECT_EQ(slot<CUresult (*)()>(runtime, 12)(), CUDA_SUCCESS);
   // Slots of unknown purpose are functions that fail cleanly instead of NULL pointers.
   ASSERT_NE(runtime[1], nullptr);
   EXPECT_EQ(slot<UnmodelledSlotFn>(runtime, 1)(), CUDA_ERROR_NOT_SUPPORTED);
@@ -302,8 +305,15 @@ TEST(ExportedLibrary, AnswersTheRuntimesRequests) {
   CUdriverProcAddressQueryResult status;
   ASSERT_EQ(getProc("cuInit", &init, 2000, 0, &status), CUDA_SUCCESS);
   ASSERT_EQ(getProc("cuGetExportTable", &getTable, 3000, 0, &status), CUDA_SUCCESS);
-  ASSERT_EQ(reinterpret_cast<CUresult (*)(unsigned)>(init)(0), CUDA_SUCCESS);
   auto cuGetExportTable = reinterpret_cast<CUresult (*)(const void**, const CUuuid*)>(getTable);
+  // The runtime interface's slot 12 answers as driver 580's (an H100, tools/gpu-probe/results/rtiface28-*): not
+  // initialised before cuInit (the first test here to load the library), then CUDA_SUCCESS.
+  const void* runtime = nullptr;
+  ASSERT_EQ(cuGetExportTable(&runtime, &kRuntimeInterface), CUDA_SUCCESS);
+  auto check12 = slot<CUresult (*)()>(static_cast<const void* const*>(runtime), 12);
+  EXPECT_EQ(check12(), CUDA_ERROR_NOT_INITIALIZED);
+  ASSERT_EQ(reinterpret_cast<CUresult (*)(unsigned)>(init)(0), CUDA_SUCCESS);
+  EXPECT_EQ(check12(), CUDA_SUCCESS);
   for (const CUuuid* id : {&kUnknownF8cf, &kRuntimeInterface, &kToolsCallbackHooks, &kToolsTls, &kContextLocalStorage,
                            &kContextChecks, &kIntegrityCheck}) {
     const void* table = nullptr;
