@@ -4,7 +4,8 @@
 #   - the newest releases: test_cuda_python.py, test_numba_cuda.py, test_cupy.py (each in its own process);
 #   - cuda-bindings 13.0 (cudart 13.0): test_cuda_python.py again;
 #   - cuda-cccl's cuda.compute and CuPy with PyPI's newest NVRTC/nvJitLink, through `cuemu run`: test_cuda_compute.py;
-#   - Triton with CuPy arrays, through `cuemu run`: test_triton.py (where Python's headers are installed).
+#   - Triton with CuPy arrays, through `cuemu run`: test_triton.py (where Python's headers are installed);
+#   - every nvidia-cuda-runtime 13.x wheel on PyPI against one nvcc-built program: cudart_versions.cu.
 # Usage: tests/clients/run.sh BUILD_DIR        Exit 77 (ctest: skipped) when the environments cannot be made
 # (no network, no python3-venv). CUEMU_CLIENTS_REFRESH=1 reinstalls (picks up new releases).
 set -uo pipefail
@@ -64,6 +65,27 @@ run "newest" "$newest" test_cuda_python.py
 run "newest" "$newest" test_numba_cuda.py
 run "newest" "$newest" test_cupy.py
 run "cudart 13.0" "$cudart130" test_cuda_python.py
+# every CUDA 13 runtime on PyPI against one program (its wheels are small; kept in the build folder)
+if command -v nvcc >/dev/null && nvcc -gencode arch=compute_90,code=compute_90 -cudart shared \
+    "$here/cudart_versions.cu" -o "$build/clients-cudart-versions" 2>/dev/null; then
+  echo "=== every cudart 13.x from PyPI: cudart_versions.cu"
+  versions=$("$newest/bin/python" -m pip index versions nvidia-cuda-runtime 2>/dev/null |
+    sed -n 's/^Available versions: //p' | tr ',' '\n' | tr -d ' ' | grep '^13\.')
+  [ -n "$versions" ] || { echo "  (no versions listed by PyPI)"; failed=1; }
+  for v in $versions; do
+    wheel=$build/clients-cudart/$v
+    if [ ! -e "$wheel/.complete" ]; then
+      rm -rf "$wheel" && mkdir -p "$wheel" &&
+        "$newest/bin/python" -m pip download -q --no-deps --only-binary=:all: "nvidia-cuda-runtime==$v" -d "$wheel" &&
+        (cd "$wheel" && "$newest/bin/python" -m zipfile -e ./*.whl .) && touch "$wheel/.complete" ||
+        { echo "  cudart $v: cannot download"; failed=1; continue; }
+    fi
+    lib=$(dirname "$(find "$wheel" -name 'libcudart.so.13' | head -1)")
+    LD_LIBRARY_PATH="$lib:$LD_LIBRARY_PATH" "$build/clients-cudart-versions" || { echo "  cudart $v: FAILED"; failed=1; }
+  done
+else
+  echo "=== every cudart 13.x: skipped (no nvcc)"
+fi
 # as a user starts them: `cuemu run` (cuemu's nvJitLink preloaded, CUEMU_PTX_ISA=newest, Triton's ptxas cuemu's)
 if "$triton/bin/python" -c 'import sysconfig, os, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))'; then
   echo "=== Triton, through cuemu run: test_triton.py"
