@@ -166,6 +166,8 @@ std::vector<std::string> programEnvironment(const SettingValues& values, const s
   if (std::filesystem::exists(ptxas))
     for (const char* name : {"TRITON_PTXAS_PATH", "TRITON_PTXAS_BLACKWELL_PATH"})
       if (!std::getenv(name)) set[name] = ptxas;
+  // and links its launcher against the libcuda.so.1 of the first folder ldconfig lists, which may be another one
+  if (!std::getenv("TRITON_LIBCUDA_PATH")) set["TRITON_LIBCUDA_PATH"] = libraryDir;
   const std::string nvJitLink = libraryDir + "/libnvJitLink.so.13";
   if (std::filesystem::exists(nvJitLink)) {
     const char* preload = std::getenv("LD_PRELOAD");

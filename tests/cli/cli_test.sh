@@ -10,7 +10,7 @@ check() {  # name, condition (a command)
 out=$(mktemp)
 err=$(mktemp)
 trap 'rm -f "$out" "$err"' EXIT
-unset TRITON_PTXAS_PATH TRITON_PTXAS_BLACKWELL_PATH LD_PRELOAD LD_LIBRARY_PATH CUEMU_DETERMINISTIC CUEMU_SCHEDULE_SEED CUEMU_DEVICE_PROFILE CUDA_FORCE_PTX_JIT CUPY_COMPILE_WITH_PTX CUEMU_PTX_ISA
+unset TRITON_PTXAS_PATH TRITON_PTXAS_BLACKWELL_PATH TRITON_LIBCUDA_PATH LD_PRELOAD LD_LIBRARY_PATH CUEMU_DETERMINISTIC CUEMU_SCHEDULE_SEED CUEMU_DEVICE_PROFILE CUDA_FORCE_PTX_JIT CUPY_COMPILE_WITH_PTX CUEMU_PTX_ISA
 
 # Without the command the probe finds no driver; through it, cuemu's.
 "$probe" sum >/dev/null 2>&1
@@ -30,9 +30,9 @@ check "run: CuPy makes PTX, and newer toolkits' PTX is compiled (CUPY_COMPILE_WI
 LD_PRELOAD=libm.so.6 "$cuemu" run -- sh -c 'echo "preload=$LD_PRELOAD"' >"$out"
 check "run: cuemu's nvJitLink is preloaded, before the program's own LD_PRELOAD" \
   'grep -q "^preload=/.*/libnvJitLink.so.13:libm.so.6$" "$out"'
-"$cuemu" run -- sh -c 'echo "triton=${TRITON_PTXAS_PATH##*/} ${TRITON_PTXAS_BLACKWELL_PATH##*/}"' >"$out"
-check "run: Triton assembles with cuemu-ptxas (TRITON_PTXAS_PATH, TRITON_PTXAS_BLACKWELL_PATH)" \
-  'grep -qx "triton=cuemu-ptxas cuemu-ptxas" "$out"'
+"$cuemu" run -- sh -c 'echo "triton=${TRITON_PTXAS_PATH##*/} ${TRITON_PTXAS_BLACKWELL_PATH##*/} ${TRITON_LIBCUDA_PATH}"' >"$out"
+check "run: Triton assembles with cuemu-ptxas and links cuemu's libcuda (TRITON_PTXAS_PATH, TRITON_LIBCUDA_PATH)" \
+  'grep -qx "triton=cuemu-ptxas cuemu-ptxas $(cd "$(dirname "$cuemu")" && pwd)" "$out"'
 # cuemu-ptxas: the "cubin" it writes is the PTX, checked first
 ptxas="$(dirname "$cuemu")/cuemu-ptxas"
 "$ptxas" --version >"$out"
