@@ -3,7 +3,8 @@
 # build folder (once; later runs reuse them) and runs tests/clients/test_*.py against cuemu's libcuda.so.1:
 #   - the newest releases: test_cuda_python.py, test_numba_cuda.py, test_cupy.py (each in its own process);
 #   - cuda-bindings 13.0 (cudart 13.0): test_cuda_python.py again;
-#   - cuda-cccl's cuda.compute and CuPy with PyPI's newest NVRTC/nvJitLink, through `cuemu run`: test_cuda_compute.py;
+#   - cuda-cccl's cuda.compute and CuPy with PyPI's newest NVRTC/nvJitLink, and the numba-cuda-mlir it installs,
+#     through `cuemu run`: test_cuda_compute.py, test_numba_cuda_mlir.py;
 #   - Triton with CuPy arrays, through `cuemu run`: test_triton.py (where Python's headers are installed);
 #   - every nvidia-cuda-runtime 13.x wheel on PyPI against one nvcc-built program: cudart_versions.cu.
 # Usage: tests/clients/run.sh BUILD_DIR        Exit 77 (ctest: skipped) when the environments cannot be made
@@ -94,7 +95,7 @@ if "$triton/bin/python" -c 'import sysconfig, os, sys; sys.exit(not os.path.exis
 else
   echo "=== Triton: skipped (Python's headers are missing: Triton compiles its launcher; Debian: python3-dev)"
 fi
-echo "=== cuda-cccl, through cuemu run: test_cuda_compute.py"
+echo "=== cuda-cccl, through cuemu run: test_cuda_compute.py, test_numba_cuda_mlir.py"
 (cd "$here" && "$build/emu/cuemu" run -- "$cccl/bin/python" -m pytest -q -p no:cacheprovider \
-  -W ignore::DeprecationWarning test_cuda_compute.py) || failed=1
+  -W ignore::DeprecationWarning -W ignore::RuntimeWarning test_cuda_compute.py test_numba_cuda_mlir.py) || failed=1
 exit $failed
