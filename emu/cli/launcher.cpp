@@ -158,16 +158,16 @@ std::vector<std::string> programEnvironment(const SettingValues& values, const s
   for (const auto& [name, value] : values) set[name] = value;
   const char* path = std::getenv("LD_LIBRARY_PATH");
   set["LD_LIBRARY_PATH"] = path && *path ? libraryDir + ":" + path : libraryDir;
-  // cuemu's nvJitLink is loaded first, also for clients that load NVIDIA's by its path: cuda-pathfinder (cuda.core,
-  // cuda.compute, numba) takes a library already in the process, and a library that needs libnvJitLink.so.13
-  // (cuda.compute's libcccl.c.parallel.so) binds to the first one loaded. NVIDIA's would turn their links into SASS.
   // Triton assembles its PTX with the ptxas these name and loads the result: cuemu's stand-in writes the PTX.
   const std::string ptxas = libraryDir + "/cuemu-ptxas";
   if (std::filesystem::exists(ptxas))
     for (const char* name : {"TRITON_PTXAS_PATH", "TRITON_PTXAS_BLACKWELL_PATH"})
       if (!std::getenv(name)) set[name] = ptxas;
-  // and links its launcher against the libcuda.so.1 of the first folder ldconfig lists, which may be another one
+  // And it links its launcher against the libcuda.so.1 of the first folder ldconfig lists, which may be another one.
   if (!std::getenv("TRITON_LIBCUDA_PATH")) set["TRITON_LIBCUDA_PATH"] = libraryDir;
+  // cuemu's nvJitLink is loaded first, also for clients that load NVIDIA's by its path: cuda-pathfinder (cuda.core,
+  // cuda.compute, numba) takes a library already in the process, and a library that needs libnvJitLink.so.13
+  // (cuda.compute's libcccl.c.parallel.so) binds to the first one loaded. NVIDIA's would turn their links into SASS.
   const std::string nvJitLink = libraryDir + "/libnvJitLink.so.13";
   if (std::filesystem::exists(nvJitLink)) {
     const char* preload = std::getenv("LD_PRELOAD");
