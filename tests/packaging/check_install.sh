@@ -18,7 +18,7 @@ prefix=$work/prefix
 cmake --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1
 check "cmake --install succeeds" '[ $? -eq 0 ]'
 for f in bin/cuemu lib/cuemu/libcuda.so.1 lib/cuemu/libcuda.so lib/cuemu/libnvJitLink.so.13 lib/cuemu/libnvrtc.so.13 \
-  lib/cuemu/cuemu-nvjitlink-lto include/cuemu/cuda.h \
+  lib/cuemu/cuemu-nvjitlink-lto lib/cuemu/cuemu-ptxas include/cuemu/cuda.h \
   include/cuemu/cuemu.h lib/cmake/cuemu/cuemuConfig.cmake lib/cmake/cuemu/cuemuConfigVersion.cmake \
   lib/pkgconfig/cuemu.pc share/doc/cuemu/README.md; do
   check "installs $f" "[ -e '$prefix/$f' ]"
