@@ -11,49 +11,10 @@
 #include <string>
 #include <vector>
 
-__global__ void lg2ftz(const uint32_t* in, uint32_t* out, size_t n) {
-  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (i >= n) return;
-  float y;
-  asm volatile("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(__uint_as_float(in[i])));
-  out[i] = __float_as_uint(y);
-}
-__global__ void lg2(const uint32_t* in, uint32_t* out, size_t n) {
-  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (i >= n) return;
-  float y;
-  asm volatile("lg2.approx.f32 %0, %1;" : "=f"(y) : "f"(__uint_as_float(in[i])));
-  out[i] = __float_as_uint(y);
-}
-typedef void (*Kernel)(const uint32_t*, uint32_t*, size_t);
+#include "../mufu27/unary_probe.cuh"
 
-static void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-    exit(1);
-  }
-}
-
-static void runSet(const char* dir, const char* op, Kernel k, const std::string& set, const std::vector<uint32_t>& in) {
-  uint32_t *din, *dout;
-  size_t n = in.size();
-  check(cudaMalloc(&din, n * 4), "malloc");
-  check(cudaMalloc(&dout, n * 4), "malloc");
-  check(cudaMemcpy(din, in.data(), n * 4, cudaMemcpyHostToDevice), "copy");
-  k<<<unsigned((n + 255) / 256), 256>>>(din, dout, n);
-  check(cudaDeviceSynchronize(), op);
-  std::vector<uint32_t> out(n);
-  check(cudaMemcpy(out.data(), dout, n * 4, cudaMemcpyDeviceToHost), "copy back");
-  cudaFree(din);
-  cudaFree(dout);
-  std::string base = std::string(dir) + "/" + op + "_" + set;
-  FILE* f = fopen((base + ".in").c_str(), "wb");
-  fwrite(in.data(), 4, n, f);
-  fclose(f);
-  f = fopen((base + ".out").c_str(), "wb");
-  fwrite(out.data(), 4, n, f);
-  fclose(f);
-}
+OP(lg2ftz, "lg2.approx.ftz.f32 %0, %1;")
+OP(lg2, "lg2.approx.f32 %0, %1;")
 
 // every bit pattern in [a, b)
 static std::vector<uint32_t> patterns(uint32_t a, uint32_t b, uint32_t step = 1) {

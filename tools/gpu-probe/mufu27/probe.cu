@@ -10,14 +10,8 @@
 #include <string>
 #include <vector>
 
-#define OP(name, asmtext)                                                                 \
-  __global__ void name(const uint32_t* in, uint32_t* out, size_t n) {                     \
-    size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;                             \
-    if (i >= n) return;                                                                   \
-    float x = __uint_as_float(in[i]), y;                                                  \
-    asm volatile(asmtext : "=f"(y) : "f"(x));                                             \
-    out[i] = __float_as_uint(y);                                                          \
-  }
+#include "unary_probe.cuh"
+
 OP(ex2ftz, "ex2.approx.ftz.f32 %0, %1;")
 OP(ex2, "ex2.approx.f32 %0, %1;")
 OP(lg2ftz, "lg2.approx.ftz.f32 %0, %1;")
@@ -30,37 +24,6 @@ OP(sinftz, "sin.approx.ftz.f32 %0, %1;")
 OP(cosftz, "cos.approx.ftz.f32 %0, %1;")
 OP(tanh_, "tanh.approx.f32 %0, %1;")
 OP(sqrtapprox, "sqrt.approx.ftz.f32 %0, %1;")
-
-typedef void (*Kernel)(const uint32_t*, uint32_t*, size_t);
-
-static void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-    exit(1);
-  }
-}
-
-static void runSet(const char* dir, const char* opname, Kernel k, const std::string& set,
-                   const std::vector<uint32_t>& in) {
-  uint32_t *din, *dout;
-  size_t n = in.size();
-  check(cudaMalloc(&din, n * 4), "malloc");
-  check(cudaMalloc(&dout, n * 4), "malloc");
-  check(cudaMemcpy(din, in.data(), n * 4, cudaMemcpyHostToDevice), "copy");
-  k<<<unsigned((n + 255) / 256), 256>>>(din, dout, n);
-  check(cudaDeviceSynchronize(), opname);
-  std::vector<uint32_t> out(n);
-  check(cudaMemcpy(out.data(), dout, n * 4, cudaMemcpyDeviceToHost), "copy back");
-  cudaFree(din);
-  cudaFree(dout);
-  std::string base = std::string(dir) + "/" + opname + "_" + set;
-  FILE* f = fopen((base + ".in").c_str(), "wb");
-  fwrite(in.data(), 4, n, f);
-  fclose(f);
-  f = fopen((base + ".out").c_str(), "wb");
-  fwrite(out.data(), 4, n, f);
-  fclose(f);
-}
 
 // every float in [lo, hi) (bit patterns, same sign), or `count` evenly spaced ones
 static std::vector<uint32_t> range(float lo, float hi, size_t count = 0) {
