@@ -36,6 +36,7 @@
 #include <new>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 extern char** environ;
@@ -92,9 +93,46 @@ struct Linker {
 
 bool validHandle(const Linker* linker) { return linker != nullptr; }
 
+std::string ownDirectory();
+
+// The driver functions this library calls, resolved at its first use of them, not at load: `cuemu run` preloads
+// this library into every process it starts, and loading the driver into processes that never use CUDA (a shell,
+// a compiler) would cost each one the driver's start and, with a checker on, its report.
+#define CUEMU_NVJITLINK_NAME2(x) #x
+#define CUEMU_NVJITLINK_NAME(x) CUEMU_NVJITLINK_NAME2(x)  // cuda.h's macros: cuLinkCreate -> "cuLinkCreate_v2"
+struct Driver {
+  decltype(&cuInit) init = nullptr;
+  decltype(&cuGetErrorName) errorName = nullptr;
+  decltype(&cuLinkCreate) linkCreate = nullptr;
+  decltype(&cuLinkAddData) linkAddData = nullptr;
+  decltype(&cuLinkComplete) linkComplete = nullptr;
+  decltype(&cuLinkDestroy) linkDestroy = nullptr;
+  bool complete() const { return init && errorName && linkCreate && linkAddData && linkComplete && linkDestroy; }
+};
+const Driver& driver() {
+  static const Driver d = [] {
+    Driver found;
+    // cuemu's libcuda.so.1 beside this library, else the one the loader finds
+    void* lib = dlopen((ownDirectory() + "/libcuda.so.1").c_str(), RTLD_NOW | RTLD_GLOBAL);
+    if (!lib) lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+    if (!lib) return found;
+    auto resolve = [&](auto& fn, const char* name) {
+      fn = reinterpret_cast<std::decay_t<decltype(fn)>>(dlsym(lib, name));
+    };
+    resolve(found.init, CUEMU_NVJITLINK_NAME(cuInit));
+    resolve(found.errorName, CUEMU_NVJITLINK_NAME(cuGetErrorName));
+    resolve(found.linkCreate, CUEMU_NVJITLINK_NAME(cuLinkCreate));
+    resolve(found.linkAddData, CUEMU_NVJITLINK_NAME(cuLinkAddData));
+    resolve(found.linkComplete, CUEMU_NVJITLINK_NAME(cuLinkComplete));
+    resolve(found.linkDestroy, CUEMU_NVJITLINK_NAME(cuLinkDestroy));
+    return found;
+  }();
+  return d;
+}
+
 std::string cuErrorText(CUresult code) {
   const char* name = nullptr;
-  cuGetErrorName(code, &name);
+  if (driver().errorName) driver().errorName(code, &name);
   return name ? name : std::to_string(int(code));
 }
 
@@ -290,7 +328,7 @@ Result linkLtoInputs(Linker& linker) {
     return Result(r);
   }
   CUresult added =
-      cuLinkAddData(linker.state, CU_JIT_INPUT_PTX, ptx.data(), ptx.size(), "lto.ptx", 0, nullptr, nullptr);
+      driver().linkAddData(linker.state, CU_JIT_INPUT_PTX, ptx.data(), ptx.size(), "lto.ptx", 0, nullptr, nullptr);
   collectJitLogs(linker);
   if (added != CUDA_SUCCESS) {
     linker.errorLog += "ERROR: the PTX of the LTO-IR: " + cuErrorText(added) + "\n";
@@ -325,7 +363,8 @@ Result addInput(Linker* linker, int type, const void* data, size_t size, const c
       return kErrorUnrecognizedInput;
   }
   // A PTX input may lack its terminating NUL; cuLinkAddData reads at most `size` bytes anyway.
-  CUresult r = cuLinkAddData(linker->state, cuType, const_cast<void*>(data), size, label.c_str(), 0, nullptr, nullptr);
+  CUresult r =
+      driver().linkAddData(linker->state, cuType, const_cast<void*>(data), size, label.c_str(), 0, nullptr, nullptr);
   collectJitLogs(*linker);
   if (r != CUDA_SUCCESS) {
     linker->errorLog += "ERROR: " + label + ": " + cuErrorText(r) + "\n";
@@ -401,8 +440,8 @@ Result create(Linker** out, uint32_t count, const char** options) {
   values.insert(values.end(), {linker->cuError, reinterpret_cast<void*>(sizeof linker->cuError), linker->cuInfo,
                                reinterpret_cast<void*>(sizeof linker->cuInfo)});
   // nvJitLink needs no context; cuemu's linker only needs the driver initialised (idempotent).
-  CUresult r = cuInit(0);
-  if (r == CUDA_SUCCESS) r = cuLinkCreate(unsigned(keys.size()), keys.data(), values.data(), &linker->state);
+  CUresult r = driver().complete() ? driver().init(0) : CUDA_ERROR_NOT_FOUND;
+  if (r == CUDA_SUCCESS) r = driver().linkCreate(unsigned(keys.size()), keys.data(), values.data(), &linker->state);
   if (r != CUDA_SUCCESS) {
     delete linker;
     return kErrorInternal;
@@ -420,7 +459,7 @@ Result completeLink(Linker* linker) {
   }
   void* image = nullptr;
   size_t size = 0;
-  CUresult r = cuLinkComplete(linker->state, &image, &size);
+  CUresult r = driver().linkComplete(linker->state, &image, &size);
   collectJitLogs(*linker);
   if (r != CUDA_SUCCESS) {
     linker->errorLog += "ERROR: link failed: " + cuErrorText(r) + "\n";
@@ -467,7 +506,7 @@ __attribute__((visibility("default"))) int __nvJitLinkCreate_13_0(nvJitLinkHandl
 __attribute__((visibility("default"))) int __nvJitLinkDestroy_13_0(nvJitLinkHandle* handle) {
   if (!handle) return kErrorNullInput;
   if (!*handle) return kErrorInvalidInput;
-  if ((*handle)->state) cuLinkDestroy((*handle)->state);
+  if ((*handle)->state) driver().linkDestroy((*handle)->state);
   delete *handle;
   *handle = nullptr;
   return kSuccess;

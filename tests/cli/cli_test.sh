@@ -48,6 +48,11 @@ check "ptxas: invalid PTX fails with 255 and the line" '[ $? -eq 255 ] && grep -
 "$ptxas" --gpu-name=sm_90 2>"$err"
 check "ptxas: no input file gives 2" '[ $? -eq 2 ] && grep -q "no input file" "$err"'
 rm -f "$src" "$out.o"
+"$cuemu" run -- cat /proc/self/maps >"$out"
+check "run: the preloaded nvJitLink does not load the driver into a process that does not use CUDA" \
+  'grep -q "libnvJitLink.so.13" "$out" && ! grep -q "libcuda.so.1" "$out"'
+"$cuemu" run --tool memcheck -- sh -c 'ls / >/dev/null' >"$out" 2>&1
+check "run: a checker reports nothing for processes that do not use CUDA" '! grep -q "COMPUTE-SANITIZER" "$out"'
 "$cuemu" run --ptx-isa driver -- sh -c 'echo "isa=$CUEMU_PTX_ISA"' >"$out"
 check "run: --ptx-isa driver becomes CUEMU_PTX_ISA=driver" 'grep -qx "isa=driver" "$out"'
 CUEMU_PTX_ISA=driver "$cuemu" run -- sh -c 'echo "isa=$CUEMU_PTX_ISA"' >"$out"
