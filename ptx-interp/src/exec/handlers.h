@@ -26,18 +26,6 @@ namespace ptx::exec::h {
 
 using num::Round;
 
-// Handlers whose lane loops profit from wider vectors are compiled twice (x86-64 baseline and x86-64-v3: AVX2, FMA,
-// BMI) and picked at load time by the dynamic loader (ifunc). The clone is named by ISA level, not by CPU: an
-// "arch=haswell" clone is chosen only on Intel Haswell-family CPUs (the resolver tests the CPU model), so AMD
-// CPUs ran the baseline code.
-// The native tier's bitcode (PTX_NATIVE_BITCODE) has one copy, compiled for the host CPU when a kernel is compiled.
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__SANITIZE_ADDRESS__) && \
-    !defined(__SANITIZE_THREAD__) && !defined(PTX_NATIVE_BITCODE)
-#define PTX_LANES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define PTX_LANES
-#endif
-
 template <class T> PTX_HOT T* R(Warp& w, uint32_t off) { return w.reg<T>(off); }
 
 // dst[i] = tmp[i] for the lanes in m, written as a branch-free blend of the lanes' bits (the conditional form

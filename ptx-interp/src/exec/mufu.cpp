@@ -74,14 +74,14 @@ class MeasuredTable {
     for (uint32_t k = 1; k < entries; ++k) {
       const int64_t correction = int64_t((codes[k >> 2] >> ((k & 3) * 2)) & 3) - 1;
       if (correction == 0) continue;
-      const int64_t q = quadratic(k);
-      if (correction != ((q & 0xffffffff) < kHalf ? 1 : -1)) return;  // not one unit to the other side of Q
+      const int32_t fromHalf = fractionLessHalf(quadratic(k));
+      if (correction != (fromHalf < 0 ? 1 : -1)) return;  // not one unit to the other side of Q
       uint64_t& word = blockHasException[k >> 9];
       const uint64_t blockBit = uint64_t(1) << ((k >> 3) & 63);
       if (!(word & blockBit)) blockExceptions.push_back(0);  // indices ascend: blocks come in rank order
       word |= blockBit;
       blockExceptions.back() |= uint8_t(1u << (k & 7));
-      zone = std::max(zone, distanceFromHalf(q));
+      zone = std::max(zone, distanceFromHalf(fromHalf));
     }
     uint32_t rank = 0;
     for (size_t w = 0; w < blockHasException.size(); ++w) {
@@ -97,10 +97,11 @@ class MeasuredTable {
   uint32_t bits(uint32_t k) const {
     if (k == 0 || blockHasException_.empty()) return first_;
     const int64_t q = quadratic(k);
-    int64_t result = (q + kHalf) >> 32;
-    if (distanceFromHalf(q) <= zone_ && blockMayHoldException(k) && isException(k))
-      result += (q & 0xffffffff) < kHalf ? 1 : -1;
-    return withExponent(uint32_t(result));
+    const int32_t fromHalf = fractionLessHalf(q);
+    uint32_t result = uint32_t((q + kHalf) >> 32);
+    if (distanceFromHalf(fromHalf) <= zone_ && blockMayHoldException(k) && isException(k))
+      result += fromHalf < 0 ? 1u : ~0u;
+    return withExponent(result);
   }
 
   // bits() of the 32 lanes k[i] that `use` selects, into out[i] (other lanes are left as they are). Lane by lane,
@@ -128,9 +129,11 @@ class MeasuredTable {
     const int64_t x = int64_t(k & ((1u << lowBits) - 1));
     return constant_[segment] + linear_[segment] * x + square_[segment] * x * x;
   }
-  static uint32_t distanceFromHalf(int64_t q) {
-    const int64_t fraction = q & 0xffffffff;
-    return uint32_t(fraction >= kHalf ? fraction - kHalf : kHalf - fraction);
+  // Q's fraction (its low 32 bits) less one half: an exception's correction goes up where this is negative, and
+  // only fractions within zone_ of one half hold exceptions.
+  static int32_t fractionLessHalf(int64_t q) { return int32_t(uint32_t(q) ^ 0x80000000u); }
+  static uint32_t distanceFromHalf(int32_t fromHalf) {
+    return fromHalf < 0 ? 0u - uint32_t(fromHalf) : uint32_t(fromHalf);
   }
 
   uint32_t indexBits_ = 0, segmentBits_ = 0, exponent_ = 0, first_ = 0, zone_ = 0;
@@ -155,13 +158,7 @@ const MeasuredTable& ex2Table(bool negative) {
   return tables[negative];
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define MUFU_LANES __attribute__((target_clones("arch=x86-64-v3", "default")))  // popcnt, and AVX2 for the loops
-#else
-#define MUFU_LANES
-#endif
-
-MUFU_LANES void MeasuredTable::bitsOfWarp(const uint32_t* k, uint32_t use, uint32_t* out) const {
+PTX_LANES void MeasuredTable::bitsOfWarp(const uint32_t* k, uint32_t use, uint32_t* out) const {
   if (blockHasException_.empty()) {  // not decoded
     for (int i = 0; i < 32; ++i)
       if (use >> i & 1) out[i] = first_;
@@ -176,9 +173,8 @@ MUFU_LANES void MeasuredTable::bitsOfWarp(const uint32_t* k, uint32_t use, uint3
     const int64_t x = int64_t(k[i] & lowMask);
     const int64_t q = c0[segment] + c1[segment] * x + c2[segment] * x * x;
     rounded[i] = uint32_t((q + kHalf) >> 32);
-    fromHalf[i] = int32_t(uint32_t(q) ^ 0x80000000u);  // Q's fraction less one half
-    const uint32_t distance = fromHalf[i] < 0 ? 0u - uint32_t(fromHalf[i]) : uint32_t(fromHalf[i]);
-    inZone[i] = uint32_t(distance <= zone_ && k[i] != 0);
+    fromHalf[i] = fractionLessHalf(q);
+    inZone[i] = uint32_t(distanceFromHalf(fromHalf[i]) <= zone_ && k[i] != 0);
   }
   uint32_t zoneLanes = 0, blockLanes = 0;
   for (int i = 0; i < 32; ++i) zoneLanes |= inZone[i] << i;
@@ -303,7 +299,7 @@ bool hostModelOfWarp(const uint32_t* x, uint32_t* out, bool ftz, uint32_t (*lane
 
 // The warp forms: the lanes whose results are normal numbers from the table's binade go through bitsOfWarp; the
 // others (zeros, subnormals, infinities, NaNs, results out of range) lane by lane, as above.
-MUFU_LANES void rcpApproxF32(const uint32_t* x, uint32_t* out, bool ftz) {
+PTX_LANES void rcpApproxF32(const uint32_t* x, uint32_t* out, bool ftz) {
   if (hostModelOfWarp(x, out, ftz, &rcpApproxF32)) return;
   uint32_t k[32], use = 0;
   for (int i = 0; i < 32; ++i) {
@@ -319,7 +315,7 @@ MUFU_LANES void rcpApproxF32(const uint32_t* x, uint32_t* out, bool ftz) {
   eachLaneOutside(use, [&](int i) { out[i] = rcpApproxF32(x[i], ftz); });
 }
 
-MUFU_LANES void rsqrtApproxF32(const uint32_t* x, uint32_t* out, bool ftz) {
+PTX_LANES void rsqrtApproxF32(const uint32_t* x, uint32_t* out, bool ftz) {
   if (hostModelOfWarp(x, out, ftz, &rsqrtApproxF32)) return;
   uint32_t k[32], use = 0;
   for (int i = 0; i < 32; ++i) {
@@ -337,7 +333,7 @@ MUFU_LANES void rsqrtApproxF32(const uint32_t* x, uint32_t* out, bool ftz) {
   eachLaneOutside(use, [&](int i) { out[i] = rsqrtApproxF32(x[i], ftz); });
 }
 
-MUFU_LANES void ex2ApproxF32(const uint32_t* x, uint32_t* out, bool ftz) {
+PTX_LANES void ex2ApproxF32(const uint32_t* x, uint32_t* out, bool ftz) {
   if (hostModelOfWarp(x, out, ftz, &ex2ApproxF32)) return;
   uint32_t k[32], integer[32], use = 0, negative = 0;
   for (int i = 0; i < 32; ++i) {

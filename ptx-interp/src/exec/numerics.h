@@ -13,6 +13,20 @@ namespace ptx::exec::num {
 
 #define PTX_HOT __attribute__((always_inline)) inline
 
+// Functions whose lane loops profit from wider vectors (the handlers, the special-function unit's warp forms) are
+// compiled twice (x86-64 baseline and x86-64-v3: AVX2, FMA, BMI, POPCNT) and picked at load time by the dynamic
+// loader (ifunc). The clone is named by ISA level, not by CPU: an
+// "arch=haswell" clone is chosen only on Intel Haswell-family CPUs (the resolver tests the CPU model), so AMD
+// CPUs ran the baseline code.
+// Sanitizer builds get one copy. The native tier's bitcode (PTX_NATIVE_BITCODE) has one copy, compiled for the host
+// CPU when a kernel is compiled.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__SANITIZE_ADDRESS__) && \
+    !defined(__SANITIZE_THREAD__) && !defined(PTX_NATIVE_BITCODE)
+#define PTX_LANES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define PTX_LANES
+#endif
+
 // NVIDIA GPUs return this NaN from every f32 arithmetic operation whose result is NaN.
 constexpr uint32_t kCanonicalNaN32 = 0x7fffffffu;
 constexpr uint64_t kCanonicalNaN64 = 0x7fffffffffffffffull;
