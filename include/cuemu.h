@@ -54,6 +54,24 @@ CUresult CUDAAPI cuemuGetVersion(int* major, int* minor, int* patch);
 
 typedef CUresult(CUDAAPI* PFN_cuemuGetVersion)(int* major, int* minor, int* patch);
 
+/*
+ * cuemuDeviceGetMemoryInfo(free, total, dev): device memory of device dev as cuMemGetInfo reports it for a context
+ * on that device (total: the device's capacity; free: what this process has not allocated of it), without needing
+ * a context. Each pointer may be NULL. CUDA_ERROR_NOT_INITIALIZED before cuInit, CUDA_ERROR_INVALID_DEVICE for an
+ * ordinal that is not a device. cuemu's NVML (libnvidia-ml.so.1) answers nvmlDeviceGetMemoryInfo with it.
+ */
+CUresult CUDAAPI cuemuDeviceGetMemoryInfo(size_t* free, size_t* total, CUdevice dev);
+
+/*
+ * cuemuDeviceGetPcieLink(generation, width, dev): the PCI Express link the device's profile describes (for an H100
+ * SXM5, generation 5 and 16 lanes). CUDA_ERROR_NOT_SUPPORTED for a profile without a PCIe link (an integrated part
+ * such as GB10); errors otherwise as cuemuDeviceGetMemoryInfo's.
+ */
+CUresult CUDAAPI cuemuDeviceGetPcieLink(int* generation, int* width, CUdevice dev);
+
+typedef CUresult(CUDAAPI* PFN_cuemuDeviceGetMemoryInfo)(size_t* free, size_t* total, CUdevice dev);
+typedef CUresult(CUDAAPI* PFN_cuemuDeviceGetPcieLink)(int* generation, int* width, CUdevice dev);
+
 #ifdef __cplusplus
 }
 #endif

@@ -39,3 +39,13 @@ CUEMU_EXTENSION CUresult cuemuGetDeterministic(int* enabled) {
 CUEMU_EXTENSION CUresult cuemuGetVersion(int* major, int* minor, int* patch) {
   return extensionBarrier("cuemuGetVersion", [&] { return cuemu::impl::cuemuGetVersion(major, minor, patch); });
 }
+
+CUEMU_EXTENSION CUresult cuemuDeviceGetMemoryInfo(size_t* free, size_t* total, CUdevice dev) {
+  return extensionBarrier("cuemuDeviceGetMemoryInfo",
+                          [&] { return cuemu::impl::cuemuDeviceGetMemoryInfo(free, total, dev); });
+}
+
+CUEMU_EXTENSION CUresult cuemuDeviceGetPcieLink(int* generation, int* width, CUdevice dev) {
+  return extensionBarrier("cuemuDeviceGetPcieLink",
+                          [&] { return cuemu::impl::cuemuDeviceGetPcieLink(generation, width, dev); });
+}

@@ -19,4 +19,6 @@ namespace cuemu::impl {
 CUresult cuemuSetDeterministic(int enabled);
 CUresult cuemuGetDeterministic(int* enabled);
 CUresult cuemuGetVersion(int* major, int* minor, int* patch);
+CUresult cuemuDeviceGetMemoryInfo(size_t* free, size_t* total, CUdevice dev);
+CUresult cuemuDeviceGetPcieLink(int* generation, int* width, CUdevice dev);
 }  // namespace cuemu::impl

@@ -64,6 +64,9 @@ const std::vector<Setting>& settings() {
        "exited, non-converged or differently-masked lanes or leaving out the thread, and named barriers reached by "
        "more threads than their count (default: no)"},
       {"--progress", "CUEMU_PROGRESS", nullptr, "a live line on stderr for long grids: CTAs done / total"},
+      {"--dev-files", "CUEMU_DEV_FILES", "MODE",
+       "on (default): the program sees NVIDIA's device files /dev/nvidiactl and /dev/nvidia0.. (one per device; "
+       "clients such as JAX look for them before they load the driver); off: it sees the machine's own /dev"},
   };
   return table;
 }
@@ -96,7 +99,7 @@ std::vector<std::string> validateSettings(const SettingValues& values) {
     } else if (name == "CUEMU_BOUNDS") {
       if (value != "granule" && value != "exact")
         problems.push_back(fmt::format("{}={}: neither 'granule' nor 'exact'", name, value));
-    } else if (name == "CUEMU_IPC") {
+    } else if (name == "CUEMU_IPC" || name == "CUEMU_DEV_FILES") {
       if (value != "on" && value != "off" && value != "1" && value != "0")
         problems.push_back(fmt::format("{}={}: neither 'on' nor 'off'", name, value));
     } else if (name == "CUEMU_PTX_ISA") {
@@ -153,6 +156,30 @@ std::string findLibraryDir(std::vector<std::string>& tried) {
   return {};
 }
 
+namespace {
+
+// How many devices the program will see: the configuration as the chosen settings make it.
+unsigned deviceCountFor(const std::map<std::string, std::string>& set) {
+  for (const char* name : {"CUEMU_DEVICE_COUNT", "CUEMU_CONFIG"})
+    if (auto it = set.find(name); it != set.end()) setenv(name, it->second.c_str(), 1);
+  auto machine = loadMachineConfig();
+  return machine ? static_cast<unsigned>(machine->devices.size()) : 1;
+}
+
+// A setting's value as the program will see it: chosen on the command line, else inherited.
+std::string settingValue(const std::map<std::string, std::string>& set, const char* name) {
+  if (auto it = set.find(name); it != set.end()) return it->second;
+  const char* value = std::getenv(name);
+  return value ? value : "";
+}
+
+void prependPreload(std::map<std::string, std::string>& set, const std::string& library) {
+  std::string current = set.count("LD_PRELOAD") ? set["LD_PRELOAD"] : settingValue(set, "LD_PRELOAD");
+  set["LD_PRELOAD"] = current.empty() ? library : library + ":" + current;
+}
+
+}  // namespace
+
 std::vector<std::string> programEnvironment(const SettingValues& values, const std::string& libraryDir) {
   std::map<std::string, std::string> set;
   for (const auto& [name, value] : values) set[name] = value;
@@ -169,10 +196,22 @@ std::vector<std::string> programEnvironment(const SettingValues& values, const s
   // cuda.compute, numba) takes a library already in the process, and a library that needs libnvJitLink.so.13
   // (cuda.compute's libcccl.c.parallel.so) binds to the first one loaded. NVIDIA's would turn their links into SASS.
   const std::string nvJitLink = libraryDir + "/libnvJitLink.so.13";
-  if (std::filesystem::exists(nvJitLink)) {
-    const char* preload = std::getenv("LD_PRELOAD");
-    set["LD_PRELOAD"] = preload && *preload ? nvJitLink + ":" + preload : nvJitLink;
+  if (std::filesystem::exists(nvJitLink)) prependPreload(set, nvJitLink);
+  // NVIDIA's device files, which some clients look for before they load the driver (emu/preload/dev_files.cpp).
+  const std::string devFiles = libraryDir + "/libcuemu-dev-files.so";
+  std::string nodes = settingValue(set, "CUEMU_DEV_FILES");
+  if (nodes != "off" && nodes != "0" && std::filesystem::exists(devFiles)) {
+    prependPreload(set, devFiles);
+    set["CUEMU_DEV_FILE_COUNT"] = std::to_string(deviceCountFor(set));
   }
+  // XLA (JAX) assembles its PTX with the ptxas of the CUDA root it is given (JAX passes CUDA_ROOT, else the one in
+  // its nvidia-cuda-nvcc wheel): cuemu's root has cuemu-ptxas as its ptxas, so XLA's "cubins" are PTX cuemu runs.
+  const std::string ptxRoot = libraryDir + "/ptx-toolkit";
+  if (!std::getenv("CUDA_ROOT") && std::filesystem::exists(ptxRoot + "/bin/ptxas")) set["CUDA_ROOT"] = ptxRoot;
+  // JAX's CUDA plugin checks CUPTI's version at start, and CUPTI asks the driver for a private export table that
+  // cuemu does not have; without this JAX refuses CUDA ("Unable to load cuPTI"). The other versions it checks are
+  // the libraries' own. A value the user set stays.
+  if (!std::getenv("JAX_SKIP_CUDA_CONSTRAINTS_CHECK")) set["JAX_SKIP_CUDA_CONSTRAINTS_CHECK"] = "1";
   // cuemu runs PTX only. NVIDIA's cuBLAS/cuBLASLt read this variable of NVIDIA's driver themselves and then choose
   // kernels that have PTX instead of SASS-only ones (README, "NVIDIA's math libraries"); a value the user set stays.
   if (!std::getenv("CUDA_FORCE_PTX_JIT")) set["CUDA_FORCE_PTX_JIT"] = "1";

@@ -84,8 +84,9 @@ DeviceProfile computeCapability12Profile() {
 
 // RTX PRO 6000 Blackwell (Workstation Edition, GB202, compute capability 12.0). NVIDIA's product page and
 // datasheet: 188 SMs (24,064 CUDA cores at 128 per SM), boost clock 2617 MHz, 96 GB GDDR7 on a 512-bit bus at
-// 28 Gbps (1792 GB/s; the driver reports GDDR7's clock as half the data rate, 14 GHz), 128 MB of L2. PCI device
-// id 0x2bb1 from the PCI ID database (its subsystem id is the board vendor's: 0 here, as no board is modelled).
+// 28 Gbps (1792 GB/s; the driver reports GDDR7's clock as half the data rate, 14 GHz), 128 MB of L2, PCI Express 5.0
+// x16. PCI device id 0x2bb1 from the PCI ID database (its subsystem id is the board vendor's: 0 here, as no board is
+// modelled).
 DeviceProfile rtxPro6000Profile() {
   DeviceProfile p = computeCapability12Profile();
   p.profileName = "rtx-pro-6000";
@@ -119,6 +120,10 @@ DeviceProfile gb10Profile() {
   p.l2CacheBytes = 24 * 1024 * 1024;
   p.pciDeviceId = 0x2e12;
   p.pciSubsystemId = 0;
+  // Its GPU reaches the CPU over NVLink-C2C; what NVML reports for a PCIe link there is not documented or
+  // measured, so the virtual part has none (NVML answers NOT_SUPPORTED).
+  p.pcieGeneration = 0;
+  p.pcieWidth = 0;
   return p;
 }
 

@@ -48,6 +48,10 @@ struct DeviceProfile {
   int singleToDoublePerfRatio = 2;
   int memSyncDomainCount = 4;
   int maxAccessPolicyWindowBytes = 128 * 1024 * 1024;
+  // The PCI Express link (NVML reports it; XLA sizes host transfers by it): an H100 SXM5 is a Gen5 x16 device.
+  // Generation 0: no PCIe link (an integrated GPU).
+  int pcieGeneration = 5;
+  int pcieWidth = 16;
   uint16_t pciDeviceId = 0x2330;  // the PCI ids an H100 SXM5 80GB reports
   uint16_t pciSubsystemId = 0x16c1;
   bool peerAccess = true;  // virtual devices share the host's memory: peer access between them always works
