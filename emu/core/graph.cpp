@@ -6,6 +6,7 @@
 #include "core/memory.h"
 
 #include <algorithm>
+#include <cstring>
 #include <atomic>
 #include <map>
 #include <mutex>
@@ -108,13 +109,29 @@ CUresult Graph::removeEdge(GraphNode* from, GraphNode* to) {
   if (it == to->dependencies.end()) return CUDA_ERROR_INVALID_VALUE;
   to->dependencies.erase(it);
   std::erase(from->dependents, to);
+  to->setEdgeFrom(from, CUgraphEdgeData{});
   return CUDA_SUCCESS;
+}
+
+CUgraphEdgeData GraphNode::edgeFrom(const GraphNode* from) const {
+  for (const auto& [node, edge] : annotatedDependencies)
+    if (node == from) return edge;
+  return CUgraphEdgeData{};
+}
+
+void GraphNode::setEdgeFrom(GraphNode* from, const CUgraphEdgeData& edge) {
+  std::erase_if(annotatedDependencies, [&](const auto& entry) { return entry.first == from; });
+  CUgraphEdgeData zero{};
+  if (std::memcmp(&edge, &zero, sizeof zero) != 0) annotatedDependencies.emplace_back(from, edge);
 }
 
 void Graph::destroyNode(GraphNode* node) {
   std::lock_guard lock(mutex);
   for (GraphNode* from : node->dependencies) std::erase(from->dependents, node);
-  for (GraphNode* to : node->dependents) std::erase(to->dependencies, node);
+  for (GraphNode* to : node->dependents) {
+    std::erase(to->dependencies, node);
+    to->setEdgeFrom(node, CUgraphEdgeData{});
+  }
   handleTable<GraphNode>().erase(node->handle());
   forgetChildGraph(*node);
   std::erase_if(nodes_, [&](const std::shared_ptr<GraphNode>& n) { return n.get() == node; });
@@ -156,11 +173,14 @@ std::shared_ptr<Graph> Graph::clone() const {
     (*added)->setOrigin(node->id());
     map[node.get()] = *added;
   }
-  for (auto& node : nodes_)
+  for (auto& node : nodes_) {
     for (GraphNode* from : node->dependencies) {
       map[node.get()]->dependencies.push_back(map[from]);
       map[from]->dependents.push_back(map[node.get()]);
     }
+    for (const auto& [from, edge] : node->annotatedDependencies)
+      map[node.get()]->annotatedDependencies.emplace_back(map[from], edge);
+  }
   for (auto& [object, count] : userObjects_) {
     object->retain(count);
     copy->userObjects_[object] = count;

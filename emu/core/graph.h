@@ -191,6 +191,12 @@ class GraphNode {
   NodeData data;
   std::vector<GraphNode*> dependencies;  // incoming edges, in the order they were added
   std::vector<GraphNode*> dependents;    // outgoing edges
+  // The data of incoming edges whose CUgraphEdgeData is not all zero (programmatic and launch-order edges from
+  // kernel nodes), by upstream node; every other edge's data is zero. Each edge still runs as a full dependency:
+  // starting the downstream kernel after the upstream one ends is one of the schedules such an edge allows.
+  std::vector<std::pair<GraphNode*, CUgraphEdgeData>> annotatedDependencies;
+  CUgraphEdgeData edgeFrom(const GraphNode* from) const;
+  void setEdgeFrom(GraphNode* from, const CUgraphEdgeData& edge);
 
  private:
   Graph& graph_;

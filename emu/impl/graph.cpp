@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cctype>
 #include <cstdio>
 #include <unordered_map>
@@ -30,22 +31,48 @@ Expected<std::vector<GraphNode*>> nodeList(const CUgraphNode* handles, size_t co
   return nodes;
 }
 
-bool defaultEdges(const CUgraphEdgeData* edges, size_t count) {
-  if (!edges) return true;
-  for (size_t i = 0; i < count; ++i)
-    if (edges[i].type != CU_GRAPH_DEPENDENCY_TYPE_DEFAULT || edges[i].from_port || edges[i].to_port) return false;
-  return true;
+// An edge's data as CUDA 13 defines it: an ordinary dependency (all zero); from a kernel node, one that opens at
+// the kernel's programmatic trigger or once all its blocks have begun (from_port PROGRAMMATIC or LAUNCH_ORDER); a
+// programmatic dependency (type PROGRAMMATIC) only between two kernel nodes and from one of those two ports. No
+// node type has a non-zero to_port, and the reserved bytes are zero.
+CUresult checkEdge(const CUgraphEdgeData& edge, CUgraphNodeType fromType, CUgraphNodeType toType) {
+  for (unsigned char reserved : edge.reserved)
+    if (reserved) return CUDA_ERROR_INVALID_VALUE;
+  if (edge.to_port != 0 || edge.from_port > CU_GRAPH_KERNEL_NODE_PORT_LAUNCH_ORDER) return CUDA_ERROR_INVALID_VALUE;
+  if (edge.from_port != CU_GRAPH_KERNEL_NODE_PORT_DEFAULT && fromType != CU_GRAPH_NODE_TYPE_KERNEL)
+    return CUDA_ERROR_INVALID_VALUE;
+  switch (edge.type) {
+    case CU_GRAPH_DEPENDENCY_TYPE_DEFAULT: return CUDA_SUCCESS;
+    case CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC:
+      if (fromType != CU_GRAPH_NODE_TYPE_KERNEL || toType != CU_GRAPH_NODE_TYPE_KERNEL ||
+          edge.from_port == CU_GRAPH_KERNEL_NODE_PORT_DEFAULT)
+        return CUDA_ERROR_INVALID_VALUE;
+      return CUDA_SUCCESS;
+    default: return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+
+CUresult checkEdges(const CUgraphEdgeData* edges, const std::vector<GraphNode*>& from, CUgraphNodeType toType) {
+  if (!edges) return CUDA_SUCCESS;
+  for (size_t i = 0; i < from.size(); ++i)
+    if (CUresult r = checkEdge(edges[i], from[i]->type(), toType)) return r;
+  return CUDA_SUCCESS;
 }
 
 CUresult addNode(CUgraphNode* out, CUgraph graphHandle, const CUgraphNode* deps, size_t count, CUgraphNodeType type,
-                 NodeData data) {
+                 NodeData data, const CUgraphEdgeData* edges = nullptr) {
   if (!out) return CUDA_ERROR_INVALID_VALUE;
   CUEMU_LOOKUP(graph, Graph, graphHandle, CUDA_ERROR_INVALID_VALUE);
   auto nodes = nodeList(deps, count);
   if (!nodes) return nodes.error().code;
+  if (CUresult r = checkEdges(edges, *nodes, type)) return r;
   if (CUresult r = validateNode(data)) return r;
   auto node = graph->addNode(type, std::move(data), *nodes);
   if (!node) return node.error().code;
+  if (edges) {
+    std::lock_guard lock(graph->mutex);
+    for (size_t i = 0; i < count; ++i) (*node)->setEdgeFrom((*nodes)[i], edges[i]);
+  }
   *out = (*node)->apiHandle();
   return CUDA_SUCCESS;
 }
@@ -218,12 +245,16 @@ CUresult nodeNeighbours(CUgraphNode handle, CUgraphNode* out, CUgraphEdgeData* e
                         bool dependencies) {
   CUEMU_LOOKUP(node, GraphNode, handle, CUDA_ERROR_INVALID_VALUE);
   std::vector<CUgraphNode> list;
+  std::vector<CUgraphEdgeData> data;
   {
     std::lock_guard lock(node->graph().mutex);
-    for (GraphNode* n : dependencies ? node->dependencies : node->dependents) list.push_back(n->apiHandle());
+    for (GraphNode* n : dependencies ? node->dependencies : node->dependents) {
+      list.push_back(n->apiHandle());
+      data.push_back(dependencies ? node->edgeFrom(n) : n->edgeFrom(node.get()));
+    }
   }
   if (edges && out && count)
-    for (size_t i = 0; i < *count; ++i) edges[i] = CUgraphEdgeData{};
+    for (size_t i = 0; i < *count; ++i) edges[i] = i < data.size() ? data[i] : CUgraphEdgeData{};
   return fillList(list, out, count);
 }
 
@@ -232,16 +263,18 @@ CUresult graphEdges(CUgraph graphHandle, CUgraphNode* from, CUgraphNode* to, CUg
   if (!count) return CUDA_ERROR_INVALID_VALUE;
   if ((from == nullptr) != (to == nullptr)) return CUDA_ERROR_INVALID_VALUE;
   std::vector<CUgraphNode> froms, tos;
+  std::vector<CUgraphEdgeData> data;
   {
     std::lock_guard lock(graph->mutex);
     for (GraphNode* node : graph->nodes())
       for (GraphNode* dep : node->dependencies) {
         froms.push_back(dep->apiHandle());
         tos.push_back(node->apiHandle());
+        data.push_back(node->edgeFrom(dep));
       }
   }
   if (edges && from)
-    for (size_t i = 0; i < *count; ++i) edges[i] = CUgraphEdgeData{};
+    for (size_t i = 0; i < *count; ++i) edges[i] = i < data.size() ? data[i] : CUgraphEdgeData{};
   size_t n = *count;
   if (CUresult r = fillList(froms, from, &n)) return r;
   return fillList(tos, to, count);
@@ -251,11 +284,24 @@ CUresult changeDependencies(CUgraph graphHandle, const CUgraphNode* from, const 
                             const CUgraphEdgeData* edges, size_t count, bool add) {
   CUEMU_LOOKUP(graph, Graph, graphHandle, CUDA_ERROR_INVALID_VALUE);
   if (count && (!from || !to)) return CUDA_ERROR_INVALID_VALUE;
-  if (!defaultEdges(edges, count)) return CUDA_ERROR_NOT_SUPPORTED;
   for (size_t i = 0; i < count; ++i) {
     CUEMU_LOOKUP(a, GraphNode, from[i], CUDA_ERROR_INVALID_VALUE);
     CUEMU_LOOKUP(b, GraphNode, to[i], CUDA_ERROR_INVALID_VALUE);
-    if (CUresult r = add ? graph->addEdge(a.get(), b.get()) : graph->removeEdge(a.get(), b.get())) return r;
+    CUgraphEdgeData edge = edges ? edges[i] : CUgraphEdgeData{};
+    if (CUresult r = checkEdge(edge, a->type(), b->type())) return r;
+    if (add) {
+      if (CUresult r = graph->addEdge(a.get(), b.get())) return r;
+      std::lock_guard lock(graph->mutex);
+      b->setEdgeFrom(a.get(), edge);
+    } else {
+      // Removing names the edge with its data, as adding it did.
+      {
+        std::lock_guard lock(graph->mutex);
+        CUgraphEdgeData current = b->edgeFrom(a.get());
+        if (edges && std::memcmp(&current, &edge, sizeof edge) != 0) return CUDA_ERROR_INVALID_VALUE;
+      }
+      if (CUresult r = graph->removeEdge(a.get(), b.get())) return r;
+    }
   }
   return CUDA_SUCCESS;
 }
@@ -549,7 +595,12 @@ CUresult cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgra
                            const CUgraphEdgeData* dependencyData, size_t numDependencies,
                            CUgraphNodeParams* nodeParams) {
   if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
-  if (!defaultEdges(dependencyData, numDependencies)) return CUDA_ERROR_NOT_SUPPORTED;
+  // Only kernel nodes take edge data that is not all zero (checkEdge); other node types check it here.
+  if (nodeParams->type != CU_GRAPH_NODE_TYPE_KERNEL && dependencyData) {
+    auto nodes = nodeList(dependencies, numDependencies);
+    if (!nodes) return nodes.error().code;
+    if (CUresult r = checkEdges(dependencyData, *nodes, nodeParams->type)) return r;
+  }
   if (nodeParams->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC) {
     const auto& a = nodeParams->alloc;
     CUDA_MEM_ALLOC_NODE_PARAMS p{a.poolProps, a.accessDescs, a.accessDescCount, a.bytesize, 0};
@@ -578,7 +629,8 @@ CUresult cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgra
   }
   auto data = genericData(*nodeParams);
   if (!data) return data.error().code;
-  return addNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams->type, std::move(*data));
+  return addNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams->type, std::move(*data),
+                 dependencyData);
 }
 CUresult cuGraphAddNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
                         size_t numDependencies, CUgraphNodeParams* nodeParams) {

@@ -315,6 +315,7 @@ class KernelLowerer {
     bool paramUniform = false;
   };
   Addr address(const Instruction& in, const Operand& o);
+  void lowerWideLdSt(const Instruction& in, bool isStore, Addr a);
   // complete_tx of `bytesReg` bytes on the mbarrier at `object` (st.async, red.async: isa/sync.cpp)
   void emitCompleteTx(const Addr& object, uint32_t bytesReg);
   // checking builds (checking.h): a checking op for the access of `bytes` at `a`

@@ -377,6 +377,55 @@ uint32_t KernelLowerer::usedBytesMask() const {
   return kNoIndex;
 }
 
+// A 256-bit access (PTX ISA 8.8: .v8 of 32-bit elements, .v4 of 64-bit ones, sm_100 and later; XLA writes them for
+// compute capability 12) runs as its two 128-bit halves: each element is still read or written once, and a vector
+// access promises no atomicity beyond its elements. The bounds check covers all 32 bytes; a used_bytes_mask pragma
+// applies to each half's bytes (a half with no used byte is not read).
+void KernelLowerer::lowerWideLdSt(const Instruction& in, bool isStore, Addr a) {
+  const Type t = in.type();
+  const unsigned n = in.vec, ms = ptx::typeSize(t);
+  if (n * ms != 32) return unsupported(in, "a vector wider than 256 bits");
+  if (a.paramUniform) return unsupported(in, "a 256-bit parameter load");
+  const Operand& valOp = opnd(in, isStore ? 1 : 0);
+  if (valOp.kind != OperandKind::Vector || valOp.value != int64_t(n)) fail(line_, "vector operand expected");
+  uint32_t regs[8] = {};
+  std::vector<Dst> pendingDst;
+  for (unsigned k = 0; k < n; ++k) {
+    const Operand& e = fn_->elems[valOp.index + k];
+    if (isStore) {
+      regs[k] = src(e, t);
+    } else {
+      Dst d = dst(e, t);
+      regs[k] = d.off;
+      if (d.convert) pendingDst.push_back(d);
+    }
+  }
+  if (checkedAccesses()) {
+    const bool strong = in.sem != ptx::Sem::none && in.sem != ptx::Sem::weak;
+    emitAccessCheck(a, isStore ? checking::CheckedAccess::Write : checking::CheckedAccess::Read, 32, strong);
+  }
+  const unsigned half = n / 2;
+  const uint32_t used = isStore ? kNoIndex : usedBytesMask();
+  for (unsigned h = 0; h < 2; ++h) {
+    Addr part = a;
+    part.imm += 16 * h;
+    const uint32_t* r = regs + h * half;
+    const uint32_t partUsed = used == kNoIndex ? 0xffffu : (used >> (16 * h)) & 0xffffu;
+    if (partUsed == 0) continue;
+    if (partUsed != 0xffffu) {
+      Handler hnd = ldMaskedHandler(a.space, a.baseSize, ms, half);
+      if (!hnd) return unsupported(in, "operand types of a used_bytes_mask load");
+      mem::MaskedLoad{part.base, part.imm, {r[0], r[1], r[2], r[3]}, partUsed}.into(emit(hnd));
+      continue;
+    }
+    Handler hnd = isStore ? stHandler(a.space, a.baseSize, t, ms, half) : ldHandler(a.space, a.baseSize, t, ms, half);
+    if (!hnd) return unsupported(in, "operand types / state space combination");
+    const uint32_t layoutTag = a.space == mem::Shared ? rewrites_[curInst_].sharedLayout : 0;
+    mem::Access{part.base, part.imm, {r[0], r[1], r[2], r[3]}, layoutTag}.into(emit(hnd));
+  }
+  for (auto& d : pendingDst) finish(d);
+}
+
 void KernelLowerer::lowerLdSt(const Instruction& in, bool isStore) {
   Type t = in.type();
   if (t == Type::b128 && in.vec) return unsupported(in, "vectors of 128-bit elements");
@@ -384,7 +433,7 @@ void KernelLowerer::lowerLdSt(const Instruction& in, bool isStore) {
   const Operand& valOp = opnd(in, isStore ? 1 : 0);
   Addr a = address(in, addrOp);
   unsigned n = in.vec ? in.vec : 1;
-  if (n > 4) return unsupported(in, "vectors wider than 4");
+  if (n > 4 || (n == 4 && ptx::typeSize(t) == 8)) return lowerWideLdSt(in, isStore, a);
   uint32_t regs[4] = {0, 0, 0, 0};
   unsigned regSize = 0;
   std::vector<std::pair<uint32_t, Dst>> pendingDst;
