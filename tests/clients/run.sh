@@ -6,7 +6,10 @@
 #   - cuda-cccl's cuda.compute and CuPy with PyPI's newest NVRTC/nvJitLink, and the numba-cuda-mlir it installs,
 #     through `cuemu run`: test_cuda_compute.py, test_numba_cuda_mlir.py;
 #   - Triton with CuPy arrays, through `cuemu run`: test_triton.py (where Python's headers are installed);
-#   - every nvidia-cuda-runtime 13.x wheel on PyPI against one nvcc-built program: cudart_versions.cu.
+#   - every nvidia-cuda-runtime 13.x wheel on PyPI against one nvcc-built program: cudart_versions.cu;
+#   - NVIDIA's NVML binding (nvidia-ml-py) against cuemu's libnvidia-ml.so.1: test_nvml.py;
+#   - JAX (jax[cuda13-local]: the toolkit's CUDA libraries) through `cuemu run --device-profile rtx-pro-6000`:
+#     test_jax.py.
 # Usage: tests/clients/run.sh BUILD_DIR        Exit 77 (ctest: skipped) when the environments cannot be made
 # (no network, no python3-venv). CUEMU_CLIENTS_REFRESH=1 reinstalls (picks up new releases).
 set -uo pipefail
@@ -26,7 +29,7 @@ make_venv() {  # DIR PACKAGE...
 
 newest=$build/clients-venv
 cudart130=$build/clients-venv-cudart13.0
-if ! make_venv "$newest" pytest numpy "numba-cuda>=0.30" "cuda-python>=13.4" cupy-cuda13x; then
+if ! make_venv "$newest" pytest numpy "numba-cuda>=0.30" "cuda-python>=13.4" cupy-cuda13x nvidia-ml-py; then
   echo "SKIP: cannot install the clients from PyPI into $newest"
   exit 77
 fi
@@ -46,6 +49,12 @@ if ! make_venv "$cccl" pytest numpy "cuda-cccl[cu13]" cupy-cuda13x; then
   echo "SKIP: cannot install cuda-cccl into $cccl"
   exit 77
 fi
+# JAX with the toolkit's CUDA libraries (cuda13-local: 1.1 GB instead of 4.4 GB with NVIDIA's wheels)
+jax=$build/clients-venv-jax
+if ! make_venv "$jax" pytest "jax[cuda13-local]"; then
+  echo "SKIP: cannot install JAX into $jax"
+  exit 77
+fi
 
 export LD_LIBRARY_PATH="$build/emu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export CUDA_PATH=${CUDA_PATH:-/usr/local/cuda} CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
@@ -58,14 +67,15 @@ run() {  # LABEL VENV FILE
   echo "=== $1: $(basename "$3")"
   (cd "$here" && "$2/bin/python" -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning "$3") || failed=1
 }
-for v in "$newest" "$cudart130" "$cccl" "$triton"; do
-  "$v/bin/python" -m pip list 2>/dev/null | grep -iE '^(cuda-bindings|cuda-core|cuda-cccl|numba-cuda|cupy-cuda13x|nvidia-cuda-nvrtc|triton) ' |
+for v in "$newest" "$cudart130" "$cccl" "$triton" "$jax"; do
+  "$v/bin/python" -m pip list 2>/dev/null | grep -iE '^(cuda-bindings|cuda-core|cuda-cccl|numba-cuda|cupy-cuda13x|nvidia-cuda-nvrtc|nvidia-ml-py|triton|jax|jaxlib|jax-cuda13-plugin) ' |
     tr -s ' ' | sed 's/^/  /'
 done
 run "newest" "$newest" test_cuda_python.py
 run "newest" "$newest" test_numba_cuda.py
 run "newest" "$newest" test_cupy.py
 run "cudart 13.0" "$cudart130" test_cuda_python.py
+run "newest" "$newest" test_nvml.py
 # every CUDA 13 runtime on PyPI against one program (its wheels are small; kept in the build folder)
 if command -v nvcc >/dev/null && nvcc -gencode arch=compute_90,code=compute_90 -cudart shared \
     "$here/cudart_versions.cu" -o "$build/clients-cudart-versions" 2>/dev/null; then
@@ -98,4 +108,8 @@ fi
 echo "=== cuda-cccl, through cuemu run: test_cuda_compute.py, test_numba_cuda_mlir.py"
 (cd "$here" && "$build/emu/cuemu" run -- "$cccl/bin/python" -m pytest -q -p no:cacheprovider \
   -W ignore::DeprecationWarning -W ignore::RuntimeWarning test_cuda_compute.py test_numba_cuda_mlir.py) || failed=1
+# XLA's own kernels carry PTX for compute capability 12 only; its CUDA libraries come from the toolkit
+echo "=== JAX, through cuemu run --device-profile rtx-pro-6000: test_jax.py"
+(cd "$here" && LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$CUDA_PATH/lib64" "$build/emu/cuemu" run --device-profile rtx-pro-6000 -- \
+  "$jax/bin/python" -m pytest -q -p no:cacheprovider test_jax.py) || failed=1
 exit $failed

@@ -769,3 +769,75 @@ TEST(PtxCompat, CollectivesOverPerLaneMemberGroups) {
     EXPECT_EQ(o[6], 1u) << "match.all's predicate, lane " << lane;
   }
 }
+
+// PTX ISA 8.8's 256-bit accesses (.v8 of 32-bit elements, .v4 of 64-bit ones), which XLA writes for compute
+// capability 12: every element lands where the ISA puts it, in global and shared memory, read-only loads included.
+TEST(PtxCompat, WideVectorAccessesMoveAllThirtyTwoBytes) {
+  std::string text = header("sm_120", "8.8") + R"(
+.global .align 32 .u32 src[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+.visible .entry k(.param .u64 out)
+{
+	.reg .b32 %r<9>;
+	.reg .b64 %rd<6>;
+	.reg .f32 %f<9>;
+	.shared .align 32 .b8 tile[32];
+	ld.param.u64 %rd1, [out];
+	mov.u64 %rd2, src;
+	ld.global.nc.v8.b32 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [%rd2];
+	st.global.v8.b32 [%rd1], {%r8, %r7, %r6, %r5, %r4, %r3, %r2, %r1};
+	ld.global.v4.b64 {%rd2, %rd3, %rd4, %rd5}, [src];
+	st.shared.v4.u64 [tile], {%rd5, %rd4, %rd3, %rd2};
+	ld.shared.v8.f32 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, [tile];
+	st.global.v8.f32 [%rd1+32], {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8};
+	ret;
+}
+)";
+  auto w = runWords(text, 16);
+  ASSERT_EQ(w.size(), 16u);
+  const uint32_t reversed[8] = {8, 7, 6, 5, 4, 3, 2, 1};
+  const uint32_t pairsReversed[8] = {7, 8, 5, 6, 3, 4, 1, 2};  // 64-bit elements of the pairs (1,2) .. (7,8)
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(w[size_t(i)], reversed[i]) << i;
+    EXPECT_EQ(w[size_t(8 + i)], pairsReversed[i]) << i;
+  }
+}
+
+// A 256-bit load is checked as one access: the last four bytes past the buffer fault, unless a used_bytes_mask
+// leaves them out.
+TEST(PtxCompat, WideLoadFaultsPastTheBufferUnlessItsBytesAreUnused) {
+  auto run = [](const std::string& pragma, std::vector<float>& out) {
+    std::string text = header("sm_120", "8.8") + R"(
+.visible .entry k(.param .u64 out, .param .u64 in)
+{
+	.reg .b64 %rd<3>;
+	.reg .f32 %f<9>;
+	ld.param.u64 %rd1, [out];
+	ld.param.u64 %rd2, [in];
+)" + pragma + R"(
+	ld.global.v8.f32 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, [%rd2];
+	st.global.v4.f32 [%rd1], {%f1, %f3, %f5, %f7};
+	ret;
+}
+)";
+    CompileResult cr = compile(text);
+    if (!cr.program) {
+      ADD_FAILURE() << cr.error;
+      return LaunchResult{};
+    }
+    float* in = arena().alloc<float>(7);
+    for (int i = 0; i < 7; ++i) in[i] = float(i + 1);
+    arena().limit(in, 28);
+    float* o = arena().alloc<float>(4);
+    int kernel = findKernel(*cr.program, "k");
+    Params p(kernels(*cr.program)[size_t(kernel)]);
+    p.arg(o).arg(in);
+    LaunchResult r = launch(*cr.program, kernel, ptxtest::launchParams(Dim3{1}, Dim3{1}, p, arena()));
+    out.assign(o, o + 4);
+    return r;
+  };
+  std::vector<float> out;
+  EXPECT_EQ(run("", out).fault.kind, FaultKind::IllegalAddress);
+  LaunchResult r = run("\t.pragma \"used_bytes_mask 0x0f0f0f0f\";", out);  // elements 0, 2, 4, 6 only
+  ASSERT_TRUE(r.ok()) << r.fault.message;
+  EXPECT_EQ(out, (std::vector<float>{1, 3, 5, 7}));
+}
