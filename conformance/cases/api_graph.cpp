@@ -66,6 +66,108 @@ TEST_F(api_graph, KernelNodeLaunch) {
   CU_EXPECT_OK(cuGraphExecDestroy(exec));
 }
 
+// Edge data (CUgraphEdgeData): a programmatic edge between two kernel nodes, as XLA's command buffers add them, is
+// kept with the edge (every query that reports edges reports it), the graph runs, and removing names the edge's
+// data. Programmatic edges from other node types, from the default port or into a non-zero port are refused.
+TEST_F(api_graph, EdgeDataOfProgrammaticDependencies) {
+  conf::DeviceBuffer x(512 * 4), y(512 * 4);
+  CUdeviceptr px = x.ptr(), py = y.ptr();
+  unsigned vx = 11, vy = 22;
+  int n = 512;
+  void* paramsX[] = {&px, &vx, &n};
+  void* paramsY[] = {&py, &vy, &n};
+  auto kernelNode = [&](void** params) {
+    CUgraphNodeParams p{};
+    p.type = CU_GRAPH_NODE_TYPE_KERNEL;
+    p.kernel.func = fill;
+    p.kernel.gridDimX = 4;
+    p.kernel.gridDimY = p.kernel.gridDimZ = 1;
+    p.kernel.blockDimX = 128;
+    p.kernel.blockDimY = p.kernel.blockDimZ = 1;
+    p.kernel.kernelParams = params;
+    return p;
+  };
+  CUgraphNode a = nullptr, b = nullptr;
+  CUgraphNodeParams pa = kernelNode(paramsX), pb = kernelNode(paramsY);
+  CU_ASSERT_OK(cuGraphAddNode(&a, graph, nullptr, nullptr, 0, &pa));
+  CUgraphEdgeData programmatic{};
+  programmatic.from_port = CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC;
+  programmatic.type = CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC;
+  CU_ASSERT_OK(cuGraphAddNode(&b, graph, &a, &programmatic, 1, &pb));
+
+  CUgraphNode from[2] = {}, to[2] = {};
+  CUgraphEdgeData edges[2] = {};
+  size_t count = 2;
+  CU_EXPECT_OK(cuGraphGetEdges(graph, from, to, edges, &count));
+  ASSERT_EQ(count, 1u);
+  EXPECT_EQ(from[0], a);
+  EXPECT_EQ(to[0], b);
+  EXPECT_EQ(edges[0].type, CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC);
+  EXPECT_EQ(edges[0].from_port, CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC);
+  EXPECT_EQ(edges[0].to_port, 0);
+  CUgraphNode neighbour = nullptr;
+  CUgraphEdgeData edge{};
+  count = 1;
+  CU_EXPECT_OK(cuGraphNodeGetDependencies(b, &neighbour, &edge, &count));
+  EXPECT_EQ(neighbour, a);
+  EXPECT_EQ(edge.type, CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC);
+  edge = CUgraphEdgeData{};
+  count = 1;
+  CU_EXPECT_OK(cuGraphNodeGetDependentNodes(a, &neighbour, &edge, &count));
+  EXPECT_EQ(neighbour, b);
+  EXPECT_EQ(edge.from_port, CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC);
+
+  CUgraphExec exec = nullptr;
+  CU_ASSERT_OK(cuGraphInstantiate(&exec, graph, 0));
+  CU_ASSERT_OK(cuGraphLaunch(exec, stream));
+  CU_ASSERT_OK(cuStreamSynchronize(stream));
+  unsigned got[2] = {};
+  CU_EXPECT_OK(cuMemcpyDtoH(&got[0], px + 511 * 4, 4));
+  CU_EXPECT_OK(cuMemcpyDtoH(&got[1], py + 511 * 4, 4));
+  EXPECT_EQ(got[0], 11u);
+  EXPECT_EQ(got[1], 22u);
+  CU_EXPECT_OK(cuGraphExecDestroy(exec));
+
+  // A launch-order edge (the port that opens once all blocks have begun) may be an ordinary dependency.
+  CUgraphNode c = nullptr;
+  CUgraphEdgeData launchOrder{};
+  launchOrder.from_port = CU_GRAPH_KERNEL_NODE_PORT_LAUNCH_ORDER;
+  CUgraphNodeParams pc = kernelNode(paramsX);
+  CU_EXPECT_OK(cuGraphAddNode(&c, graph, &b, &launchOrder, 1, &pc));
+
+  // Refused: a programmatic edge from the default port, into a non-zero port, of an unknown type, or from a node
+  // that is not a kernel.
+  CUgraphNode bad = nullptr;
+  CUgraphEdgeData e = programmatic;
+  e.from_port = CU_GRAPH_KERNEL_NODE_PORT_DEFAULT;
+  CUgraphNodeParams pd = kernelNode(paramsY);
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuGraphAddNode(&bad, graph, &a, &e, 1, &pd)) << "programmatic, default port";
+  e = CUgraphEdgeData{};
+  e.to_port = 1;
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuGraphAddNode(&bad, graph, &a, &e, 1, &pd)) << "to_port 1";
+  e = CUgraphEdgeData{};
+  e.type = 7;
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuGraphAddNode(&bad, graph, &a, &e, 1, &pd)) << "type 7";
+  CUgraphNode empty = nullptr;
+  CU_ASSERT_OK(cuGraphAddEmptyNode(&empty, graph, nullptr, 0));
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuGraphAddNode(&bad, graph, &empty, &programmatic, 1, &pd))
+      << "programmatic from an empty node";
+
+  // Removing with other data than the edge's does not find it; with its data it does.
+  CUgraphEdgeData plain{};
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuGraphRemoveDependencies(graph, &a, &b, &plain, 1)) << "plain data";
+  CU_EXPECT_OK(cuGraphRemoveDependencies(graph, &a, &b, &programmatic, 1));
+  count = 0;
+  CU_EXPECT_OK(cuGraphNodeGetDependencies(b, nullptr, nullptr, &count));
+  EXPECT_EQ(count, 0u);
+  // And added back through cuGraphAddDependencies with its data.
+  CU_EXPECT_OK(cuGraphAddDependencies(graph, &a, &b, &programmatic, 1));
+  edge = CUgraphEdgeData{};
+  count = 1;
+  CU_EXPECT_OK(cuGraphNodeGetDependencies(b, &neighbour, &edge, &count));
+  EXPECT_EQ(edge.type, CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC);
+}
+
 // ---- graph memory ------------------------------------------------------------------------------------------------
 
 // A capture of cuMemAllocAsync ... cuMemFreeAsync becomes MEM_ALLOC and MEM_FREE nodes; the graph replays: the
