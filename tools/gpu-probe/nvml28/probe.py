@@ -57,7 +57,7 @@ for u in (text("nvmlDeviceGetUUID", h).encode(), text("nvmlDeviceGetUUID", h).up
     h2 = C.c_void_p()
     print("by uuid", u, call("nvmlDeviceGetHandleByUUID", C.c_char_p(u), C.byref(h2)))
 print("bad index", call("nvmlDeviceGetHandleByIndex_v2", 99, C.byref(C.c_void_p())))
-print("bad handle name", call("nvmlDeviceGetName", C.c_void_p(0x1234), C.create_string_buffer(64), 64))
+# (a handle NVML did not give out crashes NVIDIA's library: not probed)
 major, minor = C.c_int(), C.c_int()
 print("cc", call("nvmlDeviceGetCudaComputeCapability", h, C.byref(major), C.byref(minor)), major.value, minor.value)
 print("arch", uint("nvmlDeviceGetArchitecture", h), "brand", uint("nvmlDeviceGetBrand", h),
