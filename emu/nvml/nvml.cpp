@@ -348,13 +348,9 @@ NVML_EXPORT nvmlReturn_t nvmlSystemGetNVMLVersion(char* version, unsigned length
 }
 
 NVML_EXPORT nvmlReturn_t nvmlSystemGetCudaDriverVersion(int* version) {
+  if (!initialized()) return NVML_ERROR_UNINITIALIZED;
   if (!version) return NVML_ERROR_INVALID_ARGUMENT;
-  State& s = state();
-  {
-    std::lock_guard lock(s.mutex);
-    if (nvmlReturn_t r = loadDriver(s); r != NVML_SUCCESS) return r;
-  }
-  return s.api.driverGetVersion(version) == CUDA_SUCCESS ? NVML_SUCCESS : NVML_ERROR_UNKNOWN;
+  return state().api.driverGetVersion(version) == CUDA_SUCCESS ? NVML_SUCCESS : NVML_ERROR_UNKNOWN;
 }
 
 NVML_EXPORT nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int* version) {
@@ -405,8 +401,9 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned index, nvmlDevice_t
 NVML_EXPORT nvmlReturn_t nvmlDeviceGetHandleByUUID(const char* uuid, nvmlDevice_t* device) {
   if (!initialized()) return NVML_ERROR_UNINITIALIZED;
   if (!uuid || !device) return NVML_ERROR_INVALID_ARGUMENT;
+  // Compared exactly: NVIDIA's NVML does not find a UUID written in upper case (tools/gpu-probe/results/nvml28-*).
   for (auto& d : state().devices)
-    if (strcasecmp(d.uuid.c_str(), uuid) == 0) {
+    if (d.uuid == uuid) {
       *device = &d;
       return NVML_SUCCESS;
     }
@@ -523,6 +520,9 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory
 NVML_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t* memory) {
   if (nvmlReturn_t r = checkDevice(device); r != NVML_SUCCESS) return r;
   if (!memory) return NVML_ERROR_INVALID_ARGUMENT;
+  // Another version number is a function NVML does not have (measured: version word 1 answers
+  // NVML_ERROR_FUNCTION_NOT_FOUND); version 2 of another size, a mismatch.
+  if (memory->version >> 24 != nvmlMemory_v2 >> 24) return NVML_ERROR_FUNCTION_NOT_FOUND;
   if (memory->version != nvmlMemory_v2) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
   unsigned long long total = 0, free = 0;
   if (nvmlReturn_t r = memoryOf(*device, total, free); r != NVML_SUCCESS) return r;
@@ -694,12 +694,17 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses(nvmlDevice_t devi
 // ---- topology between devices ----
 
 // Virtual devices share the host's memory: peer reads, writes and atomics work between any two (as
-// cuDeviceCanAccessPeer answers); there is no NVLink.
+// cuDeviceCanAccessPeer answers); there is no NVLink. A device and itself are not peers (NVIDIA's NVML answers
+// NVML_P2P_STATUS_NOT_SUPPORTED there: tools/gpu-probe/results/nvml28-*).
 NVML_EXPORT nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t a, nvmlDevice_t b, nvmlGpuP2PCapsIndex_t index,
                                                 nvmlGpuP2PStatus_t* status) {
   if (nvmlReturn_t r = checkDevice(a); r != NVML_SUCCESS) return r;
   if (nvmlReturn_t r = checkDevice(b); r != NVML_SUCCESS) return r;
   if (!status) return NVML_ERROR_INVALID_ARGUMENT;
+  if (a == b && index >= NVML_P2P_CAPS_INDEX_READ && index < NVML_P2P_CAPS_INDEX_UNKNOWN) {
+    *status = NVML_P2P_STATUS_NOT_SUPPORTED;
+    return NVML_SUCCESS;
+  }
   switch (index) {
     case NVML_P2P_CAPS_INDEX_READ:
     case NVML_P2P_CAPS_INDEX_WRITE:
@@ -710,13 +715,15 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t a, nvmlDevice_t b, 
   }
 }
 
-// All virtual devices hang off the same host bridge; a device and itself are one board.
+// All virtual devices hang off the same host bridge. A device and itself have no common ancestor in NVIDIA's NVML
+// (NVML_ERROR_NOT_SUPPORTED, measured).
 NVML_EXPORT nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t a, nvmlDevice_t b,
                                                              nvmlGpuTopologyLevel_t* level) {
   if (nvmlReturn_t r = checkDevice(a); r != NVML_SUCCESS) return r;
   if (nvmlReturn_t r = checkDevice(b); r != NVML_SUCCESS) return r;
   if (!level) return NVML_ERROR_INVALID_ARGUMENT;
-  *level = a == b ? NVML_TOPOLOGY_INTERNAL : NVML_TOPOLOGY_HOSTBRIDGE;
+  if (a == b) return NVML_ERROR_NOT_SUPPORTED;
+  *level = NVML_TOPOLOGY_HOSTBRIDGE;
   return NVML_SUCCESS;
 }
 

@@ -124,6 +124,12 @@ def test_what_cuemu_does_not_model_is_not_supported_and_bad_arguments_are_errors
             query()
     with pytest.raises(N.NVMLError_NotFound):
         N.nvmlDeviceGetHandleByUUID("GPU-00000000-0000-0000-0000-000000000000")
+    with pytest.raises(N.NVMLError_NotFound):  # NVIDIA's NVML compares UUIDs exactly (tools/gpu-probe/results)
+        N.nvmlDeviceGetHandleByUUID(N.nvmlDeviceGetUUID(h).upper())
+    # A device and itself: not peers, no common ancestor (as NVIDIA's NVML answers)
+    assert N.nvmlDeviceGetP2PStatus(h, h, 0) == N.NVML_P2P_STATUS_NOT_SUPPORTED
+    with pytest.raises(N.NVMLError_NotSupported):
+        N.nvmlDeviceGetTopologyCommonAncestor(h, h)
     with pytest.raises(N.NVMLError_InvalidArgument):
         N.nvmlDeviceGetHandleByIndex(N.nvmlDeviceGetCount())
     lib = ctypes.CDLL("libnvidia-ml.so.1")
@@ -141,6 +147,9 @@ def test_functions_need_nvml_initialised_and_shutdown_counts_its_inits():
     try:
         with pytest.raises(N.NVMLError_Uninitialized):
             N.nvmlDeviceGetCount()
+        with pytest.raises(N.NVMLError_Uninitialized):
+            N.nvmlSystemGetCudaDriverVersion()
+        assert N.nvmlSystemGetNVMLVersion().startswith("13.")  # the one query that needs no init
         with pytest.raises(N.NVMLError_Uninitialized):
             N.nvmlDeviceGetTemperature(None, 0)  # a function cuemu does not implement checks it too
     finally:
