@@ -1,6 +1,7 @@
 # Installing cuemu (included by the top-level CMakeLists.txt):
-#   lib/cuemu/libcuda.so.1 (+ libcuda.so), lib/cuemu/libnvJitLink.so.13, libnvrtc.so.13 (+ .so)   never where a
-#                                                                        real driver lives
+#   lib/cuemu/libcuda.so.1 (+ libcuda.so), lib/cuemu/libnvJitLink.so.13, libnvrtc.so.13 (+ .so),
+#   libnvidia-ml.so.1 (+ .so), libcuemu-dev-files.so                  never where a real driver lives
+#   lib/cuemu/ptx-toolkit/{bin/ptxas -> ../../cuemu-ptxas, bin/nvlink, nvvm}   the CUDA root `cuemu run` gives JAX
 #   lib/cuemu/toolkit/lib64/libnvrtc.so.13 (libnvrtc.so.13 links there), toolkit/{include,bin,lib64/libcudadevrt.a}
 #                                        links to the CUDA toolkit, for CuPy (below)
 #   bin/cuemu                                                                        finds lib/cuemu from bin/
@@ -18,6 +19,8 @@ set(CUEMU_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/cuemu)
 
 install(TARGETS cuda cuemu_nvjitlink EXPORT cuemuTargets
         LIBRARY DESTINATION ${CUEMU_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT development)
+install(TARGETS cuemu_nvml LIBRARY DESTINATION ${CUEMU_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT development)
+install(TARGETS cuemu_dev_files LIBRARY DESTINATION ${CUEMU_INSTALL_LIBDIR} COMPONENT runtime)
 # cuemu's NVRTC. CuPy (through cuda.pathfinder) takes the folder above the real file of the libnvrtc.so.13 it loaded
 # for the CUDA toolkit's root and looks there for lib64/libcudadevrt.a (RawKernels with dynamic parallelism), bin/nvcc
 # and include/ (emu/CMakeLists.txt lays out the build tree the same way). So the library lives in
@@ -38,7 +41,9 @@ if(CUEMU_INSTALL_TOOLKIT_LAYOUT)
   set(cuemu_links "libnvrtc.so.13=toolkit/lib64/libnvrtc.so.13;libnvrtc.so=libnvrtc.so.13")
   if(CUEMU_TOOLKIT_ROOT)
     list(APPEND cuemu_links "toolkit/include=${CUEMU_TOOLKIT_ROOT}/include" "toolkit/bin=${CUEMU_TOOLKIT_ROOT}/bin"
-         "toolkit/lib64/libcudadevrt.a=${CUEMU_TOOLKIT_ROOT}/lib64/libcudadevrt.a")
+         "toolkit/lib64/libcudadevrt.a=${CUEMU_TOOLKIT_ROOT}/lib64/libcudadevrt.a"
+         "ptx-toolkit/bin/ptxas=../../cuemu-ptxas" "ptx-toolkit/bin/nvlink=${CUEMU_TOOLKIT_ROOT}/bin/nvlink"
+         "ptx-toolkit/nvvm=${CUEMU_TOOLKIT_ROOT}/nvvm")
   endif()
   foreach(link IN LISTS cuemu_links)
     string(REPLACE "=" ";" parts "${link}")
@@ -46,6 +51,8 @@ if(CUEMU_INSTALL_TOOLKIT_LAYOUT)
     list(GET parts 1 target)
     install(CODE "
       set(cuemu_link \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CUEMU_INSTALL_LIBDIR}/${name}\")
+      get_filename_component(cuemu_link_dir \"\${cuemu_link}\" DIRECTORY)
+      file(MAKE_DIRECTORY \"\${cuemu_link_dir}\")
       file(REMOVE \"\${cuemu_link}\")
       file(CREATE_LINK \"${target}\" \"\${cuemu_link}\" SYMBOLIC)
       message(STATUS \"Installing: \${cuemu_link} -> ${target}\")" COMPONENT runtime)

@@ -65,6 +65,7 @@ int showInfo(const SettingValues& values) {
     else
       fmt::print("library: {} (not cuemu's: {})\n", path, library ? "no cuemuGetVersion" : dlerror());
     fmt::print("nvJitLink: {}/libnvJitLink.so.13\n", dir);
+    fmt::print("NVML: {}/libnvidia-ml.so.1 (answers for cuemu's devices)\n", dir);
     fmt::print("NVRTC: {}/libnvrtc.so.13 (forwards to NVIDIA's)\n", dir);
   }
   auto machine = loadMachineConfig();

@@ -10,7 +10,7 @@ check() {  # name, condition (a command)
 out=$(mktemp)
 err=$(mktemp)
 trap 'rm -f "$out" "$err"' EXIT
-unset TRITON_PTXAS_PATH TRITON_PTXAS_BLACKWELL_PATH TRITON_LIBCUDA_PATH LD_PRELOAD LD_LIBRARY_PATH CUEMU_DETERMINISTIC CUEMU_SCHEDULE_SEED CUEMU_DEVICE_PROFILE CUDA_FORCE_PTX_JIT CUPY_COMPILE_WITH_PTX CUEMU_PTX_ISA
+unset TRITON_PTXAS_PATH TRITON_PTXAS_BLACKWELL_PATH TRITON_LIBCUDA_PATH LD_PRELOAD LD_LIBRARY_PATH CUEMU_DETERMINISTIC CUEMU_SCHEDULE_SEED CUEMU_DEVICE_PROFILE CUDA_FORCE_PTX_JIT CUPY_COMPILE_WITH_PTX CUEMU_PTX_ISA CUEMU_DEVICE_COUNT CUEMU_DEV_FILES CUDA_ROOT JAX_SKIP_CUDA_CONSTRAINTS_CHECK
 
 # Without the command the probe finds no driver; through it, cuemu's.
 "$probe" sum >/dev/null 2>&1
@@ -28,8 +28,34 @@ check "run: a CUDA_FORCE_PTX_JIT the user set stays" 'grep -qx "force=0" "$out"'
 check "run: CuPy makes PTX, and newer toolkits' PTX is compiled (CUPY_COMPILE_WITH_PTX=1, CUEMU_PTX_ISA=newest)" \
   'grep -qx "cupy=1 isa=newest" "$out"'
 LD_PRELOAD=libm.so.6 "$cuemu" run -- sh -c 'echo "preload=$LD_PRELOAD"' >"$out"
-check "run: cuemu's nvJitLink is preloaded, before the program's own LD_PRELOAD" \
-  'grep -q "^preload=/.*/libnvJitLink.so.13:libm.so.6$" "$out"'
+check "run: cuemu's device files and nvJitLink are preloaded, before the program's own LD_PRELOAD" \
+  'grep -q "^preload=/.*/libcuemu-dev-files.so:/.*/libnvJitLink.so.13:libm.so.6$" "$out"'
+# NVIDIA's device files appear for clients that look for them (JAX), one /dev/nvidiaN per device; never on a machine
+# that has them already (a GPU machine), where the real ones answer.
+if [ ! -e /dev/nvidiactl ] && [ ! -e /dev/nvidia0 ]; then
+  "$cuemu" run -- sh -c 'test -c /dev/nvidiactl && test -c /dev/nvidia0 && ! test -e /dev/nvidia1 && echo shown' >"$out"
+  check "run: /dev/nvidiactl and /dev/nvidia0 appear as character devices, /dev/nvidia1 not with one device" \
+    'grep -qx shown "$out"'
+  "$cuemu" run --device-count 2 -- sh -c 'test -c /dev/nvidia1 && ! test -e /dev/nvidia2 && echo shown' >"$out"
+  check "run: --device-count 2 shows /dev/nvidia1" 'grep -qx shown "$out"'
+  "$cuemu" run -- python3 -c 'import os; st = os.stat("/dev/nvidia0"); print(os.major(st.st_rdev), os.minor(st.st_rdev), os.access("/dev/nvidia0", os.R_OK | os.W_OK))' >"$out"
+  check "run: Python sees /dev/nvidia0 as NVIDIA's device 195,0, readable and writable" 'grep -qx "195 0 True" "$out"'
+  "$cuemu" run -- sh -c 'cat /dev/nvidia0 2>/dev/null || echo "cannot open"' >"$out"
+  check "run: opening a device file still fails (nothing pretends to be the kernel driver)" 'grep -qx "cannot open" "$out"'
+  "$cuemu" run --dev-files off -- sh -c 'test -e /dev/nvidia0 || echo absent; echo "$LD_PRELOAD"' >"$out"
+  check "run: --dev-files off shows the machine's own /dev" 'grep -qx absent "$out" && ! grep -q dev-files "$out"'
+fi
+"$cuemu" run --dev-files maybe -- true 2>"$err"
+check "run: an invalid --dev-files mode is refused" '[ $? -eq 2 ] && grep -q "CUEMU_DEV_FILES=maybe" "$err"'
+"$cuemu" run -- sh -c 'echo "jax=$JAX_SKIP_CUDA_CONSTRAINTS_CHECK"' >"$out"
+check "run: JAX skips its CUPTI version check (JAX_SKIP_CUDA_CONSTRAINTS_CHECK=1)" 'grep -qx "jax=1" "$out"'
+if [ -e "$(dirname "$cuemu")/ptx-toolkit/bin/ptxas" ]; then
+  "$cuemu" run -- sh -c 'echo "$CUDA_ROOT"; "$CUDA_ROOT/bin/ptxas" --version; ls "$CUDA_ROOT/nvvm/libdevice"' >"$out"
+  check "run: CUDA_ROOT is a toolkit root whose ptxas is cuemu-ptxas, with libdevice (XLA assembles with it)" \
+    'grep -q "/ptx-toolkit$" "$out" && grep -q "release 13.0," "$out" && grep -q "libdevice.10.bc" "$out"'
+  CUDA_ROOT=/opt/mine "$cuemu" run -- sh -c 'echo "root=$CUDA_ROOT"' >"$out"
+  check "run: a CUDA_ROOT the user set stays" 'grep -qx "root=/opt/mine" "$out"'
+fi
 "$cuemu" run -- sh -c 'echo "triton=${TRITON_PTXAS_PATH##*/} ${TRITON_PTXAS_BLACKWELL_PATH##*/} ${TRITON_LIBCUDA_PATH}"' >"$out"
 check "run: Triton assembles with cuemu-ptxas and links cuemu's libcuda (TRITON_PTXAS_PATH, TRITON_LIBCUDA_PATH)" \
   'grep -qx "triton=cuemu-ptxas cuemu-ptxas $(cd "$(dirname "$cuemu")" && pwd)" "$out"'

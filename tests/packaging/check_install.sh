@@ -18,7 +18,7 @@ prefix=$work/prefix
 cmake --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1
 check "cmake --install succeeds" '[ $? -eq 0 ]'
 for f in bin/cuemu lib/cuemu/libcuda.so.1 lib/cuemu/libcuda.so lib/cuemu/libnvJitLink.so.13 lib/cuemu/libnvrtc.so.13 \
-  lib/cuemu/cuemu-nvjitlink-lto lib/cuemu/cuemu-ptxas include/cuemu/cuda.h \
+  lib/cuemu/libnvidia-ml.so.1 lib/cuemu/libcuemu-dev-files.so lib/cuemu/cuemu-nvjitlink-lto lib/cuemu/cuemu-ptxas include/cuemu/cuda.h \
   include/cuemu/cuemu.h lib/cmake/cuemu/cuemuConfig.cmake lib/cmake/cuemu/cuemuConfigVersion.cmake \
   lib/pkgconfig/cuemu.pc share/doc/cuemu/README.md; do
   check "installs $f" "[ -e '$prefix/$f' ]"
@@ -29,6 +29,8 @@ check "libnvrtc.so.13 is a link into lib/cuemu/toolkit/lib64" \
 if grep -q '^CUEMU_TOOLKIT_ROOT:PATH=/' "$build/CMakeCache.txt"; then
   check "the toolkit layout reaches libcudadevrt.a, nvcc and cuda.h" \
     "[ -e '$prefix/lib/cuemu/toolkit/lib64/libcudadevrt.a' ] && [ -x '$prefix/lib/cuemu/toolkit/bin/nvcc' ] && [ -e '$prefix/lib/cuemu/toolkit/include/cuda.h' ]"
+  check "the ptx-toolkit root's ptxas is cuemu-ptxas, with libdevice" \
+    "[ \"\$(readlink -f '$prefix/lib/cuemu/ptx-toolkit/bin/ptxas')\" = '$prefix/lib/cuemu/cuemu-ptxas' ] && [ -e '$prefix/lib/cuemu/ptx-toolkit/nvvm/libdevice/libdevice.10.bc' ]"
 fi
 check "installs nothing called libcuda outside lib/cuemu" \
   '[ -z "$(find "$prefix" -name "libcuda*" -not -path "$prefix/lib/cuemu/*")" ]'
