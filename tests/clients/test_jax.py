@@ -1,8 +1,9 @@
-"""JAX (jax[cuda13-local]) on cuemu, run as a user starts it: `cuemu run --device-profile rtx-pro-6000 -- python`.
+"""JAX (jax[cuda13-local]) on cuemu, run as a user starts it: `cuemu run --device-profile gb10 -- python`.
 
 XLA compiles every computation to PTX (assembled by cuemu-ptxas, the ptxas of the CUDA root `cuemu run` gives JAX),
-launches it through the driver, calls cuBLAS for matrix products, and uses its own compiled-in kernels (PTX for
-compute_120 only: hence the compute-capability-12 profile). Each result is compared with JAX's CPU backend in the
+launches it through the driver, calls cuBLAS for matrix products and cuDNN for convolutions, and uses its own
+compiled-in kernels. Those carry PTX for compute_120 only and cuDNN's precompiled engines for compute_121 only: the
+gb10 profile (compute capability 12.1) runs both. Each result is compared with JAX's CPU backend in the
 same process: bit for bit where both backends compute exactly (integers, random bits, sorting, data movement, float
 additions in the same order), within a stated tolerance where XLA's GPU and CPU code generators may differ
 (transcendental functions from libdevice against XLA's CPU polynomials, reductions in another order).
@@ -33,7 +34,7 @@ def both(fn, *args):
 
 def test_the_device_is_cuemus_through_the_driver_and_nvml():
     assert GPU.platform == "gpu"
-    assert "RTX PRO 6000" in GPU.device_kind
+    assert GPU.device_kind.startswith("cuemu virtual")
     stats = GPU.memory_stats()
     assert stats["bytes_limit"] > 0
     x = jax.device_put(np.arange(1 << 20, dtype=np.float32), GPU)
@@ -158,3 +159,22 @@ def test_transfers_keep_every_byte():
     x = jax.device_put(data, GPU)
     np.testing.assert_array_equal(np.asarray(x), data)
     np.testing.assert_array_equal(np.asarray(x[::-1][5:9]), data[::-1][5:9])
+
+
+def test_convolutions_through_cudnn():
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((2, 3, 16, 16)).astype(np.float32)
+    w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+
+    def conv(x, w):
+        return lax.conv_general_dilated(x, w, (1, 1), "SAME"), lax.conv_general_dilated(x, w, (2, 2), "VALID")
+
+    try:
+        with jax.default_matmul_precision("highest"):
+            gpu, cpu = both(conv, x, w)
+    except Exception as e:  # noqa: BLE001
+        if "cudnn" in str(e).lower() and ("not found" in str(e).lower() or "load" in str(e).lower()):
+            pytest.skip(f"no cuDNN: {e}")
+        raise
+    for a, b in zip(gpu, cpu):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
