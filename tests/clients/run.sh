@@ -8,7 +8,7 @@
 #   - Triton with CuPy arrays, through `cuemu run`: test_triton.py (where Python's headers are installed);
 #   - every nvidia-cuda-runtime 13.x wheel on PyPI against one nvcc-built program: cudart_versions.cu;
 #   - NVIDIA's NVML binding (nvidia-ml-py) against cuemu's libnvidia-ml.so.1: test_nvml.py;
-#   - JAX (jax[cuda13-local]: the toolkit's CUDA libraries, and cuDNN's wheel) through
+#   - JAX (jax[cuda13-local] with NVIDIA's cuDNN and CUDA runtime wheels; cuBLAS and NVRTC come with cuDNN's) through
 #     `cuemu run --device-profile gb10`: test_jax.py.
 # Usage: tests/clients/run.sh BUILD_DIR        Exit 77 (ctest: skipped) when the environments cannot be made
 # (no network, no python3-venv). CUEMU_CLIENTS_REFRESH=1 reinstalls (picks up new releases).
@@ -49,9 +49,10 @@ if ! make_venv "$cccl" pytest numpy "cuda-cccl[cu13]" cupy-cuda13x; then
   echo "SKIP: cannot install cuda-cccl into $cccl"
   exit 77
 fi
-# JAX with the toolkit's CUDA libraries (cuda13-local: 2 GB with cuDNN's wheel, 4.4 GB with all NVIDIA's wheels)
+# JAX with only the CUDA libraries it uses here (2.6 GB; jax[cuda13] installs 4.4 GB). Not the toolkit's: a cuDNN
+# there of another version would shadow the sublibraries of the wheel's (CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED).
 jax=$build/clients-venv-jax
-if ! make_venv "$jax" pytest "jax[cuda13-local]" nvidia-cudnn-cu13; then
+if ! make_venv "$jax" pytest "jax[cuda13-local]" nvidia-cudnn-cu13 nvidia-cuda-runtime; then
   echo "SKIP: cannot install JAX into $jax"
   exit 77
 fi
@@ -108,8 +109,8 @@ fi
 echo "=== cuda-cccl, through cuemu run: test_cuda_compute.py, test_numba_cuda_mlir.py"
 (cd "$here" && "$build/emu/cuemu" run -- "$cccl/bin/python" -m pytest -q -p no:cacheprovider \
   -W ignore::DeprecationWarning -W ignore::RuntimeWarning test_cuda_compute.py test_numba_cuda_mlir.py) || failed=1
-# XLA's own kernels carry PTX for compute_120 only, cuDNN's for compute_121 only; CUDA libraries from the toolkit
+# XLA's own kernels carry PTX for compute_120 only, cuDNN's for compute_121 only: compute capability 12.1 runs both
 echo "=== JAX, through cuemu run --device-profile gb10: test_jax.py"
-(cd "$here" && LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$CUDA_PATH/lib64" "$build/emu/cuemu" run --device-profile gb10 -- \
+(cd "$here" && "$build/emu/cuemu" run --device-profile gb10 -- \
   "$jax/bin/python" -m pytest -q -p no:cacheprovider test_jax.py) || failed=1
 exit $failed
