@@ -7,15 +7,14 @@
 // PTX text, which cuemu's cuModuleLoadData/cuLibraryLoadData accept (as NVIDIA's driver accepts PTX there too).
 // LTO-IR (NVVM bitcode) needs NVIDIA's optimiser: the LTO-IR inputs of a link go to NVIDIA's libnvJitLink.so.13
 // (CUEMU_NVJITLINK_LIBRARY, else the toolkit's), run by the helper program cuemu-nvjitlink-lto beside this library
-// (lto_helper.cpp) and asked for PTX (`-lto -ptx`), and that PTX joins the other inputs in cuemu's link. Without
-// NVIDIA's library such input fails with NVJITLINK_ERROR_UNRECOGNIZED_INPUT and the error log says why.
+// (lto_helper.cpp) and asked for PTX (`-lto -ptx`), and that PTX joins the other inputs in cuemu's link; what the
+// other inputs call in the LTO-IR is kept there (keptSymbols). Without NVIDIA's library such input fails with
+// NVJITLINK_ERROR_UNRECOGNIZED_INPUT and the error log says why.
 //
-// `nvJitLinkVersion` is exported only as a hidden version (nvJitLinkVersion@libnvJitLink.so.13, the end of this
-// file): programs linked against NVIDIA's library bind to it, but clients that probe for it with dlsym to decide
-// whether nvJitLink is usable for everything, LTO included, do not see it: numba-cuda compiles PTX instead of
-// LTO-IR (its default turns LTO on only when nvJitLink reports a version) and cuda.core links through cuLink*
-// (cuemu's linker, the same result). Programs that call the link functions directly (cuSPARSE does, through the
-// versioned names) get PTX linking.
+// `nvJitLinkVersion` answers 13.0, as NVIDIA's library exports it (default version libnvJitLink.so.13): clients
+// that probe for it (numba-cuda, cuda.core through cuda.bindings) then link through this library, LTO-IR
+// included; numba-cuda turns LTO on by default and cuda.compute's operators written in Python (LTO-IR from numba)
+// link. It was hidden while the LTO step dropped functions that only a PTX input called (keptSymbols).
 //
 // ABI facts (names, enum values, the versioned symbol names) are those of CUDA 13's nvJitLink.h.
 #include <cuda.h>
@@ -34,6 +33,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <set>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -78,7 +78,11 @@ struct Linker {
   std::string arch;
   std::vector<std::pair<std::string, std::string>> ltoInputs;  // name, bitcode: linked at completion
   std::vector<std::string> optimiserOptions;                   // passed on to NVIDIA's nvJitLink for them
-  std::string linked;                                          // the linked PTX, once complete
+  // What the other inputs need from the LTO-IR (keptSymbols, below): the names the PTX inputs declare .extern,
+  // and whether an input was added whose PTX this library does not read (a fatbinary, object or library).
+  std::set<std::string> externalReferences;
+  bool opaqueInputs = false;
+  std::string linked;  // the linked PTX, once complete
   std::string errorLog, infoLog;
   bool complete = false;
   bool wantsPtx = false;
@@ -230,6 +234,110 @@ std::string realArch(const std::string& arch) {
   return arch;
 }
 
+// The names a PTX text declares `.extern` (functions, kernels and variables that another input must define),
+// added to `names`. A light scan, not a parse: comments and strings are skipped, and only top-level statements
+// that start with `.extern` are read (header directives end at their line); a name too many is harmless (keptSymbols).
+// `.extern .shared` is a block's dynamic shared memory, not a reference.
+void addExternalReferences(std::string_view ptx, std::set<std::string>& names) {
+  ptx = ptx.substr(0, ptx.find('\0'));
+  auto isWordChar = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$' ||
+           c == '%' || c == '.';
+  };
+  std::vector<std::string_view> statement;  // the words and punctuation of the top-level statement being read
+  int depth = 0;
+  auto finish = [&] {
+    if (statement.size() < 3 || statement[0] != ".extern") return;
+    size_t at = 1;
+    while (at < statement.size() && (statement[at] == ".weak" || statement[at] == ".visible")) ++at;
+    if (at >= statement.size()) return;
+    std::string_view kind = statement[at];
+    if (kind == ".func" || kind == ".entry") {
+      // .func [(return parameter)] name (parameters)
+      ++at;
+      if (at < statement.size() && statement[at] == "(")
+        while (at < statement.size() && statement[at] != ")") ++at;
+      if (at < statement.size() && statement[at] == ")") ++at;
+      if (at < statement.size() && statement[at] != "(") names.emplace(statement[at]);
+    } else if (kind == ".global" || kind == ".const") {
+      // .global [.align N] [.vN] .type name[[size]] [= ...]: the last word before '[', '=' or the end
+      std::string_view last;
+      for (++at; at < statement.size() && statement[at] != "[" && statement[at] != "=" && statement[at] != "<"; ++at)
+        if (statement[at][0] != '.' && !(statement[at][0] >= '0' && statement[at][0] <= '9')) last = statement[at];
+      if (!last.empty()) names.emplace(last);
+    }
+  };
+  for (size_t i = 0; i < ptx.size();) {
+    char c = ptx[i];
+    if (c == '/' && i + 1 < ptx.size() && ptx[i + 1] == '/') {
+      i = ptx.find('\n', i);
+      if (i == std::string_view::npos) break;
+    } else if (c == '/' && i + 1 < ptx.size() && ptx[i + 1] == '*') {
+      i = ptx.find("*/", i + 2);
+      if (i == std::string_view::npos) break;
+      i += 2;
+    } else if (c == '"') {
+      i = ptx.find('"', i + 1);
+      if (i == std::string_view::npos) break;
+      ++i;
+    } else if (c == '{') {
+      ++depth;  // a function body: the statement before it is a definition, not a reference
+      statement.clear();
+      ++i;
+    } else if (c == '}') {
+      if (depth > 0) --depth;
+      statement.clear();
+      ++i;
+    } else if (depth > 0) {
+      ++i;
+    } else if (c == ';') {
+      finish();
+      statement.clear();
+      ++i;
+    } else if (c == '\n') {
+      // Header directives end at the line, without ';'.
+      if (!statement.empty() && (statement[0] == ".version" || statement[0] == ".target" ||
+                                 statement[0] == ".address_size" || statement[0] == ".file"))
+        statement.clear();
+      ++i;
+    } else if (isWordChar(c)) {
+      size_t start = i;
+      while (i < ptx.size() && isWordChar(ptx[i])) ++i;
+      statement.push_back(ptx.substr(start, i - start));
+    } else {
+      if (c == '(' || c == ')' || c == '[' || c == '=' || c == '<') statement.push_back(ptx.substr(i, 1));
+      ++i;
+    }
+  }
+}
+
+// The options that keep in NVIDIA's link of the LTO-IR what the other inputs of the link use.
+//
+// NVIDIA's nvJitLink, given every input, sees which LTO-IR functions the PTX and the binaries call. Here it sees
+// the LTO-IR alone (with `-ptx` it takes LTO-IR only: "-ptx requires that all inputs have LTOIR"), and its
+// optimiser internalises every non-kernel function and drops those the LTO-IR itself does not call: a function
+// only a separate PTX input calls vanished and the final link failed ("Undefined reference", numba-cuda's NRT
+// functions called from a linked PTX file). Variables are kept (it keeps them unless -optimize-unused-variables).
+// Measured with nvJitLink 13.0 (the toolkit's) and 13.5 (a wheel's), 2026-11-28:
+//  - `-kernels-used=NAME` does not keep a device function, and removes the kernels it does not name;
+//  - the optimiser's internalisation reads LLVM's list of names to keep, reachable through NVVM's `-Xopt`:
+//    `-Xnvvm=-Xopt -Xnvvm=-internalize-public-api-list=a,b` keeps a and b (external, with their bodies) and
+//    nothing else changes; a name the LTO-IR does not define is ignored; `*` keeps every external function.
+// So the list is the names the PTX inputs declare `.extern` (addExternalReferences). The PTX inside a fatbinary,
+// object or library is not read here (cuemu's driver extracts it, compressed or not): with such an input every
+// external function of the LTO-IR is kept (`*`), a superset that costs only unused code. Without other inputs
+// nothing is added, and NVIDIA's link is as it was.
+std::vector<std::string> keptSymbols(const Linker& linker) {
+  if (!linker.opaqueInputs && linker.externalReferences.empty()) return {};
+  std::string list;
+  if (linker.opaqueInputs) {
+    list = "*";
+  } else {
+    for (const std::string& name : linker.externalReferences) list += (list.empty() ? "" : ",") + name;
+  }
+  return {"-Xnvvm=-Xopt", "-Xnvvm=-internalize-public-api-list=" + list};
+}
+
 // The request for the helper program (lto_helper.cpp describes the layout).
 std::string ltoRequest(const Linker& linker) {
   std::string request;
@@ -240,6 +348,7 @@ std::string ltoRequest(const Linker& linker) {
   };
   std::vector<std::string> options = {"-arch=" + realArch(linker.arch), "-lto", "-ptx"};
   options.insert(options.end(), linker.optimiserOptions.begin(), linker.optimiserOptions.end());
+  for (std::string& option : keptSymbols(linker)) options.push_back(std::move(option));
   putNumber(uint32_t(options.size()));
   for (const std::string& option : options) putString(option);
   putNumber(uint32_t(linker.ltoInputs.size()));
@@ -370,6 +479,10 @@ Result addInput(Linker* linker, int type, const void* data, size_t size, const c
     linker->errorLog += "ERROR: " + label + ": " + cuErrorText(r) + "\n";
     return type == kInputPtx ? kErrorPtxCompile : kErrorInvalidInput;
   }
+  if (type == kInputPtx)
+    addExternalReferences(std::string_view(static_cast<const char*>(data), size), linker->externalReferences);
+  else
+    linker->opaqueInputs = true;
   return kSuccess;
 }
 
@@ -605,16 +718,14 @@ __attribute__((visibility("default"), alias("__nvJitLinkGetInfoLogSize_13_0"))) 
 __attribute__((visibility("default"), alias("__nvJitLinkGetInfoLog_13_0"))) int nvJitLinkGetInfoLog(nvJitLinkHandle,
                                                                                                     char*);
 
-// nvJitLinkVersion for programs linked against NVIDIA's libnvJitLink.so.13 (NVIDIA's jitLto sample calls it
-// first): only as the non-default version `nvJitLinkVersion@libnvJitLink.so.13`. The dynamic loader binds such a
-// program's versioned reference to it, while dlsym(handle, "nvJitLinkVersion"), the clients' probe (ctypes,
-// cuda.bindings), does not see a hidden version, so they keep taking the PTX path (see the top of this file).
-__attribute__((visibility("default"))) int cuemuNvJitLinkVersion(unsigned* major, unsigned* minor) {
+// nvJitLinkVersion, of the default version libnvJitLink.so.13 (the map file), as NVIDIA's library exports it:
+// programs linked against NVIDIA's library (its jitLto sample calls it first) and clients that probe with dlsym
+// (ctypes, cuda.bindings) find it alike.
+__attribute__((visibility("default"))) int nvJitLinkVersion(unsigned* major, unsigned* minor) {
   if (!major || !minor) return kErrorInvalidInput;
   *major = 13;  // the ABI of CUDA 13.0's nvJitLink.h that this library implements
   *minor = 0;
   return kSuccess;
 }
-__asm__(".symver cuemuNvJitLinkVersion, nvJitLinkVersion@libnvJitLink.so.13");
 
 }  // extern "C"
