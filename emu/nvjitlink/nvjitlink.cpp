@@ -21,11 +21,13 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <link.h>
+#include <lz4.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include <cerrno>
 #include <cstdint>
@@ -78,10 +80,8 @@ struct Linker {
   std::string arch;
   std::vector<std::pair<std::string, std::string>> ltoInputs;  // name, bitcode: linked at completion
   std::vector<std::string> optimiserOptions;                   // passed on to NVIDIA's nvJitLink for them
-  // What the other inputs need from the LTO-IR (keptSymbols, below): the names the PTX inputs declare .extern,
-  // and whether an input was added whose PTX this library does not read (a fatbinary, object or library).
+  // What the other inputs need from the LTO-IR (keptSymbols, below): the names their PTX declares .extern.
   std::set<std::string> externalReferences;
-  bool opaqueInputs = false;
   std::string linked;  // the linked PTX, once complete
   std::string errorLog, infoLog;
   bool complete = false;
@@ -311,6 +311,52 @@ void addExternalReferences(std::string_view ptx, std::set<std::string>& names) {
   }
 }
 
+// addExternalReferences for the PTX inside a fatbinary, a host object or a library of objects: the fatbinary
+// containers in its bytes (found by their magic, wherever an object or archive member puts them; the layout of
+// emu/core/fatbin.h) and their PTX entries, decompressed. Anything that does not check out is skipped: a name
+// missed here makes the final link report it undefined, as it did before.
+void addExternalReferencesOfBinary(std::string_view bytes, std::set<std::string>& names) {
+  constexpr std::string_view kMagic("\x50\xED\x55\xBA", 4);          // kFatbinMagic, little-endian
+  constexpr uint64_t kLz4 = 0x2000, kZstd = 0x8000;                  // an entry's compression flags
+  constexpr size_t kEntryHeader = 0x40, kMaxText = size_t(1) << 30;  // as cuemu's driver bounds a PTX entry
+  auto read = [&](size_t at, auto& value) {
+    if (at > bytes.size() || bytes.size() - at < sizeof value) return false;
+    std::memcpy(&value, bytes.data() + at, sizeof value);
+    return true;
+  };
+  for (size_t at = bytes.find(kMagic); at != std::string_view::npos; at = bytes.find(kMagic, at + 1)) {
+    uint16_t version = 0, headerSize = 0;
+    uint64_t dataSize = 0;
+    if (!read(at + 4, version) || !read(at + 6, headerSize) || !read(at + 8, dataSize) || version != 1 ||
+        headerSize < 16 || headerSize > bytes.size() - at || dataSize > bytes.size() - at - headerSize)
+      continue;
+    const size_t end = at + headerSize + dataSize;
+    for (size_t entry = at + headerSize; entry < end && end - entry >= kEntryHeader;) {
+      uint16_t kind = 0;
+      uint32_t entryHeader = 0, compressed = 0;
+      uint64_t payload = 0, flags = 0, uncompressed = 0;
+      read(entry, kind), read(entry + 0x04, entryHeader), read(entry + 0x08, payload);
+      read(entry + 0x10, compressed), read(entry + 0x28, flags), read(entry + 0x38, uncompressed);
+      if (entryHeader < kEntryHeader || entryHeader > end - entry || payload > end - entry - entryHeader) break;
+      const char* data = bytes.data() + entry + entryHeader;
+      if (kind == 1 && !(flags & (kLz4 | kZstd))) {
+        addExternalReferences(std::string_view(data, payload), names);
+      } else if (kind == 1 && compressed != 0 && compressed <= payload && uncompressed != 0 &&
+                 uncompressed <= kMaxText && uncompressed <= uint64_t(compressed) * 255 + 64) {
+        std::string text(uncompressed, '\0');
+        if (flags & kLz4) {
+          int n = LZ4_decompress_safe(data, text.data(), int(compressed), int(uncompressed));
+          if (n > 0) addExternalReferences(std::string_view(text.data(), size_t(n)), names);
+        } else {
+          size_t n = ZSTD_decompress(text.data(), text.size(), data, compressed);
+          if (!ZSTD_isError(n)) addExternalReferences(std::string_view(text.data(), n), names);
+        }
+      }
+      entry += entryHeader + payload;
+    }
+  }
+}
+
 // The options that keep in NVIDIA's link of the LTO-IR what the other inputs of the link use.
 //
 // NVIDIA's nvJitLink, given every input, sees which LTO-IR functions the PTX and the binaries call. Here it sees
@@ -318,23 +364,21 @@ void addExternalReferences(std::string_view ptx, std::set<std::string>& names) {
 // optimiser internalises every non-kernel function and drops those the LTO-IR itself does not call: a function
 // only a separate PTX input calls vanished and the final link failed ("Undefined reference", numba-cuda's NRT
 // functions called from a linked PTX file). Variables are kept (it keeps them unless -optimize-unused-variables).
-// Measured with nvJitLink 13.0 (the toolkit's) and 13.5 (a wheel's), 2026-11-28:
-//  - `-kernels-used=NAME` does not keep a device function, and removes the kernels it does not name;
+// Measured with nvJitLink 13.0 (the toolkit's) and 13.5 (a wheel's), each link in a process of its own,
+// 2026-11-28:
+//  - `-kernels-used=NAME` does not keep a device function, and removes the kernels it does not name; -O0 drops
+//    the function too;
 //  - the optimiser's internalisation reads LLVM's list of names to keep, reachable through NVVM's `-Xopt`:
-//    `-Xnvvm=-Xopt -Xnvvm=-internalize-public-api-list=a,b` keeps a and b (external, with their bodies) and
-//    nothing else changes; a name the LTO-IR does not define is ignored; `*` keeps every external function.
-// So the list is the names the PTX inputs declare `.extern` (addExternalReferences). The PTX inside a fatbinary,
-// object or library is not read here (cuemu's driver extracts it, compressed or not): with such an input every
-// external function of the LTO-IR is kept (`*`), a superset that costs only unused code. Without other inputs
-// nothing is added, and NVIDIA's link is as it was.
+//    `-Xnvvm=-Xopt -Xnvvm=-internalize-public-api-list=a,b` keeps a and b (external, with their bodies), and a
+//    name the LTO-IR does not define is ignored. Patterns (`*`, `h*`) keep nothing. The list is a global option
+//    of NVIDIA's library that grows with every link of a process: each LTO link here runs in a helper process of
+//    its own (lto_helper.cpp), so it holds this link's names only.
+// So the list is the names the other inputs' PTX declares `.extern` (addExternalReferences), and without other
+// inputs nothing is added: NVIDIA's link is as it was.
 std::vector<std::string> keptSymbols(const Linker& linker) {
-  if (!linker.opaqueInputs && linker.externalReferences.empty()) return {};
+  if (linker.externalReferences.empty()) return {};
   std::string list;
-  if (linker.opaqueInputs) {
-    list = "*";
-  } else {
-    for (const std::string& name : linker.externalReferences) list += (list.empty() ? "" : ",") + name;
-  }
+  for (const std::string& name : linker.externalReferences) list += (list.empty() ? "" : ",") + name;
   return {"-Xnvvm=-Xopt", "-Xnvvm=-internalize-public-api-list=" + list};
 }
 
@@ -479,10 +523,11 @@ Result addInput(Linker* linker, int type, const void* data, size_t size, const c
     linker->errorLog += "ERROR: " + label + ": " + cuErrorText(r) + "\n";
     return type == kInputPtx ? kErrorPtxCompile : kErrorInvalidInput;
   }
+  std::string_view bytes(static_cast<const char*>(data), size);
   if (type == kInputPtx)
-    addExternalReferences(std::string_view(static_cast<const char*>(data), size), linker->externalReferences);
+    addExternalReferences(bytes, linker->externalReferences);
   else
-    linker->opaqueInputs = true;
+    addExternalReferencesOfBinary(bytes, linker->externalReferences);
   return kSuccess;
 }
 
