@@ -202,28 +202,31 @@ std::vector<std::string> foldersOfLoadedNvidiaCompilers(const std::string& own) 
   return scan.folders;
 }
 
-// Where NVIDIA's libnvJitLink.so.13 is, or empty: CUEMU_NVJITLINK_LIBRARY; else one the process has loaded, or one
-// beside the NVIDIA NVRTC or NVVM it has loaded (the client's toolkit, so that its LTO-IR is read by an nvJitLink
-// as new); else the toolkit's. Chosen at the first LTO-IR link.
+// Where NVIDIA's libnvJitLink.so.13 is now, or empty: CUEMU_NVJITLINK_LIBRARY; else one the process has loaded, or
+// one beside the NVIDIA NVRTC or NVVM it has loaded (the client's toolkit, so that its LTO-IR is read by an
+// nvJitLink as new); else the toolkit's.
+std::string findNvidiaNvJitLink() {
+  std::string own = ownPath();
+  std::vector<std::string> candidates;
+  if (const char* named = getenv("CUEMU_NVJITLINK_LIBRARY"); named && *named) {
+    candidates.emplace_back(named);
+  } else {
+    for (const std::string& folder : foldersOfLoadedNvidiaCompilers(own))
+      candidates.push_back(folder + "/libnvJitLink.so.13");
+    for (const char* root : {static_cast<const char*>(getenv("CUDA_HOME")),
+                             static_cast<const char*>(getenv("CUDA_PATH")), "/usr/local/cuda"})
+      if (root && *root) candidates.push_back(std::string(root) + "/lib64/libnvJitLink.so.13");
+  }
+  for (const std::string& path : candidates) {
+    std::string resolved = realPathOf(path.c_str());
+    if (!resolved.empty() && resolved != own) return resolved;  // not cuemu's own, found by its SONAME
+  }
+  return std::string();
+}
+
+// The NVIDIA nvJitLink that links LTO-IR: chosen at the first LTO-IR link.
 const std::string& nvidiaNvJitLinkPath() {
-  static const std::string found = [] {
-    std::string own = ownPath();
-    std::vector<std::string> candidates;
-    if (const char* named = getenv("CUEMU_NVJITLINK_LIBRARY"); named && *named) {
-      candidates.emplace_back(named);
-    } else {
-      for (const std::string& folder : foldersOfLoadedNvidiaCompilers(own))
-        candidates.push_back(folder + "/libnvJitLink.so.13");
-      for (const char* root : {static_cast<const char*>(getenv("CUDA_HOME")),
-                               static_cast<const char*>(getenv("CUDA_PATH")), "/usr/local/cuda"})
-        if (root && *root) candidates.push_back(std::string(root) + "/lib64/libnvJitLink.so.13");
-    }
-    for (const std::string& path : candidates) {
-      std::string resolved = realPathOf(path.c_str());
-      if (!resolved.empty() && resolved != own) return resolved;  // not cuemu's own, found by its SONAME
-    }
-    return std::string();
-  }();
+  static const std::string found = findNvidiaNvJitLink();
   return found;
 }
 
@@ -765,9 +768,12 @@ __attribute__((visibility("default"), alias("__nvJitLinkGetInfoLog_13_0"))) int 
 
 // nvJitLinkVersion, of the default version libnvJitLink.so.13 (the map file), as NVIDIA's library exports it:
 // programs linked against NVIDIA's library (its jitLto sample calls it first) and clients that probe with dlsym
-// (ctypes, cuda.bindings) find it alike.
+// (ctypes, cuda.bindings) find it alike. Where no NVIDIA nvJitLink is found it fails (NVJITLINK_ERROR_INTERNAL),
+// so that clients link PTX rather than LTO-IR, which could not be linked: numba-cuda then turns LTO off and
+// cuda.core uses the driver's linker, as when nvJitLink is missing.
 __attribute__((visibility("default"))) int nvJitLinkVersion(unsigned* major, unsigned* minor) {
   if (!major || !minor) return kErrorInvalidInput;
+  if (findNvidiaNvJitLink().empty()) return kErrorInternal;
   *major = 13;  // the ABI of CUDA 13.0's nvJitLink.h that this library implements
   *minor = 0;
   return kSuccess;
