@@ -140,10 +140,14 @@ std::string cuErrorText(CUresult code) {
   return name ? name : std::to_string(int(code));
 }
 
+// The driver's error log ends without a newline; each log here is one message a line.
 void collectJitLogs(Linker& linker) {
-  if (linker.cuError[0]) linker.errorLog += linker.cuError;
-  if (linker.cuInfo[0]) linker.infoLog += linker.cuInfo;
-  linker.cuError[0] = linker.cuInfo[0] = '\0';
+  for (auto [from, to] : {std::pair{linker.cuError, &linker.errorLog}, std::pair{linker.cuInfo, &linker.infoLog}}) {
+    if (!from[0]) continue;
+    *to += from;
+    if (to->back() != '\n') *to += '\n';
+    from[0] = '\0';
+  }
 }
 
 // The kind of an ANY input, from its first bytes (as NVIDIA's nvJitLink guesses it).
