@@ -11,10 +11,11 @@
 // other inputs call in the LTO-IR is kept there (keptSymbols). Without NVIDIA's library such input fails with
 // NVJITLINK_ERROR_UNRECOGNIZED_INPUT and the error log says why.
 //
-// `nvJitLinkVersion` answers 13.0, as NVIDIA's library exports it (default version libnvJitLink.so.13): clients
-// that probe for it (numba-cuda, cuda.core through cuda.bindings) then link through this library, LTO-IR
-// included; numba-cuda turns LTO on by default and cuda.compute's operators written in Python (LTO-IR from numba)
-// link. It was hidden while the LTO step dropped functions that only a PTX input called (keptSymbols).
+// `nvJitLinkVersion` answers 13.0, exported as NVIDIA's library exports it (default version libnvJitLink.so.13),
+// or fails where no NVIDIA nvJitLink is found (the end of this file): clients that probe for it (numba-cuda,
+// cuda.core through cuda.bindings) then link through this library, LTO-IR included; numba-cuda turns LTO on by
+// default and cuda.compute's operators written in Python (LTO-IR from numba) link. It was hidden while the LTO
+// step dropped functions that only a PTX input called (keptSymbols).
 //
 // ABI facts (names, enum values, the versioned symbol names) are those of CUDA 13's nvJitLink.h.
 #include <cuda.h>
