@@ -774,8 +774,9 @@ __attribute__((visibility("default"), alias("__nvJitLinkGetInfoLog_13_0"))) int 
 // nvJitLinkVersion, of the default version libnvJitLink.so.13 (the map file), as NVIDIA's library exports it:
 // programs linked against NVIDIA's library (its jitLto sample calls it first) and clients that probe with dlsym
 // (ctypes, cuda.bindings) find it alike. Where no NVIDIA nvJitLink is found it fails (NVJITLINK_ERROR_INTERNAL),
-// so that clients link PTX rather than LTO-IR, which could not be linked: numba-cuda then turns LTO off and
-// cuda.core uses the driver's linker, as when nvJitLink is missing.
+// so that clients compile PTX rather than LTO-IR, which could not be linked: numba-cuda then turns LTO off
+// (measured with CUEMU_NVJITLINK_LIBRARY=/nonexistent: its nrt tests pass; cuda.core 1.2.2 still links their PTX
+// through this library). Looked up at each call: a process may load a wheel's NVRTC or NVVM later.
 __attribute__((visibility("default"))) int nvJitLinkVersion(unsigned* major, unsigned* minor) {
   if (!major || !minor) return kErrorInvalidInput;
   if (findNvidiaNvJitLink().empty()) return kErrorInternal;
