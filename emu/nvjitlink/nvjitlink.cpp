@@ -7,26 +7,28 @@
 // PTX text, which cuemu's cuModuleLoadData/cuLibraryLoadData accept (as NVIDIA's driver accepts PTX there too).
 // LTO-IR (NVVM bitcode) needs NVIDIA's optimiser: the LTO-IR inputs of a link go to NVIDIA's libnvJitLink.so.13
 // (CUEMU_NVJITLINK_LIBRARY, else the toolkit's), run by the helper program cuemu-nvjitlink-lto beside this library
-// (lto_helper.cpp) and asked for PTX (`-lto -ptx`), and that PTX joins the other inputs in cuemu's link. Without
-// NVIDIA's library such input fails with NVJITLINK_ERROR_UNRECOGNIZED_INPUT and the error log says why.
+// (lto_helper.cpp) and asked for PTX (`-lto -ptx`), and that PTX joins the other inputs in cuemu's link; what the
+// other inputs call in the LTO-IR is kept there (keptSymbols). Without NVIDIA's library such input fails with
+// NVJITLINK_ERROR_UNRECOGNIZED_INPUT and the error log says why.
 //
-// `nvJitLinkVersion` is exported only as a hidden version (nvJitLinkVersion@libnvJitLink.so.13, the end of this
-// file): programs linked against NVIDIA's library bind to it, but clients that probe for it with dlsym to decide
-// whether nvJitLink is usable for everything, LTO included, do not see it: numba-cuda compiles PTX instead of
-// LTO-IR (its default turns LTO on only when nvJitLink reports a version) and cuda.core links through cuLink*
-// (cuemu's linker, the same result). Programs that call the link functions directly (cuSPARSE does, through the
-// versioned names) get PTX linking.
+// `nvJitLinkVersion` answers 13.0, exported as NVIDIA's library exports it (default version libnvJitLink.so.13),
+// or fails where no NVIDIA nvJitLink is found (the end of this file): clients that probe for it (numba-cuda,
+// cuda.core through cuda.bindings) then link through this library, LTO-IR included; numba-cuda turns LTO on by
+// default and cuda.compute's operators written in Python (LTO-IR from numba) link. It was hidden while the LTO
+// step dropped functions that only a PTX input called (keptSymbols).
 //
 // ABI facts (names, enum values, the versioned symbol names) are those of CUDA 13's nvJitLink.h.
 #include <cuda.h>
 #include <dlfcn.h>
 #include <limits.h>
 #include <link.h>
+#include <lz4.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include <cerrno>
 #include <cstdint>
@@ -34,6 +36,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <set>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -78,7 +81,9 @@ struct Linker {
   std::string arch;
   std::vector<std::pair<std::string, std::string>> ltoInputs;  // name, bitcode: linked at completion
   std::vector<std::string> optimiserOptions;                   // passed on to NVIDIA's nvJitLink for them
-  std::string linked;                                          // the linked PTX, once complete
+  // What the other inputs need from the LTO-IR (keptSymbols, below): the names their PTX declares .extern.
+  std::set<std::string> externalReferences;
+  std::string linked;  // the linked PTX, once complete
   std::string errorLog, infoLog;
   bool complete = false;
   bool wantsPtx = false;
@@ -136,10 +141,14 @@ std::string cuErrorText(CUresult code) {
   return name ? name : std::to_string(int(code));
 }
 
+// The driver's error log ends without a newline; each log here is one message a line.
 void collectJitLogs(Linker& linker) {
-  if (linker.cuError[0]) linker.errorLog += linker.cuError;
-  if (linker.cuInfo[0]) linker.infoLog += linker.cuInfo;
-  linker.cuError[0] = linker.cuInfo[0] = '\0';
+  for (auto [from, to] : {std::pair{linker.cuError, &linker.errorLog}, std::pair{linker.cuInfo, &linker.infoLog}}) {
+    if (!from[0]) continue;
+    *to += from;
+    if (to->back() != '\n') *to += '\n';
+    from[0] = '\0';
+  }
 }
 
 // The kind of an ANY input, from its first bytes (as NVIDIA's nvJitLink guesses it).
@@ -198,28 +207,31 @@ std::vector<std::string> foldersOfLoadedNvidiaCompilers(const std::string& own) 
   return scan.folders;
 }
 
-// Where NVIDIA's libnvJitLink.so.13 is, or empty: CUEMU_NVJITLINK_LIBRARY; else one the process has loaded, or one
-// beside the NVIDIA NVRTC or NVVM it has loaded (the client's toolkit, so that its LTO-IR is read by an nvJitLink
-// as new); else the toolkit's. Chosen at the first LTO-IR link.
+// Where NVIDIA's libnvJitLink.so.13 is now, or empty: CUEMU_NVJITLINK_LIBRARY; else one the process has loaded, or
+// one beside the NVIDIA NVRTC or NVVM it has loaded (the client's toolkit, so that its LTO-IR is read by an
+// nvJitLink as new); else the toolkit's.
+std::string findNvidiaNvJitLink() {
+  std::string own = ownPath();
+  std::vector<std::string> candidates;
+  if (const char* named = getenv("CUEMU_NVJITLINK_LIBRARY"); named && *named) {
+    candidates.emplace_back(named);
+  } else {
+    for (const std::string& folder : foldersOfLoadedNvidiaCompilers(own))
+      candidates.push_back(folder + "/libnvJitLink.so.13");
+    for (const char* root : {static_cast<const char*>(getenv("CUDA_HOME")),
+                             static_cast<const char*>(getenv("CUDA_PATH")), "/usr/local/cuda"})
+      if (root && *root) candidates.push_back(std::string(root) + "/lib64/libnvJitLink.so.13");
+  }
+  for (const std::string& path : candidates) {
+    std::string resolved = realPathOf(path.c_str());
+    if (!resolved.empty() && resolved != own) return resolved;  // not cuemu's own, found by its SONAME
+  }
+  return std::string();
+}
+
+// The NVIDIA nvJitLink that links LTO-IR: chosen at the first LTO-IR link.
 const std::string& nvidiaNvJitLinkPath() {
-  static const std::string found = [] {
-    std::string own = ownPath();
-    std::vector<std::string> candidates;
-    if (const char* named = getenv("CUEMU_NVJITLINK_LIBRARY"); named && *named) {
-      candidates.emplace_back(named);
-    } else {
-      for (const std::string& folder : foldersOfLoadedNvidiaCompilers(own))
-        candidates.push_back(folder + "/libnvJitLink.so.13");
-      for (const char* root : {static_cast<const char*>(getenv("CUDA_HOME")),
-                               static_cast<const char*>(getenv("CUDA_PATH")), "/usr/local/cuda"})
-        if (root && *root) candidates.push_back(std::string(root) + "/lib64/libnvJitLink.so.13");
-    }
-    for (const std::string& path : candidates) {
-      std::string resolved = realPathOf(path.c_str());
-      if (!resolved.empty() && resolved != own) return resolved;  // not cuemu's own, found by its SONAME
-    }
-    return std::string();
-  }();
+  static const std::string found = findNvidiaNvJitLink();
   return found;
 }
 
@@ -228,6 +240,154 @@ std::string realArch(const std::string& arch) {
   for (const char* prefix : {"compute_", "lto_", "sm_"})
     if (arch.rfind(prefix, 0) == 0) return "sm_" + arch.substr(std::strlen(prefix));
   return arch;
+}
+
+// The names a PTX text declares `.extern` (functions, kernels and variables that another input must define),
+// added to `names`. A light scan, not a parse: comments and strings are skipped, and only top-level statements
+// that start with `.extern` are read (header directives end at their line); a name too many is harmless (keptSymbols).
+// `.extern .shared` is a block's dynamic shared memory, not a reference.
+void addExternalReferences(std::string_view ptx, std::set<std::string>& names) {
+  ptx = ptx.substr(0, ptx.find('\0'));
+  auto isWordChar = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$' ||
+           c == '%' || c == '.';
+  };
+  std::vector<std::string_view> statement;  // the words and punctuation of the top-level statement being read
+  int depth = 0;
+  auto finish = [&] {
+    if (statement.size() < 3 || statement[0] != ".extern") return;
+    size_t at = 1;
+    while (at < statement.size() && (statement[at] == ".weak" || statement[at] == ".visible")) ++at;
+    if (at >= statement.size()) return;
+    std::string_view kind = statement[at];
+    if (kind == ".func" || kind == ".entry") {
+      // .func [(return parameter)] name (parameters)
+      ++at;
+      if (at < statement.size() && statement[at] == "(")
+        while (at < statement.size() && statement[at] != ")") ++at;
+      if (at < statement.size() && statement[at] == ")") ++at;
+      if (at < statement.size() && statement[at] != "(") names.emplace(statement[at]);
+    } else if (kind == ".global" || kind == ".const") {
+      // .global [.align N] [.vN] .type name[[size]] [= ...]: the last word before '[', '=' or the end
+      std::string_view last;
+      for (++at; at < statement.size() && statement[at] != "[" && statement[at] != "=" && statement[at] != "<"; ++at)
+        if (statement[at][0] != '.' && !(statement[at][0] >= '0' && statement[at][0] <= '9')) last = statement[at];
+      if (!last.empty()) names.emplace(last);
+    }
+  };
+  for (size_t i = 0; i < ptx.size();) {
+    char c = ptx[i];
+    if (c == '/' && i + 1 < ptx.size() && ptx[i + 1] == '/') {
+      i = ptx.find('\n', i);
+      if (i == std::string_view::npos) break;
+    } else if (c == '/' && i + 1 < ptx.size() && ptx[i + 1] == '*') {
+      i = ptx.find("*/", i + 2);
+      if (i == std::string_view::npos) break;
+      i += 2;
+    } else if (c == '"') {
+      i = ptx.find('"', i + 1);
+      if (i == std::string_view::npos) break;
+      ++i;
+    } else if (c == '{') {
+      ++depth;  // a function body: the statement before it is a definition, not a reference
+      statement.clear();
+      ++i;
+    } else if (c == '}') {
+      if (depth > 0) --depth;
+      statement.clear();
+      ++i;
+    } else if (depth > 0) {
+      ++i;
+    } else if (c == ';') {
+      finish();
+      statement.clear();
+      ++i;
+    } else if (c == '\n') {
+      // Header directives end at the line, without ';'.
+      if (!statement.empty() && (statement[0] == ".version" || statement[0] == ".target" ||
+                                 statement[0] == ".address_size" || statement[0] == ".file"))
+        statement.clear();
+      ++i;
+    } else if (isWordChar(c)) {
+      size_t start = i;
+      while (i < ptx.size() && isWordChar(ptx[i])) ++i;
+      statement.push_back(ptx.substr(start, i - start));
+    } else {
+      if (c == '(' || c == ')' || c == '[' || c == '=' || c == '<') statement.push_back(ptx.substr(i, 1));
+      ++i;
+    }
+  }
+}
+
+// addExternalReferences for the PTX inside a fatbinary, a host object or a library of objects: the fatbinary
+// containers in its bytes (found by their magic, wherever an object or archive member puts them; the layout of
+// emu/core/fatbin.h) and their PTX entries, decompressed. Anything that does not check out is skipped: a name
+// missed here makes the final link report it undefined, as it did before.
+void addExternalReferencesOfBinary(std::string_view bytes, std::set<std::string>& names) {
+  constexpr std::string_view kMagic("\x50\xED\x55\xBA", 4);          // kFatbinMagic, little-endian
+  constexpr uint64_t kLz4 = 0x2000, kZstd = 0x8000;                  // an entry's compression flags
+  constexpr size_t kEntryHeader = 0x40, kMaxText = size_t(1) << 30;  // as cuemu's driver bounds a PTX entry
+  auto read = [&](size_t at, auto& value) {
+    if (at > bytes.size() || bytes.size() - at < sizeof value) return false;
+    std::memcpy(&value, bytes.data() + at, sizeof value);
+    return true;
+  };
+  for (size_t at = bytes.find(kMagic); at != std::string_view::npos; at = bytes.find(kMagic, at + 1)) {
+    uint16_t version = 0, headerSize = 0;
+    uint64_t dataSize = 0;
+    if (!read(at + 4, version) || !read(at + 6, headerSize) || !read(at + 8, dataSize) || version != 1 ||
+        headerSize < 16 || headerSize > bytes.size() - at || dataSize > bytes.size() - at - headerSize)
+      continue;
+    const size_t end = at + headerSize + dataSize;
+    for (size_t entry = at + headerSize; entry < end && end - entry >= kEntryHeader;) {
+      uint16_t kind = 0;
+      uint32_t entryHeader = 0, compressed = 0;
+      uint64_t payload = 0, flags = 0, uncompressed = 0;
+      read(entry, kind), read(entry + 0x04, entryHeader), read(entry + 0x08, payload);
+      read(entry + 0x10, compressed), read(entry + 0x28, flags), read(entry + 0x38, uncompressed);
+      if (entryHeader < kEntryHeader || entryHeader > end - entry || payload > end - entry - entryHeader) break;
+      const char* data = bytes.data() + entry + entryHeader;
+      if (kind == 1 && !(flags & (kLz4 | kZstd))) {
+        addExternalReferences(std::string_view(data, payload), names);
+      } else if (kind == 1 && compressed != 0 && compressed <= payload && uncompressed != 0 &&
+                 uncompressed <= kMaxText && uncompressed <= uint64_t(compressed) * 255 + 64) {
+        std::string text(uncompressed, '\0');
+        if (flags & kLz4) {
+          int n = LZ4_decompress_safe(data, text.data(), int(compressed), int(uncompressed));
+          if (n > 0) addExternalReferences(std::string_view(text.data(), size_t(n)), names);
+        } else {
+          size_t n = ZSTD_decompress(text.data(), text.size(), data, compressed);
+          if (!ZSTD_isError(n)) addExternalReferences(std::string_view(text.data(), n), names);
+        }
+      }
+      entry += entryHeader + payload;
+    }
+  }
+}
+
+// The options that keep in NVIDIA's link of the LTO-IR what the other inputs of the link use.
+//
+// NVIDIA's nvJitLink, given every input, sees which LTO-IR functions the PTX and the binaries call. Here it sees
+// the LTO-IR alone (with `-ptx` it takes LTO-IR only: "-ptx requires that all inputs have LTOIR"), and its
+// optimiser internalises every non-kernel function and drops those the LTO-IR itself does not call: a function
+// only a separate PTX input calls vanished and the final link failed ("Undefined reference", numba-cuda's NRT
+// functions called from a linked PTX file). Variables are kept (it keeps them unless -optimize-unused-variables).
+// Measured with nvJitLink 13.0 (the toolkit's) and 13.5 (a wheel's), each link in a process of its own,
+// 2026-11-28:
+//  - `-kernels-used=NAME` does not keep a device function, and removes the kernels it does not name; -O0 drops
+//    the function too;
+//  - the optimiser's internalisation reads LLVM's list of names to keep, reachable through NVVM's `-Xopt`:
+//    `-Xnvvm=-Xopt -Xnvvm=-internalize-public-api-list=a,b` keeps a and b (external, with their bodies), and a
+//    name the LTO-IR does not define is ignored. Patterns (`*`, `h*`) keep nothing. The list is a global option
+//    of NVIDIA's library that grows with every link of a process: each LTO link here runs in a helper process of
+//    its own (lto_helper.cpp), so it holds this link's names only.
+// So the list is the names the other inputs' PTX declares `.extern` (addExternalReferences), and without other
+// inputs nothing is added: NVIDIA's link is as it was.
+std::vector<std::string> keptSymbols(const Linker& linker) {
+  if (linker.externalReferences.empty()) return {};
+  std::string list;
+  for (const std::string& name : linker.externalReferences) list += (list.empty() ? "" : ",") + name;
+  return {"-Xnvvm=-Xopt", "-Xnvvm=-internalize-public-api-list=" + list};
 }
 
 // The request for the helper program (lto_helper.cpp describes the layout).
@@ -240,6 +400,7 @@ std::string ltoRequest(const Linker& linker) {
   };
   std::vector<std::string> options = {"-arch=" + realArch(linker.arch), "-lto", "-ptx"};
   options.insert(options.end(), linker.optimiserOptions.begin(), linker.optimiserOptions.end());
+  for (std::string& option : keptSymbols(linker)) options.push_back(std::move(option));
   putNumber(uint32_t(options.size()));
   for (const std::string& option : options) putString(option);
   putNumber(uint32_t(linker.ltoInputs.size()));
@@ -370,6 +531,11 @@ Result addInput(Linker* linker, int type, const void* data, size_t size, const c
     linker->errorLog += "ERROR: " + label + ": " + cuErrorText(r) + "\n";
     return type == kInputPtx ? kErrorPtxCompile : kErrorInvalidInput;
   }
+  std::string_view bytes(static_cast<const char*>(data), size);
+  if (type == kInputPtx)
+    addExternalReferences(bytes, linker->externalReferences);
+  else
+    addExternalReferencesOfBinary(bytes, linker->externalReferences);
   return kSuccess;
 }
 
@@ -605,16 +771,18 @@ __attribute__((visibility("default"), alias("__nvJitLinkGetInfoLogSize_13_0"))) 
 __attribute__((visibility("default"), alias("__nvJitLinkGetInfoLog_13_0"))) int nvJitLinkGetInfoLog(nvJitLinkHandle,
                                                                                                     char*);
 
-// nvJitLinkVersion for programs linked against NVIDIA's libnvJitLink.so.13 (NVIDIA's jitLto sample calls it
-// first): only as the non-default version `nvJitLinkVersion@libnvJitLink.so.13`. The dynamic loader binds such a
-// program's versioned reference to it, while dlsym(handle, "nvJitLinkVersion"), the clients' probe (ctypes,
-// cuda.bindings), does not see a hidden version, so they keep taking the PTX path (see the top of this file).
-__attribute__((visibility("default"))) int cuemuNvJitLinkVersion(unsigned* major, unsigned* minor) {
+// nvJitLinkVersion, of the default version libnvJitLink.so.13 (the map file), as NVIDIA's library exports it:
+// programs linked against NVIDIA's library (its jitLto sample calls it first) and clients that probe with dlsym
+// (ctypes, cuda.bindings) find it alike. Where no NVIDIA nvJitLink is found it fails (NVJITLINK_ERROR_INTERNAL),
+// so that clients compile PTX rather than LTO-IR, which could not be linked: numba-cuda then turns LTO off
+// (measured with CUEMU_NVJITLINK_LIBRARY=/nonexistent: its nrt tests pass; cuda.core 1.2.2 still links their PTX
+// through this library). Looked up at each call: a process may load a wheel's NVRTC or NVVM later.
+__attribute__((visibility("default"))) int nvJitLinkVersion(unsigned* major, unsigned* minor) {
   if (!major || !minor) return kErrorInvalidInput;
+  if (findNvidiaNvJitLink().empty()) return kErrorInternal;
   *major = 13;  // the ABI of CUDA 13.0's nvJitLink.h that this library implements
   *minor = 0;
   return kSuccess;
 }
-__asm__(".symver cuemuNvJitLinkVersion, nvJitLinkVersion@libnvJitLink.so.13");
 
 }  // extern "C"
