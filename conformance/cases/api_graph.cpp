@@ -169,6 +169,64 @@ TEST_F(api_graph, EdgeDataOfProgrammaticDependencies) {
   EXPECT_EQ(edge.type, CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC);
 }
 
+// A child graph moved into its parent (CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE, as XLA's command buffers add them): the
+// child's node handles name nodes of the parent, so an executable graph of the parent updates them through those
+// handles; the moved graph cannot be destroyed, instantiated or added again on its own.
+TEST_F(api_graph, ChildGraphMovedIntoParent) {
+  conf::DeviceBuffer src(256), dst(256), other(256);
+  std::vector<unsigned char> a(256, 7), b(256, 9);
+  CU_ASSERT_OK(cuMemcpyHtoD(src.ptr(), a.data(), 256));
+  CU_ASSERT_OK(cuMemcpyHtoD(other.ptr(), b.data(), 256));
+  CUgraph child = nullptr;
+  CU_ASSERT_OK(cuGraphCreate(&child, 0));
+  CUDA_MEMCPY3D copy{};
+  copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  copy.srcDevice = src.ptr();
+  copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  copy.dstDevice = dst.ptr();
+  copy.WidthInBytes = 256;
+  copy.Height = copy.Depth = 1;
+  CUgraphNode copyNode = nullptr;
+  CU_ASSERT_OK(cuGraphAddMemcpyNode(&copyNode, child, nullptr, 0, &copy, ctx));
+  CUgraphNodeParams p{};
+  p.type = CU_GRAPH_NODE_TYPE_GRAPH;
+  p.graph.graph = child;
+  p.graph.ownership = CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE;
+  CUgraphNode childNode = nullptr;
+  CU_ASSERT_OK(cuGraphAddNode(&childNode, graph, nullptr, nullptr, 0, &p));
+  CUgraph embedded = nullptr;
+  CU_EXPECT_OK(cuGraphChildGraphNodeGetGraph(childNode, &embedded));
+  EXPECT_EQ(embedded, child) << "the node holds the moved graph itself";
+
+  CUgraphExec exec = nullptr;
+  CU_ASSERT_OK(cuGraphInstantiate(&exec, graph, 0));
+  CU_ASSERT_OK(cuGraphLaunch(exec, stream));
+  CU_ASSERT_OK(cuStreamSynchronize(stream));
+  std::vector<unsigned char> got(256);
+  CU_EXPECT_OK(cuMemcpyDtoH(got.data(), dst.ptr(), 256));
+  EXPECT_EQ(got[255], 7);
+  copy.srcDevice = other.ptr();
+  CU_EXPECT_OK(cuGraphExecMemcpyNodeSetParams(exec, copyNode, &copy, ctx)) << "through the moved child's handle";
+  CU_ASSERT_OK(cuGraphLaunch(exec, stream));
+  CU_ASSERT_OK(cuStreamSynchronize(stream));
+  CU_EXPECT_OK(cuMemcpyDtoH(got.data(), dst.ptr(), 256));
+  EXPECT_EQ(got[255], 9);
+  CU_EXPECT_OK(cuGraphExecDestroy(exec));
+
+  CUgraphExec childExec = nullptr;
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuGraphInstantiate(&childExec, child, 0)) << "instantiating the moved graph";
+  CUgraphNode again = nullptr;
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuGraphAddChildGraphNode(&again, graph, nullptr, 0, child))
+      << "adding the moved graph again";
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuGraphDestroy(child)) << "destroying the moved graph";
+  p.graph.ownership = static_cast<CUgraphChildGraphNodeOwnership>(5);
+  CUgraph fresh = nullptr;
+  CU_ASSERT_OK(cuGraphCreate(&fresh, 0));
+  p.graph.graph = fresh;
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuGraphAddNode(&again, graph, nullptr, nullptr, 0, &p)) << "ownership 5";
+  CU_EXPECT_OK(cuGraphDestroy(fresh));
+}
+
 // ---- graph memory ------------------------------------------------------------------------------------------------
 
 // A capture of cuMemAllocAsync ... cuMemFreeAsync becomes MEM_ALLOC and MEM_FREE nodes; the graph replays: the

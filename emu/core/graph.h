@@ -256,6 +256,9 @@ class Graph : public std::enable_shared_from_this<Graph> {
   bool hasMemoryNodes() const;
   // A conditional node's body: cuGraphDestroy refuses it.
   bool isConditionalBody = false;
+  // Moved into a parent's child-graph node (CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE): the parent owns it, and it can no
+  // longer be destroyed, instantiated or added elsewhere on its own; its nodes' handles name the parent's nodes.
+  bool movedIntoParent = false;
   // Graphs with conditional nodes have one executable graph at a time.
   std::atomic<bool> instantiated{false};
   bool owns(const GraphNode* node) const;

@@ -314,6 +314,7 @@ CUresult instantiate(CUgraphExec* out, CUgraph graphHandle, unsigned long long f
   if (!out) return CUDA_ERROR_INVALID_VALUE;
   CUEMU_LOOKUP(graph, Graph, graphHandle, CUDA_ERROR_INVALID_VALUE);
   if (flags & ~kInstantiateFlags) return CUDA_ERROR_INVALID_VALUE;
+  if (graph->movedIntoParent) return CUDA_ERROR_INVALID_VALUE;  // instantiated only as part of its parent
   if (graph->hasUnusedConditional()) return CUDA_ERROR_INVALID_VALUE;
   auto context = requireCurrentContext();
   if (!context) return context.error().code;
@@ -486,7 +487,8 @@ CUresult cuGraphCreate(CUgraph* phGraph, unsigned int flags) {
 
 CUresult cuGraphDestroy(CUgraph hGraph) {
   CUEMU_LOOKUP(graph, Graph, hGraph, CUDA_ERROR_INVALID_VALUE);
-  if (graph->isConditionalBody) return CUDA_ERROR_INVALID_VALUE;  // bodies go with their node
+  // Bodies of conditional nodes and graphs moved into a child-graph node go with their node.
+  if (graph->isConditionalBody || graph->movedIntoParent) return CUDA_ERROR_INVALID_VALUE;
   return handleTable<Graph>().erase(handleValue(hGraph)) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
@@ -581,7 +583,7 @@ CUresult cuGraphAddEventWaitNode(CUgraphNode* phGraphNode, CUgraph hGraph, const
 CUresult cuGraphAddChildGraphNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
                                   size_t numDependencies, CUgraph childGraph) {
   CUEMU_LOOKUP(child, Graph, childGraph, CUDA_ERROR_INVALID_VALUE);
-  if (childGraph == hGraph) return CUDA_ERROR_INVALID_VALUE;
+  if (childGraph == hGraph || child->movedIntoParent) return CUDA_ERROR_INVALID_VALUE;
   if (child->hasConditional()) return CUDA_ERROR_NOT_SUPPORTED;
   return addNode(phGraphNode, hGraph, dependencies, numDependencies, CU_GRAPH_NODE_TYPE_GRAPH,
                  ChildGraphData{child->clone()});
@@ -606,6 +608,24 @@ CUresult cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgra
     auto data = memFreeData(nodeParams->free.dptr);
     if (!data) return data.error().code;
     return addNode(phGraphNode, hGraph, dependencies, numDependencies, CU_GRAPH_NODE_TYPE_MEM_FREE, std::move(*data));
+  }
+  if (nodeParams->type == CU_GRAPH_NODE_TYPE_GRAPH) {
+    const auto& g = nodeParams->graph;
+    if (g.graph == hGraph) return CUDA_ERROR_INVALID_VALUE;
+    if (g.ownership != CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE && g.ownership != CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE)
+      return CUDA_ERROR_INVALID_VALUE;
+    CUEMU_LOOKUP(child, Graph, g.graph, CUDA_ERROR_INVALID_VALUE);
+    if (child->movedIntoParent || child->isConditionalBody) return CUDA_ERROR_INVALID_VALUE;
+    if (child->hasConditional()) return CUDA_ERROR_NOT_SUPPORTED;
+    if (g.ownership == CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE) {
+      // The graph itself becomes the node's (no copy): its node handles stay valid and name the nodes an
+      // executable graph updates (cuGraphExecMemcpyNodeSetParams on a node of a moved child: XLA's command
+      // buffers do that). Its handle ends with the node (forgetChildGraph).
+      CUresult r = addNode(phGraphNode, hGraph, dependencies, numDependencies, CU_GRAPH_NODE_TYPE_GRAPH,
+                           ChildGraphData{child}, dependencyData);
+      if (r == CUDA_SUCCESS) child->movedIntoParent = true;
+      return r;
+    }
   }
   if (nodeParams->type == CU_GRAPH_NODE_TYPE_CONDITIONAL) {
     // Driver 580 refuses another graph's handle in a graph that has none of its own
