@@ -171,7 +171,7 @@ TEST_F(api_graph, EdgeDataOfProgrammaticDependencies) {
 
 // A child graph moved into its parent (CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE, as XLA's command buffers add them): the
 // child's node handles name nodes of the parent, so an executable graph of the parent updates them through those
-// handles; the moved graph cannot be destroyed, instantiated or added again on its own.
+// handles; the moved graph cannot be destroyed, instantiated or added again on its own (driver 580 on an H100).
 TEST_F(api_graph, ChildGraphMovedIntoParent) {
   conf::DeviceBuffer src(256), dst(256), other(256);
   std::vector<unsigned char> a(256, 7), b(256, 9);
@@ -214,16 +214,17 @@ TEST_F(api_graph, ChildGraphMovedIntoParent) {
   CU_EXPECT_OK(cuGraphExecDestroy(exec));
 
   CUgraphExec childExec = nullptr;
-  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuGraphInstantiate(&childExec, child, 0)) << "instantiating the moved graph";
+  CU_EXPECT(CUDA_ERROR_NOT_SUPPORTED, cuGraphInstantiate(&childExec, child, 0)) << "instantiating the moved graph";
   CUgraphNode again = nullptr;
-  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuGraphAddChildGraphNode(&again, graph, nullptr, 0, child))
+  CU_EXPECT(CUDA_ERROR_NOT_SUPPORTED, cuGraphAddChildGraphNode(&again, graph, nullptr, 0, child))
       << "adding the moved graph again";
   CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuGraphDestroy(child)) << "destroying the moved graph";
+  // An ownership other than MOVE copies the graph: it stays the caller's to destroy.
   p.graph.ownership = static_cast<CUgraphChildGraphNodeOwnership>(5);
   CUgraph fresh = nullptr;
   CU_ASSERT_OK(cuGraphCreate(&fresh, 0));
   p.graph.graph = fresh;
-  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuGraphAddNode(&again, graph, nullptr, nullptr, 0, &p)) << "ownership 5";
+  CU_EXPECT_OK(cuGraphAddNode(&again, graph, nullptr, nullptr, 0, &p)) << "ownership 5";
   CU_EXPECT_OK(cuGraphDestroy(fresh));
 }
 

@@ -314,7 +314,7 @@ CUresult instantiate(CUgraphExec* out, CUgraph graphHandle, unsigned long long f
   if (!out) return CUDA_ERROR_INVALID_VALUE;
   CUEMU_LOOKUP(graph, Graph, graphHandle, CUDA_ERROR_INVALID_VALUE);
   if (flags & ~kInstantiateFlags) return CUDA_ERROR_INVALID_VALUE;
-  if (graph->movedIntoParent) return CUDA_ERROR_INVALID_VALUE;  // instantiated only as part of its parent
+  if (graph->movedIntoParent) return CUDA_ERROR_NOT_SUPPORTED;  // only as part of its parent (driver 580, H100)
   if (graph->hasUnusedConditional()) return CUDA_ERROR_INVALID_VALUE;
   auto context = requireCurrentContext();
   if (!context) return context.error().code;
@@ -583,7 +583,8 @@ CUresult cuGraphAddEventWaitNode(CUgraphNode* phGraphNode, CUgraph hGraph, const
 CUresult cuGraphAddChildGraphNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
                                   size_t numDependencies, CUgraph childGraph) {
   CUEMU_LOOKUP(child, Graph, childGraph, CUDA_ERROR_INVALID_VALUE);
-  if (childGraph == hGraph || child->movedIntoParent) return CUDA_ERROR_INVALID_VALUE;
+  if (childGraph == hGraph) return CUDA_ERROR_INVALID_VALUE;
+  if (child->movedIntoParent) return CUDA_ERROR_NOT_SUPPORTED;  // as driver 580 answers (H100)
   if (child->hasConditional()) return CUDA_ERROR_NOT_SUPPORTED;
   return addNode(phGraphNode, hGraph, dependencies, numDependencies, CU_GRAPH_NODE_TYPE_GRAPH,
                  ChildGraphData{child->clone()});
@@ -612,10 +613,11 @@ CUresult cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgra
   if (nodeParams->type == CU_GRAPH_NODE_TYPE_GRAPH) {
     const auto& g = nodeParams->graph;
     if (g.graph == hGraph) return CUDA_ERROR_INVALID_VALUE;
-    if (g.ownership != CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE && g.ownership != CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE)
-      return CUDA_ERROR_INVALID_VALUE;
     CUEMU_LOOKUP(child, Graph, g.graph, CUDA_ERROR_INVALID_VALUE);
-    if (child->movedIntoParent || child->isConditionalBody) return CUDA_ERROR_INVALID_VALUE;
+    if (child->isConditionalBody) return CUDA_ERROR_INVALID_VALUE;
+    // Driver 580 (H100): adding a moved graph again is CUDA_ERROR_NOT_SUPPORTED, and an ownership other than
+    // MOVE copies the graph, whatever its value (conformance api.graph.ChildGraphMovedIntoParent).
+    if (child->movedIntoParent) return CUDA_ERROR_NOT_SUPPORTED;
     if (child->hasConditional()) return CUDA_ERROR_NOT_SUPPORTED;
     if (g.ownership == CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE) {
       // The graph itself becomes the node's (no copy): its node handles stay valid and name the nodes an
