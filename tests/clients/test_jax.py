@@ -137,6 +137,15 @@ def test_control_flow_loops_and_conditionals():
         np.testing.assert_array_equal(a, b)
     assert int(gpu[2]) == 111
 
+    # lax.scan: XLA's command buffer moves a child graph into its parent and updates the copy node inside it
+    # between iterations (cuGraphExecMemcpyNodeSetParams through the moved child's node handle).
+    def running_sums(carry, xs):
+        return lax.scan(lambda c, x: (c + x, c * 2), carry, xs)
+
+    gpu, cpu = both(running_sums, np.zeros(8, np.int32), np.arange(400, dtype=np.int32).reshape(50, 8))
+    for a, b in zip(gpu, cpu):
+        np.testing.assert_array_equal(a, b)
+
 
 def test_gradients_and_vmap():
     rng = np.random.default_rng(5)
