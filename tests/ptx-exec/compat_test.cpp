@@ -336,8 +336,9 @@ TEST(PtxCompat, OldAndNewTargetsLoad) {
 namespace {
 // Kernel k(out, in): `body` reads through %rd2 (= in) and writes through %rd1 (= out); `in` is a 28-byte buffer of
 // floats 1..7 that ends where memory ends. Returns the launch result and the first 4 words of out.
-LaunchResult runOn28ByteBuffer(const std::string& body, std::vector<float>& outWords) {
-  std::string text = header("sm_90", "8.3") + R"(
+LaunchResult runOn28ByteBuffer(const std::string& body, std::vector<float>& outWords,
+                               const std::string& target = "sm_90", const std::string& version = "8.3") {
+  std::string text = header(target, version) + R"(
 .visible .entry k(.param .u64 out, .param .u64 in)
 {
 	.reg .b64 %rd<3>;
@@ -806,34 +807,11 @@ TEST(PtxCompat, WideVectorAccessesMoveAllThirtyTwoBytes) {
 // leaves them out.
 TEST(PtxCompat, WideLoadFaultsPastTheBufferUnlessItsBytesAreUnused) {
   auto run = [](const std::string& pragma, std::vector<float>& out) {
-    std::string text = header("sm_120", "8.8") + R"(
-.visible .entry k(.param .u64 out, .param .u64 in)
-{
-	.reg .b64 %rd<3>;
-	.reg .f32 %f<9>;
-	ld.param.u64 %rd1, [out];
-	ld.param.u64 %rd2, [in];
-)" + pragma + R"(
-	ld.global.v8.f32 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, [%rd2];
-	st.global.v4.f32 [%rd1], {%f1, %f3, %f5, %f7};
-	ret;
-}
-)";
-    CompileResult cr = compile(text);
-    if (!cr.program) {
-      ADD_FAILURE() << cr.error;
-      return LaunchResult{};
-    }
-    float* in = arena().alloc<float>(7);
-    for (int i = 0; i < 7; ++i) in[i] = float(i + 1);
-    arena().limit(in, 28);
-    float* o = arena().alloc<float>(4);
-    int kernel = findKernel(*cr.program, "k");
-    Params p(kernels(*cr.program)[size_t(kernel)]);
-    p.arg(o).arg(in);
-    LaunchResult r = launch(*cr.program, kernel, ptxtest::launchParams(Dim3{1}, Dim3{1}, p, arena()));
-    out.assign(o, o + 4);
-    return r;
+    return runOn28ByteBuffer("\t.reg .f32 %g<9>;\n" + pragma + R"(
+	ld.global.v8.f32 {%g1, %g2, %g3, %g4, %g5, %g6, %g7, %g8}, [%rd2];
+	st.global.v4.f32 [%rd1], {%g1, %g3, %g5, %g7};
+)",
+                             out, "sm_120", "8.8");
   };
   std::vector<float> out;
   EXPECT_EQ(run("", out).fault.kind, FaultKind::IllegalAddress);

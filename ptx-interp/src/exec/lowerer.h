@@ -316,6 +316,10 @@ class KernelLowerer {
   };
   Addr address(const Instruction& in, const Operand& o);
   void lowerWideLdSt(const Instruction& in, bool isStore, Addr a);
+  // The registers of a vector ld/st's n elements (a store's sources, a load's destinations); destinations converted
+  // after the access go to `pending` with their element's index.
+  void vectorAccessRegs(const Instruction& in, const Operand& valOp, unsigned n, bool isStore, uint32_t* regs,
+                        std::vector<std::pair<uint32_t, Dst>>& pending);
   // complete_tx of `bytesReg` bytes on the mbarrier at `object` (st.async, red.async: isa/sync.cpp)
   void emitCompleteTx(const Addr& object, uint32_t bytesReg);
   // checking builds (checking.h): a checking op for the access of `bytes` at `a`

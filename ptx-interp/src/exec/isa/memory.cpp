@@ -386,20 +386,9 @@ void KernelLowerer::lowerWideLdSt(const Instruction& in, bool isStore, Addr a) {
   const unsigned n = in.vec, ms = ptx::typeSize(t);
   if (n * ms != 32) return unsupported(in, "a vector wider than 256 bits");
   if (a.paramUniform) return unsupported(in, "a 256-bit parameter load");
-  const Operand& valOp = opnd(in, isStore ? 1 : 0);
-  if (valOp.kind != OperandKind::Vector || valOp.value != int64_t(n)) fail(line_, "vector operand expected");
   uint32_t regs[8] = {};
-  std::vector<Dst> pendingDst;
-  for (unsigned k = 0; k < n; ++k) {
-    const Operand& e = fn_->elems[valOp.index + k];
-    if (isStore) {
-      regs[k] = src(e, t);
-    } else {
-      Dst d = dst(e, t);
-      regs[k] = d.off;
-      if (d.convert) pendingDst.push_back(d);
-    }
-  }
+  std::vector<std::pair<uint32_t, Dst>> pendingDst;
+  vectorAccessRegs(in, opnd(in, isStore ? 1 : 0), n, isStore, regs, pendingDst);
   if (checkedAccesses()) {
     const bool strong = in.sem != ptx::Sem::none && in.sem != ptx::Sem::weak;
     emitAccessCheck(a, isStore ? checking::CheckedAccess::Write : checking::CheckedAccess::Read, 32, strong);
@@ -423,7 +412,22 @@ void KernelLowerer::lowerWideLdSt(const Instruction& in, bool isStore, Addr a) {
     const uint32_t layoutTag = a.space == mem::Shared ? rewrites_[curInst_].sharedLayout : 0;
     mem::Access{part.base, part.imm, {r[0], r[1], r[2], r[3]}, layoutTag}.into(emit(hnd));
   }
-  for (auto& d : pendingDst) finish(d);
+  for (auto& [k, d] : pendingDst) finish(d);
+}
+
+void KernelLowerer::vectorAccessRegs(const Instruction& in, const Operand& valOp, unsigned n, bool isStore,
+                                     uint32_t* regs, std::vector<std::pair<uint32_t, Dst>>& pending) {
+  if (valOp.kind != OperandKind::Vector || valOp.value != int64_t(n)) fail(line_, "vector operand expected");
+  for (unsigned k = 0; k < n; ++k) {
+    const Operand& e = fn_->elems[valOp.index + k];
+    if (isStore) {
+      regs[k] = src(e, in.type());
+    } else {
+      Dst d = dst(e, in.type());
+      regs[k] = d.off;
+      if (d.convert) pending.push_back({k, d});
+    }
+  }
 }
 
 void KernelLowerer::lowerLdSt(const Instruction& in, bool isStore) {
@@ -464,17 +468,7 @@ void KernelLowerer::lowerLdSt(const Instruction& in, bool isStore) {
       }
     }
   } else {
-    if (valOp.kind != OperandKind::Vector || valOp.value != int64_t(n)) fail(line_, "vector operand expected");
-    for (unsigned k = 0; k < n; ++k) {
-      const Operand& e = fn_->elems[valOp.index + k];
-      if (isStore) {
-        regs[k] = src(e, t);
-      } else {
-        Dst d = dst(e, t);
-        regs[k] = d.off;
-        if (d.convert) pendingDst.push_back({k, d});
-      }
-    }
+    vectorAccessRegs(in, valOp, n, isStore, regs, pendingDst);
     regSize = ms;
   }
   if (!isStore && a.paramUniform) {
