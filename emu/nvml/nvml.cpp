@@ -26,6 +26,7 @@
 #include <fstream>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cuemu.h"
@@ -402,8 +403,11 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetHandleByUUID(const char* uuid, nvmlDevice_
   if (!initialized()) return NVML_ERROR_UNINITIALIZED;
   if (!uuid || !device) return NVML_ERROR_INVALID_ARGUMENT;
   // Compared exactly: NVIDIA's NVML does not find a UUID written in upper case (tools/gpu-probe/results/nvml28-*).
+  // The "GPU-" prefix may be left out: cuda.core's Device.to_system_device passes the bare UUID of
+  // cuDeviceGetUuid, which finds the device on an H100.
+  std::string_view wanted(uuid);
   for (auto& d : state().devices)
-    if (d.uuid == uuid) {
+    if (wanted == d.uuid || (!wanted.starts_with("GPU-") && std::string_view(d.uuid).substr(4) == wanted)) {
       *device = &d;
       return NVML_SUCCESS;
     }
@@ -494,6 +498,25 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInf
   info.device = device->device;
   info.pciDeviceId = device->pciDeviceId;
   info.pciSubSystemId = device->pciSubsystemId;
+  *pci = info;
+  return NVML_SUCCESS;
+}
+// With the PCI class of a 3D controller (base 0x3, sub 0x2), as an H100 reports (nvidia-smi -q).
+NVML_EXPORT nvmlReturn_t nvmlDeviceGetPciInfoExt(nvmlDevice_t device, nvmlPciInfoExt_t* pci) {
+  if (nvmlReturn_t r = checkDevice(device); r != NVML_SUCCESS) return r;
+  if (!pci) return NVML_ERROR_INVALID_ARGUMENT;
+  if (pci->version != nvmlPciInfoExt_v1) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+  nvmlPciInfoExt_t info{};
+  info.version = nvmlPciInfoExt_v1;
+  info.domain = device->domain;
+  info.bus = device->bus;
+  info.device = device->device;
+  info.pciDeviceId = device->pciDeviceId;
+  info.pciSubSystemId = device->pciSubsystemId;
+  info.baseClass = 0x3;
+  info.subClass = 0x2;
+  std::string full = busIdText(*device, false);
+  std::memcpy(info.busId, full.c_str(), full.size() + 1);
   *pci = info;
   return NVML_SUCCESS;
 }
@@ -607,6 +630,14 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockTy
 }
 NVML_EXPORT nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned* clock) {
   return nvmlDeviceGetClockInfo(device, type, clock);
+}
+
+// Always the highest performance state: cuemu's devices run at their boost clocks.
+NVML_EXPORT nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPstates_t* state) {
+  if (nvmlReturn_t r = checkDevice(device); r != NVML_SUCCESS) return r;
+  if (!state) return NVML_ERROR_INVALID_ARGUMENT;
+  *state = NVML_PSTATE_0;
+  return NVML_SUCCESS;
 }
 
 // 128 FP32 cores per SM on Hopper and Blackwell.

@@ -68,6 +68,18 @@ typedef struct nvmlPciInfo_st {
   char busId[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];
 } nvmlPciInfo_t;
 
+typedef struct {
+  unsigned int version;
+  unsigned int domain;
+  unsigned int bus;
+  unsigned int device;
+  unsigned int pciDeviceId;
+  unsigned int pciSubSystemId;
+  unsigned int baseClass;
+  unsigned int subClass;
+  char busId[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];
+} nvmlPciInfoExt_v1_t, nvmlPciInfoExt_t;
+
 typedef struct nvmlMemory_st {
   unsigned long long total;
   unsigned long long free;
@@ -84,6 +96,9 @@ typedef struct nvmlMemory_v2_st {
 
 // NVML_STRUCT_VERSION: the structure's size with the version in the top byte.
 constexpr unsigned nvmlMemory_v2 = unsigned(sizeof(nvmlMemory_v2_t)) | (2u << 24);
+constexpr unsigned nvmlPciInfoExt_v1 = unsigned(sizeof(nvmlPciInfoExt_v1_t)) | (1u << 24);
+
+typedef enum nvmlPStates_enum { NVML_PSTATE_0 = 0, NVML_PSTATE_UNKNOWN = 32 } nvmlPstates_t;
 
 typedef struct nvmlBAR1Memory_st {
   unsigned long long bar1Total;

@@ -190,3 +190,18 @@ def test_devices_and_profiles_of_the_configuration():
     lines = probe(CUEMU_DEVICE_PROFILE="rtx-pro-6000")
     assert lines[2] == f"(12, 0) {N.NVML_DEVICE_ARCH_BLACKWELL}"
     assert lines[3] == "5"
+
+
+def test_cuda_core_finds_its_device_in_nvml():
+    """cuda.core maps a CUDA device to NVML by the bare UUID of cuDeviceGetUuid (no "GPU-" prefix), as NVIDIA's NVML
+    accepts, and reads its PCI bus id through nvmlDeviceGetPciInfoExt."""
+    core = pytest.importorskip("cuda.core")
+    if not getattr(core.system, "CUDA_BINDINGS_NVML_IS_COMPATIBLE", False):
+        pytest.skip("cuda.core's system module needs newer cuda-bindings")
+    sd = core.Device(0).to_system_device()
+    h = devices()[0]
+    assert sd.index == 0
+    assert sd.uuid == N.nvmlDeviceGetUUID(h)
+    assert sd.pci_bus_id == N.nvmlDeviceGetPciInfo(h).busId
+    assert sd.name == N.nvmlDeviceGetName(h)
+    assert N.nvmlDeviceGetIndex(N.nvmlDeviceGetHandleByUUID(N.nvmlDeviceGetUUID(h)[4:])) == 0

@@ -53,6 +53,7 @@ for form in (p.busId, p.busIdLegacy, p.busIdLegacy.lower(), p.busId[4:], b"0:" +
     h2 = C.c_void_p()
     print("by bus id", form, call("nvmlDeviceGetHandleByPciBusId_v2", C.c_char_p(form), C.byref(h2)), h2.value == h.value)
 for u in (text("nvmlDeviceGetUUID", h).encode(), text("nvmlDeviceGetUUID", h).upper().encode(),
+          text("nvmlDeviceGetUUID", h)[4:].encode(),
           b"GPU-00000000-0000-0000-0000-000000000000"):
     h2 = C.c_void_p()
     print("by uuid", u, call("nvmlDeviceGetHandleByUUID", C.c_char_p(u), C.byref(h2)))
