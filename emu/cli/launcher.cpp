@@ -208,6 +208,13 @@ std::vector<std::string> programEnvironment(const SettingValues& values, const s
   // its nvidia-cuda-nvcc wheel): cuemu's root has cuemu-ptxas as its ptxas, so XLA's "cubins" are PTX cuemu runs.
   const std::string ptxRoot = libraryDir + "/ptx-toolkit";
   if (!std::getenv("CUDA_ROOT") && std::filesystem::exists(ptxRoot + "/bin/ptxas")) set["CUDA_ROOT"] = ptxRoot;
+  // TensorFlow's XLA and its run-time kernel generator look for ptxas in XLA's CUDA data folder instead (then in
+  // /usr/local/cuda): added to XLA_FLAGS unless the flags name one already.
+  if (std::filesystem::exists(ptxRoot + "/bin/ptxas")) {
+    std::string flags = settingValue(set, "XLA_FLAGS");
+    if (flags.find("--xla_gpu_cuda_data_dir") == std::string::npos)
+      set["XLA_FLAGS"] = (flags.empty() ? "" : flags + " ") + "--xla_gpu_cuda_data_dir=" + ptxRoot;
+  }
   // JAX's CUDA plugin checks CUPTI's version at start, and CUPTI asks the driver for a private export table that
   // cuemu does not have; without this JAX refuses CUDA ("Unable to load cuPTI"). The other versions it checks are
   // the libraries' own. A value the user set stays.

@@ -82,12 +82,17 @@ State& state() {
   return s;
 }
 
-bool logging() {
-  static const bool on = [] {
+// Where cuemu's diagnostics go (CUEMU_LOG: "1" or "stderr", else a file appended to, as the driver's log does);
+// null when CUEMU_LOG is not set.
+std::FILE* logStream() {
+  static std::FILE* const stream = []() -> std::FILE* {
     const char* log = std::getenv("CUEMU_LOG");
-    return log && *log;
+    if (!log || !*log) return nullptr;
+    if (std::strcmp(log, "1") == 0 || std::strcmp(log, "stderr") == 0) return stderr;
+    std::FILE* file = std::fopen(log, "a");
+    return file ? file : stderr;
   }();
-  return on;
+  return stream;
 }
 
 // The libcuda.so.1 beside this library: the driver whose devices NVML describes.
@@ -111,7 +116,7 @@ nvmlReturn_t loadDriver(State& s) {
   std::string path = besideThisLibrary("libcuda.so.1");
   void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (!library) {
-    if (logging()) std::fprintf(stderr, "cuemu NVML: cannot load %s: %s\n", path.c_str(), dlerror());
+    if (std::FILE* log = logStream()) std::fprintf(log, "cuemu NVML: cannot load %s: %s\n", path.c_str(), dlerror());
     return NVML_ERROR_DRIVER_NOT_LOADED;
   }
   DriverApi& a = s.api;
@@ -124,7 +129,8 @@ nvmlReturn_t loadDriver(State& s) {
             bind(library, "cuemuDeviceGetPcieLink", a.pcieLink);
   if (!ok) {
     // Not cuemu's driver (or an older cuemu): NVML cannot describe its devices.
-    if (logging()) std::fprintf(stderr, "cuemu NVML: %s is not cuemu's driver of this version\n", path.c_str());
+    if (std::FILE* log = logStream())
+      std::fprintf(log, "cuemu NVML: %s is not cuemu's driver of this version\n", path.c_str());
     dlclose(library);
     return NVML_ERROR_LIB_RM_VERSION_MISMATCH;
   }
@@ -278,7 +284,10 @@ nvmlReturn_t pcieLink(nvmlDevice_t device, unsigned& generation, unsigned& width
 
 nvmlReturn_t unsupported(const char* name) {
   if (!initialized()) return NVML_ERROR_UNINITIALIZED;
-  if (logging()) std::fprintf(stderr, "cuemu NVML: %s: not supported by cuemu's devices\n", name);
+  if (std::FILE* log = logStream()) {
+    std::fprintf(log, "cuemu NVML: %s: not supported by cuemu's devices\n", name);
+    std::fflush(log);
+  }
   return NVML_ERROR_NOT_SUPPORTED;
 }
 

@@ -10,7 +10,7 @@ check() {  # name, condition (a command)
 out=$(mktemp)
 err=$(mktemp)
 trap 'rm -f "$out" "$err"' EXIT
-unset TRITON_PTXAS_PATH TRITON_PTXAS_BLACKWELL_PATH TRITON_LIBCUDA_PATH LD_PRELOAD LD_LIBRARY_PATH CUEMU_DETERMINISTIC CUEMU_SCHEDULE_SEED CUEMU_DEVICE_PROFILE CUDA_FORCE_PTX_JIT CUPY_COMPILE_WITH_PTX CUEMU_PTX_ISA CUEMU_DEVICE_COUNT CUEMU_DEV_FILES CUDA_ROOT JAX_SKIP_CUDA_CONSTRAINTS_CHECK
+unset TRITON_PTXAS_PATH TRITON_PTXAS_BLACKWELL_PATH TRITON_LIBCUDA_PATH LD_PRELOAD LD_LIBRARY_PATH CUEMU_DETERMINISTIC CUEMU_SCHEDULE_SEED CUEMU_DEVICE_PROFILE CUDA_FORCE_PTX_JIT CUPY_COMPILE_WITH_PTX CUEMU_PTX_ISA CUEMU_DEVICE_COUNT CUEMU_DEV_FILES CUDA_ROOT JAX_SKIP_CUDA_CONSTRAINTS_CHECK XLA_FLAGS
 
 # Without the command the probe finds no driver; through it, cuemu's.
 "$probe" sum >/dev/null 2>&1
@@ -55,6 +55,11 @@ if [ -e "$(dirname "$cuemu")/ptx-toolkit/bin/ptxas" ]; then
     'grep -q "/ptx-toolkit$" "$out" && grep -q "release 13.0," "$out" && grep -q "libdevice.10.bc" "$out"'
   CUDA_ROOT=/opt/mine "$cuemu" run -- sh -c 'echo "root=$CUDA_ROOT"' >"$out"
   check "run: a CUDA_ROOT the user set stays" 'grep -qx "root=/opt/mine" "$out"'
+  XLA_FLAGS=--xla_dump_to=/tmp/x "$cuemu" run -- sh -c 'echo "$XLA_FLAGS"' >"$out"
+  check "run: XLA_FLAGS gets the ptx-toolkit as XLA's CUDA data folder (TensorFlow), after the user's flags" \
+    'grep -q "^--xla_dump_to=/tmp/x --xla_gpu_cuda_data_dir=/.*/ptx-toolkit$" "$out"'
+  XLA_FLAGS=--xla_gpu_cuda_data_dir=/opt/mine "$cuemu" run -- sh -c 'echo "$XLA_FLAGS"' >"$out"
+  check "run: a CUDA data folder the user's XLA_FLAGS name stays" 'grep -qx -- "--xla_gpu_cuda_data_dir=/opt/mine" "$out"'
 fi
 "$cuemu" run -- sh -c 'echo "triton=${TRITON_PTXAS_PATH##*/} ${TRITON_PTXAS_BLACKWELL_PATH##*/} ${TRITON_LIBCUDA_PATH}"' >"$out"
 check "run: Triton assembles with cuemu-ptxas and links cuemu's libcuda (TRITON_PTXAS_PATH, TRITON_LIBCUDA_PATH)" \

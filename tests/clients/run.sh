@@ -9,7 +9,10 @@
 #   - every nvidia-cuda-runtime 13.x wheel on PyPI against one nvcc-built program: cudart_versions.cu;
 #   - NVIDIA's NVML binding (nvidia-ml-py) against cuemu's libnvidia-ml.so.1: test_nvml.py;
 #   - JAX (jax[cuda13-local] with NVIDIA's cuDNN and CUDA runtime wheels; cuBLAS and NVRTC come with cuDNN's) through
-#     `cuemu run --device-profile gb10`: test_jax.py.
+#     `cuemu run --device-profile gb10`: test_jax.py;
+#   - TensorFlow (tensorflow[and-cuda]: CUDA 12 libraries) through `cuemu run --device-profile gb10`:
+#     test_tensorflow.py.
+# CUEMU_CLIENTS_SKIP="jax tensorflow" leaves those environments out (they are the largest: 2.6 and 4.4 GB).
 # Usage: tests/clients/run.sh BUILD_DIR        Exit 77 (ctest: skipped) when the environments cannot be made
 # (no network, no python3-venv). CUEMU_CLIENTS_REFRESH=1 reinstalls (picks up new releases).
 set -uo pipefail
@@ -51,9 +54,16 @@ if ! make_venv "$cccl" pytest numpy "cuda-cccl[cu13]" cupy-cuda13x; then
 fi
 # JAX with only the CUDA libraries it uses here (2.6 GB; jax[cuda13] installs 4.4 GB). Not the toolkit's: a cuDNN
 # there of another version would shadow the sublibraries of the wheel's (CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED).
+skipped() { [[ " ${CUEMU_CLIENTS_SKIP:-} " == *" $1 "* ]]; }
 jax=$build/clients-venv-jax
-if ! make_venv "$jax" pytest "jax[cuda13-local]" nvidia-cudnn-cu13 nvidia-cuda-runtime; then
+if ! skipped jax && ! make_venv "$jax" pytest "jax[cuda13-local]" nvidia-cudnn-cu13 nvidia-cuda-runtime; then
   echo "SKIP: cannot install JAX into $jax"
+  exit 77
+fi
+
+tf=$build/clients-venv-tensorflow
+if ! skipped tensorflow && ! make_venv "$tf" pytest "tensorflow[and-cuda]"; then
+  echo "SKIP: cannot install TensorFlow into $tf"
   exit 77
 fi
 
@@ -68,8 +78,9 @@ run() {  # LABEL VENV FILE
   echo "=== $1: $(basename "$3")"
   (cd "$here" && "$2/bin/python" -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning "$3") || failed=1
 }
-for v in "$newest" "$cudart130" "$cccl" "$triton" "$jax"; do
-  "$v/bin/python" -m pip list 2>/dev/null | grep -iE '^(cuda-bindings|cuda-core|cuda-cccl|numba-cuda|cupy-cuda13x|nvidia-cuda-nvrtc|nvidia-ml-py|triton|jax|jaxlib|jax-cuda13-plugin) ' |
+for v in "$newest" "$cudart130" "$cccl" "$triton" "$jax" "$tf"; do
+  [ -x "$v/bin/python" ] || continue
+  "$v/bin/python" -m pip list 2>/dev/null | grep -iE '^(cuda-bindings|cuda-core|cuda-cccl|numba-cuda|cupy-cuda13x|nvidia-cuda-nvrtc|nvidia-ml-py|triton|jax|jaxlib|jax-cuda13-plugin|tensorflow) ' |
     tr -s ' ' | sed 's/^/  /'
 done
 run "newest" "$newest" test_cuda_python.py
@@ -110,7 +121,17 @@ echo "=== cuda-cccl, through cuemu run: test_cuda_compute.py, test_numba_cuda_ml
 (cd "$here" && "$build/emu/cuemu" run -- "$cccl/bin/python" -m pytest -q -p no:cacheprovider \
   -W ignore::DeprecationWarning -W ignore::RuntimeWarning test_cuda_compute.py test_numba_cuda_mlir.py) || failed=1
 # XLA's own kernels carry PTX for compute_120 only, cuDNN's for compute_121 only: compute capability 12.1 runs both
-echo "=== JAX, through cuemu run --device-profile gb10: test_jax.py"
-(cd "$here" && "$build/emu/cuemu" run --device-profile gb10 -- \
-  "$jax/bin/python" -m pytest -q -p no:cacheprovider test_jax.py) || failed=1
+if ! skipped jax; then
+  echo "=== JAX, through cuemu run --device-profile gb10: test_jax.py"
+  (cd "$here" && "$build/emu/cuemu" run --device-profile gb10 -- \
+    "$jax/bin/python" -m pytest -q -p no:cacheprovider test_jax.py) || failed=1
+fi
+# TensorFlow's kernels have compute_90 PTX, its CUDA 12 cuBLAS/cuDNN compute_120/121 PTX only. Its libraries' search
+# path lacks the cuSOLVER wheel's folder (TensorFlow then registers no GPU): named here, as on a GPU machine.
+if ! skipped tensorflow; then
+  echo "=== TensorFlow, through cuemu run --device-profile gb10: test_tensorflow.py"
+  solver=$("$tf/bin/python" -c 'import nvidia.cusolver, os; print(os.path.join(list(nvidia.cusolver.__path__)[0], "lib"))')
+  (cd "$here" && LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$solver" TF_CPP_MIN_LOG_LEVEL=2 "$build/emu/cuemu" run \
+    --device-profile gb10 -- "$tf/bin/python" -m pytest -q -p no:cacheprovider test_tensorflow.py) || failed=1
+fi
 exit $failed
