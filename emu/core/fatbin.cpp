@@ -1,5 +1,7 @@
 #include "core/fatbin.h"
 
+#include "core/device.h"
+
 #include <fmt/format.h>
 #include <lz4.h>
 #include <zstd.h>
@@ -264,10 +266,27 @@ std::string ptxAdvice(uint32_t cc) {
                      cc);
 }
 
+// The built-in profiles whose devices could run one of `ptx` (PTX too new for the device asked): the advice for a
+// library that ships PTX only for newer architectures (NVIDIA's math libraries, XLA's and cuDNN's kernels).
+std::string profileAdvice(const std::vector<PtxText>& ptx) {
+  std::vector<std::string> names;
+  for (const std::string& name : builtinProfileNames()) {
+    auto profile = builtinProfile(name);
+    if (!profile) continue;
+    uint32_t cc = uint32_t(profile->ccMajor * 10 + profile->ccMinor);
+    if (std::any_of(ptx.begin(), ptx.end(), [&](const PtxText& p) { return deviceCanRun(p, cc); }))
+      names.push_back(name);
+  }
+  if (names.empty()) return {};
+  return fmt::format("; cuemu's {} profile{} run{} it: `cuemu run --device-profile {}` (CUEMU_DEVICE_PROFILE)",
+                     fmt::join(names, " and "), names.size() > 1 ? "s" : "", names.size() > 1 ? "" : "s", names.back());
+}
+
 // The best PTX of one container for a device, or the error explaining why there is none.
 Expected<PtxText> bestPtx(const fatbin::Container& container, uint32_t cc, const void* image) {
   const fatbin::Entry* best = nullptr;
   std::vector<std::string> sass, ptxTooNew;
+  std::vector<PtxText> tooNew;
   bool loadableCubin = false;
   for (const fatbin::Entry& e : container.entries) {
     if (e.kind == uint16_t(fatbin::EntryKind::Elf)) {
@@ -281,6 +300,7 @@ Expected<PtxText> bestPtx(const fatbin::Container& container, uint32_t cc, const
     probe.familySpecific = e.familySpecific;
     if (!deviceCanRun(probe, cc)) {
       ptxTooNew.push_back(entryArchName(e));
+      tooNew.push_back(probe);
       continue;
     }
     if (!best || e.arch > best->arch || (e.arch == best->arch && specificity(e) > specificity(*best)) ||
@@ -302,6 +322,13 @@ Expected<PtxText> bestPtx(const fatbin::Container& container, uint32_t cc, const
     // A library's image (NVIDIA's cuBLASLt ships some kernels as SASS only) cannot be rebuilt by its user, and a
     // library that chose it under CUDA_FORCE_PTX_JIT=1 has no PTX of that kernel at all.
     std::string binary = binaryContaining(image);
+    if (!ptxTooNew.empty()) {
+      std::string profiles = profileAdvice(tooNew);
+      std::string rebuild =
+          !binary.empty() && binary != mainProgram() ? "where you build the library yourself, " : "or ";
+      return makeError(CUDA_ERROR_NO_BINARY_FOR_GPU,
+                       fmt::format("{}: the fatbinary has {}{}; {}{}", where, has, profiles, rebuild, ptxAdvice(cc)));
+    }
     if (!binary.empty() && binary != mainProgram()) {
       const char* forced = std::getenv("CUDA_FORCE_PTX_JIT");
       return makeError(

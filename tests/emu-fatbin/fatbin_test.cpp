@@ -330,7 +330,25 @@ TEST_P(Fatbin, WrapperLeavesOutTheDeviceRuntime) {
   Bytes tooNew = ptxContainer(declaration, 121);
   const void* withTooNew[] = {rdc.data(), tooNew.data(), nullptr};
   Wrapper v2tooNew{fatbin::kWrapperMagic, 2, linkedCubin.data(), withTooNew};
-  EXPECT_EQ(extractPtx(&v2tooNew, 9, 0).error().code, CUDA_ERROR_NO_BINARY_FOR_GPU);
+  auto refused = extractPtx(&v2tooNew, 9, 0);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, CUDA_ERROR_NO_BINARY_FOR_GPU);
+  // The refusal names the built-in profile that runs it (compute_121: only gb10).
+  EXPECT_NE(refused.error().message.find("cuemu's gb10 profile runs it: `cuemu run --device-profile gb10`"),
+            std::string::npos)
+      << refused.error().message;
+}
+
+// PTX for compute_120 runs on both compute-capability-12 profiles; the refusal on an H100 names them.
+TEST(FatbinAdvice, PtxForANewerArchitectureNamesTheProfilesThatRunIt) {
+  const std::string kernel = ".version 8.8\n.target sm_120\n.address_size 64\n.visible .entry k()\n{\nret;\n}\n";
+  Bytes container = ptxContainer(kernel, 120);
+  auto refused = extractPtx(container.data(), 9, 0, container.size());
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, CUDA_ERROR_NO_BINARY_FOR_GPU);
+  EXPECT_NE(refused.error().message.find("cuemu's rtx-pro-6000 and gb10 profiles run it"), std::string::npos)
+      << refused.error().message;
+  EXPECT_TRUE(extractPtx(container.data(), 12, 0, container.size()));
 }
 
 // cuLinkAddFile(CU_JIT_INPUT_LIBRARY, libcudadevrt.a): nothing to link, and no error.
