@@ -210,11 +210,18 @@ std::vector<std::string> programEnvironment(const SettingValues& values, const s
   if (!std::getenv("CUDA_ROOT") && std::filesystem::exists(ptxRoot + "/bin/ptxas")) set["CUDA_ROOT"] = ptxRoot;
   // TensorFlow's XLA and its run-time kernel generator look for ptxas in XLA's CUDA data folder instead (then in
   // /usr/local/cuda): added to XLA_FLAGS unless the flags name one already.
-  if (std::filesystem::exists(ptxRoot + "/bin/ptxas")) {
-    std::string flags = settingValue(set, "XLA_FLAGS");
-    if (flags.find("--xla_gpu_cuda_data_dir") == std::string::npos)
-      set["XLA_FLAGS"] = (flags.empty() ? "" : flags + " ") + "--xla_gpu_cuda_data_dir=" + ptxRoot;
-  }
+  std::string xlaFlags = settingValue(set, "XLA_FLAGS");
+  auto addXlaFlag = [&](const std::string& name, const std::string& value) {
+    if (xlaFlags.find("--" + name) == std::string::npos)
+      xlaFlags += (xlaFlags.empty() ? "--" : " --") + name + "=" + value;
+  };
+  if (std::filesystem::exists(ptxRoot + "/bin/ptxas")) addXlaFlag("xla_gpu_cuda_data_dir", ptxRoot);
+  // XLA's autotuner times candidate kernels and keeps the fastest: on cuemu that times the interpreter, which says
+  // nothing about a GPU, makes the choice (and so the rounding of reductions and products) vary from run to run,
+  // and took 85% of JAX's test time (tests/clients/test_jax.py: 54 s, 8.5 s without). Off, XLA takes its default
+  // choices every time.
+  addXlaFlag("xla_gpu_autotune_level", "0");
+  if (!xlaFlags.empty()) set["XLA_FLAGS"] = xlaFlags;
   // JAX's CUDA plugin checks CUPTI's version at start, and CUPTI asks the driver for a private export table that
   // cuemu does not have; without this JAX refuses CUDA ("Unable to load cuPTI"). The other versions it checks are
   // the libraries' own. A value the user set stays.

@@ -56,10 +56,11 @@ if [ -e "$(dirname "$cuemu")/ptx-toolkit/bin/ptxas" ]; then
   CUDA_ROOT=/opt/mine "$cuemu" run -- sh -c 'echo "root=$CUDA_ROOT"' >"$out"
   check "run: a CUDA_ROOT the user set stays" 'grep -qx "root=/opt/mine" "$out"'
   XLA_FLAGS=--xla_dump_to=/tmp/x "$cuemu" run -- sh -c 'echo "$XLA_FLAGS"' >"$out"
-  check "run: XLA_FLAGS gets the ptx-toolkit as XLA's CUDA data folder (TensorFlow), after the user's flags" \
-    'grep -q "^--xla_dump_to=/tmp/x --xla_gpu_cuda_data_dir=/.*/ptx-toolkit$" "$out"'
-  XLA_FLAGS=--xla_gpu_cuda_data_dir=/opt/mine "$cuemu" run -- sh -c 'echo "$XLA_FLAGS"' >"$out"
-  check "run: a CUDA data folder the user's XLA_FLAGS name stays" 'grep -qx -- "--xla_gpu_cuda_data_dir=/opt/mine" "$out"'
+  check "run: XLA_FLAGS gets the ptx-toolkit as XLA's CUDA data folder (TensorFlow) and no autotuning, after the user's flags" \
+    'grep -q "^--xla_dump_to=/tmp/x --xla_gpu_cuda_data_dir=/.*/ptx-toolkit --xla_gpu_autotune_level=0$" "$out"'
+  XLA_FLAGS="--xla_gpu_cuda_data_dir=/opt/mine --xla_gpu_autotune_level=4" "$cuemu" run -- sh -c 'echo "$XLA_FLAGS"' >"$out"
+  check "run: a CUDA data folder and an autotune level the user's XLA_FLAGS name stay" \
+    'grep -qx -- "--xla_gpu_cuda_data_dir=/opt/mine --xla_gpu_autotune_level=4" "$out"'
 fi
 "$cuemu" run -- sh -c 'echo "triton=${TRITON_PTXAS_PATH##*/} ${TRITON_PTXAS_BLACKWELL_PATH##*/} ${TRITON_LIBCUDA_PATH}"' >"$out"
 check "run: Triton assembles with cuemu-ptxas and links cuemu's libcuda (TRITON_PTXAS_PATH, TRITON_LIBCUDA_PATH)" \
