@@ -158,6 +158,49 @@ std::string findLibraryDir(std::vector<std::string>& tried) {
 
 namespace {
 
+// Makes `link` a symbolic link to `target` (replaced atomically when it points elsewhere: launches may race).
+bool linkTo(const std::filesystem::path& target, const std::filesystem::path& link) {
+  std::error_code ec;
+  if (std::filesystem::read_symlink(link, ec) == target) return true;
+  auto temporary = link;
+  temporary += ".new" + std::to_string(getpid());
+  std::filesystem::remove(temporary, ec);
+  std::filesystem::create_symlink(target, temporary, ec);
+  if (ec) return false;
+  std::filesystem::rename(temporary, link, ec);
+  return !ec;
+}
+
+// The CUDA root whose ptxas is cuemu-ptxas (JAX's CUDA_ROOT, XLA's CUDA data folder): the installed one beside the
+// library, else, where the installation has none (a wheel cannot hold links), one made of links in the user's cache
+// folder, with the nvvm/ (libdevice) of the first toolkit found. Empty when there is no cuemu-ptxas either.
+std::string ptxToolkitRoot(const std::string& libraryDir) {
+  std::error_code ec;
+  const std::filesystem::path installed = std::filesystem::path(libraryDir) / "ptx-toolkit";
+  if (std::filesystem::exists(installed / "bin" / "ptxas", ec)) return installed.string();
+  const std::filesystem::path ptxas = std::filesystem::path(libraryDir) / "cuemu-ptxas";
+  if (!std::filesystem::exists(ptxas, ec)) return {};
+  std::filesystem::path cache;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    cache = xdg;
+  else if (const char* home = std::getenv("HOME"); home && *home)
+    cache = std::filesystem::path(home) / ".cache";
+  else
+    return {};
+  const auto root = cache / "cuemu" / fmt::format("ptx-toolkit-{:016x}", std::hash<std::string>{}(libraryDir));
+  std::filesystem::create_directories(root / "bin", ec);
+  if (ec || !linkTo(ptxas, root / "bin" / "ptxas")) return {};
+  for (const char* variable : {"CUDA_HOME", "CUDA_PATH"}) {
+    const char* toolkit = std::getenv(variable);
+    if (toolkit && *toolkit && std::filesystem::exists(std::filesystem::path(toolkit) / "nvvm" / "libdevice", ec)) {
+      linkTo(std::filesystem::path(toolkit) / "nvvm", root / "nvvm");
+      return root.string();
+    }
+  }
+  if (std::filesystem::exists("/usr/local/cuda/nvvm/libdevice", ec)) linkTo("/usr/local/cuda/nvvm", root / "nvvm");
+  return root.string();
+}
+
 // How many devices the program will see: the configuration as the chosen settings make it.
 unsigned deviceCountFor(const std::map<std::string, std::string>& set) {
   for (const char* name : {"CUEMU_DEVICE_COUNT", "CUEMU_CONFIG"})
@@ -206,8 +249,8 @@ std::vector<std::string> programEnvironment(const SettingValues& values, const s
   }
   // XLA (JAX) assembles its PTX with the ptxas of the CUDA root it is given (JAX passes CUDA_ROOT, else the one in
   // its nvidia-cuda-nvcc wheel): cuemu's root has cuemu-ptxas as its ptxas, so XLA's "cubins" are PTX cuemu runs.
-  const std::string ptxRoot = libraryDir + "/ptx-toolkit";
-  if (!std::getenv("CUDA_ROOT") && std::filesystem::exists(ptxRoot + "/bin/ptxas")) set["CUDA_ROOT"] = ptxRoot;
+  const std::string ptxRoot = ptxToolkitRoot(libraryDir);
+  if (!std::getenv("CUDA_ROOT") && !ptxRoot.empty()) set["CUDA_ROOT"] = ptxRoot;
   // TensorFlow's XLA and its run-time kernel generator look for ptxas in XLA's CUDA data folder instead (then in
   // /usr/local/cuda): added to XLA_FLAGS unless the flags name one already.
   std::string xlaFlags = settingValue(set, "XLA_FLAGS");
@@ -215,7 +258,7 @@ std::vector<std::string> programEnvironment(const SettingValues& values, const s
     if (xlaFlags.find("--" + name) == std::string::npos)
       xlaFlags += (xlaFlags.empty() ? "--" : " --") + name + "=" + value;
   };
-  if (std::filesystem::exists(ptxRoot + "/bin/ptxas")) addXlaFlag("xla_gpu_cuda_data_dir", ptxRoot);
+  if (!ptxRoot.empty()) addXlaFlag("xla_gpu_cuda_data_dir", ptxRoot);
   // XLA's autotuner times candidate kernels and keeps the fastest: on cuemu that times the interpreter, which says
   // nothing about a GPU, makes the choice (and so the rounding of reductions and products) vary from run to run,
   // and took 85% of JAX's test time (tests/clients/test_jax.py: 54 s, 8.5 s without). Off, XLA takes its default

@@ -45,6 +45,17 @@ if [ ! -e /dev/nvidiactl ] && [ ! -e /dev/nvidia0 ]; then
   "$cuemu" run --dev-files off -- sh -c 'test -e /dev/nvidia0 || echo absent; echo "$LD_PRELOAD"' >"$out"
   check "run: --dev-files off shows the machine's own /dev" 'grep -qx absent "$out" && ! grep -q dev-files "$out"'
 fi
+# An installation without the ptx-toolkit links (a wheel): the root is made of links in the user's cache folder.
+lib=$(mktemp -d)
+cache=$(mktemp -d)
+here_lib=$(cd "$(dirname "$cuemu")" && pwd)
+ln -s "$here_lib/libcuda.so.1" "$here_lib/cuemu-ptxas" "$lib/"
+CUEMU_LIBRARY_DIR=$lib XDG_CACHE_HOME=$cache "$cuemu" run -- sh -c 'echo "$CUDA_ROOT"; "$CUDA_ROOT/bin/ptxas" --version' >"$out"
+check "run: without an installed ptx-toolkit, CUDA_ROOT is one made in the cache folder, whose ptxas is cuemu-ptxas" \
+  'grep -q "^$cache/cuemu/ptx-toolkit-" "$out" && grep -q "release 13.0," "$out"'
+CUEMU_LIBRARY_DIR=$lib XDG_CACHE_HOME=$cache "$cuemu" run -- sh -c 'echo "$CUDA_ROOT"' >"$err"
+check "run: a second run uses the same cached root" 'cmp -s <(head -1 "$out") "$err"'
+rm -rf "$lib" "$cache"
 "$cuemu" run --dev-files maybe -- true 2>"$err"
 check "run: an invalid --dev-files mode is refused" '[ $? -eq 2 ] && grep -q "CUEMU_DEV_FILES=maybe" "$err"'
 "$cuemu" run -- sh -c 'echo "jax=$JAX_SKIP_CUDA_CONSTRAINTS_CHECK"' >"$out"
