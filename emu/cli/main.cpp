@@ -1,5 +1,7 @@
 // The `cuemu` command: runs a program on cuemu (`cuemu run [options] -- PROGRAM ARGS`), lists the virtual device
-// profiles (`cuemu devices`) and says which library and configuration a run would get (`cuemu info`).
+// profiles (`cuemu devices`), says which library and configuration a run would get (`cuemu info`) and which
+// profiles can run a binary's device code (`cuemu inspect FILE...`).
+#include "cli/inspect.h"
 #include "cli/launcher.h"
 
 #include "core/config.h"
@@ -145,10 +147,17 @@ int main(int argc, char** argv) {
   auto* devices = app.add_subcommand("devices", "list the virtual device profiles");
   auto* info = app.add_subcommand("info", "print versions, the library a run uses, and the configuration");
   addSettings(info);
+  auto* inspect = app.add_subcommand(
+      "inspect", "list the device code of binaries (PTX and SASS by architecture) and the profiles that can run it");
+  std::vector<std::string> inspected;
+  inspect->add_option("file", inspected, "executables, shared libraries, objects, archives or fatbinaries")
+      ->required()
+      ->expected(-1);
 
   CLI11_PARSE(app, argc, argv);
 
   if (devices->parsed()) return listDevices();
+  if (inspect->parsed()) return inspectFiles(inspected, std::cout);
   SettingValues chosen = given();
   if (auto problems = validateSettings(chosen); !problems.empty()) {
     for (const auto& p : problems) fmt::print(stderr, "cuemu: invalid setting {}\n", p);

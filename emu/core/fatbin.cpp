@@ -593,6 +593,40 @@ Expected<std::string> entryPayload(const Container& container, const Entry& e) {
   return data;
 }
 
+std::string entryName(const Entry& e) { return entryArchName(e); }
+
+bool ptxRunsOn(const Entry& e, uint32_t cc) {
+  if (e.kind != uint16_t(EntryKind::Ptx)) return false;
+  PtxText probe;
+  probe.arch = e.arch;
+  probe.archSpecific = e.archSpecific;
+  probe.familySpecific = e.familySpecific;
+  return deviceCanRun(probe, cc);
+}
+
+std::vector<Container> findContainers(const void* data, size_t size) {
+  std::vector<Container> found;
+  const auto* bytes = static_cast<const uint8_t*>(data);
+  uint64_t at = 0;
+  // nvcc aligns containers to 8 bytes in every section that holds them.
+  while (at + 16 <= size) {
+    uint32_t magic = 0;
+    std::memcpy(&magic, bytes + at, 4);
+    if (magic != kContainerMagic) {
+      at += 8;
+      continue;
+    }
+    auto container = parseContainer(bytes + at, size - at);
+    if (!container || container->totalSize == 0) {
+      at += 8;
+      continue;
+    }
+    at += (container->totalSize + 7) & ~uint64_t(7);
+    found.push_back(std::move(*container));
+  }
+  return found;
+}
+
 }  // namespace fatbin
 
 namespace {

@@ -75,6 +75,14 @@ Expected<std::string> entryPayload(const Container& container, const Entry& entr
 // Upper bound on one decompressed entry: far above any real PTX, low enough that garbage cannot exhaust memory.
 inline constexpr uint64_t kMaxEntryBytes = 1ull << 30;
 
+// "compute_90a", "sm_120": how messages and `cuemu inspect` name an entry.
+std::string entryName(const Entry& e);
+// True for a PTX entry that a device of compute capability cc (90 for 9.0) can compile.
+bool ptxRunsOn(const Entry& e, uint32_t cc);
+// Every container in a file's bytes (an executable, a shared library, an object, an archive, a fatbinary): the
+// well-formed ones found at 8-byte alignment, as nvcc places them.
+std::vector<Container> findContainers(const void* data, size_t size);
+
 }  // namespace fatbin
 
 // One PTX module to compile.

@@ -56,6 +56,14 @@ check "run: without an installed ptx-toolkit, CUDA_ROOT is one made in the cache
 CUEMU_LIBRARY_DIR=$lib XDG_CACHE_HOME=$cache "$cuemu" run -- sh -c 'echo "$CUDA_ROOT"' >"$err"
 check "run: a second run uses the same cached root" 'cmp -s <(head -1 "$out") "$err"'
 rm -rf "$lib" "$cache"
+# cuemu inspect: a binary's device code and the profiles that run it
+data="$(cd "$(dirname "$0")/../emu-fatbin/data" && pwd)"
+"$cuemu" inspect "$data/sm90.fatbin" "$data/sassonly.fatbin" >"$out"
+check "inspect: PTX for compute_90 runs on every profile" \
+  'grep -q "PTX   compute_90 " "$out" && [ "$(grep -c "1 of 1 fatbinaries have PTX it runs$" "$out")" -eq 4 ]'
+check "inspect: SASS-only code runs on no profile" 'grep -c "(none: this code cannot run there)" "$out" | grep -qx 4'
+"$cuemu" inspect /nonexistent/lib.so >"$out"
+check "inspect: a file that cannot be read gives 1 and says why" '[ $? -eq 1 ] && grep -q "cannot read" "$out"'
 "$cuemu" run --dev-files maybe -- true 2>"$err"
 check "run: an invalid --dev-files mode is refused" '[ $? -eq 2 ] && grep -q "CUEMU_DEV_FILES=maybe" "$err"'
 "$cuemu" run -- sh -c 'echo "jax=$JAX_SKIP_CUDA_CONSTRAINTS_CHECK"' >"$out"
