@@ -199,7 +199,18 @@ template <TableId Table, int Slots> struct UnmodelledTable {
 template <TableId Table, int Slots> constexpr UnmodelledTable<Table, Slots> unmodelledTable() {
   return {sizeof(UnmodelledTable<Table, Slots>), unmodelledRange<Table, 1, Slots>()};
 }
-constinit const auto g_unknownF8cf = unmodelledTable<TableId::UnknownF8cf, 2>();
+// Slot 2 takes one integer and returns nothing: the static runtime of CUDA 13.5 (libcudf's) calls it with 0 and 1
+// around a CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT query and never reads its result, and on driver 580 (H100) it
+// leaves no trace that probes see: its "result" is whatever the register held, and attribute queries after it answer
+// as before (tools/gpu-probe/f8cf28, results/f8cf28-h100-2026-11-28.txt). Here it does nothing.
+void f8cfSlot2(unsigned long long) {}
+struct UnknownF8cfTable {
+  size_t size;
+  UnmodelledSlotFn slot1;
+  void (*slot2)(unsigned long long);
+};
+constinit const UnknownF8cfTable g_unknownF8cf = {sizeof(UnknownF8cfTable), unmodelled<TableId::UnknownF8cf, 1>,
+                                                  f8cfSlot2};
 static_assert(sizeof(g_unknownF8cf) == 0x18);
 
 // --- da9151d3 (NVRTC, nvJitLink): only a size slot, so a reader finds no functions in it. ---

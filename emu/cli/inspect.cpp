@@ -66,7 +66,8 @@ void inspectOne(const std::string& path, const MappedFile& file, std::ostream& o
   std::map<Key, size_t> entries;
   for (const auto& c : containers) {
     std::map<Key, bool> seen;
-    for (const auto& e : c.entries) seen[{e.kind != uint16_t(fatbin::EntryKind::Ptx), e.arch, fatbin::entryName(e)}] = true;
+    for (const auto& e : c.entries)
+      seen[{e.kind != uint16_t(fatbin::EntryKind::Ptx), e.arch, fatbin::entryName(e)}] = true;
     for (const auto& [key, _] : seen) ++entries[key];
   }
   for (const auto& [key, count] : entries)
@@ -85,7 +86,9 @@ void inspectOne(const std::string& path, const MappedFile& file, std::ostream& o
         }
     fmt::print(out, "  profile {:<13} (compute capability {}.{}): {} of {} fatbinaries have PTX it runs{}\n", name,
                profile->ccMajor, profile->ccMinor, runnable, containers.size(),
-               runnable == containers.size() ? "" : runnable == 0 ? " (none: this code cannot run there)" : "");
+               runnable == containers.size() ? ""
+               : runnable == 0               ? " (none: this code cannot run there)"
+                                             : "");
   }
 }
 
