@@ -10,9 +10,10 @@
 #   - NVIDIA's NVML binding (nvidia-ml-py) against cuemu's libnvidia-ml.so.1: test_nvml.py;
 #   - JAX (jax[cuda13-local] with NVIDIA's cuDNN and CUDA runtime wheels; cuBLAS and NVRTC come with cuDNN's) through
 #     `cuemu run --device-profile gb10`: test_jax.py;
-#   - TensorFlow (tensorflow[and-cuda]: CUDA 12 libraries) through `cuemu run --device-profile gb10`:
-#     test_tensorflow.py.
-# CUEMU_CLIENTS_SKIP="jax tensorflow" leaves those environments out (they are the largest: 2.6 and 4.4 GB).
+#   - with CUEMU_CLIENTS_EXTRA="tensorflow cudf" (environments of 6.3 and 3.6 GB, left out of CI for its time and
+#     disk): TensorFlow (tensorflow[and-cuda]: CUDA 12 libraries) and RAPIDS cuDF (cudf-cu13) through
+#     `cuemu run --device-profile gb10`: test_tensorflow.py, test_cudf.py.
+# CUEMU_CLIENTS_SKIP="jax" leaves JAX's environment (2.6 GB) out.
 # Usage: tests/clients/run.sh BUILD_DIR        Exit 77 (ctest: skipped) when the environments cannot be made
 # (no network, no python3-venv). CUEMU_CLIENTS_REFRESH=1 reinstalls (picks up new releases).
 set -uo pipefail
@@ -61,9 +62,15 @@ if ! skipped jax && ! make_venv "$jax" pytest "jax[cuda13-local]" nvidia-cudnn-c
   exit 77
 fi
 
+extra() { [[ " ${CUEMU_CLIENTS_EXTRA:-} " == *" $1 "* ]]; }
 tf=$build/clients-venv-tensorflow
-if ! skipped tensorflow && ! make_venv "$tf" pytest "tensorflow[and-cuda]"; then
+if extra tensorflow && ! make_venv "$tf" pytest "tensorflow[and-cuda]"; then
   echo "SKIP: cannot install TensorFlow into $tf"
+  exit 77
+fi
+cudf=$build/clients-venv-cudf
+if extra cudf && ! make_venv "$cudf" pytest cudf-cu13; then
+  echo "SKIP: cannot install cuDF into $cudf"
   exit 77
 fi
 
@@ -78,9 +85,9 @@ run() {  # LABEL VENV FILE
   echo "=== $1: $(basename "$3")"
   (cd "$here" && "$2/bin/python" -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning "$3") || failed=1
 }
-for v in "$newest" "$cudart130" "$cccl" "$triton" "$jax" "$tf"; do
+for v in "$newest" "$cudart130" "$cccl" "$triton" "$jax" "$tf" "$cudf"; do
   [ -x "$v/bin/python" ] || continue
-  "$v/bin/python" -m pip list 2>/dev/null | grep -iE '^(cuda-bindings|cuda-core|cuda-cccl|numba-cuda|cupy-cuda13x|nvidia-cuda-nvrtc|nvidia-ml-py|triton|jax|jaxlib|jax-cuda13-plugin|tensorflow) ' |
+  "$v/bin/python" -m pip list 2>/dev/null | grep -iE '^(cuda-bindings|cuda-core|cuda-cccl|numba-cuda|cupy-cuda13x|nvidia-cuda-nvrtc|nvidia-ml-py|triton|jax|jaxlib|jax-cuda13-plugin|tensorflow|cudf-cu13) ' |
     tr -s ' ' | sed 's/^/  /'
 done
 run "newest" "$newest" test_cuda_python.py
@@ -128,10 +135,16 @@ if ! skipped jax; then
 fi
 # TensorFlow's kernels have compute_90 PTX, its CUDA 12 cuBLAS/cuDNN compute_120/121 PTX only. Its libraries' search
 # path lacks the cuSOLVER wheel's folder (TensorFlow then registers no GPU): named here, as on a GPU machine.
-if ! skipped tensorflow; then
+if extra tensorflow; then
   echo "=== TensorFlow, through cuemu run --device-profile gb10: test_tensorflow.py"
   solver=$("$tf/bin/python" -c 'import nvidia.cusolver, os; print(os.path.join(list(nvidia.cusolver.__path__)[0], "lib"))')
   (cd "$here" && LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$solver" TF_CPP_MIN_LOG_LEVEL=2 "$build/emu/cuemu" run \
     --device-profile gb10 -- "$tf/bin/python" -m pytest -q -p no:cacheprovider test_tensorflow.py) || failed=1
+fi
+# libcudf carries PTX for compute_120 only
+if extra cudf; then
+  echo "=== cuDF, through cuemu run --device-profile gb10: test_cudf.py"
+  (cd "$here" && "$build/emu/cuemu" run --device-profile gb10 -- "$cudf/bin/python" -m pytest -q -p no:cacheprovider \
+    -W ignore::UserWarning test_cudf.py) || failed=1
 fi
 exit $failed
