@@ -242,8 +242,8 @@ std::vector<std::string> programEnvironment(const SettingValues& values, const s
   if (std::filesystem::exists(nvJitLink)) prependPreload(set, nvJitLink);
   // NVIDIA's device files, which some clients look for before they load the driver (emu/preload/dev_files.cpp).
   const std::string devFiles = libraryDir + "/libcuemu-dev-files.so";
-  std::string nodes = settingValue(set, "CUEMU_DEV_FILES");
-  if (nodes != "off" && nodes != "0" && std::filesystem::exists(devFiles)) {
+  std::string devFilesMode = settingValue(set, "CUEMU_DEV_FILES");
+  if (devFilesMode != "off" && devFilesMode != "0" && std::filesystem::exists(devFiles)) {
     prependPreload(set, devFiles);
     set["CUEMU_DEV_FILE_COUNT"] = std::to_string(deviceCountFor(set));
   }
@@ -261,7 +261,7 @@ std::vector<std::string> programEnvironment(const SettingValues& values, const s
   if (!ptxRoot.empty()) addXlaFlag("xla_gpu_cuda_data_dir", ptxRoot);
   // XLA's autotuner times candidate kernels and keeps the fastest: on cuemu that times the interpreter, which says
   // nothing about a GPU, makes the choice (and so the rounding of reductions and products) vary from run to run,
-  // and took 85% of JAX's test time (tests/clients/test_jax.py: 54 s, 8.5 s without). Off, XLA takes its default
+  // and took 85% of JAX's test time (tests/clients/test_jax.py: 54 s, 7 s without). Off, XLA takes its default
   // choices every time.
   addXlaFlag("xla_gpu_autotune_level", "0");
   if (!xlaFlags.empty()) set["XLA_FLAGS"] = xlaFlags;
