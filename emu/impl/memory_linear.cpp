@@ -68,12 +68,8 @@ CUresult cuMemFree_v2(CUdeviceptr dptr) {
 // Either output may be NULL (driver 580 accepts that).
 CUresult cuMemGetInfo_v2(size_t* free, size_t* total) {
   CUEMU_REQUIRE_CONTEXT(context);
-  int device = context.device().ordinal();
-  uint64_t capacity = AddressSpace::capacity(device);
-  uint64_t used = AddressSpace::instance().used(device);
-  if (total) *total = capacity;
-  if (free) *free = used < capacity ? capacity - used : 0;
-  return CUDA_SUCCESS;
+  // The current context's device, as cuemuDeviceGetMemoryInfo answers for any device.
+  return impl::cuemuDeviceGetMemoryInfo(free, total, context.device().ordinal());
 }
 
 CUresult cuMemGetAddressRange_v2(CUdeviceptr* pbase, size_t* psize, CUdeviceptr dptr) {
