@@ -10,6 +10,7 @@
 #   - NVIDIA's NVML binding (nvidia-ml-py) against cuemu's libnvidia-ml.so.1: test_nvml.py;
 #   - JAX (jax[cuda13-local] with NVIDIA's cuDNN and CUDA runtime wheels; cuBLAS and NVRTC come with cuDNN's) through
 #     `cuemu run --device-profile gb10`: test_jax.py;
+#   - Taichi (its own LLVM writes PTX) through `cuemu run`: test_taichi.py;
 #   - with CUEMU_CLIENTS_EXTRA="tensorflow cudf" (environments of 6.3 and 3.6 GB, left out of CI for its time and
 #     disk): TensorFlow (tensorflow[and-cuda]: CUDA 12 libraries) and RAPIDS cuDF (cudf-cu13) through
 #     `cuemu run --device-profile gb10`: test_tensorflow.py, test_cudf.py.
@@ -62,6 +63,11 @@ if ! skipped jax && ! make_venv "$jax" pytest "jax[cuda13-local]" nvidia-cudnn-c
   exit 77
 fi
 
+taichi=$build/clients-venv-taichi
+if ! make_venv "$taichi" pytest numpy taichi; then
+  echo "SKIP: cannot install Taichi into $taichi"
+  exit 77
+fi
 extra() { [[ " ${CUEMU_CLIENTS_EXTRA:-} " == *" $1 "* ]]; }
 tf=$build/clients-venv-tensorflow
 if extra tensorflow && ! make_venv "$tf" pytest "tensorflow[and-cuda]"; then
@@ -85,9 +91,9 @@ run() {  # LABEL VENV FILE
   echo "=== $1: $(basename "$3")"
   (cd "$here" && "$2/bin/python" -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning "$3") || failed=1
 }
-for v in "$newest" "$cudart130" "$cccl" "$triton" "$jax" "$tf" "$cudf"; do
+for v in "$newest" "$cudart130" "$cccl" "$triton" "$jax" "$taichi" "$tf" "$cudf"; do
   [ -x "$v/bin/python" ] || continue
-  "$v/bin/python" -m pip list 2>/dev/null | grep -iE '^(cuda-bindings|cuda-core|cuda-cccl|numba-cuda|cupy-cuda13x|nvidia-cuda-nvrtc|nvidia-ml-py|triton|jax|jaxlib|jax-cuda13-plugin|tensorflow|cudf-cu13) ' |
+  "$v/bin/python" -m pip list 2>/dev/null | grep -iE '^(cuda-bindings|cuda-core|cuda-cccl|numba-cuda|cupy-cuda13x|nvidia-cuda-nvrtc|nvidia-ml-py|triton|jax|jaxlib|jax-cuda13-plugin|tensorflow|cudf-cu13|taichi) ' |
     tr -s ' ' | sed 's/^/  /'
 done
 run "newest" "$newest" test_cuda_python.py
@@ -133,6 +139,8 @@ if ! skipped jax; then
   (cd "$here" && "$build/emu/cuemu" run --device-profile gb10 -- \
     "$jax/bin/python" -m pytest -q -p no:cacheprovider test_jax.py) || failed=1
 fi
+echo "=== Taichi, through cuemu run: test_taichi.py"
+(cd "$here" && "$build/emu/cuemu" run -- "$taichi/bin/python" -m pytest -q -p no:cacheprovider test_taichi.py) || failed=1
 # TensorFlow's kernels have compute_90 PTX, its CUDA 12 cuBLAS/cuDNN compute_120/121 PTX only. Its libraries' search
 # path lacks the cuSOLVER wheel's folder (TensorFlow then registers no GPU): named here, as on a GPU machine.
 if extra tensorflow; then
