@@ -771,6 +771,55 @@ __attribute__((visibility("default"), alias("__nvJitLinkGetInfoLogSize_13_0"))) 
 __attribute__((visibility("default"), alias("__nvJitLinkGetInfoLog_13_0"))) int nvJitLinkGetInfoLog(nvJitLinkHandle,
                                                                                                     char*);
 
+// The versioned names of later 13.x headers: NVIDIA's nvJitLink.h maps each function to the name of its own minor
+// version, so a library built with CUDA 13.3's header needs __nvJitLinkCreate_13_3 (RAPIDS cuVS, which cuML loads:
+// with this library preloaded and only the 13_0 names, cuVS failed to load and `import cuml` failed). NVIDIA's
+// 13.5 library exports 13_0 to 13_5 of every function, all with the signatures of 13.0; this one answers 13_0 to
+// 13_9 alike, so that libraries of the next toolkits still load.
+#define CUEMU_NVJITLINK_MINOR(m)                                                                                     \
+  __attribute__((visibility("default"), alias("__nvJitLinkCreate_13_0"))) int __nvJitLinkCreate_13_##m(              \
+      nvJitLinkHandle*, uint32_t, const char**);                                                                     \
+  __attribute__((visibility("default"), alias("__nvJitLinkDestroy_13_0"))) int __nvJitLinkDestroy_13_##m(            \
+      nvJitLinkHandle*);                                                                                             \
+  __attribute__((visibility("default"), alias("__nvJitLinkAddData_13_0"))) int __nvJitLinkAddData_13_##m(            \
+      nvJitLinkHandle, int, const void*, size_t, const char*);                                                       \
+  __attribute__((visibility("default"), alias("__nvJitLinkAddFile_13_0"))) int __nvJitLinkAddFile_13_##m(            \
+      nvJitLinkHandle, int, const char*);                                                                            \
+  __attribute__((visibility("default"), alias("__nvJitLinkComplete_13_0"))) int __nvJitLinkComplete_13_##m(          \
+      nvJitLinkHandle);                                                                                              \
+  __attribute__((                                                                                                    \
+      visibility("default"),                                                                                         \
+      alias("__nvJitLinkGetLinkedCubinSize_13_0"))) int __nvJitLinkGetLinkedCubinSize_13_##m(nvJitLinkHandle,        \
+                                                                                             size_t*);               \
+  __attribute__((visibility("default"),                                                                              \
+                 alias("__nvJitLinkGetLinkedCubin_13_0"))) int __nvJitLinkGetLinkedCubin_13_##m(nvJitLinkHandle,     \
+                                                                                                void*);              \
+  __attribute__((visibility("default"),                                                                              \
+                 alias("__nvJitLinkGetLinkedPtxSize_13_0"))) int __nvJitLinkGetLinkedPtxSize_13_##m(nvJitLinkHandle, \
+                                                                                                    size_t*);        \
+  __attribute__((visibility("default"), alias("__nvJitLinkGetLinkedPtx_13_0"))) int __nvJitLinkGetLinkedPtx_13_##m(  \
+      nvJitLinkHandle, char*);                                                                                       \
+  __attribute__((visibility("default"),                                                                              \
+                 alias("__nvJitLinkGetErrorLogSize_13_0"))) int __nvJitLinkGetErrorLogSize_13_##m(nvJitLinkHandle,   \
+                                                                                                  size_t*);          \
+  __attribute__((visibility("default"), alias("__nvJitLinkGetErrorLog_13_0"))) int __nvJitLinkGetErrorLog_13_##m(    \
+      nvJitLinkHandle, char*);                                                                                       \
+  __attribute__((visibility("default"),                                                                              \
+                 alias("__nvJitLinkGetInfoLogSize_13_0"))) int __nvJitLinkGetInfoLogSize_13_##m(nvJitLinkHandle,     \
+                                                                                                size_t*);            \
+  __attribute__((visibility("default"), alias("__nvJitLinkGetInfoLog_13_0"))) int __nvJitLinkGetInfoLog_13_##m(      \
+      nvJitLinkHandle, char*);
+CUEMU_NVJITLINK_MINOR(1)
+CUEMU_NVJITLINK_MINOR(2)
+CUEMU_NVJITLINK_MINOR(3)
+CUEMU_NVJITLINK_MINOR(4)
+CUEMU_NVJITLINK_MINOR(5)
+CUEMU_NVJITLINK_MINOR(6)
+CUEMU_NVJITLINK_MINOR(7)
+CUEMU_NVJITLINK_MINOR(8)
+CUEMU_NVJITLINK_MINOR(9)
+#undef CUEMU_NVJITLINK_MINOR
+
 // nvJitLinkVersion, of the default version libnvJitLink.so.13 (the map file), as NVIDIA's library exports it:
 // programs linked against NVIDIA's library (its jitLto sample calls it first) and clients that probe with dlsym
 // (ctypes, cuda.bindings) find it alike. Where no NVIDIA nvJitLink is found it fails (NVJITLINK_ERROR_INTERNAL),

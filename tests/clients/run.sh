@@ -12,8 +12,8 @@
 #     `cuemu run --device-profile gb10`: test_jax.py;
 #   - Taichi (its own LLVM writes PTX) through `cuemu run`: test_taichi.py;
 #   - with CUEMU_CLIENTS_EXTRA="tensorflow cudf" (environments of 6.3 and 3.6 GB, left out of CI for its time and
-#     disk): TensorFlow (tensorflow[and-cuda]: CUDA 12 libraries) and RAPIDS cuDF (cudf-cu13) through
-#     `cuemu run --device-profile gb10`: test_tensorflow.py, test_cudf.py.
+#     disk): TensorFlow (tensorflow[and-cuda]: CUDA 12 libraries) and RAPIDS cuDF and cuML (cudf-cu13, cuml-cu13)
+#     through `cuemu run --device-profile gb10`: test_tensorflow.py, test_cudf.py, test_cuml.py.
 # CUEMU_CLIENTS_SKIP="jax" leaves JAX's environment (2.6 GB) out.
 # Usage: tests/clients/run.sh BUILD_DIR        Exit 77 (ctest: skipped) when the environments cannot be made
 # (no network, no python3-venv). CUEMU_CLIENTS_REFRESH=1 reinstalls (picks up new releases).
@@ -75,7 +75,7 @@ if extra tensorflow && ! make_venv "$tf" pytest "tensorflow[and-cuda]"; then
   exit 77
 fi
 cudf=$build/clients-venv-cudf
-if extra cudf && ! make_venv "$cudf" pytest cudf-cu13; then
+if extra cudf && ! make_venv "$cudf" pytest cudf-cu13 cuml-cu13; then
   echo "SKIP: cannot install cuDF into $cudf"
   exit 77
 fi
@@ -93,7 +93,7 @@ run() {  # LABEL VENV FILE
 }
 for v in "$newest" "$cudart130" "$cccl" "$triton" "$jax" "$taichi" "$tf" "$cudf"; do
   [ -x "$v/bin/python" ] || continue
-  "$v/bin/python" -m pip list 2>/dev/null | grep -iE '^(cuda-bindings|cuda-core|cuda-cccl|numba-cuda|cupy-cuda13x|nvidia-cuda-nvrtc|nvidia-ml-py|triton|jax|jaxlib|jax-cuda13-plugin|tensorflow|cudf-cu13|taichi) ' |
+  "$v/bin/python" -m pip list 2>/dev/null | grep -iE '^(cuda-bindings|cuda-core|cuda-cccl|numba-cuda|cupy-cuda13x|nvidia-cuda-nvrtc|nvidia-ml-py|triton|jax|jaxlib|jax-cuda13-plugin|tensorflow|cudf-cu13|cuml-cu13|taichi) ' |
     tr -s ' ' | sed 's/^/  /'
 done
 run "newest" "$newest" test_cuda_python.py
@@ -151,8 +151,8 @@ if extra tensorflow; then
 fi
 # libcudf carries PTX for compute_120 only
 if extra cudf; then
-  echo "=== cuDF, through cuemu run --device-profile gb10: test_cudf.py"
+  echo "=== cuDF and cuML, through cuemu run --device-profile gb10: test_cudf.py, test_cuml.py"
   (cd "$here" && "$build/emu/cuemu" run --device-profile gb10 -- "$cudf/bin/python" -m pytest -q -p no:cacheprovider \
-    -W ignore::UserWarning test_cudf.py) || failed=1
+    -W ignore::UserWarning test_cudf.py test_cuml.py) || failed=1
 fi
 exit $failed

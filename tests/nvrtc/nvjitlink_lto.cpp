@@ -171,6 +171,14 @@ int main() {
         "nvJitLinkVersion@libnvJitLink.so.13 answers 13.0");
   check(self && reinterpret_cast<Version>(dlsym(self, "nvJitLinkVersion")) == version,
         "dlsym(\"nvJitLinkVersion\") finds it too (the default version)");
+  // The names later 13.x headers bind to (cuVS, built with 13.3's, needs __nvJitLinkCreate_13_3): each is the same
+  // function as the 13.0 one.
+  for (const char* name : {"__nvJitLinkCreate_13_3", "__nvJitLinkGetLinkedCubin_13_5", "__nvJitLinkGetInfoLog_13_9"}) {
+    std::string base = std::string(name).substr(0, std::string(name).size() - 1) + "0";
+    void* versioned = self ? dlvsym(self, name, "libnvJitLink.so.13") : nullptr;
+    check(versioned && versioned == dlvsym(self, base.c_str(), "libnvJitLink.so.13"),
+          (std::string(name) + "@libnvJitLink.so.13 is the 13.0 function").c_str());
+  }
 
   std::vector<char> kernel = ltoir(kKernel, "kernel.cu"), helper = ltoir(kHelper, "helper.cu");
   check(!kernel.empty() && !helper.empty(), "NVRTC compiles both units to LTO-IR");
