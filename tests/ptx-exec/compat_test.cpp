@@ -706,6 +706,91 @@ TEST(PtxCompat, PairedSinglePrecisionArithmetic) {
   EXPECT_EQ(w[11], 0x3F800000u);
 }
 
+// sm_100's mixed-precision add/sub/fma.f32.{f16,bf16} (XLA's fused kernels for f16/bf16 data, LLVM folding
+// cvt.f32.f16 into the f32 operation): a (and b) widened exactly, then one .f32 operation with its rounding and .sat;
+// .f16 subnormals become normal .f32 values, .bf16 subnormals stay (no .ftz). A mul.f32 whose product such an add
+// takes is not contracted into an fma with the 16-bit operand.
+TEST(PtxCompat, MixedPrecisionArithmetic) {
+  std::string text = header("sm_100a", "8.6") + R"(
+.visible .entry k(.param .u64 out)
+{
+	.reg .b16 %h<8>;
+	.reg .b32 %r<16>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [out];
+	mov.b16 %h1, 0x3E00;
+	mov.b32 %r1, 0f3E800000;
+	add.rn.f32.f16 %r2, %h1, %r1;
+	sub.rn.f32.f16 %r3, %h1, %r1;
+	mov.b16 %h2, 0xC040;
+	add.rz.f32.bf16 %r4, %h2, %r1;
+	mov.b16 %h3, 0x4000;
+	fma.rn.f32.f16 %r5, %h1, %h3, %r1;
+	st.global.v4.b32 [%rd1], {%r2, %r3, %r4, %r5};
+	mov.b16 %h4, 0x3C00;
+	mov.b32 %r6, 0f33000001;
+	add.rp.f32.f16 %r7, %h4, %r6;
+	add.f32.f16 %r8, %h4, %r6;
+	add.rn.sat.f32.f16 %r9, %h1, %r1;
+	mov.b16 %h5, 0x7E00;
+	sub.sat.f32.f16 %r10, %h5, %r1;
+	st.global.v4.b32 [%rd1+16], {%r7, %r8, %r9, %r10};
+	mov.b16 %h6, 0x0001;
+	add.f32.f16 %r11, %h6, 0f00000000;
+	add.f32.bf16 %r12, %h6, 0f00000000;
+	mov.b32 %r13, 0f40400000;
+	mul.f32 %r14, %r13, 0f3F000000;
+	add.f32.f16 %r15, %h1, %r14;
+	fma.rm.sat.f32.bf16 %r13, %h2, %h2, %r1;
+	st.global.v4.b32 [%rd1+32], {%r11, %r12, %r15, %r13};
+	ret;
+}
+)";
+  auto w = runWords(text, 12);
+  ASSERT_EQ(w.size(), 12u);
+  auto f = [](float x) {
+    uint32_t b;
+    std::memcpy(&b, &x, 4);
+    return b;
+  };
+  EXPECT_EQ(w[0], f(1.75f));     // f16 1.5 + 0.25
+  EXPECT_EQ(w[1], f(1.25f));     // f16 1.5 - 0.25
+  EXPECT_EQ(w[2], f(-2.75f));    // bf16 -3 + 0.25
+  EXPECT_EQ(w[3], f(3.25f));     // 1.5 * 2 + 0.25
+  EXPECT_EQ(w[4], 0x3F800001u);  // 1 + 2^-25(1 + 2^-23) rounded up
+  EXPECT_EQ(w[5], 0x3F800000u);  // to nearest (the default)
+  EXPECT_EQ(w[6], f(1.0f));      // .sat
+  EXPECT_EQ(w[7], 0u);           // .sat: NaN gives +0
+  EXPECT_EQ(w[8], 0x33800000u);  // f16 2^-24: normal in f32
+  EXPECT_EQ(w[9], 0x00010000u);  // bf16 0x0001 (an f32 subnormal) kept
+  EXPECT_EQ(w[10], f(3.0f));     // 1.5 + 3 * 0.5, not fused with the f16 operand
+  EXPECT_EQ(w[11], f(1.0f));     // (-3)(-3) + 0.25 saturated
+}
+
+// The mixed-precision forms need sm_100 and PTX ISA 8.6, and take no .ftz.
+TEST(PtxCompat, MixedPrecisionArithmeticIsCheckedByTheFrontEnd) {
+  auto body = [](const char* inst) {
+    return std::string(R"(
+.visible .entry k(.param .u64 out)
+{
+	.reg .b16 %h<2>;
+	.reg .b32 %r<4>;
+	)") +
+           inst + "\n\tret;\n}\n";
+  };
+  EXPECT_TRUE(compile(header("sm_100a", "8.6") + body("add.rn.f32.f16 %r1, %h1, %r2;")).program);
+  EXPECT_TRUE(compile(header("sm_120", "8.7") + body("fma.rn.f32.bf16 %r1, %h1, %h1, %r2;")).program);
+  for (const char* bad :
+       {"add.rn.f32.f16 %r1, %r2, %r2;", "add.ftz.f32.f16 %r1, %h1, %r2;", "fma.rn.f32.f16 %r1, %h1, %r2, %r2;",
+        "add.f16.f32 %h1, %h1, %r2;", "fma.f32.f16 %r1, %h1, %h1, %r2;"}) {
+    CompileResult cr = compile(header("sm_100a", "8.6") + body(bad));
+    EXPECT_FALSE(cr.program) << bad;
+  }
+  CompileResult old = compile(header("sm_90", "8.6") + body("sub.rn.f32.bf16 %r1, %h1, %r2;"));
+  EXPECT_FALSE(old.program);
+  EXPECT_NE(old.error.find("sm_100"), std::string::npos) << old.error;
+}
+
 // Warp collectives whose lanes name different member groups in one instruction, as cooperative groups'
 // labeled_partition does (NVIDIA's warpAggregatedAtomicsCG sample: match.any.sync gives each lane its group, then
 // redux.sync.max over that group): each lane's result covers its own group only. Lane i holds value v(i) and label

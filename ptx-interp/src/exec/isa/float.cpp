@@ -334,6 +334,13 @@ template <class U> const Op* copysignOp(Warp& w, const Op* op) {
   return op + 1;
 }
 
+// The .f16 / .bf16 source of a mixed-precision add/sub/fma.f32.atype widened to .f32 (exact).
+template <bool BF16> const Op* widen16(Warp& w, const Op* op) {
+  const uint16_t* a = h::R<uint16_t>(w, op->a);
+  h::store<float>(w, op->d, [&](int i) { return BF16 ? num::bf16ToFloat(a[i]) : num::halfToFloat(a[i]); });
+  return op + 1;
+}
+
 }  // namespace
 
 namespace lowering {
@@ -388,14 +395,14 @@ void KernelLowerer::lowerFloat(const Instruction& in) {
     h::VectorParts{d.off, {rlo, rhi}}.intoPack(emit(&h::pack<uint32_t, uint64_t, 2>));
     finish(d);
   };
-  auto bin = [&](auto functor) {
+  auto bin = [&](auto functor, const uint32_t* given = nullptr) {
     using Fn = decltype(functor);
     Handler hnd = byFloat(et, line_, [&](auto ft) {
       return modes(ft, [&](auto f, auto r, auto fz, auto st) -> Handler {
         return &h::fbinary<decltype(f), Fn, decltype(r)::value, decltype(fz)::value, decltype(st)::value>;
       });
     });
-    emitWith(hnd, 2);
+    emitWith(hnd, 2, given);
   };
   auto ter = [&](auto functor, const uint32_t* given = nullptr) {
     using Fn = decltype(functor);
@@ -423,6 +430,28 @@ void KernelLowerer::lowerFloat(const Instruction& in) {
       });
     }));
   };
+  // Mixed precision (sm_100): add/sub{.rnd}{.sat}.f32.atype d, a, c and fma.rnd{.sat}.f32.abtype d, a, b, c: a (and
+  // b) are .f16 or .bf16, widened to .f32 exactly; the operation is then the .f32 one, rounded once.
+  if (in.numTypes == 2 && t == Type::f32 && (oc == Opcode::Add || oc == Opcode::Sub || oc == Opcode::Fma)) {
+    const Type st = in.types[1];
+    if (st != Type::f16 && st != Type::bf16) return unsupported(in);
+    const unsigned n = oc == Opcode::Fma ? 3 : 2, narrow = n - 1;
+    uint32_t s[3] = {0, 0, 0};
+    for (unsigned k = 0; k < n; ++k) {
+      const uint32_t r = src(opnd(in, 1 + k), k < narrow ? st : t);
+      if (k == narrow) {
+        s[k] = r;
+        continue;
+      }
+      s[k] = temp(4);
+      Op& op = emit(st == Type::bf16 ? &widen16<true> : &widen16<false>);
+      op.d = s[k];
+      op.a = r;
+    }
+    if (oc == Opcode::Fma) return ter(h::FFma{}, s);
+    if (oc == Opcode::Add) return bin(h::FAdd{}, s);
+    return bin(h::FSub{}, s);
+  }
   if ((oc == Opcode::Add || oc == Opcode::Sub) && contractions_[curInst_].mul != kNoIndex) {
     // fused with the mul of its product, as ptxas fuses them (exec/contraction.cpp)
     const auto s = contractedSources(in, t, t == Type::f32 ? &h::fnegBits<float> : &h::fnegBits<double>);
