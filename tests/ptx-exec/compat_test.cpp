@@ -767,6 +767,87 @@ TEST(PtxCompat, MixedPrecisionArithmetic) {
   EXPECT_EQ(w[11], f(1.0f));     // (-3)(-3) + 0.25 saturated
 }
 
+// sm_100's three-input min/max.f32 (PTX ISA 8.8): XLA's reductions take the min of three loaded values in one
+// instruction (JAX's jnp.any(v <= 0) missed every third and fourth element of a v4 load: cuemu took two sources).
+// NaN sources are passed over unless .NaN, .abs takes magnitudes, -0 is below +0.
+TEST(PtxCompat, ThreeInputMinMax) {
+  std::string text = header("sm_100a", "8.8") + R"(
+.visible .entry k(.param .u64 out)
+{
+	.reg .b32 %r<24>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [out];
+	mov.b32 %r1, 0f40400000;
+	mov.b32 %r2, 0f3F800000;
+	mov.b32 %r3, 0fC0A00000;
+	min.f32 %r4, %r1, %r2, %r3;
+	max.f32 %r5, %r3, %r2, %r1;
+	max.f32 %r6, %r2, %r3, %r3;
+	mov.b32 %r7, 0f7FC00000;
+	min.f32 %r8, %r7, %r1, %r2;
+	min.NaN.f32 %r9, %r1, %r2, %r7;
+	st.global.v4.b32 [%rd1], {%r4, %r5, %r6, %r8};
+	mov.b32 %r10, 0fC0E00000;
+	max.abs.f32 %r11, %r2, %r10, %r3;
+	min.abs.f32 %r12, %r10, %r3, %r1;
+	mov.b32 %r13, 0f00000000;
+	mov.b32 %r14, 0f80000000;
+	min.f32 %r15, %r13, %r13, %r14;
+	st.global.v4.b32 [%rd1+16], {%r9, %r11, %r12, %r15};
+	max.f32 %r16, %r14, %r14, %r13;
+	max.f32 %r17, %r7, %r7, %r7;
+	max.NaN.f32 %r18, %r7, %r1, %r2;
+	min.f32 %r19, %r1, 0f41200000, 0fBF800000;
+	st.global.v4.b32 [%rd1+32], {%r16, %r17, %r18, %r19};
+	ret;
+}
+)";
+  auto w = runWords(text, 12);
+  ASSERT_EQ(w.size(), 12u);
+  auto f = [](float x) {
+    uint32_t b;
+    std::memcpy(&b, &x, 4);
+    return b;
+  };
+  EXPECT_EQ(w[0], f(-5.0f));  // the third source is the least
+  EXPECT_EQ(w[1], f(3.0f));   // the third source is the greatest
+  EXPECT_EQ(w[2], f(1.0f));
+  EXPECT_EQ(w[3], f(1.0f));       // a NaN source passed over
+  EXPECT_EQ(w[4], 0x7FFFFFFFu);   // .NaN
+  EXPECT_EQ(w[5], f(7.0f));       // .abs
+  EXPECT_EQ(w[6], f(3.0f));       // .abs
+  EXPECT_EQ(w[7], 0x80000000u);   // -0 < +0
+  EXPECT_EQ(w[8], 0x00000000u);   // +0 > -0
+  EXPECT_EQ(w[9], 0x7FFFFFFFu);   // all NaN
+  EXPECT_EQ(w[10], 0x7FFFFFFFu);  // .NaN
+  EXPECT_EQ(w[11], f(-1.0f));     // immediate sources
+}
+
+// The three-input forms need sm_100 and PTX ISA 8.8, take .f32 only and no .xorsign.
+TEST(PtxCompat, ThreeInputMinMaxIsCheckedByTheFrontEnd) {
+  auto body = [](const char* inst) {
+    return std::string(R"(
+.visible .entry k(.param .u64 out)
+{
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<4>;
+	)") +
+           inst + "\n\tret;\n}\n";
+  };
+  EXPECT_TRUE(compile(header("sm_100a", "8.8") + body("max.NaN.abs.f32 %r1, %r1, %r2, %r3;")).program);
+  EXPECT_TRUE(compile(header("sm_120", "8.8") + body("min.ftz.f32 %r1, %r1, %r2, %r3;")).program);
+  for (const char* bad :
+       {"min.xorsign.abs.f32 %r1, %r1, %r2, %r3;", "min.f64 %rd1, %rd1, %rd2, %rd3;", "max.s32 %r1, %r1, %r2, %r3;"}) {
+    CompileResult cr = compile(header("sm_100a", "8.8") + body(bad));
+    EXPECT_FALSE(cr.program) << bad;
+  }
+  CompileResult old = compile(header("sm_90", "8.8") + body("min.f32 %r1, %r1, %r2, %r3;"));
+  EXPECT_FALSE(old.program);
+  EXPECT_NE(old.error.find("sm_100"), std::string::npos) << old.error;
+  CompileResult isa = compile(header("sm_100a", "8.7") + body("min.f32 %r1, %r1, %r2, %r3;"));
+  EXPECT_FALSE(isa.program);
+}
+
 // The mixed-precision forms need sm_100 and PTX ISA 8.6, and take no .ftz.
 TEST(PtxCompat, MixedPrecisionArithmeticIsCheckedByTheFrontEnd) {
   auto body = [](const char* inst) {

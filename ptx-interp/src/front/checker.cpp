@@ -354,6 +354,25 @@ void Checker::instruction(const Function& f, const Instruction& inst) {
       if (!typed(f, inst, i, i >= 1 && i <= narrow ? st : t, false, i == 0)) return;
     return;
   }
+  // Three inputs (PTX ISA 8.8, sm_100 and newer): min/max{.ftz}{.NaN}{.abs}.f32 d, a, b, c.
+  if ((inst.opcode == Opcode::Min || inst.opcode == Opcode::Max) && inst.numOperands == 4) {
+    if (t != Type::f32) {
+      error(inst.loc, "'{}' with three sources takes .f32, not {}", name, typeName(t));
+      return;
+    }
+    if (sm_ && sm_ < 100) {
+      error(inst.loc, "'{}' with three sources requires .target sm_100 or higher", name);
+      return;
+    }
+    if (ptx_ < 88) {
+      error(inst.loc, "'{}' with three sources requires PTX ISA .version 8.8 or later", name);
+      return;
+    }
+    if (inst.has(Flag::xorsign)) {
+      error(inst.loc, "'{}' with three sources does not take .xorsign", name);
+      return;
+    }
+  }
   switch (inst.opcode) {
     case Opcode::Add:
     case Opcode::Sub:

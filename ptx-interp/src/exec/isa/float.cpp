@@ -300,6 +300,23 @@ template <bool Max> struct FXorsignAbs {
     return std::signbit(a) != std::signbit(b) ? -m : m;
   }
 };
+// Three-input min/max (sm_100): of a, b and c as the two-input forms choose (a NaN source is passed over, -0 < +0);
+// .NaN: NaN when any source is; .abs: of the magnitudes.
+template <bool Max, bool NaN, bool Abs> struct FMinMax3 {
+  template <class T> static PTX_HOT T f(T a, T b, T c) {
+    if constexpr (Abs) {
+      a = std::fabs(a);
+      b = std::fabs(b);
+      c = std::fabs(c);
+    }
+    if constexpr (NaN)
+      if (a != a || b != b || c != c) return T(NAN);
+    if constexpr (Max)
+      return h::FMax::f(h::FMax::f(a, b), c);
+    else
+      return h::FMin::f(h::FMin::f(a, b), c);
+  }
+};
 struct FMinNaN {
   template <class T> static PTX_HOT T f(T a, T b) { return (a != a || b != b) ? T(NAN) : h::FMin::f(a, b); }
 };
@@ -469,6 +486,13 @@ void KernelLowerer::lowerFloat(const Instruction& in) {
     if (oc == Opcode::Rsqrt) return special(std::integral_constant<SpecialFn, &num::rsqrtApproxF32>{});
     return special(std::integral_constant<SpecialFn, &num::rcpApproxF32>{});
   }
+  // min/max{.ftz}{.NaN}{.abs}.f32 d, a, b, c (sm_100): three sources
+  auto minMax3 = [&](auto isMax) {
+    constexpr bool mx = decltype(isMax)::value;
+    const bool nan = in.has(ptx::Flag::NaN), abs = in.has(ptx::Flag::abs);
+    if (nan) return abs ? ter(FMinMax3<mx, true, true>{}) : ter(FMinMax3<mx, true, false>{});
+    return abs ? ter(FMinMax3<mx, false, true>{}) : ter(FMinMax3<mx, false, false>{});
+  };
   switch (oc) {
     case Opcode::Add: return bin(h::FAdd{});
     case Opcode::Sub: return bin(h::FSub{});
@@ -482,10 +506,12 @@ void KernelLowerer::lowerFloat(const Instruction& in) {
       if (in.rounding == ptx::Rounding::none && t == Type::f32) return ter(h::FMadNoFuse{});
       return ter(h::FFma{});
     case Opcode::Min:
+      if (in.numOperands == 4) return minMax3(std::false_type{});
       if (in.has(ptx::Flag::xorsign)) return bin(FXorsignAbs<false>{});
       if (in.has(ptx::Flag::NaN)) return bin(FMinNaN{});
       return bin(h::FMin{});
     case Opcode::Max:
+      if (in.numOperands == 4) return minMax3(std::true_type{});
       if (in.has(ptx::Flag::xorsign)) return bin(FXorsignAbs<true>{});
       if (in.has(ptx::Flag::NaN)) return bin(FMaxNaN{});
       return bin(h::FMax{});
