@@ -823,6 +823,29 @@ TEST(PtxCompat, ThreeInputMinMax) {
   EXPECT_EQ(w[11], f(-1.0f));     // immediate sources
 }
 
+// `_` among the values of a 256-bit store (LLVM's undefined elements; XLA's st.global.v8.b32 of six values, JAX's
+// jnp.cross faulted with "unsupported source operand"): those elements are not written, as ptxas masks them out of
+// the store (sm_100a SASS: STG.E.ENL2.256 with the element mask 0x3f).
+TEST(PtxCompat, SinkInAStoredVectorIsNotWritten) {
+  std::string text = header("sm_100a", "8.8") + R"(
+.visible .entry k(.param .u64 out)
+{
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [out];
+	mov.b32 %r1, 11;
+	mov.b32 %r2, 22;
+	st.global.v8.b32 [%rd1], {%r2, %r1, %r1, %r2, %r1, %r2, _, _};
+	st.global.v8.b32 [%rd1+32], {_, %r1, _, %r2, _, _, _, %r1};
+	ret;
+}
+)";
+  auto w = runWords(text, 16, Dim3{1}, Dim3{1}, 0xAAAAAAAAu);
+  ASSERT_EQ(w.size(), 16u);
+  const uint32_t u = 0xAAAAAAAAu;
+  EXPECT_EQ(w, (std::vector<uint32_t>{22, 11, 11, 22, 11, 22, u, u, u, 11, u, 22, u, u, u, 11}));
+}
+
 // The three-input forms need sm_100 and PTX ISA 8.8, take .f32 only and no .xorsign.
 TEST(PtxCompat, ThreeInputMinMaxIsCheckedByTheFrontEnd) {
   auto body = [](const char* inst) {
