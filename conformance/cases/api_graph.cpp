@@ -1565,6 +1565,44 @@ TEST_F(api_graph_Conditional, ExecKernelNodeSetParamsInABody) {
   CU_EXPECT_OK(cuGraphExecDestroy(exec));
 }
 
+// cuGraphExecChildGraphNodeSetParams on a child graph node in the body of a conditional node, as XLA updates the
+// captured library calls inside the branches of lax.switch: the executable graph runs the new child's kernel.
+TEST_F(api_graph_Conditional, ExecChildGraphNodeSetParamsInABody) {
+  conf::DeviceBuffer d(128 * 4);
+  CUdeviceptr p = d.ptr();
+  int n = 128;
+  unsigned one = 1, two = 2;
+  CUgraphConditionalHandle h;
+  CU_ASSERT_OK(cuGraphConditionalHandleCreate(&h, graph, ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT));
+  CUgraphNode ifNode, childNode, k;
+  CUgraph body[1] = {};
+  CU_ASSERT_OK(AddConditional(&ifNode, graph, h, CU_GRAPH_COND_TYPE_IF, 1, body));
+  CUgraph child, replacement;
+  CU_ASSERT_OK(cuGraphCreate(&child, 0));
+  CU_ASSERT_OK(cuGraphCreate(&replacement, 0));
+  void* params1[] = {&p, &one, &n};
+  void* params2[] = {&p, &two, &n};
+  CUDA_KERNEL_NODE_PARAMS kp1 = FillParams(params1, 1), kp2 = FillParams(params2, 1);
+  CU_ASSERT_OK(cuGraphAddKernelNode(&k, child, nullptr, 0, &kp1));
+  CU_ASSERT_OK(cuGraphAddKernelNode(&k, replacement, nullptr, 0, &kp2));
+  CU_ASSERT_OK(cuGraphAddChildGraphNode(&childNode, body[0], nullptr, 0, child));
+  CUgraphExec exec;
+  CU_ASSERT_OK(cuGraphInstantiate(&exec, graph, 0));
+  CU_ASSERT_OK(cuGraphLaunch(exec, stream));
+  CU_ASSERT_OK(cuStreamSynchronize(stream));
+  unsigned v = 0;
+  CU_EXPECT_OK(cuMemcpyDtoH(&v, p, 4));
+  EXPECT_EQ(v, 1u);
+  CU_EXPECT_OK(cuGraphExecChildGraphNodeSetParams(exec, childNode, replacement));
+  CU_ASSERT_OK(cuGraphLaunch(exec, stream));
+  CU_ASSERT_OK(cuStreamSynchronize(stream));
+  CU_EXPECT_OK(cuMemcpyDtoH(&v, p, 4));
+  EXPECT_EQ(v, 2u) << "the body's child graph runs the replacement's kernel";
+  CU_EXPECT_OK(cuGraphExecDestroy(exec));
+  CU_EXPECT_OK(cuGraphDestroy(child));
+  CU_EXPECT_OK(cuGraphDestroy(replacement));
+}
+
 // ---- conditional nodes whose value kernels set (cudaGraphSetConditional) -----------------------------------------
 
 class api_graph_ConditionalDevice : public api_graph_Conditional {

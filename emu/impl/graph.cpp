@@ -1029,14 +1029,12 @@ CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode 
   for (auto& step : after.steps)
     if (CUresult r = validateNode(step.data)) return r;
   std::lock_guard lock(exec->mutex);
-  std::vector<GraphExec::Step*> targets;
-  for (auto& old : before.steps) {
-    auto found = std::find_if(exec->steps.begin(), exec->steps.end(),
-                              [&](const GraphExec::Step& s) { return s.origin == old.origin; });
-    if (found == exec->steps.end()) return CUDA_ERROR_INVALID_VALUE;  // not a node of this executable graph
-    targets.push_back(&*found);
-  }
-  for (size_t i = 0; i < targets.size(); ++i) targets[i]->data = std::move(after.steps[i].data);
+  // The child's steps are in the executable graph's steps or in a conditional body (XLA's child graphs of captured
+  // library calls inside the branches of lax.switch: JAX's linalg expm_frechet).
+  for (auto& old : before.steps)
+    if (!holdsStep(exec->steps, old.origin)) return CUDA_ERROR_INVALID_VALUE;  // not a node of this executable graph
+  for (size_t i = 0; i < before.steps.size(); ++i)
+    setStepData(exec->steps, before.steps[i].origin, after.steps[i].data);
   return CUDA_SUCCESS;
 }
 
