@@ -1517,6 +1517,92 @@ TEST_F(api_graph_Conditional, ExecUpdate) {
   for (CUgraph g : {a, b, c}) CU_EXPECT_OK(cuGraphDestroy(g));
 }
 
+// cuGraphExecKernelNodeSetParams on a kernel node in the body of a conditional node, at depth one and inside a
+// nested IF, as XLA updates the branches of lax.cond between launches: the executable graph runs the new
+// parameters; the graph's node keeps its own.
+TEST_F(api_graph_Conditional, ExecKernelNodeSetParamsInABody) {
+  conf::DeviceBuffer d(2 * 128 * 4);
+  CUdeviceptr p = d.ptr(), q = d.ptr() + 128 * 4;
+  int n = 128;
+  unsigned one = 1, two = 2, three = 3, four = 4;
+  CUgraphConditionalHandle outer, inner;
+  CU_ASSERT_OK(cuGraphConditionalHandleCreate(&outer, graph, ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT));
+  CU_ASSERT_OK(cuGraphConditionalHandleCreate(&inner, graph, ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT));
+  CUgraphNode ifNode, nestedIf, k1, k2;
+  CUgraph body[1] = {}, nested[1] = {};
+  CU_ASSERT_OK(AddConditional(&ifNode, graph, outer, CU_GRAPH_COND_TYPE_IF, 1, body));
+  void* params1[] = {&p, &one, &n};
+  CUDA_KERNEL_NODE_PARAMS kp1 = FillParams(params1, 1);
+  CU_ASSERT_OK(cuGraphAddKernelNode(&k1, body[0], nullptr, 0, &kp1));
+  CU_ASSERT_OK(AddConditional(&nestedIf, body[0], inner, CU_GRAPH_COND_TYPE_IF, 1, nested, &k1, 1));
+  void* params2[] = {&q, &two, &n};
+  CUDA_KERNEL_NODE_PARAMS kp2 = FillParams(params2, 1);
+  CU_ASSERT_OK(cuGraphAddKernelNode(&k2, nested[0], nullptr, 0, &kp2));
+  CUgraphExec exec;
+  CU_ASSERT_OK(cuGraphInstantiate(&exec, graph, 0));
+  void* params3[] = {&p, &three, &n};
+  void* params4[] = {&q, &four, &n};
+  CUDA_KERNEL_NODE_PARAMS kp3 = FillParams(params3, 1), kp4 = FillParams(params4, 1);
+  CU_ASSERT_OK(cuGraphLaunch(exec, stream));
+  CU_ASSERT_OK(cuStreamSynchronize(stream));
+  unsigned v[2] = {};
+  CU_EXPECT_OK(cuMemcpyDtoH(&v[0], p, 4));
+  CU_EXPECT_OK(cuMemcpyDtoH(&v[1], q, 4));
+  EXPECT_EQ(v[0], 1u);
+  EXPECT_EQ(v[1], 2u);
+  CU_EXPECT_OK(cuGraphExecKernelNodeSetParams(exec, k1, &kp3));
+  CU_EXPECT_OK(cuGraphExecKernelNodeSetParams(exec, k2, &kp4));
+  CU_ASSERT_OK(cuGraphLaunch(exec, stream));
+  CU_ASSERT_OK(cuStreamSynchronize(stream));
+  CU_EXPECT_OK(cuMemcpyDtoH(&v[0], p, 4));
+  CU_EXPECT_OK(cuMemcpyDtoH(&v[1], q, 4));
+  EXPECT_EQ(v[0], 3u) << "the body's kernel runs its new parameters";
+  EXPECT_EQ(v[1], 4u) << "the nested body's kernel runs its new parameters";
+  CUDA_KERNEL_NODE_PARAMS got{};
+  CU_EXPECT_OK(cuGraphKernelNodeGetParams(k1, &got));
+  ASSERT_NE(got.kernelParams, nullptr);
+  EXPECT_EQ(*static_cast<unsigned*>(got.kernelParams[1]), 1u) << "the graph's node keeps its parameters";
+  CU_EXPECT_OK(cuGraphExecDestroy(exec));
+}
+
+// cuGraphExecChildGraphNodeSetParams on a child graph node in the body of a conditional node, as XLA updates the
+// captured library calls inside the branches of lax.switch: the executable graph runs the new child's kernel.
+TEST_F(api_graph_Conditional, ExecChildGraphNodeSetParamsInABody) {
+  conf::DeviceBuffer d(128 * 4);
+  CUdeviceptr p = d.ptr();
+  int n = 128;
+  unsigned one = 1, two = 2;
+  CUgraphConditionalHandle h;
+  CU_ASSERT_OK(cuGraphConditionalHandleCreate(&h, graph, ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT));
+  CUgraphNode ifNode, childNode, k;
+  CUgraph body[1] = {};
+  CU_ASSERT_OK(AddConditional(&ifNode, graph, h, CU_GRAPH_COND_TYPE_IF, 1, body));
+  CUgraph child, replacement;
+  CU_ASSERT_OK(cuGraphCreate(&child, 0));
+  CU_ASSERT_OK(cuGraphCreate(&replacement, 0));
+  void* params1[] = {&p, &one, &n};
+  void* params2[] = {&p, &two, &n};
+  CUDA_KERNEL_NODE_PARAMS kp1 = FillParams(params1, 1), kp2 = FillParams(params2, 1);
+  CU_ASSERT_OK(cuGraphAddKernelNode(&k, child, nullptr, 0, &kp1));
+  CU_ASSERT_OK(cuGraphAddKernelNode(&k, replacement, nullptr, 0, &kp2));
+  CU_ASSERT_OK(cuGraphAddChildGraphNode(&childNode, body[0], nullptr, 0, child));
+  CUgraphExec exec;
+  CU_ASSERT_OK(cuGraphInstantiate(&exec, graph, 0));
+  CU_ASSERT_OK(cuGraphLaunch(exec, stream));
+  CU_ASSERT_OK(cuStreamSynchronize(stream));
+  unsigned v = 0;
+  CU_EXPECT_OK(cuMemcpyDtoH(&v, p, 4));
+  EXPECT_EQ(v, 1u);
+  CU_EXPECT_OK(cuGraphExecChildGraphNodeSetParams(exec, childNode, replacement));
+  CU_ASSERT_OK(cuGraphLaunch(exec, stream));
+  CU_ASSERT_OK(cuStreamSynchronize(stream));
+  CU_EXPECT_OK(cuMemcpyDtoH(&v, p, 4));
+  EXPECT_EQ(v, 2u) << "the body's child graph runs the replacement's kernel";
+  CU_EXPECT_OK(cuGraphExecDestroy(exec));
+  CU_EXPECT_OK(cuGraphDestroy(child));
+  CU_EXPECT_OK(cuGraphDestroy(replacement));
+}
+
 // ---- conditional nodes whose value kernels set (cudaGraphSetConditional) -----------------------------------------
 
 class api_graph_ConditionalDevice : public api_graph_Conditional {

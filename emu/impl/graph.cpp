@@ -215,6 +215,40 @@ CUresult setNodeData(CUgraphNode handle, CUgraphNodeType type, Expected<NodeData
   return CUDA_SUCCESS;
 }
 
+// Whether the node `origin` is among `steps` or in the body of a conditional step, at any depth.
+bool holdsStep(const std::vector<GraphExec::Step>& steps, uint64_t origin) {
+  for (const auto& step : steps) {
+    if (step.origin == origin) return true;
+    if (auto* c = std::get_if<ConditionalNodeData>(&step.data); c && c->run)
+      for (const auto& body : c->run->bodies)
+        if (holdsStep(body, origin)) return true;
+  }
+  return false;
+}
+
+// Gives the step of node `origin` (in `steps` or in a conditional step's bodies) new data. A body changes in a
+// copy of its conditional's run, so launches already queued keep what they were submitted with.
+bool setStepData(std::vector<GraphExec::Step>& steps, uint64_t origin, NodeData& data) {
+  for (auto& step : steps) {
+    if (step.origin == origin) {
+      step.data = std::move(data);
+      return true;
+    }
+    auto* c = std::get_if<ConditionalNodeData>(&step.data);
+    if (!c || !c->run) continue;
+    for (size_t b = 0; b < c->run->bodies.size(); ++b) {
+      if (!holdsStep(c->run->bodies[b], origin)) continue;
+      auto run = std::make_shared<ConditionalRun>(*c->run);
+      setStepData(run->bodies[b], origin, data);
+      c->run = std::move(run);
+      return true;
+    }
+  }
+  return false;
+}
+
+// cuGraphExec*SetParams: nodes of the graph instantiated, inlined child graphs' and conditional bodies' included
+// (XLA updates the kernels in the bodies of its conditional nodes, lax.cond's branches, between launches).
 CUresult execSetData(CUgraphExec execHandle, CUgraphNode nodeHandle, CUgraphNodeType type, Expected<NodeData> data) {
   CUEMU_LOOKUP(exec, GraphExec, execHandle, CUDA_ERROR_INVALID_VALUE);
   CUEMU_LOOKUP(node, GraphNode, nodeHandle, CUDA_ERROR_INVALID_VALUE);
@@ -222,10 +256,8 @@ CUresult execSetData(CUgraphExec execHandle, CUgraphNode nodeHandle, CUgraphNode
   if (!data) return data.error().code;
   if (CUresult r = validateNode(*data)) return r;
   std::lock_guard lock(exec->mutex);
-  auto* step = exec->stepFor(*node);
-  if (!step) return CUDA_ERROR_INVALID_VALUE;  // not a node of the graph this was instantiated from
-  step->data = std::move(*data);
-  return CUDA_SUCCESS;
+  // not a node of the graph this was instantiated from: CUDA_ERROR_INVALID_VALUE
+  return setStepData(exec->steps, node->id(), *data) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 // Fills an output array of a count-query pair the way the driver does: with no array, the count; with one,
@@ -997,14 +1029,12 @@ CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode 
   for (auto& step : after.steps)
     if (CUresult r = validateNode(step.data)) return r;
   std::lock_guard lock(exec->mutex);
-  std::vector<GraphExec::Step*> targets;
-  for (auto& old : before.steps) {
-    auto found = std::find_if(exec->steps.begin(), exec->steps.end(),
-                              [&](const GraphExec::Step& s) { return s.origin == old.origin; });
-    if (found == exec->steps.end()) return CUDA_ERROR_INVALID_VALUE;  // not a node of this executable graph
-    targets.push_back(&*found);
-  }
-  for (size_t i = 0; i < targets.size(); ++i) targets[i]->data = std::move(after.steps[i].data);
+  // The child's steps are in the executable graph's steps or in a conditional body (XLA's child graphs of captured
+  // library calls inside the branches of lax.switch: JAX's linalg expm_frechet).
+  for (auto& old : before.steps)
+    if (!holdsStep(exec->steps, old.origin)) return CUDA_ERROR_INVALID_VALUE;  // not a node of this executable graph
+  for (size_t i = 0; i < before.steps.size(); ++i)
+    setStepData(exec->steps, before.steps[i].origin, after.steps[i].data);
   return CUDA_SUCCESS;
 }
 

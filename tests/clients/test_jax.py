@@ -82,6 +82,22 @@ def test_reductions_and_scans():
     np.testing.assert_allclose(gpu[0], f.astype(np.float64).sum(), rtol=1e-5)
 
 
+def test_sm100_instructions_of_xlas_kernels_match_the_cpu():
+    # XLA's kernels for compute capability 12 use sm_100 forms: three-input min.f32 in reductions (cuemu took two
+    # sources, so jnp.any missed two of every four elements of a v4 load) and mixed-precision add.f32.f16 in f16/bf16
+    # arithmetic (cuemu-ptxas refused it).
+    hits = np.ones((8, 300), np.float32)
+    hits[np.arange(8), [2, 3, 6, 7, 150, 151, 298, 299]] = -1.0
+    gpu, cpu = both(lambda v: (jnp.any(v <= 0, axis=1), jnp.min(v, axis=1)), hits)
+    np.testing.assert_array_equal(gpu[0], np.ones(8, bool))
+    for a, b in zip(gpu, cpu):
+        np.testing.assert_array_equal(a, b)
+    h = np.linspace(-3, 3, 77).astype(np.float16)
+    gpu, cpu = both(lambda h: (lax.expm1(h), lax.round(h.astype(jnp.bfloat16)), h * 3 + 1), h)
+    for a, b in zip(gpu, cpu):
+        np.testing.assert_allclose(a.astype(np.float32), b.astype(np.float32), rtol=1e-3, atol=1e-3)
+
+
 def test_matrix_products_through_cublas_or_xlas_own_kernels():
     rng = np.random.default_rng(3)
     a = rng.standard_normal((96, 80)).astype(np.float32)

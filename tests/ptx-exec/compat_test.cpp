@@ -706,6 +706,195 @@ TEST(PtxCompat, PairedSinglePrecisionArithmetic) {
   EXPECT_EQ(w[11], 0x3F800000u);
 }
 
+// sm_100's mixed-precision add/sub/fma.f32.{f16,bf16} (XLA's fused kernels for f16/bf16 data, LLVM folding
+// cvt.f32.f16 into the f32 operation): a (and b) widened exactly, then one .f32 operation with its rounding and .sat;
+// .f16 subnormals become normal .f32 values, .bf16 subnormals stay (no .ftz). A mul.f32 whose product such an add
+// takes is not contracted into an fma with the 16-bit operand.
+TEST(PtxCompat, MixedPrecisionArithmetic) {
+  std::string text = header("sm_100a", "8.6") + R"(
+.visible .entry k(.param .u64 out)
+{
+	.reg .b16 %h<8>;
+	.reg .b32 %r<16>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [out];
+	mov.b16 %h1, 0x3E00;
+	mov.b32 %r1, 0f3E800000;
+	add.rn.f32.f16 %r2, %h1, %r1;
+	sub.rn.f32.f16 %r3, %h1, %r1;
+	mov.b16 %h2, 0xC040;
+	add.rz.f32.bf16 %r4, %h2, %r1;
+	mov.b16 %h3, 0x4000;
+	fma.rn.f32.f16 %r5, %h1, %h3, %r1;
+	st.global.v4.b32 [%rd1], {%r2, %r3, %r4, %r5};
+	mov.b16 %h4, 0x3C00;
+	mov.b32 %r6, 0f33000001;
+	add.rp.f32.f16 %r7, %h4, %r6;
+	add.f32.f16 %r8, %h4, %r6;
+	add.rn.sat.f32.f16 %r9, %h1, %r1;
+	mov.b16 %h5, 0x7E00;
+	sub.sat.f32.f16 %r10, %h5, %r1;
+	st.global.v4.b32 [%rd1+16], {%r7, %r8, %r9, %r10};
+	mov.b16 %h6, 0x0001;
+	add.f32.f16 %r11, %h6, 0f00000000;
+	add.f32.bf16 %r12, %h6, 0f00000000;
+	mov.b32 %r13, 0f40400000;
+	mul.f32 %r14, %r13, 0f3F000000;
+	add.f32.f16 %r15, %h1, %r14;
+	fma.rm.sat.f32.bf16 %r13, %h2, %h2, %r1;
+	st.global.v4.b32 [%rd1+32], {%r11, %r12, %r15, %r13};
+	ret;
+}
+)";
+  auto w = runWords(text, 12);
+  ASSERT_EQ(w.size(), 12u);
+  auto f = [](float x) {
+    uint32_t b;
+    std::memcpy(&b, &x, 4);
+    return b;
+  };
+  EXPECT_EQ(w[0], f(1.75f));     // f16 1.5 + 0.25
+  EXPECT_EQ(w[1], f(1.25f));     // f16 1.5 - 0.25
+  EXPECT_EQ(w[2], f(-2.75f));    // bf16 -3 + 0.25
+  EXPECT_EQ(w[3], f(3.25f));     // 1.5 * 2 + 0.25
+  EXPECT_EQ(w[4], 0x3F800001u);  // 1 + 2^-25(1 + 2^-23) rounded up
+  EXPECT_EQ(w[5], 0x3F800000u);  // to nearest (the default)
+  EXPECT_EQ(w[6], f(1.0f));      // .sat
+  EXPECT_EQ(w[7], 0u);           // .sat: NaN gives +0
+  EXPECT_EQ(w[8], 0x33800000u);  // f16 2^-24: normal in f32
+  EXPECT_EQ(w[9], 0x00010000u);  // bf16 0x0001 (an f32 subnormal) kept
+  EXPECT_EQ(w[10], f(3.0f));     // 1.5 + 3 * 0.5, not fused with the f16 operand
+  EXPECT_EQ(w[11], f(1.0f));     // (-3)(-3) + 0.25 saturated
+}
+
+// sm_100's three-input min/max.f32 (PTX ISA 8.8): XLA's reductions take the min of three loaded values in one
+// instruction (JAX's jnp.any(v <= 0) missed every third and fourth element of a v4 load: cuemu took two sources).
+// NaN sources are passed over unless .NaN, .abs takes magnitudes, -0 is below +0.
+TEST(PtxCompat, ThreeInputMinMax) {
+  std::string text = header("sm_100a", "8.8") + R"(
+.visible .entry k(.param .u64 out)
+{
+	.reg .b32 %r<24>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [out];
+	mov.b32 %r1, 0f40400000;
+	mov.b32 %r2, 0f3F800000;
+	mov.b32 %r3, 0fC0A00000;
+	min.f32 %r4, %r1, %r2, %r3;
+	max.f32 %r5, %r3, %r2, %r1;
+	max.f32 %r6, %r2, %r3, %r3;
+	mov.b32 %r7, 0f7FC00000;
+	min.f32 %r8, %r7, %r1, %r2;
+	min.NaN.f32 %r9, %r1, %r2, %r7;
+	st.global.v4.b32 [%rd1], {%r4, %r5, %r6, %r8};
+	mov.b32 %r10, 0fC0E00000;
+	max.abs.f32 %r11, %r2, %r10, %r3;
+	min.abs.f32 %r12, %r10, %r3, %r1;
+	mov.b32 %r13, 0f00000000;
+	mov.b32 %r14, 0f80000000;
+	min.f32 %r15, %r13, %r13, %r14;
+	st.global.v4.b32 [%rd1+16], {%r9, %r11, %r12, %r15};
+	max.f32 %r16, %r14, %r14, %r13;
+	max.f32 %r17, %r7, %r7, %r7;
+	max.NaN.f32 %r18, %r7, %r1, %r2;
+	min.f32 %r19, %r1, 0f41200000, 0fBF800000;
+	st.global.v4.b32 [%rd1+32], {%r16, %r17, %r18, %r19};
+	ret;
+}
+)";
+  auto w = runWords(text, 12);
+  ASSERT_EQ(w.size(), 12u);
+  auto f = [](float x) {
+    uint32_t b;
+    std::memcpy(&b, &x, 4);
+    return b;
+  };
+  EXPECT_EQ(w[0], f(-5.0f));  // the third source is the least
+  EXPECT_EQ(w[1], f(3.0f));   // the third source is the greatest
+  EXPECT_EQ(w[2], f(1.0f));
+  EXPECT_EQ(w[3], f(1.0f));       // a NaN source passed over
+  EXPECT_EQ(w[4], 0x7FFFFFFFu);   // .NaN
+  EXPECT_EQ(w[5], f(7.0f));       // .abs
+  EXPECT_EQ(w[6], f(3.0f));       // .abs
+  EXPECT_EQ(w[7], 0x80000000u);   // -0 < +0
+  EXPECT_EQ(w[8], 0x00000000u);   // +0 > -0
+  EXPECT_EQ(w[9], 0x7FFFFFFFu);   // all NaN
+  EXPECT_EQ(w[10], 0x7FFFFFFFu);  // .NaN
+  EXPECT_EQ(w[11], f(-1.0f));     // immediate sources
+}
+
+// `_` among the values of a 256-bit store (LLVM's undefined elements; XLA's st.global.v8.b32 of six values, JAX's
+// jnp.cross faulted with "unsupported source operand"): those elements are not written, as ptxas masks them out of
+// the store (sm_100a SASS: STG.E.ENL2.256 with the element mask 0x3f).
+TEST(PtxCompat, SinkInAStoredVectorIsNotWritten) {
+  std::string text = header("sm_100a", "8.8") + R"(
+.visible .entry k(.param .u64 out)
+{
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [out];
+	mov.b32 %r1, 11;
+	mov.b32 %r2, 22;
+	st.global.v8.b32 [%rd1], {%r2, %r1, %r1, %r2, %r1, %r2, _, _};
+	st.global.v8.b32 [%rd1+32], {_, %r1, _, %r2, _, _, _, %r1};
+	ret;
+}
+)";
+  auto w = runWords(text, 16, Dim3{1}, Dim3{1}, 0xAAAAAAAAu);
+  ASSERT_EQ(w.size(), 16u);
+  const uint32_t u = 0xAAAAAAAAu;
+  EXPECT_EQ(w, (std::vector<uint32_t>{22, 11, 11, 22, 11, 22, u, u, u, 11, u, 22, u, u, u, 11}));
+}
+
+// The three-input forms need sm_100 and PTX ISA 8.8, take .f32 only and no .xorsign.
+TEST(PtxCompat, ThreeInputMinMaxIsCheckedByTheFrontEnd) {
+  auto body = [](const char* inst) {
+    return std::string(R"(
+.visible .entry k(.param .u64 out)
+{
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<4>;
+	)") +
+           inst + "\n\tret;\n}\n";
+  };
+  EXPECT_TRUE(compile(header("sm_100a", "8.8") + body("max.NaN.abs.f32 %r1, %r1, %r2, %r3;")).program);
+  EXPECT_TRUE(compile(header("sm_120", "8.8") + body("min.ftz.f32 %r1, %r1, %r2, %r3;")).program);
+  for (const char* bad :
+       {"min.xorsign.abs.f32 %r1, %r1, %r2, %r3;", "min.f64 %rd1, %rd1, %rd2, %rd3;", "max.s32 %r1, %r1, %r2, %r3;"}) {
+    CompileResult cr = compile(header("sm_100a", "8.8") + body(bad));
+    EXPECT_FALSE(cr.program) << bad;
+  }
+  CompileResult old = compile(header("sm_90", "8.8") + body("min.f32 %r1, %r1, %r2, %r3;"));
+  EXPECT_FALSE(old.program);
+  EXPECT_NE(old.error.find("sm_100"), std::string::npos) << old.error;
+  CompileResult isa = compile(header("sm_100a", "8.7") + body("min.f32 %r1, %r1, %r2, %r3;"));
+  EXPECT_FALSE(isa.program);
+}
+
+// The mixed-precision forms need sm_100 and PTX ISA 8.6, and take no .ftz.
+TEST(PtxCompat, MixedPrecisionArithmeticIsCheckedByTheFrontEnd) {
+  auto body = [](const char* inst) {
+    return std::string(R"(
+.visible .entry k(.param .u64 out)
+{
+	.reg .b16 %h<2>;
+	.reg .b32 %r<4>;
+	)") +
+           inst + "\n\tret;\n}\n";
+  };
+  EXPECT_TRUE(compile(header("sm_100a", "8.6") + body("add.rn.f32.f16 %r1, %h1, %r2;")).program);
+  EXPECT_TRUE(compile(header("sm_120", "8.7") + body("fma.rn.f32.bf16 %r1, %h1, %h1, %r2;")).program);
+  for (const char* bad :
+       {"add.rn.f32.f16 %r1, %r2, %r2;", "add.ftz.f32.f16 %r1, %h1, %r2;", "fma.rn.f32.f16 %r1, %h1, %r2, %r2;",
+        "add.f16.f32 %h1, %h1, %r2;", "fma.f32.f16 %r1, %h1, %h1, %r2;"}) {
+    CompileResult cr = compile(header("sm_100a", "8.6") + body(bad));
+    EXPECT_FALSE(cr.program) << bad;
+  }
+  CompileResult old = compile(header("sm_90", "8.6") + body("sub.rn.f32.bf16 %r1, %h1, %r2;"));
+  EXPECT_FALSE(old.program);
+  EXPECT_NE(old.error.find("sm_100"), std::string::npos) << old.error;
+}
+
 // Warp collectives whose lanes name different member groups in one instruction, as cooperative groups'
 // labeled_partition does (NVIDIA's warpAggregatedAtomicsCG sample: match.any.sync gives each lane its group, then
 // redux.sync.max over that group): each lane's result covers its own group only. Lane i holds value v(i) and label

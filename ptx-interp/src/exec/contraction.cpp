@@ -70,8 +70,9 @@ void KernelLowerer::findContractions() {
   // An add/sub that can take the product in register `reg` of mul `m`: its operand holding it (1 or 2), else 0.
   auto fusesWith = [&](const Instruction& mul, uint32_t m, uint32_t use, uint32_t reg) -> uint8_t {
     const Instruction& in = ins[use];
-    if ((in.opcode != Opcode::Add && in.opcode != Opcode::Sub) || in.numOperands != 3 || in.type() != mul.type() ||
-        in.rounding != ptx::Rounding::none || in.has(ptx::Flag::ftz) != mul.has(ptx::Flag::ftz))
+    if ((in.opcode != Opcode::Add && in.opcode != Opcode::Sub) || in.numOperands != 3 || in.numTypes != 1 ||
+        in.type() != mul.type() || in.rounding != ptx::Rounding::none ||
+        in.has(ptx::Flag::ftz) != mul.has(ptx::Flag::ftz))
       return 0;
     const Operand& x = fn_->operands[in.firstOperand + 1];
     const Operand& y = fn_->operands[in.firstOperand + 2];

@@ -329,6 +329,50 @@ void Checker::instruction(const Function& f, const Instruction& inst) {
   }
   Type t = inst.type();
   if (!arithmeticModes(f, inst)) return;
+  // Mixed precision (PTX ISA 8.6, sm_100 and newer): add/sub{.rnd}{.sat}.f32.atype d, a, c and
+  // fma.rnd{.sat}.f32.abtype d, a, b, c take a (and b) as .f16 or .bf16, c and d as .f32.
+  if (inst.numTypes == 2 && (inst.opcode == Opcode::Add || inst.opcode == Opcode::Sub || inst.opcode == Opcode::Fma)) {
+    const Type st = inst.types[1];
+    if (t != Type::f32 || (st != Type::f16 && st != Type::bf16)) {
+      error(inst.loc, "'{}' with two types takes .f32.f16 or .f32.bf16", name);
+      return;
+    }
+    if (sm_ && sm_ < 100) {
+      error(inst.loc, "'{}{}{}' requires .target sm_100 or higher", name, typeName(t), typeName(st));
+      return;
+    }
+    if (ptx_ < 86) {
+      error(inst.loc, "'{}{}{}' requires PTX ISA .version 8.6 or later", name, typeName(t), typeName(st));
+      return;
+    }
+    if (inst.has(Flag::ftz)) {
+      error(inst.loc, "'{}{}{}' does not take .ftz", name, typeName(t), typeName(st));
+      return;
+    }
+    const unsigned narrow = inst.opcode == Opcode::Fma ? 2 : 1;  // the converted sources, after d
+    for (unsigned i = 0; i < inst.numOperands; ++i)
+      if (!typed(f, inst, i, i >= 1 && i <= narrow ? st : t, false, i == 0)) return;
+    return;
+  }
+  // Three inputs (PTX ISA 8.8, sm_100 and newer): min/max{.ftz}{.NaN}{.abs}.f32 d, a, b, c.
+  if ((inst.opcode == Opcode::Min || inst.opcode == Opcode::Max) && inst.numOperands == 4) {
+    if (t != Type::f32) {
+      error(inst.loc, "'{}' with three sources takes .f32, not {}", name, typeName(t));
+      return;
+    }
+    if (sm_ && sm_ < 100) {
+      error(inst.loc, "'{}' with three sources requires .target sm_100 or higher", name);
+      return;
+    }
+    if (ptx_ < 88) {
+      error(inst.loc, "'{}' with three sources requires PTX ISA .version 8.8 or later", name);
+      return;
+    }
+    if (inst.has(Flag::xorsign)) {
+      error(inst.loc, "'{}' with three sources does not take .xorsign", name);
+      return;
+    }
+  }
   switch (inst.opcode) {
     case Opcode::Add:
     case Opcode::Sub:

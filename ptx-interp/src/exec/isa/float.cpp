@@ -300,6 +300,23 @@ template <bool Max> struct FXorsignAbs {
     return std::signbit(a) != std::signbit(b) ? -m : m;
   }
 };
+// Three-input min/max (sm_100): of a, b and c as the two-input forms choose (a NaN source is passed over, -0 < +0);
+// .NaN: NaN when any source is; .abs: of the magnitudes.
+template <bool Max, bool NaN, bool Abs> struct FMinMax3 {
+  template <class T> static PTX_HOT T f(T a, T b, T c) {
+    if constexpr (Abs) {
+      a = std::fabs(a);
+      b = std::fabs(b);
+      c = std::fabs(c);
+    }
+    if constexpr (NaN)
+      if (a != a || b != b || c != c) return T(NAN);
+    if constexpr (Max)
+      return h::FMax::f(h::FMax::f(a, b), c);
+    else
+      return h::FMin::f(h::FMin::f(a, b), c);
+  }
+};
 struct FMinNaN {
   template <class T> static PTX_HOT T f(T a, T b) { return (a != a || b != b) ? T(NAN) : h::FMin::f(a, b); }
 };
@@ -331,6 +348,13 @@ template <class U> const Op* copysignOp(Warp& w, const Op* op) {
   const U* b = h::R<U>(w, op->b);
   constexpr U s = U(1) << (sizeof(U) * 8 - 1);
   h::store<U>(w, op->d, [&](int i) { return U((a[i] & s) | (b[i] & ~s)); });
+  return op + 1;
+}
+
+// The .f16 / .bf16 source of a mixed-precision add/sub/fma.f32.atype widened to .f32 (exact).
+template <bool BF16> const Op* widen16(Warp& w, const Op* op) {
+  const uint16_t* a = h::R<uint16_t>(w, op->a);
+  h::store<float>(w, op->d, [&](int i) { return BF16 ? num::bf16ToFloat(a[i]) : num::halfToFloat(a[i]); });
   return op + 1;
 }
 
@@ -388,14 +412,14 @@ void KernelLowerer::lowerFloat(const Instruction& in) {
     h::VectorParts{d.off, {rlo, rhi}}.intoPack(emit(&h::pack<uint32_t, uint64_t, 2>));
     finish(d);
   };
-  auto bin = [&](auto functor) {
+  auto bin = [&](auto functor, const uint32_t* given = nullptr) {
     using Fn = decltype(functor);
     Handler hnd = byFloat(et, line_, [&](auto ft) {
       return modes(ft, [&](auto f, auto r, auto fz, auto st) -> Handler {
         return &h::fbinary<decltype(f), Fn, decltype(r)::value, decltype(fz)::value, decltype(st)::value>;
       });
     });
-    emitWith(hnd, 2);
+    emitWith(hnd, 2, given);
   };
   auto ter = [&](auto functor, const uint32_t* given = nullptr) {
     using Fn = decltype(functor);
@@ -423,6 +447,28 @@ void KernelLowerer::lowerFloat(const Instruction& in) {
       });
     }));
   };
+  // Mixed precision (sm_100): add/sub{.rnd}{.sat}.f32.atype d, a, c and fma.rnd{.sat}.f32.abtype d, a, b, c: a (and
+  // b) are .f16 or .bf16, widened to .f32 exactly; the operation is then the .f32 one, rounded once.
+  if (in.numTypes == 2 && t == Type::f32 && (oc == Opcode::Add || oc == Opcode::Sub || oc == Opcode::Fma)) {
+    const Type st = in.types[1];
+    if (st != Type::f16 && st != Type::bf16) return unsupported(in);
+    const unsigned n = oc == Opcode::Fma ? 3 : 2, narrow = n - 1;
+    uint32_t s[3] = {0, 0, 0};
+    for (unsigned k = 0; k < n; ++k) {
+      const uint32_t r = src(opnd(in, 1 + k), k < narrow ? st : t);
+      if (k == narrow) {
+        s[k] = r;
+        continue;
+      }
+      s[k] = temp(4);
+      Op& op = emit(st == Type::bf16 ? &widen16<true> : &widen16<false>);
+      op.d = s[k];
+      op.a = r;
+    }
+    if (oc == Opcode::Fma) return ter(h::FFma{}, s);
+    if (oc == Opcode::Add) return bin(h::FAdd{}, s);
+    return bin(h::FSub{}, s);
+  }
   if ((oc == Opcode::Add || oc == Opcode::Sub) && contractions_[curInst_].mul != kNoIndex) {
     // fused with the mul of its product, as ptxas fuses them (exec/contraction.cpp)
     const auto s = contractedSources(in, t, t == Type::f32 ? &h::fnegBits<float> : &h::fnegBits<double>);
@@ -440,6 +486,13 @@ void KernelLowerer::lowerFloat(const Instruction& in) {
     if (oc == Opcode::Rsqrt) return special(std::integral_constant<SpecialFn, &num::rsqrtApproxF32>{});
     return special(std::integral_constant<SpecialFn, &num::rcpApproxF32>{});
   }
+  // min/max{.ftz}{.NaN}{.abs}.f32 d, a, b, c (sm_100): three sources
+  auto minMax3 = [&](auto isMax) {
+    constexpr bool mx = decltype(isMax)::value;
+    const bool nan = in.has(ptx::Flag::NaN), abs = in.has(ptx::Flag::abs);
+    if (nan) return abs ? ter(FMinMax3<mx, true, true>{}) : ter(FMinMax3<mx, true, false>{});
+    return abs ? ter(FMinMax3<mx, false, true>{}) : ter(FMinMax3<mx, false, false>{});
+  };
   switch (oc) {
     case Opcode::Add: return bin(h::FAdd{});
     case Opcode::Sub: return bin(h::FSub{});
@@ -453,10 +506,12 @@ void KernelLowerer::lowerFloat(const Instruction& in) {
       if (in.rounding == ptx::Rounding::none && t == Type::f32) return ter(h::FMadNoFuse{});
       return ter(h::FFma{});
     case Opcode::Min:
+      if (in.numOperands == 4) return minMax3(std::false_type{});
       if (in.has(ptx::Flag::xorsign)) return bin(FXorsignAbs<false>{});
       if (in.has(ptx::Flag::NaN)) return bin(FMinNaN{});
       return bin(h::FMin{});
     case Opcode::Max:
+      if (in.numOperands == 4) return minMax3(std::true_type{});
       if (in.has(ptx::Flag::xorsign)) return bin(FXorsignAbs<true>{});
       if (in.has(ptx::Flag::NaN)) return bin(FMaxNaN{});
       return bin(h::FMax{});

@@ -437,6 +437,29 @@ void KernelLowerer::lowerLdSt(const Instruction& in, bool isStore) {
   const Operand& valOp = opnd(in, isStore ? 1 : 0);
   Addr a = address(in, addrOp);
   unsigned n = in.vec ? in.vec : 1;
+  // `_` among a stored vector's values (LLVM's undefined elements: XLA stores six values with st.global.v8.b32):
+  // those elements are not written, as ptxas masks them out of the 256-bit store (sm_100a SASS of {six values, _,
+  // _}: STG.E.ENL2.256 with the element mask 0x3f; ptxas refuses `_` in a v4 store, sm_90).
+  if (isStore && in.vec && valOp.kind == OperandKind::Vector) {
+    bool sink = false;
+    for (unsigned k = 0; k < n; ++k) sink |= fn_->elems[valOp.index + k].kind == OperandKind::Sink;
+    if (sink) {
+      const unsigned ms = ptx::typeSize(t);
+      const bool strong = in.sem != ptx::Sem::none && in.sem != ptx::Sem::weak;
+      for (unsigned k = 0; k < n; ++k) {
+        const Operand& e = fn_->elems[valOp.index + k];
+        if (e.kind == OperandKind::Sink) continue;
+        Addr part = a;
+        part.imm += k * ms;
+        if (checkedAccesses() && !a.paramUniform) emitAccessCheck(part, checking::CheckedAccess::Write, ms, strong);
+        const uint32_t value = src(e, t);
+        Handler hnd = stHandler(a.space, a.baseSize, t, ms, 1);
+        if (!hnd) return unsupported(in, "operand types / state space combination");
+        mem::Access{part.base, part.imm, {value, 0, 0, 0}, 0}.into(emit(hnd));
+      }
+      return;
+    }
+  }
   if (n > 4 || (n == 4 && ptx::typeSize(t) == 8)) return lowerWideLdSt(in, isStore, a);
   uint32_t regs[4] = {0, 0, 0, 0};
   unsigned regSize = 0;
