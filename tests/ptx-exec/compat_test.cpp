@@ -60,6 +60,11 @@ std::string header(const std::string& target = "sm_90", const std::string& versi
   return ".version " + version + "\n.target " + target + "\n.address_size 64\n";
 }
 
+// A kernel of one instruction, for the front end's checks: registers %r1-%r3 (.b32) and `regs`.
+std::string kernelOfOne(const std::string& regs, const char* inst) {
+  return ".visible .entry k(.param .u64 out)\n{\n\t.reg .b32 %r<4>;\n" + regs + "\t" + inst + "\n\tret;\n}\n";
+}
+
 }  // namespace
 
 // nvcc writes `warpSize` as the predefined constant WARP_SZ; ptxas takes it in any constant expression.
@@ -848,15 +853,7 @@ TEST(PtxCompat, SinkInAStoredVectorIsNotWritten) {
 
 // The three-input forms need sm_100 and PTX ISA 8.8, take .f32 only and no .xorsign.
 TEST(PtxCompat, ThreeInputMinMaxIsCheckedByTheFrontEnd) {
-  auto body = [](const char* inst) {
-    return std::string(R"(
-.visible .entry k(.param .u64 out)
-{
-	.reg .b32 %r<4>;
-	.reg .b64 %rd<4>;
-	)") +
-           inst + "\n\tret;\n}\n";
-  };
+  auto body = [](const char* inst) { return kernelOfOne("\t.reg .b64 %rd<4>;\n", inst); };
   EXPECT_TRUE(compile(header("sm_100a", "8.8") + body("max.NaN.abs.f32 %r1, %r1, %r2, %r3;")).program);
   EXPECT_TRUE(compile(header("sm_120", "8.8") + body("min.ftz.f32 %r1, %r1, %r2, %r3;")).program);
   for (const char* bad :
@@ -873,15 +870,7 @@ TEST(PtxCompat, ThreeInputMinMaxIsCheckedByTheFrontEnd) {
 
 // The mixed-precision forms need sm_100 and PTX ISA 8.6, and take no .ftz.
 TEST(PtxCompat, MixedPrecisionArithmeticIsCheckedByTheFrontEnd) {
-  auto body = [](const char* inst) {
-    return std::string(R"(
-.visible .entry k(.param .u64 out)
-{
-	.reg .b16 %h<2>;
-	.reg .b32 %r<4>;
-	)") +
-           inst + "\n\tret;\n}\n";
-  };
+  auto body = [](const char* inst) { return kernelOfOne("\t.reg .b16 %h<2>;\n", inst); };
   EXPECT_TRUE(compile(header("sm_100a", "8.6") + body("add.rn.f32.f16 %r1, %h1, %r2;")).program);
   EXPECT_TRUE(compile(header("sm_120", "8.7") + body("fma.rn.f32.bf16 %r1, %h1, %h1, %r2;")).program);
   for (const char* bad :
