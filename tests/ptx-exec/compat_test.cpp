@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <climits>
 #include <cstdint>
 #include <cstring>
@@ -55,6 +56,9 @@ std::vector<uint32_t> runWords(const std::string& text, size_t words, Dim3 block
   }
   return std::vector<uint32_t>(out, out + words);
 }
+
+// A float's bits, as the kernels store them.
+uint32_t bitsOf(float x) { return std::bit_cast<uint32_t>(x); }
 
 std::string header(const std::string& target = "sm_90", const std::string& version = "8.0") {
   return ".version " + version + "\n.target " + target + "\n.address_size 64\n";
@@ -692,19 +696,14 @@ TEST(PtxCompat, PairedSinglePrecisionArithmetic) {
 )";
   auto w = runWords(text, 12);
   ASSERT_EQ(w.size(), 12u);
-  auto f = [](float x) {
-    uint32_t b;
-    std::memcpy(&b, &x, 4);
-    return b;
-  };
-  EXPECT_EQ(w[0], f(1.75f));
-  EXPECT_EQ(w[1], f(1.0f));
-  EXPECT_EQ(w[2], f(1.25f));
-  EXPECT_EQ(w[3], f(-5.0f));
-  EXPECT_EQ(w[4], f(0.375f));
-  EXPECT_EQ(w[5], f(-6.0f));
-  EXPECT_EQ(w[6], f(1.875f));
-  EXPECT_EQ(w[7], f(-8.0f));
+  EXPECT_EQ(w[0], bitsOf(1.75f));
+  EXPECT_EQ(w[1], bitsOf(1.0f));
+  EXPECT_EQ(w[2], bitsOf(1.25f));
+  EXPECT_EQ(w[3], bitsOf(-5.0f));
+  EXPECT_EQ(w[4], bitsOf(0.375f));
+  EXPECT_EQ(w[5], bitsOf(-6.0f));
+  EXPECT_EQ(w[6], bitsOf(1.875f));
+  EXPECT_EQ(w[7], bitsOf(-8.0f));
   EXPECT_EQ(w[8], 0x3F800001u);  // rounded up, each half
   EXPECT_EQ(w[9], 0x3F800001u);
   EXPECT_EQ(w[10], 0x3F800000u);  // to nearest
@@ -753,23 +752,18 @@ TEST(PtxCompat, MixedPrecisionArithmetic) {
 )";
   auto w = runWords(text, 12);
   ASSERT_EQ(w.size(), 12u);
-  auto f = [](float x) {
-    uint32_t b;
-    std::memcpy(&b, &x, 4);
-    return b;
-  };
-  EXPECT_EQ(w[0], f(1.75f));     // f16 1.5 + 0.25
-  EXPECT_EQ(w[1], f(1.25f));     // f16 1.5 - 0.25
-  EXPECT_EQ(w[2], f(-2.75f));    // bf16 -3 + 0.25
-  EXPECT_EQ(w[3], f(3.25f));     // 1.5 * 2 + 0.25
-  EXPECT_EQ(w[4], 0x3F800001u);  // 1 + 2^-25(1 + 2^-23) rounded up
-  EXPECT_EQ(w[5], 0x3F800000u);  // to nearest (the default)
-  EXPECT_EQ(w[6], f(1.0f));      // .sat
-  EXPECT_EQ(w[7], 0u);           // .sat: NaN gives +0
-  EXPECT_EQ(w[8], 0x33800000u);  // f16 2^-24: normal in f32
-  EXPECT_EQ(w[9], 0x00010000u);  // bf16 0x0001 (an f32 subnormal) kept
-  EXPECT_EQ(w[10], f(3.0f));     // 1.5 + 3 * 0.5, not fused with the f16 operand
-  EXPECT_EQ(w[11], f(1.0f));     // (-3)(-3) + 0.25 saturated
+  EXPECT_EQ(w[0], bitsOf(1.75f));   // f16 1.5 + 0.25
+  EXPECT_EQ(w[1], bitsOf(1.25f));   // f16 1.5 - 0.25
+  EXPECT_EQ(w[2], bitsOf(-2.75f));  // bf16 -3 + 0.25
+  EXPECT_EQ(w[3], bitsOf(3.25f));   // 1.5 * 2 + 0.25
+  EXPECT_EQ(w[4], 0x3F800001u);     // 1 + 2^-25(1 + 2^-23) rounded up
+  EXPECT_EQ(w[5], 0x3F800000u);     // to nearest (the default)
+  EXPECT_EQ(w[6], bitsOf(1.0f));    // .sat
+  EXPECT_EQ(w[7], 0u);              // .sat: NaN gives +0
+  EXPECT_EQ(w[8], 0x33800000u);     // f16 2^-24: normal in f32
+  EXPECT_EQ(w[9], 0x00010000u);     // bf16 0x0001 (an f32 subnormal) kept
+  EXPECT_EQ(w[10], bitsOf(3.0f));   // 1.5 + 3 * 0.5, not fused with the f16 operand
+  EXPECT_EQ(w[11], bitsOf(1.0f));   // (-3)(-3) + 0.25 saturated
 }
 
 // sm_100's three-input min/max.f32 (PTX ISA 8.8): XLA's reductions take the min of three loaded values in one
@@ -809,23 +803,18 @@ TEST(PtxCompat, ThreeInputMinMax) {
 )";
   auto w = runWords(text, 12);
   ASSERT_EQ(w.size(), 12u);
-  auto f = [](float x) {
-    uint32_t b;
-    std::memcpy(&b, &x, 4);
-    return b;
-  };
-  EXPECT_EQ(w[0], f(-5.0f));  // the third source is the least
-  EXPECT_EQ(w[1], f(3.0f));   // the third source is the greatest
-  EXPECT_EQ(w[2], f(1.0f));
-  EXPECT_EQ(w[3], f(1.0f));       // a NaN source passed over
-  EXPECT_EQ(w[4], 0x7FFFFFFFu);   // .NaN
-  EXPECT_EQ(w[5], f(7.0f));       // .abs
-  EXPECT_EQ(w[6], f(3.0f));       // .abs
-  EXPECT_EQ(w[7], 0x80000000u);   // -0 < +0
-  EXPECT_EQ(w[8], 0x00000000u);   // +0 > -0
-  EXPECT_EQ(w[9], 0x7FFFFFFFu);   // all NaN
-  EXPECT_EQ(w[10], 0x7FFFFFFFu);  // .NaN
-  EXPECT_EQ(w[11], f(-1.0f));     // immediate sources
+  EXPECT_EQ(w[0], bitsOf(-5.0f));  // the third source is the least
+  EXPECT_EQ(w[1], bitsOf(3.0f));   // the third source is the greatest
+  EXPECT_EQ(w[2], bitsOf(1.0f));
+  EXPECT_EQ(w[3], bitsOf(1.0f));    // a NaN source passed over
+  EXPECT_EQ(w[4], 0x7FFFFFFFu);     // .NaN
+  EXPECT_EQ(w[5], bitsOf(7.0f));    // .abs
+  EXPECT_EQ(w[6], bitsOf(3.0f));    // .abs
+  EXPECT_EQ(w[7], 0x80000000u);     // -0 < +0
+  EXPECT_EQ(w[8], 0x00000000u);     // +0 > -0
+  EXPECT_EQ(w[9], 0x7FFFFFFFu);     // all NaN
+  EXPECT_EQ(w[10], 0x7FFFFFFFu);    // .NaN
+  EXPECT_EQ(w[11], bitsOf(-1.0f));  // immediate sources
 }
 
 // `_` among the values of a 256-bit store (LLVM's undefined elements; XLA's st.global.v8.b32 of six values, JAX's
