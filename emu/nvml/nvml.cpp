@@ -271,8 +271,10 @@ template <typename Info> nvmlReturn_t runningProcesses(nvmlDevice_t device, unsi
 
 constexpr unsigned kPcieSpeedMbps[] = {0, 2500, 5000, 8000, 16000, 32000, 64000};  // per lane, by generation
 
-nvmlReturn_t pcieLink(nvmlDevice_t device, unsigned& generation, unsigned& width) {
+// The PCIe link of a device, for a query whose output is `out`: the device is checked first, then the output.
+nvmlReturn_t pcieLink(nvmlDevice_t device, const void* out, unsigned& generation, unsigned& width) {
   if (nvmlReturn_t r = checkDevice(device); r != NVML_SUCCESS) return r;
+  if (!out) return NVML_ERROR_INVALID_ARGUMENT;
   int g = 0, w = 0;
   CUresult r = state().api.pcieLink(&g, &w, device->ordinal);
   if (r == CUDA_ERROR_NOT_SUPPORTED) return NVML_ERROR_NOT_SUPPORTED;
@@ -585,9 +587,10 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetMemoryBusWidth(nvmlDevice_t device, unsign
 // ---- PCI Express ----
 
 NVML_EXPORT nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, unsigned* generation) {
-  if (!generation) return checkDevice(device) != NVML_SUCCESS ? checkDevice(device) : NVML_ERROR_INVALID_ARGUMENT;
-  unsigned width = 0;
-  return pcieLink(device, *generation, width);
+  unsigned link = 0, width = 0;
+  nvmlReturn_t r = pcieLink(device, generation, link, width);
+  if (r == NVML_SUCCESS) *generation = link;
+  return r;
 }
 NVML_EXPORT nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, unsigned* generation) {
   return nvmlDeviceGetCurrPcieLinkGeneration(device, generation);
@@ -597,9 +600,10 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t devi
 }
 
 NVML_EXPORT nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsigned* width) {
-  if (!width) return checkDevice(device) != NVML_SUCCESS ? checkDevice(device) : NVML_ERROR_INVALID_ARGUMENT;
-  unsigned generation = 0;
-  return pcieLink(device, generation, *width);
+  unsigned generation = 0, lanes = 0;
+  nvmlReturn_t r = pcieLink(device, width, generation, lanes);
+  if (r == NVML_SUCCESS) *width = lanes;
+  return r;
 }
 NVML_EXPORT nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t device, unsigned* width) {
   return nvmlDeviceGetCurrPcieLinkWidth(device, width);
@@ -607,18 +611,16 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t device, unsi
 
 // Per-lane transfer rate in Mb/s.
 NVML_EXPORT nvmlReturn_t nvmlDeviceGetPcieSpeed(nvmlDevice_t device, unsigned* speed) {
-  if (!speed) return checkDevice(device) != NVML_SUCCESS ? checkDevice(device) : NVML_ERROR_INVALID_ARGUMENT;
   unsigned generation = 0, width = 0;
-  if (nvmlReturn_t r = pcieLink(device, generation, width); r != NVML_SUCCESS) return r;
+  if (nvmlReturn_t r = pcieLink(device, speed, generation, width); r != NVML_SUCCESS) return r;
   *speed = kPcieSpeedMbps[generation];
   return NVML_SUCCESS;
 }
 
 // NVML_PCIE_LINK_MAX_SPEED_*: 1 for 2500 MB/s up to 6 for 64000 MB/s, the generation's number.
 NVML_EXPORT nvmlReturn_t nvmlDeviceGetPcieLinkMaxSpeed(nvmlDevice_t device, unsigned* maxSpeed) {
-  if (!maxSpeed) return checkDevice(device) != NVML_SUCCESS ? checkDevice(device) : NVML_ERROR_INVALID_ARGUMENT;
   unsigned generation = 0, width = 0;
-  if (nvmlReturn_t r = pcieLink(device, generation, width); r != NVML_SUCCESS) return r;
+  if (nvmlReturn_t r = pcieLink(device, maxSpeed, generation, width); r != NVML_SUCCESS) return r;
   *maxSpeed = generation;
   return NVML_SUCCESS;
 }
