@@ -8,11 +8,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -730,6 +732,92 @@ TEST(Rewrites, SameReductionResults) {
   const uint32_t without = kAllRewrites & ~rewriteBit(Rewrite::BranchToBarrier);
   EXPECT_NE(programStats(*compileWith("bench.ptx", kAllRewrites)).digest,
             programStats(*compileWith("bench.ptx", without)).digest);
+}
+
+// thread-constants: what every CTA of a launch computes alike from %tid, parameters and immediates (a shared
+// address, `tid < n`, a selp on it) runs once per warp in the prologue; what depends on %ctaid, a register with two
+// definitions (one guarded) and float work stay in the kernel. Two launches in a row on one host thread with
+// different n: the prologue runs again for the second launch's parameters. 48 threads: warp 1 has 16 lanes.
+TEST(Rewrites, ThreadConstantsAreThoseOfEveryCta) {
+  const char* ptx = R"(.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry hoist(.param .u64 out, .param .u32 n) {
+  .reg .pred %p<2>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<4>;
+  .reg .f32 %f<3>;
+  .shared .align 4 .b8 s[512];
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %tid.x;
+  shl.b32 %r3, %r2, 2;
+  mov.u32 %r4, s;
+  add.s32 %r5, %r4, %r3;
+  setp.lt.u32 %p1, %r2, %r1;
+  selp.u32 %r6, 7, 9, %p1;
+  mov.u32 %r7, %ctaid.x;
+  mad.lo.s32 %r8, %r7, 48, %r2;
+  xor.b32 %r9, %r2, %r7;
+  mov.u32 %r10, 3;
+  @%p1 mov.u32 %r10, 5;
+  cvt.rn.f32.u32 %f1, %r2;
+  mul.f32 %f2, %f1, 0f3F000000;
+  mov.b32 %r15, %f2;
+  st.shared.u32 [%r5], %r2;
+  bar.sync 0;
+  xor.b32 %r11, %r2, 1;
+  shl.b32 %r12, %r11, 2;
+  add.s32 %r13, %r4, %r12;
+  ld.shared.u32 %r14, [%r13];
+  mul.wide.u32 %rd2, %r8, 32;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.v4.u32 [%rd3], {%r3, %r5, %r6, %r9};
+  st.global.v4.u32 [%rd3+16], {%r10, %r14, %r8, %r15};
+  ret;
+}
+)";
+  const uint32_t blocks = 3, threads = 48;
+  ExecConfig oneThread;
+  oneThread.threads = 1;
+  std::map<uint32_t, std::vector<uint32_t>> reference;  // per n: the results without any rewrite
+  for (uint32_t mask : {0u, kAllRewrites & ~rewriteBit(Rewrite::ThreadConstants), kAllRewrites}) {
+    CompileOptions options;
+    options.rewrites = mask;
+    CompileResult cr = compile(ptx, options);
+    ASSERT_TRUE(cr.program) << cr.error;
+    for (uint32_t n : {10u, 40u, 10u}) {
+      uint32_t* out = rewriteArena().alloc<uint32_t>(blocks * threads * 8);
+      std::memset(out, 0xee, blocks * threads * 8 * sizeof(uint32_t));
+      ptxtest::Params p(kernels(*cr.program)[0]);
+      p.arg(out).arg(n);
+      LaunchResult r = run(*cr.program, "hoist", Dim3{blocks}, Dim3{threads}, p, oneThread);
+      ASSERT_TRUE(r.ok()) << r.fault.message;
+      std::vector<uint32_t> got(out, out + blocks * threads * 8);
+      for (uint32_t b = 0; b < blocks; ++b)
+        for (uint32_t t = 0; t < threads; ++t) {
+          const uint32_t* v = &got[(b * threads + t) * 8];
+          const std::string where = "block " + std::to_string(b) + " thread " + std::to_string(t) + " n " +
+                                    std::to_string(n) + " rewrites " + std::to_string(mask);
+          EXPECT_EQ(v[0], 4 * t) << where;
+          EXPECT_EQ(v[1], got[1] + 4 * t) << where;  // s + 4t: thread 0 of block 0 has s's offset
+          EXPECT_EQ(v[2], t < n ? 7u : 9u) << where;
+          EXPECT_EQ(v[3], t ^ b) << where;
+          EXPECT_EQ(v[4], t < n ? 5u : 3u) << where;
+          EXPECT_EQ(v[5], t ^ 1u) << where;
+          EXPECT_EQ(v[6], b * threads + t) << where;
+          EXPECT_EQ(v[7], std::bit_cast<uint32_t>(float(t) * 0.5f)) << where;
+        }
+      auto [it, inserted] = reference.emplace(n, got);
+      if (!inserted) {
+        EXPECT_EQ(got, it->second) << "n " << n << ", rewrites " << mask;
+      }
+    }
+  }
+  if ((defaultRewrites() & kAllRewrites) != kAllRewrites) return;  // the masks above were cut to the run's
+  CompileOptions with, without;
+  without.rewrites = kAllRewrites & ~rewriteBit(Rewrite::ThreadConstants);
+  EXPECT_NE(programStats(*compile(ptx, with).program).digest, programStats(*compile(ptx, without).program).digest);
 }
 
 // branch-to-barrier must not skip a reconvergence point that something waits at: in warps 0-3 the first branch

@@ -328,7 +328,7 @@ PTX_LANES const Op* braCond(Warp& w, const Op* op) {
     // so its reconvergence op would only lead to the barrier after it
     const Op* target = op->target;
     if (test.toBarrier && target > op && (w.stack.empty() || w.stack.back().rpc != target))
-      return barSync(w, target + 1);
+      return syncAt(w, target + 1);
     return jump(w, op, target);
   }
   if (taken == 0) return op + 1;
@@ -374,7 +374,7 @@ const Op* reconv(Warp& w, const Op* op) { return popAt(w, op, op + 1); }
 
 const Op* reconvThenBarrier(Warp& w, const Op* op) {
   const Op* next = popAt(w, op, op + 1);
-  return next == op + 1 ? barSync(w, next) : next;
+  return next == op + 1 ? syncAt(w, next) : next;
 }
 
 const Op* exitLanes(Warp& w, const Op* op) {
@@ -464,6 +464,26 @@ const Op* unguard(Warp& w, const Op* op) {
                                 count, cta.barriers[id].expected));
 }
 
+// Barrier handoff (runtime fast path barrier-handoff): where w's run continues after it stopped at a barrier that
+// is not complete: at the next Ready warp after it in index order, wrapping around, started as runCta starts a
+// warp; nullptr (the run ends, back to runCta) when none is Ready, the handoff is off, or the grid faulted (the
+// watchdog's stop, another CTA's fault: runCta would have seen it after this warp).
+const Op* handOff(Warp& w) {
+  Cta& cta = *w.cta;
+  if (!cta.handoff || cta.job->faulted.load(std::memory_order_relaxed)) return nullptr;
+  const uint32_t n = cta.nwarps;
+  for (uint32_t k = 1, i = w.index; k < n; ++k) {
+    if (++i == n) i = 0;
+    Warp& next = cta.warps[i];
+    if (next.state != WarpState::Ready) continue;
+    beginRun(next, false);
+    cta.current = &next;
+    cta.handedOff = true;
+    return next.pc;
+  }
+  return nullptr;
+}
+
 const Op* barSync(Warp& w, const Op* op) {
   Cta& cta = *w.cta;
   const BarrierOperands bar = BarrierOperands::of(*op);
@@ -506,10 +526,36 @@ const Op* barSync(Warp& w, const Op* op) {
     releaseBarrier(cta, id);  // sets this warp Ready too (and writes the reduction result)
     return op + 1;
   }
-  return nullptr;
+  return handOff(w);
 }
 
+// __syncthreads: as barSync for a plain sync, with the id from the op. What a phase's first arrival resets there
+// is what startPhase left (no count, no reductions), so only a count given by the warps already waiting differs.
+const Op* barSyncPlain(Warp& w, const Op* op) {
+  Cta& cta = *w.cta;
+  const uint32_t id = op->aux;
+  Barrier& b = cta.barriers[id];
+  cta.usedBarriers |= 1u << id;
+  if (b.waiting && b.expected != 0) [[unlikely]]
+    return barrierFault(w, op, std::countr_zero(w.exec | 0x80000000u), id, 0);
+  b.waiting += 1;
+  b.arrived += w.alive == kFullMask ? 32 : laneCount(w.alive);
+  w.barrierId = id;
+  w.barrierDst = 0;
+  w.state = WarpState::AtBarrier;
+  w.pc = op + 1;
+  if (barrierComplete(cta, b)) {
+    releaseBarrier(cta, id);
+    return op + 1;
+  }
+  return handOff(w);
+}
+
+const Op* syncAt(Warp& w, const Op* op) { return op->fn == &barSyncPlain ? barSyncPlain(w, op) : barSync(w, op); }
+
 const Op* barWarpSync(Warp&, const Op* op) { return op + 1; }
+
+const Op* endPrologue(Warp&, const Op*) { return nullptr; }
 
 const Op* fence(Warp&, const Op* op) {
   std::atomic_thread_fence(std::memory_order_seq_cst);

@@ -19,8 +19,12 @@ const Op* funcEnd(Warp& w, const Op* op);  // return from a called function
 const Op* call(Warp& w, const Op* op);     // CallOperands; target = callee entry
 const Op* guard(Warp& w, const Op* op);    // PredicateTest; target = op after the unguard
 const Op* unguard(Warp& w, const Op* op);
-const Op* barSync(Warp& w, const Op* op);  // BarrierOperands
+const Op* barSync(Warp& w, const Op* op);       // BarrierOperands
+const Op* barSyncPlain(Warp& w, const Op* op);  // the barrier id in aux (< 16); no count (rewrite plain-barriers)
+// The bar.sync at op, plain or not (branch-to-barrier's callers: what follows a reconvergence op).
+const Op* syncAt(Warp& w, const Op* op);
 const Op* barWarpSync(Warp& w, const Op* op);
+const Op* endPrologue(Warp& w, const Op* op);  // the end of a kernel's prologue (KernelCode::prologueOp)
 const Op* fence(Warp& w, const Op* op);
 const Op* nop(Warp& w, const Op* op);
 const Op* nanosleep(Warp& w, const Op* op);

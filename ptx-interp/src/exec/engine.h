@@ -102,6 +102,9 @@ struct KernelCode {
   uint32_t sharedAlign = 16;
   uint32_t dynamicSharedBase = 0;  // offset of the dynamic shared memory (extern .shared) in the CTA's block
   bool usesBarriers = false;
+  // thread-constants: the first op of the prologue each warp runs when its register file gets the launch's
+  // constants (launch.cpp: setupCta), which ends with ctl::endPrologue; kNoIndex: none
+  uint32_t prologueOp = 0xffffffffu;
   uint32_t fastPaths = kRuntimeFastPaths;  // the runtime fast paths (ptx/rewrites.def) its compile allowed
   uint32_t irFunction = 0;  // the entry's index in the module (what `mov.u64 %rd, kernel` gives, less the base)
   std::string unsupported;  // non-empty: the kernel contains an instruction the interpreter cannot run
@@ -361,7 +364,13 @@ struct Cta {
   uint32_t localStride = 0;
   std::vector<Warp> warps;
   Barrier barriers[16];
-  uint32_t usedBarriers = 0;   // bit per barrier reached since set-up: the ones set-up resets and exits look at
+  uint32_t usedBarriers = 0;
+  // Barrier handoff (runCta): a warp that stops at a barrier that is not complete passes the host thread to the
+  // next Ready warp of the CTA (ctl::handOff) instead of returning to runCta; `current` is the warp running,
+  // `handedOff` whether a run passed it on. Off (handoff false) for seeded warp orders and the native tier.
+  Warp* current = nullptr;
+  bool handoff = false;
+  bool handedOff = false;      // bit per barrier reached since set-up: the ones set-up resets and exits look at
   uint64_t constLaunchId = 0;  // constants in register files belong to this launch
   // Checking ops (exec/checking.cpp; code compiled with ptx::exec::checkedAccesses()): each warp's barrier count,
   // its count of barriers and __syncwarps, and the shared-memory shadow, for the CTA of launch checkLaunch with
@@ -439,6 +448,21 @@ inline Cta* clusterSharedOwner(Cta& self, uint64_t a) {
   for (Cta* c : self.cluster->ctas)
     if (a - reinterpret_cast<uint64_t>(c->shared) < c->sharedBytes) return c;
   return nullptr;
+}
+
+// Starts a run of warp w (runCta, and a barrier handoff): its scheduling budget. A warp that waited for memory most
+// likely waits again or has just been released: either way a spin is found within a few back edges (control.cpp:
+// backEdge). One released from a barrier keeps its interval: the warps of a CTA that waits for the grid at each
+// level meet at a bar.sync before they spin again. Returns the interval.
+inline uint32_t beginRun(Warp& w, bool waited) {
+  const uint32_t interval = !(w.fastPaths & rewriteBit(Rewrite::QuickSpinProbes)) ? kSpinCheckInterval
+                            : waited                                              ? 1
+                                                                                  : w.probeInterval;
+  w.state = WarpState::Ready;
+  w.budget = int32_t(interval);
+  w.checkInterval = w.probeInterval = interval;
+  w.backEdges = 0;
+  return interval;
 }
 
 // Whether runtime fast path r (ptx/rewrites.def) may run for the current op: every lane executes and r is on.

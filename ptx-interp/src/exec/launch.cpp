@@ -158,7 +158,8 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
   cta.liveWarps = cta.nwarps;
   size_t rfBytes = code.regFileBytes;
   bool fresh = ctx.rf.reserve(rfBytes * cta.nwarps);
-  if (fresh || ctx.constLaunch != job.launchId || ctx.constWarps < cta.nwarps) {
+  const bool newConstants = fresh || ctx.constLaunch != job.launchId || ctx.constWarps < cta.nwarps;
+  if (newConstants) {
     size_t n = job.constImage.size();
     for (uint32_t w = 0; w < cta.nwarps; ++w) {
       uint8_t* base = ctx.rf.data + w * rfBytes;
@@ -212,6 +213,12 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
     if (runtimeErrors) std::memset(wp.runtimeError, 0, sizeof wp.runtimeError);
     wp.clusterArrived = false;
   }
+  if (newConstants && code.prologueOp != kNoIndex) {
+    // thread-constants: the registers every CTA of the launch computes alike, once per warp of this context
+    const Op* prologue = &job.program->ops[code.prologueOp];
+    for (Warp& wp : cta.warps)
+      for (const Op* op = prologue; op;) op = op->fn(wp, op);
+  }
   if (code.usesBarriers) {
     // the checkers write a barrier's counts before its bar.sync, which may then fault without marking it used
     const uint32_t stale = job.lp.checker ? 0xffffu : cta.usedBarriers;
@@ -254,39 +261,51 @@ enum class CtaStatus { Done, Preempted, Waiting, Faulted };
 // wait as it left it (a warp that leaves its wait and comes back to the same loop takes another loop's back edge).
 CtaStatus runCta(Cta& cta, const std::vector<uint32_t>* warpOrder, bool& progressed) {
   Job& job = *cta.job;
+  cta.handoff =
+      warpOrder == nullptr && job.native == nullptr && (job.code->fastPaths & rewriteBit(Rewrite::BarrierHandoff));
+  // Without a warp order, passes go round the warps in index order from `cursor`, which a barrier handoff moves to
+  // the warp after the one its run stopped at: the order of warps is the same with and without handoffs.
+  uint32_t cursor = 0;
   for (;;) {
     bool ran = false, yielded = false, preempted = false, pending = false;
     // Without a warp order the pass sees every warp once, so it also tells whether any is left: a warp it skipped
     // or ran is Done for good only as it was seen (one skipped at a barrier is released, not finished, by a later
-    // warp). A seeded order may visit some warps twice and others not at all: then a second look.
+    // warp). A seeded order may visit some warps twice and others not at all: then a second look. A pass that
+    // handed off may have skipped warps: then a second look too.
     for (uint32_t k = 0; k < cta.nwarps; ++k) {
-      Warp& w = cta.warps[warpOrder ? (*warpOrder)[k % warpOrder->size()] % cta.nwarps : k];
+      uint32_t index = cursor;
+      if (warpOrder)
+        index = (*warpOrder)[k % warpOrder->size()] % cta.nwarps;
+      else if (++cursor == cta.nwarps)
+        cursor = 0;
+      Warp& w = cta.warps[index];
       if (w.state != WarpState::Ready && w.state != WarpState::Yielded && w.state != WarpState::Waiting) {
         pending |= w.state != WarpState::Done;
         continue;
       }
-      // A warp that waited for memory most likely waits again or has just been released: either way a spin is
-      // found within a few back edges (control.cpp: backEdge). One released from a barrier keeps its interval: the
-      // warps of a CTA that waits for the grid at each level meet at a bar.sync before they spin again.
       const bool waited = w.state == WarpState::Waiting;
-      const uint32_t interval = !(w.fastPaths & rewriteBit(Rewrite::QuickSpinProbes)) ? kSpinCheckInterval
-                                : waited                                              ? 1
-                                                                                      : w.probeInterval;
-      w.state = WarpState::Ready;
-      w.budget = w.checkInterval = w.probeInterval = interval;
-      w.backEdges = 0;
+      const uint32_t interval = beginRun(w, waited);
       const Op* const start = w.pc;
       const Op* op = start;
-      if (job.native)
+      // the warp that stopped: w, or the last one a barrier handed the thread to
+      Warp* stopped = &w;
+      if (job.native) {
         while (op) op = job.native(w, op);
-      else
-        while (op) op = op->fn(w, op);
+      } else {
+        cta.current = &w;
+        cta.handedOff = false;
+        while (op) op = op->fn(*cta.current, op);
+        stopped = cta.current;
+        if (cta.handedOff) cursor = stopped->index + 1 == cta.nwarps ? 0 : stopped->index + 1;
+      }
       ran = true;
+      // a handoff happened at a barrier arrival: progress, and warps this pass saw already may have run
       progressed |= !waited || w.state != WarpState::Waiting || w.pc != start || w.backEdges > interval;
+      pending |= cta.handedOff;
       if (job.faulted.load(std::memory_order_relaxed)) return CtaStatus::Faulted;
-      if (w.state == WarpState::Yielded) yielded = preempted = true;
-      if (w.state == WarpState::Waiting) yielded = true;
-      pending |= w.state != WarpState::Done;
+      if (stopped->state == WarpState::Yielded) yielded = preempted = true;
+      if (stopped->state == WarpState::Waiting) yielded = true;
+      pending |= w.state != WarpState::Done || stopped->state != WarpState::Done;
     }
     if (warpOrder)
       for (const Warp& w : cta.warps) pending |= w.state != WarpState::Done;

@@ -390,6 +390,7 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
   for (uint32_t g : usedModuleShared_)
     if (uint32_t offset = placeShared(mod_.globals[g]); offset != kDynamicShared) moduleSharedOffset_[g] = offset;
   if (enabled(Rewrite::LaunchConstants)) findLaunchConstants(entry);
+  if (enabled(Rewrite::ThreadConstants)) findThreadConstants(entry);
   for (uint32_t f : order) {
     const ptx::Function& fn = mod_.functions[f];
     for (const ptx::Variable& v : fn.locals)
@@ -656,6 +657,7 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
         PendingTarget{opIndex, prog_.functions[instances_[ci].codeIndex].firstOp, PendingTarget::Absolute});
   }
   callOps_.clear();
+  emitThreadConstantPrologue();
   // recursion detection over the call graph of this kernel
   {
     size_t nf = instances_.size();
@@ -715,6 +717,24 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
   }
   info.registerCount = std::min<uint32_t>(255, std::max<uint32_t>(regs, 1));
   if (entry.maxnreg) info.registerCount = std::min(info.registerCount, entry.maxnreg);  // `.maxnreg` bounds it
+}
+
+// The hoisted definitions (thread-constants), lowered as the entry function's instructions without any other
+// rewrite, after all the kernel's functions so that they stand in none of their op ranges.
+void KernelLowerer::emitThreadConstantPrologue() {
+  if (hoisted_.empty()) return;
+  fi_ = &instances_[0];
+  fn_ = &mod_.functions[instances_[0].irIndex];
+  rewrites_.assign(fn_->instructions.size() + 1, InstRewrite{});
+  contractions_.assign(fn_->instructions.size() + 1, Contraction{});
+  code_->prologueOp = here();
+  for (uint32_t i : hoisted_) {
+    curInst_ = i;
+    line_ = fn_->instructions[i].loc.line;
+    resetTemps();
+    lowerInstruction(i);
+  }
+  emit(&ctl::endPrologue);
 }
 
 // ---- instructions ----------------------------------------------------------------------------------------------

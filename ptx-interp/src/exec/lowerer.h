@@ -392,10 +392,19 @@ class KernelLowerer {
   };
   std::map<uint32_t, LaunchConst> launchConstRegs_;
   void findLaunchConstants(const ptx::Function& fn);
+  // thread-constants: entry-function registers whose only definition is an integer or predicate instruction of
+  // threadConstantOpcode() reading only immediates, variable addresses, launch constants other than %ctaid and
+  // other such registers: the same in every CTA, per thread. Their definitions (hoisted_, in an order where each
+  // comes after those it reads) emit nothing in the kernel and run in its prologue (emitThreadConstantPrologue).
+  std::set<uint32_t> threadConstRegs_;
+  std::vector<uint32_t> hoisted_;
+  void findThreadConstants(const ptx::Function& fn);
+  void emitThreadConstantPrologue();
   // What the rewrites decided for one instruction of the function being lowered: one record per instruction (and
   // one for the function's end), filled by the per-function passes, read by the lowering of the instruction.
   struct InstRewrite {
     bool launchConstant = false;  // launch-constants: defines a launch-constant register (entry function)
+    bool hoisted = false;         // thread-constants: runs in the kernel's prologue (entry function)
     // address-adds: `add.s64 %rd, %base, %offset` whose sum only addresses one later scalar global ld/st of the
     // same block: the access computes base + offset itself (mem::globalAddresses), the add emits nothing.
     bool addFolded = false;
@@ -417,7 +426,7 @@ class KernelLowerer {
     // setp-branch: the op index of this setp, so that a conditional branch on its predicate right after it can make
     // the setp run the branch (h::kSetpThenBranch).
     uint32_t setpOp = kNoIndex;
-    bool emitsNothing() const { return launchConstant || addFolded || mulFolded; }
+    bool emitsNothing() const { return launchConstant || hoisted || addFolded || mulFolded; }
   };
   std::vector<InstRewrite> rewrites_;
   // Multiply-add contraction as ptxas does it (exec/contraction.cpp): per add/sub of the function being lowered, the

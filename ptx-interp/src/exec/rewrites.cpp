@@ -13,6 +13,8 @@ void KernelLowerer::runFunctionRewrites(bool entry) {
   if (entry)
     for (const auto& [reg, lc] : launchConstRegs_)
       if (lc.defInst < fn_->instructions.size()) rewrites_[lc.defInst].launchConstant = true;
+  if (entry)
+    for (uint32_t i : hoisted_) rewrites_[i].hoisted = true;
   countMentions();
   if (enabled(Rewrite::AddressAdds)) findAddressAdds();
   if (enabled(Rewrite::ScaledIndices)) findScaledIndices();
@@ -21,10 +23,13 @@ void KernelLowerer::runFunctionRewrites(bool entry) {
   findContractions();  // semantics, not a fast path: CompileOptions::contractMulAdd switches it
 }
 
-void KernelLowerer::findLaunchConstants(const ptx::Function& fn) {
+namespace {
+// How often each register of fn is the destination of an instruction (its first operand; registers of a vector or
+// pair destination count twice, so that they never look like a single definition), and the last such instruction.
+void countDefinitions(const ptx::Function& fn, std::vector<uint32_t>& defs, std::vector<int64_t>& defInst) {
   size_t nregs = fn.registers.size();
-  std::vector<uint32_t> defs(nregs, 0);
-  std::vector<int64_t> defInst(nregs, -1);
+  defs.assign(nregs, 0);
+  defInst.assign(nregs, -1);
   auto countDef = [&](const Operand& o, size_t i) {
     if (o.kind == OperandKind::Reg || o.kind == OperandKind::RegPair) {
       if (o.index < nregs) {
@@ -43,6 +48,52 @@ void KernelLowerer::findLaunchConstants(const ptx::Function& fn) {
     const Instruction& in = fn.instructions[i];
     if (in.numOperands) countDef(fn.operands[in.firstOperand], i);
   }
+}
+
+// Pure lane-wise integer and predicate work: no memory, no faults, no state beyond the destination register (the
+// carry-flag forms, division and remainder are left out).
+bool threadConstantOpcode(Opcode oc) {
+  switch (oc) {
+    case Opcode::Add:
+    case Opcode::Sub:
+    case Opcode::Mul:
+    case Opcode::Mad:
+    case Opcode::Mul24:
+    case Opcode::Mad24:
+    case Opcode::Sad:
+    case Opcode::Abs:
+    case Opcode::Neg:
+    case Opcode::Min:
+    case Opcode::Max:
+    case Opcode::Popc:
+    case Opcode::Clz:
+    case Opcode::Bfind:
+    case Opcode::Brev:
+    case Opcode::Bfe:
+    case Opcode::Bfi:
+    case Opcode::Setp:
+    case Opcode::Selp:
+    case Opcode::And:
+    case Opcode::Or:
+    case Opcode::Xor:
+    case Opcode::Not:
+    case Opcode::Cnot:
+    case Opcode::Lop3:
+    case Opcode::Shl:
+    case Opcode::Shr:
+    case Opcode::Mov:
+    case Opcode::Cvt:
+    case Opcode::Prmt: return true;
+    default: return false;
+  }
+}
+}  // namespace
+
+void KernelLowerer::findLaunchConstants(const ptx::Function& fn) {
+  size_t nregs = fn.registers.size();
+  std::vector<uint32_t> defs;
+  std::vector<int64_t> defInst;
+  countDefinitions(fn, defs, defInst);
   bool changed = true;
   while (changed) {
     changed = false;
@@ -80,6 +131,57 @@ void KernelLowerer::findLaunchConstants(const ptx::Function& fn) {
       if (!lc) continue;
       lc->defInst = uint32_t(defInst[r]);
       launchConstRegs_[uint32_t(r)] = *lc;
+      changed = true;
+    }
+  }
+}
+
+void KernelLowerer::findThreadConstants(const ptx::Function& fn) {
+  std::vector<uint32_t> defs;
+  std::vector<int64_t> defInst;
+  countDefinitions(fn, defs, defInst);
+  auto integral = [](Type t) {
+    const TypeKind k = ptx::typeKind(t);
+    return k == TypeKind::Pred || k == TypeKind::Bits || k == TypeKind::Unsigned || k == TypeKind::Signed;
+  };
+  // what a source may be: the same value in every CTA, and lowered to a register without an op that reads the warp
+  auto constantSource = [&](const Operand& o) {
+    switch (o.kind) {
+      case OperandKind::Imm: return true;
+      case OperandKind::Reg: {
+        if (o.sel) return false;
+        if (threadConstRegs_.count(o.index)) return true;
+        auto it = launchConstRegs_.find(o.index);
+        return it != launchConstRegs_.end() && it->second.kind != ConstKind::CtaIndex;
+      }
+      case OperandKind::Symbol:
+        // shared variables are offsets, globals launch constants, entry parameters offsets; local variables
+        // and the parameters of other functions are frame addresses (ctl::localAddr)
+        return o.symKind == SymKind::Global || o.symKind == SymKind::Function ||
+               (o.symKind == SymKind::Param && fn.isEntry) ||
+               (o.symKind == SymKind::Local && o.index < fn.locals.size() &&
+                fn.locals[o.index].space == ptx::Space::shared);
+      default: return false;
+    }
+  };
+  const size_t n = fn.instructions.size();
+  std::vector<bool> taken(n, false);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = 0; i < n; ++i) {
+      const Instruction& in = fn.instructions[i];
+      if (taken[i] || in.guard != kNoIndex || in.numOperands < 2 || !threadConstantOpcode(in.opcode)) continue;
+      const Operand& d = fn.operands[in.firstOperand];
+      if (d.kind != OperandKind::Reg || d.sel || d.index >= defs.size() || defs[d.index] != 1 ||
+          launchConstRegs_.count(d.index))
+        continue;
+      bool ok = integral(fn.registers[d.index].type);
+      for (unsigned t = 0; t < in.numTypes && ok; ++t) ok = integral(in.types[t]);
+      for (unsigned k = 1; k < in.numOperands && ok; ++k) ok = constantSource(fn.operands[in.firstOperand + k]);
+      if (!ok) continue;
+      taken[i] = true;
+      threadConstRegs_.insert(d.index);
+      hoisted_.push_back(uint32_t(i));
       changed = true;
     }
   }

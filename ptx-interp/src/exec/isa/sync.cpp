@@ -306,6 +306,11 @@ void KernelLowerer::lowerBar(const Instruction& in) {
   }
   if (uint32_t checks = checkedAccesses() & (kCheckSharedHazards | kCheckBarriers | kCheckWarpMasks))
     checking::CheckedBarrier{checks, bar.id, bar.count, bar.kind == Bar::Arrive}.into(emit(&checking::barrier));
+  if (enabled(Rewrite::PlainBarriers) && bar.isPlainSync() && in.numOperands > 0 &&
+      opnd(in, 0).kind == OperandKind::Imm && uint64_t(opnd(in, 0).value) < 16) {
+    emit(&ctl::barSyncPlain).aux = uint32_t(opnd(in, 0).value);
+    return;
+  }
   bar.into(emit(&ctl::barSync));
 }
 
@@ -317,8 +322,9 @@ void KernelLowerer::fuseBranchesToBarriers(uint32_t firstOp) {
   if (!enabled(Rewrite::BranchToBarrier)) return;
   std::vector<Op>& ops = prog_.ops;
   for (uint32_t i = firstOp; i + 1 < here(); ++i)
-    if (ops[i].fn == &ctl::reconv && ops[i + 1].fn == &ctl::barSync &&
-        ctl::BarrierOperands::of(ops[i + 1]).isPlainSync())
+    if (ops[i].fn == &ctl::reconv &&
+        (ops[i + 1].fn == &ctl::barSyncPlain ||
+         (ops[i + 1].fn == &ctl::barSync && ctl::BarrierOperands::of(ops[i + 1]).isPlainSync())))
       ops[i].fn = &ctl::reconvThenBarrier;
   for (const PendingTarget& pt : pending_) {
     if (pt.kind != PendingTarget::Absolute || pt.rpc || ops[pt.op].fn != &ctl::braCond) continue;
