@@ -820,6 +820,69 @@ TEST(Rewrites, ThreadConstantsAreThoseOfEveryCta) {
   EXPECT_NE(programStats(*compile(ptx, with).program).digest, programStats(*compile(ptx, without).program).digest);
 }
 
+// Shared accesses through thread-constant base registers reuse a layout the prologue computed once per warp: it
+// must still leave every lane's check to the per-lane path where the addresses are misaligned or out of the block,
+// with the fault of the rewrites-off run (the right lane), and give the same values where they are fine.
+TEST(Rewrites, ThreadConstantSharedBasesFaultAsWithout) {
+  const char* ptx = R"(.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry bases(.param .u64 out, .param .u32 stride, .param .u32 bias) {
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b8 s[1024];
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r1, [stride];
+  ld.param.u32 %r2, [bias];
+  mov.u32 %r3, %tid.x;
+  mul.lo.u32 %r4, %r3, %r1;
+  add.u32 %r5, %r4, %r2;
+  mov.u32 %r6, s;
+  add.u32 %r7, %r6, %r5;
+  st.shared.u32 [%r7], %r3;
+  bar.sync 0;
+  ld.shared.u32 %r8, [%r7];
+  mul.wide.u32 %rd2, %r3, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r8;
+  ret;
+}
+)";
+  struct Case {
+    uint32_t stride, bias;
+    FaultKind fault;
+    uint32_t thread;
+  };
+  for (const Case c : {Case{4, 0, FaultKind::None, 0}, Case{2, 0, FaultKind::MisalignedAddress, 1},
+                       Case{4, 1000, FaultKind::IllegalAddress, 6}, Case{0, 8, FaultKind::None, 0}}) {
+    std::optional<Fault> reference;
+    std::vector<uint32_t> values;
+    for (uint32_t mask : {0u, kAllRewrites}) {
+      CompileOptions options;
+      options.rewrites = mask;
+      CompileResult cr = compile(ptx, options);
+      ASSERT_TRUE(cr.program) << cr.error;
+      uint32_t* out = rewriteArena().alloc<uint32_t>(64);
+      ptxtest::Params p(kernels(*cr.program)[0]);
+      p.arg(out).arg(c.stride).arg(c.bias);
+      LaunchResult r = run(*cr.program, "bases", Dim3{2}, Dim3{64}, p);
+      EXPECT_EQ(r.fault.kind, c.fault) << "stride " << c.stride << " bias " << c.bias << ", rewrites " << mask;
+      if (c.fault != FaultKind::None) {
+        EXPECT_EQ(r.fault.thread.x, c.thread) << "stride " << c.stride << ", rewrites " << mask;
+        expectSameFault(reference, r.fault, mask);
+        continue;
+      }
+      std::vector<uint32_t> got(out, out + 64);
+      for (uint32_t t = 0; t < 64; ++t)  // stride 0: every thread's store to one word, the last one written wins
+        EXPECT_EQ(got[t], c.stride ? t : got[0]) << "thread " << t << ", rewrites " << mask;
+      if (values.empty())
+        values = got;
+      else
+        EXPECT_EQ(got, values) << "stride " << c.stride << ", rewrites " << mask;
+    }
+  }
+}
+
 // branch-to-barrier must not skip a reconvergence point that something waits at: in warps 0-3 the first branch
 // diverges (lanes 16-31 go to DONE and wait there) and the second one sends the other half to DONE as well, every
 // lane it has; the reconvergence op must bring lanes 16-31 back before the barrier, so that the whole warp passes it

@@ -56,7 +56,10 @@ constexpr uint32_t kWarpBudget = 4096;
 constexpr uint32_t kMaxCallDepth = 256;
 // Per-warp slots for the layouts of shared-memory base registers (mem::sharedLayout; chains of accesses in
 // lower.cpp: findSharedLayoutChains).
-constexpr uint32_t kSharedLayoutSlots = 4;
+// Slots [0, kChainLayoutSlots) belong to the chains of one block; the others to base registers that are thread
+// constants (rewrite thread-constants), whose layouts the kernel's prologue computes once per warp.
+constexpr uint32_t kSharedLayoutSlots = 8;
+constexpr uint32_t kChainLayoutSlots = 4;
 struct SharedLayoutSlot {
   int32_t shapes = -1;   // mem::warpLayout's result for the base register; -1: no fast path
   uint64_t maxBase = 0;  // the largest of its 32 values

@@ -734,6 +734,23 @@ void KernelLowerer::emitThreadConstantPrologue() {
     resetTemps();
     lowerInstruction(i);
   }
+  for (const PrologueLayout& l : prologueLayouts_) {
+    const bool wide = sizeOf(regType(l.reg)) == 8;
+    Handler compute = nullptr;
+    auto pick = [&]<size_t Size>() {
+      compute = wide ? &mem::computeSharedLayout<uint64_t, Size> : &mem::computeSharedLayout<uint32_t, Size>;
+    };
+    switch (l.accessSize) {
+      case 1: pick.operator()<1>(); break;
+      case 2: pick.operator()<2>(); break;
+      case 4: pick.operator()<4>(); break;
+      case 8: pick.operator()<8>(); break;
+      default: pick.operator()<16>(); break;
+    }
+    Op& op = emit(compute);
+    op.a = regOf(l.reg);
+    op.aux = l.slot;
+  }
   emit(&ctl::endPrologue);
 }
 

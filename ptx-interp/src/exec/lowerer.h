@@ -398,6 +398,12 @@ class KernelLowerer {
   // comes after those it reads) emit nothing in the kernel and run in its prologue (emitThreadConstantPrologue).
   std::set<uint32_t> threadConstRegs_;
   std::vector<uint32_t> hoisted_;
+  // shared-layouts: the thread-constant base registers of shared accesses (of one access size each) whose layout
+  // the prologue computes into a slot of its own (>= kChainLayoutSlots)
+  struct PrologueLayout {
+    uint32_t reg, accessSize, slot;
+  };
+  std::vector<PrologueLayout> prologueLayouts_;
   void findThreadConstants(const ptx::Function& fn);
   void emitThreadConstantPrologue();
   // What the rewrites decided for one instruction of the function being lowered: one record per instruction (and

@@ -455,6 +455,15 @@ template <class A, class M> PTX_HOT int sharedLayout(Warp& w, uint32_t baseReg, 
   }
   return warpLayout<sizeof(M)>(base, A(maxBase));
 }
+// The prologue's computation of a thread-constant base register's layout (rewrite thread-constants with
+// shared-layouts): base register in a, slot in aux; the accesses through it reuse the slot (kLayoutReuse).
+template <class A, size_t Size> PTX_LANES const Op* computeSharedLayout(Warp& w, const Op* op) {
+  SharedLayoutSlot& slot = w.sharedLayouts[op->aux & kLayoutSlotMask];
+  A largest = 0;
+  slot.shapes = warpLayout<Size, A, true>(R<A>(w, op->a), A(0), &largest);
+  slot.maxBase = largest;
+  return op + 1;
+}
 template <class A, class M, class D> PTX_LANES const Op* ldSharedScalar(Warp& w, const Op* op) {
   const Access v = Access::of(*op);
   int shapes = sharedLayout<A, M>(w, v.address, v.offset, v.layoutTag);

@@ -335,11 +335,24 @@ void KernelLowerer::findSharedLayoutChains() {
           addr.index < nregs && size > 0 && size <= 16) {
         auto it = std::find_if(chains.begin(), chains.end(),
                                [&](const Chain& c) { return c.reg == addr.index && c.accessSize == size; });
-        if (it != chains.end()) {
+        // a thread-constant base register's layout is the same in every CTA: the prologue computes it once into
+        // a slot of its own (emitThreadConstantPrologue), which every access through it reuses
+        auto fixed = std::find_if(prologueLayouts_.begin(), prologueLayouts_.end(),
+                                  [&](const PrologueLayout& l) { return l.reg == addr.index && l.accessSize == size; });
+        const bool threadConstant = fi_ == &instances_[0] && threadConstRegs_.count(addr.index) != 0;
+        if (threadConstant && fixed == prologueLayouts_.end() &&
+            prologueLayouts_.size() < kSharedLayoutSlots - kChainLayoutSlots) {
+          prologueLayouts_.push_back(
+              PrologueLayout{addr.index, size, uint32_t(kChainLayoutSlots + prologueLayouts_.size())});
+          fixed = prologueLayouts_.end() - 1;
+        }
+        if (threadConstant && fixed != prologueLayouts_.end()) {
+          rewrites_[m].sharedLayout = mem::kLayoutReuse | fixed->slot;
+        } else if (it != chains.end()) {
           rewrites_[m].sharedLayout = mem::kLayoutReuse | it->slot;
           if (!it->reused) rewrites_[it->first].sharedLayout = mem::kLayoutCompute | it->slot;
           it->reused = true;
-        } else if (nextSlot < kSharedLayoutSlots && in.guard == kNoIndex) {
+        } else if (nextSlot < kChainLayoutSlots && in.guard == kNoIndex) {
           // a guarded access may not run at all, so it cannot be the one that computes the layout
           chains.push_back(Chain{addr.index, size, m, nextSlot++, false});
         }
