@@ -468,7 +468,7 @@ const Op* unguard(Warp& w, const Op* op) {
 // is not complete: at the next Ready warp after it in index order, wrapping around, started as runCta starts a
 // warp; nullptr (the run ends, back to runCta) when none is Ready, the handoff is off, or the grid faulted (the
 // watchdog's stop, another CTA's fault: runCta would have seen it after this warp).
-const Op* handOff(Warp& w) {
+[[gnu::always_inline]] inline const Op* handOff(Warp& w) {
   Cta& cta = *w.cta;
   if (!cta.handoff || cta.job->faulted.load(std::memory_order_relaxed)) return nullptr;
   const uint32_t n = cta.nwarps;
@@ -535,8 +535,9 @@ const Op* barSyncPlain(Warp& w, const Op* op) {
   Cta& cta = *w.cta;
   const uint32_t id = op->aux;
   Barrier& b = cta.barriers[id];
-  cta.usedBarriers |= 1u << id;
-  if (b.waiting && b.expected != 0) [[unlikely]]
+  if (b.waiting == 0)
+    cta.usedBarriers |= 1u << id;
+  else if (b.expected != 0) [[unlikely]]
     return barrierFault(w, op, std::countr_zero(w.exec | 0x80000000u), id, 0);
   b.waiting += 1;
   b.arrived += w.alive == kFullMask ? 32 : laneCount(w.alive);

@@ -31,7 +31,25 @@ template <class T> PTX_HOT T* R(Warp& w, uint32_t off) { return w.reg<T>(off); }
 // dst[i] = tmp[i] for the lanes in m, written as a branch-free blend of the lanes' bits (the conditional form
 // became a loop of byte stores and branches in divergent loops).
 template <class T> PTX_HOT void blendLanes(T* dst, const T* tmp, uint32_t m) {
-  if constexpr (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8) {
+  if constexpr (sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8) {
+    // A 32-byte vector of lanes at a time, blended in registers: each vector's lane bits come from m shifted by the
+    // lane's index within it (the copies of dst and tmp through the stack, and their loops, cost about as much as
+    // the blend itself). Bytes keep the loop below: there is no per-byte shift.
+    using U = std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>;
+    constexpr int kPerVector = int(32 / sizeof(U));
+    typedef U V __attribute__((vector_size(32)));
+    V iota = {};
+    for (int i = 0; i < kPerVector; ++i) iota[i] = U(i);
+#pragma GCC unroll 8
+    for (int k = 0; k < 32 / kPerVector; ++k) {
+      V cur, next;
+      std::memcpy(&cur, dst + k * kPerVector, sizeof cur);
+      std::memcpy(&next, tmp + k * kPerVector, sizeof next);
+      const V bits = ((V{} + U(m >> (k * kPerVector))) >> iota) & U(1);
+      cur = bits != U(0) ? next : cur;
+      std::memcpy(dst + k * kPerVector, &cur, sizeof cur);
+    }
+  } else if constexpr (sizeof(T) == 1) {
     using U = std::conditional_t<
         sizeof(T) == 1, uint8_t,
         std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
