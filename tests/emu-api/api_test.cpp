@@ -444,6 +444,51 @@ TEST(Child, NewerPtxIsa) {
   }
 }
 
+// Device printf output a grid wrote before it faulted reaches stdout: an H100 (driver 580) prints it when the host
+// learns of the fault, at cuCtxSynchronize, cuStreamSynchronize, cuStreamQuery or a copy
+// (tools/gpu-probe/printftrap28, results/printftrap28-h100-2026-11-28.txt). Warp's zero-step slice check prints its
+// message and traps; cuemu lost the message, as every call after the fault answered without flushing.
+TEST(Api, PrintfBeforeAFaultReachesStdout) { ASSERT_EQ(runChild("Child.PrintfBeforeFault", {}), 0); }
+TEST(Child, PrintfBeforeFault) {
+  if (!isChild()) GTEST_SKIP() << "runs in a child process";
+  initDriver();
+  CUcontext ctx;
+  ASSERT_EQ(fn<CUresult (*)(CUcontext*, unsigned, CUdevice)>("cuCtxCreate_v2")(&ctx, 0, 0), CUDA_SUCCESS);
+  const char* ptx =
+      ".version 8.0\n.target sm_90\n.address_size 64\n"
+      ".extern .func (.param .b32 r) vprintf (.param .b64 f, .param .b64 a);\n"
+      ".global .align 1 .b8 msg[13] = {98, 101, 102, 111, 114, 101, 32, 116, 114, 97, 112, 10, 0};\n"
+      ".visible .entry k()\n{\n  .reg .b64 %a;\n  .reg .b32 %r;\n  mov.u64 %a, msg;\n  cvta.global.u64 %a, %a;\n"
+      "  {\n  .param .b64 p0;\n  st.param.b64 [p0], %a;\n  .param .b64 p1;\n  st.param.b64 [p1], 0;\n"
+      "  .param .b32 rv;\n  call.uni (rv), vprintf, (p0, p1);\n  ld.param.b32 %r, [rv];\n  }\n  trap;\n}\n";
+  CUmodule module = nullptr;
+  ASSERT_EQ(fn<CUresult (*)(CUmodule*, const void*)>("cuModuleLoadData")(&module, ptx), CUDA_SUCCESS);
+  CUfunction kernel = nullptr;
+  ASSERT_EQ(fn<CUresult (*)(CUfunction*, CUmodule, const char*)>("cuModuleGetFunction")(&kernel, module, "k"),
+            CUDA_SUCCESS);
+  std::fflush(stdout);
+  char path[] = "/tmp/cuemu-printf-XXXXXX";
+  int file = mkstemp(path);
+  ASSERT_GE(file, 0);
+  const int savedStdout = dup(1);
+  dup2(file, 1);
+  using Launch = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                              CUstream, void**, void**);
+  const CUresult launched = fn<Launch>("cuLaunchKernel")(kernel, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr);
+  const CUresult synced = fn<CUresult (*)()>("cuCtxSynchronize")();
+  std::fflush(stdout);
+  dup2(savedStdout, 1);
+  close(savedStdout);
+  EXPECT_EQ(launched, CUDA_SUCCESS);
+  EXPECT_NE(synced, CUDA_SUCCESS);
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  close(file);
+  unlink(path);
+  EXPECT_EQ(text.str(), "before trap\n");
+}
+
 // A rejected module is an error the program can read back through the error log API, and callbacks see it as
 // it happens.
 TEST(Api, ErrorLogReceivesModuleErrors) { ASSERT_EQ(runChild("Child.ErrorLog", {}), 0); }
