@@ -8,6 +8,11 @@ NVRTC's code and Warp's CPU code (compiled by its own Clang) may round different
 contraction, sums in another order).
 """
 
+import os
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -325,3 +330,34 @@ def test_tile_matmul_with_shared_memory_matches_numpy():
     gpu, cpu = both(run)
     np.testing.assert_array_equal(gpu, a @ b)
     np.testing.assert_array_equal(gpu, cpu)
+
+
+FAULTING_PROGRAM = textwrap.dedent(
+    """
+    import sys
+    import warp as wp
+
+    wp.config.quiet = True
+
+    @wp.kernel
+    def zero_step_slice(a: wp.array2d(dtype=int), step: int, out: wp.array(dtype=int)):
+        view = a[0:4:step, 1]  # Warp checks the step: prints "slice step cannot be zero" and traps
+        out[0] = view.shape[0]
+
+    a = wp.zeros((4, 3), dtype=int, device=sys.argv[1])
+    out = wp.zeros(1, dtype=int, device=sys.argv[1])
+    wp.launch(zero_step_slice, dim=1, inputs=[a, 0, out], device=sys.argv[1])
+    wp.synchronize_device(sys.argv[1])
+    """
+)
+
+
+@needs_ptx
+def test_a_kernels_message_before_a_trap_reaches_stdout(tmp_path):
+    # A trap poisons the process, as on a GPU: the kernel runs in a child, which inherits `cuemu run`'s environment.
+    program = tmp_path / "zero_step.py"
+    program.write_text(FAULTING_PROGRAM)
+    child = subprocess.run([sys.executable, str(program), CUDA], capture_output=True, text=True, timeout=600,
+                           env=os.environ)
+    assert "slice step cannot be zero" in child.stdout, child.stdout + child.stderr
+    assert child.returncode != 0  # the synchronisation reports the fault
