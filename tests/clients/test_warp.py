@@ -361,3 +361,30 @@ def test_a_kernels_message_before_a_trap_reaches_stdout(tmp_path):
                            env=os.environ)
     assert "slice step cannot be zero" in child.stdout, child.stdout + child.stderr
     assert child.returncode != 0  # the synchronisation reports the fault
+
+
+@needs_ptx
+def test_warp_fem_diffusion_example_matches_the_cpu():
+    """warp.fem's diffusion example (quadratic elements on a grid, Dirichlet sides, conjugate gradients)."""
+    fem = pytest.importorskip("warp.fem")
+    from warp.examples.fem.example_diffusion import Example, diffusion_form, linear_form
+
+    def run(device):
+        with wp.ScopedDevice(device):
+            example = Example(quiet=True, degree=2, resolution=8)
+            example.step()
+            space = example._scalar_space
+            domain = fem.Cells(geometry=example._geo)
+            test, trial = fem.make_test(space=space, domain=domain), fem.make_trial(space=space, domain=domain)
+            matrix = fem.integrate(diffusion_form, fields={"u": trial, "v": test}, values={"nu": wp.float64(2.0)})
+            rhs = fem.integrate(linear_form, fields={"v": test})
+            x = wp.array(np.linspace(-1, 1, rhs.shape[0], dtype=np.float32), device=device)
+            y = wp.zeros_like(rhs)
+            wp.sparse.bsr_mv(matrix, x, y)
+            return example._scalar_field.dof_values.numpy(), rhs.numpy(), y.numpy()
+
+    (gs, gr, gy), (cs, cr, cy) = both(run)
+    np.testing.assert_allclose(gr, cr, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(gy, cy, rtol=1e-4, atol=1e-4)
+    # conjugate gradients to a relative residual of 1e-4 on each device (their iteration counts differ)
+    np.testing.assert_allclose(gs, cs, atol=2e-3 * np.abs(cs).max())
