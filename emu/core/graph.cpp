@@ -785,7 +785,7 @@ struct GraphMemoryUsage {
 struct GraphMemoryRegistry {
   std::mutex mutex;
   std::map<int, GraphMemoryUsage> usage;                         // by device ordinal
-  std::set<CUdeviceptr> live;                                    // the start of every graph allocation still held
+  std::map<CUdeviceptr, GraphAllocation*> live;                  // every graph allocation still held, by start
   std::set<std::shared_ptr<GraphAllocation>> leftToApplication;  // kept past their graphs (keepLeftToApplication)
 };
 
@@ -803,7 +803,7 @@ GraphAllocation::GraphAllocation(RegionPtr r, int d)
   auto& use = registry.usage[device_];
   use.current += size_;
   use.high = std::max(use.high, use.current);
-  registry.live.insert(start_);
+  registry.live[start_] = this;
 }
 
 GraphAllocation::~GraphAllocation() {
@@ -837,6 +837,11 @@ CUresult GraphAllocation::beginLaunch(Context& context, bool freedByGraph, bool 
 bool GraphAllocation::freedByApplication() {
   std::lock_guard lock(mutex_);
   return !mapped() || region_->freePending.load();
+}
+
+bool GraphAllocation::heldByApplication() {
+  std::lock_guard lock(mutex_);
+  return leftToApplication_ && mapped() && !region_->freePending.load();
 }
 
 void keepLeftToApplication(std::shared_ptr<GraphAllocation> allocation) {
@@ -906,6 +911,13 @@ bool isGraphAllocation(CUdeviceptr dptr) {
   auto& registry = graphMemory();
   std::lock_guard lock(registry.mutex);
   return registry.live.count(dptr) != 0;
+}
+
+bool applicationMayFree(CUdeviceptr dptr) {
+  auto& registry = graphMemory();
+  std::lock_guard lock(registry.mutex);  // then the allocation's, as trimGraphMemory takes them
+  auto it = registry.live.find(dptr);
+  return it == registry.live.end() || it->second->heldByApplication();
 }
 
 CUresult graphMemAttribute(int device, CUgraphMem_attribute attribute, uint64_t* value) {

@@ -70,6 +70,7 @@ CUresult freeAsync(CUdeviceptr dptr, CUstream stream) {
     if (resolved &&
         captureIfCapturing(**resolved, CU_GRAPH_NODE_TYPE_MEM_FREE, NodeData{MemFreeNodeData{dptr}}, result))
       return result;
+    if (!applicationMayFree(dptr)) return CUDA_ERROR_INVALID_VALUE;
   }
   RegionPtr region = AddressSpace::instance().findStart(dptr);
   if (!region || !(region->kind == MemoryKind::Device || isHostPoolRegion(*region))) return CUDA_ERROR_INVALID_VALUE;
