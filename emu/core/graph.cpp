@@ -551,7 +551,18 @@ void leaveCapture(Stream& stream) {
   setDependencies(stream, {});
 }
 
-void countCapture(const CaptureSession& session, int delta) {
+// Every capture under way (under captureMutex()), for refuseUnsafeCallDuringCapture.
+std::vector<CaptureSession*>& liveSessions() {
+  static auto* sessions = new std::vector<CaptureSession*>;
+  return *sessions;
+}
+
+void countCapture(CaptureSession& session, int delta) {
+  auto& live = liveSessions();
+  if (delta > 0)
+    live.push_back(&session);
+  else
+    live.erase(std::remove(live.begin(), live.end(), &session), live.end());
   if (session.mode() == CU_STREAM_CAPTURE_MODE_GLOBAL) g_globalCaptures.fetch_add(delta);
   if (session.mode() == CU_STREAM_CAPTURE_MODE_THREAD_LOCAL && session.thread() == std::this_thread::get_id())
     t_threadLocalCaptures += delta;
@@ -634,6 +645,9 @@ CaptureInfo captureInfo(Stream& stream) {
   auto& session = stream.captureSession;
   if (!session) return info;
   info.status = session->invalidated ? CU_STREAM_CAPTURE_STATUS_INVALIDATED : CU_STREAM_CAPTURE_STATUS_ACTIVE;
+  // An invalidated capture has no id, graph or dependencies to show (driver 580: tools/gpu-probe/captureinfo28).
+  // NVIDIA Warp takes the NULL graph for a failed capture and clears the runtime's error.
+  if (session->invalidated) return info;
   info.id = session->id();
   info.graph = session->graph()->apiHandle();
   info.dependencies = stream.captureDependencyHandles.empty() ? nullptr : stream.captureDependencyHandles.data();
@@ -765,6 +779,17 @@ bool unsafeCallRefusedDuringCapture() {
   if (t_captureMode == CU_STREAM_CAPTURE_MODE_RELAXED) return false;
   if (t_threadLocalCaptures > 0) return true;
   return t_captureMode == CU_STREAM_CAPTURE_MODE_GLOBAL && g_globalCaptures.load() > 0;
+}
+
+CUresult refuseUnsafeCallDuringCapture() {
+  std::lock_guard lock(captureMutex());
+  for (CaptureSession* session : liveSessions()) {
+    bool global = session->mode() == CU_STREAM_CAPTURE_MODE_GLOBAL && t_captureMode == CU_STREAM_CAPTURE_MODE_GLOBAL;
+    bool ownThreadLocal =
+        session->mode() == CU_STREAM_CAPTURE_MODE_THREAD_LOCAL && session->thread() == std::this_thread::get_id();
+    if (global || ownThreadLocal) session->invalidated = true;
+  }
+  return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 }
 
 CUstreamCaptureMode exchangeThreadCaptureMode(CUstreamCaptureMode mode) {

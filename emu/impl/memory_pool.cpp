@@ -5,6 +5,7 @@
 // address at every launch) and a free of such memory is a MEM_FREE node.
 #include "api/impl.h"
 
+#include "core/capture_mode.h"
 #include "core/checkers.h"
 #include "core/device.h"
 #include "core/graph.h"
@@ -53,6 +54,9 @@ CUresult allocFromPool(CUdeviceptr* dptr, size_t bytesize, std::shared_ptr<MemPo
       *dptr = address;
     return result;
   }
+  // Allocating in stream order on a stream that does not capture is unsafe during a capture (driver 580:
+  // tools/gpu-probe/captureunsafe28), as cuMemAlloc is.
+  if (unsafeCallRefusedDuringCapture()) return refuseUnsafeCallDuringCapture();
   if (!pool) pool = currentMemPool(context.device().ordinal());
   auto region = pool->allocate(context, bytesize);
   if (!region) return region.error().code;
