@@ -24,7 +24,8 @@ tests=("$@")
   test_vec.py matrix/test_mat.py test_quat.py test_math.py test_rand.py test_grad.py test_tape.py test_launch.py
   test_utils.py test_sparse.py geometry/test_mesh_query_ray.py geometry/test_mesh_query_point.py geometry/test_bvh.py
   geometry/test_hash_grid.py tile/test_tile.py tile/test_tile_reduce.py cuda/test_streams.py cuda/test_mempool.py
-  cuda/test_conditional_captures.py test_graph.py fem/test_fem_integrate.py)
+  cuda/test_conditional_captures.py cuda/test_async.py test_graph.py test_conditional.py test_codegen.py test_fp16.py
+  test_noise.py fem/test_fem_integrate.py)
 # Warp's test files define their test bodies as module-level functions named test_*, which its TestCase classes call
 # once per device: pytest must not collect those functions on their own.
 args=(-o python_functions=no_module_level_functions)
@@ -32,7 +33,7 @@ for t in "${tests[@]}"; do args+=("warp/tests/$t"); done
 mkdir -p "$(dirname "$out")"
 out=$(cd "$(dirname "$out")" && pwd)/$(basename "$out")
 export WARP_CACHE_PATH=${WARP_CACHE_PATH:-$out.cache}
-ctk=$("$python" -c 'import warp; warp.config.quiet = True; warp.init(); print("%d.%d" % warp._src.context.runtime.toolkit_version)' 2>/dev/null)
+ctk=$("$python" -c 'import warp; warp.config.quiet = True; warp.init(); print("%d.%d" % warp._src.context.runtime.toolkit_version)' 2>/dev/null | tail -1)
 ctk=${ctk:-13.9}
 if [ -n "${CUEMU:-}" ]; then
   cuemu=$(cd "$(dirname "$CUEMU")" && pwd)/$(basename "$CUEMU")
