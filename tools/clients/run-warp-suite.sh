@@ -2,12 +2,15 @@
 # Runs NVIDIA Warp's own tests (in the wheel: warp/tests) on cuemu and writes OUT.tsv ("node-id<TAB>status") and
 # OUT.log through run-pytest-suite.sh (per-test time limit, failures rerun alone), then splits them by device:
 # Warp registers each test once per device, as <name>_cpu (Warp's CPU device: the reference, same process) and
-# <name>_cuda_0 (cuemu), so OUT-cpu.tsv holds the CPU results under the CUDA names and OUT-cuda.tsv the CUDA ones:
+# <name>_cuda_0 (cuemu), so OUT-cpu.tsv holds the CPU results of tests with a CUDA twin, under the twin's name, and
+# OUT-cuda.tsv every other test but the CPU-only ones (OUT-cpu-only.tsv): the CUDA variants, tests for CUDA only,
+# tests without a device:
 #   CUEMU=build/emu/cuemu PYTHON=/tmp/warp-venv/bin/python tools/clients/run-warp-suite.sh /tmp/warp [TEST...]
 #   tools/clients/compare.py /tmp/warp-cpu.tsv /tmp/warp-cuda.tsv tools/clients/warp-known-differences.txt
 # The run goes through `cuemu run --driver-version V`, V the CUDA version Warp's library was built with (Warp hands
 # an older driver SASS instead of PTX; README.md, real clients). Tests with no CPU variant (streams, graphs, memory
-# pools) are in OUT-cuda.tsv only, and compare.py lists them as "only on cuemu".
+# pools, cuda/test_async.py's copies) are in OUT-cuda.tsv only: compare.py compares the others, and those are judged
+# by their own status.
 # TEST defaults to the files below (relative to the wheel's warp/tests). Python: $PYTHON with warp-lang, pytest and
 # pytest-timeout. One worker (JOBS, default 1): Warp compiles every test module's kernels with NVRTC and, for the CPU,
 # with its Clang, which the kernel cache (WARP_CACHE_PATH, default OUT.cache) keeps for later runs.
@@ -49,8 +52,13 @@ results = {}
 for line in open(out + ".tsv"):
     name, status = line.rstrip("\n").rsplit("\t", 1)
     results[name] = status
-cpu = {re.sub(r"_cpu$", "_cuda_0", n): s for n, s in results.items() if n.endswith("_cpu")}
-cuda = {n: s for n, s in results.items() if n.endswith("_cuda_0")}
+# A CPU result under its CUDA twin's name, where the test has one (some run on the CPU only: `*_cpu_blocks_cpu`)
+cpu = {t: s for n, s in results.items() if n.endswith("_cpu") and (t := re.sub(r"_cpu$", "_cuda_0", n)) in results}
+cuda = {n: s for n, s in results.items() if not n.endswith("_cpu")}  # with the CUDA-only and device-free tests
+cpu_only = {n: s for n, s in results.items() if n.endswith("_cpu") and re.sub(r"_cpu$", "_cuda_0", n) not in cpu}
+with open(out + "-cpu-only.tsv", "w") as f:
+    for n in sorted(cpu_only):
+        f.write(f"{n}\t{cpu_only[n]}\n")
 for path, part in ((out + "-cpu.tsv", cpu), (out + "-cuda.tsv", cuda)):
     with open(path, "w") as f:
         for n in sorted(part):
