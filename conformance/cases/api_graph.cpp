@@ -1205,6 +1205,45 @@ TEST_F(api_graph, MemAllocFreedOutsideLetsTheGraphRunAgain) {
   CU_EXPECT_OK(cuGraphExecDestroy(exec));
 }
 
+// Before a launch has allocated it (before the graph is instantiated, before its first launch) a graph allocation is
+// not the application's to free: cuMemFree and cuMemFreeAsync answer CUDA_ERROR_INVALID_VALUE and the graph's
+// memory stays its own (measured on an H100, driver 580: tools/gpu-probe/graphfree28). NVIDIA Warp frees graph
+// allocations so and clears that error; cuemu freed the memory, another allocation took its address, and the
+// graph's launch failed with CUDA_ERROR_OUT_OF_MEMORY.
+TEST_F(api_graph, MemAllocIsNotTheApplicationsToFreeBeforeALaunch) {
+  CUDA_MEM_ALLOC_NODE_PARAMS ap{};
+  ap.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  ap.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  ap.poolProps.location.id = dev;
+  ap.bytesize = 1 << 16;
+  CUgraphNode alloc, kernel;
+  CU_ASSERT_OK(cuGraphAddMemAllocNode(&alloc, graph, nullptr, 0, &ap));
+  CUdeviceptr p = ap.dptr;
+  unsigned value = 9;
+  int n = 1;
+  void* params[] = {&p, &value, &n};
+  CUDA_KERNEL_NODE_PARAMS kp = FillParams(params, 1);
+  CU_ASSERT_OK(cuGraphAddKernelNode(&kernel, graph, &alloc, 1, &kp));
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemFreeAsync(p, stream)) << "before the graph is instantiated";
+  CUgraphExec exec;
+  CU_ASSERT_OK(cuGraphInstantiate(&exec, graph, 0));
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemFreeAsync(p, stream)) << "before the first launch";
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemFree(p));
+  CU_ASSERT_OK(cuStreamSynchronize(stream));
+  CUdeviceptr other = 0;
+  CU_ASSERT_OK(cuMemAllocAsync(&other, 1 << 16, stream));
+  EXPECT_NE(other, p) << "the graph's address is not handed out again";
+  CU_ASSERT_OK(cuGraphLaunch(exec, stream));
+  CU_ASSERT_OK(cuStreamSynchronize(stream));
+  unsigned got = 0;
+  CU_EXPECT_OK(cuMemcpyDtoH(&got, p, 4));
+  EXPECT_EQ(got, 9u);
+  CU_EXPECT_OK(cuMemFreeAsync(p, stream)) << "a launch left it allocated: now the application's";
+  CU_EXPECT_OK(cuMemFreeAsync(other, stream));
+  CU_ASSERT_OK(cuStreamSynchronize(stream));
+  CU_EXPECT_OK(cuGraphExecDestroy(exec));
+}
+
 // ---- conditional nodes -------------------------------------------------------------------------------------------
 
 class api_graph_Conditional : public api_graph {

@@ -2,6 +2,9 @@
 // instantiated and launched. Cross-stream capture through events (fork and join), the errors of illegal
 // operations during capture, and what the legacy stream may do while a blocking stream captures.
 #include <atomic>
+#include <functional>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "harness.h"
@@ -451,6 +454,87 @@ TEST_F(api_stream_CaptureGraph, AllocationDuringGlobalCaptureNeedsRelaxedMode) {
   }
   CU_EXPECT_OK(cuMemAlloc(&q, 256)) << "allowed again once the capture ended";
   CU_EXPECT_OK(cuMemFree(q));
+}
+
+// A potentially unsafe call refused during a capture also invalidates the captures that made it unsafe: every
+// global-mode capture (also from another thread in global mode) and the calling thread's thread-local ones; the
+// capture then shows no id, graph or dependencies, and its end answers INVALIDATED. cuMemFree and a stream-ordered
+// allocation on a stream that does not capture are unsafe too; relaxed captures refuse nothing (measured on an
+// H100, driver 580: tools/gpu-probe/captureunsafe28 and captureinfo28). NVIDIA Warp ends a capture whose graph it
+// cannot get with a cleared runtime error; with cuemu's ACTIVE capture it kept the error for its next launch.
+TEST_F(api_stream_CaptureGraph, UnsafeCallInvalidatesTheCapture) {
+  CUdeviceptr spare = 0;
+  CU_ASSERT_OK(cuMemAlloc(&spare, 256));
+  struct Unsafe {
+    const char* name;
+    std::function<CUresult()> call;
+  };
+  std::vector<Unsafe> calls = {{"cuMemAlloc",
+                                [] {
+                                  CUdeviceptr q = 0;
+                                  return cuMemAlloc(&q, 256);
+                                }},
+                               {"cuMemFree", [&] { return cuMemFree(spare); }},
+                               {"cuMemAllocAsync on another stream",
+                                [&] {
+                                  CUdeviceptr q = 0;
+                                  return cuMemAllocAsync(&q, 256, s2);
+                                }},
+                               {"cuMemAlloc on another thread", [] {
+                                  CUresult r = CUDA_ERROR_UNKNOWN;
+                                  CUcontext current = nullptr;
+                                  cuCtxGetCurrent(&current);
+                                  std::thread t([&] {
+                                    cuCtxSetCurrent(current);
+                                    CUdeviceptr q = 0;
+                                    r = cuMemAlloc(&q, 256);
+                                    if (r == CUDA_SUCCESS) cuMemFree(q);
+                                  });
+                                  t.join();
+                                  return r;
+                                }}};
+  for (CUstreamCaptureMode mode : {CU_STREAM_CAPTURE_MODE_GLOBAL, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL}) {
+    for (const Unsafe& unsafe : calls) {
+      SCOPED_TRACE(std::string(unsafe.name) + (mode == CU_STREAM_CAPTURE_MODE_GLOBAL ? " global" : " thread-local"));
+      CU_ASSERT_OK(cuStreamBeginCapture(s1, mode));
+      CU_ASSERT_OK(Fill(s1, p, 1, 16));
+      bool otherThreadLocal =
+          mode == CU_STREAM_CAPTURE_MODE_THREAD_LOCAL && std::string(unsafe.name).find("thread") != std::string::npos;
+      CUresult refused = unsafe.call();
+      CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+      cuuint64_t id = 1;
+      CUgraph inCapture = nullptr;
+      const CUgraphNode* deps = nullptr;
+      size_t count = 7;
+      CU_EXPECT_OK(cuStreamGetCaptureInfo(s1, &status, &id, &inCapture, &deps, nullptr, &count));
+      CUgraph g = nullptr;
+      CUresult end = cuStreamEndCapture(s1, &g);
+      if (otherThreadLocal) {  // another thread's capture does not concern it
+        CU_EXPECT_OK(refused);
+        EXPECT_EQ(status, CU_STREAM_CAPTURE_STATUS_ACTIVE);
+        CU_EXPECT_OK(end);
+      } else {
+        CU_EXPECT(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, refused);
+        EXPECT_EQ(status, CU_STREAM_CAPTURE_STATUS_INVALIDATED);
+        EXPECT_EQ(id, 0u);
+        EXPECT_EQ(inCapture, nullptr);
+        EXPECT_EQ(count, 0u);
+        CU_EXPECT(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, end);
+        EXPECT_EQ(g, nullptr);
+      }
+      if (g) cuGraphDestroy(g);
+    }
+  }
+  CU_ASSERT_OK(cuStreamBeginCapture(s1, CU_STREAM_CAPTURE_MODE_RELAXED));
+  for (const Unsafe& unsafe : calls) {
+    if (std::string(unsafe.name) == "cuMemFree") continue;  // the spare is freed last
+    CU_EXPECT_OK(unsafe.call()) << unsafe.name << " during a relaxed capture";
+  }
+  CU_EXPECT_OK(cuMemFree(spare)) << "during a relaxed capture";
+  CUgraph g = nullptr;
+  CU_EXPECT_OK(cuStreamEndCapture(s1, &g));
+  if (g) cuGraphDestroy(g);
+  CU_EXPECT_OK(cuCtxSynchronize());
 }
 
 TEST_F(api_stream_CaptureGraph, ExchangeModeRejectsBadMode) {

@@ -71,7 +71,7 @@ inline CUresult runEntry(const char* argNames, Impl&& impl, Args... args) noexce
       [[unlikely]] {
     result = fault;
   } else if (hasPolicy(Id, UnsafeInCapture) && unsafeCallRefusedDuringCapture()) [[unlikely]] {
-    result = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    result = refuseUnsafeCallDuringCapture();
   } else if (hasPolicy(Id, RefusesLegacyContext) && currentContextIsLegacy()) [[unlikely]] {
     result = CUDA_ERROR_INVALID_CONTEXT;
   } else {

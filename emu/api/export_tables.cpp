@@ -451,7 +451,7 @@ CUresult integrityCheckImpl(uint32_t version, uint64_t unixSeconds, uint64_t out
     return CUDA_SUCCESS;
   }
   IntegrityMessage m{};
-  m.a.driverVersion = static_cast<uint32_t>(kDriverVersion);
+  m.a.driverVersion = static_cast<uint32_t>(reportedDriverVersion());
   m.a.version = version;
   m.a.pid = static_cast<uint32_t>(getpid());
   m.a.tid = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(reinterpret_cast<void*>(pthread_self())));

@@ -31,7 +31,6 @@ const ProcRow kRows[] = {
 };
 #undef CUEMU_PROC
 
-constexpr int kNewestVersion = kDriverVersion;
 constexpr cuuint64_t kKnownFlags = CU_GET_PROC_ADDRESS_LEGACY_STREAM | CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
 
 struct Lookup {
@@ -41,7 +40,7 @@ struct Lookup {
 };
 
 Lookup lookup(const char* symbol, int version, cuuint64_t flags) {
-  if (version > kNewestVersion || (flags & ~kKnownFlags))
+  if (version > reportedDriverVersion() || (flags & ~kKnownFlags))
     return {CUDA_ERROR_INVALID_VALUE, CU_GET_PROC_ADDRESS_SUCCESS, nullptr};
   const bool perThread = flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
   std::string_view name(symbol);

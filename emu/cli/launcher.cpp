@@ -3,6 +3,7 @@
 #include "core/checkers.h"
 #include "core/config.h"
 #include "core/device.h"
+#include "core/driver.h"
 
 #include <ptx/exec.h>
 
@@ -52,6 +53,10 @@ const std::vector<Setting>& settings() {
       {"--ptx-isa", "CUEMU_PTX_ISA", "MODE",
        "newest (the default here): PTX of any ISA 9.x, which toolkits newer than the driver write (NVRTC, NVVM "
        "13.1+ from PyPI); driver: up to 9.0, as driver 580 (newer is CUDA_ERROR_UNSUPPORTED_PTX_VERSION)"},
+      {"--driver-version", "CUEMU_DRIVER_VERSION", "VERSION",
+       "the CUDA version the driver reports and accepts, 13.0 (driver 580, the default) to 13.9: PTX ISA up to 9.Y "
+       "and cuGetProcAddress requests up to 13.Y, as a newer driver would (the entry points stay driver 580's); for "
+       "clients that give an older driver SASS instead of PTX (NVIDIA Warp: 13.4)"},
       {"--tool", "CUEMU_TOOL", "TOOL",
        "check the program as compute-sanitizer's tool of that name does: memcheck, racecheck, initcheck, synccheck"},
       {"--leak-check", "CUEMU_LEAK_CHECK", "MODE",
@@ -105,6 +110,9 @@ std::vector<std::string> validateSettings(const SettingValues& values) {
     } else if (name == "CUEMU_PTX_ISA") {
       if (value != "driver" && value != "newest")
         problems.push_back(fmt::format("{}={}: neither 'driver' nor 'newest'", name, value));
+    } else if (name == "CUEMU_DRIVER_VERSION") {
+      if (auto version = parseDriverVersion(value); !version)
+        problems.push_back(fmt::format("{}={}: {}", name, value, version.error().message));
     } else if (name == "CUEMU_REWRITES") {
       uint32_t mask = 0;
       std::string error;

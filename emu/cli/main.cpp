@@ -52,6 +52,8 @@ int showInfo(const SettingValues& values) {
   fmt::print("cuemu {} (the cuemu command)\n", kVersion);
   fmt::print("emulates the CUDA driver API of driver 580, version {}.{}\n", kDriverVersion / 1000,
              kDriverVersion % 1000 / 10);
+  if (int reported = reportedDriverVersion(); reported != kDriverVersion)
+    fmt::print("reports version {}.{} (CUEMU_DRIVER_VERSION)\n", reported / 1000, reported % 1000 / 10);
   std::vector<std::string> tried;
   std::string dir = findLibraryDir(tried);
   if (dir.empty()) {

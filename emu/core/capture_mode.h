@@ -9,6 +9,10 @@
 namespace cuemu {
 
 bool unsafeCallRefusedDuringCapture();
+// Refuses such a call: invalidates the captures that made it unsafe (every global-mode capture when this thread is in
+// global mode, and this thread's thread-local ones), as driver 580 does (tools/gpu-probe/captureunsafe28), and
+// answers CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED.
+CUresult refuseUnsafeCallDuringCapture();
 CUstreamCaptureMode exchangeThreadCaptureMode(CUstreamCaptureMode mode);
 
 }  // namespace cuemu

@@ -3,6 +3,10 @@
 #include "core/device.h"
 #include "core/log.h"
 
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cstdlib>
 #include <mutex>
 #include <pthread.h>
 
@@ -42,6 +46,36 @@ CUresult initializeDriver(unsigned flags) {
   (void)registered;
   detail::g_initialized.store(true, std::memory_order_release);
   return CUDA_SUCCESS;
+}
+
+Expected<int> parseDriverVersion(std::string_view text) {
+  int major = 0, minor = 0, version = -1;
+  const char* end = text.data() + text.size();
+  if (auto dot = text.find('.'); dot != std::string_view::npos) {
+    auto [m, e1] = std::from_chars(text.data(), text.data() + dot, major);
+    auto [n, e2] = std::from_chars(text.data() + dot + 1, end, minor);
+    if (e1 == std::errc() && e2 == std::errc() && m == text.data() + dot && n == end && dot + 2 == text.size())
+      version = major * 1000 + minor * 10;
+  } else if (auto [p, e] = std::from_chars(text.data(), end, version); e != std::errc() || p != end) {
+    version = -1;
+  }
+  if (version < kDriverVersion || version > 13090 || version % 10 != 0)
+    return makeError(CUDA_ERROR_INVALID_VALUE,
+                     fmt::format("'{}' is not a CUDA 13 version from 13.0 to 13.9 (such as 13.4 or 13040)", text));
+  return version;
+}
+
+int reportedDriverVersion() {
+  static const int version = [] {
+    const char* text = std::getenv("CUEMU_DRIVER_VERSION");
+    if (!text || !*text) return kDriverVersion;
+    auto parsed = parseDriverVersion(text);
+    if (parsed) return *parsed;
+    CUEMU_ERROR("CUEMU_DRIVER_VERSION: {}: reporting {}.{}", parsed.error().message, kDriverVersion / 1000,
+                kDriverVersion % 1000 / 10);
+    return kDriverVersion;
+  }();
+  return version;
 }
 
 }  // namespace cuemu

@@ -551,7 +551,18 @@ void leaveCapture(Stream& stream) {
   setDependencies(stream, {});
 }
 
-void countCapture(const CaptureSession& session, int delta) {
+// Every capture under way (under captureMutex()), for refuseUnsafeCallDuringCapture.
+std::vector<CaptureSession*>& liveSessions() {
+  static auto* sessions = new std::vector<CaptureSession*>;
+  return *sessions;
+}
+
+void countCapture(CaptureSession& session, int delta) {
+  auto& live = liveSessions();
+  if (delta > 0)
+    live.push_back(&session);
+  else
+    live.erase(std::remove(live.begin(), live.end(), &session), live.end());
   if (session.mode() == CU_STREAM_CAPTURE_MODE_GLOBAL) g_globalCaptures.fetch_add(delta);
   if (session.mode() == CU_STREAM_CAPTURE_MODE_THREAD_LOCAL && session.thread() == std::this_thread::get_id())
     t_threadLocalCaptures += delta;
@@ -634,6 +645,9 @@ CaptureInfo captureInfo(Stream& stream) {
   auto& session = stream.captureSession;
   if (!session) return info;
   info.status = session->invalidated ? CU_STREAM_CAPTURE_STATUS_INVALIDATED : CU_STREAM_CAPTURE_STATUS_ACTIVE;
+  // An invalidated capture has no id, graph or dependencies to show (driver 580: tools/gpu-probe/captureinfo28).
+  // NVIDIA Warp takes the NULL graph for a failed capture and clears the runtime's error.
+  if (session->invalidated) return info;
   info.id = session->id();
   info.graph = session->graph()->apiHandle();
   info.dependencies = stream.captureDependencyHandles.empty() ? nullptr : stream.captureDependencyHandles.data();
@@ -767,6 +781,17 @@ bool unsafeCallRefusedDuringCapture() {
   return t_captureMode == CU_STREAM_CAPTURE_MODE_GLOBAL && g_globalCaptures.load() > 0;
 }
 
+CUresult refuseUnsafeCallDuringCapture() {
+  std::lock_guard lock(captureMutex());
+  for (CaptureSession* session : liveSessions()) {
+    bool global = session->mode() == CU_STREAM_CAPTURE_MODE_GLOBAL && t_captureMode == CU_STREAM_CAPTURE_MODE_GLOBAL;
+    bool ownThreadLocal =
+        session->mode() == CU_STREAM_CAPTURE_MODE_THREAD_LOCAL && session->thread() == std::this_thread::get_id();
+    if (global || ownThreadLocal) session->invalidated = true;
+  }
+  return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+}
+
 CUstreamCaptureMode exchangeThreadCaptureMode(CUstreamCaptureMode mode) {
   CUstreamCaptureMode previous = t_captureMode;
   t_captureMode = mode;
@@ -785,7 +810,7 @@ struct GraphMemoryUsage {
 struct GraphMemoryRegistry {
   std::mutex mutex;
   std::map<int, GraphMemoryUsage> usage;                         // by device ordinal
-  std::set<CUdeviceptr> live;                                    // the start of every graph allocation still held
+  std::map<CUdeviceptr, GraphAllocation*> live;                  // every graph allocation still held, by start
   std::set<std::shared_ptr<GraphAllocation>> leftToApplication;  // kept past their graphs (keepLeftToApplication)
 };
 
@@ -803,7 +828,7 @@ GraphAllocation::GraphAllocation(RegionPtr r, int d)
   auto& use = registry.usage[device_];
   use.current += size_;
   use.high = std::max(use.high, use.current);
-  registry.live.insert(start_);
+  registry.live[start_] = this;
 }
 
 GraphAllocation::~GraphAllocation() {
@@ -837,6 +862,11 @@ CUresult GraphAllocation::beginLaunch(Context& context, bool freedByGraph, bool 
 bool GraphAllocation::freedByApplication() {
   std::lock_guard lock(mutex_);
   return !mapped() || region_->freePending.load();
+}
+
+bool GraphAllocation::heldByApplication() {
+  std::lock_guard lock(mutex_);
+  return leftToApplication_ && mapped() && !region_->freePending.load();
 }
 
 void keepLeftToApplication(std::shared_ptr<GraphAllocation> allocation) {
@@ -906,6 +936,13 @@ bool isGraphAllocation(CUdeviceptr dptr) {
   auto& registry = graphMemory();
   std::lock_guard lock(registry.mutex);
   return registry.live.count(dptr) != 0;
+}
+
+bool applicationMayFree(CUdeviceptr dptr) {
+  auto& registry = graphMemory();
+  std::lock_guard lock(registry.mutex);  // then the allocation's, as trimGraphMemory takes them
+  auto it = registry.live.find(dptr);
+  return it == registry.live.end() || it->second->heldByApplication();
 }
 
 CUresult graphMemAttribute(int device, CUgraphMem_attribute attribute, uint64_t* value) {

@@ -82,6 +82,9 @@ class GraphAllocation {
   CUresult beginLaunch(Context& context, bool freedByGraph, bool autoFree);
   // Whether the application freed the memory (cuMemFree, cuMemFreeAsync) since a launch left it allocated.
   bool freedByApplication();
+  // Whether a launch left the memory allocated and the application has not freed it yet: only then may the
+  // application free it.
+  bool heldByApplication();
   // In stream order at the node: allocates again what a cuMemFreeAsync queued before the launch released.
   CUresult ensureMapped(Context& context);
 
@@ -166,6 +169,10 @@ Expected<NodeData> makeConditional(const CUDA_CONDITIONAL_NODE_PARAMS& params);
 Expected<NodeData> makeGraphAllocation(Context& context, const CUDA_MEM_ALLOC_NODE_PARAMS& params);
 // Whether `dptr` is the start of memory a graph allocated and still holds.
 bool isGraphAllocation(CUdeviceptr dptr);
+// Whether the application may free `dptr` outside a capture (cuMemFree, cuMemFreeAsync): not a graph allocation
+// that no launch has left allocated (before the graph's first launch; after the graph or the application freed it),
+// which driver 580 refuses with CUDA_ERROR_INVALID_VALUE (tools/gpu-probe/graphfree28); any other address may be.
+bool applicationMayFree(CUdeviceptr dptr);
 // cuDeviceGetGraphMemAttribute / cuDeviceSetGraphMemAttribute for one device.
 CUresult graphMemAttribute(int device, CUgraphMem_attribute attribute, uint64_t* value);
 CUresult resetGraphMemHighWatermark(int device, CUgraphMem_attribute attribute);

@@ -3,6 +3,7 @@
 #include "core/address_space.h"
 #include "core/context.h"
 #include "core/device.h"
+#include "core/driver.h"
 #include "core/fatbin.h"
 #include "core/log.h"
 #include "core/memory.h"
@@ -108,8 +109,9 @@ void reportJit(const JitOptions& options, std::string_view errorMessage, std::st
 
 namespace {
 
-// The newest PTX ISA the driver compiles (CUDA 13.0: ISA 9.0); newer PTX is CUDA_ERROR_UNSUPPORTED_PTX_VERSION.
-constexpr int kNewestPtxIsa = 90;
+// The newest PTX ISA the driver compiles (CUDA 13.0: ISA 9.0; 13.Y, as CUEMU_DRIVER_VERSION may report: 9.Y); newer
+// PTX is CUDA_ERROR_UNSUPPORTED_PTX_VERSION.
+int newestPtxIsa() { return 90 + reportedDriverVersion() % 1000 / 10; }
 
 // ".version 9.0" -> 90 and ".target sm_75" -> 75, for function attributes.
 void readVersionAndTarget(std::string_view text, int& version, int& target) {
@@ -151,6 +153,7 @@ void dumpPtx(std::string_view text, const std::string& imageName) {
 }  // namespace
 
 bool newerPtxIsaAccepted(int version) {
+  if (version <= newestPtxIsa()) return true;
   const char* mode = std::getenv("CUEMU_PTX_ISA");
   if (!mode || !*mode || std::strcmp(mode, "driver") == 0) return false;
   if (std::strcmp(mode, "newest") != 0) {
@@ -159,7 +162,7 @@ bool newerPtxIsaAccepted(int version) {
                    [&] { CUEMU_ERROR("CUEMU_PTX_ISA='{}' is neither 'driver' nor 'newest': using 'driver'", mode); });
     return false;
   }
-  return version / 10 == kNewestPtxIsa / 10;
+  return version / 10 == newestPtxIsa() / 10;
 }
 
 int ptxIsaVersion(std::string_view text) {
@@ -202,11 +205,12 @@ Expected<CompiledImage> compileImage(const void* image, int ccMajor, int ccMinor
       !ptx->units.empty() &&
       std::all_of(ptx->units.begin(), ptx->units.end(), [](const PtxText& unit) { return unit.standsInForCubin; });
   const bool newerAccepted = standsInForCubins || newerPtxIsaAccepted(out.ptxVersion);
-  if (out.ptxVersion > kNewestPtxIsa && !newerAccepted)
+  const int newestIsa = newestPtxIsa();
+  if (out.ptxVersion > newestIsa && !newerAccepted)
     return makeError(CUDA_ERROR_UNSUPPORTED_PTX_VERSION,
                      fmt::format("{}: PTX ISA {}.{} is newer than the {}.{} this driver supports{}", out.name,
-                                 out.ptxVersion / 10, out.ptxVersion % 10, kNewestPtxIsa / 10, kNewestPtxIsa % 10,
-                                 out.ptxVersion / 10 == kNewestPtxIsa / 10
+                                 out.ptxVersion / 10, out.ptxVersion % 10, newestIsa / 10, newestIsa % 10,
+                                 out.ptxVersion / 10 == newestIsa / 10
                                      ? " (CUEMU_PTX_ISA=newest, as `cuemu run` sets it, compiles it: a newer "
                                        "toolkit's PTX, which a GPU gets as a cubin)"
                                      : ""));

@@ -73,7 +73,8 @@ void reportJit(const JitOptions& options, std::string_view errorMessage, std::st
 // than the driver (NVRTC and NVVM 13.1 and later, which PyPI's cuda-toolkit packages bring) write such PTX; a client
 // gives a GPU the cubin it compiles from it, which driver 580 runs, and gives cuemu, which runs PTX only, the PTX
 // (CuPy with CUPY_COMPILE_WITH_PTX=1, cuemu's nvJitLink for LTO-IR), which driver 580 itself would refuse.
-// `driver` (the default): as driver 580. Read at each use, as loads are rare and a test may switch it.
+// `driver` (the default): as driver 580, or up to 9.Y where CUEMU_DRIVER_VERSION reports 13.Y. Read at each use, as
+// loads are rare and a test may switch it.
 // `version`: major * 10 + minor, as ptxIsaVersion(".version 9.5 ...") = 95 (0 without a .version).
 bool newerPtxIsaAccepted(int version);
 int ptxIsaVersion(std::string_view text);

@@ -187,7 +187,12 @@ void Stream::runItem(Item& item) {
       CUEMU_ERROR("stream work failed: {}", e.what());
       result = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
     }
-    if (result != CUDA_SUCCESS) context_.setStickyError(result);
+    if (result != CUDA_SUCCESS) {
+      context_.setStickyError(result);
+      // What the grid printed before it faulted still reaches stdout, as an H100's printf buffer does when the host
+      // learns of the fault (tools/gpu-probe/printftrap28): the host's later calls fail without synchronising.
+      context_.modules().flushPrintf();
+    }
   }
   if (timed) [[unlikely]] {
     std::vector<std::pair<unsigned long long, uint64_t>> waitedFor;

@@ -59,7 +59,7 @@ CUresult cuInit(unsigned int flags) {
 
 CUresult cuDriverGetVersion(int* driverVersion) {
   if (!driverVersion) return CUDA_ERROR_INVALID_VALUE;
-  *driverVersion = kDriverVersion;
+  *driverVersion = reportedDriverVersion();
   return CUDA_SUCCESS;
 }
 

@@ -2,6 +2,7 @@
 #include "api/impl.h"
 
 #include "core/device.h"
+#include "core/graph.h"
 #include "core/limits.h"
 #include "core/memory.h"
 #include "impl/memory_internal.h"
@@ -53,7 +54,8 @@ CUresult cuMemAllocPitch_v2(CUdeviceptr* dptr, size_t* pPitch, size_t WidthInByt
 // No current context is needed: the allocation knows its context (NVIDIA's driver frees it too, measured on an
 // H100; numba's cuda.close() frees after popping its context).
 CUresult cuMemFree_v2(CUdeviceptr dptr) {
-  if (!dptr) return CUDA_SUCCESS;  // like free(NULL)
+  if (!dptr) return CUDA_SUCCESS;                                  // like free(NULL)
+  if (!applicationMayFree(dptr)) return CUDA_ERROR_INVALID_VALUE;  // a graph's memory no launch has left allocated
   // Memory of a pinned host pool is freed here too (driver 580 accepts it).
   RegionPtr region = AddressSpace::instance().findStart(dptr);
   // cuMemAlloc memory waits for the owner's work; pool memory does not (an H100 frees it at once and a kernel still

@@ -5,6 +5,7 @@
 // address at every launch) and a free of such memory is a MEM_FREE node.
 #include "api/impl.h"
 
+#include "core/capture_mode.h"
 #include "core/checkers.h"
 #include "core/device.h"
 #include "core/graph.h"
@@ -53,6 +54,9 @@ CUresult allocFromPool(CUdeviceptr* dptr, size_t bytesize, std::shared_ptr<MemPo
       *dptr = address;
     return result;
   }
+  // Allocating in stream order on a stream that does not capture is unsafe during a capture (driver 580:
+  // tools/gpu-probe/captureunsafe28), as cuMemAlloc is.
+  if (unsafeCallRefusedDuringCapture()) return refuseUnsafeCallDuringCapture();
   if (!pool) pool = currentMemPool(context.device().ordinal());
   auto region = pool->allocate(context, bytesize);
   if (!region) return region.error().code;
@@ -70,6 +74,7 @@ CUresult freeAsync(CUdeviceptr dptr, CUstream stream) {
     if (resolved &&
         captureIfCapturing(**resolved, CU_GRAPH_NODE_TYPE_MEM_FREE, NodeData{MemFreeNodeData{dptr}}, result))
       return result;
+    if (!applicationMayFree(dptr)) return CUDA_ERROR_INVALID_VALUE;
   }
   RegionPtr region = AddressSpace::instance().findStart(dptr);
   if (!region || !(region->kind == MemoryKind::Device || isHostPoolRegion(*region))) return CUDA_ERROR_INVALID_VALUE;

@@ -110,6 +110,12 @@ CUEMU_PTX_ISA=driver "$cuemu" run -- sh -c 'echo "isa=$CUEMU_PTX_ISA"' >"$out"
 check "run: a CUEMU_PTX_ISA the user set stays" 'grep -qx "isa=driver" "$out"'
 "$cuemu" run --ptx-isa 9.5 -- true 2>"$err"
 check "run: an invalid --ptx-isa mode is refused" '[ $? -eq 2 ] && grep -q "CUEMU_PTX_ISA=9.5" "$err"'
+"$cuemu" run --driver-version 13.4 -- sh -c 'echo "version=$CUEMU_DRIVER_VERSION"' >"$out"
+check "run: --driver-version 13.4 becomes CUEMU_DRIVER_VERSION=13.4" 'grep -qx "version=13.4" "$out"'
+"$cuemu" run --driver-version 12.8 -- true 2>"$err"
+check "run: a driver version outside 13.0..13.9 is refused" '[ $? -eq 2 ] && grep -q "CUEMU_DRIVER_VERSION=12.8" "$err"'
+"$cuemu" info --driver-version 13.4 >"$out"
+check "info: shows the version the driver reports" 'grep -q "reports version 13.4" "$out"'
 "$cuemu" run -- sh -c 'exit 7'
 check "run: the exit status is the program's" '[ $? -eq 7 ]'
 "$cuemu" run -- /nonexistent/program 2>"$err"

@@ -11,9 +11,13 @@
 #   - JAX (jax[cuda13-local] with NVIDIA's cuDNN and CUDA runtime wheels; cuBLAS and NVRTC come with cuDNN's) through
 #     `cuemu run --device-profile gb10`: test_jax.py;
 #   - Taichi (its own LLVM writes PTX) through `cuemu run`: test_taichi.py;
-#   - with CUEMU_CLIENTS_EXTRA="tensorflow cudf" (environments of 6.3 and 3.6 GB, left out of CI for its time and
-#     disk): TensorFlow (tensorflow[and-cuda]: CUDA 12 libraries) and RAPIDS cuDF and cuML (cudf-cu13, cuml-cu13)
-#     through `cuemu run --device-profile gb10`: test_tensorflow.py, test_cudf.py, test_cuml.py.
+#   - NVIDIA Warp (warp-lang: its NVRTC and PTX compiler inside) through `cuemu run --driver-version V`, V the CUDA
+#     version Warp was built with (it hands an older driver SASS): test_warp.py;
+#   - with CUEMU_CLIENTS_EXTRA="tensorflow cudf nvmath" (environments of 6.3, 3.6 and 2.9 GB, left out of CI for
+#     their time and disk): TensorFlow (tensorflow[and-cuda]: CUDA 12 libraries) and RAPIDS cuDF and cuML (cudf-cu13,
+#     cuml-cu13) through `cuemu run --device-profile gb10`: test_tensorflow.py, test_cudf.py, test_cuml.py;
+#     nvmath-python (nvmath-python[cu13-dx]: CUDA 13.5's cuBLAS and cuFFT, cuFFTDx/cuBLASDx through numba-cuda)
+#     through `cuemu run --device-profile rtx-pro-6000`: test_nvmath.py.
 # CUEMU_CLIENTS_SKIP="jax" leaves JAX's environment (2.6 GB) out.
 # Usage: tests/clients/run.sh BUILD_DIR        Exit 77 (ctest: skipped) when the environments cannot be made
 # (no network, no python3-venv). CUEMU_CLIENTS_REFRESH=1 reinstalls (picks up new releases).
@@ -68,6 +72,11 @@ if ! make_venv "$taichi" pytest numpy taichi; then
   echo "SKIP: cannot install Taichi into $taichi"
   exit 77
 fi
+warp=$build/clients-venv-warp
+if ! make_venv "$warp" pytest numpy warp-lang; then
+  echo "SKIP: cannot install Warp into $warp"
+  exit 77
+fi
 extra() { [[ " ${CUEMU_CLIENTS_EXTRA:-} " == *" $1 "* ]]; }
 tf=$build/clients-venv-tensorflow
 if extra tensorflow && ! make_venv "$tf" pytest "tensorflow[and-cuda]"; then
@@ -77,6 +86,11 @@ fi
 cudf=$build/clients-venv-cudf
 if extra cudf && ! make_venv "$cudf" pytest cudf-cu13 cuml-cu13; then
   echo "SKIP: cannot install cuDF into $cudf"
+  exit 77
+fi
+nvmath=$build/clients-venv-nvmath
+if extra nvmath && ! make_venv "$nvmath" pytest "nvmath-python[cu13-dx]"; then
+  echo "SKIP: cannot install nvmath-python into $nvmath"
   exit 77
 fi
 
@@ -91,9 +105,9 @@ run() {  # LABEL VENV FILE
   echo "=== $1: $(basename "$3")"
   (cd "$here" && "$2/bin/python" -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning "$3") || failed=1
 }
-for v in "$newest" "$cudart130" "$cccl" "$triton" "$jax" "$taichi" "$tf" "$cudf"; do
+for v in "$newest" "$cudart130" "$cccl" "$triton" "$jax" "$taichi" "$warp" "$tf" "$cudf" "$nvmath"; do
   [ -x "$v/bin/python" ] || continue
-  "$v/bin/python" -m pip list 2>/dev/null | grep -iE '^(cuda-bindings|cuda-core|cuda-cccl|numba-cuda|cupy-cuda13x|nvidia-cuda-nvrtc|nvidia-ml-py|triton|jax|jaxlib|jax-cuda13-plugin|tensorflow|cudf-cu13|cuml-cu13|taichi) ' |
+  "$v/bin/python" -m pip list 2>/dev/null | grep -iE '^(cuda-bindings|cuda-core|cuda-cccl|numba-cuda|cupy-cuda13x|nvidia-cuda-nvrtc|nvidia-ml-py|triton|jax|jaxlib|jax-cuda13-plugin|tensorflow|cudf-cu13|cuml-cu13|taichi|warp-lang|nvmath-python) ' |
     tr -s ' ' | sed 's/^/  /'
 done
 run "newest" "$newest" test_cuda_python.py
@@ -141,6 +155,13 @@ if ! skipped jax; then
 fi
 echo "=== Taichi, through cuemu run: test_taichi.py"
 (cd "$here" && "$build/emu/cuemu" run -- "$taichi/bin/python" -m pytest -q -p no:cacheprovider test_taichi.py) || failed=1
+# Warp gives the driver its PTX only when the driver is at least as new as the CUDA it was built with (13.4 for
+# warp-lang 1.19); else it compiles SASS itself. Its kernel cache is kept in the build folder.
+echo "=== Warp, through cuemu run --driver-version: test_warp.py"
+warp_ctk=$("$warp/bin/python" -c 'import warp; warp.config.quiet = True; warp.init()
+print("%d.%d" % warp._src.context.runtime.toolkit_version)' | tail -1)
+(cd "$here" && WARP_CACHE_PATH="$build/clients-cache/warp" "$build/emu/cuemu" run --driver-version "${warp_ctk:-13.9}" -- \
+  "$warp/bin/python" -m pytest -q -p no:cacheprovider test_warp.py) || failed=1
 # TensorFlow's kernels have compute_90 PTX, its CUDA 12 cuBLAS/cuDNN compute_120/121 PTX only. Its libraries' search
 # path lacks the cuSOLVER wheel's folder (TensorFlow then registers no GPU): named here, as on a GPU machine.
 if extra tensorflow; then
@@ -154,5 +175,11 @@ if extra cudf; then
   echo "=== cuDF and cuML, through cuemu run --device-profile gb10: test_cudf.py, test_cuml.py"
   (cd "$here" && "$build/emu/cuemu" run --device-profile gb10 -- "$cudf/bin/python" -m pytest -q -p no:cacheprovider \
     -W ignore::UserWarning test_cudf.py test_cuml.py) || failed=1
+fi
+# cuBLASLt's kernels are compute_120 PTX; nvmath's device APIs refuse compute capability 12.1: 12.0 runs both
+if extra nvmath; then
+  echo "=== nvmath-python, through cuemu run --device-profile rtx-pro-6000: test_nvmath.py"
+  (cd "$here" && "$build/emu/cuemu" run --device-profile rtx-pro-6000 \
+    -- "$nvmath/bin/python" -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning test_nvmath.py) || failed=1
 fi
 exit $failed

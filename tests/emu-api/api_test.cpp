@@ -174,6 +174,58 @@ TEST(Api, DriverVersionIs13000) {
   EXPECT_EQ(fn<CUresult (*)(int*)>("cuDriverGetVersion")(nullptr), CUDA_ERROR_INVALID_VALUE);
 }
 
+// CUEMU_DRIVER_VERSION=13.Y (`cuemu run --driver-version`): the driver reports 13.Y, as a newer release's driver
+// would, and accepts what that one accepts: cuGetProcAddress requests up to 13.Y (answered from driver 580's table)
+// and PTX up to ISA 9.Y without CUEMU_PTX_ISA=newest. Clients such as NVIDIA Warp hand the driver PTX only when it
+// reports at least their toolkit's version. A value outside 13.0..13.9 is ignored (13.0, driver 580's).
+TEST(Api, DriverVersionReportsTheConfiguredVersion) {
+  EXPECT_EQ(runChild("Child.DriverVersion", {"CUEMU_DRIVER_VERSION=13.4", "CUEMU_EXPECT_VERSION=13040"}), 0);
+  EXPECT_EQ(runChild("Child.DriverVersion", {"CUEMU_DRIVER_VERSION=13040", "CUEMU_EXPECT_VERSION=13040"}), 0);
+  EXPECT_EQ(runChild("Child.DriverVersion", {"CUEMU_DRIVER_VERSION=14.0", "CUEMU_EXPECT_VERSION=13000"}), 0);
+  EXPECT_EQ(runChild("Child.DriverVersion", {"CUEMU_DRIVER_VERSION=13.45", "CUEMU_EXPECT_VERSION=13000"}), 0);
+}
+TEST(Child, DriverVersion) {
+  if (!isChild()) GTEST_SKIP() << "runs in a child process";
+  const int expected = std::atoi(std::getenv("CUEMU_EXPECT_VERSION"));
+  int v = 0;
+  ASSERT_EQ(fn<CUresult (*)(int*)>("cuDriverGetVersion")(&v), CUDA_SUCCESS);
+  EXPECT_EQ(v, expected);
+  auto gpa = fn<GetProcV2>("cuGetProcAddress_v2");
+  void* p = nullptr;
+  void* at13000 = nullptr;
+  CUdriverProcAddressQueryResult st{};
+  ASSERT_EQ(gpa("cuMemAlloc", &at13000, 13000, 0, &st), CUDA_SUCCESS);
+  EXPECT_EQ(gpa("cuMemAlloc", &p, expected, 0, &st), CUDA_SUCCESS);
+  EXPECT_EQ(st, CU_GET_PROC_ADDRESS_SUCCESS);
+  EXPECT_EQ(p, at13000);
+  EXPECT_EQ(gpa("cuMemAlloc", &p, expected + 10, 0, &st), CUDA_ERROR_INVALID_VALUE);
+  initDriver();
+  CUcontext ctx;
+  ASSERT_EQ(fn<CUresult (*)(CUcontext*, unsigned, CUdevice)>("cuCtxCreate_v2")(&ctx, 0, 0), CUDA_SUCCESS);
+  auto ptx = [](int isa) {
+    return ".version " + std::to_string(isa / 10) + "." + std::to_string(isa % 10) +
+           "\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n  ret;\n}\n";
+  };
+  auto load = fn<CUresult (*)(CUmodule*, const void*)>("cuModuleLoadData");
+  ::setenv("CUEMU_PTX_ISA", "driver", 1);
+  const int newestIsa = 90 + expected % 1000 / 10;
+  CUmodule module = nullptr;
+  EXPECT_EQ(load(&module, ptx(newestIsa).c_str()), CUDA_SUCCESS);
+  EXPECT_EQ(load(&module, ptx(newestIsa + 1).c_str()), CUDA_ERROR_UNSUPPORTED_PTX_VERSION);
+  using Create = CUresult (*)(unsigned, CUjit_option*, void**, CUlinkState*);
+  using Add = CUresult (*)(CUlinkState, CUjitInputType, void*, size_t, const char*, unsigned, CUjit_option*, void**);
+  for (int isa : {newestIsa, newestIsa + 1}) {
+    std::string text = ptx(isa);
+    CUlinkState link = nullptr;
+    ASSERT_EQ(fn<Create>("cuLinkCreate_v2")(0, nullptr, nullptr, &link), CUDA_SUCCESS);
+    EXPECT_EQ(
+        fn<Add>("cuLinkAddData_v2")(link, CU_JIT_INPUT_PTX, text.data(), text.size() + 1, "k.ptx", 0, nullptr, nullptr),
+        isa == newestIsa ? CUDA_SUCCESS : CUDA_ERROR_INVALID_PTX)
+        << "ISA " << isa;
+    EXPECT_EQ(fn<CUresult (*)(CUlinkState)>("cuLinkDestroy")(link), CUDA_SUCCESS);
+  }
+}
+
 TEST(Api, InitRejectsFlags) {
   EXPECT_EQ(fn<CUresult (*)(unsigned)>("cuInit")(1), CUDA_ERROR_INVALID_VALUE);
   initDriver();
@@ -390,6 +442,51 @@ TEST(Child, NewerPtxIsa) {
     }
     EXPECT_EQ(fn<CUresult (*)(CUlinkState)>("cuLinkDestroy")(link), CUDA_SUCCESS);
   }
+}
+
+// Device printf output a grid wrote before it faulted reaches stdout: an H100 (driver 580) prints it when the host
+// learns of the fault, at cuCtxSynchronize, cuStreamSynchronize, cuStreamQuery or a copy
+// (tools/gpu-probe/printftrap28, results/printftrap28-h100-2026-11-28.txt). Warp's zero-step slice check prints its
+// message and traps; cuemu lost the message, as every call after the fault answered without flushing.
+TEST(Api, PrintfBeforeAFaultReachesStdout) { ASSERT_EQ(runChild("Child.PrintfBeforeFault", {}), 0); }
+TEST(Child, PrintfBeforeFault) {
+  if (!isChild()) GTEST_SKIP() << "runs in a child process";
+  initDriver();
+  CUcontext ctx;
+  ASSERT_EQ(fn<CUresult (*)(CUcontext*, unsigned, CUdevice)>("cuCtxCreate_v2")(&ctx, 0, 0), CUDA_SUCCESS);
+  const char* ptx =
+      ".version 8.0\n.target sm_90\n.address_size 64\n"
+      ".extern .func (.param .b32 r) vprintf (.param .b64 f, .param .b64 a);\n"
+      ".global .align 1 .b8 msg[13] = {98, 101, 102, 111, 114, 101, 32, 116, 114, 97, 112, 10, 0};\n"
+      ".visible .entry k()\n{\n  .reg .b64 %a;\n  .reg .b32 %r;\n  mov.u64 %a, msg;\n  cvta.global.u64 %a, %a;\n"
+      "  {\n  .param .b64 p0;\n  st.param.b64 [p0], %a;\n  .param .b64 p1;\n  st.param.b64 [p1], 0;\n"
+      "  .param .b32 rv;\n  call.uni (rv), vprintf, (p0, p1);\n  ld.param.b32 %r, [rv];\n  }\n  trap;\n}\n";
+  CUmodule module = nullptr;
+  ASSERT_EQ(fn<CUresult (*)(CUmodule*, const void*)>("cuModuleLoadData")(&module, ptx), CUDA_SUCCESS);
+  CUfunction kernel = nullptr;
+  ASSERT_EQ(fn<CUresult (*)(CUfunction*, CUmodule, const char*)>("cuModuleGetFunction")(&kernel, module, "k"),
+            CUDA_SUCCESS);
+  std::fflush(stdout);
+  char path[] = "/tmp/cuemu-printf-XXXXXX";
+  int file = mkstemp(path);
+  ASSERT_GE(file, 0);
+  const int savedStdout = dup(1);
+  dup2(file, 1);
+  using Launch = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                              CUstream, void**, void**);
+  const CUresult launched = fn<Launch>("cuLaunchKernel")(kernel, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr);
+  const CUresult synced = fn<CUresult (*)()>("cuCtxSynchronize")();
+  std::fflush(stdout);
+  dup2(savedStdout, 1);
+  close(savedStdout);
+  EXPECT_EQ(launched, CUDA_SUCCESS);
+  EXPECT_NE(synced, CUDA_SUCCESS);
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  close(file);
+  unlink(path);
+  EXPECT_EQ(text.str(), "before trap\n");
 }
 
 // A rejected module is an error the program can read back through the error log API, and callbacks see it as

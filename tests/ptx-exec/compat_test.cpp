@@ -101,6 +101,37 @@ TEST(PtxCompat, WarpSizeConstant) {
   EXPECT_EQ(w[8], 5u);
 }
 
+// A register range may be named without '%' (`.reg .b64 rd<3>;`, then `rd1`): NVIDIA's nvJitLink writes cuFFTDx's
+// inline assembly so (nvmath-python's device FFT), and ptxas takes it. The names work as operands, address bases
+// (also with an offset) and vector elements, and inside a nested block that declares its own range.
+TEST(PtxCompat, RegisterRangeNamedWithoutPercent) {
+  std::string text = header() + R"(
+.visible .entry k(.param .u64 out)
+{
+	.reg .b64 rd<3>;
+	.reg .b32 r<4>;
+	ld.param.u64 rd1, [out];
+	mov.u32 r1, 40;
+	add.u32 r2, r1, 2;
+	st.global.u32 [rd1], r2;
+	st.global.v2.u32 [rd1+8], {r1, r2};
+	{
+	.reg .f32 f<3>;
+	cvt.rn.f32.u32 f1, r2;
+	add.f32 f2, f1, f1;
+	st.global.f32 [rd1+16], f2;
+	}
+	ret;
+}
+)";
+  auto w = runWords(text, 5);
+  ASSERT_EQ(w.size(), 5u);
+  EXPECT_EQ(w[0], 42u);
+  EXPECT_EQ(w[2], 40u);
+  EXPECT_EQ(w[3], 42u);
+  EXPECT_EQ(w[4], bitsOf(84.0f));
+}
+
 // `arr[i]` is the address of element i, scaled by the scalar element size (ptxas scales a .v2 .u32 or a 2-D
 // .u32 array by 4 too); ld/st read it as a memory operand, mov/cvta as an address. Register indices too.
 TEST(PtxCompat, ArraysAsOperands) {

@@ -459,9 +459,11 @@ void Parser::parseLabelDirective(uint32_t label, const Token& nameTok) {
 // Resolves an identifier that is not a %-register: register declared with a plain name, a local symbol, a label,
 // a module symbol, or (not yet declared) a pending name fixed up when the function ends.
 void Parser::resolveName(StrId name, Operand& out) {
-  if (name < regBind_.size() && regBind_[name]) {
+  // A register: a plainly declared name, or one of a range declared without '%' (`.reg .b64 rd<18>;` then `rd6`,
+  // as in the inline assembly of cuFFTDx's code that NVIDIA's nvJitLink writes out as PTX).
+  if (uint32_t reg = 0; lookupRegister(m_.str(name), reg)) {
     out.kind = OperandKind::Reg;
-    out.index = regBind_[name] - 1;
+    out.index = reg;
     return;
   }
   SymBinding b = localSym(name);
