@@ -633,10 +633,15 @@ std::vector<Container> findContainers(const void* data, size_t size) {
 namespace {
 constexpr std::string_view kNvjetPrefix = "nvjet_";
 constexpr std::string_view kGeneratedSass = "SASS that cuBLASLt generates at run time (an nvjet kernel: no PTX exists)";
+constexpr std::string_view kChosenSass = "the library loading it chose this SASS itself";
 }  // namespace
 
 bool refusedGeneratedSass(const Error& error) {
   return error.code == CUDA_ERROR_NO_BINARY_FOR_GPU && error.message.find(kGeneratedSass) != std::string::npos;
+}
+
+bool refusedChosenSass(const Error& error) {
+  return error.code == CUDA_ERROR_NO_BINARY_FOR_GPU && error.message.find(kChosenSass) != std::string::npos;
 }
 
 Expected<PtxImage> extractPtx(const void* image, int ccMajor, int ccMinor, size_t size) {
@@ -684,22 +689,15 @@ Expected<PtxImage> extractPtx(const void* image, int ccMajor, int ccMinor, size_
         // cuBLAS/cuBLASLt read NVIDIA's CUDA_FORCE_PTX_JIT themselves and then prefer kernels that have PTX.
         const char* forced = std::getenv("CUDA_FORCE_PTX_JIT");
         const bool forcedOn = forced && forced[0] == '1';
-        // A client that compiles its kernels at run time may give a driver older than its toolkit SASS and a newer
-        // one PTX (NVIDIA Warp: README.md, real clients).
-        const bool driverDefault = reportedDriverVersion() == kDriverVersion;
-        return makeError(CUDA_ERROR_NO_BINARY_FOR_GPU,
-                         fmt::format("{}: the image is a cubin (SASS for sm_{}) of kernel {}{}, which cuemu cannot run "
-                                     "(it runs PTX): the library loading it chose this SASS itself{}{}",
-                                     where, sm, kernels.front(),
-                                     kernels.size() > 1 ? fmt::format(" and {} more", kernels.size() - 1) : "",
-                                     forcedOn ? " (although CUDA_FORCE_PTX_JIT=1: it has no PTX of this kernel)"
-                                              : "; with CUDA_FORCE_PTX_JIT=1 NVIDIA's libraries choose kernels "
-                                                "that have PTX",
-                                     driverDefault ? "; a client that compiles its kernels itself may hand a driver "
-                                                     "older than its CUDA toolkit SASS: `cuemu run --driver-version "
-                                                     "13.Y` reports its version (NVIDIA Warp: the toolkit version "
-                                                     "wp.init() prints)"
-                                                   : ""));
+        return makeError(
+            CUDA_ERROR_NO_BINARY_FOR_GPU,
+            fmt::format("{}: the image is a cubin (SASS for sm_{}) of kernel {}{}, which cuemu cannot run "
+                        "(it runs PTX): {}{}",
+                        where, sm, kernels.front(),
+                        kernels.size() > 1 ? fmt::format(" and {} more", kernels.size() - 1) : "", kChosenSass,
+                        forcedOn ? " (although CUDA_FORCE_PTX_JIT=1: it has no PTX of this kernel)"
+                                 : "; with CUDA_FORCE_PTX_JIT=1 NVIDIA's libraries choose kernels "
+                                   "that have PTX"));
       }
       return makeError(CUDA_ERROR_NO_BINARY_FOR_GPU,
                        fmt::format("{}: the image is a cubin (SASS for sm_{}), which cuemu cannot run; {}", where, sm,

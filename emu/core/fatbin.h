@@ -124,6 +124,9 @@ Expected<PtxImage> extractPtx(const void* image, int ccMajor, int ccMinor, size_
 // True for extractPtx's refusal of a cubin that a library generated at run time (cuBLASLt's nvjet kernels): unlike
 // the SASS a library offers while it probes for an image, such a refusal is the one that makes its call fail.
 bool refusedGeneratedSass(const Error& error);
+// True for extractPtx's refusal of a cubin a library chose itself and copied out of its own storage (not one mapped
+// from a binary): module loading adds what a client that compiles its kernels may need (core/module.cpp).
+bool refusedChosenSass(const Error& error);
 
 // The PTX of the device code embedded in host binaries (cuLinkAddData's CU_JIT_INPUT_OBJECT and
 // CU_JIT_INPUT_LIBRARY): an x86-64 ELF object, executable or shared library whose .nv_fatbin / __nv_relfatbin

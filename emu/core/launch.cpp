@@ -599,6 +599,7 @@ CUresult faultResult(ptx::exec::FaultKind kind) {
     case K::LaunchInvalid: return CUDA_ERROR_INVALID_VALUE;
     case K::Timeout: return CUDA_ERROR_LAUNCH_TIMEOUT;
     case K::ClusterAddress: return CUDA_ERROR_LAUNCH_FAILED;  // measured on an H100 (clusters18 probe)
+    case K::Trap: return CUDA_ERROR_LAUNCH_FAILED;            // measured on an H100 (printftrap28 probe)
   }
   return CUDA_ERROR_LAUNCH_FAILED;
 }

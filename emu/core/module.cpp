@@ -177,7 +177,17 @@ Expected<CompiledImage> compileImage(const void* image, int ccMajor, int ccMinor
                                      uint64_t maxSharedPerBlock, bool contractMulAdd) {
   if (!image) return makeError(CUDA_ERROR_INVALID_VALUE, "NULL image");
   auto ptx = extractPtx(image, ccMajor, ccMinor, size);
-  if (!ptx) return ptx.takeError();
+  if (!ptx) {
+    Error refused = ptx.takeError();
+    // A client that compiles its kernels at run time may give a driver older than its toolkit SASS and a newer
+    // one PTX (NVIDIA Warp: README.md, real clients).
+    if (refusedChosenSass(refused) && reportedDriverVersion() == kDriverVersion)
+      refused.message +=
+          "; a client that compiles its kernels itself may hand a driver older than its CUDA toolkit "
+          "SASS: `cuemu run --driver-version 13.Y` reports its version (NVIDIA Warp: the toolkit "
+          "version wp.init() prints)";
+    return refused;
+  }
   CompiledImage out;
   out.name = std::move(name);
   // An image handed over without a file name but lying in a loaded binary (a library's registered fatbinary) is

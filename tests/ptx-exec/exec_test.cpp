@@ -345,7 +345,7 @@ TEST(PtxExec, AssertAndTrap) {
   EXPECT_NE(r.fault.message.find("basic.cu"), std::string::npos) << r.fault.message;
   KernelRun t("basic.ptx", "trapper");
   Params pt(t.info());
-  EXPECT_EQ(t(Dim3{1}, Dim3{1}, pt).fault.kind, FaultKind::IllegalInstruction);
+  EXPECT_EQ(t(Dim3{1}, Dim3{1}, pt).fault.kind, FaultKind::Trap);
 }
 
 TEST(PtxExec, GlobalVariables) {

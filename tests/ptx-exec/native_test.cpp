@@ -259,7 +259,7 @@ TEST_F(NativeTier, FaultsReportTheSameKernelBlockThreadLineAndAddress) {
   Case trapper{"basic.ptx", "trapper", Dim3{2}, Dim3{64}, {}};
   trapper.config.threads = 1;
   out = expectSameInBothTiers(trapper);
-  EXPECT_EQ(out.fault.kind, FaultKind::IllegalInstruction);
+  EXPECT_EQ(out.fault.kind, FaultKind::Trap);
 }
 
 // The tier's switch and its report: what compiled, and that a program is compiled once for all its launches.

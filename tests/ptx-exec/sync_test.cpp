@@ -176,7 +176,7 @@ TEST(PtxSync, GridSyncOutsideCooperativeLaunchTraps) {
   Params p(info("gridRelax"));
   p.arg(da).arg(db).arg(64).arg(1);
   LaunchResult r = run("gridRelax", Dim3{2}, Dim3{32}, p, ExecConfig{1, false, 0, 0});
-  EXPECT_EQ(r.fault.kind, FaultKind::IllegalInstruction) << r.fault.message;
+  EXPECT_EQ(r.fault.kind, FaultKind::Trap) << r.fault.message;
 }
 
 }  // namespace

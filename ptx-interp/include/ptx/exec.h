@@ -400,6 +400,7 @@ enum class FaultKind : uint8_t {
   LaunchInvalid,        // bad launch configuration (block too large, too much shared memory, param size mismatch)
   Timeout,              // CUDA_ERROR_LAUNCH_TIMEOUT: stopped by the watchdog (ExecConfig::timeoutMs)
   ClusterAddress,       // CUDA_ERROR_LAUNCH_FAILED: a shared::cluster address of a CTA rank outside the cluster
+  Trap,  // CUDA_ERROR_LAUNCH_FAILED: a trap instruction ran (an H100's answer, not an illegal instruction)
 };
 const char* faultKindName(FaultKind kind);
 

@@ -47,6 +47,7 @@ const char* faultKindName(FaultKind kind) {
     case FaultKind::Assert: return "device-side assert";
     case FaultKind::StackOverflow: return "stack overflow";
     case FaultKind::Deadlock: return "barrier deadlock";
+    case FaultKind::Trap: return "trap";
     case FaultKind::LaunchInvalid: return "invalid launch";
     case FaultKind::Timeout: return "launch timeout";
     case FaultKind::ClusterAddress: return "shared::cluster address outside the cluster";
