@@ -1246,9 +1246,10 @@ TEST_F(api_graph, MemAllocIsNotTheApplicationsToFreeBeforeALaunch) {
 
 // A graph allocation keeps its addresses for the graph's whole life: after a launch left it to the application and
 // the application freed it, no other allocation gets them (cuMemAlloc, cuMemAllocAsync, small allocations, nor an
-// address reservation asking for that very address), and the next launch allocates it again there (measured on an
-// H100, driver 580). cuemu returned the freed range to its address space: an allocation made in between could take
-// it, and the graph's next launch failed with CUDA_ERROR_OUT_OF_MEMORY.
+// address reservation asking for that very address), and the next launch allocates it again there (recorded on an
+// H200, driver 580.159.04; an H100 of that driver gave cuMemAlloc and cuMemAllocAsync other addresses too:
+// tools/gpu-probe/graphfree28). cuemu returned the freed range to its address space: an allocation made in between
+// could take it, and the graph's next launch failed with CUDA_ERROR_OUT_OF_MEMORY.
 TEST_F(api_graph, MemAllocFreedByTheApplicationKeepsItsAddresses) {
   constexpr size_t kBig = 4 << 20, kSmall = 4096;
   CUdeviceptr ptrs[2] = {};
