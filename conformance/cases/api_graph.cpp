@@ -1244,6 +1244,77 @@ TEST_F(api_graph, MemAllocIsNotTheApplicationsToFreeBeforeALaunch) {
   CU_EXPECT_OK(cuGraphExecDestroy(exec));
 }
 
+// A graph allocation keeps its addresses for the graph's whole life: after a launch left it to the application and
+// the application freed it, no other allocation gets them (cuMemAlloc, cuMemAllocAsync, small allocations, nor an
+// address reservation asking for that very address), and the next launch allocates it again there (recorded on an
+// H200, driver 580.159.04; an H100 of that driver gave cuMemAlloc and cuMemAllocAsync other addresses too:
+// tools/gpu-probe/graphfree28). cuemu returned the freed range to its address space: an allocation made in between
+// could take it, and the graph's next launch failed with CUDA_ERROR_OUT_OF_MEMORY.
+TEST_F(api_graph, MemAllocFreedByTheApplicationKeepsItsAddresses) {
+  constexpr size_t kBig = 4 << 20, kSmall = 4096;
+  CUdeviceptr ptrs[2] = {};
+  unsigned values[2] = {5, 6};
+  int n = 1;
+  void* params[2][3];
+  CUgraphNode allocs[2], kernels[2];
+  for (int i = 0; i < 2; ++i) {
+    CUDA_MEM_ALLOC_NODE_PARAMS ap{};
+    ap.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+    ap.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    ap.poolProps.location.id = dev;
+    ap.bytesize = i == 0 ? kBig : kSmall;
+    CU_ASSERT_OK(cuGraphAddMemAllocNode(&allocs[i], graph, nullptr, 0, &ap));
+    ptrs[i] = ap.dptr;
+    params[i][0] = &ptrs[i];
+    params[i][1] = &values[i];
+    params[i][2] = &n;
+    CUDA_KERNEL_NODE_PARAMS kp = FillParams(params[i], 1);
+    CU_ASSERT_OK(cuGraphAddKernelNode(&kernels[i], graph, &allocs[i], 1, &kp));
+  }
+  const size_t sizes[2] = {kBig, kSmall};
+  CUgraphExec exec;
+  CU_ASSERT_OK(cuGraphInstantiate(&exec, graph, 0));
+  CU_ASSERT_OK(cuGraphLaunch(exec, stream));
+  CU_ASSERT_OK(cuStreamSynchronize(stream));
+  CU_ASSERT_OK(cuMemFree(ptrs[0]));
+  CU_ASSERT_OK(cuMemFreeAsync(ptrs[1], stream));
+  CU_ASSERT_OK(cuStreamSynchronize(stream));
+  auto overlapsGraphMemory = [&](CUdeviceptr p, size_t bytes) {
+    for (int i = 0; i < 2; ++i)
+      if (p < ptrs[i] + sizes[i] && ptrs[i] < p + bytes) return true;
+    return false;
+  };
+  // Allocations of the graph's sizes and others, small ones (which share 2 MiB chunks) included.
+  std::vector<CUdeviceptr> others;
+  for (size_t bytes : {kBig, kBig, kBig, kBig, size_t(2 << 20), size_t(1 << 20), size_t(64 << 10), kSmall, kSmall,
+                       kSmall, kSmall, size_t(512), size_t(512), size_t(512), size_t(1)}) {
+    CUdeviceptr p = 0;
+    CU_ASSERT_OK(cuMemAlloc(&p, bytes));
+    others.push_back(p);
+    EXPECT_FALSE(overlapsGraphMemory(p, bytes)) << "cuMemAlloc of " << bytes << " bytes";
+  }
+  CUdeviceptr async = 0;
+  CU_ASSERT_OK(cuMemAllocAsync(&async, kBig, stream));
+  CU_ASSERT_OK(cuStreamSynchronize(stream));
+  EXPECT_FALSE(overlapsGraphMemory(async, kBig)) << "cuMemAllocAsync";
+  CUdeviceptr reserved = 0;
+  CU_ASSERT_OK(cuMemAddressReserve(&reserved, kBig, 0, ptrs[0], 0));
+  EXPECT_FALSE(overlapsGraphMemory(reserved, kBig)) << "a reservation asking for the graph allocation's address";
+  CU_ASSERT_OK(cuGraphLaunch(exec, stream)) << "allocated again at the same addresses";
+  CU_ASSERT_OK(cuStreamSynchronize(stream));
+  for (int i = 0; i < 2; ++i) {
+    unsigned got = 0;
+    CU_EXPECT_OK(cuMemcpyDtoH(&got, ptrs[i], 4));
+    EXPECT_EQ(got, values[i]);
+  }
+  CU_EXPECT_OK(cuMemAddressFree(reserved, kBig));
+  CU_EXPECT_OK(cuMemFreeAsync(async, stream));
+  CU_ASSERT_OK(cuStreamSynchronize(stream));
+  for (CUdeviceptr p : others) CU_EXPECT_OK(cuMemFree(p));
+  for (CUdeviceptr p : ptrs) CU_EXPECT_OK(cuMemFree(p));
+  CU_EXPECT_OK(cuGraphExecDestroy(exec));
+}
+
 // ---- conditional nodes -------------------------------------------------------------------------------------------
 
 class api_graph_Conditional : public api_graph {

@@ -277,11 +277,22 @@ Expected<RegionPtr> AddressSpace::allocate(RegionPtr region, uint64_t commitByte
   if (commitBytes) commitBytes = std::max(commitBytes, accessible);
   commitBytes = alignUp(commitBytes, pageSize());
   std::unique_lock lock(mutex_);
-  uint64_t start = takeAddresses(reserved + kChunk, alignment, fixedAddress);  // + one guard chunk
+  uint64_t start = 0;
+  auto held = region->holdsAddresses.load() ? held_.find(fixedAddress) : held_.end();
+  bool wasHeld = held != held_.end() && held->second == reserved + kChunk;
+  if (wasHeld) {  // the addresses it held: its own again
+    start = fixedAddress;
+    held_.erase(held);
+  } else {
+    start = takeAddresses(reserved + kChunk, alignment, fixedAddress);  // + one guard chunk
+  }
   if (!start) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "device address range exhausted");
   bool shared = commitBytes && backing == Backing::Shared && sharedFd() >= 0;
   if (commitBytes && !(shared ? commitShared(start, commitBytes) : commit(start, commitBytes))) {
-    returnAddresses(start, reserved + kChunk);
+    if (wasHeld)
+      held_.emplace(start, reserved + kChunk);
+    else
+      returnAddresses(start, reserved + kChunk);
     return makeError(CUDA_ERROR_OUT_OF_MEMORY, "the host refused to commit memory");
   }
   region->start = start;
@@ -558,7 +569,19 @@ void AddressSpace::reclaim(MemoryRegion& region) {
       lowFreeSpans_.emplace(at, bytes);
   } else if (region.reservedSize) {
     decommit(region);
-    returnAddresses(region.start, region.reservedSize + kChunk);
+    if (region.holdsAddresses.load())  // a graph allocation's: taken until its graph is gone (stopHolding)
+      held_[region.start] = region.reservedSize + kChunk;
+    else
+      returnAddresses(region.start, region.reservedSize + kChunk);
+  }
+}
+
+void AddressSpace::stopHolding(MemoryRegion& region) {
+  std::unique_lock lock(mutex_);  // reclaim reads the flag under it: one of the two returns the addresses
+  region.holdsAddresses.store(false);
+  if (auto it = held_.find(region.start); it != held_.end() && region.reclaimed.load()) {
+    returnAddresses(it->first, it->second);
+    held_.erase(it);
   }
 }
 

@@ -75,7 +75,11 @@ struct MemoryRegion {
   std::atomic<bool> released{false};
   std::atomic<bool> reclaimed{false};
   std::atomic<bool> syncMemops{false};
-  std::atomic<bool> freePending{false};                              // cuMemFreeAsync queued: a second free is an error
+  std::atomic<bool> freePending{false};  // cuMemFreeAsync queued: a second free is an error
+  // Its addresses outlive it (a graph allocation, GraphAllocation): released, its memory goes back but its addresses
+  // stay taken (AddressSpace::allocate hands them to it again, stopHolding returns them). Regions of their own
+  // chunks only, never slab blocks.
+  std::atomic<bool> holdsAddresses{false};
   std::atomic<int> accessFlags{CU_MEM_ACCESS_FLAGS_PROT_READWRITE};  // VMM mappings: set by cuMemSetAccess
   // VMM mappings of memory on the host (cuMemCreate with a HOST or HOST_NUMA location): host memory, which the
   // host reaches once cuMemSetAccess grants a host location (hostAccessFlags) and kernels once it grants a device.
@@ -173,8 +177,13 @@ class AddressSpace {
   // Takes addresses for a region of `size` bytes (plus a guard) from the range, commits `commitBytes` of it
   // read-write (0 = addresses only), and registers `region` there. `alignment` is a power of two (0 = chunk).
   // `fixedAddress`, if non-zero, asks for that address (VMM reservations); it is only a hint.
+  // A region that holds its addresses (MemoryRegion::holdsAddresses) and asks for the addresses an earlier region of
+  // that kind left held gets exactly them, which no other allocation can take.
   Expected<RegionPtr> allocate(RegionPtr region, uint64_t commitBytes, uint64_t alignment = 0,
                                uint64_t fixedAddress = 0, Backing backing = Backing::Private);
+  // Ends `region`'s hold on its addresses: returned now if it is already released and its memory gone, else when
+  // that happens.
+  void stopHolding(MemoryRegion& region);
   // Small device allocations share slabs of kSlabBytes (one host mapping each) in kSlabUnit steps, as the GPU's
   // allocator packs them (an H100 puts 1-byte allocations 512 bytes apart in 2 MiB chunks); two host mappings per
   // allocation exhausted vm.max_map_count after ~32,700 of them. The block is zeroed. A kernel may touch the whole
@@ -289,6 +298,8 @@ class AddressSpace {
   std::map<uint64_t, RegionPtr> reservations_;  // VMM reservations, by start
   std::map<uint64_t, RegionPtr> external_;      // registered host memory, by start (also in regions_)
   std::map<uint64_t, uint64_t> freeSpans_;      // start -> bytes (offsets from base_)
+  // Addresses released regions hold (MemoryRegion::holdsAddresses): start -> bytes taken, guard included.
+  std::map<uint64_t, uint64_t> held_;
   // The low range (allocateBelow4GiB): absolute start -> bytes of its free spans; reserved on first use.
   std::atomic<uint64_t> lowBase_{0};
   std::atomic<uint64_t> lowLimit_{0};  // set once (0: not reserved)

@@ -838,9 +838,10 @@ GraphAllocation::~GraphAllocation() {
     registry.usage[device_].current -= size_;
     registry.live.erase(start_);
   }
-  // Release the memory only if it is still this allocation's (the application may have freed it, and the address
-  // may since belong to another allocation).
+  // The addresses go back to the address space now (or when freed memory's last copy ends), and the memory too
+  // unless the application freed it.
   std::lock_guard lock(mutex_);
+  AddressSpace::instance().stopHolding(*region_);
   if (mapped()) (void)releaseRegion(start_, {MemoryKind::Device});
 }
 

@@ -65,7 +65,13 @@ struct CapturedWorkData {
 // MEM_FREE node only ends its use inside the graph: memory stays mapped, so a later launch finds it again.
 // A launch of a graph that does not free the allocation leaves it to the application: the next launch is refused
 // (CUDA_ERROR_INVALID_VALUE) until the application has freed it, and then allocates it again at the same address
-// (measured on an H100, driver 580).
+// (measured on an H100, driver 580). Its addresses are the graph's for the GraphAllocation's whole life, as on the
+// GPU (conformance api.graph.MemAllocFreedByTheApplicationKeepsItsAddresses): freed by the application, its memory
+// goes back (uncharged, accesses fault as on freed memory) but its address range stays taken
+// (MemoryRegion::holdsAddresses), so no allocation made meanwhile, small or large, nor an address reservation asking
+// for it, can take it and make the next launch fail; the range returns to the address space when the
+// GraphAllocation is destroyed (AddressSpace::stopHolding). Graph allocations have mappings of their own, never
+// blocks of a shared slab (ContextMemory::allocateDevice with ownMapping).
 class GraphAllocation {
  public:
   GraphAllocation(RegionPtr region, int device);

@@ -36,6 +36,7 @@ Expected<RegionPtr> ContextMemory::allocate(uint64_t bytes, MemoryKind kind, uns
   region->flags = flags;
   region->device = context_.device().ordinal();
   region->context = context_.apiHandle();
+  region->holdsAddresses = ownMapping;  // made again at the same address: the addresses stay taken when it is freed
   uint64_t commit = alignUp(bytes, AddressSpace::pageSize());
   if (commit < bytes) return makeError(CUDA_ERROR_OUT_OF_MEMORY, "size too large");
   AddressSpace& space = AddressSpace::instance();
@@ -63,8 +64,10 @@ Expected<RegionPtr> ContextMemory::allocateDevice(uint64_t bytes, bool ownMappin
 }
 
 Expected<RegionPtr> ContextMemory::allocateDeviceAt(uint64_t bytes, uint64_t address) {
-  auto region = allocate(bytes, MemoryKind::Device, 0, /*charged=*/true, /*below4GiB=*/false, address);
+  auto region = allocate(bytes, MemoryKind::Device, 0, /*charged=*/true, /*below4GiB=*/false, address,
+                         /*ownMapping=*/true);
   if (!region || (*region)->start == address) return region;
+  AddressSpace::instance().stopHolding(**region);  // not the addresses asked for: given back when released
   (void)releaseRegion((*region)->start, {MemoryKind::Device});
   return makeError(CUDA_ERROR_OUT_OF_MEMORY, fmt::format("the addresses at {:#x} are taken", address));
 }

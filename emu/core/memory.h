@@ -30,10 +30,11 @@ class ContextMemory {
 
   // cuMemAlloc: `bytes` of device memory of the context's device, charged against the device's capacity. Small
   // allocations share slabs (AddressSpace::allocateSmall) unless `ownMapping` (memory that must be made again at
-  // the same address later: graph allocations).
+  // the same address later: graph allocations), which also keeps its addresses taken when it is freed
+  // (MemoryRegion::holdsAddresses) until AddressSpace::stopHolding.
   Expected<RegionPtr> allocateDevice(uint64_t bytes, bool ownMapping = false);
-  // The same at exactly `address` (a graph allocation made again where the application freed it); fails if
-  // those addresses are taken.
+  // The same at exactly `address` (a graph allocation made again where the application freed it: the addresses it
+  // held); fails if those addresses are taken.
   Expected<RegionPtr> allocateDeviceAt(uint64_t bytes, uint64_t address);
   // The same at an address below 4 GiB (the 32-bit legacy entry points).
   Expected<RegionPtr> allocateDeviceBelow4GiB(uint64_t bytes);

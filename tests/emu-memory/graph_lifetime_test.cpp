@@ -5,6 +5,8 @@
 
 #include <atomic>
 #include <thread>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -45,6 +47,61 @@ TEST_F(MemoryTest, GraphAllocationLeftToApplicationOutlivesItsGraph) {
   EXPECT_GT(graphMemoryInUse(), before) << "freed memory stays counted until a trim";
   ASSERT_EQ(cuDeviceGraphMemTrim(0), CUDA_SUCCESS);
   EXPECT_EQ(graphMemoryInUse(), before);
+}
+
+// Freed by the application, a graph allocation keeps its addresses while the graph lives: with every other address
+// of the range taken (the next-fit allocator wraps to freed ranges only once the rest is used up), none lands on
+// it, its memory faults as freed memory does, and the next launch allocates it there again. Destroyed, the graph
+// gives the addresses back. cuemu returned them at the free, and the launch failed with CUDA_ERROR_OUT_OF_MEMORY.
+TEST_F(MemoryTest, GraphAllocationFreedByTheApplicationKeepsItsAddresses) {
+  constexpr size_t kBytes = 4 << 20;
+  CUcontext ctx = nullptr;
+  ASSERT_EQ(cuCtxGetCurrent(&ctx), CUDA_SUCCESS);
+  CUgraph graph = nullptr;
+  ASSERT_EQ(cuGraphCreate(&graph, 0), CUDA_SUCCESS);
+  CUDA_MEM_ALLOC_NODE_PARAMS params = deviceAllocation(kBytes);
+  CUgraphNode alloc = nullptr, set = nullptr;
+  ASSERT_EQ(cuGraphAddMemAllocNode(&alloc, graph, nullptr, 0, &params), CUDA_SUCCESS);
+  const CUdeviceptr p = params.dptr;
+  CUDA_MEMSET_NODE_PARAMS memset{};
+  memset.dst = p;
+  memset.value = 0x5a;
+  memset.elementSize = 1;
+  memset.width = 4096;
+  memset.height = 1;
+  ASSERT_EQ(cuGraphAddMemsetNode(&set, graph, &alloc, 1, &memset, ctx), CUDA_SUCCESS);
+  CUgraphExec exec = nullptr;
+  ASSERT_EQ(cuGraphInstantiateWithFlags(&exec, graph, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphLaunch(exec, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemFree_v2(p), CUDA_SUCCESS);
+  EXPECT_FALSE(cuemu::AddressSpace::instance().isAccessible(p, 1)) << "freed memory faults";
+
+  // Every address range that is free, largest first, down to the reservation granule.
+  std::vector<std::pair<CUdeviceptr, size_t>> reservations;
+  for (size_t bytes = size_t(512) << 30; bytes >= (size_t(2) << 20); bytes /= 2) {
+    CUdeviceptr r = 0;
+    while (reservations.size() < 100000 && cuMemAddressReserve(&r, bytes, 0, 0, 0) == CUDA_SUCCESS)
+      reservations.emplace_back(r, bytes);
+  }
+  ASSERT_LT(reservations.size(), 100000u);
+  for (auto [r, bytes] : reservations) EXPECT_FALSE(r < p + kBytes && p < r + bytes) << "reservation at " << r;
+
+  ASSERT_EQ(cuGraphLaunch(exec, nullptr), CUDA_SUCCESS) << "allocated again at its addresses";
+  ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+  unsigned got = 0;
+  ASSERT_EQ(cuMemcpyDtoH_v2(&got, p, 4), CUDA_SUCCESS);
+  EXPECT_EQ(got, 0x5a5a5a5au);
+  for (auto [r, bytes] : reservations) ASSERT_EQ(cuMemAddressFree(r, bytes), CUDA_SUCCESS);
+
+  ASSERT_EQ(cuMemFree_v2(p), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphDestroy(graph), CUDA_SUCCESS);
+  ASSERT_EQ(cuDeviceGraphMemTrim(0), CUDA_SUCCESS);  // the last hold on the allocation
+  CUdeviceptr hinted = 0;
+  ASSERT_EQ(cuMemAddressReserve(&hinted, kBytes, 0, p, 0), CUDA_SUCCESS);
+  EXPECT_EQ(hinted, p) << "the addresses are free once the graph is gone";
+  EXPECT_EQ(cuMemAddressFree(hinted, kBytes), CUDA_SUCCESS);
 }
 
 TEST_F(MemoryTest, ChildGraphCopyReleasesUserObjectsWithItsParent) {
