@@ -645,8 +645,8 @@ CaptureInfo captureInfo(Stream& stream) {
   auto& session = stream.captureSession;
   if (!session) return info;
   info.status = session->invalidated ? CU_STREAM_CAPTURE_STATUS_INVALIDATED : CU_STREAM_CAPTURE_STATUS_ACTIVE;
-  // An invalidated capture has no id, graph or dependencies to show (driver 580: tools/gpu-probe/captureinfo28).
-  // NVIDIA Warp takes the NULL graph for a failed capture and clears the runtime's error.
+  // An invalidated capture shows no id, graph or dependencies: cuStreamGetCaptureInfo leaves the caller's untouched
+  // (driver 580; NVIDIA Warp takes its NULL graph for a failed capture and clears the runtime's error).
   if (session->invalidated) return info;
   info.id = session->id();
   info.graph = session->graph()->apiHandle();

@@ -11,6 +11,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -820,6 +821,50 @@ TEST(Rewrites, ThreadConstantsAreThoseOfEveryCta) {
   EXPECT_NE(programStats(*compile(ptx, with).program).digest, programStats(*compile(ptx, without).program).digest);
 }
 
+// A kernel (params out, stride, bias) whose threads access shared memory at tid * stride + bias, run for each case
+// under each mask on one host thread: the fault (kind, and the thread the rewrites-off run names) or, without one,
+// each thread's value (expected(thread, case)) and the same values under every mask.
+namespace {
+struct SharedAccessCase {
+  uint32_t stride, bias;
+  FaultKind fault;
+  uint32_t thread;
+};
+void expectSharedAccessCases(const char* ptx, const char* kernel, uint32_t threads,
+                             std::initializer_list<uint32_t> masks, std::initializer_list<SharedAccessCase> cases,
+                             const std::function<uint32_t(uint32_t, const SharedAccessCase&)>& expected) {
+  for (const SharedAccessCase& c : cases) {
+    std::optional<Fault> reference;
+    std::vector<uint32_t> values;
+    for (uint32_t mask : masks) {
+      CompileOptions options;
+      options.rewrites = mask;
+      CompileResult cr = compile(ptx, options);
+      ASSERT_TRUE(cr.program) << cr.error;
+      uint32_t* out = rewriteArena().alloc<uint32_t>(threads);
+      ptxtest::Params p(kernels(*cr.program)[0]);
+      p.arg(out).arg(c.stride).arg(c.bias);
+      ExecConfig oneThread;
+      oneThread.threads = 1;
+      LaunchResult r = run(*cr.program, kernel, Dim3{1}, Dim3{threads}, p, oneThread);
+      EXPECT_EQ(r.fault.kind, c.fault) << "stride " << c.stride << " bias " << c.bias << ", rewrites " << mask;
+      if (c.fault != FaultKind::None) {
+        EXPECT_EQ(r.fault.thread.x, c.thread) << "stride " << c.stride << ", rewrites " << mask;
+        expectSameFault(reference, r.fault, mask);
+        continue;
+      }
+      std::vector<uint32_t> got(out, out + threads);
+      for (uint32_t t = 0; t < threads; ++t)
+        EXPECT_EQ(got[t], expected(t, c)) << "thread " << t << " stride " << c.stride << ", rewrites " << mask;
+      if (values.empty())
+        values = got;
+      else
+        EXPECT_EQ(got, values) << "stride " << c.stride << ", rewrites " << mask;
+    }
+  }
+}
+}  // namespace
+
 // Shared accesses through thread-constant base registers reuse a layout the prologue computed once per warp: it
 // must still leave every lane's check to the per-lane path where the addresses are misaligned or out of the block,
 // with the fault of the rewrites-off run (the right lane), and give the same values where they are fine.
@@ -848,39 +893,61 @@ TEST(Rewrites, ThreadConstantSharedBasesFaultAsWithout) {
   ret;
 }
 )";
-  struct Case {
-    uint32_t stride, bias;
-    FaultKind fault;
-    uint32_t thread;
-  };
-  for (const Case c : {Case{4, 0, FaultKind::None, 0}, Case{2, 0, FaultKind::MisalignedAddress, 1},
-                       Case{4, 1000, FaultKind::IllegalAddress, 6}, Case{0, 8, FaultKind::None, 0}}) {
-    std::optional<Fault> reference;
-    std::vector<uint32_t> values;
-    for (uint32_t mask : {0u, kAllRewrites}) {
-      CompileOptions options;
-      options.rewrites = mask;
-      CompileResult cr = compile(ptx, options);
-      ASSERT_TRUE(cr.program) << cr.error;
-      uint32_t* out = rewriteArena().alloc<uint32_t>(64);
-      ptxtest::Params p(kernels(*cr.program)[0]);
-      p.arg(out).arg(c.stride).arg(c.bias);
-      LaunchResult r = run(*cr.program, "bases", Dim3{2}, Dim3{64}, p);
-      EXPECT_EQ(r.fault.kind, c.fault) << "stride " << c.stride << " bias " << c.bias << ", rewrites " << mask;
-      if (c.fault != FaultKind::None) {
-        EXPECT_EQ(r.fault.thread.x, c.thread) << "stride " << c.stride << ", rewrites " << mask;
-        expectSameFault(reference, r.fault, mask);
-        continue;
-      }
-      std::vector<uint32_t> got(out, out + 64);
-      for (uint32_t t = 0; t < 64; ++t)  // stride 0: every thread's store to one word, the last one written wins
-        EXPECT_EQ(got[t], c.stride ? t : got[0]) << "thread " << t << ", rewrites " << mask;
-      if (values.empty())
-        values = got;
-      else
-        EXPECT_EQ(got, values) << "stride " << c.stride << ", rewrites " << mask;
-    }
-  }
+  // stride 0: every thread's store to one word, the last one (thread 63) written wins
+  expectSharedAccessCases(ptx, "bases", 64, {0u, kAllRewrites},
+                          {{4, 0, FaultKind::None, 0},
+                           {2, 0, FaultKind::MisalignedAddress, 1},
+                           {4, 1000, FaultKind::IllegalAddress, 6},
+                           {0, 8, FaultKind::None, 0}},
+                          [](uint32_t t, const SharedAccessCase& c) { return c.stride ? t : 63u; });
+}
+
+// Shared accesses of partial warps: the even lanes of each warp store and load shared memory at tid * stride + bias
+// (the odd ones branch around); where an executing lane's address is misaligned or past the block, the fault names
+// that lane with the fast paths on and off, and the values are the same. (A partial-warp fast path that checked the
+// 32 addresses at once was tried and dropped: for the 1-16 lanes of a tree reduction's last phases it cost as much
+// as checking each lane.)
+TEST(Rewrites, PartialWarpSharedAccessesFaultAsWithout) {
+  const char* ptx = R"(.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry evens(.param .u64 out, .param .u32 stride, .param .u32 bias) {
+  .reg .pred %p<2>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b8 s[1024];
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r1, [stride];
+  ld.param.u32 %r2, [bias];
+  mov.u32 %r3, %tid.x;
+  mov.u32 %r9, %ctaid.x;
+  add.u32 %r10, %r3, %r9;
+  mul.lo.u32 %r4, %r3, %r1;
+  add.u32 %r5, %r4, %r2;
+  mov.u32 %r6, s;
+  add.u32 %r7, %r6, %r5;
+  mov.u32 %r8, 0;
+  and.b32 %r11, %r3, 1;
+  setp.eq.u32 %p1, %r11, 1;
+  @%p1 bra SKIP;
+  st.shared.u32 [%r7], %r10;
+  ld.shared.u32 %r8, [%r7];
+SKIP:
+  mul.wide.u32 %rd2, %r3, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r8;
+  ret;
+}
+)";
+  // stride 0: the even lanes' stores to one word, in lane order per warp (warp 0, then warp 1)
+  expectSharedAccessCases(ptx, "evens", 48, {0u, kAllRewrites, kLoweringRewrites},
+                          {{4, 0, FaultKind::None, 0},
+                           {4, 2, FaultKind::MisalignedAddress, 0},
+                           {4, 1000, FaultKind::IllegalAddress, 6},
+                           {0, 8, FaultKind::None, 0}},
+                          [](uint32_t t, const SharedAccessCase& c) {
+                            return t % 2 ? 0u : c.stride ? t : (t < 32 ? 30u : 46u);
+                          });
 }
 
 // branch-to-barrier must not skip a reconvergence point that something waits at: in warps 0-3 the first branch
