@@ -290,19 +290,18 @@ CtaStatus runCta(Cta& cta, const std::vector<uint32_t>* warpOrder, bool& progres
       const Op* op = start;
       // the warp that stopped: w, or the last one a barrier handed the thread to
       Warp* stopped = &w;
+      cta.handedOff = false;  // whatever a run of another kernel in this context left (the native tier's keep it)
       if (job.native) {
         while (op) op = job.native(w, op);
       } else {
         cta.current = &w;
-        cta.handedOff = false;
         while (op) op = op->fn(*cta.current, op);
         stopped = cta.current;
         if (cta.handedOff) cursor = stopped->index + 1 == cta.nwarps ? 0 : stopped->index + 1;
       }
       ran = true;
-      // a handoff happened at a barrier arrival: progress, and warps this pass saw already may have run
       progressed |= !waited || w.state != WarpState::Waiting || w.pc != start || w.backEdges > interval;
-      pending |= cta.handedOff;
+      pending |= cta.handedOff;  // warps this pass saw already may have run since
       if (job.faulted.load(std::memory_order_relaxed)) return CtaStatus::Faulted;
       if (stopped->state == WarpState::Yielded) yielded = preempted = true;
       if (stopped->state == WarpState::Waiting) yielded = true;
