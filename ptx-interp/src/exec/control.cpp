@@ -484,6 +484,22 @@ const Op* unguard(Warp& w, const Op* op) {
   return nullptr;
 }
 
+// The threads a warp's barrier arrival counts: all that have not exited (a full warp without counting its bits).
+inline uint32_t arrivingThreads(const Warp& w) { return w.alive == kFullMask ? 32 : laneCount(w.alive); }
+
+// A warp waits at barrier `id` once its arrival is counted (its bar.red destination set by the caller): the last
+// arrival releases the waiting warps, itself included, and goes on; any other passes the thread on or stops.
+[[gnu::always_inline]] inline const Op* waitAtBarrier(Warp& w, Cta& cta, uint32_t id, const Op* op) {
+  w.barrierId = id;
+  w.state = WarpState::AtBarrier;
+  w.pc = op + 1;
+  if (barrierComplete(cta, cta.barriers[id])) {
+    releaseBarrier(cta, id);  // sets this warp Ready too (and writes the reduction result)
+    return op + 1;
+  }
+  return handOff(w);
+}
+
 const Op* barSync(Warp& w, const Op* op) {
   Cta& cta = *w.cta;
   const BarrierOperands bar = BarrierOperands::of(*op);
@@ -512,21 +528,14 @@ const Op* barSync(Warp& w, const Op* op) {
     });
   }
   b.waiting += 1;
-  b.arrived += laneCount(w.alive);
+  b.arrived += arrivingThreads(w);
   if (bar.kind == BarrierOperands::Arrive) {  // no wait
     if (barrierComplete(cta, b)) releaseBarrier(cta, id);
     return op + 1;
   }
-  w.barrierId = id;
   w.barrierDst = bar.isReduction() ? bar.result : 0;
   w.barrierRedOp = uint8_t(bar.isReduction() ? bar.kind - 1 : 0);
-  w.state = WarpState::AtBarrier;
-  w.pc = op + 1;
-  if (barrierComplete(cta, b)) {
-    releaseBarrier(cta, id);  // sets this warp Ready too (and writes the reduction result)
-    return op + 1;
-  }
-  return handOff(w);
+  return waitAtBarrier(w, cta, id, op);
 }
 
 // __syncthreads: as barSync for a plain sync, with the id from the op. What a phase's first arrival resets there
@@ -540,16 +549,9 @@ const Op* barSyncPlain(Warp& w, const Op* op) {
   else if (b.expected != 0) [[unlikely]]
     return barrierFault(w, op, std::countr_zero(w.exec | 0x80000000u), id, 0);
   b.waiting += 1;
-  b.arrived += w.alive == kFullMask ? 32 : laneCount(w.alive);
-  w.barrierId = id;
+  b.arrived += arrivingThreads(w);
   w.barrierDst = 0;
-  w.state = WarpState::AtBarrier;
-  w.pc = op + 1;
-  if (barrierComplete(cta, b)) {
-    releaseBarrier(cta, id);
-    return op + 1;
-  }
-  return handOff(w);
+  return waitAtBarrier(w, cta, id, op);
 }
 
 const Op* syncAt(Warp& w, const Op* op) { return op->fn == &barSyncPlain ? barSyncPlain(w, op) : barSync(w, op); }

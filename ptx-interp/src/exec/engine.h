@@ -367,13 +367,13 @@ struct Cta {
   uint32_t localStride = 0;
   std::vector<Warp> warps;
   Barrier barriers[16];
-  uint32_t usedBarriers = 0;
+  uint32_t usedBarriers = 0;  // bit per barrier reached since set-up: the ones set-up resets and exits look at
   // Barrier handoff (runCta): a warp that stops at a barrier that is not complete passes the host thread to the
   // next Ready warp of the CTA (ctl::handOff) instead of returning to runCta; `current` is the warp running,
   // `handedOff` whether a run passed it on. Off (handoff false) for seeded warp orders and the native tier.
   Warp* current = nullptr;
   bool handoff = false;
-  bool handedOff = false;      // bit per barrier reached since set-up: the ones set-up resets and exits look at
+  bool handedOff = false;
   uint64_t constLaunchId = 0;  // constants in register files belong to this launch
   // Checking ops (exec/checking.cpp; code compiled with ptx::exec::checkedAccesses()): each warp's barrier count,
   // its count of barriers and __syncwarps, and the shared-memory shadow, for the CTA of launch checkLaunch with

@@ -50,9 +50,7 @@ template <class T> PTX_HOT void blendLanes(T* dst, const T* tmp, uint32_t m) {
       std::memcpy(dst + k * kPerVector, &cur, sizeof cur);
     }
   } else if constexpr (sizeof(T) == 1) {
-    using U = std::conditional_t<
-        sizeof(T) == 1, uint8_t,
-        std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+    using U = uint8_t;
     alignas(64) U cur[32], next[32];
     // copyVec, not memcpy: memcpy became 16-byte moves, and the loop's 32-byte reads of them waited for the stores
     copyVec<sizeof cur>(cur, dst);

@@ -10,11 +10,11 @@ namespace ptx::exec::lowering {
 // the launch-constants pass's per-instruction result (computed once per kernel by findLaunchConstants).
 void KernelLowerer::runFunctionRewrites(bool entry) {
   rewrites_.assign(fn_->instructions.size() + 1, InstRewrite{});
-  if (entry)
+  if (entry) {
     for (const auto& [reg, lc] : launchConstRegs_)
       if (lc.defInst < fn_->instructions.size()) rewrites_[lc.defInst].launchConstant = true;
-  if (entry)
     for (uint32_t i : hoisted_) rewrites_[i].hoisted = true;
+  }
   countMentions();
   if (enabled(Rewrite::AddressAdds)) findAddressAdds();
   if (enabled(Rewrite::ScaledIndices)) findScaledIndices();
@@ -337,17 +337,20 @@ void KernelLowerer::findSharedLayoutChains() {
                                [&](const Chain& c) { return c.reg == addr.index && c.accessSize == size; });
         // a thread-constant base register's layout is the same in every CTA: the prologue computes it once into
         // a slot of its own (emitThreadConstantPrologue), which every access through it reuses
-        auto fixed = std::find_if(prologueLayouts_.begin(), prologueLayouts_.end(),
-                                  [&](const PrologueLayout& l) { return l.reg == addr.index && l.accessSize == size; });
-        const bool threadConstant = fi_ == &instances_[0] && threadConstRegs_.count(addr.index) != 0;
-        if (threadConstant && fixed == prologueLayouts_.end() &&
-            prologueLayouts_.size() < kSharedLayoutSlots - kChainLayoutSlots) {
-          prologueLayouts_.push_back(
-              PrologueLayout{addr.index, size, uint32_t(kChainLayoutSlots + prologueLayouts_.size())});
-          fixed = prologueLayouts_.end() - 1;
+        uint32_t fixedSlot = 0;
+        if (fi_ == &instances_[0] && threadConstRegs_.count(addr.index)) {
+          auto fixed = std::find_if(prologueLayouts_.begin(), prologueLayouts_.end(), [&](const PrologueLayout& l) {
+            return l.reg == addr.index && l.accessSize == size;
+          });
+          if (fixed != prologueLayouts_.end()) {
+            fixedSlot = fixed->slot;
+          } else if (prologueLayouts_.size() < kSharedLayoutSlots - kChainLayoutSlots) {
+            fixedSlot = uint32_t(kChainLayoutSlots + prologueLayouts_.size());
+            prologueLayouts_.push_back(PrologueLayout{addr.index, size, fixedSlot});
+          }
         }
-        if (threadConstant && fixed != prologueLayouts_.end()) {
-          rewrites_[m].sharedLayout = mem::kLayoutReuse | fixed->slot;
+        if (fixedSlot) {  // prologue slots start at kChainLayoutSlots, never 0
+          rewrites_[m].sharedLayout = mem::kLayoutReuse | fixedSlot;
         } else if (it != chains.end()) {
           rewrites_[m].sharedLayout = mem::kLayoutReuse | it->slot;
           if (!it->reused) rewrites_[it->first].sharedLayout = mem::kLayoutCompute | it->slot;
