@@ -4,6 +4,7 @@
 // (ptx_exec_tests_no_rewrites) and with the runtime fast paths off (ptx_exec_tests_no_runtime_fast_paths).
 #include "harness.h"
 #include "ptx/checker.h"
+#include "ptx/native.h"
 
 #include <gtest/gtest.h>
 
@@ -733,6 +734,155 @@ TEST(Rewrites, SameReductionResults) {
   const uint32_t without = kAllRewrites & ~rewriteBit(Rewrite::BranchToBarrier);
   EXPECT_NE(programStats(*compileWith("bench.ptx", kAllRewrites)).digest,
             programStats(*compileWith("bench.ptx", without)).digest);
+}
+
+// barrier-credits: 8 warps, 6 __syncthreads phases. Warps with nothing to do in a phase arrive at its barrier in
+// advance (their branches test thread constants). Warp 7 passes phases 1 and 2 on credit and then reads what warp
+// 0 wrote in phase 2; warp 1 runs phase 4 with 8 of its lanes; warp 6 exits after phase 0 (the barriers then count
+// the others only), and the warps that wait on credit meanwhile must still complete every phase. The same memory
+// with the fast path off; with it on the launch reports credited phases.
+TEST(Rewrites, BarrierCreditsPassPhasesInAdvance) {
+  const char* ptx = R"(.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry credits(.param .u64 out) {
+  .reg .pred %p<8>;
+  .reg .b32 %r<24>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b8 s[1024];
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r3, s;
+  add.s32 %r4, %r3, %r2;
+  mov.u32 %r5, %ctaid.x;
+  add.s32 %r6, %r1, %r5;
+  st.shared.u32 [%r4], %r6;
+  bar.sync 0;
+  setp.ge.u32 %p6, %r1, 192;
+  setp.lt.u32 %p7, %r1, 224;
+  and.pred %p6, %p6, %p7;
+  @%p6 bra EXIT;
+  setp.ge.u32 %p1, %r1, 64;
+  @%p1 bra PHASE2;
+  ld.shared.u32 %r7, [%r4];
+  ld.shared.u32 %r8, [%r4+256];
+  add.s32 %r7, %r7, %r8;
+  st.shared.u32 [%r4], %r7;
+PHASE2:
+  bar.sync 0;
+  setp.ge.u32 %p2, %r1, 32;
+  @%p2 bra PHASE3;
+  ld.shared.u32 %r9, [%r4];
+  ld.shared.u32 %r10, [%r4+128];
+  mul.lo.s32 %r10, %r10, 3;
+  add.s32 %r9, %r9, %r10;
+  st.shared.u32 [%r4], %r9;
+PHASE3:
+  bar.sync 0;
+  setp.lt.u32 %p3, %r1, 224;
+  @%p3 bra PHASE4;
+  ld.shared.u32 %r11, [%r4+-896];
+  shl.b32 %r11, %r11, 1;
+  st.shared.u32 [%r4], %r11;
+PHASE4:
+  bar.sync 0;
+  setp.lt.u32 %p4, %r1, 32;
+  setp.ge.u32 %p5, %r1, 40;
+  or.pred %p4, %p4, %p5;
+  @%p4 bra PHASE5;
+  ld.shared.u32 %r12, [%r4+768];
+  add.s32 %r12, %r12, 7;
+  st.shared.u32 [%r4], %r12;
+PHASE5:
+  bar.sync 0;
+  ld.shared.u32 %r13, [%r4];
+  mad.lo.s32 %r14, %r5, 256, %r1;
+  mul.wide.u32 %rd2, %r14, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r13;
+EXIT:
+  ret;
+}
+)";
+  const uint32_t blocks = 3;
+  std::vector<uint32_t> expected(blocks * 256, 0xffffffffu);
+  for (uint32_t b = 0; b < blocks; ++b) {
+    uint32_t sh[256];
+    for (uint32_t t = 0; t < 256; ++t) sh[t] = t + b;
+    for (uint32_t t = 0; t < 64; ++t) sh[t] += sh[t + 64];
+    for (uint32_t t = 0; t < 32; ++t) sh[t] += 3 * sh[t + 32];
+    for (uint32_t t = 224; t < 256; ++t) sh[t] = sh[t - 224] << 1;
+    for (uint32_t t = 32; t < 40; ++t) sh[t] = sh[t + 192] + 7;
+    for (uint32_t t = 0; t < 256; ++t)
+      if (t < 192 || t >= 224) expected[b * 256 + t] = sh[t];
+  }
+  const uint32_t without = kAllRewrites & ~rewriteBit(Rewrite::BarrierCredits);
+  for (uint32_t mask : {kAllRewrites, without, 0u}) {
+    CompileOptions options;
+    options.rewrites = mask;
+    CompileResult cr = compile(ptx, options);
+    ASSERT_TRUE(cr.program) << cr.error;
+    for (ExecConfig cfg :
+         {ExecConfig{}, ExecConfig{.deterministic = true}, ExecConfig{.deterministic = true, .scheduleSeed = 7}}) {
+      uint32_t* out = rewriteArena().alloc<uint32_t>(blocks * 256);
+      std::memset(out, 0xff, blocks * 256 * sizeof(uint32_t));
+      ptxtest::Params p(kernels(*cr.program)[0]);
+      p.arg(out);
+      LaunchResult r = run(*cr.program, "credits", Dim3{blocks}, Dim3{256}, p, cfg);
+      ASSERT_TRUE(r.ok()) << r.fault.message;
+      for (uint32_t i = 0; i < blocks * 256; ++i)
+        ASSERT_EQ(out[i], expected[i]) << "thread " << i % 256 << " of block " << i / 256 << ", rewrites " << mask;
+      if (mask == kAllRewrites && (defaultRewrites() & kAllRewrites) == kAllRewrites && !nativeTier()) {
+        // per CTA: warps 2-7 pass phase 1's barrier, 1-7 phase 2's (6 of them alive), ... on credit
+        EXPECT_GT(r.barrierCreditPhases, 10u * blocks);
+      } else if (mask != kAllRewrites) {
+        EXPECT_EQ(r.barrierCreditPhases, 0u);
+      }
+    }
+  }
+}
+
+// A deadlock found while a warp waits on barrier credits names the barrier it waits at then, as without them: warp
+// 0 arrives at the first bar.sync 0 with credits for the next two; warp 1 stops at bar.sync 1, which can never
+// complete, while warp 0 waits at the second bar.sync 0.
+TEST(Rewrites, BarrierCreditsReportTheBarrierWaitedAt) {
+  const char* ptx = R"(.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry stuck() {
+  .reg .pred %p<2>;
+  .reg .b32 %r<2>;
+  mov.u32 %r1, %tid.x;
+  setp.lt.u32 %p1, %r1, 32;
+  bar.sync 0;
+  @%p1 bra FIRST;
+  bar.sync 1;
+FIRST:
+  bar.sync 0;
+  @%p1 bra SECOND;
+SECOND:
+  bar.sync 0;
+  ret;
+}
+)";
+  const std::string text(ptx);
+  const size_t at = text.find("FIRST:\n");
+  const uint32_t firstLine = uint32_t(std::count(text.begin(), text.begin() + std::ptrdiff_t(at), '\n')) + 2;
+  for (uint32_t mask : {kAllRewrites, kAllRewrites & ~rewriteBit(Rewrite::BarrierCredits)}) {
+    CompileOptions options;
+    options.rewrites = mask;
+    CompileResult cr = compile(ptx, options);
+    ASSERT_TRUE(cr.program) << cr.error;
+    ptxtest::Params p(kernels(*cr.program)[0]);
+    LaunchResult r = run(*cr.program, "stuck", Dim3{1}, Dim3{64}, p);
+    ASSERT_EQ(r.fault.kind, FaultKind::Deadlock) << r.fault.message;
+    EXPECT_EQ(r.fault.ptxLine, firstLine) << r.fault.message << ", rewrites " << mask;
+    EXPECT_EQ(r.fault.thread.x, 0u) << "rewrites " << mask;
+    if (mask == kAllRewrites && (defaultRewrites() & kAllRewrites) == kAllRewrites && !nativeTier()) {
+      EXPECT_EQ(r.barrierCreditPhases, 1u);
+    }
+  }
 }
 
 // thread-constants: what every CTA of a launch computes alike from %tid, parameters and immediates (a shared

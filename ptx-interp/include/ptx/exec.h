@@ -463,6 +463,9 @@ struct LaunchResult {
   Fault fault;
   // The most CTAs (clusters) one host thread held parked at once: each keeps its registers and shared memory.
   uint64_t maxParkedCtas = 0;
+  // Warp phases that warps passed on barrier credits (runtime fast path barrier-credits): arrivals at a __syncthreads
+  // counted in advance instead of run.
+  uint64_t barrierCreditPhases = 0;
 };
 
 LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams& params);

@@ -1,5 +1,7 @@
 #include "exec/checking.h"
 
+#include "exec/control.h"
+
 #include "exec/memory.h"
 
 #include <algorithm>
@@ -432,8 +434,8 @@ const Op* checkBarrierCount(Warp& w, const Op* op, const CheckedBarrier& bar, Ch
     bool stop = false;
     for (Warp& x : cta.warps)
       if (x.state == WarpState::AtBarrier && x.barrierId == id && x.pc)
-        stop |= checker.barrierCountMismatch(siteOf(x, x.pc - 1, std::countr_zero(x.exec | 0x80000000u)), x.index,
-                                             x.exec, id);
+        stop |= checker.barrierCountMismatch(siteOf(x, ctl::barrierWaitedAt(x), std::countr_zero(x.exec | 0x80000000u)),
+                                             x.index, x.exec, id);
     if (stop)
       return raiseFault(w, op, lane, FaultKind::Deadlock, 0, "named barrier reached with different thread counts");
   }

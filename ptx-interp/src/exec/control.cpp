@@ -261,7 +261,28 @@ inline const Op* popAt(Warp& w, const Op* op, const Op* next) {
   return next;
 }
 
+// The threads a warp's barrier arrival counts: all that have not exited (a full warp without counting its bits).
+inline uint32_t arrivingThreads(const Warp& w) { return w.alive == kFullMask ? 32 : laneCount(w.alive); }
+
+bool barrierComplete(const Cta& cta, const Barrier& b);
+void releaseBarrierPhase(Cta& cta, uint32_t id, uint32_t& creditWarps, uint32_t& creditThreads);
+
+// Releases the warps waiting at barrier `id`. A warp holding barrier credits stays and arrives at the new phase
+// instead (it would only pass through to the next bar.sync of the barrier); when those arrivals complete the new
+// phase, it is released in turn.
 void releaseBarrier(Cta& cta, uint32_t id) {
+  Barrier& b = cta.barriers[id];
+  for (;;) {
+    uint32_t creditWarps = 0, creditThreads = 0;
+    releaseBarrierPhase(cta, id, creditWarps, creditThreads);
+    if (creditWarps == 0) return;
+    b.waiting = creditWarps;
+    b.arrived = creditThreads;
+    if (!barrierComplete(cta, b)) return;
+  }
+}
+
+void releaseBarrierPhase(Cta& cta, uint32_t id, uint32_t& creditWarps, uint32_t& creditThreads) {
   Barrier& b = cta.barriers[id];
   uint32_t result = 0;
   for (Warp& x : cta.warps) {
@@ -282,6 +303,13 @@ void releaseBarrier(Cta& cta, uint32_t id) {
           h::forActive(m, [&](int i) { pd[i] = uint8_t(result); });
         }
         x.barrierDst = 0;
+      }
+      if (x.barrierCredits) [[unlikely]] {
+        --x.barrierCredits;
+        ++cta.creditPhases;
+        ++creditWarps;
+        creditThreads += arrivingThreads(x);
+        continue;
       }
       x.state = WarpState::Ready;
     }
@@ -484,18 +512,95 @@ const Op* unguard(Warp& w, const Op* op) {
   return nullptr;
 }
 
-// The threads a warp's barrier arrival counts: all that have not exited (a full warp without counting its bits).
-inline uint32_t arrivingThreads(const Warp& w) { return w.alive == kFullMask ? 32 : laneCount(w.alive); }
+// Barrier credits (runtime fast path barrier-credits). A warp waiting at a barrier cannot change its registers, so
+// the branches it would run after the release, when they read only its registers, go the same way now. From
+// `next`, the op after a plain bar.sync of barrier `id`, this follows what the warp would run as long as that is
+// a forward branch all its active lanes take alike (or none takes), a reconvergence op with nothing to reconverge
+// there, or a plain bar.sync of the same barrier: each of those is a phase the warp would only pass through.
+// Stops at anything else (a backward branch too: its spin check counts it), after kMaxRunAheadOps ops, or at
+// `limit` barriers. Returns the barriers found and the op after the last; `nth`, when given, gets barrier
+// number `nthIndex` (from 0) of them.
+constexpr uint32_t kMaxRunAheadOps = 64;
+struct RunAhead {
+  uint32_t barriers = 0;
+  const Op* resume = nullptr;
+};
+PTX_LANES RunAhead runAheadOfBarrier(const Warp& w, const Op* next, uint32_t id, uint32_t limit,
+                                     const Op** nth = nullptr, uint32_t nthIndex = 0) {
+  RunAhead r;
+  const Handler branch = &braCond, uniform = &braUniform, join = &reconv, joinThenBarrier = &reconvThenBarrier,
+                barrier = &barSyncPlain;
+  auto reconverges = [&](const Op* at) { return !w.stack.empty() && w.stack.back().rpc == at; };
+  auto credit = [&](const Op* at) {
+    if (nth && r.barriers == nthIndex) *nth = at;
+    ++r.barriers;
+    r.resume = at + 1;
+  };
+  const Op* o = next;
+  for (uint32_t steps = 0; steps < kMaxRunAheadOps && r.barriers < limit; ++steps) {
+    const Handler fn = o->fn;
+    if (fn == branch) {
+      const PredicateTest test = PredicateTest::of(*o);
+      uint32_t pm = predMask(w.reg<uint8_t>(test.predicate));
+      if (test.negated) pm = ~pm;
+      const uint32_t taken = pm & w.active;
+      if (taken == 0) {
+        ++o;
+        continue;
+      }
+      const Op* target = o->target;
+      if (taken != w.active || target <= o) break;
+      // branch-to-barrier: the reconvergence op at the target leads to the barrier after it
+      if (test.toBarrier && !reconverges(target) && target[1].fn == barrier && target[1].aux == id) {
+        credit(target + 1);
+        o = target + 2;
+        continue;
+      }
+      o = target;
+    } else if (fn == uniform) {
+      if (o->target <= o) break;
+      o = o->target;
+    } else if (fn == join || fn == joinThenBarrier) {
+      if (reconverges(o)) break;
+      ++o;
+    } else if (fn == barrier && o->aux == id) {
+      credit(o);
+      ++o;
+    } else {
+      break;
+    }
+  }
+  return r;
+}
 
-// A warp waits at barrier `id` once its arrival is counted (its bar.red destination set by the caller): the last
-// arrival releases the waiting warps, itself included, and goes on; any other passes the thread on or stops.
-[[gnu::always_inline]] inline const Op* waitAtBarrier(Warp& w, Cta& cta, uint32_t id, const Op* op) {
+// Whether an op with this handler may start a run ahead (runAheadOfBarrier's first step).
+inline bool startsRunAhead(Handler fn) {
+  return fn == &braCond || fn == &braUniform || fn == &reconvThenBarrier || fn == &reconv || fn == &barSyncPlain;
+}
+
+const Op* barrierWaitedAt(const Warp& w) {
+  if (!w.pc) return nullptr;
+  if (w.barrierCreditsTaken == w.barrierCredits) return w.barrierArrival ? w.barrierArrival : w.pc - 1;
+  const Op* at = nullptr;
+  runAheadOfBarrier(w, w.barrierArrival + 1, w.barrierId, w.barrierCreditsTaken, &at,
+                    uint32_t(w.barrierCreditsTaken - w.barrierCredits - 1));
+  return at ? at : w.pc - 1;
+}
+
+// A warp waits at barrier `id`, arrived at by the bar.sync at `op`, once its arrival is counted (its bar.red
+// destination set by the caller), holding `credits` arrivals at the barrier's next phases (plain bar.syncs only)
+// and resuming at `resume`: the last arrival releases the waiting warps, itself included, and goes on unless it
+// holds credits; any other passes the thread on or stops.
+[[gnu::always_inline]] inline const Op* waitAtBarrier(Warp& w, Cta& cta, uint32_t id, const Op* op,
+                                                      RunAhead credits = {}) {
   w.barrierId = id;
   w.state = WarpState::AtBarrier;
-  w.pc = op + 1;
+  w.barrierArrival = op;
+  w.barrierCredits = w.barrierCreditsTaken = uint8_t(credits.barriers);
+  w.pc = credits.barriers ? credits.resume : op + 1;
   if (barrierComplete(cta, cta.barriers[id])) {
-    releaseBarrier(cta, id);  // sets this warp Ready too (and writes the reduction result)
-    return op + 1;
+    releaseBarrier(cta, id);  // sets this warp Ready too, unless it holds credits (and writes the reduction result)
+    if (w.state == WarpState::Ready) return w.pc;
   }
   return handOff(w);
 }
@@ -551,6 +656,9 @@ const Op* barSyncPlain(Warp& w, const Op* op) {
   b.waiting += 1;
   b.arrived += arrivingThreads(w);
   w.barrierDst = 0;
+  // (most barriers are followed by work: they pay one test, not the call)
+  if (cta.barrierCredits && startsRunAhead(op[1].fn))
+    return waitAtBarrier(w, cta, id, op, runAheadOfBarrier(w, op + 1, id, 255));
   return waitAtBarrier(w, cta, id, op);
 }
 

@@ -24,6 +24,9 @@ const Op* barSyncPlain(Warp& w, const Op* op);  // the barrier id in aux (< 16);
 // The bar.sync at op, plain or not (branch-to-barrier's callers: what follows a reconvergence op).
 const Op* syncAt(Warp& w, const Op* op);
 const Op* barWarpSync(Warp& w, const Op* op);
+// The barrier op a warp AtBarrier waits at (what faults and checks report): where it arrived, or, after the phases
+// of its barrier credits it passed, the plain bar.sync it arrived at in advance.
+const Op* barrierWaitedAt(const Warp& w);
 const Op* endPrologue(Warp& w, const Op* op);  // the end of a kernel's prologue (KernelCode::prologueOp)
 const Op* fence(Warp& w, const Op* op);
 const Op* nop(Warp& w, const Op* op);

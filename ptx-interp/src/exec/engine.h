@@ -302,6 +302,11 @@ struct Warp {
   uint32_t barrierId = 0;      // when AtBarrier
   uint32_t barrierDst = 0;     // bar.red destination register (0 = none)
   uint8_t barrierRedOp = 0;
+  // barrier-credits (control.cpp: takeBarrierCredits): the further phases of barrier barrierId the warp arrived at
+  // in advance and has yet to pass (barrierCredits), how many it took (barrierCreditsTaken) at its arrival at the
+  // barrier op barrierArrival; pc is the op after the last of them
+  uint8_t barrierCredits = 0, barrierCreditsTaken = 0;
+  const Op* barrierArrival = nullptr;
   std::vector<StackEntry> stack;
   std::vector<uint8_t> spill;  // saved register regions of recursive calls
   SharedLayoutSlot sharedLayouts[kSharedLayoutSlots];
@@ -372,6 +377,11 @@ struct Cta {
   // next Ready warp of the CTA (ctl::handOff) instead of returning to runCta; `current` is the warp running,
   // `handedOff` whether a run passed it on. Off (handoff false) for seeded warp orders and the native tier.
   Warp* current = nullptr;
+  // Warp phases passed on barrier credits since runJob last collected them (LaunchResult::barrierCreditPhases).
+  uint64_t creditPhases = 0;
+  // Barrier credits (ctl::barSyncPlain) are taken: the kernel allows them and it is interpreted (the native tier's
+  // code names handlers by other addresses than its ops hold).
+  bool barrierCredits = false;
   bool handoff = false;
   bool handedOff = false;
   uint64_t constLaunchId = 0;  // constants in register files belong to this launch
@@ -409,6 +419,7 @@ struct Job {
   std::atomic<bool> parking{false};           // some thread parked a CTA: count finished CTAs from now on
   std::atomic<uint64_t> finishedClusters{0};  // progress signal for the schedulers of parked clusters
   std::atomic<uint64_t> maxParked{0};         // LaunchResult::maxParkedCtas
+  std::atomic<uint64_t> creditPhases{0};      // LaunchResult::barrierCreditPhases
   std::atomic<bool> faulted{false};
   std::mutex faultMutex;
   Fault fault;

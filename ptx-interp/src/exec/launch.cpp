@@ -208,6 +208,8 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
     wp.backEdges = 0;
     wp.readTime = false;
     wp.barrierDst = 0;
+    wp.barrierCredits = wp.barrierCreditsTaken = 0;
+    wp.barrierArrival = nullptr;
     wp.stack.clear();
     wp.spill.clear();
     std::memset(wp.carry, 0, sizeof wp.carry);
@@ -264,6 +266,7 @@ CtaStatus runCta(Cta& cta, const std::vector<uint32_t>* warpOrder, bool& progres
   Job& job = *cta.job;
   cta.handoff =
       warpOrder == nullptr && job.native == nullptr && (job.code->fastPaths & rewriteBit(Rewrite::BarrierHandoff));
+  cta.barrierCredits = job.native == nullptr && (job.code->fastPaths & rewriteBit(Rewrite::BarrierCredits));
   // Without a warp order, passes go round the warps in index order from `cursor`, which a barrier handoff moves to
   // the warp after the one its run stopped at: the order of warps is the same with and without handoffs.
   uint32_t cursor = 0;
@@ -319,7 +322,8 @@ CtaStatus runCta(Cta& cta, const std::vector<uint32_t>* warpOrder, bool& progres
       for (const Warp& w : cta.warps)
         if (w.state == WarpState::AtBarrier) {
           f.thread = Dim3{(w.index * 32) % job.lp.block.x, 0, 0};
-          f.ptxLine = w.pc ? w.pc[-1].line : 0;
+          const Op* at = ctl::barrierWaitedAt(w);
+          f.ptxLine = at ? at->line : 0;
           break;
         }
       f.message = fmt::format(
@@ -419,7 +423,8 @@ void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vect
   };
   std::vector<Parked> parked;  // round-robin from `next` (no allocation unless a CTA stops)
   size_t next = 0, preempted = 0, mostParked = 0;
-  bool startedLast = false;  // the last CTA run was a new one
+  uint64_t creditPhases = 0;  // this thread's, published once (LaunchResult::barrierCreditPhases)
+  bool startedLast = false;   // the last CTA run was a new one
   const size_t maxParked = job.lp.cooperative ? ~size_t(0) : kWaitingCtas;
   const size_t maxPreempted = job.lp.cooperative ? ~size_t(0) : kPreemptedCtas;
   uint64_t turnsWithoutProgress = 0, lastFinished = 0;
@@ -477,6 +482,10 @@ void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vect
     }
     bool progressed = false;
     CtaStatus st = runCluster(ctx->cluster, warpOrder, job.rankOrder, progressed);
+    for (Cta* c : ctx->cluster.ctas) {
+      creditPhases += c->creditPhases;
+      c->creditPhases = 0;
+    }
     // (before any CTA was parked no thread sleeps: a grid that never waits pays no shared atomic per CTA)
     if (idle && (st == CtaStatus::Waiting || job.parking.load(std::memory_order_relaxed))) {
       if (progressed || st != CtaStatus::Waiting) {
@@ -511,6 +520,7 @@ void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vect
     idle->awake.fetch_sub(1, std::memory_order_seq_cst);
     idle->madeProgress();
   }
+  if (creditPhases) job.creditPhases.fetch_add(creditPhases, std::memory_order_relaxed);
   // this thread's most, published once (LaunchResult::maxParkedCtas)
   uint64_t seen = job.maxParked.load(std::memory_order_relaxed);
   while (seen < mostParked && !job.maxParked.compare_exchange_weak(seen, mostParked)) {}
@@ -780,6 +790,7 @@ LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams&
   LaunchResult r;
   if (job.faulted.load()) r.fault = job.fault;
   r.maxParkedCtas = job.maxParked.load();
+  r.barrierCreditPhases = job.creditPhases.load();
   return r;
 }
 
