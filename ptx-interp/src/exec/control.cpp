@@ -524,6 +524,7 @@ constexpr uint32_t kMaxRunAheadOps = 64;
 struct RunAhead {
   uint32_t barriers = 0;
   const Op* resume = nullptr;
+  bool sameInEveryCta = true;  // every branch it followed tests a thread constant, and nothing reconverged
 };
 PTX_LANES RunAhead runAheadOfBarrier(const Warp& w, const Op* next, uint32_t id, uint32_t limit,
                                      const Op** nth = nullptr, uint32_t nthIndex = 0) {
@@ -544,6 +545,7 @@ PTX_LANES RunAhead runAheadOfBarrier(const Warp& w, const Op* next, uint32_t id,
       uint32_t pm = predMask(w.reg<uint8_t>(test.predicate));
       if (test.negated) pm = ~pm;
       const uint32_t taken = pm & w.active;
+      r.sameInEveryCta &= test.threadConstant;
       if (taken == 0) {
         ++o;
         continue;
@@ -570,6 +572,17 @@ PTX_LANES RunAhead runAheadOfBarrier(const Warp& w, const Op* next, uint32_t id,
       break;
     }
   }
+  return r;
+}
+
+// The credits of w arriving at the plain bar.sync `op` of barrier `id`: remembered (Warp::creditMemos) where they
+// are the same in every CTA of the launch, which saves the unrolled reduction's idle warps most of their scans.
+RunAhead takeBarrierCredits(Warp& w, const Op* op, uint32_t id) {
+  if (!w.stack.empty()) return runAheadOfBarrier(w, op + 1, id, 255);
+  Warp::CreditMemo& memo = w.creditMemos[(reinterpret_cast<uintptr_t>(op) / sizeof(Op)) % Warp::kCreditMemos];
+  if (memo.at == op && memo.active == w.active) return RunAhead{memo.credits, memo.resume};
+  const RunAhead r = runAheadOfBarrier(w, op + 1, id, 255);
+  if (r.sameInEveryCta) memo = {op, w.active, r.barriers, r.resume};
   return r;
 }
 
@@ -658,7 +671,7 @@ const Op* barSyncPlain(Warp& w, const Op* op) {
   w.barrierDst = 0;
   // (most barriers are followed by work: they pay one test, not the call)
   if (cta.barrierCredits && startsRunAhead(op[1].fn))
-    return waitAtBarrier(w, cta, id, op, runAheadOfBarrier(w, op + 1, id, 255));
+    return waitAtBarrier(w, cta, id, op, takeBarrierCredits(w, op, id));
   return waitAtBarrier(w, cta, id, op);
 }
 

@@ -12,16 +12,18 @@ namespace ptx::exec::ctl {
 
 // braCond and guard: the lanes whose predicate register, possibly negated, is true branch / execute. toBarrier
 // (braCond, rewrite branch-to-barrier): the target is a reconvergence op that runs the bar.sync after it
-// (reconvThenBarrier).
+// (reconvThenBarrier). threadConstant (braCond, rewrite thread-constants): the predicate is one of the entry's
+// thread constants, the same in every CTA of a launch (what barrier credits may remember across CTAs).
 struct PredicateTest {
   uint32_t predicate = 0;  // predicate register
   bool negated = false;
   bool toBarrier = false;
+  bool threadConstant = false;
 
-  static PredicateTest of(const Op& op) { return {op.a, (op.aux & 1) != 0, (op.aux & 2) != 0}; }
+  static PredicateTest of(const Op& op) { return {op.a, (op.aux & 1) != 0, (op.aux & 2) != 0, (op.aux & 4) != 0}; }
   void into(Op& op) const {
     op.a = predicate;
-    op.aux = (negated ? 1 : 0) | (toBarrier ? 2 : 0);
+    op.aux = (negated ? 1 : 0) | (toBarrier ? 2 : 0) | (threadConstant ? 4 : 0);
   }
 };
 

@@ -307,6 +307,16 @@ struct Warp {
   // barrier op barrierArrival; pc is the op after the last of them
   uint8_t barrierCredits = 0, barrierCreditsTaken = 0;
   const Op* barrierArrival = nullptr;
+  // The credits found at a barrier op when every branch they depended on tests a thread constant and nothing waited
+  // to reconverge: the same for this warp index in every CTA of the launch (cleared when the constants change).
+  struct CreditMemo {
+    const Op* at = nullptr;  // the bar.sync arrived at
+    uint32_t active = 0;
+    uint32_t credits = 0;
+    const Op* resume = nullptr;
+  };
+  static constexpr uint32_t kCreditMemos = 16;
+  CreditMemo creditMemos[kCreditMemos];
   std::vector<StackEntry> stack;
   std::vector<uint8_t> spill;  // saved register regions of recursive calls
   SharedLayoutSlot sharedLayouts[kSharedLayoutSlots];

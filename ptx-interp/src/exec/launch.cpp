@@ -210,6 +210,8 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
     wp.barrierDst = 0;
     wp.barrierCredits = wp.barrierCreditsTaken = 0;
     wp.barrierArrival = nullptr;
+    if (newConstants)
+      for (Warp::CreditMemo& m : wp.creditMemos) m = {};
     wp.stack.clear();
     wp.spill.clear();
     std::memset(wp.carry, 0, sizeof wp.carry);

@@ -836,7 +836,9 @@ void KernelLowerer::lowerInstruction(uint32_t idx) {
           setp.thenBranch = true;
           setp.into(prog_.ops[here() - 1]);
         }
-        ctl::PredicateTest{regOf(in.guard), in.guardNegated}.into(emit(&ctl::braCond));
+        ctl::PredicateTest{regOf(in.guard), in.guardNegated, false,
+                           fn_->isEntry && threadConstRegs_.count(in.guard) != 0}
+            .into(emit(&ctl::braCond));
       }
       return;
     }
