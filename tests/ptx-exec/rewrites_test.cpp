@@ -843,6 +843,67 @@ EXIT:
   }
 }
 
+// Credits that depend only on thread constants are remembered per warp across the CTAs a host thread runs, and
+// forgotten when a launch brings other constants: three launches in a row on one host thread, with `tid < n` for
+// n = 64, 192, 64 (warps 2-5 idle in phase 1 of the first and third, busy in the second).
+TEST(Rewrites, BarrierCreditsFollowEachLaunchsConstants) {
+  const char* ptx = R"(.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry phases(.param .u64 out, .param .u32 n) {
+  .reg .pred %p<3>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b8 s[1024];
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r9, [n];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r3, s;
+  add.s32 %r4, %r3, %r2;
+  st.shared.u32 [%r4], %r1;
+  bar.sync 0;
+  setp.ge.u32 %p1, %r1, %r9;
+  @%p1 bra P2;
+  ld.shared.u32 %r5, [%r4];
+  add.s32 %r5, %r5, 1000;
+  st.shared.u32 [%r4], %r5;
+P2:
+  bar.sync 0;
+  setp.ge.u32 %p2, %r1, 32;
+  @%p2 bra P3;
+  ld.shared.u32 %r6, [%r4+512];
+  st.shared.u32 [%r4], %r6;
+P3:
+  bar.sync 0;
+  ld.shared.u32 %r7, [%r4];
+  mov.u32 %r10, %ctaid.x;
+  mad.lo.s32 %r11, %r10, 256, %r1;
+  mul.wide.u32 %rd2, %r11, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r7;
+  ret;
+}
+)";
+  CompileResult cr = compile(ptx);
+  ASSERT_TRUE(cr.program) << cr.error;
+  const uint32_t blocks = 4;
+  for (uint32_t n : {64u, 192u, 64u}) {
+    uint32_t* out = rewriteArena().alloc<uint32_t>(blocks * 256);
+    ptxtest::Params p(kernels(*cr.program)[0]);
+    p.arg(out).arg(n);
+    LaunchResult r = run(*cr.program, "phases", Dim3{blocks}, Dim3{256}, p, ExecConfig{.deterministic = true});
+    ASSERT_TRUE(r.ok()) << r.fault.message;
+    for (uint32_t i = 0; i < blocks * 256; ++i) {
+      const uint32_t t = i % 256, from = t < 32 ? t + 128 : t;
+      ASSERT_EQ(out[i], from + (from < n ? 1000 : 0)) << "thread " << t << " of block " << i / 256 << ", n " << n;
+    }
+    if ((defaultRewrites() & kAllRewrites) == kAllRewrites && !nativeTier()) {
+      EXPECT_GT(r.barrierCreditPhases, 0u) << n;
+    }
+  }
+}
+
 // A deadlock found while a warp waits on barrier credits names the barrier it waits at then, as without them: warp
 // 0 arrives at the first bar.sync 0 with credits for the next two; warp 1 stops at bar.sync 1, which can never
 // complete, while warp 0 waits at the second bar.sync 0.
