@@ -414,6 +414,20 @@ const Op* exitLanes(Warp& w, const Op* op) {
   return op + 1;
 }
 
+// guard, exitLanes and unguard in one op: the lanes the predicate selects exit, the others go on
+PTX_LANES const Op* exitWhere(Warp& w, const Op* op) {
+  const PredicateTest test = PredicateTest::of(*op);
+  uint32_t pm = predMask(R<uint8_t>(w, test.predicate));
+  if (test.negated) pm = ~pm;
+  const uint32_t dying = w.active & pm;
+  if (dying == 0) return op + 1;
+  w.alive &= ~dying;
+  setActive(w, w.active & ~dying);
+  noteLanesExitedImpl(w, dying);
+  if (w.active == 0) return resumeNext(w);
+  return op + 1;
+}
+
 const Op* kernelEnd(Warp& w, const Op*) {
   uint32_t dying = w.active;
   w.alive &= ~dying;

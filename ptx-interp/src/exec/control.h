@@ -14,6 +14,7 @@ const Op* brxIdx(Warp& w, const Op* op);   // IndexedBranch; rpc
 const Op* reconv(Warp& w, const Op* op);
 const Op* reconvThenBarrier(Warp& w, const Op* op);  // reconv right before a plain bar.sync (branch-to-barrier)
 const Op* exitLanes(Warp& w, const Op* op);          // exit / ret of a kernel for the executing lanes
+const Op* exitWhere(Warp& w, const Op* op);  // PredicateTest: the active lanes where it holds exit (guarded-exits)
 const Op* kernelEnd(Warp& w, const Op* op);
 const Op* funcEnd(Warp& w, const Op* op);  // return from a called function
 const Op* call(Warp& w, const Op* op);     // CallOperands; target = callee entry

@@ -880,6 +880,10 @@ void KernelLowerer::lowerInstruction(uint32_t idx) {
       break;
     default: break;
   }
+  if (guarded && in.opcode == Opcode::Bra && enabled(Rewrite::GuardedExits)) {  // branchExits
+    ctl::PredicateTest{regOf(in.guard), in.guardNegated}.into(emit(&ctl::exitWhere));
+    return;
+  }
   uint32_t guardOp = 0;
   if (guarded) {
     guardOp = here();
