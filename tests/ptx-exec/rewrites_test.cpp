@@ -904,6 +904,57 @@ P3:
   }
 }
 
+// shared-partial-blocks: lanes 0-9 of warp 0 load and store through a thread-constant base whose 32 addresses are one
+// block; the other lanes' destination register (7) and shared words (t + 100) must survive the whole-block moves.
+TEST(Rewrites, SharedPartialBlocksKeepTheLanesThatDoNotExecute) {
+  const char* ptx = R"(.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry partial(.param .u64 out) {
+  .reg .pred %p<2>;
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b8 s[512];
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r3, s;
+  add.s32 %r4, %r3, %r2;
+  add.s32 %r8, %r1, 100;
+  st.shared.u32 [%r4], %r8;
+  mov.u32 %r5, 7;
+  bar.sync 0;
+  setp.lt.u32 %p1, %r1, 10;
+  @!%p1 bra SKIP;
+  ld.shared.u32 %r5, [%r4+128];
+  add.s32 %r6, %r1, 1000;
+  st.shared.u32 [%r4], %r6;
+SKIP:
+  bar.sync 0;
+  ld.shared.u32 %r7, [%r4];
+  mul.wide.u32 %rd2, %r1, 8;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.v2.u32 [%rd3], {%r5, %r7};
+  ret;
+}
+)";
+  for (uint32_t mask : {kAllRewrites, kAllRewrites & ~rewriteBit(Rewrite::SharedPartialBlocks), 0u}) {
+    CompileOptions options;
+    options.rewrites = mask;
+    CompileResult cr = compile(ptx, options);
+    ASSERT_TRUE(cr.program) << cr.error;
+    uint32_t* out = rewriteArena().alloc<uint32_t>(128);
+    ptxtest::Params p(kernels(*cr.program)[0]);
+    p.arg(out);
+    LaunchResult r = run(*cr.program, "partial", Dim3{1}, Dim3{64}, p);
+    ASSERT_TRUE(r.ok()) << r.fault.message;
+    for (uint32_t t = 0; t < 64; ++t) {
+      EXPECT_EQ(out[2 * t], t < 10 ? t + 132 : 7u) << "thread " << t << ", rewrites " << mask;
+      EXPECT_EQ(out[2 * t + 1], t < 10 ? t + 1000 : t + 100) << "thread " << t << ", rewrites " << mask;
+    }
+  }
+}
+
 // A deadlock found while a warp waits on barrier credits names the barrier it waits at then, as without them: warp
 // 0 arrives at the first bar.sync 0 with credits for the next two; warp 1 stops at bar.sync 1, which can never
 // complete, while warp 0 waits at the second bar.sync 0.

@@ -567,7 +567,7 @@ PTX_LANES RunAhead runAheadOfBarrier(const Warp& w, const Op* next, uint32_t id,
       const Op* target = o->target;
       if (taken != w.active || target <= o) break;
       // branch-to-barrier: the reconvergence op at the target leads to the barrier after it
-      if (test.toBarrier && !reconverges(target) && target[1].fn == barrier && target[1].aux == id) {
+      if (test.toBarrier && !reconverges(target) && target[1].fn == barrier && PlainBarrier::of(target[1]).id == id) {
         credit(target + 1);
         o = target + 2;
         continue;
@@ -579,7 +579,7 @@ PTX_LANES RunAhead runAheadOfBarrier(const Warp& w, const Op* next, uint32_t id,
     } else if (fn == join || fn == joinThenBarrier) {
       if (reconverges(o)) break;
       ++o;
-    } else if (fn == barrier && o->aux == id) {
+    } else if (fn == barrier && PlainBarrier::of(*o).id == id) {
       credit(o);
       ++o;
     } else {
@@ -600,8 +600,7 @@ RunAhead takeBarrierCredits(Warp& w, const Op* op, uint32_t id) {
   return r;
 }
 
-// Whether an op with this handler may start a run ahead (runAheadOfBarrier's first step).
-inline bool startsRunAhead(Handler fn) {
+bool startsRunAhead(Handler fn) {
   return fn == &braCond || fn == &braUniform || fn == &reconvThenBarrier || fn == &reconv || fn == &barSyncPlain;
 }
 
@@ -674,7 +673,8 @@ const Op* barSync(Warp& w, const Op* op) {
 // is what startPhase left (no count, no reductions), so only a count given by the warps already waiting differs.
 const Op* barSyncPlain(Warp& w, const Op* op) {
   Cta& cta = *w.cta;
-  const uint32_t id = op->aux;
+  const PlainBarrier plain = PlainBarrier::of(*op);
+  const uint32_t id = plain.id;
   Barrier& b = cta.barriers[id];
   if (b.waiting == 0)
     cta.usedBarriers |= 1u << id;
@@ -684,8 +684,7 @@ const Op* barSyncPlain(Warp& w, const Op* op) {
   b.arrived += arrivingThreads(w);
   w.barrierDst = 0;
   // (most barriers are followed by work: they pay one test, not the call)
-  if (cta.barrierCredits && startsRunAhead(op[1].fn))
-    return waitAtBarrier(w, cta, id, op, takeBarrierCredits(w, op, id));
+  if (cta.barrierCredits && plain.runsAhead) return waitAtBarrier(w, cta, id, op, takeBarrierCredits(w, op, id));
   return waitAtBarrier(w, cta, id, op);
 }
 

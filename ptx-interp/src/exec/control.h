@@ -28,6 +28,8 @@ const Op* barWarpSync(Warp& w, const Op* op);
 // The barrier op a warp AtBarrier waits at (what faults and checks report): where it arrived, or, after the phases
 // of its barrier credits it passed, the plain bar.sync it arrived at in advance.
 const Op* barrierWaitedAt(const Warp& w);
+// Whether an op with this handler may start a run ahead of a barrier (barrier credits; PlainBarrier::runsAhead).
+bool startsRunAhead(Handler fn);
 const Op* endPrologue(Warp& w, const Op* op);  // the end of a kernel's prologue (KernelCode::prologueOp)
 const Op* fence(Warp& w, const Op* op);
 const Op* nop(Warp& w, const Op* op);

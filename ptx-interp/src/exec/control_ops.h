@@ -27,6 +27,16 @@ struct PredicateTest {
   }
 };
 
+// barSyncPlain (rewrite plain-barriers): the barrier id, and whether the op after it may start a run ahead of the
+// barrier (barrier credits: a branch, a reconvergence op or another plain bar.sync), marked after lowering.
+struct PlainBarrier {
+  uint32_t id = 0;
+  bool runsAhead = false;
+
+  static PlainBarrier of(const Op& op) { return {op.aux & 0xff, (op.aux & 0x100) != 0}; }
+  void into(Op& op) const { op.aux = id | (runsAhead ? 0x100 : 0); }
+};
+
 // brx.idx: each lane jumps to entry `index` of a jump table (Program::brxTables); the reconvergence op is rpc.
 struct IndexedBranch {
   uint32_t index = 0;  // u32 index register

@@ -464,10 +464,40 @@ template <class A, size_t Size> PTX_LANES const Op* computeSharedLayout(Warp& w,
   slot.maxBase = largest;
   return op + 1;
 }
+// Partial warps (runtime fast path shared-partial-blocks): when the base register's layout, computed for all 32 lanes
+// and reused (kLayoutReuse: its values have not changed since), is one aligned block of 32 elements inside the CTA's
+// shared block, its host address; else nullptr. No lane can fault then, executing or not, so the access moves the
+// whole block and masks the lanes that do not execute: a load blends into the destination, a store blends into the
+// block (its lanes' addresses are distinct, and only the host thread running the CTA touches its shared block).
+template <class A, class M, class D>
+PTX_HOT uint8_t* partialSharedBlock(Warp& w, uint32_t baseReg, int64_t offset, uint32_t tag) {
+  if constexpr (sizeof(D) != sizeof(M)) {
+    return nullptr;
+  } else {
+    if (w.exec == kFullMask || !(tag & kLayoutReuse) || !(w.fastPaths & rewriteBit(Rewrite::SharedPartialBlocks)))
+      return nullptr;
+    const Cta& cta = *w.cta;
+    const SharedLayoutSlot& slot = w.sharedLayouts[tag & kLayoutSlotMask];
+    if (slot.shapes < 0 || cta.sharedBytes < sizeof(M)) return nullptr;
+    const uint64_t limit = cta.sharedBytes - sizeof(M), imm = uint64_t(offset);
+    if (imm > limit || (imm & (sizeof(M) - 1)) != 0 || slot.maxBase > limit - imm) return nullptr;
+    const A* base = R<A>(w, baseReg);
+    if (!wholeBlock<sizeof(M)>(slot.shapes, base)) return nullptr;
+    return w.cta->shared + imm + uint64_t(base[0]);
+  }
+}
 template <class A, class M, class D> PTX_LANES const Op* ldSharedScalar(Warp& w, const Op* op) {
   const Access v = Access::of(*op);
   int shapes = sharedLayout<A, M>(w, v.address, v.offset, v.layoutTag);
-  if (shapes < 0) return ldLanes<Shared, A, M, D, 1>(w, op, v.address, v.offset, v.values);
+  if (shapes < 0) {
+    if (const uint8_t* block = partialSharedBlock<A, M, D>(w, v.address, v.offset, v.layoutTag)) {
+      alignas(64) D lanes[32];
+      copyVec<32 * sizeof(D)>(lanes, block);
+      h::blendLanes(R<D>(w, v.values[0]), lanes, w.exec);
+      return op + 1;
+    }
+    return ldLanes<Shared, A, M, D, 1>(w, op, v.address, v.offset, v.values);
+  }
   loadWarp<M>(shapes, reinterpret_cast<uintptr_t>(w.cta->shared) + uintptr_t(v.offset), R<A>(w, v.address),
               R<D>(w, v.values[0]));
   return op + 1;
@@ -475,7 +505,16 @@ template <class A, class M, class D> PTX_LANES const Op* ldSharedScalar(Warp& w,
 template <class A, class M, class D> PTX_LANES const Op* stSharedScalar(Warp& w, const Op* op) {
   const Access v = Access::of(*op);
   int shapes = sharedLayout<A, M>(w, v.address, v.offset, v.layoutTag);
-  if (shapes < 0) return stLanes<Shared, A, M, D, 1>(w, op, v.address, v.offset, v.values);
+  if (shapes < 0) {
+    if (uint8_t* block = partialSharedBlock<A, M, D>(w, v.address, v.offset, v.layoutTag)) {
+      alignas(64) D lanes[32];
+      copyVec<32 * sizeof(D)>(lanes, block);
+      h::blendLanes(lanes, R<D>(w, v.values[0]), w.exec);
+      copyVec<32 * sizeof(D)>(block, lanes);
+      return op + 1;
+    }
+    return stLanes<Shared, A, M, D, 1>(w, op, v.address, v.offset, v.values);
+  }
   storeWarp<M>(shapes, reinterpret_cast<uintptr_t>(w.cta->shared) + uintptr_t(v.offset), R<A>(w, v.address),
                R<D>(w, v.values[0]));
   return op + 1;

@@ -308,7 +308,7 @@ void KernelLowerer::lowerBar(const Instruction& in) {
     checking::CheckedBarrier{checks, bar.id, bar.count, bar.kind == Bar::Arrive}.into(emit(&checking::barrier));
   if (enabled(Rewrite::PlainBarriers) && bar.isPlainSync() && in.numOperands > 0 &&
       opnd(in, 0).kind == OperandKind::Imm && uint64_t(opnd(in, 0).value) < 16) {
-    emit(&ctl::barSyncPlain).aux = uint32_t(opnd(in, 0).value);
+    ctl::PlainBarrier{uint32_t(opnd(in, 0).value), false}.into(emit(&ctl::barSyncPlain));
     return;
   }
   bar.into(emit(&ctl::barSync));
@@ -317,10 +317,18 @@ void KernelLowerer::lowerBar(const Instruction& in) {
 // A reconvergence op right before a bar.sync without a thread count runs the barrier itself (one dispatch less),
 // and a conditional branch to it gets toBarrier: when every lane takes it and nothing waits to reconverge there it
 // runs the barrier at once (control.cpp: braCond). An `if (t < k) {...} __syncthreads();` costs a warp with no lane
-// inside one dispatch (the setp that runs its branch, setp-branch) instead of three.
+// inside one dispatch (the setp that runs its branch, setp-branch) instead of three. (First, whatever the switches: a
+// plain bar.sync followed by an op that may start a run ahead of it is marked for barrier credits, so that the
+// others, followed by work, test one bit.)
 void KernelLowerer::fuseBranchesToBarriers(uint32_t firstOp) {
-  if (!enabled(Rewrite::BranchToBarrier)) return;
   std::vector<Op>& ops = prog_.ops;
+  for (uint32_t i = firstOp; i + 1 < here(); ++i)
+    if (ops[i].fn == &ctl::barSyncPlain && ctl::startsRunAhead(ops[i + 1].fn)) {
+      ctl::PlainBarrier plain = ctl::PlainBarrier::of(ops[i]);
+      plain.runsAhead = true;
+      plain.into(ops[i]);
+    }
+  if (!enabled(Rewrite::BranchToBarrier)) return;
   for (uint32_t i = firstOp; i + 1 < here(); ++i)
     if (ops[i].fn == &ctl::reconv &&
         (ops[i + 1].fn == &ctl::barSyncPlain ||
