@@ -955,6 +955,76 @@ SKIP:
   }
 }
 
+// cta-indices: registers computed from %ctaid (times immediates and %ntid, plus immediates and a thread constant or
+// %tid) are written at CTA set-up. A 2-D grid of 3x2 CTAs of 96 threads (warp 2 full, no partial warp: 3 warps),
+// several host threads: the global index by mad.lo and by mul.lo + add, %ctaid.y * 7 + 3 by shl and adds, one with
+// a thread-constant lane term (tid * 4) and a register defined twice (not a CTA index: it must keep its second value).
+TEST(Rewrites, CtaIndicesAreThoseOfEachCta) {
+  const char* ptx = R"(.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry indices(.param .u64 out) {
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %ntid.x;
+  mov.u32 %r3, %tid.x;
+  mov.u32 %r4, %ctaid.y;
+  mad.lo.s32 %r5, %r1, %r2, %r3;
+  mul.lo.s32 %r6, %r2, %r1;
+  add.s32 %r7, %r3, %r6;
+  shl.b32 %r8, %r4, 3;
+  sub.s32 %r9, %r8, %r4;
+  mul.lo.u32 %r10, %r4, 7;
+  add.s32 %r11, %r10, 3;
+  shl.b32 %r12, %r3, 2;
+  add.s32 %r13, %r11, %r12;
+  add.s32 %r14, %r5, 5;
+  add.s32 %r14, %r14, %r4;
+  mov.u32 %r15, %nctaid.x;
+  mad.lo.s32 %r16, %r4, %r15, %r1;
+  mad.lo.s32 %r17, %r16, 96, %r3;
+  mul.wide.u32 %rd2, %r17, 24;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.v2.u32 [%rd3], {%r5, %r7};
+  st.global.v2.u32 [%rd3+8], {%r9, %r11};
+  st.global.v2.u32 [%rd3+16], {%r13, %r14};
+  ret;
+}
+)";
+  for (uint32_t mask : {kAllRewrites, kAllRewrites & ~rewriteBit(Rewrite::CtaIndices), 0u}) {
+    CompileOptions options;
+    options.rewrites = mask;
+    CompileResult cr = compile(ptx, options);
+    ASSERT_TRUE(cr.program) << cr.error;
+    for (ExecConfig cfg : {ExecConfig{.threads = 2}, ExecConfig{.deterministic = true}}) {
+      const uint32_t total = 6 * 96;
+      uint32_t* out = rewriteArena().alloc<uint32_t>(total * 6);
+      ptxtest::Params p(kernels(*cr.program)[0]);
+      p.arg(out);
+      LaunchResult r = run(*cr.program, "indices", Dim3{3, 2}, Dim3{96}, p, cfg);
+      ASSERT_TRUE(r.ok()) << r.fault.message;
+      for (uint32_t y = 0; y < 2; ++y)
+        for (uint32_t x = 0; x < 3; ++x)
+          for (uint32_t t = 0; t < 96; ++t) {
+            const uint32_t* o = out + ((y * 3 + x) * 96 + t) * 6;
+            const uint32_t global = x * 96 + t;
+            ASSERT_EQ(o[0], global) << x << "," << y << " thread " << t << ", rewrites " << mask;
+            ASSERT_EQ(o[1], global) << x << "," << y << " thread " << t << ", rewrites " << mask;
+            ASSERT_EQ(o[2], y * 7) << x << "," << y << " thread " << t << ", rewrites " << mask;
+            ASSERT_EQ(o[3], y * 7 + 3) << x << "," << y << " thread " << t << ", rewrites " << mask;
+            ASSERT_EQ(o[4], y * 7 + 3 + 4 * t) << x << "," << y << " thread " << t << ", rewrites " << mask;
+            ASSERT_EQ(o[5], global + 5 + y) << x << "," << y << " thread " << t << ", rewrites " << mask;
+          }
+    }
+  }
+  if ((defaultRewrites() & kAllRewrites) != kAllRewrites) return;
+  CompileOptions without;
+  without.rewrites = kAllRewrites & ~rewriteBit(Rewrite::CtaIndices);
+  EXPECT_LT(programStats(*compile(ptx).program).ops, programStats(*compile(ptx, without).program).ops);
+}
+
 // A deadlock found while a warp waits on barrier credits names the barrier it waits at then, as without them: warp
 // 0 arrives at the first bar.sync 0 with credits for the next two; warp 1 stops at bar.sync 1, which can never
 // complete, while warp 0 waits at the second bar.sync 0.

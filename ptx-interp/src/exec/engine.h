@@ -80,8 +80,11 @@ struct FunctionCode {
 // Kinds of constant-register slots that depend on the launch.
 // ParamValue: bytes of the kernel parameter buffer at `value`; LaunchDim: value 0-2 = %ntid.xyz, 3-5 = %nctaid.xyz.
 // ThreadIndex (%tid, value = component) differs per lane and warp and CtaIndex (%ctaid) per CTA: their slots are
-// written when a CTA is set up (launch.cpp), not from the launch's broadcast image.
-enum class ConstKind : uint8_t { Literal, GlobalAddress, ParamValue, LaunchDim, ThreadIndex, CtaIndex };
+// written when a CTA is set up (launch.cpp), not from the launch's broadcast image. CtaAffine (rewrite cta-indices):
+// a declared u32 register, %ctaid.c * multiplier (* %ntid.n) + addend + the lanes of register laneAddend (a thread
+// constant or %tid; 0: the zero register), written when a CTA is set up after the kernel's prologue (value: c in
+// bits 0-1, bit 2 whether %ntid multiplies, n in bits 3-4).
+enum class ConstKind : uint8_t { Literal, GlobalAddress, ParamValue, LaunchDim, ThreadIndex, CtaIndex, CtaAffine };
 
 struct ConstSlot {
   uint32_t offset = 0;  // register file offset
@@ -89,6 +92,7 @@ struct ConstSlot {
   ConstKind kind = ConstKind::Literal;
   uint64_t value = 0;  // literal bits, or global index
   int64_t addend = 0;
+  uint32_t multiplier = 1, laneAddend = 0;  // CtaAffine
 };
 
 struct KernelCode {
@@ -96,7 +100,7 @@ struct KernelCode {
   uint32_t regFileBytes = 0;  // whole register file of a warp (constants + all reachable functions)
   uint32_t constStart = 0;    // constants (and temporaries) occupy [constStart, regFileBytes)
   std::vector<ConstSlot> consts;
-  std::vector<ConstSlot> indexConsts;  // ThreadIndex and CtaIndex slots
+  std::vector<ConstSlot> indexConsts;  // ThreadIndex, CtaIndex and CtaAffine slots
   uint32_t localBytes = 0;             // per-thread local memory (deepest call chain; recursion adds kRecursionStack)
   // Largest .align of the kernel's .local/.shared data (at least 16): the CTA's local and shared blocks start at
   // a multiple of it, so a variable's generic address is as aligned as its declaration says (the GPU gives
@@ -426,6 +430,10 @@ struct Job {
   std::vector<uint32_t> rankOrder;  // deterministic mode with a seed: the order runCluster runs a cluster's CTAs in
   uint64_t totalClusters = 0;
   std::atomic<uint64_t> nextCluster{0};
+  // Clusters a thread claims from nextCluster at a time (a locked add per CTA drained the store buffer after every
+  // small CTA: 3% of a reduction's time): one alone on its thread takes 64, threads sharing a grid up to 16 while
+  // each still gets 32 batches.
+  uint64_t claimBatch = 1;
   std::atomic<bool> parking{false};           // some thread parked a CTA: count finished CTAs from now on
   std::atomic<uint64_t> finishedClusters{0};  // progress signal for the schedulers of parked clusters
   std::atomic<uint64_t> maxParked{0};         // LaunchResult::maxParkedCtas

@@ -157,6 +157,19 @@ PTX_LANES void broadcastLanes(uint32_t* lanes, uint32_t v) {
   for (int i = 0; i < 32; ++i) lanes[i] = v;
 }
 
+// A cta-indices register's 32 lanes: the CTA's part plus each lane's term (a thread constant, %tid, or zeros), in
+// 32-byte vectors (a loop the compiler left scalar made 4-byte stores that the first op's 32-byte loads of the
+// register waited on: 15% of a reduction's time).
+PTX_LANES void affineLanes(uint32_t* lanes, uint32_t cta, const uint32_t* laneTerms) {
+  typedef uint32_t V __attribute__((vector_size(32)));
+  for (int k = 0; k < 4; ++k) {
+    V v;
+    std::memcpy(&v, laneTerms + 8 * k, sizeof v);
+    v += cta;
+    std::memcpy(lanes + 8 * k, &v, sizeof v);
+  }
+}
+
 void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
   Cta& cta = ctx.cta;
   const KernelCode& code = *job.code;
@@ -234,6 +247,15 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
     for (Warp& wp : cta.warps)
       for (const Op* op = prologue; op;) op = op->fn(wp, op);
   }
+  for (const ConstSlot& s : code.indexConsts) {
+    if (s.kind != ConstKind::CtaAffine) continue;
+    const uint32_t ntid = (s.value & 4) ? job.lp.block.component(uint32_t(s.value >> 3) & 3) : 1;
+    const uint32_t v = cta.id.component(uint32_t(s.value & 3)) * s.multiplier * ntid + uint32_t(s.addend);
+    for (uint32_t w = 0; w < cta.nwarps; ++w) {
+      uint8_t* rf = ctx.rf.data + w * rfBytes;
+      affineLanes(reinterpret_cast<uint32_t*>(rf + s.offset), v, reinterpret_cast<const uint32_t*>(rf + s.laneAddend));
+    }
+  }
   if (code.usesBarriers) {
     // the checkers write a barrier's counts before its bar.sync, which may then fault without marking it used
     const uint32_t stale = job.lp.checker ? 0xffffu : cta.usedBarriers;
@@ -244,12 +266,30 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
 
 // Sets up the CTAs of the cluster with linear index `linear` (x fastest over %nclusterid): ctx runs rank 0 and
 // holds the others. Ranks are linear in %cluster_ctaid, x fastest, as on an H100.
+void setupClusterCtas(Job& job, CtaContext& ctx, uint64_t linear);
+
 void setupCluster(Job& job, CtaContext& ctx, uint64_t linear) {
-  const Dim3& shape = job.clusterShape;
-  const Dim3& grid = job.lp.grid;
   Cluster& cluster = ctx.cluster;
   while (ctx.peers.size() + 1 < job.clusterSize) ctx.peers.push_back(std::make_unique<CtaContext>());
   cluster.ctas.resize(job.clusterSize);
+  if (job.clusterSize == 1) {  // (a cluster of one CTA: its index is the cluster's, without the divisions below)
+    setupCta(job, ctx, linear);
+    ctx.cta.cluster = &cluster;
+    ctx.cta.clusterRank = 0;
+    cluster.ctas[0] = &ctx.cta;
+  } else {
+    setupClusterCtas(job, ctx, linear);
+  }
+  cluster.barrierArrived = 0;
+  cluster.barrierPhase = 0;
+  cluster.progress = 0;
+  cluster.doneMask = 0;
+}
+
+void setupClusterCtas(Job& job, CtaContext& ctx, uint64_t linear) {
+  const Dim3& shape = job.clusterShape;
+  const Dim3& grid = job.lp.grid;
+  Cluster& cluster = ctx.cluster;
   const Dim3 first = ctaCoords(Dim3{grid.x / shape.x, grid.y / shape.y, grid.z / shape.z}, linear);
   for (uint32_t rank = 0; rank < job.clusterSize; ++rank) {
     CtaContext& c = rank ? *ctx.peers[rank - 1] : ctx;
@@ -261,10 +301,6 @@ void setupCluster(Job& job, CtaContext& ctx, uint64_t linear) {
     c.cta.clusterRank = rank;
     cluster.ctas[rank] = &c.cta;
   }
-  cluster.barrierArrived = 0;
-  cluster.barrierPhase = 0;
-  cluster.progress = 0;
-  cluster.doneMask = 0;
 }
 
 // Preempted: a warp used its budget of back edges (long loop); Waiting: every warp that can run waits for memory
@@ -435,8 +471,9 @@ void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vect
   };
   std::vector<Parked> parked;  // round-robin from `next` (no allocation unless a CTA stops)
   size_t next = 0, preempted = 0, mostParked = 0;
-  uint64_t creditPhases = 0;  // this thread's, published once (LaunchResult::barrierCreditPhases)
-  bool startedLast = false;   // the last CTA run was a new one
+  uint64_t creditPhases = 0;                 // this thread's, published once (LaunchResult::barrierCreditPhases)
+  bool startedLast = false;                  // the last CTA run was a new one
+  uint64_t claimedNext = 0, claimedEnd = 0;  // the clusters this thread claimed and has yet to start (Job::claimBatch)
   const size_t maxParked = job.lp.cooperative ? ~size_t(0) : kWaitingCtas;
   const size_t maxPreempted = job.lp.cooperative ? ~size_t(0) : kPreemptedCtas;
   uint64_t turnsWithoutProgress = 0, lastFinished = 0;
@@ -464,9 +501,13 @@ void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vect
     // a parked CTA's turn between two starts, while some wait (for other work; preempted CTAs, in long loops or
     // waits for time, keep waiting while new ones start, up to kPreemptedCtas)
     if (startedLast && parked.size() > preempted) wantNew = false;
-    if (wantNew && job.nextCluster.load(std::memory_order_relaxed) < job.totalClusters) {
-      uint64_t idx = job.nextCluster.fetch_add(1, std::memory_order_relaxed);
-      if (idx < job.totalClusters) {
+    if (wantNew && (claimedNext < claimedEnd || job.nextCluster.load(std::memory_order_relaxed) < job.totalClusters)) {
+      if (claimedNext == claimedEnd) {
+        claimedNext = std::min(job.nextCluster.fetch_add(job.claimBatch, std::memory_order_relaxed), job.totalClusters);
+        claimedEnd = std::min(claimedNext + job.claimBatch, job.totalClusters);
+      }
+      if (claimedNext < claimedEnd) {
+        const uint64_t idx = claimedNext++;
         ctx = takeContext();
         setupCluster(job, *ctx, clusterOrder ? (*clusterOrder)[idx] : idx);
         turnsWithoutProgress = 0;
@@ -507,7 +548,7 @@ void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vect
       } else if (const uint32_t now = idle->progress.load(std::memory_order_relaxed); now != idleSince) {
         idleTurns = 0;
         idleSince = now;
-      } else if (++idleTurns >= 2 * (parked.size() + 1) && preempted == 0 &&
+      } else if (++idleTurns >= 2 * (parked.size() + 1) && preempted == 0 && claimedNext == claimedEnd &&
                  job.nextCluster.load(std::memory_order_relaxed) >= job.totalClusters) {
         idle->sleepUnless(idleSince);
         idleTurns = 0;
@@ -761,6 +802,9 @@ LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams&
   static const unsigned hw = std::max(1u, std::thread::hardware_concurrency());  // a syscall: ask once
   unsigned threads = lp.config.threads ? lp.config.threads : hw;
   job.smCount = lp.config.smCount ? lp.config.smCount : threads;
+  job.claimBatch = lp.config.deterministic || threads <= 1
+                       ? 64
+                       : std::clamp<uint64_t>(job.totalClusters / (uint64_t(threads) * 32), 1, 16);
   if (lp.config.deterministic) {
     std::vector<uint64_t> clusterOrder;
     std::vector<uint32_t> warpOrder;

@@ -391,6 +391,7 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
     if (uint32_t offset = placeShared(mod_.globals[g]); offset != kDynamicShared) moduleSharedOffset_[g] = offset;
   if (enabled(Rewrite::LaunchConstants)) findLaunchConstants(entry);
   if (enabled(Rewrite::ThreadConstants)) findThreadConstants(entry);
+  if (enabled(Rewrite::CtaIndices)) findCtaIndices(entry);
   for (uint32_t f : order) {
     const ptx::Function& fn = mod_.functions[f];
     for (const ptx::Variable& v : fn.locals)
@@ -444,6 +445,18 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
         it = slots.emplace(key, off).first;
       }
       instances_[0].regOffset[reg] = it->second;
+    }
+    // cta-indices: the registers keep their places; set-up writes them (after the prologue: lane terms may be
+    // thread constants)
+    for (const auto& [reg, a] : ctaAffineRegs_) {
+      ConstSlot s;
+      s.offset = instances_[0].regOffset[reg];
+      s.kind = ConstKind::CtaAffine;
+      s.value = a.component | (a.ntid >= 0 ? 4u | uint32_t(a.ntid) << 3 : 0u);
+      s.addend = a.addend;
+      s.multiplier = a.multiplier;
+      s.laneAddend = a.laneReg == kNoIndex ? 0 : instances_[0].regOffset[a.laneReg];
+      code_->indexConsts.push_back(s);
     }
   }
   // recursion: functions on a cycle of the call graph

@@ -398,6 +398,16 @@ class KernelLowerer {
   // comes after those it reads) emit nothing in the kernel and run in its prologue (emitThreadConstantPrologue).
   std::set<uint32_t> threadConstRegs_;
   std::vector<uint32_t> hoisted_;
+  // cta-indices: entry-function u32 registers whose only definition computes %ctaid.component * multiplier
+  // (* %ntid.ntid when ntid >= 0) + addend + laneReg (a thread constant or %tid register; kNoIndex: none), mod 2^32:
+  // written for every warp when a CTA is set up (ConstKind::CtaAffine); their definitions (defInst) emit nothing.
+  struct CtaAffine {
+    uint32_t component = 0, multiplier = 1;
+    int ntid = -1;
+    uint32_t addend = 0, laneReg = kNoIndex, defInst = kNoIndex;
+  };
+  std::map<uint32_t, CtaAffine> ctaAffineRegs_;
+  void findCtaIndices(const ptx::Function& fn);
   // shared-layouts: the thread-constant base registers of shared accesses (of one access size each) whose layout
   // the prologue computes into a slot of its own (>= kChainLayoutSlots)
   struct PrologueLayout {
@@ -411,6 +421,7 @@ class KernelLowerer {
   struct InstRewrite {
     bool launchConstant = false;  // launch-constants: defines a launch-constant register (entry function)
     bool hoisted = false;         // thread-constants: runs in the kernel's prologue (entry function)
+    bool ctaIndex = false;        // cta-indices: defines a register written at CTA set-up (entry function)
     // address-adds: `add.s64 %rd, %base, %offset` whose sum only addresses one later scalar global ld/st of the
     // same block: the access computes base + offset itself (mem::globalAddresses), the add emits nothing.
     bool addFolded = false;
@@ -432,7 +443,7 @@ class KernelLowerer {
     // setp-branch: the op index of this setp, so that a conditional branch on its predicate right after it can make
     // the setp run the branch (h::kSetpThenBranch).
     uint32_t setpOp = kNoIndex;
-    bool emitsNothing() const { return launchConstant || hoisted || addFolded || mulFolded; }
+    bool emitsNothing() const { return launchConstant || hoisted || ctaIndex || addFolded || mulFolded; }
   };
   std::vector<InstRewrite> rewrites_;
   // Multiply-add contraction as ptxas does it (exec/contraction.cpp): per add/sub of the function being lowered, the

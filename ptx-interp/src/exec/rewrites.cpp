@@ -14,6 +14,7 @@ void KernelLowerer::runFunctionRewrites(bool entry) {
     for (const auto& [reg, lc] : launchConstRegs_)
       if (lc.defInst < fn_->instructions.size()) rewrites_[lc.defInst].launchConstant = true;
     for (uint32_t i : hoisted_) rewrites_[i].hoisted = true;
+    for (const auto& [reg, a] : ctaAffineRegs_) rewrites_[a.defInst].ctaIndex = true;
   }
   countMentions();
   if (enabled(Rewrite::AddressAdds)) findAddressAdds();
@@ -152,7 +153,8 @@ void KernelLowerer::findThreadConstants(const ptx::Function& fn) {
         if (o.sel) return false;
         if (threadConstRegs_.count(o.index)) return true;
         auto it = launchConstRegs_.find(o.index);
-        return it != launchConstRegs_.end() && it->second.kind != ConstKind::CtaIndex;
+        return it != launchConstRegs_.end() && it->second.kind != ConstKind::CtaIndex &&
+               it->second.kind != ConstKind::CtaAffine;
       }
       case OperandKind::Symbol:
         // shared variables are offsets, globals launch constants, entry parameters offsets; local variables
@@ -182,6 +184,104 @@ void KernelLowerer::findThreadConstants(const ptx::Function& fn) {
       taken[i] = true;
       threadConstRegs_.insert(d.index);
       hoisted_.push_back(uint32_t(i));
+      changed = true;
+    }
+  }
+}
+
+void KernelLowerer::findCtaIndices(const ptx::Function& fn) {
+  std::vector<uint32_t> defs;
+  std::vector<int64_t> defInst;
+  countDefinitions(fn, defs, defInst);
+  auto u32Reg = [&](const Operand& o) {
+    return o.kind == OperandKind::Reg && !o.sel && o.index < fn.registers.size() &&
+           fn.registers[o.index].type != Type::pred && sizeOf(fn.registers[o.index].type) == 4;
+  };
+  auto launchKind = [&](const Operand& o, ConstKind kind) -> const LaunchConst* {
+    if (!u32Reg(o)) return nullptr;
+    auto it = launchConstRegs_.find(o.index);
+    return it != launchConstRegs_.end() && it->second.kind == kind ? &it->second : nullptr;
+  };
+  // %ctaid.c itself, or a register found below with no lane term: c * multiplier (* %ntid) + addend
+  auto uniform = [&](const Operand& o) -> std::optional<CtaAffine> {
+    if (const LaunchConst* lc = launchKind(o, ConstKind::CtaIndex)) return CtaAffine{uint32_t(lc->value)};
+    if (!u32Reg(o)) return std::nullopt;
+    auto it = ctaAffineRegs_.find(o.index);
+    if (it == ctaAffineRegs_.end() || it->second.laneReg != kNoIndex) return std::nullopt;
+    return it->second;
+  };
+  auto laneTerm = [&](const Operand& o) {
+    return u32Reg(o) && (threadConstRegs_.count(o.index) || launchKind(o, ConstKind::ThreadIndex));
+  };
+  auto ntidOf = [&](const Operand& o) {
+    const LaunchConst* lc = launchKind(o, ConstKind::LaunchDim);
+    return lc && lc->value < 3 ? int(lc->value) : -1;
+  };
+  // a times b, b an immediate or %ntid; a without a lane term
+  auto times = [&](CtaAffine a, const Operand& b) -> std::optional<CtaAffine> {
+    if (b.kind == OperandKind::Imm) {
+      a.multiplier *= uint32_t(b.value);
+      a.addend *= uint32_t(b.value);
+      return a;
+    }
+    if (int n = ntidOf(b); n >= 0 && a.ntid < 0 && a.addend == 0) {
+      a.ntid = n;
+      return a;
+    }
+    return std::nullopt;
+  };
+  // a plus b, b an immediate or a lane term; a without a lane term
+  auto plus = [&](CtaAffine a, const Operand& b) -> std::optional<CtaAffine> {
+    if (b.kind == OperandKind::Imm) {
+      a.addend += uint32_t(b.value);
+      return a;
+    }
+    if (laneTerm(b)) {
+      a.laneReg = b.index;
+      return a;
+    }
+    return std::nullopt;
+  };
+  const size_t n = fn.instructions.size();
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = 0; i < n; ++i) {
+      const Instruction& in = fn.instructions[i];
+      if (in.guard != kNoIndex || in.flags != 0 || in.numOperands < 3) continue;
+      const Type t = in.type();
+      if (t != Type::u32 && t != Type::s32 && t != Type::b32) continue;
+      const Operand* o = &fn.operands[in.firstOperand];
+      const Operand& d = o[0];
+      if (!u32Reg(d) || defs[d.index] != 1 || launchConstRegs_.count(d.index) || threadConstRegs_.count(d.index) ||
+          ctaAffineRegs_.count(d.index))
+        continue;
+      std::optional<CtaAffine> r;
+      const bool lo = in.mulMode == ptx::MulMode::lo;
+      if (in.opcode == Opcode::Add && in.numOperands == 3) {
+        if (auto a = uniform(o[1])) r = plus(*a, o[2]);
+        if (!r)
+          if (auto a = uniform(o[2])) r = plus(*a, o[1]);
+      } else if (in.opcode == Opcode::Shl && in.numOperands == 3 && o[2].kind == OperandKind::Imm &&
+                 uint64_t(o[2].value) < 32) {
+        if (auto a = uniform(o[1])) {
+          a->multiplier <<= o[2].value;
+          a->addend <<= o[2].value;
+          r = a;
+        }
+      } else if (in.opcode == Opcode::Mul && lo && in.numOperands == 3) {
+        if (auto a = uniform(o[1])) r = times(*a, o[2]);
+        if (!r)
+          if (auto a = uniform(o[2])) r = times(*a, o[1]);
+      } else if (in.opcode == Opcode::Mad && lo && in.numOperands == 4) {
+        std::optional<CtaAffine> product;
+        if (auto a = uniform(o[1])) product = times(*a, o[2]);
+        if (!product)
+          if (auto a = uniform(o[2])) product = times(*a, o[1]);
+        if (product) r = plus(*product, o[3]);
+      }
+      if (!r) continue;
+      r->defInst = uint32_t(i);
+      ctaAffineRegs_[d.index] = *r;
       changed = true;
     }
   }
