@@ -7,6 +7,7 @@
 // whose 32-bit word i holds 0x10000 + i, the tensor starting at byte 4096, so each copied word names the tensor
 // byte offset it came from. Global strides are not multiples of twice the interleave, so that strides of different
 // dimensions cannot be mistaken for one another.
+// Usage: im2colil28 [matrix|forms|extra] (default: the matrix, then the forms; extra: a second round of forms).
 // Output:
 //   enc <type> il <i> rank <r> ch <c> sw <s> <rc of cuTensorMapEncodeIm2col, as a hex digit per variation> ...
 //   form <name> <op> rank <r> type <t> il <i> sw <s> dims <..> strides <..> lo <..> hi <..> ch <c> px <p> box <..>
@@ -70,8 +71,9 @@ std::string kernelPtx(const Form& f) {
       "  mov.u32 %r1, %tid.x;\n  setp.ne.u32 %p1, %r1, 0;\n  @%p1 bra DONE;\n"
       "  mov.u32 %r7, sbox;\n  mov.u32 %r20, 0;\nFILL:\n  add.u32 %r21, %r7, %r20;\n";
   // loads: 0xee bytes; stores: word i holds 0xa0000000 + i
-  s += f.op == Op::load ? "  st.shared.u32 [%r21], -286331154;\n"
-                        : "  shr.u32 %r22, %r20, 2;\n  or.b32 %r22, %r22, -1610612736;\n  st.shared.u32 [%r21], %r22;\n";
+  s += f.op == Op::load
+           ? "  st.shared.u32 [%r21], -286331154;\n"
+           : "  shr.u32 %r22, %r20, 2;\n  or.b32 %r22, %r22, -1610612736;\n  st.shared.u32 [%r21], %r22;\n";
   s += "  add.u32 %r20, %r20, 4;\n  setp.lt.u32 %p2, %r20, " + std::to_string(kSharedBytes) +
        ";\n  @%p2 bra FILL;\n"
        "  fence.proxy.tensormap::generic.acquire.gpu [%rd1], 128;\n  fence.proxy.async.shared::cta;\n";
@@ -82,7 +84,8 @@ std::string kernelPtx(const Form& f) {
   if (f.op != Op::load) {
     const std::string mode = f.im2col ? "im2col_no_offs" : "tile";
     if (f.op == Op::store)
-      s += "  cp.async.bulk.tensor." + r + "d.global.shared::cta." + mode + ".bulk_group [%rd1, " + list + "], [%r7];\n";
+      s +=
+          "  cp.async.bulk.tensor." + r + "d.global.shared::cta." + mode + ".bulk_group [%rd1, " + list + "], [%r7];\n";
     else
       s += "  cp.reduce.async.bulk.tensor." + r + "d.global.shared::cta.add." + mode + ".bulk_group [%rd1, " + list +
            "], [%r7];\n";
@@ -136,12 +139,16 @@ void runForm(const Form& f) {
   std::vector<uint32_t> words(kDataBytes / 4);
   for (size_t i = 0; i < words.size(); ++i) words[i] = uint32_t(0x10000 + i);
   cuMemcpyHtoD(data, words.data(), kDataBytes);
-  std::printf("form %s %s rank %u type %d il %d sw %d dims %s strides %s lo %s hi %s ch %u px %u box %s es %s "
-              "coords %s offs %s\n",
-              f.name.c_str(), f.op == Op::load ? "load" : f.op == Op::store ? "store" : "reduce", f.rank, int(f.type),
-              int(f.il), int(f.sw), list(f.dims, f.rank).c_str(), list(f.strides, f.rank - 1).c_str(),
-              list(f.lo, f.rank - 2).c_str(), list(f.hi, f.rank - 2).c_str(), f.ch, f.px, list(f.box, f.rank).c_str(),
-              list(f.es, f.rank).c_str(), list(f.coords, f.rank).c_str(), list(f.offs, f.rank - 2).c_str());
+  std::printf(
+      "form %s %s rank %u type %d il %d sw %d dims %s strides %s lo %s hi %s ch %u px %u box %s es %s "
+      "coords %s offs %s\n",
+      f.name.c_str(),
+      f.op == Op::load    ? "load"
+      : f.op == Op::store ? "store"
+                          : "reduce",
+      f.rank, int(f.type), int(f.il), int(f.sw), list(f.dims, f.rank).c_str(), list(f.strides, f.rank - 1).c_str(),
+      list(f.lo, f.rank - 2).c_str(), list(f.hi, f.rank - 2).c_str(), f.ch, f.px, list(f.box, f.rank).c_str(),
+      list(f.es, f.rank).c_str(), list(f.coords, f.rank).c_str(), list(f.offs, f.rank - 2).c_str());
   CUtensorMap m;
   CUresult rc = encode(f, m, data);
   if (rc) {
@@ -565,12 +572,87 @@ std::vector<Form> forms() {
   return v;
 }
 
+// A second round: swizzled stores, the N dimension's traversal stride, an upper corner past dimension 0, and
+// whether the 128 KiB box limit of interleaved maps also holds without interleave (encode only).
+std::vector<Form> extraForms() {
+  std::vector<Form> v;
+  Form base;
+  base.name = "x_es3_2_px96";
+  base.es[3] = 2;
+  base.px = 96;
+  v.push_back(base);
+  Form f;
+  f.name = "x_hi0_2_px32";
+  f.hi[0] = 2;
+  f.coords[0] = 3;
+  f.px = 32;
+  v.push_back(f);
+  f = Form{};
+  f.name = "x_store_im2col_sw32";
+  f.op = Op::store;
+  f.sw = CU_TENSOR_MAP_SWIZZLE_32B;
+  f.coords[0] = 2, f.coords[1] = 1, f.coords[2] = 1;
+  v.push_back(f);
+  Form t;
+  t.im2col = false;
+  t.rank = 3;
+  t.dims[0] = 8, t.dims[1] = 10, t.dims[2] = 6;
+  t.strides[0] = 48, t.strides[1] = 496;
+  t.box[0] = 8, t.box[1] = 4, t.box[2] = 3;
+  t.name = "x_store_tile_sw32";
+  t.op = Op::store;
+  t.sw = CU_TENSOR_MAP_SWIZZLE_32B;
+  v.push_back(t);
+  t.name = "x_store_tile_box0_4_sw64";
+  t.box[0] = 4;
+  t.dims[0] = 4;
+  t.sw = CU_TENSOR_MAP_SWIZZLE_64B;
+  v.push_back(t);
+  f = Form{};
+  f.name = "x_load_sw64_px32_c0_3";
+  f.sw = CU_TENSOR_MAP_SWIZZLE_64B;
+  f.px = 32;
+  f.coords[0] = 3;
+  v.push_back(f);
+  return v;
+}
+
+void encodeNonInterleaved() {
+  CUdevice dev;
+  CUcontext ctx;
+  if (cuInit(0) || cuDeviceGet(&dev, 0) || cuCtxCreate(&ctx, nullptr, 0, dev)) return;
+  CUdeviceptr data;
+  cuMemAlloc(&data, kDataBytes);
+  for (unsigned ch : {64u, 128u, 256u})
+    for (unsigned px : {256u, 512u, 1024u}) {
+      Form f;
+      f.type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+      f.il = CU_TENSOR_MAP_INTERLEAVE_NONE;
+      f.ch = ch, f.px = px;
+      f.dims[0] = 256;
+      f.strides[0] = 1024, f.strides[1] = 8192, f.strides[2] = 65536;
+      CUtensorMap m;
+      std::printf("enc-none f32 ch %u px %u rc %d\n", ch, px, int(encode(f, m, data)));
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);
-  const bool matrix = argc < 2 || std::strcmp(argv[1], "forms");
+  const bool extra = argc > 1 && !std::strcmp(argv[1], "extra");
+  const bool matrix = !extra && (argc < 2 || std::strcmp(argv[1], "forms"));
   const bool runForms = argc < 2 || std::strcmp(argv[1], "matrix");
+  if (extra) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      encodeNonInterleaved();
+      std::fflush(stdout);
+      _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+  }
   if (matrix) {
     pid_t pid = fork();
     if (pid == 0) {
@@ -582,7 +664,7 @@ int main(int argc, char** argv) {
     waitpid(pid, &status, 0);
   }
   if (!runForms) return 0;
-  for (const Form& f : forms()) {
+  for (const Form& f : extra ? extraForms() : forms()) {
     std::fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
