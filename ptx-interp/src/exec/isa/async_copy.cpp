@@ -392,6 +392,8 @@ uint64_t oobFill(const ptx::TensorMap& map) {
 // ignored, its bound is checked); the other dimensions are a tiled map's. The copy moves (and completes on the
 // mbarrier) the chunks' bytes, more than the map's box bytes (which count elements): the GPU completes them in 16-byte
 // pieces in an order of its own, so an expect_tx of the box bytes completes the phase in some runs and not in others.
+// Stores and reductions through an interleaved map (measured on an H200: tools/gpu-probe/im2colil28.cpp) write the
+// chunks a load of the box would read, clipped, in the same order (a later row over an earlier one where they overlap).
 unsigned interleaveChunkBytes(const ptx::TensorMap& map) { return map.interleave == 2 ? 32 : 16; }
 
 // Completes a tensor load's bytes on its mbarrier; an interleaved map's in 16-byte pieces, in order, so that a phase
