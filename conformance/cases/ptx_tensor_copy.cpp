@@ -1,10 +1,10 @@
 // ptx.async_TensorCopy.*: tensor copies (cp.async.bulk.tensor) of the modes whose exact data movement the PTX ISA
-// describes only in prose and figures: im2col (convolution patches from NWC/NHWC/NDHWC tensors: bounding box,
-// traversal strides, im2col offsets, channel ranges, out-of-bounds fill) and tiled maps with interleaved layouts
-// (NC/8HWC8-like, 16- and 32-byte interleave, with swizzles), and a tensormap.replace of the last global stride. What
-// each copy leaves in shared memory is recorded on a GPU into the golden file (conformance/golden/, README "Golden
-// numerics") and compared bit for bit. The tensor is a 1 MiB buffer whose 32-bit word i holds 0x10000 + i, so every
-// copied f32 element tells where it came from, and none is zero.
+// describes only in prose and figures: im2col (convolution patches from NWC/NHWC/NDHWC tensors: bounding box, traversal
+// strides, im2col offsets, channel ranges, out-of-bounds fill) and tiled maps with interleaved layouts (NC/8HWC8-like,
+// 16- and 32-byte interleave, with swizzles; tile loads and stores, im2col loads and a store), and a tensormap.replace
+// of the last global stride. What each copy leaves in shared memory is recorded on a GPU into the golden file
+// (conformance/golden/, README "Golden numerics") and compared bit for bit. The tensor is a 1 MiB buffer whose 32-bit
+// word i holds 0x10000 + i, so every copied f32 element tells where it came from, and none is zero.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -377,6 +377,16 @@ std::vector<CopyForm> Im2colForms() {
   return v;
 }
 
+// Interleaved im2col (NC/8HWC8-like) f16 NHWC: 8 channels, W 6, H 5, N 3, global strides that are not twice the
+// interleave (48, 496, 3008 bytes), so that the strides of different dimensions cannot be mistaken for one another.
+CopyForm InterleavedIm2col(std::string name) {
+  CopyForm f = Nhwc(std::move(name));
+  f.type = CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  f.interleave = CU_TENSOR_MAP_INTERLEAVE_16B;
+  f.strides[0] = 48, f.strides[1] = 496, f.strides[2] = 3008;
+  return f;
+}
+
 // Tiled maps with interleaved layouts: rank 3 and 4 (the chunk of channels innermost).
 CopyForm Interleaved(std::string name, CUtensorMapInterleave il) {
   CopyForm f;
@@ -490,6 +500,75 @@ std::vector<CopyForm> InterleavedForms() {
     f.coords[1] = -1, f.coords[2] = -1;
     add(f);
   }
+  add(InterleavedIm2col("im2col_interleave16_pitch48"));
+  {
+    CopyForm f = InterleavedIm2col("im2col_interleave16_padded_offsets");
+    f.lo[0] = f.lo[1] = -1, f.hi[0] = f.hi[1] = -1;
+    f.coords[1] = -1;
+    f.offsets[0] = 1, f.offsets[1] = 1;
+    add(f);
+  }
+  {
+    CopyForm f = InterleavedIm2col("im2col_interleave16_wraps_into_next_image");
+    f.coords[1] = 3, f.coords[2] = 4, f.coords[3] = 1;
+    add(f);
+    f.name = "im2col_interleave16_channel_1";
+    f.coords[0] = 1, f.coords[1] = 1, f.coords[2] = 2, f.coords[3] = 0;
+    add(f);
+  }
+  {
+    CopyForm f = InterleavedIm2col("im2col_interleave16_traversal_strides_2_2");
+    f.es[1] = 2, f.es[2] = 2;
+    add(f);
+  }
+  {
+    CopyForm f = InterleavedIm2col("im2col_interleave16_swizzle_32B");
+    f.swizzle = CU_TENSOR_MAP_SWIZZLE_32B;
+    f.coords[1] = 1;
+    add(f);
+  }
+  {
+    CopyForm f = InterleavedIm2col("im2col_interleave16_u8");
+    f.type = CU_TENSOR_MAP_DATA_TYPE_UINT8;
+    f.dims[0] = 16, f.channels = 16;
+    add(f);
+  }
+  {
+    CopyForm f = InterleavedIm2col("im2col_interleave32_f16");
+    f.interleave = i32;
+    f.dims[0] = 16, f.channels = 16;
+    f.strides[0] = 96, f.strides[1] = 992, f.strides[2] = 6016;
+    f.coords[1] = 2, f.coords[2] = 1;
+    add(f);
+    f.name = "im2col_interleave32_f32_nan_fill";
+    f.type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    f.dims[0] = 8, f.channels = 8;
+    f.oob = CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA;
+    f.lo[0] = f.lo[1] = -1, f.hi[0] = f.hi[1] = -1;
+    f.coords[1] = -1, f.coords[2] = 0;
+    add(f);
+  }
+  {  // NWC: W 20, a wide first corner
+    CopyForm f = InterleavedIm2col("im2col_interleave16_nwc_corners");
+    f.rank = 3;
+    f.dims[1] = 20, f.dims[2] = 2;
+    f.strides[0] = 48, f.strides[1] = 1008;
+    f.lo[0] = -3, f.hi[0] = 2;
+    f.pixels = 40;
+    f.coords[1] = -3;
+    f.offsets[0] = 1;
+    add(f);
+  }
+  {  // NDHWC: 3x3x3 images
+    CopyForm f = InterleavedIm2col("im2col_interleave16_ndhwc");
+    f.rank = 5;
+    f.dims[1] = 3, f.dims[2] = 3, f.dims[3] = 3, f.dims[4] = 2;
+    f.strides[0] = 48, f.strides[1] = 160, f.strides[2] = 496, f.strides[3] = 1504;
+    f.pixels = 32;
+    f.coords[1] = 1, f.coords[2] = 2, f.coords[3] = 1;
+    f.offsets[0] = 1, f.offsets[2] = 1;
+    add(f);
+  }
   return v;
 }
 
@@ -523,6 +602,16 @@ std::vector<CopyForm> StoreForms() {
   t.box[0] = 8, t.box[1] = 4, t.box[2] = 2;
   t.coords[1] = 3, t.coords[2] = 4;
   v.push_back(t);
+  // through an interleaved map (the interleaved loads' form, global strides of 48 and 496 bytes)
+  CopyForm i = Interleaved("store_tile_interleave16", CU_TENSOR_MAP_INTERLEAVE_16B);
+  i.store = true;
+  i.strides[0] = 48, i.strides[1] = 496;
+  i.coords[1] = 3, i.coords[2] = 1;
+  v.push_back(i);
+  i.name = "store_tile_interleave16_edges";
+  i.dims[0] = 6;
+  i.coords[0] = 2, i.coords[1] = 9, i.coords[2] = 4;
+  v.push_back(i);
   return v;
 }
 
@@ -545,6 +634,9 @@ std::vector<CopyForm> FaultForms() {
   store.store = true;
   store.lo[0] = store.lo[1] = -1, store.hi[0] = store.hi[1] = -1;
   store.coords[1] = -1, store.coords[2] = 0;
+  v.push_back(store);
+  store = InterleavedIm2col("store_im2col_no_offs_interleave16");
+  store.store = true;
   v.push_back(store);
   for (const CopyForm& r : ReplaceForms()) {
     if (r.copy) continue;

@@ -262,6 +262,48 @@ TEST_F(ptx_async_TensorMap, EncodeInterleavedRowBytes) {
   }
 }
 
+// cuTensorMapEncodeIm2col with an interleaved layout: which pixel sizes (channels x element bytes) and box sizes
+// (x pixels) driver 580 accepts, and the box bytes it derives (the map's word at byte 64), per interleave, element
+// size, channels and pixels; an NHWC tensor with 1024-byte W stride.
+TEST_F(ptx_async_TensorMap, EncodeInterleavedIm2colPixels) {
+  Data data;
+  std::vector<uint64_t> got;
+  std::string key;
+  const CUtensorMapDataType types[] = {CU_TENSOR_MAP_DATA_TYPE_UINT8, CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                                       CU_TENSOR_MAP_DATA_TYPE_FLOAT32, CU_TENSOR_MAP_DATA_TYPE_FLOAT64};
+  for (CUtensorMapInterleave il : {CU_TENSOR_MAP_INTERLEAVE_16B, CU_TENSOR_MAP_INTERLEAVE_32B})
+    for (CUtensorMapDataType type : types)
+      for (unsigned channels : {1u, 2u, 4u, 8u, 16u, 64u, 128u, 256u})
+        for (unsigned pixels : {16u, 256u, 1024u}) {
+          const cuuint64_t dims[4] = {64, 6, 5, 3};
+          const cuuint64_t strides[3] = {1024, 8192, 65536};
+          const int lower[2] = {0, 0}, upper[2] = {0, 0};
+          const cuuint32_t es[4] = {1, 1, 1, 1};
+          CUtensorMap m;
+          std::memset(&m, 0, sizeof m);
+          const CUresult rc = cuTensorMapEncodeIm2col(
+              &m, type, 4, reinterpret_cast<void*>(data.buffer.ptr()), dims, strides, lower, upper, channels, pixels,
+              es, il, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+          uint32_t boxBytes = 0;
+          if (rc == CUDA_SUCCESS) std::memcpy(&boxBytes, reinterpret_cast<const uint8_t*>(&m) + 64, 4);
+          got.push_back(uint64_t(rc) << 32 | boxBytes);
+          key += std::to_string(il) + "/" + std::to_string(type) + "/" + std::to_string(channels) + "/" +
+                 std::to_string(pixels) + " ";
+        }
+  const uint64_t hash = conf::Fnv(key.data(), key.size());
+  if (conf::GoldenRecord("tensormap_encode_interleaved_im2col", hash, got)) return;
+  const conf::GoldenEntry* golden = conf::GoldenFor("tensormap_encode_interleaved_im2col", hash);
+  if (!golden) return;
+  ASSERT_EQ(golden->outputs.size(), got.size());
+  std::istringstream labels(key);
+  for (size_t i = 0; i < got.size(); ++i) {
+    std::string label;
+    labels >> label;
+    EXPECT_EQ(got[i], golden->outputs[i])
+        << "interleave/type/channels/pixels " << label << ": (result << 32) | box bytes";
+  }
+}
+
 // The 128-byte atom swizzles are compute capability 10.0's: an H100 refuses them.
 TEST_F(ptx_async_TensorMap, EncodeTiledRefusesAtomSwizzles) {
   Data data;

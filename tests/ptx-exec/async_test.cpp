@@ -7,8 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cstdio>
+#include <cstring>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -680,6 +683,232 @@ TEST(PtxAsyncTensor, TensormapReplaceFieldsFromRegisters) {
   EXPECT_EQ(maps->bytes[10], 0x01);
   // the shared map: zeros but box[0] - 1 = 299 & 0xff
   for (unsigned i = 128; i < 256; ++i) EXPECT_EQ(maps->bytes[i], i == 128 + 55 ? uint8_t(299) : 0) << i - 128;
+}
+
+// Replays every copy of tools/gpu-probe/results/im2colil28-h200-2026-11-28.txt (im2col loads through interleaved maps,
+// stores and reductions through interleaved maps, recorded on an H200) through the interpreter: the map is the
+// 128 bytes the driver encoded (its address replaced by this tensor's), the kernel does what the probe's did (one
+// thread copies with the recorded coordinates and offsets; a load waits on an mbarrier expecting the map's box bytes,
+// a store or reduction starts from shared word i = 0xa0000000 + i), and the outcome is printed in the probe's format
+// and compared with the GPU's line: the launch's result, the shared bytes a load left (per 16-byte chunk, the tensor
+// offset it came from), the tensor words a store changed, and whether the load's phase completed where that does not
+// depend on the order the GPU completes the chunks in.
+namespace probe {
+
+constexpr size_t kDataWords = (1 << 20) / 4;
+constexpr int64_t kTensorOffset = 4096;
+constexpr unsigned kShared = 16384;
+
+std::string kernel(unsigned rank, bool im2col, int op) {  // op: 0 load, 1 store, 2 reduction
+  std::string coords = "{";
+  for (unsigned i = 0; i < rank; ++i) coords += (i ? ", %r" : "%r") + std::to_string(10 + i);
+  coords += "}";
+  std::string s =
+      ".version 8.3\n.target sm_90a\n.address_size 64\n"
+      ".visible .entry k(.param .u64 pmap, .param .u64 pout, .param .u32 pexpect, .param .u32 pc0,"
+      " .param .u32 pc1, .param .u32 pc2, .param .u32 pc3, .param .u32 pc4, .param .u32 po0,"
+      " .param .u32 po1, .param .u32 po2)\n{\n"
+      "  .reg .b16 %rs<8>;\n  .reg .b32 %r<40>;\n  .reg .b64 %rd<16>;\n  .reg .pred %p<4>;\n"
+      "  .shared .align 1024 .b8 sbox[16384];\n  .shared .align 8 .b64 sbar;\n"
+      "  ld.param.u64 %rd1, [pmap];\n  ld.param.u64 %rd2, [pout];\n  ld.param.u32 %r30, [pexpect];\n"
+      "  ld.param.u32 %r10, [pc0];\n  ld.param.u32 %r11, [pc1];\n  ld.param.u32 %r12, [pc2];\n"
+      "  ld.param.u32 %r13, [pc3];\n  ld.param.u32 %r14, [pc4];\n"
+      "  ld.param.u16 %rs1, [po0];\n  ld.param.u16 %rs2, [po1];\n  ld.param.u16 %rs3, [po2];\n"
+      "  mov.u32 %r1, %tid.x;\n  setp.ne.u32 %p1, %r1, 0;\n  @%p1 bra DONE;\n"
+      "  mov.u32 %r7, sbox;\n  mov.u32 %r20, 0;\nFILL:\n  add.u32 %r21, %r7, %r20;\n";
+  s += op == 0 ? "  st.shared.u32 [%r21], -286331154;\n"
+               : "  shr.u32 %r22, %r20, 2;\n  or.b32 %r22, %r22, -1610612736;\n  st.shared.u32 [%r21], %r22;\n";
+  s += "  add.u32 %r20, %r20, 4;\n  setp.lt.u32 %p2, %r20, 16384;\n  @%p2 bra FILL;\n"
+       "  fence.proxy.tensormap::generic.acquire.gpu [%rd1], 128;\n  fence.proxy.async.shared::cta;\n";
+  const std::string r = std::to_string(rank);
+  if (op) {
+    const std::string mode = im2col ? "im2col_no_offs" : "tile";
+    s += std::string(op == 1 ? "  cp.async.bulk.tensor." : "  cp.reduce.async.bulk.tensor.") + r +
+         "d.global.shared::cta." + (op == 2 ? "add." : "") + mode + ".bulk_group [%rd1, " + coords +
+         "], [%r7];\n  cp.async.bulk.commit_group;\n  cp.async.bulk.wait_group 0;\nDONE:\n  ret;\n}\n";
+    return s;
+  }
+  std::string offsets;
+  if (im2col) {
+    offsets = ", {";
+    for (unsigned i = 0; i + 2 < rank; ++i) offsets += (i ? ", %rs" : "%rs") + std::to_string(1 + i);
+    offsets += "}";
+  }
+  s += "  mov.u32 %r6, sbar;\n  mbarrier.init.shared::cta.b64 [%r6], 1;\n  fence.proxy.async.shared::cta;\n"
+       "  mbarrier.arrive.expect_tx.shared::cta.b64 %rd7, [%r6], %r30;\n  cp.async.bulk.tensor." +
+       r + "d.shared::cluster.global." + (im2col ? "im2col" : "tile") + ".mbarrier::complete_tx::bytes [%r7], [%rd1, " +
+       coords + "], [%r6]" + offsets +
+       ";\n  mov.u32 %r8, 0;\nWAIT:\n  mbarrier.test_wait.parity.shared::cta.b64 %p2, [%r6], 0;\n  @%p2 bra OK;\n"
+       "  add.u32 %r8, %r8, 1;\n  setp.lt.u32 %p3, %r8, 3000;\n  @%p3 bra WAIT;\nOK:\n  st.global.u32 [%rd2], %r8;\n"
+       "  mov.u32 %r20, 0;\nDUMP:\n  add.u32 %r21, %r7, %r20;\n  ld.shared.b32 %r22, [%r21];\n"
+       "  cvt.u64.u32 %rd10, %r20;\n  add.s64 %rd11, %rd2, %rd10;\n  st.global.b32 [%rd11+16], %r22;\n"
+       "  add.u32 %r20, %r20, 4;\n  setp.lt.u32 %p2, %r20, 16384;\n  @%p2 bra DUMP;\nDONE:\n  ret;\n}\n";
+  return s;
+}
+
+std::vector<int64_t> numbers(const std::string& list) {
+  std::vector<int64_t> v;
+  std::istringstream in(list);
+  std::string x;
+  while (std::getline(in, x, ',')) v.push_back(std::stoll(x, nullptr, 0));
+  return v;
+}
+
+// The shared bytes a load left, as the probe prints them.
+std::string dataLine(const uint8_t* got) {
+  size_t used = kShared;
+  while (used > 0 && got[used - 1] == 0xee) --used;
+  std::string d = "data";
+  for (size_t i = 0; i < used; i += 16) {
+    uint32_t w[4];
+    std::memcpy(w, got + i, 16);
+    bool run = true;
+    for (int k = 0; k < 4; ++k)
+      if (w[k] < 0x10000 || w[k] - w[0] != uint32_t(k)) run = false;
+    if (run) {
+      d += " " + std::to_string(int64_t(w[0] - 0x10000) * 4 - kTensorOffset) + "+";
+      continue;
+    }
+    d += " [";
+    for (int k = 0; k < 4; ++k) {
+      char b[32];
+      if (w[k] == 0xeeeeeeeeu)
+        std::snprintf(b, sizeof b, "%sf", k ? " " : "");
+      else if (w[k] >= 0x10000 && w[k] < 0x10000 + kDataWords)
+        std::snprintf(b, sizeof b, "%s@%lld", k ? " " : "", (long long)(int64_t(w[k] - 0x10000) * 4 - 4096));
+      else
+        std::snprintf(b, sizeof b, "%s%x", k ? " " : "", w[k]);
+      d += b;
+    }
+    d += "]";
+  }
+  return d;
+}
+
+// The tensor words a store or reduction changed, as the probe prints them.
+std::string changedLine(const uint32_t* after, bool reduce) {
+  std::string d = "changed";
+  long long runT = -1, runS = 0, runN = 0;
+  auto flush = [&] {
+    if (runN)
+      d += " " + std::to_string(runT) + ":" + std::to_string(runS) + (runN > 1 ? "x" + std::to_string(runN) : "");
+    runN = 0;
+  };
+  for (size_t i = 0; i < kDataWords; ++i) {
+    const uint32_t before = uint32_t(0x10000 + i);
+    if (after[i] == before) continue;
+    const uint32_t v = after[i] - (reduce ? before : 0u) - 0xa0000000u;
+    const long long t = (long long)i * 4 - kTensorOffset, s = (long long)v * 4;
+    if (runN && t == runT + 4 * runN && s == runS + 4 * runN) {
+      ++runN;
+      continue;
+    }
+    flush();
+    runT = t, runS = s, runN = 1;
+  }
+  flush();
+  return d;
+}
+
+}  // namespace probe
+
+TEST(PtxAsyncTensor, InterleavedCopiesReplayTheH200Probe) {
+  std::istringstream results(
+      ptxtest::readFile(std::string(CUEMU_GPU_PROBE_RESULTS) + "/im2colil28-h200-2026-11-28.txt"));
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(results, line);) lines.push_back(line);
+  auto* data = arena().alloc<uint32_t>(probe::kDataWords);
+  auto* out = arena().alloc<uint8_t>(16 + probe::kShared);
+  auto* map = arena().alloc<uint8_t>(128);
+  std::map<std::string, std::shared_ptr<const Program>> programs;
+  int loads = 0, stores = 0, faults = 0;
+  for (size_t n = 0; n + 2 < lines.size(); ++n) {
+    if (lines[n].rfind("form ", 0) != 0 || lines[n + 1].rfind("map ", 0) != 0) continue;
+    std::istringstream form(lines[n]);
+    std::string word, name, kind, coords, offsets;
+    form >> word >> name >> kind;
+    unsigned rank = 0;
+    while (form >> word) {
+      if (word == "rank") form >> rank;
+      if (word == "coords") form >> coords;
+      if (word == "offs") form >> offsets;
+    }
+    SCOPED_TRACE(lines[n]);
+    // the driver's map: its 16 words, the first (the address) this tensor's
+    std::istringstream mapLine(lines[n + 1]);
+    std::string words;
+    uint32_t boxBytes = 0;
+    mapLine >> word >> words >> word >> boxBytes;
+    std::vector<uint64_t> m = {reinterpret_cast<uint64_t>(data) + probe::kTensorOffset};
+    for (const std::string& x : [&] {
+           std::vector<std::string> v;
+           std::istringstream in(words);
+           for (std::string y; std::getline(in, y, ',');) v.push_back(y);
+           return v;
+         }())
+      m.push_back(std::stoull(x, nullptr, 16));
+    ASSERT_EQ(m.size(), 16u);
+    std::memcpy(map, m.data(), 128);
+    const bool im2col = ptx::decodeTensorMap(map).im2col;
+    const int op = kind == "load" ? 0 : kind == "store" ? 1 : 2;
+    const std::string ptx = probe::kernel(rank, im2col, op);
+    auto& prog = programs[ptx];
+    if (!prog) {
+      auto r = compile(ptx);
+      ASSERT_TRUE(r.program) << r.error;
+      prog = r.program;
+    }
+    for (size_t i = 0; i < probe::kDataWords; ++i) data[i] = uint32_t(0x10000 + i);
+    std::memset(out, 0xcc, 16 + probe::kShared);
+    const std::vector<int64_t> c = probe::numbers(coords), o = probe::numbers(offsets);
+    int32_t cv[5] = {}, ov[3] = {};
+    for (size_t i = 0; i < c.size(); ++i) cv[i] = int32_t(c[i]);
+    for (size_t i = 0; i < o.size(); ++i) ov[i] = int32_t(o[i]);
+    const KernelInfo& k = kernels(*prog)[0];
+    Params p(k);
+    p.arg(reinterpret_cast<uint64_t>(map)).arg(reinterpret_cast<uint64_t>(out)).arg(boxBytes);
+    for (int32_t x : cv) p.arg(x);
+    for (int32_t x : ov) p.arg(uint32_t(uint16_t(x)));
+    LaunchParams lp = ptxtest::launchParams(Dim3{1}, Dim3{32}, p, arena());
+    lp.config = ExecConfig{1, false, 0, 0};
+    const LaunchResult r = launch(*prog, 0, lp);
+    std::istringstream outcome(lines[n + 2]);
+    int gpuResult = -1;
+    outcome >> word >> gpuResult;
+    ASSERT_EQ(word, "rc");
+    if (gpuResult == 715) {  // CUDA_ERROR_ILLEGAL_INSTRUCTION
+      EXPECT_EQ(r.fault.kind, FaultKind::IllegalInstruction) << r.fault.message;
+      ++faults;
+      continue;
+    }
+    ASSERT_EQ(gpuResult, 0);
+    ASSERT_TRUE(r.ok()) << r.fault.message;
+    if (op) {
+      EXPECT_EQ(probe::changedLine(data, op == 2), lines[n + 3]);
+      ++stores;
+      continue;
+    }
+    // the phase: where the box bytes are at least the bytes moved (the last expect_tx that completed), the GPU's
+    // outcome does not depend on the order it completes the chunks in
+    int done = 0;
+    outcome >> word >> done >> word;
+    uint32_t moved = 0;
+    for (std::string t; outcome >> t;) {  // ranges a-b: the last one's end
+      const size_t dash = t.find('-');
+      moved = uint32_t(std::stoul(dash == std::string::npos ? t : t.substr(dash + 1)));
+    }
+    uint32_t polls;
+    std::memcpy(&polls, out, 4);
+    if (boxBytes >= moved) {
+      EXPECT_EQ(polls < 3000 ? 1 : 0, done) << "the mbarrier's phase completed";
+    }
+    EXPECT_EQ(probe::dataLine(out + 16), lines[n + 3]);
+    ++loads;
+  }
+  // the probe's two rounds: 53 loads, 5 faults, 10 stores and reductions
+  EXPECT_EQ(loads, 53);
+  EXPECT_EQ(faults, 5);
+  EXPECT_EQ(stores, 10);
 }
 
 }  // namespace

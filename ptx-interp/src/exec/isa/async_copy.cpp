@@ -392,6 +392,8 @@ uint64_t oobFill(const ptx::TensorMap& map) {
 // ignored, its bound is checked); the other dimensions are a tiled map's. The copy moves (and completes on the
 // mbarrier) the chunks' bytes, more than the map's box bytes (which count elements): the GPU completes them in 16-byte
 // pieces in an order of its own, so an expect_tx of the box bytes completes the phase in some runs and not in others.
+// Stores and reductions through an interleaved map (measured on an H200: tools/gpu-probe/im2colil28.cpp) write the
+// chunks a load of the box would read, clipped, in the same order (a later row over an earlier one where they overlap).
 unsigned interleaveChunkBytes(const ptx::TensorMap& map) { return map.interleave == 2 ? 32 : 16; }
 
 // Completes a tensor load's bytes on its mbarrier; an interleaved map's in 16-byte pieces, in order, so that a phase
@@ -401,8 +403,21 @@ void completeTensorTx(uint8_t* bar, const ptx::TensorMap& map, uint64_t bytes) {
   for (uint64_t piece = 0; piece < bytes; piece += 16) mbar::completeTx(bar, 16);
 }
 
+// im2col copies through an interleaved map (measured on an H200 with tools/gpu-probe/im2colil28.cpp, results in
+// tools/gpu-probe/results/im2colil28-h200-2026-11-28.txt, and conformance ptx.async_TensorCopy.Golden.
+// im2col_interleave*): each "pixel" is one chunk of the interleave's bytes, and dimension 0 (counting chunks, as in
+// tile mode) is traversed like a spatial dimension: the pixels run from the coordinates through dimensions
+// 0..rank-3, corner and im2col offset k belonging to dimension k, each wrapping within its bounding box (lower corner
+// to size - 1 + upper corner) and carrying into the next, the last into N (dimension rank - 1, which does not wrap);
+// dimension rank - 2 stays at its coordinate (bound checked), as in tile mode. pixelsPerColumn counts chunks, packed
+// densely in shared memory (swizzled in 16-byte pieces); channelsPerPixel only sizes the map's box bytes. So such a
+// copy moves pixelsPerColumn chunks, which the mbarrier completes in 16-byte pieces as for tile loads. Stores
+// (.im2col_no_offs, no offsets) and reductions through such a map are legal and write the same chunks in traversal
+// order (a later chunk over an earlier one; reductions apply each), unlike those through non-interleaved maps.
+
 // The rows of a box (dimension 0 innermost, the elements of a row contiguous in shared memory), as coordinates of
-// dimensions 1..rank-1 of the row read or written, visited in shared-memory order.
+// dimensions 1..rank-1 of the row read or written, visited in shared-memory order (interleaved im2col: dimensions
+// 0..rank-1, each row a single chunk).
 // Tile mode: the box's rows in row-major order; element k of dimension i at start[i] + k * elementStride[i].
 // im2col mode (measured on an H100: conformance ptx.async_TensorCopy.Golden.im2col_*): a row is a pixel of an
 // N(D)(H)WC tensor. The first is at the coordinates; each next one moves the traversal stride (the element stride)
@@ -411,16 +426,19 @@ void completeTensorTx(uint8_t* bar, const ptx::TensorMap& map, uint64_t bytes) {
 // pixel read is the traversal position plus the im2col offsets of the spatial dimensions.
 struct BoxRows {
   unsigned rank = 1;
+  unsigned lowest = 1;  // the first dimension the rows move in (0: interleaved im2col)
   uint64_t rows = 1;
   int64_t position[kMaxTensorRank] = {};  // of the current row
   int64_t first[kMaxTensorRank] = {}, last[kMaxTensorRank] = {}, step[kMaxTensorRank] = {};
   int64_t offset[kMaxTensorRank] = {};
   bool wraps[kMaxTensorRank] = {};
+  bool fixed[kMaxTensorRank] = {};  // stays at its coordinate (interleaved im2col: dimension rank - 2)
 
   // The row's coordinate in dimension i (1..rank-1).
   int64_t coordinate(unsigned i) const { return position[i] + offset[i]; }
   void next() {
-    for (unsigned i = 1; i < rank; ++i) {
+    for (unsigned i = lowest; i < rank; ++i) {
+      if (fixed[i]) continue;
       position[i] += step[i];
       if (!wraps[i] || position[i] <= last[i]) return;
       position[i] = first[i];
@@ -450,32 +468,31 @@ uint64_t tensorBox(Warp& w, const Op* op, const TensorCopyOperands& v, int lane,
     raiseFault(w, op, lane, FaultKind::IllegalInstruction, 0, "an interleaved tensor map of rank below 3");
     return 0;
   }
-  if (map.interleave && (v.im2col || kind != kTensorLoad)) {
-    // not measured: an H100 fills an interleaved im2col box with zeros where a model of its pixels would read data
-    // (conformance ptx.async_TensorCopy.Golden.im2col_interleave16), and stores were not recorded
-    raiseFault(w, op, lane, FaultKind::IllegalInstruction, 0,
-               v.im2col ? "im2col tensor copies through interleaved maps are not supported by the interpreter"
-                        : "tensor stores and reductions through interleaved maps are not supported by the interpreter");
-    return 0;
-  }
-  if (v.im2col && kind != kTensorLoad) {
-    // measured: an H100 stops a .im2col_no_offs store with an illegal instruction (conformance
-    // ptx.async_TensorCopy_Faults.Golden.store_im2col_no_offs_nhwc)
+  if (v.im2col && kind != kTensorLoad && !map.interleave) {
+    // measured: an H100 stops a .im2col_no_offs store through a non-interleaved map with an illegal instruction
+    // (conformance ptx.async_TensorCopy_Faults.Golden.store_im2col_no_offs_nhwc); through an interleaved map it runs
+    // (store_im2col_no_offs_interleave16)
     raiseFault(w, op, lane, FaultKind::IllegalInstruction, 0, "im2col tensor stores and reductions (sm_100 and later)");
     return 0;
   }
   if (v.im2col) {
-    rowElements = map.channels;
+    // interleaved: one chunk a row, dimension 0 traversed, rank - 2 fixed (see above)
+    const unsigned lowest = map.interleave ? 0 : 1;
+    rowElements = map.interleave ? 1 : map.channels;
     rows.rows = map.pixels;
-    for (unsigned i = 1; i < rank; ++i) {
-      const bool spatial = i + 1 < rank;
+    rows.lowest = lowest;
+    for (unsigned i = lowest; i < rank; ++i) {
+      const bool spatial = i + 2 < rank + lowest;
       rows.position[i] = start[i];
       rows.step[i] = map.elementStrides[i];
       rows.wraps[i] = spatial;
+      rows.fixed[i] = map.interleave && i + 2 == rank;
       if (!spatial) continue;
-      rows.first[i] = map.lowerCorner[i - 1];
-      rows.last[i] = int64_t(map.dims[i]) - 1 + map.upperCorner[i - 1];
-      rows.offset[i] = uint16_t(start[kOffsetSlot + i - 1]);
+      const unsigned k = i - lowest;  // the corner and offset of dimension i
+      rows.first[i] = map.lowerCorner[k];
+      rows.last[i] = int64_t(map.dims[i]) - 1 + map.upperCorner[k];
+      // stores and reductions (.im2col_no_offs) have none
+      rows.offset[i] = kind == kTensorLoad ? uint16_t(start[kOffsetSlot + k]) : 0;
       if (start[i] < rows.first[i] || start[i] > rows.last[i]) {
         // measured: an H100 stops such a copy with an illegal instruction
         raiseFault(w, op, lane, FaultKind::IllegalInstruction, 0,
@@ -509,7 +526,9 @@ uint64_t tensorBox(Warp& w, const Op* op, const TensorCopyOperands& v, int lane,
   const uint64_t bytes = rows.rows * rowElements * eb;
   const unsigned swizzleBits = map.swizzle;  // 0 none, 1 32B, 2 64B, 3 128B
   const uint64_t rowBytes = uint64_t(rowElements) * eb;
-  const uint64_t pitch = swizzleBits ? std::max<uint64_t>(rowBytes, 16u << swizzleBits) : rowBytes;
+  // interleaved im2col: the chunks packed densely, whatever the swizzle
+  const bool dense = v.im2col && map.interleave;
+  const uint64_t pitch = swizzleBits && !dense ? std::max<uint64_t>(rowBytes, 16u << swizzleBits) : rowBytes;
   const uint64_t footprint = rows.rows * pitch;
   uint64_t smem = async::laneAddress(w, v.shared, lane);
   if (smem % 128) {
@@ -536,13 +555,14 @@ uint64_t tensorBox(Warp& w, const Op* op, const TensorCopyOperands& v, int lane,
   for (uint64_t r = 0; r < rows.rows; ++r, rows.next()) {
     bool rowInside = true;
     uint64_t rowAddress = map.address;
-    for (unsigned i = 1; i < rank; ++i) {
+    for (unsigned i = rows.lowest; i < rank; ++i) {
       const int64_t x = rows.coordinate(i);
       if (x < 0 || uint64_t(x) >= map.dims[i]) rowInside = false;
-      rowAddress += uint64_t(x) * map.strides[i - 1];
+      rowAddress += uint64_t(x) * (i ? map.strides[i - 1] : eb);
     }
     for (uint32_t j = 0; j < rowElements; ++j) {
-      const int64_t x0 = int64_t(start[0]) + int64_t(j) * step0;
+      // dimension 0 within the row, unless the rows move in it
+      const int64_t x0 = rows.lowest ? int64_t(start[0]) + int64_t(j) * step0 : 0;
       const bool inside = rowInside && x0 >= 0 && uint64_t(x0) < map.dims[0];
       const uint64_t global = rowAddress + uint64_t(x0) * eb;
       if (inside && !memory.check(global, eb, kind != kTensorLoad)) {
