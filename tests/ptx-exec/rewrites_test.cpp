@@ -37,6 +37,13 @@ std::shared_ptr<const Program> compileWith(const std::string& file, uint32_t rew
   return r.program;
 }
 
+// A kernel written in the test, compiled with the rewrites in `mask`.
+CompileResult compileText(const char* ptx, uint32_t mask) {
+  CompileOptions options;
+  options.rewrites = mask;
+  return compile(ptx, options);
+}
+
 std::vector<uint32_t> allMasks() {
   std::vector<uint32_t> masks = {kAllRewrites, 0, kLoweringRewrites};
   for (unsigned k = 0; k < unsigned(Rewrite::count_); ++k) masks.push_back(kAllRewrites & ~(1u << k));
@@ -819,9 +826,7 @@ EXIT:
   }
   const uint32_t without = kAllRewrites & ~rewriteBit(Rewrite::BarrierCredits);
   for (uint32_t mask : {kAllRewrites, without, 0u}) {
-    CompileOptions options;
-    options.rewrites = mask;
-    CompileResult cr = compile(ptx, options);
+    CompileResult cr = compileText(ptx, mask);
     ASSERT_TRUE(cr.program) << cr.error;
     for (ExecConfig cfg :
          {ExecConfig{}, ExecConfig{.deterministic = true}, ExecConfig{.deterministic = true, .scheduleSeed = 7}}) {
@@ -939,9 +944,7 @@ SKIP:
 }
 )";
   for (uint32_t mask : {kAllRewrites, kAllRewrites & ~rewriteBit(Rewrite::SharedPartialBlocks), 0u}) {
-    CompileOptions options;
-    options.rewrites = mask;
-    CompileResult cr = compile(ptx, options);
+    CompileResult cr = compileText(ptx, mask);
     ASSERT_TRUE(cr.program) << cr.error;
     uint32_t* out = rewriteArena().alloc<uint32_t>(128);
     ptxtest::Params p(kernels(*cr.program)[0]);
@@ -994,9 +997,7 @@ TEST(Rewrites, CtaIndicesAreThoseOfEachCta) {
 }
 )";
   for (uint32_t mask : {kAllRewrites, kAllRewrites & ~rewriteBit(Rewrite::CtaIndices), 0u}) {
-    CompileOptions options;
-    options.rewrites = mask;
-    CompileResult cr = compile(ptx, options);
+    CompileResult cr = compileText(ptx, mask);
     ASSERT_TRUE(cr.program) << cr.error;
     for (ExecConfig cfg : {ExecConfig{.threads = 2}, ExecConfig{.deterministic = true}}) {
       const uint32_t total = 6 * 96;
@@ -1052,9 +1053,7 @@ SECOND:
   const size_t at = text.find("FIRST:\n");
   const uint32_t firstLine = uint32_t(std::count(text.begin(), text.begin() + std::ptrdiff_t(at), '\n')) + 2;
   for (uint32_t mask : {kAllRewrites, kAllRewrites & ~rewriteBit(Rewrite::BarrierCredits)}) {
-    CompileOptions options;
-    options.rewrites = mask;
-    CompileResult cr = compile(ptx, options);
+    CompileResult cr = compileText(ptx, mask);
     ASSERT_TRUE(cr.program) << cr.error;
     ptxtest::Params p(kernels(*cr.program)[0]);
     LaunchResult r = run(*cr.program, "stuck", Dim3{1}, Dim3{64}, p);
@@ -1115,9 +1114,7 @@ TEST(Rewrites, ThreadConstantsAreThoseOfEveryCta) {
   oneThread.threads = 1;
   std::map<uint32_t, std::vector<uint32_t>> reference;  // per n: the results without any rewrite
   for (uint32_t mask : {0u, kAllRewrites & ~rewriteBit(Rewrite::ThreadConstants), kAllRewrites}) {
-    CompileOptions options;
-    options.rewrites = mask;
-    CompileResult cr = compile(ptx, options);
+    CompileResult cr = compileText(ptx, mask);
     ASSERT_TRUE(cr.program) << cr.error;
     for (uint32_t n : {10u, 40u, 10u}) {
       uint32_t* out = rewriteArena().alloc<uint32_t>(blocks * threads * 8);
@@ -1327,9 +1324,7 @@ DONE:
 }
 )";
   for (uint32_t mask : {kAllRewrites, kAllRewrites & ~rewriteBit(Rewrite::BranchToBarrier), 0u}) {
-    CompileOptions options;
-    options.rewrites = mask;
-    CompileResult cr = compile(ptx, options);
+    CompileResult cr = compileText(ptx, mask);
     ASSERT_TRUE(cr.program) << cr.error;
     uint32_t* out = rewriteArena().alloc<uint32_t>(1024 + 512);
     std::memset(out, 0xff, (1024 + 512) * sizeof(uint32_t));
