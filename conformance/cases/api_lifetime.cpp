@@ -235,6 +235,39 @@ TEST_F(api_launch_Faults, Trap) {
   CU_EXPECT(CUDA_ERROR_LAUNCH_FAILED, cuMemAlloc(&p, 16)) << "the error sticks";
 }
 
+// `brkpt` run without a debugger ends the grid as `trap` does (measured on an H100: tools/gpu-probe/freebrkpt28), after
+// what the thread wrote before it.
+TEST_F(api_launch_Faults, Brkpt) {
+  static const char kPtx[] = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry bk(.param .u64 out) {
+  .reg .b64 %rd<2>;
+  .reg .b32 %r<2>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, 1;
+  st.global.u32 [%rd1], %r1;
+  brkpt;
+  mov.u32 %r1, 2;
+  st.global.u32 [%rd1+4], %r1;
+  ret;
+}
+)";
+  CUmodule m = nullptr;
+  CU_ASSERT_OK(cuModuleLoadData(&m, kPtx));
+  CUfunction f = nullptr;
+  CU_ASSERT_OK(cuModuleGetFunction(&f, m, "bk"));
+  CUdeviceptr out = 0;
+  CU_ASSERT_OK(cuMemAllocManaged(&out, 8, CU_MEM_ATTACH_GLOBAL));
+  auto* words = reinterpret_cast<uint32_t*>(out);
+  words[0] = words[1] = 0;
+  void* args[] = {&out};
+  CU_ASSERT_OK(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, nullptr, args, nullptr));
+  CU_EXPECT(CUDA_ERROR_LAUNCH_FAILED, cuCtxSynchronize());
+  EXPECT_EQ(words[0], 1u) << "written before the brkpt";
+  EXPECT_EQ(words[1], 0u) << "not written: the brkpt ended the thread";
+}
+
 TEST_F(api_launch_Faults, TrapPoisonsTheProcess) {
   CUfunction trap;
   CU_ASSERT_OK(cuModuleGetFunction(&trap, mod, "trap_kernel"));

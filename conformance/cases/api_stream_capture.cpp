@@ -463,8 +463,10 @@ TEST_F(api_stream_CaptureGraph, AllocationDuringGlobalCaptureNeedsRelaxedMode) {
 // H100, driver 580: tools/gpu-probe/captureunsafe28 and captureinfo28). NVIDIA Warp ends a capture whose graph it
 // cannot get with a cleared runtime error; with cuemu's ACTIVE capture it kept the error for its next launch.
 TEST_F(api_stream_CaptureGraph, UnsafeCallInvalidatesTheCapture) {
-  CUdeviceptr spare = 0;
+  CUdeviceptr spare = 0, asyncSpare = 0;
   CU_ASSERT_OK(cuMemAlloc(&spare, 256));
+  CU_ASSERT_OK(cuMemAllocAsync(&asyncSpare, 256, s2));
+  CU_ASSERT_OK(cuStreamSynchronize(s2));
   struct Unsafe {
     const char* name;
     std::function<CUresult()> call;
@@ -480,6 +482,8 @@ TEST_F(api_stream_CaptureGraph, UnsafeCallInvalidatesTheCapture) {
                                   CUdeviceptr q = 0;
                                   return cuMemAllocAsync(&q, 256, s2);
                                 }},
+                               // refused, the memory stays allocated (tools/gpu-probe/freebrkpt28, an H100)
+                               {"cuMemFreeAsync on another stream", [&] { return cuMemFreeAsync(asyncSpare, s2); }},
                                {"cuMemAlloc on another thread", [] {
                                   CUresult r = CUDA_ERROR_UNKNOWN;
                                   CUcontext current = nullptr;
@@ -529,10 +533,13 @@ TEST_F(api_stream_CaptureGraph, UnsafeCallInvalidatesTheCapture) {
   }
   CU_ASSERT_OK(cuStreamBeginCapture(s1, CU_STREAM_CAPTURE_MODE_RELAXED));
   for (const Unsafe& unsafe : calls) {
-    if (std::string(unsafe.name) == "cuMemFree") continue;  // the spare is freed last
+    // the spares are freed last
+    if (std::string(unsafe.name) == "cuMemFree" || std::string(unsafe.name) == "cuMemFreeAsync on another stream")
+      continue;
     CU_EXPECT_OK(unsafe.call()) << unsafe.name << " during a relaxed capture";
   }
   CU_EXPECT_OK(cuMemFree(spare)) << "during a relaxed capture";
+  CU_EXPECT_OK(cuMemFreeAsync(asyncSpare, s2)) << "during a relaxed capture, after the refused frees";
   CUgraph g = nullptr;
   CU_EXPECT_OK(cuStreamEndCapture(s1, &g));
   if (g) cuGraphDestroy(g);

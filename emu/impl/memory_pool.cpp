@@ -76,6 +76,12 @@ CUresult freeAsync(CUdeviceptr dptr, CUstream stream) {
       return result;
     if (!applicationMayFree(dptr)) return CUDA_ERROR_INVALID_VALUE;
   }
+  // Freeing in stream order on a stream that does not capture is unsafe during a capture, as allocating is: refused
+  // (the capture invalidated, the memory still allocated) unless relaxed (driver 580 on an H100:
+  // tools/gpu-probe/freebrkpt28).
+  if (auto resolved = context.streams().resolve(stream);
+      resolved && !isCapturing(**resolved) && unsafeCallRefusedDuringCapture())
+    return refuseUnsafeCallDuringCapture();
   RegionPtr region = AddressSpace::instance().findStart(dptr);
   if (!region || !(region->kind == MemoryKind::Device || isHostPoolRegion(*region))) return CUDA_ERROR_INVALID_VALUE;
   if (region->freePending.exchange(true)) return CUDA_ERROR_INVALID_VALUE;

@@ -711,10 +711,11 @@ const Op* nanosleep(Warp& w, const Op* op) {
 const Op* trap(Warp& w, const Op* op) {
   int lane = std::countr_zero(w.exec | 0x80000000u);
   const TrapOperands trap = TrapOperands::of(*op);
-  // an H100 ends a grid that runs `trap` with CUDA_ERROR_LAUNCH_FAILED (tools/gpu-probe/printftrap28)
+  // an H100 ends a grid that runs `trap` with CUDA_ERROR_LAUNCH_FAILED (tools/gpu-probe/printftrap28), and one that
+  // runs `brkpt` without a debugger the same way (tools/gpu-probe/freebrkpt28)
   if (trap.kind == TrapOperands::Trap) return raiseFault(w, op, lane, FaultKind::Trap, 0, "trap instruction executed");
   if (trap.kind == TrapOperands::Brkpt)
-    return raiseFault(w, op, lane, FaultKind::IllegalInstruction, 0, "brkpt instruction executed");
+    return raiseFault(w, op, lane, FaultKind::Trap, 0, "brkpt instruction executed");
   return raiseFault(w, op, lane, FaultKind::IllegalInstruction, 0, programOf(w).messages[trap.message]);
 }
 
