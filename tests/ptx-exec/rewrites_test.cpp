@@ -1026,6 +1026,86 @@ TEST(Rewrites, CtaIndicesAreThoseOfEachCta) {
   EXPECT_LT(programStats(*compile(ptx).program).ops, programStats(*compile(ptx, without).program).ops);
 }
 
+// shared-add-steps: `s[t] += s[t + 64]` (u32) for t < n through a thread-constant base, as one op: full warps (n = 64)
+// and a partial one (n = 40: lanes 8-31 of warp 1 keep their shared word and registers), the loaded values and the
+// sum still in their registers afterwards; an offset past the shared block (bump) leaves the four ops to fault as
+// without the rewrite.
+TEST(Rewrites, SharedAddStepsAsTheFourOps) {
+  auto kernel = [](int bump) {
+    return std::string(R"(.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry step(.param .u64 out, .param .u32 n) {
+  .reg .pred %p<2>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b8 s[512];
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r9, [n];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r3, s;
+  add.s32 %r4, %r3, %r2;
+  mul.lo.s32 %r8, %r1, 3;
+  st.shared.u32 [%r4], %r8;
+  st.shared.u32 [%r4+256], %r1;
+  mov.u32 %r5, 7;
+  mov.u32 %r6, 7;
+  mov.u32 %r7, 7;
+  bar.sync 0;
+  setp.ge.u32 %p1, %r1, %r9;
+  @%p1 bra DONE;
+  ld.shared.u32 %r5, [%r4];
+  ld.shared.u32 %r6, [%r4+)") +
+           std::to_string(256 + bump) + R"(];
+  add.s32 %r7, %r6, %r5;
+  st.shared.u32 [%r4], %r7;
+DONE:
+  bar.sync 0;
+  ld.shared.u32 %r10, [%r4];
+  mul.wide.u32 %rd2, %r1, 16;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.v4.u32 [%rd3], {%r10, %r5, %r6, %r7};
+  ret;
+}
+)";
+  };
+  const std::string ok = kernel(0);
+  for (uint32_t n : {64u, 40u})
+    for (uint32_t mask : {kAllRewrites, kAllRewrites & ~rewriteBit(Rewrite::SharedAddSteps), 0u}) {
+      CompileResult cr = compileText(ok.c_str(), mask);
+      ASSERT_TRUE(cr.program) << cr.error;
+      uint32_t* out = rewriteArena().alloc<uint32_t>(64 * 4);
+      ptxtest::Params p(kernels(*cr.program)[0]);
+      p.arg(out).arg(n);
+      LaunchResult r = run(*cr.program, "step", Dim3{1}, Dim3{64}, p);
+      ASSERT_TRUE(r.ok()) << r.fault.message;
+      for (uint32_t t = 0; t < 64; ++t) {
+        const uint32_t x = 3 * t, y = t, in = t < n;
+        EXPECT_EQ(out[4 * t], in ? x + y : x) << "thread " << t << ", n " << n << ", rewrites " << mask;
+        EXPECT_EQ(out[4 * t + 1], in ? x : 7u) << "thread " << t << ", n " << n << ", rewrites " << mask;
+        EXPECT_EQ(out[4 * t + 2], in ? y : 7u) << "thread " << t << ", n " << n << ", rewrites " << mask;
+        EXPECT_EQ(out[4 * t + 3], in ? x + y : 7u) << "thread " << t << ", n " << n << ", rewrites " << mask;
+      }
+    }
+  const std::string past = kernel(1024);
+  std::optional<Fault> reference;
+  for (uint32_t mask : {kAllRewrites & ~rewriteBit(Rewrite::SharedAddSteps), kAllRewrites}) {
+    CompileResult cr = compileText(past.c_str(), mask);
+    ASSERT_TRUE(cr.program) << cr.error;
+    uint32_t* out = rewriteArena().alloc<uint32_t>(64 * 4);
+    ptxtest::Params p(kernels(*cr.program)[0]);
+    p.arg(out).arg(64u);
+    LaunchResult r = run(*cr.program, "step", Dim3{1}, Dim3{64}, p);
+    ASSERT_FALSE(r.ok()) << "rewrites " << mask;
+    expectSameFault(reference, r.fault, mask);
+  }
+  if ((defaultRewrites() & kAllRewrites) != kAllRewrites) return;
+  CompileOptions without;
+  without.rewrites = kAllRewrites & ~rewriteBit(Rewrite::SharedAddSteps);
+  EXPECT_NE(programStats(*compile(ok).program).digest, programStats(*compile(ok, without).program).digest);
+}
+
 // A deadlock found while a warp waits on barrier credits names the barrier it waits at then, as without them: warp
 // 0 arrives at the first bar.sync 0 with credits for the next two; warp 1 stops at bar.sync 1, which can never
 // complete, while warp 0 waits at the second bar.sync 0.

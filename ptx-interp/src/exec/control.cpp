@@ -593,7 +593,11 @@ PTX_LANES RunAhead runAheadOfBarrier(const Warp& w, const Op* next, uint32_t id,
 // are the same in every CTA of the launch, which saves the unrolled reduction's idle warps most of their scans.
 RunAhead takeBarrierCredits(Warp& w, const Op* op, uint32_t id) {
   if (!w.stack.empty()) return runAheadOfBarrier(w, op + 1, id, 255);
-  Warp::CreditMemo& memo = w.creditMemos[(reinterpret_cast<uintptr_t>(op) / sizeof(Op)) % Warp::kCreditMemos];
+  // (the op's address hashed: the barriers of an unrolled loop stand a fixed number of ops apart, which plain
+  // modulo put into two of the 16 slots)
+  const uint32_t hash = uint32_t(reinterpret_cast<uintptr_t>(op) / sizeof(Op)) * 2654435761u;
+  static_assert(Warp::kCreditMemos == 16);
+  Warp::CreditMemo& memo = w.creditMemos[hash >> 28];
   if (memo.at == op && memo.active == w.active) return RunAhead{memo.credits, memo.resume};
   const RunAhead r = runAheadOfBarrier(w, op + 1, id, 255);
   if (r.sameInEveryCta) memo = {op, w.active, r.barriers, r.resume};

@@ -627,7 +627,12 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
       resetTemps();
       if (rewrites_[i].emitsNothing()) continue;
       if (rewrites_[i].fmaChainTriples) emitSharedFma(i);
+      if (rewrites_[i].sharedAddStep) emitSharedAddStep(i);
       lowerInstruction(i);
+      if (i == addStepLast_) {
+        if (here() != addStepOp_ + 5) prog_.ops[addStepOp_].fn = &ctl::nop;  // the four did not lower to four ops
+        addStepLast_ = kNoIndex;
+      }
     }
     line_ = n ? ins[n - 1].loc.line : fn_->loc.line;
     funcEndOp_ = here();

@@ -440,6 +440,10 @@ class KernelLowerer {
     // through to the original ops when its full-warp fast path does not apply. The triples of the chain this
     // instruction starts (0: none).
     uint32_t fmaChainTriples = 0;
+    // shared-add-steps: this shared load starts `ld.shared x; ld.shared y; add z, x, y; st.shared z` through one
+    // thread-constant base: one fused op in front of the four (mem::sharedAddStep) runs them with host vectors, or
+    // falls through to them.
+    bool sharedAddStep = false;
     // setp-branch: the op index of this setp, so that a conditional branch on its predicate right after it can make
     // the setp run the branch (h::kSetpThenBranch).
     uint32_t setpOp = kNoIndex;
@@ -483,6 +487,11 @@ class KernelLowerer {
   std::vector<uint32_t> mentions_;
   void countMentions();
   void emitSharedFma(uint32_t first);
+  void findSharedAddSteps();
+  // the fused op of the step being lowered and its last instruction: the op must be followed by exactly one op per
+  // instruction, else it becomes a nop (lower.cpp)
+  uint32_t addStepOp_ = 0, addStepLast_ = kNoIndex;
+  void emitSharedAddStep(uint32_t first);
   // Calls f(register index) for every register an operand names (vectors, lists, pairs and address bases included).
   template <class F> void forEachRegister(const Operand& o, F&& f) const {
     auto one = [&](const Operand& x) {

@@ -486,6 +486,50 @@ PTX_HOT uint8_t* partialSharedBlock(Warp& w, uint32_t baseReg, int64_t offset, u
     return w.cta->shared + imm + uint64_t(base[0]);
   }
 }
+// shared-add-steps: the four ops of `s[t] += s[t + k]` at once when the base register's prologue layout is one
+// aligned block of 32 elements inside the CTA's shared block for both offsets: both blocks loaded, added as add.f32
+// (rounded to nearest, NaN canonical) or add.u32 does, the executing lanes' sums stored and x, y and the sum written
+// to their registers under the executing lanes (partial warps with shared-partial-blocks only). Else op + 1: the four
+// ops run and fault as they do.
+template <class A, class T> PTX_LANES const Op* sharedAddStep(Warp& w, const Op* op) {
+  const SharedAddStep s = SharedAddStep::of(*op);
+  const Cta& cta = *w.cta;
+  if (w.exec != kFullMask && !(w.fastPaths & rewriteBit(Rewrite::SharedPartialBlocks))) return op + 1;
+  const SharedLayoutSlot& slot = w.sharedLayouts[s.layoutTag & kLayoutSlotMask];
+  if (slot.shapes < 0 || cta.sharedBytes < 4) return op + 1;
+  const uint64_t limit = cta.sharedBytes - 4, hi = std::max(s.first, s.second);
+  if (((s.first | s.second) & 3) != 0 || hi > limit || slot.maxBase > limit - hi) return op + 1;
+  const A* base = R<A>(w, s.base);
+  if (!wholeBlock<4>(slot.shapes, base)) return op + 1;
+  uint8_t* block = cta.shared + uint64_t(base[0]);
+  alignas(64) T x[32], y[32], sum[32];
+  copyVec<128>(x, block + s.first);
+  copyVec<128>(y, block + s.second);
+  for (int i = 0; i < 32; ++i) {
+    if constexpr (std::is_same_v<T, float>)
+      sum[i] = num::canon(x[i] + y[i]);
+    else
+      sum[i] = x[i] + y[i];
+  }
+  if (w.exec == kFullMask) {
+    copyVec<128>(R<T>(w, s.x), x);
+    copyVec<128>(R<T>(w, s.y), y);
+    copyVec<128>(R<T>(w, s.sum), sum);
+    copyVec<128>(block + s.first, sum);
+  } else {
+    h::blendLanes(R<T>(w, s.x), x, w.exec);
+    h::blendLanes(R<T>(w, s.y), y, w.exec);
+    h::blendLanes(R<T>(w, s.sum), sum, w.exec);
+    h::blendLanes(x, sum, w.exec);  // x: the block as it was, the executing lanes' sums over it
+    copyVec<128>(block + s.first, x);
+  }
+  return op->target;
+}
+inline Handler sharedAddStepHandler(unsigned baseSize, bool isFloat) {
+  if (baseSize == 4) return isFloat ? &sharedAddStep<uint32_t, float> : &sharedAddStep<uint32_t, uint32_t>;
+  return isFloat ? &sharedAddStep<uint64_t, float> : &sharedAddStep<uint64_t, uint32_t>;
+}
+
 template <class A, class M, class D> PTX_LANES const Op* ldSharedScalar(Warp& w, const Op* op) {
   const Access v = Access::of(*op);
   int shapes = sharedLayout<A, M>(w, v.address, v.offset, v.layoutTag);

@@ -91,6 +91,25 @@ struct FusedAccess {
 // A fused chain of shared-memory inner-product steps (the shared-fma-chains rewrite; memory.h: fmaSharedChain):
 // Program::fmaSteps[firstStep, firstStep + steps) accumulate from register `accumulator` into `result`; the op's
 // target is where the fast path continues, after the original instructions' ops.
+// shared-add-steps: x = [base + first], y = [base + second], sum = x + y, [base + first] = sum; the layout slot of
+// the base register (a prologue slot, kLayoutReuse); target: the op after the four.
+struct SharedAddStep {
+  uint32_t base = 0, x = 0, y = 0, sum = 0;
+  uint32_t first = 0, second = 0;
+  uint32_t layoutTag = 0;
+
+  static SharedAddStep of(const Op& op) { return {op.a, op.b, op.c, op.d, uint32_t(op.imm), op.e, op.aux}; }
+  void into(Op& op) const {
+    op.a = base;
+    op.b = x;
+    op.c = y;
+    op.d = sum;
+    op.imm = int64_t(first);
+    op.e = second;
+    op.aux = layoutTag;
+  }
+};
+
 struct SharedFmaChain {
   uint32_t firstStep = 0;
   uint32_t steps = 0;

@@ -21,6 +21,7 @@ void KernelLowerer::runFunctionRewrites(bool entry) {
   if (enabled(Rewrite::ScaledIndices)) findScaledIndices();
   if (enabled(Rewrite::SharedLayouts)) findSharedLayoutChains();
   if (enabled(Rewrite::SharedFmaChains)) findSharedFmaTriples();
+  if (enabled(Rewrite::SharedAddSteps)) findSharedAddSteps();
   findContractions();  // semantics, not a fast path: CompileOptions::contractMulAdd switches it
 }
 
@@ -520,6 +521,84 @@ void KernelLowerer::findSharedFmaTriples() {
     rewrites_[m].fmaChainTriples = length;
     m = last + 2;
   }
+}
+
+void KernelLowerer::findSharedAddSteps() {
+  const auto& ins = fn_->instructions;
+  const size_t n = ins.size(), nregs = fn_->registers.size();
+  auto plainReg = [&](const Operand& o) {
+    return o.kind == OperandKind::Reg && !o.sel && o.flags == 0 && o.index < nregs && regType(o.index) != Type::pred &&
+           sizeOf(regType(o.index)) == 4;
+  };
+  auto sharedAccess = [&](const Instruction& in, Opcode oc, int addrOperand) {
+    return in.opcode == oc && !in.vec && in.space == ptx::Space::shared && in.numOperands == 2 &&
+           in.guard == kNoIndex && in.numTypes == 1 && ptx::typeSize(in.type()) == 4 &&
+           fn_->operands[in.firstOperand + addrOperand].kind == OperandKind::Address &&
+           fn_->operands[in.firstOperand + addrOperand].symKind == SymKind::None &&
+           !(fn_->operands[in.firstOperand + addrOperand].flags & ptx::kAddrAbsolute);
+  };
+  // a prologue layout slot: the base register is a thread constant whose layout the kernel's prologue computed
+  auto prologueSlot = [&](size_t i) {
+    const uint32_t tag = rewrites_[i].sharedLayout;
+    return (tag & mem::kLayoutReuse) && (tag & mem::kLayoutSlotMask) >= kChainLayoutSlots;
+  };
+  for (size_t m = 0; m + 3 < n; ++m) {
+    const Instruction &l1 = ins[m], &l2 = ins[m + 1], &add = ins[m + 2], &st = ins[m + 3];
+    if (blockOf_[m] != blockOf_[m + 3] || !sharedAccess(l1, Opcode::Ld, 1) || !sharedAccess(l2, Opcode::Ld, 1) ||
+        !sharedAccess(st, Opcode::St, 0) || add.opcode != Opcode::Add || add.guard != kNoIndex || add.numTypes != 1 ||
+        add.numOperands != 3)
+      continue;
+    const bool isFloat = add.type() == Type::f32;
+    if (isFloat ? (roundingOf(add.rounding) != num::RN || add.has(ptx::Flag::ftz) || add.has(ptx::Flag::sat))
+                : ((add.type() != Type::u32 && add.type() != Type::s32) || add.flags != 0))
+      continue;
+    if (isFloat != (l1.type() == Type::f32) || isFloat != (l2.type() == Type::f32) ||
+        isFloat != (st.type() == Type::f32))
+      continue;
+    const Operand* a = &fn_->operands[add.firstOperand];
+    const Operand &x = fn_->operands[l1.firstOperand], &y = fn_->operands[l2.firstOperand];
+    const Operand &a1 = fn_->operands[l1.firstOperand + 1], &a2 = fn_->operands[l2.firstOperand + 1];
+    const Operand &sa = fn_->operands[st.firstOperand], &sv = fn_->operands[st.firstOperand + 1];
+    if (!plainReg(x) || !plainReg(y) || !plainReg(a[0]) || !plainReg(a[1]) || !plainReg(a[2]) || !plainReg(sv) ||
+        x.index == y.index)
+      continue;
+    const bool operands =
+        (a[1].index == x.index && a[2].index == y.index) || (a[1].index == y.index && a[2].index == x.index);
+    const uint32_t base = a1.index;
+    if (!operands || sv.index != a[0].index || a2.index != base || sa.index != base || sa.value != a1.value ||
+        x.index == base || y.index == base || a[0].index == base || rewrites_[m].emitsNothing() ||
+        rewrites_[m + 1].emitsNothing() || rewrites_[m + 2].emitsNothing() || rewrites_[m + 3].emitsNothing() ||
+        rewrites_[m].fmaChainTriples || !prologueSlot(m) ||
+        rewrites_[m + 1].sharedLayout != rewrites_[m].sharedLayout ||
+        rewrites_[m + 3].sharedLayout != rewrites_[m].sharedLayout)
+      continue;
+    rewrites_[m].sharedAddStep = true;
+    m += 3;
+  }
+}
+
+void KernelLowerer::emitSharedAddStep(uint32_t first) {
+  const auto& ins = fn_->instructions;
+  Addr x = address(ins[first], fn_->operands[ins[first].firstOperand + 1]);
+  Addr y = address(ins[first + 1], fn_->operands[ins[first + 1].firstOperand + 1]);
+  // offsets go to 32-bit fields; one that does not fit leaves the instructions unfused
+  if (x.space != mem::Shared || y.space != mem::Shared || x.base != y.base || x.baseSize != y.baseSize || x.imm < 0 ||
+      x.imm > INT32_MAX || y.imm < 0 || y.imm > INT32_MAX)
+    return;
+  const bool isFloat = ins[first + 2].type() == Type::f32;
+  const Operand* add = &fn_->operands[ins[first + 2].firstOperand];
+  mem::SharedAddStep{x.base,
+                     regOf(fn_->operands[ins[first].firstOperand].index),
+                     regOf(fn_->operands[ins[first + 1].firstOperand].index),
+                     regOf(add[0].index),
+                     uint32_t(x.imm),
+                     uint32_t(y.imm),
+                     rewrites_[first].sharedLayout}
+      .into(emit(mem::sharedAddStepHandler(x.baseSize, isFloat)));
+  // where the fast path continues: after the original instructions' own ops
+  pending_.push_back({here() - 1, first + 4, PendingTarget::Inst});
+  addStepOp_ = here() - 1;
+  addStepLast_ = first + 3;
 }
 
 void KernelLowerer::emitSharedFma(uint32_t first) {
