@@ -449,6 +449,7 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
     // cta-indices: the registers keep their places; set-up writes them (after the prologue: lane terms may be
     // thread constants)
     for (const auto& [reg, a] : ctaAffineRegs_) {
+      if (!a.read) continue;
       ConstSlot s;
       s.offset = instances_[0].regOffset[reg];
       s.kind = ConstKind::CtaAffine;

@@ -405,6 +405,7 @@ class KernelLowerer {
     uint32_t component = 0, multiplier = 1;
     int ntid = -1;
     uint32_t addend = 0, laneReg = kNoIndex, defInst = kNoIndex;
+    bool read = true;  // an instruction other than another such definition reads it (else set-up skips it)
   };
   std::map<uint32_t, CtaAffine> ctaAffineRegs_;
   void findCtaIndices(const ptx::Function& fn);

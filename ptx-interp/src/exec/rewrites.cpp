@@ -286,6 +286,30 @@ void KernelLowerer::findCtaIndices(const ptx::Function& fn) {
       changed = true;
     }
   }
+  // registers only other such definitions read (`(blockIdx.x << 8)` on the way to the global index) need no lanes
+  std::set<uint32_t> defInsts, read;
+  for (const auto& [reg, a] : ctaAffineRegs_) defInsts.insert(a.defInst);
+  auto note = [&](const Operand& o) {
+    if (o.kind == OperandKind::Reg || (o.kind == OperandKind::Address && o.symKind == SymKind::None))
+      read.insert(o.index);
+    if (o.kind == OperandKind::RegPair) {
+      read.insert(o.index);
+      read.insert(uint32_t(o.value));
+    }
+  };
+  for (size_t i = 0; i < n; ++i) {
+    if (defInsts.count(uint32_t(i))) continue;
+    const Instruction& in = fn.instructions[i];
+    if (in.guard != kNoIndex) read.insert(in.guard);
+    for (unsigned k = 0; k < in.numOperands; ++k) {
+      const Operand& o = fn.operands[in.firstOperand + k];
+      if (o.kind == OperandKind::Vector || o.kind == OperandKind::List || o.kind == OperandKind::Bracket)
+        for (int64_t q = 0; q < o.value; ++q) note(fn.elems[o.index + uint32_t(q)]);
+      else
+        note(o);
+    }
+  }
+  for (auto& [reg, a] : ctaAffineRegs_) a.read = read.count(reg) != 0;
 }
 
 bool KernelLowerer::mayWrite(const Instruction& in, uint32_t reg) const {
