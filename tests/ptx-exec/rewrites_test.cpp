@@ -1088,6 +1088,37 @@ DONE:
         EXPECT_EQ(out[4 * t + 3], in ? x + y : 7u) << "thread " << t << ", n " << n << ", rewrites " << mask;
       }
     }
+  // f32: NaN inputs give the canonical NaN, subnormals add exactly, as the unfused add.f32 does (bits compared)
+  std::string floats = ok;
+  for (auto [from, to] : {std::pair<std::string, std::string>{"ld.shared.u32 %r5", "ld.shared.f32 %r5"},
+                          {"ld.shared.u32 %r6", "ld.shared.f32 %r6"},
+                          {"add.s32 %r7", "add.f32 %r7"},
+                          {"st.shared.u32 [%r4], %r7", "st.shared.f32 [%r4], %r7"},
+                          {"mul.lo.s32 %r8, %r1, 3;",
+                           "mul.lo.s32 %r8, %r1, 3;\n  and.b32 %r11, %r1, 3;\n  setp.eq.u32 "
+                           "%p0, %r11, 0;\n  or.b32 %r12, %r1, 2141192192;\n  selp.b32 %r8, "
+                           "%r12, %r8, %p0;"}}) {
+    const size_t at = floats.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    floats.replace(at, from.size(), to);
+  }
+  std::vector<uint32_t> unfused;
+  for (uint32_t mask : {kAllRewrites & ~rewriteBit(Rewrite::SharedAddSteps), kAllRewrites}) {
+    CompileResult cr = compileText(floats.c_str(), mask);
+    ASSERT_TRUE(cr.program) << cr.error;
+    uint32_t* out = rewriteArena().alloc<uint32_t>(64 * 4);
+    ptxtest::Params p(kernels(*cr.program)[0]);
+    p.arg(out).arg(40u);
+    LaunchResult r = run(*cr.program, "step", Dim3{1}, Dim3{64}, p);
+    ASSERT_TRUE(r.ok()) << r.fault.message;
+    std::vector<uint32_t> got(out, out + 64 * 4);
+    if (unfused.empty()) {
+      unfused = got;
+      EXPECT_EQ(got[3], 0x7fffffffu) << "a NaN input's sum";
+      continue;
+    }
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], unfused[i]) << "word " << i;
+  }
   const std::string past = kernel(1024);
   std::optional<Fault> reference;
   for (uint32_t mask : {kAllRewrites & ~rewriteBit(Rewrite::SharedAddSteps), kAllRewrites}) {

@@ -502,6 +502,29 @@ template <class A, class T> PTX_LANES const Op* sharedAddStep(Warp& w, const Op*
   const A* base = R<A>(w, s.base);
   if (!wholeBlock<4>(slot.shapes, base)) return op + 1;
   uint8_t* block = cta.shared + uint64_t(base[0]);
+  if (w.exec == kFullMask) {
+    // 8 lanes at a time in host vectors, straight between the block and the registers (no stack copies)
+    typedef T V __attribute__((vector_size(32)));
+    typedef int32_t M __attribute__((vector_size(32)));
+    T* rx = R<T>(w, s.x);
+    T* ry = R<T>(w, s.y);
+    T* rs = R<T>(w, s.sum);
+    for (int k = 0; k < 4; ++k) {
+      V x, y;
+      std::memcpy(&x, block + s.first + 32 * k, sizeof x);
+      std::memcpy(&y, block + s.second + 32 * k, sizeof y);
+      V r = x + y;
+      if constexpr (std::is_same_v<T, float>) {
+        const M number = r == r;  // NaN results become the canonical NaN, as num::canon makes them
+        r = number ? r : V{} + std::bit_cast<float>(num::kCanonicalNaN32);
+      }
+      std::memcpy(rx + 8 * k, &x, sizeof x);
+      std::memcpy(ry + 8 * k, &y, sizeof y);
+      std::memcpy(rs + 8 * k, &r, sizeof r);
+      std::memcpy(block + s.first + 32 * k, &r, sizeof r);
+    }
+    return op->target;
+  }
   alignas(64) T x[32], y[32], sum[32];
   copyVec<128>(x, block + s.first);
   copyVec<128>(y, block + s.second);
@@ -511,12 +534,7 @@ template <class A, class T> PTX_LANES const Op* sharedAddStep(Warp& w, const Op*
     else
       sum[i] = x[i] + y[i];
   }
-  if (w.exec == kFullMask) {
-    copyVec<128>(R<T>(w, s.x), x);
-    copyVec<128>(R<T>(w, s.y), y);
-    copyVec<128>(R<T>(w, s.sum), sum);
-    copyVec<128>(block + s.first, sum);
-  } else {
+  {
     h::blendLanes(R<T>(w, s.x), x, w.exec);
     h::blendLanes(R<T>(w, s.y), y, w.exec);
     h::blendLanes(R<T>(w, s.sum), sum, w.exec);
