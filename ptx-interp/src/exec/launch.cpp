@@ -259,7 +259,7 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
   if (code.usesBarriers) {
     // the checkers write a barrier's counts before its bar.sync, which may then fault without marking it used
     const uint32_t stale = job.lp.checker ? 0xffffu : cta.usedBarriers;
-    for (uint32_t m = stale; m; m &= m - 1) cta.barriers[std::countr_zero(m)] = Barrier{};
+    for (uint32_t m = stale; m; m &= m - 1) cta.barriers[std::countr_zero(m)].reset();
     cta.usedBarriers = 0;
   }
 }
