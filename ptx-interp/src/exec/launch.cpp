@@ -266,41 +266,33 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
 
 // Sets up the CTAs of the cluster with linear index `linear` (x fastest over %nclusterid): ctx runs rank 0 and
 // holds the others. Ranks are linear in %cluster_ctaid, x fastest, as on an H100.
-void setupClusterCtas(Job& job, CtaContext& ctx, uint64_t linear);
-
 void setupCluster(Job& job, CtaContext& ctx, uint64_t linear) {
+  const Dim3& shape = job.clusterShape;
+  const Dim3& grid = job.lp.grid;
   Cluster& cluster = ctx.cluster;
   while (ctx.peers.size() + 1 < job.clusterSize) ctx.peers.push_back(std::make_unique<CtaContext>());
   cluster.ctas.resize(job.clusterSize);
-  if (job.clusterSize == 1) {  // (a cluster of one CTA: its index is the cluster's, without the divisions below)
-    setupCta(job, ctx, linear);
-    ctx.cta.cluster = &cluster;
-    ctx.cta.clusterRank = 0;
-    cluster.ctas[0] = &ctx.cta;
-  } else {
-    setupClusterCtas(job, ctx, linear);
+  // (a cluster of one CTA: its index is the cluster's, without the divisions)
+  const Dim3 first =
+      job.clusterSize == 1 ? Dim3{} : ctaCoords(Dim3{grid.x / shape.x, grid.y / shape.y, grid.z / shape.z}, linear);
+  for (uint32_t rank = 0; rank < job.clusterSize; ++rank) {
+    CtaContext& c = rank ? *ctx.peers[rank - 1] : ctx;
+    uint64_t index = linear;
+    if (job.clusterSize > 1) {
+      const Dim3 local = ctaCoords(shape, rank);
+      const uint64_t x = uint64_t(first.x) * shape.x + local.x, y = uint64_t(first.y) * shape.y + local.y,
+                     z = uint64_t(first.z) * shape.z + local.z;
+      index = x + grid.x * (y + grid.y * z);
+    }
+    setupCta(job, c, index);
+    c.cta.cluster = &cluster;
+    c.cta.clusterRank = rank;
+    cluster.ctas[rank] = &c.cta;
   }
   cluster.barrierArrived = 0;
   cluster.barrierPhase = 0;
   cluster.progress = 0;
   cluster.doneMask = 0;
-}
-
-void setupClusterCtas(Job& job, CtaContext& ctx, uint64_t linear) {
-  const Dim3& shape = job.clusterShape;
-  const Dim3& grid = job.lp.grid;
-  Cluster& cluster = ctx.cluster;
-  const Dim3 first = ctaCoords(Dim3{grid.x / shape.x, grid.y / shape.y, grid.z / shape.z}, linear);
-  for (uint32_t rank = 0; rank < job.clusterSize; ++rank) {
-    CtaContext& c = rank ? *ctx.peers[rank - 1] : ctx;
-    const Dim3 local = ctaCoords(shape, rank);
-    const uint64_t x = uint64_t(first.x) * shape.x + local.x, y = uint64_t(first.y) * shape.y + local.y,
-                   z = uint64_t(first.z) * shape.z + local.z;
-    setupCta(job, c, x + grid.x * (y + grid.y * z));
-    c.cta.cluster = &cluster;
-    c.cta.clusterRank = rank;
-    cluster.ctas[rank] = &c.cta;
-  }
 }
 
 // Preempted: a warp used its budget of back edges (long loop); Waiting: every warp that can run waits for memory

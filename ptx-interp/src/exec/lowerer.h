@@ -489,12 +489,20 @@ class KernelLowerer {
   void countMentions();
   void emitSharedFma(uint32_t first);
   void findSharedAddSteps();
+  // A register operand of the function being lowered, 32 bits, not a predicate, without a selector or modifier (the
+  // operands shared-fma-chains and shared-add-steps fuse).
+  bool plain32BitRegister(const Operand& o) const {
+    return o.kind == OperandKind::Reg && !o.sel && o.flags == 0 && o.index < fn_->registers.size() &&
+           regType(o.index) != Type::pred && sizeOf(regType(o.index)) == 4;
+  }
   // the fused op of the step being lowered and its last instruction: the op must be followed by exactly one op per
   // instruction, else it becomes a nop (lower.cpp)
   uint32_t addStepOp_ = 0, addStepLast_ = kNoIndex;
   void emitSharedAddStep(uint32_t first);
-  // Calls f(register index) for every register an operand names (vectors, lists, pairs and address bases included).
-  template <class F> void forEachRegister(const Operand& o, F&& f) const {
+  // Calls f(register index) for every register an operand of fn names (vectors, lists, pairs and address bases
+  // included); without fn, of the function being lowered.
+  template <class F> void forEachRegister(const Operand& o, F&& f) const { forEachRegister(*fn_, o, f); }
+  template <class F> void forEachRegister(const ptx::Function& fn, const Operand& o, F&& f) const {
     auto one = [&](const Operand& x) {
       if (x.kind == OperandKind::Reg)
         f(x.index);
@@ -505,7 +513,7 @@ class KernelLowerer {
         f(x.index);
     };
     if (o.kind == OperandKind::Vector || o.kind == OperandKind::List || o.kind == OperandKind::Bracket) {
-      for (int64_t q = 0; q < o.value; ++q) one(fn_->elems[o.index + uint32_t(q)]);
+      for (int64_t q = 0; q < o.value; ++q) one(fn.elems[o.index + uint32_t(q)]);
     } else {
       one(o);
     }

@@ -464,26 +464,31 @@ template <class A, size_t Size> PTX_LANES const Op* computeSharedLayout(Warp& w,
   slot.maxBase = largest;
   return op + 1;
 }
-// Partial warps (runtime fast path shared-partial-blocks): when the base register's layout, computed for all 32 lanes
-// and reused (kLayoutReuse: its values have not changed since), is one aligned block of 32 elements inside the CTA's
-// shared block, its host address; else nullptr. No lane can fault then, executing or not, so the access moves the
-// whole block and masks the lanes that do not execute: a load blends into the destination, a store blends into the
-// block (its lanes' addresses are distinct, and only the host thread running the CTA touches its shared block).
+// When the layout of base register baseReg, computed for all 32 lanes and reused (tag: kLayoutReuse, its values
+// unchanged since), is one aligned block of 32 elements of Size bytes that lies, offset bytes on, inside the CTA's
+// shared block: the block's host address; else nullptr. No lane can fault on it then, executing or not.
+template <class A, size_t Size>
+PTX_HOT uint8_t* reusedSharedBlock(Warp& w, uint32_t baseReg, int64_t offset, uint32_t tag) {
+  if (!(tag & kLayoutReuse)) return nullptr;
+  const Cta& cta = *w.cta;
+  const SharedLayoutSlot& slot = w.sharedLayouts[tag & kLayoutSlotMask];
+  if (slot.shapes < 0 || cta.sharedBytes < Size) return nullptr;
+  const uint64_t limit = cta.sharedBytes - Size, imm = uint64_t(offset);
+  if (imm > limit || (imm & (Size - 1)) != 0 || slot.maxBase > limit - imm) return nullptr;
+  const A* base = R<A>(w, baseReg);
+  if (!wholeBlock<Size>(slot.shapes, base)) return nullptr;
+  return cta.shared + imm + uint64_t(base[0]);
+}
+// Partial warps (runtime fast path shared-partial-blocks): the block of reusedSharedBlock, which the access moves
+// whole, masking the lanes that do not execute: a load blends into the destination, a store blends into the block
+// (its lanes' addresses are distinct, and only the host thread running the CTA touches its shared block).
 template <class A, class M, class D>
 PTX_HOT uint8_t* partialSharedBlock(Warp& w, uint32_t baseReg, int64_t offset, uint32_t tag) {
   if constexpr (sizeof(D) != sizeof(M)) {
     return nullptr;
   } else {
-    if (w.exec == kFullMask || !(tag & kLayoutReuse) || !(w.fastPaths & rewriteBit(Rewrite::SharedPartialBlocks)))
-      return nullptr;
-    const Cta& cta = *w.cta;
-    const SharedLayoutSlot& slot = w.sharedLayouts[tag & kLayoutSlotMask];
-    if (slot.shapes < 0 || cta.sharedBytes < sizeof(M)) return nullptr;
-    const uint64_t limit = cta.sharedBytes - sizeof(M), imm = uint64_t(offset);
-    if (imm > limit || (imm & (sizeof(M) - 1)) != 0 || slot.maxBase > limit - imm) return nullptr;
-    const A* base = R<A>(w, baseReg);
-    if (!wholeBlock<sizeof(M)>(slot.shapes, base)) return nullptr;
-    return w.cta->shared + imm + uint64_t(base[0]);
+    if (w.exec == kFullMask || !(w.fastPaths & rewriteBit(Rewrite::SharedPartialBlocks))) return nullptr;
+    return reusedSharedBlock<A, sizeof(M)>(w, baseReg, offset, tag);
   }
 }
 // shared-add-steps: the four ops of `s[t] += s[t + k]` at once when the base register's prologue layout is one
@@ -493,15 +498,10 @@ PTX_HOT uint8_t* partialSharedBlock(Warp& w, uint32_t baseReg, int64_t offset, u
 // ops run and fault as they do.
 template <class A, class T> PTX_LANES const Op* sharedAddStep(Warp& w, const Op* op) {
   const SharedAddStep s = SharedAddStep::of(*op);
-  const Cta& cta = *w.cta;
   if (w.exec != kFullMask && !(w.fastPaths & rewriteBit(Rewrite::SharedPartialBlocks))) return op + 1;
-  const SharedLayoutSlot& slot = w.sharedLayouts[s.layoutTag & kLayoutSlotMask];
-  if (slot.shapes < 0 || cta.sharedBytes < 4) return op + 1;
-  const uint64_t limit = cta.sharedBytes - 4, hi = std::max(s.first, s.second);
-  if (((s.first | s.second) & 3) != 0 || hi > limit || slot.maxBase > limit - hi) return op + 1;
-  const A* base = R<A>(w, s.base);
-  if (!wholeBlock<4>(slot.shapes, base)) return op + 1;
-  uint8_t* block = cta.shared + uint64_t(base[0]);
+  uint8_t* first = reusedSharedBlock<A, 4>(w, s.base, s.first, s.layoutTag);
+  const uint8_t* second = first ? reusedSharedBlock<A, 4>(w, s.base, s.second, s.layoutTag) : nullptr;
+  if (!second) return op + 1;
   if (w.exec == kFullMask) {
     // 8 lanes at a time in host vectors, straight between the block and the registers (no stack copies)
     typedef T V __attribute__((vector_size(32)));
@@ -511,8 +511,8 @@ template <class A, class T> PTX_LANES const Op* sharedAddStep(Warp& w, const Op*
     T* rs = R<T>(w, s.sum);
     for (int k = 0; k < 4; ++k) {
       V x, y;
-      std::memcpy(&x, block + s.first + 32 * k, sizeof x);
-      std::memcpy(&y, block + s.second + 32 * k, sizeof y);
+      std::memcpy(&x, first + 32 * k, sizeof x);
+      std::memcpy(&y, second + 32 * k, sizeof y);
       V r = x + y;
       if constexpr (std::is_same_v<T, float>) {
         const M number = r == r;  // NaN results become the canonical NaN, as num::canon makes them
@@ -521,26 +521,24 @@ template <class A, class T> PTX_LANES const Op* sharedAddStep(Warp& w, const Op*
       std::memcpy(rx + 8 * k, &x, sizeof x);
       std::memcpy(ry + 8 * k, &y, sizeof y);
       std::memcpy(rs + 8 * k, &r, sizeof r);
-      std::memcpy(block + s.first + 32 * k, &r, sizeof r);
+      std::memcpy(first + 32 * k, &r, sizeof r);
     }
     return op->target;
   }
   alignas(64) T x[32], y[32], sum[32];
-  copyVec<128>(x, block + s.first);
-  copyVec<128>(y, block + s.second);
+  copyVec<128>(x, first);
+  copyVec<128>(y, second);
   for (int i = 0; i < 32; ++i) {
     if constexpr (std::is_same_v<T, float>)
       sum[i] = num::canon(x[i] + y[i]);
     else
       sum[i] = x[i] + y[i];
   }
-  {
-    h::blendLanes(R<T>(w, s.x), x, w.exec);
-    h::blendLanes(R<T>(w, s.y), y, w.exec);
-    h::blendLanes(R<T>(w, s.sum), sum, w.exec);
-    h::blendLanes(x, sum, w.exec);  // x: the block as it was, the executing lanes' sums over it
-    copyVec<128>(block + s.first, x);
-  }
+  h::blendLanes(R<T>(w, s.x), x, w.exec);
+  h::blendLanes(R<T>(w, s.y), y, w.exec);
+  h::blendLanes(R<T>(w, s.sum), sum, w.exec);
+  h::blendLanes(x, sum, w.exec);  // x: the block as it was, the executing lanes' sums over it
+  copyVec<128>(first, x);
   return op->target;
 }
 inline Handler sharedAddStepHandler(unsigned baseSize, bool isFloat) {

@@ -88,9 +88,6 @@ struct FusedAccess {
   }
 };
 
-// A fused chain of shared-memory inner-product steps (the shared-fma-chains rewrite; memory.h: fmaSharedChain):
-// Program::fmaSteps[firstStep, firstStep + steps) accumulate from register `accumulator` into `result`; the op's
-// target is where the fast path continues, after the original instructions' ops.
 // shared-add-steps: x = [base + first], y = [base + second], sum = x + y, [base + first] = sum; the layout slot of
 // the base register (a prologue slot, kLayoutReuse); target: the op after the four.
 struct SharedAddStep {
@@ -110,6 +107,9 @@ struct SharedAddStep {
   }
 };
 
+// A fused chain of shared-memory inner-product steps (the shared-fma-chains rewrite; memory.h: fmaSharedChain):
+// Program::fmaSteps[firstStep, firstStep + steps) accumulate from register `accumulator` into `result`; the op's
+// target is where the fast path continues, after the original instructions' ops.
 struct SharedFmaChain {
   uint32_t firstStep = 0;
   uint32_t steps = 0;

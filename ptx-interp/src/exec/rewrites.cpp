@@ -289,25 +289,12 @@ void KernelLowerer::findCtaIndices(const ptx::Function& fn) {
   // registers only other such definitions read (`(blockIdx.x << 8)` on the way to the global index) need no lanes
   std::set<uint32_t> defInsts, read;
   for (const auto& [reg, a] : ctaAffineRegs_) defInsts.insert(a.defInst);
-  auto note = [&](const Operand& o) {
-    if (o.kind == OperandKind::Reg || (o.kind == OperandKind::Address && o.symKind == SymKind::None))
-      read.insert(o.index);
-    if (o.kind == OperandKind::RegPair) {
-      read.insert(o.index);
-      read.insert(uint32_t(o.value));
-    }
-  };
   for (size_t i = 0; i < n; ++i) {
     if (defInsts.count(uint32_t(i))) continue;
     const Instruction& in = fn.instructions[i];
     if (in.guard != kNoIndex) read.insert(in.guard);
-    for (unsigned k = 0; k < in.numOperands; ++k) {
-      const Operand& o = fn.operands[in.firstOperand + k];
-      if (o.kind == OperandKind::Vector || o.kind == OperandKind::List || o.kind == OperandKind::Bracket)
-        for (int64_t q = 0; q < o.value; ++q) note(fn.elems[o.index + uint32_t(q)]);
-      else
-        note(o);
-    }
+    for (unsigned k = 0; k < in.numOperands; ++k)
+      forEachRegister(fn, fn.operands[in.firstOperand + k], [&](uint32_t r) { read.insert(r); });
   }
   for (auto& [reg, a] : ctaAffineRegs_) a.read = read.count(reg) != 0;
 }
@@ -498,10 +485,6 @@ void KernelLowerer::findSharedFmaTriples() {
   const std::vector<uint32_t>& mentions = mentions_;
   const auto& ins = fn_->instructions;
   size_t n = ins.size(), nregs = fn_->registers.size();
-  auto plainReg = [&](const Operand& o) {
-    return o.kind == OperandKind::Reg && !o.sel && o.flags == 0 && o.index < nregs && regType(o.index) != Type::pred &&
-           sizeOf(regType(o.index)) == 4;
-  };
   // the loaded register of a scalar 32-bit shared load through a base register, or kNoIndex
   auto sharedLoad = [&](const Instruction& in) -> uint32_t {
     if (in.opcode != Opcode::Ld || in.vec || in.space != ptx::Space::shared || in.numOperands != 2 ||
@@ -509,8 +492,8 @@ void KernelLowerer::findSharedFmaTriples() {
       return kNoIndex;
     const Operand& d = fn_->operands[in.firstOperand];
     const Operand& addr = fn_->operands[in.firstOperand + 1];
-    if (!plainReg(d) || mentions[d.index] != 2 || addr.kind != OperandKind::Address || addr.symKind != SymKind::None ||
-        (addr.flags & ptx::kAddrAbsolute) || addr.index >= nregs)
+    if (!plain32BitRegister(d) || mentions[d.index] != 2 || addr.kind != OperandKind::Address ||
+        addr.symKind != SymKind::None || (addr.flags & ptx::kAddrAbsolute) || addr.index >= nregs)
       return kNoIndex;
     return d.index;
   };
@@ -523,7 +506,9 @@ void KernelLowerer::findSharedFmaTriples() {
     uint32_t x = sharedLoad(ins[m]), y = sharedLoad(ins[m + 1]);
     if (x == kNoIndex || y == kNoIndex || x == y) continue;
     const Operand* o = &fn_->operands[f.firstOperand];
-    if (!plainReg(o[0]) || !plainReg(o[1]) || !plainReg(o[2]) || !plainReg(o[3])) continue;
+    if (!plain32BitRegister(o[0]) || !plain32BitRegister(o[1]) || !plain32BitRegister(o[2]) ||
+        !plain32BitRegister(o[3]))
+      continue;
     bool product = (o[1].index == x && o[2].index == y) || (o[1].index == y && o[2].index == x);
     if (!product || o[3].index == x || o[3].index == y) continue;
     rewrites_[m].fmaChainTriples = 1;
@@ -549,11 +534,7 @@ void KernelLowerer::findSharedFmaTriples() {
 
 void KernelLowerer::findSharedAddSteps() {
   const auto& ins = fn_->instructions;
-  const size_t n = ins.size(), nregs = fn_->registers.size();
-  auto plainReg = [&](const Operand& o) {
-    return o.kind == OperandKind::Reg && !o.sel && o.flags == 0 && o.index < nregs && regType(o.index) != Type::pred &&
-           sizeOf(regType(o.index)) == 4;
-  };
+  const size_t n = ins.size();
   auto sharedAccess = [&](const Instruction& in, Opcode oc, int addrOperand) {
     return in.opcode == oc && !in.vec && in.space == ptx::Space::shared && in.numOperands == 2 &&
            in.guard == kNoIndex && in.numTypes == 1 && ptx::typeSize(in.type()) == 4 &&
@@ -583,8 +564,8 @@ void KernelLowerer::findSharedAddSteps() {
     const Operand &x = fn_->operands[l1.firstOperand], &y = fn_->operands[l2.firstOperand];
     const Operand &a1 = fn_->operands[l1.firstOperand + 1], &a2 = fn_->operands[l2.firstOperand + 1];
     const Operand &sa = fn_->operands[st.firstOperand], &sv = fn_->operands[st.firstOperand + 1];
-    if (!plainReg(x) || !plainReg(y) || !plainReg(a[0]) || !plainReg(a[1]) || !plainReg(a[2]) || !plainReg(sv) ||
-        x.index == y.index)
+    if (!plain32BitRegister(x) || !plain32BitRegister(y) || !plain32BitRegister(a[0]) || !plain32BitRegister(a[1]) ||
+        !plain32BitRegister(a[2]) || !plain32BitRegister(sv) || x.index == y.index)
       continue;
     const bool operands =
         (a[1].index == x.index && a[2].index == y.index) || (a[1].index == y.index && a[2].index == x.index);
