@@ -1119,6 +1119,36 @@ DONE:
     }
     for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], unfused[i]) << "word " << i;
   }
+  // s[t + 8] += s[t]: the second block lies below the first and overlaps it, so the first's stores must wait for
+  // both loads of every lane, as the unfused ops' loads come before their store
+  std::string below = ok;
+  for (auto [from, to] :
+       {std::pair<std::string, std::string>{"ld.shared.u32 %r5, [%r4];", "ld.shared.u32 %r5, [%r4+32];"},
+        {"ld.shared.u32 %r6, [%r4+256];", "ld.shared.u32 %r6, [%r4];"},
+        {"st.shared.u32 [%r4], %r7;", "st.shared.u32 [%r4+32], %r7;"}}) {
+    const size_t at = below.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    below.replace(at, from.size(), to);
+  }
+  for (uint32_t n : {64u, 40u, 12u}) {
+    std::vector<uint32_t> reference;
+    for (uint32_t mask : {kAllRewrites & ~rewriteBit(Rewrite::SharedAddSteps), kAllRewrites}) {
+      CompileResult cr = compileText(below.c_str(), mask);
+      ASSERT_TRUE(cr.program) << cr.error;
+      uint32_t* out = rewriteArena().alloc<uint32_t>(64 * 4);
+      ptxtest::Params p(kernels(*cr.program)[0]);
+      p.arg(out).arg(n);
+      LaunchResult r = run(*cr.program, "step", Dim3{1}, Dim3{64}, p);
+      ASSERT_TRUE(r.ok()) << r.fault.message;
+      std::vector<uint32_t> got(out, out + 64 * 4);
+      if (reference.empty()) {
+        reference = got;
+        EXPECT_EQ(got[4 * 9], 3u * 9u + 3u * 1u) << "s[9] = s[9] + s[1], the loads before any store";
+        continue;
+      }
+      for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], reference[i]) << "word " << i << ", n " << n;
+    }
+  }
   const std::string past = kernel(1024);
   std::optional<Fault> reference;
   for (uint32_t mask : {kAllRewrites & ~rewriteBit(Rewrite::SharedAddSteps), kAllRewrites}) {

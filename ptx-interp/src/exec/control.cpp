@@ -266,56 +266,48 @@ inline const Op* popAt(Warp& w, const Op* op, const Op* next) {
 inline uint32_t arrivingThreads(const Warp& w) { return w.alive == kFullMask ? 32 : laneCount(w.alive); }
 
 bool barrierComplete(const Cta& cta, const Barrier& b);
-void releaseBarrierPhase(Cta& cta, uint32_t id, uint32_t& creditWarps, uint32_t& creditThreads);
 
-// Releases the warps waiting at barrier `id`. A warp holding barrier credits stays and arrives at the new phase
-// instead (it would only pass through to the next bar.sync of the barrier); when those arrivals complete the new
-// phase, it is released in turn.
-void releaseBarrier(Cta& cta, uint32_t id) {
-  Barrier& b = cta.barriers[id];
-  for (;;) {
-    uint32_t creditWarps = 0, creditThreads = 0;
-    releaseBarrierPhase(cta, id, creditWarps, creditThreads);
-    if (creditWarps == 0) return;
-    b.waiting = creditWarps;
-    b.arrived = creditThreads;
-    if (!barrierComplete(cta, b)) return;
+// A bar.red's result, into the destination of warp x waiting at barrier b, whose phase completed.
+[[gnu::noinline, gnu::cold]] void writeBarrierResult(Warp& x, const Barrier& b) {
+  uint32_t result = 0;
+  switch (x.barrierRedOp) {
+    case 1: result = b.redPopc; break;
+    case 2: result = b.redAnd; break;
+    case 3: result = b.redOr; break;
+    default: result = 0;
   }
+  const uint32_t m = x.exec;
+  if (x.barrierRedOp == 1) {
+    uint32_t* d = R<uint32_t>(x, x.barrierDst);
+    h::forActive(m, [&](int i) { d[i] = result; });
+  } else {
+    uint8_t* pd = R<uint8_t>(x, x.barrierDst);
+    h::forActive(m, [&](int i) { pd[i] = uint8_t(result); });
+  }
+  x.barrierDst = 0;
 }
 
-void releaseBarrierPhase(Cta& cta, uint32_t id, uint32_t& creditWarps, uint32_t& creditThreads) {
+// Releases the warps whose wait at barrier `id` ends with its current phase. The warps holding barrier credits
+// stay: they arrive at the new phase at once (Barrier::carriedThreads), and when those arrivals complete it, it
+// is released in turn.
+void releaseBarrier(Cta& cta, uint32_t id) {
   Barrier& b = cta.barriers[id];
-  uint32_t result = 0;
-  for (Warp& x : cta.warps) {
-    if (x.state == WarpState::AtBarrier && x.barrierId == id) {
-      if (x.barrierDst) [[unlikely]] {
-        switch (x.barrierRedOp) {
-          case 1: result = b.redPopc; break;
-          case 2: result = b.redAnd; break;
-          case 3: result = b.redOr; break;
-          default: result = 0;
-        }
-        uint32_t* d = R<uint32_t>(x, x.barrierDst);
-        uint32_t m = x.exec;
-        if (x.barrierRedOp == 1) {
-          h::forActive(m, [&](int i) { d[i] = result; });
-        } else {
-          uint8_t* pd = R<uint8_t>(x, x.barrierDst);
-          h::forActive(m, [&](int i) { pd[i] = uint8_t(result); });
-        }
-        x.barrierDst = 0;
-      }
-      if (x.barrierCredits) [[unlikely]] {
-        --x.barrierCredits;
-        ++cta.creditPhases;
-        ++creditWarps;
-        creditThreads += arrivingThreads(x);
-        continue;
-      }
+  do {
+    const uint32_t slot = b.phase % Barrier::kReleaseSlots;
+    b.carriedThreads -= std::exchange(b.endingThreads[slot], uint16_t(0));
+    b.carriedWarps -= std::exchange(b.endingWarps[slot], uint8_t(0));
+    cta.creditPhases += b.carriedWarps;
+    for (uint32_t ready = std::exchange(b.releases[slot], 0u); ready; ready &= ready - 1) {
+      Warp& x = cta.warps[uint32_t(std::countr_zero(ready))];
+      if (x.barrierDst) [[unlikely]]
+        writeBarrierResult(x, b);
       x.state = WarpState::Ready;
     }
-  }
-  b.startPhase();
+    ++b.phase;
+    b.startPhase();
+    b.waiting = b.carriedWarps;
+    b.arrived = b.carriedThreads;
+  } while (b.carriedWarps && barrierComplete(cta, b));
 }
 
 // A barrier completes when the expected number of threads arrived (bar.sync with a count: that many; without:
@@ -593,14 +585,15 @@ PTX_LANES RunAhead runAheadOfBarrier(const Warp& w, const Op* next, uint32_t id,
 // The credits of w arriving at the plain bar.sync `op` of barrier `id`: remembered (Warp::creditMemos) where they
 // are the same in every CTA of the launch, which saves the unrolled reduction's idle warps most of their scans.
 RunAhead takeBarrierCredits(Warp& w, const Op* op, uint32_t id) {
-  if (!w.stack.empty()) return runAheadOfBarrier(w, op + 1, id, 255);
+  constexpr uint32_t kMaxCredits = Barrier::kReleaseSlots - 1;
+  if (!w.stack.empty()) return runAheadOfBarrier(w, op + 1, id, kMaxCredits);
   // (the op's address hashed: the barriers of an unrolled loop stand a fixed number of ops apart, which plain
   // modulo put into two of the 16 slots)
   const uint32_t hash = uint32_t(reinterpret_cast<uintptr_t>(op) / sizeof(Op)) * 2654435761u;
   static_assert(Warp::kCreditMemos == 16);
   Warp::CreditMemo& memo = w.creditMemos[hash >> 28];
   if (memo.at == op && memo.active == w.active) return RunAhead{memo.credits, memo.resume};
-  const RunAhead r = runAheadOfBarrier(w, op + 1, id, 255);
+  const RunAhead r = runAheadOfBarrier(w, op + 1, id, kMaxCredits);
   if (r.sameInEveryCta) memo = {op, w.active, r.barriers, r.resume};
   return r;
 }
@@ -611,10 +604,11 @@ bool startsRunAhead(Handler fn) {
 
 const Op* barrierWaitedAt(const Warp& w) {
   if (!w.pc) return nullptr;
-  if (w.barrierCreditsTaken == w.barrierCredits) return w.barrierArrival ? w.barrierArrival : w.pc - 1;
+  // the credits the warp has yet to pass: the phases between the barrier's and the one that releases it
+  const uint32_t left = w.barrierReleasePhase - w.cta->barriers[w.barrierId].phase;
+  if (left >= w.barrierCreditsTaken) return w.barrierArrival ? w.barrierArrival : w.pc - 1;
   const Op* at = nullptr;
-  runAheadOfBarrier(w, w.barrierArrival + 1, w.barrierId, w.barrierCreditsTaken, &at,
-                    uint32_t(w.barrierCreditsTaken - w.barrierCredits - 1));
+  runAheadOfBarrier(w, w.barrierArrival + 1, w.barrierId, w.barrierCreditsTaken, &at, w.barrierCreditsTaken - left - 1);
   return at ? at : w.pc - 1;
 }
 
@@ -627,9 +621,20 @@ const Op* barrierWaitedAt(const Warp& w) {
   w.barrierId = id;
   w.state = WarpState::AtBarrier;
   w.barrierArrival = op;
-  w.barrierCredits = w.barrierCreditsTaken = uint8_t(credits.barriers);
+  w.barrierCreditsTaken = uint8_t(credits.barriers);
   w.pc = credits.barriers ? credits.resume : op + 1;
-  if (barrierComplete(cta, cta.barriers[id])) {
+  Barrier& b = cta.barriers[id];
+  w.barrierReleasePhase = b.phase + credits.barriers;
+  const uint32_t slot = w.barrierReleasePhase % Barrier::kReleaseSlots;
+  b.releases[slot] |= 1u << w.index;
+  if (credits.barriers) {
+    const uint32_t threads = arrivingThreads(w);
+    b.endingThreads[slot] = uint16_t(b.endingThreads[slot] + threads);
+    ++b.endingWarps[slot];
+    b.carriedThreads += threads;
+    ++b.carriedWarps;
+  }
+  if (barrierComplete(cta, b)) {
     releaseBarrier(cta, id);  // sets this warp Ready too, unless it holds credits (and writes the reduction result)
     if (w.state == WarpState::Ready) return w.pc;
   }

@@ -306,10 +306,12 @@ struct Warp {
   uint32_t barrierId = 0;      // when AtBarrier
   uint32_t barrierDst = 0;     // bar.red destination register (0 = none)
   uint8_t barrierRedOp = 0;
-  // barrier-credits (control.cpp: takeBarrierCredits): the further phases of barrier barrierId the warp arrived at
-  // in advance and has yet to pass (barrierCredits), how many it took (barrierCreditsTaken) at its arrival at the
-  // barrier op barrierArrival; pc is the op after the last of them
-  uint8_t barrierCredits = 0, barrierCreditsTaken = 0;
+  // The phase of barrier barrierId whose completion releases the warp (Barrier::phase). barrier-credits
+  // (control.cpp: takeBarrierCredits): a later one when the warp arrived in advance at the phases after the one it
+  // waits in, barrierCreditsTaken of them, at its arrival at the barrier op barrierArrival; pc is the op after the
+  // last of them.
+  uint32_t barrierReleasePhase = 0;
+  uint8_t barrierCreditsTaken = 0;
   const Op* barrierArrival = nullptr;
   // The credits found at a barrier op when every branch they depended on tests a thread constant and nothing waited
   // to reconverge: the same for this warp index in every CTA of the launch (cleared when the constants change).
@@ -338,6 +340,17 @@ struct Barrier {
   uint32_t expected = 0;  // 0 = all live threads of the CTA
   uint32_t waiting = 0;   // warps waiting
   uint32_t redAnd = 1, redOr = 0, redPopc = 0;
+  // Phases completed since the CTA was set up, and which warps each completion releases: the warps waiting at
+  // phase p are in releases[p % kReleaseSlots], those holding barrier credits in the slot of the last phase they
+  // arrived at in advance. Their threads and number are carried into each phase after the current one until then
+  // (carriedThreads, carriedWarps; the slot's `ending*` say what leaves at its phase), so a release touches only
+  // the warps it makes Ready (ctl::releaseBarrier).
+  static constexpr uint32_t kReleaseSlots = 16;  // a warp takes at most kReleaseSlots - 1 credits
+  uint32_t phase = 0;
+  uint32_t carriedThreads = 0, carriedWarps = 0;
+  uint32_t releases[kReleaseSlots] = {};
+  uint16_t endingThreads[kReleaseSlots] = {};
+  uint8_t endingWarps[kReleaseSlots] = {};
   // synccheck's strict mode (checking::barrier): the warps that reached it with a thread count, and whether it said
   // that they outnumber the count
   uint32_t countedWarps = 0, countedThreads = 0;
@@ -352,6 +365,10 @@ struct Barrier {
   // As a new Barrier, in place too (CTA set-up: assigning Barrier{} went through the stack, 9% of set-up)
   void reset() {
     startPhase();
+    phase = carriedThreads = carriedWarps = 0;
+    std::memset(releases, 0, sizeof releases);
+    std::memset(endingThreads, 0, sizeof endingThreads);
+    std::memset(endingWarps, 0, sizeof endingWarps);
     countedWarps = countedThreads = 0;
     countExceededReported = false;
   }

@@ -231,7 +231,7 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
     wp.backEdges = 0;
     wp.readTime = false;
     wp.barrierDst = 0;
-    wp.barrierCredits = wp.barrierCreditsTaken = 0;
+    wp.barrierReleasePhase = wp.barrierCreditsTaken = 0;
     wp.barrierArrival = nullptr;
     if (newConstants)
       for (Warp::CreditMemo& m : wp.creditMemos) m = {};

@@ -502,43 +502,53 @@ template <class A, class T> PTX_LANES const Op* sharedAddStep(Warp& w, const Op*
   uint8_t* first = reusedSharedBlock<A, 4>(w, s.base, s.first, s.layoutTag);
   const uint8_t* second = first ? reusedSharedBlock<A, 4>(w, s.base, s.second, s.layoutTag) : nullptr;
   if (!second) return op + 1;
-  if (w.exec == kFullMask) {
-    // 8 lanes at a time in host vectors, straight between the block and the registers (no stack copies)
-    typedef T V __attribute__((vector_size(32)));
-    typedef int32_t M __attribute__((vector_size(32)));
-    T* rx = R<T>(w, s.x);
-    T* ry = R<T>(w, s.y);
-    T* rs = R<T>(w, s.sum);
-    for (int k = 0; k < 4; ++k) {
-      V x, y;
-      std::memcpy(&x, first + 32 * k, sizeof x);
-      std::memcpy(&y, second + 32 * k, sizeof y);
-      V r = x + y;
-      if constexpr (std::is_same_v<T, float>) {
-        const M number = r == r;  // NaN results become the canonical NaN, as num::canon makes them
-        r = number ? r : V{} + std::bit_cast<float>(num::kCanonicalNaN32);
-      }
-      std::memcpy(rx + 8 * k, &x, sizeof x);
-      std::memcpy(ry + 8 * k, &y, sizeof y);
-      std::memcpy(rs + 8 * k, &r, sizeof r);
-      std::memcpy(first + 32 * k, &r, sizeof r);
+  // 8 lanes at a time in host vectors, straight between the block and the registers (no stack copies); a partial
+  // warp blends each vector under its executing lanes and skips the vectors without any (the reduction's last
+  // steps run 16 lanes and fewer). Both blocks are loaded whole first: they may overlap (s[t + 8] += s[t]), and
+  // every lane's loads come before the store.
+  typedef T V __attribute__((vector_size(32)));
+  typedef int32_t M __attribute__((vector_size(32)));
+  const uint32_t exec = w.exec;
+  T* rx = R<T>(w, s.x);
+  T* ry = R<T>(w, s.y);
+  T* rs = R<T>(w, s.sum);
+  // (in 32-byte loads, unrolled: the copy the compiler made of whole arrays went through the stack in 16-byte
+  // moves, and each 32-byte load of it waited for the two stores it spans)
+  V xs[4], ys[4];
+#pragma GCC unroll 4
+  for (int k = 0; k < 4; ++k) {
+    std::memcpy(&xs[k], first + 32 * k, sizeof(V));
+    std::memcpy(&ys[k], second + 32 * k, sizeof(V));
+  }
+#pragma GCC unroll 4
+  for (int k = 0; k < 4; ++k) {
+    const uint32_t bits = (exec >> (8 * k)) & 0xffu;
+    if (bits == 0) continue;
+    V x = xs[k], y = ys[k];
+    V r = x + y;
+    if constexpr (std::is_same_v<T, float>) {
+      const M number = r == r;  // NaN results become the canonical NaN, as num::canon makes them
+      r = number ? r : V{} + std::bit_cast<float>(num::kCanonicalNaN32);
     }
-    return op->target;
+    if (bits != 0xffu) {
+      const M laneBit = {1, 2, 4, 8, 16, 32, 64, 128};
+      const M executes = ((M{} + int32_t(bits)) & laneBit) != 0;
+      V oldX, oldY, oldSum;
+      std::memcpy(&oldX, rx + 8 * k, sizeof oldX);
+      std::memcpy(&oldY, ry + 8 * k, sizeof oldY);
+      std::memcpy(&oldSum, rs + 8 * k, sizeof oldSum);
+      r = executes ? r : x;  // the block keeps what the other lanes hold
+      const V sum = executes ? r : oldSum;
+      std::memcpy(rs + 8 * k, &sum, sizeof sum);
+      x = executes ? x : oldX;
+      y = executes ? y : oldY;
+    } else {
+      std::memcpy(rs + 8 * k, &r, sizeof r);
+    }
+    std::memcpy(rx + 8 * k, &x, sizeof x);
+    std::memcpy(ry + 8 * k, &y, sizeof y);
+    std::memcpy(first + 32 * k, &r, sizeof r);
   }
-  alignas(64) T x[32], y[32], sum[32];
-  copyVec<128>(x, first);
-  copyVec<128>(y, second);
-  for (int i = 0; i < 32; ++i) {
-    if constexpr (std::is_same_v<T, float>)
-      sum[i] = num::canon(x[i] + y[i]);
-    else
-      sum[i] = x[i] + y[i];
-  }
-  h::blendLanes(R<T>(w, s.x), x, w.exec);
-  h::blendLanes(R<T>(w, s.y), y, w.exec);
-  h::blendLanes(R<T>(w, s.sum), sum, w.exec);
-  h::blendLanes(x, sum, w.exec);  // x: the block as it was, the executing lanes' sums over it
-  copyVec<128>(first, x);
   return op->target;
 }
 inline Handler sharedAddStepHandler(unsigned baseSize, bool isFloat) {
