@@ -911,4 +911,144 @@ TEST(PtxAsyncTensor, InterleavedCopiesReplayTheH200Probe) {
   EXPECT_EQ(stores, 10);
 }
 
+// ---- reductions as an H200 computes them ----------------------------------------------------------------------
+namespace reduce {
+
+// One thread reduces the 128 bytes at pin (copied to shared memory) into the 1D tensor of `map` at coordinate 0.
+std::string kernel(const std::string& op) {
+  return ".version 8.0\n.target sm_90\n.address_size 64\n"
+         ".visible .entry r(.param .align 64 .b8 map[128], .param .u64 pin)\n{\n"
+         "\t.reg .pred %p<2>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<8>;\n\t.shared .align 128 .b8 sbuf[128];\n"
+         "\tmov.u64 %rd1, map;\n\tld.param.u64 %rd2, [pin];\n\tmov.u32 %r1, sbuf;\n\tmov.u32 %r2, 0;\n"
+         "COPY:\n\tadd.u32 %r3, %r1, %r2;\n\tcvt.u64.u32 %rd3, %r2;\n\tadd.u64 %rd4, %rd2, %rd3;\n"
+         "\tld.global.u32 %r4, [%rd4];\n\tst.shared.u32 [%r3], %r4;\n\tadd.u32 %r2, %r2, 4;\n"
+         "\tsetp.lt.u32 %p1, %r2, 128;\n\t@%p1 bra COPY;\n\tfence.proxy.async.shared::cta;\n\tmov.u32 %r5, 0;\n"
+         "\tcp.reduce.async.bulk.tensor.1d.global.shared::cta." +
+         op +
+         ".tile.bulk_group [%rd1, {%r5}], [%r1];\n"
+         "\tcp.async.bulk.commit_group;\n\tcp.async.bulk.wait_group 0;\n\tret;\n}\n";
+}
+
+// Reduces src into dst (128 bytes each) through a 1D map of `type` with `op`.
+LaunchResult run(const std::string& op, ptx::TensorMapType type, void* dst, const void* src) {
+  auto c = compile(kernel(op));
+  if (!c.program) {
+    ADD_FAILURE() << c.error;
+    return {};
+  }
+  const unsigned elementBytes =
+      type == ptx::TensorMapType::s64 || type == ptx::TensorMapType::u64 || type == ptx::TensorMapType::f64 ? 8 : 4;
+  ptx::TensorMap e;
+  e.dataType = type;
+  e.rank = 1;
+  e.address = reinterpret_cast<uint64_t>(dst);
+  e.dims[0] = 128 / elementBytes;
+  e.box[0] = 128 / elementBytes;
+  struct alignas(64) Map {
+    uint8_t bytes[128] = {};
+  } map;
+  ptx::encodeTensorMap(e, map.bytes);
+  const KernelInfo& k = kernels(*c.program)[0];
+  EXPECT_EQ(k.unsupported, "");
+  Params p(k);
+  p.arg(map).arg(src);
+  LaunchParams lp = ptxtest::launchParams(Dim3{1}, Dim3{1}, p, arena());
+  lp.config = ExecConfig{1, false, 0, 0};
+  return launch(*c.program, 0, lp);
+}
+
+}  // namespace reduce
+
+// The element types of tensor reductions, as an H200 takes them (conformance ptx.async_TensorReduce.* and
+// ptx.async_TensorReduce_Faults.*, driver 580): and, or and xor through an s32 map reduce as on u32; add and the
+// bitwise operations through an s64 map raise an illegal instruction (min and max run).
+TEST(PtxAsyncTensor, ReductionElementTypesOfTheH200) {
+  std::vector<uint32_t> a(32), b(32);
+  for (uint32_t i = 0; i < 32; ++i) {
+    a[i] = 0x9e3779b9u * (i + 1);
+    b[i] = 0x85ebca6bu * (i + 7) ^ (i << 28);
+  }
+  const uint32_t* src = arena().upload(b);
+  for (const char* op : {"and", "or", "xor"}) {
+    uint32_t* dst = arena().upload(a);
+    LaunchResult r = reduce::run(op, ptx::TensorMapType::s32, dst, src);
+    ASSERT_TRUE(r.ok()) << op << ": " << r.fault.message;
+    for (uint32_t i = 0; i < 32; ++i) {
+      const uint32_t want = op[0] == 'a' ? a[i] & b[i] : op[0] == 'o' ? a[i] | b[i] : a[i] ^ b[i];
+      EXPECT_EQ(dst[i], want) << op << " " << i;
+    }
+  }
+  for (const char* op : {"add", "and", "or", "xor"}) {
+    uint32_t* dst = arena().upload(a);
+    LaunchResult r = reduce::run(op, ptx::TensorMapType::s64, dst, src);
+    EXPECT_EQ(r.fault.kind, FaultKind::IllegalInstruction) << op;
+    EXPECT_NE(r.fault.message.find("reduction not defined"), std::string::npos) << op << ": " << r.fault.message;
+    EXPECT_EQ(std::vector<uint32_t>(dst, dst + 32), a) << op << ": nothing written";
+  }
+  uint32_t* dst = arena().upload(a);
+  ASSERT_TRUE(reduce::run("min", ptx::TensorMapType::s64, dst, src).ok());
+  for (uint32_t i = 0; i < 16; ++i) {
+    int64_t x, y, got;
+    std::memcpy(&x, &a[2 * i], 8);
+    std::memcpy(&y, &b[2 * i], 8);
+    std::memcpy(&got, &dst[2 * i], 8);
+    EXPECT_EQ(got, std::min(x, y)) << i;
+  }
+}
+
+// Float additions of the asynchronous reductions, as an H200 computes them (conformance ptx.async_FloatReduce.* and
+// ptx.async_TensorReduce.*add_f32*): f32 NaN results are the canonical NaN 0x7fffffff and subnormals are kept; f64 NaN
+// operands come through unchanged (the source's first, signalling ones too), inf + -inf is 0xfff8000000000000.
+TEST(PtxAsyncTensor, FloatAddReductionsGiveTheH200sBits) {
+  const uint32_t pairs32[8][3] = {// old, operand, result
+                                  {0x7fc00001u, 0x3f800000u, 0x7fffffffu}, {0x3f800000u, 0x7fc00002u, 0x7fffffffu},
+                                  {0x7f800000u, 0xff800000u, 0x7fffffffu}, {0x7fc00003u, 0xffc00004u, 0x7fffffffu},
+                                  {0x7f800001u, 0x3f800000u, 0x7fffffffu}, {0x00000001u, 0x00000001u, 0x00000002u},
+                                  {0x00800000u, 0x80000001u, 0x007fffffu}, {0x3f800000u, 0x33800000u, 0x3f800000u}};
+  const uint64_t pairs64[6][3] = {{0x7ff8000000000001ull, 0x3ff0000000000000ull, 0x7ff8000000000001ull},
+                                  {0x7ff0000000000000ull, 0xfff0000000000000ull, 0xfff8000000000000ull},
+                                  {0x7ff8000000000003ull, 0xfff8000000000004ull, 0xfff8000000000004ull},
+                                  {0x7ff0000000000001ull, 0x3ff0000000000000ull, 0x7ff0000000000001ull},
+                                  {0x3ff0000000000000ull, 0x7ff0000000000005ull, 0x7ff0000000000005ull},
+                                  {0x0000000000000001ull, 0x0000000000000001ull, 0x0000000000000002ull}};
+  // through a tensor map (f32, f64) and a bulk reduction (the same operations)
+  for (bool bulk : {false, true}) {
+    std::vector<uint32_t> old32(32, 0), op32(32, 0);
+    for (int i = 0; i < 8; ++i) old32[i] = pairs32[i][0], op32[i] = pairs32[i][1];
+    uint32_t* dst = arena().upload(old32);
+    uint32_t* src = arena().upload(op32);
+    LaunchResult r;
+    if (bulk)
+      r = runBody(
+          "\tld.global.v4.u32 {%r4, %r5, %r6, %r7}, [%rd1];\n\tst.shared.v4.u32 [%r3], {%r4, %r5, %r6, %r7};\n"
+          "\tld.global.v4.u32 {%r4, %r5, %r6, %r7}, [%rd1+16];\n\tst.shared.v4.u32 [%r3+16], {%r4, %r5, %r6, %r7};\n"
+          "\tfence.proxy.async.shared::cta;\n"
+          "\tcp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%rd2], [%r3], 32;\n"
+          "\tcp.async.bulk.commit_group;\n\tcp.async.bulk.wait_group 0;",
+          1, src, dst);
+    else
+      r = reduce::run("add", ptx::TensorMapType::f32, dst, src);
+    ASSERT_TRUE(r.ok()) << r.fault.message;
+    for (int i = 0; i < 8; ++i) EXPECT_EQ(dst[i], pairs32[i][2]) << "f32 " << (bulk ? "bulk " : "tensor ") << i;
+    std::vector<uint64_t> old64(16, 0), op64(16, 0);
+    for (int i = 0; i < 6; ++i) old64[i] = pairs64[i][0], op64[i] = pairs64[i][1];
+    uint64_t* dst64 = arena().upload(old64);
+    uint64_t* src64 = arena().upload(op64);
+    if (bulk)
+      r = runBody(
+          "\tld.global.v4.u32 {%r4, %r5, %r6, %r7}, [%rd1];\n\tst.shared.v4.u32 [%r3], {%r4, %r5, %r6, %r7};\n"
+          "\tld.global.v4.u32 {%r4, %r5, %r6, %r7}, [%rd1+16];\n\tst.shared.v4.u32 [%r3+16], {%r4, %r5, %r6, %r7};\n"
+          "\tld.global.v4.u32 {%r4, %r5, %r6, %r7}, [%rd1+32];\n\tst.shared.v4.u32 [%r3+32], {%r4, %r5, %r6, %r7};\n"
+          "\tfence.proxy.async.shared::cta;\n"
+          "\tcp.reduce.async.bulk.global.shared::cta.bulk_group.add.f64 [%rd2], [%r3], 48;\n"
+          "\tcp.async.bulk.commit_group;\n\tcp.async.bulk.wait_group 0;",
+          1, src64, dst64);
+    else
+      r = reduce::run("add", ptx::TensorMapType::f64, dst64, src64);
+    ASSERT_TRUE(r.ok()) << r.fault.message;
+    for (int i = 0; i < 6; ++i)
+      EXPECT_EQ(dst64[i], pairs64[i][2]) << std::hex << "f64 " << (bulk ? "bulk " : "tensor ") << i << ": " << dst64[i];
+  }
+}
+
 }  // namespace

@@ -428,6 +428,53 @@ TEST(PtxCluster, TensorCopyMulticast) {
   }
 }
 
+// A multicast's CTA mask may name only ranks the cluster has: as an H200 does (conformance
+// ptx.cluster.TensorMulticast_Faults.*, driver 580), a mask with a bit at or past the cluster's size ends the grid with
+// a cluster-address fault (CUDA_ERROR_LAUNCH_FAILED), for tensor and bulk copies alike.
+TEST(PtxCluster, MulticastMaskPastTheClusterFaults) {
+  std::vector<uint32_t> t(16 * 8);
+  for (uint32_t i = 0; i < t.size(); ++i) t[i] = 5000 + i;
+  uint32_t* data = arena().upload(t);
+  ptx::TensorMap e;
+  e.dataType = ptx::TensorMapType::u32;
+  e.rank = 2;
+  e.address = reinterpret_cast<uint64_t>(data);
+  e.dims[0] = 16;
+  e.dims[1] = 8;
+  e.strides[0] = 16 * 4;
+  e.box[0] = 16;
+  e.box[1] = 8;
+  struct alignas(64) Map {
+    uint8_t bytes[128] = {};
+  } map;
+  ptx::encodeTensorMap(e, map.bytes);
+  uint32_t* out = arena().alloc<uint32_t>(8 * 128);
+  const std::string maskLine = "mov.b16 %rs1, 6;";
+  const std::string tensorCopy =
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%r11], "
+      "[%rd1, {%r2, %r2}], [%r10], %rs1;";
+  const std::string bulkCopy =
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%r11], [%rd8], 512, "
+      "[%r10], %rs1;";
+  const std::string source = "mov.u64 %rd8, " + std::to_string(reinterpret_cast<uint64_t>(data)) + ";\n  ";
+  for (bool bulk : {false, true})
+    for (unsigned mask : {0x36u, 0x16u, 0xffffu}) {  // ranks 1 and 2 (which wait for the copy) and 4, 5; or all 16
+      std::string text = kTensorMulticastPtx;
+      text.replace(text.find(maskLine), maskLine.size(), source + "mov.b16 %rs1, " + std::to_string(mask) + ";");
+      if (bulk) text.replace(text.find(tensorCopy), tensorCopy.size(), bulkCopy);
+      auto c = compile(text);
+      ASSERT_TRUE(c.program) << c.error;
+      for (const Schedule& s : kSchedules) {
+        std::fill(out, out + 8 * 128, 0xeeeeeeeeu);
+        Params p(info(*c.program, "tmc"));
+        p.arg(map).arg(out);
+        LaunchResult r = run(*c.program, "tmc", Dim3{8}, Dim3{1}, p, s.config, Dim3{4, 1, 1});
+        EXPECT_EQ(r.fault.kind, FaultKind::ClusterAddress) << bulk << " " << mask << " " << s.name;
+        EXPECT_NE(r.fault.message.find("outside the cluster of 4"), std::string::npos) << r.fault.message;
+      }
+    }
+}
+
 // st.async and red.async into the partner CTA complete the partner's mbarrier with their sizes (16 + 4 bytes).
 const char* kStoreAsyncPtx = R"(
 .version 8.1

@@ -102,6 +102,33 @@ template <class T, mem::AOp O> void reduceSpan(uint8_t* dst, const uint8_t* src,
     mem::atomicRmw<T, O>(dst + k, b, b);
   }
 }
+
+// The float additions of the asynchronous reductions (bulk and tensor), as an H200 computes them (conformance
+// ptx.async_FloatReduce.* and ptx.async_TensorReduce.*, recorded with driver 580): rounded to nearest, subnormals
+// kept (unlike red.global.add.f32, which flushes them). f32: a NaN result is the canonical NaN 0x7fffffff, whatever
+// the operands' payloads. f64: a NaN operand comes through unchanged, the source's (shared memory) before the
+// destination's, a signalling one too; an invalid sum (inf + -inf) is 0xfff8000000000000.
+uint32_t asyncAddF32(uint32_t old, uint32_t b) {
+  const float sum = std::bit_cast<float>(old) + std::bit_cast<float>(b);
+  return sum != sum ? 0x7fffffffu : std::bit_cast<uint32_t>(sum);
+}
+uint64_t asyncAddF64(uint64_t old, uint64_t b) {
+  constexpr uint64_t kExponent = 0x7ff0000000000000ull, kFraction = 0x000fffffffffffffull;
+  auto isNan = [&](uint64_t x) { return (x & kExponent) == kExponent && (x & kFraction) != 0; };
+  if (isNan(b)) return b;
+  if (isNan(old)) return old;
+  const double sum = std::bit_cast<double>(old) + std::bit_cast<double>(b);
+  return sum != sum ? 0xfff8000000000000ull : std::bit_cast<uint64_t>(sum);
+}
+template <class Bits, Bits (*Add)(Bits, Bits)> void reduceFloatAdd(uint8_t* dst, const uint8_t* src, uint64_t bytes) {
+  for (uint64_t k = 0; k + sizeof(Bits) <= bytes; k += sizeof(Bits)) {
+    Bits b;
+    std::memcpy(&b, src + k, sizeof(Bits));
+    auto* p = reinterpret_cast<Bits*>(dst + k);
+    Bits old = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(p, &old, Add(old, b), true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
+  }
+}
 // The reducers an op can name (BulkCopyOperands::reducer indexes it); 0: a plain copy.
 constexpr Reducer kReducers[] = {
     nullptr,
@@ -124,8 +151,8 @@ constexpr Reducer kReducers[] = {
     reduceSpan<int64_t, mem::AMin>,
     reduceSpan<int64_t, mem::AMax>,
     reduceSpan<int64_t, mem::AAdd>,
-    reduceSpan<float, mem::AAdd>,
-    reduceSpan<double, mem::AAdd>,
+    reduceFloatAdd<uint32_t, asyncAddF32>,
+    reduceFloatAdd<uint64_t, asyncAddF64>,
     reduceSpan<uint16_t, mem::AAddF16>,
     reduceSpan<uint16_t, mem::AMinF16>,
     reduceSpan<uint16_t, mem::AMaxF16>,
@@ -203,11 +230,24 @@ uint32_t reducerIndex(ptx::RedOp r, Type t) {
   }
 }
 
+// A multicast's 16-bit CTA mask may name only ranks the cluster has: measured on an H200, a mask with a bit at or past
+// the cluster's size (0xffff in a cluster of 2, ranks 4 and 5 in one of 4, rank 2 alone in one of 2) ends the grid
+// with CUDA_ERROR_LAUNCH_FAILED, for cp.async.bulk and cp.async.bulk.tensor alike (conformance
+// ptx.cluster.TensorMulticast_Faults.*); an empty mask copies nothing. Returns false after raising the fault.
+bool checkMulticastMask(Warp& w, const Op* op, int lane, uint32_t ctaMask) {
+  const size_t ranks = w.cta->cluster->ctas.size();
+  if (ranks >= 16 || (ctaMask >> ranks) == 0) return true;
+  raiseFault(w, op, lane, FaultKind::ClusterAddress, ctaMask,
+             fmt::format("multicast CTA mask 0x{:x} names a rank outside the cluster of {}", ctaMask, ranks));
+  return false;
+}
+
 // The multicast form of a bulk copy into shared memory: the same offsets of destination and mbarrier in every CTA
-// of ctaMask (bits past the cluster's size are ignored).
+// of ctaMask (checkMulticastMask).
 const Op* bulkMulticast(Warp& w, const Op* op, const BulkCopyOperands& v, int lane, const uint8_t* src, uint32_t size,
                         uint32_t ctaMask) {
   constexpr uint64_t kOffset = (uint64_t(1) << kClusterRankShift) - 1;
+  if (!checkMulticastMask(w, op, lane, ctaMask)) return nullptr;
   const uint64_t dstOffset = async::laneAddress(w, v.destination, lane) & kOffset;
   const uint64_t barOffset = async::laneAddress(w, v.mbarrier, lane) & kOffset;
   const std::vector<Cta*>& ctas = w.cta->cluster->ctas;
@@ -360,14 +400,20 @@ bool readTensorMap(Warp& w, const Op* op, int lane, uint64_t addr, ptx::TensorMa
   return true;
 }
 
-// Reduction of a tensor copy: the operation (RedOp) on the tensor map's element type; 0 when the ISA has none.
+// Reduction of a tensor copy: the operation (RedOp) on the tensor map's element type; 0 where an H200 raises an
+// illegal instruction (conformance ptx.async_TensorReduce.* and ptx.async_TensorReduce_Faults.*, driver 580): add on
+// u32, s32, u64, f32, f64, f16, bf16; min and max on u32, s32, u64, s64, f16, bf16; inc and dec on u32; and, or, xor on
+// u32, s32, u64. (Not s64 add or bitwise operations, f32 min, s32 inc, u64 dec, f16 or 8-bit bitwise operations.)
 uint32_t tensorReducer(ptx::RedOp r, ptx::TensorMapType dataType) {
   using T = ptx::TensorMapType;
   switch (dataType) {
     case T::u32: return reducerIndex(r, Type::u32);
-    case T::s32: return reducerIndex(r, Type::s32);
+    case T::s32:  // and/or/xor as on u32 (an H200 runs them; inc/dec fault)
+      return r == ptx::RedOp::and_ || r == ptx::RedOp::or_ || r == ptx::RedOp::xor_ ? reducerIndex(r, Type::b32)
+                                                                                    : reducerIndex(r, Type::s32);
     case T::u64: return reducerIndex(r, Type::u64);
-    case T::s64: return reducerIndex(r, Type::s64);
+    case T::s64:  // min and max only: add, and, or, xor fault on an H200
+      return r == ptx::RedOp::min || r == ptx::RedOp::max ? reducerIndex(r, Type::s64) : 0;
     case T::f16: return reducerIndex(r, Type::f16);
     case T::bf16: return reducerIndex(r, Type::bf16);
     case T::f32:
@@ -628,6 +674,7 @@ const Op* tensorCopy(Warp& w, const Op* op) {
       // the same offsets of box and mbarrier in every CTA of the 16-bit mask
       const uint64_t barOffset = async::laneAddress(w, v.mbarrier, i) & ((uint64_t(1) << kClusterRankShift) - 1);
       const uint32_t mask = R<uint32_t>(w, v.ctaMask)[i] & 0xffffu;
+      if (!checkMulticastMask(w, op, i, mask)) return nullptr;
       const std::vector<Cta*>& ctas = w.cta->cluster->ctas;
       for (uint32_t r = 0; r < ctas.size(); ++r) {
         if (!((mask >> r) & 1)) continue;
