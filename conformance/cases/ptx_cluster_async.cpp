@@ -11,7 +11,7 @@
 //                                  each operation on the element types it takes (the forms the GPU refuses with an
 //                                  illegal instruction, in *_Faults);
 //   ptx.async_FloatReduce.*        NaNs, infinities and subnormals in cp.reduce.async.bulk .add.f32/.f64 and in
-//                                  red.global.add.f32/.f64.
+//                                  red/atom .add.f32/.f64 on global, generic and shared addresses.
 // Recorded on an H200 (driver 580.159.04): the forms of the first three groups in five runs in two leases, the float
 // reductions in two, the same bits each time (the GPU's forms that faulted had to run in *_Faults: a fault ends the
 // context of every case after it in the process).
@@ -757,6 +757,10 @@ struct NanForm {
   std::string name;
   bool bulk = true;
   bool f64 = false;
+  // the per-thread forms: red or atom (returning the old value), on global or shared memory (the old values copied
+  // in and the results copied out), generic addressing of global memory
+  std::string instruction = "red.global";
+  bool shared = false;
 };
 
 std::string NanKernel(const NanForm& f) {
@@ -779,12 +783,29 @@ std::string NanKernel(const NanForm& f) {
            type +
            " [%rd2], [%r3], 64;\n  cp.async.bulk.commit_group;\n  cp.async.bulk.wait_group 0;\nDONE:\n  ret;\n}\n";
   const unsigned bytes = f.f64 ? 8 : 4;
-  return s + "  setp.ge.u32 %p1, %r1, " + std::to_string(64 / bytes) +
-         ";\n  @%p1 bra DONE;\n  mul.wide.u32 %rd3, %r1, " + std::to_string(bytes) +
-         ";\n  add.u64 %rd4, %rd1, %rd3;\n  add.u64 %rd5, %rd2, %rd3;\n" +
-         (f.f64 ? "  ld.global.f64 %fd1, [%rd4];\n  red.global.add.f64 [%rd5], %fd1;\n"
-                : "  ld.global.f32 %f1, [%rd4];\n  red.global.add.f32 [%rd5], %f1;\n") +
-         "DONE:\n  ret;\n}\n";
+  const std::string value = f.f64 ? "%fd" : "%f", load = "  ld.global." + type + " " + value + "1, [%rd4];\n";
+  const bool atom = f.instruction.starts_with("atom");
+  // atom's old value goes to register 2 and is stored after the result, 64 bytes on
+  const std::string rmw = atom ? "  " + f.instruction + ".add." + type + " " + value + "2, [ADDR], " + value + "1;\n"
+                               : "  " + f.instruction + ".add." + type + " [ADDR], " + value + "1;\n";
+  auto at = [&](const std::string& address) {
+    std::string r = rmw;
+    r.replace(r.find("ADDR"), 4, address);
+    return r;
+  };
+  std::string body = "  setp.ge.u32 %p1, %r1, " + std::to_string(64 / bytes) +
+                     ";\n  @%p1 bra DONE;\n  mul.wide.u32 %rd3, %r1, " + std::to_string(bytes) +
+                     ";\n  add.u64 %rd4, %rd1, %rd3;\n  add.u64 %rd5, %rd2, %rd3;\n" + load;
+  if (f.shared) {
+    body += "  mov.u32 %r3, src;\n  mul.lo.u32 %r4, %r1, " + std::to_string(bytes) + ";\n  add.u32 %r5, %r3, %r4;\n" +
+            "  ld.global." + type + " " + value + "3, [%rd5];\n  st.shared." + type + " [%r5], " + value + "3;\n" +
+            at("%r5") + "  ld.shared." + type + " " + value + "3, [%r5];\n  st.global." + type + " [%rd5], " + value +
+            "3;\n";
+  } else {
+    body += at("%rd5");
+  }
+  if (atom) body += "  st.global." + type + " [%rd5+64], " + value + "2;\n";
+  return s + body + "DONE:\n  ret;\n}\n";
 }
 
 void RunNan(const NanForm& f) {
@@ -817,26 +838,38 @@ void RunNan(const NanForm& f) {
   std::string log;
   CUresult rc = LoadKernel(ptx, &mod, &fn, &log);
   if (rc != CUDA_SUCCESS) return CompareGolden(name, hash, Failed(1, rc), "load");
-  conf::DeviceBuffer in(64), out(64);
+  conf::DeviceBuffer in(64), out(128);
   ASSERT_EQ(cuMemcpyHtoD(in.ptr(), operand.data(), 64), CUDA_SUCCESS);
   ASSERT_EQ(cuMemcpyHtoD(out.ptr(), old.data(), 64), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemsetD8(out.ptr() + 64, 0, 64), CUDA_SUCCESS);
   CUdeviceptr pin = in.ptr(), pout = out.ptr();
   void* params[] = {&pin, &pout};
   rc = conf::Launch1D(fn, 1, 32, params);
-  std::vector<uint8_t> got(64);
-  if (rc == CUDA_SUCCESS) rc = cuMemcpyDtoH(got.data(), out.ptr(), 64);
+  const bool atom = f.instruction.starts_with("atom");
+  const size_t bytes = atom ? 128 : 64;
+  std::vector<uint8_t> got(bytes);
+  if (rc == CUDA_SUCCESS) rc = cuMemcpyDtoH(got.data(), out.ptr(), bytes);
   if (rc != CUDA_SUCCESS) return CompareGolden(name, hash, Failed(2, rc), "launch");
   cuModuleUnload(mod);
-  std::vector<uint64_t> outputs(8);
-  std::memcpy(outputs.data(), got.data(), 64);
-  CompareGolden(name, hash, outputs, "the 64 bytes after the reduction, as 64-bit words");
+  std::vector<uint64_t> outputs(bytes / 8);
+  std::memcpy(outputs.data(), got.data(), bytes);
+  CompareGolden(name, hash, outputs,
+                atom ? "the 64 bytes after the atomics, then the old values they returned, as 64-bit words"
+                     : "the 64 bytes after the reduction, as 64-bit words");
 }
 
 std::vector<NanForm> NanForms() {
   return {{"bulk_add_f32", true, false},
           {"bulk_add_f64", true, true},
           {"red_global_add_f32", false, false},
-          {"red_global_add_f64", false, true}};
+          {"red_global_add_f64", false, true},
+          {"atom_global_add_f32", false, false, "atom.global"},
+          {"atom_global_add_f64", false, true, "atom.global"},
+          {"atom_generic_add_f32", false, false, "atom"},
+          {"red_shared_add_f32", false, false, "red.shared", true},
+          {"red_shared_add_f64", false, true, "red.shared", true},
+          {"atom_shared_add_f32", false, false, "atom.shared", true},
+          {"atom_shared_add_f64", false, true, "atom.shared", true}};
 }
 
 template <class F> std::string FormName(const testing::TestParamInfo<F>& i) { return i.param.name; }

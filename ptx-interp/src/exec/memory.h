@@ -1208,10 +1208,47 @@ template <bool BF, bool Max> PTX_HOT uint16_t minMaxHalfBits(uint16_t x, uint16_
   return (fx < fy) != Max ? x : y;
 }
 
-template <class T, AOp O> PTX_HOT T combine(T old, T b) {
+// The float adds of atomics and reductions as an H200 computes them (conformance ptx.async_FloatReduce.*, driver
+// 580), all rounded to nearest; a NaN f32 result is the canonical NaN 0x7fffffff whatever the payloads, an invalid
+// f64 sum (inf + -inf) is 0xfff8000000000000.
+// - f32: atom/red on global memory (generic addresses of it too) flush subnormal operands and results to the zero
+//   of their sign; on shared memory, and the asynchronous bulk and tensor reductions, keep them (FlushSubnormals).
+// - f64, global memory and the asynchronous reductions: a NaN operand comes through unchanged, signalling or not,
+//   the operand's (the bulk source's) before the old value's. Shared memory: the old value's NaN before the
+//   operand's, quieted.
+template <bool FlushSubnormals> PTX_HOT float atomicAddF32(float old, float b) {
+  auto flush = [](float x) {
+    const uint32_t bits = std::bit_cast<uint32_t>(x);
+    return (bits & 0x7f800000u) == 0 ? std::bit_cast<float>(bits & 0x80000000u) : x;
+  };
+  if constexpr (FlushSubnormals) {
+    old = flush(old);
+    b = flush(b);
+  }
+  const float sum = old + b;
+  if (sum != sum) return std::bit_cast<float>(0x7fffffffu);
+  return FlushSubnormals ? flush(sum) : sum;
+}
+template <bool Shared> PTX_HOT double atomicAddF64(double old, double b) {
+  constexpr uint64_t kQuiet = 0x0008000000000000ull;
+  if constexpr (Shared) {
+    if (old != old) return std::bit_cast<double>(std::bit_cast<uint64_t>(old) | kQuiet);
+    if (b != b) return std::bit_cast<double>(std::bit_cast<uint64_t>(b) | kQuiet);
+  } else {
+    if (b != b) return b;
+    if (old != old) return old;
+  }
+  const double sum = old + b;
+  return sum != sum ? std::bit_cast<double>(0xfff8000000000000ull) : sum;
+}
+
+// One atomic operation's new value from the old one and the operand b; Shared: of shared memory (float adds differ).
+template <class T, AOp O, bool Shared = false> PTX_HOT T combine(T old, T b) {
   if constexpr (O == AAdd) {
-    if constexpr (std::is_floating_point_v<T>)
-      return old + b;
+    if constexpr (std::is_same_v<T, float>)
+      return atomicAddF32<!Shared>(old, b);
+    else if constexpr (std::is_same_v<T, double>)
+      return atomicAddF64<Shared>(old, b);
     else
       return T(std::make_unsigned_t<T>(old) + std::make_unsigned_t<T>(b));
   } else if constexpr (O == AMin) {
@@ -1319,7 +1356,7 @@ template <class T, AOp O> PTX_HOT T plainRmw(uint8_t* p, T b, T c) {
   else if constexpr (O == ACas)
     next = (std::bit_cast<Bits<T>>(old) == std::bit_cast<Bits<T>>(b)) ? c : old;
   else
-    next = combine<T, O>(old, b);
+    next = combine<T, O, true>(old, b);
   std::memcpy(p, &next, sizeof(T));
   return old;
 }

@@ -103,22 +103,13 @@ template <class T, mem::AOp O> void reduceSpan(uint8_t* dst, const uint8_t* src,
   }
 }
 
-// The float additions of the asynchronous reductions (bulk and tensor), as an H200 computes them (conformance
-// ptx.async_FloatReduce.* and ptx.async_TensorReduce.*, recorded with driver 580): rounded to nearest, subnormals
-// kept (unlike red.global.add.f32, which flushes them). f32: a NaN result is the canonical NaN 0x7fffffff, whatever
-// the operands' payloads. f64: a NaN operand comes through unchanged, the source's (shared memory) before the
-// destination's, a signalling one too; an invalid sum (inf + -inf) is 0xfff8000000000000.
+// The float additions of the asynchronous reductions (bulk and tensor): subnormals kept, NaNs as red.global.add.f64
+// passes them (mem::atomicAddF32, mem::atomicAddF64).
 uint32_t asyncAddF32(uint32_t old, uint32_t b) {
-  const float sum = std::bit_cast<float>(old) + std::bit_cast<float>(b);
-  return sum != sum ? 0x7fffffffu : std::bit_cast<uint32_t>(sum);
+  return std::bit_cast<uint32_t>(mem::atomicAddF32<false>(std::bit_cast<float>(old), std::bit_cast<float>(b)));
 }
 uint64_t asyncAddF64(uint64_t old, uint64_t b) {
-  constexpr uint64_t kExponent = 0x7ff0000000000000ull, kFraction = 0x000fffffffffffffull;
-  auto isNan = [&](uint64_t x) { return (x & kExponent) == kExponent && (x & kFraction) != 0; };
-  if (isNan(b)) return b;
-  if (isNan(old)) return old;
-  const double sum = std::bit_cast<double>(old) + std::bit_cast<double>(b);
-  return sum != sum ? 0xfff8000000000000ull : std::bit_cast<uint64_t>(sum);
+  return std::bit_cast<uint64_t>(mem::atomicAddF64<false>(std::bit_cast<double>(old), std::bit_cast<double>(b)));
 }
 template <class Bits, Bits (*Add)(Bits, Bits)> void reduceFloatAdd(uint8_t* dst, const uint8_t* src, uint64_t bytes) {
   for (uint64_t k = 0; k + sizeof(Bits) <= bytes; k += sizeof(Bits)) {
