@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <bit>
 #include <cstdlib>
 #include <cstring>
@@ -290,6 +292,31 @@ TEST_F(NativeTier, CompilesOncePerProgramAndReports) {
 
 // Tiering (NativeTierPolicy): a kernel is interpreted until hot, by launches or by threads, then compiled in the
 // background (or at the hot launch itself), and every launch gives the same memory.
+// A process that exits while a background compile runs exits as it would without the tier: the compile's process
+// is killed, no LLVM code runs on a thread of the exiting process (a compiler thread here crashed it: "LLVM ERROR:
+// out of memory", status 134).
+TEST_F(NativeTier, ExitDuringABackgroundCompile) {
+  EXPECT_EXIT(
+      {
+        ::setenv("CUEMU_NATIVE_CACHE_DISABLE", "1", 1);
+        setNativeTier(true);
+        setNativeTierPolicy({1, 0, true});
+        float* a = nativeArena().alloc<float>(256);
+        CompileResult r = compile(ptxtest::readFile(std::string(PTX_EXEC_KERNELS) + "/bench.ptx") +
+                                  "\n// native tier: exit during a compile\n");
+        if (!r.program) std::_Exit(3);
+        const int k = findKernel(*r.program, "vadd");
+        ptxtest::Params p(kernels(*r.program)[size_t(k)]);
+        p.arg(a).arg(a).arg(a).arg(256);
+        if (!launch(*r.program, k, ptxtest::launchParams(Dim3{1}, Dim3{256}, p, nativeArena())).ok()) std::_Exit(4);
+        // the compile reads the handler bitcode for seconds: exit in the middle of it
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        std::fprintf(stderr, "exiting\n");
+        std::exit(0);
+      },
+      testing::ExitedWithCode(0), "exiting");
+}
+
 TEST_F(NativeTier, HotKernelsCompileAndLaterLaunchesRunTheirCode) {
   const bool was = nativeTier();
   const NativeTierPolicy policy = nativeTierPolicy();
@@ -343,6 +370,7 @@ TEST_F(NativeTier, HotKernelsCompileAndLaterLaunchesRunTheirCode) {
   Counts d = run(first, 4, false);
   EXPECT_EQ(d.launchesCompiled, 1u);
   EXPECT_EQ(d.launchesInterpreted, 0u);
+  EXPECT_EQ(d.compiled, 1u) << "the background compile's code, loaded at this launch";
 
   // deterministic launches, compiled at the hot launch (background off), which runs the code
   setNativeTierPolicy({2, uint64_t(1) << 40, false});

@@ -16,15 +16,15 @@ bool nativeTier();
 
 // When a kernel is compiled (docs/native-tier.md, "Tiering"): it runs in the interpreter until it is hot, that is
 // until it was launched `hotLaunches` times or ran `hotThreads` threads in all (counted per program and kernel), then
-// it compiles at that launch, which runs the code (with `background`: on a background thread, the interpreter
-// running its launches meanwhile), and later launches run its code. Deterministic launches follow the same policy:
-// both tiers give the same results in the same order. Default: from CUEMU_NATIVE_HOT_LAUNCHES (3),
-// CUEMU_NATIVE_HOT_THREADS (1048576) and CUEMU_NATIVE_BACKGROUND (0). {1, 0, false}: every kernel compiled at its
-// first launch.
+// it compiles in the background (a child process, its launches interpreted meanwhile) and the first launch after
+// the compile loads its code, or without `background` it compiles at that launch, which runs the code; later
+// launches run its code. Deterministic launches follow the same policy: both tiers give the same results in the
+// same order. Default: from CUEMU_NATIVE_HOT_LAUNCHES (3), CUEMU_NATIVE_HOT_THREADS (1048576) and
+// CUEMU_NATIVE_BACKGROUND (1; 0: off). {1, 0, false}: every kernel compiled at its first launch.
 struct NativeTierPolicy {
   uint32_t hotLaunches = 3;
   uint64_t hotThreads = uint64_t(1) << 20;
-  bool background = false;  // not yet safe at exit (docs/native-tier.md, Tiering)
+  bool background = true;
 };
 void setNativeTierPolicy(const NativeTierPolicy& policy);
 NativeTierPolicy nativeTierPolicy();
@@ -47,7 +47,7 @@ struct NativeTierStats {
   uint64_t codeBytes = 0;
   uint64_t launchesCompiled = 0;     // launches that ran compiled code
   uint64_t launchesInterpreted = 0;  // launches of kernels not (yet) compiled while the tier was on
-  uint64_t backgroundCompiles = 0;   // of kernelsCompiled: compiled on the background thread
+  uint64_t backgroundCompiles = 0;   // compiles a background process did (their code loads at the next launch)
   uint64_t cacheLoads = 0;           // of kernelsCompiled: loaded from the on-disk cache (docs/native-tier.md)
   uint64_t cacheWrites = 0;          // compiled and written to the cache
   std::string lastRefusal;

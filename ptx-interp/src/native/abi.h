@@ -13,7 +13,7 @@ struct Warp;
 
 extern "C" {
 
-constexpr uint32_t kCuemuNativeAbiVersion = 3;
+constexpr uint32_t kCuemuNativeAbiVersion = 4;
 
 struct CuemuNativeOptions {
   // 1: the light pipeline (inline the handlers, fold their ops, simplify); 2, 3: LLVM's O2, O3 pipelines
@@ -23,6 +23,9 @@ struct CuemuNativeOptions {
   const uint8_t* compileOp = nullptr;
   // where the ops the code runs are (`ops` may be a copy of them, read while compiling); nullptr: at `ops`
   const ptx::exec::Op* original = nullptr;
+  // the on-disk cache's folder instead of the one the environment names (CUEMU_NATIVE_CACHE_*), used even where the
+  // environment turns the cache off: a background compile hands its code to the process through it (tier.cpp)
+  const char* cacheDir = nullptr;
 };
 
 // What one compile did (docs/native-tier.md).

@@ -3,7 +3,13 @@
 #include "native/abi.h"
 #include "ptx/native.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -112,7 +118,7 @@ NativeTierPolicy& policyStore() {
     if (const char* v = std::getenv("CUEMU_NATIVE_HOT_LAUNCHES"))
       made->hotLaunches = uint32_t(std::strtoul(v, nullptr, 10));
     if (const char* v = std::getenv("CUEMU_NATIVE_HOT_THREADS")) made->hotThreads = std::strtoull(v, nullptr, 10);
-    if (const char* v = std::getenv("CUEMU_NATIVE_BACKGROUND")) made->background = std::strcmp(v, "1") == 0;
+    if (const char* v = std::getenv("CUEMU_NATIVE_BACKGROUND")) made->background = std::strcmp(v, "0") != 0;
     return made;
   }();
   return *p;
@@ -193,9 +199,11 @@ bool prepareJob(const Program& p, uint32_t function, CompileJob& job, std::strin
   return true;
 }
 
-// Compiles (without gMutex) and records the result (with it). The code is kept only while its program lives.
-void runJob(CompileJob& job, bool background) {
-  const Library& lib = library();
+// Held around every compile in this process and around the fork of a background compile: the child must not
+// start with the compiler's locks held by a thread it does not have.
+std::mutex gCompileMutex;
+
+CuemuNativeOptions jobOptions(const CompileJob& job, const char* cacheDir) {
   CuemuNativeOptions options;
   static const unsigned optLevel = [] {
     const char* v = std::getenv("CUEMU_NATIVE_OPT");
@@ -204,8 +212,21 @@ void runJob(CompileJob& job, bool background) {
   options.optLevel = optLevel;
   options.compileOp = job.compileOp.data();
   options.original = job.original;
+  options.cacheDir = cacheDir;
+  return options;
+}
+
+// Compiles (without gMutex) and records the result (with it). The code is kept only while its program lives.
+// cacheDir: where a background compile left the code (nullptr: the environment's cache).
+void runJob(CompileJob& job, const char* cacheDir) {
+  const Library& lib = library();
+  const CuemuNativeOptions options = jobOptions(job, cacheDir);
   CuemuNativeResult result;
-  const bool ok = lib.api->compile(job.ops.data(), job.ops.size(), &options, &result);
+  bool ok;
+  {
+    std::lock_guard<std::mutex> compiling(gCompileMutex);
+    ok = lib.api->compile(job.ops.data(), job.ops.size(), &options, &result);
+  }
   std::lock_guard<std::mutex> lock(gMutex);
   stats().compileNs += result.compileNs;
   stats().lastCompileNs = result.compileNs;
@@ -221,7 +242,6 @@ void runJob(CompileJob& job, bool background) {
     return;
   }
   ++stats().kernelsCompiled;
-  stats().backgroundCompiles += background;
   stats().cacheLoads += result.fromCache;
   stats().cacheWrites += result.cacheWritten;
   stats().opsInlined += result.opsInlined;
@@ -233,8 +253,13 @@ void runJob(CompileJob& job, bool background) {
   code.state = NativeSlot::Code::Done;
 }
 
-// The background compiler: one thread, started on first use, compiling queued kernels in order. At exit it
-// finishes the compile in progress (LLVM's static objects must outlive it) and drops the rest.
+// The background compiler: one thread, started on first use, taking queued kernels in order. Each compile runs in
+// a child process forked for it, which writes the code to the on-disk cache (the environment's, or a private
+// folder where that is off) and exits; the kernel's next launch loads it from there, on the launching thread, in
+// milliseconds (Code::InCache). So LLVM never runs on a thread of this process while it exits: a compile on a thread
+// here used objects that exit had destroyed (the function-local statics LLVM constructs as it first uses them
+// register their destructors with atexit then, after any handler that could have waited for the compile: "LLVM
+// ERROR: out of memory", or a process growing to 22 GB). At exit the child is killed and the queue dropped.
 class Compiler {
  public:
   static Compiler& instance() {
@@ -258,9 +283,115 @@ class Compiler {
     const uint64_t target = queued_;
     idle_.wait(lock, [&] { return done_ >= target || stopping_; });
   }
+  // Where the environment's cache is off, background compiles hand their code over in a folder of this process's
+  // own (removed at exit); nullptr: the environment's cache.
+  const char* handoverDir() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return privateDir_.empty() ? nullptr : privateDir_.c_str();
+  }
 
  private:
+  static bool environmentCache() {
+    const char* off = std::getenv("CUEMU_NATIVE_CACHE_DISABLE");
+    if (off && std::strcmp(off, "0") != 0) return false;
+    const char* size = std::getenv("CUEMU_NATIVE_CACHE_MAXSIZE");
+    if (size && std::strtoull(size, nullptr, 10) == 0) return false;
+    const char* path = std::getenv("CUEMU_NATIVE_CACHE_PATH");
+    const char* xdg = std::getenv("XDG_CACHE_HOME");
+    const char* home = std::getenv("HOME");
+    return (path && *path) || (xdg && *xdg) || (home && *home);
+  }
+
+  // Compiles job in a child process. What the child reports: its CuemuNativeResult through a pipe, and its exit
+  // status: 0 the code is in the cache, 1 no code (result.message says why), 2 code that names addresses of this
+  // process (not cacheable: the next launch compiles it here).
+  void compileInChild(CompileJob& job) {
+    const Library& lib = library();
+    const char* dir = handoverDir();
+    const CuemuNativeOptions options = jobOptions(job, dir);
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) return finish(job, 2, CuemuNativeResult{});
+    pid_t pid;
+    {
+      std::lock_guard<std::mutex> compiling(gCompileMutex);
+      pid = fork();
+      if (pid == 0) {
+        // the child: this thread alone. Its code goes to the cache; _exit skips every atexit handler.
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() == 1) _exit(1);
+        CuemuNativeResult result;
+        const bool ok = lib.api->compile(job.ops.data(), job.ops.size(), &options, &result);
+        const int status = !ok || !result.entry ? 1 : (result.cacheWritten || result.fromCache) ? 0 : 2;
+        const char* p = reinterpret_cast<const char*>(&result);
+        for (size_t n = 0; n < sizeof result;) {
+          const ssize_t k = write(fds[1], p + n, sizeof result - n);
+          if (k <= 0) break;
+          n += size_t(k);
+        }
+        _exit(status);
+      }
+    }
+    close(fds[1]);
+    if (pid < 0) {
+      close(fds[0]);
+      return finish(job, 2, CuemuNativeResult{});
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      child_ = pid;
+    }
+    CuemuNativeResult result;
+    size_t got = 0;
+    for (char* p = reinterpret_cast<char*>(&result); got < sizeof result;) {
+      const ssize_t k = read(fds[0], p + got, sizeof result - got);
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) break;
+      got += size_t(k);
+    }
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      child_ = 0;
+      if (stopping_) return;
+    }
+    if (got != sizeof result || !WIFEXITED(status)) {
+      result = CuemuNativeResult{};
+      std::snprintf(result.message, sizeof result.message, "the background compile's process %s",
+                    WIFSIGNALED(status) ? "was killed by a signal" : "ended without a result");
+      return finish(job, 1, result);
+    }
+    finish(job, WEXITSTATUS(status), result);
+  }
+
+  // Records a background compile's outcome for the kernel's next launch.
+  static void finish(CompileJob& job, int status, const CuemuNativeResult& result) {
+    std::lock_guard<std::mutex> lock(gMutex);
+    stats().compileNs += result.compileNs;
+    stats().lastCompileNs = result.compileNs;
+    stats().prepareNs += result.prepareNs;
+    std::shared_ptr<NativeSlot> slot = job.slot.lock();
+    if (status == 1) {
+      refuse(result.message[0] ? result.message : "the background compile failed");
+      if (slot) slot->kernels[job.function].state = NativeSlot::Code::Done;
+      return;
+    }
+    if (!slot) return;  // the program was released while its kernel compiled
+    ++stats().backgroundCompiles;
+    stats().cacheWrites += result.cacheWritten;
+    slot->kernels[job.function].state = status == 0 ? NativeSlot::Code::InCache : NativeSlot::Code::CompileHere;
+  }
+
   void work() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!environmentCache()) {
+        const char* tmp = std::getenv("TMPDIR");
+        std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/cuemu-native-XXXXXX";
+        if (mkdtemp(pattern.data())) privateDir_ = pattern;
+      }
+    }
     std::unique_lock<std::mutex> lock(mutex_);
     while (true) {
       wake_.wait(lock, [&] { return stopping_ || !jobs_.empty(); });
@@ -268,7 +399,7 @@ class Compiler {
       CompileJob job = std::move(jobs_.front());
       jobs_.pop_front();
       lock.unlock();
-      runJob(job, true);
+      compileInChild(job);
       lock.lock();
       ++done_;
       idle_.notify_all();
@@ -278,16 +409,27 @@ class Compiler {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       stopping_ = true;
+      if (child_ > 0) kill(child_, SIGKILL);
       wake_.notify_all();
       idle_.notify_all();
     }
     if (thread_.joinable()) thread_.join();
+    if (!privateDir_.empty()) {
+      if (DIR* d = opendir(privateDir_.c_str())) {
+        while (const dirent* e = readdir(d))
+          if (e->d_name[0] != '.') unlink((privateDir_ + "/" + e->d_name).c_str());
+        closedir(d);
+      }
+      rmdir(privateDir_.c_str());
+    }
   }
   std::mutex mutex_;
   std::condition_variable wake_, idle_;
   std::deque<CompileJob> jobs_;
   uint64_t queued_ = 0, done_ = 0;
   bool stopping_ = false;
+  pid_t child_ = 0;
+  std::string privateDir_;
   std::thread thread_;
 };
 
@@ -299,6 +441,7 @@ Handler codeFor(const Program& p, const FunctionCode& entry, uint64_t threads) {
   if (!lib.api) return nullptr;
   const NativeTierPolicy policy = nativeTierPolicy();
   CompileJob job;
+  bool fromCache = false;
   {
     std::lock_guard<std::mutex> lock(gMutex);
     if (!p.native) p.native = std::make_shared<NativeSlot>();
@@ -309,24 +452,29 @@ Handler codeFor(const Program& p, const FunctionCode& entry, uint64_t threads) {
       return code.entry;
     }
     ++stats().launchesInterpreted;
-    if (code.state != NativeSlot::Code::Cold || p.ops.empty()) return nullptr;
-    ++code.launches;
-    code.threads += threads;
-    if (code.launches < policy.hotLaunches && code.threads < policy.hotThreads) return nullptr;
+    const bool handedOver = code.state == NativeSlot::Code::InCache || code.state == NativeSlot::Code::CompileHere;
+    if ((code.state != NativeSlot::Code::Cold && !handedOver) || p.ops.empty()) return nullptr;
+    if (!handedOver) {
+      ++code.launches;
+      code.threads += threads;
+      if (code.launches < policy.hotLaunches && code.threads < policy.hotThreads) return nullptr;
+    }
     std::string why;
     if (!prepareJob(p, function, job, why)) {
       code.state = NativeSlot::Code::Done;
       refuse(std::move(why));
       return nullptr;
     }
-    code.state = NativeSlot::Code::Queued;
-    if (policy.background) {
+    if (!handedOver && policy.background) {
+      code.state = NativeSlot::Code::Queued;
       Compiler::instance().queue(std::move(job));
       return nullptr;
     }
+    fromCache = code.state == NativeSlot::Code::InCache;
+    code.state = NativeSlot::Code::Queued;
   }
-  // at this launch, on this thread: the launch runs the code
-  runJob(job, false);
+  // at this launch, on this thread (the launch runs the code): compiled, or loaded where a background compile put it
+  runJob(job, fromCache ? Compiler::instance().handoverDir() : nullptr);
   std::lock_guard<std::mutex> lock(gMutex);
   Handler h = p.native->kernels[job.function].entry;
   if (h) --stats().launchesInterpreted, ++stats().launchesCompiled;

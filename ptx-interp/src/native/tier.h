@@ -13,8 +13,11 @@ struct NativeSlot {
   struct Code {
     Handler entry = nullptr;  // nullptr: the kernel is interpreted
     void* handle = nullptr;
-    uint64_t launches = 0, threads = 0;                        // while interpreted (NativeTierPolicy)
-    enum State : uint8_t { Cold, Queued, Done } state = Cold;  // Done: compiled, or refused
+    uint64_t launches = 0, threads = 0;  // while interpreted (NativeTierPolicy)
+    // Queued: a background compile is queued or running; InCache: it put the code in the cache, and the next launch
+    // loads it; CompileHere: it could not (code naming addresses of this process), and the next launch compiles;
+    // Done: compiled, or refused
+    enum State : uint8_t { Cold, Queued, InCache, CompileHere, Done } state = Cold;
   };
   std::map<uint32_t, Code> kernels;  // by the kernel's entry function (Program::functions index)
   ~NativeSlot();

@@ -500,6 +500,14 @@ struct Cache {
   std::string dir;
   uint64_t maxBytes = 0;
   // read at every compile: CUEMU_NATIVE_CACHE_DISABLE, CUEMU_NATIVE_CACHE_PATH, CUEMU_NATIVE_CACHE_MAXSIZE
+  static Cache of(const CuemuNativeOptions* options) {
+    if (!options || !options->cacheDir) return fromEnvironment();
+    Cache c;
+    c.dir = options->cacheDir;
+    c.maxBytes = uint64_t(256) << 20;
+    c.enabled = true;
+    return c;
+  }
   static Cache fromEnvironment() {
     Cache c;
     const char* off = std::getenv("CUEMU_NATIVE_CACHE_DISABLE");
@@ -672,7 +680,7 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
 
   const Op* base = options && options->original ? options->original : ops;
   const unsigned level = options ? options->optLevel : 1;
-  const Cache cache = Cache::fromEnvironment();
+  const Cache cache = Cache::of(options);
   std::string key;
   if (cache.enabled) key = cacheKey(p, ops, base, count, options, level);
   if (!key.empty() && loadCached(p, cache, key, base, out)) {
