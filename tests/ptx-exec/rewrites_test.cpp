@@ -851,6 +851,82 @@ EXIT:
 // Credits that depend only on thread constants are remembered per warp across the CTAs a host thread runs, and
 // forgotten when a launch brings other constants: three launches in a row on one host thread, with `tid < n` for
 // n = 64, 192, 64 (warps 2-5 idle in phase 1 of the first and third, busy in the second).
+// Barrier credits that end at a guarded exit every thread of the warp takes (`if (t != 0) return;` after the last
+// __syncthreads): the release ends the warp there, and thread 0, which goes on to a barrier of its own, finds the
+// other threads gone. Warp 1 ends so from its second barrier, warps 2-7 from their first: 7 warps per CTA.
+TEST(Rewrites, BarrierCreditsEndAtExits) {
+  const char* ptx = R"(.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry exits(.param .u64 out) {
+  .reg .pred %p<4>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b8 s[1024];
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r3, s;
+  add.s32 %r4, %r3, %r2;
+  mov.u32 %r5, %ctaid.x;
+  mad.lo.s32 %r6, %r1, 3, %r5;
+  st.shared.u32 [%r4], %r6;
+  bar.sync 0;
+  setp.ge.u32 %p1, %r1, 64;
+  @%p1 bra SKIP1;
+  ld.shared.u32 %r7, [%r4];
+  ld.shared.u32 %r8, [%r4+256];
+  add.s32 %r7, %r7, %r8;
+  st.shared.u32 [%r4], %r7;
+SKIP1:
+  bar.sync 0;
+  setp.ge.u32 %p2, %r1, 32;
+  @%p2 bra SKIP2;
+  ld.shared.u32 %r9, [%r4];
+  ld.shared.u32 %r10, [%r4+128];
+  add.s32 %r9, %r9, %r10;
+  st.shared.u32 [%r4], %r9;
+SKIP2:
+  bar.sync 0;
+  setp.ne.u32 %p3, %r1, 0;
+  @%p3 bra DONE;
+  bar.sync 1;
+  ld.shared.u32 %r11, [%r4+124];
+  mul.wide.u32 %rd2, %r5, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r11;
+DONE:
+  ret;
+}
+)";
+  constexpr uint32_t blocks = 6;
+  std::vector<uint32_t> expected(blocks);
+  for (uint32_t b = 0; b < blocks; ++b) {
+    // s[31] after both steps: the sum of s[31 + 32 k] for k = 0..3, s[t] = 3t + b
+    uint32_t sum = 0;
+    for (uint32_t k = 0; k < 4; ++k) sum += 3 * (31 + 32 * k) + b;
+    expected[b] = sum;
+  }
+  for (uint32_t mask : {kAllRewrites, kAllRewrites & ~rewriteBit(Rewrite::BarrierCredits)}) {
+    CompileResult cr = compileText(ptx, mask);
+    ASSERT_TRUE(cr.program) << cr.error;
+    for (ExecConfig cfg : {ExecConfig{}, ExecConfig{.deterministic = true, .scheduleSeed = 3}}) {
+      uint32_t* out = rewriteArena().alloc<uint32_t>(blocks);
+      std::memset(out, 0xff, blocks * sizeof(uint32_t));
+      ptxtest::Params p(kernels(*cr.program)[0]);
+      p.arg(out);
+      LaunchResult r = run(*cr.program, "exits", Dim3{blocks}, Dim3{256}, p, cfg);
+      ASSERT_TRUE(r.ok()) << r.fault.message;
+      for (uint32_t b = 0; b < blocks; ++b) EXPECT_EQ(out[b], expected[b]) << "block " << b << ", rewrites " << mask;
+      if (mask == kAllRewrites && (defaultRewrites() & kAllRewrites) == kAllRewrites && !nativeTier()) {
+        EXPECT_EQ(r.barrierCreditExits, 7u * blocks);
+      } else if (mask != kAllRewrites) {
+        EXPECT_EQ(r.barrierCreditExits, 0u);
+      }
+    }
+  }
+}
+
 TEST(Rewrites, BarrierCreditsFollowEachLaunchsConstants) {
   const char* ptx = R"(.version 7.0
 .target sm_70

@@ -466,6 +466,8 @@ struct LaunchResult {
   // Warp phases that warps passed on barrier credits (runtime fast path barrier-credits): arrivals at a __syncthreads
   // counted in advance instead of run.
   uint64_t barrierCreditPhases = 0;
+  // Warps whose threads all exited at a barrier's release, the exit their credits ended at run there.
+  uint64_t barrierCreditExits = 0;
 };
 
 LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams& params);

@@ -287,20 +287,29 @@ bool barrierComplete(const Cta& cta, const Barrier& b);
   x.barrierDst = 0;
 }
 
+void noteLanesExitedImpl(Warp& w, uint32_t lanes);
+
 // Releases the warps whose wait at barrier `id` ends with its current phase. The warps holding barrier credits
 // stay: they arrive at the new phase at once (Barrier::carriedThreads), and when those arrivals complete it, it
-// is released in turn.
+// is released in turn. A warp whose credits end at an exit of all its threads (Warp::exitsAtRelease) ends here, as
+// that exit would end it, once the barrier is in its new phase (the exit may complete phases itself).
 void releaseBarrier(Cta& cta, uint32_t id) {
   Barrier& b = cta.barriers[id];
+  uint32_t exiting = 0;
   do {
     const uint32_t slot = b.phase % Barrier::kReleaseSlots;
     b.carriedThreads -= std::exchange(b.endingThreads[slot], uint16_t(0));
     b.carriedWarps -= std::exchange(b.endingWarps[slot], uint8_t(0));
     cta.creditPhases += b.carriedWarps;
     for (uint32_t ready = std::exchange(b.releases[slot], 0u); ready; ready &= ready - 1) {
-      Warp& x = cta.warps[uint32_t(std::countr_zero(ready))];
+      const uint32_t index = uint32_t(std::countr_zero(ready));
+      Warp& x = cta.warps[index];
       if (x.barrierDst) [[unlikely]]
         writeBarrierResult(x, b);
+      if (x.exitsAtRelease) {
+        exiting |= 1u << index;
+        continue;
+      }
       x.state = WarpState::Ready;
     }
     ++b.phase;
@@ -308,6 +317,17 @@ void releaseBarrier(Cta& cta, uint32_t id) {
     b.waiting = b.carriedWarps;
     b.arrived = b.carriedThreads;
   } while (b.carriedWarps && barrierComplete(cta, b));
+  for (; exiting; exiting &= exiting - 1) {
+    Warp& x = cta.warps[uint32_t(std::countr_zero(exiting))];
+    x.exitsAtRelease = false;
+    const uint32_t dying = x.active;
+    x.alive &= ~dying;
+    setActive(x, 0);
+    x.state = WarpState::Done;
+    x.pc = nullptr;
+    ++cta.creditExits;
+    noteLanesExitedImpl(x, dying);
+  }
 }
 
 // A barrier completes when the expected number of threads arrived (bar.sync with a count: that many; without:
@@ -532,6 +552,7 @@ struct RunAhead {
   uint32_t barriers = 0;
   const Op* resume = nullptr;
   bool sameInEveryCta = true;  // every branch it followed tests a thread constant, and nothing reconverged
+  bool exits = false;          // resume is a guarded exit that every thread of the warp takes
 };
 PTX_LANES RunAhead runAheadOfBarrier(const Warp& w, const Op* next, uint32_t id, uint32_t limit,
                                      const Op** nth = nullptr, uint32_t nthIndex = 0) {
@@ -576,6 +597,16 @@ PTX_LANES RunAhead runAheadOfBarrier(const Warp& w, const Op* next, uint32_t id,
       credit(o);
       ++o;
     } else {
+      // after the last barrier credited: an exit every thread of the warp takes ends the warp there
+      if (fn == &exitWhere && r.barriers && o == r.resume && w.stack.empty() && w.active == w.alive) {
+        const PredicateTest test = PredicateTest::of(*o);
+        uint32_t pm = predMask(w.reg<uint8_t>(test.predicate));
+        if (test.negated) pm = ~pm;
+        if ((pm & w.active) == w.active) {
+          r.exits = true;
+          r.sameInEveryCta &= test.threadConstant;
+        }
+      }
       break;
     }
   }
@@ -592,9 +623,9 @@ RunAhead takeBarrierCredits(Warp& w, const Op* op, uint32_t id) {
   const uint32_t hash = uint32_t(reinterpret_cast<uintptr_t>(op) / sizeof(Op)) * 2654435761u;
   static_assert(Warp::kCreditMemos == 16);
   Warp::CreditMemo& memo = w.creditMemos[hash >> 28];
-  if (memo.at == op && memo.active == w.active) return RunAhead{memo.credits, memo.resume};
+  if (memo.at == op && memo.active == w.active) return RunAhead{memo.credits, memo.resume, true, memo.exits};
   const RunAhead r = runAheadOfBarrier(w, op + 1, id, kMaxCredits);
-  if (r.sameInEveryCta) memo = {op, w.active, r.barriers, r.resume};
+  if (r.sameInEveryCta) memo = {op, w.active, r.barriers, r.resume, r.exits};
   return r;
 }
 
@@ -622,6 +653,7 @@ const Op* barrierWaitedAt(const Warp& w) {
   w.state = WarpState::AtBarrier;
   w.barrierArrival = op;
   w.barrierCreditsTaken = uint8_t(credits.barriers);
+  w.exitsAtRelease = credits.exits;
   w.pc = credits.barriers ? credits.resume : op + 1;
   Barrier& b = cta.barriers[id];
   w.barrierReleasePhase = b.phase + credits.barriers;

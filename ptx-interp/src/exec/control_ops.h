@@ -12,8 +12,8 @@ namespace ptx::exec::ctl {
 
 // braCond and guard: the lanes whose predicate register, possibly negated, is true branch / execute. toBarrier
 // (braCond, rewrite branch-to-barrier): the target is a reconvergence op that runs the bar.sync after it
-// (reconvThenBarrier). threadConstant (braCond, rewrite thread-constants): the predicate is one of the entry's
-// thread constants, the same in every CTA of a launch (what barrier credits may remember across CTAs).
+// (reconvThenBarrier). threadConstant (braCond and exitWhere, rewrite thread-constants): the predicate is one of the
+// entry's thread constants, the same in every CTA of a launch (what barrier credits may remember across CTAs).
 struct PredicateTest {
   uint32_t predicate = 0;  // predicate register
   bool negated = false;

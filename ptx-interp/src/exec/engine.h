@@ -312,6 +312,9 @@ struct Warp {
   // last of them.
   uint32_t barrierReleasePhase = 0;
   uint8_t barrierCreditsTaken = 0;
+  // The warp's credits end at an exit that all its threads take (a guarded exit, `if (t > 0) return;` after the last
+  // __syncthreads): the release runs it (ctl::releaseBarrier) instead of setting the warp Ready.
+  bool exitsAtRelease = false;
   const Op* barrierArrival = nullptr;
   // The credits found at a barrier op when every branch they depended on tests a thread constant and nothing waited
   // to reconverge: the same for this warp index in every CTA of the launch (cleared when the constants change).
@@ -320,6 +323,7 @@ struct Warp {
     uint32_t active = 0;
     uint32_t credits = 0;
     const Op* resume = nullptr;
+    bool exits = false;
   };
   static constexpr uint32_t kCreditMemos = 16;
   CreditMemo creditMemos[kCreditMemos];
@@ -416,6 +420,7 @@ struct Cta {
   Warp* current = nullptr;
   // Warp phases passed on barrier credits since runJob last collected them (LaunchResult::barrierCreditPhases).
   uint64_t creditPhases = 0;
+  uint64_t creditExits = 0;  // LaunchResult::barrierCreditExits
   // Barrier credits (ctl::barSyncPlain) are taken: the kernel allows them and it is interpreted (the native tier's
   // code names handlers by other addresses than its ops hold).
   bool barrierCredits = false;
@@ -461,6 +466,7 @@ struct Job {
   std::atomic<uint64_t> finishedClusters{0};  // progress signal for the schedulers of parked clusters
   std::atomic<uint64_t> maxParked{0};         // LaunchResult::maxParkedCtas
   std::atomic<uint64_t> creditPhases{0};      // LaunchResult::barrierCreditPhases
+  std::atomic<uint64_t> creditExits{0};       // LaunchResult::barrierCreditExits
   std::atomic<bool> faulted{false};
   std::mutex faultMutex;
   Fault fault;

@@ -232,6 +232,7 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
     wp.readTime = false;
     wp.barrierDst = 0;
     wp.barrierReleasePhase = wp.barrierCreditsTaken = 0;
+    wp.exitsAtRelease = false;
     wp.barrierArrival = nullptr;
     if (newConstants)
       for (Warp::CreditMemo& m : wp.creditMemos) m = {};
@@ -464,6 +465,7 @@ void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vect
   std::vector<Parked> parked;  // round-robin from `next` (no allocation unless a CTA stops)
   size_t next = 0, preempted = 0, mostParked = 0;
   uint64_t creditPhases = 0;                 // this thread's, published once (LaunchResult::barrierCreditPhases)
+  uint64_t creditExits = 0;                  // (LaunchResult::barrierCreditExits)
   bool startedLast = false;                  // the last CTA run was a new one
   uint64_t claimedNext = 0, claimedEnd = 0;  // the clusters this thread claimed and has yet to start (Job::claimBatch)
   const size_t maxParked = job.lp.cooperative ? ~size_t(0) : kWaitingCtas;
@@ -529,7 +531,8 @@ void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vect
     CtaStatus st = runCluster(ctx->cluster, warpOrder, job.rankOrder, progressed);
     for (Cta* c : ctx->cluster.ctas) {
       creditPhases += c->creditPhases;
-      c->creditPhases = 0;
+      creditExits += c->creditExits;
+      c->creditPhases = c->creditExits = 0;
     }
     // (before any CTA was parked no thread sleeps: a grid that never waits pays no shared atomic per CTA)
     if (idle && (st == CtaStatus::Waiting || job.parking.load(std::memory_order_relaxed))) {
@@ -566,6 +569,7 @@ void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vect
     idle->madeProgress();
   }
   if (creditPhases) job.creditPhases.fetch_add(creditPhases, std::memory_order_relaxed);
+  if (creditExits) job.creditExits.fetch_add(creditExits, std::memory_order_relaxed);
   // this thread's most, published once (LaunchResult::maxParkedCtas)
   uint64_t seen = job.maxParked.load(std::memory_order_relaxed);
   while (seen < mostParked && !job.maxParked.compare_exchange_weak(seen, mostParked)) {}
@@ -839,6 +843,7 @@ LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams&
   if (job.faulted.load()) r.fault = job.fault;
   r.maxParkedCtas = job.maxParked.load();
   r.barrierCreditPhases = job.creditPhases.load();
+  r.barrierCreditExits = job.creditExits.load();
   return r;
 }
 

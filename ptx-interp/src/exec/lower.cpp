@@ -900,7 +900,9 @@ void KernelLowerer::lowerInstruction(uint32_t idx) {
     default: break;
   }
   if (guarded && in.opcode == Opcode::Bra && enabled(Rewrite::GuardedExits)) {  // branchExits
-    ctl::PredicateTest{regOf(in.guard), in.guardNegated}.into(emit(&ctl::exitWhere));
+    // (threadConstant as braCond's: barrier credits ending at this exit are then remembered per warp)
+    ctl::PredicateTest{regOf(in.guard), in.guardNegated, false, fn_->isEntry && threadConstRegs_.count(in.guard) != 0}
+        .into(emit(&ctl::exitWhere));
     return;
   }
   uint32_t guardOp = 0;
