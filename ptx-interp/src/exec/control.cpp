@@ -732,6 +732,12 @@ const Op* barSyncPlain(Warp& w, const Op* op) {
 
 const Op* syncAt(Warp& w, const Op* op) { return op->fn == &barSyncPlain ? barSyncPlain(w, op) : barSync(w, op); }
 
+bool mayHandOff(const Op* op, const Op* end) {
+  auto intoBarrier = [](const Op& o) { return o.fn == &braCond && PredicateTest::of(o).toBarrier; };
+  return op->fn == &barSync || op->fn == &barSyncPlain || op->fn == &reconvThenBarrier || intoBarrier(*op) ||
+         (op + 1 < end && intoBarrier(op[1]));
+}
+
 const Op* barWarpSync(Warp&, const Op* op) { return op + 1; }
 
 const Op* endPrologue(Warp&, const Op*) { return nullptr; }

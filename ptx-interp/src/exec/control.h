@@ -24,6 +24,10 @@ const Op* barSync(Warp& w, const Op* op);       // BarrierOperands
 const Op* barSyncPlain(Warp& w, const Op* op);  // the barrier id in aux (< 16); no count (rewrite plain-barriers)
 // The bar.sync at op, plain or not (branch-to-barrier's callers: what follows a reconvergence op).
 const Op* syncAt(Warp& w, const Op* op);
+// Whether running op (of the ops before `end`) may pass the host thread to another warp of the CTA (barrier
+// handoff: it returns that warp's next op, to run as Cta::current): the barriers, the branches and reconvergence
+// ops that lead into one, and any op before such a branch (a setp that runs the branch after it: setp-branch).
+bool mayHandOff(const Op* op, const Op* end);
 const Op* barWarpSync(Warp& w, const Op* op);
 // The barrier op a warp AtBarrier waits at (what faults and checks report): where it arrived, or, after the phases
 // of its barrier credits it passed, the plain bar.sync it arrived at in advance.

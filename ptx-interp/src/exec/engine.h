@@ -416,13 +416,13 @@ struct Cta {
   uint32_t usedBarriers = 0;  // bit per barrier reached since set-up: the ones set-up resets and exits look at
   // Barrier handoff (runCta): a warp that stops at a barrier that is not complete passes the host thread to the
   // next Ready warp of the CTA (ctl::handOff) instead of returning to runCta; `current` is the warp running,
-  // `handedOff` whether a run passed it on. Off (handoff false) for seeded warp orders and the native tier.
+  // `handedOff` whether a run passed it on. Off (handoff false) for seeded warp orders; the native tier's code returns
+  // after the ops that may hand off (ctl::mayHandOff).
   Warp* current = nullptr;
   // Warp phases passed on barrier credits since runJob last collected them (LaunchResult::barrierCreditPhases).
   uint64_t creditPhases = 0;
   uint64_t creditExits = 0;  // LaunchResult::barrierCreditExits
-  // Barrier credits (ctl::barSyncPlain) are taken: the kernel allows them and it is interpreted (the native tier's
-  // code names handlers by other addresses than its ops hold).
+  // Barrier credits (ctl::barSyncPlain) are taken: the kernel allows them.
   bool barrierCredits = false;
   bool handoff = false;
   bool handedOff = false;

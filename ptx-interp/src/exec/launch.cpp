@@ -305,9 +305,8 @@ enum class CtaStatus { Done, Preempted, Waiting, Faulted };
 // wait as it left it (a warp that leaves its wait and comes back to the same loop takes another loop's back edge).
 CtaStatus runCta(Cta& cta, const std::vector<uint32_t>* warpOrder, bool& progressed) {
   Job& job = *cta.job;
-  cta.handoff =
-      warpOrder == nullptr && job.native == nullptr && (job.code->fastPaths & rewriteBit(Rewrite::BarrierHandoff));
-  cta.barrierCredits = job.native == nullptr && (job.code->fastPaths & rewriteBit(Rewrite::BarrierCredits));
+  cta.handoff = warpOrder == nullptr && (job.code->fastPaths & rewriteBit(Rewrite::BarrierHandoff));
+  cta.barrierCredits = (job.code->fastPaths & rewriteBit(Rewrite::BarrierCredits)) != 0;
   // Without a warp order, passes go round the warps in index order from `cursor`, which a barrier handoff moves to
   // the warp after the one its run stopped at: the order of warps is the same with and without handoffs.
   uint32_t cursor = 0;
@@ -334,15 +333,16 @@ CtaStatus runCta(Cta& cta, const std::vector<uint32_t>* warpOrder, bool& progres
       const Op* op = start;
       // the warp that stopped: w, or the last one a barrier handed the thread to
       Warp* stopped = &w;
-      cta.handedOff = false;  // whatever a run of another kernel in this context left (the native tier's keep it)
+      cta.handedOff = false;  // whatever a run of another kernel in this context left
+      cta.current = &w;
       if (job.native) {
-        while (op) op = job.native(w, op);
+        // (the compiled code returns after each op that may hand the thread to another warp: ctl::mayHandOff)
+        while (op) op = job.native(*cta.current, op);
       } else {
-        cta.current = &w;
         while (op) op = op->fn(*cta.current, op);
-        stopped = cta.current;
-        if (cta.handedOff) cursor = stopped->index + 1 == cta.nwarps ? 0 : stopped->index + 1;
       }
+      stopped = cta.current;
+      if (cta.handedOff) cursor = stopped->index + 1 == cta.nwarps ? 0 : stopped->index + 1;
       ran = true;
       progressed |= !waited || w.state != WarpState::Waiting || w.pc != start || w.backEdges > interval;
       pending |= cta.handedOff;  // warps this pass saw already may have run since

@@ -26,6 +26,9 @@ struct CuemuNativeOptions {
   // the on-disk cache's folder instead of the one the environment names (CUEMU_NATIVE_CACHE_*), used even where the
   // environment turns the cache off: a background compile hands its code to the process through it (tier.cpp)
   const char* cacheDir = nullptr;
+  // per op: 1 returns what its handler returns to the caller (an op that may pass the host thread to another warp:
+  // ctl::mayHandOff, whose next op the caller runs on that warp); nullptr: none
+  const uint8_t* leaveOp = nullptr;
 };
 
 // What one compile did (docs/native-tier.md).

@@ -1,5 +1,6 @@
 #include "native/tier.h"
 
+#include "exec/control.h"
 #include "native/abi.h"
 #include "ptx/native.h"
 
@@ -173,6 +174,7 @@ struct CompileJob {
   std::vector<Op> ops;
   const Op* original = nullptr;
   std::vector<uint8_t> compileOp;
+  std::vector<uint8_t> leaveOp;  // CuemuNativeOptions::leaveOp
 };
 
 // Fills `job` for the kernel with entry function `function` of p; false (and why) when it is not compiled.
@@ -194,6 +196,9 @@ bool prepareJob(const Program& p, uint32_t function, CompileJob& job, std::strin
   }
   job.slot = p.native;
   job.function = function;
+  job.leaveOp.resize(p.ops.size());
+  const Op* end = p.ops.data() + p.ops.size();
+  for (size_t i = 0; i < p.ops.size(); ++i) job.leaveOp[i] = ctl::mayHandOff(&p.ops[i], end) ? 1 : 0;
   job.ops = p.ops;
   job.original = p.ops.data();
   return true;
@@ -213,6 +218,7 @@ CuemuNativeOptions jobOptions(const CompileJob& job, const char* cacheDir) {
   options.compileOp = job.compileOp.data();
   options.original = job.original;
   options.cacheDir = cacheDir;
+  options.leaveOp = job.leaveOp.data();
   return options;
 }
 

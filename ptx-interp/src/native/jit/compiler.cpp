@@ -791,6 +791,12 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
       next = b.CreateCall(handlerType, pointer, {warp, opAt(i)});
       ++out->opsCalled;
     }
+    // an op that may pass the thread to another warp: the caller runs what it returns, on Cta::current
+    if (options && options->leaveOp && options->leaveOp[i]) {
+      result->addIncoming(next, b.GetInsertBlock());
+      b.CreateBr(leave);
+      continue;
+    }
     // the successors a handler usually returns: the next op and the op's target
     std::vector<std::pair<size_t, llvm::BasicBlock*>> likely;
     if (i + 1 < count) likely.push_back({i + 1, blocks[i + 1]});
