@@ -154,9 +154,9 @@ std::string MulticastKernel(const MulticastForm& f) {
       "  mbarrier.arrive.expect_tx.shared::cta.b64 %rd7, [%r6], " +
       std::to_string(kExpect) +
       ";\n  fence.mbarrier_init.release.cluster;\n  fence.proxy.async.shared::cta;\nREADY:\n"
-      "  barrier.cluster.arrive.release;\n  barrier.cluster.wait.acquire;\n  @%p1 bra DONE;\n"
+      "  barrier.cluster.arrive.release;\n  barrier.cluster.wait.acquire;\n  @%p1 bra ISSUED;\n"
       "  setp.ne.u32 %p2, %r2, " +
-      std::to_string(f.issuer) + ";\n  @%p2 bra MEASURE_START;\n" +
+      std::to_string(f.issuer) + ";\n  @%p2 bra ISSUED;\n" +
       (f.bulk ? "  mov.b16 %rs1, " + std::to_string(f.mask) +
                     ";\n  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
                     "[%r7], [%rd1], 256, [%r6], %rs1;\n"
@@ -166,7 +166,10 @@ std::string MulticastKernel(const MulticastForm& f) {
                     ";\n"
                     "  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::"
                     "cluster [%r7], [%rd1, {%r10, %r11}], [%r6], %rs1;\n") +
-      "MEASURE_START:\n" + MeasureTx() + "  mul.wide.u32 %rd8, %r3, " + std::to_string(16 + kMulticastShared) +
+      // every CTA measures after the issuer issued (a cluster barrier) and 200 us more (MeasureTx), not after the
+      // 200 us alone: CTAs that share a host thread may not run in the meantime
+      "ISSUED:\n  barrier.cluster.arrive.release;\n  barrier.cluster.wait.acquire;\n  @%p1 bra DONE;\n" + MeasureTx() +
+      "  mul.wide.u32 %rd8, %r3, " + std::to_string(16 + kMulticastShared) +
       ";\n  add.u64 %rd9, %rd2, %rd8;\n  st.global.u32 [%rd9], %r40;\n"
       "  mov.u32 %r20, 0;\nDUMP:\n  add.u32 %r21, %r7, %r20;\n  ld.shared.b64 %rd10, [%r21];\n"
       "  cvt.u64.u32 %rd11, %r20;\n  add.u64 %rd12, %rd9, %rd11;\n  st.global.b64 [%rd12+16], %rd10;\n"
