@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -20,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <cerrno>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -318,13 +320,15 @@ class Compiler {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) return finish(job, 2, CuemuNativeResult{});
     pid_t pid;
+    const pid_t parent = getpid();
     {
       std::lock_guard<std::mutex> compiling(gCompileMutex);
       pid = fork();
       if (pid == 0) {
-        // the child: this thread alone. Its code goes to the cache; _exit skips every atexit handler.
+        // the child: this thread alone. Its code goes to the cache; _exit skips every atexit handler. It dies with the
+        // thread that forked it (and leaves at once if that ended before it could say so).
         prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() == 1) _exit(1);
+        if (getppid() != parent) _exit(1);
         CuemuNativeResult result;
         const bool ok = lib.api->compile(job.ops.data(), job.ops.size(), &options, &result);
         const int status = !ok || !result.entry ? 1 : (result.cacheWritten || result.fromCache) ? 0 : 2;
@@ -346,9 +350,25 @@ class Compiler {
       std::lock_guard<std::mutex> lock(mutex_);
       child_ = pid;
     }
+    // (a child that hangs, say on a lock another thread of this process held at the fork, is killed after
+    // kChildLimit: the kernel stays interpreted and the compiles after it go on)
+    constexpr auto kChildLimit = std::chrono::minutes(5);
+    const auto deadline = std::chrono::steady_clock::now() + kChildLimit;
     CuemuNativeResult result;
     size_t got = 0;
+    bool timedOut = false;
     for (char* p = reinterpret_cast<char*>(&result); got < sizeof result;) {
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      pollfd readable{fds[0], POLLIN, 0};
+      const int ready = left.count() > 0 ? poll(&readable, 1, int(std::min<int64_t>(left.count(), 1000))) : 0;
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready == 0) {
+        if (std::chrono::steady_clock::now() < deadline) continue;
+        timedOut = true;
+        kill(pid, SIGKILL);
+        break;
+      }
       const ssize_t k = read(fds[0], p + got, sizeof result - got);
       if (k < 0 && errno == EINTR) continue;
       if (k <= 0) break;
@@ -365,7 +385,9 @@ class Compiler {
     if (got != sizeof result || !WIFEXITED(status)) {
       result = CuemuNativeResult{};
       std::snprintf(result.message, sizeof result.message, "the background compile's process %s",
-                    WIFSIGNALED(status) ? "was killed by a signal" : "ended without a result");
+                    timedOut              ? "ran longer than 5 minutes and was stopped"
+                    : WIFSIGNALED(status) ? "was killed by a signal"
+                                          : "ended without a result");
       return finish(job, 1, result);
     }
     finish(job, WEXITSTATUS(status), result);
