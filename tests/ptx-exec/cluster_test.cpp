@@ -392,12 +392,12 @@ DONE:
 }
 )";
 
-TEST(PtxCluster, TensorCopyMulticast) {
-  static std::shared_ptr<const Program> prog = [] {
-    auto r = compile(kTensorMulticastPtx);
-    if (!r.program) throw std::runtime_error(r.error);
-    return r.program;
-  }();
+// The tensor the multicast tests copy: 16 x 8 u32 words, word i holding 5000 + i, one box of all of it; its address
+// into `address` when given.
+struct alignas(64) MulticastMap {
+  uint8_t bytes[128] = {};
+};
+MulticastMap multicastSource(uint64_t* address = nullptr) {
   std::vector<uint32_t> t(16 * 8);
   for (uint32_t i = 0; i < t.size(); ++i) t[i] = 5000 + i;
   uint32_t* data = arena().upload(t);
@@ -410,10 +410,19 @@ TEST(PtxCluster, TensorCopyMulticast) {
   e.strides[0] = 16 * 4;
   e.box[0] = 16;
   e.box[1] = 8;
-  struct alignas(64) Map {
-    uint8_t bytes[128] = {};
-  } map;
+  MulticastMap map;
   ptx::encodeTensorMap(e, map.bytes);
+  if (address) *address = e.address;
+  return map;
+}
+
+TEST(PtxCluster, TensorCopyMulticast) {
+  static std::shared_ptr<const Program> prog = [] {
+    auto r = compile(kTensorMulticastPtx);
+    if (!r.program) throw std::runtime_error(r.error);
+    return r.program;
+  }();
+  const MulticastMap map = multicastSource();
   uint32_t* out = arena().alloc<uint32_t>(8 * 128);
   for (const Schedule& s : kSchedules) {
     std::fill(out, out + 8 * 128, 0xeeeeeeeeu);
@@ -432,22 +441,8 @@ TEST(PtxCluster, TensorCopyMulticast) {
 // ptx.cluster.TensorMulticast_Faults.*, driver 580), a mask with a bit at or past the cluster's size ends the grid with
 // a cluster-address fault (CUDA_ERROR_LAUNCH_FAILED), for tensor and bulk copies alike.
 TEST(PtxCluster, MulticastMaskPastTheClusterFaults) {
-  std::vector<uint32_t> t(16 * 8);
-  for (uint32_t i = 0; i < t.size(); ++i) t[i] = 5000 + i;
-  uint32_t* data = arena().upload(t);
-  ptx::TensorMap e;
-  e.dataType = ptx::TensorMapType::u32;
-  e.rank = 2;
-  e.address = reinterpret_cast<uint64_t>(data);
-  e.dims[0] = 16;
-  e.dims[1] = 8;
-  e.strides[0] = 16 * 4;
-  e.box[0] = 16;
-  e.box[1] = 8;
-  struct alignas(64) Map {
-    uint8_t bytes[128] = {};
-  } map;
-  ptx::encodeTensorMap(e, map.bytes);
+  uint64_t data = 0;
+  const MulticastMap map = multicastSource(&data);
   uint32_t* out = arena().alloc<uint32_t>(8 * 128);
   const std::string maskLine = "mov.b16 %rs1, 6;";
   const std::string tensorCopy =
@@ -456,7 +451,7 @@ TEST(PtxCluster, MulticastMaskPastTheClusterFaults) {
   const std::string bulkCopy =
       "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%r11], [%rd8], 512, "
       "[%r10], %rs1;";
-  const std::string source = "mov.u64 %rd8, " + std::to_string(reinterpret_cast<uint64_t>(data)) + ";\n  ";
+  const std::string source = "mov.u64 %rd8, " + std::to_string(data) + ";\n  ";
   for (bool bulk : {false, true})
     for (unsigned mask : {0x36u, 0x16u, 0xffffu}) {  // ranks 1 and 2 (which wait for the copy) and 4, 5; or all 16
       std::string text = kTensorMulticastPtx;

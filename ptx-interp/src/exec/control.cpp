@@ -287,8 +287,6 @@ bool barrierComplete(const Cta& cta, const Barrier& b);
   x.barrierDst = 0;
 }
 
-void noteLanesExitedImpl(Warp& w, uint32_t lanes);
-
 // Releases the warps whose wait at barrier `id` ends with its current phase. The warps holding barrier credits
 // stay: they arrive at the new phase at once (Barrier::carriedThreads), and when those arrivals complete it, it
 // is released in turn. A warp whose credits end at an exit of all its threads (Warp::exitsAtRelease) ends here, as
@@ -320,13 +318,8 @@ void releaseBarrier(Cta& cta, uint32_t id) {
   for (; exiting; exiting &= exiting - 1) {
     Warp& x = cta.warps[uint32_t(std::countr_zero(exiting))];
     x.exitsAtRelease = false;
-    const uint32_t dying = x.active;
-    x.alive &= ~dying;
-    setActive(x, 0);
-    x.state = WarpState::Done;
-    x.pc = nullptr;
     ++cta.creditExits;
-    noteLanesExitedImpl(x, dying);
+    kernelEnd(x, nullptr);  // what the exit does when all the warp's threads take it, with nothing to reconverge
   }
 }
 
@@ -361,9 +354,7 @@ const Op* braUniform(Warp& w, const Op* op) { return jump(w, op, op->target); }
 
 PTX_LANES const Op* braCond(Warp& w, const Op* op) {
   const PredicateTest test = PredicateTest::of(*op);
-  uint32_t pm = predMask(R<uint8_t>(w, test.predicate));
-  if (test.negated) pm = ~pm;
-  uint32_t taken = pm & w.active;
+  uint32_t taken = test.lanes(w) & w.active;
   if (taken == w.active) {
     // branch-to-barrier: nothing reconverges at the target (the entry on top of the stack, if any, waits elsewhere),
     // so its reconvergence op would only lead to the barrier after it
@@ -429,10 +420,7 @@ const Op* exitLanes(Warp& w, const Op* op) {
 
 // guard, exitLanes and unguard in one op: the lanes the predicate selects exit, the others go on
 PTX_LANES const Op* exitWhere(Warp& w, const Op* op) {
-  const PredicateTest test = PredicateTest::of(*op);
-  uint32_t pm = predMask(R<uint8_t>(w, test.predicate));
-  if (test.negated) pm = ~pm;
-  const uint32_t dying = w.active & pm;
+  const uint32_t dying = w.active & PredicateTest::of(*op).lanes(w);
   if (dying == 0) return op + 1;
   w.alive &= ~dying;
   setActive(w, w.active & ~dying);
@@ -491,10 +479,7 @@ const Op* call(Warp& w, const Op* op) {
 }
 
 PTX_LANES const Op* guard(Warp& w, const Op* op) {
-  const PredicateTest test = PredicateTest::of(*op);
-  uint32_t pm = predMask(R<uint8_t>(w, test.predicate));
-  if (test.negated) pm = ~pm;
-  uint32_t m = w.active & pm;
+  uint32_t m = w.active & PredicateTest::of(*op).lanes(w);
   if (m == 0) return op->target;
   w.exec = m;
   return op + 1;
@@ -570,9 +555,7 @@ PTX_LANES RunAhead runAheadOfBarrier(const Warp& w, const Op* next, uint32_t id,
     const Handler fn = o->fn;
     if (fn == branch) {
       const PredicateTest test = PredicateTest::of(*o);
-      uint32_t pm = predMask(w.reg<uint8_t>(test.predicate));
-      if (test.negated) pm = ~pm;
-      const uint32_t taken = pm & w.active;
+      const uint32_t taken = test.lanes(w) & w.active;
       r.sameInEveryCta &= test.threadConstant;
       if (taken == 0) {
         ++o;
@@ -600,9 +583,7 @@ PTX_LANES RunAhead runAheadOfBarrier(const Warp& w, const Op* next, uint32_t id,
       // after the last barrier credited: an exit every thread of the warp takes ends the warp there
       if (fn == &exitWhere && r.barriers && o == r.resume && w.stack.empty() && w.active == w.alive) {
         const PredicateTest test = PredicateTest::of(*o);
-        uint32_t pm = predMask(w.reg<uint8_t>(test.predicate));
-        if (test.negated) pm = ~pm;
-        if ((pm & w.active) == w.active) {
+        if ((test.lanes(w) & w.active) == w.active) {
           r.exits = true;
           r.sameInEveryCta &= test.threadConstant;
         }

@@ -21,6 +21,11 @@ struct PredicateTest {
   bool threadConstant = false;
 
   static PredicateTest of(const Op& op) { return {op.a, (op.aux & 1) != 0, (op.aux & 2) != 0, (op.aux & 4) != 0}; }
+  // The lanes of w where the test holds (all 32; callers mask them with the lanes they care about).
+  [[gnu::always_inline]] uint32_t lanes(const Warp& w) const {
+    const uint32_t pm = predMask(w.reg<uint8_t>(predicate));
+    return negated ? ~pm : pm;
+  }
   void into(Op& op) const {
     op.a = predicate;
     op.aux = (negated ? 1 : 0) | (toBarrier ? 2 : 0) | (threadConstant ? 4 : 0);

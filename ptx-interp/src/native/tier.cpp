@@ -2,6 +2,7 @@
 
 #include "exec/control.h"
 #include "native/abi.h"
+#include "native/cache_environment.h"
 #include "ptx/native.h"
 
 #include <dirent.h>
@@ -224,6 +225,13 @@ CuemuNativeOptions jobOptions(const CompileJob& job, const char* cacheDir) {
   return options;
 }
 
+// A compile's times, into the statistics (with gMutex).
+void addCompileTimes(const CuemuNativeResult& result) {
+  stats().compileNs += result.compileNs;
+  stats().lastCompileNs = result.compileNs;
+  stats().prepareNs += result.prepareNs;
+}
+
 // Compiles (without gMutex) and records the result (with it). The code is kept only while its program lives.
 // cacheDir: where a background compile left the code (nullptr: the environment's cache).
 void runJob(CompileJob& job, const char* cacheDir) {
@@ -236,9 +244,7 @@ void runJob(CompileJob& job, const char* cacheDir) {
     ok = lib.api->compile(job.ops.data(), job.ops.size(), &options, &result);
   }
   std::lock_guard<std::mutex> lock(gMutex);
-  stats().compileNs += result.compileNs;
-  stats().lastCompileNs = result.compileNs;
-  stats().prepareNs += result.prepareNs;
+  addCompileTimes(result);
   std::shared_ptr<NativeSlot> slot = job.slot.lock();
   if (!ok || !result.entry) {
     refuse(result.message);
@@ -299,17 +305,6 @@ class Compiler {
   }
 
  private:
-  static bool environmentCache() {
-    const char* off = std::getenv("CUEMU_NATIVE_CACHE_DISABLE");
-    if (off && std::strcmp(off, "0") != 0) return false;
-    const char* size = std::getenv("CUEMU_NATIVE_CACHE_MAXSIZE");
-    if (size && std::strtoull(size, nullptr, 10) == 0) return false;
-    const char* path = std::getenv("CUEMU_NATIVE_CACHE_PATH");
-    const char* xdg = std::getenv("XDG_CACHE_HOME");
-    const char* home = std::getenv("HOME");
-    return (path && *path) || (xdg && *xdg) || (home && *home);
-  }
-
   // Compiles job in a child process. What the child reports: its CuemuNativeResult through a pipe, and its exit
   // status: 0 the code is in the cache, 1 no code (result.message says why), 2 code that names addresses of this
   // process (not cacheable: the next launch compiles it here).
@@ -396,9 +391,7 @@ class Compiler {
   // Records a background compile's outcome for the kernel's next launch.
   static void finish(CompileJob& job, int status, const CuemuNativeResult& result) {
     std::lock_guard<std::mutex> lock(gMutex);
-    stats().compileNs += result.compileNs;
-    stats().lastCompileNs = result.compileNs;
-    stats().prepareNs += result.prepareNs;
+    addCompileTimes(result);
     std::shared_ptr<NativeSlot> slot = job.slot.lock();
     if (status == 1) {
       refuse(result.message[0] ? result.message : "the background compile failed");
@@ -414,7 +407,7 @@ class Compiler {
   void work() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (!environmentCache()) {
+      if (cacheEnvironment().dir.empty()) {
         const char* tmp = std::getenv("TMPDIR");
         std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/cuemu-native-XXXXXX";
         if (mkdtemp(pattern.data())) privateDir_ = pattern;

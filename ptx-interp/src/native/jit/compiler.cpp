@@ -9,6 +9,7 @@
 // through the op's own pointer: the interpreter's compiled code, bit-identical by construction.
 #include "exec/engine.h"
 #include "native/abi.h"
+#include "native/cache_environment.h"
 #include "native/jit/registers.h"
 #include "native/jit/symbols.h"
 
@@ -501,30 +502,16 @@ struct Cache {
   uint64_t maxBytes = 0;
   // read at every compile: CUEMU_NATIVE_CACHE_DISABLE, CUEMU_NATIVE_CACHE_PATH, CUEMU_NATIVE_CACHE_MAXSIZE
   static Cache of(const CuemuNativeOptions* options) {
-    if (!options || !options->cacheDir) return fromEnvironment();
     Cache c;
-    c.dir = options->cacheDir;
-    c.maxBytes = uint64_t(256) << 20;
-    c.enabled = true;
-    return c;
-  }
-  static Cache fromEnvironment() {
-    Cache c;
-    const char* off = std::getenv("CUEMU_NATIVE_CACHE_DISABLE");
-    if (off && std::strcmp(off, "0") != 0) return c;
-    c.maxBytes = uint64_t(256) << 20;
-    if (const char* v = std::getenv("CUEMU_NATIVE_CACHE_MAXSIZE")) c.maxBytes = std::strtoull(v, nullptr, 10);
-    if (c.maxBytes == 0) return c;
-    if (const char* v = std::getenv("CUEMU_NATIVE_CACHE_PATH"); v && *v) {
-      c.dir = v;
-    } else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) {
-      c.dir = std::string(x) + "/cuemu/native";
-    } else if (const char* h = std::getenv("HOME"); h && *h) {
-      c.dir = std::string(h) + "/.cache/cuemu/native";
+    if (options && options->cacheDir) {
+      c.dir = options->cacheDir;
+      c.maxBytes = kDefaultCacheBytes;
     } else {
-      return c;
+      const CacheEnvironment e = cacheEnvironment();
+      c.dir = e.dir;
+      c.maxBytes = e.maxBytes;
     }
-    c.enabled = true;
+    c.enabled = !c.dir.empty();
     return c;
   }
 };

@@ -1,0 +1,41 @@
+// The native tier's on-disk cache as the environment sets it (docs/native-tier.md, "Cache"): read by the compiler
+// (jit/compiler.cpp), which keeps code there, and by the tier's background compiler (tier.cpp), which hands code
+// over through it or, where it is off, through a folder of its own.
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace ptx::exec::native {
+
+constexpr uint64_t kDefaultCacheBytes = uint64_t(256) << 20;
+
+struct CacheEnvironment {
+  std::string dir;        // empty: the cache is off
+  uint64_t maxBytes = 0;  // the folder's size limit
+};
+
+// CUEMU_NATIVE_CACHE_DISABLE, CUEMU_NATIVE_CACHE_MAXSIZE (0: off) and CUEMU_NATIVE_CACHE_PATH, else
+// $XDG_CACHE_HOME/cuemu/native, else ~/.cache/cuemu/native.
+inline CacheEnvironment cacheEnvironment() {
+  CacheEnvironment c;
+  const char* off = std::getenv("CUEMU_NATIVE_CACHE_DISABLE");
+  if (off && std::strcmp(off, "0") != 0) return c;
+  uint64_t maxBytes = kDefaultCacheBytes;
+  if (const char* v = std::getenv("CUEMU_NATIVE_CACHE_MAXSIZE")) maxBytes = std::strtoull(v, nullptr, 10);
+  if (maxBytes == 0) return c;
+  if (const char* v = std::getenv("CUEMU_NATIVE_CACHE_PATH"); v && *v)
+    c.dir = v;
+  else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+    c.dir = std::string(x) + "/cuemu/native";
+  else if (const char* h = std::getenv("HOME"); h && *h)
+    c.dir = std::string(h) + "/.cache/cuemu/native";
+  else
+    return c;
+  c.maxBytes = maxBytes;
+  return c;
+}
+
+}  // namespace ptx::exec::native
