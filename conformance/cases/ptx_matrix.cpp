@@ -220,9 +220,10 @@ struct MmaForm {
   unsigned nd, na, nb, nc;  // registers per fragment
   std::string extra;        // .satfinite, .xor.popc, ...
   unsigned trials = 25;
-  bool sparse = false;     // mma.sp::ordered_metadata with a metadata register
-  unsigned selector = 0;   // the sparsity selector of a sparse form
-  bool unordered = false;  // sparse: plain mma.sp instead of mma.sp::ordered_metadata
+  bool sparse = false;              // mma.sp::ordered_metadata with a metadata register
+  unsigned selector = 0;            // the sparsity selector of a sparse form
+  bool unordered = false;           // sparse: plain mma.sp instead of mma.sp::ordered_metadata
+  std::string layout = ".row.col";  // only m8n8k4 .f16 takes others
 };
 
 std::string MmaKernel(const MmaForm& f) {
@@ -257,7 +258,7 @@ std::string MmaKernel(const MmaForm& f) {
     return v + "}";
   };
   s << "  mma" << (f.sparse ? (f.unordered ? ".sp" : ".sp::ordered_metadata") : "") << ".sync.aligned." << f.shape
-    << ".row.col" << f.extra << PtxType(f.d) << PtxType(f.a) << PtxType(f.b) << PtxType(f.c) << " " << vec('d', f.nd)
+    << f.layout << f.extra << PtxType(f.d) << PtxType(f.a) << PtxType(f.b) << PtxType(f.c) << " " << vec('d', f.nd)
     << ", " << vec('a', f.na) << ", " << vec('b', f.nb) << ", " << vec('c', f.nc)
     << (f.sparse ? ", %e, 0x" + std::to_string(f.selector) : "") << ";\n";
   for (unsigned r = 0; r < f.nd; ++r) s << "  " << st << " [%p5+" << r * 32 * w << "], " << reg << "d" << r << ";\n";
@@ -332,6 +333,22 @@ std::vector<MmaForm> MmaForms() {
       {"m16n8k128_b1_xor", "m16n8k128", E::S32, E::B1, E::B1, E::S32, 4, 2, 1, 4, ".xor.popc", 10},
       {"m8n8k4_f32_f16", "m8n8k4", E::F32, E::F16, E::F16, E::F32, 8, 2, 2, 8, ""},
       {"m8n8k4_f16_f16", "m8n8k4", E::F16, E::F16, E::F16, E::F16, 4, 2, 2, 4, ""},
+      // the Volta form's other layouts, and f32 results from f16 accumulators
+      {"m8n8k4_f32_f16_row_row", "m8n8k4", E::F32, E::F16, E::F16, E::F32, 8, 2, 2, 8, "", 25, false, 0, false,
+       ".row.row"},
+      {"m8n8k4_f32_f16_col_col", "m8n8k4", E::F32, E::F16, E::F16, E::F32, 8, 2, 2, 8, "", 25, false, 0, false,
+       ".col.col"},
+      {"m8n8k4_f32_f16_col_row", "m8n8k4", E::F32, E::F16, E::F16, E::F32, 8, 2, 2, 8, "", 25, false, 0, false,
+       ".col.row"},
+      {"m8n8k4_f16_f16_row_row", "m8n8k4", E::F16, E::F16, E::F16, E::F16, 4, 2, 2, 4, "", 25, false, 0, false,
+       ".row.row"},
+      {"m8n8k4_f16_f16_col_col", "m8n8k4", E::F16, E::F16, E::F16, E::F16, 4, 2, 2, 4, "", 25, false, 0, false,
+       ".col.col"},
+      {"m8n8k4_f16_f16_col_row", "m8n8k4", E::F16, E::F16, E::F16, E::F16, 4, 2, 2, 4, "", 25, false, 0, false,
+       ".col.row"},
+      {"m8n8k4_f32_f16_f16acc", "m8n8k4", E::F32, E::F16, E::F16, E::F16, 8, 2, 2, 4, ""},
+      {"m8n8k4_f32_f16_f16acc_col_row", "m8n8k4", E::F32, E::F16, E::F16, E::F16, 8, 2, 2, 4, "", 25, false, 0, false,
+       ".col.row"},
       {"sp_m16n8k32_f32_f16", "m16n8k32", E::F32, E::F16, E::F16, E::F32, 4, 4, 4, 4, "", 15, true},
       {"sp_m16n8k16_f32_bf16", "m16n8k16", E::F32, E::BF16, E::BF16, E::F32, 4, 2, 2, 4, "", 15, true},
       {"sp_m16n8k16_f16_f16", "m16n8k16", E::F16, E::F16, E::F16, E::F16, 2, 2, 2, 2, "", 15, true},

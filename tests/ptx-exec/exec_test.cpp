@@ -525,16 +525,14 @@ TEST(PtxExec, BadLaunchConfigurationsAreRejected) {
 
 TEST(PtxExec, UnsupportedInstructionFailsAtLaunchWithItsName) {
   const char* src = R"(
-.version 8.0
-.target sm_80
+.version 8.6
+.target sm_100a
 .address_size 64
 .visible .entry fine() { ret; }
-.visible .entry uses_mma884(.param .u64 t)
+.visible .entry uses_tcgen05(.param .u64 t)
 {
   .reg .b32 %r<5>;
-  .reg .f32 %f<9>;
-  mma.sync.aligned.m8n8k4.col.row.f32.f16.f16.f32 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, {%r1, %r2}, {%r3, %r4},
-      {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8};
+  tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r1, %r2}, [%r3];
   ret;
 }
 )";
@@ -545,9 +543,9 @@ TEST(PtxExec, UnsupportedInstructionFailsAtLaunchWithItsName) {
   lp.params = "\0\0\0\0\0\0\0\0";
   lp.paramBytes = 8;
   EXPECT_TRUE(launch(*cr.program, findKernel(*cr.program, "fine"), lp).ok());
-  auto r = launch(*cr.program, findKernel(*cr.program, "uses_mma884"), lp);
+  auto r = launch(*cr.program, findKernel(*cr.program, "uses_tcgen05"), lp);
   EXPECT_EQ(r.fault.kind, FaultKind::IllegalInstruction);
-  EXPECT_NE(r.fault.message.find("mma.sync.aligned.m8n8k4"), std::string::npos) << r.fault.message;
+  EXPECT_NE(r.fault.message.find("tcgen05.ld.sync.aligned.32x32b"), std::string::npos) << r.fault.message;
 }
 
 // Instructions the front end accepts but the interpreter does not execute (multimem,

@@ -908,12 +908,28 @@ const Op* mmaSparse(Warp& w, const Op* op) {
 }
 
 // mma.m8n8k4 with .f16 multiplicands (the Volta form): each quad-pair (lanes 4q..4q+3 and 4q+16..4q+19) multiplies
-// its own 8x4 A by its own 4x8 B. With .row.col, the quad-pair's lane j (0-7: the low four, then the high four)
-// holds row j of A and column j of B. Accumulators (recorded on an H100: ptx.matrix.mma m8n8k4_f32_f16 /
-// _f16_f16): with .f32, element e of lane 4q + i (+16: hi) is row (i & 1) + 2((e >> 1) & 1) + 4 hi, column
-// (e & 1) + 2(i >> 1) + 4(e >> 2); with .f16, lane j holds row j, element e column e. Arithmetic, fitted to every
-// finite golden output (0 differ): the four products (exact) are added in k order in f32, each step rounded to
-// nearest (a chain of fmas from the first product), and C is added last, rounded to the destination type.
+// its own 8x4 A by its own 4x8 B. The quad-pair's lane j (0-7: the low four, then the high four) holds row j of a
+// .row A and column j of a .col B; with .col A it holds rows 4(j >> 2)..+3 of column j & 3, with .row B columns
+// 4(j >> 2)..+3 of row j & 3 (recorded: the _row_row, _col_col and _col_row golden forms). Accumulators (recorded on an
+// H100: ptx.matrix.mma m8n8k4_f32_f16 / _f16_f16): with .f32, element e of lane 4q + i (+16: hi) is row (i & 1) + 2((e
+// >> 1) & 1) + 4 hi, column (e & 1) + 2(i >> 1) + 4(e >> 2); with .f16, lane j holds row j, element e column e.
+// Arithmetic, fitted to every finite golden output (0 differ): the four products (exact) are added in k order in f32,
+// each step rounded to nearest (a chain of fmas from the first product), and C is added last: exactly and rounded to
+// nearest for f32 results, through alignedSum for f16 ones. The last step of mma884 toward an .f16 result: the sum and
+// C are aligned to 24 bits below the larger one's leading bit (the smaller one truncated toward zero) and added
+// exactly; the caller rounds to f16. Fitted to the 12,800 outputs of the four f16 golden forms: one or two bits fewer
+// leave 3 and 5 that differ; one bit more, or an exact sum, leaves one (`m8n8k4_f16_f16_row_row` trial 17, where the
+// truncation makes a tie that rounds to even).
+double alignedSum(float sum, float c) {
+  if (!std::isfinite(sum) || !std::isfinite(c) || sum == 0 || c == 0) return double(sum) + double(c);
+  int es = 0, ec = 0;
+  std::frexp(sum, &es);
+  std::frexp(c, &ec);
+  const int grid = std::max(es, ec) - 24;
+  auto cut = [grid](float v) { return std::ldexp(std::trunc(std::ldexp(double(v), -grid)), grid); };
+  return cut(sum) + cut(c);
+}
+
 const Op* mma884(Warp& w, const Op* op) {
   const MatrixSite& s = siteOf(w, op);
   const Elem ec = Elem(s.elem[C]), ed = Elem(s.elem[D]);
@@ -928,15 +944,24 @@ const Op* mma884(Warp& w, const Op* op) {
     const unsigned i = j & 3, hi = j >> 2;
     return {(i & 1) + 2 * ((e >> 1) & 1) + 4 * hi, (e & 1) + 2 * (i >> 1) + 4 * (e >> 2)};
   };
+  const bool colA = s.flags & kFlagColA, rowB = s.flags & kFlagRowB;
   uint64_t out[32][8];
   for (unsigned q = 0; q < 4; ++q) {
     auto laneOf = [q](unsigned j) { return j < 4 ? 4 * q + j : 4 * q + 12 + j; };
-    double av[8][4], bv[8][4];
+    double av[8][4], bv[8][4];  // av[row][k], bv[column][k]
     float cm[8][8];
     for (unsigned j = 0; j < 8; ++j) {
-      for (unsigned k = 0; k < 4; ++k) {
-        av[j][k] = floatValue(Elem::F16, frag(A, laneOf(j), k));
-        bv[j][k] = floatValue(Elem::F16, frag(B, laneOf(j), k));
+      for (unsigned e = 0; e < 4; ++e) {
+        const double a = floatValue(Elem::F16, frag(A, laneOf(j), e));
+        const double b = floatValue(Elem::F16, frag(B, laneOf(j), e));
+        if (colA)
+          av[e + 4 * (j >> 2)][j & 3] = a;
+        else
+          av[j][e] = a;
+        if (rowB)
+          bv[e + 4 * (j >> 2)][j & 3] = b;
+        else
+          bv[j][e] = b;
       }
       for (unsigned e = 0; e < 8; ++e) {
         Pos c = place(ec, j, e);
@@ -948,7 +973,8 @@ const Op* mma884(Warp& w, const Op* op) {
         const Pos at = place(ed, j, e);
         float sum = float(av[at.row][0] * bv[at.col][0]);
         for (unsigned k = 1; k < 4; ++k) sum = float(std::fma(av[at.row][k], bv[at.col][k], double(sum)));
-        const double r = double(sum) + double(cm[at.row][at.col]);
+        const double r =
+            ed == Elem::F16 ? alignedSum(sum, cm[at.row][at.col]) : double(sum) + double(cm[at.row][at.col]);
         uint64_t& o = out[laneOf(j)][e];
         if (r != r)
           o = ed == Elem::F16 ? num::kCanonicalNaN16 : num::kCanonicalNaN32;
@@ -1299,8 +1325,9 @@ void KernelLowerer::lowerMatrix(const Instruction& in) {
         std::vector<ptx::Mod> layouts;
         for (uint32_t q = 0; q < in.modCount; ++q)
           if (mods[q] == ptx::Mod::row || mods[q] == ptx::Mod::col) layouts.push_back(mods[q]);
-        if (layouts != std::vector<ptx::Mod>{ptx::Mod::row, ptx::Mod::col})
-          return unsupported(in, "mma.m8n8k4 .f16 with layouts other than .row.col");
+        if (layouts.size() != 2) return unsupported(in, "mma.m8n8k4 .f16 without two layouts");
+        if (layouts[0] == ptx::Mod::col) site.flags |= kFlagColA;
+        if (layouts[1] == ptx::Mod::row) site.flags |= kFlagRowB;
       }
       site.m = shape->m, site.n = shape->n, site.k = shape->k;
       site.elem[D] = uint8_t(elemOf(dt)), site.elem[A] = uint8_t(elemOf(at));

@@ -36,8 +36,10 @@ constexpr uint8_t kFlagSatfinite = 1;  // integer mma: clamp to s32
 constexpr uint8_t kFlagXor = 2;        // b1: .xor.popc (else .and.popc)
 constexpr uint8_t kFlagWmma = 4;       // wmma fragment layouts (else mma's)
 constexpr uint8_t kFlagRowMajor = 8;   // wmma.load/.store: the tile is row-major
+constexpr uint8_t kFlagColA = 16;      // mma.m8n8k4 .f16: A is .col (else .row)
 constexpr uint8_t kFlagTrans = 32;     // ldmatrix/stmatrix .trans
 constexpr uint8_t kFlagWgmma = 64;     // wgmma: fp8 products sum in the H100's reduced precision (matrix.cpp)
+constexpr uint8_t kFlagRowB = 128;     // mma.m8n8k4 .f16: B is .row (else .col)
 
 // Fragment roles (MatrixSite::regs index).
 enum Role : unsigned { D = 0, A = 1, B = 2, C = 3 };
