@@ -543,6 +543,88 @@ TEST_F(api_misc, TensorMapIm2col) {
       << "im2col needs rank 3 to 5";
 }
 
+// Wide im2col maps (for compute capability 10's .im2col::w copies) encode on an H200 too: as an im2col map whose only
+// nonzero corners are the width's, the same bytes for both modes (tools/gpu-probe/im2colwide30.cpp).
+TEST_F(api_misc, TensorMapIm2colWide) {
+  conf::DeviceBuffer d(1 << 22);
+  void* base = reinterpret_cast<void*>(d.ptr());
+  alignas(128) CUtensorMap wide, plain;
+  cuuint64_t dims[5] = {64, 16, 16, 8, 2};
+  cuuint64_t strides[4] = {128, 128 * 16, 128 * 16 * 16, 128 * 16 * 16 * 8};
+  cuuint32_t elem[5] = {1, 1, 1, 1, 1};
+  const auto f16 = CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  const auto none = CU_TENSOR_MAP_INTERLEAVE_NONE;
+  const auto l2 = CU_TENSOR_MAP_L2_PROMOTION_NONE;
+  const auto fill = CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;
+  auto encodeWide = [&](cuuint32_t rank, void* address, int lo, int hi, cuuint32_t channels, cuuint32_t pixels,
+                        CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle) {
+    std::memset(&wide, 0, sizeof wide);
+    return cuTensorMapEncodeIm2colWide(&wide, f16, rank, address, dims, strides, lo, hi, channels, pixels, elem, none,
+                                       mode, swizzle, l2, fill);
+  };
+  const auto W = CU_TENSOR_MAP_IM2COL_WIDE_MODE_W, W128 = CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128;
+  const auto sw128 = CU_TENSOR_MAP_SWIZZLE_128B;
+  for (cuuint32_t rank : {3u, 4u, 5u}) {
+    SCOPED_TRACE(rank);
+    for (auto mode : {W, W128}) {
+      CU_ASSERT_OK(encodeWide(rank, base, -1, 1, 64, 32, mode, sw128));
+      int lower[3] = {-1, 0, 0}, upper[3] = {1, 0, 0};
+      std::memset(&plain, 0, sizeof plain);
+      CU_ASSERT_OK(cuTensorMapEncodeIm2col(&plain, f16, rank, base, dims, strides, lower, upper, 64, 32, elem, none,
+                                           sw128, l2, fill));
+      EXPECT_EQ(0, std::memcmp(&wide, &plain, sizeof wide)) << "the im2col map with the width's corners only";
+    }
+  }
+  CU_EXPECT_OK(encodeWide(4, base, -128, 127, 64, 1024, W, sw128)) << "rank 4 corners lie in [-128, 127]";
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, encodeWide(4, base, -129, 1, 64, 32, W, sw128));
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, encodeWide(4, base, -1, 128, 64, 32, W, sw128));
+  CU_EXPECT_OK(encodeWide(3, base, -32768, 32767, 64, 32, W, sw128)) << "rank 3: 16-bit corners";
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, encodeWide(3, base, -32769, 1, 64, 32, W, sw128));
+  CU_EXPECT_OK(encodeWide(5, base, -16, 15, 64, 32, W, sw128)) << "rank 5 corners lie in [-16, 15]";
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, encodeWide(5, base, -17, 1, 64, 32, W, sw128));
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, encodeWide(2, base, -1, 1, 64, 32, W, sw128)) << "rank 2";
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, encodeWide(6, base, -1, 1, 64, 32, W, sw128)) << "rank 6";
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, encodeWide(4, base, -1, 1, 0, 32, W, sw128)) << "no channels";
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, encodeWide(4, base, -1, 1, 128, 32, W, sw128))
+      << "256 bytes of channels do not fit the 128-byte swizzle";
+  CU_EXPECT_OK(encodeWide(4, base, -1, 1, 256, 32, W, CU_TENSOR_MAP_SWIZZLE_NONE)) << "256 channels, no swizzle";
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, encodeWide(4, base, -1, 1, 264, 32, W, CU_TENSOR_MAP_SWIZZLE_NONE))
+      << "more than 256 channels";
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, encodeWide(4, base, -1, 1, 64, 0, W, sw128)) << "no pixels";
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, encodeWide(4, base, -1, 1, 64, 1025, W, sw128)) << "more than 1024 pixels";
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, encodeWide(4, base, -1, 1, 64, 32, CUtensorMapIm2ColWideMode(2), sw128))
+      << "mode 2";
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, encodeWide(4, static_cast<char*>(base) + 8, -1, 1, 64, 32, W, sw128))
+      << "the global address must be 16-byte aligned";
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, encodeWide(4, base, -1, 1, 64, 32, W, CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B))
+      << "the atom swizzles need compute capability 10";
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuTensorMapEncodeIm2colWide(nullptr, f16, 4, base, dims, strides, -1, 1, 64, 32,
+                                                                  elem, none, W, sw128, l2, fill));
+}
+
+// A null global address encodes (driver 580 on an H200: only its alignment is checked; a kernel's tensormap.replace
+// can set the address later), while cuTensorMapReplaceAddress refuses a null one.
+TEST_F(api_misc, TensorMapNullAddress) {
+  alignas(128) CUtensorMap map;
+  cuuint64_t dims[4] = {64, 16, 16, 8};
+  cuuint64_t strides[3] = {128, 128 * 16, 128 * 16 * 16};
+  cuuint32_t box[4] = {64, 8, 1, 1};
+  cuuint32_t elem[4] = {1, 1, 1, 1};
+  int lower[2] = {-1, -1}, upper[2] = {1, 1};
+  const auto f16 = CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  CU_EXPECT_OK(cuTensorMapEncodeIm2colWide(&map, f16, 4, nullptr, dims, strides, -1, 1, 64, 32, elem,
+                                           CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_IM2COL_WIDE_MODE_W,
+                                           CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                                           CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+  CU_EXPECT_OK(cuTensorMapEncodeTiled(&map, f16, 4, nullptr, dims, strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                                      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+  CU_EXPECT_OK(cuTensorMapEncodeIm2col(&map, f16, 4, nullptr, dims, strides, lower, upper, 64, 32, elem,
+                                       CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                       CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuTensorMapReplaceAddress(&map, nullptr)) << "but cannot be put in later";
+}
+
 TEST_F(api_misc, LogsDumpAndCallbacks) {
   CUlogIterator it = 0;
   CU_ASSERT_OK(cuLogsCurrent(&it, 0));

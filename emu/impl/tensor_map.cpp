@@ -1,4 +1,4 @@
-// Tensor maps (TMA descriptors): cuTensorMapEncodeTiled, cuTensorMapEncodeIm2col, cuTensorMapReplaceAddress.
+// Tensor maps (TMA descriptors): cuTensorMapEncodeTiled, cuTensorMapEncodeIm2col(Wide), cuTensorMapReplaceAddress.
 // Every documented requirement is checked; the 128 opaque bytes are those driver 580 writes on an H100
 // (ptx/tensor_map.h), which tensormap.replace edits and the interpreter's tensor copies read.
 #include "api/impl.h"
@@ -77,7 +77,8 @@ CUresult checkCommon(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank
   if (rank < minRank || rank > 5) return CUDA_ERROR_INVALID_VALUE;
   // an interleave of 32 bytes takes any swizzle (measured on an H100: 32B and 128B both encode)
   unsigned addressAlign = interleave == CU_TENSOR_MAP_INTERLEAVE_32B ? 32 : 16;
-  if (!address || reinterpret_cast<uintptr_t>(address) % addressAlign) return CUDA_ERROR_INVALID_VALUE;
+  // a null address encodes (measured on an H200: conformance api.misc.TensorMapNullAddress), a misaligned one not
+  if (reinterpret_cast<uintptr_t>(address) % addressAlign) return CUDA_ERROR_INVALID_VALUE;
   if (!dims || !elementStrides || (rank > 1 && !strides)) return CUDA_ERROR_INVALID_VALUE;
   for (unsigned i = 0; i < rank; ++i) {
     if (dims[i] == 0 || dims[i] > (uint64_t{1} << 32)) return CUDA_ERROR_INVALID_VALUE;
@@ -172,6 +173,26 @@ CUresult cuTensorMapEncodeIm2col(CUtensorMap* tensorMap, CUtensorMapDataType ten
   encoding.pixels = static_cast<uint16_t>(pixelsPerColumn);
   store(tensorMap, encoding);
   return CUDA_SUCCESS;
+}
+
+// The wide im2col maps of compute capability 10's `.im2col::w` copies. Driver 580 encodes them on an H200 too
+// (tools/gpu-probe/im2colwide30.cpp, results/im2colwide30-h200-2026-11-28.txt): the bytes are those of an im2col map
+// whose only nonzero corners are the width's (the first spatial dimension), both modes give the same bytes, and every
+// argument the probe varied is checked as cuTensorMapEncodeIm2col checks it, the mode besides. The copies themselves
+// need compute capability 10 (sm_100a), which no cuemu profile has.
+CUresult cuTensorMapEncodeIm2colWide(CUtensorMap* tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank,
+                                     void* globalAddress, const cuuint64_t* globalDim, const cuuint64_t* globalStrides,
+                                     int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth,
+                                     cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn,
+                                     const cuuint32_t* elementStrides, CUtensorMapInterleave interleave,
+                                     CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle,
+                                     CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill) {
+  if (mode != CU_TENSOR_MAP_IM2COL_WIDE_MODE_W && mode != CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128)
+    return CUDA_ERROR_INVALID_VALUE;
+  const int lower[3] = {pixelBoxLowerCornerWidth, 0, 0}, upper[3] = {pixelBoxUpperCornerWidth, 0, 0};
+  return impl::cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides,
+                                       lower, upper, channelsPerPixel, pixelsPerColumn, elementStrides, interleave,
+                                       swizzle, l2Promotion, oobFill);
 }
 
 CUresult cuTensorMapReplaceAddress(CUtensorMap* tensorMap, void* globalAddress) {

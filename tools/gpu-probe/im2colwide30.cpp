@@ -42,8 +42,8 @@ int main() {
   auto enc = [&](const char* label, CUtensorMapDataType t, unsigned rank, void* g, int lo, int hi, unsigned ch,
                  unsigned px, CUtensorMapInterleave il, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle sw) {
     map = CUtensorMap{};
-    CUresult rc = cuTensorMapEncodeIm2colWide(&map, t, rank, g, dims, strides, lo, hi, ch, px, es, il, mode, sw, l2,
-                                              fill);
+    CUresult rc =
+        cuTensorMapEncodeIm2colWide(&map, t, rank, g, dims, strides, lo, hi, ch, px, es, il, mode, sw, l2, fill);
     show(label, rc, map);
   };
   const auto f16 = CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
@@ -76,8 +76,8 @@ int main() {
   enc("f32", CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, base, -1, 1, 32, 32, none, W, sw128);
   enc("u8", CU_TENSOR_MAP_DATA_TYPE_UINT8, 4, base, -1, 1, 128, 32, none, W, sw128);
   enc("sw128_atom32", f16, 4, base, -1, 1, 64, 32, none, W, CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B);
-  CUresult rc = cuTensorMapEncodeIm2colWide(nullptr, f16, 4, base, dims, strides, -1, 1, 64, 32, es, none, W, sw128, l2,
-                                            fill);
+  CUresult rc =
+      cuTensorMapEncodeIm2colWide(nullptr, f16, 4, base, dims, strides, -1, 1, 64, 32, es, none, W, sw128, l2, fill);
   std::printf("null_map rc %d\n", int(rc));
   // a tiled and a plain im2col map of the same tensor, for comparison of the words
   cuuint32_t box[4] = {64, 8, 1, 1};
