@@ -838,7 +838,7 @@ EXIT:
       ASSERT_TRUE(r.ok()) << r.fault.message;
       for (uint32_t i = 0; i < blocks * 256; ++i)
         ASSERT_EQ(out[i], expected[i]) << "thread " << i % 256 << " of block " << i / 256 << ", rewrites " << mask;
-      if (mask == kAllRewrites && (defaultRewrites() & kAllRewrites) == kAllRewrites && !nativeTier()) {
+      if (mask == kAllRewrites && (defaultRewrites() & kAllRewrites) == kAllRewrites) {
         // per CTA: warps 2-7 pass phase 1's barrier, 1-7 phase 2's (6 of them alive), ... on credit
         EXPECT_GT(r.barrierCreditPhases, 10u * blocks);
       } else if (mask != kAllRewrites) {
@@ -918,7 +918,7 @@ DONE:
       LaunchResult r = run(*cr.program, "exits", Dim3{blocks}, Dim3{256}, p, cfg);
       ASSERT_TRUE(r.ok()) << r.fault.message;
       for (uint32_t b = 0; b < blocks; ++b) EXPECT_EQ(out[b], expected[b]) << "block " << b << ", rewrites " << mask;
-      if (mask == kAllRewrites && (defaultRewrites() & kAllRewrites) == kAllRewrites && !nativeTier()) {
+      if (mask == kAllRewrites && (defaultRewrites() & kAllRewrites) == kAllRewrites) {
         EXPECT_EQ(r.barrierCreditExits, 7u * blocks);
       } else if (mask != kAllRewrites) {
         EXPECT_EQ(r.barrierCreditExits, 0u);
@@ -979,7 +979,7 @@ P3:
       const uint32_t t = i % 256, from = t < 32 ? t + 128 : t;
       ASSERT_EQ(out[i], from + (from < n ? 1000 : 0)) << "thread " << t << " of block " << i / 256 << ", n " << n;
     }
-    if ((defaultRewrites() & kAllRewrites) == kAllRewrites && !nativeTier()) {
+    if ((defaultRewrites() & kAllRewrites) == kAllRewrites) {
       EXPECT_GT(r.barrierCreditPhases, 0u) << n;
     }
   }
@@ -1277,7 +1277,7 @@ SECOND:
     ASSERT_EQ(r.fault.kind, FaultKind::Deadlock) << r.fault.message;
     EXPECT_EQ(r.fault.ptxLine, firstLine) << r.fault.message << ", rewrites " << mask;
     EXPECT_EQ(r.fault.thread.x, 0u) << "rewrites " << mask;
-    if (mask == kAllRewrites && (defaultRewrites() & kAllRewrites) == kAllRewrites && !nativeTier()) {
+    if (mask == kAllRewrites && (defaultRewrites() & kAllRewrites) == kAllRewrites) {
       EXPECT_EQ(r.barrierCreditPhases, 1u);
     }
   }

@@ -245,6 +245,19 @@ void prepareUnit(llvm::Module& m, size_t unit, Prepared& p, std::unordered_map<s
       continue;
     if (uint64_t a = p.symbols.address(f.getName().str())) bindTo(f, a);
   }
+  // Where code takes a handler's address instead of calling it (the barrier run ahead asks whether an op's handler
+  // is braCond or barSyncPlain), the address must be the interpreter's, which the ops hold: the kernel's own copy
+  // has another. Calls keep the copy, which inlines. (With the copy's address, compiled code took no barrier credit
+  // past a branch: Rewrites.BarrierCreditsEndAtExits ended 6 warps per CTA at the release instead of 7.)
+  auto takesAddress = [](const llvm::Use& u) {
+    const auto* call = llvm::dyn_cast<llvm::CallBase>(u.getUser());
+    return !call || !call->isCallee(&u);
+  };
+  for (llvm::Function& f : m) {
+    if (f.isDeclaration() || unusable.count(&f) || llvm::none_of(f.uses(), takesAddress)) continue;
+    if (uint64_t a = p.symbols.address(f.getName().str()))
+      f.replaceUsesWithIf(m.getOrInsertFunction(atName(a), f.getFunctionType()).getCallee(), takesAddress);
+  }
   const std::string host = p.features;
   for (llvm::Function& f : m) {
     if (f.isDeclaration()) continue;
