@@ -4,6 +4,7 @@
 #   lib/cuemu/ptx-toolkit/{bin/ptxas -> ../../cuemu-ptxas, bin/nvlink, nvvm}   the CUDA root `cuemu run` gives JAX
 #   lib/cuemu/toolkit/lib64/libnvrtc.so.13 (libnvrtc.so.13 links there), toolkit/{include,bin,lib64/libcudadevrt.a}
 #                                        links to the CUDA toolkit, for CuPy (below)
+#   lib/cuemu/libcuemu-native.so         the native tier's compiler (where LLVM 14 was found; not in the wheel)
 #   bin/cuemu                                                                        finds lib/cuemu from bin/
 #   include/cuemu/{cuemu.h, cuda.h, cudaTypedefs.h, ...}                           cuemu's headers (not the toolkit's)
 #   lib/cmake/cuemu/cuemuConfig.cmake    find_package(cuemu): cuemu::cuda (the driver), cuemu::cuemu (the command)
@@ -62,6 +63,14 @@ else()
           NAMELINK_COMPONENT development)
 endif()
 install(TARGETS cuemu EXPORT cuemuTargets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
+# The native tier's compiler, beside the library, where the interpreter looks for it (docs/native-tier.md). It links
+# LLVM 14 and is loaded only with CUEMU_NATIVE=on, so the package suggests LLVM instead of depending on it (without it
+# `cuemu info` says the tier does not load, and kernels are interpreted). The portable build (the wheel, which must
+# need only glibc) leaves it out.
+if(TARGET cuemu-native AND NOT CUEMU_PORTABLE)
+  install(TARGETS cuemu-native LIBRARY DESTINATION ${CUEMU_INSTALL_LIBDIR} COMPONENT runtime)
+  set(CPACK_DEBIAN_PACKAGE_SUGGESTS "libllvm14")
+endif()
 install(TARGETS cuemu_nvjitlink_lto RUNTIME DESTINATION ${CUEMU_INSTALL_LIBDIR} COMPONENT runtime)
 install(TARGETS cuemu_ptxas RUNTIME DESTINATION ${CUEMU_INSTALL_LIBDIR} COMPONENT runtime)
 target_include_directories(cuda INTERFACE $<INSTALL_INTERFACE:${CUEMU_INSTALL_INCLUDEDIR}>)
@@ -95,7 +104,11 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6 (>= 2.34), libstdc++6 (>= 12), libzstd1, liblz4-1")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEB_COMPONENT_INSTALL OFF)
-set(CPACK_STRIP_FILES TRUE)  # the build keeps its debug info; the package does not
+# The build keeps its debug info; the package does not, but keeps the symbol tables (the native tier reads
+# libcuda.so.1's): CPack's own stripping would remove both.
+set(CPACK_STRIP_FILES FALSE)
+set(CPACK_CUEMU_STRIP "${CMAKE_STRIP}")
+set(CPACK_PRE_BUILD_SCRIPTS ${CMAKE_CURRENT_LIST_DIR}/strip_debug.cmake)
 set(CPACK_PACKAGE_DESCRIPTION "cuemu emulates NVIDIA's CUDA driver API (driver 580, CUDA 13) in software. The
  library installs under /usr/lib/cuemu, never in place of a real driver; `cuemu run -- PROGRAM` runs a program
  with it.")

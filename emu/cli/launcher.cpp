@@ -69,6 +69,10 @@ const std::vector<Setting>& settings() {
        "exited, non-converged or differently-masked lanes or leaving out the thread, and named barriers reached by "
        "more threads than their count (default: no)"},
       {"--progress", "CUEMU_PROGRESS", nullptr, "a live line on stderr for long grids: CTAs done / total"},
+      {"--native", "CUEMU_NATIVE", "MODE",
+       "on: kernels launched often are compiled to host code in the background and later launches run it (the "
+       "native tier, docs/native-tier.md; needs libcuemu-native.so and LLVM 14, see `cuemu info`); off (default): "
+       "every kernel is interpreted"},
       {"--dev-files", "CUEMU_DEV_FILES", "MODE",
        "on (default): the program sees NVIDIA's device files /dev/nvidiactl and /dev/nvidia0.. (one per device; "
        "clients such as JAX look for them before they load the driver); off: it sees the machine's own /dev"},
@@ -104,7 +108,7 @@ std::vector<std::string> validateSettings(const SettingValues& values) {
     } else if (name == "CUEMU_BOUNDS") {
       if (value != "granule" && value != "exact")
         problems.push_back(fmt::format("{}={}: neither 'granule' nor 'exact'", name, value));
-    } else if (name == "CUEMU_IPC" || name == "CUEMU_DEV_FILES") {
+    } else if (name == "CUEMU_IPC" || name == "CUEMU_DEV_FILES" || name == "CUEMU_NATIVE") {
       if (value != "on" && value != "off" && value != "1" && value != "0")
         problems.push_back(fmt::format("{}={}: neither 'on' nor 'off'", name, value));
     } else if (name == "CUEMU_PTX_ISA") {

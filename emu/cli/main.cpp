@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <thread>
 
@@ -47,6 +48,26 @@ void applyToEnvironment(const SettingValues& values) {
   for (const auto& [name, value] : values) setenv(name.c_str(), value.c_str(), 1);
 }
 
+// Where the library looks for the native tier's compiler (ptx-interp/src/native/tier.cpp: CUEMU_NATIVE_LIBRARY, beside
+// the library, the build tree) and whether it loads there: it links LLVM 14, which a machine may lack.
+std::string nativeTierText(const std::string& libraryDir) {
+  std::vector<std::string> candidates;
+  if (const char* path = std::getenv("CUEMU_NATIVE_LIBRARY")) candidates.push_back(path);
+  candidates.push_back(libraryDir + "/libcuemu-native.so");
+#ifdef CUEMU_NATIVE_BUILD_DIR
+  candidates.push_back(CUEMU_NATIVE_BUILD_DIR "/libcuemu-native.so");
+#endif
+  std::vector<std::string> problems;
+  for (const std::string& path : candidates) {
+    if (!std::filesystem::exists(path)) continue;
+    void* library = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL);
+    if (library && dlsym(library, "cuemuNativeApi")) return path + " (loads)";
+    problems.push_back(library ? path + ": not cuemu's native tier" : dlerror());
+  }
+  if (problems.empty()) return "not installed (libcuemu-native.so is built where LLVM 14 is: llvm-14-dev)";
+  return fmt::format("does not load: {}", fmt::join(problems, "; "));
+}
+
 int showInfo(const SettingValues& values) {
   applyToEnvironment(values);
   fmt::print("cuemu {} (the cuemu command)\n", kVersion);
@@ -71,6 +92,7 @@ int showInfo(const SettingValues& values) {
     fmt::print("nvJitLink: {}/libnvJitLink.so.13\n", dir);
     fmt::print("NVML: {}/libnvidia-ml.so.1 (answers for cuemu's devices)\n", dir);
     fmt::print("NVRTC: {}/libnvrtc.so.13 (forwards to NVIDIA's)\n", dir);
+    fmt::print("native tier (CUEMU_NATIVE=on): {}\n", nativeTierText(dir));
   }
   auto machine = loadMachineConfig();
   if (!machine) {

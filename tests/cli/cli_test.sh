@@ -128,6 +128,17 @@ check "run: an invalid timeout is refused" '[ $? -eq 2 ] && grep -q "CUEMU_KERNE
 check "run: --ipc off becomes CUEMU_IPC=off" 'grep -qx "ipc=off" "$out"'
 "$cuemu" run --ipc maybe -- true 2>"$err"
 check "run: an invalid --ipc mode is refused" '[ $? -eq 2 ] && grep -q "CUEMU_IPC=maybe" "$err"'
+"$cuemu" run --native maybe -- true 2>"$err"
+check "run: an invalid --native mode is refused" '[ $? -eq 2 ] && grep -q "CUEMU_NATIVE=maybe" "$err"'
+"$cuemu" info >"$out"
+check "info: says whether the native tier's compiler loads" 'grep -Eq "^native tier \(CUEMU_NATIVE=on\): .*(loads|not installed|does not load)" "$out"'
+if grep -q "^native tier .*(loads)" "$out"; then
+  # the tier compiles the kernel at its first launch and runs the compiled code (its timing lines say so)
+  CUEMU_NATIVE_HOT_LAUNCHES=1 CUEMU_NATIVE_BACKGROUND=0 CUEMU_NATIVE_CACHE_DISABLE=1 CUEMU_NATIVE_TIMING=1 \
+    "$cuemu" run --native on -- "$probe" sum >"$out" 2>"$err"
+  check "run: --native on compiles the kernel, with the interpreter's result" \
+    '[ $? -eq 0 ] && grep -qx "result 2080" "$out" && grep -q "^native: codegen" "$err"'
+fi
 
 # --tool: compute-sanitizer's banner and summary around a clean run; an unknown tool is refused.
 "$cuemu" run --tool memcheck -- "$probe" sum >"$out" 2>"$err"

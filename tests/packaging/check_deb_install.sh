@@ -44,6 +44,10 @@ check "dpkg knows its files under /usr/lib/cuemu" 'dpkg -L cuemu | grep -qx /usr
 mkdir -p "$work/user" && cd "$work/user" || exit 2
 /usr/bin/cuemu info >"$work/out" 2>&1
 check "/usr/bin/cuemu finds /usr/lib/cuemu" 'grep -q "library: /usr/lib/cuemu/libcuda.so.1 (cuemu" "$work/out" || { cat "$work/out"; false; }'
+if dpkg -L cuemu | grep -qx /usr/lib/cuemu/libcuemu-native.so; then  # built where LLVM 14 is (a suggested package)
+  check "the native tier's compiler is installed beside the library and loads" \
+    'grep -q "^native tier (CUEMU_NATIVE=on): /usr/lib/cuemu/libcuemu-native.so (loads)" "$work/out" || { cat "$work/out"; false; }'
+fi
 /usr/bin/cuemu run -- "$probe" sum >"$work/out" 2>&1
 check "a program runs through the installed package" 'grep -qx "result 2080" "$work/out"'
 /usr/bin/cuemu run -- "$work/env/bin/python" "$here/numba_kernel.py" >"$work/out" 2>&1

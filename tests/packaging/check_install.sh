@@ -38,6 +38,10 @@ check "installs nothing called libcuda outside lib/cuemu" \
 check "the installed command finds the installed library" "grep -q 'library: $prefix/lib/cuemu/libcuda.so.1 (cuemu' '$work/info'"
 "$prefix/bin/cuemu" run -- "$probe" sum >"$work/out" 2>&1
 check "a program run through the installed command gets cuemu" 'grep -qx "result 2080" "$work/out"'
+if [ -e "$build/ptx-interp/libcuemu-native.so" ]; then  # the build has the native tier (LLVM 14 found)
+  check "the native tier's compiler is installed beside the library, and the installed command says it loads" \
+    "grep -q '^native tier (CUEMU_NATIVE=on): $prefix/lib/cuemu/libcuemu-native.so (loads)' '$work/info'"
+fi
 
 cmake -S "$here/consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$prefix" >"$work/consumer.log" 2>&1 &&
   cmake --build "$work/consumer" >>"$work/consumer.log" 2>&1
@@ -58,11 +62,22 @@ if command -v cpack >/dev/null && command -v dpkg-deb >/dev/null; then
     check "the package puts the command in /usr/bin" 'grep -q " ./usr/bin/cuemu$" "$work/contents"'
     check "the package holds no libcuda outside /usr/lib/cuemu" \
       '! grep "libcuda" "$work/contents" | grep -v " ./usr/lib/cuemu/" | grep -q .'
-    dpkg-deb -f "$deb" Package Version Depends >"$work/control"
+    dpkg-deb -f "$deb" Package Version Depends Suggests >"$work/control"
     check "the package's control fields" 'grep -q "^Package: cuemu" "$work/control" && grep -q "^Depends: .*libzstd1" "$work/control"'
+    if [ -e "$build/ptx-interp/libcuemu-native.so" ]; then
+      check "the package holds the native tier's compiler and suggests LLVM 14 for it" \
+        'grep -q " ./usr/lib/cuemu/libcuemu-native.so$" "$work/contents" && grep -q "^Suggests: libllvm14" "$work/control"'
+    fi
     dpkg-deb -x "$deb" "$work/root"
     "$work/root/usr/bin/cuemu" run -- "$probe" sum >"$work/out" 2>&1
     check "unpacked, the package's command runs a program on its library" 'grep -qx "result 2080" "$work/out"'
+    if [ -e "$build/ptx-interp/libcuemu-native.so" ]; then
+      # the tier binds compiled kernels through libcuda.so.1's symbol table, which the package must keep
+      CUEMU_NATIVE_HOT_LAUNCHES=1 CUEMU_NATIVE_BACKGROUND=0 CUEMU_NATIVE_CACHE_DISABLE=1 CUEMU_NATIVE_TIMING=1 \
+        "$work/root/usr/bin/cuemu" run --native on -- "$probe" sum >"$work/out" 2>&1
+      check "unpacked, the package's native tier compiles a kernel" \
+        'grep -qx "result 2080" "$work/out" && grep -q "^native: codegen" "$work/out" || { cat "$work/out"; false; }'
+    fi
   fi
 else
   echo "skipped: the Debian package (no cpack or dpkg-deb)"

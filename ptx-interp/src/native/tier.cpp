@@ -106,8 +106,16 @@ size_t maxOps() {
   return n;
 }
 
-void refuse(std::string why) {
+// A kernel stays interpreted. A compile that failed is said once per process on stderr: the user asked for the
+// tier, and a failure that holds for every kernel (a stripped interpreter without its symbol table, say) would
+// otherwise only show as slowness. Kernels left out by the policy (CUEMU_NATIVE_MAX_OPS) are not.
+void refuse(std::string why, bool compileFailed = false) {
   ++stats().kernelsRefused;
+  static std::atomic<bool> shown{false};
+  if (compileFailed && !shown.exchange(true)) {
+    std::fprintf(stderr, "cuemu: the native tier could not compile a kernel: %s. It is interpreted (said once).\n",
+                 why.c_str());
+  }
   stats().lastRefusal = std::move(why);
 }
 
@@ -247,7 +255,7 @@ void runJob(CompileJob& job, const char* cacheDir) {
   addCompileTimes(result);
   std::shared_ptr<NativeSlot> slot = job.slot.lock();
   if (!ok || !result.entry) {
-    refuse(result.message);
+    refuse(result.message, true);
     if (slot) slot->kernels[job.function].state = NativeSlot::Code::Done;
     return;
   }
@@ -394,7 +402,7 @@ class Compiler {
     addCompileTimes(result);
     std::shared_ptr<NativeSlot> slot = job.slot.lock();
     if (status == 1) {
-      refuse(result.message[0] ? result.message : "the background compile failed");
+      refuse(result.message[0] ? result.message : "the background compile failed", true);
       if (slot) slot->kernels[job.function].state = NativeSlot::Code::Done;
       return;
     }
