@@ -182,6 +182,7 @@ namespace {
 struct CompileJob {
   std::weak_ptr<NativeSlot> slot;
   uint32_t function = 0;
+  std::string name;  // the kernel's, for CUEMU_NATIVE_PERFMAP
   std::vector<Op> ops;
   const Op* original = nullptr;
   std::vector<uint8_t> compileOp;
@@ -190,6 +191,7 @@ struct CompileJob {
 
 // Fills `job` for the kernel with entry function `function` of p; false (and why) when it is not compiled.
 bool prepareJob(const Program& p, uint32_t function, CompileJob& job, std::string& why) {
+  job.name = p.functions[function].name;
   // the kernel's entry function and every callee-able function; functions occupy consecutive op ranges
   job.compileOp.assign(p.ops.size(), 0);
   size_t compiled = 0;
@@ -233,6 +235,23 @@ CuemuNativeOptions jobOptions(const CompileJob& job, const char* cacheDir) {
   return options;
 }
 
+// CUEMU_NATIVE_PERFMAP=1: each compiled kernel's code is named in /tmp/perf-<pid>.map, the file Linux perf reads for
+// code it finds in no object, so that `perf report` shows time in a kernel's code as `cuemu kernel <name>` instead of
+// unknown addresses. The size is the kernel's object code, which holds its function and little else.
+void writePerfMap(const void* entry, uint32_t bytes, const std::string& name) {
+  static const bool on = [] {
+    const char* v = std::getenv("CUEMU_NATIVE_PERFMAP");
+    return v && std::strcmp(v, "1") == 0;
+  }();
+  if (!on || !entry) return;
+  const std::string path = fmt::format("/tmp/perf-{}.map", getpid());
+  if (FILE* f = std::fopen(path.c_str(), "a")) {
+    std::fprintf(f, "%lx %x cuemu kernel %s\n", static_cast<unsigned long>(reinterpret_cast<uintptr_t>(entry)),
+                 bytes ? bytes : 1u, name.c_str());
+    std::fclose(f);
+  }
+}
+
 // A compile's times, into the statistics (with gMutex).
 void addCompileTimes(const CuemuNativeResult& result) {
   stats().compileNs += result.compileNs;
@@ -273,6 +292,7 @@ void runJob(CompileJob& job, const char* cacheDir) {
   code.entry = result.entry;
   code.handle = result.handle;
   code.state = NativeSlot::Code::Done;
+  writePerfMap(reinterpret_cast<const void*>(result.entry), result.codeBytes, job.name);
 }
 
 // The background compiler: one thread, started on first use, taking queued kernels in order. Each compile runs in
