@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -237,6 +238,186 @@ TEST(PtxMatrix, WgmmaMultipliesSwizzledSharedTiles) {
   // a descriptor past the CTA's shared memory faults
   r = launchAt(0x3ff00);
   EXPECT_EQ(r.fault.kind, FaultKind::IllegalAddress) << r.fault.message;
+}
+
+}  // namespace
+
+namespace {
+
+// ---- mma with a .kind (sm_120a/f): FP4/FP6/FP8 products, block scaling ----------------------------------------
+// No compute-capability-12 GPU has recorded these forms; the host references below place elements by the PTX ISA's
+// fragment formulas for the 8-bit (m16n8k32) and 4-bit (m16n8k64) types and the scale factors as CUTLASS's sm_120
+// traits do for {byte-id, thread-id} = {0, 0}. Values are small enough that every sum is exact.
+
+// One warp: loads A (4 registers), B (2), C (4 floats), the scale words of A and B, runs `mma`, stores D.
+std::string kindKernel(const std::string& mma, const std::string& target = "sm_121a") {
+  return ".version 9.0\n.target " + target +
+         "\n.address_size 64\n"
+         ".visible .entry k(.param .u64 pin, .param .u64 pout) {\n"
+         "  .reg .b16 %rs<4>;\n  .reg .b32 %r<16>;\n  .reg .f32 %f<9>;\n  .reg .b64 %rd<6>;\n"
+         "  ld.param.u64 %rd1, [pin];\n  ld.param.u64 %rd2, [pout];\n  mov.u32 %r0, %laneid;\n"
+         "  mul.wide.u32 %rd3, %r0, 48;\n  add.s64 %rd4, %rd1, %rd3;\n"
+         "  ld.global.v4.b32 {%r1, %r2, %r3, %r4}, [%rd4];\n  ld.global.v4.f32 {%f5, %f6, %f7, %f8}, [%rd4+16];\n"
+         "  ld.global.v2.b32 {%r5, %r6}, [%rd4+32];\n  ld.global.v2.b32 {%r7, %r8}, [%rd4+40];\n"
+         "  mov.b16 %rs0, 0;\n  mov.b16 %rs1, 1;\n  mov.b16 %rs2, 2;\n  mov.b16 %rs3, 3;\n  " +
+         mma +
+         "\n  mul.wide.u32 %rd3, %r0, 16;\n  add.s64 %rd5, %rd2, %rd3;\n"
+         "  st.global.v4.f32 [%rd5], {%f1, %f2, %f3, %f4};\n  ret;\n}\n";
+}
+
+struct KindInput {
+  uint32_t a[4];
+  float c[4];
+  uint32_t b[2];
+  uint32_t scaleA, scaleB;
+};
+static_assert(sizeof(KindInput) == 48);
+
+// Runs kernel `ptx` with the per-lane inputs; D[row][col] from the standard m16n8 f32 accumulator layout.
+LaunchResult runKind(const std::string& ptx, const KindInput* lanes, float (*d)[8]) {
+  CompileResult cr = compile(ptx);
+  EXPECT_TRUE(cr.program) << cr.error;
+  if (!cr.program) return {};
+  auto* in = arena().alloc<KindInput>(32);
+  auto* out = arena().alloc<float>(128);
+  std::memcpy(in, lanes, 32 * sizeof(KindInput));
+  Params p(kernels(*cr.program)[0]);
+  p.arg(in).arg(out);
+  LaunchResult r = launch(*cr.program, 0, ptxtest::launchParams(Dim3{1}, Dim3{32}, p, arena()));
+  for (unsigned l = 0; l < 32; ++l)
+    for (unsigned i = 0; i < 4; ++i) d[l / 4 + 8 * (i / 2)][2 * (l % 4) + i % 2] = out[l * 4 + i];
+  return r;
+}
+
+// e2m1 values by code (sign in bit 3)
+double e2m1(unsigned code) {
+  static const double v[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+  return (code & 8) ? -v[code & 7] : v[code & 7];
+}
+
+// Packed e2m1 (.kind::mxf4nvf4, m16n8k64) with four ue4m3 scale factors per row and column, the selectors in 16-bit
+// registers as nvcc writes them for CUTLASS: D = (A x scale_A)(B x scale_B) + C.
+TEST(PtxMatrix, KindMxf4nvf4ScalesPackedFp4Products) {
+  unsigned a[16][64], b[64][8];
+  double sa[16][4], sb[8][4];
+  static const uint8_t kUe4m3[4] = {0x38, 0x40, 0x30, 0x3c};  // 1, 2, 0.5, 1.5
+  static const double kUe4m3Value[4] = {1, 2, 0.5, 1.5};
+  for (unsigned i = 0; i < 16; ++i)
+    for (unsigned k = 0; k < 64; ++k) a[i][k] = (i * 7 + k * 3) % 16;
+  for (unsigned k = 0; k < 64; ++k)
+    for (unsigned j = 0; j < 8; ++j) b[k][j] = (k * 5 + j * 11 + 1) % 16;
+  KindInput in[32] = {};
+  for (unsigned l = 0; l < 32; ++l) {
+    const unsigned g = l / 4, t = l % 4;
+    for (unsigned r = 0; r < 4; ++r)
+      for (unsigned n = 0; n < 8; ++n)  // a_i, i = 8r + n: row g (+8 for odd r), column 8t + n (+32 for r >= 2)
+        in[l].a[r] |= a[g + 8 * (r % 2)][8 * t + n + 32 * (r / 2)] << (4 * n);
+    for (unsigned r = 0; r < 2; ++r)
+      for (unsigned n = 0; n < 8; ++n)  // b_i, i = 8r + n: row 8t + n (+32 for r = 1), column g
+        in[l].b[r] |= b[8 * t + n + 32 * r][g] << (4 * n);
+    for (unsigned i = 0; i < 4; ++i) in[l].c[i] = float(int(l + i) % 5 - 2);
+    // A: lane 4g holds row g's four factors, lane 4g + 1 row g + 8's (CUTLASS copies them to 4g + 2 and 4g + 3)
+    const unsigned row = g + 8 * (t % 2), col = g;
+    for (unsigned q = 0; q < 4; ++q) {
+      const unsigned fa = (row + q) % 4, fb = (col * 3 + q) % 4;
+      in[l].scaleA |= uint32_t(kUe4m3[fa]) << (8 * q);
+      in[l].scaleB |= uint32_t(kUe4m3[fb]) << (8 * q);
+      sa[row][q] = kUe4m3Value[fa];
+      sb[col][q] = kUe4m3Value[fb];
+    }
+  }
+  float d[16][8];
+  LaunchResult r = runKind(kindKernel("mma.sync.aligned.kind::mxf4nvf4.block_scale.scale_vec::4X.m16n8k64.row.col.f32."
+                                      "e2m1.e2m1.f32.ue4m3 {%f1,%f2,%f3,%f4}, {%r1,%r2,%r3,%r4}, {%r5,%r6}, "
+                                      "{%f5,%f6,%f7,%f8}, {%r7}, {%rs0,%rs0}, {%r8}, {%rs0,%rs0};"),
+                           in, d);
+  ASSERT_TRUE(r.ok()) << r.fault.message;
+  for (unsigned i = 0; i < 16; ++i)
+    for (unsigned j = 0; j < 8; ++j) {
+      double want = in[4 * (i % 8) + (j / 2)].c[2 * (i / 8) + j % 2];
+      for (unsigned k = 0; k < 64; ++k) want += e2m1(a[i][k]) * sa[i][k / 16] * e2m1(b[k][j]) * sb[j][k / 16];
+      EXPECT_EQ(d[i][j], float(want)) << "row " << i << " column " << j;
+    }
+}
+
+// FP6 and FP4 in bytes (.kind::f8f6f4, m16n8k32): e2m3 (bits 5:0) times e2m1 (bits 5:2), no scaling.
+TEST(PtxMatrix, KindF8f6f4MultipliesFp6ByFp4InBytes) {
+  unsigned a[16][32], b[32][8];
+  auto e2m3 = [](unsigned code) {  // sign bit 5, exponent bits 4:3 (bias 1), mantissa 2:0
+    const unsigned e = (code >> 3) & 3, m = code & 7;
+    const double v = e ? std::ldexp(8.0 + m, int(e) - 4) : m / 8.0;
+    return (code & 0x20) ? -v : v;
+  };
+  for (unsigned i = 0; i < 16; ++i)
+    for (unsigned k = 0; k < 32; ++k) a[i][k] = (i * 13 + k * 7) % 64;
+  for (unsigned k = 0; k < 32; ++k)
+    for (unsigned j = 0; j < 8; ++j) b[k][j] = (k * 3 + j * 5) % 16;
+  KindInput in[32] = {};
+  for (unsigned l = 0; l < 32; ++l) {
+    const unsigned g = l / 4, t = l % 4;
+    for (unsigned r = 0; r < 4; ++r)
+      for (unsigned n = 0; n < 4; ++n)  // a_i, i = 4r + n: row g (+8 for odd r), column 4t + n (+16 for r >= 2)
+        in[l].a[r] |= (a[g + 8 * (r % 2)][4 * t + n + 16 * (r / 2)] | 0xc0u) << (8 * n);  // bits 7:6 not read
+    for (unsigned r = 0; r < 2; ++r)
+      for (unsigned n = 0; n < 4; ++n)  // b_i, i = 4r + n: row 4t + n (+16 for r = 1), column g
+        in[l].b[r] |= (b[4 * t + n + 16 * r][g] << 2 | 0x3u) << (8 * n);  // bits 1:0 and 7:6 not read
+    for (unsigned i = 0; i < 4; ++i) in[l].c[i] = 0.25f * float(int(l * 3 + i) % 7 - 3);
+  }
+  float d[16][8];
+  LaunchResult r = runKind(kindKernel("mma.sync.aligned.kind::f8f6f4.m16n8k32.row.col.f32.e2m3.e2m1.f32 "
+                                      "{%f1,%f2,%f3,%f4}, {%r1,%r2,%r3,%r4}, {%r5,%r6}, {%f5,%f6,%f7,%f8};"),
+                           in, d);
+  ASSERT_TRUE(r.ok()) << r.fault.message;
+  for (unsigned i = 0; i < 16; ++i)
+    for (unsigned j = 0; j < 8; ++j) {
+      double want = in[4 * (i % 8) + (j / 2)].c[2 * (i / 8) + j % 2];
+      for (unsigned k = 0; k < 32; ++k) want += e2m3(a[i][k]) * e2m1(b[k][j]);
+      EXPECT_EQ(d[i][j], float(want)) << "row " << i << " column " << j;
+    }
+}
+
+// .kind::mxf8f6f4 with other selectors: byte-id 2 takes each lane's third byte, thread-id 1 of A the lanes 4g + 2
+// and 4g + 3, thread-id 3 of B lane 4g + 3; ue8m0 factors are powers of two. A factor NaN (0xff) gives NaN.
+TEST(PtxMatrix, KindMxf8f6f4SelectsScaleFactors) {
+  KindInput in[32] = {};
+  for (unsigned l = 0; l < 32; ++l) {
+    for (unsigned r = 0; r < 4; ++r) in[l].a[r] = 0x38383838u;  // e4m3 1.0 everywhere
+    for (unsigned r = 0; r < 2; ++r) in[l].b[r] = 0x3c3c3c3cu;  // e5m2 1.0 everywhere
+    const unsigned g = l / 4, t = l % 4;
+    // byte 2 of lane 4g + 2 (row g) and 4g + 3 (row g + 8): 2^(row - 4); the other bytes and lanes: 2^20, never read
+    in[l].scaleA = 0x93939393u;
+    if (t >= 2) in[l].scaleA = (in[l].scaleA & ~0xff0000u) | uint32_t(127 + (g + 8 * (t - 2)) - 4) << 16;
+    in[l].scaleB = 0x93939393u;
+    if (t == 3) in[l].scaleB = (in[l].scaleB & ~0xff0000u) | uint32_t(127 + g) << 16;
+  }
+  float d[16][8];
+  const std::string form =
+      "mma.sync.aligned.kind::mxf8f6f4.block_scale.scale_vec::1X.m16n8k32.row.col.f32.e4m3.e5m2.f32.ue8m0 "
+      "{%f1,%f2,%f3,%f4}, {%r1,%r2,%r3,%r4}, {%r5,%r6}, {%f5,%f6,%f7,%f8}, %r7, {2, 1}, %r8, {%rs2, %rs3};";
+  LaunchResult r = runKind(kindKernel(form), in, d);
+  ASSERT_TRUE(r.ok()) << r.fault.message;
+  for (unsigned i = 0; i < 16; ++i)
+    for (unsigned j = 0; j < 8; ++j) EXPECT_EQ(d[i][j], std::ldexp(32.0f, int(i) - 4 + int(j))) << i << "," << j;
+  in[5].scaleA |= 0xff0000u;  // lane 4 + 1: not a lane thread-id 1 reads
+  in[6].scaleA |= 0xff0000u;  // lane 4 + 2: row 1's factor
+  r = runKind(kindKernel(form), in, d);
+  ASSERT_TRUE(r.ok()) << r.fault.message;
+  for (unsigned j = 0; j < 8; ++j) {
+    EXPECT_TRUE(std::isnan(d[1][j])) << j;
+    EXPECT_EQ(d[9][j], std::ldexp(32.0f, 5 + int(j))) << j;
+  }
+}
+
+// A selector register out of its range is an illegal instruction that says so.
+TEST(PtxMatrix, KindSelectorOutOfRangeFaults) {
+  KindInput in[32] = {};
+  float d[16][8];
+  LaunchResult r = runKind(kindKernel("mma.sync.aligned.kind::mxf4nvf4.block_scale.scale_vec::4X.m16n8k64.row.col.f32."
+                                      "e2m1.e2m1.f32.ue4m3 {%f1,%f2,%f3,%f4}, {%r1,%r2,%r3,%r4}, {%r5,%r6}, "
+                                      "{%f5,%f6,%f7,%f8}, {%r7}, {%rs0,%rs2}, {%r8}, {%rs0,%rs0};"),
+                           in, d);
+  EXPECT_EQ(r.fault.kind, FaultKind::IllegalInstruction);
+  EXPECT_NE(r.fault.message.find("{byte-id, thread-id} of A is {0, 2}"), std::string::npos) << r.fault.message;
 }
 
 }  // namespace

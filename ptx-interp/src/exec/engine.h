@@ -181,6 +181,12 @@ struct MatrixSite {
   int64_t offset = 0;     // address immediate
   uint32_t metadata = 0;  // mma.sp: the metadata register
   uint8_t selector = 0;   // mma.sp: the sparsity selector
+  // mma with a .kind and .block_scale (isa/matrix.cpp: mmaKind): the scale-factor registers of A and B (0: no
+  // scaling), their {byte-id, thread-id} registers (constants become constant registers), the scale type
+  // (matrix.cpp: Elem) and the scale factors per row of A and column of B (1, 2, 4)
+  uint32_t scale[2] = {};
+  uint32_t scaleSelector[2][2] = {};
+  uint8_t scaleElem = 0, scaleVec = 0;
 };
 
 // A wgmma.mma_async site (isa/wgmma.cpp). The accumulators are read and written in place.

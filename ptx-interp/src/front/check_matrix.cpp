@@ -171,19 +171,37 @@ bool Checker::kindMma(const Function& f, const Instruction& inst, bool sparse) {
     }
   }
   if (!scaled) return false;
-  // Scale factors: a 32-bit register, then {byte-id, thread-id}: the thread is 0..1 for A and 0..3 for B; the byte
-  // any of the four with one scale per row (1X), 0 or 2 with two (2X), 0 with four (4X).
+  // Scale factors: a 32-bit register (alone or in braces), then {byte-id, thread-id}, each a constant or a 16-bit
+  // register (what nvcc writes for CUTLASS's inline assembly; ptxas takes both, and no 32-bit register): the thread
+  // is 0..1 for A and 0..3 for B; the byte any of the four with one scale per row (1X), 0 or 2 with two (2X), 0 with
+  // four (4X). Constants are checked here; a register's value at run time (isa/matrix.cpp).
+  auto reg16 = [&](const Operand& e) {
+    return e.kind == OperandKind::Reg && e.index < f.registers.size() && !f.registers[e.index].vec &&
+           typeSize(f.registers[e.index].type) == 2;
+  };
   for (unsigned m = 0; m < 2; ++m) {
     int64_t maxThread = m == 0 ? 1 : 3;
     unsigned reg = base + 2 * m, sel = reg + 1;
-    if (!regOperand(f, inst, reg, "a 32-bit register (scale factors)", reg32, false, false)) return false;
-    const Operand& v = ops[sel];
-    bool shapeOk = vectorSize(v) == 2 && f.elems[v.index].kind == OperandKind::Imm &&
-                   f.elems[v.index + 1].kind == OperandKind::Imm;
-    if (!shapeOk) {
-      error(inst.loc, "operand {} of '{}' must be {{byte-id, thread-id}}, two integer constants", sel + 1, name);
+    const Operand& scale = ops[reg];
+    const bool scaleOk = vectorSize(scale) == 1
+                             ? f.elems[scale.index].kind == OperandKind::Reg &&
+                                   f.elems[scale.index].index < f.registers.size() &&
+                                   reg32(f.registers[f.elems[scale.index].index].type)
+                             : scale.kind == OperandKind::Reg && scale.index < f.registers.size() &&
+                                   !f.registers[scale.index].vec && reg32(f.registers[scale.index].type);
+    if (!scaleOk) {
+      error(inst.loc, "operand {} of '{}' must be a 32-bit register (scale factors)", reg + 1, name);
       return false;
     }
+    const Operand& v = ops[sel];
+    auto selectorOk = [&](const Operand& e) { return e.kind == OperandKind::Imm || reg16(e); };
+    bool shapeOk = vectorSize(v) == 2 && selectorOk(f.elems[v.index]) && selectorOk(f.elems[v.index + 1]);
+    if (!shapeOk) {
+      error(inst.loc, "operand {} of '{}' must be {{byte-id, thread-id}}, integer constants or 16-bit registers",
+            sel + 1, name);
+      return false;
+    }
+    if (f.elems[v.index].kind != OperandKind::Imm || f.elems[v.index + 1].kind != OperandKind::Imm) continue;
     int64_t byteId = f.elems[v.index].value, threadId = f.elems[v.index + 1].value;
     bool byteOk = scaleVec == Mod::scale_vec_1X   ? byteId >= 0 && byteId <= 3
                   : scaleVec == Mod::scale_vec_2X ? byteId == 0 || byteId == 2

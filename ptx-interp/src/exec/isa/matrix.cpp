@@ -37,8 +37,35 @@ double fp8Value(uint32_t bits, bool e5m2) {
   return sign ? -v : v;
 }
 
+// The 4- and 6-bit floats of the sm_120 .kind forms (OCP MX: no infinity, no NaN) and the unsigned scale-factor
+// types, as doubles, exact. An e2m1 in a byte sits in bits 5:2, an e2m3 or e3m2 in bits 5:0: the placement CUTLASS
+// gives the registers of its sm_120 mma (ldmatrix's .b6x16_p32 result feeds the mma as it is, the .b4x16_p64 one,
+// which puts the e2m1 in bits 3:0, shifted left by two).
+double miniFloatValue(uint32_t bits, int ebits, int mbits) {
+  const int bias = (1 << (ebits - 1)) - 1;
+  const uint32_t sign = (bits >> (ebits + mbits)) & 1, exp = (bits >> mbits) & ((1u << ebits) - 1);
+  const uint32_t man = bits & ((1u << mbits) - 1);
+  const double v = exp == 0 ? std::ldexp(double(man), 1 - bias - mbits)
+                            : std::ldexp(double(man | (1u << mbits)), int(exp) - bias - mbits);
+  return sign ? -v : v;
+}
+double scaleValue(Elem e, uint32_t bits) {
+  if (e == Elem::UE8M0)
+    return bits == 0xff ? std::numeric_limits<double>::quiet_NaN() : std::ldexp(1.0, int(bits) - 127);
+  // ue4m3: e4m3 without its sign bit (bit 7 is not read); 0x7f is the NaN
+  bits &= 0x7f;
+  if (bits == 0x7f) return std::numeric_limits<double>::quiet_NaN();
+  return miniFloatValue(bits, 4, 3);
+}
+
 inline double floatValue(Elem e, uint64_t bits) {
   switch (e) {
+    case Elem::E2M1: return miniFloatValue(uint32_t(bits) & 0xf, 2, 1);
+    case Elem::E2M1x8: return miniFloatValue((uint32_t(bits) >> 2) & 0xf, 2, 1);
+    case Elem::E2M3x8: return miniFloatValue(uint32_t(bits) & 0x3f, 2, 3);
+    case Elem::E3M2x8: return miniFloatValue(uint32_t(bits) & 0x3f, 3, 2);
+    case Elem::UE8M0:
+    case Elem::UE4M3: return scaleValue(e, uint32_t(bits));
     case Elem::F16: return num::halfToFloat(uint16_t(bits));
     case Elem::BF16: return std::bit_cast<float>(uint32_t(bits) << 16);
     // the tensor core reads the 19 high bits of a tf32 operand (sign, 8 exponent, 10 mantissa)
@@ -850,6 +877,76 @@ const Op* mmaSync(Warp& w, const Op* op) {
   return op + 1;
 }
 
+// ---- mma with a .kind (sm_120a/f) -------------------------------------------------------------------------------
+
+// .kind::f8f6f4 (m16n8k32, any pair of e4m3/e5m2/e3m2/e2m3/e2m1 in bytes), and with .block_scale .kind::mxf8f6f4
+// (the same, one ue8m0 scale factor per row of A and column of B), .kind::mxf4 (m16n8k64, packed e2m1, two ue8m0
+// factors: one per 32 of K) and .kind::mxf4nvf4 (two ue8m0 or four ue4m3 factors: one per 16 of K). D = (A x scale_A)
+// (B x scale_B) + C (PTX ISA "Block scaling for mma.sync"). Fragments: the ISA's layouts of the 8-bit types (m16n8k32)
+// and of the 4-bit ones (m16n8k64). Scale factors, as CUTLASS's sm_120 traits place them for {byte-id, thread-id} =
+// {0, 0} (SFALayout, SFBLayout), with the selectors' other values read as the ISA's ranges suggest: row g (and
+// g + 8) of A takes the factors of lane 4g + 2 thread-id (lane 4g + 2 thread-id + 1), column g of B those of lane
+// 4g + thread-id; factor j of a row or column is byte byte-id + j of that lane's register.
+// Arithmetic: NOT RECORDED ON A GPU (no compute-capability-12 GPU was available to this project). Every product is
+// exact; they are summed with C in 64-bit-mantissa precision and rounded once to the accumulator type (to nearest),
+// so results are exact whenever the true sum is representable, which holds for the small-integer and power-of-two
+// data of quantised models within f32's precision; where the tensor core's own intermediate rounding would show
+// (sums needing more than 24 bits), results may differ from a GPU's in the last bits. NaN results are the canonical
+// NaN.
+const Op* mmaKind(Warp& w, const Op* op) {
+  const MatrixSite& s = siteOf(w, op);
+  const unsigned M = s.m, N = s.n, K = s.k;
+  static thread_local uint64_t a[16 * 64], b[64 * 8];
+  uint64_t c[16 * 8], d[16 * 8];
+  gather(w, s, A, a);
+  gather(w, s, B, b);
+  gather(w, s, C, c);
+  const unsigned vec = s.scaleVec ? s.scaleVec : 1, span = K / vec;
+  double scaleA[16][4], scaleB[8][4];
+  for (auto& row : scaleA) std::fill(std::begin(row), std::end(row), 1.0);
+  for (auto& col : scaleB) std::fill(std::begin(col), std::end(col), 1.0);
+  if (s.scale[0]) {
+    const int first = w.active ? std::countr_zero(w.active) : 0;  // the selectors are the same in every lane
+    for (unsigned m = 0; m < 2; ++m) {
+      const uint32_t byteId = R<uint32_t>(w, s.scaleSelector[m][0])[first];
+      const uint32_t threadId = R<uint32_t>(w, s.scaleSelector[m][1])[first];
+      const bool byteOk = vec == 1 ? byteId <= 3 : vec == 2 ? byteId == 0 || byteId == 2 : byteId == 0;
+      if (!byteOk || threadId > (m == 0 ? 1u : 3u))
+        return raiseFault(w, op, first, FaultKind::IllegalInstruction, 0,
+                          fmt::format("block-scaled mma: {{byte-id, thread-id}} of {} is {{{}, {}}}, out of range",
+                                      m == 0 ? "A" : "B", byteId, threadId));
+      const uint32_t* factors = R<uint32_t>(w, s.scale[m]);
+      const unsigned lines = m == 0 ? M : N;
+      for (unsigned i = 0; i < lines; ++i) {
+        const unsigned lane = m == 0 ? 4 * (i % 8) + 2 * threadId + i / 8 : 4 * i + threadId;
+        for (unsigned j = 0; j < vec; ++j) {
+          const double f = floatValue(Elem(s.scaleElem), (factors[lane] >> (8 * (byteId + j))) & 0xff);
+          (m == 0 ? scaleA[i][j] : scaleB[i][j]) = f;
+        }
+      }
+    }
+  }
+  const Elem ea = Elem(s.elem[A]), eb = Elem(s.elem[B]), ec = Elem(s.elem[C]), ed = Elem(s.elem[D]);
+  for (unsigned i = 0; i < M; ++i)
+    for (unsigned j = 0; j < N; ++j) {
+      long double sum = floatValue(ec, c[i * N + j]);
+      for (unsigned q = 0; q < K; ++q) {
+        const long double x = floatValue(ea, a[i * K + q]) * scaleA[i][q / span];
+        const long double y = floatValue(eb, b[q * N + j]) * scaleB[j][q / span];
+        sum += x * y;
+      }
+      uint64_t& out = d[i * N + j];
+      if (sum != sum)
+        out = ed == Elem::F16 ? num::kCanonicalNaN16 : num::kCanonicalNaN32;
+      else if (ed == Elem::F16)
+        out = plusZero(num::doubleToHalf(double(sum), num::RN));  // the f16 case: no scale factors, exact in double
+      else
+        out = std::bit_cast<uint32_t>(float(sum));
+    }
+  scatter(w, s, D, d);
+  return op + 1;
+}
+
 // ---- mma.sp, mma.sp::ordered_metadata ----------------------------------------------------------------------------
 
 // Sparse A (PTX ISA "Sparse matrix storage"): each row of A is cut into groups of four slots along K, two of which
@@ -1311,8 +1408,52 @@ void KernelLowerer::lowerMatrix(const Instruction& in) {
       bool wmma = in.opcode == Opcode::WmmaMma;
       if (fn_->hasMod(in, ptx::Mod::kind_f8f6f4) || fn_->hasMod(in, ptx::Mod::kind_mxf8f6f4) ||
           fn_->hasMod(in, ptx::Mod::kind_mxf4) || fn_->hasMod(in, ptx::Mod::kind_mxf4nvf4) ||
-          fn_->hasMod(in, ptx::Mod::block_scale))
-        return unsupported(in, "mma with .kind (sm_120 block-scaled forms)");
+          fn_->hasMod(in, ptx::Mod::block_scale)) {
+        // mma with a .kind (the checker has checked the forms): types d, a, b, c, and the scale type as the fifth
+        const bool scaled = fn_->hasMod(in, ptx::Mod::block_scale);
+        const bool packed = fn_->hasMod(in, ptx::Mod::kind_mxf4) || fn_->hasMod(in, ptx::Mod::kind_mxf4nvf4);
+        auto kindElem = [&](Type t) {
+          switch (t) {
+            case Type::e4m3: return Elem::E4M3;
+            case Type::e5m2: return Elem::E5M2;
+            case Type::e3m2: return Elem::E3M2x8;
+            case Type::e2m3: return Elem::E2M3x8;
+            case Type::e2m1: return packed ? Elem::E2M1 : Elem::E2M1x8;
+            default: return elemOf(t);
+          }
+        };
+        site.m = shape->m, site.n = shape->n, site.k = shape->k;
+        site.elem[D] = uint8_t(elemOf(in.types[0])), site.elem[A] = uint8_t(kindElem(in.types[1]));
+        site.elem[B] = uint8_t(kindElem(in.types[2])), site.elem[C] = uint8_t(elemOf(in.types[3]));
+        auto accReg = [&](Type t) { return t == Type::f16 ? Type::b32 : regTypeOf(elemOf(t)); };
+        fragment(A, opnd(in, 1), false, Type::b32, pending);
+        fragment(B, opnd(in, 2), false, Type::b32, pending);
+        fragment(C, opnd(in, 3), false, accReg(in.types[3]), pending);
+        fragment(D, opnd(in, 0), true, accReg(in.types[0]), pending);
+        if (scaled) {
+          const ptx::Mod* mods = fn_->modsOf(in);
+          Type scaleType = Type::ue8m0;
+          unsigned types = 0;
+          for (uint32_t q = 0; q < in.modCount; ++q)
+            if (ptx::modCategory(mods[q]) == ptx::ModCat::Type && types++ == 4) scaleType = ptx::modType(mods[q]);
+          site.scaleElem = uint8_t(scaleType == Type::ue4m3 ? Elem::UE4M3 : Elem::UE8M0);
+          site.scaleVec = fn_->hasMod(in, ptx::Mod::scale_vec_4X)    ? 4
+                          : fn_->hasMod(in, ptx::Mod::scale_vec_2X)  ? 2
+                          : fn_->hasMod(in, ptx::Mod::scale_vec_1X)  ? 1
+                          : fn_->hasMod(in, ptx::Mod::kind_mxf8f6f4) ? 1
+                                                                     : 2;
+          for (unsigned m = 0; m < 2; ++m) {
+            const Operand& reg = opnd(in, 4 + 2 * m);
+            site.scale[m] = src(reg.kind == OperandKind::Vector ? fn_->elems[reg.index] : reg, Type::b32);
+            const Operand& sel = opnd(in, 5 + 2 * m);
+            if (sel.kind != OperandKind::Vector || sel.value != 2) fail(line_, "mma: {byte-id, thread-id} expected");
+            for (unsigned q = 0; q < 2; ++q) site.scaleSelector[m][q] = src(fn_->elems[sel.index + q], Type::u32);
+          }
+        }
+        for (Role r : {D, A, B, C}) site.index[r] = layoutTable(site, r, r);
+        emitSite(&mmaKind, pending);
+        return;
+      }
       Type dt, at, bt, ct;
       if (in.numTypes == 2) {
         dt = in.types[0], ct = in.types[1], at = bt = Type::f16;

@@ -9,7 +9,29 @@
 namespace ptx::exec::matrix {
 
 // Element types of fragments.
-enum class Elem : uint8_t { F16, BF16, TF32, F32, F64, S8, U8, S4, U4, B1, E4M3, E5M2, S32 };
+// The sm_120 .kind forms add FP4 (E2M1: packed, or E2M1x8 in bits 5:2 of a byte), FP6 in bits 5:0 of a byte
+// (E2M3x8, E3M2x8) and the scale-factor types (UE8M0, UE4M3).
+enum class Elem : uint8_t {
+  F16,
+  BF16,
+  TF32,
+  F32,
+  F64,
+  S8,
+  U8,
+  S4,
+  U4,
+  B1,
+  E4M3,
+  E5M2,
+  S32,
+  E2M1,
+  E2M1x8,
+  E2M3x8,
+  E3M2x8,
+  UE8M0,
+  UE4M3
+};
 
 constexpr unsigned elemBits(Elem e) {
   switch (e) {
@@ -19,9 +41,15 @@ constexpr unsigned elemBits(Elem e) {
     case Elem::S8:
     case Elem::U8:
     case Elem::E4M3:
-    case Elem::E5M2: return 8;
+    case Elem::E5M2:
+    case Elem::E2M1x8:
+    case Elem::E2M3x8:
+    case Elem::E3M2x8:
+    case Elem::UE8M0:
+    case Elem::UE4M3: return 8;
     case Elem::S4:
-    case Elem::U4: return 4;
+    case Elem::U4:
+    case Elem::E2M1: return 4;
     case Elem::B1: return 1;
     default: return 32;
   }
