@@ -420,4 +420,49 @@ TEST(PtxMatrix, KindSelectorOutOfRangeFaults) {
   EXPECT_NE(r.fault.message.find("{byte-id, thread-id} of A is {0, 2}"), std::string::npos) << r.fault.message;
 }
 
+// ldmatrix .m8n16 with 4- and 6-bit source formats: each row's 16 packed elements (least significant bits first) land
+// one per byte, lane l getting row l/4, columns 4(l%4)..+3 of each matrix (PTX ISA text; not recorded on a GPU).
+TEST(PtxMatrix, LdmatrixUnpacksFourAndSixBitRows) {
+  for (unsigned bits : {4u, 6u}) {
+    SCOPED_TRACE(bits);
+    const std::string format = bits == 4 ? ".b4x16_p64" : ".b6x16_p32";
+    const std::string ptx =
+        ".version 9.0\n.target sm_121a\n.address_size 64\n"
+        ".visible .entry k(.param .u64 pin, .param .u64 pout) {\n"
+        "  .reg .b32 %r<12>;\n  .reg .b64 %rd<6>;\n  .shared .align 16 .b8 s[512];\n"
+        "  ld.param.u64 %rd1, [pin];\n  ld.param.u64 %rd2, [pout];\n  mov.u32 %r0, %laneid;\n"
+        "  mul.wide.u32 %rd3, %r0, 16;\n  add.s64 %rd4, %rd1, %rd3;\n"
+        "  ld.global.v4.b32 {%r1, %r2, %r3, %r4}, [%rd4];\n  mov.u32 %r5, s;\n"
+        "  mad.lo.u32 %r6, %r0, 16, %r5;\n  st.shared.v4.b32 [%r6], {%r1, %r2, %r3, %r4};\n"
+        "  bar.warp.sync -1;\n"
+        "  ldmatrix.sync.aligned.m8n16.x4.shared.b8x16" +
+        format +
+        " {%r7, %r8, %r9, %r10}, [%r6];\n"
+        "  add.s64 %rd5, %rd2, %rd3;\n  st.global.v4.b32 [%rd5], {%r7, %r8, %r9, %r10};\n"
+        "  ret;\n}\n";
+    CompileResult cr = compile(ptx);
+    ASSERT_TRUE(cr.program) << cr.error;
+    auto* in = arena().alloc<uint8_t>(512);
+    auto* out = arena().alloc<uint32_t>(128);
+    unsigned elems[32][16];  // row r = 8 j + i of matrix j
+    for (unsigned r = 0; r < 32; ++r) {
+      unsigned __int128 packed = 0;
+      for (unsigned c = 0; c < 16; ++c) {
+        elems[r][c] = (r * 5 + c * 3 + 1) & ((1u << bits) - 1);
+        packed |= static_cast<unsigned __int128>(elems[r][c]) << (bits * c);
+      }
+      for (unsigned q = 0; q < 16; ++q) in[r * 16 + q] = q < 2 * bits ? uint8_t(packed >> (8 * q)) : 0xa5;
+    }
+    Params p(kernels(*cr.program)[0]);
+    p.arg(in).arg(out);
+    LaunchResult r = launch(*cr.program, 0, ptxtest::launchParams(Dim3{1}, Dim3{32}, p, arena()));
+    ASSERT_TRUE(r.ok()) << r.fault.message;
+    for (unsigned l = 0; l < 32; ++l)
+      for (unsigned j = 0; j < 4; ++j)
+        for (unsigned b = 0; b < 4; ++b)
+          EXPECT_EQ((out[l * 4 + j] >> (8 * b)) & 0xff, elems[8 * j + l / 4][4 * (l % 4) + b])
+              << "lane " << l << " matrix " << j << " byte " << b;
+  }
+}
+
 }  // namespace

@@ -1135,6 +1135,34 @@ const Op* ldmatrix(Warp& w, const Op* op) {
   return op + 1;
 }
 
+// ldmatrix .m8n16 .b8x16 with .b4x16_p64 or .b6x16_p32 (sm_100a/f, sm_120a/f): matrix j's row i is addressed by lane
+// 8j + i, 16 bytes of which its first 8 (4-bit elements) or 12 (6-bit ones) hold its 16 elements packed, least
+// significant bits first (the packing of the tensor maps' 16U4/16U6 types); lane l's register j gets row l/4,
+// columns 4(l%4)..4(l%4)+3 (PTX ISA: "each thread loads 4 consecutive columns"), an element in the low bits of each
+// byte (CUTLASS shifts the 4-bit result left by two before an e2m1 mma). Not recorded on a GPU.
+const Op* ldmatrixUnpack(Warp& w, const Op* op) {
+  const MatrixSite& s = siteOf(w, op);
+  const unsigned count = s.count[0], bits = s.k;
+  uint8_t mats[4][8][16];
+  const uint32_t lanes = (8u * count == 32) ? kFullMask : ((1u << (8 * count)) - 1);
+  for (unsigned l = 0; l < 32; ++l) {
+    if (!((lanes >> l) & 1)) continue;
+    uint8_t* p = laneMemory(w, op, mem::Space(s.space), int(l), laneAddress(w, s, int(l)), 16, false);
+    if (!p) return nullptr;
+    uint8_t row[16];
+    std::memcpy(row, p, 16);
+    unsigned __int128 packed = 0;
+    for (unsigned q = 0; q < 12; ++q) packed |= static_cast<unsigned __int128>(row[q]) << (8 * q);
+    for (unsigned c = 0; c < 16; ++c) mats[l / 8][l % 8][c] = uint8_t(packed >> (bits * c)) & ((1u << bits) - 1);
+  }
+  for (unsigned j = 0; j < count; ++j) {
+    alignas(64) uint32_t v[32];
+    for (unsigned l = 0; l < 32; ++l) std::memcpy(&v[l], &mats[j][l / 4][4 * (l % 4)], 4);
+    h::store<uint32_t>(w, s.regs[0][j], [&](int l) { return v[l]; });
+  }
+  return op + 1;
+}
+
 const Op* stmatrix(Warp& w, const Op* op) {
   const MatrixSite& s = siteOf(w, op);
   const unsigned count = s.count[0];
@@ -1541,8 +1569,11 @@ void KernelLowerer::lowerMatrix(const Instruction& in) {
     case Opcode::Ldmatrix:
     case Opcode::Stmatrix: {
       bool load = in.opcode == Opcode::Ldmatrix;
-      if (!fn_->hasMod(in, ptx::Mod::m8n8) || in.type() != Type::b16)
-        return unsupported(in, "ldmatrix/stmatrix shapes other than .m8n8 .b16 (sm_100 forms)");
+      const bool unpack = load && fn_->hasMod(in, ptx::Mod::m8n16) && in.numTypes == 2 &&
+                          (in.types[1] == Type::b4x16_p64 || in.types[1] == Type::b6x16_p32);
+      if (!unpack && (!fn_->hasMod(in, ptx::Mod::m8n8) || in.type() != Type::b16))
+        return unsupported(in, "ldmatrix .m16n16 and stmatrix .m16n8 (.b8 forms of sm_100 and sm_120)");
+      if (unpack) site.k = in.types[1] == Type::b4x16_p64 ? 4 : 6;
       if (in.has(ptx::Flag::trans)) site.flags |= kFlagTrans;
       setAddress(opnd(in, load ? 1 : 0));
       const Operand& v = opnd(in, load ? 0 : 1);
@@ -1558,7 +1589,7 @@ void KernelLowerer::lowerMatrix(const Instruction& in) {
           site.regs[D][0] = src(v, Type::b32);
         }
       }
-      emitSite(load ? &ldmatrix : &stmatrix, pending);
+      emitSite(unpack ? &ldmatrixUnpack : load ? &ldmatrix : &stmatrix, pending);
       return;
     }
     case Opcode::Movmatrix: {
