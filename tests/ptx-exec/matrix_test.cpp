@@ -465,4 +465,77 @@ TEST(PtxMatrix, LdmatrixUnpacksFourAndSixBitRows) {
   }
 }
 
+// Sparse .kind::f8f6f4 (mma.sp::ordered_metadata, m16n8k64): A keeps two of every four elements of a row, named by
+// 4-bit metadata nibbles (lanes 4g and 4g + 2 for row g's groups 0-7 and 8-15, 4g + 1 and 4g + 3 for row g + 8's,
+// as the H100 recorded for 8-bit types), and D is the dense product.
+TEST(PtxMatrix, KindSparseSelectsByMetadata) {
+  const std::string ptx =
+      ".version 9.0\n.target sm_121a\n.address_size 64\n"
+      ".visible .entry k(.param .u64 pin, .param .u64 pout) {\n"
+      "  .reg .b32 %r<16>;\n  .reg .f32 %f<9>;\n  .reg .b64 %rd<6>;\n"
+      "  ld.param.u64 %rd1, [pin];\n  ld.param.u64 %rd2, [pout];\n  mov.u32 %r0, %laneid;\n"
+      "  mul.wide.u32 %rd3, %r0, 64;\n  add.s64 %rd4, %rd1, %rd3;\n"
+      "  ld.global.v4.b32 {%r1, %r2, %r3, %r4}, [%rd4];\n"
+      "  ld.global.v4.b32 {%r5, %r6, %r7, %r8}, [%rd4+16];\n"
+      "  ld.global.v4.f32 {%f5, %f6, %f7, %f8}, [%rd4+32];\n  ld.global.b32 %r9, [%rd4+48];\n"
+      "  mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e4m3.e2m1.f32 "
+      "{%f1,%f2,%f3,%f4}, {%r1,%r2,%r3,%r4}, {%r5,%r6,%r7,%r8}, {%f5,%f6,%f7,%f8}, %r9, 0;\n"
+      "  mul.wide.u32 %rd3, %r0, 16;\n  add.s64 %rd5, %rd2, %rd3;\n"
+      "  st.global.v4.f32 [%rd5], {%f1, %f2, %f3, %f4};\n  ret;\n}\n";
+  struct Lane {
+    uint32_t a[4], b[4];
+    float c[4];
+    uint32_t meta, pad[3];
+  };
+  static_assert(sizeof(Lane) == 64);
+  auto e4m3 = [](unsigned code) {  // the codes used here: exponent 6..8, no NaN
+    const unsigned e = (code >> 3) & 15, m = code & 7;
+    const double v = std::ldexp(8.0 + m, int(e) - 10);
+    return (code & 0x80) ? -v : v;
+  };
+  double a[16][64] = {};
+  unsigned packedA[16][32], bcode[64][8], meta[16][16];
+  static const unsigned kPairs[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+  for (unsigned i = 0; i < 16; ++i)
+    for (unsigned grp = 0; grp < 16; ++grp) {
+      const unsigned* pair = kPairs[(i * 5 + grp) % 6];
+      meta[i][grp] = pair[0] | pair[1] << 2;
+      for (unsigned h = 0; h < 2; ++h) {
+        const unsigned code = (0x30 + (i * 3 + grp * 7 + h) % 24) | ((i + grp + h) % 3 == 0 ? 0x80 : 0);
+        packedA[i][2 * grp + h] = code;
+        a[i][4 * grp + pair[h]] = e4m3(code);
+      }
+    }
+  for (unsigned k = 0; k < 64; ++k)
+    for (unsigned j = 0; j < 8; ++j) bcode[k][j] = (k * 7 + j * 3) % 16;
+  Lane in[32] = {};
+  for (unsigned l = 0; l < 32; ++l) {
+    const unsigned g = l / 4, t = l % 4;
+    for (unsigned r = 0; r < 4; ++r)
+      for (unsigned n = 0; n < 4; ++n) {  // packed A: the m16n8k32 8-bit layout; B: rows 4t + 16r + n, column g
+        in[l].a[r] |= packedA[g + 8 * (r % 2)][4 * t + n + 16 * (r / 2)] << (8 * n);
+        in[l].b[r] |= (bcode[4 * t + 16 * r + n][g] << 2) << (8 * n);
+      }
+    for (unsigned i = 0; i < 4; ++i) in[l].c[i] = float(int(l + 2 * i) % 3 - 1);
+    const unsigned row = g + 8 * (t % 2), first = 8 * (t / 2);
+    for (unsigned q = 0; q < 8; ++q) in[l].meta |= meta[row][first + q] << (4 * q);
+  }
+  CompileResult cr = compile(ptx);
+  ASSERT_TRUE(cr.program) << cr.error;
+  auto* dev = arena().alloc<Lane>(32);
+  auto* out = arena().alloc<float>(128);
+  std::memcpy(dev, in, sizeof in);
+  Params p(kernels(*cr.program)[0]);
+  p.arg(dev).arg(out);
+  LaunchResult r = launch(*cr.program, 0, ptxtest::launchParams(Dim3{1}, Dim3{32}, p, arena()));
+  ASSERT_TRUE(r.ok()) << r.fault.message;
+  for (unsigned l = 0; l < 32; ++l)
+    for (unsigned e = 0; e < 4; ++e) {
+      const unsigned row = l / 4 + 8 * (e / 2), col = 2 * (l % 4) + e % 2;
+      double want = in[l].c[e];
+      for (unsigned k = 0; k < 64; ++k) want += a[row][k] * e2m1(bcode[k][col]);
+      EXPECT_EQ(out[l * 4 + e], float(want)) << "row " << row << " column " << col;
+    }
+}
+
 }  // namespace

@@ -893,14 +893,12 @@ const Op* mmaSync(Warp& w, const Op* op) {
 // data of quantised models within f32's precision; where the tensor core's own intermediate rounding would show
 // (sums needing more than 24 bits), results may differ from a GPU's in the last bits. NaN results are the canonical
 // NaN.
-const Op* mmaKind(Warp& w, const Op* op) {
-  const MatrixSite& s = siteOf(w, op);
+// The sparse forms (mma.sp::ordered_metadata, m16n8k64 and m16n8k128) select A's elements by their metadata as the
+// other sparse forms do (sparsePosition) and are then the dense product with zeros in the slots left out.
+// D = (A x scale_A)(B x scale_B) + C of row-major bit patterns a (M x K), b (K x N), c; null after a fault.
+const Op* kindProduct(Warp& w, const Op* op, const MatrixSite& s, const uint64_t* a, const uint64_t* b,
+                      const uint64_t* c, uint64_t* d) {
   const unsigned M = s.m, N = s.n, K = s.k;
-  static thread_local uint64_t a[16 * 64], b[64 * 8];
-  uint64_t c[16 * 8], d[16 * 8];
-  gather(w, s, A, a);
-  gather(w, s, B, b);
-  gather(w, s, C, c);
   const unsigned vec = s.scaleVec ? s.scaleVec : 1, span = K / vec;
   double scaleA[16][4], scaleB[8][4];
   for (auto& row : scaleA) std::fill(std::begin(row), std::end(row), 1.0);
@@ -943,6 +941,34 @@ const Op* mmaKind(Warp& w, const Op* op) {
       else
         out = std::bit_cast<uint32_t>(float(sum));
     }
+  return op + 1;
+}
+
+const Op* mmaKind(Warp& w, const Op* op) {
+  const MatrixSite& s = siteOf(w, op);
+  static thread_local uint64_t a[16 * 64], b[64 * 8];
+  uint64_t c[16 * 8], d[16 * 8];
+  gather(w, s, A, a);
+  gather(w, s, B, b);
+  gather(w, s, C, c);
+  if (!kindProduct(w, op, s, a, b, c, d)) return nullptr;
+  scatter(w, s, D, d);
+  return op + 1;
+}
+
+const Op* mmaKindSparse(Warp& w, const Op* op) {
+  const MatrixSite& s = siteOf(w, op);
+  static thread_local uint64_t packed[16 * 64], a[16 * 128], b[128 * 8];
+  uint64_t c[16 * 8], d[16 * 8];
+  gather(w, s, A, packed);
+  gather(w, s, B, b);
+  gather(w, s, C, c);
+  const uint32_t* meta = R<uint32_t>(w, s.metadata);
+  const unsigned M = s.m, K = s.k, half = K / 2;
+  std::fill(a, a + M * K, 0);  // every element type here reads 0 as +0
+  for (unsigned i = 0; i < M; ++i)
+    for (unsigned q = 0; q < half; ++q) a[i * K + sparsePosition(s, meta, i, q)] = packed[i * half + q];
+  if (!kindProduct(w, op, s, a, b, c, d)) return nullptr;
   scatter(w, s, D, d);
   return op + 1;
 }
@@ -959,7 +985,7 @@ const Op* mmaKind(Warp& w, const Op* op) {
 // elements) lane 2u holds groups 8u..8u+7 of row g, lane 2u+1 those of row g + 8 (recorded on an H100: the
 // ptx.matrix.mma sp_* cases).
 // The products of the slots left out are not formed at all (an infinity of B there does not reach D).
-unsigned sparseSlotElems(Elem e) { return e == Elem::S4 || e == Elem::U4 ? 2 : 1; }
+unsigned sparseSlotElems(Elem e) { return e == Elem::S4 || e == Elem::U4 || e == Elem::E2M1 ? 2 : 1; }
 
 }  // namespace
 
@@ -1429,6 +1455,60 @@ void KernelLowerer::lowerMatrix(const Instruction& in) {
     for (const Dst& d : pending) finish(d);  // may emit width conversions after the op
   };
   std::vector<Dst> pending;
+  // mma with a .kind, dense or sparse (the checker has checked the forms): types d, a, b, c, and the scale type as
+  // the fifth type modifier; a sparse form has its metadata and sparsity selector (0) before the scale factors
+  auto lowerKind = [&](bool sparse) {
+    const bool scaled = fn_->hasMod(in, ptx::Mod::block_scale);
+    const bool packed = fn_->hasMod(in, ptx::Mod::kind_mxf4) || fn_->hasMod(in, ptx::Mod::kind_mxf4nvf4);
+    auto kindElem = [&](Type t) {
+      switch (t) {
+        case Type::e4m3: return Elem::E4M3;
+        case Type::e5m2: return Elem::E5M2;
+        case Type::e3m2: return Elem::E3M2x8;
+        case Type::e2m3: return Elem::E2M3x8;
+        case Type::e2m1: return packed ? Elem::E2M1 : Elem::E2M1x8;
+        default: return elemOf(t);
+      }
+    };
+    site.m = shape->m, site.n = shape->n, site.k = shape->k;
+    site.elem[D] = uint8_t(elemOf(in.types[0])), site.elem[A] = uint8_t(kindElem(in.types[1]));
+    site.elem[B] = uint8_t(kindElem(in.types[2])), site.elem[C] = uint8_t(elemOf(in.types[3]));
+    auto accReg = [&](Type t) { return t == Type::f16 ? Type::b32 : regTypeOf(elemOf(t)); };
+    fragment(A, opnd(in, 1), false, Type::b32, pending);
+    fragment(B, opnd(in, 2), false, Type::b32, pending);
+    fragment(C, opnd(in, 3), false, accReg(in.types[3]), pending);
+    fragment(D, opnd(in, 0), true, accReg(in.types[0]), pending);
+    if (scaled) {
+      const ptx::Mod* mods = fn_->modsOf(in);
+      Type scaleType = Type::ue8m0;
+      unsigned types = 0;
+      for (uint32_t q = 0; q < in.modCount; ++q)
+        if (ptx::modCategory(mods[q]) == ptx::ModCat::Type && types++ == 4) scaleType = ptx::modType(mods[q]);
+      site.scaleElem = uint8_t(scaleType == Type::ue4m3 ? Elem::UE4M3 : Elem::UE8M0);
+      site.scaleVec = fn_->hasMod(in, ptx::Mod::scale_vec_4X)    ? 4
+                      : fn_->hasMod(in, ptx::Mod::scale_vec_2X)  ? 2
+                      : fn_->hasMod(in, ptx::Mod::scale_vec_1X)  ? 1
+                      : fn_->hasMod(in, ptx::Mod::kind_mxf8f6f4) ? 1
+                                                                 : 2;
+      for (unsigned m = 0; m < 2; ++m) {
+        const Operand& reg = opnd(in, (sparse ? 6 : 4) + 2 * m);
+        site.scale[m] = src(reg.kind == OperandKind::Vector ? fn_->elems[reg.index] : reg, Type::b32);
+        const Operand& sel = opnd(in, (sparse ? 7 : 5) + 2 * m);
+        if (sel.kind != OperandKind::Vector || sel.value != 2) fail(line_, "mma: {byte-id, thread-id} expected");
+        for (unsigned q = 0; q < 2; ++q) site.scaleSelector[m][q] = src(fn_->elems[sel.index + q], Type::u32);
+      }
+    }
+    for (Role r : {D, B, C}) site.index[r] = layoutTable(site, r, r);
+    if (!sparse) {
+      site.index[A] = layoutTable(site, A, A);
+      return emitSite(&mmaKind, pending);
+    }
+    site.metadata = src(opnd(in, 4), Type::b32);
+    MatrixSite half = site;  // the fragment of A is the dense A of half the K
+    half.k = uint16_t(site.k / 2);
+    site.index[A] = layoutTable(half, A, A);
+    emitSite(&mmaKindSparse, pending);
+  };
   switch (in.opcode) {
     case Opcode::Mma:
     case Opcode::WmmaMma: {
@@ -1437,50 +1517,7 @@ void KernelLowerer::lowerMatrix(const Instruction& in) {
       if (fn_->hasMod(in, ptx::Mod::kind_f8f6f4) || fn_->hasMod(in, ptx::Mod::kind_mxf8f6f4) ||
           fn_->hasMod(in, ptx::Mod::kind_mxf4) || fn_->hasMod(in, ptx::Mod::kind_mxf4nvf4) ||
           fn_->hasMod(in, ptx::Mod::block_scale)) {
-        // mma with a .kind (the checker has checked the forms): types d, a, b, c, and the scale type as the fifth
-        const bool scaled = fn_->hasMod(in, ptx::Mod::block_scale);
-        const bool packed = fn_->hasMod(in, ptx::Mod::kind_mxf4) || fn_->hasMod(in, ptx::Mod::kind_mxf4nvf4);
-        auto kindElem = [&](Type t) {
-          switch (t) {
-            case Type::e4m3: return Elem::E4M3;
-            case Type::e5m2: return Elem::E5M2;
-            case Type::e3m2: return Elem::E3M2x8;
-            case Type::e2m3: return Elem::E2M3x8;
-            case Type::e2m1: return packed ? Elem::E2M1 : Elem::E2M1x8;
-            default: return elemOf(t);
-          }
-        };
-        site.m = shape->m, site.n = shape->n, site.k = shape->k;
-        site.elem[D] = uint8_t(elemOf(in.types[0])), site.elem[A] = uint8_t(kindElem(in.types[1]));
-        site.elem[B] = uint8_t(kindElem(in.types[2])), site.elem[C] = uint8_t(elemOf(in.types[3]));
-        auto accReg = [&](Type t) { return t == Type::f16 ? Type::b32 : regTypeOf(elemOf(t)); };
-        fragment(A, opnd(in, 1), false, Type::b32, pending);
-        fragment(B, opnd(in, 2), false, Type::b32, pending);
-        fragment(C, opnd(in, 3), false, accReg(in.types[3]), pending);
-        fragment(D, opnd(in, 0), true, accReg(in.types[0]), pending);
-        if (scaled) {
-          const ptx::Mod* mods = fn_->modsOf(in);
-          Type scaleType = Type::ue8m0;
-          unsigned types = 0;
-          for (uint32_t q = 0; q < in.modCount; ++q)
-            if (ptx::modCategory(mods[q]) == ptx::ModCat::Type && types++ == 4) scaleType = ptx::modType(mods[q]);
-          site.scaleElem = uint8_t(scaleType == Type::ue4m3 ? Elem::UE4M3 : Elem::UE8M0);
-          site.scaleVec = fn_->hasMod(in, ptx::Mod::scale_vec_4X)    ? 4
-                          : fn_->hasMod(in, ptx::Mod::scale_vec_2X)  ? 2
-                          : fn_->hasMod(in, ptx::Mod::scale_vec_1X)  ? 1
-                          : fn_->hasMod(in, ptx::Mod::kind_mxf8f6f4) ? 1
-                                                                     : 2;
-          for (unsigned m = 0; m < 2; ++m) {
-            const Operand& reg = opnd(in, 4 + 2 * m);
-            site.scale[m] = src(reg.kind == OperandKind::Vector ? fn_->elems[reg.index] : reg, Type::b32);
-            const Operand& sel = opnd(in, 5 + 2 * m);
-            if (sel.kind != OperandKind::Vector || sel.value != 2) fail(line_, "mma: {byte-id, thread-id} expected");
-            for (unsigned q = 0; q < 2; ++q) site.scaleSelector[m][q] = src(fn_->elems[sel.index + q], Type::u32);
-          }
-        }
-        for (Role r : {D, A, B, C}) site.index[r] = layoutTable(site, r, r);
-        emitSite(&mmaKind, pending);
-        return;
+        return lowerKind(false);
       }
       Type dt, at, bt, ct;
       if (in.numTypes == 2) {
@@ -1521,9 +1558,10 @@ void KernelLowerer::lowerMatrix(const Instruction& in) {
     case Opcode::MmaSp:
     case Opcode::MmaSpOrdered: {
       if (!shape) return unsupported(in, "matrix shape");
-      if (in.numTypes != 4 || fn_->hasMod(in, ptx::Mod::kind_f8f6f4) || fn_->hasMod(in, ptx::Mod::kind_mxf8f6f4) ||
+      if (fn_->hasMod(in, ptx::Mod::kind_f8f6f4) || fn_->hasMod(in, ptx::Mod::kind_mxf8f6f4) ||
           fn_->hasMod(in, ptx::Mod::kind_mxf4) || fn_->hasMod(in, ptx::Mod::kind_mxf4nvf4))
-        return unsupported(in, "mma.sp with .kind (sm_120 block-scaled forms)");
+        return lowerKind(true);
+      if (in.numTypes != 4) return unsupported(in, "mma.sp with these types");
       const Operand& selector = opnd(in, 5);
       if (selector.kind != OperandKind::Imm) fail(line_, "mma.sp needs an immediate sparsity selector");
       const Type dt = in.types[0], at = in.types[1], bt = in.types[2], ct = in.types[3];
