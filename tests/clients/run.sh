@@ -5,7 +5,8 @@
 #   - cuda-bindings 13.0 (cudart 13.0): test_cuda_python.py again;
 #   - cuda-cccl's cuda.compute and CuPy with PyPI's newest NVRTC/nvJitLink, and the numba-cuda-mlir it installs,
 #     through `cuemu run`: test_cuda_compute.py, test_numba_cuda_mlir.py;
-#   - Triton with CuPy arrays, through `cuemu run`: test_triton.py (where Python's headers are installed);
+#   - Triton with CuPy arrays, through `cuemu run`: test_triton.py (where Python's headers are installed), and its
+#     tl.dot_scaled tests again on the gb10 profile (sm_120's block-scaled mma);
 #   - every nvidia-cuda-runtime 13.x wheel on PyPI against one nvcc-built program: cudart_versions.cu;
 #   - NVIDIA's NVML binding (nvidia-ml-py) against cuemu's libnvidia-ml.so.1: test_nvml.py;
 #   - JAX (jax[cuda13-local] with NVIDIA's cuDNN and CUDA runtime wheels; cuBLAS and NVRTC come with cuDNN's) through
@@ -141,6 +142,9 @@ if "$triton/bin/python" -c 'import sysconfig, os, sys; sys.exit(not os.path.exis
   echo "=== Triton, through cuemu run: test_triton.py"
   (cd "$here" && TRITON_CACHE_DIR="$build/clients-cache/triton" "$build/emu/cuemu" run -- "$triton/bin/python" -m pytest -q \
     -p no:cacheprovider -W ignore::UserWarning test_triton.py) || failed=1
+  echo "=== Triton on the gb10 profile (sm_120's block-scaled mma): test_triton.py -k dot_scaled"
+  (cd "$here" && TRITON_CACHE_DIR="$build/clients-cache/triton" "$build/emu/cuemu" run --device-profile gb10 -- \
+    "$triton/bin/python" -m pytest -q -p no:cacheprovider -W ignore::UserWarning -k dot_scaled test_triton.py) || failed=1
 else
   echo "=== Triton: skipped (Python's headers are missing: Triton compiles its launcher; Debian: python3-dev)"
 fi
