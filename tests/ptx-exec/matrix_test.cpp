@@ -289,6 +289,16 @@ LaunchResult runKind(const std::string& ptx, const KindInput* lanes, float (*d)[
   return r;
 }
 
+// D[i][j] is C's element plus the sum over k < K of product(i, j, k), exactly.
+template <class Product> void expectProducts(const float (*d)[8], const KindInput* in, unsigned K, Product product) {
+  for (unsigned i = 0; i < 16; ++i)
+    for (unsigned j = 0; j < 8; ++j) {
+      double want = in[4 * (i % 8) + (j / 2)].c[2 * (i / 8) + j % 2];
+      for (unsigned k = 0; k < K; ++k) want += product(i, j, k);
+      EXPECT_EQ(d[i][j], float(want)) << "row " << i << " column " << j;
+    }
+}
+
 // e2m1 values by code (sign in bit 3)
 double e2m1(unsigned code) {
   static const double v[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
@@ -332,12 +342,9 @@ TEST(PtxMatrix, KindMxf4nvf4ScalesPackedFp4Products) {
                                       "{%f5,%f6,%f7,%f8}, {%r7}, {%rs0,%rs0}, {%r8}, {%rs0,%rs0};"),
                            in, d);
   ASSERT_TRUE(r.ok()) << r.fault.message;
-  for (unsigned i = 0; i < 16; ++i)
-    for (unsigned j = 0; j < 8; ++j) {
-      double want = in[4 * (i % 8) + (j / 2)].c[2 * (i / 8) + j % 2];
-      for (unsigned k = 0; k < 64; ++k) want += e2m1(a[i][k]) * sa[i][k / 16] * e2m1(b[k][j]) * sb[j][k / 16];
-      EXPECT_EQ(d[i][j], float(want)) << "row " << i << " column " << j;
-    }
+  expectProducts(d, in, 64, [&](unsigned i, unsigned j, unsigned k) {
+    return e2m1(a[i][k]) * sa[i][k / 16] * e2m1(b[k][j]) * sb[j][k / 16];
+  });
 }
 
 // FP6 and FP4 in bytes (.kind::f8f6f4, m16n8k32): e2m3 (bits 5:0) times e2m1 (bits 5:2), no scaling.
@@ -368,12 +375,7 @@ TEST(PtxMatrix, KindF8f6f4MultipliesFp6ByFp4InBytes) {
                                       "{%f1,%f2,%f3,%f4}, {%r1,%r2,%r3,%r4}, {%r5,%r6}, {%f5,%f6,%f7,%f8};"),
                            in, d);
   ASSERT_TRUE(r.ok()) << r.fault.message;
-  for (unsigned i = 0; i < 16; ++i)
-    for (unsigned j = 0; j < 8; ++j) {
-      double want = in[4 * (i % 8) + (j / 2)].c[2 * (i / 8) + j % 2];
-      for (unsigned k = 0; k < 32; ++k) want += e2m3(a[i][k]) * e2m1(b[k][j]);
-      EXPECT_EQ(d[i][j], float(want)) << "row " << i << " column " << j;
-    }
+  expectProducts(d, in, 32, [&](unsigned i, unsigned j, unsigned k) { return e2m3(a[i][k]) * e2m1(b[k][j]); });
 }
 
 // .kind::mxf8f6f4 with other selectors: byte-id 2 takes each lane's third byte, thread-id 1 of A the lanes 4g + 2

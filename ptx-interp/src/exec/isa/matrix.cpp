@@ -1134,19 +1134,28 @@ uint64_t laneAddress(Warp& w, const MatrixSite& s, int lane) {
   return R<uint64_t>(w, s.addr)[lane] + uint64_t(s.offset);
 }
 
+// The 16-byte rows an ldmatrix reads: row i of matrix j from the address of lane 8j + i; false after a fault.
+bool loadMatrixRows(Warp& w, const Op* op, const MatrixSite& s, uint8_t (&rows)[4][8][16]) {
+  const unsigned count = s.count[0];
+  const uint32_t lanes = (8u * count == 32) ? kFullMask : ((1u << (8 * count)) - 1);
+  for (unsigned l = 0; l < 32; ++l) {
+    if (!((lanes >> l) & 1)) continue;
+    uint8_t* p = laneMemory(w, op, mem::Space(s.space), int(l), laneAddress(w, s, int(l)), 16, false);
+    if (!p) return false;
+    std::memcpy(rows[l / 8][l % 8], p, 16);
+  }
+  return true;
+}
+
 // ldmatrix / stmatrix .m8n8 .b16: matrix j's row i is addressed by lane 8j+i; lane l's register j holds row l/4,
 // columns 2(l%4) and 2(l%4)+1 of matrix j (.trans: rows 2(l%4) and 2(l%4)+1 of column l/4).
 const Op* ldmatrix(Warp& w, const Op* op) {
   const MatrixSite& s = siteOf(w, op);
   const unsigned count = s.count[0];
+  uint8_t rows[4][8][16];
+  if (!loadMatrixRows(w, op, s, rows)) return nullptr;
   uint16_t mats[4][8][8];
-  const uint32_t lanes = (8u * count == 32) ? kFullMask : ((1u << (8 * count)) - 1);
-  for (unsigned l = 0; l < 32; ++l) {
-    if (!((lanes >> l) & 1)) continue;
-    uint8_t* p = laneMemory(w, op, mem::Space(s.space), int(l), laneAddress(w, s, int(l)), 16, false);
-    if (!p) return nullptr;
-    std::memcpy(mats[l / 8][l % 8], p, 16);
-  }
+  std::memcpy(mats, rows, sizeof mats);
   const bool trans = s.flags & kFlagTrans;
   for (unsigned j = 0; j < count; ++j) {
     alignas(64) uint32_t v[32];
@@ -1170,17 +1179,13 @@ const Op* ldmatrixUnpack(Warp& w, const Op* op) {
   const MatrixSite& s = siteOf(w, op);
   const unsigned count = s.count[0], bits = s.k;
   uint8_t mats[4][8][16];
-  const uint32_t lanes = (8u * count == 32) ? kFullMask : ((1u << (8 * count)) - 1);
-  for (unsigned l = 0; l < 32; ++l) {
-    if (!((lanes >> l) & 1)) continue;
-    uint8_t* p = laneMemory(w, op, mem::Space(s.space), int(l), laneAddress(w, s, int(l)), 16, false);
-    if (!p) return nullptr;
-    uint8_t row[16];
-    std::memcpy(row, p, 16);
-    unsigned __int128 packed = 0;
-    for (unsigned q = 0; q < 12; ++q) packed |= static_cast<unsigned __int128>(row[q]) << (8 * q);
-    for (unsigned c = 0; c < 16; ++c) mats[l / 8][l % 8][c] = uint8_t(packed >> (bits * c)) & ((1u << bits) - 1);
-  }
+  if (!loadMatrixRows(w, op, s, mats)) return nullptr;
+  for (unsigned j = 0; j < count; ++j)
+    for (auto& row : mats[j]) {
+      unsigned __int128 packed = 0;
+      for (unsigned q = 0; q < 12; ++q) packed |= static_cast<unsigned __int128>(row[q]) << (8 * q);
+      for (unsigned c = 0; c < 16; ++c) row[c] = uint8_t(packed >> (bits * c)) & ((1u << bits) - 1);
+    }
   for (unsigned j = 0; j < count; ++j) {
     alignas(64) uint32_t v[32];
     for (unsigned l = 0; l < 32; ++l) std::memcpy(&v[l], &mats[j][l / 4][4 * (l % 4)], 4);
