@@ -322,6 +322,81 @@ void BM_MmaLoop(benchmark::State& state) {
   check(r, state);
 }
 
+// sm_120's block-scaled mma (NVFP4: .kind::mxf4nvf4, e2m1 operands, four ue4m3 factors per row and column), a loop of
+// m16n8k64 per warp accumulating into its own result, against the same multiply-adds (with the factors applied) in
+// native f32 code.
+const char* const kKindMmaLoop = R"(.version 9.0
+.target sm_121a
+.address_size 64
+.visible .entry kindloop(.param .u64 pin, .param .u64 pout, .param .u32 iters) {
+  .reg .pred %p;
+  .reg .b32 %r<16>;
+  .reg .f32 %f<5>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [pin];
+  ld.param.u64 %rd2, [pout];
+  ld.param.u32 %r10, [iters];
+  mov.u32 %r0, %laneid;
+  mul.wide.u32 %rd3, %r0, 32;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.v4.b32 {%r1, %r2, %r3, %r4}, [%rd4];
+  ld.global.v4.b32 {%r5, %r6, %r7, %r8}, [%rd4+16];
+  mov.f32 %f1, 0f00000000;
+  mov.f32 %f2, 0f00000000;
+  mov.f32 %f3, 0f00000000;
+  mov.f32 %f4, 0f00000000;
+LOOP:
+  mma.sync.aligned.kind::mxf4nvf4.block_scale.scale_vec::4X.m16n8k64.row.col.f32.e2m1.e2m1.f32.ue4m3 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f1, %f2, %f3, %f4}, %r7, {0, 0}, %r8, {0, 0};
+  sub.u32 %r10, %r10, 1;
+  setp.ne.u32 %p, %r10, 0;
+  @%p bra LOOP;
+  mov.u32 %r11, %ctaid.x;
+  mov.u32 %r12, %tid.x;
+  mad.lo.u32 %r13, %r11, 128, %r12;
+  mul.wide.u32 %rd3, %r13, 16;
+  add.s64 %rd5, %rd2, %rd3;
+  st.global.v4.f32 [%rd5], {%f1, %f2, %f3, %f4};
+  ret;
+}
+)";
+
+NATIVE void nativeKindMmaLoop(const float* a, const float* b, float* out, int warps, int iters) {
+  for (int w = 0; w < warps; ++w) {
+    float c[16][8] = {};
+    for (int i = 0; i < iters; ++i)
+      for (int r = 0; r < 16; ++r)
+        for (int n = 0; n < 8; ++n) {
+          float acc = c[r][n];
+          for (int k = 0; k < 64; ++k) acc = std::fma(a[r * 64 + k], b[k * 8 + n], acc);
+          c[r][n] = acc;
+        }
+    out[w] = c[0][0] + c[15][7];
+  }
+}
+
+void BM_KindMmaLoop(benchmark::State& state) {
+  const int warps = 256, iters = 64;
+  static std::shared_ptr<const Program> prog = [] {
+    auto r = compile(kKindMmaLoop);
+    if (!r.program) throw std::runtime_error(r.error);
+    return r.program;
+  }();
+  uint32_t* in = arena().alloc<uint32_t>(32 * 8);
+  float* out = arena().alloc<float>(warps * 32 * 4);
+  for (int l = 0; l < 32; ++l) {
+    for (int q = 0; q < 6; ++q) in[l * 8 + q] = 0x22222222u;  // e2m1 1.0 everywhere
+    in[l * 8 + 6] = in[l * 8 + 7] = 0x38383838u;              // ue4m3 1.0
+  }
+  std::vector<float> fa(16 * 64, 1.0f), fb(64 * 8, 1.0f), fout(warps);
+  double native = nativeSeconds([&] { nativeKindMmaLoop(fa.data(), fb.data(), fout.data(), warps, iters); });
+  Params p(kernels(*prog)[0]);
+  p.arg(in).arg(out).arg(iters);
+  LaunchResult r;
+  measure(
+      state, [&] { r = run(*prog, "kindloop", Dim3{uint32_t(warps / 4)}, Dim3{128}, p); }, native);
+  check(r, state);
+}
+
 // A 256x256 GEMM with wmma (f16 inputs, f32 accumulators) against the native tiled f32 GEMM of BM_TiledMatmul.
 void BM_WmmaGemm(benchmark::State& state) {
   const int n = 256;
@@ -586,6 +661,7 @@ BENCHMARK(BM_FmaLoop)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0
 BENCHMARK(BM_SharedReduction)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
 BENCHMARK(BM_TiledMatmul)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
 BENCHMARK(BM_MmaLoop)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
+BENCHMARK(BM_KindMmaLoop)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
 BENCHMARK(BM_WmmaGemm)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
 BENCHMARK(BM_WgmmaLoop)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
 BENCHMARK(BM_DivergentCollatz)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);

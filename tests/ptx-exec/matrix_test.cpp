@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -407,6 +408,54 @@ TEST(PtxMatrix, KindMxf8f6f4SelectsScaleFactors) {
   for (unsigned j = 0; j < 8; ++j) {
     EXPECT_TRUE(std::isnan(d[1][j])) << j;
     EXPECT_EQ(d[9][j], std::ldexp(32.0f, 5 + int(j))) << j;
+  }
+}
+
+// exact-scaled-sums against the general path: random e4m3 x e5m2 operands with ue8m0 factors from 2^-40 to 2^40, so
+// that some outputs need more than double's 53 bits (the fast path declines them) and the rest do not; both ways
+// give the same bits.
+TEST(PtxMatrix, KindExactScaledSumsMatchTheGeneralPath) {
+  const std::string form = kindKernel(
+      "mma.sync.aligned.kind::mxf8f6f4.block_scale.scale_vec::1X.m16n8k32.row.col.f32.e4m3.e5m2.f32.ue8m0 "
+      "{%f1,%f2,%f3,%f4}, {%r1,%r2,%r3,%r4}, {%r5,%r6}, {%f5,%f6,%f7,%f8}, %r7, {0, 0}, %r8, {0, 0};");
+  std::mt19937 rng(7);
+  for (unsigned trial = 0; trial < 20; ++trial) {
+    SCOPED_TRACE(trial);
+    const unsigned spread = trial < 10 ? 4 : 40;  // narrow: the fast path takes it; wide: mostly not
+    KindInput in[32] = {};
+    for (unsigned l = 0; l < 32; ++l) {
+      auto bytes = [&](unsigned manBits, unsigned bias) {  // normal values near 1, either sign
+        uint32_t w = 0;
+        for (unsigned q = 0; q < 4; ++q) {
+          const uint32_t exp = bias - 3 + rng() % 7, man = rng() & ((1u << manBits) - 1), sign = rng() & 1;
+          w |= (sign << 7 | exp << manBits | man) << (8 * q);
+        }
+        return w;
+      };
+      for (uint32_t& w : in[l].a) w = bytes(3, 7);
+      for (uint32_t& w : in[l].b) w = bytes(2, 15);
+      for (float& c : in[l].c) c = float(int(rng() % 2001) - 1000) / 8.0f;
+      in[l].scaleA = 127 + rng() % (2 * spread + 1) - spread;
+      in[l].scaleB = 127 + rng() % (2 * spread + 1) - spread;
+    }
+    float fast[16][8], general[16][8];
+    CompileOptions all;
+    CompileOptions without;
+    without.rewrites = kAllRewrites & ~rewriteBit(Rewrite::ExactScaledSums);
+    for (auto [options, d] : {std::pair{&all, fast}, std::pair{&without, general}}) {
+      CompileResult cr = compile(form, *options);
+      ASSERT_TRUE(cr.program) << cr.error;
+      auto* dev = arena().alloc<KindInput>(32);
+      auto* out = arena().alloc<float>(128);
+      std::memcpy(dev, in, sizeof in);
+      Params p(kernels(*cr.program)[0]);
+      p.arg(dev).arg(out);
+      LaunchResult r = launch(*cr.program, 0, ptxtest::launchParams(Dim3{1}, Dim3{32}, p, arena()));
+      ASSERT_TRUE(r.ok()) << r.fault.message;
+      for (unsigned l = 0; l < 32; ++l)
+        for (unsigned i = 0; i < 4; ++i) d[l / 4 + 8 * (i / 2)][2 * (l % 4) + i % 2] = out[l * 4 + i];
+    }
+    EXPECT_EQ(std::memcmp(fast, general, sizeof fast), 0);
   }
 }
 

@@ -893,11 +893,22 @@ const Op* mmaSync(Warp& w, const Op* op) {
 // data of quantised models within f32's precision; where the tensor core's own intermediate rounding would show
 // (sums needing more than 24 bits), results may differ from a GPU's in the last bits. NaN results are the canonical
 // NaN.
+// The values of an 8-bit (or narrower) element type's 256 bit patterns, made at first use.
+const double* elementValues(Elem e) {
+  static const auto tables = [] {
+    auto* t = new std::array<std::array<double, 256>, 32>();  // lives until exit; indexed by Elem
+    for (unsigned el = 0; el < 32; ++el)
+      for (unsigned bits = 0; bits < 256; ++bits) (*t)[el][bits] = floatValue(Elem(el), bits);
+    return t;
+  }();
+  return (*tables)[unsigned(e) & 31].data();
+}
+
 // The sparse forms (mma.sp::ordered_metadata, m16n8k64 and m16n8k128) select A's elements by their metadata as the
 // other sparse forms do (sparsePosition) and are then the dense product with zeros in the slots left out.
 // D = (A x scale_A)(B x scale_B) + C of row-major bit patterns a (M x K), b (K x N), c; null after a fault.
-const Op* kindProduct(Warp& w, const Op* op, const MatrixSite& s, const uint64_t* a, const uint64_t* b,
-                      const uint64_t* c, uint64_t* d) {
+PTX_LANES const Op* kindProduct(Warp& w, const Op* op, const MatrixSite& s, const uint64_t* a, const uint64_t* b,
+                                const uint64_t* c, uint64_t* d) {
   const unsigned M = s.m, N = s.n, K = s.k;
   const unsigned vec = s.scaleVec ? s.scaleVec : 1, span = K / vec;
   double scaleA[16][4], scaleB[8][4];
@@ -925,14 +936,76 @@ const Op* kindProduct(Warp& w, const Op* op, const MatrixSite& s, const uint64_t
     }
   }
   const Elem ea = Elem(s.elem[A]), eb = Elem(s.elem[B]), ec = Elem(s.elem[C]), ed = Elem(s.elem[D]);
+  // the scaled operands, decoded once (exact in double: at most 8 significant bits, exponents within +-150), the
+  // elements through a table of their 256 bit patterns
+  double av[16 * 128], bv[128 * 8];
+  const double* ta = elementValues(ea);
+  const double* tb = elementValues(eb);
+  for (unsigned i = 0; i < M; ++i)
+    for (unsigned v = 0; v < vec; ++v)
+      for (unsigned q = v * span; q < (v + 1) * span; ++q) av[i * K + q] = ta[a[i * K + q] & 0xff] * scaleA[i][v];
+  for (unsigned v = 0; v < vec; ++v)
+    for (unsigned q = v * span; q < (v + 1) * span; ++q)
+      for (unsigned j = 0; j < N; ++j) bv[q * N + j] = tb[b[q * N + j] & 0xff] * scaleB[j][v];
+  double cv[16 * 8];
+  for (unsigned q = 0; q < M * N; ++q) cv[q] = floatValue(ec, c[q]);
+  // exact-scaled-sums: every product has at most 16 significant bits and C 24; when all of them lie within 2^44 of
+  // one another (the largest value's exponent less the smallest nonzero one's lowest bit), the sum of C and up to 128
+  // products (below 2^8 times the largest) is exact in double's 53 bits at every step, so the double sum, in the
+  // general path's order, is the exact sum that path computes, signed zeros included; NaNs and infinities go there.
+  // The biased exponents of the values (no subnormal double arises here: 0 is a zero, 0x7ff an infinity or NaN).
+  struct Range {
+    int hi = 0, lo = 0x7ff;  // biased; lo over the nonzero values
+    bool special = false;
+  };
+  auto range = [](const double* values, unsigned n) {
+    Range r;
+    for (unsigned q = 0; q < n; ++q) {
+      const int e = int(std::bit_cast<uint64_t>(values[q]) >> 52 & 0x7ff);
+      r.hi = std::max(r.hi, e);
+      r.lo = std::min(r.lo, e ? e : 0x7ff);
+    }
+    r.special = r.hi == 0x7ff;
+    return r;
+  };
+  const Range ra = range(av, M * K), rb = range(bv, K * N), rc = range(cv, M * N);
+  auto exactInDouble = [&] {
+    if (ra.special || rb.special || rc.special) return false;
+    int hi = INT_MIN, lo = INT_MAX;
+    if (ra.hi && rb.hi) hi = ra.hi + rb.hi - 2046 + 1, lo = ra.lo + rb.lo - 2046 - 16;
+    if (rc.hi) hi = std::max(hi, rc.hi - 1023), lo = std::min(lo, rc.lo - 1023 - 24);
+    return hi == INT_MIN || hi - lo <= 44;
+  };
+  if (fullWarpFastPath(w, Rewrite::ExactScaledSums) && exactInDouble()) {
+    // four rows of D at a time, each row's eight sums in two vectors of four: eight independent chains in host
+    // registers, every output's products still added in k order
+    using V4 = double __attribute__((vector_size(32)));
+    static_assert(sizeof(V4) == 4 * sizeof(double));
+    for (unsigned i = 0; i < M; i += 4) {
+      V4 sum[4][2];
+      std::memcpy(sum, cv + i * N, sizeof sum);  // rows i..i+3 of C (N = 8)
+      for (unsigned q = 0; q < K; ++q) {
+        V4 y[2];
+        std::memcpy(y, bv + q * N, sizeof y);
+        for (unsigned r = 0; r < 4; ++r) {
+          const double x = av[(i + r) * K + q];
+          sum[r][0] += x * y[0];
+          sum[r][1] += x * y[1];
+        }
+      }
+      double row[4][8];
+      std::memcpy(row, sum, sizeof row);
+      for (unsigned r = 0; r < 4; ++r)
+        for (unsigned j = 0; j < N; ++j)
+          d[(i + r) * N + j] = ed == Elem::F16 ? plusZero(num::doubleToHalf(row[r][j], num::RN))
+                                               : std::bit_cast<uint32_t>(float(row[r][j]));
+    }
+    return op + 1;
+  }
   for (unsigned i = 0; i < M; ++i)
     for (unsigned j = 0; j < N; ++j) {
-      long double sum = floatValue(ec, c[i * N + j]);
-      for (unsigned q = 0; q < K; ++q) {
-        const long double x = floatValue(ea, a[i * K + q]) * scaleA[i][q / span];
-        const long double y = floatValue(eb, b[q * N + j]) * scaleB[j][q / span];
-        sum += x * y;
-      }
+      long double sum = cv[i * N + j];
+      for (unsigned q = 0; q < K; ++q) sum += static_cast<long double>(av[i * K + q]) * bv[q * N + j];
       uint64_t& out = d[i * N + j];
       if (sum != sum)
         out = ed == Elem::F16 ? num::kCanonicalNaN16 : num::kCanonicalNaN32;
