@@ -133,11 +133,21 @@ check "run: an invalid --native mode is refused" '[ $? -eq 2 ] && grep -q "CUEMU
 "$cuemu" info >"$out"
 check "info: says whether the native tier's compiler loads" 'grep -Eq "^native tier \(CUEMU_NATIVE=on\): .*(loads|not installed|does not load)" "$out"'
 if grep -q "^native tier .*(loads)" "$out"; then
-  # the tier compiles the kernel at its first launch and runs the compiled code (its timing lines say so)
-  CUEMU_NATIVE_HOT_LAUNCHES=1 CUEMU_NATIVE_BACKGROUND=0 CUEMU_NATIVE_CACHE_DISABLE=1 CUEMU_NATIVE_TIMING=1 \
+  # the tier compiles the kernel at its first launch and runs the compiled code (its timing lines say so), with
+  # every handler inlined (libcuda.so's ops hold PLT entries of the handlers' clones), and a second process loads
+  # the code from the cache
+  cache=$(mktemp -d)
+  CUEMU_NATIVE_HOT_LAUNCHES=1 CUEMU_NATIVE_BACKGROUND=0 CUEMU_NATIVE_CACHE_PATH="$cache" CUEMU_NATIVE_TIMING=1 \
     "$cuemu" run --native on -- "$probe" sum >"$out" 2>"$err"
   check "run: --native on compiles the kernel, with the interpreter's result" \
     '[ $? -eq 0 ] && grep -qx "result 2080" "$out" && grep -q "^native: codegen" "$err"'
+  check "run: the driver's kernel has its handlers inlined (none called through its pointer)" \
+    '! grep -q "calls an unnamed handler" "$err"'
+  CUEMU_NATIVE_HOT_LAUNCHES=1 CUEMU_NATIVE_BACKGROUND=0 CUEMU_NATIVE_CACHE_PATH="$cache" CUEMU_NATIVE_TIMING=1 \
+    "$cuemu" run --native on -- "$probe" sum >"$out" 2>"$err"
+  check "run: a second process loads the compiled kernel from the cache" \
+    '[ $? -eq 0 ] && grep -qx "result 2080" "$out" && ! grep -q "^native: codegen" "$err"'
+  rm -rf "$cache"
 fi
 
 # --tool: compute-sanitizer's banner and summary around a clean run; an unknown tool is refused.

@@ -7,6 +7,8 @@
 // after LLVM's ELF.h: <link.h> brings <elf.h>, whose macros have the names of LLVM's enumerators
 #include <link.h>
 
+#include <cstring>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace ptx::exec::native {
@@ -86,10 +88,40 @@ SymbolIndex readSymbols(const void* anchor) {
     if (!inserted && it->second != address) it->second = 0;
     if (type == STT_FUNC) index.functions.emplace(address, withoutCloneSuffix(*name));
   }
+  // A shared library's code takes an ifunc's address as the PLT entry that calls it (objdump: *ABS*+resolver@plt),
+  // so the ops of a program lowered in libcuda.so hold those entries: they are named by their ifunc's clone, and are
+  // the ifunc's address there, which the compiled code's own `&braCond` must equal (the barrier run ahead compares
+  // handlers). An executable's code takes the clone the loader picked (the ops of the test programs hold it).
+  const bool sharedObject = f.path != "/proc/self/exe";
+  std::unordered_map<std::string, uint64_t> pltEntries;
+  for (const llvm::object::SectionRef& section : elf->sections()) {
+    auto name = section.getName();
+    if (!name || (*name != ".plt" && *name != ".plt.sec")) continue;
+    // each 16-byte entry jumps through its GOT slot (jmp *disp(%rip), after an endbr64 and a bnd prefix where the
+    // build has them); the loader has resolved the slot by now, to the clone it picked
+    const uint8_t* entries = reinterpret_cast<const uint8_t*>(section.getAddress() + f.bias);
+    for (uint64_t at = 0; at + 16 <= section.getSize(); at += 16) {
+      const uint8_t* entry = entries + at;
+      for (unsigned k = 0; k + 6 <= 16; ++k) {
+        if (entry[k] != 0xff || entry[k + 1] != 0x25) continue;
+        int32_t displacement;
+        std::memcpy(&displacement, entry + k + 2, 4);
+        uint64_t target;
+        std::memcpy(&target, entry + k + 6 + displacement, 8);
+        auto clone = index.functions.find(target);
+        if (clone != index.functions.end() && ifuncs.count(clone->second)) {
+          index.functions.emplace(reinterpret_cast<uint64_t>(entry), clone->second);
+          pltEntries.emplace(clone->second, reinterpret_cast<uint64_t>(entry));
+        }
+        break;
+      }
+    }
+  }
   // an ifunc's callers reach the clone the loader picks: the same test as gcc's resolver
   const bool v3 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2");
   for (const std::string& name : ifuncs) {
     uint64_t clone = index.address(name + (v3 ? ".arch_x86_64_v3" : ".default"));
+    if (auto plt = pltEntries.find(name); sharedObject && plt != pltEntries.end()) clone = plt->second;
     if (clone) index.byName[name] = clone;
   }
   if (index.byName.empty()) index.error = f.path + " has no symbol table (stripped)";
