@@ -174,14 +174,15 @@ NATIVE void nativeMatmul(const float* A, const float* B, float* C, int n) {
 }
 
 // What one warp's mma.sync.m16n8k16 computes (16x8 outputs, 16 products each), iters times, in f32.
-NATIVE void nativeMmaLoop(const float* a, const float* b, float* out, int warps, int iters) {
+// The f32 multiply-adds of an m16n8kK mma loop: A 16 x K, B K x 8 (K = 16 for mma.m16n8k16, 64 for the NVFP4 form).
+template <int K> NATIVE void nativeMmaLoop(const float* a, const float* b, float* out, int warps, int iters) {
   for (int w = 0; w < warps; ++w) {
     float c[16][8] = {};
     for (int i = 0; i < iters; ++i)
       for (int r = 0; r < 16; ++r)
         for (int n = 0; n < 8; ++n) {
           float acc = c[r][n];
-          for (int k = 0; k < 16; ++k) acc = std::fma(a[r * 16 + k], b[k * 8 + n], acc);
+          for (int k = 0; k < K; ++k) acc = std::fma(a[r * K + k], b[k * 8 + n], acc);
           c[r][n] = acc;
         }
     out[w] = c[0][0] + c[15][7];
@@ -313,7 +314,7 @@ void BM_MmaLoop(benchmark::State& state) {
   for (int i = 0; i < 32 * 4; ++i) a[i] = 0x3c003c00u;  // pairs of 1.0
   for (int i = 0; i < 32 * 2; ++i) b[i] = 0x38003800u;  // pairs of 0.5
   std::vector<float> fa(16 * 16, 1.0f), fb(16 * 8, 0.5f), fout(warps);
-  double native = nativeSeconds([&] { nativeMmaLoop(fa.data(), fb.data(), fout.data(), warps, iters); });
+  double native = nativeSeconds([&] { nativeMmaLoop<16>(fa.data(), fb.data(), fout.data(), warps, iters); });
   Params p(matrixInfo("mmaloop"));
   p.arg(a).arg(b).arg(out).arg(iters);
   LaunchResult r;
@@ -360,20 +361,6 @@ LOOP:
 }
 )";
 
-NATIVE void nativeKindMmaLoop(const float* a, const float* b, float* out, int warps, int iters) {
-  for (int w = 0; w < warps; ++w) {
-    float c[16][8] = {};
-    for (int i = 0; i < iters; ++i)
-      for (int r = 0; r < 16; ++r)
-        for (int n = 0; n < 8; ++n) {
-          float acc = c[r][n];
-          for (int k = 0; k < 64; ++k) acc = std::fma(a[r * 64 + k], b[k * 8 + n], acc);
-          c[r][n] = acc;
-        }
-    out[w] = c[0][0] + c[15][7];
-  }
-}
-
 void BM_KindMmaLoop(benchmark::State& state) {
   const int warps = 256, iters = 64;
   static std::shared_ptr<const Program> prog = [] {
@@ -388,7 +375,7 @@ void BM_KindMmaLoop(benchmark::State& state) {
     in[l * 8 + 6] = in[l * 8 + 7] = 0x38383838u;              // ue4m3 1.0
   }
   std::vector<float> fa(16 * 64, 1.0f), fb(64 * 8, 1.0f), fout(warps);
-  double native = nativeSeconds([&] { nativeKindMmaLoop(fa.data(), fb.data(), fout.data(), warps, iters); });
+  double native = nativeSeconds([&] { nativeMmaLoop<64>(fa.data(), fb.data(), fout.data(), warps, iters); });
   Params p(kernels(*prog)[0]);
   p.arg(in).arg(out).arg(iters);
   LaunchResult r;

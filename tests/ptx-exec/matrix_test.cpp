@@ -275,8 +275,9 @@ struct KindInput {
 static_assert(sizeof(KindInput) == 48);
 
 // Runs kernel `ptx` with the per-lane inputs; D[row][col] from the standard m16n8 f32 accumulator layout.
-LaunchResult runKind(const std::string& ptx, const KindInput* lanes, float (*d)[8]) {
-  CompileResult cr = compile(ptx);
+LaunchResult runKind(const std::string& ptx, const KindInput* lanes, float (*d)[8],
+                     const CompileOptions& options = {}) {
+  CompileResult cr = compile(ptx, options);
   EXPECT_TRUE(cr.program) << cr.error;
   if (!cr.program) return {};
   auto* in = arena().alloc<KindInput>(32);
@@ -443,17 +444,8 @@ TEST(PtxMatrix, KindExactScaledSumsMatchTheGeneralPath) {
     CompileOptions without;
     without.rewrites = kAllRewrites & ~rewriteBit(Rewrite::ExactScaledSums);
     for (auto [options, d] : {std::pair{&all, fast}, std::pair{&without, general}}) {
-      CompileResult cr = compile(form, *options);
-      ASSERT_TRUE(cr.program) << cr.error;
-      auto* dev = arena().alloc<KindInput>(32);
-      auto* out = arena().alloc<float>(128);
-      std::memcpy(dev, in, sizeof in);
-      Params p(kernels(*cr.program)[0]);
-      p.arg(dev).arg(out);
-      LaunchResult r = launch(*cr.program, 0, ptxtest::launchParams(Dim3{1}, Dim3{32}, p, arena()));
+      LaunchResult r = runKind(form, in, d, *options);
       ASSERT_TRUE(r.ok()) << r.fault.message;
-      for (unsigned l = 0; l < 32; ++l)
-        for (unsigned i = 0; i < 4; ++i) d[l / 4 + 8 * (i / 2)][2 * (l % 4) + i % 2] = out[l * 4 + i];
     }
     EXPECT_EQ(std::memcmp(fast, general, sizeof fast), 0);
   }

@@ -929,7 +929,7 @@ PTX_LANES const Op* kindProduct(Warp& w, const Op* op, const MatrixSite& s, cons
       for (unsigned i = 0; i < lines; ++i) {
         const unsigned lane = m == 0 ? 4 * (i % 8) + 2 * threadId + i / 8 : 4 * i + threadId;
         for (unsigned j = 0; j < vec; ++j) {
-          const double f = floatValue(Elem(s.scaleElem), (factors[lane] >> (8 * (byteId + j))) & 0xff);
+          const double f = elementValues(Elem(s.scaleElem))[(factors[lane] >> (8 * (byteId + j))) & 0xff];
           (m == 0 ? scaleA[i][j] : scaleB[i][j]) = f;
         }
       }
@@ -985,12 +985,13 @@ PTX_LANES const Op* kindProduct(Warp& w, const Op* op, const MatrixSite& s, cons
       V4 sum[4][2];
       std::memcpy(sum, cv + i * N, sizeof sum);  // rows i..i+3 of C (N = 8)
       for (unsigned q = 0; q < K; ++q) {
-        V4 y[2];
-        std::memcpy(y, bv + q * N, sizeof y);
+        V4 y0, y1;  // loaded straight into registers (a two-vector array went through the stack)
+        std::memcpy(&y0, bv + q * N, sizeof y0);
+        std::memcpy(&y1, bv + q * N + 4, sizeof y1);
         for (unsigned r = 0; r < 4; ++r) {
           const double x = av[(i + r) * K + q];
-          sum[r][0] += x * y[0];
-          sum[r][1] += x * y[1];
+          sum[r][0] += x * y0;
+          sum[r][1] += x * y1;
         }
       }
       double row[4][8];
