@@ -877,6 +877,17 @@ const Op* mmaSync(Warp& w, const Op* op) {
   return op + 1;
 }
 
+// The values of an 8-bit (or narrower) element type's 256 bit patterns, made at first use.
+const double* elementValues(Elem e) {
+  static const auto tables = [] {
+    auto* t = new std::array<std::array<double, 256>, 32>();  // lives until exit; indexed by Elem
+    for (unsigned el = 0; el < 32; ++el)
+      for (unsigned bits = 0; bits < 256; ++bits) (*t)[el][bits] = floatValue(Elem(el), bits);
+    return t;
+  }();
+  return (*tables)[unsigned(e) & 31].data();
+}
+
 // ---- mma with a .kind (sm_120a/f) -------------------------------------------------------------------------------
 
 // .kind::f8f6f4 (m16n8k32, any pair of e4m3/e5m2/e3m2/e2m3/e2m1 in bytes), and with .block_scale .kind::mxf8f6f4
@@ -893,17 +904,6 @@ const Op* mmaSync(Warp& w, const Op* op) {
 // data of quantised models within f32's precision; where the tensor core's own intermediate rounding would show
 // (sums needing more than 24 bits), results may differ from a GPU's in the last bits. NaN results are the canonical
 // NaN.
-// The values of an 8-bit (or narrower) element type's 256 bit patterns, made at first use.
-const double* elementValues(Elem e) {
-  static const auto tables = [] {
-    auto* t = new std::array<std::array<double, 256>, 32>();  // lives until exit; indexed by Elem
-    for (unsigned el = 0; el < 32; ++el)
-      for (unsigned bits = 0; bits < 256; ++bits) (*t)[el][bits] = floatValue(Elem(el), bits);
-    return t;
-  }();
-  return (*tables)[unsigned(e) & 31].data();
-}
-
 // The sparse forms (mma.sp::ordered_metadata, m16n8k64 and m16n8k128) select A's elements by their metadata as the
 // other sparse forms do (sparsePosition) and are then the dense product with zeros in the slots left out.
 // D = (A x scale_A)(B x scale_B) + C of row-major bit patterns a (M x K), b (K x N), c; null after a fault.
