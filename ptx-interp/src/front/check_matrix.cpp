@@ -175,26 +175,20 @@ bool Checker::kindMma(const Function& f, const Instruction& inst, bool sparse) {
   // register (what nvcc writes for CUTLASS's inline assembly; ptxas takes both, and no 32-bit register): the thread
   // is 0..1 for A and 0..3 for B; the byte any of the four with one scale per row (1X), 0 or 2 with two (2X), 0 with
   // four (4X). Constants are checked here; a register's value at run time (isa/matrix.cpp).
-  auto reg16 = [&](const Operand& e) {
+  auto scalarReg = [&](const Operand& e, unsigned bytes) {
     return e.kind == OperandKind::Reg && e.index < f.registers.size() && !f.registers[e.index].vec &&
-           typeSize(f.registers[e.index].type) == 2;
+           typeSize(f.registers[e.index].type) == bytes;
   };
   for (unsigned m = 0; m < 2; ++m) {
     int64_t maxThread = m == 0 ? 1 : 3;
     unsigned reg = base + 2 * m, sel = reg + 1;
     const Operand& scale = ops[reg];
-    const bool scaleOk = vectorSize(scale) == 1
-                             ? f.elems[scale.index].kind == OperandKind::Reg &&
-                                   f.elems[scale.index].index < f.registers.size() &&
-                                   reg32(f.registers[f.elems[scale.index].index].type)
-                             : scale.kind == OperandKind::Reg && scale.index < f.registers.size() &&
-                                   !f.registers[scale.index].vec && reg32(f.registers[scale.index].type);
-    if (!scaleOk) {
+    if (!scalarReg(vectorSize(scale) == 1 ? f.elems[scale.index] : scale, 4)) {
       error(inst.loc, "operand {} of '{}' must be a 32-bit register (scale factors)", reg + 1, name);
       return false;
     }
     const Operand& v = ops[sel];
-    auto selectorOk = [&](const Operand& e) { return e.kind == OperandKind::Imm || reg16(e); };
+    auto selectorOk = [&](const Operand& e) { return e.kind == OperandKind::Imm || scalarReg(e, 2); };
     bool shapeOk = vectorSize(v) == 2 && selectorOk(f.elems[v.index]) && selectorOk(f.elems[v.index + 1]);
     if (!shapeOk) {
       error(inst.loc, "operand {} of '{}' must be {{byte-id, thread-id}}, integer constants or 16-bit registers",

@@ -955,8 +955,7 @@ PTX_LANES const Op* kindProduct(Warp& w, const Op* op, const MatrixSite& s, cons
   // general path's order, is the exact sum that path computes, signed zeros included; NaNs and infinities go there.
   // The biased exponents of the values (no subnormal double arises here: 0 is a zero, 0x7ff an infinity or NaN).
   struct Range {
-    int hi = 0, lo = 0x7ff;  // biased; lo over the nonzero values
-    bool special = false;
+    int hi = 0, lo = 0x7ff;  // biased; lo over the nonzero values; hi 0x7ff: an infinity or NaN among them
   };
   auto range = [](const double* values, unsigned n) {
     Range r;
@@ -965,12 +964,11 @@ PTX_LANES const Op* kindProduct(Warp& w, const Op* op, const MatrixSite& s, cons
       r.hi = std::max(r.hi, e);
       r.lo = std::min(r.lo, e ? e : 0x7ff);
     }
-    r.special = r.hi == 0x7ff;
     return r;
   };
   const Range ra = range(av, M * K), rb = range(bv, K * N), rc = range(cv, M * N);
   auto exactInDouble = [&] {
-    if (ra.special || rb.special || rc.special) return false;
+    if (ra.hi == 0x7ff || rb.hi == 0x7ff || rc.hi == 0x7ff) return false;
     int hi = INT_MIN, lo = INT_MAX;
     if (ra.hi && rb.hi) hi = ra.hi + rb.hi - 2046 + 1, lo = ra.lo + rb.lo - 2046 - 16;
     if (rc.hi) hi = std::max(hi, rc.hi - 1023), lo = std::min(lo, rc.lo - 1023 - 24);
@@ -1104,19 +1102,10 @@ const Op* mmaSparse(Warp& w, const Op* op) {
   return op + 1;
 }
 
-// mma.m8n8k4 with .f16 multiplicands (the Volta form): each quad-pair (lanes 4q..4q+3 and 4q+16..4q+19) multiplies
-// its own 8x4 A by its own 4x8 B. The quad-pair's lane j (0-7: the low four, then the high four) holds row j of a
-// .row A and column j of a .col B; with .col A it holds rows 4(j >> 2)..+3 of column j & 3, with .row B columns
-// 4(j >> 2)..+3 of row j & 3 (recorded: the _row_row, _col_col and _col_row golden forms). Accumulators (recorded on an
-// H100: ptx.matrix.mma m8n8k4_f32_f16 / _f16_f16): with .f32, element e of lane 4q + i (+16: hi) is row (i & 1) + 2((e
-// >> 1) & 1) + 4 hi, column (e & 1) + 2(i >> 1) + 4(e >> 2); with .f16, lane j holds row j, element e column e.
-// Arithmetic, fitted to every finite golden output (0 differ): the four products (exact) are added in k order in f32,
-// each step rounded to nearest (a chain of fmas from the first product), and C is added last: exactly and rounded to
-// nearest for f32 results, through alignedSum for f16 ones. The last step of mma884 toward an .f16 result: the sum and
-// C are aligned to 24 bits below the larger one's leading bit (the smaller one truncated toward zero) and added
-// exactly; the caller rounds to f16. Fitted to the 12,800 outputs of the four f16 golden forms: one or two bits fewer
-// leave 3 and 5 that differ; one bit more, or an exact sum, leaves one (`m8n8k4_f16_f16_row_row` trial 17, where the
-// truncation makes a tie that rounds to even).
+// The last step of mma884 toward an .f16 result: the sum and C are aligned to 24 bits below the larger one's leading
+// bit (the smaller one truncated toward zero) and added exactly; the caller rounds to f16. Fitted to the 12,800 outputs
+// of the four f16 golden forms: one or two bits fewer leave 3 and 5 that differ; one bit more, or an exact sum, leaves
+// one (`m8n8k4_f16_f16_row_row` trial 17, where the truncation makes a tie that rounds to even).
 double alignedSum(float sum, float c) {
   if (!std::isfinite(sum) || !std::isfinite(c) || sum == 0 || c == 0) return double(sum) + double(c);
   int es = 0, ec = 0;
@@ -1127,6 +1116,15 @@ double alignedSum(float sum, float c) {
   return cut(sum) + cut(c);
 }
 
+// mma.m8n8k4 with .f16 multiplicands (the Volta form): each quad-pair (lanes 4q..4q+3 and 4q+16..4q+19) multiplies its
+// own 8x4 A by its own 4x8 B. The quad-pair's lane j (0-7: the low four, then the high four) holds row j of a .row A
+// and column j of a .col B; with .col A it holds rows 4(j >> 2)..+3 of column j & 3, with .row B columns 4(j >> 2)..+3
+// of row j & 3 (recorded: the _row_row, _col_col and _col_row golden forms). Accumulators (recorded on an H100:
+// ptx.matrix.mma m8n8k4_f32_f16 / _f16_f16): with .f32, element e of lane 4q + i (+16: hi) is row (i & 1) + 2((e >> 1)
+// & 1) + 4 hi, column (e & 1) + 2(i >> 1) + 4(e >> 2); with .f16, lane j holds row j, element e column e. Arithmetic,
+// fitted to every finite golden output (0 differ): the four products (exact) are added in k order in f32, each step
+// rounded to nearest (a chain of fmas from the first product), and C is added last: exactly and rounded to nearest for
+// f32 results, through alignedSum for f16 ones.
 const Op* mma884(Warp& w, const Op* op) {
   const MatrixSite& s = siteOf(w, op);
   const Elem ec = Elem(s.elem[C]), ed = Elem(s.elem[D]);
