@@ -508,6 +508,69 @@ TEST(PtxMatrix, LdmatrixUnpacksFourAndSixBitRows) {
   }
 }
 
+// ldmatrix .m16n16 .trans and stmatrix .m16n8 .trans, the 8-bit forms of sm_100a/sm_120a (layouts from CUTLASS's
+// SM100_U8x16_LDSM_T and SM100_U8x16_STSM_T traits; not recorded on a GPU). The load must give lane l, register
+// 2j + h, byte b the element at row 4(l%4) + b, column 8h + l/4 of matrix j. CUTLASS shuffles those bytes
+// (prmt 0x5410 and 0x7632 of each register pair) into the stores' register layout; the store must then write, with
+// rows addressed as the load's were, the load's rows back in the order the two traits' thread-to-row maps imply:
+// stored row p holds loaded row 16(p/16) + (p&1) + 2((p>>3)&1) + 4((p>>1)&3). The 4- and 6-bit sources unpack each
+// row first, as .m8n16 does.
+TEST(PtxMatrix, LdmatrixAndStmatrixMoveTransposedBytes) {
+  for (unsigned bits : {8u, 4u, 6u}) {
+    SCOPED_TRACE(bits);
+    const std::string type = bits == 8 ? ".b8" : bits == 4 ? ".b8x16.b4x16_p64" : ".b8x16.b6x16_p32";
+    const std::string ptx =
+        ".version 9.0\n.target sm_120a\n.address_size 64\n"
+        ".visible .entry k(.param .u64 pin, .param .u64 pout, .param .u64 pregs) {\n"
+        "  .reg .b32 %r<20>;\n  .reg .b64 %rd<9>;\n  .shared .align 16 .b8 s[512];\n  .shared .align 16 .b8 t[512];\n"
+        "  ld.param.u64 %rd1, [pin];\n  ld.param.u64 %rd2, [pout];\n  ld.param.u64 %rd7, [pregs];\n"
+        "  mov.u32 %r0, %laneid;\n  mul.wide.u32 %rd3, %r0, 16;\n  add.s64 %rd4, %rd1, %rd3;\n"
+        "  ld.global.v4.b32 {%r1, %r2, %r3, %r4}, [%rd4];\n  mov.u32 %r5, s;\n"
+        "  mad.lo.u32 %r6, %r0, 16, %r5;\n  st.shared.v4.b32 [%r6], {%r1, %r2, %r3, %r4};\n"
+        "  bar.warp.sync -1;\n"
+        "  ldmatrix.sync.aligned.m16n16.x2.trans.shared" +
+        type +
+        " {%r7, %r8, %r9, %r10}, [%r6];\n"
+        "  add.s64 %rd8, %rd7, %rd3;\n  st.global.v4.b32 [%rd8], {%r7, %r8, %r9, %r10};\n"
+        "  prmt.b32 %r11, %r7, %r8, 0x5410;\n  prmt.b32 %r12, %r7, %r8, 0x7632;\n"
+        "  prmt.b32 %r13, %r9, %r10, 0x5410;\n  prmt.b32 %r14, %r9, %r10, 0x7632;\n"
+        "  mov.u32 %r15, t;\n  mad.lo.u32 %r16, %r0, 16, %r15;\n"
+        "  stmatrix.sync.aligned.m16n8.x4.trans.shared.b8 [%r16], {%r11, %r12, %r13, %r14};\n"
+        "  bar.warp.sync -1;\n  ld.shared.v4.b32 {%r1, %r2, %r3, %r4}, [%r16];\n"
+        "  add.s64 %rd5, %rd2, %rd3;\n  st.global.v4.b32 [%rd5], {%r1, %r2, %r3, %r4};\n"
+        "  ret;\n}\n";
+    CompileResult cr = compile(ptx);
+    ASSERT_TRUE(cr.program) << cr.error;
+    auto* in = arena().alloc<uint8_t>(512);
+    auto* out = arena().alloc<uint8_t>(512);
+    auto* regs = arena().alloc<uint32_t>(128);
+    uint8_t elems[32][16];  // row 16 j + i of matrix j, as the load sees it (unpacked)
+    for (unsigned r = 0; r < 32; ++r) {
+      unsigned __int128 packed = 0;
+      for (unsigned c = 0; c < 16; ++c) {
+        elems[r][c] = uint8_t((r * 37 + c * 11 + 5) & (bits == 8 ? 0xff : (1u << bits) - 1));
+        packed |= static_cast<unsigned __int128>(elems[r][c]) << (bits * c);
+      }
+      for (unsigned q = 0; q < 16; ++q)
+        in[r * 16 + q] = bits == 8 ? elems[r][q] : q < 2 * bits ? uint8_t(packed >> (8 * q)) : 0xa5;
+    }
+    Params p(kernels(*cr.program)[0]);
+    p.arg(in).arg(out).arg(regs);
+    LaunchResult r = launch(*cr.program, 0, ptxtest::launchParams(Dim3{1}, Dim3{32}, p, arena()));
+    ASSERT_TRUE(r.ok()) << r.fault.message;
+    for (unsigned l = 0; l < 32; ++l)
+      for (unsigned reg = 0; reg < 4; ++reg)
+        for (unsigned b = 0; b < 4; ++b)
+          EXPECT_EQ((regs[l * 4 + reg] >> (8 * b)) & 0xff,
+                    elems[16 * (reg / 2) + 4 * (l % 4) + b][8 * (reg % 2) + l / 4])
+              << "lane " << l << " register " << reg << " byte " << b;
+    for (unsigned row = 0; row < 32; ++row) {
+      const unsigned from = 16 * (row / 16) + (row & 1) + 2 * ((row >> 3) & 1) + 4 * ((row >> 1) & 3);
+      EXPECT_EQ(std::memcmp(out + 16 * row, elems[from], 16), 0) << "stored row " << row;
+    }
+  }
+}
+
 // Sparse .kind::f8f6f4 (mma.sp::ordered_metadata, m16n8k64): A keeps two of every four elements of a row, named by
 // 4-bit metadata nibbles (lanes 4g and 4g + 2 for row g's groups 0-7 and 8-15, 4g + 1 and 4g + 3 for row g + 8's,
 // as the H100 recorded for 8-bit types), and D is the dense product.

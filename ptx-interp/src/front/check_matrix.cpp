@@ -461,22 +461,74 @@ void Checker::sparseMma(const Function& f, const Instruction& inst) {
   }
 }
 
+// The shapes ldmatrix and stmatrix take (measured against ptxas): .m8n8 .b16 in both, optionally transposed; the
+// sm_100a/sm_120a 8-bit forms: ldmatrix .m8n16 (never transposed) and .m16n16 (always; two registers per matrix,
+// at most two matrices) and stmatrix .m16n8 (always transposed).
+namespace {
+struct MatrixMoveShape {
+  Mod shape;
+  bool load, store;
+  bool transposes, mustTranspose;
+  unsigned registersPerMatrix, maxMatrices;
+  bool b16, b8, unpacks;  // the types taken: .b16; .b8; .b8x16 with .b6x16_p32 or .b4x16_p64
+};
+constexpr MatrixMoveShape kMatrixMoveShapes[] = {
+    {Mod::m8n8, true, true, true, false, 1, 4, true, false, false},
+    {Mod::m8n16, true, false, false, false, 1, 4, false, false, true},
+    {Mod::m16n16, true, false, true, true, 2, 2, false, true, true},
+    {Mod::m16n8, false, true, true, true, 1, 4, false, true, false},
+};
+}  // namespace
+
 void Checker::matrixLoadStore(const Function& f, const Instruction& inst) {
   bool load = inst.opcode == Opcode::Ldmatrix;
   std::string_view name = load ? "ldmatrix" : "stmatrix";
   if (!requireMods(f, inst, name, {Mod::sync, Mod::aligned})) return;
   unsigned count = f.hasMod(inst, Mod::x1) ? 1 : f.hasMod(inst, Mod::x2) ? 2 : f.hasMod(inst, Mod::x4) ? 4 : 0;
-  bool m8n8 = f.hasMod(inst, Mod::m8n8);
-  if (!m8n8 && !f.hasMod(inst, Mod::m16n16) && !f.hasMod(inst, Mod::m8n16) && !f.hasMod(inst, Mod::m16n8)) {
+  const MatrixMoveShape* form = nullptr;
+  for (const MatrixMoveShape& m : kMatrixMoveShapes)
+    if (f.hasMod(inst, m.shape)) form = &m;
+  if (!form) {
     error(inst.loc, "'{}' needs a shape (.m8n8, ...)", name);
+    return;
+  }
+  const std::string_view shape = modText(form->shape);
+  if (!(load ? form->load : form->store)) {
+    error(inst.loc, "'{}' does not take the shape '{}'", name, shape);
+    return;
+  }
+  if (form->shape != Mod::m8n8 && sm_ && (sm_ < 100 || !archSpecific_)) {
+    error(inst.loc, "'{}{}' needs .target sm_100a, sm_120a or a family target of them", name, shape);
     return;
   }
   if (count == 0) {
     error(inst.loc, "'{}' needs the number of matrices (.x1, .x2 or .x4)", name);
     return;
   }
-  if (m8n8 && inst.type() != Type::b16) {
-    error(inst.loc, "'{}.m8n8' needs the type .b16", name);
+  if (count > form->maxMatrices) {
+    error(inst.loc, "'{}{}' loads at most {} matrices", name, shape, form->maxMatrices);
+    return;
+  }
+  const bool trans = inst.has(Flag::trans);
+  if (trans && !form->transposes) {
+    error(inst.loc, "'{}{}' does not take .trans", name, shape);
+    return;
+  }
+  if (!trans && form->mustTranspose) {
+    error(inst.loc, "'{}{}' needs .trans", name, shape);
+    return;
+  }
+  const bool single = inst.numTypes == 1, pair = inst.numTypes == 2;
+  const bool typeOk = (single && form->b16 && inst.type() == Type::b16) ||
+                      (single && form->b8 && inst.type() == Type::b8) ||
+                      (pair && form->unpacks && inst.types[0] == Type::b8x16 &&
+                       (inst.types[1] == Type::b6x16_p32 || inst.types[1] == Type::b4x16_p64));
+  if (!typeOk) {
+    error(inst.loc, "'{}{}' takes {}", name, shape,
+          form->b16       ? ".b16"
+          : !form->b8     ? ".b8x16 with .b6x16_p32 or .b4x16_p64"
+          : form->unpacks ? ".b8, or .b8x16 with .b6x16_p32 or .b4x16_p64"
+                          : ".b8");
     return;
   }
   if (inst.space != Space::none && !isSharedSpace(inst.space)) {
@@ -487,8 +539,10 @@ void Checker::matrixLoadStore(const Function& f, const Instruction& inst) {
   unsigned addr = load ? 1 : 0, data = load ? 0 : 1;
   if (!addressOperand(f, inst, addr)) return;
   const Operand& v = f.operandsOf(inst)[data];
-  if (vectorSize(v) != count) {
-    error(inst.loc, "operand {} of '{}' .x{} must be a vector of {} registers", data + 1, name, count, count);
+  const unsigned registers = count * form->registersPerMatrix;
+  if (vectorSize(v) != registers) {
+    error(inst.loc, "operand {} of '{}{}' .x{} must be a vector of {} registers", data + 1, name, shape, count,
+          registers);
     return;
   }
   vectorRegs(f, inst, data, "32-bit registers", [](Type t) { return typeSize(t) == 4; });

@@ -1242,26 +1242,82 @@ const Op* ldmatrix(Warp& w, const Op* op) {
   return op + 1;
 }
 
-// ldmatrix .m8n16 .b8x16 with .b4x16_p64 or .b6x16_p32 (sm_100a/f, sm_120a/f): matrix j's row i is addressed by lane
-// 8j + i, 16 bytes of which its first 8 (4-bit elements) or 12 (6-bit ones) hold its 16 elements packed, least
-// significant bits first (the packing of the tensor maps' 16U4/16U6 types); lane l's register j gets row l/4,
-// columns 4(l%4)..4(l%4)+3 (PTX ISA: "each thread loads 4 consecutive columns"), an element in the low bits of each
-// byte (CUTLASS shifts the 4-bit result left by two before an e2m1 mma). Not recorded on a GPU.
-const Op* ldmatrixUnpack(Warp& w, const Op* op) {
-  const MatrixSite& s = siteOf(w, op);
-  const unsigned count = s.count[0], bits = s.k;
-  uint8_t mats[4][8][16];
-  if (!loadMatrixRows(w, op, s, mats)) return nullptr;
-  for (unsigned j = 0; j < count; ++j)
-    for (auto& row : mats[j]) {
+// ldmatrix's .b4x16_p64 and .b6x16_p32 sources (sm_100a/f, sm_120a/f): a 16-byte row's first 8 (4-bit elements) or
+// 12 (6-bit ones) bytes hold its 16 elements packed, least significant bits first (the packing of the tensor maps'
+// 16U4/16U6 types); each becomes a byte with the element in its low bits (CUTLASS shifts a 4-bit result left by two
+// before an e2m1 mma). bits: 4 or 6; 0 leaves the rows as they are (.b8).
+void unpackRows(uint8_t (&rows)[4][8][16], unsigned matrices8, unsigned bits) {
+  if (bits == 0) return;
+  for (unsigned j = 0; j < matrices8; ++j)
+    for (auto& row : rows[j]) {
       unsigned __int128 packed = 0;
       for (unsigned q = 0; q < 12; ++q) packed |= static_cast<unsigned __int128>(row[q]) << (8 * q);
       for (unsigned c = 0; c < 16; ++c) row[c] = uint8_t(packed >> (bits * c)) & ((1u << bits) - 1);
     }
+}
+
+// ldmatrix .m8n16 .b8x16 with .b4x16_p64 or .b6x16_p32: matrix j's row i is addressed by lane 8j + i; lane l's
+// register j gets row l/4, columns 4(l%4)..4(l%4)+3 (PTX ISA: "each thread loads 4 consecutive columns"). Not
+// recorded on a GPU.
+const Op* ldmatrixUnpack(Warp& w, const Op* op) {
+  const MatrixSite& s = siteOf(w, op);
+  const unsigned count = s.count[0];
+  uint8_t mats[4][8][16];
+  if (!loadMatrixRows(w, op, s, mats)) return nullptr;
+  unpackRows(mats, count, s.k);
   for (unsigned j = 0; j < count; ++j) {
     alignas(64) uint32_t v[32];
     for (unsigned l = 0; l < 32; ++l) std::memcpy(&v[l], &mats[j][l / 4][4 * (l % 4)], 4);
     h::store<uint32_t>(w, s.regs[0][j], [&](int l) { return v[l]; });
+  }
+  return op + 1;
+}
+
+// ldmatrix .m16n16 .trans with .b8, or .b8x16 from .b4x16_p64/.b6x16_p32 (sm_100a/f, sm_120a/f): matrix j (of one
+// or two) is 16 rows of 16 bytes, row i addressed by lane 16j + i, and comes out transposed in registers 2j and
+// 2j + 1: lane l's register 2j + h holds, byte b, row 4(l%4) + b of column 8h + l/4, the layout of an 8-bit mma
+// fragment whose K runs down the stored rows. Derived from CUTLASS's SM100_U8x8_LDSM_T, whose traits give the
+// layout after a byte shuffle the copy applies to this instruction's registers; not recorded on a GPU (no
+// compute-capability 10 or 12 device here).
+const Op* ldmatrixTransposedBytes(Warp& w, const Op* op) {
+  const MatrixSite& s = siteOf(w, op);
+  const unsigned count = s.count[0];  // two registers per matrix
+  uint8_t rows[4][8][16];
+  if (!loadMatrixRows(w, op, s, rows)) return nullptr;
+  unpackRows(rows, count, s.k);
+  const auto at = [&](unsigned row, unsigned col) { return rows[row / 8][row % 8][col]; };
+  for (unsigned r = 0; r < count; ++r) {
+    const unsigned base = 16 * (r / 2), column = 8 * (r % 2);
+    alignas(64) uint32_t v[32];
+    for (unsigned l = 0; l < 32; ++l) {
+      uint32_t word = 0;
+      for (unsigned b = 0; b < 4; ++b) word |= uint32_t(at(base + 4 * (l % 4) + b, column + l / 4)) << (8 * b);
+      v[l] = word;
+    }
+    h::store<uint32_t>(w, s.regs[0][r], [&](int l) { return v[l]; });
+  }
+  return op + 1;
+}
+
+// stmatrix .m16n8 .trans .b8 (sm_100a/f, sm_120a/f): register j of every lane holds a 16x8 byte matrix in the
+// layout of an 8-bit mma accumulator (lane l, bytes 0-1: row l/4, columns 2(l%4) and 2(l%4)+1; bytes 2-3: the same
+// of row l/4 + 8), stored transposed as 8 rows of 16 bytes, row i at the address of lane 8j + i. From CUTLASS's
+// SM100_U8x4_STSM_T traits; not recorded on a GPU.
+const Op* stmatrixTransposedBytes(Warp& w, const Op* op) {
+  const MatrixSite& s = siteOf(w, op);
+  const unsigned count = s.count[0];
+  uint8_t rows[4][8][16];
+  for (unsigned j = 0; j < count; ++j) {
+    const uint32_t* v = R<uint32_t>(w, s.regs[0][j]);
+    for (unsigned l = 0; l < 32; ++l)
+      for (unsigned b = 0; b < 4; ++b) rows[j][2 * (l % 4) + (b & 1)][l / 4 + 8 * (b >> 1)] = uint8_t(v[l] >> (8 * b));
+  }
+  const uint32_t lanes = (8u * count == 32) ? kFullMask : ((1u << (8 * count)) - 1);
+  for (unsigned l = 0; l < 32; ++l) {
+    if (!((lanes >> l) & 1)) continue;
+    uint8_t* p = laneMemory(w, op, mem::Space(s.space), int(l), laneAddress(w, s, int(l)), 16, true);
+    if (!p) return nullptr;
+    std::memcpy(p, rows[l / 8][l % 8], 16);
   }
   return op + 1;
 }
@@ -1684,11 +1740,10 @@ void KernelLowerer::lowerMatrix(const Instruction& in) {
     case Opcode::Ldmatrix:
     case Opcode::Stmatrix: {
       bool load = in.opcode == Opcode::Ldmatrix;
-      const bool unpack = load && fn_->hasMod(in, ptx::Mod::m8n16) && in.numTypes == 2 &&
-                          (in.types[1] == Type::b4x16_p64 || in.types[1] == Type::b6x16_p32);
-      if (!unpack && (!fn_->hasMod(in, ptx::Mod::m8n8) || in.type() != Type::b16))
-        return unsupported(in, "ldmatrix .m16n16 and stmatrix .m16n8 (.b8 forms of sm_100 and sm_120)");
+      // the checker admitted the shape, the types and the register count
+      const bool unpack = in.numTypes == 2 && (in.types[1] == Type::b4x16_p64 || in.types[1] == Type::b6x16_p32);
       if (unpack) site.k = in.types[1] == Type::b4x16_p64 ? 4 : 6;
+      const bool bytes16x16 = fn_->hasMod(in, ptx::Mod::m16n16), bytes16x8 = fn_->hasMod(in, ptx::Mod::m16n8);
       if (in.has(ptx::Flag::trans)) site.flags |= kFlagTrans;
       setAddress(opnd(in, load ? 1 : 0));
       const Operand& v = opnd(in, load ? 0 : 1);
@@ -1704,7 +1759,12 @@ void KernelLowerer::lowerMatrix(const Instruction& in) {
           site.regs[D][0] = src(v, Type::b32);
         }
       }
-      emitSite(unpack ? &ldmatrixUnpack : load ? &ldmatrix : &stmatrix, pending);
+      emitSite(bytes16x16  ? &ldmatrixTransposedBytes
+               : bytes16x8 ? &stmatrixTransposedBytes
+               : unpack    ? &ldmatrixUnpack
+               : load      ? &ldmatrix
+                           : &stmatrix,
+               pending);
       return;
     }
     case Opcode::Movmatrix: {
