@@ -2,6 +2,8 @@
 // Every documented requirement is checked; the 128 opaque bytes are those driver 580 writes on an H100
 // (ptx/tensor_map.h), which tensormap.replace edits and the interpreter's tensor copies read.
 #include "api/impl.h"
+#include "core/context.h"
+#include "core/device.h"
 
 #include <ptx/tensor_map.h>
 
@@ -15,7 +17,24 @@ namespace {
 using ptx::TensorMap;
 static_assert(sizeof(CUtensorMap) == 128);
 
+// The packed types (16 elements of 4 or 6 bits a unit) are compute capability 10's and 12's (an H100 or H200
+// refuses them): cuda.h's requirements for them are checked, none measured on a GPU.
+bool isPacked(CUtensorMapDataType type) {
+  return type == CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B || type == CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B ||
+         type == CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B;
+}
+bool isPaddedPacked(CUtensorMapDataType type) { return isPacked(type) && type != CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B; }
+
+// The compute capability the map is for: the current context's device, else device 0 (the encoders take no device).
+int targetCcMajor() {
+  if (auto context = currentContext()) return context->device().profile().ccMajor;
+  const Device* device = deviceByOrdinal(0);
+  return device ? device->profile().ccMajor : 9;
+}
+
+// Bytes of one element in shared memory (a packed type: of one 16-element unit); 0 for a type the device lacks.
 unsigned elementBytes(CUtensorMapDataType type) {
+  if (isPacked(type)) return targetCcMajor() >= 10 ? (type == CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B ? 8 : 16) : 0;
   switch (type) {
     case CU_TENSOR_MAP_DATA_TYPE_UINT8: return 1;
     case CU_TENSOR_MAP_DATA_TYPE_UINT16:
@@ -30,7 +49,7 @@ unsigned elementBytes(CUtensorMapDataType type) {
     case CU_TENSOR_MAP_DATA_TYPE_UINT64:
     case CU_TENSOR_MAP_DATA_TYPE_INT64:
     case CU_TENSOR_MAP_DATA_TYPE_FLOAT64: return 8;
-    default: return 0;  // the packed sub-byte types need compute capability 10.0; cuemu models 9.0
+    default: return 0;
   }
 }
 
@@ -76,7 +95,12 @@ CUresult checkCommon(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank
   if (interleave != CU_TENSOR_MAP_INTERLEAVE_NONE) minRank = std::max(minRank, 3u);
   if (rank < minRank || rank > 5) return CUDA_ERROR_INVALID_VALUE;
   // an interleave of 32 bytes takes any swizzle (measured on an H100: 32B and 128B both encode)
-  unsigned addressAlign = interleave == CU_TENSOR_MAP_INTERLEAVE_32B ? 32 : 16;
+  unsigned addressAlign = interleave == CU_TENSOR_MAP_INTERLEAVE_32B || isPaddedPacked(type) ? 32 : 16;
+  if (type == CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B && interleave != CU_TENSOR_MAP_INTERLEAVE_NONE)
+    return CUDA_ERROR_INVALID_VALUE;
+  // the padded packed types swizzle in the 128-byte mode only (the atom modes aside, which cuemu does not model)
+  if (isPaddedPacked(type) && swizzle != CU_TENSOR_MAP_SWIZZLE_NONE && swizzle != CU_TENSOR_MAP_SWIZZLE_128B)
+    return CUDA_ERROR_INVALID_VALUE;
   // a null address encodes (measured on an H200: conformance api.misc.TensorMapNullAddress), a misaligned one not
   if (reinterpret_cast<uintptr_t>(address) % addressAlign) return CUDA_ERROR_INVALID_VALUE;
   if (!dims || !elementStrides || (rank > 1 && !strides)) return CUDA_ERROR_INVALID_VALUE;
@@ -84,7 +108,9 @@ CUresult checkCommon(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank
     if (dims[i] == 0 || dims[i] > (uint64_t{1} << 32)) return CUDA_ERROR_INVALID_VALUE;
     if (elementStrides[i] == 0 || elementStrides[i] > 8) return CUDA_ERROR_INVALID_VALUE;
   }
-  unsigned strideAlign = interleave == CU_TENSOR_MAP_INTERLEAVE_32B ? 32 : 16;
+  // dimension 0 of a packed type counts its elements: a multiple of 128 (ALIGN16B) or 2 (ALIGN8B)
+  if (isPacked(type) && dims[0] % (isPaddedPacked(type) ? 128 : 2)) return CUDA_ERROR_INVALID_VALUE;
+  unsigned strideAlign = interleave == CU_TENSOR_MAP_INTERLEAVE_32B || isPaddedPacked(type) ? 32 : 16;
   for (unsigned i = 0; i + 1 < rank; ++i)
     if (strides[i] % strideAlign || strides[i] >= (uint64_t{1} << 40)) return CUDA_ERROR_INVALID_VALUE;
   out = TensorMap{};
@@ -132,6 +158,11 @@ CUresult cuTensorMapEncodeTiled(CUtensorMap* tensorMap, CUtensorMapDataType tens
   // rows of whole 16-byte units, interleaved or not (measured on an H100 for both interleaves with and without
   // swizzles: conformance ptx.async_TensorMap.EncodeInterleavedRowBytes)
   uint64_t innerBytes = uint64_t{boxDim[0]} * elementBytes(tensorDataType);
+  if (isPacked(tensorDataType)) {
+    // a row of whole units: 128 elements of a padded type (cuda.h), whole 16-byte pieces of 16U4_ALIGN8B
+    if (isPaddedPacked(tensorDataType) ? boxDim[0] != 128 : boxDim[0] % 32) return CUDA_ERROR_INVALID_VALUE;
+    innerBytes = uint64_t{boxDim[0]} / ptx::TensorMap::kPackedUnitElements * elementBytes(tensorDataType);
+  }
   if (innerBytes % 16) return CUDA_ERROR_INVALID_VALUE;
   if (!fitsSwizzle(interleave, swizzle, innerBytes)) return CUDA_ERROR_INVALID_VALUE;
   store(tensorMap, encoding);
@@ -146,6 +177,8 @@ CUresult cuTensorMapEncodeIm2col(CUtensorMap* tensorMap, CUtensorMapDataType ten
                                  CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion,
                                  CUtensorMapFloatOOBfill oobFill) {
   TensorMap encoding;
+  // im2col maps of the packed types: cuemu's copies move packed types in tile mode only
+  if (isPacked(tensorDataType)) return CUDA_ERROR_INVALID_VALUE;
   if (CUresult r = checkCommon(tensorMap, tensorDataType, tensorRank, 3, globalAddress, globalDim, globalStrides,
                                elementStrides, interleave, swizzle, l2Promotion, oobFill, encoding))
     return r;

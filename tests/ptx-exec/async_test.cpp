@@ -393,12 +393,18 @@ struct Run {
   std::vector<uint32_t> shared;  // the 4096 bytes of shared memory after the load
 };
 
-Run run(const Map& a, const Map& b, int x0, int y0, int x1, int y1, uint32_t mode, uint32_t bytes) {
-  static std::shared_ptr<const Program> prog = [] {
-    auto r = compile(kKernel);
+// sm120: the kernel built for sm_120a (PTX 8.7), whose tensor copies take the packed 4/6-bit types.
+Run run(const Map& a, const Map& b, int x0, int y0, int x1, int y1, uint32_t mode, uint32_t bytes, bool sm120 = false) {
+  static std::shared_ptr<const Program> progs[2] = {nullptr, nullptr};
+  std::shared_ptr<const Program>& prog = progs[sm120];
+  if (!prog) {
+    std::string text = kKernel;
+    const std::string sm90 = ".version 8.0\n.target sm_90\n";
+    if (sm120) text.replace(text.find(sm90), sm90.size(), ".version 8.7\n.target sm_120a\n");
+    auto r = compile(text);
     if (!r.program) throw std::runtime_error(r.error);
-    return r.program;
-  }();
+    prog = r.program;
+  }
   const KernelInfo& k = kernels(*prog)[0];
   EXPECT_EQ(k.unsupported, "");
   auto* out = arena().alloc<uint32_t>(1024);
@@ -415,6 +421,84 @@ Run run(const Map& a, const Map& b, int x0, int y0, int x1, int y1, uint32_t mod
 float value(uint32_t x, uint32_t y) { return float(y * 1000 + x); }
 
 }  // namespace tensor
+
+// The packed types of sm_100/sm_120 (cuda.h's 16U4_ALIGN8B, 16U4_ALIGN16B, 16U6_ALIGN16B; not measured on a GPU):
+// dimension 0 counts 4- or 6-bit elements, a box row is units of 16 of them, packed in global memory (8 or 12 bytes)
+// and in shared memory packed (ALIGN8B) or each unit padded to 16 bytes with zeros (ALIGN16B, the layout ldmatrix's
+// .b4x16_p64/.b6x16_p32 read); units past the tensor load as zeros; a store writes the units' data bytes back, not
+// the padding. Code for sm_90 (an H100) takes no such map.
+TEST(PtxAsyncTensor, PackedTypesMoveUnitsOf16Elements) {
+  struct Form {
+    ptx::TensorMapType type;
+    uint32_t width, pitch, boxW;  // elements, bytes, elements
+    int x0;
+    unsigned globalUnit, sharedUnit;
+  };
+  const Form forms[] = {
+      {ptx::TensorMapType::u4x16, 96, 64, 64, 48, 8, 8},             // units 3..6 of a 6-unit row: 2 past the end
+      {ptx::TensorMapType::u4x16Padded, 256, 128, 128, 128, 8, 16},  // units 8..15 of a 16-unit row
+      {ptx::TensorMapType::u6x16Padded, 128, 96, 128, 0, 12, 16},    // a whole row
+  };
+  for (const Form& f : forms) {
+    SCOPED_TRACE(int(f.type));
+    const uint32_t height = 4, units = f.boxW / 16, rowBytes = units * f.sharedUnit;
+    std::vector<uint8_t> t(f.pitch * height);
+    for (size_t i = 0; i < t.size(); ++i) t[i] = uint8_t(i * 7 + 3);
+    uint8_t* data = arena().upload(t);
+    uint8_t* copy = arena().alloc<uint8_t>(t.size());
+    std::memset(copy, 0xee, t.size());
+    auto encode = [&](const void* address) {
+      ptx::TensorMap e;
+      e.dataType = f.type;
+      e.rank = 2;
+      e.address = reinterpret_cast<uint64_t>(address);
+      e.dims[0] = f.width;
+      e.dims[1] = height;
+      e.strides[0] = f.pitch;
+      e.box[0] = uint16_t(f.boxW);
+      e.box[1] = 2;
+      tensor::Map m;
+      ptx::encodeTensorMap(e, m.bytes);
+      return m;
+    };
+    const tensor::Map a = encode(data), b = encode(copy);
+    tensor::Run r = tensor::run(a, b, f.x0, 1, f.x0, 1, 1, 2 * rowBytes, true);
+    ASSERT_TRUE(r.result.ok()) << r.result.fault.message;
+    const auto* shared = reinterpret_cast<const uint8_t*>(r.shared.data());
+    for (unsigned row = 0; row < 2; ++row)
+      for (unsigned u = 0; u < units; ++u)
+        for (unsigned k = 0; k < f.sharedUnit; ++k) {
+          const unsigned unit = unsigned(f.x0) / 16 + u;
+          const bool inside = unit * 16 < f.width && k < f.globalUnit;
+          const uint8_t want = inside ? t[(1 + row) * f.pitch + unit * f.globalUnit + k] : 0;
+          EXPECT_EQ(shared[row * rowBytes + u * f.sharedUnit + k], want)
+              << "row " << row << " unit " << u << " byte " << k;
+        }
+    // the store: the units inside the tensor, data bytes only; everything else keeps 0xee
+    for (size_t i = 0; i < t.size(); ++i) {
+      const size_t row = i / f.pitch, unit = i % f.pitch / f.globalUnit;
+      const bool written = (row == 1 || row == 2) && unit * 16 < f.width && unit >= unsigned(f.x0) / 16 &&
+                           unit < unsigned(f.x0) / 16 + units && i % f.pitch < f.width * (f.globalUnit / 2) / 8;
+      EXPECT_EQ(copy[i], written ? t[i] : 0xee) << "byte " << i;
+    }
+  }
+  // sm_90 code: the type is no tensor map's
+  std::vector<uint8_t> t(256);
+  ptx::TensorMap e;
+  e.dataType = ptx::TensorMapType::u4x16;
+  e.rank = 2;
+  e.address = reinterpret_cast<uint64_t>(arena().upload(t));
+  e.dims[0] = 64;
+  e.dims[1] = 4;
+  e.strides[0] = 64;
+  e.box[0] = 64;
+  e.box[1] = 1;
+  tensor::Map m;
+  ptx::encodeTensorMap(e, m.bytes);
+  tensor::Run r = tensor::run(m, m, 0, 0, 0, 0, 0, 32);
+  EXPECT_EQ(r.result.fault.kind, FaultKind::IllegalInstruction);
+  EXPECT_NE(r.result.fault.message.find("not a tensor map"), std::string::npos) << r.result.fault.message;
+}
 
 // A 16 x 8 box at (-4, 25) of a 40 x 30 tensor (rows padded to 48 elements): the elements outside are zeros.
 TEST(PtxAsyncTensor, LoadFillsOutsideWithZeros) {

@@ -322,6 +322,31 @@ TEST(PtxExec, MisalignedFaults) {
   EXPECT_EQ(r.fault.kind, FaultKind::MisalignedAddress);
 }
 
+// Labels are local to the block that defines them (ptxas agrees): CUTLASS's inline assembly repeats
+// `{ LAB_WAIT: ... @P bra DONE; bra LAB_WAIT; DONE: }` for every barrier wait, and each block's branches must go to
+// its own labels; a label outside the blocks with the same name is a third one.
+TEST(PtxExec, BlockScopedLabels) {
+  const std::string ptx =
+      ".version 8.7\n.target sm_90\n.address_size 64\n"
+      ".visible .entry k(.param .u64 out) {\n  .reg .b32 %r<4>;\n  .reg .b64 %rd<2>;\n  mov.u32 %r1, 0;\n"
+      "  {\n  .reg .pred P1;\n  LAB_WAIT:\n  setp.gt.u32 P1, %r1, 3;\n  add.u32 %r1, %r1, 1;\n"
+      "  @P1 bra DONE;\n  bra LAB_WAIT;\n  DONE:\n  }\n"
+      "  {\n  .reg .pred P1;\n  LAB_WAIT:\n  setp.gt.u32 P1, %r1, 7;\n  add.u32 %r1, %r1, 10;\n"
+      "  @P1 bra DONE;\n  bra LAB_WAIT;\n  DONE:\n  }\n"
+      "  bra DONE;\n  mov.u32 %r1, 5;\nDONE:\n  ld.param.u64 %rd1, [out];\n  st.global.u32 [%rd1], %r1;\n"
+      "  ret;\n}\n";
+  CompileResult cr = compile(ptx);
+  ASSERT_TRUE(cr.program) << cr.error;
+  auto* out = arena().alloc<uint32_t>(1);
+  Params p(kernels(*cr.program)[0]);
+  p.arg(out);
+  LaunchResult r = launch(*cr.program, 0, ptxtest::launchParams(Dim3{1}, Dim3{1}, p, arena()));
+  EXPECT_OK(r);
+  // the first block counts 0..4 and leaves at 5; the second adds 10 twice (5 > 7 fails, 15 > 7 holds); the last
+  // branch skips the move to the outer DONE
+  EXPECT_EQ(*out, 25u);
+}
+
 TEST(PtxExec, DevicePrintf) {
   KernelRun k("basic.ptx", "printer");
   CaptureHost host;

@@ -180,3 +180,76 @@ TEST(PtxSync, GridSyncOutsideCooperativeLaunchTraps) {
 }
 
 }  // namespace
+
+// Cluster launch control (sm_100 and later; CUTLASS's dynamic persistent schedulers): each CTA counts its own
+// %ctaid.x as a work item, then asks clusterlaunchcontrol.try_cancel for the next CTA that has not started, counts
+// that one, and so on until a cancel fails. Every item must be counted exactly once under every schedule (a
+// cancelled CTA never runs), the response's .v4 and ::x/::y forms must agree, and some cancels must succeed.
+TEST(PtxSync, ClusterLaunchControlCancelsUnstartedCtas) {
+  const std::string ptx = R"(
+.version 8.7
+.target sm_100a
+.address_size 64
+.visible .entry clc(.param .u64 out, .param .u32 n)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<8>;
+  .reg .b128 %q<2>;
+  .shared .align 16 .b8 resp[16];
+  .shared .align 8 .b64 bar;
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r9, [n];
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r10, bar;
+  mov.u32 %r11, resp;
+  mbarrier.init.shared::cta.b64 [%r10], 1;
+  mov.u32 %r5, 0;
+LOOP:
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  atom.global.add.u32 %r2, [%rd3], 1;
+  mbarrier.arrive.expect_tx.shared::cta.b64 %rd4, [%r10], 16;
+  clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 [%r11], [%r10];
+WAIT:
+  mbarrier.try_wait.parity.shared::cta.b64 %p1, [%r10], %r5;
+  @!%p1 bra WAIT;
+  xor.b32 %r5, %r5, 1;
+  ld.shared.b128 %q1, [%r11];
+  clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 %p2, %q1;
+  @!%p2 bra DONE;
+  clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128 {%r1, %r6, %r7, _}, %q1;
+  clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128 %r12, %q1;
+  clusterlaunchcontrol.query_cancel.get_first_ctaid::y.b32.b128 %r13, %q1;
+  mul.wide.u32 %rd2, %r9, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  atom.global.add.u32 %r2, [%rd3], 1;
+  setp.ne.u32 %p3, %r12, %r1;
+  @%p3 atom.global.add.u32 %r2, [%rd3+4], 1;
+  setp.ne.u32 %p3, %r13, %r6;
+  @%p3 atom.global.add.u32 %r2, [%rd3+4], 1;
+  bra LOOP;
+DONE:
+  ret;
+}
+)";
+  CompileResult cr = compile(ptx);
+  ASSERT_TRUE(cr.program) << cr.error;
+  const KernelInfo& k = kernels(*cr.program)[0];
+  ASSERT_EQ(k.unsupported, "");
+  constexpr uint32_t n = 300;
+  for (const Schedule& s : schedules()) {
+    SCOPED_TRACE(s.name);
+    auto* out = arena().alloc<uint32_t>(n + 2);
+    std::memset(out, 0, (n + 2) * 4);
+    Params p(k);
+    p.arg(out).arg(n);
+    LaunchParams lp = ptxtest::launchParams(Dim3{n}, Dim3{1}, p, arena());
+    lp.config = s.config;
+    LaunchResult r = launch(*cr.program, 0, lp);
+    ASSERT_TRUE(r.ok()) << r.fault.message;
+    for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(out[i], 1u) << "work item " << i;
+    EXPECT_GT(out[n], 0u) << "no cancel succeeded";
+    EXPECT_EQ(out[n + 1], 0u) << "the response's forms disagree";
+  }
+}

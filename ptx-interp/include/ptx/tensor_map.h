@@ -13,7 +13,26 @@
 namespace ptx {
 
 // CUtensorMapDataType values
-enum class TensorMapType : uint8_t { u8, u16, u32, s32, u64, s64, f16, f32, f64, bf16, f32ftz, tf32, tf32ftz };
+// (the last three are the packed types of compute capability 10 and later: 16U4_ALIGN8B, 16U4_ALIGN16B,
+// 16U6_ALIGN16B)
+enum class TensorMapType : uint8_t {
+  u8,
+  u16,
+  u32,
+  s32,
+  u64,
+  s64,
+  f16,
+  f32,
+  f64,
+  bf16,
+  f32ftz,
+  tf32,
+  tf32ftz,
+  u4x16,
+  u4x16Padded,
+  u6x16Padded
+};
 // CUtensorMapSwizzle values (NONE, 32B, 64B, 128B; the 128B atom variants follow)
 constexpr uint8_t kTensorMapSwizzle128B = 3;
 // CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
@@ -38,7 +57,17 @@ struct TensorMap {
   uint16_t channels = 1, pixels = 1;  // im2col: channels per pixel, pixels per column
   int16_t lowerCorner[3] = {}, upperCorner[3] = {};
 
+  // The packed types move units of 16 elements: 8 bytes of 4-bit ones or 12 of 6-bit ones in global memory, the
+  // same 8 bytes in shared memory (16U4_ALIGN8B) or each unit padded to 16 bytes there (the ALIGN16B types: the
+  // layout ldmatrix's .b4x16_p64 and .b6x16_p32 read). Dimension 0 counts elements (cuda.h).
+  static constexpr unsigned kPackedUnitElements = 16;
+  bool packed() const { return dataType >= TensorMapType::u4x16; }
+  unsigned packedGlobalBytes() const { return dataType == TensorMapType::u6x16Padded ? 12 : 8; }
+  unsigned packedSharedBytes() const { return dataType == TensorMapType::u4x16 ? 8 : 16; }
+
+  // Bytes of one element (packed types: of one unit in shared memory).
   unsigned elementBytes() const {
+    if (packed()) return packedSharedBytes();
     switch (dataType) {
       case TensorMapType::u8: return 1;
       case TensorMapType::u16:
@@ -93,10 +122,12 @@ inline void setField(uint8_t* p, Bits b, uint32_t v) {
   store<uint32_t>(p, kFlags, (load<uint32_t>(p, kFlags) & ~b.mask()) | ((v << b.shift) & b.mask()));
 }
 
-// The PTX .elemtype codes (0 u8 .. 10 bf16, 11 tf32, 12 tf32.ftz) of the CUDA data types, and back.
-constexpr uint8_t kElemtypeOf[13] = {0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 8, 11, 12};
+// The PTX .elemtype codes (0 u8 .. 10 bf16, 11 tf32, 12 tf32.ftz, 13 b4x16, 14 b4x16_p64, 15 b6x16_p32) of the CUDA
+// data types, and back. (Where a GPU of compute capability 10 or 12 stores the packed types' codes was not measured:
+// cuemu stores them as the others.)
+constexpr uint8_t kElemtypeOf[16] = {0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 8, 11, 12, 13, 14, 15};
 inline TensorMapType typeOfElemtype(uint32_t code) {
-  for (uint8_t t = 0; t < 13; ++t)
+  for (uint8_t t = 0; t < 16; ++t)
     if (kElemtypeOf[t] == code) return TensorMapType(t);
   return TensorMapType::u8;
 }
@@ -149,8 +180,9 @@ inline void encodeTensorMap(const TensorMap& m, uint8_t out[128]) {
     L::setElementStride(out, i, m.elementStrides[i]);
     if (!m.im2col) {
       out[L::kBox + i] = uint8_t(m.box[i] - 1);
-      // measured: box / element stride rounded down (a box of 8 with stride 3 counts 2, one of 1 with stride 5 none)
-      boxBytes *= m.box[i] / m.elementStrides[i];
+      // measured: box / element stride rounded down (a box of 8 with stride 3 counts 2, one of 1 with stride 5 none);
+      // a packed type's row is its units (element strides do not apply to dimension 0)
+      boxBytes *= i == 0 && m.packed() ? m.box[0] / TensorMap::kPackedUnitElements : m.box[i] / m.elementStrides[i];
     }
   }
   if (m.im2col) {

@@ -97,6 +97,11 @@ inline uint8_t* lanePointer(Warp& w, const Op* op, const AddressSlot& s, int lan
 // the transaction count (signed, bytes still to complete) in bits 42-62, the phase parity in bit 63. A state token
 // (what mbarrier.arrive returns) is the object's value before the arrival: its phase bit tells test_wait whether the
 // phase it arrived on has completed, its pending count is what mbarrier.pending_count reads.
+// clusterlaunchcontrol.try_cancel (isa/sync.cpp): takes a cluster of the grid that has not started, so that it
+// never will, and gives its linear index (in the order clusters start; launch.cpp: the calling thread's claimed
+// clusters first, then the grid's unclaimed ones); false when every cluster has started or is starting.
+bool cancelUnstartedCluster(Job& job, uint64_t& linear);
+
 namespace mbar {
 constexpr uint64_t kCountMask = (uint64_t(1) << 21) - 1;
 inline uint32_t pending(uint64_t s) { return uint32_t(s & kCountMask); }

@@ -464,6 +464,7 @@ struct Job {
   std::vector<uint32_t> rankOrder;  // deterministic mode with a seed: the order runCluster runs a cluster's CTAs in
   uint64_t totalClusters = 0;
   std::atomic<uint64_t> nextCluster{0};
+  const std::vector<uint64_t>* clusterOrder = nullptr;  // deterministic mode with a seed: the clusters' start order
   // Clusters a thread claims from nextCluster at a time (a locked add per CTA drained the store buffer after every
   // small CTA: 3% of a reduction's time): one alone on its thread takes 64, threads sharing a grid up to 16 while
   // each still gets 32 batches.

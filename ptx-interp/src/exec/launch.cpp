@@ -1,6 +1,7 @@
 // compile(), launch(): the CTA scheduler, the worker pool and the per-thread CTA contexts.
 #include "ptx/exec.h"
 
+#include "exec/async.h"
 #include "exec/control.h"
 #include "exec/engine.h"
 #include "exec/handlers.h"
@@ -454,8 +455,42 @@ static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t), "a futex word")
 // does not start its whole grid at once. When every parked CTA had a turn since the last CTA of the job finished,
 // another one starts in any case, so no schedule can hang a grid whose CTAs wait for later ones. The unit started,
 // parked and resumed is a cluster (runCluster): one CTA where the launch has no clusters.
+// The clusters a thread running a grid has claimed and not started (Job::claimBatch): [next, end).
+struct ClaimedClusters {
+  const Job* job = nullptr;
+  uint64_t next = 0, end = 0;
+};
+thread_local ClaimedClusters* tClaimed = nullptr;
+
+}  // namespace
+
+bool async::cancelUnstartedCluster(Job& job, uint64_t& linear) {
+  uint64_t index = 0;
+  if (tClaimed && tClaimed->job == &job && tClaimed->next < tClaimed->end) {
+    index = tClaimed->next++;
+  } else {
+    index = job.nextCluster.load(std::memory_order_relaxed);
+    while (index < job.totalClusters &&
+           !job.nextCluster.compare_exchange_weak(index, index + 1, std::memory_order_relaxed)) {}
+    if (index >= job.totalClusters) return false;
+  }
+  linear = job.clusterOrder ? (*job.clusterOrder)[index] : index;
+  if (job.lp.ctasFinished) job.lp.ctasFinished->fetch_add(job.clusterSize, std::memory_order_relaxed);
+  return true;
+}
+
+namespace {
+
 void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vector<uint32_t>* warpOrder,
             IdleThreads* idle = nullptr) {
+  ClaimedClusters claimed{&job};
+  struct Publish {  // so that a try_cancel of one of this thread's CTAs can take them (a device launch nests)
+    ClaimedClusters* outer;
+    explicit Publish(ClaimedClusters* c) : outer(tClaimed) { tClaimed = c; }
+    ~Publish() { tClaimed = outer; }
+  } publish(&claimed);
+  uint64_t& claimedNext = claimed.next;
+  uint64_t& claimedEnd = claimed.end;
   unsigned savedCsr = _mm_getcsr();
   _mm_setcsr(0x1f80);  // round to nearest, exceptions masked, no FTZ/DAZ
   struct Parked {
@@ -464,10 +499,9 @@ void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vect
   };
   std::vector<Parked> parked;  // round-robin from `next` (no allocation unless a CTA stops)
   size_t next = 0, preempted = 0, mostParked = 0;
-  uint64_t creditPhases = 0;                 // this thread's, published once (LaunchResult::barrierCreditPhases)
-  uint64_t creditExits = 0;                  // (LaunchResult::barrierCreditExits)
-  bool startedLast = false;                  // the last CTA run was a new one
-  uint64_t claimedNext = 0, claimedEnd = 0;  // the clusters this thread claimed and has yet to start (Job::claimBatch)
+  uint64_t creditPhases = 0;  // this thread's, published once (LaunchResult::barrierCreditPhases)
+  uint64_t creditExits = 0;   // (LaunchResult::barrierCreditExits)
+  bool startedLast = false;   // the last CTA run was a new one
   const size_t maxParked = job.lp.cooperative ? ~size_t(0) : kWaitingCtas;
   const size_t maxPreempted = job.lp.cooperative ? ~size_t(0) : kPreemptedCtas;
   uint64_t turnsWithoutProgress = 0, lastFinished = 0;
@@ -821,7 +855,9 @@ LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams&
         std::shuffle(job.rankOrder.begin(), job.rankOrder.end(), rng);
       }
     }
-    runJob(job, clusterOrder.empty() ? nullptr : &clusterOrder, warpOrder.empty() ? nullptr : &warpOrder);
+    job.clusterOrder = clusterOrder.empty() ? nullptr : &clusterOrder;
+    runJob(job, job.clusterOrder, warpOrder.empty() ? nullptr : &warpOrder);
+    job.clusterOrder = nullptr;
   } else if (threads <= 1 || job.totalClusters == 1) {
     runJob(job, nullptr, nullptr);
   } else {

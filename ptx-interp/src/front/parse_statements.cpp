@@ -53,6 +53,8 @@ void Parser::parseBody() {
       if (scope_ == 0) break;
       BlockScope& s = f.scopes[scope_];
       s.end = static_cast<uint32_t>(f.instructions.size());
+      resolveBlockLabels(fixupMarks_.back());
+      fixupMarks_.pop_back();
       size_t mark = undoMarks_.back();
       undoMarks_.pop_back();
       restoreBindings(mark);
@@ -69,6 +71,7 @@ void Parser::parseBody() {
       next();
       ++blockDepth_;
       undoMarks_.push_back(undo_.size());
+      fixupMarks_.push_back(fixups_.size());
       auto id = static_cast<uint32_t>(f.scopes.size());
       f.scopes.push_back(BlockScope{scope_, static_cast<uint32_t>(f.instructions.size()), 0});
       scope_ = id;
@@ -77,6 +80,7 @@ void Parser::parseBody() {
     parseStatement();
   }
   // Close scopes left open by errors.
+  fixupMarks_.clear();
   while (!undoMarks_.empty()) {
     size_t mark = undoMarks_.back();
     undoMarks_.pop_back();
@@ -85,6 +89,57 @@ void Parser::parseBody() {
   scope_ = 0;
   f.scopes[0].end = static_cast<uint32_t>(f.instructions.size());
   finishFunction();
+}
+
+// A label is local to the block that defines it, as ptxas has it: CUTLASS's inline assembly repeats one
+// `{ ... LAB_WAIT: ... bra LAB_WAIT; ... }` block per barrier wait. One defined in a block shadows a label of the
+// same name outside it until the block closes (the binding is undone then); a second definition in one block is an
+// error. Returns the label's id, or kNoIndex after an error.
+uint32_t Parser::defineLabel(StrId name, SourceLoc loc, const Token& word) {
+  Function& f = *fn_;
+  ensure(labelBind_, name);
+  const uint32_t before = labelBind_[name];
+  uint32_t id = 0;
+  if (before && f.labels[before - 1].defined) {
+    if (scope_ == 0 || f.labels[before - 1].scope == scope_) {
+      error(word, "redefinition of label '{}'", word.text());
+      return kNoIndex;
+    }
+    id = static_cast<uint32_t>(f.labels.size());
+    Label l;
+    l.name = name;
+    l.loc = loc;
+    l.scope = scope_;
+    f.labels.push_back(l);
+    labelBind_[name] = id + 1;
+  } else {
+    id = labelFor(name, loc);  // new, or named earlier by a branch-target list
+  }
+  // at the block's end the name goes back to the label outside it (none when this one was named first)
+  if (scope_ != 0) undo_.push_back(Undo{Undo::LabelName, name, before && before != id + 1 ? before : 0, {}});
+  return id;
+}
+
+// At a block's end: the operands in it that named, before its definition, a label the block defines take that label
+// now, before the block's bindings are undone.
+void Parser::resolveBlockLabels(size_t fixupMark) {
+  Function& f = *fn_;
+  size_t kept = fixupMark;
+  for (size_t i = fixupMark; i < fixups_.size(); ++i) {
+    const Fixup& fx = fixups_[i];
+    Operand& op = fx.inElems ? f.elems[fx.index] : f.operands[fx.index];
+    const StrId name = op.index;
+    const uint32_t bound = name < labelBind_.size() ? labelBind_[name] : 0;
+    if (bound && f.labels[bound - 1].defined && f.labels[bound - 1].scope == scope_) {
+      op.flags &= static_cast<uint8_t>(~kPendingName);
+      op.kind = OperandKind::Label;
+      op.symKind = SymKind::None;
+      op.index = bound - 1;
+      continue;
+    }
+    fixups_[kept++] = fx;
+  }
+  fixups_.resize(kept);
 }
 
 void Parser::finishFunction() {
@@ -176,13 +231,9 @@ void Parser::parseStatement() {
   next();
   if (tok_.is(':')) {
     next();
-    StrId name = intern(word.text());
-    uint32_t id = labelFor(name, loc);
+    const uint32_t id = defineLabel(intern(word.text()), loc, word);
+    if (id == kNoIndex) return;
     Label& l = f.labels[id];
-    if (l.defined) {
-      error(word, "redefinition of label '{}'", word.text());
-      return;
-    }
     l.defined = true;
     l.loc = loc;
     l.scope = scope_;

@@ -37,7 +37,7 @@ struct SymBinding {
 
 // A name bound in a nested block, to restore when the block closes.
 struct Undo {
-  enum Table : uint8_t { RegName, RegRange, LocalSym } table;
+  enum Table : uint8_t { RegName, RegRange, LocalSym, LabelName } table;
   StrId name;
   uint32_t oldValue;
   SymBinding oldSym;
@@ -189,6 +189,8 @@ class Parser {
   uint32_t commitOperands(std::vector<Operand>& pool, size_t scratchStart, bool elemsPool);
   void finishFunction();
   uint32_t labelFor(StrId name, SourceLoc loc);
+  uint32_t defineLabel(StrId name, SourceLoc loc, const Token& word);
+  void resolveBlockLabels(size_t fixupMark);
   uint32_t findRegister(std::string_view name) const;
   bool lookupRegister(std::string_view name, uint32_t& reg);
 
@@ -211,6 +213,8 @@ class Parser {
         regBind_[u.name] = u.oldValue;
       else if (u.table == Undo::RegRange)
         rangeBind_[u.name] = u.oldValue;
+      else if (u.table == Undo::LabelName)
+        labelBind_[u.name] = u.oldValue;
       else
         localBind_[u.name] = u.oldSym;
       undo_.pop_back();
@@ -298,7 +302,8 @@ class Parser {
   std::vector<SymBinding> localBind_;
   std::vector<StrId> touched_;  // names bound in this function, cleared at its end
   std::vector<Undo> undo_;
-  std::vector<size_t> undoMarks_;  // undo_ size at each open block
+  std::vector<size_t> undoMarks_;   // undo_ size at each open block
+  std::vector<size_t> fixupMarks_;  // fixups_ size at each open block
   struct Fixup {
     bool inElems;
     uint32_t index;

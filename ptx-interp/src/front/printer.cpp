@@ -698,9 +698,18 @@ bool Differ::fn(const Function& x, const Function& y) {
   if (definedX != definedY) return fail(where + ": label count differs");
   for (const Label& l : x.labels) {
     if (!l.defined) continue;
+    // the n-th defined label of its name (block-scoped labels repeat names) against y's n-th
+    size_t nth = 0;
+    for (const Label& k : x.labels) {
+      if (&k == &l) break;
+      nth += k.defined && k.name == l.name;
+    }
     const Label* m = nullptr;
     for (const Label& k : y.labels)
-      if (sb(k.name) == sa(l.name)) m = &k;
+      if (k.defined && sb(k.name) == sa(l.name) && nth-- == 0) {
+        m = &k;
+        break;
+      }
     if (!m || !m->defined || m->target != l.target || m->kind != l.kind || m->listCount != l.listCount)
       return fail(fmt::format("{}: label {} differs", where, sa(l.name)));
     if (l.kind == LabelKind::CallPrototype) {

@@ -336,7 +336,7 @@ enum TensorKind : uint32_t { kTensorLoad = 0, kTensorStore = 1, kTensorReduce = 
 struct TensorCopyOperands {
   static constexpr uint32_t kKindShift = async::kOpBits, kRankShift = async::kOpBits + 2,
                             kMulticast = 1u << (async::kOpBits + 5), kIm2col = 1u << (async::kOpBits + 6),
-                            kRedOpShift = 16;
+                            kPackedTypes = 1u << (async::kOpBits + 7), kRedOpShift = async::kOpBits + 8;
   async::AddressSlot shared, mbarrier;
   uint32_t map = 0;
   uint32_t coordinates = 0;
@@ -345,7 +345,8 @@ struct TensorCopyOperands {
   uint32_t rank = 0;
   ptx::RedOp redOp{};
   bool multicast = false;
-  bool im2col = false;  // .im2col (loads, with offsets) or .im2col_no_offs (stores and reductions)
+  bool im2col = false;       // .im2col (loads, with offsets) or .im2col_no_offs (stores and reductions)
+  bool packedTypes = false;  // the module targets sm_100 or later: maps of the packed 4/6-bit types are valid
 
   static TensorCopyOperands of(const Op& op) {
     return {async::AddressSlot::of(op, 0),
@@ -357,11 +358,12 @@ struct TensorCopyOperands {
             (op.aux >> kRankShift) & 7,
             ptx::RedOp(op.aux >> kRedOpShift),
             (op.aux & kMulticast) != 0,
-            (op.aux & kIm2col) != 0};
+            (op.aux & kIm2col) != 0,
+            (op.aux & kPackedTypes) != 0};
   }
   void into(Op& op) const {
     op.aux = uint32_t(kind) << kKindShift | rank << kRankShift | uint32_t(redOp) << kRedOpShift |
-             (multicast ? kMulticast : 0) | (im2col ? kIm2col : 0);
+             (multicast ? kMulticast : 0) | (im2col ? kIm2col : 0) | (packedTypes ? kPackedTypes : 0);
     op.b = map;
     op.c = coordinates;
     op.e = ctaMask;
@@ -372,7 +374,9 @@ struct TensorCopyOperands {
 
 // The tensor map a lane names: a generic address (of a kernel parameter, global or constant memory) or, as
 // `mov %rd, param` gives it in a kernel, an offset in the kernel's parameters.
-bool readTensorMap(Warp& w, const Op* op, int lane, uint64_t addr, ptx::TensorMap& map) {
+// packedTypes: element types 13-15 (the packed 4/6-bit ones) are valid, as in code for sm_100 and later; code for
+// earlier targets runs on an H100 or H200, whose maps have none.
+bool readTensorMap(Warp& w, const Op* op, int lane, uint64_t addr, ptx::TensorMap& map, bool packedTypes) {
   const char* why = "";
   uint8_t bytes[128];
   const uint8_t* p = mem::resolve<mem::Generic>(w, lane, addr, sizeof bytes, false, why);
@@ -384,7 +388,7 @@ bool readTensorMap(Warp& w, const Op* op, int lane, uint64_t addr, ptx::TensorMa
   }
   std::memcpy(bytes, p, sizeof bytes);
   map = ptx::decodeTensorMap(bytes);
-  if (ptx::tensor_map_layout::elemtype(bytes) > 12 || map.interleave > 2) {
+  if (ptx::tensor_map_layout::elemtype(bytes) > (packedTypes ? 15u : 12u) || map.interleave > 2) {
     raiseFault(w, op, lane, FaultKind::IllegalInstruction, addr, "operand is not a tensor map");
     return false;
   }
@@ -492,12 +496,57 @@ struct BoxRows {
 // row at the span, as an H100 does. The shared memory is the CTA's that the address names (another CTA's of the
 // cluster through a shared::cluster address), or with `multicastTo` that CTA's at the address's offset. Returns the
 // box's bytes, 0 after a fault.
+// One unit of a packed tiled map (16 elements of 4 or 6 bits; ptx/tensor_map.h), unit `unit` of the row at
+// `rowAddress`, at `offset` in `owner`'s shared memory (swizzled as 16-byte pieces are; a unit never straddles one).
+// Loads fill elements outside the tensor and the padding of an ALIGN16B unit with zeros (the types take no NaN
+// fill); stores write the unit's elements inside the tensor (dimension 0 of a 16U4_ALIGN8B map is even, so whole
+// bytes). Not measured on a GPU (none of compute capability 10 or 12 here). False after a fault.
+bool packedUnit(Warp& w, const Op* op, int lane, const ptx::TensorMap& map, TensorKind kind, bool rowInside,
+                uint64_t rowAddress, uint64_t unit, uint64_t offset, Cta& owner) {
+  const unsigned sharedBytes = map.packedSharedBytes(), globalBytes = map.packedGlobalBytes();
+  const unsigned bits = map.dataType == ptx::TensorMapType::u6x16Padded ? 6 : 4;
+  const uint64_t first = unit * ptx::TensorMap::kPackedUnitElements;
+  const uint64_t elements = !rowInside || first >= map.dims[0]
+                                ? 0
+                                : std::min<uint64_t>(ptx::TensorMap::kPackedUnitElements, map.dims[0] - first);
+  const unsigned bytes = unsigned(elements * bits / 8);
+  const uint64_t global = rowAddress + unit * globalBytes;
+  if (map.swizzle) offset ^= ((offset >> 7) & ((1u << map.swizzle) - 1)) << 4;
+  if (offset + sharedBytes > owner.sharedBytes) {
+    raiseFault(w, op, lane, FaultKind::IllegalAddress, offset, "swizzled tensor box past the end of shared memory");
+    return false;
+  }
+  if (bytes && !w.cta->job->lp.memory->check(global, bytes, kind != kTensorLoad)) {
+    raiseFault(w, op, lane, FaultKind::IllegalAddress, global, "tensor element outside device memory");
+    return false;
+  }
+  uint8_t* s = owner.shared + offset;
+  if (kind == kTensorLoad) {
+    std::memset(s, 0, sharedBytes);
+    if (bytes) std::memcpy(s, reinterpret_cast<const uint8_t*>(global), bytes);
+  } else if (bytes) {
+    std::memcpy(reinterpret_cast<uint8_t*>(global), s, bytes);
+  }
+  return true;
+}
+
 uint64_t tensorBox(Warp& w, const Op* op, const TensorCopyOperands& v, int lane, const ptx::TensorMap& map,
                    const int32_t* start, Cta* multicastTo = nullptr) {
   const TensorKind kind = v.kind;
   const unsigned rank = map.rank;
   // An interleaved map's dimension-0 unit is a whole chunk of the interleave's bytes (see above).
+  // A packed map's unit is 16 elements (ptx/tensor_map.h), eb bytes in shared memory (packedUnit moves them).
   const unsigned eb = map.interleave ? interleaveChunkBytes(map) : map.elementBytes();
+  const unsigned unitElements = map.packed() ? ptx::TensorMap::kPackedUnitElements : 1;
+  if (map.packed() && (v.im2col || map.interleave || start[0] % int32_t(unitElements))) {
+    // cuemu's own limits (no GPU of compute capability 10 or 12 measured here): tiled copies of whole units
+    raiseFault(
+        w, op, lane, FaultKind::IllegalInstruction, 0,
+        v.im2col || map.interleave
+            ? "an im2col or interleaved copy of a packed 4/6-bit tensor map (not supported by cuemu)"
+            : fmt::format("a packed 4/6-bit tensor copy at dimension-0 coordinate {}, not a multiple of 16", start[0]));
+    return 0;
+  }
   BoxRows rows;
   rows.rank = rank;
   uint32_t rowElements = 0, step0 = 1;
@@ -544,7 +593,9 @@ uint64_t tensorBox(Warp& w, const Op* op, const TensorCopyOperands& v, int lane,
       // interleaved map, whose rows step over chunks
       const uint32_t step = i == 0 && !map.interleave ? 1 : map.elementStrides[i];
       const bool single = map.interleave && i + 2 == rank;  // interleaved: one row of dimension rank - 2
-      const uint32_t count = single ? 1 : (map.box[i] + step - 1) / step;
+      const uint32_t count = single                   ? 1
+                             : i == 0 && map.packed() ? map.box[0] / unitElements
+                                                      : (map.box[i] + step - 1) / step;
       if (i == 0) {
         rowElements = count;
         step0 = step;
@@ -598,6 +649,12 @@ uint64_t tensorBox(Warp& w, const Op* op, const TensorCopyOperands& v, int lane,
       rowAddress += uint64_t(x) * (i ? map.strides[i - 1] : eb);
     }
     for (uint32_t j = 0; j < rowElements; ++j) {
+      if (map.packed()) {
+        if (!packedUnit(w, op, lane, map, kind, rowInside, rowAddress, uint64_t(start[0]) / unitElements + j,
+                        sharedBase + r * pitch + uint64_t(j) * eb, *owner))
+          return 0;
+        continue;
+      }
       // dimension 0 within the row, unless the rows move in it
       const int64_t x0 = rows.lowest ? int64_t(start[0]) + int64_t(j) * step0 : 0;
       const bool inside = rowInside && x0 >= 0 && uint64_t(x0) < map.dims[0];
@@ -653,7 +710,7 @@ const Op* tensorCopy(Warp& w, const Op* op) {
     int i = std::countr_zero(m);
     m &= m - 1;
     ptx::TensorMap map;
-    if (!readTensorMap(w, op, i, R<uint64_t>(w, v.map)[i], map)) return nullptr;
+    if (!readTensorMap(w, op, i, R<uint64_t>(w, v.map)[i], map, v.packedTypes)) return nullptr;
     if (map.rank != rank)
       return raiseFault(w, op, i, FaultKind::IllegalInstruction, 0,
                         fmt::format("a {}-dimensional tensor copy of a tensor map of rank {}", rank, map.rank));
@@ -876,6 +933,7 @@ void KernelLowerer::lowerTensorCopy(const Instruction& in) {
   v.redOp = in.redOp;
   v.multicast = multicast;
   v.im2col = im2col;
+  for (const ptx::Target& t : mod_.targets) v.packedTypes |= t.smVersion >= 100;
   v.into(emit(&tensorCopy));
 }
 

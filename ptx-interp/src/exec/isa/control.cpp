@@ -23,6 +23,9 @@ void KernelLowerer::lowerMisc(const Instruction& in) {
     case Opcode::Brkpt: ctl::TrapOperands{ctl::TrapOperands::Brkpt}.into(emit(&ctl::trap)); return;
     case Opcode::Nanosleep: emit(&ctl::nanosleep); return;
     case Opcode::Pmevent: emit(&ctl::nop); return;
+    // setmaxnreg moves physical registers between a CTA's warpgroups (warp-specialised kernels give producers few,
+    // consumers many); a warp here has every register it declares, whatever the count
+    case Opcode::Setmaxnreg: emit(&ctl::nop); return;
     default: return unsupported(in);
   }
 }

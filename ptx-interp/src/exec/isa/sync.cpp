@@ -1,5 +1,5 @@
 // Synchronisation (OpClass Sync): bar/barrier (sync, arrive, red), bar.warp.sync, membar and fence, mbarrier
-// objects (their state: exec/async.h).
+// objects (their state: exec/async.h), cluster launch control (clusterlaunchcontrol).
 #include "exec/async.h"
 #include "exec/control_ops.h"
 #include "exec/lowerer.h"
@@ -158,6 +158,74 @@ const Op* mbarrierPendingCount(Warp& w, const Op* op) {
   return op + 1;
 }
 
+// Cluster launch control (sm_100 and later): try_cancel asks to cancel the launch of a cluster that has not started,
+// so that the asking CTA does its work instead (CUTLASS's dynamic persistent tile schedulers). Here a cancel takes
+// the next cluster the grid would start (async::cancelUnstartedCluster), or fails when none is left; the cancelled
+// cluster never runs. The 16-byte response (opaque to programs: cuemu's own encoding,
+// words 0-2 the first CTA's %ctaid x, y, z and word 3 bit 0 whether the cancel succeeded) goes to [addr] and its
+// bytes complete on the mbarrier, in the asking CTA or, with .multicast::cluster::all, in every CTA of its cluster
+// at the same offsets. Done at once: a legal schedule of the asynchronous request.
+struct CancelResponse {
+  uint32_t ctaid[3];
+  uint32_t canceled;
+};
+static_assert(sizeof(CancelResponse) == 16);
+
+CancelResponse cancelNextCluster(Job& job) {
+  uint64_t linear = 0;
+  if (!async::cancelUnstartedCluster(job, linear)) return {{0, 0, 0}, 0};
+  const Dim3& shape = job.clusterShape;
+  const uint64_t gx = job.lp.grid.x / shape.x, gy = job.lp.grid.y / shape.y;
+  return {
+      {uint32_t(linear % gx * shape.x), uint32_t(linear / gx % gy * shape.y), uint32_t(linear / (gx * gy) * shape.z)},
+      1};
+}
+
+// try_cancel: [response] (slot 0), [mbarrier] (slot 1); aux bit kMulticastAll: every CTA of the cluster
+constexpr uint32_t kMulticastAll = 1u << async::kOpBits;
+const Op* clusterTryCancel(Warp& w, const Op* op) {
+  const async::AddressSlot response = async::AddressSlot::of(*op, 0), barrier = async::AddressSlot::of(*op, 1);
+  const bool all = op->aux & kMulticastAll;
+  uint32_t m = w.exec;
+  while (m) {
+    const int i = std::countr_zero(m);
+    m &= m - 1;
+    uint8_t* r = async::lanePointer(w, op, response, i, 16, 16, true);
+    if (!r) return nullptr;
+    uint8_t* b = async::lanePointer(w, op, barrier, i, 8, 8, true);
+    if (!b) return nullptr;
+    const CancelResponse answer = cancelNextCluster(*w.cta->job);
+    if (!all) {
+      std::memcpy(r, &answer, sizeof answer);
+      mbar::completeTx(b, sizeof answer);
+      continue;
+    }
+    const uint64_t responseOffset = uint64_t(r - w.cta->shared), barrierOffset = uint64_t(b - w.cta->shared);
+    for (Cta* c : w.cta->cluster->ctas) {
+      std::memcpy(c->shared + responseOffset, &answer, sizeof answer);
+      mbar::completeTx(c->shared + barrierOffset, sizeof answer);
+    }
+  }
+  return op + 1;
+}
+
+// query_cancel: a = the response (b128); .is_canceled: d = the predicate; .get_first_ctaid: d, e, f = x, y, z (a
+// lone ::x, ::y or ::z: d, with b the component)
+const Op* clusterIsCanceled(Warp& w, const Op* op) {
+  const CancelResponse* r = reinterpret_cast<const CancelResponse*>(R<h::B128>(w, op->a));
+  h::store<uint8_t>(w, op->d, [&](int i) { return uint8_t(r[i].canceled & 1); });
+  return op + 1;
+}
+const Op* clusterFirstCtaid(Warp& w, const Op* op) {
+  const CancelResponse* r = reinterpret_cast<const CancelResponse*>(R<h::B128>(w, op->a));
+  h::store<uint32_t>(w, op->d, [&](int i) { return r[i].ctaid[op->b]; });
+  if (op->b == 0 && op->aux) {  // the .v4 form
+    h::store<uint32_t>(w, op->e, [&](int i) { return r[i].ctaid[1]; });
+    h::store<uint32_t>(w, op->f, [&](int i) { return r[i].ctaid[2]; });
+  }
+  return op + 1;
+}
+
 }  // namespace
 
 namespace lowering {
@@ -265,6 +333,49 @@ void KernelLowerer::lowerSync(const Instruction& in) {
     case Opcode::MbarrierTest:
     case Opcode::MbarrierTry:
     case Opcode::MbarrierPendingCount: return lowerMbarrier(in);
+    case Opcode::ClusterlaunchcontrolTryCancel: {
+      if (!fn_->hasMod(in, ptx::Mod::mbarrier_complete_tx_bytes))
+        return unsupported(in, "clusterlaunchcontrol.try_cancel without .mbarrier::complete_tx::bytes");
+      const async::AddressSlot response = asyncSlot(address(in, opnd(in, 0)), 0);
+      const async::AddressSlot barrier = asyncSlot(address(in, opnd(in, 1)), 1);
+      Op& e = emit(&clusterTryCancel);
+      e.aux = fn_->hasMod(in, ptx::Mod::multicast_cluster_all) ? kMulticastAll : 0;
+      response.into(e, 0);
+      barrier.into(e, 1);
+      return;
+    }
+    case Opcode::ClusterlaunchcontrolQueryCancel: {
+      const uint32_t response = src(opnd(in, 1), Type::b128);
+      const Operand& out = opnd(in, 0);
+      if (fn_->hasMod(in, ptx::Mod::is_canceled)) {
+        Dst d = dst(out, Type::pred);
+        Op& e = emit(&clusterIsCanceled);
+        e.a = response;
+        e.d = d.off;
+        finish(d);
+        return;
+      }
+      if (out.kind == OperandKind::Vector) {  // .get_first_ctaid.v4: {x, y, z, _}
+        if (out.value != 4) fail(line_, "clusterlaunchcontrol.query_cancel.get_first_ctaid.v4 takes 4 registers");
+        Dst d[3];
+        for (unsigned k = 0; k < 3; ++k) d[k] = dst(fn_->elems[out.index + k], Type::b32);
+        Op& e = emit(&clusterFirstCtaid);
+        e.a = response;
+        e.aux = 1;
+        e.d = d[0].off;
+        e.e = d[1].off;
+        e.f = d[2].off;
+        for (const Dst& x : d) finish(x);
+        return;
+      }
+      Dst d = dst(out, Type::b32);
+      Op& e = emit(&clusterFirstCtaid);
+      e.a = response;
+      e.b = fn_->hasMod(in, ptx::Mod::get_first_ctaid_y) ? 1 : fn_->hasMod(in, ptx::Mod::get_first_ctaid_z) ? 2 : 0;
+      e.d = d.off;
+      finish(d);
+      return;
+    }
     default: return unsupported(in);
   }
 }
