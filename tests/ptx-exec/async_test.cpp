@@ -425,8 +425,8 @@ float value(uint32_t x, uint32_t y) { return float(y * 1000 + x); }
 // The packed types of sm_100/sm_120 (cuda.h's 16U4_ALIGN8B, 16U4_ALIGN16B, 16U6_ALIGN16B; not measured on a GPU):
 // dimension 0 counts 4- or 6-bit elements, a box row is units of 16 of them, packed in global memory (8 or 12 bytes)
 // and in shared memory packed (ALIGN8B) or each unit padded to 16 bytes with zeros (ALIGN16B, the layout ldmatrix's
-// .b4x16_p64/.b6x16_p32 read); units past the tensor load as zeros; a store writes the units' data bytes back, not
-// the padding. Code for sm_90 (an H100) takes no such map.
+// .b4x16_p64/.b6x16_p32 read); units past the tensor load as zeros; the mbarrier gets the units' data bytes; a store
+// writes the units' data bytes back, not the padding. Code for sm_90 (an H100) takes no such map.
 TEST(PtxAsyncTensor, PackedTypesMoveUnitsOf16Elements) {
   struct Form {
     ptx::TensorMapType type;
@@ -462,7 +462,8 @@ TEST(PtxAsyncTensor, PackedTypesMoveUnitsOf16Elements) {
       return m;
     };
     const tensor::Map a = encode(data), b = encode(copy);
-    tensor::Run r = tensor::run(a, b, f.x0, 1, f.x0, 1, 1, 2 * rowBytes, true);
+    // the transaction: the units' data bytes (what CUTLASS's sm_120 kernels expect), not the padded ones
+    tensor::Run r = tensor::run(a, b, f.x0, 1, f.x0, 1, 1, 2 * units * f.globalUnit, true);
     ASSERT_TRUE(r.result.ok()) << r.result.fault.message;
     const auto* shared = reinterpret_cast<const uint8_t*>(r.shared.data());
     for (unsigned row = 0; row < 2; ++row)

@@ -59,7 +59,8 @@ struct TensorMap {
 
   // The packed types move units of 16 elements: 8 bytes of 4-bit ones or 12 of 6-bit ones in global memory, the
   // same 8 bytes in shared memory (16U4_ALIGN8B) or each unit padded to 16 bytes there (the ALIGN16B types: the
-  // layout ldmatrix's .b4x16_p64 and .b6x16_p32 read). Dimension 0 counts elements (cuda.h).
+  // layout ldmatrix's .b4x16_p64 and .b6x16_p32 read). Dimension 0 counts elements (cuda.h). A copy's transaction
+  // bytes are the data bytes (8 or 12 a unit), as CUTLASS's sm_120 kernels expect.
   static constexpr unsigned kPackedUnitElements = 16;
   bool packed() const { return dataType >= TensorMapType::u4x16; }
   unsigned packedGlobalBytes() const { return dataType == TensorMapType::u6x16Padded ? 12 : 8; }
@@ -174,7 +175,7 @@ inline void encodeTensorMap(const TensorMap& m, uint8_t out[128]) {
   L::setField(out, L::kNanFill, m.oobFill);
   L::setField(out, L::kL2Promotion, m.l2Promotion);
   for (unsigned i = 0; i + 1 < m.rank; ++i) L::setGlobalStride(out, i, m.strides[i]);
-  uint64_t boxBytes = m.elementBytes();
+  uint64_t boxBytes = m.packed() ? m.packedGlobalBytes() : m.elementBytes();  // a packed unit: its data bytes
   for (unsigned i = 0; i < m.rank; ++i) {
     L::store<uint32_t>(out, L::kDims + 4 * i, uint32_t(m.dims[i] - 1));
     L::setElementStride(out, i, m.elementStrides[i]);

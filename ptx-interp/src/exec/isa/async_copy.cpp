@@ -611,7 +611,9 @@ uint64_t tensorBox(Warp& w, const Op* op, const TensorCopyOperands& v, int lane,
   // measured: loads of the tf32 types round each f32 to tf32 (10 fraction bits, to nearest; no subnormal flush)
   const bool toTf32 =
       kind == kTensorLoad && (map.dataType == ptx::TensorMapType::tf32 || map.dataType == ptx::TensorMapType::tf32ftz);
-  const uint64_t bytes = rows.rows * rowElements * eb;
+  // (a packed type completes its units' packed bytes: CUTLASS's sm_120 kernels expect the elements' bits / 8 of a
+  // 16U6_ALIGN16B box, not the padded bytes shared memory receives)
+  const uint64_t bytes = rows.rows * rowElements * (map.packed() ? map.packedGlobalBytes() : eb);
   const unsigned swizzleBits = map.swizzle;  // 0 none, 1 32B, 2 64B, 3 128B
   const uint64_t rowBytes = uint64_t(rowElements) * eb;
   // interleaved im2col: the chunks packed densely, whatever the swizzle

@@ -1,5 +1,5 @@
 // Conversions (OpClass Convert): cvt between every pair of types, the packed and narrow forms (f16x2, bf16x2,
-// e4m3x2, e5m2x2, tf32, .relu, .satfinite).
+// e4m3x2, e5m2x2, tf32, the sm_100/sm_120 e2m1x2, e2m3x2, e3m2x2 and ue8m0x2, .relu, .satfinite).
 #include "exec/lowerer.h"
 
 namespace ptx::exec {
@@ -143,30 +143,75 @@ uint16_t toHalfBits(float f, const NarrowMode& m, bool bf) {
   return h;
 }
 
-// 8-bit floats (OCP FP8): e4m3 (bias 7, no infinity, NaN 0x7f, max 448), e5m2 (bias 15, f16 layout, max 57344).
-uint8_t toFp8Bits(float f, const NarrowMode& m, bool e5m2) {
-  const int mbits = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
-  const float maxFinite = e5m2 ? 57344.0f : 448.0f;
-  if (f != f) return 0x7fu;
+// The small float formats cvt rounds to (round to nearest even, the only mode it offers for them): exponent and
+// mantissa bits, bias, largest finite value, and what NaN becomes. OCP FP8 e4m3 (no infinity, NaN 0x7f, max 448) and
+// e5m2 (the f16 layout: infinities, max 57344); the sm_100/sm_120 formats without infinities or NaN, always
+// .satfinite: FP4 e2m1 (max 6), FP6 e2m3 (max 7.5) and e3m2 (max 28), each in the low bits of its container, NaN
+// becoming the positive largest value (as CUDA's cuda_fp4.hpp/cuda_fp6.hpp host conversions define them).
+struct SmallFloat {
+  int expBits, mbits, bias;
+  float maxFinite;
+  uint8_t nanCode;
+  bool hasInfinity;
+};
+constexpr SmallFloat kE4M3{4, 3, 7, 448.0f, 0x7f, false}, kE5M2{5, 2, 15, 57344.0f, 0x7f, true},
+    kE2M1{2, 1, 1, 6.0f, 0x7, false}, kE2M3{2, 3, 1, 7.5f, 0x1f, false}, kE3M2{3, 2, 3, 28.0f, 0x1f, false};
+
+uint8_t toSmallFloatBits(float f, const NarrowMode& m, const SmallFloat& t) {
+  if (f != f) return t.nanCode;
   if (m.relu) f = reluOf(f);
-  uint8_t sign = std::signbit(f) ? 0x80u : 0;
+  const uint8_t sign = std::signbit(f) ? uint8_t(1u << (t.expBits + t.mbits)) : 0;
   double a = std::fabs(double(f));
   // quantum at this magnitude (subnormals share the minimum normal exponent's quantum)
-  int e = a == 0 ? 1 - bias : std::max(std::ilogb(a), 1 - bias);
-  double q = std::ldexp(1.0, e - mbits);
-  double r = std::nearbyint(a / q) * q;  // round to nearest even (the only mode cvt offers for fp8)
-  if (r > maxFinite || std::isinf(a)) {
-    if (m.satfinite || !e5m2)
-      r = maxFinite;
+  int e = a == 0 ? 1 - t.bias : std::max(std::ilogb(a), 1 - t.bias);
+  double q = std::ldexp(1.0, e - t.mbits);
+  double r = std::nearbyint(a / q) * q;
+  if (r > t.maxFinite || std::isinf(a)) {
+    if (m.satfinite || !t.hasInfinity)
+      r = t.maxFinite;
     else
       return uint8_t(sign | 0x7cu);
   }
   if (r == 0) return sign;
-  int re = std::max(std::ilogb(r), 1 - bias);
-  uint32_t mant = uint32_t(r / std::ldexp(1.0, re - mbits));  // includes the implicit bit for normals
-  uint32_t expField = mant >> mbits ? uint32_t(re + bias) : 0;
-  return uint8_t(sign | expField << mbits | (mant & ((1u << mbits) - 1)));
+  int re = std::max(std::ilogb(r), 1 - t.bias);
+  uint32_t mant = uint32_t(r / std::ldexp(1.0, re - t.mbits));  // includes the implicit bit for normals
+  uint32_t expField = mant >> t.mbits ? uint32_t(re + t.bias) : 0;
+  return uint8_t(sign | expField << t.mbits | (mant & ((1u << t.mbits) - 1)));
 }
+uint8_t toFp8Bits(float f, const NarrowMode& m, bool e5m2) { return toSmallFloatBits(f, m, e5m2 ? kE5M2 : kE4M3); }
+
+// A small float (no NaN or infinity: FP4, FP6) as a float, exactly.
+float smallFloatValue(uint8_t x, const SmallFloat& t) {
+  const uint32_t mant = x & ((1u << t.mbits) - 1), exp = (x >> t.mbits) & ((1u << t.expBits) - 1);
+  const float sign = (x >> (t.expBits + t.mbits)) & 1 ? -1.0f : 1.0f;
+  if (exp == 0) return sign * std::ldexp(float(mant), 1 - t.bias - t.mbits);
+  return sign * std::ldexp(float(mant | (1u << t.mbits)), int(exp) - t.bias - t.mbits);
+}
+
+// ue8m0 (2^(e - 127), 0xff NaN) from a bf16 (CUDA's cuda_fp8.hpp defines it so): its exponent field, rounded up by one
+// under .rp when the mantissa is not zero and the value is above 2^-127 and finite; .satfinite turns an overflow to
+// 0xff (not a NaN's) into 0xfe. From f32: .rz takes the f32 truncated to bf16 (NaN as 0x7fff), .rp its magnitude
+// rounded up to bf16.
+uint8_t ue8m0FromBf16(uint16_t b, Round round, bool satfinite) {
+  uint8_t e = uint8_t(b >> 7);
+  if (round == num::RP && (b & 0x7fu) && (b & 0x7fffu) > 0x40u && (b & 0x7fffu) < 0x7f80u) ++e;
+  if (satfinite && (b & 0x7fffu) <= 0x7f80u && e == 0xff) --e;
+  return e;
+}
+uint8_t ue8m0FromFloat(float f, Round round, bool satfinite) {
+  uint32_t x = std::bit_cast<uint32_t>(f);
+  uint16_t b = 0;
+  if ((x & 0x7fffffffu) > 0x7f800000u) {
+    b = 0x7fff;
+  } else if (round == num::RP) {
+    x &= 0x7fffffffu;
+    b = uint16_t((x >> 16) + (x < 0x7f800000u && (x & 0xffffu) ? 1 : 0));
+  } else {
+    b = uint16_t(x >> 16);
+  }
+  return ue8m0FromBf16(b, round, satfinite);
+}
+uint16_t bf16FromUe8m0(uint8_t e) { return e == 0xff ? 0x7fffu : e == 0 ? 0x40u : uint16_t(e << 7); }
 
 uint32_t toTf32Bits(float f, const NarrowMode& m) {
   uint32_t x = std::bit_cast<uint32_t>(f);
@@ -200,6 +245,17 @@ enum NarrowKind : uint32_t {
   NE5M2x2FromF16x2,  // cvt.rn.satfinite{.relu}.e4m3x2/e5m2x2.f16x2: each half, high to high
   NF16x2FromE4M3x2,
   NF16x2FromE5M2x2,  // cvt.rn{.relu}.f16x2.e4m3x2/e5m2x2: exact, high byte to high half
+  // sm_100a/sm_120a: FP4 and FP6 pairs from two f32 (a to the high nibble or byte), and back to f16x2, exactly;
+  // ue8m0 pairs from two f32 or a bf16x2 (.rz/.rp), and back to bf16x2
+  NE2M1x2,
+  NE2M3x2,
+  NE3M2x2,
+  NF16x2FromE2M1x2,
+  NF16x2FromE2M3x2,
+  NF16x2FromE3M2x2,
+  NUE8M0x2,
+  NUE8M0x2FromBF16x2,
+  NBF16x2FromUE8M0x2,
 };
 
 // The typed operand view of a narrowing conversion (cvtNarrow): which conversion and its modes; the one place that
@@ -209,12 +265,12 @@ struct NarrowOperands {
   NarrowMode mode{Round::RN, false, false, false};
 
   static NarrowOperands of(const Op& op) {
-    return {NarrowKind(op.aux & 15),
-            NarrowMode{Round((op.aux >> 4) & 3), (op.aux & 64) != 0, (op.aux & 128) != 0, (op.aux & 256) != 0}};
+    return {NarrowKind(op.aux & 31),
+            NarrowMode{Round((op.aux >> 5) & 3), (op.aux & 128) != 0, (op.aux & 256) != 0, (op.aux & 512) != 0}};
   }
   void into(Op& op) const {
-    op.aux = uint32_t(kind) | uint32_t(mode.round) << 4 | (mode.relu ? 64u : 0u) | (mode.satfinite ? 128u : 0u) |
-             (mode.ties_away ? 256u : 0u);
+    op.aux = uint32_t(kind) | uint32_t(mode.round) << 5 | (mode.relu ? 128u : 0u) | (mode.satfinite ? 256u : 0u) |
+             (mode.ties_away ? 512u : 0u);
   }
 };
 
@@ -279,6 +335,56 @@ const Op* cvtNarrow(Warp& w, const Op* op) {
       break;
     }
     case NTF32: h::store<uint32_t>(w, op->d, [&](int i) { return toTf32Bits(a[i], m); }); break;
+    case NE2M1x2:
+      h::store<uint8_t>(w, op->d, [&](int i) {
+        return uint8_t(toSmallFloatBits(a[i], m, kE2M1) << 4 | toSmallFloatBits(b[i], m, kE2M1));
+      });
+      break;
+    case NE2M3x2:
+    case NE3M2x2: {
+      const SmallFloat& t = n.kind == NE2M3x2 ? kE2M3 : kE3M2;
+      h::store<uint16_t>(
+          w, op->d, [&](int i) { return uint16_t(toSmallFloatBits(a[i], m, t) << 8 | toSmallFloatBits(b[i], m, t)); });
+      break;
+    }
+    case NF16x2FromE2M1x2:
+    case NF16x2FromE2M3x2:
+    case NF16x2FromE3M2x2: {
+      const SmallFloat& t = n.kind == NF16x2FromE2M1x2 ? kE2M1 : n.kind == NF16x2FromE2M3x2 ? kE2M3 : kE3M2;
+      const unsigned width = n.kind == NF16x2FromE2M1x2 ? 4 : 8;  // a nibble (of a .b8) or a byte (of a .b16) each
+      const uint8_t* x8 = h::R<uint8_t>(w, op->a);
+      const uint16_t* x16 = h::R<uint16_t>(w, op->a);
+      auto half = [&](uint8_t v) -> uint32_t {
+        float f = smallFloatValue(v, t);
+        if (m.relu) f = reluOf(f);
+        return num::floatToHalf(f, num::RN, false);
+      };
+      h::store<uint32_t>(w, op->d, [&](int i) {
+        const uint32_t mask = (1u << width) - 1, x = width == 4 ? x8[i] : x16[i];
+        return half(uint8_t((x >> width) & mask)) << 16 | half(uint8_t(x & mask));
+      });
+      break;
+    }
+    case NUE8M0x2:
+      h::store<uint16_t>(w, op->d, [&](int i) {
+        return uint16_t(ue8m0FromFloat(a[i], m.round, m.satfinite) << 8 | ue8m0FromFloat(b[i], m.round, m.satfinite));
+      });
+      break;
+    case NUE8M0x2FromBF16x2: {
+      const uint32_t* x = h::R<uint32_t>(w, op->a);
+      h::store<uint16_t>(w, op->d, [&](int i) {
+        return uint16_t(ue8m0FromBf16(uint16_t(x[i] >> 16), m.round, m.satfinite) << 8 |
+                        ue8m0FromBf16(uint16_t(x[i]), m.round, m.satfinite));
+      });
+      break;
+    }
+    case NBF16x2FromUE8M0x2: {
+      const uint16_t* x = h::R<uint16_t>(w, op->a);
+      h::store<uint32_t>(w, op->d, [&](int i) {
+        return uint32_t(bf16FromUe8m0(uint8_t(x[i] >> 8))) << 16 | bf16FromUe8m0(uint8_t(x[i]));
+      });
+      break;
+    }
   }
   return op + 1;
 }
@@ -299,6 +405,19 @@ Handler cvtNarrowHandler(Type d, Type s, Round round, bool tiesAway, bool relu, 
     *operands = {kind, NarrowMode{round, relu, false, false}};
     return &cvtNarrow;
   }
+  if (d == Type::f16x2 && (s == Type::e2m1x2 || s == Type::e2m3x2 || s == Type::e3m2x2)) {
+    kind = s == Type::e2m1x2 ? NF16x2FromE2M1x2 : s == Type::e2m3x2 ? NF16x2FromE2M3x2 : NF16x2FromE3M2x2;
+    *operands = {kind, NarrowMode{round, relu, false, false}};
+    return &cvtNarrow;
+  }
+  if (d == Type::bf16x2 && s == Type::ue8m0x2) {
+    *operands = {NBF16x2FromUE8M0x2, NarrowMode{round, false, false, false}};
+    return &cvtNarrow;
+  }
+  if (d == Type::ue8m0x2 && s == Type::bf16x2) {
+    *operands = {NUE8M0x2FromBF16x2, NarrowMode{round, false, satfinite, false}};
+    return &cvtNarrow;
+  }
   if (s != Type::f32) return nullptr;
   switch (d) {
     case Type::f16: kind = NF16; break;
@@ -317,6 +436,16 @@ Handler cvtNarrowHandler(Type d, Type s, Round round, bool tiesAway, bool relu, 
       break;
     case Type::e5m2x2:
       kind = NE5M2x2;
+      *sources = 2;
+      break;
+    case Type::e2m1x2:
+    case Type::e2m3x2:
+    case Type::e3m2x2:
+      kind = d == Type::e2m1x2 ? NE2M1x2 : d == Type::e2m3x2 ? NE2M3x2 : NE3M2x2;
+      *sources = 2;
+      break;
+    case Type::ue8m0x2:
+      kind = NUE8M0x2;
       *sources = 2;
       break;
     case Type::tf32: kind = NTF32; break;
@@ -421,7 +550,7 @@ void KernelLowerer::lowerCvt(const Instruction& in) {
   bool dInt = !isFloat(dt), sInt = !isFloat(st);
   bool relu = in.has(ptx::Flag::relu), satfinite = in.has(ptx::Flag::satfinite);
   if (relu || satfinite || dt == Type::f16x2 || dt == Type::bf16x2 || dt == Type::e4m3x2 || dt == Type::e5m2x2 ||
-      dt == Type::tf32) {
+      dt == Type::tf32 || dt == Type::e2m1x2 || dt == Type::e2m3x2 || dt == Type::e3m2x2 || dt == Type::ue8m0x2) {
     NarrowOperands narrow;
     unsigned nsrc = 0;
     Handler hnd = cvtNarrowHandler(dt, st, rm, in.rounding == ptx::Rounding::rna, relu, satfinite, &narrow, &nsrc);
