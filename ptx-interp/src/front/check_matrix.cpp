@@ -164,7 +164,14 @@ bool Checker::kindMma(const Function& f, const Instruction& inst, bool sparse) {
   }
   auto reg32 = [](Type t) { return typeSize(t) == 4; };
   if (sparse) {
-    if (!regOperand(f, inst, 4, "a 32-bit register (metadata)", reg32, false, false)) return false;
+    // the metadata register alone or in braces (CUTLASS's sm_120 sparse GEMMs write `{%r}`; ptxas takes both)
+    const Operand& meta = ops[4];
+    const Operand& metaReg = vectorSize(meta) == 1 ? f.elems[meta.index] : meta;
+    if (metaReg.kind != OperandKind::Reg || metaReg.index >= f.registers.size() ||
+        f.registers[metaReg.index].vec || !reg32(f.registers[metaReg.index].type)) {
+      error(inst.loc, "operand 5 of '{}' must be a 32-bit register (metadata)", name);
+      return false;
+    }
     if (ops[5].kind != OperandKind::Imm || ops[5].value != 0) {
       error(inst.loc, "operand 6 (sparsity selector) of '{}' with this .kind must be 0", name);
       return false;

@@ -1552,6 +1552,10 @@ constexpr Shape kShapes[] = {
 namespace lowering {
 
 void KernelLowerer::lowerMatrix(const Instruction& in) {
+  // a register operand alone or in braces (sparse metadata, scale factors: nvcc writes CUTLASS's `{%r}`)
+  auto unbraced = [&](const Operand& o) -> const Operand& {
+    return o.kind == OperandKind::Vector && o.value == 1 ? fn_->elems[o.index] : o;
+  };
   MatrixSite site;
   const Shape* shape = nullptr;
   for (const Shape& sh : kShapes)
@@ -1625,7 +1629,7 @@ void KernelLowerer::lowerMatrix(const Instruction& in) {
                                                                  : 2;
       for (unsigned m = 0; m < 2; ++m) {
         const Operand& reg = opnd(in, (sparse ? 6 : 4) + 2 * m);
-        site.scale[m] = src(reg.kind == OperandKind::Vector ? fn_->elems[reg.index] : reg, Type::b32);
+        site.scale[m] = src(unbraced(reg), Type::b32);
         const Operand& sel = opnd(in, (sparse ? 7 : 5) + 2 * m);
         if (sel.kind != OperandKind::Vector || sel.value != 2) fail(line_, "mma: {byte-id, thread-id} expected");
         for (unsigned q = 0; q < 2; ++q) site.scaleSelector[m][q] = src(fn_->elems[sel.index + q], Type::u32);
@@ -1636,7 +1640,7 @@ void KernelLowerer::lowerMatrix(const Instruction& in) {
       site.index[A] = layoutTable(site, A, A);
       return emitSite(&mmaKind, pending);
     }
-    site.metadata = src(opnd(in, 4), Type::b32);
+    site.metadata = src(unbraced(opnd(in, 4)), Type::b32);
     MatrixSite half = site;  // the fragment of A is the dense A of half the K
     half.k = uint16_t(site.k / 2);
     site.index[A] = layoutTable(half, A, A);
@@ -1708,7 +1712,7 @@ void KernelLowerer::lowerMatrix(const Instruction& in) {
       fragment(B, opnd(in, 2), false, Type::b32, pending);
       fragment(C, opnd(in, 3), false, accReg(ct), pending);
       fragment(D, opnd(in, 0), true, accReg(dt), pending);
-      site.metadata = src(opnd(in, 4), Type::b32);
+      site.metadata = src(unbraced(opnd(in, 4)), Type::b32);
       for (Role r : {D, B, C}) site.index[r] = layoutTable(site, r, r);
       // the fragment of A is the dense A of half the K
       MatrixSite packed = site;
