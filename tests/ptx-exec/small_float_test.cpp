@@ -119,13 +119,25 @@ static_assert(sizeof(Narrowed) == 32);
 // Pairs of floats: every special value against the others, the formats' halfway points and boundaries, and random
 // values over the whole exponent range.
 std::vector<float> inputs() {
-  std::vector<float> v = {0.0f, -0.0f, INFINITY, -INFINITY, std::numeric_limits<float>::quiet_NaN(),
-                          -std::numeric_limits<float>::quiet_NaN(), std::bit_cast<float>(0x7f800001u),
-                          std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::max(),
-                          std::ldexp(1.0f, -127), std::ldexp(1.0f, -126), std::ldexp(1.5f, -127), std::ldexp(1.0f, 127),
-                          std::ldexp(1.5f, 127), std::bit_cast<float>(0x7f7f0001u), std::bit_cast<float>(0x7f7f8000u)};
-  for (float base : {0.125f, 0.0625f, 0.03125f, 0.25f, 0.5f, 0.75f, 1.0f, 1.25f, 1.5f, 1.75f, 2.0f, 2.5f, 3.0f, 3.5f,
-                     4.0f, 5.0f, 6.0f, 6.5f, 7.0f, 7.25f, 7.5f, 7.75f, 8.0f, 24.0f, 26.0f, 28.0f, 30.0f, 32.0f})
+  std::vector<float> v = {0.0f,
+                          -0.0f,
+                          INFINITY,
+                          -INFINITY,
+                          std::numeric_limits<float>::quiet_NaN(),
+                          -std::numeric_limits<float>::quiet_NaN(),
+                          std::bit_cast<float>(0x7f800001u),
+                          std::numeric_limits<float>::denorm_min(),
+                          std::numeric_limits<float>::max(),
+                          std::ldexp(1.0f, -127),
+                          std::ldexp(1.0f, -126),
+                          std::ldexp(1.5f, -127),
+                          std::ldexp(1.0f, 127),
+                          std::ldexp(1.5f, 127),
+                          std::bit_cast<float>(0x7f7f0001u),
+                          std::bit_cast<float>(0x7f7f8000u)};
+  for (float base :
+       {0.125f, 0.0625f, 0.03125f, 0.25f, 0.5f, 0.75f, 1.0f, 1.25f, 1.5f, 1.75f, 2.0f,  2.5f,  3.0f,  3.5f,
+        4.0f,   5.0f,    6.0f,     6.5f,  7.0f, 7.25f, 7.5f, 7.75f, 8.0f, 24.0f, 26.0f, 28.0f, 30.0f, 32.0f})
     for (float s : {1.0f, -1.0f}) {
       v.push_back(s * base);
       v.push_back(s * std::nextafter(base, 0.0f));
@@ -154,7 +166,8 @@ TEST(PtxSmallFloats, NarrowingMatchesCudaHostConversions) {
   const KernelInfo& k = kernels(program())[size_t(findKernel(program(), "narrow"))];
   Params p(k);
   p.arg(in).arg(out);
-  LaunchResult r = launch(program(), findKernel(program(), "narrow"), ptxtest::launchParams(Dim3{blocks}, Dim3{128}, p, arena()));
+  LaunchResult r =
+      launch(program(), findKernel(program(), "narrow"), ptxtest::launchParams(Dim3{blocks}, Dim3{128}, p, arena()));
   ASSERT_TRUE(r.ok()) << r.fault.message;
   unsigned failures = 0;
   for (uint32_t i = 0; i < n && failures < 20; ++i) {
@@ -177,7 +190,8 @@ TEST(PtxSmallFloats, NarrowingMatchesCudaHostConversions) {
         {"ue8m0x2 rp", got.rp, __nv_cvt_float2_to_e8m0x2(host, __NV_NOSAT, cudaRoundPosInf)},
         {"ue8m0x2 rp satfinite", got.rpSat, __nv_cvt_float2_to_e8m0x2(host, __NV_SATFINITE, cudaRoundPosInf)},
         {"ue8m0x2.bf16x2 rz", got.bf16Rz, __nv_cvt_bfloat162raw_to_e8m0x2(bf, __NV_NOSAT, cudaRoundZero)},
-        {"ue8m0x2.bf16x2 rp satfinite", got.bf16RpSat, __nv_cvt_bfloat162raw_to_e8m0x2(bf, __NV_SATFINITE, cudaRoundPosInf)},
+        {"ue8m0x2.bf16x2 rp satfinite", got.bf16RpSat,
+         __nv_cvt_bfloat162raw_to_e8m0x2(bf, __NV_SATFINITE, cudaRoundPosInf)},
     };
     for (const auto& c : checks)
       if (c.got != c.want) {
@@ -196,7 +210,8 @@ TEST(PtxSmallFloats, WideningMatchesCudaHostConversions) {
   const KernelInfo& k = kernels(program())[size_t(findKernel(program(), "widen"))];
   Params p(k);
   p.arg(in).arg(out);
-  LaunchResult r = launch(program(), findKernel(program(), "widen"), ptxtest::launchParams(Dim3{n / 128}, Dim3{128}, p, arena()));
+  LaunchResult r =
+      launch(program(), findKernel(program(), "widen"), ptxtest::launchParams(Dim3{n / 128}, Dim3{128}, p, arena()));
   ASSERT_TRUE(r.ok()) << r.fault.message;
   unsigned failures = 0;
   auto word = [](auto raw) { return uint32_t(raw.y) << 16 | raw.x; };

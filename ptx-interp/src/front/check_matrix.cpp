@@ -167,8 +167,8 @@ bool Checker::kindMma(const Function& f, const Instruction& inst, bool sparse) {
     // the metadata register alone or in braces (CUTLASS's sm_120 sparse GEMMs write `{%r}`; ptxas takes both)
     const Operand& meta = ops[4];
     const Operand& metaReg = vectorSize(meta) == 1 ? f.elems[meta.index] : meta;
-    if (metaReg.kind != OperandKind::Reg || metaReg.index >= f.registers.size() ||
-        f.registers[metaReg.index].vec || !reg32(f.registers[metaReg.index].type)) {
+    if (metaReg.kind != OperandKind::Reg || metaReg.index >= f.registers.size() || f.registers[metaReg.index].vec ||
+        !reg32(f.registers[metaReg.index].type)) {
       error(inst.loc, "operand 5 of '{}' must be a 32-bit register (metadata)", name);
       return false;
     }
