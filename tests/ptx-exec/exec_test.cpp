@@ -347,6 +347,96 @@ TEST(PtxExec, BlockScopedLabels) {
   EXPECT_EQ(*out, 25u);
 }
 
+// A branch to an assertion's failure call, which nvcc puts last in the function with nothing after it, is a dead
+// end: the branches around it still reconverge where their other paths meet. Here each lane loops a different number
+// of times past an assertion that never fails, stores its sum, and thread 0 reads every lane's after the barrier.
+// When the failure call's block was taken to fall through to the function's end, the exit became the loop's
+// reconvergence point: lanes that left the loop early reached the barrier apart from the others, the barrier (which
+// counts a warp's arrival as all of it, as the H200 does) completed, and thread 0 read sums not yet stored (CUTLASS's
+// sparse compressor lost rows this way).
+TEST(PtxExec, AssertionPathsDoNotDelayReconvergence) {
+  const std::string ptx = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.extern .func __assertfail(.param .b64 message, .param .b64 file, .param .b32 line, .param .b64 function,
+                           .param .b64 charSize);
+.global .align 1 .b8 text[2] = {65, 0};
+.visible .entry k(.param .u64 in, .param .u64 out)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<12>;
+  .shared .align 4 .b32 s[64];
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.u32 %r2, [%rd4];
+  mov.u32 %r3, 0;
+  mov.u32 %r4, 0;
+LOOP:
+  setp.gt.u32 %p2, %r4, 1000;
+  @%p2 bra FAIL;
+  add.u32 %r3, %r3, %r4;
+  add.u32 %r4, %r4, 1;
+  setp.lt.u32 %p3, %r4, %r2;
+  @%p3 bra LOOP;
+  shl.b32 %r6, %r1, 2;
+  mov.u32 %r7, s;
+  add.u32 %r8, %r7, %r6;
+  st.shared.u32 [%r8], %r3;
+  bar.sync 0;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra DONE;
+  mov.u32 %r9, 0;
+COPY:
+  shl.b32 %r10, %r9, 2;
+  add.u32 %r11, %r7, %r10;
+  ld.shared.u32 %r12, [%r11];
+  mul.wide.u32 %rd5, %r9, 4;
+  add.s64 %rd6, %rd2, %rd5;
+  st.global.u32 [%rd6], %r12;
+  add.u32 %r9, %r9, 1;
+  setp.lt.u32 %p1, %r9, 64;
+  @%p1 bra COPY;
+DONE:
+  ret;
+FAIL:
+  mov.u64 %rd7, text;
+  cvta.global.u64 %rd8, %rd7;
+  {
+  .param .b64 param0;
+  st.param.b64 [param0+0], %rd8;
+  .param .b64 param1;
+  st.param.b64 [param1+0], %rd8;
+  .param .b32 param2;
+  st.param.b32 [param2+0], 1;
+  .param .b64 param3;
+  st.param.b64 [param3+0], %rd8;
+  .param .b64 param4;
+  st.param.b64 [param4+0], 1;
+  call.uni __assertfail, (param0, param1, param2, param3, param4);
+  }
+}
+)";
+  CompileResult cr = compile(ptx);
+  ASSERT_TRUE(cr.program) << cr.error;
+  std::vector<uint32_t> trips(64);
+  for (uint32_t i = 0; i < 64; ++i) trips[i] = 1 + (i * 7) % 13;
+  uint32_t* in = arena().upload(trips);
+  auto* out = arena().alloc<uint32_t>(64);
+  Params p(kernels(*cr.program)[0]);
+  p.arg(in).arg(out);
+  LaunchParams lp = ptxtest::launchParams(Dim3{1}, Dim3{64}, p, arena());
+  std::vector<uint64_t> globals = ptxtest::allocateGlobals(*cr.program, arena());
+  lp.globalAddresses = globals.data();
+  LaunchResult r = launch(*cr.program, 0, lp);
+  EXPECT_OK(r);
+  for (uint32_t i = 0; i < 64; ++i) EXPECT_EQ(out[i], trips[i] * (trips[i] - 1) / 2) << "lane " << i;
+}
+
 TEST(PtxExec, DevicePrintf) {
   KernelRun k("basic.ptx", "printer");
   CaptureHost host;

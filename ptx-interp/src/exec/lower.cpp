@@ -490,6 +490,30 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
     uint32_t nb = uint32_t(blockStart_.size());
     uint32_t exitNode = nb;
     std::vector<std::vector<uint32_t>> succ(nb);
+    // Dead ends: blocks that never go on, an unguarded call of the device runtime's assertion failure (which stops
+    // the grid) or an unguarded trap in them. They take no part in reconvergence: a branch one of whose sides leads
+    // only to a dead end reconverges where its other sides do. (nvcc puts an assertion's failure call last in a
+    // function with nothing after it; followed to the function's end it made the exit every surrounding branch's
+    // reconvergence point, so lanes that passed an assertion in a loop stayed apart up to the next barrier, which
+    // counts a warp's arrival as all of it: CUTLASS's sparse compressor lost rows of its output.)
+    auto endsThePath = [&](const Instruction& in) {
+      if (in.opcode == Opcode::Trap) return true;
+      if (in.opcode != Opcode::Call) return false;
+      for (uint32_t k = 0; k < in.numOperands; ++k) {
+        const Operand& o = fn_->operands[in.firstOperand + k];
+        if (o.kind == OperandKind::List) continue;
+        if (o.kind != OperandKind::Symbol || o.symKind != SymKind::Function) return false;
+        const ptx::Function& callee = mod_.functions[definitionOf(o.index)];
+        const std::string_view name = mod_.str(callee.name);
+        return !callee.hasBody && (name == "__assertfail" || name == "__assert_fail");
+      }
+      return false;
+    };
+    std::vector<bool> deadEnd(nb, false);
+    for (uint32_t b = 0; b < nb; ++b) {
+      const uint32_t s = blockStart_[b], e = b + 1 < nb ? blockStart_[b + 1] : uint32_t(n);
+      for (uint32_t i = s; i < e && !deadEnd[b]; ++i) deadEnd[b] = ins[i].guard == kNoIndex && endsThePath(ins[i]);
+    }
     auto labelBlock = [&](uint32_t label) -> uint32_t {
       const auto& lab = fn_->labels.at(label);
       if (lab.target == kNoIndex) fail(lab.loc.line, "branch to an undefined label");
@@ -505,6 +529,7 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
       const Instruction& last = ins[e];
       bool guarded = last.guard != kNoIndex;
       auto fall = [&]() { succ[b].push_back(e + 1 <= n ? blockOf_[e + 1] : exitNode); };
+      if (deadEnd[b]) continue;
       switch (last.opcode) {
         case Opcode::Bra: {
           const Operand& t = fn_->operands[last.firstOperand + last.numOperands - 1];
@@ -533,21 +558,29 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
     std::vector<std::vector<uint32_t>> pred(nb + 1);
     for (uint32_t b = 0; b < nb; ++b)
       for (uint32_t s : succ[b]) pred[s].push_back(b);
-    // nodes that cannot reach the exit get an edge to it (infinite loops)
-    std::vector<bool> reach(nb + 1, false);
-    std::vector<uint32_t> stack{exitNode};
-    reach[exitNode] = true;
-    while (!stack.empty()) {
-      uint32_t x = stack.back();
-      stack.pop_back();
-      for (uint32_t p : pred[x])
-        if (!reach[p]) {
-          reach[p] = true;
-          stack.push_back(p);
-        }
-    }
+    // nodes that cannot reach the exit get an edge to it (infinite loops), unless they reach a dead end (their
+    // paths stop there: they stay out of the post-dominator tree, and branches reconverge without them)
+    auto reachable = [&](std::vector<uint32_t> stack) {
+      std::vector<bool> reach(nb + 1, false);
+      for (uint32_t x : stack) reach[x] = true;
+      while (!stack.empty()) {
+        uint32_t x = stack.back();
+        stack.pop_back();
+        for (uint32_t p : pred[x])
+          if (!reach[p]) {
+            reach[p] = true;
+            stack.push_back(p);
+          }
+      }
+      return reach;
+    };
+    std::vector<uint32_t> deadEnds;
     for (uint32_t b = 0; b < nb; ++b)
-      if (!reach[b]) {
+      if (deadEnd[b]) deadEnds.push_back(b);
+    const std::vector<bool> reach = reachable({exitNode});
+    const std::vector<bool> stops = deadEnds.empty() ? std::vector<bool>(nb + 1, false) : reachable(deadEnds);
+    for (uint32_t b = 0; b < nb; ++b)
+      if (!reach[b] && !stops[b]) {
         succ[b].push_back(exitNode);
         pred[exitNode].push_back(b);
       }

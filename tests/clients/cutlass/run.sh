@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# CUTLASS's own compute-capability-12 examples on cuemu: NVIDIA's GEMM library as a real client of the sm_120
-# tensor-core instructions (block-scaled and sparse mma .kind, ldmatrix's 4/6-bit forms), TMA copies of the packed
-# 4/6-bit tensor-map types, cluster launch control, setmaxnreg and the small-float conversions. The examples come from
-# PyPI's nvidia-cutlass wheel (its C++ sources: include/, tools/util/include/, examples/), are built by the toolkit's
-# nvcc as compute_120a PTX only, and run through `cuemu run --device-profile rtx-pro-6000`; each checks its GEMM
-# against CUTLASS's host reference and prints "Disposition: Passed" (bit-exact comparisons: TensorEquals).
+# CUTLASS's own Hopper and compute-capability-12 examples on cuemu: NVIDIA's GEMM library as a real client of the
+# tensor-core instructions (wgmma with TMA, clusters and warp specialisation on the h100 profile; the sm_120
+# block-scaled and sparse mma .kind, ldmatrix's 4/6-bit forms, TMA of the packed 4/6-bit tensor-map types, cluster
+# launch control and the small-float conversions on rtx-pro-6000). The examples come from PyPI's nvidia-cutlass
+# wheel (its C++ sources: include/, tools/util/include/, examples/), are built by the toolkit's nvcc as PTX only
+# (compute_90a, compute_120a), and run through `cuemu run --device-profile P`; each checks its GEMMs against
+# CUTLASS's host reference and prints "Disposition: Passed" (bit-exact comparisons: TensorEquals).
 # Usage: tests/clients/cutlass/run.sh BUILD_DIR [--all]
-#   default (CI): 79a (NVFP4 -> bf16), 79c (MXFP8 x MXFP6: the 16U6 tensor maps), 80a (sparse MXFP8);
-#   --all: also 79b (NVFP4 output with scale factors), 79d (grouped NVFP4), 80b (sparse NVFP4), 87a-c (FP8 with
-#   blockwise and groupwise scaling).
+#   default (CI): 48 (Hopper warp-specialised f16 GEMM), 79a (NVFP4 -> bf16), 79c (MXFP8 x MXFP6: the 16U6 tensor
+#   maps), 80a (sparse MXFP8);
+#   --all: also 54 (Hopper FP8), 57 (Hopper grouped), 62 (Hopper sparse), 79b (NVFP4 output with scale factors),
+#   79d (grouped NVFP4), 80b (sparse NVFP4), 87a-c (FP8 with blockwise and groupwise scaling).
 # The wheel and the built examples stay under BUILD_DIR/clients-cutlass (rebuilt when nvcc or the wheel changes).
 # Exit 77 (ctest: skipped) without nvcc or PyPI.
 set -uo pipefail
@@ -42,27 +44,36 @@ PY
   touch "$src/.complete"
 fi
 
-examples=(79_blackwell_geforce_gemm/79a_blackwell_geforce_nvfp4_bf16_gemm
-          79_blackwell_geforce_gemm/79c_blackwell_geforce_mixed_mxfp8_mxfp6_bf16_gemm
-          80_blackwell_geforce_sparse_gemm/80a_blackwell_geforce_mxfp8_bf16_sparse_gemm)
+# EXAMPLE:ARCH:PROFILE:ARGUMENTS (small problems: the interpreter)
+small="--m=256 --n=256 --k=256 --iterations=0"
+examples=("48_hopper_warp_specialized_gemm/48_hopper_warp_specialized_gemm:90a:h100:$small"
+          "79_blackwell_geforce_gemm/79a_blackwell_geforce_nvfp4_bf16_gemm:120a:rtx-pro-6000:$small"
+          "79_blackwell_geforce_gemm/79c_blackwell_geforce_mixed_mxfp8_mxfp6_bf16_gemm:120a:rtx-pro-6000:$small"
+          "80_blackwell_geforce_sparse_gemm/80a_blackwell_geforce_mxfp8_bf16_sparse_gemm:120a:rtx-pro-6000:$small")
 if [ "$all" = "--all" ]; then
-  examples+=(79_blackwell_geforce_gemm/79b_blackwell_geforce_nvfp4_nvfp4_gemm
-             79_blackwell_geforce_gemm/79d_blackwell_geforce_nvfp4_grouped_gemm
-             80_blackwell_geforce_sparse_gemm/80b_blackwell_geforce_nvfp4_nvfp4_sparse_gemm
-             87_blackwell_geforce_gemm_blockwise/87a_blackwell_geforce_fp8_bf16_gemm_blockwise
-             87_blackwell_geforce_gemm_blockwise/87b_blackwell_geforce_fp8_bf16_gemm_groupwise
-             87_blackwell_geforce_gemm_blockwise/87c_blackwell_geforce_fp8_bf16_grouped_gemm_groupwise)
+  examples+=("54_hopper_fp8_warp_specialized_gemm/54_hopper_fp8_warp_specialized_gemm:90a:h100:$small"
+             "57_hopper_grouped_gemm/57_hopper_grouped_gemm:90a:h100:$small --groups=4"
+             "62_hopper_sparse_gemm/62_hopper_sparse_gemm:90a:h100:$small"
+             "79_blackwell_geforce_gemm/79b_blackwell_geforce_nvfp4_nvfp4_gemm:120a:rtx-pro-6000:$small"
+             "79_blackwell_geforce_gemm/79d_blackwell_geforce_nvfp4_grouped_gemm:120a:rtx-pro-6000:$small"
+             "80_blackwell_geforce_sparse_gemm/80b_blackwell_geforce_nvfp4_nvfp4_sparse_gemm:120a:rtx-pro-6000:$small"
+             "87_blackwell_geforce_gemm_blockwise/87a_blackwell_geforce_fp8_bf16_gemm_blockwise:120a:rtx-pro-6000:$small"
+             "87_blackwell_geforce_gemm_blockwise/87b_blackwell_geforce_fp8_bf16_gemm_groupwise:120a:rtx-pro-6000:$small"
+             "87_blackwell_geforce_gemm_blockwise/87c_blackwell_geforce_fp8_bf16_grouped_gemm_groupwise:120a:rtx-pro-6000:$small")
 fi
 
 # Build (two at a time: each nvcc is one core for about a minute), keyed by nvcc's version.
 stamp=$("$nvcc" --version | tail -1)
 bin=$work/bin
 mkdir -p "$bin"
-build_one() {  # EXAMPLE
+toolkit=$(dirname "$(dirname "$nvcc")")
+build_one() {  # EXAMPLE ARCH
   local name=${1##*/} out=$bin/${1##*/}
   if [ -x "$out" ] && [ "$(cat "$out.nvcc" 2>/dev/null)" = "$stamp" ]; then return 0; fi
-  if ! (cd "$src" && "$nvcc" -std=c++17 -O2 -gencode arch=compute_120a,code=compute_120a --expt-relaxed-constexpr \
-        -I include -I tools/util/include -I examples/common -o "$out" "examples/$1.cu" > "$out.log" 2>&1); then
+  # (-lcuda: some examples call the driver API; the toolkit's stub links, cuemu's libcuda.so.1 runs)
+  if ! (cd "$src" && "$nvcc" -std=c++17 -O2 -gencode "arch=compute_$2,code=compute_$2" --expt-relaxed-constexpr \
+        -I include -I tools/util/include -I examples/common -o "$out" "examples/$1.cu" -L"$toolkit/lib64/stubs" \
+        -lcuda > "$out.log" 2>&1); then
     echo "FAIL: building $name (log: $out.log)"
     return 1
   fi
@@ -70,26 +81,28 @@ build_one() {  # EXAMPLE
 }
 status=0
 pids=()
-for e in "${examples[@]}"; do
-  build_one "$e" &
+for entry in "${examples[@]}"; do
+  IFS=: read -r e arch profile arguments <<< "$entry"
+  build_one "$e" "$arch" &
   pids+=($!)
   if [ ${#pids[@]} -ge 2 ]; then wait "${pids[0]}" || status=1; pids=("${pids[@]:1}"); fi
 done
 for p in "${pids[@]}"; do wait "$p" || status=1; done
 [ $status -eq 0 ] || exit 1
 
-# Run: small problems (the interpreter), the kernel timeout turning a hang into a failure.
-for e in "${examples[@]}"; do
+# Run, the kernel timeout turning a hang into a failure.
+for entry in "${examples[@]}"; do
+  IFS=: read -r e arch profile arguments <<< "$entry"
   name=${e##*/}
   start=$EPOCHREALTIME
-  out=$("$cuemu" run --device-profile rtx-pro-6000 --kernel-timeout 300 -- "$bin/$name" --m=256 --n=256 --k=256 \
-        --iterations=0 2>&1)
+  # shellcheck disable=SC2086
+  out=$("$cuemu" run --device-profile "$profile" --kernel-timeout 300 -- "$bin/$name" $arguments 2>&1)
   rc=$?
   seconds=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { print b - a }')
   if [ $rc -eq 0 ] && grep -q "Disposition: Passed" <<< "$out" && ! grep -q "Disposition: Failed" <<< "$out"; then
-    printf 'PASS: %s (%.1f s)\n' "$name" "$seconds"
+    printf 'PASS: %s on %s (%.1f s)\n' "$name" "$profile" "$seconds"
   else
-    printf 'FAIL: %s (exit %d)\n%s\n' "$name" "$rc" "$(tail -20 <<< "$out" | cut -c1-400)"
+    printf 'FAIL: %s on %s (exit %d)\n%s\n' "$name" "$profile" "$rc" "$(tail -20 <<< "$out" | cut -c1-400)"
     status=1
   fi
 done
