@@ -1219,6 +1219,19 @@ bool loadMatrixRows(Warp& w, const Op* op, const MatrixSite& s, uint8_t (&rows)[
   return true;
 }
 
+// The 16-byte rows a stmatrix writes: row i of matrix j to the address of lane 8j + i; false after a fault.
+bool storeMatrixRows(Warp& w, const Op* op, const MatrixSite& s, const uint8_t (&rows)[4][8][16]) {
+  const unsigned count = s.count[0];
+  const uint32_t lanes = (8u * count == 32) ? kFullMask : ((1u << (8 * count)) - 1);
+  for (unsigned l = 0; l < 32; ++l) {
+    if (!((lanes >> l) & 1)) continue;
+    uint8_t* p = laneMemory(w, op, mem::Space(s.space), int(l), laneAddress(w, s, int(l)), 16, true);
+    if (!p) return false;
+    std::memcpy(p, rows[l / 8][l % 8], 16);
+  }
+  return true;
+}
+
 // ldmatrix / stmatrix .m8n8 .b16: matrix j's row i is addressed by lane 8j+i; lane l's register j holds row l/4,
 // columns 2(l%4) and 2(l%4)+1 of matrix j (.trans: rows 2(l%4) and 2(l%4)+1 of column l/4).
 const Op* ldmatrix(Warp& w, const Op* op) {
@@ -1312,14 +1325,7 @@ const Op* stmatrixTransposedBytes(Warp& w, const Op* op) {
     for (unsigned l = 0; l < 32; ++l)
       for (unsigned b = 0; b < 4; ++b) rows[j][2 * (l % 4) + (b & 1)][l / 4 + 8 * (b >> 1)] = uint8_t(v[l] >> (8 * b));
   }
-  const uint32_t lanes = (8u * count == 32) ? kFullMask : ((1u << (8 * count)) - 1);
-  for (unsigned l = 0; l < 32; ++l) {
-    if (!((lanes >> l) & 1)) continue;
-    uint8_t* p = laneMemory(w, op, mem::Space(s.space), int(l), laneAddress(w, s, int(l)), 16, true);
-    if (!p) return nullptr;
-    std::memcpy(p, rows[l / 8][l % 8], 16);
-  }
-  return op + 1;
+  return storeMatrixRows(w, op, s, rows) ? op + 1 : nullptr;
 }
 
 const Op* stmatrix(Warp& w, const Op* op) {
@@ -1335,14 +1341,9 @@ const Op* stmatrix(Warp& w, const Op* op) {
       (trans ? mats[j][2 * t + 1][g] : mats[j][g][2 * t + 1]) = uint16_t(v[l] >> 16);
     }
   }
-  const uint32_t lanes = (8u * count == 32) ? kFullMask : ((1u << (8 * count)) - 1);
-  for (unsigned l = 0; l < 32; ++l) {
-    if (!((lanes >> l) & 1)) continue;
-    uint8_t* p = laneMemory(w, op, mem::Space(s.space), int(l), laneAddress(w, s, int(l)), 16, true);
-    if (!p) return nullptr;
-    std::memcpy(p, mats[l / 8][l % 8], 16);
-  }
-  return op + 1;
+  uint8_t rows[4][8][16];
+  std::memcpy(rows, mats, sizeof rows);
+  return storeMatrixRows(w, op, s, rows) ? op + 1 : nullptr;
 }
 
 // movmatrix.sync.aligned.m8n8.trans.b16: the transpose of the 8x8 matrix the warp's registers hold (ldmatrix's
