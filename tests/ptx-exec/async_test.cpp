@@ -501,6 +501,67 @@ TEST(PtxAsyncTensor, PackedTypesMoveUnitsOf16Elements) {
   EXPECT_NE(r.result.fault.message.find("not a tensor map"), std::string::npos) << r.result.fault.message;
 }
 
+// A tensor copy whose coordinate is a CTA index times a constant that nothing else reads: cta-indices makes such a
+// register one the CTA set-up writes, and must see that the copy reads it although it stands in a vector inside the
+// brackets of `[map, {x, y}]` (it did not: the set-up skipped it and every CTA loaded the box of CTA 0; CUTLASS's
+// warp-specialised Hopper GEMM, example 49, failed its check). Each of 4 CTAs loads the 8 x 2 box at x = 8 %ctaid.x.
+TEST(PtxAsyncTensor, CtaIndexCoordinates) {
+  const char* ptx = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry t(.param .align 64 .b8 map[128], .param .u64 pout)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<8>;
+  .shared .align 128 .b8 sbuf[64];
+  .shared .align 8 .b64 bar;
+  ld.param.u64 %rd2, [pout];
+  mov.u64 %rd1, map;
+  mov.u32 %r10, bar;
+  mov.u32 %r11, sbuf;
+  mov.u32 %r1, %ctaid.x;
+  shl.b32 %r2, %r1, 3;
+  mov.u32 %r3, 0;
+  mbarrier.init.shared::cta.b64 [%r10], 1;
+  mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [%r10], 64;
+  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r11], [%rd1, {%r2, %r3}], [%r10];
+WAIT:
+  mbarrier.try_wait.parity.shared::cta.b64 %p1, [%r10], 0;
+  @!%p1 bra WAIT;
+  mov.u32 %r4, %ctaid.x;
+  mul.wide.u32 %rd4, %r4, 64;
+  add.s64 %rd5, %rd2, %rd4;
+  ld.shared.v4.u32 {%r5, %r6, %r7, %r8}, [%r11];
+  st.global.v4.u32 [%rd5], {%r5, %r6, %r7, %r8};
+  ld.shared.v4.u32 {%r5, %r6, %r7, %r8}, [%r11+16];
+  st.global.v4.u32 [%rd5+16], {%r5, %r6, %r7, %r8};
+  ld.shared.v4.u32 {%r5, %r6, %r7, %r8}, [%r11+32];
+  st.global.v4.u32 [%rd5+32], {%r5, %r6, %r7, %r8};
+  ld.shared.v4.u32 {%r5, %r6, %r7, %r8}, [%r11+48];
+  st.global.v4.u32 [%rd5+48], {%r5, %r6, %r7, %r8};
+  ret;
+}
+)";
+  CompileResult cr = compile(ptx);
+  ASSERT_TRUE(cr.program) << cr.error;
+  std::vector<float> t(32 * 2);
+  for (uint32_t y = 0; y < 2; ++y)
+    for (uint32_t x = 0; x < 32; ++x) t[y * 32 + x] = tensor::value(x, y);
+  float* data = arena().upload(t);
+  tensor::Map map = tensor::encode(data, 32, 2, 32 * 4, 8, 2);
+  auto* out = arena().alloc<float>(4 * 16);
+  Params p(kernels(*cr.program)[0]);
+  p.arg(map).arg(out);
+  LaunchResult r = launch(*cr.program, 0, ptxtest::launchParams(Dim3{4}, Dim3{1}, p, arena()));
+  ASSERT_TRUE(r.ok()) << r.fault.message;
+  for (uint32_t c = 0; c < 4; ++c)
+    for (uint32_t y = 0; y < 2; ++y)
+      for (uint32_t x = 0; x < 8; ++x)
+        EXPECT_EQ(out[c * 16 + y * 8 + x], tensor::value(8 * c + x, y)) << "CTA " << c << " at " << x << "," << y;
+}
+
 // A 16 x 8 box at (-4, 25) of a 40 x 30 tensor (rows padded to 48 elements): the elements outside are zeros.
 TEST(PtxAsyncTensor, LoadFillsOutsideWithZeros) {
   std::vector<float> t(48 * 30, -1.0f);

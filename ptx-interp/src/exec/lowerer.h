@@ -500,7 +500,8 @@ class KernelLowerer {
   uint32_t addStepOp_ = 0, addStepLast_ = kNoIndex;
   void emitSharedAddStep(uint32_t first);
   // Calls f(register index) for every register an operand of fn names (vectors, lists, pairs and address bases
-  // included); without fn, of the function being lowered.
+  // included, and the vector inside a bracket: a tensor copy's `[map, {coordinates}]`); without fn, of the function
+  // being lowered.
   template <class F> void forEachRegister(const Operand& o, F&& f) const { forEachRegister(*fn_, o, f); }
   template <class F> void forEachRegister(const ptx::Function& fn, const Operand& o, F&& f) const {
     auto one = [&](const Operand& x) {
@@ -512,8 +513,16 @@ class KernelLowerer {
       } else if (x.kind == OperandKind::Address && x.symKind == SymKind::None)
         f(x.index);
     };
+    auto group = [&](const Operand& g, auto&& inner) {
+      for (int64_t q = 0; q < g.value; ++q) inner(fn.elems[g.index + uint32_t(q)]);
+    };
     if (o.kind == OperandKind::Vector || o.kind == OperandKind::List || o.kind == OperandKind::Bracket) {
-      for (int64_t q = 0; q < o.value; ++q) one(fn.elems[o.index + uint32_t(q)]);
+      group(o, [&](const Operand& x) {
+        if (x.kind == OperandKind::Vector || x.kind == OperandKind::List)
+          group(x, one);
+        else
+          one(x);
+      });
     } else {
       one(o);
     }
