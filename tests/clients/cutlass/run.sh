@@ -7,10 +7,13 @@
 # (compute_90a, compute_120a), and run through `cuemu run --device-profile P`; each checks its GEMMs against
 # CUTLASS's host reference and prints "Disposition: Passed" (bit-exact comparisons: TensorEquals).
 # Usage: tests/clients/cutlass/run.sh BUILD_DIR [--all]
-#   default (CI): 48 (Hopper warp-specialised f16 GEMM), 79a (NVFP4 -> bf16), 79c (MXFP8 x MXFP6: the 16U6 tensor
-#   maps), 80a (sparse MXFP8);
-#   --all: also 54 (Hopper FP8), 57 (Hopper grouped), 62 (Hopper sparse), 79b (NVFP4 output with scale factors),
-#   79d (grouped NVFP4), 80b (sparse NVFP4), 87a-c (FP8 with blockwise and groupwise scaling).
+#   default (CI): 48 (Hopper warp-specialised f16 GEMM), 49 (seven Hopper kernel schedules), 79a (NVFP4 -> bf16), 79c
+#   (MXFP8 x MXFP6: the 16U6 tensor maps), 80a (sparse MXFP8);
+#   --all: also 54 (Hopper FP8), 55 (int4 x bf16), 56 (pointer-array batched), 57 (Hopper grouped), 62 (Hopper
+#   sparse), 67 (FP8 with blockwise scaling), 79b (NVFP4 output with scale factors), 79d (grouped NVFP4), 80b (sparse
+#   NVFP4), 87a-c (FP8 with blockwise and groupwise scaling).
+#   Not listed: 50 (int8 with an epilogue swizzle) and 63 (weight prefetch) fail their checks on cuemu (2026-11-28,
+#   not yet explained); 61 refuses the problem sizes given here.
 # The wheel and the built examples stay under BUILD_DIR/clients-cutlass (rebuilt when nvcc or the wheel changes).
 # Exit 77 (ctest: skipped) without nvcc or PyPI.
 set -uo pipefail
@@ -47,11 +50,15 @@ fi
 # EXAMPLE:ARCH:PROFILE:ARGUMENTS (small problems: the interpreter)
 small="--m=256 --n=256 --k=256 --iterations=0"
 examples=("48_hopper_warp_specialized_gemm/48_hopper_warp_specialized_gemm:90a:h100:$small"
+          "49_hopper_gemm_with_collective_builder/49_collective_builder:90a:h100:--m=256 --n=256 --k=256"
           "79_blackwell_geforce_gemm/79a_blackwell_geforce_nvfp4_bf16_gemm:120a:rtx-pro-6000:$small"
           "79_blackwell_geforce_gemm/79c_blackwell_geforce_mixed_mxfp8_mxfp6_bf16_gemm:120a:rtx-pro-6000:$small"
           "80_blackwell_geforce_sparse_gemm/80a_blackwell_geforce_mxfp8_bf16_sparse_gemm:120a:rtx-pro-6000:$small")
 if [ "$all" = "--all" ]; then
   examples+=("54_hopper_fp8_warp_specialized_gemm/54_hopper_fp8_warp_specialized_gemm:90a:h100:$small"
+             "55_hopper_mixed_dtype_gemm/55_hopper_int4_bf16_gemm:90a:h100:$small"
+             "56_hopper_ptr_array_batched_gemm/56_hopper_ptr_array_batched_gemm:90a:h100:$small"
+             "67_hopper_fp8_warp_specialized_gemm_with_blockwise_scaling/67_hopper_fp8_warp_specialized_gemm_with_blockwise_scaling:90a:h100:$small"
              "57_hopper_grouped_gemm/57_hopper_grouped_gemm:90a:h100:$small --groups=4"
              "62_hopper_sparse_gemm/62_hopper_sparse_gemm:90a:h100:$small"
              "79_blackwell_geforce_gemm/79b_blackwell_geforce_nvfp4_nvfp4_gemm:120a:rtx-pro-6000:$small"
@@ -99,7 +106,8 @@ for entry in "${examples[@]}"; do
   out=$("$cuemu" run --device-profile "$profile" --kernel-timeout 300 -- "$bin/$name" $arguments 2>&1)
   rc=$?
   seconds=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { print b - a }')
-  if [ $rc -eq 0 ] && grep -q "Disposition: Passed" <<< "$out" && ! grep -q "Disposition: Failed" <<< "$out"; then
+  # ("Disposition: Passed", or one "...: Passed" line per kernel variant in example 49)
+  if [ $rc -eq 0 ] && grep -q "Passed" <<< "$out" && ! grep -q "Failed" <<< "$out"; then
     printf 'PASS: %s on %s (%.1f s)\n' "$name" "$profile" "$seconds"
   else
     printf 'FAIL: %s on %s (exit %d)\n%s\n' "$name" "$profile" "$rc" "$(tail -20 <<< "$out" | cut -c1-400)"
