@@ -201,6 +201,54 @@ unsigned swizzled128(unsigned row, unsigned k) {
   return addr ^ (((addr >> 7) & 7) << 4);
 }
 
+// wgmma.wait_group waits for the warpgroup: thread 0 overwrites B in shared memory right after its wait (as
+// CUTLASS releases a pipeline stage after one thread's wait), which must not change what the other three warps
+// multiply, whichever warp runs first (deterministic schedules with shuffled warp orders). Until 2026-11-28 a warp
+// computed its share when it issued the wgmma and its wait returned at once, so warps that issued later read the
+// zeros (CUTLASS's examples 50 and 63 failed so).
+TEST(PtxMatrix, WgmmaWaitGroupWaitsForTheWarpgroup) {
+  std::string text = kWgmmaPtx;
+  const std::string wait = "  wgmma.wait_group.sync.aligned 0;\n";
+  text.replace(text.find(wait), wait.size(),
+               wait +
+                   "  setp.ne.u32 %p0, %r1, 0;\n  @%p0 bra STORE;\n  mov.u32 %r10, 0;\n  mov.u32 %r12, 0;\n"
+                   "ZERO:\n  mov.u32 %r11, smem;\n  add.u32 %r11, %r11, 8192;\n  add.u32 %r11, %r11, %r10;\n"
+                   "  st.shared.b32 [%r11], %r12;\n  add.u32 %r10, %r10, 4;\n  setp.lt.u32 %p0, %r10, 2048;\n"
+                   "  @%p0 bra ZERO;\nSTORE:\n");
+  CompileResult cr = compile(text);
+  ASSERT_TRUE(cr.program) << cr.error;
+  uint16_t* image = arena().alloc<uint16_t>(5120);
+  float* out = arena().alloc<float>(128 * 8);
+  std::memset(image, 0, 10240);
+  int a[64][32], b[32][16];
+  for (int i = 0; i < 64; ++i)
+    for (int k = 0; k < 32; ++k) a[i][k] = (i * 3 + k * 7) % 9 - 4, image[swizzled128(i, k) / 2] = half(a[i][k]);
+  for (int k = 0; k < 32; ++k)
+    for (int n = 0; n < 16; ++n)
+      b[k][n] = (k * 5 + n * 3) % 7 - 3, image[(8192 + swizzled128(n, k)) / 2] = half(b[k][n]);
+  const KernelInfo& ki = kernels(*cr.program)[0];
+  for (uint32_t seed = 0; seed < 8; ++seed) {
+    SCOPED_TRACE(seed);
+    Params p(ki);
+    p.arg(image).arg(out).arg(8192u);
+    LaunchParams lp = ptxtest::launchParams(Dim3{1}, Dim3{128}, p, arena());
+    lp.config = ExecConfig{1, true, seed, 0};
+    LaunchResult r = launch(*cr.program, 0, lp);
+    ASSERT_TRUE(r.ok()) << r.fault.message;
+    int bad = 0;
+    for (unsigned x = 0; x < 128; ++x)
+      for (unsigned reg = 0; reg < 8; ++reg) {
+        const unsigned l = x % 32, row = 16 * (x / 32) + l / 4 + 8 * ((reg % 4) / 2);
+        const unsigned col = 8 * (reg / 4) + 2 * (l % 4) + reg % 2;
+        int want = 0;
+        for (int k = 0; k < 32; ++k) want += a[row][k] * b[k][col];
+        if (out[x * 8 + reg] != float(want) && bad++ < 3)
+          ADD_FAILURE() << "row " << row << " column " << col << ": " << out[x * 8 + reg] << ", want " << want;
+      }
+    EXPECT_EQ(bad, 0);
+  }
+}
+
 TEST(PtxMatrix, WgmmaMultipliesSwizzledSharedTiles) {
   static std::shared_ptr<const Program> prog = [] {
     CompileResult r = compile(kWgmmaPtx);

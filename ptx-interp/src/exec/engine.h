@@ -296,6 +296,7 @@ struct Warp {
   uint32_t exec = 0;                       // lanes executing the current op (active & guard)
   uint32_t active = 0;                     // lanes on the current path
   uint32_t alive = 0;                      // lanes that have not exited
+  uint32_t wgmmaIssued = 0;                // wgmma.mma_async ops the warp issued (isa/wgmma.cpp: wait_group)
   uint32_t fastPaths = kRuntimeFastPaths;  // the kernel's runtime fast paths (KernelCode::fastPaths)
   WarpState state = WarpState::Ready;
   uint32_t index = 0;      // warp index in the CTA

@@ -242,6 +242,7 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
     std::memset(wp.carry, 0, sizeof wp.carry);
     if (runtimeErrors) std::memset(wp.runtimeError, 0, sizeof wp.runtimeError);
     wp.clusterArrived = false;
+    wp.wgmmaIssued = 0;
   }
   if (newConstants && code.prologueOp != kNoIndex) {
     // thread-constants: the registers every CTA of the launch computes alike, once per warp of this context

@@ -9,11 +9,10 @@
 # Usage: tests/clients/cutlass/run.sh BUILD_DIR [--all]
 #   default (CI): 48 (Hopper warp-specialised f16 GEMM), 49 (seven Hopper kernel schedules), 79a (NVFP4 -> bf16), 79c
 #   (MXFP8 x MXFP6: the 16U6 tensor maps), 80a (sparse MXFP8);
-#   --all: also 54 (Hopper FP8), 55 (int4 x bf16), 56 (pointer-array batched), 57 (Hopper grouped), 62 (Hopper
-#   sparse), 67 (FP8 with blockwise scaling), 79b (NVFP4 output with scale factors), 79d (grouped NVFP4), 80b (sparse
-#   NVFP4), 87a-c (FP8 with blockwise and groupwise scaling).
-#   Not listed: 50 (int8 with an epilogue swizzle) and 63 (weight prefetch) fail their checks on cuemu (2026-11-28,
-#   not yet explained); 61 refuses the problem sizes given here.
+#   --all: also 50 (int8 with an epilogue swizzle), 54 (Hopper FP8), 55 (int4 x bf16), 56 (pointer-array batched),
+#   57 (Hopper grouped), 62 (Hopper sparse), 63 (weight prefetch), 67 (FP8 with blockwise scaling), 79b (NVFP4 output
+#   with scale factors), 79d (grouped NVFP4), 80b (sparse NVFP4), 87a-c (FP8 with blockwise and groupwise scaling).
+#   Not listed: 61 refuses the problem sizes given here.
 # The wheel and the built examples stay under BUILD_DIR/clients-cutlass (rebuilt when nvcc or the wheel changes).
 # Exit 77 (ctest: skipped) without nvcc or PyPI.
 set -uo pipefail
@@ -56,8 +55,10 @@ examples=("48_hopper_warp_specialized_gemm/48_hopper_warp_specialized_gemm:90a:h
           "80_blackwell_geforce_sparse_gemm/80a_blackwell_geforce_mxfp8_bf16_sparse_gemm:120a:rtx-pro-6000:$small")
 if [ "$all" = "--all" ]; then
   examples+=("54_hopper_fp8_warp_specialized_gemm/54_hopper_fp8_warp_specialized_gemm:90a:h100:$small"
+             "50_hopper_gemm_with_epilogue_swizzle/50_hopper_gemm_with_epilogue_swizzle:90a:h100:--m=256 --n=256 --k=256"
              "55_hopper_mixed_dtype_gemm/55_hopper_int4_bf16_gemm:90a:h100:$small"
              "56_hopper_ptr_array_batched_gemm/56_hopper_ptr_array_batched_gemm:90a:h100:$small"
+             "63_hopper_gemm_with_weight_prefetch/63_hopper_gemm_with_weight_prefetch:90a:h100:$small"
              "67_hopper_fp8_warp_specialized_gemm_with_blockwise_scaling/67_hopper_fp8_warp_specialized_gemm_with_blockwise_scaling:90a:h100:$small"
              "57_hopper_grouped_gemm/57_hopper_grouped_gemm:90a:h100:$small --groups=4"
              "62_hopper_sparse_gemm/62_hopper_sparse_gemm:90a:h100:$small"
@@ -79,7 +80,8 @@ build_one() {  # EXAMPLE ARCH
   if [ -x "$out" ] && [ "$(cat "$out.nvcc" 2>/dev/null)" = "$stamp" ]; then return 0; fi
   # (-lcuda: some examples call the driver API; the toolkit's stub links, cuemu's libcuda.so.1 runs)
   if ! (cd "$src" && "$nvcc" -std=c++17 -O2 -gencode "arch=compute_$2,code=compute_$2" --expt-relaxed-constexpr \
-        -I include -I tools/util/include -I examples/common -o "$out" "examples/$1.cu" -L"$toolkit/lib64/stubs" \
+        -I include -I tools/util/include -I examples/common -I "examples/${1%/*}" -o "$out" "examples/$1.cu" \
+        -L"$toolkit/lib64/stubs" \
         -lcuda > "$out.log" 2>&1); then
     echo "FAIL: building $name (log: $out.log)"
     return 1

@@ -4,9 +4,14 @@
 // A wgmma.mma_async is one m64nNkK product of the four warps of a warpgroup (warps 4i..4i+3 of the CTA), each
 // holding 16 rows of D (and of A when A comes from registers). Row block r of D depends only on row block r of A
 // and on all of B, so each warp computes its own m16nNkK share when it reaches the instruction, reading B (and its
-// A rows, from a descriptor) from shared memory itself: no warp waits for the others. The ISA makes the
-// accumulators undefined until wgmma.wait_group and requires wgmma.fence before their first use, so computing the
-// result at issue is one of the behaviours it allows; the fence and the group instructions have nothing to do.
+// A rows, from a descriptor) from shared memory itself. The ISA makes the accumulators undefined until
+// wgmma.wait_group and requires wgmma.fence before their first use, so computing the result at issue is one of the
+// behaviours it allows, and the fence and commit_group have nothing to do. wait_group does: on a GPU the product
+// is one operation of the warpgroup, which starts once all four warps issued it, so a wait that returns in one warp
+// means every warp's share has read its operands. A program may then reuse the shared memory (CUTLASS releases a
+// pipeline stage after one thread's wait), so a warp's wait lasts until every live warp of its warpgroup has issued
+// as many wgmma.mma_async as it has (until 2026-11-28 it returned at once, and the warps that had not issued yet read
+// the next stage: CUTLASS's examples 50 and 63 failed their checks).
 //
 // Shared-memory operands (PTX ISA "Matrix Descriptor Format", "Shared Memory Matrix Layout"): a 64-bit
 // descriptor holds the start address (bits 0-13, in 16-byte units), the leading and stride byte offsets (bits
@@ -260,6 +265,7 @@ bool wgmmaNarrow(Warp& w, const WgmmaSite& s) {
 }
 
 const Op* wgmmaMma(Warp& w, const Op* op) {
+  ++w.wgmmaIssued;
   const WgmmaSite& s = w.cta->job->program->wgmmaSites[WgmmaOperands::of(*op).site];
   if (wgmmaNarrow(w, s)) return op + 1;
   const MatrixSite& ar = s.arith;
@@ -340,12 +346,32 @@ const Op* wgmmaMma(Warp& w, const Op* op) {
   return op + 1;
 }
 
+// wgmma.wait_group: the warp stops (Waiting) until every live warp of its warpgroup has issued as many
+// wgmma.mma_async as it has (see the top of the file), then goes on; the products themselves are complete.
+const Op* wgmmaWaitGroup(Warp& w, const Op* op) {
+  const Cta& cta = *w.cta;
+  const uint32_t first = w.index & ~3u, end = std::min(first + 4, cta.nwarps);
+  for (uint32_t x = first; x < end; ++x) {
+    const Warp& sibling = cta.warps[x];
+    if (x != w.index && sibling.alive && sibling.wgmmaIssued < w.wgmmaIssued) {
+      w.state = WarpState::Waiting;
+      w.pc = op;
+      return nullptr;
+    }
+  }
+  return op + 1;
+}
+
 }  // namespace
 
 namespace lowering {
 
 void KernelLowerer::lowerWgmma(const Instruction& in) {
-  // fence, commit_group, wait_group: the product is complete at issue (above)
+  // fence, commit_group: the product is complete at issue (above); wait_group: until the warpgroup issued it
+  if (in.opcode == Opcode::WgmmaWaitGroup) {
+    emit(&wgmmaWaitGroup);
+    return;
+  }
   if (in.opcode != Opcode::WgmmaMmaAsync && in.opcode != Opcode::WgmmaMmaAsyncSp) return;
   WgmmaSite site;
   MatrixSite& ar = site.arith;
