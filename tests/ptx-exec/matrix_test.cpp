@@ -201,6 +201,58 @@ unsigned swizzled128(unsigned row, unsigned k) {
   return addr ^ (((addr >> 7) & 7) << 4);
 }
 
+// The shared-memory image kWgmmaPtx multiplies (A 64 x 32 at 0, B 32 x 16 at 8192, both K-major with the 128-byte
+// swizzle) and the check of its D: warp w holds rows 16w..16w+15, mma's accumulator layout, one m16n8 block per four
+// registers. Returns the number of wrong elements (the first few reported).
+struct WgmmaTiles {
+  int a[64][32], b[32][16];
+  uint16_t* image = arena().alloc<uint16_t>(5120);
+  float* out = arena().alloc<float>(128 * 8);
+
+  WgmmaTiles() {
+    std::memset(image, 0, 10240);
+    for (int i = 0; i < 64; ++i)
+      for (int k = 0; k < 32; ++k) a[i][k] = (i * 3 + k * 7) % 9 - 4, image[swizzled128(i, k) / 2] = half(a[i][k]);
+    for (int k = 0; k < 32; ++k)
+      for (int n = 0; n < 16; ++n)
+        b[k][n] = (k * 5 + n * 3) % 7 - 3, image[(8192 + swizzled128(n, k)) / 2] = half(b[k][n]);
+  }
+  int wrongElements() const {
+    int bad = 0;
+    for (unsigned x = 0; x < 128; ++x)
+      for (unsigned reg = 0; reg < 8; ++reg) {
+        const unsigned l = x % 32, row = 16 * (x / 32) + l / 4 + 8 * ((reg % 4) / 2);
+        const unsigned col = 8 * (reg / 4) + 2 * (l % 4) + reg % 2;
+        int want = 0;
+        for (int k = 0; k < 32; ++k) want += a[row][k] * b[k][col];
+        if (out[x * 8 + reg] != float(want) && bad++ < 5)
+          ADD_FAILURE() << "row " << row << " column " << col << ": " << out[x * 8 + reg] << ", want " << want;
+      }
+    return bad;
+  }
+};
+
+TEST(PtxMatrix, WgmmaMultipliesSwizzledSharedTiles) {
+  static std::shared_ptr<const Program> prog = [] {
+    CompileResult r = compile(kWgmmaPtx);
+    if (!r.program) throw std::runtime_error(r.error);
+    return r.program;
+  }();
+  WgmmaTiles tiles;
+  const KernelInfo& ki = kernels(*prog)[size_t(findKernel(*prog, "wg"))];
+  auto launchAt = [&](unsigned descStart) {
+    Params p(ki);
+    p.arg(tiles.image).arg(tiles.out).arg(descStart);
+    return launch(*prog, findKernel(*prog, "wg"), ptxtest::launchParams(Dim3{1}, Dim3{128}, p, arena()));
+  };
+  LaunchResult r = launchAt(8192);
+  ASSERT_TRUE(r.ok()) << r.fault.message;
+  EXPECT_EQ(tiles.wrongElements(), 0);
+  // a descriptor past the CTA's shared memory faults
+  r = launchAt(0x3ff00);
+  EXPECT_EQ(r.fault.kind, FaultKind::IllegalAddress) << r.fault.message;
+}
+
 // wgmma.wait_group waits for the warpgroup: thread 0 overwrites B in shared memory right after its wait (as
 // CUTLASS releases a pipeline stage after one thread's wait), which must not change what the other three warps
 // multiply, whichever warp runs first (deterministic schedules with shuffled warp orders). Until 2026-11-28 a warp
@@ -217,76 +269,18 @@ TEST(PtxMatrix, WgmmaWaitGroupWaitsForTheWarpgroup) {
                    "  @%p0 bra ZERO;\nSTORE:\n");
   CompileResult cr = compile(text);
   ASSERT_TRUE(cr.program) << cr.error;
-  uint16_t* image = arena().alloc<uint16_t>(5120);
-  float* out = arena().alloc<float>(128 * 8);
-  std::memset(image, 0, 10240);
-  int a[64][32], b[32][16];
-  for (int i = 0; i < 64; ++i)
-    for (int k = 0; k < 32; ++k) a[i][k] = (i * 3 + k * 7) % 9 - 4, image[swizzled128(i, k) / 2] = half(a[i][k]);
-  for (int k = 0; k < 32; ++k)
-    for (int n = 0; n < 16; ++n)
-      b[k][n] = (k * 5 + n * 3) % 7 - 3, image[(8192 + swizzled128(n, k)) / 2] = half(b[k][n]);
   const KernelInfo& ki = kernels(*cr.program)[0];
   for (uint32_t seed = 0; seed < 8; ++seed) {
     SCOPED_TRACE(seed);
+    WgmmaTiles tiles;
     Params p(ki);
-    p.arg(image).arg(out).arg(8192u);
+    p.arg(tiles.image).arg(tiles.out).arg(8192u);
     LaunchParams lp = ptxtest::launchParams(Dim3{1}, Dim3{128}, p, arena());
     lp.config = ExecConfig{1, true, seed, 0};
     LaunchResult r = launch(*cr.program, 0, lp);
     ASSERT_TRUE(r.ok()) << r.fault.message;
-    int bad = 0;
-    for (unsigned x = 0; x < 128; ++x)
-      for (unsigned reg = 0; reg < 8; ++reg) {
-        const unsigned l = x % 32, row = 16 * (x / 32) + l / 4 + 8 * ((reg % 4) / 2);
-        const unsigned col = 8 * (reg / 4) + 2 * (l % 4) + reg % 2;
-        int want = 0;
-        for (int k = 0; k < 32; ++k) want += a[row][k] * b[k][col];
-        if (out[x * 8 + reg] != float(want) && bad++ < 3)
-          ADD_FAILURE() << "row " << row << " column " << col << ": " << out[x * 8 + reg] << ", want " << want;
-      }
-    EXPECT_EQ(bad, 0);
+    EXPECT_EQ(tiles.wrongElements(), 0);
   }
-}
-
-TEST(PtxMatrix, WgmmaMultipliesSwizzledSharedTiles) {
-  static std::shared_ptr<const Program> prog = [] {
-    CompileResult r = compile(kWgmmaPtx);
-    if (!r.program) throw std::runtime_error(r.error);
-    return r.program;
-  }();
-  uint16_t* image = arena().alloc<uint16_t>(5120);
-  float* out = arena().alloc<float>(128 * 8);
-  std::memset(image, 0, 10240);
-  int a[64][32], b[32][16];
-  for (int i = 0; i < 64; ++i)
-    for (int k = 0; k < 32; ++k) a[i][k] = (i * 3 + k * 7) % 9 - 4, image[swizzled128(i, k) / 2] = half(a[i][k]);
-  for (int k = 0; k < 32; ++k)
-    for (int n = 0; n < 16; ++n)
-      b[k][n] = (k * 5 + n * 3) % 7 - 3, image[(8192 + swizzled128(n, k)) / 2] = half(b[k][n]);
-  const KernelInfo& ki = kernels(*prog)[size_t(findKernel(*prog, "wg"))];
-  auto launchAt = [&](unsigned descStart) {
-    Params p(ki);
-    p.arg(image).arg(out).arg(descStart);
-    return launch(*prog, findKernel(*prog, "wg"), ptxtest::launchParams(Dim3{1}, Dim3{128}, p, arena()));
-  };
-  LaunchResult r = launchAt(8192);
-  ASSERT_TRUE(r.ok()) << r.fault.message;
-  int bad = 0;
-  for (unsigned x = 0; x < 128; ++x)
-    for (unsigned reg = 0; reg < 8; ++reg) {
-      // warp w holds rows 16w..16w+15: mma's accumulator layout, one m16n8 block per four registers
-      const unsigned l = x % 32, row = 16 * (x / 32) + l / 4 + 8 * ((reg % 4) / 2);
-      const unsigned col = 8 * (reg / 4) + 2 * (l % 4) + reg % 2;
-      int want = 0;
-      for (int k = 0; k < 32; ++k) want += a[row][k] * b[k][col];
-      if (out[x * 8 + reg] != float(want) && bad++ < 5)
-        ADD_FAILURE() << "row " << row << " column " << col << ": " << out[x * 8 + reg] << ", want " << want;
-    }
-  EXPECT_EQ(bad, 0);
-  // a descriptor past the CTA's shared memory faults
-  r = launchAt(0x3ff00);
-  EXPECT_EQ(r.fault.kind, FaultKind::IllegalAddress) << r.fault.message;
 }
 
 }  // namespace
