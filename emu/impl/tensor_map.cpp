@@ -34,7 +34,11 @@ int targetCcMajor() {
 
 // Bytes of one element in shared memory (a packed type: of one 16-element unit); 0 for a type the device lacks.
 unsigned elementBytes(CUtensorMapDataType type) {
-  if (isPacked(type)) return targetCcMajor() >= 10 ? (type == CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B ? 8 : 16) : 0;
+  if (isPacked(type)) {
+    TensorMap packed;
+    packed.dataType = static_cast<ptx::TensorMapType>(type);
+    return targetCcMajor() >= 10 ? packed.packedSharedBytes() : 0;
+  }
   switch (type) {
     case CU_TENSOR_MAP_DATA_TYPE_UINT8: return 1;
     case CU_TENSOR_MAP_DATA_TYPE_UINT16:

@@ -498,16 +498,10 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
     // counts a warp's arrival as all of it: CUTLASS's sparse compressor lost rows of its output.)
     auto endsThePath = [&](const Instruction& in) {
       if (in.opcode == Opcode::Trap) return true;
-      if (in.opcode != Opcode::Call) return false;
-      for (uint32_t k = 0; k < in.numOperands; ++k) {
-        const Operand& o = fn_->operands[in.firstOperand + k];
-        if (o.kind == OperandKind::List) continue;
-        if (o.kind != OperandKind::Symbol || o.symKind != SymKind::Function) return false;
-        const ptx::Function& callee = mod_.functions[definitionOf(o.index)];
-        const std::string_view name = mod_.str(callee.name);
-        return !callee.hasBody && (name == "__assertfail" || name == "__assert_fail");
-      }
-      return false;
+      const Operand* o = in.opcode == Opcode::Call ? calleeOperand(*fn_, in) : nullptr;
+      if (!o || o->kind != OperandKind::Symbol || o->symKind != SymKind::Function) return false;
+      const ptx::Function& callee = mod_.functions[definitionOf(o->index)];
+      return !callee.hasBody && builtinNeverReturns(mod_.str(callee.name));
     };
     std::vector<bool> deadEnd(nb, false);
     for (uint32_t b = 0; b < nb; ++b) {

@@ -105,6 +105,9 @@ inline bool isIndirectCall(const ptx::Function& fn, const Instruction& in) {
   const Operand* c = calleeOperand(fn, in);
   return c && c->kind == OperandKind::Reg;
 }
+// Whether the built-in function (isa/control.cpp's table) of that name never returns: the assertion failure, which
+// stops the grid.
+bool builtinNeverReturns(std::string_view name);
 
 struct FuncInstance {
   uint32_t irIndex = 0;

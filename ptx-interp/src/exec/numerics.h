@@ -88,6 +88,17 @@ class FpMode {
   unsigned saved_;
 };
 
+// ---- small floats: the value of an IEEE-like format without infinities or NaN (FP4 e2m1, FP6 e2m3/e3m2, the
+// finite codes of FP8): exponent bias 2^(ebits-1) - 1, subnormals at exponent field 0, the sign above the exponent
+inline double miniFloatValue(uint32_t bits, int ebits, int mbits) {
+  const int bias = (1 << (ebits - 1)) - 1;
+  const uint32_t sign = (bits >> (ebits + mbits)) & 1, exp = (bits >> mbits) & ((1u << ebits) - 1);
+  const uint32_t man = bits & ((1u << mbits) - 1);
+  const double v = exp == 0 ? std::ldexp(double(man), 1 - bias - mbits)
+                            : std::ldexp(double(man | (1u << mbits)), int(exp) - bias - mbits);
+  return sign ? -v : v;
+}
+
 // ---- f16 / bf16 (bit patterns in uint16_t) ------------------------------------------------------------------
 
 PTX_HOT float halfToFloat(uint16_t h) {

@@ -162,13 +162,14 @@ bool Checker::kindMma(const Function& f, const Instruction& inst, bool sparse) {
     }
     if (!vectorRegs(f, inst, i, "32-bit registers", [](Type t) { return typeSize(t) == 4; })) return false;
   }
-  auto reg32 = [](Type t) { return typeSize(t) == 4; };
+  // a register of `bytes` bytes, alone or in braces (nvcc writes CUTLASS's `{%r}`; ptxas takes both)
+  auto scalarReg = [&](const Operand& o, unsigned bytes) {
+    const Operand& e = vectorSize(o) == 1 ? f.elems[o.index] : o;
+    return e.kind == OperandKind::Reg && e.index < f.registers.size() && !f.registers[e.index].vec &&
+           typeSize(f.registers[e.index].type) == bytes;
+  };
   if (sparse) {
-    // the metadata register alone or in braces (CUTLASS's sm_120 sparse GEMMs write `{%r}`; ptxas takes both)
-    const Operand& meta = ops[4];
-    const Operand& metaReg = vectorSize(meta) == 1 ? f.elems[meta.index] : meta;
-    if (metaReg.kind != OperandKind::Reg || metaReg.index >= f.registers.size() || f.registers[metaReg.index].vec ||
-        !reg32(f.registers[metaReg.index].type)) {
+    if (!scalarReg(ops[4], 4)) {
       error(inst.loc, "operand 5 of '{}' must be a 32-bit register (metadata)", name);
       return false;
     }
@@ -182,15 +183,11 @@ bool Checker::kindMma(const Function& f, const Instruction& inst, bool sparse) {
   // register (what nvcc writes for CUTLASS's inline assembly; ptxas takes both, and no 32-bit register): the thread
   // is 0..1 for A and 0..3 for B; the byte any of the four with one scale per row (1X), 0 or 2 with two (2X), 0 with
   // four (4X). Constants are checked here; a register's value at run time (isa/matrix.cpp).
-  auto scalarReg = [&](const Operand& e, unsigned bytes) {
-    return e.kind == OperandKind::Reg && e.index < f.registers.size() && !f.registers[e.index].vec &&
-           typeSize(f.registers[e.index].type) == bytes;
-  };
   for (unsigned m = 0; m < 2; ++m) {
     int64_t maxThread = m == 0 ? 1 : 3;
     unsigned reg = base + 2 * m, sel = reg + 1;
     const Operand& scale = ops[reg];
-    if (!scalarReg(vectorSize(scale) == 1 ? f.elems[scale.index] : scale, 4)) {
+    if (!scalarReg(scale, 4)) {
       error(inst.loc, "operand {} of '{}' must be a 32-bit register (scale factors)", reg + 1, name);
       return false;
     }

@@ -487,17 +487,20 @@ struct BoxRows {
   }
 };
 
-// Copies the box at coordinates `start` (im2col: and `offsets`) between the tensor (global memory) and the dense box
-// in shared memory: rows of ceil(box[0] / elementStride[0]) elements (im2col: channelsPerPixel), dimension 0's stride
-// taken as 1 as an H100 does (BoxRows gives the rows). Loads fill elements outside the tensor; stores and reductions
-// skip them. Swizzled boxes move each 16-byte chunk within its 128-byte row: chunk bits [4, 4 + b) of the shared
-// address are XOR-ed with bits [7, 7 + b) (b = 1, 2, 3 for the 32, 64, 128-byte modes), so the pattern repeats every
-// 256, 512 or 1024 bytes; a swizzled box whose rows are shorter than the swizzle span (32, 64 or 128 bytes) places each
-// row at the span, as an H100 does. The shared memory is the CTA's that the address names (another CTA's of the
-// cluster through a shared::cluster address), or with `multicastTo` that CTA's at the address's offset. Returns the
-// box's bytes, 0 after a fault.
+// The shared memory of a piece of a box (at most 16 bytes, within one 16-byte chunk) at `offset` in `owner`'s block,
+// swizzled as tensorBox (below) describes (swizzleBits: the tensor map's mode, 0 none). Null after a fault (past the
+// end of the block).
+uint8_t* boxPiece(Warp& w, const Op* op, int lane, Cta& owner, uint64_t offset, unsigned swizzleBits, unsigned n) {
+  if (swizzleBits) offset ^= ((offset >> 7) & ((1u << swizzleBits) - 1)) << 4;
+  if (offset + n > owner.sharedBytes) {
+    raiseFault(w, op, lane, FaultKind::IllegalAddress, offset, "swizzled tensor box past the end of shared memory");
+    return nullptr;
+  }
+  return owner.shared + offset;
+}
+
 // One unit of a packed tiled map (16 elements of 4 or 6 bits; ptx/tensor_map.h), unit `unit` of the row at
-// `rowAddress`, at `offset` in `owner`'s shared memory (swizzled as 16-byte pieces are; a unit never straddles one).
+// `rowAddress`, at `offset` in `owner`'s shared memory (swizzled as 16-byte pieces are: a unit never straddles one).
 // Loads fill elements outside the tensor and the padding of an ALIGN16B unit with zeros (the types take no NaN
 // fill); stores write the unit's elements inside the tensor (dimension 0 of a 16U4_ALIGN8B map is even, so whole
 // bytes). Not measured on a GPU (none of compute capability 10 or 12 here). False after a fault.
@@ -511,16 +514,12 @@ bool packedUnit(Warp& w, const Op* op, int lane, const ptx::TensorMap& map, Tens
                                 : std::min<uint64_t>(ptx::TensorMap::kPackedUnitElements, map.dims[0] - first);
   const unsigned bytes = unsigned(elements * bits / 8);
   const uint64_t global = rowAddress + unit * globalBytes;
-  if (map.swizzle) offset ^= ((offset >> 7) & ((1u << map.swizzle) - 1)) << 4;
-  if (offset + sharedBytes > owner.sharedBytes) {
-    raiseFault(w, op, lane, FaultKind::IllegalAddress, offset, "swizzled tensor box past the end of shared memory");
-    return false;
-  }
+  uint8_t* s = boxPiece(w, op, lane, owner, offset, map.swizzle, sharedBytes);
+  if (!s) return false;
   if (bytes && !w.cta->job->lp.memory->check(global, bytes, kind != kTensorLoad)) {
     raiseFault(w, op, lane, FaultKind::IllegalAddress, global, "tensor element outside device memory");
     return false;
   }
-  uint8_t* s = owner.shared + offset;
   if (kind == kTensorLoad) {
     std::memset(s, 0, sharedBytes);
     if (bytes) std::memcpy(s, reinterpret_cast<const uint8_t*>(global), bytes);
@@ -530,6 +529,15 @@ bool packedUnit(Warp& w, const Op* op, int lane, const ptx::TensorMap& map, Tens
   return true;
 }
 
+// Copies the box at coordinates `start` (im2col: and `offsets`) between the tensor (global memory) and the dense box
+// in shared memory: rows of ceil(box[0] / elementStride[0]) elements (im2col: channelsPerPixel), dimension 0's stride
+// taken as 1 as an H100 does (BoxRows gives the rows). Loads fill elements outside the tensor; stores and reductions
+// skip them. Swizzled boxes move each 16-byte chunk within its 128-byte row: chunk bits [4, 4 + b) of the shared
+// address are XOR-ed with bits [7, 7 + b) (b = 1, 2, 3 for the 32, 64, 128-byte modes), so the pattern repeats every
+// 256, 512 or 1024 bytes; a swizzled box whose rows are shorter than the swizzle span (32, 64 or 128 bytes) places each
+// row at the span, as an H100 does. The shared memory is the CTA's that the address names (another CTA's of the
+// cluster through a shared::cluster address), or with `multicastTo` that CTA's at the address's offset. Returns the
+// box's bytes, 0 after a fault.
 uint64_t tensorBox(Warp& w, const Op* op, const TensorCopyOperands& v, int lane, const ptx::TensorMap& map,
                    const int32_t* start, Cta* multicastTo = nullptr) {
   const TensorKind kind = v.kind;
@@ -668,14 +676,8 @@ uint64_t tensorBox(Warp& w, const Op* op, const TensorCopyOperands& v, int lane,
       // an element, or an interleave chunk in 16-byte pieces (each swizzled on its own)
       for (unsigned done = 0; done < eb; done += 16) {
         const unsigned n = std::min(eb - done, 16u);
-        uint64_t offset = sharedBase + r * pitch + uint64_t(j) * eb + done;
-        if (swizzleBits) offset ^= ((offset >> 7) & ((1u << swizzleBits) - 1)) << 4;
-        if (offset + n > owner->sharedBytes) {
-          raiseFault(w, op, lane, FaultKind::IllegalAddress, offset,
-                     "swizzled tensor box past the end of shared memory");
-          return 0;
-        }
-        uint8_t* s = owner->shared + offset;
+        uint8_t* s = boxPiece(w, op, lane, *owner, sharedBase + r * pitch + uint64_t(j) * eb + done, swizzleBits, n);
+        if (!s) return 0;
         uint8_t* g = reinterpret_cast<uint8_t*>(global + done);
         if (kind == kTensorLoad) {
           if (!inside) {

@@ -51,6 +51,12 @@ constexpr BuiltinFunction kBuiltinFunctions[] = {
     {"cudaGraphSetConditional", &ctl::graphSetConditional, false, Type::b32, 2, {Type::b64, Type::b32}},
 };
 
+bool builtinNeverReturns(std::string_view name) {
+  for (const BuiltinFunction& x : kBuiltinFunctions)
+    if (x.name == name) return x.handler == &ctl::assertFail;
+  return false;
+}
+
 void KernelLowerer::lowerCall(const Instruction& in) {
   std::vector<const Operand*> rets, args;
   const Operand* callee = nullptr;

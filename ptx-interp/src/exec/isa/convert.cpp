@@ -180,14 +180,6 @@ uint8_t toSmallFloatBits(float f, const NarrowMode& m, const SmallFloat& t) {
 }
 uint8_t toFp8Bits(float f, const NarrowMode& m, bool e5m2) { return toSmallFloatBits(f, m, e5m2 ? kE5M2 : kE4M3); }
 
-// A small float (no NaN or infinity: FP4, FP6) as a float, exactly.
-float smallFloatValue(uint8_t x, const SmallFloat& t) {
-  const uint32_t mant = x & ((1u << t.mbits) - 1), exp = (x >> t.mbits) & ((1u << t.expBits) - 1);
-  const float sign = (x >> (t.expBits + t.mbits)) & 1 ? -1.0f : 1.0f;
-  if (exp == 0) return sign * std::ldexp(float(mant), 1 - t.bias - t.mbits);
-  return sign * std::ldexp(float(mant | (1u << t.mbits)), int(exp) - t.bias - t.mbits);
-}
-
 // ue8m0 (2^(e - 127), 0xff NaN) from a bf16 (CUDA's cuda_fp8.hpp defines it so): its exponent field, rounded up by one
 // under .rp when the mantissa is not zero and the value is above 2^-127 and finite; .satfinite turns an overflow to
 // 0xff (not a NaN's) into 0xfe. From f32: .rz takes the f32 truncated to bf16 (NaN as 0x7fff), .rp its magnitude
@@ -355,7 +347,7 @@ const Op* cvtNarrow(Warp& w, const Op* op) {
       const uint8_t* x8 = h::R<uint8_t>(w, op->a);
       const uint16_t* x16 = h::R<uint16_t>(w, op->a);
       auto half = [&](uint8_t v) -> uint32_t {
-        float f = smallFloatValue(v, t);
+        float f = float(num::miniFloatValue(v, t.expBits, t.mbits));  // exact (no NaN or infinity in FP4, FP6)
         if (m.relu) f = reluOf(f);
         return num::floatToHalf(f, num::RN, false);
       };

@@ -41,14 +41,7 @@ double fp8Value(uint32_t bits, bool e5m2) {
 // types, as doubles, exact. An e2m1 in a byte sits in bits 5:2, an e2m3 or e3m2 in bits 5:0: the placement CUTLASS
 // gives the registers of its sm_120 mma (ldmatrix's .b6x16_p32 result feeds the mma as it is, the .b4x16_p64 one,
 // which puts the e2m1 in bits 3:0, shifted left by two).
-double miniFloatValue(uint32_t bits, int ebits, int mbits) {
-  const int bias = (1 << (ebits - 1)) - 1;
-  const uint32_t sign = (bits >> (ebits + mbits)) & 1, exp = (bits >> mbits) & ((1u << ebits) - 1);
-  const uint32_t man = bits & ((1u << mbits) - 1);
-  const double v = exp == 0 ? std::ldexp(double(man), 1 - bias - mbits)
-                            : std::ldexp(double(man | (1u << mbits)), int(exp) - bias - mbits);
-  return sign ? -v : v;
-}
+using num::miniFloatValue;
 double scaleValue(Elem e, uint32_t bits) {
   if (e == Elem::UE8M0)
     return bits == 0xff ? std::numeric_limits<double>::quiet_NaN() : std::ldexp(1.0, int(bits) - 127);
