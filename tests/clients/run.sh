@@ -20,80 +20,70 @@
 #     nvmath-python (nvmath-python[cu13-dx]: CUDA 13.5's cuBLAS and cuFFT, cuFFTDx/cuBLASDx through numba-cuda)
 #     through `cuemu run --device-profile rtx-pro-6000`: test_nvmath.py.
 # CUEMU_CLIENTS_SKIP="jax" leaves JAX's environment (2.6 GB) out.
-# Usage: tests/clients/run.sh BUILD_DIR        Exit 77 (ctest: skipped) when the environments cannot be made
-# (no network, no python3-venv). CUEMU_CLIENTS_REFRESH=1 reinstalls (picks up new releases).
+# Usage: tests/clients/run.sh BUILD_DIR        Exit 77 (ctest: skipped) when an environment cannot be made
+# (no network, no python3-venv, too little disk; the others still run, and a failure among them exits 1).
+# CUEMU_CLIENTS_REFRESH=1 reinstalls (picks up new releases).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-build}" && pwd) || exit 2
 [ -e "$build/emu/libcuda.so.1" ] || { echo "no $build/emu/libcuda.so.1: build cuemu first"; exit 2; }
 
-make_venv() {  # DIR PACKAGE...
-  local dir=$1
-  shift
+# Disk: each environment is made only while it leaves CUEMU_CLIENTS_RESERVE_GB (default 3) free for the rest of the
+# test suite (the packaging checks stage the library twice); pip keeps no cache (it would double the footprint). An
+# environment that cannot be made (no network, no disk) is removed again and its tests are skipped; the others run,
+# and the script exits 77 (ctest: skipped) when any was skipped and nothing failed.
+reserve_gb=${CUEMU_CLIENTS_RESERVE_GB:-3}
+free_gb() { df -P -BG "$build" | awk 'NR == 2 { sub("G", "", $4); print $4 }'; }
+skipped_envs=()
+make_venv() {  # NAME DIR GB PACKAGE...: GB is about what the environment takes on disk
+  local name=$1 dir=$2 need=$3
+  shift 3
   if [ -x "$dir/bin/python" ] && [ -f "$dir/.complete" ] && [ -z "${CUEMU_CLIENTS_REFRESH:-}" ]; then return 0; fi
   rm -rf "$dir"
-  python3 -m venv "$dir" || return 1
-  "$dir/bin/python" -m pip install -q --disable-pip-version-check "$@" || return 1
+  local free
+  free=$(free_gb)
+  if [ "${free:-0}" -lt $((need + reserve_gb)) ]; then
+    echo "SKIP $name: ${free:-?} GB free under $build; the environment takes about $need GB and $reserve_gb GB stay free"
+    skipped_envs+=("$name")
+    return 1
+  fi
+  if ! { python3 -m venv "$dir" &&
+    "$dir/bin/python" -m pip install -q --no-cache-dir --disable-pip-version-check "$@"; }; then
+    rm -rf "$dir"
+    echo "SKIP $name: cannot install $* from PyPI into $dir ($(free_gb) GB free now)"
+    skipped_envs+=("$name")
+    return 1
+  fi
   touch "$dir/.complete"
 }
+ready() { [ -f "$1/.complete" ]; }
 
 newest=$build/clients-venv
+make_venv newest "$newest" 1 pytest numpy "numba-cuda>=0.30" "cuda-python>=13.4" cupy-cuda13x nvidia-ml-py
 cudart130=$build/clients-venv-cudart13.0
-if ! make_venv "$newest" pytest numpy "numba-cuda>=0.30" "cuda-python>=13.4" cupy-cuda13x nvidia-ml-py; then
-  echo "SKIP: cannot install the clients from PyPI into $newest"
-  exit 77
-fi
-if ! make_venv "$cudart130" pytest numpy "cuda-bindings==13.0.*"; then
-  echo "SKIP: cannot install cuda-bindings 13.0 into $cudart130"
-  exit 77
-fi
+make_venv "cudart 13.0" "$cudart130" 1 pytest numpy "cuda-bindings==13.0.*"
 # Triton (its launcher is C that it compiles at first use: needs a C compiler and Python's headers)
 triton=$build/clients-venv-triton
-if ! make_venv "$triton" pytest numpy triton cupy-cuda13x; then
-  echo "SKIP: cannot install Triton into $triton"
-  exit 77
-fi
+make_venv Triton "$triton" 2 pytest numpy triton cupy-cuda13x
 # cuda.compute (cuda-cccl) brings PyPI's newest NVRTC and nvJitLink: a toolkit newer than driver 580
 cccl=$build/clients-venv-cccl
-if ! make_venv "$cccl" pytest numpy "cuda-cccl[cu13]" cupy-cuda13x; then
-  echo "SKIP: cannot install cuda-cccl into $cccl"
-  exit 77
-fi
+make_venv cuda-cccl "$cccl" 2 pytest numpy "cuda-cccl[cu13]" cupy-cuda13x
 # JAX with only the CUDA libraries it uses here (2.6 GB; jax[cuda13] installs 4.4 GB). Not the toolkit's: a cuDNN
 # there of another version would shadow the sublibraries of the wheel's (CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED).
 skipped() { [[ " ${CUEMU_CLIENTS_SKIP:-} " == *" $1 "* ]]; }
 jax=$build/clients-venv-jax
-if ! skipped jax && ! make_venv "$jax" pytest "jax[cuda13-local]" nvidia-cudnn-cu13 nvidia-cuda-runtime; then
-  echo "SKIP: cannot install JAX into $jax"
-  exit 77
-fi
-
+skipped jax || make_venv JAX "$jax" 3 pytest "jax[cuda13-local]" nvidia-cudnn-cu13 nvidia-cuda-runtime
 taichi=$build/clients-venv-taichi
-if ! make_venv "$taichi" pytest numpy taichi; then
-  echo "SKIP: cannot install Taichi into $taichi"
-  exit 77
-fi
+make_venv Taichi "$taichi" 1 pytest numpy taichi
 warp=$build/clients-venv-warp
-if ! make_venv "$warp" pytest numpy warp-lang; then
-  echo "SKIP: cannot install Warp into $warp"
-  exit 77
-fi
+make_venv Warp "$warp" 1 pytest numpy warp-lang
 extra() { [[ " ${CUEMU_CLIENTS_EXTRA:-} " == *" $1 "* ]]; }
 tf=$build/clients-venv-tensorflow
-if extra tensorflow && ! make_venv "$tf" pytest "tensorflow[and-cuda]"; then
-  echo "SKIP: cannot install TensorFlow into $tf"
-  exit 77
-fi
+extra tensorflow && make_venv TensorFlow "$tf" 7 pytest "tensorflow[and-cuda]"
 cudf=$build/clients-venv-cudf
-if extra cudf && ! make_venv "$cudf" pytest cudf-cu13 cuml-cu13; then
-  echo "SKIP: cannot install cuDF into $cudf"
-  exit 77
-fi
+extra cudf && make_venv cuDF "$cudf" 4 pytest cudf-cu13 cuml-cu13
 nvmath=$build/clients-venv-nvmath
-if extra nvmath && ! make_venv "$nvmath" pytest "nvmath-python[cu13-dx]"; then
-  echo "SKIP: cannot install nvmath-python into $nvmath"
-  exit 77
-fi
+extra nvmath && make_venv nvmath-python "$nvmath" 3 pytest "nvmath-python[cu13-dx]"
 
 export LD_LIBRARY_PATH="$build/emu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export CUDA_PATH=${CUDA_PATH:-/usr/local/cuda} CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
@@ -111,13 +101,17 @@ for v in "$newest" "$cudart130" "$cccl" "$triton" "$jax" "$taichi" "$warp" "$tf"
   "$v/bin/python" -m pip list 2>/dev/null | grep -iE '^(cuda-bindings|cuda-core|cuda-cccl|numba-cuda|cupy-cuda13x|nvidia-cuda-nvrtc|nvidia-ml-py|triton|jax|jaxlib|jax-cuda13-plugin|tensorflow|cudf-cu13|cuml-cu13|taichi|warp-lang|nvmath-python) ' |
     tr -s ' ' | sed 's/^/  /'
 done
-run "newest" "$newest" test_cuda_python.py
-run "newest" "$newest" test_numba_cuda.py
-run "newest" "$newest" test_cupy.py
-run "cudart 13.0" "$cudart130" test_cuda_python.py
-run "newest" "$newest" test_nvml.py
+if ready "$newest"; then
+  run "newest" "$newest" test_cuda_python.py
+  run "newest" "$newest" test_numba_cuda.py
+  run "newest" "$newest" test_cupy.py
+  run "newest" "$newest" test_nvml.py
+fi
+ready "$cudart130" && run "cudart 13.0" "$cudart130" test_cuda_python.py
 # every CUDA 13 runtime on PyPI against one program (its wheels are small; kept in the build folder)
-if command -v nvcc >/dev/null && nvcc -gencode arch=compute_90,code=compute_90 -cudart shared \
+if ! ready "$newest"; then
+  echo "=== every cudart 13.x: skipped (its pip is the newest environment's)"
+elif command -v nvcc >/dev/null && nvcc -gencode arch=compute_90,code=compute_90 -cudart shared \
     "$here/cudart_versions.cu" -o "$build/clients-cudart-versions" 2>/dev/null; then
   echo "=== every cudart 13.x from PyPI: cudart_versions.cu"
   versions=$("$newest/bin/python" -m pip index versions nvidia-cuda-runtime 2>/dev/null |
@@ -138,7 +132,9 @@ else
   echo "=== every cudart 13.x: skipped (no nvcc)"
 fi
 # as a user starts them: `cuemu run` (cuemu's nvJitLink preloaded, CUEMU_PTX_ISA=newest, Triton's ptxas cuemu's)
-if "$triton/bin/python" -c 'import sysconfig, os, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))'; then
+if ! ready "$triton"; then
+  :
+elif "$triton/bin/python" -c 'import sysconfig, os, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))'; then
   echo "=== Triton, through cuemu run: test_triton.py"
   (cd "$here" && TRITON_CACHE_DIR="$build/clients-cache/triton" "$build/emu/cuemu" run -- "$triton/bin/python" -m pytest -q \
     -p no:cacheprovider -W ignore::UserWarning test_triton.py) || failed=1
@@ -148,42 +144,53 @@ if "$triton/bin/python" -c 'import sysconfig, os, sys; sys.exit(not os.path.exis
 else
   echo "=== Triton: skipped (Python's headers are missing: Triton compiles its launcher; Debian: python3-dev)"
 fi
-echo "=== cuda-cccl, through cuemu run: test_cuda_compute.py, test_numba_cuda_mlir.py"
-(cd "$here" && "$build/emu/cuemu" run -- "$cccl/bin/python" -m pytest -q -p no:cacheprovider \
-  -W ignore::DeprecationWarning -W ignore::RuntimeWarning test_cuda_compute.py test_numba_cuda_mlir.py) || failed=1
+if ready "$cccl"; then
+  echo "=== cuda-cccl, through cuemu run: test_cuda_compute.py, test_numba_cuda_mlir.py"
+  (cd "$here" && "$build/emu/cuemu" run -- "$cccl/bin/python" -m pytest -q -p no:cacheprovider \
+    -W ignore::DeprecationWarning -W ignore::RuntimeWarning test_cuda_compute.py test_numba_cuda_mlir.py) || failed=1
+fi
 # XLA's own kernels carry PTX for compute_120 only, cuDNN's for compute_121 only: compute capability 12.1 runs both
-if ! skipped jax; then
+if ready "$jax"; then
   echo "=== JAX, through cuemu run --device-profile gb10: test_jax.py"
   (cd "$here" && "$build/emu/cuemu" run --device-profile gb10 -- \
     "$jax/bin/python" -m pytest -q -p no:cacheprovider test_jax.py) || failed=1
 fi
-echo "=== Taichi, through cuemu run: test_taichi.py"
-(cd "$here" && "$build/emu/cuemu" run -- "$taichi/bin/python" -m pytest -q -p no:cacheprovider test_taichi.py) || failed=1
+if ready "$taichi"; then
+  echo "=== Taichi, through cuemu run: test_taichi.py"
+  (cd "$here" && "$build/emu/cuemu" run -- "$taichi/bin/python" -m pytest -q -p no:cacheprovider test_taichi.py) ||
+    failed=1
+fi
 # Warp gives the driver its PTX only when the driver is at least as new as the CUDA it was built with (13.4 for
 # warp-lang 1.19); else it compiles SASS itself. Its kernel cache is kept in the build folder.
-echo "=== Warp, through cuemu run --driver-version: test_warp.py"
-warp_ctk=$("$warp/bin/python" -c 'import warp; warp.config.quiet = True; warp.init()
+if ready "$warp"; then
+  echo "=== Warp, through cuemu run --driver-version: test_warp.py"
+  warp_ctk=$("$warp/bin/python" -c 'import warp; warp.config.quiet = True; warp.init()
 print("%d.%d" % warp._src.context.runtime.toolkit_version)' | tail -1)
-(cd "$here" && WARP_CACHE_PATH="$build/clients-cache/warp" "$build/emu/cuemu" run --driver-version "${warp_ctk:-13.9}" -- \
-  "$warp/bin/python" -m pytest -q -p no:cacheprovider test_warp.py) || failed=1
+  (cd "$here" && WARP_CACHE_PATH="$build/clients-cache/warp" "$build/emu/cuemu" run --driver-version \
+    "${warp_ctk:-13.9}" -- "$warp/bin/python" -m pytest -q -p no:cacheprovider test_warp.py) || failed=1
+fi
 # TensorFlow's kernels have compute_90 PTX, its CUDA 12 cuBLAS/cuDNN compute_120/121 PTX only. Its libraries' search
 # path lacks the cuSOLVER wheel's folder (TensorFlow then registers no GPU): named here, as on a GPU machine.
-if extra tensorflow; then
+if extra tensorflow && ready "$tf"; then
   echo "=== TensorFlow, through cuemu run --device-profile gb10: test_tensorflow.py"
   solver=$("$tf/bin/python" -c 'import nvidia.cusolver, os; print(os.path.join(list(nvidia.cusolver.__path__)[0], "lib"))')
   (cd "$here" && LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$solver" TF_CPP_MIN_LOG_LEVEL=2 "$build/emu/cuemu" run \
     --device-profile gb10 -- "$tf/bin/python" -m pytest -q -p no:cacheprovider test_tensorflow.py) || failed=1
 fi
 # libcudf carries PTX for compute_120 only
-if extra cudf; then
+if extra cudf && ready "$cudf"; then
   echo "=== cuDF and cuML, through cuemu run --device-profile gb10: test_cudf.py, test_cuml.py"
   (cd "$here" && "$build/emu/cuemu" run --device-profile gb10 -- "$cudf/bin/python" -m pytest -q -p no:cacheprovider \
     -W ignore::UserWarning test_cudf.py test_cuml.py) || failed=1
 fi
 # cuBLASLt's kernels are compute_120 PTX; nvmath's device APIs refuse compute capability 12.1: 12.0 runs both
-if extra nvmath; then
+if extra nvmath && ready "$nvmath"; then
   echo "=== nvmath-python, through cuemu run --device-profile rtx-pro-6000: test_nvmath.py"
   (cd "$here" && "$build/emu/cuemu" run --device-profile rtx-pro-6000 \
     -- "$nvmath/bin/python" -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning test_nvmath.py) || failed=1
 fi
-exit $failed
+[ "$failed" = 0 ] || exit 1
+if [ ${#skipped_envs[@]} -gt 0 ]; then
+  echo "skipped environments: ${skipped_envs[*]}"
+  exit 77
+fi

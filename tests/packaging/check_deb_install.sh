@@ -3,7 +3,7 @@
 # Builds the package (cpack), installs it with dpkg -i, and from a folder outside the build tree runs a program and a
 # numba-cuda kernel (in a fresh virtual environment) through /usr/bin/cuemu; removes the package again at the end.
 # Exit 77 (ctest: skipped) without root (or password-less sudo), when a cuemu package is installed already (it is
-# left alone), or when PyPI cannot be reached. CTest `packaging.deb_install`.
+# left alone), when PyPI cannot be reached, or when the disk has too little room. CTest `packaging.deb_install`.
 set -u
 build=$(cd "$1" && pwd)
 probe=$(realpath "$2")
@@ -26,6 +26,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+require_free_mb $(($(staged_mb "$build") + 500)) "$work"  # and numba-cuda
 unset LD_LIBRARY_PATH CUEMU_LIBRARY_DIR CUEMU_PYTEST
 export CUDA_HOME=${CUDA_HOME:-/usr/local/cuda} PYTHONDONTWRITEBYTECODE=1 NUMBA_CACHE_DIR=$work/numba-cache
 if ! { python3 -m venv "$work/env" &&

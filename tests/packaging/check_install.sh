@@ -5,6 +5,7 @@
 #     against the installed headers and library and runs a kernel; pkg-config gives flags that build it too.
 #  2. The Debian package (cpack -G DEB): its contents are under /usr (library in /usr/lib/cuemu, never where a
 #     driver lives), and unpacked into a scratch root (dpkg-deb -x; no root needed) the command and library work.
+# Exit 77 (ctest: skipped) when the disk has too little room to stage the library.
 set -u
 build=$(cd "$1" && pwd)
 probe=$2
@@ -13,6 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 unset LD_LIBRARY_PATH CUEMU_LIBRARY_DIR
+require_free_mb "$(staged_mb "$build")" "$work"
 
 prefix=$work/prefix
 cmake --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1

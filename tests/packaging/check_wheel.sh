@@ -5,8 +5,8 @@
 #  2. Installs the repaired wheel with numba-cuda into a fresh virtual environment and, from a folder outside the
 #     build tree: the `cuemu` script and `python -m cuemu` run a program on the wheel's library; a numba-cuda kernel
 #     runs through `cuemu run` and through pytest's --cuemu option; without the option there is no driver.
-# Exit 77 (ctest: skipped) when PyPI cannot be reached. The wheel compiles the library once more (ccache is used
-# when present). CTest `packaging.wheel`.
+# Exit 77 (ctest: skipped) when PyPI cannot be reached or the disk has too little room. The wheel compiles the
+# library once more (ccache is used when present). CTest `packaging.wheel`.
 set -u
 probe=$(realpath "$1")
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -14,6 +14,7 @@ here=$root/tests/packaging
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 . "$here/common.sh"
+require_free_mb 2500 "$work"  # a Release build of the library, the wheels, numba-cuda
 unset LD_LIBRARY_PATH CUEMU_LIBRARY_DIR CUEMU_PYTEST
 export CUDA_HOME=${CUDA_HOME:-/usr/local/cuda} PYTHONDONTWRITEBYTECODE=1 NUMBA_CACHE_DIR=$work/numba-cache
 pip_quiet=(-q --disable-pip-version-check)
