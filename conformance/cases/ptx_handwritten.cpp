@@ -110,6 +110,20 @@ std::vector<HandCase> SpecialCases() {
        "\tsetp.ne.u64 %p2, %rd3, 0;\n\tand.pred %p1, %p1, %p2;\n\tselp.u32 %r9, 1, 0, %p1;",
        1, 32, Each([](unsigned) { return 1u; })},
       {"envreg_dynamic_smem", "\tmov.u32 %r9, %dynamic_smem_size;", 1, 32, Each([](unsigned) { return 0u; }), "sm_75"},
+      // the shared window: the driver's 1 KiB first, then the kernel's variables (an H200: smemwindow29.cu)
+      {"shared_window_static_base", "\tmov.u32 %r9, st;", 1, 32, Each([](unsigned) { return 0x400u; }), "sm_75",
+       ".shared .align 4 .b8 st[200];"},
+      {"shared_window_total_smem_size", "\tmov.u32 %r5, st;\n\tmov.u32 %r9, %total_smem_size;", 1, 32,
+       Each([](unsigned) { return 256u; }), "sm_75", ".shared .align 4 .b8 st[200];"},
+      {"shared_window_reserved_offsets",
+       "\tmov.u32 %r5, %reserved_smem_offset_end;\n\tmov.u32 %r6, %reserved_smem_offset_cap;\n"
+       "\tmov.u32 %r7, %reserved_smem_offset_begin;\n\tmad.lo.u32 %r9, %r6, 10000, %r5;\n\tadd.u32 %r9, %r9, %r7;",
+       1, 32, Each([](unsigned) { return 1024u * 10000 + 288; }), "sm_80"},
+      {"shared_window_generic_low_bits",
+       "\tmov.u64 %rd3, st;\n\tcvta.shared.u64 %rd3, %rd3;\n\tmul.wide.u32 %rd4, %r4, 16;\n\tadd.u64 %rd3, %rd3, "
+       "%rd4;\n"
+       "\tand.b64 %rd3, %rd3, 16777215;\n\tcvt.u32.u64 %r9, %rd3;",
+       1, 64, Each([](unsigned i) { return 0x400u + 16 * i; }), "sm_75", ".shared .align 16 .b8 st[1024];"},
   };
 }
 

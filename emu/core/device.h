@@ -4,6 +4,7 @@
 
 #include "api/cuda_internal.h"
 #include "core/result.h"
+#include "ptx/exec.h"
 
 #include <cstdint>
 #include <memory>
@@ -42,7 +43,7 @@ struct DeviceProfile {
   int sharedMemPerBlock = 48 * 1024;        // static limit
   int sharedMemPerBlockOptin = 227 * 1024;  // with cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)
   int sharedMemPerSm = 228 * 1024;
-  int reservedSharedMemPerBlock = 1024;  // what the driver keeps for itself in every block
+  int reservedSharedMemPerBlock = int(ptx::exec::kReservedSharedBytes);  // the driver's in every block
   int totalConstantMemory = 64 * 1024;
   int asyncEngineCount = 3;
   int singleToDoublePerfRatio = 2;

@@ -36,7 +36,6 @@ DeviceProfile computeCapability12Profile() {
   p.maxBlocksPerSm = 32;
   p.sharedMemPerSm = 100 * 1024;
   p.sharedMemPerBlockOptin = 99 * 1024;
-  p.reservedSharedMemPerBlock = 1024;
   p.singleToDoublePerfRatio = 64;
   p.asyncEngineCount = 2;  // the copy engines GeForce/RTX Blackwell boards report (deviceQuery: 2 copy engines)
   return p;

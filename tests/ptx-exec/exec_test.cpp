@@ -437,6 +437,84 @@ FAIL:
   for (uint32_t i = 0; i < 64; ++i) EXPECT_EQ(out[i], trips[i] * (trips[i] - 1) / 2) << "lane " << i;
 }
 
+// The shared window as an H200 lays it out (tools/gpu-probe/smemwindow29.cu): the driver's 1 KiB first, the
+// kernel's .shared variables from 0x400, its dynamic shared memory after them; %total_smem_size counts the kernel's
+// bytes in 128-byte units, %aggr_smem_size the reserved ones too, unrounded. A generic address agrees with its shared
+// address in the bits below the cluster rank, so a pointer swizzled as a generic address (CuTe XORs bits 7-9 into 4-6
+// for its cp.async destinations) is the swizzled shared address after cvta: with the block at a 64-byte boundary
+// only, CUTLASS's gather GEMM (example 52) faulted or copied to the wrong rows.
+TEST(PtxExec, SharedWindowLayout) {
+  const std::string ptx = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.extern .shared .align 1024 .b8 dyn[];
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<24>;
+  .reg .b64 %rd<24>;
+  .shared .align 4 .b8 st[200];
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, st;
+  mov.u32 %r2, dyn;
+  mov.u32 %r3, %total_smem_size;
+  mov.u32 %r4, %aggr_smem_size;
+  mov.u32 %r5, %dynamic_smem_size;
+  mov.u32 %r6, %reserved_smem_offset_begin;
+  mov.u32 %r7, %reserved_smem_offset_end;
+  mov.u32 %r8, %reserved_smem_offset_cap;
+  st.global.v4.u32 [%rd1], {%r1, %r2, %r3, %r4};
+  st.global.v4.u32 [%rd1+16], {%r5, %r6, %r7, %r8};
+  mov.u32 %r10, %tid.x;
+  shl.b32 %r11, %r10, 4;
+  cvt.u64.u32 %rd2, %r11;
+  cvta.shared.u64 %rd3, dyn;
+  add.s64 %rd4, %rd3, %rd2;
+  and.b64 %rd5, %rd4, 896;
+  shr.u64 %rd6, %rd5, 3;
+  xor.b64 %rd7, %rd6, %rd4;
+  cvta.to.shared.u64 %rd8, %rd7;
+  cvt.u32.u64 %r12, %rd8;
+  st.shared.u32 [%r12], %r10;
+  and.b64 %rd9, %rd4, 16777215;
+  cvt.u32.u64 %r13, %rd9;
+  add.u32 %r14, %r2, %r11;
+  setp.ne.u32 %p1, %r13, %r14;
+  selp.u32 %r15, 1, 0, %p1;
+  bar.sync 0;
+  ld.shared.u32 %r17, [%r14];
+  mul.wide.u32 %rd10, %r10, 8;
+  add.s64 %rd11, %rd1, %rd10;
+  st.global.v2.u32 [%rd11+32], {%r17, %r15};
+  ret;
+}
+)";
+  CompileResult cr = compile(ptx);
+  ASSERT_TRUE(cr.program) << cr.error;
+  EXPECT_EQ(kernels(*cr.program)[0].staticSharedBytes, 200u);  // the driver's bytes are not the kernel's
+  const uint32_t rows = 64, dynamicBytes = 16 * rows + 4;
+  auto* out = arena().alloc<uint32_t>(8 + 2 * rows);
+  Params p(kernels(*cr.program)[0]);
+  p.arg(out);
+  LaunchParams lp = ptxtest::launchParams(Dim3{1}, Dim3{rows}, p, arena());
+  lp.dynamicSharedBytes = dynamicBytes;
+  LaunchResult r = launch(*cr.program, 0, lp);
+  EXPECT_OK(r);
+  EXPECT_EQ(out[0], 0x400u);  // st
+  EXPECT_EQ(out[1], 0x800u);  // dyn, at its alignment after st
+  EXPECT_EQ(out[2], (0x800u - 0x400u + dynamicBytes + 127) / 128 * 128);
+  EXPECT_EQ(out[3], 0x800u + dynamicBytes);
+  EXPECT_EQ(out[4], dynamicBytes);
+  EXPECT_EQ(out[5], 0u);
+  EXPECT_EQ(out[6], 288u);
+  EXPECT_EQ(out[7], 1024u);
+  for (uint32_t t = 0; t < rows; ++t) {
+    EXPECT_EQ(out[8 + 2 * t], t ^ ((t >> 3) & 7)) << "row " << t << " holds another thread's value";
+    EXPECT_EQ(out[8 + 2 * t + 1], 0u) << "generic and shared addresses disagree for thread " << t;
+  }
+}
+
 TEST(PtxExec, DevicePrintf) {
   KernelRun k("basic.ptx", "printer");
   CaptureHost host;
@@ -1144,7 +1222,8 @@ TEST(PtxExec, SharedInnerProductChainFaults) {
   // the fault names the lowest lane of that warp and its address
   uint32_t t = r.fault.thread.x;
   EXPECT_EQ(t % 32, 0u);
-  EXPECT_EQ(r.fault.address, 4096u + 704 + (t % 16) * 4);
+  // (shared addresses start after the driver's reserved bytes)
+  EXPECT_EQ(r.fault.address, kReservedSharedBytes + 4096u + 704 + (t % 16) * 4);
   // a reused x layout whose larger offset pushes every half-warp but the first past the block (x base
   // 64 * (t / 16) + 1008 + 4 > 1024): the reuse must notice and the per-lane path fault at the first such lane
   Module& far = loadText("dot1008", sharedDotText(1008));
@@ -1154,7 +1233,7 @@ TEST(PtxExec, SharedInnerProductChainFaults) {
   ASSERT_EQ(f.fault.kind, FaultKind::IllegalAddress) << f.fault.message;
   t = f.fault.thread.x;
   EXPECT_TRUE(t == 16 || (t >= 32 && t % 32 == 0)) << t;
-  EXPECT_EQ(f.fault.address, 64u * (t / 16) + 1008);
+  EXPECT_EQ(f.fault.address, kReservedSharedBytes + 64u * (t / 16) + 1008);
 }
 
 // setp right before the branch on its predicate runs the branch; under a guard, lanes the setp skips keep their

@@ -1791,10 +1791,10 @@ TEST(Rewrites, SameSharedVectorFaults) {
         const uint32_t t = r.result.fault.thread.x;
         if (c.ldBump) {
           EXPECT_TRUE(t == 40 || (t > 40 && t % 32 == 0)) << c.what << ": thread " << t;
-          EXPECT_EQ(r.result.fault.address, 16u * t + c.ldBump) << c.what;
+          EXPECT_EQ(r.result.fault.address, kReservedSharedBytes + 16u * t + c.ldBump) << c.what;
         } else {
           EXPECT_EQ(t % 32, 0u) << c.what;
-          EXPECT_EQ(r.result.fault.address, 16u * t + c.ldShift + c.stBump) << c.what;
+          EXPECT_EQ(r.result.fault.address, kReservedSharedBytes + 16u * t + c.ldShift + c.stBump) << c.what;
         }
         expectSameFault(ref, r.result.fault, mask);
       }

@@ -33,6 +33,13 @@ struct Dim3 {
   uint32_t component(uint32_t c) const { return c == 0 ? x : c == 1 ? y : z; }  // 0 x, 1 y, 2 z
 };
 
+// The shared window of a CTA, as an H200 lays it out (tools/gpu-probe/smemwindow29.cu): its first
+// kReservedSharedBytes belong to the driver (%reserved_smem_offset_cap; %reserved_smem_offset_end says it uses
+// kReservedSharedUsed of them), the kernel's .shared variables start after them, its dynamic shared memory after
+// those. The device attribute CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK is the same number.
+constexpr uint32_t kReservedSharedBytes = 1024;
+constexpr uint32_t kReservedSharedUsed = 288;
+
 // ---- What compile() reports about a module -----------------------------------------------------------------
 
 struct ParamLayout {
@@ -45,7 +52,7 @@ struct KernelInfo {
   std::string name;
   std::vector<ParamLayout> params;
   uint32_t paramBytes = 0;         // total size of the parameter buffer (last offset + size, no tail padding)
-  uint32_t staticSharedBytes = 0;  // .shared variables of the kernel and of functions it may call
+  uint32_t staticSharedBytes = 0;  // .shared variables of the kernel and of functions it may call (no reserved bytes)
   uint32_t localBytesPerThread = 0;
   uint32_t registerCount = 0;  // 32-bit register equivalents (informational)
   Dim3 reqntid{0, 0, 0};       // 0 = not specified

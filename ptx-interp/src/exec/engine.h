@@ -395,6 +395,10 @@ struct Barrier {
 // every shared access of a CTA keeps its one range check. A generic address of another CTA's shared memory is the
 // host address of that CTA's shared block.
 constexpr uint32_t kClusterRankShift = 24;
+// A shared byte's generic address agrees with its shared address in the bits below the rank (an H200's window base
+// is 2^34-aligned: tools/gpu-probe/smemwindow29.cu). CuTe swizzles generic pointers to shared memory (XOR of bits
+// 4-9 for its cp.async destinations), so each shared block starts at a multiple of 2^24 of the host's address space.
+constexpr size_t kSharedBlockAlign = size_t(1) << kClusterRankShift;
 constexpr uint32_t kMaxClusterSize = 16;
 struct Cluster {
   std::vector<Cta*> ctas;       // by rank

@@ -22,6 +22,7 @@
 #include <random>
 #include <thread>
 #include <linux/futex.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <xmmintrin.h>
@@ -92,22 +93,46 @@ constexpr size_t kPreemptedCtas = 16;
 struct AlignedBuffer {
   uint8_t* data = nullptr;
   size_t size = 0;
-  ~AlignedBuffer() { std::free(data); }
   size_t align = 64;
+  size_t mapped = 0;  // bytes mapped for a large alignment (0: from aligned_alloc)
+  ~AlignedBuffer() { release(); }
   // Grows to at least n bytes, starting at a multiple of `alignment` (a power of two); returns true when it was
   // (re)allocated (contents zeroed).
   bool reserve(size_t n, size_t alignment = 64) {
     alignment = std::max<size_t>(alignment, 64);
     if (n <= size && data && alignment <= align) return false;
-    std::free(data);
+    release();
     align = std::max(align, alignment);
-    size = std::max<size_t>((n + align - 1) & ~(align - 1), align);
-    data = static_cast<uint8_t*>(std::aligned_alloc(align, size));
-    if (!data) throw std::bad_alloc();
-    std::memset(data, 0, size);
+    size = std::max<size_t>(alignUp64(n), 64);
+    if (align <= kPage) {
+      data = static_cast<uint8_t*>(std::aligned_alloc(align, (size + align - 1) & ~(align - 1)));
+      if (!data) throw std::bad_alloc();
+      std::memset(data, 0, size);
+      return true;
+    }
+    // Shared blocks start at a multiple of 2^24 (kSharedBlockAlign): malloc would hand out, or split off, that much
+    // per block. Map the alignment's worth more, then give back what lies before and after the aligned bytes
+    // (anonymous memory is zero).
+    const size_t span = (size + kPage - 1) & ~(kPage - 1);
+    void* p = mmap(nullptr, span + align, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    const uintptr_t start = reinterpret_cast<uintptr_t>(p), base = (start + align - 1) & ~uintptr_t(align - 1);
+    if (base > start) munmap(p, base - start);
+    if (const size_t after = start + span + align - (base + span)) munmap(reinterpret_cast<void*>(base + span), after);
+    data = reinterpret_cast<uint8_t*>(base);
+    mapped = span;
     return true;
   }
+  void release() {
+    if (mapped)
+      munmap(data, mapped);
+    else
+      std::free(data);
+    data = nullptr;
+    mapped = 0;
+  }
   static size_t alignUp64(size_t n) { return (n + 63) & ~size_t(63); }
+  static constexpr size_t kPage = 4096;
 };
 
 // One CTA's storage; the context that starts a cluster (rank 0) also holds the cluster and its other CTAs.
@@ -204,7 +229,8 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
       broadcastLanes(reinterpret_cast<uint32_t*>(ctx.rf.data + w * rfBytes + s.offset), v);
   }
   // a whole 128-byte allocation unit, which tensormap.replace may edit past a smaller block (isa/async_copy.cpp)
-  ctx.shared.reserve((size_t(job.sharedBytes) + 127) / 128 * 128 + 16, code.sharedAlign);
+  ctx.shared.reserve((size_t(job.sharedBytes) + 127) / 128 * 128 + 16,
+                     std::max<size_t>(code.sharedAlign, kSharedBlockAlign));
   cta.shared = ctx.shared.data;
   cta.sharedBytes = job.sharedBytes;
   cta.localStride = code.localBytes;

@@ -189,7 +189,7 @@ uint32_t KernelLowerer::staticSharedBytes(uint32_t entryIr, bool ownOnly) {
   for (uint32_t f : order)
     for (const ptx::Variable& v : mod_.functions[f].locals)
       if (v.space == ptx::Space::shared) placeShared(v);
-  return sharedTop_;
+  return sharedTop_ - kReservedSharedBytes;
 }
 
 KernelInfo declaredKernelInfo(const ptx::Module& module, uint32_t entryIr) {
@@ -423,7 +423,7 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
     instances_[k].codeIndex = uint32_t(prog_.functions.size());
     prog_.functions.push_back(fc);
   }
-  info.staticSharedBytes = sharedTop_;
+  info.staticSharedBytes = sharedTop_ - kReservedSharedBytes;
   dynamicSharedBase_ = alignUp(sharedTop_, dynamicSharedAlign_);
   code_->dynamicSharedBase = dynamicSharedBase_;
   code_->sharedAlign = sharedAlign_;
@@ -751,7 +751,7 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
   code_->localAlign = frameAlign_;
   info.localBytesPerThread = code_->localBytes;
   info.unsupported = code_->unsupported;
-  info.staticSharedBytes = sharedTop_;
+  info.staticSharedBytes = sharedTop_ - kReservedSharedBytes;
   code_->usesBarriers = usesBarriers_;
   code_->fastPaths = rewriteMask_ & kRuntimeFastPaths;
   info.mayWaitForOtherWork = hasBackwardBranch_ && observesOthers_;

@@ -151,8 +151,11 @@ const Op* sreg(Warp& w, const Op* op) {
         v = sr == ptx::SpecialReg::globaltimer_lo ? uint32_t(t) : uint32_t(t >> 32);
       break;
     }
-    case ptx::SpecialReg::total_smem_size:
+    // (an H200: the kernel's bytes in 128-byte units; with the reserved bytes, exactly. smemwindow29.cu)
+    case ptx::SpecialReg::total_smem_size: v = (cta.sharedBytes - kReservedSharedBytes + 127) / 128 * 128; break;
     case ptx::SpecialReg::aggr_smem_size: v = cta.sharedBytes; break;
+    case ptx::SpecialReg::reserved_smem_offset_end: v = kReservedSharedUsed; break;
+    case ptx::SpecialReg::reserved_smem_offset_cap: v = kReservedSharedBytes; break;
     case ptx::SpecialReg::dynamic_smem_size: v = job.lp.dynamicSharedBytes; break;
     case ptx::SpecialReg::is_explicit_cluster: {
       uint8_t* d8 = R<uint8_t>(w, o.result);
