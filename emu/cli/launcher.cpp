@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -186,19 +187,21 @@ bool linkTo(const std::filesystem::path& target, const std::filesystem::path& li
 // The CUDA root whose ptxas is cuemu-ptxas (JAX's CUDA_ROOT, XLA's CUDA data folder): the installed one beside the
 // library, else, where the installation has none (a wheel cannot hold links), one made of links in the user's cache
 // folder, with the nvvm/ (libdevice) of the first toolkit found. Empty when there is no cuemu-ptxas either.
+// The user's cache folder (XDG_CACHE_HOME, else ~/.cache); empty when neither is known.
+std::filesystem::path userCacheFolder() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return xdg;
+  if (const char* home = std::getenv("HOME"); home && *home) return std::filesystem::path(home) / ".cache";
+  return {};
+}
+
 std::string ptxToolkitRoot(const std::string& libraryDir) {
   std::error_code ec;
   const std::filesystem::path installed = std::filesystem::path(libraryDir) / "ptx-toolkit";
   if (std::filesystem::exists(installed / "bin" / "ptxas", ec)) return installed.string();
   const std::filesystem::path ptxas = std::filesystem::path(libraryDir) / "cuemu-ptxas";
   if (!std::filesystem::exists(ptxas, ec)) return {};
-  std::filesystem::path cache;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    cache = xdg;
-  else if (const char* home = std::getenv("HOME"); home && *home)
-    cache = std::filesystem::path(home) / ".cache";
-  else
-    return {};
+  const std::filesystem::path cache = userCacheFolder();
+  if (cache.empty()) return {};
   const auto root = cache / "cuemu" / fmt::format("ptx-toolkit-{:016x}", std::hash<std::string>{}(libraryDir));
   std::filesystem::create_directories(root / "bin", ec);
   if (ec || !linkTo(ptxas, root / "bin" / "ptxas")) return {};
@@ -231,6 +234,36 @@ std::string settingValue(const std::map<std::string, std::string>& set, const ch
 void prependPreload(std::map<std::string, std::string>& set, const std::string& library) {
   std::string current = set.count("LD_PRELOAD") ? set["LD_PRELOAD"] : settingValue(set, "LD_PRELOAD");
   set["LD_PRELOAD"] = current.empty() ? library : library + ":" + current;
+}
+
+// Where CUTLASS's CuTe DSL leaves the PTX it compiles, for the driver to run in place of the SASS it loads
+// (core/companion_ptx.h). The DSL writes it when its compile option dump-ptx-path is on, which CUTE_DSL_COMPILER_OPT
+// turns on (CUTE_DSL_KEEP=ptx would too, and turn the DSL's cache of compiled functions off: every call would
+// compile again), into CUTE_DSL_DUMP_DIR: the user's, else cuemu/cute-dsl in the user's cache folder, whose PTX older
+// than a day is removed (the driver keeps what it ran under the SASS's hash, for the DSL's cached functions). The
+// DSL's own cache of compiled functions moves into cuemu's cache folder too (CUTE_DSL_CACHE_DIR, unless the user set
+// it): a function it takes from there writes no PTX, and clearing one cache then clears both.
+std::string cuteDslPtxFolder(std::map<std::string, std::string>& set) {
+  const std::string options = settingValue(set, "CUTE_DSL_COMPILER_OPT");
+  if (options.find("dump-ptx-path") == std::string::npos)
+    set["CUTE_DSL_COMPILER_OPT"] = options.empty() ? "dump-ptx-path" : options + " dump-ptx-path";
+  const std::filesystem::path cache = userCacheFolder();
+  if (!cache.empty() && settingValue(set, "CUTE_DSL_CACHE_DIR").empty())
+    set["CUTE_DSL_CACHE_DIR"] = (cache / "cuemu" / "cute-dsl-cache").string();
+  if (std::string dump = settingValue(set, "CUTE_DSL_DUMP_DIR"); !dump.empty()) return dump;
+  if (cache.empty()) return {};
+  const std::filesystem::path folder = cache / "cuemu" / "cute-dsl";
+  std::error_code ec;
+  std::filesystem::create_directories(folder, ec);
+  if (ec) return {};
+  const auto dayAgo = std::filesystem::file_time_type::clock::now() - std::chrono::hours(24);
+  for (std::filesystem::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code old;
+    if (it->path().extension() == ".ptx" && it->last_write_time(old) < dayAgo && !old)
+      std::filesystem::remove(it->path(), old);
+  }
+  set["CUTE_DSL_DUMP_DIR"] = folder.string();
+  return folder.string();
 }
 
 }  // namespace
@@ -289,6 +322,10 @@ std::vector<std::string> programEnvironment(const SettingValues& values, const s
   // PTX from toolkits newer than driver 580 (PyPI's NVRTC 13.5 writes ISA 9.5) is what such clients give cuemu where
   // a GPU would get a cubin (core/module.cpp).
   if (!set.count("CUEMU_PTX_ISA") && !std::getenv("CUEMU_PTX_ISA")) set["CUEMU_PTX_ISA"] = "newest";
+  // CUTLASS's CuTe DSL assembles its PTX inside its own process and loads SASS only; it keeps the PTX where the
+  // driver finds it (core/companion_ptx.h). Its PTX is of toolkits newer than driver 580 as well.
+  if (settingValue(set, "CUEMU_COMPANION_PTX_DIR").empty())
+    if (std::string folder = cuteDslPtxFolder(set); !folder.empty()) set["CUEMU_COMPANION_PTX_DIR"] = folder;
   std::vector<std::string> environment;
   for (char** e = environ; *e; ++e) {
     std::string_view entry(*e);

@@ -1,5 +1,6 @@
 #include "core/fatbin.h"
 
+#include "core/companion_ptx.h"
 #include "core/device.h"
 #include "core/driver.h"
 
@@ -234,7 +235,9 @@ std::vector<std::string> cubinKernelNames(const uint8_t* elf, size_t size) {
 
 // " of kernel K and N more": the kernels of the SASS a container offers the device (the entry it could load, else
 // the newest), so that a refused library image names what the library asked for; empty when unreadable.
-std::string sassKernelsPhrase(const fatbin::Container& container, uint32_t cc) {
+// The SASS a container offers the device (the entry it could load, else the newest); empty when there is none or it
+// cannot be read.
+std::string offeredSass(const fatbin::Container& container, uint32_t cc) {
   const fatbin::Entry* chosen = nullptr;
   for (const fatbin::Entry& e : container.entries) {
     if (e.kind != uint16_t(fatbin::EntryKind::Elf)) continue;
@@ -246,10 +249,33 @@ std::string sassKernelsPhrase(const fatbin::Container& container, uint32_t cc) {
   if (!chosen) return {};
   auto elf = fatbin::entryPayload(container, *chosen);
   if (!elf || elf->size() < 64) return {};
-  auto kernels = cubinKernelNames(reinterpret_cast<const uint8_t*>(elf->data()), elf->size());
+  return std::move(*elf);
+}
+
+// " of kernel K and N more": the kernels of the SASS a container offers the device, so that a refused library image
+// names what the library asked for; empty when unreadable.
+std::string sassKernelsPhrase(const fatbin::Container& container, uint32_t cc) {
+  const std::string elf = offeredSass(container, cc);
+  if (elf.empty()) return {};
+  auto kernels = cubinKernelNames(reinterpret_cast<const uint8_t*>(elf.data()), elf.size());
   if (kernels.empty()) return {};
   return fmt::format(" of kernel {}{}", kernels.front(),
                      kernels.size() > 1 ? fmt::format(" and {} more", kernels.size() - 1) : "");
+}
+
+// The PTX a client compiled this SASS from, where it left it beside (core/companion_ptx.h): run in its place.
+std::optional<PtxText> companionOf(std::string_view elf, std::string_view where) {
+  if (elf.size() < 64) return std::nullopt;
+  auto kernels = cubinKernelNames(reinterpret_cast<const uint8_t*>(elf.data()), elf.size());
+  auto found = findCompanionPtx(elf, kernels);
+  if (!found) return std::nullopt;
+  PtxText ptx;
+  ptx.companion = fmt::format("{}: SASS only (kernel {}); running the PTX it was compiled from, {}", where,
+                              kernels.front(), found->path);
+  ptx.text = std::move(found->text);
+  ptx.sourceName = found->path;
+  ptx.standsInForCubin = true;  // a GPU runs the SASS: the PTX's ISA need not be one its driver compiles
+  return ptx;
 }
 
 // The path of the running program, as binaryContaining() names it.
@@ -311,6 +337,8 @@ Expected<PtxText> bestPtx(const fatbin::Container& container, uint32_t cc, const
   }
   if (!best) {
     std::string where = describeImageLocation(image);
+    if (!sass.empty() && ptxTooNew.empty())
+      if (auto companion = companionOf(offeredSass(container, cc), where)) return std::move(*companion);
     std::string has;
     if (!ptxTooNew.empty())
       has = fmt::format("PTX only for {}, which a compute capability {}.{} device cannot run",
@@ -673,6 +701,11 @@ Expected<PtxImage> extractPtx(const void* image, int ccMajor, int ccMinor, size_
       uint32_t sm = p[8] >= 8 ? (elfFlags >> 8) & 0xFF : elfFlags & 0xFF;
       std::string where = describeImageLocation(image);
       auto kernels = cubinKernelNames(p, size);
+      if (size != kUnknownImageSize)
+        if (auto companion = companionOf(std::string_view(reinterpret_cast<const char*>(p), size), where)) {
+          result.units.push_back(std::move(*companion));
+          return result;
+        }
       if (binaryContaining(image).empty() && !kernels.empty() && kernels.front().starts_with(kNvjetPrefix)) {
         // cuBLASLt 13 writes the SASS of its nvjet kernels itself, right before it launches one; there is no PTX
         // of them. Its heuristics choose them on a 12.1 device for f16/bf16 GEMMs, not on 12.0 (measured with

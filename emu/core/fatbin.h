@@ -96,6 +96,8 @@ struct PtxText {
   // The container also holds a cubin the device could load: NVIDIA's driver would run that SASS and never compile
   // this PTX, so its JIT limits (the newest PTX ISA it knows) do not apply to it.
   bool standsInForCubin = false;
+  // Found beside a SASS-only image (core/companion_ptx.h): what was found where, for the log; empty otherwise.
+  std::string companion;
 };
 
 struct PtxImage {

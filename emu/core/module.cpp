@@ -188,6 +188,8 @@ Expected<CompiledImage> compileImage(const void* image, int ccMajor, int ccMinor
           "version wp.init() prints)";
     return refused;
   }
+  for (const PtxText& unit : ptx->units)
+    if (!unit.companion.empty()) CUEMU_INFO("{}", unit.companion);
   CompiledImage out;
   out.name = std::move(name);
   // An image handed over without a file name but lying in a loaded binary (a library's registered fatbinary) is

@@ -14,6 +14,7 @@
 #   - Taichi (its own LLVM writes PTX) through `cuemu run`: test_taichi.py;
 #   - NVIDIA Warp (warp-lang: its NVRTC and PTX compiler inside) through `cuemu run --driver-version V`, V the CUDA
 #     version Warp was built with (it hands an older driver SASS): test_warp.py;
+#   - CUTLASS's CuTe DSL (nvidia-cutlass-dsl, with CuPy arrays) through `cuemu run`: test_cute_dsl.py;
 #   - with CUEMU_CLIENTS_EXTRA="tensorflow cudf nvmath" (environments of 6.3, 3.6 and 2.9 GB, left out of CI for
 #     their time and disk): TensorFlow (tensorflow[and-cuda]: CUDA 12 libraries) and RAPIDS cuDF and cuML (cudf-cu13,
 #     cuml-cu13) through `cuemu run --device-profile gb10`: test_tensorflow.py, test_cudf.py, test_cuml.py;
@@ -77,6 +78,8 @@ taichi=$build/clients-venv-taichi
 make_venv Taichi "$taichi" 1 pytest numpy taichi
 warp=$build/clients-venv-warp
 make_venv Warp "$warp" 1 pytest numpy warp-lang
+cutedsl=$build/clients-venv-cute-dsl
+make_venv "CuTe DSL" "$cutedsl" 1 pytest numpy nvidia-cutlass-dsl cupy-cuda13x
 extra() { [[ " ${CUEMU_CLIENTS_EXTRA:-} " == *" $1 "* ]]; }
 tf=$build/clients-venv-tensorflow
 extra tensorflow && make_venv TensorFlow "$tf" 7 pytest "tensorflow[and-cuda]"
@@ -96,9 +99,9 @@ run() {  # LABEL VENV FILE
   echo "=== $1: $(basename "$3")"
   (cd "$here" && "$2/bin/python" -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning "$3") || failed=1
 }
-for v in "$newest" "$cudart130" "$cccl" "$triton" "$jax" "$taichi" "$warp" "$tf" "$cudf" "$nvmath"; do
+for v in "$newest" "$cudart130" "$cccl" "$triton" "$jax" "$taichi" "$warp" "$cutedsl" "$tf" "$cudf" "$nvmath"; do
   [ -x "$v/bin/python" ] || continue
-  "$v/bin/python" -m pip list 2>/dev/null | grep -iE '^(cuda-bindings|cuda-core|cuda-cccl|numba-cuda|cupy-cuda13x|nvidia-cuda-nvrtc|nvidia-ml-py|triton|jax|jaxlib|jax-cuda13-plugin|tensorflow|cudf-cu13|cuml-cu13|taichi|warp-lang|nvmath-python) ' |
+  "$v/bin/python" -m pip list 2>/dev/null | grep -iE '^(cuda-bindings|cuda-core|cuda-cccl|numba-cuda|cupy-cuda13x|nvidia-cuda-nvrtc|nvidia-ml-py|triton|jax|jaxlib|jax-cuda13-plugin|tensorflow|cudf-cu13|cuml-cu13|taichi|warp-lang|nvmath-python|nvidia-cutlass-dsl) ' |
     tr -s ' ' | sed 's/^/  /'
 done
 if ready "$newest"; then
@@ -168,6 +171,12 @@ if ready "$warp"; then
 print("%d.%d" % warp._src.context.runtime.toolkit_version)' | tail -1)
   (cd "$here" && WARP_CACHE_PATH="$build/clients-cache/warp" "$build/emu/cuemu" run --driver-version \
     "${warp_ctk:-13.9}" -- "$warp/bin/python" -m pytest -q -p no:cacheprovider test_warp.py) || failed=1
+fi
+# CUTLASS's CuTe DSL loads SASS it compiled itself: `cuemu run` has it keep the PTX (emu/core/companion_ptx.h)
+if ready "$cutedsl"; then
+  echo "=== CuTe DSL, through cuemu run: test_cute_dsl.py"
+  (cd "$here" && "$build/emu/cuemu" run -- "$cutedsl/bin/python" -m pytest -q -p no:cacheprovider \
+    -W ignore::UserWarning test_cute_dsl.py) || failed=1
 fi
 # TensorFlow's kernels have compute_90 PTX, its CUDA 12 cuBLAS/cuDNN compute_120/121 PTX only. Its libraries' search
 # path lacks the cuSOLVER wheel's folder (TensorFlow then registers no GPU): named here, as on a GPU machine.

@@ -1,5 +1,6 @@
 // Module image recognition and PTX extraction (emu/core/fatbin.h) on fatbinaries built by nvcc from
 // kernel.cu: the checked-in copies in data/, and, where nvcc exists, fresh ones built with the test.
+#include "core/companion_ptx.h"
 #include "core/fatbin.h"
 #include "core/module.h"
 
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <cstring>
@@ -232,6 +234,73 @@ TEST_P(Fatbin, SassOnlyIsRefusedWithAdvice) {
   ASSERT_FALSE(fromCubin);
   EXPECT_EQ(fromCubin.error().code, CUDA_ERROR_NO_BINARY_FOR_GPU);
   EXPECT_NE(fromCubin.error().message.find("sm_90"), std::string::npos) << fromCubin.error().message;
+}
+
+// Companion PTX (core/companion_ptx.h): for a SASS-only image, the PTX defining its kernels that a client left in
+// CUEMU_COMPANION_PTX_DIR since this process started (CUTLASS's CuTe DSL under `cuemu run`) runs instead; what was
+// found is kept under the SASS's hash in the cache folder and serves later loads of the same SASS. Files from before
+// the process started, and files that do not define the kernel, are not taken.
+TEST_P(Fatbin, CompanionPtxStandsInForSass) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("cuemu-companion-" + std::to_string(getpid()));
+  const fs::path folder = root / "dsl", cache = root / "cache";
+  fs::remove_all(root);
+  fs::create_directories(folder);
+  auto write = [&](const char* name, const std::string& text) { std::ofstream(folder / name) << text; };
+  const std::string header = ".version 8.0\n.target sm_90\n.address_size 64\n";
+  write("stale.ptx", header + "// stale\n.visible .entry add(.param .u64 a)\n{\n\tret;\n}\n");
+  fs::last_write_time(folder / "stale.ptx", fs::file_time_type::clock::now() - std::chrono::hours(48));
+  write("other.ptx", header + "// other\n.visible .entry adder(.param .u64 a)\n{\n\tret;\n}\n");
+  write("fresh.ptx", header +
+                         "// fresh\n.extern .func (.param .b32 r) vprintf(.param .b64 f, .param .b64 v);\n"
+                         ".visible .entry add(.param .u64 a)\n{\n\tret;\n}\n");
+  const char* oldCache = std::getenv("XDG_CACHE_HOME");
+  const std::string savedCache = oldCache ? oldCache : "";
+  setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+  setenv("CUEMU_COMPANION_PTX_DIR", ("/nonexistent:" + folder.string()).c_str(), 1);
+  for (const char* name : {"sassonly.fatbin", "sm90.cubin"}) {
+    SCOPED_TRACE(name);
+    Bytes sass = load(name);
+    auto found = extractPtx(sass.data(), 9, 0, sass.size());
+    ASSERT_TRUE(found) << found.error().message;
+    if (name == std::string("sassonly.fatbin")) {
+      EXPECT_NE(found->units[0].companion.find("fresh.ptx"), std::string::npos) << found->units[0].companion;
+    }
+    ASSERT_EQ(found->units.size(), 1u);
+    EXPECT_NE(found->units[0].text.find("// fresh"), std::string::npos) << found->units[0].text;
+    EXPECT_TRUE(found->units[0].standsInForCubin);
+    // (the second image's SASS is the first's: found the second time where it was kept)
+    EXPECT_FALSE(found->units[0].companion.empty());
+  }
+  fs::remove_all(folder);  // the client's files are gone: the kept copy serves the same SASS
+  Bytes sass = load("sassonly.fatbin");
+  auto kept = extractPtx(sass.data(), 9, 0, sass.size());
+  ASSERT_TRUE(kept) << kept.error().message;
+  EXPECT_NE(kept->units[0].text.find("// fresh"), std::string::npos);
+  EXPECT_NE(kept->units[0].companion.find((cache / "cuemu" / "companion-ptx").string()), std::string::npos);
+  fs::remove_all(cache);  // nothing kept, nothing beside: refused as before
+  auto refused = extractPtx(sass.data(), 9, 0, sass.size());
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, CUDA_ERROR_NO_BINARY_FOR_GPU);
+  unsetenv("CUEMU_COMPANION_PTX_DIR");
+  if (oldCache)
+    setenv("XDG_CACHE_HOME", savedCache.c_str(), 1);
+  else
+    unsetenv("XDG_CACHE_HOME");
+  fs::remove_all(root);
+}
+
+TEST(CompanionPtx, DeclaredFunctionNames) {
+  const std::string ptx =
+      ".version 8.0\n.target sm_90\n.address_size 64\n// .entry commented\n"
+      ".extern .func (.param .b32 func_retval0) vprintf\n(\n.param .b64 a\n);\n"
+      ".func (.param .b32 r) helper(.param .b32 x)\n{\n\tret;\n}\n.func plain()\n{\n\tret;\n}\n"
+      ".visible .entry kernel_cutlass_kernel_0()\n.reqntid 32, 1, 1\n{\n\tret;\n}\n"
+      ".weak .entry $weak$k(.param .u64 p)\n{\n\tret;\n}\n.entryish x;\n";
+  std::vector<std::string> names = declaredFunctionNames(ptx);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"$weak$k", "commented", "helper", "kernel_cutlass_kernel_0", "plain",
+                                             "vprintf"}));
 }
 
 TEST_P(Fatbin, WrapperRecords) {
