@@ -50,8 +50,7 @@ double processStartTime() {
     if (command == std::string::npos || command + 2 > line.size()) return 0.0;
     std::istringstream fields(line.substr(command + 2));
     std::string skipped;
-    for (int field = 3; field < 22 && fields >> skipped; ++field) {
-    }
+    for (int field = 3; field < 22 && fields >> skipped; ++field) {}
     unsigned long long ticks = 0;
     if (!(fields >> ticks)) return 0.0;
     std::ifstream machine("/proc/stat");
