@@ -49,18 +49,6 @@ __global__ void dynamicOnly(Record* out) {
   out[blockIdx.x] = r;
 }
 
-__global__ void staticAndDynamic(Record* out) {
-  __shared__ __align__(16) unsigned char staticBytes[200];
-  staticBytes[threadIdx.x] = 1;
-  __syncthreads();
-  if (threadIdx.x) return;
-  Record r{};
-  fill(r);
-  r.staticGeneric = reinterpret_cast<uintptr_t>(staticBytes);
-  r.staticShared = sharedAddress(staticBytes);
-  out[blockIdx.x] = r;
-}
-
 template <int StaticBytes> __global__ void staticBytesAndDynamic(Record* out) {
   __shared__ __align__(4) unsigned char staticBytes[StaticBytes];
   staticBytes[threadIdx.x % StaticBytes] = 1;
@@ -132,7 +120,7 @@ int main() {
   int blocks = 2 * p.multiProcessorCount;
   report("dynamic only", dynamicOnly, blocks, 4096);
   report("dynamic only, 200 KB", dynamicOnly, blocks, 200 * 1024);
-  report("static 200 B and dynamic", staticAndDynamic, blocks, 4096);
+  report("static 200 B and dynamic", staticBytesAndDynamic<200>, blocks, 4096);
   report("static 100 B and dynamic 100 B", staticBytesAndDynamic<100>, 4, 100);
   report("static 100 B and dynamic 0 B", staticBytesAndDynamic<100>, 4, 0);
   report("static 300 B and dynamic 4 B", staticBytesAndDynamic<300>, 4, 4);
