@@ -1,5 +1,6 @@
 // api.module (continued): JIT options, forward-declared device functions, __managed__ variables, loading mode,
 // linker inputs; api.launch: cluster occupancy and compile-time cluster shapes, occupancy edge cases.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -424,6 +425,78 @@ TEST_F(api_launch_Occupancy, BlockLargerThanTheFunctionFitsNothing) {
   CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, -32, 0));
   CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuOccupancyMaxActiveBlocksPerMultiprocessor(nullptr, f, 128, 0));
   CU_EXPECT(CUDA_ERROR_INVALID_HANDLE, cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, nullptr, 128, 0));
+  CU_EXPECT_OK(cuModuleUnload(m));
+}
+
+// The occupancy calculator as an H200 answers it (tools/gpu-probe/occupancy29.py), for the question CUTLASS's CuTe
+// DSL asks before it sizes a persistent grid: a one-thread kernel (.reqntid 1, 1, 1), blocks of 128 threads, all the
+// shared memory a block may have.
+const char* kOneThreadPtx =
+    ".version 8.0\n.target sm_90\n.address_size 64\n"
+    ".visible .entry one_thread()\n.reqntid 1, 1, 1\n{\n\tret;\n}\n";
+
+TEST_F(api_launch_Occupancy, RequiredBlockShapeDoesNotLimitOccupancy) {
+  CUmodule m;
+  CU_ASSERT_OK(cuModuleLoadData(&m, kOneThreadPtx));
+  CUfunction f;
+  CU_ASSERT_OK(cuModuleGetFunction(&f, m, "one_thread"));
+  int blocks = -1;
+  CU_EXPECT_OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, 128, 0));
+  const int threads = conf::Attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+  const int most = conf::Attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
+  EXPECT_EQ(blocks, std::min(threads / 128, most)) << "the kernel's .reqntid does not enter";
+  CU_EXPECT_OK(cuModuleUnload(m));
+}
+
+TEST_F(api_launch_Occupancy, SharedMemoryBeyondTheFunctionLimitFitsNothing) {
+  CUmodule m;
+  CU_ASSERT_OK(cuModuleLoadData(&m, kOneThreadPtx));
+  CUfunction f;
+  CU_ASSERT_OK(cuModuleGetFunction(&f, m, "one_thread"));
+  const int optin = conf::Attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+  int blocks = -1;
+  CU_EXPECT_OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, 1, size_t(optin)));
+  EXPECT_EQ(blocks, 0) << "more than the default 48 KiB without the opt-in";
+  CU_EXPECT_OK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, optin));
+  CU_EXPECT_OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, 1, size_t(optin)));
+  EXPECT_EQ(blocks, 1);
+  CU_EXPECT_OK(cuModuleUnload(m));
+}
+
+TEST_F(api_launch_Occupancy, ClustersTakeAtMostEightBlocksPerSm) {
+  if (conf::Attribute(dev, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH) != 1) GTEST_SKIP() << "not-supported: no clusters";
+  CUmodule m;
+  CU_ASSERT_OK(cuModuleLoadData(&m, kOneThreadPtx));
+  CUfunction f;
+  CU_ASSERT_OK(cuModuleGetFunction(&f, m, "one_thread"));
+  const int optin = conf::Attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+  CU_ASSERT_OK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, optin));
+  const int perSm = conf::Attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
+  auto clusters = [&](unsigned size, size_t shared) {
+    CUlaunchAttribute attr{};
+    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr.value.clusterDim.x = size;
+    attr.value.clusterDim.y = attr.value.clusterDim.z = 1;
+    CUlaunchConfig cfg{};
+    cfg.gridDimX = size;
+    cfg.gridDimY = cfg.gridDimZ = 1;
+    cfg.blockDimX = 128;
+    cfg.blockDimY = cfg.blockDimZ = 1;
+    cfg.sharedMemBytes = unsigned(shared);
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    int n = -1;
+    CU_EXPECT_OK(cuOccupancyMaxActiveClusters(&n, f, &cfg));
+    return n;
+  };
+  const size_t eightPerSm = size_t(perSm / 8 - 1024), sixteenPerSm = size_t(perSm / 16 - 1024);
+  int blocks = 0;
+  CU_EXPECT_OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, 128, sixteenPerSm));
+  EXPECT_EQ(blocks, 16);
+  for (unsigned size : {1u, 2u, 4u}) {
+    EXPECT_EQ(clusters(size, sixteenPerSm), clusters(size, eightPerSm)) << "clusters of " << size;
+    EXPECT_GT(clusters(size, size_t(optin)), 0) << "one block per SM, clusters of " << size;
+  }
   CU_EXPECT_OK(cuModuleUnload(m));
 }
 

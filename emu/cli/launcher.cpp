@@ -325,7 +325,11 @@ std::vector<std::string> programEnvironment(const SettingValues& values, const s
   // CUTLASS's CuTe DSL assembles its PTX inside its own process and loads SASS only; it keeps the PTX where the
   // driver finds it (core/companion_ptx.h). Its PTX is of toolkits newer than driver 580 as well.
   if (settingValue(set, "CUEMU_COMPANION_PTX_DIR").empty())
-    if (std::string folder = cuteDslPtxFolder(set); !folder.empty()) set["CUEMU_COMPANION_PTX_DIR"] = folder;
+    if (std::string folder = cuteDslPtxFolder(set); !folder.empty()) {
+      // and the temporary folders it makes for a compile of its own (cutlass.utils.HardwareInfo: --dump-dir)
+      const std::string temporary = settingValue(set, "TMPDIR");
+      set["CUEMU_COMPANION_PTX_DIR"] = folder + ":" + (temporary.empty() ? "/tmp" : temporary) + "/*";
+    }
   std::vector<std::string> environment;
   for (char** e = environ; *e; ++e) {
     std::string_view entry(*e);

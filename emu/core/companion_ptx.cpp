@@ -150,12 +150,27 @@ std::optional<CompanionPtx> findCompanionPtx(std::string_view sass, const std::v
     const fs::path folder(std::string(list.substr(0, colon)));
     list = colon == std::string_view::npos ? std::string_view() : list.substr(colon + 1);
     if (folder.empty()) continue;
-    for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
-      if (it->path().extension() != ".ptx" || !it->is_regular_file(ec)) continue;
-      const double written = modificationTime(it->path());
-      if (start > 0 && written < start - kStartSlackSeconds) continue;  // another process's
-      candidates.emplace_back(written, it->path());
+    auto addFilesOf = [&](const fs::path& where) {
+      std::error_code walk;
+      for (fs::directory_iterator it(where, walk), end; !walk && it != end; it.increment(walk)) {
+        if (it->path().extension() != ".ptx" || !it->is_regular_file(walk)) continue;
+        const double written = modificationTime(it->path());
+        if (start > 0 && written < start - kStartSlackSeconds) continue;  // another process's
+        candidates.emplace_back(written, it->path());
+      }
+    };
+    if (folder.filename() != "*") {
+      addFilesOf(folder);
+      continue;
     }
+    // FOLDER/*: the folders in FOLDER written since the process started (the DSL compiles some kernels into a
+    // temporary folder of its own: cutlass.utils.HardwareInfo)
+    for (fs::directory_iterator it(folder.parent_path(), ec), end; !ec && it != end; it.increment(ec)) {
+      std::error_code kind;
+      if (!it->is_directory(kind) || (start > 0 && modificationTime(it->path()) < start - kStartSlackSeconds)) continue;
+      addFilesOf(it->path());
+    }
+    ec.clear();
   }
   std::sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   if (candidates.size() > kMaxCandidates) candidates.resize(kMaxCandidates);

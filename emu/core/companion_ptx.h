@@ -4,7 +4,9 @@
 // redirect (as cuemu-ptxas serves Triton and XLA). The DSL writes each PTX it compiles into a folder when asked
 // (CUTE_DSL_KEEP=ptx, CUTE_DSL_DUMP_DIR); `cuemu run` asks it to, and names that folder in CUEMU_COMPANION_PTX_DIR.
 //
-// For a SASS-only image the driver then looks there for the PTX that defines every kernel of the SASS, written
+// CUEMU_COMPANION_PTX_DIR is a list of folders separated by colons; FOLDER/* names every folder in FOLDER written
+// since this process started (the DSL compiles its occupancy probe into a temporary folder of its own, with
+// --dump-dir). For a SASS-only image the driver looks there for the PTX that defines every kernel of the SASS, written
 // since this process started (another process's file with the same kernel names may hold other code), newest
 // first, and keeps what it found under the SASS's hash in the user's cache folder (cuemu/companion-ptx/): the DSL
 // caches its compiled SASS across runs and writes no PTX for what it takes from that cache.

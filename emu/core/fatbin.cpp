@@ -233,8 +233,6 @@ std::vector<std::string> cubinKernelNames(const uint8_t* elf, size_t size) {
   return names;
 }
 
-// " of kernel K and N more": the kernels of the SASS a container offers the device (the entry it could load, else
-// the newest), so that a refused library image names what the library asked for; empty when unreadable.
 // The SASS a container offers the device (the entry it could load, else the newest); empty when there is none or it
 // cannot be read.
 std::string offeredSass(const fatbin::Container& container, uint32_t cc) {
@@ -250,6 +248,34 @@ std::string offeredSass(const fatbin::Container& container, uint32_t cc) {
   auto elf = fatbin::entryPayload(container, *chosen);
   if (!elf || elf->size() < 64) return {};
   return std::move(*elf);
+}
+
+// The bytes a cubin spans (its section and program headers, and what they describe), for a cubin handed over
+// without its size; 0 when the headers are unreadable or implausible.
+uint64_t cubinExtent(const uint8_t* elf) {
+  std::string header;
+  if (!copyIfReadable(elf, 64, header)) return 0;
+  auto field = [&](const std::string& bytes, uint64_t offset, unsigned width) {
+    uint64_t v = 0;
+    std::memcpy(&v, bytes.data() + offset, width);
+    return v;
+  };
+  const uint64_t sections = field(header, 0x28, 8), programs = field(header, 0x20, 8);
+  const uint64_t sectionSize = field(header, 0x3A, 2), sectionCount = field(header, 0x3C, 2);
+  const uint64_t programSize = field(header, 0x36, 2), programCount = field(header, 0x38, 2);
+  if (sectionSize < 64 || sections > (64u << 20) || programs > (64u << 20)) return 0;
+  uint64_t end = std::max<uint64_t>(64, sections + sectionSize * sectionCount);
+  std::string table;
+  if (!copyIfReadable(elf + sections, sectionSize * sectionCount, table)) return 0;
+  for (uint64_t i = 0; i < sectionCount; ++i)
+    if (field(table, i * sectionSize + 4, 4) != 8)  // SHT_NOBITS occupies no bytes of the image
+      end = std::max(end, field(table, i * sectionSize + 0x18, 8) + field(table, i * sectionSize + 0x20, 8));
+  if (programCount && programSize >= 56) {
+    if (!copyIfReadable(elf + programs, programSize * programCount, table)) return 0;
+    for (uint64_t i = 0; i < programCount; ++i)
+      end = std::max(end, field(table, i * programSize + 8, 8) + field(table, i * programSize + 0x20, 8));
+  }
+  return end <= (uint64_t(256) << 20) ? end : 0;
 }
 
 // " of kernel K and N more": the kernels of the SASS a container offers the device, so that a refused library image
@@ -701,8 +727,9 @@ Expected<PtxImage> extractPtx(const void* image, int ccMajor, int ccMinor, size_
       uint32_t sm = p[8] >= 8 ? (elfFlags >> 8) & 0xFF : elfFlags & 0xFF;
       std::string where = describeImageLocation(image);
       auto kernels = cubinKernelNames(p, size);
-      if (size != kUnknownImageSize)
-        if (auto companion = companionOf(std::string_view(reinterpret_cast<const char*>(p), size), where)) {
+      std::string cubin;  // (a copy: the extent comes from headers the image declares)
+      if (copyIfReadable(p, size != kUnknownImageSize ? size : cubinExtent(p), cubin))
+        if (auto companion = companionOf(cubin, where)) {
           result.units.push_back(std::move(*companion));
           return result;
         }

@@ -359,15 +359,8 @@ CUresult validate(const LaunchRequest& r, const Device& device) {
   // A block shape other than .reqntid's is refused by the launch itself (driver 580); the context stays usable.
   if (info.reqntid.x && (b.x != info.reqntid.x || b.y != info.reqntid.y || b.z != info.reqntid.z))
     return CUDA_ERROR_INVALID_VALUE;
-  // 48 KiB per block unless cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) opted in to more.
-  int maxDynamic = r.function->maxDynamicSharedBytes.load();
-  uint64_t sharedLimit = 49152;
-  if (maxDynamic >= 0) sharedLimit = std::max<uint64_t>(sharedLimit, uint64_t(maxDynamic) + info.staticSharedBytes);
-  // Static shared memory alone may pass 48 KiB up to the opt-in maximum (49,156 static bytes launch on an H100,
-  // driver 580; more fails the load, or wraps negative and fails here).
-  uint64_t optin = uint64_t(attribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 232448));
-  if (info.staticSharedBytes <= optin) sharedLimit = std::max<uint64_t>(sharedLimit, info.staticSharedBytes);
-  if (info.staticSharedBytes + uint64_t(r.dynamicSharedBytes) > sharedLimit) return CUDA_ERROR_INVALID_VALUE;
+  if (info.staticSharedBytes + uint64_t(r.dynamicSharedBytes) > sharedBytesLimit(*r.function, device))
+    return CUDA_ERROR_INVALID_VALUE;
   // A cooperative grid must be co-resident, as the occupancy calculator counts it.
   if (r.cooperative &&
       g.count() > uint64_t(maxActiveBlocksPerSm(*r.function, device, int(b.count()), r.dynamicSharedBytes)) *
@@ -567,20 +560,37 @@ Expected<std::vector<uint8_t>> packKernelParams(const ptx::exec::KernelInfo& inf
   return buffer;
 }
 
+uint64_t sharedBytesLimit(const Function& function, const Device& device) {
+  const auto& info = function.info();
+  // 48 KiB per block unless cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) opted in to more.
+  int maxDynamic = function.maxDynamicSharedBytes.load();
+  uint64_t limit = 49152;
+  if (maxDynamic >= 0) limit = std::max<uint64_t>(limit, uint64_t(maxDynamic) + info.staticSharedBytes);
+  // Static shared memory alone may pass 48 KiB up to the opt-in maximum (49,156 static bytes launch on an H100,
+  // driver 580; more fails the load, or wraps negative and fails the launch).
+  uint64_t optin = uint64_t(attribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 232448));
+  if (info.staticSharedBytes <= optin) limit = std::max<uint64_t>(limit, info.staticSharedBytes);
+  return limit;
+}
+
+// As an H200 answers (tools/gpu-probe/occupancy29.py): blocks the launch would refuse (more shared memory than the
+// function may have) fit none; the kernel's .reqntid/.maxntid do not enter (a .reqntid 1 kernel asked about blocks of
+// 128 threads fits 16 per SM); a block's shared memory takes whole 128-byte units.
 int maxActiveBlocksPerSm(const Function& function, const Device& device, int blockSize, size_t dynamicShared) {
   const auto& info = function.info();
+  if (info.staticSharedBytes + uint64_t(dynamicShared) > sharedBytesLimit(function, device)) return 0;
   int warpsPerBlock = (blockSize + 31) / 32;
   int maxThreadsPerSm = attribute(device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, 2048);
   int maxBlocksPerSm = attribute(device, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, 32);
   int regsPerSm = attribute(device, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, 65536);
   int sharedPerSm = attribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, 233472);
   int reservedPerBlock = attribute(device, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, 1024);
-  if (blockSize <= 0 || blockSize > int(function.maxThreadsPerBlock())) return 0;
+  if (blockSize <= 0 || blockSize > attribute(device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 1024)) return 0;
   int byThreads = maxThreadsPerSm / (warpsPerBlock * 32);
   int regs = std::max(function.reportedRegisters(), 16);
   int regsPerWarp = ((regs * 32 + 255) / 256) * 256;  // allocation unit of 256 registers per warp
   int byRegs = regsPerSm / std::max(1, regsPerWarp * warpsPerBlock);
-  size_t shared = info.staticSharedBytes + dynamicShared + reservedPerBlock;
+  size_t shared = (info.staticSharedBytes + dynamicShared + reservedPerBlock + 127) / 128 * 128;
   int byShared = shared ? int(sharedPerSm / shared) : maxBlocksPerSm;
   return std::max(0, std::min({byThreads, byRegs, byShared, maxBlocksPerSm}));
 }

@@ -58,6 +58,8 @@ bool gridObjectCacheOn();
 void setGridObjectCache(bool on);  // tests
 
 // The occupancy calculator: blocks of `blockSize` threads with `dynamicSharedBytes` that one SM holds at once.
+// The most shared memory, static and dynamic, a launch of the function may have.
+uint64_t sharedBytesLimit(const Function& function, const Device& device);
 int maxActiveBlocksPerSm(const Function& function, const Device& device, int blockSize, size_t dynamicSharedBytes);
 
 // Device memory the driver uses for its own purposes (grid-sync workspaces, device-launch parameter buffers),

@@ -25,6 +25,9 @@ inline constexpr size_t kMaxKernelParamBytes = 32764;
 // (Hopper has 16 to 18); the SMs that do not fill a whole GPC take no clusters.
 inline constexpr int kSmsPerGpc = 16;
 inline constexpr int kPortableClusterSize = 8;
+// Blocks of clusters one SM holds at once: an H200 counts no more active clusters with 16 blocks per SM than with 8
+// (tools/gpu-probe/results/occupancy29-h200-2026-11-28.txt).
+inline constexpr int kMaxClusterBlocksPerSm = 8;
 inline constexpr int kNonPortableClusterSize = 16;
 
 // What cuCtxSetLimit does with out-of-range values on an H100, driver 580

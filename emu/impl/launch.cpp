@@ -161,7 +161,8 @@ Expected<int> clusterBlocksPerSm(const Function& f, const CUlaunchConfig& config
   uint64_t blockSize = uint64_t(config.blockDimX) * config.blockDimY * config.blockDimZ;
   if (blockSize == 0 || blockSize > uint64_t(device.profile().maxThreadsPerBlock))
     return makeError(CUDA_ERROR_INVALID_VALUE, "bad block size");
-  return maxActiveBlocksPerSm(f, device, int(blockSize), config.sharedMemBytes);
+  return std::min(maxActiveBlocksPerSm(f, device, int(blockSize), config.sharedMemBytes),
+                  limits::kMaxClusterBlocksPerSm);
 }
 
 CUresult maxPotentialClusterSize(int* clusterSize, CUfunction func, const CUlaunchConfig* config) {
