@@ -272,6 +272,26 @@ TEST_P(Fatbin, CompanionPtxStandsInForSass) {
     // (the second image's SASS is the first's: found the second time where it was kept)
     EXPECT_FALSE(found->units[0].companion.empty());
   }
+  // FOLDER/*: a folder made since the process started (the DSL's own temporary folders); a cubin handed over without
+  // its size (its extent read from its headers)
+  fs::remove_all(cache);
+  fs::remove_all(folder);
+  fs::create_directories(root / "temporary" / "tmpabc");
+  std::ofstream(root / "temporary" / "tmpabc" / "k.ptx") << header +
+                                                                "// in a temporary folder\n"
+                                                                ".visible .entry add()\n{\n\tret;\n}\n";
+  setenv("CUEMU_COMPANION_PTX_DIR", (root / "temporary" / "*").c_str(), 1);
+  {
+    Bytes cubin = load("sm90.cubin");
+    auto found = extractPtx(cubin.data(), 9, 0, kUnknownImageSize);
+    ASSERT_TRUE(found) << found.error().message;
+    EXPECT_NE(found->units[0].text.find("// in a temporary folder"), std::string::npos);
+  }
+  fs::remove_all(cache);
+  fs::create_directories(folder);
+  write("fresh.ptx", header + "// fresh\n.visible .entry add(.param .u64 a)\n{\n\tret;\n}\n");
+  setenv("CUEMU_COMPANION_PTX_DIR", folder.c_str(), 1);
+  ASSERT_TRUE(extractPtx(load("sassonly.fatbin").data(), 9, 0, load("sassonly.fatbin").size()));
   fs::remove_all(folder);  // the client's files are gone: the kept copy serves the same SASS
   Bytes sass = load("sassonly.fatbin");
   auto kept = extractPtx(sass.data(), 9, 0, sass.size());
