@@ -437,6 +437,66 @@ FAIL:
   for (uint32_t i = 0; i < 64; ++i) EXPECT_EQ(out[i], trips[i] * (trips[i] - 1) / 2) << "lane " << i;
 }
 
+// CUTLASS's top-K softmax epilogue (example 61) declares a vector register with a plain name inside a block and uses
+// its components (`mx.x`), and an inner `%f<11>` whose block still names %f2521 of the outer `%f<2522>`: both failed
+// to load ("undefined identifier"). Each thread computes max(a, b) and max(b, c) into mx, picks one, and adds it
+// to its own value through the outer range from inside the inner one.
+TEST(PtxExec, VectorRegisterComponentsAndPartlyHiddenRanges) {
+  const std::string ptx = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 in, .param .u64 out)
+{
+  .reg .f32 %f<10>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 12;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.f32 %f1, [%rd4];
+  ld.global.f32 %f2, [%rd4+4];
+  ld.global.f32 %f3, [%rd4+8];
+  mov.f32 %f9, 0f41200000;
+  {
+  .reg .v2 .f32 mx;
+  .reg .pred p;
+  .reg .f32 %f<3>;
+  max.f32 mx.x, %f9, 0f40000000;
+  max.f32 mx.y, %f9, 0f41A00000;
+  setp.gt.u32 p, %r1, 15;
+  selp.f32 %f1, mx.x, mx.y, p;
+  add.f32 %f9, %f9, %f1;
+  }
+  max.f32 %f4, %f1, %f2;
+  max.f32 %f5, %f4, %f3;
+  add.f32 %f6, %f5, %f9;
+  mul.wide.u32 %rd5, %r1, 4;
+  add.s64 %rd6, %rd2, %rd5;
+  st.global.f32 [%rd6], %f6;
+  ret;
+}
+)";
+  CompileResult cr = compile(ptx);
+  ASSERT_TRUE(cr.program) << cr.error;
+  std::vector<float> in(3 * 32);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = float(int(i * 7 % 23) - 11);
+  float* din = arena().upload(in);
+  float* dout = arena().alloc<float>(32);
+  Params p(kernels(*cr.program)[0]);
+  p.arg(din).arg(dout);
+  EXPECT_OK(launch(*cr.program, 0, ptxtest::launchParams(Dim3{1}, Dim3{32}, p, arena())));
+  for (int t = 0; t < 32; ++t) {
+    // inside the block: mx = (max(10, 2), max(10, 20)) = (10, 20); the inner %f1 takes mx.x for t > 15, else
+    // mx.y, and %f9 (the outer one) becomes 10 + that; the outer %f1..%f3 are the loaded values
+    const float picked = t > 15 ? 10.0f : 20.0f;
+    const float largest = std::max({in[3 * t], in[3 * t + 1], in[3 * t + 2]});
+    EXPECT_EQ(dout[t], largest + 10.0f + picked) << t;
+  }
+}
+
 // The shared window as an H200 lays it out (tools/gpu-probe/smemwindow29.cu): the driver's 1 KiB first, the
 // kernel's .shared variables from 0x400, its dynamic shared memory after them; %total_smem_size counts the kernel's
 // bytes in 128-byte units, %aggr_smem_size the reserved ones too, unrounded. A generic address agrees with its shared

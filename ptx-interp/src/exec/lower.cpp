@@ -129,12 +129,15 @@ void KernelLowerer::layoutFunction(FuncInstance& fi) {
   for (size_t r = 0; r < fn.registers.size(); ++r) {
     const ptx::Register& reg = fn.registers[r];
     if (fn.isEntry && launchConstRegs_.count(uint32_t(r))) continue;  // placed with the constants
-    if (reg.vec) fail(fn.loc.line, "vector registers are not supported");
+    if (reg.vec && reg.rangeIndex >= 0) fail(fn.loc.line, "ranges of vector registers are not supported");
+    if (reg.vec) continue;  // its components are registers of their own, next to it (front end: parseRegDecl)
     unsigned sz = sizeOf(reg.type);
     if (sz == 0 || (sz > 8 && sz != 16))
       fail(fn.loc.line, fmt::format("register type {} not supported", ptx::typeName(reg.type)));
     fi.regOffset[r] = allocReg(sz);
   }
+  for (size_t r = 0; r < fn.registers.size(); ++r)  // (a vector sits where its first component does)
+    if (fn.registers[r].vec && fn.registers[r].rangeIndex < 0) fi.regOffset[r] = fi.regOffset[r + 1];
   uint32_t frame = 0;
   if (!fn.isEntry) {
     for (const auto& p : fn.params) {

@@ -239,7 +239,11 @@ class KernelLowerer {
     if (k >= in.numOperands) fail(line_, fmt::format("{}: missing operand {}", ptx::opcodeMnemonic(in.opcode), k + 1));
     return fn_->operands[in.firstOperand + k];
   }
-  uint32_t regOf(uint32_t id) const { return fi_->regOffset.at(id); }
+  uint32_t regOf(uint32_t id) const {
+    if (fn_->registers.at(id).vec)
+      fail(line_, "a whole vector register as an operand is not supported (its components are)");
+    return fi_->regOffset.at(id);
+  }
   Type regType(uint32_t id) const { return fn_->registers.at(id).type; }
   uint32_t src(const Operand& o, Type t);
   uint32_t srcPred(const Operand& o, bool& negated);

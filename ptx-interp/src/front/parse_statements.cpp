@@ -364,6 +364,16 @@ void Parser::parseRegDecl() {
       r.decl = declIndex;
       f.registers.push_back(r);
       bindRegName(name, d.firstReg);
+      // A vector register's components (`v.x` .. `v.w`, or `.r` .. `.a`) are scalar registers of their own, right
+      // after it: operands name them (parseRegisterWord), and the vector itself has no storage of its own.
+      static constexpr std::string_view kComponents[] = {"x", "y", "z", "w"};
+      for (unsigned c = 0; c < vec && c < 4; ++c) {
+        Register component;
+        component.name = intern(fmt::format("{}.{}", nameTok.text(), kComponents[c]));
+        component.type = type;
+        component.decl = declIndex;
+        f.registers.push_back(component);
+      }
     }
     f.regDecls.push_back(d);
     if (accept(',')) continue;
@@ -594,6 +604,15 @@ bool Parser::parseRegisterWord(std::string_view text, const Token& at, Operand& 
   if (!selOk) {
     error(at, "invalid register selector '.{}'", selText);
     return false;
+  }
+  if (out.kind == OperandKind::Reg && fn_->registers[reg].vec && fn_->registers[reg].rangeIndex < 0 &&
+      selKind(sel) == SelKind::Comp && selCount(sel) == 1) {
+    if (selComponent(sel) >= fn_->registers[reg].vec) {
+      error(at, "register {} has no component '.{}'", name, selText);
+      return false;
+    }
+    out.index = reg + 1 + selComponent(sel);  // the component's own register (parseRegDecl)
+    return true;
   }
   out.sel = sel;
   return true;
@@ -903,7 +922,10 @@ bool Parser::parseOperand(Operand& out, unsigned depth) {
       }
       if (out.kind == OperandKind::Reg) {
         // sink before '|', already consumed
-      } else if (t[0] == '%') {
+      } else if (uint32_t vectorReg = 0; t[0] == '%' || (t.find('.') != std::string_view::npos &&
+                                                         lookupRegister(t.substr(0, t.find('.')), vectorReg))) {
+        // (a component of a vector register with a plain name: `.reg .v2 .f32 mx;` then `mx.x`, as CUTLASS's
+        // inline assembly writes it)
         if (!parseRegisterWord(t, tok_, out)) return false;
         next();
       } else {

@@ -42,6 +42,8 @@ void Parser::bindRegName(StrId name, uint32_t reg) {
 
 void Parser::bindRange(StrId name, uint32_t decl) {
   ensure(rangeBind_, name);
+  if (rangeOuter_.size() <= decl) rangeOuter_.resize(decl + 1);
+  rangeOuter_[decl] = rangeBind_[name];
   if (scope_ != 0)
     undo_.push_back(Undo{Undo::RegRange, name, rangeBind_[name], {}});
   else
@@ -98,12 +100,16 @@ bool Parser::lookupRegister(std::string_view name, uint32_t& reg) {
   if (digits > 0 && digits < name.size() && digits <= 9 && (digits == 1 || name[name.size() - digits] != '0')) {
     StrId prefix = m_.strings.find(name.substr(0, name.size() - digits));
     if (prefix != kNoStr && prefix < rangeBind_.size() && rangeBind_[prefix]) {
-      const RegDecl& d = fn_->regDecls[rangeBind_[prefix] - 1];
       uint32_t idx = 0;
       for (size_t i = name.size() - digits; i < name.size(); ++i) idx = idx * 10 + uint32_t(name[i] - '0');
-      if (idx < d.count) {
-        reg = d.firstReg + idx;
-        return true;
+      // an inner block's %f<11> hides %f0..%f10 of the outer %f<2522> only: %f2521 is still the outer one
+      // (ptxas takes it so; CUTLASS's inline assembly declares small ranges inside blocks)
+      for (uint32_t decl = rangeBind_[prefix]; decl; decl = rangeOuter_[decl - 1]) {
+        const RegDecl& d = fn_->regDecls[decl - 1];
+        if (idx < d.count) {
+          reg = d.firstReg + idx;
+          return true;
+        }
       }
     }
   }

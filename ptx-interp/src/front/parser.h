@@ -296,9 +296,10 @@ class Parser {
   uint32_t scope_ = 0;
   unsigned blockDepth_ = 0;
   uint32_t debugLoc_ = 0;
-  std::vector<uint32_t> regBind_;    // StrId -> register id + 1
-  std::vector<uint32_t> rangeBind_;  // StrId -> RegDecl index + 1
-  std::vector<uint32_t> labelBind_;  // StrId -> label id + 1
+  std::vector<uint32_t> regBind_;     // StrId -> register id + 1
+  std::vector<uint32_t> rangeBind_;   // StrId -> RegDecl index + 1
+  std::vector<uint32_t> rangeOuter_;  // RegDecl index -> the range of the same prefix it hides (index + 1, or 0)
+  std::vector<uint32_t> labelBind_;   // StrId -> label id + 1
   std::vector<SymBinding> localBind_;
   std::vector<StrId> touched_;  // names bound in this function, cleared at its end
   std::vector<Undo> undo_;
