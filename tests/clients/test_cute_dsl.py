@@ -10,6 +10,7 @@ import pytest
 
 import cutlass
 import cutlass.cute as cute
+import cutlass.utils.hopper_helpers as sm90_utils
 from cutlass.cute.runtime import from_dlpack
 
 
@@ -156,5 +157,57 @@ def test_warp_mma_f16_f32():
     c = cp.zeros((16, 8), dtype=cp.float32)
     args = [from_dlpack(x, assumed_align=16) for x in (a, b, c)]
     cute.compile(mma_16x8x16, *args)(*args)
+    cp.cuda.runtime.deviceSynchronize()
+    np.testing.assert_array_equal(c.get(), a.get().astype(np.float32) @ b.get().astype(np.float32).T)
+
+
+@cute.kernel
+def wgmma_kernel(tiled_mma: cute.TiledMma, gA: cute.Tensor, gB: cute.Tensor, gC: cute.Tensor,
+                 a_smem: cute.ComposedLayout, b_smem: cute.ComposedLayout):
+    tidx, _, _ = cute.arch.thread_idx()
+    smem = cutlass.memory.SmemAllocator()
+    sA = smem.allocate_tensor(cutlass.Float16, a_smem.outer, byte_alignment=1024, swizzle=a_smem.inner)
+    sB = smem.allocate_tensor(cutlass.Float16, b_smem.outer, byte_alignment=1024, swizzle=b_smem.inner)
+    # every thread copies its share of A (64 x 64) and B (64 x 64, K-major) into the swizzled tiles
+    for i in cutlass.range(tidx, 64 * 64, 128):
+        sA[(i // 64, i % 64, 0)] = gA[i // 64, i % 64]
+        sB[(i // 64, i % 64, 0)] = gB[i // 64, i % 64]
+    cute.arch.fence_proxy("async.shared", space="cta")
+    cute.arch.sync_threads()
+    thr = tiled_mma.get_slice(tidx)
+    tCrA = tiled_mma.make_fragment_A(thr.partition_A(sA))
+    tCrB = tiled_mma.make_fragment_B(thr.partition_B(sB))
+    tCgC = thr.partition_C(gC)
+    acc = cute.make_rmem_tensor(tCgC.shape, cutlass.Float32)
+    tiled_mma.set(cute.nvgpu.warpgroup.Field.ACCUMULATE, False)
+    cute.nvgpu.warpgroup.fence()
+    for k in cutlass.range_constexpr(cute.size(tCrA, mode=[2])):
+        cute.gemm(tiled_mma, acc, tCrA[(None, None, k, 0)], tCrB[(None, None, k, 0)], acc)
+        tiled_mma.set(cute.nvgpu.warpgroup.Field.ACCUMULATE, True)
+    cute.nvgpu.warpgroup.commit_group()
+    cute.nvgpu.warpgroup.wait_group(0)
+    cute.autovec_copy(acc, tCgC)
+
+
+@cute.jit
+def wgmma_64x64x64(mA: cute.Tensor, mB: cute.Tensor, mC: cute.Tensor):
+    k_major = cutlass.tensor_utils.LayoutEnum.ROW_MAJOR
+    tiled_mma = sm90_utils.make_trivial_tiled_mma(cutlass.Float16, cutlass.Float16, k_major.sm90_mma_major_mode(),
+                                                  k_major.sm90_mma_major_mode(), cutlass.Float32, (1, 1, 1),
+                                                  tiler_mn=(64, 64))
+    a_smem = sm90_utils.make_smem_layout_a(k_major, (64, 64, 64), cutlass.Float16, 1)
+    b_smem = sm90_utils.make_smem_layout_b(k_major, (64, 64, 64), cutlass.Float16, 1)
+    wgmma_kernel(tiled_mma, mA, mB, mC, a_smem, b_smem).launch(grid=(1, 1, 1), block=(128, 1, 1),
+                                                                smem=2 * 64 * 64 * 2 + 2048)
+
+
+def test_warpgroup_mma_swizzled_shared_tiles():
+    # one warpgroup's wgmma.mma_async m64n64k16, four times along K, from 128-byte-swizzled shared tiles (Hopper)
+    rng = np.random.default_rng(4)
+    a = cp.asarray(rng.integers(-3, 4, (64, 64)).astype(np.float16))
+    b = cp.asarray(rng.integers(-3, 4, (64, 64)).astype(np.float16))
+    c = cp.zeros((64, 64), dtype=cp.float32)
+    args = [from_dlpack(x, assumed_align=16) for x in (a, b, c)]
+    cute.compile(wgmma_64x64x64, *args)(*args)
     cp.cuda.runtime.deviceSynchronize()
     np.testing.assert_array_equal(c.get(), a.get().astype(np.float32) @ b.get().astype(np.float32).T)
