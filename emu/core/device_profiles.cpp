@@ -86,6 +86,38 @@ DeviceProfile gb10Profile() {
   return p;
 }
 
+// L4 (AD104, compute capability 8.9: Ada), the data-centre GPU of many cloud CI machines. Per-SM limits from the CUDA
+// C++ Programming Guide's table for 8.9: 1536 resident threads and 24 blocks per SM, 64K registers, 100 KB of shared
+// memory per SM of which 99 KB for one block after the opt-in, 1 KB reserved per block; FP64 at 1/64 of FP32. NVIDIA's
+// L4 datasheet: 7,424 CUDA cores (58 SMs at 128 per SM), 24 GB GDDR6 on a 192-bit bus at 300 GB/s (12.5 Gbps; the
+// driver reports half the data rate as the memory clock), boost clock 2040 MHz, PCI Express 4.0 x16; 48 MB of L2
+// (AD104's). PCI device id 0x27b8 (PCI ID database). No clusters or tensor maps (compute capability 9 features: the
+// attribute table answers 0 for them), two copy engines.
+DeviceProfile l4Profile() {
+  DeviceProfile p;
+  p.profileName = "l4";
+  p.name = "cuemu virtual L4";
+  p.ccMajor = 8;
+  p.ccMinor = 9;
+  p.smCount = 58;
+  p.clockRateKHz = 2040000;
+  p.memoryClockRateKHz = 6251000;
+  p.memoryBusWidthBits = 192;
+  p.l2CacheBytes = 48 * 1024 * 1024;
+  p.maxThreadsPerSm = 1536;
+  p.maxBlocksPerSm = 24;
+  p.sharedMemPerSm = 100 * 1024;
+  p.sharedMemPerBlockOptin = 99 * 1024;
+  p.singleToDoublePerfRatio = 64;
+  p.asyncEngineCount = 2;
+  p.memSyncDomainCount = 1;  // memory synchronization domains are a compute capability 9 feature
+  p.genericCompression = false;
+  p.pcieGeneration = 4;
+  p.pciDeviceId = 0x27b8;
+  p.pciSubsystemId = 0;
+  return p;
+}
+
 }  // namespace
 
 Expected<bool> DeviceProfile::validate() const {
@@ -109,7 +141,7 @@ Expected<bool> DeviceProfile::validate() const {
   return true;
 }
 
-std::vector<std::string> builtinProfileNames() { return {"h100", "h200", "rtx-pro-6000", "gb10"}; }
+std::vector<std::string> builtinProfileNames() { return {"h100", "h200", "rtx-pro-6000", "gb10", "l4"}; }
 
 Expected<DeviceProfile> builtinProfile(std::string_view name) {
   std::string key(name);
@@ -120,6 +152,7 @@ Expected<DeviceProfile> builtinProfile(std::string_view name) {
   // (-arch=sm_120) thinks of first.
   if (key == "rtx-pro-6000" || key == "sm_120" || key == "sm120") return rtxPro6000Profile();
   if (key == "gb10" || key == "sm_121" || key == "sm121") return gb10Profile();
+  if (key == "l4" || key == "sm_89" || key == "sm89") return l4Profile();
   std::string known;
   for (const auto& n : builtinProfileNames()) known += (known.empty() ? "" : ", ") + n;
   return makeError(CUDA_ERROR_INVALID_VALUE, fmt::format("unknown profile '{}' (known: {})", name, known));

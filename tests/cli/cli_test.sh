@@ -59,9 +59,12 @@ rm -rf "$lib" "$cache"
 # cuemu inspect: a binary's device code and the profiles that run it
 data="$(cd "$(dirname "$0")/../emu-fatbin/data" && pwd)"
 "$cuemu" inspect "$data/sm90.fatbin" "$data/sassonly.fatbin" >"$out"
-check "inspect: PTX for compute_90 runs on every profile" \
+check "inspect: PTX for compute_90 runs on every profile of compute capability 9 or more" \
   'grep -q "PTX   compute_90 " "$out" && [ "$(grep -c "1 of 1 fatbinaries have PTX it runs$" "$out")" -eq 4 ]'
-check "inspect: SASS-only code runs on no profile" 'grep -c "(none: this code cannot run there)" "$out" | grep -qx 4'
+check "inspect: the Ada profile (8.9) runs none of it" \
+  'grep -q "profile l4 .*(compute capability 8.9): 0 of 1 fatbinaries have PTX it runs (none" "$out"'
+check "inspect: SASS-only code runs on no profile (and compute_90 PTX not on l4)" \
+  'grep -c "(none: this code cannot run there)" "$out" | grep -qx 6'
 "$cuemu" inspect /nonexistent/lib.so >"$out"
 check "inspect: a file that cannot be read gives 1 and says why" '[ $? -eq 1 ] && grep -q "cannot read" "$out"'
 "$cuemu" run --dev-files maybe -- true 2>"$err"

@@ -58,7 +58,7 @@ TEST(ConfigTest, InvalidSettingsNameTheProblem) {
   EXPECT_NE(errorOf({{"device3_memory", "1G"}}).find("CUEMU_DEVICE3_MEMORY configures device 3, but there are only 1"),
             std::string::npos);
   EXPECT_NE(errorOf({{"device_profile", "rtx9090"}})
-                .find("unknown profile 'rtx9090' (known: h100, h200, rtx-pro-6000, gb10)"),
+                .find("unknown profile 'rtx9090' (known: h100, h200, rtx-pro-6000, gb10, l4)"),
             std::string::npos);
   EXPECT_NE(errorOf({{"device_memory", "1M"}}).find("outside 64 MiB"), std::string::npos);
   EXPECT_NE(errorOf({{"device_memory", "12 parsecs"}}).find("unknown unit"), std::string::npos);
@@ -149,6 +149,20 @@ TEST(ConfigTest, ComputeCapability12Profiles) {
   ASSERT_TRUE(config);
   EXPECT_EQ(config->devices[0].ccMajor, 9);  // the default stays the H100
   EXPECT_EQ(config->devices[1].ccMajor, 12);
+}
+
+// The Ada profile (L4): the Programming Guide's 8.9 per-SM limits, the part's own size; reachable by its SM name.
+TEST(ConfigTest, AdaL4Profile) {
+  auto l4 = builtinProfile("sm_89");
+  ASSERT_TRUE(l4);
+  EXPECT_EQ(l4->profileName, "l4");
+  EXPECT_EQ(l4->ccMajor * 10 + l4->ccMinor, 89);
+  EXPECT_EQ(l4->smCount, 58);
+  EXPECT_EQ(l4->maxThreadsPerSm, 1536);
+  EXPECT_EQ(l4->maxBlocksPerSm, 24);
+  EXPECT_EQ(l4->sharedMemPerSm, 100 * 1024);
+  EXPECT_EQ(l4->sharedMemPerBlockOptin, 99 * 1024);
+  EXPECT_EQ(l4->l2CacheBytes, 48 * 1024 * 1024);
 }
 
 TEST(ContextInternalsTest, StorageDestructorsRunWhenTheContextIsDestroyed) {
