@@ -18,7 +18,9 @@
 #   int4/FP8 x bf16 grouped GEMMs, two modes), 61 (top-K softmax fused into the epilogue: vector registers and
 #   register ranges declared inside blocks of its inline assembly), and on the l4 profile (Ada) 64 (grouped FP8
 #   GEMM: sm_89's FP8 mma.sync).
-#   Not listed: 69's mode 2 prints nothing; 61 with batches (--l above 1), whose host reference checks batch 0 only.
+#   Not listed: 69's mode 2 prints nothing; 61 with batches (--l above 1), whose host reference checks batch 0 only,
+#   and with --k=128, whose softmax differs from the host's by more than its 1e-5 threshold: both fail on an H200
+#   with the same relative errors as on cuemu (tools/gpu-probe/results/cutlass61-h200-2026-11-28.txt).
 # The wheel and the built examples stay under BUILD_DIR/clients-cutlass (rebuilt when nvcc or the wheel changes).
 # Exit 77 (ctest: skipped) without nvcc or PyPI.
 set -uo pipefail
@@ -84,7 +86,7 @@ if [ "$all" = "--all" ]; then
              "68_hopper_fp8_warp_specialized_grouped_gemm_with_blockwise_scaling/68_hopper_fp8_warp_specialized_grouped_gemm_with_blockwise_scaling:90a:h100:$small --groups=2"
              "69_hopper_mixed_dtype_grouped_gemm/69_hopper_mixed_dtype_grouped_gemm:90a:h100:$small --groups=2 --mode=0"
              "69_hopper_mixed_dtype_grouped_gemm/69_hopper_mixed_dtype_grouped_gemm:90a:h100:$small --groups=2 --mode=1"
-             "61_hopper_gemm_with_topk_and_softmax/61_hopper_gemm_with_topk_and_softmax:90a:h100:--m=256 --n=16 --k=128 --iterations=0"
+             "61_hopper_gemm_with_topk_and_softmax/61_hopper_gemm_with_topk_and_softmax:90a:h100:--m=256 --iterations=0"
              "64_ada_fp8_gemm_grouped/ada_fp8_gemm_grouped:89:l4:--groups=3 --m=256 --n=128 --k=256 --iterations=1")
 fi
 
