@@ -148,17 +148,21 @@ def mma_16x8x16(mA: cute.Tensor, mB: cute.Tensor, mC: cute.Tensor):
     mma_kernel(cute.make_tiled_mma(op), mA, mB, mC).launch(grid=(1, 1, 1), block=(32, 1, 1))
 
 
-def test_warp_mma_f16_f32():
-    # one mma.sync m16n8k16: C (16x8, f32) = A (16x16) B^T, B given as 8x16 (K-major); small integers, so the f32
-    # sums are exact whatever the order
-    rng = np.random.default_rng(3)
-    a = cp.asarray(rng.integers(-4, 5, (16, 16)).astype(np.float16))
-    b = cp.asarray(rng.integers(-4, 5, (8, 16)).astype(np.float16))
-    c = cp.zeros((16, 8), dtype=cp.float32)
+def check_product(gemm, m, n, k, seed):
+    """C (m x n, f32) = A (m x k) B^T with B given as n x k (K-major), both f16 of small integers, so that the f32
+    sums are exact whatever the order; compared with NumPy's."""
+    rng = np.random.default_rng(seed)
+    a = cp.asarray(rng.integers(-4, 5, (m, k)).astype(np.float16))
+    b = cp.asarray(rng.integers(-4, 5, (n, k)).astype(np.float16))
+    c = cp.zeros((m, n), dtype=cp.float32)
     args = [from_dlpack(x, assumed_align=16) for x in (a, b, c)]
-    cute.compile(mma_16x8x16, *args)(*args)
+    cute.compile(gemm, *args)(*args)
     cp.cuda.runtime.deviceSynchronize()
     np.testing.assert_array_equal(c.get(), a.get().astype(np.float32) @ b.get().astype(np.float32).T)
+
+
+def test_warp_mma_f16_f32():
+    check_product(mma_16x8x16, 16, 8, 16, seed=3)  # one mma.sync m16n8k16
 
 
 @cute.kernel
@@ -203,11 +207,4 @@ def wgmma_64x64x64(mA: cute.Tensor, mB: cute.Tensor, mC: cute.Tensor):
 
 def test_warpgroup_mma_swizzled_shared_tiles():
     # one warpgroup's wgmma.mma_async m64n64k16, four times along K, from 128-byte-swizzled shared tiles (Hopper)
-    rng = np.random.default_rng(4)
-    a = cp.asarray(rng.integers(-3, 4, (64, 64)).astype(np.float16))
-    b = cp.asarray(rng.integers(-3, 4, (64, 64)).astype(np.float16))
-    c = cp.zeros((64, 64), dtype=cp.float32)
-    args = [from_dlpack(x, assumed_align=16) for x in (a, b, c)]
-    cute.compile(wgmma_64x64x64, *args)(*args)
-    cp.cuda.runtime.deviceSynchronize()
-    np.testing.assert_array_equal(c.get(), a.get().astype(np.float32) @ b.get().astype(np.float32).T)
+    check_product(wgmma_64x64x64, 64, 64, 64, seed=4)
