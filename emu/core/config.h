@@ -6,7 +6,8 @@
 //                                variable (CUEMU_DEVICE_COUNT = 2). Environment variables override the file.
 //   CUEMU_DEVICE_COUNT=n         number of devices, 0..64 (default 1; 0 makes cuInit fail with NO_DEVICE)
 //   CUEMU_DEVICE_PROFILE=name    profile of every device: h100 (default), h200, rtx-pro-6000 (compute capability
-//                                12.0, also "sm_120") or gb10 (12.1, also "sm_121"); docs/devices.md
+//                                12.0, also "sm_120"), gb10 (12.1, also "sm_121") or l4 (8.9, also "sm_89");
+//                                docs/devices.md
 //   CUEMU_DEVICE_MEMORY=size     memory each device reports: bytes, or with K/M/G/T (KiB, MiB, ...) suffix;
 //                                default: half of the host's physical memory
 //   CUEMU_DEVICE_NAME=text       name every device reports (default: the profile's)

@@ -562,9 +562,10 @@ Expected<std::vector<uint8_t>> packKernelParams(const ptx::exec::KernelInfo& inf
 
 uint64_t sharedBytesLimit(const Function& function, const Device& device) {
   const auto& info = function.info();
-  // 48 KiB per block unless cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) opted in to more.
+  // 48 KiB per block (the device's MAX_SHARED_MEMORY_PER_BLOCK) unless
+  // cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) opted in to more.
   int maxDynamic = function.maxDynamicSharedBytes.load();
-  uint64_t limit = 49152;
+  uint64_t limit = uint64_t(attribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, 49152));
   if (maxDynamic >= 0) limit = std::max<uint64_t>(limit, uint64_t(maxDynamic) + info.staticSharedBytes);
   // Static shared memory alone may pass 48 KiB up to the opt-in maximum (49,156 static bytes launch on an H100,
   // driver 580; more fails the load, or wraps negative and fails the launch).
@@ -590,7 +591,7 @@ int maxActiveBlocksPerSm(const Function& function, const Device& device, int blo
   int regs = std::max(function.reportedRegisters(), 16);
   int regsPerWarp = ((regs * 32 + 255) / 256) * 256;  // allocation unit of 256 registers per warp
   int byRegs = regsPerSm / std::max(1, regsPerWarp * warpsPerBlock);
-  size_t shared = (info.staticSharedBytes + dynamicShared + reservedPerBlock + 127) / 128 * 128;
+  size_t shared = ptx::exec::sharedAllocationBytes(info.staticSharedBytes + dynamicShared + reservedPerBlock);
   int byShared = shared ? int(sharedPerSm / shared) : maxBlocksPerSm;
   return std::max(0, std::min({byThreads, byRegs, byShared, maxBlocksPerSm}));
 }

@@ -223,7 +223,9 @@ CUresult functionAttribute(int* out, CUfunction_attribute attribute, Function& f
     case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA: *out = f.module().image().cacheModeCa; break;
     case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: {
       int set = f.maxDynamicSharedBytes.load();
-      *out = set >= 0 ? set : std::max(0, 49152 - int(info.staticSharedBytes));
+      *out = set >= 0 ? set
+                      : std::max(0, deviceAttribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, 49152) -
+                                        int(info.staticSharedBytes));
       break;
     }
     case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *out = f.preferredCarveout.load(); break;
@@ -534,7 +536,8 @@ CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t* dynamicSmemSize, CUfunc
     // A launch may not use more than the function's limit (48 KiB minus static unless raised with
     // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES): an H100 answers at most that (cuda.core's occupancy tests).
     int set = f.maxDynamicSharedBytes.load();
-    long functionLimit = set >= 0 ? set : std::max(0L, 49152L - long(f.info().staticSharedBytes));
+    const long perBlockDefault = deviceAttribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, 49152);
+    long functionLimit = set >= 0 ? set : std::max(0L, perBlockDefault - long(f.info().staticSharedBytes));
     long limit = std::min<long>(optIn - long(f.info().staticSharedBytes), functionLimit);
     *dynamicSmemSize = size_t(std::max(0L, std::min<long>(perBlock, limit)));
     return CUDA_SUCCESS;

@@ -39,6 +39,12 @@ struct Dim3 {
 // those. The device attribute CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK is the same number.
 constexpr uint32_t kReservedSharedBytes = 1024;
 constexpr uint32_t kReservedSharedUsed = 288;
+// A block's shared memory is allocated in units of this many bytes (an H200's %total_smem_size counts them, and its
+// occupancy calculator fits blocks by them: tools/gpu-probe/occupancy29.py).
+constexpr uint64_t kSharedAllocationUnit = 128;
+constexpr uint64_t sharedAllocationBytes(uint64_t bytes) {
+  return (bytes + kSharedAllocationUnit - 1) / kSharedAllocationUnit * kSharedAllocationUnit;
+}
 
 // ---- What compile() reports about a module -----------------------------------------------------------------
 

@@ -229,7 +229,7 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
       broadcastLanes(reinterpret_cast<uint32_t*>(ctx.rf.data + w * rfBytes + s.offset), v);
   }
   // a whole 128-byte allocation unit, which tensormap.replace may edit past a smaller block (isa/async_copy.cpp)
-  ctx.shared.reserve((size_t(job.sharedBytes) + 127) / 128 * 128 + 16,
+  ctx.shared.reserve(sharedAllocationBytes(job.sharedBytes) + 16,
                      std::max<size_t>(code.sharedAlign, kSharedBlockAlign));
   cta.shared = ctx.shared.data;
   cta.sharedBytes = job.sharedBytes;

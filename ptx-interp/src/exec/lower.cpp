@@ -192,7 +192,7 @@ uint32_t KernelLowerer::staticSharedBytes(uint32_t entryIr, bool ownOnly) {
   for (uint32_t f : order)
     for (const ptx::Variable& v : mod_.functions[f].locals)
       if (v.space == ptx::Space::shared) placeShared(v);
-  return sharedTop_ - kReservedSharedBytes;
+  return kernelSharedBytes();
 }
 
 KernelInfo declaredKernelInfo(const ptx::Module& module, uint32_t entryIr) {
@@ -426,7 +426,7 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
     instances_[k].codeIndex = uint32_t(prog_.functions.size());
     prog_.functions.push_back(fc);
   }
-  info.staticSharedBytes = sharedTop_ - kReservedSharedBytes;
+  info.staticSharedBytes = kernelSharedBytes();
   dynamicSharedBase_ = alignUp(sharedTop_, dynamicSharedAlign_);
   code_->dynamicSharedBase = dynamicSharedBase_;
   code_->sharedAlign = sharedAlign_;
@@ -754,7 +754,7 @@ void KernelLowerer::lowerKernel(uint32_t entryIr) {
   code_->localAlign = frameAlign_;
   info.localBytesPerThread = code_->localBytes;
   info.unsupported = code_->unsupported;
-  info.staticSharedBytes = sharedTop_ - kReservedSharedBytes;
+  info.staticSharedBytes = kernelSharedBytes();
   code_->usesBarriers = usesBarriers_;
   code_->fastPaths = rewriteMask_ & kRuntimeFastPaths;
   info.mayWaitForOtherWork = hasBackwardBranch_ && observesOthers_;

@@ -366,6 +366,7 @@ class KernelLowerer {
   // shared memory layout of this kernel
   std::map<uint32_t, uint32_t> moduleSharedOffset_;  // module global index -> shared offset
   uint32_t sharedTop_ = kReservedSharedBytes;        // shared addresses below it are the driver's
+  uint32_t kernelSharedBytes() const { return sharedTop_ - kReservedSharedBytes; }  // KernelInfo::staticSharedBytes
   bool hasDynamicShared_ = false;
   uint32_t frameAlign_ = 16;          // every frame's size is a multiple of the largest .local/.param alignment
   uint32_t sharedAlign_ = 16;         // largest .shared alignment (static and dynamic)

@@ -152,7 +152,7 @@ const Op* sreg(Warp& w, const Op* op) {
       break;
     }
     // (an H200: the kernel's bytes in 128-byte units; with the reserved bytes, exactly. smemwindow29.cu)
-    case ptx::SpecialReg::total_smem_size: v = (cta.sharedBytes - kReservedSharedBytes + 127) / 128 * 128; break;
+    case ptx::SpecialReg::total_smem_size: v = sharedAllocationBytes(cta.sharedBytes - kReservedSharedBytes); break;
     case ptx::SpecialReg::aggr_smem_size: v = cta.sharedBytes; break;
     case ptx::SpecialReg::reserved_smem_offset_end: v = kReservedSharedUsed; break;
     case ptx::SpecialReg::reserved_smem_offset_cap: v = kReservedSharedBytes; break;
