@@ -4,6 +4,7 @@
 #include "core/config.h"
 #include "core/device.h"
 #include "core/driver.h"
+#include "core/user_cache.h"
 
 #include <ptx/exec.h>
 
@@ -187,13 +188,6 @@ bool linkTo(const std::filesystem::path& target, const std::filesystem::path& li
 // The CUDA root whose ptxas is cuemu-ptxas (JAX's CUDA_ROOT, XLA's CUDA data folder): the installed one beside the
 // library, else, where the installation has none (a wheel cannot hold links), one made of links in the user's cache
 // folder, with the nvvm/ (libdevice) of the first toolkit found. Empty when there is no cuemu-ptxas either.
-// The user's cache folder (XDG_CACHE_HOME, else ~/.cache); empty when neither is known.
-std::filesystem::path userCacheFolder() {
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return xdg;
-  if (const char* home = std::getenv("HOME"); home && *home) return std::filesystem::path(home) / ".cache";
-  return {};
-}
-
 std::string ptxToolkitRoot(const std::string& libraryDir) {
   std::error_code ec;
   const std::filesystem::path installed = std::filesystem::path(libraryDir) / "ptx-toolkit";

@@ -1,5 +1,7 @@
 #include "core/companion_ptx.h"
 
+#include "core/user_cache.h"
+
 #include <fmt/format.h>
 
 #include <sys/stat.h>
@@ -76,10 +78,8 @@ double modificationTime(const fs::path& path) {
 }
 
 fs::path cacheFolder() {
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "cuemu" / "companion-ptx";
-  if (const char* home = std::getenv("HOME"); home && *home)
-    return fs::path(home) / ".cache" / "cuemu" / "companion-ptx";
-  return {};
+  const fs::path user = userCacheFolder();
+  return user.empty() ? user : user / "cuemu" / "companion-ptx";
 }
 
 bool definesAll(std::string_view ptx, const std::vector<std::string>& kernels) {
