@@ -4,6 +4,7 @@
 #   lib/cuemu/ptx-toolkit/{bin/ptxas -> ../../cuemu-ptxas, bin/nvlink, nvvm}   the CUDA root `cuemu run` gives JAX
 #   lib/cuemu/toolkit/lib64/libnvrtc.so.13 (libnvrtc.so.13 links there), toolkit/{include,bin,lib64/libcudadevrt.a}
 #                                        links to the CUDA toolkit, for CuPy (below)
+#   lib/cuemu/cuemu-nvcc, nvcc-shim/nvcc -> ../cuemu-nvcc   the nvcc `cuemu run` puts first on PATH (emu/nvcc)
 #   lib/cuemu/libcuemu-native.so         the native tier's compiler (where LLVM 14 was found; not in the wheel)
 #   bin/cuemu                                                                        finds lib/cuemu from bin/
 #   include/cuemu/{cuemu.h, cuda.h, cudaTypedefs.h, ...}                           cuemu's headers (not the toolkit's)
@@ -39,7 +40,8 @@ set(CUEMU_TOOLKIT_ROOT "${cuemu_default_toolkit_root}" CACHE PATH "CUDA toolkit 
 if(CUEMU_INSTALL_TOOLKIT_LAYOUT)
   install(TARGETS cuemu_nvrtc EXPORT cuemuTargets LIBRARY DESTINATION ${CUEMU_INSTALL_LIBDIR}/toolkit/lib64
           COMPONENT runtime NAMELINK_SKIP)
-  set(cuemu_links "libnvrtc.so.13=toolkit/lib64/libnvrtc.so.13;libnvrtc.so=libnvrtc.so.13")
+  set(cuemu_links "libnvrtc.so.13=toolkit/lib64/libnvrtc.so.13;libnvrtc.so=libnvrtc.so.13"
+                  "nvcc-shim/nvcc=../cuemu-nvcc")
   if(CUEMU_TOOLKIT_ROOT)
     list(APPEND cuemu_links "toolkit/include=${CUEMU_TOOLKIT_ROOT}/include" "toolkit/bin=${CUEMU_TOOLKIT_ROOT}/bin"
          "toolkit/lib64/libcudadevrt.a=${CUEMU_TOOLKIT_ROOT}/lib64/libcudadevrt.a"
@@ -73,6 +75,7 @@ if(TARGET cuemu-native AND NOT CUEMU_PORTABLE)
 endif()
 install(TARGETS cuemu_nvjitlink_lto RUNTIME DESTINATION ${CUEMU_INSTALL_LIBDIR} COMPONENT runtime)
 install(TARGETS cuemu_ptxas RUNTIME DESTINATION ${CUEMU_INSTALL_LIBDIR} COMPONENT runtime)
+install(TARGETS cuemu_nvcc RUNTIME DESTINATION ${CUEMU_INSTALL_LIBDIR} COMPONENT runtime)
 target_include_directories(cuda INTERFACE $<INSTALL_INTERFACE:${CUEMU_INSTALL_INCLUDEDIR}>)
 file(GLOB CUEMU_PUBLIC_HEADERS ${PROJECT_SOURCE_DIR}/include/*.h)
 install(FILES ${CUEMU_PUBLIC_HEADERS} DESTINATION ${CUEMU_INSTALL_INCLUDEDIR} COMPONENT development)

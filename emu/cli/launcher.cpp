@@ -75,6 +75,11 @@ const std::vector<Setting>& settings() {
        "on: kernels launched often are compiled to host code in the background and later launches run it (the "
        "native tier, docs/native-tier.md; needs libcuemu-native.so and LLVM 14, see `cuemu info`); off (default): "
        "every kernel is interpreted"},
+      {"--nvcc", "CUEMU_NVCC_SHIM", "MODE",
+       "on (default): `nvcc` on the program's PATH (and CuPy's NVCC) is cuemu-nvcc, which runs the toolkit's nvcc "
+       "and makes what it writes run here: a --cubin (PyCUDA, CuPy's nvcc backend) becomes the kernel's PTX, and "
+       "targets of real architectures only (-gencode arch=compute_90,code=sm_90) embed their PTX too; off: the "
+       "machine's nvcc"},
       {"--dev-files", "CUEMU_DEV_FILES", "MODE",
        "on (default): the program sees NVIDIA's device files /dev/nvidiactl and /dev/nvidia0.. (one per device; "
        "clients such as JAX look for them before they load the driver); off: it sees the machine's own /dev"},
@@ -110,7 +115,8 @@ std::vector<std::string> validateSettings(const SettingValues& values) {
     } else if (name == "CUEMU_BOUNDS") {
       if (value != "granule" && value != "exact")
         problems.push_back(fmt::format("{}={}: neither 'granule' nor 'exact'", name, value));
-    } else if (name == "CUEMU_IPC" || name == "CUEMU_DEV_FILES" || name == "CUEMU_NATIVE") {
+    } else if (name == "CUEMU_IPC" || name == "CUEMU_DEV_FILES" || name == "CUEMU_NATIVE" ||
+               name == "CUEMU_NVCC_SHIM") {
       if (value != "on" && value != "off" && value != "1" && value != "0")
         problems.push_back(fmt::format("{}={}: neither 'on' nor 'off'", name, value));
     } else if (name == "CUEMU_PTX_ISA") {
@@ -210,6 +216,23 @@ std::string ptxToolkitRoot(const std::string& libraryDir) {
   return root.string();
 }
 
+// The folder whose `nvcc` is cuemu-nvcc: the installed one beside the library (lib/cuemu/nvcc-shim; emu/nvcc-shim in
+// the build tree), else, where the installation has none (a wheel cannot hold links), one made in the user's cache
+// folder. Empty when there is no cuemu-nvcc.
+std::string nvccShimFolder(const std::string& libraryDir) {
+  std::error_code ec;
+  const std::filesystem::path installed = std::filesystem::path(libraryDir) / "nvcc-shim";
+  if (std::filesystem::exists(installed / "nvcc", ec)) return installed.string();
+  const std::filesystem::path shim = std::filesystem::path(libraryDir) / "cuemu-nvcc";
+  if (!std::filesystem::exists(shim, ec)) return {};
+  const std::filesystem::path cache = userCacheFolder();
+  if (cache.empty()) return {};
+  const auto folder = cache / "cuemu" / fmt::format("nvcc-shim-{:016x}", std::hash<std::string>{}(libraryDir));
+  std::filesystem::create_directories(folder, ec);
+  if (ec || !linkTo(shim, folder / "nvcc")) return {};
+  return folder.string();
+}
+
 // How many devices the program will see: the configuration as the chosen settings make it.
 unsigned deviceCountFor(const std::map<std::string, std::string>& set) {
   for (const char* name : {"CUEMU_DEVICE_COUNT", "CUEMU_CONFIG"})
@@ -286,6 +309,15 @@ std::vector<std::string> programEnvironment(const SettingValues& values, const s
     prependPreload(set, devFiles);
     set["CUEMU_DEV_FILE_COUNT"] = std::to_string(deviceCountFor(set));
   }
+  // Programs that compile CUDA C++ while they run (PyCUDA's SourceModule, CuPy's nvcc backend: nvcc --cubin, then
+  // cuModuleLoadData) or that the user builds under `cuemu run` get cuemu-nvcc first on PATH (emu/nvcc/nvcc.cpp),
+  // and CuPy, which takes NVCC before the toolkit's bin/nvcc, gets it there. A value of NVCC the user set stays.
+  if (std::string mode = settingValue(set, "CUEMU_NVCC_SHIM"); mode != "off" && mode != "0")
+    if (const std::string shim = nvccShimFolder(libraryDir); !shim.empty()) {
+      const std::string pathNow = settingValue(set, "PATH");
+      set["PATH"] = pathNow.empty() ? shim : shim + ":" + pathNow;
+      if (settingValue(set, "NVCC").empty()) set["NVCC"] = shim + "/nvcc";
+    }
   // XLA (JAX) assembles its PTX with the ptxas of the CUDA root it is given (JAX passes CUDA_ROOT, else the one in
   // its nvidia-cuda-nvcc wheel): cuemu's root has cuemu-ptxas as its ptxas, so XLA's "cubins" are PTX cuemu runs.
   const std::string ptxRoot = ptxToolkitRoot(libraryDir);
@@ -354,6 +386,9 @@ int statusOf(int waitStatus) {
 int execProgram(const std::vector<std::string>& argv, const std::vector<std::string>& environment) {
   auto args = pointers(argv);
   auto env = pointers(environment);
+  // execvpe looks the program up in this process's PATH: the program's own (cuemu run -- nvcc finds cuemu-nvcc)
+  for (const std::string& entry : environment)
+    if (entry.rfind("PATH=", 0) == 0) setenv("PATH", entry.c_str() + 5, 1);
   execvpe(args[0], args.data(), env.data());
   int error = errno;
   fmt::print(stderr, "cuemu: cannot run '{}': {}\n", argv[0], std::strerror(error));

@@ -180,12 +180,13 @@ Expected<CompiledImage> compileImage(const void* image, int ccMajor, int ccMinor
   if (!ptx) {
     Error refused = ptx.takeError();
     // A client that compiles its kernels at run time may give a driver older than its toolkit SASS and a newer
-    // one PTX (NVIDIA Warp: README.md, real clients).
+    // one PTX (NVIDIA Warp: README.md, real clients), or have nvcc write a cubin, which cuemu-nvcc makes PTX.
     if (refusedChosenSass(refused) && reportedDriverVersion() == kDriverVersion)
       refused.message +=
           "; a client that compiles its kernels itself may hand a driver older than its CUDA toolkit "
           "SASS: `cuemu run --driver-version 13.Y` reports its version (NVIDIA Warp: the toolkit "
-          "version wp.init() prints)";
+          "version wp.init() prints); one built by `nvcc --cubin` (PyCUDA) runs under `cuemu run`, whose nvcc "
+          "writes the kernel's PTX (cuemu-nvcc)";
     return refused;
   }
   for (const PtxText& unit : ptx->units)

@@ -4,6 +4,8 @@
 //   cli_probe sum       64 CTAs add their index + 1 to one word: 2080 in every order
 //   cli_probe slow      `spin` with 2,000,000 iterations in each of 64 CTAs: a grid that runs for seconds (the
 //                       progress line's test)
+//   cli_probe file F    loads the module in file F (PTX, a cubin or a fatbinary, as cuModuleLoadData takes them)
+//                       and runs its `fill(int* out)` with 1 CTA of 32 threads: prints "result" and the sum of out[]
 //   cli_probe streams   two streams: `spin` on stream A, an event, stream B waits for it and runs `after`, which
 //                       reads what `spin` wrote, then a copy back on B (the timeline test's program)
 // Prints "result N"; exits 3 when no libcuda.so.1 is found, 4 when a driver call fails.
@@ -11,6 +13,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 namespace {
 
@@ -92,13 +95,48 @@ int streams(void* library) {
   return 0;
 }
 
+// The module of a file: its kernel `fill` writes out[threadIdx.x] for 32 threads.
+int fromFile(void* library, const char* path) {
+  auto fn = [&](const char* name) { return reinterpret_cast<Fn>(dlsym(library, name)); };
+  std::FILE* f = std::fopen(path, "rb");
+  if (!f) {
+    std::fprintf(stderr, "cannot open %s\n", path);
+    return 2;
+  }
+  std::vector<char> image;
+  char chunk[4096];
+  for (size_t n; (n = std::fread(chunk, 1, sizeof chunk, f)) > 0;) image.insert(image.end(), chunk, chunk + n);
+  std::fclose(f);
+  image.push_back('\0');
+  int device = 0;
+  void *context = nullptr, *module = nullptr, *function = nullptr;
+  unsigned long long buffer = 0;
+  int values[32] = {};
+  void* params[] = {&buffer};
+  int loaded = -1;
+  bool ok =
+      fn("cuInit")(0) == 0 && fn("cuDeviceGet")(&device, 0) == 0 && fn("cuCtxCreate_v2")(&context, 0u, device) == 0 &&
+      (loaded = fn("cuModuleLoadData")(&module, image.data())) == 0 &&
+      fn("cuModuleGetFunction")(&function, module, "fill") == 0 && fn("cuMemAlloc_v2")(&buffer, sizeof values) == 0 &&
+      fn("cuLaunchKernel")(function, 1u, 1u, 1u, 32u, 1u, 1u, 0u, nullptr, params, nullptr) == 0 &&
+      fn("cuMemcpyDtoH_v2")(values, buffer, sizeof values) == 0 && fn("cuCtxDestroy_v2")(context) == 0;
+  if (!ok) {
+    std::fprintf(stderr, "a driver call failed (cuModuleLoadData: %d)\n", loaded);
+    return 4;
+  }
+  long sum = 0;
+  for (int v : values) sum += v;
+  std::printf("result %ld\n", sum);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const char* kernel = argc > 1 ? argv[1] : "sum";
   if (std::strcmp(kernel, "race") != 0 && std::strcmp(kernel, "sum") != 0 && std::strcmp(kernel, "streams") != 0 &&
-      std::strcmp(kernel, "slow") != 0) {
-    std::fprintf(stderr, "usage: cli_probe race|sum|slow|streams\n");
+      std::strcmp(kernel, "slow") != 0 && !(std::strcmp(kernel, "file") == 0 && argc > 2)) {
+    std::fprintf(stderr, "usage: cli_probe race|sum|slow|streams|file FILE\n");
     return 2;
   }
   void* library = dlopen("libcuda.so.1", RTLD_NOW);
@@ -107,6 +145,7 @@ int main(int argc, char** argv) {
     return 3;
   }
   if (std::strcmp(kernel, "streams") == 0) return streams(library);
+  if (std::strcmp(kernel, "file") == 0) return fromFile(library, argv[2]);
   auto fn = [&](const char* name) { return reinterpret_cast<Fn>(dlsym(library, name)); };
   int device = 0;
   void *context = nullptr, *module = nullptr, *function = nullptr;

@@ -10,7 +10,7 @@ check() {  # name, condition (a command)
 out=$(mktemp)
 err=$(mktemp)
 trap 'rm -f "$out" "$err"' EXIT
-unset TRITON_PTXAS_PATH TRITON_PTXAS_BLACKWELL_PATH TRITON_LIBCUDA_PATH LD_PRELOAD LD_LIBRARY_PATH CUEMU_DETERMINISTIC CUEMU_SCHEDULE_SEED CUEMU_DEVICE_PROFILE CUDA_FORCE_PTX_JIT CUPY_COMPILE_WITH_PTX CUEMU_PTX_ISA CUEMU_DEVICE_COUNT CUEMU_DEV_FILES CUDA_ROOT JAX_SKIP_CUDA_CONSTRAINTS_CHECK XLA_FLAGS
+unset NVCC CUEMU_NVCC_SHIM TRITON_PTXAS_PATH TRITON_PTXAS_BLACKWELL_PATH TRITON_LIBCUDA_PATH LD_PRELOAD LD_LIBRARY_PATH CUEMU_DETERMINISTIC CUEMU_SCHEDULE_SEED CUEMU_DEVICE_PROFILE CUDA_FORCE_PTX_JIT CUPY_COMPILE_WITH_PTX CUEMU_PTX_ISA CUEMU_DEVICE_COUNT CUEMU_DEV_FILES CUDA_ROOT JAX_SKIP_CUDA_CONSTRAINTS_CHECK XLA_FLAGS
 
 # Without the command the probe finds no driver; through it, cuemu's.
 "$probe" sum >/dev/null 2>&1
@@ -49,13 +49,52 @@ fi
 lib=$(mktemp -d)
 cache=$(mktemp -d)
 here_lib=$(cd "$(dirname "$cuemu")" && pwd)
-ln -s "$here_lib/libcuda.so.1" "$here_lib/cuemu-ptxas" "$lib/"
+ln -s "$here_lib/libcuda.so.1" "$here_lib/cuemu-ptxas" "$here_lib/cuemu-nvcc" "$lib/"
 CUEMU_LIBRARY_DIR=$lib XDG_CACHE_HOME=$cache "$cuemu" run -- sh -c 'echo "$CUDA_ROOT"; "$CUDA_ROOT/bin/ptxas" --version' >"$out"
 check "run: without an installed ptx-toolkit, CUDA_ROOT is one made in the cache folder, whose ptxas is cuemu-ptxas" \
   'grep -q "^$cache/cuemu/ptx-toolkit-" "$out" && grep -q "release 13.0," "$out"'
 CUEMU_LIBRARY_DIR=$lib XDG_CACHE_HOME=$cache "$cuemu" run -- sh -c 'echo "$CUDA_ROOT"' >"$err"
 check "run: a second run uses the same cached root" 'cmp -s <(head -1 "$out") "$err"'
+CUEMU_LIBRARY_DIR=$lib XDG_CACHE_HOME=$cache "$cuemu" run -- sh -c 'command -v nvcc' >"$out"
+check "run: without an installed nvcc-shim, nvcc on PATH is a link to cuemu-nvcc made in the cache folder" \
+  'grep -q "^$cache/cuemu/nvcc-shim-.*/nvcc$" "$out" && [ "$(readlink "$(cat "$out")")" = "$lib/cuemu-nvcc" ]'
 rm -rf "$lib" "$cache"
+# nvcc: cuemu-nvcc first on PATH (emu/nvcc/nvcc.cpp); its cubins are PTX, SASS-only targets get PTX too
+shim_dir="$(cd "$(dirname "$cuemu")" && pwd)/nvcc-shim"
+"$cuemu" run -- sh -c 'command -v nvcc; echo "$NVCC"' >"$out"
+check "run: nvcc on PATH and CuPy's NVCC are cuemu-nvcc" \
+  '[ "$(sed -n 1p "$out")" = "$shim_dir/nvcc" ] && [ "$(sed -n 2p "$out")" = "$shim_dir/nvcc" ]'
+NVCC=/opt/my/nvcc "$cuemu" run --nvcc off -- sh -c 'echo "${PATH%%:*} $NVCC"' >"$out"
+check "run: --nvcc off leaves PATH alone, and an NVCC the user set stays" \
+  '! grep -q nvcc-shim "$out" && grep -q " /opt/my/nvcc$" "$out"'
+if [ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null; then
+  work=$(mktemp -d)
+  printf 'extern "C" __global__ void fill(int* out) { out[threadIdx.x] = threadIdx.x * 3 + 1; }\n' >"$work/k.cu"
+  (cd "$work" && "$cuemu" run -- nvcc --version) >"$out" 2>&1
+  check "nvcc --version: the toolkit's text and a line naming cuemu-nvcc" \
+    'grep -q "release 13" "$out" && grep -q "^cuemu-nvcc: " "$out"'
+  (cd "$work" && "$cuemu" run -- nvcc --cubin -arch sm_90 k.cu) >"$out" 2>&1
+  check "nvcc --cubin (PyCUDA's way) writes k.cubin, the kernel's PTX for compute_90" \
+    '[ -f "$work/k.cubin" ] && grep -aq "^.target sm_90" "$work/k.cubin" && grep -aq ".entry fill" "$work/k.cubin"'
+  "$cuemu" run -- "$probe" file "$work/k.cubin" >"$out" 2>&1
+  check "the PTX cubin loads with cuModuleLoadData and runs" 'grep -qx "result 1520" "$out"'
+  (cd "$work" && "$cuemu" run -- nvcc --cubin -gencode arch=compute_80,code=sm_80 -o other.cubin k.cu) >"$out" 2>&1
+  check "nvcc --cubin with -gencode and -o: PTX for the gencode's architecture" \
+    'grep -aq "^.target sm_80" "$work/other.cubin"'
+  (cd "$work" && "$cuemu" run -- nvcc --cubin -arch sm_80 -arch sm_90 k.cu) >"$out" 2>&1
+  check "nvcc --cubin for two architectures is refused, as nvcc refuses it" \
+    '[ $? -ne 0 ] && grep -q "one architecture" "$out"'
+  (cd "$work" && "$cuemu" run -- nvcc --fatbin -gencode arch=compute_90,code=sm_90 -o k.fatbin k.cu) >"$out" 2>&1
+  "$cuemu" run -- "$probe" file "$work/k.fatbin" >"$out" 2>&1
+  check "nvcc --fatbin of a SASS-only -gencode embeds the PTX too: the fatbinary runs" 'grep -qx "result 1520" "$out"'
+  (cd "$work" && "$cuemu" run --nvcc off -- nvcc --fatbin -gencode arch=compute_90,code=sm_90 -o sass.fatbin k.cu \
+    || /usr/local/cuda/bin/nvcc --fatbin -gencode arch=compute_90,code=sm_90 -o sass.fatbin k.cu) >/dev/null 2>&1
+  "$cuemu" run -- "$probe" file "$work/sass.fatbin" >"$out" 2>&1
+  check "the toolkit's nvcc, for comparison: SASS only, which cuemu refuses" '[ $? -eq 4 ]'
+  (cd "$work" && "$cuemu" run -- nvcc --cubin -arch sm_90 broken.cu) >"$out" 2>&1
+  check "nvcc's own errors come through (a missing input)" '[ $? -ne 0 ] && grep -q "broken.cu" "$out"'
+  rm -rf "$work"
+fi
 # cuemu inspect: a binary's device code and the profiles that run it
 data="$(cd "$(dirname "$0")/../emu-fatbin/data" && pwd)"
 "$cuemu" inspect "$data/sm90.fatbin" "$data/sassonly.fatbin" >"$out"

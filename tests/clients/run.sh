@@ -14,6 +14,8 @@
 #   - Taichi (its own LLVM writes PTX) through `cuemu run`: test_taichi.py;
 #   - NVIDIA Warp (warp-lang: its NVRTC and PTX compiler inside) through `cuemu run --driver-version V`, V the CUDA
 #     version Warp was built with (it hands an older driver SASS): test_warp.py;
+#   - PyCUDA (built from PyPI's source against the toolkit; its kernels compile with `nvcc --cubin`, which cuemu-nvcc
+#     makes PTX) through `cuemu run`: test_pycuda.py;
 #   - CUTLASS's CuTe DSL (nvidia-cutlass-dsl, with CuPy arrays) through `cuemu run`: test_cute_dsl.py;
 #   - with CUEMU_CLIENTS_EXTRA="tensorflow cudf nvmath" (environments of 6.3, 3.6 and 2.9 GB, left out of CI for
 #     their time and disk): TensorFlow (tensorflow[and-cuda]: CUDA 12 libraries) and RAPIDS cuDF and cuML (cudf-cu13,
@@ -78,6 +80,9 @@ taichi=$build/clients-venv-taichi
 make_venv Taichi "$taichi" 1 pytest numpy taichi
 warp=$build/clients-venv-warp
 make_venv Warp "$warp" 1 pytest numpy warp-lang
+# PyCUDA is built from its source against the toolkit (CUDA_ROOT), which takes a few minutes once
+pycuda=$build/clients-venv-pycuda
+CUDA_ROOT=${CUDA_HOME:-/usr/local/cuda} make_venv PyCUDA "$pycuda" 1 pytest numpy pycuda
 cutedsl=$build/clients-venv-cute-dsl
 make_venv "CuTe DSL" "$cutedsl" 1 pytest numpy nvidia-cutlass-dsl cupy-cuda13x
 extra() { [[ " ${CUEMU_CLIENTS_EXTRA:-} " == *" $1 "* ]]; }
@@ -99,15 +104,18 @@ run() {  # LABEL VENV FILE
   echo "=== $1: $(basename "$3")"
   (cd "$here" && "$2/bin/python" -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning "$3") || failed=1
 }
-for v in "$newest" "$cudart130" "$cccl" "$triton" "$jax" "$taichi" "$warp" "$cutedsl" "$tf" "$cudf" "$nvmath"; do
+for v in "$newest" "$cudart130" "$cccl" "$triton" "$jax" "$taichi" "$warp" "$pycuda" "$cutedsl" "$tf" "$cudf" "$nvmath"; do
   [ -x "$v/bin/python" ] || continue
-  "$v/bin/python" -m pip list 2>/dev/null | grep -iE '^(cuda-bindings|cuda-core|cuda-cccl|numba-cuda|cupy-cuda13x|nvidia-cuda-nvrtc|nvidia-ml-py|triton|jax|jaxlib|jax-cuda13-plugin|tensorflow|cudf-cu13|cuml-cu13|taichi|warp-lang|nvmath-python|nvidia-cutlass-dsl) ' |
+  "$v/bin/python" -m pip list 2>/dev/null | grep -iE '^(cuda-bindings|cuda-core|cuda-cccl|numba-cuda|cupy-cuda13x|nvidia-cuda-nvrtc|nvidia-ml-py|triton|jax|jaxlib|jax-cuda13-plugin|tensorflow|cudf-cu13|cuml-cu13|taichi|warp-lang|pycuda|nvmath-python|nvidia-cutlass-dsl) ' |
     tr -s ' ' | sed 's/^/  /'
 done
 if ready "$newest"; then
   run "newest" "$newest" test_cuda_python.py
   run "newest" "$newest" test_numba_cuda.py
   run "newest" "$newest" test_cupy.py
+  echo "=== newest, through cuemu run (its nvcc is cuemu-nvcc): test_cupy.py -k nvcc_backend"
+  (cd "$here" && "$build/emu/cuemu" run -- "$newest/bin/python" -m pytest -q -p no:cacheprovider \
+    -W ignore::DeprecationWarning -k nvcc_backend test_cupy.py) || failed=1
   run "newest" "$newest" test_nvml.py
 fi
 ready "$cudart130" && run "cudart 13.0" "$cudart130" test_cuda_python.py
@@ -171,6 +179,12 @@ if ready "$warp"; then
 print("%d.%d" % warp._src.context.runtime.toolkit_version)' | tail -1)
   (cd "$here" && WARP_CACHE_PATH="$build/clients-cache/warp" "$build/emu/cuemu" run --driver-version \
     "${warp_ctk:-13.9}" -- "$warp/bin/python" -m pytest -q -p no:cacheprovider test_warp.py) || failed=1
+fi
+# PyCUDA compiles every kernel with `nvcc --cubin`: under `cuemu run` that nvcc is cuemu-nvcc, whose cubins are PTX
+if ready "$pycuda"; then
+  echo "=== PyCUDA, through cuemu run: test_pycuda.py"
+  (cd "$here" && "$build/emu/cuemu" run -- "$pycuda/bin/python" -m pytest -q -p no:cacheprovider test_pycuda.py) ||
+    failed=1
 fi
 # CUTLASS's CuTe DSL loads SASS it compiled itself: `cuemu run` has it keep the PTX (emu/core/companion_ptx.h)
 if ready "$cutedsl"; then

@@ -79,6 +79,28 @@ extern "C" __global__ void fill_segments(float* out, int segments, int width) {
     np.testing.assert_array_equal(out.get(), expected)
 
 
+def test_raw_kernel_with_the_nvcc_backend():
+    # CuPy's nvcc backend compiles with `nvcc -cubin` (NVCC, else the toolkit's bin/nvcc) and loads the cubin; under
+    # `cuemu run` NVCC is cuemu-nvcc, whose cubins are PTX (emu/nvcc/nvcc.cpp). NVIDIA's nvcc writes SASS.
+    nvcc = os.environ.get("NVCC", "nvcc")
+    try:
+        version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
+    except OSError:
+        version = ""
+    if "cuemu-nvcc" not in version:
+        pytest.skip("NVCC is not cuemu-nvcc (run through `cuemu run`)")
+    kernel = cp.RawKernel(r"""
+extern "C" __global__ void scale_rows(const double* x, double* y, int width) {
+  int row = blockIdx.x, col = threadIdx.x;
+  if (col < width) y[row * width + col] = x[row * width + col] * (row + 1) - col;
+}""", "scale_rows", backend="nvcc")
+    x = cp.arange(8 * 32, dtype=cp.float64).reshape(8, 32)
+    y = cp.empty_like(x)
+    kernel((8,), (32,), (x, y, cp.int32(32)))
+    expected = x.get() * np.arange(1, 9)[:, None] - np.arange(32)[None, :]
+    np.testing.assert_array_equal(y.get(), expected)
+
+
 def test_bfloat16_conversions_in_a_raw_kernel():
     kernel = cp.RawKernel(r"""
 #include <cuda_bf16.h>

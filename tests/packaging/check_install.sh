@@ -20,7 +20,7 @@ prefix=$work/prefix
 cmake --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1
 check "cmake --install succeeds" '[ $? -eq 0 ]'
 for f in bin/cuemu lib/cuemu/libcuda.so.1 lib/cuemu/libcuda.so lib/cuemu/libnvJitLink.so.13 lib/cuemu/libnvrtc.so.13 \
-  lib/cuemu/libnvidia-ml.so.1 lib/cuemu/libcuemu-dev-files.so lib/cuemu/cuemu-nvjitlink-lto lib/cuemu/cuemu-ptxas include/cuemu/cuda.h \
+  lib/cuemu/libnvidia-ml.so.1 lib/cuemu/libcuemu-dev-files.so lib/cuemu/cuemu-nvjitlink-lto lib/cuemu/cuemu-ptxas lib/cuemu/cuemu-nvcc include/cuemu/cuda.h \
   include/cuemu/cuemu.h lib/cmake/cuemu/cuemuConfig.cmake lib/cmake/cuemu/cuemuConfigVersion.cmake \
   lib/pkgconfig/cuemu.pc share/doc/cuemu/README.md; do
   check "installs $f" "[ -e '$prefix/$f' ]"
@@ -34,6 +34,8 @@ if grep -q '^CUEMU_TOOLKIT_ROOT:PATH=/' "$build/CMakeCache.txt"; then
   check "the ptx-toolkit root's ptxas is cuemu-ptxas, with libdevice" \
     "[ \"\$(readlink -f '$prefix/lib/cuemu/ptx-toolkit/bin/ptxas')\" = '$prefix/lib/cuemu/cuemu-ptxas' ] && [ -e '$prefix/lib/cuemu/ptx-toolkit/nvvm/libdevice/libdevice.10.bc' ]"
 fi
+check "lib/cuemu/nvcc-shim/nvcc is cuemu-nvcc (what \`cuemu run\` puts first on PATH)" \
+  "[ \"\$(readlink -f '$prefix/lib/cuemu/nvcc-shim/nvcc')\" = '$prefix/lib/cuemu/cuemu-nvcc' ]"
 check "installs nothing called libcuda outside lib/cuemu" \
   '[ -z "$(find "$prefix" -name "libcuda*" -not -path "$prefix/lib/cuemu/*")" ]'
 "$prefix/bin/cuemu" info >"$work/info" 2>&1
