@@ -6,6 +6,7 @@
 //                      by nvcc --ptx for the virtual architecture of the requested one (sm_90 -> compute_90). PyCUDA's
 //                      SourceModule and CuPy's nvcc backend compile this way and load the file with
 //                      cuModuleLoadData; a GPU would get SASS, which cuemu cannot run.
+//                      With --device-link it refuses: device linking gives SASS only.
 //   --version / -V     nvcc's text and a line that names this stand-in (clients that cache kernels by the
 //                      version, such as PyCUDA, then keep its cubins apart from the toolkit nvcc's).
 //   anything else      nvcc runs with the same arguments, except that each compilation target that names only real
@@ -445,6 +446,15 @@ std::string defaultCubinName(const std::string& input, const std::string& folder
 // nvcc --cubin, made PTX: each input compiled with --ptx into a private folder, its text written (with the NUL that
 // cuModuleLoadData reads up to) where nvcc would have written the cubin.
 int compileCubin(const fs::path& nvcc, CommandLine line) {
+  for (const Option& o : line.options)
+    if (named(o, "-dlink", "--device-link")) {
+      std::fprintf(stderr,
+                   "%s: --cubin --device-link: a device-linked cubin is SASS (nvlink links machine code), which cuemu "
+                   "cannot run; link relocatable code as PTX through the driver instead (cuLinkCreate, as NVRTC "
+                   "clients do: CuPy's default backend)\n",
+                   kSelf);
+      return 2;
+    }
   const std::string output = valueOf(line, "-o", "--output-file");
   const std::string outputFolder = valueOf(line, "-odir", "--output-directory");
   if (std::string error = cubinToPtx(line); !error.empty()) {

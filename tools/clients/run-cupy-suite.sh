@@ -3,7 +3,8 @@
 # "node-id<TAB>status" per test to OUT.tsv and the log to OUT.log (tools/clients/run-pytest-suite.sh does the run).
 #   CUPY_TESTS=/path/to/cupy/tests   the tests of the installed CuPy's release, e.g. for cupy-cuda13x 14.2.0:
 #                                    git --git-dir=<cupy clone> archive v14.2.0 tests | tar -x -C /work/upstream/cupy
-# On cuemu:   LD_LIBRARY_PATH=build/emu tools/clients/run-cupy-suite.sh /tmp/cupy-cuemu [JOBS] [--more | --cupyx | TEST...]
+# On cuemu:   build/emu/cuemu run -- tools/clients/run-cupy-suite.sh /tmp/cupy-cuemu [JOBS] [--more | --cupyx | TEST...]
+#             (through `cuemu run`, CuPy's NVCC is cuemu-nvcc: backend='nvcc' and cupyx.jit's thrust calls need it)
 # On a GPU:   tools/clients/run-cupy-suite.sh $OUT/cupy-gpu 16
 # Then:       tools/clients/compare.py GPU.tsv CUEMU.tsv tools/clients/cupy-known-differences.txt
 # --more runs the second list instead (4507 tests; about an hour with one worker on 2 shared cores): the driver's
