@@ -351,6 +351,67 @@ TEST_F(api_memory_Vmm, TwoMappingsShareMemory) {
   CU_EXPECT_OK(cuMemAddressFree(b, size));
 }
 
+// Pools that grow (ggml's, PyTorch's expandable segments) map physical allocations side by side in one reservation
+// and use the range as one: copies, sets and kernels cross the seams. A range that runs on into an unmapped part of
+// the reservation is refused.
+TEST_F(api_memory_Vmm, CopiesSetsAndKernelsCrossMappingsSideBySide) {
+  const size_t size = granularity;
+  CUdeviceptr va = 0;
+  CU_ASSERT_OK(cuMemAddressReserve(&va, 3 * size, 0, 0, 0));
+  CUmemGenericAllocationHandle first, second;
+  CU_ASSERT_OK(cuMemCreate(&first, size, &prop, 0));
+  CU_ASSERT_OK(cuMemCreate(&second, size, &prop, 0));
+  CU_ASSERT_OK(cuMemMap(va, size, 0, first, 0));
+  CU_ASSERT_OK(cuMemMap(va + size, size, 0, second, 0));
+  CUmemAccessDesc access{};
+  access.location = prop.location;
+  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  CU_ASSERT_OK(cuMemSetAccess(va, 2 * size, &access, 1));
+  std::vector<unsigned> pattern(2 * size / 4);
+  for (size_t i = 0; i < pattern.size(); ++i) pattern[i] = unsigned(i * 2654435761u);
+  CU_EXPECT_OK(cuMemcpyHtoD(va, pattern.data(), 2 * size));
+  CUdeviceptr plain = 0;
+  CU_ASSERT_OK(cuMemAlloc(&plain, 2 * size));
+  CU_EXPECT_OK(cuMemcpyDtoD(plain, va, 2 * size));
+  std::vector<unsigned> back(pattern.size());
+  CU_EXPECT_OK(cuMemcpyDtoH(back.data(), plain, 2 * size));
+  EXPECT_TRUE(back == pattern) << "a copy out of both mappings";
+  // a set and an asynchronous copy around the seam
+  CU_EXPECT_OK(cuMemsetD32(va + size - 64, 0x5ea15ea1, 32));
+  CU_EXPECT_OK(cuMemcpyDtoDAsync(plain, va + size / 2, size, nullptr));
+  CU_EXPECT_OK(cuCtxSynchronize());
+  unsigned seam[2] = {};
+  CU_EXPECT_OK(cuMemcpyDtoH(seam, plain + size / 2 - 4, 8));
+  EXPECT_EQ(seam[0], 0x5ea15ea1u);
+  EXPECT_EQ(seam[1], 0x5ea15ea1u);
+  // a kernel that writes across the seam
+  CUmodule m;
+  CU_ASSERT_OK(conf::LoadModule(&m, "vector.ptx"));
+  CUfunction fill;
+  CU_ASSERT_OK(cuModuleGetFunction(&fill, m, "fill_u32"));
+  CUdeviceptr at = va + size - 256;
+  unsigned value = 0x600d;
+  int n = 128;
+  void* params[] = {&at, &value, &n};
+  CU_ASSERT_OK(conf::Launch1D(fill, 1, 128, params));
+  CU_EXPECT_OK(cuCtxSynchronize());
+  std::vector<unsigned> filled(130);
+  CU_EXPECT_OK(cuMemcpyDtoH(filled.data(), at - 4, filled.size() * 4));
+  EXPECT_EQ(filled[1], 0x600du);
+  EXPECT_EQ(filled[128], 0x600du);
+  EXPECT_EQ(filled[129], pattern[(size + 256) / 4]) << "the word after the kernel's range is the pattern's";
+  // past the second mapping the reservation is not mapped
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemcpyHtoD(va + size, pattern.data(), 2 * size));
+  CU_EXPECT(CUDA_ERROR_INVALID_VALUE, cuMemsetD8(va + 2 * size - 8, 1, 16));
+  CU_EXPECT_OK(cuModuleUnload(m));
+  CU_EXPECT_OK(cuMemFree(plain));
+  CU_EXPECT_OK(cuMemUnmap(va, size));
+  CU_EXPECT_OK(cuMemUnmap(va + size, size));
+  CU_EXPECT_OK(cuMemRelease(first));
+  CU_EXPECT_OK(cuMemRelease(second));
+  CU_EXPECT_OK(cuMemAddressFree(va, 3 * size));
+}
+
 TEST_F(api_memory_Vmm, PropertiesFromHandleAndRetain) {
   CUdeviceptr va = 0;
   CU_ASSERT_OK(cuMemAddressReserve(&va, granularity, 0, 0, 0));

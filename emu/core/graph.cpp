@@ -383,7 +383,8 @@ namespace {
 
 // The allocation a memset node writes, checked: the whole 2D extent lies inside it (and, when it is about to
 // run, that the memory is writable: registered host memory may be read-only or unmapped by then).
-Expected<RegionPtr> memsetRegion(const CUDA_MEMSET_NODE_PARAMS& p, bool write) {
+Expected<RegionPtr> memsetRegion(const CUDA_MEMSET_NODE_PARAMS& p, bool write,
+                                 std::vector<RegionPtr>* continuation = nullptr) {
   if (p.elementSize != 1 && p.elementSize != 2 && p.elementSize != 4)
     return makeError(CUDA_ERROR_INVALID_VALUE, "memset element size is not 1, 2 or 4");
   if (!p.width || !p.height || p.dst % p.elementSize)
@@ -391,7 +392,8 @@ Expected<RegionPtr> memsetRegion(const CUDA_MEMSET_NODE_PARAMS& p, bool write) {
   size_t rowBytes = p.width * p.elementSize;
   if (p.height > 1 && p.pitch < rowBytes) return makeError(CUDA_ERROR_INVALID_VALUE, "memset pitch below its width");
   size_t extent = (p.height - 1) * p.pitch + rowBytes;
-  return deviceRange(p.dst, extent, write);
+  std::vector<RegionPtr> more;  // VMM mappings side by side (deviceRange)
+  return deviceRange(p.dst, extent, write, continuation ? continuation : &more);
 }
 
 // Holds `region`'s memory until the node's work has run (see RegionLease): memory freed after the launch checked
@@ -500,15 +502,22 @@ CUresult nodeWork(Context& context, const NodeData& data, StreamWork& work,
     std::vector<RegionLease> leases;
     if (CUresult r = leaseRegion(prepared->dst.region, leases)) return r;
     if (CUresult r = leaseRegion(prepared->src.region, leases)) return r;
+    for (const RegionPtr& more : prepared->dst.continuation)
+      if (CUresult r = leaseRegion(more, leases)) return r;
+    for (const RegionPtr& more : prepared->src.continuation)
+      if (CUresult r = leaseRegion(more, leases)) return r;
     work = [c = *prepared, leases = std::move(leases)] {
       c.run();
       return CUDA_SUCCESS;
     };
   } else if (auto* memset = std::get_if<MemsetNodeData>(&data)) {
-    auto region = memsetRegion(memset->params, /*write=*/true);
+    std::vector<RegionPtr> continuation;
+    auto region = memsetRegion(memset->params, /*write=*/true, &continuation);
     if (!region) return region.error().code;
     std::vector<RegionLease> leases;
     if (CUresult r = leaseRegion(*region, leases)) return r;
+    for (const RegionPtr& more : continuation)
+      if (CUresult r = leaseRegion(more, leases)) return r;
     work = [p = memset->params, leases = std::move(leases)] {
       fill2D(reinterpret_cast<uint8_t*>(p.dst), p.pitch, p.value, p.elementSize, p.width, p.height);
       return CUDA_SUCCESS;

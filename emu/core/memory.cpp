@@ -231,16 +231,49 @@ bool hostPoolHiddenFromDevice(const MemoryRegion& region) {
   return isHostPoolMemory(region) && !region.pool->deviceMayAccess(region.device);
 }
 
-Expected<RegionPtr> deviceRange(uint64_t address, uint64_t bytes, bool write) {
-  RegionPtr region = AddressSpace::instance().find(address);
-  if (!region) return makeError(CUDA_ERROR_INVALID_VALUE, fmt::format("{:#x} is not device memory", address));
-  if (!region->contains(address, bytes))
+namespace {
+
+bool mappingWithoutAccess(const MemoryRegion& region) {
+  return region.kind == MemoryKind::VmmMapping &&
+         region.accessFlags.load(std::memory_order_relaxed) == CU_MEM_ACCESS_FLAGS_PROT_NONE;
+}
+
+// [address, address+bytes) starts in `first` and runs past its end: the VMM mappings that continue it, each
+// starting where the one before ends and with access, or the reason there are none.
+Expected<std::vector<RegionPtr>> mappingsAfter(const RegionPtr& first, uint64_t address, uint64_t bytes) {
+  auto pastTheEnd = [&] {
     return makeError(CUDA_ERROR_INVALID_VALUE,
                      fmt::format("{} bytes at {:#x} run past the end of the {}-byte allocation at {:#x}", bytes,
-                                 address, region->size, region->start));
-  if (region->kind == MemoryKind::VmmMapping &&
-      region->accessFlags.load(std::memory_order_relaxed) == CU_MEM_ACCESS_FLAGS_PROT_NONE)
-    return makeError(CUDA_ERROR_INVALID_VALUE, "mapping without access");
+                                 address, first->size, first->start));
+  };
+  if (first->kind != MemoryKind::VmmMapping || address + bytes < address) return pastTheEnd();
+  std::vector<RegionPtr> more;
+  const uint64_t end = address + bytes;
+  for (uint64_t covered = first->start + first->size; covered < end;) {
+    RegionPtr next = AddressSpace::instance().find(covered);
+    if (!next || next->kind != MemoryKind::VmmMapping || next->start != covered) return pastTheEnd();
+    if (mappingWithoutAccess(*next)) return makeError(CUDA_ERROR_INVALID_VALUE, "mapping without access");
+    covered = next->start + next->size;
+    more.push_back(std::move(next));
+  }
+  return more;
+}
+
+}  // namespace
+
+Expected<RegionPtr> deviceRange(uint64_t address, uint64_t bytes, bool write, std::vector<RegionPtr>* continuation) {
+  RegionPtr region = AddressSpace::instance().find(address);
+  if (!region) return makeError(CUDA_ERROR_INVALID_VALUE, fmt::format("{:#x} is not device memory", address));
+  if (!region->contains(address, bytes)) {
+    auto more = continuation ? mappingsAfter(region, address, bytes)
+                             : Expected<std::vector<RegionPtr>>(makeError(
+                                   CUDA_ERROR_INVALID_VALUE,
+                                   fmt::format("{} bytes at {:#x} run past the end of the {}-byte allocation at {:#x}",
+                                               bytes, address, region->size, region->start)));
+    if (!more) return more.takeError();
+    *continuation = std::move(*more);
+  }
+  if (mappingWithoutAccess(*region)) return makeError(CUDA_ERROR_INVALID_VALUE, "mapping without access");
   if (hostPoolHiddenFromDevice(*region))
     return makeError(CUDA_ERROR_INVALID_VALUE,
                      fmt::format("{:#x} is memory of a pinned host pool without device access", address));
@@ -250,13 +283,19 @@ Expected<RegionPtr> deviceRange(uint64_t address, uint64_t bytes, bool write) {
   return region;
 }
 
-Expected<RegionPtr> anyRange(uint64_t address, uint64_t bytes, bool write) {
+Expected<RegionPtr> anyRange(uint64_t address, uint64_t bytes, bool write, std::vector<RegionPtr>* continuation) {
   AddressSpace& space = AddressSpace::instance();
   if (RegionPtr region = space.find(address)) {
-    if (!region->contains(address, bytes))
-      return makeError(
-          CUDA_ERROR_INVALID_VALUE,
-          fmt::format("{} bytes at {:#x} run past the end of the allocation at {:#x}", bytes, address, region->start));
+    if (!region->contains(address, bytes)) {
+      if (!continuation)
+        return makeError(CUDA_ERROR_INVALID_VALUE,
+                         fmt::format("{} bytes at {:#x} run past the end of the allocation at {:#x}", bytes, address,
+                                     region->start));
+      auto more = mappingsAfter(region, address, bytes);
+      if (!more) return more.takeError();
+      if (mappingWithoutAccess(*region)) return makeError(CUDA_ERROR_INVALID_VALUE, "mapping without access");
+      *continuation = std::move(*more);
+    }
     if (!registeredHostUsable(*region, address, bytes, write))
       return makeError(CUDA_ERROR_INVALID_VALUE,
                        fmt::format("registered host memory at {:#x} is read-only or no longer mapped", address));

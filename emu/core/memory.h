@@ -108,12 +108,19 @@ bool isHostPoolMemory(const MemoryRegion& region);
 // The region holding [address, address+bytes) on the device side (device, managed, pinned/registered host
 // memory addressed by its device pointer), or CUDA_ERROR_INVALID_VALUE. `write`: the range is a copy's or a set's
 // destination, which memory registered read-only cannot be (driver 580).
-Expected<RegionPtr> deviceRange(uint64_t address, uint64_t bytes, bool write = false);
+// `continuation`: where the caller can hold several regions (copies and sets), a range that starts in a VMM
+// mapping may run on into the mappings mapped right after it (cuMemMap side by side in one reservation, as pools
+// that grow do: ggml's, PyTorch's expandable segments; a GPU copies across the seams): those come back there, in
+// address order, each with access. Without it such a range is refused, as a range past any allocation's end.
+Expected<RegionPtr> deviceRange(uint64_t address, uint64_t bytes, bool write = false,
+                                std::vector<RegionPtr>* continuation = nullptr);
 
 // A pointer given where either side is allowed (cuMemcpy, CU_MEMORYTYPE_UNIFIED): a known region must hold
-// the whole range; an unknown pointer outside the device range is pageable host memory; an unknown pointer
-// inside the device range (freed memory) is CUDA_ERROR_INVALID_VALUE. Returns the region or null for host.
-Expected<RegionPtr> anyRange(uint64_t address, uint64_t bytes, bool write = false);
+// the whole range (or, with `continuation`, VMM mappings side by side, as deviceRange); an unknown pointer outside
+// the device range is pageable host memory; an unknown pointer inside the device range (freed memory) is
+// CUDA_ERROR_INVALID_VALUE. Returns the region or null for host.
+Expected<RegionPtr> anyRange(uint64_t address, uint64_t bytes, bool write = false,
+                             std::vector<RegionPtr>* continuation = nullptr);
 
 // Registered host memory stays the application's: it may unmap it (a GPU keeps the pinned pages; cuemu cannot) or
 // have registered it read-only. Whether [address, address+bytes) of such a region may still be read (or
@@ -168,7 +175,8 @@ struct CopySide {
   uint8_t* origin = nullptr;
   size_t pitch = 0;
   size_t slicePitch = 0;
-  RegionPtr region;  // the allocation (or array storage) it lies in; null for pageable host memory
+  RegionPtr region;                     // the allocation (or array storage) it lies in; null for pageable host memory
+  std::vector<RegionPtr> continuation;  // VMM mappings the side runs on into (deviceRange)
 };
 void copy3D(CopySide dst, CopySide src, size_t widthBytes, size_t height, size_t depth);
 

@@ -54,11 +54,11 @@ Expected<CopySide> resolveSide(const SideSpec& s, size_t width, size_t height, s
   uint64_t extent = (depth - 1) * slicePitch + (height - 1) * pitch + width;
   CopySide side;
   if (s.type == CU_MEMORYTYPE_DEVICE) {
-    auto region = deviceRange(first, extent, write);
+    auto region = deviceRange(first, extent, write, &side.continuation);
     if (!region) return region.takeError();
     side.region = *region;
   } else if (s.type == CU_MEMORYTYPE_UNIFIED) {
-    auto region = anyRange(first, extent, write);
+    auto region = anyRange(first, extent, write, &side.continuation);
     if (!region) return region.takeError();
     if (!*region) pageable = true;
     side.region = *region;

@@ -29,8 +29,18 @@ CUresult leaseFor(RegionPtr region, std::vector<RegionLease>& leases) {
   return r;
 }
 
-template <class Leases>
-CUresult checkSide(uint64_t pointer, Side side, size_t bytes, bool& pageable, bool write, Leases& leases) {
+// The leases of the VMM mappings a side runs on into (deviceRange's continuation).
+CUresult leaseAll(const std::vector<RegionPtr>& regions, std::vector<RegionLease>& leases) {
+  for (const RegionPtr& region : regions)
+    if (CUresult r = leaseFor(region, leases); r != CUDA_SUCCESS) return r;
+  return CUDA_SUCCESS;
+}
+
+// `more`: the leases of the VMM mappings past the first that the side runs on into (empty, no allocation, for the
+// other copies).
+template <class Leases> CUresult checkSide(uint64_t pointer, Side side, size_t bytes, bool& pageable, bool write,
+                                           Leases& leases, std::vector<RegionLease>& more) {
+  std::vector<RegionPtr> continuation;
   switch (side) {
     case Side::Host: {
       if (!pointer) return CUDA_ERROR_INVALID_VALUE;
@@ -39,18 +49,20 @@ CUresult checkSide(uint64_t pointer, Side side, size_t bytes, bool& pageable, bo
       return leaseFor(std::move(region), leases);
     }
     case Side::Device: {
-      auto region = deviceRange(pointer, bytes, write);
+      auto region = deviceRange(pointer, bytes, write, &continuation);
       if (!region) return region.error().code;
       // A copy that names a side device memory refuses a pinned host pool's memory even where the pool granted
       // the device access (driver 580: cuMemsetD8 takes it then, cuMemcpyDtoH does not).
       if (isHostPoolMemory(**region)) return CUDA_ERROR_INVALID_VALUE;
+      if (CUresult r = leaseAll(continuation, more); r != CUDA_SUCCESS) return r;
       return leaseFor(std::move(*region), leases);
     }
     case Side::Any: {
       if (!pointer) return CUDA_ERROR_INVALID_VALUE;
-      auto region = anyRange(pointer, bytes, write);
+      auto region = anyRange(pointer, bytes, write, &continuation);
       if (!region) return region.error().code;
       if (!*region) pageable = true;
+      if (CUresult r = leaseAll(continuation, more); r != CUDA_SUCCESS) return r;
       return leaseFor(std::move(*region), leases);
     }
   }
@@ -68,13 +80,15 @@ CUresult copyLinear(uint64_t dst, Side dstSide, uint64_t src, Side srcSide, size
   if (!bytes) return CUDA_SUCCESS;
   bool pageable = false;
   RegionLease dstLease, srcLease;  // no allocation on this path: most copies are small and frequent
-  if (CUresult r = checkSide(dst, dstSide, bytes, pageable, true, dstLease); r != CUDA_SUCCESS) return r;
-  if (CUresult r = checkSide(src, srcSide, bytes, pageable, false, srcLease); r != CUDA_SUCCESS) return r;
-  return submit(context, stream, async, pageable,
-                [dst, src, bytes, dstLease = std::move(dstLease), srcLease = std::move(srcLease)] {
-                  copyBytes(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), bytes);
-                  return CUDA_SUCCESS;
-                });
+  std::vector<RegionLease> more;   // (VMM mappings side by side only)
+  if (CUresult r = checkSide(dst, dstSide, bytes, pageable, true, dstLease, more); r != CUDA_SUCCESS) return r;
+  if (CUresult r = checkSide(src, srcSide, bytes, pageable, false, srcLease, more); r != CUDA_SUCCESS) return r;
+  return submit(
+      context, stream, async, pageable,
+      [dst, src, bytes, dstLease = std::move(dstLease), srcLease = std::move(srcLease), more = std::move(more)] {
+        copyBytes(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), bytes);
+        return CUDA_SUCCESS;
+      });
 }
 
 CUresult copyPeer(CUdeviceptr dst, CUcontext dstContext, CUdeviceptr src, CUcontext srcContext, size_t bytes,
@@ -90,13 +104,17 @@ CUresult copyStrided(const CUDA_MEMCPY3D_PEER& descriptor, CUstream stream, bool
   if (!prepared) return prepared.error().code;
   if (!prepared->widthBytes) return CUDA_SUCCESS;
   RegionLease dstLease, srcLease;
+  std::vector<RegionLease> more;
   if (CUresult r = leaseFor(prepared->dst.region, dstLease); r != CUDA_SUCCESS) return r;
   if (CUresult r = leaseFor(prepared->src.region, srcLease); r != CUDA_SUCCESS) return r;
-  return submit(context, stream, async, prepared->touchesPageableHost,
-                [copy = *prepared, dstLease = std::move(dstLease), srcLease = std::move(srcLease)] {
-                  copy.run();
-                  return CUDA_SUCCESS;
-                });
+  if (CUresult r = leaseAll(prepared->dst.continuation, more); r != CUDA_SUCCESS) return r;
+  if (CUresult r = leaseAll(prepared->src.continuation, more); r != CUDA_SUCCESS) return r;
+  return submit(
+      context, stream, async, prepared->touchesPageableHost,
+      [copy = *prepared, dstLease = std::move(dstLease), srcLease = std::move(srcLease), more = std::move(more)] {
+        copy.run();
+        return CUDA_SUCCESS;
+      });
 }
 
 CUresult copy3DPeer(const CUDA_MEMCPY3D_PEER* copy, CUstream stream, bool async) {
@@ -140,7 +158,7 @@ CUresult copyWithArray(uint8_t* dst, CUarray dstArray, size_t dstOffset, Side ds
         r != CUDA_SUCCESS)
       return r;
   } else if (bytes) {
-    if (CUresult r = checkSide(reinterpret_cast<uint64_t>(dst), dstSide, bytes, pageable, true, leases);
+    if (CUresult r = checkSide(reinterpret_cast<uint64_t>(dst), dstSide, bytes, pageable, true, leases, leases);
         r != CUDA_SUCCESS)
       return r;
   }
@@ -152,7 +170,7 @@ CUresult copyWithArray(uint8_t* dst, CUarray dstArray, size_t dstOffset, Side ds
         r != CUDA_SUCCESS)
       return r;
   } else if (bytes) {
-    if (CUresult r = checkSide(reinterpret_cast<uint64_t>(src), srcSide, bytes, pageable, false, leases);
+    if (CUresult r = checkSide(reinterpret_cast<uint64_t>(src), srcSide, bytes, pageable, false, leases, leases);
         r != CUDA_SUCCESS)
       return r;
   }
@@ -173,13 +191,16 @@ CUresult memset2D(CUdeviceptr dst, size_t pitch, uint32_t value, unsigned elemen
   if (height > 1 && (pitch < rowBytes || pitch % elementSize)) return CUDA_ERROR_INVALID_VALUE;
   if (height > 1 && (height - 1) > (SIZE_MAX - rowBytes) / pitch) return CUDA_ERROR_INVALID_VALUE;
   size_t extent = (height - 1) * pitch + rowBytes;
-  auto region = deviceRange(dst, extent, /*write=*/true);
+  std::vector<RegionPtr> continuation;
+  auto region = deviceRange(dst, extent, /*write=*/true, &continuation);
   if (!region) return region.error().code;
   RegionLease lease;
+  std::vector<RegionLease> more;
   if (CUresult r = leaseFor(std::move(*region), lease); r != CUDA_SUCCESS) return r;
+  if (CUresult r = leaseAll(continuation, more); r != CUDA_SUCCESS) return r;
   return submit(
       context, stream, async, false,
-      [=, lease = std::move(lease)] {
+      [=, lease = std::move(lease), more = std::move(more)] {
         fill2D(reinterpret_cast<uint8_t*>(dst), pitch, value, elementSize, width, height);
         return CUDA_SUCCESS;
       },
@@ -213,8 +234,8 @@ CUresult copyBatch(CUdeviceptr* dsts, CUdeviceptr* srcs, size_t* sizes, size_t c
   for (size_t i = 0; i < count; ++i) {
     CUresult r = CUDA_SUCCESS;
     if (!sizes[i]) r = CUDA_ERROR_INVALID_VALUE;
-    if (r == CUDA_SUCCESS) r = checkSide(dsts[i], Side::Any, sizes[i], pageable, true, leases);
-    if (r == CUDA_SUCCESS) r = checkSide(srcs[i], Side::Any, sizes[i], pageable, false, leases);
+    if (r == CUDA_SUCCESS) r = checkSide(dsts[i], Side::Any, sizes[i], pageable, true, leases, leases);
+    if (r == CUDA_SUCCESS) r = checkSide(srcs[i], Side::Any, sizes[i], pageable, false, leases, leases);
     if (r != CUDA_SUCCESS) {
       if (failIdx) *failIdx = i;
       return r;
@@ -287,6 +308,8 @@ CUresult copy3DBatch(size_t numOps, CUDA_MEMCPY3D_BATCH_OP* opList, size_t* fail
     pageable |= prepared->touchesPageableHost;
     CUresult leased = leaseFor(prepared->dst.region, leases);
     if (leased == CUDA_SUCCESS) leased = leaseFor(prepared->src.region, leases);
+    if (leased == CUDA_SUCCESS) leased = leaseAll(prepared->dst.continuation, leases);
+    if (leased == CUDA_SUCCESS) leased = leaseAll(prepared->src.continuation, leases);
     if (leased != CUDA_SUCCESS) {
       if (failIdx) *failIdx = i;
       return leased;
