@@ -400,23 +400,31 @@ std::optional<fs::path> realNvcc() {
   return std::nullopt;
 }
 
-int run(const fs::path& nvcc, const std::vector<std::string>& args) {
+// An exec'able command line: the program, then the arguments (the strings stay owned here).
+struct ExecLine {
+  std::string program;
+  std::vector<std::string> args;
   std::vector<char*> argv;
-  std::string program = nvcc.string();
-  argv.push_back(program.data());
-  std::vector<std::string> copies = args;
-  for (std::string& a : copies) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const pid_t child = fork();
-  if (child < 0) {
-    std::fprintf(stderr, "%s: cannot start %s: %s\n", kSelf, program.c_str(), std::strerror(errno));
-    return 2;
+  ExecLine(const fs::path& nvcc, const std::vector<std::string>& arguments) : program(nvcc.string()), args(arguments) {
+    argv.push_back(program.data());
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
   }
-  if (child == 0) {
+  [[noreturn]] void exec(int status) {
     execv(program.c_str(), argv.data());
     std::fprintf(stderr, "%s: cannot run %s: %s\n", kSelf, program.c_str(), std::strerror(errno));
-    _exit(127);
+    _exit(status);
   }
+};
+
+int run(const fs::path& nvcc, const std::vector<std::string>& args) {
+  ExecLine line(nvcc, args);
+  const pid_t child = fork();
+  if (child < 0) {
+    std::fprintf(stderr, "%s: cannot start %s: %s\n", kSelf, line.program.c_str(), std::strerror(errno));
+    return 2;
+  }
+  if (child == 0) line.exec(127);
   int status = 0;
   while (waitpid(child, &status, 0) < 0)
     if (errno != EINTR) return 2;
@@ -425,15 +433,8 @@ int run(const fs::path& nvcc, const std::vector<std::string>& args) {
 }
 
 [[noreturn]] void replaceWith(const fs::path& nvcc, const std::vector<std::string>& args) {
-  std::vector<char*> argv;
-  std::string program = nvcc.string();
-  argv.push_back(program.data());
-  std::vector<std::string> copies = args;
-  for (std::string& a : copies) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  execv(program.c_str(), argv.data());
-  std::fprintf(stderr, "%s: cannot run %s: %s\n", kSelf, program.c_str(), std::strerror(errno));
-  std::exit(2);
+  std::fflush(nullptr);
+  ExecLine(nvcc, args).exec(2);
 }
 
 // nvcc's own name for the cubin of an input: its file name with the extension replaced, in the output directory
