@@ -4,7 +4,8 @@
 #   lib/cuemu/ptx-toolkit/{bin/ptxas -> ../../cuemu-ptxas, bin/nvlink, nvvm}   the CUDA root `cuemu run` gives JAX
 #   lib/cuemu/toolkit/lib64/libnvrtc.so.13 (libnvrtc.so.13 links there), toolkit/{include,bin,lib64/libcudadevrt.a}
 #                                        links to the CUDA toolkit, for CuPy (below)
-#   lib/cuemu/cuemu-nvcc, nvcc-shim/nvcc -> ../cuemu-nvcc   the nvcc `cuemu run` puts first on PATH (emu/nvcc)
+#   lib/cuemu/cuemu-nvcc, nvcc-shim/{bin/nvcc -> ../../cuemu-nvcc, lib64, include}   a CUDA root whose nvcc is
+#                                        cuemu-nvcc: `cuemu run` puts its bin/ first on PATH (emu/nvcc)
 #   lib/cuemu/libcuemu-native.so         the native tier's compiler (where LLVM 14 was found; not in the wheel)
 #   bin/cuemu                                                                        finds lib/cuemu from bin/
 #   include/cuemu/{cuemu.h, cuda.h, cudaTypedefs.h, ...}                           cuemu's headers (not the toolkit's)
@@ -41,12 +42,13 @@ if(CUEMU_INSTALL_TOOLKIT_LAYOUT)
   install(TARGETS cuemu_nvrtc EXPORT cuemuTargets LIBRARY DESTINATION ${CUEMU_INSTALL_LIBDIR}/toolkit/lib64
           COMPONENT runtime NAMELINK_SKIP)
   set(cuemu_links "libnvrtc.so.13=toolkit/lib64/libnvrtc.so.13;libnvrtc.so=libnvrtc.so.13"
-                  "nvcc-shim/nvcc=../cuemu-nvcc")
+                  "nvcc-shim/bin/nvcc=../../cuemu-nvcc")
   if(CUEMU_TOOLKIT_ROOT)
     list(APPEND cuemu_links "toolkit/include=${CUEMU_TOOLKIT_ROOT}/include" "toolkit/bin=${CUEMU_TOOLKIT_ROOT}/bin"
          "toolkit/lib64/libcudadevrt.a=${CUEMU_TOOLKIT_ROOT}/lib64/libcudadevrt.a"
          "ptx-toolkit/bin/ptxas=../../cuemu-ptxas" "ptx-toolkit/bin/nvlink=${CUEMU_TOOLKIT_ROOT}/bin/nvlink"
-         "ptx-toolkit/nvvm=${CUEMU_TOOLKIT_ROOT}/nvvm")
+         "ptx-toolkit/nvvm=${CUEMU_TOOLKIT_ROOT}/nvvm" "nvcc-shim/lib64=${CUEMU_TOOLKIT_ROOT}/lib64"
+         "nvcc-shim/include=${CUEMU_TOOLKIT_ROOT}/include")
   endif()
   foreach(link IN LISTS cuemu_links)
     string(REPLACE "=" ";" parts "${link}")

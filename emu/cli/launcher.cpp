@@ -216,21 +216,33 @@ std::string ptxToolkitRoot(const std::string& libraryDir) {
   return root.string();
 }
 
-// The folder whose `nvcc` is cuemu-nvcc: the installed one beside the library (lib/cuemu/nvcc-shim; emu/nvcc-shim in
-// the build tree), else, where the installation has none (a wheel cannot hold links), one made in the user's cache
-// folder. Empty when there is no cuemu-nvcc.
+// The folder whose `nvcc` is cuemu-nvcc, the bin/ of a CUDA root (clients find the toolkit from nvcc's folder:
+// PyCUDA links bin/../lib64/libcudadevrt.a): the installed root beside the library (lib/cuemu/nvcc-shim;
+// emu/nvcc-shim in the build tree), else, where the installation has none (a wheel cannot hold links), one made of
+// links in the user's cache folder, with the lib64/ and include/ of the first toolkit found. Empty when there is no
+// cuemu-nvcc.
 std::string nvccShimFolder(const std::string& libraryDir) {
   std::error_code ec;
-  const std::filesystem::path installed = std::filesystem::path(libraryDir) / "nvcc-shim";
+  const std::filesystem::path installed = std::filesystem::path(libraryDir) / "nvcc-shim" / "bin";
   if (std::filesystem::exists(installed / "nvcc", ec)) return installed.string();
   const std::filesystem::path shim = std::filesystem::path(libraryDir) / "cuemu-nvcc";
   if (!std::filesystem::exists(shim, ec)) return {};
   const std::filesystem::path cache = userCacheFolder();
   if (cache.empty()) return {};
-  const auto folder = cache / "cuemu" / fmt::format("nvcc-shim-{:016x}", std::hash<std::string>{}(libraryDir));
-  std::filesystem::create_directories(folder, ec);
-  if (ec || !linkTo(shim, folder / "nvcc")) return {};
-  return folder.string();
+  const auto root = cache / "cuemu" / fmt::format("nvcc-shim-{:016x}", std::hash<std::string>{}(libraryDir));
+  std::filesystem::create_directories(root / "bin", ec);
+  if (ec || !linkTo(shim, root / "bin" / "nvcc")) return {};
+  std::vector<std::filesystem::path> toolkits;
+  for (const char* variable : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char* toolkit = std::getenv(variable); toolkit && *toolkit) toolkits.emplace_back(toolkit);
+  toolkits.emplace_back("/usr/local/cuda");
+  for (const std::filesystem::path& toolkit : toolkits)
+    if (std::filesystem::exists(toolkit / "bin" / "nvcc", ec)) {
+      linkTo(toolkit / "lib64", root / "lib64");
+      linkTo(toolkit / "include", root / "include");
+      break;
+    }
+  return (root / "bin").string();
 }
 
 // How many devices the program will see: the configuration as the chosen settings make it.

@@ -57,11 +57,13 @@ CUEMU_LIBRARY_DIR=$lib XDG_CACHE_HOME=$cache "$cuemu" run -- sh -c 'echo "$CUDA_
 check "run: a second run uses the same cached root" 'cmp -s <(head -1 "$out") "$err"'
 CUEMU_LIBRARY_DIR=$lib XDG_CACHE_HOME=$cache "$cuemu" run -- sh -c 'command -v nvcc' >"$out"
 check "run: without an installed nvcc-shim, nvcc on PATH is a link to cuemu-nvcc made in the cache folder" \
-  'grep -q "^$cache/cuemu/nvcc-shim-.*/nvcc$" "$out" && [ "$(readlink "$(cat "$out")")" = "$lib/cuemu-nvcc" ]'
+  'grep -q "^$cache/cuemu/nvcc-shim-.*/bin/nvcc$" "$out" && [ "$(readlink "$(cat "$out")")" = "$lib/cuemu-nvcc" ]'
 rm -rf "$lib" "$cache"
 # nvcc: cuemu-nvcc first on PATH (emu/nvcc/nvcc.cpp); its cubins are PTX, SASS-only targets get PTX too
-shim_dir="$(cd "$(dirname "$cuemu")" && pwd)/nvcc-shim"
+shim_dir="$(cd "$(dirname "$cuemu")" && pwd)/nvcc-shim/bin"
 "$cuemu" run -- sh -c 'command -v nvcc; echo "$NVCC"' >"$out"
+check "the nvcc-shim folder is a CUDA root: bin/../lib64/libcudadevrt.a is the toolkit's (PyCUDA links it)" \
+  '[ -e "$shim_dir/../lib64/libcudadevrt.a" ] || [ ! -e /usr/local/cuda/lib64/libcudadevrt.a ]'
 check "run: nvcc on PATH and CuPy's NVCC are cuemu-nvcc" \
   '[ "$(sed -n 1p "$out")" = "$shim_dir/nvcc" ] && [ "$(sed -n 2p "$out")" = "$shim_dir/nvcc" ]'
 NVCC=/opt/my/nvcc "$cuemu" run --nvcc off -- sh -c 'echo "${PATH%%:*} $NVCC"' >"$out"

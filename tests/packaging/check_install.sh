@@ -31,11 +31,13 @@ check "libnvrtc.so.13 is a link into lib/cuemu/toolkit/lib64" \
 if grep -q '^CUEMU_TOOLKIT_ROOT:PATH=/' "$build/CMakeCache.txt"; then
   check "the toolkit layout reaches libcudadevrt.a, nvcc and cuda.h" \
     "[ -e '$prefix/lib/cuemu/toolkit/lib64/libcudadevrt.a' ] && [ -x '$prefix/lib/cuemu/toolkit/bin/nvcc' ] && [ -e '$prefix/lib/cuemu/toolkit/include/cuda.h' ]"
+  check "the nvcc-shim root reaches the toolkit's libcudadevrt.a and cuda.h (PyCUDA finds them from nvcc's folder)" \
+    "[ -e '$prefix/lib/cuemu/nvcc-shim/lib64/libcudadevrt.a' ] && [ -e '$prefix/lib/cuemu/nvcc-shim/include/cuda.h' ]"
   check "the ptx-toolkit root's ptxas is cuemu-ptxas, with libdevice" \
     "[ \"\$(readlink -f '$prefix/lib/cuemu/ptx-toolkit/bin/ptxas')\" = '$prefix/lib/cuemu/cuemu-ptxas' ] && [ -e '$prefix/lib/cuemu/ptx-toolkit/nvvm/libdevice/libdevice.10.bc' ]"
 fi
-check "lib/cuemu/nvcc-shim/nvcc is cuemu-nvcc (what \`cuemu run\` puts first on PATH)" \
-  "[ \"\$(readlink -f '$prefix/lib/cuemu/nvcc-shim/nvcc')\" = '$prefix/lib/cuemu/cuemu-nvcc' ]"
+check "lib/cuemu/nvcc-shim/bin/nvcc is cuemu-nvcc (what \`cuemu run\` puts first on PATH)" \
+  "[ \"\$(readlink -f '$prefix/lib/cuemu/nvcc-shim/bin/nvcc')\" = '$prefix/lib/cuemu/cuemu-nvcc' ]"
 check "installs nothing called libcuda outside lib/cuemu" \
   '[ -z "$(find "$prefix" -name "libcuda*" -not -path "$prefix/lib/cuemu/*")" ]'
 "$prefix/bin/cuemu" info >"$work/info" 2>&1
