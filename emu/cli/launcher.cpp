@@ -191,58 +191,47 @@ bool linkTo(const std::filesystem::path& target, const std::filesystem::path& li
   return !ec;
 }
 
-// The CUDA root whose ptxas is cuemu-ptxas (JAX's CUDA_ROOT, XLA's CUDA data folder): the installed one beside the
-// library, else, where the installation has none (a wheel cannot hold links), one made of links in the user's cache
-// folder, with the nvvm/ (libdevice) of the first toolkit found. Empty when there is no cuemu-ptxas either.
-std::string ptxToolkitRoot(const std::string& libraryDir) {
+// A CUDA root made of links, for a stand-in tool of cuemu's as one of the root's bin/ programs: the installed one
+// beside the library (`folder`, whose bin/`program` exists; emu/`folder` in the build tree), else, where the
+// installation has none (a wheel cannot hold links), one in the user's cache folder whose bin/`program` links to
+// `tool` beside the library and whose `toolkitParts` link to those of the first toolkit (CUDA_HOME, CUDA_PATH,
+// /usr/local/cuda) that has `needs`. Empty when there is no `tool` either.
+std::string linkedCudaRoot(const std::string& libraryDir, const char* folder, const char* program, const char* tool,
+                           const char* needs, std::initializer_list<const char*> toolkitParts) {
   std::error_code ec;
-  const std::filesystem::path installed = std::filesystem::path(libraryDir) / "ptx-toolkit";
-  if (std::filesystem::exists(installed / "bin" / "ptxas", ec)) return installed.string();
-  const std::filesystem::path ptxas = std::filesystem::path(libraryDir) / "cuemu-ptxas";
-  if (!std::filesystem::exists(ptxas, ec)) return {};
+  const std::filesystem::path installed = std::filesystem::path(libraryDir) / folder;
+  if (std::filesystem::exists(installed / "bin" / program, ec)) return installed.string();
+  const std::filesystem::path target = std::filesystem::path(libraryDir) / tool;
+  if (!std::filesystem::exists(target, ec)) return {};
   const std::filesystem::path cache = userCacheFolder();
   if (cache.empty()) return {};
-  const auto root = cache / "cuemu" / fmt::format("ptx-toolkit-{:016x}", std::hash<std::string>{}(libraryDir));
+  const auto root = cache / "cuemu" / fmt::format("{}-{:016x}", folder, std::hash<std::string>{}(libraryDir));
   std::filesystem::create_directories(root / "bin", ec);
-  if (ec || !linkTo(ptxas, root / "bin" / "ptxas")) return {};
-  for (const char* variable : {"CUDA_HOME", "CUDA_PATH"}) {
-    const char* toolkit = std::getenv(variable);
-    if (toolkit && *toolkit && std::filesystem::exists(std::filesystem::path(toolkit) / "nvvm" / "libdevice", ec)) {
-      linkTo(std::filesystem::path(toolkit) / "nvvm", root / "nvvm");
-      return root.string();
-    }
-  }
-  if (std::filesystem::exists("/usr/local/cuda/nvvm/libdevice", ec)) linkTo("/usr/local/cuda/nvvm", root / "nvvm");
-  return root.string();
-}
-
-// The folder whose `nvcc` is cuemu-nvcc, the bin/ of a CUDA root (clients find the toolkit from nvcc's folder:
-// PyCUDA links bin/../lib64/libcudadevrt.a): the installed root beside the library (lib/cuemu/nvcc-shim;
-// emu/nvcc-shim in the build tree), else, where the installation has none (a wheel cannot hold links), one made of
-// links in the user's cache folder, with the lib64/ and include/ of the first toolkit found. Empty when there is no
-// cuemu-nvcc.
-std::string nvccShimFolder(const std::string& libraryDir) {
-  std::error_code ec;
-  const std::filesystem::path installed = std::filesystem::path(libraryDir) / "nvcc-shim" / "bin";
-  if (std::filesystem::exists(installed / "nvcc", ec)) return installed.string();
-  const std::filesystem::path shim = std::filesystem::path(libraryDir) / "cuemu-nvcc";
-  if (!std::filesystem::exists(shim, ec)) return {};
-  const std::filesystem::path cache = userCacheFolder();
-  if (cache.empty()) return {};
-  const auto root = cache / "cuemu" / fmt::format("nvcc-shim-{:016x}", std::hash<std::string>{}(libraryDir));
-  std::filesystem::create_directories(root / "bin", ec);
-  if (ec || !linkTo(shim, root / "bin" / "nvcc")) return {};
+  if (ec || !linkTo(target, root / "bin" / program)) return {};
   std::vector<std::filesystem::path> toolkits;
   for (const char* variable : {"CUDA_HOME", "CUDA_PATH"})
     if (const char* toolkit = std::getenv(variable); toolkit && *toolkit) toolkits.emplace_back(toolkit);
   toolkits.emplace_back("/usr/local/cuda");
   for (const std::filesystem::path& toolkit : toolkits)
-    if (std::filesystem::exists(toolkit / "bin" / "nvcc", ec)) {
-      linkTo(toolkit / "lib64", root / "lib64");
-      linkTo(toolkit / "include", root / "include");
+    if (std::filesystem::exists(toolkit / needs, ec)) {
+      for (const char* part : toolkitParts) linkTo(toolkit / part, root / part);
       break;
     }
-  return (root / "bin").string();
+  return root.string();
+}
+
+// The CUDA root whose ptxas is cuemu-ptxas (JAX's CUDA_ROOT, XLA's CUDA data folder), with the toolkit's nvvm/
+// (libdevice).
+std::string ptxToolkitRoot(const std::string& libraryDir) {
+  return linkedCudaRoot(libraryDir, "ptx-toolkit", "ptxas", "cuemu-ptxas", "nvvm/libdevice", {"nvvm"});
+}
+
+// The folder whose `nvcc` is cuemu-nvcc: the bin/ of a CUDA root with the toolkit's lib64/ and include/ (clients
+// find the toolkit from nvcc's folder: PyCUDA links bin/../lib64/libcudadevrt.a).
+std::string nvccShimFolder(const std::string& libraryDir) {
+  const std::string root =
+      linkedCudaRoot(libraryDir, "nvcc-shim", "nvcc", "cuemu-nvcc", "bin/nvcc", {"lib64", "include"});
+  return root.empty() ? root : root + "/bin";
 }
 
 // How many devices the program will see: the configuration as the chosen settings make it.
