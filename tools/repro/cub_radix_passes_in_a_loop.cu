@@ -5,8 +5,10 @@
 // kernel faults on an invalid generic address (ascending, 8203 keys); on an H200 every variant is right. Right on
 // cuemu as well: one pass (`NCOLS DESC BIT 6`), two passes called one after the other with their pointers as
 // parameters, with the pass width a run-time value, or with the pointers from a local array outside a loop.
-// The result depends on the warp order (`cuemu run --deterministic --seed N` gives other counts), also with
-// `--rewrites none`; racecheck and synccheck report nothing.
+// The same loop unrolled (`_Pragma("unroll")` over the one iteration that 2 passes run) is right, so the loop form
+// matters, although with 2 passes its back edge is never taken. With 8203 keys the result depends on the warp order
+// (`cuemu run --deterministic --seed N` gives other counts); with 4000 keys and 2 passes it is the same wrong result
+// in every order (3929 of 4000 misplaced), also with `--rewrites none`. Racecheck and synccheck report nothing.
 //   nvcc -gencode arch=compute_90,code=compute_90 -o passes tools/repro/cub_radix_passes_in_a_loop.cu
 //   build/emu/cuemu run -- ./passes 4000 0 2 0     # N DESC PASSES 0: "0 wrong" on the H200
 #include <cub/cub.cuh>
