@@ -1,16 +1,14 @@
-// The same open cuemu bug as cub_segmented_sort_descending.cu, made smaller (2026-11-28): CUB's block-level agent
-// AgentSegmentedRadixSort::ProcessIterative (Policy860's LargeSegmentPolicy) called for every 6-bit pass in a loop of
-// one kernel, with the double buffer's pointers in a local array indexed by the pass, as DeviceSegmentedSortFallbackKernel
-// does. On cuemu the second pass reads memory the first did not write (initcheck) and the order is wrong, or the
-// kernel faults on an invalid generic address (ascending, 8203 keys); on an H200 every variant is right. Right on
-// cuemu as well: one pass (`NCOLS DESC BIT 6`), two passes called one after the other with their pointers as
-// parameters, with the pass width a run-time value, or with the pointers from a local array outside a loop.
-// The same loop unrolled (`_Pragma("unroll")` over the one iteration that 2 passes run) is right, so the loop form
-// matters, although with 2 passes its back edge is never taken. With 8203 keys the result depends on the warp order
-// (`cuemu run --deterministic --seed N` gives other counts); with 4000 keys and 2 passes it is the same wrong result
-// in every order (3929 of 4000 misplaced), also with `--rewrites none`. Racecheck and synccheck report nothing.
+// An open cuemu bug (2026-11-28), the smallest repro so far of what ggml's TOP_K found
+// (cub_segmented_sort_descending.cu): CUB's block-level agent AgentSegmentedRadixSort::ProcessIterative (Policy860's
+// LargeSegmentPolicy: 256 threads, RADIX_RANK_MEMOIZE) called once for bits 0-5, then inside a loop for the next
+// passes (`passes` = 2: the loop body runs once and its back edge is never taken). On cuemu the loop's pass faults:
+// a rank read back from the digit counters (ld.shared.u16 + the thread's prefix) is far too large, and the
+// exchange's st.shared lands out of range ("out-of-range shared address", PTX line ~11840 of the dumped module),
+// deterministically, on every profile, with `--rewrites none`, CUDA_MODULE_LOADING=EAGER and 1 host thread, for
+// 3000 to 8203 keys. On an H200 both passes are right. Right on cuemu as well: the same two calls without the loop
+// (the second pass's bit position from a parameter or from memory), the loop unrolled, one pass alone.
 //   nvcc -gencode arch=compute_90,code=compute_90 -o passes tools/repro/cub_radix_passes_in_a_loop.cu
-//   build/emu/cuemu run -- ./passes 4000 0 2 0     # N DESC PASSES 0: "0 wrong" on the H200
+//   build/emu/cuemu run -- ./passes 4000 6          # N BIT2: "pass1 0 wrong, pass2 0 wrong" on the H200
 #include <cub/cub.cuh>
 #include <cub/device/dispatch/tuning/tuning_segmented_sort.cuh>
 #include <cstdio>
@@ -20,50 +18,29 @@
 #include <algorithm>
 using Hub = cub::detail::segmented_sort::policy_hub<float, int>;
 using LP = Hub::Policy860::LargeSegmentPolicy;
-template <bool DESC>
-__global__ void k(const float* in, const int* vin, float* out, int* vout, int n, int bit, int bits) {
-  using Agent = cub::detail::radix_sort::AgentSegmentedRadixSort<DESC, LP, float, int, int>;
+__global__ void k(const float* in, const int* vin, float* out, int* vout, float* out2, int* vout2, int n, int b2, int passes) {
+  using Agent = cub::detail::radix_sort::AgentSegmentedRadixSort<false, LP, float, int, int>;
   __shared__ typename Agent::TempStorage ts;
   Agent a(n, ts);
-  if (bits > 0) { a.ProcessIterative(bit, bits, in, vin, out, vout); return; }
-  // all passes, as DeviceSegmentedSortFallbackKernel runs them: in -> out -> tmp -> out ...
-  float* kb[2] = {out, const_cast<float*>(in) + n};
-  int* vb[2] = {vout, const_cast<int*>(vin) + n};
-  a.ProcessIterative(0, 6, in, vin, kb[0], vb[0]);
-  int cur = 0;
-  for (int b = 6; b < (bit ? 6 * bit : 32); b += 6) {
+  a.ProcessIterative(0, 6, in, vin, out, vout);
+  for (int b = 6; b < 6 * passes; b += 6) {
     __syncthreads();
-    int pb = 32 - b < 6 ? 32 - b : 6;
-    a.ProcessIterative(b, pb, kb[cur], vb[cur], kb[cur ^ 1], vb[cur ^ 1]);
-    cur ^= 1;
+    a.ProcessIterative(b, 6, out, vout, out2, vout2);
   }
-  if (threadIdx.x == 0) vout[n] = cur;
 }
 unsigned ordered(float f) { unsigned u; memcpy(&u, &f, 4); return (u & 0x80000000u) ? ~u : (u | 0x80000000u); }
 int main(int argc, char** argv) {
-  int n = atoi(argv[1]), desc = atoi(argv[2]), bit = argc > 3 ? atoi(argv[3]) : 0, bits = argc > 4 ? atoi(argv[4]) : 6;
+  int n = atoi(argv[1]), b2 = atoi(argv[2]);
   std::vector<float> h(n); std::vector<int> v(n); std::mt19937 rng(1); std::uniform_real_distribution<float> u(-1, 1);
   for (int i = 0; i < n; ++i) { h[i] = u(rng); v[i] = i; }
-  float *di, *dout; int *dvi, *dvo;
-  cudaMalloc(&di, 2 * n * 4); cudaMalloc(&dout, 2 * n * 4); cudaMalloc(&dvi, 2 * n * 4); cudaMalloc(&dvo, 2 * n * 4 + 4);
+  float *di, *d1, *d2; int *dvi, *dv1, *dv2;
+  cudaMalloc(&di, n * 4); cudaMalloc(&d1, n * 4); cudaMalloc(&d2, n * 4); cudaMalloc(&dvi, n * 4); cudaMalloc(&dv1, n * 4); cudaMalloc(&dv2, n * 4);
   cudaMemcpy(di, h.data(), n * 4, cudaMemcpyHostToDevice); cudaMemcpy(dvi, v.data(), n * 4, cudaMemcpyHostToDevice);
-  cudaMemset(dvo, 0xff, n * 4);
-  if (desc) k<true><<<1, 256>>>(di, dvi, dout, dvo, n, bit, bits); else k<false><<<1, 256>>>(di, dvi, dout, dvo, n, bit, bits);
+  k<<<1, 256>>>(di, dvi, d1, dv1, d2, dv2, n, b2, 2);
   cudaError_t e = cudaDeviceSynchronize();
-  std::vector<int> vo(n);
-  if (bits > 0) cudaMemcpy(vo.data(), dvo, n * 4, cudaMemcpyDeviceToHost);
-  else { int cur; cudaMemcpy(&cur, dvo + n, 4, cudaMemcpyDeviceToHost); cudaMemcpy(vo.data(), cur ? dvi + n : dvo, n * 4, cudaMemcpyDeviceToHost); }
-  // host: stable counting sort by digit (descending: digits high to low)
-  std::vector<int> ref;
-  if (bits > 0) { for (int pass = 0; pass < 64; ++pass) { int d = desc ? 63 - pass : pass;
-    for (int i = 0; i < n; ++i) if (((ordered(h[i]) >> bit) & 63) == d) ref.push_back(i); } }
-  else { int passes = bit ? bit : 6; unsigned long long m = passes * 6 >= 32 ? 0xffffffffull : ((1ull << (passes * 6)) - 1);
-    ref = v; std::stable_sort(ref.begin(), ref.end(), [&](int a, int b) { unsigned x = ordered(h[a]) & m, y = ordered(h[b]) & m; return desc ? x > y : x < y; }); }
-  int bad = 0, first = -1; for (int i = 0; i < n; ++i) if (vo[i] != ref[i]) { if (first < 0) first = i; ++bad; }
-  if (bits > 0) { std::vector<float> ko(n); cudaMemcpy(ko.data(), dout, n * 4, cudaMemcpyDeviceToHost); int kbad = 0, kfirst = -1;
-    for (int i = 0; i < n; ++i) if (memcmp(&ko[i], &h[ref[i]], 4)) { if (kfirst < 0) kfirst = i; ++kbad; }
-    printf("keys: %d wrong (first %d)\n", kbad, kfirst); }
-  printf("err=%d n=%d desc=%d bit=%d: %d wrong (first %d", (int)e, n, desc, bit, bad, first);
-  if (first >= 0) printf(": got %d want %d", vo[first], ref[first]);
-  printf(")\n");
+  std::vector<int> o1(n), o2(n); cudaMemcpy(o1.data(), dv1, n * 4, cudaMemcpyDeviceToHost); cudaMemcpy(o2.data(), dv2, n * 4, cudaMemcpyDeviceToHost);
+  std::vector<int> r1 = v; std::stable_sort(r1.begin(), r1.end(), [&](int a, int b) { return (ordered(h[a]) & 63) < (ordered(h[b]) & 63); });
+  std::vector<int> r2 = r1; std::stable_sort(r2.begin(), r2.end(), [&](int a, int b) { return ((ordered(h[a]) >> b2) & 63) < ((ordered(h[b]) >> b2) & 63); });
+  int bad1 = 0, bad2 = 0; for (int i = 0; i < n; ++i) { bad1 += o1[i] != r1[i]; bad2 += o2[i] != r2[i]; }
+  printf("err=%d n=%d b2=%d: pass1 %d wrong, pass2 %d wrong\n", (int)e, n, b2, bad1, bad2);
 }
