@@ -497,6 +497,60 @@ TEST(PtxExec, VectorRegisterComponentsAndPartlyHiddenRanges) {
   }
 }
 
+// nvcc writes __syncthreads_and(x) as a block with predicates of its own, `{ .reg .pred %p1; .reg .pred %p2;
+// setp.ne.u32 %p1, x, 0; bar.red.and.pred %p2, 0, %p1; selp.u32 r, 1, 0, %p2; }`, inside functions that declare
+// `%p<N>`: the block's %p1 hides the outer one. cuemu resolved it to the outer %p1 (a range's register before a
+// plainly declared name), so the block overwrote a predicate the code after it still used: CUB's segmented radix
+// sort then diverged at its next barrier and scattered to wrong ranks (tools/repro/cub_radix_passes_in_a_loop.cu).
+TEST(PtxExec, InnerPlainRegisterHidesTheOuterRangesRegister) {
+  const std::string ptx = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  setp.lt.u32 %p1, %r1, 40;
+  and.b32 %r2, %r1, 1;
+  {
+  .reg .pred %p1;
+  .reg .pred %p2;
+  setp.ne.u32 %p1, %r2, 0;
+  bar.red.and.pred %p2, 0, %p1;
+  selp.u32 %r3, 1, 0, %p2;
+  }
+  {
+  .reg .pred %p1;
+  setp.ne.u32 %p1, %r2, 0;
+  selp.u32 %r4, 10, 0, %p1;
+  }
+  selp.u32 %r5, 100, 0, %p1;
+  add.u32 %r6, %r3, %r4;
+  add.u32 %r7, %r6, %r5;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r7;
+  ret;
+}
+)";
+  CompileResult cr = compile(ptx);
+  ASSERT_TRUE(cr.program) << cr.error;
+  uint32_t* out = arena().alloc<uint32_t>(64);
+  Params p(kernels(*cr.program)[0]);
+  p.arg(out);
+  EXPECT_OK(launch(*cr.program, 0, ptxtest::launchParams(Dim3{1}, Dim3{64}, p, arena())));
+  for (uint32_t t = 0; t < 64; ++t) {
+    // the barrier's AND over every thread's (t odd) is false; the second block's own %p1 is t odd; the outer %p1,
+    // set before both blocks, is still t < 40
+    const uint32_t expected = 0 + ((t & 1) ? 10 : 0) + (t < 40 ? 100 : 0);
+    EXPECT_EQ(out[t], expected) << "thread " << t;
+  }
+}
+
 // The shared window as an H200 lays it out (tools/gpu-probe/smemwindow29.cu): the driver's 1 KiB first, the
 // kernel's .shared variables from 0x400, its dynamic shared memory after them; %total_smem_size counts the kernel's
 // bytes in 128-byte units, %aggr_smem_size the reserved ones too, unrounded. A generic address agrees with its shared

@@ -92,8 +92,19 @@ uint32_t Parser::labelFor(StrId name, SourceLoc loc) {
   return id;
 }
 
-// %r123 is register 123 of a `%r<N>` range when such a range is declared; otherwise a plainly declared name.
+// %r123 is register 123 of a `%r<N>` range when such a range is declared; otherwise a plainly declared name. Where
+// both name it, the innermost declaration does: registers are numbered in declaration order, and a scope's bindings
+// are undone when it closes, so the later of the two live declarations is the inner one. nvcc writes
+// `{ .reg .pred %p1; setp.ne.u32 %p1, ...; bar.red.and.pred ...; }` for __syncthreads_and/_or inside functions
+// that declare `%p<N>`: that %p1 is the block's own, and writing the outer %p1 there broke CUB's segmented sort
+// (tools/repro/cub_radix_passes_in_a_loop.cu).
 bool Parser::lookupRegister(std::string_view name, uint32_t& reg) {
+  bool plain = false;
+  uint32_t plainReg = 0;
+  if (StrId id = m_.strings.find(name); id != kNoStr && id < regBind_.size() && regBind_[id]) {
+    plain = true;
+    plainReg = regBind_[id] - 1;
+  }
   size_t digits = 0;
   while (digits < name.size() && name[name.size() - 1 - digits] >= '0' && name[name.size() - 1 - digits] <= '9')
     ++digits;
@@ -107,18 +118,14 @@ bool Parser::lookupRegister(std::string_view name, uint32_t& reg) {
       for (uint32_t decl = rangeBind_[prefix]; decl; decl = rangeOuter_[decl - 1]) {
         const RegDecl& d = fn_->regDecls[decl - 1];
         if (idx < d.count) {
-          reg = d.firstReg + idx;
+          reg = plain && plainReg > d.firstReg ? plainReg : d.firstReg + idx;
           return true;
         }
       }
     }
   }
-  StrId id = m_.strings.find(name);
-  if (id != kNoStr && id < regBind_.size() && regBind_[id]) {
-    reg = regBind_[id] - 1;
-    return true;
-  }
-  return false;
+  if (plain) reg = plainReg;
+  return plain;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
