@@ -1,3 +1,6 @@
+// Fixed 2026-11-28 (commit "Front end: an inner block's plainly declared register hides the outer range's register"):
+// the kernels' inline `{ .reg .pred %p1; ... bar.red.and.pred ...; }` blocks (__syncthreads_and) wrote the outer %p1.
+// Kept as a check against the GPU; what follows is how it was found.
 // An open cuemu bug (2026-11-28), the smallest repro so far of what ggml's TOP_K found
 // (cub_segmented_sort_descending.cu): CUB's block-level agent AgentSegmentedRadixSort::ProcessIterative (Policy860's
 // LargeSegmentPolicy: 256 threads, RADIX_RANK_MEMOIZE) called once for bits 0-5, then inside a loop for the next

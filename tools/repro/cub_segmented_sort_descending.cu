@@ -1,3 +1,6 @@
+// Fixed 2026-11-28 (commit "Front end: an inner block's plainly declared register hides the outer range's register"):
+// the kernels' inline `{ .reg .pred %p1; ... bar.red.and.pred ...; }` blocks (__syncthreads_and) wrote the outer %p1.
+// Kept as a check against the GPU; what follows is how it was found.
 // An open cuemu bug, found by ggml's test-backend-ops (TOP_K, 2026-11-28): cub::DeviceSegmentedSort::SortPairsDescending
 // of segments longer than about 4,000 keys (CUB 3.0's DeviceSegmentedSortFallbackKernel and ...KernelLarge, the
 // descending instantiations) gives wrong orders on cuemu, on every profile and with `--rewrites none`; the same
