@@ -396,16 +396,6 @@ Expected<RegionPtr> memsetRegion(const CUDA_MEMSET_NODE_PARAMS& p, bool write,
   return deviceRange(p.dst, extent, write, continuation ? continuation : &more);
 }
 
-// Holds `region`'s memory until the node's work has run (see RegionLease): memory freed after the launch checked
-// it (cuMemFree or a context's destruction on another thread) stays mapped under the running copy or set.
-CUresult leaseRegion(const RegionPtr& region, std::vector<RegionLease>& leases) {
-  if (!region) return CUDA_SUCCESS;  // pageable host memory
-  RegionLease lease(region);
-  if (!lease.valid()) return CUDA_ERROR_INVALID_VALUE;  // freed since it was checked
-  leases.push_back(std::move(lease));
-  return CUDA_SUCCESS;
-}
-
 }  // namespace
 
 CUresult validateNode(const NodeData& data) {
@@ -500,12 +490,9 @@ CUresult nodeWork(Context& context, const NodeData& data, StreamWork& work,
     auto prepared = prepareCopy(toPeerCopy(copy->copy));
     if (!prepared) return prepared.error().code;
     std::vector<RegionLease> leases;
-    if (CUresult r = leaseRegion(prepared->dst.region, leases)) return r;
-    if (CUresult r = leaseRegion(prepared->src.region, leases)) return r;
-    for (const RegionPtr& more : prepared->dst.continuation)
-      if (CUresult r = leaseRegion(more, leases)) return r;
-    for (const RegionPtr& more : prepared->src.continuation)
-      if (CUresult r = leaseRegion(more, leases)) return r;
+    // memory freed after the launch checked it stays mapped under the running copy (leaseSide)
+    if (CUresult r = leaseSide(prepared->dst, leases)) return r;
+    if (CUresult r = leaseSide(prepared->src, leases)) return r;
     work = [c = *prepared, leases = std::move(leases)] {
       c.run();
       return CUDA_SUCCESS;
@@ -516,8 +503,7 @@ CUresult nodeWork(Context& context, const NodeData& data, StreamWork& work,
     if (!region) return region.error().code;
     std::vector<RegionLease> leases;
     if (CUresult r = leaseRegion(*region, leases)) return r;
-    for (const RegionPtr& more : continuation)
-      if (CUresult r = leaseRegion(more, leases)) return r;
+    if (CUresult r = leaseRegions(continuation, leases)) return r;
     work = [p = memset->params, leases = std::move(leases)] {
       fill2D(reinterpret_cast<uint8_t*>(p.dst), p.pitch, p.value, p.elementSize, p.width, p.height);
       return CUDA_SUCCESS;

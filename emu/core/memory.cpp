@@ -238,20 +238,22 @@ bool mappingWithoutAccess(const MemoryRegion& region) {
          region.accessFlags.load(std::memory_order_relaxed) == CU_MEM_ACCESS_FLAGS_PROT_NONE;
 }
 
+Error pastTheEnd(const MemoryRegion& region, uint64_t address, uint64_t bytes) {
+  return makeError(CUDA_ERROR_INVALID_VALUE,
+                   fmt::format("{} bytes at {:#x} run past the end of the {}-byte allocation at {:#x}", bytes, address,
+                               region.size, region.start));
+}
+
 // [address, address+bytes) starts in `first` and runs past its end: the VMM mappings that continue it, each
 // starting where the one before ends and with access, or the reason there are none.
 Expected<std::vector<RegionPtr>> mappingsAfter(const RegionPtr& first, uint64_t address, uint64_t bytes) {
-  auto pastTheEnd = [&] {
-    return makeError(CUDA_ERROR_INVALID_VALUE,
-                     fmt::format("{} bytes at {:#x} run past the end of the {}-byte allocation at {:#x}", bytes,
-                                 address, first->size, first->start));
-  };
-  if (first->kind != MemoryKind::VmmMapping || address + bytes < address) return pastTheEnd();
+  if (first->kind != MemoryKind::VmmMapping || address + bytes < address) return pastTheEnd(*first, address, bytes);
   std::vector<RegionPtr> more;
   const uint64_t end = address + bytes;
   for (uint64_t covered = first->start + first->size; covered < end;) {
     RegionPtr next = AddressSpace::instance().find(covered);
-    if (!next || next->kind != MemoryKind::VmmMapping || next->start != covered) return pastTheEnd();
+    if (!next || next->kind != MemoryKind::VmmMapping || next->start != covered)
+      return pastTheEnd(*first, address, bytes);
     if (mappingWithoutAccess(*next)) return makeError(CUDA_ERROR_INVALID_VALUE, "mapping without access");
     covered = next->start + next->size;
     more.push_back(std::move(next));
@@ -265,11 +267,8 @@ Expected<RegionPtr> deviceRange(uint64_t address, uint64_t bytes, bool write, st
   RegionPtr region = AddressSpace::instance().find(address);
   if (!region) return makeError(CUDA_ERROR_INVALID_VALUE, fmt::format("{:#x} is not device memory", address));
   if (!region->contains(address, bytes)) {
-    auto more = continuation ? mappingsAfter(region, address, bytes)
-                             : Expected<std::vector<RegionPtr>>(makeError(
-                                   CUDA_ERROR_INVALID_VALUE,
-                                   fmt::format("{} bytes at {:#x} run past the end of the {}-byte allocation at {:#x}",
-                                               bytes, address, region->size, region->start)));
+    if (!continuation) return pastTheEnd(*region, address, bytes);
+    auto more = mappingsAfter(region, address, bytes);
     if (!more) return more.takeError();
     *continuation = std::move(*more);
   }
@@ -304,6 +303,25 @@ Expected<RegionPtr> anyRange(uint64_t address, uint64_t bytes, bool write, std::
   if (space.isDeviceAddress(address))
     return makeError(CUDA_ERROR_INVALID_VALUE, fmt::format("{:#x} is freed or unmapped device memory", address));
   return RegionPtr();
+}
+
+CUresult leaseRegion(const RegionPtr& region, std::vector<RegionLease>& leases) {
+  if (!region) return CUDA_SUCCESS;  // pageable host memory
+  RegionLease lease(region);
+  if (!lease.valid()) return CUDA_ERROR_INVALID_VALUE;  // freed since it was checked
+  leases.push_back(std::move(lease));
+  return CUDA_SUCCESS;
+}
+
+CUresult leaseRegions(const std::vector<RegionPtr>& regions, std::vector<RegionLease>& leases) {
+  for (const RegionPtr& region : regions)
+    if (CUresult r = leaseRegion(region, leases); r != CUDA_SUCCESS) return r;
+  return CUDA_SUCCESS;
+}
+
+CUresult leaseSide(const CopySide& side, std::vector<RegionLease>& leases) {
+  if (CUresult r = leaseRegion(side.region, leases); r != CUDA_SUCCESS) return r;
+  return leaseRegions(side.continuation, leases);
 }
 
 bool isPageableHost(const void* pointer) { return !AddressSpace::instance().find(reinterpret_cast<uint64_t>(pointer)); }

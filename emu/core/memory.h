@@ -180,6 +180,15 @@ struct CopySide {
 };
 void copy3D(CopySide dst, CopySide src, size_t widthBytes, size_t height, size_t depth);
 
+// Holds `region`'s memory in `leases` until the copy or set that checked it has run (see RegionLease): memory freed
+// meanwhile (cuMemFree, a context's destruction on another thread) stays mapped under it. Null (pageable host
+// memory) needs no lease; a region freed since it was checked is CUDA_ERROR_INVALID_VALUE.
+CUresult leaseRegion(const RegionPtr& region, std::vector<RegionLease>& leases);
+// Each of `regions` (the VMM mappings a range runs on into: deviceRange's continuation).
+CUresult leaseRegions(const std::vector<RegionPtr>& regions, std::vector<RegionLease>& leases);
+// A copy side's allocation and the mappings it runs on into.
+CUresult leaseSide(const CopySide& side, std::vector<RegionLease>& leases);
+
 // A validated strided copy, ready to run (also what graph memcpy nodes run).
 struct PreparedCopy {
   CopySide dst, src;

@@ -22,19 +22,7 @@ CUresult leaseFor(RegionPtr region, RegionLease& lease) {
   lease = RegionLease(std::move(region));
   return lease.valid() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
-CUresult leaseFor(RegionPtr region, std::vector<RegionLease>& leases) {
-  RegionLease lease;
-  CUresult r = leaseFor(std::move(region), lease);
-  if (lease.valid()) leases.push_back(std::move(lease));
-  return r;
-}
-
-// The leases of the VMM mappings a side runs on into (deviceRange's continuation).
-CUresult leaseAll(const std::vector<RegionPtr>& regions, std::vector<RegionLease>& leases) {
-  for (const RegionPtr& region : regions)
-    if (CUresult r = leaseFor(region, leases); r != CUDA_SUCCESS) return r;
-  return CUDA_SUCCESS;
-}
+CUresult leaseFor(RegionPtr region, std::vector<RegionLease>& leases) { return leaseRegion(region, leases); }
 
 // `more`: the leases of the VMM mappings past the first that the side runs on into (empty, no allocation, for the
 // other copies).
@@ -54,7 +42,7 @@ template <class Leases> CUresult checkSide(uint64_t pointer, Side side, size_t b
       // A copy that names a side device memory refuses a pinned host pool's memory even where the pool granted
       // the device access (driver 580: cuMemsetD8 takes it then, cuMemcpyDtoH does not).
       if (isHostPoolMemory(**region)) return CUDA_ERROR_INVALID_VALUE;
-      if (CUresult r = leaseAll(continuation, more); r != CUDA_SUCCESS) return r;
+      if (CUresult r = leaseRegions(continuation, more); r != CUDA_SUCCESS) return r;
       return leaseFor(std::move(*region), leases);
     }
     case Side::Any: {
@@ -62,7 +50,7 @@ template <class Leases> CUresult checkSide(uint64_t pointer, Side side, size_t b
       auto region = anyRange(pointer, bytes, write, &continuation);
       if (!region) return region.error().code;
       if (!*region) pageable = true;
-      if (CUresult r = leaseAll(continuation, more); r != CUDA_SUCCESS) return r;
+      if (CUresult r = leaseRegions(continuation, more); r != CUDA_SUCCESS) return r;
       return leaseFor(std::move(*region), leases);
     }
   }
@@ -107,8 +95,8 @@ CUresult copyStrided(const CUDA_MEMCPY3D_PEER& descriptor, CUstream stream, bool
   std::vector<RegionLease> more;
   if (CUresult r = leaseFor(prepared->dst.region, dstLease); r != CUDA_SUCCESS) return r;
   if (CUresult r = leaseFor(prepared->src.region, srcLease); r != CUDA_SUCCESS) return r;
-  if (CUresult r = leaseAll(prepared->dst.continuation, more); r != CUDA_SUCCESS) return r;
-  if (CUresult r = leaseAll(prepared->src.continuation, more); r != CUDA_SUCCESS) return r;
+  if (CUresult r = leaseRegions(prepared->dst.continuation, more); r != CUDA_SUCCESS) return r;
+  if (CUresult r = leaseRegions(prepared->src.continuation, more); r != CUDA_SUCCESS) return r;
   return submit(
       context, stream, async, prepared->touchesPageableHost,
       [copy = *prepared, dstLease = std::move(dstLease), srcLease = std::move(srcLease), more = std::move(more)] {
@@ -197,7 +185,7 @@ CUresult memset2D(CUdeviceptr dst, size_t pitch, uint32_t value, unsigned elemen
   RegionLease lease;
   std::vector<RegionLease> more;
   if (CUresult r = leaseFor(std::move(*region), lease); r != CUDA_SUCCESS) return r;
-  if (CUresult r = leaseAll(continuation, more); r != CUDA_SUCCESS) return r;
+  if (CUresult r = leaseRegions(continuation, more); r != CUDA_SUCCESS) return r;
   return submit(
       context, stream, async, false,
       [=, lease = std::move(lease), more = std::move(more)] {
@@ -306,10 +294,8 @@ CUresult copy3DBatch(size_t numOps, CUDA_MEMCPY3D_BATCH_OP* opList, size_t* fail
       return prepared.error().code;
     }
     pageable |= prepared->touchesPageableHost;
-    CUresult leased = leaseFor(prepared->dst.region, leases);
-    if (leased == CUDA_SUCCESS) leased = leaseFor(prepared->src.region, leases);
-    if (leased == CUDA_SUCCESS) leased = leaseAll(prepared->dst.continuation, leases);
-    if (leased == CUDA_SUCCESS) leased = leaseAll(prepared->src.continuation, leases);
+    CUresult leased = leaseSide(prepared->dst, leases);
+    if (leased == CUDA_SUCCESS) leased = leaseSide(prepared->src, leases);
     if (leased != CUDA_SUCCESS) {
       if (failIdx) *failIdx = i;
       return leased;

@@ -187,7 +187,8 @@ struct CommandLine {
   std::vector<std::string> inputs;
 };
 
-std::optional<CommandLine> parse(int argc, char** argv, std::string& error) {
+// Empty for a command line that cannot be read (an option's value missing): nvcc then says what is wrong with it.
+std::optional<CommandLine> parse(int argc, char** argv) {
   CommandLine line;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -202,10 +203,7 @@ std::optional<CommandLine> parse(int argc, char** argv, std::string& error) {
       o.value = a.substr(eq + 1);
       o.joined = o.hasValue = true;
     } else if (takesValue(o.name)) {
-      if (i + 1 >= argc) {
-        error = "option " + o.name + " needs a value";
-        return std::nullopt;
-      }
+      if (i + 1 >= argc) return std::nullopt;
       o.value = argv[++i];
       o.hasValue = true;
     }  // -Idir, -DNAME, -O3, -lineinfo: one argument, kept as it is
@@ -343,20 +341,17 @@ std::string cubinToPtx(CommandLine& line) {
   return {};
 }
 
-bool isCubinMode(const CommandLine& line) {
+bool has(const CommandLine& line, std::string_view shortName, std::string_view longName) {
   for (const Option& o : line.options)
-    if (named(o, "-cubin", "--cubin")) return true;
+    if (named(o, shortName, longName)) return true;
   return false;
 }
 
 // Commands that compile nothing: passed on as they are.
 bool compilesNothing(const CommandLine& line) {
-  for (const Option& o : line.options)
-    if (named(o, "-V", "--version") || named(o, "-h", "--help") || named(o, "-E", "--preprocess") ||
-        named(o, "-M", "--generate-dependencies") || named(o, "-MM", "--generate-nonsystem-dependencies") ||
-        named(o, "--list-gpu-arch", "-arch-ls") || named(o, "--list-gpu-code", "-code-ls") || named(o, "-ptx", "--ptx"))
-      return true;
-  return false;
+  return has(line, "-h", "--help") || has(line, "-E", "--preprocess") || has(line, "-M", "--generate-dependencies") ||
+         has(line, "-MM", "--generate-nonsystem-dependencies") || has(line, "--list-gpu-arch", "-arch-ls") ||
+         has(line, "--list-gpu-code", "-code-ls") || has(line, "-ptx", "--ptx");
 }
 
 std::string valueOf(const CommandLine& line, std::string_view shortName, std::string_view longName) {
@@ -447,15 +442,14 @@ std::string defaultCubinName(const std::string& input, const std::string& folder
 // nvcc --cubin, made PTX: each input compiled with --ptx into a private folder, its text written (with the NUL that
 // cuModuleLoadData reads up to) where nvcc would have written the cubin.
 int compileCubin(const fs::path& nvcc, CommandLine line) {
-  for (const Option& o : line.options)
-    if (named(o, "-dlink", "--device-link")) {
-      std::fprintf(stderr,
-                   "%s: --cubin --device-link: a device-linked cubin is SASS (nvlink links machine code), which cuemu "
-                   "cannot run; link relocatable code as PTX through the driver instead (cuLinkCreate, as NVRTC "
-                   "clients do: CuPy's default backend)\n",
-                   kSelf);
-      return 2;
-    }
+  if (has(line, "-dlink", "--device-link")) {
+    std::fprintf(stderr,
+                 "%s: --cubin --device-link: a device-linked cubin is SASS (nvlink links machine code), which cuemu "
+                 "cannot run; link relocatable code as PTX through the driver instead (cuLinkCreate, as NVRTC "
+                 "clients do: CuPy's default backend)\n",
+                 kSelf);
+    return 2;
+  }
   const std::string output = valueOf(line, "-o", "--output-file");
   const std::string outputFolder = valueOf(line, "-odir", "--output-directory");
   if (std::string error = cubinToPtx(line); !error.empty()) {
@@ -517,21 +511,18 @@ int main(int argc, char** argv) {
                  kSelf);
     return 2;
   }
-  std::string error;
-  std::optional<CommandLine> line = parse(argc, argv, error);
-  if (!line) {  // nvcc says what is wrong with it
-    replaceWith(*nvcc, std::vector<std::string>(argv + 1, argv + argc));
-  }
+  const std::vector<std::string> asGiven(argv + 1, argv + argc);
+  std::optional<CommandLine> line = parse(argc, argv);
+  if (!line) replaceWith(*nvcc, asGiven);  // nvcc says what is wrong with it
   // The version text says that this nvcc's cubins are PTX: clients that key a cache of compiled kernels on it
   // (PyCUDA's compiler cache hashes `nvcc --version`) then do not take a SASS cubin the toolkit's nvcc wrote.
-  for (const Option& o : line->options)
-    if (named(o, "-V", "--version")) {
-      const int status = run(*nvcc, std::vector<std::string>(argv + 1, argv + argc));
-      if (status == 0) std::printf("%s: cuemu's stand-in; its cubins are PTX, which cuemu runs\n", kSelf);
-      return status;
-    }
-  if (compilesNothing(*line)) replaceWith(*nvcc, std::vector<std::string>(argv + 1, argv + argc));
-  if (isCubinMode(*line)) return compileCubin(*nvcc, *line);
+  if (has(*line, "-V", "--version")) {
+    const int status = run(*nvcc, asGiven);
+    if (status == 0) std::printf("%s: cuemu's stand-in; its cubins are PTX, which cuemu runs\n", kSelf);
+    return status;
+  }
+  if (compilesNothing(*line)) replaceWith(*nvcc, asGiven);
+  if (has(*line, "-cubin", "--cubin")) return compileCubin(*nvcc, *line);
   addPtxTargets(*line);
   replaceWith(*nvcc, render(*line));
 }
