@@ -59,11 +59,21 @@ struct DeviceProfile {
   // CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED: 1 on the H100 (driver 580), 0 on the H200 the attributes
   // were recorded on. Compressible memory behaves as any other here; cuMemCreate reports what it granted.
   bool genericCompression = true;
+  // The SMs of each GPC, as NVIDIA's occupancy calculator counts them for clusters (whose blocks run on distinct
+  // SMs of one GPC): the default is what an H200 answers (every one of 104 cluster sizes and blocks-per-SM counts,
+  // tools/gpu-probe/results/occupancy29-h200-2026-11-28.txt, fits these 12 groups of 18, 18, 16 x 5, 8 and 2 x 4
+  // SMs). The H100 profile shares it: the same die with the same 132 SMs, though which SMs a chip has fused off
+  // varies from chip to chip. Empty, or not adding up to smCount (a configured SM count): GPCs of
+  // limits::kSmsPerGpc SMs and one of the rest (gpcLayout()).
+  std::vector<int> gpcSms = {18, 18, 16, 16, 16, 16, 16, 8, 2, 2, 2, 2};
 
   // The largest L2 set-aside for persisting accesses, and the set-aside a new context starts with (the
   // fractions of L2 that NVIDIA's driver reports on Hopper).
   int maxPersistingL2Bytes() const { return static_cast<int>(int64_t(l2CacheBytes) * 5 / 8); }
   int defaultPersistingL2Bytes() const { return static_cast<int>(int64_t(l2CacheBytes) * 3 / 16); }
+
+  // The GPCs' SM counts cluster occupancy is computed from: gpcSms, or the uniform layout where it does not fit.
+  std::vector<int> gpcLayout() const;
 
   // Checks internal consistency (a hand-made override can break it); the message names the field.
   Expected<bool> validate() const;

@@ -2,6 +2,7 @@
 // apart from the devices themselves so that code that only needs the facts (the fatbinary rules' advice, the fuzz
 // build of the image parsers) does not bring in the driver.
 #include "core/device.h"
+#include "core/limits.h"
 
 #include <fmt/format.h>
 
@@ -38,6 +39,7 @@ DeviceProfile computeCapability12Profile() {
   p.sharedMemPerBlockOptin = 99 * 1024;
   p.singleToDoublePerfRatio = 64;
   p.asyncEngineCount = 2;  // the copy engines GeForce/RTX Blackwell boards report (deviceQuery: 2 copy engines)
+  p.gpcSms.clear();        // not measured on a compute capability 12 part: the uniform layout
   return p;
 }
 
@@ -111,6 +113,7 @@ DeviceProfile l4Profile() {
   p.singleToDoublePerfRatio = 64;
   p.asyncEngineCount = 2;
   p.memSyncDomainCount = 1;  // memory synchronization domains are a compute capability 9 feature
+  p.gpcSms.clear();
   p.genericCompression = false;
   p.pcieGeneration = 4;
   p.pciDeviceId = 0x27b8;
@@ -119,6 +122,15 @@ DeviceProfile l4Profile() {
 }
 
 }  // namespace
+
+std::vector<int> DeviceProfile::gpcLayout() const {
+  int sum = 0;
+  for (int s : gpcSms) sum += s;
+  if (!gpcSms.empty() && sum == smCount) return gpcSms;
+  std::vector<int> uniform(size_t(smCount / limits::kSmsPerGpc), limits::kSmsPerGpc);
+  if (smCount % limits::kSmsPerGpc) uniform.push_back(smCount % limits::kSmsPerGpc);
+  return uniform;
+}
 
 Expected<bool> DeviceProfile::validate() const {
   auto fail = [](std::string message) -> Expected<bool> {

@@ -21,8 +21,8 @@ inline constexpr size_t kPitchAlignment = 512;
 // Kernel parameter space, in bytes, of the legacy cuParamSet* calls (PTX 8.1 and later on sm_70+).
 inline constexpr size_t kMaxKernelParamBytes = 32764;
 
-// Clusters: blocks of a cluster run on the SMs of one GPC. cuemu's virtual devices model GPCs of this many SMs
-// (Hopper has 16 to 18); the SMs that do not fill a whole GPC take no clusters.
+// Clusters: blocks of a cluster run on distinct SMs of one GPC. A profile lists its GPCs (DeviceProfile::gpcSms);
+// one without such a list (or with a configured SM count) has GPCs of this many SMs and one of the rest.
 inline constexpr int kSmsPerGpc = 16;
 inline constexpr int kPortableClusterSize = 8;
 // Blocks of clusters one SM holds at once: an H200 counts no more active clusters with 16 blocks per SM than with 8

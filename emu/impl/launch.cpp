@@ -148,7 +148,6 @@ CUresult maxPotentialBlockSize(int* minGridSize, int* blockSize, CUfunction func
 
 using limits::kNonPortableClusterSize;
 using limits::kPortableClusterSize;
-using limits::kSmsPerGpc;
 
 int clusterSizeLimit(const Function& f) {
   return f.nonPortableClusterAllowed.load() ? kNonPortableClusterSize : kPortableClusterSize;
@@ -173,8 +172,10 @@ CUresult maxPotentialClusterSize(int* clusterSize, CUfunction func, const CUlaun
   auto blocksPerSm = clusterBlocksPerSm(f, *config);
   if (!blocksPerSm) return blocksPerSm.error().code;
   // A shape compiled into the kernel does not limit the answer (driver 580 reports 8 for a kernel compiled with
-  // .reqnctapercluster 2,1,1; measured on an H200).
-  *clusterSize = std::min(clusterSizeLimit(f), *blocksPerSm * kSmsPerGpc);
+  // .reqnctapercluster 2,1,1; measured on an H200). A cluster's blocks take distinct SMs of one GPC.
+  const std::vector<int> gpcs = f.module().context().device().profile().gpcLayout();
+  const int largestGpc = gpcs.empty() ? 0 : *std::max_element(gpcs.begin(), gpcs.end());
+  *clusterSize = *blocksPerSm == 0 ? 0 : std::min(clusterSizeLimit(f), largestGpc);
   return CUDA_SUCCESS;
 }
 
@@ -201,8 +202,12 @@ CUresult maxActiveClusters(int* numClusters, CUfunction func, const CUlaunchConf
   if (size > clusterSizeLimit(f)) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
   auto blocksPerSm = clusterBlocksPerSm(f, *config);
   if (!blocksPerSm) return blocksPerSm.error().code;
-  int gpcs = std::max(1, f.module().context().device().profile().smCount / kSmsPerGpc);
-  *numClusters = gpcs * (*blocksPerSm * kSmsPerGpc / size);
+  // Each GPC of at least `size` SMs holds its SMs' blocks in clusters of `size` on distinct SMs; one of fewer SMs
+  // holds none (an H200's answers for every size and blocks-per-SM count, DeviceProfile::gpcSms).
+  int clusters = 0;
+  for (int sms : f.module().context().device().profile().gpcLayout())
+    if (sms >= size) clusters += sms * *blocksPerSm / size;
+  *numClusters = clusters;
   return CUDA_SUCCESS;
 }
 
