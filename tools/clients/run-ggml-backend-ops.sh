@@ -10,7 +10,8 @@
 # the toolkit's nvcc. Each operator then runs in a process of its own through `cuemu run --device-profile PROFILE`
 # (default rtx-pro-6000: ggml's matrix products call cuBLAS, whose kernels carry PTX for compute capability 12 only),
 # so that an abort (ggml stops the process at a CUDA error) loses one operator, not the run. Per-operator time limit:
-# GGML_OP_TIMEOUT seconds (default 900).
+# GGML_OP_TIMEOUT seconds (default 900). GGML_PARAMS: a regular expression; only tests whose parameters contain a
+# match run (MUL_MAT's quantised types: GGML_PARAMS='type_a=(q|iq|mxfp|tq)').
 # Writes OUT.tsv ("test<TAB>status": OK, FAIL, unsupported, abort: the process stopped in it, and the operator ran
 # again without it; timeout: the operator's process ran out of time there) and OUT.log, and compares with tools/clients/ggml-known-differences.txt (globs, `pattern | reason`):
 # exit 1 when a test fails or an operator aborts that the list does not explain.
@@ -49,11 +50,14 @@ for op in "${ops[@]}"; do
   excluded=()
   attempts=${GGML_OP_ATTEMPTS:-40}
   for attempt in $(seq 1 "$attempts"); do
-    filter=()
+    pattern=^
+    [ -n "${GGML_PARAMS:-}" ] && pattern+="(?=.*(${GGML_PARAMS}))"
     if [ ${#excluded[@]} -gt 0 ]; then
       alternatives=$(printf '%s|' "${excluded[@]}")
-      filter=(-p "^(?!(${alternatives%|})$)")
+      pattern+="(?!(${alternatives%|})$)"
     fi
+    filter=()
+    [ "$pattern" != ^ ] && filter=(-p "$pattern")
     log=$(mktemp)
     timeout "${GGML_OP_TIMEOUT:-900}" "${run[@]}" -b CUDA0 -o "$op" "${filter[@]}" >"$log" 2>&1
     status=$?
