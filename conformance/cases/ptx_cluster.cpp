@@ -620,6 +620,103 @@ TEST_F(ptx_cluster_Faults, RankOutsideTheCluster) {
   CU_EXPECT(CUDA_ERROR_LAUNCH_FAILED, Run(Fn("k", m), 2, 1, 1, 32, 1, shape));
 }
 
+// The rank bits of shared addresses (measured on an H100, tools/gpu-probe/results/clusters18-h100-2026-11-26.txt,
+// and an H200, rankbits30-h200-2026-11-28.txt): a CTA of rank r sees its variable at r << 24 | 0x400, in 32 and 64
+// bits; mapa to rank k gives k << 24 | 0x400; cvta.shared of a plain offset is rank 0's generic address, and
+// cvta.to.shared of the own generic address has the rank bits; getctarank of a plain offset is 0; a plain offset
+// through shared::cluster reads rank 0's memory; the variable as a memory operand and through registers reads the
+// CTA's own.
+TEST_F(ptx_cluster, SharedAddressesCarryTheRank) {
+  const char* ptx = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  .reg .u32 %r<40>;
+  .reg .u64 %rd<16>;
+  .reg .pred %p<4>;
+  .shared .align 16 .b32 s[64];
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %cluster_ctarank;
+  mov.u32 %r3, s;
+  shl.b32 %r4, %r1, 2;
+  add.u32 %r5, %r3, %r4;
+  mad.lo.u32 %r6, %r2, 1000, %r1;
+  st.shared.u32 [%r5], %r6;
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra DONE;
+  mov.u32 %r7, %ctaid.x;
+  mul.wide.u32 %rd2, %r7, 64;
+  add.u64 %rd1, %rd1, %rd2;
+  mov.u64 %rd3, s;
+  cvt.u32.u64 %r8, %rd3;
+  mapa.shared::cluster.u32 %r9, %r3, 2;
+  and.b32 %r10, %r3, 0xffffff;
+  cvt.u64.u32 %rd4, %r10;
+  cvta.shared.u64 %rd5, %rd4;
+  ld.u32 %r11, [%rd5+4];
+  cvta.shared.u64 %rd6, %rd3;
+  cvta.to.shared.u64 %rd7, %rd6;
+  cvt.u32.u64 %r12, %rd7;
+  getctarank.shared::cluster.u32 %r13, %r10;
+  ld.shared::cluster.u32 %r14, [%r10+8];
+  ld.shared.u32 %r15, [s+12];
+  ld.shared.u32 %r16, [%r3+16];
+  ld.shared::cluster.u32 %r17, [%r9+20];
+  st.global.v4.u32 [%rd1], {%r3, %r8, %r9, %r11};
+  st.global.v4.u32 [%rd1+16], {%r12, %r13, %r14, %r15};
+  st.global.v2.u32 [%rd1+32], {%r16, %r17};
+DONE:
+  ret;
+}
+)";
+  CUmodule m = nullptr;
+  ASSERT_EQ(cuModuleLoadData(&m, ptx), CUDA_SUCCESS);
+  const unsigned shape[3] = {4, 1, 1};
+  CU_ASSERT_OK(Run(Fn("k", m), 8, 1, 1, 64, 1, shape));
+  for (unsigned b = 0; b < 8; ++b) {
+    const unsigned rank = b % 4, own = rank << 24 | 0x400;
+    const std::vector<uint32_t> got(host.begin() + b * 16, host.begin() + b * 16 + 10);
+    EXPECT_EQ(got,
+              (std::vector<uint32_t>{own, own, 2u << 24 | 0x400, 1, own, 0, 2, rank * 1000 + 3, rank * 1000 + 4, 2005}))
+        << b;
+  }
+  CU_EXPECT_OK(cuModuleUnload(m));
+}
+
+// A shared::cta access through a plain offset in a CTA of rank 1 (rank 0's bits): an H200 stops the kernel with an
+// illegal-instruction error (rankbits30), where rank 0's own plain offsets are fine.
+TEST_F(ptx_cluster_Faults, SharedCtaAccessWithAnotherCtasBits) {
+  const char* ptx = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  .reg .u32 %r<8>;
+  .reg .u64 %rd<4>;
+  .shared .align 4 .b32 s[4];
+  ld.param.u64 %rd1, [out];
+  st.shared.u32 [s], 5;
+  mov.u32 %r1, s;
+  and.b32 %r2, %r1, 0xffffff;
+  ld.shared::cta.u32 %r3, [%r2];
+  st.global.u32 [%rd1], %r3;
+  ret;
+}
+)";
+  CUmodule m = nullptr;
+  ASSERT_EQ(cuModuleLoadData(&m, ptx), CUDA_SUCCESS);
+  const unsigned one[3] = {1, 1, 1}, two[3] = {2, 1, 1};
+  CU_EXPECT_OK(Run(Fn("k", m), 2, 1, 1, 32, 1, one));
+  EXPECT_EQ(host[0], 5u);
+  CU_EXPECT(CUDA_ERROR_ILLEGAL_INSTRUCTION, Run(Fn("k", m), 2, 1, 1, 32, 1, two));
+}
+
 using api_launch_Clusters = ClusterTest;
 
 TEST_F(api_launch_Clusters, ShapeLimits) {

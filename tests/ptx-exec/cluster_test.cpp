@@ -338,6 +338,91 @@ TEST(PtxCluster, RankOutsideTheClusterFaults) {
   EXPECT_TRUE(run(prog, "outside", Dim3{2}, Dim3{32}, p, kSchedules[0].config, Dim3{2, 1, 1}).ok());
 }
 
+// The rank bits of shared addresses, as an H100/H200 gives them
+// (tools/gpu-probe/results/clusters18-h100-2026-11-26.txt, rankbits30-h200-2026-11-28.txt): a CTA of rank r reads its
+// variable's address as r << 24 | 0x400 (32 and 64 bits), mapa gives k << 24 | 0x400 for rank k (the last rank here),
+// cvta round-trips, getctarank of a plain offset is 0 and a plain offset through shared::cluster reads rank 0's memory;
+// accesses through the variable (as a memory operand, through a register, through a thread-constant base plus %tid)
+// reach the CTA's own block in every rank.
+const char* kRankBitsPtx = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry bits(.param .u64 out)
+{
+  .reg .u32 %r<40>;
+  .reg .u64 %rd<16>;
+  .reg .pred %p<4>;
+  .shared .align 16 .b32 s[64];
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %cluster_ctarank;
+  mov.u32 %r3, s;
+  shl.b32 %r4, %r1, 2;
+  add.u32 %r5, %r3, %r4;
+  mad.lo.u32 %r6, %r2, 1000, %r1;
+  st.shared.u32 [%r5], %r6;
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra DONE;
+  mov.u32 %r7, %ctaid.x;
+  mul.wide.u32 %rd2, %r7, 64;
+  add.u64 %rd1, %rd1, %rd2;
+  mov.u64 %rd3, s;
+  cvt.u32.u64 %r8, %rd3;
+  mapa.shared::cluster.u32 %r9, %r3, 0;
+  mov.u32 %r19, %cluster_nctarank;
+  sub.u32 %r19, %r19, 1;
+  mapa.shared::cluster.u32 %r10, %r3, %r19;
+  cvta.shared.u64 %rd4, %rd3;
+  cvta.to.shared.u64 %rd5, %rd4;
+  cvt.u32.u64 %r11, %rd5;
+  and.b32 %r12, %r3, 0xffffff;
+  getctarank.shared::cluster.u32 %r13, %r12;
+  ld.shared::cluster.u32 %r14, [%r12+8];
+  ld.shared.u32 %r15, [s+12];
+  ld.shared.u32 %r16, [%r3+16];
+  ld.shared::cta.u32 %r17, [%r5+20];
+  ld.shared::cluster.u32 %r18, [%r10+4];
+  st.global.v4.u32 [%rd1], {%r3, %r8, %r9, %r10};
+  st.global.v4.u32 [%rd1+16], {%r11, %r13, %r14, %r15};
+  st.global.v4.u32 [%rd1+32], {%r16, %r17, %r18, %r2};
+DONE:
+  ret;
+}
+)";
+
+TEST(PtxCluster, SharedAddressesCarryTheRankBits) {
+  auto compiled = compile(kRankBitsPtx);
+  ASSERT_TRUE(compiled.program) << compiled.error;
+  const Program& prog = *compiled.program;
+  const unsigned size = 4, clusters = 2;
+  unsigned* out = arena().alloc<unsigned>(size * clusters * 16);
+  for (const Schedule& s : kSchedules) {
+    std::fill(out, out + size * clusters * 16, 0xdeadu);
+    Params p(info(prog, "bits"));
+    p.arg(out);
+    LaunchResult r = run(prog, "bits", Dim3{size * clusters}, Dim3{64}, p, s.config, Dim3{size, 1, 1});
+    ASSERT_TRUE(r.ok()) << s.name << ": " << r.fault.message;
+    for (unsigned b = 0; b < size * clusters; ++b) {
+      const unsigned rank = b % size, own = rank << 24 | 0x400;
+      const std::vector<unsigned> got(out + b * 16, out + b * 16 + 12);
+      const std::vector<unsigned> want{own,      own, 0x400,           3u << 24 | 0x400, own,
+                                       0,        2,   rank * 1000 + 3, rank * 1000 + 4,  rank * 1000 + 5,
+                                       3000 + 1, rank};
+      ASSERT_EQ(got, want) << s.name << " block " << b;
+    }
+  }
+  // outside a cluster every CTA is rank 0: plain offsets
+  Params p(info(prog, "bits"));
+  p.arg(out);
+  ASSERT_TRUE(run(prog, "bits", Dim3{2}, Dim3{64}, p, kSchedules[0].config).ok());
+  const std::vector<unsigned> got(out + 16, out + 16 + 12);
+  const std::vector<unsigned> want{0x400, 0x400, 0x400, 0x400, 0x400, 0, 2, 3, 4, 5, 1, 0};
+  EXPECT_EQ(got, want);
+}
+
 // A tensor copy with .multicast::cluster: rank 0 loads one 16 x 8 box into ranks 1 and 2 (ctaMask 0b0110), completing
 // their mbarriers; ranks 0 and 3 receive nothing.
 const char* kTensorMulticastPtx = R"(

@@ -72,7 +72,7 @@ inline uint8_t* lanePointer(Warp& w, const Op* op, const AddressSlot& s, int lan
     return nullptr;
   }
   Cta* owner = &cta;
-  uint64_t off = addr;
+  uint64_t off = addr - cta.sharedWindow;  // the own block's, when the rank bits are the CTA's
   if (where == kGeneric) {
     owner = clusterSharedOwner(cta, addr);
     off = owner ? addr - reinterpret_cast<uint64_t>(owner->shared) : 0;

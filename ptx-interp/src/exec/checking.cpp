@@ -287,7 +287,8 @@ const LaneGrouping& groupingOf(Warp& w, const CheckedAccess& access) {
 void sharedReads(Warp& w, const Op* op, const CheckedAccess& access, const SharedView& v, Checker& checker) {
   const LaneGrouping& g = groupingOf(w, access);
   const uint32_t bytes = access.bytes;
-  const uint64_t imm = uint64_t(access.offset);
+  // (offsets in the CTA's own block: its rank bits off)
+  const uint64_t imm = uint64_t(access.offset) - w.cta->sharedWindow;
   const bool wholeWords = g.aligned && (imm & 3) == 0 && (bytes & 3) == 0;
   const bool inside = g.lowest + imm <= g.highest + imm && g.highest + imm + bytes <= v.sharedBytes;
   auto eachLane = [&](const LaneGrouping::First& f) {
@@ -382,6 +383,7 @@ const Op* access(Warp& w, const Op* op) {
     m &= m - 1;
     uint64_t addr = v.address32 ? uint64_t(h::R<uint32_t>(w, v.address)[i]) : h::R<uint64_t>(w, v.address)[i];
     addr += uint64_t(v.offset);
+    if (space == mem::Shared) addr -= cta.sharedWindow;  // an offset in the own block (rank bits off)
     bool shared = space == mem::Shared;
     bool global = space == mem::Global;
     if (space == mem::Generic) {

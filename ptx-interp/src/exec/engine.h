@@ -83,8 +83,18 @@ struct FunctionCode {
 // written when a CTA is set up (launch.cpp), not from the launch's broadcast image. CtaAffine (rewrite cta-indices):
 // a declared u32 register, %ctaid.c * multiplier (* %ntid.n) + addend + the lanes of register laneAddend (a thread
 // constant or %tid; 0: the zero register), written when a CTA is set up after the kernel's prologue (value: c in
-// bits 0-1, bit 2 whether %ntid multiplies, n in bits 3-4).
-enum class ConstKind : uint8_t { Literal, GlobalAddress, ParamValue, LaunchDim, ThreadIndex, CtaIndex, CtaAffine };
+// bits 0-1, bit 2 whether %ntid multiplies, n in bits 3-4). SharedAddress: the shared address of offset `value` in
+// the CTA's own block, Cta::sharedWindow | value (the rank bits of a cluster's CTA), written with the broadcast image.
+enum class ConstKind : uint8_t {
+  Literal,
+  GlobalAddress,
+  ParamValue,
+  LaunchDim,
+  ThreadIndex,
+  CtaIndex,
+  CtaAffine,
+  SharedAddress
+};
 
 struct ConstSlot {
   uint32_t offset = 0;  // register file offset
@@ -100,7 +110,7 @@ struct KernelCode {
   uint32_t regFileBytes = 0;  // whole register file of a warp (constants + all reachable functions)
   uint32_t constStart = 0;    // constants (and temporaries) occupy [constStart, regFileBytes)
   std::vector<ConstSlot> consts;
-  std::vector<ConstSlot> indexConsts;  // ThreadIndex, CtaIndex and CtaAffine slots
+  std::vector<ConstSlot> indexConsts;  // ThreadIndex, CtaIndex, CtaAffine and SharedAddress slots
   uint32_t localBytes = 0;             // per-thread local memory (deepest call chain; recursion adds kRecursionStack)
   // Largest .align of the kernel's .local/.shared data (at least 16): the CTA's local and shared blocks start at
   // a multiple of it, so a variable's generic address is as aligned as its declaration says (the GPU gives
@@ -388,12 +398,13 @@ struct Barrier {
 // A thread-block cluster: its CTAs by rank, all run by one host thread (launch.cpp: runCluster), and the state of
 // its barrier (barrier.cluster.arrive/wait, isa/sync.cpp). Every CTA belongs to one, a cluster of one CTA included.
 //
-// Distributed shared memory: a shared::cluster address of the CTA of rank r is ((r + 1) << 24) | offset, a
-// shared::cta address (below 2^24) is one of the executing CTA (shared blocks are at most 16 MiB). An H100 puts rank
-// r in the same bits of its shared::cta addresses too (r << 24 | 0x400 + offset,
-// tools/gpu-probe/results/clusters18-h100-2026-11-26.txt); here shared::cta addresses stay plain offsets, so that
-// every shared access of a CTA keeps its one range check. A generic address of another CTA's shared memory is the
-// host address of that CTA's shared block.
+// Distributed shared memory: a shared address of the CTA of rank r is (r << 24) | offset, in both windows, as on
+// an H100/H200 (tools/gpu-probe/results/clusters18-h100-2026-11-26.txt, rankbits30-h200-2026-11-28.txt): a CTA's
+// own variables read r << 24 | 0x400 + offset, mapa gives the same bits of any rank, a plain offset names rank 0
+// (shared blocks are at most 16 MiB). Cta::sharedWindow is r << 24; the lowered program reads the addresses of
+// shared variables from constant slots set up per context (ConstKind::SharedAddress: a context runs one rank
+// throughout a launch), so a kernel outside a cluster (rank 0) sees plain offsets. A generic address of another
+// CTA's shared memory is the host address of that CTA's shared block.
 constexpr uint32_t kClusterRankShift = 24;
 // A shared byte's generic address agrees with its shared address in the bits below the rank (an H200's window base
 // is 2^34-aligned: tools/gpu-probe/smemwindow29.cu). CuTe swizzles generic pointers to shared memory (XOR of bits
@@ -413,6 +424,7 @@ struct Cta {
   Job* job = nullptr;
   Cluster* cluster = nullptr;
   uint32_t clusterRank = 0;
+  uint64_t sharedWindow = 0;  // clusterRank << kClusterRankShift: the rank bits of this CTA's shared addresses
   Dim3 id;
   uint32_t linearId = 0;
   uint32_t nthreads = 0, nwarps = 0;
@@ -506,14 +518,14 @@ struct ClusterSharedTarget {
   uint64_t offset;
 };
 inline ClusterSharedTarget clusterSharedTarget(Cta& self, uint64_t addr) {
-  const uint64_t rankField = addr >> kClusterRankShift;
+  const uint64_t rank = addr >> kClusterRankShift;
   const uint64_t offset = addr & ((1u << kClusterRankShift) - 1);
-  if (rankField == 0) return {&self, offset};
+  if (rank == self.clusterRank) return {&self, offset};
   const std::vector<Cta*>& ctas = self.cluster->ctas;
-  return {rankField - 1 < ctas.size() ? ctas[rankField - 1] : nullptr, offset};
+  return {rank < ctas.size() ? ctas[rank] : nullptr, offset};
 }
 inline uint64_t clusterSharedAddress(uint32_t rank, uint64_t offset) {
-  return (uint64_t(rank + 1) << kClusterRankShift) | offset;
+  return (uint64_t(rank) << kClusterRankShift) | offset;
 }
 // The CTA of self's cluster whose shared block holds generic address a; nullptr when none does.
 inline Cta* clusterSharedOwner(Cta& self, uint64_t a) {

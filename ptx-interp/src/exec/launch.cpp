@@ -141,6 +141,7 @@ struct CtaContext {
   AlignedBuffer rf, shared, local;
   uint64_t constLaunch = 0;  // launch whose constants are in rf
   uint32_t constWarps = 0;
+  uint64_t constWindow = 0;  // the shared window (cluster rank) they were written for
   Cluster cluster;
   std::vector<std::unique_ptr<CtaContext>> peers;  // ranks 1.. of the cluster (kept for reuse)
 };
@@ -208,19 +209,27 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
   cta.liveWarps = cta.nwarps;
   size_t rfBytes = code.regFileBytes;
   bool fresh = ctx.rf.reserve(rfBytes * cta.nwarps);
-  const bool newConstants = fresh || ctx.constLaunch != job.launchId || ctx.constWarps < cta.nwarps;
+  // (a context runs one cluster rank throughout a launch, so its rank-dependent constants stay too)
+  const bool newConstants =
+      fresh || ctx.constLaunch != job.launchId || ctx.constWarps < cta.nwarps || ctx.constWindow != cta.sharedWindow;
   if (newConstants) {
     size_t n = job.constImage.size();
     for (uint32_t w = 0; w < cta.nwarps; ++w) {
       uint8_t* base = ctx.rf.data + w * rfBytes;
       std::memset(base, 0, 256);  // zero register
       if (n) std::memcpy(base + code.constStart, job.constImage.data(), n);
-      for (const ConstSlot& s : code.indexConsts)
-        if (s.kind == ConstKind::ThreadIndex)
+      for (const ConstSlot& s : code.indexConsts) {
+        if (s.kind == ConstKind::ThreadIndex) {
           threadIndexLanes(job.lp.block, w, uint32_t(s.value), reinterpret_cast<uint32_t*>(base + s.offset));
+        } else if (s.kind == ConstKind::SharedAddress) {
+          const uint64_t v = cta.sharedWindow | s.value;
+          for (int i = 0; i < 32; ++i) std::memcpy(base + s.offset + i * s.size, &v, s.size);
+        }
+      }
     }
     ctx.constLaunch = job.launchId;
     ctx.constWarps = cta.nwarps;
+    ctx.constWindow = cta.sharedWindow;
   }
   for (const ConstSlot& s : code.indexConsts) {
     if (s.kind != ConstKind::CtaIndex) continue;
@@ -313,9 +322,10 @@ void setupCluster(Job& job, CtaContext& ctx, uint64_t linear) {
                      z = uint64_t(first.z) * shape.z + local.z;
       index = x + grid.x * (y + grid.y * z);
     }
+    c.cta.clusterRank = rank;
+    c.cta.sharedWindow = uint64_t(rank) << kClusterRankShift;
     setupCta(job, c, index);
     c.cta.cluster = &cluster;
-    c.cta.clusterRank = rank;
     cluster.ctas[rank] = &c.cta;
   }
   cluster.barrierArrived = 0;

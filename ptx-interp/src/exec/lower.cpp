@@ -247,8 +247,8 @@ uint32_t KernelLowerer::symbolAddress(const Operand& o, unsigned size) {
     case SymKind::Global: {
       const ptx::Variable& v = mod_.globals[o.index];
       if (v.space == ptx::Space::shared) {
-        if (v.linkage == ptx::Linkage::extern_) return literal(uint64_t(dynamicSharedBase_ + off), size);
-        return literal(uint64_t(moduleSharedOffset_.at(o.index) + off), size);
+        if (v.linkage == ptx::Linkage::extern_) return sharedAddress(uint64_t(dynamicSharedBase_ + off), size);
+        return sharedAddress(uint64_t(moduleSharedOffset_.at(o.index) + off), size);
       }
       uint32_t g = globalMap_[o.index];
       if (g == kNoIndex) fail(line_, fmt::format("address of '{}' is not supported", mod_.str(v.name)));
@@ -257,8 +257,8 @@ uint32_t KernelLowerer::symbolAddress(const Operand& o, unsigned size) {
     case SymKind::Local: {
       const ptx::Variable& v = fn_->locals[o.index];
       if (v.space == ptx::Space::shared) {
-        if (v.linkage == ptx::Linkage::extern_) return literal(uint64_t(dynamicSharedBase_ + off), size);
-        return literal(uint64_t(fi_->localOffset[o.index] + off), size);
+        if (v.linkage == ptx::Linkage::extern_) return sharedAddress(uint64_t(dynamicSharedBase_ + off), size);
+        return sharedAddress(uint64_t(fi_->localOffset[o.index] + off), size);
       }
       // local / param variable in the frame: frame-relative
       uint32_t t = temp(size);

@@ -201,6 +201,22 @@ class KernelLowerer {
     literals_[key] = off;
     return off;
   }
+  // The shared address of `offset` in the CTA's own block (the rank bits of a cluster's CTA included): a slot that
+  // set-up writes (ConstKind::SharedAddress).
+  uint32_t sharedAddress(uint64_t offset, unsigned size) {
+    auto key = std::make_pair(size, offset);
+    auto it = sharedAddresses_.find(key);
+    if (it != sharedAddresses_.end()) return it->second;
+    uint32_t off = allocReg(size);
+    ConstSlot s;
+    s.offset = off;
+    s.size = uint8_t(size);
+    s.kind = ConstKind::SharedAddress;
+    s.value = offset;
+    code_->indexConsts.push_back(s);
+    sharedAddresses_[key] = off;
+    return off;
+  }
   uint32_t globalAddress(uint32_t progGlobal, int64_t addend, unsigned size) {
     auto key = std::make_tuple(progGlobal, addend, size);
     auto it = globalAddrs_.find(key);
@@ -322,6 +338,9 @@ class KernelLowerer {
     bool paramUniform = false;
   };
   Addr address(const Instruction& in, const Operand& o);
+  // ld/st/atom/red.shared::cluster through a register: `a` becomes a generic address computed by an op that faults
+  // for a rank outside the cluster (isa/move.cpp); any other access stays as it is.
+  void clusterAccessAsGeneric(const Instruction& in, const Operand& o, Addr& a);
   void lowerWideLdSt(const Instruction& in, bool isStore, Addr a);
   // The registers of a vector ld/st's n elements (a store's sources, a load's destinations); destinations converted
   // after the access go to `pending` with their element's index.
@@ -351,6 +370,7 @@ class KernelLowerer {
   uint32_t rfTop_ = kFirstFree;
   uint32_t line_ = 0;
   std::map<std::pair<unsigned, uint64_t>, uint32_t> literals_;
+  std::map<std::pair<unsigned, uint64_t>, uint32_t> sharedAddresses_;  // (size, offset) -> slot
   std::map<std::tuple<uint32_t, int64_t, unsigned>, uint32_t> globalAddrs_;
   std::map<unsigned, std::vector<uint32_t>> temps_;
   std::map<unsigned, uint32_t> tempUsed_;

@@ -22,20 +22,13 @@ using h::R;
 
 using B128 = h::B128;
 
-// A shared-space access that is not one to the CTA's own shared block: distributed shared memory (ld/st/atom/red
-// .shared::cluster through an address of mapa; see Cluster in engine.h), or out of range.
+// Faults of shared addresses. A shared::cta access (or a plain .shared one) reaches the CTA's own block only: an
+// H200 stops the kernel with an illegal-instruction error when the address has another CTA's rank bits, a plain
+// offset in a CTA of rank 1 or more included (tools/gpu-probe/results/rankbits30-h200-2026-11-28.txt).
+// ld/st/atom/red.shared::cluster through a register go through the generic window (clusterAccessToGeneric,
+// isa/move.cpp), which names a rank outside the cluster with kOutsideCluster.
 inline const char* const kOutsideCluster = "shared::cluster address of a CTA rank outside the cluster";
-inline uint8_t* clusterShared(Cta& cta, uint64_t addr, uint32_t size, const char*& why) {
-  why = "out-of-range shared address";
-  if (addr + size < addr) return nullptr;
-  ClusterSharedTarget t = clusterSharedTarget(cta, addr);
-  if (!t.cta) {
-    why = kOutsideCluster;
-    return nullptr;
-  }
-  if (t.offset + size > t.cta->sharedBytes) return nullptr;
-  return t.cta->shared + t.offset;
-}
+inline const char* const kOtherCtasRankBits = "shared::cta address with the rank bits of another CTA";
 
 // Translates lane i's state-space address to a host pointer; nullptr (and what is wrong in `why`) when the access
 // is out of range. No alignment check, no fault: xlate below adds both.
@@ -48,9 +41,11 @@ PTX_HOT uint8_t* resolve(Warp& w, int lane, uint64_t addr, uint32_t size, bool w
     why = "out-of-range global address";
     return nullptr;
   } else if constexpr (S == Shared) {
-    if (addr + size <= cta.sharedBytes && addr + size >= addr) [[likely]]
-      return cta.shared + addr;
-    return clusterShared(cta, addr, size, why);
+    const uint64_t offset = addr - cta.sharedWindow;  // the own block's, when the rank bits are the CTA's
+    if (offset + size <= cta.sharedBytes && offset + size >= offset) [[likely]]
+      return cta.shared + offset;
+    why = (addr >> kClusterRankShift) != cta.clusterRank ? kOtherCtasRankBits : "out-of-range shared address";
+    return nullptr;
   } else if constexpr (S == Local || S == Frame) {
     uint64_t a = S == Frame ? addr + w.frame : addr;
     if (a + size <= w.localStride && a + size >= a) [[likely]]
@@ -129,8 +124,10 @@ PTX_HOT uint8_t* xlate(Warp& w, const Op* op, int lane, uint64_t addr, uint32_t 
   const char* why = "";
   if (uint8_t* p = resolve<S>(w, lane, addr, size, write, why)) [[likely]]
     return p;
-  raiseFault(w, op, lane, why == kOutsideCluster ? FaultKind::ClusterAddress : FaultKind::IllegalAddress, addr, why,
-             faultAccess<S>(w, lane, addr, size, write, atomic));
+  const FaultKind kind = why == kOutsideCluster      ? FaultKind::ClusterAddress
+                         : why == kOtherCtasRankBits ? FaultKind::IllegalInstruction
+                                                     : FaultKind::IllegalAddress;
+  raiseFault(w, op, lane, kind, addr, why, faultAccess<S>(w, lane, addr, size, write, atomic));
   return nullptr;
 }
 
@@ -440,7 +437,8 @@ template <class A, class M> PTX_HOT int sharedLayout(Warp& w, uint32_t baseReg, 
   const Cta& cta = *w.cta;
   SharedLayoutSlot& slot = w.sharedLayouts[tag & kLayoutSlotMask];
   if (tag & kLayoutCompute) slot.shapes = -1;  // until proven below
-  if (!fullWarpFastPath(w, Rewrite::SharedWarpLayouts) || cta.sharedBytes < sizeof(M)) return -1;
+  // (a CTA of cluster rank 1 or more: its addresses carry rank bits, which the per-lane path checks)
+  if (!fullWarpFastPath(w, Rewrite::SharedWarpLayouts) || cta.sharedBytes < sizeof(M) || cta.sharedWindow) return -1;
   uint64_t limit = cta.sharedBytes - sizeof(M), imm = uint64_t(offset);
   if (imm > limit || (imm & (sizeof(M) - 1)) != 0) return -1;  // negative, misaligned or past the block
   const uint64_t maxBase = limit - imm;
@@ -472,7 +470,7 @@ PTX_HOT uint8_t* reusedSharedBlock(Warp& w, uint32_t baseReg, int64_t offset, ui
   if (!(tag & kLayoutReuse)) return nullptr;
   const Cta& cta = *w.cta;
   const SharedLayoutSlot& slot = w.sharedLayouts[tag & kLayoutSlotMask];
-  if (slot.shapes < 0 || cta.sharedBytes < Size) return nullptr;
+  if (slot.shapes < 0 || cta.sharedBytes < Size || cta.sharedWindow) return nullptr;
   const uint64_t limit = cta.sharedBytes - Size, imm = uint64_t(offset);
   if (imm > limit || (imm & (Size - 1)) != 0 || slot.maxBase > limit - imm) return nullptr;
   const A* base = R<A>(w, baseReg);

@@ -269,7 +269,7 @@ const Op* bulkCopy(Warp& w, const Op* op) {
       // An H100 raises an illegal-instruction error for a copy from shared::cta memory into the issuing CTA's own
       // shared memory (driver 580: conformance ptx.async.BulkSharedToShared and ptx.async_BulkReduceShared.*)
       const uint64_t rankField = async::laneAddress(w, v.destination, i) >> kClusterRankShift;
-      if (rankField == 0 || rankField - 1 == w.cta->clusterRank)
+      if (rankField == w.cta->clusterRank)
         return raiseFault(w, op, i, FaultKind::IllegalInstruction, 0,
                           "bulk copy from shared::cta memory into the issuing CTA's own shared memory");
     }
@@ -803,7 +803,8 @@ uint8_t* tensorMapObject(Warp& w, const Op* op, const async::AddressSlot& slot, 
     }
     return async::lanePointer(w, op, slot, lane, 128, 1, write);
   }
-  const uint64_t off = slot.where == async::kShared ? addr : addr - reinterpret_cast<uint64_t>(owner->shared);
+  const uint64_t off =
+      slot.where == async::kShared ? addr - cta.sharedWindow : addr - reinterpret_cast<uint64_t>(owner->shared);
   const uint64_t window = (uint64_t(owner->sharedBytes) + kSharedAllocationUnit - 1) & ~(kSharedAllocationUnit - 1);
   if (off <= window && 128 <= window - off) return owner->shared + off;
   raiseFault(w, op, lane, FaultKind::IllegalAddress, addr, "tensor map outside shared memory");

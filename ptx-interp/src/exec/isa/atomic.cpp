@@ -123,7 +123,9 @@ void KernelLowerer::lowerAtom(const Instruction& in, bool isRed) {
   Dst d;
   bool hasDst = !isRed;
   if (hasDst) d = dst(opnd(in, k++), t);
-  Addr a = address(in, opnd(in, k++));
+  const Operand& addrOp = opnd(in, k++);
+  Addr a = address(in, addrOp);
+  clusterAccessAsGeneric(in, addrOp, a);
   if (a.space == mem::Param || a.space == mem::Local || a.space == mem::Frame)
     return unsupported(in, "atomics on this state space");
   uint32_t b = src(opnd(in, k++), t);
@@ -142,7 +144,9 @@ void KernelLowerer::lowerVectorAtom(const Instruction& in, bool isRed, mem::AOp 
   unsigned n = in.vec;
   unsigned k = 0;
   const Operand* dstVec = isRed ? nullptr : &opnd(in, k++);
-  Addr a = address(in, opnd(in, k++));
+  const Operand& addrOp = opnd(in, k++);
+  Addr a = address(in, addrOp);
+  clusterAccessAsGeneric(in, addrOp, a);
   const Operand& srcVec = opnd(in, k++);
   auto isVectorOf = [&](const Operand& o) { return o.kind == OperandKind::Vector && o.value == int64_t(n); };
   if ((dstVec && !isVectorOf(*dstVec)) || !isVectorOf(srcVec)) fail(line_, "vector operand expected");

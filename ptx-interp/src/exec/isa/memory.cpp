@@ -316,6 +316,7 @@ KernelLowerer::Addr KernelLowerer::address(const Instruction& in, const Operand&
       const ptx::Variable& v = mod_.globals[o.index];
       if (v.space == ptx::Space::shared) {
         a.space = mem::Shared;
+        a.base = sharedAddress(0, 8);  // the CTA's rank bits
         a.imm += v.linkage == ptx::Linkage::extern_ ? dynamicSharedBase_ : moduleSharedOffset_.at(o.index);
         return a;
       }
@@ -329,6 +330,7 @@ KernelLowerer::Addr KernelLowerer::address(const Instruction& in, const Operand&
       const ptx::Variable& v = fn_->locals[o.index];
       if (v.space == ptx::Space::shared) {
         a.space = mem::Shared;
+        a.base = sharedAddress(0, 8);
         a.imm += v.linkage == ptx::Linkage::extern_ ? dynamicSharedBase_ : fi_->localOffset[o.index];
         return a;
       }
@@ -436,6 +438,7 @@ void KernelLowerer::lowerLdSt(const Instruction& in, bool isStore) {
   const Operand& addrOp = opnd(in, isStore ? 0 : 1);
   const Operand& valOp = opnd(in, isStore ? 1 : 0);
   Addr a = address(in, addrOp);
+  clusterAccessAsGeneric(in, addrOp, a);
   unsigned n = in.vec ? in.vec : 1;
   // `_` among a stored vector's values (LLVM's undefined elements: XLA stores six values with st.global.v8.b32):
   // those elements are not written, as ptxas masks them out of the 256-bit store (sm_100a SASS of {six values, _,

@@ -216,10 +216,15 @@ const Op* cvtaToGeneric(Warp& w, const Op* op) {
   for (int i = 0; i < 32; ++i) {
     uint64_t a = src(i);
     switch (o.window) {
-      case kWindowShared: tmp[i] = sh + a; break;
-      case kWindowCluster: {  // another CTA's shared block; a rank outside the cluster gives no usable address
+      case kWindowShared:
+      case kWindowCluster: {
+        // the CTA the rank bits name, in either window (an H200 converts a plain offset in a CTA of rank 1 to rank
+        // 0's window: tools/gpu-probe/results/rankbits30-h200-2026-11-28.txt); a rank outside the cluster gives no
+        // usable address
         ClusterSharedTarget t = clusterSharedTarget(cta, a);
-        tmp[i] = t.cta ? reinterpret_cast<uint64_t>(t.cta->shared) + t.offset : 0;
+        tmp[i] = t.cta                        ? reinterpret_cast<uint64_t>(t.cta->shared) + t.offset
+                 : o.window == kWindowCluster ? 0
+                                              : sh + (a - cta.sharedWindow);
         break;
       }
       case kWindowLocal: tmp[i] = lo + uint64_t(i) * w.localStride + a; break;
@@ -240,12 +245,11 @@ const Op* cvtaFromGeneric(Warp& w, const Op* op) {
   alignas(64) uint64_t tmp[32];
   for (int i = 0; i < 32; ++i) {
     switch (o.window) {
-      case kWindowShared: tmp[i] = a[i] - sh; break;
-      case kWindowCluster: {
+      case kWindowShared:
+      case kWindowCluster: {  // the owner's rank bits, in either window (as on an H100: clusters18)
         const Cta* owner = clusterSharedOwner(cta, a[i]);
-        tmp[i] = owner && owner != &cta
-                     ? clusterSharedAddress(owner->clusterRank, a[i] - reinterpret_cast<uint64_t>(owner->shared))
-                     : a[i] - sh;
+        tmp[i] = owner ? clusterSharedAddress(owner->clusterRank, a[i] - reinterpret_cast<uint64_t>(owner->shared))
+                       : a[i] - sh + cta.sharedWindow;
         break;
       }
       case kWindowLocal: tmp[i] = a[i] - (lo + uint64_t(i) * w.localStride); break;
@@ -256,6 +260,27 @@ const Op* cvtaFromGeneric(Warp& w, const Op* op) {
     h::store<uint32_t>(w, o.result, [&](int i) { return uint32_t(tmp[i]); });
   else
     h::storeLanes<uint64_t>(w, o.result, tmp);
+  return op + 1;
+}
+
+// ld/st/atom/red.shared::cluster through a register (WindowOperands, op.imm the access's offset): the address as a
+// generic one, the host address in the block of the CTA its rank bits name; the access then goes through the generic
+// window, so that shared-space accesses keep the own block's one range check (mem::resolve<Shared>).
+const Op* clusterAccessToGeneric(Warp& w, const Op* op) {
+  Cta& cta = *w.cta;
+  const WindowOperands o = WindowOperands::of(*op);
+  uint64_t* out = R<uint64_t>(w, o.result);
+  for (uint32_t m = w.exec; m; m &= m - 1) {
+    const int i = std::countr_zero(m);
+    // a 32-bit address wraps modulo 2^32, as mem::laneAddr's
+    const uint64_t a = o.width == 4 ? uint64_t(uint32_t(R<uint32_t>(w, o.address)[i] + uint32_t(op->imm)))
+                                    : R<uint64_t>(w, o.address)[i] + uint64_t(op->imm);
+    const ClusterSharedTarget t = clusterSharedTarget(cta, a);
+    if (!t.cta) return raiseFault(w, op, i, FaultKind::ClusterAddress, a, mem::kOutsideCluster);
+    if (t.offset >= t.cta->sharedBytes)
+      return raiseFault(w, op, i, FaultKind::IllegalAddress, a, "out-of-range shared address");
+    out[i] = reinterpret_cast<uint64_t>(t.cta->shared) + t.offset;
+  }
   return op + 1;
 }
 
@@ -334,8 +359,7 @@ const Op* getctarank(Warp& w, const Op* op) {
       rank = owner->clusterRank;
     } else {
       const uint64_t a = o.width == 4 ? R<uint32_t>(w, o.address)[i] : R<uint64_t>(w, o.address)[i];
-      const uint64_t field = a >> kClusterRankShift;
-      rank = field ? uint32_t(field - 1) : cta.clusterRank;
+      rank = uint32_t(a >> kClusterRankShift);  // a plain offset is rank 0's, as on an H200 (rankbits30)
     }
     R<uint32_t>(w, o.result)[i] = rank;
   }
@@ -492,6 +516,18 @@ void KernelLowerer::lowerCvta(const Instruction& in) {
     finish(d);
   }
   return;
+}
+
+void KernelLowerer::clusterAccessAsGeneric(const Instruction& in, const Operand& o, Addr& a) {
+  if (in.space != ptx::Space::shared_cluster || o.symKind != SymKind::None || a.space != mem::Shared) return;
+  const uint32_t t = temp(8);
+  Op& op = emit(&clusterAccessToGeneric);
+  WindowOperands{t, a.base, kWindowCluster, a.baseSize}.into(op);
+  op.imm = a.imm;
+  a.base = t;
+  a.baseSize = 8;
+  a.imm = 0;
+  a.space = mem::Generic;
 }
 
 void KernelLowerer::lowerIsspacep(const Instruction& in) {

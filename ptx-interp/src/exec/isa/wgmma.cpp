@@ -155,8 +155,10 @@ bool readOperand(Warp& w, const Op* op, int lane, const Descriptor& desc, bool m
       const unsigned row = rowBase + r;
       const uint32_t addr = mnMajor ? desc.mnMajor(row * bytes, k) : desc.kMajor(row, k * bits / 8);
       // inside the CTA's own shared memory (the common case) without the general translation
-      uint8_t* p = addr + bytes <= w.cta->sharedBytes ? w.cta->shared + addr
-                                                      : mem::xlate<mem::Shared>(w, op, lane, addr, bytes, false);
+      // (a descriptor's address has no rank bits: it is the own CTA's, which the fault names with them)
+      uint8_t* p = addr + bytes <= w.cta->sharedBytes
+                       ? w.cta->shared + addr
+                       : mem::xlate<mem::Shared>(w, op, lane, w.cta->sharedWindow + addr, bytes, false);
       if (!p) return false;
       uint64_t v = 0;
       std::memcpy(&v, p, bytes);
