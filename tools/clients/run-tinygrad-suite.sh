@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Runs tinygrad's own tests (repository tag v0.13.0, folders test/ and extra/) on cuemu or on tinygrad's CPU device
+# and writes OUT.tsv ("node-id<TAB>status") and OUT.log through run-pytest-suite.sh (per-test time limit, failures
+# rerun alone).
+# On cuemu:  CUEMU=build/emu/cuemu TINYGRAD_SRC=/work/upstream/tinygrad tools/clients/run-tinygrad-suite.sh /tmp/tg-cuemu [TEST...]
+#            (the whole run goes through `cuemu run`; tinygrad's CUDA device is chosen with DEV=CUDA, its renderer
+#            with TINYGRAD_DEV: CUDA (default: C++ compiled by NVRTC to PTX), CUDA:PTX (tinygrad writes PTX itself),
+#            CUDA:NVCC (nvcc -ptx, which `cuemu run` points at cuemu-nvcc))
+# CPU:       TINYGRAD_SRC=/work/upstream/tinygrad tools/clients/run-tinygrad-suite.sh /tmp/tg-cpu [TEST...]   (DEV=CPU)
+# Then:      tools/clients/compare.py /tmp/tg-cpu.tsv /tmp/tg-cuemu.tsv tools/clients/tinygrad-known-differences.txt
+# TEST defaults to the files below. Python: $PYTHON (default python3) with tinygrad 0.13.0, pytest, pytest-timeout,
+# hypothesis, numpy and torch 2.9.1 (the tests compare many operators with PyTorch on the host; PyPI's wheel, whose
+# CUDA libraries are never used here). One worker (JOBS, default 1).
+# tinygrad's CUDA device needs nothing from cuemu but its libcuda.so.1 and NVRTC on the loader path: tinygrad asks
+# NVRTC for PTX (nvrtcGetPTX) for a device named CUDA, and its own PTX renderer hands PTX to cuModuleLoadData.
+# Source tree: git --git-dir=<tinygrad clone> archive v0.13.0 test extra pyproject.toml | tar -x -C DIR
+set -uo pipefail
+out=${1:?usage: run-tinygrad-suite.sh OUTPREFIX [TEST...]}
+shift
+src=${TINYGRAD_SRC:?set TINYGRAD_SRC to a tinygrad v0.13.0 source tree}
+tests=("$@")
+[ ${#tests[@]} -eq 0 ] && tests=(test/backend/test_ops.py test/backend/test_dtype.py test/backend/test_dtype_alu.py
+  test/backend/test_tensor.py test/backend/test_nn.py test/backend/test_optim.py test/backend/test_jit.py
+  test/backend/test_randomness.py test/backend/test_uops.py test/backend/test_transcendental.py
+  test/backend/test_setitem.py test/backend/test_edgecases.py test/backend/test_arange.py
+  test/backend/test_const_folding.py test/backend/test_custom_kernel.py test/backend/test_symbolic_jit.py
+  test/unit/test_indexing.py test/unit/test_gradient.py)
+here=$(cd "$(dirname "$0")" && pwd)
+export PYTHON=${PYTHON:-python3} CUEMU_TEST_TIMEOUT=${CUEMU_TEST_TIMEOUT:-300}
+# tinygrad's compiled-kernel cache: a fresh one per run, so that each run compiles its kernels itself
+export CACHEDB=${CACHEDB:-$(mktemp -d)/tinygrad-cache.db}
+if [ -n "${CUEMU:-}" ]; then
+  cuemu=$(cd "$(dirname "$CUEMU")" && pwd)/$(basename "$CUEMU")
+  log=()
+  [ -n "${CUEMU_RUN_LOG:-}" ] && log=(--log "$CUEMU_RUN_LOG")
+  DEV=${TINYGRAD_DEV:-CUDA} exec "$cuemu" run "${log[@]}" -- "$here/run-pytest-suite.sh" "$out" "${JOBS:-1}" "$src" "${tests[@]}"
+fi
+DEV=CPU exec "$here/run-pytest-suite.sh" "$out" "${JOBS:-1}" "$src" "${tests[@]}"
