@@ -6,9 +6,12 @@ cuemu's NVRTC compiles to PTX (tinygrad asks nvrtcGetPTX for a device named CUDA
 exactly where the arithmetic is exact.
 """
 
+import os
+
 import numpy as np
 import pytest
 
+os.environ.setdefault("CACHELEVEL", "0")  # compile every kernel (tinygrad otherwise reuses PTX from earlier runs)
 tinygrad = pytest.importorskip("tinygrad")
 from tinygrad import Context, Device, Tensor, TinyJit, dtypes  # noqa: E402
 
@@ -120,3 +123,11 @@ def test_jit_replays_through_cuda_graphs(dev):
         a = np.arange(24 * 7, dtype=np.int32).reshape(24, 7) + k
         b = np.full((24, 7), 3 * k, np.int32)
         np.testing.assert_array_equal(step(Tensor(a), Tensor(b)).numpy(), ((a + b) * 2).sum(axis=0))
+
+
+def test_fp8_conversions_saturate(dev):
+    # float -> e5m2 saturates to the largest finite value (57344, 0x7b), as on an H200: tinygrad's own
+    # test_fp8e5m2 sees 0 + inf come back as 57344 there (driver 580, tinygrad 0.13.0)
+    vals = [float("inf"), 1e6, -1e6, 57344.0, 1.5, -0.25]
+    bits = Tensor(vals).cast(dtypes.fp8e5m2).bitcast(dtypes.uint8).tolist()
+    assert bits == [0x7B, 0x7B, 0xFB, 0x7B, 0x3E, 0xB4]
