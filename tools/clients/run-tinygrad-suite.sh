@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs tinygrad's own tests (repository tag v0.13.0, folders test/ and extra/) on cuemu or on tinygrad's CPU device
-# and writes OUT.tsv ("node-id<TAB>status") and OUT.log through run-pytest-suite.sh (per-test time limit, failures
-# rerun alone).
+# Runs tinygrad's own tests (repository tag v0.13.0, folders test/, extra/ and examples/) on cuemu, on a GPU or on
+# tinygrad's CPU device and writes OUT.tsv ("node-id<TAB>status") and OUT.log through run-pytest-suite.sh (per-test
+# time limit, failures rerun alone).
 # On cuemu:  CUEMU=build/emu/cuemu TINYGRAD_SRC=/work/upstream/tinygrad tools/clients/run-tinygrad-suite.sh /tmp/tg-cuemu [TEST...]
 #            (the whole run goes through `cuemu run`; tinygrad's CUDA device is chosen with DEV=CUDA, its renderer
 #            with TINYGRAD_DEV: CUDA (default: C++ compiled by NVRTC to PTX), CUDA:PTX (tinygrad writes PTX itself),
@@ -17,7 +17,8 @@
 # CUDA libraries are never used here). One worker (JOBS, default 1).
 # tinygrad's CUDA device needs nothing from cuemu but its libcuda.so.1 and NVRTC on the loader path: tinygrad asks
 # NVRTC for PTX (nvrtcGetPTX) for a device named CUDA, and its own PTX renderer hands PTX to cuModuleLoadData.
-# Source tree: git --git-dir=<tinygrad clone> archive v0.13.0 test extra pyproject.toml | tar -x -C DIR
+# Source tree: git --git-dir=<tinygrad clone> archive v0.13.0 test extra examples pyproject.toml | tar -x -C DIR
+# (examples/: TestBatchNorm of test_multitensor.py imports it)
 set -uo pipefail
 out=${1:?usage: run-tinygrad-suite.sh OUTPREFIX [--more] [TEST...]}
 shift
