@@ -1,6 +1,6 @@
 # Fixed on helper/s27-tinygrad ("cuGraphLaunch takes a stream of any context"); kept as a check.
-# Found by tinygrad 0.13.0's test_multitensor.py on cuemu with several devices (test_copy_jit,
-# test_multitensor_jit_multiple_inputs, test_simple_reduce, TestBatchNorm, test_graph.py's test_copies_2_devs):
+# Found by tinygrad 0.13.0's tests on cuemu with several devices (test_multitensor.py's test_copy_jit,
+# test_graph.py's test_copies_2_devs):
 # TinyJit replays a jitted function as one CUDA graph per batch of work; for a copy from CUDA:1 to CUDA:0 followed
 # by a kernel on CUDA:0 the graph holds a memcpy node naming CUDA:1's context and the kernel node, and a later
 # replay launches it on the NULL stream with whichever context tinygrad made current last (here CUDA:1's).
