@@ -1205,6 +1205,67 @@ TEST_F(api_graph, MemAllocFreedOutsideLetsTheGraphRunAgain) {
   CU_EXPECT_OK(cuGraphExecDestroy(exec));
 }
 
+// A graph instantiated in one context runs from a stream of another context of the device, NULL or created, with
+// either context current, and its kernel node (of the first context's module) runs; a memcpy node may name the
+// other context (measured on an H200, driver 580.159.04: tools/gpu-probe/graphctx30.py). tinygrad launches its
+// graphs for several devices so; cuemu answered CUDA_ERROR_INVALID_VALUE.
+TEST_F(api_graph, LaunchIntoAnotherContextsStream) {
+  conf::DeviceBuffer d(256 * 4), src(4);
+  CUdeviceptr p = d.ptr();
+  unsigned value = 0;
+  int n = 256;
+  void* params[] = {&p, &value, &n};
+  CU_ASSERT_OK(cuMemsetD32(src.ptr(), 0x5a5a, 1));
+  CUDA_MEMCPY3D cp{};
+  cp.srcMemoryType = cp.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  cp.srcDevice = src.ptr();
+  cp.dstDevice = p + 255 * 4;
+  cp.WidthInBytes = 4;
+  cp.Height = cp.Depth = 1;
+  CUcontext other;
+  CU_ASSERT_OK(cuCtxCreate(&other, nullptr, 0, dev));
+  CU_ASSERT_OK(cuCtxSetCurrent(ctx));
+  CUDA_KERNEL_NODE_PARAMS kp = FillParams(params, 2);
+  CUgraphNode kernel, copy;
+  CU_ASSERT_OK(cuGraphAddKernelNode(&kernel, graph, nullptr, 0, &kp));
+  CU_ASSERT_OK(cuGraphAddMemcpyNode(&copy, graph, &kernel, 1, &cp, other));
+  CUgraphExec exec;
+  CU_ASSERT_OK(cuGraphInstantiate(&exec, graph, 0));
+  CUstream otherStream;
+  CU_ASSERT_OK(cuCtxSetCurrent(other));
+  CU_ASSERT_OK(cuStreamCreate(&otherStream, CU_STREAM_NON_BLOCKING));
+  struct Way {
+    const char* what;
+    CUcontext current;
+    CUstream stream;
+  } ways[] = {{"the other context current, its NULL stream", other, nullptr},
+              {"the other context current, its stream", other, otherStream},
+              {"the graph's context current, the other's stream", ctx, otherStream},
+              {"the other context current, the graph's stream", other, stream}};
+  unsigned launch = 0;
+  for (const Way& way : ways) {
+    value = 100 + launch++;
+    CU_ASSERT_OK(cuGraphExecKernelNodeSetParams(exec, kernel, &kp));
+    CU_ASSERT_OK(cuCtxSetCurrent(way.current));
+    CU_EXPECT_OK(cuGraphLaunch(exec, way.stream)) << way.what;
+    CU_ASSERT_OK(cuStreamSynchronize(way.stream));
+    for (CUcontext c : {other, ctx}) {
+      CU_ASSERT_OK(cuCtxSetCurrent(c));
+      CU_ASSERT_OK(cuCtxSynchronize());
+    }
+    std::vector<unsigned> got(256);
+    CU_ASSERT_OK(cuMemcpyDtoH(got.data(), p, 256 * 4));
+    EXPECT_EQ(got[0], value) << way.what;
+    EXPECT_EQ(got[254], value) << way.what;
+    EXPECT_EQ(got[255], 0x5a5au) << way.what << ": the copy runs after the kernel";
+  }
+  CU_ASSERT_OK(cuCtxSetCurrent(ctx));
+  CU_EXPECT_OK(cuGraphExecDestroy(exec));
+  CU_EXPECT_OK(cuStreamDestroy(otherStream));
+  CU_EXPECT_OK(cuCtxDestroy(other));
+  CU_ASSERT_OK(cuCtxSetCurrent(ctx));
+}
+
 // Before a launch has allocated it (before the graph is instantiated, before its first launch) a graph allocation is
 // not the application's to free: cuMemFree and cuMemFreeAsync answer CUDA_ERROR_INVALID_VALUE and the graph's
 // memory stays its own (measured on an H100, driver 580: tools/gpu-probe/graphfree28). NVIDIA Warp frees graph

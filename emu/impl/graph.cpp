@@ -378,7 +378,10 @@ CUresult launchExec(CUgraphExec handle, CUstream streamHandle, bool uploadOnly) 
   CUEMU_LOOKUP(exec, GraphExec, handle, CUDA_ERROR_INVALID_VALUE);
   auto stream = lookupStream(streamHandle);
   if (!stream) return stream.error().code;
-  if (&(*stream)->context() != &exec->context()) return CUDA_ERROR_INVALID_VALUE;
+  // Any context's stream takes the graph, not only one of the context it was instantiated in: driver 580 launches
+  // it into another context's stream (NULL or created, either context current; tools/gpu-probe/graphctx30.py on an
+  // H200), and tinygrad's graphs for several devices are launched so. Each kernel node runs in its function's
+  // context (nodeWork), whatever the stream's.
   if ((*stream)->kind() == Stream::Kind::Legacy)
     if (CUresult implicit = checkLegacyImplicitCapture(**stream)) return implicit;
   if (isCapturing(**stream)) {
