@@ -12,6 +12,7 @@
 #   - JAX (jax[cuda13-local] with NVIDIA's cuDNN and CUDA runtime wheels; cuBLAS and NVRTC come with cuDNN's) through
 #     `cuemu run --device-profile gb10`: test_jax.py;
 #   - Taichi (its own LLVM writes PTX) through `cuemu run`: test_taichi.py;
+#   - tinygrad (NVRTC's PTX, and its own PTX renderer) through `cuemu run`: test_tinygrad.py;
 #   - NVIDIA Warp (warp-lang: its NVRTC and PTX compiler inside) through `cuemu run --driver-version V`, V the CUDA
 #     version Warp was built with (it hands an older driver SASS): test_warp.py;
 #   - PyCUDA (built from PyPI's source against the toolkit; its kernels compile with `nvcc --cubin`, which cuemu-nvcc
@@ -78,6 +79,8 @@ jax=$build/clients-venv-jax
 skipped jax || make_venv JAX "$jax" 3 pytest "jax[cuda13-local]" nvidia-cudnn-cu13 nvidia-cuda-runtime
 taichi=$build/clients-venv-taichi
 make_venv Taichi "$taichi" 1 pytest numpy taichi
+tinygrad=$build/clients-venv-tinygrad
+make_venv tinygrad "$tinygrad" 1 pytest numpy tinygrad
 warp=$build/clients-venv-warp
 make_venv Warp "$warp" 1 pytest numpy warp-lang
 # PyCUDA is built from its source against the toolkit (CUDA_ROOT), which takes a few minutes once
@@ -104,9 +107,9 @@ run() {  # LABEL VENV FILE
   echo "=== $1: $(basename "$3")"
   (cd "$here" && "$2/bin/python" -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning "$3") || failed=1
 }
-for v in "$newest" "$cudart130" "$cccl" "$triton" "$jax" "$taichi" "$warp" "$pycuda" "$cutedsl" "$tf" "$cudf" "$nvmath"; do
+for v in "$newest" "$cudart130" "$cccl" "$triton" "$jax" "$taichi" "$tinygrad" "$warp" "$pycuda" "$cutedsl" "$tf" "$cudf" "$nvmath"; do
   [ -x "$v/bin/python" ] || continue
-  "$v/bin/python" -m pip list 2>/dev/null | grep -iE '^(cuda-bindings|cuda-core|cuda-cccl|numba-cuda|cupy-cuda13x|nvidia-cuda-nvrtc|nvidia-ml-py|triton|jax|jaxlib|jax-cuda13-plugin|tensorflow|cudf-cu13|cuml-cu13|taichi|warp-lang|pycuda|nvmath-python|nvidia-cutlass-dsl) ' |
+  "$v/bin/python" -m pip list 2>/dev/null | grep -iE '^(cuda-bindings|cuda-core|cuda-cccl|numba-cuda|cupy-cuda13x|nvidia-cuda-nvrtc|nvidia-ml-py|triton|jax|jaxlib|jax-cuda13-plugin|tensorflow|cudf-cu13|cuml-cu13|taichi|tinygrad|warp-lang|pycuda|nvmath-python|nvidia-cutlass-dsl) ' |
     tr -s ' ' | sed 's/^/  /'
 done
 if ready "$newest"; then
@@ -169,6 +172,11 @@ fi
 if ready "$taichi"; then
   echo "=== Taichi, through cuemu run: test_taichi.py"
   (cd "$here" && "$build/emu/cuemu" run -- "$taichi/bin/python" -m pytest -q -p no:cacheprovider test_taichi.py) ||
+    failed=1
+fi
+if ready "$tinygrad"; then
+  echo "=== tinygrad, through cuemu run: test_tinygrad.py"
+  (cd "$here" && "$build/emu/cuemu" run -- "$tinygrad/bin/python" -m pytest -q -p no:cacheprovider test_tinygrad.py) ||
     failed=1
 fi
 # Warp gives the driver its PTX only when the driver is at least as new as the CUDA it was built with (13.4 for
