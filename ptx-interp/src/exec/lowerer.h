@@ -187,50 +187,34 @@ class KernelLowerer {
     return off;
   }
   // -- constants and temporaries (allocated after the declared registers)
-  uint32_t literal(uint64_t bits, unsigned size) {
-    auto key = std::make_pair(size, bits);
-    auto it = literals_.find(key);
-    if (it != literals_.end()) return it->second;
-    uint32_t off = allocReg(size);
+  // The slot of a constant (kind, value, addend) of `size` bytes a lane, made once per key of `memo`; `slots` is
+  // where set-up finds it (KernelCode::consts, written from the launch's image, or indexConsts).
+  template <class Key> uint32_t constSlot(std::map<Key, uint32_t>& memo, const Key& key, std::vector<ConstSlot>& slots,
+                                          ConstKind kind, uint64_t value, unsigned size, int64_t addend = 0) {
+    auto it = memo.find(key);
+    if (it != memo.end()) return it->second;
     ConstSlot s;
-    s.offset = off;
+    s.offset = allocReg(size);
     s.size = uint8_t(size);
-    s.kind = ConstKind::Literal;
-    s.value = bits;
-    code_->consts.push_back(s);
-    literals_[key] = off;
-    return off;
+    s.kind = kind;
+    s.value = value;
+    s.addend = addend;
+    slots.push_back(s);
+    memo.emplace(key, s.offset);
+    return s.offset;
+  }
+  uint32_t literal(uint64_t bits, unsigned size) {
+    return constSlot(literals_, std::make_pair(size, bits), code_->consts, ConstKind::Literal, bits, size);
   }
   // The shared address of `offset` in the CTA's own block (the rank bits of a cluster's CTA included): a slot that
   // set-up writes (ConstKind::SharedAddress).
   uint32_t sharedAddress(uint64_t offset, unsigned size) {
-    auto key = std::make_pair(size, offset);
-    auto it = sharedAddresses_.find(key);
-    if (it != sharedAddresses_.end()) return it->second;
-    uint32_t off = allocReg(size);
-    ConstSlot s;
-    s.offset = off;
-    s.size = uint8_t(size);
-    s.kind = ConstKind::SharedAddress;
-    s.value = offset;
-    code_->indexConsts.push_back(s);
-    sharedAddresses_[key] = off;
-    return off;
+    return constSlot(sharedAddresses_, std::make_pair(size, offset), code_->indexConsts, ConstKind::SharedAddress,
+                     offset, size);
   }
   uint32_t globalAddress(uint32_t progGlobal, int64_t addend, unsigned size) {
-    auto key = std::make_tuple(progGlobal, addend, size);
-    auto it = globalAddrs_.find(key);
-    if (it != globalAddrs_.end()) return it->second;
-    uint32_t off = allocReg(size);
-    ConstSlot s;
-    s.offset = off;
-    s.size = uint8_t(size);
-    s.kind = ConstKind::GlobalAddress;
-    s.value = progGlobal;
-    s.addend = addend;
-    code_->consts.push_back(s);
-    globalAddrs_[key] = off;
-    return off;
+    return constSlot(globalAddrs_, std::make_tuple(progGlobal, addend, size), code_->consts, ConstKind::GlobalAddress,
+                     progGlobal, size, addend);
   }
   uint32_t temp(unsigned size) {
     auto& pool = temps_[size];
