@@ -5,19 +5,23 @@
 #include "api/impl.h"
 
 #include "api/entry.h"
+#include "core/fatbin.h"
 
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
 #define CUEMU_EXPORT extern "C" __attribute__((visibility("default")))
 #define CUEMU_UNPAREN(...) __VA_ARGS__
 #define CUEMU_ENTRY(status, family, name, params, args, policy, target) CUEMU_ENTRY_##status(name, params, args, target)
+// (tlEntryCaller: which binary called, for messages about the images it hands the driver)
 #define CUEMU_ENTRY_IMPL(name, params, args, target)                                                 \
   CUEMU_EXPORT CUresult name params {                                                                \
+    ::cuemu::tlEntryCaller = __builtin_return_address(0);                                            \
     return ::cuemu::runEntry<::cuemu::ApiId::name>(#args, ::cuemu::impl::name CUEMU_CALL_ARGS args); \
   }
 // A per-thread-default-stream form runs its plain form's implementation; runEntry sets the default stream.
 #define CUEMU_ENTRY_PT(name, params, args, target)                                                     \
   CUEMU_EXPORT CUresult name params {                                                                  \
+    ::cuemu::tlEntryCaller = __builtin_return_address(0);                                              \
     return ::cuemu::runEntry<::cuemu::ApiId::name>(#args, ::cuemu::impl::target CUEMU_CALL_ARGS args); \
   }
 #define CUEMU_CALL_ARGS(...) __VA_OPT__(, ) __VA_ARGS__

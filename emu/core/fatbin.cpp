@@ -187,6 +187,8 @@ int specificity(const fatbin::Entry& e) { return e.archSpecific ? 2 : e.familySp
 std::string describeImageLocation(const void* image) {
   std::string binary = binaryContaining(image);
   if (!binary.empty()) return binary;
+  const std::string caller = tlEntryCaller ? binaryContaining(tlEntryCaller) : std::string();
+  if (!caller.empty()) return fmt::format("the module image at {} (loaded by {})", image, caller);
   return fmt::format("the module image at {}", image);
 }
 

@@ -147,4 +147,9 @@ Expected<std::string> readImageFile(const char* path);
 // The file (executable or shared library) whose mapped memory holds `address`, for messages; "" if none.
 std::string binaryContaining(const void* address);
 
+// The return address of the exported entry point this thread entered last (api/entries.cpp sets it): the binary
+// that called the driver. An image a library copied into memory (cuBLAS decompresses its fatbinaries) is named
+// by that library in messages.
+inline thread_local const void* tlEntryCaller = nullptr;
+
 }  // namespace cuemu

@@ -236,6 +236,22 @@ TEST_P(Fatbin, SassOnlyIsRefusedWithAdvice) {
   EXPECT_NE(fromCubin.error().message.find("sm_90"), std::string::npos) << fromCubin.error().message;
 }
 
+// An image in memory that no binary maps (a library copied it out of its own storage, as cuBLAS does) is named by
+// the binary that called the driver's entry point (tlEntryCaller, the entry's return address).
+TEST_P(Fatbin, ImageInMemoryIsNamedByItsCaller) {
+  Bytes cubin = load("sm90.cubin");  // on the heap
+  const std::string self = binaryContaining(reinterpret_cast<const void*>(&binaryContaining));
+  ASSERT_FALSE(self.empty());
+  tlEntryCaller = reinterpret_cast<const void*>(&binaryContaining);
+  auto named = extractPtx(cubin.data(), 9, 0, cubin.size());
+  tlEntryCaller = nullptr;
+  auto anonymous = extractPtx(cubin.data(), 9, 0, cubin.size());
+  ASSERT_FALSE(named);
+  ASSERT_FALSE(anonymous);
+  EXPECT_NE(named.error().message.find("(loaded by " + self + ")"), std::string::npos) << named.error().message;
+  EXPECT_EQ(anonymous.error().message.find("loaded by"), std::string::npos) << anonymous.error().message;
+}
+
 // Companion PTX (core/companion_ptx.h): for a SASS-only image, the PTX defining its kernels that a client left in
 // CUEMU_COMPANION_PTX_DIR since this process started (CUTLASS's CuTe DSL under `cuemu run`) runs instead; what was
 // found is kept under the SASS's hash in the cache folder and serves later loads of the same SASS. Files from before
