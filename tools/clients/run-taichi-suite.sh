@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Runs Taichi's own tests (repository tag v1.7.4, folder tests/) on cuemu (Taichi's CUDA backend) or on Taichi's CPU
+# backend (the reference: no Taichi on the GPU machine) and writes OUT.tsv ("node-id<TAB>status") and OUT.log through
+# run-pytest-suite.sh (per-test time limit, failures rerun alone).
+# On cuemu:  CUEMU=build/emu/cuemu TAICHI_TESTS=/work/upstream/taichi/tests tools/clients/run-taichi-suite.sh /tmp/ti-cuemu [TEST...]
+#            (the whole run goes through `cuemu run`, TI_WANTED_ARCHS=cuda: Taichi's LLVM writes PTX, which it loads
+#            through the driver API, on the default profile)
+# CPU:       TAICHI_TESTS=/work/upstream/taichi/tests tools/clients/run-taichi-suite.sh /tmp/ti-cpu [TEST...]
+#            (TI_WANTED_ARCHS=cpu)
+# Then:      tools/clients/compare.py /tmp/ti-cpu.tsv /tmp/ti-cuemu.tsv tools/clients/taichi-known-differences.txt
+# Source:    git --git-dir=<taichi clone> archive v1.7.4 tests | tar -x -C /work/upstream/taichi
+# Python:    $PYTHON (default python3) with taichi 1.7.4, pytest, pytest-timeout and what the tests import:
+#            pytest-rerunfailures (conftest.py imports it), psutil, Pillow, scipy, autograd, requests.
+# TEST defaults to every file of tests/python (names relative to TAICHI_TESTS, e.g. python/test_ad_basics.py).
+# `ti.test()` parametrises each test by the architectures in TI_WANTED_ARCHS, so its node id names the backend
+# ("[arch=x64]", "[arch=cuda]", "[arch=cuda-<lambda>0]"); a test the backend is excluded from is one skipped item
+# without it. So that both runs name a test alike, OUT.tsv drops the architecture from the ids (test_abs[arch=cuda]
+# is test_abs, test_poly[arch=x64-<lambda>0] is test_poly[<lambda>0]); add it back to run one test by hand.
+# One worker (JOBS, default 1); CUEMU_TEST_TIMEOUT defaults to 120 s here. Time on the 2 shared cores of the
+# development machine: CPU about 15 minutes, cuemu about 45 (Taichi compiles each kernel with its LLVM on both; cuemu
+# then parses its PTX, which carries the parts of Taichi's runtime the kernel calls).
+set -uo pipefail
+out=${1:?usage: run-taichi-suite.sh OUTPREFIX [TEST...]}
+shift
+src=${TAICHI_TESTS:?set TAICHI_TESTS to the tests folder of a taichi v1.7.4 source tree}
+src=$(cd "$src" && pwd)
+tests=("$@")
+[ ${#tests[@]} -eq 0 ] && tests=(python)
+here=$(cd "$(dirname "$0")" && pwd)
+export PYTHON=${PYTHON:-python3} TI_OFFLINE_CACHE=0 CUEMU_TEST_TIMEOUT=${CUEMU_TEST_TIMEOUT:-120}
+mkdir -p "$(dirname "$out")"
+out=$(cd "$(dirname "$out")" && pwd)/$(basename "$out")
+if [ -n "${CUEMU:-}" ]; then
+  cuemu=$(cd "$(dirname "$CUEMU")" && pwd)/$(basename "$CUEMU")
+  TI_WANTED_ARCHS=cuda "$cuemu" run -- "$here/run-pytest-suite.sh" "$out" "${JOBS:-1}" "$src" "${tests[@]}"
+else
+  TI_WANTED_ARCHS=cpu "$here/run-pytest-suite.sh" "$out" "${JOBS:-1}" "$src" "${tests[@]}"
+fi
+rc=$?
+[ -s "$out.tsv" ] || exit "$rc"
+"$PYTHON" - "$out.tsv" <<'PY'
+import re, sys
+path = sys.argv[1]
+results = {}
+for line in open(path):
+    name, status = line.rstrip("\n").rsplit("\t", 1)
+    name = re.sub(r"\[arch=(x64|arm64|cuda)\]$", "", name)
+    name = re.sub(r"\[arch=(x64|arm64|cuda)-", "[", name)
+    results[name] = status
+with open(path, "w") as f:
+    for name in sorted(results):
+        f.write(f"{name}\t{results[name]}\n")
+counts = {}
+for s in results.values():
+    counts[s] = counts.get(s, 0) + 1
+print(f"{path}: {len(results)} tests: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+PY
+exit $rc
