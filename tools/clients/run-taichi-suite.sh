@@ -16,7 +16,12 @@
 # ("[arch=x64]", "[arch=cuda]", "[arch=cuda-<lambda>0]"); a test the backend is excluded from is one skipped item
 # without it. So that both runs name a test alike, OUT.tsv drops the architecture from the ids (test_abs[arch=cuda]
 # is test_abs, test_poly[arch=x64-<lambda>0] is test_poly[<lambda>0]); add it back to run one test by hand.
-# One worker (JOBS, default 1); CUEMU_TEST_TIMEOUT defaults to 120 s here. Time on the 2 shared cores of the
+# One worker (JOBS, default 1); CUEMU_TEST_TIMEOUT defaults to 120 s here. On cuemu every grid has a time limit too
+# (CUEMU_KERNEL_TIMEOUT, default 60 s; its CUDA_ERROR_LAUNCH_TIMEOUT is sticky, as a GPU watchdog's): pytest-timeout
+# cannot stop a test whose Python thread waits in cuStreamSynchronize for a grid that never ends. Taichi keeps one
+# CUDA context for the whole process (ti.reset() does not end it), so the tests after a fault or a time-out in the
+# same process fail too: failures run again in a fresh process per file (run-pytest-suite.sh; CUEMU_RERUN_MAX
+# defaults to 5000 here). Time on the 2 shared cores of the
 # development machine: CPU about 15 minutes, cuemu about 45 (Taichi compiles each kernel with its LLVM on both; cuemu
 # then parses its PTX, which carries the parts of Taichi's runtime the kernel calls).
 set -uo pipefail
@@ -28,11 +33,12 @@ tests=("$@")
 [ ${#tests[@]} -eq 0 ] && tests=(python)
 here=$(cd "$(dirname "$0")" && pwd)
 export PYTHON=${PYTHON:-python3} TI_OFFLINE_CACHE=0 CUEMU_TEST_TIMEOUT=${CUEMU_TEST_TIMEOUT:-120}
+export CUEMU_RERUN_MAX=${CUEMU_RERUN_MAX:-5000}
 mkdir -p "$(dirname "$out")"
 out=$(cd "$(dirname "$out")" && pwd)/$(basename "$out")
 if [ -n "${CUEMU:-}" ]; then
   cuemu=$(cd "$(dirname "$CUEMU")" && pwd)/$(basename "$CUEMU")
-  TI_WANTED_ARCHS=cuda "$cuemu" run -- "$here/run-pytest-suite.sh" "$out" "${JOBS:-1}" "$src" "${tests[@]}"
+  CUEMU_KERNEL_TIMEOUT=${CUEMU_KERNEL_TIMEOUT:-60} TI_WANTED_ARCHS=cuda "$cuemu" run -- "$here/run-pytest-suite.sh" "$out" "${JOBS:-1}" "$src" "${tests[@]}"
 else
   TI_WANTED_ARCHS=cpu "$here/run-pytest-suite.sh" "$out" "${JOBS:-1}" "$src" "${tests[@]}"
 fi
