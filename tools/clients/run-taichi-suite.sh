@@ -15,7 +15,10 @@
 # `ti.test()` parametrises each test by the architectures in TI_WANTED_ARCHS, so its node id names the backend
 # ("[arch=x64]", "[arch=cuda]", "[arch=cuda-<lambda>0]"); a test the backend is excluded from is one skipped item
 # without it. So that both runs name a test alike, OUT.tsv drops the architecture from the ids (test_abs[arch=cuda]
-# is test_abs, test_poly[arch=x64-<lambda>0] is test_poly[<lambda>0]); add it back to run one test by hand.
+# is test_abs, test_poly[arch=x64-<lambda>0] is test_poly[<lambda>0]); OUT-raw.tsv and OUT-raw.log keep pytest's own
+# ids and output. Running each test that still fails alone, in a process of its own (after a grid that never ends,
+# the tests of the same file that follow it fail in the per-file rerun too):
+#   CUEMU_RERUN_ONLY=1 CUEMU_RERUN_EACH=1 CUEMU=... tools/clients/run-taichi-suite.sh OUT
 # One worker (JOBS, default 1); CUEMU_TEST_TIMEOUT defaults to 120 s here. On cuemu every grid has a time limit too
 # (CUEMU_KERNEL_TIMEOUT, default 60 s; its CUDA_ERROR_LAUNCH_TIMEOUT is sticky, as a GPU watchdog's): pytest-timeout
 # cannot stop a test whose Python thread waits in cuStreamSynchronize for a grid that never ends. Taichi keeps one
@@ -38,17 +41,17 @@ mkdir -p "$(dirname "$out")"
 out=$(cd "$(dirname "$out")" && pwd)/$(basename "$out")
 if [ -n "${CUEMU:-}" ]; then
   cuemu=$(cd "$(dirname "$CUEMU")" && pwd)/$(basename "$CUEMU")
-  CUEMU_KERNEL_TIMEOUT=${CUEMU_KERNEL_TIMEOUT:-60} TI_WANTED_ARCHS=cuda "$cuemu" run -- "$here/run-pytest-suite.sh" "$out" "${JOBS:-1}" "$src" "${tests[@]}"
+  CUEMU_KERNEL_TIMEOUT=${CUEMU_KERNEL_TIMEOUT:-60} TI_WANTED_ARCHS=cuda "$cuemu" run -- "$here/run-pytest-suite.sh" "$out-raw" "${JOBS:-1}" "$src" "${tests[@]}"
 else
-  TI_WANTED_ARCHS=cpu "$here/run-pytest-suite.sh" "$out" "${JOBS:-1}" "$src" "${tests[@]}"
+  TI_WANTED_ARCHS=cpu "$here/run-pytest-suite.sh" "$out-raw" "${JOBS:-1}" "$src" "${tests[@]}"
 fi
 rc=$?
-[ -s "$out.tsv" ] || exit "$rc"
-"$PYTHON" - "$out.tsv" <<'PY'
+[ -s "$out-raw.tsv" ] || exit "$rc"
+"$PYTHON" - "$out-raw.tsv" "$out.tsv" <<'PY'
 import re, sys
-path = sys.argv[1]
+raw, path = sys.argv[1], sys.argv[2]
 results = {}
-for line in open(path):
+for line in open(raw):
     name, status = line.rstrip("\n").rsplit("\t", 1)
     name = re.sub(r"\[arch=(x64|arm64|cuda)\]$", "", name)
     name = re.sub(r"\[arch=(x64|arm64|cuda)-", "[", name)
