@@ -15,7 +15,7 @@
 # `ti.test()` parametrises each test by the architectures in TI_WANTED_ARCHS, so its node id names the backend
 # ("[arch=x64]", "[arch=cuda]", "[arch=cuda-<lambda>0]"); a test the backend is excluded from is one skipped item
 # without it. So that both runs name a test alike, OUT.tsv drops the architecture from the ids (test_abs[arch=cuda]
-# is test_abs, test_poly[arch=x64-<lambda>0] is test_poly[<lambda>0]); OUT-raw.tsv and OUT-raw.log keep pytest's own
+# is test_abs, test_poly[arch=x64-<lambda>0] is test_poly[<lambda>0], test_f[dtype0-8-arch=cuda] is test_f[dtype0-8]); OUT-raw.tsv and OUT-raw.log keep pytest's own
 # ids and output. Running each test that still fails alone, in a process of its own (after a grid that never ends,
 # the tests of the same file that follow it fail in the per-file rerun too):
 #   CUEMU_RERUN_ONLY=1 CUEMU_RERUN_EACH=1 CUEMU=... tools/clients/run-taichi-suite.sh OUT
@@ -55,6 +55,7 @@ for line in open(raw):
     name, status = line.rstrip("\n").rsplit("\t", 1)
     name = re.sub(r"\[arch=(x64|arm64|cuda)\]$", "", name)
     name = re.sub(r"\[arch=(x64|arm64|cuda)-", "[", name)
+    name = re.sub(r"-arch=(x64|arm64|cuda)(?=[-\]])", "", name)  # the arch after other parameters
     results[name] = status
 with open(path, "w") as f:
     for name in sorted(results):
