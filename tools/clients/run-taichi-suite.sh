@@ -25,8 +25,9 @@
 # CUDA context for the whole process (ti.reset() does not end it), so the tests after a fault or a time-out in the
 # same process fail too: failures run again in a fresh process per file (run-pytest-suite.sh; CUEMU_RERUN_MAX
 # defaults to 5000 here). Time on the 2 shared cores of the
-# development machine: CPU about 15 minutes, cuemu about 45 (Taichi compiles each kernel with its LLVM on both; cuemu
-# then parses its PTX, which carries the parts of Taichi's runtime the kernel calls).
+# development machine (loaded by other work; 2026-11-28): CPU 33 minutes, cuemu 72 (9 for the first pass, which a
+# grid that never ended poisoned, the rest for the per-file reruns). Taichi compiles each kernel with its LLVM on
+# both; cuemu then parses its PTX, which carries the parts of Taichi's runtime the kernel calls.
 set -uo pipefail
 out=${1:?usage: run-taichi-suite.sh OUTPREFIX [TEST...]}
 shift
