@@ -60,3 +60,28 @@ def test_ndarrays_atomics_and_math():
     bins(a)
     np.testing.assert_array_equal(hist.to_numpy(), np.bincount(np.minimum(7, (values * 8).astype(np.int32)), minlength=8))
     np.testing.assert_allclose(a.to_numpy(), np.sqrt(values) + np.exp(-values), rtol=2e-6)
+
+
+def test_block_shared_arrays():
+    # Taichi declares a block-shared array as a sized `.extern .shared` array and launches with no dynamic shared
+    # memory: a static allocation of its size, as driver 580 loads it (cuemu faulted at its first store)
+    block = 128
+    n = 4 * block
+    src = ti.field(ti.i32, shape=n)
+    dst = ti.field(ti.i32, shape=n)
+
+    @ti.kernel
+    def rotate_within_blocks():
+        ti.loop_config(block_dim=block)
+        for i in range(n):
+            lane = i % block
+            tile = ti.simt.block.SharedArray((block,), ti.i32)
+            tile[lane] = src[i]
+            ti.simt.block.sync()
+            dst[i] = tile[(lane + 1) % block] * 2
+
+    values = (np.arange(n, dtype=np.int32) * 7) % 1000
+    src.from_numpy(values)
+    rotate_within_blocks()
+    expected = values.reshape(-1, block)[:, np.r_[1:block, 0]].ravel() * 2
+    np.testing.assert_array_equal(dst.to_numpy(), expected)

@@ -551,6 +551,44 @@ TEST(PtxExec, InnerPlainRegisterHidesTheOuterRangesRegister) {
   }
 }
 
+// A `.extern .shared` array that declares its size is a static allocation, not the kernel's dynamic shared memory:
+// driver 580 on an H200 gives `.extern .shared .align 8 .b8 arr[260];` 260 static bytes
+// (CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES) and runs this kernel with no dynamic bytes (out = 64). Taichi's LLVM declares
+// its block-shared arrays so (ti.simt.block.SharedArray, its parallel scan); cuemu took them for dynamic shared
+// memory, of 0 bytes at Taichi's launches, and the first store faulted (out-of-range shared address 0x404).
+TEST(PtxExec, SizedExternSharedArrayIsStatic) {
+  const std::string ptx = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.extern .shared .align 8 .b8 arr[260];
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<6>;
+  mov.u32 %r1, %tid.x;
+  mov.u64 %rd1, arr;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.shared.u32 [%rd3], %r1;
+  bar.sync 0;
+  ld.shared.u32 %r2, [arr+256];
+  ld.param.u64 %rd4, [out];
+  st.global.u32 [%rd4], %r2;
+  ret;
+}
+)";
+  CompileResult cr = compile(ptx);
+  ASSERT_TRUE(cr.program) << cr.error;
+  EXPECT_EQ(kernels(*cr.program)[0].staticSharedBytes, 260u);
+  uint32_t* out = arena().alloc<uint32_t>(1);
+  out[0] = 0;
+  Params p(kernels(*cr.program)[0]);
+  p.arg(out);
+  EXPECT_OK(launch(*cr.program, 0, ptxtest::launchParams(Dim3{1}, Dim3{65}, p, arena())));
+  EXPECT_EQ(out[0], 64u);
+}
+
 // The shared window as an H200 lays it out (tools/gpu-probe/smemwindow29.cu): the driver's 1 KiB first, the
 // kernel's .shared variables from 0x400, its dynamic shared memory after them; %total_smem_size counts the kernel's
 // bytes in 128-byte units, %aggr_smem_size the reserved ones too, unrounded. A generic address agrees with its shared

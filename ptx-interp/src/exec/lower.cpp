@@ -4,6 +4,7 @@
 
 #include "exec/control_ops.h"
 #include "exec/lowerer.h"
+#include "exec/shared_linkage.h"
 
 #include <zstd.h>
 
@@ -170,7 +171,7 @@ void KernelLowerer::layoutFunction(FuncInstance& fi) {
 
 uint32_t KernelLowerer::placeShared(const ptx::Variable& v) {
   sharedAlign_ = std::max(sharedAlign_, varAlign(v));
-  if (v.linkage == ptx::Linkage::extern_) {
+  if (lowering::isDynamicShared(v)) {
     dynamicSharedAlign_ = std::max(dynamicSharedAlign_, varAlign(v));
     hasDynamicShared_ = true;
     return kDynamicShared;
@@ -247,7 +248,7 @@ uint32_t KernelLowerer::symbolAddress(const Operand& o, unsigned size) {
     case SymKind::Global: {
       const ptx::Variable& v = mod_.globals[o.index];
       if (v.space == ptx::Space::shared) {
-        if (v.linkage == ptx::Linkage::extern_) return sharedAddress(uint64_t(dynamicSharedBase_ + off), size);
+        if (lowering::isDynamicShared(v)) return sharedAddress(uint64_t(dynamicSharedBase_ + off), size);
         return sharedAddress(uint64_t(moduleSharedOffset_.at(o.index) + off), size);
       }
       uint32_t g = globalMap_[o.index];
@@ -257,7 +258,7 @@ uint32_t KernelLowerer::symbolAddress(const Operand& o, unsigned size) {
     case SymKind::Local: {
       const ptx::Variable& v = fn_->locals[o.index];
       if (v.space == ptx::Space::shared) {
-        if (v.linkage == ptx::Linkage::extern_) return sharedAddress(uint64_t(dynamicSharedBase_ + off), size);
+        if (lowering::isDynamicShared(v)) return sharedAddress(uint64_t(dynamicSharedBase_ + off), size);
         return sharedAddress(uint64_t(fi_->localOffset[o.index] + off), size);
       }
       // local / param variable in the frame: frame-relative
@@ -1246,7 +1247,7 @@ std::unique_ptr<Program> describeForLazyLowering(std::unique_ptr<ptx::Module> mo
   // Without static .shared data outside the entries (module-level or in functions), a kernel's static shared memory
   // is its own: no walk over what it may call.
   auto staticShared = [](const ptx::Variable& v) {
-    return v.space == ptx::Space::shared && v.linkage != ptx::Linkage::extern_;
+    return v.space == ptx::Space::shared && !lowering::isDynamicShared(v);
   };
   bool sharedOutsideEntries = std::any_of(module->globals.begin(), module->globals.end(), staticShared);
   for (const ptx::Function& fn : module->functions)

@@ -1,6 +1,7 @@
 // Memory instructions (OpClass Memory): ld, ldu, st and the hint instructions. Handler selection for every
 // (space x address size x type x vector) form and the lowering of the addressing modes.
 #include "exec/lowerer.h"
+#include "exec/shared_linkage.h"
 #include "exec/memory.h"
 
 namespace ptx::exec {
@@ -317,7 +318,7 @@ KernelLowerer::Addr KernelLowerer::address(const Instruction& in, const Operand&
       if (v.space == ptx::Space::shared) {
         a.space = mem::Shared;
         a.base = sharedAddress(0, 8);  // the CTA's rank bits
-        a.imm += v.linkage == ptx::Linkage::extern_ ? dynamicSharedBase_ : moduleSharedOffset_.at(o.index);
+        a.imm += lowering::isDynamicShared(v) ? dynamicSharedBase_ : moduleSharedOffset_.at(o.index);
         return a;
       }
       uint32_t g = globalMap_[o.index];
@@ -331,7 +332,7 @@ KernelLowerer::Addr KernelLowerer::address(const Instruction& in, const Operand&
       if (v.space == ptx::Space::shared) {
         a.space = mem::Shared;
         a.base = sharedAddress(0, 8);
-        a.imm += v.linkage == ptx::Linkage::extern_ ? dynamicSharedBase_ : fi_->localOffset[o.index];
+        a.imm += lowering::isDynamicShared(v) ? dynamicSharedBase_ : fi_->localOffset[o.index];
         return a;
       }
       a.space = mem::Frame;
