@@ -184,6 +184,11 @@ PTX_LANES void broadcastLanes(uint32_t* lanes, uint32_t v) {
   for (int i = 0; i < 32; ++i) lanes[i] = v;
 }
 
+// A constant slot's 32 lanes set to the low s.size bytes of v (slots of 1 to 8 bytes a lane).
+void broadcastSlot(uint8_t* lanes, const ConstSlot& s, uint64_t v) {
+  for (int i = 0; i < 32; ++i) std::memcpy(lanes + i * s.size, &v, s.size);
+}
+
 // A cta-indices register's 32 lanes: the CTA's part plus each lane's term (a thread constant, %tid, or zeros), in
 // 32-byte vectors (a loop the compiler left scalar made 4-byte stores that the first op's 32-byte loads of the
 // register waited on: 15% of a reduction's time).
@@ -209,7 +214,8 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
   cta.liveWarps = cta.nwarps;
   size_t rfBytes = code.regFileBytes;
   bool fresh = ctx.rf.reserve(rfBytes * cta.nwarps);
-  // (a context runs one cluster rank throughout a launch, so its rank-dependent constants stay too)
+  // (the shared-address slots depend on the cluster rank; a context runs one rank throughout a launch, so the
+  // window comparison only guards that rule)
   const bool newConstants =
       fresh || ctx.constLaunch != job.launchId || ctx.constWarps < cta.nwarps || ctx.constWindow != cta.sharedWindow;
   if (newConstants) {
@@ -222,8 +228,7 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
         if (s.kind == ConstKind::ThreadIndex) {
           threadIndexLanes(job.lp.block, w, uint32_t(s.value), reinterpret_cast<uint32_t*>(base + s.offset));
         } else if (s.kind == ConstKind::SharedAddress) {
-          const uint64_t v = cta.sharedWindow | s.value;
-          for (int i = 0; i < 32; ++i) std::memcpy(base + s.offset + i * s.size, &v, s.size);
+          broadcastSlot(base + s.offset, s, cta.sharedWindow | s.value);
         }
       }
     }
@@ -861,8 +866,7 @@ LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams&
       const Dim3& d = s.value < 3 ? lp.block : lp.grid;
       v = d.component(uint32_t(s.value % 3));
     }
-    uint8_t* dst = job.constImage.data() + (s.offset - code.constStart);
-    for (int i = 0; i < 32; ++i) std::memcpy(dst + i * s.size, &v, s.size);
+    broadcastSlot(job.constImage.data() + (s.offset - code.constStart), s, v);
   }
 
   if (lp.config.timeoutMs) Watchdog::instance().watch(job, lp.config.timeoutMs);

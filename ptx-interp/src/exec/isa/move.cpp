@@ -272,9 +272,8 @@ const Op* clusterAccessToGeneric(Warp& w, const Op* op) {
   uint64_t* out = R<uint64_t>(w, o.result);
   for (uint32_t m = w.exec; m; m &= m - 1) {
     const int i = std::countr_zero(m);
-    // a 32-bit address wraps modulo 2^32, as mem::laneAddr's
-    const uint64_t a = o.width == 4 ? uint64_t(uint32_t(R<uint32_t>(w, o.address)[i] + uint32_t(op->imm)))
-                                    : R<uint64_t>(w, o.address)[i] + uint64_t(op->imm);
+    const uint64_t a = o.width == 4 ? mem::laneAddr(R<uint32_t>(w, o.address), i, op->imm)
+                                    : mem::laneAddr(R<uint64_t>(w, o.address), i, op->imm);
     const ClusterSharedTarget t = clusterSharedTarget(cta, a);
     if (!t.cta) return raiseFault(w, op, i, FaultKind::ClusterAddress, a, mem::kOutsideCluster);
     if (t.offset >= t.cta->sharedBytes)
