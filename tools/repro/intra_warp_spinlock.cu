@@ -1,19 +1,15 @@
-// An open cuemu limitation (2026-11-28), found by Taichi's own tests (tools/clients/taichi-known-differences.txt):
-// threads of ONE warp that take a spin lock in turn. Every thread swaps 1 into a lock word until it reads 0 back
-// (Taichi's runtime does this in mutex_lock_i32, under locked_task, e.g. when a kernel's assertion fails in many
-// threads at once: taichi_assert_format), adds to a counter and stores 0 into the lock. Since Volta each thread of
-// a warp makes progress on its own (independent thread scheduling: the CUDA programming guide's starvation-free
-// algorithms), so the winner leaves the loop and releases the lock while the others spin. cuemu runs a warp's
-// divergent paths one at a time off a reconvergence stack and runs the spinning path (the loop's back edge) until
-// the loop's exit, where the winner waits: the losers spin forever, and the grid never ends. Its spin detection
-// parks the warp and its CTA, but resumes it on the same path.
+// Threads of ONE warp that take a spin lock in turn, found by Taichi's own tests (its runtime's mutex_lock_i32):
+// every thread swaps 1 into a lock word until it reads 0 back, adds to a counter and stores 0 into the lock. Since
+// Volta each thread of a warp makes progress on its own (independent thread scheduling: the CUDA programming guide's
+// starvation-free algorithms), so the winner leaves the loop and releases the lock while the others spin. Until
+// 2026-11-29 cuemu ran a warp's divergent paths one at a time off a reconvergence stack, spinning on the losers'
+// path while the winner waited at the loop's exit: the grid never ended. Now the waiting lanes go on as a group of
+// their own when the path spins (ptx-interp/README.md, "Independent thread scheduling").
 //   nvcc -gencode arch=compute_90,code=compute_90 -o spinlock tools/repro/intra_warp_spinlock.cu
-//   ./spinlock 1 32                                   # on a GPU: "counter 32 (expected 32)"
+//   ./spinlock 1 32                                   # "counter 32 (expected 32)"
 //   (an H200 with driver 580.159.04, 2026-11-28: `1 32`, `8 128` and `64 1` all right; the PTX's loop is
 //   atom.global.exch.b32 / setp.eq.s32 / @%p bra, the shape of Taichi's mutex_lock_i32)
-//   build/emu/cuemu run --kernel-timeout 10 -- ./spinlock 1 32   # cuemu: CUDA_ERROR_LAUNCH_TIMEOUT
-// One thread a warp (./spinlock 64 1) runs on cuemu: the lock then passes between warps, which cuemu's scheduler
-// interleaves.
+//   build/emu/cuemu run --kernel-timeout 10 -- ./spinlock 1 32   # cuemu: the same
 #include <cuda_runtime.h>
 #include <cstdio>
 #include <cstdlib>

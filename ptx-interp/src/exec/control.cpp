@@ -76,7 +76,145 @@ const Op* doReturn(Warp& w, const StackEntry& e, uint32_t m) {
 
 }  // namespace
 
+namespace {
+
+// ---- Independent thread scheduling (LaneGroup, engine.h) ----------------------------------------------------------
+
+// Takes `lanes` out of stack entries [0, n).
+void withoutLanes(std::vector<StackEntry>& stack, size_t n, uint32_t lanes) {
+  for (size_t k = 0; k < n; ++k) {
+    stack[k].mask &= ~lanes;
+    if (stack[k].kind == StackEntry::Call) stack[k].outer &= ~lanes;
+  }
+}
+
+// Whether two groups at one op followed the same way there: the same entries but for their lanes.
+bool sameStackShape(const std::vector<StackEntry>& a, const std::vector<StackEntry>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t k = 0; k < a.size(); ++k) {
+    const StackEntry &x = a[k], &y = b[k];
+    if (x.kind != y.kind || x.rpc != y.rpc || x.pc != y.pc || x.frame != y.frame || x.callOp != y.callOp) return false;
+  }
+  return true;
+}
+
+// Runs set-aside group k: the warp takes its path. Returns where it goes on.
+const Op* takeGroup(Warp& w, size_t k) {
+  LaneGroup g = std::move(w.setAside[k]);
+  w.setAside.erase(w.setAside.begin() + std::ptrdiff_t(k));
+  w.stack = std::move(g.stack);
+  w.frame = g.frame;
+  setActive(w, g.active & w.alive);
+  return g.pc;
+}
+
+// Sets the running group aside, to go on at `at` (`gathering`: an op that waits for the other groups), and runs the
+// first set-aside group that is on its way (not waiting at a gathering). Returns where that one goes on, or nullptr
+// (nothing changed) when every set-aside group waits at a gathering.
+const Op* runAnotherGroup(Warp& w, const Op* at, bool gathering) {
+  size_t k = 0;
+  while (k < w.setAside.size() && w.setAside[k].atGathering) ++k;
+  if (k == w.setAside.size()) return nullptr;
+  LaneGroup running{w.active, at, w.frame, gathering, std::move(w.stack)};
+  const Op* next = takeGroup(w, k);
+  w.setAside.push_back(std::move(running));
+  return next;
+}
+
+}  // namespace
+
+namespace ctl {
+
+// A warp whose running path spins (ctl::backEdge) sets aside the lanes that wait on its stack: the lanes of the
+// innermost stack entry that has some waiting. Lanes that arrived at a reconvergence op (a Join's) go on past it,
+// lanes whose path has not started (a Pending entry's) start it; either way as a group of their own that runs now,
+// while the spinning group waits to go on at `resumeAt`. Returns where the new group goes on, or nullptr when no
+// lanes wait (or the warp is in a recursive call, whose saved registers are the whole warp's).
+const Op* detachWaitingLanes(Warp& w, const Op* resumeAt) {
+  if (!w.spill.empty()) return nullptr;
+  uint32_t covered = w.active;
+  uint32_t frame = w.frame;
+  for (size_t i = w.stack.size(); i-- > 0;) {
+    const StackEntry e = w.stack[i];
+    if (e.kind == StackEntry::Call) {
+      covered |= e.mask;
+      frame = e.frame;
+      continue;
+    }
+    const uint32_t lanes = e.mask & w.alive & ~covered;
+    covered |= e.mask;
+    if (!lanes) continue;
+    LaneGroup ahead;
+    ahead.active = lanes;
+    ahead.frame = frame;
+    ahead.pc = e.kind == StackEntry::Join ? e.rpc : e.pc;  // past the reconvergence op's pop, or its path's start
+    ahead.stack.assign(w.stack.begin(), w.stack.begin() + std::ptrdiff_t(i));
+    withoutLanes(ahead.stack, i, ~lanes);
+    withoutLanes(w.stack, i + 1, lanes);
+    if (e.kind == StackEntry::Pending) w.stack.erase(w.stack.begin() + std::ptrdiff_t(i));
+    w.setAside.push_back(LaneGroup{w.active, resumeAt, w.frame, false, std::move(w.stack)});
+    w.stack = std::move(ahead.stack);
+    w.frame = ahead.frame;
+    setActive(w, lanes);
+    return ahead.pc;
+  }
+  return nullptr;
+}
+
+// At an op that needs the warp's lanes together (a barrier: `named` all lanes; a .sync collective: its
+// membermask), while some are set aside: the groups waiting at this op on the same way join the running one, and
+// it waits for the named groups still on their way. Returns nullptr when the op runs now (with the groups that
+// joined), else where the warp goes on (another group). When every named group waits at another gathering, the
+// op runs with the lanes that are here (as the warp ran before independent scheduling).
+const Op* gatherLanes(Warp& w, const Op* op, uint32_t named) {
+  for (size_t k = 0; k < w.setAside.size();) {
+    LaneGroup& g = w.setAside[k];
+    if (g.atGathering && g.pc == op && g.frame == w.frame && sameStackShape(g.stack, w.stack)) {
+      for (size_t n = 0; n < w.stack.size(); ++n) {
+        w.stack[n].mask |= g.stack[n].mask;
+        w.stack[n].outer |= g.stack[n].outer;
+      }
+      setActive(w, (w.active | g.active) & w.alive);
+      w.setAside.erase(w.setAside.begin() + std::ptrdiff_t(k));
+      continue;
+    }
+    ++k;
+  }
+  uint32_t away = 0;
+  for (const LaneGroup& g : w.setAside) {
+    uint32_t lanes = g.active;
+    for (const StackEntry& e : g.stack) lanes |= e.mask;
+    away |= lanes;
+  }
+  if ((away & named & w.alive) == 0) return nullptr;
+  return runAnotherGroup(w, op, true);
+}
+
+}  // namespace ctl
+
+namespace {
+const Op* resumeOwnStack(Warp& w);
+}  // namespace
+
 const Op* resumeNext(Warp& w) {
+  for (;;) {
+    if (const Op* next = resumeOwnStack(w)) return next;
+    if (w.setAside.empty()) break;
+    // the running group ended: the next one runs (on its way first, else one waiting at a gathering, which runs its
+    // op with the groups that are there)
+    size_t k = 0;
+    while (k + 1 < w.setAside.size() && w.setAside[k].atGathering) ++k;
+    const Op* next = takeGroup(w, k);
+    if (w.active) return next;
+  }
+  setActive(w, 0);
+  w.state = WarpState::Done;
+  w.pc = nullptr;
+  return nullptr;
+}
+
+namespace {
+const Op* resumeOwnStack(Warp& w) {
   while (!w.stack.empty()) {
     StackEntry e = w.stack.back();
     w.stack.pop_back();
@@ -99,11 +237,9 @@ const Op* resumeNext(Warp& w) {
     setActive(w, m);
     return e.pc;
   }
-  setActive(w, 0);
-  w.state = WarpState::Done;
-  w.pc = nullptr;
   return nullptr;
 }
+}  // namespace
 
 namespace ctl {
 
@@ -131,6 +267,19 @@ const Op* yieldAt(Warp& w, const Op* target, WarpState why) {
   w.state = why;
   w.pc = target;
   return nullptr;
+}
+
+// The running path of w spins (or loops long) at the back edge to `target`, and the warp yields as `why` says. It
+// goes on with the lanes that wait on its stack, if any (independent thread scheduling: a lock's holder that waits
+// at the loop's exit releases it), else with another set-aside group, else where it spins. It yields either way:
+// the path may wait for another warp or CTA (a decoupled look-back's lanes spin while the others wait at the
+// loop's reconvergence op, gather with them at its vote, and spin again), which the host thread must run.
+const Op* spinsOn(Warp& w, const Op* target, WarpState why) {
+  if (!w.stack.empty())
+    if (const Op* ahead = detachWaitingLanes(w, target)) return yieldAt(w, ahead, why);
+  if (!w.setAside.empty())
+    if (const Op* other = runAnotherGroup(w, target, false)) return yieldAt(w, other, why);
+  return yieldAt(w, target, why);
 }
 
 [[gnu::noinline]] const Op* backEdge(Warp& w, const Op* target) {
@@ -173,12 +322,12 @@ const Op* yieldAt(Warp& w, const Op* target, WarpState why) {
   if (probed && p.target == target && p.active == w.active && p.stackDepth == w.stack.size() && p.frame == w.frame &&
       unchanged()) {
     p.warp = nullptr;
-    return yieldAt(w, target, WarpState::Waiting);
+    return spinsOn(w, target, WarpState::Waiting);
   }
   w.backEdges += w.checkInterval;
   if (w.backEdges >= kWarpBudget) {
     p.warp = nullptr;
-    return yieldAt(w, target, WarpState::Yielded);
+    return spinsOn(w, target, WarpState::Yielded);
   }
   // look again later, twice as late as this time (quick-spin-probes)
   auto probeLater = [&] {
@@ -655,6 +804,9 @@ const Op* barrierWaitedAt(const Warp& w) {
 }
 
 const Op* barSync(Warp& w, const Op* op) {
+  // a warp's threads arrive at a barrier together: its set-aside groups first come here
+  if (!w.setAside.empty()) [[unlikely]]
+    if (const Op* other = gatherLanes(w, op, kFullMask)) return other;
   Cta& cta = *w.cta;
   const BarrierOperands bar = BarrierOperands::of(*op);
   int lane = std::countr_zero(w.exec | 0x80000000u);
@@ -695,6 +847,8 @@ const Op* barSync(Warp& w, const Op* op) {
 // __syncthreads: as barSync for a plain sync, with the id from the op. What a phase's first arrival resets there
 // is what startPhase left (no count, no reductions), so only a count given by the warps already waiting differs.
 const Op* barSyncPlain(Warp& w, const Op* op) {
+  if (!w.setAside.empty()) [[unlikely]]
+    if (const Op* other = gatherLanes(w, op, kFullMask)) return other;
   Cta& cta = *w.cta;
   const PlainBarrier plain = PlainBarrier::of(*op);
   const uint32_t id = plain.id;
@@ -719,7 +873,13 @@ bool mayHandOff(const Op* op, const Op* end) {
          (op + 1 < end && intoBarrier(op[1]));
 }
 
-const Op* barWarpSync(Warp&, const Op* op) { return op + 1; }
+const Op* barWarpSync(Warp& w, const Op* op) {
+  if (!w.setAside.empty()) [[unlikely]] {
+    const uint32_t named = op->a ? R<uint32_t>(w, op->a)[std::countr_zero(w.exec | 0x80000000u)] : kFullMask;
+    if (const Op* other = gatherLanes(w, op, named)) return other;
+  }
+  return op + 1;
+}
 
 const Op* endPrologue(Warp&, const Op*) { return nullptr; }
 

@@ -29,6 +29,13 @@ const Op* syncAt(Warp& w, const Op* op);
 // ops that lead into one, and any op before such a branch (a setp that runs the branch after it: setp-branch).
 bool mayHandOff(const Op* op, const Op* end);
 const Op* barWarpSync(Warp& w, const Op* op);
+// Independent thread scheduling (LaneGroup, engine.h): a spinning path lets the lanes that wait on the warp's stack
+// go on as a group of their own (returns where, or nullptr: none wait); an op that needs the lanes `named` together
+// first gathers the warp's groups (returns nullptr: run it now; else where the warp goes on meanwhile).
+const Op* detachWaitingLanes(Warp& w, const Op* resumeAt);
+const Op* gatherLanes(Warp& w, const Op* op, uint32_t named);
+// The lanes of warp w that wait as set-aside groups (none, nearly always).
+inline bool lanesSetAside(const Warp& w) { return !w.setAside.empty(); }
 // The barrier op a warp AtBarrier waits at (what faults and checks report): where it arrived, or, after the phases
 // of its barrier credits it passed, the plain bar.sync it arrived at in advance.
 const Op* barrierWaitedAt(const Warp& w);

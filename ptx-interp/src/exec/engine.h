@@ -297,6 +297,20 @@ struct StackEntry {
   uint32_t outer;   // Call: the caller's active mask (a guarded call runs only some of them)
 };
 
+// Independent thread scheduling (control.cpp: detachWaitingLanes). Since Volta a thread of a warp makes progress
+// while others of its warp spin (a lock passed between threads of one warp); a reconvergence stack alone would run
+// the spinning path forever while the lock's holder waits at the loop's exit. A warp whose path spins therefore sets
+// lanes that wait on its stack aside as groups of their own, each with its path: the group that runs uses the warp's
+// fields (pc, active, stack, frame), the others wait here. They join again where all of them must be (a barrier, a
+// .sync collective: ctl::gatherLanes), and the next one runs when the running one ends.
+struct LaneGroup {
+  uint32_t active = 0;            // its lanes on their path (alive ones)
+  const Op* pc = nullptr;         // where it goes on
+  uint32_t frame = 0;             // its function's frame offset
+  bool atGathering = false;       // stopped at an op that needs the other groups (ctl::gatherLanes), not yet run
+  std::vector<StackEntry> stack;  // its reconvergence stack: the warp's, with the other groups' lanes taken out
+};
+
 // Yielded: stopped after its budget of back edges (a long loop); Waiting: stopped because it waits for memory to
 // change (a spin loop that repeats the same state, nanosleep). Both resume where they stopped.
 enum class WarpState : uint8_t { Ready, AtBarrier, Yielded, Done, Faulted, Waiting };
@@ -345,7 +359,8 @@ struct Warp {
   static constexpr uint32_t kCreditMemos = 16;
   CreditMemo creditMemos[kCreditMemos];
   std::vector<StackEntry> stack;
-  std::vector<uint8_t> spill;  // saved register regions of recursive calls
+  std::vector<LaneGroup> setAside;  // lane groups that wait while the warp runs another (LaneGroup)
+  std::vector<uint8_t> spill;       // saved register regions of recursive calls
   SharedLayoutSlot sharedLayouts[kSharedLayoutSlots];
   alignas(64) uint8_t carry[32];
   int32_t runtimeError[32];  // each thread's last device runtime error (cudaGetLastError in a kernel)

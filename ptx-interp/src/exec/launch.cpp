@@ -278,6 +278,7 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
     if (newConstants)
       for (Warp::CreditMemo& m : wp.creditMemos) m = {};
     wp.stack.clear();
+    wp.setAside.clear();
     wp.spill.clear();
     std::memset(wp.carry, 0, sizeof wp.carry);
     if (runtimeErrors) std::memset(wp.runtimeError, 0, sizeof wp.runtimeError);
