@@ -201,9 +201,7 @@ struct Buffers {
 }  // namespace
 
 TEST(PtxIndependentScheduling, ThreadsOfOneWarpTakeASpinLockInTurn) {
-  const struct {
-    uint32_t blocks, threads;
-  } shapes[] = {{1, 32}, {1, 1}, {1, 7}, {2, 64}, {8, 128}, {3, 100}};
+  const struct { uint32_t blocks, threads; } shapes[] = {{1, 32}, {1, 1}, {1, 7}, {2, 64}, {8, 128}, {3, 100}};
   for (const Schedule& s : schedules()) {
     for (auto shape : shapes) {
       SCOPED_TRACE(std::string(s.name) + ", " + std::to_string(shape.blocks) + " x " + std::to_string(shape.threads));
