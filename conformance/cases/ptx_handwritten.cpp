@@ -1,5 +1,6 @@
 // ptx.special, ptx.control, ptx.memory, ptx.atomic, ptx.warp (hand-written PTX): each case is a small kernel
 // written directly in PTX that stores one 32-bit word per thread; the host checks every word.
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -82,6 +83,43 @@ Check Each(std::function<unsigned(unsigned)> f) {
         *why = "thread " + std::to_string(i) + ": got " + std::to_string(v[i]) + ", expected " + std::to_string(f(i));
         return false;
       }
+    return true;
+  };
+}
+
+// Checks that the threads' values are 0..n-1, each once (the order threads took a lock in).
+Check EachOnce() {
+  return [](const std::vector<unsigned>& v, std::string* why) {
+    std::vector<bool> seen(v.size());
+    for (unsigned i = 0; i < v.size(); ++i) {
+      if (v[i] >= v.size() || seen[v[i]]) {
+        *why = "thread " + std::to_string(i) + ": got " + std::to_string(v[i]) + ", not a new value below " +
+               std::to_string(v.size());
+        return false;
+      }
+      seen[v[i]] = true;
+    }
+    return true;
+  };
+}
+
+// Checks that the threads of each warp hold the same value, and that the warps' values sum to 0 + 1 + ... + n-1.
+Check WarpSumsOfEachOnce() {
+  return [](const std::vector<unsigned>& v, std::string* why) {
+    uint64_t total = 0;
+    for (unsigned i = 0; i < v.size(); ++i) {
+      if (v[i] != v[i / 32 * 32]) {
+        *why = "thread " + std::to_string(i) + ": got " + std::to_string(v[i]) + ", its warp's lane 0 " +
+               std::to_string(v[i / 32 * 32]);
+        return false;
+      }
+      if (i % 32 == 0) total += v[i];
+    }
+    const uint64_t n = v.size();
+    if (total != n * (n - 1) / 2) {
+      *why = "the warps' sums add up to " + std::to_string(total) + ", expected " + std::to_string(n * (n - 1) / 2);
+      return false;
+    }
     return true;
   };
 }
@@ -189,6 +227,45 @@ std::vector<HandCase> ControlCases() {
        "\tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd1, %rd1;\n\tmul.wide.u32 %rd2, %r1, 4;\n"
        "\tadd.u64 %rd1, %rd1, %rd2;\n\tst.global.u32 [%rd1], 77;\n\texit;\nCONT:",
        1, 32, Each([](unsigned i) { return i % 2 ? 77u : 5u; })},
+      // Independent thread scheduling: threads of one warp that wait for each other through memory. Each thread
+      // swaps 1 into a lock until it reads 0 back, reads and bumps a counter the lock guards, and releases it: the
+      // values read are 0..n-1, each once.
+      {"intra_warp_spin_lock",
+       "SPIN:\n\tatom.global.exch.b32 %r5, [lockWord], 1;\n\tsetp.eq.u32 %p1, %r5, 1;\n\t@%p1 bra SPIN;\n"
+       "\tld.volatile.global.u32 %r9, [counter];\n\tadd.u32 %r6, %r9, 1;\n\tst.volatile.global.u32 [counter], %r6;\n"
+       "\tmembar.gl;\n\tatom.global.exch.b32 %r5, [lockWord], 0;",
+       2, 96, EachOnce(), "sm_75", ".global .u32 lockWord;\n.global .u32 counter;"},
+      // ... then the block's barrier: every thread reads its block's count, which by then counts the whole block
+      {"intra_warp_spin_lock_then_barrier",
+       "\tmul.wide.u32 %rd3, %r2, 4;\n\tmov.u64 %rd4, lockWords;\n\tadd.u64 %rd4, %rd4, %rd3;\n"
+       "\tmov.u64 %rd5, counters;\n\tadd.u64 %rd5, %rd5, %rd3;\n"
+       "SPIN:\n\tatom.global.exch.b32 %r5, [%rd4], 1;\n\tsetp.eq.u32 %p1, %r5, 1;\n\t@%p1 bra SPIN;\n"
+       "\tld.volatile.global.u32 %r6, [%rd5];\n\tadd.u32 %r6, %r6, 1;\n\tst.volatile.global.u32 [%rd5], %r6;\n"
+       "\tmembar.gl;\n\tatom.global.exch.b32 %r5, [%rd4], 0;\n\tbar.sync 0;\n"
+       "\tld.volatile.global.u32 %r9, [%rd5];",
+       3, 96, Each([](unsigned) { return 96u; }), "sm_75", ".global .u32 lockWords[3];\n.global .u32 counters[3];"},
+      // ... then a full-warp shuffle: the butterfly sum of the values a warp's threads read, the same in all of
+      // them (the sums of all warps together: 0 + 1 + ... + n-1)
+      {"intra_warp_spin_lock_then_shuffle",
+       "SPIN:\n\tatom.global.exch.b32 %r5, [lockWord], 1;\n\tsetp.eq.u32 %p1, %r5, 1;\n\t@%p1 bra SPIN;\n"
+       "\tld.volatile.global.u32 %r9, [counter];\n\tadd.u32 %r6, %r9, 1;\n\tst.volatile.global.u32 [counter], %r6;\n"
+       "\tmembar.gl;\n\tatom.global.exch.b32 %r5, [lockWord], 0;\n"
+       "\tshfl.sync.bfly.b32 %r7, %r9, 16, 31, -1;\n\tadd.u32 %r9, %r9, %r7;\n"
+       "\tshfl.sync.bfly.b32 %r7, %r9, 8, 31, -1;\n\tadd.u32 %r9, %r9, %r7;\n"
+       "\tshfl.sync.bfly.b32 %r7, %r9, 4, 31, -1;\n\tadd.u32 %r9, %r9, %r7;\n"
+       "\tshfl.sync.bfly.b32 %r7, %r9, 2, 31, -1;\n\tadd.u32 %r9, %r9, %r7;\n"
+       "\tshfl.sync.bfly.b32 %r7, %r9, 1, 31, -1;\n\tadd.u32 %r9, %r9, %r7;",
+       2, 64, WarpSumsOfEachOnce(), "sm_75", ".global .u32 lockWord;\n.global .u32 counter;"},
+      // Lane 0 of each warp waits for a flag that lane 1 sets on the other side of a branch, which the warp would
+      // run after lane 0's side; lane 0 stores the flag + 100.
+      {"intra_warp_wait_for_other_side",
+       "\tshr.u32 %r5, %r1, 5;\n\tmul.wide.u32 %rd3, %r5, 4;\n\tmov.u64 %rd4, flags;\n\tadd.u64 %rd4, %rd4, %rd3;\n"
+       "\tand.b32 %r6, %r1, 31;\n\tsetp.ne.u32 %p1, %r6, 0;\n\t@%p1 bra SETTER;\n"
+       "WAIT:\n\tld.volatile.global.u32 %r7, [%rd4];\n\tsetp.eq.u32 %p2, %r7, 0;\n\t@%p2 bra WAIT;\n"
+       "\tadd.u32 %r9, %r7, 100;\n\tbra JOIN;\n"
+       "SETTER:\n\tsetp.ne.u32 %p3, %r6, 1;\n\t@%p3 bra JOIN;\n\tst.volatile.global.u32 [%rd4], 7;\n"
+       "JOIN:\n\tbar.warp.sync -1;",
+       2, 64, Each([](unsigned i) { return i % 32 == 0 ? 107u : 0u; }), "sm_75", ".global .u32 flags[4];"},
   };
 }
 
