@@ -78,6 +78,33 @@ const Op* doReturn(Warp& w, const StackEntry& e, uint32_t m) {
 
 namespace {
 
+// Pops the warp's stack to the next path that has lanes: where it goes on, or nullptr when the stack is done.
+const Op* resumeOwnStack(Warp& w) {
+  while (!w.stack.empty()) {
+    StackEntry e = w.stack.back();
+    w.stack.pop_back();
+    uint32_t m = e.mask & w.alive;
+    if (e.kind == StackEntry::Call) {
+      if (m == 0) {
+        // every lane of the call exited inside the callee: unwind its frame and saved registers
+        const Program& p = programOf(w);
+        const FunctionCode& callee = p.functions[p.calls[e.callOp].callee];
+        if (callee.recursive) {
+          std::memcpy(w.rf + callee.regBase, w.spill.data() + e.spill, callee.regBytes);
+          w.spill.resize(e.spill);
+        }
+        w.frame = e.frame;
+        continue;
+      }
+      return doReturn(w, e, m);
+    }
+    if (m == 0) continue;
+    setActive(w, m);
+    return e.pc;
+  }
+  return nullptr;
+}
+
 // ---- Independent thread scheduling (LaneGroup, engine.h) ----------------------------------------------------------
 
 // Takes `lanes` out of stack entries [0, n).
@@ -192,10 +219,6 @@ const Op* gatherLanes(Warp& w, const Op* op, uint32_t named) {
 
 }  // namespace ctl
 
-namespace {
-const Op* resumeOwnStack(Warp& w);
-}  // namespace
-
 const Op* resumeNext(Warp& w) {
   for (;;) {
     if (const Op* next = resumeOwnStack(w)) return next;
@@ -212,34 +235,6 @@ const Op* resumeNext(Warp& w) {
   w.pc = nullptr;
   return nullptr;
 }
-
-namespace {
-const Op* resumeOwnStack(Warp& w) {
-  while (!w.stack.empty()) {
-    StackEntry e = w.stack.back();
-    w.stack.pop_back();
-    uint32_t m = e.mask & w.alive;
-    if (e.kind == StackEntry::Call) {
-      if (m == 0) {
-        // every lane of the call exited inside the callee: unwind its frame and saved registers
-        const Program& p = programOf(w);
-        const FunctionCode& callee = p.functions[p.calls[e.callOp].callee];
-        if (callee.recursive) {
-          std::memcpy(w.rf + callee.regBase, w.spill.data() + e.spill, callee.regBytes);
-          w.spill.resize(e.spill);
-        }
-        w.frame = e.frame;
-        continue;
-      }
-      return doReturn(w, e, m);
-    }
-    if (m == 0) continue;
-    setActive(w, m);
-    return e.pc;
-  }
-  return nullptr;
-}
-}  // namespace
 
 namespace ctl {
 
