@@ -105,6 +105,26 @@ const Op* resumeOwnStack(Warp& w) {
   return nullptr;
 }
 
+// Pops the reconvergence entries waiting for `op`; returns where to continue.
+inline const Op* popAt(Warp& w, const Op* op, const Op* next) {
+  while (!w.stack.empty()) {
+    StackEntry& e = w.stack.back();
+    if (e.rpc != op || e.kind == StackEntry::Call) break;
+    uint32_t m = e.mask & w.alive;
+    if (e.kind == StackEntry::Join) {
+      w.stack.pop_back();
+      if (m) setActive(w, m);
+      continue;
+    }
+    const Op* pc = e.pc;
+    w.stack.pop_back();
+    if (m == 0) continue;
+    setActive(w, m);
+    return pc;
+  }
+  return next;
+}
+
 // ---- Independent thread scheduling (LaneGroup, engine.h) ----------------------------------------------------------
 
 // Takes `lanes` out of stack entries [0, n).
@@ -135,14 +155,13 @@ const Op* takeGroup(Warp& w, size_t k) {
   return g.pc;
 }
 
-// Sets the running group aside, to go on at `at` (`gathering`: an op that waits for the other groups), and runs the
-// first set-aside group that is on its way (not waiting at a gathering). Returns where that one goes on, or nullptr
-// (nothing changed) when every set-aside group waits at a gathering.
-const Op* runAnotherGroup(Warp& w, const Op* at, bool gathering) {
+// Sets the running group aside, to go on at `at` waiting as `wait` says, and runs the first set-aside group that is
+// on its way. Returns where that one goes on, or nullptr (nothing changed) when no set-aside group is on its way.
+const Op* runAnotherGroup(Warp& w, const Op* at, LaneGroup::Wait wait) {
   size_t k = 0;
-  while (k < w.setAside.size() && w.setAside[k].atGathering) ++k;
+  while (k < w.setAside.size() && w.setAside[k].wait != LaneGroup::OnItsWay) ++k;
   if (k == w.setAside.size()) return nullptr;
-  LaneGroup running{w.active, at, w.frame, gathering, std::move(w.stack)};
+  LaneGroup running{w.active, at, w.frame, wait, std::move(w.stack)};
   const Op* next = takeGroup(w, k);
   w.setAside.push_back(std::move(running));
   return next;
@@ -152,12 +171,16 @@ const Op* runAnotherGroup(Warp& w, const Op* at, bool gathering) {
 
 namespace ctl {
 
-// A warp whose running path spins (ctl::backEdge) sets aside the lanes that wait on its stack: the lanes of the
-// innermost stack entry that has some waiting. Lanes that arrived at a reconvergence op (a Join's) go on past it,
-// lanes whose path has not started (a Pending entry's) start it; either way as a group of their own that runs now,
-// while the spinning group waits to go on at `resumeAt`. Returns where the new group goes on, or nullptr when no
-// lanes wait (or the warp is in a recursive call, whose saved registers are the whole warp's).
-const Op* detachWaitingLanes(Warp& w, const Op* resumeAt) {
+// A warp whose running path spins in the loop from `resumeAt` to its back edge `backEdge` sets aside the lanes
+// that wait on its stack: those of the innermost entry that has some waiting and that they may leave. Lanes that
+// left the loop wait at its exit, the reconvergence op of a Join a branch of the loop pushed: they go on past it
+// (a GPU does not hold them there: a lock's holder releases it after the loop). Lanes whose path has not started
+// (a Pending entry's) start it. Either way they go on as a group of their own that runs now, while the spinning
+// group waits to go on at `resumeAt`. Lanes waiting at the end of a branch around the loop stay there until the
+// others come, as before (the loop may wait for another warp, which the warp's yield lets run). Returns where the new
+// group goes on, or nullptr when no lanes may go (or the warp is in a recursive call, whose saved registers are the
+// whole warp's).
+const Op* detachWaitingLanes(Warp& w, const Op* resumeAt, const Op* backEdge) {
   if (!w.spill.empty()) return nullptr;
   uint32_t covered = w.active;
   uint32_t frame = w.frame;
@@ -171,6 +194,7 @@ const Op* detachWaitingLanes(Warp& w, const Op* resumeAt) {
     const uint32_t lanes = e.mask & w.alive & ~covered;
     covered |= e.mask;
     if (!lanes) continue;
+    if (e.kind == StackEntry::Join && !(e.from >= resumeAt && e.from <= backEdge)) continue;
     LaneGroup ahead;
     ahead.active = lanes;
     ahead.frame = frame;
@@ -179,7 +203,7 @@ const Op* detachWaitingLanes(Warp& w, const Op* resumeAt) {
     withoutLanes(ahead.stack, i, ~lanes);
     withoutLanes(w.stack, i + 1, lanes);
     if (e.kind == StackEntry::Pending) w.stack.erase(w.stack.begin() + std::ptrdiff_t(i));
-    w.setAside.push_back(LaneGroup{w.active, resumeAt, w.frame, false, std::move(w.stack)});
+    w.setAside.push_back(LaneGroup{w.active, resumeAt, w.frame, LaneGroup::OnItsWay, std::move(w.stack)});
     w.stack = std::move(ahead.stack);
     w.frame = ahead.frame;
     setActive(w, lanes);
@@ -188,15 +212,11 @@ const Op* detachWaitingLanes(Warp& w, const Op* resumeAt) {
   return nullptr;
 }
 
-// At an op that needs the warp's lanes together (a barrier: `named` all lanes; a .sync collective: its
-// membermask), while some are set aside: the groups waiting at this op on the same way join the running one, and
-// it waits for the named groups still on their way. Returns nullptr when the op runs now (with the groups that
-// joined), else where the warp goes on (another group). When every named group waits at another gathering, the
-// op runs with the lanes that are here (as the warp ran before independent scheduling).
-const Op* gatherLanes(Warp& w, const Op* op, uint32_t named) {
+// The set-aside groups waiting as `wait` says at `op`, on the same way there as the running group, join it.
+void joinGroupsWaitingAt(Warp& w, const Op* op, LaneGroup::Wait wait) {
   for (size_t k = 0; k < w.setAside.size();) {
     LaneGroup& g = w.setAside[k];
-    if (g.atGathering && g.pc == op && g.frame == w.frame && sameStackShape(g.stack, w.stack)) {
+    if (g.wait == wait && g.pc == op && g.frame == w.frame && sameStackShape(g.stack, w.stack)) {
       for (size_t n = 0; n < w.stack.size(); ++n) {
         w.stack[n].mask |= g.stack[n].mask;
         w.stack[n].outer |= g.stack[n].outer;
@@ -207,6 +227,15 @@ const Op* gatherLanes(Warp& w, const Op* op, uint32_t named) {
     }
     ++k;
   }
+}
+
+// At an op that needs the warp's lanes together (a barrier: `named` all lanes; a .sync collective: its
+// membermask), while some are set aside: the groups waiting at this op on the same way join the running one, and
+// it waits for the named groups still on their way. Returns nullptr when the op runs now (with the groups that
+// joined), else where the warp goes on (another group). When every named group waits at another gathering, the
+// op runs with the lanes that are here (as the warp ran before independent scheduling).
+const Op* gatherLanes(Warp& w, const Op* op, uint32_t named) {
+  joinGroupsWaitingAt(w, op, LaneGroup::AtGathering);
   uint32_t away = 0;
   for (const LaneGroup& g : w.setAside) {
     uint32_t lanes = g.active;
@@ -214,7 +243,7 @@ const Op* gatherLanes(Warp& w, const Op* op, uint32_t named) {
     away |= lanes;
   }
   if ((away & named & w.alive) == 0) return nullptr;
-  return runAnotherGroup(w, op, true);
+  return runAnotherGroup(w, op, LaneGroup::AtGathering);
 }
 
 }  // namespace ctl
@@ -226,7 +255,7 @@ const Op* resumeNext(Warp& w) {
     // the running group ended: the next one runs (on its way first, else one waiting at a gathering, which runs its
     // op with the groups that are there)
     size_t k = 0;
-    while (k + 1 < w.setAside.size() && w.setAside[k].atGathering) ++k;
+    while (k + 1 < w.setAside.size() && w.setAside[k].wait != LaneGroup::OnItsWay) ++k;
     const Op* next = takeGroup(w, k);
     if (w.active) return next;
   }
@@ -269,15 +298,15 @@ const Op* yieldAt(Warp& w, const Op* target, WarpState why) {
 // at the loop's exit releases it), else with another set-aside group, else where it spins. It yields either way:
 // the path may wait for another warp or CTA (a decoupled look-back's lanes spin while the others wait at the
 // loop's reconvergence op, gather with them at its vote, and spin again), which the host thread must run.
-const Op* spinsOn(Warp& w, const Op* target, WarpState why) {
+const Op* spinsOn(Warp& w, const Op* backEdge, const Op* target, WarpState why) {
   if (!w.stack.empty())
-    if (const Op* ahead = detachWaitingLanes(w, target)) return yieldAt(w, ahead, why);
+    if (const Op* ahead = detachWaitingLanes(w, target, backEdge)) return yieldAt(w, ahead, why);
   if (!w.setAside.empty())
-    if (const Op* other = runAnotherGroup(w, target, false)) return yieldAt(w, other, why);
+    if (const Op* other = runAnotherGroup(w, target, LaneGroup::OnItsWay)) return yieldAt(w, other, why);
   return yieldAt(w, target, why);
 }
 
-[[gnu::noinline]] const Op* backEdge(Warp& w, const Op* target) {
+[[gnu::noinline]] const Op* backEdge(Warp& w, const Op* backEdgeOp, const Op* target) {
   SpinProbe& p = tlProbe;
   // A loop that reads a clock in two iterations in a row waits for time to pass: other warps and CTAs wait
   // alongside it. The first back edge after a clock read looks at the next iteration (checkInterval 0 marks that);
@@ -317,12 +346,12 @@ const Op* spinsOn(Warp& w, const Op* target, WarpState why) {
   if (probed && p.target == target && p.active == w.active && p.stackDepth == w.stack.size() && p.frame == w.frame &&
       unchanged()) {
     p.warp = nullptr;
-    return spinsOn(w, target, WarpState::Waiting);
+    return spinsOn(w, backEdgeOp, target, WarpState::Waiting);
   }
   w.backEdges += w.checkInterval;
   if (w.backEdges >= kWarpBudget) {
     p.warp = nullptr;
-    return spinsOn(w, target, WarpState::Yielded);
+    return spinsOn(w, backEdgeOp, target, WarpState::Yielded);
   }
   // look again later, twice as late as this time (quick-spin-probes)
   auto probeLater = [&] {
@@ -358,7 +387,7 @@ const Op* spinsOn(Warp& w, const Op* target, WarpState why) {
 
 inline const Op* jump(Warp& w, const Op* op, const Op* target) {
   if (target <= op) [[unlikely]] {
-    if (--w.budget <= 0) return backEdge(w, target);
+    if (--w.budget <= 0) return backEdge(w, op, target);
   }
   return target;
 }
@@ -370,7 +399,7 @@ inline const Op* jump(Warp& w, const Op* op, const Op* target) {
   const Op* ft = op + 1;
   bool haveJoin = !w.stack.empty() && w.stack.back().kind == StackEntry::Join && w.stack.back().rpc == r &&
                   (w.stack.back().mask & act) == act;
-  if (!haveJoin) w.stack.push_back(StackEntry{StackEntry::Join, act, r, r, 0, 0, 0, 0});
+  if (!haveJoin) w.stack.push_back(StackEntry{StackEntry::Join, act, r, r, 0, 0, 0, 0, op});
   if (target == r) {
     setActive(w, notTaken);
     return ft;
@@ -384,26 +413,6 @@ inline const Op* jump(Warp& w, const Op* op, const Op* target) {
   w.stack.push_back(StackEntry{StackEntry::Pending, taken, r, target, 0, 0, 0, 0});
   setActive(w, notTaken);
   return ft;
-}
-
-// Pops the reconvergence entries waiting for `op`; returns where to continue.
-inline const Op* popAt(Warp& w, const Op* op, const Op* next) {
-  while (!w.stack.empty()) {
-    StackEntry& e = w.stack.back();
-    if (e.rpc != op || e.kind == StackEntry::Call) break;
-    uint32_t m = e.mask & w.alive;
-    if (e.kind == StackEntry::Join) {
-      w.stack.pop_back();
-      if (m) setActive(w, m);
-      continue;
-    }
-    const Op* pc = e.pc;
-    w.stack.pop_back();
-    if (m == 0) continue;
-    setActive(w, m);
-    return pc;
-  }
-  return next;
 }
 
 // The threads a warp's barrier arrival counts: all that have not exited (a full warp without counting its bits).
@@ -528,7 +537,7 @@ const Op* brxIdx(Warp& w, const Op* op) {
   if (same == remaining) return jump(w, op, t0);
   // divergent: push one pending entry per other target, run the first group
   const Op* r = op->rpc;
-  w.stack.push_back(StackEntry{StackEntry::Join, w.active, r, r, 0, 0, 0, 0});
+  w.stack.push_back(StackEntry{StackEntry::Join, w.active, r, r, 0, 0, 0, 0, op});
   uint32_t rest = remaining & ~same;
   while (rest) {
     int l = std::countr_zero(rest);

@@ -32,7 +32,7 @@ const Op* barWarpSync(Warp& w, const Op* op);
 // Independent thread scheduling (LaneGroup, engine.h): a spinning path lets the lanes that wait on the warp's stack
 // go on as a group of their own (returns where, or nullptr: none wait); an op that needs the lanes `named` together
 // first gathers the warp's groups (returns nullptr: run it now; else where the warp goes on meanwhile).
-const Op* detachWaitingLanes(Warp& w, const Op* resumeAt);
+const Op* detachWaitingLanes(Warp& w, const Op* resumeAt, const Op* backEdge);
 const Op* gatherLanes(Warp& w, const Op* op, uint32_t named);
 // The lanes of warp w that wait as set-aside groups (none, nearly always).
 inline bool lanesSetAside(const Warp& w) { return !w.setAside.empty(); }

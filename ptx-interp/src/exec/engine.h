@@ -289,12 +289,13 @@ struct StackEntry {
   enum Kind : uint8_t { Join, Pending, Call };
   Kind kind;
   uint32_t mask;
-  const Op* rpc;    // Join/Pending: reconvergence op that pops this entry
-  const Op* pc;     // Pending: where the other path starts; Call: return op
-  uint32_t frame;   // Call: caller's frame offset
-  uint32_t spill;   // Call: size of w.spill before the call (recursive register save)
-  uint32_t callOp;  // Call: call-site index
-  uint32_t outer;   // Call: the caller's active mask (a guarded call runs only some of them)
+  const Op* rpc;             // Join/Pending: reconvergence op that pops this entry
+  const Op* pc;              // Pending: where the other path starts; Call: return op
+  uint32_t frame;            // Call: caller's frame offset
+  uint32_t spill;            // Call: size of w.spill before the call (recursive register save)
+  uint32_t callOp;           // Call: call-site index
+  uint32_t outer;            // Call: the caller's active mask (a guarded call runs only some of them)
+  const Op* from = nullptr;  // Join: the branch that pushed it (ctl::detachWaitingLanes: a spinning loop's own)
 };
 
 // Independent thread scheduling (control.cpp: detachWaitingLanes). Since Volta a thread of a warp makes progress
@@ -302,12 +303,16 @@ struct StackEntry {
 // the spinning path forever while the lock's holder waits at the loop's exit. A warp whose path spins therefore sets
 // lanes that wait on its stack aside as groups of their own, each with its path: the group that runs uses the warp's
 // fields (pc, active, stack, frame), the others wait here. They join again where all of them must be (a barrier, a
-// .sync collective: ctl::gatherLanes), and the next one runs when the running one ends.
+// .sync collective: ctl::gatherLanes); the next one runs when the running one ends or waits.
 struct LaneGroup {
-  uint32_t active = 0;            // its lanes on their path (alive ones)
-  const Op* pc = nullptr;         // where it goes on
-  uint32_t frame = 0;             // its function's frame offset
-  bool atGathering = false;       // stopped at an op that needs the other groups (ctl::gatherLanes), not yet run
+  enum Wait : uint8_t {
+    OnItsWay,     // set aside where it spun, or split off: runs when it gets the warp
+    AtGathering,  // at an op that needs the other groups' lanes (a barrier, a .sync collective), not yet run
+  };
+  uint32_t active = 0;     // its lanes on their path (alive ones)
+  const Op* pc = nullptr;  // where it goes on
+  uint32_t frame = 0;      // its function's frame offset
+  Wait wait = OnItsWay;
   std::vector<StackEntry> stack;  // its reconvergence stack: the warp's, with the other groups' lanes taken out
 };
 
