@@ -41,15 +41,18 @@ class KernelGenerator {
     body_.clear();
     labels_ = 0;
     threads_ = threads;
+    const std::string function = mixFunction(name);
+    body_.clear();
     prologue();
     const int regions = 2 + int(rng_() % 4);
     for (int k = 0; k < regions; ++k) region(0);
     epilogue();
-    return fmt::format(
-        ".visible .entry {}(.param .u64 out, .param .u64 in, .param .u64 scratch)\n{{\n"
-        ".reg .b32 %r<40>;\n.reg .f32 %f<4>;\n.reg .b64 %rd<24>;\n.reg .f64 %fd<2>;\n.reg .b16 %h<4>;\n"
-        ".reg .pred %p<12>;\n.shared .align 16 .b8 sh[{}];\n.local .align 16 .b8 loc[16];\n{}ret;\n}}\n",
-        name, threads * kSlotBytes + kCounterBytes, body_);
+    return function +
+           fmt::format(
+               ".visible .entry {}(.param .u64 out, .param .u64 in, .param .u64 scratch)\n{{\n"
+               ".reg .b32 %r<40>;\n.reg .f32 %f<4>;\n.reg .b64 %rd<24>;\n.reg .f64 %fd<2>;\n.reg .b16 %h<4>;\n"
+               ".reg .pred %p<12>;\n.shared .align 16 .b8 sh[{}];\n.local .align 16 .b8 loc[16];\n{}ret;\n}}\n",
+               name, threads * kSlotBytes + kCounterBytes, body_);
   }
 
  private:
@@ -145,12 +148,14 @@ class KernelGenerator {
   // A region at nesting depth `depth`; depth 0 is uniform (every thread of the block runs it).
   void region(int depth) {
     const bool uniform = depth == 0;
-    switch (rng_() % (uniform ? 6 : 4)) {
+    switch (rng_() % (uniform ? 8 : 6)) {
       case 0:
       case 1: straight(2 + int(rng_() % 5), uniform); break;
       case 2: ifElse(depth); break;
       case 3: loop(depth); break;
-      case 4: barrierRegion(); break;
+      case 4: call(); break;
+      case 5: indirectBranch(depth); break;
+      case 6: barrierRegion(); break;
       default: straight(2 + int(rng_() % 3), uniform); break;
     }
   }
@@ -187,12 +192,19 @@ class KernelGenerator {
     emit(fmt::format("LOOP{}:", k));
     emit(fmt::format("setp.ge.u32 %p5, {}, {};", count, bound));
     emit(fmt::format("@%p5 bra END{};", k));
+    const bool skips = chance(3);  // a data-dependent continue
+    if (skips) {
+      emit(fmt::format("and.b32 %r20, {}, 1;", r()));
+      emit(fmt::format("setp.ne.u32 %p7, %r20, {};", count));
+      emit(fmt::format("@%p7 bra NEXT{};", k));
+    }
     body(depth + 1);
     if (chance(2)) {
       emit(fmt::format("and.b32 %r20, {}, {};", r(), 3 + 4 * (rng_() % 2)));
       emit(fmt::format("setp.eq.u32 %p6, %r20, {};", count));
       emit(fmt::format("@%p6 bra END{};", k));
     }
+    if (skips) emit(fmt::format("NEXT{}:", k));
     emit(fmt::format("add.u32 {}, {}, 1;", count, count));
     emit(fmt::format("bra LOOP{};", k));
     emit(fmt::format("END{}:", k));
@@ -202,12 +214,84 @@ class KernelGenerator {
   void body(int depth) {
     if (depth < 3 && chance(4)) {
       straight(1 + int(rng_() % 2), false);
-      if (chance(2))
-        ifElse(depth);
-      else
-        loop(depth);
+      switch (rng_() % 4) {
+        case 0: ifElse(depth); break;
+        case 1: loop(depth); break;
+        case 2: call(); break;
+        default: indirectBranch(depth); break;
+      }
     }
     straight(1 + int(rng_() % 4), false);
+  }
+
+  // A call of the kernel's function with two of the thread's registers; its result replaces one.
+  void call() {
+    emit("{");
+    emit(".param .b32 x;\n.param .b32 y;\n.param .b32 result;");
+    emit(fmt::format("st.param.b32 [x], {};", r()));
+    emit(fmt::format("st.param.b32 [y], {};", chance(2) ? r() : f()));
+    emit(fmt::format("call (result), {}, (x, y);", function_));
+    emit(fmt::format("ld.param.b32 {}, [result];", chance(2) ? r() : f()));
+    emit("}");
+  }
+
+  // brx.idx over four targets chosen by data: each runs its own instructions, all join after.
+  void indirectBranch(int depth) {
+    const int k = labels_++;
+    emit(fmt::format("and.b32 %r26, {}, 3;", r()));
+    emit(fmt::format("TABLE{}: .branchtargets CASE{}_0, CASE{}_1, CASE{}_2, CASE{}_3;", k, k, k, k, k));
+    emit(fmt::format("brx.idx %r26, TABLE{};", k));
+    for (int target = 0; target < 4; ++target) {
+      emit(fmt::format("CASE{}_{}:", k, target));
+      if (target == 3 && depth < 2)
+        body(depth + 1);
+      else
+        straight(1 + int(rng_() % 3), false);
+      if (target < 3) emit(fmt::format("bra BRX_JOIN{};", k));
+    }
+    emit(fmt::format("BRX_JOIN{}:", k));
+  }
+
+  // The kernel's function: two parameters in, one result out, random register-only instructions on registers of
+  // its own (every one set first), an early return on one path.
+  std::string mixFunction(const std::string& kernel) {
+    function_ = kernel + "_mix";
+    body_.clear();
+    emit("ld.param.b32 %r0, [x];");
+    emit("ld.param.b32 %r1, [y];");
+    emit("xor.b32 %r2, %r0, 0x5bd1e995;\nadd.u32 %r3, %r1, %r0;\nmul.lo.u32 %r4, %r0, 3;\nnot.b32 %r5, %r1;");
+    emit("shr.u32 %r6, %r0, 7;\nor.b32 %r7, %r1, 1;");
+    emit("mov.b32 %f0, %r0;\nmov.b32 %f1, %r1;\ncvt.rn.f32.s32 %f2, %r0;\ncvt.rn.f32.u32 %f3, %r1;");
+    emit("mov.b64 %rd0, {%r0, %r1};\nmul.wide.u32 %rd1, %r0, %r1;\ncvt.u64.u32 %rd2, %r1;\nmov.b64 %rd3, {%r1, %r0};");
+    emit("cvt.f64.f32 %fd0, %f0;\nmov.b64 %fd1, %rd0;\nmov.b32 {%h0, %h1}, %r0;");
+    emit("setp.lt.u32 %p0, %r0, %r1;\nsetp.ne.u32 %p1, %r0, 0;\nsetp.gt.f32 %p2, %f0, %f1;\nsetp.eq.u32 %p3, %r1, 5;");
+    const int n = 2 + int(rng_() % 5);
+    for (int i = 0; i < n; ++i) emit(pureInstruction());
+    emit("@%p0 bra EARLY;");
+    for (int i = int(rng_() % 3); i >= 0; --i) emit(pureInstruction());
+    emit("EARLY:");
+    emit(
+        "xor.b32 %r0, %r0, %r4;\nmov.b32 %r5, %f1;\nadd.u32 %r0, %r0, %r5;\ncvt.u32.u64 %r5, %rd2;\nxor.b32 %r0, %r0, "
+        "%r5;");
+    emit("st.param.b32 [result], %r0;");
+    return fmt::format(
+        ".func (.param .b32 result) {}(.param .b32 x, .param .b32 y)\n{{\n.reg .b32 %r<40>;\n.reg .f32 %f<4>;\n"
+        ".reg .b64 %rd<24>;\n.reg .f64 %fd<2>;\n.reg .b16 %h<4>;\n.reg .pred %p<12>;\n{}ret;\n}}\n",
+        function_, body_);
+  }
+
+  // an instruction on registers only (no memory, no warp-wide instruction)
+  std::string pureInstruction() {
+    switch (rng_() % 9) {
+      case 0:
+      case 1: return integer();
+      case 2: return floating();
+      case 3: return double64();
+      case 4: return conversion();
+      case 5: return half();
+      case 6: return video();
+      default: return compareSelect();
+    }
   }
 
   // Threads read a neighbour's shared slot between two barriers, then block-wide reductions over a predicate.
@@ -329,10 +413,10 @@ class KernelGenerator {
       case 1: return fmt::format("{} {}, {}, {};", pick(binary32), r(), r(), r());
       case 2: return fmt::format("{} {}, {};", pick(unary32), r(), r());
       case 3:
-        return fmt::format("{} {}, {}, {}, {};",
-                           pick({"mad.lo.s32", "mad.hi.u32", "mad.hi.sat.s32", "mad24.lo.u32", "mad24.hi.s32",
-                                 "mad24.hi.sat.s32", "sad.u32", "sad.s32"}),
-                           r(), r(), r(), r());
+        return fmt::format(
+            "{} {}, {}, {}, {};",
+            pick({"mad.lo.s32", "mad.hi.u32", "mad.hi.s32", "mad24.lo.u32", "mad24.lo.s32", "sad.u32", "sad.s32"}), r(),
+            r(), r(), r());
       case 4: {
         const std::string b = r();
         return fmt::format("or.b32 %r23, {}, 1;\n{} {}, {}, %r23;", b,
@@ -717,6 +801,7 @@ class KernelGenerator {
   std::string body_;
   int labels_ = 0;
   int threads_ = 64;
+  std::string function_;
   bool deterministic_ = false;
 };
 
