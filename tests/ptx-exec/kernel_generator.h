@@ -413,10 +413,10 @@ class KernelGenerator {
       case 1: return fmt::format("{} {}, {}, {};", pick(binary32), r(), r(), r());
       case 2: return fmt::format("{} {}, {};", pick(unary32), r(), r());
       case 3:
-        return fmt::format(
-            "{} {}, {}, {}, {};",
-            pick({"mad.lo.s32", "mad.hi.u32", "mad.hi.s32", "mad24.lo.u32", "mad24.lo.s32", "sad.u32", "sad.s32"}), r(),
-            r(), r(), r());
+        return fmt::format("{} {}, {}, {}, {};",
+                           pick({"mad.lo.s32", "mad.hi.u32", "mad.hi.s32", "mad24.lo.u32", "mad24.lo.s32",
+                                 "mad.hi.sat.s32", "mad24.hi.u32", "mad24.hi.sat.s32", "sad.u32", "sad.s32"}),
+                           r(), r(), r(), r());
       case 4: {
         const std::string b = r();
         return fmt::format("or.b32 %r23, {}, 1;\n{} {}, {}, %r23;", b,

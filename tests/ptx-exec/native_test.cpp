@@ -114,11 +114,12 @@ template <class T> std::vector<uint8_t> bytesOf(const std::vector<T>& v) {
 // Runs c in both tiers: the buffers must be equal byte for byte, and so must the fault (kind, kernel, block,
 // thread, PTX line, address, message). Returns the native run's outcome.
 Outcome expectSameInBothTiers(const Case& c) {
-  const uint64_t compiledBefore = nativeTierStats().kernelsCompiled;
+  const NativeTierStats before = nativeTierStats();
   Outcome interpreted = runCase(c, false);
   Outcome native = runCase(c, true);
-  EXPECT_GT(nativeTierStats().kernelsCompiled, compiledBefore)
+  EXPECT_GT(nativeTierStats().kernelsCompiled, before.kernelsCompiled)
       << c.kernel << ": the native tier compiled nothing (" << nativeTierStats().lastRefusal << ")";
+  EXPECT_GT(nativeTierStats().launchesCompiled, before.launchesCompiled) << c.kernel << ": no launch ran its code";
   for (size_t i = 0; i < c.buffers.size(); ++i) {
     const auto& a = interpreted.buffers[i];
     const auto& b = native.buffers[i];
