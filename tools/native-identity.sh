@@ -39,6 +39,7 @@ while [ $i -lt ${#parts[@]} ]; do
       [[ ${parts[$((i + 1))]:-} =~ ^[0-9]+$ ]] && count=${parts[$((i + 1))]} && i=$((i + 1))
       [[ ${parts[$((i + 1))]:-} =~ ^[0-9]+$ ]] && first=${parts[$((i + 1))]} && i=$((i + 1))
       start=$SECONDS
+      [ -x "$build/tests/ptx-exec/ptx_exec_tests" ] || { echo "no $build/tests/ptx-exec/ptx_exec_tests" >&2; exit 2; }
       for ((chunk = first; chunk < first + count; chunk += 100)); do
         n=$((first + count - chunk < 100 ? first + count - chunk : 100))
         if ! CUEMU_NATIVE_GENERATED=$n CUEMU_NATIVE_GENERATED_FIRST=$chunk nice -n 10 \
