@@ -19,7 +19,12 @@ if(golden_files)
   set(ENV{CUEMU_CONF_GOLDEN} "${golden}")
   message(STATUS "golden numerics: ${golden}")
 endif()
-execute_process(COMMAND "${SUITE}" --results "${RESULTS}" --label cuemu --case-timeout ${timeout}
+# CASES: a comma-separated list of case patterns (the suite's --cases); all cases without it
+set(case_args "")
+if(DEFINED CASES AND NOT CASES STREQUAL "")
+  set(case_args --cases "${CASES}")
+endif()
+execute_process(COMMAND "${SUITE}" --results "${RESULTS}" --label cuemu --case-timeout ${timeout} ${case_args}
                 RESULT_VARIABLE suite_rc)
 if(NOT EXISTS "${RESULTS}")
   message(FATAL_ERROR "the conformance suite wrote no results (exit ${suite_rc})")

@@ -2,6 +2,7 @@
 // memory and the same faults. Each case compiles its module twice, one program per tier, and runs it on fresh
 // copies of its buffers. The whole suite also runs with the tier on (ptx_exec_tests_native).
 #include "harness.h"
+#include "kernel_generator.h"
 
 #include <ptx/native.h>
 
@@ -113,11 +114,12 @@ template <class T> std::vector<uint8_t> bytesOf(const std::vector<T>& v) {
 // Runs c in both tiers: the buffers must be equal byte for byte, and so must the fault (kind, kernel, block,
 // thread, PTX line, address, message). Returns the native run's outcome.
 Outcome expectSameInBothTiers(const Case& c) {
-  const uint64_t compiledBefore = nativeTierStats().kernelsCompiled;
+  const NativeTierStats before = nativeTierStats();
   Outcome interpreted = runCase(c, false);
   Outcome native = runCase(c, true);
-  EXPECT_GT(nativeTierStats().kernelsCompiled, compiledBefore)
+  EXPECT_GT(nativeTierStats().kernelsCompiled, before.kernelsCompiled)
       << c.kernel << ": the native tier compiled nothing (" << nativeTierStats().lastRefusal << ")";
+  EXPECT_GT(nativeTierStats().launchesCompiled, before.launchesCompiled) << c.kernel << ": no launch ran its code";
   for (size_t i = 0; i < c.buffers.size(); ++i) {
     const auto& a = interpreted.buffers[i];
     const auto& b = native.buffers[i];
@@ -433,199 +435,63 @@ TEST(NativeCache, ASecondProcessLoadsTheKernelsFromTheCache) {
 
 // ---- generated kernels: the interpreter and the tier on random programs ---------------------------------------
 
-namespace {
-
-// Random PTX kernels (seeded, so a failure names the kernel that reproduces it): each thread loads six values,
-// runs a random sequence of integer, floating-point, compare, select, conversion, 64-bit and warp instructions,
-// some predicated, in straight-line code, in if/else with divergent conditions and in loops with a trip count of
-// 0-7 that differs per lane, and stores its registers.
-class KernelGenerator {
- public:
-  explicit KernelGenerator(uint64_t seed) : rng_(seed) {}
-
-  std::string kernel(const std::string& name) {
-    body_.clear();
-    labels_ = 0;
-    emit("mov.u32 %r20, %tid.x;");
-    emit("mov.u32 %r21, %ctaid.x;");
-    emit("mov.u32 %r22, %ntid.x;");
-    emit("mad.lo.u32 %r20, %r21, %r22, %r20;");
-    emit("mul.wide.u32 %rd10, %r20, 48;");
-    emit("ld.param.u64 %rd11, [in];");
-    emit("ld.param.u64 %rd12, [out];");
-    emit("add.u64 %rd11, %rd11, %rd10;");
-    emit("add.u64 %rd12, %rd12, %rd10;");
-    emit("ld.global.v4.u32 {%r0, %r1, %r2, %r3}, [%rd11];");
-    emit("ld.global.v2.f32 {%f0, %f1}, [%rd11+16];");
-    emit("cvt.rn.f32.s32 %f2, %r2;");
-    emit("mul.wide.u32 %rd0, %r1, %r3;");
-    emit("cvt.u64.u32 %rd1, %r0;");
-    emit("setp.lt.u32 %p0, %r0, %r1;");
-    emit("setp.lt.u32 %p1, %r2, %r3;");
-    const int regions = 1 + int(rng_() % 3);
-    for (int k = 0; k < regions; ++k) {
-      switch (rng_() % 3) {
-        case 0: straight(3 + int(rng_() % 6), true); break;
-        case 1: ifElse(); break;
-        default: loop(); break;
-      }
-    }
-    emit("st.global.v4.u32 [%rd12], {%r0, %r1, %r2, %r3};");
-    emit("st.global.v4.f32 [%rd12+16], {%f0, %f1, %f2, %f0};");
-    emit("xor.b64 %rd0, %rd0, %rd1;");
-    emit("st.global.u64 [%rd12+32], %rd0;");
-    return ".visible .entry " + name +
-           "(.param .u64 out, .param .u64 in)\n{\n.reg .b32 %r<24>;\n.reg .f32 %f<3>;\n.reg .b64 %rd<13>;\n"
-           ".reg .pred %p<6>;\n" +
-           body_ + "ret;\n}\n";
-  }
-
- private:
-  std::string r() { return fmt::format("%r{}", rng_() % 4); }
-  std::string f() { return fmt::format("%f{}", rng_() % 3); }
-  std::string p() { return fmt::format("%p{}", rng_() % 2); }
-  std::string rd() { return fmt::format("%rd{}", rng_() % 2); }
-  void emit(const std::string& line) { body_ += line + "\n"; }
-
-  // one instruction; warp-wide ones only where every lane of the warp runs (uniform)
-  std::string instruction(bool uniform) {
-    static const char* const binary32[] = {"add.s32", "sub.s32", "mul.lo.s32", "mul.hi.u32", "and.b32",
-                                           "or.b32",  "xor.b32", "shl.b32",    "shr.u32",    "shr.s32",
-                                           "min.s32", "max.u32", "min.u32",    "rem.u32",    "div.s32"};
-    static const char* const unary32[] = {"not.b32", "abs.s32", "neg.s32", "popc.b32", "clz.b32", "brev.b32"};
-    static const char* const binaryF[] = {"add.rn.f32", "sub.f32",    "mul.rn.f32",  "min.f32",
-                                          "max.f32",    "div.rn.f32", "add.ftz.f32", "mul.ftz.f32"};
-    static const char* const unaryF[] = {"abs.f32",    "neg.f32",        "sqrt.rn.f32",
-                                         "rcp.rn.f32", "ex2.approx.f32", "lg2.approx.f32"};
-    static const char* const cmpI[] = {"lt.s32", "gt.u32", "eq.b32", "ne.s32", "le.u32", "ge.s32"};
-    static const char* const cmpF[] = {"lt.f32", "gtu.f32", "eq.f32", "nan.f32", "num.f32", "geu.f32"};
-    const unsigned kinds = uniform ? 16 : 13;
-    switch (rng_() % kinds) {
-      case 0:
-      case 1: {
-        const std::string op = binary32[rng_() % std::size(binary32)];
-        // division by zero: the divisor is made odd (the GPU's result for 0 is not what a CPU gives)
-        if (op == "rem.u32" || op == "div.s32") {
-          const std::string b = r();
-          return fmt::format("or.b32 %r23, {}, 1;\n{} {}, {}, %r23;", b, op, r(), r());
-        }
-        return fmt::format("{} {}, {}, {};", op, r(), r(), r());
-      }
-      case 2: return fmt::format("{} {}, {};", unary32[rng_() % std::size(unary32)], r(), r());
-      case 3: return fmt::format("mad.lo.s32 {}, {}, {}, {};", r(), r(), r(), r());
-      case 4:
-        switch (rng_() % 4) {
-          case 0: return fmt::format("bfe.u32 {}, {}, {}, {};", r(), r(), r(), r());
-          case 1: return fmt::format("bfi.b32 {}, {}, {}, {}, {};", r(), r(), r(), r(), r());
-          case 2: return fmt::format("prmt.b32 {}, {}, {}, {};", r(), r(), r(), r());
-          default: return fmt::format("lop3.b32 {}, {}, {}, {}, {};", r(), r(), r(), r(), rng_() % 256);
-        }
-      case 5:
-      case 6: return fmt::format("{} {}, {}, {};", binaryF[rng_() % std::size(binaryF)], f(), f(), f());
-      case 7: return fmt::format("{} {}, {};", unaryF[rng_() % std::size(unaryF)], f(), f());
-      case 8: return fmt::format("fma.rn.f32 {}, {}, {}, {};", f(), f(), f(), f());
-      case 9:
-        switch (rng_() % 4) {
-          case 0: return fmt::format("cvt.rn.f32.s32 {}, {};", f(), r());
-          case 1: return fmt::format("cvt.rzi.s32.f32 {}, {};", r(), f());
-          case 2: return fmt::format("mov.b32 {}, {};", r(), f());
-          default: return fmt::format("cvt.rni.u32.f32 {}, {};", r(), f());
-        }
-      case 10:
-        switch (rng_() % 4) {
-          case 0: return fmt::format("setp.{} {}, {}, {};", cmpI[rng_() % std::size(cmpI)], p(), r(), r());
-          case 1: return fmt::format("setp.{} {}, {}, {};", cmpF[rng_() % std::size(cmpF)], p(), f(), f());
-          case 2: return fmt::format("and.pred {}, {}, {};", p(), p(), p());
-          default: return fmt::format("xor.pred {}, {}, {};", p(), p(), p());
-        }
-      case 11:
-        return rng_() % 2 ? fmt::format("selp.b32 {}, {}, {}, {};", r(), r(), r(), p())
-                          : fmt::format("selp.f32 {}, {}, {}, {};", f(), f(), f(), p());
-      case 12:
-        switch (rng_() % 4) {
-          case 0: return fmt::format("mul.wide.u32 {}, {}, {};", rd(), r(), r());
-          case 1: return fmt::format("add.s64 {}, {}, {};", rd(), rd(), rd());
-          case 2: return fmt::format("shr.u64 {}, {}, {};", rd(), rd(), r());
-          default: return fmt::format("cvt.u32.u64 {}, {};", r(), rd());
-        }
-      case 13: return fmt::format("shfl.sync.bfly.b32 {}, {}, {}, 31, -1;", r(), r(), 1u << (rng_() % 5));
-      case 14: return fmt::format("vote.sync.ballot.b32 {}, {}, -1;", r(), p());
-      default: return fmt::format("shfl.sync.idx.b32 {}, {}, {}, 31, -1;", r(), r(), r());
-    }
-  }
-
-  void straight(int n, bool uniform) {
-    for (int i = 0; i < n; ++i) {
-      std::string line = instruction(uniform);
-      // some predicated (not the two-line division, whose guard must run)
-      if (!uniform && line.find('\n') == std::string::npos && rng_() % 4 == 0)
-        line = (rng_() % 2 ? "@" : "@!") + p() + " " + line;
-      emit(line);
-    }
-  }
-
-  void ifElse() {
-    const int k = labels_++;
-    emit(fmt::format("setp.lt.u32 %p4, {}, {};", r(), r()));
-    emit(fmt::format("@%p4 bra ELSE{};", k));
-    straight(1 + int(rng_() % 4), false);
-    emit(fmt::format("bra JOIN{};", k));
-    emit(fmt::format("ELSE{}:", k));
-    straight(1 + int(rng_() % 4), false);
-    emit(fmt::format("JOIN{}:", k));
-  }
-
-  void loop() {
-    const int k = labels_++;
-    emit(fmt::format("and.b32 %r8, {}, 7;", r()));
-    emit("mov.u32 %r9, 0;");
-    emit(fmt::format("LOOP{}:", k));
-    emit("setp.ge.u32 %p5, %r9, %r8;");
-    emit(fmt::format("@%p5 bra END{};", k));
-    straight(1 + int(rng_() % 5), false);
-    emit("add.u32 %r9, %r9, 1;");
-    emit(fmt::format("bra LOOP{};", k));
-    emit(fmt::format("END{}:", k));
-  }
-
-  std::mt19937_64 rng_;
-  std::string body_;
-  int labels_ = 0;
-};
-
-}  // namespace
-
-// Both tiers on generated kernels: memory equal byte for byte. CUEMU_NATIVE_GENERATED: how many kernels (12 here;
-// ctest's ptx_exec_tests_native_generated runs 200); the kernel's index gives its seed, so
-// CUEMU_NATIVE_GENERATED_FIRST=k CUEMU_NATIVE_GENERATED=1 reproduces kernel k.
+// Both tiers on generated kernels (kernel_generator.h): all memory equal byte for byte (the registers each thread
+// stores, its shared and local slots, the scratch buffer its atomics update). CUEMU_NATIVE_GENERATED: how many kernels
+// (4 in every run of the suite, as each costs 1-3 s; ctest's ptx_exec_tests_native_generated runs 100,
+// tools/native-identity.sh thousands); the kernel's index gives its seed, so CUEMU_NATIVE_GENERATED_FIRST=k
+// CUEMU_NATIVE_GENERATED=1 reproduces kernel k. CUEMU_NATIVE_GENERATED_PRINT=1 prints each kernel's text.
 TEST_F(NativeTier, GeneratedKernelsGiveTheInterpretersMemory) {
+  using ptxtest::KernelGenerator;
   const char* count = std::getenv("CUEMU_NATIVE_GENERATED");
   const char* first = std::getenv("CUEMU_NATIVE_GENERATED_FIRST");
-  const int kernels = count ? std::atoi(count) : 12;
+  const bool print = std::getenv("CUEMU_NATIVE_GENERATED_PRINT") != nullptr;
+  const int kernels = count ? std::atoi(count) : 4;
   const int start = first ? std::atoi(first) : 0;
-  constexpr int threads = 64, blocks = 2;
-  std::mt19937 data(11);
-  std::vector<uint32_t> in(threads * blocks * 12);
-  for (uint32_t& v : in) {
-    // small integers, floats around 1, and anything: the interesting values of each class
-    switch (data() % 3) {
-      case 0: v = data() % 64; break;
-      case 1: v = std::bit_cast<uint32_t>(float(int(data() % 2001) - 1000) / 256.0f); break;
-      default: v = uint32_t(data());
-    }
-  }
+  constexpr int blocks = 2;
+  int deterministic = 0;
   for (int k = start; k < start + kernels; ++k) {
-    KernelGenerator generator(uint64_t(k) * 0x9e3779b97f4a7c15ull + 1);
+    const uint64_t seed = uint64_t(k) * 0x9e3779b97f4a7c15ull + 1;
+    KernelGenerator generator(seed);
+    const int threads = k % 4 == 3 ? 128 : 64;
+    std::mt19937 data{uint32_t(seed)};
+    // small integers, floats around 1, values at the edges of each class (zeros, infinities, NaNs, subnormals,
+    // extremes), and anything
+    auto word = [&]() -> uint32_t {
+      static constexpr uint32_t edges[] = {0x00000000, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0x7fffffff,
+                                           0x00000001, 0x807fffff, 0x3f800000, 0xbf800000, 0xffffffff, 0x00010000,
+                                           0x7bff7bff, 0x3c00fc00, 0x0001ffff, 0x4f000000};
+      switch (data() % 4) {
+        case 0: return data() % 64;
+        case 1: return std::bit_cast<uint32_t>(float(int(data() % 2001) - 1000) / 256.0f);
+        case 2: return edges[data() % std::size(edges)];
+        default: return uint32_t(data());
+      }
+    };
+    std::vector<uint32_t> in(size_t(threads * blocks * KernelGenerator::kInputBytes / 4));
+    for (uint32_t& v : in) v = word();
+    std::vector<uint32_t> scratch(
+        size_t(threads * blocks * KernelGenerator::kSlotBytes + blocks * KernelGenerator::kCounterBytes) / 4);
+    for (uint32_t& v : scratch) v = word();
     Case c{"",
            "gen" + std::to_string(k),
            Dim3{blocks},
-           Dim3{threads},
-           {std::vector<uint8_t>(threads * blocks * 48), bytesOf(in)}};
-    c.text = ".version 7.8\n.target sm_80\n.address_size 64\n" + generator.kernel(c.kernel);
-    c.args = {{0}, {1}};
-    SCOPED_TRACE("generated kernel " + std::to_string(k) + ":\n" + c.text);
+           Dim3{uint32_t(threads)},
+           {std::vector<uint8_t>(size_t(threads * blocks * KernelGenerator::kOutputBytes)), bytesOf(in),
+            bytesOf(scratch)}};
+    c.text = ".version 8.0\n.target sm_90\n.address_size 64\n" + generator.kernel(c.kernel, threads);
+    c.args = {{0}, {1}, {2}};
+    c.config.deterministic = generator.deterministic();
+    // deterministic launches in a permuted CTA and warp order too: the same permutation in both tiers
+    if (generator.deterministic() && k % 3 == 0) c.config.scheduleSeed = seed;
+    deterministic += generator.deterministic();
+    if (print)
+      std::printf("generated kernel %d (%s):\n%s\n", k, c.config.deterministic ? "deterministic" : "threads",
+                  c.text.c_str());
+    SCOPED_TRACE("generated kernel " + std::to_string(k) + " (CUEMU_NATIVE_GENERATED_FIRST=" + std::to_string(k) +
+                 " CUEMU_NATIVE_GENERATED=1):\n" + c.text);
     const Outcome out = expectSameInBothTiers(c);
     EXPECT_EQ(out.fault.kind, FaultKind::None) << out.fault.message;
     if (HasFailure()) break;
   }
+  std::printf("%d generated kernels (%d with deterministic launches) from %d\n", kernels, deterministic, start);
 }

@@ -117,6 +117,13 @@ struct MulHiF {
 struct MadHiF {
   template <class T> static PTX_HOT T f(T a, T b, T c) { return T(Unsigned<T>(MulHiF::f(a, b)) + Unsigned<T>(c)); }
 };
+// mad.hi.sat.s32: the high half of the product plus c, clamped to the s32 range instead of wrapping
+struct MadHiSatF {
+  static PTX_HOT int32_t f(int32_t a, int32_t b, int32_t c) {
+    const int64_t sum = ((int64_t(a) * int64_t(b)) >> 32) + int64_t(c);
+    return int32_t(std::clamp<int64_t>(sum, INT32_MIN, INT32_MAX));
+  }
+};
 struct DivIF {
   template <class T> static PTX_HOT T f(T a, T b) {
     if (b == 0) return T(~T(0));  // GPU: all ones
@@ -199,6 +206,24 @@ template <class T> const Op* mad24lo(Warp& w, const Op* op) {
     int64_t x = std::is_signed_v<T> ? int64_t(int32_t(uint32_t(a[i]) << 8) >> 8) : int64_t(uint32_t(a[i]) & 0xffffff);
     int64_t y = std::is_signed_v<T> ? int64_t(int32_t(uint32_t(b[i]) << 8) >> 8) : int64_t(uint32_t(b[i]) & 0xffffff);
     return T(uint32_t(uint64_t(x * y)) + uint32_t(c[i]));
+  });
+  return op + 1;
+}
+// mad24.hi: bits 16..47 of the 48-bit product of the low 24 bits, plus c; .sat (s32 only) clamps the sum to the
+// s32 range instead of wrapping
+template <class T, bool Sat> const Op* mad24hi(Warp& w, const Op* op) {
+  const T* a = R<T>(w, op->a);
+  const T* b = R<T>(w, op->b);
+  const T* c = R<T>(w, op->c);
+  store<T>(w, op->d, [&](int i) {
+    int64_t x = std::is_signed_v<T> ? int64_t(int32_t(uint32_t(a[i]) << 8) >> 8) : int64_t(uint32_t(a[i]) & 0xffffff);
+    int64_t y = std::is_signed_v<T> ? int64_t(int32_t(uint32_t(b[i]) << 8) >> 8) : int64_t(uint32_t(b[i]) & 0xffffff);
+    const uint32_t high = uint32_t(uint64_t(x * y) >> 16);
+    if constexpr (Sat) {
+      const int64_t sum = int64_t(int32_t(high)) + int64_t(int32_t(c[i]));
+      return T(std::clamp<int64_t>(sum, INT32_MIN, INT32_MAX));
+    }
+    return T(high + uint32_t(c[i]));
   });
   return op + 1;
 }
@@ -669,7 +694,11 @@ void KernelLowerer::lowerArith(const Instruction& in) {
                  t, t, t);
     }
     case Opcode::Mad: {
-      if (sat) return unsupported(in);
+      if (sat) {  // PTX allows .sat only on mad.hi.s32
+        if (in.mulMode != ptx::MulMode::hi || t != Type::s32 || cc) return unsupported(in);
+        ter(&h::ternary<int32_t, h::MadHiSatF>, t, t, t, t);
+        return;
+      }
       if (in.mulMode == ptx::MulMode::wide) {
         Type wt = wideType(t);
         Handler hnd = nullptr;
@@ -732,7 +761,15 @@ void KernelLowerer::lowerArith(const Instruction& in) {
         return bin(isSigned(t) ? &h::mul24hi<int32_t> : &h::mul24hi<uint32_t>, t, t, t);
       return bin(isSigned(t) ? &h::mul24lo<int32_t> : &h::mul24lo<uint32_t>, t, t, t);
     case Opcode::Mad24:
-      if (in.mulMode == ptx::MulMode::hi || sat) return unsupported(in);
+      if (in.mulMode == ptx::MulMode::hi) {
+        if (sat && t != Type::s32) return unsupported(in);
+        ter(sat           ? &h::mad24hi<int32_t, true>
+            : isSigned(t) ? &h::mad24hi<int32_t, false>
+                          : &h::mad24hi<uint32_t, false>,
+            t, t, t, t);
+        return;
+      }
+      if (sat) return unsupported(in);
       ter(isSigned(t) ? &h::mad24lo<int32_t> : &h::mad24lo<uint32_t>, t, t, t, t);
       return;
     case Opcode::Sad:
