@@ -88,8 +88,33 @@ template <class T> PTX_LANES const Op* selp(Warp& w, const Op* op) {
   const T* a = R<T>(w, op->a);
   const T* b = R<T>(w, op->b);
   const uint8_t* c = R<uint8_t>(w, op->c);
-  store<T>(w, op->d, [&](int i) { return c[i] ? a[i] : b[i]; });
+  // both read in every lane: `c[i] ? a[i] : b[i]` reads only one, which GCC vectorised as two masked loads
+  // (vpmaskmovq) per vector of lanes
+  store<T>(w, op->d, [&](int i) {
+    const T x = a[i], y = b[i];
+    return c[i] ? x : y;
+  });
   return op + 1;
+}
+// masked-compares: setp.{eq,ne} d, (x & mask), value as one op, the and's result never written (nothing else reads
+// it: rewrites.cpp, findFoldedIntegerPairs). The value register is in f, so that c, e and aux keep their meaning for
+// CompareOperands: setp-branch marks a branch right after this op as a plain setp's (thenBranch).
+struct MaskedCompare {
+  uint32_t x = 0, mask = 0, value = 0;
+  static MaskedCompare of(const Op& op) { return {op.a, op.b, op.f}; }
+  void into(Op& op) const {
+    op.a = x;
+    op.b = mask;
+    op.f = value;
+  }
+};
+template <class T, Cmp C> PTX_LANES const Op* setpMasked(Warp& w, const Op* op) {
+  const MaskedCompare v = MaskedCompare::of(*op);
+  const T* x = R<T>(w, v.x);
+  const T* mask = R<T>(w, v.mask);
+  const T* value = R<T>(w, v.value);
+  store<uint8_t>(w, op->d, [&](int i) { return uint8_t(compare<T, C>(T(x[i] & mask[i]), value[i])); });
+  return CompareOperands::of(*op).thenBranch ? ctl::braCond(w, op + 1) : op + 1;
 }
 template <class T, class C> const Op* slct(Warp& w, const Op* op) {
   const T* a = R<T>(w, op->a);
@@ -178,10 +203,36 @@ void KernelLowerer::lowerHalfCompare(const Instruction& in) {
   finish(d);
 }
 
+// `and.bN t, x, mask; setp.{eq,ne}.N p, t, value` (or `value, t`), t read by nothing else: one op. The and's
+// operands are read as the and reads them (its type), the value as the setp reads it.
+void KernelLowerer::lowerMaskedCompare(const Instruction& setp) {
+  const Instruction& bitAnd = fn_->instructions[curInst_ - 1];
+  const Type t = setp.type();
+  const Operand& product = opnd(bitAnd, 0);
+  const Operand& first = opnd(setp, 1);
+  const Operand& value = first.kind == OperandKind::Reg && first.index == product.index ? opnd(setp, 2) : first;
+  h::MaskedCompare v;
+  v.x = src(opnd(bitAnd, 1), bitAnd.type());
+  v.mask = src(opnd(bitAnd, 2), bitAnd.type());
+  v.value = src(value, t);
+  const bool eq = setp.cmp == ptx::CmpOp::eq;
+  Handler hnd = nullptr;
+  switch (sizeOf(t)) {
+    case 2: hnd = eq ? &h::setpMasked<uint16_t, h::EQ> : &h::setpMasked<uint16_t, h::NE>; break;
+    case 4: hnd = eq ? &h::setpMasked<uint32_t, h::EQ> : &h::setpMasked<uint32_t, h::NE>; break;
+    default: hnd = eq ? &h::setpMasked<uint64_t, h::EQ> : &h::setpMasked<uint64_t, h::NE>; break;
+  }
+  Op& op = emit(hnd);
+  op.d = dst(opnd(setp, 0), Type::pred).off;
+  v.into(op);
+  if (enabled(Rewrite::SetpBranch)) rewrites_[curInst_].setpOp = here() - 1;
+}
+
 void KernelLowerer::lowerCompare(const Instruction& in) {
   Type t = in.type();
   switch (in.opcode) {
     case Opcode::Setp: {
+      if (previousFoldedIntoThis()) return lowerMaskedCompare(in);
       const Operand& d0 = opnd(in, 0);
       if (t == Type::f16 || t == Type::bf16 || t == Type::f16x2 || t == Type::bf16x2) return lowerHalfCompare(in);
       uint32_t a = src(opnd(in, 1), t), b = src(opnd(in, 2), t);

@@ -141,13 +141,15 @@ template <class T, bool Left> PTX_LANES const Op* shift(Warp& w, const Op* op) {
   const uint32_t* b = R<uint32_t>(w, op->b);
   constexpr uint32_t bits = sizeof(T) * 8;
   store<T>(w, op->d, [&](int i) -> T {
+    // a read in every lane: read only where the amount is below the width, it became masked loads (vpmaskmovq)
+    const T x = a[i];
     uint32_t s = b[i] > bits - 1 ? bits - 1 : b[i];
     if constexpr (Left) {
-      return b[i] >= bits ? T(0) : T(Unsigned<T>(a[i]) << s);
+      return b[i] >= bits ? T(0) : T(Unsigned<T>(x) << s);
     } else if constexpr (std::is_signed_v<T>) {
-      return T(a[i] >> s);
+      return T(x >> s);
     } else {
-      return b[i] >= bits ? T(0) : T(a[i] >> s);
+      return b[i] >= bits ? T(0) : T(x >> s);
     }
   });
   return op + 1;
@@ -554,6 +556,24 @@ const Op* szext(Warp& w, const Op* op) {
 
 namespace lowering {
 
+// `mul.lo.N t, a, b; add.N d, t, c` (or `c, t`), t read by nothing else: mad.lo d, a, b, c, which wraps as the two
+// do. The mul's factors are read as the mul reads them (its type), the addend as the add reads it.
+void KernelLowerer::lowerFoldedMad(const Instruction& add) {
+  const Instruction& mul = fn_->instructions[curInst_ - 1];
+  const Type t = add.type();
+  const Operand& product = opnd(mul, 0);
+  const Operand& first = opnd(add, 1);
+  const Operand& addend = first.kind == OperandKind::Reg && first.index == product.index ? opnd(add, 2) : first;
+  const uint32_t a = src(opnd(mul, 1), mul.type()), b = src(opnd(mul, 2), mul.type()), c = src(addend, t);
+  Dst d = dst(opnd(add, 0), t);
+  Op& op = emit(byInt163264(t, line_, [](auto x) -> Handler { return &h::ternary<decltype(x), h::MadLoF>; }));
+  op.d = d.off;
+  op.a = a;
+  op.b = b;
+  op.c = c;
+  finish(d);
+}
+
 // Integer arithmetic, logic and bit manipulation.
 void KernelLowerer::lowerArith(const Instruction& in) {
   Type t = in.type();
@@ -610,6 +630,7 @@ void KernelLowerer::lowerArith(const Instruction& in) {
   switch (oc) {
     case Opcode::Add:
     case Opcode::Sub: {
+      if (oc == Opcode::Add && previousFoldedIntoThis()) return lowerFoldedMad(in);
       bool add = oc == Opcode::Add;
       if (sat) {
         if (t != Type::s32) return unsupported(in);
