@@ -2064,3 +2064,87 @@ TEST(Rewrites, SharedFmaChainsOfOneBaseAsTheUnfusedOps) {
     }
   }
 }
+
+// Shifts and 64-bit mul.lo by immediates take handlers of their own (h::shiftByImmediate, h::mulByImmediate: the
+// amount or the factor is the op's, not a register's), which must give what the register forms give: every shift
+// type and direction with amounts 0 to past the width (and the largest .u32), and 64-bit products by factors below
+// 2^32 and above (the register form), alone and folded into an add (integer-mads), for full and partial warps.
+TEST(Rewrites, ImmediateShiftsAndFactorsAsTheRegisterForms) {
+  const std::vector<std::pair<std::string, std::string>> shifts = {
+      {"shl.b16", "%h"}, {"shr.u16", "%h"},  {"shr.s16", "%h"},  {"shl.b32", "%r"}, {"shr.u32", "%r"},
+      {"shr.s32", "%r"}, {"shl.b64", "%rd"}, {"shr.u64", "%rd"}, {"shr.s64", "%rd"}};
+  const std::vector<std::string> amounts = {"0", "1", "5", "15", "16", "31", "32", "63", "64", "65", "4294967295"};
+  const std::vector<std::string> factors = {"0", "1", "3", "12", "4294967295", "4294967296", "-3"};
+  auto kernel = [&](bool immediate) {
+    std::string s = R"(.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry forms(.param .u64 out, .param .u64 in, .param .u32 n) {
+  .reg .pred %p<2>;
+  .reg .b16 %h<4>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<16>;
+  mov.u32 %r1, %tid.x;
+  ld.param.u32 %r6, [n];
+  setp.ge.u32 %p1, %r1, %r6;
+  @%p1 bra DONE;
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  mul.wide.u32 %rd3, %r1, 8;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.u64 %rd5, [%rd4];
+  cvt.u32.u64 %r2, %rd5;
+  cvt.u16.u64 %h1, %rd5;
+  mul.wide.u32 %rd6, %r1, 1024;
+  add.s64 %rd7, %rd2, %rd6;
+)";
+    int slot = 0;
+    for (const auto& [op, reg] : shifts)
+      for (const std::string& k : amounts) {
+        const std::string amount = immediate ? k : "%r3";
+        if (!immediate) s += "  mov.u32 %r3, " + k + ";\n";
+        const std::string x = reg == "%h" ? "%h1" : reg == "%r" ? "%r2" : "%rd5";
+        const std::string d = reg == "%h" ? "%h2" : reg == "%r" ? "%r4" : "%rd8";
+        const std::string width = reg == "%h" ? "u16" : reg == "%r" ? "u32" : "u64";
+        s += "  " + op + " " + d + ", " + x + ", " + amount + ";\n  st.global." + width + " [%rd7+" +
+             std::to_string(8 * slot++) + "], " + d + ";\n";
+      }
+    for (const std::string& k : factors)
+      for (const char* type : {"s64", "u64"}) {
+        const std::string factor = immediate ? k : "%rd9";
+        if (!immediate) s += "  mov.b64 %rd9, " + k + ";\n";
+        s += std::string("  mul.lo.") + type + " %rd10, %rd5, " + factor + ";\n  st.global.u64 [%rd7+" +
+             std::to_string(8 * slot++) + "], %rd10;\n";
+        s += std::string("  mul.lo.") + type + " %rd11, %rd5, " + factor + ";\n  add." + type +
+             " %rd12, %rd11, %rd5;\n  st.global.u64 [%rd7+" + std::to_string(8 * slot++) + "], %rd12;\n";
+      }
+    s += "DONE:\n  ret;\n}\n";
+    return s;
+  };
+  std::vector<uint64_t> values(64);
+  for (uint32_t i = 0; i < 64; ++i)
+    values[i] =
+        (i % 4 == 0 ? 0x8000000000000000ull : 0) ^ (uint64_t(i) * 0x9e3779b97f4a7c15ull) ^ (i % 3 ? 0 : 0xffff8001u);
+  const uint64_t* in = rewriteArena().upload(values);
+  for (uint32_t n : {64u, 45u}) {
+    std::vector<uint8_t> reference;
+    for (bool immediate : {false, true}) {
+      const std::string text = kernel(immediate);
+      CompileResult cr = compileText(text.c_str(), kAllRewrites);
+      ASSERT_TRUE(cr.program) << cr.error;
+      uint8_t* out = rewriteArena().alloc<uint8_t>(64 * 1024);
+      std::memset(out, 0xee, 64 * 1024);
+      ptxtest::Params p(kernels(*cr.program)[0]);
+      p.arg(out).arg(in).arg(n);
+      LaunchResult r = run(*cr.program, "forms", Dim3{1}, Dim3{64}, p);
+      ASSERT_TRUE(r.ok()) << r.fault.message;
+      std::vector<uint8_t> got(out, out + 64 * 1024);
+      if (reference.empty()) {
+        reference = got;
+        continue;
+      }
+      for (size_t i = 0; i < got.size(); ++i)
+        ASSERT_EQ(got[i], reference[i]) << "thread " << i / 1024 << ", slot " << (i % 1024) / 8 << ", n " << n;
+    }
+  }
+}
