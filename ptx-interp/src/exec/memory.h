@@ -1035,6 +1035,7 @@ PTX_HOT HalfStarts consecutiveGlobal(Warp& w, const FusedAccess& v, Rewrite fast
     if (i0 > std::numeric_limits<I>::max() - 15 || i16 > std::numeric_limits<I>::max() - 15) return {};
     const V iota = V{0, 1, 2, 3, 4, 5, 6, 7};
     V diff = {};
+#pragma GCC unroll 4
     for (int k = 0; k < 4; ++k) {
       V x;
       std::memcpy(&x, index + 8 * k, sizeof x);
@@ -1050,6 +1051,9 @@ PTX_HOT HalfStarts consecutiveGlobal(Warp& w, const FusedAccess& v, Rewrite fast
     const uint64_t x0 = base[0] + (kSum ? index[0] : 0), x16 = base[16] + (kSum ? index[16] : 0);
     const V step = V{0, kSize, 2 * kSize, 3 * kSize};
     V diff = {};
+    // unrolled: as a loop, each vector's expected addresses took a select, a broadcast and an add (a fifth of the tiled
+    // matmul's tile loads); unrolled they are constants added to two broadcasts
+#pragma GCC unroll 8
     for (int k = 0; k < 8; ++k) {
       V x;
       std::memcpy(&x, base + 4 * k, sizeof x);
