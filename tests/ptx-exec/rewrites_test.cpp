@@ -1832,3 +1832,319 @@ TEST(Rewrites, SameSharedVectorHazards) {
       EXPECT_EQ(h.seen, *ref) << "rewrites " << mask;
   }
 }
+
+// masked-compares and integer-mads: a Collatz loop on 64-bit seeds (some of which wrap, capped at 300 steps) whose
+// lanes leave it one by one, with bit tests of 16, 32 and 64 bits (the and's result first or second, a register or
+// an immediate value, one right before a branch on it, one whose result is also read elsewhere and stays an and) and
+// mul.lo/add pairs (the product first or second, register and immediate factors, negative ones), in a third warp
+// that is partial. Every combination of the two gives the same bytes, and each changes the kernel's ops.
+TEST(Rewrites, MaskedComparesAndIntegerMadsAsThePairs) {
+  const char* ptx = R"(.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry pairs(.param .u64 out, .param .u64 in, .param .u32 n) {
+  .reg .pred %p<9>;
+  .reg .b16 %h<6>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<16>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd2, [in];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %tid.x;
+  mul.wide.u32 %rd3, %r2, 8;
+  add.s64 %rd4, %rd2, %rd3;
+  ld.global.u64 %rd5, [%rd4];
+  mov.u32 %r3, 0;
+  mov.u32 %r10, 5;
+  mov.u32 %r11, 0;
+  mov.u16 %h1, 9;
+  mov.u64 %rd10, 77;
+  setp.ge.u32 %p1, %r2, %r1;
+  @%p1 bra DONE;
+LOOP:
+  and.b64 %rd7, %rd5, 1;
+  setp.eq.b64 %p2, %rd7, 1;
+  mul.lo.s64 %rd8, %rd5, 3;
+  add.s64 %rd9, %rd8, 1;
+  shr.u64 %rd10, %rd5, 1;
+  selp.b64 %rd5, %rd9, %rd10, %p2;
+  cvt.u32.u64 %r4, %rd5;
+  and.b32 %r5, %r4, 6;
+  setp.ne.u32 %p3, %r5, 4;
+  mul.lo.u32 %r6, %r4, %r2;
+  add.u32 %r10, %r10, %r6;
+  @%p3 add.u32 %r10, %r10, 1;
+  cvt.u16.u32 %h2, %r4;
+  and.b16 %h3, %h2, 240;
+  setp.ne.s16 %p4, %h1, %h3;
+  mul.lo.s16 %h4, %h2, -3;
+  add.s16 %h1, %h1, %h4;
+  @%p4 add.u32 %r3, %r3, 2;
+  and.b32 %r8, %r4, 3;
+  setp.eq.u32 %p7, %r8, 0;
+  add.u32 %r11, %r11, %r8;
+  @%p7 add.u32 %r11, %r11, 1000;
+  and.b32 %r7, %r4, 8;
+  setp.eq.u32 %p6, %r7, 0;
+  @%p6 bra SKIP;
+  mul.lo.s32 %r12, %r3, -7;
+  add.s32 %r11, %r12, %r11;
+SKIP:
+  add.u32 %r3, %r3, 1;
+  setp.lt.u32 %p8, %r3, 300;
+  setp.ne.s64 %p5, %rd5, 1;
+  and.pred %p5, %p5, %p8;
+  @%p5 bra LOOP;
+DONE:
+  cvt.u32.u16 %r13, %h1;
+  mul.wide.u32 %rd11, %r2, 32;
+  add.s64 %rd12, %rd1, %rd11;
+  st.global.u64 [%rd12], %rd5;
+  st.global.u32 [%rd12+8], %r3;
+  st.global.u32 [%rd12+12], %r10;
+  st.global.u32 [%rd12+16], %r11;
+  st.global.u32 [%rd12+20], %r13;
+  st.global.u64 [%rd12+24], %rd10;
+  ret;
+}
+)";
+  const uint32_t threads = 96, n = 80;
+  std::vector<uint64_t> seeds(threads);
+  for (uint32_t i = 0; i < threads; ++i) seeds[i] = i % 3 == 2 ? ~uint64_t(0) - i * 977 : uint64_t(i * 37 + 1);
+  const uint64_t* in = rewriteArena().upload(seeds);
+  const uint32_t bits = rewriteBit(Rewrite::MaskedCompares) | rewriteBit(Rewrite::IntegerMads);
+  std::vector<uint8_t> reference;
+  for (uint32_t mask : {kAllRewrites & ~bits, kAllRewrites, kAllRewrites & ~rewriteBit(Rewrite::MaskedCompares),
+                        kAllRewrites & ~rewriteBit(Rewrite::IntegerMads), bits, 0u}) {
+    CompileResult cr = compileText(ptx, mask);
+    ASSERT_TRUE(cr.program) << cr.error;
+    uint8_t* out = rewriteArena().alloc<uint8_t>(threads * 32);
+    std::memset(out, 0xee, threads * 32);
+    ptxtest::Params p(kernels(*cr.program)[0]);
+    p.arg(out).arg(in).arg(n);
+    LaunchResult r = run(*cr.program, "pairs", Dim3{1}, Dim3{threads}, p);
+    ASSERT_TRUE(r.ok()) << r.fault.message;
+    std::vector<uint8_t> got(out, out + threads * 32);
+    if (reference.empty()) {
+      reference = got;
+      uint64_t x0;  // seed 1 goes 4, 2, 1
+      std::memcpy(&x0, &got[0], 8);
+      EXPECT_EQ(x0, 1u);
+      continue;
+    }
+    for (size_t i = 0; i < got.size(); ++i)
+      ASSERT_EQ(got[i], reference[i]) << "byte " << i << " (thread " << i / 32 << "), rewrites " << mask;
+  }
+  if ((defaultRewrites() & kAllRewrites) != kAllRewrites) return;
+  const uint64_t all = programStats(*compileText(ptx, kAllRewrites).program).digest;
+  for (Rewrite each : {Rewrite::MaskedCompares, Rewrite::IntegerMads})
+    EXPECT_NE(all, programStats(*compileText(ptx, kAllRewrites & ~rewriteBit(each)).program).digest)
+        << rewriteName(each);
+}
+
+// shared-fma-chains whose x loads all go through one base register and y loads through another (the one-base
+// form, mem::fmaSharedChainOneBaseAvx): x and y per half-warp one element, 16 consecutive ones (the same for both
+// halves, or 32 in a row) or scattered, with NaN payloads, infinities times zero, signed zeros, subnormals and
+// overflow among the inputs; the bits are those of the unfused ops with every switch that changes how the chain
+// runs, for whole and partial warps. A largest x offset that only some lanes' bases push past the block faults as
+// the unfused loads do.
+TEST(Rewrites, SharedFmaChainsOfOneBaseAsTheUnfusedOps) {
+  const std::map<std::string, std::string> bases = {
+      {"row", "shr.u32 %r7, %r1, 4;\n  shl.b32 %r7, %r7, 6;\n  add.u32 %rB, %r3, %r7;"},
+      {"column", "and.b32 %r8, %r1, 15;\n  shl.b32 %r8, %r8, 2;\n  add.u32 %rB, %r3, %r8;"},
+      {"lane", "shl.b32 %r9, %r1, 2;\n  and.b32 %r9, %r9, 127;\n  add.u32 %rB, %r3, %r9;"},
+      {"scattered",
+       "mul.lo.u32 %r10, %r1, 7;\n  and.b32 %r10, %r10, 31;\n  shl.b32 %r10, %r10, 2;\n  add.u32 %rB, "
+       "%r3, %r10;"},
+      {"one", "add.u32 %rB, %r3, 12;"}};
+  auto kernel = [&](const std::string& x, const std::string& y, int lastX) {
+    std::string xs = bases.at(x), ys = bases.at(y);
+    xs.replace(xs.find("%rB"), 3, "%r5");
+    ys.replace(ys.find("%rB"), 3, "%r11");
+    std::string s = R"(.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry chain(.param .u64 out, .param .u64 in) {
+  .reg .b32 %r<16>;
+  .reg .f32 %f<20>;
+  .reg .b64 %rd<8>;
+  .shared .align 4 .b8 tile[2048];
+  mov.u32 %r1, %tid.x;
+  ld.param.u64 %rd1, [in];
+  cvta.to.global.u64 %rd1, %rd1;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  mov.u32 %r3, tile;
+  shl.b32 %r2, %r1, 2;
+  add.u32 %r4, %r3, %r2;
+)";
+    for (int j = 0; j < 8; ++j)
+      s += "  ld.global.f32 %f1, [%rd3+" + std::to_string(256 * j) + "];\n  st.shared.f32 [%r4+" +
+           std::to_string(256 * j) + "], %f1;\n";
+    s += "  bar.sync 0;\n  " + xs + "\n  " + ys + "\n  add.u32 %r6, %r11, 1024;\n";
+    s += R"(  ld.global.f32 %f3, [%rd3];
+  ld.shared.f32 %f4, [%r5];
+  ld.shared.f32 %f5, [%r6];
+  fma.rn.f32 %f6, %f4, %f5, %f3;
+  ld.shared.f32 %f7, [%r5+4];
+  ld.shared.f32 %f8, [%r6+64];
+  fma.rn.f32 %f9, %f8, %f7, %f6;
+  ld.shared.f32 %f10, [%r5+8];
+  ld.shared.f32 %f11, [%r6+128];
+  fma.rn.f32 %f12, %f10, %f11, %f9;
+  ld.shared.f32 %f13, [%r5+)" +
+         std::to_string(lastX) + R"(];
+  ld.shared.f32 %f14, [%r6+192];
+  fma.rn.f32 %f15, %f13, %f14, %f12;
+  ld.param.u64 %rd4, [out];
+  cvta.to.global.u64 %rd4, %rd4;
+  add.s64 %rd5, %rd4, %rd2;
+  st.global.f32 [%rd5], %f15;
+  ret;
+}
+)";
+    return s;
+  };
+  std::vector<float> in(512);
+  for (int i = 0; i < 512; ++i) in[size_t(i)] = float((i * 37) % 23) * 0.37f - 3.1f;
+  in[3] = std::bit_cast<float>(0x7fc01234u);  // a quiet NaN with a payload
+  in[70] = std::bit_cast<float>(0xff812345u);
+  in[5] = INFINITY;
+  in[257] = 0.0f;
+  in[17] = -0.0f;
+  in[300] = std::bit_cast<float>(0x00000321u);  // subnormals
+  in[301] = std::bit_cast<float>(0x80400000u);
+  in[2] = 3e38f;
+  in[260] = 3e38f;
+  const float* din = rewriteArena().upload(in);
+  const std::vector<uint32_t> masks = {
+      kAllRewrites & ~rewriteBit(Rewrite::SharedFmaChains),   kAllRewrites,
+      kAllRewrites & ~rewriteBit(Rewrite::ThreadConstants),   kAllRewrites & ~rewriteBit(Rewrite::SharedLayouts),
+      kAllRewrites & ~rewriteBit(Rewrite::SharedWarpLayouts), 0u};
+  for (const auto& [x, xCode] : bases)
+    for (const auto& [y, yCode] : bases)
+      for (uint32_t threads : {64u, 48u}) {
+        const std::string text = kernel(x, y, 12);
+        std::vector<uint32_t> reference;
+        for (uint32_t mask : masks) {
+          CompileResult cr = compileText(text.c_str(), mask);
+          ASSERT_TRUE(cr.program) << cr.error;
+          uint32_t* out = rewriteArena().alloc<uint32_t>(64);
+          std::fill(out, out + 64, 0xeeeeeeeeu);
+          ptxtest::Params p(kernels(*cr.program)[0]);
+          p.arg(out).arg(din);
+          LaunchResult r = run(*cr.program, "chain", Dim3{1}, Dim3{threads}, p);
+          ASSERT_TRUE(r.ok()) << r.fault.message;
+          std::vector<uint32_t> got(out, out + 64);
+          if (reference.empty()) {
+            reference = got;
+            continue;
+          }
+          for (size_t i = 0; i < got.size(); ++i)
+            ASSERT_EQ(got[i], reference[i])
+                << "x " << x << ", y " << y << ", " << threads << " threads, lane " << i << ", rewrites " << mask;
+        }
+      }
+  // x bases up to 192 (row): the last x offset passes the block for the upper rows only
+  for (const std::string y : {"column", "row"}) {
+    const std::string text = kernel("row", y, 1900);
+    std::optional<Fault> reference;
+    for (uint32_t mask : masks) {
+      CompileResult cr = compileText(text.c_str(), mask);
+      ASSERT_TRUE(cr.program) << cr.error;
+      uint32_t* out = rewriteArena().alloc<uint32_t>(64);
+      ptxtest::Params p(kernels(*cr.program)[0]);
+      p.arg(out).arg(din);
+      ExecConfig cfg;
+      cfg.deterministic = true;
+      LaunchResult r = run(*cr.program, "chain", Dim3{1}, Dim3{64}, p, cfg);
+      ASSERT_FALSE(r.ok()) << "rewrites " << mask;
+      EXPECT_EQ(r.fault.kind, FaultKind::IllegalAddress) << r.fault.message;
+      expectSameFault(reference, r.fault, mask);
+    }
+  }
+}
+
+// Shifts and 64-bit mul.lo by immediates take handlers of their own (h::shiftByImmediate, h::mulByImmediate: the
+// amount or the factor is the op's, not a register's), which must give what the register forms give: every shift
+// type and direction with amounts 0 to past the width (and the largest .u32), and 64-bit products by factors below
+// 2^32 and above (the register form), alone and folded into an add (integer-mads), for full and partial warps.
+TEST(Rewrites, ImmediateShiftsAndFactorsAsTheRegisterForms) {
+  const std::vector<std::pair<std::string, std::string>> shifts = {
+      {"shl.b16", "%h"}, {"shr.u16", "%h"},  {"shr.s16", "%h"},  {"shl.b32", "%r"}, {"shr.u32", "%r"},
+      {"shr.s32", "%r"}, {"shl.b64", "%rd"}, {"shr.u64", "%rd"}, {"shr.s64", "%rd"}};
+  const std::vector<std::string> amounts = {"0", "1", "5", "15", "16", "31", "32", "63", "64", "65", "4294967295"};
+  const std::vector<std::string> factors = {"0", "1", "3", "12", "4294967295", "4294967296", "-3"};
+  auto kernel = [&](bool immediate) {
+    std::string s = R"(.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry forms(.param .u64 out, .param .u64 in, .param .u32 n) {
+  .reg .pred %p<2>;
+  .reg .b16 %h<4>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<16>;
+  mov.u32 %r1, %tid.x;
+  ld.param.u32 %r6, [n];
+  setp.ge.u32 %p1, %r1, %r6;
+  @%p1 bra DONE;
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  mul.wide.u32 %rd3, %r1, 8;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.u64 %rd5, [%rd4];
+  cvt.u32.u64 %r2, %rd5;
+  cvt.u16.u64 %h1, %rd5;
+  mul.wide.u32 %rd6, %r1, 1024;
+  add.s64 %rd7, %rd2, %rd6;
+)";
+    int slot = 0;
+    for (const auto& [op, reg] : shifts)
+      for (const std::string& k : amounts) {
+        const std::string amount = immediate ? k : "%r3";
+        if (!immediate) s += "  mov.u32 %r3, " + k + ";\n";
+        const std::string x = reg == "%h" ? "%h1" : reg == "%r" ? "%r2" : "%rd5";
+        const std::string d = reg == "%h" ? "%h2" : reg == "%r" ? "%r4" : "%rd8";
+        const std::string width = reg == "%h" ? "u16" : reg == "%r" ? "u32" : "u64";
+        s += "  " + op + " " + d + ", " + x + ", " + amount + ";\n  st.global." + width + " [%rd7+" +
+             std::to_string(8 * slot++) + "], " + d + ";\n";
+      }
+    for (const std::string& k : factors)
+      for (const char* type : {"s64", "u64"}) {
+        const std::string factor = immediate ? k : "%rd9";
+        if (!immediate) s += "  mov.b64 %rd9, " + k + ";\n";
+        s += std::string("  mul.lo.") + type + " %rd10, %rd5, " + factor + ";\n  st.global.u64 [%rd7+" +
+             std::to_string(8 * slot++) + "], %rd10;\n";
+        s += std::string("  mul.lo.") + type + " %rd11, %rd5, " + factor + ";\n  add." + type +
+             " %rd12, %rd11, %rd5;\n  st.global.u64 [%rd7+" + std::to_string(8 * slot++) + "], %rd12;\n";
+      }
+    s += "DONE:\n  ret;\n}\n";
+    return s;
+  };
+  std::vector<uint64_t> values(64);
+  for (uint32_t i = 0; i < 64; ++i)
+    values[i] =
+        (i % 4 == 0 ? 0x8000000000000000ull : 0) ^ (uint64_t(i) * 0x9e3779b97f4a7c15ull) ^ (i % 3 ? 0 : 0xffff8001u);
+  const uint64_t* in = rewriteArena().upload(values);
+  for (uint32_t n : {64u, 45u}) {
+    std::vector<uint8_t> reference;
+    for (bool immediate : {false, true}) {
+      const std::string text = kernel(immediate);
+      CompileResult cr = compileText(text.c_str(), kAllRewrites);
+      ASSERT_TRUE(cr.program) << cr.error;
+      uint8_t* out = rewriteArena().alloc<uint8_t>(64 * 1024);
+      std::memset(out, 0xee, 64 * 1024);
+      ptxtest::Params p(kernels(*cr.program)[0]);
+      p.arg(out).arg(in).arg(n);
+      LaunchResult r = run(*cr.program, "forms", Dim3{1}, Dim3{64}, p);
+      ASSERT_TRUE(r.ok()) << r.fault.message;
+      std::vector<uint8_t> got(out, out + 64 * 1024);
+      if (reference.empty()) {
+        reference = got;
+        continue;
+      }
+      for (size_t i = 0; i < got.size(); ++i)
+        ASSERT_EQ(got[i], reference[i]) << "thread " << i / 1024 << ", slot " << (i % 1024) / 8 << ", n " << n;
+    }
+  }
+}

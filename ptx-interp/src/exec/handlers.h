@@ -32,34 +32,39 @@ template <class T> PTX_HOT T* R(Warp& w, uint32_t off) { return w.reg<T>(off); }
 // became a loop of byte stores and branches in divergent loops).
 template <class T> PTX_HOT void blendLanes(T* dst, const T* tmp, uint32_t m) {
   if constexpr (sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8) {
-    // A 32-byte vector of lanes at a time, blended in registers: each vector's lane bits come from m shifted by the
-    // lane's index within it (the copies of dst and tmp through the stack, and their loops, cost about as much as
-    // the blend itself). Bytes keep the loop below: there is no per-byte shift.
+    // A 32-byte vector of lanes at a time, blended in registers (the copies of dst and tmp through the stack, and
+    // their loops, cost about as much as the blend itself). Each element selects by its own bit of m: m in every
+    // element, and-ed with a constant that has the element's bit, is nonzero (two instructions per vector after one
+    // broadcast; shifting m by each element's index cost five). 16-bit elements take m's half for their vector.
     using U = std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>;
     constexpr int kPerVector = int(32 / sizeof(U));
     typedef U V __attribute__((vector_size(32)));
-    V iota = {};
-    for (int i = 0; i < kPerVector; ++i) iota[i] = U(i);
 #pragma GCC unroll 8
     for (int k = 0; k < 32 / kPerVector; ++k) {
-      V cur, next;
+      V cur, next, bit;
+      for (int i = 0; i < kPerVector; ++i) bit[i] = U(U(1) << (sizeof(U) == 2 ? i : k * kPerVector + i));
       std::memcpy(&cur, dst + k * kPerVector, sizeof cur);
       std::memcpy(&next, tmp + k * kPerVector, sizeof next);
-      const V bits = ((V{} + U(m >> (k * kPerVector))) >> iota) & U(1);
-      cur = bits != U(0) ? next : cur;
+      const V mask = V{} + U(sizeof(U) == 2 ? m >> (16 * k) : m);
+      cur = (mask & bit) != U(0) ? next : cur;
       std::memcpy(dst + k * kPerVector, &cur, sizeof cur);
     }
   } else if constexpr (sizeof(T) == 1) {
-    using U = uint8_t;
-    alignas(64) U cur[32], next[32];
-    // copyVec, not memcpy: memcpy became 16-byte moves, and the loop's 32-byte reads of them waited for the stores
-    copyVec<sizeof cur>(cur, dst);
-    copyVec<sizeof next>(next, tmp);
-    for (int i = 0; i < 32; ++i) {
-      U sel = U(U(0) - U((m >> i) & 1));
-      cur[i] = U((next[i] & sel) | (cur[i] & U(~sel)));
-    }
-    copyVec<sizeof cur>(dst, cur);
+    // Bytes: m in every 32-bit element, byte j of the vector takes the byte of m that holds bit j (a shuffle within
+    // each 16-byte half, which holds m four times), and-ed with bit j % 8. The lane loop this replaces selected
+    // byte by byte.
+    typedef uint8_t V __attribute__((vector_size(32)));
+    typedef uint32_t W __attribute__((vector_size(32)));
+    const V copies = reinterpret_cast<V>(W{} + m);
+    const V spread = __builtin_shufflevector(copies, copies, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 18, 18, 18,
+                                             18, 18, 18, 18, 18, 19, 19, 19, 19, 19, 19, 19, 19);
+    const V bit = {1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128,
+                   1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128};
+    V cur, next;
+    std::memcpy(&cur, dst, sizeof cur);
+    std::memcpy(&next, tmp, sizeof next);
+    cur = (spread & bit) != V{} ? next : cur;
+    std::memcpy(dst, &cur, sizeof cur);
   } else {
     for (int i = 0; i < 32; ++i)
       if ((m >> i) & 1) dst[i] = tmp[i];

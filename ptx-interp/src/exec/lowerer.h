@@ -266,6 +266,9 @@ class KernelLowerer {
   void lowerFloat(const Instruction& in);
   void lowerHalf(const Instruction& in);
   void lowerCompare(const Instruction& in);
+  void lowerMaskedCompare(const Instruction& setp);  // masked-compares: the and before it folded in
+  void lowerFoldedMad(const Instruction& add);       // integer-mads: the mul.lo before it folded in
+  std::optional<uint32_t> smallFactor(const Instruction& mulOrMad) const;
   void lowerMov(const Instruction& in);
   void lowerCvt(const Instruction& in);
   void lowerVideo(const Instruction& in);
@@ -460,7 +463,12 @@ class KernelLowerer {
     // setp-branch: the op index of this setp, so that a conditional branch on its predicate right after it can make
     // the setp run the branch (h::kSetpThenBranch).
     uint32_t setpOp = kNoIndex;
-    bool emitsNothing() const { return launchConstant || hoisted || ctaIndex || addFolded || mulFolded; }
+    // masked-compares and integer-mads: this `and` (or `mul.lo`) is computed by the setp (or add) right after it,
+    // the only reader of its result, which is then never written (findFoldedIntegerPairs)
+    bool foldedIntoNext = false;
+    bool emitsNothing() const {
+      return launchConstant || hoisted || ctaIndex || addFolded || mulFolded || foldedIntoNext;
+    }
   };
   std::vector<InstRewrite> rewrites_;
   // Multiply-add contraction as ptxas does it (exec/contraction.cpp): per add/sub of the function being lowered, the
@@ -501,6 +509,9 @@ class KernelLowerer {
   void countMentions();
   void emitSharedFma(uint32_t first);
   void findSharedAddSteps();
+  void findFoldedIntegerPairs();
+  // the instruction before the one being lowered computes its result into it (InstRewrite::foldedIntoNext)
+  bool previousFoldedIntoThis() const { return curInst_ > 0 && rewrites_[curInst_ - 1].foldedIntoNext; }
   // A register operand of the function being lowered, 32 bits, not a predicate, without a selector or modifier (the
   // operands shared-fma-chains and shared-add-steps fuse).
   bool plain32BitRegister(const Operand& o) const {

@@ -834,14 +834,106 @@ template <class A> __attribute__((target("avx2,fma"))) const Op* fmaSharedChainA
     _mm256_store_ps(d + 8 * j, _mm256_blendv_ps(acc[j], canon, _mm256_cmp_ps(acc[j], acc[j], _CMP_UNORD_Q)));
   return op->target;
 }
+
+// Chains whose steps all read x through one base register and y through one (an unrolled `As[ty][k] * Bs[k][tx]`:
+// the offsets differ, the registers do not; lower.cpp: emitSharedFma checks that, and that every offset is aligned).
+// One layout check per operand, at its largest offset, stands for every step's: a base that passes at an offset
+// passes at every smaller one (the limit on the largest lane value only grows), and the layout itself does not
+// depend on the offset. The first step's tags do what every step's would (the first computes the slot, the others
+// would reuse it). Then each half-warp's 16 addresses are one element (a broadcast) or 16 consecutive ones at every
+// step, so the loop over the steps loads straight from four host pointers with the shapes known at compile time:
+// what is left per step is the loads and four fmas, whose latency (four independent sums) bounds the chain. The
+// per-step layout checks and shape branches of fmaSharedChainAvx were two thirds of its time in the tiled matmul.
+template <HalfShape Shape>
+__attribute__((target("avx2,fma"))) inline void loadHalfAt(const uint8_t* at, __m256& lo, __m256& hi) {
+  const float* f = reinterpret_cast<const float*>(at);
+  if constexpr (Shape == HalfShape::Uniform) {
+    lo = hi = _mm256_broadcast_ss(f);
+  } else {
+    lo = _mm256_loadu_ps(f);
+    hi = _mm256_loadu_ps(f + 8);
+  }
+}
+// Halves: x low, x high, y low, y high (bit j of Consecutive set: half j is 16 consecutive elements, else one).
+// (always inlined: called, it took the accumulators through memory, a quarter of the chain's time)
+template <int Consecutive>
+__attribute__((target("avx2,fma"), always_inline)) inline void fmaOneBaseSteps(const SharedFmaStep* steps, uint32_t n,
+                                                                               const uint8_t* const* half,
+                                                                               __m256* acc) {
+  constexpr auto shape = [](int j) { return (Consecutive >> j) & 1 ? HalfShape::Consecutive : HalfShape::Uniform; };
+  __m256 a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+  for (uint32_t k = 0; k < n; ++k) {
+    __m256 x[4], y[4];
+    loadHalfAt<shape(0)>(half[0] + steps[k].xOffset, x[0], x[1]);
+    loadHalfAt<shape(1)>(half[1] + steps[k].xOffset, x[2], x[3]);
+    loadHalfAt<shape(2)>(half[2] + steps[k].yOffset, y[0], y[1]);
+    loadHalfAt<shape(3)>(half[3] + steps[k].yOffset, y[2], y[3]);
+    a0 = _mm256_fmadd_ps(x[0], y[0], a0);
+    a1 = _mm256_fmadd_ps(x[1], y[1], a1);
+    a2 = _mm256_fmadd_ps(x[2], y[2], a2);
+    a3 = _mm256_fmadd_ps(x[3], y[3], a3);
+  }
+  acc[0] = a0;
+  acc[1] = a1;
+  acc[2] = a2;
+  acc[3] = a3;
+}
+// The instance for the halves' shapes (bit j of consecutive as above).
+template <int... C> __attribute__((target("avx2,fma"), always_inline)) inline void fmaOneBaseShapes(
+    int consecutive, std::integer_sequence<int, C...>, const SharedFmaStep* steps, uint32_t n,
+    const uint8_t* const* half, __m256* acc) {
+  ((consecutive == C ? fmaOneBaseSteps<C>(steps, n, half, acc) : void()), ...);
+}
+template <class A> __attribute__((target("avx2,fma"))) const Op* fmaSharedChainOneBaseAvx(Warp& w, const Op* op) {
+  const SharedFmaChain chain = SharedFmaChain::of(*op);
+  const SharedFmaStep* steps = w.cta->job->program->fmaSteps.data() + chain.firstStep;
+  // both checks run, as the first step's two loads would (each may compute its slot)
+  const int sx = sharedLayout<A, uint32_t>(w, steps[0].xBase, chain.largestXOffset, steps[0].xTag);
+  const int sy = sharedLayout<A, uint32_t>(w, steps[0].yBase, chain.largestYOffset, steps[0].yTag);
+  if ((sx | sy) < 0) return op + 1;
+  const uint8_t* shared = w.cta->shared;
+  const A* xa = R<A>(w, steps[0].xBase);
+  const A* ya = R<A>(w, steps[0].yBase);
+  const float* c = R<float>(w, chain.accumulator);
+  __m256 acc[4];
+#pragma GCC unroll 4
+  for (int j = 0; j < 4; ++j) acc[j] = _mm256_load_ps(c + 8 * j);
+  const HalfShape shapes[4] = {lowHalf(sx), highHalf(sx), lowHalf(sy), highHalf(sy)};
+  if (std::find(shapes, shapes + 4, HalfShape::Scattered) == shapes + 4) {
+    const uint8_t* const half[4] = {shared + uintptr_t(xa[0]), shared + uintptr_t(xa[16]), shared + uintptr_t(ya[0]),
+                                    shared + uintptr_t(ya[16])};
+    int consecutive = 0;
+    for (int j = 0; j < 4; ++j) consecutive |= int(shapes[j] == HalfShape::Consecutive) << j;
+    fmaOneBaseShapes(consecutive, std::make_integer_sequence<int, 16>{}, steps, chain.steps, half, acc);
+  } else {
+    const uintptr_t base = reinterpret_cast<uintptr_t>(shared);
+    for (uint32_t k = 0; k < chain.steps; ++k) {
+      __m256 x[4], y[4];
+      loadHalfAvx(shapes[0], base + steps[k].xOffset, xa, x[0], x[1]);
+      loadHalfAvx(shapes[1], base + steps[k].xOffset, xa + 16, x[2], x[3]);
+      loadHalfAvx(shapes[2], base + steps[k].yOffset, ya, y[0], y[1]);
+      loadHalfAvx(shapes[3], base + steps[k].yOffset, ya + 16, y[2], y[3]);
+#pragma GCC unroll 4
+      for (int j = 0; j < 4; ++j) acc[j] = _mm256_fmadd_ps(x[j], y[j], acc[j]);
+    }
+  }
+  const __m256 canon = _mm256_castsi256_ps(_mm256_set1_epi32(int(num::kCanonicalNaN32)));
+  float* d = R<float>(w, chain.result);
+#pragma GCC unroll 4
+  for (int j = 0; j < 4; ++j)
+    _mm256_store_ps(d + 8 * j, _mm256_blendv_ps(acc[j], canon, _mm256_cmp_ps(acc[j], acc[j], _CMP_UNORD_Q)));
+  return op->target;
+}
 #endif
 
-// The handler for a chain: the AVX2/FMA form when this CPU has both.
-template <class A> Handler fmaSharedChainHandler() {
+// The handler for a chain: the AVX2/FMA form when this CPU has both; oneBase: every step's x through one base
+// register and every y through one (fmaSharedChainOneBaseAvx).
+template <class A> Handler fmaSharedChainHandler(bool oneBase) {
 #if defined(__x86_64__)
   static const bool avx = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  if (avx) return &fmaSharedChainAvx<A>;
+  if (avx) return oneBase ? &fmaSharedChainOneBaseAvx<A> : &fmaSharedChainAvx<A>;
 #endif
+  (void)oneBase;
   return &fmaSharedChain<A>;
 }
 
@@ -943,6 +1035,7 @@ PTX_HOT HalfStarts consecutiveGlobal(Warp& w, const FusedAccess& v, Rewrite fast
     if (i0 > std::numeric_limits<I>::max() - 15 || i16 > std::numeric_limits<I>::max() - 15) return {};
     const V iota = V{0, 1, 2, 3, 4, 5, 6, 7};
     V diff = {};
+#pragma GCC unroll 4
     for (int k = 0; k < 4; ++k) {
       V x;
       std::memcpy(&x, index + 8 * k, sizeof x);
@@ -958,6 +1051,9 @@ PTX_HOT HalfStarts consecutiveGlobal(Warp& w, const FusedAccess& v, Rewrite fast
     const uint64_t x0 = base[0] + (kSum ? index[0] : 0), x16 = base[16] + (kSum ? index[16] : 0);
     const V step = V{0, kSize, 2 * kSize, 3 * kSize};
     V diff = {};
+    // unrolled: as a loop, each vector's expected addresses took a select, a broadcast and an add (a fifth of the tiled
+    // matmul's tile loads); unrolled they are constants added to two broadcasts
+#pragma GCC unroll 8
     for (int k = 0; k < 8; ++k) {
       V x;
       std::memcpy(&x, base + 4 * k, sizeof x);

@@ -109,19 +109,23 @@ struct SharedAddStep {
 
 // A fused chain of shared-memory inner-product steps (the shared-fma-chains rewrite; memory.h: fmaSharedChain):
 // Program::fmaSteps[firstStep, firstStep + steps) accumulate from register `accumulator` into `result`; the op's
-// target is where the fast path continues, after the original instructions' ops.
+// target is where the fast path continues, after the original instructions' ops. largestXOffset/largestYOffset: the
+// largest of the steps' offsets, which the one-base form checks (memory.h: fmaSharedChainOneBaseAvx).
 struct SharedFmaChain {
   uint32_t firstStep = 0;
   uint32_t steps = 0;
   uint32_t accumulator = 0;
   uint32_t result = 0;
+  uint32_t largestXOffset = 0, largestYOffset = 0;
 
-  static SharedFmaChain of(const Op& op) { return {uint32_t(op.imm), op.f, op.c, op.d}; }
+  static SharedFmaChain of(const Op& op) { return {uint32_t(op.imm), op.f, op.c, op.d, op.a, op.b}; }
   void into(Op& op) const {
     op.imm = int64_t(firstStep);
     op.f = steps;
     op.c = accumulator;
     op.d = result;
+    op.a = largestXOffset;
+    op.b = largestYOffset;
   }
 };
 

@@ -22,6 +22,7 @@ void KernelLowerer::runFunctionRewrites(bool entry) {
   if (enabled(Rewrite::SharedLayouts)) findSharedLayoutChains();
   if (enabled(Rewrite::SharedFmaChains)) findSharedFmaTriples();
   if (enabled(Rewrite::SharedAddSteps)) findSharedAddSteps();
+  if (enabled(Rewrite::MaskedCompares) || enabled(Rewrite::IntegerMads)) findFoldedIntegerPairs();
   findContractions();  // semantics, not a fast path: CompileOptions::contractMulAdd switches it
 }
 
@@ -582,6 +583,51 @@ void KernelLowerer::findSharedAddSteps() {
   }
 }
 
+// Pairs of integer instructions in a row, in one block, where the first's result is read by the second only (its
+// register has two mentions, the definition and that read): the second computes it (foldedIntoNext), which saves an
+// op and a register write per pair (the divergent Collatz loop's `x & 1 == 1` and `3 * x + 1`). Neither may be
+// guarded or taken by another rewrite.
+void KernelLowerer::findFoldedIntegerPairs() {
+  const auto& ins = fn_->instructions;
+  const size_t n = ins.size(), nregs = fn_->registers.size();
+  auto integer = [](Type t) {
+    const TypeKind k = ptx::typeKind(t);
+    return (k == TypeKind::Bits || k == TypeKind::Unsigned || k == TypeKind::Signed) &&
+           (ptx::typeSize(t) == 2 || ptx::typeSize(t) == 4 || ptx::typeSize(t) == 8);
+  };
+  auto plainRegister = [&](const Operand& o) {
+    return o.kind == OperandKind::Reg && !o.sel && o.flags == 0 && o.index < nregs && regType(o.index) != Type::pred;
+  };
+  // the second's operands 1 and 2: exactly one of them is the first's result
+  auto readsOnce = [&](const Operand* o, uint32_t reg) {
+    const bool x = plainRegister(o[1]) && o[1].index == reg, y = plainRegister(o[2]) && o[2].index == reg;
+    return x != y;
+  };
+  for (size_t m = 0; m + 1 < n; ++m) {
+    const Instruction &first = ins[m], &second = ins[m + 1];
+    if (blockOf_[m] != blockOf_[m + 1] || first.guard != kNoIndex || second.guard != kNoIndex ||
+        first.numOperands != 3 || second.numOperands != 3 || first.numTypes != 1 || second.numTypes != 1 ||
+        first.flags != 0 || second.flags != 0 || !integer(first.type()) || !integer(second.type()) ||
+        ptx::typeSize(first.type()) != ptx::typeSize(second.type()) || rewrites_[m].emitsNothing() ||
+        rewrites_[m + 1].emitsNothing() || rewrites_[m].foldedIntoNext)
+      continue;
+    const Operand& t = fn_->operands[first.firstOperand];
+    if (!plainRegister(t) || mentions_[t.index] != 2 || sizeOf(regType(t.index)) != ptx::typeSize(first.type()))
+      continue;
+    const Operand* o = &fn_->operands[second.firstOperand];
+    if (!readsOnce(o, t.index)) continue;
+    const bool bitTest = enabled(Rewrite::MaskedCompares) && first.opcode == Opcode::And &&
+                         second.opcode == Opcode::Setp && second.boolOp == ptx::BoolOp::none &&
+                         (second.cmp == ptx::CmpOp::eq || second.cmp == ptx::CmpOp::ne) &&
+                         o[0].kind == OperandKind::Reg;
+    const bool mad = enabled(Rewrite::IntegerMads) && first.opcode == Opcode::Mul &&
+                     first.mulMode == ptx::MulMode::lo && second.opcode == Opcode::Add && o[0].kind == OperandKind::Reg;
+    if (!bitTest && !mad) continue;
+    rewrites_[m].foldedIntoNext = true;
+    ++m;  // the second is no first of another pair: it is lowered with the first's work
+  }
+}
+
 void KernelLowerer::emitSharedAddStep(uint32_t first) {
   const auto& ins = fn_->instructions;
   Addr x = address(ins[first], fn_->operands[ins[first].firstOperand + 1]);
@@ -626,8 +672,24 @@ void KernelLowerer::emitSharedFma(uint32_t first) {
   }
   const Operand* firstFma = &fn_->operands[ins[first + 2].firstOperand];
   const Operand* lastFma = &fn_->operands[ins[first + 3 * length - 1].firstOperand];
-  mem::SharedFmaChain{uint32_t(prog_.fmaSteps.size()), length, regOf(firstFma[3].index), regOf(lastFma[0].index)}.into(
-      emit(baseSize == 4 ? mem::fmaSharedChainHandler<uint32_t>() : mem::fmaSharedChainHandler<uint64_t>()));
+  mem::SharedFmaChain chain{uint32_t(prog_.fmaSteps.size()), length, regOf(firstFma[3].index), regOf(lastFma[0].index)};
+  // one base register for every x and one for every y, every offset aligned, and tags that the first step's stand
+  // for (the later steps reuse the slot the first computes, or none has one): the one-base form
+  // (mem::fmaSharedChainOneBaseAvx) checks each operand once, at its largest offset
+  auto sameSlot = [](uint32_t tag, uint32_t firstTag) {
+    return (tag & mem::kLayoutCompute) == 0 && (tag == 0) == (firstTag == 0) &&
+           (tag & mem::kLayoutSlotMask) == (firstTag & mem::kLayoutSlotMask);
+  };
+  bool oneBase = true;
+  for (const SharedFmaStep& s : steps) {
+    const bool first = &s == &steps.front();
+    oneBase = oneBase && s.xBase == steps[0].xBase && s.yBase == steps[0].yBase && s.xOffset % 4 == 0 &&
+              s.yOffset % 4 == 0 && (first || (sameSlot(s.xTag, steps[0].xTag) && sameSlot(s.yTag, steps[0].yTag)));
+    chain.largestXOffset = std::max(chain.largestXOffset, s.xOffset);
+    chain.largestYOffset = std::max(chain.largestYOffset, s.yOffset);
+  }
+  chain.into(emit(baseSize == 4 ? mem::fmaSharedChainHandler<uint32_t>(oneBase)
+                                : mem::fmaSharedChainHandler<uint64_t>(oneBase)));
   prog_.fmaSteps.insert(prog_.fmaSteps.end(), steps.begin(), steps.end());
   // where the fast path continues: after the original instructions' own ops
   pending_.push_back({here() - 1, first + 3 * length, PendingTarget::Inst});

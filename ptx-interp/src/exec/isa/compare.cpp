@@ -88,8 +88,136 @@ template <class T> PTX_LANES const Op* selp(Warp& w, const Op* op) {
   const T* a = R<T>(w, op->a);
   const T* b = R<T>(w, op->b);
   const uint8_t* c = R<uint8_t>(w, op->c);
-  store<T>(w, op->d, [&](int i) { return c[i] ? a[i] : b[i]; });
+  // both read in every lane: `c[i] ? a[i] : b[i]` reads only one, which GCC vectorised as two masked loads
+  // (vpmaskmovq) per vector of lanes
+  store<T>(w, op->d, [&](int i) {
+    const T x = a[i], y = b[i];
+    return c[i] ? x : y;
+  });
   return op + 1;
+}
+// masked-compares: setp.{eq,ne} d, (x & mask), value as one op, the and's result never written (nothing else reads
+// it: rewrites.cpp, findFoldedIntegerPairs). The value register is in f, so that c, e and aux keep their meaning for
+// CompareOperands: setp-branch marks a branch right after this op as a plain setp's (thenBranch).
+struct MaskedCompare {
+  uint32_t x = 0, mask = 0, value = 0;
+  static MaskedCompare of(const Op& op) { return {op.a, op.b, op.f}; }
+  void into(Op& op) const {
+    op.a = x;
+    op.b = mask;
+    op.f = value;
+  }
+};
+template <class T, Cmp C> PTX_LANES const Op* setpMasked(Warp& w, const Op* op) {
+  const MaskedCompare v = MaskedCompare::of(*op);
+  const T* x = R<T>(w, v.x);
+  const T* mask = R<T>(w, v.mask);
+  const T* value = R<T>(w, v.value);
+  store<uint8_t>(w, op->d, [&](int i) { return uint8_t(compare<T, C>(T(x[i] & mask[i]), value[i])); });
+  return CompareOperands::of(*op).thenBranch ? ctl::braCond(w, op + 1) : op + 1;
+}
+#if defined(__x86_64__)
+// setp on 64-bit integers with AVX2 (setpHandler picks it at lowering when the CPU has AVX2). The 32 comparisons,
+// 0 or -1 in each 64-bit lane, narrow to the predicate's bytes by saturating packs, which keep 0 and -1 and take two
+// inputs per instruction, and one fix of the lane order that packing within 16-byte halves leaves. GCC narrowed the
+// lane loop's results one vector at a time with masks and shuffles: about 40 instructions against 12 here, and the
+// loop's setp.ne.s64 with its branch was the divergent Collatz loop's costliest op.
+__attribute__((target("avx2"))) inline __m256i predicateBytesOfWide(const __m256i* c) {
+  const __m256i low = _mm256_packs_epi16(_mm256_packs_epi32(c[0], c[1]), _mm256_packs_epi32(c[2], c[3]));
+  const __m256i high = _mm256_packs_epi16(_mm256_packs_epi32(c[4], c[5]), _mm256_packs_epi32(c[6], c[7]));
+  // each 16-byte half now holds lane pairs 0, 2, 4, ..., 14 (low half) and 1, 3, ..., 15 (high half), as qwords
+  // [0 2 4 6][8 10 12 14] | [1 3 5 7][9 11 13 15]: qwords to [0 2 4 6][1 3 5 7] | [8 10 12 14][9 11 13 15], then
+  // the pairs within each half into order
+  const __m256i pairs = _mm256_permute4x64_epi64(_mm256_packs_epi16(low, high), 0xd8);
+  const __m256i order = _mm256_setr_epi8(0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15, 0, 1, 8, 9, 2, 3, 10, 11,
+                                         4, 5, 12, 13, 6, 7, 14, 15);
+  return _mm256_shuffle_epi8(pairs, order);
+}
+// lane i's comparison of x and y for C on the 64-bit integer type T: -1 or 0 in each lane, then `inverted` tells
+// whether the predicate is its complement (AVX2 compares 64-bit lanes for equality and signed greater only)
+template <class T, Cmp C> struct WideCompare {
+  static constexpr bool kUnsigned =
+      C == LO || C == LS || C == HI || C == HS || (std::is_unsigned_v<T> && C != EQ && C != NE);
+  static constexpr bool inverted = C == NE || C == GE || C == LE || C == HS || C == LS;
+  __attribute__((target("avx2"))) static __m256i of(__m256i x, __m256i y) {
+    if constexpr (C == EQ || C == NE) {
+      return _mm256_cmpeq_epi64(x, y);
+    } else {
+      if constexpr (kUnsigned) {
+        const __m256i sign = _mm256_set1_epi64x(int64_t(uint64_t(1) << 63));
+        x = _mm256_xor_si256(x, sign);
+        y = _mm256_xor_si256(y, sign);
+      }
+      // LT/GE, LO/HS: y > x; GT/LE, HI/LS: x > y
+      if constexpr (C == LT || C == GE || C == LO || C == HS)
+        return _mm256_cmpgt_epi64(y, x);
+      else
+        return _mm256_cmpgt_epi64(x, y);
+    }
+  }
+};
+// The bytes (0 or 1) of 32 wide comparisons to the executing lanes of predicate register d.
+template <bool Inverted>
+__attribute__((target("avx2"))) inline void storeWideComparisons(Warp& w, uint32_t d, const __m256i* c) {
+  const __m256i bytes = predicateBytesOfWide(c), one = _mm256_set1_epi8(1);
+  const __m256i p = Inverted ? _mm256_andnot_si256(bytes, one) : _mm256_and_si256(bytes, one);
+  if (w.exec == kFullMask) {
+    _mm256_store_si256(reinterpret_cast<__m256i*>(R<uint8_t>(w, d)), p);
+    return;
+  }
+  alignas(32) uint8_t r[32];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(r), p);
+  blendLanes(R<uint8_t>(w, d), r, w.exec);
+}
+template <class T, Cmp C> __attribute__((target("avx2"))) const Op* setpWide(Warp& w, const Op* op) {
+  const CompareOperands v = CompareOperands::of(*op);
+  if (!v.plain()) return setp<T, C>(w, op);
+  const T* a = R<T>(w, op->a);
+  const T* b = R<T>(w, op->b);
+  __m256i c[8];
+#pragma GCC unroll 8
+  for (int k = 0; k < 8; ++k)
+    c[k] = WideCompare<T, C>::of(_mm256_load_si256(reinterpret_cast<const __m256i*>(a + 4 * k)),
+                                 _mm256_load_si256(reinterpret_cast<const __m256i*>(b + 4 * k)));
+  storeWideComparisons<WideCompare<T, C>::inverted>(w, op->d, c);
+  return v.thenBranch ? ctl::braCond(w, op + 1) : op + 1;
+}
+// masked-compares on 64-bit registers, the same way
+template <Cmp C> __attribute__((target("avx2"))) const Op* setpMaskedWide(Warp& w, const Op* op) {
+  const MaskedCompare v = MaskedCompare::of(*op);
+  const uint64_t* x = R<uint64_t>(w, v.x);
+  const uint64_t* mask = R<uint64_t>(w, v.mask);
+  const uint64_t* value = R<uint64_t>(w, v.value);
+  __m256i c[8];
+#pragma GCC unroll 8
+  for (int k = 0; k < 8; ++k) {
+    const __m256i xk = _mm256_load_si256(reinterpret_cast<const __m256i*>(x + 4 * k));
+    const __m256i mk = _mm256_load_si256(reinterpret_cast<const __m256i*>(mask + 4 * k));
+    const __m256i vk = _mm256_load_si256(reinterpret_cast<const __m256i*>(value + 4 * k));
+    c[k] = WideCompare<uint64_t, C>::of(_mm256_and_si256(xk, mk), vk);
+  }
+  storeWideComparisons<WideCompare<uint64_t, C>::inverted>(w, op->d, c);
+  return CompareOperands::of(*op).thenBranch ? ctl::braCond(w, op + 1) : op + 1;
+}
+#endif
+// setp's handler for T and C: on 64-bit integers the AVX2 form when this CPU has it.
+template <class T, Cmp C> Handler setpHandler() {
+#if defined(__x86_64__)
+  if constexpr (sizeof(T) == 8 && std::is_integral_v<T> && C <= HS) {
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    if (avx2) return &setpWide<T, C>;
+  }
+#endif
+  return &setp<T, C>;
+}
+template <class T, Cmp C> Handler setpMaskedHandler() {
+#if defined(__x86_64__)
+  if constexpr (sizeof(T) == 8) {
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    if (avx2) return &setpMaskedWide<C>;
+  }
+#endif
+  return &setpMasked<T, C>;
 }
 template <class T, class C> const Op* slct(Warp& w, const Op* op) {
   const T* a = R<T>(w, op->a);
@@ -178,10 +306,36 @@ void KernelLowerer::lowerHalfCompare(const Instruction& in) {
   finish(d);
 }
 
+// `and.bN t, x, mask; setp.{eq,ne}.N p, t, value` (or `value, t`), t read by nothing else: one op. The and's
+// operands are read as the and reads them (its type), the value as the setp reads it.
+void KernelLowerer::lowerMaskedCompare(const Instruction& setp) {
+  const Instruction& bitAnd = fn_->instructions[curInst_ - 1];
+  const Type t = setp.type();
+  const Operand& product = opnd(bitAnd, 0);
+  const Operand& first = opnd(setp, 1);
+  const Operand& value = first.kind == OperandKind::Reg && first.index == product.index ? opnd(setp, 2) : first;
+  h::MaskedCompare v;
+  v.x = src(opnd(bitAnd, 1), bitAnd.type());
+  v.mask = src(opnd(bitAnd, 2), bitAnd.type());
+  v.value = src(value, t);
+  const bool eq = setp.cmp == ptx::CmpOp::eq;
+  Handler hnd = nullptr;
+  switch (sizeOf(t)) {
+    case 2: hnd = eq ? &h::setpMasked<uint16_t, h::EQ> : &h::setpMasked<uint16_t, h::NE>; break;
+    case 4: hnd = eq ? &h::setpMasked<uint32_t, h::EQ> : &h::setpMasked<uint32_t, h::NE>; break;
+    default: hnd = eq ? h::setpMaskedHandler<uint64_t, h::EQ>() : h::setpMaskedHandler<uint64_t, h::NE>(); break;
+  }
+  Op& op = emit(hnd);
+  op.d = dst(opnd(setp, 0), Type::pred).off;
+  v.into(op);
+  if (enabled(Rewrite::SetpBranch)) rewrites_[curInst_].setpOp = here() - 1;
+}
+
 void KernelLowerer::lowerCompare(const Instruction& in) {
   Type t = in.type();
   switch (in.opcode) {
     case Opcode::Setp: {
+      if (previousFoldedIntoThis()) return lowerMaskedCompare(in);
       const Operand& d0 = opnd(in, 0);
       if (t == Type::f16 || t == Type::bf16 || t == Type::f16x2 || t == Type::bf16x2) return lowerHalfCompare(in);
       uint32_t a = src(opnd(in, 1), t), b = src(opnd(in, 2), t);
@@ -195,7 +349,7 @@ void KernelLowerer::lowerCompare(const Instruction& in) {
         hnd = byInt163264(
             t == Type::b8 || t == Type::u8 ? Type::u16 : (t == Type::s8 ? Type::s16 : t), line_, [&](auto it) {
               using I = decltype(it);
-              return byCmp(in.cmp, line_, [&](auto c) -> Handler { return &h::setp<I, decltype(c)::value>; });
+              return byCmp(in.cmp, line_, [&](auto c) -> Handler { return h::setpHandler<I, decltype(c)::value>(); });
             });
       }
       h::CompareOperands v;
