@@ -212,11 +212,11 @@ const Op* detachWaitingLanes(Warp& w, const Op* resumeAt, const Op* backEdge) {
   return nullptr;
 }
 
-// The set-aside groups waiting as `wait` says at `op`, on the same way there as the running group, join it.
-void joinGroupsWaitingAt(Warp& w, const Op* op, LaneGroup::Wait wait) {
+// The set-aside groups waiting at the gathering `op`, on the same way there as the running group, join it.
+void joinGroupsGatheredAt(Warp& w, const Op* op) {
   for (size_t k = 0; k < w.setAside.size();) {
     LaneGroup& g = w.setAside[k];
-    if (g.wait == wait && g.pc == op && g.frame == w.frame && sameStackShape(g.stack, w.stack)) {
+    if (g.wait == LaneGroup::AtGathering && g.pc == op && g.frame == w.frame && sameStackShape(g.stack, w.stack)) {
       for (size_t n = 0; n < w.stack.size(); ++n) {
         w.stack[n].mask |= g.stack[n].mask;
         w.stack[n].outer |= g.stack[n].outer;
@@ -235,7 +235,7 @@ void joinGroupsWaitingAt(Warp& w, const Op* op, LaneGroup::Wait wait) {
 // joined), else where the warp goes on (another group). When every named group waits at another gathering, the
 // op runs with the lanes that are here (as the warp ran before independent scheduling).
 const Op* gatherLanes(Warp& w, const Op* op, uint32_t named) {
-  joinGroupsWaitingAt(w, op, LaneGroup::AtGathering);
+  joinGroupsGatheredAt(w, op);
   uint32_t away = 0;
   for (const LaneGroup& g : w.setAside) {
     uint32_t lanes = g.active;

@@ -34,8 +34,6 @@ const Op* barWarpSync(Warp& w, const Op* op);
 // first gathers the warp's groups (returns nullptr: run it now; else where the warp goes on meanwhile).
 const Op* detachWaitingLanes(Warp& w, const Op* resumeAt, const Op* backEdge);
 const Op* gatherLanes(Warp& w, const Op* op, uint32_t named);
-// The lanes of warp w that wait as set-aside groups (none, nearly always).
-inline bool lanesSetAside(const Warp& w) { return !w.setAside.empty(); }
 // The barrier op a warp AtBarrier waits at (what faults and checks report): where it arrived, or, after the phases
 // of its barrier credits it passed, the plain bar.sync it arrived at in advance.
 const Op* barrierWaitedAt(const Warp& w);
