@@ -2148,3 +2148,85 @@ TEST(Rewrites, ImmediateShiftsAndFactorsAsTheRegisterForms) {
     }
   }
 }
+
+// setp-branch on guarded exits: a setp right before `@p bra` to the kernel's ret runs the exit itself (32-bit, 64-bit
+// and masked compares, the guard negated or not), and a whole warp's exit takes the lanes from the bytes the setp
+// computed instead of reading them back. The predicates are read again after the exits (selp), so a wrong byte in the
+// register shows; warps are whole, partial (80 threads) and mixed in which lanes leave at each exit.
+TEST(Rewrites, SetpExitsAsTheUnfusedOps) {
+  const char* ptx = R"(.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry exits(.param .u64 out, .param .u64 in, .param .u32 n) {
+  .reg .pred %p<6>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<16>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd2, [in];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %tid.x;
+  mul.wide.u32 %rd3, %r2, 8;
+  add.s64 %rd4, %rd1, %rd3;
+  add.s64 %rd5, %rd2, %rd3;
+  ld.global.u64 %rd6, [%rd5];
+  st.global.u64 [%rd4], %rd6;
+  setp.ge.s32 %p1, %r2, %r1;
+  @%p1 bra DONE;
+  setp.lt.u64 %p2, %rd6, 5000;
+  @!%p2 bra DONE;
+  cvt.u32.u64 %r4, %rd6;
+  and.b32 %r5, %r4, 6;
+  setp.eq.u32 %p3, %r5, 4;
+  @%p3 bra DONE;
+  and.b32 %r6, %r4, 1;
+  setp.ne.u32 %p4, %r6, 0;
+  @%p4 setp.gt.u32 %p5, %r4, 600;
+  @!%p4 setp.gt.u32 %p5, %r4, 900;
+  @%p5 bra DONE;
+  selp.u32 %r7, 3, 5, %p1;
+  selp.u32 %r8, 7, 11, %p2;
+  selp.u32 %r9, 13, 17, %p3;
+  selp.u32 %r10, 19, 23, %p5;
+  mad.lo.u32 %r11, %r7, %r8, %r9;
+  mad.lo.u32 %r12, %r11, %r10, %r4;
+  cvt.u64.u32 %rd7, %r12;
+  st.global.u64 [%rd4], %rd7;
+DONE:
+  ret;
+}
+)";
+  const uint32_t threads = 80;
+  std::vector<uint64_t> values(threads);
+  for (uint32_t i = 0; i < threads; ++i) values[i] = i % 5 == 3 ? 7000 + i : uint64_t(i * 37 % 1000);
+  const uint64_t* in = rewriteArena().upload(values);
+  const uint32_t fused = rewriteBit(Rewrite::SetpBranch);
+  for (uint32_t n : {80u, 64u, 40u, 0u}) {
+    std::vector<uint8_t> reference;
+    for (uint32_t mask : {kAllRewrites & ~fused, kAllRewrites, kAllRewrites & ~rewriteBit(Rewrite::GuardedExits),
+                          fused | rewriteBit(Rewrite::GuardedExits), 0u}) {
+      CompileResult cr = compileText(ptx, mask);
+      ASSERT_TRUE(cr.program) << cr.error;
+      uint8_t* out = rewriteArena().alloc<uint8_t>(threads * 8);
+      std::memset(out, 0xee, threads * 8);
+      ptxtest::Params p(kernels(*cr.program)[0]);
+      p.arg(out).arg(in).arg(n);
+      LaunchResult r = run(*cr.program, "exits", Dim3{2}, Dim3{threads}, p);
+      ASSERT_TRUE(r.ok()) << r.fault.message;
+      std::vector<uint8_t> got(out, out + threads * 8);
+      if (reference.empty()) {
+        reference = got;
+        // thread 2 (value 74: 74 & 6 = 2, even and under 900) reaches the end: 5 * 7 + 17, times 23, plus 74
+        uint64_t x2;
+        std::memcpy(&x2, &got[2 * 8], 8);
+        EXPECT_EQ(x2, n > 2 ? uint64_t((5 * 7 + 17) * 23 + 74) : 74u) << n;
+        continue;
+      }
+      for (size_t i = 0; i < got.size(); ++i)
+        ASSERT_EQ(got[i], reference[i]) << "byte " << i << " (thread " << i / 8 << "), rewrites " << mask << ", n "
+                                        << n;
+    }
+  }
+  if ((defaultRewrites() & kAllRewrites) != kAllRewrites) return;
+  EXPECT_NE(programStats(*compileText(ptx, kAllRewrites).program).digest,
+            programStats(*compileText(ptx, kAllRewrites & ~fused).program).digest);
+}

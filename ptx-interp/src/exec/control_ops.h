@@ -22,9 +22,10 @@ struct PredicateTest {
 
   static PredicateTest of(const Op& op) { return {op.a, (op.aux & 1) != 0, (op.aux & 2) != 0, (op.aux & 4) != 0}; }
   // The lanes of w where the test holds (all 32; callers mask them with the lanes they care about).
-  [[gnu::always_inline]] uint32_t lanes(const Warp& w) const {
-    const uint32_t pm = predMask(w.reg<uint8_t>(predicate));
-    return negated ? ~pm : pm;
+  [[gnu::always_inline]] uint32_t lanes(const Warp& w) const { return lanesOf(predMask(w.reg<uint8_t>(predicate))); }
+  // ... given the lanes where the predicate's bytes are nonzero
+  [[gnu::always_inline]] uint32_t lanesOf(uint32_t predicateLanes) const {
+    return negated ? ~predicateLanes : predicateLanes;
   }
   void into(Op& op) const {
     op.a = predicate;

@@ -224,8 +224,9 @@ template <class T, Cmp C> PTX_HOT bool compare(T a, T b) {
 // predicate c (negated or not) by and/or/xor; setp's optional second destination gets the complement combined
 // likewise; halfFtz flushes subnormal f16 inputs; thenBranch: the next op is the conditional branch on d, which
 // runs from here without a trip through the dispatch loop (rewrite setp-branch: compare-and-branch is the tail of
-// most loops). set's value for true stays in the op's imm (isa/compare.cpp). The one place that packs these fields
-// (into) and reads them (of).
+// most loops); thenExit: the next op is the guarded exit on d (`if (i >= n) return;`), which runs from here too. set's
+// value for true stays in the op's imm (isa/compare.cpp). The one place that packs these fields (into) and reads them
+// (of).
 struct CompareOperands {
   enum Combine : uint8_t { None = 0, And = 1, Or = 2, Xor = 3 };  // ptx::BoolOp's values
   Combine combine = None;
@@ -234,6 +235,7 @@ struct CompareOperands {
   uint32_t complement = 0;  // setp's second destination (0: none)
   bool halfFtz = false;
   bool thenBranch = false;
+  bool thenExit = false;
 
   // d = a CMP b and nothing else
   bool plain() const { return combine == None && !negated && !halfFtz && complement == 0; }
@@ -243,14 +245,27 @@ struct CompareOperands {
     v.negated = (op.aux & 16) != 0;
     v.thenBranch = (op.aux & 32) != 0;
     v.halfFtz = (op.aux & 64) != 0;
+    v.thenExit = (op.aux & 128) != 0;
     v.predicate = op.c;
     v.complement = op.e;
     return v;
   }
   void into(Op& op) const {
-    op.aux = uint32_t(combine) | (negated ? 16 : 0) | (thenBranch ? 32 : 0) | (halfFtz ? 64 : 0);
+    op.aux = uint32_t(combine) | (negated ? 16 : 0) | (thenBranch ? 32 : 0) | (halfFtz ? 64 : 0) | (thenExit ? 128 : 0);
     op.c = predicate;
     op.e = complement;
+  }
+  // where setp `op` goes on: the branch or exit after it that it runs, else the next op
+  PTX_HOT const Op* after(Warp& w, const Op* op) const {
+    if (thenBranch) return ctl::braCond(w, op + 1);
+    if (thenExit) return ctl::exitWhere(w, op + 1);
+    return op + 1;
+  }
+  // ... with the lanes where the predicate d holds known (a whole warp's setp has them in host registers)
+  PTX_HOT const Op* afterOn(Warp& w, const Op* op, uint32_t holds) const {
+    if (thenBranch) return ctl::braCondOn(w, op + 1, holds);
+    if (thenExit) return ctl::exitWhereOn(w, op + 1, holds);
+    return op + 1;
   }
   // x combined with lane i of the predicate register's bytes c
   PTX_HOT bool combined(bool x, const uint8_t* c, int i) const {
@@ -263,15 +278,23 @@ struct CompareOperands {
     }
   }
 };
+// A plain setp's 32 results (bit(i): 0 or 1) to predicate d, then where the setp goes on (CompareOperands::after); a
+// whole warp's fused branch or exit gets the lanes where d holds from the bytes computed here.
+template <class F> PTX_HOT const Op* setPredicate(Warp& w, const Op* op, const CompareOperands& v, F bit) {
+  if ((v.thenBranch || v.thenExit) && w.exec == kFullMask) {
+    alignas(32) uint8_t r[32];
+    for (int i = 0; i < 32; ++i) r[i] = bit(i);
+    copyVec<32>(R<uint8_t>(w, op->d), r);
+    return v.afterOn(w, op, predMask(r));
+  }
+  store<uint8_t>(w, op->d, bit);
+  return v.after(w, op);
+}
 template <class T, Cmp C> PTX_LANES const Op* setp(Warp& w, const Op* op) {
   const T* a = R<T>(w, op->a);
   const T* b = R<T>(w, op->b);
-  const Op* next = op + 1;
   const CompareOperands v = CompareOperands::of(*op);
-  if (v.plain()) {
-    store<uint8_t>(w, op->d, [&](int i) { return uint8_t(compare<T, C>(a[i], b[i])); });
-    return v.thenBranch ? ctl::braCond(w, next) : next;
-  }
+  if (v.plain()) return setPredicate(w, op, v, [&](int i) { return uint8_t(compare<T, C>(a[i], b[i])); });
   alignas(64) uint8_t r[32];
   for (int i = 0; i < 32; ++i) r[i] = compare<T, C>(a[i], b[i]);
   const uint8_t* c = R<uint8_t>(w, v.predicate);
@@ -300,7 +323,7 @@ template <class T, Cmp C> PTX_LANES const Op* setp(Warp& w, const Op* op) {
   }
   storeLanes<uint8_t>(w, op->d, p);
   if (v.complement) storeLanes<uint8_t>(w, v.complement, q);
-  return v.thenBranch ? ctl::braCond(w, next) : next;
+  return v.after(w, op);
 }
 template <int Kind> const Op* predLogic(Warp& w, const Op* op) {  // 0 and 1 or 2 xor 3 not 4 mov
   const uint8_t* a = R<uint8_t>(w, op->a);

@@ -858,6 +858,18 @@ void KernelLowerer::noteWaitingHazards(const Instruction& in, uint32_t idx) {
   }
 }
 
+// setp-branch: a setp on the guard of branch `bra` right before it (same block, nothing in between but
+// instructions that emit nothing) runs the op about to be emitted for the branch itself, which `then` names.
+void KernelLowerer::markSetpBefore(uint32_t idx, const Instruction& bra, bool h::CompareOperands::*then) {
+  uint32_t prev = idx;
+  while (prev > 0 && rewrites_[prev - 1].emitsNothing()) --prev;
+  if (prev > 0 && rewrites_[prev - 1].setpOp == here() - 1 && prog_.ops[here() - 1].d == regOf(bra.guard)) {
+    h::CompareOperands setp = h::CompareOperands::of(prog_.ops[here() - 1]);
+    setp.*then = true;
+    setp.into(prog_.ops[here() - 1]);
+  }
+}
+
 void KernelLowerer::lowerInstruction(uint32_t idx) {
   const Instruction& in = fn_->instructions[idx];
   curInst_ = idx;
@@ -877,15 +889,7 @@ void KernelLowerer::lowerInstruction(uint32_t idx) {
         pending_.push_back({here(), lab.target, PendingTarget::Inst});
         int32_t r = ipdom_[block];
         pending_.push_back({here(), r < 0 ? 0xffffffffu : uint32_t(r), PendingTarget::RpcBlock});
-        // a setp on the guard right before (same block, nothing in between): it runs the branch itself
-        // (instructions that emit nothing may stand between them)
-        uint32_t prev = idx;
-        while (prev > 0 && rewrites_[prev - 1].emitsNothing()) --prev;
-        if (prev > 0 && rewrites_[prev - 1].setpOp == here() - 1 && prog_.ops[here() - 1].d == regOf(in.guard)) {
-          h::CompareOperands setp = h::CompareOperands::of(prog_.ops[here() - 1]);
-          setp.thenBranch = true;
-          setp.into(prog_.ops[here() - 1]);
-        }
+        markSetpBefore(idx, in, &h::CompareOperands::thenBranch);
         ctl::PredicateTest{regOf(in.guard), in.guardNegated, false,
                            fn_->isEntry && threadConstRegs_.count(in.guard) != 0}
             .into(emit(&ctl::braCond));
@@ -931,6 +935,7 @@ void KernelLowerer::lowerInstruction(uint32_t idx) {
     default: break;
   }
   if (guarded && in.opcode == Opcode::Bra && enabled(Rewrite::GuardedExits)) {  // branchExits
+    markSetpBefore(idx, in, &h::CompareOperands::thenExit);
     // (threadConstant as braCond's: barrier credits ending at this exit are then remembered per warp)
     ctl::PredicateTest{regOf(in.guard), in.guardNegated, false, fn_->isEntry && threadConstRegs_.count(in.guard) != 0}
         .into(emit(&ctl::exitWhere));

@@ -262,6 +262,7 @@ class KernelLowerer {
 
   // -- instructions
   void lowerInstruction(uint32_t idx);
+  void markSetpBefore(uint32_t idx, const Instruction& bra, bool h::CompareOperands::*then);
   void lowerArith(const Instruction& in);
   void lowerFloat(const Instruction& in);
   void lowerHalf(const Instruction& in);

@@ -113,8 +113,8 @@ template <class T, Cmp C> PTX_LANES const Op* setpMasked(Warp& w, const Op* op) 
   const T* x = R<T>(w, v.x);
   const T* mask = R<T>(w, v.mask);
   const T* value = R<T>(w, v.value);
-  store<uint8_t>(w, op->d, [&](int i) { return uint8_t(compare<T, C>(T(x[i] & mask[i]), value[i])); });
-  return CompareOperands::of(*op).thenBranch ? ctl::braCond(w, op + 1) : op + 1;
+  return setPredicate(w, op, CompareOperands::of(*op),
+                      [&](int i) { return uint8_t(compare<T, C>(T(x[i] & mask[i]), value[i])); });
 }
 #if defined(__x86_64__)
 // setp on 64-bit integers with AVX2 (setpHandler picks it at lowering when the CPU has AVX2). The 32 comparisons,
@@ -156,18 +156,21 @@ template <class T, Cmp C> struct WideCompare {
     }
   }
 };
-// The bytes (0 or 1) of 32 wide comparisons to the executing lanes of predicate register d.
-template <bool Inverted>
-__attribute__((target("avx2"))) inline void storeWideComparisons(Warp& w, uint32_t d, const __m256i* c) {
+// The bytes (0 or 1) of 32 wide comparisons to the executing lanes of setp op's predicate register d, then where
+// the setp goes on (a whole warp's fused branch or exit gets the lanes where d holds: CompareOperands::afterOn).
+template <bool Inverted> __attribute__((target("avx2"))) inline const Op* storeWideComparisons(Warp& w, const Op* op,
+                                                                                               const CompareOperands& v,
+                                                                                               const __m256i* c) {
   const __m256i bytes = predicateBytesOfWide(c), one = _mm256_set1_epi8(1);
   const __m256i p = Inverted ? _mm256_andnot_si256(bytes, one) : _mm256_and_si256(bytes, one);
   if (w.exec == kFullMask) {
-    _mm256_store_si256(reinterpret_cast<__m256i*>(R<uint8_t>(w, d)), p);
-    return;
+    _mm256_store_si256(reinterpret_cast<__m256i*>(R<uint8_t>(w, op->d)), p);
+    return v.afterOn(w, op, uint32_t(_mm256_movemask_epi8(_mm256_slli_epi16(p, 7))));
   }
   alignas(32) uint8_t r[32];
   _mm256_store_si256(reinterpret_cast<__m256i*>(r), p);
-  blendLanes(R<uint8_t>(w, d), r, w.exec);
+  blendLanes(R<uint8_t>(w, op->d), r, w.exec);
+  return v.after(w, op);
 }
 template <class T, Cmp C> __attribute__((target("avx2"))) const Op* setpWide(Warp& w, const Op* op) {
   const CompareOperands v = CompareOperands::of(*op);
@@ -179,8 +182,7 @@ template <class T, Cmp C> __attribute__((target("avx2"))) const Op* setpWide(War
   for (int k = 0; k < 8; ++k)
     c[k] = WideCompare<T, C>::of(_mm256_load_si256(reinterpret_cast<const __m256i*>(a + 4 * k)),
                                  _mm256_load_si256(reinterpret_cast<const __m256i*>(b + 4 * k)));
-  storeWideComparisons<WideCompare<T, C>::inverted>(w, op->d, c);
-  return v.thenBranch ? ctl::braCond(w, op + 1) : op + 1;
+  return storeWideComparisons<WideCompare<T, C>::inverted>(w, op, v, c);
 }
 // masked-compares on 64-bit registers, the same way
 template <Cmp C> __attribute__((target("avx2"))) const Op* setpMaskedWide(Warp& w, const Op* op) {
@@ -196,8 +198,7 @@ template <Cmp C> __attribute__((target("avx2"))) const Op* setpMaskedWide(Warp& 
     const __m256i vk = _mm256_load_si256(reinterpret_cast<const __m256i*>(value + 4 * k));
     c[k] = WideCompare<uint64_t, C>::of(_mm256_and_si256(xk, mk), vk);
   }
-  storeWideComparisons<WideCompare<uint64_t, C>::inverted>(w, op->d, c);
-  return CompareOperands::of(*op).thenBranch ? ctl::braCond(w, op + 1) : op + 1;
+  return storeWideComparisons<WideCompare<uint64_t, C>::inverted>(w, op, CompareOperands::of(*op), c);
 }
 #endif
 // setp's handler for T and C: on 64-bit integers the AVX2 form when this CPU has it.
