@@ -535,9 +535,9 @@ PTX_LANES const Op* braCond(Warp& w, const Op* op) {
   const PredicateTest test = PredicateTest::of(*op);
   return branchWhere(w, op, test, test.lanes(w));
 }
-PTX_LANES const Op* braCondOn(Warp& w, const Op* op, uint32_t predicateLanes) {
+PTX_LANES const Op* braCondOnSetp(Warp& w, const Op* op) {
   const PredicateTest test = PredicateTest::of(*op);
-  return branchWhere(w, op, test, test.lanesOf(predicateLanes));
+  return branchWhere(w, op, test, test.lanesOf(w.setpLanes));
 }
 
 const Op* brxIdx(Warp& w, const Op* op) {
@@ -604,8 +604,8 @@ namespace {
 }
 }  // namespace
 PTX_LANES const Op* exitWhere(Warp& w, const Op* op) { return exitLanesWhere(w, op, PredicateTest::of(*op).lanes(w)); }
-PTX_LANES const Op* exitWhereOn(Warp& w, const Op* op, uint32_t predicateLanes) {
-  return exitLanesWhere(w, op, PredicateTest::of(*op).lanesOf(predicateLanes));
+PTX_LANES const Op* exitWhereOnSetp(Warp& w, const Op* op) {
+  return exitLanesWhere(w, op, PredicateTest::of(*op).lanesOf(w.setpLanes));
 }
 
 const Op* kernelEnd(Warp& w, const Op*) {

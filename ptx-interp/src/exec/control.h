@@ -16,9 +16,10 @@ const Op* reconvThenBarrier(Warp& w, const Op* op);  // reconv right before a pl
 const Op* exitLanes(Warp& w, const Op* op);          // exit / ret of a kernel for the executing lanes
 const Op* exitWhere(Warp& w, const Op* op);  // PredicateTest: the active lanes where it holds exit (guarded-exits)
 // braCond and exitWhere run by the setp that wrote their predicate (setp-branch), given the lanes where its bytes are
-// nonzero: read back from the register, they waited for the setp's store (a tenth of a vector add's time)
-const Op* braCondOn(Warp& w, const Op* op, uint32_t predicateLanes);
-const Op* exitWhereOn(Warp& w, const Op* op, uint32_t predicateLanes);
+// nonzero in Warp::setpLanes: read back from the register, they waited for the setp's store (a tenth of a vector
+// add's time). (Handler-shaped, so that the native tier compiles them into the setp, as it does the handlers.)
+const Op* braCondOnSetp(Warp& w, const Op* op);
+const Op* exitWhereOnSetp(Warp& w, const Op* op);
 const Op* kernelEnd(Warp& w, const Op* op);
 const Op* funcEnd(Warp& w, const Op* op);  // return from a called function
 const Op* call(Warp& w, const Op* op);     // CallOperands; target = callee entry

@@ -321,11 +321,12 @@ struct LaneGroup {
 enum class WarpState : uint8_t { Ready, AtBarrier, Yielded, Done, Faulted, Waiting };
 
 struct Warp {
-  uint8_t* rf = nullptr;                   // register file (64-byte aligned)
-  uint32_t exec = 0;                       // lanes executing the current op (active & guard)
-  uint32_t active = 0;                     // lanes on the current path
-  uint32_t alive = 0;                      // lanes that have not exited
-  uint32_t wgmmaIssued = 0;                // wgmma.mma_async ops the warp issued (isa/wgmma.cpp: wait_group)
+  uint8_t* rf = nullptr;     // register file (64-byte aligned)
+  uint32_t exec = 0;         // lanes executing the current op (active & guard)
+  uint32_t active = 0;       // lanes on the current path
+  uint32_t alive = 0;        // lanes that have not exited
+  uint32_t wgmmaIssued = 0;  // wgmma.mma_async ops the warp issued (isa/wgmma.cpp: wait_group)
+  uint32_t setpLanes = 0;  // where the predicate a setp just wrote holds, for the branch or exit it runs (setp-branch)
   uint32_t fastPaths = kRuntimeFastPaths;  // the kernel's runtime fast paths (KernelCode::fastPaths)
   WarpState state = WarpState::Ready;
   uint32_t index = 0;      // warp index in the CTA

@@ -263,9 +263,9 @@ struct CompareOperands {
   }
   // ... with the lanes where the predicate d holds known (a whole warp's setp has them in host registers)
   PTX_HOT const Op* afterOn(Warp& w, const Op* op, uint32_t holds) const {
-    if (thenBranch) return ctl::braCondOn(w, op + 1, holds);
-    if (thenExit) return ctl::exitWhereOn(w, op + 1, holds);
-    return op + 1;
+    if (!thenBranch && !thenExit) return op + 1;
+    w.setpLanes = holds;
+    return thenBranch ? ctl::braCondOnSetp(w, op + 1) : ctl::exitWhereOnSetp(w, op + 1);
   }
   // x combined with lane i of the predicate register's bytes c
   PTX_HOT bool combined(bool x, const uint8_t* c, int i) const {

@@ -926,16 +926,11 @@ template <class A> __attribute__((target("avx2,fma"))) const Op* fmaSharedChainO
 }
 #endif
 
-// The handler for a chain: the AVX2/FMA form when this CPU has both; oneBase: every step's x through one base
-// register and every y through one (fmaSharedChainOneBaseAvx).
-template <class A> Handler fmaSharedChainHandler(bool oneBase) {
-#if defined(__x86_64__)
-  static const bool avx = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  if (avx) return oneBase ? &fmaSharedChainOneBaseAvx<A> : &fmaSharedChainAvx<A>;
-#endif
-  (void)oneBase;
-  return &fmaSharedChain<A>;
-}
+// The handler for a chain whose base registers have baseSize bytes: the AVX2/FMA form when this CPU has both;
+// oneBase: every step's x through one base register and every y through one (fmaSharedChainOneBaseAvx). Chosen in
+// isa/memory.cpp, like the other memory ops' handlers: the native tier compiles only handlers that a unit it has as
+// bitcode instantiates, and rewrites.cpp is none (called, the chain made the compiled tiled matmul 5% slower).
+Handler fmaSharedChainHandler(unsigned baseSize, bool oneBase);
 
 // True when every byte of [lo, end) is valid device memory according to the validator's fast path.
 PTX_HOT bool spanValid(const MemoryValidator& mv, uint64_t lo, uint64_t end) {

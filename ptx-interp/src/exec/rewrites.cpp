@@ -688,8 +688,7 @@ void KernelLowerer::emitSharedFma(uint32_t first) {
     chain.largestXOffset = std::max(chain.largestXOffset, s.xOffset);
     chain.largestYOffset = std::max(chain.largestYOffset, s.yOffset);
   }
-  chain.into(emit(baseSize == 4 ? mem::fmaSharedChainHandler<uint32_t>(oneBase)
-                                : mem::fmaSharedChainHandler<uint64_t>(oneBase)));
+  chain.into(emit(mem::fmaSharedChainHandler(baseSize, oneBase)));
   prog_.fmaSteps.insert(prog_.fmaSteps.end(), steps.begin(), steps.end());
   // where the fast path continues: after the original instructions' own ops
   pending_.push_back({here() - 1, first + 3 * length, PendingTarget::Inst});

@@ -552,4 +552,23 @@ void KernelLowerer::lowerLdSt(const Instruction& in, bool isStore) {
 
 }  // namespace lowering
 
+namespace mem {
+
+namespace {
+template <class A> Handler fmaSharedChainFor(bool oneBase) {
+#if defined(__x86_64__)
+  static const bool avx = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  if (avx) return oneBase ? &fmaSharedChainOneBaseAvx<A> : &fmaSharedChainAvx<A>;
+#endif
+  (void)oneBase;
+  return &fmaSharedChain<A>;
+}
+}  // namespace
+
+Handler fmaSharedChainHandler(unsigned baseSize, bool oneBase) {
+  return baseSize == 4 ? fmaSharedChainFor<uint32_t>(oneBase) : fmaSharedChainFor<uint64_t>(oneBase);
+}
+
+}  // namespace mem
+
 }  // namespace ptx::exec
