@@ -147,12 +147,39 @@ NativeTierPolicy nativeTierPolicy() {
   return policyStore();
 }
 
+namespace {
+// CUEMU_NATIVE_STATS=<file>: at exit, the process appends one line of its nativeTierStats() to the file (tests of
+// whole programs check with it that the tier ran compiled code: tests/runtime/run-native.cmake). Written with one
+// write() on a file opened for appending, so that lines of processes that exit together do not mix.
+void writeStatsAtExit() {
+  const char* path = std::getenv("CUEMU_NATIVE_STATS");
+  if (!path || !*path) return;
+  const NativeTierStats s = nativeTierStats();
+  const std::string line = fmt::format(
+      "pid={} kernels_compiled={} kernels_refused={} launches_compiled={} launches_interpreted={} "
+      "background_compiles={} cache_loads={} cache_writes={} ops_inlined={} ops_called={} ops_over_budget={} "
+      "compile_ms={:.1f} "
+      "prepare_ms={:.1f}\n",
+      getpid(), s.kernelsCompiled, s.kernelsRefused, s.launchesCompiled, s.launchesInterpreted, s.backgroundCompiles,
+      s.cacheLoads, s.cacheWrites, s.opsInlined, s.opsCalled, s.opsOverBudget, double(s.compileNs) / 1e6,
+      double(s.prepareNs) / 1e6);
+  const int fd = ::open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  [[maybe_unused]] const ssize_t written = ::write(fd, line.data(), line.size());
+  ::close(fd);
+}
+}  // namespace
+
 bool nativeTier() {
   int v = gNativeTier.load(std::memory_order_relaxed);
   if (v < 0) {
     v = envSwitch();
     int expected = -1;
-    if (!gNativeTier.compare_exchange_strong(expected, v)) v = expected;
+    if (!gNativeTier.compare_exchange_strong(expected, v)) {
+      v = expected;
+    } else if (v && std::getenv("CUEMU_NATIVE_STATS")) {
+      std::atexit(writeStatsAtExit);
+    }
     if (v && !library().api)
       std::fprintf(stderr, "cuemu: CUEMU_NATIVE=1, but the native tier is absent: %s. Kernels are interpreted.\n",
                    library().unavailable.c_str());
@@ -221,6 +248,23 @@ bool prepareJob(const Program& p, uint32_t function, CompileJob& job, std::strin
 // start with the compiler's locks held by a thread it does not have.
 std::mutex gCompileMutex;
 
+// CUEMU_NATIVE_INLINE_BUDGET: the IR instructions of handler code a kernel inlines, the other ops calling the
+// interpreter's handlers (CuemuNativeOptions::inlineBudget; docs/native-tier.md, "Inlining budget"); `all`: every
+// handler inlined (the form before the budget), 0: none.
+constexpr uint32_t kDefaultInlineBudget = 60000;
+uint32_t inlineBudget() {
+  static const uint32_t budget = [] {
+    const char* v = std::getenv("CUEMU_NATIVE_INLINE_BUDGET");
+    if (!v || !*v) return kDefaultInlineBudget;
+    if (std::strcmp(v, "all") == 0) return kCuemuNativeInlineAll;
+    char* end = nullptr;
+    const unsigned long long n = std::strtoull(v, &end, 10);
+    if (*end != 0) return kDefaultInlineBudget;
+    return uint32_t(std::min<unsigned long long>(n, kCuemuNativeInlineAll - 1));
+  }();
+  return budget;
+}
+
 CuemuNativeOptions jobOptions(const CompileJob& job, const char* cacheDir) {
   CuemuNativeOptions options;
   static const unsigned optLevel = [] {
@@ -228,6 +272,7 @@ CuemuNativeOptions jobOptions(const CompileJob& job, const char* cacheDir) {
     return v && v[0] >= '1' && v[0] <= '3' ? unsigned(v[0] - '0') : 1u;
   }();
   options.optLevel = optLevel;
+  options.inlineBudget = inlineBudget();
   options.compileOp = job.compileOp.data();
   options.original = job.original;
   options.cacheDir = cacheDir;
@@ -287,6 +332,8 @@ void runJob(CompileJob& job, const char* cacheDir) {
   stats().cacheWrites += result.cacheWritten;
   stats().opsInlined += result.opsInlined;
   stats().opsCalled += result.opsCalled;
+  stats().opsOverBudget += result.opsOverBudget;
+  stats().lastInstructions = result.instructions;
   stats().codeBytes += result.codeBytes;
   NativeSlot::Code& code = slot->kernels[job.function];
   code.entry = result.entry;
