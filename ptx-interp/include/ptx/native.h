@@ -28,6 +28,13 @@ struct NativeTierPolicy {
 };
 void setNativeTierPolicy(const NativeTierPolicy& policy);
 NativeTierPolicy nativeTierPolicy();
+// How much handler code a compiled kernel inlines (docs/native-tier.md, "Inlining budget"): ops are taken (those in
+// loops first, then those with smaller handlers) until their handlers' IR instructions reach this many; the other
+// ops call the interpreter's handler. Compiles started after the call follow it. Default: CUEMU_NATIVE_INLINE_BUDGET
+// (60000; `all`: kNativeInlineAll).
+constexpr uint32_t kNativeInlineAll = 0xffffffffu;  // every handler inlined
+void setNativeInlineBudget(uint32_t instructions);
+uint32_t nativeInlineBudget();
 // Waits until the background compiles queued so far are done (tests, benchmarks).
 void waitForNativeCompiles();
 

@@ -124,6 +124,26 @@ void refuse(std::string why, bool compileFailed = false) {
 void setNativeTier(bool on) { gNativeTier.store(on ? 1 : 0, std::memory_order_relaxed); }
 
 namespace {
+static_assert(kNativeInlineAll == kCuemuNativeInlineAll);
+
+// CUEMU_NATIVE_INLINE_BUDGET: the IR instructions of handler code a kernel inlines, the other ops calling the
+// interpreter's handlers (CuemuNativeOptions::inlineBudget; docs/native-tier.md, "Inlining budget"); `all`: every
+// handler inlined (the form before the budget), 0: none.
+constexpr uint32_t kDefaultInlineBudget = 60000;
+uint32_t budgetFromEnvironment() {
+  const char* v = std::getenv("CUEMU_NATIVE_INLINE_BUDGET");
+  if (!v || !*v) return kDefaultInlineBudget;
+  if (std::strcmp(v, "all") == 0) return kNativeInlineAll;
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(v, &end, 10);
+  if (*end != 0) return kDefaultInlineBudget;
+  return uint32_t(std::min<unsigned long long>(n, kNativeInlineAll - 1));
+}
+std::atomic<uint32_t>& budgetStore() {
+  static std::atomic<uint32_t> budget{budgetFromEnvironment()};
+  return budget;
+}
+
 NativeTierPolicy& policyStore() {
   static auto* p = [] {
     auto* made = new NativeTierPolicy();  // lives until exit
@@ -146,6 +166,9 @@ NativeTierPolicy nativeTierPolicy() {
   std::lock_guard<std::mutex> lock(gMutex);
   return policyStore();
 }
+
+void setNativeInlineBudget(uint32_t instructions) { budgetStore().store(instructions, std::memory_order_relaxed); }
+uint32_t nativeInlineBudget() { return budgetStore().load(std::memory_order_relaxed); }
 
 namespace {
 // CUEMU_NATIVE_STATS=<file>: at exit, the process appends one line of its nativeTierStats() to the file (tests of
@@ -248,23 +271,6 @@ bool prepareJob(const Program& p, uint32_t function, CompileJob& job, std::strin
 // start with the compiler's locks held by a thread it does not have.
 std::mutex gCompileMutex;
 
-// CUEMU_NATIVE_INLINE_BUDGET: the IR instructions of handler code a kernel inlines, the other ops calling the
-// interpreter's handlers (CuemuNativeOptions::inlineBudget; docs/native-tier.md, "Inlining budget"); `all`: every
-// handler inlined (the form before the budget), 0: none.
-constexpr uint32_t kDefaultInlineBudget = 60000;
-uint32_t inlineBudget() {
-  static const uint32_t budget = [] {
-    const char* v = std::getenv("CUEMU_NATIVE_INLINE_BUDGET");
-    if (!v || !*v) return kDefaultInlineBudget;
-    if (std::strcmp(v, "all") == 0) return kCuemuNativeInlineAll;
-    char* end = nullptr;
-    const unsigned long long n = std::strtoull(v, &end, 10);
-    if (*end != 0) return kDefaultInlineBudget;
-    return uint32_t(std::min<unsigned long long>(n, kCuemuNativeInlineAll - 1));
-  }();
-  return budget;
-}
-
 CuemuNativeOptions jobOptions(const CompileJob& job, const char* cacheDir) {
   CuemuNativeOptions options;
   static const unsigned optLevel = [] {
@@ -272,7 +278,7 @@ CuemuNativeOptions jobOptions(const CompileJob& job, const char* cacheDir) {
     return v && v[0] >= '1' && v[0] <= '3' ? unsigned(v[0] - '0') : 1u;
   }();
   options.optLevel = optLevel;
-  options.inlineBudget = inlineBudget();
+  options.inlineBudget = nativeInlineBudget();
   options.compileOp = job.compileOp.data();
   options.original = job.original;
   options.cacheDir = cacheDir;
