@@ -874,8 +874,10 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
     }
     // any other op (a reconvergence pop, a call's return, the other path of a divergent branch): through the
     // switch; with registers in SSA values the kernel returns it instead, and the CTA loop enters again there: no
-    // edge leads back to the switch, so that a register is live only where the program can still read it.
-    if (promote) {
+    // edge leads back to the switch, so that a register is live only where the program can still read it. An op over
+    // the inline budget returns it too: one edge instead of a null test and an edge back to the switch, whose phi
+    // then has an incoming value per op (kernels of thousands of ops spent most of their compile on those).
+    if (promote || overBudget) {
       result->addIncoming(next, b.GetInsertBlock());
       b.CreateBr(leave);
     } else {
