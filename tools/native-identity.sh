@@ -11,7 +11,8 @@
 #   the driver with the tier on and every kernel compiled at its first launch, against the GPU's expectations;
 # - golden: the golden forms (ptx.golden.*) the same way;
 # - runtime: the runtime-API corpus (tests/runtime, nvcc-built programs; the default build variant of each) through
-#   ctest with the tier on the same way.
+#   ctest with the tier on the same way (ctest's runtime-native-tiered and runtime-native-compiled run it with the
+#   default hotness, and a subset with every kernel compiled).
 # Runs at nice 10; prints each part's time. CUEMU_BUILD_DIR: the build tree (default build).
 set -uo pipefail
 cd "$(dirname "$0")/.."

@@ -664,8 +664,10 @@ BENCHMARK(BM_Scaling)
 BENCHMARK(BM_LaunchLatency)->Unit(benchmark::kMicrosecond);
 
 // --native-compile-table: compiles every kernel of the test kernels' modules in the native tier (CUEMU_NATIVE_OPT:
-// the LLVM level, default 2) and prints each one's op count and compile time (wall time, the first launch's
-// compile), with a launch that gives every parameter 0 (it may fault: only the compile is measured).
+// the LLVM level, default 1; CUEMU_NATIVE_INLINE_BUDGET) and prints each one's op count, the ops that call their
+// handler because of the inline budget, the IR instructions before optimisation and the compile time (wall time,
+// the first launch's compile), with a launch that gives every parameter 0 (it may fault: only the compile is
+// measured).
 int nativeCompileTable() {
   if (!nativeTierUnavailable().empty()) {
     std::fprintf(stderr, "--native-compile-table: %s\n", nativeTierUnavailable().c_str());
@@ -674,7 +676,7 @@ int nativeCompileTable() {
   setNativeTier(true);
   setNativeTierPolicy({1, 0, false});
   ::setenv("CUEMU_NATIVE_CACHE_DISABLE", "1", 0);
-  std::printf("%-12s %-40s %6s %10s\n", "module", "kernel", "ops", "compile ms");
+  std::printf("%-12s %-40s %6s %6s %8s %10s\n", "module", "kernel", "ops", "budget", "IR", "compile ms");
   for (const char* file : {"bench.ptx", "basic.ptx", "sync.ptx", "cluster.ptx", "matrix.ptx"}) {
     auto r = compile(ptxtest::readFile(std::string(PTX_EXEC_KERNELS) + "/" + file));
     if (!r.program) continue;
@@ -694,13 +696,17 @@ int nativeCompileTable() {
       launch(*r.program, int(k), lp);
       const NativeTierStats after = nativeTierStats();
       if (after.kernelsCompiled == before.kernelsCompiled) continue;
-      std::printf("%-12s %-40.40s %6llu %10.1f\n", file, all[k].name.c_str(),
+      std::printf("%-12s %-40.40s %6llu %6llu %8llu %10.1f\n", file, all[k].name.c_str(),
                   (unsigned long long)(after.opsInlined + after.opsCalled - before.opsInlined - before.opsCalled),
-                  double(after.lastCompileNs) / 1e6);
+                  (unsigned long long)(after.opsOverBudget - before.opsOverBudget),
+                  (unsigned long long)after.lastInstructions, double(after.lastCompileNs) / 1e6);
     }
   }
   const NativeTierStats s = nativeTierStats();
-  std::printf("first compile's preparation (bitcode, symbols): %.1f ms\n", double(s.prepareNs) / 1e6);
+  std::printf(
+      "first compile's preparation (bitcode, symbols): %.1f ms; all compiles %.1f ms (%llu ops over the "
+      "inline budget)\n",
+      double(s.prepareNs) / 1e6, double(s.compileNs) / 1e6, (unsigned long long)s.opsOverBudget);
   return 0;
 }
 

@@ -40,11 +40,12 @@ int main(int argc, char** argv) {
   if (ptx::exec::nativeTier()) {
     const ptx::exec::NativeTierStats s = ptx::exec::nativeTierStats();
     std::fprintf(stderr,
-                 "native tier: %llu kernels compiled (%llu ops inlined, %llu called), %llu interpreted, %.1f ms "
-                 "compiling (%.1f ms of it preparing)%s%s\n",
+                 "native tier: %llu kernels compiled (%llu ops inlined, %llu called, %llu of them over the inline "
+                 "budget), %llu interpreted, %.1f ms compiling (%.1f ms of it preparing)%s%s\n",
                  (unsigned long long)s.kernelsCompiled, (unsigned long long)s.opsInlined,
-                 (unsigned long long)s.opsCalled, (unsigned long long)s.kernelsRefused, double(s.compileNs) / 1e6,
-                 double(s.prepareNs) / 1e6, s.lastRefusal.empty() ? "" : "; last refusal: ", s.lastRefusal.c_str());
+                 (unsigned long long)s.opsCalled, (unsigned long long)s.opsOverBudget,
+                 (unsigned long long)s.kernelsRefused, double(s.compileNs) / 1e6, double(s.prepareNs) / 1e6,
+                 s.lastRefusal.empty() ? "" : "; last refusal: ", s.lastRefusal.c_str());
   }
   return status;
 }

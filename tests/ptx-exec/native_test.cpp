@@ -266,6 +266,49 @@ TEST_F(NativeTier, FaultsReportTheSameKernelBlockThreadLineAndAddress) {
   EXPECT_EQ(out.fault.kind, FaultKind::Trap);
 }
 
+// The inline budget (docs/native-tier.md, "Inlining budget"): ops over it call the interpreter's handlers, and give
+// the same memory and faults; none inlined (0), and a budget that inlines some ops of each kernel.
+TEST_F(NativeTier, OpsOverTheInlineBudgetCallTheInterpretersHandlers) {
+  const uint32_t was = nativeInlineBudget();
+  for (uint32_t budget : {0u, 3000u}) {
+    SCOPED_TRACE(fmt::format("budget {}", budget));
+    setNativeInlineBudget(budget);
+    const NativeTierStats before = nativeTierStats();
+    const int blocks = 4;
+    Case reduce{"bench.ptx",
+                "reduce",
+                Dim3{blocks},
+                Dim3{256},
+                {bytesOf(ramp(blocks * 256, 0.125f, -7)), std::vector<uint8_t>(blocks * 4)}};
+    reduce.args = {{0}, {1}};
+    expectSameInBothTiers(reduce);
+    const int n = 32;
+    Case matmul{"bench.ptx",
+                "matmul",
+                Dim3{n / 16, n / 16},
+                Dim3{16, 16},
+                {bytesOf(ramp(n * n, 0.01f, -1)), bytesOf(ramp(n * n, -0.02f, 2)), std::vector<uint8_t>(n * n * 4)}};
+    matmul.args = {{0}, {1}, {2}, {-1, n}};
+    expectSameInBothTiers(matmul);
+    std::vector<unsigned> in(300);
+    std::iota(in.begin(), in.end(), 1u);
+    Case collatz{"bench.ptx", "collatz", Dim3{3}, Dim3{128}, {bytesOf(in), std::vector<uint8_t>(in.size() * 4)}};
+    collatz.args = {{0}, {1}, {-1, int64_t(in.size())}};
+    expectSameInBothTiers(collatz);
+    Case oob{"basic.ptx", "oob", Dim3{2}, Dim3{32}, {std::vector<uint8_t>(64)}};
+    oob.args = {{0}, {-1, 16 * 1024}};
+    oob.config.threads = 1;
+    EXPECT_EQ(expectSameInBothTiers(oob).fault.kind, FaultKind::IllegalAddress);
+    const NativeTierStats after = nativeTierStats();
+    EXPECT_GT(after.opsOverBudget, before.opsOverBudget);
+    if (budget == 0)
+      EXPECT_EQ(after.opsInlined, before.opsInlined);
+    else
+      EXPECT_GT(after.opsInlined, before.opsInlined);
+  }
+  setNativeInlineBudget(was);
+}
+
 // The tier's switch and its report: what compiled, and that a program is compiled once for all its launches.
 TEST_F(NativeTier, CompilesOncePerProgramAndReports) {
   const bool was = nativeTier();

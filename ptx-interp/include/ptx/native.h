@@ -28,6 +28,13 @@ struct NativeTierPolicy {
 };
 void setNativeTierPolicy(const NativeTierPolicy& policy);
 NativeTierPolicy nativeTierPolicy();
+// How much handler code a compiled kernel inlines (docs/native-tier.md, "Inlining budget"): ops are taken (those in
+// loops first, then those with smaller handlers) until their handlers' IR instructions reach this many; the other
+// ops call the interpreter's handler. Compiles started after the call follow it. Default: CUEMU_NATIVE_INLINE_BUDGET
+// (60000; `all`: kNativeInlineAll).
+constexpr uint32_t kNativeInlineAll = 0xffffffffu;  // every handler inlined
+void setNativeInlineBudget(uint32_t instructions);
+uint32_t nativeInlineBudget();
 // Waits until the background compiles queued so far are done (tests, benchmarks).
 void waitForNativeCompiles();
 
@@ -43,7 +50,9 @@ struct NativeTierStats {
   uint64_t compileNs = 0;        // wall time of all compiles
   uint64_t lastCompileNs = 0;
   uint64_t prepareNs = 0;  // of compileNs: the first compile's reading of the handler bitcode and symbols
-  uint64_t opsInlined = 0, opsCalled = 0;
+  uint64_t opsInlined = 0, opsCalled = 0;  // ops whose handler the code inlines, ops that call the interpreter's
+  uint64_t opsOverBudget = 0;              // of opsCalled: over CUEMU_NATIVE_INLINE_BUDGET (docs/native-tier.md)
+  uint64_t lastInstructions = 0;           // the last compiled kernel's IR instructions before optimisation
   uint64_t codeBytes = 0;
   uint64_t launchesCompiled = 0;     // launches that ran compiled code
   uint64_t launchesInterpreted = 0;  // launches of kernels not (yet) compiled while the tier was on

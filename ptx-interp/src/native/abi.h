@@ -13,7 +13,10 @@ struct Warp;
 
 extern "C" {
 
-constexpr uint32_t kCuemuNativeAbiVersion = 4;
+constexpr uint32_t kCuemuNativeAbiVersion = 5;
+
+// CuemuNativeOptions::inlineBudget: every handler inlined, however large the kernel
+constexpr uint32_t kCuemuNativeInlineAll = 0xffffffffu;
 
 struct CuemuNativeOptions {
   // 1: the light pipeline (inline the handlers, fold their ops, simplify); 2, 3: LLVM's O2, O3 pipelines
@@ -29,21 +32,27 @@ struct CuemuNativeOptions {
   // per op: 1 returns what its handler returns to the caller (an op that may pass the host thread to another warp:
   // ctl::mayHandOff, whose next op the caller runs on that warp); nullptr: none
   const uint8_t* leaveOp = nullptr;
+  // the light pipeline inlines handlers into the kernel until their IR instructions reach this many; the other ops
+  // call the interpreter's handler (docs/native-tier.md, "Inlining budget"; CUEMU_NATIVE_INLINE_BUDGET).
+  // kCuemuNativeInlineAll: every handler with bitcode inlined
+  uint32_t inlineBudget = kCuemuNativeInlineAll;
 };
 
 // What one compile did (docs/native-tier.md).
 struct CuemuNativeResult {
   // The kernel's code: runs the warp from `op` (an op of the compiled program) until it stops (returns nullptr).
   const ptx::exec::Op* (*entry)(ptx::exec::Warp&, const ptx::exec::Op*) = nullptr;
-  void* handle = nullptr;     // for release()
-  uint64_t compileNs = 0;     // wall time of the whole compile
-  uint64_t prepareNs = 0;     // of it: the process's first compile reads the handler bitcode and the symbols
-  uint32_t opsInlined = 0;    // ops whose handler's code was compiled into the kernel
-  uint32_t opsCalled = 0;     // ops that call the interpreter's handler (no bitcode for it)
-  uint32_t codeBytes = 0;     // machine code
-  uint32_t fromCache = 0;     // 1: loaded from the on-disk cache (nothing compiled)
-  uint32_t cacheWritten = 0;  // 1: compiled and written to the cache
-  char message[512] = {};     // why entry is null
+  void* handle = nullptr;      // for release()
+  uint64_t compileNs = 0;      // wall time of the whole compile
+  uint64_t prepareNs = 0;      // of it: the process's first compile reads the handler bitcode and the symbols
+  uint32_t opsInlined = 0;     // ops whose handler's code was compiled into the kernel
+  uint32_t opsCalled = 0;      // ops that call the interpreter's handler (no bitcode for it, or over the budget)
+  uint32_t opsOverBudget = 0;  // of opsCalled: ops whose handler has bitcode, over the inline budget
+  uint32_t instructions = 0;   // the kernel's IR instructions before optimisation (0: loaded from the cache)
+  uint32_t codeBytes = 0;      // machine code
+  uint32_t fromCache = 0;      // 1: loaded from the on-disk cache (nothing compiled)
+  uint32_t cacheWritten = 0;   // 1: compiled and written to the cache
+  char message[512] = {};      // why entry is null
 };
 
 struct CuemuNativeApi {

@@ -124,6 +124,26 @@ void refuse(std::string why, bool compileFailed = false) {
 void setNativeTier(bool on) { gNativeTier.store(on ? 1 : 0, std::memory_order_relaxed); }
 
 namespace {
+static_assert(kNativeInlineAll == kCuemuNativeInlineAll);
+
+// CUEMU_NATIVE_INLINE_BUDGET: the IR instructions of handler code a kernel inlines, the other ops calling the
+// interpreter's handlers (CuemuNativeOptions::inlineBudget; docs/native-tier.md, "Inlining budget"); `all`: every
+// handler inlined (the form before the budget), 0: none.
+constexpr uint32_t kDefaultInlineBudget = 60000;
+uint32_t budgetFromEnvironment() {
+  const char* v = std::getenv("CUEMU_NATIVE_INLINE_BUDGET");
+  if (!v || !*v) return kDefaultInlineBudget;
+  if (std::strcmp(v, "all") == 0) return kNativeInlineAll;
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(v, &end, 10);
+  if (*end != 0) return kDefaultInlineBudget;
+  return uint32_t(std::min<unsigned long long>(n, kNativeInlineAll - 1));
+}
+std::atomic<uint32_t>& budgetStore() {
+  static std::atomic<uint32_t> budget{budgetFromEnvironment()};
+  return budget;
+}
+
 NativeTierPolicy& policyStore() {
   static auto* p = [] {
     auto* made = new NativeTierPolicy();  // lives until exit
@@ -147,12 +167,42 @@ NativeTierPolicy nativeTierPolicy() {
   return policyStore();
 }
 
+void setNativeInlineBudget(uint32_t instructions) { budgetStore().store(instructions, std::memory_order_relaxed); }
+uint32_t nativeInlineBudget() { return budgetStore().load(std::memory_order_relaxed); }
+
+namespace {
+// CUEMU_NATIVE_STATS=<file>: at exit, the process appends one line of its nativeTierStats() to the file (tests of
+// whole programs check with it that the tier ran compiled code: tests/runtime/run-native.cmake). Written with one
+// write() on a file opened for appending, so that lines of processes that exit together do not mix.
+void writeStatsAtExit() {
+  const char* path = std::getenv("CUEMU_NATIVE_STATS");
+  if (!path || !*path) return;
+  const NativeTierStats s = nativeTierStats();
+  const std::string line = fmt::format(
+      "pid={} kernels_compiled={} kernels_refused={} launches_compiled={} launches_interpreted={} "
+      "background_compiles={} cache_loads={} cache_writes={} ops_inlined={} ops_called={} ops_over_budget={} "
+      "compile_ms={:.1f} "
+      "prepare_ms={:.1f}\n",
+      getpid(), s.kernelsCompiled, s.kernelsRefused, s.launchesCompiled, s.launchesInterpreted, s.backgroundCompiles,
+      s.cacheLoads, s.cacheWrites, s.opsInlined, s.opsCalled, s.opsOverBudget, double(s.compileNs) / 1e6,
+      double(s.prepareNs) / 1e6);
+  const int fd = ::open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  [[maybe_unused]] const ssize_t written = ::write(fd, line.data(), line.size());
+  ::close(fd);
+}
+}  // namespace
+
 bool nativeTier() {
   int v = gNativeTier.load(std::memory_order_relaxed);
   if (v < 0) {
     v = envSwitch();
     int expected = -1;
-    if (!gNativeTier.compare_exchange_strong(expected, v)) v = expected;
+    if (!gNativeTier.compare_exchange_strong(expected, v)) {
+      v = expected;
+    } else if (v && std::getenv("CUEMU_NATIVE_STATS")) {
+      std::atexit(writeStatsAtExit);
+    }
     if (v && !library().api)
       std::fprintf(stderr, "cuemu: CUEMU_NATIVE=1, but the native tier is absent: %s. Kernels are interpreted.\n",
                    library().unavailable.c_str());
@@ -228,6 +278,7 @@ CuemuNativeOptions jobOptions(const CompileJob& job, const char* cacheDir) {
     return v && v[0] >= '1' && v[0] <= '3' ? unsigned(v[0] - '0') : 1u;
   }();
   options.optLevel = optLevel;
+  options.inlineBudget = nativeInlineBudget();
   options.compileOp = job.compileOp.data();
   options.original = job.original;
   options.cacheDir = cacheDir;
@@ -287,6 +338,8 @@ void runJob(CompileJob& job, const char* cacheDir) {
   stats().cacheWrites += result.cacheWritten;
   stats().opsInlined += result.opsInlined;
   stats().opsCalled += result.opsCalled;
+  stats().opsOverBudget += result.opsOverBudget;
+  stats().lastInstructions = result.instructions;
   stats().codeBytes += result.codeBytes;
   NativeSlot::Code& code = slot->kernels[job.function];
   code.entry = result.entry;

@@ -96,6 +96,8 @@ struct Prepared {
   std::unique_ptr<llvm::MemoryBuffer> bitcode;  // every handler module, linked and bound (below)
   // the interpreter's (gcc's) name of a function -> its name in `bitcode`; "" where two differ (not used)
   std::unordered_map<std::string, std::string> functions;
+  // a handler's name in `bitcode` -> its IR instructions: what inlining it costs (the inline budget)
+  std::unordered_map<std::string, uint32_t> handlerSize;
   std::string cpu, features;
   std::unique_ptr<llvm::orc::LLJIT> jit;
   std::atomic<uint64_t> objectBytes{0};
@@ -119,7 +121,7 @@ std::string cacheIdentity(const Prepared& p) {
   Dl_info self{};
   std::string library = "?";
   if (dladdr(reinterpret_cast<void*>(&cacheIdentity), &self) && self.dli_fname) library = self.dli_fname;
-  return "cuemu-native-cache 1;" + std::to_string(kCuemuNativeAbiVersion) + ";" + fileIdentity(library) + ";" +
+  return "cuemu-native-cache 2;" + std::to_string(kCuemuNativeAbiVersion) + ";" + fileIdentity(library) + ";" +
          fileIdentity(p.symbols.object) + ";" + p.cpu + ";" + p.features;
 }
 
@@ -365,6 +367,9 @@ void prepareBitcode(Prepared* p) {
   registerUsers.mark(*all, [&](const std::string& name) {
     return llvm::StringRef(name).startswith(kAtPrefix) || p->symbols.address(name) != 0;
   });
+  for (llvm::Function& f : *all)
+    if (!f.isDeclaration() && f.arg_size() == 2 && f.getReturnType()->isPointerTy())
+      p->handlerSize.emplace(f.getName().str(), uint32_t(f.getInstructionCount()));
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);
   llvm::WriteBitcodeToFile(*all, os);
@@ -531,8 +536,8 @@ struct Cache {
 
 // A cache file: this header, then the kernel's object code.
 struct CacheHeader {
-  char magic[8] = {'c', 'u', 'e', 'm', 'u', 'n', 't', '1'};
-  uint32_t opsInlined = 0, opsCalled = 0;
+  char magic[8] = {'c', 'u', 'e', 'm', 'u', 'n', 't', '2'};
+  uint32_t opsInlined = 0, opsCalled = 0, opsOverBudget = 0;
 };
 
 // The key of a compile: what compiles (cacheIdentity), the options, and the ops with their addresses made relative
@@ -545,6 +550,7 @@ std::string cacheKey(const Prepared& p, const Op* ops, const Op* base, size_t co
   auto add = [&](uint64_t v) { hash.update(llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(&v), sizeof v)); };
   add(level);
   add(registersInSsa());
+  add(options ? options->inlineBudget : kCuemuNativeInlineAll);
   add(count);
   bool ok = true;
   auto place = [&](const Op* target) -> uint64_t {
@@ -597,6 +603,7 @@ bool loadCached(Prepared& p, const Cache& cache, const std::string& key, const O
   out->codeBytes = uint32_t(p.objectBytes.load() - before);
   out->opsInlined = header.opsInlined;
   out->opsCalled = header.opsCalled;
+  out->opsOverBudget = header.opsOverBudget;
   out->fromCache = 1;
   return true;
 }
@@ -614,6 +621,7 @@ bool storeCached(const Cache& cache, const std::string& key, const std::string& 
     CacheHeader header;
     header.opsInlined = r.opsInlined;
     header.opsCalled = r.opsCalled;
+    header.opsOverBudget = r.opsOverBudget;
     os.write(reinterpret_cast<const char*>(&header), sizeof header);
     os.write(object.data(), std::streamsize(object.size()));
     if (!os) {
@@ -640,6 +648,58 @@ bool storeCached(const Cache& cache, const std::string& key, const std::string& 
     if (std::filesystem::remove(file, ec)) total -= size;
   }
   return true;
+}
+
+// The handler bitcode's name of op's handler; nullptr where it has none (it is then called).
+const std::string* bitcodeHandler(const Prepared& p, const Op& op) {
+  auto name = p.symbols.functions.find(reinterpret_cast<uint64_t>(op.fn));
+  if (name == p.symbols.functions.end()) return nullptr;
+  auto mapped = p.functions.find(name->second);
+  return mapped == p.functions.end() ? nullptr : &mapped->second;
+}
+
+// Which ops inline their handler (1) and which call the interpreter's (0), within `budget` IR instructions of
+// inlined handler code (docs/native-tier.md, "Inlining budget"). Inlining every handler whole makes a large kernel's
+// function large, and its compile long (tens of seconds for 100-200 ops); a call of the interpreter's handler costs
+// nothing to compile, and runs the op as the interpreter does (the dispatch is gone, the op's fields are not folded
+// into it). Ops in loops go first (deeper loops before shallower ones, a loop being the ops between a backward
+// branch's target and the branch), then smaller handlers before larger ones: an op's dispatch costs the same
+// whatever its handler, and small handlers fold the most for their size.
+// `used` and `wanted`: the handler instructions inlined, and those every handler inlined would have been.
+std::vector<uint8_t> chooseInlined(const Prepared& p, const Op* ops, const Op* base, size_t count,
+                                   const CuemuNativeOptions* options, uint64_t& used, uint64_t& wanted) {
+  std::vector<uint8_t> inlined(count, 0);
+  const uint32_t budget = options ? options->inlineBudget : kCuemuNativeInlineAll;
+  std::vector<int64_t> depth(count + 1, 0);  // differences, then loop depths
+  for (size_t j = 0; j < count; ++j)
+    if (const Op* t = ops[j].target; t >= base && t <= base + j) ++depth[size_t(t - base)], --depth[j + 1];
+  for (size_t i = 1; i <= count; ++i) depth[i] += depth[i - 1];
+  struct Candidate {
+    int64_t depth;
+    uint32_t size;
+    size_t op;
+  };
+  std::vector<Candidate> candidates;
+  for (size_t i = 0; i < count; ++i) {
+    if (options && options->compileOp && !options->compileOp[i]) continue;
+    const std::string* handler = bitcodeHandler(p, ops[i]);
+    if (!handler) continue;
+    auto size = p.handlerSize.find(*handler);
+    if (size == p.handlerSize.end()) continue;
+    candidates.push_back({depth[i], size->second, i});
+  }
+  std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+    return a.depth != b.depth ? a.depth > b.depth : a.size != b.size ? a.size < b.size : a.op < b.op;
+  });
+  used = 0;
+  wanted = 0;
+  for (const Candidate& c : candidates) {
+    wanted += c.size;
+    if (budget != kCuemuNativeInlineAll && used + c.size > budget) continue;
+    used += c.size;
+    inlined[c.op] = 1;
+  }
+  return inlined;
 }
 
 bool fail(CuemuNativeResult* out, const std::string& message) {
@@ -746,6 +806,8 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
 
   std::unordered_map<std::string, llvm::Function*> declared;
   std::unordered_set<std::string> declaredHandlers;
+  uint64_t inlineUsed = 0, inlineWanted = 0;
+  const std::vector<uint8_t> inlined = chooseInlined(p, ops, base, count, options, inlineUsed, inlineWanted);
   for (size_t i = 0; i < count; ++i) {
     const Op& op = ops[i];
     sw->addCase(llvm::ConstantInt::get(llvm::cast<llvm::IntegerType>(i64), i), blocks[i]);
@@ -754,7 +816,9 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
     llvm::Function* handler = nullptr;
     auto name = p.symbols.functions.find(reinterpret_cast<uint64_t>(op.fn));
     const bool compileIt = !options || !options->compileOp || options->compileOp[i];
-    if (compileIt && name != p.symbols.functions.end()) {
+    const bool overBudget =
+        compileIt && !inlined[i] && bitcodeHandler(p, op) && p.handlerSize.count(*bitcodeHandler(p, op));
+    if (compileIt && inlined[i] && name != p.symbols.functions.end()) {
       auto mapped = p.functions.find(name->second);
       if (mapped != p.functions.end()) {
         auto d = declared.find(mapped->second);
@@ -777,7 +841,7 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
       next = b.CreatePointerCast(call, i8p);
       ++out->opsInlined;
     } else {
-      if (compileIt && std::getenv("CUEMU_NATIVE_TIMING"))
+      if (compileIt && !overBudget && std::getenv("CUEMU_NATIVE_TIMING"))
         std::fprintf(stderr, "native: op %zu (line %u) calls %s\n", i, op.line,
                      name != p.symbols.functions.end() ? name->second.c_str() : "an unnamed handler");
       const uint64_t fnAddress = reinterpret_cast<uint64_t>(op.fn);
@@ -790,6 +854,7 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
       }
       next = b.CreateCall(handlerType, pointer, {warp, opAt(i)});
       ++out->opsCalled;
+      out->opsOverBudget += overBudget;
     }
     // an op that may pass the thread to another warp: the caller runs what it returns, on Cta::current
     if (options && options->leaveOp && options->leaveOp[i]) {
@@ -809,8 +874,10 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
     }
     // any other op (a reconvergence pop, a call's return, the other path of a divergent branch): through the
     // switch; with registers in SSA values the kernel returns it instead, and the CTA loop enters again there: no
-    // edge leads back to the switch, so that a register is live only where the program can still read it.
-    if (promote) {
+    // edge leads back to the switch, so that a register is live only where the program can still read it. An op over
+    // the inline budget returns it too: one edge instead of a null test and an edge back to the switch, whose phi
+    // then has an incoming value per op (kernels of thousands of ops spent most of their compile on those).
+    if (promote || overBudget) {
       result->addIncoming(next, b.GetInsertBlock());
       b.CreateBr(leave);
     } else {
@@ -838,10 +905,13 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
     if (!g.isDeclaration()) g.setLinkage(llvm::GlobalValue::InternalLinkage);
   if (llvm::verifyModule(*m, &llvm::errs())) return fail(out, "the kernel's module does not verify");
   report("link");
+  out->instructions = uint32_t(m->getInstructionCount());
   if (timing) {
-    size_t n = 0;
-    for (llvm::Function& f : *m) n += f.getInstructionCount();
-    std::fprintf(stderr, "native: %zu instructions before optimisation\n", n);
+    std::fprintf(stderr,
+                 "native: %u instructions before optimisation (%u ops inlined, %u called, %u of them over the inline "
+                 "budget; %llu handler instructions inlined of %llu)\n",
+                 out->instructions, out->opsInlined, out->opsCalled, out->opsOverBudget, (unsigned long long)inlineUsed,
+                 (unsigned long long)inlineWanted);
     if (const char* dump = std::getenv("CUEMU_NATIVE_DUMP")) {
       std::error_code ec;
       llvm::raw_fd_ostream os(std::string(dump) + "." + std::to_string(id) + ".before.ll", ec);

@@ -1,0 +1,86 @@
+# Runs runtime-corpus programs with the native tier on (docs/native-tier.md, "Identity"), one after the other, each as
+# run-program.cmake runs it (the PASS line, the expected output), and checks that the tier ran compiled code:
+#
+#   cmake -DLIST=<native-corpus.txt> [-DPROGRAMS=<name,name...>] -DSTATS=<file> -DRUN_PROGRAM=<run-program.cmake>
+#         [-DMIN_KERNELS=1] [-DMIN_LAUNCHES=1] -P run-native.cmake
+#
+# LIST: one program a line, `program|binary|expect|expect_cuemu|VAR=value VAR=value` (CMakeLists.txt writes it);
+# PROGRAMS: the programs to run, separated by commas (default: every one). The tier's variables come from the test's environment. Each
+# process appends its nativeTierStats() to STATS at exit (CUEMU_NATIVE_STATS, ptx-interp/src/native/tier.cpp); the
+# run fails unless the programs together compiled at least MIN_KERNELS kernels and ran at least MIN_LAUNCHES launches
+# of compiled code: a run whose programs all stayed interpreted could not fail on a difference of the tier.
+cmake_minimum_required(VERSION 3.20)  # lists keep their empty fields
+if(NOT DEFINED MIN_KERNELS)
+  set(MIN_KERNELS 1)
+endif()
+if(NOT DEFINED MIN_LAUNCHES)
+  set(MIN_LAUNCHES 1)
+endif()
+file(REMOVE ${STATS})
+if(DEFINED PROGRAMS)
+  string(REPLACE "," ";" PROGRAMS "${PROGRAMS}")
+endif()
+file(STRINGS ${LIST} lines)
+set(failed "")
+set(ran 0)
+foreach(line IN LISTS lines)
+  string(REPLACE "|" ";" fields "${line}")
+  list(GET fields 0 program)
+  list(GET fields 1 binary)
+  list(GET fields 2 expect)
+  list(GET fields 3 expect_cuemu)
+  list(GET fields 4 env)
+  if(DEFINED PROGRAMS AND NOT PROGRAMS STREQUAL "" AND NOT program IN_LIST PROGRAMS)
+    continue()
+  endif()
+  separate_arguments(env UNIX_COMMAND "${env}")
+  string(TIMESTAMP start "%s%f")
+  execute_process(
+    COMMAND ${CMAKE_COMMAND} -E env CUEMU_NATIVE_STATS=${STATS} ${env} ${CMAKE_COMMAND} -DPROGRAM=${binary}
+            "-DEXPECT=${expect}" "-DEXPECT_CUEMU=${expect_cuemu}" -P ${RUN_PROGRAM}
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  string(TIMESTAMP end "%s%f")
+  math(EXPR ms "(${end} - ${start}) / 1000")
+  math(EXPR ran "${ran} + 1")
+  if(NOT rc EQUAL 0)
+    message("${out}")
+    message("runtime-native: ${program} FAILED (${ms} ms)")
+    list(APPEND failed ${program})
+  elseif(out MATCHES "CORPUS-SKIPPED")
+    message("runtime-native: ${program} skipped (${ms} ms)")
+  else()
+    message("runtime-native: ${program} passed (${ms} ms)")
+  endif()
+endforeach()
+
+# the programs' statistics together
+set(totals kernels_compiled kernels_refused launches_compiled launches_interpreted background_compiles ops_inlined
+           ops_called)
+foreach(key IN LISTS totals)
+  set(sum_${key} 0)
+endforeach()
+set(processes 0)
+if(EXISTS ${STATS})
+  file(STRINGS ${STATS} stats_lines)
+  foreach(stats_line IN LISTS stats_lines)
+    math(EXPR processes "${processes} + 1")
+    foreach(key IN LISTS totals)
+      if(stats_line MATCHES "(^| )${key}=([0-9]+)")
+        math(EXPR sum_${key} "${sum_${key}} + ${CMAKE_MATCH_2}")
+      endif()
+    endforeach()
+  endforeach()
+endif()
+set(summary "")
+foreach(key IN LISTS totals)
+  string(APPEND summary " ${key}=${sum_${key}}")
+endforeach()
+message("runtime-native: ${ran} programs, ${processes} processes with the tier on:${summary}")
+if(failed)
+  message(FATAL_ERROR "runtime-native: failed: ${failed}")
+endif()
+if(sum_kernels_compiled LESS MIN_KERNELS OR sum_launches_compiled LESS MIN_LAUNCHES)
+  message(FATAL_ERROR "runtime-native: the tier compiled ${sum_kernels_compiled} kernels and ran "
+                      "${sum_launches_compiled} compiled launches, fewer than ${MIN_KERNELS} and ${MIN_LAUNCHES}: "
+                      "this run did not test the tier")
+endif()
