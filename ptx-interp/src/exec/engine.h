@@ -650,6 +650,9 @@ __attribute__((target("arch=x86-64-v3"))) inline uint32_t predMaskAvx2(const uin
 }
 #endif
 __attribute__((always_inline)) inline uint32_t predMask(const uint8_t* p) {
+#if defined(__x86_64__) && defined(__AVX2__)
+  return predMaskAvx2(p);  // (the native tier's bitcode, built for x86-64-v3: no test of the CPU in compiled code)
+#else
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   if (__builtin_cpu_supports("avx2")) return predMaskAvx2(p);
 #endif
@@ -660,6 +663,7 @@ __attribute__((always_inline)) inline uint32_t predMask(const uint8_t* p) {
   q = ((((q & kLow7) + kLow7) | q) >> 7) & 0x0101010101010101ull;
   q = (q * 0x0102040810204080ull) >> 56;
   return uint32_t(q[0] | q[1] << 8 | q[2] << 16 | q[3] << 24);
+#endif
 }
 
 }  // namespace ptx::exec
