@@ -166,6 +166,28 @@ Case vectorAdd() {
   return vadd;
 }
 
+// bench.ptx's barrier reduction over `blocks` CTAs of 256 threads
+Case reduction(int blocks) {
+  Case c{"bench.ptx",
+         "reduce",
+         Dim3{uint32_t(blocks)},
+         Dim3{256},
+         {bytesOf(ramp(blocks * 256, 0.125f, -7)), std::vector<uint8_t>(size_t(blocks) * 4)}};
+  c.args = {{0}, {1}};
+  return c;
+}
+
+// bench.ptx's 16x16 shared-tile matmul of n x n matrices
+Case tiledMatmul(int n) {
+  Case c{"bench.ptx",
+         "matmul",
+         Dim3{uint32_t(n / 16), uint32_t(n / 16)},
+         Dim3{16, 16},
+         {bytesOf(ramp(n * n, 0.01f, -1)), bytesOf(ramp(n * n, -0.02f, 2)), std::vector<uint8_t>(size_t(n) * n * 4)}};
+  c.args = {{0}, {1}, {2}, {-1, n}};
+  return c;
+}
+
 }  // namespace
 
 TEST_F(NativeTier, VectorAddAndFmaLoop) {
@@ -201,22 +223,8 @@ TEST_F(NativeTier, DivergentLoopsAndBranches) {
 }
 
 TEST_F(NativeTier, BarriersSharedMemoryAndWarpCollectives) {
-  const int blocks = 16;
-  Case reduce{"bench.ptx",
-              "reduce",
-              Dim3{blocks},
-              Dim3{256},
-              {bytesOf(ramp(blocks * 256, 0.125f, -7)), std::vector<uint8_t>(blocks * 4)}};
-  reduce.args = {{0}, {1}};
-  expectSameInBothTiers(reduce);
-  const int n = 64;
-  Case matmul{"bench.ptx",
-              "matmul",
-              Dim3{n / 16, n / 16},
-              Dim3{16, 16},
-              {bytesOf(ramp(n * n, 0.01f, -1)), bytesOf(ramp(n * n, -0.02f, 2)), std::vector<uint8_t>(n * n * 4)}};
-  matmul.args = {{0}, {1}, {2}, {-1, n}};
-  expectSameInBothTiers(matmul);
+  expectSameInBothTiers(reduction(16));
+  expectSameInBothTiers(tiledMatmul(64));
   std::vector<int> values(96);
   std::iota(values.begin(), values.end(), -20);
   Case warpops{"basic.ptx", "warpops", Dim3{1}, Dim3{96}, {bytesOf(values), std::vector<uint8_t>(96 * 6 * 4)}};
@@ -274,22 +282,8 @@ TEST_F(NativeTier, OpsOverTheInlineBudgetCallTheInterpretersHandlers) {
     SCOPED_TRACE(fmt::format("budget {}", budget));
     setNativeInlineBudget(budget);
     const NativeTierStats before = nativeTierStats();
-    const int blocks = 4;
-    Case reduce{"bench.ptx",
-                "reduce",
-                Dim3{blocks},
-                Dim3{256},
-                {bytesOf(ramp(blocks * 256, 0.125f, -7)), std::vector<uint8_t>(blocks * 4)}};
-    reduce.args = {{0}, {1}};
-    expectSameInBothTiers(reduce);
-    const int n = 32;
-    Case matmul{"bench.ptx",
-                "matmul",
-                Dim3{n / 16, n / 16},
-                Dim3{16, 16},
-                {bytesOf(ramp(n * n, 0.01f, -1)), bytesOf(ramp(n * n, -0.02f, 2)), std::vector<uint8_t>(n * n * 4)}};
-    matmul.args = {{0}, {1}, {2}, {-1, n}};
-    expectSameInBothTiers(matmul);
+    expectSameInBothTiers(reduction(4));
+    expectSameInBothTiers(tiledMatmul(32));
     std::vector<unsigned> in(300);
     std::iota(in.begin(), in.end(), 1u);
     Case collatz{"bench.ptx", "collatz", Dim3{3}, Dim3{128}, {bytesOf(in), std::vector<uint8_t>(in.size() * 4)}};
