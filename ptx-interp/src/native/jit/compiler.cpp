@@ -17,6 +17,8 @@
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/Support/CommandLine.h>
+#include <llvm/Support/StringSaver.h>
 #include <llvm/ExecutionEngine/Orc/ObjectTransformLayer.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/Constants.h>
@@ -101,8 +103,9 @@ struct Prepared {
   std::string cpu, features;
   std::unique_ptr<llvm::orc::LLJIT> jit;
   std::atomic<uint64_t> objectBytes{0};
-  std::string lastObject;  // the last object code made (for the cache)
-  std::string identity;    // what compiled code depends on besides the ops (cacheIdentity)
+  std::string codeGeneratorArgs;  // setCodeGeneratorOptions
+  std::string lastObject;         // the last object code made (for the cache)
+  std::string identity;           // what compiled code depends on besides the ops (cacheIdentity)
   bool bitcodeTried = false;
   uint64_t prepareNs = 0;
 };
@@ -122,7 +125,7 @@ std::string cacheIdentity(const Prepared& p) {
   std::string library = "?";
   if (dladdr(reinterpret_cast<void*>(&cacheIdentity), &self) && self.dli_fname) library = self.dli_fname;
   return "cuemu-native-cache 2;" + std::to_string(kCuemuNativeAbiVersion) + ";" + fileIdentity(library) + ";" +
-         fileIdentity(p.symbols.object) + ";" + p.cpu + ";" + p.features;
+         fileIdentity(p.symbols.object) + ";" + p.cpu + ";" + p.features + ";" + p.codeGeneratorArgs;
 }
 
 // Resolves the names in JIT code: __cuemu_at_<hex>, then the interpreter's symbols, then the process's dynamic ones
@@ -294,9 +297,31 @@ void prepareUnit(llvm::Module& m, size_t unit, Prepared& p, std::unordered_map<s
   registerUsers.nameAfterPreparing(unit);
 }
 
+// LLVM's code generator options, set once per process (they are LLVM's global options) and part of the cache's
+// identity. By default machine LICM is off: every kernel function is one loop through its entry switch, so LICM
+// hoisted the loads of the handlers' vector constants into the entry block and spilled them to the stack there, about
+// 15 loads and stores at every entry (once per warp in a vector add, once per barrier per warp in a reduction); the
+// compiled vector add ran 7% faster without it (0.215-0.232 ms against 0.235-0.242, arrays in L3, alternating runs),
+// the FMA loop, reduction, matmul and Collatz the same (docs/native-tier.md). CUEMU_NATIVE_MACHINE_LICM=1 keeps it;
+// CUEMU_NATIVE_LLVM_ARGS adds options of LLVM's own (experiments).
+void setCodeGeneratorOptions(Prepared& p) {
+  std::string args;
+  if (const char* licm = std::getenv("CUEMU_NATIVE_MACHINE_LICM"); !licm || std::strcmp(licm, "1") != 0)
+    args = "-disable-machine-licm";
+  if (const char* more = std::getenv("CUEMU_NATIVE_LLVM_ARGS")) args += std::string(args.empty() ? "" : " ") + more;
+  p.codeGeneratorArgs = args;
+  if (args.empty()) return;
+  static llvm::BumpPtrAllocator* allocator = new llvm::BumpPtrAllocator;  // the parsed strings live as long as LLVM
+  llvm::StringSaver saver(*allocator);
+  llvm::SmallVector<const char*, 8> argv{"cuemu-native"};
+  llvm::cl::TokenizeGNUCommandLine(args, saver, argv);
+  llvm::cl::ParseCommandLineOptions(int(argv.size()), argv.data(), "", &llvm::errs());
+}
+
 Prepared* prepare(const void* anchor) {
   auto start = Clock::now();
   auto* p = new Prepared();
+  setCodeGeneratorOptions(*p);
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   llvm::InitializeNativeTargetAsmParser();  // handlers with inline assembly
