@@ -178,10 +178,14 @@ Dim3 ctaCoords(const Dim3& grid, uint64_t linear) {
   return id;
 }
 
-// One register's 32 lanes set to v, in 32-byte stores where the CPU has them: the warps' first ops read these
-// registers with 32-byte loads, which 16-byte stores cannot forward to.
-PTX_LANES void broadcastLanes(uint32_t* lanes, uint32_t v) {
-  for (int i = 0; i < 32; ++i) lanes[i] = v;
+// The register at `offset` of each of `warps` register files (`stride` bytes apart from `rf`) set to v in all 32
+// lanes, in 32-byte stores where the CPU has them: the warps' first ops read these registers with 32-byte loads,
+// which 16-byte stores cannot forward to. (All warps in one call: a call per warp was 1% of a vector add's time.)
+PTX_LANES void broadcastLanes(uint8_t* rf, size_t stride, uint32_t warps, uint32_t offset, uint32_t v) {
+  for (uint32_t w = 0; w < warps; ++w) {
+    uint32_t* lanes = reinterpret_cast<uint32_t*>(rf + w * stride + offset);
+    for (int i = 0; i < 32; ++i) lanes[i] = v;
+  }
 }
 
 // A constant slot's 32 lanes set to the low s.size bytes of v (slots of 1 to 8 bytes a lane).
@@ -192,13 +196,18 @@ void broadcastSlot(uint8_t* lanes, const ConstSlot& s, uint64_t v) {
 // A cta-indices register's 32 lanes: the CTA's part plus each lane's term (a thread constant, %tid, or zeros), in
 // 32-byte vectors (a loop the compiler left scalar made 4-byte stores that the first op's 32-byte loads of the
 // register waited on: 15% of a reduction's time).
-PTX_LANES void affineLanes(uint32_t* lanes, uint32_t cta, const uint32_t* laneTerms) {
+// (each of `warps` register files `stride` bytes apart: the register at `offset` from the one at `laneTerms`)
+PTX_LANES void affineLanes(uint8_t* rf, size_t stride, uint32_t warps, uint32_t offset, uint32_t laneTerms,
+                           uint32_t cta) {
   typedef uint32_t V __attribute__((vector_size(32)));
-  for (int k = 0; k < 4; ++k) {
-    V v;
-    std::memcpy(&v, laneTerms + 8 * k, sizeof v);
-    v += cta;
-    std::memcpy(lanes + 8 * k, &v, sizeof v);
+  for (uint32_t w = 0; w < warps; ++w) {
+    uint8_t* base = rf + w * stride;
+    for (int k = 0; k < 4; ++k) {
+      V v;
+      std::memcpy(&v, base + laneTerms + 32 * k, sizeof v);
+      v += cta;
+      std::memcpy(base + offset + 32 * k, &v, sizeof v);
+    }
   }
 }
 
@@ -238,9 +247,7 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
   }
   for (const ConstSlot& s : code.indexConsts) {
     if (s.kind != ConstKind::CtaIndex) continue;
-    const uint32_t v = cta.id.component(uint32_t(s.value));
-    for (uint32_t w = 0; w < cta.nwarps; ++w)
-      broadcastLanes(reinterpret_cast<uint32_t*>(ctx.rf.data + w * rfBytes + s.offset), v);
+    broadcastLanes(ctx.rf.data, rfBytes, cta.nwarps, s.offset, cta.id.component(uint32_t(s.value)));
   }
   // a whole 128-byte allocation unit, which tensormap.replace may edit past a smaller block (isa/async_copy.cpp)
   ctx.shared.reserve(sharedAllocationBytes(job.sharedBytes) + 16,
@@ -295,10 +302,7 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
     if (s.kind != ConstKind::CtaAffine) continue;
     const uint32_t ntid = (s.value & 4) ? job.lp.block.component(uint32_t(s.value >> 3) & 3) : 1;
     const uint32_t v = cta.id.component(uint32_t(s.value & 3)) * s.multiplier * ntid + uint32_t(s.addend);
-    for (uint32_t w = 0; w < cta.nwarps; ++w) {
-      uint8_t* rf = ctx.rf.data + w * rfBytes;
-      affineLanes(reinterpret_cast<uint32_t*>(rf + s.offset), v, reinterpret_cast<const uint32_t*>(rf + s.laneAddend));
-    }
+    affineLanes(ctx.rf.data, rfBytes, cta.nwarps, s.offset, s.laneAddend, v);
   }
   if (code.usesBarriers) {
     // the checkers write a barrier's counts before its bar.sync, which may then fault without marking it used
