@@ -98,9 +98,14 @@ struct AlignedBuffer {
   ~AlignedBuffer() { release(); }
   // Grows to at least n bytes, starting at a multiple of `alignment` (a power of two); returns true when it was
   // (re)allocated (contents zeroed).
+  // (the test inline, the growth out of line: every CTA's set-up asks three times)
   bool reserve(size_t n, size_t alignment = 64) {
     alignment = std::max<size_t>(alignment, 64);
-    if (n <= size && data && alignment <= align) return false;
+    if (n <= size && data && alignment <= align) [[likely]]
+      return false;
+    return grow(n, alignment);
+  }
+  [[gnu::noinline]] bool grow(size_t n, size_t alignment) {
     release();
     align = std::max(align, alignment);
     size = std::max<size_t>(alignUp64(n), 64);
@@ -162,8 +167,7 @@ void giveContext(std::unique_ptr<CtaContext> c) {
 
 // (every CTA's set-up asks, twice with the cluster's: 1-D grids divide by nothing, the others in 32 bits where the
 // index fits; six 64-bit divisions were 4% of a small CTA's time)
-Dim3 ctaCoords(const Dim3& grid, uint64_t linear) {
-  if (grid.y == 1 && grid.z == 1) return Dim3{uint32_t(linear), 0, 0};
+[[gnu::noinline]] Dim3 ctaCoordsOfGrid(const Dim3& grid, uint64_t linear) {
   Dim3 id;
   if (linear <= UINT32_MAX) {
     const uint32_t l = uint32_t(linear), rows = l / grid.x;
@@ -176,6 +180,10 @@ Dim3 ctaCoords(const Dim3& grid, uint64_t linear) {
   id.y = uint32_t((linear / grid.x) % grid.y);
   id.z = uint32_t(linear / (uint64_t(grid.x) * grid.y));
   return id;
+}
+[[gnu::always_inline]] inline Dim3 ctaCoords(const Dim3& grid, uint64_t linear) {
+  if (grid.y == 1 && grid.z == 1) return Dim3{uint32_t(linear), 0, 0};
+  return ctaCoordsOfGrid(grid, linear);
 }
 
 // The register at `offset` of each of `warps` register files (`stride` bytes apart from `rf`) set to v in all 32
