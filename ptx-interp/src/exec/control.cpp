@@ -246,7 +246,22 @@ const Op* gatherLanes(Warp& w, const Op* op, uint32_t named) {
   return runAnotherGroup(w, op, LaneGroup::AtGathering);
 }
 
+const Op* gatherMembers(Warp& w, const Op* op, uint32_t maskReg, uint32_t unnamed) {
+  const uint32_t named = maskReg ? R<uint32_t>(w, maskReg)[std::countr_zero(w.exec | 0x80000000u)] : unnamed;
+  return gatherLanes(w, op, named);
+}
+
 }  // namespace ctl
+
+namespace {
+// A warp none of whose lanes has a path left is done.
+inline const Op* finishWarp(Warp& w) {
+  setActive(w, 0);
+  w.state = WarpState::Done;
+  w.pc = nullptr;
+  return nullptr;
+}
+}  // namespace
 
 const Op* resumeNext(Warp& w) {
   for (;;) {
@@ -259,10 +274,7 @@ const Op* resumeNext(Warp& w) {
     const Op* next = takeGroup(w, k);
     if (w.active) return next;
   }
-  setActive(w, 0);
-  w.state = WarpState::Done;
-  w.pc = nullptr;
-  return nullptr;
+  return finishWarp(w);
 }
 
 namespace ctl {
@@ -505,11 +517,7 @@ namespace {
 }
 // resumeNext, with a warp that has nothing on its stack and no lane group set aside finished here
 [[gnu::always_inline]] inline const Op* resumeAfterExit(Warp& w) {
-  if (!w.stack.empty() || !w.setAside.empty()) return resumeNext(w);
-  setActive(w, 0);
-  w.state = WarpState::Done;
-  w.pc = nullptr;
-  return nullptr;
+  return !w.stack.empty() || !w.setAside.empty() ? resumeNext(w) : finishWarp(w);
 }
 }  // namespace
 
@@ -904,10 +912,8 @@ bool mayHandOff(const Op* op, const Op* end) {
 }
 
 const Op* barWarpSync(Warp& w, const Op* op) {
-  if (!w.setAside.empty()) [[unlikely]] {
-    const uint32_t named = op->a ? R<uint32_t>(w, op->a)[std::countr_zero(w.exec | 0x80000000u)] : kFullMask;
-    if (const Op* other = gatherLanes(w, op, named)) return other;
-  }
+  if (!w.setAside.empty()) [[unlikely]]
+    if (const Op* other = gatherMembers(w, op, op->a, kFullMask)) return other;
   return op + 1;
 }
 

@@ -36,9 +36,11 @@ bool mayHandOff(const Op* op, const Op* end);
 const Op* barWarpSync(Warp& w, const Op* op);
 // Independent thread scheduling (LaneGroup, engine.h): a spinning path lets the lanes that wait on the warp's stack
 // go on as a group of their own (returns where, or nullptr: none wait); an op that needs the lanes `named` together
-// first gathers the warp's groups (returns nullptr: run it now; else where the warp goes on meanwhile).
+// first gathers the warp's groups (returns nullptr: run it now; else where the warp goes on meanwhile). A .sync op's
+// named lanes are the first executing lane's membermask in register maskReg, or `unnamed` without one (maskReg 0).
 const Op* detachWaitingLanes(Warp& w, const Op* resumeAt, const Op* backEdge);
 const Op* gatherLanes(Warp& w, const Op* op, uint32_t named);
+const Op* gatherMembers(Warp& w, const Op* op, uint32_t maskReg, uint32_t unnamed);
 // The barrier op a warp AtBarrier waits at (what faults and checks report): where it arrived, or, after the phases
 // of its barrier credits it passed, the plain bar.sync it arrived at in advance.
 const Op* barrierWaitedAt(const Warp& w);

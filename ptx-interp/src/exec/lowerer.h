@@ -270,6 +270,7 @@ class KernelLowerer {
   void lowerMaskedCompare(const Instruction& setp);  // masked-compares: the and before it folded in
   void lowerFoldedMad(const Instruction& add);       // integer-mads: the mul.lo before it folded in
   std::optional<uint32_t> smallFactor(const Instruction& mulOrMad) const;
+  void lowerMulByImmediate(const Operand& d, const Operand& x, Type xType, const Operand* addend, Type t, uint32_t k);
   void lowerMov(const Instruction& in);
   void lowerCvt(const Instruction& in);
   void lowerVideo(const Instruction& in);

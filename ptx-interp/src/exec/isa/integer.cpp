@@ -655,17 +655,8 @@ void KernelLowerer::lowerFoldedMad(const Instruction& add) {
   const Operand& product = opnd(mul, 0);
   const Operand& first = opnd(add, 1);
   const Operand& addend = first.kind == OperandKind::Reg && first.index == product.index ? opnd(add, 2) : first;
-  if (const std::optional<uint32_t> k = smallFactor(mul); k && sizeOf(t) == 8) {
-    const uint32_t a = src(opnd(mul, 1), mul.type()), c = src(addend, t);
-    Dst d = dst(opnd(add, 0), t);
-    Op& op = emit(h::mulByImmediateHandler<true>());
-    op.d = d.off;
-    op.a = a;
-    op.c = c;
-    op.imm = *k;
-    finish(d);
-    return;
-  }
+  if (const std::optional<uint32_t> k = smallFactor(mul); k && sizeOf(t) == 8)
+    return lowerMulByImmediate(opnd(add, 0), opnd(mul, 1), mul.type(), &addend, t, *k);
   const uint32_t a = src(opnd(mul, 1), mul.type()), b = src(opnd(mul, 2), mul.type()), c = src(addend, t);
   Dst d = dst(opnd(add, 0), t);
   Op& op = emit(byInt163264(t, line_, [](auto x) -> Handler { return &h::ternary<decltype(x), h::MadLoF>; }));
@@ -674,6 +665,19 @@ void KernelLowerer::lowerFoldedMad(const Instruction& add) {
   op.b = b;
   op.c = c;
   finish(d);
+}
+
+// d = x * k (+ addend, when given) on 64-bit lanes, k the immediate factor smallFactor found (h::mulByImmediate)
+void KernelLowerer::lowerMulByImmediate(const Operand& d, const Operand& x, Type xType, const Operand* addend, Type t,
+                                        uint32_t k) {
+  const uint32_t a = src(x, xType), c = addend ? src(*addend, t) : 0;
+  Dst out = dst(d, t);
+  Op& op = emit(addend ? h::mulByImmediateHandler<true>() : h::mulByImmediateHandler<false>());
+  op.d = out.off;
+  op.a = a;
+  op.c = c;
+  op.imm = k;
+  finish(out);
 }
 
 // The immediate second factor of a mul.lo/mad.lo on 64-bit lanes when it is below 2^32 (mulByImmediate), else none.
@@ -802,16 +806,8 @@ void KernelLowerer::lowerArith(const Instruction& in) {
         return bin(hnd, t, t, wt);
       }
       bool hi = in.mulMode == ptx::MulMode::hi;
-      if (const std::optional<uint32_t> k = smallFactor(in)) {
-        const uint32_t a = src(opnd(in, 1), t);
-        Dst d = dst(opnd(in, 0), t);
-        Op& op = emit(h::mulByImmediateHandler<false>());
-        op.d = d.off;
-        op.a = a;
-        op.imm = *k;
-        finish(d);
-        return;
-      }
+      if (const std::optional<uint32_t> k = smallFactor(in))
+        return lowerMulByImmediate(opnd(in, 0), opnd(in, 1), t, nullptr, t, *k);
       return bin(byInt163264(t, line_,
                              [&](auto x) -> Handler {
                                using T = decltype(x);

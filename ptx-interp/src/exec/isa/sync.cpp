@@ -310,7 +310,7 @@ void KernelLowerer::lowerSync(const Instruction& in) {
     case Opcode::BarWarpSync:
       if (in.numOperands > 0) emitCollectiveCheck(WarpCollective::WarpSync, src(opnd(in, 0), Type::u32));
       if (checkedAccesses() & kCheckSharedHazards) emit(&checking::warpSync);
-      // a: the membermask register (0: none), the lanes it gathers (ctl::gatherLanes)
+      // a: the membermask register (0: none), the lanes it gathers (ctl::gatherMembers)
       emit(&ctl::barWarpSync).a = in.numOperands > 0 ? src(opnd(in, 0), Type::u32) : 0;
       return;
     case Opcode::Membar:

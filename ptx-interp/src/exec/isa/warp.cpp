@@ -155,11 +155,7 @@ struct ElectOperands {
 // (tools/gpu-probe/results/synccheck19-h100-2026-11-27.txt, variants 8 and 9), so `group` is what both say.
 // maskReg 0: no membermask operand, every active lane is in one group.
 // Independent thread scheduling: a collective first gathers the set-aside lanes of the warp that its membermask
-// (the first executing lane's; maskReg 0: the executing lanes) names (ctl::gatherLanes). nullptr: run it now.
-[[gnu::noinline]] const Op* gatherNamedLanes(Warp& w, const Op* op, uint32_t maskReg) {
-  const uint32_t named = maskReg ? R<uint32_t>(w, maskReg)[std::countr_zero(w.exec | 0x80000000u)] : w.exec;
-  return ctl::gatherLanes(w, op, named);
-}
+// (the first executing lane's; maskReg 0: the executing lanes) names (ctl::gatherMembers). nullptr: run it now.
 
 template <class F> void forEachMemberGroup(Warp& w, uint32_t maskReg, F fn) {
   uint32_t m = w.exec;
@@ -178,7 +174,7 @@ template <class F> void forEachMemberGroup(Warp& w, uint32_t maskReg, F fn) {
 PTX_LANES const Op* vote(Warp& w, const Op* op) {
   const VoteOperands v = VoteOperands::of(*op);
   if (!w.setAside.empty()) [[unlikely]]
-    if (const Op* other = gatherNamedLanes(w, op, v.members)) return other;
+    if (const Op* other = ctl::gatherMembers(w, op, v.members, w.exec)) return other;
   const uint32_t* mm = v.members ? R<uint32_t>(w, v.members) : nullptr;
   uint32_t pm = predMask(R<uint8_t>(w, v.predicate));
   if (v.negated) pm = ~pm;
@@ -233,7 +229,7 @@ const Op* activemask(Warp& w, const Op* op) {
 const Op* shfl(Warp& w, const Op* op) {
   const ShuffleOperands v = ShuffleOperands::of(*op);
   if (!w.setAside.empty()) [[unlikely]]
-    if (const Op* other = gatherNamedLanes(w, op, v.members)) return other;
+    if (const Op* other = ctl::gatherMembers(w, op, v.members, w.exec)) return other;
   const uint32_t* a = R<uint32_t>(w, v.value);
   const uint32_t* b = R<uint32_t>(w, v.lane);
   const uint32_t* c = R<uint32_t>(w, v.clamp);
@@ -304,7 +300,7 @@ const Op* matchSync(Warp& w, const Op* op) {
   alignas(64) uint8_t pred[32] = {};
   const MatchOperands v = MatchOperands::of(*op);
   if (!w.setAside.empty()) [[unlikely]]
-    if (const Op* other = gatherNamedLanes(w, op, v.members)) return other;
+    if (const Op* other = ctl::gatherMembers(w, op, v.members, w.exec)) return other;
   if (v.size == 8)
     matchGroups<uint64_t>(w, v, res, pred);
   else
@@ -317,7 +313,7 @@ const Op* matchSync(Warp& w, const Op* op) {
 const Op* reduxSync(Warp& w, const Op* op) {
   const ReduxOperands r = ReduxOperands::of(*op);
   if (!w.setAside.empty()) [[unlikely]]
-    if (const Op* other = gatherNamedLanes(w, op, r.members)) return other;
+    if (const Op* other = ctl::gatherMembers(w, op, r.members, w.exec)) return other;
   const uint32_t* a = R<uint32_t>(w, r.value);
   const bool sgn = r.isSigned;
   alignas(64) uint32_t result[32] = {};
@@ -349,7 +345,7 @@ const Op* reduxSync(Warp& w, const Op* op) {
 const Op* electSync(Warp& w, const Op* op) {
   const ElectOperands v = ElectOperands::of(*op);
   if (!w.setAside.empty()) [[unlikely]]
-    if (const Op* other = gatherNamedLanes(w, op, v.members)) return other;
+    if (const Op* other = ctl::gatherMembers(w, op, v.members, w.exec)) return other;
   const uint32_t* mm = R<uint32_t>(w, v.members);
   int lane = std::countr_zero(w.exec | 0x80000000u);
   uint32_t members = mm[lane] & w.exec;

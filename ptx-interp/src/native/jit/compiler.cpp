@@ -17,8 +17,6 @@
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
-#include <llvm/Support/CommandLine.h>
-#include <llvm/Support/StringSaver.h>
 #include <llvm/ExecutionEngine/Orc/ObjectTransformLayer.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/Constants.h>
@@ -35,8 +33,10 @@
 #include <llvm/Linker/Linker.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/ADT/StringExtras.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/Host.h>
 #include <llvm/Support/SHA1.h>
+#include <llvm/Support/StringSaver.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Support/TargetSelect.h>
@@ -198,6 +198,12 @@ void bindTo(llvm::GlobalValue& g, uint64_t address) {
 // all units link into one module. Mutable variables are the interpreter's (a copy would hold other values);
 // thread-local ones cannot be bound, so the functions that use them (and their callers, unless the interpreter
 // has them too) are bound to the interpreter's functions instead of compiled.
+// Whether f has the Handler signature, `const Op* (Warp&, const Op*)`: what the ops name, compiled into kernels.
+bool isHandlerShaped(const llvm::Function& f) {
+  return f.arg_size() == 2 && f.getReturnType()->isPointerTy() && f.getArg(0)->getType()->isPointerTy() &&
+         f.getArg(1)->getType() == f.getReturnType();
+}
+
 void prepareUnit(llvm::Module& m, size_t unit, Prepared& p, std::unordered_map<std::string, std::string>& names,
                  std::unordered_set<std::string>& ambiguous, RegisterFileUsers& registerUsers) {
   if (registersInSsa()) keepOtherWarpsOutOfLine(m);
@@ -245,9 +251,7 @@ void prepareUnit(llvm::Module& m, size_t unit, Prepared& p, std::unordered_map<s
   // which keeps a kernel's module small. A handler has the Handler signature; the ops name them.
   for (llvm::Function& f : m) {
     if (f.isDeclaration() || unusable.count(&f)) continue;
-    if (f.arg_size() == 2 && f.getReturnType()->isPointerTy() && f.getArg(0)->getType()->isPointerTy() &&
-        f.getArg(1)->getType() == f.getReturnType())
-      continue;
+    if (isHandlerShaped(f)) continue;
     if (uint64_t a = p.symbols.address(f.getName().str())) bindTo(f, a);
   }
   // Where code takes a handler's address instead of calling it (the barrier run ahead asks whether an op's handler
@@ -393,7 +397,7 @@ void prepareBitcode(Prepared* p) {
     return llvm::StringRef(name).startswith(kAtPrefix) || p->symbols.address(name) != 0;
   });
   for (llvm::Function& f : *all)
-    if (!f.isDeclaration() && f.arg_size() == 2 && f.getReturnType()->isPointerTy())
+    if (!f.isDeclaration() && isHandlerShaped(f))
       p->handlerSize.emplace(f.getName().str(), uint32_t(f.getInstructionCount()));
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);
@@ -841,21 +845,15 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
     llvm::Function* handler = nullptr;
     auto name = p.symbols.functions.find(reinterpret_cast<uint64_t>(op.fn));
     const bool compileIt = !options || !options->compileOp || options->compileOp[i];
-    const bool overBudget =
-        compileIt && !inlined[i] && bitcodeHandler(p, op) && p.handlerSize.count(*bitcodeHandler(p, op));
-    if (compileIt && inlined[i] && name != p.symbols.functions.end()) {
-      auto mapped = p.functions.find(name->second);
-      if (mapped != p.functions.end()) {
-        auto d = declared.find(mapped->second);
-        if (d != declared.end()) {
-          handler = d->second;
-        } else if (llvm::Function* source = (*handlers)->getFunction(mapped->second);
-                   source && source->arg_size() == 2 && source->getReturnType()->isPointerTy()) {
-          handler =
-              llvm::Function::Create(source->getFunctionType(), llvm::GlobalValue::ExternalLinkage, mapped->second, *m);
-          declared.emplace(mapped->second, handler);
-          declaredHandlers.insert(mapped->second);
-        }
+    const std::string* inBitcode = compileIt ? bitcodeHandler(p, op) : nullptr;
+    const bool overBudget = inBitcode && !inlined[i] && p.handlerSize.count(*inBitcode);
+    if (inBitcode && inlined[i]) {
+      if (auto d = declared.find(*inBitcode); d != declared.end()) {
+        handler = d->second;
+      } else if (llvm::Function* source = (*handlers)->getFunction(*inBitcode); source && isHandlerShaped(*source)) {
+        handler = llvm::Function::Create(source->getFunctionType(), llvm::GlobalValue::ExternalLinkage, *inBitcode, *m);
+        declared.emplace(*inBitcode, handler);
+        declaredHandlers.insert(*inBitcode);
       }
     }
     if (handler) {
