@@ -57,6 +57,27 @@ LaunchResult run(const Program& prog, const char* kernel, Dim3 grid, Dim3 block,
   return launch(prog, findKernel(prog, kernel), lp);
 }
 
+// Runs `kernel` of `ptx`, compiled with the rewrites in `mask`, over the parameters (out, in, n), out being
+// `outBytes` bytes filled with 0xee first; returns out's bytes, or nothing after a failure it has reported.
+std::vector<uint8_t> outputOf(const char* ptx, uint32_t mask, const char* kernel, Dim3 grid, Dim3 block, const void* in,
+                              uint32_t n, size_t outBytes) {
+  CompileResult cr = compileText(ptx, mask);
+  if (!cr.program) {
+    ADD_FAILURE() << cr.error;
+    return {};
+  }
+  uint8_t* out = rewriteArena().alloc<uint8_t>(outBytes);
+  std::memset(out, 0xee, outBytes);
+  ptxtest::Params p(kernels(*cr.program)[0]);
+  p.arg(out).arg(in).arg(n);
+  LaunchResult r = run(*cr.program, kernel, grid, block, p);
+  if (!r.ok()) {
+    ADD_FAILURE() << r.fault.message;
+    return {};
+  }
+  return std::vector<uint8_t>(out, out + outBytes);
+}
+
 // A fault under one set of rewrites is the fault under another: kind, PTX line, address, block and thread. The
 // first mask's fault is the reference.
 void expectSameFault(std::optional<Fault>& reference, const Fault& got, uint32_t mask) {
@@ -1916,15 +1937,8 @@ DONE:
   std::vector<uint8_t> reference;
   for (uint32_t mask : {kAllRewrites & ~bits, kAllRewrites, kAllRewrites & ~rewriteBit(Rewrite::MaskedCompares),
                         kAllRewrites & ~rewriteBit(Rewrite::IntegerMads), bits, 0u}) {
-    CompileResult cr = compileText(ptx, mask);
-    ASSERT_TRUE(cr.program) << cr.error;
-    uint8_t* out = rewriteArena().alloc<uint8_t>(threads * 32);
-    std::memset(out, 0xee, threads * 32);
-    ptxtest::Params p(kernels(*cr.program)[0]);
-    p.arg(out).arg(in).arg(n);
-    LaunchResult r = run(*cr.program, "pairs", Dim3{1}, Dim3{threads}, p);
-    ASSERT_TRUE(r.ok()) << r.fault.message;
-    std::vector<uint8_t> got(out, out + threads * 32);
+    const std::vector<uint8_t> got = outputOf(ptx, mask, "pairs", Dim3{1}, Dim3{threads}, in, n, threads * 32);
+    ASSERT_FALSE(got.empty()) << "rewrites " << mask;
     if (reference.empty()) {
       reference = got;
       uint64_t x0;  // seed 1 goes 4, 2, 1
@@ -2129,16 +2143,9 @@ TEST(Rewrites, ImmediateShiftsAndFactorsAsTheRegisterForms) {
   for (uint32_t n : {64u, 45u}) {
     std::vector<uint8_t> reference;
     for (bool immediate : {false, true}) {
-      const std::string text = kernel(immediate);
-      CompileResult cr = compileText(text.c_str(), kAllRewrites);
-      ASSERT_TRUE(cr.program) << cr.error;
-      uint8_t* out = rewriteArena().alloc<uint8_t>(64 * 1024);
-      std::memset(out, 0xee, 64 * 1024);
-      ptxtest::Params p(kernels(*cr.program)[0]);
-      p.arg(out).arg(in).arg(n);
-      LaunchResult r = run(*cr.program, "forms", Dim3{1}, Dim3{64}, p);
-      ASSERT_TRUE(r.ok()) << r.fault.message;
-      std::vector<uint8_t> got(out, out + 64 * 1024);
+      const std::vector<uint8_t> got =
+          outputOf(kernel(immediate).c_str(), kAllRewrites, "forms", Dim3{1}, Dim3{64}, in, n, 64 * 1024);
+      ASSERT_FALSE(got.empty()) << "immediate " << immediate;
       if (reference.empty()) {
         reference = got;
         continue;
@@ -2204,15 +2211,8 @@ DONE:
     std::vector<uint8_t> reference;
     for (uint32_t mask : {kAllRewrites & ~fused, kAllRewrites, kAllRewrites & ~rewriteBit(Rewrite::GuardedExits),
                           fused | rewriteBit(Rewrite::GuardedExits), 0u}) {
-      CompileResult cr = compileText(ptx, mask);
-      ASSERT_TRUE(cr.program) << cr.error;
-      uint8_t* out = rewriteArena().alloc<uint8_t>(threads * 8);
-      std::memset(out, 0xee, threads * 8);
-      ptxtest::Params p(kernels(*cr.program)[0]);
-      p.arg(out).arg(in).arg(n);
-      LaunchResult r = run(*cr.program, "exits", Dim3{2}, Dim3{threads}, p);
-      ASSERT_TRUE(r.ok()) << r.fault.message;
-      std::vector<uint8_t> got(out, out + threads * 8);
+      const std::vector<uint8_t> got = outputOf(ptx, mask, "exits", Dim3{2}, Dim3{threads}, in, n, threads * 8);
+      ASSERT_FALSE(got.empty()) << "rewrites " << mask << ", n " << n;
       if (reference.empty()) {
         reference = got;
         // thread 2 (value 74: 74 & 6 = 2, even and under 900) reaches the end: 5 * 7 + 17, times 23, plus 74
