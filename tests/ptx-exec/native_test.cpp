@@ -436,17 +436,35 @@ TEST_F(NativeTier, HotKernelsCompileAndLaterLaunchesRunTheirCode) {
   setNativeTierPolicy(policy);
 }
 
-// The on-disk cache (docs/native-tier.md, "Cache"), across processes: ctest runs this test twice with the same
+// The on-disk cache (docs/native-tier.md, "Cache"), across processes: ctest runs this test with the same
 // CUEMU_NATIVE_CACHE_PATH, first with CUEMU_NATIVE_CACHE_TEST=fill (an emptied cache: every kernel compiled and
-// written), then with =load (every kernel loaded, none compiled). Each run checks both tiers' memory equal.
+// written, and the prepared handler bitcode), then with =load (every kernel loaded, none compiled). With =prepared
+// and =damaged it runs in a folder of its own holding only the prepared bitcode of the fill run
+// (CUEMU_NATIVE_CACHE_FROM), whole (every kernel compiled without preparing the bitcode) or cut short (prepared
+// again, and written again). Each run checks both tiers' memory equal.
 TEST(NativeCache, ASecondProcessLoadsTheKernelsFromTheCache) {
   const char* phase = std::getenv("CUEMU_NATIVE_CACHE_TEST");
   const char* dir = std::getenv("CUEMU_NATIVE_CACHE_PATH");
-  if (!phase || !dir) GTEST_SKIP() << "run by ctest (ptx_exec_tests_native_cache_fill, _load)";
+  if (!phase || !dir) GTEST_SKIP() << "run by ctest (ptx_exec_tests_native_cache_fill, _load, _prepared, _damaged)";
   if (!nativeTierUnavailable().empty()) GTEST_SKIP() << nativeTierUnavailable();
   ::unsetenv("CUEMU_NATIVE_CACHE_DISABLE");
-  const bool fill = std::strcmp(phase, "fill") == 0;
-  if (fill) std::filesystem::remove_all(dir);
+  const std::string kind = phase;
+  const bool load = kind == "load";
+  if (!load) std::filesystem::remove_all(dir);
+  if (kind == "prepared" || kind == "damaged") {
+    const char* from = std::getenv("CUEMU_NATIVE_CACHE_FROM");
+    ASSERT_NE(from, nullptr);
+    std::filesystem::create_directories(dir);
+    size_t copied = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(from)) {
+      if (entry.path().extension() != ".prepared") continue;
+      const std::filesystem::path to = std::filesystem::path(dir) / entry.path().filename();
+      std::filesystem::copy_file(entry.path(), to);
+      if (kind == "damaged") std::filesystem::resize_file(to, std::filesystem::file_size(to) / 2);
+      ++copied;
+    }
+    ASSERT_EQ(copied, 1u) << "the fill run left one prepared bitcode file in " << from;
+  }
   const NativeTierStats before = nativeTierStats();
   expectSameInBothTiers(vectorAdd());
   std::vector<unsigned> in(777);
@@ -461,12 +479,26 @@ TEST(NativeCache, ASecondProcessLoadsTheKernelsFromTheCache) {
   EXPECT_NE(out.fault.kind, FaultKind::None);
   const NativeTierStats after = nativeTierStats();
   EXPECT_EQ(after.kernelsCompiled - before.kernelsCompiled, 3u);
-  if (fill) {
-    EXPECT_EQ(after.cacheWrites - before.cacheWrites, 3u);
-    EXPECT_EQ(after.cacheLoads - before.cacheLoads, 0u);
-  } else {
+  if (load) {
     EXPECT_EQ(after.cacheLoads - before.cacheLoads, 3u);
     EXPECT_EQ(after.cacheWrites - before.cacheWrites, 0u);
+    EXPECT_EQ(after.preparedLoads + after.preparedWrites, before.preparedLoads + before.preparedWrites);
+  } else {
+    EXPECT_EQ(after.cacheWrites - before.cacheWrites, 3u);
+    EXPECT_EQ(after.cacheLoads - before.cacheLoads, 0u);
+    // the bitcode is prepared (or read) once per process, at its first compile
+    const bool reads = kind == "prepared";
+    EXPECT_EQ(after.preparedLoads - before.preparedLoads, reads ? 1u : 0u);
+    EXPECT_EQ(after.preparedWrites - before.preparedWrites, reads ? 0u : 1u);
+  }
+  if (kind == "damaged") {  // written anew, whole: the same size as the fill run's
+    const char* from = std::getenv("CUEMU_NATIVE_CACHE_FROM");
+    uintmax_t whole = 0, now = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(from))
+      if (entry.path().extension() == ".prepared") whole = entry.file_size();
+    for (const auto& entry : std::filesystem::directory_iterator(dir))
+      if (entry.path().extension() == ".prepared") now = entry.file_size();
+    EXPECT_EQ(now, whole);
   }
 }
 

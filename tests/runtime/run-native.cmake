@@ -2,7 +2,11 @@
 # run-program.cmake runs it (the PASS line, the expected output), and checks that the tier ran compiled code:
 #
 #   cmake -DLIST=<native-corpus.txt> [-DPROGRAMS=<name,name...>] -DSTATS=<file> -DRUN_PROGRAM=<run-program.cmake>
-#         [-DMIN_KERNELS=1] [-DMIN_LAUNCHES=1] -P run-native.cmake
+#         [-DMIN_KERNELS=1] [-DMIN_LAUNCHES=1] [-DCACHE_DIR=<folder> [-DMIN_PREPARED_LOADS=1]] -P run-native.cmake
+#
+# CACHE_DIR: the programs share this on-disk cache (CUEMU_NATIVE_CACHE_PATH), emptied first: the first compiling
+# process prepares the handler bitcode and writes it there, the later ones read it (at least MIN_PREPARED_LOADS of
+# them must), and a kernel two programs hold compiles once. Without it the test's environment decides.
 #
 # LIST: one program a line, `program|binary|expect|expect_cuemu|VAR=value VAR=value` (CMakeLists.txt writes it);
 # PROGRAMS: the programs to run, separated by commas (default: every one). The tier's variables come from the test's environment. Each
@@ -17,6 +21,16 @@ if(NOT DEFINED MIN_LAUNCHES)
   set(MIN_LAUNCHES 1)
 endif()
 file(REMOVE ${STATS})
+set(cache_env "")
+if(DEFINED CACHE_DIR)
+  file(REMOVE_RECURSE ${CACHE_DIR})
+  set(cache_env CUEMU_NATIVE_CACHE_DISABLE=0 CUEMU_NATIVE_CACHE_PATH=${CACHE_DIR})
+  if(NOT DEFINED MIN_PREPARED_LOADS)
+    set(MIN_PREPARED_LOADS 1)
+  endif()
+else()
+  set(MIN_PREPARED_LOADS 0)
+endif()
 if(DEFINED PROGRAMS)
   string(REPLACE "," ";" PROGRAMS "${PROGRAMS}")
 endif()
@@ -36,7 +50,7 @@ foreach(line IN LISTS lines)
   separate_arguments(env UNIX_COMMAND "${env}")
   string(TIMESTAMP start "%s%f")
   execute_process(
-    COMMAND ${CMAKE_COMMAND} -E env CUEMU_NATIVE_STATS=${STATS} ${env} ${CMAKE_COMMAND} -DPROGRAM=${binary}
+    COMMAND ${CMAKE_COMMAND} -E env CUEMU_NATIVE_STATS=${STATS} ${cache_env} ${env} ${CMAKE_COMMAND} -DPROGRAM=${binary}
             "-DEXPECT=${expect}" "-DEXPECT_CUEMU=${expect_cuemu}" -P ${RUN_PROGRAM}
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
   string(TIMESTAMP end "%s%f")
@@ -55,7 +69,7 @@ endforeach()
 
 # the programs' statistics together
 set(totals kernels_compiled kernels_refused launches_compiled launches_interpreted background_compiles ops_inlined
-           ops_called)
+           ops_called cache_loads prepared_loads prepared_writes)
 foreach(key IN LISTS totals)
   set(sum_${key} 0)
 endforeach()
@@ -83,4 +97,8 @@ if(sum_kernels_compiled LESS MIN_KERNELS OR sum_launches_compiled LESS MIN_LAUNC
   message(FATAL_ERROR "runtime-native: the tier compiled ${sum_kernels_compiled} kernels and ran "
                       "${sum_launches_compiled} compiled launches, fewer than ${MIN_KERNELS} and ${MIN_LAUNCHES}: "
                       "this run did not test the tier")
+endif()
+if(sum_prepared_loads LESS MIN_PREPARED_LOADS)
+  message(FATAL_ERROR "runtime-native: ${sum_prepared_loads} processes read the prepared handler bitcode from "
+                      "${CACHE_DIR}, fewer than ${MIN_PREPARED_LOADS}")
 endif()

@@ -59,6 +59,9 @@ struct NativeTierStats {
   uint64_t backgroundCompiles = 0;   // compiles a background process did (their code loads at the next launch)
   uint64_t cacheLoads = 0;           // of kernelsCompiled: loaded from the on-disk cache (docs/native-tier.md)
   uint64_t cacheWrites = 0;          // compiled and written to the cache
+  // compiles (here or in a background process) that read the prepared handler bitcode from the cache, and that
+  // prepared it and wrote it there (docs/native-tier.md, Cache)
+  uint64_t preparedLoads = 0, preparedWrites = 0;
   std::string lastRefusal;
 };
 NativeTierStats nativeTierStats();

@@ -13,7 +13,7 @@ struct Warp;
 
 extern "C" {
 
-constexpr uint32_t kCuemuNativeAbiVersion = 5;
+constexpr uint32_t kCuemuNativeAbiVersion = 6;
 
 // CuemuNativeOptions::inlineBudget: every handler inlined, however large the kernel
 constexpr uint32_t kCuemuNativeInlineAll = 0xffffffffu;
@@ -52,7 +52,10 @@ struct CuemuNativeResult {
   uint32_t codeBytes = 0;      // machine code
   uint32_t fromCache = 0;      // 1: loaded from the on-disk cache (nothing compiled)
   uint32_t cacheWritten = 0;   // 1: compiled and written to the cache
-  char message[512] = {};      // why entry is null
+  // 1: this compile read the process's prepared handler bitcode from the cache (prepareNs is then milliseconds);
+  // preparedWritten: prepared it and wrote it there
+  uint32_t preparedFromCache = 0, preparedWritten = 0;
+  char message[512] = {};  // why entry is null
 };
 
 struct CuemuNativeApi {

@@ -181,11 +181,10 @@ void writeStatsAtExit() {
   const std::string line = fmt::format(
       "pid={} kernels_compiled={} kernels_refused={} launches_compiled={} launches_interpreted={} "
       "background_compiles={} cache_loads={} cache_writes={} ops_inlined={} ops_called={} ops_over_budget={} "
-      "compile_ms={:.1f} "
-      "prepare_ms={:.1f}\n",
+      "compile_ms={:.1f} prepare_ms={:.1f} prepared_loads={} prepared_writes={}\n",
       getpid(), s.kernelsCompiled, s.kernelsRefused, s.launchesCompiled, s.launchesInterpreted, s.backgroundCompiles,
       s.cacheLoads, s.cacheWrites, s.opsInlined, s.opsCalled, s.opsOverBudget, double(s.compileNs) / 1e6,
-      double(s.prepareNs) / 1e6);
+      double(s.prepareNs) / 1e6, s.preparedLoads, s.preparedWrites);
   const int fd = ::open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return;
   [[maybe_unused]] const ssize_t written = ::write(fd, line.data(), line.size());
@@ -203,12 +202,24 @@ bool nativeTier() {
     } else if (v && std::getenv("CUEMU_NATIVE_STATS")) {
       std::atexit(writeStatsAtExit);
     }
-    if (v && !library().api)
-      std::fprintf(stderr, "cuemu: CUEMU_NATIVE=1, but the native tier is absent: %s. Kernels are interpreted.\n",
-                   library().unavailable.c_str());
   }
   return v != 0;
 }
+
+namespace {
+// The tier's library, loaded when the first kernel gets hot: loading it (and LLVM with it) costs 10-15 ms, which a
+// program whose kernels all stay interpreted should not pay. Says once on stderr why it is absent, when it is.
+const Library& libraryForCompiles() {
+  const Library& lib = library();
+  static std::once_flag said;
+  if (!lib.api)
+    std::call_once(said, [&] {
+      std::fprintf(stderr, "cuemu: CUEMU_NATIVE=1, but the native tier is absent: %s. Kernels are interpreted.\n",
+                   lib.unavailable.c_str());
+    });
+  return lib;
+}
+}  // namespace
 
 std::string nativeTierUnavailable() { return library().unavailable; }
 
@@ -308,6 +319,8 @@ void addCompileTimes(const CuemuNativeResult& result) {
   stats().compileNs += result.compileNs;
   stats().lastCompileNs = result.compileNs;
   stats().prepareNs += result.prepareNs;
+  stats().preparedLoads += result.preparedFromCache;
+  stats().preparedWrites += result.preparedWritten;
 }
 
 // Compiles (without gMutex) and records the result (with it). The code is kept only while its program lives.
@@ -357,6 +370,7 @@ void runJob(CompileJob& job, const char* cacheDir) {
 // ERROR: out of memory", or a process growing to 22 GB). At exit the child is killed and the queue dropped.
 class Compiler {
  public:
+  static constexpr int kBackgroundNice = 10;
   static Compiler& instance() {
     static Compiler* c = [] {
       auto* made = new Compiler();  // lives until exit
@@ -405,6 +419,9 @@ class Compiler {
         // thread that forked it (and leaves at once if that ended before it could say so).
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent) _exit(1);
+        // below the program's own threads, which run its kernels interpreted meanwhile: at the same priority the
+        // compile took a core from them (a 0.2 s program ran 0.33 s with the tier on, docs/native-tier.md, Tiering)
+        [[maybe_unused]] const int niced = nice(kBackgroundNice);
         CuemuNativeResult result;
         const bool ok = lib.api->compile(job.ops.data(), job.ops.size(), &options, &result);
         const int status = !ok || !result.entry ? 1 : (result.cacheWritten || result.fromCache) ? 0 : 2;
@@ -539,8 +556,6 @@ class Compiler {
 
 Handler codeFor(const Program& p, const FunctionCode& entry, uint64_t threads) {
   if (!nativeTier()) return nullptr;
-  const Library& lib = library();
-  if (!lib.api) return nullptr;
   const NativeTierPolicy policy = nativeTierPolicy();
   CompileJob job;
   bool fromCache = false;
@@ -560,6 +575,10 @@ Handler codeFor(const Program& p, const FunctionCode& entry, uint64_t threads) {
       ++code.launches;
       code.threads += threads;
       if (code.launches < policy.hotLaunches && code.threads < policy.hotThreads) return nullptr;
+    }
+    if (!libraryForCompiles().api) {
+      code.state = NativeSlot::Code::Done;
+      return nullptr;
     }
     std::string why;
     if (!prepareJob(p, function, job, why)) {

@@ -60,6 +60,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <chrono>
 #include <map>
 #include <cstring>
@@ -87,6 +88,7 @@ uint64_t since(Clock::time_point t) {
 constexpr llvm::StringLiteral kAtPrefix = "__cuemu_at_";
 constexpr llvm::StringLiteral kOpsName = "__cuemu_ops";
 constexpr llvm::StringLiteral kKernelName = "cuemu_kernel";
+constexpr llvm::StringLiteral kPreparedExtension = ".prepared";
 uint64_t gBias = 0;
 std::string atName(uint64_t address) { return (kAtPrefix + llvm::Twine::utohexstr(address - gBias)).str(); }
 
@@ -366,7 +368,6 @@ Prepared* prepare(const void* anchor) {
 // answer.
 void prepareBitcode(Prepared* p) {
   auto start = Clock::now();
-  p->bitcodeTried = true;
   llvm::LLVMContext context;
   auto all = std::make_unique<llvm::Module>("cuemu-handlers", context);
   std::unordered_map<std::string, std::string> names;
@@ -637,22 +638,17 @@ bool loadCached(Prepared& p, const Cache& cache, const std::string& key, const O
   return true;
 }
 
-// Writes the object (to a file of this process, then renamed: readers see whole files only), then removes the
-// least recently used files while the cache is over its size.
-bool storeCached(const Cache& cache, const std::string& key, const std::string& object, const CuemuNativeResult& r) {
+// Writes a cache file (to a file of this process, then renamed: readers see whole files only), then removes the
+// least recently used files (kernels' objects and prepared bitcode alike) while the cache is over its size.
+bool writeCacheFile(const Cache& cache, const std::string& name, std::initializer_list<llvm::StringRef> parts) {
   std::error_code ec;
   std::filesystem::create_directories(cache.dir, ec);
   if (ec) return false;
-  const std::string path = cache.dir + "/" + key + ".o";
+  const std::string path = cache.dir + "/" + name;
   const std::string temporary = path + ".tmp" + std::to_string(::getpid());
   {
     std::ofstream os(temporary, std::ios::binary);
-    CacheHeader header;
-    header.opsInlined = r.opsInlined;
-    header.opsCalled = r.opsCalled;
-    header.opsOverBudget = r.opsOverBudget;
-    os.write(reinterpret_cast<const char*>(&header), sizeof header);
-    os.write(object.data(), std::streamsize(object.size()));
+    for (llvm::StringRef part : parts) os.write(part.data(), std::streamsize(part.size()));
     if (!os) {
       std::filesystem::remove(temporary, ec);
       return false;
@@ -666,7 +662,7 @@ bool storeCached(const Cache& cache, const std::string& key, const std::string& 
   std::vector<std::pair<std::filesystem::file_time_type, std::filesystem::path>> files;
   uint64_t total = 0;
   for (const auto& entry : std::filesystem::directory_iterator(cache.dir, ec)) {
-    if (entry.path().extension() != ".o") continue;
+    if (entry.path().extension() != ".o" && entry.path().extension() != kPreparedExtension.str()) continue;
     total += entry.file_size(ec);
     files.push_back({entry.last_write_time(ec), entry.path()});
   }
@@ -676,6 +672,96 @@ bool storeCached(const Cache& cache, const std::string& key, const std::string& 
     const uint64_t size = std::filesystem::file_size(file, ec);
     if (std::filesystem::remove(file, ec)) total -= size;
   }
+  return true;
+}
+
+bool storeCached(const Cache& cache, const std::string& key, const std::string& object, const CuemuNativeResult& r) {
+  CacheHeader header;
+  header.opsInlined = r.opsInlined;
+  header.opsCalled = r.opsCalled;
+  header.opsOverBudget = r.opsOverBudget;
+  return writeCacheFile(cache, key + ".o",
+                        {llvm::StringRef(reinterpret_cast<const char*>(&header), sizeof header), object});
+}
+
+// ---- the prepared handler bitcode in the cache ----------------------------------------------------------------------
+// Preparing the bitcode (prepareBitcode) takes 1.5-2 s, in every process that compiles: so long that a background
+// compile of a short program never finished (docs/native-tier.md, Tiering). What it makes depends on nothing but
+// the tier's identity (this library, the interpreter's object, the host CPU: cacheIdentity) and the register mode,
+// so it is kept in the cache beside the kernels: `<key>.prepared`, this header, the name tables as text lines
+// (`f <interpreter's name> <bitcode's name>`, `s <handler> <IR instructions>`), then the bitcode.
+struct PreparedHeader {
+  char magic[8] = {'c', 'u', 'e', 'm', 'u', 'p', 'b', '1'};
+  uint64_t tableBytes = 0, bitcodeBytes = 0;
+};
+
+std::string preparedKey(const Prepared& p) {
+  llvm::SHA1 hash;
+  hash.update(p.identity);
+  hash.update(registersInSsa() ? ";prepared;ssa" : ";prepared;memory");
+  return llvm::toHex(hash.final(), true);
+}
+
+bool storePrepared(const Prepared& p, const Cache& cache) {
+  std::string table;
+  for (const auto& [original, name] : p.functions) table += "f " + original + " " + name + "\n";
+  for (const auto& [name, size] : p.handlerSize) table += "s " + name + " " + std::to_string(size) + "\n";
+  PreparedHeader header;
+  header.tableBytes = table.size();
+  header.bitcodeBytes = p.bitcode->getBufferSize();
+  return writeCacheFile(
+      cache, preparedKey(p) + kPreparedExtension.str(),
+      {llvm::StringRef(reinterpret_cast<const char*>(&header), sizeof header), table, p.bitcode->getBuffer()});
+}
+
+// Reads the prepared bitcode from the cache; false (p unchanged) where the file is absent, or not whole: a file whose
+// parts do not add up, whose tables do not parse or whose bitcode LLVM does not read is removed, and the bitcode is
+// prepared again.
+bool loadPrepared(Prepared& p, const Cache& cache) {
+  const std::string path = cache.dir + "/" + preparedKey(p) + kPreparedExtension.str();
+  auto file = llvm::MemoryBuffer::getFile(path, false, false);
+  if (!file) return false;
+  auto reject = [&] {
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+    return false;
+  };
+  const llvm::StringRef bytes = (*file)->getBuffer();
+  PreparedHeader header;
+  if (bytes.size() < sizeof header || std::memcmp(bytes.data(), header.magic, sizeof header.magic) != 0)
+    return reject();
+  std::memcpy(&header, bytes.data(), sizeof header);
+  if (header.tableBytes > bytes.size() || header.bitcodeBytes != bytes.size() - sizeof header - header.tableBytes)
+    return reject();
+  std::unordered_map<std::string, std::string> functions;
+  std::unordered_map<std::string, uint32_t> handlerSize;
+  llvm::SmallVector<llvm::StringRef, 0> lines;
+  bytes.substr(sizeof header, header.tableBytes).split(lines, '\n', -1, false);
+  for (llvm::StringRef line : lines) {
+    llvm::SmallVector<llvm::StringRef, 3> fields;
+    line.split(fields, ' ');
+    uint32_t size = 0;
+    if (fields.size() == 3 && fields[0] == "f")
+      functions.emplace(fields[1].str(), fields[2].str());
+    else if (fields.size() == 3 && fields[0] == "s" && !fields[2].getAsInteger(10, size))
+      handlerSize.emplace(fields[1].str(), size);
+    else
+      return reject();
+  }
+  auto bitcode =
+      llvm::MemoryBuffer::getMemBufferCopy(bytes.drop_front(sizeof header + header.tableBytes), "cuemu-handlers");
+  {
+    llvm::LLVMContext context;
+    auto m = llvm::getLazyBitcodeModule(bitcode->getMemBufferRef(), context);
+    if (!m) {
+      llvm::consumeError(m.takeError());
+      return reject();
+    }
+  }
+  ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);
+  p.functions = std::move(functions);
+  p.handlerSize = std::move(handlerSize);
+  p.bitcode = std::move(bitcode);
   return true;
 }
 
@@ -777,9 +863,16 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
     return true;
   }
   if (!p.bitcodeTried) {
-    const uint64_t before = p.prepareNs;
-    prepareBitcode(&p);
-    out->prepareNs += p.prepareNs - before;
+    const auto started = Clock::now();
+    p.bitcodeTried = true;
+    if (cache.enabled && loadPrepared(p, cache)) {
+      out->preparedFromCache = 1;
+      p.prepareNs += since(started);
+    } else {
+      prepareBitcode(&p);
+      if (p.error.empty() && cache.enabled) out->preparedWritten = storePrepared(p, cache) ? 1 : 0;
+    }
+    out->prepareNs += since(started);
   }
   if (!p.error.empty()) return fail(out, p.error);
   bool absolute = false;  // the code names an address of this process only: not cached
