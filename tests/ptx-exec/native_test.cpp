@@ -398,7 +398,8 @@ TEST_F(NativeTier, HotKernelsCompileAndLaterLaunchesRunTheirCode) {
   };
 
   // hot at the third launch: compiled in the background, the fourth launch runs the code
-  setNativeTierPolicy({3, uint64_t(1) << 40, true});
+  constexpr uint32_t kNever = 0xffffffffu;  // not hot by interpreted time (the last case)
+  setNativeTierPolicy({3, uint64_t(1) << 40, true, kNever});
   CompileResult first = program();
   for (int launchNo = 1; launchNo <= 3; ++launchNo) {
     const Counts d = run(first, 4, false);
@@ -412,7 +413,7 @@ TEST_F(NativeTier, HotKernelsCompileAndLaterLaunchesRunTheirCode) {
   EXPECT_EQ(d.compiled, 1u) << "the background compile's code, loaded at this launch";
 
   // deterministic launches, compiled at the hot launch (background off), which runs the code
-  setNativeTierPolicy({2, uint64_t(1) << 40, false});
+  setNativeTierPolicy({2, uint64_t(1) << 40, false, kNever});
   CompileResult second = program();
   d = run(second, 4, true);
   EXPECT_EQ(d.launchesInterpreted, 1u);
@@ -422,11 +423,21 @@ TEST_F(NativeTier, HotKernelsCompileAndLaterLaunchesRunTheirCode) {
   EXPECT_EQ(d.launchesCompiled, 1u);
 
   // hot by threads: 1024 + 1024 reach 2048 at the second launch
-  setNativeTierPolicy({100, 2048, false});
+  setNativeTierPolicy({100, 2048, false, kNever});
   CompileResult third = program();
   d = run(third, 4, false);
   EXPECT_EQ(d.launchesInterpreted, 1u);
   d = run(third, 4, false);
+  EXPECT_EQ(d.compiled, 1u);
+  EXPECT_EQ(d.launchesCompiled, 1u);
+
+  // hot by interpreted time: a launch of 800,000 warps takes more than the millisecond (at tens of nanoseconds a
+  // warp), so the next launch compiles; small launches never reach it
+  setNativeTierPolicy({100, uint64_t(1) << 40, false, 1});
+  CompileResult fourth = program();
+  d = run(fourth, 100000, false);
+  EXPECT_EQ(d.launchesInterpreted, 1u);
+  d = run(fourth, 4, false);
   EXPECT_EQ(d.compiled, 1u);
   EXPECT_EQ(d.launchesCompiled, 1u);
 

@@ -15,16 +15,18 @@ void setNativeTier(bool on);
 bool nativeTier();
 
 // When a kernel is compiled (docs/native-tier.md, "Tiering"): it runs in the interpreter until it is hot, that is
-// until it was launched `hotLaunches` times or ran `hotThreads` threads in all (counted per program and kernel), then
-// it compiles in the background (a child process, its launches interpreted meanwhile) and the first launch after
-// the compile loads its code, or without `background` it compiles at that launch, which runs the code; later
-// launches run its code. Deterministic launches follow the same policy: both tiers give the same results in the
-// same order. Default: from CUEMU_NATIVE_HOT_LAUNCHES (3), CUEMU_NATIVE_HOT_THREADS (1048576) and
+// until it was launched `hotLaunches` times, ran `hotThreads` threads, or its launches took `hotInterpretedMs`
+// milliseconds in the interpreter, all counted per program and kernel; then it compiles in the background (a child
+// process, its launches interpreted meanwhile) and the first launch after the compile loads its code, or without
+// `background` it compiles at that launch, which runs the code; later launches run its code. Deterministic launches
+// follow the same policy: both tiers give the same results in the same order. Default: from
+// CUEMU_NATIVE_HOT_LAUNCHES (3), CUEMU_NATIVE_HOT_THREADS (1048576), CUEMU_NATIVE_HOT_MS (100) and
 // CUEMU_NATIVE_BACKGROUND (1; 0: off). {1, 0, false}: every kernel compiled at its first launch.
 struct NativeTierPolicy {
   uint32_t hotLaunches = 3;
   uint64_t hotThreads = uint64_t(1) << 20;
   bool background = true;
+  uint32_t hotInterpretedMs = 100;  // wall time of the kernel's interpreted launches; 0xffffffff: never hot by it
 };
 void setNativeTierPolicy(const NativeTierPolicy& policy);
 NativeTierPolicy nativeTierPolicy();

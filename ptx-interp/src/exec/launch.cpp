@@ -7,6 +7,7 @@
 #include "exec/handlers.h"
 #include "exec/lower.h"
 #include "native/tier.h"
+#include "ptx/native.h"
 #include "ptx/check.h"
 #include "ptx/parse.h"
 
@@ -846,6 +847,9 @@ LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams&
   job.entry = &codeProgram.functions[code.function];
   job.native = native::codeFor(codeProgram, *job.entry,
                                uint64_t(lp.grid.x) * lp.grid.y * lp.grid.z * lp.block.x * lp.block.y * lp.block.z);
+  // an interpreted launch's time counts toward the kernel's hotness, while the tier is on (NativeTierPolicy)
+  const bool timed = !job.native && nativeTier();
+  const auto started = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   job.lp = lp;
   job.host = lp.host ? lp.host : &defaultHost();
   job.paramBuffer.assign(static_cast<const uint8_t*>(lp.params),
@@ -929,6 +933,11 @@ LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams&
     }
   }
   if (lp.config.timeoutMs) Watchdog::instance().unwatch(job);
+  if (timed)
+    native::interpreted(
+        codeProgram, *job.entry,
+        uint64_t(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started).count()));
   LaunchResult r;
   if (job.faulted.load()) r.fault = job.fault;
   r.maxParkedCtas = job.maxParked.load();

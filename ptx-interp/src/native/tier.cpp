@@ -150,6 +150,8 @@ NativeTierPolicy& policyStore() {
     if (const char* v = std::getenv("CUEMU_NATIVE_HOT_LAUNCHES"))
       made->hotLaunches = uint32_t(std::strtoul(v, nullptr, 10));
     if (const char* v = std::getenv("CUEMU_NATIVE_HOT_THREADS")) made->hotThreads = std::strtoull(v, nullptr, 10);
+    if (const char* v = std::getenv("CUEMU_NATIVE_HOT_MS"))
+      made->hotInterpretedMs = uint32_t(std::min<unsigned long long>(std::strtoull(v, nullptr, 10), 0xffffffffu));
     if (const char* v = std::getenv("CUEMU_NATIVE_BACKGROUND")) made->background = std::strcmp(v, "0") != 0;
     return made;
   }();
@@ -574,7 +576,9 @@ Handler codeFor(const Program& p, const FunctionCode& entry, uint64_t threads) {
     if (!handedOver) {
       ++code.launches;
       code.threads += threads;
-      if (code.launches < policy.hotLaunches && code.threads < policy.hotThreads) return nullptr;
+      const bool hotByTime =
+          policy.hotInterpretedMs != 0xffffffffu && code.interpretedNs >= uint64_t(policy.hotInterpretedMs) * 1000000;
+      if (code.launches < policy.hotLaunches && code.threads < policy.hotThreads && !hotByTime) return nullptr;
     }
     if (!libraryForCompiles().api) {
       code.state = NativeSlot::Code::Done;
@@ -600,6 +604,13 @@ Handler codeFor(const Program& p, const FunctionCode& entry, uint64_t threads) {
   Handler h = p.native->kernels[job.function].entry;
   if (h) --stats().launchesInterpreted, ++stats().launchesCompiled;
   return h;
+}
+
+void interpreted(const Program& p, const FunctionCode& entry, uint64_t ns) {
+  std::lock_guard<std::mutex> lock(gMutex);
+  if (!p.native) return;
+  auto code = p.native->kernels.find(uint32_t(&entry - p.functions.data()));
+  if (code != p.native->kernels.end()) code->second.interpretedNs += ns;
 }
 
 }  // namespace native

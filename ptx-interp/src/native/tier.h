@@ -14,6 +14,7 @@ struct NativeSlot {
     Handler entry = nullptr;  // nullptr: the kernel is interpreted
     void* handle = nullptr;
     uint64_t launches = 0, threads = 0;  // while interpreted (NativeTierPolicy)
+    uint64_t interpretedNs = 0;          // wall time of those launches
     // Queued: a background compile is queued or running; InCache: it put the code in the cache, and the next launch
     // loads it; CompileHere: it could not (code naming addresses of this process), and the next launch compiles;
     // Done: compiled, or refused
@@ -30,6 +31,9 @@ namespace native {
 // ops of p's other kernels call their handlers. Counts a launch of `threads` threads; compiled once the kernel is
 // hot (NativeTierPolicy). nullptr while the tier is off, the kernel is not compiled yet, or it cannot be.
 Handler codeFor(const Program& p, const FunctionCode& entry, uint64_t threads = 0);
+// Adds an interpreted launch's wall time to the kernel's count (NativeTierPolicy::hotInterpretedMs), where codeFor
+// counted the launch.
+void interpreted(const Program& p, const FunctionCode& entry, uint64_t ns);
 
 }  // namespace native
 }  // namespace ptx::exec
