@@ -17,9 +17,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <numeric>
 #include <random>
 #include <vector>
+
+#include <unistd.h>
 
 using namespace ptx::exec;
 
@@ -54,11 +58,12 @@ struct Outcome {
   int64_t faultOffset = 0;  // the fault's address less the first buffer's (each run has buffers of its own)
 };
 
-Outcome runCase(const Case& c, bool native) {
+// tiering: compiled at its launch unless told otherwise
+Outcome runCase(const Case& c, bool native, const NativeTierPolicy& tiering = {1, 0, false}) {
   const bool was = nativeTier();
   const NativeTierPolicy policy = nativeTierPolicy();
   setNativeTier(native);
-  setNativeTierPolicy({1, 0, false});  // compiled at its launch
+  setNativeTierPolicy(tiering);
   // a text of its own: compile() gives the program of the same text while one lives (other tests' included)
   static std::atomic<int> serial{0};
   CompileResult compiled =
@@ -356,6 +361,70 @@ TEST_F(NativeTier, ExitDuringABackgroundCompile) {
       testing::ExitedWithCode(0), "exiting");
 }
 
+// Whether this process has a child process: the background compile's (a process whose parent, the fourth field of
+// /proc/<pid>/stat, is this one).
+bool hasChildProcess() {
+  std::error_code ec;
+  const std::string self = std::to_string(getpid());
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    const size_t end = line.rfind(')');  // the command, in parentheses, may hold spaces
+    if (end == std::string::npos) continue;
+    std::istringstream fields(line.substr(end + 1));
+    std::string state, parent;
+    if (fields >> state >> parent && parent == self) return true;
+  }
+  return false;
+}
+
+// With the environment's cache on, the compile in flight at exit is left to finish in its own process
+// (CUEMU_NATIVE_FINISH_AT_EXIT): the program exits as before, and the kernel's code appears in the cache afterwards,
+// so that the program's next run has it at the kernel's hot launch (NativeCache tests that load).
+TEST_F(NativeTier, ACompileInFlightAtExitFinishesIntoTheCache) {
+  const std::string dir = testing::TempDir() + "cuemu-native-finish-at-exit-" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  auto objects = [&] {
+    size_t n = 0;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) n += entry.path().extension() == ".o";
+    return n;
+  };
+  EXPECT_EXIT(
+      {
+        ::unsetenv("CUEMU_NATIVE_CACHE_DISABLE");
+        ::unsetenv("CUEMU_NATIVE_FINISH_AT_EXIT");
+        ::setenv("CUEMU_NATIVE_CACHE_PATH", dir.c_str(), 1);
+        setNativeTier(true);
+        setNativeTierPolicy({1, 0, true});
+        float* a = nativeArena().alloc<float>(256);
+        CompileResult r = compile(ptxtest::readFile(std::string(PTX_EXEC_KERNELS) + "/bench.ptx") +
+                                  "\n// native tier: a compile finishing after exit\n");
+        if (!r.program) std::_Exit(3);
+        const int k = findKernel(*r.program, "vadd");
+        ptxtest::Params p(kernels(*r.program)[size_t(k)]);
+        p.arg(a).arg(a).arg(a).arg(256);
+        if (!launch(*r.program, k, ptxtest::launchParams(Dim3{1}, Dim3{256}, p, nativeArena())).ok()) std::_Exit(4);
+        // exit once the compile's process runs (it prepares the handler bitcode for a second or more first)
+        for (int waited = 0; !hasChildProcess() && waited < 200; ++waited)
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        if (!hasChildProcess()) std::_Exit(5);
+        if (objects() != 0) std::_Exit(6);
+        std::fprintf(stderr, "exiting\n");
+        std::exit(0);
+      },
+      testing::ExitedWithCode(0), "exiting");
+  // the compile's process, left running, writes the code (1.5-3 s: it prepares the handler bitcode, the folder
+  // being new)
+  for (int waited = 0; objects() == 0 && waited < 120 * 20; ++waited)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(objects(), 1u) << "no code in " << dir;
+  std::filesystem::remove_all(dir);
+}
+
 TEST_F(NativeTier, HotKernelsCompileAndLaterLaunchesRunTheirCode) {
   const bool was = nativeTier();
   const NativeTierPolicy policy = nativeTierPolicy();
@@ -501,6 +570,18 @@ TEST(NativeCache, ASecondProcessLoadsTheKernelsFromTheCache) {
     const bool reads = kind == "prepared";
     EXPECT_EQ(after.preparedLoads - before.preparedLoads, reads ? 1u : 0u);
     EXPECT_EQ(after.preparedWrites - before.preparedWrites, reads ? 0u : 1u);
+  }
+  if (load) {
+    // with background compiles, the hot launch itself loads code that is in the cache: no background compile, and
+    // that launch runs it
+    const NativeTierStats b = nativeTierStats();
+    const Outcome interpreted = runCase(vectorAdd(), false);
+    const Outcome hot = runCase(vectorAdd(), true, NativeTierPolicy{1, uint64_t(1) << 40, true, 0xffffffffu});
+    const NativeTierStats a = nativeTierStats();
+    EXPECT_EQ(a.launchesCompiled - b.launchesCompiled, 1u) << "the hot launch ran the code from the cache";
+    EXPECT_EQ(a.cacheLoads - b.cacheLoads, 1u);
+    EXPECT_EQ(a.backgroundCompiles, b.backgroundCompiles);
+    EXPECT_EQ(hot.buffers, interpreted.buffers);
   }
   if (kind == "damaged") {  // written anew, whole: the same size as the fill run's
     const char* from = std::getenv("CUEMU_NATIVE_CACHE_FROM");

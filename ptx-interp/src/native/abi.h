@@ -13,7 +13,7 @@ struct Warp;
 
 extern "C" {
 
-constexpr uint32_t kCuemuNativeAbiVersion = 6;
+constexpr uint32_t kCuemuNativeAbiVersion = 7;
 
 // CuemuNativeOptions::inlineBudget: every handler inlined, however large the kernel
 constexpr uint32_t kCuemuNativeInlineAll = 0xffffffffu;
@@ -36,6 +36,8 @@ struct CuemuNativeOptions {
   // call the interpreter's handler (docs/native-tier.md, "Inlining budget"; CUEMU_NATIVE_INLINE_BUDGET).
   // kCuemuNativeInlineAll: every handler with bitcode inlined
   uint32_t inlineBudget = kCuemuNativeInlineAll;
+  // 1: only load the code from the cache; where it is not there, fail (message "not in the cache") and compile nothing
+  uint32_t cacheOnly = 0;
 };
 
 // What one compile did (docs/native-tier.md).

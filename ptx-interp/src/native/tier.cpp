@@ -10,7 +10,9 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -183,10 +185,10 @@ void writeStatsAtExit() {
   const std::string line = fmt::format(
       "pid={} kernels_compiled={} kernels_refused={} launches_compiled={} launches_interpreted={} "
       "background_compiles={} cache_loads={} cache_writes={} ops_inlined={} ops_called={} ops_over_budget={} "
-      "compile_ms={:.1f} prepare_ms={:.1f} prepared_loads={} prepared_writes={}\n",
+      "compile_ms={:.1f} prepare_ms={:.1f} prepared_loads={} prepared_writes={} finishing_after_exit={}\n",
       getpid(), s.kernelsCompiled, s.kernelsRefused, s.launchesCompiled, s.launchesInterpreted, s.backgroundCompiles,
       s.cacheLoads, s.cacheWrites, s.opsInlined, s.opsCalled, s.opsOverBudget, double(s.compileNs) / 1e6,
-      double(s.prepareNs) / 1e6, s.preparedLoads, s.preparedWrites);
+      double(s.prepareNs) / 1e6, s.preparedLoads, s.preparedWrites, s.compilesFinishingAfterExit);
   const int fd = ::open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return;
   [[maybe_unused]] const ssize_t written = ::write(fd, line.data(), line.size());
@@ -327,9 +329,12 @@ void addCompileTimes(const CuemuNativeResult& result) {
 
 // Compiles (without gMutex) and records the result (with it). The code is kept only while its program lives.
 // cacheDir: where a background compile left the code (nullptr: the environment's cache).
-void runJob(CompileJob& job, const char* cacheDir) {
+// cacheOnly: only a cache hit counts; otherwise nothing is recorded and the result is false (the caller queues a
+// background compile).
+bool runJob(CompileJob& job, const char* cacheDir, bool cacheOnly = false) {
   const Library& lib = library();
-  const CuemuNativeOptions options = jobOptions(job, cacheDir);
+  CuemuNativeOptions options = jobOptions(job, cacheDir);
+  options.cacheOnly = cacheOnly ? 1 : 0;
   CuemuNativeResult result;
   bool ok;
   {
@@ -337,16 +342,17 @@ void runJob(CompileJob& job, const char* cacheDir) {
     ok = lib.api->compile(job.ops.data(), job.ops.size(), &options, &result);
   }
   std::lock_guard<std::mutex> lock(gMutex);
+  if (cacheOnly && (!ok || !result.entry)) return false;
   addCompileTimes(result);
   std::shared_ptr<NativeSlot> slot = job.slot.lock();
   if (!ok || !result.entry) {
     refuse(result.message, true);
     if (slot) slot->kernels[job.function].state = NativeSlot::Code::Done;
-    return;
+    return false;
   }
   if (!slot) {  // the program was released while its kernel compiled
     lib.api->release(result.handle);
-    return;
+    return false;
   }
   ++stats().kernelsCompiled;
   stats().cacheLoads += result.fromCache;
@@ -361,6 +367,44 @@ void runJob(CompileJob& job, const char* cacheDir) {
   code.handle = result.handle;
   code.state = NativeSlot::Code::Done;
   writePerfMap(reinterpret_cast<const void*>(result.entry), result.codeBytes, job.name);
+  return true;
+}
+
+// A compile's process that the program leaves running at its exit (Compiler::stop): told by SIGUSR1, it stops dying
+// with its parent, puts /dev/null in place of its standard streams, limits itself to kChildLimitSeconds and says so
+// on its acknowledgement pipe. Only async-signal-safe calls.
+constexpr unsigned kChildLimitSeconds = 300;
+int gDetachAckFd = -1;
+extern "C" void detachFromParent(int) {
+  prctl(PR_SET_PDEATHSIG, 0);
+  const int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null >= 0) {
+    dup2(null, 0), dup2(null, 1), dup2(null, 2);
+    close(null);
+  }
+  alarm(kChildLimitSeconds);
+  const char ack = 'd';
+  [[maybe_unused]] const ssize_t written = write(gDetachAckFd, &ack, 1);
+}
+
+// Closes every descriptor the child inherited but its standard streams and `keep` (its pipes to the parent): a file
+// or pipe of the program that the compile's process held open would stay open after the program's exit when the
+// compile finishes there (a harness that waits for the end of the program's output would wait for it).
+void closeInheritedDescriptors(int keepA, int keepB) {
+  const unsigned low = unsigned(std::min(keepA, keepB)), high = unsigned(std::max(keepA, keepB));
+  auto closeRange = [](unsigned first, unsigned last) {
+    if (first <= last) syscall(SYS_close_range, first, last, 0);
+  };
+  closeRange(3, low - 1);
+  closeRange(low + 1, high - 1);
+  closeRange(high + 1, ~0u);
+}
+
+// CUEMU_NATIVE_FINISH_AT_EXIT (default 1): a background compile in flight when the program exits finishes in its
+// own process and writes its code to the cache, for the program's next run; 0: it is killed.
+bool finishCompilesAtExit() {
+  const char* v = std::getenv("CUEMU_NATIVE_FINISH_AT_EXIT");
+  return !v || std::strcmp(v, "0") != 0;
 }
 
 // The background compiler: one thread, started on first use, taking queued kernels in order. Each compile runs in
@@ -409,12 +453,23 @@ class Compiler {
     const Library& lib = library();
     const char* dir = handoverDir();
     const CuemuNativeOptions options = jobOptions(job, dir);
-    int fds[2];
+    int fds[2], ack[2];
     if (pipe2(fds, O_CLOEXEC) != 0) return finish(job, 2, CuemuNativeResult{});
+    if (pipe2(ack, O_CLOEXEC) != 0) {
+      close(fds[0]), close(fds[1]);
+      return finish(job, 2, CuemuNativeResult{});
+    }
     pid_t pid;
     const pid_t parent = getpid();
     {
       std::lock_guard<std::mutex> compiling(gCompileMutex);
+      // (with the compiler's lock, so that exit either sees the child or finds none started: a compile forked after
+      // stop() was waited for whole)
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (stopping_) {
+        close(fds[0]), close(fds[1]), close(ack[0]), close(ack[1]);
+        return;
+      }
       pid = fork();
       if (pid == 0) {
         // the child: this thread alone. Its code goes to the cache; _exit skips every atexit handler. It dies with the
@@ -424,6 +479,13 @@ class Compiler {
         // below the program's own threads, which run its kernels interpreted meanwhile: at the same priority the
         // compile took a core from them (a 0.2 s program ran 0.33 s with the tier on, docs/native-tier.md, Tiering)
         [[maybe_unused]] const int niced = nice(kBackgroundNice);
+        // (a program that exits while this compile runs may leave it to finish: detachFromParent)
+        closeInheritedDescriptors(fds[1], ack[1]);
+        gDetachAckFd = ack[1];
+        struct sigaction detach {};
+        detach.sa_handler = detachFromParent;
+        sigaction(SIGUSR1, &detach, nullptr);
+        signal(SIGPIPE, SIG_IGN);  // the result's pipe has no reader once the program is gone
         CuemuNativeResult result;
         const bool ok = lib.api->compile(job.ops.data(), job.ops.size(), &options, &result);
         const int status = !ok || !result.entry ? 1 : (result.cacheWritten || result.fromCache) ? 0 : 2;
@@ -435,15 +497,16 @@ class Compiler {
         }
         _exit(status);
       }
+      if (pid > 0) {
+        child_ = pid;
+        childAck_ = ack[0];
+      }
     }
     close(fds[1]);
+    close(ack[1]);
     if (pid < 0) {
-      close(fds[0]);
+      close(fds[0]), close(ack[0]);
       return finish(job, 2, CuemuNativeResult{});
-    }
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      child_ = pid;
     }
     // (a child that hangs, say on a lock another thread of this process held at the fork, is killed after
     // kChildLimit: the kernel stays interpreted and the compiles after it go on)
@@ -455,9 +518,11 @@ class Compiler {
     for (char* p = reinterpret_cast<char*>(&result); got < sizeof result;) {
       const auto left =
           std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-      pollfd readable{fds[0], POLLIN, 0};
-      const int ready = left.count() > 0 ? poll(&readable, 1, int(std::min<int64_t>(left.count(), 1000))) : 0;
+      pollfd readable[2] = {{fds[0], POLLIN, 0}, {wake_fd(), POLLIN, 0}};
+      const int ready = left.count() > 0 ? poll(readable, 2, int(std::min<int64_t>(left.count(), 1000))) : 0;
       if (ready < 0 && errno == EINTR) continue;
+      if (detached_.load()) break;  // the program exits and leaves the compile to finish (stop)
+      if (ready > 0 && !(readable[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       if (ready == 0) {
         if (std::chrono::steady_clock::now() < deadline) continue;
         timedOut = true;
@@ -470,6 +535,15 @@ class Compiler {
       got += size_t(k);
     }
     close(fds[0]);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      close(childAck_);
+      childAck_ = -1;
+      if (detached_.load()) {  // not waited for: it outlives this process
+        child_ = 0;
+        return;
+      }
+    }
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     {
@@ -526,15 +600,30 @@ class Compiler {
       idle_.notify_all();
     }
   }
+  // At exit: the queued compiles are dropped. The one in flight finishes in its process where its code goes to the
+  // environment's cache (finishCompilesAtExit): the child acknowledges within kAckLimit that it no longer dies with
+  // this process, and is not waited for; otherwise (a private folder, removed now, or no acknowledgement) it is killed.
   void stop() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       stopping_ = true;
-      if (child_ > 0) kill(child_, SIGKILL);
+      if (child_ > 0 && privateDir_.empty() && childAck_ >= 0 && finishCompilesAtExit() && kill(child_, SIGUSR1) == 0) {
+        constexpr int kAckLimitMs = 200;
+        pollfd acknowledged{childAck_, POLLIN, 0};
+        char byte = 0;
+        if (poll(&acknowledged, 1, kAckLimitMs) == 1 && read(childAck_, &byte, 1) == 1 && byte == 'd') detached_ = true;
+      }
+      if (child_ > 0 && !detached_.load()) kill(child_, SIGKILL);
+      const uint64_t one = 1;
+      [[maybe_unused]] const ssize_t woken = write(wake_fd(), &one, sizeof one);
       wake_.notify_all();
       idle_.notify_all();
     }
     if (thread_.joinable()) thread_.join();
+    if (detached_.load()) {
+      std::lock_guard<std::mutex> lock(gMutex);
+      ++stats().compilesFinishingAfterExit;
+    }
     if (!privateDir_.empty()) {
       if (DIR* d = opendir(privateDir_.c_str())) {
         while (const dirent* e = readdir(d))
@@ -550,6 +639,13 @@ class Compiler {
   uint64_t queued_ = 0, done_ = 0;
   bool stopping_ = false;
   pid_t child_ = 0;
+  int childAck_ = -1;                  // the read end of the child's acknowledgement pipe (detachFromParent)
+  std::atomic<bool> detached_{false};  // the child in flight was left to finish after exit
+  // wakes the compiler thread's wait for its child at exit
+  static int wake_fd() {
+    static const int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    return fd;
+  }
   std::string privateDir_;
   std::thread thread_;
 };
@@ -560,7 +656,7 @@ Handler codeFor(const Program& p, const FunctionCode& entry, uint64_t threads) {
   if (!nativeTier()) return nullptr;
   const NativeTierPolicy policy = nativeTierPolicy();
   CompileJob job;
-  bool fromCache = false;
+  bool fromCache = false, background = false;
   {
     std::lock_guard<std::mutex> lock(gMutex);
     if (!p.native) p.native = std::make_shared<NativeSlot>();
@@ -590,13 +686,21 @@ Handler codeFor(const Program& p, const FunctionCode& entry, uint64_t threads) {
       refuse(std::move(why));
       return nullptr;
     }
-    if (!handedOver && policy.background) {
-      code.state = NativeSlot::Code::Queued;
+    background = !handedOver && policy.background;
+    fromCache = code.state == NativeSlot::Code::InCache;
+    code.state = NativeSlot::Code::Queued;
+  }
+  if (background) {
+    // the code an earlier process compiled is loaded here, at once (milliseconds, no child process): a program run
+    // again runs its hot kernels compiled from their hot launch on; otherwise a background compile
+    if (!runJob(job, nullptr, true)) {
       Compiler::instance().queue(std::move(job));
       return nullptr;
     }
-    fromCache = code.state == NativeSlot::Code::InCache;
-    code.state = NativeSlot::Code::Queued;
+    std::lock_guard<std::mutex> lock(gMutex);
+    Handler h = p.native->kernels[job.function].entry;
+    if (h) --stats().launchesInterpreted, ++stats().launchesCompiled;
+    return h;
   }
   // at this launch, on this thread (the launch runs the code): compiled, or loaded where a background compile put it
   runJob(job, fromCache ? Compiler::instance().handoverDir() : nullptr);

@@ -862,6 +862,7 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
     out->compileNs = since(start);
     return true;
   }
+  if (options && options->cacheOnly) return fail(out, "not in the cache");
   if (!p.bitcodeTried) {
     const auto started = Clock::now();
     p.bitcodeTried = true;
