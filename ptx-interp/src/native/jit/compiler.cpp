@@ -112,6 +112,17 @@ struct Prepared {
   uint64_t prepareNs = 0;
 };
 
+// Whether handlers that inlined handlers call are inlined too (the light pipeline; CUEMU_NATIVE_NESTED_HANDLERS=call:
+// not), up to kNestedHandlerLimit IR instructions each. Part of the cache's identity.
+constexpr uint32_t kNestedHandlerLimit = 400;
+bool inlineNestedHandlers() {
+  static const bool on = [] {
+    const char* v = std::getenv("CUEMU_NATIVE_NESTED_HANDLERS");
+    return !v || std::strcmp(v, "call") != 0;
+  }();
+  return on;
+}
+
 // A file's identity for the cache key: path, size and modification time.
 std::string fileIdentity(const std::string& path) {
   struct stat st {};
@@ -127,7 +138,8 @@ std::string cacheIdentity(const Prepared& p) {
   std::string library = "?";
   if (dladdr(reinterpret_cast<void*>(&cacheIdentity), &self) && self.dli_fname) library = self.dli_fname;
   return "cuemu-native-cache 2;" + std::to_string(kCuemuNativeAbiVersion) + ";" + fileIdentity(library) + ";" +
-         fileIdentity(p.symbols.object) + ";" + p.cpu + ";" + p.features + ";" + p.codeGeneratorArgs;
+         fileIdentity(p.symbols.object) + ";" + p.cpu + ";" + p.features + ";" + p.codeGeneratorArgs +
+         (inlineNestedHandlers() ? ";nested" : ";nested-called");
 }
 
 // Resolves the names in JIT code: __cuemu_at_<hex>, then the interpreter's symbols, then the process's dynamic ones
@@ -1065,9 +1077,14 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
     if (level <= 1) {
       // The light pipeline: the handlers come optimised and vectorised from the build (CMakeLists.txt), so what is
       // left is to inline them, fold their op fields, and let the folded branches remove what they do not take.
+      // Handlers that a handler calls (a setp fused with its branch or exit runs braCondOnSetp or exitWhereOnSetp on
+      // the next op) are inlined too where they are small: called, each cost a call with vzeroupper and the
+      // reload of what the caller had just stored (the lanes a setp computed); CUEMU_NATIVE_NESTED_HANDLERS=call
+      // leaves them calls.
       for (llvm::Function& f : *m)
         if (!f.isDeclaration() && f.hasLocalLinkage() && !f.hasFnAttribute(llvm::Attribute::NoInline) &&
-            declaredHandlers.count(f.getName().str()))
+            (declaredHandlers.count(f.getName().str()) ||
+             (inlineNestedHandlers() && isHandlerShaped(f) && f.getInstructionCount() <= kNestedHandlerLimit)))
           f.addFnAttr(llvm::Attribute::AlwaysInline);
       // linking gives calls through a cast where the bitcode's struct types were renamed (Op.756 for Op): InstCombine
       // makes them direct calls, which the inliner needs
