@@ -932,6 +932,11 @@ template <class A> __attribute__((target("avx2,fma"))) const Op* fmaSharedChainO
 // bitcode instantiates, and rewrites.cpp is none (called, the chain made the compiled tiled matmul 5% slower).
 Handler fmaSharedChainHandler(unsigned baseSize, bool oneBase);
 
+// Whether h is a fused op that runs the ops after it on its fast path and continues at op->target, or leaves them to
+// run (op + 1) where it does not apply: shared-add-steps and shared-fma-chains. The ops between are its fallback; the
+// native tier calls their handlers rather than compiling them into the kernel (native/tier.cpp).
+bool isFusedWithFallback(Handler h);
+
 // True when every byte of [lo, end) is valid device memory according to the validator's fast path.
 PTX_HOT bool spanValid(const MemoryValidator& mv, uint64_t lo, uint64_t end) {
   return end > lo && end - lo <= mv.validFrom(lo);

@@ -1,6 +1,7 @@
 #include "native/tier.h"
 
 #include "exec/control.h"
+#include "exec/memory.h"
 #include "native/abi.h"
 #include "native/cache_environment.h"
 #include "ptx/native.h"
@@ -254,6 +255,15 @@ struct CompileJob {
   std::vector<uint8_t> leaveOp;  // CuemuNativeOptions::leaveOp
 };
 
+// CUEMU_NATIVE_FALLBACKS=inline: fused ops' fallbacks are compiled into kernels too (prepareJob)
+bool inlineFallbacks() {
+  static const bool on = [] {
+    const char* v = std::getenv("CUEMU_NATIVE_FALLBACKS");
+    return v && std::strcmp(v, "inline") == 0;
+  }();
+  return on;
+}
+
 // Fills `job` for the kernel with entry function `function` of p; false (and why) when it is not compiled.
 bool prepareJob(const Program& p, uint32_t function, CompileJob& job, std::string& why) {
   job.name = p.functions[function].name;
@@ -277,6 +287,17 @@ bool prepareJob(const Program& p, uint32_t function, CompileJob& job, std::strin
   job.leaveOp.resize(p.ops.size());
   const Op* end = p.ops.data() + p.ops.size();
   for (size_t i = 0; i < p.ops.size(); ++i) job.leaveOp[i] = ctl::mayHandOff(&p.ops[i], end) ? 1 : 0;
+  // A fused op's fallback (the ops its fast path skips, which run only where it does not apply) calls the
+  // interpreter's handlers: inlined, the shared loads and stores of the reduction's fused steps and of the matmul's
+  // fused inner products were most of those kernels' code (docs/native-tier.md, Measurements, session 30).
+  // CUEMU_NATIVE_FALLBACKS=inline compiles them too.
+  if (!inlineFallbacks())
+    for (size_t i = 0; i < p.ops.size(); ++i) {
+      const Op& op = p.ops[i];
+      if (!job.compileOp[i] || !op.target || op.target <= &op || op.target > end || !mem::isFusedWithFallback(op.fn))
+        continue;
+      for (size_t k = i + 1; k < size_t(op.target - p.ops.data()); ++k) job.compileOp[k] = 0;
+    }
   job.ops = p.ops;
   job.original = p.ops.data();
   return true;

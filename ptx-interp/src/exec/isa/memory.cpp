@@ -569,6 +569,13 @@ Handler fmaSharedChainHandler(unsigned baseSize, bool oneBase) {
   return baseSize == 4 ? fmaSharedChainFor<uint32_t>(oneBase) : fmaSharedChainFor<uint64_t>(oneBase);
 }
 
+bool isFusedWithFallback(Handler h) {
+  for (unsigned baseSize : {4u, 8u})
+    for (bool variant : {false, true})
+      if (h == sharedAddStepHandler(baseSize, variant) || h == fmaSharedChainHandler(baseSize, variant)) return true;
+  return false;
+}
+
 }  // namespace mem
 
 }  // namespace ptx::exec
