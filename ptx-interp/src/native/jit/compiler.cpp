@@ -996,6 +996,12 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
     if (i + 1 < count) likely.push_back({i + 1, blocks[i + 1]});
     if (op.target && op.target >= base && op.target < base + count && size_t(op.target - base) != i + 1)
       likely.push_back({size_t(op.target - base), blocks[size_t(op.target - base)]});
+    // a setp fused with the branch after it (setp-branch) returns that branch's target: a loop's back edge went
+    // through the entry switch in every iteration (the FMA loop, Collatz)
+    if (const Op* after = i + 1 < count ? ops[i + 1].target : nullptr; after && after >= base && after < base + count) {
+      const size_t k = size_t(after - base);
+      if (k != i + 1 && !(op.target == after)) likely.push_back({k, blocks[k]});
+    }
     for (auto [k, block] : likely) {
       auto* other = llvm::BasicBlock::Create(ctx, "op" + std::to_string(i) + ".not" + std::to_string(k), fn);
       b.CreateCondBr(b.CreateICmpEQ(next, opAt(k)), block, other);
