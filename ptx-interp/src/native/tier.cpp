@@ -408,17 +408,31 @@ extern "C" void detachFromParent(int) {
   [[maybe_unused]] const ssize_t written = write(gDetachAckFd, &ack, 1);
 }
 
-// Closes every descriptor the child inherited but its standard streams and `keep` (its pipes to the parent): a file
-// or pipe of the program that the compile's process held open would stay open after the program's exit when the
-// compile finishes there (a harness that waits for the end of the program's output would wait for it).
-void closeInheritedDescriptors(int keepA, int keepB) {
-  const unsigned low = unsigned(std::min(keepA, keepB)), high = unsigned(std::max(keepA, keepB));
-  auto closeRange = [](unsigned first, unsigned last) {
-    if (first <= last) syscall(SYS_close_range, first, last, 0);
+// Closes every descriptor the child inherited but its standard streams and its two pipes to the parent, which it
+// first moves above the standard streams' numbers (a program may have closed those, and detachFromParent puts
+// /dev/null there): a file or pipe of the program that the compile's process held open would stay open after the
+// program's exit when the compile finishes there (a harness that waits for the end of the program's output would
+// wait for it). Where close_range is missing (Linux before 5.9), the descriptors /proc/self/fd lists.
+void closeInheritedDescriptors(int& result, int& acknowledgement) {
+  for (int* fd : {&result, &acknowledgement})
+    if (*fd < 3) *fd = fcntl(*fd, F_DUPFD_CLOEXEC, 3);
+  const int low = std::min(result, acknowledgement), high = std::max(result, acknowledgement);
+  bool closed = true;
+  auto closeRange = [&](unsigned first, unsigned last) {
+    if (first <= last && syscall(SYS_close_range, first, last, 0) != 0) closed = false;
   };
-  closeRange(3, low - 1);
-  closeRange(low + 1, high - 1);
-  closeRange(high + 1, ~0u);
+  closeRange(3, unsigned(low) - 1);
+  closeRange(unsigned(low) + 1, unsigned(high) - 1);
+  closeRange(unsigned(high) + 1, ~0u);
+  if (closed) return;
+  std::vector<int> open;
+  if (DIR* d = opendir("/proc/self/fd")) {
+    while (const dirent* e = readdir(d))
+      if (e->d_name[0] != '.') open.push_back(std::atoi(e->d_name));
+    closedir(d);
+  }
+  for (int fd : open)
+    if (fd > 2 && fd != result && fd != acknowledgement) close(fd);
 }
 
 // CUEMU_NATIVE_FINISH_AT_EXIT (default 1): a background compile in flight when the program exits finishes in its
@@ -501,7 +515,8 @@ class Compiler {
         // compile took a core from them (a 0.2 s program ran 0.33 s with the tier on, docs/native-tier.md, Tiering)
         [[maybe_unused]] const int niced = nice(kBackgroundNice);
         // (a program that exits while this compile runs may leave it to finish: detachFromParent)
-        closeInheritedDescriptors(fds[1], ack[1]);
+        int resultFd = fds[1];
+        closeInheritedDescriptors(resultFd, ack[1]);
         gDetachAckFd = ack[1];
         struct sigaction detach {};
         detach.sa_handler = detachFromParent;
@@ -512,7 +527,7 @@ class Compiler {
         const int status = !ok || !result.entry ? 1 : (result.cacheWritten || result.fromCache) ? 0 : 2;
         const char* p = reinterpret_cast<const char*>(&result);
         for (size_t n = 0; n < sizeof result;) {
-          const ssize_t k = write(fds[1], p + n, sizeof result - n);
+          const ssize_t k = write(resultFd, p + n, sizeof result - n);
           if (k <= 0) break;
           n += size_t(k);
         }
@@ -714,7 +729,7 @@ Handler codeFor(const Program& p, const FunctionCode& entry, uint64_t threads) {
   if (background) {
     // the code an earlier process compiled is loaded here, at once (milliseconds, no child process): a program run
     // again runs its hot kernels compiled from their hot launch on; otherwise a background compile
-    if (!runJob(job, nullptr, true)) {
+    if (cacheEnvironment().dir.empty() || !runJob(job, nullptr, true)) {
       Compiler::instance().queue(std::move(job));
       return nullptr;
     }
