@@ -339,20 +339,28 @@ TEST_F(NativeTier, CompilesOncePerProgramAndReports) {
 // A process that exits while a background compile runs exits as it would without the tier: the compile's process
 // is killed, no LLVM code runs on a thread of the exiting process (a compiler thread here crashed it: "LLVM ERROR:
 // out of memory", status 134).
+// In a death test's child: switches the tier on and launches vadd once (bench.ptx, a text of its own: `tag`) with a
+// policy that queues its background compile at that launch; leaves with status 3 or 4 where that fails. The
+// program it returns stays alive while the caller waits.
+CompileResult launchVaddWithABackgroundCompile(const std::string& tag) {
+  setNativeTier(true);
+  setNativeTierPolicy({1, 0, true});
+  float* a = nativeArena().alloc<float>(256);
+  CompileResult r =
+      compile(ptxtest::readFile(std::string(PTX_EXEC_KERNELS) + "/bench.ptx") + "\n// native tier: " + tag + "\n");
+  if (!r.program) std::_Exit(3);
+  const int k = findKernel(*r.program, "vadd");
+  ptxtest::Params p(kernels(*r.program)[size_t(k)]);
+  p.arg(a).arg(a).arg(a).arg(256);
+  if (!launch(*r.program, k, ptxtest::launchParams(Dim3{1}, Dim3{256}, p, nativeArena())).ok()) std::_Exit(4);
+  return r;
+}
+
 TEST_F(NativeTier, ExitDuringABackgroundCompile) {
   EXPECT_EXIT(
       {
         ::setenv("CUEMU_NATIVE_CACHE_DISABLE", "1", 1);
-        setNativeTier(true);
-        setNativeTierPolicy({1, 0, true});
-        float* a = nativeArena().alloc<float>(256);
-        CompileResult r = compile(ptxtest::readFile(std::string(PTX_EXEC_KERNELS) + "/bench.ptx") +
-                                  "\n// native tier: exit during a compile\n");
-        if (!r.program) std::_Exit(3);
-        const int k = findKernel(*r.program, "vadd");
-        ptxtest::Params p(kernels(*r.program)[size_t(k)]);
-        p.arg(a).arg(a).arg(a).arg(256);
-        if (!launch(*r.program, k, ptxtest::launchParams(Dim3{1}, Dim3{256}, p, nativeArena())).ok()) std::_Exit(4);
+        const CompileResult r = launchVaddWithABackgroundCompile("exit during a compile");
         // the compile reads the handler bitcode for seconds: exit in the middle of it
         std::this_thread::sleep_for(std::chrono::milliseconds(300));
         std::fprintf(stderr, "exiting\n");
@@ -398,16 +406,7 @@ TEST_F(NativeTier, ACompileInFlightAtExitFinishesIntoTheCache) {
         ::unsetenv("CUEMU_NATIVE_CACHE_DISABLE");
         ::unsetenv("CUEMU_NATIVE_FINISH_AT_EXIT");
         ::setenv("CUEMU_NATIVE_CACHE_PATH", dir.c_str(), 1);
-        setNativeTier(true);
-        setNativeTierPolicy({1, 0, true});
-        float* a = nativeArena().alloc<float>(256);
-        CompileResult r = compile(ptxtest::readFile(std::string(PTX_EXEC_KERNELS) + "/bench.ptx") +
-                                  "\n// native tier: a compile finishing after exit\n");
-        if (!r.program) std::_Exit(3);
-        const int k = findKernel(*r.program, "vadd");
-        ptxtest::Params p(kernels(*r.program)[size_t(k)]);
-        p.arg(a).arg(a).arg(a).arg(256);
-        if (!launch(*r.program, k, ptxtest::launchParams(Dim3{1}, Dim3{256}, p, nativeArena())).ok()) std::_Exit(4);
+        const CompileResult r = launchVaddWithABackgroundCompile("a compile finishing after exit");
         // exit once the compile's process runs (it prepares the handler bitcode for a second or more first)
         for (int waited = 0; !hasChildProcess() && waited < 200; ++waited)
           std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -418,8 +417,8 @@ TEST_F(NativeTier, ACompileInFlightAtExitFinishesIntoTheCache) {
       },
       testing::ExitedWithCode(0), "exiting");
   // the compile's process, left running, writes the code (1.5-3 s: it prepares the handler bitcode, the folder
-  // being new)
-  for (int waited = 0; objects() == 0 && waited < 120 * 20; ++waited)
+  // being new; 34 s at nice 10 beside three busy processes and ctest -j2)
+  for (int waited = 0; objects() == 0 && waited < 240 * 20; ++waited)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_EQ(objects(), 1u) << "no code in " << dir;
   std::filesystem::remove_all(dir);

@@ -505,7 +505,14 @@ class Compiler {
         close(fds[0]), close(fds[1]), close(ack[0]), close(ack[1]);
         return;
       }
+      // SIGUSR1 (detachFromParent) stays blocked from the fork until the child has its handler: sent in between by
+      // an exiting program, it would have killed the child (ctest, at load 2, lost that race)
+      sigset_t detachSignal, previous;
+      sigemptyset(&detachSignal);
+      sigaddset(&detachSignal, SIGUSR1);
+      pthread_sigmask(SIG_BLOCK, &detachSignal, &previous);
       pid = fork();
+      if (pid != 0) pthread_sigmask(SIG_SETMASK, &previous, nullptr);
       if (pid == 0) {
         // the child: this thread alone. Its code goes to the cache; _exit skips every atexit handler. It dies with the
         // thread that forked it (and leaves at once if that ended before it could say so).
@@ -521,6 +528,7 @@ class Compiler {
         struct sigaction detach {};
         detach.sa_handler = detachFromParent;
         sigaction(SIGUSR1, &detach, nullptr);
+        pthread_sigmask(SIG_UNBLOCK, &detachSignal, nullptr);
         signal(SIGPIPE, SIG_IGN);  // the result's pipe has no reader once the program is gone
         CuemuNativeResult result;
         const bool ok = lib.api->compile(job.ops.data(), job.ops.size(), &options, &result);
