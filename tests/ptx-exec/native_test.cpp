@@ -480,34 +480,24 @@ TEST_F(NativeTier, HotKernelsCompileAndLaterLaunchesRunTheirCode) {
   EXPECT_EQ(d.launchesInterpreted, 0u);
   EXPECT_EQ(d.compiled, 1u) << "the background compile's code, loaded at this launch";
 
-  // deterministic launches, compiled at the hot launch (background off), which runs the code
-  setNativeTierPolicy({2, uint64_t(1) << 40, false, kNever});
-  CompileResult second = program();
-  d = run(second, 4, true);
-  EXPECT_EQ(d.launchesInterpreted, 1u);
-  d = run(second, 4, true);
-  EXPECT_EQ(d.compiled, 1u);
-  EXPECT_EQ(d.background, 0u);
-  EXPECT_EQ(d.launchesCompiled, 1u);
-
+  // With background compiles off, a fresh program whose first launch (of `blocks` blocks) stays interpreted and
+  // whose second (4 blocks) is the hot one: that launch compiles the kernel and runs its code.
+  auto hotAtTheSecondLaunch = [&](const NativeTierPolicy& tiering, uint32_t blocks, bool deterministic) {
+    setNativeTierPolicy(tiering);
+    CompileResult r = program();
+    EXPECT_EQ(run(r, blocks, deterministic).launchesInterpreted, 1u);
+    const Counts hot = run(r, 4, deterministic);
+    EXPECT_EQ(hot.compiled, 1u);
+    EXPECT_EQ(hot.background, 0u);
+    EXPECT_EQ(hot.launchesCompiled, 1u);
+  };
+  // deterministic launches, hot by launches
+  hotAtTheSecondLaunch({2, uint64_t(1) << 40, false, kNever}, 4, true);
   // hot by threads: 1024 + 1024 reach 2048 at the second launch
-  setNativeTierPolicy({100, 2048, false, kNever});
-  CompileResult third = program();
-  d = run(third, 4, false);
-  EXPECT_EQ(d.launchesInterpreted, 1u);
-  d = run(third, 4, false);
-  EXPECT_EQ(d.compiled, 1u);
-  EXPECT_EQ(d.launchesCompiled, 1u);
-
-  // hot by interpreted time: a launch of 800,000 warps takes more than the millisecond (at tens of nanoseconds a
-  // warp), so the next launch compiles; small launches never reach it
-  setNativeTierPolicy({100, uint64_t(1) << 40, false, 1});
-  CompileResult fourth = program();
-  d = run(fourth, 100000, false);
-  EXPECT_EQ(d.launchesInterpreted, 1u);
-  d = run(fourth, 4, false);
-  EXPECT_EQ(d.compiled, 1u);
-  EXPECT_EQ(d.launchesCompiled, 1u);
+  hotAtTheSecondLaunch({100, 2048, false, kNever}, 4, false);
+  // hot by interpreted time: a first launch of 800,000 warps takes more than the millisecond (at tens of nanoseconds
+  // a warp); small launches never reach it
+  hotAtTheSecondLaunch({100, uint64_t(1) << 40, false, 1}, 100000, false);
 
   const NativeTierStats s = nativeTierStats();
   EXPECT_GE(s.backgroundCompiles, 1u);
