@@ -741,13 +741,11 @@ Handler codeFor(const Program& p, const FunctionCode& entry, uint64_t threads) {
       Compiler::instance().queue(std::move(job));
       return nullptr;
     }
-    std::lock_guard<std::mutex> lock(gMutex);
-    Handler h = p.native->kernels[job.function].entry;
-    if (h) --stats().launchesInterpreted, ++stats().launchesCompiled;
-    return h;
+  } else {
+    // at this launch, on this thread (the launch runs the code): compiled, or loaded where a background compile put
+    // it
+    runJob(job, fromCache ? Compiler::instance().handoverDir() : nullptr);
   }
-  // at this launch, on this thread (the launch runs the code): compiled, or loaded where a background compile put it
-  runJob(job, fromCache ? Compiler::instance().handoverDir() : nullptr);
   std::lock_guard<std::mutex> lock(gMutex);
   Handler h = p.native->kernels[job.function].entry;
   if (h) --stats().launchesInterpreted, ++stats().launchesCompiled;

@@ -379,7 +379,6 @@ Prepared* prepare(const void* anchor) {
 // The handler bitcode, parsed, bound and linked: once per process, at the first compile that the cache does not
 // answer.
 void prepareBitcode(Prepared* p) {
-  auto start = Clock::now();
   llvm::LLVMContext context;
   auto all = std::make_unique<llvm::Module>("cuemu-handlers", context);
   std::unordered_map<std::string, std::string> names;
@@ -416,7 +415,6 @@ void prepareBitcode(Prepared* p) {
   llvm::raw_svector_ostream os(buffer);
   llvm::WriteBitcodeToFile(*all, os);
   p->bitcode = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(buffer.data(), buffer.size()), "cuemu-handlers");
-  p->prepareNs += since(start);
 }
 
 // ---- per kernel ---------------------------------------------------------------------------------------------------
@@ -880,12 +878,13 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
     p.bitcodeTried = true;
     if (cache.enabled && loadPrepared(p, cache)) {
       out->preparedFromCache = 1;
-      p.prepareNs += since(started);
     } else {
       prepareBitcode(&p);
       if (p.error.empty() && cache.enabled) out->preparedWritten = storePrepared(p, cache) ? 1 : 0;
     }
-    out->prepareNs += since(started);
+    const uint64_t took = since(started);
+    p.prepareNs += took;
+    out->prepareNs += took;
   }
   if (!p.error.empty()) return fail(out, p.error);
   bool absolute = false;  // the code names an address of this process only: not cached
@@ -1000,7 +999,7 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
     // through the entry switch in every iteration (the FMA loop, Collatz)
     if (const Op* after = i + 1 < count ? ops[i + 1].target : nullptr; after && after >= base && after < base + count) {
       const size_t k = size_t(after - base);
-      if (k != i + 1 && !(op.target == after)) likely.push_back({k, blocks[k]});
+      if (k != i + 1 && after != op.target) likely.push_back({k, blocks[k]});
     }
     for (auto [k, block] : likely) {
       auto* other = llvm::BasicBlock::Create(ctx, "op" + std::to_string(i) + ".not" + std::to_string(k), fn);
