@@ -507,32 +507,40 @@ TEST_F(NativeTier, HotKernelsCompileAndLaterLaunchesRunTheirCode) {
 
 // The on-disk cache (docs/native-tier.md, "Cache"), across processes: ctest runs this test with the same
 // CUEMU_NATIVE_CACHE_PATH, first with CUEMU_NATIVE_CACHE_TEST=fill (an emptied cache: every kernel compiled and
-// written, and the prepared handler bitcode), then with =load (every kernel loaded, none compiled). With =prepared
-// and =damaged it runs in a folder of its own holding only the prepared bitcode of the fill run
-// (CUEMU_NATIVE_CACHE_FROM), whole (every kernel compiled without preparing the bitcode) or cut short (prepared
-// again, and written again). Each run checks both tiers' memory equal.
+// written, and the prepared handler bitcode), then with =load (every kernel loaded by the interpreter's own loader,
+// none compiled). With =prepared, =damaged and =damaged-code it runs in a folder of its own holding files of the fill
+// run (CUEMU_NATIVE_CACHE_FROM): only the prepared bitcode, whole (every kernel compiled without preparing the
+// bitcode) or cut short (prepared again, and written again), or everything with the kernels' files cut short (each
+// refused, compiled anew and written again). Each run checks both tiers' memory equal.
 TEST(NativeCache, ASecondProcessLoadsTheKernelsFromTheCache) {
   const char* phase = std::getenv("CUEMU_NATIVE_CACHE_TEST");
   const char* dir = std::getenv("CUEMU_NATIVE_CACHE_PATH");
-  if (!phase || !dir) GTEST_SKIP() << "run by ctest (ptx_exec_tests_native_cache_fill, _load, _prepared, _damaged)";
+  if (!phase || !dir)
+    GTEST_SKIP() << "run by ctest (ptx_exec_tests_native_cache_fill, _load, _prepared, _damaged, _damaged-code)";
   if (!nativeTierUnavailable().empty()) GTEST_SKIP() << nativeTierUnavailable();
   ::unsetenv("CUEMU_NATIVE_CACHE_DISABLE");
   const std::string kind = phase;
-  const bool load = kind == "load";
+  const bool load = kind == "load", damagedCode = kind == "damaged-code";
   if (!load) std::filesystem::remove_all(dir);
-  if (kind == "prepared" || kind == "damaged") {
+  if (kind == "prepared" || kind == "damaged" || damagedCode) {
     const char* from = std::getenv("CUEMU_NATIVE_CACHE_FROM");
     ASSERT_NE(from, nullptr);
     std::filesystem::create_directories(dir);
-    size_t copied = 0;
+    size_t copied = 0, kernels = 0;
     for (const auto& entry : std::filesystem::directory_iterator(from)) {
-      if (entry.path().extension() != ".prepared") continue;
+      const bool prepared = entry.path().extension() == ".prepared";
+      if (!prepared && !(damagedCode && entry.path().extension() == ".o")) continue;
       const std::filesystem::path to = std::filesystem::path(dir) / entry.path().filename();
       std::filesystem::copy_file(entry.path(), to);
-      if (kind == "damaged") std::filesystem::resize_file(to, std::filesystem::file_size(to) / 2);
-      ++copied;
+      if (prepared ? kind == "damaged" : damagedCode)
+        std::filesystem::resize_file(to, std::filesystem::file_size(to) / 2);
+      copied += prepared;
+      kernels += !prepared;
     }
     ASSERT_EQ(copied, 1u) << "the fill run left one prepared bitcode file in " << from;
+    if (damagedCode) {
+      ASSERT_EQ(kernels, 3u) << "the fill run left three kernels' files in " << from;
+    }
   }
   const NativeTierStats before = nativeTierStats();
   expectSameInBothTiers(vectorAdd());
@@ -550,13 +558,16 @@ TEST(NativeCache, ASecondProcessLoadsTheKernelsFromTheCache) {
   EXPECT_EQ(after.kernelsCompiled - before.kernelsCompiled, 3u);
   if (load) {
     EXPECT_EQ(after.cacheLoads - before.cacheLoads, 3u);
+    // by the interpreter's loader: no compiler involved (the library is loaded here only because the test asked
+    // whether the tier is there)
+    EXPECT_EQ(after.cacheLoadsWithoutCompiler - before.cacheLoadsWithoutCompiler, 3u);
     EXPECT_EQ(after.cacheWrites - before.cacheWrites, 0u);
     EXPECT_EQ(after.preparedLoads + after.preparedWrites, before.preparedLoads + before.preparedWrites);
   } else {
     EXPECT_EQ(after.cacheWrites - before.cacheWrites, 3u);
     EXPECT_EQ(after.cacheLoads - before.cacheLoads, 0u);
     // the bitcode is prepared (or read) once per process, at its first compile
-    const bool reads = kind == "prepared";
+    const bool reads = kind == "prepared" || damagedCode;
     EXPECT_EQ(after.preparedLoads - before.preparedLoads, reads ? 1u : 0u);
     EXPECT_EQ(after.preparedWrites - before.preparedWrites, reads ? 0u : 1u);
   }
@@ -569,6 +580,7 @@ TEST(NativeCache, ASecondProcessLoadsTheKernelsFromTheCache) {
     const NativeTierStats a = nativeTierStats();
     EXPECT_EQ(a.launchesCompiled - b.launchesCompiled, 1u) << "the hot launch ran the code from the cache";
     EXPECT_EQ(a.cacheLoads - b.cacheLoads, 1u);
+    EXPECT_EQ(a.cacheLoadsWithoutCompiler - b.cacheLoadsWithoutCompiler, 1u);
     EXPECT_EQ(a.backgroundCompiles, b.backgroundCompiles);
     EXPECT_EQ(hot.buffers, interpreted.buffers);
   }

@@ -2,11 +2,14 @@
 # run-program.cmake runs it (the PASS line, the expected output), and checks that the tier ran compiled code:
 #
 #   cmake -DLIST=<native-corpus.txt> [-DPROGRAMS=<name,name...>] -DSTATS=<file> -DRUN_PROGRAM=<run-program.cmake>
-#         [-DMIN_KERNELS=1] [-DMIN_LAUNCHES=1] [-DCACHE_DIR=<folder> [-DMIN_PREPARED_LOADS=1]] -P run-native.cmake
+#         [-DMIN_KERNELS=1] [-DMIN_LAUNCHES=1] [-DCACHE_DIR=<folder> [-DMIN_PREPARED_LOADS=1] [-DWARM=1]]
+#         -P run-native.cmake
 #
 # CACHE_DIR: the programs share this on-disk cache (CUEMU_NATIVE_CACHE_PATH), emptied first: the first compiling
 # process prepares the handler bitcode and writes it there, the later ones read it (at least MIN_PREPARED_LOADS of
 # them must), and a kernel two programs hold compiles once. Without it the test's environment decides.
+# WARM: then every program runs again on that cache, and each of those processes must load every kernel it runs
+# compiled from the cache without the compiler's library (no LLVM in the process: docs/native-tier.md, Cache).
 #
 # LIST: one program a line, `program|binary|expect|expect_cuemu|VAR=value VAR=value` (CMakeLists.txt writes it);
 # PROGRAMS: the programs to run, separated by commas (default: every one). The tier's variables come from the test's environment. Each
@@ -37,35 +40,41 @@ endif()
 file(STRINGS ${LIST} lines)
 set(failed "")
 set(ran 0)
-foreach(line IN LISTS lines)
-  string(REPLACE "|" ";" fields "${line}")
-  list(GET fields 0 program)
-  list(GET fields 1 binary)
-  list(GET fields 2 expect)
-  list(GET fields 3 expect_cuemu)
-  list(GET fields 4 env)
-  if(DEFINED PROGRAMS AND NOT PROGRAMS STREQUAL "" AND NOT program IN_LIST PROGRAMS)
-    continue()
-  endif()
-  separate_arguments(env UNIX_COMMAND "${env}")
-  string(TIMESTAMP start "%s%f")
-  execute_process(
-    COMMAND ${CMAKE_COMMAND} -E env CUEMU_NATIVE_STATS=${STATS} ${cache_env} ${env} ${CMAKE_COMMAND} -DPROGRAM=${binary}
-            "-DEXPECT=${expect}" "-DEXPECT_CUEMU=${expect_cuemu}" -P ${RUN_PROGRAM}
-    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-  string(TIMESTAMP end "%s%f")
-  math(EXPR ms "(${end} - ${start}) / 1000")
-  math(EXPR ran "${ran} + 1")
-  if(NOT rc EQUAL 0)
-    message("${out}")
-    message("runtime-native: ${program} FAILED (${ms} ms)")
-    list(APPEND failed ${program})
-  elseif(out MATCHES "CORPUS-SKIPPED")
-    message("runtime-native: ${program} skipped (${ms} ms)")
-  else()
-    message("runtime-native: ${program} passed (${ms} ms)")
-  endif()
-endforeach()
+# Runs the programs, each process appending its statistics to `stats`.
+function(run_programs stats pass)
+  foreach(line IN LISTS lines)
+    string(REPLACE "|" ";" fields "${line}")
+    list(GET fields 0 program)
+    list(GET fields 1 binary)
+    list(GET fields 2 expect)
+    list(GET fields 3 expect_cuemu)
+    list(GET fields 4 env)
+    if(DEFINED PROGRAMS AND NOT PROGRAMS STREQUAL "" AND NOT program IN_LIST PROGRAMS)
+      continue()
+    endif()
+    separate_arguments(env UNIX_COMMAND "${env}")
+    string(TIMESTAMP start "%s%f")
+    execute_process(
+      COMMAND ${CMAKE_COMMAND} -E env CUEMU_NATIVE_STATS=${stats} ${cache_env} ${env} ${CMAKE_COMMAND}
+              -DPROGRAM=${binary} "-DEXPECT=${expect}" "-DEXPECT_CUEMU=${expect_cuemu}" -P ${RUN_PROGRAM}
+      RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+    string(TIMESTAMP end "%s%f")
+    math(EXPR ms "(${end} - ${start}) / 1000")
+    math(EXPR ran "${ran} + 1")
+    if(NOT rc EQUAL 0)
+      message("${out}")
+      message("runtime-native${pass}: ${program} FAILED (${ms} ms)")
+      list(APPEND failed ${program})
+    elseif(out MATCHES "CORPUS-SKIPPED")
+      message("runtime-native${pass}: ${program} skipped (${ms} ms)")
+    else()
+      message("runtime-native${pass}: ${program} passed (${ms} ms)")
+    endif()
+  endforeach()
+  set(failed "${failed}" PARENT_SCOPE)
+  set(ran ${ran} PARENT_SCOPE)
+endfunction()
+run_programs(${STATS} "")
 
 # the programs' statistics together
 set(totals kernels_compiled kernels_refused launches_compiled launches_interpreted background_compiles ops_inlined
@@ -101,4 +110,36 @@ endif()
 if(sum_prepared_loads LESS MIN_PREPARED_LOADS)
   message(FATAL_ERROR "runtime-native: ${sum_prepared_loads} processes read the prepared handler bitcode from "
                       "${CACHE_DIR}, fewer than ${MIN_PREPARED_LOADS}")
+endif()
+
+if(WARM)
+  set(warm_stats ${STATS}.warm)
+  file(REMOVE ${warm_stats})
+  run_programs(${warm_stats} " (warm)")
+  if(failed)
+    message(FATAL_ERROR "runtime-native (warm): failed: ${failed}")
+  endif()
+  set(warm_kernels 0)
+  set(warm_loaded 0)
+  set(with_compiler 0)
+  if(EXISTS ${warm_stats})
+    file(STRINGS ${warm_stats} warm_lines)
+    foreach(stats_line IN LISTS warm_lines)
+      if(stats_line MATCHES "(^| )kernels_compiled=([0-9]+)")
+        math(EXPR warm_kernels "${warm_kernels} + ${CMAKE_MATCH_2}")
+      endif()
+      if(stats_line MATCHES "(^| )cache_loads_without_compiler=([0-9]+)")
+        math(EXPR warm_loaded "${warm_loaded} + ${CMAKE_MATCH_2}")
+      endif()
+      if(stats_line MATCHES "(^| )compiler_loaded=1")
+        math(EXPR with_compiler "${with_compiler} + 1")
+        message("runtime-native (warm): a process loaded the compiler: ${stats_line}")
+      endif()
+    endforeach()
+  endif()
+  message("runtime-native (warm): ${warm_kernels} kernels, ${warm_loaded} loaded without the compiler, "
+          "${with_compiler} processes loaded it")
+  if(warm_kernels EQUAL 0 OR NOT warm_loaded EQUAL warm_kernels OR with_compiler GREATER 0)
+    message(FATAL_ERROR "runtime-native (warm): every kernel must load from the cache without the compiler")
+  endif()
 endif()

@@ -61,6 +61,9 @@ struct NativeTierStats {
   uint64_t backgroundCompiles = 0;   // compiles a background process did (their code loads at the next launch)
   uint64_t cacheLoads = 0;           // of kernelsCompiled: loaded from the on-disk cache (docs/native-tier.md)
   uint64_t cacheWrites = 0;          // compiled and written to the cache
+  // of cacheLoads: loaded by the interpreter's own loader, without the compiler's library (docs/native-tier.md, Cache)
+  uint64_t cacheLoadsWithoutCompiler = 0;
+  bool compilerLoaded = false;  // the compiler's library (libcuemu-native.so, with LLVM) is loaded in this process
   // compiles (here or in a background process) that read the prepared handler bitcode from the cache, and that
   // prepared it and wrote it there (docs/native-tier.md, Cache)
   uint64_t preparedLoads = 0, preparedWrites = 0;

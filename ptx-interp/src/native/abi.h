@@ -13,7 +13,7 @@ struct Warp;
 
 extern "C" {
 
-constexpr uint32_t kCuemuNativeAbiVersion = 7;
+constexpr uint32_t kCuemuNativeAbiVersion = 8;
 
 // CuemuNativeOptions::inlineBudget: every handler inlined, however large the kernel
 constexpr uint32_t kCuemuNativeInlineAll = 0xffffffffu;
@@ -38,6 +38,9 @@ struct CuemuNativeOptions {
   uint32_t inlineBudget = kCuemuNativeInlineAll;
   // 1: only load the code from the cache; where it is not there, fail (message "not in the cache") and compile nothing
   uint32_t cacheOnly = 0;
+  // the name of the code's file in the cache (native/cache_key.h: the interpreter's side computes it, so that it can
+  // load cached code without this library); nullptr: the code is not cached
+  const char* cacheKey = nullptr;
 };
 
 // What one compile did (docs/native-tier.md).

@@ -12,6 +12,13 @@ namespace ptx::exec::native {
 
 constexpr uint64_t kDefaultCacheBytes = uint64_t(256) << 20;
 
+// A kernel's file in the cache, `<key>.o`: this header, then the object code (an ELF relocatable object). Written by
+// the compiler (jit/compiler.cpp), read by it and by the interpreter's loader (tier.cpp, object_loader.h).
+struct CacheHeader {
+  char magic[8] = {'c', 'u', 'e', 'm', 'u', 'n', 't', '3'};
+  uint32_t opsInlined = 0, opsCalled = 0, opsOverBudget = 0;
+};
+
 struct CacheEnvironment {
   std::string dir;        // empty: the cache is off
   uint64_t maxBytes = 0;  // the folder's size limit

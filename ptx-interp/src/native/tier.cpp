@@ -4,6 +4,8 @@
 #include "exec/memory.h"
 #include "native/abi.h"
 #include "native/cache_environment.h"
+#include "native/cache_key.h"
+#include "native/object_loader.h"
 #include "ptx/native.h"
 
 #include <dirent.h>
@@ -12,7 +14,9 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -51,25 +55,45 @@ std::atomic<int> gNativeTier{-1};
 
 struct Library {
   const CuemuNativeApi* api = nullptr;
+  std::string path;         // the file loaded
   std::string unavailable;  // why api is null
 };
+
+// Where the library may be, in the order tried: $CUEMU_NATIVE_LIBRARY, beside the interpreter's object, the build tree.
+std::vector<std::string> libraryCandidates() {
+  std::vector<std::string> candidates;
+  if (const char* path = std::getenv("CUEMU_NATIVE_LIBRARY")) candidates.push_back(path);
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&native::codeFor), &info) && info.dli_fname) {
+    std::string self = info.dli_fname;
+    size_t slash = self.rfind('/');
+    candidates.push_back((slash == std::string::npos ? std::string(".") : self.substr(0, slash)) +
+                         "/libcuemu-native.so");
+  }
+#ifdef CUEMU_NATIVE_BUILD_DIR
+  candidates.push_back(CUEMU_NATIVE_BUILD_DIR "/libcuemu-native.so");
+#endif
+  return candidates;
+}
+
+// The library a compile would load, without loading it: the first candidate that exists. Cache keys name it
+// (cache_key.h); a compile by another one (this one failed to load) writes nothing to the cache.
+const std::string& libraryPathForKeys() {
+  static const std::string* path = [] {
+    for (const std::string& candidate : libraryCandidates())
+      if (::access(candidate.c_str(), R_OK) == 0) return new std::string(candidate);
+    return new std::string();
+  }();
+  return *path;
+}
+
+std::atomic<bool> gLibraryLoaded{false};  // NativeTierStats::compilerLoaded
 
 // Loaded once, on first use; kept until exit (the compiled code lives in it).
 const Library& library() {
   static const Library* lib = [] {
     auto* l = new Library();
-    std::vector<std::string> candidates;
-    if (const char* path = std::getenv("CUEMU_NATIVE_LIBRARY")) candidates.push_back(path);
-    Dl_info info{};
-    if (dladdr(reinterpret_cast<void*>(&native::codeFor), &info) && info.dli_fname) {
-      std::string self = info.dli_fname;
-      size_t slash = self.rfind('/');
-      candidates.push_back((slash == std::string::npos ? std::string(".") : self.substr(0, slash)) +
-                           "/libcuemu-native.so");
-    }
-#ifdef CUEMU_NATIVE_BUILD_DIR
-    candidates.push_back(CUEMU_NATIVE_BUILD_DIR "/libcuemu-native.so");
-#endif
+    const std::vector<std::string> candidates = libraryCandidates();
     std::string tried;
     for (const std::string& path : candidates) {
       void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -85,6 +109,8 @@ const Library& library() {
         continue;
       }
       l->api = api;
+      l->path = path;
+      gLibraryLoaded.store(true);
       return l;
     }
     l->unavailable = candidates.empty() ? "libcuemu-native.so was not built (it needs LLVM 14: llvm-14-dev)"
@@ -186,10 +212,12 @@ void writeStatsAtExit() {
   const std::string line = fmt::format(
       "pid={} kernels_compiled={} kernels_refused={} launches_compiled={} launches_interpreted={} "
       "background_compiles={} cache_loads={} cache_writes={} ops_inlined={} ops_called={} ops_over_budget={} "
-      "compile_ms={:.1f} prepare_ms={:.1f} prepared_loads={} prepared_writes={} finishing_after_exit={}\n",
+      "compile_ms={:.1f} prepare_ms={:.1f} prepared_loads={} prepared_writes={} finishing_after_exit={} "
+      "cache_loads_without_compiler={} compiler_loaded={}\n",
       getpid(), s.kernelsCompiled, s.kernelsRefused, s.launchesCompiled, s.launchesInterpreted, s.backgroundCompiles,
       s.cacheLoads, s.cacheWrites, s.opsInlined, s.opsCalled, s.opsOverBudget, double(s.compileNs) / 1e6,
-      double(s.prepareNs) / 1e6, s.preparedLoads, s.preparedWrites, s.compilesFinishingAfterExit);
+      double(s.prepareNs) / 1e6, s.preparedLoads, s.preparedWrites, s.compilesFinishingAfterExit,
+      s.cacheLoadsWithoutCompiler, s.compilerLoaded ? 1 : 0);
   const int fd = ::open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return;
   [[maybe_unused]] const ssize_t written = ::write(fd, line.data(), line.size());
@@ -230,12 +258,14 @@ std::string nativeTierUnavailable() { return library().unavailable; }
 
 NativeTierStats nativeTierStats() {
   std::lock_guard<std::mutex> lock(gMutex);
-  return stats();
+  NativeTierStats s = stats();
+  s.compilerLoaded = gLibraryLoaded.load();
+  return s;
 }
 
 NativeSlot::~NativeSlot() {
   for (auto& [function, code] : kernels)
-    if (code.handle) library().api->release(code.handle);
+    if (code.handle) library().api->release(code.handle);  // (code.object releases itself)
 }
 
 namespace native {
@@ -253,6 +283,8 @@ struct CompileJob {
   const Op* original = nullptr;
   std::vector<uint8_t> compileOp;
   std::vector<uint8_t> leaveOp;  // CuemuNativeOptions::leaveOp
+  std::string key;               // in the cache (cache_key.h); "": not cacheable
+  std::string keyLibrary;        // the compiler library the key names
 };
 
 // CUEMU_NATIVE_FALLBACKS=inline: fused ops' fallbacks are compiled into kernels too (prepareJob)
@@ -262,6 +294,29 @@ bool inlineFallbacks() {
     return v && std::strcmp(v, "inline") == 0;
   }();
   return on;
+}
+
+// (without the cache key: keyedOptions)
+CuemuNativeOptions jobOptions(const CompileJob& job, const char* cacheDir) {
+  CuemuNativeOptions options;
+  static const unsigned optLevel = [] {
+    const char* v = std::getenv("CUEMU_NATIVE_OPT");
+    return v && v[0] >= '1' && v[0] <= '3' ? unsigned(v[0] - '0') : 1u;
+  }();
+  options.optLevel = optLevel;
+  options.inlineBudget = nativeInlineBudget();
+  options.compileOp = job.compileOp.data();
+  options.original = job.original;
+  options.cacheDir = cacheDir;
+  options.leaveOp = job.leaveOp.data();
+  return options;
+}
+
+// jobOptions with the job's cache key, where the library that compiles is the one the key names
+CuemuNativeOptions keyedOptions(const CompileJob& job, const char* cacheDir, const Library& lib) {
+  CuemuNativeOptions options = jobOptions(job, cacheDir);
+  if (!job.key.empty() && job.keyLibrary == lib.path) options.cacheKey = job.key.c_str();
+  return options;
 }
 
 // Fills `job` for the kernel with entry function `function` of p; false (and why) when it is not compiled.
@@ -300,27 +355,14 @@ bool prepareJob(const Program& p, uint32_t function, CompileJob& job, std::strin
     }
   job.ops = p.ops;
   job.original = p.ops.data();
+  job.keyLibrary = libraryPathForKeys();
+  job.key = cacheKey(job.ops.data(), job.original, job.ops.size(), jobOptions(job, nullptr), job.keyLibrary);
   return true;
 }
 
 // Held around every compile in this process and around the fork of a background compile: the child must not
 // start with the compiler's locks held by a thread it does not have.
 std::mutex gCompileMutex;
-
-CuemuNativeOptions jobOptions(const CompileJob& job, const char* cacheDir) {
-  CuemuNativeOptions options;
-  static const unsigned optLevel = [] {
-    const char* v = std::getenv("CUEMU_NATIVE_OPT");
-    return v && v[0] >= '1' && v[0] <= '3' ? unsigned(v[0] - '0') : 1u;
-  }();
-  options.optLevel = optLevel;
-  options.inlineBudget = nativeInlineBudget();
-  options.compileOp = job.compileOp.data();
-  options.original = job.original;
-  options.cacheDir = cacheDir;
-  options.leaveOp = job.leaveOp.data();
-  return options;
-}
 
 // CUEMU_NATIVE_PERFMAP=1: each compiled kernel's code is named in /tmp/perf-<pid>.map, the file Linux perf reads for
 // code it finds in no object, so that `perf report` shows time in a kernel's code as `cuemu kernel <name>` instead of
@@ -354,7 +396,7 @@ void addCompileTimes(const CuemuNativeResult& result) {
 // background compile).
 bool runJob(CompileJob& job, const char* cacheDir, bool cacheOnly = false) {
   const Library& lib = library();
-  CuemuNativeOptions options = jobOptions(job, cacheDir);
+  CuemuNativeOptions options = keyedOptions(job, cacheDir, lib);
   options.cacheOnly = cacheOnly ? 1 : 0;
   CuemuNativeResult result;
   bool ok;
@@ -389,6 +431,85 @@ bool runJob(CompileJob& job, const char* cacheDir, bool cacheOnly = false) {
   code.state = NativeSlot::Code::Done;
   writePerfMap(reinterpret_cast<const void*>(result.entry), result.codeBytes, job.name);
   return true;
+}
+
+// Loads the kernel's code from `dir` without the compiler's library (object_loader.h) and records it as runJob
+// records a compile. Absent: no such file; Refused: a file this loader does not load (damaged, or a relocation or name
+// it does not know: the compiler's library loads it, or compiles the kernel anew).
+enum class CachedLoad { Loaded, Absent, Refused };
+CachedLoad loadFromCache(CompileJob& job, const std::string& dir) {
+  if (job.key.empty() || dir.empty()) return CachedLoad::Absent;
+  const auto start = std::chrono::steady_clock::now();
+  const std::string path = dir + "/" + job.key + ".o";
+  std::string bytes;
+  {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return CachedLoad::Absent;
+    struct stat st {};
+    if (fstat(fd, &st) == 0 && st.st_size > 0) {
+      bytes.resize(size_t(st.st_size));
+      size_t got = 0;
+      while (got < bytes.size()) {
+        const ssize_t k = ::read(fd, bytes.data() + got, bytes.size() - got);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;
+        got += size_t(k);
+      }
+      bytes.resize(got);
+    }
+    ::close(fd);
+  }
+  native::CacheHeader header;
+  if (bytes.size() <= sizeof header || std::memcmp(bytes.data(), header.magic, sizeof header.magic) != 0)
+    return CachedLoad::Refused;
+  std::memcpy(&header, bytes.data(), sizeof header);
+  const uint64_t bias = native::interpreterObject().bias;
+  const Op* const ops = job.original;
+  // the names compiled code uses (jit/compiler.cpp): the interpreter's code and data by offset, the kernel's op
+  // array, and the C++ runtime's functions
+  auto resolve = [&](std::string_view name) -> uint64_t {
+    constexpr std::string_view kAt = "__cuemu_at_";
+    if (name == "__cuemu_ops") return reinterpret_cast<uint64_t>(ops);
+    const std::string text(name);
+    if (name.substr(0, kAt.size()) == kAt) {
+      char* end = nullptr;
+      const uint64_t offset = std::strtoull(text.c_str() + kAt.size(), &end, 16);
+      return end && *end == 0 && name.size() > kAt.size() ? bias + offset : 0;
+    }
+    return reinterpret_cast<uint64_t>(dlsym(RTLD_DEFAULT, text.c_str()));
+  };
+  std::string why;
+  std::shared_ptr<native::LoadedObject> object =
+      native::loadObject(std::string_view(bytes).substr(sizeof header), resolve, why);
+  const void* entry = object ? object->symbol("cuemu_kernel") : nullptr;
+  if (!entry) {
+    if (std::getenv("CUEMU_NATIVE_TIMING"))  // (the compiler's diagnostics switch)
+      std::fprintf(stderr, "cuemu-native: %s: the loader refused %s (%s); the compiler's library loads it\n",
+                   job.name.c_str(), path.c_str(), object ? "no kernel function" : why.c_str());
+    return CachedLoad::Refused;
+  }
+  ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);  // recently used: the last to go when the cache is full
+  const uint64_t took =
+      uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+  std::lock_guard<std::mutex> lock(gMutex);
+  std::shared_ptr<NativeSlot> slot = job.slot.lock();
+  if (!slot) return CachedLoad::Loaded;  // the program was released meanwhile: nothing to run it for
+  ++stats().kernelsCompiled;
+  ++stats().cacheLoads;
+  ++stats().cacheLoadsWithoutCompiler;
+  stats().compileNs += took;
+  stats().lastCompileNs = took;
+  stats().opsInlined += header.opsInlined;
+  stats().opsCalled += header.opsCalled;
+  stats().opsOverBudget += header.opsOverBudget;
+  stats().lastInstructions = 0;
+  stats().codeBytes += object->codeBytes();
+  NativeSlot::Code& code = slot->kernels[job.function];
+  code.entry = reinterpret_cast<Handler>(const_cast<void*>(entry));
+  code.object = std::move(object);
+  code.state = NativeSlot::Code::Done;
+  writePerfMap(entry, uint32_t(code.object->codeBytes()), job.name);
+  return CachedLoad::Loaded;
 }
 
 // A compile's process that the program leaves running at its exit (Compiler::stop): told by SIGUSR1, it stops dying
@@ -487,7 +608,7 @@ class Compiler {
   void compileInChild(CompileJob& job) {
     const Library& lib = library();
     const char* dir = handoverDir();
-    const CuemuNativeOptions options = jobOptions(job, dir);
+    const CuemuNativeOptions options = keyedOptions(job, dir, lib);
     int fds[2], ack[2];
     if (pipe2(fds, O_CLOEXEC) != 0) return finish(job, 2, CuemuNativeResult{});
     if (pipe2(ack, O_CLOEXEC) != 0) {
@@ -720,10 +841,6 @@ Handler codeFor(const Program& p, const FunctionCode& entry, uint64_t threads) {
           policy.hotInterpretedMs != 0xffffffffu && code.interpretedNs >= uint64_t(policy.hotInterpretedMs) * 1000000;
       if (code.launches < policy.hotLaunches && code.threads < policy.hotThreads && !hotByTime) return nullptr;
     }
-    if (!libraryForCompiles().api) {
-      code.state = NativeSlot::Code::Done;
-      return nullptr;
-    }
     std::string why;
     if (!prepareJob(p, function, job, why)) {
       code.state = NativeSlot::Code::Done;
@@ -734,17 +851,29 @@ Handler codeFor(const Program& p, const FunctionCode& entry, uint64_t threads) {
     fromCache = code.state == NativeSlot::Code::InCache;
     code.state = NativeSlot::Code::Queued;
   }
-  if (background) {
-    // the code an earlier process compiled is loaded here, at once (milliseconds, no child process): a program run
-    // again runs its hot kernels compiled from their hot launch on; otherwise a background compile
-    if (cacheEnvironment().dir.empty() || !runJob(job, nullptr, true)) {
-      Compiler::instance().queue(std::move(job));
+  // Code in the cache loads here without the compiler's library: a program whose hot kernels are all there never
+  // loads LLVM (docs/native-tier.md, Cache). The environment's cache, or where this process's background compile left
+  // the code.
+  const char* handover = fromCache ? Compiler::instance().handoverDir() : nullptr;
+  const CachedLoad cached = loadFromCache(job, handover ? std::string(handover) : cacheEnvironment().dir);
+  if (cached != CachedLoad::Loaded) {
+    if (!libraryForCompiles().api) {
+      std::lock_guard<std::mutex> lock(gMutex);
+      p.native->kernels[job.function].state = NativeSlot::Code::Done;
       return nullptr;
     }
-  } else {
-    // at this launch, on this thread (the launch runs the code): compiled, or loaded where a background compile put
-    // it
-    runJob(job, fromCache ? Compiler::instance().handoverDir() : nullptr);
+    if (background) {
+      // a cached file the loader refused loads through the compiler's library, at this launch; otherwise a background
+      // compile
+      if (cached == CachedLoad::Absent || !runJob(job, nullptr, true)) {
+        Compiler::instance().queue(std::move(job));
+        return nullptr;
+      }
+    } else {
+      // at this launch, on this thread (the launch runs the code): compiled, or loaded where a background compile put
+      // it
+      runJob(job, handover);
+    }
   }
   std::lock_guard<std::mutex> lock(gMutex);
   Handler h = p.native->kernels[job.function].entry;

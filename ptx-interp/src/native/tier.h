@@ -5,16 +5,21 @@
 #include "exec/engine.h"
 
 #include <map>
+#include <memory>
 
 namespace ptx::exec {
+namespace native {
+class LoadedObject;
+}
 
 // The compiled code of a program's kernels (a lazily lowered program has one), released with the program.
 struct NativeSlot {
   struct Code {
-    Handler entry = nullptr;  // nullptr: the kernel is interpreted
-    void* handle = nullptr;
-    uint64_t launches = 0, threads = 0;  // while interpreted (NativeTierPolicy)
-    uint64_t interpretedNs = 0;          // wall time of those launches
+    Handler entry = nullptr;                       // nullptr: the kernel is interpreted
+    void* handle = nullptr;                        // the compiler library's (CuemuNativeApi::release)
+    std::shared_ptr<native::LoadedObject> object;  // or: loaded from the cache without it (object_loader.h)
+    uint64_t launches = 0, threads = 0;            // while interpreted (NativeTierPolicy)
+    uint64_t interpretedNs = 0;                    // wall time of those launches
     // Queued: a background compile is queued or running; InCache: it put the code in the cache, and the next launch
     // loads it; CompileHere: it could not (code naming addresses of this process), and the next launch compiles;
     // Done: compiled, or refused

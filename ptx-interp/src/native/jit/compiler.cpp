@@ -574,46 +574,6 @@ struct Cache {
   }
 };
 
-// A cache file: this header, then the kernel's object code.
-struct CacheHeader {
-  char magic[8] = {'c', 'u', 'e', 'm', 'u', 'n', 't', '2'};
-  uint32_t opsInlined = 0, opsCalled = 0, opsOverBudget = 0;
-};
-
-// The key of a compile: what compiles (cacheIdentity), the options, and the ops with their addresses made relative
-// (handlers to the interpreter's object, targets to the op array). The other fields of an op are no addresses:
-// lowering puts every address in constant registers (engine.h). "": not cacheable.
-std::string cacheKey(const Prepared& p, const Op* ops, const Op* base, size_t count, const CuemuNativeOptions* options,
-                     unsigned level) {
-  llvm::SHA1 hash;
-  hash.update(p.identity);
-  auto add = [&](uint64_t v) { hash.update(llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(&v), sizeof v)); };
-  add(level);
-  add(registersInSsa());
-  add(options ? options->inlineBudget : kCuemuNativeInlineAll);
-  add(count);
-  bool ok = true;
-  auto place = [&](const Op* target) -> uint64_t {
-    if (!target) return ~uint64_t(0);
-    if (target >= base && target <= base + count) return uint64_t(target - base);
-    ok = false;
-    return 0;
-  };
-  for (size_t i = 0; i < count; ++i) {
-    const Op& op = ops[i];
-    const uint64_t fn = reinterpret_cast<uint64_t>(op.fn);
-    if (!p.symbols.functions.count(fn)) return "";
-    add(fn - p.symbols.bias);
-    for (uint32_t v : {op.d, op.a, op.b, op.c, op.e, op.f, op.line, op.aux}) add(v);
-    add(uint64_t(op.imm));
-    add(place(op.target));
-    add(place(op.rpc));
-    add(options && options->compileOp ? options->compileOp[i] : 1);
-  }
-  if (!ok) return "";
-  return llvm::toHex(hash.final(), true);
-}
-
 bool loadCached(Prepared& p, const Cache& cache, const std::string& key, const Op* base, CuemuNativeResult* out) {
   const std::string path = cache.dir + "/" + key + ".o";
   auto file = llvm::MemoryBuffer::getFile(path, false, false);
@@ -827,6 +787,32 @@ std::vector<uint8_t> chooseInlined(const Prepared& p, const Op* ops, const Op* b
   return inlined;
 }
 
+// The declarations of the kernel's module that the interpreter's object defines are named by their offset
+// (atName), as everything the preparation bound is, so that the code names nothing by a name only the interpreter's
+// symbol table holds: the cache's loader in the interpreter (object_loader.h, without LLVM) resolves offsets and the
+// process's dynamic symbols only, and libcuda.so exports none of its own (raiseFault, for one). The address is the one
+// the JIT's generator would have given the name (AddressGenerator: the interpreter's symbols first).
+void bindDeclarationsByOffset(const Prepared& p, llvm::Module& m) {
+  std::vector<llvm::GlobalValue*> declarations;
+  for (llvm::GlobalValue& g : m.global_values()) {
+    if (!g.isDeclaration() || g.getName().empty() || g.getName().startswith(kAtPrefix)) continue;
+    if (auto* f = llvm::dyn_cast<llvm::Function>(&g); f && f->isIntrinsic()) continue;
+    if (llvm::isa<llvm::GlobalIFunc>(g) || llvm::isa<llvm::GlobalAlias>(g)) continue;
+    declarations.push_back(&g);
+  }
+  for (llvm::GlobalValue* g : declarations) {
+    const uint64_t address = p.symbols.address(g->getName().str());
+    if (!address) continue;
+    const std::string name = atName(address);
+    if (llvm::GlobalValue* bound = m.getNamedValue(name)) {  // (declared under its offset already)
+      g->replaceAllUsesWith(llvm::ConstantExpr::getPointerCast(bound, g->getType()));
+      g->eraseFromParent();
+    } else {
+      g->setName(name);
+    }
+  }
+}
+
 bool fail(CuemuNativeResult* out, const std::string& message) {
   std::snprintf(out->message, sizeof out->message, "%s", message.c_str());
   return false;
@@ -866,8 +852,8 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
   const Op* base = options && options->original ? options->original : ops;
   const unsigned level = options ? options->optLevel : 1;
   const Cache cache = Cache::of(options);
-  std::string key;
-  if (cache.enabled) key = cacheKey(p, ops, base, count, options, level);
+  // (the key is the interpreter's: native/cache_key.h)
+  const std::string key = cache.enabled && options && options->cacheKey ? options->cacheKey : "";
   if (!key.empty() && loadCached(p, cache, key, base, out)) {
     out->compileNs = since(start);
     return true;
@@ -1163,6 +1149,7 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
     }
   }
 
+  bindDeclarationsByOffset(p, *m);
   const uint64_t before = p.objectBytes.load();
   p.lastObject.clear();
   llvm::orc::JITDylib* jd = kernelDylib(p, base);
