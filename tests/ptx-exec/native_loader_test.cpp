@@ -110,7 +110,8 @@ TEST(NativeObjectLoader, LoadsAndRunsARelocatableObject) {
 TEST(NativeObjectLoader, RefusesWhatItCannotResolve) {
   const std::string image = readObject();
   std::string why;
-  auto object = loadObject(image, [](std::string_view) -> uint64_t { return 0; }, why);
+  auto object = loadObject(
+      image, [](std::string_view) -> uint64_t { return 0; }, why);
   EXPECT_FALSE(object);
   EXPECT_NE(why.find("strtol"), std::string::npos) << why;
 }
@@ -122,8 +123,10 @@ TEST(NativeObjectLoader, DamagedObjectsAreRefusedWithoutHarm) {
   std::string why;
   size_t refused = 0;
   for (size_t n = 0; n < image.size(); n += (n < 256 ? 1 : 13)) {
-    if (!loadObject(std::string_view(image).substr(0, n), resolveFromProcess, why)) ++refused;
-    else why.clear();
+    if (!loadObject(std::string_view(image).substr(0, n), resolveFromProcess, why))
+      ++refused;
+    else
+      why.clear();
   }
   EXPECT_GT(refused, 0u);
   EXPECT_FALSE(loadObject(std::string_view(image).substr(0, 10), resolveFromProcess, why));

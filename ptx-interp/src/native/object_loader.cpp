@@ -238,8 +238,8 @@ std::unique_ptr<LoadedObject> loadObject(std::string_view image, const SymbolRes
 
   // ---- protection, then the unwind information
   if (mprotect(base + regionStart[Code], alignUp(regionBytes[Code], page), PROT_READ | PROT_EXEC) != 0 ||
-      (regionBytes[ReadOnly] && mprotect(base + regionStart[ReadOnly], alignUp(regionBytes[ReadOnly], page),
-                                         PROT_READ) != 0))
+      (regionBytes[ReadOnly] &&
+       mprotect(base + regionStart[ReadOnly], alignUp(regionBytes[ReadOnly], page), PROT_READ) != 0))
     return refuse("mprotect failed");
   if (ehFrame && sections[ehFrame].sh_size) {
     object->ehFrame_ = reinterpret_cast<void*>(sectionAddress[ehFrame]);

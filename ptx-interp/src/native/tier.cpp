@@ -436,9 +436,17 @@ bool runJob(CompileJob& job, const char* cacheDir, bool cacheOnly = false) {
 // Loads the kernel's code from `dir` without the compiler's library (object_loader.h) and records it as runJob
 // records a compile. Absent: no such file; Refused: a file this loader does not load (damaged, or a relocation or name
 // it does not know: the compiler's library loads it, or compiles the kernel anew).
+// CUEMU_NATIVE_LOADER=compiler: cached code loads through the compiler's library, as before the loader (the off
+// switch).
 enum class CachedLoad { Loaded, Absent, Refused };
 CachedLoad loadFromCache(CompileJob& job, const std::string& dir) {
+  static const bool throughCompiler = [] {
+    const char* v = std::getenv("CUEMU_NATIVE_LOADER");
+    return v && std::strcmp(v, "compiler") == 0;
+  }();
   if (job.key.empty() || dir.empty()) return CachedLoad::Absent;
+  if (throughCompiler)
+    return ::access((dir + "/" + job.key + ".o").c_str(), R_OK) == 0 ? CachedLoad::Refused : CachedLoad::Absent;
   const auto start = std::chrono::steady_clock::now();
   const std::string path = dir + "/" + job.key + ".o";
   std::string bytes;
