@@ -67,7 +67,7 @@ struct NativeTierStats {
   // compiles (here or in a background process) that read the prepared handler bitcode from the cache, and that
   // prepared it and wrote it there (docs/native-tier.md, Cache)
   uint64_t preparedLoads = 0, preparedWrites = 0;
-  // background compiles in flight at exit that were left to finish and write their code to the cache
+  // background compiles in flight or queued at exit that were left to finish and write their code to the cache
   // (CUEMU_NATIVE_FINISH_AT_EXIT)
   uint64_t compilesFinishingAfterExit = 0;
   std::string lastRefusal;

@@ -537,6 +537,19 @@ extern "C" void detachFromParent(int) {
   [[maybe_unused]] const ssize_t written = write(gDetachAckFd, &ack, 1);
 }
 
+// Closes every descriptor above `last` (close_range; where it is missing, Linux before 5.9, those /proc/self/fd lists).
+void closeDescriptorsAbove(int last) {
+  if (syscall(SYS_close_range, unsigned(last) + 1, ~0u, 0) == 0) return;
+  std::vector<int> open;
+  if (DIR* d = opendir("/proc/self/fd")) {
+    while (const dirent* e = readdir(d))
+      if (e->d_name[0] != '.') open.push_back(std::atoi(e->d_name));
+    closedir(d);
+  }
+  for (int fd : open)
+    if (fd > last) close(fd);
+}
+
 // Closes every descriptor the child inherited but its standard streams and its two pipes to the parent, which it
 // first moves above the standard streams' numbers (a program may have closed those, and detachFromParent puts
 // /dev/null there): a file or pipe of the program that the compile's process held open would stay open after the
@@ -776,10 +789,42 @@ class Compiler {
   // At exit: the queued compiles are dropped. The one in flight finishes in its process where its code goes to the
   // environment's cache (finishCompilesAtExit): the child acknowledges within kAckLimit that it no longer dies with
   // this process, and is not waited for; otherwise (a private folder, removed now, or no acknowledgement) it is killed.
+  // The compiles still queued at exit, where their code goes to the environment's cache: one more process compiles
+  // them one after the other into the cache and is left running, as the compile in flight is (stop), so that the
+  // program's next run has all its hot kernels there, not one more per run. It does not die with the program; its
+  // standard streams are /dev/null, it closes every other descriptor it inherited, and it limits itself to
+  // kChildLimitSeconds. Returns how many it took.
+  static size_t finishQueuedAfterExit(std::deque<CompileJob>& left) {
+    const Library& lib = library();
+    if (!lib.api || left.empty()) return 0;
+    std::lock_guard<std::mutex> compiling(gCompileMutex);  // (no compile of this process holds the compiler's locks)
+    const pid_t pid = fork();
+    if (pid != 0) return pid > 0 ? left.size() : 0;
+    // the child: this thread alone
+    const int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null >= 0) {
+      dup2(null, 0), dup2(null, 1), dup2(null, 2);
+      if (null > 2) close(null);
+    }
+    closeDescriptorsAbove(2);
+    [[maybe_unused]] const int niced = nice(kBackgroundNice);
+    alarm(kChildLimitSeconds);
+    signal(SIGPIPE, SIG_IGN);
+    for (CompileJob& job : left) {
+      const CuemuNativeOptions options = keyedOptions(job, nullptr, lib);
+      if (!options.cacheKey) continue;  // (its code could not go to the cache)
+      CuemuNativeResult result;
+      lib.api->compile(job.ops.data(), job.ops.size(), &options, &result);
+    }
+    _exit(0);
+  }
+
   void stop() {
+    std::deque<CompileJob> left;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       stopping_ = true;
+      if (privateDir_.empty() && finishCompilesAtExit() && !cacheEnvironment().dir.empty()) left.swap(jobs_);
       if (child_ > 0 && privateDir_.empty() && childAck_ >= 0 && finishCompilesAtExit() && kill(child_, SIGUSR1) == 0) {
         constexpr int kAckLimitMs = 200;
         pollfd acknowledged{childAck_, POLLIN, 0};
@@ -793,9 +838,10 @@ class Compiler {
       idle_.notify_all();
     }
     if (thread_.joinable()) thread_.join();
-    if (detached_.load()) {
+    const size_t queued = finishQueuedAfterExit(left);
+    if (detached_.load() || queued) {
       std::lock_guard<std::mutex> lock(gMutex);
-      ++stats().compilesFinishingAfterExit;
+      stats().compilesFinishingAfterExit += (detached_.load() ? 1 : 0) + queued;
     }
     if (!privateDir_.empty()) {
       if (DIR* d = opendir(privateDir_.c_str())) {
