@@ -322,10 +322,16 @@ void prepareUnit(llvm::Module& m, size_t unit, Prepared& p, std::unordered_map<s
 // compiled vector add ran 7% faster without it (0.215-0.232 ms against 0.235-0.242, arrays in L3, alternating runs),
 // the FMA loop, reduction, matmul and Collatz the same (docs/native-tier.md). CUEMU_NATIVE_MACHINE_LICM=1 keeps it;
 // CUEMU_NATIVE_LLVM_ARGS adds options of LLVM's own (experiments).
+// Machine CSE is off too: in kernels of thousands of ops (CUB's, Thrust's) it took a third of code generation, most of
+// it clearing kill flags on the virtual registers every op block uses (the warp, the register file), and the
+// benchmark kernels ran the same without it (docs/native-tier.md, Measurements, session 31);
+// CUEMU_NATIVE_MACHINE_CSE=1 keeps it.
 void setCodeGeneratorOptions(Prepared& p) {
   std::string args;
   if (const char* licm = std::getenv("CUEMU_NATIVE_MACHINE_LICM"); !licm || std::strcmp(licm, "1") != 0)
     args = "-disable-machine-licm";
+  if (const char* cse = std::getenv("CUEMU_NATIVE_MACHINE_CSE"); !cse || std::strcmp(cse, "1") != 0)
+    args += std::string(args.empty() ? "" : " ") + "-disable-machine-cse";
   if (const char* more = std::getenv("CUEMU_NATIVE_LLVM_ARGS")) args += std::string(args.empty() ? "" : " ") + more;
   p.codeGeneratorArgs = args;
   if (args.empty()) return;
