@@ -110,10 +110,12 @@ TEST(NativeObjectLoader, LoadsAndRunsARelocatableObject) {
 TEST(NativeObjectLoader, RefusesWhatItCannotResolve) {
   const std::string image = readObject();
   std::string why;
+  ptx::exec::native::LoadRefusal refusal{};
   auto object = loadObject(
-      image, [](std::string_view) -> uint64_t { return 0; }, why);
+      image, [](std::string_view) -> uint64_t { return 0; }, why, &refusal);
   EXPECT_FALSE(object);
   EXPECT_NE(why.find("strtol"), std::string::npos) << why;
+  EXPECT_EQ(refusal, ptx::exec::native::LoadRefusal::Unsupported) << "a whole object, for the compiler's library";
 }
 
 // A damaged cache file is refused or loaded, never followed out of bounds: every prefix of the object, and copies with
@@ -121,14 +123,12 @@ TEST(NativeObjectLoader, RefusesWhatItCannotResolve) {
 TEST(NativeObjectLoader, DamagedObjectsAreRefusedWithoutHarm) {
   const std::string image = readObject();
   std::string why;
-  size_t refused = 0;
+  // every prefix lacks the section headers at the object's end: damaged (the cache removes such a file)
   for (size_t n = 0; n < image.size(); n += (n < 256 ? 1 : 13)) {
-    if (!loadObject(std::string_view(image).substr(0, n), resolveFromProcess, why))
-      ++refused;
-    else
-      why.clear();
+    ptx::exec::native::LoadRefusal refusal{};
+    EXPECT_FALSE(loadObject(std::string_view(image).substr(0, n), resolveFromProcess, why, &refusal)) << n;
+    EXPECT_EQ(refusal, ptx::exec::native::LoadRefusal::Damaged) << n << ": " << why;
   }
-  EXPECT_GT(refused, 0u);
   EXPECT_FALSE(loadObject(std::string_view(image).substr(0, 10), resolveFromProcess, why));
   EXPECT_FALSE(why.empty());
   std::mt19937 rng(2026);

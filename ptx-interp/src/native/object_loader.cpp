@@ -71,11 +71,17 @@ const void* LoadedObject::symbol(std::string_view name) const {
   return nullptr;
 }
 
-std::unique_ptr<LoadedObject> loadObject(std::string_view image, const SymbolResolver& resolve, std::string& why) {
-  auto refuse = [&](std::string reason) -> std::unique_ptr<LoadedObject> {
+std::unique_ptr<LoadedObject> loadObject(std::string_view image, const SymbolResolver& resolve, std::string& why,
+                                         LoadRefusal* refusal) {
+  // (damaged: the file is not a whole, consistent object; otherwise it is one this loader does not handle)
+  auto refuseAs = [&](LoadRefusal kind, std::string reason) -> std::unique_ptr<LoadedObject> {
     why = std::move(reason);
+    if (refusal) *refusal = kind;
     return nullptr;
   };
+  auto refuse = [&](std::string reason) { return refuseAs(LoadRefusal::Damaged, std::move(reason)); };
+  auto unsupported = [&](std::string reason) { return refuseAs(LoadRefusal::Unsupported, std::move(reason)); };
+  if (refusal) *refusal = LoadRefusal::None;
   Elf64_Ehdr header;
   if (image.size() < sizeof header) return refuse("not an ELF object (too short)");
   std::memcpy(&header, image.data(), sizeof header);
@@ -98,12 +104,12 @@ std::unique_ptr<LoadedObject> loadObject(std::string_view image, const SymbolRes
     const Elf64_Shdr& s = sections[i];
     if (!(s.sh_flags & SHF_ALLOC)) continue;
     if (s.sh_type != SHT_PROGBITS && s.sh_type != SHT_NOBITS && s.sh_type != kUnwindSection)
-      return refuse(fmt::format("allocated section {} of type {:#x}", i, s.sh_type));
+      return unsupported(fmt::format("allocated section {} of type {:#x}", i, s.sh_type));
     if (s.sh_type != SHT_NOBITS && !fits(image, s.sh_offset, s.sh_size))
       return refuse(fmt::format("section {} out of bounds", i));
     const uint64_t alignment = s.sh_addralign ? s.sh_addralign : 1;
     if ((alignment & (alignment - 1)) != 0 || alignment > kMaxAlignment || s.sh_size > (uint64_t(1) << 32))
-      return refuse(fmt::format("section {}: alignment {} or size {}", i, alignment, s.sh_size));
+      return unsupported(fmt::format("section {}: alignment {} or size {}", i, alignment, s.sh_size));
     std::string_view name;
     if (!nameAt(image, names, s.sh_name, name)) return refuse(fmt::format("section {}: bad name", i));
     const Region region = (s.sh_flags & SHF_EXECINSTR) ? Code : (s.sh_flags & SHF_WRITE) ? Writable : ReadOnly;
@@ -119,11 +125,11 @@ std::unique_ptr<LoadedObject> loadObject(std::string_view image, const SymbolRes
     regionStart[r] = mapped;
     mapped += alignUp(regionBytes[r], page);
   }
-  if (regionBytes[Code] == 0) return refuse("no code");
+  if (regionBytes[Code] == 0) return unsupported("no code");
 
   std::unique_ptr<LoadedObject> object(new LoadedObject());
   void* memory = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (memory == MAP_FAILED) return refuse("mmap failed");
+  if (memory == MAP_FAILED) return unsupported("mmap failed");
   object->memory_ = memory;
   object->mappedBytes_ = mapped;
   object->codeBytes_ = regionBytes[Code];
@@ -140,10 +146,10 @@ std::unique_ptr<LoadedObject> loadObject(std::string_view image, const SymbolRes
   size_t symtab = 0;
   for (size_t i = 1; i < sections.size(); ++i)
     if (sections[i].sh_type == SHT_SYMTAB) {
-      if (symtab) return refuse("two symbol tables");
+      if (symtab) return unsupported("two symbol tables");
       symtab = i;
     }
-  if (!symtab) return refuse("no symbol table");
+  if (!symtab) return unsupported("no symbol table");
   const Elf64_Shdr& st = sections[symtab];
   if (st.sh_entsize != sizeof(Elf64_Sym) || !fits(image, st.sh_offset, st.sh_size) || st.sh_link >= sections.size())
     return refuse("bad symbol table");
@@ -175,7 +181,7 @@ std::unique_ptr<LoadedObject> loadObject(std::string_view image, const SymbolRes
   // ---- relocations of the allocated sections (others, such as .rela of unallocated sections, do not run)
   for (size_t i = 1; i < sections.size(); ++i) {
     const Elf64_Shdr& rs = sections[i];
-    if (rs.sh_type == SHT_REL) return refuse("REL relocations");
+    if (rs.sh_type == SHT_REL) return unsupported("REL relocations");
     if (rs.sh_type != SHT_RELA) continue;
     if (rs.sh_info >= sections.size()) return refuse(fmt::format("relocations {}: bad target", i));
     if (place[rs.sh_info].region == Unplaced) continue;
@@ -191,14 +197,13 @@ std::unique_ptr<LoadedObject> loadObject(std::string_view image, const SymbolRes
       const uint64_t width = type == R_X86_64_64 || type == R_X86_64_PC64 ? 8 : 4;
       if (r.r_offset > target.sh_size || width > target.sh_size - r.r_offset)
         return refuse(fmt::format("relocation out of section {}", rs.sh_info));
-      if (index == 0 || index >= symbolCount || !symbols[index].resolved) {
+      if (index == 0 || index >= symbolCount) return refuse(fmt::format("relocation of symbol {}", index));
+      if (!symbols[index].resolved) {
         std::string_view name = "?";
-        if (index && index < symbolCount) {
-          Elf64_Sym sym;
-          std::memcpy(&sym, image.data() + st.sh_offset + index * sizeof sym, sizeof sym);
-          nameAt(image, strings, sym.st_name, name);
-        }
-        return refuse(fmt::format("unresolved symbol '{}'", name));
+        Elf64_Sym sym;
+        std::memcpy(&sym, image.data() + st.sh_offset + index * sizeof sym, sizeof sym);
+        nameAt(image, strings, sym.st_name, name);
+        return unsupported(fmt::format("unresolved symbol '{}'", name));
       }
       const uint64_t s = symbols[index].address, p = sectionAddress[rs.sh_info] + r.r_offset;
       const uint64_t a = uint64_t(r.r_addend);
@@ -223,15 +228,15 @@ std::unique_ptr<LoadedObject> loadObject(std::string_view image, const SymbolRes
         }
         case R_X86_64_PC32:
         case R_X86_64_PLT32:
-          if (!put32(int64_t(s + a - p), true)) return refuse("PC-relative relocation out of range");
+          if (!put32(int64_t(s + a - p), true)) return unsupported("PC-relative relocation out of range");
           break;
         case R_X86_64_32:
-          if (!put32(int64_t(s + a), false)) return refuse("32-bit relocation out of range");
+          if (!put32(int64_t(s + a), false)) return unsupported("32-bit relocation out of range");
           break;
         case R_X86_64_32S:
-          if (!put32(int64_t(s + a), true)) return refuse("32-bit relocation out of range");
+          if (!put32(int64_t(s + a), true)) return unsupported("32-bit relocation out of range");
           break;
-        default: return refuse(fmt::format("relocation type {}", type));
+        default: return unsupported(fmt::format("relocation type {}", type));
       }
     }
   }
@@ -240,7 +245,7 @@ std::unique_ptr<LoadedObject> loadObject(std::string_view image, const SymbolRes
   if (mprotect(base + regionStart[Code], alignUp(regionBytes[Code], page), PROT_READ | PROT_EXEC) != 0 ||
       (regionBytes[ReadOnly] &&
        mprotect(base + regionStart[ReadOnly], alignUp(regionBytes[ReadOnly], page), PROT_READ) != 0))
-    return refuse("mprotect failed");
+    return unsupported("mprotect failed");
   if (ehFrame && sections[ehFrame].sh_size) {
     object->ehFrame_ = reinterpret_cast<void*>(sectionAddress[ehFrame]);
     __register_frame(object->ehFrame_);

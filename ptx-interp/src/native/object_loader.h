@@ -15,6 +15,11 @@
 
 namespace ptx::exec::native {
 
+// Why an object was not loaded: Damaged, the file is not a whole, consistent object (cut short, bytes changed: the
+// cache removes it and compiles again); Unsupported, it is one, with something this loader does not handle (a
+// relocation type, a name it cannot resolve, a section kind: the compiler's library may load it).
+enum class LoadRefusal { None, Damaged, Unsupported };
+
 // Resolves an undefined symbol of the object to its address in this process; 0: unknown.
 using SymbolResolver = std::function<uint64_t(std::string_view name)>;
 
@@ -29,7 +34,7 @@ class LoadedObject {
   size_t codeBytes() const { return codeBytes_; }
 
  private:
-  friend std::unique_ptr<LoadedObject> loadObject(std::string_view, const SymbolResolver&, std::string&);
+  friend std::unique_ptr<LoadedObject> loadObject(std::string_view, const SymbolResolver&, std::string&, LoadRefusal*);
   LoadedObject() = default;
   void* memory_ = nullptr;
   size_t mappedBytes_ = 0, codeBytes_ = 0;
@@ -39,6 +44,7 @@ class LoadedObject {
 
 // The object whose ELF image is `image`; nullptr and `why` where it cannot be loaded. Every offset, size and index
 // of the image is checked first: a damaged cache file is refused, never followed.
-std::unique_ptr<LoadedObject> loadObject(std::string_view image, const SymbolResolver& resolve, std::string& why);
+std::unique_ptr<LoadedObject> loadObject(std::string_view image, const SymbolResolver& resolve, std::string& why,
+                                         LoadRefusal* refusal = nullptr);
 
 }  // namespace ptx::exec::native

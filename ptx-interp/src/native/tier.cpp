@@ -467,9 +467,17 @@ CachedLoad loadFromCache(CompileJob& job, const std::string& dir) {
     }
     ::close(fd);
   }
+  // a damaged file (cut short, bytes changed) is removed, and the kernel compiled again: it never reaches LLVM, whose
+  // object reader is not meant for hostile input
+  auto damaged = [&](const char* why) {
+    if (std::getenv("CUEMU_NATIVE_TIMING"))  // (the compiler's diagnostics switch)
+      std::fprintf(stderr, "cuemu-native: %s: %s is damaged (%s): removed\n", job.name.c_str(), path.c_str(), why);
+    ::unlink(path.c_str());
+    return CachedLoad::Absent;
+  };
   native::CacheHeader header;
   if (bytes.size() <= sizeof header || std::memcmp(bytes.data(), header.magic, sizeof header.magic) != 0)
-    return CachedLoad::Refused;
+    return damaged("no cache header");
   std::memcpy(&header, bytes.data(), sizeof header);
   const uint64_t bias = native::interpreterObject().bias;
   const Op* const ops = job.original;
@@ -487,13 +495,16 @@ CachedLoad loadFromCache(CompileJob& job, const std::string& dir) {
     return reinterpret_cast<uint64_t>(dlsym(RTLD_DEFAULT, text.c_str()));
   };
   std::string why;
+  native::LoadRefusal refusal = native::LoadRefusal::None;
   std::shared_ptr<native::LoadedObject> object =
-      native::loadObject(std::string_view(bytes).substr(sizeof header), resolve, why);
+      native::loadObject(std::string_view(bytes).substr(sizeof header), resolve, why, &refusal);
   const void* entry = object ? object->symbol("cuemu_kernel") : nullptr;
+  if (refusal == native::LoadRefusal::Damaged || (object && !entry))
+    return damaged(object ? "no kernel function" : why.c_str());
   if (!entry) {
     if (std::getenv("CUEMU_NATIVE_TIMING"))  // (the compiler's diagnostics switch)
       std::fprintf(stderr, "cuemu-native: %s: the loader refused %s (%s); the compiler's library loads it\n",
-                   job.name.c_str(), path.c_str(), object ? "no kernel function" : why.c_str());
+                   job.name.c_str(), path.c_str(), why.c_str());
     return CachedLoad::Refused;
   }
   ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);  // recently used: the last to go when the cache is full
