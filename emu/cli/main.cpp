@@ -7,6 +7,7 @@
 #include "core/config.h"
 #include "core/device.h"
 #include "core/driver.h"
+#include "ptx/native.h"
 
 #include <dlfcn.h>
 #include <fmt/format.h>
@@ -93,6 +94,12 @@ int showInfo(const SettingValues& values) {
     fmt::print("NVML: {}/libnvidia-ml.so.1 (answers for cuemu's devices)\n", dir);
     fmt::print("NVRTC: {}/libnvrtc.so.13 (forwards to NVIDIA's)\n", dir);
     fmt::print("native tier (CUEMU_NATIVE=on): {}\n", nativeTierText(dir));
+    const ptx::exec::NativeCacheInfo cache = ptx::exec::nativeCacheInfo();
+    if (cache.dir.empty())
+      fmt::print("native cache: off (CUEMU_NATIVE_CACHE_DISABLE, CUEMU_NATIVE_CACHE_MAXSIZE=0, or no HOME)\n");
+    else
+      fmt::print("native cache: {} ({} compiled kernels, {:.1f} of {:.0f} MiB; CUEMU_NATIVE_CACHE_PATH)\n", cache.dir,
+                 cache.kernels, double(cache.bytes) / double(1 << 20), double(cache.maxBytes) / double(1 << 20));
   }
   auto machine = loadMachineConfig();
   if (!machine) {

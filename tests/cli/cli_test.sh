@@ -176,6 +176,14 @@ check "run: an invalid --ipc mode is refused" '[ $? -eq 2 ] && grep -q "CUEMU_IP
 check "run: an invalid --native mode is refused" '[ $? -eq 2 ] && grep -q "CUEMU_NATIVE=maybe" "$err"'
 "$cuemu" info >"$out"
 check "info: says whether the native tier's compiler loads" 'grep -Eq "^native tier \(CUEMU_NATIVE=on\): .*(loads|not installed|does not load)" "$out"'
+infocache=$(mktemp -d)
+: >"$infocache/0123.o" && : >"$infocache/4567.o"
+CUEMU_NATIVE_CACHE_PATH="$infocache" CUEMU_NATIVE_CACHE_DISABLE=0 "$cuemu" info >"$out"
+check "info: shows the native cache's folder and what it holds" \
+  'grep -q "^native cache: $infocache (2 compiled kernels, 0.0 of 256 MiB" "$out"'
+rm -rf "$infocache"
+CUEMU_NATIVE_CACHE_DISABLE=1 "$cuemu" info >"$out"
+check "info: says when the native cache is off" 'grep -q "^native cache: off" "$out"'
 if grep -q "^native tier .*(loads)" "$out"; then
   # the tier compiles the kernel at its first launch and runs the compiled code (its timing lines say so), with
   # every handler inlined (libcuda.so's ops hold PLT entries of the handlers' clones), and a second process loads

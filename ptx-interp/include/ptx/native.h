@@ -40,6 +40,16 @@ uint32_t nativeInlineBudget();
 // Waits until the background compiles queued so far are done (tests, benchmarks).
 void waitForNativeCompiles();
 
+// The on-disk cache of compiled kernels as the environment sets it (docs/native-tier.md, "Cache";
+// CUEMU_NATIVE_CACHE_DISABLE, _PATH, _MAXSIZE) and what it holds now: `cuemu info` shows it, and a CI job keeps `dir`
+// between its runs to start with its kernels compiled.
+struct NativeCacheInfo {
+  std::string dir;                  // empty: the cache is off
+  uint64_t maxBytes = 0;            // its size limit
+  uint64_t kernels = 0, bytes = 0;  // compiled kernels' files in it, and all its files' bytes
+};
+NativeCacheInfo nativeCacheInfo();
+
 // Empty when the tier's library loads; otherwise why it does not (the tier is then absent and kernels are
 // interpreted; CUEMU_NATIVE=1 says so once on stderr).
 std::string nativeTierUnavailable();

@@ -256,6 +256,26 @@ const Library& libraryForCompiles() {
 
 std::string nativeTierUnavailable() { return library().unavailable; }
 
+NativeCacheInfo nativeCacheInfo() {
+  const native::CacheEnvironment e = native::cacheEnvironment();
+  NativeCacheInfo info;
+  info.dir = e.dir;
+  info.maxBytes = e.maxBytes;
+  if (DIR* d = e.dir.empty() ? nullptr : opendir(e.dir.c_str())) {
+    while (const dirent* entry = readdir(d)) {
+      const std::string name = entry->d_name;
+      const bool kernel = name.size() > 2 && name.compare(name.size() - 2, 2, ".o") == 0;
+      const bool prepared = name.size() > 9 && name.compare(name.size() - 9, 9, ".prepared") == 0;
+      struct stat st {};
+      if ((!kernel && !prepared) || ::stat((e.dir + "/" + name).c_str(), &st) != 0) continue;
+      info.kernels += kernel;
+      info.bytes += uint64_t(st.st_size);
+    }
+    closedir(d);
+  }
+  return info;
+}
+
 NativeTierStats nativeTierStats() {
   std::lock_guard<std::mutex> lock(gMutex);
   NativeTierStats s = stats();
