@@ -14,7 +14,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/eventfd.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -568,35 +567,18 @@ extern "C" void detachFromParent(int) {
   [[maybe_unused]] const ssize_t written = write(gDetachAckFd, &ack, 1);
 }
 
-// Closes every descriptor above `last` (close_range; where it is missing, Linux before 5.9, those /proc/self/fd lists).
-void closeDescriptorsAbove(int last) {
-  if (syscall(SYS_close_range, unsigned(last) + 1, ~0u, 0) == 0) return;
-  std::vector<int> open;
-  if (DIR* d = opendir("/proc/self/fd")) {
-    while (const dirent* e = readdir(d))
-      if (e->d_name[0] != '.') open.push_back(std::atoi(e->d_name));
-    closedir(d);
-  }
-  for (int fd : open)
-    if (fd > last) close(fd);
-}
-
-// Closes every descriptor the child inherited but its standard streams and its two pipes to the parent, which it
-// first moves above the standard streams' numbers (a program may have closed those, and detachFromParent puts
-// /dev/null there): a file or pipe of the program that the compile's process held open would stay open after the
-// program's exit when the compile finishes there (a harness that waits for the end of the program's output would
-// wait for it). Where close_range is missing (Linux before 5.9), the descriptors /proc/self/fd lists.
-void closeInheritedDescriptors(int& result, int& acknowledgement) {
-  for (int* fd : {&result, &acknowledgement})
-    if (*fd < 3) *fd = fcntl(*fd, F_DUPFD_CLOEXEC, 3);
-  const int low = std::min(result, acknowledgement), high = std::max(result, acknowledgement);
+// Closes every descriptor above the standard streams' but `keep` (close_range between them; where it is missing,
+// Linux before 5.9, those /proc/self/fd lists).
+void closeDescriptorsBut(std::vector<int> keep) {
+  std::sort(keep.begin(), keep.end());
   bool closed = true;
-  auto closeRange = [&](unsigned first, unsigned last) {
-    if (first <= last && syscall(SYS_close_range, first, last, 0) != 0) closed = false;
-  };
-  closeRange(3, unsigned(low) - 1);
-  closeRange(unsigned(low) + 1, unsigned(high) - 1);
-  closeRange(unsigned(high) + 1, ~0u);
+  unsigned first = 3;
+  for (int fd : keep) {
+    if (fd < int(first)) continue;
+    if (unsigned(fd) > first && syscall(SYS_close_range, first, unsigned(fd) - 1, 0) != 0) closed = false;
+    first = unsigned(fd) + 1;
+  }
+  if (syscall(SYS_close_range, first, ~0u, 0) != 0) closed = false;
   if (closed) return;
   std::vector<int> open;
   if (DIR* d = opendir("/proc/self/fd")) {
@@ -605,7 +587,18 @@ void closeInheritedDescriptors(int& result, int& acknowledgement) {
     closedir(d);
   }
   for (int fd : open)
-    if (fd > 2 && fd != result && fd != acknowledgement) close(fd);
+    if (fd > 2 && std::find(keep.begin(), keep.end(), fd) == keep.end()) close(fd);
+}
+
+// Closes every descriptor the child inherited but its standard streams and its two pipes to the parent, which it
+// first moves above the standard streams' numbers (a program may have closed those, and detachFromParent puts
+// /dev/null there): a file or pipe of the program that the compile's process held open would stay open after the
+// program's exit when the compile finishes there (a harness that waits for the end of the program's output would
+// wait for it).
+void closeInheritedDescriptors(int& result, int& acknowledgement) {
+  for (int* fd : {&result, &acknowledgement})
+    if (*fd < 3) *fd = fcntl(*fd, F_DUPFD_CLOEXEC, 3);
+  closeDescriptorsBut({result, acknowledgement});
 }
 
 // CUEMU_NATIVE_FINISH_AT_EXIT (default 1): a background compile in flight when the program exits finishes in its
@@ -817,9 +810,6 @@ class Compiler {
       idle_.notify_all();
     }
   }
-  // At exit: the queued compiles are dropped. The one in flight finishes in its process where its code goes to the
-  // environment's cache (finishCompilesAtExit): the child acknowledges within kAckLimit that it no longer dies with
-  // this process, and is not waited for; otherwise (a private folder, removed now, or no acknowledgement) it is killed.
   // The compiles still queued at exit, where their code goes to the environment's cache: one more process compiles
   // them one after the other into the cache and is left running, as the compile in flight is (stop), so that the
   // program's next run has all its hot kernels there, not one more per run. It does not die with the program; its
@@ -837,7 +827,7 @@ class Compiler {
       dup2(null, 0), dup2(null, 1), dup2(null, 2);
       if (null > 2) close(null);
     }
-    closeDescriptorsAbove(2);
+    closeDescriptorsBut({});
     [[maybe_unused]] const int niced = nice(kBackgroundNice);
     alarm(kChildLimitSeconds);
     signal(SIGPIPE, SIG_IGN);
@@ -850,6 +840,10 @@ class Compiler {
     _exit(0);
   }
 
+  // At exit, where the code goes to the environment's cache (finishCompilesAtExit): the compile in flight finishes in
+  // its process, whose child acknowledges within kAckLimit that it no longer dies with this process and is not waited
+  // for, and the queued ones in one more (finishQueuedAfterExit). Otherwise (a private folder, removed now, or no
+  // acknowledgement) the one in flight is killed and the queued ones are dropped.
   void stop() {
     std::deque<CompileJob> left;
     {
