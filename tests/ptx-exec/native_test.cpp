@@ -518,8 +518,9 @@ TEST_F(NativeTier, HotKernelsCompileAndLaterLaunchesRunTheirCode) {
 // written, and the prepared handler bitcode), then with =load (every kernel loaded by the interpreter's own loader,
 // none compiled). With =prepared, =damaged and =damaged-code it runs in a folder of its own holding files of the fill
 // run (CUEMU_NATIVE_CACHE_FROM): only the prepared bitcode, whole (every kernel compiled without preparing the
-// bitcode) or cut short (prepared again, and written again), or everything with the kernels' files cut short (each
-// refused, compiled anew and written again). Each run checks both tiers' memory equal.
+// bitcode) or cut short (prepared again, and written again), or everything with the kernels' files damaged, one cut
+// short and two with a byte changed (each found damaged by its hash, removed, compiled anew and written again). Each
+// run checks both tiers' memory equal.
 TEST(NativeCache, ASecondProcessLoadsTheKernelsFromTheCache) {
   const char* phase = std::getenv("CUEMU_NATIVE_CACHE_TEST");
   const char* dir = std::getenv("CUEMU_NATIVE_CACHE_PATH");
@@ -542,8 +543,15 @@ TEST(NativeCache, ASecondProcessLoadsTheKernelsFromTheCache) {
       if (!prepared && !(damagedCode && entry.path().extension() == ".o")) continue;
       const std::filesystem::path to = std::filesystem::path(dir) / entry.path().filename();
       std::filesystem::copy_file(entry.path(), to);
-      if (prepared ? kind == "damaged" : damagedCode)
+      if (prepared ? kind == "damaged" : damagedCode && kernels == 0) {
         std::filesystem::resize_file(to, std::filesystem::file_size(to) / 2);
+      } else if (!prepared && damagedCode) {  // one byte changed in the middle: the file is whole, its code is not
+        std::fstream file(to, std::ios::in | std::ios::out | std::ios::binary);
+        file.seekg(std::streamoff(std::filesystem::file_size(to) / 2));
+        const char byte = char(file.get() ^ 0x5a);
+        file.seekp(std::streamoff(std::filesystem::file_size(to) / 2));
+        file.put(byte);
+      }
       copied += prepared;
       kernels += !prepared;
     }

@@ -14,10 +14,30 @@ constexpr uint64_t kDefaultCacheBytes = uint64_t(256) << 20;
 
 // A kernel's file in the cache, `<key>.o`: this header, then the object code (an ELF relocatable object). Written by
 // the compiler (jit/compiler.cpp), read by it and by the interpreter's loader (tier.cpp, object_loader.h).
+// `objectHash` (objectHashOf) is the object code's: a file whose bytes changed on disk is found damaged before any
+// part of it is used (its unwind tables, registered with the C++ runtime, are parsed only when an exception is thrown,
+// anywhere in the process).
 struct CacheHeader {
-  char magic[8] = {'c', 'u', 'e', 'm', 'u', 'n', 't', '3'};
-  uint32_t opsInlined = 0, opsCalled = 0, opsOverBudget = 0;
+  char magic[8] = {'c', 'u', 'e', 'm', 'u', 'n', 't', '4'};
+  uint32_t opsInlined = 0, opsCalled = 0, opsOverBudget = 0, reserved = 0;
+  uint64_t objectHash = 0;
 };
+
+// FNV-1a, 64 bits: it detects damage (bits changed, a file cut or extended), not forgery; whoever can write the cache
+// folder can put code there anyway.
+inline uint64_t objectHashOf(const void* data, size_t bytes) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+
+// The header of a cache file's bytes, where it is whole: its magic and the object's hash match; else false.
+inline bool wholeCacheFile(const char* data, size_t bytes, CacheHeader& header) {
+  if (bytes <= sizeof header || std::memcmp(data, header.magic, sizeof header.magic) != 0) return false;
+  std::memcpy(&header, data, sizeof header);
+  return objectHashOf(data + sizeof header, bytes - sizeof header) == header.objectHash;
+}
 
 struct CacheEnvironment {
   std::string dir;        // empty: the cache is off

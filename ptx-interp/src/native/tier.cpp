@@ -495,9 +495,7 @@ CachedLoad loadFromCache(CompileJob& job, const std::string& dir) {
     return CachedLoad::Absent;
   };
   native::CacheHeader header;
-  if (bytes.size() <= sizeof header || std::memcmp(bytes.data(), header.magic, sizeof header.magic) != 0)
-    return damaged("no cache header");
-  std::memcpy(&header, bytes.data(), sizeof header);
+  if (!native::wholeCacheFile(bytes.data(), bytes.size(), header)) return damaged("header or hash");
   const uint64_t bias = native::interpreterObject().bias;
   const Op* const ops = job.original;
   // the names compiled code uses (jit/compiler.cpp): the interpreter's code and data by offset, the kernel's op

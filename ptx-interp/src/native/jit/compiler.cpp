@@ -586,8 +586,10 @@ bool loadCached(Prepared& p, const Cache& cache, const std::string& key, const O
   if (!file) return false;
   CacheHeader header;
   llvm::StringRef bytes = (*file)->getBuffer();
-  if (bytes.size() <= sizeof header || std::memcmp(bytes.data(), header.magic, sizeof header.magic) != 0) return false;
-  std::memcpy(&header, bytes.data(), sizeof header);
+  if (!wholeCacheFile(bytes.data(), bytes.size(), header)) {  // damaged: removed, and the kernel compiled again
+    std::filesystem::remove(path);
+    return false;
+  }
   llvm::orc::JITDylib* jd = kernelDylib(p, base);
   if (!jd) return false;
   const uint64_t before = p.objectBytes.load();
@@ -656,6 +658,7 @@ bool storeCached(const Cache& cache, const std::string& key, const std::string& 
   header.opsInlined = r.opsInlined;
   header.opsCalled = r.opsCalled;
   header.opsOverBudget = r.opsOverBudget;
+  header.objectHash = objectHashOf(object.data(), object.size());
   return writeCacheFile(cache, key + ".o",
                         {llvm::StringRef(reinterpret_cast<const char*>(&header), sizeof header), object});
 }
