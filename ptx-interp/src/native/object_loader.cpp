@@ -21,6 +21,7 @@ namespace {
 
 constexpr uint32_t kUnwindSection = 0x70000001;  // SHT_X86_64_UNWIND: .eh_frame on x86-64
 constexpr uint64_t kMaxAlignment = 4096;
+constexpr uint64_t kMaxMappedBytes = uint64_t(1) << 30;  // a kernel's code and data are megabytes at most
 
 // Where a section goes: code, read-only data (.eh_frame among it) or writable data, each region page-aligned.
 enum Region : uint8_t { Code, ReadOnly, Writable, kRegions, Unplaced = 0xff };
@@ -126,6 +127,8 @@ std::unique_ptr<LoadedObject> loadObject(std::string_view image, const SymbolRes
     mapped += alignUp(regionBytes[r], page);
   }
   if (regionBytes[Code] == 0) return unsupported("no code");
+  // (zero-filled sections take no bytes of the file: a damaged size would map gigabytes)
+  if (mapped > kMaxMappedBytes) return refuse(fmt::format("sections of {} bytes", mapped));
 
   std::unique_ptr<LoadedObject> object(new LoadedObject());
   void* memory = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
