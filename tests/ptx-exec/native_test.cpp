@@ -601,6 +601,14 @@ TEST(NativeCache, ASecondProcessLoadsTheKernelsFromTheCache) {
     EXPECT_EQ(a.cacheLoadsWithoutCompiler - b.cacheLoadsWithoutCompiler, throughCompiler ? 0u : 1u);
     EXPECT_EQ(a.backgroundCompiles, b.backgroundCompiles);
     EXPECT_EQ(hot.buffers, interpreted.buffers);
+    // a kernel whose code is in the cache runs it from its first launch, hot or not (the default policy: hot at the
+    // third launch), where the interpreter's loader loads it (through the compiler's library, at the hot launch)
+    const NativeTierStats c = nativeTierStats();
+    const Outcome first = runCase(vectorAdd(), true, NativeTierPolicy{3, uint64_t(1) << 40, true, 0xffffffffu});
+    const NativeTierStats d = nativeTierStats();
+    EXPECT_EQ(d.launchesCompiled - c.launchesCompiled, throughCompiler ? 0u : 1u) << "the first launch ran cached code";
+    EXPECT_EQ(d.cacheLoads - c.cacheLoads, throughCompiler ? 0u : 1u);
+    EXPECT_EQ(first.buffers, interpreted.buffers);
   }
   if (kind == "damaged") {  // written anew, whole: the same size as the fill run's
     const char* from = std::getenv("CUEMU_NATIVE_CACHE_FROM");

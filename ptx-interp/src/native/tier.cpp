@@ -898,7 +898,8 @@ Handler codeFor(const Program& p, const FunctionCode& entry, uint64_t threads) {
   if (!nativeTier()) return nullptr;
   const NativeTierPolicy policy = nativeTierPolicy();
   CompileJob job;
-  bool fromCache = false, background = false;
+  bool fromCache = false, background = false, probe = false;
+  const std::string cacheDir = cacheEnvironment().dir;
   {
     std::lock_guard<std::mutex> lock(gMutex);
     if (!p.native) p.native = std::make_shared<NativeSlot>();
@@ -916,7 +917,14 @@ Handler codeFor(const Program& p, const FunctionCode& entry, uint64_t threads) {
       code.threads += threads;
       const bool hotByTime =
           policy.hotInterpretedMs != 0xffffffffu && code.interpretedNs >= uint64_t(policy.hotInterpretedMs) * 1000000;
-      if (code.launches < policy.hotLaunches && code.threads < policy.hotThreads && !hotByTime) return nullptr;
+      if (code.launches < policy.hotLaunches && code.threads < policy.hotThreads && !hotByTime) {
+        // not hot yet: its code may be in the cache all the same (an earlier run compiled it), which costs a look
+        // there at its first launch (the key's hash and a file that is not there: microseconds) and runs it from that
+        // launch on, compiled: a kernel launched once or twice, that ran long, is compiled in the run that found it
+        // hot (by time) and its code finishes into the cache at exit (Tiering)
+        if (code.cacheProbed || cacheDir.empty()) return nullptr;
+        code.cacheProbed = probe = true;
+      }
     }
     std::string why;
     if (!prepareJob(p, function, job, why)) {
@@ -928,11 +936,22 @@ Handler codeFor(const Program& p, const FunctionCode& entry, uint64_t threads) {
     fromCache = code.state == NativeSlot::Code::InCache;
     code.state = NativeSlot::Code::Queued;
   }
+  if (probe) {
+    const bool loaded = loadFromCache(job, cacheDir) == CachedLoad::Loaded;
+    std::lock_guard<std::mutex> lock(gMutex);
+    NativeSlot::Code& code = p.native->kernels[job.function];
+    if (!loaded) {  // (a file the loader refused waits for the hot launch, which hands it to the compiler's library)
+      code.state = NativeSlot::Code::Cold;
+      return nullptr;
+    }
+    if (code.entry) --stats().launchesInterpreted, ++stats().launchesCompiled;
+    return code.entry;
+  }
   // Code in the cache loads here without the compiler's library: a program whose hot kernels are all there never
   // loads LLVM (docs/native-tier.md, Cache). The environment's cache, or where this process's background compile left
   // the code.
   const char* handover = fromCache ? Compiler::instance().handoverDir() : nullptr;
-  const CachedLoad cached = loadFromCache(job, handover ? std::string(handover) : cacheEnvironment().dir);
+  const CachedLoad cached = loadFromCache(job, handover ? std::string(handover) : cacheDir);
   if (cached != CachedLoad::Loaded) {
     if (!libraryForCompiles().api) {
       std::lock_guard<std::mutex> lock(gMutex);

@@ -20,6 +20,7 @@ struct NativeSlot {
     std::shared_ptr<native::LoadedObject> object;  // or: loaded from the cache without it (object_loader.h)
     uint64_t launches = 0, threads = 0;            // while interpreted (NativeTierPolicy)
     uint64_t interpretedNs = 0;                    // wall time of those launches
+    bool cacheProbed = false;                      // its first launch looked for its code in the cache
     // Queued: a background compile is queued or running; InCache: it put the code in the cache, and the next launch
     // loads it; CompileHere: it could not (code naming addresses of this process), and the next launch compiles;
     // Done: compiled, or refused
