@@ -35,7 +35,9 @@ std::string cpuIdentity() {
   leaf(1, 0);
   leaf(7, 0);
   leaf(7, 1);
+  leaf(0xd, 1);  // the XSAVE variants
   leaf(0x80000001, 0);
+  leaf(0x80000008, 0);  // AMD's extended features
   unsigned a, b, c, d;
   if (__get_cpuid(1, &a, &b, &c, &d) && (c & bit_OSXSAVE)) {
     uint32_t lo, hi;
