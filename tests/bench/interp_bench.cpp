@@ -384,6 +384,38 @@ void BM_KindMmaLoop(benchmark::State& state) {
   check(r, state);
 }
 
+// What running a grid costs without its work: a kernel that only returns, launched as BM_VectorAdd launches (2^22
+// threads in CTAs of 256), against the native vector add. Its time is the floor of vector add's in the same tier:
+// CTA and warp set-up and scheduling (ratio: that floor's share of the native vector add; per_warp_ns).
+const char* const kEmptyGrid = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry empty(.param .u64 a, .param .u64 b, .param .u64 c, .param .u32 n) {
+  ret;
+}
+)";
+
+void BM_GridOverhead(benchmark::State& state) {
+  static std::shared_ptr<const Program> prog = [] {
+    auto r = compile(kEmptyGrid);
+    if (!r.program) throw std::runtime_error(r.error);
+    return r.program;
+  }();
+  const int n = getenv("VADD_N") ? atoi(getenv("VADD_N")) : 1 << 22;
+  float* a = arena().alloc<float>(n);
+  float* b = arena().alloc<float>(n);
+  float* c = arena().alloc<float>(n);
+  for (int i = 0; i < n; ++i) a[i] = float(i), b[i] = 1.0f;
+  double native = nativeSeconds([&] { nativeVadd(a, b, c, n); });
+  Params p(kernels(*prog)[0]);
+  p.arg(a).arg(b).arg(c).arg(n);
+  LaunchResult r;
+  measure(
+      state, [&] { r = run(*prog, "empty", Dim3{uint32_t(n / 256)}, Dim3{256}, p); }, native);
+  state.counters["per_warp_ns"] = state.counters["interp_ms"] * 1e6 / double(n / 32);
+  check(r, state);
+}
+
 // A 256x256 GEMM with wmma (f16 inputs, f32 accumulators) against the native tiled f32 GEMM of BM_TiledMatmul.
 void BM_WmmaGemm(benchmark::State& state) {
   const int n = 256;
@@ -644,6 +676,7 @@ void BM_LaunchLatency(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(BM_VectorAdd)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
+BENCHMARK(BM_GridOverhead)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
 BENCHMARK(BM_FmaLoop)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
 BENCHMARK(BM_SharedReduction)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
 BENCHMARK(BM_TiledMatmul)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
