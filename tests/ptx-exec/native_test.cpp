@@ -432,6 +432,25 @@ TEST_F(NativeTier, ACompileInFlightAtExitFinishesIntoTheCache) {
   std::filesystem::remove_all(dir);
 }
 
+// A launch that runs long gets hot while it runs (its time, NativeTierPolicy::hotInterpretedMs) and switches to the
+// kernel's code for the CTAs it starts after the compile (native::upgrade, polled every 64 CTAs a thread starts): one
+// launch of 512 CTAs on one host thread, hot after 1 ms, compiled at that poll (background off), and its results the
+// interpreter's.
+TEST_F(NativeTier, ALongLaunchSwitchesToCompiledCodeWhileItRuns) {
+  Case fma{"bench.ptx", "fmaloop", Dim3{512}, Dim3{32}, {std::vector<uint8_t>(512 * 32 * 4)}};
+  fma.args = {{0}, {-1, 2000}};
+  fma.config.threads = 1;
+  const Outcome interpreted = runCase(fma, false);
+  const NativeTierStats before = nativeTierStats();
+  const Outcome switched = runCase(fma, true, NativeTierPolicy{1000, uint64_t(1) << 40, false, 1});
+  const NativeTierStats after = nativeTierStats();
+  EXPECT_EQ(after.upgradesDuringLaunch - before.upgradesDuringLaunch, 1u) << after.lastRefusal;
+  EXPECT_EQ(after.launchesCompiled, before.launchesCompiled) << "the launch started interpreted";
+  EXPECT_EQ(after.kernelsCompiled - before.kernelsCompiled, 1u);
+  EXPECT_EQ(switched.buffers, interpreted.buffers);
+  EXPECT_EQ(switched.fault.kind, FaultKind::None);
+}
+
 TEST_F(NativeTier, HotKernelsCompileAndLaterLaunchesRunTheirCode) {
   const bool was = nativeTier();
   const NativeTierPolicy policy = nativeTierPolicy();
@@ -503,9 +522,19 @@ TEST_F(NativeTier, HotKernelsCompileAndLaterLaunchesRunTheirCode) {
   hotAtTheSecondLaunch({2, uint64_t(1) << 40, false, kNever}, 4, true);
   // hot by threads: 1024 + 1024 reach 2048 at the second launch
   hotAtTheSecondLaunch({100, 2048, false, kNever}, 4, false);
-  // hot by interpreted time: a first launch of 800,000 warps takes more than the millisecond (at tens of nanoseconds
-  // a warp); small launches never reach it
-  hotAtTheSecondLaunch({100, uint64_t(1) << 40, false, 1}, 100000, false);
+  // hot by interpreted time: a launch of 800,000 warps takes more than the millisecond (at tens of nanoseconds a
+  // warp; small launches never reach it), so it gets hot while it runs and switches to the compiled code
+  // (ALongLaunchSwitchesToCompiledCodeWhileItRuns), and the next launch runs the code from its start
+  setNativeTierPolicy({100, uint64_t(1) << 40, false, 1});
+  const CompileResult slow = program();
+  const uint64_t upgradesBefore = nativeTierStats().upgradesDuringLaunch;
+  const Counts longLaunch = run(slow, 100000, false);
+  EXPECT_EQ(longLaunch.launchesInterpreted, 1u);
+  EXPECT_EQ(longLaunch.compiled, 1u);
+  EXPECT_EQ(nativeTierStats().upgradesDuringLaunch - upgradesBefore, 1u);
+  const Counts afterIt = run(slow, 4, false);
+  EXPECT_EQ(afterIt.launchesCompiled, 1u);
+  EXPECT_EQ(afterIt.compiled, 0u);
 
   const NativeTierStats s = nativeTierStats();
   EXPECT_GE(s.backgroundCompiles, 1u);

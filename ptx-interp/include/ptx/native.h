@@ -74,6 +74,9 @@ struct NativeTierStats {
   // of cacheLoads: loaded by the interpreter's own loader, without the compiler's library (docs/native-tier.md, Cache)
   uint64_t cacheLoadsWithoutCompiler = 0;
   bool compilerLoaded = false;  // the compiler's library (libcuemu-native.so, with LLVM) is loaded in this process
+  // launches that started interpreted and ran their kernel's code from a later CTA on, once it was compiled or loaded
+  // while they ran (a launch that runs CUEMU_NATIVE_HOT_MS makes its kernel hot: docs/native-tier.md, Tiering)
+  uint64_t upgradesDuringLaunch = 0;
   // compiles (here or in a background process) that read the prepared handler bitcode from the cache, and that
   // prepared it and wrote it there (docs/native-tier.md, Cache)
   uint64_t preparedLoads = 0, preparedWrites = 0;

@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -490,7 +491,10 @@ struct Job {
   const KernelCode* code = nullptr;
   const KernelInfo* info = nullptr;
   const FunctionCode* entry = nullptr;
-  Handler native = nullptr;  // the native tier's code of `program` (runs a warp until it stops); nullptr: interpret
+  // the native tier's code of `program` (runs a warp until it stops); nullptr: interpret. Set at the launch, or while
+  // it runs (native::upgrade: the CTAs started and warps resumed after that run it)
+  std::atomic<Handler> native{nullptr};
+  std::chrono::steady_clock::time_point started{};  // when an upgradable launch began (native::upgrade); else epoch
   LaunchParams lp;
   std::vector<uint8_t> paramBuffer;
   std::vector<uint8_t> constImage;  // constant register region, broadcast to 32 lanes

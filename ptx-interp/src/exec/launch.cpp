@@ -392,9 +392,9 @@ CtaStatus runCta(Cta& cta, const std::vector<uint32_t>* warpOrder, bool& progres
       Warp* stopped = &w;
       cta.handedOff = false;  // whatever a run of another kernel in this context left
       cta.current = &w;
-      if (job.native) {
+      if (const Handler native = job.native.load(std::memory_order_relaxed)) {
         // (the compiled code returns after each op that may hand the thread to another warp: ctl::mayHandOff)
-        while (op) op = job.native(*cta.current, op);
+        while (op) op = native(*cta.current, op);
       } else {
         while (op) op = op->fn(*cta.current, op);
       }
@@ -561,6 +561,7 @@ void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vect
   const size_t maxParked = job.lp.cooperative ? ~size_t(0) : kWaitingCtas;
   const size_t maxPreempted = job.lp.cooperative ? ~size_t(0) : kPreemptedCtas;
   uint64_t turnsWithoutProgress = 0, lastFinished = 0;
+  uint32_t ctasSincePoll = 0;  // (native::upgrade)
   // Deterministic mode: when a whole round of parked CTAs made no progress, since when (to tell the driver once).
   const auto stallNotice = std::chrono::milliseconds(job.lp.config.stallNoticeMs);
   std::chrono::steady_clock::time_point stalledSince{};
@@ -592,6 +593,19 @@ void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vect
       }
       if (claimedNext < claimedEnd) {
         const uint64_t idx = claimedNext++;
+        // A launch that started interpreted asks every kUpgradePoll CTAs this thread starts whether its kernel's code
+        // can run now (it got hot by this launch's time, and compiled): the CTAs after that, and its warps as they
+        // resume, run it (both tiers give the same results, so where a launch switches changes nothing it computes).
+        constexpr uint32_t kUpgradePoll = 64;
+        if (job.started != std::chrono::steady_clock::time_point{} && ++ctasSincePoll >= kUpgradePoll &&
+            !job.native.load(std::memory_order_relaxed)) {
+          ctasSincePoll = 0;
+          const auto running = std::chrono::steady_clock::now() - job.started;
+          if (const Handler h =
+                  native::upgrade(*job.program, *job.entry,
+                                  uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(running).count())))
+            job.native.store(h, std::memory_order_relaxed);
+        }
         ctx = takeContext();
         setupCluster(job, *ctx, clusterOrder ? (*clusterOrder)[idx] : idx);
         turnsWithoutProgress = 0;
@@ -847,9 +861,11 @@ LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams&
   job.entry = &codeProgram.functions[code.function];
   job.native = native::codeFor(codeProgram, *job.entry,
                                uint64_t(lp.grid.x) * lp.grid.y * lp.grid.z * lp.block.x * lp.block.y * lp.block.z);
-  // an interpreted launch's time counts toward the kernel's hotness, while the tier is on (NativeTierPolicy)
+  // an interpreted launch's time counts toward the kernel's hotness, while the tier is on (NativeTierPolicy), and it
+  // may switch to compiled code while it runs (runJob: native::upgrade)
   const bool timed = !job.native && nativeTier();
   const auto started = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+  job.started = started;
   job.lp = lp;
   job.host = lp.host ? lp.host : &defaultHost();
   job.paramBuffer.assign(static_cast<const uint8_t*>(lp.params),

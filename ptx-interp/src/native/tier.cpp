@@ -212,11 +212,11 @@ void writeStatsAtExit() {
       "pid={} kernels_compiled={} kernels_refused={} launches_compiled={} launches_interpreted={} "
       "background_compiles={} cache_loads={} cache_writes={} ops_inlined={} ops_called={} ops_over_budget={} "
       "compile_ms={:.1f} prepare_ms={:.1f} prepared_loads={} prepared_writes={} finishing_after_exit={} "
-      "cache_loads_without_compiler={} compiler_loaded={}\n",
+      "cache_loads_without_compiler={} compiler_loaded={} upgrades_during_launch={}\n",
       getpid(), s.kernelsCompiled, s.kernelsRefused, s.launchesCompiled, s.launchesInterpreted, s.backgroundCompiles,
       s.cacheLoads, s.cacheWrites, s.opsInlined, s.opsCalled, s.opsOverBudget, double(s.compileNs) / 1e6,
       double(s.prepareNs) / 1e6, s.preparedLoads, s.preparedWrites, s.compilesFinishingAfterExit,
-      s.cacheLoadsWithoutCompiler, s.compilerLoaded ? 1 : 0);
+      s.cacheLoadsWithoutCompiler, s.compilerLoaded ? 1 : 0, s.upgradesDuringLaunch);
   const int fd = ::open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return;
   [[maybe_unused]] const ssize_t written = ::write(fd, line.data(), line.size());
@@ -894,6 +894,42 @@ class Compiler {
 
 }  // namespace
 
+namespace {
+
+// The code of a kernel that got hot (codeFor, upgrade), its job prepared and its state Queued: loaded from the cache
+// where it is there, else compiled in the background (nullptr now: a later launch, or a later poll of the launch,
+// loads it) or here (background false, or the background compile could not cache it).
+Handler obtainCode(const Program& p, CompileJob& job, bool background, bool fromCache, const std::string& cacheDir) {
+  // Code in the cache loads here without the compiler's library: a program whose hot kernels are all there never
+  // loads LLVM (docs/native-tier.md, Cache). The environment's cache, or where this process's background compile left
+  // the code.
+  const char* handover = fromCache ? Compiler::instance().handoverDir() : nullptr;
+  const CachedLoad cached = loadFromCache(job, handover ? std::string(handover) : cacheDir);
+  if (cached != CachedLoad::Loaded) {
+    if (!libraryForCompiles().api) {
+      std::lock_guard<std::mutex> lock(gMutex);
+      p.native->kernels[job.function].state = NativeSlot::Code::Done;
+      return nullptr;
+    }
+    if (background) {
+      // a cached file the loader refused loads through the compiler's library, at this launch; otherwise a background
+      // compile
+      if (cached == CachedLoad::Absent || !runJob(job, nullptr, true)) {
+        Compiler::instance().queue(std::move(job));
+        return nullptr;
+      }
+    } else {
+      // at this launch, on this thread (the launch runs the code): compiled, or loaded where a background compile put
+      // it
+      runJob(job, handover);
+    }
+  }
+  std::lock_guard<std::mutex> lock(gMutex);
+  return p.native->kernels[job.function].entry;
+}
+
+}  // namespace
+
 Handler codeFor(const Program& p, const FunctionCode& entry, uint64_t threads) {
   if (!nativeTier()) return nullptr;
   const NativeTierPolicy policy = nativeTierPolicy();
@@ -947,33 +983,47 @@ Handler codeFor(const Program& p, const FunctionCode& entry, uint64_t threads) {
     if (code.entry) --stats().launchesInterpreted, ++stats().launchesCompiled;
     return code.entry;
   }
-  // Code in the cache loads here without the compiler's library: a program whose hot kernels are all there never
-  // loads LLVM (docs/native-tier.md, Cache). The environment's cache, or where this process's background compile left
-  // the code.
-  const char* handover = fromCache ? Compiler::instance().handoverDir() : nullptr;
-  const CachedLoad cached = loadFromCache(job, handover ? std::string(handover) : cacheDir);
-  if (cached != CachedLoad::Loaded) {
-    if (!libraryForCompiles().api) {
-      std::lock_guard<std::mutex> lock(gMutex);
-      p.native->kernels[job.function].state = NativeSlot::Code::Done;
+  const Handler h = obtainCode(p, job, background, fromCache, cacheDir);
+  std::lock_guard<std::mutex> lock(gMutex);
+  if (h) --stats().launchesInterpreted, ++stats().launchesCompiled;
+  return h;
+}
+
+Handler upgrade(const Program& p, const FunctionCode& entry, uint64_t runningNs) {
+  if (!nativeTier()) return nullptr;
+  const NativeTierPolicy policy = nativeTierPolicy();
+  CompileJob job;
+  bool fromCache = false, background = false;
+  const std::string cacheDir = cacheEnvironment().dir;
+  {
+    std::lock_guard<std::mutex> lock(gMutex);
+    if (!p.native || p.ops.empty()) return nullptr;
+    const uint32_t function = uint32_t(&entry - p.functions.data());
+    NativeSlot::Code& code = p.native->kernels[function];
+    if (code.entry) return code.entry;
+    if (code.state == NativeSlot::Code::Cold) {
+      // hot by its time, this launch's so far counted in
+      if (policy.hotInterpretedMs == 0xffffffffu ||
+          code.interpretedNs + runningNs < uint64_t(policy.hotInterpretedMs) * 1000000)
+        return nullptr;
+    } else if (code.state != NativeSlot::Code::InCache) {
+      return nullptr;  // queued or compiling, or done without code; (CompileHere: at the next launch)
+    }
+    std::string why;
+    if (!prepareJob(p, function, job, why)) {
+      code.state = NativeSlot::Code::Done;
+      refuse(std::move(why));
       return nullptr;
     }
-    if (background) {
-      // a cached file the loader refused loads through the compiler's library, at this launch; otherwise a background
-      // compile
-      if (cached == CachedLoad::Absent || !runJob(job, nullptr, true)) {
-        Compiler::instance().queue(std::move(job));
-        return nullptr;
-      }
-    } else {
-      // at this launch, on this thread (the launch runs the code): compiled, or loaded where a background compile put
-      // it
-      runJob(job, handover);
-    }
+    background = code.state == NativeSlot::Code::Cold && policy.background;
+    fromCache = code.state == NativeSlot::Code::InCache;
+    code.state = NativeSlot::Code::Queued;
   }
-  std::lock_guard<std::mutex> lock(gMutex);
-  Handler h = p.native->kernels[job.function].entry;
-  if (h) --stats().launchesInterpreted, ++stats().launchesCompiled;
+  const Handler h = obtainCode(p, job, background, fromCache, cacheDir);
+  if (h) {
+    std::lock_guard<std::mutex> lock(gMutex);
+    ++stats().upgradesDuringLaunch;
+  }
   return h;
 }
 

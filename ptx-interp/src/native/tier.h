@@ -37,6 +37,11 @@ namespace native {
 // ops of p's other kernels call their handlers. Counts a launch of `threads` threads; compiled once the kernel is
 // hot (NativeTierPolicy). nullptr while the tier is off, the kernel is not compiled yet, or it cannot be.
 Handler codeFor(const Program& p, const FunctionCode& entry, uint64_t threads = 0);
+// For a launch that started interpreted and has run `runningNs` so far (launch.cpp polls it between CTAs): the
+// kernel's code once it can run, else nullptr. The launch makes the kernel hot by its time (NativeTierPolicy::
+// hotInterpretedMs, its earlier launches' time counted in), which queues its compile, and the code is loaded when the
+// compile put it in the cache: the launch's later CTAs, and its warps as they resume, run it.
+Handler upgrade(const Program& p, const FunctionCode& entry, uint64_t runningNs);
 // Adds an interpreted launch's wall time to the kernel's count (NativeTierPolicy::hotInterpretedMs), where codeFor
 // counted the launch.
 void interpreted(const Program& p, const FunctionCode& entry, uint64_t ns);
