@@ -112,6 +112,16 @@ struct Prepared {
   uint64_t prepareNs = 0;
 };
 
+// CUEMU_NATIVE_TARGET=handlers: kernels are compiled for the handlers' own target (their bitcode's x86-64-v3) instead
+// of the host's CPU (docs/native-tier.md, Environment)
+bool kernelsForHandlersTarget() {
+  static const bool on = [] {
+    const char* v = std::getenv("CUEMU_NATIVE_TARGET");
+    return v && std::strcmp(v, "handlers") == 0;
+  }();
+  return on;
+}
+
 // Whether handlers that inlined handlers call are inlined too (the light pipeline; CUEMU_NATIVE_NESTED_HANDLERS=call:
 // not), up to kNestedHandlerLimit IR instructions each. Part of the cache's identity.
 constexpr uint32_t kNestedHandlerLimit = 400;
@@ -903,6 +913,17 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
                                              llvm::GlobalValue::ExternalLinkage, nullptr, kOpsName);
   const std::string kernelName = kKernelName.str();
   auto* fn = llvm::Function::Create(handlerType, llvm::GlobalValue::ExternalLinkage, kernelName, *m);
+  // CUEMU_NATIVE_TARGET=handlers: the kernel is compiled for the handlers' own target (x86-64-v3: their bitcode's
+  // target-cpu and target-features) instead of the host's. Without AVX-512 the inlined handlers' NaN
+  // canonicalisations and partial-warp blends stay AVX2 code: chains of dependent fmas ran 8-9% faster, the reduction
+  // 4-7% and Collatz 2.5% slower (docs/native-tier.md, Measurements, session 31), so the host's stays the default.
+  if (kernelsForHandlersTarget())
+    for (const llvm::Function& h : **handlers)
+      if (h.hasFnAttribute("target-cpu") && h.hasFnAttribute("target-features")) {
+        fn->addFnAttr("target-cpu", h.getFnAttribute("target-cpu").getValueAsString());
+        fn->addFnAttr("target-features", h.getFnAttribute("target-features").getValueAsString());
+        break;
+      }
   llvm::Argument* warp = fn->getArg(0);
   llvm::Argument* opArg = fn->getArg(1);
   auto opAt = [&](size_t i) { return opPointer(opsGlobal, i * sizeof(Op)); };
