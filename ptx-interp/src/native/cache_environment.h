@@ -3,6 +3,8 @@
 // over through it or, where it is off, through a folder of its own.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -11,6 +13,19 @@
 namespace ptx::exec::native {
 
 constexpr uint64_t kDefaultCacheBytes = uint64_t(256) << 20;
+
+// The cache's files: a compiled kernel, `<key>.o`, and the prepared handler bitcode, `<key>.prepared`.
+constexpr const char* kKernelFileExtension = ".o";
+constexpr const char* kPreparedFileExtension = ".prepared";
+
+// A file's identity in a cache key: path, size and modification time (a rebuilt library or interpreter is another
+// identity).
+inline std::string fileIdentity(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return path + ":?";
+  return path + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
+         std::to_string(st.st_mtim.tv_nsec);
+}
 
 // A kernel's file in the cache, `<key>.o`: this header, then the object code (an ELF relocatable object). Written by
 // the compiler (jit/compiler.cpp), read by it and by the interpreter's loader (tier.cpp, object_loader.h).

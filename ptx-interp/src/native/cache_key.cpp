@@ -1,27 +1,15 @@
 #include "native/cache_key.h"
 
+#include "native/cache_environment.h"
 #include "native/digest.h"
 
 #include <cpuid.h>
 #include <link.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
 
 namespace ptx::exec::native {
-
-namespace {
-
-// A file's identity: path, size and modification time (a rebuilt library or interpreter is another identity).
-std::string fileIdentity(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return path + ":?";
-  return path + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
-         std::to_string(st.st_mtim.tv_nsec);
-}
-
-}  // namespace
 
 std::string cpuIdentity() {
   std::string out;

@@ -33,6 +33,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -262,11 +263,14 @@ NativeCacheInfo nativeCacheInfo() {
   info.maxBytes = e.maxBytes;
   if (DIR* d = e.dir.empty() ? nullptr : opendir(e.dir.c_str())) {
     while (const dirent* entry = readdir(d)) {
-      const std::string name = entry->d_name;
-      const bool kernel = name.size() > 2 && name.compare(name.size() - 2, 2, ".o") == 0;
-      const bool prepared = name.size() > 9 && name.compare(name.size() - 9, 9, ".prepared") == 0;
+      const std::string_view name = entry->d_name;
+      auto endsWith = [&](std::string_view suffix) {
+        return name.size() > suffix.size() && name.substr(name.size() - suffix.size()) == suffix;
+      };
+      const bool kernel = endsWith(native::kKernelFileExtension);
+      const bool prepared = endsWith(native::kPreparedFileExtension);
       struct stat st {};
-      if ((!kernel && !prepared) || ::stat((e.dir + "/" + name).c_str(), &st) != 0) continue;
+      if ((!kernel && !prepared) || ::stat((e.dir + "/" + std::string(name)).c_str(), &st) != 0) continue;
       info.kernels += kernel;
       info.bytes += uint64_t(st.st_size);
     }
@@ -464,10 +468,9 @@ CachedLoad loadFromCache(CompileJob& job, const std::string& dir) {
     return v && std::strcmp(v, "compiler") == 0;
   }();
   if (job.key.empty() || dir.empty()) return CachedLoad::Absent;
-  if (throughCompiler)
-    return ::access((dir + "/" + job.key + ".o").c_str(), R_OK) == 0 ? CachedLoad::Refused : CachedLoad::Absent;
+  const std::string path = dir + "/" + job.key + native::kKernelFileExtension;
+  if (throughCompiler) return ::access(path.c_str(), R_OK) == 0 ? CachedLoad::Refused : CachedLoad::Absent;
   const auto start = std::chrono::steady_clock::now();
-  const std::string path = dir + "/" + job.key + ".o";
   std::string bytes;
   {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -896,6 +899,26 @@ class Compiler {
 
 namespace {
 
+// Whether a kernel is hot by its interpreted time (NativeTierPolicy::hotInterpretedMs), `ns` of it so far.
+bool hotByTime(const NativeTierPolicy& policy, uint64_t ns) {
+  return policy.hotInterpretedMs != 0xffffffffu && ns >= uint64_t(policy.hotInterpretedMs) * 1000000;
+}
+
+// Takes the kernel (entry function `function` of p, its slot `code`) for compiling or loading, with gMutex held: fills
+// `job` and marks it Queued, and returns whether its code comes from the cache where a background compile left it
+// (InCache); nullopt where the kernel is not compiled (refused, and then Done).
+std::optional<bool> takeJob(const Program& p, uint32_t function, NativeSlot::Code& code, CompileJob& job) {
+  std::string why;
+  if (!prepareJob(p, function, job, why)) {
+    code.state = NativeSlot::Code::Done;
+    refuse(std::move(why));
+    return std::nullopt;
+  }
+  const bool fromCache = code.state == NativeSlot::Code::InCache;
+  code.state = NativeSlot::Code::Queued;
+  return fromCache;
+}
+
 // The code of a kernel that got hot (codeFor, upgrade), its job prepared and its state Queued: loaded from the cache
 // where it is there, else compiled in the background (nullptr now: a later launch, or a later poll of the launch,
 // loads it) or here (background false, or the background compile could not cache it).
@@ -951,9 +974,8 @@ Handler codeFor(const Program& p, const FunctionCode& entry, uint64_t threads) {
     if (!handedOver) {
       ++code.launches;
       code.threads += threads;
-      const bool hotByTime =
-          policy.hotInterpretedMs != 0xffffffffu && code.interpretedNs >= uint64_t(policy.hotInterpretedMs) * 1000000;
-      if (code.launches < policy.hotLaunches && code.threads < policy.hotThreads && !hotByTime) {
+      if (code.launches < policy.hotLaunches && code.threads < policy.hotThreads &&
+          !hotByTime(policy, code.interpretedNs)) {
         // not hot yet: its code may be in the cache all the same (an earlier run compiled it), which costs a look
         // there at its first launch (the key's hash and a file that is not there: microseconds) and runs it from that
         // launch on, compiled: a kernel launched once or twice, that ran long, is compiled in the run that found it
@@ -962,15 +984,10 @@ Handler codeFor(const Program& p, const FunctionCode& entry, uint64_t threads) {
         code.cacheProbed = probe = true;
       }
     }
-    std::string why;
-    if (!prepareJob(p, function, job, why)) {
-      code.state = NativeSlot::Code::Done;
-      refuse(std::move(why));
-      return nullptr;
-    }
+    const std::optional<bool> taken = takeJob(p, function, code, job);
+    if (!taken) return nullptr;
+    fromCache = *taken;
     background = !handedOver && policy.background;
-    fromCache = code.state == NativeSlot::Code::InCache;
-    code.state = NativeSlot::Code::Queued;
   }
   if (probe) {
     const bool loaded = loadFromCache(job, cacheDir) == CachedLoad::Loaded;
@@ -1002,22 +1019,14 @@ Handler upgrade(const Program& p, const FunctionCode& entry, uint64_t runningNs)
     NativeSlot::Code& code = p.native->kernels[function];
     if (code.entry) return code.entry;
     if (code.state == NativeSlot::Code::Cold) {
-      // hot by its time, this launch's so far counted in
-      if (policy.hotInterpretedMs == 0xffffffffu ||
-          code.interpretedNs + runningNs < uint64_t(policy.hotInterpretedMs) * 1000000)
-        return nullptr;
+      if (!hotByTime(policy, code.interpretedNs + runningNs)) return nullptr;  // (this launch's time so far counted in)
     } else if (code.state != NativeSlot::Code::InCache) {
       return nullptr;  // queued or compiling, or done without code; (CompileHere: at the next launch)
     }
-    std::string why;
-    if (!prepareJob(p, function, job, why)) {
-      code.state = NativeSlot::Code::Done;
-      refuse(std::move(why));
-      return nullptr;
-    }
-    background = code.state == NativeSlot::Code::Cold && policy.background;
-    fromCache = code.state == NativeSlot::Code::InCache;
-    code.state = NativeSlot::Code::Queued;
+    const std::optional<bool> taken = takeJob(p, function, code, job);
+    if (!taken) return nullptr;
+    fromCache = *taken;
+    background = !fromCache && policy.background;
   }
   const Handler h = obtainCode(p, job, background, fromCache, cacheDir);
   if (h) {

@@ -88,7 +88,6 @@ uint64_t since(Clock::time_point t) {
 constexpr llvm::StringLiteral kAtPrefix = "__cuemu_at_";
 constexpr llvm::StringLiteral kOpsName = "__cuemu_ops";
 constexpr llvm::StringLiteral kKernelName = "cuemu_kernel";
-constexpr llvm::StringLiteral kPreparedExtension = ".prepared";
 uint64_t gBias = 0;
 std::string atName(uint64_t address) { return (kAtPrefix + llvm::Twine::utohexstr(address - gBias)).str(); }
 
@@ -133,16 +132,9 @@ bool inlineNestedHandlers() {
   return on;
 }
 
-// A file's identity for the cache key: path, size and modification time.
-std::string fileIdentity(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return path + ":?";
-  return path + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
-         std::to_string(st.st_mtim.tv_nsec);
-}
-
-// What compiled code depends on besides the ops: this library (it embeds the handler bitcode and the compiler),
-// the interpreter's object (the addresses are relative to it), the host CPU.
+// What the prepared handler bitcode depends on (preparedKey): this library (it embeds the bitcode and the compiler),
+// the interpreter's object (the addresses are relative to it), the host CPU as LLVM sees it. (Kernels' keys are the
+// interpreter's: native/cache_key.h.)
 std::string cacheIdentity(const Prepared& p) {
   Dl_info self{};
   std::string library = "?";
@@ -591,7 +583,7 @@ struct Cache {
 };
 
 bool loadCached(Prepared& p, const Cache& cache, const std::string& key, const Op* base, CuemuNativeResult* out) {
-  const std::string path = cache.dir + "/" + key + ".o";
+  const std::string path = cache.dir + "/" + key + kKernelFileExtension;
   auto file = llvm::MemoryBuffer::getFile(path, false, false);
   if (!file) return false;
   CacheHeader header;
@@ -650,7 +642,8 @@ bool writeCacheFile(const Cache& cache, const std::string& name, std::initialize
   std::vector<std::pair<std::filesystem::file_time_type, std::filesystem::path>> files;
   uint64_t total = 0;
   for (const auto& entry : std::filesystem::directory_iterator(cache.dir, ec)) {
-    if (entry.path().extension() != ".o" && entry.path().extension() != kPreparedExtension.str()) continue;
+    if (entry.path().extension() != kKernelFileExtension && entry.path().extension() != kPreparedFileExtension)
+      continue;
     total += entry.file_size(ec);
     files.push_back({entry.last_write_time(ec), entry.path()});
   }
@@ -669,7 +662,7 @@ bool storeCached(const Cache& cache, const std::string& key, const std::string& 
   header.opsCalled = r.opsCalled;
   header.opsOverBudget = r.opsOverBudget;
   header.objectHash = objectHashOf(object.data(), object.size());
-  return writeCacheFile(cache, key + ".o",
+  return writeCacheFile(cache, key + kKernelFileExtension,
                         {llvm::StringRef(reinterpret_cast<const char*>(&header), sizeof header), object});
 }
 
@@ -699,7 +692,7 @@ bool storePrepared(const Prepared& p, const Cache& cache) {
   header.tableBytes = table.size();
   header.bitcodeBytes = p.bitcode->getBufferSize();
   return writeCacheFile(
-      cache, preparedKey(p) + kPreparedExtension.str(),
+      cache, preparedKey(p) + kPreparedFileExtension,
       {llvm::StringRef(reinterpret_cast<const char*>(&header), sizeof header), table, p.bitcode->getBuffer()});
 }
 
@@ -707,7 +700,7 @@ bool storePrepared(const Prepared& p, const Cache& cache) {
 // parts do not add up, whose tables do not parse or whose bitcode LLVM does not read is removed, and the bitcode is
 // prepared again.
 bool loadPrepared(Prepared& p, const Cache& cache) {
-  const std::string path = cache.dir + "/" + preparedKey(p) + kPreparedExtension.str();
+  const std::string path = cache.dir + "/" + preparedKey(p) + kPreparedFileExtension;
   auto file = llvm::MemoryBuffer::getFile(path, false, false);
   if (!file) return false;
   auto reject = [&] {
