@@ -2230,3 +2230,86 @@ DONE:
   EXPECT_NE(programStats(*compileText(ptx, kAllRewrites).program).digest,
             programStats(*compileText(ptx, kAllRewrites & ~fused).program).digest);
 }
+
+// fresh-cta-pass: the first turns of a new CTA's warps, where warps wait for one another through memory (warp w
+// spins until warp w + 1 has raised its flag, so the last warp finishes first and the others one by one after
+// it), leave the CTA to its scheduler as its own first pass would. Each thread records the order in which its warp
+// got past its wait (a per-CTA counter every lane bumps), which the schedule decides: with one host thread it is the
+// same with and without the fast path, and the warps finish last to first. So is the order across CTAs (a counter
+// of the grid's), which tells whether a CTA was parked or went on after its first turns.
+TEST(Rewrites, FreshCtaPassLeavesWaitingWarpsToTheScheduler) {
+  const char* ptx = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry chain(.param .u64 out, .param .u64 flags, .param .u32 n)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<16>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd2, [flags];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  shr.u32 %r3, %r1, 5;
+  mov.u32 %r4, %ntid.x;
+  shr.u32 %r5, %r4, 5;
+  mul.lo.u32 %r6, %r2, %r5;
+  add.u32 %r7, %r6, %r3;
+  mul.wide.u32 %rd3, %r7, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  add.u32 %r8, %r3, 1;
+  setp.ge.u32 %p1, %r8, %r5;
+  @%p1 bra $L_go;
+$L_wait:
+  ld.volatile.global.u32 %r9, [%rd4+4];
+  setp.eq.u32 %p2, %r9, 0;
+  @%p2 bra $L_wait;
+$L_go:
+  mul.wide.u32 %rd5, %r2, 4;
+  ld.param.u64 %rd6, [flags];
+  add.s64 %rd7, %rd6, 4096;
+  add.s64 %rd8, %rd7, %rd5;
+  atom.global.add.u32 %r10, [%rd8], 1;
+  atom.global.add.u32 %r12, [%rd6+8188], 1;
+  mad.lo.u32 %r11, %r2, %r4, %r1;
+  mul.wide.u32 %rd9, %r11, 4;
+  add.s64 %rd10, %rd1, %rd9;
+  st.global.u32 [%rd10], %r10;
+  add.s64 %rd11, %rd6, 8192;
+  add.s64 %rd12, %rd11, %rd9;
+  st.global.u32 [%rd12], %r12;
+  membar.gl;
+  st.volatile.global.u32 [%rd4], 1;
+  ret;
+}
+)";
+  constexpr uint32_t kCtas = 6, kThreads = 128, kWarps = kThreads / 32;
+  std::vector<uint32_t> reference, gridReference;
+  for (uint32_t mask : {kAllRewrites, kAllRewrites & ~rewriteBit(Rewrite::FreshCtaPass)}) {
+    CompileResult cr = compileText(ptx, mask);
+    ASSERT_TRUE(cr.program) << cr.error;
+    uint32_t* out = rewriteArena().alloc<uint32_t>(kCtas * kThreads);
+    // a flag per warp, a counter per CTA from 1024, the grid's counter at 2047, the grid's order from 2048
+    uint32_t* flags = rewriteArena().alloc<uint32_t>(2048 + kCtas * kThreads);
+    std::memset(flags, 0, (2048 + kCtas * kThreads) * sizeof(uint32_t));
+    ptxtest::Params p(kernels(*cr.program)[0]);
+    p.arg(out).arg(flags).arg(0u);
+    ExecConfig cfg;
+    cfg.deterministic = true;
+    ASSERT_TRUE(run(*cr.program, "chain", Dim3{kCtas}, Dim3{kThreads}, p, cfg).ok()) << mask;
+    std::vector<uint32_t> order(out, out + kCtas * kThreads);
+    for (uint32_t t = 0; t < kCtas * kThreads; ++t) {
+      const uint32_t warp = (t % kThreads) / 32;
+      ASSERT_EQ(order[t], (kWarps - 1 - warp) * 32 + t % 32) << "thread " << t << ", rewrites " << mask;
+    }
+    std::vector<uint32_t> gridOrder(flags + 2048, flags + 2048 + kCtas * kThreads);
+    if (reference.empty()) {
+      reference = order;
+      gridReference = gridOrder;
+    } else {
+      EXPECT_EQ(order, reference) << mask;
+      EXPECT_EQ(gridOrder, gridReference) << mask;
+    }
+  }
+}

@@ -471,6 +471,8 @@ struct Cta {
   bool barrierCredits = false;
   bool handoff = false;
   bool handedOff = false;
+  // Set up and not run yet (launch.cpp: runCta's first pass)
+  bool fresh = false;
   uint64_t constLaunchId = 0;  // constants in register files belong to this launch
   // Checking ops (exec/checking.cpp; code compiled with ptx::exec::checkedAccesses()): each warp's barrier count,
   // its count of barriers and __syncwarps, and the shared-memory shadow, for the CTA of launch checkLaunch with

@@ -264,33 +264,41 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
   cta.shared = ctx.shared.data;
   cta.sharedBytes = job.sharedBytes;
   cta.localStride = code.localBytes;
-  ctx.local.reserve(size_t(code.localBytes) * 32 * cta.nwarps + 16, code.localAlign);
+  const bool newLocal = ctx.local.reserve(size_t(code.localBytes) * 32 * cta.nwarps + 16, code.localAlign);
   cta.localMem = ctx.local.data;
   cta.warps.resize(cta.nwarps);
   const Op* entry = &job.program->ops[job.entry->firstOp];
   // only device runtime calls read and write a thread's last error (a program without any never looks at it)
   const bool runtimeErrors = !job.program->runtimeSites.empty();
+  // Where the context ran a CTA of this launch before, each warp's place (its registers, local memory, index, CTA)
+  // and the kernel's fast paths are as that CTA left them, and a kernel without barriers left their fields as set
+  // up here (only barrier ops write them): the warps' set-up was a third of an empty kernel's grid.
+  const bool placed = !newConstants && !newLocal;
   for (uint32_t w = 0; w < cta.nwarps; ++w) {
     Warp& wp = cta.warps[w];
-    wp.rf = ctx.rf.data + w * rfBytes;
+    if (!placed) {
+      wp.rf = ctx.rf.data + w * rfBytes;
+      setFastPaths(wp, code.fastPaths);
+      wp.index = w;
+      wp.cta = &cta;
+      wp.localStride = code.localBytes;
+      wp.local = cta.localMem + size_t(w) * 32 * code.localBytes;
+    }
     uint32_t lanes = std::min<uint32_t>(32, cta.nthreads - w * 32);
     uint32_t mask = lanes == 32 ? kFullMask : ((1u << lanes) - 1);
     wp.active = wp.exec = wp.alive = mask;
-    setFastPaths(wp, code.fastPaths);
     wp.state = WarpState::Ready;
-    wp.index = w;
     wp.pc = entry;
-    wp.cta = &cta;
-    wp.localStride = code.localBytes;
-    wp.local = cta.localMem + size_t(w) * 32 * code.localBytes;
     wp.frame = 0;
     wp.budget = wp.checkInterval = wp.probeInterval = kSpinCheckInterval;
     wp.backEdges = 0;
     wp.readTime = false;
-    wp.barrierDst = 0;
-    wp.barrierReleasePhase = wp.barrierCreditsTaken = 0;
-    wp.exitsAtRelease = false;
-    wp.barrierArrival = nullptr;
+    if (!placed || code.usesBarriers) {
+      wp.barrierDst = 0;
+      wp.barrierReleasePhase = wp.barrierCreditsTaken = 0;
+      wp.exitsAtRelease = false;
+      wp.barrierArrival = nullptr;
+    }
     if (newConstants)
       for (Warp::CreditMemo& m : wp.creditMemos) m = {};
     wp.stack.clear();
@@ -313,6 +321,7 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
     const uint32_t v = cta.id.component(uint32_t(s.value & 3)) * s.multiplier * ntid + uint32_t(s.addend);
     affineLanes(ctx.rf.data, rfBytes, cta.nwarps, s.offset, s.laneAddend, v);
   }
+  cta.fresh = true;
   if (code.usesBarriers) {
     // the checkers write a barrier's counts before its bar.sync, which may then fault without marking it used
     const uint32_t stale = job.lp.checker ? 0xffffu : cta.usedBarriers;
@@ -357,6 +366,42 @@ void setupCluster(Job& job, CtaContext& ctx, uint64_t linear) {
 // written elsewhere (spin loop, nanosleep) or for such a warp at a barrier.
 enum class CtaStatus { Done, Preempted, Waiting, Faulted };
 
+CtaStatus runCta(Cta& cta, const std::vector<uint32_t>* warpOrder, bool& progressed);
+
+// The first pass over a CTA just set up, in index order, when nothing can hand the host thread from one warp to
+// another (no barrier) and no seeded order applies: what runCta's first pass does then, less its per-warp
+// bookkeeping (a vector add's grid spent a quarter of its time in runCta). Each warp is Ready with a fresh budget
+// (setupCta), so its run starts as beginRun would start it, and any run of a fresh warp makes progress. Where a warp
+// did not finish, the CTA stops or goes on as runCta decides after its first pass.
+CtaStatus runFreshCta(Cta& cta, bool& progressed) {
+  Job& job = *cta.job;
+  const Handler native = job.native.load(std::memory_order_relaxed);
+  progressed = true;
+  cta.handoff = cta.handedOff = false;  // (a barrier hands off; the kernel has none)
+  bool finished = true;
+  for (Warp& w : cta.warps) {
+    cta.current = &w;
+    const Op* op = w.pc;
+    if (native) {
+      while (op) op = native(w, op);
+    } else {
+      while (op) op = op->fn(w, op);
+    }
+    if (job.faulted.load(std::memory_order_relaxed)) return CtaStatus::Faulted;
+    finished &= w.state == WarpState::Done;
+  }
+  if (finished) return CtaStatus::Done;
+  bool anyReady = false, yielded = false, preempted = false;
+  for (const Warp& w : cta.warps) {
+    anyReady |= w.state == WarpState::Ready;
+    yielded |= w.state == WarpState::Yielded || w.state == WarpState::Waiting;
+    preempted |= w.state == WarpState::Yielded;
+  }
+  if (yielded && !anyReady) return preempted ? CtaStatus::Preempted : CtaStatus::Waiting;
+  bool more = false;
+  return runCta(cta, nullptr, more);
+}
+
 // `progressed` is set when the turn did more than find its waits unchanged: a warp that ran was not waiting for
 // memory, stopped otherwise or elsewhere, or took more back edges than the one spin check of a warp that finds its
 // wait as it left it (a warp that leaves its wait and comes back to the same loop takes another loop's back edge).
@@ -367,6 +412,12 @@ CtaStatus runCta(Cta& cta, const std::vector<uint32_t>* warpOrder, bool& progres
   // Without a warp order, passes go round the warps in index order from `cursor`, which a barrier handoff moves to
   // the warp after the one its run stopped at: the order of warps is the same with and without handoffs.
   uint32_t cursor = 0;
+  if (cta.fresh) {
+    cta.fresh = false;
+    if (warpOrder == nullptr && !job.code->usesBarriers && job.clusterSize == 1 &&
+        (job.code->fastPaths & rewriteBit(Rewrite::FreshCtaPass)))
+      return runFreshCta(cta, progressed);
+  }
   for (;;) {
     bool ran = false, yielded = false, preempted = false, pending = false;
     // Without a warp order the pass sees every warp once, so it also tells whether any is left: a warp it skipped
