@@ -83,8 +83,9 @@ std::string cacheKey(const Op* ops, const Op* base, size_t count, const CuemuNat
   if (interpreter.segments.empty() || libraryPath.empty()) return "";
   static const std::string identity = [] {
     std::string s = "cuemu-native-cache 3;" + std::to_string(kCuemuNativeAbiVersion) + ";" + cpuIdentity();
-    for (const char* name : {"CUEMU_NATIVE_MACHINE_LICM", "CUEMU_NATIVE_MACHINE_CSE", "CUEMU_NATIVE_LLVM_ARGS",
-                             "CUEMU_NATIVE_NESTED_HANDLERS", "CUEMU_NATIVE_REGISTERS", "CUEMU_NATIVE_TARGET"})
+    for (const char* name :
+         {"CUEMU_NATIVE_MACHINE_LICM", "CUEMU_NATIVE_MACHINE_CSE", "CUEMU_NATIVE_LLVM_ARGS",
+          "CUEMU_NATIVE_NESTED_HANDLERS", "CUEMU_NATIVE_REGISTERS", "CUEMU_NATIVE_TARGET", "CUEMU_NATIVE_COLD_OPS"})
       s += std::string(";") + name + environment(name);
     return s;
   }();

@@ -121,6 +121,17 @@ bool kernelsForHandlersTarget() {
   return on;
 }
 
+// Whether ops that only call their handler (over the inline budget, or not the kernel's to compile) run through the
+// kernel's switch instead of a block each (CUEMU_NATIVE_COLD_OPS=blocks: a block each, as before session 32). Part of
+// the cache's identity (native/cache_key.cpp).
+bool coldOpsInterpreted() {
+  static const bool on = [] {
+    const char* v = std::getenv("CUEMU_NATIVE_COLD_OPS");
+    return !v || std::strcmp(v, "blocks") != 0;
+  }();
+  return on;
+}
+
 // Whether handlers that inlined handlers call are inlined too (the light pipeline; CUEMU_NATIVE_NESTED_HANDLERS=call:
 // not), up to kNestedHandlerLimit IR instructions each. Part of the cache's identity.
 constexpr uint32_t kNestedHandlerLimit = 400;
@@ -928,7 +939,21 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
   auto* dispatch = promote ? entry : llvm::BasicBlock::Create(ctx, "dispatch", fn);
   auto* leave = llvm::BasicBlock::Create(ctx, "leave", fn);
   std::vector<llvm::BasicBlock*> blocks(count);
-  for (size_t i = 0; i < count; ++i) blocks[i] = llvm::BasicBlock::Create(ctx, "op" + std::to_string(i), fn);
+  uint64_t inlineUsed = 0, inlineWanted = 0;
+  const std::vector<uint8_t> inlined = chooseInlined(p, ops, base, count, options, inlineUsed, inlineWanted);
+  // An op the kernel does not compile (another kernel's, a fused op's fallback) or whose handler is over the inline
+  // budget gets no block where cold ops are interpreted (the switch's default runs it): a kernel of thousands of
+  // ops spent most of its compile on the blocks of ops that only call their handler.
+  auto hasBlock = [&](size_t i) {
+    if (inlined[i] || (options && options->leaveOp && options->leaveOp[i])) return true;
+    if (promote || !coldOpsInterpreted()) return true;
+    const bool compileIt = !options || !options->compileOp || options->compileOp[i];
+    if (!compileIt) return false;
+    const std::string* inBitcode = bitcodeHandler(p, ops[i]);
+    return !(inBitcode && p.handlerSize.count(*inBitcode));  // (ops without bitcode keep their direct call)
+  };
+  for (size_t i = 0; i < count; ++i)
+    if (hasBlock(i)) blocks[i] = llvm::BasicBlock::Create(ctx, "op" + std::to_string(i), fn);
   llvm::IRBuilder<> b(entry);
   llvm::PHINode* pc = nullptr;
   if (!promote) {
@@ -941,24 +966,52 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
   llvm::Value* offset = b.CreateSub(b.CreatePtrToInt(current, i64), b.CreatePtrToInt(opAt(0), i64));
   llvm::Value* index = b.CreateLShr(offset, llvm::ConstantInt::get(i64, 6));
   static_assert(sizeof(Op) == 64, "the op index is the offset / 64");
-  llvm::SwitchInst* sw = b.CreateSwitch(index, leave, unsigned(count));
+  // Ops without a block of their own (coldOpsInterpreted) run through the switch's default: their handler, through
+  // the op's own pointer, as the interpreter runs them; then the switch again with what it returned.
+  const bool interpretCold = !promote && coldOpsInterpreted();
+  auto* interpret = interpretCold ? llvm::BasicBlock::Create(ctx, "interpret", fn) : leave;
+  llvm::SwitchInst* sw = b.CreateSwitch(index, interpret, unsigned(count));
   b.SetInsertPoint(leave);
   llvm::PHINode* result = b.CreatePHI(i8p, 0, "result");
-  result->addIncoming(current, dispatch);
   b.CreateRet(result);
+  if (interpretCold) {
+    b.SetInsertPoint(interpret);
+    auto* runOne = llvm::BasicBlock::Create(ctx, "interpret.op", fn);
+    auto* again = llvm::BasicBlock::Create(ctx, "interpret.next", fn);
+    b.CreateCondBr(b.CreateICmpULT(index, llvm::ConstantInt::get(i64, count)), runOne, leave);
+    result->addIncoming(current, interpret);
+    b.SetInsertPoint(runOne);
+    static_assert(offsetof(Op, fn) == 0, "an op's handler is its first field");
+    llvm::Value* own = b.CreateLoad(handlerType->getPointerTo(),
+                                    b.CreatePointerCast(current, handlerType->getPointerTo()->getPointerTo()));
+    llvm::Value* next = b.CreateCall(handlerType, own, {warp, current});
+    b.CreateCondBr(b.CreateIsNull(next), leave, again);
+    result->addIncoming(llvm::ConstantPointerNull::get(i8p), runOne);
+    b.SetInsertPoint(again);
+    b.CreateBr(dispatch);
+    pc->addIncoming(next, again);
+  } else {
+    result->addIncoming(current, dispatch);
+  }
 
   std::unordered_map<std::string, llvm::Function*> declared;
   std::unordered_set<std::string> declaredHandlers;
-  uint64_t inlineUsed = 0, inlineWanted = 0;
-  const std::vector<uint8_t> inlined = chooseInlined(p, ops, base, count, options, inlineUsed, inlineWanted);
+  uint32_t opsThroughSwitch = 0;  // of opsCalled: without a block (hasBlock)
   for (size_t i = 0; i < count; ++i) {
     const Op& op = ops[i];
+    const bool compileIt = !options || !options->compileOp || options->compileOp[i];
+    if (!blocks[i]) {
+      const std::string* inBitcode = compileIt ? bitcodeHandler(p, op) : nullptr;
+      ++out->opsCalled;
+      out->opsOverBudget += inBitcode && p.handlerSize.count(*inBitcode);
+      ++opsThroughSwitch;
+      continue;
+    }
     sw->addCase(llvm::ConstantInt::get(llvm::cast<llvm::IntegerType>(i64), i), blocks[i]);
     b.SetInsertPoint(blocks[i]);
     llvm::Value* next = nullptr;
     llvm::Function* handler = nullptr;
     auto name = p.symbols.functions.find(reinterpret_cast<uint64_t>(op.fn));
-    const bool compileIt = !options || !options->compileOp || options->compileOp[i];
     const std::string* inBitcode = compileIt ? bitcodeHandler(p, op) : nullptr;
     const bool overBudget = inBitcode && !inlined[i] && p.handlerSize.count(*inBitcode);
     if (inBitcode && inlined[i]) {
@@ -1010,6 +1063,9 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
       const size_t k = size_t(after - base);
       if (k != i + 1 && after != op.target) likely.push_back({k, blocks[k]});
     }
+    // (an op without a block is reached through the switch)
+    likely.erase(std::remove_if(likely.begin(), likely.end(), [](const auto& l) { return l.second == nullptr; }),
+                 likely.end());
     for (auto [k, block] : likely) {
       auto* other = llvm::BasicBlock::Create(ctx, "op" + std::to_string(i) + ".not" + std::to_string(k), fn);
       b.CreateCondBr(b.CreateICmpEQ(next, opAt(k)), block, other);
@@ -1052,9 +1108,9 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
   if (timing) {
     std::fprintf(stderr,
                  "native: %u instructions before optimisation (%u ops inlined, %u called, %u of them over the inline "
-                 "budget; %llu handler instructions inlined of %llu)\n",
-                 out->instructions, out->opsInlined, out->opsCalled, out->opsOverBudget, (unsigned long long)inlineUsed,
-                 (unsigned long long)inlineWanted);
+                 "budget, %u through the switch; %llu handler instructions inlined of %llu)\n",
+                 out->instructions, out->opsInlined, out->opsCalled, out->opsOverBudget, opsThroughSwitch,
+                 (unsigned long long)inlineUsed, (unsigned long long)inlineWanted);
     if (const char* dump = std::getenv("CUEMU_NATIVE_DUMP")) {
       std::error_code ec;
       llvm::raw_fd_ostream os(std::string(dump) + "." + std::to_string(id) + ".before.ll", ec);
