@@ -342,9 +342,11 @@ template <int Kind> const Op* predLogic(Warp& w, const Op* op) {  // 0 and 1 or 
 
 // ---- moves and conversions ------------------------------------------------------------------------------------
 
+// (storeLanes: in 32-byte moves. Through store<>, clang's loop idiom made the native tier's copy a memcpy of 4-,
+// 16-, 64-, 16-, 16-, 8- and 4-byte pieces on AVX-512 hosts, which the next op's 32-byte loads could not be
+// forwarded from: the FMA loop's chain ran slower compiled than interpreted.)
 template <class T> PTX_LANES const Op* mov(Warp& w, const Op* op) {
-  const T* a = R<T>(w, op->a);
-  store<T>(w, op->d, [&](int i) { return a[i]; });
+  storeLanes<T>(w, op->d, R<T>(w, op->a));
   return op + 1;
 }
 // Width change between registers of different sizes: zero or sign extension / truncation.
