@@ -12,7 +12,12 @@
 # - golden: the golden forms (ptx.golden.*) the same way;
 # - runtime: the runtime-API corpus (tests/runtime, nvcc-built programs; the default build variant of each) through
 #   ctest with the tier on the same way (ctest's runtime-native-tiered and runtime-native-compiled run it with the
-#   default hotness, and a subset with every kernel compiled).
+#   default hotness, and a subset with every kernel compiled);
+# - clients: the real clients of tests/clients/run.sh (cuda-python, numba-cuda, CuPy, Triton, cuda-cccl, JAX, Taichi,
+#   tinygrad, Warp, PyCUDA, CuTe DSL, every cudart 13.x) with the tier on the same way, their kernels' code cached
+#   in a folder of this run ($build/native-identity-clients.cache) and the tier's statistics summed from
+#   $build/native-identity-clients.stats (not part of "all": it needs the clients' environments, which ctest's
+#   `clients` makes).
 # Runs at nice 10; prints each part's time. CUEMU_BUILD_DIR: the build tree (default build).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -59,6 +64,24 @@ while [ $i -lt ${#parts[@]} ]; do
       start=$SECONDS
       env "${tier[@]}" nice -n 10 ctest --test-dir "$build" -R '^runtime\..*\.default$' --output-on-failure || status=1
       echo "native-identity: the runtime corpus took $((SECONDS - start)) s"
+      ;;
+    clients)
+      start=$SECONDS
+      where=$(cd "$build" && pwd)  # (the clients' processes run in folders of their own)
+      rm -rf "$where/native-identity-clients.cache" "$where/native-identity-clients.stats"
+      env "${tier[@]}" CUEMU_NATIVE_CACHE_DISABLE=0 CUEMU_NATIVE_CACHE_PATH="$where/native-identity-clients.cache" \
+        CUEMU_NATIVE_STATS="$where/native-identity-clients.stats" nice -n 10 tests/clients/run.sh "$where" || status=1
+      python3 - "$where/native-identity-clients.stats" <<'PY'
+import re, sys
+total = {}
+for line in open(sys.argv[1]):
+    for key, value in re.findall(r"(\w+)=([\d.]+)", line):
+        if key != "pid":
+            total[key] = total.get(key, 0) + float(value)
+print("native-identity: clients: {} kernels compiled, {} refused, {} launches compiled, {} interpreted".format(
+    *(int(total.get(k, 0)) for k in ("kernels_compiled", "kernels_refused", "launches_compiled", "launches_interpreted"))))
+PY
+      echo "native-identity: the clients took $((SECONDS - start)) s"
       ;;
     *) echo "unknown part ${parts[$i]}" >&2; exit 2 ;;
   esac
