@@ -23,6 +23,8 @@
 #include <random>
 #include <vector>
 
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace ptx::exec;
@@ -429,6 +431,57 @@ TEST_F(NativeTier, ACompileInFlightAtExitFinishesIntoTheCache) {
   for (int waited = 0; objects() < 2 && waited < 240 * 20; ++waited)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_EQ(objects(), 2u) << "the vector add's and the FMA loop's code in " << dir;
+  std::filesystem::remove_all(dir);
+}
+
+// Two processes whose same kernel gets hot at once (a program run twice at once) compile it once: the second's
+// compile process waits for the first's lock on the kernel's key (tier.cpp: CompileLock) and then loads the code the
+// first wrote to the cache. Each process is this test binary run afresh (CompileOnceHelper) on an emptied cache folder;
+// it exits with 1 where its compile wrote the code, 0 where it found it in the cache. Without the lock both compile
+// (both prepare the handler bitcode for a second or more, from the same moment) and both write.
+TEST_F(NativeTier, CompileOnceHelper) {
+  const char* dir = std::getenv("CUEMU_NATIVE_COMPILE_ONCE_HELPER");
+  if (!dir) GTEST_SKIP() << "run by TwoProcessesCompilingOneKernelCompileItOnce";
+  ::unsetenv("CUEMU_NATIVE_CACHE_DISABLE");
+  ::setenv("CUEMU_NATIVE_CACHE_PATH", dir, 1);
+  const CompileResult kept = launchVaddWithABackgroundCompile("two processes compiling one kernel");
+  // (the compile queued at the hot launch; its process reports when the code is in the cache: 1.5-3 s, more while
+  // the other helper's compile holds the lock)
+  for (int waited = 0;
+       nativeTierStats().backgroundCompiles == 0 && nativeTierStats().kernelsRefused == 0 && waited < 240 * 20;
+       ++waited)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const NativeTierStats s = nativeTierStats();
+  std::_Exit(s.backgroundCompiles == 1 && s.kernelsRefused == 0 ? int(s.cacheWrites) : 9);
+}
+TEST_F(NativeTier, TwoProcessesCompilingOneKernelCompileItOnce) {
+  const std::string dir = testing::TempDir() + "cuemu-native-compile-once-" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  const std::string variable = "CUEMU_NATIVE_COMPILE_ONCE_HELPER=" + dir;
+  std::vector<std::string> environment = {variable};
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "CUEMU_NATIVE_COMPILE_ONCE_HELPER=", 33) != 0) environment.push_back(*e);
+  std::vector<char*> envp;
+  for (std::string& e : environment) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  std::string filter = "--gtest_filter=NativeTier.CompileOnceHelper";
+  char* argv[] = {self.data(), filter.data(), nullptr};
+  pid_t children[2];
+  for (pid_t& child : children) ASSERT_EQ(posix_spawn(&child, self.c_str(), nullptr, nullptr, argv, envp.data()), 0);
+  int wrote = 0;
+  for (pid_t child : children) {
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
+    ASSERT_TRUE(WIFEXITED(status));
+    ASSERT_LE(WEXITSTATUS(status), 1) << "a helper's compile did not load its kernel's code";
+    wrote += WEXITSTATUS(status);
+  }
+  EXPECT_EQ(wrote, 1) << "processes whose compiles wrote the kernel's code (" << dir << ")";
+  size_t locks = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) locks += entry.path().extension() == ".lock";
+  EXPECT_EQ(locks, 0u) << "lock files left in " << dir;
   std::filesystem::remove_all(dir);
 }
 

@@ -17,6 +17,8 @@ constexpr uint64_t kDefaultCacheBytes = uint64_t(256) << 20;
 // The cache's files: a compiled kernel, `<key>.o`, and the prepared handler bitcode, `<key>.prepared`.
 constexpr const char* kKernelFileExtension = ".o";
 constexpr const char* kPreparedFileExtension = ".prepared";
+// held by a process while it compiles the kernel of that key (tier.cpp: CompileLock)
+constexpr const char* kLockFileExtension = ".lock";
 
 // A file's identity in a cache key: path, size and modification time (a rebuilt library or interpreter is another
 // identity).

@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/eventfd.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -31,6 +32,7 @@
 #include <cerrno>
 #include <condition_variable>
 #include <deque>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -602,6 +604,38 @@ void closeInheritedDescriptors(int& result, int& acknowledgement) {
   closeDescriptorsBut({result, acknowledgement});
 }
 
+// Another process compiling the same kernel (the same program run twice at once, a test suite's processes running
+// the same kernels) is waited for instead of repeated: a compile's process holds an flock on `<key>.lock` in the
+// cache's folder while it compiles, and one that finds it held waits, then finds the code in the cache (the compiler
+// looks there first). The lock goes with the process that holds it (a killed compile leaves no stale lock); the file
+// is removed when its compile ends (a process that opened it just before waits on a file no longer listed, and at
+// worst compiles the kernel once more).
+class CompileLock {
+ public:
+  explicit CompileLock(const CuemuNativeOptions& options) {
+    if (!options.cacheKey) return;
+    const std::string dir = options.cacheDir ? options.cacheDir : cacheEnvironment().dir;
+    if (dir.empty()) return;
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    path_ = dir + "/" + options.cacheKey + kLockFileExtension;
+    fd_ = open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) return;
+    while (flock(fd_, LOCK_EX) != 0 && errno == EINTR) {}
+  }
+  ~CompileLock() {
+    if (fd_ < 0) return;
+    unlink(path_.c_str());
+    close(fd_);
+  }
+  CompileLock(const CompileLock&) = delete;
+  CompileLock& operator=(const CompileLock&) = delete;
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
 // CUEMU_NATIVE_FINISH_AT_EXIT (default 1): a background compile in flight when the program exits finishes in its
 // own process and writes its code to the cache, for the program's next run; 0: it is killed.
 bool finishCompilesAtExit() {
@@ -698,7 +732,11 @@ class Compiler {
         pthread_sigmask(SIG_UNBLOCK, &detachSignal, nullptr);
         signal(SIGPIPE, SIG_IGN);  // the result's pipe has no reader once the program is gone
         CuemuNativeResult result;
-        const bool ok = lib.api->compile(job.ops.data(), job.ops.size(), &options, &result);
+        bool ok = false;
+        {
+          const CompileLock held(options);  // (released before _exit, which runs no destructor)
+          ok = lib.api->compile(job.ops.data(), job.ops.size(), &options, &result);
+        }
         const int status = !ok || !result.entry ? 1 : (result.cacheWritten || result.fromCache) ? 0 : 2;
         const char* p = reinterpret_cast<const char*>(&result);
         for (size_t n = 0; n < sizeof result;) {
@@ -836,6 +874,7 @@ class Compiler {
       const CuemuNativeOptions options = keyedOptions(job, nullptr, lib);
       if (!options.cacheKey) continue;  // (its code could not go to the cache)
       CuemuNativeResult result;
+      const CompileLock held(options);  // (each job's, released at the end of its iteration)
       lib.api->compile(job.ops.data(), job.ops.size(), &options, &result);
     }
     _exit(0);
