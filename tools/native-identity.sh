@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The native tier's identity runs in full (docs/native-tier.md, "Identity"): what ctest's `native` label runs in part.
 #
-#   tools/native-identity.sh [generated N [FIRST]] [conformance] [golden] [runtime]   (no argument: all, N = 2000)
+#   tools/native-identity.sh [generated N [FIRST]] [conformance] [golden] [runtime] [clients]
+#   (no argument: all but clients, N = 2000)
 #
 # - generated: N generated kernels (seeds FIRST..FIRST+N-1, kernel_generator.h) run interpreted and compiled, their
 #   memory compared byte for byte; in chunks of 100, each chunk a process, so a failure names its chunk and the
