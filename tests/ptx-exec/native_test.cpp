@@ -457,10 +457,10 @@ TEST_F(NativeTier, CompileOnceHelper) {
 TEST_F(NativeTier, TwoProcessesCompilingOneKernelCompileItOnce) {
   const std::string dir = testing::TempDir() + "cuemu-native-compile-once-" + std::to_string(getpid());
   std::filesystem::remove_all(dir);
-  const std::string variable = "CUEMU_NATIVE_COMPILE_ONCE_HELPER=" + dir;
-  std::vector<std::string> environment = {variable};
+  const std::string prefix = "CUEMU_NATIVE_COMPILE_ONCE_HELPER=";
+  std::vector<std::string> environment = {prefix + dir};
   for (char** e = environ; *e; ++e)
-    if (std::strncmp(*e, "CUEMU_NATIVE_COMPILE_ONCE_HELPER=", 33) != 0) environment.push_back(*e);
+    if (std::strncmp(*e, prefix.c_str(), prefix.size()) != 0) environment.push_back(*e);
   std::vector<char*> envp;
   for (std::string& e : environment) envp.push_back(e.data());
   envp.push_back(nullptr);
