@@ -111,12 +111,13 @@ struct Prepared {
   uint64_t prepareNs = 0;
 };
 
-// Kernels are compiled for the handlers' own target (their bitcode's x86-64-v3), or with CUEMU_NATIVE_TARGET=host for
-// the host's CPU (docs/native-tier.md, Environment)
+// CUEMU_NATIVE_TARGET=handlers: kernels are compiled for the handlers' own target (their bitcode's x86-64-v3) instead
+// of the host's CPU (docs/native-tier.md, Environment). Not bit-identical: without AVX-512's unsigned conversions LLVM
+// converts u32 to f32 in steps that give -0 for 0 under cvt.rm (generated kernel 19010, session 32).
 bool kernelsForHandlersTarget() {
   static const bool on = [] {
     const char* v = std::getenv("CUEMU_NATIVE_TARGET");
-    return !v || std::strcmp(v, "host") != 0;
+    return v && std::strcmp(v, "handlers") == 0;
   }();
   return on;
 }
@@ -917,11 +918,12 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
                                              llvm::GlobalValue::ExternalLinkage, nullptr, kOpsName);
   const std::string kernelName = kKernelName.str();
   auto* fn = llvm::Function::Create(handlerType, llvm::GlobalValue::ExternalLinkage, kernelName, *m);
-  // The kernel is compiled for the handlers' own target (x86-64-v3: their bitcode's target-cpu and target-features),
-  // unless CUEMU_NATIVE_TARGET=host. Without AVX-512 the inlined handlers' NaN canonicalisations and partial-warp
-  // blends stay AVX2 code: chains of dependent fmas ran 10-12% faster, the other benchmark kernels the same
-  // (docs/native-tier.md, Measurements, session 32; session 31, before the register copies' fix, measured the
-  // reduction 4-7% slower and kept the host's).
+  // CUEMU_NATIVE_TARGET=handlers: the kernel is compiled for the handlers' own target (x86-64-v3: their bitcode's
+  // target-cpu and target-features) instead of the host's. Without AVX-512 the inlined handlers' NaN
+  // canonicalisations and partial-warp blends stay AVX2 code: chains of dependent fmas ran 10-12% faster, the other
+  // benchmark kernels the same (docs/native-tier.md, Measurements, session 32), but LLVM's AVX2 form of a vector
+  // u32-to-f32 conversion rounds 0 to -0 under cvt.rm, where the interpreter (and the GPU) give +0: the host's stays
+  // the default.
   if (kernelsForHandlersTarget())
     for (const llvm::Function& h : **handlers)
       if (h.hasFnAttribute("target-cpu") && h.hasFnAttribute("target-features")) {
