@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <ctime>
 #include <deque>
+#include <optional>
 #include <random>
 #include <thread>
 #include <linux/futex.h>
@@ -368,6 +369,15 @@ enum class CtaStatus { Done, Preempted, Waiting, Faulted };
 
 CtaStatus runCta(Cta& cta, const std::vector<uint32_t>* warpOrder, bool& progressed);
 
+// After a pass over a CTA's warps: where some yielded (a long loop: `preempted`) or wait for memory and none is Ready,
+// the CTA stops (Preempted or Waiting), else nothing and the passes go on.
+std::optional<CtaStatus> stopAfterPass(const Cta& cta, bool yielded, bool preempted) {
+  if (!yielded) return std::nullopt;
+  for (const Warp& w : cta.warps)
+    if (w.state == WarpState::Ready) return std::nullopt;
+  return preempted ? CtaStatus::Preempted : CtaStatus::Waiting;
+}
+
 // The first pass over a CTA just set up, in index order, when nothing can hand the host thread from one warp to
 // another (no barrier) and no seeded order applies: what runCta's first pass does then, less its per-warp
 // bookkeeping (a vector add's grid spent a quarter of its time in runCta). Each warp is Ready with a fresh budget
@@ -378,7 +388,7 @@ CtaStatus runFreshCta(Cta& cta, bool& progressed) {
   const Handler native = job.native.load(std::memory_order_relaxed);
   progressed = true;
   cta.handoff = cta.handedOff = false;  // (a barrier hands off; the kernel has none)
-  bool finished = true;
+  bool finished = true, yielded = false, preempted = false;
   for (Warp& w : cta.warps) {
     cta.current = &w;
     const Op* op = w.pc;
@@ -389,15 +399,11 @@ CtaStatus runFreshCta(Cta& cta, bool& progressed) {
     }
     if (job.faulted.load(std::memory_order_relaxed)) return CtaStatus::Faulted;
     finished &= w.state == WarpState::Done;
-  }
-  if (finished) return CtaStatus::Done;
-  bool anyReady = false, yielded = false, preempted = false;
-  for (const Warp& w : cta.warps) {
-    anyReady |= w.state == WarpState::Ready;
     yielded |= w.state == WarpState::Yielded || w.state == WarpState::Waiting;
     preempted |= w.state == WarpState::Yielded;
   }
-  if (yielded && !anyReady) return preempted ? CtaStatus::Preempted : CtaStatus::Waiting;
+  if (finished) return CtaStatus::Done;
+  if (const std::optional<CtaStatus> stop = stopAfterPass(cta, yielded, preempted)) return *stop;
   bool more = false;
   return runCta(cta, nullptr, more);
 }
@@ -482,11 +488,7 @@ CtaStatus runCta(Cta& cta, const std::vector<uint32_t>* warpOrder, bool& progres
       job.raise(std::move(f));
       return CtaStatus::Faulted;
     }
-    if (yielded) {
-      bool anyReady = false;
-      for (const Warp& w : cta.warps) anyReady |= w.state == WarpState::Ready;
-      if (!anyReady) return preempted ? CtaStatus::Preempted : CtaStatus::Waiting;
-    }
+    if (const std::optional<CtaStatus> stop = stopAfterPass(cta, yielded, preempted)) return *stop;
   }
 }
 

@@ -947,13 +947,16 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
   // An op the kernel does not compile (another kernel's, a fused op's fallback) or whose handler is over the inline
   // budget gets no block where cold ops are interpreted (the switch's default runs it): a kernel of thousands of
   // ops spent most of its compile on the blocks of ops that only call their handler.
+  auto compiles = [&](size_t i) { return !options || !options->compileOp || options->compileOp[i]; };
+  // the op's handler has bitcode the budget left out (its op calls the interpreter's handler)
+  auto overBudgetAt = [&](size_t i) {
+    const std::string* inBitcode = compiles(i) ? bitcodeHandler(p, ops[i]) : nullptr;
+    return !inlined[i] && inBitcode && p.handlerSize.count(*inBitcode) != 0;
+  };
   auto hasBlock = [&](size_t i) {
     if (inlined[i] || (options && options->leaveOp && options->leaveOp[i])) return true;
     if (promote || !coldOpsInterpreted()) return true;
-    const bool compileIt = !options || !options->compileOp || options->compileOp[i];
-    if (!compileIt) return false;
-    const std::string* inBitcode = bitcodeHandler(p, ops[i]);
-    return !(inBitcode && p.handlerSize.count(*inBitcode));  // (ops without bitcode keep their direct call)
+    return compiles(i) && !overBudgetAt(i);  // (ops without bitcode keep their direct call)
   };
   for (size_t i = 0; i < count; ++i)
     if (hasBlock(i)) blocks[i] = llvm::BasicBlock::Create(ctx, "op" + std::to_string(i), fn);
@@ -1002,11 +1005,11 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
   uint32_t opsThroughSwitch = 0;  // of opsCalled: without a block (hasBlock)
   for (size_t i = 0; i < count; ++i) {
     const Op& op = ops[i];
-    const bool compileIt = !options || !options->compileOp || options->compileOp[i];
+    const bool compileIt = compiles(i);
+    const bool overBudget = overBudgetAt(i);
     if (!blocks[i]) {
-      const std::string* inBitcode = compileIt ? bitcodeHandler(p, op) : nullptr;
       ++out->opsCalled;
-      out->opsOverBudget += inBitcode && p.handlerSize.count(*inBitcode);
+      out->opsOverBudget += overBudget;
       ++opsThroughSwitch;
       continue;
     }
@@ -1016,7 +1019,6 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
     llvm::Function* handler = nullptr;
     auto name = p.symbols.functions.find(reinterpret_cast<uint64_t>(op.fn));
     const std::string* inBitcode = compileIt ? bitcodeHandler(p, op) : nullptr;
-    const bool overBudget = inBitcode && !inlined[i] && p.handlerSize.count(*inBitcode);
     if (inBitcode && inlined[i]) {
       if (auto d = declared.find(*inBitcode); d != declared.end()) {
         handler = d->second;
