@@ -281,6 +281,99 @@ TEST_F(NativeTier, FaultsReportTheSameKernelBlockThreadLineAndAddress) {
   EXPECT_EQ(out.fault.kind, FaultKind::Trap);
 }
 
+// The vector prefix (docs/native-tier.md, "Vector prefix"): the vector add's first six ops run as vector code for
+// whole warps, and every warp its checks turn away runs on through the kernel's switch with the same results and
+// faults: a partial last warp (lanes exit), indices that are not consecutive in a warp (a 16 x 16 block), an access
+// past the buffer's end, a misaligned array. CUEMU_NATIVE_VECTOR=0 compiles no prefix.
+// A vector add whose sum goes through cvt.rzi (no op of the prefix): the prefix ends there, and the cvt reads the
+// sum from the register file.
+const char* const kVectorAddThenConvert = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry vaddcvt(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u32 pn) {
+  .reg .pred %p<2>;
+  .reg .f32 %f<4>;
+  .reg .b32 %r<7>;
+  .reg .b64 %rd<11>;
+  ld.param.u64 %rd1, [pa];
+  ld.param.u64 %rd2, [pb];
+  ld.param.u64 %rd3, [pc];
+  ld.param.u32 %r2, [pn];
+  mov.u32 %r3, %ctaid.x;
+  mov.u32 %r4, %ntid.x;
+  mov.u32 %r5, %tid.x;
+  mad.lo.s32 %r1, %r3, %r4, %r5;
+  setp.ge.s32 %p1, %r1, %r2;
+  @%p1 bra $L_done;
+  cvta.to.global.u64 %rd4, %rd1;
+  mul.wide.s32 %rd5, %r1, 4;
+  add.s64 %rd6, %rd4, %rd5;
+  cvta.to.global.u64 %rd7, %rd2;
+  add.s64 %rd8, %rd7, %rd5;
+  ld.global.f32 %f1, [%rd8];
+  ld.global.f32 %f2, [%rd6];
+  add.f32 %f3, %f2, %f1;
+  cvt.rzi.s32.f32 %r6, %f3;
+  cvta.to.global.u64 %rd9, %rd3;
+  add.s64 %rd10, %rd9, %rd5;
+  st.global.u32 [%rd10], %r6;
+$L_done:
+  ret;
+}
+)";
+
+// Runs c compiled after `decoy` (compiled too), which leaves other values in the warps' register files, and expects
+// the interpreter's memory: a value the prefix computed and an op after it reads must have gone to the register file
+// (the interpreter's run of c itself would leave the same values there).
+void expectTheInterpretersMemoryAfter(const Case& decoy, const Case& c) {
+  runCase(decoy, true);
+  const Outcome native = runCase(c, true);
+  const Outcome interpreted = runCase(c, false);
+  for (size_t i = 0; i < c.buffers.size(); ++i) EXPECT_EQ(native.buffers[i], interpreted.buffers[i]) << "buffer " << i;
+}
+
+TEST_F(NativeTier, TheVectorPrefixLeavesWhatItsChecksTurnAwayToTheSwitch) {
+  // (registers in SSA values, CUEMU_NATIVE_REGISTERS=ssa, have no prefix: every op's block keeps its values there)
+  const char* registers = std::getenv("CUEMU_NATIVE_REGISTERS");
+  const uint64_t prefixed = registers && std::strcmp(registers, "ssa") == 0 ? 0 : 1;
+  const auto prefixOps = [] { return nativeTierStats().vectorPrefixOps; };
+  uint64_t before = prefixOps();
+  Case guarded = vectorAdd();  // (the output's elements past n must stay as they are)
+  guarded.buffers[2] = bytesOf(std::vector<float>(1024, -7.0f));
+  expectSameInBothTiers(guarded);
+  EXPECT_EQ(prefixOps(), before + prefixed * 6) << "setp and its exit, two loads, the add, the store";
+  Case whole = guarded;  // (no lane exits: the partial warp's predicate is false in every lane there)
+  whole.args[3].value = 1024;
+  whole.buffers = {bytesOf(ramp(1024, 2, 0)), bytesOf(ramp(1024, 3, 1)), std::vector<uint8_t>(4096)};
+  expectTheInterpretersMemoryAfter(whole, guarded);
+  Case converted = guarded;
+  converted.text = kVectorAddThenConvert;
+  converted.kernel = "vaddcvt";
+  Case convertedDecoy = whole;
+  convertedDecoy.text = kVectorAddThenConvert;
+  convertedDecoy.kernel = "vaddcvt";
+  before = prefixOps();
+  expectTheInterpretersMemoryAfter(convertedDecoy, converted);
+  EXPECT_EQ(prefixOps(), before + prefixed * 2 * 5) << "setp and its exit, two loads, the add";
+  Case square = vectorAdd();
+  square.grid = Dim3{2};
+  square.block = Dim3{16, 16};
+  expectSameInBothTiers(square);
+  Case past = vectorAdd();
+  past.args[3].value = 1024 * 1024;  // n past the buffers: the first warp past them faults
+  past.grid = Dim3{8};
+  past.config.threads = 1;
+  EXPECT_EQ(expectSameInBothTiers(past).fault.kind, FaultKind::IllegalAddress);
+  Case misaligned = vectorAdd();
+  misaligned.args[1].value = 2;
+  EXPECT_EQ(expectSameInBothTiers(misaligned).fault.kind, FaultKind::MisalignedAddress);
+  ::setenv("CUEMU_NATIVE_VECTOR", "0", 1);
+  before = prefixOps();
+  expectSameInBothTiers(vectorAdd());
+  EXPECT_EQ(prefixOps(), before);
+  ::unsetenv("CUEMU_NATIVE_VECTOR");
+}
+
 // The inline budget (docs/native-tier.md, "Inlining budget"): ops over it call the interpreter's handlers, and give
 // the same memory and faults; none inlined (0), and a budget that inlines some ops of each kernel.
 TEST_F(NativeTier, OpsOverTheInlineBudgetCallTheInterpretersHandlers) {

@@ -64,7 +64,8 @@ struct NativeTierStats {
   uint64_t prepareNs = 0;  // of compileNs: the first compile's reading of the handler bitcode and symbols
   uint64_t opsInlined = 0, opsCalled = 0;  // ops whose handler the code inlines, ops that call the interpreter's
   uint64_t opsOverBudget = 0;              // of opsCalled: over CUEMU_NATIVE_INLINE_BUDGET (docs/native-tier.md)
-  uint64_t lastInstructions = 0;           // the last compiled kernel's IR instructions before optimisation
+  uint64_t vectorPrefixOps = 0;   // ops compiled into kernels' vector prefixes (docs/native-tier.md; not cache loads)
+  uint64_t lastInstructions = 0;  // the last compiled kernel's IR instructions before optimisation
   uint64_t codeBytes = 0;
   uint64_t launchesCompiled = 0;     // launches that ran compiled code
   uint64_t launchesInterpreted = 0;  // launches of kernels not (yet) compiled while the tier was on

@@ -13,10 +13,24 @@ struct Warp;
 
 extern "C" {
 
-constexpr uint32_t kCuemuNativeAbiVersion = 8;
+constexpr uint32_t kCuemuNativeAbiVersion = 9;
 
 // CuemuNativeOptions::inlineBudget: every handler inlined, however large the kernel
 constexpr uint32_t kCuemuNativeInlineAll = 0xffffffffu;
+
+// An op the vector prefix (native/jit/vector_prefix.cpp) compiles into whole-warp vector code: its handler, what it
+// computes (kind) and how (parameter). The interpreter's table (exec/vector_ops.h) is the one list of them.
+enum CuemuVectorKind : uint32_t {
+  kCuemuVectorFloatBinary = 1,  // d = a op b, f32, round to nearest; parameter: cuemuVectorFloatBinary's op
+  kCuemuVectorCompare32 = 2,    // setp d = a cmp b on 32-bit integers; parameter: cuemuVectorCompare32's cmp
+  kCuemuVectorLoadScaled = 3,   // ld.global of 4 bytes at base + (index << 2) + offset; parameter 1: signed index
+  kCuemuVectorStoreScaled = 4,  // st.global likewise
+};
+struct CuemuVectorOp {
+  const void* handler;
+  uint32_t kind;
+  uint32_t parameter;
+};
 
 struct CuemuNativeOptions {
   // 1: the light pipeline (inline the handlers, fold their ops, simplify); 2, 3: LLVM's O2, O3 pipelines
@@ -41,22 +55,27 @@ struct CuemuNativeOptions {
   // the name of the code's file in the cache (native/cache_key.h: the interpreter's side computes it, so that it can
   // load cached code without this library); nullptr: the code is not cached
   const char* cacheKey = nullptr;
+  // the kernel's first op (where its warps start), and the ops the vector prefix compiles (none: no prefix)
+  uint32_t entryOp = 0;
+  const CuemuVectorOp* vectorOps = nullptr;
+  uint32_t vectorOpCount = 0;
 };
 
 // What one compile did (docs/native-tier.md).
 struct CuemuNativeResult {
   // The kernel's code: runs the warp from `op` (an op of the compiled program) until it stops (returns nullptr).
   const ptx::exec::Op* (*entry)(ptx::exec::Warp&, const ptx::exec::Op*) = nullptr;
-  void* handle = nullptr;      // for release()
-  uint64_t compileNs = 0;      // wall time of the whole compile
-  uint64_t prepareNs = 0;      // of it: the process's first compile reads the handler bitcode and the symbols
-  uint32_t opsInlined = 0;     // ops whose handler's code was compiled into the kernel
-  uint32_t opsCalled = 0;      // ops that call the interpreter's handler (no bitcode for it, or over the budget)
-  uint32_t opsOverBudget = 0;  // of opsCalled: ops whose handler has bitcode, over the inline budget
-  uint32_t instructions = 0;   // the kernel's IR instructions before optimisation (0: loaded from the cache)
-  uint32_t codeBytes = 0;      // machine code
-  uint32_t fromCache = 0;      // 1: loaded from the on-disk cache (nothing compiled)
-  uint32_t cacheWritten = 0;   // 1: compiled and written to the cache
+  void* handle = nullptr;        // for release()
+  uint64_t compileNs = 0;        // wall time of the whole compile
+  uint64_t prepareNs = 0;        // of it: the process's first compile reads the handler bitcode and the symbols
+  uint32_t opsInlined = 0;       // ops whose handler's code was compiled into the kernel
+  uint32_t opsCalled = 0;        // ops that call the interpreter's handler (no bitcode for it, or over the budget)
+  uint32_t opsOverBudget = 0;    // of opsCalled: ops whose handler has bitcode, over the inline budget
+  uint32_t instructions = 0;     // the kernel's IR instructions before optimisation (0: loaded from the cache)
+  uint32_t codeBytes = 0;        // machine code
+  uint32_t vectorPrefixOps = 0;  // ops compiled into the vector prefix (native/jit/vector_prefix.h)
+  uint32_t fromCache = 0;        // 1: loaded from the on-disk cache (nothing compiled)
+  uint32_t cacheWritten = 0;     // 1: compiled and written to the cache
   // 1: this compile read the process's prepared handler bitcode from the cache (prepareNs is then milliseconds);
   // preparedWritten: prepared it and wrote it there
   uint32_t preparedFromCache = 0, preparedWritten = 0;

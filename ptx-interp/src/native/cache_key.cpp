@@ -83,9 +83,9 @@ std::string cacheKey(const Op* ops, const Op* base, size_t count, const CuemuNat
   if (interpreter.segments.empty() || libraryPath.empty()) return "";
   static const std::string identity = [] {
     std::string s = "cuemu-native-cache 3;" + std::to_string(kCuemuNativeAbiVersion) + ";" + cpuIdentity();
-    for (const char* name :
-         {"CUEMU_NATIVE_MACHINE_LICM", "CUEMU_NATIVE_MACHINE_CSE", "CUEMU_NATIVE_LLVM_ARGS",
-          "CUEMU_NATIVE_NESTED_HANDLERS", "CUEMU_NATIVE_REGISTERS", "CUEMU_NATIVE_TARGET", "CUEMU_NATIVE_COLD_OPS"})
+    for (const char* name : {"CUEMU_NATIVE_MACHINE_LICM", "CUEMU_NATIVE_MACHINE_CSE", "CUEMU_NATIVE_LLVM_ARGS",
+                             "CUEMU_NATIVE_NESTED_HANDLERS", "CUEMU_NATIVE_REGISTERS", "CUEMU_NATIVE_TARGET",
+                             "CUEMU_NATIVE_COLD_OPS", "CUEMU_NATIVE_VECTOR"})
       s += std::string(";") + name + environment(name);
     return s;
   }();
@@ -95,6 +95,7 @@ std::string cacheKey(const Op* ops, const Op* base, size_t count, const CuemuNat
   hash.value(uint64_t(options.optLevel));
   hash.value(uint64_t(options.inlineBudget));
   hash.value(uint64_t(count));
+  hash.value(uint64_t(options.entryOp));
   bool ok = true;
   auto place = [&](const Op* target) -> uint64_t {
     if (!target) return ~uint64_t(0);

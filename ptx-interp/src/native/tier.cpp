@@ -2,6 +2,7 @@
 
 #include "exec/control.h"
 #include "exec/memory.h"
+#include "exec/vector_ops.h"
 #include "native/abi.h"
 #include "native/cache_environment.h"
 #include "native/cache_key.h"
@@ -308,6 +309,7 @@ struct CompileJob {
   const Op* original = nullptr;
   std::vector<uint8_t> compileOp;
   std::vector<uint8_t> leaveOp;  // CuemuNativeOptions::leaveOp
+  uint32_t entryOp = 0;          // CuemuNativeOptions::entryOp
   std::string key;               // in the cache (cache_key.h); "": not cacheable
   std::string keyLibrary;        // the compiler library the key names
 };
@@ -319,6 +321,18 @@ bool inlineFallbacks() {
     return v && std::strcmp(v, "inline") == 0;
   }();
   return on;
+}
+
+// The ops the compiler's vector prefix knows (exec/vector_ops.h), listed once per process.
+const std::vector<CuemuVectorOp>& vectorOpTable() {
+  static const std::vector<CuemuVectorOp> table = [] {
+    std::vector<CuemuVectorOp> rows;
+    addFloatVectorOps(rows);
+    addCompareVectorOps(rows);
+    addMemoryVectorOps(rows);
+    return rows;
+  }();
+  return table;
 }
 
 // (without the cache key: keyedOptions)
@@ -334,6 +348,9 @@ CuemuNativeOptions jobOptions(const CompileJob& job, const char* cacheDir) {
   options.original = job.original;
   options.cacheDir = cacheDir;
   options.leaveOp = job.leaveOp.data();
+  options.entryOp = job.entryOp;
+  options.vectorOps = vectorOpTable().data();
+  options.vectorOpCount = uint32_t(vectorOpTable().size());
   return options;
 }
 
@@ -364,6 +381,7 @@ bool prepareJob(const Program& p, uint32_t function, CompileJob& job, std::strin
   }
   job.slot = p.native;
   job.function = function;
+  job.entryOp = p.functions[function].firstOp;
   job.leaveOp.resize(p.ops.size());
   const Op* end = p.ops.data() + p.ops.size();
   for (size_t i = 0; i < p.ops.size(); ++i) job.leaveOp[i] = ctl::mayHandOff(&p.ops[i], end) ? 1 : 0;
@@ -448,6 +466,7 @@ bool runJob(CompileJob& job, const char* cacheDir, bool cacheOnly = false) {
   stats().opsInlined += result.opsInlined;
   stats().opsCalled += result.opsCalled;
   stats().opsOverBudget += result.opsOverBudget;
+  stats().vectorPrefixOps += result.vectorPrefixOps;
   stats().lastInstructions = result.instructions;
   stats().codeBytes += result.codeBytes;
   NativeSlot::Code& code = slot->kernels[job.function];

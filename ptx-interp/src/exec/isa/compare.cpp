@@ -1,5 +1,6 @@
 // Comparison and selection (OpClass Compare): setp, set, selp, slct, on every type including f16/bf16 pairs.
 #include "exec/lowerer.h"
+#include "exec/vector_ops.h"
 
 namespace ptx::exec {
 
@@ -236,6 +237,26 @@ template <class T, class C> const Op* slct(Warp& w, const Op* op) {
 
 }  // namespace h
 
+// The vector prefix's ops of this class (exec/vector_ops.h): plain setp on 32-bit integers (the handlers setpHandler
+// picks); the parameter is cuemuVectorCompare32's `cmp`.
+void addCompareVectorOps(std::vector<CuemuVectorOp>& rows) {
+  const auto both = [&](auto c) {
+    constexpr h::Cmp C = decltype(c)::value;
+    rows.push_back({reinterpret_cast<const void*>(h::setpHandler<int32_t, C>()), kCuemuVectorCompare32, C | 0x100u});
+    rows.push_back({reinterpret_cast<const void*>(h::setpHandler<uint32_t, C>()), kCuemuVectorCompare32, C});
+  };
+  both(std::integral_constant<h::Cmp, h::EQ>{});
+  both(std::integral_constant<h::Cmp, h::NE>{});
+  both(std::integral_constant<h::Cmp, h::LT>{});
+  both(std::integral_constant<h::Cmp, h::LE>{});
+  both(std::integral_constant<h::Cmp, h::GT>{});
+  both(std::integral_constant<h::Cmp, h::GE>{});
+  both(std::integral_constant<h::Cmp, h::LO>{});
+  both(std::integral_constant<h::Cmp, h::LS>{});
+  both(std::integral_constant<h::Cmp, h::HI>{});
+  both(std::integral_constant<h::Cmp, h::HS>{});
+}
+
 namespace lowering {
 
 // set/setp on .f16/.bf16 and .f16x2/.bf16x2 (cuda_fp16.hpp and cuda_bf16.hpp compare this way). set's true value:
@@ -429,3 +450,38 @@ void KernelLowerer::lowerCompare(const Instruction& in) {
 }  // namespace lowering
 
 }  // namespace ptx::exec
+
+#if defined(PTX_NATIVE_BITCODE)
+// A warp of those setps for the native tier's vector prefix (native/jit/vector_prefix.cpp), in bitcode only: d's
+// 32 bytes (0 or 1) of compare<T, C>; cmp is the Cmp, with 0x100 for int32_t operands (uint32_t otherwise).
+namespace {
+// (restrict: the operands never overlap, and the vectoriser emits no run-time test of it)
+template <class T, ptx::exec::h::Cmp C>
+void compareWarp(const uint32_t* __restrict a, const uint32_t* __restrict b, uint8_t* __restrict d) {
+  for (int i = 0; i < 32; ++i) d[i] = uint8_t(ptx::exec::h::compare<T, C>(T(a[i]), T(b[i])));
+}
+template <class T>
+void compareWarpOf(uint32_t cmp, const uint32_t* __restrict a, const uint32_t* __restrict b, uint8_t* __restrict d) {
+  using namespace ptx::exec::h;
+  switch (cmp & 0xff) {
+    case EQ: return compareWarp<T, EQ>(a, b, d);
+    case NE: return compareWarp<T, NE>(a, b, d);
+    case LT: return compareWarp<T, LT>(a, b, d);
+    case LE: return compareWarp<T, LE>(a, b, d);
+    case GT: return compareWarp<T, GT>(a, b, d);
+    case GE: return compareWarp<T, GE>(a, b, d);
+    case LO: return compareWarp<T, LO>(a, b, d);
+    case LS: return compareWarp<T, LS>(a, b, d);
+    case HI: return compareWarp<T, HI>(a, b, d);
+    default: return compareWarp<T, HS>(a, b, d);
+  }
+}
+}  // namespace
+extern "C" void cuemuVectorCompare32(const uint32_t* __restrict a, const uint32_t* __restrict b, uint8_t* __restrict d,
+                                     uint32_t cmp) {
+  if (cmp & 0x100)
+    compareWarpOf<int32_t>(cmp, a, b, d);
+  else
+    compareWarpOf<uint32_t>(cmp, a, b, d);
+}
+#endif

@@ -1,6 +1,7 @@
 // Single- and double-precision arithmetic (OpClass Arith on .f32, .f64 and .f32x2).
 #include "exec/lowerer.h"
 #include "exec/mufu.h"
+#include "exec/vector_ops.h"
 
 namespace ptx::exec {
 
@@ -52,21 +53,23 @@ template <class T> PTX_HOT T nanResult(T r, T x) {
     return num::canon(r);
 }
 
+// One lane of a binary floating-point op (the rounding mode is the MXCSR's: fbinary sets it).
+template <class T, class F, bool FTZ, bool SAT> PTX_HOT T fbinaryLane(T x, T y) {
+  if constexpr (FTZ) {
+    x = num::flush(x);
+    y = num::flush(y);
+  }
+  T r = F::f(x, y);
+  if constexpr (FTZ) r = num::flush(r);
+  if constexpr (SAT) r = num::saturate(r);
+  return nanResult<F>(r, x, y);
+}
+
 // Floating point with rounding mode / ftz / sat: the MXCSR is set around the lane loop for non-default modes.
 template <class T, class F, Round RM, bool FTZ, bool SAT> PTX_LANES const Op* fbinary(Warp& w, const Op* op) {
   const T* a = R<T>(w, op->a);
   const T* b = R<T>(w, op->b);
-  auto body = [&](int i) {
-    T x = a[i], y = b[i];
-    if constexpr (FTZ) {
-      x = num::flush(x);
-      y = num::flush(y);
-    }
-    T r = F::f(x, y);
-    if constexpr (FTZ) r = num::flush(r);
-    if constexpr (SAT) r = num::saturate(r);
-    return nanResult<F>(r, x, y);
-  };
+  auto body = [&](int i) { return fbinaryLane<T, F, FTZ, SAT>(a[i], b[i]); };
   if constexpr (RM == num::RN && !FTZ) {
     store<T>(w, op->d, body);
   } else {
@@ -289,6 +292,17 @@ template <class T> const Op* fnegBits(Warp& w, const Op* op) {
 }
 
 }  // namespace h
+
+// The vector prefix's ops of this class (exec/vector_ops.h): f32 add, sub and mul, rounded to nearest, no ftz or
+// saturation; the parameter is cuemuVectorFloatBinary's `op`.
+void addFloatVectorOps(std::vector<CuemuVectorOp>& rows) {
+  const auto row = [&](Handler handler, uint32_t op) {
+    rows.push_back({reinterpret_cast<const void*>(handler), kCuemuVectorFloatBinary, op});
+  };
+  row(&h::fbinary<float, h::FAdd, num::RN, false, false>, 0);
+  row(&h::fbinary<float, h::FSub, num::RN, false, false>, 1);
+  row(&h::fbinary<float, h::FMul, num::RN, false, false>, 2);
+}
 
 namespace {
 
@@ -578,3 +592,21 @@ void KernelLowerer::lowerFloat(const Instruction& in) {
 }  // namespace lowering
 
 }  // namespace ptx::exec
+
+#if defined(PTX_NATIVE_BITCODE)
+// A warp of those ops for the native tier's vector prefix (native/jit/vector_prefix.cpp), in bitcode only: the lanes
+// of fbinary with all 32 executing; op 0 add, 1 sub, 2 mul.
+// The operands never overlap (restrict: no run-time overlap test for the vectoriser to emit).
+namespace {
+template <class F> void floatBinaryWarp(const float* __restrict a, const float* __restrict b, float* __restrict d) {
+  for (int i = 0; i < 32; ++i) d[i] = ptx::exec::h::fbinaryLane<float, F, false, false>(a[i], b[i]);
+}
+}  // namespace
+extern "C" void cuemuVectorFloatBinary(const float* __restrict a, const float* __restrict b, float* __restrict d,
+                                       uint32_t op) {
+  using namespace ptx::exec;
+  if (op == 0) return floatBinaryWarp<h::FAdd>(a, b, d);
+  if (op == 1) return floatBinaryWarp<h::FSub>(a, b, d);
+  return floatBinaryWarp<h::FMul>(a, b, d);
+}
+#endif

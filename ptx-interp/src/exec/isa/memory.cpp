@@ -3,6 +3,7 @@
 #include "exec/lowerer.h"
 #include "exec/shared_linkage.h"
 #include "exec/memory.h"
+#include "exec/vector_ops.h"
 
 namespace ptx::exec {
 
@@ -578,4 +579,26 @@ bool isFusedWithFallback(Handler h) {
 
 }  // namespace mem
 
+// The vector prefix's ops of this class (exec/vector_ops.h): 4-byte global loads and stores through the scaled
+// form's address, base + (32-bit index << 2) + offset (the fused mul.wide/add/ld of an element a[i]); parameter 1:
+// the index is signed.
+void addMemoryVectorOps(std::vector<CuemuVectorOp>& rows) {
+  using namespace mem;
+  const auto row = [&](Handler handler, uint32_t kind, uint32_t isSigned) {
+    rows.push_back({reinterpret_cast<const void*>(handler), kind, isSigned});
+  };
+  row(ldScalar<Global, uint64_t, uint32_t, uint32_t, kAddrScaledSigned>(), kCuemuVectorLoadScaled, 1);
+  row(ldScalar<Global, uint64_t, uint32_t, uint32_t, kAddrScaledUnsigned>(), kCuemuVectorLoadScaled, 0);
+  row(stScalar<Global, uint64_t, uint32_t, uint32_t, kAddrScaledSigned>(), kCuemuVectorStoreScaled, 1);
+  row(stScalar<Global, uint64_t, uint32_t, uint32_t, kAddrScaledUnsigned>(), kCuemuVectorStoreScaled, 0);
+}
+
 }  // namespace ptx::exec
+
+#if defined(PTX_NATIVE_BITCODE)
+// For the native tier's vector prefix (native/jit/vector_prefix.cpp), in bitcode only: whether warp w's global
+// access of [lo, end) takes the handlers' whole-warp path, which checks the span as this does (consecutiveGlobal).
+extern "C" bool cuemuVectorSpanValid(const ptx::exec::Warp* w, uint64_t lo, uint64_t end) {
+  return ptx::exec::mem::spanValid(*w->cta->job->lp.memory, lo, end);
+}
+#endif

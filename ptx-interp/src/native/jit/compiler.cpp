@@ -12,6 +12,7 @@
 #include "native/cache_environment.h"
 #include "native/jit/registers.h"
 #include "native/jit/symbols.h"
+#include "native/jit/vector_prefix.h"
 
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/Bitcode/BitcodeReader.h>
@@ -963,10 +964,15 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
   llvm::IRBuilder<> b(entry);
   llvm::PHINode* pc = nullptr;
   if (!promote) {
-    b.CreateBr(dispatch);
+    // the kernel's first ops as vector code (native/jit/vector_prefix.h), where it starts with ops that has
+    const CuemuNativeOptions noOptions;
+    const VectorPrefix prefix =
+        emitVectorPrefix(*m, **handlers, *fn, entry, dispatch, ops, count, options ? *options : noOptions, opAt);
+    out->vectorPrefixOps = prefix.ops;
     b.SetInsertPoint(dispatch);
     pc = b.CreatePHI(i8p, 0, "pc");
     pc->addIncoming(opArg, entry);
+    for (const VectorPrefix::Exit& exit : prefix.exits) pc->addIncoming(b.CreatePointerCast(exit.op, i8p), exit.block);
   }
   llvm::Value* current = promote ? static_cast<llvm::Value*>(opArg) : pc;
   llvm::Value* offset = b.CreateSub(b.CreatePtrToInt(current, i64), b.CreatePtrToInt(opAt(0), i64));

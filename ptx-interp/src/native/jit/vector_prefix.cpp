@@ -1,0 +1,298 @@
+#include "native/jit/vector_prefix.h"
+
+#include "exec/control_ops.h"
+#include "exec/engine.h"
+#include "exec/handlers.h"
+#include "exec/memory_ops.h"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Instructions.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <map>
+
+namespace ptx::exec::native {
+
+bool vectorPrefixEnabled() {
+  const char* v = std::getenv("CUEMU_NATIVE_VECTOR");
+  return !(v && std::strcmp(v, "0") == 0);
+}
+
+namespace {
+
+constexpr unsigned kLanes = 32;
+
+// Emits the prefix op by op. Registers live in `values` (a <32 x iN> each, N the register's bits) from their first
+// read or write; the dirty ones are stored to the register file at every way out.
+class Emitter {
+ public:
+  Emitter(llvm::Module& m, const llvm::Module& handlers, llvm::Function& fn, llvm::BasicBlock* entry,
+          llvm::BasicBlock* dispatch)
+      : m_(m), handlers_(handlers), fn_(fn), entry_(entry), dispatch_(dispatch), b_(fn.getContext()) {}
+
+  VectorPrefix run(const Op* ops, size_t count, const CuemuNativeOptions& options,
+                   const std::function<llvm::Constant*(size_t)>& opAt);
+
+ private:
+  struct Register {
+    llvm::Value* value;
+    unsigned bytes;
+    bool dirty;
+  };
+
+  llvm::LLVMContext& ctx() { return fn_.getContext(); }
+  llvm::Type* i8() { return llvm::Type::getInt8Ty(ctx()); }
+  llvm::Type* i32() { return llvm::Type::getInt32Ty(ctx()); }
+  llvm::Type* i64() { return llvm::Type::getInt64Ty(ctx()); }
+  llvm::FixedVectorType* lanesOf(unsigned bytes) {
+    return llvm::FixedVectorType::get(llvm::Type::getIntNTy(ctx(), bytes * 8), kLanes);
+  }
+  llvm::Value* warpField(size_t offset, llvm::Type* type) {
+    llvm::Value* at = b_.CreateConstInBoundsGEP1_64(i8(), fn_.getArg(0), offset);
+    return b_.CreateLoad(type, b_.CreatePointerCast(at, type->getPointerTo()));
+  }
+  llvm::Value* registerAddress(uint32_t offset, unsigned bytes) {
+    return b_.CreatePointerCast(b_.CreateConstInBoundsGEP1_64(i8(), rf_, offset), lanesOf(bytes)->getPointerTo());
+  }
+  bool overlapsAnother(uint32_t offset, unsigned bytes) const {
+    for (const auto& [at, r] : values_)
+      if (at != offset && at < offset + kLanes * bytes && offset < at + kLanes * r.bytes) return true;
+    return false;
+  }
+  // A register's 32 lanes; nullptr where a register of another size overlaps it (the prefix ends there).
+  llvm::Value* read(uint32_t offset, unsigned bytes) {
+    if (auto it = values_.find(offset); it != values_.end()) return it->second.bytes == bytes ? it->second.value : nullptr;
+    if (overlapsAnother(offset, bytes)) return nullptr;
+    llvm::Value* v = b_.CreateAlignedLoad(lanesOf(bytes), registerAddress(offset, bytes), llvm::Align(bytes));
+    values_[offset] = {v, bytes, false};
+    return v;
+  }
+  // Its first lane (the scaled accesses' base, the same in every lane, which their handlers read there too)
+  llvm::Value* readFirst(uint32_t offset, unsigned bytes) {
+    if (auto it = values_.find(offset); it != values_.end())
+      return it->second.bytes == bytes ? first(it->second.value) : nullptr;
+    if (overlapsAnother(offset, bytes)) return nullptr;
+    llvm::Type* lane = llvm::Type::getIntNTy(ctx(), bytes * 8);
+    return b_.CreateAlignedLoad(
+        lane, b_.CreatePointerCast(b_.CreateConstInBoundsGEP1_64(i8(), rf_, offset), lane->getPointerTo()),
+        llvm::Align(bytes));
+  }
+  bool write(uint32_t offset, unsigned bytes, llvm::Value* v) {
+    if (auto it = values_.find(offset); it != values_.end() ? it->second.bytes != bytes : overlapsAnother(offset, bytes))
+      return false;
+    values_[offset] = {v, bytes, true};
+    return true;
+  }
+  // A new block that stores the dirty registers and goes on at op `at` through the switch.
+  llvm::BasicBlock* exitTo(llvm::Value* at) {
+    auto* block = llvm::BasicBlock::Create(ctx(), "vector.exit", &fn_);
+    llvm::IRBuilder<> e(block);
+    for (const auto& [offset, r] : values_)
+      if (r.dirty)
+        e.CreateAlignedStore(
+            r.value,
+            e.CreatePointerCast(e.CreateConstInBoundsGEP1_64(i8(), rf_, offset), lanesOf(r.bytes)->getPointerTo()),
+            llvm::Align(r.bytes));
+    e.CreateBr(dispatch_);
+    result_.exits.push_back({block, at});
+    return block;
+  }
+  // Goes on in a new block where `ok` holds, leaves for op `at` where not.
+  void continueWhere(llvm::Value* ok, llvm::Value* at) {
+    auto* next = llvm::BasicBlock::Create(ctx(), "vector.op", &fn_);
+    b_.CreateCondBr(ok, next, exitTo(at));
+    b_.SetInsertPoint(next);
+  }
+  // A warp-wide function of the handler bitcode, called with its vectors in stack slots that SROA turns back into
+  // values once it is inlined; nullptr where the bitcode has no such function.
+  llvm::Function* function(const char* name) {
+    const llvm::Function* source = handlers_.getFunction(name);
+    if (!source) return nullptr;
+    return llvm::cast<llvm::Function>(m_.getOrInsertFunction(name, source->getFunctionType()).getCallee());
+  }
+  llvm::Value* slot(llvm::Type* type) {
+    llvm::IRBuilder<> a(entry_, entry_->begin());
+    llvm::AllocaInst* s = a.CreateAlloca(type);
+    s->setAlignment(llvm::Align(64));
+    return s;
+  }
+  // d = f(a, b, parameter) with a, b and d <32 x Lanes> in stack slots of type `operand` and `result`
+  llvm::Value* callWarpFunction(llvm::Function* f, llvm::Value* a, llvm::Value* b, llvm::Type* operand,
+                                llvm::Type* result, uint32_t parameter) {
+    llvm::Value* sa = slot(operand);
+    llvm::Value* sb = slot(operand);
+    llvm::Value* sd = slot(result);
+    b_.CreateStore(b_.CreateBitCast(a, operand), sa);
+    b_.CreateStore(b_.CreateBitCast(b, operand), sb);
+    llvm::FunctionType* type = f->getFunctionType();
+    llvm::CallInst* call = b_.CreateCall(f, {b_.CreatePointerCast(sa, type->getParamType(0)),
+                                             b_.CreatePointerCast(sb, type->getParamType(1)),
+                                             b_.CreatePointerCast(sd, type->getParamType(2)),
+                                             llvm::ConstantInt::get(type->getParamType(3), parameter)});
+    call->addFnAttr(llvm::Attribute::AlwaysInline);
+    return b_.CreateLoad(result, sd);
+  }
+  // The first lane's element
+  llvm::Value* first(llvm::Value* lanes) { return b_.CreateExtractElement(lanes, uint64_t(0)); }
+  // Where all 32 lanes of the i1 vector hold
+  llvm::Value* allLanes(llvm::Value* bits) {
+    return b_.CreateICmpEQ(b_.CreateBitCast(bits, i32()), llvm::ConstantInt::get(i32(), 0xffffffffu));
+  }
+  bool floatBinary(const Op& op, uint32_t parameter);
+  bool compare(const Op* ops, size_t count, size_t& i, uint32_t parameter, const std::function<llvm::Constant*(size_t)>& opAt);
+  bool access(const Op& op, llvm::Value* at, bool store, bool signedIndex);
+
+  llvm::Module& m_;
+  const llvm::Module& handlers_;
+  llvm::Function& fn_;
+  llvm::BasicBlock* entry_;
+  llvm::BasicBlock* dispatch_;
+  llvm::IRBuilder<> b_;
+  llvm::Value* rf_ = nullptr;
+  std::map<uint32_t, Register> values_;
+  VectorPrefix result_;
+};
+
+bool Emitter::floatBinary(const Op& op, uint32_t parameter) {
+  llvm::Function* f = function("cuemuVectorFloatBinary");
+  llvm::Value* a = f ? read(op.a, 4) : nullptr;
+  llvm::Value* b = a ? read(op.b, 4) : nullptr;
+  if (!b) return false;
+  auto* floats = llvm::FixedVectorType::get(llvm::Type::getFloatTy(ctx()), kLanes);
+  llvm::Value* d = callWarpFunction(f, a, b, floats, floats, parameter);
+  return write(op.d, 4, b_.CreateBitCast(d, lanesOf(4)));
+}
+
+// setp d = a cmp b (plain); with its fused exit (thenExit), the exit op after it runs here where no lane leaves.
+bool Emitter::compare(const Op* ops, size_t count, size_t& i, uint32_t parameter,
+                      const std::function<llvm::Constant*(size_t)>& opAt) {
+  const Op& op = ops[i];
+  const h::CompareOperands v = h::CompareOperands::of(op);
+  if (!v.plain() || v.thenBranch) return false;
+  const ctl::PredicateTest exit = v.thenExit && i + 1 < count ? ctl::PredicateTest::of(ops[i + 1]) : ctl::PredicateTest{};
+  if (v.thenExit && (i + 1 >= count || exit.predicate != op.d)) return false;
+  llvm::Function* f = function("cuemuVectorCompare32");
+  llvm::Value* a = f ? read(op.a, 4) : nullptr;
+  llvm::Value* b = a ? read(op.b, 4) : nullptr;
+  if (!b) return false;
+  llvm::Value* d = callWarpFunction(f, a, b, lanesOf(4), lanesOf(1), parameter);
+  if (!write(op.d, 1, d)) return false;
+  ++i;
+  if (!v.thenExit) return true;
+  // the lanes where the predicate holds, as the exit tests them
+  llvm::Value* holds = b_.CreateBitCast(b_.CreateICmpNE(d, llvm::Constant::getNullValue(lanesOf(1))), i32());
+  llvm::Value* leaving = exit.negated ? b_.CreateNot(holds) : holds;
+  continueWhere(b_.CreateIsNull(leaving), opAt(i));
+  ++i;
+  return true;
+}
+
+// A 4-byte global load or store at base + (index << 2) + offset: where the 32 indices are consecutive (without
+// wrapping), the span aligned and valid, as the handlers' whole-warp path requires (mem::consecutiveGlobal), one
+// vector access; elsewhere the op runs through the switch.
+bool Emitter::access(const Op& op, llvm::Value* at, bool store, bool signedIndex) {
+  const mem::FusedAccess v = mem::FusedAccess::of(op);
+  if (v.shift != 2) return false;
+  llvm::Function* spanValid = function("cuemuVectorSpanValid");
+  llvm::Value* base = spanValid ? readFirst(v.base, 8) : nullptr;
+  llvm::Value* index = base ? read(v.index, 4) : nullptr;
+  llvm::Value* value = index && store ? read(v.value, 4) : nullptr;
+  if (!index || (store && !value)) return false;
+  llvm::Value* i0 = first(index);
+  std::vector<llvm::Constant*> iota;
+  for (unsigned k = 0; k < kLanes; ++k) iota.push_back(llvm::ConstantInt::get(i32(), k));
+  llvm::Value* expected = b_.CreateAdd(b_.CreateVectorSplat(kLanes, i0), llvm::ConstantVector::get(iota));
+  llvm::Value* consecutive = allLanes(b_.CreateICmpEQ(index, expected));
+  const uint32_t lastFirst = (signedIndex ? uint32_t(std::numeric_limits<int32_t>::max()) : ~0u) - (kLanes - 1);
+  llvm::Value* noWrap = signedIndex ? b_.CreateICmpSLE(i0, llvm::ConstantInt::get(i32(), lastFirst))
+                                    : b_.CreateICmpULE(i0, llvm::ConstantInt::get(i32(), lastFirst));
+  llvm::Value* element = signedIndex ? b_.CreateSExt(i0, i64()) : b_.CreateZExt(i0, i64());
+  llvm::Value* lo = b_.CreateAdd(b_.CreateAdd(base, b_.CreateShl(element, 2)),
+                                 llvm::ConstantInt::get(i64(), uint64_t(v.offset)));
+  constexpr uint64_t kLast = ~uint64_t(0) - kLanes * 4;
+  llvm::Value* aligned = b_.CreateICmpEQ(b_.CreateAnd(lo, 3), llvm::ConstantInt::get(i64(), 0));
+  llvm::Value* inRange = b_.CreateICmpULE(lo, llvm::ConstantInt::get(i64(), kLast));
+  continueWhere(b_.CreateAnd(b_.CreateAnd(consecutive, noWrap), b_.CreateAnd(aligned, inRange)), at);
+  llvm::FunctionType* type = spanValid->getFunctionType();
+  llvm::Value* valid = b_.CreateCall(spanValid, {b_.CreatePointerCast(fn_.getArg(0), type->getParamType(0)), lo,
+                                                 b_.CreateAdd(lo, llvm::ConstantInt::get(i64(), kLanes * 4))});
+  llvm::cast<llvm::CallInst>(valid)->addFnAttr(llvm::Attribute::AlwaysInline);
+  continueWhere(b_.CreateICmpNE(valid, llvm::Constant::getNullValue(valid->getType())), at);
+  llvm::Value* memory = b_.CreateIntToPtr(lo, lanesOf(4)->getPointerTo());
+  if (store) {
+    b_.CreateAlignedStore(value, memory, llvm::Align(4));
+    return true;
+  }
+  return write(v.value, 4, b_.CreateAlignedLoad(lanesOf(4), memory, llvm::Align(4)));
+}
+
+VectorPrefix Emitter::run(const Op* ops, size_t count, const CuemuNativeOptions& options,
+                          const std::function<llvm::Constant*(size_t)>& opAt) {
+  const auto rowOf = [&](size_t i) -> const CuemuVectorOp* {
+    if (i >= count || (options.compileOp && !options.compileOp[i]) || (options.leaveOp && options.leaveOp[i]))
+      return nullptr;
+    for (uint32_t k = 0; k < options.vectorOpCount; ++k)
+      if (options.vectorOps[k].handler == reinterpret_cast<const void*>(ops[i].fn)) return &options.vectorOps[k];
+    return nullptr;
+  };
+  const size_t start = options.entryOp;
+  if (!vectorPrefixEnabled() || !rowOf(start)) {
+    b_.SetInsertPoint(entry_);
+    b_.CreateBr(dispatch_);
+    return {};
+  }
+  // The prefix runs for a warp at the kernel's entry with all 32 lanes executing and the whole-warp accesses
+  // allowed (the global-runs fast path); any other warp goes to the switch.
+  auto* check = llvm::BasicBlock::Create(ctx(), "vector.check", &fn_);
+  auto* code = llvm::BasicBlock::Create(ctx(), "vector", &fn_);
+  b_.SetInsertPoint(entry_);
+  b_.CreateCondBr(b_.CreateICmpEQ(fn_.getArg(1), b_.CreatePointerCast(opAt(start), fn_.getArg(1)->getType())), check,
+                  dispatch_);
+  b_.SetInsertPoint(check);
+  llvm::Value* full = llvm::ConstantInt::get(i32(), kFullMask);
+  llvm::Value* wholeWarp = b_.CreateAnd(b_.CreateICmpEQ(warpField(offsetof(Warp, exec), i32()), full),
+                                        b_.CreateICmpEQ(warpField(offsetof(Warp, active), i32()), full));
+  llvm::Value* runs = b_.CreateICmpNE(
+      b_.CreateAnd(warpField(offsetof(Warp, fastPaths), i32()), rewriteBit(Rewrite::GlobalRuns)),
+      llvm::ConstantInt::get(i32(), 0));
+  b_.CreateCondBr(b_.CreateAnd(wholeWarp, runs), code, dispatch_);
+  result_.exits.push_back({check, fn_.getArg(1)});
+  b_.SetInsertPoint(code);
+  rf_ = warpField(offsetof(Warp, rf), llvm::Type::getInt8PtrTy(ctx()));
+  size_t i = start;
+  for (const CuemuVectorOp* row = rowOf(i); row; row = rowOf(i)) {
+    const Op& op = ops[i];
+    bool compiled = false;
+    const size_t before = i;
+    switch (row->kind) {
+      case kCuemuVectorFloatBinary: compiled = floatBinary(op, row->parameter), ++i; break;
+      case kCuemuVectorCompare32: compiled = compare(ops, count, i, row->parameter, opAt); break;
+      case kCuemuVectorLoadScaled:
+      case kCuemuVectorStoreScaled:
+        compiled = access(op, opAt(i), row->kind == kCuemuVectorStoreScaled, row->parameter & 1), ++i;
+        break;
+      default: break;
+    }
+    if (!compiled) {
+      // (an op that emitted nothing the code needs: what it left in the block is dead, and the op runs through the
+      // switch; an op never fails after its first exit)
+      i = before;
+      break;
+    }
+    result_.ops += uint32_t(i - before);
+  }
+  b_.CreateBr(exitTo(opAt(i)));
+  return result_;
+}
+
+}  // namespace
+
+VectorPrefix emitVectorPrefix(llvm::Module& m, const llvm::Module& handlers, llvm::Function& fn,
+                              llvm::BasicBlock* entry, llvm::BasicBlock* dispatch, const Op* ops, size_t count,
+                              const CuemuNativeOptions& options, const std::function<llvm::Constant*(size_t)>& opAt) {
+  return Emitter(m, handlers, fn, entry, dispatch).run(ops, count, options, opAt);
+}
+
+}  // namespace ptx::exec::native

@@ -1,0 +1,45 @@
+// The vector prefix (docs/native-tier.md, "Vector prefix"): a kernel's first ops, from its entry to the first op it
+// does not know, compiled for a whole warp as vector code over SSA values instead of handler calls over the register
+// file. Each op of it is one of exec/vector_ops.h's: its semantics are the bitcode functions defined next to the
+// handler; the prefix adds only where the values live. Where a check of the handlers' whole-warp path fails (a lane
+// exits, an access is not one valid run of consecutive elements) or the prefix ends, the values computed so far go
+// to the register file and the warp goes on through the kernel's switch at that op, as the interpreter would run it.
+#pragma once
+
+#include "native/abi.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/Module.h>
+
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+namespace ptx::exec {
+struct Op;
+}
+
+namespace ptx::exec::native {
+
+struct VectorPrefix {
+  // blocks that end in a branch to the kernel's switch, with the op the warp goes on at there
+  struct Exit {
+    llvm::BasicBlock* block;
+    llvm::Value* op;
+  };
+  std::vector<Exit> exits;
+  uint32_t ops = 0;  // ops compiled into the prefix (0: none; `entry` then only branches to the switch)
+};
+
+// CUEMU_NATIVE_VECTOR=0 switches the prefix off (part of the cache's identity).
+bool vectorPrefixEnabled();
+
+// Ends block `entry` of fn (the kernel's function: fn's arguments are the warp and the op it starts at) with the
+// prefix's test and code, or with a branch to `dispatch` where the kernel starts with no op the prefix knows.
+// `handlers`: the handler bitcode (the prefix's functions are declared from it); opAt(i): the address of op i.
+VectorPrefix emitVectorPrefix(llvm::Module& m, const llvm::Module& handlers, llvm::Function& fn,
+                              llvm::BasicBlock* entry, llvm::BasicBlock* dispatch, const Op* ops, size_t count,
+                              const CuemuNativeOptions& options, const std::function<llvm::Constant*(size_t)>& opAt);
+
+}  // namespace ptx::exec::native
