@@ -85,7 +85,7 @@ std::string cacheKey(const Op* ops, const Op* base, size_t count, const CuemuNat
     std::string s = "cuemu-native-cache 3;" + std::to_string(kCuemuNativeAbiVersion) + ";" + cpuIdentity();
     for (const char* name : {"CUEMU_NATIVE_MACHINE_LICM", "CUEMU_NATIVE_MACHINE_CSE", "CUEMU_NATIVE_LLVM_ARGS",
                              "CUEMU_NATIVE_NESTED_HANDLERS", "CUEMU_NATIVE_REGISTERS", "CUEMU_NATIVE_TARGET",
-                             "CUEMU_NATIVE_COLD_OPS", "CUEMU_NATIVE_VECTOR"})
+                             "CUEMU_NATIVE_COLD_OPS", "CUEMU_NATIVE_VECTOR", "CUEMU_NATIVE_PREFETCH"})
       s += std::string(";") + name + environment(name);
     return s;
   }();

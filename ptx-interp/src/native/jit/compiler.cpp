@@ -966,8 +966,9 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
   if (!promote) {
     // the kernel's first ops as vector code (native/jit/vector_prefix.h), where it starts with ops that has
     const CuemuNativeOptions noOptions;
+    const VectorPrefixPlaces places{entry, dispatch, opAt, [&](size_t i) { return i < count ? blocks[i] : nullptr; }};
     const VectorPrefix prefix =
-        emitVectorPrefix(*m, **handlers, *fn, entry, dispatch, ops, count, options ? *options : noOptions, opAt);
+        emitVectorPrefix(*m, **handlers, *fn, places, ops, count, options ? *options : noOptions);
     out->vectorPrefixOps = prefix.ops;
     b.SetInsertPoint(dispatch);
     pc = b.CreatePHI(i8p, 0, "pc");

@@ -7,6 +7,7 @@
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
+#include <llvm/IR/Intrinsics.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -20,6 +21,11 @@ bool vectorPrefixEnabled() {
   return !(v && std::strcmp(v, "0") == 0);
 }
 
+uint64_t prefetchDistance() {
+  const char* v = std::getenv("CUEMU_NATIVE_PREFETCH");
+  return v ? std::strtoull(v, nullptr, 10) : kDefaultPrefetchDistance;
+}
+
 namespace {
 
 constexpr unsigned kLanes = 32;
@@ -28,12 +34,10 @@ constexpr unsigned kLanes = 32;
 // read or write; the dirty ones are stored to the register file at every way out.
 class Emitter {
  public:
-  Emitter(llvm::Module& m, const llvm::Module& handlers, llvm::Function& fn, llvm::BasicBlock* entry,
-          llvm::BasicBlock* dispatch)
-      : m_(m), handlers_(handlers), fn_(fn), entry_(entry), dispatch_(dispatch), b_(fn.getContext()) {}
+  Emitter(llvm::Module& m, const llvm::Module& handlers, llvm::Function& fn, const VectorPrefixPlaces& places)
+      : m_(m), handlers_(handlers), fn_(fn), places_(places), b_(fn.getContext()) {}
 
-  VectorPrefix run(const Op* ops, size_t count, const CuemuNativeOptions& options,
-                   const std::function<llvm::Constant*(size_t)>& opAt);
+  VectorPrefix run(const Op* ops, size_t count, const CuemuNativeOptions& options);
 
  private:
   struct Register {
@@ -63,7 +67,8 @@ class Emitter {
   }
   // A register's 32 lanes; nullptr where a register of another size overlaps it (the prefix ends there).
   llvm::Value* read(uint32_t offset, unsigned bytes) {
-    if (auto it = values_.find(offset); it != values_.end()) return it->second.bytes == bytes ? it->second.value : nullptr;
+    if (auto it = values_.find(offset); it != values_.end())
+      return it->second.bytes == bytes ? it->second.value : nullptr;
     if (overlapsAnother(offset, bytes)) return nullptr;
     llvm::Value* v = b_.CreateAlignedLoad(lanesOf(bytes), registerAddress(offset, bytes), llvm::Align(bytes));
     values_[offset] = {v, bytes, false};
@@ -80,13 +85,15 @@ class Emitter {
         llvm::Align(bytes));
   }
   bool write(uint32_t offset, unsigned bytes, llvm::Value* v) {
-    if (auto it = values_.find(offset); it != values_.end() ? it->second.bytes != bytes : overlapsAnother(offset, bytes))
+    if (auto it = values_.find(offset);
+        it != values_.end() ? it->second.bytes != bytes : overlapsAnother(offset, bytes))
       return false;
     values_[offset] = {v, bytes, true};
     return true;
   }
-  // A new block that stores the dirty registers and goes on at op `at` through the switch.
-  llvm::BasicBlock* exitTo(llvm::Value* at) {
+  // A new block that stores the dirty registers and goes on at op `at`: in its block, or through the switch where
+  // it has none.
+  llvm::BasicBlock* exitTo(size_t at) {
     auto* block = llvm::BasicBlock::Create(ctx(), "vector.exit", &fn_);
     llvm::IRBuilder<> e(block);
     for (const auto& [offset, r] : values_)
@@ -95,12 +102,16 @@ class Emitter {
             r.value,
             e.CreatePointerCast(e.CreateConstInBoundsGEP1_64(i8(), rf_, offset), lanesOf(r.bytes)->getPointerTo()),
             llvm::Align(r.bytes));
-    e.CreateBr(dispatch_);
-    result_.exits.push_back({block, at});
+    llvm::BasicBlock* next = places_.blockOf(at);
+    if (!next) {
+      next = places_.dispatch;
+      result_.exits.push_back({block, places_.opAt(at)});
+    }
+    e.CreateBr(next);
     return block;
   }
   // Goes on in a new block where `ok` holds, leaves for op `at` where not.
-  void continueWhere(llvm::Value* ok, llvm::Value* at) {
+  void continueWhere(llvm::Value* ok, size_t at) {
     auto* next = llvm::BasicBlock::Create(ctx(), "vector.op", &fn_);
     b_.CreateCondBr(ok, next, exitTo(at));
     b_.SetInsertPoint(next);
@@ -113,7 +124,7 @@ class Emitter {
     return llvm::cast<llvm::Function>(m_.getOrInsertFunction(name, source->getFunctionType()).getCallee());
   }
   llvm::Value* slot(llvm::Type* type) {
-    llvm::IRBuilder<> a(entry_, entry_->begin());
+    llvm::IRBuilder<> a(places_.entry, places_.entry->begin());
     llvm::AllocaInst* s = a.CreateAlloca(type);
     s->setAlignment(llvm::Align(64));
     return s;
@@ -127,10 +138,9 @@ class Emitter {
     b_.CreateStore(b_.CreateBitCast(a, operand), sa);
     b_.CreateStore(b_.CreateBitCast(b, operand), sb);
     llvm::FunctionType* type = f->getFunctionType();
-    llvm::CallInst* call = b_.CreateCall(f, {b_.CreatePointerCast(sa, type->getParamType(0)),
-                                             b_.CreatePointerCast(sb, type->getParamType(1)),
-                                             b_.CreatePointerCast(sd, type->getParamType(2)),
-                                             llvm::ConstantInt::get(type->getParamType(3), parameter)});
+    llvm::CallInst* call = b_.CreateCall(
+        f, {b_.CreatePointerCast(sa, type->getParamType(0)), b_.CreatePointerCast(sb, type->getParamType(1)),
+            b_.CreatePointerCast(sd, type->getParamType(2)), llvm::ConstantInt::get(type->getParamType(3), parameter)});
     call->addFnAttr(llvm::Attribute::AlwaysInline);
     return b_.CreateLoad(result, sd);
   }
@@ -141,14 +151,13 @@ class Emitter {
     return b_.CreateICmpEQ(b_.CreateBitCast(bits, i32()), llvm::ConstantInt::get(i32(), 0xffffffffu));
   }
   bool floatBinary(const Op& op, uint32_t parameter);
-  bool compare(const Op* ops, size_t count, size_t& i, uint32_t parameter, const std::function<llvm::Constant*(size_t)>& opAt);
-  bool access(const Op& op, llvm::Value* at, bool store, bool signedIndex);
+  bool compare(const Op* ops, size_t count, size_t& i, uint32_t parameter);
+  bool access(const Op& op, size_t at, bool store, bool signedIndex);
 
   llvm::Module& m_;
   const llvm::Module& handlers_;
   llvm::Function& fn_;
-  llvm::BasicBlock* entry_;
-  llvm::BasicBlock* dispatch_;
+  const VectorPrefixPlaces& places_;
   llvm::IRBuilder<> b_;
   llvm::Value* rf_ = nullptr;
   std::map<uint32_t, Register> values_;
@@ -166,12 +175,12 @@ bool Emitter::floatBinary(const Op& op, uint32_t parameter) {
 }
 
 // setp d = a cmp b (plain); with its fused exit (thenExit), the exit op after it runs here where no lane leaves.
-bool Emitter::compare(const Op* ops, size_t count, size_t& i, uint32_t parameter,
-                      const std::function<llvm::Constant*(size_t)>& opAt) {
+bool Emitter::compare(const Op* ops, size_t count, size_t& i, uint32_t parameter) {
   const Op& op = ops[i];
   const h::CompareOperands v = h::CompareOperands::of(op);
   if (!v.plain() || v.thenBranch) return false;
-  const ctl::PredicateTest exit = v.thenExit && i + 1 < count ? ctl::PredicateTest::of(ops[i + 1]) : ctl::PredicateTest{};
+  const ctl::PredicateTest exit =
+      v.thenExit && i + 1 < count ? ctl::PredicateTest::of(ops[i + 1]) : ctl::PredicateTest{};
   if (v.thenExit && (i + 1 >= count || exit.predicate != op.d)) return false;
   llvm::Function* f = function("cuemuVectorCompare32");
   llvm::Value* a = f ? read(op.a, 4) : nullptr;
@@ -184,7 +193,7 @@ bool Emitter::compare(const Op* ops, size_t count, size_t& i, uint32_t parameter
   // the lanes where the predicate holds, as the exit tests them
   llvm::Value* holds = b_.CreateBitCast(b_.CreateICmpNE(d, llvm::Constant::getNullValue(lanesOf(1))), i32());
   llvm::Value* leaving = exit.negated ? b_.CreateNot(holds) : holds;
-  continueWhere(b_.CreateIsNull(leaving), opAt(i));
+  continueWhere(b_.CreateIsNull(leaving), i);
   ++i;
   return true;
 }
@@ -192,7 +201,7 @@ bool Emitter::compare(const Op* ops, size_t count, size_t& i, uint32_t parameter
 // A 4-byte global load or store at base + (index << 2) + offset: where the 32 indices are consecutive (without
 // wrapping), the span aligned and valid, as the handlers' whole-warp path requires (mem::consecutiveGlobal), one
 // vector access; elsewhere the op runs through the switch.
-bool Emitter::access(const Op& op, llvm::Value* at, bool store, bool signedIndex) {
+bool Emitter::access(const Op& op, size_t at, bool store, bool signedIndex) {
   const mem::FusedAccess v = mem::FusedAccess::of(op);
   if (v.shift != 2) return false;
   llvm::Function* spanValid = function("cuemuVectorSpanValid");
@@ -209,8 +218,8 @@ bool Emitter::access(const Op& op, llvm::Value* at, bool store, bool signedIndex
   llvm::Value* noWrap = signedIndex ? b_.CreateICmpSLE(i0, llvm::ConstantInt::get(i32(), lastFirst))
                                     : b_.CreateICmpULE(i0, llvm::ConstantInt::get(i32(), lastFirst));
   llvm::Value* element = signedIndex ? b_.CreateSExt(i0, i64()) : b_.CreateZExt(i0, i64());
-  llvm::Value* lo = b_.CreateAdd(b_.CreateAdd(base, b_.CreateShl(element, 2)),
-                                 llvm::ConstantInt::get(i64(), uint64_t(v.offset)));
+  llvm::Value* lo =
+      b_.CreateAdd(b_.CreateAdd(base, b_.CreateShl(element, 2)), llvm::ConstantInt::get(i64(), uint64_t(v.offset)));
   constexpr uint64_t kLast = ~uint64_t(0) - kLanes * 4;
   llvm::Value* aligned = b_.CreateICmpEQ(b_.CreateAnd(lo, 3), llvm::ConstantInt::get(i64(), 0));
   llvm::Value* inRange = b_.CreateICmpULE(lo, llvm::ConstantInt::get(i64(), kLast));
@@ -221,6 +230,17 @@ bool Emitter::access(const Op& op, llvm::Value* at, bool store, bool signedIndex
   llvm::cast<llvm::CallInst>(valid)->addFnAttr(llvm::Attribute::AlwaysInline);
   continueWhere(b_.CreateICmpNE(valid, llvm::Constant::getNullValue(valid->getType())), at);
   llvm::Value* memory = b_.CreateIntToPtr(lo, lanesOf(4)->getPointerTo());
+  // The warps after this one usually go on along the same arrays: their lines, `ahead` bytes on, are fetched while
+  // this warp's wait (in memory, a warp's accesses waited for their lines one warp at a time).
+  if (const uint64_t ahead = prefetchDistance()) {
+    llvm::Function* prefetch =
+        llvm::Intrinsic::getDeclaration(&m_, llvm::Intrinsic::prefetch, {llvm::Type::getInt8PtrTy(ctx())});
+    for (uint64_t line = 0; line < kLanes * 4; line += 64)
+      b_.CreateCall(prefetch, {b_.CreateIntToPtr(b_.CreateAdd(lo, llvm::ConstantInt::get(i64(), ahead + line)),
+                                                 llvm::Type::getInt8PtrTy(ctx())),
+                               llvm::ConstantInt::get(i32(), store ? 1 : 0), llvm::ConstantInt::get(i32(), 3),
+                               llvm::ConstantInt::get(i32(), 1)});
+  }
   if (store) {
     b_.CreateAlignedStore(value, memory, llvm::Align(4));
     return true;
@@ -228,8 +248,7 @@ bool Emitter::access(const Op& op, llvm::Value* at, bool store, bool signedIndex
   return write(v.value, 4, b_.CreateAlignedLoad(lanesOf(4), memory, llvm::Align(4)));
 }
 
-VectorPrefix Emitter::run(const Op* ops, size_t count, const CuemuNativeOptions& options,
-                          const std::function<llvm::Constant*(size_t)>& opAt) {
+VectorPrefix Emitter::run(const Op* ops, size_t count, const CuemuNativeOptions& options) {
   const auto rowOf = [&](size_t i) -> const CuemuVectorOp* {
     if (i >= count || (options.compileOp && !options.compileOp[i]) || (options.leaveOp && options.leaveOp[i]))
       return nullptr;
@@ -239,25 +258,25 @@ VectorPrefix Emitter::run(const Op* ops, size_t count, const CuemuNativeOptions&
   };
   const size_t start = options.entryOp;
   if (!vectorPrefixEnabled() || !rowOf(start)) {
-    b_.SetInsertPoint(entry_);
-    b_.CreateBr(dispatch_);
+    b_.SetInsertPoint(places_.entry);
+    b_.CreateBr(places_.dispatch);
     return {};
   }
   // The prefix runs for a warp at the kernel's entry with all 32 lanes executing and the whole-warp accesses
   // allowed (the global-runs fast path); any other warp goes to the switch.
   auto* check = llvm::BasicBlock::Create(ctx(), "vector.check", &fn_);
   auto* code = llvm::BasicBlock::Create(ctx(), "vector", &fn_);
-  b_.SetInsertPoint(entry_);
-  b_.CreateCondBr(b_.CreateICmpEQ(fn_.getArg(1), b_.CreatePointerCast(opAt(start), fn_.getArg(1)->getType())), check,
-                  dispatch_);
+  b_.SetInsertPoint(places_.entry);
+  b_.CreateCondBr(b_.CreateICmpEQ(fn_.getArg(1), b_.CreatePointerCast(places_.opAt(start), fn_.getArg(1)->getType())),
+                  check, places_.dispatch);
   b_.SetInsertPoint(check);
   llvm::Value* full = llvm::ConstantInt::get(i32(), kFullMask);
   llvm::Value* wholeWarp = b_.CreateAnd(b_.CreateICmpEQ(warpField(offsetof(Warp, exec), i32()), full),
                                         b_.CreateICmpEQ(warpField(offsetof(Warp, active), i32()), full));
-  llvm::Value* runs = b_.CreateICmpNE(
-      b_.CreateAnd(warpField(offsetof(Warp, fastPaths), i32()), rewriteBit(Rewrite::GlobalRuns)),
-      llvm::ConstantInt::get(i32(), 0));
-  b_.CreateCondBr(b_.CreateAnd(wholeWarp, runs), code, dispatch_);
+  llvm::Value* runs =
+      b_.CreateICmpNE(b_.CreateAnd(warpField(offsetof(Warp, fastPaths), i32()), rewriteBit(Rewrite::GlobalRuns)),
+                      llvm::ConstantInt::get(i32(), 0));
+  b_.CreateCondBr(b_.CreateAnd(wholeWarp, runs), code, places_.dispatch);
   result_.exits.push_back({check, fn_.getArg(1)});
   b_.SetInsertPoint(code);
   rf_ = warpField(offsetof(Warp, rf), llvm::Type::getInt8PtrTy(ctx()));
@@ -268,10 +287,10 @@ VectorPrefix Emitter::run(const Op* ops, size_t count, const CuemuNativeOptions&
     const size_t before = i;
     switch (row->kind) {
       case kCuemuVectorFloatBinary: compiled = floatBinary(op, row->parameter), ++i; break;
-      case kCuemuVectorCompare32: compiled = compare(ops, count, i, row->parameter, opAt); break;
+      case kCuemuVectorCompare32: compiled = compare(ops, count, i, row->parameter); break;
       case kCuemuVectorLoadScaled:
       case kCuemuVectorStoreScaled:
-        compiled = access(op, opAt(i), row->kind == kCuemuVectorStoreScaled, row->parameter & 1), ++i;
+        compiled = access(op, i, row->kind == kCuemuVectorStoreScaled, row->parameter & 1), ++i;
         break;
       default: break;
     }
@@ -283,16 +302,16 @@ VectorPrefix Emitter::run(const Op* ops, size_t count, const CuemuNativeOptions&
     }
     result_.ops += uint32_t(i - before);
   }
-  b_.CreateBr(exitTo(opAt(i)));
+  b_.CreateBr(exitTo(i));
   return result_;
 }
 
 }  // namespace
 
 VectorPrefix emitVectorPrefix(llvm::Module& m, const llvm::Module& handlers, llvm::Function& fn,
-                              llvm::BasicBlock* entry, llvm::BasicBlock* dispatch, const Op* ops, size_t count,
-                              const CuemuNativeOptions& options, const std::function<llvm::Constant*(size_t)>& opAt) {
-  return Emitter(m, handlers, fn, entry, dispatch).run(ops, count, options, opAt);
+                              const VectorPrefixPlaces& places, const Op* ops, size_t count,
+                              const CuemuNativeOptions& options) {
+  return Emitter(m, handlers, fn, places).run(ops, count, options);
 }
 
 }  // namespace ptx::exec::native

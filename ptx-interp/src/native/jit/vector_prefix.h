@@ -35,11 +35,26 @@ struct VectorPrefix {
 // CUEMU_NATIVE_VECTOR=0 switches the prefix off (part of the cache's identity).
 bool vectorPrefixEnabled();
 
-// Ends block `entry` of fn (the kernel's function: fn's arguments are the warp and the op it starts at) with the
-// prefix's test and code, or with a branch to `dispatch` where the kernel starts with no op the prefix knows.
-// `handlers`: the handler bitcode (the prefix's functions are declared from it); opAt(i): the address of op i.
+// How far ahead of a warp's global access the prefix prefetches its lines for the warps after it
+// (CUEMU_NATIVE_PREFETCH, bytes; 0: not at all; part of the cache's identity). The default measured best of 512 to
+// 16384 on vector add with its arrays in memory (docs/native-tier.md, Vector prefix).
+constexpr uint64_t kDefaultPrefetchDistance = 2048;
+uint64_t prefetchDistance();
+
+// Where the prefix goes: `entry` is the kernel function's first block, which the prefix ends (with its test and
+// code, or with a branch to `dispatch` where the kernel starts with no op the prefix knows); `dispatch` the switch on
+// the op to run; opAt(i) the address of op i; blockOf(i) op i's block (nullptr: none, the switch runs it).
+struct VectorPrefixPlaces {
+  llvm::BasicBlock* entry;
+  llvm::BasicBlock* dispatch;
+  std::function<llvm::Constant*(size_t)> opAt;
+  std::function<llvm::BasicBlock*(size_t)> blockOf;
+};
+
+// Emits the prefix into fn (the kernel's function: its arguments are the warp and the op it starts at). `handlers`:
+// the handler bitcode (the prefix's functions are declared from it).
 VectorPrefix emitVectorPrefix(llvm::Module& m, const llvm::Module& handlers, llvm::Function& fn,
-                              llvm::BasicBlock* entry, llvm::BasicBlock* dispatch, const Op* ops, size_t count,
-                              const CuemuNativeOptions& options, const std::function<llvm::Constant*(size_t)>& opAt);
+                              const VectorPrefixPlaces& places, const Op* ops, size_t count,
+                              const CuemuNativeOptions& options);
 
 }  // namespace ptx::exec::native
