@@ -52,12 +52,14 @@ struct Case {
   std::vector<Arg> args;
   uint32_t dynamicShared = 0;
   ExecConfig config{};
+  uint32_t rewrites = kAllRewrites;
 };
 
 struct Outcome {
   std::vector<std::vector<uint8_t>> buffers;
   Fault fault;
-  int64_t faultOffset = 0;  // the fault's address less the first buffer's (each run has buffers of its own)
+  int64_t faultOffset = 0;         // the fault's address less the first buffer's (each run has buffers of its own)
+  uint64_t warpsRunByCtaCode = 0;  // LaunchResult::warpsRunByCtaCode
 };
 
 // tiering: compiled at its launch unless told otherwise
@@ -68,9 +70,12 @@ Outcome runCase(const Case& c, bool native, const NativeTierPolicy& tiering = {1
   setNativeTierPolicy(tiering);
   // a text of its own: compile() gives the program of the same text while one lives (other tests' included)
   static std::atomic<int> serial{0};
+  CompileOptions options;
+  options.rewrites = c.rewrites;
   CompileResult compiled =
       compile((c.text.empty() ? ptxtest::readFile(std::string(PTX_EXEC_KERNELS) + "/" + c.file) : c.text) +
-              "\n// native tier test " + std::to_string(serial++) + "\n");
+                  "\n// native tier test " + std::to_string(serial++) + "\n",
+              options);
   if (!compiled.program) throw std::runtime_error(compiled.error);
   const Program& program = *compiled.program;
   const int k = findKernel(program, c.kernel);
@@ -99,7 +104,9 @@ Outcome runCase(const Case& c, bool native, const NativeTierPolicy& tiering = {1
   lp.dynamicSharedBytes = c.dynamicShared;
   lp.config = c.config;
   Outcome out;
-  out.fault = launch(program, k, lp).fault;
+  const LaunchResult result = launch(program, k, lp);
+  out.fault = result.fault;
+  out.warpsRunByCtaCode = result.warpsRunByCtaCode;
   if (!device.empty() && out.fault.address) {
     out.faultOffset = int64_t(out.fault.address - reinterpret_cast<uint64_t>(device[0]));
     const std::string hex = fmt::format("0x{:x}", out.fault.address);
@@ -285,6 +292,16 @@ TEST_F(NativeTier, FaultsReportTheSameKernelBlockThreadLineAndAddress) {
 // whole warps, and every warp its checks turn away runs on through the kernel's switch with the same results and
 // faults: a partial last warp (lanes exit), indices that are not consecutive in a warp (a 16 x 16 block), an access
 // past the buffer's end, a misaligned array. CUEMU_NATIVE_VECTOR=0 compiles no prefix.
+// Whether this run compiles vector prefixes as the tests count them: not with registers in SSA values
+// (CUEMU_NATIVE_REGISTERS=ssa: every op's block keeps its values there), nor where lowering rewrites are off (the
+// prefix knows the fused forms of the accesses and of the guarded exit; ptx_exec_tests_no_rewrites); and whether
+// CTAs run through their entry: not where runtime fast paths are off either (ptx_exec_tests_no_runtime_fast_paths).
+bool vectorPrefixExpected() {
+  const char* registers = std::getenv("CUEMU_NATIVE_REGISTERS");
+  return !(registers && std::strcmp(registers, "ssa") == 0) && (defaultRewrites() | kRuntimeFastPaths) == kAllRewrites;
+}
+bool ctaEntryExpected() { return vectorPrefixExpected() && defaultRewrites() == kAllRewrites; }
+
 // A vector add whose sum goes through cvt.rzi (no op of the prefix): the prefix ends there, and the cvt reads the
 // sum from the register file.
 const char* const kVectorAddThenConvert = R"(.version 8.0
@@ -333,9 +350,7 @@ void expectTheInterpretersMemoryAfter(const Case& decoy, const Case& c) {
 }
 
 TEST_F(NativeTier, TheVectorPrefixLeavesWhatItsChecksTurnAwayToTheSwitch) {
-  // (registers in SSA values, CUEMU_NATIVE_REGISTERS=ssa, have no prefix: every op's block keeps its values there)
-  const char* registers = std::getenv("CUEMU_NATIVE_REGISTERS");
-  const uint64_t prefixed = registers && std::strcmp(registers, "ssa") == 0 ? 0 : 1;
+  const uint64_t prefixed = vectorPrefixExpected() ? 1 : 0;
   const auto prefixOps = [] { return nativeTierStats().vectorPrefixOps; };
   uint64_t before = prefixOps();
   Case guarded = vectorAdd();  // (the output's elements past n must stay as they are)
@@ -372,6 +387,36 @@ TEST_F(NativeTier, TheVectorPrefixLeavesWhatItsChecksTurnAwayToTheSwitch) {
   expectSameInBothTiers(vectorAdd());
   EXPECT_EQ(prefixOps(), before);
   ::unsetenv("CUEMU_NATIVE_VECTOR");
+}
+
+// The CTA entry (runtime fast path compiled-ctas): where the vector prefix reaches the kernel's exit, a CTA of full
+// warps that its context set up before runs them all in one call of the kernel's code, and a warp that code cannot
+// finish goes on through the scheduler from where the code stopped, with the same memory and faults: the first CTA of
+// each context runs as before (nothing is placed yet), a warp in the middle of the last CTA stops where some of its
+// lanes exit and the warps after it exit whole, the second half of the grid faults past its buffers. Off, no warp runs
+// that way and the results are the same.
+TEST_F(NativeTier, CompiledCtasRunWholeWarpsAndLeaveTheRestToTheScheduler) {
+  const bool entry = ctaEntryExpected();
+  const int n = 16 * 256 - 100;
+  Case vadd{"bench.ptx",
+            "vadd",
+            Dim3{16},
+            Dim3{256},
+            {bytesOf(ramp(n, 0.5f, 1)), bytesOf(ramp(n, -0.25f, 3)), bytesOf(std::vector<float>(16 * 256, -7.0f))}};
+  vadd.args = {{0}, {1}, {2}, {-1, n}};
+  vadd.config.threads = 1;
+  // CTAs 1-14 in the code, and CTA 15's first four warps; its fifth has lanes past n, the others none in it
+  EXPECT_EQ(expectSameInBothTiers(vadd).warpsRunByCtaCode, entry ? 14 * 8 + 4 : 0);
+  Case whole = vadd;  // (no lane exits: the stopped warp's predicate must come from the code, not from this run)
+  whole.args[3].value = 16 * 256;
+  whole.buffers = {bytesOf(ramp(16 * 256, 2, 0)), bytesOf(ramp(16 * 256, 3, 1)), std::vector<uint8_t>(16 * 1024)};
+  expectTheInterpretersMemoryAfter(whole, vadd);
+  Case past = vadd;  // (buffers of 1000 elements: the accesses run past the last of them)
+  past.buffers = {bytesOf(ramp(1000, 0.5f, 1)), bytesOf(ramp(1000, -0.25f, 3)), std::vector<uint8_t>(4000)};
+  EXPECT_EQ(expectSameInBothTiers(past).fault.kind, FaultKind::IllegalAddress);
+  Case off = vadd;
+  off.rewrites = kAllRewrites & ~rewriteBit(Rewrite::CompiledCtas);
+  EXPECT_EQ(expectSameInBothTiers(off).warpsRunByCtaCode, 0u);
 }
 
 // The inline budget (docs/native-tier.md, "Inlining budget"): ops over it call the interpreter's handlers, and give

@@ -481,6 +481,9 @@ struct LaunchResult {
   uint64_t barrierCreditPhases = 0;
   // Warps whose threads all exited at a barrier's release, the exit their credits ended at run there.
   uint64_t barrierCreditExits = 0;
+  // Warps the native tier's compiled code ran from their start to their end without their scheduling fields (runtime
+  // fast path compiled-ctas).
+  uint64_t warpsRunByCtaCode = 0;
 };
 
 LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams& params);

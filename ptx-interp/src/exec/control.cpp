@@ -3,6 +3,7 @@
 
 #include "exec/handlers.h"
 #include "exec/memory.h"
+#include "exec/vector_ops.h"
 #include "ptx/ir.h"
 
 #include <fmt/format.h>
@@ -614,6 +615,12 @@ namespace {
 PTX_LANES const Op* exitWhere(Warp& w, const Op* op) { return exitLanesWhere(w, op, PredicateTest::of(*op).lanes(w)); }
 PTX_LANES const Op* exitWhereOnSetp(Warp& w, const Op* op) {
   return exitLanesWhere(w, op, PredicateTest::of(*op).lanesOf(w.setpLanes));
+}
+
+// The vector prefix's op of this file (exec/vector_ops.h): exitLanes, which for the prefix's whole warp with
+// nothing on its stacks ends the warp.
+void addControlVectorOps(std::vector<CuemuVectorOp>& rows) {
+  rows.push_back({reinterpret_cast<const void*>(&exitLanes), kCuemuVectorExitAll, 0});
 }
 
 const Op* kernelEnd(Warp& w, const Op*) {

@@ -473,6 +473,12 @@ struct Cta {
   bool handedOff = false;
   // Set up and not run yet (launch.cpp: runCta's first pass)
   bool fresh = false;
+  // Set up without its warps' scheduling fields, for the native tier's CTA entry (launch.cpp: runCompiledCta), and
+  // how many of its warps, from the first, that entry finished (it writes this field).
+  bool warpsDeferred = false;
+  uint32_t warpsFinishedByCode = 0;
+  uint64_t codeRunWarps =
+      0;  // the warps it finished since runJob last collected them (LaunchResult::warpsRunByCtaCode)
   uint64_t constLaunchId = 0;  // constants in register files belong to this launch
   // Checking ops (exec/checking.cpp; code compiled with ptx::exec::checkedAccesses()): each warp's barrier count,
   // its count of barriers and __syncwarps, and the shared-memory shadow, for the CTA of launch checkLaunch with
@@ -496,6 +502,8 @@ struct Job {
   // the native tier's code of `program` (runs a warp until it stops); nullptr: interpret. Set at the launch, or while
   // it runs (native::upgrade: the CTAs started and warps resumed after that run it)
   std::atomic<Handler> native{nullptr};
+  // that code has no CTA entry (launch.cpp: runCompiledCta found out at a CTA of this launch)
+  std::atomic<bool> noCtaEntry{false};
   std::chrono::steady_clock::time_point started{};  // when an upgradable launch began (native::upgrade); else epoch
   LaunchParams lp;
   std::vector<uint8_t> paramBuffer;
@@ -518,6 +526,7 @@ struct Job {
   std::atomic<uint64_t> maxParked{0};         // LaunchResult::maxParkedCtas
   std::atomic<uint64_t> creditPhases{0};      // LaunchResult::barrierCreditPhases
   std::atomic<uint64_t> creditExits{0};       // LaunchResult::barrierCreditExits
+  std::atomic<uint64_t> codeRunWarps{0};      // LaunchResult::warpsRunByCtaCode
   std::atomic<bool> faulted{false};
   std::mutex faultMutex;
   Fault fault;

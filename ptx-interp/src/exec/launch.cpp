@@ -221,6 +221,36 @@ PTX_LANES void affineLanes(uint8_t* rf, size_t stride, uint32_t warps, uint32_t 
   }
 }
 
+// A warp's scheduling fields as a CTA's set-up leaves them: Ready at `entry` with its lanes, nothing on its stacks.
+// `placed`: its place in the context (registers, local memory, index, CTA) and its barrier fields are as the CTA before
+// it in the context left them (setupCta).
+void setUpWarpForRun(Cta& cta, uint32_t w, const Op* entry, bool placed) {
+  const KernelCode& code = *cta.job->code;
+  Warp& wp = cta.warps[w];
+  uint32_t lanes = std::min<uint32_t>(32, cta.nthreads - w * 32);
+  uint32_t mask = lanes == 32 ? kFullMask : ((1u << lanes) - 1);
+  wp.active = wp.exec = wp.alive = mask;
+  wp.state = WarpState::Ready;
+  wp.pc = entry;
+  wp.frame = 0;
+  wp.budget = wp.checkInterval = wp.probeInterval = kSpinCheckInterval;
+  wp.backEdges = 0;
+  wp.readTime = false;
+  if (!placed || code.usesBarriers) {
+    wp.barrierDst = 0;
+    wp.barrierReleasePhase = wp.barrierCreditsTaken = 0;
+    wp.exitsAtRelease = false;
+    wp.barrierArrival = nullptr;
+  }
+  wp.stack.clear();
+  wp.setAside.clear();
+  wp.spill.clear();
+  std::memset(wp.carry, 0, sizeof wp.carry);
+  if (!cta.job->program->runtimeSites.empty()) std::memset(wp.runtimeError, 0, sizeof wp.runtimeError);
+  wp.clusterArrived = false;
+  wp.wgmmaIssued = 0;
+}
+
 void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
   Cta& cta = ctx.cta;
   const KernelCode& code = *job.code;
@@ -285,31 +315,18 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
       wp.localStride = code.localBytes;
       wp.local = cta.localMem + size_t(w) * 32 * code.localBytes;
     }
-    uint32_t lanes = std::min<uint32_t>(32, cta.nthreads - w * 32);
-    uint32_t mask = lanes == 32 ? kFullMask : ((1u << lanes) - 1);
-    wp.active = wp.exec = wp.alive = mask;
-    wp.state = WarpState::Ready;
-    wp.pc = entry;
-    wp.frame = 0;
-    wp.budget = wp.checkInterval = wp.probeInterval = kSpinCheckInterval;
-    wp.backEdges = 0;
-    wp.readTime = false;
-    if (!placed || code.usesBarriers) {
-      wp.barrierDst = 0;
-      wp.barrierReleasePhase = wp.barrierCreditsTaken = 0;
-      wp.exitsAtRelease = false;
-      wp.barrierArrival = nullptr;
-    }
     if (newConstants)
       for (Warp::CreditMemo& m : wp.creditMemos) m = {};
-    wp.stack.clear();
-    wp.setAside.clear();
-    wp.spill.clear();
-    std::memset(wp.carry, 0, sizeof wp.carry);
-    if (runtimeErrors) std::memset(wp.runtimeError, 0, sizeof wp.runtimeError);
-    wp.clusterArrived = false;
-    wp.wgmmaIssued = 0;
   }
+  // The native tier's CTA entry runs the warps of a CTA of full warps first, where their places are set
+  // (runCompiledCta): their scheduling fields are set up only for a warp that code does not finish.
+  cta.warpsDeferred = placed && !runtimeErrors && cta.nthreads % 32 == 0 && !code.usesBarriers &&
+                      job.clusterSize == 1 && (code.fastPaths & rewriteBit(Rewrite::CompiledCtas)) &&
+                      (code.fastPaths & rewriteBit(Rewrite::FreshCtaPass)) && !job.lp.checker &&
+                      !(job.lp.config.deterministic && job.lp.config.scheduleSeed) &&
+                      job.native.load(std::memory_order_relaxed) && !job.noCtaEntry.load(std::memory_order_relaxed);
+  if (!cta.warpsDeferred)
+    for (uint32_t w = 0; w < cta.nwarps; ++w) setUpWarpForRun(cta, w, entry, placed);
   if (newConstants && code.prologueOp != kNoIndex) {
     // thread-constants: the registers every CTA of the launch computes alike, once per warp of this context
     const Op* prologue = &job.program->ops[code.prologueOp];
@@ -383,13 +400,14 @@ std::optional<CtaStatus> stopAfterPass(const Cta& cta, bool yielded, bool preemp
 // bookkeeping (a vector add's grid spent a quarter of its time in runCta). Each warp is Ready with a fresh budget
 // (setupCta), so its run starts as beginRun would start it, and any run of a fresh warp makes progress. Where a warp
 // did not finish, the CTA stops or goes on as runCta decides after its first pass.
-CtaStatus runFreshCta(Cta& cta, bool& progressed) {
+CtaStatus runFreshCta(Cta& cta, bool& progressed, uint32_t firstWarp = 0) {
   Job& job = *cta.job;
   const Handler native = job.native.load(std::memory_order_relaxed);
   progressed = true;
   cta.handoff = cta.handedOff = false;  // (a barrier hands off; the kernel has none)
   bool finished = true, yielded = false, preempted = false;
-  for (Warp& w : cta.warps) {
+  for (uint32_t k = firstWarp; k < cta.nwarps; ++k) {
+    Warp& w = cta.warps[k];
     cta.current = &w;
     const Op* op = w.pc;
     if (native) {
@@ -408,6 +426,44 @@ CtaStatus runFreshCta(Cta& cta, bool& progressed) {
   return runCta(cta, nullptr, more);
 }
 
+// The first pass over a CTA whose warps' scheduling fields setupCta left for the native tier's CTA entry
+// (Cta::warpsDeferred): the kernel's code called at the op one past the program's last runs the CTA's warps in index
+// order, each from the kernel's entry, as far as its vector prefix takes it (native/jit/vector_prefix.h). It returns
+// nullptr where it finished them all, else the op at which warp Cta::warpsFinishedByCode stopped (its registers in its
+// register file; the entry where the job faulted before it started), or that op one past the last where the code
+// has no CTA entry (then no CTA of the launch defers its warps again). The finished warps end as kernelEnd ends a
+// warp; the others are set up as setupCta would have, the stopped one at its op, and the pass goes on from it as
+// runFreshCta's.
+CtaStatus runCompiledCta(Cta& cta, bool& progressed) {
+  Job& job = *cta.job;
+  cta.warpsDeferred = false;
+  const Op* const entry = &job.program->ops[job.entry->firstOp];
+  const Op* const ctaEntry = job.program->ops.data() + job.program->ops.size();
+  cta.warpsFinishedByCode = 0;
+  const Op* stopped = job.native.load(std::memory_order_relaxed)(cta.warps[0], ctaEntry);
+  if (stopped == ctaEntry) {
+    job.noCtaEntry.store(true, std::memory_order_relaxed);
+    for (uint32_t w = 0; w < cta.nwarps; ++w) setUpWarpForRun(cta, w, entry, true);
+    return runFreshCta(cta, progressed);
+  }
+  progressed = true;
+  const uint32_t finished = stopped ? cta.warpsFinishedByCode : cta.nwarps;
+  cta.codeRunWarps += finished;
+  cta.liveThreads -= 32 * finished;
+  cta.liveWarps -= finished;
+  if (!stopped) return CtaStatus::Done;
+  for (uint32_t w = 0; w < finished; ++w) {
+    Warp& wp = cta.warps[w];
+    wp.active = wp.exec = wp.alive = 0;
+    wp.state = WarpState::Done;
+    wp.pc = nullptr;
+  }
+  for (uint32_t w = finished; w < cta.nwarps; ++w) setUpWarpForRun(cta, w, entry, true);
+  cta.warps[finished].pc = stopped;
+  if (job.faulted.load(std::memory_order_relaxed)) return CtaStatus::Faulted;
+  return runFreshCta(cta, progressed, finished);
+}
+
 // `progressed` is set when the turn did more than find its waits unchanged: a warp that ran was not waiting for
 // memory, stopped otherwise or elsewhere, or took more back edges than the one spin check of a warp that finds its
 // wait as it left it (a warp that leaves its wait and comes back to the same loop takes another loop's back edge).
@@ -420,6 +476,7 @@ CtaStatus runCta(Cta& cta, const std::vector<uint32_t>* warpOrder, bool& progres
   uint32_t cursor = 0;
   if (cta.fresh) {
     cta.fresh = false;
+    if (cta.warpsDeferred) return runCompiledCta(cta, progressed);  // (setupCta checked fresh-cta-pass's conditions)
     if (warpOrder == nullptr && !job.code->usesBarriers && job.clusterSize == 1 &&
         (job.code->fastPaths & rewriteBit(Rewrite::FreshCtaPass)))
       return runFreshCta(cta, progressed);
@@ -610,6 +667,7 @@ void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vect
   size_t next = 0, preempted = 0, mostParked = 0;
   uint64_t creditPhases = 0;  // this thread's, published once (LaunchResult::barrierCreditPhases)
   uint64_t creditExits = 0;   // (LaunchResult::barrierCreditExits)
+  uint64_t codeRunWarps = 0;  // (LaunchResult::warpsRunByCtaCode)
   bool startedLast = false;   // the last CTA run was a new one
   const size_t maxParked = job.lp.cooperative ? ~size_t(0) : kWaitingCtas;
   const size_t maxPreempted = job.lp.cooperative ? ~size_t(0) : kPreemptedCtas;
@@ -689,7 +747,8 @@ void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vect
     for (Cta* c : ctx->cluster.ctas) {
       creditPhases += c->creditPhases;
       creditExits += c->creditExits;
-      c->creditPhases = c->creditExits = 0;
+      codeRunWarps += c->codeRunWarps;
+      c->creditPhases = c->creditExits = c->codeRunWarps = 0;
     }
     // (before any CTA was parked no thread sleeps: a grid that never waits pays no shared atomic per CTA)
     if (idle && (st == CtaStatus::Waiting || job.parking.load(std::memory_order_relaxed))) {
@@ -727,6 +786,7 @@ void runJob(Job& job, const std::vector<uint64_t>* clusterOrder, const std::vect
   }
   if (creditPhases) job.creditPhases.fetch_add(creditPhases, std::memory_order_relaxed);
   if (creditExits) job.creditExits.fetch_add(creditExits, std::memory_order_relaxed);
+  if (codeRunWarps) job.codeRunWarps.fetch_add(codeRunWarps, std::memory_order_relaxed);
   // this thread's most, published once (LaunchResult::maxParkedCtas)
   uint64_t seen = job.maxParked.load(std::memory_order_relaxed);
   while (seen < mostParked && !job.maxParked.compare_exchange_weak(seen, mostParked)) {}
@@ -1012,6 +1072,7 @@ LaunchResult launch(const Program& program, int kernelIndex, const LaunchParams&
   r.maxParkedCtas = job.maxParked.load();
   r.barrierCreditPhases = job.creditPhases.load();
   r.barrierCreditExits = job.creditExits.load();
+  r.warpsRunByCtaCode = job.codeRunWarps.load();
   return r;
 }
 

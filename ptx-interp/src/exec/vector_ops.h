@@ -12,5 +12,8 @@ namespace ptx::exec {
 void addFloatVectorOps(std::vector<CuemuVectorOp>& rows);    // isa/float.cpp
 void addCompareVectorOps(std::vector<CuemuVectorOp>& rows);  // isa/compare.cpp
 void addMemoryVectorOps(std::vector<CuemuVectorOp>& rows);   // isa/memory.cpp
+namespace ctl {
+void addControlVectorOps(std::vector<CuemuVectorOp>& rows);  // control.cpp
+}
 
 }  // namespace ptx::exec

@@ -25,6 +25,7 @@ enum CuemuVectorKind : uint32_t {
   kCuemuVectorCompare32 = 2,    // setp d = a cmp b on 32-bit integers; parameter: cuemuVectorCompare32's cmp
   kCuemuVectorLoadScaled = 3,   // ld.global of 4 bytes at base + (index << 2) + offset; parameter 1: signed index
   kCuemuVectorStoreScaled = 4,  // st.global likewise
+  kCuemuVectorExitAll = 5,      // exit (ret of a kernel) of all lanes: the warp ends
 };
 struct CuemuVectorOp {
   const void* handler;

@@ -330,6 +330,7 @@ const std::vector<CuemuVectorOp>& vectorOpTable() {
     addFloatVectorOps(rows);
     addCompareVectorOps(rows);
     addMemoryVectorOps(rows);
+    ctl::addControlVectorOps(rows);
     return rows;
   }();
   return table;

@@ -964,7 +964,7 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
   llvm::IRBuilder<> b(entry);
   llvm::PHINode* pc = nullptr;
   if (!promote) {
-    // the kernel's first ops as vector code (native/jit/vector_prefix.h), where it starts with ops that has
+    // the kernel's first ops as vector code, and its CTA entry (native/jit/vector_prefix.h)
     const CuemuNativeOptions noOptions;
     const VectorPrefixPlaces places{entry, dispatch, opAt, [&](size_t i) { return i < count ? blocks[i] : nullptr; }};
     const VectorPrefix prefix =
@@ -972,7 +972,6 @@ bool compile(const Op* ops, size_t count, const CuemuNativeOptions* options, Cue
     out->vectorPrefixOps = prefix.ops;
     b.SetInsertPoint(dispatch);
     pc = b.CreatePHI(i8p, 0, "pc");
-    pc->addIncoming(opArg, entry);
     for (const VectorPrefix::Exit& exit : prefix.exits) pc->addIncoming(b.CreatePointerCast(exit.op, i8p), exit.block);
   }
   llvm::Value* current = promote ? static_cast<llvm::Value*>(opArg) : pc;

@@ -37,7 +37,8 @@ class Emitter {
   Emitter(llvm::Module& m, const llvm::Module& handlers, llvm::Function& fn, const VectorPrefixPlaces& places)
       : m_(m), handlers_(handlers), fn_(fn), places_(places), b_(fn.getContext()) {}
 
-  VectorPrefix run(const Op* ops, size_t count, const CuemuNativeOptions& options);
+  VectorPrefix kernelEntry(const Op* ops, size_t count, const CuemuNativeOptions& options, llvm::BasicBlock* from);
+  void ctaEntry(const Op* ops, size_t count, const CuemuNativeOptions& options, llvm::BasicBlock* from);
 
  private:
   struct Register {
@@ -54,7 +55,7 @@ class Emitter {
     return llvm::FixedVectorType::get(llvm::Type::getIntNTy(ctx(), bytes * 8), kLanes);
   }
   llvm::Value* warpField(size_t offset, llvm::Type* type) {
-    llvm::Value* at = b_.CreateConstInBoundsGEP1_64(i8(), fn_.getArg(0), offset);
+    llvm::Value* at = b_.CreateConstInBoundsGEP1_64(i8(), warp_, offset);
     return b_.CreateLoad(type, b_.CreatePointerCast(at, type->getPointerTo()));
   }
   llvm::Value* registerAddress(uint32_t offset, unsigned bytes) {
@@ -91,17 +92,29 @@ class Emitter {
     values_[offset] = {v, bytes, true};
     return true;
   }
-  // A new block that stores the dirty registers and goes on at op `at`: in its block, or through the switch where
-  // it has none.
-  llvm::BasicBlock* exitTo(size_t at) {
-    auto* block = llvm::BasicBlock::Create(ctx(), "vector.exit", &fn_);
-    llvm::IRBuilder<> e(block);
+  // The registers the prefix wrote so far, to the register file.
+  void storeDirty(llvm::IRBuilder<>& e) {
     for (const auto& [offset, r] : values_)
       if (r.dirty)
         e.CreateAlignedStore(
             r.value,
             e.CreatePointerCast(e.CreateConstInBoundsGEP1_64(i8(), rf_, offset), lanesOf(r.bytes)->getPointerTo()),
             llvm::Align(r.bytes));
+  }
+  // A new block that stores the dirty registers and goes on at op `at`: in its block, or through the switch where
+  // it has none; from the CTA entry, back to the interpreter (ctaEntry).
+  llvm::BasicBlock* exitTo(size_t at) {
+    auto* block = llvm::BasicBlock::Create(ctx(), "vector.exit", &fn_);
+    llvm::IRBuilder<> e(block);
+    if (index_) {  // (the dirty registers are a started warp's)
+      if (rf_) storeDirty(e);
+      e.CreateStore(index_,
+                    e.CreatePointerCast(e.CreateConstInBoundsGEP1_64(i8(), cta_, offsetof(Cta, warpsFinishedByCode)),
+                                        i32()->getPointerTo()));
+      e.CreateRet(e.CreatePointerCast(places_.opAt(at), fn_.getReturnType()));
+      return block;
+    }
+    storeDirty(e);
     llvm::BasicBlock* next = places_.blockOf(at);
     if (!next) {
       next = places_.dispatch;
@@ -150,6 +163,13 @@ class Emitter {
   llvm::Value* allLanes(llvm::Value* bits) {
     return b_.CreateICmpEQ(b_.CreateBitCast(bits, i32()), llvm::ConstantInt::get(i32(), 0xffffffffu));
   }
+  // Whether the kernel allows the whole-warp global accesses (the global-runs fast path)
+  llvm::Value* globalRuns() {
+    return b_.CreateICmpNE(b_.CreateAnd(warpField(offsetof(Warp, fastPaths), i32()), rewriteBit(Rewrite::GlobalRuns)),
+                           llvm::ConstantInt::get(i32(), 0));
+  }
+  static const CuemuVectorOp* rowOf(const Op* ops, size_t count, const CuemuNativeOptions& options, size_t i);
+  bool body(const Op* ops, size_t count, const CuemuNativeOptions& options, llvm::BasicBlock* done);
   bool floatBinary(const Op& op, uint32_t parameter);
   bool compare(const Op* ops, size_t count, size_t& i, uint32_t parameter);
   bool access(const Op& op, size_t at, bool store, bool signedIndex);
@@ -159,7 +179,10 @@ class Emitter {
   llvm::Function& fn_;
   const VectorPrefixPlaces& places_;
   llvm::IRBuilder<> b_;
+  llvm::Value* warp_ = nullptr;
   llvm::Value* rf_ = nullptr;
+  llvm::Value* cta_ = nullptr;      // the CTA entry's
+  llvm::PHINode* index_ = nullptr;  // the CTA entry's warp (nullptr: the kernel's entry)
   std::map<uint32_t, Register> values_;
   VectorPrefix result_;
 };
@@ -225,7 +248,7 @@ bool Emitter::access(const Op& op, size_t at, bool store, bool signedIndex) {
   llvm::Value* inRange = b_.CreateICmpULE(lo, llvm::ConstantInt::get(i64(), kLast));
   continueWhere(b_.CreateAnd(b_.CreateAnd(consecutive, noWrap), b_.CreateAnd(aligned, inRange)), at);
   llvm::FunctionType* type = spanValid->getFunctionType();
-  llvm::Value* valid = b_.CreateCall(spanValid, {b_.CreatePointerCast(fn_.getArg(0), type->getParamType(0)), lo,
+  llvm::Value* valid = b_.CreateCall(spanValid, {b_.CreatePointerCast(warp_, type->getParamType(0)), lo,
                                                  b_.CreateAdd(lo, llvm::ConstantInt::get(i64(), kLanes * 4))});
   llvm::cast<llvm::CallInst>(valid)->addFnAttr(llvm::Attribute::AlwaysInline);
   continueWhere(b_.CreateICmpNE(valid, llvm::Constant::getNullValue(valid->getType())), at);
@@ -248,40 +271,11 @@ bool Emitter::access(const Op& op, size_t at, bool store, bool signedIndex) {
   return write(v.value, 4, b_.CreateAlignedLoad(lanesOf(4), memory, llvm::Align(4)));
 }
 
-VectorPrefix Emitter::run(const Op* ops, size_t count, const CuemuNativeOptions& options) {
-  const auto rowOf = [&](size_t i) -> const CuemuVectorOp* {
-    if (i >= count || (options.compileOp && !options.compileOp[i]) || (options.leaveOp && options.leaveOp[i]))
-      return nullptr;
-    for (uint32_t k = 0; k < options.vectorOpCount; ++k)
-      if (options.vectorOps[k].handler == reinterpret_cast<const void*>(ops[i].fn)) return &options.vectorOps[k];
-    return nullptr;
-  };
-  const size_t start = options.entryOp;
-  if (!vectorPrefixEnabled() || !rowOf(start)) {
-    b_.SetInsertPoint(places_.entry);
-    b_.CreateBr(places_.dispatch);
-    return {};
-  }
-  // The prefix runs for a warp at the kernel's entry with all 32 lanes executing and the whole-warp accesses
-  // allowed (the global-runs fast path); any other warp goes to the switch.
-  auto* check = llvm::BasicBlock::Create(ctx(), "vector.check", &fn_);
-  auto* code = llvm::BasicBlock::Create(ctx(), "vector", &fn_);
-  b_.SetInsertPoint(places_.entry);
-  b_.CreateCondBr(b_.CreateICmpEQ(fn_.getArg(1), b_.CreatePointerCast(places_.opAt(start), fn_.getArg(1)->getType())),
-                  check, places_.dispatch);
-  b_.SetInsertPoint(check);
-  llvm::Value* full = llvm::ConstantInt::get(i32(), kFullMask);
-  llvm::Value* wholeWarp = b_.CreateAnd(b_.CreateICmpEQ(warpField(offsetof(Warp, exec), i32()), full),
-                                        b_.CreateICmpEQ(warpField(offsetof(Warp, active), i32()), full));
-  llvm::Value* runs =
-      b_.CreateICmpNE(b_.CreateAnd(warpField(offsetof(Warp, fastPaths), i32()), rewriteBit(Rewrite::GlobalRuns)),
-                      llvm::ConstantInt::get(i32(), 0));
-  b_.CreateCondBr(b_.CreateAnd(wholeWarp, runs), code, places_.dispatch);
-  result_.exits.push_back({check, fn_.getArg(1)});
-  b_.SetInsertPoint(code);
-  rf_ = warpField(offsetof(Warp, rf), llvm::Type::getInt8PtrTy(ctx()));
-  size_t i = start;
-  for (const CuemuVectorOp* row = rowOf(i); row; row = rowOf(i)) {
+// The prefix's ops from the kernel's entry, at the builder's block, with warp_ and rf_ set; true where they end at
+// the kernel's exit of a whole warp (the code reached there goes on at `done`, with nothing left to store).
+bool Emitter::body(const Op* ops, size_t count, const CuemuNativeOptions& options, llvm::BasicBlock* done) {
+  size_t i = options.entryOp;
+  for (const CuemuVectorOp* row = rowOf(ops, count, options, i); row; row = rowOf(ops, count, options, i)) {
     const Op& op = ops[i];
     bool compiled = false;
     const size_t before = i;
@@ -292,6 +286,13 @@ VectorPrefix Emitter::run(const Op* ops, size_t count, const CuemuNativeOptions&
       case kCuemuVectorStoreScaled:
         compiled = access(op, i, row->kind == kCuemuVectorStoreScaled, row->parameter & 1), ++i;
         break;
+      case kCuemuVectorExitAll:
+        // all 32 lanes leave: the warp ends (with nothing on its stacks, which no op of the prefix touches)
+        if (!done) break;
+        storeDirty(b_);
+        b_.CreateBr(done);
+        result_.ops += 1;
+        return true;
       default: break;
     }
     if (!compiled) {
@@ -302,8 +303,91 @@ VectorPrefix Emitter::run(const Op* ops, size_t count, const CuemuNativeOptions&
     }
     result_.ops += uint32_t(i - before);
   }
+  if (done) return false;
   b_.CreateBr(exitTo(i));
+  result_.endsAtExit = rowOf(ops, count, options, i) && rowOf(ops, count, options, i)->kind == kCuemuVectorExitAll;
+  return false;
+}
+
+const CuemuVectorOp* Emitter::rowOf(const Op* ops, size_t count, const CuemuNativeOptions& options, size_t i) {
+  if (i >= count || (options.compileOp && !options.compileOp[i]) || (options.leaveOp && options.leaveOp[i]))
+    return nullptr;
+  for (uint32_t k = 0; k < options.vectorOpCount; ++k)
+    if (options.vectorOps[k].handler == reinterpret_cast<const void*>(ops[i].fn)) return &options.vectorOps[k];
+  return nullptr;
+}
+
+// The kernel's entry: a warp at the kernel's first op with all 32 lanes executing and the whole-warp accesses allowed
+// (the global-runs fast path) runs the prefix; any other goes to the switch.
+VectorPrefix Emitter::kernelEntry(const Op* ops, size_t count, const CuemuNativeOptions& options,
+                                  llvm::BasicBlock* from) {
+  warp_ = fn_.getArg(0);
+  const size_t start = options.entryOp;
+  if (!vectorPrefixEnabled() || !rowOf(ops, count, options, start)) {
+    b_.SetInsertPoint(from);
+    b_.CreateBr(places_.dispatch);
+    result_.exits.push_back({from, fn_.getArg(1)});
+    return result_;
+  }
+  auto* check = llvm::BasicBlock::Create(ctx(), "vector.check", &fn_);
+  auto* code = llvm::BasicBlock::Create(ctx(), "vector", &fn_);
+  b_.SetInsertPoint(from);
+  b_.CreateCondBr(b_.CreateICmpEQ(fn_.getArg(1), b_.CreatePointerCast(places_.opAt(start), fn_.getArg(1)->getType())),
+                  check, places_.dispatch);
+  result_.exits.push_back({from, fn_.getArg(1)});
+  b_.SetInsertPoint(check);
+  llvm::Value* full = llvm::ConstantInt::get(i32(), kFullMask);
+  llvm::Value* wholeWarp = b_.CreateAnd(b_.CreateICmpEQ(warpField(offsetof(Warp, exec), i32()), full),
+                                        b_.CreateICmpEQ(warpField(offsetof(Warp, active), i32()), full));
+  b_.CreateCondBr(b_.CreateAnd(wholeWarp, globalRuns()), code, places_.dispatch);
+  result_.exits.push_back({check, fn_.getArg(1)});
+  b_.SetInsertPoint(code);
+  rf_ = warpField(offsetof(Warp, rf), llvm::Type::getInt8PtrTy(ctx()));
+  body(ops, count, options, nullptr);
   return result_;
+}
+
+// The CTA entry (launch.cpp: runCompiledCta), for a prefix that ends at the kernel's exit: the warp argument is the
+// CTA's first; its warps, full and not set up for scheduling, run the prefix in index order. A warp that ends there
+// goes on to the next one, and after the last the code returns nullptr; at any other way out the code stores how many
+// warps it finished (Cta::warpsFinishedByCode) and returns the op where the stopped one goes on. Where the job has
+// faulted, the next warp does not start (it goes on at the kernel's entry).
+void Emitter::ctaEntry(const Op* ops, size_t count, const CuemuNativeOptions& options, llvm::BasicBlock* from) {
+  llvm::Type* i8p = llvm::Type::getInt8PtrTy(ctx());
+  b_.SetInsertPoint(from);
+  auto field = [&](llvm::Value* object, size_t offset, llvm::Type* type) {
+    return b_.CreateLoad(
+        type, b_.CreatePointerCast(b_.CreateConstInBoundsGEP1_64(i8(), object, offset), type->getPointerTo()));
+  };
+  llvm::Value* first = fn_.getArg(0);
+  cta_ = field(first, offsetof(Warp, cta), i8p);
+  llvm::Value* job = field(cta_, offsetof(Cta, job), i8p);
+  llvm::Value* warps = field(cta_, offsetof(Cta, nwarps), i32());
+  auto* loop = llvm::BasicBlock::Create(ctx(), "cta.warp", &fn_);
+  auto* run = llvm::BasicBlock::Create(ctx(), "cta.run", &fn_);
+  auto* next = llvm::BasicBlock::Create(ctx(), "cta.next", &fn_);
+  auto* finished = llvm::BasicBlock::Create(ctx(), "cta.done", &fn_);
+  b_.CreateBr(loop);
+  b_.SetInsertPoint(loop);
+  index_ = b_.CreatePHI(i32(), 2, "warp");
+  index_->addIncoming(llvm::ConstantInt::get(i32(), 0), from);
+  // (Job::faulted: another CTA's warp faulted; this CTA stops between warps, as runFreshCta does)
+  auto* faulted = b_.CreateLoad(i8(), b_.CreateConstInBoundsGEP1_64(i8(), job, offsetof(Job, faulted)));
+  faulted->setAtomic(llvm::AtomicOrdering::Monotonic);
+  faulted->setAlignment(llvm::Align(1));
+  warp_ = b_.CreateGEP(i8(), first,
+                       b_.CreateMul(b_.CreateZExt(index_, i64()), llvm::ConstantInt::get(i64(), sizeof(Warp))));
+  continueWhere(b_.CreateAnd(b_.CreateIsNull(faulted), globalRuns()), options.entryOp);
+  b_.CreateBr(run);
+  b_.SetInsertPoint(run);
+  rf_ = warpField(offsetof(Warp, rf), i8p);
+  body(ops, count, options, next);
+  b_.SetInsertPoint(next);
+  llvm::Value* after = b_.CreateAdd(index_, llvm::ConstantInt::get(i32(), 1));
+  index_->addIncoming(after, next);
+  b_.CreateCondBr(b_.CreateICmpULT(after, warps), loop, finished);
+  b_.SetInsertPoint(finished);
+  b_.CreateRet(llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(fn_.getReturnType())));
 }
 
 }  // namespace
@@ -311,7 +395,20 @@ VectorPrefix Emitter::run(const Op* ops, size_t count, const CuemuNativeOptions&
 VectorPrefix emitVectorPrefix(llvm::Module& m, const llvm::Module& handlers, llvm::Function& fn,
                               const VectorPrefixPlaces& places, const Op* ops, size_t count,
                               const CuemuNativeOptions& options) {
-  return Emitter(m, handlers, fn, places).run(ops, count, options);
+  // the CTA entry's test: the op one past the program's last (launch.cpp: runCompiledCta)
+  llvm::IRBuilder<> b(places.entry);
+  auto* kernel = llvm::BasicBlock::Create(fn.getContext(), "kernel.entry", &fn);
+  auto* cta = llvm::BasicBlock::Create(fn.getContext(), "cta.entry", &fn);
+  b.CreateCondBr(b.CreateICmpEQ(fn.getArg(1), b.CreatePointerCast(places.opAt(count), fn.getArg(1)->getType())), cta,
+                 kernel);
+  VectorPrefix prefix = Emitter(m, handlers, fn, places).kernelEntry(ops, count, options, kernel);
+  if (prefix.endsAtExit) {
+    Emitter(m, handlers, fn, places).ctaEntry(ops, count, options, cta);
+  } else {
+    b.SetInsertPoint(cta);  // no CTA entry: the caller gets its op back
+    b.CreateRet(fn.getArg(1));
+  }
+  return prefix;
 }
 
 }  // namespace ptx::exec::native

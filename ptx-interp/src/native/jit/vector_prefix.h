@@ -29,7 +29,8 @@ struct VectorPrefix {
     llvm::Value* op;
   };
   std::vector<Exit> exits;
-  uint32_t ops = 0;  // ops compiled into the prefix (0: none; `entry` then only branches to the switch)
+  uint32_t ops = 0;         // ops compiled into the prefix (0: none; `entry` then only branches to the switch)
+  bool endsAtExit = false;  // it ends at the kernel's exit of a whole warp: the function has a CTA entry
 };
 
 // CUEMU_NATIVE_VECTOR=0 switches the prefix off (part of the cache's identity).
