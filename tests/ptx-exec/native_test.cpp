@@ -339,6 +339,68 @@ $L_done:
 }
 )";
 
+// y = a * x + y in f32 (fma) and the same with f64 arrays and an f64 add after the fma: the prefix's other float ops
+// and its 8-byte accesses.
+const char* const kAxpy = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry saxpy(.param .u64 px, .param .u64 py, .param .f32 pa, .param .u32 pn) {
+  .reg .pred %p<2>;
+  .reg .f32 %f<5>;
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<9>;
+  ld.param.u64 %rd1, [px];
+  ld.param.u64 %rd2, [py];
+  ld.param.f32 %f1, [pa];
+  ld.param.u32 %r2, [pn];
+  mov.u32 %r3, %ctaid.x;
+  mov.u32 %r4, %ntid.x;
+  mov.u32 %r5, %tid.x;
+  mad.lo.s32 %r1, %r3, %r4, %r5;
+  setp.ge.s32 %p1, %r1, %r2;
+  @%p1 bra $L_done;
+  cvta.to.global.u64 %rd3, %rd1;
+  mul.wide.s32 %rd4, %r1, 4;
+  add.s64 %rd5, %rd3, %rd4;
+  cvta.to.global.u64 %rd6, %rd2;
+  add.s64 %rd7, %rd6, %rd4;
+  ld.global.f32 %f2, [%rd5];
+  ld.global.f32 %f3, [%rd7];
+  fma.rn.f32 %f4, %f1, %f2, %f3;
+  st.global.f32 [%rd7], %f4;
+$L_done:
+  ret;
+}
+.visible .entry daxpy(.param .u64 px, .param .u64 py, .param .f64 pa, .param .u32 pn) {
+  .reg .pred %p<2>;
+  .reg .f64 %fd<6>;
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<9>;
+  ld.param.u64 %rd1, [px];
+  ld.param.u64 %rd2, [py];
+  ld.param.f64 %fd1, [pa];
+  ld.param.u32 %r2, [pn];
+  mov.u32 %r3, %ctaid.x;
+  mov.u32 %r4, %ntid.x;
+  mov.u32 %r5, %tid.x;
+  mad.lo.s32 %r1, %r3, %r4, %r5;
+  setp.ge.s32 %p1, %r1, %r2;
+  @%p1 bra $L_done;
+  cvta.to.global.u64 %rd3, %rd1;
+  mul.wide.s32 %rd4, %r1, 8;
+  add.s64 %rd5, %rd3, %rd4;
+  cvta.to.global.u64 %rd6, %rd2;
+  add.s64 %rd7, %rd6, %rd4;
+  ld.global.f64 %fd2, [%rd5];
+  ld.global.f64 %fd3, [%rd7];
+  fma.rn.f64 %fd4, %fd1, %fd2, %fd3;
+  add.f64 %fd5, %fd4, %fd2;
+  st.global.f64 [%rd7], %fd5;
+$L_done:
+  ret;
+}
+)";
+
 // Runs c compiled after `decoy` (compiled too), which leaves other values in the warps' register files, and expects
 // the interpreter's memory: a value the prefix computed and an op after it reads must have gone to the register file
 // (the interpreter's run of c itself would leave the same values there).
@@ -411,6 +473,25 @@ TEST_F(NativeTier, CompiledCtasRunWholeWarpsAndLeaveTheRestToTheScheduler) {
   whole.args[3].value = 16 * 256;
   whole.buffers = {bytesOf(ramp(16 * 256, 2, 0)), bytesOf(ramp(16 * 256, 3, 1)), std::vector<uint8_t>(16 * 1024)};
   expectTheInterpretersMemoryAfter(whole, vadd);
+  // f32 fma, f64 accesses, fma and add; NaN operands (the f64 ops keep an operand's payload, the f32 ones give the
+  // canonical NaN) and signed zeros among the values
+  std::vector<float> xs = ramp(16 * 256, 0.75f, -9), ys = ramp(16 * 256, -1.5f, 4);
+  std::vector<double> xd(16 * 256), yd(16 * 256);
+  for (size_t i = 0; i < xs.size(); ++i) {
+    xd[i] = double(xs[i]) / 3, yd[i] = double(ys[i]) * 7;
+    if (i % 97 == 5) xs[i] = std::bit_cast<float>(0x7fc01234u), xd[i] = std::bit_cast<double>(0xfff8000000abcdefull);
+    if (i % 89 == 7) ys[i] = -0.0f, yd[i] = -0.0;
+  }
+  Case saxpy{"", "saxpy", Dim3{16}, Dim3{256}, {bytesOf(xs), bytesOf(ys)}};
+  saxpy.text = kAxpy;
+  saxpy.args = {{0}, {1}, {-1, int64_t(std::bit_cast<uint32_t>(-2.5f))}, {-1, n}};
+  saxpy.config.threads = 1;
+  EXPECT_EQ(expectSameInBothTiers(saxpy).warpsRunByCtaCode, entry ? 14 * 8 + 4 : 0);
+  Case daxpy{"", "daxpy", Dim3{16}, Dim3{256}, {bytesOf(xd), bytesOf(yd)}};
+  daxpy.text = kAxpy;
+  daxpy.args = {{0}, {1}, {-1, int64_t(std::bit_cast<uint64_t>(0.3))}, {-1, n}};
+  daxpy.config.threads = 1;
+  EXPECT_EQ(expectSameInBothTiers(daxpy).warpsRunByCtaCode, entry ? 14 * 8 + 4 : 0);
   Case past = vadd;  // (buffers of 1000 elements: the accesses run past the last of them)
   past.buffers = {bytesOf(ramp(1000, 0.5f, 1)), bytesOf(ramp(1000, -0.25f, 3)), std::vector<uint8_t>(4000)};
   EXPECT_EQ(expectSameInBothTiers(past).fault.kind, FaultKind::IllegalAddress);

@@ -10,6 +10,7 @@
 namespace ptx::exec {
 
 void addFloatVectorOps(std::vector<CuemuVectorOp>& rows);    // isa/float.cpp
+void addIntegerVectorOps(std::vector<CuemuVectorOp>& rows);  // isa/integer.cpp
 void addCompareVectorOps(std::vector<CuemuVectorOp>& rows);  // isa/compare.cpp
 void addMemoryVectorOps(std::vector<CuemuVectorOp>& rows);   // isa/memory.cpp
 namespace ctl {

@@ -21,11 +21,18 @@ constexpr uint32_t kCuemuNativeInlineAll = 0xffffffffu;
 // An op the vector prefix (native/jit/vector_prefix.cpp) compiles into whole-warp vector code: its handler, what it
 // computes (kind) and how (parameter). The interpreter's table (exec/vector_ops.h) is the one list of them.
 enum CuemuVectorKind : uint32_t {
-  kCuemuVectorFloatBinary = 1,  // d = a op b, f32, round to nearest; parameter: cuemuVectorFloatBinary's op
-  kCuemuVectorCompare32 = 2,    // setp d = a cmp b on 32-bit integers; parameter: cuemuVectorCompare32's cmp
-  kCuemuVectorLoadScaled = 3,   // ld.global of 4 bytes at base + (index << 2) + offset; parameter 1: signed index
-  kCuemuVectorStoreScaled = 4,  // st.global likewise
-  kCuemuVectorExitAll = 5,      // exit (ret of a kernel) of all lanes: the warp ends
+  kCuemuVectorFloatBinary = 1,   // d = a op b, f32 or f64, round to nearest; parameter: cuemuVectorFloat*'s op,
+                                 // the bytes of an operand from bit 8
+  kCuemuVectorCompare32 = 2,     // setp d = a cmp b on 32-bit integers; parameter: cuemuVectorCompare32's cmp
+  kCuemuVectorLoadGlobal = 3,    // ld.global of 4 or 8 bytes through a 64-bit address; parameter bits 0-1: how the
+                                 // address is formed (mem::AddrMode: plain, sum, scaled signed or unsigned), bits from
+                                 // 8: the bytes
+  kCuemuVectorStoreGlobal = 4,   // st.global likewise
+  kCuemuVectorExitAll = 5,       // exit (ret of a kernel) of all lanes: the warp ends
+  kCuemuVectorFloatTernary = 6,  // d = fma(a, b, c) likewise
+  kCuemuVectorIntBinary = 7,     // d = a op b on 32- or 64-bit integers, wrapping; parameter: cuemuVectorInt*'s op,
+                                 // the bytes from bit 8
+  kCuemuVectorMulWide = 8,       // mul.wide of 32-bit integers; parameter 1: signed
 };
 struct CuemuVectorOp {
   const void* handler;

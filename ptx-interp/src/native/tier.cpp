@@ -328,6 +328,7 @@ const std::vector<CuemuVectorOp>& vectorOpTable() {
   static const std::vector<CuemuVectorOp> table = [] {
     std::vector<CuemuVectorOp> rows;
     addFloatVectorOps(rows);
+    addIntegerVectorOps(rows);
     addCompareVectorOps(rows);
     addMemoryVectorOps(rows);
     ctl::addControlVectorOps(rows);

@@ -83,22 +83,24 @@ struct FFma;
 // fma: in the x86-64-v3 clone std::fma is the FMA instruction and the lane loop vectorises; the baseline clone
 // (CPUs without AVX2/FMA) calls the library's fma per lane.
 
+// One lane of a ternary floating-point op (the rounding mode is the MXCSR's: fternary sets it).
+template <class T, class F, bool FTZ, bool SAT> PTX_HOT T fternaryLane(T x, T y, T z) {
+  if constexpr (FTZ) {
+    x = num::flush(x);
+    y = num::flush(y);
+    z = num::flush(z);
+  }
+  T r = F::f(x, y, z);
+  if constexpr (FTZ) r = num::flush(r);
+  if constexpr (SAT) r = num::saturate(r);
+  return nanResult(r, x, y, z);
+}
+
 template <class T, class F, Round RM, bool FTZ, bool SAT> PTX_LANES const Op* fternary(Warp& w, const Op* op) {
   const T* a = R<T>(w, op->a);
   const T* b = R<T>(w, op->b);
   const T* c = R<T>(w, op->c);
-  auto body = [&](int i) {
-    T x = a[i], y = b[i], z = c[i];
-    if constexpr (FTZ) {
-      x = num::flush(x);
-      y = num::flush(y);
-      z = num::flush(z);
-    }
-    T r = F::f(x, y, z);
-    if constexpr (FTZ) r = num::flush(r);
-    if constexpr (SAT) r = num::saturate(r);
-    return nanResult(r, x, y, z);
-  };
+  auto body = [&](int i) { return fternaryLane<T, F, FTZ, SAT>(a[i], b[i], c[i]); };
   if constexpr (RM == num::RN && !FTZ) {
     store<T>(w, op->d, body);
   } else {
@@ -293,15 +295,20 @@ template <class T> const Op* fnegBits(Warp& w, const Op* op) {
 
 }  // namespace h
 
-// The vector prefix's ops of this class (exec/vector_ops.h): f32 add, sub and mul, rounded to nearest, no ftz or
-// saturation; the parameter is cuemuVectorFloatBinary's `op`.
+// The vector prefix's ops of this class (exec/vector_ops.h): f32 and f64 add, sub, mul and fma, rounded to nearest,
+// no ftz or saturation; the parameter is cuemuVectorFloat's `op`, with the operands' bytes from bit 8.
 void addFloatVectorOps(std::vector<CuemuVectorOp>& rows) {
-  const auto row = [&](Handler handler, uint32_t op) {
-    rows.push_back({reinterpret_cast<const void*>(handler), kCuemuVectorFloatBinary, op});
+  const auto row = [&](Handler handler, uint32_t kind, uint32_t op, uint32_t bytes) {
+    rows.push_back({reinterpret_cast<const void*>(handler), kind, op | bytes << 8});
   };
-  row(&h::fbinary<float, h::FAdd, num::RN, false, false>, 0);
-  row(&h::fbinary<float, h::FSub, num::RN, false, false>, 1);
-  row(&h::fbinary<float, h::FMul, num::RN, false, false>, 2);
+  row(&h::fbinary<float, h::FAdd, num::RN, false, false>, kCuemuVectorFloatBinary, 0, 4);
+  row(&h::fbinary<float, h::FSub, num::RN, false, false>, kCuemuVectorFloatBinary, 1, 4);
+  row(&h::fbinary<float, h::FMul, num::RN, false, false>, kCuemuVectorFloatBinary, 2, 4);
+  row(&h::fternary<float, h::FFma, num::RN, false, false>, kCuemuVectorFloatTernary, 3, 4);
+  row(&h::fbinary<double, h::FAdd, num::RN, false, false>, kCuemuVectorFloatBinary, 0, 8);
+  row(&h::fbinary<double, h::FSub, num::RN, false, false>, kCuemuVectorFloatBinary, 1, 8);
+  row(&h::fbinary<double, h::FMul, num::RN, false, false>, kCuemuVectorFloatBinary, 2, 8);
+  row(&h::fternary<double, h::FFma, num::RN, false, false>, kCuemuVectorFloatTernary, 3, 8);
 }
 
 namespace {
@@ -595,18 +602,28 @@ void KernelLowerer::lowerFloat(const Instruction& in) {
 
 #if defined(PTX_NATIVE_BITCODE)
 // A warp of those ops for the native tier's vector prefix (native/jit/vector_prefix.cpp), in bitcode only: the lanes
-// of fbinary with all 32 executing; op 0 add, 1 sub, 2 mul.
-// The operands never overlap (restrict: no run-time overlap test for the vectoriser to emit).
+// of fbinary and fternary with all 32 executing; op 0 add, 1 sub, 2 mul, 3 fma (c unused by the others). The
+// operands never overlap (restrict: no run-time overlap test for the vectoriser to emit).
 namespace {
-template <class F> void floatBinaryWarp(const float* __restrict a, const float* __restrict b, float* __restrict d) {
-  for (int i = 0; i < 32; ++i) d[i] = ptx::exec::h::fbinaryLane<float, F, false, false>(a[i], b[i]);
+template <class T>
+void floatWarp(const T* __restrict a, const T* __restrict b, const T* __restrict c, T* __restrict d, uint32_t op) {
+  using namespace ptx::exec::h;
+  if (op == 0)
+    for (int i = 0; i < 32; ++i) d[i] = fbinaryLane<T, FAdd, false, false>(a[i], b[i]);
+  else if (op == 1)
+    for (int i = 0; i < 32; ++i) d[i] = fbinaryLane<T, FSub, false, false>(a[i], b[i]);
+  else if (op == 2)
+    for (int i = 0; i < 32; ++i) d[i] = fbinaryLane<T, FMul, false, false>(a[i], b[i]);
+  else
+    for (int i = 0; i < 32; ++i) d[i] = fternaryLane<T, FFma, false, false>(a[i], b[i], c[i]);
 }
 }  // namespace
-extern "C" void cuemuVectorFloatBinary(const float* __restrict a, const float* __restrict b, float* __restrict d,
-                                       uint32_t op) {
-  using namespace ptx::exec;
-  if (op == 0) return floatBinaryWarp<h::FAdd>(a, b, d);
-  if (op == 1) return floatBinaryWarp<h::FSub>(a, b, d);
-  return floatBinaryWarp<h::FMul>(a, b, d);
+extern "C" void cuemuVectorFloat32(const float* __restrict a, const float* __restrict b, const float* __restrict c,
+                                   float* __restrict d, uint32_t op) {
+  floatWarp(a, b, c, d, op);
+}
+extern "C" void cuemuVectorFloat64(const double* __restrict a, const double* __restrict b, const double* __restrict c,
+                                   double* __restrict d, uint32_t op) {
+  floatWarp(a, b, c, d, op);
 }
 #endif

@@ -1,6 +1,7 @@
 // Integer arithmetic, logic and bit manipulation (OpClass Arith and Logic on integer types, and prmt), including
 // the SIMD .u16x2/.s16x2 forms.
 #include "exec/lowerer.h"
+#include "exec/vector_ops.h"
 
 namespace ptx::exec {
 
@@ -229,10 +230,11 @@ template <bool Add> Handler mulByImmediateHandler() {
 }
 
 // mul.wide / mad.wide: D is twice the width of S.
+template <class S, class D> PTX_HOT D mulWideLane(S a, S b) { return D(D(a) * D(b)); }
 template <class S, class D> PTX_LANES const Op* mulWide(Warp& w, const Op* op) {
   const S* a = R<S>(w, op->a);
   const S* b = R<S>(w, op->b);
-  store<D>(w, op->d, [&](int i) { return D(D(a[i]) * D(b[i])); });
+  store<D>(w, op->d, [&](int i) { return mulWideLane<S, D>(a[i], b[i]); });
   return op + 1;
 }
 template <class S, class D> PTX_LANES const Op* madWide(Warp& w, const Op* op) {
@@ -458,6 +460,31 @@ template <int Kind, bool Signed> const Op* packed16(Warp& w, const Op* op) {
 }
 
 }  // namespace h
+
+// The vector prefix's ops of this class (exec/vector_ops.h): wrapping add, sub, mul.lo, and, or, xor on 32- and 64-bit
+// integers (the parameter is cuemuVectorInt*'s op, with the bytes from bit 8), and mul.wide of 32-bit integers
+// (parameter 1: signed).
+void addIntegerVectorOps(std::vector<CuemuVectorOp>& rows) {
+  const auto ops = [&](auto type) {
+    using T = decltype(type);
+    const uint32_t bytes = uint32_t(sizeof(T)) << 8;
+    const auto row = [&](Handler handler, uint32_t op) {
+      rows.push_back({reinterpret_cast<const void*>(handler), kCuemuVectorIntBinary, op | bytes});
+    };
+    row(&h::binary<T, h::AddF>, 0);
+    row(&h::binary<T, h::SubF>, 1);
+    row(&h::binary<T, h::MulLoF>, 2);
+    row(&h::binary<T, h::AndF>, 3);
+    row(&h::binary<T, h::OrF>, 4);
+    row(&h::binary<T, h::XorF>, 5);
+  };
+  ops(int32_t{});
+  ops(uint32_t{});
+  ops(int64_t{});
+  ops(uint64_t{});
+  rows.push_back({reinterpret_cast<const void*>(&h::mulWide<int32_t, int64_t>), kCuemuVectorMulWide, 1});
+  rows.push_back({reinterpret_cast<const void*>(&h::mulWide<uint32_t, uint64_t>), kCuemuVectorMulWide, 0});
+}
 
 namespace {
 
@@ -1099,3 +1126,50 @@ void KernelLowerer::lowerPacked16(const Instruction& in) {
 }  // namespace lowering
 
 }  // namespace ptx::exec
+
+#if defined(PTX_NATIVE_BITCODE)
+// Warps of those ops for the native tier's vector prefix (native/jit/vector_prefix.cpp), in bitcode only: the lanes
+// of binary and mulWide with all 32 executing (op 0 add, 1 sub, 2 mul.lo, 3 and, 4 or, 5 xor; wrapping, so the
+// unsigned type's lanes are the signed one's). The operands never overlap (restrict).
+namespace {
+template <class T> void integerWarp(const T* __restrict a, const T* __restrict b, T* __restrict d, uint32_t op) {
+  using namespace ptx::exec::h;
+  switch (op) {
+    case 0:
+      for (int i = 0; i < 32; ++i) d[i] = AddF::f(a[i], b[i]);
+      break;
+    case 1:
+      for (int i = 0; i < 32; ++i) d[i] = SubF::f(a[i], b[i]);
+      break;
+    case 2:
+      for (int i = 0; i < 32; ++i) d[i] = MulLoF::f(a[i], b[i]);
+      break;
+    case 3:
+      for (int i = 0; i < 32; ++i) d[i] = AndF::f(a[i], b[i]);
+      break;
+    case 4:
+      for (int i = 0; i < 32; ++i) d[i] = OrF::f(a[i], b[i]);
+      break;
+    default:
+      for (int i = 0; i < 32; ++i) d[i] = XorF::f(a[i], b[i]);
+      break;
+  }
+}
+}  // namespace
+extern "C" void cuemuVectorInt32(const uint32_t* __restrict a, const uint32_t* __restrict b, uint32_t* __restrict d,
+                                 uint32_t op) {
+  integerWarp(a, b, d, op);
+}
+extern "C" void cuemuVectorInt64(const uint64_t* __restrict a, const uint64_t* __restrict b, uint64_t* __restrict d,
+                                 uint32_t op) {
+  integerWarp(a, b, d, op);
+}
+extern "C" void cuemuVectorMulWide(const uint32_t* __restrict a, const uint32_t* __restrict b, uint64_t* __restrict d,
+                                   uint32_t isSigned) {
+  using namespace ptx::exec::h;
+  if (isSigned)
+    for (int i = 0; i < 32; ++i) d[i] = uint64_t(mulWideLane<int32_t, int64_t>(int32_t(a[i]), int32_t(b[i])));
+  else
+    for (int i = 0; i < 32; ++i) d[i] = mulWideLane<uint32_t, uint64_t>(a[i], b[i]);
+}
+#endif

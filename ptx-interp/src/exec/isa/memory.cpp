@@ -579,18 +579,28 @@ bool isFusedWithFallback(Handler h) {
 
 }  // namespace mem
 
-// The vector prefix's ops of this class (exec/vector_ops.h): 4-byte global loads and stores through the scaled
-// form's address, base + (32-bit index << 2) + offset (the fused mul.wide/add/ld of an element a[i]); parameter 1:
-// the index is signed.
+// The vector prefix's ops of this class (exec/vector_ops.h): 4- and 8-byte global loads and stores through a 64-bit
+// address, in each of its forms (plain, the fused add's sum, the fused mul.wide's scaled index); the parameter is
+// the form (AddrMode) with the bytes from bit 8.
 void addMemoryVectorOps(std::vector<CuemuVectorOp>& rows) {
   using namespace mem;
-  const auto row = [&](Handler handler, uint32_t kind, uint32_t isSigned) {
-    rows.push_back({reinterpret_cast<const void*>(handler), kind, isSigned});
+  const auto both = [&](auto element, auto mode) {
+    using M = decltype(element);
+    constexpr int Ix = decltype(mode)::value;
+    const uint32_t parameter = uint32_t(Ix) | uint32_t(sizeof(M)) << 8;
+    rows.push_back(
+        {reinterpret_cast<const void*>(ldScalar<Global, uint64_t, M, M, Ix>()), kCuemuVectorLoadGlobal, parameter});
+    rows.push_back(
+        {reinterpret_cast<const void*>(stScalar<Global, uint64_t, M, M, Ix>()), kCuemuVectorStoreGlobal, parameter});
   };
-  row(ldScalar<Global, uint64_t, uint32_t, uint32_t, kAddrScaledSigned>(), kCuemuVectorLoadScaled, 1);
-  row(ldScalar<Global, uint64_t, uint32_t, uint32_t, kAddrScaledUnsigned>(), kCuemuVectorLoadScaled, 0);
-  row(stScalar<Global, uint64_t, uint32_t, uint32_t, kAddrScaledSigned>(), kCuemuVectorStoreScaled, 1);
-  row(stScalar<Global, uint64_t, uint32_t, uint32_t, kAddrScaledUnsigned>(), kCuemuVectorStoreScaled, 0);
+  const auto modes = [&](auto element) {
+    both(element, std::integral_constant<int, kAddrPlain>{});
+    both(element, std::integral_constant<int, kAddrSum>{});
+    both(element, std::integral_constant<int, kAddrScaledSigned>{});
+    both(element, std::integral_constant<int, kAddrScaledUnsigned>{});
+  };
+  modes(uint32_t{});
+  modes(uint64_t{});
 }
 
 }  // namespace ptx::exec

@@ -3,7 +3,7 @@
 #include "exec/control_ops.h"
 #include "exec/engine.h"
 #include "exec/handlers.h"
-#include "exec/memory_ops.h"
+#include "exec/memory.h"
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
@@ -142,23 +142,32 @@ class Emitter {
     s->setAlignment(llvm::Align(64));
     return s;
   }
-  // d = f(a, b, parameter) with a, b and d <32 x Lanes> in stack slots of type `operand` and `result`
-  llvm::Value* callWarpFunction(llvm::Function* f, llvm::Value* a, llvm::Value* b, llvm::Type* operand,
+  // d = f(operands..., d, parameter) with the operands and d <32 x lanes> in stack slots of type `operand` and
+  // `result`
+  llvm::Value* callWarpFunction(llvm::Function* f, std::initializer_list<llvm::Value*> operands, llvm::Type* operand,
                                 llvm::Type* result, uint32_t parameter) {
-    llvm::Value* sa = slot(operand);
-    llvm::Value* sb = slot(operand);
-    llvm::Value* sd = slot(result);
-    b_.CreateStore(b_.CreateBitCast(a, operand), sa);
-    b_.CreateStore(b_.CreateBitCast(b, operand), sb);
     llvm::FunctionType* type = f->getFunctionType();
-    llvm::CallInst* call = b_.CreateCall(
-        f, {b_.CreatePointerCast(sa, type->getParamType(0)), b_.CreatePointerCast(sb, type->getParamType(1)),
-            b_.CreatePointerCast(sd, type->getParamType(2)), llvm::ConstantInt::get(type->getParamType(3), parameter)});
+    std::vector<llvm::Value*> arguments;
+    for (llvm::Value* v : operands) {
+      llvm::Value* s = slot(operand);
+      b_.CreateStore(b_.CreateBitCast(v, operand), s);
+      arguments.push_back(b_.CreatePointerCast(s, type->getParamType(unsigned(arguments.size()))));
+    }
+    llvm::Value* sd = slot(result);
+    arguments.push_back(b_.CreatePointerCast(sd, type->getParamType(unsigned(arguments.size()))));
+    arguments.push_back(llvm::ConstantInt::get(type->getParamType(unsigned(arguments.size())), parameter));
+    llvm::CallInst* call = b_.CreateCall(f, arguments);
     call->addFnAttr(llvm::Attribute::AlwaysInline);
     return b_.CreateLoad(result, sd);
   }
   // The first lane's element
   llvm::Value* first(llvm::Value* lanes) { return b_.CreateExtractElement(lanes, uint64_t(0)); }
+  // <0, step, 2 step, ...> of `type`
+  llvm::Constant* steps(llvm::Type* type, uint64_t step) {
+    std::vector<llvm::Constant*> lanes;
+    for (unsigned k = 0; k < kLanes; ++k) lanes.push_back(llvm::ConstantInt::get(type, k * step));
+    return llvm::ConstantVector::get(lanes);
+  }
   // Where all 32 lanes of the i1 vector hold
   llvm::Value* allLanes(llvm::Value* bits) {
     return b_.CreateICmpEQ(b_.CreateBitCast(bits, i32()), llvm::ConstantInt::get(i32(), 0xffffffffu));
@@ -170,9 +179,11 @@ class Emitter {
   }
   static const CuemuVectorOp* rowOf(const Op* ops, size_t count, const CuemuNativeOptions& options, size_t i);
   bool body(const Op* ops, size_t count, const CuemuNativeOptions& options, llvm::BasicBlock* done);
-  bool floatBinary(const Op& op, uint32_t parameter);
+  bool floatOp(const Op& op, uint32_t parameter, unsigned operands);
+  bool integerOp(const Op& op, uint32_t parameter);
+  bool mulWide(const Op& op, uint32_t parameter);
   bool compare(const Op* ops, size_t count, size_t& i, uint32_t parameter);
-  bool access(const Op& op, size_t at, bool store, bool signedIndex);
+  bool access(const Op& op, size_t at, bool store, uint32_t parameter);
 
   llvm::Module& m_;
   const llvm::Module& handlers_;
@@ -187,14 +198,37 @@ class Emitter {
   VectorPrefix result_;
 };
 
-bool Emitter::floatBinary(const Op& op, uint32_t parameter) {
-  llvm::Function* f = function("cuemuVectorFloatBinary");
+// d = a op b, or fma(a, b, c) (`operands` 3), on f32 or f64 lanes (the parameter's bytes)
+bool Emitter::floatOp(const Op& op, uint32_t parameter, unsigned operands) {
+  const unsigned bytes = parameter >> 8;
+  llvm::Function* f = function(bytes == 8 ? "cuemuVectorFloat64" : "cuemuVectorFloat32");
+  llvm::Value* a = f ? read(op.a, bytes) : nullptr;
+  llvm::Value* b = a ? read(op.b, bytes) : nullptr;
+  llvm::Value* c = b ? (operands == 3 ? read(op.c, bytes) : b) : nullptr;
+  if (!c) return false;
+  auto* floats =
+      llvm::FixedVectorType::get(bytes == 8 ? llvm::Type::getDoubleTy(ctx()) : llvm::Type::getFloatTy(ctx()), kLanes);
+  llvm::Value* d = callWarpFunction(f, {a, b, c}, floats, floats, parameter & 0xff);
+  return write(op.d, bytes, b_.CreateBitCast(d, lanesOf(bytes)));
+}
+
+// d = a op b on 32- or 64-bit integer lanes (the parameter's bytes)
+bool Emitter::integerOp(const Op& op, uint32_t parameter) {
+  const unsigned bytes = parameter >> 8;
+  llvm::Function* f = function(bytes == 8 ? "cuemuVectorInt64" : "cuemuVectorInt32");
+  llvm::Value* a = f ? read(op.a, bytes) : nullptr;
+  llvm::Value* b = a ? read(op.b, bytes) : nullptr;
+  if (!b) return false;
+  return write(op.d, bytes, callWarpFunction(f, {a, b}, lanesOf(bytes), lanesOf(bytes), parameter & 0xff));
+}
+
+// d (64-bit lanes) = a * b of 32-bit lanes
+bool Emitter::mulWide(const Op& op, uint32_t parameter) {
+  llvm::Function* f = function("cuemuVectorMulWide");
   llvm::Value* a = f ? read(op.a, 4) : nullptr;
   llvm::Value* b = a ? read(op.b, 4) : nullptr;
   if (!b) return false;
-  auto* floats = llvm::FixedVectorType::get(llvm::Type::getFloatTy(ctx()), kLanes);
-  llvm::Value* d = callWarpFunction(f, a, b, floats, floats, parameter);
-  return write(op.d, 4, b_.CreateBitCast(d, lanesOf(4)));
+  return write(op.d, 8, callWarpFunction(f, {a, b}, lanesOf(4), lanesOf(8), parameter));
 }
 
 // setp d = a cmp b (plain); with its fused exit (thenExit), the exit op after it runs here where no lane leaves.
@@ -209,7 +243,7 @@ bool Emitter::compare(const Op* ops, size_t count, size_t& i, uint32_t parameter
   llvm::Value* a = f ? read(op.a, 4) : nullptr;
   llvm::Value* b = a ? read(op.b, 4) : nullptr;
   if (!b) return false;
-  llvm::Value* d = callWarpFunction(f, a, b, lanesOf(4), lanesOf(1), parameter);
+  llvm::Value* d = callWarpFunction(f, {a, b}, lanesOf(4), lanesOf(1), parameter);
   if (!write(op.d, 1, d)) return false;
   ++i;
   if (!v.thenExit) return true;
@@ -221,54 +255,74 @@ bool Emitter::compare(const Op* ops, size_t count, size_t& i, uint32_t parameter
   return true;
 }
 
-// A 4-byte global load or store at base + (index << 2) + offset: where the 32 indices are consecutive (without
-// wrapping), the span aligned and valid, as the handlers' whole-warp path requires (mem::consecutiveGlobal), one
-// vector access; elsewhere the op runs through the switch.
-bool Emitter::access(const Op& op, size_t at, bool store, bool signedIndex) {
-  const mem::FusedAccess v = mem::FusedAccess::of(op);
-  if (v.shift != 2) return false;
+// A 4- or 8-byte global load or store through a 64-bit address: plain (a register), the sum of two registers, or
+// base + (32-bit index << log2 bytes) (the base read in the first lane, as its handler reads it). Where the 32
+// addresses are consecutive elements (scaled: the indices consecutive without wrapping), the span aligned, below the
+// address space's end and valid, as the handlers' whole-warp path requires (mem::consecutiveGlobal), one vector
+// access; elsewhere the op runs through the switch.
+bool Emitter::access(const Op& op, size_t at, bool store, uint32_t parameter) {
+  const int mode = int(parameter & 3);
+  const unsigned bytes = parameter >> 8;
+  const mem::FusedAccess v = mem::FusedAccess::of(op);  // (a plain access's address is `base`, its value `value`)
+  const bool scaled = mode == mem::kAddrScaledSigned || mode == mem::kAddrScaledUnsigned;
+  if (scaled && (uint64_t(1) << v.shift) != bytes) return false;
   llvm::Function* spanValid = function("cuemuVectorSpanValid");
-  llvm::Value* base = spanValid ? readFirst(v.base, 8) : nullptr;
-  llvm::Value* index = base ? read(v.index, 4) : nullptr;
-  llvm::Value* value = index && store ? read(v.value, 4) : nullptr;
-  if (!index || (store && !value)) return false;
-  llvm::Value* i0 = first(index);
-  std::vector<llvm::Constant*> iota;
-  for (unsigned k = 0; k < kLanes; ++k) iota.push_back(llvm::ConstantInt::get(i32(), k));
-  llvm::Value* expected = b_.CreateAdd(b_.CreateVectorSplat(kLanes, i0), llvm::ConstantVector::get(iota));
-  llvm::Value* consecutive = allLanes(b_.CreateICmpEQ(index, expected));
-  const uint32_t lastFirst = (signedIndex ? uint32_t(std::numeric_limits<int32_t>::max()) : ~0u) - (kLanes - 1);
-  llvm::Value* noWrap = signedIndex ? b_.CreateICmpSLE(i0, llvm::ConstantInt::get(i32(), lastFirst))
-                                    : b_.CreateICmpULE(i0, llvm::ConstantInt::get(i32(), lastFirst));
-  llvm::Value* element = signedIndex ? b_.CreateSExt(i0, i64()) : b_.CreateZExt(i0, i64());
-  llvm::Value* lo =
-      b_.CreateAdd(b_.CreateAdd(base, b_.CreateShl(element, 2)), llvm::ConstantInt::get(i64(), uint64_t(v.offset)));
-  constexpr uint64_t kLast = ~uint64_t(0) - kLanes * 4;
-  llvm::Value* aligned = b_.CreateICmpEQ(b_.CreateAnd(lo, 3), llvm::ConstantInt::get(i64(), 0));
+  if (!spanValid) return false;
+  llvm::Value* value = store ? read(v.value, bytes) : nullptr;
+  if (store && !value) return false;
+  llvm::Value* start = nullptr;  // the first lane's address, less the offset
+  llvm::Value* consecutive = nullptr;
+  if (scaled) {
+    const bool signedIndex = mode == mem::kAddrScaledSigned;
+    llvm::Value* base = readFirst(v.base, 8);
+    llvm::Value* index = base ? read(v.index, 4) : nullptr;
+    if (!index) return false;
+    llvm::Value* i0 = first(index);
+    consecutive = allLanes(b_.CreateICmpEQ(index, b_.CreateAdd(b_.CreateVectorSplat(kLanes, i0), steps(i32(), 1))));
+    const uint32_t lastFirst = (signedIndex ? uint32_t(std::numeric_limits<int32_t>::max()) : ~0u) - (kLanes - 1);
+    consecutive =
+        b_.CreateAnd(consecutive, signedIndex ? b_.CreateICmpSLE(i0, llvm::ConstantInt::get(i32(), lastFirst))
+                                              : b_.CreateICmpULE(i0, llvm::ConstantInt::get(i32(), lastFirst)));
+    llvm::Value* element = signedIndex ? b_.CreateSExt(i0, i64()) : b_.CreateZExt(i0, i64());
+    start = b_.CreateAdd(base, b_.CreateShl(element, v.shift));
+  } else {
+    llvm::Value* addresses = read(v.base, 8);
+    if (addresses && mode == mem::kAddrSum) {
+      llvm::Value* index = read(v.index, 8);
+      addresses = index ? b_.CreateAdd(addresses, index) : nullptr;
+    }
+    if (!addresses) return false;
+    start = first(addresses);
+    consecutive =
+        allLanes(b_.CreateICmpEQ(addresses, b_.CreateAdd(b_.CreateVectorSplat(kLanes, start), steps(i64(), bytes))));
+  }
+  llvm::Value* lo = b_.CreateAdd(start, llvm::ConstantInt::get(i64(), uint64_t(v.offset)));
+  const uint64_t kLast = ~uint64_t(0) - kLanes * bytes;
+  llvm::Value* aligned = b_.CreateICmpEQ(b_.CreateAnd(lo, bytes - 1), llvm::ConstantInt::get(i64(), 0));
   llvm::Value* inRange = b_.CreateICmpULE(lo, llvm::ConstantInt::get(i64(), kLast));
-  continueWhere(b_.CreateAnd(b_.CreateAnd(consecutive, noWrap), b_.CreateAnd(aligned, inRange)), at);
+  continueWhere(b_.CreateAnd(consecutive, b_.CreateAnd(aligned, inRange)), at);
   llvm::FunctionType* type = spanValid->getFunctionType();
   llvm::Value* valid = b_.CreateCall(spanValid, {b_.CreatePointerCast(warp_, type->getParamType(0)), lo,
-                                                 b_.CreateAdd(lo, llvm::ConstantInt::get(i64(), kLanes * 4))});
+                                                 b_.CreateAdd(lo, llvm::ConstantInt::get(i64(), kLanes * bytes))});
   llvm::cast<llvm::CallInst>(valid)->addFnAttr(llvm::Attribute::AlwaysInline);
   continueWhere(b_.CreateICmpNE(valid, llvm::Constant::getNullValue(valid->getType())), at);
-  llvm::Value* memory = b_.CreateIntToPtr(lo, lanesOf(4)->getPointerTo());
+  llvm::Value* memory = b_.CreateIntToPtr(lo, lanesOf(bytes)->getPointerTo());
   // The warps after this one usually go on along the same arrays: their lines, `ahead` bytes on, are fetched while
   // this warp's wait (in memory, a warp's accesses waited for their lines one warp at a time).
   if (const uint64_t ahead = prefetchDistance()) {
     llvm::Function* prefetch =
         llvm::Intrinsic::getDeclaration(&m_, llvm::Intrinsic::prefetch, {llvm::Type::getInt8PtrTy(ctx())});
-    for (uint64_t line = 0; line < kLanes * 4; line += 64)
+    for (uint64_t line = 0; line < kLanes * bytes; line += 64)
       b_.CreateCall(prefetch, {b_.CreateIntToPtr(b_.CreateAdd(lo, llvm::ConstantInt::get(i64(), ahead + line)),
                                                  llvm::Type::getInt8PtrTy(ctx())),
                                llvm::ConstantInt::get(i32(), store ? 1 : 0), llvm::ConstantInt::get(i32(), 3),
                                llvm::ConstantInt::get(i32(), 1)});
   }
   if (store) {
-    b_.CreateAlignedStore(value, memory, llvm::Align(4));
+    b_.CreateAlignedStore(value, memory, llvm::Align(bytes));
     return true;
   }
-  return write(v.value, 4, b_.CreateAlignedLoad(lanesOf(4), memory, llvm::Align(4)));
+  return write(v.value, bytes, b_.CreateAlignedLoad(lanesOf(bytes), memory, llvm::Align(bytes)));
 }
 
 // The prefix's ops from the kernel's entry, at the builder's block, with warp_ and rf_ set; true where they end at
@@ -280,11 +334,14 @@ bool Emitter::body(const Op* ops, size_t count, const CuemuNativeOptions& option
     bool compiled = false;
     const size_t before = i;
     switch (row->kind) {
-      case kCuemuVectorFloatBinary: compiled = floatBinary(op, row->parameter), ++i; break;
+      case kCuemuVectorFloatBinary: compiled = floatOp(op, row->parameter, 2), ++i; break;
+      case kCuemuVectorFloatTernary: compiled = floatOp(op, row->parameter, 3), ++i; break;
+      case kCuemuVectorIntBinary: compiled = integerOp(op, row->parameter), ++i; break;
+      case kCuemuVectorMulWide: compiled = mulWide(op, row->parameter), ++i; break;
       case kCuemuVectorCompare32: compiled = compare(ops, count, i, row->parameter); break;
-      case kCuemuVectorLoadScaled:
-      case kCuemuVectorStoreScaled:
-        compiled = access(op, i, row->kind == kCuemuVectorStoreScaled, row->parameter & 1), ++i;
+      case kCuemuVectorLoadGlobal:
+      case kCuemuVectorStoreGlobal:
+        compiled = access(op, i, row->kind == kCuemuVectorStoreGlobal, row->parameter), ++i;
         break;
       case kCuemuVectorExitAll:
         // all 32 lanes leave: the warp ends (with nothing on its stacks, which no op of the prefix touches)
