@@ -302,57 +302,23 @@ bool vectorPrefixExpected() {
 }
 bool ctaEntryExpected() { return vectorPrefixExpected() && defaultRewrites() == kAllRewrites; }
 
-// A vector add whose sum goes through cvt.rzi (no op of the prefix): the prefix ends there, and the cvt reads the
-// sum from the register file.
-const char* const kVectorAddThenConvert = R"(.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry vaddcvt(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u32 pn) {
+// An element-wise kernel of the vector add's shape, as nvcc writes it: thread i = %ctaid.x * %ntid.x + %tid.x (%r1)
+// runs `body` where i < n (the last parameter, %r2). The first two parameters are arrays of `bytes`-byte elements:
+// %rd5 and %rd7 are the addresses of their element i, %rd4 its byte offset; `third` loads the third parameter, of
+// type `thirdType`.
+std::string elementwiseKernel(const char* name, const char* thirdType, const char* third, unsigned bytes,
+                              const char* body) {
+  return fmt::format(R"(
+.visible .entry {0}(.param .u64 p0, .param .u64 p1, .param .{1} p2, .param .u32 p3) {{
   .reg .pred %p<2>;
-  .reg .f32 %f<4>;
-  .reg .b32 %r<7>;
-  .reg .b64 %rd<11>;
-  ld.param.u64 %rd1, [pa];
-  ld.param.u64 %rd2, [pb];
-  ld.param.u64 %rd3, [pc];
-  ld.param.u32 %r2, [pn];
-  mov.u32 %r3, %ctaid.x;
-  mov.u32 %r4, %ntid.x;
-  mov.u32 %r5, %tid.x;
-  mad.lo.s32 %r1, %r3, %r4, %r5;
-  setp.ge.s32 %p1, %r1, %r2;
-  @%p1 bra $L_done;
-  cvta.to.global.u64 %rd4, %rd1;
-  mul.wide.s32 %rd5, %r1, 4;
-  add.s64 %rd6, %rd4, %rd5;
-  cvta.to.global.u64 %rd7, %rd2;
-  add.s64 %rd8, %rd7, %rd5;
-  ld.global.f32 %f1, [%rd8];
-  ld.global.f32 %f2, [%rd6];
-  add.f32 %f3, %f2, %f1;
-  cvt.rzi.s32.f32 %r6, %f3;
-  cvta.to.global.u64 %rd9, %rd3;
-  add.s64 %rd10, %rd9, %rd5;
-  st.global.u32 [%rd10], %r6;
-$L_done:
-  ret;
-}
-)";
-
-// y = a * x + y in f32 (fma) and the same with f64 arrays and an f64 add after the fma: the prefix's other float ops
-// and its 8-byte accesses.
-const char* const kAxpy = R"(.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry saxpy(.param .u64 px, .param .u64 py, .param .f32 pa, .param .u32 pn) {
-  .reg .pred %p<2>;
-  .reg .f32 %f<5>;
-  .reg .b32 %r<6>;
-  .reg .b64 %rd<9>;
-  ld.param.u64 %rd1, [px];
-  ld.param.u64 %rd2, [py];
-  ld.param.f32 %f1, [pa];
-  ld.param.u32 %r2, [pn];
+  .reg .f32 %f<8>;
+  .reg .f64 %fd<8>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<12>;
+  ld.param.u64 %rd1, [p0];
+  ld.param.u64 %rd2, [p1];
+  {2}
+  ld.param.u32 %r2, [p3];
   mov.u32 %r3, %ctaid.x;
   mov.u32 %r4, %ntid.x;
   mov.u32 %r5, %tid.x;
@@ -360,46 +326,47 @@ const char* const kAxpy = R"(.version 8.0
   setp.ge.s32 %p1, %r1, %r2;
   @%p1 bra $L_done;
   cvta.to.global.u64 %rd3, %rd1;
-  mul.wide.s32 %rd4, %r1, 4;
+  mul.wide.s32 %rd4, %r1, {3};
   add.s64 %rd5, %rd3, %rd4;
   cvta.to.global.u64 %rd6, %rd2;
   add.s64 %rd7, %rd6, %rd4;
+{4}
+$L_done:
+  ret;
+}}
+)",
+                     name, thirdType, third, bytes, body);
+}
+constexpr const char* kElementwiseHeader = ".version 8.0\n.target sm_90\n.address_size 64\n";
+
+// A vector add whose sum goes through cvt.rzi (no op of the prefix): the prefix ends there, and the cvt reads the
+// sum from the register file.
+std::string vectorAddThenConvert() {
+  return kElementwiseHeader + elementwiseKernel("vaddcvt", "u64", "ld.param.u64 %rd8, [p2];", 4, R"(
+  ld.global.f32 %f1, [%rd7];
+  ld.global.f32 %f2, [%rd5];
+  add.f32 %f3, %f2, %f1;
+  cvt.rzi.s32.f32 %r6, %f3;
+  cvta.to.global.u64 %rd9, %rd8;
+  add.s64 %rd10, %rd9, %rd4;
+  st.global.u32 [%rd10], %r6;)");
+}
+
+// y = a * x + y in f32 (fma) and the same with f64 arrays and an f64 add after the fma: the prefix's other float ops
+// and its 8-byte accesses (y's address stays a register: the add is not fused into the load and the store).
+std::string axpy() {
+  return kElementwiseHeader + elementwiseKernel("saxpy", "f32", "ld.param.f32 %f1, [p2];", 4, R"(
   ld.global.f32 %f2, [%rd5];
   ld.global.f32 %f3, [%rd7];
   fma.rn.f32 %f4, %f1, %f2, %f3;
-  st.global.f32 [%rd7], %f4;
-$L_done:
-  ret;
-}
-.visible .entry daxpy(.param .u64 px, .param .u64 py, .param .f64 pa, .param .u32 pn) {
-  .reg .pred %p<2>;
-  .reg .f64 %fd<6>;
-  .reg .b32 %r<6>;
-  .reg .b64 %rd<9>;
-  ld.param.u64 %rd1, [px];
-  ld.param.u64 %rd2, [py];
-  ld.param.f64 %fd1, [pa];
-  ld.param.u32 %r2, [pn];
-  mov.u32 %r3, %ctaid.x;
-  mov.u32 %r4, %ntid.x;
-  mov.u32 %r5, %tid.x;
-  mad.lo.s32 %r1, %r3, %r4, %r5;
-  setp.ge.s32 %p1, %r1, %r2;
-  @%p1 bra $L_done;
-  cvta.to.global.u64 %rd3, %rd1;
-  mul.wide.s32 %rd4, %r1, 8;
-  add.s64 %rd5, %rd3, %rd4;
-  cvta.to.global.u64 %rd6, %rd2;
-  add.s64 %rd7, %rd6, %rd4;
+  st.global.f32 [%rd7], %f4;)") +
+         elementwiseKernel("daxpy", "f64", "ld.param.f64 %fd1, [p2];", 8, R"(
   ld.global.f64 %fd2, [%rd5];
   ld.global.f64 %fd3, [%rd7];
   fma.rn.f64 %fd4, %fd1, %fd2, %fd3;
   add.f64 %fd5, %fd4, %fd2;
-  st.global.f64 [%rd7], %fd5;
-$L_done:
-  ret;
+  st.global.f64 [%rd7], %fd5;)");
 }
-)";
 
 // Runs c compiled after `decoy` (compiled too), which leaves other values in the warps' register files, and expects
 // the interpreter's memory: a value the prefix computed and an op after it reads must have gone to the register file
@@ -424,10 +391,10 @@ TEST_F(NativeTier, TheVectorPrefixLeavesWhatItsChecksTurnAwayToTheSwitch) {
   whole.buffers = {bytesOf(ramp(1024, 2, 0)), bytesOf(ramp(1024, 3, 1)), std::vector<uint8_t>(4096)};
   expectTheInterpretersMemoryAfter(whole, guarded);
   Case converted = guarded;
-  converted.text = kVectorAddThenConvert;
+  converted.text = vectorAddThenConvert();
   converted.kernel = "vaddcvt";
   Case convertedDecoy = whole;
-  convertedDecoy.text = kVectorAddThenConvert;
+  convertedDecoy.text = vectorAddThenConvert();
   convertedDecoy.kernel = "vaddcvt";
   before = prefixOps();
   expectTheInterpretersMemoryAfter(convertedDecoy, converted);
@@ -483,12 +450,12 @@ TEST_F(NativeTier, CompiledCtasRunWholeWarpsAndLeaveTheRestToTheScheduler) {
     if (i % 89 == 7) ys[i] = -0.0f, yd[i] = -0.0;
   }
   Case saxpy{"", "saxpy", Dim3{16}, Dim3{256}, {bytesOf(xs), bytesOf(ys)}};
-  saxpy.text = kAxpy;
+  saxpy.text = axpy();
   saxpy.args = {{0}, {1}, {-1, int64_t(std::bit_cast<uint32_t>(-2.5f))}, {-1, n}};
   saxpy.config.threads = 1;
   EXPECT_EQ(expectSameInBothTiers(saxpy).warpsRunByCtaCode, entry ? 14 * 8 + 4 : 0);
   Case daxpy{"", "daxpy", Dim3{16}, Dim3{256}, {bytesOf(xd), bytesOf(yd)}};
-  daxpy.text = kAxpy;
+  daxpy.text = axpy();
   daxpy.args = {{0}, {1}, {-1, int64_t(std::bit_cast<uint64_t>(0.3))}, {-1, n}};
   daxpy.config.threads = 1;
   EXPECT_EQ(expectSameInBothTiers(daxpy).warpsRunByCtaCode, entry ? 14 * 8 + 4 : 0);
