@@ -308,11 +308,12 @@ void setupCta(Job& job, CtaContext& ctx, uint64_t linear) {
   const bool placed = !newConstants && !newLocal;
   // The native tier's CTA entry runs the warps of a CTA of full warps first, where their places are set
   // (runCompiledCta): their scheduling fields are set up only for a warp that code does not finish.
-  cta.warpsDeferred = placed && !runtimeErrors && cta.nthreads % 32 == 0 && !code.usesBarriers &&
-                      job.clusterSize == 1 && (code.fastPaths & rewriteBit(Rewrite::CompiledCtas)) &&
-                      (code.fastPaths & rewriteBit(Rewrite::FreshCtaPass)) && !job.lp.checker &&
-                      !(job.lp.config.deterministic && job.lp.config.scheduleSeed) &&
-                      job.native.load(std::memory_order_relaxed) && !job.noCtaEntry.load(std::memory_order_relaxed);
+  // (the interpreter's test first: it is all an interpreted launch pays)
+  cta.warpsDeferred =
+      placed && job.native.load(std::memory_order_relaxed) && !job.noCtaEntry.load(std::memory_order_relaxed) &&
+      !runtimeErrors && cta.nthreads % 32 == 0 && !code.usesBarriers && job.clusterSize == 1 &&
+      (code.fastPaths & rewriteBit(Rewrite::CompiledCtas)) && (code.fastPaths & rewriteBit(Rewrite::FreshCtaPass)) &&
+      !job.lp.checker && !(job.lp.config.deterministic && job.lp.config.scheduleSeed);
   if (!cta.warpsDeferred)
     for (uint32_t w = 0; w < cta.nwarps; ++w) {
       Warp& wp = cta.warps[w];
