@@ -353,14 +353,13 @@ bool Emitter::body(const Op* ops, size_t count, const CuemuNativeOptions& option
       default: break;
     }
     if (!compiled) {
-      // (an op that emitted nothing the code needs: what it left in the block is dead, and the op runs through the
-      // switch; an op never fails after its first exit)
+      // (what an op that could not be compiled left in the block is dead, or leaves for that op: it runs where the
+      // prefix ends)
       i = before;
       break;
     }
     result_.ops += uint32_t(i - before);
   }
-  if (done) return false;
   b_.CreateBr(exitTo(i));
   result_.endsAtExit = rowOf(ops, count, options, i) && rowOf(ops, count, options, i)->kind == kCuemuVectorExitAll;
   return false;
