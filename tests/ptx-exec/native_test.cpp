@@ -368,6 +368,48 @@ std::string axpy() {
   st.global.f64 [%rd7], %fd5;)");
 }
 
+// numba-cuda's c[i] = a[i] + b[i] as it writes it: a 64-bit index against a 64-bit size (setp.ge.s64 and its exit),
+// Python's negative-index wrap (shr.s64 by 63, and with the extent, add), the byte offset by shl.b64, and loads and
+// stores through the sum of two registers: 64-bit compares and shifts by an immediate in the prefix.
+constexpr const char* kNumbaAdd = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry nbadd(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pn) {
+  .reg .pred %p<2>;
+  .reg .f32 %f<4>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<27>;
+  ld.param.u64 %rd2, [pa];
+  ld.param.u64 %rd4, [pb];
+  ld.param.u64 %rd6, [pc];
+  ld.param.u64 %rd8, [pn];
+  mov.u32 %r1, %tid.x;
+  cvt.s64.s32 %rd9, %r1;
+  mov.u32 %r2, %ntid.x;
+  mov.u32 %r3, %ctaid.x;
+  mul.wide.s32 %rd10, %r2, %r3;
+  add.s64 %rd1, %rd10, %rd9;
+  setp.ge.s64 %p1, %rd1, %rd8;
+  @%p1 bra $L_done;
+  cvta.to.global.u64 %rd11, %rd2;
+  shr.s64 %rd12, %rd1, 63;
+  and.b64 %rd13, %rd12, %rd8;
+  add.s64 %rd14, %rd13, %rd1;
+  shl.b64 %rd15, %rd14, 2;
+  add.s64 %rd16, %rd11, %rd15;
+  cvta.to.global.u64 %rd19, %rd4;
+  add.s64 %rd21, %rd19, %rd15;
+  ld.global.f32 %f1, [%rd21];
+  ld.global.f32 %f2, [%rd16];
+  add.f32 %f3, %f2, %f1;
+  cvta.to.global.u64 %rd24, %rd6;
+  add.s64 %rd26, %rd24, %rd15;
+  st.global.f32 [%rd26], %f3;
+$L_done:
+  ret;
+}
+)";
+
 // Runs c compiled after `decoy` (compiled too), which leaves other values in the warps' register files, and expects
 // the interpreter's memory: a value the prefix computed and an op after it reads must have gone to the register file
 // (the interpreter's run of c itself would leave the same values there).
@@ -459,6 +501,11 @@ TEST_F(NativeTier, CompiledCtasRunWholeWarpsAndLeaveTheRestToTheScheduler) {
   daxpy.args = {{0}, {1}, {-1, int64_t(std::bit_cast<uint64_t>(0.3))}, {-1, n}};
   daxpy.config.threads = 1;
   EXPECT_EQ(expectSameInBothTiers(daxpy).warpsRunByCtaCode, entry ? 14 * 8 + 4 : 0);
+  Case numba = vadd;
+  numba.file.clear();
+  numba.text = kNumbaAdd;
+  numba.kernel = "nbadd";
+  EXPECT_EQ(expectSameInBothTiers(numba).warpsRunByCtaCode, entry ? 14 * 8 + 4 : 0);
   Case past = vadd;  // (buffers of 1000 elements: the accesses run past the last of them)
   past.buffers = {bytesOf(ramp(1000, 0.5f, 1)), bytesOf(ramp(1000, -0.25f, 3)), std::vector<uint8_t>(4000)};
   EXPECT_EQ(expectSameInBothTiers(past).fault.kind, FaultKind::IllegalAddress);

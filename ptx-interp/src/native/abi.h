@@ -33,6 +33,8 @@ enum CuemuVectorKind : uint32_t {
   kCuemuVectorIntBinary = 7,     // d = a op b on 32- or 64-bit integers, wrapping; parameter: cuemuVectorInt*'s op,
                                  // the bytes from bit 8
   kCuemuVectorMulWide = 8,       // mul.wide of 32-bit integers; parameter 1: signed
+  kCuemuVectorCompare64 = 9,     // kCuemuVectorCompare32 on 64-bit integers
+  kCuemuVectorShiftImmediate = 10,  // shift by op.imm; parameter 1: left, 2: signed, the bytes from bit 8
 };
 struct CuemuVectorOp {
   const void* handler;

@@ -237,13 +237,16 @@ template <class T, class C> const Op* slct(Warp& w, const Op* op) {
 
 }  // namespace h
 
-// The vector prefix's ops of this class (exec/vector_ops.h): plain setp on 32-bit integers (the handlers setpHandler
-// picks); the parameter is cuemuVectorCompare32's `cmp`.
+// The vector prefix's ops of this class (exec/vector_ops.h): plain setp on 32- and 64-bit integers (the handlers
+// setpHandler picks: on 64-bit lanes the AVX2 form, the same comparisons); the parameter is cuemuVectorCompare*'s
+// `cmp`.
 void addCompareVectorOps(std::vector<CuemuVectorOp>& rows) {
   const auto both = [&](auto c) {
     constexpr h::Cmp C = decltype(c)::value;
     rows.push_back({reinterpret_cast<const void*>(h::setpHandler<int32_t, C>()), kCuemuVectorCompare32, C | 0x100u});
     rows.push_back({reinterpret_cast<const void*>(h::setpHandler<uint32_t, C>()), kCuemuVectorCompare32, C});
+    rows.push_back({reinterpret_cast<const void*>(h::setpHandler<int64_t, C>()), kCuemuVectorCompare64, C | 0x100u});
+    rows.push_back({reinterpret_cast<const void*>(h::setpHandler<uint64_t, C>()), kCuemuVectorCompare64, C});
   };
   both(std::integral_constant<h::Cmp, h::EQ>{});
   both(std::integral_constant<h::Cmp, h::NE>{});
@@ -456,12 +459,12 @@ void KernelLowerer::lowerCompare(const Instruction& in) {
 // 32 bytes (0 or 1) of compare<T, C>; cmp is the Cmp, with 0x100 for int32_t operands (uint32_t otherwise).
 namespace {
 // (restrict: the operands never overlap, and the vectoriser emits no run-time test of it)
-template <class T, ptx::exec::h::Cmp C>
-void compareWarp(const uint32_t* __restrict a, const uint32_t* __restrict b, uint8_t* __restrict d) {
+template <class T, ptx::exec::h::Cmp C, class U>
+void compareWarp(const U* __restrict a, const U* __restrict b, uint8_t* __restrict d) {
   for (int i = 0; i < 32; ++i) d[i] = uint8_t(ptx::exec::h::compare<T, C>(T(a[i]), T(b[i])));
 }
-template <class T>
-void compareWarpOf(uint32_t cmp, const uint32_t* __restrict a, const uint32_t* __restrict b, uint8_t* __restrict d) {
+template <class T, class U>
+void compareWarpOf(uint32_t cmp, const U* __restrict a, const U* __restrict b, uint8_t* __restrict d) {
   using namespace ptx::exec::h;
   switch (cmp & 0xff) {
     case EQ: return compareWarp<T, EQ>(a, b, d);
@@ -483,5 +486,12 @@ extern "C" void cuemuVectorCompare32(const uint32_t* __restrict a, const uint32_
     compareWarpOf<int32_t>(cmp, a, b, d);
   else
     compareWarpOf<uint32_t>(cmp, a, b, d);
+}
+extern "C" void cuemuVectorCompare64(const uint64_t* __restrict a, const uint64_t* __restrict b, uint8_t* __restrict d,
+                                     uint32_t cmp) {
+  if (cmp & 0x100)
+    compareWarpOf<int64_t>(cmp, a, b, d);
+  else
+    compareWarpOf<uint64_t>(cmp, a, b, d);
 }
 #endif

@@ -166,21 +166,27 @@ template <class T, bool Left> PTX_LANES const Op* shift(Warp& w, const Op* op) {
 // A shift by an immediate amount (`x >> 1`, `i << 2`), the op's imm: the same amount in every lane, so the lane loop
 // is one vector shift by a scalar count, where the register form clamps each lane's own amount first and, on 64-bit
 // lanes, widens the 32-bit amounts (about three times the instructions per vector). The same results as shift.
+// What a shift by `amount` of T lanes shifts by: -1 where every lane's result is 0 (a left or unsigned shift by the
+// width or more), else the amount clamped to the width less one (a signed right shift fills with the sign).
+template <class T, bool Left> PTX_HOT int shiftImmediateAmount(uint32_t amount) {
+  constexpr uint32_t bits = sizeof(T) * 8;
+  if (amount >= bits && (Left || !std::is_signed_v<T>)) return -1;
+  return int(amount > bits - 1 ? bits - 1 : amount);
+}
+template <class T, bool Left> PTX_HOT T shiftLane(T a, uint32_t s) {
+  if constexpr (Left)
+    return T(Unsigned<T>(a) << s);
+  else
+    return T(a >> s);
+}
 template <class T, bool Left> PTX_LANES const Op* shiftByImmediate(Warp& w, const Op* op) {
   const T* a = R<T>(w, op->a);
-  constexpr uint32_t bits = sizeof(T) * 8;
-  const uint32_t amount = uint32_t(op->imm);
-  if (amount >= bits && (Left || !std::is_signed_v<T>)) {
+  const int s = shiftImmediateAmount<T, Left>(uint32_t(op->imm));
+  if (s < 0) {
     store<T>(w, op->d, [](int) { return T(0); });
     return op + 1;
   }
-  const uint32_t s = amount > bits - 1 ? bits - 1 : amount;
-  store<T>(w, op->d, [&](int i) -> T {
-    if constexpr (Left)
-      return T(Unsigned<T>(a[i]) << s);
-    else
-      return T(a[i] >> s);
-  });
+  store<T>(w, op->d, [&](int i) { return shiftLane<T, Left>(a[i], uint32_t(s)); });
   return op + 1;
 }
 
@@ -462,8 +468,8 @@ template <int Kind, bool Signed> const Op* packed16(Warp& w, const Op* op) {
 }  // namespace h
 
 // The vector prefix's ops of this class (exec/vector_ops.h): wrapping add, sub, mul.lo, and, or, xor on 32- and 64-bit
-// integers (the parameter is cuemuVectorInt*'s op, with the bytes from bit 8), and mul.wide of 32-bit integers
-// (parameter 1: signed).
+// integers (the parameter is cuemuVectorInt*'s op, with the bytes from bit 8), mul.wide of 32-bit integers
+// (parameter 1: signed), and shifts by an immediate (parameter 1: left, 2: signed; the bytes from bit 8).
 void addIntegerVectorOps(std::vector<CuemuVectorOp>& rows) {
   const auto ops = [&](auto type) {
     using T = decltype(type);
@@ -484,6 +490,16 @@ void addIntegerVectorOps(std::vector<CuemuVectorOp>& rows) {
   ops(uint64_t{});
   rows.push_back({reinterpret_cast<const void*>(&h::mulWide<int32_t, int64_t>), kCuemuVectorMulWide, 1});
   rows.push_back({reinterpret_cast<const void*>(&h::mulWide<uint32_t, uint64_t>), kCuemuVectorMulWide, 0});
+  const auto shifts = [&](auto type) {
+    using T = decltype(type);
+    const uint32_t how = (std::is_signed_v<T> ? 2u : 0u) | uint32_t(sizeof(T)) << 8;
+    rows.push_back({reinterpret_cast<const void*>(&h::shiftByImmediate<T, true>), kCuemuVectorShiftImmediate, how | 1});
+    rows.push_back({reinterpret_cast<const void*>(&h::shiftByImmediate<T, false>), kCuemuVectorShiftImmediate, how});
+  };
+  shifts(int32_t{});
+  shifts(uint32_t{});
+  shifts(int64_t{});
+  shifts(uint64_t{});
 }
 
 namespace {
@@ -1163,6 +1179,26 @@ extern "C" void cuemuVectorInt32(const uint32_t* __restrict a, const uint32_t* _
 extern "C" void cuemuVectorInt64(const uint64_t* __restrict a, const uint64_t* __restrict b, uint64_t* __restrict d,
                                  uint32_t op) {
   integerWarp(a, b, d, op);
+}
+// shiftByImmediate's lanes: how = 1 left | 2 signed, the amount from bit 8
+template <class T, bool Left> void shiftWarp(const T* __restrict a, T* __restrict d, uint32_t amount) {
+  using namespace ptx::exec::h;
+  const int s = shiftImmediateAmount<T, Left>(amount);
+  for (int i = 0; i < 32; ++i) d[i] = s < 0 ? T(0) : shiftLane<T, Left>(a[i], uint32_t(s));
+}
+template <class T> void shiftWarpOf(const T* __restrict a, T* __restrict d, uint32_t how) {
+  using S = std::make_signed_t<T>;
+  const uint32_t amount = how >> 8;
+  if ((how & 3) == 1) return shiftWarp<T, true>(a, d, amount);
+  if ((how & 3) == 3) return shiftWarp<S, true>(reinterpret_cast<const S*>(a), reinterpret_cast<S*>(d), amount);
+  if ((how & 3) == 0) return shiftWarp<T, false>(a, d, amount);
+  shiftWarp<S, false>(reinterpret_cast<const S*>(a), reinterpret_cast<S*>(d), amount);
+}
+extern "C" void cuemuVectorShift32(const uint32_t* __restrict a, uint32_t* __restrict d, uint32_t how) {
+  shiftWarpOf(a, d, how);
+}
+extern "C" void cuemuVectorShift64(const uint64_t* __restrict a, uint64_t* __restrict d, uint32_t how) {
+  shiftWarpOf(a, d, how);
 }
 extern "C" void cuemuVectorMulWide(const uint32_t* __restrict a, const uint32_t* __restrict b, uint64_t* __restrict d,
                                    uint32_t isSigned) {

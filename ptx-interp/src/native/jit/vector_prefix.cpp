@@ -182,7 +182,8 @@ class Emitter {
   bool floatOp(const Op& op, uint32_t parameter, unsigned operands);
   bool integerOp(const Op& op, uint32_t parameter);
   bool mulWide(const Op& op, uint32_t parameter);
-  bool compare(const Op* ops, size_t count, size_t& i, uint32_t parameter);
+  bool compare(const Op* ops, size_t count, size_t& i, uint32_t parameter, unsigned bytes);
+  bool shift(const Op& op, uint32_t parameter);
   bool access(const Op& op, size_t at, bool store, uint32_t parameter);
 
   llvm::Module& m_;
@@ -222,6 +223,16 @@ bool Emitter::integerOp(const Op& op, uint32_t parameter) {
   return write(op.d, bytes, callWarpFunction(f, {a, b}, lanesOf(bytes), lanesOf(bytes), parameter & 0xff));
 }
 
+// d = a shifted by the op's immediate amount (the parameter says which shift, on lanes of how many bytes)
+bool Emitter::shift(const Op& op, uint32_t parameter) {
+  const unsigned bytes = parameter >> 8;
+  llvm::Function* f = function(bytes == 8 ? "cuemuVectorShift64" : "cuemuVectorShift32");
+  llvm::Value* a = f ? read(op.a, bytes) : nullptr;
+  if (!a || uint64_t(op.imm) > 0xffffffu) return false;
+  return write(op.d, bytes,
+               callWarpFunction(f, {a}, lanesOf(bytes), lanesOf(bytes), (parameter & 3) | uint32_t(op.imm) << 8));
+}
+
 // d (64-bit lanes) = a * b of 32-bit lanes
 bool Emitter::mulWide(const Op& op, uint32_t parameter) {
   llvm::Function* f = function("cuemuVectorMulWide");
@@ -232,18 +243,18 @@ bool Emitter::mulWide(const Op& op, uint32_t parameter) {
 }
 
 // setp d = a cmp b (plain); with its fused exit (thenExit), the exit op after it runs here where no lane leaves.
-bool Emitter::compare(const Op* ops, size_t count, size_t& i, uint32_t parameter) {
+bool Emitter::compare(const Op* ops, size_t count, size_t& i, uint32_t parameter, unsigned bytes) {
   const Op& op = ops[i];
   const h::CompareOperands v = h::CompareOperands::of(op);
   if (!v.plain() || v.thenBranch) return false;
   const ctl::PredicateTest exit =
       v.thenExit && i + 1 < count ? ctl::PredicateTest::of(ops[i + 1]) : ctl::PredicateTest{};
   if (v.thenExit && (i + 1 >= count || exit.predicate != op.d)) return false;
-  llvm::Function* f = function("cuemuVectorCompare32");
-  llvm::Value* a = f ? read(op.a, 4) : nullptr;
-  llvm::Value* b = a ? read(op.b, 4) : nullptr;
+  llvm::Function* f = function(bytes == 8 ? "cuemuVectorCompare64" : "cuemuVectorCompare32");
+  llvm::Value* a = f ? read(op.a, bytes) : nullptr;
+  llvm::Value* b = a ? read(op.b, bytes) : nullptr;
   if (!b) return false;
-  llvm::Value* d = callWarpFunction(f, {a, b}, lanesOf(4), lanesOf(1), parameter);
+  llvm::Value* d = callWarpFunction(f, {a, b}, lanesOf(bytes), lanesOf(1), parameter);
   if (!write(op.d, 1, d)) return false;
   ++i;
   if (!v.thenExit) return true;
@@ -338,7 +349,9 @@ bool Emitter::body(const Op* ops, size_t count, const CuemuNativeOptions& option
       case kCuemuVectorFloatTernary: compiled = floatOp(op, row->parameter, 3), ++i; break;
       case kCuemuVectorIntBinary: compiled = integerOp(op, row->parameter), ++i; break;
       case kCuemuVectorMulWide: compiled = mulWide(op, row->parameter), ++i; break;
-      case kCuemuVectorCompare32: compiled = compare(ops, count, i, row->parameter); break;
+      case kCuemuVectorCompare32: compiled = compare(ops, count, i, row->parameter, 4); break;
+      case kCuemuVectorCompare64: compiled = compare(ops, count, i, row->parameter, 8); break;
+      case kCuemuVectorShiftImmediate: compiled = shift(op, row->parameter), ++i; break;
       case kCuemuVectorLoadGlobal:
       case kCuemuVectorStoreGlobal:
         compiled = access(op, i, row->kind == kCuemuVectorStoreGlobal, row->parameter), ++i;
