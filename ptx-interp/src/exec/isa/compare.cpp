@@ -456,7 +456,7 @@ void KernelLowerer::lowerCompare(const Instruction& in) {
 
 #if defined(PTX_NATIVE_BITCODE)
 // A warp of those setps for the native tier's vector prefix (native/jit/vector_prefix.cpp), in bitcode only: d's
-// 32 bytes (0 or 1) of compare<T, C>; cmp is the Cmp, with 0x100 for int32_t operands (uint32_t otherwise).
+// 32 bytes (0 or 1) of compare<T, C>; cmp is the Cmp, with 0x100 for signed operands (unsigned otherwise).
 namespace {
 // (restrict: the operands never overlap, and the vectoriser emits no run-time test of it)
 template <class T, ptx::exec::h::Cmp C, class U>
@@ -479,19 +479,21 @@ void compareWarpOf(uint32_t cmp, const U* __restrict a, const U* __restrict b, u
     default: return compareWarp<T, HS>(a, b, d);
   }
 }
+// (lanes of U, compared as the signed S where cmp says so)
+template <class S, class U>
+void compareWarpSigned(const U* __restrict a, const U* __restrict b, uint8_t* __restrict d, uint32_t cmp) {
+  if (cmp & 0x100)
+    compareWarpOf<S>(cmp, a, b, d);
+  else
+    compareWarpOf<U>(cmp, a, b, d);
+}
 }  // namespace
 extern "C" void cuemuVectorCompare32(const uint32_t* __restrict a, const uint32_t* __restrict b, uint8_t* __restrict d,
                                      uint32_t cmp) {
-  if (cmp & 0x100)
-    compareWarpOf<int32_t>(cmp, a, b, d);
-  else
-    compareWarpOf<uint32_t>(cmp, a, b, d);
+  compareWarpSigned<int32_t>(a, b, d, cmp);
 }
 extern "C" void cuemuVectorCompare64(const uint64_t* __restrict a, const uint64_t* __restrict b, uint8_t* __restrict d,
                                      uint32_t cmp) {
-  if (cmp & 0x100)
-    compareWarpOf<int64_t>(cmp, a, b, d);
-  else
-    compareWarpOf<uint64_t>(cmp, a, b, d);
+  compareWarpSigned<int64_t>(a, b, d, cmp);
 }
 #endif
