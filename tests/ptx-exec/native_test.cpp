@@ -288,10 +288,6 @@ TEST_F(NativeTier, FaultsReportTheSameKernelBlockThreadLineAndAddress) {
   EXPECT_EQ(out.fault.kind, FaultKind::Trap);
 }
 
-// The vector prefix (docs/native-tier.md, "Vector prefix"): the vector add's first six ops run as vector code for
-// whole warps, and every warp its checks turn away runs on through the kernel's switch with the same results and
-// faults: a partial last warp (lanes exit), indices that are not consecutive in a warp (a 16 x 16 block), an access
-// past the buffer's end, a misaligned array. CUEMU_NATIVE_VECTOR=0 compiles no prefix.
 // Whether this run compiles vector prefixes as the tests count them: not with registers in SSA values
 // (CUEMU_NATIVE_REGISTERS=ssa: every op's block keeps its values there), nor where lowering rewrites are off (the
 // prefix knows the fused forms of the accesses and of the guarded exit; ptx_exec_tests_no_rewrites); and whether
@@ -420,6 +416,10 @@ void expectTheInterpretersMemoryAfter(const Case& decoy, const Case& c) {
   for (size_t i = 0; i < c.buffers.size(); ++i) EXPECT_EQ(native.buffers[i], interpreted.buffers[i]) << "buffer " << i;
 }
 
+// The vector prefix (docs/native-tier.md, "Vector prefix"): the vector add's first six ops run as vector code for
+// whole warps, and every warp its checks turn away runs on through the kernel's switch with the same results and
+// faults: a partial last warp (lanes exit), indices that are not consecutive in a warp (a 16 x 16 block), an access
+// past the buffer's end, a misaligned array. CUEMU_NATIVE_VECTOR=0 compiles no prefix.
 TEST_F(NativeTier, TheVectorPrefixLeavesWhatItsChecksTurnAwayToTheSwitch) {
   const uint64_t prefixed = vectorPrefixExpected() ? 1 : 0;
   const auto prefixOps = [] { return nativeTierStats().vectorPrefixOps; };
@@ -464,8 +464,8 @@ TEST_F(NativeTier, TheVectorPrefixLeavesWhatItsChecksTurnAwayToTheSwitch) {
 // warps that its context set up before runs them all in one call of the kernel's code, and a warp that code cannot
 // finish goes on through the scheduler from where the code stopped, with the same memory and faults: the first CTA of
 // each context runs as before (nothing is placed yet), a warp in the middle of the last CTA stops where some of its
-// lanes exit and the warps after it exit whole, the second half of the grid faults past its buffers. Off, no warp runs
-// that way and the results are the same.
+// lanes exit and the warps after it exit whole; saxpy, daxpy and numba-cuda's add run whole CTAs too; accesses past
+// buffers of 1000 elements fault. Off, no warp runs that way and the results are the same.
 TEST_F(NativeTier, CompiledCtasRunWholeWarpsAndLeaveTheRestToTheScheduler) {
   const bool entry = ctaEntryExpected();
   const int n = 16 * 256 - 100;
@@ -476,8 +476,10 @@ TEST_F(NativeTier, CompiledCtasRunWholeWarpsAndLeaveTheRestToTheScheduler) {
             {bytesOf(ramp(n, 0.5f, 1)), bytesOf(ramp(n, -0.25f, 3)), bytesOf(std::vector<float>(16 * 256, -7.0f))}};
   vadd.args = {{0}, {1}, {2}, {-1, n}};
   vadd.config.threads = 1;
-  // CTAs 1-14 in the code, and CTA 15's first four warps; its fifth has lanes past n, the others none in it
-  EXPECT_EQ(expectSameInBothTiers(vadd).warpsRunByCtaCode, entry ? 14 * 8 + 4 : 0);
+  // CTAs 1-14 in the code, and CTA 15's first four warps; its fifth has lanes past n, the others none in it (CTA 0 is
+  // its context's first: nothing is placed yet)
+  const uint64_t byCode = entry ? 14 * 8 + 4 : 0;
+  EXPECT_EQ(expectSameInBothTiers(vadd).warpsRunByCtaCode, byCode);
   Case whole = vadd;  // (no lane exits: the stopped warp's predicate must come from the code, not from this run)
   whole.args[3].value = 16 * 256;
   whole.buffers = {bytesOf(ramp(16 * 256, 2, 0)), bytesOf(ramp(16 * 256, 3, 1)), std::vector<uint8_t>(16 * 1024)};
@@ -495,17 +497,17 @@ TEST_F(NativeTier, CompiledCtasRunWholeWarpsAndLeaveTheRestToTheScheduler) {
   saxpy.text = axpy();
   saxpy.args = {{0}, {1}, {-1, int64_t(std::bit_cast<uint32_t>(-2.5f))}, {-1, n}};
   saxpy.config.threads = 1;
-  EXPECT_EQ(expectSameInBothTiers(saxpy).warpsRunByCtaCode, entry ? 14 * 8 + 4 : 0);
+  EXPECT_EQ(expectSameInBothTiers(saxpy).warpsRunByCtaCode, byCode);
   Case daxpy{"", "daxpy", Dim3{16}, Dim3{256}, {bytesOf(xd), bytesOf(yd)}};
   daxpy.text = axpy();
   daxpy.args = {{0}, {1}, {-1, int64_t(std::bit_cast<uint64_t>(0.3))}, {-1, n}};
   daxpy.config.threads = 1;
-  EXPECT_EQ(expectSameInBothTiers(daxpy).warpsRunByCtaCode, entry ? 14 * 8 + 4 : 0);
+  EXPECT_EQ(expectSameInBothTiers(daxpy).warpsRunByCtaCode, byCode);
   Case numba = vadd;
   numba.file.clear();
   numba.text = kNumbaAdd;
   numba.kernel = "nbadd";
-  EXPECT_EQ(expectSameInBothTiers(numba).warpsRunByCtaCode, entry ? 14 * 8 + 4 : 0);
+  EXPECT_EQ(expectSameInBothTiers(numba).warpsRunByCtaCode, byCode);
   Case past = vadd;  // (buffers of 1000 elements: the accesses run past the last of them)
   past.buffers = {bytesOf(ramp(1000, 0.5f, 1)), bytesOf(ramp(1000, -0.25f, 3)), std::vector<uint8_t>(4000)};
   EXPECT_EQ(expectSameInBothTiers(past).fault.kind, FaultKind::IllegalAddress);

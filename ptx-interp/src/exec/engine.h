@@ -477,8 +477,8 @@ struct Cta {
   // how many of its warps, from the first, that entry finished (it writes this field).
   bool warpsDeferred = false;
   uint32_t warpsFinishedByCode = 0;
-  uint64_t codeRunWarps =
-      0;  // the warps it finished since runJob last collected them (LaunchResult::warpsRunByCtaCode)
+  // the warps that entry finished since runJob last collected them (LaunchResult::warpsRunByCtaCode)
+  uint64_t codeRunWarps = 0;
   uint64_t constLaunchId = 0;  // constants in register files belong to this launch
   // Checking ops (exec/checking.cpp; code compiled with ptx::exec::checkedAccesses()): each warp's barrier count,
   // its count of barriers and __syncwarps, and the shared-memory shadow, for the CTA of launch checkLaunch with

@@ -224,7 +224,8 @@ PTX_LANES void affineLanes(uint8_t* rf, size_t stride, uint32_t warps, uint32_t 
 // A warp's scheduling fields as a CTA's set-up leaves them: Ready at `entry` with its lanes, nothing on its stacks.
 // `placed`: its place in the context (registers, local memory, index, CTA) and its barrier fields are as the CTA before
 // it in the context left them (setupCta).
-// (inline: a call per warp made an empty kernel's grid 30% slower)
+// (inline, in setupCta's one loop over its warps: a call per warp in a second loop made an empty kernel's compiled grid
+// 8.4-8.6 ns a warp against 7.2, session 33)
 [[gnu::always_inline]] inline void setUpWarpForRun(Cta& cta, uint32_t w, const Op* entry, bool placed,
                                                    bool usesBarriers, bool runtimeErrors) {
   Warp& wp = cta.warps[w];
@@ -433,9 +434,10 @@ CtaStatus runFreshCta(Cta& cta, bool& progressed, uint32_t firstWarp = 0) {
 // order, each from the kernel's entry, as far as its vector prefix takes it (native/jit/vector_prefix.h). It returns
 // nullptr where it finished them all, else the op at which warp Cta::warpsFinishedByCode stopped (its registers in its
 // register file; the entry where the job faulted before it started), or that op one past the last where the code
-// has no CTA entry (then no CTA of the launch defers its warps again). The finished warps end as kernelEnd ends a
-// warp; the others are set up as setupCta would have, the stopped one at its op, and the pass goes on from it as
-// runFreshCta's.
+// has no CTA entry (then no CTA of the launch defers its warps again). Where the code finished every warp, their
+// fields stay as they are (nothing reads a finished CTA's warps; the context's next CTA sets them up). Otherwise the
+// finished warps end as kernelEnd ends a warp, the others are set up as setupCta would have, the stopped one at its
+// op, and the pass goes on from it as runFreshCta's.
 CtaStatus runCompiledCta(Cta& cta, bool& progressed) {
   Job& job = *cta.job;
   cta.warpsDeferred = false;

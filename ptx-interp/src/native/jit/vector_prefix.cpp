@@ -54,13 +54,14 @@ class Emitter {
   llvm::FixedVectorType* lanesOf(unsigned bytes) {
     return llvm::FixedVectorType::get(llvm::Type::getIntNTy(ctx(), bytes * 8), kLanes);
   }
-  llvm::Value* warpField(size_t offset, llvm::Type* type) {
-    llvm::Value* at = b_.CreateConstInBoundsGEP1_64(i8(), warp_, offset);
-    return b_.CreateLoad(type, b_.CreatePointerCast(at, type->getPointerTo()));
+  // A `type` at `offset` bytes into object (the warp, the CTA, a register file)
+  llvm::Value* addressOf(llvm::IRBuilder<>& b, llvm::Value* object, size_t offset, llvm::Type* type) {
+    return b.CreatePointerCast(b.CreateConstInBoundsGEP1_64(i8(), object, offset), type->getPointerTo());
   }
-  llvm::Value* registerAddress(uint32_t offset, unsigned bytes) {
-    return b_.CreatePointerCast(b_.CreateConstInBoundsGEP1_64(i8(), rf_, offset), lanesOf(bytes)->getPointerTo());
+  llvm::Value* field(llvm::Value* object, size_t offset, llvm::Type* type) {
+    return b_.CreateLoad(type, addressOf(b_, object, offset, type));
   }
+  llvm::Value* warpField(size_t offset, llvm::Type* type) { return field(warp_, offset, type); }
   bool overlapsAnother(uint32_t offset, unsigned bytes) const {
     for (const auto& [at, r] : values_)
       if (at != offset && at < offset + kLanes * bytes && offset < at + kLanes * r.bytes) return true;
@@ -71,7 +72,8 @@ class Emitter {
     if (auto it = values_.find(offset); it != values_.end())
       return it->second.bytes == bytes ? it->second.value : nullptr;
     if (overlapsAnother(offset, bytes)) return nullptr;
-    llvm::Value* v = b_.CreateAlignedLoad(lanesOf(bytes), registerAddress(offset, bytes), llvm::Align(bytes));
+    llvm::Value* v =
+        b_.CreateAlignedLoad(lanesOf(bytes), addressOf(b_, rf_, offset, lanesOf(bytes)), llvm::Align(bytes));
     values_[offset] = {v, bytes, false};
     return v;
   }
@@ -81,9 +83,7 @@ class Emitter {
       return it->second.bytes == bytes ? first(it->second.value) : nullptr;
     if (overlapsAnother(offset, bytes)) return nullptr;
     llvm::Type* lane = llvm::Type::getIntNTy(ctx(), bytes * 8);
-    return b_.CreateAlignedLoad(
-        lane, b_.CreatePointerCast(b_.CreateConstInBoundsGEP1_64(i8(), rf_, offset), lane->getPointerTo()),
-        llvm::Align(bytes));
+    return b_.CreateAlignedLoad(lane, addressOf(b_, rf_, offset, lane), llvm::Align(bytes));
   }
   bool write(uint32_t offset, unsigned bytes, llvm::Value* v) {
     if (auto it = values_.find(offset);
@@ -95,11 +95,7 @@ class Emitter {
   // The registers the prefix wrote so far, to the register file.
   void storeDirty(llvm::IRBuilder<>& e) {
     for (const auto& [offset, r] : values_)
-      if (r.dirty)
-        e.CreateAlignedStore(
-            r.value,
-            e.CreatePointerCast(e.CreateConstInBoundsGEP1_64(i8(), rf_, offset), lanesOf(r.bytes)->getPointerTo()),
-            llvm::Align(r.bytes));
+      if (r.dirty) e.CreateAlignedStore(r.value, addressOf(e, rf_, offset, lanesOf(r.bytes)), llvm::Align(r.bytes));
   }
   // A new block that stores the dirty registers and goes on at op `at`: in its block, or through the switch where
   // it has none; from the CTA entry, back to the interpreter (ctaEntry).
@@ -108,9 +104,7 @@ class Emitter {
     llvm::IRBuilder<> e(block);
     if (index_) {  // (the dirty registers are a started warp's)
       if (rf_) storeDirty(e);
-      e.CreateStore(index_,
-                    e.CreatePointerCast(e.CreateConstInBoundsGEP1_64(i8(), cta_, offsetof(Cta, warpsFinishedByCode)),
-                                        i32()->getPointerTo()));
+      e.CreateStore(index_, addressOf(e, cta_, offsetof(Cta, warpsFinishedByCode), i32()));
       e.CreateRet(e.CreatePointerCast(places_.opAt(at), fn_.getReturnType()));
       return block;
     }
@@ -178,7 +172,7 @@ class Emitter {
                            llvm::ConstantInt::get(i32(), 0));
   }
   static const CuemuVectorOp* rowOf(const Op* ops, size_t count, const CuemuNativeOptions& options, size_t i);
-  bool body(const Op* ops, size_t count, const CuemuNativeOptions& options, llvm::BasicBlock* done);
+  void body(const Op* ops, size_t count, const CuemuNativeOptions& options, llvm::BasicBlock* done);
   bool floatOp(const Op& op, uint32_t parameter, unsigned operands);
   bool integerOp(const Op& op, uint32_t parameter);
   bool mulWide(const Op& op, uint32_t parameter);
@@ -319,7 +313,7 @@ bool Emitter::access(const Op& op, size_t at, bool store, uint32_t parameter) {
   continueWhere(b_.CreateICmpNE(valid, llvm::Constant::getNullValue(valid->getType())), at);
   llvm::Value* memory = b_.CreateIntToPtr(lo, lanesOf(bytes)->getPointerTo());
   // The warps after this one usually go on along the same arrays: their lines, `ahead` bytes on, are fetched while
-  // this warp's wait (in memory, a warp's accesses waited for their lines one warp at a time).
+  // this warp runs (in memory, each warp's accesses waited for their own lines, one warp at a time).
   if (const uint64_t ahead = prefetchDistance()) {
     llvm::Function* prefetch =
         llvm::Intrinsic::getDeclaration(&m_, llvm::Intrinsic::prefetch, {llvm::Type::getInt8PtrTy(ctx())});
@@ -336,9 +330,10 @@ bool Emitter::access(const Op& op, size_t at, bool store, uint32_t parameter) {
   return write(v.value, bytes, b_.CreateAlignedLoad(lanesOf(bytes), memory, llvm::Align(bytes)));
 }
 
-// The prefix's ops from the kernel's entry, at the builder's block, with warp_ and rf_ set; true where they end at
-// the kernel's exit of a whole warp (the code reached there goes on at `done`, with nothing left to store).
-bool Emitter::body(const Op* ops, size_t count, const CuemuNativeOptions& options, llvm::BasicBlock* done) {
+// The prefix's ops from the kernel's entry, at the builder's block, with warp_ and rf_ set. Where they reach the
+// kernel's exit of a whole warp and `done` is given, the code goes on there with its registers stored; elsewhere
+// it leaves through exitTo (result_.endsAtExit: the prefix stops at such an exit).
+void Emitter::body(const Op* ops, size_t count, const CuemuNativeOptions& options, llvm::BasicBlock* done) {
   size_t i = options.entryOp;
   for (const CuemuVectorOp* row = rowOf(ops, count, options, i); row; row = rowOf(ops, count, options, i)) {
     const Op& op = ops[i];
@@ -362,7 +357,7 @@ bool Emitter::body(const Op* ops, size_t count, const CuemuNativeOptions& option
         storeDirty(b_);
         b_.CreateBr(done);
         result_.ops += 1;
-        return true;
+        return;
       default: break;
     }
     if (!compiled) {
@@ -374,8 +369,8 @@ bool Emitter::body(const Op* ops, size_t count, const CuemuNativeOptions& option
     result_.ops += uint32_t(i - before);
   }
   b_.CreateBr(exitTo(i));
-  result_.endsAtExit = rowOf(ops, count, options, i) && rowOf(ops, count, options, i)->kind == kCuemuVectorExitAll;
-  return false;
+  const CuemuVectorOp* stop = rowOf(ops, count, options, i);
+  result_.endsAtExit = stop && stop->kind == kCuemuVectorExitAll;
 }
 
 const CuemuVectorOp* Emitter::rowOf(const Op* ops, size_t count, const CuemuNativeOptions& options, size_t i) {
@@ -424,10 +419,6 @@ VectorPrefix Emitter::kernelEntry(const Op* ops, size_t count, const CuemuNative
 void Emitter::ctaEntry(const Op* ops, size_t count, const CuemuNativeOptions& options, llvm::BasicBlock* from) {
   llvm::Type* i8p = llvm::Type::getInt8PtrTy(ctx());
   b_.SetInsertPoint(from);
-  auto field = [&](llvm::Value* object, size_t offset, llvm::Type* type) {
-    return b_.CreateLoad(
-        type, b_.CreatePointerCast(b_.CreateConstInBoundsGEP1_64(i8(), object, offset), type->getPointerTo()));
-  };
   llvm::Value* first = fn_.getArg(0);
   cta_ = field(first, offsetof(Warp, cta), i8p);
   llvm::Value* job = field(cta_, offsetof(Cta, job), i8p);
@@ -441,7 +432,7 @@ void Emitter::ctaEntry(const Op* ops, size_t count, const CuemuNativeOptions& op
   index_ = b_.CreatePHI(i32(), 2, "warp");
   index_->addIncoming(llvm::ConstantInt::get(i32(), 0), from);
   // (Job::faulted: another CTA's warp faulted; this CTA stops between warps, as runFreshCta does)
-  auto* faulted = b_.CreateLoad(i8(), b_.CreateConstInBoundsGEP1_64(i8(), job, offsetof(Job, faulted)));
+  auto* faulted = b_.CreateLoad(i8(), addressOf(b_, job, offsetof(Job, faulted), i8()));
   faulted->setAtomic(llvm::AtomicOrdering::Monotonic);
   faulted->setAlignment(llvm::Align(1));
   warp_ = b_.CreateGEP(i8(), first,
